@@ -1,0 +1,47 @@
+# The two commands a newcomer runs: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint format bench test-vllm clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## Serve the router on :4000 (demo mode with simulated backends when none are configured).
+run: $(STAMP)
+	$(BIN)/smf-router serve --host $${HOST:-127.0.0.1} --port $${PORT:-4000}
+
+## Lint, type-check and run the whole test suite.
+test: $(STAMP)
+	scripts/ensure-system-packages
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench.run_all
+
+## The integration suite against vLLM's real server on CPU (installs it into a cached venv).
+test-vllm: $(STAMP)
+	$(BIN)/pytest -q tests/vllm -p no:cacheprovider -o addopts="--strict-markers"
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,272 @@
+"""The configuration: one validated model, loaded once from YAML at start and passed down.
+
+Secrets never live in the file: a backend names the environment variable that holds its
+key (`api_key_env`), and any string may use `${VAR}` or `${VAR:-default}` interpolation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from classifier.intent import INTENTS
+
+Tier = Literal["local", "cloud"]
+BackendKind = Literal["openai", "litellm"]
+ApiName = Literal["chat", "completions", "responses", "messages"]
+
+DEFAULT_ROUTES: dict[str, list[str]] = {
+    "coding": ["local", "cloud"],
+    "tool_calling": ["local", "cloud"],
+    "instruction": ["local", "cloud"],
+    "math": ["cloud", "local"],
+    "reasoning": ["cloud", "local"],
+    "prose": ["cloud", "local"],
+    "writing": ["cloud", "local"],
+}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Timeouts(Strict):
+    """Per-attempt deadlines. A slow first token moves on before the client saw anything."""
+
+    connect_s: float = Field(5.0, gt=0)
+    first_token_s: float = Field(60.0, gt=0)
+    idle_s: float = Field(60.0, gt=0)
+    total_s: float = Field(600.0, gt=0)
+
+
+class LocalCost(Strict):
+    """What a local box costs to run: hardware amortised over time, plus power."""
+
+    hardware_usd: float = Field(0.0, ge=0)
+    amortization_months: float = Field(36.0, gt=0)
+    power_watts: float = Field(0.0, ge=0)
+    electricity_usd_per_kwh: float = Field(0.0, ge=0)
+    monthly_fixed_usd: float = Field(0.0, ge=0)
+
+
+class Price(Strict):
+    """A per-backend price override, in dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(None, ge=0)
+
+
+class Backend(Strict):
+    """One upstream endpoint and model."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    tier: Tier
+    kind: BackendKind = "openai"
+    base_url: str = ""
+    model: str
+    api_key_env: str | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict)
+    apis: list[ApiName] = Field(default_factory=lambda: ["chat", "completions"])
+    timeouts: Timeouts = Timeouts()
+    max_concurrency: int | None = Field(None, ge=1)
+    context_window: int | None = Field(None, ge=1)
+    metrics_url: str | None = None  # vLLM's /metrics, for capacity; derived when None
+    health_path: str = "/health"
+    price: Price | None = None
+    local_cost: LocalCost | None = None
+    retry_after_max_s: float = Field(2.0, ge=0)
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
+
+
+class RouterKey(Strict):
+    """A caller's key: stored as a SHA-256 hex digest, never in the clear."""
+
+    name: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    private: bool = False  # every request from this caller stays on the local tier
+    admin: bool = False
+
+
+class Auth(Strict):
+    keys: list[RouterKey] = Field(default_factory=list)
+    allow_route_header: bool = True
+
+
+class ClassifierSettings(Strict):
+    min_confidence: float = Field(0.35, ge=0, le=1)
+    default_route: str = "coding"
+
+
+class LedgerSettings(Strict):
+    path: str = "./var/ledger"
+    flush_interval_s: float = Field(1.0, gt=0)
+    store_text: bool = False
+    text_retention_days: int = Field(30, ge=1)
+    retention_days: int = Field(730, ge=1)
+
+
+class ShadowSettings(Strict):
+    rates: dict[str, float] = Field(default_factory=dict)  # intent -> fraction
+    targets: dict[str, str] = Field(default_factory=dict)  # intent -> backend
+    allow_cloud_targets: bool = False
+    max_concurrency: int = Field(2, ge=1)
+    queue_size: int = Field(100, ge=1)
+    judge_backend: str | None = None
+
+
+class CanarySettings(Strict):
+    enabled: bool = False
+    interval_s: float = Field(900.0, gt=0)
+    suites: str | None = None  # a directory; None means the suites shipped in evals/
+    sample_per_suite: int = Field(3, ge=1)
+    concurrency: int = Field(2, ge=1)
+    window: int = Field(20, ge=1)
+    floors: dict[str, float] = Field(default_factory=dict)  # intent -> pass-rate floor
+
+
+class ServerSettings(Strict):
+    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)
+    drain_s: float = Field(30.0, ge=0)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class Config(Strict):
+    """The whole configuration. Cross-field checks live in the validator below."""
+
+    backends: list[Backend]
+    routes: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_ROUTES))
+    aliases: dict[str, str] = Field(default_factory=lambda: {"auto": "auto"})
+    auth: Auth = Auth()
+    classifier: ClassifierSettings = ClassifierSettings()
+    server: ServerSettings = ServerSettings()
+    ledger: LedgerSettings = LedgerSettings()
+    shadow: ShadowSettings = ShadowSettings()
+    canary: CanarySettings = CanarySettings()
+    demo: bool = False
+
+    @model_validator(mode="after")
+    def _check_references(self) -> Config:
+        names = [b.name for b in self.backends]
+        if not names:
+            raise ValueError("backends: at least one backend is required")
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise ValueError(f"backends: duplicate name(s) {sorted(dupes)}")
+        for route, members in self.routes.items():
+            if not members:
+                raise ValueError(f"routes.{route}: a route needs at least one backend")
+            for member in members:
+                if member not in names:
+                    raise ValueError(f"routes.{route}: unknown backend {member!r}")
+        missing = [i for i in INTENTS if i not in self.routes]
+        if missing:
+            raise ValueError(f"routes: no route for intent(s) {missing}")
+        for alias, target in self.aliases.items():
+            if target != "auto" and target not in self.routes and target not in names:
+                raise ValueError(f"aliases.{alias}: {target!r} is neither a route nor a backend")
+        if self.classifier.default_route not in self.routes:
+            raise ValueError(f"classifier.default_route: unknown route {self.classifier.default_route!r}")
+        for intent, target in self.shadow.targets.items():
+            if target not in names:
+                raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")
+        return self
+
+    def backend(self, name: str) -> Backend:
+        for b in self.backends:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+
+class ConfigError(Exception):
+    """A config that cannot be used; the message names the file and the field."""
+
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def interpolate(text: str, env: dict[str, str] | None = None) -> str:
+    """Replace `${VAR}` and `${VAR:-default}`; an unset variable without default is an error."""
+    env = dict(os.environ) if env is None else env
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in env:
+            return env[name]
+        if default is not None:
+            return default
+        raise ConfigError(f"environment variable {name} is not set (used as ${{{name}}})")
+
+    return _ENV.sub(replace, text)
+
+
+def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
+    """Read, interpolate and validate a YAML config; errors name the file and the field."""
+    path = Path(path)
+    try:
+        raw = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(interpolate(raw, env))
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    return parse(data, source=str(path), text=raw)
+
+
+def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source, text)) from None
+
+
+def _describe(exc: ValidationError, source: str, text: str | None) -> str:
+    lines = [f"{source}: invalid configuration"]
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        where = _line_of(text, err["loc"]) if text else None
+        at = f" (line {where})" if where else ""
+        lines.append(f"  {loc or '<root>'}{at}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """Best effort: the line of the deepest named key in the YAML text."""
+    for part in reversed(loc):
+        if isinstance(part, str):
+            match = re.search(rf"^\s*-?\s*{re.escape(part)}\s*:", text, re.M)
+            if match:
+                return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def masked(config: Config) -> dict[str, Any]:
+    """The effective config as plain data, with key digests shortened; no secret is in it."""
+    data = config.model_dump(mode="json")
+    for key in data["auth"]["keys"]:
+        key["sha256"] = key["sha256"][:8] + "…"
+    for backend in data["backends"]:
+        env = backend.get("api_key_env")
+        backend["api_key"] = ("set" if os.environ.get(env) else "MISSING") if env else None
+        backend["headers"] = {k: "***" for k in backend.get("headers", {})}
+    return data

@@ -1,0 +1,93 @@
+"""The record: one row per client request, the fact that ledger, metrics and shadow share.
+
+Dispatch fills a `Record` as a request runs and hands it over once, when the reply is
+finished or failed. Everything downstream (ledger, metrics, traces, shadow) reads it;
+nothing writes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Tier = Literal["local", "cloud"]
+Api = Literal["chat", "completions", "responses", "messages"]
+Outcome = Literal["ok", "client_error", "upstream_error", "router_error", "cancelled"]
+AttemptOutcome = Literal["ok", "error", "skipped"]
+ErrorKind = Literal[
+    "unreachable",
+    "timeout",
+    "first_token_timeout",
+    "stall",
+    "rate_limited",
+    "overloaded",
+    "context_too_long",
+    "rejected",
+    "malformed",
+    "cut",
+]
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One call to one backend while executing a plan."""
+
+    backend: str
+    tier: Tier
+    outcome: AttemptOutcome = "ok"
+    error_kind: ErrorKind | None = None
+    status: int | None = None
+    duration_s: float = 0.0
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts normalised across APIs (see FACTS.md: usage names differ).
+
+    `prompt_tokens` includes `cached_tokens`; `completion_tokens` includes
+    `reasoning_tokens`, as in OpenAI's chat usage.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    estimated: bool = False
+
+
+@dataclass(slots=True)
+class Record:
+    """Everything the router knows about one client request once it is over."""
+
+    request_id: str
+    started_at: float  # unix seconds
+    api: Api = "chat"
+    ended_at: float = 0.0
+    caller: str = "anonymous"  # the router key's *name*, never the key
+    requested_model: str = ""
+    intent: str = ""
+    confidence: float = 0.0
+    intent_source: str = ""
+    route: str = ""
+    backend: str | None = None  # the backend that served, None if none did
+    tier: Tier | None = None
+    served_model: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    fallback_reason: str | None = None
+    stream: bool = False
+    status: int = 200
+    outcome: Outcome = "ok"
+    error_kind: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    ttft_s: float | None = None
+    duration_s: float = 0.0
+    cost_usd: float = 0.0  # what this request actually cost (cloud price or local cost)
+    counterfactual_usd: float = 0.0  # what the route's cloud backend would have charged
+    conversation: str | None = None  # a hash, never the text
+    private: bool = False
+    prompt_text: str | None = None  # only when config.ledger.store_text is on
+    completion_text: str | None = None
+
+    @property
+    def fallbacks(self) -> int:
+        return max(0, len([a for a in self.attempts if a.outcome != "skipped"]) - 1)
