@@ -21,6 +21,7 @@ ErrorKind = Literal[
     "stall",
     "rate_limited",
     "overloaded",
+    "server_error",
     "context_too_long",
     "rejected",
     "malformed",
