@@ -1,0 +1,238 @@
+"""Metrics from synthetic records, read back from a fresh registry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_string_to_metric_families
+
+from router.metrics import Metrics
+from router.record import Attempt, Record, Usage
+
+
+@pytest.fixture
+def metrics() -> Metrics:
+    return Metrics(CollectorRegistry())
+
+
+def value(m: Metrics, name: str, **labels: str) -> float | None:
+    return m.registry.get_sample_value(name, labels)
+
+
+def local_coding_record(**kw: object) -> Record:
+    base: dict[str, object] = {
+        "request_id": "r1",
+        "started_at": 1_700_000_000.0,
+        "intent": "coding",
+        "confidence": 0.9,
+        "route": "coding",
+        "backend": "local",
+        "tier": "local",
+        "stream": True,
+        "attempts": [Attempt("local", "local", duration_s=2.0)],
+        "usage": Usage(prompt_tokens=100, completion_tokens=11),
+        "ttft_s": 0.5,
+        "duration_s": 1.5,
+        "cost_usd": 0.001,
+        "counterfactual_usd": 0.011,
+    }
+    base.update(kw)
+    return Record(**base)  # type: ignore[arg-type]
+
+
+def test_request_counts_tokens_money_and_latency(metrics: Metrics) -> None:
+    metrics.record_finished(local_coding_record())
+    where = {"intent": "coding", "route": "coding", "backend": "local", "tier": "local"}
+    assert value(metrics, "smf_router_requests_total", **where, outcome="ok", stream="true") == 1
+    assert value(metrics, "smf_router_prompt_tokens_total", **where) == 100
+    assert value(metrics, "smf_router_completion_tokens_total", **where) == 11
+    assert value(metrics, "smf_router_cost_usd_total", **where) == pytest.approx(0.001)
+    assert value(metrics, "smf_router_counterfactual_usd_total", **where) == pytest.approx(0.011)
+    assert value(metrics, "smf_router_offloaded_usd_total", **where) == pytest.approx(0.010)
+    lat = {"intent": "coding", "backend": "local", "tier": "local"}
+    assert value(metrics, "smf_router_time_to_first_token_seconds_sum", **lat) == 0.5
+    assert value(metrics, "smf_router_time_to_first_token_seconds_bucket", **lat, le="0.25") == 0
+    assert value(metrics, "smf_router_time_to_first_token_seconds_bucket", **lat, le="0.5") == 1
+    dur = value(metrics, "smf_router_request_duration_seconds_sum", **lat, stream="true")
+    assert dur == 1.5
+    # (1.5 - 0.5) s over the 10 tokens after the first
+    tpot = value(
+        metrics, "smf_router_time_per_output_token_seconds_sum", backend="local", tier="local"
+    )
+    assert tpot == pytest.approx(0.1)
+    assert (
+        value(metrics, "smf_router_errors_total", intent="coding", outcome="ok", kind="none")
+        is None
+    )
+
+
+def test_cloud_request_offloads_nothing(metrics: Metrics) -> None:
+    rec = local_coding_record(backend="cloud", tier="cloud", cost_usd=0.01, counterfactual_usd=0.01)
+    metrics.record_finished(rec)
+    where = {"intent": "coding", "route": "coding", "backend": "cloud", "tier": "cloud"}
+    assert value(metrics, "smf_router_cost_usd_total", **where) == pytest.approx(0.01)
+    assert value(metrics, "smf_router_offloaded_usd_total", **where) is None
+
+
+def test_fallback_counted_from_failed_to_next_with_its_error_kind(metrics: Metrics) -> None:
+    attempts = [
+        Attempt("gpu2", "local", outcome="skipped"),
+        Attempt("local", "local", outcome="error", error_kind="unreachable"),
+        Attempt("cloud", "cloud", outcome="error", error_kind="weird-new-kind"),  # type: ignore[arg-type]
+        Attempt("cloud2", "cloud"),
+    ]
+    metrics.record_finished(local_coding_record(backend="cloud2", tier="cloud", attempts=attempts))
+    fb = "smf_router_fallbacks_total"
+    assert value(metrics, fb, from_backend="local", to_backend="cloud", reason="unreachable") == 1
+    assert value(metrics, fb, from_backend="cloud", to_backend="cloud2", reason="other") == 1
+    assert value(metrics, fb, from_backend="gpu2", to_backend="local", reason="other") is None
+
+
+def test_failed_request_counts_error_kind_and_unknown_labels_are_closed(metrics: Metrics) -> None:
+    rec = local_coding_record(
+        intent="free text from nowhere",
+        backend=None,
+        tier=None,
+        route="",
+        outcome="upstream_error",
+        error_kind="timeout",
+        status=504,
+        ttft_s=None,
+        usage=Usage(),
+        cost_usd=0.0,
+        counterfactual_usd=0.0,
+    )
+    metrics.record_finished(rec)
+    labels = {"intent": "other", "route": "none", "backend": "none", "tier": "none"}
+    got = value(
+        metrics, "smf_router_requests_total", **labels, outcome="upstream_error", stream="true"
+    )
+    assert got == 1
+    errors = value(
+        metrics, "smf_router_errors_total", intent="other", outcome="upstream_error", kind="timeout"
+    )
+    assert errors == 1
+    assert (
+        value(
+            metrics,
+            "smf_router_time_to_first_token_seconds_count",
+            intent="other",
+            backend="none",
+            tier="none",
+        )
+        is None
+    )
+
+
+def test_attempts_track_inflight_and_outcomes(metrics: Metrics) -> None:
+    metrics.attempt_started("local", "local")
+    metrics.attempt_started("local", "local")
+    assert (
+        value(metrics, "smf_router_backend_inflight_requests", backend="local", tier="local") == 2
+    )
+    metrics.attempt_finished("local", "local", "error", "overloaded", seconds=0.2)
+    metrics.attempt_finished("local", "local", "ok")
+    assert (
+        value(metrics, "smf_router_backend_inflight_requests", backend="local", tier="local") == 0
+    )
+    a = "smf_router_attempts_total"
+    assert (
+        value(metrics, a, backend="local", tier="local", outcome="error", error_kind="overloaded")
+        == 1
+    )
+    assert value(metrics, a, backend="local", tier="local", outcome="ok", error_kind="none") == 1
+    count = "smf_router_attempt_duration_seconds_count"
+    assert value(metrics, count, backend="local", tier="local", outcome="error") == 1
+
+
+def test_backend_state_sets_exactly_one_circuit_state(metrics: Metrics) -> None:
+    metrics.backend_state("local", "local", up=False, circuit="open")
+    assert value(metrics, "smf_router_backend_up", backend="local", tier="local") == 0
+    states = {
+        s: value(
+            metrics, "smf_router_backend_circuit_state", backend="local", tier="local", state=s
+        )
+        for s in ("closed", "open", "half_open")
+    }
+    assert states == {"closed": 0, "open": 1, "half_open": 0}
+    metrics.backend_state("local", "local", up=True, circuit="closed")
+    assert value(metrics, "smf_router_backend_up", backend="local", tier="local") == 1
+    assert (
+        value(
+            metrics, "smf_router_backend_circuit_state", backend="local", tier="local", state="open"
+        )
+        == 0
+    )
+
+
+def test_capacity_keeps_gauges_that_were_not_reported(metrics: Metrics) -> None:
+    metrics.capacity("local", running=3, waiting=1, kv_cache_usage=0.25)
+    metrics.capacity("local", running=5, waiting=None, kv_cache_usage=None)
+    assert value(metrics, "smf_router_backend_running_requests", backend="local") == 5
+    assert value(metrics, "smf_router_backend_waiting_requests", backend="local") == 1
+    assert value(metrics, "smf_router_backend_kv_cache_usage_ratio", backend="local") == 0.25
+
+
+def test_classifier_canary_gating_and_shadow(metrics: Metrics) -> None:
+    metrics.classified("math", 0.8, 0.0004)
+    metrics.canary_result("local", "math", pass_ratio=0.25, floor=0.5, ts=1_700_000_000)
+    metrics.route_gated("local", "math", gated=True)
+    metrics.shadow_compared("math", "cloud", "local", agreed=True)
+    metrics.shadow_compared("math", "cloud", "local", agreed=None)
+    metrics.shadow_dropped("queue_full")
+    metrics.shadow_dropped("something odd")
+    assert value(metrics, "smf_router_classifier_confidence_count", intent="math") == 1
+    assert value(metrics, "smf_router_classifier_duration_seconds_bucket", le="0.0005") == 1
+    assert value(metrics, "smf_router_canary_pass_ratio", backend="local", suite="math") == 0.25
+    assert value(metrics, "smf_router_canary_floor_ratio", backend="local", suite="math") == 0.5
+    ts = value(
+        metrics, "smf_router_canary_last_run_timestamp_seconds", backend="local", suite="math"
+    )
+    assert ts == 1_700_000_000
+    assert value(metrics, "smf_router_route_gated", backend="local", intent="math") == 1
+    shadow = {"intent": "math", "live_backend": "cloud", "shadow_backend": "local"}
+    assert value(metrics, "smf_router_shadow_comparisons_total", **shadow, result="agreed") == 1
+    assert value(metrics, "smf_router_shadow_comparisons_total", **shadow, result="undecided") == 1
+    assert value(metrics, "smf_router_shadow_dropped_total", reason="queue_full") == 1
+    assert value(metrics, "smf_router_shadow_dropped_total", reason="other") == 1
+
+
+@dataclass
+class FakeLedger:
+    queue_depth: int = 0
+    last_flush_seconds: float = 0.0
+    dropped_total: int = 0
+    written_total: int = 0
+
+
+def test_ledger_numbers_are_read_at_scrape_time(metrics: Metrics) -> None:
+    assert value(metrics, "smf_router_ledger_queue_depth") is None
+    ledger = FakeLedger()
+    metrics.set_ledger_source(ledger)
+    ledger.queue_depth, ledger.last_flush_seconds, ledger.written_total = 7, 0.012, 40
+    assert value(metrics, "smf_router_ledger_queue_depth") == 7
+    assert value(metrics, "smf_router_ledger_last_flush_seconds") == 0.012
+    assert value(metrics, "smf_router_ledger_written_records_total") == 40
+    assert value(metrics, "smf_router_ledger_dropped_records_total") == 0
+
+
+def test_render_is_parseable_text_with_no_caller_or_request_id(metrics: Metrics) -> None:
+    metrics.record_finished(local_coding_record(caller="alice", request_id="req-secret-42"))
+    metrics.set_ledger_source(FakeLedger())
+    body, content_type = metrics.render()
+    assert content_type.startswith("text/plain")
+    text = body.decode()
+    assert "alice" not in text
+    assert "req-secret-42" not in text
+    names = {f.name for f in text_string_to_metric_families(text)}
+    assert "smf_router_requests" in names
+    assert "smf_router_ledger_dropped_records" in names
+
+
+def test_two_instances_do_not_share_a_registry() -> None:
+    a, b = Metrics(), Metrics()
+    a.record_finished(local_coding_record())
+    labels = {"intent": "coding", "route": "coding", "backend": "local", "tier": "local"}
+    assert b.registry.get_sample_value("smf_router_prompt_tokens_total", labels) is None
