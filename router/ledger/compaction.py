@@ -1,0 +1,128 @@
+"""Compaction and retention: keep a year of ledger fast to query and bounded on disk.
+
+Merging is safe with concurrent writers and readers because (1) only files that no live
+writer will touch again are merged — a writer's own files, or whole days that are closed —
+(2) the merged file is renamed into place before its sources are deleted, and (3) it names
+its sources in its metadata, so readers ignore sources that are still on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from router.ledger import segments
+from router.ledger.schema import SCHEMAS
+from router.ledger.segments import Segment
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class CompactionResult:
+    """What a compaction pass did, for the CLI and logs."""
+
+    days: int = 0
+    files_in: int = 0
+    files_out: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def merge(inputs: Sequence[Segment], out: Path) -> list[str]:
+    """Merge readable `inputs` into `out`, then delete them; returns warnings.
+
+    A file that cannot be decoded is left in place (readers skip and name it) and is not
+    listed as a source, so it is never deleted by accident.
+    """
+    warnings: list[str] = []
+    tables: list[pa.Table] = []
+    sources: set[str] = set()
+    versions: set[str] = set()
+    for seg in inputs:
+        try:
+            tables.append(pq.read_table(seg.path))
+        except Exception as exc:  # corruption inside a page: leave the file, say so
+            warnings.append(f"not merging unreadable segment {seg.path}: {exc}")
+            continue
+        sources.add(seg.path.name)
+        sources.update(s for s in seg.sources if (seg.path.parent / s).exists())
+        if seg.price_map_version:
+            versions.add(seg.price_map_version)
+    if not tables:
+        return warnings
+    merged = pa.concat_tables(
+        [t.replace_schema_metadata(None) for t in tables], promote_options="default"
+    )
+    version = ",".join(sorted(versions)) or None
+    segments.write_segment(out, merged, frozenset(sources), version)
+    for name in sources:
+        (out.parent / name).unlink(missing_ok=True)
+    return warnings
+
+
+def compacted_name(inputs: Sequence[Segment]) -> str:
+    """A name derived from the inputs: two compactors racing on one day write the same file."""
+    digest = hashlib.sha256("\n".join(sorted(s.path.name for s in inputs)).encode())
+    return f"compacted-{digest.hexdigest()[:16]}{segments.SUFFIX}"
+
+
+def closed_days(directory: Path, table: str, now: datetime, grace_s: float) -> list[Path]:
+    """Day partitions that no writer will append to any more: ended more than grace_s ago."""
+    closed: list[Path] = []
+    for path in segments.day_dirs(directory, table):
+        try:
+            day = date.fromisoformat(path.name.removeprefix("day="))
+        except ValueError:
+            continue
+        end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
+        if (now - end).total_seconds() >= grace_s:
+            closed.append(path)
+    return closed
+
+
+def compact(
+    directory: Path,
+    now: datetime | None = None,
+    grace_s: float = 3600.0,
+    tables: Sequence[str] | None = None,
+) -> CompactionResult:
+    """Merge each closed day of each table into one file."""
+    now = now or datetime.now(UTC)
+    result = CompactionResult()
+    for table in tables or list(SCHEMAS):
+        for path in closed_days(directory, table, now, grace_s):
+            listing = segments.list_day(path)
+            result.warnings.extend(listing.warnings)
+            if len(listing.segments) < 2:
+                continue
+            out = path / compacted_name(listing.segments)
+            result.warnings.extend(merge(listing.segments, out))
+            result.days += 1
+            result.files_in += len(listing.segments)
+            result.files_out += 1
+    for warning in result.warnings:
+        log.warning("%s", warning)
+    return result
+
+
+def apply_retention(
+    directory: Path, table: str, days: int, now: datetime | None = None
+) -> list[str]:
+    """Drop whole day partitions older than `days`; returns the days dropped."""
+    now = now or datetime.now(UTC)
+    cutoff = (now - timedelta(days=days)).date().isoformat()
+    dropped: list[str] = []
+    for path in segments.day_dirs(directory, table):
+        day = path.name.removeprefix("day=")
+        if day < cutoff:
+            shutil.rmtree(path, ignore_errors=True)
+            dropped.append(day)
+    return dropped

@@ -1,0 +1,94 @@
+"""Reading the ledger: an in-memory DuckDB with one view per table over validated segments.
+
+Readers never open a database file, so they never conflict with running writers (FACTS.md:
+a DuckDB file open read-write locks out every other process). Files are checked by their
+footer first; if a query still fails (a page corrupted inside, or a file merged away since
+we listed), the views are rebuilt from a full decode of every file and the query retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from router.ledger import segments
+from router.ledger.schema import SCHEMAS
+
+log = logging.getLogger(__name__)
+
+RETRIES = 2
+
+
+def _sql_list(paths: Sequence[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+class Ledger:
+    """A read-only view of a ledger directory, optionally limited to a range of days."""
+
+    def __init__(
+        self, directory: Path, first_day: str | None = None, last_day: str | None = None
+    ) -> None:
+        self.directory = Path(directory)
+        self.first_day = first_day
+        self.last_day = last_day
+        self.con = duckdb.connect(":memory:")
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.warnings: list[str] = []
+        self.price_map_versions: set[str] = set()
+        self.rows: dict[str, int] = {}
+        self._build(full=False)
+
+    def _build(self, full: bool) -> None:
+        self.warnings.clear()
+        self.price_map_versions.clear()
+        for table, schema in SCHEMAS.items():
+            listing = segments.list_table(
+                self.directory, table, self.first_day, self.last_day, full=full
+            )
+            self.warnings.extend(listing.warnings)
+            for seg in listing.segments:
+                if seg.price_map_version:
+                    self.price_map_versions.update(seg.price_map_version.split(","))
+            self.rows[table] = sum(s.rows for s in listing.segments)
+            self._view(table, schema, listing.paths)
+        for warning in self.warnings:
+            log.warning("%s", warning)
+
+    def _view(self, table: str, schema: pa.Schema, paths: list[str]) -> None:
+        if paths:
+            source = (
+                f"read_parquet({_sql_list(paths)}, union_by_name = true,"
+                " hive_partitioning = true, hive_types = {'day': DATE})"
+            )
+        else:
+            empty = schema.empty_table().append_column("day", pa.array([], pa.date32()))
+            self.con.register(f"_empty_{table}", empty)
+            source = f"_empty_{table}"
+        self.con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {source}")
+
+    def sql(self, query: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        """Run a query and fetch all rows, rebuilding the views from scratch on read errors."""
+        for attempt in range(RETRIES + 1):
+            try:
+                return self.con.execute(query, params or []).fetchall()
+            except (duckdb.IOException, duckdb.InvalidInputException) as exc:
+                if attempt == RETRIES:
+                    raise
+                log.warning("ledger query failed (%s); re-validating segments", exc)
+                self._build(full=True)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

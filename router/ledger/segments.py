@@ -1,0 +1,149 @@
+"""Segment files: the on-disk layout, atomic writes, and listing what a reader may trust.
+
+Layout: `DIR/<table>/day=YYYY-MM-DD/<name>.parquet`. Every file is written under a hidden
+temporary name and renamed into place, so a reader never sees half a file from a live
+writer. A merged file lists the files it replaces in its Parquet metadata
+(`smf.sources`); readers ignore those sources, so a merge followed by a crash before the
+sources were deleted never double-counts. A file that cannot be read is skipped with a
+warning naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+SOURCES_KEY = b"smf.sources"
+PRICE_MAP_KEY = b"smf.price_map_version"
+SUFFIX = ".parquet"
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One readable segment file and what its footer says."""
+
+    path: Path
+    day: str
+    rows: int
+    sources: frozenset[str] = frozenset()
+    price_map_version: str | None = None
+
+
+@dataclass(slots=True)
+class Listing:
+    """The segments of one table a reader should use, and the files it skipped."""
+
+    segments: list[Segment] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [str(s.path) for s in self.segments]
+
+
+def day_dir(directory: Path, table: str, day: str) -> Path:
+    return directory / table / f"day={day}"
+
+
+def split_by_day(table: pa.Table, time_column: str) -> dict[str, pa.Table]:
+    """Split rows into their UTC day partitions (usually just one)."""
+    if table.num_rows == 0:
+        return {}
+    days = pc.strftime(table.column(time_column), format="%Y-%m-%d")
+    unique = days.unique().to_pylist()
+    if len(unique) == 1:
+        return {str(unique[0]): table}
+    return {str(d): table.filter(pc.equal(days, d)) for d in unique}
+
+
+def write_segment(
+    path: Path,
+    table: pa.Table,
+    sources: frozenset[str] = frozenset(),
+    price_map_version: str | None = None,
+) -> None:
+    """Write `table` to `path` atomically: a hidden temp file in the same dir, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = dict(table.schema.metadata or {})
+    if sources:
+        meta[SOURCES_KEY] = json.dumps(sorted(sources)).encode()
+    if price_map_version:
+        meta[PRICE_MAP_KEY] = price_map_version.encode()
+    table = table.replace_schema_metadata(meta)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_segment(path: Path) -> Segment:
+    """Read a segment's footer; raises when the file is not a complete Parquet file."""
+    meta = pq.read_metadata(path)
+    kv = meta.metadata or {}
+    sources = frozenset(json.loads(kv[SOURCES_KEY])) if SOURCES_KEY in kv else frozenset()
+    version = kv[PRICE_MAP_KEY].decode() if PRICE_MAP_KEY in kv else None
+    day = path.parent.name.removeprefix("day=")
+    return Segment(path, day, meta.num_rows, sources, version)
+
+
+def validate_fully(path: Path) -> None:
+    """Decode every page of a file: catches corruption a footer check cannot see."""
+    pq.read_table(path)
+
+
+def day_dirs(directory: Path, table: str) -> list[Path]:
+    root = directory / table
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
+
+
+def list_day(path: Path, full: bool = False) -> Listing:
+    """The trusted segments of one day directory, without files a merged file replaced."""
+    listing = Listing()
+    found: list[Segment] = []
+    for file in sorted(path.iterdir()):
+        if file.name.startswith(".") or not file.name.endswith(SUFFIX):
+            continue
+        try:
+            if full:
+                validate_fully(file)
+            found.append(read_segment(file))
+        except FileNotFoundError:
+            continue  # removed by a merge since we listed: its replacement is listed too
+        except Exception as exc:  # any decode failure means: skip this file, say which
+            listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
+    replaced = set().union(*(s.sources for s in found)) if found else set()
+    listing.segments = [s for s in found if s.path.name not in replaced]
+    return listing
+
+
+def list_table(
+    directory: Path,
+    table: str,
+    first_day: str | None = None,
+    last_day: str | None = None,
+    full: bool = False,
+) -> Listing:
+    """All trusted segments of a table, optionally only days in [first_day, last_day]."""
+    result = Listing()
+    for path in day_dirs(directory, table):
+        day = path.name.removeprefix("day=")
+        if (first_day and day < first_day) or (last_day and day > last_day):
+            continue
+        try:
+            part = list_day(path, full)
+        except FileNotFoundError:
+            continue  # a whole day dropped by retention while we listed
+        result.segments.extend(part.segments)
+        result.warnings.extend(part.warnings)
+    return result

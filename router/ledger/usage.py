@@ -1,0 +1,52 @@
+"""Usage normalisation: the three APIs' token counts mapped onto one `Usage` shape.
+
+Chat Completions counts cached prompt tokens inside `prompt_tokens` and reasoning inside
+`completion_tokens`; Responses does the same under `input_tokens`/`output_tokens`; Anthropic
+Messages reports `input_tokens` *without* cache reads and cache writes (see FACTS.md), so
+they are added back. Pure: dict in, `Usage` out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.record import Api, Usage
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _details(usage: dict[str, Any], key: str) -> dict[str, Any]:
+    value = usage.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def normalize_usage(api: Api, usage: dict[str, Any] | None, estimated: bool = False) -> Usage:
+    """Map one API's `usage` object onto `Usage`; missing or malformed fields count as 0."""
+    if not isinstance(usage, dict):
+        return Usage(estimated=estimated)
+    if api == "messages":
+        cache_read = _int(usage.get("cache_read_input_tokens"))
+        cache_write = _int(usage.get("cache_creation_input_tokens"))
+        return Usage(
+            prompt_tokens=_int(usage.get("input_tokens")) + cache_read + cache_write,
+            completion_tokens=_int(usage.get("output_tokens")),
+            cached_tokens=cache_read,
+            estimated=estimated,
+        )
+    if api == "responses":
+        return Usage(
+            prompt_tokens=_int(usage.get("input_tokens")),
+            completion_tokens=_int(usage.get("output_tokens")),
+            cached_tokens=_int(_details(usage, "input_tokens_details").get("cached_tokens")),
+            reasoning_tokens=_int(_details(usage, "output_tokens_details").get("reasoning_tokens")),
+            estimated=estimated,
+        )
+    return Usage(  # chat and completions
+        prompt_tokens=_int(usage.get("prompt_tokens")),
+        completion_tokens=_int(usage.get("completion_tokens")),
+        cached_tokens=_int(_details(usage, "prompt_tokens_details").get("cached_tokens")),
+        reasoning_tokens=_int(_details(usage, "completion_tokens_details").get("reasoning_tokens")),
+        estimated=estimated,
+    )

@@ -1,0 +1,157 @@
+"""Pricing: what a request cost, and what the route's cloud backend would have charged.
+
+The arithmetic is pure (`Rates`, `token_cost`, `local_cost_parts`, `price_record`). The one
+adapter is the rate lookup in litellm's bundled price map, imported lazily and offline
+(`LITELLM_LOCAL_MODEL_COST_MAP=True`, see FACTS.md) and cached per model, so pricing a
+request on the event loop costs a few microseconds after the first lookup.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
+
+from router.record import Record, Usage
+
+if TYPE_CHECKING:
+    from router.config import Backend, Config, LocalCost
+
+log = logging.getLogger(__name__)
+
+MONTH_S = 365.25 / 12 * 86400  # an average month, in seconds
+MTOK = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """Dollars per token; `cached_input` is the price of a prompt token read from cache."""
+
+    input: float
+    output: float
+    cached_input: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LocalCostParts:
+    """A local request's cost, split so reports can tell amortisation from running cost."""
+
+    amortization: float
+    fixed: float
+    energy: float
+
+    @property
+    def total(self) -> float:
+        return self.amortization + self.fixed + self.energy
+
+
+def token_cost(usage: Usage, rates: Rates) -> float:
+    """Price normalised usage: prompt tokens include cached ones (billed at the cached rate)."""
+    cached = min(usage.cached_tokens, usage.prompt_tokens) if rates.cached_input is not None else 0
+    fresh = usage.prompt_tokens - cached
+    cached_cost = cached * (rates.cached_input or 0.0)
+    return fresh * rates.input + cached_cost + usage.completion_tokens * rates.output
+
+
+def local_cost_parts(duration_s: float, cost: LocalCost) -> LocalCostParts:
+    """Duration share of monthly hardware amortisation and fixed cost, plus energy.
+
+    A request that ran for `duration_s` is charged that share of a month, without dividing
+    by concurrency: an upper bound on what the request really cost the box.
+    """
+    duration_s = max(0.0, duration_s)
+    share = duration_s / MONTH_S
+    amortization = share * cost.hardware_usd / cost.amortization_months
+    energy = cost.power_watts * duration_s / 3600 / 1000 * cost.electricity_usd_per_kwh
+    return LocalCostParts(amortization, share * cost.monthly_fixed_usd, energy)
+
+
+def served_duration(record: Record) -> float:
+    """Time spent on the backend that served: its attempt's duration, else the request's."""
+    for attempt in reversed(record.attempts):
+        if attempt.backend == record.backend and attempt.outcome == "ok":
+            return attempt.duration_s or record.duration_s
+    return record.duration_s
+
+
+def price_map_version() -> str:
+    """The price map used: litellm's bundled map is versioned by the litellm release."""
+    try:
+        return f"litellm-{version('litellm')}"
+    except PackageNotFoundError:
+        return "config-only"
+
+
+@functools.lru_cache(maxsize=512)
+def litellm_rates(model: str) -> Rates:
+    """Rates for a model from litellm's bundled map (offline). Raises KeyError if unknown."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm  # slow (seconds): only here, and only once per process
+
+    try:
+        prompt, completion = litellm.cost_per_token(
+            model=model, prompt_tokens=MTOK, completion_tokens=MTOK
+        )
+        cached, _ = litellm.cost_per_token(
+            model=model, prompt_tokens=MTOK, completion_tokens=0, cache_read_input_tokens=MTOK
+        )
+    except Exception as exc:  # litellm raises a bare Exception for unmapped models
+        raise KeyError(f"no price for model {model!r} in litellm's map: {exc}") from None
+    info = litellm.model_cost.get(model) or {}
+    has_cached = "cache_read_input_token_cost" in info or cached != prompt
+    return Rates(prompt / MTOK, completion / MTOK, cached / MTOK if has_cached else None)
+
+
+class Pricer:
+    """Prices records for one config. `price(record) -> (cost_usd, counterfactual_usd)`."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.version = price_map_version()
+        self.unpriced: set[str] = set()
+
+    def rates(self, backend: Backend) -> Rates:
+        """A backend's config price override, else litellm's map for its model."""
+        if backend.price is not None:
+            p = backend.price
+            cached = p.cached_input_per_mtok
+            return Rates(
+                p.input_per_mtok / MTOK,
+                p.output_per_mtok / MTOK,
+                cached / MTOK if cached is not None else None,
+            )
+        return litellm_rates(backend.model)
+
+    def counterfactual_backend(self, route: str) -> Backend | None:
+        """The first cloud backend of the route, else the first cloud backend configured."""
+        names = self.config.routes.get(route, [])
+        candidates = [self.config.backend(n) for n in names] + list(self.config.backends)
+        return next((b for b in candidates if b.tier == "cloud"), None)
+
+    def price(self, record: Record) -> tuple[float, float]:
+        """(cost_usd, counterfactual_usd). Failed attempts are never billed."""
+        if record.backend is None:
+            return 0.0, 0.0
+        try:
+            served = self.config.backend(record.backend)
+        except KeyError:
+            return 0.0, 0.0
+        if served.tier == "cloud":
+            cost = self._cloud_cost(served, record.usage)
+            return cost, cost
+        local = served.local_cost
+        cost = local_cost_parts(served_duration(record), local).total if local else 0.0
+        other = self.counterfactual_backend(record.route)
+        return cost, self._cloud_cost(other, record.usage) if other else 0.0
+
+    def _cloud_cost(self, backend: Backend, usage: Usage) -> float:
+        try:
+            return token_cost(usage, self.rates(backend))
+        except KeyError as exc:
+            if backend.name not in self.unpriced:
+                self.unpriced.add(backend.name)
+                log.warning("backend %s is priced at 0: %s", backend.name, exc)
+            return 0.0  # an unpriced model must not fail the request it prices
