@@ -1,0 +1,221 @@
+"""Spans from `router.tracing` arrive at a real OTLP/HTTP receiver on 127.0.0.1."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from router.record import Attempt, Record, Usage
+from router.tracing import NO_SPAN, Tracing, traces_endpoint
+
+
+class Receiver:
+    """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent."""
+
+    def __init__(self) -> None:
+        self.requests: list[ExportTraceServiceRequest] = []
+        self.paths: list[str] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                msg = ExportTraceServiceRequest()
+                msg.ParseFromString(body)
+                receiver.paths.append(self.path)
+                receiver.requests.append(msg)
+                reply = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def spans(self) -> list[Any]:
+        return [
+            span
+            for req in self.requests
+            for rs in req.resource_spans
+            for ss in rs.scope_spans
+            for span in ss.spans
+        ]
+
+    def service_names(self) -> set[str]:
+        return {
+            a.value.string_value
+            for req in self.requests
+            for rs in req.resource_spans
+            for a in rs.resource.attributes
+            if a.key == "service.name"
+        }
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    r.thread.start()
+    yield r
+    r.server.shutdown()
+    r.server.server_close()
+
+
+def attrs(span: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kv in span.attributes:
+        v = kv.value
+        kind = v.WhichOneof("value")
+        if kind == "array_value":
+            out[kv.key] = [x.string_value for x in v.array_value.values]
+        else:
+            out[kv.key] = getattr(v, kind)
+    return out
+
+
+def test_streamed_request_with_fallback_exports_the_span_tree(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    assert tracing.enabled
+    tracing.providers = {"local": "vllm", "cloud": "openai"}
+    caller = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+
+    root = tracing.start_request("chat", "auto", headers=caller)
+    classify = tracing.start_child(root, "classify", {"smf.intent": "coding"})
+    tracing.end(classify, {"smf.confidence": 0.91})
+    first = tracing.start_attempt(root, "local", "local", "poolside/Laguna-S-2.1-NVFP4")
+    tracing.end(first, error="unreachable")
+    second = tracing.start_attempt(root, "cloud", "cloud", "gpt-4o")
+    headers: dict[str, str] = {}
+    tracing.inject(second, headers)
+    tracing.end(second, {"gen_ai.usage.output_tokens": 12})
+    ledger = tracing.start_child(root, "ledger")
+    tracing.end(ledger)
+    record = Record(
+        request_id="req-1",
+        started_at=0.0,
+        caller="alice",
+        requested_model="auto",
+        intent="coding",
+        confidence=0.91,
+        intent_source="model",
+        route="coding",
+        backend="cloud",
+        tier="cloud",
+        served_model="gpt-4o",
+        attempts=[
+            Attempt("local", "local", outcome="error", error_kind="unreachable"),
+            Attempt("cloud", "cloud"),
+        ],
+        fallback_reason="unreachable",
+        stream=True,
+        usage=Usage(prompt_tokens=50, completion_tokens=12),
+        prompt_text="secret prompt",
+    )
+    tracing.finish_request(root, record, finish_reasons=["stop"])
+    tracing.shutdown()
+
+    assert receiver.paths and set(receiver.paths) == {"/v1/traces"}
+    assert receiver.service_names() == {"smf-router"}
+    spans = {s.name: s for s in receiver.spans()}
+    assert set(spans) == {"chat auto", "classify", "attempt local", "attempt cloud", "ledger"}
+    req = spans["chat auto"]
+    # continues the caller's trace; every child hangs under the request span
+    assert req.trace_id.hex() == "0af7651916cd43dd8448eb211c80319c"
+    assert req.parent_span_id.hex() == "b7ad6b7169203331"
+    for name in ("classify", "attempt local", "attempt cloud", "ledger"):
+        assert spans[name].parent_span_id == req.span_id
+        assert spans[name].trace_id == req.trace_id
+    # traceparent for the backend call names the attempt span
+    trace_hex, span_hex = req.trace_id.hex(), spans["attempt cloud"].span_id.hex()
+    assert headers["traceparent"] == f"00-{trace_hex}-{span_hex}-01"
+
+    a = attrs(req)
+    assert a["gen_ai.operation.name"] == "chat"
+    assert a["gen_ai.request.model"] == "auto"
+    assert a["gen_ai.response.model"] == "gpt-4o"
+    assert a["gen_ai.provider.name"] == "openai"
+    assert a["gen_ai.usage.input_tokens"] == 50
+    assert a["gen_ai.usage.output_tokens"] == 12
+    assert a["gen_ai.response.finish_reasons"] == ["stop"]
+    assert a["smf.intent"] == "coding"
+    assert a["smf.confidence"] == pytest.approx(0.91)
+    assert a["smf.backend"] == "cloud"
+    assert a["smf.attempts"] == 2
+    assert a["smf.fallback_reason"] == "unreachable"
+    assert req.kind == req.SPAN_KIND_SERVER
+    assert req.status.code == req.status.STATUS_CODE_UNSET
+
+    failed = spans["attempt local"]
+    assert failed.kind == failed.SPAN_KIND_CLIENT
+    assert failed.status.code == failed.status.STATUS_CODE_ERROR
+    assert attrs(failed)["error.type"] == "unreachable"
+    assert attrs(failed)["gen_ai.provider.name"] == "vllm"
+    assert attrs(spans["attempt cloud"])["gen_ai.usage.output_tokens"] == 12
+
+    every_value = [str(v) for s in spans.values() for v in attrs(s).values()]
+    assert not any("alice" in v or "secret prompt" in v or "req-1" in v for v in every_value)
+
+
+def test_failed_request_span_is_marked_with_its_error_kind(receiver: Receiver) -> None:
+    tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": receiver.url + "/custom"})
+    root = tracing.start_request("completions", "local")
+    record = Record(request_id="r", started_at=0.0, outcome="upstream_error", error_kind="timeout")
+    tracing.finish_request(root, record)
+    tracing.shutdown()
+    assert receiver.paths == ["/custom"]
+    (span,) = receiver.spans()
+    assert span.name == "text_completion local"
+    assert span.status.code == span.status.STATUS_CODE_ERROR
+    assert attrs(span)["error.type"] == "timeout"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"},
+        {"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"},
+    ],
+)
+def test_off_means_no_sdk_objects_and_no_spans(env: dict[str, str]) -> None:
+    tracing = Tracing.from_env(env)
+    assert not tracing.enabled
+    assert tracing._provider is None
+    span = tracing.start_request("chat", "auto")
+    assert span is NO_SPAN
+    child = tracing.start_attempt(span, "local", "local", "m")
+    assert child is NO_SPAN
+    headers: dict[str, str] = {}
+    tracing.inject(child, headers)
+    tracing.end(child, error="timeout")
+    tracing.finish_request(span, Record(request_id="r", started_at=0.0))
+    tracing.shutdown()
+    assert headers == {}
+
+
+def test_traces_endpoint_follows_the_otlp_rules() -> None:
+    assert traces_endpoint({}) is None
+    assert traces_endpoint({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"}) == (
+        "http://c:4318/v1/traces"
+    )
+    both = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:4318/x",
+    }
+    assert traces_endpoint(both) == "http://t:4318/x"
