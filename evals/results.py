@@ -1,0 +1,125 @@
+"""Results: one ``CaseResult`` per case, per-suite summaries and the stable JSON file format.
+
+Schema ``smf-evals-results/1`` is documented in ``docs/evals.md``; add fields, never rename.
+Pass rates count graded cases only (passed + failed): errors and N/A are reported beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+SCHEMA = "smf-evals-results/1"
+
+Status = Literal["pass", "fail", "error", "n/a"]
+STATUSES: tuple[Status, ...] = ("pass", "fail", "error", "n/a")
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one case against one endpoint."""
+
+    id: str
+    suite: str
+    difficulty: str
+    status: Status
+    failure_kind: str | None = None
+    detail: str = ""
+    latency_s: float | None = None
+    answer: str | None = None
+    evaluator: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    completion_tokens: int | None = None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _rate(passed: int, failed: int) -> float | None:
+    graded = passed + failed
+    return None if graded == 0 else round(passed / graded, 4)
+
+
+def _counts(results: Sequence[CaseResult]) -> dict[str, Any]:
+    by = Counter(r.status for r in results)
+    return {
+        "total": len(results),
+        "passed": by["pass"],
+        "failed": by["fail"],
+        "errors": by["error"],
+        "n/a": by["n/a"],
+        "pass_rate": _rate(by["pass"], by["fail"]),
+    }
+
+
+def _latency(results: Sequence[CaseResult]) -> dict[str, float | None]:
+    values = [r.latency_s for r in results if r.latency_s is not None]
+    out: dict[str, float | None] = {f"p{q}": percentile(values, q) for q in (50, 90, 99)}
+    out["max"] = max(values) if values else None
+    out["mean"] = round(sum(values) / len(values), 4) if values else None
+    return out
+
+
+def summarize_suite(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Counts, pass rate, per-difficulty counts, failure kinds and latency for one suite."""
+    difficulties: dict[str, list[CaseResult]] = {}
+    for r in results:
+        difficulties.setdefault(r.difficulty, []).append(r)
+    kinds = Counter(r.failure_kind for r in results if r.failure_kind and r.status != "n/a")
+    return {
+        **_counts(results),
+        "by_difficulty": {d: _counts(rs) for d, rs in difficulties.items()},
+        "failure_kinds": dict(sorted(kinds.items())),
+        "latency_s": _latency(results),
+    }
+
+
+def summarize(results: Iterable[CaseResult]) -> dict[str, dict[str, Any]]:
+    """Per-suite summaries, suites in first-seen order."""
+    suites: dict[str, list[CaseResult]] = {}
+    for r in results:
+        suites.setdefault(r.suite, []).append(r)
+    return {name: summarize_suite(rs) for name, rs in suites.items()}
+
+
+def to_document(results: Sequence[CaseResult], run: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON document: ``schema``, ``run`` (settings, no secrets), ``cases``, ``summary``."""
+    return {
+        "schema": SCHEMA,
+        "run": dict(run),
+        "cases": [asdict(r) for r in results],
+        "summary": summarize(results),
+    }
+
+
+def write(path: Path | str, document: Mapping[str, Any]) -> None:
+    """Write a results document (atomically: temp name, then rename)."""
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(target)
+
+
+def read(path: Path | str) -> dict[str, Any]:
+    """Read a results document, checking its schema."""
+    doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    if doc.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a {SCHEMA} file (schema={doc.get('schema')!r})")
+    return doc
+
+
+def results_of(document: Mapping[str, Any]) -> list[CaseResult]:
+    """The ``CaseResult`` list back from a parsed document."""
+    fields = set(CaseResult.__dataclass_fields__)
+    return [CaseResult(**{k: v for k, v in c.items() if k in fields}) for c in document["cases"]]

@@ -1,0 +1,199 @@
+"""The runner: asks an OpenAI-compatible endpoint every case, with bounded concurrency.
+
+``run_cases`` is what the router's canary scheduler calls. Transport problems (connection
+refused, HTTP errors, timeouts, unparsable replies) are ``error``, never ``fail``: a down
+backend is not a quality signal. Unit-test grading runs in the sandbox on a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from evals.graders import SUPPORTED, Answer, Executor, evaluator_of, grade
+from evals.results import CaseResult
+from evals.sandbox import run_python
+from evals.suite import Capabilities, Case, not_applicable
+
+ANSWER_CHARS = 4000
+"""Answers are stored clipped: enough to read a failure, not a full transcript."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where to send cases. ``extra_body`` is merged into every request body."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class TransportProblem(Exception):
+    """The endpoint did not give a usable reply (the case counts as ``error``)."""
+
+
+def request_body(case: Case, endpoint: Endpoint, thinking: bool | None = False) -> dict[str, Any]:
+    """The chat-completions body for one case; ``thinking=None`` sends no template switch."""
+    body: dict[str, Any] = {
+        "model": endpoint.model,
+        "messages": [{"role": "user", "content": case.prompt}],
+        "max_tokens": case.max_tokens,
+        "temperature": case.temperature,
+        "stream": False,
+    }
+    if case.tools:
+        body["tools"] = case.tools
+    extra = dict(endpoint.extra_body)
+    if thinking is not None:
+        kwargs = {**dict(extra.pop("chat_template_kwargs", {}) or {})}
+        kwargs["enable_thinking"] = thinking
+        body["chat_template_kwargs"] = kwargs
+    body.update(extra)
+    return body
+
+
+def parse_answer(payload: Any) -> tuple[Answer, int | None]:
+    """Content, reasoning and tool calls from a chat completion; raises on a malformed one."""
+    try:
+        message = payload["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise TransportProblem(f"malformed completion: {exc!r}") from exc
+    reasoning = message.get("reasoning") or message.get("reasoning_content")
+    usage = payload.get("usage") or {}
+    answer = Answer(
+        content=message.get("content"),
+        reasoning=reasoning,
+        tool_calls=list(message.get("tool_calls") or []),
+    )
+    return answer, usage.get("completion_tokens")
+
+
+async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any]) -> Any:
+    """POST one completion; any failure to get a 200 JSON reply is a ``TransportProblem``."""
+    headers = dict(endpoint.headers)
+    if endpoint.api_key:
+        headers["authorization"] = f"Bearer {endpoint.api_key}"
+    url = endpoint.base_url.rstrip("/") + "/chat/completions"
+    try:
+        response = await client.post(url, json=body, headers=headers)
+    except httpx.HTTPError as exc:
+        raise TransportProblem(f"{type(exc).__name__}: {exc}"[:300]) from exc
+    if response.status_code != 200:
+        raise TransportProblem(f"HTTP {response.status_code}: {response.text[:200]}")
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise TransportProblem("reply is not JSON") from exc
+
+
+def _skip(case: Case, reason: str) -> CaseResult:
+    return CaseResult(
+        case.id, case.suite, case.difficulty, "n/a", None, reason, evaluator=case.evaluator
+    )
+
+
+def _error(case: Case, kind: str | None, detail: str) -> CaseResult:
+    return CaseResult(
+        case.id, case.suite, case.difficulty, "error", kind, detail, evaluator=case.evaluator
+    )
+
+
+async def run_case(
+    client: httpx.AsyncClient,
+    case: Case,
+    endpoint: Endpoint,
+    timeout_s: float,
+    thinking: bool | None = False,
+    execute: Executor = run_python,
+) -> CaseResult:
+    """Ask, then grade one case (the caller decided it is applicable)."""
+    started = time.monotonic()
+    try:
+        async with asyncio.timeout(timeout_s):
+            payload = await ask(client, endpoint, request_body(case, endpoint, thinking))
+        answer, tokens = parse_answer(payload)
+    except TimeoutError:
+        return _error(case, "timeout", f"no reply within {timeout_s:g}s")
+    except TransportProblem as exc:
+        return _error(case, None, str(exc))
+    latency = round(time.monotonic() - started, 4)
+    if evaluator_of(case) == "unit_test":
+        verdict = await asyncio.to_thread(grade, case, answer, execute)
+    else:
+        verdict = grade(case, answer)
+    return CaseResult(
+        id=case.id,
+        suite=case.suite,
+        difficulty=case.difficulty,
+        status="pass" if verdict.passed else "fail",
+        failure_kind=verdict.failure_kind,
+        detail=verdict.reason,
+        latency_s=latency,
+        answer=answer.text[:ANSWER_CHARS],
+        evaluator=case.evaluator,
+        tool_calls=answer.tool_calls,
+        completion_tokens=tokens,
+    )
+
+
+def gate(case: Case, caps: Capabilities) -> str | None:
+    """Why a case is N/A here: a missing capability or a grader we do not have."""
+    reason = not_applicable(case, caps)
+    if reason is None and evaluator_of(case) not in SUPPORTED:
+        reason = f"unsupported evaluator {evaluator_of(case)!r}"
+    return reason
+
+
+async def run_cases(
+    cases: Sequence[Case],
+    endpoint: Endpoint,
+    concurrency: int = 8,
+    timeout_s: float = 120.0,
+    *,
+    thinking: bool | None = False,
+    capabilities: Capabilities | None = None,
+    execute: Executor = run_python,
+    on_result: Callable[[CaseResult], None] | None = None,
+    client: httpx.AsyncClient | None = None,
+) -> list[CaseResult]:
+    """Run ``cases`` against ``endpoint``, at most ``concurrency`` requests in flight.
+
+    Results come back in the order of ``cases``. ``on_result`` is called as each finishes
+    (progress bars, live metrics). Pass ``client`` to reuse a pooled ``httpx.AsyncClient``.
+    """
+    caps = capabilities or Capabilities()
+    results: list[CaseResult | None] = [None] * len(cases)
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(len(cases)):
+        queue.put_nowait(index)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    owned = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits)
+
+    async def worker() -> None:
+        while not queue.empty():
+            index = queue.get_nowait()
+            case = cases[index]
+            reason = gate(case, caps)
+            if reason is not None:
+                result = _skip(case, reason)
+            else:
+                result = await run_case(owned, case, endpoint, timeout_s, thinking, execute)
+            results[index] = result
+            if on_result is not None:
+                on_result(result)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, min(concurrency, len(cases)))):
+                group.create_task(worker())
+    finally:
+        if client is None:
+            await owned.aclose()
+    return [r for r in results if r is not None]

@@ -1,0 +1,228 @@
+"""The sandbox: runs model-written Python in a separate, limited process.
+
+Layers, each a backstop for the others (no single one is airtight on every OS):
+
+- a fresh temp directory as cwd, HOME and TMPDIR; a minimal environment (no secrets, no proxies);
+- rlimits: CPU seconds, address space, file size (bounds output too), open files, processes;
+- a wall-clock limit that kills the whole process group (and PID namespace, when there is one);
+- ``unshare --user --net --pid`` when the kernel allows it: no network interfaces but loopback
+  of its own, and every process dies with the sandbox's init;
+- an audit hook installed before the program runs (PEP 578) that refuses sockets, subprocesses,
+  forks, ctypes and any write outside the working directory: this covers machines without
+  namespaces and root users, whom ``RLIMIT_NPROC`` does not bind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import resource
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MARKER = "SMF-SANDBOX-DONE"
+
+# Runs inside the sandbox before the program: reads a one-time nonce from stdin (so the program
+# cannot see it), installs the audit hook, runs the program, then prints the nonce. Exit status 0
+# without the nonce means the program exited early (e.g. sys.exit(0) before the assertions ran).
+_BOOTSTRAP = r"""
+import os, sys
+_nonce = sys.stdin.readline().strip()
+sys.stdin.close()
+_root = os.path.realpath(os.getcwd())
+_WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_DENY = ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+         "socket.getaddrinfo", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
+         "os.exec", "os.system", "os.kill", "os.killpg", "subprocess.Popen", "pty.spawn",
+         "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "os.setuid")
+_PATHS = ("os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.symlink", "os.link",
+          "os.chmod", "os.chown", "os.truncate", "os.utime", "shutil.rmtree")
+def _inside(p):
+    if isinstance(p, int):
+        return True
+    return os.path.realpath(os.fsdecode(p)).startswith(_root + os.sep)
+def _hook(event, args):
+    if event in _DENY:
+        raise PermissionError("sandbox: " + event + " is not allowed")
+    if event == "open" and args[0] is not None and not isinstance(args[0], int):
+        if args[2] & _WRITE or (args[1] and any(c in args[1] for c in "wax+")):
+            if not _inside(args[0]):
+                raise PermissionError("sandbox: writing outside the working directory")
+    elif event in _PATHS and not all(_inside(a) for a in args[:2] if isinstance(a, (str, bytes))):
+        raise PermissionError("sandbox: changing files outside the working directory")
+sys.addaudithook(_hook)
+import runpy
+runpy.run_path("program.py", run_name="__main__")
+sys.stdout.flush()
+print("\n" + "SMF-SANDBOX-DONE " + _nonce, flush=True)
+"""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one run; defaults match smf-bench's 10 s per program."""
+
+    wall_s: float = 10.0
+    cpu_s: int = 10
+    memory_bytes: int = 1 << 30
+    file_bytes: int = 16 << 20
+    open_files: int = 64
+    processes: int = 64
+    output_chars: int = 8192
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a program did: the graders turn this into a pass or a failure kind."""
+
+    exit_code: int | None
+    timed_out: bool
+    completed: bool
+    stdout: str
+    stderr: str
+    duration_s: float
+    isolated_network: bool
+
+    @property
+    def signal_name(self) -> str | None:
+        """The signal that ended the process, if one did (SIGXFSZ = output limit)."""
+        if self.exit_code is None or self.exit_code >= 0:
+            return None
+        try:
+            return signal.Signals(-self.exit_code).name
+        except ValueError:
+            return f"signal {-self.exit_code}"
+
+
+@functools.cache
+def namespaces_available() -> bool:
+    """Whether ``unshare`` can give us user, network and PID namespaces here."""
+    exe = shutil.which("unshare")
+    if exe is None:
+        return False
+    try:
+        probe = subprocess.run(
+            [exe, "-rnp", "--fork", "--kill-child", "true"],
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+def _limit_child(limits: Limits) -> None:
+    """Runs in the child between fork and exec: apply the rlimits."""
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _environment(workdir: Path) -> dict[str, str]:
+    """Only what Python needs: nothing from the parent's environment leaks in."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(workdir),
+        "TMPDIR": str(workdir),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def _read_bounded(path: Path, limit: int) -> str:
+    """The head of a captured stream, at most ``limit`` characters (plus the tail marker)."""
+    with path.open("rb") as fh:
+        head = fh.read(limit)
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        tail = b""
+        if size > limit:
+            fh.seek(max(limit, size - 200))
+            tail = fh.read()
+    text = head.decode("utf-8", "replace")
+    if size > limit:
+        text += f"\n... [{size - limit} bytes cut] ...\n" + tail.decode("utf-8", "replace")
+    return text
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
+    """Run ``source`` as ``__main__`` in the sandbox and report what happened.
+
+    Blocking: call it from a worker thread in async code (``asyncio.to_thread``).
+    """
+    limits = limits or Limits()
+    isolated = namespaces_available()
+    with tempfile.TemporaryDirectory(prefix="smf-sandbox-") as tmp:
+        root = Path(tmp)
+        workdir = root / "work"
+        workdir.mkdir()
+        (workdir / "program.py").write_text(source, encoding="utf-8")
+        nonce = secrets.token_hex(16)
+        argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
+        if isolated:
+            argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
+        started = time.monotonic()
+        with (root / "stdout").open("wb") as out, (root / "stderr").open("wb") as err:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                cwd=workdir,
+                env=_environment(workdir),
+                start_new_session=True,
+                preexec_fn=functools.partial(_limit_child, limits),
+                close_fds=True,
+            )
+            timed_out = _communicate(proc, nonce, limits.wall_s)
+        duration = time.monotonic() - started
+        stdout = _read_bounded(root / "stdout", limits.output_chars)
+        stderr = _read_bounded(root / "stderr", limits.output_chars)
+    done = f"{MARKER} {nonce}"
+    completed = proc.returncode == 0 and stdout.rstrip().endswith(done)
+    return RunOutcome(
+        exit_code=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        completed=completed,
+        stdout=stdout.replace(done, "").rstrip(),
+        stderr=stderr,
+        duration_s=duration,
+        isolated_network=isolated,
+    )
+
+
+def _communicate(proc: subprocess.Popen[bytes], nonce: str, wall_s: float) -> bool:
+    """Hand the nonce over and wait; kill the whole group at the wall-clock limit."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(nonce.encode() + b"\n")
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        proc.wait(timeout=wall_s)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return True
+    # Leftover children (a fork that slipped through) die with the group.
+    _kill_group(proc)
+    return False
