@@ -21,6 +21,8 @@ Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]
 ApiName = Literal["chat", "completions", "responses", "messages"]
 
+_DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
+
 DEFAULT_ROUTES: dict[str, list[str]] = {
     "coding": ["local", "cloud"],
     "tool_calling": ["local", "cloud"],
@@ -74,7 +76,7 @@ class Backend(Strict):
     api_key_env: str | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
-    apis: list[ApiName] = Field(default_factory=lambda: ["chat", "completions"])
+    apis: list[ApiName] = Field(default_factory=lambda: list(_DEFAULT_APIS))
     timeouts: Timeouts = Timeouts()
     max_concurrency: int | None = Field(None, ge=1)
     context_window: int | None = Field(None, ge=1)
@@ -176,7 +178,9 @@ class Config(Strict):
             if target != "auto" and target not in self.routes and target not in names:
                 raise ValueError(f"aliases.{alias}: {target!r} is neither a route nor a backend")
         if self.classifier.default_route not in self.routes:
-            raise ValueError(f"classifier.default_route: unknown route {self.classifier.default_route!r}")
+            raise ValueError(
+                f"classifier.default_route: unknown route {self.classifier.default_route!r}"
+            )
         for intent, target in self.shadow.targets.items():
             if target not in names:
                 raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")

@@ -26,6 +26,7 @@ ErrorKind = Literal[
     "rejected",
     "malformed",
     "cut",
+    "cancelled",
 ]
 
 
@@ -36,7 +37,7 @@ class Attempt:
     backend: str
     tier: Tier
     outcome: AttemptOutcome = "ok"
-    error_kind: ErrorKind | None = None
+    error_kind: str | None = None  # an ErrorKind, or "cancelled"
     status: int | None = None
     duration_s: float = 0.0
 

@@ -1,0 +1,1 @@
+"""The HTTP surface: thin endpoints over the gateway."""

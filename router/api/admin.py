@@ -1,0 +1,65 @@
+"""Operational endpoints: liveness, readiness, explain, status and the admin actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from router.api.body import read_json
+from router.errors import BadRequest
+
+endpoints = APIRouter()
+
+
+@endpoints.get("/healthz")
+async def liveness() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@endpoints.get("/readyz")
+async def readiness(request: Request) -> Response:
+    ready = bool(getattr(request.app.state, "ready", False))
+    body = b'{"status":"ready"}' if ready else b'{"status":"starting"}'
+    return Response(body, status_code=200 if ready else 503, media_type="application/json")
+
+
+@endpoints.post("/v1/router/explain")
+async def explain(request: Request) -> dict[str, Any]:
+    """Where would this request go, and why — without sending it."""
+    state = request.app.state
+    caller = state.auth.caller(request.headers)
+    body = await read_json(request, state.gateway.config.server.max_body_bytes)
+    api = body.pop("api", "chat") if isinstance(body.get("api"), str) else "chat"
+    if api not in ("chat", "completions"):
+        raise BadRequest("'api' must be 'chat' or 'completions'", param="api")
+    return state.gateway.explain(api, body, caller, request.headers)  # type: ignore[no-any-return]
+
+
+@endpoints.get("/v1/router/status")
+async def status(request: Request) -> dict[str, Any]:
+    state = request.app.state
+    state.auth.caller(request.headers)
+    gateway = state.gateway
+    states = gateway.state_source.states()
+    backends = []
+    for b in gateway.config.backends:
+        s = states.get(b.name)
+        backends.append(
+            {
+                "name": b.name,
+                "tier": b.tier,
+                "kind": b.kind,
+                "model": b.model,
+                "circuit": s.circuit if s else "closed",
+                "saturated": s.saturated if s else False,
+                "gated_intents": sorted(s.gated_intents) if s else [],
+            }
+        )
+    return {
+        "demo": gateway.config.demo,
+        "routes": gateway.config.routes,
+        "backends": backends,
+        "extra": {name: fn() for name, fn in getattr(state, "status_sections", {}).items()},
+    }

@@ -1,0 +1,50 @@
+"""One place that renders every error in OpenAI's envelope, with the right status."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from starlette.exceptions import HTTPException
+
+from router.errors import BadRequest, RouterError, UpstreamError
+
+log = logging.getLogger("smf_router")
+
+
+def error_response(error: RouterError, headers: dict[str, str] | None = None) -> Response:
+    out = dict(headers or {})
+    if isinstance(error, UpstreamError):
+        # The router already tried every fallback: retrying the same request is futile.
+        out["x-should-retry"] = "false"
+    return Response(
+        error.json(), status_code=error.status, media_type="application/json", headers=out
+    )
+
+
+def install(app: FastAPI) -> None:
+    async def router_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RouterError)
+        return error_response(exc)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        error = RouterError(str(exc.detail))
+        error.status, error.type = exc.status_code, "invalid_request_error"
+        error.code = "not_found" if exc.status_code == 404 else None
+        return error_response(error)
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
+        return error_response(BadRequest(f"invalid request: {exc}"))
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("internal error on %s", request.url.path)
+        error = RouterError("internal router error; the request was not completed")
+        return error_response(error)
+
+    app.add_exception_handler(RouterError, router_error)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(Exception, unexpected)

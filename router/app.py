@@ -1,0 +1,41 @@
+"""The app factory: wires endpoints, error handlers and the lifespan. No logic, no I/O here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from router.api import admin, errors, openai
+from router.components import Components, build
+from router.config import Config
+
+
+def create_app(config: Config, components: Components | None = None) -> FastAPI:
+    parts = components or build(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await parts.start()
+        app.state.ready = True
+        try:
+            yield
+        finally:
+            app.state.ready = False
+            await parts.stop()
+
+    app = FastAPI(
+        title="smf-router", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None
+    )
+    app.state.gateway = parts.gateway
+    app.state.auth = parts.auth
+    app.state.components = parts
+    app.state.status_sections = parts.status_sections
+    app.state.ready = False
+    errors.install(app)
+    app.include_router(openai.endpoints)
+    app.include_router(admin.endpoints)
+    for extra in parts.extra_endpoints:
+        app.include_router(extra)
+    return app

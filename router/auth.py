@@ -1,0 +1,62 @@
+"""Router keys: who is calling. Keys are stored hashed and compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from router.config import Auth
+from router.errors import Forbidden, Unauthorized
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    name: str
+    private: bool = False
+    admin: bool = False
+
+
+ANONYMOUS = Caller("anonymous", admin=True)
+
+
+class Authenticator:
+    """With no keys configured the router is open (a desk box on loopback); else keys rule."""
+
+    def __init__(self, auth: Auth) -> None:
+        self._keys = [
+            (bytes.fromhex(k.sha256), Caller(k.name, k.private, k.admin)) for k in auth.keys
+        ]
+
+    @property
+    def open(self) -> bool:
+        return not self._keys
+
+    def caller(self, headers: Mapping[str, str]) -> Caller:
+        if self.open:
+            return ANONYMOUS
+        presented = _presented_key(headers)
+        if not presented:
+            raise Unauthorized("missing API key: send 'Authorization: Bearer <key>'")
+        digest = hashlib.sha256(presented.encode()).digest()
+        found: Caller | None = None
+        for stored, caller in self._keys:  # look at every key: timing says nothing
+            if hmac.compare_digest(stored, digest):
+                found = caller
+        if found is None:
+            raise Unauthorized("incorrect API key provided")
+        return found
+
+    def admin(self, headers: Mapping[str, str]) -> Caller:
+        caller = self.caller(headers)
+        if not caller.admin:
+            raise Forbidden("this endpoint needs an admin key")
+        return caller
+
+
+def _presented_key(headers: Mapping[str, str]) -> str | None:
+    authorization = headers.get("authorization", "")
+    if authorization[:7].lower() == "bearer ":
+        return authorization[7:].strip() or None
+    return headers.get("x-api-key") or None

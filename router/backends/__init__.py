@@ -1,0 +1,21 @@
+"""Backends: how the router talks to upstreams."""
+
+from __future__ import annotations
+
+from router.backends.base import Backend, Reply
+from router.config import Backend as BackendSettings
+
+
+def create(settings: BackendSettings) -> Backend:
+    """The adapter for a backend's `kind`; litellm is imported only when one is configured."""
+    if settings.kind == "litellm":
+        from router.backends.litellm import LiteLLMBackend
+
+        backend: Backend = LiteLLMBackend(settings)
+        return backend
+    from router.backends.openai_compatible import OpenAICompatibleBackend
+
+    return OpenAICompatibleBackend(settings)
+
+
+__all__ = ["Backend", "Reply", "create"]

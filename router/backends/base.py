@@ -1,0 +1,60 @@
+"""The backend protocol: one way to send a request upstream, whatever speaks behind it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from router.config import Backend as BackendSettings
+from router.record import Api
+
+PATHS: dict[Api, str] = {
+    "chat": "/chat/completions",
+    "completions": "/completions",
+    "responses": "/responses",
+    "messages": "/messages",
+}
+
+
+async def _nothing() -> None:
+    return None
+
+
+@dataclass(slots=True)
+class Reply:
+    """An upstream's successful answer: a whole body, or a byte stream still arriving."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes | None = None
+    stream: AsyncIterator[bytes] | None = None
+    close: Callable[[], Awaitable[None]] = field(default=_nothing)
+
+
+class Backend(Protocol):
+    """Sends one request to one upstream. Raises a typed `UpstreamError` on failure."""
+
+    settings: BackendSettings
+
+    async def send(
+        self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
+    ) -> Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+def prepare_body(settings: BackendSettings, body: dict[str, Any]) -> dict[str, Any]:
+    """The client's body with the fields the router owns: `model` and configured extras.
+
+    Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
+    what the client sent, the client's keys winning; everything else passes untouched.
+    """
+    out = dict(body)
+    out["model"] = settings.model
+    for key, value in settings.extra_body.items():
+        if key not in out:
+            out[key] = value
+        elif isinstance(value, dict) and isinstance(out[key], dict):
+            out[key] = {**value, **out[key]}
+    return out

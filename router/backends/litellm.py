@@ -1,0 +1,135 @@
+"""Providers with other wire formats (Anthropic, Gemini, Bedrock, …) through litellm.
+
+litellm converts to and from OpenAI's chat format; this adapter turns its objects back
+into the bytes an OpenAI client expects and its exceptions into our typed errors.
+litellm is imported on first use only: it costs seconds and ~200 MB (FACTS.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from router.backends.base import Reply, prepare_body
+from router.config import Backend as BackendSettings
+from router.errors import (
+    ContextTooLong,
+    Overloaded,
+    RateLimited,
+    Rejected,
+    ServerError,
+    Timeout,
+    Unreachable,
+    UpstreamError,
+)
+from router.record import Api
+
+
+def import_litellm() -> Any:
+    """litellm, offline: the bundled price map, no hub downloads, no telemetry."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    import litellm
+
+    litellm.telemetry = False
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMBackend:
+    def __init__(self, settings: BackendSettings) -> None:
+        self.settings = settings
+        self._litellm: Any = None
+
+    async def send(
+        self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
+    ) -> Reply:
+        if api != "chat":
+            raise Rejected(
+                f"{self.settings.name} speaks chat completions only",
+                backend=self.settings.name,
+                status=400,
+                upstream={"error": {"message": f"api {api} unsupported", "type": "invalid_request_error"}},
+            )
+        litellm = self._litellm or import_litellm()
+        self._litellm = litellm
+        params = prepare_body(self.settings, body)
+        params.pop("stream", None)
+        model = self.settings.model
+        params.pop("model", None)
+        try:
+            response = await litellm.acompletion(
+                model=model,
+                stream=stream,
+                api_base=self.settings.base_url or None,
+                api_key=self.settings.api_key,
+                timeout=self.settings.timeouts.total_s,
+                num_retries=0,
+                drop_params=True,
+                extra_headers=headers or None,
+                **params,
+            )
+        except Exception as exc:
+            raise translate(exc, self.settings.name) from None
+        if not stream:
+            return Reply(200, {}, body=orjson.dumps(_plain(response)))
+        return Reply(200, {}, stream=_events(response, self.settings.name))
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _events(response: Any, name: str) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in response:
+            yield b"data: " + orjson.dumps(_plain(chunk)) + b"\n\n"
+    except Exception as exc:
+        raise translate(exc, name) from None
+    yield b"data: [DONE]\n\n"
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    data = obj.model_dump() if hasattr(obj, "model_dump") else dict(obj)
+    if not isinstance(data, dict):
+        return {}
+    if data.get("usage") is None and "usage" in data and data.get("choices"):
+        data["usage"] = None
+    return data
+
+
+def translate(exc: Exception, name: str) -> UpstreamError:
+    """litellm's exception classes → our typed errors (by class name, no import needed)."""
+    kind = type(exc).__name__
+    message = str(getattr(exc, "message", "") or exc)[:500]
+    status = int(getattr(exc, "status_code", 0) or 0)
+    if kind == "ContextWindowExceededError":
+        return ContextTooLong(message, backend=name, param="messages")
+    if kind == "RateLimitError" or status == 429:
+        return RateLimited(message, backend=name, retry_after=_retry_after(exc))
+    if kind in ("Timeout", "APITimeoutError"):
+        return Timeout(message, backend=name)
+    if kind == "APIConnectionError":
+        return Unreachable(message, backend=name)
+    if kind == "ServiceUnavailableError" or status == 503:
+        return Overloaded(message, backend=name)
+    if status >= 500 or kind in ("InternalServerError", "APIError"):
+        return ServerError(message, backend=name)
+    if 400 <= status < 500:
+        body = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+        return Rejected(message, backend=name, status=status, upstream=body)
+    return ServerError(f"{kind}: {message}", backend=name)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

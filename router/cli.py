@@ -1,0 +1,132 @@
+"""The `smf-router` command line. Each command imports what it needs, so none is slow to start."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+config_app = typer.Typer(no_args_is_help=True, help="Check and print configuration.")
+app.add_typer(config_app, name="config")
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="YAML config file (default: $SMF_ROUTER_CONFIG)."),
+]
+
+
+def load_config(path: Path | None) -> tuple[object, bool]:
+    """The config to run with, and whether it is demo mode. Exits with a clear message on errors."""
+    from router import default_config
+    from router.config import ConfigError, load
+
+    source = path or (
+        Path(os.environ["SMF_ROUTER_CONFIG"]) if os.environ.get("SMF_ROUTER_CONFIG") else None
+    )
+    try:
+        if source is not None:
+            return load(source), False
+        if default_config.is_demo(os.environ):
+            return None, True
+        return default_config.from_environment(), False
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def serve(
+    config: ConfigOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 4000,
+) -> None:
+    """Serve the router (demo mode with simulated backends when nothing is configured)."""
+    from router.serve import run
+
+    loaded, demo = load_config(config)
+    run(loaded, demo, host, port)  # type: ignore[arg-type]
+
+
+@app.command()
+def simulate(
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8888,
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    profile: Annotated[str, typer.Option(help="vllm | cloud | anthropic")] = "vllm",
+    model: Annotated[str | None, typer.Option(help="Model id to serve.")] = None,
+    max_num_seqs: Annotated[int, typer.Option(help="Requests running at once.")] = 32,
+    ttft_ms: Annotated[float, typer.Option(help="Time to first token.")] = 0.0,
+    tokens_per_s: Annotated[float, typer.Option(help="Decode speed; 0 = instant.")] = 0.0,
+) -> None:
+    """Serve one simulated backend (vLLM, an OpenAI-like cloud, or Anthropic Messages)."""
+    from router.simulator.__main__ import main as simulator_main
+
+    args = ["--port", str(port), "--host", host, "--profile", profile]
+    args += ["--max-num-seqs", str(max_num_seqs), "--ttft-ms", str(ttft_ms)]
+    args += ["--tokens-per-s", str(tokens_per_s)]
+    if model:
+        args += ["--model", model]
+    simulator_main(args)
+
+
+@config_app.command("check")
+def config_check(config: ConfigOption = None) -> None:
+    """Validate the config and print it, effective values included, secrets masked."""
+    import yaml
+
+    from router.config import masked
+
+    loaded, demo = load_config(config)
+    if demo:
+        typer.echo("# no config and no backend variables: `serve` would start in DEMO MODE")
+        return
+    typer.echo(yaml.safe_dump(masked(loaded), sort_keys=False))  # type: ignore[arg-type]
+
+
+def _mount_optional() -> None:
+    """Sub-commands owned by other packages, mounted when present."""
+    try:
+        from classifier.cli import app as classifier_app
+        from classifier.cli import show
+
+        app.add_typer(
+            classifier_app, name="classifier", help="Train and inspect the intent classifier."
+        )
+
+        @app.command()
+        def classify(text: str) -> None:
+            """Show how a prompt is classified, and why."""
+            show(text)
+
+    except ImportError:
+        pass
+    try:
+        from router.ledger.cli import app as ledger_app
+
+        app.add_typer(
+            ledger_app, name="ledger", help="Ledger maintenance: compaction and retention."
+        )
+        app.registered_commands.extend(
+            c
+            for c in ledger_app.registered_commands
+            if c.name == "report" or getattr(c.callback, "__name__", "") == "report"
+        )
+    except ImportError:
+        pass
+    try:
+        from router.eval_command import app as eval_app
+
+        app.add_typer(eval_app, name="eval", help="Run eval suites against an endpoint or backend.")
+    except ImportError:
+        pass
+
+
+def main() -> None:
+    _mount_optional()
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,65 @@
+"""The built-in config for a router started without a file, from a few environment variables.
+
+With none of them set the router runs in demo mode: the simulator serves as both backends.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from router.config import Config, parse
+
+LAGUNA = "poolside/Laguna-S-2.1-NVFP4"
+BACKEND_VARIABLES = ("SMF_LOCAL_URL", "SMF_LOCAL_MODEL", "SMF_CLOUD_URL", "SMF_CLOUD_MODEL")
+
+
+def is_demo(env: Mapping[str, str]) -> bool:
+    return not any(env.get(name) for name in (*BACKEND_VARIABLES, "SMF_ROUTER_CONFIG"))
+
+
+def from_environment(env: Mapping[str, str] | None = None) -> Config:
+    """local = vLLM serving Laguna with thinking off; cloud = OpenAI-compatible or litellm."""
+    env = os.environ if env is None else env
+    cloud_model = env.get("SMF_CLOUD_MODEL", "gpt-4o-mini")
+    cloud: dict[str, Any] = {"name": "cloud", "tier": "cloud", "model": cloud_model}
+    if "/" in cloud_model and not env.get("SMF_CLOUD_URL"):
+        cloud |= {"kind": "litellm", "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV")}
+    else:
+        cloud |= {
+            "base_url": env.get("SMF_CLOUD_URL", "https://api.openai.com/v1"),
+            "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV", "OPENAI_API_KEY"),
+        }
+    local = {
+        "name": "local",
+        "tier": "local",
+        "base_url": env.get("SMF_LOCAL_URL", "http://localhost:8888/v1"),
+        "model": env.get("SMF_LOCAL_MODEL", LAGUNA),
+        "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
+        "max_concurrency": 32,
+        "context_window": 262144,
+    }
+    return parse({"backends": [local, cloud]}, source="built-in defaults")
+
+
+def demo(local_url: str, cloud_url: str) -> Config:
+    """Both backends are simulators on this machine: everything works, nothing is real."""
+    return parse(
+        {
+            "demo": True,
+            "backends": [
+                {
+                    "name": "local",
+                    "tier": "local",
+                    "base_url": local_url,
+                    "model": LAGUNA,
+                    "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
+                    "max_concurrency": 32,
+                    "context_window": 262144,
+                },
+                {"name": "cloud", "tier": "cloud", "base_url": cloud_url, "model": "gpt-4o"},
+            ],
+        },
+        source="demo mode",
+    )

@@ -1,0 +1,237 @@
+"""Executing a plan: attempts in order, until one backend has committed to an answer.
+
+The commit point is the first byte to the client. Everything before it (connect, HTTP
+status, the first streamed event) may fail over to the next backend; after it, the
+relay (`router.relay`) can only finish the stream or end it with an in-band error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from router.backends.base import Backend, Reply
+from router.errors import (
+    ContextTooLong,
+    Malformed,
+    NoBackendAvailable,
+    RateLimited,
+    ServerError,
+    Timeout,
+    Unreachable,
+    UpstreamError,
+)
+from router.policy import Plan
+from router.record import Api, Attempt, Record
+from router.sse import DONE, EventBuffer
+
+
+class AttemptObserver(Protocol):
+    """Told about every attempt: metrics count them, health trackers judge backends by them."""
+
+    def attempt_started(self, backend: str, tier: str) -> None: ...
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None: ...
+
+
+@dataclass(slots=True)
+class Call:
+    """One client request on its way through dispatch."""
+
+    api: Api
+    body: dict[str, Any]
+    stream: bool
+    record: Record
+    plan: Plan
+    started: float  # time.monotonic() at arrival
+    headers: dict[str, str] = field(default_factory=dict)
+    wants_usage: bool = False
+
+
+@dataclass(slots=True)
+class Committed:
+    """The backend that will answer, and what it has sent so far."""
+
+    backend: Backend
+    attempt: Attempt
+    reply: Reply
+    deadline: float  # monotonic time when the attempt's total budget runs out
+    parsed: dict[str, Any] | None = None  # the whole body, for non-streamed replies
+    first_events: list[tuple[bytes, bytes | None]] = field(default_factory=list)
+    events: EventBuffer = field(default_factory=EventBuffer)
+    pieces: AsyncIterator[bytes] | None = None
+
+
+class Dispatcher:
+    def __init__(
+        self, backends: Mapping[str, Backend], observers: tuple[AttemptObserver, ...] = ()
+    ) -> None:
+        self.backends = backends
+        self.observers = observers
+
+    async def execute(self, call: Call) -> Committed:
+        """Try the plan's backends in order; return the first that commits, else raise."""
+        errors: list[UpstreamError] = []
+        failed_window: int | None = None
+        for step in call.plan.steps:
+            backend = self.backends[step.backend]
+            settings = backend.settings
+            if (
+                failed_window
+                and settings.context_window
+                and settings.context_window <= failed_window
+            ):
+                call.record.attempts.append(
+                    Attempt(step.backend, settings.tier, "skipped", "context_too_long")
+                )
+                continue
+            for retry in (False, True):
+                try:
+                    return await self._attempt(call, backend)
+                except UpstreamError as error:
+                    errors.append(error)
+                    if not error.retryable:
+                        raise
+                    if isinstance(error, ContextTooLong):
+                        failed_window = settings.context_window or failed_window or 1
+                    if retry or not _short_retry_after(error, settings.retry_after_max_s):
+                        break
+                    assert isinstance(error, RateLimited) and error.retry_after is not None
+                    await asyncio.sleep(error.retry_after)
+            call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
+        if not errors:
+            reasons = ", ".join(f"{s.backend}: {s.reason}" for s in call.plan.skipped)
+            raise NoBackendAvailable(f"no backend can serve this request ({reasons or 'none'})")
+        raise _most_meaningful(errors)
+
+    async def _attempt(self, call: Call, backend: Backend) -> Committed:
+        settings = backend.settings
+        attempt = Attempt(settings.name, settings.tier)
+        call.record.attempts.append(attempt)
+        started = time.monotonic()
+        self._started(attempt)
+        try:
+            committed = await self._open(call, backend, attempt, started)
+        except UpstreamError as error:
+            attempt.outcome, attempt.error_kind = "error", error.kind
+            attempt.status = error.status if not isinstance(error, Unreachable | Timeout) else None
+            attempt.duration_s = time.monotonic() - started
+            self._finished(attempt)
+            raise
+        except asyncio.CancelledError:
+            attempt.outcome, attempt.error_kind = "error", "cancelled"
+            attempt.duration_s = time.monotonic() - started
+            self._finished(attempt)
+            raise
+        return committed
+
+    async def _open(
+        self, call: Call, backend: Backend, attempt: Attempt, started: float
+    ) -> Committed:
+        timeouts = backend.settings.timeouts
+        deadline = started + timeouts.total_s
+        budget = timeouts.first_token_s if call.stream else timeouts.total_s
+        name = backend.settings.name
+        try:
+            async with asyncio.timeout(budget):
+                reply = await backend.send(call.api, call.body, call.headers, call.stream)
+                attempt.status = reply.status
+                committed = Committed(backend, attempt, reply, deadline)
+                if not call.stream:
+                    committed.parsed = _parse_whole(reply.body or b"", name)
+                    return committed
+                await _first_event(committed, name)
+                return committed
+        except TimeoutError:
+            kind = "first_token_timeout" if call.stream else "timeout"
+            raise Timeout(
+                f"{name}: no answer within {budget:g} s", backend=name, kind=kind
+            ) from None
+
+    def finish_attempt(self, committed: Committed, error_kind: str | None = None) -> None:
+        """Called by the relay when the committed attempt is over."""
+        attempt = committed.attempt
+        attempt.duration_s = time.monotonic() - (
+            committed.deadline - committed.backend.settings.timeouts.total_s
+        )
+        if error_kind:
+            attempt.outcome, attempt.error_kind = "error", error_kind
+        self._finished(attempt)
+
+    def _started(self, attempt: Attempt) -> None:
+        for observer in self.observers:
+            observer.attempt_started(attempt.backend, attempt.tier)
+
+    def _finished(self, attempt: Attempt) -> None:
+        for observer in self.observers:
+            observer.attempt_finished(
+                attempt.backend, attempt.tier, attempt.outcome, attempt.error_kind
+            )
+
+
+async def _first_event(committed: Committed, name: str) -> None:
+    """Read until the first data event; an error, garbage or an early end falls back."""
+    reply = committed.reply
+    assert reply.stream is not None
+    committed.pieces = reply.stream
+    try:
+        async for piece in reply.stream:
+            for event, data in committed.events.feed(piece):
+                committed.first_events.append((event, data))
+                if data is not None:
+                    _check_first(data, name)
+                    return
+    except UpstreamError:
+        await reply.close()
+        raise
+    except Exception as exc:  # httpx transport errors while reading the stream
+        await reply.close()
+        raise Unreachable(
+            f"{name}: stream broke before the first event ({type(exc).__name__})", backend=name
+        ) from None
+    await reply.close()
+    raise ServerError(f"{name}: stream ended before any event", backend=name)
+
+
+def _check_first(data: bytes, name: str) -> None:
+    if data == DONE:
+        return
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
+    if isinstance(obj, dict) and "error" in obj:
+        raise ServerError(f"{name}: error event before the first token", backend=name)
+
+
+def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Malformed(f"{name}: the reply is not JSON", backend=name) from None
+    if not isinstance(obj, dict):
+        raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
+    return obj
+
+
+def _short_retry_after(error: UpstreamError, limit: float) -> bool:
+    return (
+        isinstance(error, RateLimited)
+        and error.retry_after is not None
+        and error.retry_after <= limit
+    )
+
+
+def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
+    """The first error that carries an upstream verdict, else the first error."""
+    for error in errors:
+        if not isinstance(error, Unreachable | Timeout):
+            return error
+    return errors[0]

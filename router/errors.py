@@ -1,0 +1,169 @@
+"""The error tree: every failure the router can report, with its HTTP status and OpenAI shape.
+
+    RouterError                      an error the router answers with (status, type, code)
+    ├── BadRequest                   400  invalid_request_error   the client's body is wrong
+    │   └── BodyTooLarge             413
+    ├── Unauthorized                 401  invalid_api_key
+    ├── Forbidden                    403
+    ├── NotFound                     404  model_not_found / not_found
+    ├── NoBackendAvailable           503  every backend of the plan was skipped
+    └── UpstreamError                an attempt failed; `kind` drives fallback
+        ├── Unreachable              502  connect refused / reset
+        ├── Timeout                  504  connect, first token, stall or total deadline
+        ├── RateLimited              429  carries retry_after
+        ├── Overloaded               503
+        ├── ServerError              502  other 5xx
+        ├── Malformed                502  a reply that is not what the API promises
+        ├── ContextTooLong           400  context_length_exceeded
+        └── Rejected                 4xx  passed through faithfully, never retried
+
+Fallback is decided by `UpstreamError.retryable`, never by matching message strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+class RouterError(Exception):
+    status = 500
+    type = "server_error"
+    code: str | None = None
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
+
+    def json(self) -> bytes:
+        return orjson.dumps(self.body())
+
+
+class BadRequest(RouterError):
+    status = 400
+    type = "invalid_request_error"
+
+
+class BodyTooLarge(BadRequest):
+    status = 413
+    code = "request_too_large"
+
+
+class Unauthorized(RouterError):
+    status = 401
+    type = "invalid_request_error"
+    code = "invalid_api_key"
+
+
+class Forbidden(RouterError):
+    status = 403
+    type = "permission_error"
+    code = "forbidden"
+
+
+class NotFound(RouterError):
+    status = 404
+    type = "invalid_request_error"
+    code = "model_not_found"
+
+
+class NoBackendAvailable(RouterError):
+    status = 503
+    type = "service_unavailable"
+    code = "no_backend_available"
+
+
+class UpstreamError(RouterError):
+    """An attempt failed. `kind` is the closed name the ledger and metrics use."""
+
+    kind = "server_error"
+    retryable = True
+    type = "upstream_error"
+
+    def __init__(self, message: str, *, backend: str = "", param: str | None = None) -> None:
+        super().__init__(message, param=param)
+        self.backend = backend
+
+
+class Unreachable(UpstreamError):
+    status = 502
+    kind = "unreachable"
+    code = "upstream_unreachable"
+
+
+class Timeout(UpstreamError):
+    status = 504
+    kind = "timeout"
+    code = "upstream_timeout"
+
+    def __init__(self, message: str, *, backend: str = "", kind: str = "timeout") -> None:
+        super().__init__(message, backend=backend)
+        self.kind = kind  # timeout | first_token_timeout | stall
+
+
+class RateLimited(UpstreamError):
+    status = 429
+    kind = "rate_limited"
+    type = "rate_limit_error"
+    code = "rate_limit_exceeded"
+
+    def __init__(self, message: str, *, backend: str = "", retry_after: float | None = None):
+        super().__init__(message, backend=backend)
+        self.retry_after = retry_after
+
+
+class Overloaded(UpstreamError):
+    status = 503
+    kind = "overloaded"
+    code = "upstream_overloaded"
+
+
+class ServerError(UpstreamError):
+    status = 502
+    kind = "server_error"
+    code = "upstream_error"
+
+
+class Malformed(UpstreamError):
+    status = 502
+    kind = "malformed"
+    code = "upstream_malformed"
+
+
+class ContextTooLong(UpstreamError):
+    status = 400
+    kind = "context_too_long"
+    type = "invalid_request_error"
+    code = "context_length_exceeded"
+
+
+class Rejected(UpstreamError):
+    """An upstream 4xx that is the client's problem: passed through, never retried."""
+
+    kind = "rejected"
+    retryable = False
+
+    def __init__(self, message: str, *, backend: str, status: int, upstream: dict[str, Any]):
+        super().__init__(message, backend=backend)
+        self.status = status
+        self.upstream = upstream
+
+    def body(self) -> dict[str, Any]:
+        return self.upstream
+
+
+def stream_error_event(error: RouterError) -> bytes:
+    """The in-band SSE event that ends a committed stream honestly (the SDK raises on it)."""
+    return b"data: " + error.json() + b"\n\n"

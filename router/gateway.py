@@ -1,0 +1,218 @@
+"""The gateway: one request's life from parsed body to finished record.
+
+It joins the pure core (classify, plan) to the edges (dispatch, relay, sinks). The HTTP
+endpoints stay thin: they read bytes and headers and render what the gateway returns.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import classifier
+from classifier.intent import Intent
+from router import request as req
+from router.auth import Caller
+from router.backends.base import Backend
+from router.config import Config
+from router.dispatch import Call, Committed, Dispatcher
+from router.errors import NotFound, RouterError
+from router.policy import BackendState, Demand, Target, plan, resolve_target
+from router.record import Api, Record, Usage
+from router.relay import Tally, usage_of
+
+FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
+
+
+class Sink(Protocol):
+    """Receives each finished record once (ledger, metrics, shadow)."""
+
+    def record_finished(self, record: Record) -> None: ...
+
+
+class Pricing(Protocol):
+    def price(self, record: Record) -> tuple[float, float]: ...
+
+
+class States(Protocol):
+    def states(self) -> Mapping[str, BackendState]: ...
+
+    def sticky(self, conversation: str) -> str | None: ...
+
+
+class NoStates:
+    """Before health tracking exists every backend is presumed fine."""
+
+    def states(self) -> Mapping[str, BackendState]:
+        return {}
+
+    def sticky(self, conversation: str) -> str | None:
+        return None
+
+
+class Gateway:
+    def __init__(
+        self,
+        config: Config,
+        backends: Mapping[str, Backend],
+        dispatcher: Dispatcher,
+        states: States | None = None,
+        sinks: Sequence[Sink] = (),
+        pricing: Pricing | None = None,
+    ) -> None:
+        self.config = config
+        self.backends = backends
+        self.dispatcher = dispatcher
+        self.state_source: States = states or NoStates()
+        self.sinks = list(sinks)
+        self.pricing = pricing
+
+    def prepare(
+        self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
+    ) -> Call:
+        """Validate, classify and plan. Raises a `RouterError` for the client to see."""
+        req.validate(api, body)
+        target = self._target(body, headers)
+        intent = self._classify(api, body, target)
+        conversation = req.conversation_key(body, headers)
+        private = caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
+        demand = Demand(
+            api=api,
+            prompt_tokens=req.estimate_prompt_tokens(api, body),
+            max_tokens=req.max_tokens_of(body),
+            private=private,
+            sticky_backend=self.state_source.sticky(conversation)
+            if target.mode == "auto"
+            else None,
+        )
+        the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
+        stream = bool(body.get("stream"))
+        record = Record(
+            request_id=headers.get("x-request-id") or uuid.uuid4().hex,
+            started_at=time.time(),
+            api=api,
+            caller=caller.name,
+            requested_model=str(body.get("model"))[:200],
+            intent=intent.label,
+            confidence=round(intent.confidence, 4),
+            intent_source=intent.source,
+            route=the_plan.route,
+            stream=stream,
+            conversation=conversation,
+            private=private,
+        )
+        wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if stream and api in ("chat", "completions") and not wants_usage:
+            body = {
+                **body,
+                "stream_options": {**(body.get("stream_options") or {}), "include_usage": True},
+            }
+        forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
+        return Call(api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage)
+
+    def explain(
+        self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
+    ) -> dict[str, Any]:
+        call = self.prepare(api, body, caller, headers)
+        return {
+            "intent": {
+                "label": call.plan.intent.label,
+                "confidence": call.plan.intent.confidence,
+                "source": call.plan.intent.source,
+            },
+            "classifier": _explain_intent(body),
+            "mode": call.plan.target.mode,
+            "route": call.plan.route,
+            "backends": [{"backend": s.backend, "reason": s.reason} for s in call.plan.steps],
+            "skipped": [{"backend": s.backend, "reason": s.reason} for s in call.plan.skipped],
+            "private": call.record.private,
+        }
+
+    async def dispatch(self, call: Call) -> Committed:
+        try:
+            committed = await self.dispatcher.execute(call)
+        except RouterError as error:
+            self.fail(call, error)
+            raise
+        settings = committed.backend.settings
+        call.record.backend, call.record.tier = settings.name, settings.tier
+        call.record.served_model = settings.model
+        if call.stream:
+            call.record.ttft_s = time.monotonic() - call.started
+        return committed
+
+    def finish_whole(self, call: Call, committed: Committed) -> None:
+        """A non-streamed reply was sent in full."""
+        self.dispatcher.finish_attempt(committed)
+        tally = Tally()
+        if committed.parsed is not None:
+            tally.see(committed.parsed)
+        call.record.ttft_s = time.monotonic() - call.started
+        self.finish(call, tally)
+
+    def fail(self, call: Call, error: RouterError) -> None:
+        record = call.record
+        record.status = error.status
+        record.outcome = (
+            "client_error"
+            if 400 <= error.status < 500 and not _is_upstream(error)
+            else "upstream_error"
+        )
+        record.error_kind = getattr(error, "kind", None) or error.code
+        self.finish(call, Tally())
+
+    def finish(self, call: Call, tally: Tally) -> None:
+        """Complete the record and hand it to every sink, exactly once."""
+        record = call.record
+        record.ended_at = time.time()
+        record.duration_s = time.monotonic() - call.started
+        usage = usage_of(call.api, tally.usage)
+        if usage is None and record.backend:
+            usage = Usage(
+                prompt_tokens=req.estimate_prompt_tokens(call.api, call.body),
+                completion_tokens=req.estimate_tokens(tally.output_chars),
+                estimated=True,
+            )
+        record.usage = usage or Usage()
+        if tally.keep_text:
+            record.completion_text = "".join(tally.text)
+        if self.pricing is not None and record.backend:
+            record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
+        for sink in self.sinks:
+            sink.record_finished(record)
+
+    def _target(self, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
+        forced = headers.get("x-smf-route") if self.config.auth.allow_route_header else None
+        model = forced or body["model"]
+        target = resolve_target(model, self.config)
+        if target is None:
+            known = ", ".join(
+                ["auto", *self.config.routes, *(b.name for b in self.config.backends)]
+            )
+            raise NotFound(
+                f"The model '{model[:100]}' does not exist here; use one of: {known}", param="model"
+            )
+        return target
+
+    def _classify(self, api: Api, body: dict[str, Any], target: Target) -> Intent:
+        if target.mode == "route" and target.name in classifier.INTENTS:
+            return Intent(target.name, 1.0, "forced")  # type: ignore[arg-type,unused-ignore]
+        chat = (
+            body
+            if api == "chat"
+            else {"messages": [{"role": "user", "content": str(body.get("prompt", ""))}]}
+        )
+        return classifier.classify(chat)
+
+
+def _explain_intent(body: dict[str, Any]) -> Any:
+    explain = getattr(classifier, "explain", None)
+    return explain(body) if explain else None
+
+
+def _is_upstream(error: RouterError) -> bool:
+    from router.errors import UpstreamError
+
+    return isinstance(error, UpstreamError)

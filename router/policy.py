@@ -1,0 +1,144 @@
+"""The routing decision: a pure function from request facts and backend states to a `Plan`.
+
+No I/O here. Dispatch executes the plan; explain shows it without sending anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from classifier.intent import Intent
+from router.config import Config
+from router.record import Api
+
+Mode = Literal["auto", "route", "backend"]
+Circuit = Literal["closed", "open", "half_open"]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What the client asked for: classify (`auto`), a named route, or one backend."""
+
+    mode: Mode
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """The facts of one request that routing depends on."""
+
+    api: Api = "chat"
+    prompt_tokens: int = 0
+    max_tokens: int | None = None
+    private: bool = False
+    sticky_backend: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BackendState:
+    """What is known about a backend right now (health, capacity, quality)."""
+
+    circuit: Circuit = "closed"
+    saturated: bool = False
+    context_window: int | None = None
+    gated_intents: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    backend: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    intent: Intent
+    target: Target
+    route: str
+    steps: tuple[Step, ...]
+    skipped: tuple[Step, ...] = field(default=())
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        return tuple(step.backend for step in self.steps)
+
+
+def resolve_target(model: str, config: Config) -> Target | None:
+    """Map the request's `model` to a mode; None when the name means nothing here."""
+    name = config.aliases.get(model, model)
+    if name == "auto":
+        return Target("auto")
+    if name in config.routes:
+        return Target("route", name)
+    if any(b.name == name for b in config.backends):
+        return Target("backend", name)
+    return None
+
+
+def route_for(intent: Intent, target: Target, config: Config) -> str:
+    if target.mode != "auto":
+        return target.name
+    if intent.confidence < config.classifier.min_confidence:
+        return config.classifier.default_route
+    return intent.label
+
+
+def plan(
+    intent: Intent,
+    target: Target,
+    demand: Demand,
+    states: Mapping[str, BackendState],
+    config: Config,
+) -> Plan:
+    """Order the route's backends for this request, skipping those that cannot serve it."""
+    route = route_for(intent, target, config)
+    members = [target.name] if target.mode == "backend" else list(config.routes[route])
+    first_reason = "forced" if target.mode != "auto" else "route"
+    steps: list[Step] = []
+    overflow: list[Step] = []
+    skipped: list[Step] = []
+    for position, name in enumerate(members):
+        state = states.get(name, BackendState())
+        why_not = _unfit(name, intent, target, demand, state, config)
+        if why_not:
+            skipped.append(Step(name, why_not))
+            continue
+        step = Step(name, first_reason if position == 0 else "fallback")
+        (overflow if state.saturated else steps).append(step)
+    if overflow and steps:
+        overflow = [Step(s.backend, "overflow_last") for s in overflow]
+        steps = [Step(s.backend, "overflow" if s.reason == "fallback" else s.reason) for s in steps]
+    ordered = _sticky_first(steps + overflow, demand.sticky_backend)
+    return Plan(intent, target, route, tuple(ordered), tuple(skipped))
+
+
+def _unfit(
+    name: str,
+    intent: Intent,
+    target: Target,
+    demand: Demand,
+    state: BackendState,
+    config: Config,
+) -> str | None:
+    backend = config.backend(name)
+    if demand.private and backend.tier != "local":
+        return "private"
+    if demand.api not in backend.apis and not (demand.api == "chat" and backend.kind == "litellm"):
+        return "api_unsupported"
+    if state.circuit == "open":
+        return "circuit_open"
+    window = state.context_window or backend.context_window
+    if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
+        return "context_window"
+    if target.mode == "auto" and intent.label in state.gated_intents:
+        return "quality_gate"
+    return None
+
+
+def _sticky_first(steps: list[Step], sticky: str | None) -> list[Step]:
+    for index, step in enumerate(steps):
+        if step.backend == sticky and index > 0:
+            return [Step(sticky, "sticky"), *steps[:index], *steps[index + 1 :]]
+    return steps

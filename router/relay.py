@@ -1,0 +1,176 @@
+"""Relaying a committed stream to the client, and accounting for what passed through.
+
+Whole events are forwarded as the upstream framed them. The relay watches each one for
+usage, finish reasons and errors; it strips the usage chunk again when only the router
+asked for it, and ends a broken stream with an in-band error event — never with a
+truncated answer that looks complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from router.dispatch import Call, Committed, Dispatcher
+from router.errors import (
+    Malformed,
+    ServerError,
+    Timeout,
+    Unreachable,
+    UpstreamError,
+    stream_error_event,
+)
+from router.record import Usage
+from router.sse import DONE, event
+
+
+@dataclass(slots=True)
+class Tally:
+    """What the relay learned from the events it saw."""
+
+    usage: dict[str, Any] | None = None
+    finish_reasons: list[str] = field(default_factory=list)
+    output_chars: int = 0
+    text: list[str] = field(default_factory=list)
+    keep_text: bool = False
+    done: bool = False
+
+    def see(self, obj: dict[str, Any]) -> None:
+        usage = obj.get("usage")
+        if usage:
+            self.usage = usage
+        for choice in obj.get("choices") or ():
+            delta = choice.get("delta") or choice.get("message") or {}
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if piece is None:
+                piece = choice.get("text")
+            if isinstance(piece, str):
+                self.output_chars += len(piece)
+                if self.keep_text:
+                    self.text.append(piece)
+            if isinstance(delta, dict) and delta.get("tool_calls"):
+                self.output_chars += len(orjson.dumps(delta["tool_calls"]))
+            reason = choice.get("finish_reason")
+            if reason:
+                self.finish_reasons.append(reason)
+
+
+Finish = Callable[[Call, Tally], None]
+
+
+async def relay(
+    call: Call,
+    committed: Committed,
+    dispatcher: Dispatcher,
+    finish: Finish,
+    keep_text: bool = False,
+) -> AsyncIterator[bytes]:
+    """Yield the client's stream; always hands the record to `finish` exactly once."""
+    tally = Tally(keep_text=keep_text)
+    error_kind: str | None = None
+    record = call.record
+    try:
+        for raw, data in committed.first_events:
+            out = _inspect(raw, data, call, tally)
+            if out:
+                yield out
+        if not tally.done:
+            async for out in _rest(call, committed, tally):
+                yield out
+    except UpstreamError as error:
+        error_kind = error.kind
+        record.outcome, record.error_kind, record.status = (
+            "upstream_error",
+            error.kind,
+            error.status,
+        )
+        yield stream_error_event(error)
+    except (asyncio.CancelledError, GeneratorExit):
+        record.outcome, error_kind = "cancelled", "cancelled"
+        raise
+    finally:
+        await committed.reply.close()
+        dispatcher.finish_attempt(committed, error_kind)
+        finish(call, tally)
+
+
+async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator[bytes]:
+    name = committed.backend.settings.name
+    idle = committed.backend.settings.timeouts.idle_s
+    pieces = committed.pieces
+    assert pieces is not None
+    iterator = pieces.__aiter__()
+    while True:
+        wait = min(idle, committed.deadline - time.monotonic())
+        if wait <= 0:
+            raise Timeout(f"{name}: total time limit reached mid-stream", backend=name)
+        try:
+            async with asyncio.timeout(wait):
+                piece = await iterator.__anext__()
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise Timeout(
+                f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
+            ) from None
+        except Exception as exc:  # transport errors from httpx or a litellm stream
+            raise Unreachable(
+                f"{name}: stream broke ({type(exc).__name__})", backend=name
+            ) from None
+        for raw, data in committed.events.feed(piece):
+            out = _inspect(raw, data, call, tally)
+            if out:
+                yield out
+            if tally.done:
+                return
+    # The upstream closed without [DONE]: complete if the answer was finished, else cut.
+    if committed.events.rest().strip() or not tally.finish_reasons:
+        raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
+    yield event(DONE)
+
+
+def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
+    """The bytes to forward for one event (b"" to drop it); marks the tally done at [DONE]."""
+    if data is None:
+        return raw  # comments and keep-alives pass through
+    if data == DONE:
+        tally.done = True
+        return raw
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise Malformed("upstream sent an event that is not JSON", backend="") from None
+    if not isinstance(obj, dict):
+        raise Malformed("upstream sent an event that is not a JSON object", backend="")
+    if "error" in obj:
+        raise ServerError(_message(obj), backend="")
+    tally.see(obj)
+    if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
+        return b""
+    return raw
+
+
+def _message(obj: dict[str, Any]) -> str:
+    error = obj.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or "upstream error mid-stream")
+    return str(error or "upstream error mid-stream")
+
+
+def usage_of(api: str, usage: dict[str, Any] | None) -> Usage | None:
+    """Chat/completions usage → normalised `Usage` (None when the upstream gave none)."""
+    if not usage:
+        return None
+    prompt_details = usage.get("prompt_tokens_details") or {}
+    completion_details = usage.get("completion_tokens_details") or {}
+    return Usage(
+        prompt_tokens=int(usage.get("prompt_tokens") or usage.get("input_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or usage.get("output_tokens") or 0),
+        cached_tokens=int(prompt_details.get("cached_tokens") or 0),
+        reasoning_tokens=int(completion_details.get("reasoning_tokens") or 0),
+    )

@@ -1,0 +1,122 @@
+"""Reading a client request: only what the router itself needs, checked with clear errors.
+
+The rest of the body is the backend's business and passes through untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+from router.errors import BadRequest
+from router.record import Api
+
+_CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
+
+
+def parse_json(raw: bytes) -> dict[str, Any]:
+    if not raw:
+        raise BadRequest("the request body is empty; send a JSON object")
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"the request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+def validate(api: Api, body: dict[str, Any]) -> None:
+    """Check the fields the router reads; raise `BadRequest` naming the field."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequest("'model' is required and must be a non-empty string", param="model")
+    if "stream" in body and not isinstance(body["stream"], bool):
+        raise BadRequest("'stream' must be a boolean", param="stream")
+    max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+    if max_tokens is not None and (
+        not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+    ):
+        raise BadRequest("'max_tokens' must be a positive integer", param="max_tokens")
+    options = body.get("stream_options")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest("'stream_options' must be an object", param="stream_options")
+    if api == "chat":
+        _validate_messages(body.get("messages"))
+    elif api == "completions" and not isinstance(body.get("prompt"), str | list):
+        raise BadRequest("'prompt' is required and must be a string or a list", param="prompt")
+
+
+def _validate_messages(messages: Any) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("'messages' must be a non-empty array", param="messages")
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise BadRequest(f"'messages[{index}]' must be an object", param=f"messages[{index}]")
+        if not isinstance(message.get("role"), str):
+            raise BadRequest(
+                f"'messages[{index}].role' must be a string", param=f"messages[{index}].role"
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise BadRequest(
+                f"'messages[{index}].content' must be a string, an array of parts or null",
+                param=f"messages[{index}].content",
+            )
+
+
+def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
+    """Count characters of the text parts, not a JSON dump: cheap even for 200k tokens."""
+    chars = 0
+    if api == "completions":
+        prompt = body.get("prompt")
+        chars = len(prompt) if isinstance(prompt, str) else sum(len(str(p)) for p in prompt or ())
+        return chars // _CHARS_PER_TOKEN + 1
+    for message in body.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    chars += len(part["text"])
+        chars += 16  # role and framing
+    if body.get("tools"):
+        chars += len(orjson.dumps(body["tools"]))
+    return chars // _CHARS_PER_TOKEN + 1
+
+
+def estimate_tokens(chars: int) -> int:
+    return (chars + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
+
+
+def max_tokens_of(body: dict[str, Any]) -> int | None:
+    value = body.get("max_tokens", body.get("max_completion_tokens"))
+    return value if isinstance(value, int) else None
+
+
+def conversation_key(body: dict[str, Any], headers: Any) -> str:
+    """A stable, non-reversible key for the conversation (never the text itself)."""
+    explicit = (
+        headers.get("x-claude-code-session-id")
+        or body.get("prompt_cache_key")
+        or (body.get("user") if isinstance(body.get("user"), str) else None)
+    )
+    if explicit:
+        return hashlib.blake2b(str(explicit).encode(), digest_size=8).hexdigest()
+    digest = hashlib.blake2b(digest_size=8)
+    seen_user = False
+    for message in body.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role in ("system", "developer") or (role == "user" and not seen_user):
+            digest.update(str(message.get("content"))[:2048].encode(errors="replace"))
+            seen_user = seen_user or role == "user"
+        if seen_user:
+            break
+    return digest.hexdigest()

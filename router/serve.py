@@ -1,0 +1,81 @@
+"""Running the router under uvicorn, with demo simulators when nothing is configured.
+
+SIGTERM: uvicorn stops accepting, lets in-flight requests and streams finish for up to
+`server.drain_s`, then the lifespan closes backends and flushes the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+
+import uvicorn
+
+from router import default_config
+from router.app import create_app
+from router.config import Config
+from router.logs import configure as configure_logging
+
+log = logging.getLogger("smf_router")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def run(config: Config | None, demo: bool, host: str, port: int) -> None:
+    asyncio.run(_serve(config, demo, host, port))
+
+
+async def _serve(config: Config | None, demo: bool, host: str, port: int) -> None:
+    simulators: list[asyncio.Task[None]] = []
+    if demo:
+        config, simulators = await _start_demo_backends()
+    assert config is not None
+    configure_logging(config.server.log_level)
+    if demo:
+        log.warning(
+            "DEMO MODE: no backends configured; both 'local' and 'cloud' are the built-in "
+            "SIMULATOR (%s, %s). Answers are fake. Configure backends with --config or "
+            "SMF_LOCAL_URL / SMF_CLOUD_MODEL to route real traffic.",
+            config.backend("local").base_url,
+            config.backend("cloud").base_url,
+        )
+    app = create_app(config)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=int(config.server.drain_s) or None,
+            lifespan="on",
+        )
+    )
+    log.info("smf-router listening on http://%s:%d/v1", host, port)
+    try:
+        await server.serve()
+    finally:
+        for task in simulators:
+            task.cancel()
+
+
+async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
+    from router.simulator import SimSettings, serve
+
+    ports = free_port(), free_port()
+    tasks = [
+        asyncio.create_task(
+            serve(SimSettings(profile="vllm", model=default_config.LAGUNA), "127.0.0.1", ports[0])
+        ),
+        asyncio.create_task(
+            serve(SimSettings(profile="cloud", model="gpt-4o"), "127.0.0.1", ports[1])
+        ),
+    ]
+    await asyncio.sleep(0.05)
+    urls = [f"http://127.0.0.1:{p}/v1" for p in ports]
+    return default_config.demo(*urls), tasks

@@ -1,0 +1,52 @@
+"""Server-sent events, incrementally: split an upstream byte stream into whole events.
+
+Bytes arrive in arbitrary pieces; the relay must only forward, inspect or strip whole
+events, so a usage chunk or a malformed line is never half-forwarded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+DONE = b"[DONE]"
+
+
+class EventBuffer:
+    """Feed raw bytes, get back complete events as (raw_event_bytes, data_payload)."""
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, piece: bytes) -> Iterator[tuple[bytes, bytes | None]]:
+        buffer = self._buffer + piece
+        if b"\r" in buffer:
+            buffer = buffer.replace(b"\r\n", b"\n")
+        while True:
+            end = buffer.find(b"\n\n")
+            if end < 0:
+                break
+            event, buffer = buffer[: end + 2], buffer[end + 2 :]
+            yield event, data_of(event)
+        self._buffer = buffer
+
+    def rest(self) -> bytes:
+        """Whatever arrived after the last complete event (a cut stream leaves some)."""
+        rest, self._buffer = self._buffer, b""
+        return rest
+
+
+def data_of(event: bytes) -> bytes | None:
+    """The joined `data:` payload of one event, or None for comment-only events."""
+    parts = []
+    for line in event.split(b"\n"):
+        if line.startswith(b"data:"):
+            parts.append(line[5:].lstrip(b" "))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else b"\n".join(parts)
+
+
+def event(payload: bytes) -> bytes:
+    return b"data: " + payload + b"\n\n"

@@ -1,0 +1,104 @@
+"""Turning an upstream HTTP error reply into a typed `UpstreamError`.
+
+vLLM answers with `{"error": {"message", "type", "param", "code": 400}}` (integer code),
+OpenAI with string codes, Anthropic with `{"type": "error", "error": {...}}`. The context
+length error is recognised the way clients and litellm do it: the lower-cased substring
+"maximum context length" or the code `context_length_exceeded` (see FACTS.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.errors import (
+    ContextTooLong,
+    Overloaded,
+    RateLimited,
+    Rejected,
+    ServerError,
+    UpstreamError,
+)
+
+_CONTEXT_MARKERS = (
+    "maximum context length",
+    "context_length_exceeded",
+    "prompt is too long",
+    "input is too long",
+)
+
+
+def parse_body(raw: bytes) -> dict[str, Any]:
+    try:
+        data = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        return {"error": {"message": raw[:500].decode(errors="replace")}}
+    return data if isinstance(data, dict) else {"error": {"message": str(data)[:500]}}
+
+
+def error_message(body: dict[str, Any]) -> str:
+    error = body.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or error.get("type") or "upstream error")
+    if isinstance(error, str):
+        return error
+    return str(body.get("message") or body.get("detail") or "upstream error")
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds form only)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value:
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def is_context_error(body: dict[str, Any]) -> bool:
+    error = body.get("error")
+    text = orjson.dumps(error).decode().lower() if error is not None else ""
+    return any(marker in text for marker in _CONTEXT_MARKERS)
+
+
+def classify_error(status: int, raw: bytes, headers: Any, backend: str) -> UpstreamError:
+    body = parse_body(raw)
+    message = error_message(body)
+    if status == 429:
+        return RateLimited(message, backend=backend, retry_after=retry_after(headers))
+    if status == 503:
+        return Overloaded(message, backend=backend)
+    if status >= 500:
+        error = ServerError(message, backend=backend)
+        error.status = 502
+        return error
+    if status in (400, 413) and is_context_error(body):
+        return ContextTooLong(message, backend=backend, param="messages")
+    if status == 408:
+        return ServerError(message, backend=backend)
+    return Rejected(message, backend=backend, status=status, upstream=_openai_shaped(body, status))
+
+
+def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:
+    """Keep the upstream's error but make sure OpenAI clients can read it."""
+    error = body.get("error")
+    if isinstance(error, dict) and "message" in error:
+        if isinstance(error.get("code"), int):  # vLLM puts the HTTP status here
+            return {"error": {**error, "code": None}}
+        return body
+    return {
+        "error": {
+            "message": error_message(body),
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    }

@@ -1,0 +1,83 @@
+"""Config loading: interpolation, validation, and errors that name the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from router.config import ConfigError, hash_key, load, masked
+
+GOOD = """
+backends:
+  - name: local
+    tier: local
+    base_url: http://127.0.0.1:8888/v1
+    model: ${LOCAL_MODEL:-laguna}
+  - name: cloud
+    tier: cloud
+    base_url: https://api.example.com/v1
+    model: gpt-4o
+    api_key_env: CLOUD_KEY
+auth:
+  keys:
+    - name: alice
+      sha256: "%s"
+""" % hash_key("sk-alice")
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "router.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_loads_with_env_defaults_and_default_routes(tmp_path: Path) -> None:
+    config = load(write(tmp_path, GOOD), env={})
+    assert config.backend("local").model == "laguna"
+    assert config.routes["coding"] == ["local", "cloud"]
+    assert config.routes["math"] == ["cloud", "local"]
+
+
+def test_env_interpolation(tmp_path: Path) -> None:
+    config = load(write(tmp_path, GOOD), env={"LOCAL_MODEL": "qwen"})
+    assert config.backend("local").model == "qwen"
+
+
+def test_unset_variable_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("gpt-4o", "${CLOUD_MODEL}"))
+    with pytest.raises(ConfigError, match=r"router\.yaml.*CLOUD_MODEL"):
+        load(path, env={})
+
+
+def test_unknown_field_names_field_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("    model: gpt-4o", "    model: gpt-4o\n    modle: typo"))
+    with pytest.raises(ConfigError) as info:
+        load(path, env={})
+    message = str(info.value)
+    assert "router.yaml" in message and "backends.1.modle" in message and "line 11" in message
+
+
+def test_route_to_unknown_backend_is_rejected(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + "routes:\n  coding: [gpu]\n")
+    with pytest.raises(ConfigError, match=r"routes\.coding: unknown backend 'gpu'"):
+        load(path, env={})
+
+
+def test_wrong_type_names_the_field(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("tier: local", "tier: attic"))
+    with pytest.raises(ConfigError, match=r"backends\.0\.tier"):
+        load(path, env={})
+
+
+def test_invalid_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load(write(tmp_path, "backends: [\n"), env={})
+
+
+def test_masked_config_holds_no_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLOUD_KEY", "sk-very-secret")
+    config = load(write(tmp_path, GOOD), env={})
+    text = repr(masked(config))
+    assert "sk-very-secret" not in text and hash_key("sk-alice") not in text
+    assert masked(config)["backends"][1]["api_key"] == "set"
