@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Capture exactly what a running vLLM server sends, byte for byte, as test fixtures.
+
+Usage: .venv/bin/python scripts/vllm-cpu/capture.py BASE_URL OUT_DIR [MODEL]
+(BASE_URL on 127.0.0.1, e.g. one started by scripts/vllm-cpu/serve.sh; MODEL default `tiny`).
+Each case becomes OUT_DIR/<name>.json: the request, the status, every response header, and
+the body as raw text (`body_raw`), plus the parsed JSON (`body`) or the SSE data lines
+(`events`). The simulator and the router are checked against these files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+USER = [{"role": "user", "content": "What is the weather like in Paris today?"}]
+LONG = [{"role": "user", "content": " ".join(["weather"] * 700)}]  # > 512 tokens
+MID = [{"role": "user", "content": " ".join(["weather"] * 400)}]  # < 512, + max_tokens > 512
+NAMED = {"type": "function", "function": {"name": "get_weather"}}
+
+
+def chat(model: str, **kw: Any) -> dict[str, Any]:
+    return {"model": model, "messages": USER, "temperature": 0, **kw}
+
+
+def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
+    """name -> (method, path, body). Bodies use ignore_eos so lengths are exact."""
+    exact = {"max_tokens": 5, "ignore_eos": True}
+    stream = {"stream": True, "stream_options": {"include_usage": True}}
+    return {
+        "health": ("GET", "/health", None),
+        "models": ("GET", "/v1/models", None),
+        "version": ("GET", "/version", None),
+        "chat": ("POST", "/v1/chat/completions", chat(model, **exact)),
+        "chat_stream_usage": ("POST", "/v1/chat/completions", chat(model, **exact, **stream)),
+        "chat_stream_plain": (
+            "POST", "/v1/chat/completions", chat(model, **exact, stream=True),
+        ),
+        "chat_finish_length_window": (
+            "POST", "/v1/chat/completions",
+            {"model": model, "messages": MID, "max_tokens": 200, "ignore_eos": True},
+        ),
+        "chat_n2": ("POST", "/v1/chat/completions", chat(model, **exact, n=2, seed=1)),
+        "chat_extras": (
+            "POST", "/v1/chat/completions",
+            chat(model, **exact, chat_template_kwargs={"enable_thinking": False},
+                 top_k=1, repetition_penalty=1.0, not_a_field="x"),
+        ),
+        "tool_named": (
+            "POST", "/v1/chat/completions",
+            chat(model, max_tokens=40, tools=[TOOL], tool_choice=NAMED),
+        ),
+        "tool_named_stream": (
+            "POST", "/v1/chat/completions",
+            chat(model, max_tokens=40, tools=[TOOL], tool_choice=NAMED, **stream),
+        ),
+        "completions": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello", "temperature": 0, **exact},
+        ),
+        "completions_stream": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello", "temperature": 0, **exact, **stream},
+        ),
+        "error_context_length": (
+            "POST", "/v1/chat/completions", {"model": model, "messages": LONG, "max_tokens": 8},
+        ),
+        "error_context_length_stream": (
+            "POST", "/v1/chat/completions",
+            {"model": model, "messages": LONG, "max_tokens": 8, **stream},
+        ),
+        "error_max_tokens_too_large": ("POST", "/v1/chat/completions", chat(model, max_tokens=600)),
+        "error_unknown_model": ("POST", "/v1/chat/completions", chat("nope", max_tokens=5)),
+        "error_missing_messages": ("POST", "/v1/chat/completions", {"model": model}),
+        "error_bad_temperature": (
+            "POST", "/v1/chat/completions", chat(model, max_tokens=5, temperature=-1),
+        ),
+        "error_invalid_json": ("POST", "/v1/chat/completions", None),
+        "responses": (
+            "POST", "/v1/responses",
+            {"model": model, "input": "Hello", "max_output_tokens": 5, "temperature": 0},
+        ),
+        "responses_stream": (
+            "POST", "/v1/responses",
+            {"model": model, "input": "Hello", "max_output_tokens": 5, "temperature": 0,
+             "stream": True},
+        ),
+        "messages": (
+            "POST", "/v1/messages",
+            {"model": model, "max_tokens": 5, "messages": USER, "temperature": 0},
+        ),
+        "messages_stream": (
+            "POST", "/v1/messages",
+            {"model": model, "max_tokens": 5, "messages": USER, "temperature": 0, "stream": True},
+        ),
+        "messages_count_tokens": (
+            "POST", "/v1/messages/count_tokens", {"model": model, "messages": USER},
+        ),
+        "tokenize": ("POST", "/tokenize", {"model": model, "messages": USER}),
+    }  # fmt: skip
+
+
+def sse_events(raw: str) -> list[Any]:
+    """The `data:` payloads of an SSE body, JSON-decoded where they are JSON."""
+    events: list[Any] = []
+    for line in raw.splitlines():
+        if line.startswith("data:"):
+            data = line[5:].strip()
+            try:
+                events.append(json.loads(data))
+            except json.JSONDecodeError:
+                events.append(data)
+        elif line.startswith("event:"):
+            events.append({"_event": line[6:].strip()})
+    return events
+
+
+def capture(
+    client: httpx.Client, method: str, path: str, body: dict[str, Any] | None
+) -> dict[str, Any]:
+    content = b"{not json" if body is None and method == "POST" else None
+    request = client.build_request(
+        method, path, json=body,
+        content=content, headers={"content-type": "application/json"} if content else None,
+    )  # fmt: skip
+    response = client.send(request, stream=True)
+    raw = b"".join(response.iter_raw()).decode("utf-8", "replace")
+    response.close()
+    out: dict[str, Any] = {
+        "request": {"method": method, "path": path, "body": body},
+        "status": response.status_code,
+        "headers": dict(response.headers.multi_items()),
+        "body_raw": raw,
+    }
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        out["events"] = sse_events(raw)
+    else:
+        with contextlib.suppress(json.JSONDecodeError):
+            out["body"] = json.loads(raw) if raw else None
+    return out
+
+
+def capture_metrics(client: httpx.Client) -> str:
+    """The vLLM series the router reads, verbatim (HELP/TYPE lines included)."""
+    wanted = (
+        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+        "vllm:prompt_tokens_total", "vllm:generation_tokens_total", "vllm:request_success_total",
+    )  # fmt: skip
+    text = client.get("/metrics").text
+    keep = [line for line in text.splitlines() if any(w in line for w in wanted)]
+    return "\n".join(keep) + "\n"
+
+
+def main() -> None:
+    base, out_dir = sys.argv[1], Path(sys.argv[2])
+    model = sys.argv[3] if len(sys.argv) > 3 else "tiny"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with httpx.Client(base_url=base, timeout=120) as client:
+        for name, (method, path, body) in cases(model).items():
+            result = capture(client, method, path, body)
+            (out_dir / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+            print(f"{name}: {result['status']} {len(result['body_raw'])} bytes")
+        (out_dir / "metrics.txt").write_text(capture_metrics(client))
+        names = sorted(
+            {ln.split("{")[0].split(" ")[0] for ln in client.get("/metrics").text.splitlines()
+             if ln.startswith("vllm:")}
+        )  # fmt: skip
+        (out_dir / "metrics_names.txt").write_text("\n".join(names) + "\n")
+
+
+if __name__ == "__main__":
+    main()
