@@ -1,0 +1,126 @@
+"""The ledger's CLI commands, mounted by the main CLI: `smf-router report` and `compact`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from router.config import Config, ConfigError, load
+
+app = typer.Typer(help="Usage reports and ledger maintenance.", no_args_is_help=True)
+
+
+class GroupBy(StrEnum):
+    route = "route"
+    intent = "intent"
+    backend = "backend"
+    caller = "caller"
+    day = "day"
+
+
+class Format(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    html = "html"
+
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", help="Router config (for the ledger path and local costs)."),
+]
+LedgerOption = Annotated[
+    Path | None, typer.Option("--ledger", help="Ledger directory (default: from the config).")
+]
+
+
+def _config(path: Path | None) -> Config | None:
+    path = path or (
+        Path(os.environ["SMF_ROUTER_CONFIG"]) if "SMF_ROUTER_CONFIG" in os.environ else None
+    )
+    if path is None:
+        return None
+    try:
+        return load(path)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
+def _ledger_dir(ledger: Path | None, config: Config | None) -> Path:
+    return ledger or Path(config.ledger.path if config else "./var/ledger")
+
+
+@app.command("report")
+def report_command(
+    since: Annotated[str, typer.Option(help="`30d`, `12h`, `2w` or an ISO date.")] = "30d",
+    until: Annotated[str | None, typer.Option(help="ISO date/time (exclusive).")] = None,
+    by: Annotated[GroupBy, typer.Option(help="Group rows by.")] = GroupBy.route,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.table,
+    out: Annotated[Path | None, typer.Option(help="Write to a file instead of stdout.")] = None,
+    ledger: LedgerOption = None,
+    config_path: ConfigOption = None,
+) -> None:
+    """Requests, tokens, cloud spend and offloaded dollars from the ledger."""
+    from router import report, report_html, report_render
+
+    config = _config(config_path)
+    try:
+        start = report.parse_since(since)
+        end = report.parse_since(until) if until else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    data = report.build(_ledger_dir(ledger, config), start, end, by.value, config)
+    render = {
+        Format.table: report_render.to_table,
+        Format.csv: report_render.to_csv,
+        Format.json: report_render.to_json,
+        Format.html: report_html.to_html,
+    }[fmt]
+    text = render(data)
+    if out:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {out}", err=True)
+    else:
+        sys.stdout.write(text)
+    for warning in data["warnings"] if fmt != Format.table else []:
+        typer.echo(f"warning: {warning}", err=True)
+
+
+@app.command("compact")
+def compact_command(
+    ledger: LedgerOption = None,
+    config_path: ConfigOption = None,
+    grace_hours: Annotated[
+        float, typer.Option(help="A day is closed this long after it ended.")
+    ] = 1.0,
+    retention_days: Annotated[int | None, typer.Option(help="Drop days older than this.")] = None,
+) -> None:
+    """Merge each closed day into one file, and drop days past retention."""
+    from router.ledger import compaction
+
+    config = _config(config_path)
+    directory = _ledger_dir(ledger, config)
+    now = datetime.now(UTC)
+    keep = retention_days or (config.ledger.retention_days if config else None)
+    text_keep = config.ledger.text_retention_days if config else None
+    dropped: list[str] = []
+    for table in ("records", "canary_results", "shadow_comparisons", "texts"):
+        days = text_keep if table == "texts" and text_keep else keep
+        if days:
+            dropped += [
+                f"{table}/{d}" for d in compaction.apply_retention(directory, table, days, now)
+            ]
+    result = compaction.compact(directory, now, grace_s=grace_hours * 3600)
+    typer.echo(
+        f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
+        f" dropped {len(dropped)} day partition(s)"
+    )
+    for warning in result.warnings:
+        typer.echo(f"warning: {warning}", err=True)

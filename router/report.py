@@ -1,0 +1,259 @@
+"""The usage report: requests, tokens, spend and offloaded dollars out of the ledger.
+
+`build(...)` returns a plain dict with a stable schema (documented in docs/ledger.md, version
+in `schema_version`); renderers in `router.report_render` and `router.report_html` turn it
+into a table, CSV, JSON or one offline HTML file. One scan aggregates the records into a
+small table (day × route × intent × backend × caller); everything but the latency
+percentiles is summed from that.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+from router.config import Config
+from router.ledger.query import Ledger
+from router.pricing import MONTH_S
+
+By = Literal["route", "intent", "backend", "caller", "day"]
+SCHEMA_VERSION = 1
+DAY_S = 86400.0
+
+_AGG = """
+CREATE OR REPLACE TEMP TABLE agg AS
+SELECT CAST(started_at AS DATE) AS day, route, intent, coalesce(backend, '(none)') AS backend,
+       coalesce(tier, 'none') AS tier, caller,
+       count(*) AS requests,
+       sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+       sum(cached_tokens) AS cached_tokens, sum(reasoning_tokens) AS reasoning_tokens,
+       sum(CASE WHEN tier = 'cloud' THEN cost_usd ELSE 0 END) AS cloud_usd,
+       sum(CASE WHEN tier = 'local' THEN cost_usd ELSE 0 END) AS local_usd,
+       sum(CASE WHEN tier = 'cloud' THEN cost_usd ELSE counterfactual_usd END)
+           AS counterfactual_usd,
+       sum(CASE WHEN tier = 'local' THEN counterfactual_usd - cost_usd ELSE 0 END)
+           AS offloaded_usd,
+       count(*) FILTER (WHERE tier = 'local') AS local_requests,
+       sum(CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END)
+           AS local_tokens,
+       sum(CASE WHEN tier = 'local' THEN duration_s ELSE 0 END) AS local_seconds,
+       count(*) FILTER (WHERE outcome <> 'ok') AS errors,
+       count(*) FILTER (WHERE fallbacks > 0) AS fallbacks
+FROM records WHERE started_at >= ? AND started_at < ?
+GROUP BY ALL
+"""
+
+_SUMS = """
+sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGINT,
+sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(local_usd),
+sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
+sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT
+"""
+_SUM_NAMES = [
+    "requests",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "cloud_usd",
+    "local_usd",
+    "counterfactual_usd",
+    "offloaded_usd",
+    "local_requests",
+    "local_tokens",
+    "errors",
+    "fallbacks",
+]
+
+_GROUP_COLUMN: dict[str, str] = {
+    "route": "route",
+    "intent": "intent",
+    "backend": "backend",
+    "caller": "caller",
+    "day": "CAST(day AS VARCHAR)",
+}
+
+_LATENCY = """
+SELECT backend, count(*)::BIGINT,
+       quantile_cont(ttft_s, [0.5, 0.9, 0.99]), quantile_cont(duration_s, [0.5, 0.9, 0.99])
+FROM records
+WHERE started_at >= ? AND started_at < ? AND backend IS NOT NULL AND outcome = 'ok'
+GROUP BY backend ORDER BY backend
+"""
+
+
+def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in zip(_SUM_NAMES, values, strict=True):
+        is_usd = name.endswith("_usd")
+        out[name] = round(float(value or 0), 6) if is_usd else int(value or 0)
+    n = out["requests"]
+    tokens = out["prompt_tokens"] + out["completion_tokens"]
+    out["local_share_requests"] = _ratio(out["local_requests"], n)
+    out["local_share_tokens"] = _ratio(out.pop("local_tokens"), tokens)
+    out["error_rate"] = _ratio(out.pop("errors"), n)
+    out["fallback_rate"] = _ratio(out.pop("fallbacks"), n)
+    return out
+
+
+def _ratio(part: float, whole: float) -> float:
+    return round(part / whole, 6) if whole else 0.0
+
+
+def _totals(ledger: Ledger) -> dict[str, Any]:
+    return _summary(ledger.sql(f"SELECT {_SUMS} FROM agg")[0])
+
+
+def _groups(ledger: Ledger, by: By) -> list[dict[str, Any]]:
+    column = _GROUP_COLUMN[by]
+    order = "key" if by == "day" else "2 DESC, key"
+    rows = ledger.sql(f"SELECT {column} AS key, {_SUMS} FROM agg GROUP BY key ORDER BY {order}")
+    return [{"key": row[0], **_summary(row[1:])} for row in rows]
+
+
+def _local_share(ledger: Ledger) -> list[dict[str, Any]]:
+    rows = ledger.sql(
+        "SELECT CAST(day AS VARCHAR), sum(requests)::BIGINT, sum(local_requests)::BIGINT,"
+        " sum(prompt_tokens + completion_tokens)::BIGINT, sum(local_tokens)::BIGINT"
+        " FROM agg GROUP BY day ORDER BY day"
+    )
+    return [
+        {
+            "day": day,
+            "requests": n,
+            "local_requests": local_n,
+            "share_requests": _ratio(local_n, n),
+            "tokens": tokens,
+            "local_tokens": local_tokens,
+            "share_tokens": _ratio(local_tokens, tokens),
+        }
+        for day, n, local_n, tokens, local_tokens in rows
+    ]
+
+
+def _daily(ledger: Ledger, column: str) -> list[dict[str, Any]]:
+    """Per day and route (or backend): the numbers the HTML charts draw."""
+    rows = ledger.sql(
+        f"SELECT CAST(day AS VARCHAR), {column}, sum(requests)::BIGINT,"
+        " sum(prompt_tokens + completion_tokens)::BIGINT, sum(offloaded_usd)"
+        f" FROM agg GROUP BY ALL ORDER BY 1, 2"
+    )
+    return [
+        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": round(o or 0.0, 6)}
+        for d, k, n, t, o in rows
+    ]
+
+
+def _pcts(values: list[float] | None) -> dict[str, float | None]:
+    values = values or [None, None, None]  # type: ignore[list-item]
+    return {f"p{q}": v for q, v in zip((50, 90, 99), values, strict=True)}
+
+
+def _latency(ledger: Ledger, since: datetime, until: datetime) -> list[dict[str, Any]]:
+    rows = ledger.sql(_LATENCY, [since, until])
+    return [
+        {"backend": b, "requests": n, "ttft_s": _pcts(ttft), "total_s": _pcts(total)}
+        for b, n, ttft, total in rows
+    ]
+
+
+def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, Any] | None:
+    """When savings pay back the local hardware, at the rate seen in the report window.
+
+    Savings here are offloaded dollars plus the amortisation share already charged to local
+    requests, so the hardware is not counted twice.
+    """
+    boxes = [b for b in (config.backends if config else []) if b.local_cost is not None]
+    hardware = sum(b.local_cost.hardware_usd for b in boxes if b.local_cost)
+    if not boxes or hardware <= 0:
+        return None
+    amortized = 0.0
+    for b in boxes:
+        assert b.local_cost is not None
+        seconds = ledger.sql("SELECT sum(local_seconds) FROM agg WHERE backend = ?", [b.name])
+        per_second = b.local_cost.hardware_usd / b.local_cost.amortization_months / MONTH_S
+        amortized += float(seconds[0][0] or 0.0) * per_second
+    offloaded = float(ledger.sql("SELECT sum(offloaded_usd) FROM agg")[0][0] or 0.0)
+    recovered = offloaded + amortized
+    per_day = recovered / window_days if window_days > 0 else 0.0
+    months = hardware / (per_day * MONTH_S / DAY_S) if per_day > 0 else None
+    return {
+        "hardware_usd": round(hardware, 2),
+        "recovered_usd": round(recovered, 6),
+        "savings_per_day_usd": round(per_day, 6),
+        "payback_months": round(months, 2) if months is not None else None,
+        "window_days": round(window_days, 3),
+    }
+
+
+def _window(
+    ledger: Ledger, since: datetime | None, until: datetime | None
+) -> tuple[datetime, datetime, float]:
+    """The query bounds, and the days between the window's first and last record (≥ 1).
+
+    Rates ("per day", break-even) use the span that had traffic, so a ledger that started
+    a week ago is not diluted over a 30-day window.
+    """
+    lo = since or datetime(1970, 1, 1)
+    hi = until or datetime(9999, 1, 1)
+    first, last = ledger.sql(
+        "SELECT min(started_at), max(started_at) FROM records"
+        " WHERE started_at >= ? AND started_at < ?",
+        [lo, hi],
+    )[0]
+    if first is None:
+        return lo, hi, 0.0
+    return lo, hi, max(1.0, (last - first).total_seconds() / DAY_S)
+
+
+def _naive_utc(value: datetime | None) -> datetime | None:
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+def build(
+    directory: Path,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    by: By = "route",
+    config: Config | None = None,
+) -> dict[str, Any]:
+    """The whole report as plain JSON-ready data (see docs/ledger.md for the schema)."""
+    if by not in _GROUP_COLUMN:
+        raise ValueError(f"by must be one of {sorted(_GROUP_COLUMN)}, not {by!r}")
+    since, until = _naive_utc(since), _naive_utc(until)
+    first_day = since.date().isoformat() if since else None
+    last_day = until.date().isoformat() if until else None
+    with Ledger(Path(directory), first_day, last_day) as ledger:
+        lo, hi, window_days = _window(ledger, since, until)
+        ledger.sql(_AGG, [lo, hi])
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "ledger": str(directory),
+            "since": since.isoformat() if since else None,
+            "until": until.isoformat() if until else None,
+            "by": by,
+            "price_map_version": ",".join(sorted(ledger.price_map_versions)) or None,
+            "totals": _totals(ledger),
+            "groups": _groups(ledger, by),
+            "local_share": _local_share(ledger),
+            "daily_by_route": _daily(ledger, "route"),
+            "daily_by_backend": _daily(ledger, "backend"),
+            "latency": _latency(ledger, lo, hi),
+            "break_even": _break_even(ledger, config, window_days),
+            "warnings": list(ledger.warnings),
+        }
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """`30d`, `12h`, `2w`, `90m` before now, or an ISO date/time (UTC when naive)."""
+    now = now or datetime.now(UTC)
+    units = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+    text = text.strip()
+    if text[:-1].isdigit() and text[-1:] in units:
+        return now - timedelta(seconds=int(text[:-1]) * units[text[-1]])
+    value = datetime.fromisoformat(text)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

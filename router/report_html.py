@@ -1,0 +1,155 @@
+"""The HTML report: one self-contained file with inline SVG charts, readable offline.
+
+No scripts, fonts or stylesheets are fetched: the charts are SVG drawn here, so the file
+opens the same on a laptop without network as in a browser with a strict CSP.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from html import escape
+from typing import Any
+
+from router.report_svg import line_chart, stacked_bars
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1000px;
+color:#1f2933;padding:0 1rem}h1{margin-bottom:.2rem}.sub{color:#52606d;margin-top:0}
+.cards{display:flex;flex-wrap:wrap;gap:1rem;margin:1.5rem 0}.card{border:1px solid #d9e2ec;
+border-radius:8px;padding:.8rem 1rem;min-width:170px}.card b{display:block;font-size:1.5rem}
+.card span{color:#52606d;font-size:.85rem}table{border-collapse:collapse;width:100%;
+margin:1rem 0;font-size:.9rem}th,td{border-bottom:1px solid #e4e7eb;padding:.35rem .5rem;
+text-align:right}th:first-child,td:first-child{text-align:left}.warn{color:#8d2b0b}
+figure{margin:1.5rem 0}figcaption{color:#52606d;font-size:.9rem}svg text{font-size:11px;
+fill:#3e4c59}
+"""
+
+
+def _usd(v: float) -> str:
+    return f"${v:,.2f}"
+
+
+def _pct(v: float) -> str:
+    return f"{v * 100:.1f}%"
+
+
+def _series(rows: list[dict[str, Any]], field: str) -> tuple[list[str], dict[str, list[float]]]:
+    days = sorted({r["day"] for r in rows})
+    index = {d: i for i, d in enumerate(days)}
+    series: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(days))
+    for r in rows:
+        series[str(r["key"])][index[r["day"]]] += float(r[field])
+    return days, dict(series)
+
+
+def _cards(report: dict[str, Any]) -> str:
+    t = report["totals"]
+    items = [
+        (_usd(t["offloaded_usd"]), "offloaded: what local serving saved"),
+        (_pct(t["local_share_requests"]), "of requests served locally"),
+        (_usd(t["cloud_usd"]), "spent on cloud"),
+        (_usd(t["counterfactual_usd"]), "had everything gone to cloud"),
+        (f"{t['requests']:,}", "requests"),
+        (f"{t['prompt_tokens'] + t['completion_tokens']:,}", "tokens"),
+    ]
+    be = report.get("break_even")
+    if be and be["payback_months"] is not None:
+        items.append((f"{be['payback_months']} mo", "until the hardware pays for itself"))
+    cards = "".join(
+        f"<div class=card><b>{escape(v)}</b><span>{escape(k)}</span></div>" for v, k in items
+    )
+    return f"<div class=cards>{cards}</div>"
+
+
+def _groups_table(report: dict[str, Any]) -> str:
+    head = "<tr><th>{}</th><th>requests</th><th>tokens</th><th>local share</th><th>cloud</th>"
+    head += "<th>local cost</th><th>counterfactual</th><th>offloaded</th><th>errors</th>"
+    head += "<th>fallbacks</th></tr>"
+    rows = [head.format(escape(report["by"]))]
+    for g in [*report["groups"], {**report["totals"], "key": "total"}]:
+        cells = [
+            escape(str(g["key"])),
+            f"{g['requests']:,}",
+            f"{g['prompt_tokens'] + g['completion_tokens']:,}",
+            _pct(g["local_share_requests"]),
+            _usd(g["cloud_usd"]),
+            _usd(g["local_usd"]),
+            _usd(g["counterfactual_usd"]),
+            _usd(g["offloaded_usd"]),
+            _pct(g["error_rate"]),
+            _pct(g["fallback_rate"]),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def _latency_table(report: dict[str, Any]) -> str:
+    rows = [
+        "<tr><th>backend</th><th>requests</th><th>TTFT p50</th><th>TTFT p90</th>"
+        "<th>TTFT p99</th><th>total p50</th><th>total p90</th><th>total p99</th></tr>"
+    ]
+    for lat in report["latency"]:
+        vals = [lat["ttft_s"][p] for p in ("p50", "p90", "p99")]
+        vals += [lat["total_s"][p] for p in ("p50", "p90", "p99")]
+        cells = [escape(lat["backend"]), f"{lat['requests']:,}"]
+        cells += ["-" if v is None else f"{v:.2f} s" for v in vals]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def _charts(report: dict[str, Any]) -> str:
+    days, share = _series(report["daily_by_backend"], "requests")
+    share_svg = stacked_bars(days, share, normalize=True, label="share of requests")
+    days_t, tokens = _series(report["daily_by_route"], "tokens")
+    tokens_svg = stacked_bars(days_t, tokens, normalize=False, label="tokens")
+    days_o, offl = _series(report["daily_by_route"], "offloaded_usd")
+    cumulative, running = [], 0.0
+    for i in range(len(days_o)):
+        running += sum(values[i] for values in offl.values())
+        cumulative.append(running)
+    be = report.get("break_even")
+    hline = ("local hardware cost", float(be["hardware_usd"])) if be else None
+    offl_svg = line_chart(days_o, {"cumulative offloaded $": cumulative}, hline)
+    return (
+        _figure("Route share per day", "Which backend served the requests of each day.", share_svg)
+        + _figure(
+            "Tokens per day by route", "Prompt + completion tokens, stacked by route.", tokens_svg
+        )
+        + _figure(
+            "Cumulative offloaded dollars",
+            "Counterfactual cloud cost minus local cost, summed over time, against the"
+            " price of the local hardware: where the lines cross, the box has paid for"
+            " itself.",
+            offl_svg,
+        )
+    )
+
+
+def _figure(title: str, caption: str, svg: str) -> str:
+    return (
+        f"<figure><h3>{escape(title)}</h3>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def to_html(report: dict[str, Any]) -> str:
+    """The report as one HTML document."""
+    since, until = report.get("since"), report.get("until")
+    window = f"{since[:16] if since else 'the beginning'} to {until[:16] if until else 'now'}"
+    warnings = "".join(f"<li class=warn>{escape(w)}</li>" for w in report["warnings"])
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<title>smf-router usage report</title><style>{CSS}</style></head><body>"
+        "<h1>LLM usage and cloud-cost offload</h1>"
+        f"<p class=sub>From {escape(window)} · generated {escape(report['generated_at'])}"
+        f" · prices: {escape(report.get('price_map_version') or 'none recorded')}</p>"
+        "<p>Every request to the router is routed either to the local model server or to a"
+        " cloud provider. <b>Offloaded dollars</b> are what the cloud would have charged for"
+        " the requests served locally, minus what serving them locally cost (power and"
+        " hardware amortisation).</p>"
+        f"{_cards(report)}{_charts(report)}"
+        f"<h2>By {escape(report['by'])}</h2>{_groups_table(report)}"
+        f"<h2>Latency per backend</h2>{_latency_table(report)}"
+        + (f"<h2>Warnings</h2><ul>{warnings}</ul>" if warnings else "")
+        + "</body></html>\n"
+    )

@@ -1,0 +1,105 @@
+"""Report renderers for the terminal and for other tools: a rich table, CSV and JSON.
+
+The HTML report has its own module (`router.report_html`) because it draws charts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+CSV_COLUMNS = [
+    "key",
+    "requests",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "cloud_usd",
+    "local_usd",
+    "counterfactual_usd",
+    "offloaded_usd",
+    "local_requests",
+    "local_share_requests",
+    "local_share_tokens",
+    "error_rate",
+    "fallback_rate",
+]
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=False, default=str) + "\n"
+
+
+def to_csv(report: dict[str, Any]) -> str:
+    """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([report["by"] if c == "key" else c for c in CSV_COLUMNS])
+    for group in report["groups"]:
+        writer.writerow([group.get(c) for c in CSV_COLUMNS])
+    writer.writerow(["TOTAL"] + [report["totals"].get(c) for c in CSV_COLUMNS[1:]])
+    return out.getvalue()
+
+
+def _usd(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def to_table(report: dict[str, Any], console: Console | None = None) -> str:
+    """A terminal table of the groups plus totals, latency and break-even lines."""
+    console = console or Console(record=True, width=140, file=io.StringIO())
+    table = Table(title=f"smf-router usage by {report['by']}")
+    headers = ["", "requests", "prompt tok", "compl. tok", "local share", "cloud $"]
+    headers += ["local $", "counterfactual $", "offloaded $", "errors", "fallbacks"]
+    for header in headers:
+        table.add_column(header, justify="left" if not header else "right")
+    rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
+    for g in rows:
+        table.add_row(
+            str(g["key"]),
+            f"{g['requests']:,}",
+            f"{g['prompt_tokens']:,}",
+            f"{g['completion_tokens']:,}",
+            _pct(g["local_share_requests"]),
+            _usd(g["cloud_usd"]),
+            _usd(g["local_usd"]),
+            _usd(g["counterfactual_usd"]),
+            _usd(g["offloaded_usd"]),
+            _pct(g["error_rate"]),
+            _pct(g["fallback_rate"]),
+            end_section=g["key"] == "TOTAL" or g is rows[-2],
+        )
+    console.print(table)
+    for lat in report["latency"]:
+        t, d = lat["ttft_s"], lat["total_s"]
+        console.print(
+            f"{lat['backend']}: TTFT p50 {_s(t['p50'])} p90 {_s(t['p90'])} p99 {_s(t['p99'])}"
+            f" · total p50 {_s(d['p50'])} p90 {_s(d['p90'])} p99 {_s(d['p99'])}"
+        )
+    be = report.get("break_even")
+    if be:
+        months = be["payback_months"]
+        when = f"{months} months" if months is not None else "never at this rate"
+        console.print(
+            f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
+            f"in this window, {_usd(be['savings_per_day_usd'])}/day → pays back in {when}"
+        )
+    console.print(f"price map: {report.get('price_map_version') or 'none recorded'}")
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
+    text = console.export_text()
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}s"

@@ -1,0 +1,116 @@
+"""Small SVG charts for the HTML report: stacked bars per day and a line with a target line.
+
+Pure functions from numbers to markup; nothing is fetched, nothing runs in the browser.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+PALETTE = ("#2f6fdf", "#f08c2e", "#2fa36b", "#c2415d", "#7b5cd6", "#8f7c3d", "#4aa3b5", "#999")
+W, H = 900, 300
+LEFT, RIGHT, TOP, BOTTOM = 70, 170, 15, 40
+
+
+def _fmt(value: float) -> str:
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.1f}{unit}"
+    if value == 0 or abs(value) >= 10:
+        return f"{value:.0f}"
+    return f"{value:.2f}"
+
+
+def _frame(body: str, y_max: float, days: list[str], label: str, pct: bool = False) -> str:
+    plot_h = H - TOP - BOTTOM
+    parts = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' viewBox='0 0 {W} {H}' "
+        f"width='100%' role='img' aria-label='{escape(label)}'>"
+    ]
+    for i in range(5):
+        y = TOP + plot_h * (1 - i / 4)
+        tick = f"{i * 25}%" if pct else _fmt(y_max * i / 4)
+        parts.append(
+            f"<line x1='{LEFT}' x2='{W - RIGHT}' y1='{y:.1f}' y2='{y:.1f}' stroke='#e4e7eb'/>"
+        )
+        parts.append(f"<text x='{LEFT - 6}' y='{y + 4:.1f}' text-anchor='end'>{tick}</text>")
+    step = max(1, -(-len(days) // 7))
+    plot_w = W - LEFT - RIGHT
+    for i in range(0, len(days), step):
+        x = LEFT + plot_w * (i + 0.5) / max(1, len(days))
+        parts.append(
+            f"<text x='{x:.1f}' y='{H - BOTTOM + 16}' text-anchor='middle'>{escape(days[i][5:])}</text>"
+        )
+    parts.append(body)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(names: list[str]) -> str:
+    items = []
+    for i, name in enumerate(names):
+        y = TOP + 18 * i
+        color = PALETTE[i % len(PALETTE)]
+        items.append(f"<rect x='{W - RIGHT + 12}' y='{y}' width='10' height='10' fill='{color}'/>")
+        items.append(f"<text x='{W - RIGHT + 28}' y='{y + 9}'>{escape(name[:22])}</text>")
+    return "".join(items)
+
+
+def stacked_bars(
+    days: list[str], series: dict[str, list[float]], normalize: bool, label: str
+) -> str:
+    """One bar per day, stacked by series; `normalize` makes each bar 100%."""
+    names = sorted(series)
+    totals = [sum(series[n][i] for n in names) for i in range(len(days))]
+    y_max = 1.0 if normalize else max(totals, default=0.0) or 1.0
+    plot_w, plot_h = W - LEFT - RIGHT, H - TOP - BOTTOM
+    width = plot_w / max(1, len(days))
+    bars = []
+    for i, day in enumerate(days):
+        base = 0.0
+        for j, name in enumerate(names):
+            value = series[name][i]
+            frac = value / totals[i] if normalize and totals[i] else value / y_max
+            if frac <= 0:
+                continue
+            y = TOP + plot_h * (1 - base - frac)
+            x = LEFT + width * i + width * 0.1
+            bars.append(
+                f"<rect class='bar' x='{x:.1f}' y='{y:.1f}' width='{width * 0.8:.1f}' "
+                f"height='{plot_h * frac:.1f}' fill='{PALETTE[j % len(PALETTE)]}'>"
+                f"<title>{escape(day)} {escape(name)}: {_fmt(value)}</title></rect>"
+            )
+            base += frac
+    return _frame("".join(bars) + _legend(names), y_max, days, label, pct=normalize)
+
+
+def line_chart(
+    days: list[str], lines: dict[str, list[float]], hline: tuple[str, float] | None = None
+) -> str:
+    """Lines over days, with an optional horizontal reference line (e.g. hardware cost)."""
+    values = [v for vs in lines.values() for v in vs] + ([hline[1]] if hline else [])
+    y_max = max(values, default=0.0) * 1.1 or 1.0
+    plot_w, plot_h = W - LEFT - RIGHT, H - TOP - BOTTOM
+    body, names = [], list(lines)
+    for j, name in enumerate(names):
+        points = " ".join(
+            f"{LEFT + plot_w * (i + 0.5) / max(1, len(days)):.1f},"
+            f"{TOP + plot_h * (1 - v / y_max):.1f}"
+            for i, v in enumerate(lines[name])
+        )
+        color = PALETTE[j % len(PALETTE)]
+        body.append(
+            f"<polyline class='line' points='{points}' fill='none' stroke='{color}' "
+            f"stroke-width='2.5'><title>{escape(name)}</title></polyline>"
+        )
+    if hline:
+        y = TOP + plot_h * (1 - hline[1] / y_max)
+        body.append(
+            f"<line class='target' x1='{LEFT}' x2='{W - RIGHT}' y1='{y:.1f}' y2='{y:.1f}' "
+            "stroke='#c2415d' stroke-dasharray='6 4' stroke-width='2'/>"
+        )
+        body.append(
+            f"<text x='{W - RIGHT + 12}' y='{y + 4:.1f}' fill='#c2415d'>"
+            f"{escape(hline[0])} ${_fmt(hline[1])}</text>"
+        )
+    return _frame("".join(body) + _legend(names), y_max, days, "line chart")
