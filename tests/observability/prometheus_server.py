@@ -1,0 +1,117 @@
+"""A real Prometheus on 127.0.0.1 for tests: temp storage, 1 s scrapes, an HTTP API client."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
+PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
+
+
+def require_prometheus() -> None:
+    """Skip when Prometheus is missing, unless SMF_REQUIRE_SYSTEM_TOOLS says it must be there."""
+    if Path(PROMETHEUS).exists() and Path(PROMTOOL).exists():
+        return
+    if os.environ.get("SMF_REQUIRE_SYSTEM_TOOLS"):
+        pytest.fail("prometheus/promtool missing: run scripts/ensure-system-packages")
+    pytest.skip("prometheus not installed (scripts/ensure-system-packages installs it)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Prometheus:
+    """Runs `prometheus` scraping the given jobs every second."""
+
+    def __init__(self, tmp: Path, jobs: dict[str, list[str]], rule_file: Path | None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config: dict[str, Any] = {
+            "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+            "scrape_configs": [
+                {"job_name": job, "scrape_timeout": "900ms", "static_configs": [{"targets": t}]}
+                for job, t in jobs.items()
+            ],
+        }
+        if rule_file is not None:
+            config["rule_files"] = [str(rule_file)]
+        self.config_path = tmp / "prometheus.yml"
+        self.config_path.write_text(yaml.safe_dump(config))
+        self.log = (tmp / "prometheus.log").open("wb")
+        self.proc = subprocess.Popen(
+            [
+                PROMETHEUS,
+                f"--config.file={self.config_path}",
+                f"--storage.tsdb.path={tmp / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--log.level=warn",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self.http = httpx.Client(base_url=self.url, timeout=10, trust_env=False)
+
+    def wait_ready(self, timeout_s: float = 30) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"prometheus exited with {self.proc.returncode}")
+            try:
+                if self.http.get("/-/ready").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError("prometheus did not become ready")
+
+    def query(self, expr: str) -> tuple[int, dict[str, Any]]:
+        """(HTTP status, JSON body) of an instant query."""
+        resp = self.http.get("/api/v1/query", params={"query": expr})
+        return resp.status_code, resp.json()
+
+    def series(self, expr: str) -> list[dict[str, Any]]:
+        status, body = self.query(expr)
+        assert status == 200, f"{expr}: {body}"
+        result: list[dict[str, Any]] = body["data"]["result"]
+        return result
+
+    def metric_names(self) -> set[str]:
+        body = self.http.get("/api/v1/label/__name__/values").json()
+        return set(body["data"])
+
+    def wait_for(self, expr: str, minimum: float, timeout_s: float = 30) -> None:
+        """Wait until `expr` returns a first value >= minimum."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            result = self.series(expr)
+            if result and float(result[0]["value"][1]) >= minimum:
+                return
+            time.sleep(0.5)
+        raise TimeoutError(f"waited {timeout_s}s for {expr} >= {minimum}")
+
+    def stop(self) -> None:
+        self.http.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.log.close()
+
+
+def promtool(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PROMTOOL, *args], capture_output=True, text=True, timeout=60)
