@@ -1,0 +1,60 @@
+"""`python -m router.simulator --profile vllm --port P`: one simulated backend on its own."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+
+from router.simulator.runner import new_loop, serve
+from router.simulator.settings import PROFILES, SimSettings
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="smf-router simulate", description=__doc__)
+    p.add_argument("--profile", choices=PROFILES, default="vllm")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8888)
+    p.add_argument("--model", default=None, help="served model name (echoed in responses)")
+    p.add_argument("--max-model-len", type=int, default=None)
+    p.add_argument("--max-num-seqs", type=int, default=32)
+    p.add_argument("--max-queued", type=int, default=None, help="like --max-num-queued-reqs")
+    p.add_argument("--ttft-ms", type=float, default=0.0)
+    p.add_argument("--tokens-per-s", type=float, default=0.0, help="0 = unpaced")
+    p.add_argument("--code-tokens-per-s", type=float, default=None)
+    p.add_argument("--fault", default=None, help="default fault for every request, NAME[:ARG]")
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> SimSettings:
+    return SimSettings(
+        profile=args.profile,
+        model=args.model,
+        max_model_len=args.max_model_len,
+        max_num_seqs=args.max_num_seqs,
+        max_queued=args.max_queued,
+        ttft_s=args.ttft_ms / 1000,
+        tokens_per_s=args.tokens_per_s,
+        code_tokens_per_s=args.code_tokens_per_s,
+        fault=args.fault,
+        seed=args.seed,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    settings = settings_from(args)
+
+    def ready(url: str) -> None:
+        print(f"simulator ({settings.profile}) listening on {url}", flush=True)
+
+    loop = new_loop()
+    with contextlib.suppress(KeyboardInterrupt):
+        loop.run_until_complete(serve(settings, args.host, args.port, ready))
+    loop.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

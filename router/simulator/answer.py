@@ -1,0 +1,212 @@
+"""What the simulated model says: an answer shaped by the prompt's intent, decided purely.
+
+Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
+call to the first (or the named) tool with arguments built from its JSON schema, a tool
+result gets a short summary, anything else plain prose. Same prompt and seed, same answer.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import operator
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_CODE = re.compile(
+    r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
+    r"|\bregex\b|\bsql\b|\brefactor|\bunit tests?\b",
+    re.I,
+)
+_MATH = re.compile(
+    r"\\boxed|\bsolve\b|\bcompute\b|\bcalculate\b|\bhow many\b|\bequation\b|\bsum of\b"
+    r"|\d+\s*[-+*/^×]\s*\d+",
+    re.I,
+)
+_EXPR = re.compile(r"[\d.(][\d.\s+\-*/^×()]*[\d)]")
+_FUNC_NAME = re.compile(r"(?:function|def|method)\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?")
+_TEXT = (
+    "the system routes each request to the backend that serves it best while keeping a "
+    "fallback ready so that agents never wait on a single failing model and every decision "
+    "stays visible in the ledger with its tokens latency and cost"
+)
+_WORDS = _TEXT.split()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool offered to the model, in any API's shape: its name and JSON-schema parameters."""
+
+    name: str
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    arguments: str  # JSON text, as the wire carries it
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    @property
+    def has_code(self) -> bool:
+        return "```" in self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the model reads: the last user text, offered tools, and whether a tool just ran."""
+
+    user: str
+    tools: tuple[ToolSpec, ...] = ()
+    forced_tool: str | None = None
+    tools_disabled: bool = False
+    after_tool_result: bool = False
+
+
+def rng_for(seed: int, text: str, salt: int = 0) -> random.Random:
+    """A private random stream per (seed, prompt, choice index): temperature-0 determinism."""
+    digest = hashlib.blake2b(f"{seed}\x00{salt}\x00{text}".encode(), digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def compose(prompt: Prompt, rng: random.Random) -> Reply:
+    """The model's answer to `prompt`."""
+    if prompt.after_tool_result:
+        return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
+    if prompt.tools and not prompt.tools_disabled:
+        return Reply(tool_calls=(tool_call(prompt),))
+    if _CODE.search(prompt.user):
+        return Reply(text=code_answer(prompt.user))
+    if _MATH.search(prompt.user):
+        return Reply(text=math_answer(prompt.user))
+    return Reply(text=prose(rng, 3))
+
+
+def prose(rng: random.Random, sentences: int) -> str:
+    out = []
+    for _ in range(sentences):
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(8, 14))]
+        out.append(" ".join(words).capitalize() + ".")
+    return " ".join(out)
+
+
+def filler(rng: random.Random) -> str:
+    """More text to run on with (for `ignore_eos`)."""
+    return " " + prose(rng, 4)
+
+
+def code_answer(user: str) -> str:
+    match = _FUNC_NAME.search(user)
+    name = match.group(1) if match else "solve"
+    return (
+        "Here is a solution:\n\n```python\n"
+        f"def {name}(items):\n"
+        '    """Return the items in ascending order without duplicates."""\n'
+        "    return sorted(set(items))\n"
+        "```\n\nIt runs in O(n log n) time."
+    )
+
+
+def math_answer(user: str) -> str:
+    value = _evaluate_first(user)
+    if value is None:
+        return "Working through the problem step by step gives the result $\\boxed{42}$."
+    expr, result = value
+    return f"Computing {expr.strip()} step by step gives {result}.\n\n" + boxed(result)
+
+
+def boxed(answer: str) -> str:
+    return f"The answer is $\\boxed{{{answer}}}$."
+
+
+_OPS: dict[type, Any] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.USub: operator.neg,
+}
+
+
+def _eval_node(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left, right = _eval_node(node.left), _eval_node(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            raise ValueError("exponent too large")
+        return float(_OPS[type(node.op)](left, right))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
+        return float(_OPS[type(node.op)](_eval_node(node.operand)))
+    raise ValueError("not arithmetic")
+
+
+def _evaluate_first(text: str) -> tuple[str, str] | None:
+    for match in _EXPR.finditer(text):
+        expr = match.group(0)
+        if not re.search(r"[-+*/^×]", expr):
+            continue
+        try:
+            value = _eval_node(
+                ast.parse(expr.replace("^", "**").replace("×", "*"), mode="eval").body
+            )
+        except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        return expr, (str(int(value)) if float(value).is_integer() else f"{value:.6g}")
+    return None
+
+
+def tool_call(prompt: Prompt) -> ToolCall:
+    tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), prompt.tools[0])
+    return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
+
+
+_STRING_HINTS = (
+    ("city", "Paris"),
+    ("location", "Paris, France"),
+    ("path", "src/main.py"),
+    ("file", "src/main.py"),
+    ("command", "ls -la"),
+    ("url", "https://example.com"),
+    ("email", "user@example.com"),
+    ("date", "2026-01-15"),
+    ("unit", "celsius"),
+)
+
+
+def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
+    """An argument object that satisfies a JSON schema's required fields (all if none)."""
+    props = schema.get("properties") or {}
+    required = schema.get("required") or list(props)
+    return {name: value_for(name, props.get(name) or {}, user) for name in required}
+
+
+def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type", "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", 1)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return [value_for(name, schema.get("items") or {}, user)]
+    if kind == "object":
+        return arguments_for(schema, user)
+    lowered = name.lower()
+    for hint, value in _STRING_HINTS:
+        if hint in lowered:
+            return value
+    return " ".join(user.split()[:6]) or "example"

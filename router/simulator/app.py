@@ -1,0 +1,248 @@
+"""The simulated backend: routes requests to endpoints and runs the generation pipeline.
+
+Pipeline for every generation API: parse → choose fault → model check → early faults →
+context window → capacity slot → first-token delay → answer → deliver (paced, maybe broken).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterable
+
+import orjson
+
+from router.simulator import endpoints, playback
+from router.simulator.answer import compose, rng_for
+from router.simulator.canary import CanaryBook, CaseLike, shipped_cases
+from router.simulator.capacity import Capacity, QueueFull
+from router.simulator.chat import ChatApi
+from router.simulator.completions import CompletionsApi
+from router.simulator.control import Control
+from router.simulator.errors import ApiError, Flavor, render
+from router.simulator.faults import Fault, FaultError, choose, split_model
+from router.simulator.generation import Ask, Generation, budget, choose_tokens
+from router.simulator.httpserver import HttpServer, Request, Response
+from router.simulator.messages import MessagesApi
+from router.simulator.responses import ResponsesApi
+from router.simulator.settings import SimSettings
+from router.simulator.stats import Stats
+from router.simulator.wire import Api, Meta
+
+Endpoint = Callable[[Request, Response], Awaitable[None]]
+JSON = "application/json"
+SSE = "text/event-stream; charset=utf-8"
+_APIS: dict[str, Api] = {
+    "/v1/chat/completions": ChatApi(),
+    "/v1/completions": CompletionsApi(),
+    "/v1/responses": ResponsesApi(),
+    "/v1/messages": MessagesApi(),
+}
+_PATHS = {
+    "vllm": ("/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages"),
+    "cloud": ("/v1/chat/completions", "/v1/completions", "/v1/responses"),
+    "anthropic": ("/v1/messages",),
+}
+
+
+class Simulator:
+    """One simulated backend. `server` is its HTTP server; `control` its runtime knobs."""
+
+    def __init__(self, settings: SimSettings, cases: Iterable[CaseLike] | None = None) -> None:
+        self.settings = settings
+        self.capacity = Capacity(
+            settings.max_num_seqs, settings.max_queued, settings.kv_cache_tokens
+        )
+        self.stats = Stats()
+        self.control = Control.from_settings(settings)
+        self.book = CanaryBook(shipped_cases() if cases is None else cases, self.control.quality)
+        self._rng = random.Random(settings.seed)
+        self._ids = random.Random(settings.seed + 1)
+        self.server = HttpServer(self.handle)
+        self.routes = self._routes()
+
+    def _routes(self) -> dict[tuple[str, str], Endpoint]:
+        profile = self.settings.profile
+        routes: dict[tuple[str, str], Endpoint] = {
+            ("GET", "/v1/models"): lambda q, r: endpoints.models(self, q, r),
+        }
+        for path in _PATHS[profile]:
+            routes[("POST", path)] = self._generator(_APIS[path])
+        if profile in ("vllm", "anthropic"):
+            routes[("POST", "/v1/messages/count_tokens")] = lambda q, r: endpoints.count_tokens(
+                self, q, r
+            )
+        if profile == "vllm":
+            routes[("GET", "/health")] = lambda q, r: r.send(200, [], b"")
+            routes[("GET", "/metrics")] = lambda q, r: endpoints.metrics(self, q, r)
+            routes[("GET", "/version")] = lambda q, r: r.send(
+                200, [("content-type", JSON)], b'{"version":"0.33.0"}'
+            )
+        return routes
+
+    def _generator(self, api: Api) -> Endpoint:
+        return lambda req, resp: self.generate(api, req, resp)
+
+    async def handle(self, req: Request, resp: Response) -> None:
+        if req.path.startswith("/sim/"):
+            await endpoints.control(self, req, resp)
+            return
+        self.stats.requests += 1
+        self.stats.by_path[req.path] += 1
+        endpoint = self.routes.get((req.method, req.path))
+        if endpoint is None:
+            await endpoints.not_found(self, req, resp)
+            return
+        await endpoint(req, resp)
+
+    def headers(self, flavor: Flavor, content_type: str) -> list[tuple[str, str]]:
+        out = [("content-type", content_type)]
+        if flavor == "cloud":
+            out.append(("x-request-id", f"req_{self._ids.getrandbits(96):024x}"))
+        elif flavor == "anthropic" and self.settings.profile == "anthropic":
+            out.append(("request-id", f"req_{self._ids.getrandbits(96):024x}"))
+        return out
+
+    async def send_error(self, flavor: Flavor, err: ApiError, resp: Response) -> None:
+        status, headers, body = render(flavor, err)
+        self.stats.by_status[status] += 1
+        await resp.send(status, headers + self.headers(flavor, JSON)[1:], body)
+
+    async def generate(self, api: Api, req: Request, resp: Response) -> None:
+        flavor = api.flavor(self.settings.profile)
+        try:
+            await self._generate(api, flavor, req, resp)
+        except ApiError as err:
+            await self.send_error(flavor, err, resp)
+
+    async def _generate(self, api: Api, flavor: Flavor, req: Request, resp: Response) -> None:
+        endpoints.authorize(self, req, flavor)
+        ask = api.parse(endpoints.parse_json(req.body), flavor)
+        model, from_model = split_model(ask.model)
+        fault = self._fault(req, from_model)
+        if model != self.settings.model_name and not self.settings.accept_any_model:
+            message = _missing_model(flavor, model, self.settings.model_name)
+            raise ApiError(404, "not_found", message, "model")
+        if fault is not None and await self._early_fault(fault, ask, resp):
+            return
+        self._check_window(ask, flavor)
+        try:
+            await self.capacity.acquire(ask.prompt_tokens)
+        except QueueFull:
+            raise ApiError(
+                503, "overloaded", "The server is overloaded; try again later."
+            ) from None
+        try:
+            await self._serve(api, flavor, ask, model, fault, resp)
+        finally:
+            self.capacity.release(ask.prompt_tokens)
+
+    def _fault(self, req: Request, from_model: Fault | None) -> Fault | None:
+        control = self.control
+        try:  # the configured default fault is control.fault until changed at runtime
+            header = req.headers.get("x-sim-fault")
+            fault = choose(header, from_model, control.fault, None, control.rates, self._rng)
+        except FaultError as exc:
+            raise ApiError(400, "bad_request", str(exc), "x-sim-fault") from None
+        if fault is not None:
+            self.stats.by_fault[fault.name] += 1
+        return fault
+
+    async def _early_fault(self, fault: Fault, ask: Ask, resp: Response) -> bool:
+        """Faults that strike before any generation. True when the request is dealt with."""
+        name = fault.name
+        if name in ("reset", "down"):
+            resp.reset()
+            return True
+        if name == "no_response":
+            await resp.hang()
+            return True
+        if name == "rate_limit":
+            raise ApiError(429, "rate_limit", _rate_message(fault.value), retry_after=fault.value)
+        if name == "rate_limit_no_retry_after":
+            raise ApiError(429, "rate_limit", _rate_message(1.0))
+        if name == "server_error":
+            status = int(fault.value)
+            raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
+        if name == "context_length":
+            window = self.settings.window
+            too_many = max(ask.prompt_tokens, window + 1)
+            raise ApiError(400, "context_length", window=window, prompt_tokens=too_many)
+        return False
+
+    def _check_window(self, ask: Ask, flavor: Flavor) -> None:
+        window = self.settings.window
+        if ask.prompt_tokens > window:
+            raise ApiError(400, "context_length", window=window, prompt_tokens=ask.prompt_tokens)
+        if flavor == "vllm" and ask.max_tokens is not None and ask.max_tokens > window:
+            mt, p = ask.max_tokens, ask.prompt_tokens
+            message = (
+                f"'max_tokens' or 'max_completion_tokens' is too large: {mt}. This model's "
+                f"maximum context length is {window} tokens and your request has {p} input "
+                f"tokens ({mt} > {window} - {p})."
+            )
+            raise ApiError(400, "max_tokens", message, "max_tokens")
+
+    def generation(self, ask: Ask) -> Generation:
+        limit = budget(ask, self.settings.window)
+        case = self.book.find(ask.prompt.user)
+        choices = []
+        for index in range(ask.n):
+            rng = rng_for(self.settings.seed, ask.prompt.user, index)
+            if case is not None:
+                reply = self.book.answer(case, ask.prompt, self._rng)
+            else:
+                reply = compose(ask.prompt, rng)
+            choices.append(choose_tokens(reply, limit, ask.ignore_eos, rng))
+        return Generation(tuple(choices), ask.prompt_tokens)
+
+    async def _serve(
+        self, api: Api, flavor: Flavor, ask: Ask, model: str, fault: Fault | None, resp: Response
+    ) -> None:
+        delay = self.settings.ttft_s
+        if fault is not None and fault.name == "slow_first_token":
+            delay += fault.value
+        if delay:
+            await asyncio.sleep(delay)
+        gen = self.generation(ask)
+        calls = tuple(f"{api.call_prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
+        meta = Meta(
+            f"{api.id_prefix}{self._ids.getrandbits(64):016x}",
+            int(time.time()),
+            model,
+            flavor,
+            calls,
+        )
+        self._count(gen)
+        pace = self.settings.pace(gen.has_code)
+        if ask.stream:
+            frames = api.frames(meta, gen, ask)
+            await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault)
+        else:
+            if pace:
+                await asyncio.sleep(pace * max(c.tokens for c in gen.choices))
+            body = orjson.dumps(api.body(meta, gen, ask))
+            await playback.whole(resp, self.headers(flavor, JSON), body, fault)
+        self.stats.by_status[200] += 1
+
+    def _count(self, gen: Generation) -> None:
+        self.stats.prompt_tokens += gen.prompt_tokens
+        self.stats.generation_tokens += gen.completion_tokens
+        for choice in gen.choices:
+            self.stats.finished["length" if choice.finish == "length" else "stop"] += 1
+
+
+def _missing_model(flavor: Flavor, model: str, served: str) -> str:
+    if flavor == "cloud":
+        return f"The model `{model}` does not exist or you do not have access to it."
+    if flavor == "anthropic":
+        return f"model: {model}"
+    return f"The model `{model}` does not exist. Valid aliases: {served}."
+
+
+def _rate_message(seconds: float) -> str:
+    return (
+        "Rate limit reached for requests per min (RPM): Limit 500, Used 500, Requested 1. "
+        f"Please try again in {seconds:g}s."
+    )

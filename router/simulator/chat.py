@@ -1,0 +1,252 @@
+"""OpenAI Chat Completions, as vLLM and OpenAI put it on the wire (`/v1/chat/completions`).
+
+vLLM and OpenAI differ in small ways that clients notice: vLLM's messages carry
+`reasoning`/`tool_calls: []`, `stop_reason`, tool ids `chatcmpl-tool-…` and no
+`service_tier`; OpenAI adds `service_tier`, `system_fingerprint`, usage details and `call_…` ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.simulator import tokens
+from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.errors import Flavor
+from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.wire import DONE, Frame, Meta, bad_request, int_field, sse
+
+
+def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
+    user = next(
+        (
+            tokens.content_text(m.get("content"))
+            for m in reversed(messages)
+            if isinstance(m, dict) and m.get("role") == "user"
+        ),
+        "",
+    )
+    specs = tuple(
+        ToolSpec(str(fn.get("name", "tool")), fn.get("parameters") or {})
+        for t in body.get("tools") or []
+        if isinstance(t, dict) and isinstance(fn := t.get("function"), dict)
+    )
+    choice = body.get("tool_choice")
+    forced = None
+    if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
+        forced = choice["function"].get("name")
+    last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    return Prompt(
+        user=user,
+        tools=specs,
+        forced_tool=forced,
+        tools_disabled=choice == "none",
+        after_tool_result=last.get("role") == "tool",
+    )
+
+
+def usage(gen: Generation, flavor: Flavor) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "prompt_tokens": gen.prompt_tokens,
+        "total_tokens": gen.prompt_tokens + gen.completion_tokens,
+        "completion_tokens": gen.completion_tokens,
+    }
+    if flavor == "vllm":
+        out |= {"prompt_tokens_details": None, "completion_tokens_details": None}
+    else:
+        out["prompt_tokens_details"] = {"cached_tokens": 0, "audio_tokens": 0}
+        out["completion_tokens_details"] = {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        }
+    return out
+
+
+class ChatApi:
+    id_prefix = "chatcmpl-"
+    call_prefix = "chatcmpl-tool-"
+
+    def flavor(self, profile: Flavor) -> Flavor:
+        return profile
+
+    def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise bad_request("messages: Field required (a non-empty list).", "messages")
+        model = body.get("model")
+        if not isinstance(model, str):
+            raise bad_request("model: Input should be a valid string.", "model")
+        max_tokens = int_field(body, "max_completion_tokens", 1) or int_field(body, "max_tokens", 1)
+        temperature = body.get("temperature")
+        if temperature is not None and (
+            not isinstance(temperature, int | float) or temperature < 0
+        ):
+            raise bad_request(
+                f"temperature must be non-negative, got {temperature}.", "temperature"
+            )
+        options = body.get("stream_options")
+        tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
+        return Ask(
+            model=model,
+            prompt=_prompt(messages, body),
+            prompt_tokens=tokens.messages_tokens(messages, tools_text),
+            max_tokens=max_tokens,
+            ignore_eos=bool(body.get("ignore_eos")),
+            n=int_field(body, "n", 1) or 1,
+            stream=bool(body.get("stream")),
+            include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
+        )
+
+    def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
+        vllm = meta.flavor == "vllm"
+        choices = []
+        for index, choice in enumerate(gen.choices):
+            item: dict[str, Any] = {
+                "index": index,
+                "message": _message(meta, choice, index),
+                "logprobs": None,
+                "finish_reason": choice.finish,
+            }
+            if vllm:
+                item |= {"stop_reason": None, "token_ids": None, "routed_experts": None}
+            choices.append(item)
+        out: dict[str, Any] = {
+            "id": meta.id,
+            "object": "chat.completion",
+            "created": meta.created,
+            "model": meta.model,
+            "choices": choices,
+        }
+        out |= {"service_tier": None, "system_fingerprint": VLLM_FINGERPRINT} if vllm else CLOUD
+        out["usage"] = usage(gen, meta.flavor)
+        if vllm:
+            out |= dict.fromkeys(_VLLM_TAIL)
+        return out
+
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+        if meta.flavor == "vllm":
+            return _vllm_frames(meta, gen, ask)
+        return _cloud_frames(meta, gen, ask)
+
+
+VLLM_FINGERPRINT = "vllm-0.33.0-sim"
+CLOUD = {"service_tier": "default", "system_fingerprint": "fp_sim0001"}
+_VLLM_TAIL = (
+    "prompt_logprobs",
+    "prompt_token_ids",
+    "prompt_text",
+    "kv_transfer_params",
+    "ec_transfer_params",
+    "metrics",
+)
+
+
+def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason."""
+    head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
+    head["model"] = meta.model
+    fingerprint = {} if ask.include_usage else {"system_fingerprint": VLLM_FINGERPRINT}
+
+    def chunk(index: int, delta: dict[str, Any], finish: str | None) -> bytes:
+        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
+        if finish:
+            choice["stop_reason"] = None
+        return sse(
+            head | {"choices": [choice | {"token_ids": None}]} | (fingerprint if finish else {})
+        )
+
+    role = {"index": 0, "delta": {"role": "assistant", "content": ""}}
+    frames: list[Frame] = []
+    for index in range(len(gen.choices)):
+        first = head | {
+            "choices": [role | {"index": index, "logprobs": None, "finish_reason": None}]
+        }
+        frames.append((sse(first | {"prompt_token_ids": None, "prompt_text": None}), False))
+    per_choice = [_deltas(meta, c, i) for i, c in enumerate(gen.choices)]
+    for step in range(max((len(d) for d in per_choice), default=0)):
+        for index, deltas in enumerate(per_choice):
+            if step < len(deltas):
+                choice = gen.choices[index]
+                last = step == len(deltas) - 1 and choice.finish != "stop"
+                frames.append((chunk(index, deltas[step], choice.finish if last else None), True))
+    for index, choice in enumerate(gen.choices):
+        if choice.finish == "stop" or not per_choice[index]:  # the end-of-sequence token
+            frames.append((chunk(index, {"content": ""}, choice.finish), False))
+    if ask.include_usage:
+        totals = usage(gen, "vllm")
+        totals.pop("prompt_tokens_details")
+        totals.pop("completion_tokens_details")
+        tail = head | {"choices": [], "usage": totals, "system_fingerprint": VLLM_FINGERPRINT}
+        frames.append((sse(tail), False))
+    frames.append(DONE)
+    return frames
+
+
+def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    """OpenAI's stream: `usage: null` on every chunk when usage was asked for, and a final
+    chunk with an empty delta and the finish_reason."""
+    head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
+    head |= {"model": meta.model} | CLOUD
+
+    def chunk(index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
+        obj = head | {"choices": [choice]}
+        if ask.include_usage:
+            obj["usage"] = None
+        return sse(obj)
+
+    role = {"role": "assistant", "content": "", "refusal": None}
+    frames: list[Frame] = [(chunk(i, role), False) for i in range(len(gen.choices))]
+    per_choice = [_deltas(meta, c, i) for i, c in enumerate(gen.choices)]
+    for step in range(max((len(d) for d in per_choice), default=0)):
+        for index, deltas in enumerate(per_choice):
+            if step < len(deltas):
+                frames.append((chunk(index, deltas[step]), True))
+    frames += [(chunk(i, {}, c.finish), False) for i, c in enumerate(gen.choices)]
+    if ask.include_usage:
+        frames.append((sse(head | {"choices": [], "usage": usage(gen, "cloud")}), False))
+    frames.append(DONE)
+    return frames
+
+
+def _message(meta: Meta, choice: Choice, index: int) -> dict[str, Any]:
+    calls = [
+        {
+            "id": meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments},
+        }
+        for c in choice.tool_calls
+    ]
+    content = None if choice.tool_calls else choice.text
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if meta.flavor == "vllm":
+        message |= {"annotations": None, "audio": None, "function_call": None}
+        return message | ({"tool_calls": calls} if calls else {}) | {"reasoning": None}
+    message["annotations"] = []
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _deltas(meta: Meta, choice: Choice, index: int) -> list[dict[str, Any]]:
+    """Content deltas, or tool-call deltas: id/type/name first, then argument pieces."""
+    if not choice.tool_calls:
+        return [{"content": piece} for piece in choice.pieces]
+    out: list[dict[str, Any]] = []
+    for position, call in enumerate(choice.tool_calls):
+        call_id = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"
+        first: dict[str, Any] = {"name": call.name}
+        # vLLM puts `content: null` beside tool-call deltas and no empty arguments first
+        lead: dict[str, Any] = {"content": None} if meta.flavor == "vllm" else {}
+        if meta.flavor == "cloud":
+            first["arguments"] = ""
+        opening = {"id": call_id, "type": "function", "index": position, "function": first}
+        out.append(lead | {"tool_calls": [opening]})
+        for piece in argument_pieces(call.arguments):
+            fragment = {"index": position, "function": {"arguments": piece}}
+            out.append(lead | {"tool_calls": [fragment]})
+    return out

@@ -1,0 +1,84 @@
+"""What tests change while a simulator runs: the default fault, fault rates, quality, `down`.
+
+Served under `/sim/` (never a real backend path):
+`GET /sim/stats`, `POST /sim/faults` `{"fault": "NAME[:ARG]"|null, "rates": {...},
+"down": bool, "for_s": S}`, `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/reset`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from router.simulator import faults
+from router.simulator.faults import Fault, FaultError
+from router.simulator.settings import SimSettings
+
+
+@dataclass
+class Control:
+    """Mutable runtime state, initialised from the (frozen) settings."""
+
+    fault: Fault | None = None
+    rates: dict[str, float] = field(default_factory=dict)
+    quality: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: SimSettings) -> Control:
+        for spec in settings.fault_rates:
+            faults.parse(spec)
+        fault = faults.parse(settings.fault) if settings.fault else None
+        return cls(fault, dict(settings.fault_rates), dict(settings.quality))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "fault": self.fault.spec if self.fault else None,
+            "rates": self.rates,
+            "quality": self.quality,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DownOrder:
+    """`down` from `POST /sim/faults`: refuse connections, for `for_s` seconds or until told."""
+
+    down: bool
+    for_s: float | None = None
+
+
+def apply_faults(control: Control, body: Any) -> DownOrder | None:
+    """Apply a `POST /sim/faults` body; raises FaultError on anything malformed."""
+    if not isinstance(body, dict):
+        raise FaultError("body must be a JSON object")
+    if "fault" in body:
+        spec = body["fault"]
+        if spec is not None and not isinstance(spec, str):
+            raise FaultError("fault must be a string or null")
+        control.fault = faults.parse(spec) if spec else None
+    if "rates" in body:
+        rates = body["rates"] or {}
+        if not isinstance(rates, dict) or not all(
+            isinstance(v, int | float) and 0 <= v <= 1 for v in rates.values()
+        ):
+            raise FaultError("rates must map fault specs to probabilities in [0, 1]")
+        for spec in rates:
+            faults.parse(spec)
+        if sum(rates.values()) > 1:
+            raise FaultError("rates must sum to at most 1")
+        control.rates = {str(k): float(v) for k, v in rates.items()}
+    if "down" not in body:
+        return None
+    for_s = body.get("for_s")
+    if for_s is not None and (not isinstance(for_s, int | float) or for_s <= 0):
+        raise FaultError("for_s must be a positive number of seconds")
+    return DownOrder(bool(body["down"]), None if for_s is None else float(for_s))
+
+
+def apply_quality(control: Control, body: Any) -> None:
+    if isinstance(body, dict) and isinstance(body.get("quality"), dict):
+        body = body["quality"]
+    if not isinstance(body, dict) or not all(
+        isinstance(v, int | float) and 0 <= v <= 1 for v in body.values()
+    ):
+        raise FaultError("quality must map suite names to numbers in [0, 1]")
+    control.quality.update({str(k): float(v) for k, v in body.items()})

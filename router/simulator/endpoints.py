@@ -1,0 +1,151 @@
+"""The non-generation endpoints: models, metrics, token counting, auth, 404s and `/sim/`."""
+
+from __future__ import annotations
+
+import hmac
+import time
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from router.simulator.control import Control, DownOrder, apply_faults, apply_quality
+from router.simulator.errors import ApiError, Flavor, render
+from router.simulator.faults import FaultError
+from router.simulator.httpserver import Request, Response
+from router.simulator.messages import prompt_tokens
+from router.simulator.stats import prometheus_text
+
+if TYPE_CHECKING:
+    from router.simulator.app import Simulator
+
+JSON = [("content-type", "application/json")]
+
+
+def parse_json(body: bytes) -> dict[str, Any]:
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(400, "bad_request", f"Invalid JSON in request body: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise ApiError(400, "bad_request", "The request body must be a JSON object.")
+    return parsed
+
+
+def authorize(sim: Simulator, req: Request, flavor: Flavor) -> None:
+    """With an api_key set: Bearer (OpenAI, vLLM) or x-api-key (Anthropic), like the real ones."""
+    key = sim.settings.api_key
+    if key is None:
+        return
+    given = req.headers.get("x-api-key", "")
+    bearer = req.headers.get("authorization", "")
+    if bearer.lower().startswith("bearer "):
+        given = bearer[7:].strip()
+    if not hmac.compare_digest(given.encode(), key.encode()):
+        raise ApiError(401, "unauthorized", "invalid x-api-key")
+
+
+async def models(sim: Simulator, req: Request, resp: Response) -> None:
+    settings, name = sim.settings, sim.settings.model_name
+    created = int(time.time())
+    body: dict[str, Any]
+    card: dict[str, Any]
+    if settings.profile == "anthropic":
+        card = {"type": "model", "id": name, "display_name": name}
+        card["created_at"] = "2025-09-29T00:00:00Z"
+        body = {"data": [card], "has_more": False, "first_id": name, "last_id": name}
+    elif settings.profile == "cloud":
+        card = {"id": name, "object": "model", "created": created, "owned_by": "system"}
+        body = {"object": "list", "data": [card]}
+    else:
+        card = {"id": name, "object": "model", "created": created, "owned_by": "vllm"}
+        card |= {"root": name, "parent": None, "max_model_len": settings.window}
+        card["permission"] = [
+            {
+                "id": f"modelperm-{sim.settings.seed:032x}",
+                "object": "model_permission",
+                "created": created,
+                "allow_create_engine": False,
+                "allow_sampling": True,
+                "allow_logprobs": True,
+                "allow_search_indices": False,
+                "allow_view": True,
+                "allow_fine_tuning": False,
+                "organization": "*",
+                "group": None,
+                "is_blocking": False,
+            }
+        ]
+        body = {"object": "list", "data": [card]}
+    await resp.send(200, JSON, orjson.dumps(body))
+
+
+async def metrics(sim: Simulator, req: Request, resp: Response) -> None:
+    text = prometheus_text(sim.settings.model_name, sim.stats, sim.capacity)
+    headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
+    await resp.send(200, headers, text.encode())
+
+
+async def count_tokens(sim: Simulator, req: Request, resp: Response) -> None:
+    try:
+        authorize(sim, req, "anthropic")
+        body = parse_json(req.body)
+        if not isinstance(body.get("messages"), list) or not isinstance(body.get("model"), str):
+            raise ApiError(400, "bad_request", "messages and model: Field required")
+    except ApiError as err:
+        await sim.send_error("anthropic", err, resp)
+        return
+    await resp.send(200, JSON, orjson.dumps({"input_tokens": prompt_tokens(body)}))
+
+
+async def not_found(sim: Simulator, req: Request, resp: Response) -> None:
+    profile = sim.settings.profile
+    if profile == "vllm":
+        known = any(path == req.path for _, path in sim.routes)
+        status, detail = (405, "Method Not Allowed") if known else (404, "Not Found")
+        await resp.send(status, JSON, orjson.dumps({"detail": detail}))
+        return
+    message = f"Invalid URL ({req.method} {req.path})"
+    await sim.send_error(profile, ApiError(404, "bad_request", message), resp)
+
+
+async def control(sim: Simulator, req: Request, resp: Response) -> None:
+    """The `/sim/` endpoints; see `router.simulator.control`."""
+    key = (req.method, req.path)
+    try:
+        order = None
+        if key == ("POST", "/sim/faults"):
+            order = apply_faults(sim.control, orjson.loads(req.body or b"{}"))
+        elif key == ("POST", "/sim/quality"):
+            apply_quality(sim.control, orjson.loads(req.body or b"{}"))
+        elif key == ("POST", "/sim/reset"):
+            reset(sim)
+        elif key != ("GET", "/sim/stats"):
+            await resp.send(404, JSON, b'{"detail":"Not Found"}')
+            return
+    except (FaultError, orjson.JSONDecodeError) as exc:
+        status, headers, body = render("vllm", ApiError(400, "bad_request", str(exc)))
+        await resp.send(status, headers, body)
+        return
+    state = sim.stats.as_dict(sim.capacity) | sim.control.as_dict()
+    resp.keep_alive = resp.keep_alive and order is None
+    await resp.send(200, JSON, orjson.dumps(state))
+    if order is not None:
+        await go_down(sim, order, resp)
+
+
+def reset(sim: Simulator) -> None:
+    sim.stats.reset()
+    fresh = Control.from_settings(sim.settings)
+    sim.control.fault, sim.control.rates = fresh.fault, fresh.rates
+    sim.control.quality.clear()
+    sim.control.quality.update(fresh.quality)
+
+
+async def go_down(sim: Simulator, order: DownOrder, resp: Response) -> None:
+    """Refuse connections (the listening socket closes, open ones are reset), or come back."""
+    if not order.down:
+        await sim.server.resume_listening()
+        return
+    await sim.server.stop_listening(drop_connections=True, spare=resp.connection)
+    if order.for_s is not None:
+        sim.server.resume_later(order.for_s)

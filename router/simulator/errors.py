@@ -1,0 +1,129 @@
+"""Error responses exactly as each real server shapes them.
+
+- vLLM: `{"error": {"message", "type": "BadRequestError", "param", "code": 400}}` (integer
+  code, class-like type); a bad API key is `{"error": "Unauthorized"}`.
+- OpenAI (cloud): the same envelope with string codes (`context_length_exceeded`,
+  `rate_limit_exceeded`, `model_not_found`) or null, and snake_case types.
+- Anthropic (also vLLM's `/v1/messages`): `{"type": "error", "error": {"type", "message"}}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Literal
+
+import orjson
+
+Flavor = Literal["vllm", "cloud", "anthropic"]
+Kind = Literal[
+    "bad_request",
+    "not_found",
+    "context_length",
+    "max_tokens",
+    "rate_limit",
+    "server_error",
+    "overloaded",
+    "unauthorized",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiError(Exception):
+    """Raised anywhere in a handler; rendered in the flavor of the API that was called."""
+
+    status: int
+    kind: Kind
+    message: str = ""
+    param: str | None = None
+    retry_after: float | None = None
+    window: int = 0
+    prompt_tokens: int = 0
+
+
+def context_message(flavor: Flavor, window: int, prompt_tokens: int) -> str:
+    if flavor == "vllm":  # vLLM stops counting at window + 1 ("at least")
+        seen = window + 1
+        return (
+            f"This model's maximum context length is {window} tokens. However, your prompt "
+            f"contains at least {seen} input tokens, which exceeds this limit even without any "
+            f"output tokens. Please reduce the length of the input prompt. "
+            f"(parameter=input_tokens, value={seen})"
+        )
+    if flavor == "cloud":
+        return (
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {prompt_tokens} tokens. Please reduce the length of the messages."
+        )
+    return f"prompt is too long: {prompt_tokens} tokens > {window} maximum"
+
+
+def _vllm_type(status: int) -> str:
+    phrase = HTTPStatus(status).phrase.replace(" ", "")
+    return phrase if phrase.endswith("Error") else phrase + "Error"
+
+
+_CLOUD: dict[Kind, tuple[str, str | None, str]] = {
+    "bad_request": ("invalid_request_error", None, ""),
+    "not_found": ("invalid_request_error", "model_not_found", ""),
+    "context_length": ("invalid_request_error", "context_length_exceeded", ""),
+    "max_tokens": ("invalid_request_error", "invalid_value", ""),
+    "rate_limit": ("requests", "rate_limit_exceeded", ""),
+    "server_error": (
+        "server_error",
+        None,
+        "The server had an error while processing your request. Sorry about that!",
+    ),
+    "overloaded": ("server_error", None, "The server is overloaded or not ready yet."),
+    "unauthorized": ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
+}
+_ANTHROPIC: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def envelope(flavor: Flavor, err: ApiError) -> dict[str, Any]:
+    """The JSON body for `err` in one server's shape."""
+    message = err.message
+    if err.kind == "context_length":
+        message = context_message(flavor, err.window, err.prompt_tokens)
+    if flavor == "anthropic":
+        kind = _ANTHROPIC.get(err.status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message or kind}}
+    if flavor == "vllm":
+        param = "input_tokens" if err.kind == "context_length" else err.param
+        return {
+            "error": {
+                "message": message or HTTPStatus(err.status).phrase,
+                "type": _vllm_type(err.status),
+                "param": param,
+                "code": err.status,
+            }
+        }
+    kind, code, default = _CLOUD[err.kind]
+    param = "messages" if err.kind == "context_length" else err.param
+    return {"error": {"message": message or default, "type": kind, "param": param, "code": code}}
+
+
+def render(flavor: Flavor, err: ApiError) -> tuple[int, list[tuple[str, str]], bytes]:
+    """Status, headers and body of the error response."""
+    headers = [("content-type", "application/json")]
+    if err.retry_after is not None:
+        headers.append(("retry-after", f"{err.retry_after:g}"))
+    if flavor == "vllm" and err.kind == "unauthorized":
+        return err.status, headers, b'{"error":"Unauthorized"}'
+    return err.status, headers, orjson.dumps(envelope(flavor, err))
+
+
+def sse_error(flavor: Flavor, err: ApiError) -> bytes:
+    """An error as an in-stream event (after a 200 has been sent)."""
+    body = orjson.dumps(envelope(flavor, err))
+    if flavor == "anthropic":
+        return b"event: error\ndata: " + body + b"\n\n"
+    return b"data: " + body + b"\n\n"

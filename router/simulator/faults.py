@@ -1,0 +1,115 @@
+"""The faults a simulated backend can inject, and how one is chosen for a request.
+
+Precedence: the `x-sim-fault` header, then a `model+NAME[:ARG]` suffix, then the default set
+at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the fault rates.
+
+| name | what the client sees |
+|---|---|
+| `rate_limit[:S]` | 429 with `Retry-After: S` (default 1) |
+| `rate_limit_no_retry_after` | 429 without any retry header |
+| `server_error[:STATUS]` | a 5xx (default 500; 503 carries vLLM's overload body) |
+| `reset` | TCP RST after the request is read: no HTTP response at all |
+| `no_response` | the request is read and never answered |
+| `slow_first_token[:S]` | headers only after S more seconds (default 10) |
+| `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
+| `cut_stream` | the connection closes after two tokens, mid-body |
+| `malformed_chunk` | a `data:` line that is not JSON after two tokens |
+| `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
+| `context_length` | the profile's context-length 400, whatever the prompt |
+| `down` | per request like `reset`; via `/sim/faults` the port refuses connections |
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+FaultName = Literal[
+    "rate_limit",
+    "rate_limit_no_retry_after",
+    "server_error",
+    "reset",
+    "no_response",
+    "slow_first_token",
+    "stall",
+    "cut_stream",
+    "malformed_chunk",
+    "missing_done",
+    "context_length",
+    "down",
+]
+FAULTS: tuple[FaultName, ...] = get_args(FaultName)
+DEFAULT_ARGS: dict[str, float] = {
+    "rate_limit": 1.0,
+    "server_error": 500.0,
+    "slow_first_token": 10.0,
+    "stall": 10.0,
+}
+TOKENS_BEFORE_MIDSTREAM_FAULT = 2
+
+
+class FaultError(ValueError):
+    """A fault spec that names no known fault or carries a bad argument."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    name: FaultName
+    arg: float | None = None
+
+    @property
+    def value(self) -> float:
+        """The argument, or the fault's default."""
+        return self.arg if self.arg is not None else DEFAULT_ARGS.get(self.name, 0.0)
+
+    @property
+    def spec(self) -> str:
+        return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+
+
+def parse(spec: str) -> Fault:
+    """`NAME` or `NAME:ARG` → Fault; raises FaultError naming the known faults."""
+    name, _, raw = spec.strip().partition(":")
+    if name not in FAULTS:
+        raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+    try:
+        arg = float(raw) if raw else None
+    except ValueError as exc:
+        raise FaultError(f"fault argument must be a number, not {raw!r}") from exc
+    return Fault(name, arg)
+
+
+def split_model(model: str) -> tuple[str, Fault | None]:
+    """`name+fault:arg` → (name, Fault). A `+` not followed by a known fault stays in the name."""
+    base, plus, spec = model.rpartition("+")
+    if not plus or spec.partition(":")[0] not in FAULTS:
+        return model, None
+    return base, parse(spec)
+
+
+def draw(rates: Mapping[str, float], rng: random.Random) -> Fault | None:
+    """Pick at most one fault with the given per-request probabilities."""
+    if not rates:
+        return None
+    roll = rng.random()
+    for spec, rate in rates.items():
+        if roll < rate:
+            return parse(spec)
+        roll -= rate
+    return None
+
+
+def choose(
+    header: str | None,
+    from_model: Fault | None,
+    runtime: Fault | None,
+    configured: Fault | None,
+    rates: Mapping[str, float],
+    rng: random.Random,
+) -> Fault | None:
+    """Apply the precedence documented above."""
+    if header:
+        return parse(header)
+    return from_model or runtime or configured or draw(rates, rng)

@@ -1,0 +1,160 @@
+"""Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`), as Anthropic serves it.
+
+Streaming is the named-event sequence message_start, content_block_start, ping,
+content_block_delta…, content_block_stop, message_delta (stop_reason, output usage),
+message_stop; a tool call is a `tool_use` block filled by `input_json_delta` pieces.
+vLLM serves the same API natively, so the vllm profile answers here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.simulator import tokens
+from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.errors import Flavor
+from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.wire import Frame, Meta, bad_request, event, int_field
+
+_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+
+
+def system_text(body: dict[str, Any]) -> str:
+    return tokens.content_text(body.get("system"))
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    messages = body.get("messages") or []
+    extra = system_text(body)
+    if body.get("tools"):
+        extra += orjson.dumps(body["tools"]).decode()
+    return tokens.messages_tokens(messages if isinstance(messages, list) else [], extra)
+
+
+def _last_is_tool_result(messages: list[Any]) -> bool:
+    last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    content = last.get("content")
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") == "tool_result" for p in content
+    )
+
+
+class MessagesApi:
+    id_prefix = "msg_"
+    call_prefix = "toolu_"
+
+    def flavor(self, profile: Flavor) -> Flavor:
+        return "anthropic"
+
+    def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise bad_request("messages: Field required")
+        model = body.get("model")
+        if not isinstance(model, str):
+            raise bad_request("model: Field required")
+        max_tokens = int_field(body, "max_tokens", 1)
+        if max_tokens is None:
+            raise bad_request("max_tokens: Field required")
+        user = next(
+            (
+                tokens.content_text(m.get("content"))
+                for m in reversed(messages)
+                if isinstance(m, dict) and m.get("role") == "user"
+            ),
+            "",
+        )
+        specs = tuple(
+            ToolSpec(str(t.get("name", "tool")), t.get("input_schema") or {})
+            for t in body.get("tools") or []
+            if isinstance(t, dict)
+        )
+        choice = body.get("tool_choice") or {}
+        forced = choice.get("name") if isinstance(choice, dict) else None
+        disabled = isinstance(choice, dict) and choice.get("type") == "none"
+        prompt = Prompt(user, specs, forced, disabled, _last_is_tool_result(messages))
+        return Ask(
+            model=model,
+            prompt=prompt,
+            prompt_tokens=prompt_tokens(body),
+            max_tokens=max_tokens,
+            stream=bool(body.get("stream")),
+        )
+
+    def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
+        choice = gen.choices[0]
+        return {
+            "id": meta.id,
+            "type": "message",
+            "role": "assistant",
+            "model": meta.model,
+            "content": _blocks(meta, choice),
+            "stop_reason": _STOP[choice.finish],
+            "stop_sequence": None,
+            "usage": _usage(gen.prompt_tokens, gen.completion_tokens),
+        }
+
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+        choice = gen.choices[0]
+        start = self.body(meta, gen, ask) | {"content": [], "stop_reason": None}
+        start["usage"] = _usage(gen.prompt_tokens, 1)
+        frames: list[Frame] = [
+            (event("message_start", {"type": "message_start", "message": start}), False)
+        ]
+        for index, block in enumerate(_blocks(meta, choice)):
+            empty: dict[str, Any] = {"input": {}} if block["type"] == "tool_use" else {"text": ""}
+            opened = block | empty
+            frames.append(
+                (
+                    event(
+                        "content_block_start",
+                        {"type": "content_block_start", "index": index, "content_block": opened},
+                    ),
+                    False,
+                )
+            )
+            if index == 0:
+                frames.append((event("ping", {"type": "ping"}), False))
+            for delta in _deltas(choice, block):
+                payload = {"type": "content_block_delta", "index": index, "delta": delta}
+                frames.append((event("content_block_delta", payload), True))
+            stop = {"type": "content_block_stop", "index": index}
+            frames.append((event("content_block_stop", stop), False))
+        delta = {"stop_reason": _STOP[choice.finish], "stop_sequence": None}
+        ending = {"type": "message_delta", "delta": delta}
+        ending["usage"] = {"output_tokens": gen.completion_tokens}
+        frames.append((event("message_delta", ending), False))
+        frames.append((event("message_stop", {"type": "message_stop"}), False))
+        return frames
+
+
+def _usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": output_tokens,
+    }
+
+
+def _blocks(meta: Meta, choice: Choice) -> list[dict[str, Any]]:
+    if not choice.tool_calls:
+        return [{"type": "text", "text": choice.text}]
+    return [
+        {
+            "type": "tool_use",
+            "id": meta.call_ids[i] if i < len(meta.call_ids) else f"toolu_{i}",
+            "name": call.name,
+            "input": orjson.loads(call.arguments),
+        }
+        for i, call in enumerate(choice.tool_calls)
+    ]
+
+
+def _deltas(choice: Choice, block: dict[str, Any]) -> list[dict[str, Any]]:
+    if block["type"] == "text":
+        return [{"type": "text_delta", "text": piece} for piece in choice.pieces]
+    arguments = orjson.dumps(block["input"]).decode()
+    return [{"type": "input_json_delta", "partial_json": p} for p in argument_pieces(arguments)]

@@ -1,0 +1,87 @@
+"""Delivering a generation over the socket: pacing tokens and breaking mid-body on purpose.
+
+Unpaced and fault-free, a whole stream goes out in one write (each SSE event still its own
+HTTP chunk), which is what makes the simulator a fast fake upstream for benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from router.simulator.faults import TOKENS_BEFORE_MIDSTREAM_FAULT, Fault
+from router.simulator.httpserver import Response
+from router.simulator.wire import Frame
+
+MALFORMED = b"data: {this is not json\n\n"
+MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk"})
+
+
+def _trigger_index(frames: list[Frame]) -> int:
+    """Where a mid-stream fault strikes: after two token frames (or before the tail)."""
+    seen = 0
+    for i, (_, is_token) in enumerate(frames):
+        if is_token:
+            if seen == TOKENS_BEFORE_MIDSTREAM_FAULT:
+                return i
+            seen += 1
+    return max(len(frames) - 1, 0)
+
+
+async def stream(
+    resp: Response,
+    headers: list[tuple[str, str]],
+    frames: list[Frame],
+    pace: float,
+    fault: Fault | None,
+) -> None:
+    """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included."""
+    if fault is not None and fault.name == "missing_done":
+        frames = frames[:-1]
+    await resp.start(200, headers)
+    if pace == 0 and (fault is None or fault.name not in MIDSTREAM):
+        await resp.chunks([data for data, _ in frames])
+        await resp.end()
+        return
+    trigger = _trigger_index(frames) if fault is not None and fault.name in MIDSTREAM else -1
+    batch: list[bytes] = []
+    first = True
+    for i, (data, is_token) in enumerate(frames):
+        if i == trigger and fault is not None:
+            await resp.chunks(batch)
+            batch = []
+            if fault.name == "cut_stream":
+                resp.cut()
+                return
+            if fault.name == "stall":
+                await asyncio.sleep(fault.value)
+            else:
+                batch.append(MALFORMED)
+        if is_token and pace and not first:
+            await resp.chunks(batch)
+            batch = []
+            await asyncio.sleep(pace)
+        first = first and not is_token
+        batch.append(data)
+    await resp.chunks(batch)
+    await resp.end()
+
+
+async def whole(
+    resp: Response,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    fault: Fault | None,
+) -> None:
+    """Send a complete JSON response; mid-body faults break it halfway."""
+    name = fault.name if fault is not None else None
+    if name == "malformed_chunk":
+        await resp.send(200, headers, body[: len(body) // 2])
+    elif name == "cut_stream":
+        await resp.send_partial(200, headers, body)
+        resp.cut()
+    elif name == "stall" and fault is not None:
+        await resp.send_partial(200, headers, body)
+        await asyncio.sleep(fault.value)
+        await resp.write(body[len(body) // 2 :])
+    else:
+        await resp.send(200, headers, body)

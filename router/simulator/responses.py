@@ -1,0 +1,158 @@
+"""OpenAI Responses (`/v1/responses`): text and function calls, streamed as typed events.
+
+The stream ends with `response.completed` and no `[DONE]` (what Codex CLI expects); every
+event carries a `sequence_number`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.simulator import tokens
+from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.errors import Flavor
+from router.simulator.generation import Ask, Generation, argument_pieces
+from router.simulator.wire import Frame, Meta, bad_request, event, int_field
+
+
+def _input_text(items: Any) -> tuple[str, bool]:
+    """The last user text and whether the input ends with a function call's output."""
+    if isinstance(items, str):
+        return items, False
+    user = ""
+    for item in items:
+        if isinstance(item, dict) and item.get("role") == "user":
+            user = tokens.content_text(item.get("content"))
+    last = items[-1] if items and isinstance(items[-1], dict) else {}
+    return user, last.get("type") == "function_call_output"
+
+
+class ResponsesApi:
+    id_prefix = "resp_"
+    call_prefix = "call_"
+
+    def flavor(self, profile: Flavor) -> Flavor:
+        return profile
+
+    def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        items = body.get("input")
+        if not isinstance(items, str | list) or not items:
+            raise bad_request("input: Field required", "input")
+        model = body.get("model")
+        if not isinstance(model, str):
+            raise bad_request("model: Field required", "model")
+        user, after_tool = _input_text(items)
+        specs = tuple(
+            ToolSpec(str(t.get("name", "tool")), t.get("parameters") or {})
+            for t in body.get("tools") or []
+            if isinstance(t, dict) and t.get("type") == "function"
+        )
+        instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""
+        messages = [{"content": items}] if isinstance(items, str) else items
+        prompt = Prompt(user, specs, None, body.get("tool_choice") == "none", after_tool)
+        return Ask(
+            model=model,
+            prompt=prompt,
+            prompt_tokens=tokens.messages_tokens(messages, str(instructions)),
+            max_tokens=int_field(body, "max_output_tokens", 1),
+            stream=bool(body.get("stream")),
+        )
+
+    def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
+        out = self._response(meta, ask, "completed")
+        out["output"] = self._items(meta, gen)
+        out["usage"] = {
+            "input_tokens": gen.prompt_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": gen.completion_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": gen.prompt_tokens + gen.completion_tokens,
+        }
+        if gen.choices[0].finish == "length":
+            out["status"] = "incomplete"
+            out["incomplete_details"] = {"reason": "max_output_tokens"}
+        return out
+
+    def _response(self, meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
+        return {
+            "id": meta.id,
+            "object": "response",
+            "created_at": meta.created,
+            "status": status,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": None,
+            "max_output_tokens": ask.max_tokens,
+            "model": meta.model,
+            "output": [],
+            "parallel_tool_calls": True,
+            "temperature": 1.0,
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": 1.0,
+            "usage": None,
+        }
+
+    def _items(self, meta: Meta, gen: Generation) -> list[dict[str, Any]]:
+        choice = gen.choices[0]
+        if choice.tool_calls:
+            return [
+                {
+                    "type": "function_call",
+                    "id": f"fc_{meta.id[5:]}_{i}",
+                    "call_id": meta.call_ids[i] if i < len(meta.call_ids) else f"call_{i}",
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "status": "completed",
+                }
+                for i, call in enumerate(choice.tool_calls)
+            ]
+        part = {"type": "output_text", "text": choice.text, "annotations": [], "logprobs": []}
+        message = {"type": "message", "id": f"msg_{meta.id[5:]}", "status": "completed"}
+        return [message | {"role": "assistant", "content": [part]}]
+
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+        seq = iter(range(1 << 30))
+        frames: list[Frame] = []
+
+        def emit(kind: str, token: bool = False, **fields: Any) -> None:
+            payload = {"type": kind, "sequence_number": next(seq)} | fields
+            frames.append((event(kind, payload), token))
+
+        emit("response.created", response=self._response(meta, ask, "in_progress"))
+        emit("response.in_progress", response=self._response(meta, ask, "in_progress"))
+        for index, item in enumerate(self._items(meta, gen)):
+            if item["type"] == "function_call":
+                emit(
+                    "response.output_item.added", output_index=index, item=item | {"arguments": ""}
+                )
+                for piece in argument_pieces(item["arguments"]):
+                    emit(
+                        "response.function_call_arguments.delta",
+                        True,
+                        item_id=item["id"],
+                        output_index=index,
+                        delta=piece,
+                    )
+                emit(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    arguments=item["arguments"],
+                )
+            else:
+                self._text_events(emit, item, index, gen)
+            emit("response.output_item.done", output_index=index, item=item)
+        emit("response.completed", response=self.body(meta, gen, ask))
+        return frames
+
+    @staticmethod
+    def _text_events(emit: Any, item: dict[str, Any], index: int, gen: Generation) -> None:
+        part = item["content"][0]
+        where = {"item_id": item["id"], "output_index": index, "content_index": 0}
+        emit("response.output_item.added", output_index=index, item=item | {"content": []})
+        emit("response.content_part.added", **where, part=part | {"text": ""})
+        for piece in gen.choices[0].pieces:
+            emit("response.output_text.delta", True, **where, delta=piece, logprobs=[])
+        emit("response.output_text.done", **where, text=part["text"], logprobs=[])
+        emit("response.content_part.done", **where, part=part)

@@ -1,0 +1,70 @@
+"""What one simulated backend is: its wire profile, model, window, capacity, speed and faults.
+
+Frozen, so a running simulator's *static* shape never changes; what tests flip at runtime
+(default fault, quality, `down`) lives in `router.simulator.control` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Profile = Literal["vllm", "cloud", "anthropic"]
+PROFILES: tuple[Profile, ...] = ("vllm", "cloud", "anthropic")
+
+DEFAULT_MODELS: dict[Profile, str] = {
+    "vllm": "poolside/Laguna-S-2.1-NVFP4",
+    "cloud": "gpt-4o",
+    "anthropic": "claude-sonnet-4-5",
+}
+DEFAULT_WINDOWS: dict[Profile, int] = {"vllm": 262144, "cloud": 128000, "anthropic": 200000}
+
+
+@dataclass(frozen=True, slots=True)
+class SimSettings:
+    """The static shape of one simulated backend. Zero latency by default (fast tests).
+
+    `tokens_per_s` paces prose; `code_tokens_per_s` paces answers that hold code (Laguna:
+    ~15 and ~22). 0 means "as fast as possible". `fault` is a default fault spec applied to
+    every request (`NAME[:ARG]`); `fault_rates` draws faults at random per request.
+    """
+
+    profile: Profile = "vllm"
+    model: str | None = None
+    max_model_len: int | None = None
+    max_num_seqs: int = 32
+    max_queued: int | None = None
+    ttft_s: float = 0.0
+    tokens_per_s: float = 0.0
+    code_tokens_per_s: float | None = None
+    fault: str | None = None
+    fault_rates: Mapping[str, float] = field(default_factory=dict)
+    quality: Mapping[str, float] = field(default_factory=dict)
+    seed: int = 0
+    api_key: str | None = None
+    accept_any_model: bool = False
+    kv_cache_tokens: int = 524288
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile must be one of {PROFILES}, not {self.profile!r}")
+        if self.max_num_seqs < 1:
+            raise ValueError("max_num_seqs must be >= 1")
+        if self.ttft_s < 0 or self.tokens_per_s < 0:
+            raise ValueError("ttft_s and tokens_per_s must be >= 0")
+        if sum(self.fault_rates.values()) > 1.0:
+            raise ValueError("fault_rates must sum to at most 1.0")
+
+    @property
+    def model_name(self) -> str:
+        return self.model or DEFAULT_MODELS[self.profile]
+
+    @property
+    def window(self) -> int:
+        return self.max_model_len or DEFAULT_WINDOWS[self.profile]
+
+    def pace(self, has_code: bool) -> float:
+        """Seconds per output token (0 when unpaced)."""
+        rate = self.code_tokens_per_s if has_code and self.code_tokens_per_s else self.tokens_per_s
+        return 1.0 / rate if rate > 0 else 0.0

@@ -1,0 +1,94 @@
+"""What the simulator has seen (for `/sim/stats`) and vLLM's Prometheus text for `/metrics`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from router.simulator.capacity import Capacity
+
+
+class Stats:
+    """Counters since start or the last `/sim/reset`."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.requests = 0
+        self.by_path: Counter[str] = Counter()
+        self.by_fault: Counter[str] = Counter()
+        self.by_status: Counter[int] = Counter()
+        self.prompt_tokens = 0
+        self.generation_tokens = 0
+        self.finished: Counter[str] = Counter()
+
+    def as_dict(self, capacity: Capacity) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "by_path": dict(self.by_path),
+            "by_fault": dict(self.by_fault),
+            "by_status": {str(k): v for k, v in self.by_status.items()},
+            "prompt_tokens": self.prompt_tokens,
+            "generation_tokens": self.generation_tokens,
+            "running": capacity.running,
+            "waiting": capacity.waiting,
+        }
+
+
+def _metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> str:
+    # prometheus_client (as vLLM 0.3x serves it) keeps `_total` on counter HELP/TYPE lines
+    lines = [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+    lines += [f"{name}{{{labels}}} {value!r}" for labels, value in samples]
+    return "\n".join(lines)
+
+
+def prometheus_text(model: str, stats: Stats, capacity: Capacity) -> str:
+    """The vLLM series the router reads, named and typed exactly as vLLM exposes them."""
+    base = f'engine="0",model_name="{model}"'
+    finished = [
+        (
+            f'engine="0",finished_reason="{reason}",model_name="{model}"',
+            float(stats.finished[reason]),
+        )
+        for reason in ("stop", "length", "abort", "error")
+    ]
+    families = [
+        _metric(
+            "vllm:num_requests_running",
+            "gauge",
+            "Number of requests in model execution batches.",
+            [(base, float(capacity.running))],
+        ),
+        _metric(
+            "vllm:num_requests_waiting",
+            "gauge",
+            "Number of requests waiting to be processed.",
+            [(base, float(capacity.waiting))],
+        ),
+        _metric(
+            "vllm:kv_cache_usage_perc",
+            "gauge",
+            "KV-cache usage. 1 means 100 percent usage.",
+            [(base, capacity.kv_usage)],
+        ),
+        _metric(
+            "vllm:prompt_tokens_total",
+            "counter",
+            "Number of prefill tokens processed.",
+            [(base, float(stats.prompt_tokens))],
+        ),
+        _metric(
+            "vllm:generation_tokens_total",
+            "counter",
+            "Number of generation tokens processed.",
+            [(base, float(stats.generation_tokens))],
+        ),
+        _metric(
+            "vllm:request_success_total",
+            "counter",
+            "Count of successfully processed requests.",
+            finished,
+        ),
+    ]
+    return "\n".join(families) + "\n"

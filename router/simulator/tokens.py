@@ -1,0 +1,51 @@
+"""A deterministic stand-in tokenizer: words and punctuation marks count as one token each.
+
+Real tokenizers differ, but the router only needs counts that are stable, roughly
+proportional to text length, and consistent between the prompt check and the usage report.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_PIECE = re.compile(r"\s*(?:\w+|[^\w\s])|\s+$")
+_PER_MESSAGE = 4  # role markers and separators of a chat template
+
+
+def count(text: str) -> int:
+    return len(_TOKEN.findall(text))
+
+
+def pieces(text: str) -> list[str]:
+    """Split text into token-sized pieces whose concatenation is exactly `text`."""
+    return _PIECE.findall(text)
+
+
+def content_text(content: Any) -> str:
+    """The text of a message `content`: a string, or OpenAI/Anthropic content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                text = part.get("text") or part.get("content")
+                if isinstance(text, str):
+                    parts.append(text)
+                elif isinstance(text, list):
+                    parts.append(content_text(text))
+        return "\n".join(parts)
+    return ""
+
+
+def messages_tokens(messages: list[Any], extra: str = "") -> int:
+    """Prompt tokens of a chat: every message's text plus template overhead."""
+    total = 2 + count(extra)
+    for message in messages:
+        if isinstance(message, dict):
+            total += _PER_MESSAGE + count(content_text(message.get("content")))
+            for call in message.get("tool_calls") or []:
+                total += count(str(call))
+    return total
