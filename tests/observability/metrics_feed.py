@@ -1,0 +1,65 @@
+"""Feeding a `Metrics` every kind of event, so every series exists (and every alert fires)."""
+
+from __future__ import annotations
+
+import itertools
+
+from classifier.intent import INTENTS
+from router.metrics import Metrics
+from router.record import Attempt, Record, Usage
+
+
+class ChattyLedger:
+    """A ledger source that drops a record on every scrape, so the drop alert can fire."""
+
+    def __init__(self) -> None:
+        self._reads = itertools.count(1)
+        self.queue_depth = 3
+        self.last_flush_seconds = 0.004
+        self.written_total = 100
+
+    @property
+    def dropped_total(self) -> int:
+        return next(self._reads)
+
+
+def feed(metrics: Metrics, n: int) -> None:
+    """One round of every event the router reports, fallbacks in most requests."""
+    for i, intent in enumerate(INTENTS):
+        local_first = i % 2 == 0
+        attempts = [
+            Attempt("local", "local", outcome="error", error_kind="overloaded"),
+            Attempt("cloud", "cloud"),
+        ]
+        served = attempts[1] if local_first else Attempt("local", "local")
+        record = Record(
+            request_id=f"r{n}-{i}",
+            started_at=0.0,
+            intent=intent,
+            route=intent,
+            backend=served.backend,
+            tier=served.tier,
+            attempts=attempts if local_first else [served],
+            stream=i % 3 == 0,
+            usage=Usage(prompt_tokens=100 + n, completion_tokens=40),
+            ttft_s=0.2,
+            duration_s=1.4,
+            cost_usd=0.002 if served.tier == "cloud" else 0.0001,
+            counterfactual_usd=0.002,
+        )
+        metrics.record_finished(record)
+        metrics.classified(intent, 0.8, 0.0003)
+        for a in record.attempts:
+            metrics.attempt_started(a.backend, a.tier)
+            metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind, 0.7)
+        metrics.shadow_compared(intent, "cloud", "local", agreed=i % 2 == 0)
+    failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
+    failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502
+    metrics.record_finished(failed)
+    metrics.shadow_dropped("queue_full")
+    metrics.backend_state("local", "local", up=False, circuit="open")
+    metrics.backend_state("cloud", "cloud", up=True, circuit="closed")
+    metrics.capacity("local", running=30, waiting=4, kv_cache_usage=0.93)
+    metrics.canary_result("local", "math", pass_ratio=0.25, floor=0.5, ts=1_764_000_000)
+    metrics.canary_result("local", "coding", pass_ratio=0.9, floor=0.6, ts=1_764_000_000)
+    metrics.route_gated("local", "math", gated=True)

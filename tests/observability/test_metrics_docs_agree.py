@@ -1,0 +1,89 @@
+"""docs/metrics.md, the code and the dashboards name the same metrics, types and labels."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from dashboard_queries import ROOT, all_queries, dashboard_files
+from metrics_feed import ChattyLedger, feed
+
+from router.metrics import Metrics
+
+DOC = ROOT / "docs" / "metrics.md"
+_ROW = re.compile(r"^\| `(smf_router_[a-z0-9_]+)` \|\s*(\w+)\s*\|([^|]*)\|", re.M)
+_SUFFIXES = ("_bucket", "_sum", "_count", "_created")
+
+
+def documented() -> dict[str, tuple[str, frozenset[str]]]:
+    rows = _ROW.findall(DOC.read_text())
+    assert rows, "no metric table in docs/metrics.md"
+    names = [r[0] for r in rows]
+    assert len(names) == len(set(names)), "a metric is documented twice"
+    return {
+        name: (kind, frozenset(x.strip() for x in labels.split(",") if x.strip()))
+        for name, kind, labels in rows
+    }
+
+
+def exposed() -> dict[str, tuple[str, frozenset[str]]]:
+    """Name (with `_total` for counters), type and label names of every fed metric."""
+    metrics = Metrics()
+    metrics.set_ledger_source(ChattyLedger())
+    feed(metrics, 0)
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for family in metrics.registry.collect():
+        name = family.name + ("_total" if family.type == "counter" else "")
+        labels = {k for s in family.samples for k in s.labels if k != "le"}
+        out[name] = (family.type, frozenset(labels))
+    return out
+
+
+def base_name(metric: str) -> str:
+    for suffix in _SUFFIXES:
+        if metric.endswith(suffix) and not metric.endswith("_total"):
+            return metric[: -len(suffix)]
+    return metric
+
+
+def test_every_exposed_metric_is_documented_with_its_type_and_labels() -> None:
+    assert exposed() == documented()
+
+
+def test_every_metric_a_dashboard_or_alert_uses_is_documented() -> None:
+    docs = documented()
+    used = {base_name(m) for q in all_queries() for m in q.metrics if m.startswith("smf_")}
+    assert used - set(docs) == set()
+    # and the dashboards and alerts between them show every metric
+    assert set(docs) - used == set()
+
+
+def test_dashboards_are_generated_and_pin_the_datasource() -> None:
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "grafana" / "generate.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    uids = []
+    for path in dashboard_files():
+        text = path.read_text()
+        assert "${DS_" not in text and "__inputs" not in text, path.name
+        dash = json.loads(text)
+        uids.append(dash["uid"])
+        sources = re.findall(r'"datasource": \{\s*"type": "prometheus",\s*"uid": "([^"]+)"', text)
+        assert sources and set(sources) == {"smf-prometheus"}, path.name
+        for panel in dash["panels"]:
+            assert panel["targets"], f"{path.name}: {panel['title']} has no query"
+    assert sorted(uids) == [
+        "smf-cost",
+        "smf-latency",
+        "smf-overview",
+        "smf-quality",
+        "smf-reliability",
+    ]
+    provisioning = ROOT / "grafana" / "provisioning" / "datasources" / "smf-prometheus.yml"
+    assert "uid: smf-prometheus" in provisioning.read_text()
