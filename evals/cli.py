@@ -1,0 +1,135 @@
+"""The eval CLI: ``python -m evals run ...`` (mounted by the router as ``smf-router eval``)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from evals import report, results
+from evals.graders import GRADER_RULES
+from evals.runner import Endpoint, run_cases
+from evals.suite import SHIPPED, Case, load, load_profile, published_count
+
+app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
+
+THINKING = {"off": False, "on": True, "omit": None}
+
+
+def select_cases(suites: Path, profile: str | None) -> list[Case]:
+    """A published profile under an smf-bench checkout, or every case under ``suites``."""
+    return load_profile(suites, profile) if profile else load(suites)
+
+
+def run_document(
+    cases: Sequence[Case],
+    endpoint: Endpoint,
+    *,
+    concurrency: int,
+    timeout_s: float,
+    thinking: str,
+    profile: str | None,
+    on_result: Callable[[results.CaseResult], None] | None = None,
+) -> dict[str, Any]:
+    """Run the cases and build the results document (the run block holds no secrets)."""
+    started = dt.datetime.now(dt.UTC)
+    outcome = asyncio.run(
+        run_cases(
+            cases,
+            endpoint,
+            concurrency,
+            timeout_s,
+            thinking=THINKING[thinking],
+            on_result=on_result,
+        )
+    )
+    run = {
+        "started_at": started.isoformat(),
+        "finished_at": dt.datetime.now(dt.UTC).isoformat(),
+        "endpoint": endpoint.base_url,
+        "model": endpoint.model,
+        "profile": profile,
+        "thinking": thinking,
+        "concurrency": concurrency,
+        "timeout_s": timeout_s,
+        "grader_rules": GRADER_RULES,
+    }
+    return results.to_document(outcome, run)
+
+
+@app.command()
+def run(
+    endpoint: Annotated[str, typer.Option(help="Base URL, e.g. http://spark:8888/v1")],
+    model: Annotated[str, typer.Option(help="Model name to send")],
+    suites: Annotated[Path, typer.Option(help="Suite file or directory")] = SHIPPED,
+    profile: Annotated[str | None, typer.Option(help="Published profile, e.g. strict_v01")] = None,
+    thinking: Annotated[str, typer.Option(help="off | on | omit (send no switch)")] = "off",
+    concurrency: Annotated[int, typer.Option(min=1, max=256)] = 8,
+    timeout: Annotated[float, typer.Option(help="Seconds per request")] = 300.0,
+    api_key_env: Annotated[
+        str, typer.Option(help="Env var holding the API key")
+    ] = "OPENAI_API_KEY",
+    out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
+    compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+) -> None:
+    """Run suites against an endpoint, print the multi-metric report, optionally save/compare."""
+    if thinking not in THINKING:
+        raise typer.BadParameter(f"--thinking must be one of {sorted(THINKING)}")
+    console = Console()
+    cases = select_cases(suites, profile)
+    if profile and len(cases) != published_count(profile):
+        console.print(
+            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
+        )
+    target = Endpoint(endpoint, model, api_key=os.environ.get(api_key_env))
+    options: dict[str, Any] = dict(
+        concurrency=concurrency, timeout_s=timeout, thinking=thinking, profile=profile
+    )
+    if progress:
+        with _progress(console) as bar:
+            task = bar.add_task("cases", total=len(cases))
+            doc = run_document(cases, target, on_result=lambda _: bar.advance(task), **options)
+    else:
+        doc = run_document(cases, target, **options)
+    report.print_report(doc, console)
+    if out:
+        results.write(out, doc)
+        console.print(f"results: {out}")
+    if compare:
+        _print_compare(console, results.read(compare), doc)
+
+
+@app.command("report")
+def report_command(
+    path: Annotated[Path, typer.Argument(help="Results JSON")],
+    compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
+) -> None:
+    """Print the report of a saved run (and its differences from an older one)."""
+    console = Console()
+    doc = results.read(path)
+    report.print_report(doc, console)
+    if compare:
+        _print_compare(console, results.read(compare), doc)
+
+
+def _print_compare(console: Console, old: dict[str, Any], new: dict[str, Any]) -> None:
+    changes = report.compare(results.results_of(old), results.results_of(new))
+    console.print(report.compare_table(changes, old, new))
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    )

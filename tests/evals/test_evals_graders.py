@@ -1,0 +1,171 @@
+"""Every grader, passing and failing, with smf-bench's semantics and our failure kinds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from evals.graders import Answer, Grade, count_units, extract_code, grade, grade_run
+from evals.sandbox import RunOutcome, run_python
+from evals.suite import Case, case_from_dict
+
+
+def case(evaluator: str, expected: Any = None, **extra: Any) -> Case:
+    return case_from_dict(
+        {"id": "t", "prompt": "p", "evaluator": evaluator, "expected": expected, **extra}
+    )
+
+
+def text(c: Case, content: str) -> Grade:
+    return grade(c, Answer(content=content), run_python)
+
+
+def test_graded_text_falls_back_to_reasoning() -> None:
+    c = case("text_match", "42")
+    assert grade(c, Answer(content="", reasoning="42")).passed
+    assert grade(c, Answer(content=None, reasoning=None)).failure_kind == "no_answer"
+    assert Answer(content="  ", reasoning="r").text == "r"
+
+
+def test_regex_match_is_case_insensitive_dotall_and_applies_must_not_match() -> None:
+    c = case("regex_match", r"\\boxed\{\s*dario\s*\}", metadata={"must_not_match": [r"Marisol"]})
+    assert text(c, "so \\boxed{Dario}").passed
+    assert text(c, "line one\n\\BOXED{ Dario }").passed
+    both = text(c, "\\boxed{Dario} or Marisol?")
+    assert (both.passed, both.failure_kind) == (False, "mismatch")
+    assert "forbidden" in both.reason
+    assert text(c, "\\boxed{Vek}").failure_kind == "mismatch"
+    assert text(case("regex_match", "("), "x").reason.startswith("invalid expected regex")
+
+
+def test_text_match_trims_and_ignores_case() -> None:
+    c = case("text_match", "Quorvat relay nine is ready")
+    assert text(c, "  quorvat RELAY nine is ready\n").passed
+    assert not text(c, "Quorvat relay nine is ready.").passed
+
+
+def test_text_contains_list_string_and_keywords() -> None:
+    assert text(case("text_contains", ["copper", "Meadow"]), "COPPER in the meadow").passed
+    missing = text(case("text_contains", ["copper", "violin"]), "copper")
+    assert not missing.passed and "violin" in missing.reason
+    assert text(case("text_contains", "fox"), "A Fox.").passed
+    kw = case("text_contains", expected_keywords=["AI", "health", "future", "x"], min_matches=3)
+    assert text(kw, "ai in health: the future").passed
+    assert not text(kw, "ai in health").passed
+    every = case("text_contains", expected_keywords=["a", "b"])
+    assert not text(every, "a only").passed
+
+
+@pytest.mark.parametrize(
+    ("unit", "body", "count"),
+    [
+        ("line", "one\n\n two\nthree\n", 3),
+        ("paragraph", "p1 line\nstill p1\n\n\np2\n  \np3", 3),
+        ("sentence", "One. Two! Three? four", 4),
+        ("words", "a b  c", 3),
+    ],
+)
+def test_count_units(unit: str, body: str, count: int) -> None:
+    assert count_units(body, unit) == count
+
+
+def test_structural_count_ops() -> None:
+    lines = "a\nb\nc"
+    assert text(case("structural_count", 3, metadata={"unit": "line", "op": "=="}), lines).passed
+    assert text(case("structural_count", 2, metadata={"unit": "line", "op": ">="}), lines).passed
+    assert text(case("structural_count", 4, metadata={"unit": "line", "op": "<"}), lines).passed
+    fail = text(case("structural_count", 5, metadata={"unit": "line", "op": "=="}), lines)
+    assert (fail.failure_kind, fail.reason) == ("mismatch", "3 lines, want == 5")
+    assert not text(case("structural_count", 1, metadata={"unit": "line", "op": "!"}), lines).passed
+
+
+def call(name: str, arguments: str) -> Answer:
+    fn = {"name": name, "arguments": arguments}
+    return Answer(tool_calls=[{"id": "c1", "type": "function", "function": fn}])
+
+
+def test_tool_call_name_args_contains_and_args_json() -> None:
+    c = case("tool_call", {"tool": "get_weather", "args_contains": {"location": "Tokyo"}})
+    assert grade(c, call("get_weather", '{"location": "tokyo"}')).passed
+    assert grade(c, call("calculate", '{"location": "Tokyo"}')).failure_kind == "mismatch"
+    assert not grade(c, call("get_weather", '{"location": "Osaka"}')).passed
+    assert grade(c, Answer(content="It is sunny")).reason == "no tool call"
+    assert grade(c, Answer()).failure_kind == "no_answer"
+    exact = case("tool_call", {"tool": "f", "args_json": {"a": 1}})
+    assert grade(exact, call("f", '{"a": 1}')).passed
+    assert not grade(exact, call("f", '{"a": 1, "b": 2}')).passed
+    assert grade(exact, call("f", "{not json")).failure_kind == "syntax_error"
+
+
+def test_extract_code_only_when_the_answer_starts_with_a_fence() -> None:
+    assert extract_code("```python\nx = 1\n```\nmore") == "x = 1\n"
+    assert extract_code("```\ny = 2\n```") == "y = 2\n"
+    assert extract_code("```python\nz = 3\n").strip() == "z = 3"
+    prose = "Here:\n```python\nx = 1\n```"
+    assert extract_code(prose) == prose
+
+
+UNIT = {"metadata": {"eval_type": "unit_test"}}
+
+
+def test_unit_test_passes_and_each_failure_kind() -> None:
+    c = case("programmatic", "assert double(2) == 4", **UNIT)
+    assert text(c, "```python\ndef double(x):\n    return 2 * x\n```").passed
+    assert text(c, "def double(x): return x + x").passed
+    assert text(c, "def double(x): return 3 * x").failure_kind == "assertion"
+    assert text(c, "def double(x) return 2").failure_kind == "syntax_error"
+    assert text(c, "Here you go:\n```python\ndef double(x): return 2*x\n```").failure_kind == (
+        "syntax_error"
+    )
+    assert text(c, "def double(x): return undefined_name").failure_kind == "runtime_error"
+    early = text(c, "import sys\ndef double(x): return 0\nsys.exit(0)")
+    assert (early.failure_kind, early.reason) == (
+        "runtime_error",
+        "exited before the assertions ran",
+    )
+    assert text(case("unit_test", "assert f() == 1"), "def f(): return 1").passed
+
+
+def test_unit_test_needs_an_executor() -> None:
+    with pytest.raises(ValueError, match="executor"):
+        grade(case("unit_test", "assert True"), Answer(content="x = 1"))
+
+
+def test_grade_run_timeout_and_signal() -> None:
+    timed = RunOutcome(None, True, False, "", "", 10.0, True)
+    assert grade_run(timed).failure_kind == "timeout"
+    killed = RunOutcome(-25, False, False, "", "", 0.1, True)
+    assert grade_run(killed).reason == "killed by SIGXFSZ"
+
+
+def test_code_compiles() -> None:
+    c = case("code_compiles")
+    assert text(c, "```python\nclass A:\n    pass\n```").passed
+    assert text(c, "class A\n    pass").failure_kind == "syntax_error"
+
+
+def test_json_contains_with_wildcards_and_nesting() -> None:
+    c = case("json_contains", {"city": "Nairobi", "rank": "*", "user": {"name": "Mira"}})
+    good = '{"city": "Nairobi", "rank": 3, "user": {"name": "Mira", "x": 1}}'
+    assert text(c, good).passed
+    assert text(c, "```json\n" + good + "\n```").passed
+    assert text(c, '{"city": "Nairobi", "user": {"name": "Mira"}}').failure_kind == "mismatch"
+    assert text(c, '{"city": "Lagos", "rank": 1, "user": {"name": "Mira"}}').failure_kind == (
+        "mismatch"
+    )
+    assert text(c, "{city: Nairobi}").failure_kind == "syntax_error"
+    assert text(case("json_contains", ["a", "b"]), '{"a": 1, "b": null}').passed
+
+
+def test_html_valid_requires_tags() -> None:
+    c = case("html_valid", ["table", "<td>"])
+    assert text(c, "<table><tr><td>1</td></tr></table>").passed
+    fail = text(c, "<div>no table</div>")
+    assert fail.failure_kind == "mismatch" and "table" in fail.reason
+    assert text(case("html_valid"), "<HTML><body></body></HTML>").passed
+
+
+def test_unknown_evaluator_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown evaluator"):
+        text(case("llm_judge"), "x")

@@ -1,0 +1,178 @@
+"""The runner against a real HTTP server on 127.0.0.1 that speaks OpenAI chat completions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from fake_chat_server import FakeServer, completion, serve
+from typer.testing import CliRunner
+
+from evals import results
+from evals.cli import app
+from evals.graders import reference_answer
+from evals.runner import Endpoint, run_cases
+from evals.suite import SHIPPED, Case, case_from_dict, load
+
+SHIPPED_CASES = load(SHIPPED)
+BY_PROMPT = {c.prompt: c for c in SHIPPED_CASES}
+
+
+def reply_for(case: Case) -> dict[str, Any]:
+    answer = reference_answer(case)
+    return completion(answer.content, answer.tool_calls or None)
+
+
+async def reference_responder(body: dict[str, Any]) -> tuple[int, Any]:
+    return 200, reply_for(BY_PROMPT[body["messages"][-1]["content"]])
+
+
+def endpoint(server: FakeServer, **extra: Any) -> Endpoint:
+    return Endpoint(server.base_url, "fake-model", **extra)
+
+
+def pick(*ids: str) -> list[Case]:
+    by_id = {c.id: c for c in SHIPPED_CASES}
+    return [by_id[i] for i in ids]
+
+
+async def test_reference_answers_pass_and_requests_carry_case_settings(
+    fake_server: FakeServer,
+) -> None:
+    fake_server.responder = reference_responder
+    cases = pick("smf.coding.easy.01", "smf.tool_calling.easy.01", "smf.math.hard.01")
+    out = await run_cases(cases, endpoint(fake_server, api_key="sk-test"), concurrency=2)
+    assert [r.status for r in out] == ["pass", "pass", "pass"]
+    assert [r.id for r in out] == [c.id for c in cases]
+    bodies = {b["messages"][0]["content"]: b for b in fake_server.bodies}
+    tool_body = bodies[cases[1].prompt]
+    assert tool_body["tools"] == cases[1].tools
+    assert tool_body["max_tokens"] == cases[1].max_tokens
+    assert tool_body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "tools" not in bodies[cases[0].prompt]
+    assert fake_server.headers[0]["authorization"] == "Bearer sk-test"
+    assert out[0].latency_s is not None and out[0].completion_tokens == 5
+
+
+async def test_thinking_switch_and_extra_body(fake_server: FakeServer) -> None:
+    case = pick("smf.math.hard.01")
+    extra = {"chat_template_kwargs": {"foo": 1}, "seed": 7}
+    await run_cases(case, endpoint(fake_server, extra_body=extra), thinking=True)
+    await run_cases(case, endpoint(fake_server), thinking=None)
+    on, omitted = fake_server.bodies
+    assert on["chat_template_kwargs"] == {"foo": 1, "enable_thinking": True} and on["seed"] == 7
+    assert "chat_template_kwargs" not in omitted
+
+
+async def test_wrong_answers_fail_with_kinds(fake_server: FakeServer) -> None:
+    async def wrong(body: dict[str, Any]) -> tuple[int, Any]:
+        case = BY_PROMPT[body["messages"][-1]["content"]]
+        if case.suite == "coding":
+            return 200, completion("def broken(:\n    pass")
+        return 200, completion("I would rather not say.")
+
+    fake_server.responder = wrong
+    out = await run_cases(
+        pick("smf.coding.easy.01", "smf.reasoning.easy.01"), endpoint(fake_server)
+    )
+    assert [(r.status, r.failure_kind) for r in out] == [
+        ("fail", "syntax_error"),
+        ("fail", "mismatch"),
+    ]
+    assert out[1].answer == "I would rather not say."
+
+
+async def test_transport_problems_are_errors_not_failures(fake_server: FakeServer) -> None:
+    async def flaky(body: dict[str, Any]) -> tuple[int, Any]:
+        prompt = body["messages"][-1]["content"]
+        if "Lisbon" in prompt:
+            return 503, {"error": {"message": "overloaded", "type": "server_error", "code": None}}
+        if "calculator" in prompt:
+            return 200, {"unexpected": True}
+        await asyncio.sleep(2)
+        return 200, completion("late")
+
+    fake_server.responder = flaky
+    cases = pick("smf.tool_calling.easy.01", "smf.tool_calling.easy.02", "smf.tool_calling.easy.03")
+    out = await run_cases(cases, endpoint(fake_server), timeout_s=0.5)
+    assert [r.status for r in out] == ["error", "error", "error"]
+    assert out[0].detail.startswith("HTTP 503")
+    assert "malformed" in out[1].detail
+    assert out[2].failure_kind == "timeout"
+
+
+async def test_unreachable_endpoint_is_an_error() -> None:
+    with serve() as server:
+        url = server.base_url
+    out = await run_cases(pick("smf.math.hard.01"), Endpoint(url, "m"), timeout_s=5)
+    assert out[0].status == "error" and "Connect" in out[0].detail
+
+
+async def test_gated_and_unsupported_cases_are_not_applicable(fake_server: FakeServer) -> None:
+    vision = case_from_dict(
+        {"id": "v", "prompt": "see", "evaluator": "text_match", "requires_modalities": ["image"]}
+    )
+    judge = case_from_dict({"id": "j", "prompt": "rate", "evaluator": "llm_judge"})
+    out = await run_cases([vision, judge], endpoint(fake_server))
+    assert [r.status for r in out] == ["n/a", "n/a"]
+    assert "modality image" in out[0].detail and "unsupported evaluator" in out[1].detail
+    assert fake_server.bodies == []
+
+
+async def test_concurrency_is_bounded_and_used(fake_server: FakeServer) -> None:
+    async def slow(body: dict[str, Any]) -> tuple[int, Any]:
+        await asyncio.sleep(0.05)
+        return 200, completion("x")
+
+    fake_server.responder = slow
+    cases = [c for c in SHIPPED_CASES if c.suite in ("math", "reasoning")][:12]
+    await run_cases(cases, endpoint(fake_server), concurrency=3)
+    assert fake_server.peak == 3
+    assert len(fake_server.bodies) == 12
+
+
+def test_cli_writes_results_and_compares(tmp_path: Path) -> None:
+    chosen = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.instruction.easy.01")
+    suite_dir = tmp_path / "suites"
+    suite_dir.mkdir()
+    (suite_dir / "s.json").write_text(json.dumps([_raw(c) for c in chosen]))
+    runner = CliRunner()
+    with serve() as server:
+        server.responder = reference_responder
+        old, new = tmp_path / "old.json", tmp_path / "new.json"
+        args = ["run", "--endpoint", server.base_url, "--model", "m", "--suites", str(suite_dir)]
+        first = runner.invoke(app, [*args, "--out", str(old), "--no-progress"])
+        assert first.exit_code == 0, first.output
+
+        async def mixed(body: dict[str, Any]) -> tuple[int, Any]:
+            if "Velvet" in body["messages"][-1]["content"]:
+                return 200, completion("nope")
+            return await reference_responder(body)
+
+        server.responder = mixed
+        second = runner.invoke(
+            app, [*args, "--out", str(new), "--compare", str(old), "--no-progress"]
+        )
+    assert second.exit_code == 0, second.output
+    doc = results.read(new)
+    assert doc["summary"]["instruction"]["failed"] == 1
+    assert doc["summary"]["math"]["pass_rate"] == 1.0
+    statuses = {c["id"]: c["status"] for c in doc["cases"]}
+    assert statuses["smf.instruction.easy.01"] == "fail"
+    assert "smf.instruction.easy.01" in second.output and "Changed cases (1)" in second.output
+    assert doc["run"]["model"] == "m" and "api_key" not in json.dumps(doc["run"])
+
+
+def _raw(case: Case) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "category": case.suite,
+        "difficulty": case.difficulty,
+        "prompt": case.prompt,
+        "evaluator": case.evaluator,
+        "expected": case.expected,
+        "metadata": dict(case.metadata),
+        "reference": case.reference,
+    }

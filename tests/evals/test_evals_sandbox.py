@@ -1,0 +1,130 @@
+"""The sandbox holds: each test is an escape attempt that must fail without harming the host."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evals.sandbox import Limits, namespaces_available, run_python
+
+FAST = Limits(wall_s=3.0, cpu_s=3)
+
+
+def test_a_normal_program_completes_with_its_output() -> None:
+    out = run_python("print('hello')\nassert 2 + 2 == 4\n")
+    assert out.completed and out.exit_code == 0 and out.stdout == "hello"
+
+
+def test_infinite_loop_is_killed_at_the_wall_clock_limit() -> None:
+    out = run_python("while True:\n    pass\n", Limits(wall_s=1.0, cpu_s=5))
+    assert out.timed_out and not out.completed and out.exit_code is None
+
+
+def test_sleeping_program_is_killed_too() -> None:
+    out = run_python("import time\ntime.sleep(30)\n", Limits(wall_s=1.0))
+    assert out.timed_out
+
+
+def test_fork_bomb_is_stopped_and_leaves_no_processes(tmp_path: Path) -> None:
+    bomb = "import os\nwhile True:\n    os.fork()\n"
+    out = run_python(bomb, FAST)
+    assert not out.completed and not out.timed_out
+    assert "os.fork is not allowed" in out.stderr
+    spawn = "import subprocess\nsubprocess.run(['sleep', '60'])\n"
+    assert "not allowed" in run_python(spawn, FAST).stderr
+    stray = subprocess.run(["pgrep", "-f", "sleep 60"], capture_output=True, check=False)
+    assert stray.stdout == b""
+
+
+def test_huge_output_is_bounded() -> None:
+    out = run_python("while True:\n    print('x' * 10000)\n", FAST)
+    assert not out.completed
+    assert len(out.stdout) < 20_000
+    assert "File too large" in out.stderr or out.signal_name == "SIGXFSZ"
+
+
+def test_environment_secrets_are_not_inherited(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SMF_TEST_SECRET", "hunter2-do-not-leak")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    out = run_python("import os\nprint(sorted(os.environ))\nprint(os.environ.get('HOME'))\n")
+    assert "SMF_TEST_SECRET" not in out.stdout and "hunter2" not in out.stdout
+    assert "PROXY" not in out.stdout.upper()
+    assert "smf-sandbox-" in out.stdout  # HOME is the sandbox's own directory
+
+
+def test_writing_outside_the_working_directory_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "escaped.txt"
+    for program in (
+        f"open({str(target)!r}, 'w').write('x')\n",
+        f"import os\nos.close(os.open({str(target)!r}, os.O_WRONLY | os.O_CREAT))\n",
+        f"import pathlib\npathlib.Path({str(target)!r}).write_text('x')\n",
+    ):
+        out = run_python(program, FAST)
+        assert not out.completed and "outside the working directory" in out.stderr
+    assert not target.exists()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    run_python(f"import os\nos.remove({str(victim)!r})\n", FAST)
+    assert victim.read_text() == "keep me"
+
+
+def test_writing_inside_the_working_directory_works() -> None:
+    out = run_python("open('a.txt', 'w').write('ok')\nprint(open('a.txt').read())\n")
+    assert out.completed and out.stdout == "ok"
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[bytes]]]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                received.append(conn.recv(100) or b"connected")
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], received
+    stop.set()
+    thread.join(timeout=5)
+    server.close()
+
+
+def test_no_network_even_to_localhost(listener: tuple[int, list[bytes]]) -> None:
+    port, received = listener
+    for program in (
+        f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2).send(b'hi')\n",
+        f"import socket\ns = socket.socket()\ns.connect(('127.0.0.1', {port}))\ns.send(b'hi')\n",
+        f"import urllib.request\nurllib.request.urlopen('http://127.0.0.1:{port}/', timeout=2)\n",
+    ):
+        out = run_python(program, FAST)
+        assert not out.completed, program
+    assert received == []
+
+
+def test_network_namespace_has_only_loopback_when_available() -> None:
+    if not namespaces_available():
+        pytest.skip("unshare cannot create namespaces here; the audit hook is the only guard")
+    out = run_python("print(open('/proc/net/dev').read())\n")
+    assert out.isolated_network and out.completed
+    interfaces = {ln.split(":")[0].strip() for ln in out.stdout.splitlines() if ":" in ln}
+    assert interfaces == {"lo"}
+
+
+def test_memory_limit() -> None:
+    out = run_python("x = bytearray(4 << 30)\n", FAST)
+    assert not out.completed and "MemoryError" in out.stderr
