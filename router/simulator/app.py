@@ -206,7 +206,8 @@ class Simulator:
         if delay:
             await asyncio.sleep(delay)
         gen = self.generation(ask)
-        calls = tuple(f"{api.call_prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
+        prefix = "call_" if flavor == "cloud" else api.call_prefix
+        calls = tuple(f"{prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
         meta = Meta(
             f"{api.id_prefix}{self._ids.getrandbits(64):016x}",
             int(time.time()),

@@ -1,0 +1,218 @@
+"""Every fault, observed at the raw HTTP/TCP level with httpx (no SDK retries in the way)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from router.simulator import FAULTS, SimThread
+
+MODEL = "tiny"
+
+
+def body(stream: bool = False, model: str = MODEL, text: str = "Tell me a story") -> dict[str, Any]:
+    out: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": text}]}
+    return out | ({"stream": True} if stream else {})
+
+
+HTTP = httpx.Client(trust_env=False)  # one client: building an SSL context per call is slow
+
+
+def post(
+    sim: SimThread, fault: str | None = None, timeout: float = 10, **kw: Any
+) -> httpx.Response:
+    headers = {"x-sim-fault": fault} if fault else {}
+    return HTTP.post(
+        sim.url + "/v1/chat/completions", json=body(**kw), headers=headers, timeout=timeout
+    )
+
+
+def data_lines(sim: SimThread, fault: str, read_timeout: float = 10) -> list[str]:
+    """Stream a chat and return its `data:` payloads (raises what httpx raises)."""
+    timeout = httpx.Timeout(10, read=read_timeout)
+    lines: list[str] = []
+    with httpx.stream(
+        "POST",
+        sim.url + "/v1/chat/completions",
+        json=body(stream=True),
+        headers={"x-sim-fault": fault},
+        timeout=timeout,
+    ) as resp:
+        assert resp.status_code == 200
+        for line in resp.iter_lines():
+            if line.startswith("data: "):
+                lines.append(line[6:])
+    return lines
+
+
+def test_rate_limit_with_and_without_retry_after(vllm: SimThread) -> None:
+    with_header = post(vllm, "rate_limit:2")
+    assert with_header.status_code == 429
+    assert with_header.headers["retry-after"] == "2"
+    assert with_header.json()["error"]["code"] == 429
+    bare = post(vllm, "rate_limit_no_retry_after")
+    assert bare.status_code == 429
+    assert "retry-after" not in bare.headers
+
+
+def test_server_errors_default_500_and_503_body(vllm: SimThread) -> None:
+    default = post(vllm, "server_error")
+    assert default.status_code == 500
+    assert default.json()["error"]["type"] == "InternalServerError"
+    overloaded = post(vllm, "server_error:503")
+    assert overloaded.status_code == 503
+    assert overloaded.json()["error"] == {
+        "message": "Service Unavailable",
+        "type": "ServiceUnavailableError",
+        "param": None,
+        "code": 503,
+    }
+
+
+def test_reset_is_a_tcp_rst_without_any_response(vllm: SimThread) -> None:
+    with pytest.raises(httpx.ReadError) as info:
+        post(vllm, "reset")
+    assert "reset" in str(info.value).lower()
+
+
+def test_no_response_never_answers(vllm: SimThread) -> None:
+    with pytest.raises(httpx.ReadTimeout):
+        post(vllm, "no_response", timeout=0.5)
+
+
+def test_slow_first_token_delays_the_headers(vllm: SimThread) -> None:
+    with pytest.raises(httpx.ReadTimeout):
+        post(vllm, "slow_first_token:30", timeout=0.5)
+    assert post(vllm, "slow_first_token:0.01").status_code == 200
+
+
+def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
+    received: list[str] = []
+    with (
+        pytest.raises(httpx.ReadTimeout),
+        httpx.stream(
+            "POST",
+            vllm.url + "/v1/chat/completions",
+            json=body(stream=True),
+            headers={"x-sim-fault": "stall:30"},
+            timeout=httpx.Timeout(10, read=0.5),
+        ) as resp,
+    ):
+        received.extend(resp.iter_lines())
+    events = [json.loads(line[6:]) for line in received if line.startswith("data: ")]
+    contents = [e["choices"][0]["delta"].get("content") for e in events]
+    assert contents[0] == ""  # the role chunk
+    assert len([c for c in contents[1:] if c]) == 2
+
+
+def test_cut_stream_closes_mid_body(vllm: SimThread) -> None:
+    with pytest.raises(httpx.RemoteProtocolError):
+        data_lines(vllm, "cut_stream")
+    with pytest.raises(httpx.RemoteProtocolError):
+        post(vllm, "cut_stream")
+
+
+def test_malformed_chunk_is_a_data_line_that_is_not_json(vllm: SimThread) -> None:
+    lines = data_lines(vllm, "malformed_chunk")
+    broken = []
+    for line in lines[:-1]:
+        try:
+            json.loads(line)
+        except ValueError:
+            broken.append(line)
+    assert len(broken) == 1
+    assert lines[-1] == "[DONE]"
+
+
+def test_missing_done_ends_cleanly_without_it(vllm: SimThread) -> None:
+    lines = data_lines(vllm, "missing_done")
+    assert "[DONE]" not in lines
+    assert json.loads(lines[-1])["choices"][0]["finish_reason"] == "stop"
+
+
+def test_context_length_fault_gives_vllm_400(vllm: SimThread) -> None:
+    resp = post(vllm, "context_length", stream=True)
+    assert resp.status_code == 400
+    error = resp.json()["error"]
+    assert error["message"].startswith(
+        "This model's maximum context length is 512 tokens. However, your prompt contains "
+        "at least 513 input tokens"
+    )
+    assert (error["type"], error["param"], error["code"]) == (
+        "BadRequestError",
+        "input_tokens",
+        400,
+    )
+
+
+def test_model_suffix_chooses_a_fault_and_the_header_wins(vllm: SimThread) -> None:
+    assert post(vllm, model=MODEL + "+server_error:502").status_code == 502
+    assert post(vllm, "rate_limit", model=MODEL + "+server_error:502").status_code == 429
+    unknown = post(vllm, "explode")
+    assert unknown.status_code == 400
+    assert "known:" in unknown.json()["error"]["message"]
+
+
+def wait_until(check: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def refused(sim: SimThread) -> bool:
+    try:
+        HTTP.get(sim.url + "/health", timeout=2)
+    except httpx.ConnectError:
+        return True
+    return False
+
+
+def test_down_refuses_connections_then_comes_back(vllm: SimThread) -> None:
+    control = HTTP.post(vllm.url + "/sim/faults", json={"down": True, "for_s": 0.5})
+    assert control.status_code == 200
+    assert refused(vllm)
+    assert wait_until(lambda: not refused(vllm))
+    vllm.set_down(True)
+    assert refused(vllm)
+    vllm.set_down(False)
+    assert post(vllm).status_code == 200
+
+
+def test_runtime_default_fault_rates_and_reset(start_sim: Callable[..., SimThread]) -> None:
+    sim = start_sim(seed=3)
+    HTTP.post(sim.url + "/sim/faults", json={"fault": "rate_limit:1"})
+    assert post(sim).status_code == 429
+    HTTP.post(sim.url + "/sim/faults", json={"fault": None, "rates": {"server_error": 0.5}})
+    first = [post(sim).status_code for _ in range(30)]
+    assert 0 < first.count(500) < 30
+    stats = HTTP.get(sim.url + "/sim/stats").json()
+    assert stats["by_fault"]["server_error"] == first.count(500)
+    assert stats["by_path"]["/v1/chat/completions"] == 31
+    again = start_sim(seed=3, fault_rates={"server_error": 0.5})
+    assert [post(again).status_code for _ in range(30)] == first  # same seed, same draws
+    HTTP.post(sim.url + "/sim/reset")
+    assert post(sim).status_code == 200
+    assert HTTP.get(sim.url + "/sim/stats").json()["requests"] == 1
+
+
+def test_every_fault_has_a_test_here() -> None:
+    source = Path(__file__).read_text()
+    assert all(f'"{name}' in source or f"+{name}" in source for name in FAULTS)
+
+
+def test_bad_control_bodies_are_400(vllm: SimThread) -> None:
+    assert HTTP.post(vllm.url + "/sim/faults", json={"fault": "nope"}).status_code == 400
+    assert HTTP.post(vllm.url + "/sim/quality", json={"math": 3}).status_code == 400
+    assert (
+        HTTP.post(vllm.url + "/sim/faults", json={"rates": {"reset": 0.9, "down": 0.9}}).status_code
+        == 400
+    )
