@@ -1,6 +1,6 @@
-"""Intent classification: what kind of work a chat request asks for. Pure, no I/O."""
+"""Intent classification: what kind of work a chat request asks for. Pure, no I/O per call."""
 
+from classifier.decision import classify, explain
 from classifier.intent import INTENTS, Intent, Label
-from classifier.standin import classify
 
-__all__ = ["INTENTS", "Intent", "Label", "classify"]
+__all__ = ["INTENTS", "Intent", "Label", "classify", "explain"]

@@ -1,0 +1,95 @@
+"""Save and load the trained model as a skops file (no pickle), with its metadata beside it.
+
+The file is written by `skops.io.dump`. The router reads it with `load`, a strict reader of
+exactly the node kinds we write (a dict of JSON strings and `.npy` arrays, `allow_pickle`
+off): importing skops pulls in all of scikit-learn, which alone costs more than the
+one-second start budget. `load_with_skops` reads the same file through skops' own audited
+loader; the tests check that both agree.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from classifier.intent import INTENTS
+from classifier.model import IntentModel
+
+ARTIFACT_DIR = Path(__file__).parent / "artifacts"
+MODEL_PATH = ARTIFACT_DIR / "intent_model.skops"
+FORMAT = "smf-intent-linear/1"
+
+
+def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
+    """Write `model` to `path` (skops) and its metadata to `path` with a `.json` suffix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": FORMAT,
+        "labels": "\n".join(model.labels),
+        "vocab": "\n".join(model.vocab),
+        "weights": model.weights.astype(np.float32),
+        "bias": model.bias.astype(np.float64),
+        "metadata": json.dumps(model.metadata, sort_keys=True),
+    }
+    import skops.io as sio
+
+    sio.dump(payload, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    meta = path.with_suffix(".json")
+    meta.write_text(json.dumps(model.metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _read_payload(path: Path) -> dict[str, Any]:
+    """Decode our skops file without skops: JSON strings and numpy arrays only."""
+    payload: dict[str, Any] = {}
+    with zipfile.ZipFile(path) as zf:
+        schema = json.loads(zf.read("schema.json"))
+        if schema.get("__loader__") != "DictNode":
+            raise ValueError(f"{path}: top level is not a dict")
+        for key, node in schema["content"].items():
+            if node.get("__loader__") == "JsonNode" and node.get("__class__") == "str":
+                payload[key] = json.loads(node["content"])
+            elif node.get("__loader__") == "NdArrayNode" and node.get("type") == "numpy":
+                with zf.open(node["file"]) as fh:
+                    payload[key] = np.load(io.BytesIO(fh.read()), allow_pickle=False)
+            else:
+                raise ValueError(f"{path}: unexpected node for {key!r}")
+    return payload
+
+
+def load_with_skops(path: Path = MODEL_PATH) -> IntentModel:
+    """Read the artifact through skops' own loader, refusing any untrusted type."""
+    import skops.io as sio
+
+    untrusted = sio.get_untrusted_types(file=path)
+    if untrusted:
+        raise ValueError(f"{path} holds unexpected types: {untrusted}")
+    return _from_payload(path, sio.load(path, trusted=[]))
+
+
+def load(path: Path = MODEL_PATH) -> IntentModel:
+    """Read a model written by `save`, fast; refuses files holding anything else."""
+    return _from_payload(path, _read_payload(path))
+
+
+def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
+    if payload.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a {FORMAT} artifact")
+    labels = tuple(payload["labels"].split("\n"))
+    if sorted(labels) != sorted(INTENTS):
+        raise ValueError(f"{path} labels {labels} differ from {INTENTS}")
+    order = [labels.index(lb) for lb in INTENTS]
+    weights: npt.NDArray[np.float64] = np.asarray(payload["weights"], dtype=np.float64)
+    bias: npt.NDArray[np.float64] = np.asarray(payload["bias"], dtype=np.float64)
+    return IntentModel(
+        vocab=tuple(payload["vocab"].split("\n")),
+        weights=np.ascontiguousarray(weights[:, order]),
+        bias=bias[order],
+        labels=INTENTS,
+        metadata=json.loads(payload["metadata"]),
+    )

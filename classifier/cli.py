@@ -1,0 +1,65 @@
+"""Command line: `smf-router classifier train` and `smf-router classify "text"`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="Train and inspect the intent classifier.", no_args_is_help=True)
+
+
+@app.command()
+def train(
+    seed: int = typer.Option(13, help="Random seed; the same seed and data give the same model."),
+    c: float = typer.Option(1.0, help="Inverse regularisation strength of the linear model."),
+    no_doc: bool = typer.Option(False, "--no-doc", help="Do not rewrite docs/classifier.md."),
+) -> None:
+    """Retrain from classifier/data, evaluate on held-out sources, ship the artifact."""
+    from classifier.pipeline import DOC_PATH, train_and_report
+    from classifier.train import TrainConfig
+
+    _, report = train_and_report(TrainConfig(c=c, seed=seed), doc_path=None if no_doc else DOC_PATH)
+    typer.echo(
+        f"macro-F1 {report.macro_f1:.3f}, route accuracy {report.route_accuracy:.3f}"
+        f" on {report.n} held-out rows"
+    )
+
+
+@app.command("import-data")
+def import_data(src: Path) -> None:
+    """Copy capped, clipped rows and their licences from SRC into classifier/data."""
+    from classifier.corpus import DATA_DIR
+    from classifier.importer import import_all
+
+    for name, n in import_all(src, DATA_DIR).items():
+        typer.echo(f"{name}: {n}")
+
+
+def show(text: str) -> None:
+    """Print why `text` (as a one-message chat request) gets its intent, as a table."""
+    from classifier import explain
+    from classifier.evaluation import body
+
+    info = explain(body(text))
+    console = Console()
+    console.print(
+        f"[bold]{info['intent']}[/bold]  confidence {info['confidence']:.2f}"
+        f"  source {info['source']}" + (f"  rule: {info['rule']}" if info["rule"] else "")
+    )
+    intents = Table("intent", "probability")
+    for row in info["top_intents"]:
+        intents.add_row(row["intent"], f"{row['probability']:.3f}")
+    console.print(intents)
+    feats = Table("feature", f"weight toward {info['model_intent']}")
+    for row in info["features"]:
+        feats.add_row(row["feature"], f"{row['weight']:+.3f}")
+    console.print(feats)
+
+
+@app.command("show")
+def show_command(text: str) -> None:
+    """Explain the intent of TEXT."""
+    show(text)

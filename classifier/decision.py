@@ -1,0 +1,100 @@
+"""`classify()` and `explain()`: rules first, then the trained model over bounded features.
+
+Pure: the model is read once, lazily, from package data, and cached for the process; after
+that no call does I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from classifier import artifact
+from classifier.features import features
+from classifier.intent import INTENTS, Intent
+from classifier.model import IntentModel, softmax
+from classifier.request import RequestView, view
+from classifier.rules import TOOLS_PRIOR, rule_intent
+
+_TOOL = INTENTS.index("tool_calling")
+UNKNOWN = Intent("writing", 0.0, "model")  # never trusted: confidence 0 means default route
+
+
+@lru_cache(maxsize=1)
+def model() -> IntentModel:
+    """The shipped model, loaded on first use and kept for the life of the process."""
+    return artifact.load()
+
+
+def probabilities(
+    m: IntentModel, v: RequestView, feats: dict[str, float]
+) -> tuple[npt.NDArray[np.float64], list[int], list[float], list[str]]:
+    idx, vals, names = m.known(feats)
+    p = softmax(m.scores(idx, vals))
+    if v.has_tools or v.after_tool_result:
+        # Offered tools are a weak prior, not a verdict: agents send schemas every turn.
+        p[_TOOL] *= TOOLS_PRIOR
+        p /= p.sum()
+    return p, idx, vals, names
+
+
+def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
+    """Rules first, then model `m`; the core of `classify` with the model passed in."""
+    v = view(body)
+    ruled = rule_intent(v)
+    if ruled:
+        return ruled[0]
+    feats = features(v)
+    if not feats:
+        return UNKNOWN
+    p, _, _, _ = probabilities(m, v, feats)
+    best = int(p.argmax())
+    return Intent(INTENTS[best], round(float(p[best]), 4), "model")
+
+
+def classify(body: dict[str, Any]) -> Intent:
+    """The intent of one chat request; never raises, whatever the body holds."""
+    try:
+        return decide(model(), body)
+    except Exception:  # a malformed body must cost the caller a default route, not a 500
+        return UNKNOWN
+
+
+def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
+    """Why `classify` decides what it does: probabilities, the rule, the strongest features."""
+    v = view(body)
+    intent = classify(body)
+    ruled = rule_intent(v)
+    m = model()
+    p, idx, vals, names = probabilities(m, v, features(v))
+    best = int(p.argmax())
+    contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
+    contrib.sort(key=lambda x: -abs(x[1]))
+    order = np.argsort(-p)
+    return {
+        "intent": intent.label,
+        "confidence": intent.confidence,
+        "source": intent.source,
+        "rule": ruled[1] if ruled else None,
+        "top_intents": [
+            {"intent": INTENTS[i], "probability": round(float(p[i]), 4)} for i in order[:3]
+        ],
+        "model_intent": INTENTS[best],
+        "features": [
+            {"feature": f, "weight": round(w, 4)}
+            for f, w in contrib[:top_features]
+            if not math.isclose(w, 0.0)
+        ],
+        "read": {
+            "latest_chars": len(v.latest),
+            "first_chars": len(v.first),
+            "system_chars": len(v.system),
+            "has_tools": v.has_tools,
+            "tool_forced": v.tool_forced,
+            "after_tool_result": v.after_tool_result,
+        },
+    }

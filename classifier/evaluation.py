@@ -1,0 +1,136 @@
+"""Score a model on held-out sources: per-intent P/R/F1, macro-F1, confusion, route accuracy,
+per-source accuracy and robustness probes. Pure functions over examples and predictions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from classifier.corpus import Example
+from classifier.intent import INTENTS, Intent, Label
+
+# The default routes: these intents go to the local tier first, the rest to the cloud.
+LOCAL: frozenset[str] = frozenset({"coding", "tool_calling", "instruction"})
+Classifier = Callable[[dict[str, Any]], Intent]
+
+
+def body(text: str) -> dict[str, Any]:
+    """The chat request a user would send with `text` as its only message."""
+    return {"model": "auto", "messages": [{"role": "user", "content": text}]}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A hand-written robustness check: a request shape and the label it should get."""
+
+    name: str
+    text: str
+    expected: Label | None  # None: any label, but confidence should be low
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("typos", "wrte a pyhton functon that revrses a strng", "coding"),
+    Probe("typos", "solv for x: 3x + 5 = 20, show the stpes", "math"),
+    Probe("upper case", "WRITE A HAIKU ABOUT THE FIRST SNOW OF WINTER", "prose"),
+    Probe("upper case", "DRAFT AN EMAIL TO MY LANDLORD ASKING TO FIX THE HEATING", "writing"),
+    Probe("code only", "def mean(xs):\n    return sum(xs) / len(xs)\n\nprint(mean([]))", "coding"),
+    Probe(
+        "code only",
+        'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+        "    import pandas\nModuleNotFoundError: No module named 'pandas'",
+        "coding",
+    ),
+    Probe("Spanish", "Escribe un poema sobre el mar al amanecer", "prose"),
+    Probe("Spanish", "Resuelve la ecuación 2x + 3 = 11 y explica cada paso", "math"),
+    Probe("German", "Schreibe eine E-Mail an meinen Chef, dass ich morgen später komme", "writing"),
+    Probe("German", "Schreibe eine Python-Funktion, die eine Liste von Zahlen sortiert", "coding"),
+    Probe("Chinese", "写一首关于秋天落叶的诗", "prose"),
+    Probe("Chinese", "用Python写一个函数计算斐波那契数列", "coding"),
+    Probe("Japanese", "桜についての俳句を書いてください", "prose"),
+    Probe("Japanese", "次の方程式を解いてください: 2x + 3 = 7", "math"),
+    Probe("very short", "fix it", None),
+    Probe("very short", "thanks!", None),
+    Probe(
+        "very long",
+        "Here is my module:\n"
+        + "def f(x):\n    return x * 2\n" * 4000
+        + "\nWhy does the test fail?",
+        "coding",
+    ),
+    Probe(
+        "very long", "Summarise this report in three sentences:\n" + "Sales grew. " * 20000, None
+    ),
+)
+
+
+@dataclass
+class Report:
+    """Everything the training command writes into docs/classifier.md."""
+
+    n: int
+    macro_f1: float
+    route_accuracy: float
+    accuracy: float
+    per_intent: dict[str, dict[str, float]]
+    confusion: dict[str, dict[str, int]]
+    per_source: dict[str, dict[str, float]]
+    probes: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _prf(gold: Sequence[str], pred: Sequence[str], label: str) -> dict[str, float]:
+    tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
+    fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
+    fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
+    prec = tp / (tp + fp) if tp + fp else 0.0
+    rec = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return {"precision": prec, "recall": rec, "f1": f1, "support": float(tp + fn)}
+
+
+def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
+    """Score `classify` on `rows` (the held-out sources) and run the probes."""
+    pred = [classify(body(r.text)).label for r in rows]
+    gold = [r.label for r in rows]
+    per_intent = {lb: _prf(gold, pred, lb) for lb in INTENTS}
+    present = [lb for lb in INTENTS if per_intent[lb]["support"]]
+    confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(INTENTS, 0) for g in present}
+    for g, p in zip(gold, pred, strict=True):
+        confusion[g][p] += 1
+    by_source: dict[str, list[bool]] = defaultdict(list)
+    for r, p in zip(rows, pred, strict=True):
+        by_source[r.source].append(p == r.label)
+    return Report(
+        n=len(rows),
+        macro_f1=sum(per_intent[lb]["f1"] for lb in present) / len(present),
+        route_accuracy=_mean((g in LOCAL) == (p in LOCAL) for g, p in zip(gold, pred, strict=True)),
+        accuracy=_mean(g == p for g, p in zip(gold, pred, strict=True)),
+        per_intent={lb: per_intent[lb] for lb in present},
+        confusion=confusion,
+        per_source={s: {"accuracy": _mean(v), "n": float(len(v))} for s, v in by_source.items()},
+        probes=run_probes(classify),
+    )
+
+
+def run_probes(classify: Classifier) -> list[dict[str, Any]]:
+    out = []
+    for probe in PROBES:
+        intent = classify(body(probe.text))
+        ok = intent.label == probe.expected if probe.expected else intent.confidence < 0.6
+        out.append(
+            {
+                "probe": probe.name,
+                "text": probe.text[:60].replace("\n", " ") + ("…" if len(probe.text) > 60 else ""),
+                "expected": probe.expected or "low confidence",
+                "got": intent.label,
+                "confidence": intent.confidence,
+                "ok": ok,
+            }
+        )
+    return out
+
+
+def _mean(values: Any) -> float:
+    items = list(values)
+    return sum(items) / len(items) if items else 0.0

@@ -1,0 +1,192 @@
+"""Turn a `RequestView` into weighted sparse features: words, prefixes, bigrams, CJK
+characters, shape cues (code, LaTeX, equations) and multilingual meaning cues.
+
+Features are plain strings so the model file stays readable and `explain()` can name them.
+The same function serves training and classification, so the two never drift apart.
+Tokenising uses C-level `bytes.translate` and `str.split` rather than a regex: on one core
+that is five times faster, which is what keeps classification under a tenth of a millisecond.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+
+from classifier.lexicon import CJK, WORD_CONCEPT
+from classifier.request import RequestView
+
+_PUNCT = string.punctuation.encode()
+_SPLIT = bytes.maketrans(_PUNCT, b" " * len(_PUNCT))
+_CJK_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_WORD_CHARS = re.compile(r"[^\W_]+")
+_SYMBOLS = {"code": "{};", "math": "=+^", "latex": "$\\", "paren": "()"}
+_EQUATION = re.compile(r"[0-9] ?[-+*/^=×÷] ?[0-9(]")
+_CODE_HINTS = ("```", "\n    ", "\n\t", "def ", "import ", "();", "=>", "</", "#include")
+_TRACE_HINTS = ("Traceback", "Error:", "Exception", "error[", "panic:", "undefined")
+_COUNT_HINTS = ("exactly ", "at least ", "at most ", "no more than ", "fewer than ")
+# Phrases that put a constraint on the *output*: the mark of an instruction-following request.
+_FORMAT_PHRASES = (
+    "your response",
+    "your answer",
+    "your entire",
+    "your reply",
+    "your output",
+    "the response",
+    "the answer must",
+    "the output",
+    "each word",
+    "every word",
+    "each sentence",
+    "every sentence",
+    "each paragraph",
+    "each line",
+    "every line",
+    "each section",
+    "each item",
+    "words long",
+    " words.",
+    " times.",
+    "times in",
+    "in all lowercase",
+    "in all capital",
+    "all caps",
+    "capital letters",
+    "lowercase letters",
+    "do not use",
+    "don't use",
+    "without using",
+    "avoid using",
+    "must not",
+    "must begin",
+    "must start",
+    "must end",
+    "must contain",
+    "must include",
+    "must be",
+    "should be in",
+    "wrap your",
+    "wrapped in",
+    "highlight",
+    "placeholder",
+    "p.s.",
+    "postscript",
+    "separated by",
+    "separator",
+    "bullet point",
+    "markdown",
+    "json",
+    "in the format",
+    "the letter",
+    "letters",
+    "characters",
+    "syllable",
+    "ratio",
+    "alternate",
+    "palindrome",
+    "keyword",
+    "exactly",
+    "at least",
+    "at most",
+    "no more than",
+    "less than",
+    "fewer than",
+    "end with",
+    "start with",
+    "begin with",
+    "only output",
+    "respond with",
+    "answer with",
+)
+HEAD_TOKENS = 160
+TAIL_TOKENS = 40
+SHAPE_CHARS = 1200
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens; CJK runs split into characters; numbers collapse to `0`."""
+    out: list[str] = []
+    for tok in text.lower().encode().translate(_SPLIT).decode().split():
+        if tok.isascii():
+            out.append("0" if tok[0].isdigit() else tok)
+        elif _CJK_CHARS.search(tok):
+            for piece in _WORD_CHARS.findall(tok):
+                out.extend(_CJK_CHARS.findall(piece) if _CJK_CHARS.match(piece) else (piece,))
+        else:
+            out.extend(_WORD_CHARS.findall(tok))
+    return out
+
+
+def _bucket(n: int) -> int:
+    return min(int(math.log2(n + 1)), 12)
+
+
+def _shape(text: str, feats: dict[str, float]) -> None:
+    """Cheap whole-text cues: length, code, stack traces, LaTeX, equations, counts."""
+    feats[f"f:len{_bucket(len(text))}"] = 1.0
+    for name, chars in _SYMBOLS.items():
+        n = sum(text.count(c) for c in chars)
+        if n:
+            feats[f"f:{name}{min(_bucket(n), 4)}"] = 1.0
+    for name, hints in (("code", _CODE_HINTS), ("trace", _TRACE_HINTS), ("count", _COUNT_HINTS)):
+        if any(h in text for h in hints):
+            feats["f:" + name] = 1.0
+    low = text.lower()
+    n = sum(p in low for p in _FORMAT_PHRASES)
+    if n:
+        feats[f"f:format{min(n, 6)}"] = 1.0
+        feats["m:format"] = math.sqrt(n)
+    if _EQUATION.search(text[:600]):
+        feats["f:equation"] = 1.0
+    if text.rstrip().endswith(("?", "？")):
+        feats["f:asks"] = 1.0
+    if not text.isascii() and _CJK_CHARS.search(text):
+        feats["f:cjk"] = 1.0
+        for concept, words in CJK.items():
+            if any(w in text for w in words):
+                feats["m:" + concept] = feats.get("m:" + concept, 0.0) + 1.0
+
+
+def _bounded(toks: list[str], head: int, tail: int) -> list[str]:
+    return toks if len(toks) <= head + tail else toks[:head] + toks[-tail:]
+
+
+def segment_features(
+    text: str, head: int = HEAD_TOKENS, tail: int = TAIL_TOKENS
+) -> dict[str, float]:
+    """Binary features of one text, read from a bounded head and tail of its tokens."""
+    feats: dict[str, float] = {}
+    if not text:
+        return feats
+    toks = _bounded(tokens(text), head, tail)
+    prev = ""
+    for tok in toks:
+        feats["w:" + tok] = 1.0
+        feats["b:" + prev + " " + tok] = 1.0
+        if len(tok) > 5:
+            feats["p:" + tok[:5]] = 1.0
+        concepts = WORD_CONCEPT.get(tok)
+        if concepts:
+            for concept in concepts:
+                feats["m:" + concept] = feats.get("m:" + concept, 0.0) + 1.0
+        prev = tok
+    for key in [k for k in feats if k.startswith("m:")]:
+        feats[key] = math.sqrt(feats[key])
+    _shape(text[:SHAPE_CHARS], feats)
+    return feats
+
+
+def features(v: RequestView) -> dict[str, float]:
+    """Weighted features of a request: the latest user message counts most."""
+    out = segment_features(v.latest)
+    for name, weight, head in (("first", 0.5, 60), ("system", 0.15, 30)):
+        text: str = getattr(v, name)
+        if text:
+            for feat, value in segment_features(text, head, 0).items():
+                out[feat] = out.get(feat, 0.0) + weight * value
+    return out
+
+
+def text_features(text: str) -> dict[str, float]:
+    """Features of a bare prompt, as if it were the only user message."""
+    return features(RequestView(latest=text))

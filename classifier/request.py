@@ -1,0 +1,149 @@
+"""A bounded view of a chat request: which texts the classifier reads, and how much of them.
+
+Agents send long system prompts, tool schemas on every turn and huge conversations; the task
+lives in the latest and the first user message. Every read here is bounded (message count,
+part count, characters), so a 200k-token conversation costs about what a short one does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+HEAD_CHARS = 1500
+TAIL_CHARS = 500
+SYSTEM_CHARS = 300
+TOOL_CHARS = 600
+SCAN_MESSAGES = 64
+SCAN_PARTS = 16
+SCAN_TOOLS = 16
+_TEXT_PART_TYPES = {"text", "input_text", "output_text"}
+
+
+def clip(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
+    """Keep a bounded head and tail: the ask is usually at the start or the end."""
+    if len(text) <= head + tail:
+        return text
+    return f"{text[:head]}\n…\n{text[-tail:]}"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestView:
+    """The parts of a request that carry its intent, already clipped."""
+
+    latest: str = ""
+    first: str = ""
+    system: str = ""
+    tool_text: str = ""
+    has_tools: bool = False
+    tool_forced: bool = False
+    tools_disabled: bool = False
+    after_tool_result: bool = False
+
+
+def content_text(content: object, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
+    """Text of a message's content: a string, or the text parts of a part array (images skipped)."""
+    if isinstance(content, str):
+        return clip(content)
+    if not isinstance(content, list):
+        return ""
+    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
+    texts: list[str] = []
+    size = 0
+    for part in parts:
+        text = _part_text(part)
+        if text:
+            texts.append(text[:limit])
+            size += len(texts[-1])
+        if size >= 2 * limit:
+            break
+    return clip("\n".join(texts))
+
+
+def _part_text(part: object) -> str:
+    if isinstance(part, str):
+        return part
+    if isinstance(part, dict) and part.get("type", "text") in _TEXT_PART_TYPES:
+        text = part.get("text")
+        return text if isinstance(text, str) else ""
+    return ""
+
+
+def _role(message: object) -> str:
+    if isinstance(message, dict):
+        role = message.get("role")
+        return role if isinstance(role, str) else ""
+    return ""
+
+
+def _user_messages(messages: list[Any]) -> tuple[object, object]:
+    """The first and the latest user message, scanning a bounded number from each end."""
+    first: object = None
+    latest: object = None
+    for message in messages[:SCAN_MESSAGES]:
+        if _role(message) == "user":
+            first = message
+            break
+    for message in reversed(messages[-SCAN_MESSAGES:]):
+        if _role(message) == "user":
+            latest = message
+            break
+    return first, latest
+
+
+def _tool_text(tools: list[Any]) -> str:
+    texts: list[str] = []
+    for tool in tools[:SCAN_TOOLS]:
+        if not isinstance(tool, dict):
+            continue
+        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        for key in ("name", "description"):
+            value = fn.get(key) if isinstance(fn, dict) else None
+            if isinstance(value, str):
+                texts.append(value[:200])
+    return " ".join(texts)[:TOOL_CHARS]
+
+
+def _forced(tool_choice: object) -> bool:
+    if tool_choice in ("required", "any"):
+        return True
+    return isinstance(tool_choice, dict) and tool_choice.get("type") in ("function", "tool", "any")
+
+
+def view(body: object) -> RequestView:
+    """Read a request dict of any shape into a `RequestView`; never raises on odd input."""
+    if not isinstance(body, dict):
+        return RequestView()
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        messages = _fallback_messages(body)
+    first_msg, latest_msg = _user_messages(messages)
+    latest = content_text(latest_msg.get("content")) if isinstance(latest_msg, dict) else ""
+    first = content_text(first_msg.get("content")) if isinstance(first_msg, dict) else ""
+    system = body.get("system") if isinstance(body.get("system"), str) else ""
+    if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
+        system = content_text(messages[0].get("content"))
+    raw_tools = body.get("tools")
+    tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
+    tool_choice = body.get("tool_choice")
+    return RequestView(
+        latest=latest,
+        first="" if first_msg is latest_msg else first,
+        system=str(system)[:SYSTEM_CHARS],
+        tool_text=_tool_text(tools),
+        has_tools=bool(tools) and tool_choice != "none",
+        tool_forced=bool(tools) and _forced(tool_choice),
+        tools_disabled=tool_choice == "none",
+        after_tool_result=bool(messages) and _role(messages[-1]) in ("tool", "function"),
+    )
+
+
+def _fallback_messages(body: dict[str, Any]) -> list[Any]:
+    """Responses-API `input` or a bare `prompt`: treat it as one user message."""
+    for key in ("input", "prompt"):
+        value = body.get(key)
+        if isinstance(value, str):
+            return [{"role": "user", "content": value}]
+        if isinstance(value, list) and key == "input":
+            return [m for m in value[-SCAN_MESSAGES:] if isinstance(m, dict)]
+    return []

@@ -1,0 +1,86 @@
+"""Fit the intent model from `classifier/data/`: deterministic for a given seed and data."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from sklearn.linear_model import LogisticRegression
+
+from classifier.corpus import Example
+from classifier.features import text_features
+from classifier.intent import INTENTS
+from classifier.model import IntentModel
+
+Featurizer = Callable[[str], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Knobs of one training run; the defaults are the shipped model's."""
+
+    c: float = 1.0
+    min_df: int = 2
+    seed: int = 13
+    max_iter: int = 3000
+
+
+def sample_weights(rows: Sequence[Example]) -> np.ndarray:
+    """Each label weighs the same; inside a label a source weighs by the square root of its
+    size, so a big dataset cannot teach its style as the meaning of the label."""
+    by_label = Counter(r.label for r in rows)
+    by_source = Counter((r.label, r.source) for r in rows)
+    share: dict[tuple[str, str], float] = {}
+    for label in by_label:
+        sources = {k: n for k, n in by_source.items() if k[0] == label}
+        total = sum(math.sqrt(n) for n in sources.values())
+        for key, n in sources.items():
+            share[key] = math.sqrt(n) / total / n  # per-row weight inside the label
+    w = np.array([share[(r.label, r.source)] for r in rows])
+    out: np.ndarray = w * (len(rows) / w.sum())
+    return out
+
+
+def build_vocab(feats: Sequence[dict[str, float]], min_df: int) -> tuple[str, ...]:
+    df: Counter[str] = Counter()
+    for f in feats:
+        df.update(f.keys())
+    return tuple(sorted(k for k, n in df.items() if n >= min_df))
+
+
+def matrix(model: IntentModel, feats: Sequence[dict[str, float]]) -> csr_matrix:
+    """The same normalised vectors `IntentModel.proba` scores, as one sparse matrix."""
+    data: list[float] = []
+    cols: list[int] = []
+    ptr = [0]
+    for f in feats:
+        idx, vals, _ = model.known(f)
+        cols.extend(idx)
+        data.extend(vals)
+        ptr.append(len(cols))
+    return csr_matrix((data, cols, ptr), shape=(len(feats), len(model.vocab)))
+
+
+def fit(
+    rows: Sequence[Example],
+    config: TrainConfig | None = None,
+    featurize: Featurizer = text_features,
+) -> IntentModel:
+    """Train on `rows` and return the exported linear model."""
+    config = config or TrainConfig()
+    feats = [featurize(r.text) for r in rows]
+    vocab = build_vocab(feats, config.min_df)
+    shell = IntentModel(vocab, np.zeros((len(vocab), len(INTENTS))), np.zeros(len(INTENTS)))
+    x = matrix(shell, feats)
+    y = np.array([INTENTS.index(r.label) for r in rows])
+    clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
+    clf.fit(x, y, sample_weight=sample_weights(rows))
+    weights = np.zeros((len(vocab), len(INTENTS)))
+    bias = np.zeros(len(INTENTS))
+    weights[:, clf.classes_] = clf.coef_.T
+    bias[clf.classes_] = clf.intercept_
+    return IntentModel(vocab, weights, bias)
