@@ -36,9 +36,13 @@ class CompactionResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def merge(inputs: Sequence[Segment], out: Path) -> list[str]:
-    """Merge readable `inputs` into `out`, then delete them; returns warnings.
+def merge(
+    inputs: Sequence[Segment], out: Path, delete: bool = True
+) -> tuple[list[Path], list[str]]:
+    """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
+    The replaced files are deleted unless `delete` is False (a live writer defers that, so
+    a reader that listed them a moment ago can still finish; readers ignore them anyway).
     A file that cannot be decoded is left in place (readers skip and name it) and is not
     listed as a source, so it is never deleted by accident.
     """
@@ -57,15 +61,21 @@ def merge(inputs: Sequence[Segment], out: Path) -> list[str]:
         if seg.price_map_version:
             versions.add(seg.price_map_version)
     if not tables:
-        return warnings
+        return [], warnings
     merged = pa.concat_tables(
         [t.replace_schema_metadata(None) for t in tables], promote_options="default"
     )
     version = ",".join(sorted(versions)) or None
     segments.write_segment(out, merged, frozenset(sources), version)
-    for name in sources:
-        (out.parent / name).unlink(missing_ok=True)
-    return warnings
+    replaced = [out.parent / name for name in sorted(sources)]
+    if delete:
+        remove(replaced)
+    return replaced, warnings
+
+
+def remove(paths: Sequence[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def compacted_name(inputs: Sequence[Segment]) -> str:
@@ -101,10 +111,12 @@ def compact(
         for path in closed_days(directory, table, now, grace_s):
             listing = segments.list_day(path)
             result.warnings.extend(listing.warnings)
+            # Sources a crashed merge left behind: the day is closed, the merged file exists.
+            remove([path / name for seg in listing.segments for name in seg.sources])
             if len(listing.segments) < 2:
                 continue
             out = path / compacted_name(listing.segments)
-            result.warnings.extend(merge(listing.segments, out))
+            result.warnings.extend(merge(listing.segments, out)[1])
             result.days += 1
             result.files_in += len(listing.segments)
             result.files_out += 1

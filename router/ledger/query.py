@@ -45,6 +45,16 @@ class Ledger:
         self._build(full=False)
 
     def _build(self, full: bool) -> None:
+        """List and validate segments, then create views; re-list if files vanish meanwhile."""
+        for attempt in range(RETRIES + 1):
+            try:
+                self._build_once(full)
+                return
+            except duckdb.IOException:  # a file merged away between listing and binding
+                if attempt == RETRIES:
+                    raise
+
+    def _build_once(self, full: bool) -> None:
         self.warnings.clear()
         self.price_map_versions.clear()
         for table, schema in SCHEMAS.items():

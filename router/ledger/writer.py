@@ -33,6 +33,7 @@ from router.record import Record
 log = logging.getLogger(__name__)
 
 MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
+SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them
 ROW_TABLES = ("canary_results", "shadow_comparisons")
 
 
@@ -68,6 +69,7 @@ class LedgerWriter:
         self._rows: dict[str, deque[dict[str, Any]]] = {t: deque() for t in ROW_TABLES}
         self._retry: list[tuple[str, pa.Table]] = []
         self._owned: dict[tuple[str, str], list[_Owned]] = {}
+        self._doomed: deque[tuple[float, list[Path]]] = deque()
         self._seq = 0
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -117,12 +119,15 @@ class LedgerWriter:
             self._thread.join()
             self._thread = None
         self.flush()
+        with self._lock:
+            self._remove_doomed(float("inf"))
 
     def flush(self) -> int:
         """Write what is queued now; returns rows written. Safe from any thread."""
         with self._lock:
             began = time.perf_counter()
             written = self._flush_locked()
+            self._remove_doomed(time.monotonic())
             self.last_flush_seconds = time.perf_counter() - began
             return written
 
@@ -197,12 +202,17 @@ class LedgerWriter:
             if len(group) < fanout:
                 return
             out = self._next_path(table, day)
-            warnings = compaction.merge([o.segment for o in group], out)
+            replaced, warnings = compaction.merge([o.segment for o in group], out, delete=False)
+            self._doomed.append((time.monotonic() + SOURCE_GRACE_S, replaced))
             for warning in warnings:
                 log.warning("%s", warning)
             rows = sum(o.segment.rows for o in group)
             owned[:] = [o for o in owned if o.level != level]
             owned.append(_Owned(Segment(out, day, rows), level + 1))
+
+    def _remove_doomed(self, now: float) -> None:
+        while self._doomed and self._doomed[0][0] <= now:
+            compaction.remove(self._doomed.popleft()[1])
 
     def _forget_old_days(self, day: str) -> None:
         # Past days are left to `compaction.compact`; only recent days are merged here.

@@ -1,0 +1,80 @@
+"""Merging and retention: a writer's own merges, closed-day compaction, dropping old days."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from router.ledger import Ledger, LedgerWriter, compaction, segments
+from router.ledger.writer import MERGE_FANOUT
+from router.record import Record
+
+
+def count(directory: Path) -> int:
+    with Ledger(directory) as ledger:
+        return int(ledger.sql("SELECT count(*) FROM records")[0][0])
+
+
+def test_a_writer_merges_its_own_small_segments(tmp_path: Path) -> None:
+    writer = LedgerWriter(tmp_path, process_tag="me")
+    now = time.time()
+    flushes = MERGE_FANOUT[0] * 2 + 5
+    for i in range(flushes):
+        writer.submit(Record(f"r{i}", now))
+        writer.flush()
+    listing = segments.list_table(tmp_path, "records")
+    assert len(listing.segments) == 2 + 5  # two level-1 files and five fresh ones
+    assert sum(1 for s in listing.segments if s.sources) == 2
+    on_disk = list(tmp_path.rglob("*.parquet"))
+    assert len(on_disk) > len(listing.segments), "sources stay a grace period for readers"
+    assert count(tmp_path) == flushes  # …and are not double-counted meanwhile
+    writer.close()
+    assert len(list(tmp_path.rglob("*.parquet"))) == 7
+    assert count(tmp_path) == flushes
+
+
+def write_day(directory: Path, day: datetime, n: int, tag: str) -> None:
+    writer = LedgerWriter(directory, process_tag=tag)
+    for i in range(n):
+        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i))
+        writer.flush()
+    writer.close()
+
+
+def test_compaction_merges_closed_days_only(tmp_path: Path) -> None:
+    now = datetime(2026, 6, 10, 12, tzinfo=UTC)
+    write_day(tmp_path, now - timedelta(days=2), 5, "a")
+    write_day(tmp_path, now - timedelta(days=2), 3, "b")
+    write_day(tmp_path, now, 4, "c")  # today: open, must stay as it is
+    result = compaction.compact(tmp_path, now=now)
+    assert (result.days, result.files_in, result.files_out) == (1, 8, 1)
+    old = segments.day_dir(tmp_path, "records", "2026-06-08")
+    assert [p.name.startswith("compacted-") for p in old.iterdir()] == [True]
+    assert len(list(segments.day_dir(tmp_path, "records", "2026-06-10").iterdir())) == 4
+    assert count(tmp_path) == 12
+    again = compaction.compact(tmp_path, now=now)
+    assert again.days == 0  # idempotent
+
+
+def test_leftover_sources_after_a_crash_are_not_double_counted(tmp_path: Path) -> None:
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    write_day(tmp_path, day, 3, "a")
+    path = segments.day_dir(tmp_path, "records", "2026-06-01")
+    listing = segments.list_day(path)
+    # A merge that "crashed" before deleting its sources:
+    compaction.merge(listing.segments, path / "compacted-x.parquet", delete=False)
+    assert len(list(path.iterdir())) == 4
+    assert count(tmp_path) == 3
+    compaction.compact(tmp_path, now=day + timedelta(days=3))
+    assert count(tmp_path) == 3
+    assert len(list(path.iterdir())) == 1
+
+
+def test_retention_drops_old_day_partitions(tmp_path: Path) -> None:
+    now = datetime(2026, 6, 10, tzinfo=UTC)
+    for back in (0, 5, 40):
+        write_day(tmp_path, now - timedelta(days=back), 1, f"d{back}")
+    dropped = compaction.apply_retention(tmp_path, "records", 30, now=now)
+    assert dropped == ["2026-05-01"]
+    assert count(tmp_path) == 2
