@@ -7,9 +7,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
+from prometheus_client import CollectorRegistry
 
 from router import backends as backend_factory
 from router.auth import Authenticator
@@ -17,6 +19,12 @@ from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import AttemptObserver, Dispatcher
 from router.gateway import Gateway, Sink
+from router.ledger import LedgerWriter
+from router.logs import RequestLog
+from router.metrics import Metrics
+from router.pricing import Pricer
+from router.record import Record
+from router.tracing import Tracing, provider_names
 
 log = logging.getLogger("smf_router")
 
@@ -27,6 +35,10 @@ class Components:
     backends: dict[str, Backend]
     gateway: Gateway
     auth: Authenticator
+    metrics: Metrics
+    tracing: Tracing
+    ledger: LedgerWriter | None = None
+    pricer: Pricer | None = None
     background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     status_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)
@@ -34,6 +46,11 @@ class Components:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:
+        if self.ledger is not None:
+            self.ledger.start()
+        if self.pricer is not None:
+            # Price lookups may read litellm's map: warm them off the request path.
+            await asyncio.to_thread(_warm_prices, self.pricer, self.config)
         for job in self.background:
             self._tasks.append(asyncio.create_task(job()))
 
@@ -49,14 +66,56 @@ class Components:
                 await result
         for backend in self.backends.values():
             await backend.aclose()
+        if self.ledger is not None:
+            await asyncio.to_thread(self.ledger.close)
+        self.tracing.shutdown()
 
 
-def build(
-    config: Config,
-    sinks: list[Sink] | None = None,
-    observers: tuple[AttemptObserver, ...] = (),
-) -> Components:
+def _warm_prices(pricer: Pricer, config: Config) -> None:
+    for backend in config.backends:
+        if backend.tier == "cloud":
+            try:
+                pricer.rates(backend)
+            except KeyError as exc:
+                log.warning("no price for backend %s: %s; its cost counts as 0", backend.name, exc)
+
+
+class LedgerSink:
+    """Adapts the ledger writer to the sink interface; the writer never blocks."""
+
+    def __init__(self, writer: LedgerWriter) -> None:
+        self._writer = writer
+
+    def record_finished(self, record: Record) -> None:
+        self._writer.submit(record)
+
+
+def build(config: Config, registry: CollectorRegistry | None = None) -> Components:
     backends = {b.name: backend_factory.create(b) for b in config.backends}
-    dispatcher = Dispatcher(backends, observers)
-    gateway = Gateway(config, backends, dispatcher, sinks=sinks or [])
-    return Components(config, backends, gateway, Authenticator(config.auth))
+    metrics = Metrics(registry or CollectorRegistry())
+    tracing = Tracing.from_env()
+    tracing.providers = provider_names(config)
+    ledger = LedgerWriter(
+        Path(config.ledger.path),
+        flush_interval_s=config.ledger.flush_interval_s,
+        store_text=config.ledger.store_text,
+    )
+    metrics.set_ledger_source(ledger)
+    pricer = Pricer(config)
+    observers: list[AttemptObserver] = [metrics]
+    dispatcher = Dispatcher(backends, observers, tracing)
+    sinks: list[Sink] = [LedgerSink(ledger), metrics, RequestLog()]
+    gateway = Gateway(
+        config, backends, dispatcher, sinks=sinks, pricing=pricer, classify_observer=metrics
+    )
+    components = Components(
+        config, backends, gateway, Authenticator(config.auth), metrics, tracing, ledger, pricer
+    )
+    for install in FEATURES:
+        install(components)
+    return components
+
+
+# Capabilities that plug into a router: each adds sinks, attempt observers, background
+# jobs, closers, status sections or endpoints to the components, and owns its module.
+FEATURES: list[Callable[[Components], None]] = []

@@ -29,6 +29,7 @@ from router.errors import (
 from router.policy import Plan
 from router.record import Api, Attempt, Record
 from router.sse import DONE, EventBuffer
+from router.tracing import NO_SPAN, Tracing
 
 
 class AttemptObserver(Protocol):
@@ -53,6 +54,7 @@ class Call:
     started: float  # time.monotonic() at arrival
     headers: dict[str, str] = field(default_factory=dict)
     wants_usage: bool = False
+    span: Any = NO_SPAN
 
 
 @dataclass(slots=True)
@@ -67,14 +69,19 @@ class Committed:
     first_events: list[tuple[bytes, bytes | None]] = field(default_factory=list)
     events: EventBuffer = field(default_factory=EventBuffer)
     pieces: AsyncIterator[bytes] | None = None
+    span: Any = NO_SPAN
 
 
 class Dispatcher:
     def __init__(
-        self, backends: Mapping[str, Backend], observers: tuple[AttemptObserver, ...] = ()
+        self,
+        backends: Mapping[str, Backend],
+        observers: list[AttemptObserver] | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self.backends = backends
-        self.observers = observers
+        self.observers: list[AttemptObserver] = observers if observers is not None else []
+        self.tracing = tracing or Tracing.disabled()
 
     async def execute(self, call: Call) -> Committed:
         """Try the plan's backends in order; return the first that commits, else raise."""
@@ -117,9 +124,15 @@ class Dispatcher:
         call.record.attempts.append(attempt)
         started = time.monotonic()
         self._started(attempt)
+        span = self.tracing.start_attempt(call.span, settings.name, settings.tier, settings.model)
+        headers = call.headers
+        if span is not NO_SPAN:
+            headers = dict(headers)
+            self.tracing.inject(span, headers)
         try:
-            committed = await self._open(call, backend, attempt, started)
+            committed = await self._open(call, backend, attempt, started, headers)
         except UpstreamError as error:
+            self.tracing.end(span, error=error.kind)
             attempt.outcome, attempt.error_kind = "error", error.kind
             attempt.status = error.status if not isinstance(error, Unreachable | Timeout) else None
             attempt.duration_s = time.monotonic() - started
@@ -128,12 +141,19 @@ class Dispatcher:
         except asyncio.CancelledError:
             attempt.outcome, attempt.error_kind = "error", "cancelled"
             attempt.duration_s = time.monotonic() - started
+            self.tracing.end(span, error="cancelled")
             self._finished(attempt)
             raise
+        committed.span = span
         return committed
 
     async def _open(
-        self, call: Call, backend: Backend, attempt: Attempt, started: float
+        self,
+        call: Call,
+        backend: Backend,
+        attempt: Attempt,
+        started: float,
+        headers: dict[str, str],
     ) -> Committed:
         timeouts = backend.settings.timeouts
         deadline = started + timeouts.total_s
@@ -141,7 +161,7 @@ class Dispatcher:
         name = backend.settings.name
         try:
             async with asyncio.timeout(budget):
-                reply = await backend.send(call.api, call.body, call.headers, call.stream)
+                reply = await backend.send(call.api, call.body, headers, call.stream)
                 attempt.status = reply.status
                 committed = Committed(backend, attempt, reply, deadline)
                 if not call.stream:
@@ -163,6 +183,7 @@ class Dispatcher:
         )
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
+        self.tracing.end(committed.span, error=error_kind)
         self._finished(attempt)
 
     def _started(self, attempt: Attempt) -> None:

@@ -22,6 +22,7 @@ from router.errors import NotFound, RouterError
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Record, Usage
 from router.relay import Tally, usage_of
+from router.tracing import Tracing
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -30,6 +31,10 @@ class Sink(Protocol):
     """Receives each finished record once (ledger, metrics, shadow)."""
 
     def record_finished(self, record: Record) -> None: ...
+
+
+class ClassifyObserver(Protocol):
+    def classified(self, label: str, confidence: float, seconds: float) -> None: ...
 
 
 class Pricing(Protocol):
@@ -61,6 +66,8 @@ class Gateway:
         states: States | None = None,
         sinks: Sequence[Sink] = (),
         pricing: Pricing | None = None,
+        tracing: Tracing | None = None,
+        classify_observer: ClassifyObserver | None = None,
     ) -> None:
         self.config = config
         self.backends = backends
@@ -68,6 +75,8 @@ class Gateway:
         self.state_source: States = states or NoStates()
         self.sinks = list(sinks)
         self.pricing = pricing
+        self.tracing = tracing or dispatcher.tracing
+        self.classify_observer = classify_observer
 
     def prepare(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -75,7 +84,8 @@ class Gateway:
         """Validate, classify and plan. Raises a `RouterError` for the client to see."""
         req.validate(api, body)
         target = self._target(body, headers)
-        intent = self._classify(api, body, target)
+        span = self.tracing.start_request(api, str(body["model"])[:200], headers)
+        intent = self._classify(api, body, target, span)
         conversation = req.conversation_key(body, headers)
         private = caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
         demand = Demand(
@@ -110,7 +120,9 @@ class Gateway:
                 "stream_options": {**(body.get("stream_options") or {}), "include_usage": True},
             }
         forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
-        return Call(api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage)
+        call = Call(api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage)
+        call.span = span
+        return call
 
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -180,8 +192,11 @@ class Gateway:
             record.completion_text = "".join(tally.text)
         if self.pricing is not None and record.backend:
             record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
+        handoff = self.tracing.start_child(call.span, "ledger")
         for sink in self.sinks:
             sink.record_finished(record)
+        self.tracing.end(handoff)
+        self.tracing.finish_request(call.span, record, tally.finish_reasons)
 
     def _target(self, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
         forced = headers.get("x-smf-route") if self.config.auth.allow_route_header else None
@@ -196,7 +211,7 @@ class Gateway:
             )
         return target
 
-    def _classify(self, api: Api, body: dict[str, Any], target: Target) -> Intent:
+    def _classify(self, api: Api, body: dict[str, Any], target: Target, span: Any) -> Intent:
         if target.mode == "route" and target.name in classifier.INTENTS:
             return Intent(target.name, 1.0, "forced")  # type: ignore[arg-type,unused-ignore]
         chat = (
@@ -204,7 +219,14 @@ class Gateway:
             if api == "chat"
             else {"messages": [{"role": "user", "content": str(body.get("prompt", ""))}]}
         )
-        return classifier.classify(chat)
+        child = self.tracing.start_child(span, "classify")
+        began = time.perf_counter()
+        intent = classifier.classify(chat)
+        if self.classify_observer is not None:
+            elapsed = time.perf_counter() - began
+            self.classify_observer.classified(intent.label, intent.confidence, elapsed)
+        self.tracing.end(child, {"smf.intent": intent.label, "smf.confidence": intent.confidence})
+        return intent
 
 
 def _explain_intent(body: dict[str, Any]) -> Any:

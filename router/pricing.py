@@ -1,24 +1,21 @@
 """Pricing: what a request cost, and what the route's cloud backend would have charged.
 
 The arithmetic is pure (`Rates`, `token_cost`, `local_cost_parts`, `price_record`). The one
-adapter is the rate lookup in litellm's bundled price map, imported lazily and offline
-(`LITELLM_LOCAL_MODEL_COST_MAP=True`, see FACTS.md) and cached per model, so pricing a
-request on the event loop costs a few microseconds after the first lookup.
+adapter is the rate lookup in litellm's bundled price map, read as JSON (`router.price_map`)
+without importing litellm, and cached per model, so pricing a request on the event loop
+costs a few microseconds after the first lookup.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import os
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
 
+from router import price_map
+from router.config import Backend, Config, LocalCost
 from router.record import Record, Usage
-
-if TYPE_CHECKING:
-    from router.config import Backend, Config, LocalCost
 
 log = logging.getLogger(__name__)
 
@@ -87,22 +84,17 @@ def price_map_version() -> str:
 
 @functools.lru_cache(maxsize=512)
 def litellm_rates(model: str) -> Rates:
-    """Rates for a model from litellm's bundled map (offline). Raises KeyError if unknown."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # slow (seconds): only here, and only once per process
+    """Rates for a model from litellm's bundled map, read as data (offline, no import).
 
-    try:
-        prompt, completion = litellm.cost_per_token(
-            model=model, prompt_tokens=MTOK, completion_tokens=MTOK
-        )
-        cached, _ = litellm.cost_per_token(
-            model=model, prompt_tokens=MTOK, completion_tokens=0, cache_read_input_tokens=MTOK
-        )
-    except Exception as exc:  # litellm raises a bare Exception for unmapped models
-        raise KeyError(f"no price for model {model!r} in litellm's map: {exc}") from None
-    info = litellm.model_cost.get(model) or {}
-    has_cached = "cache_read_input_token_cost" in info or cached != prompt
-    return Rates(prompt / MTOK, completion / MTOK, cached / MTOK if has_cached else None)
+    Raises KeyError if the model is not in the map.
+    """
+    info = price_map.entry(model)
+    if not info or "input_cost_per_token" not in info:
+        raise KeyError(f"no price for model {model!r} in litellm's bundled map")
+    prompt = float(info.get("input_cost_per_token") or 0.0)
+    completion = float(info.get("output_cost_per_token") or 0.0)
+    cached = info.get("cache_read_input_token_cost")
+    return Rates(prompt, completion, float(cached) if cached is not None else None)
 
 
 class Pricer:

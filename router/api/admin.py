@@ -63,3 +63,10 @@ async def status(request: Request) -> dict[str, Any]:
         "backends": backends,
         "extra": {name: fn() for name, fn in getattr(state, "status_sections", {}).items()},
     }
+
+
+@endpoints.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus exposition of the router's own metrics."""
+    body, content_type = request.app.state.components.metrics.render()
+    return Response(body, media_type=content_type)

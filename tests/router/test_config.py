@@ -22,8 +22,8 @@ backends:
 auth:
   keys:
     - name: alice
-      sha256: "%s"
-""" % hash_key("sk-alice")
+      sha256: "KEY"
+""".replace("KEY", hash_key("sk-alice"))
 
 
 def write(tmp_path: Path, text: str) -> Path:

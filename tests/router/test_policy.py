@@ -15,8 +15,20 @@ def config(**extra: object) -> Config:
     return parse(
         {
             "backends": [
-                {"name": "local", "tier": "local", "base_url": "http://l/v1", "model": "m", "context_window": 1000},
-                {"name": "cloud", "tier": "cloud", "base_url": "http://c/v1", "model": "g", "context_window": 100000},
+                {
+                    "name": "local",
+                    "tier": "local",
+                    "base_url": "http://l/v1",
+                    "model": "m",
+                    "context_window": 1000,
+                },
+                {
+                    "name": "cloud",
+                    "tier": "cloud",
+                    "base_url": "http://c/v1",
+                    "model": "g",
+                    "context_window": 100000,
+                },
                 {"name": "big", "tier": "cloud", "base_url": "http://b/v1", "model": "b"},
             ],
             "aliases": {"auto": "auto", "smart": "math", "fast": "local"},
@@ -66,7 +78,9 @@ def test_saturated_local_overflows_to_cloud_but_stays_last_resort() -> None:
 
 
 def test_prompt_larger_than_window_skips_backend() -> None:
-    p = plan(Intent("coding", 0.9, "model"), AUTO, Demand(prompt_tokens=900, max_tokens=200), {}, CFG)
+    p = plan(
+        Intent("coding", 0.9, "model"), AUTO, Demand(prompt_tokens=900, max_tokens=200), {}, CFG
+    )
     assert p.backends == ("cloud",)
     assert p.skipped[0].reason == "context_window"
 
@@ -74,7 +88,9 @@ def test_prompt_larger_than_window_skips_backend() -> None:
 def test_quality_gate_applies_to_auto_but_not_forced_routes() -> None:
     states = {"local": BackendState(gated_intents=frozenset({"coding"}))}
     auto = plan(Intent("coding", 0.9, "model"), AUTO, Demand(), states, CFG)
-    forced = plan(Intent("coding", 1.0, "forced"), Target("backend", "local"), Demand(), states, CFG)
+    forced = plan(
+        Intent("coding", 1.0, "forced"), Target("backend", "local"), Demand(), states, CFG
+    )
     assert auto.backends == ("cloud",)
     assert forced.backends == ("local",)
 
@@ -87,8 +103,13 @@ def test_sticky_backend_moves_first() -> None:
 
 @pytest.mark.parametrize(
     ("model", "mode", "name"),
-    [("auto", "auto", ""), ("smart", "route", "math"), ("fast", "backend", "local"),
-     ("coding", "route", "coding"), ("cloud", "backend", "cloud")],
+    [
+        ("auto", "auto", ""),
+        ("smart", "route", "math"),
+        ("fast", "backend", "local"),
+        ("coding", "route", "coding"),
+        ("cloud", "backend", "cloud"),
+    ],
 )
 def test_model_names_resolve(model: str, mode: str, name: str) -> None:
     target = resolve_target(model, CFG)
@@ -108,11 +129,25 @@ def test_unknown_model_resolves_to_nothing() -> None:
     saturated=st.lists(st.booleans(), min_size=3, max_size=3),
 )
 def test_plan_only_names_configured_backends_once(
-    label: str, confidence: float, private: bool, prompt: int, circuits: list[str], saturated: list[bool]
+    label: str,
+    confidence: float,
+    private: bool,
+    prompt: int,
+    circuits: list[str],
+    saturated: list[bool],
 ) -> None:
     names = ["local", "cloud", "big"]
-    states = {n: BackendState(circuit=c, saturated=s) for n, c, s in zip(names, circuits, saturated, strict=True)}  # type: ignore[arg-type]
-    p = plan(Intent(label, confidence, "model"), AUTO, Demand(prompt_tokens=prompt, private=private), states, CFG)  # type: ignore[arg-type]
+    states = {
+        n: BackendState(circuit=c, saturated=s)
+        for n, c, s in zip(names, circuits, saturated, strict=True)
+    }  # type: ignore[arg-type]
+    p = plan(
+        Intent(label, confidence, "model"),
+        AUTO,
+        Demand(prompt_tokens=prompt, private=private),
+        states,
+        CFG,
+    )  # type: ignore[arg-type]
     assert len(set(p.backends)) == len(p.backends)
     assert set(p.backends) <= set(names)
     for name in p.backends:

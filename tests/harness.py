@@ -1,0 +1,200 @@
+"""Real servers on 127.0.0.1 for tests: the router and simulators, in threads or processes.
+
+A server in a thread has its own event loop, so the official sync `openai` client in the
+test thread talks to it over a real socket, exactly as an agent would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+import yaml
+
+from router.app import create_app
+from router.components import Components, build
+from router.config import Config, parse
+from router.simulator import SimSettings, running
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Running:
+    url: str  # base URL ending in /v1 for backends and the router
+    root: str  # without /v1
+
+    def control(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = httpx.post(f"{self.root}/sim/{path}", json=body, timeout=5)
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        return result
+
+    def stats(self) -> dict[str, Any]:
+        result: dict[str, Any] = httpx.get(f"{self.root}/sim/stats", timeout=5).json()
+        return result
+
+
+class _LoopThread:
+    """Runs one coroutine on a private event loop in a daemon thread."""
+
+    def __init__(self, make: Coroutine[Any, Any, Any]) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._task: asyncio.Task[Any] | None = None
+        self._make = make
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self._task = self.loop.create_task(self._make)
+        try:
+            self.loop.run_until_complete(self._task)
+        except (asyncio.CancelledError, Exception):
+            pass
+        finally:
+            self.loop.close()
+
+    def stop(self) -> None:
+        def cancel() -> None:
+            if self._task is not None:
+                self._task.cancel()
+
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(cancel)
+        self.thread.join(timeout=10)
+
+
+def wait_for(url: str, deadline_s: float = 20.0) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.02)
+    raise TimeoutError(f"{url} did not come up in {deadline_s} s")
+
+
+@contextmanager
+def simulator(**settings: Any) -> Iterator[Running]:
+    with running(SimSettings(**settings)) as root:
+        yield Running(f"{root}/v1", root)
+
+
+def config_for(backends: dict[str, Running], tmp: Path, **extra: Any) -> Config:
+    """local (vLLM-like) and cloud backends pointing at simulators, with short deadlines."""
+    timeouts = {"connect_s": 2, "first_token_s": 2, "idle_s": 1.5, "total_s": 20}
+    specs = []
+    for name, server in backends.items():
+        tier = "local" if name.startswith("local") else "cloud"
+        specs.append(
+            {
+                "name": name,
+                "tier": tier,
+                "base_url": server.url,
+                "model": f"{name}-model",
+                "timeouts": timeouts,
+                "retry_after_max_s": 0.5,
+            }
+        )
+    data: dict[str, Any] = {
+        "backends": specs,
+        "ledger": {"path": str(tmp / "ledger"), "flush_interval_s": 0.2},
+    }
+    if set(backends) != {"local", "cloud"}:
+        names = list(backends)
+        data["routes"] = {
+            i: names
+            for i in (
+                "coding",
+                "tool_calling",
+                "instruction",
+                "math",
+                "reasoning",
+                "prose",
+                "writing",
+            )
+        }
+    data.update(extra)
+    return parse(data)
+
+
+@dataclass
+class RunningRouter(Running):
+    components: Components
+
+
+@contextmanager
+def router(config: Config) -> Iterator[RunningRouter]:
+    port = free_port()
+    components = build(config)
+    app = create_app(config, components)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+        )
+    )
+    runner = _LoopThread(server.serve())
+    root = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(f"{root}/healthz")
+        yield RunningRouter(f"{root}/v1", root, components)
+    finally:
+        server.should_exit = True
+        runner.thread.join(timeout=15)
+
+
+@contextmanager
+def router_process(
+    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None
+) -> Iterator[tuple[Running, subprocess.Popen[bytes]]]:
+    """`smf-router serve` as a real subprocess (for signals and multi-process tests)."""
+    path = tmp / f"router-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    port = free_port()
+    log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
+    root = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(f"{root}/healthz", 30)
+        yield Running(f"{root}/v1", root), process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.close()

@@ -1,0 +1,192 @@
+"""Every simulator fault × streaming or not × with or without a fallback backend.
+
+The primary (`local`) carries the fault; `cloud` is healthy. Each case states what the
+client must see and how many attempts each backend must have received.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_for
+
+FAST = {"connect_s": 1, "first_token_s": 1.2, "idle_s": 0.8, "total_s": 2.5}
+
+
+@dataclass(frozen=True)
+class Expect:
+    served_by: str | None  # None: the client gets an error
+    status: int | None = None  # HTTP status of the error (non-stream, or before commit)
+    code: str | None = None
+    mid_stream_error: bool = False  # stream committed, then ended with an in-band error
+    local_attempts: int = 1
+
+
+OK_LOCAL = Expect("local")
+FALLBACK = Expect("cloud")
+
+# fault -> (non-stream with fallback, non-stream alone, stream with fallback, stream alone)
+MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
+    "rate_limit:5": (
+        FALLBACK,
+        Expect(None, 429, "rate_limit_exceeded"),
+        FALLBACK,
+        Expect(None, 429),
+    ),
+    "rate_limit:0.1": (
+        Expect("cloud", local_attempts=2),
+        Expect(None, 429, local_attempts=2),
+        Expect("cloud", local_attempts=2),
+        Expect(None, 429, local_attempts=2),
+    ),
+    "rate_limit_no_retry_after": (FALLBACK, Expect(None, 429), FALLBACK, Expect(None, 429)),
+    "server_error": (FALLBACK, Expect(None, 502), FALLBACK, Expect(None, 502)),
+    "server_error:503": (FALLBACK, Expect(None, 503), FALLBACK, Expect(None, 503)),
+    "reset": (FALLBACK, Expect(None, 502), FALLBACK, Expect(None, 502)),
+    "no_response": (FALLBACK, Expect(None, 504), FALLBACK, Expect(None, 504)),
+    "slow_first_token:5": (FALLBACK, Expect(None, 504), FALLBACK, Expect(None, 504)),
+    "stall:3": (
+        FALLBACK,
+        Expect(None, 504),
+        Expect("local", mid_stream_error=True),
+        Expect("local", mid_stream_error=True),
+    ),
+    "cut_stream": (
+        FALLBACK,
+        Expect(None, 502),
+        Expect("local", mid_stream_error=True),
+        Expect("local", mid_stream_error=True),
+    ),
+    "malformed_chunk": (
+        FALLBACK,
+        Expect(None, 502),
+        Expect("local", mid_stream_error=True),
+        Expect("local", mid_stream_error=True),
+    ),
+    "missing_done": (OK_LOCAL, OK_LOCAL, OK_LOCAL, OK_LOCAL),
+    "context_length": (
+        FALLBACK,
+        Expect(None, 400, "context_length_exceeded"),
+        FALLBACK,
+        Expect(None, 400, "context_length_exceeded"),
+    ),
+    "down": (FALLBACK, Expect(None, 502), FALLBACK, Expect(None, 502)),
+}
+
+CASES = [
+    pytest.param(
+        fault,
+        stream,
+        fallback,
+        MATRIX[fault][2 * stream + (not fallback)],
+        id=f"{fault}-{'stream' if stream else 'plain'}-{'fallback' if fallback else 'alone'}",
+    )
+    for fault in MATRIX
+    for stream in (False, True)
+    for fallback in (True, False)
+]
+
+
+@pytest.fixture(scope="module")
+def setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[dict[str, Running], RunningRouter]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        backends = {"local": local, "cloud": cloud}
+        config = config_for(backends, tmp_path_factory.mktemp("faults"))
+        data = config.model_dump()
+        for backend in data["backends"]:
+            backend["timeouts"] = FAST
+        from router.config import parse
+
+        with router(parse(data)) as running:
+            yield backends, running
+
+
+def _requests(server: Running) -> int:
+    return int(server.stats()["requests"])
+
+
+def _run(client: openai.OpenAI, model: str, stream: bool) -> tuple[str | None, Any]:
+    """Returns (backend that served, error or None)."""
+    messages = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
+    try:
+        if not stream:
+            raw = client.chat.completions.with_raw_response.create(model=model, messages=messages)  # type: ignore[arg-type]
+            assert raw.parse().choices[0].message.content is not None
+            return raw.headers["x-smf-backend"], None
+        with client.chat.completions.with_streaming_response.create(
+            model=model,
+            messages=messages,
+            stream=True,  # type: ignore[arg-type]
+        ) as response:
+            backend = response.headers["x-smf-backend"]
+            try:
+                finished = [c for c in response.parse() if c.choices and c.choices[0].finish_reason]
+            except openai.APIError as error:
+                return backend, ("mid", error)
+            assert finished, "a stream ended without a finish_reason yet looked complete"
+            return backend, None
+    except openai.APIStatusError as error:
+        return None, error
+
+
+@pytest.mark.parametrize(("fault", "stream", "fallback", "expect"), CASES)
+def test_fault(
+    setup: tuple[dict[str, Running], RunningRouter],
+    fault: str,
+    stream: bool,
+    fallback: bool,
+    expect: Expect,
+) -> None:
+    backends, proxy = setup
+    local, cloud = backends["local"], backends["cloud"]
+    local.control("reset", {})
+    before_local, before_cloud = _requests(local), _requests(cloud)
+    # `down` closes the port itself (control included) until `for_s` runs out.
+    local.control("faults", {"fault": fault} if fault != "down" else {"down": True, "for_s": 1.0})
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+    try:
+        served, error = _run(client, "coding" if fallback else "local", stream)
+    finally:
+        if fault == "down":
+            wait_for(f"{local.root}/health")
+        local.control("faults", {"fault": None})
+    if expect.mid_stream_error:
+        assert served == expect.served_by and error and error[0] == "mid"
+    elif expect.served_by:
+        assert error is None, f"expected an answer from {expect.served_by}, got {error}"
+        assert served == expect.served_by
+    else:
+        assert isinstance(error, openai.APIStatusError), f"expected an error, got {served}"
+        assert error.status_code == expect.status
+        assert error.response.headers.get("x-should-retry") == "false"
+        body = error.response.json()
+        assert set(body["error"]) >= {"message", "type", "code"}
+        if expect.code:
+            assert body["error"]["code"] == expect.code
+    if fault != "down":
+        assert _requests(local) - before_local == expect.local_attempts
+    assert _requests(cloud) - before_cloud == (1 if expect.served_by == "cloud" else 0)
+
+
+def test_malformed_json_from_client_is_a_400(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    _, proxy = setup
+    response = httpx.post(
+        f"{proxy.url}/chat/completions",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["type"] == "invalid_request_error"

@@ -1,0 +1,231 @@
+"""The official `openai` SDK against a real router on 127.0.0.1 with simulated backends."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+
+
+@pytest.fixture(scope="module")
+def backends() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with router(config_for(backends, tmp_path_factory.mktemp("proxy"))) as running:
+        yield running
+
+
+@pytest.fixture
+def client(proxy: RunningRouter) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+
+
+def test_plain_chat_is_routed_and_explained(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        messages=[{"role": "user", "content": "Write a Python function that reverses a list."}],
+    )
+    completion = raw.parse()
+    assert raw.headers["x-smf-intent"] == "coding"
+    assert raw.headers["x-smf-backend"] == "local"
+    assert raw.headers["x-smf-attempts"] == "1"
+    assert float(raw.headers["x-smf-confidence"]) > 0
+    assert completion.model == "local-model"  # the backend model that served
+    assert completion.choices[0].message.content
+    assert completion.usage is not None and completion.usage.completion_tokens > 0
+
+
+def test_math_goes_to_cloud(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        messages=[
+            {"role": "user", "content": "Solve for x: 3x + 7 = 22. Put the answer in \\boxed{}."}
+        ],
+    )
+    assert raw.headers["x-smf-intent"] == "math"
+    assert raw.headers["x-smf-backend"] == "cloud"
+    assert raw.parse().model == "cloud-model"
+
+
+def test_streaming_relays_chunks_and_strips_the_usage_chunk_nobody_asked_for(
+    client: openai.OpenAI,
+) -> None:
+    chunks = list(
+        client.chat.completions.create(
+            model="local",
+            stream=True,
+            messages=[{"role": "user", "content": "Tell me a short story."}],
+        )
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text
+    assert all(c.choices for c in chunks), "a usage chunk reached a client that did not ask for it"
+    assert chunks[-1].choices[0].finish_reason in ("stop", "length")
+
+
+def test_streaming_with_usage_when_asked(client: openai.OpenAI) -> None:
+    chunks = list(
+        client.chat.completions.create(
+            model="local",
+            stream=True,
+            stream_options={"include_usage": True},
+            messages=[{"role": "user", "content": "Say hello."}],
+        )
+    )
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert chunks[-1].usage.completion_tokens > 0
+
+
+def test_streamed_tool_calls_reassemble(client: openai.OpenAI) -> None:
+    stream = client.chat.completions.create(
+        model="auto",
+        stream=True,
+        tools=TOOLS,  # type: ignore[arg-type]
+        tool_choice="required",
+        messages=[{"role": "user", "content": "What's the weather in Paris?"}],
+    )
+    name, arguments = "", ""
+    for chunk in stream:
+        for choice in chunk.choices:
+            for call in choice.delta.tool_calls or []:
+                name += call.function.name or "" if call.function else ""
+                arguments += call.function.arguments or "" if call.function else ""
+    assert name == "get_weather"
+    assert "city" in json.loads(arguments)
+
+
+def test_non_streamed_tool_call(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        tools=TOOLS,
+        messages=[{"role": "user", "content": "Weather in Oslo please"}],  # type: ignore[arg-type]
+    )
+    assert raw.headers["x-smf-intent"] == "tool_calling"
+    message = raw.parse().choices[0].message
+    assert message.tool_calls and message.tool_calls[0].function.name == "get_weather"
+
+
+async def test_async_client_plain_and_stream(proxy: RunningRouter) -> None:
+    client = openai.AsyncOpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    completion = await client.chat.completions.create(
+        model="auto", messages=[{"role": "user", "content": "Write a haiku about autumn."}]
+    )
+    assert completion.choices[0].message.content
+    stream = await client.chat.completions.create(
+        model="auto",
+        stream=True,
+        messages=[{"role": "user", "content": "Write a haiku about rain."}],
+    )
+    pieces = [c.choices[0].delta.content or "" async for c in stream if c.choices]
+    assert "".join(pieces)
+    await client.close()
+
+
+def test_unknown_fields_pass_through_untouched(
+    backends: dict[str, Running], client: openai.OpenAI
+) -> None:
+    client.chat.completions.create(
+        model="local",
+        messages=[{"role": "user", "content": "hi"}],
+        seed=7,
+        response_format={"type": "json_object"},
+        extra_body={
+            "chat_template_kwargs": {"enable_thinking": False},
+            "top_k": 5,
+            "repetition_penalty": 1.1,
+        },
+    )
+    last = backends["local"].stats().get("last_request") or {}
+    if not last:
+        pytest.skip("simulator does not expose the last request body")
+    assert last["seed"] == 7 and last["top_k"] == 5 and last["repetition_penalty"] == 1.1
+    assert last["response_format"] == {"type": "json_object"}
+    assert last["chat_template_kwargs"] == {"enable_thinking": False}
+    assert last["model"] == "local-model"
+
+
+def test_legacy_completions_pass_through(client: openai.OpenAI) -> None:
+    completion = client.completions.create(model="local", prompt="def fib(n):", max_tokens=8)
+    assert completion.choices[0].text
+
+
+def test_models_lists_auto_routes_and_backends(client: openai.OpenAI) -> None:
+    ids = {m.id for m in client.models.list()}
+    assert {"auto", "coding", "math", "local", "cloud"} <= ids
+
+
+def test_explain_says_where_without_sending(
+    proxy: RunningRouter, backends: dict[str, Running]
+) -> None:
+    before = backends["cloud"].stats()["requests"]
+    response = httpx.post(
+        f"{proxy.root}/v1/router/explain",
+        json={
+            "model": "auto",
+            "messages": [{"role": "user", "content": "Integrate x^2 from 0 to 3."}],
+        },
+    )
+    assert response.status_code == 200
+    plan = response.json()
+    assert plan["intent"]["label"] == "math"
+    assert [b["backend"] for b in plan["backends"]] == ["cloud", "local"]
+    assert backends["cloud"].stats()["requests"] == before
+
+
+def test_route_header_forces_a_route(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        messages=[{"role": "user", "content": "Write a sonnet"}],
+        extra_headers={"x-smf-route": "local"},
+    )
+    assert raw.headers["x-smf-backend"] == "local"
+
+
+def test_health_and_readiness(proxy: RunningRouter) -> None:
+    assert httpx.get(f"{proxy.root}/healthz").status_code == 200
+    assert httpx.get(f"{proxy.root}/readyz").json() == {"status": "ready"}
+
+
+def test_metrics_count_requests(proxy: RunningRouter, client: openai.OpenAI) -> None:
+    client.chat.completions.create(model="local", messages=[{"role": "user", "content": "ping"}])
+    text = httpx.get(f"{proxy.root}/metrics").text
+    assert "smf_router_requests_total" in text
+
+
+def test_private_header_keeps_cloud_intent_local(client: openai.OpenAI, tmp_path: Path) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        messages=[{"role": "user", "content": "Compute 17 * 23."}],
+        extra_headers={"x-smf-private": "true"},
+    )
+    assert raw.headers["x-smf-backend"] == "local"
