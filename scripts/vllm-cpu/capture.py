@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ TOOL = {
 USER = [{"role": "user", "content": "What is the weather like in Paris today?"}]
 LONG = [{"role": "user", "content": " ".join(["weather"] * 700)}]  # > 512 tokens
 MID = [{"role": "user", "content": " ".join(["weather"] * 400)}]  # < 512, + max_tokens > 512
+CHAT = "/v1/chat/completions"
 NAMED = {"type": "function", "function": {"name": "get_weather"}}
 
 
@@ -57,7 +60,10 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
             "POST", "/v1/chat/completions",
             {"model": model, "messages": MID, "max_tokens": 200, "ignore_eos": True},
         ),
-        "chat_n2": ("POST", "/v1/chat/completions", chat(model, **exact, n=2, seed=1)),
+        "chat_n2": (
+            "POST", "/v1/chat/completions", chat(model, **exact, n=2, seed=1, temperature=1.0),
+        ),
+        "error_n2_greedy": ("POST", "/v1/chat/completions", chat(model, **exact, n=2)),
         "chat_extras": (
             "POST", "/v1/chat/completions",
             chat(model, **exact, chat_template_kwargs={"enable_thinking": False},
@@ -113,6 +119,16 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         "messages_count_tokens": (
             "POST", "/v1/messages/count_tokens", {"model": model, "messages": USER},
         ),
+        "messages_error_unknown_model": (
+            "POST", "/v1/messages", {"model": "nope", "max_tokens": 5, "messages": USER},
+        ),
+        "messages_error_context_length": (
+            "POST", "/v1/messages", {"model": model, "max_tokens": 5, "messages": LONG},
+        ),
+        "responses_error_context_length": (
+            "POST", "/v1/responses",
+            {"model": model, "input": LONG[0]["content"], "max_output_tokens": 5},
+        ),
         "tokenize": ("POST", "/tokenize", {"model": model, "messages": USER}),
     }  # fmt: skip
 
@@ -133,18 +149,21 @@ def sse_events(raw: str) -> list[Any]:
 
 
 def capture(
-    client: httpx.Client, method: str, path: str, body: dict[str, Any] | None
-) -> dict[str, Any]:
+    client: httpx.Client, method: str, path: str, body: dict[str, Any] | None,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    headers = headers or {}
     content = b"{not json" if body is None and method == "POST" else None
     request = client.build_request(
         method, path, json=body,
-        content=content, headers={"content-type": "application/json"} if content else None,
+        content=content,
+        headers={**headers, "content-type": "application/json"} if content else headers,
     )  # fmt: skip
     response = client.send(request, stream=True)
     raw = b"".join(response.iter_raw()).decode("utf-8", "replace")
     response.close()
     out: dict[str, Any] = {
-        "request": {"method": method, "path": path, "body": body},
+        "request": {"method": method, "path": path, "headers": headers, "body": body},
         "status": response.status_code,
         "headers": dict(response.headers.multi_items()),
         "body_raw": raw,
@@ -155,6 +174,33 @@ def capture(
         with contextlib.suppress(json.JSONDecodeError):
             out["body"] = json.loads(raw) if raw else None
     return out
+
+
+def saturate(base: str, model: str, total: int = 6) -> str:
+    """Send `total` long requests at once and return /metrics while they run (max-num-seqs)."""
+    body = {"model": model, "messages": USER, "max_tokens": 150, "ignore_eos": True}
+    with ThreadPoolExecutor(total) as pool:
+        futures = [
+            pool.submit(httpx.post, f"{base}/v1/chat/completions", json=body, timeout=300)
+            for _ in range(total)
+        ]
+        snapshot = ""
+        for _ in range(100):  # bounded: ~10 s
+            time.sleep(0.1)
+            text = httpx.get(f"{base}/metrics", timeout=10).text
+            if _gauge(text, "vllm:num_requests_waiting") > 0:
+                snapshot = text
+                break
+        statuses = [f.result().status_code for f in futures]
+    assert statuses == [200] * total, statuses
+    return snapshot
+
+
+def _gauge(text: str, name: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
 
 
 def capture_metrics(client: httpx.Client) -> str:
@@ -168,6 +214,11 @@ def capture_metrics(client: httpx.Client) -> str:
     return "\n".join(keep) + "\n"
 
 
+def save(out_dir: Path, name: str, result: dict[str, Any]) -> None:
+    (out_dir / f"{name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    print(f"{name}: {result['status']} {len(result['body_raw'])} bytes")
+
+
 def main() -> None:
     base, out_dir = sys.argv[1], Path(sys.argv[2])
     model = sys.argv[3] if len(sys.argv) > 3 else "tiny"
@@ -175,9 +226,15 @@ def main() -> None:
     with httpx.Client(base_url=base, timeout=120) as client:
         for name, (method, path, body) in cases(model).items():
             result = capture(client, method, path, body)
-            (out_dir / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
-            print(f"{name}: {result['status']} {len(result['body_raw'])} bytes")
+            save(out_dir, name, result)
+        # vLLM takes the caller's X-Request-Id as the response id (`chatcmpl-<it>`).
+        body = cases(model)["chat"][2]
+        headers = {"x-request-id": "smf-capture-1"}
+        save(out_dir, "chat_with_request_id", capture(client, "POST", CHAT, body, headers))
         (out_dir / "metrics.txt").write_text(capture_metrics(client))
+        busy = saturate(base, model)
+        keep = [ln for ln in busy.splitlines() if ln.startswith(("vllm:num_requests", "vllm:kv"))]
+        (out_dir / "metrics_saturated.txt").write_text("\n".join(keep) + "\n")
         names = sorted(
             {ln.split("{")[0].split(" ")[0] for ln in client.get("/metrics").text.splitlines()
              if ln.startswith("vllm:")}
