@@ -1,0 +1,135 @@
+"""Pricing: litellm's map, config overrides, local cost and offload on hand-checked numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.config import Config, LocalCost, parse
+from router.pricing import (
+    MONTH_S,
+    Pricer,
+    Rates,
+    litellm_rates,
+    local_cost_parts,
+    price_map_version,
+    token_cost,
+)
+from router.record import Attempt, Record, Usage
+
+BOX = {
+    "hardware_usd": 3600,
+    "amortization_months": 36,
+    "power_watts": 500,
+    "electricity_usd_per_kwh": 0.2,
+    "monthly_fixed_usd": 20,
+}
+
+
+def config() -> Config:
+    return parse(
+        {
+            "backends": [
+                {"name": "local", "tier": "local", "model": "laguna", "local_cost": BOX},
+                {
+                    "name": "cloud",
+                    "tier": "cloud",
+                    "model": "gpt-4o",
+                    "price": {
+                        "input_per_mtok": 2.5,
+                        "output_per_mtok": 10,
+                        "cached_input_per_mtok": 1.25,
+                    },
+                },
+                {"name": "sonnet", "tier": "cloud", "model": "claude-sonnet-4-5"},
+            ],
+            "routes": {
+                "coding": ["local", "cloud"],
+                "tool_calling": ["local", "cloud"],
+                "instruction": ["local"],
+                "math": ["sonnet", "local"],
+                "reasoning": ["cloud"],
+                "prose": ["cloud"],
+                "writing": ["cloud"],
+            },
+        }
+    )
+
+
+def test_litellm_map_prices_known_models_offline() -> None:
+    gpt = litellm_rates("gpt-4o")
+    assert gpt == Rates(2.5e-6, 1e-5, 1.25e-6)
+    sonnet = litellm_rates("claude-sonnet-4-5")
+    assert (sonnet.input, sonnet.output, sonnet.cached_input) == pytest.approx((3e-6, 1.5e-5, 3e-7))
+    with pytest.raises(KeyError):
+        litellm_rates("no-such-model-anywhere")
+    assert price_map_version().startswith("litellm-1.")
+
+
+def test_token_cost_bills_cached_prompt_tokens_at_the_cached_rate() -> None:
+    usage = Usage(prompt_tokens=1000, completion_tokens=500, cached_tokens=400)
+    # 600 × 2.5e-6 + 400 × 1.25e-6 + 500 × 1e-5 = 0.0015 + 0.0005 + 0.005
+    assert token_cost(usage, Rates(2.5e-6, 1e-5, 1.25e-6)) == pytest.approx(0.007)
+    # No cached price known: every prompt token at the full rate.
+    assert token_cost(usage, Rates(2.5e-6, 1e-5)) == pytest.approx(0.0075)
+
+
+def test_local_cost_of_one_hour() -> None:
+    parts = local_cost_parts(3600, LocalCost(**BOX))
+    share = 3600 / MONTH_S  # MONTH_S = 2,629,800 s
+    assert parts.energy == pytest.approx(0.1)  # 0.5 kW × 1 h × $0.2
+    assert parts.amortization == pytest.approx(share * 100)  # $3600 / 36 months = $100/month
+    assert parts.fixed == pytest.approx(share * 20)
+    assert parts.total == pytest.approx(0.1 + 0.13689 + 0.027379, abs=1e-5)
+
+
+def test_local_request_gets_its_cost_and_the_routes_cloud_counterfactual() -> None:
+    pricer = Pricer(config())
+    record = Record(
+        "r",
+        0.0,
+        route="coding",
+        backend="local",
+        tier="local",
+        attempts=[
+            Attempt("cloud", "cloud", "error", "timeout", 504, 2.0),
+            Attempt("local", "local", duration_s=3600.0),
+        ],
+        usage=Usage(1000, 500, 400),
+        duration_s=3602.0,
+    )
+    cost, counterfactual = pricer.price(record)
+    assert cost == pytest.approx(local_cost_parts(3600, LocalCost(**BOX)).total)
+    assert counterfactual == pytest.approx(0.007)  # the failed cloud attempt is not billed
+    assert counterfactual - cost == pytest.approx(0.007 - 0.264269, abs=1e-5)  # offloaded
+
+
+def test_cloud_request_costs_its_own_price_from_litellm() -> None:
+    record = Record("r", 0.0, route="math", backend="sonnet", tier="cloud", usage=Usage(1000, 100))
+    cost, counterfactual = Pricer(config()).price(record)
+    assert cost == counterfactual == pytest.approx(1000 * 3e-6 + 100 * 1.5e-5)
+
+
+def test_route_without_a_cloud_backend_uses_the_first_cloud_backend() -> None:
+    record = Record(
+        "r",
+        0.0,
+        route="instruction",
+        backend="local",
+        tier="local",
+        usage=Usage(1_000_000, 0),
+        duration_s=0.0,
+    )
+    assert Pricer(config()).price(record) == (0.0, pytest.approx(2.5))
+
+
+def test_failed_requests_are_not_billed() -> None:
+    record = Record(
+        "r",
+        0.0,
+        route="coding",
+        backend=None,
+        outcome="upstream_error",
+        attempts=[Attempt("local", "local", "error", "unreachable")],
+        usage=Usage(500, 0),
+    )
+    assert Pricer(config()).price(record) == (0.0, 0.0)

@@ -1,0 +1,130 @@
+"""The report's JSON and CSV content on a ledger with hand-checked numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from router import report
+from router.ledger.cli import app
+from router.report_render import to_csv, to_json, to_table
+from tests.ledger.known_ledger import known_config, write_known_ledger
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    return write_known_ledger(tmp_path / "ledger")
+
+
+def test_totals_on_the_known_ledger(ledger: Path) -> None:
+    data = report.build(ledger, config=known_config())
+    t = data["totals"]
+    assert t["requests"] == 4
+    assert (t["prompt_tokens"], t["completion_tokens"]) == (6000, 2500)
+    assert t["cloud_usd"] == pytest.approx(0.2)
+    assert t["local_usd"] == pytest.approx(0.03)
+    assert t["counterfactual_usd"] == pytest.approx(1.0)  # 0.5 + 0.2 + 0.3; failed c costs 0
+    assert t["offloaded_usd"] == pytest.approx(0.77)  # (0.5 - 0.01) + (0.3 - 0.02)
+    assert t["local_share_requests"] == 0.5
+    assert t["local_share_tokens"] == pytest.approx(5500 / 8500, abs=1e-6)
+    assert t["error_rate"] == 0.25
+    assert t["fallback_rate"] == 0.5  # c and d each tried two backends
+    assert data["price_map_version"].startswith("litellm-")
+    assert data["warnings"] == []
+
+
+def test_groups_by_route_and_by_day(ledger: Path) -> None:
+    by_route = {g["key"]: g for g in report.build(ledger, by="route")["groups"]}
+    assert by_route["coding"]["requests"] == 3
+    assert by_route["coding"]["offloaded_usd"] == pytest.approx(0.77)
+    assert by_route["math"]["cloud_usd"] == pytest.approx(0.2)
+    days = report.build(ledger, by="day")["groups"]
+    assert [(g["key"], g["requests"]) for g in days] == [("2026-03-01", 2), ("2026-03-02", 2)]
+    callers = {g["key"]: g["requests"] for g in report.build(ledger, by="caller")["groups"]}
+    assert callers == {"alice": 2, "bob": 2}
+    backends = {g["key"] for g in report.build(ledger, by="backend")["groups"]}
+    assert backends == {"local", "cloud", "(none)"}
+
+
+def test_local_share_latency_and_break_even(ledger: Path) -> None:
+    data = report.build(ledger, config=known_config())
+    assert [(d["day"], d["share_requests"]) for d in data["local_share"]] == [
+        ("2026-03-01", 0.5),
+        ("2026-03-02", 0.5),
+    ]
+    lat = {x["backend"]: x for x in data["latency"]}
+    assert lat["local"]["requests"] == 2
+    assert lat["local"]["ttft_s"]["p50"] == pytest.approx(0.2)
+    assert lat["cloud"]["total_s"]["p99"] == pytest.approx(3.0)
+    be = data["break_even"]
+    assert be["hardware_usd"] == 3000
+    amortized = 3.0 * 3000 / 36 / report.MONTH_S  # 3 local seconds
+    assert be["recovered_usd"] == pytest.approx(0.77 + amortized, abs=1e-6)
+    # first record DAY1 10:00, last DAY2 10:01 → the window is just over one day
+    window = 1 + 60 / 86400
+    assert be["window_days"] == pytest.approx(window, abs=1e-3)
+    per_month = (0.77 + amortized) / window * report.MONTH_S / 86400
+    assert be["payback_months"] == pytest.approx(3000 / per_month, abs=0.01)
+    assert report.build(ledger)["break_even"] is None  # no config, no hardware price
+
+
+def test_time_window_filters_records(ledger: Path) -> None:
+    since = datetime(2026, 3, 2, tzinfo=UTC)
+    data = report.build(ledger, since=since)
+    assert data["totals"]["requests"] == 2
+    until = datetime(2026, 3, 1, 10, 0, 30, tzinfo=UTC)
+    assert report.build(ledger, until=until)["totals"]["requests"] == 1
+
+
+def test_json_and_csv_renderings(ledger: Path) -> None:
+    data = report.build(ledger, by="intent")
+    assert json.loads(to_json(data))["totals"]["requests"] == 4
+    rows = list(csv.DictReader(io.StringIO(to_csv(data))))
+    assert [r["intent"] for r in rows] == ["coding", "math", "TOTAL"]
+    assert rows[0]["requests"] == "3"
+    assert float(rows[0]["offloaded_usd"]) == pytest.approx(0.77)
+    assert float(rows[-1]["counterfactual_usd"]) == pytest.approx(1.0)
+    assert "TOTAL" in to_table(data)
+
+
+def test_empty_ledger_reports_zeros(tmp_path: Path) -> None:
+    data = report.build(tmp_path)
+    assert data["totals"]["requests"] == 0
+    assert data["groups"] == [] and data["latency"] == []
+
+
+def test_cli_report_json_and_bad_since(ledger: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--ledger",
+            str(ledger),
+            "--since",
+            "2026-01-01",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--by",
+            "caller",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["by"] == "caller"
+    bad = CliRunner().invoke(app, ["report", "--ledger", str(ledger), "--since", "yesterday"])
+    assert bad.exit_code != 0
+
+
+def test_parse_since() -> None:
+    now = datetime(2026, 3, 31, tzinfo=UTC)
+    assert report.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)
+    assert report.parse_since("12h", now) == datetime(2026, 3, 30, 12, tzinfo=UTC)
+    assert report.parse_since("2026-03-05", now) == datetime(2026, 3, 5, tzinfo=UTC)
