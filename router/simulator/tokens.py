@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_PIECE = re.compile(r"\s*(?:\w+|[^\w\s])|\s+$")
+_PIECE = re.compile(r"\s*(?:\w+|[^\w\s])")
 _PER_MESSAGE = 4  # role markers and separators of a chat template
 
 
@@ -19,8 +19,18 @@ def count(text: str) -> int:
 
 
 def pieces(text: str) -> list[str]:
-    """Split text into token-sized pieces whose concatenation is exactly `text`."""
-    return _PIECE.findall(text)
+    """Split text into token-sized pieces whose concatenation is exactly `text`.
+
+    Trailing whitespace joins the last piece, so there are exactly `count(text)` pieces.
+    """
+    out: list[str] = _PIECE.findall(text)
+    tail = text[sum(map(len, out)) :]
+    if tail:
+        if out:
+            out[-1] += tail
+        else:
+            out = [tail]
+    return out
 
 
 def content_text(content: Any) -> str:

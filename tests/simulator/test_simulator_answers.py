@@ -1,0 +1,128 @@
+"""Pure parts: answers by intent, schema-built tool arguments, canary quality, fault specs,
+the stand-in tokenizer; and the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from router.simulator import SimThread, faults, tokens
+from router.simulator.answer import Prompt, ToolSpec, arguments_for, compose, rng_for
+from router.simulator.canary import Case, shipped_cases
+
+MODEL = "tiny"
+HTTP = httpx.Client(trust_env=False)
+
+
+def test_pieces_rebuild_the_text_exactly() -> None:
+    text = "Hello, world!  Two\nlines ```python\nx = 1\n``` end  "
+    assert "".join(tokens.pieces(text)) == text
+    assert len(tokens.pieces(text)) == tokens.count(text)
+
+
+def test_tool_arguments_follow_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["f", "c"]},
+            "days": {"type": "integer", "minimum": 3},
+            "tags": {"type": "array", "items": {"type": "boolean"}},
+            "extra": {"type": "string"},
+        },
+        "required": ["city", "unit", "days", "tags"],
+    }
+    assert arguments_for(schema, "x") == {"city": "Paris", "unit": "f", "days": 3, "tags": [True]}
+
+
+def test_named_tool_choice_and_tool_results() -> None:
+    tools = (ToolSpec("a", {}), ToolSpec("b", {"properties": {"q": {"type": "string"}}}))
+    rng = rng_for(0, "x")
+    assert compose(Prompt("find it", tools, forced_tool="b"), rng).tool_calls[0].name == "b"
+    assert not compose(Prompt("x", tools, tools_disabled=True), rng).tool_calls
+    assert not compose(Prompt("x", tools, after_tool_result=True), rng).tool_calls
+
+
+@pytest.mark.parametrize(
+    ("spec", "name", "arg"),
+    [
+        ("reset", "reset", None),
+        ("stall:2.5", "stall", 2.5),
+        (" server_error:503 ", "server_error", 503.0),
+    ],
+)
+def test_fault_specs_parse(spec: str, name: str, arg: float | None) -> None:
+    assert faults.parse(spec) == faults.Fault(name, arg)  # type: ignore[arg-type]
+
+
+def test_model_suffix_only_splits_known_faults() -> None:
+    assert faults.split_model("m+stall:3") == ("m", faults.Fault("stall", 3.0))
+    assert faults.split_model("org/model+v2") == ("org/model+v2", None)
+    with pytest.raises(faults.FaultError):
+        faults.parse("stall:soon")
+
+
+CASES = [
+    Case("What is 6 times 7? Box it.", "math", "6*7 = 42. \\boxed{42}"),
+    Case("Write add(a, b).", "coding", "def add(a, b):\n    return a + b"),
+]
+
+
+def answer(sim: SimThread, text: str) -> str:
+    payload = {"model": MODEL, "messages": [{"role": "user", "content": text}]}
+    reply = HTTP.post(sim.url + "/v1/chat/completions", json=payload).json()
+    return str(reply["choices"][0]["message"]["content"])
+
+
+def test_canary_prompts_get_the_reference(start_sim: Callable[..., SimThread]) -> None:
+    sim = start_sim(cases=CASES)
+    assert answer(sim, CASES[0].prompt) == CASES[0].reference
+    assert answer(sim, CASES[1].prompt) == "```python\n" + CASES[1].reference + "\n```"
+
+
+def test_quality_zero_gives_wrong_answers_at_runtime(start_sim: Callable[..., SimThread]) -> None:
+    sim = start_sim(cases=CASES, quality={"math": 0.0})
+    assert "\\boxed{43}" in answer(sim, CASES[0].prompt)
+    assert "return a + b" in answer(sim, CASES[1].prompt)
+    httpx.post(sim.url + "/sim/quality", json={"math": 1.0, "coding": 0.0})
+    assert answer(sim, CASES[0].prompt) == CASES[0].reference
+    compile_me = answer(sim, CASES[1].prompt).split("```python\n")[1].split("```")[0]
+    with pytest.raises(SyntaxError):
+        compile(compile_me, "<answer>", "exec")
+
+
+def test_partial_quality_is_seeded(start_sim: Callable[..., SimThread]) -> None:
+    runs = []
+    for _ in range(2):
+        sim = start_sim(cases=CASES, quality={"math": 0.5}, seed=11)
+        runs.append([answer(sim, CASES[0].prompt) == CASES[0].reference for _ in range(20)])
+    assert runs[0] == runs[1]
+    assert 0 < sum(runs[0]) < 20
+
+
+def test_shipped_suites_load_when_evals_is_present() -> None:
+    cases = shipped_cases()
+    assert all(case.prompt and case.suite for case in cases)
+
+
+def test_command_line_prints_one_ready_line() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "router.simulator", "--profile", "cloud", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        assert line.startswith("simulator (cloud) listening on http://127.0.0.1:")
+        url = line.rsplit(" ", 1)[1]
+        models = httpx.get(url + "/v1/models").json()
+        assert json.dumps(models["data"][0]["id"]) == '"gpt-4o"'
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
