@@ -120,10 +120,12 @@ class LedgerSettings(Strict):
 
 class ShadowSettings(Strict):
     rates: dict[str, float] = Field(default_factory=dict)  # intent -> fraction
+    route_rates: dict[str, float] = Field(default_factory=dict)  # route -> fraction (wins)
     targets: dict[str, str] = Field(default_factory=dict)  # intent -> backend
     allow_cloud_targets: bool = False
     max_concurrency: int = Field(2, ge=1)
     queue_size: int = Field(100, ge=1)
+    timeout_s: float = Field(120.0, gt=0)
     judge_backend: str | None = None
 
 
@@ -134,7 +136,26 @@ class CanarySettings(Strict):
     sample_per_suite: int = Field(3, ge=1)
     concurrency: int = Field(2, ge=1)
     window: int = Field(20, ge=1)
+    min_samples: int = Field(5, ge=1)  # results in the window before a gate may close
+    timeout_s: float = Field(120.0, gt=0)  # per case
     floors: dict[str, float] = Field(default_factory=dict)  # intent -> pass-rate floor
+    baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
+    floor_margin: float = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
+
+
+class ResilienceSettings(Strict):
+    """Circuit breaking, probing, capacity overflow and sticky conversations."""
+
+    failure_threshold: int = Field(3, ge=1)  # consecutive failures that open a circuit
+    open_s: float = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
+    max_open_s: float = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend
+    probe_interval_s: float = Field(5.0, gt=0)  # probes of healthy backends (0 cost)
+    probe_timeout_s: float = Field(2.0, gt=0)
+    capacity_poll_s: float = Field(1.0, gt=0)  # vLLM /metrics read interval
+    max_queue_wait_s: float = Field(2.0, ge=0)  # more expected queueing than this overflows
+    models_refresh_s: float = Field(300.0, gt=0)  # re-read /v1/models max_model_len
+    sticky_ttl_s: float = Field(1800.0, ge=0)  # 0 turns sticky conversations off
+    sticky_max_entries: int = Field(50_000, ge=1)
 
 
 class ServerSettings(Strict):
@@ -155,6 +176,7 @@ class Config(Strict):
     ledger: LedgerSettings = LedgerSettings()
     shadow: ShadowSettings = ShadowSettings()
     canary: CanarySettings = CanarySettings()
+    resilience: ResilienceSettings = ResilienceSettings()
     demo: bool = False
 
     @model_validator(mode="after")

@@ -1,0 +1,168 @@
+"""Eval-gated routing, the pure part: recent canary results per backend and intent → gates.
+
+A gate closes when the Wilson lower bound of the pass rate over the last K results falls
+below the intent's floor, and opens again once it is back at or above it. Nothing here does
+I/O; time comes in as an injected clock so tests decide when things happen.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(passes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a pass rate; (0, 1) when there is no sample."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = passes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def wilson_lower(passes: int, n: int, z: float = Z_95) -> float:
+    return wilson_interval(passes, n, z)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A gate that opened or closed, with the numbers that decided it (for logs and status)."""
+
+    backend: str
+    intent: str
+    gated: bool
+    lower: float
+    floor: float
+    passes: int
+    n: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One backend × intent now: what the window holds and whether the gate is closed."""
+
+    backend: str
+    intent: str
+    passes: int
+    n: int
+    lower: float
+    floor: float | None
+    gated: bool
+    since: float | None
+
+
+def learn_floors(
+    baseline: Mapping[str, tuple[int, int]], margin: float = 0.15, z: float = Z_95
+) -> dict[str, float]:
+    """Floors from a baseline run: per intent, the baseline's Wilson lower bound minus a margin.
+
+    `baseline` maps intent → (passes, graded). A floor learned this way says "much worse than
+    this backend was when we trusted it", which is what a requantisation regression looks like.
+    """
+    return {
+        intent: round(max(0.0, wilson_lower(p, n, z) - margin), 4)
+        for intent, (p, n) in baseline.items()
+        if n > 0
+    }
+
+
+class GateBook:
+    """The last `window` graded canary results per backend × intent, and the gates they imply.
+
+    Errors and N/A never enter the window: a down backend is not a quality signal (the
+    circuit breaker handles that). A gate needs `min_samples` results before it may close.
+    """
+
+    def __init__(
+        self,
+        floors: Mapping[str, float],
+        learned: Mapping[tuple[str, str], float] | None = None,
+        window: int = 20,
+        min_samples: int = 5,
+        z: float = Z_95,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.floors = dict(floors)
+        self.learned = dict(learned or {})
+        self.window = window
+        self.min_samples = min_samples
+        self.z = z
+        self.clock = clock
+        self._results: dict[tuple[str, str], deque[bool]] = {}
+        self._gated: dict[tuple[str, str], float] = {}
+
+    def observe(self, backend: str, intent: str, passed: Iterable[bool]) -> Change | None:
+        """Add graded results (oldest first); returns the gate change they caused, if any."""
+        key = (backend, intent)
+        results = self._results.setdefault(key, deque(maxlen=self.window))
+        results.extend(passed)
+        return self._decide(key)
+
+    def floor(self, backend: str, intent: str) -> float | None:
+        """A floor learned for this backend wins over the configured floor of the intent."""
+        return self.learned.get((backend, intent), self.floors.get(intent))
+
+    def _decide(self, key: tuple[str, str]) -> Change | None:
+        floor = self.floor(*key)
+        results = self._results.get(key, deque())
+        n, passes = len(results), sum(results)
+        lower = wilson_lower(passes, n, self.z)
+        was = key in self._gated
+        if floor is None or n < self.min_samples:
+            now_gated = was and floor is not None
+        else:
+            now_gated = lower < floor
+        if now_gated == was:
+            return None
+        at = self.clock()
+        if now_gated:
+            self._gated[key] = at
+        else:
+            del self._gated[key]
+        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at)
+
+    def set_floors(
+        self, floors: Mapping[str, float], learned: Mapping[tuple[str, str], float] | None = None
+    ) -> list[Change]:
+        """Replace the floors and re-decide every gate."""
+        self.floors = dict(floors)
+        self.learned = dict(learned or {})
+        changes = [self._decide(key) for key in list(self._results)]
+        return [c for c in changes if c is not None]
+
+    def gated(self) -> dict[str, frozenset[str]]:
+        """backend → the intents whose auto route no longer includes it."""
+        out: dict[str, set[str]] = {}
+        for backend, intent in self._gated:
+            out.setdefault(backend, set()).add(intent)
+        return {b: frozenset(i) for b, i in out.items()}
+
+    def pass_ratio(self, backend: str, intent: str) -> float | None:
+        results = self._results.get((backend, intent))
+        return sum(results) / len(results) if results else None
+
+    def standings(self) -> list[Standing]:
+        out = []
+        for (backend, intent), results in sorted(self._results.items()):
+            n, passes = len(results), sum(results)
+            out.append(
+                Standing(
+                    backend,
+                    intent,
+                    passes,
+                    n,
+                    round(wilson_lower(passes, n, self.z), 4),
+                    self.floor(backend, intent),
+                    (backend, intent) in self._gated,
+                    self._gated.get((backend, intent)),
+                )
+            )
+        return out
