@@ -89,6 +89,22 @@ CANARY_RESULTS = pa.schema(
     ]
 )
 
+# One row per canary run per backend: when, how many cases, and why a backend was skipped.
+CANARY_RUNS = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("ts", TS),
+        ("backend", pa.string()),
+        ("suites", pa.string()),
+        ("cases", pa.int32()),
+        ("passed", pa.int32()),
+        ("failed", pa.int32()),
+        ("errors", pa.int32()),
+        ("skipped_reason", pa.string()),
+        ("duration_s", pa.float64()),
+    ]
+)
+
 SHADOW_COMPARISONS = pa.schema(
     [
         ("ts", TS),
@@ -104,6 +120,10 @@ SHADOW_COMPARISONS = pa.schema(
         ("live_tokens", pa.int64()),
         ("shadow_tokens", pa.int64()),
         ("shadow_cost_usd", pa.float64()),
+        ("route", pa.string()),
+        ("live_cost_usd", pa.float64()),
+        ("judge", pa.string()),
+        ("shadow_error", pa.string()),
     ]
 )
 
@@ -111,6 +131,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "records": RECORDS,
     "texts": TEXTS,
     "canary_results": CANARY_RESULTS,
+    "canary_runs": CANARY_RUNS,
     "shadow_comparisons": SHADOW_COMPARISONS,
 }
 
@@ -119,6 +140,7 @@ TIME_COLUMN: dict[str, str] = {
     "records": "started_at",
     "texts": "started_at",
     "canary_results": "ts",
+    "canary_runs": "ts",
     "shadow_comparisons": "ts",
 }
 

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
 SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them
-ROW_TABLES = ("canary_results", "shadow_comparisons")
+ROW_TABLES = ("canary_results", "canary_runs", "shadow_comparisons")
 
 
 @dataclass(slots=True)
