@@ -33,6 +33,18 @@ class Sink(Protocol):
     def record_finished(self, record: Record) -> None: ...
 
 
+class CallSink(Protocol):
+    """Sees a finished call whole (body and live answer): shadow replays sample it.
+
+    `wants_answer` is asked before the reply so the relay keeps the answer text for it;
+    `call_finished` runs after the client got the last byte and must never block or raise.
+    """
+
+    def wants_answer(self, call: Call) -> bool: ...
+
+    def call_finished(self, call: Call, tally: Tally) -> None: ...
+
+
 class ClassifyObserver(Protocol):
     def classified(self, label: str, confidence: float, seconds: float) -> None: ...
 
@@ -74,6 +86,7 @@ class Gateway:
         self.dispatcher = dispatcher
         self.state_source: States = states or NoStates()
         self.sinks = list(sinks)
+        self.call_sinks: list[CallSink] = []
         self.pricing = pricing
         self.tracing = tracing or dispatcher.tracing
         self.classify_observer = classify_observer
@@ -158,11 +171,15 @@ class Gateway:
     def finish_whole(self, call: Call, committed: Committed) -> None:
         """A non-streamed reply was sent in full."""
         self.dispatcher.finish_attempt(committed)
-        tally = Tally()
+        tally = Tally(keep_text=self.keep_text(call))
         if committed.parsed is not None:
             tally.see(committed.parsed)
         call.record.ttft_s = time.monotonic() - call.started
         self.finish(call, tally)
+
+    def keep_text(self, call: Call) -> bool:
+        """Whether the relay keeps the answer text: the ledger stores it or a call sink wants it."""
+        return self.config.ledger.store_text or any(s.wants_answer(call) for s in self.call_sinks)
 
     def fail(self, call: Call, error: RouterError) -> None:
         record = call.record
@@ -188,13 +205,15 @@ class Gateway:
                 estimated=True,
             )
         record.usage = usage or Usage()
-        if tally.keep_text:
+        if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)
         if self.pricing is not None and record.backend:
             record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
         handoff = self.tracing.start_child(call.span, "ledger")
         for sink in self.sinks:
             sink.record_finished(record)
+        for call_sink in self.call_sinks:
+            call_sink.call_finished(call, tally)
         self.tracing.end(handoff)
         self.tracing.finish_request(call.span, record, tally.finish_reasons)
 

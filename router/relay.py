@@ -37,6 +37,7 @@ class Tally:
     finish_reasons: list[str] = field(default_factory=list)
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
+    tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)  # kept with the text
     keep_text: bool = False
     done: bool = False
 
@@ -55,9 +56,34 @@ class Tally:
                     self.text.append(piece)
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
+                if self.keep_text:
+                    self._join_calls(delta["tool_calls"])
             reason = choice.get("finish_reason")
             if reason:
                 self.finish_reasons.append(reason)
+
+    def _join_calls(self, calls: Any) -> None:
+        """Whole tool calls (a message) or fragments joined by `index` (stream deltas)."""
+        for position, call in enumerate(calls if isinstance(calls, list) else ()):
+            if not isinstance(call, dict):
+                continue
+            slot = self.tool_calls.setdefault(int(call.get("index", position)), {})
+            function = call.get("function") or {}
+            if function.get("name"):
+                slot["name"] = str(function["name"])
+            arguments = function.get("arguments")
+            if isinstance(arguments, str):
+                slot["arguments"] = slot.get("arguments", "") + arguments
+
+    def answer_tool_calls(self) -> list[dict[str, Any]]:
+        """The kept tool calls in OpenAI's message shape, in index order."""
+        return [
+            {
+                "type": "function",
+                "function": {"name": c.get("name", ""), "arguments": c.get("arguments", "")},
+            }
+            for _, c in sorted(self.tool_calls.items())
+        ]
 
 
 Finish = Callable[[Call, Tally], None]

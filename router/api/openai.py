@@ -49,9 +49,7 @@ async def serve(request: Request, api: Api) -> Response:
             headers=headers,
             background=BackgroundTask(gateway.finish_whole, call, committed),
         )
-    stream = relay(
-        call, committed, gateway.dispatcher, gateway.finish, gateway.config.ledger.store_text
-    )
+    stream = relay(call, committed, gateway.dispatcher, gateway.finish, gateway.keep_text(call))
     headers["cache-control"] = "no-cache"
     return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
 
