@@ -105,21 +105,23 @@ def _mount_optional() -> None:
         pass
     try:
         from router.ledger.cli import app as ledger_app
+        from router.ledger.cli import report_command
 
-        app.add_typer(
-            ledger_app, name="ledger", help="Ledger maintenance: compaction and retention."
+        app.command("report", help="Usage, spend and offload report from the ledger.")(
+            report_command
         )
-        app.registered_commands.extend(
-            c
-            for c in ledger_app.registered_commands
-            if c.name == "report" or getattr(c.callback, "__name__", "") == "report"
-        )
+        app.add_typer(ledger_app, name="ledger", help="Ledger maintenance: compaction, retention.")
     except ImportError:
         pass
     try:
         from router.eval_command import app as eval_app
+    except ImportError:
+        from evals.cli import app as eval_app
+    app.add_typer(eval_app, name="eval", help="Run eval suites against an endpoint or backend.")
+    try:
+        from router.shadow_cli import app as shadow_app
 
-        app.add_typer(eval_app, name="eval", help="Run eval suites against an endpoint or backend.")
+        app.add_typer(shadow_app, name="shadow", help="Shadow evaluation reports.")
     except ImportError:
         pass
 

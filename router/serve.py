@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from types import FrameType
 
 import uvicorn
 
@@ -45,7 +46,7 @@ async def _serve(config: Config | None, demo: bool, host: str, port: int) -> Non
             config.backend("cloud").base_url,
         )
     app = create_app(config)
-    server = uvicorn.Server(
+    server = _Server(
         uvicorn.Config(
             app,
             host=host,
@@ -62,6 +63,14 @@ async def _serve(config: Config | None, demo: bool, host: str, port: int) -> Non
     finally:
         for task in simulators:
             task.cancel()
+
+
+class _Server(uvicorn.Server):
+    """Exit with status 0 after a graceful drain (uvicorn would re-raise the signal)."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self._captured_signals.clear()
 
 
 async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:

@@ -1,0 +1,204 @@
+"""Bad input gets a clear 4xx in OpenAI's shape and never a 5xx from the router itself."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from router.config import hash_key
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+KEY, ADMIN = "sk-team-alice", "sk-ops-admin"
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        backends: dict[str, Running] = {"local": local, "cloud": cloud}
+        keys = [
+            {"name": "alice", "sha256": hash_key(KEY)},
+            {"name": "ops", "sha256": hash_key(ADMIN), "admin": True},
+        ]
+        config = config_for(
+            backends,
+            tmp_path_factory.mktemp("bad"),
+            auth={"keys": keys},
+            server={"max_body_bytes": 64 * 1024},
+        )
+        with router(config) as running:
+            yield running
+
+
+def post(
+    proxy: RunningRouter, body: Any, key: str | None = KEY, raw: bytes | None = None
+) -> httpx.Response:
+    headers = {"content-type": "application/json"}
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    content = raw if raw is not None else orjson.dumps(body)
+    return httpx.post(f"{proxy.url}/chat/completions", content=content, headers=headers, timeout=30)
+
+
+def assert_openai_error(
+    response: httpx.Response, status: int, param: str | None = None
+) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert isinstance(error["message"], str) and error["message"]
+    assert set(error) >= {"message", "type", "param", "code"}
+    assert error["code"] is None or isinstance(error["code"], str)
+    if param:
+        assert error["param"] == param
+    return dict(error)
+
+
+MESSAGES = [{"role": "user", "content": "hello"}]
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"messages": MESSAGES}, "model"),
+        ({"model": 42, "messages": MESSAGES}, "model"),
+        ({"model": "auto"}, "messages"),
+        ({"model": "auto", "messages": []}, "messages"),
+        ({"model": "auto", "messages": "hello"}, "messages"),
+        ({"model": "auto", "messages": [42]}, "messages[0]"),
+        ({"model": "auto", "messages": [{"content": "x"}]}, "messages[0].role"),
+        ({"model": "auto", "messages": [{"role": "user", "content": 5}]}, "messages[0].content"),
+        ({"model": "auto", "messages": MESSAGES, "stream": "yes"}, "stream"),
+        ({"model": "auto", "messages": MESSAGES, "max_tokens": -1}, "max_tokens"),
+        ({"model": "auto", "messages": MESSAGES, "max_tokens": "many"}, "max_tokens"),
+    ],
+)
+def test_wrong_types_name_the_field(proxy: RunningRouter, body: dict[str, Any], param: str) -> None:
+    assert_openai_error(post(proxy, body), 400, param)
+
+
+@pytest.mark.parametrize("raw", [b"{not json", b"", b"[1, 2]", b'"text"', b"\xff\xfe"])
+def test_malformed_json(proxy: RunningRouter, raw: bytes) -> None:
+    assert_openai_error(post(proxy, None, raw=raw), 400)
+
+
+def test_huge_body_is_413(proxy: RunningRouter) -> None:
+    body = {"model": "auto", "messages": [{"role": "user", "content": "x" * 100_000}]}
+    assert_openai_error(post(proxy, body), 413)
+
+
+def test_unknown_model_is_404_with_the_choices(proxy: RunningRouter) -> None:
+    error = assert_openai_error(
+        post(proxy, {"model": "gpt-17", "messages": MESSAGES}), 404, "model"
+    )
+    assert error["code"] == "model_not_found" and "auto" in error["message"]
+
+
+def test_missing_and_wrong_keys_are_401(proxy: RunningRouter) -> None:
+    body = {"model": "auto", "messages": MESSAGES}
+    assert_openai_error(post(proxy, body, key=None), 401)
+    error = assert_openai_error(post(proxy, body, key="sk-wrong"), 401)
+    assert "sk-wrong" not in error["message"]
+
+
+def test_sdk_raises_the_right_exception_types(proxy: RunningRouter) -> None:
+    bad = openai.OpenAI(base_url=proxy.url, api_key="sk-wrong", max_retries=0)
+    with pytest.raises(openai.AuthenticationError):
+        bad.models.list()
+    good = openai.OpenAI(base_url=proxy.url, api_key=KEY, max_retries=0)
+    with pytest.raises(openai.NotFoundError):
+        good.chat.completions.create(model="nope", messages=[{"role": "user", "content": "x"}])
+    with pytest.raises(openai.BadRequestError):
+        good.chat.completions.create(model="auto", messages=[])
+
+
+def test_caller_name_reaches_the_record_and_never_the_key(proxy: RunningRouter) -> None:
+    seen: list[str] = []
+
+    class Spy:
+        def record_finished(self, record: Any) -> None:
+            seen.append(record.caller)
+            assert KEY not in repr(record)
+
+    spy = Spy()
+    proxy.components.gateway.sinks.append(spy)
+    try:
+        assert post(proxy, {"model": "local", "messages": MESSAGES}).status_code == 200
+        for _ in range(100):  # the record is finished after the reply was sent
+            if seen:
+                break
+            time.sleep(0.02)
+    finally:
+        proxy.components.gateway.sinks.remove(spy)
+    assert seen == ["alice"]
+
+
+def test_admin_endpoints_need_the_admin_key(proxy: RunningRouter) -> None:
+    url = f"{proxy.root}/v1/router/status"
+    assert httpx.get(url).status_code == 401
+    assert httpx.get(url, headers={"authorization": f"Bearer {KEY}"}).status_code in (200, 403)
+    assert httpx.get(url, headers={"authorization": f"Bearer {ADMIN}"}).status_code == 200
+
+
+def test_unknown_path_is_an_openai_404(proxy: RunningRouter) -> None:
+    response = httpx.get(f"{proxy.url}/nothing-here")
+    assert_openai_error(response, 404)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.sampled_from(["auto", "local", "coding", "nope", ""]) | json_values,
+        "messages": st.lists(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "role": st.sampled_from(["user", "system", "tool"]) | json_values,
+                    "content": json_values,
+                },
+            )
+            | json_values,
+            max_size=3,
+        )
+        | json_values,
+        "stream": st.booleans() | json_values,
+        "max_tokens": st.integers(-5, 50) | json_values,
+        "tools": json_values,
+        "stream_options": json_values,
+    },
+)
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=bodies)
+def test_no_body_makes_the_router_answer_5xx(proxy: RunningRouter, body: dict[str, Any]) -> None:
+    response = post(proxy, body)
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        assert "error" in response.json()
+
+
+def test_keys_are_not_in_logs(
+    proxy: RunningRouter, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    post(proxy, {"model": "local", "messages": MESSAGES}, key="sk-leaky-key")
+    assert "sk-leaky-key" not in caplog.text

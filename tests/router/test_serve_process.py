@@ -1,0 +1,89 @@
+"""`smf-router serve` as a real process: demo mode, and draining on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from tests.harness import VENV_BIN, free_port, router_process, simulator, wait_for
+
+
+def test_demo_mode_serves_with_simulators_and_says_so(tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    process = subprocess.Popen(
+        [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/healthz", 30)
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="auto",
+            messages=[{"role": "user", "content": "Write a Python function to sort a list."}],
+        )
+        assert raw.headers["x-smf-backend"] == "local"
+        assert raw.parse().choices[0].message.content
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert b"DEMO MODE" in output and b"SIMULATOR" in output
+
+
+def test_sigterm_lets_the_inflight_stream_finish(tmp_path: Path) -> None:
+    with simulator(profile="vllm", model="local-model", tokens_per_s=25) as local:
+        config = {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+            ],
+            "routes": {
+                i: ["local"]
+                for i in (
+                    "coding",
+                    "tool_calling",
+                    "instruction",
+                    "math",
+                    "reasoning",
+                    "prose",
+                    "writing",
+                )
+            },
+            "ledger": {"path": str(tmp_path / "ledger"), "flush_interval_s": 0.2},
+            "server": {"drain_s": 20},
+        }
+        with router_process(config, tmp_path) as (proxy, process):
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
+            stream = client.chat.completions.create(
+                model="local",
+                stream=True,
+                max_tokens=60,
+                extra_body={"ignore_eos": True},
+                messages=[{"role": "user", "content": "Tell me a long story."}],
+            )
+            first = next(iter(stream))
+            assert first.choices
+            threading.Timer(0.2, process.send_signal, args=(signal.SIGTERM,)).start()
+            rest = list(stream)
+            assert rest and rest[-1].choices[0].finish_reason == "length"
+            assert process.wait(timeout=30) == 0
+            with pytest.raises(httpx.TransportError):
+                httpx.get(f"{proxy.root}/healthz", timeout=2)
+        # the drained request was recorded: the ledger has exactly one request row
+        from router.ledger import Ledger
+
+        ledger = Ledger(tmp_path / "ledger")
+        assert ledger.con.execute("select count(*), min(status) from records").fetchone() == (
+            1,
+            200,
+        )
