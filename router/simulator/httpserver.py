@@ -103,6 +103,15 @@ class Response:
         extra = b"transfer-encoding: chunked\r\n" + self._conn_header()
         await self._conn.write(_head(status, headers, extra))
 
+    async def stream_all(
+        self, status: int, headers: list[tuple[str, str]], frames: list[bytes]
+    ) -> None:
+        """A whole chunked response in one write: one syscall, each frame its own chunk."""
+        self.started = self.finished = True
+        extra = b"transfer-encoding: chunked\r\n" + self._conn_header()
+        body = b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f)
+        await self._conn.write(_head(status, headers, extra) + body + b"0\r\n\r\n")
+
     async def chunks(self, frames: list[bytes]) -> None:
         """Send several frames, each as its own HTTP chunk, in one write."""
         await self._conn.write(b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f))

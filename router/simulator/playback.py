@@ -37,11 +37,10 @@ async def stream(
     """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included."""
     if fault is not None and fault.name == "missing_done":
         frames = frames[:-1]
-    await resp.start(200, headers)
     if pace == 0 and (fault is None or fault.name not in MIDSTREAM):
-        await resp.chunks([data for data, _ in frames])
-        await resp.end()
+        await resp.stream_all(200, headers, [data for data, _ in frames])
         return
+    await resp.start(200, headers)
     trigger = _trigger_index(frames) if fault is not None and fault.name in MIDSTREAM else -1
     batch: list[bytes] = []
     first = True
