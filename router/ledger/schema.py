@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from router.record import Record
@@ -155,35 +156,48 @@ def to_datetime(value: float | datetime | None) -> datetime | None:
 
 
 def _ts(values: list[float]) -> pa.Array:
-    micros = [round(v * 1_000_000) for v in values]
-    return pa.array(micros, pa.int64()).cast(TS)
+    micros = np.rint(np.asarray(values, dtype=np.float64) * 1_000_000).astype(np.int64)
+    return pa.array(micros).cast(TS)
 
 
-def _attempts(records: Sequence[Record]) -> pa.Array:
-    offsets = [0]
+def _ended(records: Sequence[Record]) -> pa.Array:
+    """`ended_at`, or start + duration when dispatch left it unset."""
+    ended = np.asarray([r.ended_at for r in records], dtype=np.float64)
+    started = np.asarray([r.started_at for r in records], dtype=np.float64)
+    duration = np.asarray([r.duration_s for r in records], dtype=np.float64)
+    return _ts(np.where(ended > 0, ended, started + duration).tolist())
+
+
+def _attempts(records: Sequence[Record]) -> tuple[pa.Array, pa.Array]:
+    """The attempts list column, and fallbacks (tried backends − 1, skipped ones excluded)."""
     flat = [a for r in records for a in r.attempts]
-    for r in records:
-        offsets.append(offsets[-1] + len(r.attempts))
+    offsets = np.zeros(len(records) + 1, dtype=np.int32)
+    np.cumsum([len(r.attempts) for r in records], out=offsets[1:])
+    outcomes = [a.outcome for a in flat]
     children = [
         pa.array([a.backend for a in flat], pa.string()),
         pa.array([a.tier for a in flat], pa.string()),
-        pa.array([a.outcome for a in flat], pa.string()),
+        pa.array(outcomes, pa.string()),
         pa.array([a.error_kind for a in flat], pa.string()),
         pa.array([a.status for a in flat], pa.int32()),
         pa.array([a.duration_s for a in flat], pa.float64()),
     ]
     values = pa.StructArray.from_arrays(children, fields=list(ATTEMPT_TYPE))
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
+    tried = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum([o != "skipped" for o in outcomes], out=tried[1:])
+    per_record = tried[offsets[1:]] - tried[offsets[:-1]]
+    fallbacks = pa.array(np.maximum(per_record - 1, 0).astype(np.int16))
+    return pa.ListArray.from_arrays(pa.array(offsets), values), fallbacks
 
 
 def records_table(records: Sequence[Record]) -> pa.Table:
     """Records → one Arrow table with the RECORDS schema (text is not included)."""
     u = [r.usage for r in records]
-    used = [[a for a in r.attempts if a.outcome != "skipped"] for r in records]
+    attempts, fallbacks = _attempts(records)
     cols: list[pa.Array] = [
         pa.array([r.request_id for r in records], pa.string()),
         _ts([r.started_at for r in records]),
-        _ts([r.ended_at or r.started_at + r.duration_s for r in records]),
+        _ended(records),
         pa.array([r.api for r in records], pa.string()),
         pa.array([r.caller for r in records], pa.string()),
         pa.array([r.requested_model for r in records], pa.string()),
@@ -194,9 +208,9 @@ def records_table(records: Sequence[Record]) -> pa.Table:
         pa.array([r.backend for r in records], pa.string()),
         pa.array([r.tier for r in records], pa.string()),
         pa.array([r.served_model for r in records], pa.string()),
-        _attempts(records),
+        attempts,
         pa.array([len(r.attempts) for r in records], pa.int16()),
-        pa.array([max(0, len(a) - 1) for a in used], pa.int16()),
+        fallbacks,
         pa.array([r.fallback_reason for r in records], pa.string()),
         pa.array([r.stream for r in records], pa.bool_()),
         pa.array([r.status for r in records], pa.int16()),

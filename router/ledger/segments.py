@@ -34,6 +34,7 @@ class Segment:
     rows: int
     sources: frozenset[str] = frozenset()
     price_map_version: str | None = None
+    schema: str = ""  # the Parquet schema as text: files differ only after a schema change
 
 
 @dataclass(slots=True)
@@ -92,7 +93,7 @@ def read_segment(path: Path) -> Segment:
     sources = frozenset(json.loads(kv[SOURCES_KEY])) if SOURCES_KEY in kv else frozenset()
     version = kv[PRICE_MAP_KEY].decode() if PRICE_MAP_KEY in kv else None
     day = path.parent.name.removeprefix("day=")
-    return Segment(path, day, meta.num_rows, sources, version)
+    return Segment(path, day, meta.num_rows, sources, version, str(meta.schema))
 
 
 def validate_fully(path: Path) -> None:
