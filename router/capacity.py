@@ -1,0 +1,151 @@
+"""Backend capacity: is a backend too busy to take one more request right now?
+
+Two sources, because each alone is wrong: the router's own in-flight count per backend
+(exact, but blind to other routers and clients sharing the GPU) and what vLLM reports on
+`/metrics` (running, waiting, KV-cache use; global, but a poll old). `saturation` is the
+pure decision; `Capacity` keeps the numbers; `poll_metrics` / `read_context_window` are the
+I/O edge. `/v1/models` cards carry `max_model_len`, learned as the context window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from router import vllm_metrics
+from router.config import Backend as BackendSettings
+from router.health import auth_headers, root_of
+from router.vllm_metrics import VllmCapacity
+
+EWMA_WEIGHT = 0.2  # how fast the mean service time follows recent attempts
+
+
+@dataclass(slots=True)
+class Load:
+    """What is known about one backend's load."""
+
+    inflight: int = 0
+    polled: VllmCapacity | None = None
+    polled_at: float = float("-inf")
+    service_s: float | None = None  # mean duration of a successful attempt (EWMA)
+    context_window: int | None = None  # learned from /v1/models
+
+
+def expected_wait(waiting: float, slots: float, service_s: float) -> float:
+    """Seconds a new request would queue behind `waiting` others on `slots` sequence slots."""
+    return (waiting + 1) / max(slots, 1.0) * service_s
+
+
+def saturation(
+    limit: int | None, load: Load, now: float, max_wait_s: float, fresh_s: float
+) -> str | None:
+    """Why a new request should not go to this backend now, or None when it may.
+
+    `limit` is the configured concurrency (e.g. vLLM's `max_num_seqs`). A poll older than
+    `fresh_s` is ignored: stale numbers must not keep traffic away from a backend.
+    """
+    if limit is not None and load.inflight >= limit:
+        return "inflight_limit"
+    polled = load.polled
+    if polled is None or now - load.polled_at > fresh_s:
+        return None
+    running, waiting = polled.running or 0.0, polled.waiting or 0.0
+    if waiting <= 0:
+        return None
+    if load.service_s is None:
+        return "queue"  # a queue of unknown length: assume it is long
+    slots = float(limit) if limit is not None else max(running, 1.0)
+    return "queue" if expected_wait(waiting, slots, load.service_s) > max_wait_s else None
+
+
+class Capacity:
+    """In-flight counts (an attempt observer), service times, polled gauges, windows."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.loads: dict[str, Load] = {}
+
+    def load(self, backend: str) -> Load:
+        found = self.loads.get(backend)
+        if found is None:
+            found = self.loads[backend] = Load()
+        return found
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        self.load(backend).inflight += 1
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        load = self.load(backend)
+        load.inflight = max(0, load.inflight - 1)
+
+    def served(self, backend: str, seconds: float) -> None:
+        """A successful attempt took `seconds` (from the finished record)."""
+        load = self.load(backend)
+        if load.service_s is None:
+            load.service_s = seconds
+        else:
+            load.service_s += EWMA_WEIGHT * (seconds - load.service_s)
+
+    def polled(self, backend: str, reading: VllmCapacity) -> None:
+        load = self.load(backend)
+        load.polled, load.polled_at = reading, self.clock()
+
+    def saturated(self, settings: BackendSettings, max_wait_s: float, fresh_s: float) -> str | None:
+        load = self.load(settings.name)
+        return saturation(settings.max_concurrency, load, self.clock(), max_wait_s, fresh_s)
+
+
+def metrics_url(settings: BackendSettings) -> str | None:
+    """Where a backend's vLLM `/metrics` are: configured, or beside `/v1` for local ones."""
+    if settings.metrics_url:
+        return settings.metrics_url
+    if settings.tier == "local" and settings.base_url:
+        return root_of(settings) + "/metrics"
+    return None
+
+
+async def poll_metrics(
+    client: httpx.AsyncClient, settings: BackendSettings, timeout_s: float
+) -> VllmCapacity | None:
+    """Read vLLM's capacity gauges; None when unreachable or not a vLLM server."""
+    url = metrics_url(settings)
+    if url is None:
+        return None
+    try:
+        response = await client.get(url, headers=auth_headers(settings), timeout=timeout_s)
+    except httpx.HTTPError:
+        return None
+    if response.status_code != 200:
+        return None
+    reading = vllm_metrics.parse(response.text)
+    return reading if reading.running is not None or reading.waiting is not None else None
+
+
+async def read_context_window(
+    client: httpx.AsyncClient, settings: BackendSettings, timeout_s: float
+) -> int | None:
+    """`max_model_len` of the served model from `/v1/models` (vLLM puts it on each card)."""
+    if not settings.base_url:
+        return None
+    url = settings.base_url.rstrip("/") + "/models"
+    try:
+        response = await client.get(url, headers=auth_headers(settings), timeout=timeout_s)
+        cards = response.json().get("data") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return window_of(cards, settings.model)
+
+
+def window_of(cards: Any, model: str) -> int | None:
+    """The card for `model` (or the only card) and its `max_model_len`."""
+    if not isinstance(cards, list):
+        return None
+    cards = [c for c in cards if isinstance(c, dict)]
+    chosen = [c for c in cards if c.get("id") == model] or (cards if len(cards) == 1 else [])
+    value = chosen[0].get("max_model_len") if chosen else None
+    return value if isinstance(value, int) and value > 0 else None

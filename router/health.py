@@ -1,0 +1,220 @@
+"""Backend health: a circuit breaker per backend, fed by live attempts and by cheap probes.
+
+    closed ──N consecutive failures──▶ open ──wait (doubles per failed trial)──▶ half_open
+      ▲                                  ▲                                        │
+      └───────────── trial succeeds ─────┼──────────── trial fails ──────────────┘
+
+`Breaker` is the pure state machine (time comes in as `now`). `Health` keeps one per
+backend and tells listeners about transitions. `probe` is the I/O edge: one GET of the
+backend's health path (vLLM `/health`) or `/v1/models` — never a billed completion.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from router.config import Backend as BackendSettings
+from router.policy import Circuit
+
+log = logging.getLogger("smf_router.health")
+
+# Attempt errors that say "this backend is not working". Rate limits, overload, context
+# length and client rejections are answers from a working backend; cancellation is the
+# client's doing. Neither kind moves the breaker.
+FAILURE_KINDS = frozenset(
+    {"unreachable", "timeout", "first_token_timeout", "server_error", "stall", "cut", "malformed"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerPolicy:
+    failure_threshold: int = 3
+    open_s: float = 1.0
+    max_open_s: float = 8.0
+
+    def wait(self, opens: int) -> float:
+        """Seconds before the next trial after the `opens`-th consecutive opening."""
+        return float(min(self.max_open_s, self.open_s * 2 ** max(0, opens - 1)))
+
+
+@dataclass(slots=True)
+class Breaker:
+    """One backend's circuit. Every method takes `now`; nothing here reads a clock."""
+
+    circuit: Circuit = "closed"
+    failures: int = 0  # consecutive, while closed
+    opens: int = 0  # consecutive openings without a success: sets the backoff
+    retry_at: float = 0.0
+    trial: bool = False  # the one half-open trial is in flight
+
+    def state(self, now: float) -> Circuit:
+        if self.circuit == "open" and now >= self.retry_at:
+            return "half_open"
+        return self.circuit
+
+    def claim_trial(self, now: float) -> bool:
+        """Take the single half-open trial; False when not half-open or already taken."""
+        if self.state(now) != "half_open" or self.trial:
+            return False
+        self.circuit, self.trial = "half_open", True
+        return True
+
+    def success(self, live: bool = True) -> None:
+        """Close. Only live traffic resets the backoff: a backend whose `/health` is fine
+        but whose completions fail must not be retried at the shortest interval forever."""
+        self.circuit, self.failures, self.trial = "closed", 0, False
+        if live:
+            self.opens = 0
+
+    def failure(self, now: float, policy: BreakerPolicy) -> None:
+        state = self.state(now)
+        if state == "closed":
+            self.failures += 1
+            if self.failures >= policy.failure_threshold:
+                self._open(now, policy)
+        elif state == "half_open":
+            self._open(now, policy)
+        # open: a straggler that started before the circuit opened says nothing new
+
+    def neutral(self) -> None:
+        """A trial that ended without a verdict (rate limit, cancel): let another try."""
+        self.trial = False
+
+    def _open(self, now: float, policy: BreakerPolicy) -> None:
+        self.opens += 1
+        self.circuit, self.failures, self.trial = "open", 0, False
+        self.retry_at = now + policy.wait(self.opens)
+
+
+Listener = Callable[[str, Circuit, Circuit], None]  # backend, before, after
+
+
+class Health:
+    """Breakers for every backend, judged by live attempts and probes (an attempt observer).
+
+    `live_trials` names the backends without a probe: for them a live request is the
+    half-open trial. Backends with a probe keep live traffic away until a probe succeeds.
+    """
+
+    def __init__(
+        self,
+        policy: Callable[[], BreakerPolicy],
+        clock: Callable[[], float],
+        listeners: list[Listener] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.clock = clock
+        self.listeners: list[Listener] = listeners if listeners is not None else []
+        self.breakers: dict[str, Breaker] = {}
+        self.live_trials: set[str] = set()
+
+    def breaker(self, backend: str) -> Breaker:
+        found = self.breakers.get(backend)
+        if found is None:
+            found = self.breakers[backend] = Breaker()
+        return found
+
+    def circuit(self, backend: str) -> Circuit:
+        """What routing should see: half-open only while a live trial may still be taken."""
+        breaker = self.breaker(backend)
+        state = breaker.state(self.clock())
+        if state == "half_open" and (breaker.trial or backend not in self.live_trials):
+            return "open"
+        return state
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        if backend in self.live_trials:
+            self._change(backend, lambda b, now: b.claim_trial(now))
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        if outcome == "ok":
+            self.succeeded(backend)
+        elif error_kind in FAILURE_KINDS:
+            self.failed(backend, error_kind or "error")
+        elif outcome == "error":
+            self._change(backend, lambda b, now: b.neutral())
+
+    def succeeded(self, backend: str, live: bool = True) -> None:
+        self._change(backend, lambda b, now: b.success(live))
+
+    def failed(self, backend: str, why: str) -> None:
+        policy = self.policy()
+        before = self.breaker(backend).state(self.clock())
+        self._change(backend, lambda b, now: b.failure(now, policy))
+        after = self.breaker(backend)
+        if before != "open" and after.circuit == "open":
+            log.warning(
+                "backend %s: circuit open (%s); next trial in %.1f s",
+                backend,
+                why,
+                after.retry_at - self.clock(),
+            )
+
+    def claim_probe_trial(self, backend: str) -> bool:
+        claimed = False
+
+        def claim(b: Breaker, now: float) -> None:
+            nonlocal claimed
+            claimed = b.claim_trial(now)
+
+        self._change(backend, claim)
+        return claimed
+
+    def _change(self, backend: str, action: Callable[[Breaker, float], Any]) -> None:
+        breaker = self.breaker(backend)
+        now = self.clock()
+        before = breaker.state(now)
+        action(breaker, now)
+        after = breaker.state(now)
+        if after != before:
+            if after == "closed":
+                log.warning("backend %s: circuit closed again", backend)
+            for listener in self.listeners:
+                listener(backend, before, after)
+
+
+def root_of(settings: BackendSettings) -> str:
+    """The server root: vLLM serves `/health` and `/metrics` beside `/v1`, not under it."""
+    base = settings.base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def auth_headers(settings: BackendSettings) -> dict[str, str]:
+    headers = dict(settings.headers)
+    if settings.api_key:
+        headers["authorization"] = f"Bearer {settings.api_key}"
+    return headers
+
+
+def can_probe(settings: BackendSettings) -> bool:
+    return bool(settings.base_url)
+
+
+async def probe(
+    client: httpx.AsyncClient, settings: BackendSettings, use_health: bool, timeout_s: float
+) -> tuple[bool, bool]:
+    """One cheap GET. Returns (up, whether the health path exists there).
+
+    vLLM's `/health` is 200 when fine and 503 when the engine is dead; a refused connection
+    means down or still loading. A cloud API has no `/health` (404): then `/v1/models`,
+    which is free. Other 4xx (401, 429) come from a server that is up.
+    """
+    headers = auth_headers(settings)
+    try:
+        if use_health:
+            url = root_of(settings) + settings.health_path
+            response = await client.get(url, headers=headers, timeout=timeout_s)
+            if response.status_code != 404:
+                return response.status_code < 500, True
+        url = settings.base_url.rstrip("/") + "/models"
+        response = await client.get(url, headers=headers, timeout=timeout_s)
+    except httpx.HTTPError:
+        return False, use_health
+    return response.status_code < 500, False

@@ -1,0 +1,253 @@
+"""Resilience: health, capacity and stickiness joined into the `States` the policy reads.
+
+`Resilience` is the gateway's state source, an attempt observer (circuit breaking and
+in-flight counts) and a record sink (service times and sticky conversations). Its one
+background job probes backends and polls vLLM's `/metrics`. It always reads the config
+and backends from the components, so a hot reload needs nothing from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from router.capacity import Capacity, metrics_url, poll_metrics, read_context_window
+from router.config import Backend as BackendSettings
+from router.config import ResilienceSettings
+from router.gateway import States
+from router.health import BreakerPolicy, Health, can_probe, probe
+from router.policy import BackendState, Circuit, resolve_target
+from router.record import Record
+from router.sticky import StickyTable
+
+if TYPE_CHECKING:
+    from router.components import Components
+
+log = logging.getLogger("smf_router.resilience")
+
+TICK_S = 0.25  # how often the probe loop looks for due probes and trials
+STICKY_SWEEP_S = 60.0
+
+GateSource = Callable[[], Mapping[str, frozenset[str]]]  # backend -> gated intents
+
+
+class Resilience:
+    def __init__(
+        self,
+        components: Components,
+        inner: States | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.components = components
+        self.inner = inner
+        self.clock = clock
+        self.gate_sources: list[GateSource] = []
+        self.health = Health(self._policy, clock, [self._circuit_changed])
+        self.capacity = Capacity(clock)
+        rs = self.settings
+        self.table = StickyTable(rs.sticky_ttl_s, rs.sticky_max_entries, clock)
+        self._next_probe: dict[str, float] = {}
+        self._health_path_known: dict[str, bool] = {}
+        self._windows_due = 0.0
+        self._sweep_due = 0.0
+        self.probes_sent = 0
+
+    @property
+    def settings(self) -> ResilienceSettings:
+        return self.components.config.resilience
+
+    def _policy(self) -> BreakerPolicy:
+        rs = self.settings
+        return BreakerPolicy(rs.failure_threshold, rs.open_s, rs.max_open_s)
+
+    def _saturation(self, settings: BackendSettings) -> str | None:
+        rs = self.settings
+        return self.capacity.saturated(settings, rs.max_queue_wait_s, 3 * rs.capacity_poll_s)
+
+    def states(self) -> Mapping[str, BackendState]:
+        gates = self._gates()
+        out: dict[str, BackendState] = {}
+        for backend in self.components.config.backends:
+            name = backend.name
+            out[name] = BackendState(
+                circuit=self.health.circuit(name),
+                saturated=self._saturation(backend) is not None,
+                context_window=self.capacity.load(name).context_window,
+                gated_intents=gates.get(name, frozenset()),
+            )
+        return out
+
+    def sticky(self, conversation: str) -> str | None:
+        """The conversation's backend, unless it is failing or full right now."""
+        name = self.table.get(conversation)
+        if name is None:
+            return self.inner.sticky(conversation) if self.inner else None
+        try:
+            settings = self.components.config.backend(name)
+        except KeyError:
+            return None
+        if self.health.circuit(name) != "closed" or self._saturation(settings):
+            return None
+        return name
+
+    def _gates(self) -> dict[str, frozenset[str]]:
+        gates: dict[str, frozenset[str]] = {}
+        if self.inner is not None:
+            for name, state in self.inner.states().items():
+                gates[name] = state.gated_intents
+        for source in self.gate_sources:
+            for name, intents in source().items():
+                gates[name] = gates.get(name, frozenset()) | intents
+        return gates
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        self.capacity.attempt_started(backend, tier)
+        self.health.attempt_started(backend, tier)
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        self.capacity.attempt_finished(backend, tier, outcome, error_kind)
+        self.health.attempt_finished(backend, tier, outcome, error_kind)
+
+    def record_finished(self, record: Record) -> None:
+        for attempt in record.attempts:
+            if attempt.outcome == "ok" and attempt.duration_s > 0:
+                self.capacity.served(attempt.backend, attempt.duration_s)
+        if record.outcome != "ok" or not record.backend or not record.conversation:
+            return
+        target = resolve_target(record.requested_model, self.components.config)
+        if target is not None and target.mode == "auto":
+            self.table.ttl_s = self.settings.sticky_ttl_s
+            self.table.remember(record.conversation, record.backend)
+
+    def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
+        if after == "open":
+            self.table.forget_backend(backend)
+        if after == "closed":
+            self._windows_due = 0.0  # a backend back from an outage may have a new model
+        try:
+            tier = self.components.config.backend(backend).tier
+        except KeyError:
+            return
+        self.components.metrics.backend_state(backend, tier, after != "open", after)
+
+    async def run(self) -> None:
+        """The background job: probes and trials, capacity polls, window refreshes."""
+        for b in self.components.config.backends:
+            self.components.metrics.backend_state(b.name, b.tier, True, "closed")
+        self._sync_live_trials()
+        async with httpx.AsyncClient() as client:
+            await asyncio.gather(self._probe_loop(client), self._capacity_loop(client))
+
+    def _sync_live_trials(self) -> None:
+        self.health.live_trials = {
+            b.name for b in self.components.config.backends if not can_probe(b)
+        }
+
+    async def _probe_loop(self, client: httpx.AsyncClient) -> None:
+        while True:
+            self._sync_live_trials()
+            due = [b for b in self.components.config.backends if self._probe_due(b)]
+            if due:
+                await asyncio.gather(*(self._probe_one(client, b) for b in due))
+            await asyncio.sleep(min(TICK_S, self.settings.probe_interval_s))
+
+    def _probe_due(self, settings: BackendSettings) -> bool:
+        if not can_probe(settings):
+            return False
+        state = self.health.breaker(settings.name).state(self.clock())
+        if state == "half_open":
+            return True
+        return state == "closed" and self.clock() >= self._next_probe.get(settings.name, 0.0)
+
+    async def _probe_one(self, client: httpx.AsyncClient, settings: BackendSettings) -> None:
+        name = settings.name
+        trial = self.health.breaker(name).state(self.clock()) == "half_open"
+        if trial and not self.health.claim_probe_trial(name):
+            return  # a live request holds the trial
+        self._next_probe[name] = self.clock() + self.settings.probe_interval_s
+        use_health = self._health_path_known.get(name, True)
+        self.probes_sent += 1
+        up, known = await probe(client, settings, use_health, self.settings.probe_timeout_s)
+        self._health_path_known[name] = known
+        if up and trial:
+            self.health.succeeded(name, live=False)
+        elif not up:
+            self.health.failed(name, "probe failed")
+
+    async def _capacity_loop(self, client: httpx.AsyncClient) -> None:
+        while True:
+            rs = self.settings
+            refresh_windows = self.clock() >= self._windows_due
+            if refresh_windows:
+                self._windows_due = self.clock() + rs.models_refresh_s
+            for settings in self.components.config.backends:
+                if self.health.breaker(settings.name).state(self.clock()) != "closed":
+                    continue
+                with contextlib.suppress(Exception):  # a poll must never stop the loop
+                    await self._poll_one(client, settings, refresh_windows)
+            if self.clock() >= self._sweep_due:
+                self._sweep_due = self.clock() + STICKY_SWEEP_S
+                self.table.expire()
+            await asyncio.sleep(rs.capacity_poll_s)
+
+    async def _poll_one(
+        self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool
+    ) -> None:
+        timeout = self.settings.probe_timeout_s
+        if metrics_url(settings):
+            reading = await poll_metrics(client, settings, timeout)
+            if reading is not None:
+                self.capacity.polled(settings.name, reading)
+                self.components.metrics.capacity(
+                    settings.name, reading.running, reading.waiting, reading.kv_cache_usage
+                )
+        if refresh_windows and settings.kind == "openai":
+            window = await read_context_window(client, settings, timeout)
+            if window is not None:
+                self.capacity.load(settings.name).context_window = window
+
+    def status(self) -> dict[str, Any]:
+        now = self.clock()
+        backends: dict[str, Any] = {}
+        for settings in self.components.config.backends:
+            name = settings.name
+            breaker, load = self.health.breaker(name), self.capacity.load(name)
+            polled = load.polled
+            backends[name] = {
+                "circuit": breaker.state(now),
+                "consecutive_failures": breaker.failures,
+                "next_trial_in_s": round(max(0.0, breaker.retry_at - now), 2)
+                if breaker.circuit != "closed"
+                else None,
+                "inflight": load.inflight,
+                "max_concurrency": settings.max_concurrency,
+                "saturated": self._saturation(settings),
+                "running": polled.running if polled else None,
+                "waiting": polled.waiting if polled else None,
+                "kv_cache_usage": polled.kv_cache_usage if polled else None,
+                "mean_service_s": round(load.service_s, 3) if load.service_s else None,
+                "context_window": load.context_window or settings.context_window,
+            }
+        return {
+            "backends": backends,
+            "sticky_conversations": len(self.table),
+            "probes_sent": self.probes_sent,
+        }
+
+
+def install(components: Components) -> None:
+    """Make resilience the gateway's state source; wraps whatever source was there."""
+    resilience = Resilience(components, inner=components.gateway.state_source)
+    components.gateway.state_source = resilience
+    components.gateway.dispatcher.observers.append(resilience)
+    components.gateway.sinks.append(resilience)
+    components.background.append(resilience.run)
+    components.status_sections["resilience"] = resilience.status

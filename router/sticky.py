@@ -1,0 +1,58 @@
+"""Sticky conversations: a conversation keeps the backend that served it, for a while.
+
+Tool loops should not switch models mid-task, and a warm prefix cache is worth keeping.
+The table is bounded (least recently used entries go first) and forgets a backend as soon
+as its circuit opens. Keys are the gateway's hashed conversation keys, never text.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+
+class StickyTable:
+    """conversation key → (backend, expiry), with a sliding TTL and a size bound."""
+
+    def __init__(self, ttl_s: float, max_entries: int, clock: Callable[[], float]) -> None:
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self.clock = clock
+        self._entries: OrderedDict[str, tuple[str, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, conversation: str) -> str | None:
+        entry = self._entries.get(conversation)
+        if entry is None:
+            return None
+        backend, expires = entry
+        if self.clock() >= expires:
+            del self._entries[conversation]
+            return None
+        return backend
+
+    def remember(self, conversation: str, backend: str) -> None:
+        """The conversation was just served by `backend`: keep it there (TTL restarts)."""
+        if self.ttl_s <= 0 or not conversation:
+            return
+        self._entries[conversation] = (backend, self.clock() + self.ttl_s)
+        self._entries.move_to_end(conversation)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def forget_backend(self, backend: str) -> int:
+        """Drop every conversation held by `backend` (it failed); returns how many."""
+        doomed = [k for k, (b, _) in self._entries.items() if b == backend]
+        for key in doomed:
+            del self._entries[key]
+        return len(doomed)
+
+    def expire(self) -> int:
+        """Drop expired entries (called periodically so memory follows live conversations)."""
+        now = self.clock()
+        doomed = [k for k, (_, expires) in self._entries.items() if now >= expires]
+        for key in doomed:
+            del self._entries[key]
+        return len(doomed)

@@ -1,0 +1,63 @@
+"""Capacity: the pure saturation decision, in-flight counting and window learning."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.capacity import Capacity, Load, expected_wait, saturation, window_of
+from router.vllm_metrics import VllmCapacity
+
+
+def polled(running: float, waiting: float, at: float = 0.0, service: float | None = 4.0) -> Load:
+    return Load(polled=VllmCapacity(running, waiting, 0.5), polled_at=at, service_s=service)
+
+
+@pytest.mark.parametrize(
+    ("limit", "load", "expected"),
+    [
+        (32, Load(inflight=31), None),
+        (32, Load(inflight=32), "inflight_limit"),
+        (None, Load(inflight=1000), None),
+        (32, polled(32, 0), None),
+        (32, polled(32, 10), "queue"),  # (10+1)/32*4 = 1.4 s > 1 s
+        (32, polled(32, 5), None),  # (5+1)/32*4 = 0.75 s
+        (32, polled(32, 1, service=None), "queue"),  # unknown service time: assume long
+        (None, polled(4, 2), "queue"),  # slots from running: 3/4*4 = 3 s
+        (32, polled(32, 100, at=-10.0), None),  # stale poll ignored
+    ],
+)
+def test_saturation(limit: int | None, load: Load, expected: str | None) -> None:
+    assert saturation(limit, load, now=0.0, max_wait_s=1.0, fresh_s=3.0) == expected
+
+
+def test_expected_wait() -> None:
+    assert expected_wait(waiting=31, slots=32, service_s=10) == 10.0
+
+
+def test_inflight_counts_follow_attempts_and_never_go_negative() -> None:
+    cap = Capacity(lambda: 0.0)
+    cap.attempt_started("local", "local")
+    cap.attempt_started("local", "local")
+    cap.attempt_finished("local", "local", "ok", None)
+    assert cap.load("local").inflight == 1
+    cap.attempt_finished("local", "local", "error", "cut")
+    cap.attempt_finished("local", "local", "error", "cut")
+    assert cap.load("local").inflight == 0
+
+
+def test_service_time_is_a_moving_average() -> None:
+    cap = Capacity(lambda: 0.0)
+    cap.served("local", 10.0)
+    cap.served("local", 20.0)
+    assert cap.load("local").service_s == pytest.approx(12.0)
+
+
+def test_window_of_vllm_cards() -> None:
+    cards = [{"id": "laguna", "object": "model", "max_model_len": 262144}]
+    assert window_of(cards, "laguna") == 262144
+    assert window_of(cards, "other") == 262144  # the only card
+    two = [*cards, {"id": "b", "max_model_len": 8192}]
+    assert window_of(two, "b") == 8192
+    assert window_of(two, "c") is None
+    assert window_of([{"id": "gpt-4o", "object": "model"}], "gpt-4o") is None
+    assert window_of("nonsense", "x") is None

@@ -1,0 +1,140 @@
+"""The circuit breaker as a pure state machine, and `Health` as an attempt observer."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.health import Breaker, BreakerPolicy, Health
+from router.policy import Circuit
+
+POLICY = BreakerPolicy(failure_threshold=3, open_s=1.0, max_open_s=4.0)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_opens_after_threshold_consecutive_failures() -> None:
+    b = Breaker()
+    b.failure(0.0, POLICY)
+    b.failure(0.0, POLICY)
+    assert b.state(0.0) == "closed"
+    b.failure(0.0, POLICY)
+    assert b.state(0.0) == "open"
+    assert b.state(0.99) == "open"
+    assert b.state(1.0) == "half_open"
+
+
+def test_a_success_resets_the_consecutive_count() -> None:
+    b = Breaker()
+    for _ in range(2):
+        b.failure(0.0, POLICY)
+    b.success()
+    for _ in range(2):
+        b.failure(0.0, POLICY)
+    assert b.state(0.0) == "closed"
+
+
+def test_half_open_allows_exactly_one_trial() -> None:
+    b = Breaker()
+    for _ in range(3):
+        b.failure(0.0, POLICY)
+    assert not b.claim_trial(0.5)
+    assert b.claim_trial(1.0)
+    assert not b.claim_trial(1.0)
+    b.success()
+    assert b.state(1.0) == "closed"
+
+
+@pytest.mark.parametrize(("opens", "wait"), [(1, 1.0), (2, 2.0), (3, 4.0), (4, 4.0), (9, 4.0)])
+def test_wait_doubles_per_failed_trial_up_to_the_cap(opens: int, wait: float) -> None:
+    assert POLICY.wait(opens) == wait
+
+
+def test_failed_trial_reopens_with_longer_wait() -> None:
+    b = Breaker()
+    for _ in range(3):
+        b.failure(0.0, POLICY)
+    assert b.claim_trial(1.0)
+    b.failure(1.0, POLICY)
+    assert b.state(2.9) == "open"
+    assert b.state(3.0) == "half_open"
+
+
+def test_probe_success_keeps_the_backoff_live_success_clears_it() -> None:
+    b = Breaker()
+    for _ in range(3):
+        b.failure(0.0, POLICY)
+    b.claim_trial(1.0)
+    b.success(live=False)
+    assert b.opens == 1
+    for _ in range(3):
+        b.failure(2.0, POLICY)
+    assert b.retry_at == 4.0  # second opening waits 2 s, not 1
+    b.success(live=True)
+    assert b.opens == 0
+
+
+def test_stragglers_while_open_change_nothing() -> None:
+    b = Breaker()
+    for _ in range(3):
+        b.failure(0.0, POLICY)
+    b.failure(0.5, POLICY)
+    assert b.retry_at == 1.0
+
+
+def test_health_counts_only_failure_kinds() -> None:
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    for kind in ("rate_limited", "context_too_long", "rejected", "cancelled", "overloaded"):
+        for _ in range(5):
+            health.attempt_finished("local", "local", "error", kind)
+    assert health.circuit("local") == "closed"
+    for _ in range(3):
+        health.attempt_finished("local", "local", "error", "unreachable")
+    assert health.circuit("local") == "open"
+
+
+def test_health_tells_listeners_about_transitions() -> None:
+    clock = Clock()
+    seen: list[tuple[str, Circuit, Circuit]] = []
+    health = Health(lambda: POLICY, clock, [lambda b, x, y: seen.append((b, x, y))])
+    health.live_trials.add("cloud")
+    for _ in range(3):
+        health.attempt_finished("cloud", "cloud", "error", "timeout")
+    clock.now += 1.0
+    assert health.circuit("cloud") == "half_open"  # a live request may be the trial
+    health.attempt_started("cloud", "cloud")
+    assert health.circuit("cloud") == "open"  # only one
+    health.attempt_finished("cloud", "cloud", "ok", None)
+    assert health.circuit("cloud") == "closed"
+    assert seen == [("cloud", "closed", "open"), ("cloud", "half_open", "closed")]
+
+
+def test_probed_backends_never_offer_live_trials() -> None:
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    for _ in range(3):
+        health.failed("local", "probe failed")
+    clock.now += 10
+    assert health.circuit("local") == "open"
+    assert health.claim_probe_trial("local")
+    assert not health.claim_probe_trial("local")
+    health.succeeded("local", live=False)
+    assert health.circuit("local") == "closed"
+
+
+def test_neutral_outcome_releases_a_live_trial() -> None:
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    health.live_trials.add("cloud")
+    for _ in range(3):
+        health.failed("cloud", "x")
+    clock.now += 1
+    health.attempt_started("cloud", "cloud")
+    health.attempt_finished("cloud", "cloud", "error", "rate_limited")
+    assert health.circuit("cloud") == "half_open"

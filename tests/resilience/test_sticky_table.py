@@ -1,0 +1,59 @@
+"""Sticky conversations: TTL, the memory bound, and forgetting a failed backend."""
+
+from __future__ import annotations
+
+from router.sticky import StickyTable
+
+
+class Clock:
+    now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_remembers_until_ttl_then_forgets() -> None:
+    clock = Clock()
+    table = StickyTable(ttl_s=10, max_entries=100, clock=clock)
+    table.remember("c1", "local")
+    clock.now = 9.9
+    assert table.get("c1") == "local"
+    clock.now = 10.0
+    assert table.get("c1") is None
+    assert len(table) == 0
+
+
+def test_use_restarts_the_ttl() -> None:
+    clock = Clock()
+    table = StickyTable(ttl_s=10, max_entries=100, clock=clock)
+    table.remember("c1", "local")
+    clock.now = 8
+    table.remember("c1", "local")
+    clock.now = 15
+    assert table.get("c1") == "local"
+
+
+def test_bounded_memory_drops_least_recently_used() -> None:
+    table = StickyTable(ttl_s=10, max_entries=3, clock=Clock())
+    for i in range(10):
+        table.remember(f"c{i}", "local")
+    assert len(table) == 3
+    assert table.get("c9") == "local" and table.get("c6") is None
+
+
+def test_forget_backend_and_expire() -> None:
+    clock = Clock()
+    table = StickyTable(ttl_s=10, max_entries=100, clock=clock)
+    table.remember("a", "local")
+    table.remember("b", "cloud")
+    assert table.forget_backend("local") == 1
+    assert table.get("a") is None and table.get("b") == "cloud"
+    clock.now = 11
+    assert table.expire() == 1
+    assert len(table) == 0
+
+
+def test_ttl_zero_turns_it_off() -> None:
+    table = StickyTable(ttl_s=0, max_entries=10, clock=Clock())
+    table.remember("a", "local")
+    assert table.get("a") is None
