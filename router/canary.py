@@ -1,0 +1,359 @@
+"""The canary scheduler: small rotating eval samples against every backend, gating routes.
+
+Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against each backend
+directly (not through routing, with the backend's own extras such as thinking off), at most
+`canary.concurrency` in flight per backend, and skips a local backend that is saturated
+rather than adding to its queue. Results go to the ledger (`canary_runs`, `canary_results`)
+and metrics; `router.gating` turns them into gates that the state source hands the policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from evals import results as eval_results
+from evals.results import CaseResult
+from evals.runner import Endpoint, run_cases
+from evals.suite import SHIPPED, Case, load
+from router.config import Backend as BackendSettings
+from router.config import Config
+from router.gateway import States
+from router.gating import Change, GateBook, learn_floors
+from router.policy import BackendState
+
+log = logging.getLogger("smf_router.canary")
+
+Runner = Callable[..., Awaitable[list[CaseResult]]]
+
+
+class RowSink(Protocol):
+    def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
+
+
+class CanaryMetrics(Protocol):
+    def canary_result(
+        self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
+    ) -> None: ...
+
+    def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
+
+
+def endpoint_of(settings: BackendSettings) -> Endpoint:
+    """A backend as the eval runner sees it: its URL, model, key, headers and extras."""
+    return Endpoint(
+        settings.base_url,
+        settings.model,
+        api_key=settings.api_key,
+        extra_body=dict(settings.extra_body),
+        headers=dict(settings.headers),
+    )
+
+
+def rotating_sample(cases: Sequence[Case], per_suite: int, offsets: dict[str, int]) -> list[Case]:
+    """The next `per_suite` cases of each suite, wrapping around; advances `offsets`."""
+    by_suite: dict[str, list[Case]] = {}
+    for case in cases:
+        by_suite.setdefault(case.suite, []).append(case)
+    sample: list[Case] = []
+    for suite, members in sorted(by_suite.items()):
+        start = offsets.get(suite, 0) % len(members)
+        take = min(per_suite, len(members))
+        sample.extend(members[(start + i) % len(members)] for i in range(take))
+        offsets[suite] = (start + take) % len(members)
+    return sample
+
+
+def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:
+    """(backend, suite) → floor learned from each backend's baseline eval results file."""
+    learned: dict[tuple[str, str], float] = {}
+    for backend, path in baselines.items():
+        counts: dict[str, tuple[int, int]] = {}
+        for result in eval_results.results_of(eval_results.read(path)):
+            if result.status in ("pass", "fail"):
+                p, n = counts.get(result.suite, (0, 0))
+                counts[result.suite] = (p + (result.status == "pass"), n + 1)
+        for suite, floor in learn_floors(counts, margin).items():
+            learned[(backend, suite)] = floor
+    return learned
+
+
+class Canary:
+    """Runs the schedule and owns the gate book; `gated()` is what routing reads."""
+
+    def __init__(
+        self,
+        config: Config,
+        cases: Sequence[Case],
+        book: GateBook,
+        rows: RowSink | None = None,
+        metrics: CanaryMetrics | None = None,
+        states: Callable[[], Mapping[str, BackendState]] = dict,
+        runner: Runner = run_cases,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = config.canary
+        self.backends = [b for b in config.backends]
+        self.cases = list(cases)
+        self.book = book
+        self.rows = rows
+        self.metrics = metrics
+        self.states = states
+        self.runner = runner
+        self.clock = clock
+        self.runs = 0
+        self.last_run: dict[str, dict[str, Any]] = {}
+        self._offsets: dict[str, int] = {}
+        self._client: httpx.AsyncClient | None = None
+
+    def gated(self) -> dict[str, frozenset[str]]:
+        return self.book.gated()
+
+    async def loop(self) -> None:
+        """Run now, then every `interval_s`; a failed run is logged, never fatal."""
+        while True:
+            try:
+                await self.run_once()
+            except Exception:
+                log.exception("canary run failed")
+            await asyncio.sleep(self.settings.interval_s)
+
+    async def run_once(self) -> None:
+        """One run: the same rotating sample against every backend, backends in parallel."""
+        sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
+        run_id = uuid.uuid4().hex[:16]
+        await asyncio.gather(*(self._run_backend(b, sample, run_id) for b in self.backends))
+        self.runs += 1
+
+    def _skip_reason(self, backend: BackendSettings) -> str | None:
+        state = self.states().get(backend.name)
+        if backend.kind != "openai" or not backend.base_url:
+            return "unsupported_kind"
+        if state is not None and state.circuit == "open":
+            return "circuit_open"
+        if state is not None and backend.tier == "local" and state.saturated:
+            return "saturated"
+        return None
+
+    async def _run_backend(self, backend: BackendSettings, sample: list[Case], run_id: str) -> None:
+        started, began = self.clock(), time.monotonic()
+        reason = self._skip_reason(backend)
+        results: list[CaseResult] = []
+        if reason is None:
+            results = await self.runner(
+                sample,
+                endpoint_of(backend),
+                self.settings.concurrency,
+                self.settings.timeout_s,
+                thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
+                client=self._http(),
+            )
+        else:
+            log.info("canary: skipped backend %s (%s)", backend.name, reason)
+        self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
+        self._judge(backend.name, results, started)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limit = self.settings.concurrency * max(1, len(self.backends))
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.settings.timeout_s),
+                limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _record(
+        self,
+        backend: str,
+        run_id: str,
+        ts: float,
+        duration: float,
+        results: list[CaseResult],
+        reason: str | None,
+    ) -> None:
+        statuses = Counter(r.status for r in results)
+        summary = {
+            "run_id": run_id,
+            "ts": ts,
+            "backend": backend,
+            "suites": ",".join(sorted({r.suite for r in results})),
+            "cases": len(results),
+            "passed": statuses["pass"],
+            "failed": statuses["fail"],
+            "errors": statuses["error"],
+            "skipped_reason": reason,
+            "duration_s": round(duration, 4),
+        }
+        self.last_run[backend] = summary
+        if self.rows is None:
+            return
+        self.rows.submit_row("canary_runs", summary)
+        for r in results:
+            self.rows.submit_row(
+                "canary_results",
+                {
+                    "run_id": run_id,
+                    "ts": ts,
+                    "backend": backend,
+                    "suite": r.suite,
+                    "case_id": r.id,
+                    "difficulty": r.difficulty,
+                    "status": r.status,
+                    "failure_kind": r.failure_kind,
+                    "latency_s": r.latency_s,
+                },
+            )
+
+    def _judge(self, backend: str, results: list[CaseResult], ts: float) -> None:
+        """Feed graded results to the gate book; publish pass ratios and any gate change."""
+        graded: dict[str, list[bool]] = {}
+        for r in results:
+            if r.status in ("pass", "fail"):
+                graded.setdefault(r.suite, []).append(r.status == "pass")
+        for suite, passed in sorted(graded.items()):
+            change = self.book.observe(backend, suite, passed)
+            if self.metrics is not None:
+                ratio = self.book.pass_ratio(backend, suite) or 0.0
+                floor = self.book.floor(backend, suite)
+                self.metrics.canary_result(backend, suite, ratio, floor or 0.0, ts)
+            if change is not None:
+                self.announce(change)
+
+    def announce(self, change: Change) -> None:
+        """A gate moved: one log line and the gauge."""
+        if change.gated:
+            log.warning(
+                "canary gate CLOSED: intent %s no longer auto-routes to %s "
+                "(pass-rate lower bound %.2f < floor %.2f; %d/%d recent cases passed)",
+                change.intent,
+                change.backend,
+                change.lower,
+                change.floor,
+                change.passes,
+                change.n,
+            )
+        else:
+            log.warning(
+                "canary gate OPENED: intent %s routes to %s again "
+                "(pass-rate lower bound %.2f >= floor %.2f; %d/%d recent cases passed)",
+                change.intent,
+                change.backend,
+                change.lower,
+                change.floor,
+                change.passes,
+                change.n,
+            )
+        if self.metrics is not None:
+            self.metrics.route_gated(change.backend, change.intent, change.gated)
+
+    def status(self) -> dict[str, Any]:
+        """The `canary` section of `/v1/router/status`."""
+        return {
+            "interval_s": self.settings.interval_s,
+            "runs": self.runs,
+            "gated": {b: sorted(i) for b, i in sorted(self.gated().items())},
+            "last_run": self.last_run,
+            "standings": [dataclasses.asdict(s) for s in self.book.standings()],
+        }
+
+
+class GatedStates:
+    """A state source decorator: the inner source's states plus the canary's gates.
+
+    When the health/capacity state source learns to merge `gated()` itself, this wrapper
+    simply adds nothing new (a union of the same sets).
+    """
+
+    def __init__(self, inner: States, gated: Callable[[], dict[str, frozenset[str]]]) -> None:
+        self.inner = inner
+        self.gated = gated
+
+    def states(self) -> Mapping[str, BackendState]:
+        base = self.inner.states()
+        gates = self.gated()
+        if not gates:
+            return base
+        merged = dict(base)
+        for backend, intents in gates.items():
+            state = merged.get(backend, BackendState())
+            merged[backend] = dataclasses.replace(
+                state, gated_intents=state.gated_intents | intents
+            )
+        return merged
+
+    def sticky(self, conversation: str) -> str | None:
+        return self.inner.sticky(conversation)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def load_cases(config: Config) -> list[Case]:
+    return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
+
+
+def install(components: Any) -> None:
+    """FEATURES installer: schedule the canary and gate routes when `canary.enabled`."""
+    config: Config = components.config
+    if not config.canary.enabled:
+        return
+    learned = baseline_floors(config.canary.baselines, config.canary.floor_margin)
+    book = GateBook(
+        config.canary.floors,
+        learned,
+        window=config.canary.window,
+        min_samples=config.canary.min_samples,
+    )
+    gateway = components.gateway
+    canary = Canary(
+        config,
+        load_cases(config),
+        book,
+        rows=components.ledger,
+        metrics=components.metrics,
+        states=lambda: gateway.state_source.states(),
+    )
+    ensure_gated(gateway, canary)
+
+    async def job() -> None:
+        ensure_gated(gateway, canary)  # another feature may have replaced the state source
+        await canary.loop()
+
+    components.background.append(job)
+    components.closers.append(canary.aclose)
+    components.status_sections["canary"] = canary.status
+
+
+def ensure_gated(gateway: Any, canary: Canary) -> None:
+    """Make the policy see the canary's gates, once, whatever state source is in place.
+
+    A source with a `gate_sources` list (router.resilience) merges gates itself; any other
+    source gets wrapped in `GatedStates`.
+    """
+    source = gateway.state_source
+    while source is not None:
+        if isinstance(source, GatedStates) and source.gated == canary.gated:
+            return
+        sources = getattr(source, "gate_sources", None)
+        if isinstance(sources, list) and canary.gated in sources:
+            return
+        source = vars(source).get("inner") if hasattr(source, "__dict__") else None
+    sources = getattr(gateway.state_source, "gate_sources", None)
+    if isinstance(sources, list):
+        sources.append(canary.gated)
+    else:
+        gateway.state_source = GatedStates(gateway.state_source, canary.gated)

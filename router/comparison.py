@@ -1,0 +1,309 @@
+"""Comparing a live answer with its shadow: cheap, deterministic checks per intent.
+
+Pure functions of the request and two answers. Math and reasoning compare final answers;
+coding compares extracted code (parses, same top-level definitions, and the request's own
+tests when it carries them, through an injected executor); tool calls compare the tool and
+its arguments as JSON; prose-like intents compare structure, requested keywords and length.
+`agreed` is None when the comparison cannot decide (e.g. neither answer has a number).
+Details name counts and kinds, never answer text: they are stored in the ledger.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evals.graders import count_units, extract_code
+from evals.sandbox import RunOutcome
+
+Executor = Callable[[str], RunOutcome]
+
+LENGTH_RATIO_MIN = 0.5
+"""Prose answers whose lengths differ by more than 2x do not agree."""
+
+_BOXED = re.compile(r"\\boxed\{")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
+_ANSWER_LINE = re.compile(r"(?:final answer|answer)\s*(?:is|:)\s*(.+)", re.I)
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
+_QUOTED = re.compile(r"['\"“]([^'\"”]{2,40})['\"”]")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One side's answer: its text and tool calls (OpenAI shape)."""
+
+    text: str = ""
+    tool_calls: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    agreed: bool | None
+    method: str
+    detail: str = ""
+
+
+def boxed_values(text: str) -> list[str]:
+    """Contents of every `\\boxed{...}`, with balanced braces."""
+    out = []
+    for match in _BOXED.finditer(text):
+        depth, start = 1, match.end()
+        for index in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            if depth == 0:
+                out.append(text[start:index])
+                break
+    return out
+
+
+def normalise(value: str) -> str:
+    """A final answer in a comparable form: numbers as canonical decimals, text folded."""
+    text = value.strip().strip("$ .").replace("\\!", "").replace("\\,", "")
+    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"\\d?frac\{([^}]*)\}\{([^}]*)\}", r"\1/\2", text)
+    number = _as_number(text.replace(",", ""))
+    if number is not None:
+        return number
+    return re.sub(r"\s+", " ", text).lower()
+
+
+def _as_number(text: str) -> str | None:
+    match = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:\s*/\s*(-?\d+(?:\.\d+)?))?\s*%?", text)
+    if not match:
+        return None
+    value = float(match.group(1))
+    if match.group(2):
+        denominator = float(match.group(2))
+        if denominator == 0:
+            return None
+        value /= denominator
+    return f"{round(value, 6):g}"
+
+
+def final_answer(text: str) -> str | None:
+    """The boxed value, else an 'answer is …' line, else the last number in the text."""
+    boxed = boxed_values(text)
+    if boxed:
+        return normalise(boxed[-1])
+    lines = _ANSWER_LINE.findall(text)
+    if lines:
+        numbers = _NUMBER.findall(lines[-1])
+        return normalise(numbers[-1] if numbers else lines[-1])
+    numbers = _NUMBER.findall(text)
+    return normalise(numbers[-1]) if numbers else None
+
+
+def compare_final_answers(live: Reply, shadow: Reply) -> Comparison:
+    a, b = final_answer(live.text), final_answer(shadow.text)
+    if a is None and b is None:
+        return Comparison(None, "final_answer", "no final answer in either")
+    if a is None or b is None:
+        return Comparison(False, "final_answer", "only one side has a final answer")
+    return Comparison(a == b, "final_answer", "same final answer" if a == b else "answers differ")
+
+
+def code_of(text: str) -> str:
+    """The first fenced block anywhere in the answer, else what evals' grader extracts."""
+    match = _FENCE.search(text)
+    return match.group(1) if match else extract_code(text)
+
+
+def top_level_names(source: str) -> frozenset[str] | None:
+    """Names of top-level functions and classes, or None if the code does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return frozenset(node.name for node in tree.body if isinstance(node, kinds))
+
+
+def request_tests(body: Mapping[str, Any]) -> str | None:
+    """Assertions the request carries (a fenced block of asserts in a user message)."""
+    for message in reversed(list(body.get("messages") or [])):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
+            match = _TESTS.search(text)
+            if match and "assert" in match.group(1):
+                return match.group(1)
+    return None
+
+
+def compare_code(
+    body: Mapping[str, Any], live: Reply, shadow: Reply, execute: Executor | None = None
+) -> Comparison:
+    a_src, b_src = code_of(live.text), code_of(shadow.text)
+    a, b = top_level_names(a_src), top_level_names(b_src)
+    if a is None or b is None:
+        parses = f"live {'parses' if a is not None else 'does not parse'}, "
+        parses += f"shadow {'parses' if b is not None else 'does not parse'}"
+        return Comparison(False if (a is None) != (b is None) else None, "code_parse", parses)
+    if a != b:
+        return Comparison(
+            False, "code_defs", f"defs differ: {len(a)} vs {len(b)}, {len(a & b)} shared"
+        )
+    tests = request_tests(body)
+    if tests is None or execute is None:
+        return Comparison(True, "code_defs", f"both parse, same {len(a)} top-level defs")
+    live_ok = execute(f"{a_src}\n\n{tests}\n").completed
+    shadow_ok = execute(f"{b_src}\n\n{tests}\n").completed
+    return Comparison(
+        live_ok == shadow_ok, "code_tests", f"live tests {live_ok}, shadow {shadow_ok}"
+    )
+
+
+def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
+    function = call.get("function") or {}
+    raw = function.get("arguments")
+    if isinstance(raw, str):
+        try:
+            args: Any = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            args = raw.strip()
+    else:
+        args = raw or {}
+    return str(function.get("name")), args
+
+
+def compare_tool_calls(live: Reply, shadow: Reply) -> Comparison:
+    if not live.tool_calls and not shadow.tool_calls:
+        return compare_prose({}, live, shadow)
+    if not live.tool_calls or not shadow.tool_calls:
+        return Comparison(False, "tool_call", "only one side called a tool")
+    a = [_call(c) for c in live.tool_calls]
+    b = [_call(c) for c in shadow.tool_calls]
+    if [n for n, _ in a] != [n for n, _ in b]:
+        return Comparison(False, "tool_call", f"different tools ({len(a)} vs {len(b)} calls)")
+    same = all(x == y for (_, x), (_, y) in zip(a, b, strict=True))
+    return Comparison(
+        same, "tool_call", "same tool, " + ("same" if same else "different") + " args"
+    )
+
+
+def requested_keywords(body: Mapping[str, Any]) -> list[str]:
+    """Words the user quoted ("include 'latency' and 'cost'"): both answers should carry them."""
+    words: list[str] = []
+    for message in body.get("messages") or []:
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                words.extend(_QUOTED.findall(content))
+    return words[:20]
+
+
+def compare_prose(body: Mapping[str, Any], live: Reply, shadow: Reply) -> Comparison:
+    """Same shape: keywords present in both, similar paragraph/line counts, length within 2x."""
+    a, b = live.text, shadow.text
+    if not a.strip() or not b.strip():
+        return Comparison(None if not a.strip() and not b.strip() else False, "structure", "empty")
+    ratio = min(len(a), len(b)) / max(len(a), len(b))
+    problems = []
+    if ratio < LENGTH_RATIO_MIN:
+        problems.append(f"length ratio {ratio:.2f}")
+    for unit in ("paragraph", "line"):
+        x, y = count_units(a, unit), count_units(b, unit)
+        if abs(x - y) > max(1, 0.25 * max(x, y)):
+            problems.append(f"{unit}s {x} vs {y}")
+    for word in requested_keywords(body):
+        if (word.lower() in a.lower()) != (word.lower() in b.lower()):
+            problems.append("a requested keyword in one only")
+    detail = "; ".join(problems) or f"same shape, length ratio {ratio:.2f}"
+    return Comparison(not problems, "structure", detail)
+
+
+def compare(
+    intent: str,
+    body: Mapping[str, Any],
+    live: Reply,
+    shadow: Reply,
+    execute: Executor | None = None,
+) -> Comparison:
+    """The deterministic comparison for an intent (tool calls win whenever either made one)."""
+    if live.tool_calls or shadow.tool_calls or intent == "tool_calling":
+        return compare_tool_calls(live, shadow)
+    if intent in ("math", "reasoning"):
+        return compare_final_answers(live, shadow)
+    if intent == "coding":
+        return compare_code(body, live, shadow, execute)
+    return compare_prose(body, live, shadow)
+
+
+JUDGE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "verdict",
+        "description": "Say which answer serves the user's request better.",
+        "parameters": {
+            "type": "object",
+            "properties": {"winner": {"type": "string", "enum": ["A", "B", "tie"]}},
+            "required": ["winner"],
+        },
+    },
+}
+
+
+def _question(body: Mapping[str, Any]) -> str:
+    for message in reversed(list(body.get("messages") or [])):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)[:20000]
+    return ""
+
+
+def _shown(reply: Reply) -> str:
+    if reply.tool_calls:
+        calls = [{"name": n, "arguments": a} for n, a in (_call(c) for c in reply.tool_calls)]
+        return reply.text + "\nTool calls: " + json.dumps(calls)
+    return reply.text
+
+
+def judge_request(
+    body: Mapping[str, Any], live: Reply, shadow: Reply, live_first: bool
+) -> dict[str, Any]:
+    """A blind pairwise question: answers labelled A and B only, in the given order.
+
+    Nothing in it names a backend, a tier or which answer is live, so the judge cannot
+    prefer a side by reputation; the caller randomises `live_first`.
+    """
+    first, second = (live, shadow) if live_first else (shadow, live)
+    prompt = (
+        "You compare two answers to the same request. Judge correctness first, then "
+        "completeness and following the request's instructions. Call `verdict`.\n\n"
+        f"## Request\n{_question(body)}\n\n## Answer A\n{_shown(first)}\n\n"
+        f"## Answer B\n{_shown(second)}\n"
+    )
+    return {
+        "messages": [{"role": "user", "content": prompt}],
+        "tools": [JUDGE_TOOL],
+        "tool_choice": {"type": "function", "function": {"name": "verdict"}},
+        "temperature": 0,
+        "max_tokens": 64,
+        "stream": False,
+    }
+
+
+def judge_verdict(payload: Any, live_first: bool) -> str | None:
+    """`live`, `shadow` or `tie` from the judge's reply; None when it gave no usable verdict."""
+    try:
+        message = payload["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    winner: Any = None
+    for call in message.get("tool_calls") or []:
+        name, args = _call(call)
+        if name == "verdict" and isinstance(args, Mapping):
+            winner = args.get("winner")
+    if winner is None:
+        found = re.search(r"\b(A|B|tie)\b", str(message.get("content") or ""))
+        winner = found.group(1) if found else None
+    if winner == "tie":
+        return "tie"
+    if winner not in ("A", "B"):
+        return None
+    return "live" if (winner == "A") == live_first else "shadow"

@@ -1,0 +1,111 @@
+"""`smf-router eval`: evals' CLI, plus `--backend NAME` that takes the endpoint from the config.
+
+A backend is asked exactly as the canary asks it: its URL, model, key, headers and its own
+extras (`extra_body`, e.g. thinking off for vLLM), so `eval run --backend local` reproduces
+what the canary scheduler measured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from evals import cli as eval_cli
+from evals import report, results
+from evals.runner import Endpoint
+from evals.suite import SHIPPED, published_count
+from router.canary import endpoint_of
+from router.config import ConfigError, load
+
+app = typer.Typer(help="Run eval suites against an endpoint or a configured backend.")
+app.command("report")(eval_cli.report_command)
+
+
+def resolve(
+    backend: str | None,
+    config: Path | None,
+    endpoint: str | None,
+    model: str | None,
+    key: str | None,
+) -> Endpoint:
+    """The endpoint to ask: a configured backend, or the explicit URL and model."""
+    if backend is None:
+        if not endpoint or not model:
+            raise typer.BadParameter("give --backend NAME, or both --endpoint and --model")
+        return Endpoint(endpoint, model, api_key=key)
+    if config is None:
+        raise typer.BadParameter("--backend needs --config (the router's YAML)")
+    try:
+        settings = load(config).backend(backend)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    except KeyError:
+        raise typer.BadParameter(f"no backend named {backend!r} in {config}") from None
+    if settings.kind != "openai" or not settings.base_url:
+        raise typer.BadParameter(f"backend {backend!r} is not an OpenAI-compatible endpoint")
+    found = endpoint_of(settings)
+    return Endpoint(
+        found.base_url, model or found.model, found.api_key, found.extra_body, found.headers
+    )
+
+
+@app.command()
+def run(
+    backend: Annotated[str | None, typer.Option(help="A backend name from --config")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Router config YAML")
+    ] = None,
+    endpoint: Annotated[
+        str | None, typer.Option(help="Base URL, e.g. http://spark:8888/v1")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name to send")] = None,
+    suites: Annotated[Path, typer.Option(help="Suite file or directory")] = SHIPPED,
+    profile: Annotated[str | None, typer.Option(help="Published profile, e.g. strict_v01")] = None,
+    thinking: Annotated[
+        str | None, typer.Option(help="off | on | omit (default: omit with --backend, else off)")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=256)] = 8,
+    timeout: Annotated[float, typer.Option(help="Seconds per request")] = 300.0,
+    api_key_env: Annotated[
+        str, typer.Option(help="Env var holding the API key")
+    ] = "OPENAI_API_KEY",
+    out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
+    compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+) -> None:
+    """Run suites against an endpoint or backend; print the report; optionally save/compare."""
+    import os
+
+    mode = thinking or ("omit" if backend else "off")
+    if mode not in eval_cli.THINKING:
+        raise typer.BadParameter(f"--thinking must be one of {sorted(eval_cli.THINKING)}")
+    target = resolve(backend, config, endpoint, model, os.environ.get(api_key_env))
+    console = Console()
+    cases = eval_cli.select_cases(suites, profile)
+    if profile and len(cases) != published_count(profile):
+        console.print(
+            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
+        )
+    options: dict[str, Any] = dict(
+        concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile
+    )
+    if progress:
+        with eval_cli._progress(console) as bar:
+            task = bar.add_task("cases", total=len(cases))
+            doc = eval_cli.run_document(
+                cases, target, on_result=lambda _: bar.advance(task), **options
+            )
+    else:
+        doc = eval_cli.run_document(cases, target, **options)
+    if backend:
+        doc["run"]["backend"] = backend
+    report.print_report(doc, console)
+    if out:
+        results.write(out, doc)
+        console.print(f"results: {out}")
+    if compare:
+        changes = report.compare(results.results_of(results.read(compare)), results.results_of(doc))
+        console.print(report.compare_table(changes, results.read(compare), doc))

@@ -1,0 +1,345 @@
+"""Shadow evaluation: replay a sample of finished live requests on another backend, compare.
+
+The decision is made after the live reply finished (the client never waits, never sees a
+shadow error) with an injected `random.Random`. Privacy first: shadows go toward the local
+tier unless `shadow.allow_cloud_targets`, and a private request never leaves the local tier.
+Bounded: a small worker pool, a bounded queue whose overflow is counted, and a saturated
+local target is skipped. Answer text lives in memory only; the ledger gets the verdict.
+Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from evals.sandbox import run_python
+from router.backends.base import Backend
+from router.comparison import Comparison, Executor, Reply, compare, judge_request, judge_verdict
+from router.config import Config
+from router.dispatch import Call
+from router.errors import UpstreamError
+from router.policy import BackendState
+from router.record import Record, Usage
+from router.relay import Tally, usage_of
+
+log = logging.getLogger("smf_router.shadow")
+
+DROP_REASONS = ("queue_full", "private", "not_allowed", "no_target", "saturated", "shutdown")
+
+
+class RowSink(Protocol):
+    def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
+
+
+class ShadowMetrics(Protocol):
+    def shadow_compared(
+        self, intent: str, live_backend: str, shadow_backend: str, agreed: bool | None
+    ) -> None: ...
+
+    def shadow_dropped(self, reason: str) -> None: ...
+
+
+class Pricing(Protocol):
+    def price(self, record: Record) -> tuple[float, float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Where a finished request's shadow goes, or why it does not (`drop` is counted)."""
+
+    target: str | None = None
+    drop: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One queued replay: the request, the live answer (in memory only) and live facts."""
+
+    record: Record
+    body: dict[str, Any]
+    live: Reply
+    target: str
+
+
+def rate_for(record: Record, config: Config) -> float:
+    """The sampling rate: the route's rate when configured, else the intent's (default 0)."""
+    settings = config.shadow
+    if record.route in settings.route_rates:
+        return settings.route_rates[record.route]
+    return settings.rates.get(record.intent, 0.0)
+
+
+def default_target(record: Record, config: Config) -> str | None:
+    """The other tier's backend, preferring the route's own members in their order."""
+    other = "cloud" if record.tier == "local" else "local"
+    members = [config.backend(n) for n in config.routes.get(record.route, [])]
+    for backend in [*members, *config.backends]:
+        if backend.tier == other and backend.name != record.backend:
+            return backend.name
+    return None
+
+
+def decide(
+    record: Record,
+    config: Config,
+    states: Mapping[str, BackendState],
+    rng: random.Random,
+) -> Decision | None:
+    """None when not sampled; else a target or the counted reason there is none. Pure."""
+    rate = rate_for(record, config)
+    if rate <= 0 or record.outcome != "ok" or record.backend is None:
+        return None
+    if rng.random() >= rate:
+        return None
+    target = config.shadow.targets.get(record.intent) or default_target(record, config)
+    if target is None or target == record.backend:
+        return Decision(drop="no_target")
+    tier = config.backend(target).tier
+    if tier != "local" and record.private:
+        return Decision(drop="private")
+    if tier != "local" and not config.shadow.allow_cloud_targets:
+        return Decision(drop="not_allowed")
+    state = states.get(target)
+    if state is not None and (state.saturated or state.circuit == "open"):
+        return Decision(drop="saturated")
+    return Decision(target=target)
+
+
+def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
+    """A chat completion's first message and usage; raises ValueError when malformed."""
+    payload = orjson.loads(body)
+    try:
+        message = payload["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ValueError("malformed completion") from exc
+    text = message.get("content") or ""
+    return Reply(str(text), tuple(message.get("tool_calls") or ())), payload.get("usage")
+
+
+class Shadow:
+    """The call sink that samples, queues and replays; `run` is its background job."""
+
+    def __init__(
+        self,
+        config: Config,
+        backends: Mapping[str, Backend],
+        rows: RowSink | None = None,
+        metrics: ShadowMetrics | None = None,
+        pricing: Pricing | None = None,
+        states: Callable[[], Mapping[str, BackendState]] = dict,
+        rng: random.Random | None = None,
+        execute: Executor = run_python,
+    ) -> None:
+        self.config = config
+        self.settings = config.shadow
+        self.backends = backends
+        self.rows = rows
+        self.metrics = metrics
+        self.pricing = pricing
+        self.states = states
+        self.rng = rng or random.Random()
+        self.execute = execute
+        self.queue: asyncio.Queue[Job] = asyncio.Queue(self.settings.queue_size)
+        self.counts: Counter[str] = Counter()
+        self.in_flight = 0
+
+    def wants_answer(self, call: Call) -> bool:
+        return call.api == "chat" and rate_for(call.record, self.config) > 0
+
+    def call_finished(self, call: Call, tally: Tally) -> None:
+        """Runs after the live reply finished; never raises into the request path."""
+        try:
+            if call.api != "chat" or not tally.keep_text:
+                return
+            live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
+            self.offer(call.record, call.body, live)
+        except Exception:
+            log.exception("shadow: could not consider request %s", call.record.request_id)
+
+    def offer(self, record: Record, body: dict[str, Any], live: Reply) -> None:
+        decision = decide(record, self.config, self.states(), self.rng)
+        if decision is None:
+            return
+        self.counts["sampled"] += 1
+        if decision.target is None:
+            self._drop(decision.drop or "no_target")
+            return
+        try:
+            self.queue.put_nowait(Job(record, body, live, decision.target))
+        except asyncio.QueueFull:
+            self._drop("queue_full")
+
+    def _drop(self, reason: str) -> None:
+        self.counts[f"dropped_{reason}"] += 1
+        if self.metrics is not None:
+            self.metrics.shadow_dropped(reason)
+
+    async def run(self) -> None:
+        """The worker pool: at most `max_concurrency` replays in flight."""
+        async with asyncio.TaskGroup() as group:
+            for _ in range(self.settings.max_concurrency):
+                group.create_task(self._worker())
+
+    async def _worker(self) -> None:
+        while True:
+            job = await self.queue.get()
+            state = self.states().get(job.target)
+            if state is not None and (state.saturated or state.circuit == "open"):
+                self._drop("saturated")  # it filled up while the job waited
+                continue
+            self.in_flight += 1
+            try:
+                await self.replay(job)
+            except Exception:
+                log.exception("shadow: replay of %s failed", job.record.request_id)
+            finally:
+                self.in_flight -= 1
+
+    def close(self) -> None:
+        """Jobs still queued at shutdown are dropped, and counted."""
+        while not self.queue.empty():
+            self.queue.get_nowait()
+            self._drop("shutdown")
+
+    async def replay(self, job: Job) -> dict[str, Any]:
+        """Send the shadow, compare, judge if configured; returns the ledger row it wrote."""
+        record, backend = job.record, self.backends[job.target]
+        body = {k: v for k, v in job.body.items() if k not in ("stream", "stream_options")}
+        began = time.monotonic()
+        error: str | None = None
+        usage: Usage | None = None
+        shadow = Reply()
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                reply = await backend.send("chat", body, {}, False)
+            shadow, raw_usage = parse_reply(reply.body or b"")
+            usage = usage_of("chat", raw_usage)
+        except TimeoutError:
+            error = "timeout"
+        except UpstreamError as exc:
+            error = exc.kind
+        except ValueError:
+            error = "malformed"
+        latency = time.monotonic() - began
+        if error is not None:
+            self._drop("timeout" if error == "timeout" else "error")
+            verdict = Comparison(None, "none", f"shadow failed: {error}")
+            judged = None
+        else:
+            verdict = await self._compare(record.intent, job.body, job.live, shadow)
+            judged = await self._judge(record, job, shadow)
+            self.counts["compared"] += 1
+            if self.metrics is not None:
+                self.metrics.shadow_compared(
+                    record.intent, record.backend or "", job.target, verdict.agreed
+                )
+        row = self._row(job, verdict, latency, usage, judged, error)
+        if self.rows is not None:
+            self.rows.submit_row("shadow_comparisons", row)
+        return row
+
+    async def _compare(
+        self, intent: str, body: dict[str, Any], live: Reply, shadow: Reply
+    ) -> Comparison:
+        if intent == "coding":  # may run the request's tests in the sandbox: off the loop
+            return await asyncio.to_thread(compare, intent, body, live, shadow, self.execute)
+        return compare(intent, body, live, shadow)
+
+    async def _judge(self, record: Record, job: Job, shadow: Reply) -> str | None:
+        """A blind pairwise verdict from a third backend, if one is configured and allowed."""
+        name = self.settings.judge_backend
+        if not name or name in (record.backend, job.target) or name not in self.backends:
+            return None
+        if self.config.backend(name).tier != "local" and (
+            record.private or not self.settings.allow_cloud_targets
+        ):
+            return None
+        live_first = self.rng.random() < 0.5
+        question = judge_request(job.body, job.live, shadow, live_first)
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                reply = await self.backends[name].send("chat", question, {}, False)
+            return judge_verdict(orjson.loads(reply.body or b""), live_first)
+        except (TimeoutError, UpstreamError, ValueError) as exc:
+            log.info("shadow: judge %s gave no verdict (%s)", name, type(exc).__name__)
+            return None
+
+    def _row(
+        self,
+        job: Job,
+        verdict: Comparison,
+        latency: float,
+        usage: Usage | None,
+        judged: str | None,
+        error: str | None,
+    ) -> dict[str, Any]:
+        record = job.record
+        shadow_cost = 0.0
+        if usage is not None and self.pricing is not None:
+            shadow_record = Record(
+                request_id=record.request_id,
+                started_at=record.started_at,
+                route=record.route,
+                backend=job.target,
+                tier=self.config.backend(job.target).tier,
+                usage=usage,
+                duration_s=latency,
+            )
+            shadow_cost = self.pricing.price(shadow_record)[0]
+        return {
+            "ts": time.time(),
+            "request_id": record.request_id,
+            "intent": record.intent,
+            "route": record.route,
+            "live_backend": record.backend,
+            "shadow_backend": job.target,
+            "agreed": verdict.agreed,
+            "method": verdict.method,
+            "detail": verdict.detail[:300],
+            "live_latency_s": record.duration_s,
+            "shadow_latency_s": round(latency, 4),
+            "live_tokens": record.usage.prompt_tokens + record.usage.completion_tokens,
+            "shadow_tokens": (usage.prompt_tokens + usage.completion_tokens) if usage else None,
+            "live_cost_usd": record.cost_usd,
+            "shadow_cost_usd": shadow_cost,
+            "judge": judged,
+            "shadow_error": error,
+        }
+
+    def status(self) -> dict[str, Any]:
+        """The `shadow` section of `/v1/router/status`."""
+        return {
+            "queued": self.queue.qsize(),
+            "in_flight": self.in_flight,
+            "max_concurrency": self.settings.max_concurrency,
+            "counts": dict(self.counts),
+        }
+
+
+def install(components: Any) -> None:
+    """FEATURES installer: a call sink and a worker pool when any shadow rate is set."""
+    config: Config = components.config
+    if not any(r > 0 for r in [*config.shadow.rates.values(), *config.shadow.route_rates.values()]):
+        return
+    gateway = components.gateway
+    shadow = Shadow(
+        config,
+        components.backends,
+        rows=components.ledger,
+        metrics=components.metrics,
+        pricing=components.pricer,
+        states=lambda: gateway.state_source.states(),
+    )
+    gateway.call_sinks.append(shadow)
+    components.background.append(shadow.run)
+    components.closers.append(shadow.close)
+    components.status_sections["shadow"] = shadow.status

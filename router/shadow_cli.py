@@ -1,0 +1,90 @@
+"""`smf-router shadow report`: shadow agreement per intent and backend pair, with advice."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from router.config import Config, ConfigError, load
+from router.shadow_report import PairSummary, from_ledger, summarize
+
+app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
+
+
+def _config(path: Path | None) -> Config | None:
+    path = path or (
+        Path(os.environ["SMF_ROUTER_CONFIG"]) if "SMF_ROUTER_CONFIG" in os.environ else None
+    )
+    if path is None:
+        return None
+    try:
+        return load(path)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
+def _table(summaries: list[PairSummary]) -> Table:
+    table = Table(title="Shadow agreement (Wilson 95% interval)")
+    for name in (
+        "intent",
+        "live → shadow",
+        "n",
+        "agree",
+        "95% CI",
+        "p50 live/shadow s",
+        "$ live/shadow",
+        "judge",
+        "errors",
+    ):
+        table.add_column(name)
+    for s in summaries:
+        agree = f"{s.agreement:.0%}" if s.agreement is not None else "-"
+        judge = ", ".join(f"{k} {v}" for k, v in sorted(s.judge.items())) or "-"
+        table.add_row(
+            s.intent,
+            f"{s.live_backend} → {s.shadow_backend}",
+            str(s.samples),
+            agree,
+            f"{s.low:.0%}–{s.high:.0%}",
+            f"{s.live_p50_s or 0:.2f} / {s.shadow_p50_s or 0:.2f}",
+            f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f}",
+            judge,
+            str(s.errors),
+        )
+    return table
+
+
+@app.command("report")
+def report(
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Router config (ledger path, tiers).")
+    ] = None,
+    ledger: Annotated[Path | None, typer.Option("--ledger", help="Ledger directory.")] = None,
+    days: Annotated[int | None, typer.Option(help="Only the last N days.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""
+    from router.ledger import Ledger
+
+    cfg = _config(config)
+    directory = ledger or Path(cfg.ledger.path if cfg else "./var/ledger")
+    tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
+    with Ledger(directory) as store:
+        summaries = summarize(from_ledger(store, days), tiers)
+    if as_json:
+        typer.echo(json.dumps([s.as_dict() for s in summaries], indent=2))
+        return
+    console = Console()
+    if not summaries:
+        console.print("no shadow comparisons in the ledger yet")
+        return
+    console.print(_table(summaries))
+    for s in summaries:
+        console.print(s.recommendation)

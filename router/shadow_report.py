@@ -1,0 +1,156 @@
+"""The shadow report: per intent and backend pair, how often the shadow agreed, and advice.
+
+`summarize` turns ledger rows into `PairSummary` values (pure); `from_ledger` reads them.
+Agreement carries a Wilson 95% interval, so "41% ± 6% of 230" is honest about its sample;
+the recommendation only moves a route when the interval is clear of the threshold.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from router.gating import wilson_interval
+
+AGREE_THRESHOLD = 0.9
+"""Agreement a backend needs (lower bound) before the report says it could take the traffic."""
+
+MIN_SAMPLES = 20
+
+COLUMNS = (
+    "intent",
+    "live_backend",
+    "shadow_backend",
+    "agreed",
+    "live_latency_s",
+    "shadow_latency_s",
+    "live_cost_usd",
+    "shadow_cost_usd",
+    "judge",
+    "shadow_error",
+)
+
+
+@dataclass(frozen=True)
+class PairSummary:
+    intent: str
+    live_backend: str
+    shadow_backend: str
+    samples: int  # compared and decided (agreed is true or false)
+    agreed: int
+    undecided: int
+    errors: int
+    agreement: float | None
+    low: float
+    high: float
+    live_p50_s: float | None
+    shadow_p50_s: float | None
+    live_cost_usd: float
+    shadow_cost_usd: float
+    judge: Mapping[str, int] = field(default_factory=dict)
+    recommendation: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["judge"] = dict(self.judge)
+        return out
+
+
+def _p50(values: Sequence[float]) -> float | None:
+    return round(statistics.median(values), 4) if values else None
+
+
+def _pair(
+    key: tuple[str, str, str], rows: Sequence[Mapping[str, Any]], tiers: Mapping[str, str]
+) -> PairSummary:
+    decided = [r for r in rows if r.get("agreed") is not None]
+    errors = sum(1 for r in rows if r.get("shadow_error"))
+    agreed = sum(1 for r in decided if r["agreed"])
+    n = len(decided)
+    low, high = wilson_interval(agreed, n)
+    judge: dict[str, int] = {}
+    for r in rows:
+        if r.get("judge"):
+            judge[r["judge"]] = judge.get(r["judge"], 0) + 1
+    ok = [r for r in rows if not r.get("shadow_error")]
+    summary = PairSummary(
+        intent=key[0],
+        live_backend=key[1],
+        shadow_backend=key[2],
+        samples=n,
+        agreed=agreed,
+        undecided=len(rows) - n - errors,
+        errors=errors,
+        agreement=agreed / n if n else None,
+        low=low,
+        high=high,
+        live_p50_s=_p50(
+            [float(r["live_latency_s"]) for r in ok if r.get("live_latency_s") is not None]
+        ),
+        shadow_p50_s=_p50(
+            [float(r["shadow_latency_s"]) for r in ok if r.get("shadow_latency_s") is not None]
+        ),
+        live_cost_usd=round(sum(float(r.get("live_cost_usd") or 0) for r in ok), 6),
+        shadow_cost_usd=round(sum(float(r.get("shadow_cost_usd") or 0) for r in rows), 6),
+        judge=judge,
+    )
+    return _with_advice(summary, tiers)
+
+
+def summarize(
+    rows: Iterable[Mapping[str, Any]], tiers: Mapping[str, str] | None = None
+) -> list[PairSummary]:
+    """Group comparison rows by (intent, live, shadow) and summarise each group."""
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for row in rows:
+        key = (str(row["intent"]), str(row["live_backend"]), str(row["shadow_backend"]))
+        groups.setdefault(key, []).append(row)
+    return [_pair(key, groups[key], tiers or {}) for key in sorted(groups)]
+
+
+def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
+    """'math: local agrees with cloud on 41% ± 6% of 230 shadowed requests'."""
+    first, second = s.shadow_backend, s.live_backend
+    if tiers.get(s.live_backend) == "local" and tiers.get(s.shadow_backend) != "local":
+        first, second = second, first  # name the local backend first, whichever was live
+    if s.agreement is None:
+        return f"{s.intent}: no decided comparison between {first} and {second} yet"
+    plus_minus = (s.high - s.low) / 2
+    return (
+        f"{s.intent}: {first} agrees with {second} on {s.agreement:.0%} ± {plus_minus:.0%} "
+        f"of {s.samples} shadowed requests"
+    )
+
+
+def advice(s: PairSummary, tiers: Mapping[str, str], threshold: float = AGREE_THRESHOLD) -> str:
+    """What to do with the route, given the interval (never a move on a thin sample)."""
+    live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    if s.samples < MIN_SAMPLES:
+        return f"too few samples to decide (need {MIN_SAMPLES}); keep shadowing"
+    cheaper_shadow = tiers.get(shadow) == "local" and tiers.get(live) != "local"
+    if s.low >= threshold:
+        if cheaper_shadow:
+            return f"{shadow} could serve {intent}: consider routing {intent} to {shadow} first"
+        return f"keep {intent} on {live}"
+    if s.high < threshold:
+        if cheaper_shadow:
+            return f"keep {intent} on {live}"
+        prefer = s.judge.get("shadow", 0)
+        judged = sum(s.judge.values())
+        extra = f" (the judge preferred {shadow} in {prefer} of {judged})" if judged else ""
+        return f"{live} and {shadow} often disagree on {intent}: review {intent} on {live}{extra}"
+    return "not conclusive yet; keep shadowing"
+
+
+def _with_advice(s: PairSummary, tiers: Mapping[str, str]) -> PairSummary:
+    text = f"{headline(s, tiers)} — {advice(s, tiers)}"
+    return PairSummary(**{**asdict(s), "judge": dict(s.judge), "recommendation": text})
+
+
+def from_ledger(ledger: Any, since_days: int | None = None) -> list[dict[str, Any]]:
+    """Comparison rows from a `router.ledger.Ledger` (optionally only the last N days)."""
+    where = f"WHERE ts >= now()::TIMESTAMP - INTERVAL {int(since_days)} DAY" if since_days else ""
+    query = f"SELECT {', '.join(COLUMNS)} FROM shadow_comparisons {where}"
+    return [dict(zip(COLUMNS, row, strict=True)) for row in ledger.sql(query)]
