@@ -1,0 +1,223 @@
+"""Proxy overhead, side by side: the upstream directly, through smf-router, through LiteLLM's proxy.
+
+    .venv/bin/python tests/bench/bench_proxy.py [--requests 400] [--litellm PATH/TO/litellm]
+
+The upstream is the simulator with zero latency (a fast fake vLLM). Each target gets the
+same load at concurrency 1, 16, 64 and 256, plain and streamed (20 chunks). Reported:
+latency p50/p99, time to first byte of content (streams), requests/s, and the proxy
+process's CPU time per request (from /proc, user + system). Bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import yaml
+
+HERE = Path(__file__).resolve()
+REPO = HERE.parents[2]
+BIN = Path(sys.executable).parent
+CONCURRENCY = (1, 16, 64, 256)
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children that were waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(fields[i]) for i in (11, 12, 13, 14)) / TICKS
+
+
+def wait_up(url: str, deadline_s: float = 60) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise TimeoutError(url)
+
+
+@dataclass
+class Result:
+    latencies: list[float]
+    ttfts: list[float]
+    wall: float
+    errors: int
+
+
+async def load(url: str, model: str, stream: bool, concurrency: int, total: int) -> Result:
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Write a Python function that adds two numbers."}],
+        "max_tokens": 20,
+        "ignore_eos": True,
+        "stream": stream,
+    }
+    payload = json.dumps(body).encode()
+    latencies: list[float] = []
+    ttfts: list[float] = []
+    errors = 0
+    queue = iter(range(total))
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
+
+        async def worker() -> None:
+            nonlocal errors
+            for _ in queue:
+                began = time.perf_counter()
+                try:
+                    if not stream:
+                        response = await client.post("/chat/completions", content=payload,
+                                                     headers={"content-type": "application/json"})
+                        ok = response.status_code == 200
+                    else:
+                        first = None
+                        async with client.stream("POST", "/chat/completions", content=payload,
+                                                 headers={"content-type": "application/json"}) as response:
+                            ok = response.status_code == 200
+                            async for piece in response.aiter_raw():
+                                if first is None and b'"content"' in piece:
+                                    first = time.perf_counter() - began
+                        if first is not None:
+                            ttfts.append(first)
+                except httpx.HTTPError:
+                    ok = False
+                if ok:
+                    latencies.append(time.perf_counter() - began)
+                else:
+                    errors += 1
+
+        began = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))), timeout=300)
+        wall = time.perf_counter() - began
+    return Result(latencies, ttfts, wall, errors)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def start(argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})}, start_new_session=True)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=400, help="requests per cell (bounded)")
+    parser.add_argument("--litellm", default=str(Path.home() / ".cache/smf-bench-litellm/bin/litellm"))
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        sim_port = free_port()
+        procs.append(start([str(BIN / "smf-router"), "simulate", "--profile", "vllm", "--port", str(sim_port),
+                            "--model", "fake-model", "--max-num-seqs", "1024"]))
+        upstream = f"http://127.0.0.1:{sim_port}/v1"
+        wait_up(f"http://127.0.0.1:{sim_port}/health")
+
+        router_port = free_port()
+        config = {
+            "backends": [{"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}],
+            "routes": {i: ["local"] for i in ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")},
+            "ledger": {"path": str(tmp / "ledger")},
+            "server": {"log_level": "warning"},
+        }
+        (tmp / "router.yaml").write_text(yaml.safe_dump(config))
+        began = time.perf_counter()
+        router = start([str(BIN / "smf-router"), "serve", "--config", str(tmp / "router.yaml"), "--port", str(router_port)])
+        procs.append(router)
+        wait_up(f"http://127.0.0.1:{router_port}/readyz")
+        ready_s = time.perf_counter() - began
+        rss_mb = int(Path(f"/proc/{router.pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+        print(f"router: start to ready {ready_s:.2f} s, idle RSS {rss_mb:.0f} MB")
+
+        targets: dict[str, tuple[str, str, int | None]] = {
+            "direct": (upstream, "fake-model", None),
+            "smf-router": (f"http://127.0.0.1:{router_port}/v1", "auto", router.pid),
+        }
+        if Path(args.litellm).exists():
+            litellm_port = free_port()
+            (tmp / "litellm.yaml").write_text(yaml.safe_dump({
+                "model_list": [{"model_name": "fake-model", "litellm_params": {
+                    "model": "openai/fake-model", "api_base": upstream, "api_key": "x"}}],
+                "litellm_settings": {"drop_params": True, "telemetry": False},
+            }))
+            litellm = start([args.litellm, "--config", str(tmp / "litellm.yaml"), "--port", str(litellm_port),
+                             "--num_workers", "1"], env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+            procs.append(litellm)
+            wait_up(f"http://127.0.0.1:{litellm_port}/health/liveliness", 180)
+            targets["litellm-proxy"] = (f"http://127.0.0.1:{litellm_port}/v1", "fake-model", litellm.pid)
+        else:
+            print(f"(LiteLLM proxy not found at {args.litellm}; skipping it)")
+
+        rows = []
+        for stream in (False, True):
+            for concurrency in CONCURRENCY:
+                total = max(args.requests, concurrency * 2)
+                base: Result | None = None
+                for name, (url, model, pid) in targets.items():
+                    asyncio.run(load(url, model, stream, min(concurrency, 8), 20))  # warm up
+                    cpu0 = cpu_seconds(pid) if pid else 0.0
+                    result = asyncio.run(load(url, model, stream, concurrency, total))
+                    cpu = (cpu_seconds(pid) - cpu0) / max(1, len(result.latencies)) if pid else float("nan")
+                    if name == "direct":
+                        base = result
+                    assert base is not None
+                    rows.append({
+                        "mode": "stream" if stream else "plain", "c": concurrency, "target": name,
+                        "p50_ms": pct(result.latencies, 0.5) * 1000, "p99_ms": pct(result.latencies, 0.99) * 1000,
+                        "added_p50_ms": (pct(result.latencies, 0.5) - pct(base.latencies, 0.5)) * 1000,
+                        "added_ttft_p50_ms": (pct(result.ttfts, 0.5) - pct(base.ttfts, 0.5)) * 1000 if stream else float("nan"),
+                        "rps": len(result.latencies) / result.wall, "cpu_ms_per_req": cpu * 1000,
+                        "errors": result.errors,
+                    })
+                    r = rows[-1]
+                    print(f"{r['mode']:6} c={concurrency:<3} {name:13} p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:7.2f} ms  "
+                          f"added p50 {r['added_p50_ms']:6.2f} ms  added ttft {r['added_ttft_p50_ms']:6.2f} ms  "
+                          f"{r['rps']:7.0f} req/s  cpu {r['cpu_ms_per_req']:.2f} ms/req  errors {r['errors']}", flush=True)
+        (REPO / "test-artifacts").mkdir(exist_ok=True)
+        (REPO / "test-artifacts" / "bench_proxy.json").write_text(json.dumps(
+            {"ready_s": ready_s, "idle_rss_mb": rss_mb, "rows": rows}, indent=1))
+    finally:
+        for process in procs:
+            stop(process)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
