@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--code-tokens-per-s", type=float, default=None)
     p.add_argument("--fault", default=None, help="default fault for every request, NAME[:ARG]")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--keep-last-request", action="store_true", help="show it at /sim/stats")
     return p
 
 
@@ -39,6 +40,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         code_tokens_per_s=args.code_tokens_per_s,
         fault=args.fault,
         seed=args.seed,
+        keep_last_request=args.keep_last_request,
     )
 
 

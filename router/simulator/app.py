@@ -15,7 +15,7 @@ import orjson
 
 from router.simulator import endpoints, playback
 from router.simulator.answer import compose, rng_for
-from router.simulator.canary import CanaryBook, CaseLike, shipped_cases
+from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
 from router.simulator.completions import CompletionsApi
@@ -56,7 +56,7 @@ class Simulator:
         )
         self.stats = Stats()
         self.control = Control.from_settings(settings)
-        self.book = CanaryBook(shipped_cases() if cases is None else cases, self.control.quality)
+        self.book = CanaryBook(cases, self.control.quality)
         self._rng = random.Random(settings.seed)
         self._ids = random.Random(settings.seed + 1)
         self.server = HttpServer(self.handle)
@@ -118,7 +118,10 @@ class Simulator:
 
     async def _generate(self, api: Api, flavor: Flavor, req: Request, resp: Response) -> None:
         endpoints.authorize(self, req, flavor)
-        ask = api.parse(endpoints.parse_json(req.body), flavor)
+        body = endpoints.parse_json(req.body)
+        if self.settings.keep_last_request:  # prompts are kept only when asked to
+            self.stats.last_request = body
+        ask = api.parse(body, flavor)
         model, from_model = split_model(ask.model)
         fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:

@@ -59,12 +59,22 @@ def shipped_cases() -> list[CaseLike]:
 class CanaryBook:
     """Prompt → case, with a per-suite quality that tests may change at runtime."""
 
-    def __init__(self, cases: Iterable[CaseLike], quality: dict[str, float]) -> None:
-        self.cases = {c.prompt.strip(): c for c in cases if c.reference is not None}
+    def __init__(self, cases: Iterable[CaseLike] | None, quality: dict[str, float]) -> None:
+        """`cases=None` loads the shipped suites lazily, on the first lookup (start fast)."""
+        self._given = cases
+        self._cases: dict[str, CaseLike] | None = None
         self.quality = quality  # shared with the runtime control state, not copied
 
+    @property
+    def cases(self) -> dict[str, CaseLike]:
+        if self._cases is None:
+            given = shipped_cases() if self._given is None else self._given
+            self._cases = {c.prompt.strip(): c for c in given if c.reference is not None}
+        return self._cases
+
     def find(self, user: str) -> CaseLike | None:
-        return self.cases.get(user.strip()) if self.cases else None
+        cases = self.cases
+        return cases.get(user.strip()) if cases else None
 
     def answer(self, case: CaseLike, prompt: Prompt, rng: random.Random) -> Reply:
         right = rng.random() < self.quality.get(case.suite, 1.0)

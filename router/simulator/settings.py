@@ -45,6 +45,7 @@ class SimSettings:
     api_key: str | None = None
     accept_any_model: bool = False
     kv_cache_tokens: int = 524288
+    keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:

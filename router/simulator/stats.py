@@ -22,6 +22,7 @@ class Stats:
         self.prompt_tokens = 0
         self.generation_tokens = 0
         self.finished: Counter[str] = Counter()
+        self.last_request: dict[str, Any] | None = None
 
     def as_dict(self, capacity: Capacity) -> dict[str, Any]:
         return {
@@ -33,7 +34,7 @@ class Stats:
             "generation_tokens": self.generation_tokens,
             "running": capacity.running,
             "waiting": capacity.waiting,
-        }
+        } | ({"last_request": self.last_request} if self.last_request is not None else {})
 
 
 def _metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> str:

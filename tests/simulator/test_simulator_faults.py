@@ -204,6 +204,16 @@ def test_runtime_default_fault_rates_and_reset(start_sim: Callable[..., SimThrea
     assert HTTP.get(sim.url + "/sim/stats").json()["requests"] == 1
 
 
+def test_last_request_is_kept_only_when_asked(start_sim: Callable[..., SimThread]) -> None:
+    quiet = start_sim()
+    post(quiet)
+    assert "last_request" not in HTTP.get(quiet.url + "/sim/stats").json()
+    keeper = start_sim(keep_last_request=True)
+    HTTP.post(keeper.url + "/v1/chat/completions", json=body() | {"top_k": 5, "seed": 7})
+    last = HTTP.get(keeper.url + "/sim/stats").json()["last_request"]
+    assert (last["top_k"], last["seed"]) == (5, 7)
+
+
 def test_every_fault_has_a_test_here() -> None:
     source = Path(__file__).read_text()
     assert all(f'"{name}' in source or f"+{name}" in source for name in FAULTS)
