@@ -44,6 +44,8 @@ REPLY_TOOL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"
 REPLY_AFTER_TOOL = "The weather in Paris is sunny."
 
 # ChatML + Qwen2.5/Hermes-style tools section. Works with `--tool-call-parser hermes`.
+# Like Qwen3, `chat_template_kwargs: {"enable_thinking": false}` appends an empty think block,
+# so a test can see (in prompt_tokens) that the kwargs reached the template.
 CHAT_TEMPLATE = r"""{%- if tools %}
 {{- '<|im_start|>system\n' }}
 {%- if messages[0].role == 'system' %}{{- messages[0].content + '\n\n' }}{%- endif %}
@@ -72,7 +74,9 @@ CHAT_TEMPLATE = r"""{%- if tools %}
 {{- '<|im_start|>user\n<tool_response>\n' + message.content + '\n</tool_response><|im_end|>\n' }}
 {%- endif %}
 {%- endfor %}
-{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}
+{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\n\n</think>\n\n' }}{%- endif %}
+{%- endif %}
 """
 
 WORDS = (  # noqa: SIM905

@@ -13,6 +13,7 @@ from vllm_process import (
     VllmServer,
     ensure_model,
     ensure_vllm,
+    external_port,
     model_dir,
     venv_dir,
 )
@@ -24,6 +25,10 @@ FIRST_TEST_TIMEOUT_S = INSTALL_BUDGET_S + START_BUDGET_S + 60
 @pytest.fixture(scope="session")
 def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VllmServer]:
     """A healthy vLLM server for the whole session; yields it (`.base_url`, `.pid`, ...)."""
+    port = external_port()
+    if port is not None:
+        yield VllmServer(Path("vllm"), Path("model"), Path("/dev/null"), port, external=True)
+        return
     venv = venv_dir()
     vllm = ensure_vllm(venv)
     model = ensure_model(venv, model_dir())

@@ -1,0 +1,120 @@
+"""smf-router and a simulated cloud as real subprocesses, started with the documented CLI.
+
+`smf-router serve --config FILE --port P` with vLLM as `local` and
+`smf-router simulate --profile cloud --port P` as `cloud`: the same commands an operator
+runs, so the suite proves the shipped entry points, not an in-process shortcut.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from vllm_process import MODEL_NAME, free_port
+
+BIN = Path(sys.executable).parent
+SMF_ROUTER = str(BIN / "smf-router")
+CLOUD_MODEL = "gpt-4o"
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+
+
+def wait_until_up(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60.0) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: process exited with {proc.returncode}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} not up after {deadline_s} s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM by PID (the router drains and flushes its ledger), SIGKILL if it hangs."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def router_config(vllm_url: str, cloud_url: str, ledger: Path) -> dict[str, Any]:
+    """`local` = the real vLLM (no configured window: its own 400 must drive the fallback),
+    `cloud` = the simulator; every intent tries local first."""
+    timeouts = {"connect_s": 2, "first_token_s": 60, "idle_s": 60, "total_s": 120}
+    return {
+        "backends": [
+            {"name": "local", "tier": "local", "base_url": f"{vllm_url}/v1",
+             "model": MODEL_NAME, "timeouts": timeouts},
+            {"name": "cloud", "tier": "cloud", "base_url": f"{cloud_url}/v1",
+             "model": CLOUD_MODEL, "timeouts": timeouts},
+        ],
+        "routes": {intent: ["local", "cloud"] for intent in INTENTS},
+        "ledger": {"path": str(ledger), "flush_interval_s": 0.2},
+        "server": {"log_level": "warning"},
+    }  # fmt: skip
+
+
+@dataclass
+class Stack:
+    """The router (`url` ends in /v1) in front of vLLM and the simulated cloud."""
+
+    url: str
+    root: str
+    cloud_root: str
+    ledger: Path
+    router: subprocess.Popen[bytes]
+    cloud: subprocess.Popen[bytes]
+
+    def close(self) -> None:
+        stop(self.router)
+        stop(self.cloud)
+
+
+def start_stack(vllm_url: str, work: Path) -> Stack:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    cloud_port, router_port = free_port(), free_port()
+    cloud_root = f"http://127.0.0.1:{cloud_port}"
+    cloud = subprocess.Popen(
+        [SMF_ROUTER, "simulate", "--profile", "cloud", "--port", str(cloud_port),
+         "--model", CLOUD_MODEL],
+        stdout=(work / "cloud.log").open("wb"), stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    wait_until_up(f"{cloud_root}/v1/models", cloud)
+    config = work / "router.yaml"
+    config.write_text(yaml.safe_dump(router_config(vllm_url, cloud_root, work / "ledger")))
+    router = subprocess.Popen(
+        [SMF_ROUTER, "serve", "--config", str(config), "--port", str(router_port)],
+        stdout=(work / "router.log").open("wb"), stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    root = f"http://127.0.0.1:{router_port}"
+    try:
+        wait_until_up(f"{root}/readyz", router)
+    except (RuntimeError, TimeoutError):
+        stop(cloud)
+        stop(router)
+        raise RuntimeError((work / "router.log").read_text()[-3000:]) from None
+    return Stack(f"{root}/v1", root, cloud_root, work / "ledger", router, cloud)
+
+
+def vllm_counters(vllm_url: str) -> tuple[float, float]:
+    """(vllm:prompt_tokens_total, vllm:generation_tokens_total) right now."""
+    values = {"vllm:prompt_tokens_total": 0.0, "vllm:generation_tokens_total": 0.0}
+    for line in httpx.get(f"{vllm_url}/metrics", timeout=10).text.splitlines():
+        name = line.split("{", 1)[0]
+        if name in values:
+            values[name] += float(line.rsplit(" ", 1)[1])
+    return values["vllm:prompt_tokens_total"], values["vllm:generation_tokens_total"]
