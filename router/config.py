@@ -146,6 +146,7 @@ class CanarySettings(Strict):
 class ResilienceSettings(Strict):
     """Circuit breaking, probing, capacity overflow and sticky conversations."""
 
+    enabled: bool = True  # off: every backend presumed healthy and free (read at start)
     failure_threshold: int = Field(3, ge=1)  # consecutive failures that open a circuit
     open_s: float = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
     max_open_s: float = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend

@@ -245,6 +245,8 @@ class Resilience:
 
 def install(components: Components) -> None:
     """Make resilience the gateway's state source; wraps whatever source was there."""
+    if not components.config.resilience.enabled:
+        return
     resilience = Resilience(components, inner=components.gateway.state_source)
     components.gateway.state_source = resilience
     components.gateway.dispatcher.observers.append(resilience)
