@@ -1,31 +1,30 @@
 """Prometheus metrics: what the router counts, and the one place their names are defined.
 
 Every label value comes from a closed set (intents, outcomes, error kinds, tiers) or from the
-config (backend, route, suite names); nothing a caller sends becomes a label. Label children
-are cached per label tuple, because `.labels()` costs more than the increment it resolves.
+config (backend, route, suite names); nothing a caller sends becomes a label. The values
+live in `router.metric_store` (lock-free dicts, updated from the event loop thread), because
+prometheus_client's objects cost more per request and per scrape than the budget allows.
 `docs/metrics.md` documents each metric; a test keeps that page, this code and the dashboards
 in agreement.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from itertools import pairwise
-from typing import Any, Literal, Protocol, get_args
+from typing import Literal, Protocol, get_args
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
-from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector
+from prometheus_client import CollectorRegistry
 
 from classifier.intent import INTENTS
+from router.metric_store import Family, FamilyCollector, HistogramFamily, render
 from router.record import AttemptOutcome, ErrorKind, Outcome, Record
 
 P = "smf_router_"
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 # LLM-sized buckets (prometheus_client's defaults stop at 10 s; see FACTS.md).
-TTFT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120)
-DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200)
+TTFT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200)
 TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 1)
 CONFIDENCE_BUCKETS = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 CLASSIFY_BUCKETS = (5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1)
@@ -70,61 +69,33 @@ def _name(value: str | None) -> str:
     return value or "none"
 
 
-class _LedgerCollector(Collector):
-    """Reads the ledger writer's counters at scrape time."""
-
-    def __init__(self) -> None:
-        self.source: LedgerSource | None = None
-
-    def describe(self) -> Iterable[Metric]:
-        return list(self._families(None))
-
-    def collect(self) -> Iterable[Metric]:
-        return list(self._families(self.source)) if self.source is not None else []
-
-    @staticmethod
-    def _families(src: LedgerSource | None) -> Iterable[Metric]:
-        def val(attr: str) -> float | None:
-            return None if src is None else float(getattr(src, attr))
-
-        yield GaugeMetricFamily(
-            P + "ledger_queue_depth", "Records waiting to be written.", val("queue_depth")
-        )
-        yield GaugeMetricFamily(
-            P + "ledger_last_flush_seconds",
-            "How long the last ledger flush took.",
-            val("last_flush_seconds"),
-        )
-        yield CounterMetricFamily(
-            P + "ledger_dropped_records", "Records the ledger had to drop.", val("dropped_total")
-        )
-        yield CounterMetricFamily(
-            P + "ledger_written_records", "Records written to the ledger.", val("written_total")
-        )
-
-
 class Metrics:
-    """The router's metrics, on its own registry (a fresh one per test)."""
+    """The router's metrics. Call its methods from the event loop thread; `render()` may run
+    anywhere. The families are also registered on `registry` (a fresh one per test)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
-        self._cache: dict[tuple[Any, ...], Any] = {}
+        self._families: list[Family] = []
+        self._ledger_source: LedgerSource | None = None
         self._define_requests()
         self._define_backends()
         self._define_quality()
-        self._ledger = _LedgerCollector()
-        self.registry.register(self._ledger)
+        self._define_ledger()
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.registry.register(FamilyCollector(self._families, self._read_ledger))
 
-    def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Counter:
-        return Counter(P + name, doc, labels, registry=self.registry)
+    def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
+        self._families.append(Family(P + name, doc, "counter", labels))
+        return self._families[-1]
 
-    def _gauge(self, name: str, doc: str, labels: tuple[str, ...]) -> Gauge:
-        return Gauge(P + name, doc, labels, registry=self.registry)
+    def _gauge(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
+        self._families.append(Family(P + name, doc, "gauge", labels))
+        return self._families[-1]
 
     def _histogram(
         self, name: str, doc: str, labels: tuple[str, ...], buckets: tuple[float, ...]
-    ) -> Histogram:
-        return Histogram(P + name, doc, labels, registry=self.registry, buckets=buckets)
+    ) -> HistogramFamily:
+        self._families.append(HistogramFamily(P + name, doc, labels, buckets))
+        return self._families[-1]  # type: ignore[return-value]
 
     def _define_requests(self) -> None:
         where = ("intent", "route", "backend", "tier")
@@ -230,30 +201,38 @@ class Metrics:
             "shadow_dropped_total", "Shadow replays not sent.", ("reason",)
         )
 
-    def _child(self, metric: Any, *labels: str) -> Any:
-        key = (id(metric), *labels)
-        child = self._cache.get(key)
-        if child is None:
-            child = self._cache[key] = metric.labels(*labels)
-        return child
+    def _define_ledger(self) -> None:
+        self.ledger_queue = self._gauge("ledger_queue_depth", "Records waiting to be written.", ())
+        self.ledger_flush = self._gauge(
+            "ledger_last_flush_seconds", "How long the last ledger flush took.", ()
+        )
+        self.ledger_dropped = self._counter(
+            "ledger_dropped_records_total", "Records the ledger had to drop.", ()
+        )
+        self.ledger_written = self._counter(
+            "ledger_written_records_total", "Records written to the ledger.", ()
+        )
+
+    def _read_ledger(self) -> None:
+        """Copy the ledger writer's numbers into their families, at scrape time."""
+        src = self._ledger_source
+        if src is None:
+            return
+        self.ledger_queue.set((), float(src.queue_depth))
+        self.ledger_flush.set((), float(src.last_flush_seconds))
+        self.ledger_dropped.set((), float(src.dropped_total))
+        self.ledger_written.set((), float(src.written_total))
 
     def attempt_started(self, backend: str, tier: str) -> None:
-        self._child(self.inflight, backend, tier).inc()
+        self.inflight.inc((backend, tier))
 
     def attempt_finished(
-        self,
-        backend: str,
-        tier: str,
-        outcome: str,
-        error_kind: str | None = None,
-        seconds: float | None = None,
+        self, backend: str, tier: str, outcome: str, error_kind: str | None = None
     ) -> None:
-        """End an attempt begun with `attempt_started`; `seconds` adds to the duration histogram."""
+        """End an attempt begun with `attempt_started` (its duration comes from the record)."""
+        self.inflight.inc((backend, tier), -1)
         out = _closed(outcome, ATTEMPT_OUTCOMES)
-        self._child(self.inflight, backend, tier).dec()
-        self._child(self.attempts, backend, tier, out, _closed(error_kind, ERROR_KINDS)).inc()
-        if seconds is not None:
-            self._child(self.attempt_time, backend, tier, out).observe(seconds)
+        self.attempts.inc((backend, tier, out, _closed(error_kind, ERROR_KINDS)))
 
     def record_finished(self, record: Record) -> None:
         """Count one finished client request from its record."""
@@ -261,50 +240,51 @@ class Metrics:
         tier, route = _name(record.tier), _name(record.route)
         stream = "true" if record.stream else "false"
         outcome = _closed(record.outcome, OUTCOMES)
-        self._child(self.requests, intent, route, backend, tier, outcome, stream).inc()
+        self.requests.inc((intent, route, backend, tier, outcome, stream))
         if outcome != "ok":
             kind = _closed(record.error_kind, ERROR_KINDS)
-            self._child(self.errors, intent, outcome, kind).inc()
-        self._count_fallbacks(record)
-        self._child(self.duration, intent, backend, tier, stream).observe(record.duration_s)
+            self.errors.inc((intent, outcome, kind))
+        self._count_attempts(record)
+        self.duration.observe((intent, backend, tier, stream), record.duration_s)
         if record.ttft_s is not None:
-            self._child(self.ttft, intent, backend, tier).observe(record.ttft_s)
+            self.ttft.observe((intent, backend, tier), record.ttft_s)
             out = record.usage.completion_tokens
             if out > 1 and record.duration_s > record.ttft_s:
                 per_token = (record.duration_s - record.ttft_s) / (out - 1)
-                self._child(self.tpot, backend, tier).observe(per_token)
+                self.tpot.observe((backend, tier), per_token)
         self._count_money(record, (intent, route, backend, tier))
 
     def _count_money(self, record: Record, where: tuple[str, ...]) -> None:
+        """Tokens and dollars; zero increments still create the series, so panels show 0."""
         usage = record.usage
-        if usage.prompt_tokens:
-            self._child(self.prompt_tokens, *where).inc(usage.prompt_tokens)
-        if usage.completion_tokens:
-            self._child(self.completion_tokens, *where).inc(usage.completion_tokens)
-        if record.cost_usd > 0:
-            self._child(self.cost, *where).inc(record.cost_usd)
-        if record.counterfactual_usd > 0:
-            self._child(self.counterfactual, *where).inc(record.counterfactual_usd)
-        saved = record.counterfactual_usd - record.cost_usd
-        if record.tier == "local" and saved > 0:
+        self.prompt_tokens.inc(where, usage.prompt_tokens)
+        self.completion_tokens.inc(where, usage.completion_tokens)
+        self.cost.inc(where, max(0.0, record.cost_usd))
+        self.counterfactual.inc(where, max(0.0, record.counterfactual_usd))
+        if record.tier == "local":
             # A local request that cost more than the cloud would have offloaded nothing;
             # the exact net is counterfactual_usd_total - cost_usd_total.
-            self._child(self.offloaded, *where).inc(saved)
+            saved = record.counterfactual_usd - record.cost_usd
+            self.offloaded.inc(where, max(0.0, saved))
 
-    def _count_fallbacks(self, record: Record) -> None:
+    def _count_attempts(self, record: Record) -> None:
+        """Attempt durations, and each move from a failed backend to the next one."""
         tried = [a for a in record.attempts if a.outcome != "skipped"]
+        for a in tried:
+            out = _closed(a.outcome, ATTEMPT_OUTCOMES)
+            self.attempt_time.observe((a.backend, a.tier, out), a.duration_s)
         for prev, nxt in pairwise(tried):
             reason = _closed(prev.error_kind, ERROR_KINDS, empty="other")
-            self._child(self.fallbacks, prev.backend, nxt.backend, reason).inc()
+            self.fallbacks.inc((prev.backend, nxt.backend, reason))
 
     def classified(self, label: str, confidence: float, seconds: float) -> None:
-        self._child(self.confidence, _intent(label)).observe(confidence)
-        self.classify_time.observe(seconds)
+        self.confidence.observe((_intent(label),), confidence)
+        self.classify_time.observe((), seconds)
 
     def backend_state(self, backend: str, tier: str, up: bool, circuit: Circuit) -> None:
-        self._child(self.up, backend, tier).set(1 if up else 0)
+        self.up.set((backend, tier), 1 if up else 0)
         for state in CIRCUIT_STATES:
-            self._child(self.circuit, backend, tier, state).set(1 if state == circuit else 0)
+            self.circuit.set((backend, tier, state), 1 if state == circuit else 0)
 
     def capacity(
         self,
@@ -320,30 +300,31 @@ class Metrics:
             (self.kv_cache, kv_cache_usage),
         ):
             if value is not None:
-                self._child(gauge, backend).set(value)
+                gauge.set((backend,), value)
 
     def set_ledger_source(self, source: LedgerSource | None) -> None:
-        self._ledger.source = source
+        self._ledger_source = source
 
     def canary_result(
         self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
     ) -> None:
-        self._child(self.canary_pass, backend, suite).set(pass_ratio)
-        self._child(self.canary_floor, backend, suite).set(floor)
-        self._child(self.canary_last, backend, suite).set(ts)
+        self.canary_pass.set((backend, suite), pass_ratio)
+        self.canary_floor.set((backend, suite), floor)
+        self.canary_last.set((backend, suite), ts)
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
-        self._child(self.gated, backend, _intent(intent)).set(1 if gated else 0)
+        self.gated.set((backend, _intent(intent)), 1 if gated else 0)
 
     def shadow_compared(
         self, intent: str, live_backend: str, shadow_backend: str, agreed: bool | None
     ) -> None:
         result = "undecided" if agreed is None else ("agreed" if agreed else "disagreed")
-        self._child(self.shadow, _intent(intent), live_backend, shadow_backend, result).inc()
+        self.shadow.inc((_intent(intent), live_backend, shadow_backend, result))
 
     def shadow_dropped(self, reason: str) -> None:
-        self._child(self.shadow_drops, _closed(reason, SHADOW_DROP_REASONS)).inc()
+        self.shadow_drops.inc((_closed(reason, SHADOW_DROP_REASONS),))
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type, for `GET /metrics`."""
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+        self._read_ledger()
+        return render(self._families).encode(), CONTENT_TYPE

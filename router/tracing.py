@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import logging
 import os
+import random
+import re
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from router.record import Record
+from router.span_export import CLIENT, INTERNAL, SERVER, SpanRecord, SpanShipper
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -39,20 +43,54 @@ class _NoSpan:
 
 
 NO_SPAN: Any = _NoSpan()
+_TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
+
+
+class Sampler:
+    """`OTEL_TRACES_SAMPLER` (and `_ARG`), decided once per trace from plain integers."""
+
+    def __init__(self, name: str = "parentbased_always_on", arg: str | None = None) -> None:
+        self.parent_based = name.startswith("parentbased_")
+        root = name.removeprefix("parentbased_")
+        ratio = {"always_on": 1.0, "always_off": 0.0}.get(root)
+        if ratio is None:
+            if root != "traceidratio":
+                log.warning("sampler %r is not supported; sampling everything", name)
+                ratio = 1.0
+            else:
+                ratio = _ratio(arg)
+        self._bound = round(ratio * (1 << 64))
+
+    def sampled(self, trace_id: int, parent_sampled: bool | None) -> bool:
+        if self.parent_based and parent_sampled is not None:
+            return parent_sampled
+        return (trace_id & 0xFFFFFFFFFFFFFFFF) < self._bound
+
+
+def _ratio(arg: str | None) -> float:
+    try:
+        return min(1.0, max(0.0, float(arg if arg is not None else 1.0)))
+    except ValueError:
+        return 1.0
 
 
 class Tracing:
-    """Starts and ends the router's spans; a disabled instance does nothing at all."""
+    """Starts and ends the router's spans; a disabled instance does nothing at all.
 
-    def __init__(self, tracer: Any = None, provider: Any = None, propagator: Any = None) -> None:
-        self._tracer = tracer
-        self._provider = provider
-        self._propagator = propagator
+    Spans are recorded as `SpanRecord`s (ids, times, attributes) and exported by a
+    `SpanShipper` thread: the OpenTelemetry SDK's own span objects cost more per span than
+    the whole per-request budget (see docs/benchmarks.md).
+    """
+
+    def __init__(self, shipper: SpanShipper | None = None, sampler: Sampler | None = None) -> None:
+        self._shipper = shipper
+        self._sampler = sampler or Sampler()
+        self._rand = random.Random()
         self.providers: dict[str, str] = {}  # backend name -> gen_ai.provider.name
 
     @property
     def enabled(self) -> bool:
-        return self._tracer is not None
+        return self._shipper is not None
 
     @classmethod
     def disabled(cls) -> Tracing:
@@ -75,9 +113,6 @@ class Tracing:
     def _build(cls, endpoint: str, env: Mapping[str, str]) -> Tracing:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
         protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get(
             "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"
@@ -85,26 +120,35 @@ class Tracing:
         if protocol != "http/protobuf":
             log.warning("OTLP protocol %r is not supported; using http/protobuf", protocol)
         attrs = {} if env.get("OTEL_SERVICE_NAME") else {"service.name": "smf-router"}
-        provider = TracerProvider(resource=Resource.create(attrs))
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
-        tracer = provider.get_tracer("smf-router")
+        shipper = SpanShipper(OTLPSpanExporter(endpoint=endpoint), Resource.create(attrs), env)
+        sampler = Sampler(
+            env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
+            env.get("OTEL_TRACES_SAMPLER_ARG"),
+        )
         log.info("tracing on: OTLP/HTTP export to %s", endpoint)
-        return cls(tracer, provider, TraceContextTextMapPropagator())
+        return cls(shipper, sampler)
 
     def start_request(
         self, api: str, requested_model: str, headers: Mapping[str, str] | None = None
     ) -> Any:
         """The server span of one client request; continues the caller's `traceparent`."""
-        if self._tracer is None:
+        if self._shipper is None:
             return NO_SPAN
-        from opentelemetry.trace import SpanKind
-
         operation = _OPERATIONS.get(api, "chat")
-        context = self._propagator.extract(dict(headers)) if headers else None
-        return self._tracer.start_span(
-            f"{operation} {requested_model}".strip(),
-            context=context,
-            kind=SpanKind.SERVER,
+        parent = _parse_traceparent(headers.get("traceparent") if headers else None)
+        if parent is None:
+            trace_id, parent_id, parent_sampled = self._rand.getrandbits(128) or 1, None, None
+        else:
+            trace_id, parent_id, parent_sampled = parent
+        return SpanRecord(
+            name=f"{operation} {requested_model}".strip(),
+            trace_id=trace_id,
+            span_id=self._rand.getrandbits(64) or 1,
+            parent_id=parent_id,
+            kind=SERVER,
+            start_ns=time.time_ns(),
+            sampled=self._sampler.sampled(trace_id, parent_sampled),
+            remote_parent=parent is not None,
             attributes={
                 "gen_ai.operation.name": operation,
                 "gen_ai.request.model": requested_model,
@@ -113,18 +157,22 @@ class Tracing:
 
     def start_child(self, parent: Any, name: str, attributes: Attributes | None = None) -> Any:
         """A child span: "classify", "attempt <backend>" (a client span) or "ledger"."""
-        if self._tracer is None or parent is NO_SPAN:
+        if parent is NO_SPAN:
             return NO_SPAN
-        from opentelemetry.trace import SpanKind, set_span_in_context
-
-        kind = SpanKind.CLIENT if name.startswith("attempt ") else SpanKind.INTERNAL
-        return self._tracer.start_span(
-            name, context=set_span_in_context(parent), kind=kind, attributes=attributes
+        return SpanRecord(
+            name=name,
+            trace_id=parent.trace_id,
+            span_id=self._rand.getrandbits(64) or 1,
+            parent_id=parent.span_id,
+            kind=CLIENT if name.startswith("attempt ") else INTERNAL,
+            start_ns=time.time_ns(),
+            sampled=parent.sampled,
+            attributes=dict(attributes) if attributes else {},
         )
 
     def start_attempt(self, parent: Any, backend: str, tier: str, model: str) -> Any:
         """The client span of one backend call, with the GenAI provider and model."""
-        if self._tracer is None or parent is NO_SPAN:
+        if parent is NO_SPAN:
             return NO_SPAN
         attrs = {
             "gen_ai.provider.name": self.providers.get(backend, backend),
@@ -138,24 +186,23 @@ class Tracing:
         self, span: Any, attributes: Attributes | None = None, error: str | None = None
     ) -> None:
         """End a span; `error` (an error kind) marks it failed and sets `error.type`."""
-        if span is NO_SPAN:
+        if span is NO_SPAN or span.end_ns:
             return
         if attributes:
-            span.set_attributes(attributes)
+            span.attributes.update(attributes)
         if error:
-            from opentelemetry.trace import Status, StatusCode
-
-            span.set_attribute("error.type", error)
-            span.set_status(Status(StatusCode.ERROR, error))
-        span.end()
+            span.error = error
+            span.attributes["error.type"] = error
+        span.end_ns = time.time_ns()
+        if span.sampled and self._shipper is not None:
+            self._shipper.submit(span)
 
     def inject(self, span: Any, headers: dict[str, str]) -> None:
         """Add `traceparent` for the backend call made under `span`."""
         if span is NO_SPAN:
             return
-        from opentelemetry.trace import set_span_in_context
-
-        self._propagator.inject(headers, context=set_span_in_context(span))
+        flags = "01" if span.sampled else "00"
+        headers["traceparent"] = f"00-{span.trace_id:032x}-{span.span_id:016x}-{flags}"
 
     def finish_request(
         self, span: Any, record: Record, finish_reasons: Sequence[str] | None = None
@@ -168,9 +215,22 @@ class Tracing:
 
     def shutdown(self) -> None:
         """Flush buffered spans and stop the exporter (at process exit)."""
-        if self._provider is not None:
-            self._provider.shutdown()
-            self._provider = self._tracer = None
+        if self._shipper is not None:
+            self._shipper.shutdown()
+            self._shipper = None
+
+
+def _parse_traceparent(value: str | None) -> tuple[int, int, bool] | None:
+    """(trace id, parent span id, sampled) from a W3C `traceparent`, None when absent or bad."""
+    if not value:
+        return None
+    match = _TRACEPARENT.match(value.strip().lower())
+    if match is None:
+        return None
+    trace_id, span_id = int(match.group(1), 16), int(match.group(2), 16)
+    if not trace_id or not span_id:
+        return None
+    return trace_id, span_id, bool(int(match.group(3), 16) & 1)
 
 
 def record_attributes(

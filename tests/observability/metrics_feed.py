@@ -28,7 +28,7 @@ def feed(metrics: Metrics, n: int) -> None:
     for i, intent in enumerate(INTENTS):
         local_first = i % 2 == 0
         attempts = [
-            Attempt("local", "local", outcome="error", error_kind="overloaded"),
+            Attempt("local", "local", outcome="error", error_kind="overloaded", duration_s=0.3),
             Attempt("cloud", "cloud"),
         ]
         served = attempts[1] if local_first else Attempt("local", "local")
@@ -51,7 +51,7 @@ def feed(metrics: Metrics, n: int) -> None:
         metrics.classified(intent, 0.8, 0.0003)
         for a in record.attempts:
             metrics.attempt_started(a.backend, a.tier)
-            metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind, 0.7)
+            metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind)
         metrics.shadow_compared(intent, "cloud", "local", agreed=i % 2 == 0)
     failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
     failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502

@@ -88,6 +88,9 @@ def test_fallback_counted_from_failed_to_next_with_its_error_kind(metrics: Metri
     assert value(metrics, fb, from_backend="local", to_backend="cloud", reason="unreachable") == 1
     assert value(metrics, fb, from_backend="cloud", to_backend="cloud2", reason="other") == 1
     assert value(metrics, fb, from_backend="gpu2", to_backend="local", reason="other") is None
+    durations = "smf_router_attempt_duration_seconds_count"
+    assert value(metrics, durations, backend="local", tier="local", outcome="error") == 1
+    assert value(metrics, durations, backend="gpu2", tier="local", outcome="skipped") is None
 
 
 def test_failed_request_counts_error_kind_and_unknown_labels_are_closed(metrics: Metrics) -> None:
@@ -132,7 +135,7 @@ def test_attempts_track_inflight_and_outcomes(metrics: Metrics) -> None:
     assert (
         value(metrics, "smf_router_backend_inflight_requests", backend="local", tier="local") == 2
     )
-    metrics.attempt_finished("local", "local", "error", "overloaded", seconds=0.2)
+    metrics.attempt_finished("local", "local", "error", "overloaded")
     metrics.attempt_finished("local", "local", "ok")
     assert (
         value(metrics, "smf_router_backend_inflight_requests", backend="local", tier="local") == 0
@@ -143,8 +146,6 @@ def test_attempts_track_inflight_and_outcomes(metrics: Metrics) -> None:
         == 1
     )
     assert value(metrics, a, backend="local", tier="local", outcome="ok", error_kind="none") == 1
-    count = "smf_router_attempt_duration_seconds_count"
-    assert value(metrics, count, backend="local", tier="local", outcome="error") == 1
 
 
 def test_backend_state_sets_exactly_one_circuit_state(metrics: Metrics) -> None:
@@ -236,3 +237,24 @@ def test_two_instances_do_not_share_a_registry() -> None:
     a.record_finished(local_coding_record())
     labels = {"intent": "coding", "route": "coding", "backend": "local", "tier": "local"}
     assert b.registry.get_sample_value("smf_router_prompt_tokens_total", labels) is None
+
+
+def test_render_and_registry_show_the_same_samples(metrics: Metrics) -> None:
+    from metrics_feed import ChattyLedger, feed
+
+    metrics.set_ledger_source(ChattyLedger())
+    feed(metrics, 0)
+    body, _ = metrics.render()
+
+    def samples(families: object) -> set[tuple[str, tuple[tuple[str, str], ...], float]]:
+        return {
+            (s.name, tuple(sorted(s.labels.items())), s.value)
+            for f in families  # type: ignore[attr-defined]
+            for s in f.samples
+            if s.name != "smf_router_ledger_dropped_records_total"  # grows on every read
+        }
+
+    rendered = samples(text_string_to_metric_families(body.decode()))
+    assert len(rendered) > 500
+    assert rendered == samples(metrics.registry.collect())
+    assert b'le="+Inf"' in body and b"_created" not in body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -196,7 +198,7 @@ def test_failed_request_span_is_marked_with_its_error_kind(receiver: Receiver) -
 def test_off_means_no_sdk_objects_and_no_spans(env: dict[str, str]) -> None:
     tracing = Tracing.from_env(env)
     assert not tracing.enabled
-    assert tracing._provider is None
+    assert tracing._shipper is None
     span = tracing.start_request("chat", "auto")
     assert span is NO_SPAN
     child = tracing.start_attempt(span, "local", "local", "m")
@@ -219,3 +221,36 @@ def test_traces_endpoint_follows_the_otlp_rules() -> None:
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:4318/x",
     }
     assert traces_endpoint(both) == "http://t:4318/x"
+
+
+def test_off_imports_no_sdk_at_all() -> None:
+    code = (
+        "import sys; from router.tracing import Tracing; t = Tracing.from_env({}); "
+        "t.end(t.start_request('chat', 'auto')); "
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_unsampled_traces_propagate_but_export_nothing(receiver: Receiver) -> None:
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_TRACES_SAMPLER": "always_off"}
+    tracing = Tracing.from_env(env)
+    root = tracing.start_request("chat", "auto")
+    attempt = tracing.start_attempt(root, "local", "local", "m")
+    headers: dict[str, str] = {}
+    tracing.inject(attempt, headers)
+    tracing.end(attempt)
+    tracing.finish_request(root, Record(request_id="r", started_at=0.0))
+    # parent-based (the default): an unsampled caller keeps its trace unsampled
+    follow = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    caller = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}
+    child_of_unsampled = follow.start_request("chat", "auto", headers=caller)
+    follow.end(child_of_unsampled)
+    sampled = follow.start_request("chat", "kept", headers={"traceparent": "garbage"})
+    follow.end(sampled)
+    tracing.shutdown()
+    follow.shutdown()
+    assert headers["traceparent"].endswith("-00")
+    assert [s.name for s in receiver.spans()] == ["chat kept"]
