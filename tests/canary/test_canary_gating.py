@@ -1,0 +1,67 @@
+"""The pure gating core: Wilson bounds, windows, floors, learned floors, an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.gating import GateBook, learn_floors, wilson_interval, wilson_lower
+
+
+@pytest.mark.parametrize(
+    ("passes", "n", "low", "high"),
+    [(0, 0, 0.0, 1.0), (10, 10, 0.7225, 1.0), (5, 10, 0.2366, 0.7634), (41, 100, 0.3187, 0.5080)],
+)
+def test_wilson_interval_matches_known_values(passes: int, n: int, low: float, high: float) -> None:
+    got = wilson_interval(passes, n)
+    assert got == pytest.approx((low, high), abs=1e-4)
+
+
+def test_gate_closes_below_floor_and_opens_when_back() -> None:
+    now = [100.0]
+    book = GateBook({"math": 0.5}, window=6, min_samples=4, clock=lambda: now[0])
+    assert book.observe("local", "math", [True] * 4) is None
+    change = book.observe("local", "math", [False, False])
+    assert change is not None and change.gated and change.at == 100.0
+    assert change.passes == 4 and change.n == 6 and change.lower < 0.5
+    assert book.gated() == {"local": frozenset({"math"})}
+    now[0] = 200.0
+    assert book.observe("local", "math", [True] * 3) is None  # window 4/6
+    assert book.observe("local", "math", [True]) is None  # 5/6: lower 0.44 < 0.5
+    reopened = book.observe("local", "math", [True])  # 6/6: lower 0.61
+    assert reopened is not None and not reopened.gated and reopened.at == 200.0
+    assert book.gated() == {}
+
+
+def test_no_gate_before_min_samples_or_without_floor() -> None:
+    book = GateBook({"math": 0.9}, window=10, min_samples=5)
+    assert book.observe("local", "math", [False] * 4) is None
+    assert book.observe("local", "prose", [False] * 10) is None  # no floor for prose
+    assert book.gated() == {}
+    assert book.observe("local", "math", [False]) is not None
+
+
+def test_learned_floor_per_backend_wins_over_config() -> None:
+    book = GateBook({"coding": 0.2}, {("local", "coding"): 0.7}, window=10, min_samples=5)
+    book.observe("local", "coding", [True] * 6 + [False] * 4)
+    book.observe("cloud", "coding", [True] * 6 + [False] * 4)
+    assert book.gated() == {"local": frozenset({"coding"})}
+    assert book.floor("cloud", "coding") == 0.2
+
+
+def test_set_floors_re_decides_existing_windows() -> None:
+    book = GateBook({}, window=10, min_samples=5)
+    book.observe("local", "math", [True] * 3 + [False] * 7)
+    changes = book.set_floors({"math": 0.3})
+    assert [(c.backend, c.intent, c.gated) for c in changes] == [("local", "math", True)]
+
+
+def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:
+    floors = learn_floors({"coding": (8, 10), "math": (0, 0)}, margin=0.1)
+    assert floors == {"coding": pytest.approx(wilson_lower(8, 10) - 0.1, abs=1e-4)}
+
+
+def test_standings_report_every_window() -> None:
+    book = GateBook({"math": 0.5}, window=4, min_samples=2)
+    book.observe("cloud", "math", [True, False, False, False])
+    (standing,) = book.standings()
+    assert (standing.backend, standing.passes, standing.n, standing.gated) == ("cloud", 1, 4, True)
