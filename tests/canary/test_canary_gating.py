@@ -26,7 +26,7 @@ def test_gate_closes_below_floor_and_opens_when_back() -> None:
     assert book.gated() == {"local": frozenset({"math"})}
     now[0] = 200.0
     assert book.observe("local", "math", [True] * 3) is None  # window 4/6
-    assert book.observe("local", "math", [True]) is None  # 5/6: lower 0.44 < 0.5
+    assert book.observe("local", "math", [True, True]) is None  # 5/6: lower 0.44 < 0.5
     reopened = book.observe("local", "math", [True])  # 6/6: lower 0.61
     assert reopened is not None and not reopened.gated and reopened.at == 200.0
     assert book.gated() == {}
