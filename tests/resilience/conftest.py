@@ -1,0 +1,44 @@
+"""Shared pieces for resilience tests: fast breaker settings and small request helpers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+FAST = {
+    "failure_threshold": 3,
+    "open_s": 0.3,
+    "max_open_s": 1.0,
+    "probe_interval_s": 0.5,
+    "probe_timeout_s": 0.5,
+    "capacity_poll_s": 0.2,
+}
+CODING = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
+
+
+def chat(url: str, model: str = "coding", **extra: Any) -> httpx.Response:
+    headers = extra.pop("headers", {})
+    body = {"model": model, "messages": CODING, **extra}
+    return httpx.post(f"{url}/chat/completions", json=body, headers=headers, timeout=30)
+
+
+def status(root: str) -> dict[str, Any]:
+    result: dict[str, Any] = httpx.get(f"{root}/v1/router/status", timeout=5).json()
+    return result
+
+
+def until(check: Callable[[], bool], limit_s: float = 20.0, what: str = "condition") -> None:
+    """Poll `check` until true; fails after a generous bound (a hang guard, not a speed test)."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not happen within {limit_s} s")
+
+
+def circuit(root: str, backend: str) -> str:
+    return str(status(root)["extra"]["resilience"]["backends"][backend]["circuit"])

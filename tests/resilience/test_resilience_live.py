@@ -1,0 +1,183 @@
+"""Resilience through a live router and simulators: breaker, overflow, windows, stickiness,
+privacy. Real sockets on 127.0.0.1; the official wire formats; no timed assertions."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.harness import Running, config_for, router, simulator
+from tests.resilience.conftest import CODING, FAST, chat, circuit, status, until
+
+
+@pytest.fixture
+def pair() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=4096) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+def posts(server: Running) -> int:
+    by_path = server.stats()["by_path"]
+    return int(by_path.get("/v1/chat/completions", 0))
+
+
+def test_circuit_opens_during_outage_and_traffic_returns_after(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    config = config_for(pair, tmp_path, resilience=FAST)
+    with router(config) as proxy:
+        assert chat(proxy.url).headers["x-smf-backend"] == "local"
+        pair["local"].control("faults", {"down": True, "for_s": 3.0})
+        served = [chat(proxy.url).headers["x-smf-backend"] for _ in range(5)]
+        assert served == ["cloud"] * 5
+        until(lambda: circuit(proxy.root, "local") == "open", what="circuit open")
+        skipped = chat(proxy.url)
+        assert skipped.headers["x-smf-attempts"] == "1"  # local not even tried
+        until(lambda: circuit(proxy.root, "local") == "closed", what="circuit closed again")
+        assert chat(proxy.url).headers["x-smf-backend"] == "local"
+        metrics = httpx.get(f"{proxy.root}/metrics").text
+        assert (
+            'smf_router_backend_circuit_state{backend="local",state="closed",tier="local"} 1.0'
+            in (metrics)
+            or 'smf_router_backend_circuit_state{backend="local",tier="local",state="closed"} 1.0'
+            in (metrics)
+        )
+
+
+def test_private_request_is_never_sent_to_cloud(pair: dict[str, Running], tmp_path: Path) -> None:
+    config = config_for(pair, tmp_path, resilience=FAST)
+    private = {"x-smf-private": "1"}
+    with router(config) as proxy:
+        assert chat(proxy.url, headers=private).headers["x-smf-backend"] == "local"
+        before = posts(pair["cloud"])
+        pair["local"].control("faults", {"down": True, "for_s": 4.0})
+        first = chat(proxy.url, headers=private)
+        assert first.status_code >= 500 and first.headers.get("x-smf-backend", "") == ""
+        until(lambda: circuit(proxy.root, "local") == "open", what="circuit open")
+        refused = chat(proxy.url, headers=private)
+        assert refused.status_code == 503
+        assert refused.json()["error"]["code"] == "no_backend_available"
+        assert posts(pair["cloud"]) == before  # not one private request reached the cloud
+        assert chat(proxy.url).headers["x-smf-backend"] == "cloud"  # others still served
+
+
+def test_local_at_its_concurrency_limit_overflows_to_cloud(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model", ttft_s=1.5) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        data = config.model_dump()
+        data["backends"][0]["max_concurrency"] = 2
+        from router.config import parse
+
+        with router(parse(data)) as proxy:
+            served: Counter[str] = Counter()
+            lock = threading.Lock()
+
+            def one(i: int) -> None:
+                if i >= 2:  # the first two are in flight on local before the rest arrive
+                    until(
+                        lambda: (
+                            status(proxy.root)["extra"]["resilience"]["backends"]["local"][
+                                "inflight"
+                            ]
+                            >= 2
+                        ),
+                        what="two in flight",
+                    )
+                response = chat(proxy.url)
+                with lock:
+                    served[response.headers["x-smf-backend"]] += 1
+
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            assert served == Counter({"local": 2, "cloud": 2})
+
+
+def test_vllm_queue_from_metrics_turns_traffic_away(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model", ttft_s=3.0, max_num_seqs=1) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        with router(config) as proxy:
+            # Other clients of the same vLLM (not through this router) fill its queue.
+            body = {"model": "local-model", "messages": CODING}
+            threads = [
+                threading.Thread(
+                    target=lambda: httpx.post(
+                        f"{local.url}/chat/completions", json=body, timeout=30
+                    )
+                )
+                for _ in range(3)
+            ]
+            for t in threads:
+                t.start()
+            until(
+                lambda: (
+                    status(proxy.root)["extra"]["resilience"]["backends"]["local"]["saturated"]
+                    == "queue"
+                ),
+                what="local seen as queueing",
+            )
+            explained = httpx.post(
+                f"{proxy.url}/router/explain", json={"model": "coding", "messages": CODING}
+            ).json()
+            assert [s["backend"] for s in explained["backends"]] == ["cloud", "local"]
+            assert explained["backends"][1]["reason"] == "overflow_last"
+            for t in threads:
+                t.join(timeout=30)
+
+
+def test_context_window_is_learned_from_v1_models(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=300) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        with router(config) as proxy:
+            until(
+                lambda: (
+                    status(proxy.root)["extra"]["resilience"]["backends"]["local"]["context_window"]
+                    == 300
+                ),
+                what="window learned",
+            )
+            long = [{"role": "user", "content": "Write a Python function. " * 200}]
+            explained = httpx.post(
+                f"{proxy.url}/router/explain", json={"model": "coding", "messages": long}
+            ).json()
+            assert explained["skipped"] == [{"backend": "local", "reason": "context_window"}]
+            assert [s["backend"] for s in explained["backends"]] == ["cloud"]
+
+
+def test_conversation_sticks_to_the_backend_that_served_it(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    config = config_for(pair, tmp_path, resilience=FAST)
+    with router(config) as proxy:
+        pair["local"].control("faults", {"down": True, "for_s": 1.5})
+        assert chat(proxy.url, model="auto", user="agent-7").headers["x-smf-backend"] == "cloud"
+        until(lambda: circuit(proxy.root, "local") == "closed", what="local back")
+        until(lambda: chat(proxy.url).headers["x-smf-backend"] == "local", what="local serving")
+
+        def first(user: str) -> tuple[str, str]:
+            body = {"model": "auto", "messages": CODING, "user": user}
+            step = httpx.post(f"{proxy.url}/router/explain", json=body).json()["backends"][0]
+            return step["backend"], step["reason"]
+
+        assert first("agent-7") == ("cloud", "sticky")
+        assert first("agent-8") == ("local", "route")
+        assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] >= 1
