@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from types import FrameType
 
 import uvicorn
@@ -19,12 +18,6 @@ from router.config import Config
 from router.logs import configure as configure_logging
 
 log = logging.getLogger("smf_router")
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 def run(config: Config | None, demo: bool, host: str, port: int) -> None:
@@ -74,17 +67,18 @@ class _Server(uvicorn.Server):
 
 
 async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
-    from router.simulator import SimSettings, serve
+    from router.simulator import Profile, SimSettings, serve
 
-    ports = free_port(), free_port()
+    loop = asyncio.get_running_loop()
+    urls: list[asyncio.Future[str]] = [loop.create_future(), loop.create_future()]
+    profiles: list[tuple[Profile, str]] = [("vllm", default_config.LAGUNA), ("cloud", "gpt-4o")]
     tasks = [
         asyncio.create_task(
-            serve(SimSettings(profile="vllm", model=default_config.LAGUNA), "127.0.0.1", ports[0])
-        ),
-        asyncio.create_task(
-            serve(SimSettings(profile="cloud", model="gpt-4o"), "127.0.0.1", ports[1])
-        ),
+            serve(
+                SimSettings(profile=profile, model=model), "127.0.0.1", 0, ready=future.set_result
+            )  # type: ignore[arg-type]
+        )
+        for (profile, model), future in zip(profiles, urls, strict=True)
     ]
-    await asyncio.sleep(0.05)
-    urls = [f"http://127.0.0.1:{p}/v1" for p in ports]
-    return default_config.demo(*urls), tasks
+    local, cloud = [f"{await future}/v1" for future in urls]
+    return default_config.demo(local, cloud), tasks

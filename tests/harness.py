@@ -98,6 +98,7 @@ def wait_for(url: str, deadline_s: float = 20.0) -> None:
 
 @contextmanager
 def simulator(**settings: Any) -> Iterator[Running]:
+    settings.setdefault("keep_last_request", True)
     with running(SimSettings(**settings)) as root:
         yield Running(f"{root}/v1", root)
 
