@@ -76,7 +76,7 @@ async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
         asyncio.create_task(
             serve(
                 SimSettings(profile=profile, model=model), "127.0.0.1", 0, ready=future.set_result
-            )  # type: ignore[arg-type]
+            )
         )
         for (profile, model), future in zip(profiles, urls, strict=True)
     ]
