@@ -1,0 +1,145 @@
+"""Each comparator on crafted answer pairs that agree and that disagree."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from evals.sandbox import run_python
+from router.comparison import (
+    Reply,
+    compare,
+    final_answer,
+    judge_request,
+    judge_verdict,
+    request_tests,
+)
+
+
+def _chat(text: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": text}]}
+
+
+def _call(name: str, args: Any) -> dict[str, Any]:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return {"id": "x", "type": "function", "function": {"name": name, "arguments": raw}}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("so \\boxed{42}", "42"),
+        ("\\boxed{\\frac{1}{2}}", "0.5"),
+        ("The answer is 1,234.", "1234"),
+        ("first 3 then 7.50", "7.5"),
+        ("Final answer: \\boxed{x+1}", "x+1"),
+        ("no numbers at all", None),
+    ],
+)
+def test_final_answer_extraction(text: str, want: str | None) -> None:
+    assert final_answer(text) == want
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "agreed"),
+    [
+        ("The total is \\boxed{5555}.", "So we get 5555", True),
+        ("\\boxed{0.5}", "The answer is 1/2", True),
+        ("\\boxed{5555}", "\\boxed{5556}", False),
+        ("\\boxed{12}", "I am not sure.", False),
+        ("hmm", "no idea", None),
+    ],
+)
+def test_math_final_answers(live: str, shadow: str, agreed: bool | None) -> None:
+    result = compare("math", _chat("Compute 1234+4321"), Reply(live), Reply(shadow))
+    assert result.agreed is agreed and result.method == "final_answer"
+
+
+GOOD = "```python\ndef add(a, b):\n    return a + b\n```"
+SAME_DEFS = "Sure:\n```python\ndef add(x, y):\n    return x + y\n```"
+WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
+BROKEN = "```python\ndef add(a, b:\n    return a\n```"
+OTHER = "```python\ndef plus(a, b):\n    return a + b\n```"
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "agreed", "method"),
+    [
+        (GOOD, SAME_DEFS, True, "code_defs"),
+        (GOOD, OTHER, False, "code_defs"),
+        (GOOD, BROKEN, False, "code_parse"),
+    ],
+)
+def test_code_structure(live: str, shadow: str, agreed: bool, method: str) -> None:
+    result = compare("coding", _chat("Write add(a, b)"), Reply(live), Reply(shadow))
+    assert (result.agreed, result.method) == (agreed, method)
+
+
+def test_code_runs_the_requests_own_tests_in_the_sandbox() -> None:
+    body = _chat("Write add(a, b).\n```python\nassert add(2, 3) == 5\n```")
+    assert request_tests(body) is not None
+    same = compare("coding", body, Reply(GOOD), Reply(SAME_DEFS), run_python)
+    assert (same.agreed, same.method) == (True, "code_tests")
+    differ = compare("coding", body, Reply(GOOD), Reply(WRONG), run_python)
+    assert (differ.agreed, differ.method) == (False, "code_tests")
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "agreed"),
+    [
+        (
+            [_call("get_weather", {"city": "Paris", "unit": "c"})],
+            [_call("get_weather", '{"unit": "c", "city": "Paris"}')],
+            True,
+        ),
+        (
+            [_call("get_weather", {"city": "Paris"})],
+            [_call("get_weather", {"city": "Rome"})],
+            False,
+        ),
+        ([_call("get_weather", {"city": "Paris"})], [_call("search", {"q": "Paris"})], False),
+        ([_call("get_weather", {"city": "Paris"})], [], False),
+    ],
+)
+def test_tool_calls(live: list[Any], shadow: list[Any], agreed: bool) -> None:
+    result = compare("tool_calling", _chat("weather?"), Reply("", live), Reply("", shadow))
+    assert (result.agreed, result.method) == (agreed, "tool_call")
+
+
+def test_prose_structure_keywords_and_length() -> None:
+    body = _chat("Write two paragraphs about 'latency' for the team.")
+    a = "Latency matters for agents.\n\nWe measure it per route."
+    b = "We care about latency a lot.\n\nIt is measured per request."
+    assert compare("writing", body, Reply(a), Reply(b)).agreed is True
+    no_keyword = "Speed matters for agents.\n\nWe measure it per route."
+    assert compare("writing", body, Reply(a), Reply(no_keyword)).agreed is False
+    long = "\n\n".join([a] * 4)
+    result = compare("prose", body, Reply(a), Reply(long))
+    assert result.agreed is False and "length ratio" in result.detail
+
+
+def test_details_never_carry_answer_text() -> None:
+    result = compare("math", _chat("q"), Reply("\\boxed{31337}"), Reply("\\boxed{4242}"))
+    assert "31337" not in result.detail and "4242" not in result.detail
+
+
+def test_judge_request_is_blind_and_ordered() -> None:
+    live, shadow = Reply("LIVE-ANSWER"), Reply("SHADOW-ANSWER")
+    first = judge_request(_chat("q"), live, shadow, live_first=True)["messages"][0]["content"]
+    second = judge_request(_chat("q"), live, shadow, live_first=False)["messages"][0]["content"]
+    assert first.index("LIVE-ANSWER") < first.index("SHADOW-ANSWER")
+    assert second.index("SHADOW-ANSWER") < second.index("LIVE-ANSWER")
+    for word in ("live", "shadow", "local", "cloud"):
+        assert word not in first.lower().replace("live-answer", "").replace("shadow-answer", "")
+
+
+@pytest.mark.parametrize(
+    ("winner", "live_first", "want"),
+    [("A", True, "live"), ("A", False, "shadow"), ("B", True, "shadow"), ("tie", False, "tie")],
+)
+def test_judge_verdict_maps_labels_back(winner: str, live_first: bool, want: str) -> None:
+    payload = {"choices": [{"message": {"tool_calls": [_call("verdict", {"winner": winner})]}}]}
+    assert judge_verdict(payload, live_first) == want
+    assert judge_verdict({"choices": []}, live_first) is None

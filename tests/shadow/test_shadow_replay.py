@@ -1,0 +1,197 @@
+"""Shadow replays against real simulators: compare, price apart, bound, drop, judge blind."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from router import backends as backend_factory
+from router.comparison import Reply
+from router.config import Config
+from router.policy import BackendState
+from router.pricing import Pricer
+from router.record import Record, Usage
+from router.shadow import Shadow
+from tests.harness import Running, config_for, simulator
+
+QUESTION = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
+PRICE = {"input_per_mtok": 1.0, "output_per_mtok": 4.0}
+
+
+class Rows:
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def submit_row(self, table: str, row: dict[str, Any]) -> None:
+        assert table == "shadow_comparisons"
+        self.rows.append(row)
+
+
+class FixedRandom(random.Random):
+    """random() returns a fixed value: decides the judge's order in tests."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+@contextmanager
+def sims(
+    tmp: Path, judge: bool = False, **shadow: Any
+) -> Iterator[tuple[Config, dict[str, Running]]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="vllm", model="localjudge-model") as judge_sim,
+    ):
+        servers = {"local": local, "cloud": cloud}
+        if judge:
+            servers["localjudge"] = judge_sim
+        config = config_for(servers, tmp, shadow={"rates": {"math": 1.0}, **shadow})
+        data = config.model_dump()
+        for b in data["backends"]:
+            b["price"] = PRICE if b["tier"] == "cloud" else None
+        data["routes"] = {k: ["cloud", "local"] for k in data["routes"]}
+        yield Config.model_validate(data), servers
+
+
+def _record(usage: Usage | None = None) -> Record:
+    return Record(
+        "req-1",
+        0.0,
+        intent="math",
+        route="math",
+        backend="cloud",
+        tier="cloud",
+        usage=usage or Usage(10, 20),
+        duration_s=0.5,
+        cost_usd=0.123,
+    )
+
+
+def _shadow(config: Config, rows: Rows, **kw: Any) -> tuple[Shadow, dict[str, Any]]:
+    backends = {b.name: backend_factory.create(b) for b in config.backends}
+    return Shadow(config, backends, rows=rows, pricing=Pricer(config), **kw), backends
+
+
+async def _close(backends: dict[str, Any]) -> None:
+    for b in backends.values():
+        await b.aclose()
+
+
+def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Path) -> None:
+    with sims(tmp_path) as (config, servers):
+        rows = Rows()
+        shadow, backends = _shadow(config, rows)
+
+        async def go() -> dict[str, Any]:
+            shadow.offer(_record(), dict(QUESTION), Reply("Adding: \\boxed{5555}"))
+            job = shadow.queue.get_nowait()
+            try:
+                return await shadow.replay(job)
+            finally:
+                await _close(backends)
+
+        row = asyncio.run(go())
+        assert servers["local"].stats()["requests"] == 1
+        assert servers["cloud"].stats()["requests"] == 0
+    assert row["agreed"] is True and row["method"] == "final_answer"
+    assert (row["live_backend"], row["shadow_backend"]) == ("cloud", "local")
+    assert row["live_cost_usd"] == 0.123 and row["shadow_cost_usd"] == 0.0  # local has no cost
+    assert row["shadow_tokens"] > 0 and row["shadow_error"] is None
+    assert rows.rows == [row]
+
+
+def test_saturated_local_gets_no_shadow(tmp_path: Path) -> None:
+    with sims(tmp_path) as (config, servers):
+        rows = Rows()
+        states = {"local": BackendState(saturated=True)}
+        shadow, backends = _shadow(config, rows, states=lambda: states)
+        for _ in range(5):
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        asyncio.run(_close(backends))
+        assert shadow.queue.empty() and shadow.counts["dropped_saturated"] == 5
+        assert servers["local"].stats()["requests"] == 0
+
+
+def test_bounded_queue_counts_drops(tmp_path: Path) -> None:
+    with sims(tmp_path, queue_size=2) as (config, _):
+        shadow, backends = _shadow(config, Rows())
+        for _ in range(5):
+            shadow.offer(_record(), dict(QUESTION), Reply("x"))
+        asyncio.run(_close(backends))
+        assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 3
+        shadow.close()
+        assert shadow.counts["dropped_shutdown"] == 2
+
+
+def test_workers_never_exceed_max_concurrency(tmp_path: Path) -> None:
+    with sims(tmp_path, max_concurrency=2) as (config, servers):
+        servers["local"].control("faults", {"fault": "slow_first_token:0.2"})
+        shadow, backends = _shadow(config, Rows())
+        peak = 0
+
+        async def go() -> None:
+            nonlocal peak
+            for _ in range(6):
+                shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            runner = asyncio.create_task(shadow.run())
+            for _ in range(400):
+                peak = max(peak, shadow.in_flight)
+                if shadow.counts["compared"] == 6:
+                    break
+                await asyncio.sleep(0.01)
+            runner.cancel()
+            await _close(backends)
+
+        asyncio.run(go())
+        assert shadow.counts["compared"] == 6
+        assert peak == 2
+
+
+def _judged(tmp: Path, value: float) -> tuple[dict[str, Any], str]:
+    with sims(tmp, judge=True, judge_backend="localjudge") as (config, servers):
+        shadow, backends = _shadow(config, Rows(), rng=FixedRandom(value))
+
+        async def go() -> dict[str, Any]:
+            shadow.offer(_record(), dict(QUESTION), Reply("LIVE-ANSWER \\boxed{5555}"))
+            try:
+                return await shadow.replay(shadow.queue.get_nowait())
+            finally:
+                await _close(backends)
+
+        row = asyncio.run(go())
+        return row, str(servers["localjudge"].stats()["last_request"])
+
+
+def test_judge_is_asked_blind_in_random_order(tmp_path: Path) -> None:
+    """The simulator picks the first enum value ("A"): the verdict follows the shown order."""
+    live_first, asked = _judged(tmp_path, 0.1)
+    assert live_first["judge"] == "live"
+    assert asked.index("LIVE-ANSWER") < asked.index("Answer B")
+    shadow_first, asked = _judged(tmp_path, 0.9)
+    assert shadow_first["judge"] == "shadow"
+    assert asked.index("Answer B") < asked.index("LIVE-ANSWER")
+    assert "cloud" not in asked.lower().replace("localjudge-model", "")
+
+
+def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
+    with sims(tmp_path, judge=True, judge_backend="cloud") as (config, servers):
+        shadow, backends = _shadow(config, Rows())
+
+        async def go() -> dict[str, Any]:
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            try:
+                return await shadow.replay(shadow.queue.get_nowait())
+            finally:
+                await _close(backends)
+
+        row = asyncio.run(go())
+        assert row["judge"] is None and servers["cloud"].stats()["requests"] == 0

@@ -1,0 +1,97 @@
+"""Sampling and targeting decisions (pure): rates hold statistically, privacy rules hold."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+from router.config import parse
+from router.policy import BackendState
+from router.record import Record
+from router.shadow import decide, default_target
+
+
+def _config(**shadow: Any) -> Any:
+    backends = [
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+        {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "c"},
+    ]
+    return parse({"backends": backends, "shadow": shadow})
+
+
+def _record(intent: str, backend: str = "cloud", private: bool = False, route: str = "") -> Record:
+    tier = "local" if backend == "local" else "cloud"
+    return Record(
+        "r",
+        0.0,
+        intent=intent,
+        route=route or intent,
+        backend=backend,
+        tier=tier,
+        private=private,  # type: ignore[arg-type]
+    )
+
+
+def _within(count: int, n: int, rate: float) -> bool:
+    """Inside 4.5 standard deviations of the binomial mean (false alarm ~1e-5)."""
+    return abs(count - n * rate) <= 4.5 * math.sqrt(n * rate * (1 - rate))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_per_intent_rates_hold(seed: int) -> None:
+    config = _config(rates={"math": 0.1, "prose": 0.5})
+    rng = random.Random(seed)
+    n = 4000
+    counts = {"math": 0, "prose": 0, "coding": 0}
+    for _ in range(n):
+        for intent in counts:
+            if decide(_record(intent), config, {}, rng) is not None:
+                counts[intent] += 1
+    assert _within(counts["math"], n, 0.1)
+    assert _within(counts["prose"], n, 0.5)
+    assert counts["coding"] == 0  # default off
+
+
+def test_route_rate_wins_over_intent_rate() -> None:
+    config = _config(rates={"math": 1.0}, route_rates={"cheap": 0.0, "math": 0.25})
+    rng = random.Random(7)
+    assert decide(_record("math", route="cheap"), config, {}, rng) is None
+    hits = sum(decide(_record("math"), config, {}, rng) is not None for _ in range(4000))
+    assert _within(hits, 4000, 0.25)
+
+
+def test_default_target_is_the_other_tier_toward_local() -> None:
+    config = _config(rates={"math": 1.0})
+    decision = decide(_record("math", "cloud"), config, {}, random.Random(0))
+    assert decision is not None and decision.target == "local"
+    assert default_target(_record("coding", "local"), config) == "cloud"
+
+
+def test_cloud_targets_need_the_switch() -> None:
+    off = decide(_record("coding", "local"), _config(rates={"coding": 1.0}), {}, random.Random(0))
+    assert off is not None and (off.target, off.drop) == (None, "not_allowed")
+    on = _config(rates={"coding": 1.0}, allow_cloud_targets=True)
+    allowed = decide(_record("coding", "local"), on, {}, random.Random(0))
+    assert allowed is not None and allowed.target == "cloud"
+
+
+def test_private_requests_never_leave_local_even_when_allowed() -> None:
+    config = _config(rates={"coding": 1.0}, allow_cloud_targets=True)
+    private = decide(_record("coding", "local", private=True), config, {}, random.Random(0))
+    assert private is not None and (private.target, private.drop) == (None, "private")
+
+
+def test_saturated_local_target_gets_no_shadow() -> None:
+    config = _config(rates={"math": 1.0})
+    states = {"local": BackendState(saturated=True)}
+    decision = decide(_record("math", "cloud"), config, states, random.Random(0))
+    assert decision is not None and (decision.target, decision.drop) == (None, "saturated")
+
+
+def test_failed_live_requests_are_not_shadowed() -> None:
+    record = _record("math", "cloud")
+    record.outcome = "upstream_error"
+    assert decide(record, _config(rates={"math": 1.0}), {}, random.Random(0)) is None
