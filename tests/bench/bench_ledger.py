@@ -179,7 +179,8 @@ t = time.perf_counter()
 data = report.build(Path(sys.argv[1]), by="route")
 elapsed = time.perf_counter() - t
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": elapsed, "peak_rss": rss, "requests": data["totals"]["requests"]}))
+n = data["totals"]["requests"]
+print("RESULT", json.dumps({"seconds": elapsed, "peak_rss": rss, "requests": n}))
 """
 
 
@@ -189,10 +190,14 @@ def bench_report(directory: Path) -> dict[str, float]:
         [sys.executable, "-c", REPORT_CHILD, str(directory)],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.getcwd()},
     )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    lines = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
+    if out.returncode or not lines:
+        raise RuntimeError(f"report child failed ({out.returncode}): {out.stderr[-2000:]}")
+    line = lines[-1]
+    return dict(json.loads(line.removeprefix("RESULT ")))
 
 
 def main() -> None:
