@@ -357,8 +357,13 @@ def quality() -> dict[str, Any]:
                 unit="s",
             ),
             panel(
-                "Intents gated away from a backend",
-                [(f"smf_router_route_gated{{{B},{I}}} == 1", "{{backend}} ✗ {{intent}}")],
+                "Eval gates (1 = intent kept away from backend)",
+                [
+                    (
+                        f"max by (backend, intent) (smf_router_route_gated{{{B},{I}}})",
+                        "{{backend}} / {{intent}}",
+                    )
+                ],
                 kind="table",
             ),
             panel(
