@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from prometheus_client import CollectorRegistry
 
 from router import backends as backend_factory
-from router import canary, resilience, shadow
+from router import canary, reload, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.config import Config
@@ -119,4 +119,9 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
 
 # Capabilities that plug into a router: each adds sinks, attempt observers, background
 # jobs, closers, status sections or endpoints to the components, and owns its module.
-FEATURES: list[Callable[[Components], None]] = [resilience.install, canary.install, shadow.install]
+FEATURES: list[Callable[[Components], None]] = [
+    resilience.install,
+    reload.install,
+    canary.install,
+    shadow.install,
+]

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
-from router import default_config
+from router import default_config, reload
 from router.app import create_app
 from router.config import Config
 from router.logs import configure as configure_logging
@@ -20,11 +23,15 @@ from router.logs import configure as configure_logging
 log = logging.getLogger("smf_router")
 
 
-def run(config: Config | None, demo: bool, host: str, port: int) -> None:
-    asyncio.run(_serve(config, demo, host, port))
+def run(
+    config: Config | None, demo: bool, host: str, port: int, config_path: Path | None = None
+) -> None:
+    asyncio.run(_serve(config, demo, host, port, config_path))
 
 
-async def _serve(config: Config | None, demo: bool, host: str, port: int) -> None:
+async def _serve(
+    config: Config | None, demo: bool, host: str, port: int, config_path: Path | None = None
+) -> None:
     simulators: list[asyncio.Task[None]] = []
     if demo:
         config, simulators = await _start_demo_backends()
@@ -50,6 +57,7 @@ async def _serve(config: Config | None, demo: bool, host: str, port: int) -> Non
             lifespan="on",
         )
     )
+    _reload_on_sighup(app.state, config_path)
     log.info("smf-router listening on http://%s:%d/v1", host, port)
     try:
         await server.serve()
@@ -82,3 +90,21 @@ async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
     ]
     local, cloud = [f"{await future}/v1" for future in urls]
     return default_config.demo(local, cloud), tasks
+
+
+def _reload_on_sighup(state: Any, config_path: Path | None) -> None:
+    """SIGHUP re-reads the config file (`--config`, else $SMF_ROUTER_CONFIG)."""
+    reloader = reload.reloader_of(state.components)
+    if config_path is not None:
+        reloader.source = config_path
+    pending: set[asyncio.Task[Any]] = set()
+
+    def on_hup() -> None:
+        task = asyncio.get_running_loop().create_task(reloader.reload(state))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, on_hup)
+    except (NotImplementedError, AttributeError):  # no SIGHUP on this platform
+        log.info("SIGHUP reload is not available here; use POST /v1/router/reload")

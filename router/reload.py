@@ -1,0 +1,221 @@
+"""Hot reload: a new config, validated first, swapped in for new requests only.
+
+SIGHUP or `POST /v1/router/reload` (admin key) re-reads the config file. An invalid file is
+rejected with the reason and the running config stays. A valid one builds a new gateway
+(config, backends, dispatcher, pricing) and auth, then swaps them in with plain attribute
+assignments — no await in between, so each request sees the old set or the new one, never
+a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
+did not change are kept (warm connection pools); retired ones are closed once the longest
+request they could still be serving is over. Ledger and server settings are read once at
+start: a change there is applied to nothing and reported as needing a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, Request
+
+from router import backends as backend_factory
+from router.auth import Authenticator
+from router.backends.base import Backend
+from router.config import Config, ConfigError, load
+from router.dispatch import Dispatcher
+from router.errors import BadRequest
+from router.gateway import Gateway
+from router.pricing import Pricer
+from router.tracing import provider_names
+
+if TYPE_CHECKING:
+    from router.components import Components
+
+log = logging.getLogger("smf_router.reload")
+
+RESTART_SECTIONS = ("ledger", "server")
+CLOSE_MARGIN_S = 5.0
+
+
+class ConfigRejected(BadRequest):
+    code = "invalid_config"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    ok: bool
+    message: str
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    restart_needed: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "status": "reloaded" if self.ok else "rejected",
+            "message": self.message,
+            "backends": {
+                "added": list(self.added),
+                "removed": list(self.removed),
+                "changed": list(self.changed),
+            },
+            "restart_needed": list(self.restart_needed),
+        }
+
+
+@dataclass
+class Reloader:
+    components: Components
+    source: Path | None = None
+    reloads: int = 0
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _retiring: list[tuple[asyncio.TimerHandle, Backend]] = field(default_factory=list)
+
+    async def reload(self, state: Any | None = None, config: Config | None = None) -> Outcome:
+        """Load, validate and swap. `state` is the app's state, whose references move too."""
+        async with self._lock:
+            if config is None:
+                if self.source is None:
+                    return Outcome(False, "no config file to reload (started without --config)")
+                try:
+                    config = await asyncio.to_thread(load, self.source)
+                except ConfigError as exc:
+                    log.error("config reload rejected; keeping the running config: %s", exc)
+                    return Outcome(False, str(exc))
+            try:
+                pricing = None
+                if self.components.gateway.pricing is not None:
+                    pricing = await asyncio.to_thread(_warm_pricer, config)
+                outcome = self._swap(config, state, pricing)
+            except Exception as exc:  # e.g. a backend adapter that cannot be built
+                log.exception("config reload failed; keeping the running config")
+                return Outcome(False, f"cannot apply the new config: {exc}")
+            self.reloads += 1
+            log.warning("config reloaded: %s", outcome.message)
+            return outcome
+
+    def _swap(self, config: Config, state: Any | None, pricing: Pricer | None) -> Outcome:
+        parts, old = self.components, self.components.gateway
+        backends: dict[str, Backend] = {}
+        for settings in config.backends:
+            current = parts.backends.get(settings.name)
+            keep = current is not None and current.settings == settings
+            backends[settings.name] = (
+                current if keep and current else backend_factory.create(settings)
+            )
+        retired = [b for n, b in parts.backends.items() if backends.get(n) is not b]
+        dispatcher = Dispatcher(backends, old.dispatcher.observers, old.dispatcher.tracing)
+        gateway = Gateway(
+            config,
+            backends,
+            dispatcher,
+            states=old.state_source,
+            pricing=pricing,
+            tracing=old.tracing,
+            classify_observer=old.classify_observer,
+        )
+        gateway.sinks = old.sinks  # the same list: features that add sinks later still count
+        auth = Authenticator(config.auth)
+        outcome = _describe(parts.config, config, parts.backends, backends)
+        # The swap itself: no await from here to the end.
+        providers = provider_names(config)
+        parts.config, parts.backends, parts.gateway, parts.auth = config, backends, gateway, auth
+        if pricing is not None:
+            parts.pricer = pricing
+        gateway.tracing.providers = providers
+        if state is not None:
+            state.gateway, state.auth = gateway, auth
+        self._retire(retired)
+        return outcome
+
+    def _retire(self, retired: list[Backend]) -> None:
+        """Close retired backends after the longest request they may still be serving."""
+        loop = asyncio.get_running_loop()
+        for backend in retired:
+            delay = backend.settings.timeouts.total_s + CLOSE_MARGIN_S
+            handle = loop.call_later(delay, self._close_later, backend)
+            self._retiring.append((handle, backend))
+
+    def _close_later(self, backend: Backend) -> None:
+        self._retiring = [(h, b) for h, b in self._retiring if b is not backend]
+        task = asyncio.get_running_loop().create_task(backend.aclose())
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    async def close(self) -> None:
+        """At shutdown: close what is still waiting to be retired, now."""
+        retiring, self._retiring = self._retiring, []
+        for handle, backend in retiring:
+            handle.cancel()
+            await backend.aclose()
+        _RELOADERS.pop(id(self.components), None)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "source": str(self.source) if self.source else None,
+            "reloads": self.reloads,
+            "retiring_backends": len(self._retiring),
+        }
+
+
+def _warm_pricer(config: Config) -> Pricer:
+    """A pricer whose cloud rates are already looked up (off the event loop)."""
+    pricer = Pricer(config)
+    for backend in config.backends:
+        if backend.tier == "cloud":
+            try:
+                pricer.rates(backend)
+            except KeyError:
+                log.warning("no price for backend %s; its cost counts as 0", backend.name)
+    return pricer
+
+
+def _describe(
+    before: Config, after: Config, old: dict[str, Backend], new: dict[str, Backend]
+) -> Outcome:
+    added = tuple(n for n in new if n not in old)
+    removed = tuple(n for n in old if n not in new)
+    changed = tuple(n for n in new if n in old and new[n] is not old[n])
+    restart = tuple(s for s in RESTART_SECTIONS if getattr(before, s) != getattr(after, s))
+    if before.resilience.enabled != after.resilience.enabled:
+        restart += ("resilience.enabled",)
+    message = (
+        f"{len(new)} backend(s); added {list(added)}, removed {list(removed)}, "
+        f"changed {list(changed)}"
+    )
+    if restart:
+        message += f"; needs a restart to apply: {', '.join(restart)}"
+    return Outcome(True, message, added, removed, changed, restart)
+
+
+# One reloader per running components (a process may build several in tests); the entry
+# goes when the components stop.
+_RELOADERS: dict[int, Reloader] = {}
+
+
+def reloader_of(components: Components) -> Reloader:
+    found = _RELOADERS.get(id(components))
+    if found is None:
+        env = os.environ.get("SMF_ROUTER_CONFIG")
+        found = _RELOADERS[id(components)] = Reloader(components, Path(env) if env else None)
+    return found
+
+
+def install(components: Components) -> None:
+    """The admin endpoint, the status section and the shutdown closer."""
+    reloader = reloader_of(components)
+    endpoints = APIRouter()
+
+    @endpoints.post("/v1/router/reload")
+    async def reload_config(request: Request) -> dict[str, Any]:
+        request.app.state.auth.admin(request.headers)
+        outcome = await reloader.reload(request.app.state)
+        if not outcome.ok:
+            raise ConfigRejected(f"config rejected, the running one stays: {outcome.message}")
+        return outcome.as_dict()
+
+    components.extra_endpoints.append(endpoints)
+    components.status_sections["reload"] = reloader.status
+    components.closers.append(reloader.close)

@@ -1,0 +1,157 @@
+"""Hot reload: valid configs swap in for new requests, invalid ones are rejected with the
+reason, in-flight requests finish on the old backends, SIGHUP works on a real process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from router import reload
+from router.config import hash_key, parse
+from tests.harness import VENV_BIN, config_for, free_port, router, simulator, wait_for
+from tests.resilience.conftest import CODING, chat, status, until
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def model_ids(url: str, headers: dict[str, str] | None = None) -> list[str]:
+    return [m["id"] for m in httpx.get(f"{url}/models", headers=headers or {}).json()["data"]]
+
+
+def test_reload_swaps_valid_config_and_rejects_invalid(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", data)
+        with router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            grown = {**data, "backends": [*data["backends"], {**data["backends"][1], "name": "b2"}]}
+            write(path, grown)
+            answer = httpx.post(f"{proxy.url}/router/reload")
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["backends"]["added"] == ["b2"]
+            assert "b2" in model_ids(proxy.url)
+
+            broken = {**grown, "routes": {**grown["routes"], "coding": ["nowhere"]}}
+            write(path, broken)
+            rejected = httpx.post(f"{proxy.url}/router/reload")
+            assert rejected.status_code == 400
+            error = rejected.json()["error"]
+            assert error["code"] == "invalid_config"
+            assert "routes.coding" in error["message"] and "nowhere" in error["message"]
+            assert "b2" in model_ids(proxy.url)  # the running config stayed
+            assert chat(proxy.url).status_code == 200
+
+            write(path, {**grown, "ledger": {**grown["ledger"], "flush_interval_s": 0.5}})
+            restart = httpx.post(f"{proxy.url}/router/reload").json()
+            assert restart["restart_needed"] == ["ledger"]
+
+
+def test_reload_swaps_auth_and_needs_an_admin_key(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump(mode="json")
+        keys = [
+            {"name": "ops", "sha256": hash_key("sk-admin"), "admin": True},
+            {"name": "agent", "sha256": hash_key("sk-agent")},
+        ]
+        path = write(tmp_path / "router.yaml", {**data, "auth": {"keys": keys}})
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            assert chat(proxy.url).status_code == 401  # keys now rule
+            agent = {"authorization": "Bearer sk-agent"}
+            assert chat(proxy.url, headers=agent).status_code == 200
+            assert httpx.post(f"{proxy.url}/router/reload", headers=agent).status_code == 403
+            admin = {"authorization": "Bearer sk-admin"}
+            assert httpx.post(f"{proxy.url}/router/reload", headers=admin).status_code == 200
+
+
+def test_in_flight_requests_finish_on_the_old_backend(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model", ttft_s=1.5) as old_local,
+        simulator(profile="vllm", model="local-model") as new_local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": old_local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        for backend in data["backends"]:
+            backend["timeouts"] = {"first_token_s": 15, "idle_s": 15, "total_s": 30}
+        config = parse(data)
+        data["backends"][0]["base_url"] = new_local.url
+        path = write(tmp_path / "router.yaml", data)
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            result: dict[str, Any] = {}
+
+            def slow() -> None:
+                body = {"model": "local", "messages": CODING, "stream": True}
+                with httpx.stream(
+                    "POST", f"{proxy.url}/chat/completions", json=body, timeout=30
+                ) as response:
+                    result["status"] = response.status_code
+                    result["text"] = "".join(response.iter_text())
+
+            thread = threading.Thread(target=slow)
+            thread.start()
+            until(
+                lambda: (
+                    status(proxy.root)["extra"]["resilience"]["backends"]["local"]["inflight"] == 1
+                ),
+                what="request in flight",
+            )
+            assert httpx.post(f"{proxy.url}/router/reload").json()["backends"]["changed"] == [
+                "local"
+            ]
+            assert chat(proxy.url, model="local").status_code == 200  # served by new_local
+            thread.join(timeout=30)
+            assert result["status"] == 200 and result["text"].rstrip().endswith("[DONE]")
+            old_posts = old_local.stats()["by_path"].get("/v1/chat/completions", 0)
+            new_posts = new_local.stats()["by_path"].get("/v1/chat/completions", 0)
+            assert (old_posts, new_posts) == (1, 1)
+            assert status(proxy.root)["extra"]["reload"]["retiring_backends"] == 1
+
+
+def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", data)
+        port = free_port()
+        log = tmp_path / "router.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "SMF_ROUTER_CONFIG": str(path)},
+            )
+            try:
+                url = f"http://127.0.0.1:{port}/v1"
+                wait_for(f"http://127.0.0.1:{port}/healthz", 30)
+                write(path, {**data, "aliases": {"auto": "auto", "fast": "local"}})
+                process.send_signal(signal.SIGHUP)
+                until(lambda: "fast" in model_ids(url), what="alias after SIGHUP")
+                write(path, {**data, "routes": {"coding": ["ghost"]}})
+                process.send_signal(signal.SIGHUP)
+                until(lambda: b"config reload rejected" in log.read_bytes(), what="rejection")
+                assert process.poll() is None and "fast" in model_ids(url)
+            finally:
+                process.send_signal(signal.SIGTERM)
+                process.wait(timeout=30)
