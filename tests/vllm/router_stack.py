@@ -74,6 +74,7 @@ class Stack:
 
     url: str
     root: str
+    vllm_url: str
     cloud_root: str
     ledger: Path
     router: subprocess.Popen[bytes]
@@ -107,7 +108,7 @@ def start_stack(vllm_url: str, work: Path) -> Stack:
         stop(cloud)
         stop(router)
         raise RuntimeError((work / "router.log").read_text()[-3000:]) from None
-    return Stack(f"{root}/v1", root, cloud_root, work / "ledger", router, cloud)
+    return Stack(f"{root}/v1", root, vllm_url, cloud_root, work / "ledger", router, cloud)
 
 
 def vllm_counters(vllm_url: str) -> tuple[float, float]:
@@ -118,3 +119,34 @@ def vllm_counters(vllm_url: str) -> tuple[float, float]:
         if name in values:
             values[name] += float(line.rsplit(" ", 1)[1])
     return values["vllm:prompt_tokens_total"], values["vllm:generation_tokens_total"]
+
+
+def backend_status(stack: Stack, name: str) -> dict[str, Any]:
+    """One backend's entry in `GET /v1/router/status` (circuit, running, context_window...)."""
+    body = httpx.get(f"{stack.root}/v1/router/status", timeout=10).json()
+    found = _find_backends(body)
+    return dict(found.get(name, {})) if found else {}
+
+
+def _find_backends(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        backends = value.get("backends")
+        entries = list(backends.values()) if isinstance(backends, dict) else []
+        if entries and all(isinstance(v, dict) and "circuit" in v for v in entries):
+            return backends
+        for item in value.values():
+            found = _find_backends(item)
+            if found is not None:
+                return found
+    return None
+
+
+def wait_for_status(stack: Stack, name: str, key: str, want: Any, tries: int = 50) -> Any:
+    """Poll (bounded: tries x 0.2 s) until the backend's status[key] == want; return the last."""
+    seen = None
+    for _ in range(tries):
+        seen = backend_status(stack, name).get(key)
+        if seen == want:
+            break
+        time.sleep(0.2)
+    return seen
