@@ -22,6 +22,7 @@ from router.ledger.schema import SCHEMAS
 log = logging.getLogger(__name__)
 
 RETRIES = 2
+MEMORY_LIMIT = "512MB"
 
 
 def _sql_list(paths: Sequence[str]) -> str:
@@ -39,6 +40,9 @@ class Ledger:
         self.last_day = last_day
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET TimeZone = 'UTC'")
+        # Reports aggregate into small tables: bound DuckDB's buffers (the 1 GB report target).
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        self.con.execute("SET enable_progress_bar = false")  # it would corrupt JSON on stdout
         self.warnings: list[str] = []
         self.price_map_versions: set[str] = set()
         self.rows: dict[str, int] = {}
