@@ -1,0 +1,195 @@
+"""Every file in deploy/ parses and says what its tool requires; real checkers where present."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from router.config import load, parse
+from tests.harness import REPO, VENV_BIN
+
+DEPLOY = REPO / "deploy"
+K8S = DEPLOY / "k8s"
+YAMLS = sorted([*DEPLOY.rglob("*.yaml"), *DEPLOY.rglob("*.yml")])
+
+
+def docs(path: Path) -> list[Any]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+@pytest.mark.parametrize("path", YAMLS, ids=lambda p: str(p.relative_to(DEPLOY)))
+def test_every_yaml_file_parses(path: Path) -> None:
+    assert docs(path), f"{path} is empty"
+
+
+def test_example_config_loads_through_the_config_model() -> None:
+    config = load(DEPLOY / "router.example.yaml", env={})
+    assert {b.name for b in config.backends} == {"local", "cloud"}
+    assert config.resilience.enabled and config.backend("local").max_concurrency == 32
+    assert config.ledger.path == "/var/lib/smf-router/ledger"
+
+
+def test_example_config_mentions_every_section_of_the_model() -> None:
+    text = (DEPLOY / "router.example.yaml").read_text()
+    config = load(DEPLOY / "router.example.yaml", env={})
+    for section in ("server", "ledger", "resilience", "auth", "classifier", "canary", "shadow"):
+        assert re.search(rf"^{section}:", text, re.M), section
+    for name in config.resilience.model_fields:
+        assert re.search(rf"^\s+{name}:", text, re.M), f"resilience.{name} is undocumented"
+
+
+def test_kubernetes_configmap_holds_a_valid_config() -> None:
+    (configmap,) = docs(K8S / "configmap.yaml")
+    parse(yaml.safe_load(configmap["data"]["router.yaml"]), source="configmap")
+
+
+REQUIRED_SPEC: dict[str, tuple[str, ...]] = {
+    "Deployment": ("selector", "template"),
+    "Service": ("ports", "selector"),
+    "PodDisruptionBudget": ("selector",),
+    "HorizontalPodAutoscaler": ("scaleTargetRef", "maxReplicas"),
+    "CronJob": ("schedule", "jobTemplate"),
+    "PersistentVolumeClaim": ("accessModes", "resources"),
+}
+
+
+def manifests() -> list[dict[str, Any]]:
+    return [d for path in sorted(K8S.glob("*.yaml")) for d in docs(path)]
+
+
+def test_manifests_have_the_fields_kubernetes_requires() -> None:
+    kinds = set()
+    for doc in manifests():
+        assert doc.get("apiVersion") and doc.get("kind"), doc
+        assert re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", doc["metadata"]["name"])
+        kinds.add(doc["kind"])
+        for key in REQUIRED_SPEC.get(doc["kind"], ()):
+            assert key in doc["spec"], f"{doc['kind']} {doc['metadata']['name']}: spec.{key}"
+    assert kinds >= set(REQUIRED_SPEC) | {"ConfigMap"}
+
+
+def pod_specs() -> list[dict[str, Any]]:
+    out = []
+    for doc in manifests():
+        if doc["kind"] == "Deployment":
+            out.append(doc["spec"]["template"]["spec"])
+        elif doc["kind"] == "CronJob":
+            out.append(doc["spec"]["jobTemplate"]["spec"]["template"]["spec"])
+    return out
+
+
+def test_pods_are_complete_and_mount_what_they_declare() -> None:
+    for spec in pod_specs():
+        volumes = {v["name"] for v in spec.get("volumes", [])}
+        for container in spec["containers"]:
+            assert container["name"] and container["image"]
+            for mount in container.get("volumeMounts", []):
+                assert mount["name"] in volumes
+    claims = {
+        v["persistentVolumeClaim"]["claimName"]
+        for spec in pod_specs()
+        for v in spec["volumes"]
+        if "persistentVolumeClaim" in v
+    }
+    pvcs = {d["metadata"]["name"]: d for d in manifests() if d["kind"] == "PersistentVolumeClaim"}
+    assert claims == set(pvcs)
+    assert all(p["spec"]["accessModes"] == ["ReadWriteMany"] for p in pvcs.values())
+
+
+def test_deployment_replicas_probes_and_grace_outlast_the_drain() -> None:
+    (deployment,) = [d for d in manifests() if d["kind"] == "Deployment"]
+    (configmap,) = docs(K8S / "configmap.yaml")
+    drain = parse(yaml.safe_load(configmap["data"]["router.yaml"])).server.drain_s
+    assert deployment["spec"]["replicas"] >= 2
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] > drain
+    (container,) = pod["containers"]
+    assert {"readinessProbe", "livenessProbe"} <= container.keys()
+    for service in (d for d in manifests() if d["kind"] in ("Service", "PodDisruptionBudget")):
+        selector = service["spec"]["selector"]
+        selector = selector.get("matchLabels", selector)
+        assert selector.items() <= labels.items()
+
+
+def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
+    text = (DEPLOY / "systemd" / "smf-router.service").read_text()
+    keys = dict(re.findall(r"^(\w+)=(.*)$", text, re.M))
+    drain = load(DEPLOY / "router.example.yaml", env={}).server.drain_s
+    assert int(keys["TimeoutStopSec"]) > drain
+    assert keys["User"] == "smf-router" and keys["StateDirectory"] == "smf-router"
+    assert keys["NoNewPrivileges"] == "yes" and keys["ProtectSystem"] == "strict"
+    assert keys["ExecReload"].endswith("-HUP $MAINPID")
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")
+def test_systemd_analyze_verify(tmp_path: Path) -> None:
+    text = (DEPLOY / "systemd" / "smf-router.service").read_text()
+    # verify checks that ExecStart exists: point it at this checkout's console script.
+    unit = tmp_path / "smf-router.service"
+    unit.write_text(text.replace("/opt/smf-router/.venv/bin", str(VENV_BIN)))
+    result = subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    problems = [line for line in result.stderr.splitlines() if str(unit) in line]
+    assert result.returncode == 0 and not problems, result.stderr
+
+
+def test_dockerfile_is_slim_non_root_exec_form_with_healthcheck() -> None:
+    text = (DEPLOY / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim\s*$", text, re.M)
+    user = re.findall(r"^USER (\S+)", text, re.M)
+    assert user and not user[-1].startswith(("root", "0"))
+    (entry,) = re.findall(r"^ENTRYPOINT (.*)$", text, re.M)
+    assert json.loads(entry)[:2] == ["smf-router", "serve"]  # exec form: signals reach it
+    assert re.search(r"^HEALTHCHECK .*\n\s+CMD \[", text, re.M)
+    assert "LITELLM_LOCAL_MODEL_COST_MAP=True" in text
+    for source in re.findall(r"^COPY (?!--from)(\S+)", text, re.M):
+        assert (REPO / source).exists(), source
+
+
+def test_compose_services_and_mounts_exist() -> None:
+    (compose,) = docs(DEPLOY / "compose.yaml")
+    services = compose["services"]
+    assert {"router", "prometheus", "grafana", "otel-collector"} <= set(services)
+    for name, service in services.items():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), f"{name}: {source}"
+    assert "./prometheus:/etc/prometheus:ro" in services["prometheus"]["volumes"]
+    prometheus = docs(DEPLOY / "prometheus" / "prometheus.yml")[0]
+    targets = [
+        t
+        for job in prometheus["scrape_configs"]
+        for c in job["static_configs"]
+        for t in c["targets"]
+    ]
+    assert "router:4000" in targets  # the compose service name and port
+
+
+def test_otel_collector_pipelines_name_defined_components() -> None:
+    (config,) = docs(DEPLOY / "otel" / "collector.yaml")
+    for pipeline in config["service"]["pipelines"].values():
+        for kind in ("receivers", "processors", "exporters"):
+            for name in pipeline.get(kind, []):
+                assert name in config[kind], f"{kind}: {name}"
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool absent")
+def test_promtool_accepts_the_prometheus_config_compose_mounts() -> None:
+    result = subprocess.run(
+        ["promtool", "check", "config", str(DEPLOY / "prometheus" / "prometheus.yml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
