@@ -17,6 +17,11 @@ from router.shadow_report import PairSummary, from_ledger, summarize
 app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
 
 
+@app.callback()
+def shadow() -> None:
+    """Shadow evaluation: how often another backend agreed with the live answers."""
+
+
 def _config(path: Path | None) -> Config | None:
     path = path or (
         Path(os.environ["SMF_ROUTER_CONFIG"]) if "SMF_ROUTER_CONFIG" in os.environ else None

@@ -1,0 +1,101 @@
+"""The shadow report on a known ledger: counts, Wilson intervals, costs and the advice text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from router.ledger import Ledger, LedgerWriter
+from router.shadow_cli import app
+from router.shadow_report import from_ledger, summarize
+
+TIERS = {"local": "local", "cloud": "cloud"}
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows = []
+    for i in range(230):  # math: live cloud, shadow local, 94 of 230 agree (41%)
+        rows.append(_row("math", "cloud", "local", i < 94, 2.0, 1.0, 0.01))
+    for i in range(100):  # coding: live local, shadow cloud, 97 of 100 agree
+        rows.append(_row("coding", "local", "cloud", i < 97, 1.0, 2.0, 0.0, judge="tie"))
+    for _ in range(50):  # prose: all agree, shadow on local
+        rows.append(_row("prose", "cloud", "local", True, 3.0, 1.0, 0.02))
+    rows.append(_row("prose", "cloud", "local", None, 3.0, 0.0, 0.0, error="timeout"))
+    for i in range(5):
+        rows.append(_row("writing", "cloud", "local", i < 4, 1.0, 1.0, 0.0))
+    return rows
+
+
+def _row(
+    intent: str,
+    live: str,
+    shadow: str,
+    agreed: bool | None,
+    lat: float,
+    slat: float,
+    cost: float,
+    judge: str | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "ts": 1_790_000_000.0,
+        "request_id": "r",
+        "intent": intent,
+        "route": intent,
+        "live_backend": live,
+        "shadow_backend": shadow,
+        "agreed": agreed,
+        "method": "m",
+        "detail": "",
+        "live_latency_s": lat,
+        "shadow_latency_s": slat,
+        "live_tokens": 10,
+        "shadow_tokens": 10,
+        "live_cost_usd": cost,
+        "shadow_cost_usd": 0.001 if shadow == "cloud" else 0.0,
+        "judge": judge,
+        "shadow_error": error,
+    }
+
+
+def _ledger(tmp: Path) -> Path:
+    writer = LedgerWriter(tmp / "ledger", flush_interval_s=0.1)
+    for row in _rows():
+        writer.submit_row("shadow_comparisons", row)
+    writer.close()
+    return tmp / "ledger"
+
+
+def test_report_on_a_known_ledger(tmp_path: Path) -> None:
+    with Ledger(_ledger(tmp_path)) as ledger:
+        summaries = {s.intent: s for s in summarize(from_ledger(ledger), TIERS)}
+    math = summaries["math"]
+    assert (math.samples, math.agreed, math.live_p50_s, math.shadow_p50_s) == (230, 94, 2.0, 1.0)
+    assert math.recommendation == (
+        "math: local agrees with cloud on 41% ± 6% of 230 shadowed requests — keep math on cloud"
+    )
+    coding = summaries["coding"]
+    assert coding.judge == {"tie": 100} and coding.shadow_cost_usd == 0.1
+    assert coding.recommendation.startswith("coding: local agrees with cloud on 97% ± ")
+    assert coding.recommendation.endswith("— keep coding on local")
+    prose = summaries["prose"]
+    assert (prose.samples, prose.errors) == (50, 1)
+    assert prose.recommendation.endswith(
+        "local could serve prose: consider routing prose to local first"
+    )
+    assert "too few samples" in summaries["writing"].recommendation
+
+
+def test_cli_prints_json_and_table(tmp_path: Path) -> None:
+    path = _ledger(tmp_path)
+    result = CliRunner().invoke(app, ["report", "--ledger", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {d["intent"] for d in data} == {"math", "coding", "prose", "writing"}
+    table = CliRunner().invoke(app, ["report", "--ledger", str(path)])
+    assert table.exit_code == 0 and "Shadow agreement" in table.output and "230" in table.output
+    empty = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "none")])
+    assert "no shadow comparisons" in empty.output
