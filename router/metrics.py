@@ -200,6 +200,8 @@ class Metrics:
         self.shadow_drops = self._counter(
             "shadow_dropped_total", "Shadow replays not sent.", ("reason",)
         )
+        for reason in (*sorted(SHADOW_DROP_REASONS), "other"):  # a closed set: show zeros
+            self.shadow_drops.inc((reason,), 0)
 
     def _define_ledger(self) -> None:
         self.ledger_queue = self._gauge("ledger_queue_depth", "Records waiting to be written.", ())
