@@ -39,7 +39,8 @@ def _frame(body: str, y_max: float, days: list[str], label: str, pct: bool = Fal
     for i in range(0, len(days), step):
         x = LEFT + plot_w * (i + 0.5) / max(1, len(days))
         parts.append(
-            f"<text x='{x:.1f}' y='{H - BOTTOM + 16}' text-anchor='middle'>{escape(days[i][5:])}</text>"
+            f"<text x='{x:.1f}' y='{H - BOTTOM + 16}' text-anchor='middle'>"
+            f"{escape(days[i][5:])}</text>"
         )
     parts.append(body)
     parts.append("</svg>")
