@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from router.api import admin, errors, openai
+from router.api import admin, errors, messages, openai, responses
 from router.components import Components, build
 from router.config import Config
 
@@ -35,6 +35,8 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
     app.state.ready = False
     errors.install(app)
     app.include_router(openai.endpoints)
+    app.include_router(responses.endpoints)
+    app.include_router(messages.endpoints)
     app.include_router(admin.endpoints)
     for extra in parts.extra_endpoints:
         app.include_router(extra)

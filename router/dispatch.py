@@ -30,6 +30,7 @@ from router.policy import Plan
 from router.record import Api, Attempt, Record
 from router.sse import DONE, EventBuffer
 from router.tracing import NO_SPAN, Tracing
+from router.translate import events, exchange
 
 
 class AttemptObserver(Protocol):
@@ -161,13 +162,13 @@ class Dispatcher:
         name = backend.settings.name
         try:
             async with asyncio.timeout(budget):
-                reply = await backend.send(call.api, call.body, headers, call.stream)
+                reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
                 attempt.status = reply.status
                 committed = Committed(backend, attempt, reply, deadline)
                 if not call.stream:
                     committed.parsed = _parse_whole(reply.body or b"", name)
                     return committed
-                await _first_event(committed, name)
+                await _first_event(committed, name, call.api)
                 return committed
         except TimeoutError:
             kind = "first_token_timeout" if call.stream else "timeout"
@@ -197,7 +198,7 @@ class Dispatcher:
             )
 
 
-async def _first_event(committed: Committed, name: str) -> None:
+async def _first_event(committed: Committed, name: str, api: Api) -> None:
     """Read until the first data event; an error, garbage or an early end falls back."""
     reply = committed.reply
     assert reply.stream is not None
@@ -207,7 +208,7 @@ async def _first_event(committed: Committed, name: str) -> None:
             for event, data in committed.events.feed(piece):
                 committed.first_events.append((event, data))
                 if data is not None:
-                    _check_first(data, name)
+                    _check_first(data, name, api)
                     return
     except UpstreamError:
         await reply.close()
@@ -221,14 +222,16 @@ async def _first_event(committed: Committed, name: str) -> None:
     raise ServerError(f"{name}: stream ended before any event", backend=name)
 
 
-def _check_first(data: bytes, name: str) -> None:
+def _check_first(data: bytes, name: str, api: Api) -> None:
     if data == DONE:
         return
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
-    if isinstance(obj, dict) and "error" in obj:
+    if not isinstance(obj, dict):
+        return
+    if "error" in obj if api in ("chat", "completions") else events.failure(api, obj):
         raise ServerError(f"{name}: error event before the first token", backend=name)
 
 

@@ -23,6 +23,7 @@ from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Record, Usage
 from router.relay import Tally, usage_of
 from router.tracing import Tracing
+from router.translate.view import chat_view
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -98,8 +99,9 @@ class Gateway:
         req.validate(api, body)
         target = self._target(body, headers)
         span = self.tracing.start_request(api, str(body["model"])[:200], headers)
-        intent = self._classify(api, body, target, span)
-        conversation = req.conversation_key(body, headers)
+        view = chat_view(api, body)
+        intent = self._classify(api, view, target, span)
+        conversation = req.conversation_key(view, headers)
         private = caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
         demand = Demand(
             api=api,
@@ -172,6 +174,7 @@ class Gateway:
         """A non-streamed reply was sent in full."""
         self.dispatcher.finish_attempt(committed)
         tally = Tally(keep_text=self.keep_text(call))
+        tally.api = call.api
         if committed.parsed is not None:
             tally.see(committed.parsed)
         call.record.ttft_s = time.monotonic() - call.started
@@ -233,11 +236,7 @@ class Gateway:
     def _classify(self, api: Api, body: dict[str, Any], target: Target, span: Any) -> Intent:
         if target.mode == "route" and target.name in classifier.INTENTS:
             return Intent(target.name, 1.0, "forced")  # type: ignore[arg-type,unused-ignore]
-        chat = (
-            body
-            if api == "chat"
-            else {"messages": [{"role": "user", "content": str(body.get("prompt", ""))}]}
-        )
+        chat = body  # already the chat view (`router.translate.view`)
         child = self.tracing.start_child(span, "classify")
         began = time.perf_counter()
         intent = classifier.classify(chat)

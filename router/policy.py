@@ -12,6 +12,7 @@ from typing import Literal
 from classifier.intent import Intent
 from router.config import Config
 from router.record import Api
+from router.translate.pairing import can_serve
 
 Mode = Literal["auto", "route", "backend"]
 Circuit = Literal["closed", "open", "half_open"]
@@ -125,7 +126,7 @@ def _unfit(
     backend = config.backend(name)
     if demand.private and backend.tier != "local":
         return "private"
-    if demand.api not in backend.apis and not (demand.api == "chat" and backend.kind == "litellm"):
+    if not can_serve(demand.api, backend):
         return "api_unsupported"
     if state.circuit == "open":
         return "circuit_open"

@@ -25,8 +25,12 @@ from router.errors import (
     UpstreamError,
     stream_error_event,
 )
-from router.record import Usage
+from router.ledger.usage import normalize_usage
+from router.record import Api, Usage
 from router.sse import DONE, event
+from router.translate import events
+
+CHAT_APIS = ("chat", "completions")
 
 
 @dataclass(slots=True)
@@ -40,8 +44,14 @@ class Tally:
     tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)  # kept with the text
     keep_text: bool = False
     done: bool = False
+    api: Api = "chat"
+    sequence: int = -1  # the last Responses `sequence_number` seen
+    response_id: str = ""
 
     def see(self, obj: dict[str, Any]) -> None:
+        if self.api not in CHAT_APIS:
+            events.see(self.api, self, obj)
+            return
         usage = obj.get("usage")
         if usage:
             self.usage = usage
@@ -97,7 +107,7 @@ async def relay(
     keep_text: bool = False,
 ) -> AsyncIterator[bytes]:
     """Yield the client's stream; always hands the record to `finish` exactly once."""
-    tally = Tally(keep_text=keep_text)
+    tally = Tally(keep_text=keep_text, api=call.api)
     error_kind: str | None = None
     record = call.record
     try:
@@ -115,7 +125,11 @@ async def relay(
             error.kind,
             error.status,
         )
-        yield stream_error_event(error)
+        yield (
+            stream_error_event(error)
+            if call.api in CHAT_APIS
+            else events.error_event(call.api, error, tally)
+        )
     except (asyncio.CancelledError, GeneratorExit):
         record.outcome, error_kind = "cancelled", "cancelled"
         raise
@@ -155,7 +169,8 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
             if tally.done:
                 return
     # The upstream closed without [DONE]: complete if the answer was finished, else cut.
-    if committed.events.rest().strip() or not tally.finish_reasons:
+    # The agent APIs' streams end with a terminal event, which `tally.done` already saw.
+    if call.api not in CHAT_APIS or committed.events.rest().strip() or not tally.finish_reasons:
         raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE)
 
@@ -173,6 +188,12 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         raise Malformed("upstream sent an event that is not JSON", backend="") from None
     if not isinstance(obj, dict):
         raise Malformed("upstream sent an event that is not a JSON object", backend="")
+    if call.api not in CHAT_APIS:
+        problem = events.failure(call.api, obj)
+        if problem is not None:
+            raise ServerError(problem, backend="")
+        events.see(call.api, tally, obj)
+        return raw
     if "error" in obj:
         raise ServerError(_message(obj), backend="")
     tally.see(obj)
@@ -188,10 +209,12 @@ def _message(obj: dict[str, Any]) -> str:
     return str(error or "upstream error mid-stream")
 
 
-def usage_of(api: str, usage: dict[str, Any] | None) -> Usage | None:
+def usage_of(api: Api, usage: dict[str, Any] | None) -> Usage | None:
     """Chat/completions usage → normalised `Usage` (None when the upstream gave none)."""
     if not usage:
         return None
+    if api in ("messages", "responses"):
+        return normalize_usage(api, usage)
     prompt_details = usage.get("prompt_tokens_details") or {}
     completion_details = usage.get("completion_tokens_details") or {}
     return Usage(

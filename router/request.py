@@ -47,6 +47,36 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         _validate_messages(body.get("messages"))
     elif api == "completions" and not isinstance(body.get("prompt"), str | list):
         raise BadRequest("'prompt' is required and must be a string or a list", param="prompt")
+    elif api == "messages":
+        _validate_anthropic(body)
+    elif api == "responses":
+        _validate_responses(body)
+
+
+def _validate_anthropic(body: dict[str, Any]) -> None:
+    """Anthropic requires `max_tokens`; content is a string or an array of blocks."""
+    _validate_messages(body.get("messages"))
+    if body.get("max_tokens") is None:
+        raise BadRequest("'max_tokens' is required", param="max_tokens")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str | list):
+        raise BadRequest("'system' must be a string or an array of blocks", param="system")
+
+
+def _validate_responses(body: dict[str, Any]) -> None:
+    items = body.get("input")
+    if not isinstance(items, str | list) or not items:
+        raise BadRequest("'input' must be a non-empty string or array", param="input")
+    if isinstance(items, list) and not all(isinstance(i, dict) for i in items):
+        raise BadRequest("'input' items must be objects", param="input")
+    limit = body.get("max_output_tokens")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise BadRequest(
+            "'max_output_tokens' must be a positive integer", param="max_output_tokens"
+        )
+    instructions = body.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise BadRequest("'instructions' must be a string", param="instructions")
 
 
 def _validate_messages(messages: Any) -> None:
@@ -74,6 +104,11 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
         prompt = body.get("prompt")
         chars = len(prompt) if isinstance(prompt, str) else sum(len(str(p)) for p in prompt or ())
         return chars // _CHARS_PER_TOKEN + 1
+    if api in ("messages", "responses"):
+        chars = _agent_chars(body)
+        if body.get("tools"):
+            chars += len(orjson.dumps(body["tools"]))
+        return chars // _CHARS_PER_TOKEN + 1
     for message in body.get("messages") or ():
         if not isinstance(message, dict):
             continue
@@ -90,12 +125,41 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
     return chars // _CHARS_PER_TOKEN + 1
 
 
+def _agent_chars(body: dict[str, Any]) -> int:
+    """Text of a Messages or Responses body: tool results and calls count too (agents' bulk)."""
+    chars = sum(_text_chars(body.get(key)) for key in ("system", "instructions"))
+    turns = body.get("messages") if "messages" in body else body.get("input")
+    if isinstance(turns, str):
+        return chars + len(turns)
+    for turn in turns or ():
+        if isinstance(turn, dict):
+            chars += 16 + _text_chars(turn.get("content"))
+            for key in ("arguments", "output", "input"):
+                chars += _text_chars(turn.get(key))
+    return chars
+
+
+def _text_chars(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return len(orjson.dumps(value))
+    if not isinstance(value, list):
+        return 0
+    chars = 0
+    for part in value:
+        if isinstance(part, dict):
+            for key in ("text", "content", "input", "thinking"):
+                chars += _text_chars(part.get(key))
+    return chars
+
+
 def estimate_tokens(chars: int) -> int:
     return (chars + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
 
 
 def max_tokens_of(body: dict[str, Any]) -> int | None:
-    value = body.get("max_tokens", body.get("max_completion_tokens"))
+    value = body.get("max_tokens", body.get("max_completion_tokens", body.get("max_output_tokens")))
     return value if isinstance(value, int) else None
 
 

@@ -1,0 +1,144 @@
+"""An Anthropic Messages request as a chat completions request.
+
+Mapping: `system` → a system message; `tool_use` blocks → assistant `tool_calls`;
+`tool_result` blocks → `tool` messages placed before the user's other content (Anthropic
+puts results first in the turn that follows the call); `tools[].input_schema` →
+`function.parameters`; `tool_choice` any/tool/none → required/function/none;
+`stop_sequences` → `stop`. Thinking blocks and server tools have no chat equivalent and
+are dropped. Pure: dict in, dict out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+_TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
+
+
+def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
+    """The chat body for a Messages body; `stream` asks for the usage chunk too."""
+    messages: list[dict[str, Any]] = []
+    system = text_of(body.get("system"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for message in body.get("messages") or ():
+        if isinstance(message, dict):
+            messages.extend(_message(message))
+    out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
+    if isinstance(body.get("max_tokens"), int):
+        out["max_tokens"] = body["max_tokens"]
+    for key in ("temperature", "top_p"):
+        if key in body:
+            out[key] = body[key]
+    if body.get("stop_sequences"):
+        out["stop"] = body["stop_sequences"]
+    tools = [_tool(t) for t in body.get("tools") or () if _is_client_tool(t)]
+    if tools:
+        out["tools"] = tools
+    _tool_choice(body.get("tool_choice"), out)
+    if stream:
+        out["stream"] = True
+        out["stream_options"] = {"include_usage": True}
+    return out
+
+
+def text_of(content: Any) -> str:
+    """The text of a string or of a list of blocks (text blocks only)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    )
+
+
+def _message(message: dict[str, Any]) -> list[dict[str, Any]]:
+    role = "assistant" if message.get("role") == "assistant" else "user"
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"role": role, "content": content}]
+    blocks = [b for b in content or () if isinstance(b, dict)]
+    if role == "assistant":
+        return [_assistant(blocks)]
+    results = [_tool_result(b) for b in blocks if b.get("type") == "tool_result"]
+    parts = [p for b in blocks if (p := _user_part(b)) is not None]
+    if parts:
+        only_text = all(p["type"] == "text" for p in parts)
+        merged: Any = "\n".join(p["text"] for p in parts) if only_text else parts
+        results.append({"role": "user", "content": merged})
+    return results
+
+
+def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    texts = [
+        b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    calls = [
+        {
+            "id": str(b.get("id", "")),
+            "type": "function",
+            "function": {
+                "name": str(b.get("name", "")),
+                "arguments": orjson.dumps(b.get("input") or {}).decode(),
+            },
+        }
+        for b in blocks
+        if b.get("type") == "tool_use"
+    ]
+    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _tool_result(block: dict[str, Any]) -> dict[str, Any]:
+    text = text_of(block.get("content"))
+    if block.get("is_error"):
+        text = f"Error: {text}"
+    return {"role": "tool", "tool_call_id": str(block.get("tool_use_id", "")), "content": text}
+
+
+def _user_part(block: dict[str, Any]) -> dict[str, Any] | None:
+    kind = block.get("type")
+    if kind == "text" and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    if kind == "image":
+        source = block.get("source") or {}
+        if source.get("type") == "base64":
+            url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
+        else:
+            url = str(source.get("url", ""))
+        return {"type": "image_url", "image_url": {"url": url}}
+    return None
+
+
+def _is_client_tool(tool: Any) -> bool:
+    """Server tools (web search, code execution, …) carry a versioned `type`; skip them."""
+    return isinstance(tool, dict) and tool.get("type") in (None, "custom") and "name" in tool
+
+
+def _tool(tool: dict[str, Any]) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        "name": tool["name"],
+        "parameters": tool.get("input_schema") or {"type": "object", "properties": {}},
+    }
+    if tool.get("description"):
+        function["description"] = tool["description"]
+    return {"type": "function", "function": function}
+
+
+def _tool_choice(choice: Any, out: dict[str, Any]) -> None:
+    if not isinstance(choice, dict):
+        return
+    kind = choice.get("type")
+    if kind == "tool" and choice.get("name"):
+        out["tool_choice"] = {"type": "function", "function": {"name": choice["name"]}}
+    elif kind in _TOOL_CHOICE and "tools" in out:
+        out["tool_choice"] = _TOOL_CHOICE[kind]
+    if choice.get("disable_parallel_tool_use") and "tools" in out:
+        out["parallel_tool_calls"] = False

@@ -1,0 +1,182 @@
+"""Reading the typed events of the agent APIs: usage, stop reasons, the end, and failure.
+
+The relay watches every event it forwards. Chat has its own fast path in `router.relay`;
+the Messages and Responses events are read here, from native upstreams and translated
+ones alike (both speak the client's API by the time the relay sees them). A failed stream
+ends with the API's own in-band error: Anthropic's `error` event, which the `anthropic`
+SDK raises on, or Responses' `response.failed`, which Codex reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import orjson
+
+from router.errors import RouterError
+from router.translate.wire import named_event
+
+_RESPONSES_ENDS = ("response.completed", "response.incomplete")
+
+
+class Watched(Protocol):
+    """What the relay's tally keeps (see `router.relay.Tally`)."""
+
+    usage: dict[str, Any] | None
+    finish_reasons: list[str]
+    output_chars: int
+    text: list[str]
+    keep_text: bool
+    done: bool
+    sequence: int
+    response_id: str
+
+
+def failure(api: str, obj: dict[str, Any]) -> str | None:
+    """The error message when this event says the upstream failed, else None."""
+    kind = obj.get("type")
+    if api == "messages":
+        if kind == "error" or (kind is None and "error" in obj):
+            return _message(obj.get("error"), obj)
+        return None
+    if kind in ("error", "response.failed") or (kind is None and "error" in obj):
+        response = obj.get("response")
+        inner = response.get("error") if isinstance(response, dict) else None
+        return _message(obj.get("error") or inner, obj)
+    return None
+
+
+def see(api: str, tally: Watched, obj: dict[str, Any]) -> None:
+    if api == "messages":
+        _see_messages(tally, obj)
+    else:
+        _see_responses(tally, obj)
+
+
+def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
+    """The last event of a stream that broke after the commit point, in the API's shape."""
+    if api == "messages":
+        payload = {
+            "type": "error",
+            "error": {"type": anthropic_type(error.status), "message": error.message},
+        }
+        return named_event("error", payload)
+    response: dict[str, Any] = {
+        "id": tally.response_id or "resp_router",
+        "object": "response",
+        "status": "failed",
+        "error": {"code": error.code or "server_error", "message": error.message},
+        "incomplete_details": None,
+        "output": [],
+        "usage": None,
+    }
+    failed: dict[str, Any] = {
+        "type": "response.failed",
+        "sequence_number": tally.sequence + 1,
+        "response": response,
+    }
+    return named_event("response.failed", failed)
+
+
+def anthropic_type(status: int) -> str:
+    """Anthropic's error `type` for an HTTP status (docs.anthropic.com/en/api/errors)."""
+    return {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        429: "rate_limit_error",
+        503: "overloaded_error",
+        529: "overloaded_error",
+        504: "timeout_error",
+    }.get(status, "invalid_request_error" if 400 <= status < 500 else "api_error")
+
+
+def _message(error: Any, obj: dict[str, Any]) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error.get("type") or "upstream error")
+    return str(error or obj.get("message") or "upstream error mid-stream")
+
+
+def _count(tally: Watched, text: Any) -> None:
+    if isinstance(text, str):
+        tally.output_chars += len(text)
+        if tally.keep_text:
+            tally.text.append(text)
+
+
+def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
+    kind = obj.get("type")
+    if kind == "content_block_delta":
+        delta = obj.get("delta") or {}
+        _count(tally, delta.get("text"))
+        piece = delta.get("partial_json")
+        if isinstance(piece, str):
+            tally.output_chars += len(piece)
+    elif kind == "message_start":
+        _merge(tally, (obj.get("message") or {}).get("usage"))
+    elif kind == "message_delta":
+        _merge(tally, obj.get("usage"))
+        reason = (obj.get("delta") or {}).get("stop_reason")
+        if reason:
+            tally.finish_reasons.append(str(reason))
+    elif kind == "message_stop":
+        tally.done = True
+    elif kind == "message":  # a whole, non-streamed reply
+        _merge(tally, obj.get("usage"))
+        for block in obj.get("content") or ():
+            if isinstance(block, dict):
+                _count(tally, block.get("text"))
+                if block.get("type") == "tool_use":
+                    tally.output_chars += len(orjson.dumps(block.get("input")))
+        if obj.get("stop_reason"):
+            tally.finish_reasons.append(str(obj["stop_reason"]))
+
+
+def _merge(tally: Watched, usage: Any) -> None:
+    """Anthropic's message_delta usage is cumulative: later non-null values overwrite."""
+    if isinstance(usage, dict):
+        fresh = {k: v for k, v in usage.items() if v is not None}
+        tally.usage = {**(tally.usage or {}), **fresh}
+
+
+def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
+    kind = obj.get("type")
+    sequence = obj.get("sequence_number")
+    if isinstance(sequence, int):
+        tally.sequence = sequence
+    if kind == "response.output_text.delta":
+        _count(tally, obj.get("delta"))
+    elif kind == "response.function_call_arguments.delta":
+        delta = obj.get("delta")
+        tally.output_chars += len(delta) if isinstance(delta, str) else 0
+    elif kind == "response.created":
+        tally.response_id = str((obj.get("response") or {}).get("id") or "")
+    elif kind in _RESPONSES_ENDS:
+        _see_response(tally, obj.get("response") or {}, count=False)
+        tally.done = True
+    elif obj.get("object") == "response":  # a whole, non-streamed reply
+        _see_response(tally, obj, count=True)
+
+
+def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None:
+    if isinstance(response.get("usage"), dict):
+        tally.usage = response["usage"]
+    status = response.get("status")
+    details = response.get("incomplete_details") or {}
+    if status == "incomplete":
+        tally.finish_reasons.append(str(details.get("reason") or "incomplete"))
+    elif status:
+        tally.finish_reasons.append(str(status))
+    if not count:
+        return
+    for item in response.get("output") or ():
+        if not isinstance(item, dict):
+            continue
+        for part in item.get("content") or ():
+            if isinstance(part, dict):
+                _count(tally, part.get("text"))
+        arguments = item.get("arguments") or item.get("input")
+        if isinstance(arguments, str):
+            tally.output_chars += len(arguments)

@@ -1,0 +1,119 @@
+"""Sending one agent-API request to one backend: natively, or translated through chat.
+
+The dispatcher calls `send` for every attempt. A backend that speaks the client's API gets
+the body untouched (pass-through); a chat backend gets the translated request and its
+reply comes back already in the client's API, so the commit point (the first event),
+fallback and the relay work the same either way. Translation never forwards the
+`anthropic-*` headers: they mean nothing to a chat server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+import orjson
+
+from router.backends.base import Backend, Reply
+from router.errors import Malformed, Rejected
+from router.record import Api
+from router.sse import DONE, EventBuffer
+from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
+from router.translate.pairing import native
+
+
+class ChatStream(Protocol):
+    started: bool
+    ended: bool
+
+    @property
+    def finished(self) -> bool: ...
+
+    def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
+
+    def end(self) -> list[bytes]: ...
+
+
+async def send(
+    backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
+) -> Reply:
+    if native(api, backend.settings):
+        return await backend.send(api, body, headers, stream)
+    name = backend.settings.name
+    chat = to_chat(api, body, stream, name)
+    plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
+    reply = await backend.send("chat", chat, plain, stream)
+    if not stream:
+        whole = reply_from_chat(api, body, _parse(reply.body or b"", name))
+        return Reply(reply.status, reply.headers, body=orjson.dumps(whole))
+    assert reply.stream is not None
+    events = _translated(reply.stream, stream_for(api, body))
+    return Reply(reply.status, reply.headers, stream=events, close=reply.close)
+
+
+def to_chat(api: Api, body: dict[str, Any], stream: bool, name: str) -> dict[str, Any]:
+    if api == "messages":
+        return anthropic_request.to_chat(body, stream)
+    if api == "responses":
+        try:
+            return responses_request.to_chat(body, stream)
+        except responses_request.Untranslatable as exc:
+            raise Rejected(
+                f"{name}: {exc}", backend=name, status=400, upstream=_invalid(str(exc))
+            ) from None
+    raise Rejected(f"{name} cannot serve {api}", backend=name, status=400, upstream=_invalid(api))
+
+
+def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
+    if api == "messages":
+        return anthropic_reply.from_chat(chat)
+    return responses_reply.from_chat(chat, request, responses_request.custom_tools(request))
+
+
+def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
+    if api == "messages":
+        return anthropic_reply.MessagesStream()
+    echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
+    return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request))
+
+
+async def _translated(pieces: AsyncIterator[bytes], out: ChatStream) -> AsyncIterator[bytes]:
+    """Chat SSE bytes in, the client API's events out; stops at the first error event."""
+    buffer = EventBuffer()
+    async for piece in pieces:
+        for _, data in buffer.feed(piece):
+            if data is None:
+                continue
+            if data == DONE:
+                for event in out.end():
+                    yield event
+                return
+            try:
+                chunk = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                yield b"data: " + data + b"\n\n"  # the relay reports it as malformed
+                return
+            if isinstance(chunk, dict):
+                for event in out.feed(chunk):
+                    yield event
+            if out.ended:
+                return
+    if out.finished:  # no [DONE], but the upstream had said why it stopped: a whole answer
+        for event in out.end():
+            yield event
+
+
+def _parse(raw: bytes, name: str) -> dict[str, Any]:
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Malformed(f"{name}: the reply is not JSON", backend=name) from None
+    if not isinstance(obj, dict):
+        raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
+    return obj
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    return {
+        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    }

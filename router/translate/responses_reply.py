@@ -1,0 +1,302 @@
+"""A chat completions reply as an OpenAI Responses reply: whole, or as typed events.
+
+The event order is the one OpenAI and vLLM send and the `openai` SDK and Codex read:
+response.created, response.in_progress; per output item output_item.added, then for text
+content_part.added / output_text.delta… / output_text.done / content_part.done, for a
+function call function_call_arguments.delta… / .done; output_item.done with the whole
+item (Codex builds its history from these); finally response.completed (or
+response.incomplete when the token limit cut the answer) carrying the usage. No [DONE].
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from router.translate.wire import error_message, first_choice, named_event, usage_numbers
+
+
+def usage(chat_usage: Any) -> dict[str, Any] | None:
+    if not isinstance(chat_usage, dict):
+        return None
+    prompt, completion, cached, reasoning = usage_numbers(chat_usage)
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": completion,
+        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "total_tokens": prompt + completion,
+    }
+
+
+def response_id(chat_id: Any) -> str:
+    return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
+
+
+def envelope(rid: str, model: Any, request: dict[str, Any], status: str) -> dict[str, Any]:
+    """The Response object around the output, echoing what the client asked for."""
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": status,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": request.get("instructions"),
+        "max_output_tokens": request.get("max_output_tokens"),
+        "model": model,
+        "output": [],
+        "parallel_tool_calls": request.get("parallel_tool_calls", True),
+        "previous_response_id": None,
+        "temperature": request.get("temperature", 1.0),
+        "tool_choice": request.get("tool_choice", "auto"),
+        "tools": request.get("tools") or [],
+        "top_p": request.get("top_p", 1.0),
+        "usage": None,
+        "metadata": request.get("metadata") or {},
+    }
+
+
+def _finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:
+    if reason == "length":
+        out["status"] = "incomplete"
+        out["incomplete_details"] = {"reason": "max_output_tokens"}
+    elif reason == "content_filter":
+        out["status"] = "incomplete"
+        out["incomplete_details"] = {"reason": "content_filter"}
+    else:
+        out["status"] = "completed"
+    out["usage"] = usage(chat_usage)
+    return out
+
+
+def text_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
+    part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    return {
+        "type": "message",
+        "id": item_id,
+        "status": status,
+        "role": "assistant",
+        "content": [part] if status == "completed" else [],
+    }
+
+
+def call_item(
+    item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
+) -> dict[str, Any]:
+    if custom:
+        raw = orjson.loads(arguments) if status == "completed" and arguments else {}
+        given = raw.get("input", "") if isinstance(raw, dict) else ""
+        return {
+            "type": "custom_tool_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "input": given if isinstance(given, str) else orjson.dumps(given).decode(),
+            "status": status,
+        }
+    return {
+        "type": "function_call",
+        "id": item_id,
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": status,
+    }
+
+
+def from_chat(
+    chat: dict[str, Any], request: dict[str, Any], custom: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """A whole chat completion → a whole Response."""
+    choice = first_choice(chat)
+    message = choice.get("message") or {}
+    base = str(chat.get("id") or time.time_ns())
+    out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
+    if message.get("content"):
+        out["output"].append(text_item(f"msg_{base}", str(message["content"])))
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        function = call.get("function") or {}
+        name = str(function.get("name") or "")
+        out["output"].append(
+            call_item(
+                f"fc_{base}_{index}",
+                str(call.get("id") or f"call_{index}"),
+                name,
+                _safe_arguments(function.get("arguments"), name in custom),
+                name in custom,
+            )
+        )
+    return _finish(out, choice.get("finish_reason"), chat.get("usage"))
+
+
+def _safe_arguments(arguments: Any, custom: bool) -> str:
+    text = str(arguments or "")
+    if custom:
+        try:
+            orjson.loads(text or "{}")
+        except orjson.JSONDecodeError:
+            return orjson.dumps({"input": text}).decode()
+    return text
+
+
+@dataclass(slots=True)
+class _Item:
+    index: int
+    item_id: str
+    kind: str  # "text" or "call"
+    text: list[str] = field(default_factory=list)
+    call_id: str = ""
+    name: str = ""
+    custom: bool = False
+
+
+class ResponsesStream:
+    """Chat chunks in, Responses events out. `feed` per chunk, `end` once at [DONE]."""
+
+    def __init__(self, request: dict[str, Any], custom: frozenset[str] = frozenset()) -> None:
+        self.started = False
+        self.ended = False
+        self._request = request
+        self._custom = custom
+        self._sequence = 0
+        self._rid = ""
+        self._base = ""
+        self._model: Any = None
+        self._items: list[_Item] = []
+        self._open: _Item | None = None
+        self._tools: dict[int, _Item] = {}
+        self._done: list[dict[str, Any]] = []
+        self._finish: str | None = None
+        self._usage: Any = None
+
+    @property
+    def finished(self) -> bool:
+        return self._finish is not None
+
+    def feed(self, chunk: dict[str, Any]) -> list[bytes]:
+        if "error" in chunk:
+            self.ended = True
+            message = error_message(chunk)
+            payload = {"type": "error", "code": "upstream_error", "message": message, "param": None}
+            return [self._emit("error", payload)]
+        out = [] if self.started else self._start(chunk)
+        if chunk.get("usage"):
+            self._usage = chunk["usage"]
+        choice = first_choice(chunk)
+        delta = choice.get("delta") or {}
+        text = delta.get("content")
+        if isinstance(text, str) and text:
+            out.extend(self._text(text))
+        for call in delta.get("tool_calls") or ():
+            out.extend(self._tool_piece(call))
+        if choice.get("finish_reason"):
+            self._finish = choice["finish_reason"]
+        return out
+
+    def end(self) -> list[bytes]:
+        if self.ended or not self.started:
+            return []
+        self.ended = True
+        out = self._close()
+        final = envelope(self._rid, self._model, self._request, "completed")
+        final["output"] = self._done
+        _finish(final, self._finish, self._usage)
+        name = "response.completed" if final["status"] == "completed" else "response.incomplete"
+        out.append(self._emit(name, {"response": final}))
+        return out
+
+    def _emit(self, name: str, fields: dict[str, Any]) -> bytes:
+        payload = {"type": name, "sequence_number": self._sequence, **fields}
+        self._sequence += 1
+        return named_event(name, payload)
+
+    def _start(self, chunk: dict[str, Any]) -> list[bytes]:
+        self.started = True
+        self._base = str(chunk.get("id") or time.time_ns())
+        self._rid = response_id(chunk.get("id"))
+        self._model = chunk.get("model")
+        response = envelope(self._rid, self._model, self._request, "in_progress")
+        return [
+            self._emit("response.created", {"response": response}),
+            self._emit("response.in_progress", {"response": response}),
+        ]
+
+    def _text(self, text: str) -> list[bytes]:
+        out: list[bytes] = []
+        item = self._open
+        if item is None or item.kind != "text":
+            out.extend(self._close())
+            item = self._new("text", f"msg_{self._base}_{len(self._items)}")
+            added = text_item(item.item_id, "", "in_progress")
+            out.append(self._emit("response.output_item.added", self._at(item, item=added)))
+            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            out.append(self._emit("response.content_part.added", self._in(item, part=part)))
+        item.text.append(text)
+        out.append(
+            self._emit("response.output_text.delta", self._in(item, delta=text, logprobs=[]))
+        )
+        return out
+
+    def _tool_piece(self, call: dict[str, Any]) -> list[bytes]:
+        out: list[bytes] = []
+        index = call.get("index", 0)
+        function = call.get("function") or {}
+        item = self._tools.get(index)
+        if item is None:
+            out.extend(self._close())
+            item = self._new("call", f"fc_{self._base}_{len(self._items)}")
+            item.call_id = str(call.get("id") or f"call_{index}")
+            item.name = str(function.get("name") or "")
+            item.custom = item.name in self._custom
+            self._tools[index] = item
+            added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
+            out.append(self._emit("response.output_item.added", self._at(item, item=added)))
+        piece = function.get("arguments")
+        if isinstance(piece, str) and piece:
+            item.text.append(piece)
+            if not item.custom:  # a freeform tool's input is only whole once its JSON is
+                fields = self._at(item, item_id=item.item_id, delta=piece)
+                out.append(self._emit("response.function_call_arguments.delta", fields))
+        return out
+
+    def _new(self, kind: str, item_id: str) -> _Item:
+        item = _Item(len(self._items), item_id, kind)
+        self._items.append(item)
+        self._open = item
+        return item
+
+    def _close(self) -> list[bytes]:
+        item, self._open = self._open, None
+        if item is None:
+            return []
+        joined = "".join(item.text)
+        out: list[bytes] = []
+        if item.kind == "text":
+            whole = text_item(item.item_id, joined)
+            part = whole["content"][0]
+            out.append(
+                self._emit("response.output_text.done", self._in(item, text=joined, logprobs=[]))
+            )
+            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
+        else:
+            arguments = _safe_arguments(joined, item.custom)
+            whole = call_item(item.item_id, item.call_id, item.name, arguments, item.custom)
+            if not item.custom:
+                fields = self._at(item, item_id=item.item_id, arguments=arguments)
+                out.append(self._emit("response.function_call_arguments.done", fields))
+        self._done.append(whole)
+        out.append(self._emit("response.output_item.done", self._at(item, item=whole)))
+        return out
+
+    @staticmethod
+    def _at(which: _Item, /, **fields: Any) -> dict[str, Any]:
+        return {"output_index": which.index, **fields}
+
+    @staticmethod
+    def _in(which: _Item, /, **fields: Any) -> dict[str, Any]:
+        where = {"item_id": which.item_id, "output_index": which.index, "content_index": 0}
+        return where | fields

@@ -1,0 +1,166 @@
+"""An OpenAI Responses request as a chat completions request.
+
+Mapping: `instructions` → a system message; input `message` items → chat messages
+(`developer` becomes `system`, which every chat server accepts); `function_call` items →
+assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
+`custom` tools (apply_patch) become functions with one string argument `input`, and their
+calls and outputs map the same way. Reasoning items and hosted tools have no chat
+equivalent and are dropped. `previous_response_id` needs server-side state a chat
+backend does not have: the translator refuses it. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+CUSTOM_PARAMETERS = {
+    "type": "object",
+    "properties": {"input": {"type": "string", "description": "the raw tool input"}},
+    "required": ["input"],
+}
+_PART_TEXT = ("input_text", "output_text", "text", "refusal")
+
+
+class Untranslatable(ValueError):
+    """The request uses a Responses feature that chat cannot express."""
+
+
+def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
+    if body.get("previous_response_id"):
+        raise Untranslatable("'previous_response_id' needs a backend that serves Responses")
+    messages: list[dict[str, Any]] = []
+    if isinstance(body.get("instructions"), str) and body["instructions"]:
+        messages.append({"role": "system", "content": body["instructions"]})
+    items = body.get("input")
+    if isinstance(items, str):
+        messages.append({"role": "user", "content": items})
+    else:
+        for item in items or ():
+            if isinstance(item, dict):
+                _item(item, messages)
+    out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
+    if isinstance(body.get("max_output_tokens"), int):
+        out["max_tokens"] = body["max_output_tokens"]
+    for key in ("temperature", "top_p", "parallel_tool_calls"):
+        if body.get(key) is not None:
+            out[key] = body[key]
+    tools = [t for t in (_tool(t) for t in body.get("tools") or ()) if t]
+    if tools:
+        out["tools"] = tools
+        choice = _tool_choice(body.get("tool_choice"))
+        if choice is not None:
+            out["tool_choice"] = choice
+    response_format = _format(body.get("text"))
+    if response_format:
+        out["response_format"] = response_format
+    if stream:
+        out["stream"] = True
+        out["stream_options"] = {"include_usage": True}
+    return out
+
+
+def custom_tools(body: dict[str, Any]) -> frozenset[str]:
+    """Names of the freeform tools, whose calls go back as `custom_tool_call` items."""
+    return frozenset(
+        str(t.get("name"))
+        for t in body.get("tools") or ()
+        if isinstance(t, dict) and t.get("type") == "custom"
+    )
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(p.get("text"))
+        for p in content
+        if isinstance(p, dict) and p.get("type") in _PART_TEXT and isinstance(p.get("text"), str)
+    )
+
+
+def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
+    kind = item.get("type", "message")
+    if kind == "message":
+        messages.append(_message(item))
+    elif kind in ("function_call", "custom_tool_call"):
+        arguments = item.get("arguments")
+        if kind == "custom_tool_call":
+            arguments = orjson.dumps({"input": item.get("input", "")}).decode()
+        call = {
+            "id": str(item.get("call_id") or item.get("id") or ""),
+            "type": "function",
+            "function": {"name": str(item.get("name") or ""), "arguments": arguments or "{}"},
+        }
+        last = messages[-1] if messages else {}
+        if last.get("role") == "assistant":
+            last.setdefault("tool_calls", []).append(call)
+        else:
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        text = output if isinstance(output, str) else content_text(output)
+        messages.append(
+            {"role": "tool", "tool_call_id": str(item.get("call_id", "")), "content": text}
+        )
+
+
+def _message(item: dict[str, Any]) -> dict[str, Any]:
+    role = item.get("role", "user")
+    role = "system" if role == "developer" else role
+    content = item.get("content")
+    if isinstance(content, str) or role != "user":
+        return {"role": role, "content": content_text(content)}
+    parts: list[dict[str, Any]] = []
+    for part in content or ():
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") in _PART_TEXT and isinstance(part.get("text"), str):
+            parts.append({"type": "text", "text": part["text"]})
+        elif part.get("type") == "input_image" and part.get("image_url"):
+            parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
+    if all(p["type"] == "text" for p in parts):
+        return {"role": role, "content": "\n".join(p["text"] for p in parts)}
+    return {"role": role, "content": parts}
+
+
+def _tool(tool: Any) -> dict[str, Any] | None:
+    if not isinstance(tool, dict) or not tool.get("name"):
+        return None
+    if tool.get("type") == "function":
+        function = {
+            "name": tool["name"],
+            "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+        }
+    elif tool.get("type") == "custom":
+        function = {"name": tool["name"], "parameters": CUSTOM_PARAMETERS}
+    else:
+        return None  # hosted tools (web_search, file_search, …) run at OpenAI only
+    if tool.get("description"):
+        function["description"] = tool["description"]
+    if tool.get("strict") is not None:
+        function["strict"] = tool["strict"]
+    return {"type": "function", "function": function}
+
+
+def _tool_choice(choice: Any) -> Any:
+    if choice in ("auto", "none", "required"):
+        return choice
+    if isinstance(choice, dict) and choice.get("type") in ("function", "custom"):
+        return {"type": "function", "function": {"name": choice.get("name")}}
+    return None
+
+
+def _format(text: Any) -> dict[str, Any] | None:
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if not isinstance(fmt, dict):
+        return None
+    if fmt.get("type") == "json_object":
+        return {"type": "json_object"}
+    if fmt.get("type") == "json_schema":
+        schema = {k: fmt[k] for k in ("name", "schema", "strict", "description") if k in fmt}
+        return {"type": "json_schema", "json_schema": schema}
+    return None

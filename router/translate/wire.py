@@ -1,0 +1,50 @@
+"""What both reply translators share: typed SSE framing and reading a chat choice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+def named_event(name: str, payload: dict[str, Any]) -> bytes:
+    """One typed SSE event (`event:` line then `data:`), as Anthropic and Responses send."""
+    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(payload) + b"\n\n"
+
+
+def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
+    """The first choice, or {} (the usage chunk has `choices: []`, see FACTS.md)."""
+    choices = chunk.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return {}
+
+
+def error_message(obj: dict[str, Any]) -> str:
+    error = obj.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or "upstream error")
+    return str(error or obj.get("message") or "upstream error")
+
+
+def usage_numbers(usage: Any) -> tuple[int, int, int, int]:
+    """(prompt, completion, cached, reasoning) from a chat usage object (0 when absent)."""
+    if not isinstance(usage, dict):
+        return 0, 0, 0, 0
+    prompt = usage.get("prompt_tokens_details") or {}
+    completion = usage.get("completion_tokens_details") or {}
+    return (
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+        int(prompt.get("cached_tokens") or 0) if isinstance(prompt, dict) else 0,
+        int(completion.get("reasoning_tokens") or 0) if isinstance(completion, dict) else 0,
+    )
+
+
+def parse_arguments(arguments: str) -> dict[str, Any]:
+    """A tool call's JSON arguments as an object; a model's broken JSON is kept, not lost."""
+    try:
+        value = orjson.loads(arguments or "{}")
+    except orjson.JSONDecodeError:
+        return {"_raw_arguments": arguments}
+    return value if isinstance(value, dict) else {"value": value}

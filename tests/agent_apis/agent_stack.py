@@ -1,0 +1,64 @@
+"""A router over three simulators for the agent-API tests, with each backend's APIs chosen.
+
+`local` (vLLM profile) speaks chat, completions, Responses and Messages natively; `cloud`
+(OpenAI profile) speaks chat only as far as the router knows, so Messages and Responses
+reach it translated; `claude` (Anthropic profile) speaks Messages only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from classifier.intent import INTENTS
+from router.config import Config, parse
+from tests.harness import Running, RunningRouter, router, simulator
+
+TIMEOUTS = {"connect_s": 2, "first_token_s": 2, "idle_s": 1.5, "total_s": 20}
+APIS: dict[str, list[str]] = {
+    "local": ["chat", "completions", "responses", "messages"],
+    "cloud": ["chat", "completions"],
+    "claude": ["messages"],
+}
+
+
+def stack_config(servers: dict[str, Running], tmp: Path, route: list[str]) -> Config:
+    backends: list[dict[str, Any]] = [
+        {
+            "name": name,
+            "tier": "local" if name == "local" else "cloud",
+            "base_url": server.url,
+            "model": f"{name}-model",
+            "apis": APIS[name],
+            "timeouts": TIMEOUTS,
+            "retry_after_max_s": 0.2,
+        }
+        for name, server in servers.items()
+    ]
+    return parse(
+        {
+            "backends": backends,
+            "routes": {intent: route for intent in INTENTS},
+            "ledger": {"path": str(tmp / "ledger"), "flush_interval_s": 0.2},
+        }
+    )
+
+
+@contextmanager
+def simulators() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model", keep_last_request=True) as local,
+        simulator(profile="cloud", model="cloud-model", keep_last_request=True) as cloud,
+        simulator(profile="anthropic", model="claude-model") as claude,
+    ):
+        yield {"local": local, "cloud": cloud, "claude": claude}
+
+
+@contextmanager
+def stack(
+    servers: dict[str, Running], tmp: Path, route: list[str] | None = None
+) -> Iterator[RunningRouter]:
+    with router(stack_config(servers, tmp, route or ["local", "cloud"])) as running:
+        yield running

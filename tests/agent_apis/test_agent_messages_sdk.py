@@ -1,0 +1,216 @@
+"""The official `anthropic` SDK against a real router: native, translated, errors, fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import httpx
+import pytest
+
+from tests.agent_apis.agent_stack import simulators, stack
+from tests.harness import Running, RunningRouter
+
+TOOLS = [
+    {
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+]
+ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with simulators() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with stack(servers, tmp_path_factory.mktemp("messages")) as running:
+        yield running
+
+
+def client(proxy: RunningRouter) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
+def test_create_is_served_natively_or_translated(
+    proxy: RunningRouter, servers: dict[str, Running], backend: str
+) -> None:
+    before = servers[backend].stats()["by_path"]
+    raw = client(proxy).messages.with_raw_response.create(
+        model=backend, max_tokens=200, messages=ASK
+    )
+    message = raw.parse()
+    assert raw.headers["x-smf-backend"] == backend
+    assert message.type == "message" and message.role == "assistant"
+    assert message.content[0].type == "text" and message.content[0].text
+    assert message.stop_reason in ("end_turn", "max_tokens")
+    assert message.usage.input_tokens > 0 and message.usage.output_tokens > 0
+    after = servers[backend].stats()["by_path"]
+    path = "/v1/chat/completions" if backend == "cloud" else "/v1/messages"
+    assert after.get(path, 0) == before.get(path, 0) + 1
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
+def test_stream_events_accumulate_in_the_sdk(proxy: RunningRouter, backend: str) -> None:
+    with client(proxy).messages.stream(
+        model=backend, max_tokens=200, messages=[{"role": "user", "content": "Tell a story."}]
+    ) as stream:
+        kinds = [event.type for event in stream]
+        final = stream.get_final_message()
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert "content_block_start" in kinds and "message_delta" in kinds
+    assert final.content[0].type == "text" and final.content[0].text
+    assert final.stop_reason in ("end_turn", "max_tokens")
+    assert final.usage.output_tokens > 0
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
+def test_tool_use_then_tool_result(proxy: RunningRouter, backend: str) -> None:
+    sdk = client(proxy)
+    ask = [{"role": "user", "content": "What's the weather in Paris?"}]
+    with sdk.messages.stream(
+        model=backend,
+        max_tokens=300,
+        tools=TOOLS,  # type: ignore[arg-type]
+        tool_choice={"type": "any"},
+        messages=ask,  # type: ignore[arg-type]
+    ) as stream:
+        first = stream.get_final_message()
+    assert first.stop_reason == "tool_use"
+    call = next(b for b in first.content if b.type == "tool_use")
+    assert call.name == "get_weather" and "city" in call.input  # type: ignore[operator]
+    turn = [
+        *ask,
+        {"role": "assistant", "content": [b.model_dump() for b in first.content]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "18°C, sunny"}],
+        },
+    ]
+    second = sdk.messages.create(
+        model=backend,
+        max_tokens=300,
+        tools=TOOLS,  # type: ignore[arg-type]
+        messages=turn,  # type: ignore[arg-type]
+    )
+    assert second.stop_reason in ("end_turn", "max_tokens")
+    assert second.content[0].type == "text" and second.content[0].text
+
+
+def test_count_tokens_is_exact_from_a_native_backend_and_estimated_otherwise(
+    proxy: RunningRouter,
+) -> None:
+    sdk = client(proxy)
+    counted = sdk.messages.count_tokens(model="local", messages=ASK)  # type: ignore[arg-type]
+    assert counted.input_tokens > 0
+    raw = httpx.post(
+        f"{proxy.root}/v1/messages/count_tokens",
+        json={"model": "cloud", "messages": ASK},
+        headers={"anthropic-version": "2023-06-01"},
+    )
+    assert raw.status_code == 200 and raw.json()["input_tokens"] > 0
+    assert raw.headers["x-smf-estimated"] == "true"
+    native = httpx.post(
+        f"{proxy.root}/v1/messages/count_tokens", json={"model": "local", "messages": ASK}
+    )
+    assert native.headers["x-smf-backend"] == "local"
+
+
+def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
+    proxy: RunningRouter,
+) -> None:
+    raw = client(proxy).messages.with_raw_response.create(
+        model="auto",
+        max_tokens=100,
+        messages=ASK,
+        extra_headers={"x-claude-code-session-id": "session-1"},
+    )
+    assert raw.headers["x-smf-intent"] == "coding"
+    assert raw.headers["x-smf-backend"] == "local"
+
+
+def test_errors_come_back_in_anthropic_shape(proxy: RunningRouter) -> None:
+    sdk = client(proxy)
+    with pytest.raises(anthropic.BadRequestError) as missing:
+        sdk.messages.create(model="local", max_tokens=0, messages=ASK)  # type: ignore[arg-type]
+    assert missing.value.body["type"] == "error"  # type: ignore[index]
+    assert missing.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+    with pytest.raises(anthropic.NotFoundError) as unknown:
+        sdk.messages.create(model="no-such-model", max_tokens=10, messages=ASK)  # type: ignore[arg-type]
+    assert unknown.value.body["error"]["type"] == "not_found_error"  # type: ignore[index]
+    raw = httpx.post(f"{proxy.root}/v1/messages", content=b"{not json")
+    assert raw.status_code == 400 and raw.json()["type"] == "error"
+    raw = httpx.post(f"{proxy.root}/v1/messages", json={"model": "local", "messages": ASK})
+    assert raw.status_code == 400 and raw.json()["error"]["message"] == "'max_tokens' is required"
+
+
+def test_upstream_rejection_passes_through_unmodified(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    servers["claude"].control("faults", {"fault": "context_length"})
+    try:
+        raw = httpx.post(
+            f"{proxy.root}/v1/messages",
+            json={"model": "claude", "max_tokens": 10, "messages": ASK},
+        )
+    finally:
+        servers["claude"].control("faults", {"fault": None})
+    assert raw.status_code == 400
+    body = raw.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"].startswith("prompt is too long")
+
+
+def test_fallback_mid_conversation_moves_to_the_next_backend(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    with stack(servers, tmp_path) as proxy:
+        sdk = client(proxy)
+        first = sdk.messages.with_raw_response.create(model="auto", max_tokens=100, messages=ASK)
+        assert first.headers["x-smf-backend"] == "local"
+        history = [
+            *ASK,
+            {"role": "assistant", "content": first.parse().content[0].text},  # type: ignore[union-attr]
+            {"role": "user", "content": "Now add type hints to it."},
+        ]
+        servers["local"].control("faults", {"fault": "server_error:503"})
+        try:
+            with sdk.messages.with_streaming_response.create(
+                model="auto", max_tokens=100, messages=history, stream=True
+            ) as second:
+                assert second.headers["x-smf-backend"] == "cloud"
+                assert second.headers["x-smf-attempts"] == "2"
+                text = "".join(second.iter_text())
+        finally:
+            servers["local"].control("faults", {"fault": None})
+    assert "event: message_stop" in text
+
+
+def test_a_stream_broken_after_the_commit_point_raises_in_the_sdk(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    with stack(servers, tmp_path, ["local"]) as proxy:
+        servers["local"].control("faults", {"fault": "cut_stream"})
+        try:
+            with (
+                pytest.raises(anthropic.APIStatusError) as broken,
+                client(proxy).messages.stream(model="local", max_tokens=200, messages=ASK) as s,
+            ):
+                for _ in s:
+                    pass
+        finally:
+            servers["local"].control("faults", {"fault": None})
+    assert "cut" in str(broken.value) or "broke" in str(broken.value)

@@ -1,0 +1,172 @@
+"""The official `openai` SDK's Responses client against a real router (what Codex speaks)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.agent_apis.agent_stack import simulators, stack
+from tests.harness import Running, RunningRouter
+
+TOOLS: list[Any] = [
+    {
+        "type": "function",
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+]
+ASK = "Write a Python function that reverses a list."
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with simulators() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with stack(servers, tmp_path_factory.mktemp("responses")) as running:
+        yield running
+
+
+def client(proxy: RunningRouter) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_create_is_served_natively_or_translated(
+    proxy: RunningRouter, servers: dict[str, Running], backend: str
+) -> None:
+    before = servers[backend].stats()["by_path"]
+    raw = client(proxy).responses.with_raw_response.create(
+        model=backend, input=ASK, instructions="Be brief.", max_output_tokens=200
+    )
+    response = raw.parse()
+    assert raw.headers["x-smf-backend"] == backend
+    assert response.object == "response" and response.status in ("completed", "incomplete")
+    assert response.output_text
+    assert response.usage is not None and response.usage.output_tokens > 0
+    after = servers[backend].stats()["by_path"]
+    path = "/v1/chat/completions" if backend == "cloud" else "/v1/responses"
+    assert after.get(path, 0) == before.get(path, 0) + 1
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_stream_has_the_typed_events_in_order(proxy: RunningRouter, backend: str) -> None:
+    events = list(
+        client(proxy).responses.create(model=backend, input="Tell me a short story.", stream=True)
+    )
+    kinds = [e.type for e in events]
+    assert kinds[:2] == ["response.created", "response.in_progress"]
+    assert kinds[-1] == "response.completed"
+    assert "response.output_item.added" in kinds and "response.output_item.done" in kinds
+    text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    done = [e for e in events if e.type == "response.output_item.done"][-1]
+    assert text and done.item.content[0].text == text  # type: ignore[union-attr]
+    final = events[-1].response  # type: ignore[union-attr]
+    assert final.usage is not None and final.usage.output_tokens > 0
+    numbers = [e.sequence_number for e in events]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_function_call_streamed_then_answered(proxy: RunningRouter, backend: str) -> None:
+    sdk = client(proxy)
+    ask: list[Any] = [{"role": "user", "content": "What's the weather in Paris?"}]
+    with sdk.responses.stream(
+        model=backend, input=ask, tools=TOOLS, tool_choice="required"
+    ) as stream:
+        kinds = [e.type for e in stream]
+        first = stream.get_final_response()
+    assert "response.function_call_arguments.delta" in kinds
+    call = next(item for item in first.output if item.type == "function_call")
+    assert call.name == "get_weather" and "city" in json.loads(call.arguments)
+    follow = [
+        *ask,
+        {
+            "type": "function_call",
+            "call_id": call.call_id,
+            "name": call.name,
+            "arguments": call.arguments,
+        },
+        {"type": "function_call_output", "call_id": call.call_id, "output": "18°C, sunny"},
+    ]
+    second = sdk.responses.create(model=backend, input=follow, tools=TOOLS)
+    assert second.output_text
+
+
+def test_auto_is_classified_and_prompt_cache_key_is_accepted(proxy: RunningRouter) -> None:
+    raw = client(proxy).responses.with_raw_response.create(
+        model="auto", input=ASK, prompt_cache_key="codex-conversation-1"
+    )
+    assert raw.headers["x-smf-intent"] == "coding"
+    assert raw.headers["x-smf-backend"] == "local"
+
+
+def test_errors_keep_the_openai_shape(proxy: RunningRouter) -> None:
+    sdk = client(proxy)
+    with pytest.raises(openai.NotFoundError) as unknown:
+        sdk.responses.create(model="no-such-model", input="hi")
+    assert unknown.value.code == "model_not_found"
+    with pytest.raises(openai.BadRequestError) as empty:
+        sdk.responses.create(model="local", input=[])
+    assert empty.value.param == "input"
+    refused = httpx.post(
+        f"{proxy.url}/responses",
+        json={"model": "cloud", "input": "hi", "previous_response_id": "resp_1"},
+    )
+    assert refused.status_code == 400
+    assert "previous_response_id" in refused.json()["error"]["message"]
+
+
+def test_fallback_mid_conversation_moves_to_the_next_backend(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    with stack(servers, tmp_path) as proxy:
+        sdk = client(proxy)
+        first = sdk.responses.with_raw_response.create(model="auto", input=ASK)
+        assert first.headers["x-smf-backend"] == "local"
+        history: list[Any] = [
+            {"role": "user", "content": ASK},
+            {"role": "assistant", "content": first.parse().output_text},
+            {"role": "user", "content": "Now add type hints to it."},
+        ]
+        servers["local"].control("faults", {"fault": "server_error:503"})
+        try:
+            with sdk.responses.with_streaming_response.create(
+                model="auto", input=history, stream=True
+            ) as second:
+                assert second.headers["x-smf-backend"] == "cloud"
+                assert second.headers["x-smf-attempts"] == "2"
+                text = "".join(second.iter_text())
+        finally:
+            servers["local"].control("faults", {"fault": None})
+    assert "event: response.completed" in text
+
+
+def test_a_stream_broken_after_the_commit_point_ends_with_response_failed(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    with stack(servers, tmp_path, ["local"]) as proxy:
+        servers["local"].control("faults", {"fault": "cut_stream"})
+        try:
+            events = list(client(proxy).responses.create(model="local", input=ASK, stream=True))
+        finally:
+            servers["local"].control("faults", {"fault": None})
+    assert events[-1].type == "response.failed"
+    assert events[-1].response.error is not None  # type: ignore[union-attr]
+    assert not any(e.type == "response.completed" for e in events)
