@@ -205,11 +205,13 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
     committed.pieces = reply.stream
     try:
         async for piece in reply.stream:
-            for event, data in committed.events.feed(piece):
-                committed.first_events.append((event, data))
-                if data is not None:
-                    _check_first(data, name, api)
-                    return
+            # Keep every event of this piece: those after the first belong to the reply too.
+            events = list(committed.events.feed(piece))
+            committed.first_events.extend(events)
+            first = next((data for _, data in events if data is not None), None)
+            if first is not None:
+                _check_first(first, name, api)
+                return
     except UpstreamError:
         await reply.close()
         raise
