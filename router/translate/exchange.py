@@ -17,6 +17,7 @@ import orjson
 from router.backends.base import Backend, Reply
 from router.errors import Malformed, Rejected
 from router.record import Api
+from router.request import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
@@ -72,7 +73,7 @@ def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> 
 
 def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
     if api == "messages":
-        return anthropic_reply.MessagesStream()
+        return anthropic_reply.MessagesStream(estimate_prompt_tokens("messages", request))
     echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
     return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request))
 

@@ -25,7 +25,7 @@ def usage(chat_usage: Any) -> dict[str, Any] | None:
     prompt, completion, cached, reasoning = usage_numbers(chat_usage)
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": cached},
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
         "output_tokens": completion,
         "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": prompt + completion,
@@ -89,7 +89,8 @@ def call_item(
 ) -> dict[str, Any]:
     if custom:
         raw = orjson.loads(arguments) if status == "completed" and arguments else {}
-        given = raw.get("input", "") if isinstance(raw, dict) else ""
+        # The model was shown a one-string-argument function; anything else goes through raw.
+        given = raw["input"] if isinstance(raw, dict) and "input" in raw else arguments
         return {
             "type": "custom_tool_call",
             "id": item_id,

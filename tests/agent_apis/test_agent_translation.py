@@ -1,0 +1,377 @@
+"""Every translation pairing, checked against the official SDKs' own pydantic models.
+
+Requests: Messages → chat and Responses → chat. Replies: chat → Messages and chat →
+Responses, whole and streamed. Each translated event is validated strictly by the SDK's
+type (a missing required field fails here, not in a user's agent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic.types as at
+import openai.types.responses as rt
+import orjson
+import pytest
+from pydantic import TypeAdapter
+
+from router.relay import Tally, usage_of
+from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
+from router.translate.responses_request import Untranslatable
+
+ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
+RESPONSES_EVENT: TypeAdapter[Any] = TypeAdapter(rt.ResponseStreamEvent)
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A chat chunk shaped like vLLM's (FACTS.md: `usage: null` until the usage chunk)."""
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "local-model",
+        "choices": [choice],
+        "usage": None,
+        **extra,
+    }
+
+
+USAGE = {
+    "prompt_tokens": 40,
+    "completion_tokens": 9,
+    "total_tokens": 49,
+    "prompt_tokens_details": {"cached_tokens": 30},
+}
+TEXT_STREAM = [
+    chunk({"role": "assistant", "content": ""}),
+    chunk({"content": "Hello"}),
+    chunk({"content": " world"}),
+    chunk({}, "stop"),
+    {**chunk({}), "choices": [], "usage": USAGE},
+]
+TOOL_STREAM = [
+    chunk({"role": "assistant", "content": ""}),
+    chunk(
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": ""},
+                }
+            ]
+        }
+    ),
+    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]}),
+    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}),
+    chunk({}, "tool_calls"),
+    {**chunk({}), "choices": [], "usage": USAGE},
+]
+
+
+def payloads(events: list[bytes]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for raw in events:
+        name_line, data_line = raw.decode().strip().split("\n")
+        out.append((name_line.removeprefix("event: "), orjson.loads(data_line[6:])))
+    return out
+
+
+def run(stream: Any, chunks: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    events: list[bytes] = []
+    for c in chunks:
+        events.extend(stream.feed(c))
+    events.extend(stream.end())
+    return payloads(events)
+
+
+def test_messages_request_becomes_chat() -> None:
+    body = {
+        "model": "auto",
+        "max_tokens": 64,
+        "system": [{"type": "text", "text": "Be brief."}],
+        "stop_sequences": ["END"],
+        "tools": [
+            {"name": "get_weather", "description": "d", "input_schema": {"type": "object"}},
+            {"type": "web_search_20250305", "name": "web_search"},
+        ],
+        "tool_choice": {"type": "any", "disable_parallel_tool_use": True},
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hm", "signature": "x"},
+                    {"type": "text", "text": "Checking."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "get_weather",
+                        "input": {"city": "Paris"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": [{"type": "text", "text": "18C"}],
+                    },
+                    {"type": "text", "text": "And tomorrow?"},
+                ],
+            },
+        ],
+    }
+    chat = anthropic_request.to_chat(body, stream=True)
+    assert chat["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {
+                    "id": "toolu_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "18C"},
+        {"role": "user", "content": "And tomorrow?"},
+    ]
+    assert [t["function"]["name"] for t in chat["tools"]] == ["get_weather"]
+    assert chat["tool_choice"] == "required" and chat["parallel_tool_calls"] is False
+    assert chat["stop"] == ["END"] and chat["max_tokens"] == 64
+    assert chat["stream_options"] == {"include_usage": True}
+
+
+def test_chat_reply_becomes_a_valid_anthropic_message() -> None:
+    chat = {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "m",
+        "usage": USAGE,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": "Let me check.",
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    message = at.Message.model_validate(anthropic_reply.from_chat(chat))
+    assert message.stop_reason == "tool_use"
+    assert message.content[1].type == "tool_use" and message.content[1].input == {"city": "Paris"}
+    # Anthropic's input_tokens exclude cache reads (FACTS.md).
+    assert message.usage.input_tokens == 10 and message.usage.cache_read_input_tokens == 30
+
+
+@pytest.mark.parametrize(("chunks", "stop"), [(TEXT_STREAM, "end_turn"), (TOOL_STREAM, "tool_use")])
+def test_chat_stream_becomes_anthropic_events_in_order(
+    chunks: list[dict[str, Any]], stop: str
+) -> None:
+    events = run(anthropic_reply.MessagesStream(), chunks)
+    for name, payload in events:
+        assert ANTHROPIC_EVENT.validate_python(payload).type == name
+    kinds = [n for n, _ in events]
+    assert kinds == [
+        "message_start",
+        "content_block_start",
+        *["content_block_delta"] * 2,
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+    delta = events[-2][1]
+    assert delta["delta"]["stop_reason"] == stop
+    assert delta["usage"]["output_tokens"] == 9 and delta["usage"]["cache_read_input_tokens"] == 30
+    if stop == "tool_use":
+        pieces = "".join(
+            p["delta"]["partial_json"] for n, p in events if n == "content_block_delta"
+        )
+        assert orjson.loads(pieces) == {"city": "Paris"}
+
+
+def test_an_upstream_error_chunk_becomes_an_anthropic_error_event() -> None:
+    stream = anthropic_reply.MessagesStream()
+    ((name, payload),) = payloads(stream.feed({"error": {"message": "boom", "code": 500}}))
+    assert name == "error" and payload["error"] == {"type": "api_error", "message": "boom"}
+    assert stream.end() == []
+
+
+def test_responses_request_becomes_chat_with_codex_shapes() -> None:
+    body = {
+        "model": "auto",
+        "instructions": "You are Codex.",
+        "max_output_tokens": 100,
+        "tools": [
+            {
+                "type": "function",
+                "name": "shell",
+                "parameters": {"type": "object"},
+                "strict": False,
+            },
+            {"type": "custom", "name": "apply_patch", "description": "patch", "format": {}},
+            {"type": "web_search"},
+        ],
+        "tool_choice": "auto",
+        "text": {"format": {"type": "json_object"}},
+        "input": [
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "rules"}],
+            },
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "fix it"}],
+            },
+            {"type": "reasoning", "summary": []},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "shell",
+                "arguments": '{"cmd":"ls"}',
+            },
+            {
+                "type": "custom_tool_call",
+                "call_id": "c2",
+                "name": "apply_patch",
+                "input": "*** Begin",
+            },
+            {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+            {"type": "custom_tool_call_output", "call_id": "c2", "output": "Done"},
+        ],
+    }
+    chat = responses_request.to_chat(body)
+    roles = [m["role"] for m in chat["messages"]]
+    assert roles == ["system", "system", "user", "assistant", "tool", "tool"]
+    calls = chat["messages"][3]["tool_calls"]
+    assert [c["id"] for c in calls] == ["c1", "c2"]
+    assert orjson.loads(calls[1]["function"]["arguments"]) == {"input": "*** Begin"}
+    assert [t["function"]["name"] for t in chat["tools"]] == ["shell", "apply_patch"]
+    assert chat["max_tokens"] == 100 and chat["response_format"] == {"type": "json_object"}
+    assert responses_request.custom_tools(body) == {"apply_patch"}
+    with pytest.raises(Untranslatable):
+        responses_request.to_chat({**body, "previous_response_id": "resp_1"})
+
+
+def test_chat_reply_becomes_a_valid_response() -> None:
+    chat = {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "m",
+        "usage": USAGE,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {"role": "assistant", "content": "partial"},
+            }
+        ],
+    }
+    response = rt.Response.model_validate(responses_reply.from_chat(chat, {"model": "auto"}))
+    assert response.output_text == "partial"
+    assert response.status == "incomplete"
+    assert response.usage is not None and response.usage.input_tokens_details.cached_tokens == 30
+
+
+@pytest.mark.parametrize("chunks", [TEXT_STREAM, TOOL_STREAM])
+def test_chat_stream_becomes_responses_events_in_order(chunks: list[dict[str, Any]]) -> None:
+    events = run(responses_reply.ResponsesStream({"model": "auto"}), chunks)
+    for name, payload in events:
+        assert RESPONSES_EVENT.validate_python(payload).type == name
+    kinds = [n for n, _ in events]
+    assert kinds[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
+    assert kinds[-2:] == ["response.output_item.done", "response.completed"]
+    assert [p["sequence_number"] for _, p in events] == list(range(len(events)))
+    final = events[-1][1]["response"]
+    assert final["usage"]["output_tokens"] == 9
+    item = final["output"][0]
+    if chunks is TOOL_STREAM:
+        assert "response.function_call_arguments.delta" in kinds
+        assert item["type"] == "function_call" and orjson.loads(item["arguments"]) == {
+            "city": "Paris"
+        }
+    else:
+        assert item["content"][0]["text"] == "Hello world"
+
+
+def test_a_custom_tool_call_streams_back_as_custom_tool_call() -> None:
+    patch = orjson.dumps({"input": "*** Begin Patch\n*** End Patch"}).decode()
+    chunks = [
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_9",
+                        "type": "function",
+                        "function": {"name": "apply_patch", "arguments": patch[:10]},
+                    }
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": patch[10:]}}]}),
+        chunk({}, "tool_calls"),
+    ]
+    stream = responses_reply.ResponsesStream({"model": "auto"}, frozenset({"apply_patch"}))
+    events = run(stream, chunks)
+    for _, payload in events:
+        RESPONSES_EVENT.validate_python(payload)
+    done = next(p for n, p in events if n == "response.output_item.done")["item"]
+    assert done["type"] == "custom_tool_call" and done["call_id"] == "call_9"
+    assert done["input"] == "*** Begin Patch\n*** End Patch"
+    assert "response.function_call_arguments.delta" not in [n for n, _ in events]
+
+
+def test_usage_is_normalised_from_the_events_the_relay_watches() -> None:
+    tally = Tally(api="messages")
+    start = {
+        "type": "message_start",
+        "message": {
+            "usage": {"input_tokens": 10, "cache_read_input_tokens": 30, "output_tokens": 1}
+        },
+    }
+    tally.see(start)
+    tally.see(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 9, "input_tokens": None},
+        }
+    )
+    tally.see({"type": "message_stop"})
+    usage = usage_of("messages", tally.usage)
+    assert usage is not None and tally.done and tally.finish_reasons == ["end_turn"]
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
+    tally = Tally(api="responses")
+    final = responses_reply.from_chat(
+        {
+            "id": "c",
+            "model": "m",
+            "usage": USAGE,
+            "choices": [{"finish_reason": "stop", "message": {"content": "hi"}}],
+        },
+        {},
+    )
+    tally.see({"type": "response.completed", "sequence_number": 7, "response": final})
+    usage = usage_of("responses", tally.usage)
+    assert usage is not None and tally.done and tally.sequence == 7
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
