@@ -48,7 +48,10 @@ def serve(
     from router.serve import run
 
     loaded, demo = load_config(config)
-    run(loaded, demo, host, port)  # type: ignore[arg-type]
+    source = config or (
+        Path(os.environ["SMF_ROUTER_CONFIG"]) if os.environ.get("SMF_ROUTER_CONFIG") else None
+    )
+    run(loaded, demo, host, port, config_path=source)  # type: ignore[arg-type]
 
 
 @app.command()

@@ -49,6 +49,8 @@ class Components:
     async def start(self) -> None:
         if self.ledger is not None:
             self.ledger.start()
+        for backend in self.backends.values():
+            await asyncio.to_thread(backend.warm)
         if self.pricer is not None:
             # Price lookups may read litellm's map: warm them off the request path.
             await asyncio.to_thread(_warm_prices, self.pricer, self.config)

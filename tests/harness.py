@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,10 @@ class Running:
     def stats(self) -> dict[str, Any]:
         result: dict[str, Any] = httpx.get(f"{self.root}/sim/stats", timeout=5).json()
         return result
+
+    def completions(self, path: str = "/v1/chat/completions") -> int:
+        """Requests the backend saw on one API path (health probes and scrapes excluded)."""
+        return int(self.stats()["by_path"].get(path, 0))
 
 
 class _LoopThread:
@@ -137,13 +141,16 @@ def config_for(backends: dict[str, Running], tmp: Path, **extra: Any) -> Config:
                 "writing",
             )
         }
+    # Health probes and circuits would change what the simulators count; tests that want
+    # them pass `resilience=...`.
+    data["resilience"] = {"enabled": False}
     data.update(extra)
     return parse(data)
 
 
 @dataclass
 class RunningRouter(Running):
-    components: Components
+    components: Components = field(repr=False)
 
 
 @contextmanager
@@ -165,7 +172,7 @@ def router(config: Config) -> Iterator[RunningRouter]:
     runner = _LoopThread(server.serve())
     root = f"http://127.0.0.1:{port}"
     try:
-        wait_for(f"{root}/healthz")
+        wait_for(f"{root}/healthz", 90)  # a litellm backend imports litellm first
         yield RunningRouter(f"{root}/v1", root, components)
     finally:
         server.should_exit = True

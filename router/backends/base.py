@@ -41,6 +41,9 @@ class Backend(Protocol):
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> Reply: ...
 
+    def warm(self) -> None:
+        """Slow one-time preparation, run in a thread before the router is ready."""
+
     async def aclose(self) -> None: ...
 
 

@@ -52,10 +52,11 @@ class LiteLLMBackend:
                 f"{self.settings.name} speaks chat completions only",
                 backend=self.settings.name,
                 status=400,
-                upstream={"error": {"message": f"api {api} unsupported", "type": "invalid_request_error"}},
+                upstream=_error_body(f"api {api} unsupported"),
             )
-        litellm = self._litellm or import_litellm()
-        self._litellm = litellm
+        if self._litellm is None:
+            self.warm()  # normally done at start, off the event loop
+        litellm = self._litellm
         params = prepare_body(self.settings, body)
         params.pop("stream", None)
         model = self.settings.model
@@ -77,6 +78,11 @@ class LiteLLMBackend:
         if not stream:
             return Reply(200, {}, body=orjson.dumps(_plain(response)))
         return Reply(200, {}, stream=_events(response, self.settings.name))
+
+    def warm(self) -> None:
+        """Import litellm (seconds) before traffic arrives, never on the event loop."""
+        if self._litellm is None:
+            self._litellm = import_litellm()
 
     async def aclose(self) -> None:
         return None
@@ -118,8 +124,7 @@ def translate(exc: Exception, name: str) -> UpstreamError:
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name)
     if 400 <= status < 500:
-        body = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
-        return Rejected(message, backend=name, status=status, upstream=body)
+        return Rejected(message, backend=name, status=status, upstream=_error_body(message))
     return ServerError(f"{kind}: {message}", backend=name)
 
 
@@ -133,3 +138,9 @@ def _retry_after(exc: Exception) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def _error_body(message: str) -> dict[str, Any]:
+    return {
+        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    }

@@ -82,9 +82,12 @@ class OpenAICompatibleBackend:
     async def get(self, path: str, timeout_s: float) -> httpx.Response:
         """A cheap GET against the backend's root (health, models, metrics): no billed call."""
         root = self.settings.base_url.rstrip("/")
-        if path.startswith("/") and root.endswith("/v1") and not path.startswith("/v1"):
-            root = root[: -len("/v1")]
+        if root.endswith("/v1"):
+            root = root[: -len("/v1")]  # paths are given from the server root: /health, /v1/models
         return await self._client.get(root + path, timeout=timeout_s)
+
+    def warm(self) -> None:
+        return None
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -22,8 +22,8 @@ backends:
 auth:
   keys:
     - name: alice
-      sha256: "KEY"
-""".replace("KEY", hash_key("sk-alice"))
+      sha256: "HASH_OF_ALICE"
+""".replace("HASH_OF_ALICE", hash_key("sk-alice"))
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -113,7 +113,7 @@ def setup(
 
 
 def _requests(server: Running) -> int:
-    return int(server.stats()["requests"])
+    return server.completions()
 
 
 def _run(client: openai.OpenAI, model: str, stream: bool) -> tuple[str | None, Any]:

@@ -1,0 +1,122 @@
+"""A litellm backend (Anthropic Messages on the wire) behind the OpenAI surface, for real."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import openai
+import pytest
+
+from router.config import parse
+from tests.harness import Running, RunningRouter, router, simulator
+
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+
+
+@pytest.fixture(scope="module")
+def setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Running, Running, RunningRouter]]:
+    with (
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
+        config = parse(
+            {
+                "backends": [
+                    {
+                        "name": "claude",
+                        "tier": "cloud",
+                        "kind": "litellm",
+                        "base_url": claude.root,
+                        "model": "anthropic/claude-sonnet-4-5",
+                        "api_key_env": "HOME",
+                        "timeouts": {
+                            "connect_s": 2,
+                            "first_token_s": 5,
+                            "idle_s": 5,
+                            "total_s": 20,
+                        },
+                    },
+                    {
+                        "name": "local",
+                        "tier": "local",
+                        "base_url": local.url,
+                        "model": "local-model",
+                    },
+                ],
+                "routes": {i: ["claude", "local"] for i in INTENTS},
+                "ledger": {"path": str(tmp_path_factory.mktemp("litellm") / "ledger")},
+            }
+        )
+        with router(config) as proxy:
+            yield claude, local, proxy
+
+
+def test_plain_and_streamed_through_litellm(setup: tuple[Running, Running, RunningRouter]) -> None:
+    claude, _, proxy = setup
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    raw = client.chat.completions.with_raw_response.create(
+        model="claude",
+        messages=[{"role": "user", "content": "Write a limerick about routers."}],
+        max_tokens=60,
+    )
+    completion = raw.parse()
+    assert raw.headers["x-smf-backend"] == "claude"
+    assert completion.choices[0].message.content
+    assert completion.usage is not None and completion.usage.prompt_tokens > 0
+    chunks = list(
+        client.chat.completions.create(
+            model="claude",
+            stream=True,
+            max_tokens=60,
+            messages=[{"role": "user", "content": "Another one."}],
+        )
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert all(c.choices for c in chunks)  # the usage chunk the router asked for is stripped
+    assert claude.stats()["requests"] >= 2
+
+
+def test_anthropic_overload_falls_back(setup: tuple[Running, Running, RunningRouter]) -> None:
+    claude, _, proxy = setup
+    claude.control("faults", {"fault": "server_error:529"})
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="writing", messages=[{"role": "user", "content": "Draft a memo."}], max_tokens=40
+        )
+    finally:
+        claude.control("faults", {"fault": None})
+    assert raw.headers["x-smf-backend"] == "local"
+    assert raw.headers["x-smf-attempts"] == "2"
+
+
+def test_anthropic_bad_request_passes_through_without_fallback(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    claude, local, proxy = setup
+    before = local.completions()
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    claude.control("faults", {"fault": "server_error:400"})
+    try:
+        with pytest.raises(openai.BadRequestError):
+            client.chat.completions.create(
+                model="writing", messages=[{"role": "user", "content": "hi"}], max_tokens=40
+            )
+    finally:
+        claude.control("faults", {"fault": None})
+    assert local.completions() == before
+
+
+def test_anthropic_context_error_falls_back(setup: tuple[Running, Running, RunningRouter]) -> None:
+    claude, _, proxy = setup
+    claude.control("faults", {"fault": "context_length"})
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="writing", messages=[{"role": "user", "content": "a long one"}], max_tokens=40
+        )
+    finally:
+        claude.control("faults", {"fault": None})
+    assert raw.headers["x-smf-backend"] == "local"
