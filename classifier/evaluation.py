@@ -60,7 +60,9 @@ PROBES: tuple[Probe, ...] = (
         "coding",
     ),
     Probe(
-        "very long", "Summarise this report in three sentences:\n" + "Sales grew. " * 20000, None
+        "very long",
+        "Summarise this report in three sentences:\n" + "Sales grew. " * 20000,
+        "writing",
     ),
 )
 

@@ -129,8 +129,9 @@ def _shape(text: str, feats: dict[str, float]) -> None:
         if n:
             feats[f"f:{name}{min(_bucket(n), 4)}"] = 1.0
     for name, hints in (("code", _CODE_HINTS), ("trace", _TRACE_HINTS), ("count", _COUNT_HINTS)):
-        if any(h in text for h in hints):
-            feats["f:" + name] = 1.0
+        n = sum(h in text for h in hints)
+        if n:
+            feats[f"f:{name}{min(n, 3)}"] = 1.0
     low = text.lower()
     n = sum(p in low for p in _FORMAT_PHRASES)
     if n:

@@ -1,4 +1,5 @@
-"""The trained linear model: a feature vocabulary and one weight row per feature.
+"""The trained linear model: a feature vocabulary and one weight row per feature, plus an
+optional static word-embedding table whose mean vector feeds a small dense weight block.
 
 Scoring is a hand-rolled sparse dot product over plain Python and numpy, because
 scikit-learn's per-call input validation alone costs more than our whole latency budget.
@@ -16,16 +17,55 @@ import numpy.typing as npt
 
 from classifier.intent import INTENTS, Label
 
+F64 = npt.NDArray[np.float64]
+EMPTY = np.zeros((0, 0))
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Static word vectors (rows already scaled by their SIF weight) keyed by `w:<word>`."""
+
+    words: tuple[str, ...] = ()
+    table: F64 = field(default_factory=lambda: EMPTY)
+    sif: F64 = field(default_factory=lambda: np.zeros(0))
+    scale: float = 1.0
+    index: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", {"w:" + w: i for i, w in enumerate(self.words)})
+
+    @property
+    def dims(self) -> int:
+        return int(self.table.shape[1]) if self.words else 0
+
+    def vector(self, feats: dict[str, float]) -> F64 | None:
+        """SIF-weighted mean of the vectors of the words present, L2-normalised and scaled."""
+        index = self.index
+        rows: list[int] = []
+        vals: list[float] = []
+        for feat, value in feats.items():
+            i = index.get(feat)
+            if i is not None:
+                rows.append(i)
+                vals.append(value)
+        if not rows:
+            return None
+        v: F64 = np.asarray(vals) @ self.table[rows]
+        norm = float(np.sqrt(v @ v))
+        return v * (self.scale / norm) if norm > 0 else None
+
 
 @dataclass(frozen=True)
 class IntentModel:
     """Vocabulary, weights (n_features x n_labels) and biases of a multinomial logistic model."""
 
     vocab: tuple[str, ...]
-    weights: npt.NDArray[np.float64]
-    bias: npt.NDArray[np.float64]
+    weights: F64
+    bias: F64
     labels: tuple[Label, ...] = INTENTS
     metadata: dict[str, Any] = field(default_factory=dict)
+    embedding: Embedding = field(default_factory=Embedding)
+    dense_weights: F64 = field(default_factory=lambda: EMPTY)
     index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -46,21 +86,23 @@ class IntentModel:
         norm = math.sqrt(sum(v * v for v in vals)) or 1.0
         return idx, [v / norm for v in vals], names
 
-    def scores(self, idx: list[int], vals: list[float]) -> npt.NDArray[np.float64]:
-        """Raw class scores (logits) for one normalised sparse vector."""
-        if not idx:
-            return self.bias.copy()
-        out: npt.NDArray[np.float64] = np.asarray(vals) @ self.weights[idx] + self.bias
+    def scores(self, idx: list[int], vals: list[float], dense: F64 | None = None) -> F64:
+        """Raw class scores (logits) for one normalised sparse vector and its dense part."""
+        out: F64 = self.bias.copy()
+        if idx:
+            out += np.asarray(vals) @ self.weights[idx]
+        if dense is not None and self.dense_weights.size:
+            out += dense @ self.dense_weights
         return out
 
-    def proba(self, feats: dict[str, float]) -> npt.NDArray[np.float64]:
+    def proba(self, feats: dict[str, float]) -> F64:
         """Class probabilities for one feature dict."""
         idx, vals, _ = self.known(feats)
-        return softmax(self.scores(idx, vals))
+        return softmax(self.scores(idx, vals, self.embedding.vector(feats)))
 
 
-def softmax(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def softmax(z: F64) -> F64:
     """Numerically safe softmax of a 1-D array."""
     e = np.exp(z - z.max())
-    out: npt.NDArray[np.float64] = e / e.sum()
+    out: F64 = e / e.sum()
     return out

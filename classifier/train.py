@@ -8,13 +8,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 
 from classifier.corpus import Example
 from classifier.features import text_features
 from classifier.intent import INTENTS
-from classifier.model import IntentModel
+from classifier.model import Embedding, IntentModel
 
 Featurizer = Callable[[str], dict[str, float]]
 
@@ -27,6 +27,7 @@ class TrainConfig:
     min_df: int = 2
     seed: int = 13
     max_iter: int = 3000
+    embed_scale: float = 1.0
 
 
 def sample_weights(rows: Sequence[Example]) -> np.ndarray:
@@ -65,22 +66,37 @@ def matrix(model: IntentModel, feats: Sequence[dict[str, float]]) -> csr_matrix:
     return csr_matrix((data, cols, ptr), shape=(len(feats), len(model.vocab)))
 
 
+def dense_matrix(embedding: Embedding, feats: Sequence[dict[str, float]]) -> np.ndarray:
+    """Each row's static-embedding vector (zeros when no word is known)."""
+    out = np.zeros((len(feats), embedding.dims))
+    for i, f in enumerate(feats):
+        v = embedding.vector(f)
+        if v is not None:
+            out[i] = v
+    return out
+
+
 def fit(
     rows: Sequence[Example],
     config: TrainConfig | None = None,
     featurize: Featurizer = text_features,
+    embedding: Embedding | None = None,
 ) -> IntentModel:
     """Train on `rows` and return the exported linear model."""
     config = config or TrainConfig()
+    embedding = embedding or Embedding()
     feats = [featurize(r.text) for r in rows]
     vocab = build_vocab(feats, config.min_df)
     shell = IntentModel(vocab, np.zeros((len(vocab), len(INTENTS))), np.zeros(len(INTENTS)))
     x = matrix(shell, feats)
+    if embedding.dims:
+        x = hstack([x, csr_matrix(dense_matrix(embedding, feats))]).tocsr()
     y = np.array([INTENTS.index(r.label) for r in rows])
     clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
     clf.fit(x, y, sample_weight=sample_weights(rows))
-    weights = np.zeros((len(vocab), len(INTENTS)))
+    coef = np.zeros((x.shape[1], len(INTENTS)))
     bias = np.zeros(len(INTENTS))
-    weights[:, clf.classes_] = clf.coef_.T
+    coef[:, clf.classes_] = clf.coef_.T
     bias[clf.classes_] = clf.intercept_
-    return IntentModel(vocab, weights, bias)
+    dense = coef[len(vocab) :] if embedding.dims else np.zeros((0, 0))
+    return IntentModel(vocab, coef[: len(vocab)], bias, embedding=embedding, dense_weights=dense)

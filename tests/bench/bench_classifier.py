@@ -1,0 +1,115 @@
+"""Benchmark: classifier latency per request (p50/p99, feature extraction included) for
+requests from 10 tokens to 200k tokens, and import + model load time in a fresh process.
+Run: ``.venv/bin/python tests/bench/bench_classifier.py [--n 2000]``; paste the table into
+docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from classifier import classify
+from classifier.corpus import load
+
+LOAD_SNIPPET = (
+    "import time; t = time.perf_counter(); from classifier import classify; "
+    "classify({'messages': [{'role': 'user', 'content': 'hi'}]}); "
+    "print(time.perf_counter() - t)"
+)
+
+
+def chat(text: str) -> dict[str, Any]:
+    return {"model": "auto", "messages": [{"role": "user", "content": text}]}
+
+
+def agent_request(turns: int, words_per_turn: int) -> dict[str, Any]:
+    """A coding agent's request: long system prompt, 20 tool schemas, a tool loop."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": f"tool_{i}",
+                "description": "Reads or edits files in the workspace. " * 5,
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
+        }
+        for i in range(20)
+    ]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a careful coding agent. " * 400},
+        {"role": "user", "content": "Fix the failing test in tests/test_api.py and explain why."},
+    ]
+    for i in range(turns):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [{"id": str(i)}]})
+        messages.append(
+            {"role": "tool", "tool_call_id": str(i), "content": "line " * words_per_turn}
+        )
+    messages.append({"role": "user", "content": "Now also update the docs."})
+    return {"model": "auto", "messages": messages, "tools": tools}
+
+
+def workloads() -> dict[str, list[dict[str, Any]]]:
+    texts = [r.text for r in load("validation")]
+    return {
+        "10 tokens": [chat("Write a haiku about the first snow today")],
+        "~100 tokens": [chat(t) for t in texts if 300 < len(t) < 700][:50],
+        "held-out mix": [chat(t) for t in texts],
+        "agent, 2k-token system + 20 tools": [agent_request(10, 100)],
+        "200k-token conversation": [agent_request(400, 500)],
+    }
+
+
+def timings(bodies: list[dict[str, Any]], n: int) -> list[float]:
+    out = []
+    for i in range(n):
+        b = bodies[i % len(bodies)]
+        t = time.perf_counter_ns()
+        classify(b)
+        out.append((time.perf_counter_ns() - t) / 1e6)
+    return out
+
+
+def pct(xs: list[float], q: float) -> float:
+    return sorted(xs)[min(int(q * len(xs)), len(xs) - 1)]
+
+
+def load_time(runs: int = 5) -> float:
+    out = []
+    for _ in range(runs):
+        res = subprocess.run(
+            [sys.executable, "-c", LOAD_SNIPPET], capture_output=True, text=True, check=True
+        )
+        out.append(float(res.stdout.strip()))
+    return statistics.median(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=2000)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the target says
+    classify(chat("warm up"))
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
+    )
+    print("| request | p50 ms | p99 ms |\n|---|---|---|")
+    everything: list[float] = []
+    for name, bodies in workloads().items():
+        ts = timings(bodies, args.n)
+        everything += ts
+        print(f"| {name} | {pct(ts, 0.5):.3f} | {pct(ts, 0.99):.3f} |")
+    print(f"| all of the above | {pct(everything, 0.5):.3f} | {pct(everything, 0.99):.3f} |")
+    print(f"\nimport + load + first classify, fresh process (median of 5): {load_time():.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The artifact round trip and the training determinism, on a small subset to stay fast."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from classifier import artifact, corpus
+from classifier.decision import decide
+from classifier.evaluation import body
+from classifier.model import IntentModel
+from classifier.train import TrainConfig, fit
+
+
+def small_rows() -> list[corpus.Example]:
+    rows = corpus.load("train")
+    by_label: dict[str, list[corpus.Example]] = {}
+    for r in rows:
+        by_label.setdefault(r.label, []).append(r)
+    return [r for group in by_label.values() for r in group[::12]]
+
+
+@pytest.fixture(scope="module")
+def small_model() -> IntentModel:
+    return fit(small_rows(), TrainConfig(max_iter=300))
+
+
+def test_training_is_deterministic(small_model: IntentModel) -> None:
+    again = fit(small_rows(), TrainConfig(max_iter=300))
+    assert again.vocab == small_model.vocab
+    assert np.array_equal(again.weights, small_model.weights)
+
+
+def test_save_then_load_gives_the_same_predictions(
+    small_model: IntentModel, tmp_path: Path
+) -> None:
+    path = tmp_path / "m.skops"
+    artifact.save(small_model, path)
+    fast, audited = artifact.load(path), artifact.load_with_skops(path)
+    texts = [r.text for r in corpus.load("validation")[::25]]
+    for loaded in (fast, audited):
+        assert loaded.vocab == small_model.vocab
+        for text in texts:
+            assert decide(loaded, body(text)) == decide(small_model, body(text))
+    assert json.loads(path.with_suffix(".json").read_text()) == small_model.metadata
+
+
+def test_a_tampered_artifact_is_refused(small_model: IntentModel, tmp_path: Path) -> None:
+    path = tmp_path / "m.skops"
+    artifact.save(small_model, path)
+    with zipfile.ZipFile(path) as zf:
+        schema = json.loads(zf.read("schema.json"))
+        files = {n: zf.read(n) for n in zf.namelist()}
+    schema["content"]["vocab"]["__loader__"] = "ObjectNode"
+    files["schema.json"] = json.dumps(schema).encode()
+    bad = tmp_path / "bad.skops"
+    with zipfile.ZipFile(bad, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    with pytest.raises(ValueError, match="unexpected node"):
+        artifact.load(bad)
+
+
+def test_shipped_artifact_carries_its_metadata() -> None:
+    meta = artifact.load().metadata
+    assert meta["labels"] == [
+        "coding",
+        "tool_calling",
+        "math",
+        "reasoning",
+        "instruction",
+        "prose",
+        "writing",
+    ]
+    assert meta["data_sha256"] == corpus.data_hash()
+    assert {"scikit-learn", "numpy", "skops"} <= set(meta["versions"])
+    assert artifact.MODEL_PATH.stat().st_size < 20 * 1024 * 1024

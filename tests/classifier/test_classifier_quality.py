@@ -1,0 +1,24 @@
+"""A quality floor on the held-out sources: fails when the shipped model regresses."""
+
+from __future__ import annotations
+
+from classifier import classify
+from classifier.corpus import load
+from classifier.evaluation import evaluate
+
+# Floors a little under the shipped model's numbers in docs/classifier.md.
+MACRO_F1_FLOOR = 0.74
+ROUTE_ACCURACY_FLOOR = 0.86
+
+
+def test_shipped_model_meets_the_floor_on_held_out_sources() -> None:
+    report = evaluate(load("validation"), classify)
+    assert report.macro_f1 >= MACRO_F1_FLOOR
+    assert report.route_accuracy >= ROUTE_ACCURACY_FLOOR
+    assert report.per_source["svamp"]["accuracy"] > 0.95
+
+
+def test_most_robustness_probes_pass() -> None:
+    report = evaluate(load("validation")[:1], classify)
+    passed = sum(p["ok"] for p in report.probes)
+    assert passed >= len(report.probes) - 3, [p for p in report.probes if not p["ok"]]

@@ -1,0 +1,67 @@
+"""Tool signals: forced calls and clear asks are rules; tools merely present are a prior."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from classifier import classify, explain
+
+WEATHER = {
+    "type": "function",
+    "function": {"name": "get_current_weather", "description": "Current weather for a city"},
+}
+
+
+def chat(text: str, **extra: Any) -> dict[str, Any]:
+    return {"model": "auto", "messages": [{"role": "user", "content": text}], **extra}
+
+
+@pytest.mark.parametrize(
+    "tool_choice",
+    ["required", {"type": "function", "function": {"name": "get_current_weather"}}],
+)
+def test_forced_tool_choice_is_tool_calling_whatever_the_text(tool_choice: object) -> None:
+    intent = classify(chat("Write a sonnet about spring", tools=[WEATHER], tool_choice=tool_choice))
+    assert (intent.label, intent.source) == ("tool_calling", "rule")
+    assert intent.confidence > 0.9
+
+
+def test_tools_with_a_request_naming_them_is_a_rule() -> None:
+    intent = classify(chat("What's the current weather in Oslo?", tools=[WEATHER]))
+    assert (intent.label, intent.source) == ("tool_calling", "rule")
+    assert (
+        "weather" in explain(chat("What's the current weather in Oslo?", tools=[WEATHER]))["rule"]
+    )
+
+
+def test_tools_present_do_not_turn_a_coding_task_into_tool_calling() -> None:
+    agent_tools = [
+        {"type": "function", "function": {"name": "read_file", "description": "Read a file"}},
+        {"type": "function", "function": {"name": "apply_patch", "description": "Edit files"}},
+    ]
+    body = chat(
+        "Refactor the parse_config function in config.py to raise ValueError on bad keys",
+        tools=agent_tools,
+    )
+    intent = classify(body)
+    assert intent.source == "model"
+    assert intent.label == "coding"
+
+
+def test_tool_choice_none_disables_the_tool_rules() -> None:
+    body = chat("What's the current weather in Oslo?", tools=[WEATHER], tool_choice="none")
+    assert classify(body).source == "model"
+
+
+def test_tool_result_as_latest_message_still_classifies_the_user_task() -> None:
+    body = {
+        "messages": [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "Fix the failing test in tests/test_api.py"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]},
+            {"role": "tool", "tool_call_id": "1", "content": "E   AssertionError: 404 != 200"},
+        ]
+    }
+    assert classify(body).label == "coding"
