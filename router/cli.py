@@ -121,6 +121,9 @@ def _mount_optional() -> None:
     except ImportError:
         from evals.cli import app as eval_app
     app.add_typer(eval_app, name="eval", help="Run eval suites against an endpoint or backend.")
+    from router.canary_cli import app as canary_app
+
+    app.add_typer(canary_app, name="canary", help="Run canary evals once (for cron jobs).")
     try:
         from router.shadow_cli import app as shadow_app
 

@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from prometheus_client import CollectorRegistry
 
 from router import backends as backend_factory
-from router import canary, reload, resilience, shadow
+from router import canary, maintenance, reload, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.config import Config
@@ -126,4 +126,5 @@ FEATURES: list[Callable[[Components], None]] = [
     reload.install,
     canary.install,
     shadow.install,
+    maintenance.install,
 ]

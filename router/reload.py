@@ -118,6 +118,7 @@ class Reloader:
             classify_observer=old.classify_observer,
         )
         gateway.sinks = old.sinks  # the same list: features that add sinks later still count
+        gateway.call_sinks = old.call_sinks  # shadowing keeps running across reloads
         auth = Authenticator(config.auth)
         outcome = _describe(parts.config, config, parts.backends, backends)
         # The swap itself: no await from here to the end.

@@ -1,8 +1,26 @@
-"""The usage ledger: records, canary results and shadow comparisons as Parquet segments."""
+"""The usage ledger: records, canary results and shadow comparisons as Parquet segments.
 
-from router.ledger.query import Ledger
+`Ledger` (the DuckDB reader) is imported on first use: a router that only writes never
+pays for DuckDB.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from router.ledger.schema import SCHEMAS
 from router.ledger.usage import normalize_usage
 from router.ledger.writer import LedgerWriter
 
+if TYPE_CHECKING:
+    from router.ledger.query import Ledger
+
 __all__ = ["SCHEMAS", "Ledger", "LedgerWriter", "normalize_usage"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Ledger":
+        from router.ledger.query import Ledger
+
+        return Ledger
+    raise AttributeError(name)

@@ -1,0 +1,82 @@
+"""Ledger housekeeping inside a running router, and the report it serves to admins.
+
+Once an hour (off the event loop) closed days are compacted and partitions past their
+retention dropped; `GET /v1/router/report` answers with the same JSON as
+`smf-router report --format json`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from router.config import Config
+from router.errors import BadRequest
+from router.ledger.compaction import apply_retention, compact
+from router.ledger.schema import SCHEMAS
+
+log = logging.getLogger("smf_router")
+
+INTERVAL_S = 3600.0
+endpoints = APIRouter()
+
+
+def housekeep(config: Config) -> None:
+    """Compact closed days and apply retention; safe beside other writers and compactors."""
+    directory = Path(config.ledger.path)
+    if not directory.exists():
+        return
+    result = compact(directory)
+    dropped = []
+    for table in SCHEMAS:
+        days = (
+            config.ledger.text_retention_days if table == "texts" else config.ledger.retention_days
+        )
+        dropped += apply_retention(directory, table, days)
+    if result.days or dropped:
+        log.info(
+            "ledger housekeeping: %d day(s) compacted, %d partition(s) dropped",
+            result.days,
+            len(dropped),
+        )
+
+
+@endpoints.get("/v1/router/report")
+async def report_endpoint(
+    request: Request, since: str = "30d", by: str = "route"
+) -> dict[str, Any]:
+    """The offload report as JSON (admin key): computed in a thread, never on the loop."""
+    from router import report  # DuckDB: imported when a report is asked for, not at start
+
+    request.app.state.auth.admin(request.headers)
+    config: Config = request.app.state.gateway.config
+    try:
+        start = report.parse_since(since)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param="since") from None
+    if by not in ("route", "intent", "backend", "caller", "day"):
+        raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
+    group: Any = by  # checked against the closed set just above
+    data: dict[str, Any] = await asyncio.to_thread(
+        report.build, Path(config.ledger.path), start, None, group, config
+    )
+    return data
+
+
+def install(components: Any) -> None:
+    """FEATURES installer: the hourly housekeeping job and the report endpoint."""
+
+    async def job() -> None:
+        while True:
+            await asyncio.sleep(INTERVAL_S)
+            try:
+                await asyncio.to_thread(housekeep, components.gateway.config)
+            except Exception:
+                log.exception("ledger housekeeping failed")
+
+    components.background.append(job)
+    components.extra_endpoints.append(endpoints)

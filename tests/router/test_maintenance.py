@@ -1,0 +1,112 @@
+"""The admin report endpoint, ledger housekeeping, and `smf-router canary run` for cron."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import openai
+import yaml
+
+from router.config import hash_key
+from router.ledger import Ledger
+from router.maintenance import housekeep
+from tests.harness import VENV_BIN, config_for, router, simulator
+
+ADMIN = "sk-admin"
+
+
+def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            auth={
+                "keys": [
+                    {"name": "ops", "sha256": hash_key(ADMIN), "admin": True},
+                    {"name": "dev", "sha256": hash_key("sk-dev")},
+                ]
+            },
+        )
+        with router(config) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="sk-dev", max_retries=0)
+            for model in ("local", "local", "cloud"):
+                client.chat.completions.create(
+                    model=model, messages=[{"role": "user", "content": "hi"}]
+                )
+            proxy.components.ledger.flush()  # type: ignore[union-attr]
+            url = f"{proxy.root}/v1/router/report?since=1d&by=backend"
+            assert httpx.get(url, headers={"authorization": "Bearer sk-dev"}).status_code == 403
+            response = httpx.get(url, headers={"authorization": f"Bearer {ADMIN}"}, timeout=60)
+            assert response.status_code == 200, response.text
+            data = response.json()
+            assert data["totals"]["requests"] == 3
+            groups = {g["key"] if "key" in g else g.get("backend"): g for g in data["groups"]}
+            assert len(groups) == 2
+            bad = httpx.get(
+                f"{proxy.root}/v1/router/report?by=moon",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert bad.status_code == 400 and bad.json()["error"]["param"] == "by"
+
+
+def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger"
+    old_day = (datetime.now(UTC) - timedelta(days=40)).date().isoformat()
+    recent_day = datetime.now(UTC).date().isoformat()
+    for day in (old_day, recent_day):
+        (ledger / "records" / f"day={day}").mkdir(parents=True)
+    from router.config import parse
+
+    config = parse(
+        {
+            "backends": [
+                {
+                    "name": "local",
+                    "tier": "local",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "m",
+                }
+            ],
+            "routes": {
+                i: ["local"]
+                for i in (
+                    "coding",
+                    "tool_calling",
+                    "instruction",
+                    "math",
+                    "reasoning",
+                    "prose",
+                    "writing",
+                )
+            },
+            "ledger": {"path": str(ledger), "retention_days": 30},
+        }
+    )
+    housekeep(config)
+    days = sorted(p.name for p in (ledger / "records").iterdir())
+    assert days == [f"day={recent_day}"]
+
+
+def test_canary_run_command_records_results(tmp_path: Path) -> None:
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path, canary={"sample_per_suite": 1})
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        done = subprocess.run(
+            [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "local" in done.stdout
+    rows = Ledger(tmp_path / "ledger").sql("select suite, status from canary_results")
+    suites = {suite for suite, _ in rows}
+    assert len(suites) == 7  # one case of each suite
+    assert all(status in ("pass", "fail", "error", "n/a") for _, status in rows)
