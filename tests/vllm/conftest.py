@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import openai
 import pytest
+from router_stack import Stack, start_stack
 from vllm_process import (
     INSTALL_BUDGET_S,
     START_BUDGET_S,
@@ -47,6 +49,22 @@ def vllm_base_url(vllm_server: VllmServer) -> str:
     if not vllm_server.running():
         vllm_server.start()
     return vllm_server.base_url
+
+
+@pytest.fixture(scope="module")
+def stack(vllm_server: VllmServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    if not vllm_server.running():
+        vllm_server.start()
+    running = start_stack(vllm_server.base_url, tmp_path_factory.mktemp("router"))
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+@pytest.fixture
+def client(stack: Stack, vllm_base_url: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=stack.url, api_key="unused", max_retries=0, timeout=120)
 
 
 @pytest.hookimpl(trylast=True)

@@ -20,6 +20,8 @@ import httpx
 import yaml
 from vllm_process import MODEL_NAME, free_port
 
+from router.ledger.query import Ledger
+
 BIN = Path(sys.executable).parent
 SMF_ROUTER = str(BIN / "smf-router")
 CLOUD_MODEL = "gpt-4o"
@@ -58,7 +60,9 @@ def router_config(vllm_url: str, cloud_url: str, ledger: Path) -> dict[str, Any]
     return {
         "backends": [
             {"name": "local", "tier": "local", "base_url": f"{vllm_url}/v1",
-             "model": MODEL_NAME, "timeouts": timeouts},
+             "model": MODEL_NAME, "timeouts": timeouts,
+             # vLLM 0.32 serves both agent APIs itself: native pass-through, no translation
+             "apis": ["chat", "completions", "responses", "messages"]},
             {"name": "cloud", "tier": "cloud", "base_url": f"{cloud_url}/v1",
              "model": CLOUD_MODEL, "timeouts": timeouts},
         ],
@@ -153,3 +157,16 @@ def wait_for_status(stack: Stack, name: str, key: str, want: Any, tries: int = 5
             break
         time.sleep(0.2)
     return seen
+
+
+def ledger_row(ledger: Path, request_id: str) -> dict[str, Any]:
+    """The record of one request, once its segment is on disk (bounded wait)."""
+    columns = "backend, status, prompt_tokens, completion_tokens, tokens_estimated, attempts"
+    for _ in range(100):
+        if ledger.exists():
+            with Ledger(ledger) as view:
+                rows = view.sql(f"SELECT {columns} FROM records WHERE request_id = ?", [request_id])
+            if rows:
+                return dict(zip([c.strip() for c in columns.split(",")], rows[0], strict=True))
+        time.sleep(0.1)
+    raise AssertionError(f"request {request_id} never reached the ledger")

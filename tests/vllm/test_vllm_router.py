@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
-from router_stack import Stack, backend_status, start_stack, vllm_counters, wait_for_status
+from router_stack import Stack, backend_status, ledger_row, vllm_counters, wait_for_status
 from vllm_process import MAX_MODEL_LEN, START_BUDGET_S, VllmServer
-
-from router.ledger.query import Ledger
 
 USER: Any = [{"role": "user", "content": "What is the weather like in Paris today?"}]
 LONG: Any = [{"role": "user", "content": " ".join(["weather"] * 700)}]  # > 512 tokens in vLLM
@@ -39,35 +35,6 @@ TOOL: Any = {
     },
 }
 EXACT: dict[str, Any] = {"ignore_eos": True}  # vLLM extra: exactly max_tokens tokens
-
-
-@pytest.fixture(scope="module")
-def stack(vllm_server: VllmServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    if not vllm_server.running():
-        vllm_server.start()
-    running = start_stack(vllm_server.base_url, tmp_path_factory.mktemp("router"))
-    try:
-        yield running
-    finally:
-        running.close()
-
-
-@pytest.fixture
-def client(stack: Stack, vllm_base_url: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=stack.url, api_key="unused", max_retries=0, timeout=120)
-
-
-def ledger_row(ledger: Path, request_id: str) -> dict[str, Any]:
-    """The record of one request, once its segment is on disk (bounded wait)."""
-    columns = "backend, status, prompt_tokens, completion_tokens, tokens_estimated, attempts"
-    for _ in range(100):
-        if ledger.exists():
-            with Ledger(ledger) as view:
-                rows = view.sql(f"SELECT {columns} FROM records WHERE request_id = ?", [request_id])
-            if rows:
-                return dict(zip([c.strip() for c in columns.split(",")], rows[0], strict=True))
-        time.sleep(0.1)
-    raise AssertionError(f"request {request_id} never reached the ledger")
 
 
 def counters_after(vllm_url: str, before: tuple[float, float], want: tuple[int, int]) -> Any:
