@@ -16,13 +16,13 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import yaml
@@ -89,13 +89,20 @@ async def load(url: str, model: str, stream: bool, concurrency: int, total: int)
                 began = time.perf_counter()
                 try:
                     if not stream:
-                        response = await client.post("/chat/completions", content=payload,
-                                                     headers={"content-type": "application/json"})
+                        response = await client.post(
+                            "/chat/completions",
+                            content=payload,
+                            headers={"content-type": "application/json"},
+                        )
                         ok = response.status_code == 200
                     else:
                         first = None
-                        async with client.stream("POST", "/chat/completions", content=payload,
-                                                 headers={"content-type": "application/json"}) as response:
+                        async with client.stream(
+                            "POST",
+                            "/chat/completions",
+                            content=payload,
+                            headers={"content-type": "application/json"},
+                        ) as response:
                             ok = response.status_code == 200
                             async for piece in response.aiter_raw():
                                 if first is None and b'"content"' in piece:
@@ -122,9 +129,23 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def describe(r: dict[str, Any]) -> str:
+    return (
+        f"{r['mode']:6} c={r['c']:<3} {r['target']:13} p50 {r['p50_ms']:7.2f} ms"
+        f"  p99 {r['p99_ms']:7.2f} ms  added p50 {r['added_p50_ms']:6.2f} ms"
+        f"  added ttft {r['added_ttft_p50_ms']:6.2f} ms  {r['rps']:7.0f} req/s"
+        f"  cpu {r['cpu_ms_per_req']:.2f} ms/req  errors {r['errors']}"
+    )
+
+
 def start(argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **(env or {})}, start_new_session=True)
+    return subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,
+    )
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -139,31 +160,71 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=400, help="requests per cell (bounded)")
-    parser.add_argument("--litellm", default=str(Path.home() / ".cache/smf-bench-litellm/bin/litellm"))
+    parser.add_argument(
+        "--litellm", default=str(Path.home() / ".cache/smf-bench-litellm/bin/litellm")
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:
         sim_port = free_port()
-        procs.append(start([str(BIN / "smf-router"), "simulate", "--profile", "vllm", "--port", str(sim_port),
-                            "--model", "fake-model", "--max-num-seqs", "1024"]))
+        procs.append(
+            start(
+                [
+                    str(BIN / "smf-router"),
+                    "simulate",
+                    "--profile",
+                    "vllm",
+                    "--port",
+                    str(sim_port),
+                    "--model",
+                    "fake-model",
+                    "--max-num-seqs",
+                    "1024",
+                ]
+            )
+        )
         upstream = f"http://127.0.0.1:{sim_port}/v1"
         wait_up(f"http://127.0.0.1:{sim_port}/health")
 
         router_port = free_port()
         config = {
-            "backends": [{"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}],
-            "routes": {i: ["local"] for i in ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")},
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}
+            ],
+            "routes": {
+                i: ["local"]
+                for i in (
+                    "coding",
+                    "tool_calling",
+                    "instruction",
+                    "math",
+                    "reasoning",
+                    "prose",
+                    "writing",
+                )
+            },
             "ledger": {"path": str(tmp / "ledger")},
             "server": {"log_level": "warning"},
         }
         (tmp / "router.yaml").write_text(yaml.safe_dump(config))
         began = time.perf_counter()
-        router = start([str(BIN / "smf-router"), "serve", "--config", str(tmp / "router.yaml"), "--port", str(router_port)])
+        router = start(
+            [
+                str(BIN / "smf-router"),
+                "serve",
+                "--config",
+                str(tmp / "router.yaml"),
+                "--port",
+                str(router_port),
+            ]
+        )
         procs.append(router)
         wait_up(f"http://127.0.0.1:{router_port}/readyz")
         ready_s = time.perf_counter() - began
-        rss_mb = int(Path(f"/proc/{router.pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+        rss_mb = (
+            int(Path(f"/proc/{router.pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+        )
         print(f"router: start to ready {ready_s:.2f} s, idle RSS {rss_mb:.0f} MB")
 
         targets: dict[str, tuple[str, str, int | None]] = {
@@ -172,16 +233,42 @@ def main() -> None:
         }
         if Path(args.litellm).exists():
             litellm_port = free_port()
-            (tmp / "litellm.yaml").write_text(yaml.safe_dump({
-                "model_list": [{"model_name": "fake-model", "litellm_params": {
-                    "model": "openai/fake-model", "api_base": upstream, "api_key": "x"}}],
-                "litellm_settings": {"drop_params": True, "telemetry": False},
-            }))
-            litellm = start([args.litellm, "--config", str(tmp / "litellm.yaml"), "--port", str(litellm_port),
-                             "--num_workers", "1"], env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+            (tmp / "litellm.yaml").write_text(
+                yaml.safe_dump(
+                    {
+                        "model_list": [
+                            {
+                                "model_name": "fake-model",
+                                "litellm_params": {
+                                    "model": "openai/fake-model",
+                                    "api_base": upstream,
+                                    "api_key": "x",
+                                },
+                            }
+                        ],
+                        "litellm_settings": {"drop_params": True, "telemetry": False},
+                    }
+                )
+            )
+            litellm = start(
+                [
+                    args.litellm,
+                    "--config",
+                    str(tmp / "litellm.yaml"),
+                    "--port",
+                    str(litellm_port),
+                    "--num_workers",
+                    "1",
+                ],
+                env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+            )
             procs.append(litellm)
             wait_up(f"http://127.0.0.1:{litellm_port}/health/liveliness", 180)
-            targets["litellm-proxy"] = (f"http://127.0.0.1:{litellm_port}/v1", "fake-model", litellm.pid)
+            targets["litellm-proxy"] = (
+                f"http://127.0.0.1:{litellm_port}/v1",
+                "fake-model",
+                litellm.pid,
+            )
         else:
             print(f"(LiteLLM proxy not found at {args.litellm}; skipping it)")
 
@@ -194,25 +281,37 @@ def main() -> None:
                     asyncio.run(load(url, model, stream, min(concurrency, 8), 20))  # warm up
                     cpu0 = cpu_seconds(pid) if pid else 0.0
                     result = asyncio.run(load(url, model, stream, concurrency, total))
-                    cpu = (cpu_seconds(pid) - cpu0) / max(1, len(result.latencies)) if pid else float("nan")
+                    cpu = (
+                        (cpu_seconds(pid) - cpu0) / max(1, len(result.latencies))
+                        if pid
+                        else float("nan")
+                    )
                     if name == "direct":
                         base = result
                     assert base is not None
-                    rows.append({
-                        "mode": "stream" if stream else "plain", "c": concurrency, "target": name,
-                        "p50_ms": pct(result.latencies, 0.5) * 1000, "p99_ms": pct(result.latencies, 0.99) * 1000,
-                        "added_p50_ms": (pct(result.latencies, 0.5) - pct(base.latencies, 0.5)) * 1000,
-                        "added_ttft_p50_ms": (pct(result.ttfts, 0.5) - pct(base.ttfts, 0.5)) * 1000 if stream else float("nan"),
-                        "rps": len(result.latencies) / result.wall, "cpu_ms_per_req": cpu * 1000,
-                        "errors": result.errors,
-                    })
-                    r = rows[-1]
-                    print(f"{r['mode']:6} c={concurrency:<3} {name:13} p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:7.2f} ms  "
-                          f"added p50 {r['added_p50_ms']:6.2f} ms  added ttft {r['added_ttft_p50_ms']:6.2f} ms  "
-                          f"{r['rps']:7.0f} req/s  cpu {r['cpu_ms_per_req']:.2f} ms/req  errors {r['errors']}", flush=True)
+                    rows.append(
+                        {
+                            "mode": "stream" if stream else "plain",
+                            "c": concurrency,
+                            "target": name,
+                            "p50_ms": pct(result.latencies, 0.5) * 1000,
+                            "p99_ms": pct(result.latencies, 0.99) * 1000,
+                            "added_p50_ms": (pct(result.latencies, 0.5) - pct(base.latencies, 0.5))
+                            * 1000,
+                            "added_ttft_p50_ms": (pct(result.ttfts, 0.5) - pct(base.ttfts, 0.5))
+                            * 1000
+                            if stream
+                            else float("nan"),
+                            "rps": len(result.latencies) / result.wall,
+                            "cpu_ms_per_req": cpu * 1000,
+                            "errors": result.errors,
+                        }
+                    )
+                    print(describe(rows[-1]), flush=True)
         (REPO / "test-artifacts").mkdir(exist_ok=True)
-        (REPO / "test-artifacts" / "bench_proxy.json").write_text(json.dumps(
-            {"ready_s": ready_s, "idle_rss_mb": rss_mb, "rows": rows}, indent=1))
+        (REPO / "test-artifacts" / "bench_proxy.json").write_text(
+            json.dumps({"ready_s": ready_s, "idle_rss_mb": rss_mb, "rows": rows}, indent=1)
+        )
     finally:
         for process in procs:
             stop(process)
