@@ -345,7 +345,21 @@ def main():
             },
         }
         u = [{"role": "user", "content": "What is the weather like in Paris today?"}]
-        follow = [*u, {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]}, {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21, "sky": "clear"}'}]
+        follow = [
+            *u,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21, "sky": "clear"}'},
+        ]
         cases = [
             (u, None, REPLY_HELLO),
             (u, [tool], REPLY_TOOL),
