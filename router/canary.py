@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
 from evals.runner import Endpoint, run_cases
@@ -319,6 +320,9 @@ def install(components: Any) -> None:
         min_samples=config.canary.min_samples,
     )
     gateway = components.gateway
+    for backend in config.backends:  # every gate starts open, and says so
+        for intent in INTENTS:
+            components.metrics.route_gated(backend.name, intent, False)
     canary = Canary(
         config,
         load_cases(config),

@@ -17,10 +17,12 @@ import orjson
 
 from router.backends.base import Backend, Reply
 from router.errors import (
+    BadRequestTooLong,
     ContextTooLong,
     Malformed,
     NoBackendAvailable,
     RateLimited,
+    RouterError,
     ServerError,
     Timeout,
     Unreachable,
@@ -115,8 +117,7 @@ class Dispatcher:
                     await asyncio.sleep(error.retry_after)
             call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
         if not errors:
-            reasons = ", ".join(f"{s.backend}: {s.reason}" for s in call.plan.skipped)
-            raise NoBackendAvailable(f"no backend can serve this request ({reasons or 'none'})")
+            raise _nothing_tried(call.plan)
         raise _most_meaningful(errors)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
@@ -245,6 +246,19 @@ def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
     return obj
+
+
+def _nothing_tried(plan: Plan) -> RouterError:
+    """Every backend was skipped. A prompt no window can hold is the client's 400."""
+    reasons = {step.reason for step in plan.skipped}
+    if reasons == {"context_window"}:
+        return BadRequestTooLong(
+            "This request is longer than the context window of every backend that could serve "
+            "it; shorten the prompt or lower max_tokens.",
+            param="messages",
+        )
+    listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
+    return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
 
 
 def _short_retry_after(error: UpstreamError, limit: float) -> bool:

@@ -2,7 +2,8 @@
 
     RouterError                      an error the router answers with (status, type, code)
     ├── BadRequest                   400  invalid_request_error   the client's body is wrong
-    │   └── BodyTooLarge             413
+    │   ├── BodyTooLarge             413
+    │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key
     ├── Forbidden                    403
     ├── NotFound                     404  model_not_found / not_found
@@ -77,6 +78,12 @@ class NotFound(RouterError):
     status = 404
     type = "invalid_request_error"
     code = "model_not_found"
+
+
+class BadRequestTooLong(BadRequest):
+    """The prompt fits no backend's window: the client's error, never worth retrying."""
+
+    code = "context_length_exceeded"
 
 
 class NoBackendAvailable(RouterError):

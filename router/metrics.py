@@ -35,7 +35,16 @@ OUTCOMES = frozenset(get_args(Outcome))
 ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(
-    {"queue_full", "private", "not_allowed", "error", "timeout", "shutdown", "no_target"}
+    {
+        "queue_full",
+        "private",
+        "not_allowed",
+        "error",
+        "timeout",
+        "shutdown",
+        "no_target",
+        "saturated",
+    }
 )
 _INTENTS = frozenset(INTENTS)
 

@@ -122,7 +122,7 @@ def test_every_query_and_alert_fires_on_a_fed_registry(
 # test below, which fails (XPASS) as soon as they all have series: then empty this set and
 # delete that test. `route_gated` appears only when a gate changes; the canary scheduler
 # should publish every (backend, intent) gate as 0 at start.
-PENDING = frozenset({"smf_router_route_gated"})
+PENDING: frozenset[str] = frozenset()  # metrics that may have no series yet
 
 
 @pytest.fixture(scope="module")
@@ -205,12 +205,3 @@ def alert_problems(prom: Prometheus, pending: frozenset[str]) -> list[str]:
         if missing:
             out.append(f"{q.where}: unknown metric(s) {sorted(missing)}")
     return out
-
-
-@pytest.mark.xfail(strict=True, reason="route_gated appears only when a gate changes")
-def test_real_router_feeds_pending_panels(scraped_router: Prometheus) -> None:
-    from dashboard_queries import panel_queries, variable_queries
-
-    queries = [q for q in panel_queries() + variable_queries() if q.metrics & PENDING]
-    found = settled(lambda: problems(scraped_router, queries, frozenset()))
-    assert found + alert_problems(scraped_router, frozenset()) == [], "\n".join(found)

@@ -88,7 +88,9 @@ def test_in_flight_requests_finish_on_the_old_backend(tmp_path: Path) -> None:
         simulator(profile="vllm", model="local-model") as new_local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        data = config_for({"local": old_local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        data = config_for(
+            {"local": old_local, "cloud": cloud}, tmp_path, resilience={"enabled": True}
+        ).model_dump(mode="json")
         for backend in data["backends"]:
             backend["timeouts"] = {"first_token_s": 15, "idle_s": 15, "total_s": 30}
         config = parse(data)

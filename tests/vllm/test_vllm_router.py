@@ -171,12 +171,6 @@ def test_vllm_context_400_without_fallback_is_context_length_exceeded(
     assert f"maximum context length is {MAX_MODEL_LEN}" in error.message
 
 
-@pytest.mark.xfail(
-    reason="router answers 503 'no backend can serve this request (local: context_window)'; "
-    "a prompt too long for every backend is the client's 400 context_length_exceeded "
-    "(a 503 makes the OpenAI SDK retry twice)",
-    strict=True,
-)
 def test_prompt_over_every_window_is_400_context_length_exceeded(client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         client.chat.completions.create(model="local", messages=LONG, max_tokens=5)

@@ -1,0 +1,34 @@
+"""Context windows: a prompt no backend can hold is the client's 400, not a retryable 503."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openai
+import pytest
+
+from tests.harness import config_for, router, simulator
+
+
+def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path) -> None:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump()
+        data["backends"][0]["context_window"] = 100
+        data["backends"][1]["context_window"] = 200
+        from router.config import parse
+
+        with router(parse(data)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
+            long = [{"role": "user", "content": "word " * 400}]
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.chat.completions.create(model="auto", messages=long)  # type: ignore[arg-type]
+            assert caught.value.code == "context_length_exceeded"
+            # a prompt that fits the larger window goes there, skipping the small one
+            medium = [{"role": "user", "content": "Write a Python function. " + "x " * 250}]
+            raw = client.chat.completions.with_raw_response.create(model="coding", messages=medium)  # type: ignore[arg-type]
+            assert raw.headers["x-smf-backend"] == "cloud"
+        assert local.completions() == 0 and cloud.completions() == 1
