@@ -37,7 +37,7 @@ format: $(STAMP)
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
 bench: $(STAMP)
-	$(BIN)/python -m tests.bench.run_all
+	$(BIN)/python tests/bench/run_all.py
 
 ## The integration suite against vLLM's real server on CPU (installs it into a cached venv).
 test-vllm: $(STAMP)
