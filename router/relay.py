@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,10 +111,11 @@ async def relay(
     error_kind: str | None = None
     record = call.record
     try:
-        for raw, data in committed.first_events:
-            out = _inspect(raw, data, call, tally)
-            if out:
-                yield out
+        chunk, broken = _forward(committed.first_events, call, tally)
+        if chunk:
+            yield chunk
+        if broken is not None:
+            raise broken
         if not tally.done:
             async for out in _rest(call, committed, tally):
                 yield out
@@ -162,17 +163,38 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
             raise Unreachable(
                 f"{name}: stream broke ({type(exc).__name__})", backend=name
             ) from None
-        for raw, data in committed.events.feed(piece):
-            out = _inspect(raw, data, call, tally)
-            if out:
-                yield out
-            if tally.done:
-                return
+        chunk, broken = _forward(committed.events.feed(piece), call, tally)
+        if chunk:
+            yield chunk  # one write per upstream piece, however many events it held
+        if broken is not None:
+            raise broken
+        if tally.done:
+            return
     # The upstream closed without [DONE]: complete if the answer was finished, else cut.
     # The agent APIs' streams end with a terminal event, which `tally.done` already saw.
     if call.api not in CHAT_APIS or committed.events.rest().strip() or not tally.finish_reasons:
         raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE)
+
+
+def _forward(
+    events: Iterable[tuple[bytes, bytes | None]], call: Call, tally: Tally
+) -> tuple[bytes, UpstreamError | None]:
+    """The bytes to send for a run of events, and the error that cut the run short, if any.
+
+    Events before a broken one still reach the client, ahead of the in-band error.
+    """
+    outs: list[bytes] = []
+    for raw, data in events:
+        try:
+            out = _inspect(raw, data, call, tally)
+        except UpstreamError as error:
+            return b"".join(outs), error
+        if out:
+            outs.append(out)
+        if tally.done:
+            break
+    return b"".join(outs), None
 
 
 def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
