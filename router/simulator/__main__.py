@@ -23,6 +23,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tokens-per-s", type=float, default=0.0, help="0 = unpaced")
     p.add_argument("--code-tokens-per-s", type=float, default=None)
     p.add_argument("--fault", default=None, help="default fault for every request, NAME[:ARG]")
+    p.add_argument(
+        "--tokens-per-chunk", type=int, default=1, help="tokens per streamed delta (busy vLLM)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep-last-request", action="store_true", help="show it at /sim/stats")
     return p
@@ -40,6 +43,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         code_tokens_per_s=args.code_tokens_per_s,
         fault=args.fault,
         seed=args.seed,
+        tokens_per_chunk=args.tokens_per_chunk,
         keep_last_request=args.keep_last_request,
     )
 

@@ -20,7 +20,7 @@ from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
 from router.simulator.completions import CompletionsApi
 from router.simulator.control import Control
-from router.simulator.errors import ApiError, Flavor, render
+from router.simulator.errors import ApiError, Flavor, missing_model, render
 from router.simulator.faults import Fault, FaultError, choose, split_model
 from router.simulator.generation import Ask, Generation, budget, choose_tokens
 from router.simulator.httpserver import HttpServer, Request, Response
@@ -59,7 +59,8 @@ class Simulator:
         self.book = CanaryBook(cases, self.control.quality)
         self._rng = random.Random(settings.seed)
         self._ids = random.Random(settings.seed + 1)
-        self.server = HttpServer(self.handle)
+        vary = [("vary", "Origin")] if settings.profile == "vllm" else []
+        self.server = HttpServer(self.handle, vary)
         self.routes = self._routes()
 
     def _routes(self) -> dict[tuple[str, str], Endpoint]:
@@ -76,8 +77,9 @@ class Simulator:
         if profile == "vllm":
             routes[("GET", "/health")] = lambda q, r: r.send(200, [], b"")
             routes[("GET", "/metrics")] = lambda q, r: endpoints.metrics(self, q, r)
+            routes[("POST", "/tokenize")] = lambda q, r: endpoints.tokenize(self, q, r)
             routes[("GET", "/version")] = lambda q, r: r.send(
-                200, [("content-type", JSON)], b'{"version":"0.33.0"}'
+                200, [("content-type", JSON)], b'{"version":"0.32.0"}'
             )
         return routes
 
@@ -105,7 +107,7 @@ class Simulator:
         return out
 
     async def send_error(self, flavor: Flavor, err: ApiError, resp: Response) -> None:
-        status, headers, body = render(flavor, err)
+        status, headers, body = render(flavor, err, self.settings.profile)
         self.stats.by_status[status] += 1
         await resp.send(status, headers + self.headers(flavor, JSON)[1:], body)
 
@@ -118,15 +120,15 @@ class Simulator:
 
     async def _generate(self, api: Api, flavor: Flavor, req: Request, resp: Response) -> None:
         endpoints.authorize(self, req, flavor)
-        body = endpoints.parse_json(req.body)
+        voice: Flavor = "vllm" if self.settings.profile == "vllm" else flavor
+        body = endpoints.parse_json(req.body, voice)
         if self.settings.keep_last_request:  # prompts are kept only when asked to
             self.stats.last_request = body
         ask = api.parse(body, flavor)
         model, from_model = split_model(ask.model)
         fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:
-            message = _missing_model(flavor, model, self.settings.model_name)
-            raise ApiError(404, "not_found", message, "model")
+            raise missing_model(voice, model, self.settings.model_name)
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
         self._check_window(ask, flavor)
@@ -137,7 +139,7 @@ class Simulator:
                 503, "overloaded", "The server is overloaded; try again later."
             ) from None
         try:
-            await self._serve(api, flavor, ask, model, fault, resp)
+            await self._serve(api, flavor, ask, model, fault, resp, self._response_id(api, req))
         finally:
             self.capacity.release(ask.prompt_tokens)
 
@@ -179,13 +181,20 @@ class Simulator:
         if ask.prompt_tokens > window:
             raise ApiError(400, "context_length", window=window, prompt_tokens=ask.prompt_tokens)
         if flavor == "vllm" and ask.max_tokens is not None and ask.max_tokens > window:
-            mt, p = ask.max_tokens, ask.prompt_tokens
+            mt = ask.max_tokens
             message = (
-                f"'max_tokens' or 'max_completion_tokens' is too large: {mt}. This model's "
-                f"maximum context length is {window} tokens and your request has {p} input "
-                f"tokens ({mt} > {window} - {p})."
+                f"max_tokens={mt} cannot be greater than max_model_len={window}. Please request "
+                f"fewer output tokens. (parameter=max_tokens, value={mt})"
             )
             raise ApiError(400, "max_tokens", message, "max_tokens")
+
+    def _response_id(self, api: Api, req: Request) -> str:
+        """vLLM names the response after an incoming `X-Request-Id`; the APIs it serves by
+        translating to chat (`/v1/messages`) get chat's `chatcmpl-` ids."""
+        profile = self.settings.profile
+        prefix = "chatcmpl-" if api.flavor(profile) != profile else api.id_prefix
+        given = req.headers.get("x-request-id") if profile == "vllm" else None
+        return prefix + (given or f"{self._ids.getrandbits(64):016x}")
 
     def generation(self, ask: Ask) -> Generation:
         limit = budget(ask, self.settings.window)
@@ -198,10 +207,17 @@ class Simulator:
             else:
                 reply = compose(ask.prompt, rng)
             choices.append(choose_tokens(reply, limit, ask.ignore_eos, rng))
-        return Generation(tuple(choices), ask.prompt_tokens)
+        return Generation(tuple(choices), ask.prompt_tokens, self.settings.tokens_per_chunk)
 
     async def _serve(
-        self, api: Api, flavor: Flavor, ask: Ask, model: str, fault: Fault | None, resp: Response
+        self,
+        api: Api,
+        flavor: Flavor,
+        ask: Ask,
+        model: str,
+        fault: Fault | None,
+        resp: Response,
+        response_id: str,
     ) -> None:
         delay = self.settings.ttft_s
         if fault is not None and fault.name == "slow_first_token":
@@ -211,17 +227,12 @@ class Simulator:
         gen = self.generation(ask)
         prefix = "call_" if flavor == "cloud" else api.call_prefix
         calls = tuple(f"{prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
-        meta = Meta(
-            f"{api.id_prefix}{self._ids.getrandbits(64):016x}",
-            int(time.time()),
-            model,
-            flavor,
-            calls,
-        )
+        meta = Meta(response_id, int(time.time()), model, flavor, calls, self.settings.profile)
         self._count(gen)
         pace = self.settings.pace(gen.has_code)
         if ask.stream:
             frames = api.frames(meta, gen, ask)
+            pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
             await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault)
         else:
             if pace:
@@ -235,14 +246,6 @@ class Simulator:
         self.stats.generation_tokens += gen.completion_tokens
         for choice in gen.choices:
             self.stats.finished["length" if choice.finish == "length" else "stop"] += 1
-
-
-def _missing_model(flavor: Flavor, model: str, served: str) -> str:
-    if flavor == "cloud":
-        return f"The model `{model}` does not exist or you do not have access to it."
-    if flavor == "anthropic":
-        return f"model: {model}"
-    return f"The model `{model}` does not exist. Valid aliases: {served}."
 
 
 def _rate_message(seconds: float) -> str:

@@ -13,9 +13,19 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
-from router.simulator.errors import Flavor
+from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
-from router.simulator.wire import DONE, Frame, Meta, bad_request, int_field, sse
+from router.simulator.wire import (
+    DONE,
+    Frame,
+    Meta,
+    bad_request,
+    greedy_n,
+    int_field,
+    parameter_error,
+    required,
+    sse,
+)
 
 
 def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
@@ -46,6 +56,19 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
     )
 
 
+def _check_temperature(temperature: Any, profile: Flavor) -> None:
+    if temperature is None:
+        return
+    if not isinstance(temperature, int | float):
+        message = f"temperature must be a number, got {temperature!r}."
+        kind, msg = "float_type", "Input should be a valid number"
+        raise validation_error(message, "temperature", kind, msg, temperature)
+    if temperature < 0:
+        shown = float(temperature) if profile == "vllm" else temperature
+        message = f"temperature must be non-negative, got {shown}."
+        raise parameter_error(profile, message, "temperature", shown)
+
+
 def usage(gen: Generation, flavor: Flavor) -> dict[str, Any]:
     out: dict[str, Any] = {
         "prompt_tokens": gen.prompt_tokens,
@@ -73,20 +96,17 @@ class ChatApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
+        required(body, "messages", list, "messages: Field required (a non-empty list).")
+        required(body, "model", str, "model: Input should be a valid string.")
+        messages, model = body["messages"], body["model"]
+        if not messages:
             raise bad_request("messages: Field required (a non-empty list).", "messages")
-        model = body.get("model")
-        if not isinstance(model, str):
-            raise bad_request("model: Input should be a valid string.", "model")
-        max_tokens = int_field(body, "max_completion_tokens", 1) or int_field(body, "max_tokens", 1)
-        temperature = body.get("temperature")
-        if temperature is not None and (
-            not isinstance(temperature, int | float) or temperature < 0
-        ):
-            raise bad_request(
-                f"temperature must be non-negative, got {temperature}.", "temperature"
-            )
+        max_tokens = int_field(body, "max_completion_tokens", 1, profile) or int_field(
+            body, "max_tokens", 1, profile
+        )
+        _check_temperature(body.get("temperature"), profile)
+        n = int_field(body, "n", 1, profile) or 1
+        greedy_n(profile, body, n)
         options = body.get("stream_options")
         tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
         return Ask(
@@ -95,7 +115,7 @@ class ChatApi:
             prompt_tokens=tokens.messages_tokens(messages, tools_text),
             max_tokens=max_tokens,
             ignore_eos=bool(body.get("ignore_eos")),
-            n=int_field(body, "n", 1) or 1,
+            n=n,
             stream=bool(body.get("stream")),
             include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
         )
@@ -104,14 +124,16 @@ class ChatApi:
         vllm = meta.flavor == "vllm"
         choices = []
         for index, choice in enumerate(gen.choices):
+            named = _named(meta, ask, choice)
             item: dict[str, Any] = {
                 "index": index,
-                "message": _message(meta, choice, index),
+                "message": _message(meta, choice, index, named),
                 "logprobs": None,
-                "finish_reason": choice.finish,
+                "finish_reason": "stop" if named else choice.finish,
             }
             if vllm:
-                item |= {"stop_reason": None, "token_ids": None, "routed_experts": None}
+                stop_reason = EOS_TOKEN_ID if named else None
+                item |= {"stop_reason": stop_reason, "token_ids": None, "routed_experts": None}
             choices.append(item)
         out: dict[str, Any] = {
             "id": meta.id,
@@ -132,7 +154,8 @@ class ChatApi:
         return _cloud_frames(meta, gen, ask)
 
 
-VLLM_FINGERPRINT = "vllm-0.33.0-sim"
+VLLM_FINGERPRINT = "vllm-0.32.0-sim"
+EOS_TOKEN_ID = 0  # vLLM reports the stop token's id as `stop_reason` after a forced tool call
 CLOUD = {"service_tier": "default", "system_fingerprint": "fp_sim0001"}
 _VLLM_TAIL = (
     "prompt_logprobs",
@@ -144,16 +167,24 @@ _VLLM_TAIL = (
 )
 
 
+def _named(meta: Meta, ask: Ask, choice: Choice) -> bool:
+    """vLLM forces a named tool through structured output, so it ends like text: "stop"."""
+    return meta.flavor == "vllm" and bool(choice.tool_calls) and bool(ask.prompt.forced_tool)
+
+
 def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
-    """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason."""
+    """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason
+    (after a natural end or a forced tool call, a chunk of its own does)."""
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
     head["model"] = meta.model
     fingerprint = {} if ask.include_usage else {"system_fingerprint": VLLM_FINGERPRINT}
 
-    def chunk(index: int, delta: dict[str, Any], finish: str | None) -> bytes:
+    def chunk(
+        index: int, delta: dict[str, Any], finish: str | None, stop: int | None = None
+    ) -> bytes:
         choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
         if finish:
-            choice["stop_reason"] = None
+            choice["stop_reason"] = stop
         return sse(
             head | {"choices": [choice | {"token_ids": None}]} | (fingerprint if finish else {})
         )
@@ -165,15 +196,18 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
             "choices": [role | {"index": index, "logprobs": None, "finish_reason": None}]
         }
         frames.append((sse(first | {"prompt_token_ids": None, "prompt_text": None}), False))
-    per_choice = [_deltas(meta, c, i) for i, c in enumerate(gen.choices)]
+    per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
+    finishes = ["stop" if _named(meta, ask, c) else c.finish for c in gen.choices]
     for step in range(max((len(d) for d in per_choice), default=0)):
         for index, deltas in enumerate(per_choice):
             if step < len(deltas):
-                choice = gen.choices[index]
-                last = step == len(deltas) - 1 and choice.finish != "stop"
-                frames.append((chunk(index, deltas[step], choice.finish if last else None), True))
+                finish = finishes[index]
+                last = step == len(deltas) - 1 and finish != "stop"
+                frames.append((chunk(index, deltas[step], finish if last else None), True))
     for index, choice in enumerate(gen.choices):
-        if choice.finish == "stop" or not per_choice[index]:  # the end-of-sequence token
+        if _named(meta, ask, choice):
+            frames.append((chunk(index, {}, "stop", EOS_TOKEN_ID), False))
+        elif choice.finish == "stop" or not per_choice[index]:  # the end-of-sequence token
             frames.append((chunk(index, {"content": ""}, choice.finish), False))
     if ask.include_usage:
         totals = usage(gen, "vllm")
@@ -200,7 +234,7 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
 
     role = {"role": "assistant", "content": "", "refusal": None}
     frames: list[Frame] = [(chunk(i, role), False) for i in range(len(gen.choices))]
-    per_choice = [_deltas(meta, c, i) for i, c in enumerate(gen.choices)]
+    per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
     for step in range(max((len(d) for d in per_choice), default=0)):
         for index, deltas in enumerate(per_choice):
             if step < len(deltas):
@@ -212,7 +246,7 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
     return frames
 
 
-def _message(meta: Meta, choice: Choice, index: int) -> dict[str, Any]:
+def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, Any]:
     calls = [
         {
             "id": meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}",
@@ -222,6 +256,8 @@ def _message(meta: Meta, choice: Choice, index: int) -> dict[str, Any]:
         for c in choice.tool_calls
     ]
     content = None if choice.tool_calls else choice.text
+    if named:  # vLLM: the forced call's JSON was generated as text, then moved to tool_calls
+        content = ""
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
     if meta.flavor == "vllm":
         message |= {"annotations": None, "audio": None, "function_call": None}
@@ -232,10 +268,10 @@ def _message(meta: Meta, choice: Choice, index: int) -> dict[str, Any]:
     return message
 
 
-def _deltas(meta: Meta, choice: Choice, index: int) -> list[dict[str, Any]]:
+def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> list[dict[str, Any]]:
     """Content deltas, or tool-call deltas: id/type/name first, then argument pieces."""
     if not choice.tool_calls:
-        return [{"content": piece} for piece in choice.pieces]
+        return [{"content": piece} for piece in gen.deltas(choice)]
     out: list[dict[str, Any]] = []
     for position, call in enumerate(choice.tool_calls):
         call_id = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"

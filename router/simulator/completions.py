@@ -6,10 +6,10 @@ from typing import Any
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
-from router.simulator.chat import usage
+from router.simulator.chat import VLLM_FINGERPRINT, usage
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
-from router.simulator.wire import DONE, Frame, Meta, bad_request, int_field, sse
+from router.simulator.wire import DONE, Frame, Meta, bad_request, greedy_n, int_field, required, sse
 
 DEFAULT_MAX_TOKENS = 16  # both vLLM and OpenAI default to 16 on this endpoint
 
@@ -26,24 +26,26 @@ class CompletionsApi:
         if isinstance(prompt, list) and prompt and all(isinstance(p, str) for p in prompt):
             prompt = prompt[0]
         if not isinstance(prompt, str):
+            required(body, "prompt", str, "prompt: Field required (a string).")
             raise bad_request("prompt: Field required (a string).", "prompt")
-        model = body.get("model")
-        if not isinstance(model, str):
-            raise bad_request("model: Input should be a valid string.", "model")
+        required(body, "model", str, "model: Input should be a valid string.")
         options = body.get("stream_options")
-        max_tokens = int_field(body, "max_tokens", 1)
+        max_tokens = int_field(body, "max_tokens", 1, profile)
+        n = int_field(body, "n", 1, profile) or 1
+        greedy_n(profile, body, n)
         return Ask(
-            model=model,
+            model=body["model"],
             prompt=Prompt(user=prompt),
             prompt_tokens=tokens.count(prompt) + 1,
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
             ignore_eos=bool(body.get("ignore_eos")),
-            n=int_field(body, "n", 1) or 1,
+            n=n,
             stream=bool(body.get("stream")),
             include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
+        vllm = meta.flavor == "vllm"
         choices = [
             {
                 "index": i,
@@ -51,41 +53,76 @@ class CompletionsApi:
                 "logprobs": None,
                 "finish_reason": choice.finish,
             }
-            | ({"stop_reason": None, "prompt_logprobs": None} if meta.flavor == "vllm" else {})
+            | (dict.fromkeys(_VLLM_CHOICE) if vllm else {})
             for i, choice in enumerate(gen.choices)
         ]
-        return {
+        out = {
             "id": meta.id,
             "object": "text_completion",
             "created": meta.created,
             "model": meta.model,
             "choices": choices,
             "service_tier": None,
-            "system_fingerprint": None if meta.flavor == "vllm" else "fp_sim0001",
+            "system_fingerprint": VLLM_FINGERPRINT if vllm else "fp_sim0001",
             "usage": usage(gen, meta.flavor),
         }
+        return out | (dict.fromkeys(_VLLM_TAIL) if vllm else {})
 
     def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+        if meta.flavor == "vllm":
+            return _vllm_frames(meta, gen, ask)
         head = {"id": meta.id, "object": "text_completion", "created": meta.created}
         head["model"] = meta.model
 
         def chunk(index: int, text: str, finish: str | None) -> bytes:
             choice = {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
-            if meta.flavor == "vllm":
-                choice["stop_reason"] = None
             obj = head | {"choices": [choice]}
             if ask.include_usage:
                 obj["usage"] = None
             return sse(obj)
 
         frames: list[Frame] = []
-        longest = max((len(c.pieces) for c in gen.choices), default=0)
-        for step in range(longest):
-            for index, choice in enumerate(gen.choices):
-                if step < len(choice.pieces):
-                    frames.append((chunk(index, choice.pieces[step], None), True))
+        per_choice = [gen.deltas(c) for c in gen.choices]
+        for step in range(max((len(d) for d in per_choice), default=0)):
+            for index, deltas in enumerate(per_choice):
+                if step < len(deltas):
+                    frames.append((chunk(index, deltas[step], None), True))
         frames += [(chunk(i, "", c.finish), False) for i, c in enumerate(gen.choices)]
         if ask.include_usage:
             frames.append((sse(head | {"choices": [], "usage": usage(gen, meta.flavor)}), False))
         frames.append(DONE)
         return frames
+
+
+_VLLM_CHOICE = ("stop_reason", "token_ids", "prompt_logprobs", "prompt_token_ids", "routed_experts")
+_VLLM_TAIL = ("kv_transfer_params", "ec_transfer_params", "metrics")
+
+
+def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    """vLLM's stream: no `usage` key on chunks, the last token carries the finish_reason (a
+    natural end gets a chunk of its own), the usage chunk has no `*_details`."""
+    head = {"id": meta.id, "object": "text_completion", "created": meta.created}
+    head["model"] = meta.model
+
+    def chunk(index: int, text: str, finish: str | None) -> bytes:
+        choice = {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
+        choice |= {"stop_reason": None, "prompt_token_ids": None, "token_ids": None}
+        return sse(head | {"choices": [choice]})
+
+    frames: list[Frame] = []
+    per_choice = [gen.deltas(c) for c in gen.choices]
+    for step in range(max((len(d) for d in per_choice), default=0)):
+        for index, deltas in enumerate(per_choice):
+            if step < len(deltas):
+                finish = gen.choices[index].finish
+                last = step == len(deltas) - 1 and finish != "stop"
+                frames.append((chunk(index, deltas[step], finish if last else None), True))
+    for index, (choice, deltas) in enumerate(zip(gen.choices, per_choice, strict=True)):
+        if choice.finish == "stop" or not deltas:  # the end-of-sequence token
+            frames.append((chunk(index, "", choice.finish), False))
+    if ask.include_usage:
+        totals = {k: v for k, v in usage(gen, "vllm").items() if not k.endswith("_details")}
+        tail = {"choices": [], "usage": totals, "system_fingerprint": VLLM_FINGERPRINT}
+        frames.append((sse(head | tail), False))
+    frames.append(DONE)
+    return frames

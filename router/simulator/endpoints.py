@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hmac
+import json
 import time
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from router.simulator import tokens
 from router.simulator.control import Control, DownOrder, apply_faults, apply_quality
-from router.simulator.errors import ApiError, Flavor, render
+from router.simulator.errors import ApiError, Flavor, missing_model, render, validation_error
 from router.simulator.faults import FaultError
 from router.simulator.httpserver import Request, Response
 from router.simulator.messages import prompt_tokens
@@ -21,14 +23,29 @@ if TYPE_CHECKING:
 JSON = [("content-type", "application/json")]
 
 
-def parse_json(body: bytes) -> dict[str, Any]:
+def parse_json(body: bytes, voice: Flavor = "cloud") -> dict[str, Any]:
     try:
         parsed = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        raise ApiError(400, "bad_request", f"Invalid JSON in request body: {exc}") from None
+        message = f"Invalid JSON in request body: {exc}"
+        if voice == "vllm":
+            raise _json_invalid(body, message) from None
+        raise ApiError(400, "bad_request", message) from None
     if not isinstance(parsed, dict):
         raise ApiError(400, "bad_request", "The request body must be a JSON object.")
     return parsed
+
+
+def _json_invalid(body: bytes, message: str) -> ApiError:
+    """FastAPI's `json_invalid`: located (`body.<pos>`) where Python's decoder gave up."""
+    pos, why = 0, "JSON decode error"
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        pos, why = exc.pos, exc.msg
+    except ValueError as exc:  # not UTF-8
+        why = str(exc)
+    return validation_error(message, str(pos), "json_invalid", "JSON decode error", {}, error=why)
 
 
 def authorize(sim: Simulator, req: Request, flavor: Flavor) -> None:
@@ -94,7 +111,43 @@ async def count_tokens(sim: Simulator, req: Request, resp: Response) -> None:
     except ApiError as err:
         await sim.send_error("anthropic", err, resp)
         return
-    await resp.send(200, JSON, orjson.dumps({"input_tokens": prompt_tokens(body)}))
+    counted: dict[str, Any] = {"input_tokens": prompt_tokens(body)}
+    if sim.settings.profile == "vllm":
+        counted["context_management"] = {"original_input_tokens": counted["input_tokens"]}
+    await resp.send(200, JSON, orjson.dumps(counted))
+
+
+async def tokenize(sim: Simulator, req: Request, resp: Response) -> None:
+    """vLLM's `/tokenize`: a chat (template applied, as chat counts it) or a plain prompt."""
+    try:
+        authorize(sim, req, "vllm")
+        body = parse_json(req.body, "vllm")
+        text, count = _tokenize_input(body)
+        model = body.get("model")
+        served = sim.settings.model_name
+        if model is not None and model != served and not sim.settings.accept_any_model:
+            raise missing_model("vllm", str(model), served)
+    except ApiError as err:
+        await sim.send_error("vllm", err, resp)
+        return
+    reply: dict[str, Any] = {"count": count, "max_model_len": sim.settings.window}
+    reply |= {"tokens": tokens.ids(text, count), "token_strs": None}
+    await resp.send(200, JSON, orjson.dumps(reply))
+
+
+def _tokenize_input(body: dict[str, Any]) -> tuple[str, int]:
+    messages, prompt = body.get("messages"), body.get("prompt")
+    if isinstance(messages, list):
+        tools = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
+        text = "\n".join(
+            tokens.content_text(m.get("content")) for m in messages if isinstance(m, dict)
+        )
+        return text, tokens.messages_tokens(messages, tools)
+    if isinstance(prompt, str):
+        return prompt, tokens.count(prompt) + 1  # + BOS, as /v1/completions counts it
+    raise validation_error(
+        "prompt or messages: Field required", "prompt", "missing", "Field required", body
+    )
 
 
 async def not_found(sim: Simulator, req: Request, resp: Response) -> None:

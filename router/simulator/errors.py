@@ -1,10 +1,13 @@
 """Error responses exactly as each real server shapes them.
 
 - vLLM: `{"error": {"message", "type": "BadRequestError", "param", "code": 400}}` (integer
-  code, class-like type); a bad API key is `{"error": "Unauthorized"}`.
+  code, class-like type); a body failing its pydantic model is `type: "Bad Request"`,
+  `param: "body.<field>"`, message `1 validation error:\n  {…}`; a bad API key is
+  `{"error": "Unauthorized"}`.
 - OpenAI (cloud): the same envelope with string codes (`context_length_exceeded`,
   `rate_limit_exceeded`, `model_not_found`) or null, and snake_case types.
-- Anthropic (also vLLM's `/v1/messages`): `{"type": "error", "error": {"type", "message"}}`.
+- Anthropic: `{"type": "error", "error": {"type", "message"}}`. vLLM's own `/v1/messages`
+  uses that envelope with vLLM's class names and messages (`BadRequestError`, …).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import orjson
 Flavor = Literal["vllm", "cloud", "anthropic"]
 Kind = Literal[
     "bad_request",
+    "validation",
     "not_found",
     "context_length",
     "max_tokens",
@@ -39,6 +43,30 @@ class ApiError(Exception):
     retry_after: float | None = None
     window: int = 0
     prompt_tokens: int = 0
+    detail: str = ""  # vLLM's pydantic message for a "validation" error
+
+
+def validation_error(
+    message: str, field: str, error_type: str, msg: str, given: Any, **ctx: str
+) -> ApiError:
+    """A body failing vLLM's request model: `message` for others, pydantic's words for vLLM."""
+    shown = f"<dict of {len(given)} items>" if isinstance(given, dict) else given
+    item: dict[str, Any] = {"type": error_type, "loc": f"body.{field}", "msg": msg}
+    item["input"] = shown
+    if ctx:
+        item["ctx"] = ctx
+    return ApiError(400, "validation", message, field, detail=f"1 validation error:\n  {item!r}")
+
+
+def missing_model(voice: Flavor, model: str, served: str) -> ApiError:
+    """The 404 for a model this server does not serve, in its own words."""
+    if voice == "cloud":
+        message = f"The model `{model}` does not exist or you do not have access to it."
+    elif voice == "anthropic":
+        message = f"model: {model}"
+    else:
+        message = f"The model `{model}` does not exist. Valid aliases: {served}."
+    return ApiError(404, "not_found", message, "model")
 
 
 def context_message(flavor: Flavor, window: int, prompt_tokens: int) -> str:
@@ -65,6 +93,7 @@ def _vllm_type(status: int) -> str:
 
 _CLOUD: dict[Kind, tuple[str, str | None, str]] = {
     "bad_request": ("invalid_request_error", None, ""),
+    "validation": ("invalid_request_error", None, ""),
     "not_found": ("invalid_request_error", "model_not_found", ""),
     "context_length": ("invalid_request_error", "context_length_exceeded", ""),
     "max_tokens": ("invalid_request_error", "invalid_value", ""),
@@ -88,20 +117,27 @@ _ANTHROPIC: dict[int, str] = {
 }
 
 
-def envelope(flavor: Flavor, err: ApiError) -> dict[str, Any]:
-    """The JSON body for `err` in one server's shape."""
+def envelope(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> dict[str, Any]:
+    """The JSON body for `err` in `flavor`'s envelope, worded by `server` (default: same)."""
+    voice = server or flavor
     message = err.message
     if err.kind == "context_length":
-        message = context_message(flavor, err.window, err.prompt_tokens)
+        message = context_message(voice, err.window, err.prompt_tokens)
+    if voice == "vllm" and err.kind == "validation":
+        message = err.detail or message
     if flavor == "anthropic":
-        kind = _ANTHROPIC.get(err.status, "api_error")
+        kind = _vllm_type(err.status) if voice == "vllm" else _ANTHROPIC.get(err.status)
+        kind = kind or "api_error"
         return {"type": "error", "error": {"type": kind, "message": message or kind}}
     if flavor == "vllm":
         param = "input_tokens" if err.kind == "context_length" else err.param
+        kind = _vllm_type(err.status)
+        if err.kind == "validation":
+            kind, param = "Bad Request", f"body.{err.param}"
         return {
             "error": {
                 "message": message or HTTPStatus(err.status).phrase,
-                "type": _vllm_type(err.status),
+                "type": kind,
                 "param": param,
                 "code": err.status,
             }
@@ -111,19 +147,21 @@ def envelope(flavor: Flavor, err: ApiError) -> dict[str, Any]:
     return {"error": {"message": message or default, "type": kind, "param": param, "code": code}}
 
 
-def render(flavor: Flavor, err: ApiError) -> tuple[int, list[tuple[str, str]], bytes]:
+def render(
+    flavor: Flavor, err: ApiError, server: Flavor | None = None
+) -> tuple[int, list[tuple[str, str]], bytes]:
     """Status, headers and body of the error response."""
     headers = [("content-type", "application/json")]
     if err.retry_after is not None:
         headers.append(("retry-after", f"{err.retry_after:g}"))
-    if flavor == "vllm" and err.kind == "unauthorized":
+    if (server or flavor) == "vllm" and err.kind == "unauthorized":
         return err.status, headers, b'{"error":"Unauthorized"}'
-    return err.status, headers, orjson.dumps(envelope(flavor, err))
+    return err.status, headers, orjson.dumps(envelope(flavor, err, server))
 
 
-def sse_error(flavor: Flavor, err: ApiError) -> bytes:
+def sse_error(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> bytes:
     """An error as an in-stream event (after a 200 has been sent)."""
-    body = orjson.dumps(envelope(flavor, err))
+    body = orjson.dumps(envelope(flavor, err, server))
     if flavor == "anthropic":
         return b"event: error\ndata: " + body + b"\n\n"
     return b"data: " + body + b"\n\n"

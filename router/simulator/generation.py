@@ -53,8 +53,16 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Generation:
+    """The choices of one request; `per_chunk` tokens go in each streamed delta."""
+
     choices: tuple[Choice, ...]
     prompt_tokens: int
+    per_chunk: int = 1
+
+    def deltas(self, choice: Choice) -> list[str]:
+        """A choice's text as streamed: one piece per delta, `per_chunk` tokens each."""
+        step = self.per_chunk
+        return ["".join(choice.pieces[i : i + step]) for i in range(0, len(choice.pieces), step)]
 
     @property
     def completion_tokens(self) -> int:

@@ -69,6 +69,7 @@ class Response:
 
     def __init__(self, conn: Connection, keep_alive: bool) -> None:
         self._conn = conn
+        self._base = conn.base_headers
         self.keep_alive = keep_alive
         self.started = False
         self.finished = False
@@ -84,13 +85,13 @@ class Response:
         """A complete response with Content-Length."""
         extra = b"content-length: %d\r\n" % len(body) + self._conn_header()
         self.started = self.finished = True
-        await self._conn.write(_head(status, headers, extra) + body)
+        await self._conn.write(_head(status, headers + self._base, extra) + body)
 
     async def send_partial(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
         """Headers announcing `body` in full, then only the first half of it."""
         extra = b"content-length: %d\r\n" % len(body) + self._conn_header()
         self.started = True
-        await self._conn.write(_head(status, headers, extra) + body[: len(body) // 2])
+        await self._conn.write(_head(status, headers + self._base, extra) + body[: len(body) // 2])
 
     async def write(self, data: bytes) -> None:
         """Raw bytes after `send_partial` (the rest of a stalled body)."""
@@ -101,7 +102,7 @@ class Response:
         """Begin a chunked (streamed) response."""
         self.started = True
         extra = b"transfer-encoding: chunked\r\n" + self._conn_header()
-        await self._conn.write(_head(status, headers, extra))
+        await self._conn.write(_head(status, headers + self._base, extra))
 
     async def stream_all(
         self, status: int, headers: list[tuple[str, str]], frames: list[bytes]
@@ -110,7 +111,7 @@ class Response:
         self.started = self.finished = True
         extra = b"transfer-encoding: chunked\r\n" + self._conn_header()
         body = b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f)
-        await self._conn.write(_head(status, headers, extra) + body + b"0\r\n\r\n")
+        await self._conn.write(_head(status, headers + self._base, extra) + body + b"0\r\n\r\n")
 
     async def chunks(self, frames: list[bytes]) -> None:
         """Send several frames, each as its own HTTP chunk, in one write."""
@@ -136,8 +137,14 @@ class Response:
 class Connection(asyncio.Protocol):
     """One client connection: parses requests and runs the handler for each, in order."""
 
-    def __init__(self, handler: Handler, registry: set[Connection]) -> None:
+    def __init__(
+        self,
+        handler: Handler,
+        registry: set[Connection],
+        base_headers: list[tuple[str, str]] | None = None,
+    ) -> None:
         self._handler = handler
+        self.base_headers = base_headers or []
         self._registry = registry
         self._parser = httptools.HttpRequestParser(self)
         self._queue: deque[tuple[Request, bool]] = deque()
@@ -240,10 +247,14 @@ class Connection(asyncio.Protocol):
 
 
 class HttpServer:
-    """Listens on one port; can stop listening (connection refused) and listen again."""
+    """Listens on one port; can stop listening (connection refused) and listen again.
 
-    def __init__(self, handler: Handler) -> None:
+    `base_headers` go on every response (vLLM's CORS middleware adds `vary: Origin`).
+    """
+
+    def __init__(self, handler: Handler, base_headers: list[tuple[str, str]] | None = None) -> None:
         self._handler = handler
+        self._base_headers = base_headers or []
         self.connections: set[Connection] = set()
         self._server: asyncio.Server | None = None
         self._resume_handle: asyncio.TimerHandle | None = None
@@ -254,7 +265,7 @@ class HttpServer:
     async def listen(self, host: str, port: int) -> int:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(
-            lambda: Connection(self._handler, self.connections),
+            lambda: Connection(self._handler, self.connections, self._base_headers),
             host,
             port,
             reuse_address=True,

@@ -3,7 +3,9 @@
 Streaming is the named-event sequence message_start, content_block_start, ping,
 content_block_delta…, content_block_stop, message_delta (stop_reason, output usage),
 message_stop; a tool call is a `tool_use` block filled by `input_json_delta` pieces.
-vLLM serves the same API natively, so the vllm profile answers here too.
+vLLM serves the same API natively (so the vllm profile answers here too), its own way:
+`chatcmpl-` ids, usage of input/output tokens only, no `stop_sequence` in the reply, no
+`ping`, and `input_tokens` again in `message_delta`.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ class MessagesApi:
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
         choice = gen.choices[0]
-        return {
+        out = {
             "id": meta.id,
             "type": "message",
             "role": "assistant",
@@ -93,13 +95,18 @@ class MessagesApi:
             "content": _blocks(meta, choice),
             "stop_reason": _STOP[choice.finish],
             "stop_sequence": None,
-            "usage": _usage(gen.prompt_tokens, gen.completion_tokens),
+            "usage": _usage(meta, gen.prompt_tokens, gen.completion_tokens),
         }
+        if meta.server == "vllm":
+            del out["stop_sequence"]
+        return out
 
     def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         choice = gen.choices[0]
+        vllm = meta.server == "vllm"
         start = self.body(meta, gen, ask) | {"content": [], "stop_reason": None}
-        start["usage"] = _usage(gen.prompt_tokens, 1)
+        start["stop_sequence"] = None
+        start["usage"] = _usage(meta, gen.prompt_tokens, 0 if vllm else 1)
         frames: list[Frame] = [
             (event("message_start", {"type": "message_start", "message": start}), False)
         ]
@@ -115,22 +122,25 @@ class MessagesApi:
                     False,
                 )
             )
-            if index == 0:
+            if index == 0 and not vllm:
                 frames.append((event("ping", {"type": "ping"}), False))
-            for delta in _deltas(choice, block):
+            for delta in _deltas(gen, choice, block):
                 payload = {"type": "content_block_delta", "index": index, "delta": delta}
                 frames.append((event("content_block_delta", payload), True))
             stop = {"type": "content_block_stop", "index": index}
             frames.append((event("content_block_stop", stop), False))
         delta = {"stop_reason": _STOP[choice.finish], "stop_sequence": None}
-        ending = {"type": "message_delta", "delta": delta}
-        ending["usage"] = {"output_tokens": gen.completion_tokens}
+        used = {"input_tokens": gen.prompt_tokens} if vllm else {}
+        used["output_tokens"] = gen.completion_tokens
+        ending = {"type": "message_delta", "delta": delta, "usage": used}
         frames.append((event("message_delta", ending), False))
         frames.append((event("message_stop", {"type": "message_stop"}), False))
         return frames
 
 
-def _usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+def _usage(meta: Meta, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    if meta.server == "vllm":
+        return {"input_tokens": input_tokens, "output_tokens": output_tokens}
     return {
         "input_tokens": input_tokens,
         "cache_creation_input_tokens": 0,
@@ -153,8 +163,8 @@ def _blocks(meta: Meta, choice: Choice) -> list[dict[str, Any]]:
     ]
 
 
-def _deltas(choice: Choice, block: dict[str, Any]) -> list[dict[str, Any]]:
+def _deltas(gen: Generation, choice: Choice, block: dict[str, Any]) -> list[dict[str, Any]]:
     if block["type"] == "text":
-        return [{"type": "text_delta", "text": piece} for piece in choice.pieces]
+        return [{"type": "text_delta", "text": piece} for piece in gen.deltas(choice)]
     arguments = orjson.dumps(block["input"]).decode()
     return [{"type": "input_json_delta", "partial_json": p} for p in argument_pieces(arguments)]

@@ -1,7 +1,8 @@
 """OpenAI Responses (`/v1/responses`): text and function calls, streamed as typed events.
 
 The stream ends with `response.completed` and no `[DONE]` (what Codex CLI expects); every
-event carries a `sequence_number`.
+event carries a `sequence_number`. vLLM's response object has many more top-level fields
+and no `error`, its text parts `logprobs: null` (`[]` while streaming), its messages `phase`.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ class ResponsesApi:
             model=model,
             prompt=prompt,
             prompt_tokens=tokens.messages_tokens(messages, str(instructions)),
-            max_tokens=int_field(body, "max_output_tokens", 1),
+            max_tokens=int_field(body, "max_output_tokens", 1, profile),
             stream=bool(body.get("stream")),
+            extra=_echoed(body),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -68,12 +70,17 @@ class ResponsesApi:
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": gen.prompt_tokens + gen.completion_tokens,
         }
+        if meta.flavor == "vllm":
+            out["usage"]["input_tokens_details"] |= _VLLM_INPUT_DETAILS
+            out["usage"]["output_tokens_details"] |= _VLLM_OUTPUT_DETAILS
         if gen.choices[0].finish == "length":
             out["status"] = "incomplete"
             out["incomplete_details"] = {"reason": "max_output_tokens"}
         return out
 
     def _response(self, meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
+        if meta.flavor == "vllm":
+            return _vllm_response(meta, ask, status)
         return {
             "id": meta.id,
             "object": "response",
@@ -107,9 +114,13 @@ class ResponsesApi:
                 }
                 for i, call in enumerate(choice.tool_calls)
             ]
-        part = {"type": "output_text", "text": choice.text, "annotations": [], "logprobs": []}
-        message = {"type": "message", "id": f"msg_{meta.id[5:]}", "status": "completed"}
-        return [message | {"role": "assistant", "content": [part]}]
+        vllm = meta.flavor == "vllm"
+        part: dict[str, Any] = {"type": "output_text", "text": choice.text, "annotations": []}
+        part["logprobs"] = None if vllm else []
+        message: dict[str, Any] = {"type": "message", "id": f"msg_{meta.id[5:]}"}
+        message["status"] = "completed"
+        message |= {"role": "assistant", "content": [part]}
+        return [message | {"phase": None}] if vllm else [message]
 
     def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         seq = iter(range(1 << 30))
@@ -141,18 +152,85 @@ class ResponsesApi:
                     arguments=item["arguments"],
                 )
             else:
-                self._text_events(emit, item, index, gen)
+                self._text_events(emit, item, index, gen, meta.flavor == "vllm")
             emit("response.output_item.done", output_index=index, item=item)
         emit("response.completed", response=self.body(meta, gen, ask))
         return frames
 
     @staticmethod
-    def _text_events(emit: Any, item: dict[str, Any], index: int, gen: Generation) -> None:
+    def _text_events(
+        emit: Any, item: dict[str, Any], index: int, gen: Generation, vllm: bool
+    ) -> None:
         part = item["content"][0]
         where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-        emit("response.output_item.added", output_index=index, item=item | {"content": []})
-        emit("response.content_part.added", **where, part=part | {"text": ""})
-        for piece in gen.choices[0].pieces:
+        added = item | {"content": []} | ({"status": "in_progress"} if vllm else {})
+        emit("response.output_item.added", output_index=index, item=added)
+        emit("response.content_part.added", **where, part=part | {"text": "", "logprobs": []})
+        for piece in gen.deltas(gen.choices[0]):
             emit("response.output_text.delta", True, **where, delta=piece, logprobs=[])
         emit("response.output_text.done", **where, text=part["text"], logprobs=[])
         emit("response.content_part.done", **where, part=part)
+
+
+_VLLM_INPUT_DETAILS = {
+    "cache_write_tokens": 0,
+    "input_tokens_per_turn": [],
+    "cached_tokens_per_turn": [],
+}
+_VLLM_OUTPUT_DETAILS = {
+    "tool_output_tokens": 0,
+    "output_tokens_per_turn": [],
+    "tool_output_tokens_per_turn": [],
+}
+
+
+def _echoed(body: dict[str, Any]) -> dict[str, Any]:
+    """The request fields vLLM echoes into its response object."""
+    tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+    choice = body.get("tool_choice")
+    temperature = body.get("temperature")
+    return {
+        "instructions": body.get("instructions"),
+        "temperature": float(temperature) if isinstance(temperature, int | float) else 1.0,
+        "tool_choice": choice if choice is not None else ("auto" if tools else "none"),
+        "tools": tools,
+    }
+
+
+def _vllm_response(meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
+    """vLLM's response object, in its key order (captured from 0.32)."""
+    echoed = ask.extra
+    return {
+        "id": meta.id,
+        "created_at": meta.created,
+        "incomplete_details": None,
+        "instructions": echoed.get("instructions"),
+        "metadata": None,
+        "model": meta.model,
+        "object": "response",
+        "output": [],
+        "parallel_tool_calls": True,
+        "temperature": echoed.get("temperature", 1.0),
+        "tool_choice": echoed.get("tool_choice", "none"),
+        "tools": echoed.get("tools", []),
+        "top_p": 1.0,
+        "background": False,
+        "max_output_tokens": ask.max_tokens,
+        "max_tool_calls": None,
+        "previous_response_id": None,
+        "prompt": None,
+        "reasoning": None,
+        "service_tier": "auto",
+        "status": status,
+        "text": None,
+        "top_logprobs": None,
+        "truncation": "disabled",
+        "usage": None,
+        "user": None,
+        "presence_penalty": 0.0,
+        "frequency_penalty": 0.0,
+        "kv_transfer_params": None,
+        "ec_transfer_params": None,
+        "input_messages": None,
+        "output_messages": None,
+    }

@@ -28,6 +28,7 @@ class SimSettings:
     `tokens_per_s` paces prose; `code_tokens_per_s` paces answers that hold code (Laguna:
     ~15 and ~22). 0 means "as fast as possible". `fault` is a default fault spec applied to
     every request (`NAME[:ARG]`); `fault_rates` draws faults at random per request.
+    `tokens_per_chunk` packs several tokens into one streamed delta, as a busy vLLM does.
     """
 
     profile: Profile = "vllm"
@@ -46,12 +47,15 @@ class SimSettings:
     accept_any_model: bool = False
     kv_cache_tokens: int = 524288
     keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
+    tokens_per_chunk: int = 1
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, not {self.profile!r}")
         if self.max_num_seqs < 1:
             raise ValueError("max_num_seqs must be >= 1")
+        if self.tokens_per_chunk < 1:
+            raise ValueError("tokens_per_chunk must be >= 1")
         if self.ttft_s < 0 or self.tokens_per_s < 0:
             raise ValueError("ttft_s and tokens_per_s must be >= 0")
         if sum(self.fault_rates.values()) > 1.0:

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.simulator.errors import ApiError, Flavor
+from router.simulator.errors import ApiError, Flavor, validation_error
 from router.simulator.generation import Ask, Generation
 
 Frame = tuple[bytes, bool]
@@ -16,13 +16,14 @@ Frame = tuple[bytes, bool]
 
 @dataclass(frozen=True, slots=True)
 class Meta:
-    """Identity of one response: its id, creation time, echoed model and wire flavor."""
+    """Identity of one response: its id, creation time, echoed model, wire flavor, server."""
 
     id: str
     created: int
     model: str
     flavor: Flavor
     call_ids: tuple[str, ...] = ()
+    server: Flavor = "vllm"  # the profile answering: vLLM serves some APIs in its own way
 
 
 def sse(obj: Any) -> bytes:
@@ -55,11 +56,46 @@ def bad_request(message: str, param: str | None = None) -> ApiError:
     return ApiError(400, "bad_request", message, param)
 
 
-def int_field(body: dict[str, Any], name: str, minimum: int) -> int | None:
-    """An optional integer field, validated like vLLM's pydantic request models do."""
+def parameter_error(flavor: Flavor, message: str, name: str, value: Any) -> ApiError:
+    """vLLM appends `(parameter=X, value=Y)` to what its sampling-parameter checks raise."""
+    if flavor == "vllm":
+        message = f"{message} (parameter={name}, value={value})"
+    return bad_request(message, name)
+
+
+def required(body: dict[str, Any], name: str, kind: type, message: str) -> None:
+    """A field the request model needs: missing or of the wrong type is a validation error."""
+    value = body.get(name)
+    if value is None:
+        raise validation_error(message, name, "missing", "Field required", body)
+    if not isinstance(value, kind):
+        what = "list" if kind is list else "string"
+        raise validation_error(
+            message, name, f"{what}_type", f"Input should be a valid {what}", value
+        )
+
+
+def int_field(
+    body: dict[str, Any], name: str, minimum: int, flavor: Flavor = "cloud"
+) -> int | None:
+    """An optional integer field: a non-integer fails the body's model, a small one vLLM's
+    sampling checks."""
     value = body.get(name)
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise bad_request(f"{name} must be an integer >= {minimum}, got {value!r}.", name)
+    message = f"{name} must be an integer >= {minimum}, got {value!r}."
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise validation_error(message, name, "int_type", "Input should be a valid integer", value)
+    if value < minimum:
+        if flavor == "vllm":
+            message = f"{name} must be at least {minimum}, got {value}."
+        raise parameter_error(flavor, message, name, value)
     return value
+
+
+def greedy_n(flavor: Flavor, body: dict[str, Any], n: int) -> None:
+    """vLLM refuses several choices at temperature 0: they would all be the same."""
+    temperature = body.get("temperature")
+    greedy = isinstance(temperature, int | float) and temperature < 1e-5
+    if flavor == "vllm" and greedy and n > 1:
+        raise bad_request(f"n must be 1 when using greedy sampling, got {n}.")

@@ -83,22 +83,23 @@ def test_max_tokens_alone_over_the_window_names_max_tokens(vllm: SimThread) -> N
 
 
 @pytest.mark.parametrize(
-    ("payload", "param"),
+    ("payload", "param", "kind"),
     [
-        ({"model": MODEL}, "messages"),
+        ({"model": MODEL}, "body.messages", "Bad Request"),  # fails the request model
         (
             {"model": MODEL, "messages": [{"role": "user", "content": "x"}], "temperature": -1},
             "temperature",
+            "BadRequestError",  # fails a sampling-parameter check
         ),
     ],
 )
 def test_invalid_bodies_are_bad_requests(
-    vllm: SimThread, payload: dict[str, object], param: str
+    vllm: SimThread, payload: dict[str, object], param: str, kind: str
 ) -> None:
     resp = HTTP.post(vllm.url + "/v1/chat/completions", json=payload)
     assert resp.status_code == 400
     assert resp.json()["error"]["param"] == param
-    assert resp.json()["error"]["type"] == "BadRequestError"
+    assert resp.json()["error"]["type"] == kind
 
 
 def test_unknown_model_is_404_not_found_error(vllm: SimThread) -> None:

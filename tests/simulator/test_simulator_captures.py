@@ -1,0 +1,232 @@
+"""The vllm profile against vLLM 0.32.0's own replies, recorded in tests/vllm/captures/.
+
+Each test replays a captured request against a simulator shaped like the capture server
+(model `tiny`, window 512) and compares what a client can rely on: status, header names,
+keys and value types, the order of distinct SSE chunk shapes and event names. Text, ids and
+timestamps differ by nature and are not compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from router.simulator import SimSettings, SimThread
+
+CAPTURES = Path(__file__).parent.parent / "vllm" / "captures"
+HTTP = httpx.Client(trust_env=False, timeout=30)
+JSON_CASES = [
+    "health",
+    "version",
+    "models",
+    "chat",
+    "chat_extras",
+    "chat_finish_length_window",
+    "chat_n2",
+    "tool_named",
+    "completions",
+    "error_bad_temperature",
+    "error_context_length",
+    "error_context_length_stream",
+    "error_invalid_json",
+    "error_max_tokens_too_large",
+    "error_missing_messages",
+    "error_n2_greedy",
+    "error_unknown_model",
+    "messages",
+    "messages_count_tokens",
+    "messages_error_context_length",
+    "messages_error_unknown_model",
+    "responses",
+    "responses_error_context_length",
+    "tokenize",
+]
+SSE_CASES = [
+    "chat_stream_plain",
+    "chat_stream_usage",
+    "tool_named_stream",
+    "completions_stream",
+    "messages_stream",
+    "responses_stream",
+]
+# Errors whose whole message is fixed by the request and the window: compared word for word.
+EXACT_MESSAGES = [
+    "error_bad_temperature",
+    "error_context_length",
+    "error_invalid_json",
+    "error_max_tokens_too_large",
+    "error_missing_messages",
+    "error_n2_greedy",
+    "error_unknown_model",
+    "messages_error_context_length",
+    "messages_error_unknown_model",
+]
+
+
+def load(name: str) -> dict[str, Any]:
+    captured: dict[str, Any] = json.loads((CAPTURES / f"{name}.json").read_text())
+    return captured
+
+
+def shape(value: Any) -> Any:
+    """Dicts keep their keys, lists the shape of their first item, scalars their type name."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(value[0])] if value else []
+    return type(value).__name__
+
+
+def sse_data(raw: str) -> list[Any]:
+    out: list[Any] = []
+    for line in raw.splitlines():
+        if line.startswith("data: "):
+            payload = line[len("data: ") :]
+            out.append(payload if payload == "[DONE]" else json.loads(payload))
+    return out
+
+
+def event_names(raw: str) -> list[str]:
+    return [line[len("event: ") :] for line in raw.splitlines() if line.startswith("event: ")]
+
+
+def runs(items: list[Any]) -> list[Any]:
+    """Consecutive equal items collapsed: a chunk count is not part of the contract."""
+    return [item for i, item in enumerate(items) if i == 0 or items[i - 1] != item]
+
+
+def replay(sim: SimThread, name: str) -> tuple[dict[str, Any], httpx.Response]:
+    captured = load(name)
+    request = captured["request"]
+    url, headers = sim.url + request["path"], request["headers"]
+    if request["method"] == "GET":
+        return captured, HTTP.get(url, headers=headers)
+    if request["body"] is None:  # the invalid-JSON case
+        return captured, HTTP.post(url, content=b"{nope", headers=headers)
+    return captured, HTTP.post(url, json=request["body"], headers=headers)
+
+
+def header_names(headers: dict[str, str] | httpx.Headers) -> set[str]:
+    return {name.lower() for name in headers} - {"date"}
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Iterator[SimThread]:
+    thread = SimThread(SimSettings(profile="vllm", model="tiny", max_model_len=512))
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+@pytest.mark.parametrize("name", JSON_CASES)
+def test_json_reply_has_the_captured_shape(tiny: SimThread, name: str) -> None:
+    captured, response = replay(tiny, name)
+    assert response.status_code == captured["status"]
+    assert header_names(response.headers) == header_names(captured["headers"])
+    assert response.headers.get("vary") == "Origin"
+    if captured["body_raw"]:
+        assert shape(response.json()) == shape(captured["body"])
+    else:
+        assert response.content == b""
+
+
+@pytest.mark.parametrize("name", SSE_CASES)
+def test_stream_has_the_captured_chunk_shapes_and_events(tiny: SimThread, name: str) -> None:
+    captured, response = replay(tiny, name)
+    assert response.status_code == 200
+    assert header_names(response.headers) == header_names(captured["headers"])
+    live, recorded = sse_data(response.text), sse_data(captured["body_raw"])
+    assert runs([shape(x) for x in live]) == runs([shape(x) for x in recorded])
+    assert runs(event_names(response.text)) == runs(event_names(captured["body_raw"]))
+
+
+@pytest.mark.parametrize("name", EXACT_MESSAGES)
+def test_error_wording_matches_vllm(tiny: SimThread, name: str) -> None:
+    captured, response = replay(tiny, name)
+    assert response.json() == captured["body"]
+
+
+def test_named_tool_choice_ends_with_stop_and_a_stop_token(tiny: SimThread) -> None:
+    _, response = replay(tiny, "tool_named")
+    choice = response.json()["choices"][0]
+    assert (choice["finish_reason"], choice["stop_reason"]) == ("stop", 0)
+    assert choice["message"]["content"] == ""
+    [call] = choice["message"]["tool_calls"]
+    assert call["function"]["name"] == "get_weather"
+    assert call["id"].startswith("chatcmpl-tool-")
+
+
+def test_named_tool_choice_stream_finishes_in_an_empty_delta(tiny: SimThread) -> None:
+    _, response = replay(tiny, "tool_named_stream")
+    *chunks, usage, done = sse_data(response.text)
+    finish = chunks[-1]["choices"][0]
+    assert (finish["delta"], finish["finish_reason"], finish["stop_reason"]) == ({}, "stop", 0)
+    assert all(c["choices"][0]["finish_reason"] is None for c in chunks[:-1])
+    assert usage["choices"] == [] and done == "[DONE]"
+
+
+def test_auto_tool_choice_still_ends_with_tool_calls(tiny: SimThread) -> None:
+    body = load("tool_named")["request"]["body"] | {"tool_choice": "auto"}
+    choice = HTTP.post(tiny.url + "/v1/chat/completions", json=body).json()["choices"][0]
+    assert (choice["finish_reason"], choice["stop_reason"]) == ("tool_calls", None)
+    assert choice["message"]["content"] is None
+
+
+def test_n2_with_sampling_returns_two_choices(tiny: SimThread) -> None:
+    _, response = replay(tiny, "chat_n2")
+    assert [c["index"] for c in response.json()["choices"]] == [0, 1]
+
+
+def test_request_id_header_becomes_the_response_id(tiny: SimThread) -> None:
+    captured, response = replay(tiny, "chat_with_request_id")
+    assert response.json()["id"] == captured["body"]["id"] == "chatcmpl-smf-capture-1"
+    assert "x-request-id" not in response.headers
+    assert header_names(response.headers) == header_names(captured["headers"])
+
+
+def test_messages_reply_is_vllm_flavoured(tiny: SimThread) -> None:
+    _, response = replay(tiny, "messages")
+    body = response.json()
+    assert body["id"].startswith("chatcmpl-")
+    assert "stop_sequence" not in body
+    assert set(body["usage"]) == {"input_tokens", "output_tokens"}
+
+
+def test_messages_stream_has_no_ping_and_input_tokens_at_the_end(tiny: SimThread) -> None:
+    _, response = replay(tiny, "messages_stream")
+    events = sse_data(response.text)
+    assert "ping" not in event_names(response.text)
+    assert events[0]["message"]["usage"]["output_tokens"] == 0
+    assert set(events[-2]["usage"]) == {"input_tokens", "output_tokens"}
+
+
+def test_tokenize_counts_as_chat_does(tiny: SimThread) -> None:
+    captured, response = replay(tiny, "tokenize")
+    counted = response.json()
+    chat = HTTP.post(
+        tiny.url + "/v1/chat/completions", json=captured["request"]["body"] | {"max_tokens": 1}
+    )
+    assert counted["count"] == len(counted["tokens"]) == chat.json()["usage"]["prompt_tokens"]
+    assert counted["max_model_len"] == 512
+    plain = HTTP.post(tiny.url + "/tokenize", json={"model": "tiny", "prompt": "Hello there"})
+    assert plain.json()["count"] == 3
+
+
+def test_count_tokens_reports_the_original_count(tiny: SimThread) -> None:
+    _, response = replay(tiny, "messages_count_tokens")
+    body = response.json()
+    assert body["context_management"] == {"original_input_tokens": body["input_tokens"]}
+
+
+def test_completions_stream_chunks_carry_no_usage_key(tiny: SimThread) -> None:
+    _, response = replay(tiny, "completions_stream")
+    *chunks, usage, done = sse_data(response.text)
+    assert done == "[DONE]"
+    assert all("usage" not in chunk for chunk in chunks)
+    assert set(usage["usage"]) == {"prompt_tokens", "total_tokens", "completion_tokens"}
+    assert chunks[-1]["choices"][0]["finish_reason"] == "length"
