@@ -54,25 +54,22 @@ def serve(
     run(loaded, demo, host, port, config_path=source)  # type: ignore[arg-type]
 
 
-@app.command()
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def simulate(
+    ctx: typer.Context,
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8888,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     profile: Annotated[str, typer.Option(help="vllm | cloud | anthropic")] = "vllm",
-    model: Annotated[str | None, typer.Option(help="Model id to serve.")] = None,
-    max_num_seqs: Annotated[int, typer.Option(help="Requests running at once.")] = 32,
-    ttft_ms: Annotated[float, typer.Option(help="Time to first token.")] = 0.0,
-    tokens_per_s: Annotated[float, typer.Option(help="Decode speed; 0 = instant.")] = 0.0,
 ) -> None:
-    """Serve one simulated backend (vLLM, an OpenAI-like cloud, or Anthropic Messages)."""
+    """Serve one simulated backend (vLLM, an OpenAI-like cloud, or Anthropic Messages).
+
+    Further options pass to the simulator: --model, --max-model-len, --max-num-seqs,
+    --max-queued, --ttft-ms, --tokens-per-s, --code-tokens-per-s, --fault NAME[:ARG],
+    --seed (`python -m router.simulator --help` lists them all).
+    """
     from router.simulator.__main__ import main as simulator_main
 
-    args = ["--port", str(port), "--host", host, "--profile", profile]
-    args += ["--max-num-seqs", str(max_num_seqs), "--ttft-ms", str(ttft_ms)]
-    args += ["--tokens-per-s", str(tokens_per_s)]
-    if model:
-        args += ["--model", model]
-    simulator_main(args)
+    simulator_main(["--port", str(port), "--host", host, "--profile", profile, *ctx.args])
 
 
 @config_app.command("check")

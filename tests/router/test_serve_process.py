@@ -87,3 +87,33 @@ def test_sigterm_lets_the_inflight_stream_finish(tmp_path: Path) -> None:
             1,
             200,
         )
+
+
+def test_simulate_command_passes_simulator_options(tmp_path: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            str(VENV_BIN / "smf-router"),
+            "simulate",
+            "--port",
+            str(port),
+            "--profile",
+            "cloud",
+            "--model",
+            "sim-model",
+            "--fault",
+            "rate_limit:3",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            json={"model": "sim-model", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert response.status_code == 429 and response.headers["retry-after"] == "3"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
