@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from router.config import Config
+from router.ledger import rollups
 from router.ledger.query import Ledger
 from router.pricing import MONTH_S
 
@@ -23,21 +24,10 @@ DAY_S = 86400.0
 EXACT_MAX = 1_000_000  # above this, latency percentiles come from a ~1M-row sample
 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
+# Closed days come pre-summed from their rollups; only the other days are scanned.
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
-WITH base AS (
-    SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {caller} AS caller,
-           count(*) AS requests,
-           sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
-           sum(cached_tokens) AS cached_tokens, sum(reasoning_tokens) AS reasoning_tokens,
-           sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
-           sum(duration_s) AS seconds,
-           count(*) FILTER (WHERE outcome <> 'ok') AS errors,
-           count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
-           min(started_at) AS first_at, max(started_at) AS last_at
-    FROM records WHERE started_at >= ? AND started_at < ?
-    GROUP BY ALL
-)
+WITH base AS ({raw}{rolled})
 SELECT day, route, intent, coalesce(backend, '(none)') AS backend,
        coalesce(tier, 'none') AS tier, caller, requests, prompt_tokens, completion_tokens,
        cached_tokens, reasoning_tokens,
@@ -52,6 +42,7 @@ SELECT day, route, intent, coalesce(backend, '(none)') AS backend,
        errors, fallbacks, first_at, last_at
 FROM base
 """
+_ROLLED = "\nUNION ALL BY NAME SELECT * REPLACE ({caller} AS caller) FROM rollup_sums"
 
 _SUMS = """
 sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGINT,
@@ -86,7 +77,7 @@ _GROUP_COLUMN: dict[str, str] = {
 _LATENCY = """
 SELECT backend, count(*)::BIGINT,
        quantile_cont(ttft_s, [0.5, 0.9, 0.99]), quantile_cont(duration_s, [0.5, 0.9, 0.99])
-FROM records {sample}
+FROM records
 WHERE started_at >= ? AND started_at < ? AND backend IS NOT NULL AND outcome = 'ok'
 GROUP BY backend ORDER BY backend
 """
@@ -162,18 +153,48 @@ def _pcts(values: list[float] | None) -> dict[str, float | None]:
 def _latency(
     ledger: Ledger, since: datetime, until: datetime, requests: int
 ) -> list[dict[str, Any]]:
-    """Percentiles per backend: exact up to EXACT_MAX records, from a sample of that size above.
+    """Percentiles per backend: exact up to EXACT_MAX records, from ~1 % histograms above.
 
-    The `requests` column stays the true count, not the sample size.
+    The histograms of closed days come from their rollups, the rest from the open days.
     """
-    sample = ""
     if requests > EXACT_MAX:
-        sample = f"TABLESAMPLE system({100 * EXACT_MAX / requests:.4f}%) REPEATABLE (7)"
-    rows = ledger.sql(_LATENCY.format(sample=sample), [since, until])
+        rows = _histogram_latency(ledger, since, until)
+    else:
+        rows = ledger.sql(_LATENCY, [since, until])
     counts = dict(ledger.sql("SELECT backend, sum(requests - errors)::BIGINT FROM agg GROUP BY 1"))
     return [
         {"backend": b, "requests": counts.get(b, n), "ttft_s": _pcts(ttft), "total_s": _pcts(total)}
         for b, n, ttft, total in rows
+    ]
+
+
+def _histogram_latency(ledger: Ledger, since: datetime, until: datetime) -> list[tuple[Any, ...]]:
+    """Rows like _LATENCY's, with percentiles read off log-bucket histograms."""
+    source, weight = "records_open", 1.0
+    if ledger.open_rows > EXACT_MAX:  # many days not rolled up: a ~1M-row sample of those
+        percent = 100 * EXACT_MAX / ledger.open_rows
+        source, weight = (
+            f"records_open TABLESAMPLE system({percent:.4f}%) REPEATABLE (7)",
+            (100 / percent),
+        )
+    raw = f"SELECT backend, metric, bucket, n * {weight} AS n FROM ({rollups.LATENCY_SQL})"
+    rolled = (
+        " UNION ALL SELECT backend, metric, bucket, n FROM rollup_latency"
+        if ledger.rolled_up_days
+        else ""
+    )
+    hist = ledger.sql(
+        "SELECT backend, metric, bucket, sum(n)::DOUBLE"
+        f" FROM ({raw.format(source=source)}{rolled}) GROUP BY ALL",
+        [since, until] * 2,
+    )
+    per: dict[str, dict[str, list[tuple[int, float]]]] = {}
+    for backend, metric, b, n in hist:
+        per.setdefault(backend, {"ttft": [], "total": []})[metric].append((b, n))
+    qs = (0.5, 0.9, 0.99)
+    return [
+        (b, 0, rollups.percentiles(m["ttft"], qs), rollups.percentiles(m["total"], qs))
+        for b, m in sorted(per.items())
     ]
 
 
@@ -240,7 +261,10 @@ def build(
     with Ledger(Path(directory), first_day, last_day) as ledger:
         lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
-        ledger.sql(_AGG.format(caller="caller" if by == "caller" else "''"), [lo, hi])
+        caller = "caller" if by == "caller" else "''"
+        raw = rollups.SUMS_SQL.format(source="records_open", caller=caller)
+        rolled = _ROLLED.format(caller=caller) if ledger.use_rollups(lo, hi) else ""
+        ledger.sql(_AGG.format(raw=raw, rolled=rolled), [lo, hi])
         window_days = _window_days(ledger)
         totals = _totals(ledger)
         return {

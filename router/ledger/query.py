@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from router.ledger import segments
+from router.ledger import rollups, segments
 from router.ledger.schema import SCHEMAS
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,10 @@ class Ledger:
         self.warnings: list[str] = []
         self.price_map_versions: set[str] = set()
         self.rows: dict[str, int] = {}
+        self.listings: dict[str, segments.Listing] = {}
+        self._window: tuple[datetime, datetime] | None = None
+        self.rolled_up_days = 0
+        self.open_rows = 0
         self._build(full=False)
 
     def _build(self, full: bool) -> None:
@@ -70,10 +75,52 @@ class Ledger:
                 if seg.price_map_version:
                     self.price_map_versions.update(seg.price_map_version.split(","))
             self.rows[table] = sum(s.rows for s in listing.segments)
+            self.listings[table] = listing
             uniform = len({s.schema for s in listing.segments}) <= 1
             self._view(table, schema, listing.paths, uniform)
+        if self._window:
+            self._split_rollups(*self._window)
         for warning in self.warnings:
             log.warning("%s", warning)
+
+    def use_rollups(self, since: datetime, until: datetime) -> int:
+        """Read closed days inside [since, until) from their rollups; returns how many.
+
+        Creates the views `records_open` (records of every other day), `rollup_sums` and
+        `rollup_latency` (see router.ledger.rollups), used by the report's aggregate.
+        """
+        self._window = (since, until)
+        self._split_rollups(since, until)
+        return self.rolled_up_days
+
+    def _split_rollups(self, since: datetime, until: datetime) -> None:
+        by_day: dict[str, list[segments.Segment]] = {}
+        for seg in self.listings["records"].segments:
+            by_day.setdefault(seg.day, []).append(seg)
+        sums: list[str] = []
+        latency: list[str] = []
+        open_paths: list[str] = []
+        self.open_rows = 0
+        for day, segs in by_day.items():
+            start = datetime.fromisoformat(day)
+            found = None
+            if since <= start and start + timedelta(days=1) <= until:
+                found = rollups.current(self.directory, day, segs)
+            if found:
+                sums.append(str(found[0]))
+                latency.append(str(found[1]))
+            else:
+                open_paths.extend(str(s.path) for s in segs)
+                self.open_rows += sum(s.rows for s in segs)
+        self.rolled_up_days = len(sums)
+        uniform = len({s.schema for s in self.listings["records"].segments}) <= 1
+        self._view("records_open", SCHEMAS["records"], open_paths, uniform)
+        for name, paths in (("rollup_sums", sums), ("rollup_latency", latency)):
+            if paths:
+                self.con.execute(
+                    f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet("
+                    f"{_sql_list(paths)}, hive_partitioning = false)"
+                )
 
     def _view(self, table: str, schema: pa.Schema, paths: list[str], uniform: bool) -> None:
         # union_by_name and hive partitions cost ~2 ms a file: only pay when schemas differ.

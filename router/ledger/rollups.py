@@ -1,0 +1,146 @@
+"""Per-day rollups: what the report needs from a closed day, computed once by compaction.
+
+A year of raw records is millions of rows; the report only needs sums per day × route ×
+intent × backend × tier × caller, and latency percentiles per backend. `compact` writes both
+for every closed day into `<ledger>/rollups/day=D/<digest>.{latency,sums}.parquet`:
+
+- `sums`: the exact counts and sums of `SUMS_SQL` (the report's aggregate, with callers);
+- `latency`: counts of successful requests per backend, metric (`ttft`, `total`) and
+  log-spaced bucket (`BUCKETS_PER_E` per factor e, so a bucket is ~1 % wide).
+
+`<digest>` hashes the names of the record segments the rollup was built from. A reader
+uses a day's rollup only while that day's trusted segments still hash to the same digest,
+so a late record, a new merge or a lost file makes it fall back to the raw segments of that
+day instead of reporting stale numbers. The latency file is renamed into place before the
+sums file, and readers look for the sums file, so a crash between the two is harmless.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from router.ledger import segments
+from router.ledger.segments import Segment
+
+TABLE = "rollups"
+VERSION = "1"  # part of the digest: a change of rollup format invalidates old files
+BUCKETS_PER_E = 100
+ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
+
+# The report's per-group sums; {source} is a records view or file list, {caller} an expression.
+SUMS_SQL = """
+SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {caller} AS caller,
+       count(*)::BIGINT AS requests,
+       sum(prompt_tokens)::BIGINT AS prompt_tokens,
+       sum(completion_tokens)::BIGINT AS completion_tokens,
+       sum(cached_tokens)::BIGINT AS cached_tokens,
+       sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
+       sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
+       sum(duration_s) AS seconds,
+       count(*) FILTER (WHERE outcome <> 'ok') AS errors,
+       count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
+       min(started_at) AS first_at, max(started_at) AS last_at
+FROM {source} WHERE started_at >= ? AND started_at < ?
+GROUP BY ALL
+"""
+
+
+def bucket(column: str) -> str:
+    """SQL for the log bucket of a latency column (NULL stays NULL)."""
+    return (
+        f"CASE WHEN {column} > 0 THEN CAST(floor(ln({column}) * {BUCKETS_PER_E}) AS INTEGER)"
+        f" WHEN {column} IS NOT NULL THEN {ZERO_BUCKET} END"
+    )
+
+
+# Histogram rows (backend, metric, bucket, n) of successful requests.
+LATENCY_SQL = f"""
+SELECT backend, metric, bucket, count(*)::BIGINT AS n FROM (
+    SELECT backend, 'ttft' AS metric, {bucket("ttft_s")} AS bucket
+    FROM {{source}} WHERE started_at >= ? AND started_at < ?
+        AND backend IS NOT NULL AND outcome = 'ok'
+    UNION ALL
+    SELECT backend, 'total' AS metric, {bucket("duration_s")} AS bucket
+    FROM {{source}} WHERE started_at >= ? AND started_at < ?
+        AND backend IS NOT NULL AND outcome = 'ok'
+) WHERE bucket IS NOT NULL
+GROUP BY ALL
+"""
+
+
+def bucket_value(b: int) -> float:
+    """The value a bucket stands for: its geometric middle (error ≤ 0.5 %)."""
+    return 0.0 if b == ZERO_BUCKET else math.exp((b + 0.5) / BUCKETS_PER_E)
+
+
+def percentiles(hist: Iterable[tuple[int, float]], qs: Sequence[float]) -> list[float | None]:
+    """Percentiles from (bucket, count) pairs: the bucket holding rank q × (n − 1)."""
+    pairs = sorted(hist)
+    total = sum(n for _, n in pairs)
+    if not total:
+        return [None] * len(qs)
+    out: list[float | None] = []
+    for q in qs:
+        rank, seen = q * (total - 1), 0.0
+        for b, n in pairs:
+            seen += n
+            if seen > rank:
+                out.append(round(bucket_value(b), 6))
+                break
+    return out
+
+
+def digest(names: Iterable[str]) -> str:
+    """Which segment files a rollup covers, as a short hash of their names."""
+    text = "\n".join([VERSION, *sorted(names)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def paths(directory: Path, day: str, key: str) -> tuple[Path, Path]:
+    """(sums, latency) files of a day's rollup for the segments hashing to `key`."""
+    folder = segments.day_dir(directory, TABLE, day)
+    return folder / f"{key}.sums{segments.SUFFIX}", folder / f"{key}.latency{segments.SUFFIX}"
+
+
+def current(directory: Path, day: str, day_segments: Sequence[Segment]) -> tuple[Path, Path] | None:
+    """The day's rollup files if they match its segments exactly, else None."""
+    if not day_segments:
+        return None
+    sums, latency = paths(directory, day, digest(s.path.name for s in day_segments))
+    return (sums, latency) if sums.is_file() and latency.is_file() else None
+
+
+def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
+    """Write the rollup of a closed day (unless current); remove stale ones. True if written."""
+    if not day_segments or current(directory, day, day_segments):
+        return False
+    import duckdb  # only compaction and reports need DuckDB; a router that only writes doesn't
+
+    sums_path, latency_path = paths(directory, day, digest(s.path.name for s in day_segments))
+    files = "[" + ", ".join("'" + str(s.path).replace("'", "''") + "'" for s in day_segments)
+    source = f"read_parquet({files}], union_by_name = true)"
+    window = ["1970-01-01", "9999-01-01"]
+    with duckdb.connect(":memory:") as con:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
+        latency = con.sql(LATENCY_SQL.format(source=source), params=window * 2).to_arrow_table()
+        sums = con.sql(
+            SUMS_SQL.format(source=source, caller="caller"), params=window
+        ).to_arrow_table()
+    segments.write_segment(latency_path, latency)
+    segments.write_segment(sums_path, sums)
+    for stale in sums_path.parent.iterdir():
+        if stale not in (sums_path, latency_path):
+            stale.unlink(missing_ok=True)
+    return True
+
+
+def drop_before(directory: Path, cutoff: str) -> None:
+    """Retention: rollups go with their days."""
+    for path in segments.day_dirs(directory, TABLE):
+        if path.name.removeprefix("day=") < cutoff:
+            shutil.rmtree(path, ignore_errors=True)
