@@ -21,7 +21,8 @@ from router.pricing import MONTH_S
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
 DAY_S = 86400.0
-EXACT_MAX = 1_000_000  # above this, latency percentiles come from a ~1M-row sample
+EXACT_MAX = 1_000_000  # above this, latency percentiles come from ~1 % histograms
+SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sampled for them
 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
 # Closed days come pre-summed from their rollups; only the other days are scanned.
@@ -171,8 +172,8 @@ def _latency(
 def _histogram_latency(ledger: Ledger, since: datetime, until: datetime) -> list[tuple[Any, ...]]:
     """Rows like _LATENCY's, with percentiles read off log-bucket histograms."""
     source, weight = "records_open", 1.0
-    if ledger.open_rows > EXACT_MAX:  # many days not rolled up: a ~1M-row sample of those
-        percent = 100 * EXACT_MAX / ledger.open_rows
+    if ledger.open_rows > SAMPLE_ROWS:  # many days not rolled up: a ~1M-row sample of those
+        percent = 100 * SAMPLE_ROWS / ledger.open_rows
         source, weight = (
             f"records_open TABLESAMPLE system({percent:.4f}%) REPEATABLE (7)",
             (100 / percent),

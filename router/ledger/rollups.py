@@ -78,19 +78,27 @@ def bucket_value(b: int) -> float:
 
 
 def percentiles(hist: Iterable[tuple[int, float]], qs: Sequence[float]) -> list[float | None]:
-    """Percentiles from (bucket, count) pairs: the bucket holding rank q × (n − 1)."""
+    """Percentiles from (bucket, count) pairs, interpolated at rank q × (n − 1) like
+    DuckDB's quantile_cont, with each value taken as its bucket's middle."""
     pairs = sorted(hist)
     total = sum(n for _, n in pairs)
     if not total:
         return [None] * len(qs)
-    out: list[float | None] = []
-    for q in qs:
-        rank, seen = q * (total - 1), 0.0
+
+    def at(index: float) -> float:
+        seen = 0.0
         for b, n in pairs:
             seen += n
-            if seen > rank:
-                out.append(round(bucket_value(b), 6))
-                break
+            if seen > index:
+                return bucket_value(b)
+        return bucket_value(pairs[-1][0])
+
+    out: list[float | None] = []
+    for q in qs:
+        rank = q * (total - 1)
+        low = math.floor(rank)
+        value = at(low) + (rank - low) * (at(low + 1) - at(low)) if rank > low else at(low)
+        out.append(round(value, 6))
     return out
 
 

@@ -1,0 +1,112 @@
+"""Per-day rollups: the report gives the same numbers from them as from raw records, and
+never uses one that no longer matches its day's segments."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router import report
+from router.ledger import Ledger, LedgerWriter, compaction, rollups, segments
+from router.record import Attempt, Record, Usage
+from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
+
+NOW = datetime(2026, 3, 10, tzinfo=UTC)
+ALL = (datetime(1970, 1, 1), datetime(9999, 1, 1))
+
+
+def comparable(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "generated_at"}
+
+
+def rolled_up_days(directory: Path, since: datetime = ALL[0], until: datetime = ALL[1]) -> int:
+    with Ledger(directory) as ledger:
+        return ledger.use_rollups(since, until)
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    return write_known_ledger(tmp_path / "ledger")
+
+
+@pytest.mark.parametrize("by", ["route", "caller", "day", "backend"])
+def test_report_from_rollups_equals_report_from_records(ledger: Path, by: report.By) -> None:
+    raw = report.build(ledger, by=by, config=known_config())
+    assert rolled_up_days(ledger) == 0
+    assert compaction.compact(ledger, now=NOW).rollups == 2
+    assert rolled_up_days(ledger) == 2
+    assert comparable(report.build(ledger, by=by, config=known_config())) == comparable(raw)
+    assert compaction.compact(ledger, now=NOW).rollups == 0  # current ones are kept
+
+
+def test_a_late_record_makes_its_day_read_raw_again(ledger: Path) -> None:
+    compaction.compact(ledger, now=NOW)
+    late = LedgerWriter(ledger, process_tag="late")
+    late.submit(Record("late", DAY1 + 3600, route="coding", backend="local", tier="local"))
+    late.close()
+    assert rolled_up_days(ledger) == 1
+    assert report.build(ledger)["totals"]["requests"] == 5
+    assert compaction.compact(ledger, now=NOW).rollups == 1  # merged, and rolled up again
+    assert rolled_up_days(ledger) == 2
+    assert report.build(ledger)["totals"]["requests"] == 5
+    assert len(list(segments.day_dir(ledger, rollups.TABLE, "2026-03-01").iterdir())) == 2
+
+
+def test_days_partly_inside_the_window_are_read_raw(ledger: Path) -> None:
+    compaction.compact(ledger, now=NOW)
+    since = datetime(2026, 3, 1, 10, 0, 30)  # between a (10:00) and b (10:01) of day 1
+    assert rolled_up_days(ledger, since=since) == 1
+    data = report.build(ledger, since=since.replace(tzinfo=UTC))
+    assert data["totals"]["requests"] == 3
+
+
+def test_open_days_get_no_rollup(ledger: Path) -> None:
+    assert compaction.compact(ledger, now=datetime(2026, 3, 2, 12, tzinfo=UTC)).rollups == 1
+
+
+def test_histogram_percentiles_are_within_a_percent(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exact = {x["backend"]: x for x in report.build(ledger)["latency"]}
+    monkeypatch.setattr(report, "EXACT_MAX", 0)  # as if the ledger were big
+    for _ in range(2):  # from raw records, then from rollups
+        approx = {x["backend"]: x for x in report.build(ledger)["latency"]}
+        assert approx.keys() == exact.keys()
+        for backend, want in exact.items():
+            got = approx[backend]
+            assert got["requests"] == want["requests"]
+            for metric in ("ttft_s", "total_s"):
+                for q in ("p50", "p99"):
+                    value = want[metric][q]
+                    assert value is not None
+                    assert got[metric][q] == pytest.approx(value, rel=0.01), (backend, metric, q)
+        compaction.compact(ledger, now=NOW)
+
+
+def test_percentiles_of_a_histogram() -> None:
+    values = [0.0, 0.1, 0.2, 0.3, 1.0]
+    hist: dict[int, float] = {}
+    for v in values:
+        b = rollups.ZERO_BUCKET if v <= 0 else math.floor(math.log(v) * rollups.BUCKETS_PER_E)
+        hist[b] = hist.get(b, 0) + 1
+    p = rollups.percentiles(hist.items(), (0.0, 0.5, 1.0))
+    assert p[0] == 0.0
+    assert p[1] == pytest.approx(0.2, rel=0.01)
+    assert p[2] == pytest.approx(1.0, rel=0.01)
+    assert rollups.percentiles([], (0.5,)) == [None]
+
+
+def test_retention_drops_rollups_with_their_days(tmp_path: Path) -> None:
+    writer = LedgerWriter(tmp_path, process_tag="r")
+    for back in (5, 40):
+        when = (NOW - timedelta(days=back)).timestamp()
+        writer.submit(Record(f"r{back}", when, attempts=[Attempt("x", "local")], usage=Usage(1, 1)))
+    writer.close()
+    assert compaction.compact(tmp_path, now=NOW).rollups == 2
+    compaction.apply_retention(tmp_path, "records", 30, now=NOW)
+    days = [p.name for p in segments.day_dirs(tmp_path, rollups.TABLE)]
+    assert days == [f"day={(NOW - timedelta(days=5)).date()}"]
