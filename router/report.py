@@ -43,7 +43,18 @@ SELECT day, route, intent, coalesce(backend, '(none)') AS backend,
        errors, fallbacks, first_at, last_at
 FROM base
 """
-_ROLLED = "\nUNION ALL BY NAME SELECT * REPLACE ({caller} AS caller) FROM rollup_sums"
+_ROLLED = """
+UNION ALL BY NAME
+SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIGINT AS requests,
+       sum(prompt_tokens)::BIGINT AS prompt_tokens,
+       sum(completion_tokens)::BIGINT AS completion_tokens,
+       sum(cached_tokens)::BIGINT AS cached_tokens,
+       sum(reasoning_tokens)::BIGINT AS reasoning_tokens, sum(cost_usd) AS cost_usd,
+       sum(counterfactual_usd) AS counterfactual_usd, sum(seconds) AS seconds,
+       sum(errors)::BIGINT AS errors, sum(fallbacks)::BIGINT AS fallbacks,
+       min(first_at) AS first_at, max(last_at) AS last_at
+FROM rollup_sums GROUP BY ALL
+"""
 
 _SUMS = """
 sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGINT,
