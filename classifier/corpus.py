@@ -52,5 +52,6 @@ def load_embedding(path: Path = EMBEDDING_PATH, scale: float = 1.0) -> Embedding
         return None
     with np.load(path, allow_pickle=False) as z:
         sif = z["sif"].astype(np.float64)
-        table = z["table"].astype(np.float64) * sif[:, None]
-        return Embedding(tuple(str(w) for w in z["words"]), table, sif, scale)
+        # rounded to float16 as the artifact stores it, so a saved model predicts the same
+        table = (z["table"].astype(np.float64) * sif[:, None]).astype(np.float16)
+        return Embedding(tuple(str(w) for w in z["words"]), table.astype(np.float64), sif, scale)
