@@ -14,8 +14,10 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -23,6 +25,8 @@ import pyarrow.parquet as pq
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
 SUFFIX = ".parquet"
+MICROS_PER_DAY = 86_400_000_000
+EPOCH = date(1970, 1, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +57,23 @@ def day_dir(directory: Path, table: str, day: str) -> Path:
     return directory / table / f"day={day}"
 
 
+def _iso_day(number: int) -> str:
+    return (EPOCH + timedelta(days=int(number))).isoformat()
+
+
 def split_by_day(table: pa.Table, time_column: str) -> dict[str, pa.Table]:
     """Split rows into their UTC day partitions (usually just one)."""
     if table.num_rows == 0:
         return {}
-    days = pc.strftime(table.column(time_column), format="%Y-%m-%d")
+    column = table.column(time_column)
+    if column.null_count == 0:  # integer days: ~10x cheaper than strftime on the flush thread
+        micros = pc.cast(column, pa.int64()).to_numpy()
+        numbers = micros // MICROS_PER_DAY
+        found = np.unique(numbers)
+        if len(found) == 1:
+            return {_iso_day(found[0]): table}
+        return {_iso_day(d): table.filter(pa.array(numbers == d)) for d in found}
+    days = pc.strftime(column, format="%Y-%m-%d")
     unique = days.unique().to_pylist()
     if len(unique) == 1:
         return {str(unique[0]): table}
