@@ -109,7 +109,8 @@ def read_segment(path: Path) -> Segment:
     sources = frozenset(json.loads(kv[SOURCES_KEY])) if SOURCES_KEY in kv else frozenset()
     version = kv[PRICE_MAP_KEY].decode() if PRICE_MAP_KEY in kv else None
     day = path.parent.name.removeprefix("day=")
-    return Segment(path, day, meta.num_rows, sources, version, str(meta.schema))
+    schema = str(meta.schema).partition("\n")[2]  # its first line is the object's address
+    return Segment(path, day, meta.num_rows, sources, version, schema)
 
 
 def validate_fully(path: Path) -> None:
