@@ -260,7 +260,11 @@ def main() -> None:
                     "--num_workers",
                     "1",
                 ],
-                env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+                env={
+                    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                    # no auth on either proxy: the comparison is of routing overhead
+                    "LITELLM_DANGEROUSLY_PERMIT_WEAK_OR_UNSET_MASTER_KEY": "true",
+                },
             )
             procs.append(litellm)
             wait_up(f"http://127.0.0.1:{litellm_port}/health/liveliness", 180)
