@@ -34,6 +34,7 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
     app.state.status_sections = parts.status_sections
     app.state.ready = False
     errors.install(app)
+    app.router.routes.extend(openai.hot_routes)
     app.include_router(openai.endpoints)
     app.include_router(responses.endpoints)
     app.include_router(messages.endpoints)
