@@ -1,21 +1,24 @@
-"""A primary that goes down for ~10 s while requests arrive every ~0.5 s: the fallback
+"""A primary that goes down for 60 s while requests arrive every ~0.5 s: the fallback
 serves during the outage, the primary is back within a few requests of recovery, and the
 dead backend is probed a bounded number of times."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.harness import config_for, router, simulator
 from tests.reliability.load import MESSAGES
 
-OUTAGE_S = 10.0
+OUTAGE_S = float(os.environ.get("SMF_OUTAGE_S", "60"))  # the issue's 60 s outage
 RESILIENCE = {"open_s": 0.5, "max_open_s": 2.0, "probe_interval_s": 1.0, "probe_timeout_s": 0.5}
 
 
+@pytest.mark.timeout(OUTAGE_S + 120)
 def test_flapping_primary(tmp_path: Path) -> None:
     with (
         simulator(profile="vllm", model="local-model") as local,
