@@ -210,13 +210,14 @@ def test_vllm_extras_pass_through_untouched(client: openai.OpenAI, vllm_base_url
 def test_saturated_vllm_overflows_to_cloud(
     stack: Stack, client: openai.OpenAI, vllm_base_url: str
 ) -> None:
-    """6 long requests straight to vLLM (max-num-seqs 2: 2 run, 4 wait); the router reads
-    that from vLLM's /metrics and sends the next local-first request to the cloud."""
-    body = {"model": "tiny", "messages": USER, "max_tokens": 200, "ignore_eos": True}
+    """8 long requests straight to vLLM (max-num-seqs 2: 2 run, 6 wait); the router reads
+    that from vLLM's /metrics and sends the next local-first request to the cloud. Long
+    answers keep the queue up for many poll intervals even on an idle machine."""
+    body = {"model": "tiny", "messages": USER, "max_tokens": 400, "ignore_eos": True}
     url = f"{vllm_base_url}/v1/chat/completions"
-    with ThreadPoolExecutor(6) as pool:
-        load = [pool.submit(httpx.post, url, json=body, timeout=110) for _ in range(6)]
-        saturated = wait_for_status(stack, "local", "saturated", lambda v: v is not None)
+    with ThreadPoolExecutor(8) as pool:
+        load = [pool.submit(httpx.post, url, json=body, timeout=170) for _ in range(8)]
+        saturated = wait_for_status(stack, "local", "saturated", lambda v: v is not None, 150)
         waiting = backend_status(stack, "local").get("waiting")
         raw = client.chat.completions.with_raw_response.create(
             model="coding", messages=USER, max_tokens=5
@@ -225,7 +226,7 @@ def test_saturated_vllm_overflows_to_cloud(
     assert saturated == "queue"
     assert waiting and waiting > 0
     assert raw.headers["x-smf-backend"] == "cloud"
-    assert statuses == [200] * 6
+    assert statuses == [200] * 8
 
 
 @pytest.mark.timeout(START_BUDGET_S + 120)  # includes a vLLM restart
