@@ -67,6 +67,7 @@ class Committed:
     backend: Backend
     attempt: Attempt
     reply: Reply
+    started: float  # monotonic time the attempt began
     deadline: float  # monotonic time when the attempt's total budget runs out
     parsed: dict[str, Any] | None = None  # the whole body, for non-streamed replies
     first_events: list[tuple[bytes, bytes | None]] = field(default_factory=list)
@@ -165,7 +166,7 @@ class Dispatcher:
             async with asyncio.timeout(budget):
                 reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
                 attempt.status = reply.status
-                committed = Committed(backend, attempt, reply, deadline)
+                committed = Committed(backend, attempt, reply, started, deadline)
                 if not call.stream:
                     committed.parsed = _parse_whole(reply.body or b"", name)
                     return committed
@@ -180,9 +181,7 @@ class Dispatcher:
     def finish_attempt(self, committed: Committed, error_kind: str | None = None) -> None:
         """Called by the relay when the committed attempt is over."""
         attempt = committed.attempt
-        attempt.duration_s = time.monotonic() - (
-            committed.deadline - committed.backend.settings.timeouts.total_s
-        )
+        attempt.duration_s = time.monotonic() - committed.started
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
         self.tracing.end(committed.span, error=error_kind)

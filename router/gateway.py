@@ -18,7 +18,7 @@ from router.auth import Caller
 from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
-from router.errors import NotFound, RouterError
+from router.errors import NotFound, RouterError, UpstreamError
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Record, Usage
 from router.relay import Tally, usage_of
@@ -149,7 +149,7 @@ class Gateway:
                 "confidence": call.plan.intent.confidence,
                 "source": call.plan.intent.source,
             },
-            "classifier": _explain_intent(body),
+            "classifier": classifier.explain(body),
             "mode": call.plan.target.mode,
             "route": call.plan.route,
             "backends": [{"backend": s.backend, "reason": s.reason} for s in call.plan.steps],
@@ -189,7 +189,7 @@ class Gateway:
         record.status = error.status
         record.outcome = (
             "client_error"
-            if 400 <= error.status < 500 and not _is_upstream(error)
+            if 400 <= error.status < 500 and not isinstance(error, UpstreamError)
             else "upstream_error"
         )
         record.error_kind = getattr(error, "kind", None) or error.code
@@ -245,14 +245,3 @@ class Gateway:
             self.classify_observer.classified(intent.label, intent.confidence, elapsed)
         self.tracing.end(child, {"smf.intent": intent.label, "smf.confidence": intent.confidence})
         return intent
-
-
-def _explain_intent(body: dict[str, Any]) -> Any:
-    explain = getattr(classifier, "explain", None)
-    return explain(body) if explain else None
-
-
-def _is_upstream(error: RouterError) -> bool:
-    from router.errors import UpstreamError
-
-    return isinstance(error, UpstreamError)
