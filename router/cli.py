@@ -22,14 +22,13 @@ ConfigOption = Annotated[
 def load_config(path: Path | None) -> tuple[object, bool]:
     """The config to run with, and whether it is demo mode. Exits with a clear message on errors."""
     from router import default_config
-    from router.config import ConfigError, load
+    from router.cli_config import load_or_exit
+    from router.config import ConfigError
 
-    source = path or (
-        Path(os.environ["SMF_ROUTER_CONFIG"]) if os.environ.get("SMF_ROUTER_CONFIG") else None
-    )
+    loaded = load_or_exit(path)
+    if loaded is not None:
+        return loaded, False
     try:
-        if source is not None:
-            return load(source), False
         if default_config.is_demo(os.environ):
             return None, True
         return default_config.from_environment(), False
@@ -45,13 +44,11 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 4000,
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
+    from router.cli_config import locate
     from router.serve import run
 
     loaded, demo = load_config(config)
-    source = config or (
-        Path(os.environ["SMF_ROUTER_CONFIG"]) if os.environ.get("SMF_ROUTER_CONFIG") else None
-    )
-    run(loaded, demo, host, port, config_path=source)  # type: ignore[arg-type]
+    run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

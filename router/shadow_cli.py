@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from router.config import Config, ConfigError, load
+from router.cli_config import load_or_exit
 from router.shadow_report import PairSummary, from_ledger, summarize
 
 app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
@@ -20,19 +19,6 @@ app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
 @app.callback()
 def shadow() -> None:
     """Shadow evaluation: how often another backend agreed with the live answers."""
-
-
-def _config(path: Path | None) -> Config | None:
-    path = path or (
-        Path(os.environ["SMF_ROUTER_CONFIG"]) if "SMF_ROUTER_CONFIG" in os.environ else None
-    )
-    if path is None:
-        return None
-    try:
-        return load(path)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
 
 
 def _table(summaries: list[PairSummary]) -> Table:
@@ -78,7 +64,7 @@ def report(
     """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""
     from router.ledger import Ledger
 
-    cfg = _config(config)
+    cfg = load_or_exit(config)
     directory = ledger or Path(cfg.ledger.path if cfg else "./var/ledger")
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
     with Ledger(directory) as store:

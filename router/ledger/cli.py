@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -11,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-from router.config import Config, ConfigError, load
+from router.cli_config import load_or_exit
+from router.config import Config
 
 app = typer.Typer(help="Usage reports and ledger maintenance.", no_args_is_help=True)
 
@@ -40,19 +40,6 @@ LedgerOption = Annotated[
 ]
 
 
-def _config(path: Path | None) -> Config | None:
-    path = path or (
-        Path(os.environ["SMF_ROUTER_CONFIG"]) if "SMF_ROUTER_CONFIG" in os.environ else None
-    )
-    if path is None:
-        return None
-    try:
-        return load(path)
-    except ConfigError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from None
-
-
 def _ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     return ledger or Path(config.ledger.path if config else "./var/ledger")
 
@@ -70,7 +57,7 @@ def report_command(
     """Requests, tokens, cloud spend and offloaded dollars from the ledger."""
     from router import report, report_html, report_render
 
-    config = _config(config_path)
+    config = load_or_exit(config_path)
     try:
         start = report.parse_since(since)
         end = report.parse_since(until) if until else None
@@ -105,7 +92,7 @@ def compact_command(
     """Merge each closed day into one file, and drop days past retention."""
     from router.ledger import compaction
 
-    config = _config(config_path)
+    config = load_or_exit(config_path)
     directory = _ledger_dir(ledger, config)
     now = datetime.now(UTC)
     keep = retention_days or (config.ledger.retention_days if config else None)

@@ -1,0 +1,30 @@
+"""How command-line commands find and load the config: `--config`, else $SMF_ROUTER_CONFIG."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from router.config import Config, ConfigError, load
+
+
+def locate(path: Path | None) -> Path | None:
+    """The config file to use: the one given, else $SMF_ROUTER_CONFIG, else none."""
+    if path is not None:
+        return path
+    env = os.environ.get("SMF_ROUTER_CONFIG")
+    return Path(env) if env else None
+
+
+def load_or_exit(path: Path | None) -> Config | None:
+    """The located config, or None; a broken config ends the command with its message."""
+    source = locate(path)
+    if source is None:
+        return None
+    try:
+        return load(source)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
