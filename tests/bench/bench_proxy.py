@@ -1,11 +1,13 @@
 """Proxy overhead, side by side: the upstream directly, through smf-router, through LiteLLM's proxy.
 
-    .venv/bin/python tests/bench/bench_proxy.py [--requests 400] [--litellm PATH/TO/litellm]
+    .venv/bin/python tests/bench/bench_proxy.py [--seconds 8] [--litellm PATH/TO/litellm]
 
 The upstream is the simulator with zero latency (a fast fake vLLM). Each target gets the
-same load at concurrency 1, 16, 64 and 256, plain and streamed (20 chunks). Reported:
-latency p50/p99, time to first byte of content (streams), requests/s, and the proxy
-process's CPU time per request (from /proc, user + system). Bounded in count and time.
+same load from `wrk` (Debian package `wrk`; one C thread, so the load generator is not the
+limit) at concurrency 1, 16, 64 and 256, plain and streamed (20 chunks). Reported: latency
+p50/p99, requests/s, the proxy process's CPU time per request (from /proc, user + system),
+and the added time to the first content chunk, measured one stream at a time with httpx
+(wrk cannot see inside a response). Bounded in time: `--seconds` per cell.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -59,67 +62,87 @@ def wait_up(url: str, deadline_s: float = 60) -> None:
     raise TimeoutError(url)
 
 
+def body(model: str, stream: bool) -> bytes:
+    return json.dumps(
+        {
+            "model": model,
+            "messages": [
+                {"role": "user", "content": "Write a Python function that adds two numbers."}
+            ],
+            "max_tokens": 20,
+            "ignore_eos": True,
+            "stream": stream,
+        }
+    ).encode()
+
+
 @dataclass
-class Result:
-    latencies: list[float]
-    ttfts: list[float]
-    wall: float
+class WrkResult:
+    p50_ms: float
+    p99_ms: float
+    rps: float
+    requests: int
     errors: int
 
 
-async def load(url: str, model: str, stream: bool, concurrency: int, total: int) -> Result:
-    body = {
-        "model": model,
-        "messages": [{"role": "user", "content": "Write a Python function that adds two numbers."}],
-        "max_tokens": 20,
-        "ignore_eos": True,
-        "stream": stream,
-    }
-    payload = json.dumps(body).encode()
-    latencies: list[float] = []
-    ttfts: list[float] = []
-    errors = 0
-    queue = iter(range(total))
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
 
-        async def worker() -> None:
-            nonlocal errors
-            for _ in queue:
-                began = time.perf_counter()
-                try:
-                    if not stream:
-                        response = await client.post(
-                            "/chat/completions",
-                            content=payload,
-                            headers={"content-type": "application/json"},
-                        )
-                        ok = response.status_code == 200
-                    else:
-                        first = None
-                        async with client.stream(
-                            "POST",
-                            "/chat/completions",
-                            content=payload,
-                            headers={"content-type": "application/json"},
-                        ) as response:
-                            ok = response.status_code == 200
-                            async for piece in response.aiter_raw():
-                                if first is None and b'"content"' in piece:
-                                    first = time.perf_counter() - began
-                        if first is not None:
-                            ttfts.append(first)
-                except httpx.HTTPError:
-                    ok = False
-                if ok:
-                    latencies.append(time.perf_counter() - began)
-                else:
-                    errors += 1
 
-        began = time.perf_counter()
-        await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))), timeout=300)
-        wall = time.perf_counter() - began
-    return Result(latencies, ttfts, wall, errors)
+def _ms(text: str) -> float:
+    value, unit = re.fullmatch(r"([0-9.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
+    return float(value) * _UNITS[unit]
+
+
+def wrk(url: str, model: str, stream: bool, concurrency: int, seconds: int, tmp: Path) -> WrkResult:
+    """One cell driven by wrk (C, one thread): the load generator must not be the limit."""
+    script = tmp / f"{model}-{stream}.lua"
+    script.write_text(
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        f"wrk.body = {json.dumps(body(model, stream).decode())}\n"
+    )
+    out = subprocess.run(
+        [
+            "wrk",
+            "-t1",
+            f"-c{concurrency}",
+            f"-d{seconds}s",
+            "--latency",
+            "-s",
+            str(script),
+            url + "/chat/completions",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 30,
+        check=True,
+    ).stdout
+    pcts = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+    requests = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", out))
+    errors += sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+    rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))  # type: ignore[union-attr]
+    return WrkResult(_ms(pcts["50"]), _ms(pcts["99"]), rps, requests, errors)
+
+
+async def ttft(url: str, model: str, total: int) -> list[float]:
+    """Time to the first content chunk of streamed requests, one at a time (wrk cannot see it)."""
+    out: list[float] = []
+    payload = body(model, True)
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        for _ in range(total):
+            began = time.perf_counter()
+            async with client.stream(
+                "POST",
+                "/chat/completions",
+                content=payload,
+                headers={"content-type": "application/json"},
+            ) as response:
+                async for piece in response.aiter_raw():
+                    if b'"content"' in piece:
+                        out.append(time.perf_counter() - began)
+                        break
+    return out
 
 
 def pct(values: list[float], q: float) -> float:
@@ -159,11 +182,14 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=400, help="requests per cell (bounded)")
+    parser.add_argument("--seconds", type=int, default=8, help="wrk duration per cell (bounded)")
+    parser.add_argument("--ttft-requests", type=int, default=200, help="streams for TTFT at c=1")
     parser.add_argument(
         "--litellm", default=str(Path.home() / ".cache/smf-bench-litellm/bin/litellm")
     )
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk not found: apt-get install wrk")
     tmp = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:
@@ -277,37 +303,32 @@ def main() -> None:
             print(f"(LiteLLM proxy not found at {args.litellm}; skipping it)")
 
         rows = []
+        ttft_p50: dict[str, float] = {}
+        for name, (url, model, _) in targets.items():
+            asyncio.run(ttft(url, model, 10))  # warm up
+            ttft_p50[name] = pct(asyncio.run(ttft(url, model, args.ttft_requests)), 0.5) * 1000
         for stream in (False, True):
             for concurrency in CONCURRENCY:
-                total = max(args.requests, concurrency * 2)
-                base: Result | None = None
+                base: WrkResult | None = None
                 for name, (url, model, pid) in targets.items():
-                    asyncio.run(load(url, model, stream, min(concurrency, 8), 20))  # warm up
+                    wrk(url, model, stream, min(concurrency, 8), 1, tmp)  # warm up
                     cpu0 = cpu_seconds(pid) if pid else 0.0
-                    result = asyncio.run(load(url, model, stream, concurrency, total))
-                    cpu = (
-                        (cpu_seconds(pid) - cpu0) / max(1, len(result.latencies))
-                        if pid
-                        else float("nan")
-                    )
-                    if name == "direct":
-                        base = result
-                    assert base is not None
+                    result = wrk(url, model, stream, concurrency, args.seconds, tmp)
+                    cpu = (cpu_seconds(pid) - cpu0) / max(1, result.requests) if pid else None
+                    base = base or result
                     rows.append(
                         {
                             "mode": "stream" if stream else "plain",
                             "c": concurrency,
                             "target": name,
-                            "p50_ms": pct(result.latencies, 0.5) * 1000,
-                            "p99_ms": pct(result.latencies, 0.99) * 1000,
-                            "added_p50_ms": (pct(result.latencies, 0.5) - pct(base.latencies, 0.5))
-                            * 1000,
-                            "added_ttft_p50_ms": (pct(result.ttfts, 0.5) - pct(base.ttfts, 0.5))
-                            * 1000
-                            if stream
+                            "p50_ms": result.p50_ms,
+                            "p99_ms": result.p99_ms,
+                            "added_p50_ms": result.p50_ms - base.p50_ms,
+                            "added_ttft_p50_ms": ttft_p50[name] - ttft_p50["direct"]
+                            if stream and concurrency == 1
                             else float("nan"),
-                            "rps": len(result.latencies) / result.wall,
-                            "cpu_ms_per_req": cpu * 1000,
+                            "rps": result.rps,
+                            "cpu_ms_per_req": cpu * 1000 if cpu is not None else float("nan"),
                             "errors": result.errors,
                         }
                     )
