@@ -1,0 +1,247 @@
+"""The lean upstream client: framing, keep-alive reuse, and every way a reply can fail."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from router.backends import http1
+
+Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+BODY = b'{"ok": true}'
+
+
+class Upstream:
+    """A scripted server: each connection runs `script` once per request it reads."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.server: asyncio.Server | None = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                self.requests.append(head + await reader.readexactly(length))
+                await self.script(reader, writer)
+                if writer.is_closing():
+                    return
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+
+Start = Callable[[Script], Awaitable[Upstream]]
+
+
+@pytest.fixture
+async def upstream() -> AsyncIterator[Start]:
+    servers: list[asyncio.Server] = []
+
+    async def start(script: Script) -> Upstream:
+        up = Upstream(script)
+        up.server = await asyncio.start_server(up._serve, "127.0.0.1", 0)
+        servers.append(up.server)
+        return up
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _request(body: bytes = b"{}") -> bytes:
+    return b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s" % (
+        len(body),
+        body,
+    )
+
+
+def _whole(extra: bytes = b"") -> Script:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n%s\r\n%s" % (len(BODY), extra, BODY)
+        )
+        if extra:
+            await writer.drain()
+            writer.close()
+
+    return script
+
+
+async def test_a_whole_reply_is_read_and_its_connection_reused(upstream: Start) -> None:
+    up = await upstream(_whole())
+    pool = http1.Pool(up.url, 1.0, 4)
+    for _ in range(3):
+        conn = await pool.open(_request(), 5.0, idle_timed=False)
+        assert conn.status == 200 and conn.headers["content-length"] == str(len(BODY))
+        assert await conn.read() == BODY
+        conn.release()
+    assert up.connections == 1 and len(up.requests) == 3
+    assert up.requests[0].endswith(b"\r\n\r\n{}")
+    await pool.aclose()
+
+
+async def test_connection_close_from_upstream_is_honoured(upstream: Start) -> None:
+    up = await upstream(_whole(b"connection: close\r\n"))
+    pool = http1.Pool(up.url, 1.0, 4)
+    for _ in range(2):
+        conn = await pool.open(_request(), 5.0, idle_timed=False)
+        assert await conn.read() == BODY
+        conn.release()
+    assert up.connections == 2
+    await pool.aclose()
+
+
+async def test_a_chunked_stream_arrives_in_pieces_then_the_connection_is_reused(
+    upstream: Start,
+) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        for part in (b"data: 1\n\n", b"data: 2\n\n"):
+            writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+            await writer.drain()
+            await asyncio.sleep(0.02)
+        writer.write(b"0\r\n\r\n")
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    for _ in range(2):
+        conn = await pool.open(_request(), 5.0, idle_timed=True)
+        pieces = [piece async for piece in conn.stream()]
+        assert len(pieces) == 2 and b"".join(pieces) == b"data: 1\n\ndata: 2\n\n"
+        await conn.finish()
+    assert up.connections == 1
+    await pool.aclose()
+
+
+async def test_a_body_without_length_ends_with_the_connection(upstream: Start) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\n\r\n" + BODY)
+        await writer.drain()
+        writer.close()
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    conn = await pool.open(_request(), 5.0, idle_timed=False)
+    assert await conn.read() == BODY
+    conn.release()
+    assert not pool._idle
+    await pool.aclose()
+
+
+async def test_a_half_read_stream_is_closed_not_reused(upstream: Start) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        await writer.drain()
+        await asyncio.sleep(0.5)
+        writer.write(b"0\r\n\r\n")
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    conn = await pool.open(_request(), 5.0, idle_timed=True)
+    assert await conn.stream().__anext__() == b"hello"
+    await conn.finish()
+    assert conn.closed and not pool._idle
+    await pool.aclose()
+
+
+async def test_a_body_cut_short_raises_upstream_closed(upstream: Start) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n" + BODY)
+        await writer.drain()
+        writer.close()
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    conn = await pool.open(_request(), 5.0, idle_timed=False)
+    with pytest.raises(http1.UpstreamClosed):
+        await conn.read()
+    conn.release()
+    assert not pool._idle
+    await pool.aclose()
+
+
+async def test_a_reset_before_the_reply_is_a_reset(upstream: Start) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    with pytest.raises(http1.UpstreamClosed) as caught:
+        await pool.open(_request(), 5.0, idle_timed=False)
+    assert caught.value.reset
+    await pool.aclose()
+
+
+async def test_bytes_that_are_not_http_are_a_bad_reply(upstream: Start) -> None:
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"SSH-2.0-OpenSSH\r\n\r\n")
+
+    up = await upstream(script)
+    pool = http1.Pool(up.url, 1.0, 4)
+    with pytest.raises(http1.BadReply):
+        await pool.open(_request(), 5.0, idle_timed=False)
+    await pool.aclose()
+
+
+async def test_no_reply_times_out_and_a_slow_but_steady_stream_does_not(upstream: Start) -> None:
+    async def silent(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(5)
+
+    async def steady(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        for _tick in range(4):  # 0.4 s in all, never more than 0.1 s between bytes
+            await asyncio.sleep(0.1)
+            writer.write(b"1\r\nx\r\n")
+        writer.write(b"0\r\n\r\n")
+
+    up = await upstream(silent)
+    pool = http1.Pool(up.url, 1.0, 4)
+    with pytest.raises(http1.ReadTimeout):
+        await pool.open(_request(), 0.2, idle_timed=False)
+    up = await upstream(steady)
+    pool = http1.Pool(up.url, 1.0, 4)
+    conn = await pool.open(_request(), 0.25, idle_timed=True)
+    assert b"".join([piece async for piece in conn.stream()]) == b"xxxx"
+    await conn.finish()
+    await pool.aclose()
+
+
+async def test_a_closed_port_refuses() -> None:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    pool = http1.Pool(f"http://127.0.0.1:{port}", 1.0, 4)
+    with pytest.raises(OSError):
+        await pool.open(_request(), 1.0, idle_timed=False)
+
+
+def test_the_host_header_and_path_come_from_the_base_url() -> None:
+    assert http1.Pool("https://api.example.com/v1/", 1.0, 1).host_header == "api.example.com"
+    pool = http1.Pool("http://[::1]:8000/openai/v1", 1.0, 1)
+    assert (pool.host_header, pool.port, pool.prefix, pool.secure) == (
+        "[::1]:8000",
+        8000,
+        "/openai/v1",
+        False,
+    )
