@@ -20,16 +20,14 @@ class EventBuffer:
         self._buffer = b""
 
     def feed(self, piece: bytes) -> Iterator[tuple[bytes, bytes | None]]:
-        buffer = self._buffer + piece
+        buffer = self._buffer + piece if self._buffer else piece
         if b"\r" in buffer:
             buffer = buffer.replace(b"\r\n", b"\n")
-        while True:
-            end = buffer.find(b"\n\n")
-            if end < 0:
-                break
-            event, buffer = buffer[: end + 2], buffer[end + 2 :]
-            yield event, data_of(event)
-        self._buffer = buffer
+        # One split instead of a find-and-slice per event: a piece often holds a whole stream.
+        *events, self._buffer = buffer.split(b"\n\n")
+        for body in events:
+            raw = body + b"\n\n"
+            yield raw, data_of(raw)
 
     def rest(self) -> bytes:
         """Whatever arrived after the last complete event (a cut stream leaves some)."""
@@ -39,6 +37,8 @@ class EventBuffer:
 
 def data_of(event: bytes) -> bytes | None:
     """The joined `data:` payload of one event, or None for comment-only events."""
+    if event.startswith(b"data:") and event.find(b"\n") == len(event) - 2:
+        return event[5:-2].lstrip(b" ")  # the usual event: one data line
     parts = []
     for line in event.split(b"\n"):
         if line.startswith(b"data:"):

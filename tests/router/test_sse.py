@@ -1,0 +1,48 @@
+"""Splitting an upstream byte stream into whole SSE events, however the bytes arrive."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from router.sse import EventBuffer, data_of
+
+STREAM = (
+    b'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'
+    b": keep-alive\n\n"
+    b"data: line one\ndata:  line two\n\n"
+    b"event: ping\r\ndata: {}\r\n\r\n"
+    b"\n\n"
+    b"data: [DONE]\n\n"
+)
+
+
+def _reference(pieces: list[bytes]) -> tuple[list[tuple[bytes, bytes | None]], bytes]:
+    """One find-and-slice per event, as the buffer first did it."""
+    out, buffer = [], b""
+    for piece in pieces:
+        buffer = (buffer + piece).replace(b"\r\n", b"\n")
+        while (end := buffer.find(b"\n\n")) >= 0:
+            event, buffer = buffer[: end + 2], buffer[end + 2 :]
+            out.append((event, data_of(event)))
+    return out, buffer
+
+
+@given(st.lists(st.integers(0, len(STREAM)), max_size=8), st.binary(max_size=40))
+def test_events_do_not_depend_on_where_the_pieces_were_cut(cuts: list[int], tail: bytes) -> None:
+    stream = STREAM + tail
+    bounds = [0, *sorted(cuts), len(stream)]
+    pieces = [stream[a:b] for a, b in itertools.pairwise(bounds)]
+    buffer = EventBuffer()
+    events = [event for piece in pieces for event in buffer.feed(piece)]
+    assert (events, buffer.rest()) == _reference(pieces)
+
+
+def test_data_of_joins_lines_and_ignores_comments() -> None:
+    assert data_of(b"data: {}\n\n") == b"{}"
+    assert data_of(b"data:{}\n\n") == b"{}"
+    assert data_of(b"data: a\ndata: b\n\n") == b"a\nb"
+    assert data_of(b": comment\n\n") is None
+    assert data_of(b"event: x\ndata: y\n\n") == b"y"
