@@ -4,12 +4,28 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
-from router.api import admin, errors, messages, openai, responses
+from router.api import admin, errors, front, messages, openai, responses
 from router.components import Components, build
 from router.config import Config
+
+
+class RouterApp(FastAPI):
+    """The FastAPI app with the hot endpoints answered in front of its middleware stack.
+
+    See `router.api.front` for why; the hot routes stay registered below so that other
+    methods and near-miss paths get the same answers (405, redirects) as before.
+    """
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        api = front.hot_api(scope)
+        if api is None:
+            await super().__call__(scope, receive, send)
+        else:
+            await front.serve(self.state, api, scope, receive, send)
 
 
 def create_app(config: Config, components: Components | None = None) -> FastAPI:
@@ -25,7 +41,7 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
             app.state.ready = False
             await parts.stop()
 
-    app = FastAPI(
+    app = RouterApp(
         title="smf-router", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None
     )
     app.state.gateway = parts.gateway

@@ -7,7 +7,6 @@ endpoints stay thin: they read bytes and headers and render what the gateway ret
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -20,7 +19,7 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import NotFound, RouterError, UpstreamError
 from router.policy import BackendState, Demand, Target, plan, resolve_target
-from router.record import Api, Record, Usage
+from router.record import Api, Record, Usage, new_request_id
 from router.relay import Tally, usage_of
 from router.tracing import Tracing
 from router.translate.view import chat_view
@@ -115,7 +114,7 @@ class Gateway:
         the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
         stream = bool(body.get("stream"))
         record = Record(
-            request_id=headers.get("x-request-id") or uuid.uuid4().hex,
+            request_id=headers.get("x-request-id") or new_request_id(),
             started_at=time.time(),
             api=api,
             caller=caller.name,

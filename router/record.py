@@ -7,6 +7,9 @@ nothing writes back.
 
 from __future__ import annotations
 
+import itertools
+import os
+import secrets
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -93,3 +96,26 @@ class Record:
     @property
     def fallbacks(self) -> int:
         return max(0, len([a for a in self.attempts if a.outcome != "skipped"]) - 1)
+
+
+class _RequestIds:
+    """Request ids shaped like `uuid4().hex` (32 hex digits) at a fraction of the cost.
+
+    A random 80-bit prefix per process plus a 48-bit counter: unique across the processes
+    that share a ledger, without `uuid4`'s urandom syscall and `UUID` object per request
+    (~3 µs, seen with py-spy). A forked child draws a prefix of its own.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+        os.register_at_fork(after_in_child=self.reset)
+
+    def reset(self) -> None:
+        self._prefix = secrets.token_hex(10)
+        self._counter = itertools.count()
+
+    def next(self) -> str:
+        return f"{self._prefix}{next(self._counter) & 0xFFFFFFFFFFFF:012x}"
+
+
+new_request_id = _RequestIds().next

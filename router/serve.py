@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -26,7 +27,21 @@ log = logging.getLogger("smf_router")
 def run(
     config: Config | None, demo: bool, host: str, port: int, config_path: Path | None = None
 ) -> None:
-    asyncio.run(_serve(config, demo, host, port, config_path))
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(_serve(config, demo, host, port, config_path))
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when installed (it comes with `uvicorn[standard]`), else asyncio's own loop.
+
+    The router spends much of its CPU in the event loop's socket handling; uvloop's is in C.
+    uvicorn picks uvloop only when it creates the loop itself, and `run` creates it here.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 async def _serve(
@@ -54,6 +69,7 @@ async def _serve(
             log_config=None,
             access_log=False,
             timeout_graceful_shutdown=int(config.server.drain_s) or None,
+            proxy_headers=config.server.proxy_headers,
             lifespan="on",
         )
     )

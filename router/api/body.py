@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import Request
@@ -9,19 +10,48 @@ from fastapi import Request
 from router.errors import BadRequest, BodyTooLarge
 from router.request import parse_json
 
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise BadRequest("invalid Content-Length header")
-        if int(declared) > limit:
-            raise BodyTooLarge(f"the request body is larger than the limit of {limit} bytes")
+    check_declared(request.headers.get("content-length"), limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise BodyTooLarge(f"the request body is larger than the limit of {limit} bytes")
+            raise _too_large(limit)
         chunks.append(chunk)
     return parse_json(b"".join(chunks))
+
+
+async def receive_json(receive: Receive, declared: str | None, limit: int) -> dict[str, Any] | None:
+    """`read_json` for a raw ASGI `receive`; None when the client left before the body ended."""
+    check_declared(declared, limit)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None  # http.disconnect: nobody is left to answer
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return parse_json(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+
+
+def check_declared(declared: str | None, limit: int) -> None:
+    """Refuse a declared Content-Length over the limit before reading a byte of it."""
+    if declared is not None:
+        if not declared.isdigit():
+            raise BadRequest("invalid Content-Length header")
+        if int(declared) > limit:
+            raise _too_large(limit)
+
+
+def _too_large(limit: int) -> BodyTooLarge:
+    return BodyTooLarge(f"the request body is larger than the limit of {limit} bytes")

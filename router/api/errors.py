@@ -15,13 +15,26 @@ log = logging.getLogger("smf_router")
 
 
 def error_response(error: RouterError, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        error.json(),
+        status_code=error.status,
+        media_type="application/json",
+        headers=error_headers(error, headers),
+    )
+
+
+def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> dict[str, str]:
+    """The headers an error answer carries besides its content type and length."""
     out = dict(headers or {})
     if isinstance(error, UpstreamError):
         # The router already tried every fallback: retrying the same request is futile.
         out["x-should-retry"] = "false"
-    return Response(
-        error.json(), status_code=error.status, media_type="application/json", headers=out
-    )
+    return out
+
+
+def internal_error() -> RouterError:
+    """What the client sees of a bug: a 500 in OpenAI's shape (the traceback goes to the log)."""
+    return RouterError("internal router error; the request was not completed")
 
 
 def install(app: FastAPI) -> None:
@@ -41,8 +54,7 @@ def install(app: FastAPI) -> None:
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         log.exception("internal error on %s", request.url.path)
-        error = RouterError("internal router error; the request was not completed")
-        return error_response(error)
+        return error_response(internal_error())
 
     app.add_exception_handler(RouterError, router_error)
     app.add_exception_handler(HTTPException, http_error)

@@ -1,0 +1,194 @@
+"""The hot endpoints (chat and completions) served as raw ASGI, in front of the FastAPI app.
+
+py-spy showed Starlette's per-request layers (ServerErrorMiddleware, ExceptionMiddleware,
+AsyncExitStackMiddleware, the body-limit and telemetry middlewares, routing, `Request` and
+`Response` objects, and an anyio task group per stream) costing more CPU than the router's
+own work on a plain request. Here a POST to a hot path reads its body, answers and streams
+with plain ASGI messages; every other request goes on to the FastAPI app unchanged.
+
+Everything the Starlette endpoint did still happens, in the same order: the caller's key,
+the body limit, OpenAI-shaped errors, decision headers, the record finished exactly once.
+A bug never reaches uvicorn as a traceback: it is logged and answered with a 500 envelope
+(or, once a stream has begun, with an in-band error event).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from router.api.body import receive_json
+from router.api.errors import error_headers, internal_error
+from router.api.openai import decision_headers
+from router.dispatch import Call, Committed
+from router.errors import RouterError, stream_error_event
+from router.gateway import Gateway
+from router.record import Api
+from router.relay import relay
+
+log = logging.getLogger("smf_router")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+# Exact paths only: anything else (a trailing slash, another method) takes the FastAPI route.
+HOT_PATHS: dict[str, Api] = {"/v1/chat/completions": "chat", "/v1/completions": "completions"}
+
+_JSON = (b"content-type", b"application/json")
+_SSE = (b"content-type", b"text/event-stream; charset=utf-8")  # what StreamingResponse sent
+
+
+def hot_api(scope: Scope) -> Api | None:
+    """The API a request is for when the front serves it, else None."""
+    if scope["type"] != "http" or scope["method"] != "POST":
+        return None
+    return HOT_PATHS.get(scope["path"])
+
+
+async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer one hot request; `state` is the app's state (gateway and auth, swapped on reload)."""
+    try:
+        await _serve(state, api, scope, receive, send)
+    except Exception:
+        log.exception("internal error on %s", scope["path"])
+        with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
+            await _send_error(send, internal_error())
+
+
+async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send) -> None:
+    gateway: Gateway = state.gateway
+    try:
+        headers = _headers(scope)
+        caller = state.auth.caller(headers)
+        limit = gateway.config.server.max_body_bytes
+        body = await receive_json(receive, headers.get("content-length"), limit)
+        if body is None:
+            return
+        call = gateway.prepare(api, body, caller, headers)
+    except RouterError as error:
+        await _send_error(send, error)
+        return
+    try:
+        committed = await gateway.dispatch(call)
+    except RouterError as error:
+        await _send_error(send, error, decision_headers(call))
+        return
+    if call.stream:
+        await _stream(gateway, call, committed, receive, send)
+    else:
+        await _whole(gateway, call, committed, send)
+
+
+async def _whole(gateway: Gateway, call: Call, committed: Committed, send: Send) -> None:
+    body = committed.reply.body
+    assert body is not None
+    raw = _raw(decision_headers(call))
+    raw.append((b"content-length", str(len(body)).encode()))
+    raw.append(_JSON)
+    try:
+        await send({"type": "http.response.start", "status": 200, "headers": raw})
+        await send({"type": "http.response.body", "body": body})
+    finally:
+        gateway.finish_whole(call, committed)  # the record, even if the client went away
+
+
+async def _stream(
+    gateway: Gateway, call: Call, committed: Committed, receive: Receive, send: Send
+) -> None:
+    """Relay the stream; a client that hangs up cancels it (the relay records `cancelled`)."""
+    headers = decision_headers(call)
+    headers["cache-control"] = "no-cache"
+    raw = _raw(headers)
+    raw.append(_SSE)
+    # `relay` is an async generator function: closing it runs its `finally` (the record).
+    stream = cast(
+        AsyncGenerator[bytes, None],
+        relay(call, committed, gateway.dispatcher, gateway.finish, gateway.keep_text(call)),
+    )
+    task = asyncio.current_task()
+    assert task is not None
+    state = _StreamState()
+    watcher = asyncio.get_running_loop().create_task(_watch(receive, task, state))
+    try:
+        # The start goes out with the first chunk (the relay has it at hand, read before the
+        # commit), so a failing start still runs the relay's `finally` and finishes the record.
+        async for chunk in stream:
+            if not state.started:
+                state.started = True
+                await send({"type": "http.response.start", "status": 200, "headers": raw})
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if not state.started:
+            state.started = True
+            await send({"type": "http.response.start", "status": 200, "headers": raw})
+        state.finished = True
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if not state.disconnected:
+            raise
+        task.uncancel()  # our own cancellation: the client left, nothing is wrong
+    except Exception:
+        log.exception("internal error while streaming %s", call.api)
+        with contextlib.suppress(Exception):
+            await _end_broken(send, raw, state)
+    finally:
+        state.finished = True
+        watcher.cancel()
+        await stream.aclose()
+
+
+@dataclass(slots=True)
+class _StreamState:
+    started: bool = False  # the response start went out
+    finished: bool = False  # the last body message went out (or is going): no more cancelling
+    disconnected: bool = False  # the client hung up and the watcher cancelled the stream
+
+
+async def _watch(receive: Receive, task: asyncio.Task[Any], state: _StreamState) -> None:
+    """Wait for the client to hang up (the body is read already) and cancel the stream then.
+
+    uvicorn drops writes to a closed connection silently, so without this a stream would run
+    to its end for nobody. Starlette's StreamingResponse listened the same way.
+    """
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    if not state.finished:
+        state.disconnected = True
+        task.cancel()
+
+
+async def _end_broken(send: Send, raw: list[tuple[bytes, bytes]], state: _StreamState) -> None:
+    """After a bug mid-stream, end honestly: an in-band error event, never a quiet end."""
+    if state.finished:
+        return
+    if not state.started:
+        state.started = True
+        await send({"type": "http.response.start", "status": 200, "headers": raw})
+    state.finished = True
+    event = stream_error_event(internal_error())
+    await send({"type": "http.response.body", "body": event, "more_body": False})
+
+
+async def _send_error(
+    send: Send, error: RouterError, headers: dict[str, str] | None = None
+) -> None:
+    body = error.json()
+    raw = _raw(error_headers(error, headers))
+    raw.append((b"content-length", str(len(body)).encode()))
+    raw.append(_JSON)
+    await send({"type": "http.response.start", "status": error.status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """Request headers by lower-case name; the first of repeated names wins, as in Starlette."""
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(scope["headers"])}
+
+
+def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]

@@ -1,0 +1,100 @@
+"""The raw ASGI front for chat and completions: hang-ups, bugs and fall-through to FastAPI."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from router.api import front
+from router.app import RouterApp, create_app
+from router.record import Record
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+BODY = {"model": "local", "messages": [{"role": "user", "content": "Tell me a long story."}]}
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    def record_finished(self, record: Record) -> None:
+        self.records.append(record)
+
+    def wait(self, deadline_s: float) -> Record:
+        end = time.monotonic() + deadline_s
+        while not self.records and time.monotonic() < end:
+            time.sleep(0.02)
+        assert self.records, f"no record within {deadline_s} s"
+        return self.records[0]
+
+
+@pytest.fixture(scope="module")
+def slow() -> Iterator[Running]:
+    # 10 tokens a second: a 300-token answer would stream for 30 s.
+    with simulator(profile="vllm", model="local-model", tokens_per_s=10) as local:
+        yield local
+
+
+@pytest.fixture
+def proxy(slow: Running, tmp_path: Path) -> Iterator[RunningRouter]:
+    with router(config_for({"local": slow}, tmp_path)) as running:
+        yield running
+
+
+def test_a_client_that_hangs_up_mid_stream_cancels_the_relay(proxy: RunningRouter) -> None:
+    collect = Collect()
+    proxy.components.gateway.sinks.append(collect)
+    body = {**BODY, "stream": True, "max_tokens": 300, "ignore_eos": True}
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream("POST", f"{proxy.url}/chat/completions", json=body) as response,
+    ):
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
+        next(response.iter_bytes())
+    record = collect.wait(5.0)  # far sooner than the 30 s the stream would have taken
+    assert record.outcome == "cancelled"
+    assert record.attempts[0].error_kind == "cancelled"
+
+
+def test_a_bug_answers_500_in_openai_shape_and_is_logged(
+    proxy: RunningRouter, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(proxy.components.gateway, "prepare", broken)
+    with caplog.at_level(logging.ERROR, logger="smf_router"):
+        response = httpx.post(f"{proxy.url}/chat/completions", json=BODY, timeout=10)
+    assert response.status_code == 500
+    assert response.json()["error"]["type"] == "server_error"
+    assert "ZeroDivisionError" not in response.text
+    assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in caplog.records)
+
+
+def test_only_exact_hot_posts_take_the_front() -> None:
+    post = {"type": "http", "method": "POST", "path": "/v1/chat/completions"}
+    assert front.hot_api(post) == "chat"
+    assert front.hot_api({**post, "path": "/v1/completions"}) == "completions"
+    assert front.hot_api({**post, "method": "GET"}) is None
+    assert front.hot_api({**post, "path": "/v1/chat/completions/"}) is None
+    assert front.hot_api({"type": "lifespan"}) is None
+
+
+async def test_other_requests_fall_through_to_fastapi(tmp_path: Path) -> None:
+    with simulator(profile="vllm", model="local-model") as local:
+        app = create_app(config_for({"local": local}, tmp_path))
+        assert isinstance(app, RouterApp)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://router") as client:
+            wrong_method = await client.get("/v1/chat/completions")
+            models = await client.get("/v1/models")
+    assert wrong_method.status_code == 405
+    assert wrong_method.json()["error"]["type"] == "invalid_request_error"
+    assert models.status_code == 200
