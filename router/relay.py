@@ -146,35 +146,101 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     pieces = committed.pieces
     assert pieces is not None
     iterator = pieces.__aiter__()
-    while True:
-        wait = min(idle, committed.deadline - time.monotonic())
-        if wait <= 0:
-            raise Timeout(f"{name}: total time limit reached mid-stream", backend=name)
-        try:
-            async with asyncio.timeout(wait):
+    stall = Stall()
+    try:
+        while True:
+            wait = min(idle, committed.deadline - time.monotonic())
+            if wait <= 0:
+                raise Timeout(f"{name}: total time limit reached mid-stream", backend=name)
+            stall.arm(wait)
+            try:
                 piece = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise Timeout(
-                f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
-            ) from None
-        except Exception as exc:  # transport errors from httpx or a litellm stream
-            raise Unreachable(
-                f"{name}: stream broke ({type(exc).__name__})", backend=name
-            ) from None
-        chunk, broken = _forward(committed.events.feed(piece), call, tally)
-        if chunk:
-            yield chunk  # one write per upstream piece, however many events it held
-        if broken is not None:
-            raise broken
-        if tally.done:
-            return
+            except StopAsyncIteration:
+                break
+            except asyncio.CancelledError:
+                if not stall.expired():
+                    raise
+                raise Timeout(
+                    f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
+                ) from None
+            except TimeoutError:
+                raise Timeout(
+                    f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
+                ) from None
+            except Exception as exc:  # transport errors from the client or a litellm stream
+                raise Unreachable(
+                    f"{name}: stream broke ({type(exc).__name__})", backend=name
+                ) from None
+            finally:
+                stall.disarm()
+            chunk, broken = _forward(committed.events.feed(piece), call, tally)
+            if chunk:
+                yield chunk  # one write per upstream piece, however many events it held
+            if broken is not None:
+                raise broken
+            if tally.done:
+                return
+    finally:
+        stall.close()
     # The upstream closed without [DONE]: complete if the answer was finished, else cut.
     # The agent APIs' streams end with a terminal event, which `tally.done` already saw.
     if call.api not in CHAT_APIS or committed.events.rest().strip() or not tally.finish_reasons:
         raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE)
+
+
+class Stall:
+    """Cancels the wait for the next piece once it lasts longer than that wait's limit.
+
+    Like `asyncio.timeout` around each wait, but with one timer per stream instead of one
+    armed and cancelled per piece (that was ~4 % of the router's CPU on a token-by-token
+    stream): the timer wakes at the earliest due time and re-arms itself when a piece
+    arrived since. Time spent outside a wait (writing to a slow client) never counts.
+    """
+
+    __slots__ = ("_cancelling", "_due", "_fired", "_handle", "_loop", "_task")
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._due = 0.0
+        self._cancelling = 0
+        self._fired = False
+
+    def arm(self, wait: float) -> None:
+        """A wait of at most `wait` seconds begins now, in the current task."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._task, self._cancelling = task, task.cancelling()
+        self._due = self._loop.time() + wait
+        if self._handle is None:
+            self._handle = self._loop.call_at(self._due, self._check)
+
+    def disarm(self) -> None:
+        self._task = None
+
+    def expired(self) -> bool:
+        """Whether the CancelledError being handled came from this stall (and is undone)."""
+        if not self._fired or self._task is None:
+            return False
+        self._fired = False
+        return self._task.uncancel() <= self._cancelling
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _check(self) -> None:
+        self._handle = None
+        if self._task is None:
+            return  # between waits: the next `arm` sets a timer again
+        if self._loop.time() < self._due:
+            self._handle = self._loop.call_at(self._due, self._check)
+            return
+        self._fired = True
+        self._task.cancel()
 
 
 def _forward(
@@ -194,7 +260,7 @@ def _forward(
             outs.append(out)
         if tally.done:
             break
-    return b"".join(outs), None
+    return outs[0] if len(outs) == 1 else b"".join(outs), None
 
 
 def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
