@@ -169,6 +169,23 @@ def _bounded(toks: list[str], head: int, tail: int) -> list[str]:
     return toks if len(toks) <= head + tail else toks[:head] + toks[-tail:]
 
 
+# token -> the features it fires (word, 5-char prefix) and the concepts it names. Real
+# traffic repeats a small vocabulary, so the string work happens once per word per process;
+# the cap bounds memory against adversarial text.
+_TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_TOKEN_CACHE_MAX = 200_000
+
+
+def _token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    entry = _TOKEN_CACHE.get(tok)
+    if entry is None:
+        fired = ("w:" + tok, "p:" + tok[:5]) if len(tok) > 5 else ("w:" + tok,)
+        entry = (fired, tuple("m:" + c for c in WORD_CONCEPT.get(tok, ())))
+        if len(_TOKEN_CACHE) < _TOKEN_CACHE_MAX:
+            _TOKEN_CACHE[tok] = entry
+    return entry
+
+
 def segment_features(
     text: str, head: int = HEAD_TOKENS, tail: int = TAIL_TOKENS
 ) -> dict[str, float]:
@@ -176,17 +193,17 @@ def segment_features(
     feats: dict[str, float] = {}
     if not text:
         return feats
-    toks = _bounded(tokens(text), head, tail)
+    # with no tail, only the head is read: don't tokenise the rest (a long system prompt)
+    toks = _bounded(tokens(text if tail else text[: head * 16]), head, tail)
+    concepts: dict[str, float] = {}
     for tok in toks:
-        feats["w:" + tok] = 1.0
-        if len(tok) > 5:
-            feats["p:" + tok[:5]] = 1.0
-        concepts = WORD_CONCEPT.get(tok)
-        if concepts:
-            for concept in concepts:
-                feats["m:" + concept] = feats.get("m:" + concept, 0.0) + 1.0
-    for key in [k for k in feats if k.startswith("m:")]:
-        feats[key] = math.sqrt(feats[key])
+        fired, named = _token_entry(tok)
+        for feat in fired:
+            feats[feat] = 1.0
+        for concept in named:
+            concepts[concept] = concepts.get(concept, 0.0) + 1.0
+    for key, count in concepts.items():
+        feats[key] = math.sqrt(count)
     _shape(text[:SHAPE_CHARS], feats, set(toks))
     return feats
 

@@ -7,6 +7,9 @@ merely present are only a weak prior: coding agents send their tool schemas on e
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 from classifier.features import tokens
 from classifier.intent import Intent
 from classifier.request import RequestView
@@ -24,13 +27,15 @@ _STOP_TEXT = (
     "my me what how can please use using tool tools function api given data into"
 )
 _STOP = frozenset(_STOP_TEXT.split())
+_CAMEL = re.compile(r"(?=[A-Z])")
 
 
-def tool_words(tool_text: str) -> set[str]:
-    """Content words of tool names and descriptions (`get_weather` gives `weather`)."""
-    spaced = tool_text.replace("_", " ").replace(".", " ")
-    spaced = "".join(f" {c}" if c.isupper() else c for c in spaced)
-    return {t for t in tokens(spaced) if len(t) > 3 and t not in _STOP}
+@lru_cache(maxsize=256)
+def tool_words(tool_text: str) -> frozenset[str]:
+    """Content words of tool names and descriptions (`get_weather`, `getWeather` give
+    `weather`). Cached: agents send the same tool schemas on every turn."""
+    spaced = _CAMEL.sub(" ", tool_text.replace("_", " ").replace(".", " "))
+    return frozenset(t for t in tokens(spaced) if len(t) > 3 and t not in _STOP)
 
 
 def asks_for_tools(v: RequestView) -> str | None:

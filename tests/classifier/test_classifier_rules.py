@@ -65,3 +65,13 @@ def test_tool_result_as_latest_message_still_classifies_the_user_task() -> None:
         ]
     }
     assert classify(body).label == "coding"
+
+
+def test_camel_case_tool_names_count_as_named_tools() -> None:
+    stock = {
+        "type": "function",
+        "function": {"name": "getStockQuote", "description": "Latest quote for a ticker"},
+    }
+    intent = classify(chat("What's the latest stock quote for ACME?", tools=[stock]))
+    assert (intent.label, intent.source) == ("tool_calling", "rule")
+    assert "quote" in explain(chat("stock quote for ACME please", tools=[stock]))["rule"]
