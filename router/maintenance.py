@@ -16,8 +16,6 @@ from fastapi import APIRouter, Request
 
 from router.config import Config
 from router.errors import BadRequest
-from router.ledger.compaction import apply_retention, compact
-from router.ledger.schema import SCHEMAS
 
 log = logging.getLogger("smf_router")
 
@@ -27,6 +25,10 @@ endpoints = APIRouter()
 
 def housekeep(config: Config) -> None:
     """Compact closed days and apply retention; safe beside other writers and compactors."""
+    # PyArrow loads here, in the hourly job's thread, not at start (see router.ledger).
+    from router.ledger.compaction import apply_retention, compact
+    from router.ledger.schema import SCHEMAS
+
     directory = Path(config.ledger.path)
     if not directory.exists():
         return

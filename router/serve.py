@@ -71,6 +71,7 @@ async def _serve(
             timeout_graceful_shutdown=int(config.server.drain_s) or None,
             proxy_headers=config.server.proxy_headers,
             lifespan="on",
+            ws="none",  # no WebSocket endpoints: skip importing a WebSocket library at start
         )
     )
     _reload_on_sighup(app.state, config_path)
