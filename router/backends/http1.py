@@ -29,7 +29,10 @@ from urllib.parse import urlsplit
 import httptools
 
 _PAUSE_AT = 256 * 1024  # buffered stream bytes before the socket stops being read
-_KEEPALIVE_S = 30.0  # an idle connection older than this is not reused
+# An idle connection older than this is not reused. Below uvicorn's default keep-alive
+# timeout (5 s, which vLLM's server keeps): reusing a connection the server is closing at
+# that moment would fail a request that never reached it.
+_KEEPALIVE_S = 4.0
 _ssl_context: ssl.SSLContext | None = None
 
 
