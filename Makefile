@@ -13,7 +13,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## Serve the router on :4000 (demo mode with simulated backends when none are configured).
+# compileall: byte-compile our packages once (an editable install does not, and a
+# PYTHONDONTWRITEBYTECODE environment would otherwise compile them on every start).
 run: $(STAMP)
+	$(BIN)/python -m compileall -q router classifier evals >/dev/null
 	$(BIN)/smf-router serve --host $${HOST:-127.0.0.1} --port $${PORT:-4000}
 
 ## Lint, type-check and run the whole test suite.
@@ -37,6 +40,7 @@ format: $(STAMP)
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
 bench: $(STAMP)
+	$(BIN)/python -m compileall -q router classifier evals >/dev/null
 	$(BIN)/python tests/bench/run_all.py
 
 ## The integration suite against vLLM's real server on CPU (installs it into a cached venv).
