@@ -79,6 +79,20 @@ class Report:
     confusion: dict[str, dict[str, int]]
     per_source: dict[str, dict[str, float]]
     probes: list[dict[str, Any]] = field(default_factory=list)
+    # min_confidence -> (route accuracy, share of rows sent to the default local route)
+    as_routed: dict[float, tuple[float, float]] = field(default_factory=dict)
+
+
+THRESHOLDS = (0.3, 0.35, 0.4, 0.5)
+
+
+def as_routed(gold: Sequence[str], pred: Sequence[Intent], threshold: float) -> tuple[float, float]:
+    """Route accuracy as the router routes: below `threshold` a request takes the default
+    route (`coding`, local, in the shipped config), whatever the label."""
+    low = [p.confidence < threshold for p in pred]
+    local = [True if lo else p.label in LOCAL for p, lo in zip(pred, low, strict=True)]
+    hits = [(g in LOCAL) == loc for g, loc in zip(gold, local, strict=True)]
+    return _mean(hits), _mean(low)
 
 
 def _prf(gold: Sequence[str], pred: Sequence[str], label: str) -> dict[str, float]:
@@ -93,7 +107,8 @@ def _prf(gold: Sequence[str], pred: Sequence[str], label: str) -> dict[str, floa
 
 def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
     """Score `classify` on `rows` (the held-out sources) and run the probes."""
-    pred = [classify(body(r.text)).label for r in rows]
+    intents = [classify(body(r.text)) for r in rows]
+    pred = [i.label for i in intents]
     gold = [r.label for r in rows]
     per_intent = {lb: _prf(gold, pred, lb) for lb in INTENTS}
     present = [lb for lb in INTENTS if per_intent[lb]["support"]]
@@ -112,6 +127,7 @@ def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
         confusion=confusion,
         per_source={s: {"accuracy": _mean(v), "n": float(len(v))} for s, v in by_source.items()},
         probes=run_probes(classify),
+        as_routed={t: as_routed(gold, intents, t) for t in THRESHOLDS},
     )
 
 

@@ -118,6 +118,18 @@ def render(report: Report, meta: dict[str, Any], variants: list[tuple[str, ...]]
     lines += ["", "## Per source", "", "| source | accuracy | rows |", "|---|---|---|"]
     for source, m in sorted(report.per_source.items()):
         lines.append(f"| {source} | {_pct(m['accuracy'])} | {int(m['n'])} |")
+    lines += [
+        "",
+        "## Route accuracy as the router routes",
+        "",
+        "Below `classifier.min_confidence` the router takes `classifier.default_route` (`coding`,",
+        "local) whatever the label; the shipped default is 0.35.",
+        "",
+        "| min_confidence | route accuracy | rows sent to the default route |",
+        "|---|---|---|",
+    ]
+    for threshold, (accuracy, share) in report.as_routed.items():
+        lines.append(f"| {threshold} | {_pct(accuracy)} | {share:.1%} |")
     lines += ["", "## Robustness probes", "", "| probe | text | expected | got | conf. | ok |"]
     lines.append("|---|---|---|---|---|---|")
     for p in report.probes:

@@ -106,7 +106,7 @@ class Auth(Strict):
 
 
 class ClassifierSettings(Strict):
-    min_confidence: float = Field(0.5, ge=0, le=1)
+    min_confidence: float = Field(0.35, ge=0, le=1)
     default_route: str = "coding"
 
 
