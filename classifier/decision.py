@@ -10,7 +10,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from classifier import artifact
+from classifier import artifact, fast
 from classifier.features import features
 from classifier.intent import INTENTS, Intent
 from classifier.model import IntentModel, softmax
@@ -31,13 +31,17 @@ def probabilities(
     m: IntentModel, v: RequestView, feats: dict[str, float]
 ) -> tuple[list[float], list[int], list[float], list[str]]:
     idx, vals, names = m.known(feats)
-    p = softmax(m.scores(idx, vals, m.embedding.vector(feats)))
+    p = _tools_prior(v, softmax(m.scores(idx, vals, m.embedding.vector(feats))))
+    return p, idx, vals, names
+
+
+def _tools_prior(v: RequestView, p: list[float]) -> list[float]:
     if v.has_tools or v.after_tool_result:
         # Offered tools are a weak prior, not a verdict: agents send schemas every turn.
         p[_TOOL] *= TOOLS_PRIOR
         total = sum(p)
         p = [x / total for x in p]
-    return p, idx, vals, names
+    return p
 
 
 def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
@@ -46,10 +50,15 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
-    feats = features(v)
-    if not feats:
-        return UNKNOWN
-    p, _, _, _ = probabilities(m, v, feats)
+    if m.embedding.words:  # the named path: the embedding reads feature names
+        feats = features(v)
+        if not feats:
+            return UNKNOWN
+        p, _, _, _ = probabilities(m, v, feats)
+    else:
+        if not (v.latest or v.first or v.system):  # no text: no features at all
+            return UNKNOWN
+        p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
 

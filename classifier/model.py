@@ -69,9 +69,15 @@ class IntentModel:
     embedding: Embedding = field(default_factory=Embedding)
     dense_weights: F64 = field(default_factory=lambda: EMPTY)
     index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # token -> (vocabulary indices of its word/prefix features, its concepts); filled by
+    # `classifier.fast` as tokens are met
+    token_index: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", {f: i for i, f in enumerate(self.vocab)})
+        object.__setattr__(self, "token_index", {})
 
     def known(self, feats: dict[str, float]) -> tuple[list[int], list[float], list[str]]:
         """Indices, L2-normalised values and names of the features the model knows."""

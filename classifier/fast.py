@@ -1,0 +1,69 @@
+"""`classify()`'s hot path: the numbers `features()` then `IntentModel.known()` give, without
+building a feature name per token.
+
+Most of a request's features are one word and one prefix per token; naming them ("w:" +
+token) and looking the names up again cost more than the arithmetic. Here each token maps,
+once per process and model, straight to its vocabulary indices. Shape and concept features
+(a handful) still go through their names. Insertion order, sums and the normalisation are
+the same as on the named path, so the scores are identical to the last bit; a test holds the
+two paths together, and `explain()` and training keep the named one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from classifier.features import (
+    HEAD_TOKENS,
+    SHAPE_CHARS,
+    TAIL_TOKENS,
+    _bounded,
+    _shape,
+    _token_entry,
+    tokens,
+)
+from classifier.model import IntentModel
+from classifier.request import RequestView
+
+_CACHE_MAX = 200_000  # tokens per model; bounds memory against adversarial text
+
+
+def known(m: IntentModel, v: RequestView) -> tuple[list[int], list[float]]:
+    """Indices and L2-normalised values of the known features of a request."""
+    out = _segment(m, v.latest, HEAD_TOKENS, TAIL_TOKENS)
+    for text, weight, head in ((v.first, 0.5, 60), (v.system, 0.15, 30)):
+        if text:
+            for i, value in _segment(m, text, head, 0).items():
+                out[i] = out.get(i, 0.0) + weight * value
+    vals = list(out.values())
+    norm = math.sqrt(sum(x * x for x in vals)) or 1.0
+    return list(out), [x / norm for x in vals]
+
+
+def _segment(m: IntentModel, text: str, head: int, tail: int) -> dict[int, float]:
+    """`segment_features(text, head, tail)` reduced to the model's vocabulary, by index."""
+    out: dict[int, float] = {}
+    if not text:
+        return out
+    toks = _bounded(tokens(text if tail else text[: head * 16]), head, tail)
+    cache = m.token_index
+    index = m.index
+    concepts: dict[str, float] = {}
+    for tok in toks:
+        hit = cache.get(tok)
+        if hit is None:
+            fired, named = _token_entry(tok)
+            hit = (tuple(index[f] for f in fired if f in index), named)
+            if len(cache) < _CACHE_MAX:
+                cache[tok] = hit
+        for i in hit[0]:
+            out[i] = 1.0
+        for concept in hit[1]:
+            concepts[concept] = concepts.get(concept, 0.0) + 1.0
+    named_feats = {key: math.sqrt(count) for key, count in concepts.items()}
+    _shape(text[:SHAPE_CHARS], named_feats, set(toks))
+    for name, value in named_feats.items():
+        found = index.get(name)
+        if found is not None:
+            out[found] = value
+    return out

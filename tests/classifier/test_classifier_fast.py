@@ -1,0 +1,43 @@
+"""The hot path (`classifier.fast`) gives exactly what the named path gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from classifier import fast
+from classifier.corpus import load
+from classifier.decision import model
+from classifier.evaluation import PROBES, body
+from classifier.features import features
+from classifier.request import view
+
+
+def agent(latest: str) -> dict[str, Any]:
+    return {
+        "messages": [
+            {"role": "system", "content": "You are a careful coding agent. " * 80},
+            {"role": "user", "content": "Fix the failing test in tests/test_api.py"},
+            {"role": "assistant", "content": "Looking."},
+            {"role": "user", "content": latest},
+        ],
+        "tools": [{"type": "function", "function": {"name": "read_file"}}],
+    }
+
+
+def test_fast_indices_and_values_equal_the_named_path_to_the_bit() -> None:
+    m = model()
+    texts = [r.text for r in load("validation")] + [p.text for p in PROBES]
+    bodies = [body(t) for t in texts] + [agent(t) for t in texts[::25]]
+    for b in bodies:
+        v = view(b)
+        idx, vals, _ = m.known(features(v))
+        assert fast.known(m, v) == (idx, vals)
+    assert m.token_index  # the cache was used
+
+
+def test_unknown_words_and_empty_texts() -> None:
+    m = model()
+    v = view(body("zzqxv wrrbl 12345 ¿¡"))
+    idx, vals, _ = m.known(features(v))
+    assert fast.known(m, v) == (idx, vals)
+    assert fast.known(m, view(body(""))) == ([], [])
