@@ -128,6 +128,9 @@ def test_streamed_tool_call_reassembled_by_sdk_equals_unstreamed(client: openai.
 def test_context_too_long_on_vllm_falls_back_to_larger_window(
     stack: Stack, client: openai.OpenAI
 ) -> None:
+    # with max_queue_wait_s 0 a poll that caught an earlier request waiting a moment would
+    # send this one past vLLM: wait for a poll that shows no queue
+    assert wait_for_status(stack, "local", "saturated", None) is None
     raw = client.chat.completions.with_raw_response.create(
         model="coding", messages=DENSE, max_tokens=5
     )
@@ -245,6 +248,8 @@ def test_vllm_killed_mid_traffic_falls_back_opens_circuit_and_recovers(
         assert raw.parse().choices[0].message.content
         return str(raw.headers["x-smf-backend"]), str(raw.headers["x-smf-attempts"])
 
+    # an earlier test's queue may still be in the last capacity poll: wait it out
+    assert wait_for_status(stack, "local", "saturated", None) is None
     assert one()[0] == "local"
     killer = threading.Timer(0.3, vllm_server.kill)
     killer.start()
