@@ -8,17 +8,15 @@ timestamps differ by nature and are not compared.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from router.simulator import SimSettings, SimThread
+from tests.vllm.wire_shape import load, shape, sse_data, sse_event_names
 
-CAPTURES = Path(__file__).parent.parent / "vllm" / "captures"
 HTTP = httpx.Client(trust_env=False, timeout=30)
 JSON_CASES = [
     "health",
@@ -68,33 +66,6 @@ EXACT_MESSAGES = [
 ]
 
 
-def load(name: str) -> dict[str, Any]:
-    captured: dict[str, Any] = json.loads((CAPTURES / f"{name}.json").read_text())
-    return captured
-
-
-def shape(value: Any) -> Any:
-    """Dicts keep their keys, lists the shape of their first item, scalars their type name."""
-    if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [shape(value[0])] if value else []
-    return type(value).__name__
-
-
-def sse_data(raw: str) -> list[Any]:
-    out: list[Any] = []
-    for line in raw.splitlines():
-        if line.startswith("data: "):
-            payload = line[len("data: ") :]
-            out.append(payload if payload == "[DONE]" else json.loads(payload))
-    return out
-
-
-def event_names(raw: str) -> list[str]:
-    return [line[len("event: ") :] for line in raw.splitlines() if line.startswith("event: ")]
-
-
 def runs(items: list[Any]) -> list[Any]:
     """Consecutive equal items collapsed: a chunk count is not part of the contract."""
     return [item for i, item in enumerate(items) if i == 0 or items[i - 1] != item]
@@ -142,7 +113,7 @@ def test_stream_has_the_captured_chunk_shapes_and_events(tiny: SimThread, name: 
     assert header_names(response.headers) == header_names(captured["headers"])
     live, recorded = sse_data(response.text), sse_data(captured["body_raw"])
     assert runs([shape(x) for x in live]) == runs([shape(x) for x in recorded])
-    assert runs(event_names(response.text)) == runs(event_names(captured["body_raw"]))
+    assert runs(sse_event_names(response.text)) == runs(sse_event_names(captured["body_raw"]))
 
 
 @pytest.mark.parametrize("name", EXACT_MESSAGES)
@@ -200,7 +171,7 @@ def test_messages_reply_is_vllm_flavoured(tiny: SimThread) -> None:
 def test_messages_stream_has_no_ping_and_input_tokens_at_the_end(tiny: SimThread) -> None:
     _, response = replay(tiny, "messages_stream")
     events = sse_data(response.text)
-    assert "ping" not in event_names(response.text)
+    assert "ping" not in sse_event_names(response.text)
     assert events[0]["message"]["usage"]["output_tokens"] == 0
     assert set(events[-2]["usage"]) == {"input_tokens", "output_tokens"}
 
