@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from router.api import admin, errors, front, messages, openai, responses
 from router.components import Components, build
@@ -16,11 +17,12 @@ from router.config import Config
 class RouterApp(FastAPI):
     """The FastAPI app with the hot endpoints answered in front of its middleware stack.
 
-    See `router.api.front` for why; the hot routes stay registered below so that other
-    methods and near-miss paths get the same answers (405, redirects) as before.
+    See `router.api.front` for why; the hot paths stay in the route table (`front.HotRoute`)
+    so that other methods and near-miss paths get the same answers (405, redirects).
     """
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        # Before FastAPI's middleware: the reason the front exists.
         api = front.hot_api(scope)
         if api is None:
             await super().__call__(scope, receive, send)
@@ -50,7 +52,9 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
     app.state.status_sections = parts.status_sections
     app.state.ready = False
     errors.install(app)
-    app.router.routes.extend(openai.hot_routes)
+    app.router.routes.extend(
+        Route(path, front.HotRoute(api), methods=["POST"]) for path, api in front.HOT_PATHS.items()
+    )
     app.include_router(openai.endpoints)
     app.include_router(responses.endpoints)
     app.include_router(messages.endpoints)

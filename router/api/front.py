@@ -44,6 +44,19 @@ _JSON = (b"content-type", b"application/json")
 _SSE = (b"content-type", b"text/event-stream; charset=utf-8")  # what StreamingResponse sent
 
 
+class HotRoute:
+    """The endpoint of a hot path in the route table, for requests that reach FastAPI anyway
+    (the app's own `__call__` serves them first). With it the table keeps the hot paths, so
+    other methods get 405 and near-miss paths their redirect, and the front stays the one
+    place these APIs are answered."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await serve(scope["app"].state, self.api, scope, receive, send)
+
+
 def hot_api(scope: Scope) -> Api | None:
     """The API a request is for when the front serves it, else None."""
     if scope["type"] != "http" or scope["method"] != "POST":

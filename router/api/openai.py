@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.background import BackgroundTask
-from starlette.routing import Route
 
 from router.api.body import read_json
 from router.api.errors import error_response
@@ -63,22 +62,6 @@ async def _finish_whole(gateway: Gateway, call: Call, committed: Committed) -> N
 
 def gateway_caller(request: Request) -> Any:
     return request.app.state.auth.caller(request.headers)
-
-
-async def chat_completions(request: Request) -> Response:
-    return await serve(request, "chat")
-
-
-async def completions(request: Request) -> Response:
-    return await serve(request, "completions")
-
-
-# The hot endpoints are plain Starlette routes: FastAPI's dependency layer cost ~65 µs a
-# request here and does nothing for a handler that reads the raw request itself.
-hot_routes = [
-    Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-    Route("/v1/completions", completions, methods=["POST"]),
-]
 
 
 @endpoints.get("/v1/models")
