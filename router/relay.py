@@ -157,13 +157,10 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                 piece = await iterator.__anext__()
             except StopAsyncIteration:
                 break
-            except asyncio.CancelledError:
-                if not stall.expired():
+            except (asyncio.CancelledError, TimeoutError) as exc:
+                # our stall timer's cancel, or the client's own gap timeout: both a stall
+                if isinstance(exc, asyncio.CancelledError) and not stall.expired():
                     raise
-                raise Timeout(
-                    f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
-                ) from None
-            except TimeoutError:
                 raise Timeout(
                     f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
                 ) from None

@@ -68,9 +68,10 @@ def test_tool_result_as_latest_message_still_classifies_the_user_task() -> None:
 
 
 def test_camel_case_tool_names_count_as_named_tools() -> None:
+    # only the name carries the shared words: the rule must split `getStockQuote`
     stock = {
         "type": "function",
-        "function": {"name": "getStockQuote", "description": "Latest quote for a ticker"},
+        "function": {"name": "getStockQuote", "description": "Market data service"},
     }
     intent = classify(chat("What's the latest stock quote for ACME?", tools=[stock]))
     assert (intent.label, intent.source) == ("tool_calling", "rule")
