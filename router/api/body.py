@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import Request
+from starlette.requests import ClientDisconnect
 
 from router.errors import BadRequest, BodyTooLarge
 from router.request import parse_json
@@ -14,15 +15,11 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    check_declared(request.headers.get("content-length"), limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    return parse_json(b"".join(chunks))
+    """The JSON body of a Starlette request, under the size limit."""
+    body = await receive_json(request.receive, request.headers.get("content-length"), limit)
+    if body is None:
+        raise ClientDisconnect()  # what Starlette's own body reading raises
+    return body
 
 
 async def receive_json(receive: Receive, declared: str | None, limit: int) -> dict[str, Any] | None:
