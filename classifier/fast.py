@@ -13,15 +13,7 @@ from __future__ import annotations
 
 import math
 
-from classifier.features import (
-    HEAD_TOKENS,
-    SHAPE_CHARS,
-    TAIL_TOKENS,
-    _bounded,
-    _shape,
-    _token_entry,
-    tokens,
-)
+from classifier.features import HEAD_TOKENS, TAIL_TOKENS, named_cues, read_tokens, token_entry
 from classifier.model import IntentModel
 from classifier.request import RequestView
 
@@ -45,14 +37,14 @@ def _segment(m: IntentModel, text: str, head: int, tail: int) -> dict[int, float
     out: dict[int, float] = {}
     if not text:
         return out
-    toks = _bounded(tokens(text if tail else text[: head * 16]), head, tail)
+    toks = read_tokens(text, head, tail)
     cache = m.token_index
     index = m.index
     concepts: dict[str, float] = {}
     for tok in toks:
         hit = cache.get(tok)
         if hit is None:
-            fired, named = _token_entry(tok)
+            fired, named = token_entry(tok)
             hit = (tuple(index[f] for f in fired if f in index), named)
             if len(cache) < _CACHE_MAX:
                 cache[tok] = hit
@@ -60,9 +52,7 @@ def _segment(m: IntentModel, text: str, head: int, tail: int) -> dict[int, float
             out[i] = 1.0
         for concept in hit[1]:
             concepts[concept] = concepts.get(concept, 0.0) + 1.0
-    named_feats = {key: math.sqrt(count) for key, count in concepts.items()}
-    _shape(text[:SHAPE_CHARS], named_feats, set(toks))
-    for name, value in named_feats.items():
+    for name, value in named_cues(text, toks, concepts).items():
         found = index.get(name)
         if found is not None:
             out[found] = value

@@ -165,7 +165,10 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
                 feats["m:" + concept] = feats.get("m:" + concept, 0.0) + 1.0
 
 
-def _bounded(toks: list[str], head: int, tail: int) -> list[str]:
+def read_tokens(text: str, head: int, tail: int) -> list[str]:
+    """The tokens a segment reads: its first `head` and last `tail` (with no tail, the rest
+    of a long text, e.g. a system prompt, is not even tokenised)."""
+    toks = tokens(text if tail else text[: head * 16])
     return toks if len(toks) <= head + tail else toks[:head] + toks[-tail:]
 
 
@@ -176,7 +179,7 @@ _TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _TOKEN_CACHE_MAX = 200_000
 
 
-def _token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     entry = _TOKEN_CACHE.get(tok)
     if entry is None:
         fired = ("w:" + tok, "p:" + tok[:5]) if len(tok) > 5 else ("w:" + tok,)
@@ -193,19 +196,24 @@ def segment_features(
     feats: dict[str, float] = {}
     if not text:
         return feats
-    # with no tail, only the head is read: don't tokenise the rest (a long system prompt)
-    toks = _bounded(tokens(text if tail else text[: head * 16]), head, tail)
+    toks = read_tokens(text, head, tail)
     concepts: dict[str, float] = {}
     for tok in toks:
-        fired, named = _token_entry(tok)
+        fired, named = token_entry(tok)
         for feat in fired:
             feats[feat] = 1.0
         for concept in named:
             concepts[concept] = concepts.get(concept, 0.0) + 1.0
-    for key, count in concepts.items():
-        feats[key] = math.sqrt(count)
-    _shape(text[:SHAPE_CHARS], feats, set(toks))
+    feats.update(named_cues(text, toks, concepts))
     return feats
+
+
+def named_cues(text: str, toks: list[str], concepts: dict[str, float]) -> dict[str, float]:
+    """A segment's few named features after its words: concept cues (counted occurrences,
+    square-rooted) and whole-text shape cues."""
+    named = {key: math.sqrt(count) for key, count in concepts.items()}
+    _shape(text[:SHAPE_CHARS], named, set(toks))
+    return named
 
 
 def features(v: RequestView) -> dict[str, float]:
