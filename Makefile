@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Byte-compile our packages (an editable install does not, and a PYTHONDONTWRITEBYTECODE
+# environment would otherwise compile them on every start).
+COMPILE := $(BIN)/python -m compileall -q router classifier evals >/dev/null
 
 .PHONY: run test lint format bench test-vllm clean
 
@@ -13,10 +16,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## Serve the router on :4000 (demo mode with simulated backends when none are configured).
-# compileall: byte-compile our packages once (an editable install does not, and a
-# PYTHONDONTWRITEBYTECODE environment would otherwise compile them on every start).
 run: $(STAMP)
-	$(BIN)/python -m compileall -q router classifier evals >/dev/null
+	$(COMPILE)
 	$(BIN)/smf-router serve --host $${HOST:-127.0.0.1} --port $${PORT:-4000}
 
 ## Lint, type-check and run the whole test suite.
@@ -40,7 +41,7 @@ format: $(STAMP)
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
 bench: $(STAMP)
-	$(BIN)/python -m compileall -q router classifier evals >/dev/null
+	$(COMPILE)
 	$(BIN)/python tests/bench/run_all.py
 
 ## The integration suite against vLLM's real server on CPU (installs it into a cached venv).
