@@ -213,13 +213,14 @@ def test_vllm_extras_pass_through_untouched(client: openai.OpenAI, vllm_base_url
 def test_saturated_vllm_overflows_to_cloud(
     stack: Stack, client: openai.OpenAI, vllm_base_url: str
 ) -> None:
-    """8 long requests straight to vLLM (max-num-seqs 2: 2 run, 6 wait); the router reads
-    that from vLLM's /metrics and sends the next local-first request to the cloud. Long
-    answers keep the queue up for many poll intervals even on an idle machine."""
+    """16 long requests straight to vLLM (max-num-seqs 2: 2 run, 14 wait); the router reads
+    that from vLLM's /metrics and sends the next local-first request to the cloud. The queue
+    lasts ~20 s: long enough for many polls even when vLLM starves this machine's two cores
+    and each status read takes seconds (8 requests left a ~5 s queue that reads could miss)."""
     body = {"model": "tiny", "messages": USER, "max_tokens": 400, "ignore_eos": True}
     url = f"{vllm_base_url}/v1/chat/completions"
-    with ThreadPoolExecutor(8) as pool:
-        load = [pool.submit(httpx.post, url, json=body, timeout=170) for _ in range(8)]
+    with ThreadPoolExecutor(16) as pool:
+        load = [pool.submit(httpx.post, url, json=body, timeout=170) for _ in range(16)]
         saturated = wait_for_status(stack, "local", "saturated", lambda v: v is not None, 150)
         waiting = backend_status(stack, "local").get("waiting")
         raw = client.chat.completions.with_raw_response.create(
@@ -229,7 +230,7 @@ def test_saturated_vllm_overflows_to_cloud(
     assert saturated == "queue"
     assert waiting and waiting > 0
     assert raw.headers["x-smf-backend"] == "cloud"
-    assert statuses == [200] * 8
+    assert statuses == [200] * 16
 
 
 @pytest.mark.timeout(START_BUDGET_S + 120)  # includes a vLLM restart
