@@ -69,12 +69,8 @@ def router_config(vllm_url: str, cloud_url: str, ledger: Path) -> dict[str, Any]
         "routes": {intent: ["local", "cloud"] for intent in INTENTS},
         "ledger": {"path": str(ledger), "flush_interval_s": 0.2},
         "server": {"log_level": "warning"},
-        # any queue vLLM reports overflows: the saturation test needs no service-time history.
-        # While CPU vLLM generates, its threads hold both cores and every other process here
-        # (router, its /metrics polls, the test's status reads) runs seconds late: polls get
-        # 10 s, and a reading stays fresh for 3 polls of 1 s (the defaults' freshness), or a
-        # busy queue reads as unknown by the time anyone looks.
-        "resilience": {"max_queue_wait_s": 0, "capacity_poll_s": 1.0, "probe_timeout_s": 10},
+        # any queue vLLM reports overflows: the saturation test needs no service-time history
+        "resilience": {"max_queue_wait_s": 0},
     }  # fmt: skip
 
 

@@ -214,20 +214,13 @@ def test_saturated_vllm_overflows_to_cloud(
     stack: Stack, client: openai.OpenAI, vllm_base_url: str
 ) -> None:
     """16 long requests straight to vLLM (max-num-seqs 2: 2 run, 14 wait); the router reads
-    that from vLLM's /metrics and sends the next local-first request to the cloud. The queue
-    lasts ~20 s: long enough for many polls even when vLLM starves this machine's two cores
-    and each status read takes seconds (8 requests left a ~5 s queue that reads could miss)."""
+    that from vLLM's /metrics and sends the next local-first request to the cloud."""
     body = {"model": "tiny", "messages": USER, "max_tokens": 400, "ignore_eos": True}
     url = f"{vllm_base_url}/v1/chat/completions"
     with ThreadPoolExecutor(16) as pool:
         load = [pool.submit(httpx.post, url, json=body, timeout=170) for _ in range(16)]
         saturated = wait_for_status(stack, "local", "saturated", lambda v: v is not None, 150)
         waiting = backend_status(stack, "local").get("waiting")
-        if saturated is None and not waiting:
-            # no fresh /metrics reading reached the router while the queue lasted: CPU vLLM
-            # starved the poller on this machine, so there was nothing to overflow on
-            statuses = [f.result().status_code for f in load]
-            pytest.skip("no capacity poll succeeded during the queue (CPU-starved machine)")
         raw = client.chat.completions.with_raw_response.create(
             model="coding", messages=USER, max_tokens=5
         )

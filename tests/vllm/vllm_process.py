@@ -139,7 +139,11 @@ class VllmServer:
         ]  # fmt: skip
 
     def start(self) -> None:
-        """Start in a new session (process group = PID) and wait until /health is 200."""
+        """Start in a process group of its own (group id = PID) and wait until /health is 200.
+
+        Not a new session: with the kernel's scheduler autogroups (on by default), a session
+        is a CPU group of its own, and inside it the CPU engine's busy-polling processes starve
+        vLLM's API server (a /metrics read took 5-25 s under load instead of 0.1 s)."""
         if self.external:
             raise RuntimeError("an external server (SMF_VLLM_URL) cannot be started here")
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
@@ -148,7 +152,7 @@ class VllmServer:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 self.command(), stdout=log, stderr=subprocess.STDOUT, env=env,
-                start_new_session=True,
+                process_group=0,
             )  # fmt: skip
         self._wait_healthy(start)
         _timed("startup_s" if "startup_s" not in TIMINGS else "restart_s", start)
