@@ -8,7 +8,11 @@ body over as it arrives. It does only what the router needs: POST, Content-Lengt
 or read-until-close bodies, TLS, a pool of idle keep-alive connections per upstream.
 
 A connection goes back to the pool only after its response was read to the end and the
-upstream allowed keep-alive; a half-read, failed or timed-out one is closed.
+upstream allowed keep-alive; a half-read, failed or timed-out one is closed. An upstream that
+closes an idle connection sends a FIN, which drops it from the pool; when that close crosses
+our next request on the wire, the request never reached the server, so it is sent once more
+on a new connection (a reused connection, closed cleanly before a single reply byte). A
+reset is never resent: that is how a server that fails on the request itself looks.
 
     ConnectionError
     └── UpstreamClosed        closed or reset before the reply was complete (`reset`)
@@ -29,10 +33,11 @@ from urllib.parse import urlsplit
 import httptools
 
 _PAUSE_AT = 256 * 1024  # buffered stream bytes before the socket stops being read
-# An idle connection older than this is not reused. Below uvicorn's default keep-alive
-# timeout (5 s, which vLLM's server keeps): reusing a connection the server is closing at
-# that moment would fail a request that never reached it.
-_KEEPALIVE_S = 4.0
+# An idle connection older than this is not reused: under the 60 s idle timeout of common
+# load balancers, so a cloud backend keeps its TLS session between an agent's turns. Servers
+# that close sooner (uvicorn and vLLM after 5 s) say so with a FIN, and the one race that
+# leaves (their close crossing our request) is resent, see the module docstring.
+_KEEPALIVE_S = 30.0
 _ssl_context: ssl.SSLContext | None = None
 
 
@@ -95,6 +100,8 @@ class Connection(asyncio.Protocol):
         self._limit = 0.0
         self._idle_timed = False
         self._last_read = 0.0
+        self.reused = False  # taken from the idle pool rather than freshly connected
+        self.silent = True  # not one byte arrived since the current request was sent
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -116,6 +123,7 @@ class Connection(asyncio.Protocol):
             self.close()
             return
         self._last_read = self.loop.time()
+        self.silent = False
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError:
@@ -174,6 +182,7 @@ class Connection(asyncio.Protocol):
         self.headers_done = self.complete = self._until_eof = self._streaming = False
         self._keep_alive = False
         self.error = None
+        self.silent = True
         now = self.loop.time()
         self._limit, self._idle_timed, self._last_read = limit_s, idle_timed, now
         self._timer = self.loop.call_at(now + limit_s, self._on_timer)
@@ -311,6 +320,18 @@ class Pool:
         `limit_s` bounds the whole reply, or each gap between bytes when `idle_timed`.
         """
         conn = await self._acquire()
+        try:
+            return await self._exchange(conn, request, limit_s, idle_timed)
+        except UpstreamClosed as closed:
+            if not (conn.reused and conn.silent and not closed.reset):
+                raise
+        # the server closed this idle connection as the request went out: it never arrived
+        return await self._exchange(await self._new(), request, limit_s, idle_timed)
+
+    @staticmethod
+    async def _exchange(
+        conn: Connection, request: bytes, limit_s: float, idle_timed: bool
+    ) -> Connection:
         conn.start(request, limit_s, idle_timed)
         try:
             await conn.response()
@@ -340,9 +361,13 @@ class Pool:
             transport = conn.transport
             fresh = now - conn.idle_since < _KEEPALIVE_S
             if fresh and not conn.closed and transport is not None and not transport.is_closing():
+                conn.reused = True
                 return conn
             conn.close()
-        conn = await self._connect(loop)
+        return await self._new()
+
+    async def _new(self) -> Connection:
+        conn = await self._connect(asyncio.get_running_loop())
         self._open.add(conn)
         return conn
 

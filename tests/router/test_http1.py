@@ -192,6 +192,61 @@ async def test_a_reset_before_the_reply_is_a_reset(upstream: Start) -> None:
     await pool.aclose()
 
 
+def _second_request_closes(rst: bool) -> Script:
+    """Answer a connection's first request; close it on its second without a byte of reply,
+    as a server does when its idle-timeout close crosses the client's next request."""
+    served: set[asyncio.StreamWriter] = set()
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if writer not in served:
+            served.add(writer)
+            await _whole()(reader, writer)
+            return
+        if rst:
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        else:
+            writer.close()
+
+    return script
+
+
+async def test_a_reused_connection_closed_as_the_request_went_out_is_resent_once(
+    upstream: Start,
+) -> None:
+    up = await upstream(_second_request_closes(rst=False))
+    pool = http1.Pool(up.url, 1.0, 4)
+    for _ in range(2):
+        conn = await pool.open(_request(), 5.0, idle_timed=False)
+        assert await conn.read() == BODY
+        conn.release()
+    # first reply; the second request on that connection got a FIN; resent on a new one
+    assert up.connections == 2 and len(up.requests) == 3
+    await pool.aclose()
+
+
+async def test_a_reset_or_a_new_connection_closing_is_never_resent(upstream: Start) -> None:
+    up = await upstream(_second_request_closes(rst=True))
+    pool = http1.Pool(up.url, 1.0, 4)
+    conn = await pool.open(_request(), 5.0, idle_timed=False)
+    assert await conn.read() == BODY
+    conn.release()
+    with pytest.raises(http1.UpstreamClosed) as caught:
+        await pool.open(_request(), 5.0, idle_timed=False)
+    assert caught.value.reset and up.connections == 1 and len(up.requests) == 2
+
+    async def close_at_once(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    up = await upstream(close_at_once)
+    pool = http1.Pool(up.url, 1.0, 4)
+    with pytest.raises(http1.UpstreamClosed) as caught:
+        await pool.open(_request(), 5.0, idle_timed=False)
+    assert not caught.value.reset and up.connections == 1 and len(up.requests) == 1
+    await pool.aclose()
+
+
 async def test_bytes_that_are_not_http_are_a_bad_reply(upstream: Start) -> None:
     async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(b"SSH-2.0-OpenSSH\r\n\r\n")
