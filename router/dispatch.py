@@ -74,6 +74,7 @@ class Committed:
     events: EventBuffer = field(default_factory=EventBuffer)
     pieces: AsyncIterator[bytes] | None = None
     span: Any = NO_SPAN
+    finished: bool = False  # the attempt was reported over (once, whoever gets there first)
 
 
 class Dispatcher:
@@ -180,6 +181,9 @@ class Dispatcher:
 
     def finish_attempt(self, committed: Committed, error_kind: str | None = None) -> None:
         """Called by the relay when the committed attempt is over."""
+        if committed.finished:
+            return
+        committed.finished = True
         attempt = committed.attempt
         attempt.duration_s = time.monotonic() - committed.started
         if error_kind:

@@ -6,6 +6,7 @@ endpoints stay thin: they read bytes and headers and render what the gateway ret
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import NotFound, RouterError, UpstreamError
 from router.policy import BackendState, Demand, Target, plan, resolve_target
-from router.record import Api, Record, Usage, new_request_id
+from router.record import Api, Outcome, Record, Usage, new_request_id
 from router.relay import Tally, usage_of
 from router.tracing import Tracing
 from router.translate.view import chat_view
@@ -162,6 +163,9 @@ class Gateway:
         except RouterError as error:
             self.fail(call, error)
             raise
+        except Exception:
+            self.fail(call, RouterError("internal router error"), "router_error")  # a bug
+            raise
         settings = committed.backend.settings
         call.record.backend, call.record.tier = settings.name, settings.tier
         call.record.served_model = settings.model
@@ -179,14 +183,25 @@ class Gateway:
         call.record.ttft_s = time.monotonic() - call.started
         self.finish(call, tally)
 
+    async def abandon(self, call: Call, committed: Committed) -> None:
+        """A bug ended the request after a backend answered: close the reply, end the attempt,
+        record the request as `router_error`. Whatever was finished already stays as it was."""
+        with contextlib.suppress(Exception):
+            await committed.reply.close()
+        self.dispatcher.finish_attempt(committed, "router_error")
+        self.fail(call, RouterError("internal router error"), "router_error")
+
     def keep_text(self, call: Call) -> bool:
         """Whether the relay keeps the answer text: the ledger stores it or a call sink wants it."""
         return self.config.ledger.store_text or any(s.wants_answer(call) for s in self.call_sinks)
 
-    def fail(self, call: Call, error: RouterError) -> None:
+    def fail(self, call: Call, error: RouterError, outcome: Outcome | None = None) -> None:
+        """Record a request that ended in `error` (a no-op once its record was finished)."""
         record = call.record
+        if record.ended_at:
+            return  # the sinks have it already, as it was
         record.status = error.status
-        record.outcome = (
+        record.outcome = outcome or (
             "client_error"
             if 400 <= error.status < 500 and not isinstance(error, UpstreamError)
             else "upstream_error"
@@ -197,6 +212,8 @@ class Gateway:
     def finish(self, call: Call, tally: Tally) -> None:
         """Complete the record and hand it to every sink, exactly once."""
         record = call.record
+        if record.ended_at:
+            return
         record.ended_at = time.time()
         record.duration_s = time.monotonic() - call.started
         usage = usage_of(call.api, tally.usage)

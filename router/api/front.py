@@ -92,10 +92,14 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
     except RouterError as error:
         await _send_error(send, error, decision_headers(call))
         return
-    if call.stream:
-        await _stream(gateway, call, committed, receive, send)
-    else:
-        await _whole(gateway, call, committed, send)
+    try:
+        if call.stream:
+            await _stream(gateway, call, committed, receive, send)
+        else:
+            await _whole(gateway, call, committed, send)
+    except Exception:
+        await gateway.abandon(call, committed)  # a bug loses no record, leaks no attempt
+        raise
 
 
 async def _whole(gateway: Gateway, call: Call, committed: Committed, send: Send) -> None:

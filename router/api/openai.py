@@ -40,6 +40,14 @@ async def serve(request: Request, api: Api) -> Response:
         committed = await gateway.dispatch(call)
     except RouterError as error:
         return error_response(error, decision_headers(call))
+    try:
+        return _reply(gateway, call, committed)
+    except Exception:
+        await gateway.abandon(call, committed)  # a bug loses no record, leaks no attempt
+        raise
+
+
+def _reply(gateway: Gateway, call: Call, committed: Committed) -> Response:
     headers = decision_headers(call)
     if not call.stream:
         assert committed.reply.body is not None

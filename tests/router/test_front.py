@@ -34,6 +34,23 @@ class Collect:
         return self.records[0]
 
 
+class Attempts:
+    """A dispatcher observer: how many attempts run, and how the ended ones ended."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.ended: list[str | None] = []
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        self.running += 1
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        self.running -= 1
+        self.ended.append(error_kind)
+
+
 @pytest.fixture(scope="module")
 def slow() -> Iterator[Running]:
     # 10 tokens a second: a 300-token answer would stream for 30 s.
@@ -76,6 +93,28 @@ def test_a_bug_answers_500_in_openai_shape_and_is_logged(
     assert response.json()["error"]["type"] == "server_error"
     assert "ZeroDivisionError" not in response.text
     assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in caplog.records)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_bug_after_the_backend_answered_still_finishes_the_record_once(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    collect, attempts = Collect(), Attempts()
+    proxy.components.gateway.sinks.append(collect)
+    proxy.components.gateway.dispatcher.observers.append(attempts)
+    monkeypatch.setattr(front, "_raw", broken)  # building the reply's headers fails
+    body = {**BODY, "stream": stream, "max_tokens": 3}
+    response = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=10)
+    assert response.status_code == 500
+    record = collect.wait(5.0)
+    assert record.outcome == "router_error" and record.status == 500
+    assert record.backend == "local"  # the attempt that succeeded is in the record
+    time.sleep(0.2)
+    assert len(collect.records) == 1
+    assert attempts.running == 0 and attempts.ended == ["router_error"]  # none left running
 
 
 def test_only_exact_hot_posts_take_the_front() -> None:
