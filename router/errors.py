@@ -171,6 +171,11 @@ class Rejected(UpstreamError):
         return self.upstream
 
 
+def internal_error() -> RouterError:
+    """What the client sees of a bug: a 500 in OpenAI's shape (the traceback goes to the log)."""
+    return RouterError("internal router error; the request was not completed")
+
+
 def stream_error_event(error: RouterError) -> bytes:
     """The in-band SSE event that ends a committed stream honestly (the SDK raises on it)."""
     return b"data: " + error.json() + b"\n\n"

@@ -18,7 +18,7 @@ from router.auth import Caller
 from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
-from router.errors import NotFound, RouterError, UpstreamError
+from router.errors import NotFound, RouterError, UpstreamError, internal_error
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Outcome, Record, Usage, new_request_id
 from router.relay import Tally, usage_of
@@ -164,7 +164,7 @@ class Gateway:
             self.fail(call, error)
             raise
         except Exception:
-            self.fail(call, RouterError("internal router error"), "router_error")  # a bug
+            self.fail(call, internal_error(), "router_error")  # a bug
             raise
         settings = committed.backend.settings
         call.record.backend, call.record.tier = settings.name, settings.tier
@@ -189,7 +189,7 @@ class Gateway:
         with contextlib.suppress(Exception):
             await committed.reply.close()
         self.dispatcher.finish_attempt(committed, "router_error")
-        self.fail(call, RouterError("internal router error"), "router_error")
+        self.fail(call, internal_error(), "router_error")
 
     def keep_text(self, call: Call) -> bool:
         """Whether the relay keeps the answer text: the ledger stores it or a call sink wants it."""

@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from router.errors import BadRequest, RouterError, UpstreamError
+from router.errors import BadRequest, RouterError, UpstreamError, internal_error
 
 log = logging.getLogger("smf_router")
 
@@ -30,11 +30,6 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
         # The router already tried every fallback: retrying the same request is futile.
         out["x-should-retry"] = "false"
     return out
-
-
-def internal_error() -> RouterError:
-    """What the client sees of a bug: a 500 in OpenAI's shape (the traceback goes to the log)."""
-    return RouterError("internal router error; the request was not completed")
 
 
 def install(app: FastAPI) -> None:

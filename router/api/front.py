@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from router.api.body import receive_json
-from router.api.errors import error_headers, internal_error
+from router.api.errors import error_headers
 from router.api.openai import decision_headers
 from router.dispatch import Call, Committed
-from router.errors import RouterError, stream_error_event
+from router.errors import RouterError, internal_error, stream_error_event
 from router.gateway import Gateway
 from router.record import Api
 from router.relay import relay
