@@ -50,14 +50,11 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
+    if not (v.latest or v.first or v.system):  # no text, no features
+        return UNKNOWN
     if m.embedding.words:  # the named path: the embedding reads feature names
-        feats = features(v)
-        if not feats:
-            return UNKNOWN
-        p, _, _, _ = probabilities(m, v, feats)
+        p, _, _, _ = probabilities(m, v, features(v))
     else:
-        if not (v.latest or v.first or v.system):  # no text: no features at all
-            return UNKNOWN
         p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")

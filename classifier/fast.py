@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import math
 
-from classifier.features import HEAD_TOKENS, TAIL_TOKENS, named_cues, read_tokens, token_entry
+from classifier.features import (
+    HEAD_TOKENS,
+    TAIL_TOKENS,
+    TOKEN_CACHE_MAX,
+    named_cues,
+    read_tokens,
+    token_entry,
+)
 from classifier.model import IntentModel
 from classifier.request import RequestView
-
-_CACHE_MAX = 200_000  # tokens per model; bounds memory against adversarial text
 
 
 def known(m: IntentModel, v: RequestView) -> tuple[list[int], list[float]]:
@@ -46,7 +51,7 @@ def _segment(m: IntentModel, text: str, head: int, tail: int) -> dict[int, float
         if hit is None:
             fired, named = token_entry(tok)
             hit = (tuple(index[f] for f in fired if f in index), named)
-            if len(cache) < _CACHE_MAX:
+            if len(cache) < TOKEN_CACHE_MAX:  # the same bound as the named path's cache
                 cache[tok] = hit
         for i in hit[0]:
             out[i] = 1.0

@@ -176,7 +176,7 @@ def read_tokens(text: str, head: int, tail: int) -> list[str]:
 # traffic repeats a small vocabulary, so the string work happens once per word per process;
 # the cap bounds memory against adversarial text.
 _TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-_TOKEN_CACHE_MAX = 200_000
+TOKEN_CACHE_MAX = 200_000
 
 
 def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -184,7 +184,7 @@ def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if entry is None:
         fired = ("w:" + tok, "p:" + tok[:5]) if len(tok) > 5 else ("w:" + tok,)
         entry = (fired, tuple("m:" + c for c in WORD_CONCEPT.get(tok, ())))
-        if len(_TOKEN_CACHE) < _TOKEN_CACHE_MAX:
+        if len(_TOKEN_CACHE) < TOKEN_CACHE_MAX:
             _TOKEN_CACHE[tok] = entry
     return entry
 
