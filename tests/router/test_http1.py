@@ -73,6 +73,17 @@ def _request(body: bytes = b"{}") -> bytes:
     )
 
 
+def _then_close(raw: bytes) -> Script:
+    """Send `raw`, then close the connection (FIN)."""
+
+    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(raw)
+        await writer.drain()
+        writer.close()
+
+    return script
+
+
 def _whole(extra: bytes = b"") -> Script:
     async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(
@@ -95,6 +106,21 @@ async def test_a_whole_reply_is_read_and_its_connection_reused(upstream: Start) 
         conn.release()
     assert up.connections == 1 and len(up.requests) == 3
     assert up.requests[0].endswith(b"\r\n\r\n{}")
+    await pool.aclose()
+
+
+async def test_an_idle_connection_past_the_keepalive_cap_is_not_reused(
+    upstream: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    up = await upstream(_whole())
+    pool = http1.Pool(up.url, 1.0, 4)
+    monkeypatch.setattr(http1, "_KEEPALIVE_S", 0.05)
+    for _ in range(2):
+        conn = await pool.open(_request(), 5.0, idle_timed=False)
+        assert await conn.read() == BODY
+        conn.release()
+        await asyncio.sleep(0.1)  # idle longer than the cap
+    assert up.connections == 2 and len(up.requests) == 2
     await pool.aclose()
 
 
@@ -132,12 +158,7 @@ async def test_a_chunked_stream_arrives_in_pieces_then_the_connection_is_reused(
 
 
 async def test_a_body_without_length_ends_with_the_connection(upstream: Start) -> None:
-    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\n\r\n" + BODY)
-        await writer.drain()
-        writer.close()
-
-    up = await upstream(script)
+    up = await upstream(_then_close(b"HTTP/1.1 200 OK\r\n\r\n" + BODY))
     pool = http1.Pool(up.url, 1.0, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=False)
     assert await conn.read() == BODY
@@ -163,12 +184,7 @@ async def test_a_half_read_stream_is_closed_not_reused(upstream: Start) -> None:
 
 
 async def test_a_body_cut_short_raises_upstream_closed(upstream: Start) -> None:
-    async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n" + BODY)
-        await writer.drain()
-        writer.close()
-
-    up = await upstream(script)
+    up = await upstream(_then_close(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n" + BODY))
     pool = http1.Pool(up.url, 1.0, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=False)
     with pytest.raises(http1.UpstreamClosed):
@@ -236,10 +252,7 @@ async def test_a_reset_or_a_new_connection_closing_is_never_resent(upstream: Sta
         await pool.open(_request(), 5.0, idle_timed=False)
     assert caught.value.reset and up.connections == 1 and len(up.requests) == 2
 
-    async def close_at_once(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.close()
-
-    up = await upstream(close_at_once)
+    up = await upstream(_then_close(b""))
     pool = http1.Pool(up.url, 1.0, 4)
     with pytest.raises(http1.UpstreamClosed) as caught:
         await pool.open(_request(), 5.0, idle_timed=False)
