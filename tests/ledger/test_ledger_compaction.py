@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from router.ledger import Ledger, LedgerWriter, compaction, segments
-from router.ledger.writer import MERGE_FANOUT
+from router.ledger.appender import MERGE_FANOUT
 from router.record import Record
 
 

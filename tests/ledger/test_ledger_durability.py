@@ -14,7 +14,7 @@ import pytest
 
 from router import report
 from router.ledger import Ledger, LedgerWriter, segments
-from router.ledger.writer import MERGE_FANOUT
+from router.ledger.appender import MERGE_FANOUT
 from router.record import Record, Usage
 
 SCRIPT = Path(__file__).with_name("ledger_writer_proc.py")

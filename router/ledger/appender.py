@@ -1,0 +1,123 @@
+"""The ledger writer's flush side: Arrow tables, segment files, merges of its own files.
+
+Everything here needs PyArrow, so `LedgerWriter` imports this module at its first flush, on
+its own thread, instead of at start (see `router.ledger.writer`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from router.ledger import compaction, segments
+from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
+from router.ledger.segments import Segment
+from router.pricing import price_map_version
+from router.record import Record
+
+log = logging.getLogger(__name__)
+
+MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
+SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them
+
+
+@dataclass(slots=True)
+class _Owned:
+    segment: Segment
+    level: int
+
+
+class Appender:
+    """Writes batches as segments under one process tag; keeps failed writes for a retry."""
+
+    def __init__(self, directory: Path, process_tag: str, store_text: bool, max_kept: int) -> None:
+        self.directory = directory
+        self.process_tag = process_tag
+        self.store_text = store_text
+        self.max_kept = max_kept  # rows kept for a retry after failed writes, at most
+        self.dropped = 0  # rows given up after failed writes
+        self._retry: list[tuple[str, pa.Table]] = []
+        self._owned: dict[tuple[str, str], list[_Owned]] = {}
+        self._doomed: deque[tuple[float, list[Path]]] = deque()  # in due order
+        self._seq = 0
+        self._version = price_map_version()
+
+    def append(self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]) -> int:
+        """Write `records` and the other tables' `rows` (and any batch kept for a retry);
+        returns the rows written."""
+        written = 0
+        for table, data in self._tables(records, rows):
+            for day, part in segments.split_by_day(data, TIME_COLUMN[table]).items():
+                try:
+                    self._write(table, day, part)
+                    written += part.num_rows
+                except OSError as exc:
+                    self._keep_for_retry(table, part, exc)
+        return written
+
+    def remove_doomed(self, now: float) -> None:
+        """Delete merged-away files whose grace time for readers has passed."""
+        while self._doomed and self._doomed[0][0] <= now:
+            compaction.remove(self._doomed.popleft()[1])
+
+    def _tables(
+        self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
+    ) -> list[tuple[str, pa.Table]]:
+        pending, self._retry = self._retry, []
+        if records:
+            pending.append(("records", records_table(records)))
+            if self.store_text:
+                texts = texts_table(records)
+                if texts.num_rows:
+                    pending.append(("texts", texts))
+        pending += [(table, rows_table(table, batch)) for table, batch in rows.items() if batch]
+        return pending
+
+    def _keep_for_retry(self, table: str, part: pa.Table, exc: OSError) -> None:
+        kept = sum(t.num_rows for _, t in self._retry)
+        if kept + part.num_rows > self.max_kept:
+            self.dropped += part.num_rows
+            log.error("ledger write failed, dropped %d %s rows: %s", part.num_rows, table, exc)
+        else:
+            self._retry.append((table, part))
+            log.warning("ledger write failed, will retry %d %s rows: %s", part.num_rows, table, exc)
+
+    def _next_path(self, table: str, day: str) -> Path:
+        self._seq += 1
+        name = f"{self.process_tag}-{self._seq:08d}{segments.SUFFIX}"
+        return segments.day_dir(self.directory, table, day) / name
+
+    def _write(self, table: str, day: str, part: pa.Table) -> None:
+        path = self._next_path(table, day)
+        segments.write_segment(path, part, price_map_version=self._version)
+        owned = self._owned.setdefault((table, day), [])
+        owned.append(_Owned(Segment(path, day, part.num_rows), 0))
+        self._merge_own(table, day, owned)
+        self._forget_old_days(day)
+
+    def _merge_own(self, table: str, day: str, owned: list[_Owned]) -> None:
+        """Merge this process's own small files of a day, level by level."""
+        for level, fanout in enumerate(MERGE_FANOUT):
+            group = [o for o in owned if o.level == level]
+            if len(group) < fanout:
+                return
+            out = self._next_path(table, day)
+            replaced, warnings = compaction.merge([o.segment for o in group], out, delete=False)
+            self._doomed.append((time.monotonic() + SOURCE_GRACE_S, replaced))
+            for warning in warnings:
+                log.warning("%s", warning)
+            rows = sum(o.segment.rows for o in group)
+            owned[:] = [o for o in owned if o.level != level]
+            owned.append(_Owned(Segment(out, day, rows), level + 1))
+
+    def _forget_old_days(self, day: str) -> None:
+        # Past days are left to `compaction.compact`; only recent days are merged here.
+        for key in [k for k in self._owned if k[1] < day]:
+            del self._owned[key]
