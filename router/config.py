@@ -163,8 +163,9 @@ class ServerSettings(Strict):
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)
     drain_s: float = Field(30.0, ge=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
-    # Trust X-Forwarded-For/-Proto from --forwarded-allow-ips (uvicorn's proxy middleware).
-    # Off by default: nothing in the router reads the client address, and it costs per request.
+    # uvicorn's proxy-header middleware: X-Forwarded-Proto/-For from --forwarded-allow-ips
+    # become the request's scheme and client (what the app sees of them: the scheme of its
+    # redirects). Off by default: it costs per request and the router records no client address.
     proxy_headers: bool = False
 
 
