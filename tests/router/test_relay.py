@@ -29,6 +29,7 @@ async def test_short_waits_and_time_between_waits_never_stall() -> None:
         await asyncio.sleep(0.03)  # a slow client: not the upstream's time
     await asyncio.sleep(0.1)
     stall.close()
+    assert not stall.expired()  # never fired (a fired stall would have cancelled this task)
 
 
 async def test_a_cancellation_from_elsewhere_is_not_a_stall() -> None:
