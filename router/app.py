@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from starlette.routing import Route
 
-from router.api import admin, errors, front, messages, openai, responses
+from router.api import admin, errors, front, messages, openai
 from router.components import Components, build
 from router.config import Config
 
@@ -56,7 +56,6 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
         Route(path, front.HotRoute(api), methods=["POST"]) for path, api in front.HOT_PATHS.items()
     )
     app.include_router(openai.endpoints)
-    app.include_router(responses.endpoints)
     app.include_router(messages.endpoints)
     app.include_router(admin.endpoints)
     for extra in parts.extra_endpoints:

@@ -134,6 +134,9 @@ async def relay(
     except (asyncio.CancelledError, GeneratorExit):
         record.outcome, error_kind = "cancelled", "cancelled"
         raise
+    except Exception:  # a bug of ours: the caller ends the stream with an error event
+        record.outcome, record.status, error_kind = "router_error", 500, "router_error"
+        raise
     finally:
         await committed.reply.close()
         dispatcher.finish_attempt(committed, error_kind)

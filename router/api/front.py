@@ -1,4 +1,4 @@
-"""The hot endpoints (chat and completions) served as raw ASGI, in front of the FastAPI app.
+"""The model APIs (chat, completions, Responses, Messages) served as raw ASGI, before FastAPI.
 
 py-spy showed Starlette's per-request layers (ServerErrorMiddleware, ExceptionMiddleware,
 AsyncExitStackMiddleware, the body-limit and telemetry middlewares, routing, `Request` and
@@ -6,10 +6,11 @@ AsyncExitStackMiddleware, the body-limit and telemetry middlewares, routing, `Re
 own work on a plain request. Here a POST to a hot path reads its body, answers and streams
 with plain ASGI messages; every other request goes on to the FastAPI app unchanged.
 
-Everything the Starlette endpoint did still happens, in the same order: the caller's key,
-the body limit, OpenAI-shaped errors, decision headers, the record finished exactly once.
-A bug never reaches uvicorn as a traceback: it is logged and answered with a 500 envelope
-(or, once a stream has begun, with an in-band error event).
+Every request here goes the same way: the caller's key, the body limit, classification
+and plan, dispatch with fallback, decision headers, the record finished exactly once. Errors
+leave in the API's envelope (OpenAI's; Anthropic's for Messages). A bug never reaches
+uvicorn as a traceback: it is logged and answered with a 500 envelope (or, once a stream
+has begun, with an in-band error event in the API's shape).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from typing import Any, cast
 
 from router.api.body import receive_json
 from router.api.errors import error_headers
-from router.api.openai import decision_headers
 from router.dispatch import Call, Committed
 from router.errors import RouterError, internal_error, stream_error_event
 from router.gateway import Gateway
 from router.record import Api
-from router.relay import relay
+from router.relay import CHAT_APIS, Tally, relay
+from router.translate import events
 
 log = logging.getLogger("smf_router")
 
@@ -38,7 +39,12 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 # Exact paths only: anything else (a trailing slash, another method) takes the FastAPI route.
-HOT_PATHS: dict[str, Api] = {"/v1/chat/completions": "chat", "/v1/completions": "completions"}
+HOT_PATHS: dict[str, Api] = {
+    "/v1/chat/completions": "chat",
+    "/v1/completions": "completions",
+    "/v1/responses": "responses",  # Codex CLI
+    "/v1/messages": "messages",  # Claude Code
+}
 
 _JSON = (b"content-type", b"application/json")
 _SSE = (b"content-type", b"text/event-stream; charset=utf-8")  # what StreamingResponse sent
@@ -71,7 +77,7 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
     except Exception:
         log.exception("internal error on %s", scope["path"])
         with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
-            await _send_error(send, internal_error())
+            await _send_error(send, api, internal_error())
 
 
 async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send) -> None:
@@ -85,12 +91,12 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
             return
         call = gateway.prepare(api, body, caller, headers)
     except RouterError as error:
-        await _send_error(send, error)
+        await _send_error(send, api, error)
         return
     try:
         committed = await gateway.dispatch(call)
     except RouterError as error:
-        await _send_error(send, error, decision_headers(call))
+        await _send_error(send, api, error, decision_headers(call))
         return
     try:
         if call.stream:
@@ -152,7 +158,7 @@ async def _stream(
     except Exception:
         log.exception("internal error while streaming %s", call.api)
         with contextlib.suppress(Exception):
-            await _end_broken(send, raw, state)
+            await _end_broken(send, call.api, raw, state)
     finally:
         state.finished = True
         watcher.cancel()
@@ -179,7 +185,9 @@ async def _watch(receive: Receive, task: asyncio.Task[Any], state: _StreamState)
         task.cancel()
 
 
-async def _end_broken(send: Send, raw: list[tuple[bytes, bytes]], state: _StreamState) -> None:
+async def _end_broken(
+    send: Send, api: Api, raw: list[tuple[bytes, bytes]], state: _StreamState
+) -> None:
     """After a bug mid-stream, end honestly: an in-band error event, never a quiet end."""
     if state.finished:
         return
@@ -187,14 +195,33 @@ async def _end_broken(send: Send, raw: list[tuple[bytes, bytes]], state: _Stream
         state.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
     state.finished = True
-    event = stream_error_event(internal_error())
+    error = internal_error()
+    if api in CHAT_APIS:
+        event = stream_error_event(error)
+    else:  # the relay's tally is out of reach here: the event carries no response id
+        event = events.error_event(api, error, Tally(api=api))
     await send({"type": "http.response.body", "body": event, "more_body": False})
 
 
+def decision_headers(call: Call) -> dict[str, str]:
+    """What the router decided, on every answer that went through the gateway."""
+    record = call.record
+    return {
+        "x-smf-intent": record.intent,
+        "x-smf-confidence": f"{record.confidence:.3f}",
+        "x-smf-backend": record.backend or "",
+        "x-smf-attempts": str(len([a for a in record.attempts if a.outcome != "skipped"])),
+        "x-smf-route": record.route,
+        "x-request-id": record.request_id,
+    }
+
+
 async def _send_error(
-    send: Send, error: RouterError, headers: dict[str, str] | None = None
+    send: Send, api: Api, error: RouterError, headers: dict[str, str] | None = None
 ) -> None:
     body = error.json()
+    if api == "messages":
+        body = events.anthropic_error(error.status, body)
     raw = _raw(error_headers(error, headers))
     raw.append((b"content-length", str(len(body)).encode()))
     raw.append(_JSON)

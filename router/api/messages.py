@@ -1,8 +1,8 @@
-"""The Anthropic Messages endpoints (`/v1/messages`, `/v1/messages/count_tokens`): Claude Code.
+"""Token counting for the Anthropic Messages API (`/v1/messages/count_tokens`): Claude Code.
 
-Messages requests are served like chat completions; every error leaves in Anthropic's
-shape `{"type": "error", "error": {"type", "message"}}`, an upstream Anthropic error
-unmodified. Token counting asks a backend that serves Messages natively (vLLM has
+`POST /v1/messages` itself is served by the front (`router.api.front`) like chat. Errors
+here leave in Anthropic's shape `{"type": "error", "error": {"type", "message"}}`, as
+there. Counting asks a backend that serves Messages natively (vLLM has
 `/v1/messages/count_tokens`) and estimates locally when none can answer.
 """
 
@@ -18,28 +18,19 @@ from fastapi.responses import Response
 
 import classifier
 from router.api.body import read_json
-from router.api.errors import error_response
-from router.api.openai import gateway_caller, serve
+from router.api.errors import error_headers
+from router.api.openai import gateway_caller
 from router.errors import BadRequest, RouterError
 from router.gateway import Gateway
 from router.policy import Demand, Target, plan, resolve_target
 from router.request import estimate_prompt_tokens
-from router.translate.events import anthropic_type
+from router.translate.events import anthropic_error
 from router.translate.pairing import native
 from router.translate.view import chat_view
 
 endpoints = APIRouter()
 log = logging.getLogger("smf_router")
 _COUNT_TIMEOUT_S = 10.0
-
-
-@endpoints.post("/v1/messages")
-async def messages(request: Request) -> Response:
-    try:
-        response = await serve(request, "messages")
-    except RouterError as error:
-        response = error_response(error)
-    return anthropic_shaped(response)
 
 
 @endpoints.post("/v1/messages/count_tokens")
@@ -52,34 +43,18 @@ async def count_tokens(request: Request) -> Response:
             raise BadRequest("'model' and 'messages' are required", param="messages")
         counted, source = await _count(gateway, body, dict(request.headers))
     except RouterError as error:
-        return anthropic_shaped(error_response(error))
+        return _error_response(error)
     payload = orjson.dumps({"input_tokens": counted})
     headers = {"x-smf-backend": source, "x-smf-estimated": str(source == "").lower()}
     return Response(payload, media_type="application/json", headers=headers)
 
 
-def anthropic_shaped(response: Response) -> Response:
-    """An error response re-rendered in Anthropic's envelope (an Anthropic body stays as is)."""
-    if response.status_code < 400:
-        return response
-    try:
-        body: Any = orjson.loads(bytes(response.body))
-    except orjson.JSONDecodeError:
-        body = {}
-    if isinstance(body, dict) and body.get("type") == "error":
-        return response
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else str(error or "error")
-    shaped = {
-        "type": "error",
-        "error": {"type": anthropic_type(response.status_code), "message": str(message)},
-    }
-    headers = {k: v for k, v in response.headers.items() if k not in ("content-length",)}
+def _error_response(error: RouterError) -> Response:
     return Response(
-        orjson.dumps(shaped),
-        status_code=response.status_code,
+        anthropic_error(error.status, error.json()),
+        status_code=error.status,
         media_type="application/json",
-        headers=headers,
+        headers=error_headers(error),
     )
 
 

@@ -78,6 +78,21 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
     return named_event("response.failed", failed)
 
 
+def anthropic_error(status: int, body: bytes) -> bytes:
+    """An error body in Anthropic's envelope; a body already in it (an Anthropic upstream's)
+    stays byte for byte."""
+    try:
+        parsed: Any = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        parsed = {}
+    if isinstance(parsed, dict) and parsed.get("type") == "error":
+        return body
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    message = error.get("message") if isinstance(error, dict) else str(error or "error")
+    shaped = {"type": "error", "error": {"type": anthropic_type(status), "message": str(message)}}
+    return orjson.dumps(shaped)
+
+
 def anthropic_type(status: int) -> str:
     """Anthropic's error `type` for an HTTP status (docs.anthropic.com/en/api/errors)."""
     return {

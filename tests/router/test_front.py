@@ -1,4 +1,4 @@
-"""The raw ASGI front for chat and completions: hang-ups, bugs and fall-through to FastAPI."""
+"""The raw ASGI front for the model APIs: hang-ups, bugs and fall-through to FastAPI."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from router import relay as relay_module
 from router.api import front
 from router.app import RouterApp, create_app
 from router.record import Record
@@ -121,6 +122,9 @@ def test_only_exact_hot_posts_take_the_front() -> None:
     post = {"type": "http", "method": "POST", "path": "/v1/chat/completions"}
     assert front.hot_api(post) == "chat"
     assert front.hot_api({**post, "path": "/v1/completions"}) == "completions"
+    assert front.hot_api({**post, "path": "/v1/responses"}) == "responses"
+    assert front.hot_api({**post, "path": "/v1/messages"}) == "messages"
+    assert front.hot_api({**post, "path": "/v1/messages/count_tokens"}) is None
     assert front.hot_api({**post, "method": "GET"}) is None
     assert front.hot_api({**post, "path": "/v1/chat/completions/"}) is None
     assert front.hot_api({"type": "lifespan"}) is None
@@ -137,3 +141,74 @@ async def test_other_requests_fall_through_to_fastapi(tmp_path: Path) -> None:
     assert wrong_method.status_code == 405
     assert wrong_method.json()["error"]["type"] == "invalid_request_error"
     assert models.status_code == 200
+
+
+STREAMS = {
+    "chat/completions": {**BODY, "stream": True, "max_tokens": 300},
+    "completions": {"model": "local", "prompt": "Tell me a long story.", "stream": True},
+    "responses": {"model": "local", "input": "Tell me a long story.", "stream": True},
+    "messages": {**BODY, "stream": True, "max_tokens": 300},
+}
+
+
+@pytest.mark.parametrize("path", list(STREAMS))
+def test_a_client_gone_before_the_first_token_still_leaves_a_record(
+    proxy: RunningRouter, slow: Running, path: str
+) -> None:
+    """The client hangs up while the router waits for the first token; the backend answers
+    after that. The answer goes to nobody, but the request is in the ledger."""
+    collect = Collect()
+    proxy.components.gateway.sinks.append(collect)
+    slow.control("faults", {"fault": "slow_first_token:1"})
+    try:
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(f"{proxy.url}/{path}", json=STREAMS[path], timeout=0.3)
+        record = collect.wait(5.0)
+    finally:
+        slow.control("faults", {"fault": None})
+    assert record.outcome == "cancelled"
+    assert record.backend == "local"
+    time.sleep(0.2)
+    assert len(collect.records) == 1
+
+
+def test_messages_errors_leave_in_anthropic_shape(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    body = {**BODY, "model": "nope", "max_tokens": 5}
+    unknown = httpx.post(f"{proxy.url}/messages", json=body, timeout=10)
+    monkeypatch.setattr(proxy.components.gateway, "prepare", broken)
+    bug = httpx.post(f"{proxy.url}/messages", json=BODY, timeout=10)
+    assert unknown.status_code == 404
+    assert unknown.json()["type"] == "error"
+    assert unknown.json()["error"]["type"] == "not_found_error"
+    assert "nope" in unknown.json()["error"]["message"]
+    assert bug.status_code == 500
+    assert bug.json()["type"] == "error"
+    assert bug.json()["error"]["type"] == "api_error" and bug.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "last_event"), [("messages", "event: error"), ("responses", "event: response.failed")]
+)
+def test_a_bug_mid_stream_ends_it_with_the_apis_error_event(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch, path: str, last_event: str
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    collect = Collect()
+    proxy.components.gateway.sinks.append(collect)
+    monkeypatch.setattr(relay_module.events, "see", broken)  # reading an upstream event fails
+    body = {**STREAMS[path], "max_tokens": 3, "max_output_tokens": 3}
+    response = httpx.post(f"{proxy.url}/{path}", json=body, timeout=10)
+    assert response.status_code == 200
+    events = [e for e in response.text.split("\n\n") if e.strip()]
+    assert events[-1].startswith(last_event), events[-1]
+    assert "ZeroDivisionError" not in response.text
+    record = collect.wait(5.0)
+    assert record.outcome == "router_error" and record.status == 500
+    assert record.attempts[0].error_kind == "router_error"
