@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from router import default_config, reload
+from router.api.corking import CorkedHttpToolsProtocol
 from router.app import create_app
 from router.config import Config
 from router.logs import configure as configure_logging
@@ -61,19 +62,7 @@ async def _serve(
             config.backend("cloud").base_url,
         )
     app = create_app(config)
-    server = _Server(
-        uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=int(config.server.drain_s) or None,
-            proxy_headers=config.server.proxy_headers,
-            lifespan="on",
-            ws="none",  # no WebSocket endpoints: skip importing a WebSocket library at start
-        )
-    )
+    server = _Server(uvicorn_config(app, config, host, port))
     _reload_on_sighup(app.state, config_path)
     log.info("smf-router listening on http://%s:%d/v1", host, port)
     try:
@@ -81,6 +70,22 @@ async def _serve(
     finally:
         for task in simulators:
             task.cancel()
+
+
+def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Config:
+    """How the router runs under uvicorn (the test harness runs it the same way)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=int(config.server.drain_s) or None,
+        proxy_headers=config.server.proxy_headers,
+        lifespan="on",
+        ws="none",  # no WebSocket endpoints: skip importing a WebSocket library at start
+        http=CorkedHttpToolsProtocol,  # one write per reply and loop turn (router.api.corking)
+    )
 
 
 class _Server(uvicorn.Server):

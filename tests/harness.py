@@ -27,6 +27,7 @@ import yaml
 from router.app import create_app
 from router.components import Components, build
 from router.config import Config, parse
+from router.serve import uvicorn_config
 from router.simulator import SimSettings, running
 
 REPO = Path(__file__).resolve().parents[1]
@@ -158,17 +159,9 @@ def router(config: Config) -> Iterator[RunningRouter]:
     port = free_port()
     components = build(config)
     app = create_app(config, components)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=port,
-            log_config=None,
-            access_log=False,
-            lifespan="on",
-            timeout_graceful_shutdown=5,
-        )
-    )
+    settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
+    settings.timeout_graceful_shutdown = 5
+    server = uvicorn.Server(settings)
     runner = _LoopThread(server.serve())
     root = f"http://127.0.0.1:{port}"
     try:
