@@ -142,10 +142,15 @@ async def _stream(
         # The start goes out with the first chunk (the relay has it at hand, read before the
         # commit), so a failing start still runs the relay's `finally` and finishes the record.
         async for chunk in stream:
-            if not state.started:
+            first = not state.started
+            if first:
                 state.started = True
                 await send({"type": "http.response.start", "status": 200, "headers": raw})
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if first:
+                # Writes leave at the end of a loop turn (`router.api.corking`): end this one
+                # so the first chunk is not held back while a burst behind it is relayed.
+                await asyncio.sleep(0)
         if not state.started:
             state.started = True
             await send({"type": "http.response.start", "status": 200, "headers": raw})
