@@ -6,6 +6,9 @@ tier unless `shadow.allow_cloud_targets`, and a private request never leaves the
 Bounded: a small worker pool, a bounded queue whose overflow is counted, and a saturated
 local target is skipped. Answer text lives in memory only; the ledger gets the verdict.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
+Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
+always asked in chat (translated like any chat backend would be), the answers compared as
+text and tool calls.
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ from router.config import Config
 from router.dispatch import Call
 from router.errors import UpstreamError
 from router.policy import BackendState
-from router.record import Record, Usage
+from router.record import Api, Record, Usage
 from router.relay import Tally, usage_of
+from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
 
 DROP_REASONS = ("queue_full", "private", "not_allowed", "no_target", "saturated", "shutdown")
+MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
 
 
 class RowSink(Protocol):
@@ -65,9 +70,10 @@ class Job:
     """One queued replay: the request, the live answer (in memory only) and live facts."""
 
     record: Record
-    body: dict[str, Any]
+    body: dict[str, Any]  # as the client sent it, in `api`
     live: Reply
     target: str
+    api: Api = "chat"
 
 
 def rate_for(record: Record, config: Config) -> float:
@@ -153,19 +159,19 @@ class Shadow:
         self.in_flight = 0
 
     def wants_answer(self, call: Call) -> bool:
-        return call.api == "chat" and rate_for(call.record, self.config) > 0
+        return call.api in MIRRORED_APIS and rate_for(call.record, self.config) > 0
 
     def call_finished(self, call: Call, tally: Tally) -> None:
         """Runs after the live reply finished; never raises into the request path."""
         try:
-            if call.api != "chat" or not tally.keep_text:
+            if call.api not in MIRRORED_APIS or not tally.keep_text:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
-            self.offer(call.record, call.body, live)
+            self.offer(call.record, call.body, live, call.api)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
-    def offer(self, record: Record, body: dict[str, Any], live: Reply) -> None:
+    def offer(self, record: Record, body: dict[str, Any], live: Reply, api: Api = "chat") -> None:
         decision = decide(record, self.config, self.states(), self.rng)
         if decision is None:
             return
@@ -174,7 +180,7 @@ class Shadow:
             self._drop(decision.drop or "no_target")
             return
         try:
-            self.queue.put_nowait(Job(record, body, live, decision.target))
+            self.queue.put_nowait(Job(record, body, live, decision.target, api))
         except asyncio.QueueFull:
             self._drop("queue_full")
 
@@ -219,6 +225,8 @@ class Shadow:
         usage: Usage | None = None
         shadow = Reply()
         try:
+            if job.api != "chat":  # raises Rejected (an UpstreamError) when untranslatable
+                body = to_chat(job.api, body, False, job.target)
             async with asyncio.timeout(self.settings.timeout_s):
                 reply = await backend.send("chat", body, {}, False)
             shadow, raw_usage = parse_reply(reply.body or b"")
@@ -235,8 +243,8 @@ class Shadow:
             verdict = Comparison(None, "none", f"shadow failed: {error}")
             judged = None
         else:
-            verdict = await self._compare(record.intent, job.body, job.live, shadow)
-            judged = await self._judge(record, job, shadow)
+            verdict = await self._compare(record.intent, body, job.live, shadow)
+            judged = await self._judge(record, body, job, shadow)
             self.counts["compared"] += 1
             if self.metrics is not None:
                 self.metrics.shadow_compared(
@@ -254,7 +262,9 @@ class Shadow:
             return await asyncio.to_thread(compare, intent, body, live, shadow, self.execute)
         return compare(intent, body, live, shadow)
 
-    async def _judge(self, record: Record, job: Job, shadow: Reply) -> str | None:
+    async def _judge(
+        self, record: Record, body: dict[str, Any], job: Job, shadow: Reply
+    ) -> str | None:
         """A blind pairwise verdict from a third backend, if one is configured and allowed."""
         name = self.settings.judge_backend
         if not name or name in (record.backend, job.target) or name not in self.backends:
@@ -264,7 +274,7 @@ class Shadow:
         ):
             return None
         live_first = self.rng.random() < 0.5
-        question = judge_request(job.body, job.live, shadow, live_first)
+        question = judge_request(body, job.live, shadow, live_first)
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 reply = await self.backends[name].send("chat", question, {}, False)

@@ -26,6 +26,7 @@ class Watched(Protocol):
     finish_reasons: list[str]
     output_chars: int
     text: list[str]
+    tool_calls: dict[int, dict[str, str]]  # position -> name, arguments; kept with the text
     keep_text: bool
     done: bool
     sequence: int
@@ -121,14 +122,19 @@ def _count(tally: Watched, text: Any) -> None:
             tally.text.append(text)
 
 
+def _keep_call(tally: Watched, position: Any, name: Any, arguments: str = "") -> None:
+    if tally.keep_text and isinstance(position, int) and isinstance(name, str):
+        tally.tool_calls[position] = {"name": name, "arguments": arguments}
+
+
 def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
     kind = obj.get("type")
     if kind == "content_block_delta":
-        delta = obj.get("delta") or {}
-        _count(tally, delta.get("text"))
-        piece = delta.get("partial_json")
-        if isinstance(piece, str):
-            tally.output_chars += len(piece)
+        _see_block_delta(tally, obj)
+    elif kind == "content_block_start":
+        block = obj.get("content_block") or {}
+        if block.get("type") == "tool_use":
+            _keep_call(tally, obj.get("index"), block.get("name"))
     elif kind == "message_start":
         _merge(tally, (obj.get("message") or {}).get("usage"))
     elif kind == "message_delta":
@@ -140,13 +146,27 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
         tally.done = True
     elif kind == "message":  # a whole, non-streamed reply
         _merge(tally, obj.get("usage"))
-        for block in obj.get("content") or ():
+        for position, block in enumerate(obj.get("content") or ()):
             if isinstance(block, dict):
                 _count(tally, block.get("text"))
                 if block.get("type") == "tool_use":
-                    tally.output_chars += len(orjson.dumps(block.get("input")))
+                    arguments = orjson.dumps(block.get("input")).decode()
+                    tally.output_chars += len(arguments)
+                    _keep_call(tally, position, block.get("name"), arguments)
         if obj.get("stop_reason"):
             tally.finish_reasons.append(str(obj["stop_reason"]))
+
+
+def _see_block_delta(tally: Watched, obj: dict[str, Any]) -> None:
+    delta = obj.get("delta") or {}
+    _count(tally, delta.get("text"))
+    piece = delta.get("partial_json")
+    if isinstance(piece, str):
+        tally.output_chars += len(piece)
+        index = obj.get("index")
+        call = tally.tool_calls.get(index) if isinstance(index, int) else None
+        if call is not None:  # a tool_use block whose start was kept
+            call["arguments"] += piece
 
 
 def _merge(tally: Watched, usage: Any) -> None:
@@ -166,6 +186,8 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
     elif kind == "response.function_call_arguments.delta":
         delta = obj.get("delta")
         tally.output_chars += len(delta) if isinstance(delta, str) else 0
+    elif kind == "response.output_item.done":
+        _keep_item_call(tally, obj.get("output_index"), obj.get("item") or {})
     elif kind == "response.created":
         tally.response_id = str((obj.get("response") or {}).get("id") or "")
     elif kind in _RESPONSES_ENDS:
@@ -186,7 +208,7 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         tally.finish_reasons.append(str(status))
     if not count:
         return
-    for item in response.get("output") or ():
+    for position, item in enumerate(response.get("output") or ()):
         if not isinstance(item, dict):
             continue
         for part in item.get("content") or ():
@@ -195,3 +217,11 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         arguments = item.get("arguments") or item.get("input")
         if isinstance(arguments, str):
             tally.output_chars += len(arguments)
+        _keep_item_call(tally, position, item)
+
+
+def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None:
+    """A Responses function (or custom tool) call, kept whole as its item is done."""
+    if item.get("type") in ("function_call", "custom_tool_call"):
+        arguments = item.get("arguments", item.get("input"))
+        _keep_call(tally, position, item.get("name"), str(arguments or ""))

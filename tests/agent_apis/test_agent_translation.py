@@ -375,3 +375,48 @@ def test_usage_is_normalised_from_the_events_the_relay_watches() -> None:
     usage = usage_of("responses", tally.usage)
     assert usage is not None and tally.done and tally.sequence == 7
     assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
+
+
+def _kept_calls(api: str, objects: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    tally = Tally(api=api, keep_text=True)  # type: ignore[arg-type]
+    for obj in objects:
+        tally.see(obj)
+    return [
+        (c["function"]["name"], orjson.loads(c["function"]["arguments"]))
+        for c in tally.answer_tool_calls()
+    ]
+
+
+def test_tool_calls_are_kept_from_messages_and_responses_answers() -> None:
+    """What shadow comparison reads: the answer's tool calls, streamed or whole, either API."""
+    want = [("get_weather", {"city": "Paris"})]
+    messages = run(anthropic_reply.MessagesStream(10), TOOL_STREAM)
+    responses = run(responses_reply.ResponsesStream({"model": "auto"}), TOOL_STREAM)
+    whole_chat = {
+        "id": "c",
+        "model": "m",
+        "usage": USAGE,
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    assert _kept_calls("messages", [p for _, p in messages]) == want
+    assert _kept_calls("responses", [p for _, p in responses]) == want
+    assert _kept_calls("messages", [anthropic_reply.from_chat(whole_chat)]) == want
+    assert _kept_calls("responses", [responses_reply.from_chat(whole_chat, {})]) == want
+    unkept = Tally(api="messages")  # the text is not kept: neither are the calls
+    for _, payload in messages:
+        unkept.see(payload)
+    assert unkept.tool_calls == {} and unkept.output_chars > 0

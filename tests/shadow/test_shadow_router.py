@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from classifier import INTENTS
 from router.ledger import Ledger
 from tests.harness import Running, _LoopThread, config_for, free_port, router, simulator, wait_for
 
@@ -69,8 +70,7 @@ STREAM = (
 
 
 async def _events() -> AsyncIterator[bytes]:
-    # One event per write, apart in time: the router's first-event read keeps only the piece
-    # that holds the first event (see the report: batched events after it are lost).
+    # One event per write, apart in time, as a model streams them.
     for index, piece in enumerate(STREAM.split(b"\n\n")[:-1]):
         if index:
             await asyncio.sleep(0.02)
@@ -173,3 +173,67 @@ def test_private_requests_never_leave_the_local_tier(tmp_path: Path) -> None:
             _post(r, code)  # not private: allowed to mirror to the cloud
             _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
         assert _chats(cloud) == 1
+
+
+TOOLS_MESSAGES = [
+    {
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+]
+AGENT_BODIES: dict[str, dict[str, Any]] = {
+    "messages": {
+        "model": "auto",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": "What is 1234 + 4321?"}],
+    },
+    "responses": {"model": "auto", "input": "What is 1234 + 4321?"},
+}
+
+
+def _shadow_rows(path: Path) -> list[tuple[Any, ...]]:
+    with Ledger(path) as ledger:
+        return ledger.sql(
+            "SELECT live_backend, shadow_backend, agreed, method, shadow_error"
+            " FROM shadow_comparisons ORDER BY ts"
+        )
+
+
+def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
+    """Messages and Responses requests, whole and streamed, are shadowed in chat and compared;
+    a Messages tool call is compared as a tool call."""
+    weather = {
+        **AGENT_BODIES["messages"],
+        "messages": [{"role": "user", "content": "What's the weather in Paris? Use the tool."}],
+        "tools": TOOLS_MESSAGES,
+        "tool_choice": {"type": "any"},
+    }
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        rates = {"math": 1.0, "tool_calling": 1.0}
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            shadow={"rates": rates},
+            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
+        )
+        with router(config) as r:
+            for api, body in AGENT_BODIES.items():
+                for stream in (False, True):
+                    reply = httpx.post(
+                        f"{r.url}/{api}", json={**body, "stream": stream}, timeout=10
+                    )
+                    assert reply.status_code == 200 and reply.headers["x-smf-backend"] == "cloud"
+            for stream in (False, True):
+                reply = httpx.post(
+                    f"{r.url}/messages", json={**weather, "stream": stream}, timeout=10
+                )
+                assert reply.status_code == 200 and reply.headers["x-smf-intent"] == "tool_calling"
+            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 6)
+        assert _chats(local) == 6  # every shadow asked in chat
+    rows = _shadow_rows(tmp_path / "ledger")
+    assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
+    assert rows[4:] == [("cloud", "local", True, "tool_call", None)] * 2
