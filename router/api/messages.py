@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import httpx
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -20,7 +19,8 @@ import classifier
 from router.api.body import read_json
 from router.api.errors import error_headers
 from router.api.openai import gateway_caller
-from router.errors import BadRequest, RouterError
+from router.backends.openai_compatible import OpenAICompatibleBackend
+from router.errors import BadRequest, RouterError, UpstreamError
 from router.gateway import Gateway
 from router.policy import Demand, Target, plan, resolve_target
 from router.request import estimate_prompt_tokens
@@ -68,27 +68,27 @@ async def _count(
     the_plan = plan(intent, target, demand, gateway.state_source.states(), gateway.config)
     for step in the_plan.steps:
         settings = gateway.config.backend(step.backend)
-        if native("messages", settings):
-            counted = await _ask(settings, body, headers)
+        backend = gateway.backends.get(settings.name)
+        if native("messages", settings) and isinstance(backend, OpenAICompatibleBackend):
+            counted = await _ask(backend, body, headers)
             if counted is not None:
                 return counted, settings.name
     return estimate_prompt_tokens("messages", body), ""
 
 
-async def _ask(settings: Any, body: dict[str, Any], headers: dict[str, str]) -> int | None:
+async def _ask(
+    backend: OpenAICompatibleBackend, body: dict[str, Any], headers: dict[str, str]
+) -> int | None:
     """One POST to the backend's count_tokens; any failure means "estimate instead"."""
-    out = {"content-type": "application/json", **settings.headers}
-    out.update({k: v for k in ("anthropic-version", "anthropic-beta") if (v := headers.get(k))})
-    if settings.api_key:
-        out["authorization"] = f"Bearer {settings.api_key}"
-    url = settings.base_url.rstrip("/") + "/messages/count_tokens"
+    settings = backend.settings
+    forwarded = {k: v for k in ("anthropic-version", "anthropic-beta") if (v := headers.get(k))}
+    payload = orjson.dumps({**body, "model": settings.model})
     try:
-        async with httpx.AsyncClient(timeout=_COUNT_TIMEOUT_S) as client:
-            reply = await client.post(
-                url, content=orjson.dumps({**body, "model": settings.model}), headers=out
-            )
-        counted = reply.json().get("input_tokens") if reply.status_code == 200 else None
-    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        status, raw = await backend.post(
+            "/messages/count_tokens", payload, forwarded, _COUNT_TIMEOUT_S
+        )
+        counted = orjson.loads(raw).get("input_tokens") if status == 200 else None
+    except (UpstreamError, orjson.JSONDecodeError, AttributeError) as exc:
         log.info("count_tokens on %s failed (%s); estimating", settings.name, type(exc).__name__)
         return None
     return counted if isinstance(counted, int) else None

@@ -58,12 +58,34 @@ class OpenAICompatibleBackend:
             else self._heads[api]
         )
         request = b"%scontent-length: %d\r\n\r\n%s" % (head, len(payload), payload)
+        # Streams are timed per gap between bytes, whole replies end to end.
+        if stream:
+            conn = await self._open(request, self._gap_s, idle_timed=True)
+        else:
+            conn = await self._open(request, self._whole_s, idle_timed=False)
+        if conn.status >= 400:
+            raw = await _read(conn, name)
+            raise classify_error(conn.status, raw, conn.headers, name)
+        if stream:
+            return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
+        return Reply(conn.status, conn.headers, body=await _read(conn, name))
+
+    async def post(
+        self, path: str, payload: bytes, headers: Mapping[str, str], limit_s: float
+    ) -> tuple[int, bytes]:
+        """One JSON POST to another endpoint of this backend (`/messages/count_tokens`), on
+        the same pooled connections; status and body whatever the status."""
+        extra = {k.lower(): v for k, v in headers.items()}
+        head = _head(self._pool.prefix + path, {**self._headers, **extra})
+        request = b"%scontent-length: %d\r\n\r\n%s" % (head, len(payload), payload)
+        conn = await self._open(request, limit_s, idle_timed=False)
+        return conn.status, await _read(conn, self.settings.name)
+
+    async def _open(self, request: bytes, limit_s: float, idle_timed: bool) -> http1.Connection:
+        """Send `request` and wait for the reply's head; transport failures as UpstreamErrors."""
+        name = self.settings.name
         try:
-            # Streams are timed per gap between bytes, whole replies end to end, as before.
-            if stream:
-                conn = await self._pool.open(request, self._gap_s, idle_timed=True)
-            else:
-                conn = await self._pool.open(request, self._whole_s, idle_timed=False)
+            return await self._pool.open(request, limit_s, idle_timed=idle_timed)
         except http1.ConnectTimeout:
             raise Timeout(f"{name}: no response in time", backend=name, kind="timeout") from None
         except http1.ReadTimeout:
@@ -74,12 +96,6 @@ class OpenAICompatibleBackend:
             raise Unreachable(f"{name}: {_describe(exc)}", backend=name) from None
         except OSError:
             raise Unreachable(f"{name}: connection refused", backend=name) from None
-        if conn.status >= 400:
-            raw = await _read(conn, name)
-            raise classify_error(conn.status, raw, conn.headers, name)
-        if stream:
-            return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
-        return Reply(conn.status, conn.headers, body=await _read(conn, name))
 
     def warm(self) -> None:
         if self._pool.secure:

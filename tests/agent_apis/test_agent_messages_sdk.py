@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.agent_apis.agent_stack import simulators, stack
-from tests.harness import Running, RunningRouter
+from tests.harness import Running, RunningRouter, wait_for
 
 TOOLS = [
     {
@@ -127,6 +127,21 @@ def test_count_tokens_is_exact_from_a_native_backend_and_estimated_otherwise(
         f"{proxy.root}/v1/messages/count_tokens", json={"model": "local", "messages": ASK}
     )
     assert native.headers["x-smf-backend"] == "local"
+
+
+def test_count_tokens_estimates_while_the_native_backend_is_down(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    body = {"model": "local", "messages": ASK}
+    url = f"{proxy.root}/v1/messages/count_tokens"
+    servers["local"].control("faults", {"down": True, "for_s": 1.0})  # refuses connections
+    failed = httpx.post(url, json=body)
+    wait_for(f"{servers['local'].root}/health", 10)
+    exact = httpx.post(url, json=body)
+    assert failed.status_code == 200 and failed.json()["input_tokens"] > 0
+    assert failed.headers["x-smf-estimated"] == "true"
+    assert exact.headers["x-smf-backend"] == "local"  # asked again once it is back
+    assert exact.headers["x-smf-estimated"] == "false"
 
 
 def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
