@@ -3,13 +3,16 @@
 ``run_cases`` is what the router's canary scheduler calls. Transport problems (connection
 refused, HTTP errors, timeouts, unparsable replies) are ``error``, never ``fail``: a down
 backend is not a quality signal. Unit-test grading runs in the sandbox on a worker thread.
+Cases go over HTTP unless the caller passes its own ``ask`` (the canary does for backends
+the router reaches through litellm).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +25,9 @@ from evals.suite import Capabilities, Case, not_applicable
 
 ANSWER_CHARS = 4000
 """Answers are stored clipped: enough to read a failure, not a full transcript."""
+
+Ask = Callable[[dict[str, Any]], Awaitable[Any]]
+"""One chat-completions body in, the parsed completion out; raises ``TransportProblem``."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ def _error(case: Case, kind: str | None, detail: str) -> CaseResult:
 
 
 async def run_case(
-    client: httpx.AsyncClient,
+    ask_one: Ask,
     case: Case,
     endpoint: Endpoint,
     timeout_s: float,
@@ -117,7 +123,7 @@ async def run_case(
     started = time.monotonic()
     try:
         async with asyncio.timeout(timeout_s):
-            payload = await ask(client, endpoint, request_body(case, endpoint, thinking))
+            payload = await ask_one(request_body(case, endpoint, thinking))
         answer, tokens = parse_answer(payload)
     except TimeoutError:
         return _error(case, "timeout", f"no reply within {timeout_s:g}s")
@@ -162,19 +168,28 @@ async def run_cases(
     execute: Executor = run_python,
     on_result: Callable[[CaseResult], None] | None = None,
     client: httpx.AsyncClient | None = None,
+    ask_one: Ask | None = None,
 ) -> list[CaseResult]:
     """Run ``cases`` against ``endpoint``, at most ``concurrency`` requests in flight.
 
     Results come back in the order of ``cases``. ``on_result`` is called as each finishes
-    (progress bars, live metrics). Pass ``client`` to reuse a pooled ``httpx.AsyncClient``.
+    (progress bars, live metrics). Pass ``client`` to reuse a pooled ``httpx.AsyncClient``,
+    or ``ask_one`` to send each body some other way.
     """
     caps = capabilities or Capabilities()
     results: list[CaseResult | None] = [None] * len(cases)
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(cases)):
         queue.put_nowait(index)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    owned = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits)
+    owned: httpx.AsyncClient | None = None  # a client made here, closed here
+    if ask_one is None:
+        if client is None:
+            limits = httpx.Limits(
+                max_connections=concurrency, max_keepalive_connections=concurrency
+            )
+            client = owned = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits)
+        ask_one = functools.partial(ask, client, endpoint)
+    send = ask_one
 
     async def worker() -> None:
         while not queue.empty():
@@ -184,7 +199,7 @@ async def run_cases(
             if reason is not None:
                 result = _skip(case, reason)
             else:
-                result = await run_case(owned, case, endpoint, timeout_s, thinking, execute)
+                result = await run_case(send, case, endpoint, timeout_s, thinking, execute)
             results[index] = result
             if on_result is not None:
                 on_result(result)
@@ -194,6 +209,6 @@ async def run_cases(
             for _ in range(max(1, min(concurrency, len(cases)))):
                 group.create_task(worker())
     finally:
-        if client is None:
+        if owned is not None:
             await owned.aclose()
     return [r for r in results if r is not None]

@@ -1,7 +1,8 @@
 """The canary scheduler: small rotating eval samples against every backend, gating routes.
 
 Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against each backend
-directly (not through routing, with the backend's own extras such as thinking off), at most
+directly (not through routing, with the backend's own extras such as thinking off; a litellm
+backend through the router's litellm adapter, as live traffic reaches it), at most
 `canary.concurrency` in flight per backend, and skips a local backend that is saturated
 rather than adding to its queue. Results go to the ledger (`canary_runs`, `canary_results`)
 and metrics; `router.gating` turns them into gates that the state source hands the policy.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 import uuid
@@ -20,14 +22,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
+import orjson
 
 from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
-from evals.runner import Endpoint, run_cases
+from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Case, load
+from router.backends import Backend, create
 from router.config import Backend as BackendSettings
 from router.config import Config
+from router.errors import UpstreamError
 from router.gateway import States
 from router.gating import Change, GateBook, learn_floors
 from router.policy import BackendState
@@ -115,6 +120,7 @@ class Canary:
         self.last_run: dict[str, dict[str, Any]] = {}
         self._offsets: dict[str, int] = {}
         self._client: httpx.AsyncClient | None = None
+        self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
 
     def gated(self) -> dict[str, frozenset[str]]:
         return self.book.gated()
@@ -137,7 +143,7 @@ class Canary:
 
     def _skip_reason(self, backend: BackendSettings) -> str | None:
         state = self.states().get(backend.name)
-        if backend.kind != "openai" or not backend.base_url:
+        if backend.kind == "openai" and not backend.base_url:
             return "unsupported_kind"
         if state is not None and state.circuit == "open":
             return "circuit_open"
@@ -157,6 +163,7 @@ class Canary:
                 self.settings.timeout_s,
                 thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
                 client=self._http(),
+                ask_one=self._ask_for(backend),
             )
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
@@ -172,10 +179,23 @@ class Canary:
             )
         return self._client
 
+    def _ask_for(self, backend: BackendSettings) -> Ask | None:
+        """How cases reach a backend: over HTTP when it speaks chat (None), else through the
+        router's litellm adapter (Anthropic and other providers with their own wire format)."""
+        if backend.kind != "litellm":
+            return None
+        adapter = self._adapters.get(backend.name)
+        if adapter is None:
+            adapter = self._adapters[backend.name] = create(backend)
+        return functools.partial(ask_backend, adapter)
+
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        adapters, self._adapters = self._adapters, {}
+        for adapter in adapters.values():
+            await adapter.aclose()
 
     def _record(
         self,
@@ -301,6 +321,18 @@ class GatedStates:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
+    """One case through a router backend adapter, failures as the runner's TransportProblem."""
+    try:
+        reply = await backend.send("chat", body, {}, False)
+    except UpstreamError as exc:
+        raise TransportProblem(f"{exc.kind}: {exc.message}"[:300]) from exc
+    try:
+        return orjson.loads(reply.body or b"")
+    except orjson.JSONDecodeError as exc:
+        raise TransportProblem("reply is not JSON") from exc
 
 
 def load_cases(config: Config) -> list[Case]:
