@@ -139,3 +139,22 @@ def test_an_error_reply_before_close_arrives_whole(proxy: RunningRouter) -> None
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400")
     assert orjson.loads(body)["error"]["type"] == "invalid_request_error"
+
+
+def test_expect_100_continue_is_answered_before_the_body_is_sent(proxy: RunningRouter) -> None:
+    """The interim `100 Continue` is a write like any other: it must leave without waiting
+    for the body the client holds back until it sees it."""
+    host, port = proxy.root.removeprefix("http://").split(":")
+    payload = orjson.dumps({"model": "local", "messages": [{"role": "user", "content": "hi"}]})
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: router\r\n"
+        "content-type: application/json\r\nexpect: 100-continue\r\n"
+        f"content-length: {len(payload)}\r\nconnection: close\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        interim = sock.recv(65536)
+        sock.sendall(payload)
+        data = _read_until_closed(sock)
+    assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+    assert data.startswith(b"HTTP/1.1 200")
