@@ -108,6 +108,18 @@ def simulator(**settings: Any) -> Iterator[Running]:
         yield Running(f"{root}/v1", root)
 
 
+def claude_backend(server: Running) -> dict[str, Any]:
+    """A litellm backend (Anthropic Messages on the wire) on an `anthropic`-profile simulator."""
+    return {
+        "name": "claude",
+        "tier": "cloud",
+        "kind": "litellm",
+        "base_url": server.root,
+        "model": "anthropic/claude-sonnet-4-5",
+        "api_key_env": "HOME",  # any set variable: the simulator takes any key
+    }
+
+
 def config_for(backends: dict[str, Running], tmp: Path, **extra: Any) -> Config:
     """local (vLLM-like) and cloud backends pointing at simulators, with short deadlines."""
     timeouts = {"connect_s": 2, "first_token_s": 2, "idle_s": 1.5, "total_s": 20}

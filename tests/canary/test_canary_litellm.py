@@ -10,23 +10,14 @@ from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
 from router.config import parse
 from router.gating import GateBook
-from tests.harness import simulator
+from tests.harness import claude_backend, simulator
 
 
 def test_a_litellm_backend_is_canaried_not_skipped(tmp_path: Path) -> None:
     with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
         config = parse(
             {
-                "backends": [
-                    {
-                        "name": "claude",
-                        "tier": "cloud",
-                        "kind": "litellm",
-                        "base_url": claude.root,
-                        "model": "anthropic/claude-sonnet-4-5",
-                        "api_key_env": "HOME",
-                    }
-                ],
+                "backends": [claude_backend(claude)],
                 "routes": {intent: ["claude"] for intent in INTENTS},
                 "ledger": {"path": str(tmp_path / "ledger")},
                 "canary": {

@@ -8,7 +8,7 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.harness import Running, RunningRouter, router, simulator
+from tests.harness import Running, RunningRouter, claude_backend, router, simulator
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 
@@ -25,12 +25,7 @@ def setup(
             {
                 "backends": [
                     {
-                        "name": "claude",
-                        "tier": "cloud",
-                        "kind": "litellm",
-                        "base_url": claude.root,
-                        "model": "anthropic/claude-sonnet-4-5",
-                        "api_key_env": "HOME",
+                        **claude_backend(claude),
                         "timeouts": {
                             "connect_s": 2,
                             "first_token_s": 5,
