@@ -19,6 +19,7 @@ import orjson
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     Malformed,
+    RouterError,
     ServerError,
     Timeout,
     Unreachable,
@@ -126,11 +127,7 @@ async def relay(
             error.kind,
             error.status,
         )
-        yield (
-            stream_error_event(error)
-            if call.api in CHAT_APIS
-            else events.error_event(call.api, error, tally)
-        )
+        yield error_event(call.api, error, tally)
     except (asyncio.CancelledError, GeneratorExit):
         record.outcome, error_kind = "cancelled", "cancelled"
         raise
@@ -141,6 +138,14 @@ async def relay(
         await committed.reply.close()
         dispatcher.finish_attempt(committed, error_kind)
         finish(call, tally)
+
+
+def error_event(api: Api, error: RouterError, tally: Tally | None = None) -> bytes:
+    """The in-band event that ends a committed stream, in the client's API (a Responses
+    event carries the response id and sequence the tally saw; without one, none)."""
+    if api in CHAT_APIS:
+        return stream_error_event(error)
+    return events.error_event(api, error, tally or Tally(api=api))
 
 
 async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator[bytes]:

@@ -25,10 +25,10 @@ from typing import Any, cast
 from router.api.body import receive_json
 from router.api.errors import error_headers
 from router.dispatch import Call, Committed
-from router.errors import RouterError, internal_error, stream_error_event
+from router.errors import RouterError, internal_error
 from router.gateway import Gateway
 from router.record import Api
-from router.relay import CHAT_APIS, Tally, relay
+from router.relay import error_event, relay
 from router.translate import events
 
 log = logging.getLogger("smf_router")
@@ -200,11 +200,7 @@ async def _end_broken(
         state.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
     state.finished = True
-    error = internal_error()
-    if api in CHAT_APIS:
-        event = stream_error_event(error)
-    else:  # the relay's tally is out of reach here: the event carries no response id
-        event = events.error_event(api, error, Tally(api=api))
+    event = error_event(api, internal_error())  # the relay's tally is out of reach here
     await send({"type": "http.response.body", "body": event, "more_body": False})
 
 
