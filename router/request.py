@@ -119,10 +119,23 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
             for part in content:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     chars += len(part["text"])
-        chars += 16  # role and framing
+        chars += 16 + _tool_call_chars(message.get("tool_calls"))  # role and framing
     if body.get("tools"):
         chars += len(orjson.dumps(body["tools"]))
     return chars // _CHARS_PER_TOKEN + 1
+
+
+def _tool_call_chars(calls: Any) -> int:
+    """An assistant turn's tool calls: in an agent's tool loop, their arguments are much of
+    the prompt (the content is null)."""
+    if not isinstance(calls, list):
+        return 0
+    chars = 0
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            chars += 16 + _text_chars(function.get("name")) + _text_chars(function.get("arguments"))
+    return chars
 
 
 def _agent_chars(body: dict[str, Any]) -> int:

@@ -32,3 +32,37 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
             raw = client.chat.completions.with_raw_response.create(model="coding", messages=medium)  # type: ignore[arg-type]
             assert raw.headers["x-smf-backend"] == "cloud"
         assert local.completions() == 0 and cloud.completions() == 1
+
+
+def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
+    """An agent's tool loop: the assistant turns have no content, only tool calls whose
+    arguments (here a whole file) fill the window. The estimate must see them."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump()
+        data["backends"][0]["context_window"] = 300
+        data["backends"][1]["context_window"] = 10_000
+        from router.config import parse
+
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "write_file", "arguments": '{"text": "%s"}' % ("x " * 1000)},
+        }
+        messages = [
+            {"role": "user", "content": "Write the parser module."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "written"},
+        ]
+        with router(parse(data)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            raw = client.chat.completions.with_raw_response.create(
+                model="coding",
+                messages=messages,  # type: ignore[arg-type]
+                max_tokens=10,
+            )
+            assert raw.headers["x-smf-backend"] == "cloud"
+        assert local.completions() == 0 and cloud.completions() == 1
