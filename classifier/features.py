@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import string
+from collections.abc import Mapping
 
 from classifier.lexicon import CJK, WORD_CONCEPT
 from classifier.request import RequestView
@@ -136,18 +137,18 @@ def _bucket(n: int) -> int:
 def _format_cues(low: str, words: set[str]) -> int:
     """How many output-constraint phrases occur; only phrases whose first word is present
     are searched, which skips most of the list for most texts."""
-    return sum(p in low for w in words & _FORMAT_FIRST.keys() for p in _FORMAT_FIRST[w])
+    return sum([sum(map(low.__contains__, _FORMAT_FIRST[w])) for w in words & _FORMAT_FIRST.keys()])
 
 
 def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
     """Cheap whole-text cues: length, code, stack traces, LaTeX, equations, counts."""
     feats[f"f:len{_bucket(len(text))}"] = 1.0
     for name, chars in _SYMBOLS.items():
-        n = sum(text.count(c) for c in chars)
+        n = sum(map(text.count, chars))
         if n:
             feats[f"f:{name}{min(_bucket(n), 4)}"] = 1.0
     for name, hints in (("code", _CODE_HINTS), ("trace", _TRACE_HINTS), ("count", _COUNT_HINTS)):
-        n = sum(h in text for h in hints)
+        n = sum(map(text.__contains__, hints))
         if n:
             feats[f"f:{name}{min(n, 3)}"] = 1.0
     n = _format_cues(text.lower(), words)
@@ -208,7 +209,7 @@ def segment_features(
     return feats
 
 
-def named_cues(text: str, toks: list[str], concepts: dict[str, float]) -> dict[str, float]:
+def named_cues(text: str, toks: list[str], concepts: Mapping[str, float]) -> dict[str, float]:
     """A segment's few named features after its words: concept cues (counted occurrences,
     square-rooted) and whole-text shape cues."""
     named = {key: math.sqrt(count) for key, count in concepts.items()}
