@@ -7,7 +7,15 @@ from pathlib import Path
 import openai
 import pytest
 
-from tests.harness import config_for, router, simulator
+from router.config import Config, parse
+from tests.harness import Running, config_for, router, simulator
+
+
+def windowed(local: Running, cloud: Running, tmp_path: Path, windows: tuple[int, int]) -> Config:
+    """The two simulators as backends whose context windows are `windows` (local, cloud)."""
+    data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump()
+    data["backends"][0]["context_window"], data["backends"][1]["context_window"] = windows
+    return parse(data)
 
 
 def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path) -> None:
@@ -15,13 +23,7 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        config = config_for({"local": local, "cloud": cloud}, tmp_path)
-        data = config.model_dump()
-        data["backends"][0]["context_window"] = 100
-        data["backends"][1]["context_window"] = 200
-        from router.config import parse
-
-        with router(parse(data)) as proxy:
+        with router(windowed(local, cloud, tmp_path, (100, 200))) as proxy:
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
             long = [{"role": "user", "content": "word " * 400}]
             with pytest.raises(openai.BadRequestError) as caught:
@@ -41,12 +43,6 @@ def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        config = config_for({"local": local, "cloud": cloud}, tmp_path)
-        data = config.model_dump()
-        data["backends"][0]["context_window"] = 300
-        data["backends"][1]["context_window"] = 10_000
-        from router.config import parse
-
         call = {
             "id": "call_1",
             "type": "function",
@@ -57,7 +53,7 @@ def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "call_1", "content": "written"},
         ]
-        with router(parse(data)) as proxy:
+        with router(windowed(local, cloud, tmp_path, (300, 10_000))) as proxy:
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
             raw = client.chat.completions.with_raw_response.create(
                 model="coding",
