@@ -93,7 +93,10 @@ def _user_messages(messages: list[Any]) -> tuple[object, object]:
 
 def _tool_text(tools: list[Any]) -> str:
     texts: list[str] = []
+    size = -1  # the joined length: one space fewer than texts
     for tool in tools[:SCAN_TOOLS]:
+        if size >= TOOL_CHARS:  # what follows would be cut off anyway
+            break
         if not isinstance(tool, dict):
             continue
         fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
@@ -101,6 +104,7 @@ def _tool_text(tools: list[Any]) -> str:
             value = fn.get(key) if isinstance(fn, dict) else None
             if isinstance(value, str):
                 texts.append(value[:200])
+                size += len(texts[-1]) + 1
     return " ".join(texts)[:TOOL_CHARS]
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from classifier import INTENTS, classify, explain
 from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, tokens
-from classifier.request import HEAD_CHARS, SYSTEM_CHARS, TAIL_CHARS, view
+from classifier.request import HEAD_CHARS, SYSTEM_CHARS, TAIL_CHARS, TOOL_CHARS, view
 
 
 def test_content_part_arrays_are_read_and_images_ignored() -> None:
@@ -52,6 +52,23 @@ def test_a_huge_conversation_is_read_in_bounded_pieces() -> None:
     assert len(v.latest) <= bound and len(v.first) <= bound
     feats = features(v)
     assert len(feats) < 2 * (HEAD_TOKENS + TAIL_TOKENS) + 50
+
+
+_TOOL = st.fixed_dictionaries(
+    {
+        "name": st.integers(0, 40).map(lambda n: "n" * n),
+        "description": st.integers(0, 300).map(lambda n: "d" * n),
+    }
+).map(lambda fn: {"type": "function", "function": fn})
+
+
+@given(st.lists(_TOOL, max_size=24))
+def test_tool_text_is_the_first_chars_of_the_scanned_names_and_descriptions(
+    tools: list[dict[str, Any]],
+) -> None:
+    """The read stops once the bound is reached; what it keeps is what a full read keeps."""
+    pieces = [t["function"][k][:200] for t in tools[:16] for k in ("name", "description")]
+    assert view({"messages": [], "tools": tools}).tool_text == " ".join(pieces)[:TOOL_CHARS]
 
 
 def test_tokens_split_cjk_into_characters_and_fold_numbers() -> None:
