@@ -182,14 +182,16 @@ async def run_cases(
     for index in range(len(cases)):
         queue.put_nowait(index)
     owned: httpx.AsyncClient | None = None  # a client made here, closed here
-    if ask_one is None:
+    send: Ask
+    if ask_one is not None:
+        send = ask_one
+    else:
         if client is None:
             limits = httpx.Limits(
                 max_connections=concurrency, max_keepalive_connections=concurrency
             )
             client = owned = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits)
-        ask_one = functools.partial(ask, client, endpoint)
-    send = ask_one
+        send = functools.partial(ask, client, endpoint)
 
     async def worker() -> None:
         while not queue.empty():

@@ -156,14 +156,15 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         if reason is None:
+            ask_one = self._ask_for(backend)
             results = await self.runner(
                 sample,
                 endpoint_of(backend),
                 self.settings.concurrency,
                 self.settings.timeout_s,
                 thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
-                client=self._http(),
-                ask_one=self._ask_for(backend),
+                client=None if ask_one else self._http(),  # no HTTP client for an adapter
+                ask_one=ask_one,
             )
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)

@@ -33,6 +33,7 @@ def test_a_litellm_backend_is_canaried_not_skipped(tmp_path: Path) -> None:
         async def once() -> None:
             try:
                 await canary.run_once()
+                assert canary._client is None  # the adapter is the transport: no idle httpx pool
             finally:
                 await canary.aclose()
 
