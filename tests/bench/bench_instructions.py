@@ -27,11 +27,18 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-from bench_proxy import BIN, body, free_port, start, stop, wait_up
+from bench_proxy import (
+    BIN,
+    body,
+    free_port,
+    start,
+    start_upstream,
+    stop,
+    wait_up,
+    write_router_config,
+)
 
 SETTLE_S = 5.0  # under valgrind the ledger's 0.2 s flush takes seconds
-ROUTES = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 EMPTY_APP = """
 import sys
 import uvicorn
@@ -187,30 +194,11 @@ def main() -> None:
     procs: list[subprocess.Popen[bytes]] = []
     rows: list[tuple[str, str, int]] = []
     try:
-        sim_port = free_port()
-        procs.append(
-            start(
-                [str(BIN / "smf-router"), "simulate", "--profile", "vllm", "--port",
-                 str(sim_port), "--model", "fake-model", "--max-num-seqs", "1024"]
-            )
-        )  # fmt: skip
-        wait_up(f"http://127.0.0.1:{sim_port}/health")
-        config = {
-            "backends": [
-                {
-                    "name": "local",
-                    "tier": "local",
-                    "base_url": f"http://127.0.0.1:{sim_port}/v1",
-                    "model": "fake-model",
-                }
-            ],
-            "routes": {route: ["local"] for route in ROUTES},
-            "ledger": {"path": str(tmp / "ledger")},
-            "server": {"log_level": "warning"},
-        }
-        (tmp / "router.yaml").write_text(yaml.safe_dump(config))
+        simulator, upstream = start_upstream()
+        procs.append(simulator)
+        config_path = write_router_config(upstream, tmp)
         port = free_port()
-        argv = [str(BIN / "smf-router"), "serve", "--config", str(tmp / "router.yaml")]
+        argv = [str(BIN / "smf-router"), "serve", "--config", str(config_path)]
         router = Counted([*argv, "--port", str(port)], tmp)
         procs.append(router.process)
         wait_up(f"http://127.0.0.1:{port}/readyz", deadline_s=300)

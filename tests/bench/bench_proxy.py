@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 import httpx
 import yaml
 
+from classifier.intent import INTENTS
+
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[2]
 BIN = Path(sys.executable).parent
@@ -194,6 +196,35 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
+def start_upstream() -> tuple[subprocess.Popen[bytes], str]:
+    """The zero-latency vLLM simulator the benches measure against, up; and its /v1 URL."""
+    port = free_port()
+    argv = [str(BIN / "smf-router"), "simulate", "--profile", "vllm", "--port", str(port),
+            "--model", "fake-model", "--max-num-seqs", "1024"]  # fmt: skip
+    process = start(argv)
+    try:
+        wait_up(f"http://127.0.0.1:{port}/health")
+    except BaseException:
+        stop(process)
+        raise
+    return process, f"http://127.0.0.1:{port}/v1"
+
+
+def write_router_config(upstream: str, tmp: Path) -> Path:
+    """A router config sending every route to `upstream`, its ledger under `tmp`."""
+    config = {
+        "backends": [
+            {"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}
+        ],
+        "routes": {intent: ["local"] for intent in INTENTS},
+        "ledger": {"path": str(tmp / "ledger")},
+        "server": {"log_level": "warning"},
+    }
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=8, help="wrk duration per cell (bounded)")
@@ -214,54 +245,18 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        sim_port = free_port()
-        procs.append(
-            start(
-                [
-                    str(BIN / "smf-router"),
-                    "simulate",
-                    "--profile",
-                    "vllm",
-                    "--port",
-                    str(sim_port),
-                    "--model",
-                    "fake-model",
-                    "--max-num-seqs",
-                    "1024",
-                ]
-            )
-        )
-        upstream = f"http://127.0.0.1:{sim_port}/v1"
-        wait_up(f"http://127.0.0.1:{sim_port}/health")
+        simulator, upstream = start_upstream()
+        procs.append(simulator)
 
         router_port = free_port()
-        config = {
-            "backends": [
-                {"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}
-            ],
-            "routes": {
-                i: ["local"]
-                for i in (
-                    "coding",
-                    "tool_calling",
-                    "instruction",
-                    "math",
-                    "reasoning",
-                    "prose",
-                    "writing",
-                )
-            },
-            "ledger": {"path": str(tmp / "ledger")},
-            "server": {"log_level": "warning"},
-        }
-        (tmp / "router.yaml").write_text(yaml.safe_dump(config))
+        config_path = write_router_config(upstream, tmp)
         began = time.perf_counter()
         router = start(
             [
                 str(BIN / "smf-router"),
                 "serve",
                 "--config",
-                str(tmp / "router.yaml"),
+                str(config_path),
                 "--port",
                 str(router_port),
             ]
