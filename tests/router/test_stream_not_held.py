@@ -1,0 +1,77 @@
+"""Streamed chunks reach the client as the upstream sends them, not when the stream ends.
+
+The upstream sends its first two tokens and then falls silent for a minute (the `stall`
+fault) while the router's idle deadline is longer still. A router that held the first chunk
+(to look at it, to cork it with the next, to wait for usage) would leave the client with
+nothing until the stall ends; the client here gives up reading after a few seconds, so such
+a router fails the test instead of making it slow. The margin is a minute against seconds:
+no timing is asserted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+STALL_S = 60
+CLIENT_READ_S = 8.0  # per read (not in total); far below the stall: a held chunk times out
+PATIENT = {"connect_s": 2, "first_token_s": 5, "idle_s": STALL_S + 30, "total_s": STALL_S + 60}
+
+
+@pytest.fixture(scope="module")
+def stalling(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, RunningRouter]]:
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path_factory.mktemp("held")).model_dump()
+        config["backends"][0]["timeouts"] = PATIENT
+        from router.config import parse
+
+        with router(parse(config)) as running:
+            yield local, running
+
+
+@pytest.fixture
+def stall(stalling: tuple[Running, RunningRouter]) -> Iterator[RunningRouter]:
+    local, running = stalling
+    local.control("faults", {"fault": f"stall:{STALL_S}"})
+    try:
+        yield running
+    finally:
+        local.control("faults", {"fault": None})
+
+
+def test_chat_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRouter) -> None:
+    client = openai.OpenAI(base_url=stall.url, api_key="none", max_retries=0, timeout=CLIENT_READ_S)
+    text = None
+    with client.chat.completions.create(
+        model="local",
+        messages=[{"role": "user", "content": "Write a Python function that adds numbers."}],
+        stream=True,
+    ) as stream:
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                text = chunk.choices[0].delta.content
+                break  # a token arrived while the upstream is still silent
+    assert text, "no token reached the client before the upstream's stall ended"
+
+
+def test_messages_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRouter) -> None:
+    client = anthropic.Anthropic(
+        base_url=stall.root, api_key="none", max_retries=0, timeout=CLIENT_READ_S
+    )
+    seen: list[Any] = []
+    with client.messages.stream(
+        model="local",
+        max_tokens=64,
+        messages=[{"role": "user", "content": "Write a Python function that adds numbers."}],
+    ) as stream:
+        for event in stream:
+            seen.append(event.type)
+            if event.type == "content_block_delta":
+                break
+    assert seen[0] == "message_start" and "content_block_delta" in seen
