@@ -15,12 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from evals import report, results
 from evals.graders import GRADER_RULES
-from evals.runner import Endpoint, run_cases
-from evals.suite import SHIPPED, Case, load, load_profile, published_count
+from evals.runner import Endpoint, run_cases, served_context_window
+from evals.suite import SHIPPED, Capabilities, Case, load, load_profile, published_count
 
 app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
 
 THINKING = {"off": False, "on": True, "omit": None}
+CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endpoint's models card)"
 
 
 def select_cases(suites: Path, profile: str | None) -> list[Case]:
@@ -36,6 +37,7 @@ def run_document(
     timeout_s: float,
     thinking: str,
     profile: str | None,
+    context_window: int | None = None,
     on_result: Callable[[results.CaseResult], None] | None = None,
 ) -> dict[str, Any]:
     """Run the cases and build the results document (the run block holds no secrets)."""
@@ -47,6 +49,7 @@ def run_document(
             concurrency,
             timeout_s,
             thinking=THINKING[thinking],
+            capabilities=Capabilities(context_window=context_window),
             on_result=on_result,
         )
     )
@@ -59,6 +62,7 @@ def run_document(
         "thinking": thinking,
         "concurrency": concurrency,
         "timeout_s": timeout_s,
+        "context_window": context_window,
         "grader_rules": GRADER_RULES,
     }
     return results.to_document(outcome, run)
@@ -79,6 +83,7 @@ def run(
     out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
     compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+    context_window: Annotated[int | None, typer.Option(min=1, help=CONTEXT_WINDOW_HELP)] = None,
 ) -> None:
     """Run suites against an endpoint, print the multi-metric report, optionally save/compare."""
     if thinking not in THINKING:
@@ -93,18 +98,34 @@ def run(
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=thinking, profile=profile
     )
-    if progress:
-        with _progress(console) as bar:
-            task = bar.add_task("cases", total=len(cases))
-            doc = run_document(cases, target, on_result=lambda _: bar.advance(task), **options)
-    else:
-        doc = run_document(cases, target, **options)
+    doc = measure(console, cases, target, progress, context_window, **options)
     report.print_report(doc, console)
     if out:
         results.write(out, doc)
         console.print(f"results: {out}")
     if compare:
         _print_compare(console, results.read(compare), doc)
+
+
+def measure(
+    console: Console,
+    cases: Sequence[Case],
+    target: Endpoint,
+    progress: bool,
+    context_window: int | None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Run the cases (with a progress bar if asked) against ``target``, whose context window
+    is the one given, else the one its models card states, else unknown."""
+    window = context_window or served_context_window(target)
+    if window:
+        console.print(f"context window: {window} tokens (answers longer than fit are cut)")
+    if not progress:
+        return run_document(cases, target, context_window=window, **options)
+    with _progress(console) as bar:
+        task = bar.add_task("cases", total=len(cases))
+        advance: Callable[[results.CaseResult], None] = lambda _: bar.advance(task)  # noqa: E731
+        return run_document(cases, target, context_window=window, on_result=advance, **options)
 
 
 @app.command("report")

@@ -21,7 +21,7 @@ import httpx
 from evals.graders import SUPPORTED, Answer, Executor, evaluator_of, grade
 from evals.results import CaseResult
 from evals.sandbox import run_python
-from evals.suite import Capabilities, Case, not_applicable
+from evals.suite import Capabilities, Case, answer_budget, not_applicable
 
 ANSWER_CHARS = 4000
 """Answers are stored clipped: enough to read a failure, not a full transcript."""
@@ -45,12 +45,18 @@ class TransportProblem(Exception):
     """The endpoint did not give a usable reply (the case counts as ``error``)."""
 
 
-def request_body(case: Case, endpoint: Endpoint, thinking: bool | None = False) -> dict[str, Any]:
-    """The chat-completions body for one case; ``thinking=None`` sends no template switch."""
+def request_body(
+    case: Case,
+    endpoint: Endpoint,
+    thinking: bool | None = False,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """The chat-completions body for one case; ``thinking=None`` sends no template switch,
+    ``max_tokens`` replaces the case's own (cut to fit a context window)."""
     body: dict[str, Any] = {
         "model": endpoint.model,
         "messages": [{"role": "user", "content": case.prompt}],
-        "max_tokens": case.max_tokens,
+        "max_tokens": max_tokens or case.max_tokens,
         "temperature": case.temperature,
         "stream": False,
     }
@@ -99,6 +105,23 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
         raise TransportProblem("reply is not JSON") from exc
 
 
+def served_context_window(endpoint: Endpoint, timeout_s: float = 10.0) -> int | None:
+    """``max_model_len`` from the endpoint's ``/v1/models`` card for its model (vLLM gives
+    one; most clouds do not): None when the endpoint does not say."""
+    url = endpoint.base_url.rstrip("/") + "/models"
+    headers = {"authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    try:
+        response = httpx.get(url, headers=headers, timeout=timeout_s)
+        cards = response.json().get("data") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    if not isinstance(cards, list):
+        return None
+    mine = [c for c in cards if isinstance(c, dict) and c.get("id") == endpoint.model]
+    window = mine[0].get("max_model_len") if mine else None
+    return window if isinstance(window, int) and window > 0 else None
+
+
 def _skip(case: Case, reason: str) -> CaseResult:
     return CaseResult(
         case.id, case.suite, case.difficulty, "n/a", None, reason, evaluator=case.evaluator
@@ -118,12 +141,13 @@ async def run_case(
     timeout_s: float,
     thinking: bool | None = False,
     execute: Executor = run_python,
+    max_tokens: int | None = None,
 ) -> CaseResult:
     """Ask, then grade one case (the caller decided it is applicable)."""
     started = time.monotonic()
     try:
         async with asyncio.timeout(timeout_s):
-            payload = await ask_one(request_body(case, endpoint, thinking))
+            payload = await ask_one(request_body(case, endpoint, thinking, max_tokens))
         answer, tokens = parse_answer(payload)
     except TimeoutError:
         return _error(case, "timeout", f"no reply within {timeout_s:g}s")
@@ -134,13 +158,16 @@ async def run_case(
         verdict = await asyncio.to_thread(grade, case, answer, execute)
     else:
         verdict = grade(case, answer)
+    detail = verdict.reason
+    if max_tokens is not None and max_tokens < case.max_tokens and not verdict.passed:
+        detail += f" (max_tokens cut from {case.max_tokens} to {max_tokens} by the context window)"
     return CaseResult(
         id=case.id,
         suite=case.suite,
         difficulty=case.difficulty,
         status="pass" if verdict.passed else "fail",
         failure_kind=verdict.failure_kind,
-        detail=verdict.reason,
+        detail=detail,
         latency_s=latency,
         answer=answer.text[:ANSWER_CHARS],
         evaluator=case.evaluator,
@@ -201,7 +228,8 @@ async def run_cases(
             if reason is not None:
                 result = _skip(case, reason)
             else:
-                result = await run_case(send, case, endpoint, timeout_s, thinking, execute)
+                budget = answer_budget(case, caps)
+                result = await run_case(send, case, endpoint, timeout_s, thinking, execute, budget)
             results[index] = result
             if on_result is not None:
                 on_result(result)

@@ -91,6 +91,32 @@ class Capabilities:
 
     modalities: frozenset[str] = TEXT_MODALITIES
     capabilities: frozenset[str] = TEXT_CAPABILITIES
+    context_window: int | None = None  # tokens of prompt and answer together, when known
+
+
+MIN_ANSWER_TOKENS = 256
+"""Below this an answer budget cut to fit a small window would grade the window, not the model."""
+
+TEMPLATE_TOKENS = 64
+"""The chat template's framing around the prompt."""
+
+
+def prompt_tokens_at_most(case: Case) -> int:
+    """An upper bound on the prompt's tokens without a tokenizer: one token per two UTF-8
+    bytes over-counts English (~4 characters a token), code, and CJK (3 bytes a token)."""
+    size = len(case.prompt.encode())
+    if case.tools:
+        size += len(json.dumps(case.tools).encode())
+    return size // 2 + TEMPLATE_TOKENS
+
+
+def answer_budget(case: Case, caps: Capabilities) -> int:
+    """The case's ``max_tokens``, cut so that prompt and answer fit the context window: a
+    backend rejects a request whose prompt plus ``max_tokens`` exceeds it, even when the
+    answer would have been short."""
+    if caps.context_window is None:
+        return case.max_tokens
+    return min(case.max_tokens, caps.context_window - prompt_tokens_at_most(case))
 
 
 def not_applicable(case: Case, caps: Capabilities) -> str | None:
@@ -101,6 +127,8 @@ def not_applicable(case: Case, caps: Capabilities) -> str | None:
     lacking = [c for c in case.requires_capabilities if c not in caps.capabilities]
     if lacking:
         return f"endpoint lacks capability {', '.join(lacking)}"
+    if answer_budget(case, caps) < min(MIN_ANSWER_TOKENS, case.max_tokens):
+        return f"prompt and answer do not fit the {caps.context_window}-token context window"
     return None
 
 

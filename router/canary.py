@@ -28,7 +28,7 @@ from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
 from evals.runner import Ask, Endpoint, TransportProblem, run_cases
-from evals.suite import SHIPPED, Case, load
+from evals.suite import SHIPPED, Capabilities, Case, load
 from router.backends import Backend, create
 from router.config import Backend as BackendSettings
 from router.config import Config
@@ -163,6 +163,7 @@ class Canary:
                 self.settings.concurrency,
                 self.settings.timeout_s,
                 thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
+                capabilities=Capabilities(context_window=self._window(backend)),
                 client=None if ask_one else self._http(),  # no HTTP client for an adapter
                 ask_one=ask_one,
             )
@@ -170,6 +171,11 @@ class Canary:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
         self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
         self._judge(backend.name, results, started)
+
+    def _window(self, backend: BackendSettings) -> int | None:
+        """The context window the router knows: learned from `/v1/models`, else configured."""
+        state = self.states().get(backend.name)
+        return (state.context_window if state else None) or backend.context_window
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:

@@ -75,6 +75,9 @@ def run(
     out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
     compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+    context_window: Annotated[
+        int | None, typer.Option(min=1, help=eval_cli.CONTEXT_WINDOW_HELP)
+    ] = None,
 ) -> None:
     """Run suites against an endpoint or backend; print the report; optionally save/compare."""
     import os
@@ -92,14 +95,7 @@ def run(
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile
     )
-    if progress:
-        with eval_cli._progress(console) as bar:
-            task = bar.add_task("cases", total=len(cases))
-            doc = eval_cli.run_document(
-                cases, target, on_result=lambda _: bar.advance(task), **options
-            )
-    else:
-        doc = eval_cli.run_document(cases, target, **options)
+    doc = eval_cli.measure(console, cases, target, progress, context_window, **options)
     if backend:
         doc["run"]["backend"] = backend
     report.print_report(doc, console)

@@ -22,30 +22,31 @@ from evals.suite import load
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = REPO / "evals" / "suites"
-VLLM_REJECTIONS = ("maximum context length", "cannot be greater than max_model_len")
 
 
-def test_cli_runs_every_suite_and_reports_window_overflow_as_errors(
-    vllm_base_url: str, tmp_path: Path
-) -> None:
-    """`python -m evals run` as shipped: suites asking for more output than the 512-token
-    window (max_tokens 1024-4096) get vLLM's 400, which the runner records as an error."""
+@pytest.mark.timeout(300)  # ~11 answers of up to ~400 tokens on 2 busy CPU cores
+def test_cli_fits_answers_into_the_window_vllm_states(vllm_base_url: str, tmp_path: Path) -> None:
+    """`python -m evals run` as shipped, on the math suite (max_tokens 1024-4096, each over
+    the 512-token window, which vLLM rejects with a 400): the CLI reads max_model_len from
+    vLLM's models card and cuts each answer to fit, so no case is an error."""
     out = tmp_path / "results.json"
     command = [
         sys.executable, "-m", "evals", "run", "--endpoint", f"{vllm_base_url}/v1",
-        "--model", MODEL_NAME, "--suites", str(SUITES), "--concurrency", "2",
-        "--timeout", "60", "--out", str(out), "--no-progress",
+        "--model", MODEL_NAME, "--suites", str(SUITES / "math"), "--concurrency", "2",
+        "--timeout", "120", "--out", str(out), "--no-progress",
     ]  # fmt: skip
-    subprocess.run(command, check=True, timeout=100, cwd=REPO, capture_output=True)
+    subprocess.run(command, check=True, timeout=280, cwd=REPO, capture_output=True)
     doc: dict[str, Any] = json.loads(out.read_text())
-    asked = {case.id: case.max_tokens for case in load(SUITES)}
+    asked = {case.id: case.max_tokens for case in load(SUITES / "math")}
     assert {c["id"] for c in doc["cases"]} == set(asked)
+    assert all(tokens > MAX_MODEL_LEN for tokens in asked.values())
+    assert doc["run"]["context_window"] == MAX_MODEL_LEN
+    statuses = [c["status"] for c in doc["cases"]]
+    assert "error" not in statuses, [c["detail"] for c in doc["cases"] if c["status"] == "error"]
+    assert {"pass", "fail"} & set(statuses), "no case was graded"
     for case in doc["cases"]:
-        if asked[case["id"]] > MAX_MODEL_LEN:
-            assert case["status"] in ("error", "n/a"), case["id"]
-        if case["status"] == "error":
-            assert "HTTP 400" in case["detail"], case["detail"]
-            assert any(r in case["detail"] for r in VLLM_REJECTIONS), case["detail"]
+        if case["status"] in ("pass", "fail"):
+            assert case["completion_tokens"] <= MAX_MODEL_LEN, case
 
 
 @pytest.mark.timeout(300)  # 74 cases x 48 tokens on 2 busy CPU cores
