@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from router.ledger import columns
+from router.ledger.columns import Columns
 from router.record import Record
 
 ATTEMPT_TYPE = pa.struct(
@@ -76,57 +78,23 @@ TEXTS = pa.schema(
     ]
 )
 
-CANARY_RESULTS = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("ts", TS),
-        ("backend", pa.string()),
-        ("suite", pa.string()),
-        ("case_id", pa.string()),
-        ("difficulty", pa.string()),
-        ("status", pa.string()),
-        ("failure_kind", pa.string()),
-        ("latency_s", pa.float64()),
-    ]
-)
+ROW_TYPES = {
+    "string": pa.string(),
+    "timestamp": TS,
+    "float64": pa.float64(),
+    "int32": pa.int32(),
+    "int64": pa.int64(),
+    "bool": pa.bool_(),
+}
 
-# One row per canary run per backend: when, how many cases, and why a backend was skipped.
-CANARY_RUNS = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("ts", TS),
-        ("backend", pa.string()),
-        ("suites", pa.string()),
-        ("cases", pa.int32()),
-        ("passed", pa.int32()),
-        ("failed", pa.int32()),
-        ("errors", pa.int32()),
-        ("skipped_reason", pa.string()),
-        ("duration_s", pa.float64()),
-    ]
-)
 
-SHADOW_COMPARISONS = pa.schema(
-    [
-        ("ts", TS),
-        ("request_id", pa.string()),
-        ("intent", pa.string()),
-        ("live_backend", pa.string()),
-        ("shadow_backend", pa.string()),
-        ("agreed", pa.bool_()),
-        ("method", pa.string()),
-        ("detail", pa.string()),
-        ("live_latency_s", pa.float64()),
-        ("shadow_latency_s", pa.float64()),
-        ("live_tokens", pa.int64()),
-        ("shadow_tokens", pa.int64()),
-        ("shadow_cost_usd", pa.float64()),
-        ("route", pa.string()),
-        ("live_cost_usd", pa.float64()),
-        ("judge", pa.string()),
-        ("shadow_error", pa.string()),
-    ]
-)
+def _row_schema(spec: Columns) -> pa.Schema:
+    return pa.schema([(name, ROW_TYPES[kind]) for name, kind in spec])
+
+
+CANARY_RESULTS = _row_schema(columns.CANARY_RESULTS)
+CANARY_RUNS = _row_schema(columns.CANARY_RUNS)
+SHADOW_COMPARISONS = _row_schema(columns.SHADOW_COMPARISONS)
 
 SCHEMAS: dict[str, pa.Schema] = {
     "records": RECORDS,

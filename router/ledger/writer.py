@@ -26,6 +26,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from router.ledger.columns import ROW_COLUMNS
 from router.record import Record
 
 if TYPE_CHECKING:
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ROW_TABLES = ("canary_results", "canary_runs", "shadow_comparisons")
+ROW_TABLES = tuple(ROW_COLUMNS)
+_ROW_NAMES = {table: frozenset(name for name, _ in cols) for table, cols in ROW_COLUMNS.items()}
 
 
 def default_process_tag() -> str:
@@ -93,15 +95,11 @@ class LedgerWriter:
 
     def submit_row(self, table: str, row: dict[str, Any]) -> None:
         """Queue one row of `canary_results` or `shadow_comparisons`."""
-        from router.ledger.schema import SCHEMAS
-
         queue = self._rows.get(table)
         if queue is None:
             raise ValueError(f"unknown ledger table {table!r}; expected one of {ROW_TABLES}")
-        if not row.keys() <= set(SCHEMAS[table].names):
-            raise ValueError(
-                f"{table}: unknown column(s) {sorted(row.keys() - set(SCHEMAS[table].names))}"
-            )
+        if not row.keys() <= _ROW_NAMES[table]:
+            raise ValueError(f"{table}: unknown column(s) {sorted(row.keys() - _ROW_NAMES[table])}")
         if len(queue) >= self.max_queue:
             self._dropped_queued += 1
             return

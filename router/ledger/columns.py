@@ -1,0 +1,62 @@
+"""The columns of the ledger's row tables (canary and shadow rows), by name and type.
+
+Free of PyArrow on purpose: `LedgerWriter.submit_row` checks a row's keys on the event loop,
+possibly before the flush thread has imported Arrow (~0.2 s); `schema` builds the Arrow
+schemas from these same lists.
+"""
+
+from __future__ import annotations
+
+Columns = tuple[tuple[str, str], ...]
+
+CANARY_RESULTS: Columns = (
+    ("run_id", "string"),
+    ("ts", "timestamp"),
+    ("backend", "string"),
+    ("suite", "string"),
+    ("case_id", "string"),
+    ("difficulty", "string"),
+    ("status", "string"),
+    ("failure_kind", "string"),
+    ("latency_s", "float64"),
+)
+
+# One row per canary run per backend: when, how many cases, and why a backend was skipped.
+CANARY_RUNS: Columns = (
+    ("run_id", "string"),
+    ("ts", "timestamp"),
+    ("backend", "string"),
+    ("suites", "string"),
+    ("cases", "int32"),
+    ("passed", "int32"),
+    ("failed", "int32"),
+    ("errors", "int32"),
+    ("skipped_reason", "string"),
+    ("duration_s", "float64"),
+)
+
+SHADOW_COMPARISONS: Columns = (
+    ("ts", "timestamp"),
+    ("request_id", "string"),
+    ("intent", "string"),
+    ("live_backend", "string"),
+    ("shadow_backend", "string"),
+    ("agreed", "bool"),
+    ("method", "string"),
+    ("detail", "string"),
+    ("live_latency_s", "float64"),
+    ("shadow_latency_s", "float64"),
+    ("live_tokens", "int64"),
+    ("shadow_tokens", "int64"),
+    ("shadow_cost_usd", "float64"),
+    ("route", "string"),
+    ("live_cost_usd", "float64"),
+    ("judge", "string"),
+    ("shadow_error", "string"),
+)
+
+ROW_COLUMNS: dict[str, Columns] = {
+    "canary_results": CANARY_RESULTS,
+    "canary_runs": CANARY_RUNS,
+    "shadow_comparisons": SHADOW_COMPARISONS,
+}
