@@ -17,6 +17,7 @@ from router import backends as backend_factory
 from router import canary, maintenance, reload, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
+from router.backends.litellm import stop_logging_worker
 from router.config import Config
 from router.dispatch import AttemptObserver, Dispatcher
 from router.gateway import Gateway, Sink
@@ -69,6 +70,7 @@ class Components:
                 await result
         for backend in self.backends.values():
             await backend.aclose()
+        await stop_logging_worker()
         if self.ledger is not None:
             await asyncio.to_thread(self.ledger.close)
         self.tracing.shutdown()

@@ -7,7 +7,9 @@ litellm is imported on first use only: it costs seconds and ~200 MB (FACTS.md).
 
 from __future__ import annotations
 
+import asyncio
 import os
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -37,6 +39,21 @@ def import_litellm() -> Any:
     litellm.telemetry = False
     litellm.suppress_debug_info = True
     return litellm
+
+
+async def stop_logging_worker() -> None:
+    """Stop litellm's logging worker if it runs in this loop.
+
+    litellm runs its logging callbacks on one global worker task, started in the loop that
+    first sent through it. A router that stops must stop that task with its loop: left
+    pending, it is destroyed (and reported) whenever litellm next runs in another loop.
+    """
+    if "litellm" not in sys.modules:
+        return
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    if getattr(GLOBAL_LOGGING_WORKER, "_bound_loop", None) is asyncio.get_running_loop():
+        await GLOBAL_LOGGING_WORKER.stop(timeout=2.0)
 
 
 class LiteLLMBackend:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 from collections.abc import Iterator
+from pathlib import Path
 
 import openai
 import pytest
 
+from router.backends import create
 from router.config import parse
 from tests.harness import Running, RunningRouter, claude_backend, router, simulator
 
@@ -115,3 +119,29 @@ def test_anthropic_context_error_falls_back(setup: tuple[Running, Running, Runni
     finally:
         claude.control("faults", {"fault": None})
     assert raw.headers["x-smf-backend"] == "local"
+
+
+def test_a_router_that_stops_leaves_no_litellm_task_pending(tmp_path: Path) -> None:
+    """litellm runs its logging on a worker task in the loop that first sent through it; a
+    router that stops must stop that task with its loop, not leave it to be destroyed
+    pending (an "exception ignored" at garbage collection, here an error)."""
+    with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
+        config = parse(
+            {
+                "backends": [claude_backend(claude)],
+                "routes": {i: ["claude"] for i in INTENTS},
+                "ledger": {"path": str(tmp_path / "ledger")},
+            }
+        )
+        with router(config) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+            answer = client.chat.completions.create(
+                model="claude", messages=[{"role": "user", "content": "Say hello."}]
+            )
+            assert answer.choices[0].message.content
+        # litellm used again from another loop (as `smf-router canary` would) lets go of the
+        # stopped loop's worker task: destroyed while pending, it is reported at collection
+        adapter = create(config.backend("claude"))
+        body = {"messages": [{"role": "user", "content": "Say hello."}]}
+        asyncio.run(adapter.send("chat", body, {}, False))
+    gc.collect()
