@@ -31,7 +31,7 @@ from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Capabilities, Case, load
 from router.backends import Backend, create
 from router.config import Backend as BackendSettings
-from router.config import Config
+from router.config import CanarySettings, Config
 from router.errors import UpstreamError
 from router.gateway import States
 from router.gating import Change, GateBook, learn_floors
@@ -94,11 +94,16 @@ def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[s
 
 
 class Canary:
-    """Runs the schedule and owns the gate book; `gated()` is what routing reads."""
+    """Runs the schedule and owns the gate book; `gated()` is what routing reads.
+
+    In a router, `config` and `adapters` read the running config and backends, so each run
+    follows a hot reload and reaches a litellm backend through the very adapter live traffic
+    uses; on its own (`smf-router canary`), it takes a config and makes its own adapters.
+    """
 
     def __init__(
         self,
-        config: Config,
+        config: Config | Callable[[], Config],
         cases: Sequence[Case],
         book: GateBook,
         rows: RowSink | None = None,
@@ -106,9 +111,10 @@ class Canary:
         states: Callable[[], Mapping[str, BackendState]] = dict,
         runner: Runner = run_cases,
         clock: Callable[[], float] = time.time,
+        adapters: Callable[[], Mapping[str, Backend]] | None = None,
     ) -> None:
-        self.settings = config.canary
-        self.backends = [b for b in config.backends]
+        self._config = config if callable(config) else functools.partial(_same, config)
+        self._shared = adapters
         self.cases = list(cases)
         self.book = book
         self.rows = rows
@@ -121,6 +127,14 @@ class Canary:
         self._offsets: dict[str, int] = {}
         self._client: httpx.AsyncClient | None = None
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
+
+    @property
+    def settings(self) -> CanarySettings:
+        return self._config().canary
+
+    @property
+    def backends(self) -> list[BackendSettings]:
+        return list(self._config().backends)
 
     def gated(self) -> dict[str, frozenset[str]]:
         return self.book.gated()
@@ -191,6 +205,9 @@ class Canary:
         router's litellm adapter (Anthropic and other providers with their own wire format)."""
         if backend.kind != "litellm":
             return None
+        live = self._shared().get(backend.name) if self._shared else None
+        if live is not None and live.settings == backend:
+            return functools.partial(ask_backend, live)
         adapter = self._adapters.get(backend.name)
         if adapter is None:
             adapter = self._adapters[backend.name] = create(backend)
@@ -342,6 +359,10 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
         raise TransportProblem("reply is not JSON") from exc
 
 
+def _same(config: Config) -> Config:
+    return config
+
+
 def load_cases(config: Config) -> list[Case]:
     return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
 
@@ -363,12 +384,13 @@ def install(components: Any) -> None:
         for intent in INTENTS:
             components.metrics.route_gated(backend.name, intent, False)
     canary = Canary(
-        config,
+        lambda: components.config,
         load_cases(config),
         book,
         rows=components.ledger,
         metrics=components.metrics,
-        states=lambda: gateway.state_source.states(),
+        states=lambda: components.gateway.state_source.states(),
+        adapters=lambda: components.backends,
     )
     ensure_gated(gateway, canary)
 

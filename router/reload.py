@@ -6,8 +6,10 @@ rejected with the reason and the running config stays. A valid one builds a new 
 assignments — no await in between, so each request sees the old set or the new one, never
 a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
 did not change are kept (warm connection pools); retired ones are closed once the longest
-request they could still be serving is over. Ledger and server settings are read once at
-start: a change there is applied to nothing and reported as needing a restart.
+request they could still be serving is over. Ledger and server settings (and the canary's
+suites, gate windows and floors) are read once at start: a change there is applied to
+nothing and reported as needing a restart. The canary follows the new backends from its next
+run.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("smf_router.reload")
 
 RESTART_SECTIONS = ("ledger", "server")
+# The canary reads its schedule (interval, sample, concurrency, timeout) and the backends live;
+# what it loads or builds once at start needs a restart.
+CANARY_AT_START = (
+    "enabled",
+    "suites",
+    "window",
+    "min_samples",
+    "floors",
+    "baselines",
+    "floor_margin",
+)
 CLOSE_MARGIN_S = 5.0
 
 
@@ -182,6 +195,11 @@ def _describe(
     restart = tuple(s for s in RESTART_SECTIONS if getattr(before, s) != getattr(after, s))
     if before.resilience.enabled != after.resilience.enabled:
         restart += ("resilience.enabled",)
+    restart += tuple(
+        f"canary.{key}"
+        for key in CANARY_AT_START
+        if getattr(before.canary, key) != getattr(after.canary, key)
+    )
     message = (
         f"{len(new)} backend(s); added {list(added)}, removed {list(removed)}, "
         f"changed {list(changed)}"

@@ -1,0 +1,80 @@
+"""In a running router the canary asks the backends of the running config: after a hot
+reload an added backend is canaried and a removed one is not, and a litellm backend is
+reached through the adapter live traffic uses (no second adapter, no second pool)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from classifier import INTENTS
+from evals.suite import SHIPPED
+from router import reload
+from router.config import parse
+from tests.harness import claude_backend, router, simulator
+from tests.resilience.conftest import status, until
+
+CANARY = {"enabled": True, "suites": str(SHIPPED / "math"), "sample_per_suite": 1}
+
+
+def backend(name: str, url: str) -> dict[str, Any]:
+    return {"name": name, "tier": "local", "base_url": url, "model": "m"}
+
+
+def last_run(root: str) -> dict[str, Any]:
+    runs: dict[str, Any] = status(root)["extra"]["canary"]["last_run"]
+    return runs
+
+
+def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
+    tmp_path: Path,
+) -> None:
+    with (
+        simulator(profile="vllm", model="m") as local,
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
+        simulator(profile="vllm", model="m") as added,
+    ):
+        data: dict[str, Any] = {
+            "backends": [backend("local", local.url), claude_backend(claude)],
+            "routes": {intent: ["local", "claude"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {**CANARY, "interval_s": 0.3},
+            "resilience": {"enabled": False},
+        }
+        with router(parse(data)) as proxy:
+            until(lambda: {"local", "claude"} <= set(last_run(proxy.root)), what="first runs")
+            assert last_run(proxy.root)["claude"]["errors"] == 0
+            assert claude.stats()["by_path"].get("/v1/messages", 0) >= 1
+            canary = proxy.components.status_sections["canary"].__self__
+            assert canary._adapters == {}  # the router's own litellm adapter was used
+
+            path = tmp_path / "router.yaml"
+            # `claude` goes, so no later run is cut off mid-call to it when the router stops
+            swapped = {
+                **data,
+                "backends": [backend("local", local.url), backend("added", added.url)],
+                "routes": {intent: ["local", "added"] for intent in INTENTS},
+            }
+            path.write_text(yaml.safe_dump(swapped))
+            reload.reloader_of(proxy.components).source = path
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["restart_needed"] == []  # backends need no restart
+
+            until(lambda: "added" in last_run(proxy.root), what="a run on the added backend")
+            assert last_run(proxy.root)["added"]["cases"] == 1
+            assert added.completions() >= 1
+            asked_claude = claude.stats()["by_path"].get("/v1/messages", 0)
+            runs = status(proxy.root)["extra"]["canary"]["runs"]
+            until(lambda: status(proxy.root)["extra"]["canary"]["runs"] > runs, what="next run")
+            assert claude.stats()["by_path"].get("/v1/messages", 0) == asked_claude  # removed
+
+            floors = {**swapped, "canary": {**swapped["canary"], "floors": {"math": 0.5}}}
+            path.write_text(yaml.safe_dump(floors))
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.json()["restart_needed"] == [
+                "canary.floors"
+            ]  # the gate book is built once
