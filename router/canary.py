@@ -29,6 +29,7 @@ from evals import results as eval_results
 from evals.results import CaseResult
 from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Capabilities, Case, load
+from router import live
 from router.backends import Backend, create
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config
@@ -113,7 +114,7 @@ class Canary:
         clock: Callable[[], float] = time.time,
         adapters: Callable[[], Mapping[str, Backend]] | None = None,
     ) -> None:
-        self._config = config if callable(config) else functools.partial(_same, config)
+        self._config = live.source(config)
         self._shared = adapters
         self.cases = list(cases)
         self.book = book
@@ -357,10 +358,6 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
         return orjson.loads(reply.body or b"")
     except orjson.JSONDecodeError as exc:
         raise TransportProblem("reply is not JSON") from exc
-
-
-def _same(config: Config) -> Config:
-    return config
 
 
 def load_cases(config: Config) -> list[Case]:

@@ -7,9 +7,9 @@ assignments — no await in between, so each request sees the old set or the new
 a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
 did not change are kept (warm connection pools); retired ones are closed once the longest
 request they could still be serving is over. Ledger and server settings (and the canary's
-suites, gate windows and floors) are read once at start: a change there is applied to
-nothing and reported as needing a restart. The canary follows the new backends from its next
-run.
+suites, gate windows and floors, the shadow's queue and pool) are read once at start: a change
+there is applied to nothing and reported as needing a restart. The canary and the shadow read
+the running config and backends on each run or job.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
+from router import shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.config import Config, ConfigError, load
@@ -41,6 +42,7 @@ log = logging.getLogger("smf_router.reload")
 RESTART_SECTIONS = ("ledger", "server")
 # The canary reads its schedule (interval, sample, concurrency, timeout) and the backends live;
 # what it loads or builds once at start needs a restart.
+SHADOW_AT_START = ("queue_size", "max_concurrency")  # its queue and worker pool
 CANARY_AT_START = (
     "enabled",
     "suites",
@@ -133,7 +135,8 @@ class Reloader:
         gateway.sinks = old.sinks  # the same list: features that add sinks later still count
         gateway.call_sinks = old.call_sinks  # shadowing keeps running across reloads
         auth = Authenticator(config.auth)
-        outcome = _describe(parts.config, config, parts.backends, backends)
+        shadowing = any(isinstance(sink, shadow.Shadow) for sink in old.call_sinks)
+        outcome = _describe(parts.config, config, parts.backends, backends, shadowing)
         # The swap itself: no await from here to the end.
         providers = provider_names(config)
         parts.config, parts.backends, parts.gateway, parts.auth = config, backends, gateway, auth
@@ -187,7 +190,11 @@ def _warm_pricer(config: Config) -> Pricer:
 
 
 def _describe(
-    before: Config, after: Config, old: dict[str, Backend], new: dict[str, Backend]
+    before: Config,
+    after: Config,
+    old: dict[str, Backend],
+    new: dict[str, Backend],
+    shadowing: bool,
 ) -> Outcome:
     added = tuple(n for n in new if n not in old)
     removed = tuple(n for n in old if n not in new)
@@ -200,6 +207,13 @@ def _describe(
         for key in CANARY_AT_START
         if getattr(before.canary, key) != getattr(after.canary, key)
     )
+    restart += tuple(
+        f"shadow.{key}"
+        for key in SHADOW_AT_START
+        if getattr(before.shadow, key) != getattr(after.shadow, key)
+    )
+    if not shadowing and shadow.wanted(after):
+        restart += ("shadow.rates",)  # installed at start only when some rate was set
     message = (
         f"{len(new)} backend(s); added {list(added)}, removed {list(removed)}, "
         f"changed {list(changed)}"

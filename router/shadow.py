@@ -25,9 +25,10 @@ from typing import Any, Protocol
 import orjson
 
 from evals.sandbox import run_python
+from router import live
 from router.backends.base import Backend
 from router.comparison import Comparison, Executor, Reply, compare, judge_request, judge_verdict
-from router.config import Config
+from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import UpstreamError
 from router.policy import BackendState
@@ -136,27 +137,42 @@ class Shadow:
 
     def __init__(
         self,
-        config: Config,
-        backends: Mapping[str, Backend],
+        config: Config | Callable[[], Config],
+        backends: Mapping[str, Backend] | Callable[[], Mapping[str, Backend]],
         rows: RowSink | None = None,
         metrics: ShadowMetrics | None = None,
-        pricing: Pricing | None = None,
+        pricing: Pricing | Callable[[], Pricing | None] | None = None,
         states: Callable[[], Mapping[str, BackendState]] = dict,
         rng: random.Random | None = None,
         execute: Executor = run_python,
     ) -> None:
-        self.config = config
-        self.settings = config.shadow
-        self.backends = backends
+        self._config = live.source(config)
+        self._backends = live.source(backends)
+        self._pricing = live.source(pricing)
         self.rows = rows
         self.metrics = metrics
-        self.pricing = pricing
         self.states = states
         self.rng = rng or random.Random()
         self.execute = execute
         self.queue: asyncio.Queue[Job] = asyncio.Queue(self.settings.queue_size)
         self.counts: Counter[str] = Counter()
         self.in_flight = 0
+
+    @property
+    def config(self) -> Config:
+        return self._config()
+
+    @property
+    def settings(self) -> ShadowSettings:
+        return self._config().shadow
+
+    @property
+    def backends(self) -> Mapping[str, Backend]:
+        return self._backends()
+
+    @property
+    def pricing(self) -> Pricing | None:
+        return self._pricing()
 
     def wants_answer(self, call: Call) -> bool:
         return call.api in MIRRORED_APIS and rate_for(call.record, self.config) > 0
@@ -216,9 +232,12 @@ class Shadow:
             self.queue.get_nowait()
             self._drop("shutdown")
 
-    async def replay(self, job: Job) -> dict[str, Any]:
+    async def replay(self, job: Job) -> dict[str, Any] | None:
         """Send the shadow, compare, judge if configured; returns the ledger row it wrote."""
-        record, backend = job.record, self.backends[job.target]
+        record, backend = job.record, self.backends.get(job.target)
+        if backend is None:  # a reload removed the target after the job was queued
+            self._drop("no_target")
+            return None
         body = {k: v for k, v in job.body.items() if k not in ("stream", "stream_options")}
         began = time.monotonic()
         error: str | None = None
@@ -335,21 +354,24 @@ class Shadow:
         }
 
 
+def wanted(config: Config) -> bool:
+    """Any shadow rate set: the router then installs the shadow at start."""
+    return any(r > 0 for r in [*config.shadow.rates.values(), *config.shadow.route_rates.values()])
+
+
 def install(components: Any) -> None:
     """FEATURES installer: a call sink and a worker pool when any shadow rate is set."""
-    config: Config = components.config
-    if not any(r > 0 for r in [*config.shadow.rates.values(), *config.shadow.route_rates.values()]):
+    if not wanted(components.config):
         return
-    gateway = components.gateway
     shadow = Shadow(
-        config,
-        components.backends,
+        lambda: components.config,
+        lambda: components.backends,
         rows=components.ledger,
         metrics=components.metrics,
-        pricing=components.pricer,
-        states=lambda: gateway.state_source.states(),
+        pricing=lambda: components.pricer,
+        states=lambda: components.gateway.state_source.states(),
     )
-    gateway.call_sinks.append(shadow)
+    components.gateway.call_sinks.append(shadow)
     components.background.append(shadow.run)
     components.closers.append(shadow.close)
     components.status_sections["shadow"] = shadow.status

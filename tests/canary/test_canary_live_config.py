@@ -72,9 +72,12 @@ def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] > runs, what="next run")
             assert claude.stats()["by_path"].get("/v1/messages", 0) == asked_claude  # removed
 
-            floors = {**swapped, "canary": {**swapped["canary"], "floors": {"math": 0.5}}}
+            # the gate book is built once, and a router started without shadowing has none
+            floors = {
+                **swapped,
+                "canary": {**swapped["canary"], "floors": {"math": 0.5}},
+                "shadow": {"rates": {"math": 0.5}},
+            }
             path.write_text(yaml.safe_dump(floors))
             answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
-            assert answer.json()["restart_needed"] == [
-                "canary.floors"
-            ]  # the gate book is built once
+            assert answer.json()["restart_needed"] == ["canary.floors", "shadow.rates"]

@@ -81,6 +81,12 @@ def _shadow(config: Config, rows: Rows, **kw: Any) -> tuple[Shadow, dict[str, An
     return Shadow(config, backends, rows=rows, pricing=Pricer(config), **kw), backends
 
 
+async def _replayed(shadow: Shadow, job: Any) -> dict[str, Any]:
+    row = await shadow.replay(job)
+    assert row is not None, "the job was dropped, not replayed"
+    return row
+
+
 async def _close(backends: dict[str, Any]) -> None:
     for b in backends.values():
         await b.aclose()
@@ -95,7 +101,7 @@ def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Pa
             shadow.offer(_record(), dict(QUESTION), Reply("Adding: \\boxed{5555}"))
             job = shadow.queue.get_nowait()
             try:
-                return await shadow.replay(job)
+                return await _replayed(shadow, job)
             finally:
                 await _close(backends)
 
@@ -107,6 +113,25 @@ def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Pa
     assert row["live_cost_usd"] == 0.123 and row["shadow_cost_usd"] == 0.0  # local has no cost
     assert row["shadow_tokens"] > 0 and row["shadow_error"] is None
     assert rows.rows == [row]
+
+
+def test_a_target_removed_by_a_reload_while_queued_is_dropped(tmp_path: Path) -> None:
+    with sims(tmp_path) as (config, servers):
+        rows = Rows()
+        live = {b.name: backend_factory.create(b) for b in config.backends}
+        shadow = Shadow(config, lambda: live, rows=rows)
+        shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        retired = live.pop("local")  # the reload's new backend set has no `local`
+
+        async def go() -> dict[str, Any] | None:
+            try:
+                return await shadow.replay(shadow.queue.get_nowait())
+            finally:
+                await _close({**live, "local": retired})
+
+        assert asyncio.run(go()) is None
+        assert shadow.counts["dropped_no_target"] == 1 and rows.rows == []
+        assert servers["local"].stats()["requests"] == 0
 
 
 def test_saturated_local_gets_no_shadow(tmp_path: Path) -> None:
@@ -163,7 +188,7 @@ def _judged(tmp: Path, value: float) -> tuple[dict[str, Any], str]:
         async def go() -> dict[str, Any]:
             shadow.offer(_record(), dict(QUESTION), Reply("LIVE-ANSWER \\boxed{5555}"))
             try:
-                return await shadow.replay(shadow.queue.get_nowait())
+                return await _replayed(shadow, shadow.queue.get_nowait())
             finally:
                 await _close(backends)
 
@@ -189,7 +214,7 @@ def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
         async def go() -> dict[str, Any]:
             shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
             try:
-                return await shadow.replay(shadow.queue.get_nowait())
+                return await _replayed(shadow, shadow.queue.get_nowait())
             finally:
                 await _close(backends)
 

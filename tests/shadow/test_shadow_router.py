@@ -12,12 +12,14 @@ from typing import Any
 
 import httpx
 import uvicorn
+import yaml
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from classifier import INTENTS
+from router import reload
 from router.ledger import Ledger
 from tests.harness import Running, _LoopThread, config_for, free_port, router, simulator, wait_for
 
@@ -237,3 +239,45 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
     assert rows[4:] == [("cloud", "local", True, "tool_call", None)] * 2
+
+
+def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
+    """A reload that moves the local backend to another server and turns the rate off: the
+    shadow goes to the new server while on, and stops when off (both read per request)."""
+    with (
+        fixed_upstream() as cloud,
+        simulator(profile="vllm", model="local-model") as old,
+        simulator(profile="vllm", model="local-model") as new,
+    ):
+        config = config_for(
+            {"local": old, "cloud": cloud}, tmp_path, shadow={"rates": {"math": 1.0}}
+        )
+        data = config.model_dump(mode="json")
+        path = tmp_path / "router.yaml"
+        with router(config) as r:
+            reload.reloader_of(r.components).source = path
+            _post(r, MATH)
+            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            moved = {
+                **data,
+                "backends": [
+                    {**b, "base_url": new.url} if b["name"] == "local" else b
+                    for b in data["backends"]
+                ],
+            }
+            path.write_text(yaml.safe_dump(moved))
+            assert httpx.post(f"{r.url}/router/reload", timeout=30).status_code == 200
+            _post(r, MATH)
+            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
+            off = {**moved, "shadow": {**moved["shadow"], "rates": {}}}
+            path.write_text(yaml.safe_dump(off))
+            answer = httpx.post(f"{r.url}/router/reload", timeout=30)
+            assert answer.status_code == 200 and answer.json()["restart_needed"] == []
+            _post(r, MATH)
+            sampled = _shadow_status(r)["counts"]["sampled"]
+            bigger = {**moved, "shadow": {**moved["shadow"], "queue_size": 500}}
+            path.write_text(yaml.safe_dump(bigger))  # rates back on: no restart; the queue: one
+            answer = httpx.post(f"{r.url}/router/reload", timeout=30)
+            assert answer.json()["restart_needed"] == ["shadow.queue_size"]
+        assert (_chats(old), _chats(new)) == (1, 1)
+        assert sampled == 2  # the third request, after the rate went to 0, was not sampled
