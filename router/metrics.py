@@ -43,6 +43,7 @@ SHADOW_DROP_REASONS = frozenset(
         "timeout",
         "shutdown",
         "no_target",
+        "untranslatable",
         "saturated",
     }
 )

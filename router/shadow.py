@@ -30,7 +30,7 @@ from router.backends.base import Backend
 from router.comparison import Comparison, Executor, Reply, compare, judge_request, judge_verdict
 from router.config import Config, ShadowSettings
 from router.dispatch import Call
-from router.errors import UpstreamError
+from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
 from router.record import Api, Record, Usage
 from router.relay import Tally, usage_of
@@ -38,7 +38,15 @@ from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
 
-DROP_REASONS = ("queue_full", "private", "not_allowed", "no_target", "saturated", "shutdown")
+DROP_REASONS = (
+    "queue_full",
+    "private",
+    "not_allowed",
+    "no_target",
+    "saturated",
+    "shutdown",
+    "untranslatable",
+)
 MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
 
 
@@ -239,13 +247,17 @@ class Shadow:
             self._drop("no_target")
             return None
         body = {k: v for k, v in job.body.items() if k not in ("stream", "stream_options")}
+        if job.api != "chat":
+            try:
+                body = to_chat(job.api, body, False, job.target)
+            except Rejected:  # e.g. `previous_response_id`: state only a Responses server has
+                self._drop("untranslatable")
+                return None
         began = time.monotonic()
         error: str | None = None
         usage: Usage | None = None
         shadow = Reply()
         try:
-            if job.api != "chat":  # raises Rejected (an UpstreamError) when untranslatable
-                body = to_chat(job.api, body, False, job.target)
             async with asyncio.timeout(self.settings.timeout_s):
                 reply = await backend.send("chat", body, {}, False)
             shadow, raw_usage = parse_reply(reply.body or b"")

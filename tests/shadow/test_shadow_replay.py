@@ -134,6 +134,26 @@ def test_a_target_removed_by_a_reload_while_queued_is_dropped(tmp_path: Path) ->
         assert servers["local"].stats()["requests"] == 0
 
 
+def test_a_responses_request_chat_cannot_carry_is_dropped_not_an_error(tmp_path: Path) -> None:
+    """A Codex turn that continues a stored response (`previous_response_id`) has no chat
+    form: a shadow error row would blame the shadow backend for it."""
+    stateful = {"model": "auto", "input": "And now in words?", "previous_response_id": "resp_1"}
+    with sims(tmp_path) as (config, servers):
+        rows = Rows()
+        shadow, backends = _shadow(config, rows)
+        shadow.offer(_record(), stateful, Reply("five thousand"), "responses")
+
+        async def go() -> dict[str, Any] | None:
+            try:
+                return await shadow.replay(shadow.queue.get_nowait())
+            finally:
+                await _close(backends)
+
+        assert asyncio.run(go()) is None
+        assert shadow.counts["dropped_untranslatable"] == 1 and rows.rows == []
+        assert servers["local"].stats()["requests"] == 0
+
+
 def test_saturated_local_gets_no_shadow(tmp_path: Path) -> None:
     with sims(tmp_path) as (config, servers):
         rows = Rows()
