@@ -206,9 +206,9 @@ class Canary:
         router's litellm adapter (Anthropic and other providers with their own wire format)."""
         if backend.kind != "litellm":
             return None
-        live = self._shared().get(backend.name) if self._shared else None
-        if live is not None and live.settings == backend:
-            return functools.partial(ask_backend, live)
+        shared = self._shared().get(backend.name) if self._shared else None
+        if shared is not None and shared.settings == backend:
+            return functools.partial(ask_backend, shared)
         adapter = self._adapters.get(backend.name)
         if adapter is None:
             adapter = self._adapters[backend.name] = create(backend)
