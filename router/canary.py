@@ -128,6 +128,7 @@ class Canary:
         self._offsets: dict[str, int] = {}
         self._client: httpx.AsyncClient | None = None
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
+        self._shown: set[str] = set()  # backends whose gate gauges exist
 
     @property
     def settings(self) -> CanarySettings:
@@ -149,8 +150,20 @@ class Canary:
                 log.exception("canary run failed")
             await asyncio.sleep(self.settings.interval_s)
 
+    def show_open_gates(self) -> None:
+        """Every gate starts open, and says so: a backend's gauges appear with it (also one
+        a reload added), not when its first gate moves."""
+        if self.metrics is None:
+            return
+        for backend in self.backends:
+            if backend.name not in self._shown:
+                self._shown.add(backend.name)
+                for intent in INTENTS:
+                    self.metrics.route_gated(backend.name, intent, False)
+
     async def run_once(self) -> None:
         """One run: the same rotating sample against every backend, backends in parallel."""
+        self.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
         run_id = uuid.uuid4().hex[:16]
         await asyncio.gather(*(self._run_backend(b, sample, run_id) for b in self.backends))
@@ -377,9 +390,6 @@ def install(components: Any) -> None:
         min_samples=config.canary.min_samples,
     )
     gateway = components.gateway
-    for backend in config.backends:  # every gate starts open, and says so
-        for intent in INTENTS:
-            components.metrics.route_gated(backend.name, intent, False)
     canary = Canary(
         lambda: components.config,
         load_cases(config),
@@ -390,6 +400,7 @@ def install(components: Any) -> None:
         adapters=lambda: components.backends,
     )
     ensure_gated(gateway, canary)
+    canary.show_open_gates()
 
     async def job() -> None:
         ensure_gated(gateway, canary)  # another feature may have replaced the state source

@@ -67,6 +67,8 @@ def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
             until(lambda: "added" in last_run(proxy.root), what="a run on the added backend")
             assert last_run(proxy.root)["added"]["cases"] == 1
             assert added.completions() >= 1
+            exposed = httpx.get(f"{proxy.root}/metrics", timeout=5).text
+            assert 'smf_router_route_gated{backend="added",intent="math"} 0.0' in exposed
             asked_claude = claude.stats()["by_path"].get("/v1/messages", 0)
             runs = status(proxy.root)["extra"]["canary"]["runs"]
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] > runs, what="next run")
