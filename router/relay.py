@@ -9,6 +9,7 @@ truncated answer that looks complete.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,12 +25,15 @@ from router.errors import (
     Timeout,
     Unreachable,
     UpstreamError,
+    internal_error,
     stream_error_event,
 )
 from router.ledger.usage import normalize_usage
 from router.record import Api, Usage
 from router.sse import DONE, event
 from router.translate import events
+
+log = logging.getLogger("smf_router")
 
 CHAT_APIS = ("chat", "completions")
 
@@ -131,9 +135,10 @@ async def relay(
     except (asyncio.CancelledError, GeneratorExit):
         record.outcome, error_kind = "cancelled", "cancelled"
         raise
-    except Exception:  # a bug of ours: the caller ends the stream with an error event
+    except Exception:  # a bug of ours: end with an error event that carries the tally's ids
         record.outcome, record.status, error_kind = "router_error", 500, "router_error"
-        raise
+        log.exception("internal error while relaying %s", call.api)
+        yield error_event(call.api, internal_error(), tally)
     finally:
         await committed.reply.close()
         dispatcher.finish_attempt(committed, error_kind)

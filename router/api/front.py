@@ -193,14 +193,15 @@ async def _watch(receive: Receive, task: asyncio.Task[Any], state: _StreamState)
 async def _end_broken(
     send: Send, api: Api, raw: list[tuple[bytes, bytes]], state: _StreamState
 ) -> None:
-    """After a bug mid-stream, end honestly: an in-band error event, never a quiet end."""
+    """After a bug outside the relay mid-stream, end honestly: an in-band error event, never
+    a quiet end. (The relay ends a stream its own bug broke, with the ids its tally saw.)"""
     if state.finished:
         return
     if not state.started:
         state.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
     state.finished = True
-    event = error_event(api, internal_error())  # the relay's tally is out of reach here
+    event = error_event(api, internal_error())  # no tally here: a Responses id of our own
     await send({"type": "http.response.body", "body": event, "more_body": False})
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Iterator
@@ -212,3 +213,28 @@ def test_a_bug_mid_stream_ends_it_with_the_apis_error_event(
     record = collect.wait(5.0)
     assert record.outcome == "router_error" and record.status == 500
     assert record.attempts[0].error_kind == "router_error"
+
+
+def test_a_bug_mid_responses_stream_ends_it_under_the_responses_own_id(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The relay ends its own broken stream, so the `response.failed` event names the
+    response the client has been reading and numbers itself after the events it saw."""
+    see, calls = relay_module.events.see, [0]
+
+    def breaks_later(*args: Any, **kwargs: Any) -> None:
+        calls[0] += 1
+        if calls[0] == 4:
+            raise ZeroDivisionError("a bug")
+        see(*args, **kwargs)
+
+    monkeypatch.setattr(relay_module.events, "see", breaks_later)
+    body = {**STREAMS["responses"], "max_output_tokens": 20}
+    response = httpx.post(f"{proxy.url}/responses", json=body, timeout=10)
+    datas = [
+        json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")
+    ]
+    created, failed = datas[0], datas[-1]
+    assert created["type"] == "response.created" and failed["type"] == "response.failed"
+    assert failed["response"]["id"] == created["response"]["id"] != "resp_router"
+    assert failed["sequence_number"] > max(d["sequence_number"] for d in datas[:-1])
