@@ -31,10 +31,10 @@ from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Capabilities, Case, load
 from router import live
 from router.backends import Backend, create
+from router.canary_gates import ensure_gated
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config
 from router.errors import UpstreamError
-from router.gateway import States
 from router.gating import Change, GateBook, learn_floors
 from router.policy import BackendState
 
@@ -330,37 +330,6 @@ class Canary:
         }
 
 
-class GatedStates:
-    """A state source decorator: the inner source's states plus the canary's gates.
-
-    When the health/capacity state source learns to merge `gated()` itself, this wrapper
-    simply adds nothing new (a union of the same sets).
-    """
-
-    def __init__(self, inner: States, gated: Callable[[], dict[str, frozenset[str]]]) -> None:
-        self.inner = inner
-        self.gated = gated
-
-    def states(self) -> Mapping[str, BackendState]:
-        base = self.inner.states()
-        gates = self.gated()
-        if not gates:
-            return base
-        merged = dict(base)
-        for backend, intents in gates.items():
-            state = merged.get(backend, BackendState())
-            merged[backend] = dataclasses.replace(
-                state, gated_intents=state.gated_intents | intents
-            )
-        return merged
-
-    def sticky(self, conversation: str) -> str | None:
-        return self.inner.sticky(conversation)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
 async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
     """One case through a router backend adapter, failures as the runner's TransportProblem."""
     try:
@@ -399,34 +368,13 @@ def install(components: Any) -> None:
         states=lambda: components.gateway.state_source.states(),
         adapters=lambda: components.backends,
     )
-    ensure_gated(gateway, canary)
+    ensure_gated(gateway, canary.gated)
     canary.show_open_gates()
 
     async def job() -> None:
-        ensure_gated(gateway, canary)  # another feature may have replaced the state source
+        ensure_gated(gateway, canary.gated)  # another feature may have replaced the state source
         await canary.loop()
 
     components.background.append(job)
     components.closers.append(canary.aclose)
     components.status_sections["canary"] = canary.status
-
-
-def ensure_gated(gateway: Any, canary: Canary) -> None:
-    """Make the policy see the canary's gates, once, whatever state source is in place.
-
-    A source with a `gate_sources` list (router.resilience) merges gates itself; any other
-    source gets wrapped in `GatedStates`.
-    """
-    source = gateway.state_source
-    while source is not None:
-        if isinstance(source, GatedStates) and source.gated == canary.gated:
-            return
-        sources = getattr(source, "gate_sources", None)
-        if isinstance(sources, list) and canary.gated in sources:
-            return
-        source = vars(source).get("inner") if hasattr(source, "__dict__") else None
-    sources = getattr(gateway.state_source, "gate_sources", None)
-    if isinstance(sources, list):
-        sources.append(canary.gated)
-    else:
-        gateway.state_source = GatedStates(gateway.state_source, canary.gated)

@@ -10,7 +10,8 @@ from typing import Any
 from evals.results import CaseResult
 from evals.runner import Endpoint
 from evals.suite import Case
-from router.canary import Canary, GatedStates, baseline_floors, rotating_sample
+from router.canary import Canary, baseline_floors, rotating_sample
+from router.canary_gates import GatedStates
 from router.config import parse
 from router.gateway import NoStates
 from router.gating import GateBook

@@ -1,0 +1,70 @@
+"""The canary's gates made visible to routing: merged into whatever state source is in place.
+
+The policy reads backend states; a gate is one more fact about a backend (an intent it must
+not be auto-routed). `ensure_gated` puts a canary's `gated()` into the state source once:
+a source that merges gates itself (`router.resilience`) gets it added to its list, any other
+is wrapped in `GatedStates`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from router.gateway import States
+from router.policy import BackendState
+
+Gates = Callable[[], dict[str, frozenset[str]]]
+
+
+class GatedStates:
+    """A state source decorator: the inner source's states plus the canary's gates.
+
+    When the health/capacity state source learns to merge `gated()` itself, this wrapper
+    simply adds nothing new (a union of the same sets).
+    """
+
+    def __init__(self, inner: States, gated: Gates) -> None:
+        self.inner = inner
+        self.gated = gated
+
+    def states(self) -> Mapping[str, BackendState]:
+        base = self.inner.states()
+        gates = self.gated()
+        if not gates:
+            return base
+        merged = dict(base)
+        for backend, intents in gates.items():
+            state = merged.get(backend, BackendState())
+            merged[backend] = dataclasses.replace(
+                state, gated_intents=state.gated_intents | intents
+            )
+        return merged
+
+    def sticky(self, conversation: str) -> str | None:
+        return self.inner.sticky(conversation)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def ensure_gated(gateway: Any, gated: Gates) -> None:
+    """Make the policy see the canary's gates, once, whatever state source is in place.
+
+    A source with a `gate_sources` list (router.resilience) merges gates itself; any other
+    source gets wrapped in `GatedStates`.
+    """
+    source = gateway.state_source
+    while source is not None:
+        if isinstance(source, GatedStates) and source.gated == gated:
+            return
+        sources = getattr(source, "gate_sources", None)
+        if isinstance(sources, list) and gated in sources:
+            return
+        source = vars(source).get("inner") if hasattr(source, "__dict__") else None
+    sources = getattr(gateway.state_source, "gate_sources", None)
+    if isinstance(sources, list):
+        sources.append(gated)
+    else:
+        gateway.state_source = GatedStates(gateway.state_source, gated)
