@@ -1,11 +1,12 @@
-"""Streamed chunks reach the client as the upstream sends them, not when the stream ends.
+"""Streamed chunks reach the client as the upstream sends them, not when the stream ends
+(chat, Messages and Responses alike).
 
 The upstream sends its first two tokens and then falls silent for a minute (the `stall`
-fault) while the router's idle deadline is longer still. A router that held the first chunk
-(to look at it, to cork it with the next, to wait for usage) would leave the client with
-nothing until the stall ends; the client here gives up reading after a few seconds, so such
-a router fails the test instead of making it slow. The margin is a minute against seconds:
-no timing is asserted.
+fault) while the router's idle deadline is longer still. A router that held chunks back (to
+buffer the answer, to wait for usage, to cork the first chunk with the next: in chat the
+first token is that chunk) would leave the client without a token until the stall ends; the
+client here gives up reading after a few seconds, so such a router fails the test instead of
+making it slow. The margin is a minute against seconds: no timing is asserted.
 """
 
 from __future__ import annotations
@@ -75,3 +76,16 @@ def test_messages_tokens_before_a_stall_reach_the_client_during_it(stall: Runnin
             if event.type == "content_block_delta":
                 break
     assert seen[0] == "message_start" and "content_block_delta" in seen
+
+
+def test_responses_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRouter) -> None:
+    client = openai.OpenAI(base_url=stall.url, api_key="none", max_retries=0, timeout=CLIENT_READ_S)
+    seen: list[str] = []
+    with client.responses.create(
+        model="local", input="Write a Python function that adds numbers.", stream=True
+    ) as stream:
+        for event in stream:
+            seen.append(event.type)
+            if event.type == "response.output_text.delta":
+                break
+    assert seen[0] == "response.created" and "response.output_text.delta" in seen
