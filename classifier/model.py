@@ -74,10 +74,16 @@ class IntentModel:
     token_index: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = field(
         init=False, repr=False, compare=False
     )
+    # (text, head) -> indexed features of a conversation's first user message or system
+    # prompt, which an agent resends unchanged on every turn; filled by `classifier.fast`
+    context_index: dict[tuple[str, int], dict[int, float]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", {f: i for i, f in enumerate(self.vocab)})
         object.__setattr__(self, "token_index", {})
+        object.__setattr__(self, "context_index", {})
 
     def known(self, feats: dict[str, float]) -> tuple[list[int], list[float], list[str]]:
         """Indices, L2-normalised values and names of the features the model knows."""

@@ -29,8 +29,10 @@ def chat(text: str) -> dict[str, Any]:
     return {"model": "auto", "messages": [{"role": "user", "content": text}]}
 
 
-def agent_request(turns: int, words_per_turn: int) -> dict[str, Any]:
-    """A coding agent's request: long system prompt, 20 tool schemas, a tool loop."""
+def agent_request(turns: int, words_per_turn: int, agent: int = 0) -> dict[str, Any]:
+    """A coding agent's request: long system prompt, 20 tool schemas, a tool loop. Requests
+    with different `agent` numbers differ in their system prompt and first message (other
+    conversations); the same number is the same conversation's next turn."""
     tools = [
         {
             "type": "function",
@@ -43,8 +45,8 @@ def agent_request(turns: int, words_per_turn: int) -> dict[str, Any]:
         for i in range(20)
     ]
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "You are a careful coding agent. " * 400},
-        {"role": "user", "content": "Fix the failing test in tests/test_api.py and explain why."},
+        {"role": "system", "content": f"You are careful coding agent {agent}. " * 400},
+        {"role": "user", "content": f"Fix the failing test {agent} in tests/test_api.py and why."},
     ]
     for i in range(turns):
         messages.append({"role": "assistant", "content": None, "tool_calls": [{"id": str(i)}]})
@@ -62,6 +64,9 @@ def workloads() -> dict[str, list[dict[str, Any]]]:
         "~100 tokens": [chat(t) for t in texts if 300 < len(t) < 700][:50],
         "held-out mix": [chat(t) for t in texts],
         "agent, 2k-token system + 20 tools": [agent_request(10, 100)],
+        "agent, first turn of 1,000 conversations": [
+            agent_request(10, 100, agent=n) for n in range(1000)
+        ],
         "200k-token conversation": [agent_request(400, 500)],
     }
 

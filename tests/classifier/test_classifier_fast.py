@@ -33,6 +33,20 @@ def test_fast_indices_and_values_equal_the_named_path_to_the_bit() -> None:
         idx, vals, _ = m.known(features(v))
         assert fast.known(m, v) == (idx, vals)
     assert m.token_index  # the cache was used
+    # every agent body shares one system prompt and first message: all but the first read
+    # them from the context cache, and still equal the named path above
+    shared = view(agent("x"))
+    assert {(shared.system, 30), (shared.first, 60)} <= m.context_index.keys()
+
+
+def test_the_context_cache_is_bounded() -> None:
+    m = model()
+    for n in range(fast.CONTEXT_CACHE_MAX + 10):
+        v = view(
+            {"messages": [{"role": "system", "content": f"agent {n}"}, *body("hi")["messages"]]}
+        )
+        fast.known(m, v)
+    assert 0 < len(m.context_index) <= fast.CONTEXT_CACHE_MAX
 
 
 def test_unknown_words_and_empty_texts() -> None:
