@@ -11,7 +11,7 @@ making it slow. The margin is a minute against seconds: no timing is asserted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import anthropic
@@ -61,31 +61,33 @@ def test_chat_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRou
     assert text, "no token reached the client before the upstream's stall ended"
 
 
+def event_types_until(stream: Iterable[Any], token_event: str) -> list[str]:
+    """The event types read up to the first one that carries a token."""
+    seen: list[str] = []
+    for event in stream:
+        seen.append(event.type)
+        if event.type == token_event:
+            break
+    return seen
+
+
 def test_messages_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRouter) -> None:
     client = anthropic.Anthropic(
         base_url=stall.root, api_key="none", max_retries=0, timeout=CLIENT_READ_S
     )
-    seen: list[Any] = []
     with client.messages.stream(
         model="local",
         max_tokens=64,
         messages=[{"role": "user", "content": "Write a Python function that adds numbers."}],
     ) as stream:
-        for event in stream:
-            seen.append(event.type)
-            if event.type == "content_block_delta":
-                break
-    assert seen[0] == "message_start" and "content_block_delta" in seen
+        seen = event_types_until(stream, "content_block_delta")
+    assert seen[0] == "message_start" and seen[-1] == "content_block_delta"
 
 
 def test_responses_tokens_before_a_stall_reach_the_client_during_it(stall: RunningRouter) -> None:
     client = openai.OpenAI(base_url=stall.url, api_key="none", max_retries=0, timeout=CLIENT_READ_S)
-    seen: list[str] = []
     with client.responses.create(
         model="local", input="Write a Python function that adds numbers.", stream=True
     ) as stream:
-        for event in stream:
-            seen.append(event.type)
-            if event.type == "response.output_text.delta":
-                break
-    assert seen[0] == "response.created" and "response.output_text.delta" in seen
+        seen = event_types_until(stream, "response.output_text.delta")
+    assert seen[0] == "response.created" and seen[-1] == "response.output_text.delta"
