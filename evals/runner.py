@@ -115,11 +115,18 @@ def served_context_window(endpoint: Endpoint, timeout_s: float = 10.0) -> int | 
         cards = response.json().get("data") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError, AttributeError):
         return None
+    return window_of(cards, endpoint.model)
+
+
+def window_of(cards: Any, model: str) -> int | None:
+    """The card for `model` (or the only card) in a `/v1/models` list, and its
+    `max_model_len`. The router learns its backends' windows with it too."""
     if not isinstance(cards, list):
         return None
-    mine = [c for c in cards if isinstance(c, dict) and c.get("id") == endpoint.model]
-    window = mine[0].get("max_model_len") if mine else None
-    return window if isinstance(window, int) and window > 0 else None
+    cards = [c for c in cards if isinstance(c, dict)]
+    chosen = [c for c in cards if c.get("id") == model] or (cards if len(cards) == 1 else [])
+    value = chosen[0].get("max_model_len") if chosen else None
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _skip(case: Case, reason: str) -> CaseResult:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
+from evals.runner import window_of
 from router import vllm_metrics
 from router.config import Backend as BackendSettings
 from router.health import auth_headers, root_of
@@ -139,13 +139,3 @@ async def read_context_window(
     except (httpx.HTTPError, ValueError, AttributeError):
         return None
     return window_of(cards, settings.model)
-
-
-def window_of(cards: Any, model: str) -> int | None:
-    """The card for `model` (or the only card) and its `max_model_len`."""
-    if not isinstance(cards, list):
-        return None
-    cards = [c for c in cards if isinstance(c, dict)]
-    chosen = [c for c in cards if c.get("id") == model] or (cards if len(cards) == 1 else [])
-    value = chosen[0].get("max_model_len") if chosen else None
-    return value if isinstance(value, int) and value > 0 else None
