@@ -36,7 +36,7 @@ from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config
 from router.errors import UpstreamError
 from router.gating import Change, GateBook, learn_floors
-from router.policy import BackendState
+from router.policy import BackendState, context_window
 
 log = logging.getLogger("smf_router.canary")
 
@@ -184,6 +184,7 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         if reason is None:
+            state = self.states().get(backend.name, BackendState())
             ask_one = self._ask_for(backend)
             results = await self.runner(
                 sample,
@@ -191,7 +192,7 @@ class Canary:
                 self.settings.concurrency,
                 self.settings.timeout_s,
                 thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
-                capabilities=Capabilities(context_window=self._window(backend)),
+                capabilities=Capabilities(context_window=context_window(state, backend)),
                 client=None if ask_one else self._http(),  # no HTTP client for an adapter
                 ask_one=ask_one,
             )
@@ -199,11 +200,6 @@ class Canary:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
         self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
         self._judge(backend.name, results, started)
-
-    def _window(self, backend: BackendSettings) -> int | None:
-        """The context window the router knows: learned from `/v1/models`, else configured."""
-        state = self.states().get(backend.name)
-        return (state.context_window if state else None) or backend.context_window
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from classifier.intent import Intent
+from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api
 from router.translate.pairing import can_serve
@@ -130,12 +131,17 @@ def _unfit(
         return "api_unsupported"
     if state.circuit == "open":
         return "circuit_open"
-    window = state.context_window or backend.context_window
+    window = context_window(state, backend)
     if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
         return "context_window"
     if target.mode == "auto" and intent.label in state.gated_intents:
         return "quality_gate"
     return None
+
+
+def context_window(state: BackendState, backend: BackendSettings) -> int | None:
+    """A backend's context window: learned from its `/v1/models`, else configured."""
+    return state.context_window or backend.context_window
 
 
 def _sticky_first(steps: list[Step], sticky: str | None) -> list[Step]:

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from classifier import INTENTS
 from evals.suite import (
     MIN_ANSWER_TOKENS,
@@ -26,6 +28,7 @@ from evals.suite import (
 from router.canary import Canary, load_cases
 from router.config import parse
 from router.gating import GateBook
+from router.policy import BackendState
 from tests.harness import simulator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,25 +88,23 @@ def test_cli_reads_the_window_from_the_models_card_and_gets_no_rejection(tmp_pat
     assert asked <= WINDOW - 64
 
 
-def test_the_canary_fits_answers_into_a_configured_window(tmp_path: Path) -> None:
+@pytest.mark.parametrize("learned", [False, True])
+def test_the_canary_fits_answers_into_the_window_the_router_knows(
+    tmp_path: Path, learned: bool
+) -> None:
+    """Configured (`context_window`), or learned from `/v1/models` (the state source)."""
     with simulator(profile="vllm", model="small", max_model_len=WINDOW) as small:
+        backend = {"name": "local", "tier": "local", "base_url": small.url, "model": "small"}
         config = parse(
             {
-                "backends": [
-                    {
-                        "name": "local",
-                        "tier": "local",
-                        "base_url": small.url,
-                        "model": "small",
-                        "context_window": WINDOW,
-                    }
-                ],
+                "backends": [backend if learned else {**backend, "context_window": WINDOW}],
                 "routes": {intent: ["local"] for intent in INTENTS},
                 "ledger": {"path": str(tmp_path / "ledger")},
                 "canary": {"enabled": True, "suites": str(SHIPPED / "math"), "sample_per_suite": 8},
             }
         )
-        canary = Canary(config, load_cases(config), GateBook({}))
+        states = {"local": BackendState(context_window=WINDOW)} if learned else {}
+        canary = Canary(config, load_cases(config), GateBook({}), states=lambda: states)
 
         async def once() -> None:
             try:
@@ -114,3 +115,18 @@ def test_the_canary_fits_answers_into_a_configured_window(tmp_path: Path) -> Non
         asyncio.run(once())
     run = canary.last_run["local"]
     assert run["cases"] == 8 and run["errors"] == 0, run
+
+
+def test_an_explicit_window_wins_over_the_models_card(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    with simulator(profile="vllm", model="small", max_model_len=WINDOW) as small:
+        command = [
+            sys.executable, "-m", "evals", "run", "--endpoint", small.url, "--model", "small",
+            "--suites", str(SHIPPED / "math"), "--out", str(out), "--no-progress",
+            "--context-window", "700",
+        ]  # fmt: skip
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=100)
+        assert done.returncode == 0, done.stderr
+        asked = small.stats()["last_request"]["max_tokens"]
+    assert json.loads(out.read_text())["run"]["context_window"] == 700
+    assert asked <= 700 - 64
