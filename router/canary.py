@@ -40,6 +40,18 @@ from router.policy import BackendState, context_window
 
 log = logging.getLogger("smf_router.canary")
 
+# `canary.*` read once (the cases, the gate book): a hot reload leaves them as they were. The
+# schedule (interval, sample, concurrency, timeout) and the backends are read on each run.
+READ_AT_START = (
+    "enabled",
+    "suites",
+    "window",
+    "min_samples",
+    "floors",
+    "baselines",
+    "floor_margin",
+)
+
 Runner = Callable[..., Awaitable[list[CaseResult]]]
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
-from router import shadow
+from router import canary, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.config import Config, ConfigError, load
@@ -40,18 +40,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("smf_router.reload")
 
 RESTART_SECTIONS = ("ledger", "server")
-# The canary reads its schedule (interval, sample, concurrency, timeout) and the backends live;
-# what it loads or builds once at start needs a restart.
-SHADOW_AT_START = ("queue_size", "max_concurrency")  # its queue and worker pool
-CANARY_AT_START = (
-    "enabled",
-    "suites",
-    "window",
-    "min_samples",
-    "floors",
-    "baselines",
-    "floor_margin",
-)
+# Settings each feature reads once at start (it owns the list); a change is reported.
+READ_AT_START = {
+    "resilience": resilience.READ_AT_START,
+    "canary": canary.READ_AT_START,
+    "shadow": shadow.READ_AT_START,
+}
 CLOSE_MARGIN_S = 5.0
 
 
@@ -200,17 +194,11 @@ def _describe(
     removed = tuple(n for n in old if n not in new)
     changed = tuple(n for n in new if n in old and new[n] is not old[n])
     restart = tuple(s for s in RESTART_SECTIONS if getattr(before, s) != getattr(after, s))
-    if before.resilience.enabled != after.resilience.enabled:
-        restart += ("resilience.enabled",)
     restart += tuple(
-        f"canary.{key}"
-        for key in CANARY_AT_START
-        if getattr(before.canary, key) != getattr(after.canary, key)
-    )
-    restart += tuple(
-        f"shadow.{key}"
-        for key in SHADOW_AT_START
-        if getattr(before.shadow, key) != getattr(after.shadow, key)
+        f"{section}.{key}"
+        for section, keys in READ_AT_START.items()
+        for key in keys
+        if getattr(getattr(before, section), key) != getattr(getattr(after, section), key)
     )
     if not shadowing and shadow.wanted(after):
         restart += ("shadow.rates",)  # installed at start only when some rate was set

@@ -33,6 +33,7 @@ log = logging.getLogger("smf_router.resilience")
 
 TICK_S = 0.25  # how often the probe loop looks for due probes and trials
 STICKY_SWEEP_S = 60.0
+READ_AT_START = ("enabled",)  # `resilience.*` read once: a hot reload leaves them as they were
 
 GateSource = Callable[[], Mapping[str, frozenset[str]]]  # backend -> gated intents
 

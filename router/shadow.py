@@ -38,15 +38,7 @@ from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
 
-DROP_REASONS = (
-    "queue_full",
-    "private",
-    "not_allowed",
-    "no_target",
-    "saturated",
-    "shutdown",
-    "untranslatable",
-)
+READ_AT_START = ("queue_size", "max_concurrency")  # the queue and worker pool, built at start
 MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
 
 

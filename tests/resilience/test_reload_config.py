@@ -58,6 +58,11 @@ def test_reload_swaps_valid_config_and_rejects_invalid(tmp_path: Path) -> None:
             restart = httpx.post(f"{proxy.url}/router/reload").json()
             assert restart["restart_needed"] == ["ledger"]
 
+            slower = {**grown, "ledger": {**grown["ledger"], "flush_interval_s": 0.5}}
+            write(path, {**slower, "resilience": {**grown["resilience"], "enabled": True}})
+            restart = httpx.post(f"{proxy.url}/router/reload").json()
+            assert restart["restart_needed"] == ["resilience.enabled"]  # read once, at start
+
 
 def test_reload_swaps_auth_and_needs_an_admin_key(tmp_path: Path) -> None:
     with (
