@@ -46,13 +46,13 @@ def _context(m: IntentModel, text: str, head: int) -> dict[int, float]:
     conversation: hashing the clipped text costs about a microsecond, reading it ~30-70. The
     cache is emptied when full, which bounds it against text that never repeats.
     """
-    cache = m.context_index
-    hit = cache.get((text, head))
+    cache, key = m.context_index, (text, head)
+    hit = cache.get(key)
     if hit is None:
         hit = _segment(m, text, head, 0)
         if len(cache) >= CONTEXT_CACHE_MAX:
             cache.clear()
-        cache[(text, head)] = hit
+        cache[key] = hit
     return hit
 
 

@@ -124,8 +124,9 @@ def measure(
         return run_document(cases, target, context_window=window, **options)
     with _progress(console) as bar:
         task = bar.add_task("cases", total=len(cases))
-        advance: Callable[[results.CaseResult], None] = lambda _: bar.advance(task)  # noqa: E731
-        return run_document(cases, target, context_window=window, on_result=advance, **options)
+        return run_document(
+            cases, target, context_window=window, on_result=lambda _: bar.advance(task), **options
+        )
 
 
 @app.command("report")

@@ -377,7 +377,6 @@ def install(components: Any) -> None:
         adapters=lambda: components.backends,
     )
     ensure_gated(gateway, canary.gated)
-    canary.show_open_gates()
 
     async def job() -> None:
         ensure_gated(gateway, canary.gated)  # another feature may have replaced the state source
