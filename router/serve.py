@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -16,7 +17,7 @@ from typing import Any
 
 import uvicorn
 
-from router import default_config, reload
+from router import default_config, heap, reload
 from router.api.corking import CorkedHttpToolsProtocol
 from router.app import create_app
 from router.config import Config
@@ -94,6 +95,10 @@ class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
         self._captured_signals.clear()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        heap.settle()  # everything the process keeps for good exists now
 
 
 async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from router import heap
 from router.api.body import read_json
 from router.errors import BadRequest
 
@@ -61,6 +62,7 @@ async def status(request: Request) -> dict[str, Any]:
         "demo": gateway.config.demo,
         "routes": gateway.config.routes,
         "backends": backends,
+        "heap": heap.status(),
         "extra": {name: fn() for name, fn in getattr(state, "status_sections", {}).items()},
     }
 

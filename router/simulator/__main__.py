@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import sys
 
+from router import heap
 from router.simulator.runner import new_loop, serve
 from router.simulator.settings import PROFILES, SimSettings
 
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_from(args)
 
     def ready(url: str) -> None:
+        heap.settle()  # a process of its own, like the router: no full collections under load
         print(f"simulator ({settings.profile}) listening on {url}", flush=True)
 
     loop = new_loop()
