@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry
 
 from classifier.intent import INTENTS
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
-from router.record import AttemptOutcome, ErrorKind, Outcome, Record
+from router.record import AttemptOutcome, ErrorKind, Outcome, Record, ShadowDropReason
 
 P = "smf_router_"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -34,19 +34,7 @@ CIRCUIT_STATES: tuple[Circuit, ...] = ("closed", "open", "half_open")
 OUTCOMES = frozenset(get_args(Outcome))
 ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
-SHADOW_DROP_REASONS = frozenset(
-    {
-        "queue_full",
-        "private",
-        "not_allowed",
-        "error",
-        "timeout",
-        "shutdown",
-        "no_target",
-        "untranslatable",
-        "saturated",
-    }
-)
+SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
 _INTENTS = frozenset(INTENTS)
 
 
@@ -333,7 +321,7 @@ class Metrics:
         result = "undecided" if agreed is None else ("agreed" if agreed else "disagreed")
         self.shadow.inc((_intent(intent), live_backend, shadow_backend, result))
 
-    def shadow_dropped(self, reason: str) -> None:
+    def shadow_dropped(self, reason: ShadowDropReason) -> None:
         self.shadow_drops.inc((_closed(reason, SHADOW_DROP_REASONS),))
 
     def render(self) -> tuple[bytes, str]:

@@ -31,6 +31,17 @@ ErrorKind = Literal[
     "cut",
     "cancelled",
 ]
+ShadowDropReason = Literal[
+    "queue_full",
+    "private",
+    "not_allowed",
+    "error",
+    "timeout",
+    "shutdown",
+    "no_target",
+    "untranslatable",
+    "saturated",
+]
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
-from router.record import Api, Record, Usage
+from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
 from router.translate.exchange import to_chat
 
@@ -51,7 +51,7 @@ class ShadowMetrics(Protocol):
         self, intent: str, live_backend: str, shadow_backend: str, agreed: bool | None
     ) -> None: ...
 
-    def shadow_dropped(self, reason: str) -> None: ...
+    def shadow_dropped(self, reason: ShadowDropReason) -> None: ...
 
 
 class Pricing(Protocol):
@@ -63,7 +63,7 @@ class Decision:
     """Where a finished request's shadow goes, or why it does not (`drop` is counted)."""
 
     target: str | None = None
-    drop: str | None = None
+    drop: ShadowDropReason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +200,7 @@ class Shadow:
         except asyncio.QueueFull:
             self._drop("queue_full")
 
-    def _drop(self, reason: str) -> None:
+    def _drop(self, reason: ShadowDropReason) -> None:
         self.counts[f"dropped_{reason}"] += 1
         if self.metrics is not None:
             self.metrics.shadow_dropped(reason)
