@@ -13,98 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DATASOURCE = {"type": "prometheus", "uid": "smf-prometheus"}
+from panels import RATE, B, I, dashboard, panel, quantiles
+
 OUT = Path(__file__).resolve().parent / "dashboards"
-RATE = "$__rate_interval"
-B = 'backend=~"$backend"'
-I = 'intent=~"$intent"'  # noqa: E741 - the variable's name
-
-
-def target(expr: str, legend: str = "", ref: str = "A") -> dict[str, Any]:
-    return {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": ref}
-
-
-def panel(
-    title: str,
-    queries: list[tuple[str, str]],
-    kind: str = "timeseries",
-    unit: str = "short",
-    description: str = "",
-) -> dict[str, Any]:
-    """One panel; `queries` are (PromQL, legend) pairs."""
-    refs = "ABCDEFGH"
-    return {
-        "type": kind,
-        "title": title,
-        "description": description,
-        "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-        "options": {"legend": {"displayMode": "table", "placement": "bottom"}},
-        "targets": [target(e, legend, refs[i]) for i, (e, legend) in enumerate(queries)],
-    }
-
-
-def quantiles(metric: str, by: str, selector: str, unit: str = "s") -> list[tuple[str, str]]:
-    """p50/p95/p99 of a histogram, per `by`."""
-    return [
-        (
-            f"histogram_quantile({q}, sum by (le, {by}) "
-            f"(rate({metric}_bucket{{{selector}}}[{RATE}])))",
-            f"p{int(q * 100)} {{{{{by}}}}}",
-        )
-        for q in (0.5, 0.95, 0.99)
-    ]
-
-
-def variable(name: str, metric: str) -> dict[str, Any]:
-    query = f"label_values({metric}, {name})"
-    return {
-        "name": name,
-        "label": name,
-        "type": "query",
-        "datasource": DATASOURCE,
-        "definition": query,
-        "query": {"query": query, "refId": "PrometheusVariableQueryEditor-VariableQuery"},
-        "includeAll": True,
-        "multi": True,
-        "allValue": ".*",
-        "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
-        "refresh": 2,
-        "sort": 1,
-    }
-
-
-def dashboard(uid: str, title: str, panels: list[dict[str, Any]], hours: int = 6) -> dict[str, Any]:
-    """A dashboard with panels laid out two per row and the backend/intent variables."""
-    for i, p in enumerate(panels):
-        p["id"] = i + 1
-        p["gridPos"] = {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)}
-    return {
-        "uid": uid,
-        "title": title,
-        "tags": ["smf-router"],
-        "timezone": "browser",
-        "schemaVersion": 39,
-        "version": 1,
-        "editable": False,
-        "refresh": "30s",
-        "time": {"from": f"now-{hours}h", "to": "now"},
-        "templating": {
-            "list": [
-                variable("backend", "smf_router_requests_total"),
-                variable("intent", "smf_router_requests_total"),
-            ]
-        },
-        "links": [
-            {
-                "type": "dashboards",
-                "tags": ["smf-router"],
-                "asDropdown": True,
-                "title": "smf-router",
-            }
-        ],
-        "panels": panels,
-    }
 
 
 def overview() -> dict[str, Any]:
@@ -319,8 +230,36 @@ def reliability() -> dict[str, Any]:
                 unit="short",
                 description="Dropped should stay at zero; an alert fires when it does not.",
             ),
+            *process_panels(),
         ],
     )
+
+
+def process_panels() -> list[dict[str, Any]]:
+    """The router process itself: a slow leak, a busy core, the collector stopping the loop."""
+    return [
+        panel(
+            "Router process: resident memory",
+            [("max(smf_router_process_resident_memory_bytes)", "resident")],
+            unit="bytes",
+        ),
+        panel(
+            "Router process: CPU",
+            [(f"sum(rate(smf_router_process_cpu_seconds_total[{RATE}]))", "cores busy")],
+            unit="short",
+        ),
+        panel(
+            "Garbage collections per minute",
+            [
+                (
+                    f"sum by (generation) (rate(smf_router_gc_collections_total[{RATE}])) * 60",
+                    "generation {{generation}}",
+                )
+            ],
+            description="Generation 2 is a full collection, which pauses every request; "
+            "it should stay near zero once the router has started.",
+        ),
+    ]
 
 
 def quality() -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Literal, Protocol, get_args
 from prometheus_client import CollectorRegistry
 
 from classifier.intent import INTENTS
+from router import process_stats
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
 from router.record import AttemptOutcome, ErrorKind, Outcome, Record, ShadowDropReason
 
@@ -78,8 +79,9 @@ class Metrics:
         self._define_backends()
         self._define_quality()
         self._define_ledger()
+        self._define_process()
         self.registry = registry if registry is not None else CollectorRegistry()
-        self.registry.register(FamilyCollector(self._families, self._read_ledger))
+        self.registry.register(FamilyCollector(self._families, self._read_at_scrape))
 
     def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
         self._families.append(Family(P + name, doc, "counter", labels))
@@ -213,6 +215,31 @@ class Metrics:
             "ledger_written_records_total", "Records written to the ledger.", ()
         )
 
+    def _define_process(self) -> None:
+        self.resident = self._gauge(
+            "process_resident_memory_bytes", "Resident memory of the router process.", ()
+        )
+        self.cpu = self._counter(
+            "process_cpu_seconds_total", "CPU time of the router process (user + system).", ()
+        )
+        self.collections = self._counter(
+            "gc_collections_total",
+            "Garbage collections by generation; generation 2 is a full one (see router.heap).",
+            ("generation",),
+        )
+
+    def _read_at_scrape(self) -> None:
+        self._read_ledger()
+        self._read_process()
+
+    def _read_process(self) -> None:
+        stats = process_stats.read()
+        if stats.resident_bytes is not None:
+            self.resident.set((), float(stats.resident_bytes))
+        self.cpu.set((), stats.cpu_seconds)
+        for generation, count in zip(process_stats.GENERATIONS, stats.collections, strict=False):
+            self.collections.set((generation,), float(count))
+
     def _read_ledger(self) -> None:
         """Copy the ledger writer's numbers into their families, at scrape time."""
         src = self._ledger_source
@@ -326,5 +353,5 @@ class Metrics:
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type, for `GET /metrics`."""
-        self._read_ledger()
+        self._read_at_scrape()
         return render(self._families).encode(), CONTENT_TYPE

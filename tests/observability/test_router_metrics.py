@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 
 import pytest
@@ -239,6 +240,14 @@ def test_two_instances_do_not_share_a_registry() -> None:
     assert b.registry.get_sample_value("smf_router_prompt_tokens_total", labels) is None
 
 
+CHANGE_ON_EVERY_READ = {
+    "smf_router_ledger_dropped_records_total",  # the chatty ledger's count grows per read
+    "smf_router_process_cpu_seconds_total",
+    "smf_router_process_resident_memory_bytes",
+    "smf_router_gc_collections_total",
+}
+
+
 def test_render_and_registry_show_the_same_samples(metrics: Metrics) -> None:
     from metrics_feed import ChattyLedger, feed
 
@@ -251,10 +260,36 @@ def test_render_and_registry_show_the_same_samples(metrics: Metrics) -> None:
             (s.name, tuple(sorted(s.labels.items())), s.value)
             for f in families  # type: ignore[attr-defined]
             for s in f.samples
-            if s.name != "smf_router_ledger_dropped_records_total"  # grows on every read
+            if s.name not in CHANGE_ON_EVERY_READ
         }
 
     rendered = samples(text_string_to_metric_families(body.decode()))
     assert len(rendered) > 500
     assert rendered == samples(metrics.registry.collect())
     assert b'le="+Inf"' in body and b"_created" not in body
+
+
+def scraped(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    body, _ = metrics.render()
+    return {
+        (s.name, tuple(s.labels.items())): s.value
+        for f in text_string_to_metric_families(body.decode())
+        for s in f.samples
+    }
+
+
+def test_the_process_own_memory_cpu_and_collections_are_exposed(metrics: Metrics) -> None:
+    cpu, full = (
+        ("smf_router_process_cpu_seconds_total", ()),
+        (
+            "smf_router_gc_collections_total",
+            (("generation", "2"),),
+        ),
+    )
+    before = scraped(metrics)
+    assert 10 * 2**20 < before[("smf_router_process_resident_memory_bytes", ())] < 8 * 2**30
+    sum(i * i for i in range(300_000))  # some CPU
+    gc.collect()  # one full collection
+    after = scraped(metrics)
+    assert after[cpu] > before[cpu]
+    assert after[full] >= before[full] + 1

@@ -1,0 +1,36 @@
+"""What the router process itself uses, read when `/metrics` is scraped: memory, CPU time and
+the garbage collector. A router runs for months; these are the series that show a slow leak
+or a collector stopping the event loop again (see `router.heap`)."""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from dataclasses import dataclass
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+GENERATIONS = ("0", "1", "2")  # the collector's generations; "2" is a full collection
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessStats:
+    resident_bytes: int | None  # None where /proc is missing (not Linux)
+    cpu_seconds: float  # user + system, every thread
+    collections: tuple[int, ...]  # per generation, since start
+
+
+def read() -> ProcessStats:
+    return ProcessStats(
+        resident_bytes=_resident_bytes(),
+        cpu_seconds=time.process_time(),
+        collections=tuple(generation["collections"] for generation in gc.get_stats()),
+    )
+
+
+def _resident_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, IndexError, ValueError):
+        return None
