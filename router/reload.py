@@ -5,11 +5,12 @@ rejected with the reason and the running config stays. A valid one builds a new 
 (config, backends, dispatcher, pricing) and auth, then swaps them in with plain attribute
 assignments — no await in between, so each request sees the old set or the new one, never
 a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
-did not change are kept (warm connection pools); retired ones are closed once the longest
-request they could still be serving is over. Ledger and server settings (and the canary's
-suites, gate windows and floors, the shadow's queue and pool) are read once at start: a change
-there is applied to nothing and reported as needing a restart. The canary and the shadow read
-the running config and backends on each run or job.
+did not change are kept (warm connection pools); retired ones let go of their idle
+connections at once and are closed once the longest request they could still be serving is
+over. Ledger and server settings (and the canary's suites, gate windows and floors, the
+shadow's queue and pool) are read once at start: a change there is applied to nothing and
+reported as needing a restart. The canary and the shadow read the running config and
+backends on each run or job.
 """
 
 from __future__ import annotations
@@ -143,9 +144,11 @@ class Reloader:
         return outcome
 
     def _retire(self, retired: list[Backend]) -> None:
-        """Close retired backends after the longest request they may still be serving."""
+        """Retired backends drop idle connections now and close after the longest request
+        they may still be serving."""
         loop = asyncio.get_running_loop()
         for backend in retired:
+            backend.retire()
             delay = backend.settings.timeouts.total_s + CLOSE_MARGIN_S
             handle = loop.call_later(delay, self._close_later, backend)
             self._retiring.append((handle, backend))

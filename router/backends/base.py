@@ -44,6 +44,10 @@ class Backend(Protocol):
     def warm(self) -> None:
         """Slow one-time preparation, run in a thread before the router is ready."""
 
+    def retire(self) -> None:
+        """A reload replaced this backend: let go of idle connections; requests in flight
+        finish (`aclose` follows once the longest of them could have ended)."""
+
     async def aclose(self) -> None: ...
 
 

@@ -388,6 +388,14 @@ class Pool:
             raise
         return conn
 
+    def retire(self) -> None:
+        """No request will start here again: close the idle connections now, and each busy
+        one when its reply is done (`put` keeps none)."""
+        self.max_idle = 0
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
     async def aclose(self) -> None:
         """Close every connection, idle or busy."""
         for conn in [*self._idle, *self._open]:

@@ -101,6 +101,9 @@ class LiteLLMBackend:
         if self._litellm is None:
             self._litellm = import_litellm()
 
+    def retire(self) -> None:
+        return None  # litellm's clients are its own, shared by every adapter
+
     async def aclose(self) -> None:
         return None
 

@@ -101,6 +101,9 @@ class OpenAICompatibleBackend:
         if self._pool.secure:
             http1.tls_context()  # loading the CA store is slow: not on the first request
 
+    def retire(self) -> None:
+        self._pool.retire()
+
     async def aclose(self) -> None:
         await self._pool.aclose()
 

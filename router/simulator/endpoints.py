@@ -180,6 +180,7 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
         await resp.send(status, headers, body)
         return
     state = sim.stats.as_dict(sim.capacity) | sim.control.as_dict()
+    state["connections"] = len(sim.server.connections)  # this request's own included
     resp.keep_alive = resp.keep_alive and order is None
     await resp.send(200, JSON, orjson.dumps(state))
     if order is not None:

@@ -131,6 +131,9 @@ def test_in_flight_requests_finish_on_the_old_backend(tmp_path: Path) -> None:
             new_posts = new_local.stats()["by_path"].get("/v1/chat/completions", 0)
             assert (old_posts, new_posts) == (1, 1)
             assert status(proxy.root)["extra"]["reload"]["retiring_backends"] == 1
+            until(  # the in-flight request's connection closed with its reply, not kept idle
+                lambda: old_local.stats()["connections"] == 1, what="old connection closed"
+            )
 
 
 def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
@@ -162,3 +165,30 @@ def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
             finally:
                 process.send_signal(signal.SIGTERM)
                 process.wait(timeout=30)
+
+
+def test_a_retired_backend_lets_go_of_its_idle_connections(tmp_path: Path) -> None:
+    """Not only when `total_s` has passed: nothing will be sent on them again."""
+    with (
+        simulator(profile="vllm", model="local-model") as old_local,
+        simulator(profile="vllm", model="local-model") as new_local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": old_local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        config = parse(data)
+        data["backends"][0]["base_url"] = new_local.url
+        path = write(tmp_path / "router.yaml", data)
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            assert chat(proxy.url, model="local").status_code == 200
+            assert old_local.stats()["connections"] >= 2  # the router's idle one and ours
+            assert httpx.post(f"{proxy.url}/router/reload").json()["backends"]["changed"] == [
+                "local"
+            ]
+            until(
+                lambda: old_local.stats()["connections"] == 1,  # only the one asking
+                what="the retired backend's idle connection closed",
+            )
+            assert chat(proxy.url, model="local").status_code == 200
+            assert new_local.stats()["by_path"]["/v1/chat/completions"] == 1
+            assert status(proxy.root)["extra"]["reload"]["retiring_backends"] == 1
