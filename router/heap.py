@@ -38,11 +38,16 @@ def settle() -> None:
     gc.set_threshold(YOUNG_THRESHOLD, middle, old)
 
 
+def collections() -> tuple[int, ...]:
+    """Collections per generation since start; the last one counts full collections."""
+    return tuple(generation["collections"] for generation in gc.get_stats())
+
+
 def status() -> dict[str, Any]:
     """For `/v1/router/status`: whether `settle` ran, and how often each generation was
     collected (full collections are the third number; they should stay rare)."""
     return {
         "frozen_objects": gc.get_freeze_count(),
         "young_threshold": gc.get_threshold()[0],
-        "collections": [generation["collections"] for generation in gc.get_stats()],
+        "collections": list(collections()),
     }

@@ -237,8 +237,8 @@ class Metrics:
         if stats.resident_bytes is not None:
             self.resident.set((), float(stats.resident_bytes))
         self.cpu.set((), stats.cpu_seconds)
-        for generation, count in zip(process_stats.GENERATIONS, stats.collections, strict=False):
-            self.collections.set((generation,), float(count))
+        for generation, count in enumerate(stats.collections):
+            self.collections.set((str(generation),), float(count))
 
     def _read_ledger(self) -> None:
         """Copy the ledger writer's numbers into their families, at scrape time."""

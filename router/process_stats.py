@@ -4,27 +4,27 @@ or a collector stopping the event loop again (see `router.heap`)."""
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from dataclasses import dataclass
 
+from router import heap
+
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-GENERATIONS = ("0", "1", "2")  # the collector's generations; "2" is a full collection
 
 
 @dataclass(frozen=True, slots=True)
 class ProcessStats:
     resident_bytes: int | None  # None where /proc is missing (not Linux)
     cpu_seconds: float  # user + system, every thread
-    collections: tuple[int, ...]  # per generation, since start
+    collections: tuple[int, ...]  # per generation, since start (`heap.collections`)
 
 
 def read() -> ProcessStats:
     return ProcessStats(
         resident_bytes=_resident_bytes(),
         cpu_seconds=time.process_time(),
-        collections=tuple(generation["collections"] for generation in gc.get_stats()),
+        collections=heap.collections(),
     )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from router import heap
 from router.simulator import tokens
 from router.simulator.control import Control, DownOrder, apply_faults, apply_quality
 from router.simulator.errors import ApiError, Flavor, missing_model, render, validation_error
@@ -180,7 +181,9 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
         await resp.send(status, headers, body)
         return
     state = sim.stats.as_dict(sim.capacity) | sim.control.as_dict()
+    # the process's own state, which /sim/reset does not clear
     state["connections"] = len(sim.server.connections)  # this request's own included
+    state["heap"] = heap.status()
     resp.keep_alive = resp.keep_alive and order is None
     await resp.send(200, JSON, orjson.dumps(state))
     if order is not None:

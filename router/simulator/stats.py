@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from router import heap
 from router.simulator.capacity import Capacity
 
 
@@ -35,7 +34,6 @@ class Stats:
             "generation_tokens": self.generation_tokens,
             "running": capacity.running,
             "waiting": capacity.waiting,
-            "heap": heap.status(),
         } | ({"last_request": self.last_request} if self.last_request is not None else {})
 
 
