@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from router.heap import YOUNG_THRESHOLD
 from tests.harness import (
     VENV_BIN,
     config_for,
@@ -19,8 +19,6 @@ from tests.harness import (
     simulator,
     wait_for,
 )
-
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 
 SETTLE_IN_A_FRESH_PROCESS = """
 import gc, json
@@ -48,22 +46,16 @@ def test_settle_leaves_a_full_collection_little_to_examine() -> None:
     assert seen["before"] > 20_000  # modules, FastAPI's routes, pydantic models
     assert seen["after"] < seen["before"] / 20
     assert seen["frozen_objects"] >= seen["before"] * 0.9
-    assert seen["young_threshold"] == 10_000
+    assert seen["young_threshold"] == YOUNG_THRESHOLD
 
 
 def test_the_served_process_has_settled_before_its_first_answer(tmp_path: Path) -> None:
     with simulator(profile="vllm", model="local-model") as local:
-        config = {
-            "backends": [
-                {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
-            ],
-            "routes": {intent: ["local"] for intent in INTENTS},
-            "ledger": {"path": str(tmp_path / "ledger")},
-        }
+        config = config_for({"local": local}, tmp_path).model_dump(mode="json")
         with router_process(config, tmp_path) as (proxy, _):
             heap = httpx.get(f"{proxy.root}/v1/router/status", timeout=10).json()["heap"]
     assert heap["frozen_objects"] > 20_000
-    assert heap["young_threshold"] == 10_000
+    assert heap["young_threshold"] == YOUNG_THRESHOLD
     assert len(heap["collections"]) == 3
 
 
@@ -79,7 +71,7 @@ def test_a_simulator_process_has_settled_too() -> None:
         process.terminate()
         process.wait(timeout=20)
     assert heap["frozen_objects"] > 10_000
-    assert heap["young_threshold"] == 10_000
+    assert heap["young_threshold"] == YOUNG_THRESHOLD
 
 
 def test_a_router_outside_serve_freezes_nothing(tmp_path: Path) -> None:
@@ -89,4 +81,4 @@ def test_a_router_outside_serve_freezes_nothing(tmp_path: Path) -> None:
         with router(config) as proxy:
             heap = httpx.get(f"{proxy.root}/v1/router/status", timeout=10).json()["heap"]
     assert heap["frozen_objects"] == 0
-    assert heap["young_threshold"] == gc.get_threshold()[0]
+    assert heap["young_threshold"] != YOUNG_THRESHOLD  # Python's own, untouched
