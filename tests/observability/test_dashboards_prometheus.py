@@ -8,6 +8,7 @@ simulator, serving traffic across all intents with injected faults.
 from __future__ import annotations
 
 import itertools
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -132,7 +133,13 @@ def scraped_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometh
         pytest.skip("router not built yet")
     require_prometheus()
     tmp = tmp_path_factory.mktemp("router")
-    local, cloud, dead, port = free_port(), free_port(), free_port(), free_port()
+    local, cloud, port = free_port(), free_port(), free_port()
+    # The `spare` backend's port stays bound but never listens, so it refuses connections for
+    # the whole test: a port merely found free could be handed to Prometheus next (most
+    # likely why one run's doomed requests got no 5xx).
+    dead_socket = socket.socket()
+    dead_socket.bind(("127.0.0.1", 0))
+    dead = int(dead_socket.getsockname()[1])
     procs: list[Proc] = []
     prom: Prometheus | None = None
     try:
@@ -162,6 +169,7 @@ def scraped_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometh
             prom.stop()
         for proc in reversed(procs):
             proc.stop()
+        dead_socket.close()
 
 
 def test_real_router_feeds_every_panel(scraped_router: Prometheus) -> None:
