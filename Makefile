@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # environment would otherwise compile them on every start).
 COMPILE := $(BIN)/python -m compileall -q router classifier evals >/dev/null
 
-.PHONY: run test lint format bench test-vllm clean
+.PHONY: run test lint format bench bench-litellm test-vllm clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,17 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
-bench: $(STAMP)
+bench: $(STAMP) bench-litellm
 	$(COMPILE)
 	$(BIN)/python tests/bench/run_all.py
+
+## LiteLLM's proxy in a venv of its own, for the side-by-side proxy benchmark.
+LITELLM_VENV := $(HOME)/.cache/smf-bench-litellm
+bench-litellm: $(LITELLM_VENV)/bin/litellm
+$(LITELLM_VENV)/bin/litellm: tests/bench/litellm-proxy.txt
+	$(PYTHON) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/pip install --quiet -r tests/bench/litellm-proxy.txt
+	touch $@
 
 ## The integration suite against vLLM's real server on CPU (installs it into a cached venv).
 test-vllm: $(STAMP)

@@ -1,5 +1,6 @@
 """Proxy overhead, side by side: the upstream directly, through smf-router, through LiteLLM's proxy.
 
+    make bench-litellm   # LiteLLM's proxy in ~/.cache/smf-bench-litellm, once
     .venv/bin/python tests/bench/bench_proxy.py [--seconds 8] [--litellm PATH/TO/litellm]
 
 The upstream is the simulator with zero latency (a fast fake vLLM). Each target gets the
@@ -316,7 +317,7 @@ def main() -> None:
                 litellm.pid,
             )
         else:
-            print(f"(LiteLLM proxy not found at {args.litellm}; skipping it)")
+            print(f"(LiteLLM proxy not found at {args.litellm}: `make bench-litellm`; skipping it)")
 
         rows = []
         ttft_p50: dict[str, float] = {}
