@@ -255,16 +255,18 @@ class Stall:
 
 def _forward(
     events: Iterable[tuple[bytes, bytes | None]], call: Call, tally: Tally
-) -> tuple[bytes, UpstreamError | None]:
+) -> tuple[bytes, Exception | None]:
     """The bytes to send for a run of events, and the error that cut the run short, if any.
 
-    Events before a broken one still reach the client, ahead of the in-band error.
+    Events before a broken one still reach the client, ahead of the in-band error: the
+    tally has seen them, so the error event's ids and sequence follow them. That holds for
+    a bug of ours too (the caller re-raises it as one).
     """
     outs: list[bytes] = []
     for raw, data in events:
         try:
             out = _inspect(raw, data, call, tally)
-        except UpstreamError as error:
+        except Exception as error:
             return b"".join(outs), error
         if out:
             outs.append(out)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +88,20 @@ class _LoopThread:
         if not self.loop.is_closed():
             self.loop.call_soon_threadsafe(cancel)
         self.thread.join(timeout=10)
+
+
+def breaks_on_call(n: int, real: Callable[..., Any]) -> Callable[..., Any]:
+    """`real`, except that its n-th call raises ZeroDivisionError: a bug of ours, on cue."""
+    calls = 0
+
+    def maybe_broken(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == n:
+            raise ZeroDivisionError("a bug")
+        return real(*args, **kwargs)
+
+    return maybe_broken
 
 
 def wait_for(url: str, deadline_s: float = 20.0) -> None:

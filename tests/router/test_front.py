@@ -16,7 +16,7 @@ from router import relay as relay_module
 from router.api import front
 from router.app import RouterApp, create_app
 from router.record import Record
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import Running, RunningRouter, breaks_on_call, config_for, router, simulator
 
 BODY = {"model": "local", "messages": [{"role": "user", "content": "Tell me a long story."}]}
 
@@ -220,15 +220,7 @@ def test_a_bug_mid_responses_stream_ends_it_under_the_responses_own_id(
 ) -> None:
     """The relay ends its own broken stream, so the `response.failed` event names the
     response the client has been reading and numbers itself after the events it saw."""
-    see, calls = relay_module.events.see, [0]
-
-    def breaks_later(*args: Any, **kwargs: Any) -> None:
-        calls[0] += 1
-        if calls[0] == 4:
-            raise ZeroDivisionError("a bug")
-        see(*args, **kwargs)
-
-    monkeypatch.setattr(relay_module.events, "see", breaks_later)
+    monkeypatch.setattr(relay_module.events, "see", breaks_on_call(4, relay_module.events.see))
     body = {**STREAMS["responses"], "max_output_tokens": 20}
     response = httpx.post(f"{proxy.url}/responses", json=body, timeout=10)
     datas = [
