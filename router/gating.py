@@ -129,12 +129,22 @@ class GateBook:
             del self._gated[key]
         return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at)
 
-    def set_floors(
-        self, floors: Mapping[str, float], learned: Mapping[tuple[str, str], float] | None = None
+    def retune(
+        self,
+        floors: Mapping[str, float],
+        learned: Mapping[tuple[str, str], float] | None = None,
+        window: int | None = None,
+        min_samples: int | None = None,
     ) -> list[Change]:
-        """Replace the floors and re-decide every gate."""
+        """New floors (and window, minimum samples) from a hot reload, then every gate
+        re-decided on the results the windows hold; a shorter window keeps the newest."""
         self.floors = dict(floors)
         self.learned = dict(learned or {})
+        if window is not None and window != self.window:
+            self.window = window
+            self._results = {k: deque(r, maxlen=window) for k, r in self._results.items()}
+        if min_samples is not None:
+            self.min_samples = min_samples
         changes = [self._decide(key) for key in list(self._results)]
         return [c for c in changes if c is not None]
 

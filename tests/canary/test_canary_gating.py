@@ -48,11 +48,34 @@ def test_learned_floor_per_backend_wins_over_config() -> None:
     assert book.floor("cloud", "coding") == 0.2
 
 
-def test_set_floors_re_decides_existing_windows() -> None:
+def test_retune_re_decides_existing_windows() -> None:
     book = GateBook({}, window=10, min_samples=5)
     book.observe("local", "math", [True] * 3 + [False] * 7)
-    changes = book.set_floors({"math": 0.3})
+    changes = book.retune({"math": 0.3})
     assert [(c.backend, c.intent, c.gated) for c in changes] == [("local", "math", True)]
+
+
+def test_a_shorter_window_keeps_the_newest_results_and_re_decides() -> None:
+    book = GateBook({"math": 0.3}, window=10, min_samples=3)
+    book.observe("local", "math", [False] * 6 + [True] * 4)
+    assert book.gated() == {"local": frozenset({"math"})}
+    changes = book.retune({"math": 0.3}, window=4)  # the four newest all passed
+    assert [(c.intent, c.gated) for c in changes] == [("math", False)]
+    (standing,) = book.standings()
+    assert (standing.passes, standing.n) == (4, 4)
+    book.observe("local", "math", [False])
+    assert book.standings()[0].n == 4  # the window stays at its new length
+
+
+def test_a_higher_min_samples_holds_a_gate_that_has_too_few_results() -> None:
+    book = GateBook({"math": 0.5}, window=10, min_samples=2)
+    book.observe("local", "math", [False, False])
+    assert book.gated() == {"local": frozenset({"math"})}
+    book.retune({}, min_samples=5)
+    assert book.gated() == {}  # no floor any more: the gate opens
+    book.retune({"math": 0.5}, min_samples=5)
+    book.observe("local", "math", [False, False])
+    assert book.gated() == {}  # four results: not enough to close again
 
 
 def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:
