@@ -40,17 +40,10 @@ from router.policy import BackendState, context_window
 
 log = logging.getLogger("smf_router.canary")
 
-# `canary.*` read once (the cases, the gate book): a hot reload leaves them as they were. The
-# schedule (interval, sample, concurrency, timeout) and the backends are read on each run.
-READ_AT_START = (
-    "enabled",
-    "suites",
-    "window",
-    "min_samples",
-    "floors",
-    "baselines",
-    "floor_margin",
-)
+# Whether the canary runs is read once, at start. Its cases and gate book follow a hot reload
+# (`Canary.prepare`); the schedule (interval, sample, concurrency, timeout) and the backends
+# are read on each run.
+READ_AT_START = ("enabled",)
 
 Runner = Callable[..., Awaitable[list[CaseResult]]]
 
@@ -152,6 +145,23 @@ class Canary:
 
     def gated(self) -> dict[str, frozenset[str]]:
         return self.book.gated()
+
+    def prepare(self, config: Config) -> Callable[[], None]:
+        """A hot reload's part here, checked before the swap: new suites are loaded now (one
+        that does not load rejects the reload), and the returned call swaps in the cases and
+        retunes the gate book, whose windows keep their results."""
+        old, new = self.settings, config.canary
+        cases = load_cases(config) if new.suites != old.suites else self.cases
+        learned: Mapping[tuple[str, str], float] = self.book.learned
+        if (new.baselines, new.floor_margin) != (old.baselines, old.floor_margin):
+            learned = baseline_floors(new.baselines, new.floor_margin)
+
+        def apply() -> None:
+            self.cases = list(cases)
+            for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
+                self.announce(change)
+
+        return apply
 
     async def loop(self) -> None:
         """Run now, then every `interval_s`; a failed run is logged, never fatal."""
@@ -383,5 +393,6 @@ def install(components: Any) -> None:
         await canary.loop()
 
     components.background.append(job)
+    components.reload_hooks.append(canary.prepare)
     components.closers.append(canary.aclose)
     components.status_sections["canary"] = canary.status

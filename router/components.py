@@ -45,6 +45,9 @@ class Components:
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     status_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)
     extra_endpoints: list[APIRouter] = field(default_factory=list)
+    # Features whose settings follow a hot reload: each checks the new config before the
+    # swap (raising rejects the reload) and returns what applies it in the swap.
+    reload_hooks: list[Callable[[Config], Callable[[], None]]] = field(default_factory=list)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:

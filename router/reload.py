@@ -7,10 +7,12 @@ assignments — no await in between, so each request sees the old set or the new
 a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
 did not change are kept (warm connection pools); retired ones let go of their idle
 connections at once and are closed once the longest request they could still be serving is
-over. Ledger and server settings (and the canary's suites, gate windows and floors, the
-shadow's queue and pool) are read once at start: a change there is applied to nothing and
-reported as needing a restart. The canary and the shadow read the running config and
-backends on each run or job.
+over. Features with settings of their own follow through `Components.reload_hooks`: the
+canary's suites, gate windows and floors are checked before the swap (a suite that does
+not load rejects the reload) and applied in it. Ledger and server settings (and whether
+resilience and the canary run at all, the shadow's queue and pool) are read once at start:
+a change there is applied to nothing and reported as needing a restart. The canary and the
+shadow read the running config and backends on each run or job.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,7 +102,9 @@ class Reloader:
                 pricing = None
                 if self.components.gateway.pricing is not None:
                     pricing = await asyncio.to_thread(_warm_pricer, config)
-                outcome = self._swap(config, state, pricing)
+                hooks = self.components.reload_hooks
+                appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
+                outcome = self._swap(config, state, pricing, appliers)
             except Exception as exc:  # e.g. a backend adapter that cannot be built
                 log.exception("config reload failed; keeping the running config")
                 return Outcome(False, f"cannot apply the new config: {exc}")
@@ -107,7 +112,13 @@ class Reloader:
             log.warning("config reloaded: %s", outcome.message)
             return outcome
 
-    def _swap(self, config: Config, state: Any | None, pricing: Pricer | None) -> Outcome:
+    def _swap(
+        self,
+        config: Config,
+        state: Any | None,
+        pricing: Pricer | None,
+        appliers: list[Callable[[], None]],
+    ) -> Outcome:
         parts, old = self.components, self.components.gateway
         backends: dict[str, Backend] = {}
         for settings in config.backends:
@@ -140,6 +151,8 @@ class Reloader:
         gateway.tracing.providers = providers
         if state is not None:
             state.gateway, state.auth = gateway, auth
+        for apply in appliers:
+            apply()
         self._retire(retired)
         return outcome
 

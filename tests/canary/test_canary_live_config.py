@@ -74,7 +74,7 @@ def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] > runs, what="next run")
             assert claude.stats()["by_path"].get("/v1/messages", 0) == asked_claude  # removed
 
-            # the gate book is built once, and a router started without shadowing has none
+            # floors follow the reload; a router started without shadowing still has none
             floors = {
                 **swapped,
                 "canary": {**swapped["canary"], "floors": {"math": 0.5}},
@@ -82,4 +82,44 @@ def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
             }
             path.write_text(yaml.safe_dump(floors))
             answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
-            assert answer.json()["restart_needed"] == ["canary.floors", "shadow.rates"]
+            assert answer.json()["restart_needed"] == ["shadow.rates"]
+            assert floor_of(proxy.root, "local", "math") == 0.5
+
+
+def floor_of(root: str, backend: str, intent: str) -> float | None:
+    standings = status(root)["extra"]["canary"]["standings"]
+    (standing,) = [s for s in standings if (s["backend"], s["intent"]) == (backend, intent)]
+    floor: float | None = standing["floor"]
+    return floor
+
+
+def test_a_reload_swaps_the_canary_suites_and_rejects_suites_that_do_not_load(
+    tmp_path: Path,
+) -> None:
+    with simulator(profile="vllm", model="m") as local:
+        data: dict[str, Any] = {
+            "backends": [backend("local", local.url)],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {**CANARY, "interval_s": 0.3},
+            "resilience": {"enabled": False},
+        }
+        with router(parse(data)) as proxy:
+            until(lambda: "local" in last_run(proxy.root), what="a first run")
+            assert last_run(proxy.root)["local"]["suites"] == "math"
+            path = tmp_path / "router.yaml"
+            reload.reloader_of(proxy.components).source = path
+
+            missing = {**data, "canary": {**data["canary"], "suites": str(tmp_path / "none")}}
+            path.write_text(yaml.safe_dump(missing))
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 400 and "none" in answer.json()["error"]["message"]
+
+            coding = {**data, "canary": {**data["canary"], "suites": str(SHIPPED / "coding")}}
+            path.write_text(yaml.safe_dump(coding))
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 200 and answer.json()["restart_needed"] == []
+            until(
+                lambda: last_run(proxy.root)["local"]["suites"] == "coding",
+                what="a run on the new suite",
+            )
