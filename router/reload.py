@@ -10,9 +10,10 @@ connections at once and are closed once the longest request they could still be 
 over. Features with settings of their own follow through `Components.reload_hooks`: the
 canary's suites, gate windows and floors are checked before the swap (a suite that does
 not load rejects the reload) and applied in it. Ledger and server settings (and whether
-resilience and the canary run at all, the shadow's queue and pool) are read once at start:
-a change there is applied to nothing and reported as needing a restart. The canary and the
-shadow read the running config and backends on each run or job.
+resilience, the canary and the shadow run at all) are read once at start: a change there is
+applied to nothing and reported as needing a restart. The canary and the shadow read the
+running config and backends on each run or job (the shadow's queue size and concurrency
+too).
 """
 
 from __future__ import annotations

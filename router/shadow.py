@@ -3,8 +3,9 @@
 The decision is made after the live reply finished (the client never waits, never sees a
 shadow error) with an injected `random.Random`. Privacy first: shadows go toward the local
 tier unless `shadow.allow_cloud_targets`, and a private request never leaves the local tier.
-Bounded: a small worker pool, a bounded queue whose overflow is counted, and a saturated
-local target is skipped. Answer text lives in memory only; the ledger gets the verdict.
+Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size` whose
+overflow is counted (both read from the running config), and a saturated local target is
+skipped. Answer text lives in memory only; the ledger gets the verdict.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
@@ -38,7 +39,7 @@ from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
 
-READ_AT_START = ("queue_size", "max_concurrency")  # the queue and worker pool, built at start
+READ_AT_START: tuple[str, ...] = ()  # queue size and concurrency are read per job
 MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
 
 
@@ -154,9 +155,11 @@ class Shadow:
         self.states = states
         self.rng = rng or random.Random()
         self.execute = execute
-        self.queue: asyncio.Queue[Job] = asyncio.Queue(self.settings.queue_size)
+        # Unbounded here: `offer` holds it to `queue_size` of the running config.
+        self.queue: asyncio.Queue[Job] = asyncio.Queue()
         self.counts: Counter[str] = Counter()
         self.in_flight = 0
+        self._freed = asyncio.Event()  # a replay ended: a slot may be free
 
     @property
     def config(self) -> Config:
@@ -195,10 +198,10 @@ class Shadow:
         if decision.target is None:
             self._drop(decision.drop or "no_target")
             return
-        try:
-            self.queue.put_nowait(Job(record, body, live, decision.target, api))
-        except asyncio.QueueFull:
+        if self.queue.qsize() >= self.settings.queue_size:
             self._drop("queue_full")
+            return
+        self.queue.put_nowait(Job(record, body, live, decision.target, api))
 
     def _drop(self, reason: ShadowDropReason) -> None:
         self.counts[f"dropped_{reason}"] += 1
@@ -206,25 +209,29 @@ class Shadow:
             self.metrics.shadow_dropped(reason)
 
     async def run(self) -> None:
-        """The worker pool: at most `max_concurrency` replays in flight."""
+        """Replay queued jobs, at most `max_concurrency` at once; the limit is read for each
+        job, so a hot reload applies to the next one."""
         async with asyncio.TaskGroup() as group:
-            for _ in range(self.settings.max_concurrency):
-                group.create_task(self._worker())
+            while True:
+                job = await self.queue.get()
+                while self.in_flight >= self.settings.max_concurrency:
+                    self._freed.clear()
+                    await self._freed.wait()
+                state = self.states().get(job.target)
+                if state is not None and (state.saturated or state.circuit == "open"):
+                    self._drop("saturated")  # it filled up while the job waited
+                    continue
+                self.in_flight += 1
+                group.create_task(self._replay_one(job))
 
-    async def _worker(self) -> None:
-        while True:
-            job = await self.queue.get()
-            state = self.states().get(job.target)
-            if state is not None and (state.saturated or state.circuit == "open"):
-                self._drop("saturated")  # it filled up while the job waited
-                continue
-            self.in_flight += 1
-            try:
-                await self.replay(job)
-            except Exception:
-                log.exception("shadow: replay of %s failed", job.record.request_id)
-            finally:
-                self.in_flight -= 1
+    async def _replay_one(self, job: Job) -> None:
+        try:
+            await self.replay(job)
+        except Exception:
+            log.exception("shadow: replay of %s failed", job.record.request_id)
+        finally:
+            self.in_flight -= 1
+            self._freed.set()
 
     def close(self) -> None:
         """Jobs still queued at shutdown are dropped, and counted."""
@@ -364,7 +371,7 @@ def wanted(config: Config) -> bool:
 
 
 def install(components: Any) -> None:
-    """FEATURES installer: a call sink and a worker pool when any shadow rate is set."""
+    """FEATURES installer: a call sink and its replay loop when any shadow rate is set."""
     if not wanted(components.config):
         return
     shadow = Shadow(

@@ -181,24 +181,51 @@ def test_workers_never_exceed_max_concurrency(tmp_path: Path) -> None:
     with sims(tmp_path, max_concurrency=2) as (config, servers):
         servers["local"].control("faults", {"fault": "slow_first_token:0.2"})
         shadow, backends = _shadow(config, Rows())
-        peak = 0
-
-        async def go() -> None:
-            nonlocal peak
-            for _ in range(6):
-                shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
-            runner = asyncio.create_task(shadow.run())
-            for _ in range(400):
-                peak = max(peak, shadow.in_flight)
-                if shadow.counts["compared"] == 6:
-                    break
-                await asyncio.sleep(0.01)
-            runner.cancel()
-            await _close(backends)
-
-        asyncio.run(go())
+        for _ in range(6):
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        peak = _peak_while_replaying(shadow, backends, compared=6)
         assert shadow.counts["compared"] == 6
         assert peak == 2
+
+
+def test_queue_size_and_max_concurrency_follow_the_running_config(tmp_path: Path) -> None:
+    """What a hot reload changes: both are read from the running config for each job."""
+    with sims(tmp_path, queue_size=2, max_concurrency=1) as (config, servers):
+        servers["local"].control("faults", {"fault": "slow_first_token:0.2"})
+        running = [config]
+        backends = {b.name: backend_factory.create(b) for b in config.backends}
+        shadow = Shadow(lambda: running[0], backends, rows=Rows(), pricing=Pricer(config))
+        for _ in range(4):
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 2
+        bigger = config.shadow.model_copy(update={"queue_size": 6, "max_concurrency": 3})
+        running[0] = config.model_copy(update={"shadow": bigger})
+        for _ in range(4):
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        assert shadow.queue.qsize() == 6 and shadow.counts["dropped_queue_full"] == 2
+        peak = _peak_while_replaying(shadow, backends, compared=6)
+        assert shadow.counts["compared"] == 6
+        assert peak == 3
+
+
+def _peak_while_replaying(shadow: Shadow, backends: dict[str, Any], compared: int) -> int:
+    """Run the pool until `compared` replays were compared (4 s at most); the most replays
+    that were in flight at once."""
+    peak = 0
+
+    async def go() -> None:
+        nonlocal peak
+        runner = asyncio.create_task(shadow.run())
+        for _ in range(400):
+            peak = max(peak, shadow.in_flight)
+            if shadow.counts["compared"] == compared:
+                break
+            await asyncio.sleep(0.01)
+        runner.cancel()
+        await _close(backends)
+
+    asyncio.run(go())
+    return peak
 
 
 def _judged(tmp: Path, value: float) -> tuple[dict[str, Any], str]:

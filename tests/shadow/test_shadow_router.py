@@ -275,9 +275,13 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             assert answer.status_code == 200 and answer.json()["restart_needed"] == []
             _post(r, MATH)
             sampled = _shadow_status(r)["counts"]["sampled"]
-            bigger = {**moved, "shadow": {**moved["shadow"], "queue_size": 500}}
-            path.write_text(yaml.safe_dump(bigger))  # rates back on: no restart; the queue: one
+            bigger = {
+                **moved,
+                "shadow": {**moved["shadow"], "queue_size": 500, "max_concurrency": 7},
+            }
+            path.write_text(yaml.safe_dump(bigger))  # rates back on, queue and pool: no restart
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
-            assert answer.json()["restart_needed"] == ["shadow.queue_size"]
+            assert answer.json()["restart_needed"] == []
+            assert _shadow_status(r)["max_concurrency"] == 7
         assert (_chats(old), _chats(new)) == (1, 1)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
