@@ -136,10 +136,11 @@ class GateBook:
         window: int | None = None,
         min_samples: int | None = None,
     ) -> list[Change]:
-        """New floors (and window, minimum samples) from a hot reload, then every gate
-        re-decided on the results the windows hold; a shorter window keeps the newest."""
+        """New floors from a hot reload, then every gate re-decided on the results the windows
+        hold. What is None stays as it was; a shorter window keeps the newest results."""
         self.floors = dict(floors)
-        self.learned = dict(learned or {})
+        if learned is not None:
+            self.learned = dict(learned)
         if window is not None and window != self.window:
             self.window = window
             self._results = {k: deque(r, maxlen=window) for k, r in self._results.items()}

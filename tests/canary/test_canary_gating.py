@@ -55,6 +55,14 @@ def test_retune_re_decides_existing_windows() -> None:
     assert [(c.backend, c.intent, c.gated) for c in changes] == [("local", "math", True)]
 
 
+def test_retune_keeps_learned_floors_unless_given_new_ones() -> None:
+    book = GateBook({"coding": 0.2}, {("local", "coding"): 0.7}, window=10, min_samples=5)
+    book.retune({"coding": 0.3}, window=5)
+    assert book.floor("local", "coding") == 0.7 and book.floor("cloud", "coding") == 0.3
+    book.retune({"coding": 0.3}, learned={})
+    assert book.floor("local", "coding") == 0.3
+
+
 def test_a_shorter_window_keeps_the_newest_results_and_re_decides() -> None:
     book = GateBook({"math": 0.3}, window=10, min_samples=3)
     book.observe("local", "math", [False] * 6 + [True] * 4)
