@@ -49,7 +49,6 @@ RESTART_SECTIONS = ("ledger", "server")
 READ_AT_START = {
     "resilience": resilience.READ_AT_START,
     "canary": canary.READ_AT_START,
-    "shadow": shadow.READ_AT_START,
 }
 CLOSE_MARGIN_S = 5.0
 

@@ -39,7 +39,6 @@ from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
 
-READ_AT_START: tuple[str, ...] = ()  # queue size and concurrency are read per job
 MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
 
 
