@@ -38,9 +38,11 @@ def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
 
 
 def data_hash(data_dir: Path = DATA_DIR) -> str:
-    """SHA-256 over every data file's name and bytes (rows and the embedding table)."""
+    """SHA-256 over the name and bytes of every file training and evaluation read: the
+    train and validation rows and the embedding table (not the readers' audit labels)."""
     h = hashlib.sha256()
-    for path in sorted([*data_dir.glob("*/*.jsonl"), *data_dir.glob("*.npz")]):
+    rows = [*data_dir.glob("train/*.jsonl"), *data_dir.glob("validation/*.jsonl")]
+    for path in sorted([*rows, *data_dir.glob("*.npz")]):
         h.update(str(path.relative_to(data_dir)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()
