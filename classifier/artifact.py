@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from classifier.constraint import ConstraintDetector
 from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
 
@@ -41,6 +42,9 @@ def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
         "embed_sif": model.embedding.sif.astype(np.float32),
         "embed_scale": json.dumps(model.embedding.scale),
         "dense_weights": model.dense_weights.astype(np.float32),
+        "detector_vocab": "\n".join(model.detector.vocab),
+        "detector_weights": model.detector.weights.astype(np.float64),
+        "detector_bias": json.dumps(model.detector.bias),
     }
     import skops.io as sio
 
@@ -99,6 +103,12 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
         scale=float(json.loads(payload.get("embed_scale", "1.0"))),
     )
     dense = np.asarray(payload.get("dense_weights", np.zeros((0, 0))), dtype=np.float64)
+    detector_vocab = payload.get("detector_vocab", "")
+    detector = ConstraintDetector(
+        vocab=tuple(detector_vocab.split("\n")) if detector_vocab else (),
+        weights=np.asarray(payload.get("detector_weights", np.zeros(0)), dtype=np.float64),
+        bias=float(json.loads(payload.get("detector_bias", "0.0"))),
+    )
     return IntentModel(
         vocab=tuple(payload["vocab"].split("\n")),
         weights=np.ascontiguousarray(weights[:, order]),
@@ -107,4 +117,5 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
         metadata=json.loads(payload["metadata"]),
         embedding=embedding,
         dense_weights=np.ascontiguousarray(dense[:, order]) if dense.size else dense,
+        detector=detector,
     )

@@ -66,6 +66,11 @@ def show(text: str) -> None:
     intents = Table("intent", "probability")
     for row in info["top_intents"]:
         intents.add_row(row["intent"], f"{row['probability']:.3f}")
+    if info["constraint"]["probability"] > 0.5:
+        console.print(
+            f"constraint sentence ({info['constraint']['probability']:.2f}):"
+            f" {info['constraint']['sentence']}"
+        )
     console.print(intents)
     feats = Table("feature", f"weight toward {info['model_intent']}")
     for row in info["features"]:

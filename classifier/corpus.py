@@ -25,6 +25,25 @@ class Example:
     source: str
 
 
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One written sentence and whether it constrains the response's form."""
+
+    text: str
+    constraint: bool
+
+
+def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
+    """The constraint detector's sentences (`sentences/*.jsonl`), in a stable order."""
+    rows: list[Sentence] = []
+    for path in sorted((data_dir / "sentences").glob("*.jsonl")):
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                r = json.loads(line)
+                rows.append(Sentence(r["text"], bool(r["constraint"])))
+    return rows
+
+
 def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
     """All rows of `train` or `validation`, in a stable order (sorted file names)."""
     rows: list[Example] = []
@@ -39,9 +58,11 @@ def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
 
 def data_hash(data_dir: Path = DATA_DIR) -> str:
     """SHA-256 over the name and bytes of every file training and evaluation read: the
-    train and validation rows and the embedding table (not the readers' audit labels)."""
+    train and validation rows, the detector's sentences and the embedding table (not the
+    readers' audit labels)."""
     h = hashlib.sha256()
-    rows = [*data_dir.glob("train/*.jsonl"), *data_dir.glob("validation/*.jsonl")]
+    folders = ("train", "validation", "sentences")
+    rows = [path for folder in folders for path in data_dir.glob(f"{folder}/*.jsonl")]
     for path in sorted([*rows, *data_dir.glob("*.npz")]):
         h.update(str(path.relative_to(data_dir)).encode())
         h.update(path.read_bytes())

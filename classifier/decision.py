@@ -27,6 +27,14 @@ def model() -> IntentModel:
     return artifact.load()
 
 
+def request_features(m: IntentModel, v: RequestView) -> dict[str, float]:
+    """`features(v)` plus the model's sentence-level constraint features of the latest user
+    message, added last, in the same order `fast.known` adds them."""
+    feats = features(v)
+    feats.update(m.detector.features(v.latest))
+    return feats
+
+
 def probabilities(
     m: IntentModel, v: RequestView, feats: dict[str, float]
 ) -> tuple[list[float], list[int], list[float], list[str]]:
@@ -53,7 +61,7 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     if not (v.latest or v.first or v.system):  # no text, no features
         return UNKNOWN
     if m.embedding.words:  # the named path: the embedding reads feature names
-        p, _, _, _ = probabilities(m, v, features(v))
+        p, _, _, _ = probabilities(m, v, request_features(m, v))
     else:
         p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
     best = max(range(len(p)), key=p.__getitem__)
@@ -74,8 +82,9 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     intent = classify(body)
     ruled = rule_intent(v)
     m = model()
-    feats = features(v)
+    feats = request_features(m, v)
     p, idx, vals, names = probabilities(m, v, feats)
+    strength, sentence = m.detector.strongest(v.latest) if m.detector.vocab else (0.0, "")
     best = max(range(len(p)), key=p.__getitem__)
     contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
     dense = m.embedding.vector(feats)
@@ -95,6 +104,10 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
             for f, w in contrib[:top_features]
             if not math.isclose(w, 0.0)
         ],
+        "constraint": {
+            "probability": round(strength, 4),
+            "sentence": sentence[:160],
+        },
         "read": {
             "latest_chars": len(v.latest),
             "first_chars": len(v.first),

@@ -34,6 +34,10 @@ def known(m: IntentModel, v: RequestView) -> tuple[list[int], list[float]]:
         if text:
             for i, value in _context(m, text, head).items():
                 out[i] = out.get(i, 0.0) + weight * value
+    for name, value in m.detector.features(v.latest).items():
+        found = m.index.get(name)
+        if found is not None:
+            out[found] = value
     vals = list(out.values())
     norm = math.sqrt(sum(x * x for x in vals)) or 1.0
     return list(out), [x / norm for x in vals]

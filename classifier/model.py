@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from classifier.constraint import ConstraintDetector
 from classifier.intent import INTENTS, Label
 
 F64 = npt.NDArray[np.float64]
@@ -68,6 +69,7 @@ class IntentModel:
     metadata: dict[str, Any] = field(default_factory=dict)
     embedding: Embedding = field(default_factory=Embedding)
     dense_weights: F64 = field(default_factory=lambda: EMPTY)
+    detector: ConstraintDetector = field(default_factory=ConstraintDetector)
     index: dict[str, int] = field(init=False, repr=False, compare=False)
     # token -> (vocabulary indices of its word/prefix features, its concepts); filled by
     # `classifier.fast` as tokens are met

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,8 +12,9 @@ import numpy as np
 from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 
-from classifier.corpus import Example
-from classifier.features import text_features
+from classifier.constraint import ConstraintDetector, sentence_tokens, sentences
+from classifier.corpus import Example, Sentence
+from classifier.features import text_features, token_entry
 from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
 
@@ -28,6 +30,8 @@ class TrainConfig:
     seed: int = 13
     max_iter: int = 3000
     embed_scale: float = 1.0
+    # sentences of non-instruction training rows added to the detector's negatives
+    detector_negatives: int = 2000
 
 
 def sample_weights(rows: Sequence[Example]) -> np.ndarray:
@@ -76,16 +80,57 @@ def dense_matrix(embedding: Embedding, feats: Sequence[dict[str, float]]) -> np.
     return out
 
 
+def fit_detector(
+    labelled: Sequence[Sentence], rows: Sequence[Example], config: TrainConfig | None = None
+) -> ConstraintDetector:
+    """Train the sentence-level constraint detector (`classifier/constraint.py`) on the
+    written sentences plus a seeded sample of sentences from training rows whose label is
+    not instruction: those come from the styles the detector must not fire on."""
+    config = config or TrainConfig()
+    pool = [s for r in rows if r.label != "instruction" for s in sentences(r.text)]
+    random.Random(config.seed).shuffle(pool)
+    data = [*((s.text, s.constraint) for s in labelled), *((s, False) for s in pool)]
+    data = data[: len(labelled) + config.detector_negatives]
+    firings = [_firings(text) for text, _ in data]
+    vocab = tuple(sorted({f for fired in firings for f in fired}))
+    index = {f: i for i, f in enumerate(vocab)}
+    vals: list[float] = []
+    cols: list[int] = []
+    ptr = [0]
+    for fired in firings:
+        scale = 1 / math.sqrt(sum(fired.values())) if fired else 0.0
+        for f, n in fired.items():
+            cols.append(index[f])
+            vals.append(n * scale)
+        ptr.append(len(cols))
+    x = csr_matrix((vals, cols, ptr), shape=(len(data), len(vocab)))
+    y = np.array([flag for _, flag in data], dtype=int)
+    clf = LogisticRegression(C=1.0, max_iter=config.max_iter, random_state=config.seed)
+    clf.fit(x, y)
+    return ConstraintDetector(vocab, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
+def _firings(sentence: str) -> Counter[str]:
+    """Each distinct token's word and prefix features, counted (two tokens can share a
+    prefix): exactly what `ConstraintDetector.probability` sums."""
+    out: Counter[str] = Counter()
+    for tok in sentence_tokens(sentence):
+        out.update(token_entry(tok)[0])
+    return out
+
+
 def fit(
     rows: Sequence[Example],
     config: TrainConfig | None = None,
     featurize: Featurizer = text_features,
     embedding: Embedding | None = None,
+    detector: ConstraintDetector | None = None,
 ) -> IntentModel:
     """Train on `rows` and return the exported linear model."""
     config = config or TrainConfig()
     embedding = embedding or Embedding()
-    feats = [featurize(r.text) for r in rows]
+    detector = detector or ConstraintDetector()
+    feats = [{**featurize(r.text), **detector.features(r.text)} for r in rows]
     vocab = build_vocab(feats, config.min_df)
     shell = IntentModel(vocab, np.zeros((len(vocab), len(INTENTS))), np.zeros(len(INTENTS)))
     x = matrix(shell, feats)
@@ -99,4 +144,11 @@ def fit(
     coef[:, clf.classes_] = clf.coef_.T
     bias[clf.classes_] = clf.intercept_
     dense = coef[len(vocab) :] if embedding.dims else np.zeros((0, 0))
-    return IntentModel(vocab, coef[: len(vocab)], bias, embedding=embedding, dense_weights=dense)
+    return IntentModel(
+        vocab,
+        coef[: len(vocab)],
+        bias,
+        embedding=embedding,
+        dense_weights=dense,
+        detector=detector,
+    )

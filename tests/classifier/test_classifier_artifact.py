@@ -13,7 +13,7 @@ from classifier import artifact, corpus
 from classifier.decision import decide
 from classifier.evaluation import body
 from classifier.model import IntentModel
-from classifier.train import TrainConfig, fit
+from classifier.train import TrainConfig, fit, fit_detector
 
 
 def small_rows() -> list[corpus.Example]:
@@ -24,15 +24,23 @@ def small_rows() -> list[corpus.Example]:
     return [r for group in by_label.values() for r in group[::12]]
 
 
+def small_fit() -> IntentModel:
+    config = TrainConfig(max_iter=300, detector_negatives=300)
+    detector = fit_detector(corpus.load_sentences()[::3], small_rows(), config)
+    return fit(small_rows(), config, detector=detector)
+
+
 @pytest.fixture(scope="module")
 def small_model() -> IntentModel:
-    return fit(small_rows(), TrainConfig(max_iter=300))
+    return small_fit()
 
 
 def test_training_is_deterministic(small_model: IntentModel) -> None:
-    again = fit(small_rows(), TrainConfig(max_iter=300))
+    again = small_fit()
     assert again.vocab == small_model.vocab
     assert np.array_equal(again.weights, small_model.weights)
+    assert again.detector.vocab == small_model.detector.vocab
+    assert np.array_equal(again.detector.weights, small_model.detector.weights)
 
 
 def test_save_then_load_gives_the_same_predictions(
@@ -42,8 +50,11 @@ def test_save_then_load_gives_the_same_predictions(
     artifact.save(small_model, path)
     fast, audited = artifact.load(path), artifact.load_with_skops(path)
     texts = [r.text for r in corpus.load("validation")[::25]]
+    texts.append("Tell me about owls. Every sentence must end with the word owl.")
     for loaded in (fast, audited):
         assert loaded.vocab == small_model.vocab
+        assert loaded.detector == small_model.detector
+        assert np.array_equal(loaded.detector.weights, small_model.detector.weights)
         for text in texts:
             assert decide(loaded, body(text)) == decide(small_model, body(text))
     assert json.loads(path.with_suffix(".json").read_text()) == small_model.metadata

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from classifier import fast
+from classifier.constraint import SCORE
 from classifier.corpus import load
-from classifier.decision import model
+from classifier.decision import model, request_features
 from classifier.evaluation import PROBES, body
-from classifier.features import features
 from classifier.request import view
 
 
@@ -28,10 +28,14 @@ def test_fast_indices_and_values_equal_the_named_path_to_the_bit() -> None:
     m = model()
     texts = [r.text for r in load("validation")] + [p.text for p in PROBES]
     bodies = [body(t) for t in texts] + [agent(t) for t in texts[::25]]
+    constrained = 0
     for b in bodies:
         v = view(b)
-        idx, vals, _ = m.known(features(v))
+        feats = request_features(m, v)
+        idx, vals, _ = m.known(feats)
         assert fast.known(m, v) == (idx, vals)
+        constrained += feats.get(SCORE, 0.0) > 0.5
+    assert constrained > 100  # the constraint detector's features were compared too
     assert m.token_index  # the cache was used
     # every agent body shares one system prompt and first message: all but the first read
     # them from the context cache, and still equal the named path above
@@ -52,6 +56,6 @@ def test_the_context_cache_is_bounded() -> None:
 def test_unknown_words_and_empty_texts() -> None:
     m = model()
     v = view(body("zzqxv wrrbl 12345 ¿¡"))
-    idx, vals, _ = m.known(features(v))
+    idx, vals, _ = m.known(request_features(m, v))
     assert fast.known(m, v) == (idx, vals)
     assert fast.known(m, view(body(""))) == ([], [])

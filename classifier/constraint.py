@@ -1,0 +1,105 @@
+"""Does any one sentence of a request put a checkable constraint on the response's form?
+
+The training data's rule is that one such sentence ("Every 5th word must be in French")
+makes a request `instruction`, however long the story, essay or problem around it. A bag of
+words cannot say "one sentence is enough": the task's many words outvote the constraint's
+few. So a small logistic model scores each sentence on its own, trained on sentences written
+for the purpose (`classifier/data/sentences/`), and the request's score is the *maximum* over
+its sentences; the intent model sees it as two features, `c:constraint` (the probability) and
+`c:constraint_hi` (above one half).
+
+Scoring reads at most `MAX_SENTENCES` sentences of the (already clipped) latest message, and
+each token's weight is looked up once per process, so the cost stays within microseconds.
+Pure: no I/O; scikit-learn is needed only to train it (`classifier/train.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from classifier.features import TOKEN_CACHE_MAX, token_entry, tokens
+
+F64 = npt.NDArray[np.float64]
+# A sentence ends at . ! ? followed by space, right after a CJK full stop, or at a line break.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+MAX_SENTENCES = 40
+MIN_CHARS = 4  # CJK sentences are short: 每行五个字。 is six
+SCORE = "c:constraint"
+HIGH = "c:constraint_hi"
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences the detector reads: at most `MAX_SENTENCES`, none shorter than
+    `MIN_CHARS` (list markers, stray punctuation)."""
+    out: list[str] = []
+    for part in SENTENCE_END.split(text):
+        if len(part.strip()) >= MIN_CHARS:
+            out.append(part)
+            if len(out) == MAX_SENTENCES:
+                break
+    return out
+
+
+def sentence_tokens(sentence: str) -> set[str]:
+    """A sentence's distinct tokens: the unit both training and scoring count in."""
+    return set(tokens(sentence))
+
+
+@dataclass(frozen=True)
+class ConstraintDetector:
+    """Weights over word and 5-character-prefix features of one sentence. A sentence's
+    vector has 1 per fired feature of each distinct token, divided by the square root of
+    the number of such firings; its logit is the bias plus the dot product."""
+
+    vocab: tuple[str, ...] = ()
+    weights: F64 = field(default_factory=lambda: np.zeros(0), compare=False)
+    bias: float = 0.0
+    # token -> (sum of its features' weights, how many features it fires); filled lazily
+    token_cache: dict[str, tuple[float, int]] = field(init=False, repr=False, compare=False)
+    index: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", {f: i for i, f in enumerate(self.vocab)})
+        object.__setattr__(self, "token_cache", {})
+
+    def _token(self, tok: str) -> tuple[float, int]:
+        hit = self.token_cache.get(tok)
+        if hit is None:
+            fired = token_entry(tok)[0]
+            found = [self.index[f] for f in fired if f in self.index]
+            hit = (float(self.weights[found].sum()) if found else 0.0, len(fired))
+            if len(self.token_cache) < TOKEN_CACHE_MAX:
+                self.token_cache[tok] = hit
+        return hit
+
+    def probability(self, sentence: str) -> float:
+        """How likely this one sentence constrains the response's form."""
+        total = 0.0
+        fired = 0
+        for tok in sentence_tokens(sentence):
+            weight, n = self._token(tok)
+            total += weight
+            fired += n
+        z = self.bias + (total / math.sqrt(fired) if fired else 0.0)
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def strongest(self, text: str) -> tuple[float, str]:
+        """The highest sentence probability in `text`, and that sentence."""
+        best, where = 0.0, ""
+        for sentence in sentences(text):
+            p = self.probability(sentence)
+            if p > best:
+                best, where = p, sentence
+        return best, where
+
+    def features(self, text: str) -> dict[str, float]:
+        """The intent model's two constraint features of `text` (none without a detector)."""
+        if not self.vocab or not text:
+            return {}
+        p, _ = self.strongest(text)
+        return {SCORE: p, HIGH: 1.0} if p > 0.5 else {SCORE: p}

@@ -1,0 +1,107 @@
+"""The sentence-level constraint detector: splitting, scoring as trained, bounds, and the
+shipped model reading one constraint sentence inside a long task as instruction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from classifier import classify, constraint, explain
+from classifier.cli import app
+from classifier.constraint import HIGH, SCORE, ConstraintDetector, sentences
+from classifier.corpus import Sentence
+from classifier.decision import model
+from classifier.evaluation import body
+from classifier.train import TrainConfig, _firings, fit_detector
+
+STORY = (
+    "Write a story about a lighthouse keeper on a remote northern island who finds a message "
+    "in a bottle. The message is decades old and names a village she has never heard of. She "
+    "decides to leave the lighthouse for the first time in twenty years to find its author, "
+    "and on the way she meets a fisherman, a widow and a boy who knows the old sea roads. "
+    "The ending should feel earned, quiet and a little sad."
+)
+CONSTRAINED = STORY + " No sentence may contain more than twelve words."
+
+
+def test_sentences_split_on_stops_line_breaks_and_cjk_full_stops() -> None:
+    text = "Write a poem about rain. Use exactly four lines!\n- \n写一首秋天的诗。每行五个字。"
+    assert sentences(text) == [
+        "Write a poem about rain.",
+        "Use exactly four lines!",
+        "写一首秋天的诗。",
+        "每行五个字。",
+    ]
+
+
+def test_sentences_are_bounded() -> None:
+    text = "This is one sentence here. " * 10_000
+    assert len(sentences(text)) == constraint.MAX_SENTENCES
+
+
+def test_a_request_scores_as_its_strongest_sentence() -> None:
+    detector = ConstraintDetector(("w:every", "w:must", "p:sente"), np.array([1.5, 2.0, 0.5]), -1.0)
+    plain = "Tell me about the history of Rome."
+    ruled = "Every sentence must rhyme."
+    assert detector.probability(plain) == pytest.approx(1 / (1 + math.exp(1.0)))
+    # every, sentence (word + prefix), must, rhyme: 5 firings, 4.0 of known weight
+    assert detector.probability(ruled) == pytest.approx(1 / (1 + math.exp(1.0 - 4.0 / 5**0.5)))
+    p, where = detector.strongest(f"{plain} {ruled} {plain}")
+    assert (p, where) == (detector.probability(ruled), ruled)
+    assert detector.features(plain) == {SCORE: detector.probability(plain)}
+    assert set(detector.features(ruled)) == {SCORE, HIGH}
+    assert ConstraintDetector().features(ruled) == {}
+
+
+def test_scoring_uses_the_features_training_counted() -> None:
+    labelled = [
+        Sentence("Answer in exactly three words.", True),
+        Sentence("Use no commas at all.", True),
+        Sentence("Tell me about whales.", False),
+        Sentence("Write a poem about the sea.", False),
+    ]
+    detector = fit_detector(labelled, [], TrainConfig(detector_negatives=0))
+    index = {f: i for i, f in enumerate(detector.vocab)}
+    for s in labelled:
+        fired = _firings(s.text)
+        dot = sum(detector.weights[index[f]] * n for f, n in fired.items())
+        logit = detector.bias + dot / math.sqrt(sum(fired.values()))
+        assert detector.probability(s.text) == pytest.approx(1 / (1 + math.exp(-logit)))
+    assert [detector.probability(s.text) > 0.5 for s in labelled] == [True, True, False, False]
+
+
+def test_the_shipped_detector_fires_on_a_constraint_sentence_only() -> None:
+    detector = model().detector
+    assert detector.vocab
+    assert detector.strongest(STORY)[0] < 0.5
+    p, where = detector.strongest(CONSTRAINED)
+    assert p > 0.5
+    assert where == "No sentence may contain more than twelve words."
+
+
+@pytest.mark.parametrize(
+    ("task", "without"),
+    [
+        ("Write a blog post about the benefits of walking to work.", "writing"),
+        ("Explain why the sky is blue.", "reasoning"),
+    ],
+)
+def test_one_constraint_sentence_makes_a_request_instruction(task: str, without: str) -> None:
+    rule = "Put the whole thing in lowercase."
+    assert classify(body(task)).label == without
+    assert classify(body(f"{task} {rule}")).label == "instruction"
+    info = explain(body(f"{task} {rule}"))
+    assert info["constraint"]["sentence"] == rule
+    assert SCORE in {f["feature"] for f in info["features"]}
+
+
+def test_the_terminal_explanation_names_the_constraint_sentence() -> None:
+    text = "Explain why the sky is blue. Put the whole thing in lowercase."
+    result = CliRunner().invoke(app, ["show", text])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("instruction")
+    assert "constraint sentence" in result.output
+    assert "Put the whole thing in lowercase." in result.output
