@@ -16,7 +16,6 @@ Pure: no I/O; scikit-learn is needed only to train it (`classifier/train.py`).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,8 +24,16 @@ import numpy.typing as npt
 from classifier.features import TOKEN_CACHE_MAX, token_entry, tokens
 
 F64 = npt.NDArray[np.float64]
-# A sentence ends at . ! ? followed by space, right after a CJK full stop, or at a line break.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+# A sentence ends at . ! ? followed by a space, right after a CJK full stop, or at a line
+# break. Marked with `str.replace` and cut with `splitlines`: four times faster than a regex.
+BREAKS = (
+    (". ", ".\n"),
+    ("! ", "!\n"),
+    ("? ", "?\n"),
+    ("。", "。\n"),
+    ("！", "！\n"),
+    ("？", "？\n"),
+)
 MAX_SENTENCES = 40
 MIN_CHARS = 4  # CJK sentences are short: 每行五个字。 is six
 SCORE = "c:constraint"
@@ -36,8 +43,11 @@ HIGH = "c:constraint_hi"
 def sentences(text: str) -> list[str]:
     """The sentences the detector reads: at most `MAX_SENTENCES`, none shorter than
     `MIN_CHARS` (list markers, stray punctuation)."""
+    for mark, cut in BREAKS:
+        if mark in text:
+            text = text.replace(mark, cut)
     out: list[str] = []
-    for part in SENTENCE_END.split(text):
+    for part in text.splitlines():
         if len(part.strip()) >= MIN_CHARS:
             out.append(part)
             if len(out) == MAX_SENTENCES:
@@ -61,18 +71,22 @@ class ConstraintDetector:
     bias: float = 0.0
     # token -> (sum of its features' weights, how many features it fires); filled lazily
     token_cache: dict[str, tuple[float, int]] = field(init=False, repr=False, compare=False)
-    index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # feature -> weight as plain floats: a token met for the first time costs a dict lookup
+    # per feature, not a numpy call (which made long prompts' p99 cross 1 ms)
+    weight_of: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "index", {f: i for i, f in enumerate(self.vocab)})
+        object.__setattr__(
+            self, "weight_of", dict(zip(self.vocab, self.weights.tolist(), strict=True))
+        )
         object.__setattr__(self, "token_cache", {})
 
     def _token(self, tok: str) -> tuple[float, int]:
         hit = self.token_cache.get(tok)
         if hit is None:
             fired = token_entry(tok)[0]
-            found = [self.index[f] for f in fired if f in self.index]
-            hit = (float(self.weights[found].sum()) if found else 0.0, len(fired))
+            weight_of = self.weight_of
+            hit = (sum(weight_of.get(f, 0.0) for f in fired), len(fired))
             if len(self.token_cache) < TOKEN_CACHE_MAX:
                 self.token_cache[tok] = hit
         return hit
