@@ -55,9 +55,10 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def sentence_tokens(sentence: str) -> set[str]:
-    """A sentence's distinct tokens: the unit both training and scoring count in."""
-    return set(tokens(sentence))
+def sentence_tokens(sentence: str) -> list[str]:
+    """A sentence's distinct tokens in text order: the unit both training and scoring count
+    in. (Not a set: its order changes with the hash seed, and so would float sums.)"""
+    return list(dict.fromkeys(tokens(sentence)))
 
 
 @dataclass(frozen=True)

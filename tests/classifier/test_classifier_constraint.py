@@ -4,6 +4,10 @@ shipped model reading one constraint sentence inside a long task as instruction.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,3 +109,32 @@ def test_the_terminal_explanation_names_the_constraint_sentence() -> None:
     assert result.output.startswith("instruction")
     assert "constraint sentence" in result.output
     assert "Put the whole thing in lowercase." in result.output
+
+
+DETECTOR_DIGEST = """
+import hashlib, sys
+sys.path.insert(0, ".")
+from classifier import corpus
+from classifier.train import TrainConfig, fit_detector
+rows = corpus.load("train")[::40]
+detector = fit_detector(corpus.load_sentences()[::4], rows, TrainConfig(detector_negatives=200))
+probe = "Write a story. Every line must rhyme and no word may repeat."
+print(hashlib.sha256(detector.weights.tobytes()).hexdigest(), repr(detector.probability(probe)))
+"""
+
+
+def test_the_detector_trains_and_scores_the_same_whatever_the_hash_seed() -> None:
+    """String hashing is randomised per process; training and scoring must not depend on it."""
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", DETECTOR_DIGEST],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=Path(__file__).resolve().parents[2],
+            check=True,
+            timeout=120,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
