@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from classifier.corpus import DATA_DIR, Example
-from classifier.evaluation import LOCAL
+from classifier.evaluation import LOCAL, prf
 from classifier.intent import INTENTS
 
 AUDIT_PATH = DATA_DIR / "audit" / "readers.jsonl"
@@ -66,15 +66,8 @@ def sample_weights(rows: Sequence[AuditRow], validation: Sequence[Example]) -> l
 def agreement(pred: Sequence[str], ref: Sequence[str], weights: Sequence[float]) -> Agreement:
     """Weighted macro-F1 (over the intents `ref` uses), accuracy and local/cloud agreement
     of `pred` against `ref`."""
-    f1s = []
-    for label in INTENTS:
-        tp = fp = fn = 0.0
-        for p, r, w in zip(pred, ref, weights, strict=True):
-            tp += w * (p == label and r == label)
-            fp += w * (p == label and r != label)
-            fn += w * (p != label and r == label)
-        if tp + fn:
-            f1s.append(2 * tp / (2 * tp + fp + fn))
+    per_label = [prf(ref, pred, label, weights) for label in INTENTS]
+    f1s = [m["f1"] for m in per_label if m["support"]]
     total = sum(weights)
     hits = sum(w for p, r, w in zip(pred, ref, weights, strict=True) if p == r)
     same_route = sum(

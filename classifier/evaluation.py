@@ -95,10 +95,15 @@ def as_routed(gold: Sequence[str], pred: Sequence[Intent], threshold: float) -> 
     return _mean(hits), _mean(low)
 
 
-def _prf(gold: Sequence[str], pred: Sequence[str], label: str) -> dict[str, float]:
-    tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
-    fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
-    fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
+def prf(
+    gold: Sequence[str], pred: Sequence[str], label: str, weights: Sequence[float] | None = None
+) -> dict[str, float]:
+    """Precision, recall, F1 and support of `label`; each row counts its weight (1 if none)."""
+    w = weights if weights is not None else [1.0] * len(gold)
+    rows = list(zip(gold, pred, w, strict=True))
+    tp = sum(x for g, p, x in rows if g == label and p == label)
+    fp = sum(x for g, p, x in rows if g != label and p == label)
+    fn = sum(x for g, p, x in rows if g == label and p != label)
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
@@ -110,7 +115,7 @@ def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
     intents = [classify(body(r.text)) for r in rows]
     pred = [i.label for i in intents]
     gold = [r.label for r in rows]
-    per_intent = {lb: _prf(gold, pred, lb) for lb in INTENTS}
+    per_intent = {lb: prf(gold, pred, lb) for lb in INTENTS}
     present = [lb for lb in INTENTS if per_intent[lb]["support"]]
     confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(INTENTS, 0) for g in present}
     for g, p in zip(gold, pred, strict=True):
