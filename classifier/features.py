@@ -100,6 +100,20 @@ _FORMAT_PHRASES = (
     "respond with",
     "answer with",
 )
+# Phrases that only say how to present a problem's *final answer*: they make a puzzle or a
+# calculation checkable without making it an instruction-following request.
+_ANSWER_PHRASES = (
+    "\\boxed",
+    "final answer",
+    "only the letter",
+    "only the number",
+    "only the name",
+    "only the year",
+    "just the number",
+    "just the letter",
+    "the correct option",
+    "the correct answer",
+)
 HEAD_TOKENS = 160
 TAIL_TOKENS = 40
 SHAPE_CHARS = 1200
@@ -169,10 +183,13 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
         n = _present(text, hints)
         if n:
             feats[f"f:{name}{min(n, 3)}"] = 1.0
-    n = _format_cues(text.lower(), words)
+    low = text.lower()
+    n = _format_cues(low, words)
     if n:
         feats[f"f:format{min(n, 6)}"] = 1.0
         feats["m:format"] = math.sqrt(n)
+    if _present(low, _ANSWER_PHRASES):
+        feats["m:answer"] = 1.0
     if _EQUATION.search(text[:600]):
         feats["f:equation"] = 1.0
     if text.rstrip().endswith(("?", "？")):

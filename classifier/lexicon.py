@@ -15,6 +15,12 @@ _WORDS_TEXT: dict[str, str] = {
         "rhyming ode ballad acrostic villanelle poema poemas poesía poesia verso gedicht "
         "gedichte reim poème poésie lyrics song songs lied canción cancion chanson rap"
     ),
+    "literary_form": (
+        "acrostic acrostics lipogram lipograms tautogram univocalic abecedarian haiku "
+        "haikus tanka cinquain limerick limericks sonnet sonnets villanelle triolet rondeau "
+        "sestina ghazal pantoum clerihew pangram palindrome palindromic acróstico acrostico "
+        "lipograma soneto akrostichon lipogramm sonett elfchen acrostiche lipogramme"
+    ),
     "story": (
         "story stories tale fable myth fiction novel chapter plot character characters "
         "protagonist villain narrator scene screenplay script dialogue monologue roleplay "
@@ -69,6 +75,7 @@ WORDS: dict[str, tuple[str, ...]] = {k: tuple(v.split()) for k, v in _WORDS_TEXT
 # concept -> CJK substrings, matched with `in` since CJK has no spaces
 _CJK_TEXT: dict[str, str] = {
     "poem": ("诗 詩 歌词 歌詞 俳句 短歌"),
+    "literary_form": ("藏头诗 回文诗 十四行诗 俳句 短歌 折句 あいうえお作文"),
     "story": ("故事 小说 小説 物語 剧本 脚本 角色 キャラクター 情节"),
     "doc": (
         "邮件 メール 信 手紙 文章 报告 報告 总结 要約 摘要 论文 論文 演讲 文案 ブログ レポート 作文"

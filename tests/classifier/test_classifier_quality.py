@@ -8,8 +8,8 @@ from classifier.evaluation import as_routed, evaluate
 from classifier.intent import Intent
 
 # Floors a little under the shipped model's numbers in docs/classifier.md.
-MACRO_F1_FLOOR = 0.81
-ROUTE_ACCURACY_FLOOR = 0.905
+MACRO_F1_FLOOR = 0.80
+ROUTE_ACCURACY_FLOOR = 0.895
 
 
 def test_shipped_model_meets_the_floor_on_held_out_sources() -> None:
