@@ -37,41 +37,76 @@ class CompactionResult:
     warnings: list[str] = field(default_factory=list)
 
 
+class _Unreadable(Exception):
+    """A merge input that cannot be decoded: the merge starts again without it."""
+
+    def __init__(self, segment: Segment, cause: Exception) -> None:
+        super().__init__(f"not merging unreadable segment {segment.path}: {cause}")
+        self.segment = segment
+
+
 def merge(
     inputs: Sequence[Segment], out: Path, delete: bool = True
 ) -> tuple[list[Path], list[str]]:
     """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
-    The replaced files are deleted unless `delete` is False (a live writer defers that, so
-    a reader that listed them a moment ago can still finish; readers ignore them anyway).
-    A file that cannot be decoded is left in place (readers skip and name it) and is not
-    listed as a source, so it is never deleted by accident.
+    Inputs are read one at a time and streamed into `out` (`segments.write_tables`), so a
+    merge needs memory for one input, not for all of them. The replaced files are deleted
+    unless `delete` is False (a live writer defers that, so a reader that listed them a
+    moment ago can still finish; readers ignore them anyway). A file that cannot be decoded
+    is left in place (readers skip and name it) and is not listed as a source, so it is
+    never deleted by accident.
     """
     warnings: list[str] = []
-    tables: list[pa.Table] = []
-    sources: set[str] = set()
-    versions: set[str] = set()
+    todo = list(inputs)
+    while todo:
+        try:
+            replaced = _merge_readable(todo, out)
+        except _Unreadable as bad:
+            warnings.append(str(bad))
+            todo.remove(bad.segment)
+            continue
+        if delete:
+            remove(replaced)
+        return replaced, warnings
+    return [], warnings
+
+
+def _merge_readable(inputs: Sequence[Segment], out: Path) -> list[Path]:
+    """Merge `inputs` into `out`, raising `_Unreadable` (and writing nothing) if one is."""
+    schemas = []
     for seg in inputs:
         try:
-            tables.append(pq.read_table(seg.path))
-        except Exception as exc:  # corruption inside a page: leave the file, say so
-            warnings.append(f"not merging unreadable segment {seg.path}: {exc}")
-            continue
+            schemas.append(pq.read_schema(seg.path).remove_metadata())
+        except Exception as exc:  # a torn or foreign file: leave it, say so
+            raise _Unreadable(seg, exc) from exc
+    schema = pa.unify_schemas(schemas, promote_options="default")
+    sources: set[str] = set()
+    for seg in inputs:
         sources.add(seg.path.name)
         sources.update(s for s in seg.sources if (seg.path.parent / s).exists())
-        if seg.price_map_version:
-            versions.add(seg.price_map_version)
-    if not tables:
-        return [], warnings
-    merged = pa.concat_tables(
-        [t.replace_schema_metadata(None) for t in tables], promote_options="default"
-    )
-    version = ",".join(sorted(versions)) or None
-    segments.write_segment(out, merged, frozenset(sources), version)
-    replaced = [out.parent / name for name in sorted(sources)]
-    if delete:
-        remove(replaced)
-    return replaced, warnings
+    versions = sorted({seg.price_map_version for seg in inputs if seg.price_map_version})
+    tables = (_conform(_read(seg), schema) for seg in inputs)
+    segments.write_tables(out, schema, tables, frozenset(sources), ",".join(versions) or None)
+    return [out.parent / name for name in sorted(sources)]
+
+
+def _read(seg: Segment) -> pa.Table:
+    try:
+        return pq.read_table(seg.path)
+    except Exception as exc:  # corruption inside a page: leave the file, say so
+        raise _Unreadable(seg, exc) from exc
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`table` with `schema`'s columns in its order: missing ones null, types promoted."""
+    columns = [
+        table.column(f.name).cast(f.type)
+        if f.name in table.column_names
+        else pa.nulls(table.num_rows, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def remove(paths: Sequence[Path]) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ import pyarrow.parquet as pq
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
 SUFFIX = ".parquet"
+ROW_GROUP_ROWS = 122_880  # DuckDB's own row-group size: one unit of its parallel scan
 MICROS_PER_DAY = 86_400_000_000
 EPOCH = date(1970, 1, 1)
 
@@ -87,16 +89,40 @@ def write_segment(
     price_map_version: str | None = None,
 ) -> None:
     """Write `table` to `path` atomically: a hidden temp file in the same dir, then rename."""
+    write_tables(path, table.schema, [table], sources, price_map_version)
+
+
+def write_tables(
+    path: Path,
+    schema: pa.Schema,
+    tables: Iterable[pa.Table],
+    sources: frozenset[str] = frozenset(),
+    price_map_version: str | None = None,
+) -> None:
+    """Write `tables` (each of `schema`) as one file, atomically, holding at most about
+    `ROW_GROUP_ROWS` rows in memory besides the table being read: a merge of a busy day's
+    files must not need the whole day in memory (a 24-file merge of 3.5M rows held ~0.9 GB).
+    An exception from `tables` leaves no file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    meta = dict(table.schema.metadata or {})
+    meta = dict(schema.metadata or {})
     if sources:
         meta[SOURCES_KEY] = json.dumps(sorted(sources)).encode()
     if price_map_version:
         meta[PRICE_MAP_KEY] = price_map_version.encode()
-    table = table.replace_schema_metadata(meta)
+    schema = schema.with_metadata(meta)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            pending: list[pa.Table] = []
+            rows = 0
+            for table in tables:
+                pending.append(table)
+                rows += table.num_rows
+                if rows >= ROW_GROUP_ROWS:
+                    writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
+                    pending, rows = [], 0
+            if pending:
+                writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
