@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
 SUFFIX = ".parquet"
-ROW_GROUP_ROWS = 122_880  # DuckDB's own row-group size: one unit of its parallel scan
+ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + one input
 MICROS_PER_DAY = 86_400_000_000
 EPOCH = date(1970, 1, 1)
 
