@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from classifier import INTENTS, classify, explain
-from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, tokens
+from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, text_features, tokens
 from classifier.request import HEAD_CHARS, SYSTEM_CHARS, TAIL_CHARS, TOOL_CHARS, view
 
 
@@ -118,3 +118,20 @@ def test_any_body_shape_gives_an_intent_and_never_raises(body: Any) -> None:
 def test_missing_messages_gives_zero_confidence() -> None:
     assert classify({}).confidence == 0.0
     assert classify({"messages": "garbage"}).confidence == 0.0
+
+
+def test_meaning_cues_name_literary_forms_and_answer_directives_in_any_case_or_language() -> None:
+    def cues(text: str) -> set[str]:
+        return {f for f in text_features(text) if f.startswith("m:")}
+
+    for text in (
+        "Write a SONNET about rain",
+        "Escribe un soneto",
+        "Ein Akrostichon",
+        "写一首藏头诗",
+    ):
+        assert "m:literary_form" in cues(text), text
+    assert "m:literary_form" not in cues("Write a poem about rain")  # a poem, not a named form
+    for text in ("Put the result in \\boxed{}.", "Reply with ONLY THE LETTER.", "Final answer:"):
+        assert "m:answer" in cues(text), text
+    assert "m:answer" not in cues("Answer the question in three paragraphs.")
