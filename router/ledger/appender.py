@@ -2,14 +2,21 @@
 
 Everything here needs PyArrow, so `LedgerWriter` imports this module at its first flush, on
 its own thread, instead of at start (see `router.ledger.writer`).
+
+Merges run on a thread of their own. A level-2 merge reads 24 minutes of traffic (seconds
+of work on a busy router); done on the flush thread it held every flush behind it, so a
+SIGKILL then lost seconds of records instead of one interval, and a merge that failed on a
+full disk was taken for a failed write and its already written rows were written again.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,8 +51,13 @@ class Appender:
         self.max_kept = max_kept  # rows kept for a retry after failed writes, at most
         self.dropped = 0  # rows given up after failed writes
         self._retry: list[tuple[str, pa.Table]] = []
+        # files of this process that are not being merged, by (table, day); guarded by _lock,
+        # which the flush thread and the merge thread share
         self._owned: dict[tuple[str, str], list[_Owned]] = {}
         self._doomed: deque[tuple[float, list[Path]]] = deque()  # in due order
+        self._lock = threading.Lock()
+        self._merger = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-merge")
+        self._merges: list[Future[None]] = []
         self._seq = 0
         self._version = price_map_version()
 
@@ -64,8 +76,26 @@ class Appender:
 
     def remove_doomed(self, now: float) -> None:
         """Delete merged-away files whose grace time for readers has passed."""
-        while self._doomed and self._doomed[0][0] <= now:
-            compaction.remove(self._doomed.popleft()[1])
+        with self._lock:
+            due = []
+            while self._doomed and self._doomed[0][0] <= now:
+                due.extend(self._doomed.popleft()[1])
+        compaction.remove(due)
+
+    def wait_for_merges(self) -> None:
+        """Return when no merge is running or queued (a finished merge can queue the next
+        level's, hence the loop)."""
+        while True:
+            with self._lock:
+                pending = [f for f in self._merges if not f.done()]
+            if not pending:
+                return
+            wait(pending)
+
+    def close(self) -> None:
+        """Let a running merge finish and drop queued ones: their inputs are complete files
+        already, and closed-day compaction merges them later."""
+        self._merger.shutdown(wait=True, cancel_futures=True)
 
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
@@ -90,34 +120,56 @@ class Appender:
             log.warning("ledger write failed, will retry %d %s rows: %s", part.num_rows, table, exc)
 
     def _next_path(self, table: str, day: str) -> Path:
-        self._seq += 1
-        name = f"{self.process_tag}-{self._seq:08d}{segments.SUFFIX}"
+        with self._lock:  # the merge thread names its outputs too
+            self._seq += 1
+            seq = self._seq
+        name = f"{self.process_tag}-{seq:08d}{segments.SUFFIX}"
         return segments.day_dir(self.directory, table, day) / name
 
     def _write(self, table: str, day: str, part: pa.Table) -> None:
         path = self._next_path(table, day)
         segments.write_segment(path, part, price_map_version=self._version)
-        owned = self._owned.setdefault((table, day), [])
-        owned.append(_Owned(Segment(path, day, part.num_rows), 0))
-        self._merge_own(table, day, owned)
-        self._forget_old_days(day)
+        with self._lock:
+            owned = self._owned.setdefault((table, day), [])
+            owned.append(_Owned(Segment(path, day, part.num_rows), 0))
+            self._schedule_merges(table, day)
+            self._forget_old_days(day)
 
-    def _merge_own(self, table: str, day: str, owned: list[_Owned]) -> None:
-        """Merge this process's own small files of a day, level by level."""
+    def _schedule_merges(self, table: str, day: str) -> None:
+        """Hand each full level of a day's own files to the merge thread (under `_lock`)."""
+        owned = self._owned[(table, day)]
         for level, fanout in enumerate(MERGE_FANOUT):
             group = [o for o in owned if o.level == level]
-            if len(group) < fanout:
-                return
-            out = self._next_path(table, day)
+            if len(group) >= fanout:
+                owned[:] = [o for o in owned if o.level != level]
+                self._merges = [f for f in self._merges if not f.done()]
+                try:
+                    job = self._merger.submit(self._merge, table, day, level, group)
+                except RuntimeError:  # closing: the files stay as they are
+                    return
+                self._merges.append(job)
+
+    def _merge(self, table: str, day: str, level: int, group: list[_Owned]) -> None:
+        """On the merge thread: merge `group` into one file one level up. A failed merge
+        (a full disk) leaves its inputs as they are: complete files, still read."""
+        out = self._next_path(table, day)
+        try:
             replaced, warnings = compaction.merge([o.segment for o in group], out, delete=False)
+        except Exception:
+            log.exception("merge of %d %s files failed; they stay unmerged", len(group), table)
+            return
+        for warning in warnings:
+            log.warning("%s", warning)
+        rows = sum(o.segment.rows for o in group)
+        with self._lock:
             self._doomed.append((time.monotonic() + SOURCE_GRACE_S, replaced))
-            for warning in warnings:
-                log.warning("%s", warning)
-            rows = sum(o.segment.rows for o in group)
-            owned[:] = [o for o in owned if o.level != level]
-            owned.append(_Owned(Segment(out, day, rows), level + 1))
+            owned = self._owned.get((table, day))
+            if owned is not None:  # not a past day by now
+                owned.append(_Owned(Segment(out, day, rows), level + 1))
+                self._schedule_merges(table, day)
 
     def _forget_old_days(self, day: str) -> None:
         # Past days are left to `compaction.compact`; only recent days are merged here.
+        # (Called under `_lock`.)
         for key in [k for k in self._owned if k[1] < day]:
             del self._owned[key]

@@ -4,9 +4,10 @@
 the event loop never waits on disk. A background thread wakes every `flush_interval_s`,
 converts what accumulated to Arrow and writes one segment per table and day under this
 process's own tag, so several processes can write one directory without locks. Every
-`MERGE_FANOUT` of its own small files are merged into one, so a day holds a few hundred
-files per process instead of 86,400. `close()` flushes everything: a SIGTERM handler that
-calls it loses nothing; a SIGKILL loses at most the last interval.
+`MERGE_FANOUT` of its own small files are merged into one, on a thread of its own so
+flushes keep their pace, and a day holds a few hundred files per process instead of 86,400.
+`close()` flushes everything: a SIGTERM handler that calls it loses nothing; a SIGKILL
+loses at most the last interval.
 
 This module is the queueing side and imports no PyArrow; the flush side
 (`router.ledger.appender`: Arrow tables, segment files, merges) is imported by the first
@@ -115,7 +116,13 @@ class LedgerWriter:
         self.flush()
         with self._lock:
             if self._appender is not None:
+                self._appender.close()
                 self._appender.remove_doomed(float("inf"))
+
+    def wait_for_merges(self) -> None:
+        """Return when the merges of this writer's own files started so far have finished."""
+        if self._appender is not None:
+            self._appender.wait_for_merges()
 
     def flush(self) -> int:
         """Write what is queued now; returns rows written. Safe from any thread."""

@@ -1,6 +1,7 @@
 """Ledger benchmarks: submit cost, sustained writer ingest, full report over 10M records.
 
 Run: .venv/bin/python -m tests.bench.bench_ledger [--records 10000000] [--data DIR]
+     .venv/bin/python -m tests.bench.bench_ledger --cadence  (flushes over a level-2 merge)
 Targets (issue 4): submit ≤ 20 µs, ingest ≥ 100k records/s, report ≤ 2 s and ≤ 1 GB.
 The synthetic ledger is generated straight into Parquet (one compacted file per day, as
 `compact` leaves a past year), then `compact` writes each day's rollup; both are cached in
@@ -90,6 +91,37 @@ def bench_ingest(n: int = 1_000_000) -> tuple[float, float]:
         elapsed = time.perf_counter() - began
         assert writer.written_total == n, writer.written_total
     return n / elapsed, max(longest, writer.last_flush_seconds)
+
+
+def bench_cadence(per_flush: int = 2_500) -> dict[str, float]:
+    """Flush durations over one full level-2 merge cycle (60 x 24 flushes, 3.6M records at
+    the default size): how long records wait while the writer's own merges run."""
+    from router.ledger.appender import MERGE_FANOUT
+
+    batch = sample_records(per_flush)
+    flushes = MERGE_FANOUT[0] * MERGE_FANOUT[1] + 5
+    durations: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        writer = LedgerWriter(Path(tmp), process_tag="bench")
+        began = time.perf_counter()
+        for _ in range(flushes):
+            for record in batch:
+                writer.submit(record)
+            start = time.perf_counter()
+            writer.flush()
+            durations.append(time.perf_counter() - start)
+        writer.wait_for_merges()
+        total = time.perf_counter() - began
+        writer.close()
+    durations.sort()
+    return {
+        "records": flushes * per_flush,
+        "p50_ms": durations[len(durations) // 2] * 1000,
+        "p99_ms": durations[int(len(durations) * 0.99)] * 1000,
+        "max_ms": durations[-1] * 1000,
+        "total_s": total,
+        "arrow_peak_mib": pa.default_memory_pool().max_memory() / 2**20,
+    }
 
 
 def synthetic_day(day: datetime, n: int, rng: np.random.Generator) -> pa.Table:
@@ -210,11 +242,20 @@ def main() -> None:
         "--data", type=Path, default=Path(tempfile.gettempdir()) / "smf-bench-ledger"
     )
     parser.add_argument("--raw", action="store_true", help="no rollups: scan every record")
+    parser.add_argument("--cadence", action="store_true", help="only flushes over a merge")
     args = parser.parse_args()
     print(
         f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores,"
         f" python {platform.python_version()}, {datetime.now(UTC):%Y-%m-%d}"
     )
+    if args.cadence:
+        c = bench_cadence()
+        print(
+            f"flushes over a level-2 merge ({c['records']:,.0f} records): p50 {c['p50_ms']:.1f}"
+            f" ms, p99 {c['p99_ms']:.1f} ms, max {c['max_ms']:.0f} ms; {c['total_s']:.1f} s in"
+            f" all; Arrow peak {c['arrow_peak_mib']:.0f} MiB"
+        )
+        return
     per = bench_submit()
     print(f"submit: {per * 1e6:.2f} µs per record (target ≤ 20 µs)")
     rate, longest = bench_ingest()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,6 +29,7 @@ def test_a_writer_merges_its_own_small_segments(tmp_path: Path) -> None:
     for i in range(flushes):
         writer.submit(Record(f"r{i}", now))
         writer.flush()
+    writer.wait_for_merges()
     listing = segments.list_table(tmp_path, "records")
     assert len(listing.segments) == 2 + 5  # two level-1 files and five fresh ones
     assert sum(1 for s in listing.segments if s.sources) == 2
@@ -112,6 +114,7 @@ def test_a_merge_keeps_unreadable_inputs_out_and_unifies_schemas(tmp_path: Path)
 
 MERGE_PEAK = """
 import sys
+import threading
 from pathlib import Path
 import pyarrow as pa
 from router.ledger import compaction, segments
@@ -143,3 +146,63 @@ def test_a_merge_holds_one_input_at_a_time_not_all_of_them(tmp_path: Path) -> No
     peak = int(done.stdout.split()[-1])
     assert pq.read_metadata(day / "merged.parquet").num_rows == 60 * 40_000
     assert peak < decoded * 0.4, (peak, decoded)
+
+
+def test_flushes_keep_their_pace_while_a_merge_runs(tmp_path: Path, monkeypatch) -> None:
+    """A level-2 merge takes seconds on a busy router; flushes must not queue behind it
+    (a SIGKILL would then lose more than one interval)."""
+    release = threading.Event()
+    real_merge = compaction.merge
+
+    def slow_merge(*args, **kwargs):
+        release.wait(60)
+        return real_merge(*args, **kwargs)
+
+    monkeypatch.setattr(compaction, "merge", slow_merge)
+    writer = LedgerWriter(tmp_path, process_tag="me")
+    now = time.time()
+    flushes = MERGE_FANOUT[0] + 5
+
+    def flush_all() -> None:
+        for i in range(flushes):
+            writer.submit(Record(f"r{i}", now))
+            writer.flush()
+
+    flusher = threading.Thread(target=flush_all)
+    flusher.start()
+    flusher.join(30)
+    try:
+        assert not flusher.is_alive(), "flushes waited for the merge"
+        assert count(tmp_path) == flushes  # all written while the merge is still held
+        assert not any(s.sources for s in segments.list_table(tmp_path, "records").segments)
+    finally:
+        release.set()
+        flusher.join()
+    writer.wait_for_merges()
+    listing = segments.list_table(tmp_path, "records")
+    assert sum(1 for s in listing.segments if s.sources) == 1
+    assert count(tmp_path) == flushes
+    writer.close()
+
+
+def test_a_failed_merge_neither_loses_nor_repeats_rows(tmp_path: Path, monkeypatch) -> None:
+    """A merge that fails (a full disk) must not be taken for a failed write: the rows it
+    would have merged are on disk already and must not be written again."""
+
+    def failing_merge(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(compaction, "merge", failing_merge)
+    writer = LedgerWriter(tmp_path, process_tag="me")
+    now = time.time()
+    flushes = MERGE_FANOUT[0] + 5
+    for i in range(flushes):
+        writer.submit(Record(f"r{i}", now))
+        writer.flush()
+    writer.wait_for_merges()
+    writer.close()
+    assert writer.dropped_total == 0
+    with Ledger(tmp_path) as ledger:
+        rows = ledger.sql("SELECT request_id, count(*) FROM records GROUP BY 1 HAVING count(*) > 1")
+    assert rows == []
+    assert count(tmp_path) == flushes
