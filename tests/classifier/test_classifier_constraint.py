@@ -15,7 +15,14 @@ from typer.testing import CliRunner
 
 from classifier import classify, constraint, explain
 from classifier.cli import app
-from classifier.constraint import HIGH, SCORE, ConstraintDetector, sentences
+from classifier.constraint import (
+    FORM_HIGH,
+    FORM_SCORE,
+    HIGH,
+    SCORE,
+    ConstraintDetector,
+    sentences,
+)
 from classifier.corpus import Sentence
 from classifier.decision import model
 from classifier.evaluation import body
@@ -84,6 +91,50 @@ def test_the_shipped_detector_fires_on_a_constraint_sentence_only() -> None:
     p, where = detector.strongest(CONSTRAINED)
     assert p > 0.5
     assert where == "No sentence may contain more than twelve words."
+
+
+# Written for this test (in no data file): quotas and rules of the kinds the first round of
+# detector sentences lacked. The previous detector scored the first three 0.31, 0.58 and 0.51.
+QUOTAS = (
+    "Include at least 30 pronouns.",
+    "Keep every word to six letters or fewer.",
+    "Alternate between sentences of under five words and sentences of over fifteen.",
+    "Use no more than two adjectives in the whole poem.",
+    "Every line of dialogue must be under ten words.",
+    "oh and put a question mark at the end of every third sentence",
+    "No sentence should contain more than one comma.",
+)
+NOT_QUOTAS = (
+    "The story should be about two brothers who run a ferry.",
+    "Make the ending hopeful but not sappy.",
+    "My son wrote his first sentence today.",
+    "There were at least thirty people at the wedding.",
+    "Each paragraph of my essay feels too long, what should I do?",
+)
+
+
+def test_the_shipped_detector_reads_quotas_on_words_and_sentences() -> None:
+    detector = model().detector
+    assert [s for s in QUOTAS if detector.probability(s) < 0.75] == []
+    assert [s for s in NOT_QUOTAS if detector.probability(s) > 0.4] == []
+
+
+def test_a_constraint_in_a_named_form_is_its_own_feature() -> None:
+    """The policy keeps a poem in a named form prose with its rules spelled out, so the
+    model sees those rules apart from arbitrary constraints (`constraint.py`)."""
+    detector = model().detector
+    rule = "Each line must begin with a letter of SNOW."
+    for form in ("an acrostic", "a HAIKU", "un acróstico"):
+        assert set(detector.features(f"Write {form} about winter. {rule}")) == {
+            FORM_SCORE,
+            FORM_HIGH,
+        }
+    assert set(detector.features(f"Write a story about winter. {rule}")) == {SCORE, HIGH}
+    assert set(detector.features("写一首藏头诗。每行的第一个字连起来是春天快乐。")) <= {
+        FORM_SCORE,
+        FORM_HIGH,
+    }
+    assert detector.features("写一首藏头诗。") != {}
 
 
 @pytest.mark.parametrize(
