@@ -240,7 +240,10 @@ def process_panels() -> list[dict[str, Any]]:
     return [
         panel(
             "Router process: resident memory",
-            [("max(smf_router_process_resident_memory_bytes)", "resident")],
+            [
+                ("max(smf_router_process_resident_memory_bytes)", "resident"),
+                ("max(smf_router_process_arrow_allocated_bytes)", "of which Arrow (ledger)"),
+            ],
             unit="bytes",
         ),
         panel(

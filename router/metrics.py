@@ -219,6 +219,11 @@ class Metrics:
         self.resident = self._gauge(
             "process_resident_memory_bytes", "Resident memory of the router process.", ()
         )
+        self.arrow = self._gauge(
+            "process_arrow_allocated_bytes",
+            "Memory held by Arrow's pool (ledger flushes and merges), part of resident memory.",
+            (),
+        )
         self.cpu = self._counter(
             "process_cpu_seconds_total", "CPU time of the router process (user + system).", ()
         )
@@ -236,6 +241,7 @@ class Metrics:
         stats = process_stats.read()
         if stats.resident_bytes is not None:
             self.resident.set((), float(stats.resident_bytes))
+        self.arrow.set((), float(stats.arrow_bytes))
         self.cpu.set((), stats.cpu_seconds)
         for generation, count in enumerate(stats.collections):
             self.collections.set((str(generation),), float(count))

@@ -5,6 +5,7 @@ or a collector stopping the event loop again (see `router.heap`)."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ class ProcessStats:
     resident_bytes: int | None  # None where /proc is missing (not Linux)
     cpu_seconds: float  # user + system, every thread
     collections: tuple[int, ...]  # per generation, since start (`heap.collections`)
+    arrow_bytes: int  # held by Arrow's memory pool: ledger flushes and merges
 
 
 def read() -> ProcessStats:
@@ -25,7 +27,16 @@ def read() -> ProcessStats:
         resident_bytes=_resident_bytes(),
         cpu_seconds=time.process_time(),
         collections=heap.collections(),
+        arrow_bytes=_arrow_bytes(),
     )
+
+
+def _arrow_bytes() -> int:
+    """What Arrow's pool holds now. Outside the Python heap and invisible to the collector,
+    it is where a ledger merge's memory goes (the 1 GB spike of 2026-12-01 was here). Zero
+    until the ledger's first flush loads Arrow: reading it must not import it."""
+    arrow = sys.modules.get("pyarrow")
+    return int(arrow.total_allocated_bytes()) if arrow is not None else 0
 
 
 def _resident_bytes() -> int | None:

@@ -3,7 +3,8 @@
 The suite's soak (`tests/reliability/test_soak.py`) runs two minutes and bounds growth; an
 8-minute run by hand drifted ~10 MiB. This drives `smf-router serve` against the vLLM
 simulator with `wrk -c4` in one-minute slices (every third slice streamed) and prints, per
-slice, requests served, RSS, the ledger's size on disk and the collector's counts, so a trend
+slice, requests served, RSS, what Arrow's pool holds (ledger flushes and merges, outside
+the Python heap), the ledger's queue and size on disk and the collector's counts, so a trend
 shows as a column. Bounded: `--minutes` slices of 60 s.
 
 Run: `.venv/bin/python tests/bench/soak_memory.py --minutes 30`
@@ -37,6 +38,14 @@ def rss_mib(pid: int) -> float:
     return int(status.split("VmRSS:")[1].split()[0]) / 1024
 
 
+def gauge(metrics: str, name: str) -> float:
+    """One unlabelled sample of the router's `/metrics` text (0 if absent)."""
+    for line in metrics.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
 def dir_mib(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
 
@@ -61,8 +70,11 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         wait_up(f"{base}/readyz")
         print(f"idle RSS {rss_mib(router.pid):.0f} MiB")
-        print("| minute | kind | requests | errors | p99 ms | RSS MiB | ledger MiB | full GCs |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(
+            "| minute | kind | requests | errors | p99 ms | RSS MiB | Arrow MiB | ledger queue"
+            " | ledger MiB | full GCs |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
         total = 0
         for minute in range(1, args.minutes + 1):
             stream = minute % 3 == 0
@@ -70,10 +82,13 @@ def main() -> None:
             total += r.requests
             heap = httpx.get(f"{base}/v1/router/status", timeout=5).json().get("heap", {})
             full = heap.get("collections", [0, 0, 0])[-1]
+            metrics = httpx.get(f"{base}/metrics", timeout=5).text
+            arrow = gauge(metrics, "smf_router_process_arrow_allocated_bytes") / 2**20
+            queue = gauge(metrics, "smf_router_ledger_queue_depth")
             print(
                 f"| {minute} | {'stream' if stream else 'plain'} | {r.requests:,} | {r.errors}"
-                f" | {r.p99_ms:.1f} | {rss_mib(router.pid):.0f} | {dir_mib(tmp / 'ledger'):.1f}"
-                f" | {full} |",
+                f" | {r.p99_ms:.1f} | {rss_mib(router.pid):.0f} | {arrow:.0f} | {queue:,.0f}"
+                f" | {dir_mib(tmp / 'ledger'):.1f} | {full} |",
                 flush=True,
             )
             time.sleep(0.5)
