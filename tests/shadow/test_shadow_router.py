@@ -283,5 +283,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
             assert answer.json()["restart_needed"] == []
             assert _shadow_status(r)["max_concurrency"] == 7
-        assert (_chats(old), _chats(new)) == (1, 1)
+            _post(r, MATH)  # and the running shadow replays again, to the moved backend
+            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
+        assert (_chats(old), _chats(new)) == (1, 2)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
