@@ -59,9 +59,9 @@ PROBES: tuple[Probe, ...] = (
         + "\nWhy does the test fail?",
         "coding",
     ),
-    Probe(
+    Probe(  # no length count in the ask: by the labelling policy a count makes it instruction
         "very long",
-        "Summarise this report in three sentences:\n" + "Sales grew. " * 20000,
+        "Summarise this report for my manager:\n" + "Sales grew. " * 20000,
         "writing",
     ),
 )

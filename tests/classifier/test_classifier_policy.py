@@ -15,6 +15,11 @@ import pytest
 from classifier import classify
 from classifier.evaluation import body
 
+MINUTES = (
+    "Minutes, 3 March. Present: Dana, Raj, Eli, Mo. The bake sale raised 412 euros. The hall "
+    "roof repair is delayed until April because the contractor is ill. Raj will ask the "
+    "council about the parking permits. Next meeting on the 7th."
+)
 EDGES = [
     (
         "reasoning",
@@ -43,6 +48,9 @@ EDGES = [
         "and contain no commas.",
     ),
     ("instruction", "Reply with exactly these words and nothing else: the blue heron waits"),
+    # a summary is writing; a count of its words or sentences makes it instruction
+    ("writing", "Summarise the minutes below for the newsletter.\n\n" + MINUTES),
+    ("instruction", "Write a summary of these minutes in under 40 words.\n\n" + MINUTES),
 ]
 
 
