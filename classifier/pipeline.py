@@ -190,6 +190,12 @@ VARIANTS: list[tuple[str, ...]] = [
     ("    + both, a 'constrained story/poem/document' cross feature", "0.803", "0.903", "~0"),
     ("    + both, concept cues binary instead of square-rooted counts", "0.808", "0.905", "~0"),
     (
+        "    + both, f:codelines (half of 4+ lines indented or ending in : { } ;)",
+        "0.804",
+        "0.902",
+        "~0",
+    ),
+    (
         "    + both, detector C=2 / C=4 (recall on unseen sentences 0.61 -> 0.72)",
         "0.808 / 0.805",
         "0.907 / 0.905",
