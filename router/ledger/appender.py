@@ -160,6 +160,8 @@ class Appender:
             return
         for warning in warnings:
             log.warning("%s", warning)
+        if not replaced:  # every input undecodable: nothing was written to track
+            return
         rows = sum(o.segment.rows for o in group)
         with self._lock:
             self._doomed.append((time.monotonic() + SOURCE_GRACE_S, replaced))

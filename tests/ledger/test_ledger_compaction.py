@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import Ledger, LedgerWriter, compaction, segments
+from router.ledger import Ledger, LedgerWriter, appender, compaction, segments
 from router.ledger.appender import MERGE_FANOUT
 from router.record import Record
 
@@ -206,3 +206,32 @@ def test_a_failed_merge_neither_loses_nor_repeats_rows(tmp_path: Path, monkeypat
         rows = ledger.sql("SELECT request_id, count(*) FROM records GROUP BY 1 HAVING count(*) > 1")
     assert rows == []
     assert count(tmp_path) == flushes
+
+
+def test_a_merge_that_writes_nothing_is_not_tracked_as_a_file(
+    tmp_path: Path, monkeypatch, caplog
+) -> None:
+    """When every input of a merge turns out undecodable, no file is written; the writer must
+    not then feed the missing file to the next level's merge."""
+    real_merge = compaction.merge
+    corrupt_next = [True]
+
+    def merge_after_corruption(inputs, out, delete=True):
+        if corrupt_next[0]:  # the first merge finds its inputs torn
+            corrupt_next[0] = False
+            for seg in inputs:
+                seg.path.write_bytes(b"torn")
+        return real_merge(inputs, out, delete=delete)
+
+    monkeypatch.setattr(compaction, "merge", merge_after_corruption)
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (2, 2))
+    writer = LedgerWriter(tmp_path, process_tag="me")
+    now = time.time()
+    for i in range(6):
+        writer.submit(Record(f"r{i}", now))
+        writer.flush()
+        writer.wait_for_merges()
+    writer.close()
+    missing = [r.message for r in caplog.records if "No such file" in r.message]
+    assert missing == []
+    assert count(tmp_path) == 4  # the two torn files are skipped by readers, and named
