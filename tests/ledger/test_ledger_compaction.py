@@ -144,8 +144,12 @@ def test_a_merge_holds_one_input_at_a_time_not_all_of_them(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     peak = int(done.stdout.split()[-1])
-    assert pq.read_metadata(day / "merged.parquet").num_rows == 60 * 40_000
+    merged = pq.read_metadata(day / "merged.parquet")
+    assert merged.num_rows == 60 * 40_000
     assert peak < decoded * 0.4, (peak, decoded)
+    groups = [merged.row_group(i).num_rows for i in range(merged.num_row_groups)]
+    assert max(groups) <= segments.ROW_GROUP_ROWS  # what bounds the merge's memory
+    assert len(groups) <= 2 * merged.num_rows // segments.ROW_GROUP_ROWS  # few small ones
 
 
 def test_flushes_keep_their_pace_while_a_merge_runs(tmp_path: Path, monkeypatch) -> None:
