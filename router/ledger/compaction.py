@@ -73,21 +73,29 @@ def merge(
 
 
 def _merge_readable(inputs: Sequence[Segment], out: Path) -> list[Path]:
-    """Merge `inputs` into `out`, raising `_Unreadable` (and writing nothing) if one is."""
+    """Merge `inputs` into `out`, raising `_Unreadable` (and writing nothing) if one is.
+
+    Sources and price-map versions come from the inputs' footers, not from the `Segment`
+    objects passed in: a live writer builds those from what it wrote, without either."""
+    footers: list[Segment] = []
     schemas = []
     for seg in inputs:
         try:
+            footers.append(segments.read_segment(seg.path))
             schemas.append(pq.read_schema(seg.path).remove_metadata())
         except Exception as exc:  # a torn or foreign file: leave it, say so
             raise _Unreadable(seg, exc) from exc
     schema = pa.unify_schemas(schemas, promote_options="default")
     sources: set[str] = set()
-    for seg in inputs:
+    versions: set[str] = set()
+    for seg in footers:
         sources.add(seg.path.name)
         sources.update(s for s in seg.sources if (seg.path.parent / s).exists())
-    versions = sorted({seg.price_map_version for seg in inputs if seg.price_map_version})
+        versions.update((seg.price_map_version or "").split(","))
+    versions.discard("")
     tables = (_conform(_read(seg), schema) for seg in inputs)
-    segments.write_tables(out, schema, tables, frozenset(sources), ",".join(versions) or None)
+    version = ",".join(sorted(versions)) or None
+    segments.write_tables(out, schema, tables, frozenset(sources), version)
     return [out.parent / name for name in sorted(sources)]
 
 

@@ -14,12 +14,30 @@ import pyarrow.parquet as pq
 
 from router.ledger import Ledger, LedgerWriter, appender, compaction, segments
 from router.ledger.appender import MERGE_FANOUT
+from router.pricing import price_map_version
 from router.record import Record
 
 
 def count(directory: Path) -> int:
     with Ledger(directory) as ledger:
         return int(ledger.sql("SELECT count(*) FROM records")[0][0])
+
+
+def test_a_writer_s_merged_files_keep_the_price_map_version(tmp_path: Path) -> None:
+    """The report names the price map its costs came from; a merged file that lost it made
+    a day's report say "none recorded" once the writer had merged its files."""
+    writer = LedgerWriter(tmp_path, process_tag="me")
+    for i in range(MERGE_FANOUT[0] + 1):
+        writer.submit(Record(f"r{i}", time.time()))
+        writer.flush()
+    writer.wait_for_merges()
+    writer.close()
+    listing = segments.list_table(tmp_path, "records")
+    assert [bool(s.sources) for s in listing.segments] == [True, False]
+    assert {s.price_map_version for s in listing.segments} == {price_map_version()}
+    assert compaction.compact(tmp_path, now=datetime.now(UTC) + timedelta(days=2)).days == 1
+    (merged,) = segments.list_table(tmp_path, "records").segments
+    assert merged.price_map_version == price_map_version()
 
 
 def test_a_writer_merges_its_own_small_segments(tmp_path: Path) -> None:
