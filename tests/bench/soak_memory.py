@@ -29,6 +29,7 @@ from bench_proxy import (
     write_router_config,
     wrk,
 )
+from prometheus_client.parser import text_string_to_metric_families
 
 SLICE_S = 60
 
@@ -40,9 +41,10 @@ def rss_mib(pid: int) -> float:
 
 def gauge(metrics: str, name: str) -> float:
     """One unlabelled sample of the router's `/metrics` text (0 if absent)."""
-    for line in metrics.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
+    for family in text_string_to_metric_families(metrics):
+        for sample in family.samples:
+            if sample.name == name:
+                return float(sample.value)
     return 0.0
 
 

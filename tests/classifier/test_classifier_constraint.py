@@ -130,11 +130,8 @@ def test_a_constraint_in_a_named_form_is_its_own_feature() -> None:
             FORM_HIGH,
         }
     assert set(detector.features(f"Write a story about winter. {rule}")) == {SCORE, HIGH}
-    assert set(detector.features("写一首藏头诗。每行的第一个字连起来是春天快乐。")) <= {
-        FORM_SCORE,
-        FORM_HIGH,
-    }
-    assert detector.features("写一首藏头诗。") != {}
+    assert FORM_SCORE in detector.features("写一首藏头诗。每行的第一个字连起来是春天快乐。")
+    assert SCORE in detector.features("写一个故事。每行的第一个字连起来是春天快乐。")
 
 
 @pytest.mark.parametrize(
