@@ -119,14 +119,9 @@ class ConstraintDetector:
         z = self.bias + (total / math.sqrt(fired) if fired else 0.0)
         return 1.0 / (1.0 + math.exp(-z))
 
-    def strongest(self, text: str) -> tuple[float, str]:
-        """The highest sentence probability in `text`, and that sentence."""
-        best, where, _ = self._scan(text)
-        return best, where
-
-    def _scan(self, text: str) -> tuple[float, str, bool]:
-        """The highest sentence probability, its sentence, and whether a sentence names a
-        literary form (read from the same tokens: no second pass over the text)."""
+    def strongest(self, text: str) -> Verdict:
+        """The highest sentence probability in `text`, that sentence, and whether a sentence
+        names a literary form (read from the same tokens: no second pass over the text)."""
         best, where, form = 0.0, "", False
         for sentence in sentences(text):
             toks = sentence_tokens(sentence)
@@ -136,12 +131,30 @@ class ConstraintDetector:
                 best, where = p, sentence
         if not form and not text.isascii():
             form = any(word in text for word in FORM_CJK)
-        return best, where, form
+        return Verdict(best, where, form)
+
+    def read(self, text: str) -> Verdict | None:
+        """`strongest(text)`, or None when there is no detector or no text to read."""
+        return self.strongest(text) if self.vocab and text else None
 
     def features(self, text: str) -> dict[str, float]:
-        """The intent model's two constraint features of `text` (none without a detector)."""
-        if not self.vocab or not text:
-            return {}
-        p, _, form = self._scan(text)
-        score, high = (FORM_SCORE, FORM_HIGH) if form else (SCORE, HIGH)
+        """The intent model's constraint features of `text` (none without a detector)."""
+        verdict = self.read(text)
+        return verdict.features() if verdict else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the detector found in one text: its strongest sentence and that sentence's
+    probability, and whether some sentence names a literary form."""
+
+    probability: float = 0.0
+    sentence: str = ""
+    named_form: bool = False
+
+    def features(self) -> dict[str, float]:
+        """The intent model's features: the probability under the plain or the named-form
+        name, and the `_hi` flag above one half."""
+        score, high = (FORM_SCORE, FORM_HIGH) if self.named_form else (SCORE, HIGH)
+        p = self.probability
         return {score: p, high: 1.0} if p > 0.5 else {score: p}

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from classifier import artifact, fast
+from classifier.constraint import Verdict
 from classifier.features import features
 from classifier.intent import INTENTS, Intent
 from classifier.model import IntentModel, softmax
@@ -27,11 +28,12 @@ def model() -> IntentModel:
     return artifact.load()
 
 
-def request_features(m: IntentModel, v: RequestView) -> dict[str, float]:
-    """`features(v)` plus the model's sentence-level constraint features of the latest user
-    message, added last, in the same order `fast.known` adds them."""
+def request_features(m: IntentModel, v: RequestView, verdict: Verdict | None) -> dict[str, float]:
+    """`features(v)` plus the constraint features of the latest user message's `verdict`
+    (`m.detector.read(v.latest)`), added last, in the same order `fast.known` adds them."""
     feats = features(v)
-    feats.update(m.detector.features(v.latest))
+    if verdict:
+        feats.update(verdict.features())
     return feats
 
 
@@ -54,15 +56,20 @@ def _tools_prior(v: RequestView, p: list[float]) -> list[float]:
 
 def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     """Rules first, then model `m`; the core of `classify` with the model passed in."""
-    v = view(body)
+    return _decide(m, view(body))
+
+
+def _decide(m: IntentModel, v: RequestView, p: list[float] | None = None) -> Intent:
+    """The intent of view `v`; `p`, when given, are the model's probabilities already
+    computed on the named path (by `explain`), which are identical to the fast path's."""
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
     if not (v.latest or v.first or v.system):  # no text, no features
         return UNKNOWN
-    if m.embedding.words:  # the named path: the embedding reads feature names
-        p, _, _, _ = probabilities(m, v, request_features(m, v))
-    else:
+    if p is None and m.embedding.words:  # the named path: the embedding reads feature names
+        p, _, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
+    elif p is None:
         p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
@@ -79,12 +86,12 @@ def classify(body: dict[str, Any]) -> Intent:
 def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     """Why `classify` decides what it does: probabilities, the rule, the strongest features."""
     v = view(body)
-    intent = classify(body)
     ruled = rule_intent(v)
     m = model()
-    feats = request_features(m, v)
+    verdict = m.detector.read(v.latest)  # read once: features, intent and the sentence shown
+    feats = request_features(m, v, verdict)
     p, idx, vals, names = probabilities(m, v, feats)
-    strength, sentence = m.detector.strongest(v.latest) if m.detector.vocab else (0.0, "")
+    intent = _decide(m, v, p)
     best = max(range(len(p)), key=p.__getitem__)
     contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
     dense = m.embedding.vector(feats)
@@ -105,8 +112,8 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
             if not math.isclose(w, 0.0)
         ],
         "constraint": {
-            "probability": round(strength, 4),
-            "sentence": sentence[:160],
+            "probability": round(verdict.probability, 4) if verdict else 0.0,
+            "sentence": verdict.sentence[:160] if verdict else "",
         },
         "read": {
             "latest_chars": len(v.latest),

@@ -60,7 +60,8 @@ def test_a_request_scores_as_its_strongest_sentence() -> None:
     assert detector.probability(plain) == pytest.approx(1 / (1 + math.exp(1.0)))
     # every, sentence (word + prefix), must, rhyme: 5 firings, 4.0 of known weight
     assert detector.probability(ruled) == pytest.approx(1 / (1 + math.exp(1.0 - 4.0 / 5**0.5)))
-    p, where = detector.strongest(f"{plain} {ruled} {plain}")
+    found = detector.strongest(f"{plain} {ruled} {plain}")
+    p, where = found.probability, found.sentence
     assert (p, where) == (detector.probability(ruled), ruled)
     assert detector.features(plain) == {SCORE: detector.probability(plain)}
     assert set(detector.features(ruled)) == {SCORE, HIGH}
@@ -87,8 +88,9 @@ def test_scoring_uses_the_features_training_counted() -> None:
 def test_the_shipped_detector_fires_on_a_constraint_sentence_only() -> None:
     detector = model().detector
     assert detector.vocab
-    assert detector.strongest(STORY)[0] < 0.5
-    p, where = detector.strongest(CONSTRAINED)
+    assert detector.strongest(STORY).probability < 0.5
+    found = detector.strongest(CONSTRAINED)
+    p, where = found.probability, found.sentence
     assert p > 0.5
     assert where == "No sentence may contain more than twelve words."
 
@@ -148,6 +150,38 @@ def test_one_constraint_sentence_makes_a_request_instruction(task: str, without:
     info = explain(body(f"{task} {rule}"))
     assert info["constraint"]["sentence"] == rule
     assert SCORE in {f["feature"] for f in info["features"]}
+
+
+def test_explain_reads_the_detector_once_and_agrees_with_classify(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`explain` takes its features, its intent and the sentence it shows from one reading
+    of the latest message (it used to read it three times)."""
+    scans: list[str] = []
+    split = constraint.sentences
+
+    def counted(text: str) -> list[str]:
+        scans.append(text)
+        return split(text)
+
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+    bodies = [
+        body("Write a story about a fox. Every sentence must end with a question mark."),
+        body("Explain why the sky is blue."),
+        {**body("What's the weather in Oslo?"), "tools": [tool]},
+        {"messages": [{"role": "user", "content": ""}]},
+    ]
+    expected = [classify(b) for b in bodies]
+    monkeypatch.setattr(constraint, "sentences", counted)
+    for b, intent in zip(bodies, expected, strict=True):
+        scans.clear()
+        info = explain(b)
+        assert (info["intent"], info["confidence"], info["source"]) == (
+            intent.label,
+            intent.confidence,
+            intent.source,
+        )
+        assert len(scans) == (1 if b["messages"][-1]["content"] else 0)
 
 
 def test_the_terminal_explanation_names_the_constraint_sentence() -> None:

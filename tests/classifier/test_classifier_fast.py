@@ -31,7 +31,7 @@ def test_fast_indices_and_values_equal_the_named_path_to_the_bit() -> None:
     constrained = 0
     for b in bodies:
         v = view(b)
-        feats = request_features(m, v)
+        feats = request_features(m, v, m.detector.read(v.latest))
         idx, vals, _ = m.known(feats)
         assert fast.known(m, v) == (idx, vals)
         constrained += feats.get(SCORE, 0.0) > 0.5
@@ -56,6 +56,6 @@ def test_the_context_cache_is_bounded() -> None:
 def test_unknown_words_and_empty_texts() -> None:
     m = model()
     v = view(body("zzqxv wrrbl 12345 ¿¡"))
-    idx, vals, _ = m.known(request_features(m, v))
+    idx, vals, _ = m.known(request_features(m, v, m.detector.read(v.latest)))
     assert fast.known(m, v) == (idx, vals)
     assert fast.known(m, view(body(""))) == ([], [])
