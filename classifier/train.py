@@ -59,15 +59,19 @@ def build_vocab(feats: Sequence[dict[str, float]], min_df: int) -> tuple[str, ..
 
 def matrix(model: IntentModel, feats: Sequence[dict[str, float]]) -> csr_matrix:
     """The same normalised vectors `IntentModel.proba` scores, as one sparse matrix."""
+    return sparse_rows([model.known(f)[:2] for f in feats], len(model.vocab))
+
+
+def sparse_rows(rows: Sequence[tuple[list[int], list[float]]], width: int) -> csr_matrix:
+    """One CSR matrix from each row's (column indices, values)."""
     data: list[float] = []
     cols: list[int] = []
     ptr = [0]
-    for f in feats:
-        idx, vals, _ = model.known(f)
+    for idx, vals in rows:
         cols.extend(idx)
         data.extend(vals)
         ptr.append(len(cols))
-    return csr_matrix((data, cols, ptr), shape=(len(feats), len(model.vocab)))
+    return csr_matrix((data, cols, ptr), shape=(len(rows), width))
 
 
 def dense_matrix(embedding: Embedding, feats: Sequence[dict[str, float]]) -> np.ndarray:
@@ -94,20 +98,17 @@ def fit_detector(
     firings = [_firings(text) for text, _ in data]
     vocab = tuple(sorted({f for fired in firings for f in fired}))
     index = {f: i for i, f in enumerate(vocab)}
-    vals: list[float] = []
-    cols: list[int] = []
-    ptr = [0]
-    for fired in firings:
-        scale = 1 / math.sqrt(sum(fired.values())) if fired else 0.0
-        for f, n in fired.items():
-            cols.append(index[f])
-            vals.append(n * scale)
-        ptr.append(len(cols))
-    x = csr_matrix((vals, cols, ptr), shape=(len(data), len(vocab)))
+    x = sparse_rows([_detector_row(fired, index) for fired in firings], len(vocab))
     y = np.array([flag for _, flag in data], dtype=int)
     clf = LogisticRegression(C=1.0, max_iter=config.max_iter, random_state=config.seed)
     clf.fit(x, y)
     return ConstraintDetector(vocab, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
+def _detector_row(fired: Counter[str], index: dict[str, int]) -> tuple[list[int], list[float]]:
+    """A sentence's detector vector: each firing counts 1, over the root of all firings."""
+    scale = 1 / math.sqrt(sum(fired.values())) if fired else 0.0
+    return [index[f] for f in fired], [n * scale for n in fired.values()]
 
 
 def _firings(sentence: str) -> Counter[str]:
