@@ -45,12 +45,25 @@ def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
         "detector_vocab": "\n".join(model.detector.vocab),
         "detector_weights": model.detector.weights.astype(np.float64),
         "detector_bias": json.dumps(model.detector.bias),
+        **_answer_head(model.detector),
     }
     import skops.io as sio
 
     sio.dump(payload, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
     meta = path.with_suffix(".json")
     meta.write_text(json.dumps(model.metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _answer_head(detector: ConstraintDetector) -> dict[str, Any]:
+    """The detector's answer head, when it has one."""
+    head = detector.answer_head
+    if head is None:
+        return {}
+    return {
+        "detector_answer_vocab": "\n".join(head.vocab),
+        "detector_answer_weights": head.weights.astype(np.float64),
+        "detector_answer_bias": json.dumps(head.bias),
+    }
 
 
 def _read_payload(path: Path) -> dict[str, Any]:
@@ -104,10 +117,19 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
     )
     dense = np.asarray(payload.get("dense_weights", np.zeros((0, 0))), dtype=np.float64)
     detector_vocab = payload.get("detector_vocab", "")
+    vocab = tuple(detector_vocab.split("\n")) if detector_vocab else ()
+    head = None
+    if "detector_answer_vocab" in payload:
+        head = ConstraintDetector(
+            vocab=tuple(payload["detector_answer_vocab"].split("\n")),
+            weights=np.asarray(payload["detector_answer_weights"], dtype=np.float64),
+            bias=float(json.loads(payload["detector_answer_bias"])),
+        )
     detector = ConstraintDetector(
-        vocab=tuple(detector_vocab.split("\n")) if detector_vocab else (),
+        vocab=vocab,
         weights=np.asarray(payload.get("detector_weights", np.zeros(0)), dtype=np.float64),
         bias=float(json.loads(payload.get("detector_bias", "0.0"))),
+        answer_head=head,
     )
     return IntentModel(
         vocab=tuple(payload["vocab"].split("\n")),

@@ -67,8 +67,9 @@ def show(text: str) -> None:
     for row in info["top_intents"]:
         intents.add_row(row["intent"], f"{row['probability']:.3f}")
     if info["constraint"]["probability"] > 0.5:
+        kind = ", an answer directive" if info["constraint"]["answer_directive"] else ""
         console.print(
-            f"constraint sentence ({info['constraint']['probability']:.2f}):"
+            f"constraint sentence ({info['constraint']['probability']:.2f}{kind}):"
             f" {info['constraint']['sentence']}"
         )
     console.print(intents)

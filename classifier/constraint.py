@@ -14,7 +14,11 @@ of SNOW"), and the labelling policy keeps it prose. So when a sentence names suc
 the same two numbers go out as `c:form_constraint` and `c:form_constraint_hi`: the model
 learns what a constraint means inside a named form apart from what it means elsewhere,
 instead of one weight that must serve both (held-out IFBench 0.833 -> 0.860 with the
-second round of sentences; `docs/classifier.md`).
+second round of sentences; `docs/classifier.md`). An answer directive ("Reply with the
+letter only", "Put the final answer in \\boxed{}") is the policy's other exception: it leaves
+a question or a puzzle reasoning or math. It too reads like a constraint, so a second model
+of the same shape (`answer_head`), asked only of the strongest sentence, sends the numbers
+out as `c:answer_constraint(_hi)` when that sentence is one.
 
 Scoring reads at most `MAX_SENTENCES` sentences of the (already clipped) latest message, and
 each token's weight is looked up once per process, so the cost stays within microseconds.
@@ -50,6 +54,8 @@ SCORE = "c:constraint"
 HIGH = "c:constraint_hi"
 FORM_SCORE = "c:form_constraint"
 FORM_HIGH = "c:form_constraint_hi"
+ANSWER_SCORE = "c:answer_constraint"
+ANSWER_HIGH = "c:answer_constraint_hi"
 FORM_WORDS = frozenset(WORDS["literary_form"])
 FORM_CJK = CJK["literary_form"]
 
@@ -84,6 +90,9 @@ class ConstraintDetector:
     vocab: tuple[str, ...] = ()
     weights: F64 = field(default_factory=lambda: np.zeros(0), compare=False)
     bias: float = 0.0
+    # a second model of the same shape, asked only of the strongest sentence: does it just
+    # say how to present a final answer ("Reply with the letter only")?
+    answer_head: ConstraintDetector | None = field(default=None, compare=False)
     # token -> (sum of its features' weights, how many features it fires); filled lazily
     token_cache: dict[str, tuple[float, int]] = field(init=False, repr=False, compare=False)
     # feature -> weight as plain floats: a token met for the first time costs a dict lookup
@@ -123,16 +132,18 @@ class ConstraintDetector:
     def strongest(self, text: str) -> Verdict:
         """The highest sentence probability in `text`, that sentence, and whether a sentence
         names a literary form (read from the same tokens: no second pass over the text)."""
-        best, where, form = 0.0, "", False
+        best, where, form, best_toks = 0.0, "", False, []
         for sentence in sentences(text):
             toks = sentence_tokens(sentence)
             form = form or not FORM_WORDS.isdisjoint(toks)
             p = self._probability(toks)
             if p > best:
-                best, where = p, sentence
+                best, where, best_toks = p, sentence, toks
         if not form and not text.isascii():
             form = any(word in text for word in FORM_CJK)
-        return Verdict(best, where, form)
+        head = self.answer_head
+        answer = best > 0.5 and head is not None and head._probability(best_toks) > 0.5
+        return Verdict(best, where, form, answer)
 
     def read(self, text: str) -> Verdict | None:
         """`strongest(text)`, or None when there is no detector or no text to read."""
@@ -152,10 +163,16 @@ class Verdict(NamedTuple):
     probability: float = 0.0
     sentence: str = ""
     named_form: bool = False
+    answer_directive: bool = False
 
     def features(self) -> dict[str, float]:
-        """The intent model's features: the probability under the plain or the named-form
-        name, and the `_hi` flag above one half."""
-        score, high = (FORM_SCORE, FORM_HIGH) if self.named_form else (SCORE, HIGH)
+        """The intent model's features: the probability under the plain, the named-form or
+        the answer-directive name, and the `_hi` flag above one half."""
+        if self.named_form:
+            score, high = FORM_SCORE, FORM_HIGH
+        elif self.answer_directive:
+            score, high = ANSWER_SCORE, ANSWER_HIGH
+        else:
+            score, high = SCORE, HIGH
         p = self.probability
         return {score: p, high: 1.0} if p > 0.5 else {score: p}

@@ -25,12 +25,20 @@ class Example:
     source: str
 
 
+# Sentences written for the detector's answer head (`answer_round3.jsonl`): directives on
+# presenting a final answer, and constraints on the whole text in the same words.
+ANSWER_DIRECTIVE = "answer_directive"
+ANSWER_KINDS = frozenset({ANSWER_DIRECTIVE, "answer_lookalike"})
+
+
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """One written sentence and whether it constrains the response's form."""
+    """One written sentence, whether it constrains the response's form, and what kind of
+    sentence its author wrote (the answer head reads `kind`)."""
 
     text: str
     constraint: bool
+    kind: str = ""
 
 
 def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
@@ -40,7 +48,7 @@ def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 r = json.loads(line)
-                rows.append(Sentence(r["text"], bool(r["constraint"])))
+                rows.append(Sentence(r["text"], bool(r["constraint"]), r.get("kind") or ""))
     return rows
 
 

@@ -114,6 +114,7 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
         "constraint": {
             "probability": round(verdict.probability, 4) if verdict else 0.0,
             "sentence": verdict.sentence[:160] if verdict else "",
+            "answer_directive": bool(verdict and verdict.answer_directive),
         },
         "read": {
             "latest_chars": len(v.latest),

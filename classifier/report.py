@@ -72,8 +72,8 @@ up `classifier/data/static_embedding.npz` when it exists.
 
 **Team-authored data** (the rows marked "team"): the errors left were policy boundaries
 (instruction read as writing/prose, question sheets read as writing, applied science read
-as math, tool requests read as questions), so the team wrote 3,112 chat-style prompts for
-exactly those boundaries (`classifier/data/train/team_*.jsonl`, rules in
+as math, tool requests read as questions), so the team wrote chat-style prompts for exactly
+those boundaries (`classifier/data/train/team_*.jsonl`, rules in
 `classifier/data/licences/team/README.md`). The authors never opened a held-out file. The
 second round was commissioned after reading the *kinds* of held-out errors, and one brief
 named a bracketed-field layout (`[Topic]: ...`) seen in HelloBench, so from that round on the
@@ -112,7 +112,7 @@ with a pronoun quota), so the held-out score fell (IFBench 0.893 -> 0.833) while
 and Vicuna-Bench rose (0.625 -> 0.662, 0.886 -> 0.914). The sample's cases are not in any
 training or test file, and it can no longer serve as an unbiased check.
 
-**Detector round 2** (the last rows): on 1,231 new written sentences (quotas on word
+**Detector round 2** (the rows naming it): on 1,231 new written sentences (quotas on word
 classes and units, length, repetition, ratio and letter-position rules, constraints inside
 a task's own sentence, ~16 % in five other languages; hard negatives with numbers and unit
 words used as content), the previous detector found 40 % of the constraints (no false
@@ -122,6 +122,52 @@ IFBench 0.833 -> 0.860, HelloBench 0.717 -> 0.709, Vicuna-Bench 0.914 -> 0.900, 
 within noise, route accuracy +0.003, leave-one-source-out 0.702 -> 0.706. A story with a
 quota ("Include at least 30 pronouns") still goes to prose when the story words outweigh
 the constraint (m:story weighs 7.8 toward prose, c:constraint 5.3 toward instruction).
+
+**Meaning for the detector, and a gate** (2026-12-01, detector-level numbers from the same
+split-half of the round-2 sentences, tried before the rows below): with MiniLM's contextual
+sentence embeddings beside its word features the detector found 73 % of the unseen
+constraints instead of 60 %, but a weaker regularisation alone does as well at the same
+false-alarm rate (C=4: 71 %, C=8: 75 %), and the contextual encoder costs milliseconds per
+sentence. The static table (what could run in microseconds) was worse than either: 70 % at
+1.6 % false alarms on written plain sentences, against 0.5 % for the words alone. A gate
+that turns a prose or writing answer into instruction when the strongest sentence scores
+at least 0.7 (no named form) gained 0.004 in leave-one-source-out and lost 0.026 on the
+held-out set (its false alarms there are prose and writing): rejected, as is the detector's
+embedding.
+
+**Round 5, what coding agents send** (the rows naming it): the public coding sources are "write a
+function that ..." exercises, while the traffic the router keeps local is pasted code with
+an error, a failing test, a diff to review, a follow-up turn, a long file with a one-line
+ask. 643 rows of those shapes and of their look-alikes (troubleshooting of non-software
+things, math in function notation, writing and fiction about software, long pasted
+non-code material with a one-line ask) were written from the product's traffic, not from
+held-out errors (`team_round5.jsonl`; the held-out sets hold 17 coding rows). Held-out
+0.808 -> 0.811 and 0.906 -> 0.909, leave-one-source-out over the rows that existed before
+(0.706 -> 0.7065); a test of 20 self-written agent-style prompts and look-alikes
+(`tests/classifier/test_classifier_agent_traffic.py`) passes, where the previous model read
+"tell me if this class is thread safe" as tool_calling. The synthetic "very long" code probe
+still fails: 4,000 lines of `def f(x): return x * 2` read as math tokens.
+
+**The detector's answer head** (the last rows): round 5 moved one prompt of the policy test
+across an edge ("Which gas ... (A) oxygen (B) nitrogen ... Reply with only the letter.": reasoning
+0.449 before, instruction 0.445 after), and ten more answer-directive questions written to
+check it showed the edge was already weak: the previous model called five of the ten
+instruction. The detector read "Reply with only the letter" as a constraint (0.88), and the
+phrase list behind `m:answer` misses most wordings. So a second sentence model of the same
+shape, the answer head, learns from 200 written answer directives against the written
+constraints (153 of them look-alikes: "Answer in under fifty words"); asked only of the
+strongest sentence, it sends the detector's score out as `c:answer_constraint(_hi)`.
+On the policy test's families of self-written prompts (`tests/classifier/test_classifier_policy.py`,
+which now asks each edge of at least 80 % of a family instead of one prompt per case,
+because every retraining moved some single prompt across): answer directives 8 -> 11 of 13,
+summaries with and without a count 13 -> 12 of 14, arbitrary rules 7 of 7 and named forms
+2 of 2 unchanged (round 5 alone: 7, 12, 7, 2). Held-out 0.811 -> 0.804 and 0.909 -> 0.907 (IFBench
+unchanged at 0.853; HelloBench 0.717 -> 0.709, Vicuna-Bench 0.914 -> 0.900, and one of the
+17 coding rows, which alone moves macro-F1 by 0.004), leave-one-source-out 0.7065 -> 0.707.
+Two variants were worse: the directives and look-alikes also as sentences of the first
+model (0.802), and 239 sentences with a count inside a task's sentence ("Write
+a 30-word summary of ...") for the first model (0.803; it raised the detector on "My son
+wrote his first sentence today" to 0.44).
 
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.

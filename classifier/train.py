@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections import Counter
@@ -13,7 +14,7 @@ from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 
 from classifier.constraint import ConstraintDetector, sentence_tokens, sentences
-from classifier.corpus import Example, Sentence
+from classifier.corpus import ANSWER_DIRECTIVE, ANSWER_KINDS, Example, Sentence
 from classifier.features import text_features, token_entry
 from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
@@ -89,20 +90,42 @@ def fit_detector(
 ) -> ConstraintDetector:
     """Train the sentence-level constraint detector (`classifier/constraint.py`) on the
     written sentences plus a seeded sample of sentences from training rows whose label is
-    not instruction: those come from the styles the detector must not fire on."""
+    not instruction: those come from the styles the detector must not fire on. The
+    sentences written for the answer head train only that head."""
     config = config or TrainConfig()
+    main = [s for s in labelled if s.kind not in ANSWER_KINDS]
     pool = [s for r in rows if r.label != "instruction" for s in sentences(r.text)]
     random.Random(config.seed).shuffle(pool)
-    data = [*((s.text, s.constraint) for s in labelled), *((s, False) for s in pool)]
-    data = data[: len(labelled) + config.detector_negatives]
-    firings = [_firings(text) for text, _ in data]
+    data = [*main, *(Sentence(s, False) for s in pool)][: len(main) + config.detector_negatives]
+    detector = _fit_head(data, [s.constraint for s in data], config)
+    constraints = [s for s in labelled if s.constraint]
+    if any(s.kind == ANSWER_DIRECTIVE for s in constraints):
+        # balanced: answer directives are a small minority of the written constraints
+        answers = [s.kind == ANSWER_DIRECTIVE for s in constraints]
+        head = _fit_head(constraints, answers, config, "balanced")
+        detector = dataclasses.replace(detector, answer_head=head)
+    return detector
+
+
+def _fit_head(
+    data: Sequence[Sentence], y: Sequence[bool], config: TrainConfig, weigh: str | None = None
+) -> ConstraintDetector:
+    """One sentence-level logistic model over the words and prefixes of `data`."""
+    firings = [_firings(s.text) for s in data]
     vocab = tuple(sorted({f for fired in firings for f in fired}))
     index = {f: i for i, f in enumerate(vocab)}
     x = sparse_rows([_detector_row(fired, index) for fired in firings], len(vocab))
-    y = np.array([flag for _, flag in data], dtype=int)
-    clf = LogisticRegression(C=1.0, max_iter=config.max_iter, random_state=config.seed)
-    clf.fit(x, y)
-    return ConstraintDetector(vocab, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+    return ConstraintDetector(vocab, *_logistic(x, y, config, weigh))
+
+
+def _logistic(
+    x: csr_matrix, y: Sequence[bool], config: TrainConfig, class_weight: str | None = None
+) -> tuple[np.ndarray, float]:
+    clf = LogisticRegression(
+        C=1.0, max_iter=config.max_iter, random_state=config.seed, class_weight=class_weight
+    )
+    clf.fit(x, np.array(y, dtype=int))
+    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
 
 
 def _detector_row(fired: Counter[str], index: dict[str, int]) -> tuple[list[int], list[float]]:

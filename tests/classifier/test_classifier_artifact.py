@@ -41,6 +41,10 @@ def test_training_is_deterministic(small_model: IntentModel) -> None:
     assert np.array_equal(again.weights, small_model.weights)
     assert again.detector.vocab == small_model.detector.vocab
     assert np.array_equal(again.detector.weights, small_model.detector.weights)
+    head, again_head = small_model.detector.answer_head, again.detector.answer_head
+    assert head is not None and again_head is not None
+    assert again_head.vocab == head.vocab
+    assert np.array_equal(again_head.weights, head.weights)
 
 
 def test_save_then_load_gives_the_same_predictions(
@@ -51,10 +55,17 @@ def test_save_then_load_gives_the_same_predictions(
     fast, audited = artifact.load(path), artifact.load_with_skops(path)
     texts = [r.text for r in corpus.load("validation")[::25]]
     texts.append("Tell me about owls. Every sentence must end with the word owl.")
+    texts.append("Which is larger, 2^10 or 10^3? Reply with the letter of the larger one.")
+    head = small_model.detector.answer_head
+    assert head is not None
     for loaded in (fast, audited):
         assert loaded.vocab == small_model.vocab
         assert loaded.detector == small_model.detector
         assert np.array_equal(loaded.detector.weights, small_model.detector.weights)
+        loaded_head = loaded.detector.answer_head
+        assert loaded_head is not None and loaded_head.vocab == head.vocab
+        assert np.array_equal(loaded_head.weights, head.weights)
+        assert loaded_head.bias == head.bias
         for text in texts:
             assert decide(loaded, body(text)) == decide(small_model, body(text))
     assert json.loads(path.with_suffix(".json").read_text()) == small_model.metadata

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from classifier import classify, constraint, explain
 from classifier.cli import app
 from classifier.constraint import (
+    ANSWER_HIGH,
     FORM_HIGH,
     FORM_SCORE,
     HIGH,
@@ -119,6 +120,39 @@ def test_the_shipped_detector_reads_quotas_on_words_and_sentences() -> None:
     detector = model().detector
     assert [s for s in QUOTAS if detector.probability(s) < 0.75] == []
     assert [s for s in NOT_QUOTAS if detector.probability(s) > 0.4] == []
+
+
+# Written for this test (in no data file). An answer directive says how to present a final
+# answer and leaves a question reasoning or math (the policy's round 4); a rule on the whole
+# text in the same words is a constraint.
+ANSWER_DIRECTIVES = (
+    "Just give me the letter of the right option.",
+    "Respond with a single number and nothing more.",
+    "answer yes or no",
+    "Which one? Name it in one word.",
+    "Write your final result inside \\boxed{}.",
+    "Antworte nur mit dem Buchstaben.",
+)
+WHOLE_TEXT_RULES = (
+    "Answer in no more than forty words.",
+    "Reply entirely in lowercase letters.",
+    "Each line of the answer must begin with the letter S.",
+    "Respond in three paragraphs separated by blank lines.",
+    "Use the word 'tide' at least three times in your reply.",
+)
+
+
+def test_an_answer_directive_is_not_read_as_a_constraint_on_the_text() -> None:
+    """Either the detector does not fire, or its answer head sends the score out under
+    `c:answer_constraint`; the previous detector gave four of the six `c:constraint_hi`."""
+    detector = model().detector
+    assert [s for s in ANSWER_DIRECTIVES if HIGH in detector.features(s)] == []
+    assert [s for s in WHOLE_TEXT_RULES if HIGH not in detector.features(s)] == []
+    fired = [s for s in ANSWER_DIRECTIVES if ANSWER_HIGH in detector.features(s)]
+    assert len(fired) >= 3  # the head, not only the first model, keeps them apart
+    info = explain(body(f"Is 91 a prime number? {fired[0]}"))
+    assert info["constraint"]["answer_directive"] is True
+    assert info["intent"] in {"math", "reasoning"}
 
 
 def test_a_constraint_in_a_named_form_is_its_own_feature() -> None:
