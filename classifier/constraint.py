@@ -130,8 +130,9 @@ class ConstraintDetector:
         return 1.0 / (1.0 + math.exp(-z))
 
     def strongest(self, text: str) -> Verdict:
-        """The highest sentence probability in `text`, that sentence, and whether a sentence
-        names a literary form (read from the same tokens: no second pass over the text)."""
+        """The highest sentence probability in `text`, that sentence, whether a sentence
+        names a literary form (read from the same tokens: no second pass over the text), and
+        whether the answer head calls that sentence an answer directive."""
         best, where, form, best_toks = 0.0, "", False, []
         for sentence in sentences(text):
             toks = sentence_tokens(sentence)

@@ -115,17 +115,11 @@ def _fit_head(
     vocab = tuple(sorted({f for fired in firings for f in fired}))
     index = {f: i for i, f in enumerate(vocab)}
     x = sparse_rows([_detector_row(fired, index) for fired in firings], len(vocab))
-    return ConstraintDetector(vocab, *_logistic(x, y, config, weigh))
-
-
-def _logistic(
-    x: csr_matrix, y: Sequence[bool], config: TrainConfig, class_weight: str | None = None
-) -> tuple[np.ndarray, float]:
     clf = LogisticRegression(
-        C=1.0, max_iter=config.max_iter, random_state=config.seed, class_weight=class_weight
+        C=1.0, max_iter=config.max_iter, random_state=config.seed, class_weight=weigh
     )
     clf.fit(x, np.array(y, dtype=int))
-    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
+    return ConstraintDetector(vocab, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
 
 
 def _detector_row(fired: Counter[str], index: dict[str, int]) -> tuple[list[int], list[float]]:
