@@ -37,7 +37,10 @@ HOW = """\
    one constraint sentence can make a long story or question instruction. When a sentence
    names a literary form (acrostic, haiku, 藏头诗...), the same score goes out as
    `c:form_constraint(_hi)`: a named form's rules are the form's, and the model weighs them
-   apart from arbitrary constraints. `explain()` names the sentence.
+   apart from arbitrary constraints. When the strongest sentence only says how to present a
+   final answer ("Reply with the letter only", `\\boxed{}`), a second sentence model, the
+   answer head (353 sentences of its own), sends the score out as `c:answer_constraint(_hi)`:
+   such a question stays reasoning or math. `explain()` names the sentence and its kind.
 
 """
 
