@@ -209,12 +209,15 @@ VARIANTS: list[tuple[str, ...]] = [
     ),
     ("shipped until 2026-12-01 (4): detector round 2, c:form_constraint", "0.808", "0.906", "~0"),
     ("  + team round 5, what coding agents send (643 rows, LOSO 0.7065)", "0.811", "0.909", "~0"),
+    ("    + 200 answer directives as negatives of the detector, no head", "0.805", "0.906", "~0"),
     (
         "    + answer head, answer directives and look-alikes as sentences of the first model",
         "0.802",
         "0.905",
         "~0",
     ),
+    ("      same, head without class balance (missed most directives)", "0.806", "0.906", "~0"),
+    ("      same, look-alikes but not directives in the first model", "0.799", "0.904", "~0"),
     (
         "    + answer head (shipped below), + 239 count-in-a-task sentences for the first model",
         "0.803",
