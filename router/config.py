@@ -246,16 +246,42 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     """Read, interpolate and validate a YAML config; errors name the file and the field."""
     path = Path(path)
     try:
-        raw = path.read_text()
+        raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
     try:
-        data = yaml.safe_load(interpolate(raw, env))
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    try:
+        data = interpolate_values(data, dict(os.environ) if env is None else env)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return parse(data, source=str(path), text=raw)
+
+
+def interpolate_values(data: Any, env: dict[str, str], where: str = "") -> Any:
+    """`interpolate` on every string value of parsed YAML. After parsing, not before: a
+    comment is not read, and a variable's value (often a secret) can neither add YAML
+    structure nor appear in a YAML syntax error."""
+    if isinstance(data, str):
+        try:
+            return interpolate(data, env)
+        except ConfigError as exc:
+            raise ConfigError(f"{where or '<root>'}: {exc}") from None
+    if isinstance(data, list):
+        return [
+            interpolate_values(v, env, f"{where}.{i}" if where else str(i))
+            for i, v in enumerate(data)
+        ]
+    if isinstance(data, dict):
+        return {
+            k: interpolate_values(v, env, f"{where}.{k}" if where else str(k))
+            for k, v in data.items()
+        }
+    return data
 
 
 def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:

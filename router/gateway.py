@@ -7,7 +7,9 @@ endpoints stay thin: they read bytes and headers and render what the gateway ret
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -18,7 +20,7 @@ from router.auth import Caller
 from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
-from router.errors import NotFound, RouterError, UpstreamError, internal_error
+from router.errors import BadRequest, NotFound, RouterError, UpstreamError, internal_error
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Outcome, Record, Usage, new_request_id
 from router.relay import Tally, usage_of
@@ -70,6 +72,35 @@ class NoStates:
         return None
 
 
+log = logging.getLogger("smf_router")
+
+
+def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
+    """`chat_view(api, body)`, or a 400: validation checks the fields translation reads, and
+    a shape it did not foresee is still the client's to fix, not a 500 (the log says which)."""
+    try:
+        return chat_view(api, body)
+    except (TypeError, AttributeError, ValueError, KeyError) as exc:
+        # the place, not the message: a message may quote the body
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        log.warning(
+            "a %s body did not translate: %s at %s:%s",
+            api,
+            type(exc).__name__,
+            where.filename,
+            where.lineno,
+        )
+        raise BadRequest(
+            f"the request does not have the shape of the {api} API ({type(exc).__name__})"
+        ) from None
+
+
+def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
+    """A private request never leaves for a cloud backend: the caller's key says so, or the
+    request's `x-smf-private` header."""
+    return caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
+
+
 class Gateway:
     def __init__(
         self,
@@ -99,10 +130,10 @@ class Gateway:
         req.validate(api, body)
         target = self._target(body, headers)
         span = self.tracing.start_request(api, str(body["model"])[:200], headers)
-        view = chat_view(api, body)
+        view = readable_view(api, body)
         intent = self._classify(api, view, target, span)
         conversation = req.conversation_key(view, headers)
-        private = caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
+        private = is_private(caller, headers)
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),

@@ -30,9 +30,8 @@ def parse_json(raw: bytes) -> dict[str, Any]:
 
 def validate(api: Api, body: dict[str, Any]) -> None:
     """Check the fields the router reads; raise `BadRequest` naming the field."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise BadRequest("'model' is required and must be a non-empty string", param="model")
+    _validate_model(body)
+    _validate_tools(body)
     if "stream" in body and not isinstance(body["stream"], bool):
         raise BadRequest("'stream' must be a boolean", param="stream")
     max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
@@ -53,22 +52,74 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         _validate_responses(body)
 
 
+def validate_token_count(body: dict[str, Any]) -> None:
+    """`/v1/messages/count_tokens` takes a Messages body without `max_tokens`."""
+    _validate_model(body)
+    _validate_tools(body)
+    _validate_anthropic_shapes(body)
+
+
+def _validate_model(body: dict[str, Any]) -> None:
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequest("'model' is required and must be a non-empty string", param="model")
+
+
+def _validate_tools(body: dict[str, Any]) -> None:
+    tools = body.get("tools")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
+    ):
+        raise BadRequest("'tools' must be an array of objects", param="tools")
+
+
 def _validate_anthropic(body: dict[str, Any]) -> None:
     """Anthropic requires `max_tokens`; content is a string or an array of blocks."""
-    _validate_messages(body.get("messages"))
+    _validate_anthropic_shapes(body)
     if body.get("max_tokens") is None:
         raise BadRequest("'max_tokens' is required", param="max_tokens")
+
+
+def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
+    """What the Messages translation reads: messages, their blocks, system, tool_choice."""
+    messages = _validate_messages(body.get("messages"))
+    for index, message in enumerate(messages):
+        _validate_blocks(message.get("content"), f"messages[{index}].content")
     system = body.get("system")
     if system is not None and not isinstance(system, str | list):
         raise BadRequest("'system' must be a string or an array of blocks", param="system")
+    choice = body.get("tool_choice")
+    if choice is not None and not (
+        isinstance(choice, dict) and isinstance(choice.get("type"), str)
+    ):
+        raise BadRequest(
+            "'tool_choice' must be an object with a string 'type'", param="tool_choice"
+        )
+
+
+def _validate_blocks(content: Any, where: str) -> None:
+    if not isinstance(content, list):
+        return
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise BadRequest(f"'{where}[{index}]' must be an object", param=f"{where}[{index}]")
+        if block.get("type") == "image" and not isinstance(block.get("source"), dict):
+            param = f"{where}[{index}].source"
+            raise BadRequest(f"'{param}' must be an object", param=param)
 
 
 def _validate_responses(body: dict[str, Any]) -> None:
     items = body.get("input")
     if not isinstance(items, str | list) or not items:
         raise BadRequest("'input' must be a non-empty string or array", param="input")
-    if isinstance(items, list) and not all(isinstance(i, dict) for i in items):
-        raise BadRequest("'input' items must be objects", param="input")
+    if isinstance(items, list):
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise BadRequest("'input' items must be objects", param=f"input[{index}]")
+            content = item.get("content")
+            if content is not None and not isinstance(content, str | list):
+                param = f"input[{index}].content"
+                raise BadRequest(f"'{param}' must be a string or an array", param=param)
     limit = body.get("max_output_tokens")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise BadRequest(
@@ -79,7 +130,8 @@ def _validate_responses(body: dict[str, Any]) -> None:
         raise BadRequest("'instructions' must be a string", param="instructions")
 
 
-def _validate_messages(messages: Any) -> None:
+def _validate_messages(messages: Any) -> list[dict[str, Any]]:
+    """`messages` itself, once known to be a non-empty array of objects with a role."""
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty array", param="messages")
     for index, message in enumerate(messages):
@@ -95,6 +147,7 @@ def _validate_messages(messages: Any) -> None:
                 f"'messages[{index}].content' must be a string, an array of parts or null",
                 param=f"messages[{index}].content",
             )
+    return messages
 
 
 def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:

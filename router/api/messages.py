@@ -20,13 +20,12 @@ from router.api.body import read_json
 from router.api.errors import error_headers
 from router.api.openai import gateway_caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
-from router.errors import BadRequest, RouterError, UpstreamError
-from router.gateway import Gateway
+from router.errors import RouterError, UpstreamError, internal_error
+from router.gateway import Gateway, is_private, readable_view
 from router.policy import Demand, Target, plan, resolve_target
-from router.request import estimate_prompt_tokens
+from router.request import estimate_prompt_tokens, validate_token_count
 from router.translate.events import anthropic_error
 from router.translate.pairing import native
-from router.translate.view import chat_view
 
 endpoints = APIRouter()
 log = logging.getLogger("smf_router")
@@ -37,13 +36,16 @@ _COUNT_TIMEOUT_S = 10.0
 async def count_tokens(request: Request) -> Response:
     try:
         gateway: Gateway = request.app.state.gateway
-        gateway_caller(request)
+        caller = gateway_caller(request)
         body = await read_json(request, gateway.config.server.max_body_bytes)
-        if not isinstance(body.get("messages"), list) or not isinstance(body.get("model"), str):
-            raise BadRequest("'model' and 'messages' are required", param="messages")
-        counted, source = await _count(gateway, body, dict(request.headers))
+        validate_token_count(body)
+        headers = dict(request.headers)
+        counted, source = await _count(gateway, body, headers, is_private(caller, headers))
     except RouterError as error:
         return _error_response(error)
+    except Exception:  # a bug of ours: still an answer in this API's shape, never a traceback
+        log.exception("count_tokens failed")
+        return _error_response(internal_error())
     payload = orjson.dumps({"input_tokens": counted})
     headers = {"x-smf-backend": source, "x-smf-estimated": str(source == "").lower()}
     return Response(payload, media_type="application/json", headers=headers)
@@ -59,12 +61,18 @@ def _error_response(error: RouterError) -> Response:
 
 
 async def _count(
-    gateway: Gateway, body: dict[str, Any], headers: dict[str, str]
+    gateway: Gateway, body: dict[str, Any], headers: dict[str, str], private: bool
 ) -> tuple[int, str]:
-    """Exact tokens from the first native Messages backend of the plan, else an estimate."""
+    """Exact tokens from the first native Messages backend of the plan, else an estimate.
+    The plan is the one a request would get, privacy included: counting sends the whole
+    conversation to the backend asked."""
     target = resolve_target(str(body["model"]), gateway.config) or Target("auto")
-    intent = classifier.classify(chat_view("messages", body))
-    demand = Demand(api="messages", prompt_tokens=estimate_prompt_tokens("messages", body))
+    intent = classifier.classify(readable_view("messages", body))
+    demand = Demand(
+        api="messages",
+        prompt_tokens=estimate_prompt_tokens("messages", body),
+        private=private,
+    )
     the_plan = plan(intent, target, demand, gateway.state_source.states(), gateway.config)
     for step in the_plan.steps:
         settings = gateway.config.backend(step.backend)

@@ -28,6 +28,16 @@ STOP_REASONS = {
 }
 
 
+def stop_reason(finish_reason: str | None, has_tool_calls: bool) -> str:
+    """Anthropic's stop reason. A reply that ran out of tokens or was filtered says so even
+    when it holds tool calls: their arguments may be cut, and a client told "tool_use" would
+    run a tool with half its input. vLLM may end a whole tool call with "stop"."""
+    reason = finish_reason or "stop"
+    if has_tool_calls and reason not in ("length", "content_filter"):
+        return "tool_use"
+    return STOP_REASONS.get(reason, "end_turn")
+
+
 def usage(chat_usage: Any) -> dict[str, int]:
     prompt, completion, cached, _ = usage_numbers(chat_usage)
     return {
@@ -59,8 +69,7 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
                 "input": parse_arguments(str(function.get("arguments") or "")),
             }
         )
-    reason = choice.get("finish_reason") or "stop"
-    stop = "tool_use" if message.get("tool_calls") else STOP_REASONS.get(reason, "end_turn")
+    stop = stop_reason(choice.get("finish_reason"), bool(message.get("tool_calls")))
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -117,7 +126,7 @@ class MessagesStream:
             return []
         self.ended = True
         out = self._close()
-        stop = "tool_use" if self._tools else STOP_REASONS.get(self._finish or "stop", "end_turn")
+        stop = stop_reason(self._finish, bool(self._tools))
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input

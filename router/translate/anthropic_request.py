@@ -65,8 +65,11 @@ def _message(message: dict[str, Any]) -> list[dict[str, Any]]:
     blocks = [b for b in content or () if isinstance(b, dict)]
     if role == "assistant":
         return [_assistant(blocks)]
-    results = [_tool_result(b) for b in blocks if b.get("type") == "tool_result"]
-    parts = [p for b in blocks if (p := _user_part(b)) is not None]
+    tool_results = [b for b in blocks if b.get("type") == "tool_result"]
+    results = [_tool_result(b) for b in tool_results]
+    # a chat tool message carries text only: a result's images go to the user turn after it
+    parts = [p for b in tool_results for p in _result_images(b)]
+    parts += [p for b in blocks if (p := _user_part(b)) is not None]
     if parts:
         only_text = all(p["type"] == "text" for p in parts)
         merged: Any = "\n".join(p["text"] for p in parts) if only_text else parts
@@ -90,7 +93,7 @@ def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
         for b in blocks
         if b.get("type") == "tool_use"
     ]
-    out: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) or None}
     if calls:
         out["tool_calls"] = calls
     return out
@@ -98,9 +101,22 @@ def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _tool_result(block: dict[str, Any]) -> dict[str, Any]:
     text = text_of(block.get("content"))
+    if not text and _result_images(block):
+        text = "(the result is the image in the next message)"
     if block.get("is_error"):
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": str(block.get("tool_use_id", "")), "content": text}
+
+
+def _result_images(block: dict[str, Any]) -> list[dict[str, Any]]:
+    content = block.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        part
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "image" and (part := _user_part(b))
+    ]
 
 
 def _user_part(block: dict[str, Any]) -> dict[str, Any] | None:
@@ -108,7 +124,8 @@ def _user_part(block: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "text" and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
     if kind == "image":
-        source = block.get("source") or {}
+        source = block.get("source")
+        source = source if isinstance(source, dict) else {}
         if source.get("type") == "base64":
             url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
         else:

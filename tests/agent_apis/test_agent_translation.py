@@ -420,3 +420,76 @@ def test_tool_calls_are_kept_from_messages_and_responses_answers() -> None:
     for _, payload in messages:
         unkept.see(payload)
     assert unkept.tool_calls == {} and unkept.output_chars > 0
+
+
+def test_a_tool_call_cut_by_the_token_limit_is_not_reported_as_a_tool_to_run() -> None:
+    """Told "tool_use", Claude Code runs the tool with half its arguments; "max_tokens" makes
+    it ask again. A tool call that ended normally (vLLM may say "stop") stays "tool_use"."""
+    cut = [*TOOL_STREAM[:3], chunk({}, "length"), TOOL_STREAM[-1]]
+    events = run(anthropic_reply.MessagesStream(), cut)
+    assert events[-2][1]["delta"]["stop_reason"] == "max_tokens"
+    whole = {
+        "id": "c1",
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "length",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "write", "arguments": '{"path": "a.py", "te'},
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    assert anthropic_reply.from_chat(whole)["stop_reason"] == "max_tokens"
+    for finish, stop in (
+        ("tool_calls", "tool_use"),
+        ("stop", "tool_use"),
+        ("length", "max_tokens"),
+    ):
+        assert anthropic_reply.stop_reason(finish, has_tool_calls=True) == stop
+
+
+def test_an_image_a_tool_returned_reaches_the_model() -> None:
+    """A chat tool message holds text only, so the image goes into the user turn after it."""
+    image = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "messages": [
+            {"role": "user", "content": "look at shot.png"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Reading it."},
+                    {"type": "text", "text": "Now."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"p": 1}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": [{"type": "image", "source": image}],
+                    }
+                ],
+            },
+        ],
+    }
+    messages = anthropic_request.to_chat(body)["messages"]
+    assert messages[1]["content"] == "Reading it.\nNow."
+    assert messages[2]["role"] == "tool" and messages[2]["content"]
+    assert messages[3]["role"] == "user"
+    assert messages[3]["content"] == [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    ]

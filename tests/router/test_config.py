@@ -50,6 +50,36 @@ def test_unset_variable_is_an_error_naming_it(tmp_path: Path) -> None:
         load(path, env={})
 
 
+def test_unset_variable_names_the_field_it_is_in(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("gpt-4o", "${CLOUD_MODEL}"))
+    with pytest.raises(ConfigError, match=r"backends\.1\.model: .*CLOUD_MODEL"):
+        load(path, env={})
+
+
+def test_variables_are_read_in_values_not_comments(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD + "# an old box, kept for later: ${OLD_BOX_URL}\n")
+    assert load(path, env={}).backend("cloud").model == "gpt-4o"
+
+
+def test_a_variables_value_cannot_add_yaml_or_leak_through_an_error(tmp_path: Path) -> None:
+    secret = 'gpt-4o"\nrouting: {evil: true}\n  x: "'
+    config = load(
+        write(tmp_path, GOOD.replace("gpt-4o", "${CLOUD_MODEL}")), {"CLOUD_MODEL": secret}
+    )
+    assert config.backend("cloud").model == secret  # taken as text, whatever it holds
+    broken = write(tmp_path, GOOD.replace("model: gpt-4o", "model: [${CLOUD_MODEL}"))
+    with pytest.raises(ConfigError) as info:
+        load(broken, env={"CLOUD_MODEL": "sk-live-SECRET"})
+    assert "SECRET" not in str(info.value)
+
+
+def test_a_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "router.yaml"
+    path.write_bytes(GOOD.encode() + b"\xff\xfe# latin-1 \xe9\n")
+    with pytest.raises(ConfigError, match="UTF-8"):
+        load(path, env={})
+
+
 def test_unknown_field_names_field_file_and_line(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("    model: gpt-4o", "    model: gpt-4o\n    modle: typo"))
     with pytest.raises(ConfigError) as info:
