@@ -8,6 +8,7 @@ relay (`router.relay`) can only finish the stream or end it with an in-band erro
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from router.record import Api, Attempt, Record
 from router.sse import DONE, EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import events, exchange
+
+log = logging.getLogger("smf_router")
 
 
 class AttemptObserver(Protocol):
@@ -136,20 +139,32 @@ class Dispatcher:
         try:
             committed = await self._open(call, backend, attempt, started, headers)
         except UpstreamError as error:
-            self.tracing.end(span, error=error.kind)
-            attempt.outcome, attempt.error_kind = "error", error.kind
-            attempt.status = error.status if not isinstance(error, Unreachable | Timeout) else None
-            attempt.duration_s = time.monotonic() - started
-            self._finished(attempt)
+            status = error.status if not isinstance(error, Unreachable | Timeout) else None
+            self._failed(attempt, span, started, error.kind, status)
             raise
         except asyncio.CancelledError:
-            attempt.outcome, attempt.error_kind = "error", "cancelled"
-            attempt.duration_s = time.monotonic() - started
-            self.tracing.end(span, error="cancelled")
-            self._finished(attempt)
+            self._failed(attempt, span, started, "cancelled", None)
             raise
+        except Exception as exc:  # a reply nothing foresaw (or a bug): count it, fall back
+            log.exception("attempt on %s failed unexpectedly", settings.name)
+            self._failed(attempt, span, started, Malformed.kind, attempt.status)
+            raise Malformed(
+                f"{settings.name}: the reply could not be read ({type(exc).__name__})",
+                backend=settings.name,
+            ) from None
         committed.span = span
         return committed
+
+    def _failed(
+        self, attempt: Attempt, span: Any, started: float, kind: str, status: int | None
+    ) -> None:
+        """An attempt that ended before its reply was committed: the in-flight count and a
+        half-open circuit's trial are released here, whatever ended it."""
+        attempt.outcome, attempt.error_kind = "error", kind
+        attempt.status = status
+        attempt.duration_s = time.monotonic() - started
+        self.tracing.end(span, error=kind)
+        self._finished(attempt)
 
     async def _open(
         self,
@@ -224,6 +239,11 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
         raise Unreachable(
             f"{name}: stream broke before the first event ({type(exc).__name__})", backend=name
         ) from None
+    except BaseException:  # cancelled: the first-token deadline fired, or the client left
+        # close the upstream too, or it would go on generating (and sending keep-alives that
+        # keep its idle timer from ever closing it) for nobody
+        await reply.close()
+        raise
     await reply.close()
     raise ServerError(f"{name}: stream ended before any event", backend=name)
 

@@ -11,6 +11,7 @@ import logging
 import time
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import classifier
@@ -254,6 +255,9 @@ class Gateway:
                 completion_tokens=req.estimate_tokens(tally.output_chars),
                 estimated=True,
             )
+        elif usage is not None and not tally.usage_final:  # a Messages stream cut short
+            estimate = max(usage.completion_tokens, req.estimate_tokens(tally.output_chars))
+            usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)

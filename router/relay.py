@@ -43,6 +43,7 @@ class Tally:
     """What the relay learned from the events it saw."""
 
     usage: dict[str, Any] | None = None
+    usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
@@ -171,9 +172,14 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
             except StopAsyncIteration:
                 break
             except (asyncio.CancelledError, TimeoutError) as exc:
-                # our stall timer's cancel, or the client's own gap timeout: both a stall
+                # our stall timer's cancel, or the client's own gap timeout: both a stall,
+                # unless the timer was cut short by the total deadline
                 if isinstance(exc, asyncio.CancelledError) and not stall.expired():
                     raise
+                if time.monotonic() >= committed.deadline:
+                    raise Timeout(
+                        f"{name}: total time limit reached mid-stream", backend=name
+                    ) from None
                 raise Timeout(
                     f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
                 ) from None
@@ -309,17 +315,17 @@ def _message(obj: dict[str, Any]) -> str:
     return str(error or "upstream error mid-stream")
 
 
-def usage_of(api: Api, usage: dict[str, Any] | None) -> Usage | None:
-    """Chat/completions usage → normalised `Usage` (None when the upstream gave none)."""
-    if not usage:
+def usage_of(api: Api, usage: Any) -> Usage | None:
+    """An upstream's usage → normalised `Usage` (None when it gave none, or not an object:
+    a malformed usage must not cost the request its record)."""
+    if not isinstance(usage, dict) or not usage:
         return None
-    if api in ("messages", "responses"):
-        return normalize_usage(api, usage)
-    prompt_details = usage.get("prompt_tokens_details") or {}
-    completion_details = usage.get("completion_tokens_details") or {}
-    return Usage(
-        prompt_tokens=int(usage.get("prompt_tokens") or usage.get("input_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or usage.get("output_tokens") or 0),
-        cached_tokens=int(prompt_details.get("cached_tokens") or 0),
-        reasoning_tokens=int(completion_details.get("reasoning_tokens") or 0),
-    )
+    if api in CHAT_APIS:  # some chat upstreams name them as Anthropic and Responses do
+        usage = dict(usage)
+        for name, other in (
+            ("prompt_tokens", "input_tokens"),
+            ("completion_tokens", "output_tokens"),
+        ):
+            if not usage.get(name):
+                usage[name] = usage.get(other)
+    return normalize_usage(api, usage)

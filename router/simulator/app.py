@@ -23,7 +23,7 @@ from router.simulator.control import Control
 from router.simulator.errors import ApiError, Flavor, missing_model, render
 from router.simulator.faults import Fault, FaultError, choose, split_model
 from router.simulator.generation import Ask, Generation, budget, choose_tokens
-from router.simulator.httpserver import HttpServer, Request, Response
+from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
 from router.simulator.responses import ResponsesApi
 from router.simulator.settings import SimSettings
@@ -233,7 +233,11 @@ class Simulator:
         if ask.stream:
             frames = api.frames(meta, gen, ask)
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
-            await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault)
+            try:
+                await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault)
+            except (ClientGone, asyncio.CancelledError):
+                self.stats.abandoned += 1  # the client closed before the stream was done
+                raise
         else:
             if pace:
                 await asyncio.sleep(pace * max(c.tokens for c in gen.choices))

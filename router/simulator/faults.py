@@ -11,6 +11,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `reset` | TCP RST after the request is read: no HTTP response at all |
 | `no_response` | the request is read and never answered |
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
+| `queued[:S]` | headers at once, S seconds of SSE comments, then the events (default 10) |
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
@@ -33,6 +34,7 @@ FaultName = Literal[
     "reset",
     "no_response",
     "slow_first_token",
+    "queued",
     "stall",
     "cut_stream",
     "malformed_chunk",
@@ -45,6 +47,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "rate_limit": 1.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
+    "queued": 10.0,
     "stall": 10.0,
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2

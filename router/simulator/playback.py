@@ -13,6 +13,8 @@ from router.simulator.httpserver import Response
 from router.simulator.wire import Frame
 
 MALFORMED = b"data: {this is not json\n\n"
+QUEUED = b": queued\n\n"
+KEEP_ALIVE_S = 0.25
 MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk"})
 
 
@@ -37,10 +39,14 @@ async def stream(
     """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included."""
     if fault is not None and fault.name == "missing_done":
         frames = frames[:-1]
-    if pace == 0 and (fault is None or fault.name not in MIDSTREAM):
+    if fault is not None and fault.name == "queued":
+        await resp.start(200, headers)
+        await _keep_alive(resp, fault.value)
+    elif pace == 0 and (fault is None or fault.name not in MIDSTREAM):
         await resp.stream_all(200, headers, [data for data, _ in frames])
         return
-    await resp.start(200, headers)
+    else:
+        await resp.start(200, headers)
     trigger = _trigger_index(frames) if fault is not None and fault.name in MIDSTREAM else -1
     batch: list[bytes] = []
     first = True
@@ -63,6 +69,16 @@ async def stream(
         batch.append(data)
     await resp.chunks(batch)
     await resp.end()
+
+
+async def _keep_alive(resp: Response, seconds: float) -> None:
+    """SSE comments every `KEEP_ALIVE_S` until `seconds` have passed. A queued request gets
+    its headers at once (vLLM's server sends them before the first token) and, from busy
+    cloud gateways, keep-alive comments; a client that leaves meanwhile raises `ClientGone`."""
+    end = asyncio.get_running_loop().time() + seconds
+    while (left := end - asyncio.get_running_loop().time()) > 0:
+        await resp.chunks([QUEUED])
+        await asyncio.sleep(min(KEEP_ALIVE_S, left))
 
 
 async def whole(

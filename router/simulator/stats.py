@@ -22,6 +22,7 @@ class Stats:
         self.prompt_tokens = 0
         self.generation_tokens = 0
         self.finished: Counter[str] = Counter()
+        self.abandoned = 0  # streams whose client closed the connection before their end
         self.last_request: dict[str, Any] | None = None
 
     def as_dict(self, capacity: Capacity) -> dict[str, Any]:
@@ -32,6 +33,7 @@ class Stats:
             "by_status": {str(k): v for k, v in self.by_status.items()},
             "prompt_tokens": self.prompt_tokens,
             "generation_tokens": self.generation_tokens,
+            "abandoned": self.abandoned,
             "running": capacity.running,
             "waiting": capacity.waiting,
         } | ({"last_request": self.last_request} if self.last_request is not None else {})

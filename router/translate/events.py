@@ -23,6 +23,7 @@ class Watched(Protocol):
     """What the relay's tally keeps (see `router.relay.Tally`)."""
 
     usage: dict[str, Any] | None
+    usage_final: bool  # False while `usage` is a Messages stream's message_start placeholder
     finish_reasons: list[str]
     output_chars: int
     text: list[str]
@@ -137,8 +138,10 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
             _keep_call(tally, obj.get("index"), block.get("name"))
     elif kind == "message_start":
         _merge(tally, (obj.get("message") or {}).get("usage"))
+        tally.usage_final = False  # output_tokens 1 or 0 until the message_delta
     elif kind == "message_delta":
         _merge(tally, obj.get("usage"))
+        tally.usage_final = True
         reason = (obj.get("delta") or {}).get("stop_reason")
         if reason:
             tally.finish_reasons.append(str(reason))

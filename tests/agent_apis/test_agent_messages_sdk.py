@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import httpx
 import pytest
 
+from router.config import parse
 from tests.agent_apis.agent_stack import simulators, stack
-from tests.harness import Running, RunningRouter, wait_for
+from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_for
 
 TOOLS = [
     {
@@ -229,3 +232,46 @@ def test_a_stream_broken_after_the_commit_point_raises_in_the_sdk(
         finally:
             servers["local"].control("faults", {"fault": None})
     assert "cut" in str(broken.value) or "broke" in str(broken.value)
+
+
+class Records:
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def record_finished(self, record: Any) -> None:
+        self.seen.append(record)
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_a_messages_stream_the_client_leaves_records_estimated_output(
+    tmp_path_factory: pytest.TempPathFactory, native: bool
+) -> None:
+    """message_start carries output_tokens 0 or 1; only the message_delta says the real
+    count. A stream cut before it is estimated from the text sent, and marked so."""
+    profile = "anthropic" if native else "vllm"
+    with simulator(profile=profile, model="local-model", tokens_per_s=20) as local:
+        config = config_for({"local": local}, tmp_path_factory.mktemp("left"))
+        data = config.model_dump()
+        data["backends"][0]["apis"] = ["messages"] if native else ["chat"]
+        with router(parse(data)) as proxy:
+            records = Records()
+            proxy.components.gateway.sinks.append(records)
+            body = {
+                "model": "local",
+                "max_tokens": 400,
+                "stream": True,
+                "messages": [{"role": "user", "content": "Write a long essay about the sea."}],
+            }
+            deltas = 0
+            with httpx.stream("POST", f"{proxy.url}/messages", json=body, timeout=30) as reply:
+                for line in reply.iter_lines():
+                    deltas += '"text_delta"' in line
+                    if deltas == 12:
+                        break  # the client leaves mid-answer
+            for _ in range(100):
+                if records.seen:
+                    break
+                time.sleep(0.02)
+    record = records.seen[0]
+    assert record.outcome == "cancelled"
+    assert record.usage.estimated and record.usage.completion_tokens >= 6

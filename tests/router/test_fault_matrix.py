@@ -6,6 +6,7 @@ client must see and how many attempts each backend must have received.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,8 @@ import httpx
 import openai
 import pytest
 
+from router import dispatch, relay
+from router.record import Usage
 from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_for
 
 FAST = {"connect_s": 1, "first_token_s": 1.2, "idle_s": 0.8, "total_s": 2.5}
@@ -51,6 +54,8 @@ MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
     "reset": (FALLBACK, Expect(None, 502), FALLBACK, Expect(None, 502)),
     "no_response": (FALLBACK, Expect(None, 504), FALLBACK, Expect(None, 504)),
     "slow_first_token:5": (FALLBACK, Expect(None, 504), FALLBACK, Expect(None, 504)),
+    # headers at once, then keep-alive comments: only a stream waits for its first event
+    "queued:5": (OK_LOCAL, OK_LOCAL, FALLBACK, Expect(None, 504)),
     "stall:3": (
         FALLBACK,
         Expect(None, 504),
@@ -190,3 +195,115 @@ def test_malformed_json_from_client_is_a_400(
     )
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_an_upstream_past_its_first_token_deadline_is_closed_not_left_generating(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    """A queued upstream sends headers and keep-alives; after the fallback the router must
+    close it, or it generates for nobody (and its keep-alives keep the idle timer away)."""
+    backends, proxy = setup
+    local = backends["local"]
+    local.control("reset", {})
+    local.control("faults", {"fault": "queued:5"})
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+    try:
+        served, error = _run(client, "coding", stream=True)
+        assert (served, error) == ("cloud", None)
+        abandoned = 0
+        for _ in range(60):  # the simulator notices at its next keep-alive (0.25 s)
+            abandoned = local.stats()["abandoned"]
+            if abandoned:
+                break
+            time.sleep(0.05)
+    finally:
+        local.control("faults", {"fault": None})
+    assert abandoned == 1
+
+
+class AttemptCounter:
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.finished: list[tuple[str, str | None]] = []
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        self.started.append(backend)
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        self.finished.append((backend, error_kind))
+
+
+def test_an_unforeseen_failure_in_an_attempt_falls_back_and_is_counted_finished(
+    setup: tuple[dict[str, Running], RunningRouter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any exception, not only an upstream error: otherwise the backend's in-flight count
+    never comes down (it ends up "saturated" for good) and the client gets a 500."""
+    _, proxy = setup
+    send = dispatch.exchange.send
+
+    async def broken_on_local(backend: Any, *args: Any) -> Any:
+        if backend.settings.name == "local":
+            raise AttributeError("'str' object has no attribute 'get'")
+        return await send(backend, *args)
+
+    counter = AttemptCounter()
+    observers = proxy.components.gateway.dispatcher.observers
+    monkeypatch.setattr(dispatch.exchange, "send", broken_on_local)
+    observers.append(counter)
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+        served, error = _run(client, "coding", stream=False)
+    finally:
+        observers.remove(counter)
+    assert (served, error) == ("cloud", None)
+    assert counter.started == ["local", "cloud"]
+    assert ("local", "malformed") in counter.finished and len(counter.finished) == 2
+
+
+class Records:
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    def record_finished(self, record: Any) -> None:
+        self.seen.append(record)
+
+
+def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Tokens keep coming, 8 a second, until the 2.5 s total limit: the stall timer is what
+    fires (its wait was cut to the time left), but a client, the ledger and the circuit
+    must hear "timeout"."""
+    with simulator(profile="vllm", model="slow-model", tokens_per_s=8) as slow:
+        config = config_for({"slow": slow}, tmp_path_factory.mktemp("deadline"))
+        data = config.model_dump()
+        data["backends"][0]["timeouts"] = FAST
+        from router.config import parse
+
+        with router(parse(data)) as proxy:
+            records = Records()
+            proxy.components.gateway.sinks.append(records)
+            body = {
+                "model": "slow",
+                "stream": True,
+                "max_tokens": 200,
+                "messages": [{"role": "user", "content": "Write a long essay about the sea."}],
+            }
+            reply = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30)
+            for _ in range(100):  # the record is finished after the last byte was sent
+                if records.seen:
+                    break
+                time.sleep(0.02)
+    assert reply.status_code == 200 and "total time limit" in reply.text
+    assert records.seen[0].error_kind == "timeout"
+
+
+def test_a_usage_that_is_not_an_object_costs_no_record() -> None:
+    assert relay.usage_of("chat", "n/a") is None
+    assert relay.usage_of("chat", {"prompt_tokens": "many", "completion_tokens": 3}) == Usage(
+        prompt_tokens=0, completion_tokens=3
+    )
+    named_otherwise = relay.usage_of("chat", {"input_tokens": 5, "output_tokens": 2})
+    assert named_otherwise == Usage(prompt_tokens=5, completion_tokens=2)

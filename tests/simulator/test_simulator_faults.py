@@ -92,6 +92,37 @@ def test_slow_first_token_delays_the_headers(vllm: SimThread) -> None:
     assert post(vllm, "slow_first_token:0.01").status_code == 200
 
 
+def test_queued_sends_headers_and_comments_then_the_stream(vllm: SimThread) -> None:
+    """What a queued vLLM or a busy cloud does: the 200 at once, keep-alive comments, then
+    the events; a client that leaves meanwhile is counted as abandoned."""
+    with httpx.stream(
+        "POST",
+        vllm.url + "/v1/chat/completions",
+        json=body(stream=True),
+        headers={"x-sim-fault": "queued:0.6"},
+        timeout=10,
+    ) as resp:
+        assert resp.status_code == 200
+        lines = [line for line in resp.iter_lines() if line]
+    first_data = next(i for i, line in enumerate(lines) if line.startswith("data: "))
+    assert first_data >= 2 and all(line == ": queued" for line in lines[:first_data])
+    assert lines[-1] == "data: [DONE]"
+    before = HTTP.get(vllm.url + "/sim/stats").json()["abandoned"]
+    with httpx.stream(
+        "POST",
+        vllm.url + "/v1/chat/completions",
+        json=body(stream=True),
+        headers={"x-sim-fault": "queued:5"},
+        timeout=10,
+    ) as resp:
+        next(resp.iter_lines())  # the first comment, then the client closes
+    for _ in range(40):
+        if HTTP.get(vllm.url + "/sim/stats").json()["abandoned"] > before:
+            break
+        time.sleep(0.05)
+    assert HTTP.get(vllm.url + "/sim/stats").json()["abandoned"] == before + 1
+
+
 def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
     received: list[str] = []
     with (
