@@ -26,19 +26,14 @@ endpoints = APIRouter()
 def housekeep(config: Config) -> None:
     """Compact closed days and apply retention; safe beside other writers and compactors."""
     # PyArrow loads here, in the hourly job's thread, not at start (see router.ledger).
-    from router.ledger.compaction import apply_retention, compact
-    from router.ledger.schema import SCHEMAS
+    from router.ledger.compaction import apply_retentions, compact
 
     directory = Path(config.ledger.path)
     if not directory.exists():
         return
     result = compact(directory)
-    dropped = []
-    for table in SCHEMAS:
-        days = (
-            config.ledger.text_retention_days if table == "texts" else config.ledger.retention_days
-        )
-        dropped += apply_retention(directory, table, days)
+    ledger = config.ledger
+    dropped = apply_retentions(directory, ledger.retention_days, ledger.text_retention_days)
     if result.days or dropped:
         log.info(
             "ledger housekeeping: %d day(s) compacted, %d partition(s) dropped",

@@ -97,13 +97,7 @@ def compact_command(
     now = datetime.now(UTC)
     keep = retention_days or (config.ledger.retention_days if config else None)
     text_keep = config.ledger.text_retention_days if config else None
-    dropped: list[str] = []
-    for table in ("records", "canary_results", "shadow_comparisons", "texts"):
-        days = text_keep if table == "texts" and text_keep else keep
-        if days:
-            dropped += [
-                f"{table}/{d}" for d in compaction.apply_retention(directory, table, days, now)
-            ]
+    dropped = compaction.apply_retentions(directory, keep, text_keep, now)
     result = compaction.compact(directory, now, grace_s=grace_hours * 3600)
     typer.echo(
         f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"

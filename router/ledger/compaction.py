@@ -8,10 +8,12 @@ its sources in its metadata, so readers ignore sources that are still on disk.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import logging
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -63,6 +65,11 @@ def merge(
         try:
             replaced = _merge_readable(todo, out)
         except _Unreadable as bad:
+            if isinstance(bad.__cause__, FileNotFoundError):
+                # merged by someone else since it was listed: merging the rest would write
+                # a part of the day over the whole of it
+                warnings.append(f"not merging {out.parent}: {bad.segment.path.name} vanished")
+                return [], warnings
             warnings.append(str(bad))
             todo.remove(bad.segment)
             continue
@@ -153,26 +160,70 @@ def compact(
     result = CompactionResult()
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s):
-            listing = segments.list_day(path)
-            result.warnings.extend(listing.warnings)
-            # Sources a crashed merge left behind: the day is closed, the merged file exists.
-            remove([path / name for seg in listing.segments for name in seg.sources])
-            if len(listing.segments) >= 2:
-                out = path / compacted_name(listing.segments)
-                result.warnings.extend(merge(listing.segments, out)[1])
-                result.days += 1
-                result.files_in += len(listing.segments)
-                result.files_out += 1
-                listing = segments.list_day(path)
-            if table == "records":
-                day = path.name.removeprefix("day=")
-                try:
-                    result.rollups += rollups.write_day(directory, day, listing.segments)
-                except Exception as exc:  # a page corrupted inside: the report reads raw
-                    result.warnings.append(f"no rollup for records/{day}: {exc}")
+            with day_lock(path) as held:
+                if held:
+                    _compact_day(directory, table, path, result)
+                else:
+                    log.info("%s is being compacted by another process; skipped", path)
     for warning in result.warnings:
         log.warning("%s", warning)
     return result
+
+
+@contextlib.contextmanager
+def day_lock(path: Path) -> Iterator[bool]:
+    """An exclusive, non-blocking lock on one day directory: two compactors (two router
+    processes' housekeeping, or `smf-router compact` beside them) never merge the same day
+    at once. Yields whether it was taken; the kernel drops it if the process dies. The lock
+    file sits beside the day directory (readers list only the day's own files)."""
+    with open(lock_path(path), "a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def lock_path(day: Path) -> Path:
+    return day.parent / f".{day.name}.compact.lock"
+
+
+def _compact_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
+    """Merge one closed day into one file (and roll it up, for records), under its lock."""
+    listing = segments.list_day(path)
+    result.warnings.extend(listing.warnings)
+    # Sources a crashed merge left behind: the day is closed, the merged file exists.
+    remove([path / name for seg in listing.segments for name in seg.sources])
+    if len(listing.segments) >= 2:
+        out = path / compacted_name(listing.segments)
+        result.warnings.extend(merge(listing.segments, out)[1])
+        result.days += 1
+        result.files_in += len(listing.segments)
+        result.files_out += 1
+        listing = segments.list_day(path)
+    if table == "records":
+        day = path.name.removeprefix("day=")
+        try:
+            result.rollups += rollups.write_day(directory, day, listing.segments)
+        except Exception as exc:  # a page corrupted inside: the report reads raw
+            result.warnings.append(f"no rollup for records/{day}: {exc}")
+
+
+def apply_retentions(
+    directory: Path, days: int | None, text_days: int | None, now: datetime | None = None
+) -> list[str]:
+    """Every table's retention (the texts table keeps its own when set); returns the
+    `table/day` partitions dropped. One loop over the schemas, so a new table is covered."""
+    dropped: list[str] = []
+    for table in SCHEMAS:
+        keep = text_days if table == "texts" and text_days else days
+        if keep:
+            dropped += [f"{table}/{d}" for d in apply_retention(directory, table, keep, now)]
+    return dropped
 
 
 def apply_retention(
@@ -186,6 +237,7 @@ def apply_retention(
         day = path.name.removeprefix("day=")
         if day < cutoff:
             shutil.rmtree(path, ignore_errors=True)
+            lock_path(path).unlink(missing_ok=True)
             dropped.append(day)
     if table == "records":
         rollups.drop_before(directory, cutoff)

@@ -152,7 +152,24 @@ def day_dirs(directory: Path, table: str) -> list[Path]:
 
 
 def list_day(path: Path, full: bool = False) -> Listing:
-    """The trusted segments of one day directory, without files a merged file replaced."""
+    """The trusted segments of one day directory, without files a merged file replaced.
+
+    A file that vanishes between the directory listing and its footer was merged away, and
+    its merged file may be newer than the listing: the day is listed again (a few times at
+    most), or its rows would be missing without a word."""
+    for _ in range(LIST_ATTEMPTS - 1):
+        listing = _list_once(path, full)
+        if listing is not None:
+            return listing
+    listing = _list_once(path, full, vanished_ok=True) or Listing()
+    listing.warnings.append(f"{path}: files kept vanishing while listed (a merge running?)")
+    return listing
+
+
+LIST_ATTEMPTS = 5
+
+
+def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | None:
     listing = Listing()
     found: list[Segment] = []
     for file in sorted(path.iterdir()):
@@ -163,7 +180,8 @@ def list_day(path: Path, full: bool = False) -> Listing:
                 validate_fully(file)
             found.append(read_segment(file))
         except FileNotFoundError:
-            continue  # removed by a merge since we listed: its replacement is listed too
+            if not vanished_ok:
+                return None
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
     replaced = set().union(*(s.sources for s in found)) if found else set()

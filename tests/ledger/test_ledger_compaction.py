@@ -257,3 +257,71 @@ def test_a_merge_that_writes_nothing_is_not_tracked_as_a_file(
     missing = [r.message for r in caplog.records if "No such file" in r.message]
     assert missing == []
     assert count(tmp_path) == 4  # the two torn files are skipped by readers, and named
+
+
+def test_a_day_another_compactor_holds_is_left_to_it(tmp_path: Path) -> None:
+    """Two compactors on one day (two routers' housekeeping, or `smf-router compact` beside
+    them) could write a part of the day over the whole of it."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    write_day(tmp_path, day, 3, "a")
+    path = segments.day_dir(tmp_path, "records", "2026-06-01")
+    later = day + timedelta(days=3)
+    with compaction.day_lock(path) as held:
+        assert held
+        assert compaction.compact(tmp_path, now=later).days == 0
+        assert len(list(path.iterdir())) == 3
+    assert compaction.compact(tmp_path, now=later).days == 1
+    assert count(tmp_path) == 3
+
+
+def test_a_merge_whose_input_vanished_writes_nothing(tmp_path: Path) -> None:
+    """A vanished input was merged by someone else: merging the rest would replace that
+    merge's complete file with a part of it (the old code dropped the file and went on)."""
+    day = tmp_path / "records" / "day=2026-06-01"
+    a = _segment_of(day / "a.parquet", pa.table({"id": ["a1"]}))
+    b = _segment_of(day / "b.parquet", pa.table({"id": ["b1"]}))
+    b.path.unlink()
+    out = day / "merged.parquet"
+    replaced, warnings = compaction.merge([a, b], out)
+    assert replaced == [] and not out.exists() and a.path.exists()
+    assert len(warnings) == 1 and "vanished" in warnings[0]
+
+
+def test_a_listing_that_races_a_merge_lists_again(tmp_path: Path, monkeypatch) -> None:
+    """Files read after a merge replaced them are gone, and the merged file is newer than the
+    directory listing: the day must be listed again, not reported without those rows."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    write_day(tmp_path, day, 4, "a")
+    path = segments.day_dir(tmp_path, "records", "2026-06-01")
+    read = segments.read_segment
+    raced: list[bool] = []
+
+    def merge_midway(file: Path) -> segments.Segment:
+        if not raced:  # the first footer read: a compactor merges the day right now
+            raced.append(True)
+            inputs = [read(p) for p in sorted(path.glob("*.parquet"))]
+            compaction.merge(inputs, path / "compacted-race.parquet")
+        return read(file)
+
+    monkeypatch.setattr(segments, "read_segment", merge_midway)
+    listing = segments.list_day(path)
+    assert sum(s.rows for s in listing.segments) == 4
+    assert [s.path.name for s in listing.segments] == ["compacted-race.parquet"]
+
+
+def test_the_compact_command_applies_retention_to_every_table(tmp_path: Path) -> None:
+    """It listed the tables by hand and missed canary_runs (housekeeping looped over all)."""
+    from typer.testing import CliRunner
+
+    from router.ledger.cli import app
+    from router.ledger.schema import SCHEMAS
+
+    for table in SCHEMAS:
+        old = segments.day_dir(tmp_path, table, "2020-01-01")
+        old.mkdir(parents=True)
+        (old / "x.parquet").write_bytes(b"")
+    result = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert [t for t in SCHEMAS if segments.day_dirs(tmp_path, t)] == []
