@@ -261,6 +261,8 @@ class Gateway:
         record.usage = usage or Usage()
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)
+            with contextlib.suppress(BadRequest):  # validated on the way in; never lose a record
+                record.prompt_text = req.prompt_text(readable_view(call.api, call.body))
         if self.pricing is not None and record.backend:
             record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
         handoff = self.tracing.start_child(call.span, "ledger")

@@ -250,3 +250,20 @@ def conversation_key(body: dict[str, Any], headers: Any) -> str:
         if seen_user:
             break
     return digest.hexdigest()
+
+
+def prompt_text(view: dict[str, Any]) -> str:
+    """The prompt this request adds, for the ledger's texts table (`ledger.store_text`): the
+    text of the latest user message of the request's chat view (the whole conversation on
+    every turn would store an agent's history over and over)."""
+    messages: list[Any] = view.get("messages") or []
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content: Any = message.get("content")
+            if isinstance(content, str):
+                return content
+            parts: list[Any] = content if isinstance(content, list) else []
+            return "\n".join(
+                p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+    return ""
