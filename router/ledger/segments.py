@@ -123,9 +123,21 @@ def write_tables(
                     pending, rows = [], 0
             if pending:
                 writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
+        # On disk before it is visible, and its name on disk before anyone deletes the files
+        # it replaces: after a power cut a merged day must not be an empty file.
+        _fsync(tmp)
         os.replace(tmp, path)
+        _fsync(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_segment(path: Path) -> Segment:

@@ -325,3 +325,36 @@ def test_the_compact_command_applies_retention_to_every_table(tmp_path: Path) ->
     )
     assert result.exit_code == 0, result.output
     assert [t for t in SCHEMAS if segments.day_dirs(tmp_path, t)] == []
+
+
+def test_a_file_is_synced_before_it_is_visible_and_its_name_before_any_delete(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Without fsync a power cut after a merge could leave the merged file empty while the
+    files it replaced are already deleted: the whole day lost."""
+    import os
+
+    events: list[str] = []
+    fsync, replace, unlink = os.fsync, os.replace, Path.unlink
+
+    def watched_fsync(fd: int) -> None:
+        events.append("fsync-dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "fsync-file")
+        fsync(fd)
+
+    def watched_replace(src: object, dst: object) -> None:
+        events.append("replace")
+        replace(src, dst)  # type: ignore[arg-type]
+
+    def watched_unlink(self: Path, missing_ok: bool = False) -> None:
+        if self.suffix == ".parquet":
+            events.append("delete")
+        unlink(self, missing_ok=missing_ok)
+
+    day = tmp_path / "records" / "day=2026-06-01"
+    a = _segment_of(day / "a.parquet", pa.table({"id": ["a1"]}))
+    b = _segment_of(day / "b.parquet", pa.table({"id": ["b1"]}))
+    monkeypatch.setattr(os, "fsync", watched_fsync)
+    monkeypatch.setattr(os, "replace", watched_replace)
+    monkeypatch.setattr(Path, "unlink", watched_unlink)
+    compaction.merge([a, b], day / "merged.parquet")
+    assert events == ["fsync-file", "replace", "fsync-dir", "delete", "delete"]
