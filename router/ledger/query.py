@@ -23,6 +23,8 @@ from router.ledger.schema import SCHEMAS
 log = logging.getLogger(__name__)
 
 RETRIES = 2
+# errors in the query itself: re-reading the files cannot help
+QUERY_ERRORS = (duckdb.BinderException, duckdb.ParserException, duckdb.CatalogException)
 MEMORY_LIMIT = "512MB"
 
 
@@ -123,22 +125,25 @@ class Ledger:
                 )
 
     def _view(self, table: str, schema: pa.Schema, paths: list[str], uniform: bool) -> None:
-        # union_by_name and hive partitions cost ~2 ms a file: only pay when schemas differ.
+        """The view over `paths`, always with every column of today's `schema`: files written
+        before a column was added read it as NULL instead of failing the query."""
+        empty = f"_empty_{table}"
+        self.con.register(empty, schema.empty_table())
+        source = f"SELECT * FROM {empty}"
         if paths:
+            # union_by_name and hive partitions cost ~2 ms a file: only pay when schemas differ
             union = "" if uniform else ", union_by_name = true"
-            source = f"read_parquet({_sql_list(paths)}{union})"
-        else:
-            self.con.register(f"_empty_{table}", schema.empty_table())
-            source = f"_empty_{table}"
-        self.con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM {source}")
+            files = f"SELECT * FROM read_parquet({_sql_list(paths)}{union})"
+            source = f"{source} UNION ALL BY NAME {files}"
+        self.con.execute(f"CREATE OR REPLACE VIEW {table} AS {source}")
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
         """Run a query and fetch all rows, rebuilding the views from scratch on read errors."""
         for attempt in range(RETRIES + 1):
             try:
                 return self.con.execute(query, params or []).fetchall()
-            except (duckdb.IOException, duckdb.InvalidInputException) as exc:
-                if attempt == RETRIES:
+            except duckdb.Error as exc:  # a file gone or damaged (some damage is a bare Error)
+                if attempt == RETRIES or isinstance(exc, QUERY_ERRORS):
                     raise
                 log.warning("ledger query failed (%s); re-validating segments", exc)
                 self._build(full=True)

@@ -1,0 +1,58 @@
+"""Reading a ledger that is not as fresh as the code: files from before a column was added,
+and a file damaged inside a page. A report answers from what it can read, and says so."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from router.ledger import Ledger, LedgerWriter, segments
+from router.ledger.schema import SHADOW_COMPARISONS, rows_table
+from router.record import Record, Usage
+
+DAY = datetime(2026, 3, 1, 10, tzinfo=UTC)
+ADDED_LATER = ("route", "live_cost_usd", "judge", "shadow_error")
+
+
+def test_files_from_before_a_column_was_added_read_it_as_null(tmp_path: Path) -> None:
+    """A ledger holding only older shadow files made `shadow report` fail (Binder error)."""
+    row = {
+        "ts": DAY.timestamp(),
+        "request_id": "x",
+        "intent": "coding",
+        "live_backend": "local",
+        "shadow_backend": "cloud",
+        "agreed": True,
+        "method": "exact",
+        "shadow_cost_usd": 0.1,
+    }
+    old_names = [f.name for f in SHADOW_COMPARISONS if f.name not in ADDED_LATER]
+    table = rows_table("shadow_comparisons", [row]).select(old_names)
+    day = segments.day_dir(tmp_path, "shadow_comparisons", "2026-03-01")
+    segments.write_segment(day / "old-00000001.parquet", table)
+    with Ledger(tmp_path) as ledger:
+        rows = ledger.sql("select request_id, live_cost_usd, judge from shadow_comparisons")
+    assert rows == [("x", None, None)]
+
+
+def test_a_page_damaged_inside_a_file_skips_that_file_with_a_warning(tmp_path: Path) -> None:
+    """Some damage makes DuckDB raise its bare `Error` (not an IO error): the report failed
+    outright instead of re-validating the files and skipping the damaged one."""
+    writer = LedgerWriter(tmp_path, process_tag="w")
+    for part in range(2):
+        for i in range(2000):
+            started = DAY.timestamp() + part * 2000 + i
+            record = Record(f"r{part}-{i}", started, backend="cloud", tier="cloud")
+            record.route, record.usage, record.cost_usd = "coding", Usage(100, 10), 1.0
+            writer.submit(record)
+        writer.flush()
+    writer.close()
+    damaged = sorted(segments.day_dir(tmp_path, "records", "2026-03-01").glob("*.parquet"))[1]
+    raw = bytearray(damaged.read_bytes())
+    at = int(len(raw) * 0.11)  # inside a request_id page: "Varint-decoding found too large"
+    raw[at : at + 64] = b"\xa5" * 64
+    damaged.write_bytes(bytes(raw))
+    with Ledger(tmp_path) as ledger:
+        query = "select count(*), count(distinct request_id), sum(cost_usd) from records"
+        assert ledger.sql(query) == [(2000, 2000, 2000.0)]
+        assert any(damaged.name in w for w in ledger.warnings)
