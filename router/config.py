@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -91,6 +91,9 @@ class Backend(Strict):
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
+Fraction = Annotated[float, Field(ge=0, le=1)]
+
+
 class RouterKey(Strict):
     """A caller's key: stored as a SHA-256 hex digest, never in the clear."""
 
@@ -119,8 +122,8 @@ class LedgerSettings(Strict):
 
 
 class ShadowSettings(Strict):
-    rates: dict[str, float] = Field(default_factory=dict)  # intent -> fraction
-    route_rates: dict[str, float] = Field(default_factory=dict)  # route -> fraction (wins)
+    rates: dict[str, Fraction] = Field(default_factory=dict)  # intent -> fraction
+    route_rates: dict[str, Fraction] = Field(default_factory=dict)  # route -> fraction (wins)
     targets: dict[str, str] = Field(default_factory=dict)  # intent -> backend
     allow_cloud_targets: bool = False
     max_concurrency: int = Field(2, ge=1)
@@ -138,7 +141,7 @@ class CanarySettings(Strict):
     window: int = Field(20, ge=1)
     min_samples: int = Field(5, ge=1)  # results in the window before a gate may close
     timeout_s: float = Field(120.0, gt=0)  # per case
-    floors: dict[str, float] = Field(default_factory=dict)  # intent -> pass-rate floor
+    floors: dict[str, Fraction] = Field(default_factory=dict)  # intent -> pass-rate floor
     baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
     floor_margin: float = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
 
@@ -211,6 +214,24 @@ class Config(Strict):
         for intent, target in self.shadow.targets.items():
             if target not in names:
                 raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _check_names_and_keys(self) -> Config:
+        names = {b.name for b in self.backends}
+        judge = self.shadow.judge_backend
+        if judge is not None and judge not in names:
+            raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
+        for route in self.routes:  # `model` names a route or a backend: one would hide the other
+            if route == "auto" or route in names:
+                raise ValueError(
+                    f"routes.{route}: a route may not be named 'auto' or like a backend"
+                )
+        digests = [k.sha256 for k in self.auth.keys]
+        if len(set(digests)) < len(digests):
+            raise ValueError(
+                "auth.keys: two keys have the same sha256 (one would take the other's rights)"
+            )
         return self
 
     def backend(self, name: str) -> Backend:

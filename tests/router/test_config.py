@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,36 @@ def test_masked_config_holds_no_secret(tmp_path: Path, monkeypatch: pytest.Monke
     text = repr(masked(config))
     assert "sk-very-secret" not in text and hash_key("sk-alice") not in text
     assert masked(config)["backends"][1]["api_key"] == "set"
+
+
+ROUTES = "routes:\n" + "".join(
+    f"  {i}: [local]\n"
+    for i in ("coding", "tool_calling", "math", "reasoning", "instruction", "prose", "writing")
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ("shadow:\n  rates: {coding: 1.5}\n", "shadow.rates.coding"),
+        ("shadow:\n  route_rates: {coding: -0.1}\n", "shadow.route_rates.coding"),
+        ("canary:\n  floors: {math: 80}\n", "canary.floors.math"),
+        ("shadow:\n  judge_backend: gpu\n", "shadow.judge_backend"),
+        (ROUTES + "  local: [cloud]\n", "routes.local"),
+        (ROUTES + "  auto: [cloud]\n", "routes.auto"),
+    ],
+)
+def test_mistakes_that_used_to_pass_silently_name_their_field(
+    tmp_path: Path, extra: str, field: str
+) -> None:
+    """A floor of 80 gated everything, a rate of 1.5 or a judge named wrong did nothing, a
+    route named like a backend hid that backend from `model` (found in review)."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}"):
+        load(write(tmp_path, GOOD + extra), env={})
+
+
+def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
+    twice = GOOD + "    - name: mallory\n      sha256: " + hash_key("sk-alice") + "\n"
+    twice = twice.replace("auth:\n  keys:\n", "auth:\n  keys:\n", 1)
+    with pytest.raises(ConfigError, match="same sha256"):
+        load(write(tmp_path, twice), env={})
