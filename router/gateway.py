@@ -181,7 +181,7 @@ class Gateway:
                 "confidence": call.plan.intent.confidence,
                 "source": call.plan.intent.source,
             },
-            "classifier": classifier.explain(body),
+            "classifier": classifier.explain(readable_view(api, body)),  # what classify read
             "mode": call.plan.target.mode,
             "route": call.plan.route,
             "backends": [{"backend": s.backend, "reason": s.reason} for s in call.plan.steps],

@@ -200,6 +200,18 @@ def test_explain_says_where_without_sending(
     assert backends["cloud"].completions() == before
 
 
+def test_explain_of_a_completions_body_shows_the_classification_used(
+    proxy: RunningRouter,
+) -> None:
+    """It explained the raw body, which has no messages: the classifier section said
+    something other than the intent the plan was made with (found in review)."""
+    body = {"api": "completions", "model": "auto", "prompt": ["Integrate x^2 from 0 to 3."]}
+    plan = httpx.post(f"{proxy.root}/v1/router/explain", json=body).json()
+    assert plan["intent"]["label"] == "math"
+    assert plan["classifier"]["intent"] == plan["intent"]["label"]
+    assert plan["classifier"]["read"]["latest_chars"] > 0
+
+
 def test_route_header_forces_a_route(client: openai.OpenAI) -> None:
     raw = client.chat.completions.with_raw_response.create(
         model="auto",
