@@ -25,11 +25,13 @@ MTOK = 1_000_000
 
 @dataclass(frozen=True, slots=True)
 class Rates:
-    """Dollars per token; `cached_input` is the price of a prompt token read from cache."""
+    """Dollars per token; `cached_input` is the price of a prompt token read from cache,
+    `cache_write_input` of one written to it (Anthropic: 1.25x input)."""
 
     input: float
     output: float
     cached_input: float | None = None
+    cache_write_input: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +48,15 @@ class LocalCostParts:
 
 
 def token_cost(usage: Usage, rates: Rates) -> float:
-    """Price normalised usage: prompt tokens include cached ones (billed at the cached rate)."""
+    """Price normalised usage: prompt tokens include those read from and written to a cache,
+    each billed at its own rate when the map has one (else at the input rate)."""
     cached = min(usage.cached_tokens, usage.prompt_tokens) if rates.cached_input is not None else 0
-    fresh = usage.prompt_tokens - cached
-    cached_cost = cached * (rates.cached_input or 0.0)
-    return fresh * rates.input + cached_cost + usage.completion_tokens * rates.output
+    written = 0
+    if rates.cache_write_input is not None:
+        written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
+    fresh = usage.prompt_tokens - cached - written
+    cache_cost = cached * (rates.cached_input or 0.0) + written * (rates.cache_write_input or 0.0)
+    return fresh * rates.input + cache_cost + usage.completion_tokens * rates.output
 
 
 def local_cost_parts(duration_s: float, cost: LocalCost) -> LocalCostParts:
@@ -94,7 +100,13 @@ def litellm_rates(model: str) -> Rates:
     prompt = float(info.get("input_cost_per_token") or 0.0)
     completion = float(info.get("output_cost_per_token") or 0.0)
     cached = info.get("cache_read_input_token_cost")
-    return Rates(prompt, completion, float(cached) if cached is not None else None)
+    written = info.get("cache_creation_input_token_cost")
+    return Rates(
+        prompt,
+        completion,
+        float(cached) if cached is not None else None,
+        float(written) if written is not None else None,
+    )
 
 
 class Pricer:

@@ -69,6 +69,9 @@ class Usage:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     estimated: bool = False
+    # prompt tokens written to a prompt cache (Anthropic bills them above the input rate);
+    # included in `prompt_tokens`; priced, not stored as a column of its own
+    cache_write_tokens: int = 0
 
 
 @dataclass(slots=True)

@@ -34,6 +34,7 @@ def normalize_usage(api: Api, usage: dict[str, Any] | None, estimated: bool = Fa
             completion_tokens=_int(usage.get("output_tokens")),
             cached_tokens=cache_read,
             estimated=estimated,
+            cache_write_tokens=cache_write,
         )
     if api == "responses":
         return Usage(

@@ -133,3 +133,35 @@ def test_failed_requests_are_not_billed() -> None:
         usage=Usage(500, 0),
     )
     assert Pricer(config()).price(record) == (0.0, 0.0)
+
+
+def test_anthropic_cache_writes_are_priced_at_their_own_rate() -> None:
+    """A 100k-token cache write was billed at the plain input rate: 19.9 % under what
+    Anthropic charges (found in review). Reads keep their own (lower) rate."""
+    from router import price_map
+    from router.ledger.usage import normalize_usage
+
+    model = "claude-sonnet-4-5-20250929"  # in the bundled map of the pinned litellm
+    entry = price_map.entry(model)
+    assert entry and entry["cache_creation_input_token_cost"] > entry["input_cost_per_token"]
+    usage = normalize_usage(
+        "messages",
+        {
+            "input_tokens": 10,
+            "cache_creation_input_tokens": 100_000,
+            "cache_read_input_tokens": 2_000,
+            "output_tokens": 100,
+        },
+    )
+    assert (usage.prompt_tokens, usage.cache_write_tokens, usage.cached_tokens) == (
+        102_010,
+        100_000,
+        2_000,
+    )
+    billed = (
+        10 * entry["input_cost_per_token"]
+        + 100_000 * entry["cache_creation_input_token_cost"]
+        + 2_000 * entry["cache_read_input_token_cost"]
+        + 100 * entry["output_cost_per_token"]
+    )
+    assert token_cost(usage, litellm_rates(model)) == pytest.approx(billed)

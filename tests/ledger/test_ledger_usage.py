@@ -45,7 +45,7 @@ def test_anthropic_input_tokens_exclude_cache_reads_and_writes() -> None:
         "cache_read_input_tokens": 1000,
         "output_tokens": 80,
     }
-    assert normalize_usage("messages", usage) == Usage(1250, 80, 1000, 0)
+    assert normalize_usage("messages", usage) == Usage(1250, 80, 1000, 0, cache_write_tokens=200)
 
 
 def test_missing_or_malformed_usage_counts_zero_and_keeps_the_estimate_flag() -> None:
