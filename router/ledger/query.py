@@ -92,7 +92,10 @@ class Ledger:
         `rollup_latency` (see router.ledger.rollups), used by the report's aggregate.
         """
         self._window = (since, until)
-        self._split_rollups(since, until)
+        try:
+            self._split_rollups(since, until)
+        except duckdb.IOException:  # a file merged away since the listing: list again
+            self._build(full=False)  # (it splits with the window set, and retries itself)
         return self.rolled_up_days
 
     def _split_rollups(self, since: datetime, until: datetime) -> None:

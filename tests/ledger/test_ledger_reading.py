@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from router.ledger import Ledger, LedgerWriter, segments
+from router.ledger import Ledger, LedgerWriter, compaction, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
 
@@ -56,3 +56,19 @@ def test_a_page_damaged_inside_a_file_skips_that_file_with_a_warning(tmp_path: P
         query = "select count(*), count(distinct request_id), sum(cost_usd) from records"
         assert ledger.sql(query) == [(2000, 2000, 2000.0)]
         assert any(damaged.name in w for w in ledger.warnings)
+
+
+def test_a_report_whose_files_were_merged_after_listing_lists_again(tmp_path: Path) -> None:
+    """The rollup split built its view outside the retry: a day merged between the listing
+    and the report's split failed the report with an IO error (found in review)."""
+    writer = LedgerWriter(tmp_path, process_tag="w")
+    for i in range(6):
+        writer.submit(Record(f"r{i}", DAY.timestamp() + i, usage=Usage(10, 1), cost_usd=1.0))
+        writer.flush()
+    writer.close()
+    day = segments.day_dir(tmp_path, "records", "2026-03-01")
+    with Ledger(tmp_path) as ledger:
+        listed = segments.list_day(day).segments
+        compaction.merge(listed, day / "compacted-late.parquet")  # after the ledger listed
+        ledger.use_rollups(datetime(2026, 3, 1), datetime(2026, 3, 3))
+        assert ledger.sql("select count(*) from records_open") == [(6,)]
