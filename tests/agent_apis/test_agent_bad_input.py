@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from router.config import hash_key, parse
 from tests.harness import Running, RunningRouter, router, simulator
+from tests.strategies import json_values
 
 PRIVATE, TEAM = "sk-private-alice", "sk-team-bob"
 ASK = [{"role": "user", "content": "Solve 3x + 5 = 20 and show the steps."}]
@@ -137,17 +138,6 @@ def test_count_tokens_keeps_a_private_callers_conversation_local(
     assert servers["cloud"].completions(path) == counted + 1  # neither reached it
 
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-5, 5)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
-    ),
-    max_leaves=10,
-)
 block = st.fixed_dictionaries(
     {},
     optional={

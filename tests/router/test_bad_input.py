@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from router.config import hash_key
 from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.strategies import json_values
 
 KEY, ADMIN = "sk-team-alice", "sk-ops-admin"
 
@@ -158,17 +159,6 @@ def test_unknown_path_is_an_openai_404(proxy: RunningRouter) -> None:
     assert_openai_error(response, 404)
 
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False)
-    | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=12,
-)
 bodies = st.fixed_dictionaries(
     {},
     optional={
