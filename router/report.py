@@ -190,11 +190,7 @@ def _histogram_latency(ledger: Ledger, since: datetime, until: datetime) -> list
             (100 / percent),
         )
     raw = f"SELECT backend, metric, bucket, n * {weight} AS n FROM ({rollups.LATENCY_SQL})"
-    rolled = (
-        " UNION ALL SELECT backend, metric, bucket, n FROM rollup_latency"
-        if ledger.rolled_up_days
-        else ""
-    )
+    rolled = " UNION ALL SELECT backend, metric, bucket, n FROM rollup_latency"
     hist = ledger.sql(
         "SELECT backend, metric, bucket, sum(n)::DOUBLE"
         f" FROM ({raw.format(source=source)}{rolled}) GROUP BY ALL",
@@ -275,7 +271,8 @@ def build(
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
         caller = "caller" if by == "caller" else "''"
         raw = rollups.SUMS_SQL.format(source="records_open", caller=caller)
-        rolled = _ROLLED.format(caller=caller) if ledger.use_rollups(lo, hi) else ""
+        ledger.use_rollups(lo, hi)  # the rollup views exist, empty or not: always read them
+        rolled = _ROLLED.format(caller=caller)
         ledger.sql(_AGG.format(raw=raw, rolled=rolled), [lo, hi])
         window_days = _window_days(ledger)
         totals = _totals(ledger)

@@ -120,12 +120,31 @@ class Ledger:
         self.rolled_up_days = len(sums)
         uniform = len({s.schema for s in self.listings["records"].segments}) <= 1
         self._view("records_open", SCHEMAS["records"], open_paths, uniform)
-        for name, paths in (("rollup_sums", sums), ("rollup_latency", latency)):
+        # Both views always exist, empty when no day is rolled up: a query written before a
+        # retry re-listed the files must still find them, and fresh ones (never old files).
+        window = [since, until]
+        for name, paths, sql, params in (
+            (
+                "rollup_sums",
+                sums,
+                rollups.SUMS_SQL.format(source="_empty_records", caller="caller"),
+                window,
+            ),
+            (
+                "rollup_latency",
+                latency,
+                rollups.LATENCY_SQL.format(source="_empty_records"),
+                window * 2,
+            ),
+        ):
             if paths:
-                self.con.execute(
-                    f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet("
-                    f"{_sql_list(paths)}, hive_partitioning = false)"
+                source = f"read_parquet({_sql_list(paths)}, hive_partitioning = false)"
+            else:
+                self.con.register(
+                    f"_empty_{name}", self.con.sql(sql, params=params).to_arrow_table()
                 )
+                source = f"_empty_{name}"
+            self.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {source}")
 
     def _view(self, table: str, schema: pa.Schema, paths: list[str], uniform: bool) -> None:
         """The view over `paths`, always with every column of today's `schema`: files written

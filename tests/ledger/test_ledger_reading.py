@@ -3,9 +3,12 @@ and a file damaged inside a page. A report answers from what it can read, and sa
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
+from router import report
 from router.ledger import Ledger, LedgerWriter, compaction, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
@@ -72,3 +75,26 @@ def test_a_report_whose_files_were_merged_after_listing_lists_again(tmp_path: Pa
         compaction.merge(listed, day / "compacted-late.parquet")  # after the ledger listed
         ledger.use_rollups(datetime(2026, 3, 1), datetime(2026, 3, 3))
         assert ledger.sql("select count(*) from records_open") == [(6,)]
+
+
+def test_a_day_compacted_while_a_report_runs_is_counted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Housekeeping merges and rolls up a day just after the report chose its SQL: the
+    retry re-lists the files and now reads that day from its rollup, which the SQL written
+    before the retry left out (the day vanished from the report, found in review)."""
+    writer = LedgerWriter(tmp_path, process_tag="w")
+    for i in range(5):
+        writer.submit(Record(f"r{i}", DAY.timestamp() + i, usage=Usage(10, 1), cost_usd=1.0))
+        writer.flush()
+    writer.close()
+    use_rollups = Ledger.use_rollups
+
+    def then_housekeeping(self: Ledger, since: datetime, until: datetime) -> int:
+        found = use_rollups(self, since, until)
+        compaction.compact(tmp_path, now=DAY + timedelta(days=2))  # merges, rolls up, deletes
+        return found
+
+    monkeypatch.setattr(Ledger, "use_rollups", then_housekeeping)
+    built = report.build(tmp_path, since=datetime(2026, 3, 1), until=datetime(2026, 3, 2))
+    assert built["totals"]["requests"] == 5
