@@ -10,6 +10,7 @@ warning naming it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -127,7 +128,8 @@ def write_tables(
         # it replaces: after a power cut a merged day must not be an empty file.
         _fsync(tmp)
         os.replace(tmp, path)
-        _fsync(path.parent)
+        with contextlib.suppress(OSError):  # some filesystems cannot sync a directory
+            _fsync(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -360,3 +360,22 @@ def test_a_file_is_synced_before_it_is_visible_and_its_name_before_any_delete(
     monkeypatch.setattr(Path, "unlink", watched_unlink)
     compaction.merge([a, b], day / "merged.parquet")
     assert events == ["fsync-file", "replace", "fsync-dir", "delete", "delete"]
+
+
+def test_a_filesystem_that_cannot_sync_a_directory_still_gets_its_files(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import errno
+    import os
+
+    fsync = os.fsync
+
+    def no_directory_sync(fd: int) -> None:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", no_directory_sync)
+    path = tmp_path / "records" / "day=2026-06-01" / "a.parquet"
+    segments.write_segment(path, pa.table({"id": ["a"]}))
+    assert segments.read_segment(path).rows == 1
