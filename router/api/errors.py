@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 from router.errors import BadRequest, RouterError, UpstreamError, internal_error
+from router.translate.events import anthropic_error
 
 log = logging.getLogger("smf_router")
 
@@ -32,24 +33,36 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     return out
 
 
+def shaped_response(request: Request, error: RouterError) -> Response:
+    """`error_response`, in Anthropic's envelope on its API's paths (Claude Code reads it)."""
+    response = error_response(error)
+    if request.url.path.startswith(ANTHROPIC_PATHS):
+        response.body = anthropic_error(error.status, bytes(response.body))
+        response.headers["content-length"] = str(len(response.body))
+    return response
+
+
+ANTHROPIC_PATHS = ("/v1/messages",)
+
+
 def install(app: FastAPI) -> None:
     async def router_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RouterError)
-        return error_response(exc)
+        return shaped_response(request, exc)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         error = RouterError(str(exc.detail))
         error.status, error.type = exc.status_code, "invalid_request_error"
         error.code = "not_found" if exc.status_code == 404 else None
-        return error_response(error)
+        return shaped_response(request, error)
 
     async def validation_error(request: Request, exc: Exception) -> Response:
-        return error_response(BadRequest(f"invalid request: {exc}"))
+        return shaped_response(request, BadRequest(f"invalid request: {exc}"))
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         log.exception("internal error on %s", request.url.path)
-        return error_response(internal_error())
+        return shaped_response(request, internal_error())
 
     app.add_exception_handler(RouterError, router_error)
     app.add_exception_handler(HTTPException, http_error)

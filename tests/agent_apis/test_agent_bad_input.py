@@ -182,3 +182,16 @@ def test_no_messages_body_makes_the_router_answer_5xx(
         assert response.status_code < 500, (path, body, response.text)
         if response.status_code >= 400:
             assert response.json()["type"] == "error"
+
+
+def test_errors_the_framework_raises_on_anthropic_paths_come_in_anthropic_shape(
+    proxy: RunningRouter,
+) -> None:
+    """A wrong method on /v1/messages came back in OpenAI's envelope (found in review)."""
+    response = httpx.get(f"{proxy.root}/v1/messages", headers={"x-api-key": TEAM})
+    assert response.status_code == 405
+    payload = response.json()
+    assert payload["type"] == "error" and payload["error"]["type"] == "invalid_request_error"
+    assert int(response.headers["content-length"]) == len(response.content)
+    other = httpx.get(f"{proxy.root}/v1/chat/completions", headers={"x-api-key": TEAM})
+    assert other.status_code == 405 and "type" in other.json()["error"]  # OpenAI's, elsewhere
