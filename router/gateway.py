@@ -159,6 +159,8 @@ class Gateway:
             stream=stream,
             conversation=conversation,
             private=private,
+            # read from the view already made (store_text only): the latest user message
+            prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
         )
         wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         if stream and api in ("chat", "completions") and not wants_usage:
@@ -261,8 +263,6 @@ class Gateway:
         record.usage = usage or Usage()
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)
-            with contextlib.suppress(BadRequest):  # validated on the way in; never lose a record
-                record.prompt_text = req.prompt_text(readable_view(call.api, call.body))
         if self.pricing is not None and record.backend:
             record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
         handoff = self.tracing.start_child(call.span, "ledger")

@@ -12,6 +12,7 @@ import orjson
 
 from router.errors import BadRequest
 from router.record import Api
+from router.translate.responses_request import content_text
 
 _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
 
@@ -259,11 +260,5 @@ def prompt_text(view: dict[str, Any]) -> str:
     messages: list[Any] = view.get("messages") or []
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            content: Any = message.get("content")
-            if isinstance(content, str):
-                return content
-            parts: list[Any] = content if isinstance(content, list) else []
-            return "\n".join(
-                p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-            )
+            return content_text(message.get("content"))
     return ""
