@@ -17,14 +17,13 @@ from fastapi.responses import Response
 
 import classifier
 from router.api.body import read_json
-from router.api.errors import error_headers
+from router.api.errors import shaped_response
 from router.api.openai import gateway_caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
 from router.gateway import Gateway, is_private, readable_view
 from router.policy import Demand, Target, plan, resolve_target
 from router.request import estimate_prompt_tokens, validate_token_count
-from router.translate.events import anthropic_error
 from router.translate.pairing import native
 
 endpoints = APIRouter()
@@ -42,22 +41,13 @@ async def count_tokens(request: Request) -> Response:
         headers = dict(request.headers)
         counted, source = await _count(gateway, body, headers, is_private(caller, headers))
     except RouterError as error:
-        return _error_response(error)
+        return shaped_response(request, error)
     except Exception:  # a bug of ours: still an answer in this API's shape, never a traceback
         log.exception("count_tokens failed")
-        return _error_response(internal_error())
+        return shaped_response(request, internal_error())
     payload = orjson.dumps({"input_tokens": counted})
     headers = {"x-smf-backend": source, "x-smf-estimated": str(source == "").lower()}
     return Response(payload, media_type="application/json", headers=headers)
-
-
-def _error_response(error: RouterError) -> Response:
-    return Response(
-        anthropic_error(error.status, error.json()),
-        status_code=error.status,
-        media_type="application/json",
-        headers=error_headers(error),
-    )
 
 
 async def _count(
