@@ -90,6 +90,44 @@ class _LoopThread:
         self.thread.join(timeout=10)
 
 
+class Collect:
+    """A ledger sink that keeps the finished records (a record is finished after the reply)."""
+
+    def __init__(self) -> None:
+        self.records: list[Any] = []
+
+    def record_finished(self, record: Any) -> None:
+        self.records.append(record)
+
+    def wait(self, deadline_s: float) -> Any:
+        end = time.monotonic() + deadline_s
+        while not self.records and time.monotonic() < end:
+            time.sleep(0.02)
+        assert self.records, f"no record within {deadline_s} s"
+        return self.records[0]
+
+
+class Attempts:
+    """A dispatcher observer: which attempts run, how many still do, how the ended ones ended."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.started: list[str] = []
+        self.ended: list[str | None] = []  # error kinds, None for a success
+        self.finished: list[tuple[str, str | None]] = []  # (backend, error kind)
+
+    def attempt_started(self, backend: str, tier: str) -> None:
+        self.running += 1
+        self.started.append(backend)
+
+    def attempt_finished(
+        self, backend: str, tier: str, outcome: str, error_kind: str | None
+    ) -> None:
+        self.running -= 1
+        self.ended.append(error_kind)
+        self.finished.append((backend, error_kind))
+
+
 def breaks_on_call(n: int, real: Callable[..., Any]) -> Callable[..., Any]:
     """`real`, except that its n-th call raises ZeroDivisionError: a bug of ours, on cue."""
     calls = 0

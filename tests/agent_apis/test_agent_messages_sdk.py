@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anthropic
 import httpx
@@ -13,7 +11,7 @@ import pytest
 
 from router.config import parse
 from tests.agent_apis.agent_stack import simulators, stack
-from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_for
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator, wait_for
 
 TOOLS = [
     {
@@ -234,14 +232,6 @@ def test_a_stream_broken_after_the_commit_point_raises_in_the_sdk(
     assert "cut" in str(broken.value) or "broke" in str(broken.value)
 
 
-class Records:
-    def __init__(self) -> None:
-        self.seen: list[Any] = []
-
-    def record_finished(self, record: Any) -> None:
-        self.seen.append(record)
-
-
 @pytest.mark.parametrize("native", [False, True])
 def test_a_messages_stream_the_client_leaves_records_estimated_output(
     tmp_path_factory: pytest.TempPathFactory, native: bool
@@ -254,7 +244,7 @@ def test_a_messages_stream_the_client_leaves_records_estimated_output(
         data = config.model_dump()
         data["backends"][0]["apis"] = ["messages"] if native else ["chat"]
         with router(parse(data)) as proxy:
-            records = Records()
+            records = Collect()
             proxy.components.gateway.sinks.append(records)
             body = {
                 "model": "local",
@@ -268,10 +258,6 @@ def test_a_messages_stream_the_client_leaves_records_estimated_output(
                     deltas += '"text_delta"' in line
                     if deltas == 12:
                         break  # the client leaves mid-answer
-            for _ in range(100):
-                if records.seen:
-                    break
-                time.sleep(0.02)
-    record = records.seen[0]
+            record = records.wait(2.0)
     assert record.outcome == "cancelled"
     assert record.usage.estimated and record.usage.completion_tokens >= 6

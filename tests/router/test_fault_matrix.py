@@ -17,7 +17,16 @@ import pytest
 
 from router import dispatch, relay
 from router.record import Usage
-from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_for
+from tests.harness import (
+    Attempts,
+    Collect,
+    Running,
+    RunningRouter,
+    config_for,
+    router,
+    simulator,
+    wait_for,
+)
 
 FAST = {"connect_s": 1, "first_token_s": 1.2, "idle_s": 0.8, "total_s": 2.5}
 
@@ -221,20 +230,6 @@ def test_an_upstream_past_its_first_token_deadline_is_closed_not_left_generating
     assert abandoned == 1
 
 
-class AttemptCounter:
-    def __init__(self) -> None:
-        self.started: list[str] = []
-        self.finished: list[tuple[str, str | None]] = []
-
-    def attempt_started(self, backend: str, tier: str) -> None:
-        self.started.append(backend)
-
-    def attempt_finished(
-        self, backend: str, tier: str, outcome: str, error_kind: str | None
-    ) -> None:
-        self.finished.append((backend, error_kind))
-
-
 def test_an_unforeseen_failure_in_an_attempt_falls_back_and_is_counted_finished(
     setup: tuple[dict[str, Running], RunningRouter], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -248,7 +243,7 @@ def test_an_unforeseen_failure_in_an_attempt_falls_back_and_is_counted_finished(
             raise AttributeError("'str' object has no attribute 'get'")
         return await send(backend, *args)
 
-    counter = AttemptCounter()
+    counter = Attempts()
     observers = proxy.components.gateway.dispatcher.observers
     monkeypatch.setattr(dispatch.exchange, "send", broken_on_local)
     observers.append(counter)
@@ -260,14 +255,6 @@ def test_an_unforeseen_failure_in_an_attempt_falls_back_and_is_counted_finished(
     assert (served, error) == ("cloud", None)
     assert counter.started == ["local", "cloud"]
     assert ("local", "malformed") in counter.finished and len(counter.finished) == 2
-
-
-class Records:
-    def __init__(self) -> None:
-        self.seen: list[Any] = []
-
-    def record_finished(self, record: Any) -> None:
-        self.seen.append(record)
 
 
 def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
@@ -283,7 +270,7 @@ def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
         from router.config import parse
 
         with router(parse(data)) as proxy:
-            records = Records()
+            records = Collect()
             proxy.components.gateway.sinks.append(records)
             body = {
                 "model": "slow",
@@ -292,12 +279,9 @@ def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
                 "messages": [{"role": "user", "content": "Write a long essay about the sea."}],
             }
             reply = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30)
-            for _ in range(100):  # the record is finished after the last byte was sent
-                if records.seen:
-                    break
-                time.sleep(0.02)
+            record = records.wait(2.0)  # finished after the last byte was sent
     assert reply.status_code == 200 and "total time limit" in reply.text
-    assert records.seen[0].error_kind == "timeout"
+    assert record.error_kind == "timeout"
 
 
 def test_a_usage_that_is_not_an_object_costs_no_record() -> None:

@@ -15,42 +15,18 @@ import pytest
 from router import relay as relay_module
 from router.api import front
 from router.app import RouterApp, create_app
-from router.record import Record
-from tests.harness import Running, RunningRouter, breaks_on_call, config_for, router, simulator
+from tests.harness import (
+    Attempts,
+    Collect,
+    Running,
+    RunningRouter,
+    breaks_on_call,
+    config_for,
+    router,
+    simulator,
+)
 
 BODY = {"model": "local", "messages": [{"role": "user", "content": "Tell me a long story."}]}
-
-
-class Collect:
-    def __init__(self) -> None:
-        self.records: list[Record] = []
-
-    def record_finished(self, record: Record) -> None:
-        self.records.append(record)
-
-    def wait(self, deadline_s: float) -> Record:
-        end = time.monotonic() + deadline_s
-        while not self.records and time.monotonic() < end:
-            time.sleep(0.02)
-        assert self.records, f"no record within {deadline_s} s"
-        return self.records[0]
-
-
-class Attempts:
-    """A dispatcher observer: how many attempts run, and how the ended ones ended."""
-
-    def __init__(self) -> None:
-        self.running = 0
-        self.ended: list[str | None] = []
-
-    def attempt_started(self, backend: str, tier: str) -> None:
-        self.running += 1
-
-    def attempt_finished(
-        self, backend: str, tier: str, outcome: str, error_kind: str | None
-    ) -> None:
-        self.running -= 1
-        self.ended.append(error_kind)
 
 
 @pytest.fixture(scope="module")
