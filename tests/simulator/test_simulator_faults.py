@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,10 @@ def post(
     )
 
 
-def data_lines(sim: SimThread, fault: str, read_timeout: float = 10) -> list[str]:
-    """Stream a chat and return its `data:` payloads (raises what httpx raises)."""
+@contextmanager
+def stream(sim: SimThread, fault: str, read_timeout: float = 10) -> Iterator[httpx.Response]:
+    """A streamed chat with `fault` injected (closed when the block ends)."""
     timeout = httpx.Timeout(10, read=read_timeout)
-    lines: list[str] = []
     with httpx.stream(
         "POST",
         sim.url + "/v1/chat/completions",
@@ -44,11 +45,14 @@ def data_lines(sim: SimThread, fault: str, read_timeout: float = 10) -> list[str
         headers={"x-sim-fault": fault},
         timeout=timeout,
     ) as resp:
+        yield resp
+
+
+def data_lines(sim: SimThread, fault: str, read_timeout: float = 10) -> list[str]:
+    """Stream a chat and return its `data:` payloads (raises what httpx raises)."""
+    with stream(sim, fault, read_timeout) as resp:
         assert resp.status_code == 200
-        for line in resp.iter_lines():
-            if line.startswith("data: "):
-                lines.append(line[6:])
-    return lines
+        return [line[6:] for line in resp.iter_lines() if line.startswith("data: ")]
 
 
 def test_rate_limit_with_and_without_retry_after(vllm: SimThread) -> None:
@@ -95,26 +99,14 @@ def test_slow_first_token_delays_the_headers(vllm: SimThread) -> None:
 def test_queued_sends_headers_and_comments_then_the_stream(vllm: SimThread) -> None:
     """What a queued vLLM or a busy cloud does: the 200 at once, keep-alive comments, then
     the events; a client that leaves meanwhile is counted as abandoned."""
-    with httpx.stream(
-        "POST",
-        vllm.url + "/v1/chat/completions",
-        json=body(stream=True),
-        headers={"x-sim-fault": "queued:0.6"},
-        timeout=10,
-    ) as resp:
+    with stream(vllm, "queued:0.6") as resp:
         assert resp.status_code == 200
         lines = [line for line in resp.iter_lines() if line]
     first_data = next(i for i, line in enumerate(lines) if line.startswith("data: "))
     assert first_data >= 2 and all(line == ": queued" for line in lines[:first_data])
     assert lines[-1] == "data: [DONE]"
     before = HTTP.get(vllm.url + "/sim/stats").json()["abandoned"]
-    with httpx.stream(
-        "POST",
-        vllm.url + "/v1/chat/completions",
-        json=body(stream=True),
-        headers={"x-sim-fault": "queued:5"},
-        timeout=10,
-    ) as resp:
+    with stream(vllm, "queued:5") as resp:
         next(resp.iter_lines())  # the first comment, then the client closes
     for _ in range(40):
         if HTTP.get(vllm.url + "/sim/stats").json()["abandoned"] > before:
