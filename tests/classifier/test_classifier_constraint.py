@@ -227,6 +227,15 @@ def test_the_terminal_explanation_names_the_constraint_sentence() -> None:
     assert "Put the whole thing in lowercase." in result.output
 
 
+def test_the_terminal_explanation_says_when_the_sentence_is_an_answer_directive() -> None:
+    text = "Is 91 a prime number? Respond with a single number and nothing more."
+    result = CliRunner().invoke(app, ["show", text])
+    assert result.exit_code == 0, result.output
+    assert "an answer directive" in result.output
+    plain = CliRunner().invoke(app, ["show", "Explain why the sky is blue. Use all lowercase."])
+    assert "constraint sentence" in plain.output and "answer directive" not in plain.output
+
+
 DETECTOR_DIGEST = """
 import hashlib, sys
 sys.path.insert(0, ".")

@@ -284,7 +284,9 @@ def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
     assert record.error_kind == "timeout"
 
 
-def test_a_usage_that_is_not_an_object_costs_no_record() -> None:
+def test_usage_of_reads_a_usage_that_is_not_an_object_as_none() -> None:
+    """What kept a malformed upstream usage ("n/a") from raising in `Gateway.finish` and
+    losing the record (the simulator cannot send one, so this is checked where it broke)."""
     assert relay.usage_of("chat", "n/a") is None
     assert relay.usage_of("chat", {"prompt_tokens": "many", "completion_tokens": 3}) == Usage(
         prompt_tokens=0, completion_tokens=3
