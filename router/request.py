@@ -84,8 +84,14 @@ def _validate_anthropic(body: dict[str, Any]) -> None:
 def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
     """What the Messages translation reads: messages, their blocks, system, tool_choice."""
     messages = _validate_messages(body.get("messages"))
-    for index, message in enumerate(messages):
-        _validate_blocks(message.get("content"), f"messages[{index}].content")
+    for index, message in enumerate(messages):  # every request of an agent's long history:
+        content = message.get("content")  # plain checks here, the message only on failure
+        if type(content) is list:
+            for block in content:
+                if type(block) is not dict or (
+                    block.get("type") == "image" and type(block.get("source")) is not dict
+                ):
+                    _bad_block(content, f"messages[{index}].content")
     system = body.get("system")
     if system is not None and not isinstance(system, str | list):
         raise BadRequest("'system' must be a string or an array of blocks", param="system")
@@ -98,9 +104,9 @@ def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
         )
 
 
-def _validate_blocks(content: Any, where: str) -> None:
-    if not isinstance(content, list):
-        return
+def _bad_block(content: list[Any], where: str) -> None:
+    """Raise for the first block of `content` that is not an object or has an image source
+    that is not one, naming it."""
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             raise BadRequest(f"'{where}[{index}]' must be an object", param=f"{where}[{index}]")
