@@ -320,12 +320,11 @@ def usage_of(api: Api, usage: Any) -> Usage | None:
     a malformed usage must not cost the request its record)."""
     if not isinstance(usage, dict) or not usage:
         return None
-    if api in CHAT_APIS:  # some chat upstreams name them as Anthropic and Responses do
-        usage = dict(usage)
-        for name, other in (
-            ("prompt_tokens", "input_tokens"),
-            ("completion_tokens", "output_tokens"),
-        ):
-            if not usage.get(name):
-                usage[name] = usage.get(other)
+    if api in CHAT_APIS and ("input_tokens" in usage or "output_tokens" in usage):
+        # some chat upstreams name them as Anthropic and Responses do (a copy only then)
+        usage = {
+            **usage,
+            "prompt_tokens": usage.get("prompt_tokens") or usage.get("input_tokens"),
+            "completion_tokens": usage.get("completion_tokens") or usage.get("output_tokens"),
+        }
     return normalize_usage(api, usage)
