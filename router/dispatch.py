@@ -18,6 +18,7 @@ import orjson
 
 from router.backends.base import Backend, Reply
 from router.errors import (
+    BackendRefused,
     BadRequestTooLong,
     ContextTooLong,
     Malformed,
@@ -139,7 +140,11 @@ class Dispatcher:
         try:
             committed = await self._open(call, backend, attempt, started, headers)
         except UpstreamError as error:
-            status = error.status if not isinstance(error, Unreachable | Timeout) else None
+            status: int | None = error.upstream_status or error.status
+            if isinstance(error, Unreachable | Timeout):
+                status = None
+            elif isinstance(error, BackendRefused):
+                log.warning("%s", error.message)
             self._failed(attempt, span, started, error.kind, status)
             raise
         except asyncio.CancelledError:
@@ -293,8 +298,14 @@ def _short_retry_after(error: UpstreamError, limit: float) -> bool:
 
 
 def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
-    """The first error that carries an upstream verdict, else the first error."""
+    """The first error that carries an upstream verdict, else the first error.
+
+    A rate limit carries the soonest time any backend said it would take a request again,
+    so the client's SDK waits that long before its own retry."""
     for error in errors:
         if not isinstance(error, Unreachable | Timeout):
+            if isinstance(error, RateLimited):
+                waits = [e.retry_after for e in errors if isinstance(e, RateLimited)]
+                error.retry_after = min((w for w in waits if w is not None), default=None)
             return error
     return errors[0]

@@ -16,6 +16,7 @@
         ├── ServerError              502  other 5xx
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
+        ├── BackendRefused           502  a 401/402/403/404: the backend's settings are wrong
         └── Rejected                 4xx  passed through faithfully, never retried
 
 Fallback is decided by `UpstreamError.retryable`, never by matching message strings.
@@ -98,6 +99,7 @@ class UpstreamError(RouterError):
     kind = "server_error"
     retryable = True
     type = "upstream_error"
+    upstream_status: int | None = None  # when the status the client sees is not the backend's
 
     def __init__(self, message: str, *, backend: str = "", param: str | None = None) -> None:
         super().__init__(message, param=param)
@@ -154,6 +156,38 @@ class ContextTooLong(UpstreamError):
     kind = "context_too_long"
     type = "invalid_request_error"
     code = "context_length_exceeded"
+
+
+class BackendRefused(UpstreamError):
+    """The backend refused the router itself: its key, its billing, its model or API path.
+
+    A 401/402/403/404 from a backend answers the router's credentials and the configured
+    model, never the client's: passed through, it would send the client hunting for a fault
+    in its own key. Another backend may well serve the request, so it falls back; at the end
+    of the plan it is a 502 naming the setting to check. The upstream's message is left out
+    (OpenAI's 401 quotes part of the key)."""
+
+    status = 502
+    kind = "backend_refused"
+    code = "upstream_refused"
+
+    def __init__(self, backend: str, upstream_status: int) -> None:
+        super().__init__(
+            f"backend {backend!r} refused the router ({upstream_status}: "
+            f"{_REFUSAL.get(upstream_status, 'refused')}); this is the backend's configuration "
+            f"in the router, not the request",
+            backend=backend,
+        )
+        self.upstream_status = upstream_status
+
+
+_REFUSAL = {
+    401: "check its api_key",
+    402: "its account cannot pay",
+    403: "its api_key lacks permission",
+    404: "check its model and base_url",
+}
+REFUSAL_STATUSES = frozenset(_REFUSAL)
 
 
 class Rejected(UpstreamError):

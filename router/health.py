@@ -23,11 +23,21 @@ from router.policy import Circuit
 
 log = logging.getLogger("smf_router.health")
 
-# Attempt errors that say "this backend is not working". Rate limits, overload, context
-# length and client rejections are answers from a working backend; cancellation is the
-# client's doing. Neither kind moves the breaker.
+# Attempt errors that say "this backend is not working" (a refused key fails every request
+# until someone fixes it). Rate limits, overload, context length and client rejections are
+# answers from a working backend; cancellation is the client's doing. Neither kind moves
+# the breaker.
 FAILURE_KINDS = frozenset(
-    {"unreachable", "timeout", "first_token_timeout", "server_error", "stall", "cut", "malformed"}
+    {
+        "unreachable",
+        "timeout",
+        "first_token_timeout",
+        "server_error",
+        "stall",
+        "cut",
+        "malformed",
+        "backend_refused",
+    }
 )
 
 

@@ -27,6 +27,7 @@ ErrorKind = Literal[
     "server_error",
     "context_too_long",
     "rejected",
+    "backend_refused",
     "malformed",
     "cut",
     "cancelled",

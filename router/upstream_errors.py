@@ -13,6 +13,8 @@ from typing import Any
 import orjson
 
 from router.errors import (
+    REFUSAL_STATUSES,
+    BackendRefused,
     ContextTooLong,
     Overloaded,
     RateLimited,
@@ -84,6 +86,8 @@ def classify_error(status: int, raw: bytes, headers: Any, backend: str) -> Upstr
         return ContextTooLong(message, backend=backend, param="messages")
     if status == 408:
         return ServerError(message, backend=backend)
+    if status in REFUSAL_STATUSES:
+        return BackendRefused(backend, status)
     return Rejected(message, backend=backend, status=status, upstream=_openai_shaped(body, status))
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from router.errors import BadRequest, RouterError, UpstreamError, internal_error
+from router.errors import BadRequest, RateLimited, RouterError, UpstreamError, internal_error
 from router.translate.events import anthropic_error
 
 log = logging.getLogger("smf_router")
@@ -25,10 +26,17 @@ def error_response(error: RouterError, headers: dict[str, str] | None = None) ->
 
 
 def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> dict[str, str]:
-    """The headers an error answer carries besides its content type and length."""
+    """The headers an error answer carries besides its content type and length.
+
+    The router already tried every fallback, so an SDK retrying at once is futile — except
+    after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
+    and honours `retry-after-ms`/`retry-after` (the soonest any backend named)."""
     out = dict(headers or {})
-    if isinstance(error, UpstreamError):
-        # The router already tried every fallback: retrying the same request is futile.
+    if isinstance(error, RateLimited):
+        if error.retry_after is not None:
+            out["retry-after-ms"] = str(round(error.retry_after * 1000))
+            out["retry-after"] = str(math.ceil(error.retry_after))
+    elif isinstance(error, UpstreamError):
         out["x-should-retry"] = "false"
     return out
 

@@ -18,6 +18,8 @@ import orjson
 from router.backends.base import Reply, prepare_body
 from router.config import Backend as BackendSettings
 from router.errors import (
+    REFUSAL_STATUSES,
+    BackendRefused,
     ContextTooLong,
     Overloaded,
     RateLimited,
@@ -143,6 +145,8 @@ def translate(exc: Exception, name: str) -> UpstreamError:
         return Overloaded(message, backend=name)
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name)
+    if status in REFUSAL_STATUSES:
+        return BackendRefused(name, status)
     if 400 <= status < 500:
         return Rejected(message, backend=name, status=status, upstream=_error_body(message))
     return ServerError(f"{kind}: {message}", backend=name)

@@ -99,6 +99,14 @@ def test_health_counts_only_failure_kinds() -> None:
     assert health.circuit("local") == "open"
 
 
+def test_a_backend_refusing_the_routers_key_opens_its_circuit() -> None:
+    """A wrong key fails every request until someone fixes it: stop paying the round trip."""
+    health = Health(lambda: POLICY, Clock())
+    for _ in range(3):
+        health.attempt_finished("cloud", "cloud", "error", "backend_refused")
+    assert health.circuit("cloud") == "open"
+
+
 def test_health_tells_listeners_about_transitions() -> None:
     clock = Clock()
     seen: list[tuple[str, Circuit, Circuit]] = []

@@ -6,6 +6,7 @@ client must see and how many attempts each backend must have received.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -183,7 +184,7 @@ def test_fault(
     else:
         assert isinstance(error, openai.APIStatusError), f"expected an error, got {served}"
         assert error.status_code == expect.status
-        assert error.response.headers.get("x-should-retry") == "false"
+        _check_retry_advice(fault, error.response.headers)
         body = error.response.json()
         assert set(body["error"]) >= {"message", "type", "code"}
         if expect.code:
@@ -191,6 +192,42 @@ def test_fault(
     if fault != "down":
         assert _requests(local) - before_local == expect.local_attempts
     assert _requests(cloud) - before_cloud == (1 if expect.served_by == "cloud" else 0)
+
+
+def _check_retry_advice(fault: str, headers: httpx.Headers) -> None:
+    """After a rate limit the client may retry once the backend's wait is over; after
+    anything else the router already tried every fallback and says so."""
+    if not fault.startswith("rate_limit"):
+        assert headers.get("x-should-retry") == "false"
+        return
+    assert "x-should-retry" not in headers
+    wait = fault.partition(":")[2]
+    if not wait:
+        assert "retry-after" not in headers and "retry-after-ms" not in headers
+        return
+    assert headers["retry-after-ms"] == str(round(float(wait) * 1000))
+    assert headers["retry-after"] == str(math.ceil(float(wait)))
+
+
+def test_a_rate_limited_plan_tells_the_sdk_the_soonest_wait(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    """Both backends rate-limited: the client hears the shorter wait, and the OpenAI SDK
+    (retries on) honours it and tries again instead of giving up."""
+    backends, proxy = setup
+    local, cloud = backends["local"], backends["cloud"]
+    local.control("faults", {"fault": "rate_limit:3"})
+    cloud.control("faults", {"fault": "rate_limit:0.6"})
+    before = _requests(cloud)
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=1, timeout=30)
+    try:
+        _, error = _run(client, "coding", stream=False)
+    finally:
+        local.control("faults", {"fault": None})
+        cloud.control("faults", {"fault": None})
+    assert isinstance(error, openai.RateLimitError)
+    assert error.response.headers["retry-after-ms"] == "600"
+    assert _requests(cloud) - before == 2  # the SDK's retry went through the router again
 
 
 def test_malformed_json_from_client_is_a_400(

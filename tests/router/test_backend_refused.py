@@ -1,0 +1,127 @@
+"""A backend that refuses the router itself (a wrong key, a model it does not serve).
+
+The refusal answers the router's settings for that backend, not the client: another
+backend serves the request, and with none left the client gets a 502 naming the backend
+and the setting to check — never a 401 that sends it hunting for a fault in its own key.
+Real refusals: the simulator checks the key and the model name like vLLM and OpenAI do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+
+from router.config import parse
+from tests.harness import Collect, RunningRouter, claude_backend, router, simulator
+
+KEY_ENV = "SMF_TEST_BACKEND_KEY"
+SENT_KEY = "sk-router-wrong-0123456789"
+INTENTS = ("coding", "tool_calling", "math", "reasoning", "instruction", "prose", "writing")
+MESSAGES = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    os.environ[KEY_ENV] = SENT_KEY
+    with (
+        simulator(profile="vllm", model="local-model", api_key="the-right-key") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        backends = [
+            {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"},
+            {"name": "retired", "tier": "cloud", "base_url": cloud.url, "model": "gone-model"},
+            {"name": "cloud", "tier": "cloud", "base_url": cloud.url, "model": "cloud-model"},
+        ]
+        backends[0]["api_key_env"] = KEY_ENV
+        config = parse(
+            {
+                "backends": backends,
+                "routes": {
+                    **{intent: ["cloud"] for intent in INTENTS},
+                    "coding": ["local", "cloud"],
+                    "writing": ["retired", "cloud"],
+                },
+                "ledger": {"path": str(Path(tmp_path_factory.mktemp("refused")) / "ledger")},
+                # The breaker has its own test; here every request must reach the backends.
+                "resilience": {"failure_threshold": 1000},
+            }
+        )
+        with router(config) as running:
+            yield running
+    os.environ.pop(KEY_ENV, None)
+
+
+@pytest.mark.parametrize(
+    ("route", "refused", "status"), [("coding", "local", 401), ("writing", "retired", 404)]
+)
+def test_a_refusing_backend_falls_back(
+    proxy: RunningRouter, route: str, refused: str, status: int
+) -> None:
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    try:
+        raw = client.chat.completions.with_raw_response.create(model=route, messages=MESSAGES)  # type: ignore[arg-type]
+        record = records.wait(5)
+    finally:
+        proxy.components.gateway.sinks.remove(records)
+    assert raw.headers["x-smf-backend"] == "cloud"
+    assert raw.parse().choices[0].message.content
+    seen = [(a.backend, a.error_kind, a.status) for a in record.attempts]
+    assert seen == [(refused, "backend_refused", status), ("cloud", None, 200)]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_with_no_fallback_the_client_gets_a_502_naming_the_backend(
+    proxy: RunningRouter, stream: bool
+) -> None:
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    with pytest.raises(openai.InternalServerError) as raised:
+        client.chat.completions.create(model="local", messages=MESSAGES, stream=stream)  # type: ignore[call-overload]
+    error = raised.value
+    assert error.status_code == 502
+    assert error.response.headers["x-should-retry"] == "false"
+    body = error.response.json()["error"]
+    assert body["code"] == "upstream_refused"
+    assert "'local'" in body["message"] and "api_key" in body["message"]
+    assert SENT_KEY[:8] not in error.response.text  # OpenAI's 401 quotes part of the key
+
+
+def test_litellm_backend_refusal_falls_back(tmp_path: Path) -> None:
+    """litellm raises its AuthenticationError for Anthropic's real 401 body."""
+    with (
+        simulator(profile="anthropic", model="claude-sonnet-4-5", api_key="right") as claude,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = parse(
+            {
+                "backends": [
+                    claude_backend(claude),
+                    {
+                        "name": "cloud",
+                        "tier": "cloud",
+                        "base_url": cloud.url,
+                        "model": "cloud-model",
+                    },
+                ],
+                "routes": {intent: ["claude", "cloud"] for intent in INTENTS},
+                "ledger": {"path": str(tmp_path / "ledger")},
+            }
+        )
+        with router(config) as proxy:
+            records = Collect()
+            proxy.components.gateway.sinks.append(records)
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            raw = client.chat.completions.with_raw_response.create(
+                model="prose",
+                messages=[{"role": "user", "content": "A haiku about snow."}],
+                max_tokens=30,
+            )
+            record = records.wait(5)
+    assert raw.headers["x-smf-backend"] == "cloud"
+    first = record.attempts[0]
+    assert (first.backend, first.error_kind, first.status) == ("claude", "backend_refused", 401)
