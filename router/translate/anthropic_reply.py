@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.wire import (
     error_message,
     first_choice,
@@ -93,9 +94,9 @@ class MessagesStream:
         self.started = False
         self.ended = False
         self._estimated_input = estimated_input
-        self._block = -1  # index of the open content block, -1 when none is open
-        self._kind = ""  # "text" or "tool_use"
-        self._tools: dict[int, int] = {}  # chat tool-call index → content block index
+        self._blocks = Sequencer()
+        self._opened = 0
+        self._has_tools = False
         self._finish: str | None = None
         self._usage: Any = None
 
@@ -110,12 +111,10 @@ class MessagesStream:
         delta = choice.get("delta") or {}
         text = delta.get("content")
         if isinstance(text, str) and text:
-            if self._kind != "text":
-                out.extend(self._open({"type": "text", "text": ""}, "text"))
-            payload = {"type": "text_delta", "text": text}
-            out.append(self._delta(self._block, payload))
+            out.extend(self._events(self._blocks.piece(TEXT, text)))
         for call in delta.get("tool_calls") or ():
-            out.extend(self._tool_piece(call))
+            self._has_tools = True
+            out.extend(self._events(self._blocks.tool_call(call)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
         return out
@@ -125,8 +124,8 @@ class MessagesStream:
         if self.ended or not self.started:
             return []
         self.ended = True
-        out = self._close()
-        stop = stop_reason(self._finish, bool(self._tools))
+        out = self._events(self._blocks.end())
+        stop = stop_reason(self._finish, self._has_tools)
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input
@@ -156,41 +155,34 @@ class MessagesStream:
         }
         return named_event("message_start", {"type": "message_start", "message": message})
 
-    def _tool_piece(self, call: dict[str, Any]) -> list[bytes]:
-        out: list[bytes] = []
-        index = call.get("index", 0)
-        function = call.get("function") or {}
-        if index not in self._tools:
-            block = {
-                "type": "tool_use",
-                "id": str(call.get("id") or f"toolu_{index}"),
-                "name": str(function.get("name") or ""),
-                "input": {},
-            }
-            out.extend(self._open(block, "tool_use"))
-            self._tools[index] = self._block
-        piece = function.get("arguments")
-        if isinstance(piece, str) and piece:
-            payload = {"type": "input_json_delta", "partial_json": piece}
-            out.append(self._delta(self._tools[index], payload))
-        return out
+    def _events(self, steps: list[Step]) -> list[bytes]:
+        return [self._event(step, block, text) for step, block, text in steps]
 
-    def _open(self, block: dict[str, Any], kind: str) -> list[bytes]:
-        out = self._close()
-        self._block += 1
-        self._kind = kind
-        start = {"type": "content_block_start", "index": self._block, "content_block": block}
-        out.append(named_event("content_block_start", start))
-        return out
-
-    def _close(self) -> list[bytes]:
-        if not self._kind:
-            return []
-        self._kind = ""
-        stop = {"type": "content_block_stop", "index": self._block}
-        return [named_event("content_block_stop", stop)]
-
-    @staticmethod
-    def _delta(index: int, delta: dict[str, Any]) -> bytes:
+    def _event(self, step: str, block: Block, text: str) -> bytes:
+        index = block.slot
+        if step == "open":
+            index = block.slot = self._opened
+            self._opened += 1
+            start = {"type": "content_block_start", "index": index, "content_block": _shell(block)}
+            return named_event("content_block_start", start)
+        if step == "stop":
+            return named_event("content_block_stop", {"type": "content_block_stop", "index": index})
+        if block.key == TEXT:
+            delta = {"type": "text_delta", "text": text}
+        else:
+            delta = {"type": "input_json_delta", "partial_json": text}
         payload = {"type": "content_block_delta", "index": index, "delta": delta}
         return named_event("content_block_delta", payload)
+
+
+def _shell(block: Block) -> dict[str, Any]:
+    """The content block as content_block_start announces it: empty."""
+    if block.key == TEXT:
+        return {"type": "text", "text": ""}
+    function = block.meta.get("function") or {}
+    return {
+        "type": "tool_use",
+        "id": str(block.meta.get("id") or f"toolu_{block.key}"),
+        "name": str(function.get("name") or ""),
+        "input": {},
+    }

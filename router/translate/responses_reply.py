@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.wire import error_message, first_choice, named_event, usage_numbers
 
 
@@ -168,8 +169,7 @@ class ResponsesStream:
         self._base = ""
         self._model: Any = None
         self._items: list[_Item] = []
-        self._open: _Item | None = None
-        self._tools: dict[int, _Item] = {}
+        self._blocks = Sequencer()
         self._done: list[dict[str, Any]] = []
         self._finish: str | None = None
         self._usage: Any = None
@@ -191,9 +191,9 @@ class ResponsesStream:
         delta = choice.get("delta") or {}
         text = delta.get("content")
         if isinstance(text, str) and text:
-            out.extend(self._text(text))
+            out.extend(self._events(self._blocks.piece(TEXT, text)))
         for call in delta.get("tool_calls") or ():
-            out.extend(self._tool_piece(call))
+            out.extend(self._events(self._blocks.tool_call(call)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
         return out
@@ -202,7 +202,7 @@ class ResponsesStream:
         if self.ended or not self.started:
             return []
         self.ended = True
-        out = self._close()
+        out = self._events(self._blocks.end())
         final = envelope(self._rid, self._model, self._request, "completed")
         final["output"] = self._done
         _finish(final, self._finish, self._usage)
@@ -226,54 +226,51 @@ class ResponsesStream:
             self._emit("response.in_progress", {"response": response}),
         ]
 
-    def _text(self, text: str) -> list[bytes]:
+    def _events(self, steps: list[Step]) -> list[bytes]:
         out: list[bytes] = []
-        item = self._open
-        if item is None or item.kind != "text":
-            out.extend(self._close())
-            item = self._new("text", f"msg_{self._base}_{len(self._items)}")
-            added = text_item(item.item_id, "", "in_progress")
-            out.append(self._emit("response.output_item.added", self._at(item, item=added)))
-            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-            out.append(self._emit("response.content_part.added", self._in(item, part=part)))
-        item.text.append(text)
-        out.append(
-            self._emit("response.output_text.delta", self._in(item, delta=text, logprobs=[]))
-        )
+        for step, block, text in steps:
+            if step == "open":
+                out.extend(self._open(block))
+            elif step == "piece":
+                out.extend(self._piece(self._items[block.slot], text))
+            else:
+                out.extend(self._close(self._items[block.slot]))
         return out
 
-    def _tool_piece(self, call: dict[str, Any]) -> list[bytes]:
-        out: list[bytes] = []
-        index = call.get("index", 0)
-        function = call.get("function") or {}
-        item = self._tools.get(index)
-        if item is None:
-            out.extend(self._close())
-            item = self._new("call", f"fc_{self._base}_{len(self._items)}")
-            item.call_id = str(call.get("id") or f"call_{index}")
-            item.name = str(function.get("name") or "")
-            item.custom = item.name in self._custom
-            self._tools[index] = item
-            added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
-            out.append(self._emit("response.output_item.added", self._at(item, item=added)))
-        piece = function.get("arguments")
-        if isinstance(piece, str) and piece:
-            item.text.append(piece)
-            if not item.custom:  # a freeform tool's input is only whole once its JSON is
-                fields = self._at(item, item_id=item.item_id, delta=piece)
-                out.append(self._emit("response.function_call_arguments.delta", fields))
-        return out
+    def _open(self, block: Block) -> list[bytes]:
+        block.slot = len(self._items)
+        if block.key == TEXT:
+            item = self._new("text", f"msg_{self._base}_{block.slot}")
+            added = text_item(item.item_id, "", "in_progress")
+            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            return [
+                self._emit("response.output_item.added", self._at(item, item=added)),
+                self._emit("response.content_part.added", self._in(item, part=part)),
+            ]
+        function = block.meta.get("function") or {}
+        item = self._new("call", f"fc_{self._base}_{block.slot}")
+        item.call_id = str(block.meta.get("id") or f"call_{block.key}")
+        item.name = str(function.get("name") or "")
+        item.custom = item.name in self._custom
+        added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
+        return [self._emit("response.output_item.added", self._at(item, item=added))]
+
+    def _piece(self, item: _Item, text: str) -> list[bytes]:
+        item.text.append(text)
+        if item.kind == "text":
+            fields = self._in(item, delta=text, logprobs=[])
+            return [self._emit("response.output_text.delta", fields)]
+        if item.custom:  # a freeform tool's input is only whole once its JSON is
+            return []
+        fields = self._at(item, item_id=item.item_id, delta=text)
+        return [self._emit("response.function_call_arguments.delta", fields)]
 
     def _new(self, kind: str, item_id: str) -> _Item:
         item = _Item(len(self._items), item_id, kind)
         self._items.append(item)
-        self._open = item
         return item
 
-    def _close(self) -> list[bytes]:
-        item, self._open = self._open, None
-        if item is None:
-            return []
+    def _close(self, item: _Item) -> list[bytes]:
         joined = "".join(item.text)
         out: list[bytes] = []
         if item.kind == "text":

@@ -1,0 +1,114 @@
+"""One content block open at a time, whatever order the chat pieces arrive in.
+
+A chat stream addresses tool-call pieces by `index`, so an upstream may interleave two calls
+(index 0, 1, 0 …). Anthropic's events and Responses' items are sequential: a block is
+started, filled and stopped before the next, and a stopped block cannot take more. OpenAI and
+vLLM stream one call after another, and their clients see every piece live; an interleaving
+upstream must not cost them that, nor lose a piece.
+
+The rule: a piece for another block than the open one waits while the open block may still
+grow. A text block may stop at any time; a tool call may stop once its arguments are a whole
+JSON value (more would make them invalid). When the open block can stop, it does, and the
+waiting blocks follow in arrival order, each with its pieces so far. At the end everything
+stops. A sequential upstream therefore streams exactly as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+TEXT: Literal["text"] = "text"
+Key = int | Literal["text"]  # a tool call's chat index, or the text
+
+
+@dataclass(slots=True)
+class Block:
+    key: Key
+    meta: dict[str, Any]  # a tool call's first fragment (id, name), as the upstream sent it
+    pieces: list[str] = field(default_factory=list)
+    slot: int = -1  # where the translator put it: content block index, output index
+
+    def can_stop(self) -> bool:
+        if self.key == TEXT:
+            return True
+        try:
+            orjson.loads("".join(self.pieces))
+        except orjson.JSONDecodeError:
+            return False
+        return True
+
+
+Step = tuple[Literal["open", "piece", "stop"], Block, str]
+
+
+class Sequencer:
+    """Pieces in, `(step, block, text)` out, where step is open, piece or stop."""
+
+    def __init__(self) -> None:
+        self.open: Block | None = None
+        self._waiting: dict[Key, Block] = {}
+        self._stopped: dict[Key, Block] = {}  # tool calls only: text may start a new block
+
+    def piece(self, key: Key, text: str, meta: dict[str, Any] | None = None) -> list[Step]:
+        """`text` (may be empty: a tool call's first fragment) for the block `key`."""
+        open_ = self.open
+        if open_ is not None and open_.key == key:
+            return self._grow(open_, text)
+        if key in self._waiting:
+            if text:
+                self._waiting[key].pieces.append(text)
+            return []
+        if key in self._stopped:  # more for a whole call: the upstream broke JSON, keep it
+            late = self._stopped[key]
+            late.pieces.append(text)
+            return [("piece", late, text)] if text else []
+        block = Block(key, meta or {}, [text] if text else [])
+        if open_ is not None and not open_.can_stop():
+            self._waiting[key] = block
+            return []
+        return [*self._stop(), *self._start(block)]
+
+    def tool_call(self, call: dict[str, Any]) -> list[Step]:
+        """A chat `tool_calls[]` fragment: its index names the block, its arguments grow it."""
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        text = arguments if isinstance(arguments, str) else ""
+        return self.piece(call.get("index", 0), text, call)
+
+    def end(self) -> list[Step]:
+        """Stop the open block, then open, fill and stop every waiting one."""
+        steps = self._stop()
+        while self._waiting:
+            steps.extend(self._start(self._next()))
+            steps.extend(self._stop())
+        return steps
+
+    def _grow(self, block: Block, text: str) -> list[Step]:
+        if not text:
+            return []
+        block.pieces.append(text)
+        steps: list[Step] = [("piece", block, text)]
+        while self._waiting and self.open is not None and self.open.can_stop():
+            steps.extend(self._stop())
+            steps.extend(self._start(self._next()))
+        return steps
+
+    def _next(self) -> Block:
+        key = next(iter(self._waiting))
+        return self._waiting.pop(key)
+
+    def _start(self, block: Block) -> list[Step]:
+        self.open = block
+        joined = "".join(block.pieces)
+        return [("open", block, ""), ("piece", block, joined)] if joined else [("open", block, "")]
+
+    def _stop(self) -> list[Step]:
+        block, self.open = self.open, None
+        if block is None:
+            return []
+        if block.key != TEXT:
+            self._stopped[block.key] = block
+        return [("stop", block, "")]
