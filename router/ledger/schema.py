@@ -57,6 +57,7 @@ RECORDS = pa.schema(
         ("prompt_tokens", pa.int64()),
         ("completion_tokens", pa.int64()),
         ("cached_tokens", pa.int64()),
+        ("cache_write_tokens", pa.int64()),  # Anthropic prompt-cache writes, priced apart
         ("reasoning_tokens", pa.int64()),
         ("tokens_estimated", pa.bool_()),
         ("ttft_s", pa.float64()),
@@ -187,6 +188,7 @@ def records_table(records: Sequence[Record]) -> pa.Table:
         pa.array([x.prompt_tokens for x in u], pa.int64()),
         pa.array([x.completion_tokens for x in u], pa.int64()),
         pa.array([x.cached_tokens for x in u], pa.int64()),
+        pa.array([x.cache_write_tokens for x in u], pa.int64()),
         pa.array([x.reasoning_tokens for x in u], pa.int64()),
         pa.array([x.estimated for x in u], pa.bool_()),
         pa.array([r.ttft_s for r in records], pa.float64()),

@@ -37,17 +37,22 @@ def normalize_usage(api: Api, usage: dict[str, Any] | None, estimated: bool = Fa
             cache_write_tokens=cache_write,
         )
     if api == "responses":
+        inputs = _details(usage, "input_tokens_details")
         return Usage(
             prompt_tokens=_int(usage.get("input_tokens")),
             completion_tokens=_int(usage.get("output_tokens")),
-            cached_tokens=_int(_details(usage, "input_tokens_details").get("cached_tokens")),
+            cached_tokens=_int(inputs.get("cached_tokens")),
             reasoning_tokens=_int(_details(usage, "output_tokens_details").get("reasoning_tokens")),
             estimated=estimated,
+            cache_write_tokens=_int(inputs.get("cache_write_tokens")),
         )
+    prompt = _details(usage, "prompt_tokens_details")
     return Usage(  # chat and completions
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
-        cached_tokens=_int(_details(usage, "prompt_tokens_details").get("cached_tokens")),
+        cached_tokens=_int(prompt.get("cached_tokens")),
         reasoning_tokens=_int(_details(usage, "completion_tokens_details").get("reasoning_tokens")),
         estimated=estimated,
+        # litellm's name for Anthropic's cache writes behind a chat backend (inside the prompt)
+        cache_write_tokens=_int(prompt.get("cache_write_tokens")),
     )

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from router.ledger.usage import normalize_usage
 from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.wire import (
     error_message,
     first_choice,
     named_event,
     parse_arguments,
-    usage_numbers,
 )
 
 STOP_REASONS = {
@@ -40,12 +40,13 @@ def stop_reason(finish_reason: str | None, has_tool_calls: bool) -> str:
 
 
 def usage(chat_usage: Any) -> dict[str, int]:
-    prompt, completion, cached, _ = usage_numbers(chat_usage)
+    counts = normalize_usage("chat", chat_usage)
+    cached, written = counts.cached_tokens, counts.cache_write_tokens
     return {
-        "input_tokens": max(0, prompt - cached),
-        "cache_creation_input_tokens": 0,
+        "input_tokens": max(0, counts.prompt_tokens - cached - written),
+        "cache_creation_input_tokens": written,
         "cache_read_input_tokens": cached,
-        "output_tokens": completion,
+        "output_tokens": counts.completion_tokens,
     }
 
 

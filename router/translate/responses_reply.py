@@ -16,19 +16,24 @@ from typing import Any
 
 import orjson
 
+from router.ledger.usage import normalize_usage
 from router.translate.blocks import TEXT, Block, Sequencer, Step
-from router.translate.wire import error_message, first_choice, named_event, usage_numbers
+from router.translate.wire import error_message, first_choice, named_event
 
 
 def usage(chat_usage: Any) -> dict[str, Any] | None:
     if not isinstance(chat_usage, dict):
         return None
-    prompt, completion, cached, reasoning = usage_numbers(chat_usage)
+    counts = normalize_usage("chat", chat_usage)
+    prompt, completion = counts.prompt_tokens, counts.completion_tokens
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
+        "input_tokens_details": {
+            "cached_tokens": counts.cached_tokens,
+            "cache_write_tokens": counts.cache_write_tokens,
+        },
         "output_tokens": completion,
-        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "output_tokens_details": {"reasoning_tokens": counts.reasoning_tokens},
         "total_tokens": prompt + completion,
     }
 

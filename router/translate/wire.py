@@ -27,20 +27,6 @@ def error_message(obj: dict[str, Any]) -> str:
     return str(error or obj.get("message") or "upstream error")
 
 
-def usage_numbers(usage: Any) -> tuple[int, int, int, int]:
-    """(prompt, completion, cached, reasoning) from a chat usage object (0 when absent)."""
-    if not isinstance(usage, dict):
-        return 0, 0, 0, 0
-    prompt = usage.get("prompt_tokens_details") or {}
-    completion = usage.get("completion_tokens_details") or {}
-    return (
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
-        int(prompt.get("cached_tokens") or 0) if isinstance(prompt, dict) else 0,
-        int(completion.get("reasoning_tokens") or 0) if isinstance(completion, dict) else 0,
-    )
-
-
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """A tool call's JSON arguments as an object; a model's broken JSON is kept, not lost."""
     try:

@@ -181,6 +181,26 @@ def test_chat_reply_becomes_a_valid_anthropic_message() -> None:
     assert message.usage.input_tokens == 10 and message.usage.cache_read_input_tokens == 30
 
 
+def test_cache_writes_reported_by_a_chat_backend_reach_both_agent_apis() -> None:
+    """litellm reports Claude's cache writes in chat usage (inside prompt_tokens): Claude
+    Code must see them as cache_creation_input_tokens, not as fresh input."""
+    chat_usage = {
+        "prompt_tokens": 102_010,
+        "completion_tokens": 100,
+        "total_tokens": 102_110,
+        "prompt_tokens_details": {"cached_tokens": 2_000, "cache_write_tokens": 100_000},
+    }
+    messages = at.Usage.model_validate(anthropic_reply.usage(chat_usage))
+    assert (messages.input_tokens, messages.cache_creation_input_tokens) == (10, 100_000)
+    assert messages.cache_read_input_tokens == 2_000
+    responses = responses_reply.usage(chat_usage)
+    assert responses is not None
+    assert responses["input_tokens_details"] == {
+        "cached_tokens": 2_000,
+        "cache_write_tokens": 100_000,
+    }
+
+
 @pytest.mark.parametrize(("chunks", "stop"), [(TEXT_STREAM, "end_turn"), (TOOL_STREAM, "tool_use")])
 def test_chat_stream_becomes_anthropic_events_in_order(
     chunks: list[dict[str, Any]], stop: str

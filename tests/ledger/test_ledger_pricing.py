@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from router.config import Config, LocalCost, parse
@@ -165,3 +167,40 @@ def test_anthropic_cache_writes_are_priced_at_their_own_rate() -> None:
         + 100 * entry["output_cost_per_token"]
     )
     assert token_cost(usage, litellm_rates(model)) == pytest.approx(billed)
+
+
+def test_cache_writes_behind_a_litellm_chat_backend_are_priced_and_stored(tmp_path: Path) -> None:
+    """Claude through a litellm backend reports its cache writes in chat usage as litellm
+    names them; they were billed at the input rate and stored nowhere."""
+    import duckdb
+
+    from router.backends.litellm import _plain, import_litellm
+    from router.ledger import LedgerWriter
+    from router.ledger.usage import normalize_usage
+
+    litellm = import_litellm()
+    reply = litellm.ModelResponse(
+        usage=litellm.Usage(
+            prompt_tokens=102_010,
+            completion_tokens=100,
+            total_tokens=102_110,
+            cache_creation_input_tokens=100_000,
+            cache_read_input_tokens=2_000,
+        )
+    )
+    usage = normalize_usage("chat", _plain(reply)["usage"])  # what the backend yields
+    assert (usage.prompt_tokens, usage.cache_write_tokens, usage.cached_tokens) == (
+        102_010,
+        100_000,
+        2_000,
+    )
+    model = "claude-sonnet-4-5-20250929"
+    plain = Usage(102_010, 100, 2_000)
+    assert token_cost(usage, litellm_rates(model)) > token_cost(plain, litellm_rates(model))
+    writer = LedgerWriter(tmp_path)
+    writer.submit(Record("w", 1_760_000_000.0, usage=usage))
+    writer.close()
+    (stored,) = duckdb.sql(
+        f"SELECT cache_write_tokens FROM read_parquet('{tmp_path}/**/*.parquet')"
+    ).fetchall()
+    assert stored == (100_000,)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from router import report
@@ -52,7 +53,8 @@ def test_a_page_damaged_inside_a_file_skips_that_file_with_a_warning(tmp_path: P
     writer.close()
     damaged = sorted(segments.day_dir(tmp_path, "records", "2026-03-01").glob("*.parquet"))[1]
     raw = bytearray(damaged.read_bytes())
-    at = int(len(raw) * 0.11)  # inside a request_id page: "Varint-decoding found too large"
+    request_ids = pq.ParquetFile(damaged).metadata.row_group(0).column(0)
+    at = request_ids.data_page_offset  # a page header: "Variable-length int over 10 bytes"
     raw[at : at + 64] = b"\xa5" * 64
     damaged.write_bytes(bytes(raw))
     with Ledger(tmp_path) as ledger:

@@ -53,3 +53,13 @@ def test_missing_or_malformed_usage_counts_zero_and_keeps_the_estimate_flag() ->
     bad = {"prompt_tokens": "12", "completion_tokens": -3, "prompt_tokens_details": [1]}
     assert normalize_usage("chat", bad) == Usage()
     assert normalize_usage("messages", {"input_tokens": True}) == Usage()
+
+
+def test_responses_usage_keeps_cache_writes_where_vllm_and_litellm_report_them() -> None:
+    usage = {
+        "input_tokens": 1200,
+        "input_tokens_details": {"cached_tokens": 1000, "cache_write_tokens": 150},
+        "output_tokens": 40,
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
+    assert normalize_usage("responses", usage) == Usage(1200, 40, 1000, 0, cache_write_tokens=150)
