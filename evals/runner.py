@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import httpx
 
 from evals.graders import SUPPORTED, Answer, Executor, evaluator_of, grade
 from evals.results import CaseResult
-from evals.sandbox import run_python
+from evals.sandbox import SandboxUnavailable, run_python
 from evals.suite import Capabilities, Case, answer_budget, not_applicable
 
 ANSWER_CHARS = 4000
@@ -41,6 +42,9 @@ class Endpoint:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+log = logging.getLogger("smf_router.evals")
+
+
 class TransportProblem(Exception):
     """The endpoint did not give a usable reply (the case counts as ``error``)."""
 
@@ -52,39 +56,57 @@ def request_body(
     max_tokens: int | None = None,
 ) -> dict[str, Any]:
     """The chat-completions body for one case; ``thinking=None`` sends no template switch,
-    ``max_tokens`` replaces the case's own (cut to fit a context window)."""
-    body: dict[str, Any] = {
-        "model": endpoint.model,
-        "messages": [{"role": "user", "content": case.prompt}],
-        "max_tokens": max_tokens or case.max_tokens,
-        "temperature": case.temperature,
-        "stream": False,
-    }
+    ``max_tokens`` replaces the case's own (cut to fit a context window).
+
+    The endpoint's ``extra_body`` is a set of defaults, as for live traffic: the case's own
+    settings win (a backend default of ``max_tokens: 4096`` must not undo the cut to fit a
+    window, nor a default temperature change what the case is graded at)."""
+    body: dict[str, Any] = dict(endpoint.extra_body)
+    body.update(
+        model=endpoint.model,
+        messages=[{"role": "user", "content": case.prompt}],
+        max_tokens=max_tokens or case.max_tokens,
+        temperature=case.temperature,
+        stream=False,
+    )
     if case.tools:
         body["tools"] = case.tools
-    extra = dict(endpoint.extra_body)
     if thinking is not None:
-        kwargs = {**dict(extra.pop("chat_template_kwargs", {}) or {})}
+        kwargs = dict(body.get("chat_template_kwargs") or {})
         kwargs["enable_thinking"] = thinking
         body["chat_template_kwargs"] = kwargs
-    body.update(extra)
     return body
 
 
 def parse_answer(payload: Any) -> tuple[Answer, int | None]:
-    """Content, reasoning and tool calls from a chat completion; raises on a malformed one."""
+    """Content, reasoning and tool calls from a chat completion; raises on a malformed one.
+
+    Content given as a list of parts (some servers do) is their text joined."""
     try:
         message = payload["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise TransportProblem(f"malformed completion: {exc!r}") from exc
-    reasoning = message.get("reasoning") or message.get("reasoning_content")
-    usage = payload.get("usage") or {}
+    if not isinstance(message, dict):
+        raise TransportProblem(f"malformed completion: message is {type(message).__name__}")
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+        raise TransportProblem("malformed completion: tool_calls is not a list of objects")
+    usage = payload.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
     answer = Answer(
-        content=message.get("content"),
-        reasoning=reasoning,
-        tool_calls=list(message.get("tool_calls") or []),
+        content=_text(message.get("content"), "content"),
+        reasoning=_text(message.get("reasoning") or message.get("reasoning_content"), "reasoning"),
+        tool_calls=calls,
     )
-    return answer, usage.get("completion_tokens")
+    return answer, tokens if isinstance(tokens, int) else None
+
+
+def _text(value: Any, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(p.get("text") or "" for p in value if isinstance(p, dict))
+    raise TransportProblem(f"malformed completion: {name} is {type(value).__name__}")
 
 
 async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any]) -> Any:
@@ -161,10 +183,16 @@ async def run_case(
     except TransportProblem as exc:
         return _error(case, None, str(exc))
     latency = round(time.monotonic() - started, 4)
-    if evaluator_of(case) == "unit_test":
-        verdict = await asyncio.to_thread(grade, case, answer, execute)
-    else:
-        verdict = grade(case, answer)
+    try:
+        if evaluator_of(case) == "unit_test":
+            verdict = await asyncio.to_thread(grade, case, answer, execute)
+        else:
+            verdict = grade(case, answer)
+    except SandboxUnavailable as exc:
+        return _error(case, None, f"the sandbox could not start: {exc}")
+    except Exception as exc:  # a grader bug must cost this case, not the whole run
+        log.exception("grading %s failed", case.id)
+        return _error(case, None, f"grading failed: {type(exc).__name__}")
     detail = verdict.reason
     if max_tokens is not None and max_tokens < case.max_tokens and not verdict.passed:
         detail += f" (max_tokens cut from {case.max_tokens} to {max_tokens} by the context window)"

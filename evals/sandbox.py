@@ -30,11 +30,18 @@ from pathlib import Path
 
 MARKER = "SMF-SANDBOX-DONE"
 
-# Runs inside the sandbox before the program: reads a one-time nonce from stdin (so the program
-# cannot see it), installs the audit hook, runs the program, then prints the nonce. Exit status 0
-# without the nonce means the program exited early (e.g. sys.exit(0) before the assertions ran).
+STARTED = "SMF-SANDBOX-STARTED"
+
+# Runs inside the sandbox before the program: says on stderr that it started (without that, the
+# sandbox itself failed: not the program's fault), reads a one-time nonce from stdin (so no
+# text the program prints can contain it by accident), installs the audit hook, runs the
+# program, then prints the nonce. Exit status 0 without the nonce means the program exited
+# early (e.g. sys.exit(0) before the assertions ran). This guards against mistakes, not
+# malice: a program in the same interpreter could find the nonce in memory (review finding).
 _BOOTSTRAP = r"""
 import os, sys
+sys.stderr.write("SMF-SANDBOX-STARTED\n")
+sys.stderr.flush()
 _nonce = sys.stdin.readline().strip()
 sys.stdin.close()
 _root = os.path.realpath(os.getcwd())
@@ -120,14 +127,38 @@ def namespaces_available() -> bool:
     return probe.returncode == 0
 
 
-def _limit_child(limits: Limits) -> None:
+class SandboxUnavailable(Exception):
+    """The sandbox could not start the program: the machine's fault, never the answer's."""
+
+
+def _limit_child(limits: Limits, processes: int) -> None:
     """Runs in the child between fork and exec: apply the rlimits."""
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def user_tasks() -> int:
+    """Threads this user already runs. RLIMIT_NPROC counts every thread of every process of
+    the user, so the sandbox's allowance goes on top of them: a router with many threads
+    (or a busy service account) must not leave the program no room to start."""
+    uid, n = os.getuid(), 0
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                n += len(os.listdir(f"/proc/{entry.name}/task"))
+        except OSError:
+            continue  # it ended meanwhile
+    return n
 
 
 def _environment(workdir: Path) -> dict[str, str]:
@@ -177,6 +208,7 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         workdir.mkdir()
         (workdir / "program.py").write_text(source, encoding="utf-8")
         nonce = secrets.token_hex(16)
+        processes = user_tasks() + limits.processes
         argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
         if isolated:
             argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
@@ -190,13 +222,17 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
                 cwd=workdir,
                 env=_environment(workdir),
                 start_new_session=True,
-                preexec_fn=functools.partial(_limit_child, limits),
+                preexec_fn=functools.partial(_limit_child, limits, processes),
                 close_fds=True,
             )
             timed_out = _communicate(proc, nonce, limits.wall_s)
         duration = time.monotonic() - started
         stdout = _read_bounded(root / "stdout", limits.output_chars)
         stderr = _read_bounded(root / "stderr", limits.output_chars)
+    if not stderr.startswith(STARTED) and not timed_out:
+        first = next((line for line in stderr.splitlines() if line.strip()), "")
+        raise SandboxUnavailable(first[:200] or f"exit status {proc.returncode}")
+    stderr = stderr.removeprefix(STARTED + "\n")
     done = f"{MARKER} {nonce}"
     completed = proc.returncode == 0 and stdout.rstrip().endswith(done)
     return RunOutcome(

@@ -176,3 +176,48 @@ def _raw(case: Case) -> dict[str, Any]:
         "metadata": dict(case.metadata),
         "reference": case.reference,
     }
+
+
+async def test_a_malformed_reply_costs_its_case_not_the_run(fake_server: FakeServer) -> None:
+    """A null message or content sent as parts crashed the parser, and the task group then
+    cancelled every other case: the canary recorded nothing (found in review)."""
+    cases = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.coding.easy.01")
+
+    async def odd(body: dict[str, Any]) -> tuple[int, Any]:
+        case = BY_PROMPT[body["messages"][-1]["content"]]
+        reply = reply_for(case)
+        if case is cases[0]:
+            reply["choices"][0]["message"] = None
+        elif case is cases[1]:
+            text = reply["choices"][0]["message"]["content"]
+            reply["choices"][0]["message"]["content"] = [{"type": "text", "text": text}]
+        return 200, reply
+
+    fake_server.responder = odd
+    out = await run_cases(cases, endpoint(fake_server))
+    assert [r.status for r in out] == ["error", "pass", "pass"]
+    assert "message is NoneType" in out[0].detail
+
+
+async def test_a_grader_that_raises_costs_its_case_not_the_run(fake_server: FakeServer) -> None:
+    def broken(program: str) -> Any:
+        raise RuntimeError("grader bug")
+
+    fake_server.responder = reference_responder
+    cases = pick("smf.coding.easy.01", "smf.math.hard.01")
+    out = await run_cases(cases, endpoint(fake_server), execute=broken)
+    assert [(r.status, r.detail) for r in out] == [
+        ("error", "grading failed: RuntimeError"),
+        ("pass", out[1].detail),
+    ]
+
+
+async def test_a_backend_extra_body_never_overrides_the_case(fake_server: FakeServer) -> None:
+    """Over HTTP the canary let `extra_body: {max_tokens: 4096}` undo the cut to fit a
+    window and a default temperature change what the case is graded at (found in review)."""
+    (case,) = pick("smf.math.hard.01")
+    extra = {"max_tokens": 4096, "temperature": 0.7, "seed": 7}
+    await run_cases([case], endpoint(fake_server, extra_body=extra))
+    (sent,) = fake_server.bodies
+    assert (sent["max_tokens"], sent["temperature"]) == (case.max_tokens, case.temperature)
+    assert sent["seed"] == 7

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.sandbox import Limits, namespaces_available, run_python
+from evals.sandbox import Limits, SandboxUnavailable, namespaces_available, run_python
 
 FAST = Limits(wall_s=3.0, cpu_s=3)
 
@@ -128,3 +128,65 @@ def test_network_namespace_has_only_loopback_when_available() -> None:
 def test_memory_limit() -> None:
     out = run_python("x = bytearray(4 << 30)\n", FAST)
     assert not out.completed and "MemoryError" in out.stderr
+
+
+def test_a_sandbox_that_cannot_start_is_not_the_programs_failure() -> None:
+    """With no room to start Python the program never ran: grading it `fail` would blame the
+    model for the machine (a canary's gate would close on a healthy backend)."""
+    with pytest.raises(SandboxUnavailable):
+        run_python("print('never runs')\n", Limits(memory_bytes=1 << 20))
+
+
+NOBODY_RUN = """
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+from evals.sandbox import run_python
+stop = threading.Event()
+for _ in range(int(sys.argv[2])):
+    threading.Thread(target=stop.wait, daemon=True).start()
+try:
+    out = run_python("print(6 * 7)")
+    print(out.completed, out.stdout)
+finally:
+    stop.set()
+"""
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def _python_for_nobody(repo: str) -> str | None:
+    """An interpreter the unprivileged user can run inside the sandbox's namespaces too."""
+    import shutil
+    import sys
+
+    candidates = [getattr(sys, "_base_executable", sys.executable), "/usr/bin/python3"]
+    for python in candidates:
+        argv = [*AS_NOBODY, python, "-c", f"import sys; sys.path.insert(0, {repo!r}); import evals"]
+        if namespaces_available() and shutil.which("unshare"):
+            argv[len(AS_NOBODY) : len(AS_NOBODY)] = ["unshare", "-rnp", "--fork", "--kill-child"]
+        if subprocess.run(argv, capture_output=True, check=False, timeout=30).returncode == 0:
+            return python
+    return None
+
+
+def test_a_service_user_with_many_threads_still_runs_programs() -> None:
+    """RLIMIT_NPROC counts every thread of the user, not only the sandbox's: under the
+    shipped non-root users (systemd, Docker) a router with ~64 threads left `unshare` no room
+    to fork, and every coding case failed (found in review)."""
+    import os
+    import shutil
+
+    if os.getuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to run as an unprivileged user")
+    repo = str(Path(__file__).resolve().parents[2])
+    python = _python_for_nobody(repo)
+    if python is None:
+        pytest.skip("no Python the unprivileged user can run with this repo")
+    done = subprocess.run(
+        [*AS_NOBODY, python, "-c", NOBODY_RUN, repo, "80"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={"HOME": "/tmp", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.stdout.split() == ["True", "42"], done.stderr[-500:]
