@@ -82,11 +82,12 @@ def _as_number(text: str) -> str | None:
         if denominator == 0:
             return None
         value /= denominator
-    return f"{round(value, 6):g}"
+    return f"{value:.12g}"  # 12 digits: 0.1 + 0.2 is 0.3, 1234567 is not 1234568
 
 
-def final_answer(text: str) -> str | None:
-    """The boxed value, else an 'answer is …' line, else the last number in the text."""
+def final_answer(text: str, last_number: bool = True) -> str | None:
+    """The boxed value, else an 'answer is …' line, else (with `last_number`) the last
+    number in the text."""
     boxed = boxed_values(text)
     if boxed:
         return normalise(boxed[-1])
@@ -94,12 +95,16 @@ def final_answer(text: str) -> str | None:
     if lines:
         numbers = _NUMBER.findall(lines[-1])
         return normalise(numbers[-1] if numbers else lines[-1])
-    numbers = _NUMBER.findall(text)
+    numbers = _NUMBER.findall(text) if last_number else []
     return normalise(numbers[-1]) if numbers else None
 
 
-def compare_final_answers(live: Reply, shadow: Reply) -> Comparison:
-    a, b = final_answer(live.text), final_answer(shadow.text)
+def compare_final_answers(live: Reply, shadow: Reply, intent: str = "math") -> Comparison:
+    """A math answer usually ends on its number; a reasoning answer's last number is as
+    likely a count in its argument ("all 3 suspects ... so Alice"), so it needs an explicit
+    final answer (boxed or an 'answer is' line) to be compared at all."""
+    last_number = intent == "math"
+    a, b = final_answer(live.text, last_number), final_answer(shadow.text, last_number)
     if a is None and b is None:
         return Comparison(None, "final_answer", "no final answer in either")
     if a is None or b is None:
@@ -228,7 +233,7 @@ def compare(
     if live.tool_calls or shadow.tool_calls or intent == "tool_calling":
         return compare_tool_calls(live, shadow)
     if intent in ("math", "reasoning"):
-        return compare_final_answers(live, shadow)
+        return compare_final_answers(live, shadow, intent)
     if intent == "coding":
         return compare_code(body, live, shadow, execute)
     return compare_prose(body, live, shadow)

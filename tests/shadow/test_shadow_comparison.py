@@ -57,6 +57,25 @@ def test_math_final_answers(live: str, shadow: str, agreed: bool | None) -> None
     assert result.agreed is agreed and result.method == "final_answer"
 
 
+def test_large_numbers_that_differ_disagree() -> None:
+    """Six significant digits made 1234567 and 1234568 the same answer (found in review)."""
+    for a, b in (("1234567", "1234568"), ("1000001", "1000002")):
+        result = compare("math", _chat("?"), Reply(f"The answer is {a}"), Reply(f"\\boxed{{{b}}}"))
+        assert result.agreed is False
+    same = compare(
+        "math", _chat("?"), Reply("\\boxed{0.3}"), Reply("The answer is 0.30000000000000004")
+    )
+    assert same.agreed is True
+
+
+def test_reasoning_needs_an_explicit_answer_not_a_stray_count() -> None:
+    live = Reply("Of all 3 suspects only one lies, so the liar must be Alice.")
+    shadow = Reply("Of all 3 suspects only one lies, so the liar must be Bob.")
+    assert compare("reasoning", _chat("Who lies?"), live, shadow).agreed is None
+    boxed = compare("reasoning", _chat("?"), Reply("\\boxed{Alice}"), Reply("\\boxed{Bob}"))
+    assert boxed.agreed is False
+
+
 GOOD = "```python\ndef add(a, b):\n    return a + b\n```"
 SAME_DEFS = "Sure:\n```python\ndef add(x, y):\n    return x + y\n```"
 WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
