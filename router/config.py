@@ -81,7 +81,7 @@ class Backend(Strict):
     max_concurrency: int | None = Field(None, ge=1)
     context_window: int | None = Field(None, ge=1)
     metrics_url: str | None = None  # vLLM's /metrics, for capacity; derived when None
-    health_path: str = "/health"
+    health_path: str = Field("/health", pattern=r"^/")
     price: Price | None = None
     local_cost: LocalCost | None = None
     retry_after_max_s: float = Field(2.0, ge=0)
@@ -231,6 +231,12 @@ class Config(Strict):
         if len(set(digests)) < len(digests):
             raise ValueError(
                 "auth.keys: two keys have the same sha256 (one would take the other's rights)"
+            )
+        canary = self.canary
+        if canary.min_samples > canary.window:  # no gate could ever close, or ever reopen
+            raise ValueError(
+                f"canary.min_samples: {canary.min_samples} is more than canary.window "
+                f"({canary.window}), so the window could never hold enough results"
             )
         return self
 

@@ -144,7 +144,9 @@ class Resilience:
         for b in self.components.config.backends:
             self.components.metrics.backend_state(b.name, b.tier, True, "closed")
         self._sync_live_trials()
-        async with httpx.AsyncClient() as client:
+        # Not the environment's HTTP_PROXY: live traffic goes direct, so must its probes, or a
+        # proxy meant for the internet would open every circuit of a healthy LAN backend.
+        async with httpx.AsyncClient(trust_env=False) as client:
             await asyncio.gather(self._probe_loop(client), self._capacity_loop(client))
 
     def _sync_live_trials(self) -> None:
@@ -176,7 +178,11 @@ class Resilience:
         self._next_probe[name] = self.clock() + self.settings.probe_interval_s
         use_health = self._health_path_known.get(name, True)
         self.probes_sent += 1
-        up, known = await probe(client, settings, use_health, self.settings.probe_timeout_s)
+        try:
+            up, known = await probe(client, settings, use_health, self.settings.probe_timeout_s)
+        except Exception:  # one odd backend must not end probing for all (the trial too)
+            log.exception("probe of %s failed unexpectedly", name)
+            up, known = False, use_health
         self._health_path_known[name] = known
         if up and trial:
             self.health.succeeded(name, live=False)

@@ -71,7 +71,12 @@ def is_context_error(body: dict[str, Any]) -> bool:
     return any(marker in text for marker in _CONTEXT_MARKERS)
 
 
-def classify_error(status: int, raw: bytes, headers: Any, backend: str) -> UpstreamError:
+def classify_error(
+    status: int, raw: bytes, headers: Any, backend: str, names_stored_state: bool = False
+) -> UpstreamError:
+    """`names_stored_state`: the request refers to something the server stored for the
+    client (a Responses `previous_response_id`); a 404 then says the client's reference is
+    stale, not that the backend is misconfigured."""
     body = parse_body(raw)
     message = error_message(body)
     if status == 429:
@@ -86,7 +91,7 @@ def classify_error(status: int, raw: bytes, headers: Any, backend: str) -> Upstr
         return ContextTooLong(message, backend=backend, param="messages")
     if status == 408:
         return ServerError(message, backend=backend)
-    if status in REFUSAL_STATUSES:
+    if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
         return BackendRefused(backend, status)
     return Rejected(message, backend=backend, status=status, upstream=_openai_shaped(body, status))
 

@@ -46,13 +46,14 @@ class Running:
     root: str  # without /v1
 
     def control(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = httpx.post(f"{self.root}/sim/{path}", json=body, timeout=5)
+        response = httpx.post(f"{self.root}/sim/{path}", json=body, timeout=5, trust_env=False)
         response.raise_for_status()
         result: dict[str, Any] = response.json()
         return result
 
     def stats(self) -> dict[str, Any]:
-        result: dict[str, Any] = httpx.get(f"{self.root}/sim/stats", timeout=5).json()
+        stats = httpx.get(f"{self.root}/sim/stats", timeout=5, trust_env=False)
+        result: dict[str, Any] = stats.json()
         return result
 
     def completions(self, path: str = "/v1/chat/completions") -> int:
@@ -146,7 +147,7 @@ def wait_for(url: str, deadline_s: float = 20.0) -> None:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         try:
-            httpx.get(url, timeout=1)
+            httpx.get(url, timeout=1, trust_env=False)  # tests talk to 127.0.0.1 only
             return
         except httpx.TransportError:
             time.sleep(0.02)

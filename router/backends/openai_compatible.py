@@ -65,7 +65,8 @@ class OpenAICompatibleBackend:
             conn = await self._open(request, self._whole_s, idle_timed=False)
         if conn.status >= 400:
             raw = await _read(conn, name)
-            raise classify_error(conn.status, raw, conn.headers, name)
+            stored = body.get("previous_response_id") is not None
+            raise classify_error(conn.status, raw, conn.headers, name, stored)
         if stream:
             return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
         return Reply(conn.status, conn.headers, body=await _read(conn, name))

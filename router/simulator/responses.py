@@ -11,7 +11,7 @@ from typing import Any
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
-from router.simulator.errors import Flavor
+from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Generation, argument_pieces
 from router.simulator.wire import Frame, Meta, bad_request, event, int_field
 
@@ -36,6 +36,9 @@ class ResponsesApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        previous = body.get("previous_response_id")
+        if isinstance(previous, str) and profile == "vllm":
+            raise _unknown_response(previous)  # nothing is stored here
         items = body.get("input")
         if not isinstance(items, str | list) or not items:
             raise bad_request("input: Field required", "input")
@@ -182,6 +185,14 @@ _VLLM_OUTPUT_DETAILS = {
     "output_tokens_per_turn": [],
     "tool_output_tokens_per_turn": [],
 }
+
+
+def _unknown_response(response_id: str) -> ApiError:
+    """vLLM's answers to a `previous_response_id` it does not hold (serving_responses.py)."""
+    if not response_id.startswith("resp"):
+        message = f"Invalid 'response_id': '{response_id}'. Expected an ID that begins with 'resp'."
+        return ApiError(400, "bad_request", message, "response_id")
+    return ApiError(404, "not_found", f"Response with id '{response_id}' not found.", "response_id")
 
 
 def _echoed(body: dict[str, Any]) -> dict[str, Any]:

@@ -133,6 +133,24 @@ def test_errors_keep_the_openai_shape(proxy: RunningRouter) -> None:
     assert "previous_response_id" in refused.json()["error"]["message"]
 
 
+def test_a_stale_previous_response_id_is_the_clients_404_not_a_broken_backend(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """vLLM answers an unknown `previous_response_id` with a 404. Read as "the backend
+    refuses the router" it fell back and counted toward the circuit: one client with a stale
+    id opened the local circuit for everyone (found in review)."""
+    with stack(servers, tmp_path) as proxy:
+        sdk = client(proxy)
+        for _ in range(4):
+            with pytest.raises(openai.NotFoundError) as stale:
+                sdk.responses.create(model="auto", input=ASK, previous_response_id="resp_gone")
+            assert stale.value.response.headers["x-smf-attempts"] == "1"  # no fallback
+            assert "resp_gone" in stale.value.message
+        state = httpx.get(f"{proxy.root}/v1/router/status").json()["extra"]["resilience"]
+        assert state["backends"]["local"]["circuit"] == "closed"
+        assert sdk.responses.create(model="auto", input=ASK).status in ("completed", "incomplete")
+
+
 def test_fallback_mid_conversation_moves_to_the_next_backend(
     servers: dict[str, Running], tmp_path: Path
 ) -> None:

@@ -22,11 +22,14 @@ CODING = [{"role": "user", "content": "Write a Python function that adds two num
 def chat(url: str, model: str = "coding", **extra: Any) -> httpx.Response:
     headers = extra.pop("headers", {})
     body = {"model": model, "messages": CODING, **extra}
-    return httpx.post(f"{url}/chat/completions", json=body, headers=headers, timeout=30)
+    return httpx.post(
+        f"{url}/chat/completions", json=body, headers=headers, timeout=30, trust_env=False
+    )
 
 
 def status(root: str) -> dict[str, Any]:
-    result: dict[str, Any] = httpx.get(f"{root}/v1/router/status", timeout=5).json()
+    response = httpx.get(f"{root}/v1/router/status", timeout=5, trust_env=False)
+    result: dict[str, Any] = response.json()
     return result
 
 

@@ -7,6 +7,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -181,3 +182,46 @@ def test_conversation_sticks_to_the_backend_that_served_it(
         assert first("agent-7") == ("cloud", "sticky")
         assert first("agent-8") == ("local", "route")
         assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] >= 1
+
+
+def test_probing_survives_a_probe_that_raises(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unforeseen exception in one backend's probe (an InvalidURL from a bad health
+    path) ended the probe loop for every backend: an open circuit never saw its trial and
+    traffic stayed on the cloud until a restart (found in review)."""
+    from router import resilience
+
+    real_probe = resilience.probe
+
+    async def probe(client: httpx.AsyncClient, settings: Any, *args: Any) -> tuple[bool, bool]:
+        if settings.name == "cloud":
+            raise httpx.InvalidURL("Invalid port: '9healthz'")
+        return await real_probe(client, settings, *args)
+
+    monkeypatch.setattr(resilience, "probe", probe)
+    with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
+        pair["local"].control("faults", {"down": True, "for_s": 2.0})
+        assert [chat(proxy.url).headers["x-smf-backend"] for _ in range(4)] == ["cloud"] * 4
+        until(lambda: circuit(proxy.root, "local") == "open", what="circuit open")
+        until(lambda: circuit(proxy.root, "local") == "closed", what="circuit closed again")
+        assert chat(proxy.url).headers["x-smf-backend"] == "local"
+
+
+def test_probes_go_direct_like_live_traffic_whatever_http_proxy_says(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Probes read HTTP_PROXY from the environment and live traffic does not: a proxy meant
+    for the internet opened every circuit of a healthy backend (found in review)."""
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
+        sent = status(proxy.root)["extra"]["resilience"]["probes_sent"]
+        until(
+            lambda: status(proxy.root)["extra"]["resilience"]["probes_sent"] >= sent + 4,
+            what="four more probes",
+        )
+        assert circuit(proxy.root, "local") == "closed"
+        assert chat(proxy.url).headers["x-smf-backend"] == "local"

@@ -95,6 +95,21 @@ def test_route_to_unknown_backend_is_rejected(tmp_path: Path) -> None:
         load(path, env={})
 
 
+def test_a_canary_window_smaller_than_min_samples_is_rejected(tmp_path: Path) -> None:
+    """With window 4 and min_samples 5 no gate could ever close, and one closed before a
+    reload shrank the window could never reopen (found in review)."""
+    path = write(tmp_path, GOOD + "canary:\n  window: 4\n")
+    with pytest.raises(ConfigError, match=r"canary\.min_samples: 5 is more than canary\.window"):
+        load(path, env={})
+
+
+def test_a_health_path_without_a_leading_slash_is_rejected(tmp_path: Path) -> None:
+    """`healthz` made every probe an invalid URL (see the probe loop's own test)."""
+    path = write(tmp_path, GOOD.replace("tier: local", "tier: local\n    health_path: healthz"))
+    with pytest.raises(ConfigError, match=r"backends\.0\.health_path"):
+        load(path, env={})
+
+
 def test_wrong_type_names_the_field(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("tier: local", "tier: attic"))
     with pytest.raises(ConfigError, match=r"backends\.0\.tier"):
