@@ -282,7 +282,8 @@ class Metrics:
         if record.ttft_s is not None:
             self.ttft.observe((intent, backend, tier), record.ttft_s)
             out = record.usage.completion_tokens
-            if out > 1 and record.duration_s > record.ttft_s:
+            # A whole reply's "first token" is its last: only a stream shows the pace.
+            if record.stream and out > 1 and record.duration_s > record.ttft_s:
                 per_token = (record.duration_s - record.ttft_s) / (out - 1)
                 self.tpot.observe((backend, tier), per_token)
         self._count_money(record, (intent, route, backend, tier))
@@ -307,6 +308,8 @@ class Metrics:
             out = _closed(a.outcome, ATTEMPT_OUTCOMES)
             self.attempt_time.observe((a.backend, a.tier, out), a.duration_s)
         for prev, nxt in pairwise(tried):
+            if prev.backend == nxt.backend:  # a retry after a short Retry-After, not a move
+                continue
             reason = _closed(prev.error_kind, ERROR_KINDS, empty="other")
             self.fallbacks.inc((prev.backend, nxt.backend, reason))
 

@@ -94,6 +94,30 @@ def test_fallback_counted_from_failed_to_next_with_its_error_kind(metrics: Metri
     assert value(metrics, durations, backend="gpu2", tier="local", outcome="skipped") is None
 
 
+def test_a_retry_on_the_same_backend_is_not_a_fallback(metrics: Metrics) -> None:
+    """A short Retry-After retries the same backend: counted as local -> local it pushed the
+    fallback ratio over 1 and fired SmfFallbackRateHigh (found in review)."""
+    attempts = [
+        Attempt("local", "local", outcome="error", error_kind="rate_limited"),
+        Attempt("local", "local", outcome="error", error_kind="rate_limited"),
+        Attempt("cloud", "cloud"),
+    ]
+    metrics.record_finished(local_coding_record(backend="cloud", tier="cloud", attempts=attempts))
+    fb = "smf_router_fallbacks_total"
+    assert (
+        value(metrics, fb, from_backend="local", to_backend="local", reason="rate_limited") is None
+    )
+    assert value(metrics, fb, from_backend="local", to_backend="cloud", reason="rate_limited") == 1
+
+
+def test_a_whole_reply_has_no_time_per_output_token(metrics: Metrics) -> None:
+    """Its first byte is its last: (duration - ttft) / tokens put ~0 s into the histogram
+    for every non-streamed request (found in review)."""
+    metrics.record_finished(local_coding_record(stream=False, ttft_s=1.49, duration_s=1.5))
+    tpot = "smf_router_time_per_output_token_seconds_count"
+    assert value(metrics, tpot, backend="local", tier="local") is None
+
+
 def test_failed_request_counts_error_kind_and_unknown_labels_are_closed(metrics: Metrics) -> None:
     rec = local_coding_record(
         intent="free text from nowhere",
