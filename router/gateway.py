@@ -158,6 +158,7 @@ class Gateway:
             route=the_plan.route,
             stream=stream,
             conversation=conversation,
+            auto_routed=target.mode == "auto",
             private=private,
             # read from the view already made (store_text only): the latest user message
             prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,

@@ -104,6 +104,7 @@ class Record:
     cost_usd: float = 0.0  # what this request actually cost (cloud price or local cost)
     counterfactual_usd: float = 0.0  # what the route's cloud backend would have charged
     conversation: str | None = None  # a hash, never the text
+    auto_routed: bool = False  # the router chose the backend: only then a conversation sticks
     private: bool = False
     prompt_text: str | None = None  # only when config.ledger.store_text is on
     completion_text: str | None = None

@@ -22,7 +22,7 @@ from router.config import Backend as BackendSettings
 from router.config import ResilienceSettings
 from router.gateway import States
 from router.health import BreakerPolicy, Health, can_probe, probe
-from router.policy import BackendState, Circuit, resolve_target
+from router.policy import BackendState, Circuit
 from router.record import Record
 from router.sticky import StickyTable
 
@@ -123,8 +123,7 @@ class Resilience:
                 self.capacity.served(attempt.backend, attempt.duration_s)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        target = resolve_target(record.requested_model, self.components.config)
-        if target is not None and target.mode == "auto":
+        if record.auto_routed:  # not a request forced by model name or x-smf-route
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
 

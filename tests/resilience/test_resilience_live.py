@@ -184,6 +184,19 @@ def test_conversation_sticks_to_the_backend_that_served_it(
         assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] >= 1
 
 
+def test_a_request_forced_by_header_does_not_pin_its_conversation(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """`model: auto` with `x-smf-route: cloud` was remembered as the conversation's backend,
+    and the sliding TTL kept the rest of an agent session on the paid cloud (found in review)."""
+    with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
+        forced = chat(proxy.url, model="auto", user="agent-9", headers={"x-smf-route": "cloud"})
+        assert forced.headers["x-smf-backend"] == "cloud"
+        assert [
+            chat(proxy.url, model="auto", user="agent-9").headers["x-smf-backend"] for _ in range(3)
+        ] == ["local"] * 3
+
+
 def test_probing_survives_a_probe_that_raises(
     pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
