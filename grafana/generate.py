@@ -60,7 +60,11 @@ def overview() -> dict[str, Any]:
                     (
                         f'sum by (outcome) (rate({req}{{outcome!="ok",{I},{B}}}[{RATE}]))',
                         "{{outcome}}",
-                    )
+                    ),
+                    (
+                        f"sum by (status) (rate(smf_router_rejected_requests_total[{RATE}]))",
+                        "refused by the router: {{status}}",
+                    ),
                 ],
                 unit="reqps",
             ),

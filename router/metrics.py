@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry
 from classifier.intent import INTENTS
 from router import process_stats
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
-from router.record import AttemptOutcome, ErrorKind, Outcome, Record, ShadowDropReason
+from router.record import Api, AttemptOutcome, ErrorKind, Outcome, Record, ShadowDropReason
 
 P = "smf_router_"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -33,6 +33,7 @@ CLASSIFY_BUCKETS = (5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0
 Circuit = Literal["closed", "open", "half_open"]
 CIRCUIT_STATES: tuple[Circuit, ...] = ("closed", "open", "half_open")
 OUTCOMES = frozenset(get_args(Outcome))
+APIS = frozenset(get_args(Api))
 ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
@@ -106,6 +107,11 @@ class Metrics:
             "errors_total",
             "Client requests that failed, by error kind.",
             ("intent", "outcome", "kind"),
+        )
+        self.rejected = self._counter(
+            "rejected_requests_total",
+            "Requests the router refused itself before choosing a backend, by API and status.",
+            ("api", "status"),
         )
         self.fallbacks = self._counter(
             "fallbacks_total",
@@ -287,6 +293,12 @@ class Metrics:
                 per_token = (record.duration_s - record.ttft_s) / (out - 1)
                 self.tpot.observe((backend, tier), per_token)
         self._count_money(record, (intent, route, backend, tier))
+
+    def rejected_request(self, api: str, status: int) -> None:
+        """A request answered with the router's own error before any record existed (bad
+        body, key or model): without this a flood of them is invisible."""
+        shown = str(status) if 400 <= status < 600 else "other"
+        self.rejected.inc((_closed(api, APIS, empty="other"), shown))
 
     def _count_money(self, record: Record, where: tuple[str, ...]) -> None:
         """Tokens and dollars; zero increments still create the series, so panels show 0."""

@@ -42,7 +42,12 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
 
 def shaped_response(request: Request, error: RouterError) -> Response:
-    """`error_response`, in Anthropic's envelope on its API's paths (Claude Code reads it)."""
+    """`error_response`, in Anthropic's envelope on its API's paths (Claude Code reads it).
+    Every such answer is the router's own refusal, so it is counted."""
+    components = getattr(request.app.state, "components", None)
+    if components is not None:
+        api = "messages" if request.url.path.startswith(ANTHROPIC_PATHS) else "other"
+        components.metrics.rejected_request(api, error.status)
     response = error_response(error)
     if request.url.path.startswith(ANTHROPIC_PATHS):
         response.body = anthropic_error(error.status, bytes(response.body))

@@ -91,6 +91,7 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
             return
         call = gateway.prepare(api, body, caller, headers)
     except RouterError as error:
+        state.components.metrics.rejected_request(api, error.status)
         await _send_error(send, api, error)
         return
     try:

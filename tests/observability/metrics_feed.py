@@ -56,6 +56,7 @@ def feed(metrics: Metrics, n: int) -> None:
     failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
     failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502
     metrics.record_finished(failed)
+    metrics.rejected_request("chat", 401)
     metrics.shadow_dropped("queue_full")
     metrics.backend_state("local", "local", up=False, circuit="open")
     metrics.backend_state("cloud", "cloud", up=True, circuit="closed")

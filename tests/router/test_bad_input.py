@@ -13,6 +13,7 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from prometheus_client.parser import text_string_to_metric_families
 
 from router.config import hash_key
 from tests.harness import Running, RunningRouter, config_for, router, simulator
@@ -199,3 +200,32 @@ def test_keys_are_not_in_logs(
 ) -> None:
     post(proxy, {"model": "local", "messages": MESSAGES}, key="sk-leaky-key")
     assert "sk-leaky-key" not in caplog.text
+
+
+def test_requests_the_router_refuses_itself_are_counted(proxy: RunningRouter) -> None:
+    """A refusal before any backend is chosen leaves no record: without their own counter a
+    flood of bad keys or bodies was invisible on the dashboards (found in review)."""
+
+    def refused(api: str, status: str) -> float:
+        text = httpx.get(f"{proxy.root}/metrics", timeout=5).text
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "smf_router_rejected_requests_total" and sample.labels == {
+                    "api": api,
+                    "status": status,
+                }:
+                    return float(sample.value)
+        return 0.0
+
+    before = {s: refused("chat", s) for s in ("400", "401", "404")}
+    bad = openai.OpenAI(base_url=proxy.url, api_key="sk-wrong", max_retries=0)
+    good = openai.OpenAI(base_url=proxy.url, api_key=KEY, max_retries=0)
+    ask = [{"role": "user", "content": "x"}]
+    with pytest.raises(openai.AuthenticationError):
+        bad.chat.completions.create(model="auto", messages=ask)  # type: ignore[arg-type]
+    with pytest.raises(openai.NotFoundError):
+        good.chat.completions.create(model="nope", messages=ask)  # type: ignore[arg-type]
+    with pytest.raises(openai.BadRequestError):
+        good.chat.completions.create(model="auto", messages=[])
+    after = {s: refused("chat", s) for s in ("400", "401", "404")}
+    assert {s: after[s] - before[s] for s in after} == {"400": 1, "401": 1, "404": 1}
