@@ -132,6 +132,7 @@ class Canary:
         self.last_run: dict[str, dict[str, Any]] = {}
         self._offsets: dict[str, int] = {}
         self._client: httpx.AsyncClient | None = None
+        self._client_shape: tuple[float, int] = (0.0, 0)
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
         self._shown: set[str] = set()  # backends whose gate gauges exist
 
@@ -215,7 +216,7 @@ class Canary:
                 self.settings.timeout_s,
                 thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
                 capabilities=Capabilities(context_window=context_window(state, backend)),
-                client=None if ask_one else self._http(),  # no HTTP client for an adapter
+                client=None if ask_one else await self._http(),  # none for an adapter
                 ask_one=ask_one,
             )
         else:
@@ -223,13 +224,21 @@ class Canary:
         self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
         self._judge(backend.name, results, started)
 
-    def _http(self) -> httpx.AsyncClient:
+    async def _http(self) -> httpx.AsyncClient:
+        """The pooled client, rebuilt when a reload changed its timeout or pool size (they
+        are read on each run). Like live traffic it goes direct, whatever HTTP_PROXY says."""
+        limit = self.settings.concurrency * max(1, len(self.backends))
+        shape = (self.settings.timeout_s, limit)
+        if self._client is not None and self._client_shape != shape:
+            await self._client.aclose()
+            self._client = None
         if self._client is None:
-            limit = self.settings.concurrency * max(1, len(self.backends))
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.settings.timeout_s),
                 limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
+                trust_env=False,
             )
+            self._client_shape = shape
         return self._client
 
     def _ask_for(self, backend: BackendSettings) -> Ask | None:

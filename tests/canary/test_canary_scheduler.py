@@ -102,6 +102,31 @@ def test_errors_never_count_as_quality() -> None:
     assert canary.gated() == {} and canary.book.standings() == []
 
 
+def test_a_reloaded_timeout_and_concurrency_reach_the_http_client() -> None:
+    """The client was built once, on the first run: a reload raising `timeout_s` kept the
+    old read timeout, so slow answers still counted as errors (found in review)."""
+    seen: list[tuple[float | None, Any]] = []
+
+    async def runner(
+        cases: Sequence[Case], endpoint: Endpoint, *a: Any, **k: Any
+    ) -> list[CaseResult]:
+        client = k["client"]
+        seen.append((client.timeout.read, client.trust_env))
+        return [CaseResult(c.id, c.suite, c.difficulty, "pass") for c in cases]  # type: ignore[arg-type]
+
+    current = {"config": _config(timeout_s=1.0)}
+    canary = Canary(lambda: current["config"], CASES, GateBook({}), runner=runner)
+
+    async def two_runs() -> None:
+        await canary.run_once()
+        current["config"] = _config(timeout_s=10.0)
+        await canary.run_once()
+        await canary.aclose()
+
+    asyncio.run(two_runs())
+    assert seen == [(1.0, False), (1.0, False), (10.0, False), (10.0, False)]
+
+
 def test_gated_states_merges_gates_into_inner_states() -> None:
     gates = {"cloud": frozenset({"math"})}
     source = GatedStates(NoStates(), lambda: gates)
