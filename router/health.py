@@ -178,11 +178,14 @@ class Health:
         return claimed
 
     def _change(self, backend: str, action: Callable[[Breaker, float], Any]) -> None:
+        """Run `action` and tell listeners when the stored circuit moved. The stored field,
+        not `state(now)`: an expired open circuit already reads half-open, so comparing
+        states hid the trial's start (the gauge never showed half_open)."""
         breaker = self.breaker(backend)
         now = self.clock()
-        before = breaker.state(now)
+        before = breaker.circuit
         action(breaker, now)
-        after = breaker.state(now)
+        after = breaker.circuit
         if after != before:
             if after == "closed":
                 log.warning("backend %s: circuit closed again", backend)

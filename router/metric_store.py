@@ -61,6 +61,12 @@ class Family:
     def set(self, labels: tuple[str, ...], value: float) -> None:
         self.values[labels] = value
 
+    def drop(self, label: str, value: str) -> None:
+        """Remove every series whose `label` is `value` (a backend that left the config)."""
+        at = self.labelnames.index(label)
+        for labels in [k for k in self.values if k[at] == value]:
+            del self.values[labels]
+
     def labeltext(self, labels: tuple[str, ...], extra: str = "") -> str:
         """`{a="x",b="y"}` for a series, built once and cached."""
         text = self._labeltext.get(labels)

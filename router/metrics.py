@@ -334,6 +334,12 @@ class Metrics:
         for state in CIRCUIT_STATES:
             self.circuit.set((backend, tier, state), 1 if state == circuit else 0)
 
+    def forget_backend(self, backend: str) -> None:
+        """A backend a reload removed: its state gauges go, or its last `up=0` would keep
+        an alert firing until a restart. Counters and histograms stay (they are history)."""
+        for gauge in (self.up, self.circuit, self.running, self.waiting, self.kv_cache):
+            gauge.drop("backend", backend)
+
     def capacity(
         self,
         backend: str,

@@ -19,7 +19,7 @@ import httpx
 
 from router.capacity import Capacity, metrics_url, poll_metrics, read_context_window
 from router.config import Backend as BackendSettings
-from router.config import ResilienceSettings
+from router.config import Config, ResilienceSettings
 from router.gateway import States
 from router.health import BreakerPolicy, Health, can_probe, probe
 from router.policy import BackendState, Circuit
@@ -220,6 +220,35 @@ class Resilience:
             if window is not None:
                 self.capacity.load(settings.name).context_window = window
 
+    def reloaded(self, config: Config) -> Callable[[], None]:
+        """A reload hook. A backend whose settings changed may be another server now, and
+        one that left must stop showing: what was learned about either starts over (its
+        breaker, polled load and context window, sticky conversations, state gauges), and
+        the sticky table takes its new size and TTL. Without this the old server's window
+        held for up to `models_refresh_s` and a removed backend's `up=0` fired alerts."""
+        old = {b.name: b for b in self.components.config.backends}
+        new = {b.name: b for b in config.backends}
+        stale = [name for name, settings in old.items() if new.get(name) != settings]
+        rs = config.resilience
+
+        def apply() -> None:
+            metrics = self.components.metrics
+            for name in stale:
+                self.health.breakers.pop(name, None)
+                load = self.capacity.load(name)  # in-flight counts stay: attempts still run
+                load.polled, load.service_s, load.context_window = None, None, None
+                load.polled_at = float("-inf")
+                self.table.forget_backend(name)
+                self._next_probe.pop(name, None)
+                self._health_path_known.pop(name, None)
+                metrics.forget_backend(name)
+                if name in new:
+                    metrics.backend_state(name, new[name].tier, True, "closed")
+            self.table.resize(rs.sticky_ttl_s, rs.sticky_max_entries)
+            self._windows_due = 0.0
+
+        return apply
+
     def status(self) -> dict[str, Any]:
         now = self.clock()
         backends: dict[str, Any] = {}
@@ -259,3 +288,4 @@ def install(components: Components) -> None:
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
     components.status_sections["resilience"] = resilience.status
+    components.reload_hooks.append(resilience.reloaded)

@@ -42,6 +42,15 @@ class StickyTable:
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 
+    def resize(self, ttl_s: float, max_entries: int) -> None:
+        """New settings from a reload: a TTL of 0 forgets everything, a smaller table its
+        oldest entries."""
+        self.ttl_s, self.max_entries = ttl_s, max_entries
+        if ttl_s <= 0:
+            self._entries.clear()
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
     def forget_backend(self, backend: str) -> int:
         """Drop every conversation held by `backend` (it failed); returns how many."""
         doomed = [k for k, (b, _) in self._entries.items() if b == backend]

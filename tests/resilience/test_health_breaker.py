@@ -107,6 +107,24 @@ def test_a_backend_refusing_the_routers_key_opens_its_circuit() -> None:
     assert health.circuit("cloud") == "open"
 
 
+def test_listeners_hear_the_trial_begin() -> None:
+    """An expired open circuit already reads half-open, so comparing states before and after
+    claiming the trial saw no change: the half_open gauge was never 1 (found in review)."""
+    clock = Clock()
+    seen: list[tuple[str, Circuit, Circuit]] = []
+    health = Health(lambda: POLICY, clock, [lambda b, x, y: seen.append((b, x, y))])
+    for _ in range(3):
+        health.attempt_finished("local", "local", "error", "timeout")
+    clock.now += 1.0
+    assert health.claim_probe_trial("local")
+    health.failed("local", "probe failed")
+    assert seen == [
+        ("local", "closed", "open"),
+        ("local", "open", "half_open"),
+        ("local", "half_open", "open"),
+    ]
+
+
 def test_health_tells_listeners_about_transitions() -> None:
     clock = Clock()
     seen: list[tuple[str, Circuit, Circuit]] = []
@@ -120,7 +138,11 @@ def test_health_tells_listeners_about_transitions() -> None:
     assert health.circuit("cloud") == "open"  # only one
     health.attempt_finished("cloud", "cloud", "ok", None)
     assert health.circuit("cloud") == "closed"
-    assert seen == [("cloud", "closed", "open"), ("cloud", "half_open", "closed")]
+    assert seen == [
+        ("cloud", "closed", "open"),
+        ("cloud", "open", "half_open"),  # the live trial began (this test once left it out)
+        ("cloud", "half_open", "closed"),
+    ]
 
 
 def test_probed_backends_never_offer_live_trials() -> None:

@@ -192,3 +192,48 @@ def test_a_retired_backend_lets_go_of_its_idle_connections(tmp_path: Path) -> No
             assert chat(proxy.url, model="local").status_code == 200
             assert new_local.stats()["by_path"]["/v1/chat/completions"] == 1
             assert status(proxy.root)["extra"]["reload"]["retiring_backends"] == 1
+
+
+def test_a_reload_forgets_what_was_learned_about_a_changed_or_removed_backend(
+    tmp_path: Path,
+) -> None:
+    """Found in review: a backend re-pointed at a new server kept the old server's context
+    window for up to `models_refresh_s`; a removed backend kept exporting `up=0` (an alert
+    that fired until a restart); sticky settings applied to new entries only."""
+    from tests.resilience.conftest import FAST
+
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=4096) as small,
+        simulator(profile="vllm", model="local-model", max_model_len=131072) as large,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers = {"local": small, "cloud": cloud}
+        config = config_for(servers, tmp_path, resilience=FAST)
+        data = config.model_dump(mode="json")
+        data["backends"].append({**data["backends"][1], "name": "cloud2"})
+        path = write(tmp_path / "router.yaml", data)
+        with router(parse(data)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+
+            def backends() -> dict[str, Any]:
+                return dict(status(proxy.root)["extra"]["resilience"]["backends"])
+
+            until(lambda: backends()["local"]["context_window"] == 4096, what="window learned")
+            chat(proxy.url, model="auto", user="agent-1")
+            assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] == 1
+
+            moved = {**data, "resilience": {**data["resilience"], "sticky_ttl_s": 0}}
+            moved["backends"] = [
+                {**data["backends"][0], "base_url": large.url},
+                data["backends"][1],
+            ]
+            write(path, moved)
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            until(lambda: backends()["local"]["context_window"] == 131072, what="new window")
+            assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] == 0
+            metrics = httpx.get(f"{proxy.root}/metrics").text
+            assert not any(
+                line.startswith(("smf_router_backend_up", "smf_router_backend_circuit_state"))
+                and 'backend="cloud2"' in line
+                for line in metrics.splitlines()
+            )

@@ -57,3 +57,14 @@ def test_ttl_zero_turns_it_off() -> None:
     table = StickyTable(ttl_s=0, max_entries=10, clock=Clock())
     table.remember("a", "local")
     assert table.get("a") is None
+
+
+def test_resize_applies_a_reloaded_size_and_ttl_to_existing_entries() -> None:
+    clock = [0.0]
+    table = StickyTable(60.0, 10, lambda: clock[0])
+    for i in range(6):
+        table.remember(f"c{i}", "local")
+    table.resize(60.0, 2)
+    assert len(table) == 2 and table.get("c5") == "local" and table.get("c0") is None
+    table.resize(0.0, 2)  # a TTL of 0 turns stickiness off: nothing may keep routing
+    assert len(table) == 0
