@@ -96,10 +96,19 @@ def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
         ) from None
 
 
+_YES, _NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+
+
 def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
     """A private request never leaves for a cloud backend: the caller's key says so, or the
-    request's `x-smf-private` header."""
-    return caller.private or headers.get("x-smf-private", "").lower() in ("1", "true", "yes")
+    request's `x-smf-private` header. A value that is neither yes nor no is refused rather
+    than read as "not private": a privacy switch must not fail open."""
+    value = headers.get("x-smf-private", "").strip().lower()
+    if value not in _YES and value not in _NO:
+        raise BadRequest(
+            f"x-smf-private must be one of {', '.join(_YES + _NO[1:])}, not {value[:20]!r}"
+        )
+    return caller.private or value in _YES
 
 
 class Gateway:

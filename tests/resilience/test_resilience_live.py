@@ -70,6 +70,21 @@ def test_private_request_is_never_sent_to_cloud(pair: dict[str, Running], tmp_pa
         assert chat(proxy.url).headers["x-smf-backend"] == "cloud"  # others still served
 
 
+def test_an_unreadable_privacy_header_is_refused_not_read_as_public(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """`x-smf-private: on` was read as "not private" and served by the cloud (found in
+    review): a privacy switch must not fail open."""
+    with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
+        before = posts(pair["cloud"])
+        pair["local"].control("faults", {"down": True, "for_s": 2.0})
+        served = chat(proxy.url, model="math", headers={"x-smf-private": "on"})
+        assert served.headers.get("x-smf-backend", "") != "cloud"
+        unclear = chat(proxy.url, headers={"x-smf-private": "maybe"})
+        assert unclear.status_code == 400 and "x-smf-private" in unclear.json()["error"]["message"]
+        assert posts(pair["cloud"]) == before
+
+
 def test_local_at_its_concurrency_limit_overflows_to_cloud(tmp_path: Path) -> None:
     with (
         simulator(profile="vllm", model="local-model", ttft_s=1.5) as local,
