@@ -219,11 +219,21 @@ VARIANTS: list[tuple[str, ...]] = [
     ("      same, head without class balance (missed most directives)", "0.806", "0.906", "~0"),
     ("      same, look-alikes but not directives in the first model", "0.799", "0.904", "~0"),
     (
-        "    + answer head (shipped below), + 239 count-in-a-task sentences for the first model",
+        "    + answer head, + 239 count-in-a-task sentences for the first model",
         "0.803",
         "0.905",
         "~0",
     ),
+    ("shipped until 2026-12-01 (5): round 5, answer head", "0.804", "0.907", "~0"),
+    (
+        "  + team round 6, code whose content is numbers (310 rows; shipped below)",
+        "0.805",
+        "0.906",
+        "~0",
+    ),
+    ("    same, + code-line and line-start keyword cues", "0.807", "0.908", "~0"),
+    ("    same, + identifier and operator cues", "0.808", "0.909", "~0"),
+    ("    same, all three cues", "0.805", "0.908", "~0"),
 ]
 
 

@@ -172,6 +172,21 @@ model (0.802), and 239 sentences with a count inside a task's sentence ("Write
 a 30-word summary of ...") for the first model (0.803; it raised the detector on "My son
 wrote his first sentence today" to 0.44).
 
+**Round 6, code whose content is numbers** (the last rows): pasted code that computes things
+(an average in C, an Euler step, a spreadsheet formula, a percentage in JavaScript) with a
+coding ask was read as math or reasoning: of 19 such prompts written for
+`tests/classifier/test_classifier_numeric_code.py` before any data, the shipped model got 5
+(1 of the 10 written last). Two authors (AI assistant sessions, from a brief that named the
+shape, not any prompt) wrote 170 such requests in 16 programming languages and 150
+look-alikes (math and puzzles in code-like notation, prose about numbers, numeric data to
+transform); 10 were dropped for an 8-word overlap with a training file, none with a
+validation file (`team_round6.jsonl`, 310 rows). Now 11 of 19, the 9 look-alikes stay right,
+and the synthetic "very long" probe passes; held-out 0.804 -> 0.805 and 0.907 -> 0.906,
+leave-one-source-out over the rows that existed before 0.707 -> 0.704. Cues for code lines,
+line-start keywords and identifiers (`f:codelines`, `f:codekeys`, `f:idents`) moved the
+probes by one to three of 19 and held-out within noise: not shipped, one mechanism (the
+data) is enough to explain.
+
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.
 """
