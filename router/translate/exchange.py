@@ -9,7 +9,7 @@ fallback and the relay work the same either way. Translation never forwards the
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any, Protocol
 
 import orjson
@@ -79,29 +79,41 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
 
 
 async def _translated(pieces: AsyncIterator[bytes], out: ChatStream) -> AsyncIterator[bytes]:
-    """Chat SSE bytes in, the client API's events out; stops at the first error event."""
+    """Chat SSE bytes in, the client API's events out; stops at the first error event.
+
+    One item per upstream piece, empty when the piece made no event (a keep-alive, a tool
+    call held back while another is incomplete): the relay's stall timer counts upstream
+    progress, so a live upstream is never taken for a stalled one."""
     buffer = EventBuffer()
     async for piece in pieces:
-        for _, data in buffer.feed(piece):
-            if data is None:
-                continue
-            if data == DONE:
-                for event in out.end():
-                    yield event
-                return
-            try:
-                chunk = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                yield b"data: " + data + b"\n\n"  # the relay reports it as malformed
-                return
-            if isinstance(chunk, dict):
-                for event in out.feed(chunk):
-                    yield event
-            if out.ended:
-                return
+        events, over = _events(buffer.feed(piece), out)
+        yield b"".join(events)
+        if over:
+            return
     if out.finished:  # no [DONE], but the upstream had said why it stopped: a whole answer
-        for event in out.end():
-            yield event
+        yield b"".join(out.end())
+
+
+def _events(
+    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream
+) -> tuple[list[bytes], bool]:
+    """The client API's events for one upstream piece's chat events, and whether the
+    stream is over (its end, an error event, or garbage the relay reports as malformed)."""
+    events: list[bytes] = []
+    for _, data in parsed:
+        if data is None:
+            continue
+        if data == DONE:
+            return [*events, *out.end()], True
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return [*events, b"data: " + data + b"\n\n"], True
+        if isinstance(chunk, dict):
+            events.extend(out.feed(chunk))
+        if out.ended:
+            return events, True
+    return events, False
 
 
 def _parse(raw: bytes, name: str) -> dict[str, Any]:

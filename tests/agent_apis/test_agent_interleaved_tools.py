@@ -171,3 +171,50 @@ def _cuts(length: int) -> st.SearchStrategy[list[int]]:
 def _split(text: str, cuts: list[int]) -> list[str]:
     bounds = [0, *[c for c in cuts if 0 < c < len(text)], len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def test_every_upstream_piece_reaches_the_relay_even_when_it_makes_no_event() -> None:
+    """Pieces held back behind an incomplete call made no event, so the relay's stall timer
+    (which counts what reaches it) ended a live stream as stalled (found in review)."""
+    import asyncio
+
+    from router.translate.exchange import _translated
+
+    upstream = [
+        chunk({"role": "assistant", "content": ""}),
+        {**call(0, "", "get_time")},  # no arguments yet: the call may still grow
+        *[chunk({"content": f"word{i} "}) for i in range(5)],
+        chunk({}, "tool_calls"),
+    ]
+    raw = [b"data: " + orjson.dumps(c) + b"\n\n" for c in upstream] + [b"data: [DONE]\n\n"]
+
+    async def pieces() -> Any:
+        for piece in raw:
+            yield piece
+
+    async def collect() -> list[bytes]:
+        return [item async for item in _translated(pieces(), anthropic_reply.MessagesStream())]
+
+    out = asyncio.run(collect())
+    assert len(out) == len(raw)  # one item per upstream piece, empty or not
+    assert out[2:7] == [b""] * 5  # the text waits behind the call...
+    assert b"word4" in out[-1]  # ...and comes out at the end, nothing lost
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-999, 999) | st.text('a"\\{}[],: '),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text('a"\\{}'), inner),
+        max_leaves=8,
+    ).filter(lambda v: isinstance(v, dict | list)),
+    st.integers(1, 7),
+)
+def test_a_call_is_whole_exactly_when_its_json_is(value: Any, size: int) -> None:
+    from router.translate.blocks import JsonShape
+
+    text = orjson.dumps(value).decode()
+    shape = JsonShape()
+    for start in range(0, len(text), size):
+        shape.feed(text[start : start + size])
+        assert shape.whole == (start + size >= len(text))
