@@ -122,6 +122,9 @@ class Health:
         self.listeners: list[Listener] = listeners if listeners is not None else []
         self.breakers: dict[str, Breaker] = {}
         self.live_trials: set[str] = set()
+        # Backends whose circuit a refusal opened (a wrong key, a missing model): a probe
+        # cannot clear them (/health answers without the key), so only a live trial can.
+        self.refused: set[str] = set()
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -133,12 +136,15 @@ class Health:
         """What routing should see: half-open only while a live trial may still be taken."""
         breaker = self.breaker(backend)
         state = breaker.state(self.clock())
-        if state == "half_open" and (breaker.trial or backend not in self.live_trials):
+        if state == "half_open" and (breaker.trial or not self.takes_live_trial(backend)):
             return "open"
         return state
 
+    def takes_live_trial(self, backend: str) -> bool:
+        return backend in self.live_trials or backend in self.refused
+
     def attempt_started(self, backend: str, tier: str) -> None:
-        if backend in self.live_trials:
+        if self.takes_live_trial(backend):
             self._change(backend, lambda b, now: b.claim_trial(now))
 
     def attempt_finished(
@@ -152,9 +158,13 @@ class Health:
             self._change(backend, lambda b, now: b.neutral())
 
     def succeeded(self, backend: str, live: bool = True) -> None:
+        if live:
+            self.refused.discard(backend)
         self._change(backend, lambda b, now: b.success(live))
 
     def failed(self, backend: str, why: str) -> None:
+        if why == "backend_refused":
+            self.refused.add(backend)
         policy = self.policy()
         before = self.breaker(backend).state(self.clock())
         self._change(backend, lambda b, now: b.failure(now, policy))

@@ -165,8 +165,8 @@ class Resilience:
         if not can_probe(settings):
             return False
         state = self.health.breaker(settings.name).state(self.clock())
-        if state == "half_open":
-            return True
+        if state == "half_open":  # unless only a live request can tell (a refused key)
+            return settings.name not in self.health.refused
         return state == "closed" and self.clock() >= self._next_probe.get(settings.name, 0.0)
 
     async def _probe_one(self, client: httpx.AsyncClient, settings: BackendSettings) -> None:
@@ -235,6 +235,7 @@ class Resilience:
             metrics = self.components.metrics
             for name in stale:
                 self.health.breakers.pop(name, None)
+                self.health.refused.discard(name)
                 load = self.capacity.load(name)  # in-flight counts stay: attempts still run
                 load.polled, load.service_s, load.context_window = None, None, None
                 load.polled_at = float("-inf")

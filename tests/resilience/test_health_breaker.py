@@ -107,6 +107,24 @@ def test_a_backend_refusing_the_routers_key_opens_its_circuit() -> None:
     assert health.circuit("cloud") == "open"
 
 
+def test_a_refused_backend_is_cleared_by_a_live_request_not_by_a_probe() -> None:
+    """/health answers without the key, so a probe closed the circuit of a backend that
+    refuses the router every open period, and live requests hit the bad key again."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    for _ in range(3):
+        health.attempt_finished("local", "local", "error", "backend_refused")
+    clock.now += 1.0
+    assert health.circuit("local") == "half_open"  # offered to one live request
+    health.attempt_started("local", "local")
+    health.attempt_finished("local", "local", "error", "backend_refused")
+    assert health.circuit("local") == "open"
+    clock.now += 10.0
+    health.attempt_started("local", "local")
+    health.attempt_finished("local", "local", "ok", None)  # the key was fixed
+    assert health.circuit("local") == "closed" and "local" not in health.refused
+
+
 def test_listeners_hear_the_trial_begin() -> None:
     """An expired open circuit already reads half-open, so comparing states before and after
     claiming the trial saw no change: the half_open gauge was never 1 (found in review)."""

@@ -9,9 +9,11 @@ Real refusals: the simulator checks the key and the model name like vLLM and Ope
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import openai
 import pytest
 
@@ -125,3 +127,50 @@ def test_litellm_backend_refusal_falls_back(tmp_path: Path) -> None:
     assert raw.headers["x-smf-backend"] == "cloud"
     first = record.attempts[0]
     assert (first.backend, first.error_kind, first.status) == ("claude", "backend_refused", 401)
+
+
+def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(tmp_path: Path) -> None:
+    """vLLM's /health answers without the key: probes closed the circuit every open period
+    and live requests hit the bad key again (found in review)."""
+    os.environ[KEY_ENV] = SENT_KEY
+    fast = {"open_s": 0.2, "max_open_s": 0.4, "probe_interval_s": 0.1, "probe_timeout_s": 0.5}
+    with (
+        simulator(profile="vllm", model="local-model", api_key="the-right-key") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = parse(
+            {
+                "backends": [
+                    {
+                        "name": "local",
+                        "tier": "local",
+                        "base_url": local.url,
+                        "model": "local-model",
+                        "api_key_env": KEY_ENV,
+                    },
+                    {
+                        "name": "cloud",
+                        "tier": "cloud",
+                        "base_url": cloud.url,
+                        "model": "cloud-model",
+                    },
+                ],
+                "routes": {intent: ["local", "cloud"] for intent in INTENTS},
+                "ledger": {"path": str(tmp_path / "ledger")},
+                "resilience": fast,
+            }
+        )
+        with router(config) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            served, circuits = [], []
+            for _ in range(20):  # several open periods
+                raw = client.chat.completions.with_raw_response.create(
+                    model="coding", messages=MESSAGES
+                )
+                served.append(raw.headers["x-smf-backend"])
+                state = httpx.get(f"{proxy.root}/v1/router/status", trust_env=False).json()
+                circuits.append(state["extra"]["resilience"]["backends"]["local"]["circuit"])
+                time.sleep(0.1)
+    assert set(served) == {"cloud"}
+    opened = circuits.index("open")
+    assert "closed" not in circuits[opened:], circuits
