@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import signal
 import socket
 from collections.abc import Callable
@@ -81,12 +82,19 @@ def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Co
         port=port,
         log_config=None,
         access_log=False,
-        timeout_graceful_shutdown=int(config.server.drain_s) or None,
+        timeout_graceful_shutdown=drain_timeout(config.server.drain_s),
         proxy_headers=config.server.proxy_headers,
         lifespan="on",
         ws="none",  # no WebSocket endpoints: skip importing a WebSocket library at start
         http=CorkedHttpToolsProtocol,  # one write per reply and loop turn (router.api.corking)
     )
+
+
+def drain_timeout(drain_s: float) -> int:
+    """uvicorn's graceful-shutdown limit: whole seconds, rounded up. Never None, which
+    uvicorn reads as "wait for every stream however long" (`drain_s: 0` meant exactly that,
+    and systemd or Kubernetes killed the router before the ledger flushed)."""
+    return math.ceil(drain_s)
 
 
 class _Server(uvicorn.Server):

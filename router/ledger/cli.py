@@ -87,7 +87,9 @@ def compact_command(
     grace_hours: Annotated[
         float, typer.Option(help="A day is closed this long after it ended.")
     ] = 1.0,
-    retention_days: Annotated[int | None, typer.Option(help="Drop days older than this.")] = None,
+    retention_days: Annotated[
+        int | None, typer.Option(min=1, help="Drop days older than this (at least 1).")
+    ] = None,
 ) -> None:
     """Merge each closed day into one file, and drop days past retention."""
     from router.ledger import compaction
@@ -95,7 +97,9 @@ def compact_command(
     config = load_or_exit(config_path)
     directory = _ledger_dir(ledger, config)
     now = datetime.now(UTC)
-    keep = retention_days or (config.ledger.retention_days if config else None)
+    keep = retention_days
+    if keep is None and config is not None:
+        keep = config.ledger.retention_days
     text_keep = config.ledger.text_retention_days if config else None
     dropped = compaction.apply_retentions(directory, keep, text_keep, now)
     result = compaction.compact(directory, now, grace_s=grace_hours * 3600)

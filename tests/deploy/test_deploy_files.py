@@ -128,6 +128,12 @@ def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
     assert keys["User"] == "smf-router" and keys["StateDirectory"] == "smf-router"
     assert keys["NoNewPrivileges"] == "yes" and keys["ProtectSystem"] == "strict"
     assert keys["ExecReload"].endswith("-HUP $MAINPID")
+    # numpy's OpenBLAS calls mbind at import and the eval sandbox calls setrlimit (both in
+    # @resources): denied, the unit killed the router at start (found in review, by running
+    # it under a seccomp filter that kills on mbind). A denied call must fail with EPERM.
+    denied = [v for k, v in re.findall(r"^(\w+)=~(.*)$", text, re.M) if k == "SystemCallFilter"]
+    assert not any("@resources" in d for d in denied)
+    assert keys["SystemCallErrorNumber"] == "EPERM"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")

@@ -379,3 +379,25 @@ def test_a_filesystem_that_cannot_sync_a_directory_still_gets_its_files(
     path = tmp_path / "records" / "day=2026-06-01" / "a.parquet"
     segments.write_segment(path, pa.table({"id": ["a"]}))
     assert segments.read_segment(path).rows == 1
+
+
+def test_compact_refuses_a_retention_below_one_day(tmp_path: Path) -> None:
+    """`--retention-days -1` put the cutoff in the future and dropped every day, today's
+    live partition included; `0` was silently replaced by the config's 730 (found in review)."""
+    import subprocess
+
+    from router.record import Record
+    from tests.harness import VENV_BIN
+
+    writer = LedgerWriter(tmp_path, process_tag="w")
+    writer.submit(Record("r1", time.time()))
+    writer.close()
+    before = sorted(tmp_path.rglob("*.parquet"))
+    for days in ("-1", "0"):
+        done = subprocess.run(
+            [str(VENV_BIN / "smf-router"), "ledger", "compact", "--ledger", str(tmp_path),
+             "--retention-days", days],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2 and "retention-days" in done.stderr, done.stderr[-300:]
+    assert sorted(tmp_path.rglob("*.parquet")) == before

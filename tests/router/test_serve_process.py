@@ -117,3 +117,12 @@ def test_simulate_command_passes_simulator_options(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_drain_below_one_second_is_not_an_endless_wait() -> None:
+    """`int(drain_s) or None` turned 0 and 0.5 into None, which uvicorn reads as "wait for
+    every stream however long": the supervisor killed the router before the ledger
+    flushed (found in review)."""
+    from router.serve import drain_timeout
+
+    assert [drain_timeout(s) for s in (0, 0.5, 1, 29.2)] == [0, 1, 1, 30]
