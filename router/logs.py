@@ -29,12 +29,17 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure(level: str = "info") -> None:
+    """The router's own loggers (`smf_router.*`) at `level`; every other library's warnings
+    through the same JSON handler, so a log pipeline never meets a line it cannot parse."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    root = logging.getLogger("smf_router")
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    root.propagate = False
+    ours = logging.getLogger("smf_router")
+    ours.handlers[:] = [handler]
+    ours.setLevel(level.upper())
+    ours.propagate = False
+    others = logging.getLogger()
+    others.handlers[:] = [handler]
+    others.setLevel(logging.WARNING)
 
 
 class RequestLog:

@@ -17,7 +17,7 @@ from router import price_map
 from router.config import Backend, Config, LocalCost
 from router.record import Record, Usage
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.pricing")
 
 MONTH_S = 365.25 / 12 * 86400  # an average month, in seconds
 MTOK = 1_000_000

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.span_export")
 
 SERVER, CLIENT, INTERNAL = "server", "client", "internal"
 

@@ -23,7 +23,7 @@ from router.span_export import CLIENT, INTERNAL, SERVER, SpanRecord, SpanShipper
 if TYPE_CHECKING:
     from router.config import Config
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.tracing")
 
 Attributes = Mapping[str, str | bool | int | float | Sequence[str]]
 

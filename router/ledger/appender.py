@@ -29,7 +29,7 @@ from router.ledger.segments import Segment
 from router.pricing import price_map_version
 from router.record import Record
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.ledger.appender")
 
 MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
 SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them

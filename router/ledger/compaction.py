@@ -25,7 +25,7 @@ from router.ledger import rollups, segments
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.ledger.compaction")
 
 
 @dataclass(slots=True)

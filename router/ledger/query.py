@@ -20,7 +20,7 @@ import pyarrow as pa
 from router.ledger import rollups, segments
 from router.ledger.schema import SCHEMAS
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.ledger.query")
 
 RETRIES = 2
 # errors in the query itself: re-reading the files cannot help

@@ -33,7 +33,7 @@ from router.record import Record
 if TYPE_CHECKING:
     from router.ledger.appender import Appender
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("smf_router.ledger.writer")
 
 ROW_TABLES = tuple(ROW_COLUMNS)
 _ROW_NAMES = {table: frozenset(name for name, _ in cols) for table, cols in ROW_COLUMNS.items()}

@@ -126,3 +126,36 @@ def test_a_drain_below_one_second_is_not_an_endless_wait() -> None:
     from router.serve import drain_timeout
 
     assert [drain_timeout(s) for s in (0, 0.5, 1, 29.2)] == [0, 1, 1, 30]
+
+
+def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Path) -> None:
+    """The ledger, pricing and tracing logged under `router.*`, outside the configured
+    `smf_router` tree: their lines (a failing ledger write among them) came out as plain
+    text, and their info lines were lost (found in review)."""
+    import json
+    import time
+
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    with simulator(profile="vllm", model="local-model") as local:
+        intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+        config = {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+            ],
+            "routes": {i: ["local"] for i in intents},
+            "ledger": {"path": str(blocked / "ledger"), "flush_interval_s": 0.2},
+        }
+        with router_process(config, tmp_path) as (proxy, _):
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
+            client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
+            )
+            log = next(tmp_path.glob("router-*.log"))
+            end = time.monotonic() + 20
+            while b"ledger write failed" not in log.read_bytes() and time.monotonic() < end:
+                time.sleep(0.1)
+    lines = [line for line in log.read_text().splitlines() if line.strip()]
+    parsed = [json.loads(line) for line in lines]  # raises on any plain-text line
+    failed = [p for p in parsed if "ledger write failed" in p["msg"]]
+    assert failed and failed[0]["logger"].startswith("smf_router.ledger")
