@@ -33,7 +33,7 @@ from router import live
 from router.backends import Backend, create
 from router.canary_gates import ensure_gated
 from router.config import Backend as BackendSettings
-from router.config import CanarySettings, Config
+from router.config import CanarySettings, Config, ConfigError
 from router.errors import UpstreamError
 from router.gating import Change, GateBook, learn_floors
 from router.policy import BackendState, context_window
@@ -370,7 +370,11 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
 
 
 def load_cases(config: Config) -> list[Case]:
-    return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
+    """The configured suites; one that does not load is the config's error, named so."""
+    try:
+        return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
+    except (OSError, ValueError) as exc:  # SuiteError is a ValueError
+        raise ConfigError(f"canary.suites: {exc}") from None
 
 
 def install(components: Any) -> None:

@@ -45,10 +45,15 @@ def serve(
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
     from router.cli_config import locate
+    from router.config import ConfigError
     from router.serve import run
 
     loaded, demo = load_config(config)
-    run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]
+    try:
+        run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]
+    except ConfigError as exc:  # found while building (a suite that does not load)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -145,6 +145,17 @@ class CanarySettings(Strict):
     baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
     floor_margin: float = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
 
+    @model_validator(mode="after")
+    def _check_paths(self) -> CanarySettings:
+        """Files are checked here, so `config check` catches a typo that would otherwise
+        stop `serve` with a traceback."""
+        if self.suites is not None and not Path(self.suites).is_dir():
+            raise ValueError(f"canary.suites: no such directory {self.suites!r}")
+        for backend, path in self.baselines.items():
+            if not Path(path).is_file():
+                raise ValueError(f"canary.baselines.{backend}: no such file {path!r}")
+        return self
+
 
 class ResilienceSettings(Strict):
     """Circuit breaking, probing, capacity overflow and sticky conversations."""

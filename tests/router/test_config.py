@@ -103,6 +103,16 @@ def test_a_canary_window_smaller_than_min_samples_is_rejected(tmp_path: Path) ->
         load(path, env={})
 
 
+def test_missing_canary_suites_or_baselines_are_config_errors(tmp_path: Path) -> None:
+    """A mistyped path passed `config check`, then stopped `serve` with a traceback."""
+    path = write(tmp_path, GOOD + f"canary:\n  suites: {tmp_path / 'nosuch'}\n")
+    with pytest.raises(ConfigError, match=r"canary\.suites: no such directory"):
+        load(path, env={})
+    path = write(tmp_path, GOOD + f"canary:\n  baselines:\n    local: {tmp_path / 'x.json'}\n")
+    with pytest.raises(ConfigError, match=r"canary\.baselines\.local: no such file"):
+        load(path, env={})
+
+
 def test_a_health_path_without_a_leading_slash_is_rejected(tmp_path: Path) -> None:
     """`healthz` made every probe an invalid URL (see the probe loop's own test)."""
     path = write(tmp_path, GOOD.replace("tier: local", "tier: local\n    health_path: healthz"))

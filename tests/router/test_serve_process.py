@@ -159,3 +159,32 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
     parsed = [json.loads(line) for line in lines]  # raises on any plain-text line
     failed = [p for p in parsed if "ledger write failed" in p["msg"]]
     assert failed and failed[0]["logger"].startswith("smf_router.ledger")
+
+
+def test_a_canary_suite_that_does_not_load_stops_serve_with_a_message(tmp_path: Path) -> None:
+    """It stopped `serve` with a long traceback (found in review)."""
+    import yaml
+
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "math.yaml").write_text("- {id: x\n")
+    intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+    config = {
+        "backends": [
+            {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+        ],
+        "routes": {i: ["local"] for i in intents},
+        "ledger": {"path": str(tmp_path / "ledger")},
+        "canary": {"enabled": True, "suites": str(suites)},
+    }
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(config))
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr[-500:]
+    assert "canary.suites" in done.stderr and "Traceback" not in done.stderr
