@@ -25,8 +25,12 @@ CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endp
 
 
 def select_cases(suites: Path, profile: str | None) -> list[Case]:
-    """A published profile under an smf-bench checkout, or every case under ``suites``."""
-    return load_profile(suites, profile) if profile else load(suites)
+    """A published profile under an smf-bench checkout, or every case under ``suites``;
+    a path that does not load is the option's error, not a traceback."""
+    try:
+        return load_profile(suites, profile) if profile else load(suites)
+    except (OSError, ValueError) as exc:  # SuiteError is a ValueError
+        raise typer.BadParameter(str(exc) or f"no such file or directory: {suites}") from None
 
 
 def run_document(

@@ -63,7 +63,13 @@ def report_command(
         end = report.parse_since(until) if until else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    data = report.build(_ledger_dir(ledger, config), start, end, by.value, config)
+    directory = _ledger_dir(ledger, config)
+    if not directory.is_dir():  # a typo must not read as "no traffic": a table of zeros
+        typer.echo(
+            f"error: no ledger at {directory} (--ledger or the config's ledger.path)", err=True
+        )
+        raise typer.Exit(2)
+    data = report.build(directory, start, end, by.value, config)
     render = {
         Format.table: report_render.to_table,
         Format.csv: report_render.to_csv,
@@ -72,6 +78,7 @@ def report_command(
     }[fmt]
     text = render(data)
     if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {out}", err=True)
     else:

@@ -221,3 +221,11 @@ async def test_a_backend_extra_body_never_overrides_the_case(fake_server: FakeSe
     (sent,) = fake_server.bodies
     assert (sent["max_tokens"], sent["temperature"]) == (case.max_tokens, case.temperature)
     assert sent["seed"] == 7
+
+
+def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
+    """A missing --suites path ended in a FileNotFoundError traceback (found in review)."""
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    missing = CliRunner().invoke(app, [*args, "--suites", str(tmp_path / "nosuch")])
+    assert missing.exit_code == 2 and "nosuch" in missing.output
+    assert not isinstance(missing.exception, FileNotFoundError)

@@ -123,6 +123,21 @@ def test_cli_report_json_and_bad_since(ledger: Path, tmp_path: Path) -> None:
     assert bad.exit_code != 0
 
 
+def test_cli_report_on_a_missing_ledger_says_so_and_writes_into_new_directories(
+    ledger: Path, tmp_path: Path
+) -> None:
+    """A mistyped --ledger printed a table of zeros with status 0, and --out into a
+    directory that did not exist ended in a traceback (found in review)."""
+    typo = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "leger")])
+    assert typo.exit_code == 2 and "no ledger at" in typo.output
+    out = tmp_path / "reports" / "2026" / "r.html"
+    made = CliRunner().invoke(
+        app, ["report", "--ledger", str(ledger), "--format", "html", "--out", str(out)]
+    )
+    assert made.exit_code == 0, made.output
+    assert out.read_text().startswith("<!doctype html>")
+
+
 def test_parse_since() -> None:
     now = datetime(2026, 3, 31, tzinfo=UTC)
     assert report.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)
