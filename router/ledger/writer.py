@@ -57,6 +57,10 @@ class LedgerWriter:
         max_queue: int = 1_000_000,
     ) -> None:
         self.directory = Path(directory)
+        try:  # at once, so a report right after start finds the (empty) ledger
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # the writes will say so, and retry
+            log.error("cannot create the ledger directory %s: %s", self.directory, exc)
         self.flush_interval_s = flush_interval_s
         self.process_tag = process_tag or default_process_tag()
         self.store_text = store_text

@@ -143,3 +143,12 @@ def test_parse_since() -> None:
     assert report.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)
     assert report.parse_since("12h", now) == datetime(2026, 3, 30, 12, tzinfo=UTC)
     assert report.parse_since("2026-03-05", now) == datetime(2026, 3, 5, tzinfo=UTC)
+
+
+def test_a_report_right_after_the_router_started_finds_an_empty_ledger(tmp_path: Path) -> None:
+    from router.ledger import LedgerWriter
+
+    writer = LedgerWriter(tmp_path / "var" / "ledger")  # as the router makes it at start
+    result = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "var" / "ledger")])
+    writer.close()
+    assert result.exit_code == 0, result.output
