@@ -342,13 +342,28 @@ def _describe(exc: ValidationError, source: str, text: str | None) -> str:
 
 
 def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """Best effort: the line of the deepest named key in the YAML text."""
-    for part in reversed(loc):
-        if isinstance(part, str):
-            match = re.search(rf"^\s*-?\s*{re.escape(part)}\s*:", text, re.M)
-            if match:
-                return text.count("\n", 0, match.start()) + 1
-    return None
+    """The line of the deepest part of `loc` the YAML holds: the key itself, or for a
+    missing key its list item or section (matching the first `key:` in the text pointed
+    at another backend's lines)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if pair is None:
+                break
+            line, node = pair[0].start_mark.line + 1, pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                break
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
 
 
 def hash_key(key: str) -> str:

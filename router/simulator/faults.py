@@ -1,5 +1,9 @@
 """The faults a simulated backend can inject, and how one is chosen for a request.
 
+`queued` shapes streams only: a whole reply's headers come with its body, so it is not
+delayed. The `down` fault refuses each request; `POST /sim/faults {"down": true, "for_s":
+S}` instead makes the port itself refuse connections, health and models included.
+
 Precedence: the `x-sim-fault` header, then a `model+NAME[:ARG]` suffix, then the default set
 at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the fault rates.
 
@@ -11,13 +15,13 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `reset` | TCP RST after the request is read: no HTTP response at all |
 | `no_response` | the request is read and never answered |
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
-| `queued[:S]` | headers at once, S seconds of SSE comments, then the events (default 10) |
+| `queued[:S]` | streams: headers at once, S s of SSE comments, then events (default 10) |
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
 | `context_length` | the profile's context-length 400, whatever the prompt |
-| `down` | per request like `reset`; via `/sim/faults` the port refuses connections |
+| `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
 """
 
 from __future__ import annotations

@@ -89,6 +89,23 @@ def test_unknown_field_names_field_file_and_line(tmp_path: Path) -> None:
     assert "router.yaml" in message and "backends.1.modle" in message and "line 11" in message
 
 
+def test_errors_in_the_second_backend_point_at_its_own_lines(tmp_path: Path) -> None:
+    """The first `tier:` in the file was reported, the first backend's (found in review)."""
+    text = (
+        "backends:\n"
+        "  - name: local\n    tier: local\n    base_url: http://127.0.0.1:9/v1\n    model: m\n"
+        "  - name: cloud\n    tier: clowd\n    base_url: http://127.0.0.1:9/v1\n    modle: g\n"
+    )
+    path = tmp_path / "router.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load(path, env={})
+    message = str(info.value)
+    assert "backends.1.tier (line 7)" in message  # not line 3
+    assert "backends.1.model (line 6)" in message  # missing: the list item that lacks it
+    assert "backends.1.modle (line 9)" in message
+
+
 def test_route_to_unknown_backend_is_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD + "routes:\n  coding: [gpu]\n")
     with pytest.raises(ConfigError, match=r"routes\.coding: unknown backend 'gpu'"):
