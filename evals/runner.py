@@ -105,7 +105,8 @@ def _text(value: Any, name: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "".join(p.get("text") or "" for p in value if isinstance(p, dict))
+        texts = [p.get("text") for p in value if isinstance(p, dict)]
+        return "".join(t for t in texts if isinstance(t, str))
     raise TransportProblem(f"malformed completion: {name} is {type(value).__name__}")
 
 

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from evals.graders import count_units, extract_code
@@ -73,16 +74,38 @@ def normalise(value: str) -> str:
 
 
 def _as_number(text: str) -> str | None:
-    match = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:\s*/\s*(-?\d+(?:\.\d+)?))?\s*%?", text)
+    """An exact canonical form: 0.5, 1/2 and 50% are the same answer; 1234567890123 and
+    1234567890124 are not (a float rounded to some digits said they were)."""
+    match = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:\s*/\s*(-?\d+(?:\.\d+)?))?\s*(%?)", text)
     if not match:
         return None
-    value = float(match.group(1))
+    value = Fraction(match.group(1))
     if match.group(2):
-        denominator = float(match.group(2))
+        denominator = Fraction(match.group(2))
         if denominator == 0:
             return None
         value /= denominator
-    return f"{value:.12g}"  # 12 digits: 0.1 + 0.2 is 0.3, 1234567 is not 1234568
+    if match.group(3):
+        value /= 100
+    return _decimal(value)
+
+
+def _decimal(value: Fraction) -> str:
+    """7.5 rather than 15/2 when the value has a finite decimal form; n/d otherwise."""
+    twos = fives = 0
+    rest = value.denominator
+    while rest % 2 == 0:
+        rest, twos = rest // 2, twos + 1
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    if rest != 1:
+        return f"{value.numerator}/{value.denominator}"
+    places = max(twos, fives)  # 10**places is a multiple of the denominator: exact
+    if places == 0:
+        return str(value.numerator)
+    sign = "-" if value < 0 else ""
+    digits = str(abs(value.numerator) * 10**places // value.denominator).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
 
 
 def final_answer(text: str, last_number: bool = True) -> str | None:

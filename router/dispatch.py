@@ -298,14 +298,17 @@ def _short_retry_after(error: UpstreamError, limit: float) -> bool:
 
 
 def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
-    """The first error that carries an upstream verdict, else the first error.
+    """A rate limit if any backend asked to wait (retrying later may well succeed), else
+    the first error that carries an upstream verdict, else the first error.
 
     A rate limit carries the soonest time any backend said it would take a request again,
     so the client's SDK waits that long before its own retry."""
+    limited = [e for e in errors if isinstance(e, RateLimited)]
+    if limited:
+        waits = [e.retry_after for e in limited if e.retry_after is not None]
+        limited[0].retry_after = min(waits, default=None)
+        return limited[0]
     for error in errors:
         if not isinstance(error, Unreachable | Timeout):
-            if isinstance(error, RateLimited):
-                waits = [e.retry_after for e in errors if isinstance(e, RateLimited)]
-                error.retry_after = min((w for w in waits if w is not None), default=None)
             return error
     return errors[0]

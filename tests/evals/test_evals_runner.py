@@ -229,3 +229,11 @@ def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, [*args, "--suites", str(tmp_path / "nosuch")])
     assert missing.exit_code == 2 and "nosuch" in missing.output
     assert not isinstance(missing.exception, FileNotFoundError)
+
+
+def test_content_parts_without_text_strings_are_skipped_not_fatal() -> None:
+    from evals.runner import parse_answer
+
+    payload = {"choices": [{"message": {"content": [{"text": 5}, {"type": "text", "text": "ok"}]}}]}
+    answer, _ = parse_answer(payload)
+    assert answer.content == "ok"

@@ -174,3 +174,20 @@ def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(tmp_path: Path) 
     assert set(served) == {"cloud"}
     opened = circuits.index("open")
     assert "closed" not in circuits[opened:], circuits
+
+
+def test_a_refusal_does_not_hide_a_later_rate_limit() -> None:
+    """Whether the client was told to wait and retry depended on plan order (found in
+    review): a rate limit anywhere in the plan is the answer, with the soonest wait."""
+    from router.dispatch import _most_meaningful
+    from router.errors import BackendRefused, RateLimited, ServerError
+
+    chosen = _most_meaningful(
+        [
+            BackendRefused("local", 401),
+            RateLimited("slow down", backend="cloud", retry_after=3.0),
+            ServerError("boom", backend="cloud2"),
+            RateLimited("later", backend="cloud3", retry_after=1.5),
+        ]
+    )
+    assert isinstance(chosen, RateLimited) and chosen.retry_after == 1.5

@@ -62,10 +62,11 @@ def test_large_numbers_that_differ_disagree() -> None:
     for a, b in (("1234567", "1234568"), ("1000001", "1000002")):
         result = compare("math", _chat("?"), Reply(f"The answer is {a}"), Reply(f"\\boxed{{{b}}}"))
         assert result.agreed is False
-    same = compare(
-        "math", _chat("?"), Reply("\\boxed{0.3}"), Reply("The answer is 0.30000000000000004")
-    )
-    assert same.agreed is True
+    for a, b in (("2.50", "2.5"), ("0.5", "1/2"), ("-0.125", "-1/8")):
+        same = compare("math", _chat("?"), Reply(f"The answer is {a}"), Reply(f"\\boxed{{{b}}}"))
+        assert same.agreed is True, (a, b)
+    long = compare("math", _chat("?"), Reply("1234567890123"), Reply("1234567890124"))
+    assert long.agreed is False
 
 
 def test_reasoning_needs_an_explicit_answer_not_a_stray_count() -> None:
