@@ -210,15 +210,20 @@ class Resilience:
         timeout = self.settings.probe_timeout_s
         if metrics_url(settings):
             reading = await poll_metrics(client, settings, timeout)
-            if reading is not None:
+            if reading is not None and self._current(settings):
                 self.capacity.polled(settings.name, reading)
                 self.components.metrics.capacity(
                     settings.name, reading.running, reading.waiting, reading.kv_cache_usage
                 )
         if refresh_windows and settings.kind == "openai":
             window = await read_context_window(client, settings, timeout)
-            if window is not None:
+            if window is not None and self._current(settings):
                 self.capacity.load(settings.name).context_window = window
+
+    def _current(self, settings: BackendSettings) -> bool:
+        """Whether `settings` are still the running config's: a reload during the poll may
+        have removed or re-pointed the backend, and its answer must not come back."""
+        return any(b is settings for b in self.components.config.backends)
 
     def reloaded(self, config: Config) -> Callable[[], None]:
         """A reload hook. A backend whose settings changed may be another server now, and
