@@ -29,15 +29,19 @@ class Block:
     meta: dict[str, Any]  # a tool call's first fragment (id, name), as the upstream sent it
     pieces: list[str] = field(default_factory=list)
     slot: int = -1  # where the translator put it: content block index, output index
-    shape: JsonShape = field(default_factory=lambda: JsonShape())  # arguments so far
+    shape: JsonShape = field(default_factory=lambda: JsonShape())  # arguments read so far
+    read: int = 0  # pieces the shape has read: only asked for at a transition, read once
 
     def add(self, text: str) -> None:
         self.pieces.append(text)
-        if self.key != TEXT:
-            self.shape.feed(text)
 
     def can_stop(self) -> bool:
-        return self.key == TEXT or self.shape.whole
+        if self.key == TEXT:
+            return True
+        for piece in self.pieces[self.read :]:
+            self.shape.feed(piece)
+        self.read = len(self.pieces)
+        return self.shape.whole
 
 
 class JsonShape:

@@ -1,0 +1,86 @@
+"""What translating a chat stream costs per chunk: chat -> Anthropic Messages and -> Responses.
+
+    .venv/bin/python tests/bench/bench_translate.py [--rounds 300]
+
+Feeds parsed chat chunks (as the relay does) into `MessagesStream` and `ResponsesStream` and
+reports the CPU time per chunk: a 200-chunk text answer, and an answer with two tool calls of
+20 argument pieces each, sequential (how OpenAI and vLLM stream them) and interleaved. Bounded
+by `--rounds` (each round is one whole stream of each kind). Run it from another checkout's
+root to compare versions: it imports `router` from the working directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path.cwd()))
+
+from router.translate import anthropic_reply, responses_reply
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+    return {"id": "c1", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+
+
+def call(index: int, piece: str, name: str | None = None) -> dict[str, Any]:
+    fragment: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+    if name:
+        fragment |= {"id": f"call_{name}", "type": "function"}
+        fragment["function"]["name"] = name
+    return chunk({"tool_calls": [fragment]})
+
+
+def pieces_of(name: str) -> list[str]:
+    text = json.dumps({"path": f"src/{name}.py", "content": "x = 1\n" * 40})
+    size = len(text) // 20 + 1
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def streams() -> dict[str, list[dict[str, Any]]]:
+    start = chunk({"role": "assistant", "content": ""})
+    text = [start, *(chunk({"content": f"word{i} "}) for i in range(200)), chunk({}, "stop")]
+    a, b = pieces_of("a"), pieces_of("b")
+    first = [call(0, "", "write_a"), *(call(0, p) for p in a)]
+    second = [call(1, "", "write_b"), *(call(1, p) for p in b)]
+    mixed = [x for pair in zip(first, second, strict=False) for x in pair]
+    return {
+        "text, 200 chunks": text,
+        "2 tool calls, one after the other": [start, *first, *second, chunk({}, "tool_calls")],
+        "2 tool calls, interleaved": [start, *mixed, chunk({}, "tool_calls")],
+    }
+
+
+def per_chunk_us(make: Callable[[], Any], chunks: list[dict[str, Any]], rounds: int) -> float:
+    started = time.process_time()
+    for _ in range(rounds):
+        stream = make()
+        for c in chunks:
+            stream.feed(c)
+        stream.end()
+    return (time.process_time() - started) / (rounds * len(chunks)) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300, help="whole streams per cell")
+    rounds = min(parser.parse_args().rounds, 5000)
+    makers: dict[str, Callable[[], Any]] = {
+        "messages": anthropic_reply.MessagesStream,
+        "responses": lambda: responses_reply.ResponsesStream({"model": "auto"}),
+    }
+    print("| stream | messages µs/chunk | responses µs/chunk |")
+    print("|---|---|---|")
+    for label, chunks in streams().items():
+        cells = [f"{per_chunk_us(make, chunks, rounds):.1f}" for make in makers.values()]
+        print(f"| {label} | {' | '.join(cells)} |")
+
+
+if __name__ == "__main__":
+    main()
