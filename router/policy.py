@@ -140,8 +140,10 @@ def _unfit(
 
 
 def context_window(state: BackendState, backend: BackendSettings) -> int | None:
-    """A backend's context window: learned from its `/v1/models`, else configured."""
-    return state.context_window or backend.context_window
+    """A backend's context window: configured, else learned from its `/v1/models`. A
+    configured window is a decision (headroom, a smaller budget) the server's own number
+    must not undo; one larger than the server's ends in its context error and a fallback."""
+    return backend.context_window or state.context_window
 
 
 def _sticky_first(steps: list[Step], sticky: str | None) -> list[Step]:

@@ -84,6 +84,7 @@ class Reloader:
     components: Components
     source: Path | None = None
     reloads: int = 0
+    started: Config | None = None  # what restart-only settings still run with
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _retiring: list[tuple[asyncio.TimerHandle, Backend]] = field(default_factory=list)
 
@@ -142,7 +143,9 @@ class Reloader:
         gateway.call_sinks = old.call_sinks  # shadowing keeps running across reloads
         auth = Authenticator(config.auth)
         shadowing = any(isinstance(sink, shadow.Shadow) for sink in old.call_sinks)
-        outcome = _describe(parts.config, config, parts.backends, backends, shadowing)
+        if self.started is None:
+            self.started = parts.config
+        outcome = _describe(self.started, config, parts.backends, backends, shadowing)
         # The swap itself: no await from here to the end.
         providers = provider_names(config)
         parts.config, parts.backends, parts.gateway, parts.auth = config, backends, gateway, auth
@@ -200,16 +203,20 @@ def _warm_pricer(config: Config) -> Pricer:
 
 
 def _describe(
-    before: Config,
+    started: Config,
     after: Config,
     old: dict[str, Backend],
     new: dict[str, Backend],
     shadowing: bool,
 ) -> Outcome:
+    """`started`: the config restart-only settings still run with. Comparing with the last
+    reloaded file instead said "restart needed" for a change already reverted, and nothing
+    for one still pending."""
     added = tuple(n for n in new if n not in old)
     removed = tuple(n for n in old if n not in new)
     changed = tuple(n for n in new if n in old and new[n] is not old[n])
-    restart = tuple(s for s in RESTART_SECTIONS if getattr(before, s) != getattr(after, s))
+    before = started
+    restart = tuple(s for s in RESTART_SECTIONS if _at_start(before, s) != _at_start(after, s))
     restart += tuple(
         f"{section}.{key}"
         for section, keys in READ_AT_START.items()
@@ -225,6 +232,12 @@ def _describe(
     if restart:
         message += f"; needs a restart to apply: {', '.join(restart)}"
     return Outcome(True, message, added, removed, changed, restart)
+
+
+def _at_start(config: Config, section: str) -> Any:
+    """A restart-only section as read at start: the body limit is read per request."""
+    value = getattr(config, section)
+    return value.model_copy(update={"max_body_bytes": 0}) if section == "server" else value
 
 
 # One reloader per running components (a process may build several in tests); the entry

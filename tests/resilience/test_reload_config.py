@@ -62,7 +62,16 @@ def test_reload_swaps_valid_config_and_rejects_invalid(tmp_path: Path) -> None:
             slower = {**grown, "ledger": {**grown["ledger"], "flush_interval_s": 0.5}}
             write(path, {**slower, "resilience": {**grown["resilience"], "enabled": True}})
             restart = httpx.post(f"{proxy.url}/router/reload").json()
-            assert restart["restart_needed"] == ["resilience.enabled"]  # read once, at start
+            # still pending: the ledger change too (this test once expected only the newest
+            # change; a reload compares with what the process runs, found in review)
+            assert restart["restart_needed"] == ["ledger", "resilience.enabled"]
+
+            write(path, grown)  # both reverted: nothing is pending any more
+            assert httpx.post(f"{proxy.url}/router/reload").json()["restart_needed"] == []
+            limit = {**grown, "server": {**grown["server"], "max_body_bytes": 2048}}
+            write(path, limit)  # read per request: applies at once
+            assert httpx.post(f"{proxy.url}/router/reload").json()["restart_needed"] == []
+            assert chat(proxy.url, user="x" * 3000).status_code == 413
 
 
 def test_reload_swaps_auth_and_needs_an_admin_key(tmp_path: Path) -> None:

@@ -154,3 +154,23 @@ def test_plan_only_names_configured_backends_once(
         assert states[name].circuit != "open"
         if private:
             assert CFG.backend(name).tier == "local"
+
+
+def test_a_configured_context_window_wins_over_the_learned_one() -> None:
+    """The README says `context_window` is used, "else learned from /v1/models"; the learned
+    value overrode it (found in review), so a smaller configured budget was ignored."""
+    from router.policy import context_window
+
+    config = parse(
+        {
+            "backends": [
+                {"name": "a", "tier": "local", "base_url": "http://x/v1", "model": "m",
+                 "context_window": 1000},
+                {"name": "b", "tier": "local", "base_url": "http://x/v1", "model": "m"},
+            ],
+            "routes": {i: ["a", "b"] for i in INTENTS},
+        }
+    )  # fmt: skip
+    learned = BackendState(context_window=262144)
+    assert context_window(learned, config.backend("a")) == 1000
+    assert context_window(learned, config.backend("b")) == 262144
