@@ -25,7 +25,8 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
         messages.append({"role": "system", "content": system})
     for message in body.get("messages") or ():
         if isinstance(message, dict):
-            messages.extend(_message(message))
+            for translated in _message(message):
+                _append(messages, translated)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_tokens"), int):
         out["max_tokens"] = body["max_tokens"]
@@ -75,6 +76,31 @@ def _message(message: dict[str, Any]) -> list[dict[str, Any]]:
         merged: Any = "\n".join(p["text"] for p in parts) if only_text else parts
         results.append({"role": "user", "content": merged})
     return results
+
+
+def _append(messages: list[dict[str, Any]], message: dict[str, Any]) -> None:
+    """Add a chat message. Anthropic joins consecutive turns of one role; chat needs an
+    assistant's tool calls in one message followed by their results, so consecutive
+    assistant turns merge. An assistant turn with nothing left (thinking only) is dropped:
+    chat refuses an assistant message without content or calls."""
+    if message["role"] != "assistant":
+        messages.append(message)
+        return
+    if message.get("content") is None and not message.get("tool_calls"):
+        return
+    last = messages[-1] if messages else None
+    if last is None or last["role"] != "assistant" or not _plain(last) or not _plain(message):
+        messages.append(message)
+        return
+    texts = [t for t in (last.get("content"), message.get("content")) if t]
+    last["content"] = "\n".join(texts) or None
+    calls = [*last.get("tool_calls", ()), *message.get("tool_calls", ())]
+    if calls:
+        last["tool_calls"] = calls
+
+
+def _plain(message: dict[str, Any]) -> bool:
+    return message.get("content") is None or isinstance(message.get("content"), str)
 
 
 def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -131,6 +157,8 @@ def _user_part(block: dict[str, Any]) -> dict[str, Any] | None:
         else:
             url = str(source.get("url", ""))
         return {"type": "image_url", "image_url": {"url": url}}
+    if kind == "document":  # a PDF or text file: chat has no such part
+        return {"type": "text", "text": "(a document was attached here; it could not be passed on)"}
     return None
 
 

@@ -40,15 +40,18 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
         for item in items or ():
             if isinstance(item, dict):
                 _item(item, messages)
+        messages = _images_after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
         out["max_tokens"] = body["max_output_tokens"]
-    for key in ("temperature", "top_p", "parallel_tool_calls"):
+    for key in ("temperature", "top_p"):
         if body.get(key) is not None:
             out[key] = body[key]
     tools = [t for t in (_tool(t) for t in body.get("tools") or ()) if t]
-    if tools:
+    if tools:  # OpenAI refuses parallel_tool_calls without tools (Codex's compaction turn)
         out["tools"] = tools
+        if body.get("parallel_tool_calls") is not None:
+            out["parallel_tool_calls"] = body["parallel_tool_calls"]
         choice = _tool_choice(body.get("tool_choice"))
         if choice is not None:
             out["tool_choice"] = choice
@@ -103,9 +106,48 @@ def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
         text = output if isinstance(output, str) else content_text(output)
-        messages.append(
-            {"role": "tool", "tool_call_id": str(item.get("call_id", "")), "content": text}
-        )
+        images = _image_parts(output)
+        if images and not text:
+            text = "(the result is the image in the next message)"
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": str(item.get("call_id", "")),
+            "content": text,
+        }
+        if images:
+            message[_IMAGES] = images
+        messages.append(message)
+
+
+_IMAGES = "_images"  # a tool output's images, moved to a user turn once the results end
+
+
+def _image_parts(output: Any) -> list[dict[str, Any]]:
+    """A tool output's `input_image` parts (Codex's view_image, MCP tools) as chat parts."""
+    if not isinstance(output, list):
+        return []
+    return [
+        {"type": "image_url", "image_url": {"url": p["image_url"]}}
+        for p in output
+        if isinstance(p, dict) and p.get("type") == "input_image" and p.get("image_url")
+    ]
+
+
+def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A chat tool message carries text only, and nothing may come between the tool
+    messages that answer one assistant turn: their images follow the last of them, as a
+    user turn (as for Anthropic's tool results)."""
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for message in messages:
+        if pending and message.get("role") != "tool":
+            out.append({"role": "user", "content": pending})
+            pending = []
+        pending.extend(message.pop(_IMAGES, ()))
+        out.append(message)
+    if pending:
+        out.append({"role": "user", "content": pending})
+    return out
 
 
 def _message(item: dict[str, Any]) -> dict[str, Any]:

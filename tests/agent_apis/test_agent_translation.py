@@ -513,3 +513,58 @@ def test_an_image_a_tool_returned_reaches_the_model() -> None:
     assert messages[3]["content"] == [
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
     ]
+
+
+def test_codex_tool_output_images_follow_the_tool_results_as_a_user_turn() -> None:
+    """Codex's view_image (and MCP tools) return input_image parts: they were dropped and
+    the model was told the tool returned nothing (found in review)."""
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+    body = {
+        "model": "auto",
+        "input": [
+            {"type": "message", "role": "user", "content": "look at both"},
+            {"type": "function_call", "call_id": "c1", "name": "view_image", "arguments": "{}"},
+            {"type": "function_call", "call_id": "c2", "name": "view_image", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": [image]},
+            {"type": "function_call_output", "call_id": "c2", "output": [
+                {"type": "input_text", "text": "second"}, image]},
+        ],
+    }  # fmt: skip
+    chat = responses_request.to_chat(body)["messages"]
+    assert [m["role"] for m in chat] == ["user", "assistant", "tool", "tool", "user"]
+    assert chat[2]["content"] and chat[3]["content"] == "second"
+    assert [p["type"] for p in chat[4]["content"]] == ["image_url", "image_url"]
+    assert all("_images" not in m for m in chat)
+
+
+def test_parallel_tool_calls_goes_only_with_tools() -> None:
+    """Codex's compaction turn sends tools: [] with parallel_tool_calls; OpenAI refuses
+    the flag without tools (found in review)."""
+    body = {"model": "auto", "input": "summarise", "tools": [], "parallel_tool_calls": False}
+    assert "parallel_tool_calls" not in responses_request.to_chat(body)
+
+
+def test_consecutive_assistant_turns_merge_and_empty_ones_go() -> None:
+    """Anthropic joins consecutive turns of one role; two assistant tool_use turns became
+    two chat messages with tool_calls before the results, which OpenAI refuses; a
+    thinking-only turn became an assistant message with no content (found in review)."""
+    use = {"type": "tool_use", "name": "f", "input": {}}
+    body = {
+        "model": "auto",
+        "max_tokens": 10,
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}, {**use, "id": "t1"}]},
+            {"role": "assistant", "content": [{**use, "id": "t2"}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "x"},
+                {"type": "tool_result", "tool_use_id": "t2", "content": "y"},
+                {"type": "document", "source": {"type": "base64", "data": "JVBERi0="}},
+            ]},
+        ],
+    }  # fmt: skip
+    chat = anthropic_request.to_chat(body)["messages"]
+    assert [m["role"] for m in chat] == ["user", "assistant", "tool", "tool", "user"]
+    assert [c["id"] for c in chat[1]["tool_calls"]] == ["t1", "t2"] and chat[1]["content"] == "a"
+    assert "document" in chat[4]["content"]
