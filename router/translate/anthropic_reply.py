@@ -29,14 +29,20 @@ STOP_REASONS = {
 }
 
 
-def stop_reason(finish_reason: str | None, has_tool_calls: bool) -> str:
-    """Anthropic's stop reason. A reply that ran out of tokens or was filtered says so even
-    when it holds tool calls: their arguments may be cut, and a client told "tool_use" would
-    run a tool with half its input. vLLM may end a whole tool call with "stop"."""
+def stop_reason(
+    finish_reason: str | None, has_tool_calls: bool, matched: Any = None
+) -> tuple[str, str | None]:
+    """Anthropic's stop reason and stop sequence. A reply that ran out of tokens or was
+    filtered says so even when it holds tool calls: their arguments may be cut, and a client
+    told "tool_use" would run a tool with half its input. vLLM may end a whole tool call
+    with "stop", and names the stop string it matched in `stop_reason` (a token id, or None,
+    for an end-of-sequence token)."""
     reason = finish_reason or "stop"
     if has_tool_calls and reason not in ("length", "content_filter"):
-        return "tool_use"
-    return STOP_REASONS.get(reason, "end_turn")
+        return "tool_use", None
+    if reason == "stop" and isinstance(matched, str):
+        return "stop_sequence", matched
+    return STOP_REASONS.get(reason, "end_turn"), None
 
 
 def usage(chat_usage: Any) -> dict[str, int]:
@@ -71,7 +77,9 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
                 "input": parse_arguments(str(function.get("arguments") or "")),
             }
         )
-    stop = stop_reason(choice.get("finish_reason"), bool(message.get("tool_calls")))
+    stop, sequence = stop_reason(
+        choice.get("finish_reason"), bool(message.get("tool_calls")), choice.get("stop_reason")
+    )
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -79,7 +87,7 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
         "model": chat.get("model"),
         "content": content,
         "stop_reason": stop,
-        "stop_sequence": None,
+        "stop_sequence": sequence,
         "usage": usage(chat.get("usage")),
     }
 
@@ -99,6 +107,7 @@ class MessagesStream:
         self._opened = 0
         self._has_tools = False
         self._finish: str | None = None
+        self._matched: Any = None  # vLLM's `stop_reason`: the stop string it matched
         self._usage: Any = None
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
@@ -118,6 +127,7 @@ class MessagesStream:
             out.extend(self._events(self._blocks.tool_call(call)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
+            self._matched = choice.get("stop_reason")
         return out
 
     def end(self) -> list[bytes]:
@@ -126,11 +136,11 @@ class MessagesStream:
             return []
         self.ended = True
         out = self._events(self._blocks.end())
-        stop = stop_reason(self._finish, self._has_tools)
+        stop, sequence = stop_reason(self._finish, self._has_tools, self._matched)
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input
-        delta = {"stop_reason": stop, "stop_sequence": None}
+        delta = {"stop_reason": stop, "stop_sequence": sequence}
         out.append(
             named_event("message_delta", {"type": "message_delta", "delta": delta, "usage": final})
         )

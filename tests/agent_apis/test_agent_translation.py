@@ -475,7 +475,7 @@ def test_a_tool_call_cut_by_the_token_limit_is_not_reported_as_a_tool_to_run() -
         ("stop", "tool_use"),
         ("length", "max_tokens"),
     ):
-        assert anthropic_reply.stop_reason(finish, has_tool_calls=True) == stop
+        assert anthropic_reply.stop_reason(finish, has_tool_calls=True) == (stop, None)
 
 
 def test_an_image_a_tool_returned_reaches_the_model() -> None:
@@ -568,3 +568,26 @@ def test_consecutive_assistant_turns_merge_and_empty_ones_go() -> None:
     assert [m["role"] for m in chat] == ["user", "assistant", "tool", "tool", "user"]
     assert [c["id"] for c in chat[1]["tool_calls"]] == ["t1", "t2"] and chat[1]["content"] == "a"
     assert "document" in chat[4]["content"]
+
+
+def test_a_matched_stop_sequence_is_reported_as_anthropic_does() -> None:
+    """vLLM names the stop string it matched in `stop_reason`; Claude Code was told
+    end_turn with no sequence (found in review). A token id (end of sequence) is not one."""
+    whole = {
+        "id": "c",
+        "model": "m",
+        "choices": [
+            {"finish_reason": "stop", "stop_reason": "###", "message": {"content": "done"}}
+        ],
+    }
+    message = at.Message.model_validate(anthropic_reply.from_chat(whole))
+    assert (message.stop_reason, message.stop_sequence) == ("stop_sequence", "###")
+    eos = {**whole, "choices": [{**whole["choices"][0], "stop_reason": 0}]}
+    assert anthropic_reply.from_chat(eos)["stop_reason"] == "end_turn"
+    streamed = run(
+        anthropic_reply.MessagesStream(),
+        [chunk({"content": "done"}), {**chunk({}, "stop"), "choices": [
+            {"index": 0, "delta": {}, "finish_reason": "stop", "stop_reason": "###"}]}],
+    )  # fmt: skip
+    delta = next(p for n, p in streamed if n == "message_delta")["delta"]
+    assert delta == {"stop_reason": "stop_sequence", "stop_sequence": "###"}
