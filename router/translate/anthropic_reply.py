@@ -67,6 +67,9 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if message.get("content"):
         content.append({"type": "text", "text": str(message["content"])})
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        content.append({"type": "text", "text": refusal})
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {}
         content.append(
@@ -80,6 +83,8 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
     stop, sequence = stop_reason(
         choice.get("finish_reason"), bool(message.get("tool_calls")), choice.get("stop_reason")
     )
+    if isinstance(refusal, str) and refusal:
+        stop, sequence = "refusal", None
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -108,6 +113,7 @@ class MessagesStream:
         self._has_tools = False
         self._finish: str | None = None
         self._matched: Any = None  # vLLM's `stop_reason`: the stop string it matched
+        self._refused = False
         self._usage: Any = None
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
@@ -122,6 +128,10 @@ class MessagesStream:
         text = delta.get("content")
         if isinstance(text, str) and text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:  # shown as text; the stop reason says why
+            self._refused = True
+            out.extend(self._events(self._blocks.piece(TEXT, refusal)))
         for call in delta.get("tool_calls") or ():
             self._has_tools = True
             out.extend(self._events(self._blocks.tool_call(call)))
@@ -137,6 +147,8 @@ class MessagesStream:
         self.ended = True
         out = self._events(self._blocks.end())
         stop, sequence = stop_reason(self._finish, self._has_tools, self._matched)
+        if self._refused:
+            stop, sequence = "refusal", None
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input

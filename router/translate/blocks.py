@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 TEXT: Literal["text"] = "text"
-Key = int | Literal["text"]  # a tool call's chat index, or the text
+REFUSAL: Literal["refusal"] = "refusal"  # a model's refusal (OpenAI structured outputs)
+Key = int | Literal["text", "refusal"]  # a tool call's chat index, the text, or a refusal
+_PROSE = (TEXT, REFUSAL)
 
 
 @dataclass(slots=True)
@@ -36,7 +38,7 @@ class Block:
         self.pieces.append(text)
 
     def can_stop(self) -> bool:
-        if self.key == TEXT:
+        if self.key in _PROSE:
             return True
         for piece in self.pieces[self.read :]:
             self.shape.feed(piece)
@@ -152,6 +154,6 @@ class Sequencer:
         block, self.open = self.open, None
         if block is None:
             return []
-        if block.key != TEXT:
+        if block.key not in _PROSE:
             self._stopped[block.key] = block
         return [("stop", block, "")]

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from router.ledger.usage import normalize_usage
-from router.translate.blocks import TEXT, Block, Sequencer, Step
+from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
 from router.translate.wire import error_message, first_choice, named_event
 
 
@@ -79,8 +79,12 @@ def _finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[st
     return out
 
 
-def text_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
-    part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+def text_item(
+    item_id: str, text: str, status: str = "completed", refusal: bool = False
+) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    if refusal:
+        part = {"type": "refusal", "refusal": text}
     return {
         "type": "message",
         "id": item_id,
@@ -125,6 +129,8 @@ def from_chat(
     out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
     if message.get("content"):
         out["output"].append(text_item(f"msg_{base}", str(message["content"])))
+    if isinstance(message.get("refusal"), str) and message["refusal"]:
+        out["output"].append(text_item(f"msg_{base}_r", message["refusal"], refusal=True))
     for index, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
         name = str(function.get("name") or "")
@@ -197,6 +203,9 @@ class ResponsesStream:
         text = delta.get("content")
         if isinstance(text, str) and text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            out.extend(self._events(self._blocks.piece(REFUSAL, refusal)))
         for call in delta.get("tool_calls") or ():
             out.extend(self._events(self._blocks.tool_call(call)))
         if choice.get("finish_reason"):
@@ -244,10 +253,12 @@ class ResponsesStream:
 
     def _open(self, block: Block) -> list[bytes]:
         block.slot = len(self._items)
-        if block.key == TEXT:
-            item = self._new("text", f"msg_{self._base}_{block.slot}")
+        if block.key in (TEXT, REFUSAL):
+            item = self._new(str(block.key), f"msg_{self._base}_{block.slot}")
             added = text_item(item.item_id, "", "in_progress")
-            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            part: dict[str, Any] = {"type": "refusal", "refusal": ""}
+            if block.key == TEXT:
+                part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
             return [
                 self._emit("response.output_item.added", self._at(item, item=added)),
                 self._emit("response.content_part.added", self._in(item, part=part)),
@@ -265,6 +276,8 @@ class ResponsesStream:
         if item.kind == "text":
             fields = self._in(item, delta=text, logprobs=[])
             return [self._emit("response.output_text.delta", fields)]
+        if item.kind == REFUSAL:
+            return [self._emit("response.refusal.delta", self._in(item, delta=text))]
         if item.custom:  # a freeform tool's input is only whole once its JSON is
             return []
         fields = self._at(item, item_id=item.item_id, delta=text)
@@ -284,6 +297,11 @@ class ResponsesStream:
             out.append(
                 self._emit("response.output_text.done", self._in(item, text=joined, logprobs=[]))
             )
+            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
+        elif item.kind == REFUSAL:
+            whole = text_item(item.item_id, joined, refusal=True)
+            part = whole["content"][0]
+            out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
             arguments = _safe_arguments(joined, item.custom)

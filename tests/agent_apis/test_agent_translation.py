@@ -573,7 +573,7 @@ def test_consecutive_assistant_turns_merge_and_empty_ones_go() -> None:
 def test_a_matched_stop_sequence_is_reported_as_anthropic_does() -> None:
     """vLLM names the stop string it matched in `stop_reason`; Claude Code was told
     end_turn with no sequence (found in review). A token id (end of sequence) is not one."""
-    whole = {
+    whole: dict[str, Any] = {
         "id": "c",
         "model": "m",
         "choices": [
@@ -591,3 +591,37 @@ def test_a_matched_stop_sequence_is_reported_as_anthropic_does() -> None:
     )  # fmt: skip
     delta = next(p for n, p in streamed if n == "message_delta")["delta"]
     assert delta == {"stop_reason": "stop_sequence", "stop_sequence": "###"}
+
+
+def test_a_refusal_is_not_an_empty_success() -> None:
+    """OpenAI's structured outputs refuse in `message.refusal` with empty content: both
+    agent APIs got an empty, successful reply with no reason (found in review)."""
+    whole = {
+        "id": "c",
+        "model": "m",
+        "choices": [
+            {"finish_reason": "stop", "message": {"content": None, "refusal": "I can't help."}}
+        ],
+    }
+    message = at.Message.model_validate(anthropic_reply.from_chat(whole))
+    assert message.stop_reason == "refusal" and message.content[0].text == "I can't help."  # type: ignore[union-attr]
+    response = rt.Response.model_validate(responses_reply.from_chat(whole, {"model": "auto"}))
+    assert response.output[0].content[0].type == "refusal"  # type: ignore[union-attr,index]
+
+    chunks = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"refusal": "I can't "}),
+        chunk({"refusal": "help."}),
+        chunk({}, "stop"),
+    ]
+    messages = run(anthropic_reply.MessagesStream(), chunks)
+    for name, payload in messages:
+        assert ANTHROPIC_EVENT.validate_python(payload).type == name
+    assert next(p for n, p in messages if n == "message_delta")["delta"]["stop_reason"] == "refusal"
+    events = run(responses_reply.ResponsesStream({"model": "auto"}), chunks)
+    for name, payload in events:
+        assert RESPONSES_EVENT.validate_python(payload).type == name
+    done = [p for n, p in events if n == "response.refusal.done"]
+    assert done and done[0]["refusal"] == "I can't help."
+    final = next(p for n, p in events if n == "response.completed")["response"]
+    assert final["output"][0]["content"] == [{"type": "refusal", "refusal": "I can't help."}]
