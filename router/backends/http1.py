@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import httptools
 
 _PAUSE_AT = 256 * 1024  # buffered stream bytes before the socket stops being read
+LINGER_S = 0.1  # how long a released stream waits for its chunked terminator
 # An idle connection older than this is not reused: under the 60 s idle timeout of common
 # load balancers, so a cloud backend keeps its TLS session between an agent's turns. Servers
 # that close sooner (uvicorn and vLLM after 5 s) say so with a FIN, and the one race that
@@ -102,6 +103,7 @@ class Connection(asyncio.Protocol):
         self._last_read = 0.0
         self.reused = False  # taken from the idle pool rather than freshly connected
         self.silent = True  # not one byte arrived since the current request was sent
+        self._lingering = False  # released at its last event, waiting for the terminator
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
@@ -157,6 +159,9 @@ class Connection(asyncio.Protocol):
         self._wake()
 
     def on_body(self, body: bytes) -> None:
+        if self._lingering:  # more of an answer nobody reads: not just its terminator
+            self.close()
+            return
         self._pieces.append(body)
         self._buffered += len(body)
         if self._streaming and self._buffered > _PAUSE_AT and not self._paused:
@@ -171,6 +176,9 @@ class Connection(asyncio.Protocol):
             self._keep_alive = self._parser.should_keep_alive()
             self.complete = True
             self._wake()
+            if self._lingering:  # the terminator of a released stream: pool it now
+                self._cancel_timer()
+                self.loop.call_soon(self._settle)
 
     # the request's side
 
@@ -234,11 +242,36 @@ class Connection(asyncio.Protocol):
         self.release()
 
     def release(self) -> None:
-        """Back to the pool if the reply was read to its end and keep-alive holds; else close."""
-        if not self.busy:
+        """Back to the pool if the reply was read to its end and keep-alive holds; else close.
+
+        A stream released at its last event (the relay stops at `[DONE]`) usually has its
+        chunked terminator still on the way: uvicorn writes it separately. It lingers up to
+        `LINGER_S` for it instead of being closed, or every streamed turn would pay a new
+        connection (and TLS handshake)."""
+        if not self.busy or self._lingering:
             return
-        self.busy = False
         self._cancel_timer()
+        if self._may_still_end():
+            self._lingering = True
+            if self._paused and self.transport is not None:
+                self._paused = False
+                self.transport.resume_reading()
+            self._timer = self.loop.call_later(LINGER_S, self._end_linger)
+            return
+        self._settle()
+
+    def _may_still_end(self) -> bool:
+        return (
+            self.headers_done
+            and not self.complete
+            and self.error is None
+            and not self.closed
+            and not self._until_eof
+            and not self._pieces
+        )
+
+    def _settle(self) -> None:
+        self.busy = self._lingering = False
         if (
             self.complete
             and not self._pieces
@@ -250,9 +283,13 @@ class Connection(asyncio.Protocol):
         else:
             self.close()
 
+    def _end_linger(self) -> None:
+        self._timer = None
+        self._settle()
+
     def close(self) -> None:
         self._cancel_timer()
-        self.busy = False
+        self.busy = self._lingering = False
         if self.transport is not None and not self.closed:
             self.closed = True
             self.transport.close()
