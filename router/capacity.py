@@ -74,6 +74,12 @@ class Capacity:
             found = self.loads[backend] = Load()
         return found
 
+    def forget(self, backend: str) -> None:
+        """What was learned about a backend a reload changed or removed; its in-flight count
+        stays, the attempts still run."""
+        load = self.load(backend)
+        self.loads[backend] = Load(inflight=load.inflight)
+
     def attempt_started(self, backend: str, tier: str) -> None:
         self.load(backend).inflight += 1
 

@@ -132,6 +132,11 @@ class Health:
             found = self.breakers[backend] = Breaker()
         return found
 
+    def forget(self, backend: str) -> None:
+        """A backend that a reload changed or removed: its next breaker starts closed."""
+        self.breakers.pop(backend, None)
+        self.refused.discard(backend)
+
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
         breaker = self.breaker(backend)

@@ -215,13 +215,12 @@ def _describe(
     added = tuple(n for n in new if n not in old)
     removed = tuple(n for n in old if n not in new)
     changed = tuple(n for n in new if n in old and new[n] is not old[n])
-    before = started
-    restart = tuple(s for s in RESTART_SECTIONS if _at_start(before, s) != _at_start(after, s))
+    restart = tuple(s for s in RESTART_SECTIONS if _at_start(started, s) != _at_start(after, s))
     restart += tuple(
         f"{section}.{key}"
         for section, keys in READ_AT_START.items()
         for key in keys
-        if getattr(getattr(before, section), key) != getattr(getattr(after, section), key)
+        if getattr(getattr(started, section), key) != getattr(getattr(after, section), key)
     )
     if not shadowing and shadow.wanted(after):
         restart += ("shadow.rates",)  # installed at start only when some rate was set

@@ -166,7 +166,7 @@ class Resilience:
             return False
         state = self.health.breaker(settings.name).state(self.clock())
         if state == "half_open":  # unless only a live request can tell (a refused key)
-            return settings.name not in self.health.refused
+            return not self.health.takes_live_trial(settings.name)
         return state == "closed" and self.clock() >= self._next_probe.get(settings.name, 0.0)
 
     async def _probe_one(self, client: httpx.AsyncClient, settings: BackendSettings) -> None:
@@ -239,11 +239,8 @@ class Resilience:
         def apply() -> None:
             metrics = self.components.metrics
             for name in stale:
-                self.health.breakers.pop(name, None)
-                self.health.refused.discard(name)
-                load = self.capacity.load(name)  # in-flight counts stay: attempts still run
-                load.polled, load.service_s, load.context_window = None, None, None
-                load.polled_at = float("-inf")
+                self.health.forget(name)
+                self.capacity.forget(name)
                 self.table.forget_backend(name)
                 self._next_probe.pop(name, None)
                 self._health_path_known.pop(name, None)
