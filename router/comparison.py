@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -92,20 +93,15 @@ def _as_number(text: str) -> str | None:
 
 def _decimal(value: Fraction) -> str:
     """7.5 rather than 15/2 when the value has a finite decimal form; n/d otherwise."""
-    twos = fives = 0
     rest = value.denominator
-    while rest % 2 == 0:
-        rest, twos = rest // 2, twos + 1
-    while rest % 5 == 0:
-        rest, fives = rest // 5, fives + 1
+    for prime in (2, 5):
+        while rest % prime == 0:
+            rest //= prime
     if rest != 1:
         return f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)  # 10**places is a multiple of the denominator: exact
-    if places == 0:
-        return str(value.numerator)
-    sign = "-" if value < 0 else ""
-    digits = str(abs(value.numerator) * 10**places // value.denominator).rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    with localcontext() as exact:  # enough digits that the division cannot round
+        exact.prec = len(str(value.numerator)) + len(str(value.denominator)) * 4
+        return format((Decimal(value.numerator) / value.denominator).normalize(), "f")
 
 
 def final_answer(text: str, last_number: bool = True) -> str | None:
