@@ -12,18 +12,32 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from router.config import parse
-from tests.harness import Collect, RunningRouter, claude_backend, router, simulator
+from router.config import Config, parse
+from tests.harness import Collect, Running, RunningRouter, claude_backend, router, simulator
 
 KEY_ENV = "SMF_TEST_BACKEND_KEY"
 SENT_KEY = "sk-router-wrong-0123456789"
 INTENTS = ("coding", "tool_calling", "math", "reasoning", "instruction", "prose", "writing")
-MESSAGES = [{"role": "user", "content": "Write a Python function that adds two numbers."}]
+MESSAGES: list[Any] = [
+    {"role": "user", "content": "Write a Python function that adds two numbers."}
+]
+
+
+def backend(name: str, tier: str, server: Running, model: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "tier": tier, "base_url": server.url, "model": model, **extra}
+
+
+def config(backends: list[dict[str, Any]], tmp: Path, **extra: Any) -> Config:
+    """Every intent routed through the backends in order, unless `routes` says otherwise."""
+    routes = {intent: [b["name"] for b in backends] for intent in INTENTS}
+    data = {"backends": backends, "routes": routes, "ledger": {"path": str(tmp / "ledger")}}
+    return parse({**data, **extra})
 
 
 @pytest.fixture(scope="module")
@@ -34,25 +48,21 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
         backends = [
-            {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"},
-            {"name": "retired", "tier": "cloud", "base_url": cloud.url, "model": "gone-model"},
-            {"name": "cloud", "tier": "cloud", "base_url": cloud.url, "model": "cloud-model"},
+            backend("local", "local", local, "local-model", api_key_env=KEY_ENV),
+            backend("retired", "cloud", cloud, "gone-model"),
+            backend("cloud", "cloud", cloud, "cloud-model"),
         ]
-        backends[0]["api_key_env"] = KEY_ENV
-        config = parse(
-            {
-                "backends": backends,
-                "routes": {
-                    **{intent: ["cloud"] for intent in INTENTS},
-                    "coding": ["local", "cloud"],
-                    "writing": ["retired", "cloud"],
-                },
-                "ledger": {"path": str(Path(tmp_path_factory.mktemp("refused")) / "ledger")},
-                # The breaker has its own test; here every request must reach the backends.
-                "resilience": {"failure_threshold": 1000},
-            }
+        routes = {
+            **{intent: ["cloud"] for intent in INTENTS},
+            "coding": ["local", "cloud"],
+            "writing": ["retired", "cloud"],
+        }
+        # The breaker has its own test; here every request must reach the backends.
+        resilience = {"failure_threshold": 1000}
+        settings = config(
+            backends, tmp_path_factory.mktemp("refused"), routes=routes, resilience=resilience
         )
-        with router(config) as running:
+        with router(settings) as running:
             yield running
     os.environ.pop(KEY_ENV, None)
 
@@ -67,7 +77,7 @@ def test_a_refusing_backend_falls_back(
     proxy.components.gateway.sinks.append(records)
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
     try:
-        raw = client.chat.completions.with_raw_response.create(model=route, messages=MESSAGES)  # type: ignore[arg-type]
+        raw = client.chat.completions.with_raw_response.create(model=route, messages=MESSAGES)
         record = records.wait(5)
     finally:
         proxy.components.gateway.sinks.remove(records)
@@ -83,7 +93,7 @@ def test_with_no_fallback_the_client_gets_a_502_naming_the_backend(
 ) -> None:
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
     with pytest.raises(openai.InternalServerError) as raised:
-        client.chat.completions.create(model="local", messages=MESSAGES, stream=stream)  # type: ignore[call-overload]
+        client.chat.completions.create(model="local", messages=MESSAGES, stream=stream)
     error = raised.value
     assert error.status_code == 502
     assert error.response.headers["x-should-retry"] == "false"
@@ -99,22 +109,12 @@ def test_litellm_backend_refusal_falls_back(tmp_path: Path) -> None:
         simulator(profile="anthropic", model="claude-sonnet-4-5", api_key="right") as claude,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        config = parse(
-            {
-                "backends": [
-                    claude_backend(claude),
-                    {
-                        "name": "cloud",
-                        "tier": "cloud",
-                        "base_url": cloud.url,
-                        "model": "cloud-model",
-                    },
-                ],
-                "routes": {intent: ["claude", "cloud"] for intent in INTENTS},
-                "ledger": {"path": str(tmp_path / "ledger")},
-            }
-        )
-        with router(config) as proxy:
+        claude_then_cloud = [
+            claude_backend(claude),
+            backend("cloud", "cloud", cloud, "cloud-model"),
+        ]
+        settings = config(claude_then_cloud, tmp_path)
+        with router(settings) as proxy:
             records = Collect()
             proxy.components.gateway.sinks.append(records)
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
@@ -129,38 +129,22 @@ def test_litellm_backend_refusal_falls_back(tmp_path: Path) -> None:
     assert (first.backend, first.error_kind, first.status) == ("claude", "backend_refused", 401)
 
 
-def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(tmp_path: Path) -> None:
+def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """vLLM's /health answers without the key: probes closed the circuit every open period
     and live requests hit the bad key again (found in review)."""
-    os.environ[KEY_ENV] = SENT_KEY
+    monkeypatch.setenv(KEY_ENV, SENT_KEY)
     fast = {"open_s": 0.2, "max_open_s": 0.4, "probe_interval_s": 0.1, "probe_timeout_s": 0.5}
     with (
         simulator(profile="vllm", model="local-model", api_key="the-right-key") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        config = parse(
-            {
-                "backends": [
-                    {
-                        "name": "local",
-                        "tier": "local",
-                        "base_url": local.url,
-                        "model": "local-model",
-                        "api_key_env": KEY_ENV,
-                    },
-                    {
-                        "name": "cloud",
-                        "tier": "cloud",
-                        "base_url": cloud.url,
-                        "model": "cloud-model",
-                    },
-                ],
-                "routes": {intent: ["local", "cloud"] for intent in INTENTS},
-                "ledger": {"path": str(tmp_path / "ledger")},
-                "resilience": fast,
-            }
+        refusing = backend("local", "local", local, "local-model", api_key_env=KEY_ENV)
+        settings = config(
+            [refusing, backend("cloud", "cloud", cloud, "cloud-model")], tmp_path, resilience=fast
         )
-        with router(config) as proxy:
+        with router(settings) as proxy:
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
             served, circuits = [], []
             for _ in range(20):  # several open periods
