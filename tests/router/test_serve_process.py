@@ -123,9 +123,19 @@ def test_a_drain_below_one_second_is_not_an_endless_wait() -> None:
     """`int(drain_s) or None` turned 0 and 0.5 into None, which uvicorn reads as "wait for
     every stream however long": the supervisor killed the router before the ledger
     flushed (found in review)."""
-    from router.serve import drain_timeout
+    from router.config import parse
+    from router.serve import drain_timeout, uvicorn_config
 
     assert [drain_timeout(s) for s in (0, 0.5, 1, 29.2)] == [0, 1, 1, 30]
+    intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+    config = parse(
+        {
+            "backends": [{"name": "a", "tier": "local", "base_url": "http://x/v1", "model": "m"}],
+            "routes": {i: ["a"] for i in intents},
+            "server": {"drain_s": 0},
+        }
+    )  # what serve hands uvicorn, not only the helper
+    assert uvicorn_config(object(), config, "127.0.0.1", 0).timeout_graceful_shutdown == 0
 
 
 def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Path) -> None:
