@@ -62,11 +62,15 @@ _WORDS_TEXT: dict[str, str] = {
         "finish repeat sort alphabetical alphabetically extract classify table list "
         "exactamente palabras genau wörter exactement mots"
     ),
+    "draft": (
+        "draft drafts drafting compose reword rephrase polish wording redacta redactar "
+        "borrador entwurf formuliere formulieren rédige rédiger brouillon rascunho redige"
+    ),
     "tool": (
         "weather forecast book booking reserve schedule calendar meeting remind reminder "
-        "alarm send message search find lookup look flight flights hotel restaurant stock "
+        "alarm send search find lookup look flight flights hotel restaurant stock "
         "price balance account order directions nearby current latest today tomorrow "
-        "tonight weekend email transfer cancel delete create update set get retrieve "
+        "tonight weekend transfer cancel delete create update set get retrieve "
         "fetch temperature tiempo wetter météo"
     ),
 }
@@ -84,6 +88,7 @@ _CJK_TEXT: dict[str, str] = {
     "math": ("计算 計算 求 解 方程 证明 証明 多少 いくつ 何個 概率 確率 面积 面積"),
     "reason": ("为什么 なぜ どうして 推理 逻辑 論理 是否"),
     "constraint": ("字以内 个字 文字以内 严格 必须 格式 JSON 列表"),
+    "draft": ("起草 草拟 草稿 下書き 文面"),
     "tool": ("天气 天気 预订 予約 搜索 検索 发送 送信 提醒"),
 }
 CJK: dict[str, tuple[str, ...]] = {k: tuple(v.split()) for k, v in _CJK_TEXT.items()}

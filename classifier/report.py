@@ -172,7 +172,7 @@ model (0.802), and 239 sentences with a count inside a task's sentence ("Write
 a 30-word summary of ...") for the first model (0.803; it raised the detector on "My son
 wrote his first sentence today" to 0.44).
 
-**Round 6, code whose content is numbers** (the last rows): pasted code that computes things
+**Round 6, code whose content is numbers** (the rows naming it): pasted code that computes things
 (an average in C, an Euler step, a spreadsheet formula, a percentage in JavaScript) with a
 coding ask was read as math or reasoning: of 19 such prompts written for
 `tests/classifier/test_classifier_numeric_code.py` before any data, the shipped model got 5
@@ -186,6 +186,26 @@ leave-one-source-out over the rows that existed before 0.707 -> 0.704. Cues for 
 line-start keywords and identifiers (`f:codelines`, `f:codekeys`, `f:idents`) moved the
 probes by one to three of 19 and held-out within noise: not shipped, one mechanism (the
 data) is enough to explain.
+
+**Round 7, drafting a message vs sending it** (the last rows): the policy says asking for
+the words of a message the user sends themselves is writing and asking the assistant to
+send, post or read messages is tool_calling, but the model read most drafting requests as
+tool_calling: of 12 written for `tests/classifier/test_classifier_drafting.py` before any
+data, it got 3 ("Compose a text to my sister..." -> tool_calling). The cause was a cue:
+`m:tool` fired on the nouns "message" and "email", which name what is drafted as much as
+what is sent. One author (an AI assistant session, from a brief that named the boundary,
+not any prompt, and forbade opening files) wrote 150 drafting requests (replies to a pasted
+message, polishing one's own draft, ~15 % in five other languages), 110 requests to act on
+messages (many carrying the text to send), and 30 look-alikes (format-constrained drafts,
+fiction shaped as messages); 13 were dropped for an 8-word overlap with a training file or
+a 5-word overlap with the test's prompts (`team_round7.jsonl`, 277 rows). The data alone
+moved the drafts to 4 of 12; a cue for drafting verbs (`m:draft`: draft, compose, reword,
+Entwurf, rédiger, 起草...) to 8; leaving "message" and "email" out of `m:tool` (the verbs
+"send", "remind", "schedule" stay) to 10 of 12, with the 6 requests to act all right (5
+before). Held-out 0.805 -> 0.805 and 0.906 -> 0.911 (Vicuna-Bench 0.900 -> 0.914, IFBench
+0.850 -> 0.867, MT-Bench 0.662 -> 0.638, ToolTalk unchanged), leave-one-source-out over
+the rows that existed before 0.698 -> 0.697 (this session's script; earlier figures came
+from another script and are not comparable to the third decimal).
 
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.
