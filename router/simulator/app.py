@@ -20,7 +20,7 @@ from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
 from router.simulator.completions import CompletionsApi
 from router.simulator.control import Control
-from router.simulator.errors import ApiError, Flavor, missing_model, render
+from router.simulator.errors import ApiError, Flavor, missing_model, render, sse_error
 from router.simulator.faults import Fault, FaultError, choose, split_model
 from router.simulator.generation import Ask, Generation, budget, choose_tokens
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
@@ -170,6 +170,8 @@ class Simulator:
         if name == "server_error":
             status = int(fault.value)
             raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
+        if name == "error_event" and not ask.stream:
+            raise ApiError(500, "server_error")
         if name == "context_length":
             window = self.settings.window
             too_many = max(ask.prompt_tokens, window + 1)
@@ -233,8 +235,9 @@ class Simulator:
         if ask.stream:
             frames = api.frames(meta, gen, ask)
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
+            failure = self._failure(api, flavor, len(frames)) if fault is not None else b""
             try:
-                await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault)
+                await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault, failure)
             except (ClientGone, asyncio.CancelledError):
                 self.stats.abandoned += 1  # the client closed before the stream was done
                 raise
@@ -244,6 +247,11 @@ class Simulator:
             body = orjson.dumps(api.body(meta, gen, ask))
             await playback.whole(resp, self.headers(flavor, JSON), body, fault)
         self.stats.by_status[200] += 1
+
+    def _failure(self, api: Api, flavor: Flavor, sequence: int) -> bytes:
+        """The in-band error that `error_event` ends a stream with, worded by the profile."""
+        err = ApiError(500, "server_error", "Internal server error")
+        return sse_error(api.name, flavor, err, self.settings.profile, sequence)
 
     def _count(self, gen: Generation) -> None:
         self.stats.prompt_tokens += gen.prompt_tokens

@@ -89,6 +89,7 @@ def usage(gen: Generation, flavor: Flavor) -> dict[str, Any]:
 
 
 class ChatApi:
+    name = "chat"
     id_prefix = "chatcmpl-"
     call_prefix = "chatcmpl-tool-"
 

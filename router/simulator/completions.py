@@ -15,6 +15,7 @@ DEFAULT_MAX_TOKENS = 16  # both vLLM and OpenAI default to 16 on this endpoint
 
 
 class CompletionsApi:
+    name = "completions"
     id_prefix = "cmpl-"
     call_prefix = "call_"
 

@@ -159,9 +159,17 @@ def render(
     return err.status, headers, orjson.dumps(envelope(flavor, err, server))
 
 
-def sse_error(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> bytes:
-    """An error as an in-stream event (after a 200 has been sent)."""
+def sse_error(
+    api: str, flavor: Flavor, err: ApiError, server: Flavor | None = None, sequence: int = 0
+) -> bytes:
+    """An error as an in-stream event (after a 200 has been sent), as each API sends it."""
+    if api == "responses":  # OpenAI's ResponseErrorEvent
+        code = "server_error" if err.status >= 500 else err.kind
+        event: dict[str, Any] = {"type": "error", "code": code, "param": None}
+        event |= {"message": err.message or "server error", "sequence_number": sequence}
+        return b"event: error\ndata: " + orjson.dumps(event) + b"\n\n"
     body = orjson.dumps(envelope(flavor, err, server))
     if flavor == "anthropic":
         return b"event: error\ndata: " + body + b"\n\n"
-    return b"data: " + body + b"\n\n"
+    done = b"data: [DONE]\n\n" if (server or flavor) == "vllm" else b""
+    return b"data: " + body + b"\n\n" + done

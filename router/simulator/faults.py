@@ -20,8 +20,14 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
+| `error_event[:N]` | after N tokens (default 2; 0: first thing), the in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
+
+`error_event` is what a server sends when generation fails after the 200 went out: chat and
+completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
+`create_streaming_error_response`), Messages an `event: error`, Responses an `error` event.
+A whole (non-streamed) reply gets the 500 it would have had.
 """
 
 from __future__ import annotations
@@ -43,12 +49,14 @@ FaultName = Literal[
     "cut_stream",
     "malformed_chunk",
     "missing_done",
+    "error_event",
     "context_length",
     "down",
 ]
 FAULTS: tuple[FaultName, ...] = get_args(FaultName)
 DEFAULT_ARGS: dict[str, float] = {
     "rate_limit": 1.0,
+    "error_event": 2.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
     "queued": 10.0,

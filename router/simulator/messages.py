@@ -44,6 +44,7 @@ def _last_is_tool_result(messages: list[Any]) -> bool:
 
 
 class MessagesApi:
+    name = "messages"
     id_prefix = "msg_"
     call_prefix = "toolu_"
 

@@ -15,15 +15,19 @@ from router.simulator.wire import Frame
 MALFORMED = b"data: {this is not json\n\n"
 QUEUED = b": queued\n\n"
 KEEP_ALIVE_S = 0.25
-MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk"})
+MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk", "error_event"})
 
 
-def _trigger_index(frames: list[Frame]) -> int:
-    """Where a mid-stream fault strikes: after two token frames (or before the tail)."""
+def _trigger_index(frames: list[Frame], fault: Fault) -> int:
+    """Where a mid-stream fault strikes: after two token frames (`error_event:N`: after N,
+    and 0 before the first frame of all), or before the tail."""
+    tokens = int(fault.value) if fault.name == "error_event" else TOKENS_BEFORE_MIDSTREAM_FAULT
+    if tokens <= 0:
+        return 0
     seen = 0
     for i, (_, is_token) in enumerate(frames):
         if is_token:
-            if seen == TOKENS_BEFORE_MIDSTREAM_FAULT:
+            if seen == tokens:
                 return i
             seen += 1
     return max(len(frames) - 1, 0)
@@ -35,8 +39,10 @@ async def stream(
     frames: list[Frame],
     pace: float,
     fault: Fault | None,
+    failure: bytes = b"",
 ) -> None:
-    """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included."""
+    """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included;
+    `failure` is the in-band error event that `error_event` ends the stream with."""
     if fault is not None and fault.name == "missing_done":
         frames = frames[:-1]
     if fault is not None and fault.name == "queued":
@@ -47,7 +53,7 @@ async def stream(
         return
     else:
         await resp.start(200, headers)
-    trigger = _trigger_index(frames) if fault is not None and fault.name in MIDSTREAM else -1
+    trigger = _trigger_index(frames, fault) if fault is not None and fault.name in MIDSTREAM else -1
     batch: list[bytes] = []
     first = True
     for i, (data, is_token) in enumerate(frames):
@@ -56,6 +62,10 @@ async def stream(
             batch = []
             if fault.name == "cut_stream":
                 resp.cut()
+                return
+            if fault.name == "error_event":
+                await resp.chunks([failure])
+                await resp.end()
                 return
             if fault.name == "stall":
                 await asyncio.sleep(fault.value)

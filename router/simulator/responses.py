@@ -29,6 +29,7 @@ def _input_text(items: Any) -> tuple[str, bool]:
 
 
 class ResponsesApi:
+    name = "responses"
     id_prefix = "resp_"
     call_prefix = "call_"
 

@@ -40,6 +40,7 @@ DONE: Frame = (b"data: [DONE]\n\n", False)
 class Api(Protocol):
     """One generation endpoint's wire format: parse a body, shape the answer."""
 
+    name: str  # the endpoint: chat, completions, responses or messages
     id_prefix: str
     call_prefix: str
 

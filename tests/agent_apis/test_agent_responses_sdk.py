@@ -176,11 +176,12 @@ def test_fallback_mid_conversation_moves_to_the_next_backend(
     assert "event: response.completed" in text
 
 
+@pytest.mark.parametrize("fault", ["cut_stream", "error_event"])
 def test_a_stream_broken_after_the_commit_point_ends_with_response_failed(
-    servers: dict[str, Running], tmp_path: Path
+    servers: dict[str, Running], tmp_path: Path, fault: str
 ) -> None:
     with stack(servers, tmp_path, ["local"]) as proxy:
-        servers["local"].control("faults", {"fault": "cut_stream"})
+        servers["local"].control("faults", {"fault": fault})
         try:
             events = list(client(proxy).responses.create(model="local", input=ASK, stream=True))
         finally:

@@ -85,6 +85,14 @@ MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
         Expect("local", mid_stream_error=True),
     ),
     "missing_done": (OK_LOCAL, OK_LOCAL, OK_LOCAL, OK_LOCAL),
+    # vLLM's in-band `data: {"error": ...}`: before the first event it is a failed attempt
+    "error_event:0": (FALLBACK, Expect(None, 502), FALLBACK, Expect(None, 502)),
+    "error_event": (
+        FALLBACK,
+        Expect(None, 502),
+        Expect("local", mid_stream_error=True),
+        Expect("local", mid_stream_error=True),
+    ),
     "context_length": (
         FALLBACK,
         Expect(None, 400, "context_length_exceeded"),

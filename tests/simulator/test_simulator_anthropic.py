@@ -127,3 +127,25 @@ def test_responses_function_call(vllm: SimThread) -> None:
     call = reply.output[0]
     assert call.type == "function_call" and call.name == "get_weather"
     assert call.arguments == '{"city": "Paris"}'
+
+
+def test_error_event_mid_stream_is_what_each_sdk_raises_on(
+    claude: SimThread, start_sim: Callable[..., SimThread]
+) -> None:
+    """`error_event` speaks each API's in-band failure: Messages' `event: error` and
+    Responses' `error` event, which the official SDKs turn into exceptions."""
+    headers = {"x-sim-fault": "error_event"}
+    with (
+        pytest.raises(anthropic.APIStatusError, match="Internal server error"),
+        client(claude).messages.stream(
+            model=MODEL, max_tokens=50, messages=user("Hello"), extra_headers=headers
+        ) as stream,  # type: ignore[arg-type]
+    ):
+        list(stream)
+    vllm = start_sim(profile="vllm")
+    responses = openai.OpenAI(base_url=vllm.url + "/v1", api_key="x", max_retries=0)
+    events = responses.responses.create(
+        model=MODEL, input="Hello", stream=True, extra_headers=headers
+    )
+    kinds = [event.type for event in events]
+    assert kinds[-1] == "error" and "response.completed" not in kinds

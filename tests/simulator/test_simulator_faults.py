@@ -159,6 +159,18 @@ def test_missing_done_ends_cleanly_without_it(vllm: SimThread) -> None:
     assert json.loads(lines[-1])["choices"][0]["finish_reason"] == "stop"
 
 
+def test_error_event_fails_the_stream_in_band_as_vllm_does(vllm: SimThread) -> None:
+    lines = data_lines(vllm, "error_event")
+    assert lines[-1] == "[DONE]"  # vLLM still ends the stream after its error line
+    error = json.loads(lines[-2])["error"]
+    assert error["code"] == 500 and error["type"] == "InternalServerError"
+    tokens = [json.loads(line)["choices"][0]["delta"].get("content") for line in lines[:-2]]
+    assert len([t for t in tokens if t]) == 2
+    first = data_lines(vllm, "error_event:0")
+    assert len(first) == 2 and "error" in json.loads(first[0])
+    assert post(vllm, "error_event").status_code == 500  # a whole reply gets its 500
+
+
 def test_context_length_fault_gives_vllm_400(vllm: SimThread) -> None:
     resp = post(vllm, "context_length", stream=True)
     assert resp.status_code == 400
