@@ -6,12 +6,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from router.api import admin, errors, front, messages, openai
+from router.api import admin, browsers, errors, front, messages, openai
 from router.components import Components, build
 from router.config import Config
+from router.errors import Forbidden
 
 
 class RouterApp(FastAPI):
@@ -22,12 +23,21 @@ class RouterApp(FastAPI):
     """
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and (why := self._from_a_web_page(scope)) is not None:
+            await errors.shaped_response(Request({**scope, "app": self}), Forbidden(why))(
+                scope, receive, send
+            )
+            return
         # Before FastAPI's middleware: the reason the front exists.
         api = front.hot_api(scope)
         if api is None:
             await super().__call__(scope, receive, send)
         else:
             await front.serve(self.state, api, scope, receive, send)
+
+    def _from_a_web_page(self, scope: Any) -> str | None:
+        server = self.state.components.config.server  # follows a reload
+        return browsers.refusal(scope, server.allowed_origins, server.proxy_headers)
 
 
 def create_app(config: Config, components: Components | None = None) -> FastAPI:

@@ -11,9 +11,10 @@ import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from classifier.intent import INTENTS
 
@@ -181,6 +182,18 @@ class ServerSettings(Strict):
     # become the request's scheme and client (what the app sees of them: the scheme of its
     # redirects). Off by default: it costs per request and the router records no client address.
     proxy_headers: bool = False
+    # Browser pages from these origins (scheme://host[:port]) may call the router; any other
+    # page's request is refused (router.api.browsers: a desk box is reachable from every tab).
+    allowed_origins: list[str] = Field(default_factory=list)
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+                raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
+        return [origin.rstrip("/").lower() for origin in origins]
 
 
 class Config(Strict):

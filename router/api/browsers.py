@@ -1,0 +1,76 @@
+"""Refuse what a web page makes a browser send to the router.
+
+A router on a desk is reachable from every page its user opens. A cross-site page can POST
+to `http://127.0.0.1:4000/v1/...` without a CORS preflight (a "simple request" with a
+`text/plain` body), the router reads any body as JSON, and with no keys configured (the
+loopback default) it would spend the user's cloud credit or reload the config for the
+page. Browsers mark such requests: a cross-origin one carries an `Origin` that is not the
+router's own, and a DNS-rebinding page (its name resolved to 127.0.0.1) sends its own name
+as `Host`. API clients (SDKs, curl, agents) send neither, so refusing both costs them
+nothing; the router sends no CORS headers, so no browser page could read its answers anyway.
+A web app that calls the router from the browser through a CORS-adding proxy names its
+origin in `server.allowed_origins`; behind a reverse proxy (`server.proxy_headers`) `Host`
+is the proxy's public name and is not checked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Collection
+from typing import Any
+from urllib.parse import urlsplit
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "127.0.0.1", "::1"})
+
+
+def refusal(
+    scope: dict[str, Any], allowed_origins: Collection[str] = (), behind_proxy: bool = False
+) -> str | None:
+    """Why this request looks sent by a web page that may not call the router (None for API
+    clients, the router's own origin and `allowed_origins`)."""
+    origin = host = None
+    for name, value in scope.get("headers", ()):
+        if name == b"origin":
+            origin = value.decode("latin-1")
+        elif name == b"host":
+            host = value.decode("latin-1")
+    if origin is not None and not _origin_allowed(origin, host, allowed_origins):
+        return (
+            "cross-origin requests from web pages are refused (API clients send no Origin "
+            "header); list the page's origin in server.allowed_origins to allow it"
+        )
+    if behind_proxy or host is None:
+        return None
+    if _on_loopback(scope) and _hostname(host) not in LOOPBACK_NAMES:
+        return (
+            "on a loopback address the router answers only Host localhost, 127.0.0.1 or "
+            "[::1] (a page that renamed itself to 127.0.0.1 would send its own name)"
+        )
+    return None
+
+
+def _origin_allowed(origin: str, host: str | None, allowed: Collection[str]) -> bool:
+    """The router's own origin (`Origin: http://127.0.0.1:4000`, Host `127.0.0.1:4000`) and
+    the listed ones; `null` (sandboxed frames, files) never."""
+    origin = origin.strip().rstrip("/").lower()
+    netloc = urlsplit(origin).netloc
+    return origin in allowed or (bool(netloc) and netloc == (host or "").strip().lower())
+
+
+def _on_loopback(scope: dict[str, Any]) -> bool:
+    """Whether this connection arrived on a loopback address of ours."""
+    server = scope.get("server")
+    if not server:
+        return False
+    try:
+        return ipaddress.ip_address(str(server[0]).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _hostname(host: str) -> str:
+    """`Host` without its port: `[::1]:4000` -> `::1`, `Localhost:4000` -> `localhost`."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host

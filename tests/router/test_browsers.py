@@ -1,0 +1,80 @@
+"""A web page the user has open cannot drive the router on their desk.
+
+Without a check, a cross-site page POSTs a `text/plain` body (no CORS preflight) that the
+router reads as JSON, and with no keys configured (the loopback default) it is served:
+cloud credit spent, config reloaded. A page whose name was rebound to 127.0.0.1 sends its
+own name as Host. API clients send neither; the official SDK still gets its answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import openai
+import pytest
+
+from router.config import ConfigError, parse
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+BODY = b'{"model": "local", "messages": [{"role": "user", "content": "hi"}]}'
+EVIL = "https://evil.example"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, RunningRouter]]:
+    with simulator(profile="vllm", model="local-model") as local:
+        tmp = tmp_path_factory.mktemp("browsers")
+        config = config_for(
+            {"local": local}, tmp, server={"allowed_origins": ["https://chat.team.example"]}
+        )
+        with router(config) as proxy:
+            yield local, proxy
+
+
+def post(
+    proxy: RunningRouter, path: str = "/v1/chat/completions", **headers: str
+) -> httpx.Response:
+    with httpx.Client(trust_env=False) as client:
+        return client.post(
+            proxy.root + path, content=BODY, headers={"content-type": "text/plain", **headers}
+        )
+
+
+def test_a_cross_site_page_is_refused_before_any_backend_is_asked(
+    served: tuple[Running, RunningRouter],
+) -> None:
+    local, proxy = served
+    before = local.completions()
+    refused = post(proxy, origin=EVIL, **{"sec-fetch-site": "cross-site"})
+    assert refused.status_code == 403
+    assert "allowed_origins" in refused.json()["error"]["message"]
+    assert post(proxy, "/v1/router/reload", origin=EVIL).status_code == 403
+    messages = post(proxy, "/v1/messages", origin="null")
+    assert messages.status_code == 403 and messages.json()["type"] == "error"  # Anthropic's shape
+    assert local.completions() == before
+
+
+def test_a_rebound_name_on_loopback_is_refused(served: tuple[Running, RunningRouter]) -> None:
+    local, proxy = served
+    before = local.completions()
+    assert post(proxy, host="evil.example:4000").status_code == 403
+    assert local.completions() == before
+
+
+def test_api_clients_own_origin_and_listed_origins_are_served(
+    served: tuple[Running, RunningRouter],
+) -> None:
+    _, proxy = served
+    sdk = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    reply = sdk.chat.completions.create(model="local", messages=[{"role": "user", "content": "hi"}])
+    assert reply.choices[0].message.content
+    own = proxy.root.removeprefix("http://")
+    assert post(proxy, origin=proxy.root, host=own).status_code == 200
+    assert post(proxy, origin="https://chat.team.example").status_code == 200
+    assert post(proxy, host=f"localhost:{own.rpartition(':')[2]}").status_code == 200
+
+
+def test_allowed_origins_must_be_origins() -> None:
+    with pytest.raises(ConfigError, match="allowed_origins"):
+        parse({"backends": [], "server": {"allowed_origins": ["chat.team.example/app"]}})
