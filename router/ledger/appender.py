@@ -15,11 +15,12 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -33,6 +34,8 @@ log = logging.getLogger("smf_router.ledger.appender")
 
 MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
 SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them
+
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -63,15 +66,25 @@ class Appender:
 
     def append(self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]) -> int:
         """Write `records` and the other tables' `rows` (and any batch kept for a retry);
-        returns the rows written."""
+        returns the rows written. Rows that fail to write are kept for the next call."""
+        fresh = self._tables(records, rows)
+        pending, self._retry = self._retry, []
         written = 0
-        for table, data in self._tables(records, rows):
-            for day, part in segments.split_by_day(data, TIME_COLUMN[table]).items():
+        for table, data in pending + fresh:
+            try:
+                parts = segments.split_by_day(data, TIME_COLUMN[table])
+            except Exception as exc:  # whatever went wrong, the rows wait for a retry
+                self._keep_for_retry(table, data, exc)
+                continue
+            for day, part in parts.items():
+                path = self._next_path(table, day)
                 try:
-                    self._write(table, day, part)
-                    written += part.num_rows
-                except OSError as exc:
+                    segments.write_segment(path, part, price_map_version=self._version)
+                except Exception as exc:
                     self._keep_for_retry(table, part, exc)
+                    continue
+                self._track(table, day, Segment(path, day, part.num_rows))
+                written += part.num_rows
         return written
 
     def remove_doomed(self, now: float) -> None:
@@ -100,17 +113,56 @@ class Appender:
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
     ) -> list[tuple[str, pa.Table]]:
-        pending, self._retry = self._retry, []
+        tables: list[tuple[str, pa.Table]] = []
         if records:
-            pending.append(("records", records_table(records)))
+            records, table = self._convert("records", records, records_table)
+            tables.append(("records", table))
             if self.store_text:
-                texts = texts_table(records)
+                texts = self._convert("texts", records, texts_table)[1]
                 if texts.num_rows:
-                    pending.append(("texts", texts))
-        pending += [(table, rows_table(table, batch)) for table, batch in rows.items() if batch]
-        return pending
+                    tables.append(("texts", texts))
+        for name, batch in rows.items():
+            if batch:
+                tables.append((name, self._convert(name, batch, partial(rows_table, name))[1]))
+        return tables
 
-    def _keep_for_retry(self, table: str, part: pa.Table, exc: OSError) -> None:
+    def _convert(
+        self, table: str, items: Sequence[_T], convert: Callable[[Sequence[_T]], pa.Table]
+    ) -> tuple[Sequence[_T], pa.Table]:
+        """`items` as Arrow, and the items that converted."""
+        try:
+            return items, convert(items)
+        except Exception:
+            return self._convert_each(table, items, convert)
+
+    def _convert_each(
+        self, table: str, items: Sequence[_T], convert: Callable[[Sequence[_T]], pa.Table]
+    ) -> tuple[list[_T], pa.Table]:
+        """One odd value (a token count beyond int64) must not lose the whole batch with it:
+        convert one item at a time, and drop (and count) only those that fail."""
+        good: list[_T] = []
+        parts: list[pa.Table] = []
+        errors: list[Exception] = []
+        for item in items:
+            try:
+                parts.append(convert([item]))
+            except Exception as exc:
+                errors.append(exc)
+            else:
+                good.append(item)
+        if errors:
+            self.dropped += len(errors)
+            # the error's type and message, never the row: a row may hold a caller's data
+            log.error(
+                "ledger dropped %d %s rows it could not convert: %s: %s",
+                len(errors),
+                table,
+                type(errors[0]).__name__,
+                errors[0],
+            )
+        return good, pa.concat_tables(parts) if parts else convert([])
+
+    def _keep_for_retry(self, table: str, part: pa.Table, exc: Exception) -> None:
         kept = sum(t.num_rows for _, t in self._retry)
         if kept + part.num_rows > self.max_kept:
             self.dropped += part.num_rows
@@ -126,12 +178,10 @@ class Appender:
         name = f"{self.process_tag}-{seq:08d}{segments.SUFFIX}"
         return segments.day_dir(self.directory, table, day) / name
 
-    def _write(self, table: str, day: str, part: pa.Table) -> None:
-        path = self._next_path(table, day)
-        segments.write_segment(path, part, price_map_version=self._version)
+    def _track(self, table: str, day: str, segment: Segment) -> None:
         with self._lock:
             owned = self._owned.setdefault((table, day), [])
-            owned.append(_Owned(Segment(path, day, part.num_rows), 0))
+            owned.append(_Owned(segment, 0))
             self._schedule_merges(table, day)
             self._forget_old_days(day)
 

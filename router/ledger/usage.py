@@ -3,18 +3,43 @@
 Chat Completions counts cached prompt tokens inside `prompt_tokens` and reasoning inside
 `completion_tokens`; Responses does the same under `input_tokens`/`output_tokens`; Anthropic
 Messages reports `input_tokens` *without* cache reads and cache writes (see FACTS.md), so
-they are added back. Pure: dict in, `Usage` out.
+they are added back. Dict in, `Usage` out.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from router.record import Api, Usage
 
+log = logging.getLogger("smf_router.ledger.usage")
+
+# JSON allows any integer and orjson keeps up to 64 bits, but the ledger stores int64 and a
+# real count is far below 2**53 (exact in a float, as every JSON reader agrees on): above it
+# a count is garbage, and one such value once cost the ledger a whole batch of records.
+MAX_TOKENS = 2**53
+_warned = False
+
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return 0
+    if value > MAX_TOKENS:
+        _warn_implausible(value)
+        return 0
+    return value
+
+
+def _warn_implausible(value: int) -> None:
+    global _warned
+    if not _warned:  # once: an upstream that sends one sends it on every reply
+        _warned = True
+        log.warning(
+            "an upstream reported %d tokens, beyond any real count: such counts are recorded"
+            " as 0 (logged once)",
+            value,
+        )
 
 
 def _details(usage: dict[str, Any], key: str) -> dict[str, Any]:
@@ -23,7 +48,8 @@ def _details(usage: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def normalize_usage(api: Api, usage: dict[str, Any] | None, estimated: bool = False) -> Usage:
-    """Map one API's `usage` object onto `Usage`; missing or malformed fields count as 0."""
+    """Map one API's `usage` object onto `Usage`; missing, malformed or implausible
+    (> `MAX_TOKENS`) fields count as 0."""
     if not isinstance(usage, dict):
         return Usage(estimated=estimated)
     if api == "messages":

@@ -111,17 +111,24 @@ class LedgerWriter:
         queue.append(row)
 
     def close(self) -> None:
-        """Stop the thread and flush everything still queued (idempotent)."""
+        """Stop the thread and flush everything still queued (idempotent). Never raises: the
+        shutdown steps after the ledger's (tracing's) must still run."""
         self._stop = True
         self._wake.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        self.flush()
+        try:
+            self.flush()
+        except Exception:
+            log.exception("ledger flush at close failed")
         with self._lock:
             if self._appender is not None:
-                self._appender.close()
-                self._appender.remove_doomed(float("inf"))
+                try:
+                    self._appender.close()
+                    self._appender.remove_doomed(float("inf"))
+                except Exception:
+                    log.exception("ledger close failed")
 
     def wait_for_merges(self) -> None:
         """Return when the merges of this writer's own files started so far have finished."""

@@ -150,3 +150,21 @@ def test_a_writer_keeps_running_when_its_directory_is_unwritable(tmp_path: Path)
     writer.close()
     assert ids(tmp_path) == ["x"]
     assert os.listdir(tmp_path / "records")
+
+
+def test_a_record_that_cannot_be_stored_costs_only_itself(tmp_path: Path) -> None:
+    blocked = tmp_path / "records"
+    blocked.write_text("a file where the table directory should be")
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    writer.submit(Record("kept", now))
+    assert writer.flush() == 0  # kept for a retry
+    blocked.unlink()
+    writer.submit(Record("good", now))
+    writer.submit(Record("odd", now, usage=Usage(2**63)))  # beyond int64: no column holds it
+    assert writer.flush() == 2
+    assert writer.dropped_total == 1
+    writer.submit(Record("odd-at-close", now, usage=Usage(2**63)))
+    writer.close()  # no exception: the shutdown steps after the ledger's still run
+    assert writer.dropped_total == 2
+    assert sorted(ids(tmp_path)) == ["good", "kept"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import orjson
+
 from router.ledger.usage import normalize_usage
 from router.record import Usage
 
@@ -63,3 +65,12 @@ def test_responses_usage_keeps_cache_writes_where_vllm_and_litellm_report_them()
         "output_tokens_details": {"reasoning_tokens": 0},
     }
     assert normalize_usage("responses", usage) == Usage(1200, 40, 1000, 0, cache_write_tokens=150)
+
+
+def test_a_token_count_beyond_any_real_one_counts_as_unknown() -> None:
+    # valid JSON, and orjson (what the relay parses upstream replies with) keeps it an int
+    usage = orjson.loads(b'{"prompt_tokens": 18446744073709551615, "completion_tokens": 5}')
+    assert normalize_usage("chat", usage) == Usage(0, 5)
+    anthropic = {"input_tokens": 10, "cache_read_input_tokens": 2**63, "output_tokens": 2}
+    assert normalize_usage("messages", anthropic) == Usage(10, 2)
+    assert normalize_usage("responses", {"input_tokens": 2**53}) == Usage(2**53)  # still real
