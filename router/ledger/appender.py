@@ -107,8 +107,14 @@ class Appender:
 
     def close(self) -> None:
         """Let a running merge finish and drop queued ones: their inputs are complete files
-        already, and closed-day compaction merges them later."""
+        already, and closed-day compaction merges them later. Rows still kept for a retry
+        are lost now, and counted."""
         self._merger.shutdown(wait=True, cancel_futures=True)
+        lost = sum(t.num_rows for _, t in self._retry)
+        if lost:
+            self.dropped += lost
+            self._retry = []
+            log.error("ledger closed with %d rows it could not write: they are lost", lost)
 
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -168,3 +169,16 @@ def test_a_record_that_cannot_be_stored_costs_only_itself(tmp_path: Path) -> Non
     writer.close()  # no exception: the shutdown steps after the ledger's still run
     assert writer.dropped_total == 2
     assert sorted(ids(tmp_path)) == ["good", "kept"]
+
+
+def test_rows_still_unwritable_at_close_are_counted_as_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "records").write_text("a file where the table directory should be")
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    for i in range(3):
+        writer.submit(Record(f"r{i}", time.time()))
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.close()
+    assert writer.dropped_total == 3
+    assert "3 rows it could not write" in caplog.text
