@@ -81,7 +81,7 @@ class Ledger:
             uniform = len({s.schema for s in listing.segments}) <= 1
             self._view(table, schema, listing.paths, uniform)
         if self._window:
-            self._split_rollups(*self._window)
+            self._split_rollups(*self._window, full=full)
         for warning in self.warnings:
             log.warning("%s", warning)
 
@@ -98,7 +98,7 @@ class Ledger:
             self._build(full=False)  # (it splits with the window set, and retries itself)
         return self.rolled_up_days
 
-    def _split_rollups(self, since: datetime, until: datetime) -> None:
+    def _split_rollups(self, since: datetime, until: datetime, full: bool = False) -> None:
         by_day: dict[str, list[segments.Segment]] = {}
         for seg in self.listings["records"].segments:
             by_day.setdefault(seg.day, []).append(seg)
@@ -110,7 +110,7 @@ class Ledger:
             start = datetime.fromisoformat(day)
             found = None
             if since <= start and start + timedelta(days=1) <= until:
-                found = rollups.current(self.directory, day, segs)
+                found = rollups.current(self.directory, day, segs, self.warnings, full)
             if found:
                 sums.append(str(found[0]))
                 latency.append(str(found[1]))

@@ -114,12 +114,34 @@ def paths(directory: Path, day: str, key: str) -> tuple[Path, Path]:
     return folder / f"{key}.sums{segments.SUFFIX}", folder / f"{key}.latency{segments.SUFFIX}"
 
 
-def current(directory: Path, day: str, day_segments: Sequence[Segment]) -> tuple[Path, Path] | None:
-    """The day's rollup files if they match its segments exactly, else None."""
+def current(
+    directory: Path,
+    day: str,
+    day_segments: Sequence[Segment],
+    warnings: list[str] | None = None,
+    full: bool = False,
+) -> tuple[Path, Path] | None:
+    """The day's rollup files if they match its segments exactly and can be read, else None.
+
+    A torn or empty rollup is named in `warnings`; the day is then read from its segments
+    until compaction writes the rollup again. `full` decodes every page, not only footers.
+    """
     if not day_segments:
         return None
-    sums, latency = paths(directory, day, digest(s.path.name for s in day_segments))
-    return (sums, latency) if sums.is_file() and latency.is_file() else None
+    found = paths(directory, day, digest(s.path.name for s in day_segments))
+    if not all(path.is_file() for path in found):
+        return None
+    for path in found:
+        try:
+            if full:
+                segments.validate_fully(path)
+            else:
+                segments.read_segment(path)
+        except Exception as exc:  # any decode failure: read the day raw, say which file
+            if warnings is not None:
+                warnings.append(f"skipped unreadable rollup {path}: {exc}")
+            return None
+    return found
 
 
 def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:

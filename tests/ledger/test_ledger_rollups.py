@@ -56,6 +56,21 @@ def test_a_late_record_makes_its_day_read_raw_again(ledger: Path) -> None:
     assert len(list(segments.day_dir(ledger, rollups.TABLE, "2026-03-01").iterdir())) == 2
 
 
+@pytest.mark.parametrize("damage", ["torn", "empty"])
+def test_an_unreadable_rollup_is_named_read_around_and_rewritten(ledger: Path, damage: str) -> None:
+    raw = report.build(ledger, config=known_config())
+    compaction.compact(ledger, now=NOW)
+    sums = next((ledger / rollups.TABLE).rglob("*.sums.parquet"))
+    sums.write_bytes(sums.read_bytes()[:-20] if damage == "torn" else b"")
+    damaged = report.build(ledger, config=known_config())
+    assert damaged["totals"] == raw["totals"]
+    assert any(str(sums) in warning for warning in damaged["warnings"])
+    assert rolled_up_days(ledger) == 1
+    assert compaction.compact(ledger, now=NOW).rollups == 1  # written again
+    assert rolled_up_days(ledger) == 2
+    assert comparable(report.build(ledger, config=known_config())) == comparable(raw)
+
+
 def test_days_partly_inside_the_window_are_read_raw(ledger: Path) -> None:
     compaction.compact(ledger, now=NOW)
     since = datetime(2026, 3, 1, 10, 0, 30)  # between a (10:00) and b (10:01) of day 1
