@@ -296,11 +296,17 @@ def build(
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """`30d`, `12h`, `2w`, `90m` before now, or an ISO date/time (UTC when naive)."""
+    """`30d`, `12h`, `2w`, `90m` before now, or an ISO date/time (UTC when naive), in UTC.
+
+    Raises ValueError for anything else, a time outside years 1-9999 in UTC included."""
     now = now or datetime.now(UTC)
     units = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
     text = text.strip()
-    if text[:-1].isdigit() and text[-1:] in units:
-        return now - timedelta(seconds=int(text[:-1]) * units[text[-1]])
-    value = datetime.fromisoformat(text)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        if text[:-1].isdigit() and text[-1:] in units:
+            return now - timedelta(seconds=int(text[:-1]) * units[text[-1]])
+        value = datetime.fromisoformat(text)
+        # converted here, where a bad value is the caller's error, not later in the report
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    except OverflowError:
+        raise ValueError(f"{text!r} lies outside the years 1-9999 (UTC)") from None

@@ -44,6 +44,15 @@ def _ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     return ledger or Path(config.ledger.path if config else "./var/ledger")
 
 
+def _parse_time(text: str, option: str) -> datetime:
+    from router import report
+
+    try:
+        return report.parse_since(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=f"'{option}'") from None
+
+
 @app.command("report")
 def report_command(
     since: Annotated[str, typer.Option(help="`30d`, `12h`, `2w` or an ISO date.")] = "30d",
@@ -58,11 +67,8 @@ def report_command(
     from router import report, report_html, report_render
 
     config = load_or_exit(config_path)
-    try:
-        start = report.parse_since(since)
-        end = report.parse_since(until) if until else None
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    start = _parse_time(since, "--since")
+    end = _parse_time(until, "--until") if until else None
     directory = _ledger_dir(ledger, config)
     if not directory.is_dir():  # a typo must not read as "no traffic": a table of zeros
         typer.echo(

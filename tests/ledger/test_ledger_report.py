@@ -138,6 +138,22 @@ def test_cli_report_on_a_missing_ledger_says_so_and_writes_into_new_directories(
     assert out.read_text().startswith("<!doctype html>")
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--since", "99999999d"),
+        ("--since", "0001-01-01T00:00:00+01:00"),  # before year 1 in UTC
+        ("--until", "9999-12-31T23:00:00-05:00"),  # after 9999 in UTC
+    ],
+)
+def test_cli_report_names_the_option_holding_a_time_out_of_range(
+    ledger: Path, option: str, value: str
+) -> None:
+    result = CliRunner().invoke(app, ["report", "--ledger", str(ledger), option, value])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}'" in result.output
+
+
 def test_parse_since() -> None:
     now = datetime(2026, 3, 31, tzinfo=UTC)
     assert report.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)

@@ -53,6 +53,12 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
                 headers={"authorization": f"Bearer {ADMIN}"},
             )
             assert bad.status_code == 400 and bad.json()["error"]["param"] == "by"
+            too_far = httpx.get(
+                f"{proxy.root}/v1/router/report?since=99999999d",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert too_far.status_code == 400, too_far.text
+            assert too_far.json()["error"]["param"] == "since"
 
 
 def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
