@@ -11,7 +11,9 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 CSV_COLUMNS = [
     "key",
@@ -66,7 +68,7 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
     rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
     for g in rows:
         table.add_row(
-            str(g["key"]),
+            escape(str(g["key"])),  # a key name like `ci[bot]` is text, not markup
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
@@ -84,7 +86,8 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
         t, d = lat["ttft_s"], lat["total_s"]
         console.print(
             f"{lat['backend']}: TTFT p50 {_s(t['p50'])} p90 {_s(t['p90'])} p99 {_s(t['p99'])}"
-            f" · total p50 {_s(d['p50'])} p90 {_s(d['p90'])} p99 {_s(d['p99'])}"
+            f" · total p50 {_s(d['p50'])} p90 {_s(d['p90'])} p99 {_s(d['p99'])}",
+            markup=False,
         )
     be = report.get("break_even")
     if be:
@@ -92,11 +95,13 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
         when = f"{months} months" if months is not None else "never at this rate"
         console.print(
             f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
-            f"in this window, {_usd(be['savings_per_day_usd'])}/day → pays back in {when}"
+            f"in this window, {_usd(be['savings_per_day_usd'])}/day → pays back in {when}",
+            markup=False,
         )
-    console.print(f"price map: {report.get('price_map_version') or 'none recorded'}")
-    for warning in report["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}", markup=True, highlight=False)
+    version = report.get("price_map_version") or "none recorded"
+    console.print(f"price map: {version}", markup=False)
+    for warning in report["warnings"]:  # paths and decode errors: text, not markup
+        console.print(Text.assemble(("warning:", "yellow"), " ", warning), highlight=False)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
 

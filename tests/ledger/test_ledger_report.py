@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from router import report
+from router.ledger import LedgerWriter
 from router.ledger.cli import app
+from router.record import Record
 from router.report_render import to_csv, to_json, to_table
 from tests.ledger.known_ledger import known_config, write_known_ledger
 
@@ -91,6 +94,20 @@ def test_json_and_csv_renderings(ledger: Path) -> None:
     assert float(rows[0]["offloaded_usd"]) == pytest.approx(0.77)
     assert float(rows[-1]["counterfactual_usd"]) == pytest.approx(1.0)
     assert "TOTAL" in to_table(data)
+
+
+def test_the_table_prints_key_names_and_warnings_as_text_not_markup(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger[/]x"
+    writer = LedgerWriter(ledger)
+    for caller in ("ci[bot]", "ops[/]"):
+        writer.submit(Record(caller, time.time(), caller=caller, backend="x", tier="local"))
+    writer.close()
+    junk = next((ledger / "records").iterdir()) / "junk.parquet"
+    junk.write_bytes(b"garbage")
+    result = CliRunner().invoke(app, ["report", "--ledger", str(ledger), "--by", "caller"])
+    assert result.exit_code == 0, result.output
+    assert "│ ci[bot] " in result.output and "│ ops[/] " in result.output
+    assert f"warning: skipped unreadable segment {junk}" in result.output.replace("\n", "")
 
 
 def test_empty_ledger_reports_zeros(tmp_path: Path) -> None:
