@@ -73,7 +73,9 @@ def local_cost_parts(duration_s: float, cost: LocalCost) -> LocalCostParts:
 
 
 def served_duration(record: Record) -> float:
-    """Time spent on the backend that served: its attempt's duration, else the request's."""
+    """Time spent on the backend that served: its attempt's duration, else the request's.
+    (The report's break-even adds back amortisation over the same seconds:
+    `router.ledger.rollups.SERVED_SECONDS` is this in SQL.)"""
     for attempt in reversed(record.attempts):
         if attempt.backend == record.backend and attempt.outcome == "ok":
             return attempt.duration_s or record.duration_s

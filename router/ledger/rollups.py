@@ -27,24 +27,32 @@ from router.ledger import segments
 from router.ledger.segments import Segment
 
 TABLE = "rollups"
-VERSION = "1"  # part of the digest: a change of rollup format invalidates old files
+# Part of the digest: a change of rollup format invalidates old files. 2: `seconds` is the
+# serving attempt's time, as pricing charges it, not the whole request's.
+VERSION = "2"
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 
+# Seconds on the backend that served, as `router.pricing.served_duration` counts them for
+# a local request's cost: the serving attempt is the last one (dispatch stops at the first
+# that commits), if it is on that backend, ended ok and was timed; else the whole request.
+SERVED_SECONDS = """CASE WHEN attempts[-1].backend = backend AND attempts[-1].outcome = 'ok'
+    AND attempts[-1].duration_s > 0 THEN attempts[-1].duration_s ELSE duration_s END"""
+
 # The report's per-group sums; {source} is a records view or file list, {caller} an expression.
-SUMS_SQL = """
-SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {caller} AS caller,
+SUMS_SQL = f"""
+SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}} AS caller,
        count(*)::BIGINT AS requests,
        sum(prompt_tokens)::BIGINT AS prompt_tokens,
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
        sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
-       sum(duration_s) AS seconds,
+       sum({SERVED_SECONDS}) AS seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
        count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
        min(started_at) AS first_at, max(started_at) AS last_at
-FROM {source} WHERE started_at >= ? AND started_at < ?
+FROM {{source}} WHERE started_at >= ? AND started_at < ?
 GROUP BY ALL
 """
 
