@@ -216,7 +216,7 @@ class Appender:
             return
         for warning in warnings:
             log.warning("%s", warning)
-        if not replaced:  # every input undecodable: nothing was written to track
+        if not replaced:  # under two inputs decodable: nothing was written to track
             return
         rows = sum(o.segment.rows for o in group)
         with self._lock:

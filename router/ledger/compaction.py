@@ -57,11 +57,12 @@ def merge(
     unless `delete` is False (a live writer defers that, so a reader that listed them a
     moment ago can still finish; readers ignore them anyway). A file that cannot be decoded
     is left in place (readers skip and name it) and is not listed as a source, so it is
-    never deleted by accident.
+    never deleted by accident. Fewer than two readable inputs are left as they are: merging
+    one file is a rewrite that compaction would otherwise repeat on every pass.
     """
     warnings: list[str] = []
     todo = list(inputs)
-    while todo:
+    while len(todo) >= 2:
         try:
             replaced = _merge_readable(todo, out)
         except _Unreadable as bad:
@@ -200,11 +201,13 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     remove([path / name for seg in listing.segments for name in seg.sources])
     if len(listing.segments) >= 2:
         out = path / compacted_name(listing.segments)
-        result.warnings.extend(merge(listing.segments, out)[1])
-        result.days += 1
-        result.files_in += len(listing.segments)
-        result.files_out += 1
-        listing = segments.list_day(path)
+        replaced, warnings = merge(listing.segments, out)
+        result.warnings.extend(warnings)
+        if replaced:
+            result.days += 1
+            result.files_in += len(replaced)
+            result.files_out += 1
+            listing = segments.list_day(path)
     if table == "records":
         day = path.name.removeprefix("day=")
         try:

@@ -98,6 +98,26 @@ def test_leftover_sources_after_a_crash_are_not_double_counted(tmp_path: Path) -
     assert len(list(path.iterdir())) == 1
 
 
+def test_a_day_with_one_undecodable_file_is_not_rewritten_on_every_pass(tmp_path: Path) -> None:
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    write_day(tmp_path, day, 3, "a")
+    path = segments.day_dir(tmp_path, "records", "2026-06-01")
+    victim = sorted(path.iterdir())[-1]
+    raw = bytearray(victim.read_bytes())  # a valid footer over a broken page
+    start = pq.read_metadata(victim).row_group(0).column(0).data_page_offset
+    raw[start : start + 16] = bytes(b ^ 0xFF for b in raw[start : start + 16])
+    victim.write_bytes(bytes(raw))
+    later = day + timedelta(days=3)
+    first = compaction.compact(tmp_path, now=later)
+    assert first.days == 1
+    assert any(victim.name in warning for warning in first.warnings)
+    files = sorted(p.name for p in path.iterdir())
+    again = compaction.compact(tmp_path, now=later)
+    assert again.days == 0
+    assert sorted(p.name for p in path.iterdir()) == files
+    assert count(tmp_path) == 2
+
+
 def test_retention_drops_old_day_partitions(tmp_path: Path) -> None:
     now = datetime(2026, 6, 10, tzinfo=UTC)
     for back in (0, 5, 40):
