@@ -10,7 +10,6 @@ in agreement.
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Literal, Protocol, get_args
 
 from prometheus_client import CollectorRegistry
@@ -18,7 +17,15 @@ from prometheus_client import CollectorRegistry
 from classifier.intent import INTENTS
 from router import process_stats
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
-from router.record import Api, AttemptOutcome, ErrorKind, Outcome, Record, ShadowDropReason
+from router.record import (
+    Api,
+    AttemptOutcome,
+    ErrorKind,
+    Outcome,
+    Record,
+    ShadowDropReason,
+    backend_moves,
+)
 
 P = "smf_router_"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -319,9 +326,7 @@ class Metrics:
         for a in tried:
             out = _closed(a.outcome, ATTEMPT_OUTCOMES)
             self.attempt_time.observe((a.backend, a.tier, out), a.duration_s)
-        for prev, nxt in pairwise(tried):
-            if prev.backend == nxt.backend:  # a retry after a short Retry-After, not a move
-                continue
+        for prev, nxt in backend_moves(tried):
             reason = _closed(prev.error_kind, ERROR_KINDS, empty="other")
             self.fallbacks.inc((prev.backend, nxt.backend, reason))
 

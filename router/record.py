@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -111,7 +112,16 @@ class Record:
 
     @property
     def fallbacks(self) -> int:
-        return max(0, len([a for a in self.attempts if a.outcome != "skipped"]) - 1)
+        """How many times the request moved to another backend (see `backend_moves`)."""
+        return len(backend_moves(self.attempts)) if len(self.attempts) > 1 else 0
+
+
+def backend_moves(attempts: Iterable[Attempt]) -> list[tuple[Attempt, Attempt]]:
+    """Each move from one backend to another among the attempts that ran: the fallbacks.
+    A retry on the same backend (after a short Retry-After) is no fallback, and a skipped
+    attempt never ran. Metrics, the record and the ledger count fallbacks with this."""
+    tried = [a for a in attempts if a.outcome != "skipped"]
+    return [(prev, nxt) for prev, nxt in itertools.pairwise(tried) if prev.backend != nxt.backend]
 
 
 class _RequestIds:

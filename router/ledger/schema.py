@@ -137,32 +137,26 @@ def _ended(records: Sequence[Record]) -> pa.Array:
     return _ts(np.where(ended > 0, ended, started + duration).tolist())
 
 
-def _attempts(records: Sequence[Record]) -> tuple[pa.Array, pa.Array]:
-    """The attempts list column, and fallbacks (tried backends − 1, skipped ones excluded)."""
+def _attempts(records: Sequence[Record]) -> pa.Array:
+    """The attempts list column."""
     flat = [a for r in records for a in r.attempts]
     offsets = np.zeros(len(records) + 1, dtype=np.int32)
     np.cumsum([len(r.attempts) for r in records], out=offsets[1:])
-    outcomes = [a.outcome for a in flat]
     children = [
         pa.array([a.backend for a in flat], pa.string()),
         pa.array([a.tier for a in flat], pa.string()),
-        pa.array(outcomes, pa.string()),
+        pa.array([a.outcome for a in flat], pa.string()),
         pa.array([a.error_kind for a in flat], pa.string()),
         pa.array([a.status for a in flat], pa.int32()),
         pa.array([a.duration_s for a in flat], pa.float64()),
     ]
     values = pa.StructArray.from_arrays(children, fields=list(ATTEMPT_TYPE))
-    tried = np.zeros(len(flat) + 1, dtype=np.int64)
-    np.cumsum([o != "skipped" for o in outcomes], out=tried[1:])
-    per_record = tried[offsets[1:]] - tried[offsets[:-1]]
-    fallbacks = pa.array(np.maximum(per_record - 1, 0).astype(np.int16))
-    return pa.ListArray.from_arrays(pa.array(offsets), values), fallbacks
+    return pa.ListArray.from_arrays(pa.array(offsets), values)
 
 
 def records_table(records: Sequence[Record]) -> pa.Table:
     """Records → one Arrow table with the RECORDS schema (text is not included)."""
     u = [r.usage for r in records]
-    attempts, fallbacks = _attempts(records)
     cols: list[pa.Array] = [
         pa.array([r.request_id for r in records], pa.string()),
         _ts([r.started_at for r in records]),
@@ -177,9 +171,9 @@ def records_table(records: Sequence[Record]) -> pa.Table:
         pa.array([r.backend for r in records], pa.string()),
         pa.array([r.tier for r in records], pa.string()),
         pa.array([r.served_model for r in records], pa.string()),
-        attempts,
+        _attempts(records),
         pa.array([len(r.attempts) for r in records], pa.int16()),
-        fallbacks,
+        pa.array([r.fallbacks for r in records], pa.int16()),  # moves between backends
         pa.array([r.fallback_reason for r in records], pa.string()),
         pa.array([r.stream for r in records], pa.bool_()),
         pa.array([r.status for r in records], pa.int16()),

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from router import report
-from router.ledger import LedgerWriter
+from router.ledger import Ledger, LedgerWriter
 from router.ledger.cli import app
-from router.record import Record
+from router.record import Attempt, Record
 from router.report_render import to_csv, to_json, to_table
 from tests.ledger.known_ledger import known_config, write_known_ledger
 
@@ -110,6 +110,21 @@ def test_the_table_prints_key_names_and_warnings_as_text_not_markup(tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert "│ ci[bot] " in result.output and "│ ops[/] " in result.output
     assert f"warning: skipped unreadable segment {junk}" in result.output.replace("\n", "")
+
+
+def test_a_retry_on_the_same_backend_is_not_a_fallback(tmp_path: Path) -> None:
+    """fallback_rate is the share of requests that tried more than one backend: a retry
+    after a short Retry-After, on the same backend, was counted as a fallback too."""
+    limited = Attempt("local", "local", "error", "rate_limited", 429, 0.1)
+    writer = LedgerWriter(tmp_path)
+    for name, backend, tier in (("retried", "local", "local"), ("moved", "cloud", "cloud")):
+        attempts = [limited, Attempt(backend, tier)]
+        writer.submit(Record(name, time.time(), backend=backend, tier=tier, attempts=attempts))
+    writer.close()
+    with Ledger(tmp_path) as ledger:
+        rows = ledger.sql("SELECT request_id, fallbacks FROM records ORDER BY 1")
+    assert rows == [("moved", 1), ("retried", 0)]
+    assert report.build(tmp_path)["totals"]["fallback_rate"] == 0.5
 
 
 def test_empty_ledger_reports_zeros(tmp_path: Path) -> None:
