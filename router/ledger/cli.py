@@ -41,7 +41,15 @@ LedgerOption = Annotated[
 
 
 def _ledger_dir(ledger: Path | None, config: Config | None) -> Path:
-    return ledger or Path(config.ledger.path if config else "./var/ledger")
+    """The ledger directory, which must exist: a typo must not read as "no traffic" (a
+    report of zeros) nor as "nothing to do" (a cron job that never applies retention)."""
+    directory = ledger or Path(config.ledger.path if config else "./var/ledger")
+    if not directory.is_dir():
+        typer.echo(
+            f"error: no ledger at {directory} (--ledger or the config's ledger.path)", err=True
+        )
+        raise typer.Exit(2)
+    return directory
 
 
 def _parse_time(text: str, option: str) -> datetime:
@@ -70,11 +78,6 @@ def report_command(
     start = _parse_time(since, "--since")
     end = _parse_time(until, "--until") if until else None
     directory = _ledger_dir(ledger, config)
-    if not directory.is_dir():  # a typo must not read as "no traffic": a table of zeros
-        typer.echo(
-            f"error: no ledger at {directory} (--ledger or the config's ledger.path)", err=True
-        )
-        raise typer.Exit(2)
     data = report.build(directory, start, end, by.value, config)
     render = {
         Format.table: report_render.to_table,

@@ -421,3 +421,17 @@ def test_compact_refuses_a_retention_below_one_day(tmp_path: Path) -> None:
         )  # fmt: skip
         assert done.returncode == 2 and "retention-days" in done.stderr, done.stderr[-300:]
     assert sorted(tmp_path.rglob("*.parquet")) == before
+
+
+def test_compact_on_a_missing_ledger_says_so(tmp_path: Path) -> None:
+    """A mistyped --ledger in a cron job printed "compacted 0 day(s)" with status 0, and
+    retention was silently never applied (found in review)."""
+    from typer.testing import CliRunner
+
+    from router.ledger.cli import app
+
+    typo = tmp_path / "leger"
+    result = CliRunner().invoke(app, ["compact", "--ledger", str(typo)])
+    assert result.exit_code == 2, result.output
+    assert f"no ledger at {typo}" in result.output
+    assert not typo.exists()
