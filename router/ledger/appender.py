@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -64,12 +64,15 @@ class Appender:
         self._seq = 0
         self._version = price_map_version()
 
-    def append(self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]) -> int:
+    def append(
+        self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
+    ) -> Counter[str]:
         """Write `records` and the other tables' `rows` (and any batch kept for a retry);
-        returns the rows written. Rows that fail to write are kept for the next call."""
+        returns the rows written per table. Rows that fail to write are kept for the next
+        call."""
         fresh = self._tables(records, rows)
         pending, self._retry = self._retry, []
-        written = 0
+        written: Counter[str] = Counter()
         for table, data in pending + fresh:
             try:
                 parts = segments.split_by_day(data, TIME_COLUMN[table])
@@ -84,7 +87,7 @@ class Appender:
                     self._keep_for_retry(table, part, exc)
                     continue
                 self._track(table, day, Segment(path, day, part.num_rows))
-                written += part.num_rows
+                written[table] += part.num_rows
         return written
 
     def remove_doomed(self, now: float) -> None:

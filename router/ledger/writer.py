@@ -136,7 +136,9 @@ class LedgerWriter:
             self._appender.wait_for_merges()
 
     def flush(self) -> int:
-        """Write what is queued now; returns rows written. Safe from any thread."""
+        """Write what is queued now; returns rows written (all tables). Safe from any thread.
+        `written_total` counts request records only: it is what a dashboard compares with
+        the requests served, and shadow, canary and text rows would inflate it."""
         with self._lock:
             began = time.perf_counter()
             appender = self._appender or self._make_appender()
@@ -144,9 +146,9 @@ class LedgerWriter:
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
             written = appender.append(records, rows)
             appender.remove_doomed(time.monotonic())
-            self.written_total += written
+            self.written_total += written["records"]
             self.last_flush_seconds = time.perf_counter() - began
-            return written
+            return written.total()
 
     def _make_appender(self) -> Appender:
         from router.ledger.appender import Appender  # PyArrow: see the module docstring

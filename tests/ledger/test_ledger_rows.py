@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -12,6 +13,7 @@ import pytest
 from router.ledger import LedgerWriter
 from router.ledger.columns import ROW_COLUMNS
 from router.ledger.schema import ROW_TYPES, SCHEMAS
+from router.record import Record
 
 QUEUE_A_ROW = """
 import sys
@@ -53,3 +55,14 @@ def test_rows_are_stored_with_the_declared_types(tmp_path: Path) -> None:
     assert stored.names == [name for name, _ in ROW_COLUMNS["canary_runs"]]
     for name, kind in ROW_COLUMNS["canary_runs"]:
         assert stored.field(name).type == ROW_TYPES[kind] == SCHEMAS["canary_runs"].field(name).type
+
+
+def test_the_written_records_counter_counts_request_records_only(tmp_path: Path) -> None:
+    """`smf_router_ledger_written_records_total` is compared with requests served on the
+    reliability dashboard: canary and shadow rows written beside them must not inflate it."""
+    writer = LedgerWriter(tmp_path)
+    writer.submit(Record("r1", time.time()))
+    writer.submit_row("canary_runs", {"run_id": "r1", "ts": 0.0, "backend": "local", "cases": 3})
+    writer.submit_row("canary_runs", {"run_id": "r2", "ts": 0.0, "backend": "local", "cases": 3})
+    assert writer.flush() == 3
+    assert writer.written_total == 1
