@@ -134,6 +134,7 @@ def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
     denied = [v for k, v in re.findall(r"^(\w+)=~(.*)$", text, re.M) if k == "SystemCallFilter"]
     assert not any("@resources" in d for d in denied)
     assert keys["SystemCallErrorNumber"] == "EPERM"
+    assert "time-sync.target" in keys["After"]  # day partitions and retention use the clock
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")
