@@ -2,7 +2,9 @@
 
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
-few and the last `_TAIL` turns only, so a 200k-token conversation costs what a short one does.
+few and the last `_TAIL` turns, the first and last `_PARTS` blocks of each (and of a tool
+result's own blocks), the first `_TOOLS` tools and system blocks from each end, so a 200k-token
+conversation, or one turn of 300k blocks, costs what a short one does.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from router.translate import anthropic_request, responses_request
 
 _HEAD = 2
 _TAIL = 62
+_PARTS = 8  # blocks kept from each end of a list: the classifier reads 8 + 8 parts
+_TOOLS = 16  # the classifier reads 16 tools; past them only "any tools?" matters
+_NESTED = ("content", "output")  # where a turn or a tool result keeps its blocks
 
 
 def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
@@ -24,16 +29,36 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
         view = anthropic_request.to_chat(_bounded(body, "messages"))
     else:
-        items = body.get("input")
-        bounded = _bounded(body, "input") if isinstance(items, list) else body
-        view = responses_request.to_chat({**bounded, "previous_response_id": None})
+        view = responses_request.to_chat({**_bounded(body, "input"), "previous_response_id": None})
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]
     return view
 
 
 def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
+    """`body` with every list the translation walks cut to a constant size."""
+    out = dict(body)
     turns = body.get(key)
-    if not isinstance(turns, list) or len(turns) <= _HEAD + _TAIL:
-        return body
-    return {**body, key: turns[:_HEAD] + turns[-_TAIL:]}
+    if isinstance(turns, list):
+        kept = turns if len(turns) <= _HEAD + _TAIL else turns[:_HEAD] + turns[-_TAIL:]
+        out[key] = [_clipped(turn, depth=2) for turn in kept]
+    if isinstance(body.get("system"), list):
+        out["system"] = _ends(body["system"])
+    if isinstance(body.get("tools"), list):
+        out["tools"] = body["tools"][:_TOOLS]
+    return out
+
+
+def _clipped(item: object, depth: int) -> object:
+    """`item` with its block lists cut to their ends, `depth` levels down (a turn's blocks,
+    then a tool result's blocks)."""
+    if depth == 0 or not isinstance(item, dict):
+        return item
+    lists = {k: item[k] for k in _NESTED if isinstance(item.get(k), list)}
+    if not lists:
+        return item
+    return {**item, **{k: [_clipped(b, depth - 1) for b in _ends(v)] for k, v in lists.items()}}
+
+
+def _ends(items: list[Any]) -> list[Any]:
+    return items if len(items) <= 2 * _PARTS else items[:_PARTS] + items[-_PARTS:]

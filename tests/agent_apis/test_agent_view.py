@@ -1,0 +1,60 @@
+"""What the router reads of a Messages or Responses body to classify it: a bounded view.
+
+The view is translated on the event loop for every request, so its size, and the work of
+making it, must not grow with the body's: a body of 8 MB of tools or content blocks stalled
+every other request for seconds (found in review).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from classifier import classify
+from router.translate.view import chat_view
+
+ASK = "Write a haiku about autumn rain"
+TOOL = {"name": "lookup_weather", "description": "Weather for a city", "input_schema": {}}
+
+
+def messages_body(n: int) -> dict[str, Any]:
+    blocks = [{"type": "text", "text": "note"}] * n + [{"type": "text", "text": ASK}]
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text"}] * n}
+    return {
+        "model": "auto",
+        "max_tokens": 10,
+        "system": [{"type": "text", "text": "You are terse."}] * n,
+        "tools": [TOOL] * n,
+        "tool_choice": {"type": "any"},
+        "messages": [
+            {"role": "user", "content": [result, *blocks]},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}] * n},
+            {"role": "user", "content": blocks},
+        ],
+    }
+
+
+def responses_body(n: int) -> dict[str, Any]:
+    parts = [{"type": "input_text", "text": "note"}] * n + [{"type": "input_text", "text": ASK}]
+    output = {"type": "function_call_output", "call_id": "c1", "output": parts}
+    return {
+        "model": "auto",
+        "tools": [{"type": "function", "name": "lookup_weather"}] * n,
+        "tool_choice": "required",
+        "input": [output, {"role": "user", "content": parts}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("api", "make"), [("messages", messages_body), ("responses", responses_body)]
+)
+def test_the_view_of_a_huge_body_is_the_size_of_a_small_one(api: Any, make: Any) -> None:
+    small, huge = (chat_view(api, make(n)) for n in (40, 40_000))
+    assert len(orjson.dumps(huge)) == len(orjson.dumps(small)) < 10_000
+    assert len(huge["tools"]) == 16  # the classifier reads 16; past them, "any?" matters
+    latest = huge["messages"][-1]["content"]
+    assert latest.endswith(ASK)  # the ends of a turn are kept: the ask is usually last
+    assert classify(huge) == classify(small)
+    assert classify(huge).label == "tool_calling"  # tool_choice still forces a call
