@@ -25,7 +25,7 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if api == "chat":
         return body
     if api == "completions":
-        return {"messages": [{"role": "user", "content": str(body.get("prompt", ""))}]}
+        return {"messages": [{"role": "user", "content": _prompt_text(body.get("prompt"))}]}
     if api == "messages":
         view = anthropic_request.to_chat(_bounded(body, "messages"))
     else:
@@ -33,6 +33,17 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]
     return view
+
+
+def _prompt_text(prompt: object) -> str | list[dict[str, str]]:
+    """A completions `prompt` as user content: a string as it is, a batch of strings as text
+    parts (the ends of the batch). Token ids are no text the classifier can read: a prompt of
+    them is classified as empty (confidence 0, the default route), not from its repr."""
+    if isinstance(prompt, str):
+        return prompt
+    if not isinstance(prompt, list):
+        return ""
+    return [{"type": "text", "text": p} for p in _ends(prompt) if isinstance(p, str)]
 
 
 def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:

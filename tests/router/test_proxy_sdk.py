@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -210,6 +211,29 @@ def test_explain_of_a_completions_body_shows_the_classification_used(
     assert plan["intent"]["label"] == "math"
     assert plan["classifier"]["intent"] == plan["intent"]["label"]
     assert plan["classifier"]["read"]["latest_chars"] > 0
+
+
+def test_a_completions_prompt_is_classified_from_its_text_not_its_repr(
+    proxy: RunningRouter,
+) -> None:
+    """Token ids were classified from their Python repr ("[755, 10134, ...]" read as math,
+    sent to the cloud; found in review); a batch of strings was read with its brackets."""
+
+    def explained(prompt: object) -> dict[str, Any]:
+        body = {"api": "completions", "model": "auto", "prompt": prompt}
+        response = httpx.post(f"{proxy.root}/v1/router/explain", json=body)
+        assert response.status_code == 200
+        result: dict[str, Any] = response.json()
+        return result
+
+    for ids in ([755, 10134, 2120, 1161], [[755, 10134], [9906, 1917]]):
+        plan = explained(ids)
+        assert plan["intent"]["confidence"] == 0.0
+        assert plan["route"] == "coding"  # the default route
+        assert plan["classifier"]["read"]["latest_chars"] == 0
+    ask = "Write a haiku about the first snow of winter"
+    assert explained([ask])["intent"] == explained(ask)["intent"]
+    assert explained(["Hi", ask])["classifier"]["read"]["latest_chars"] == len(f"Hi\n{ask}")
 
 
 def test_route_header_forces_a_route(client: openai.OpenAI) -> None:
