@@ -57,6 +57,8 @@ def show(text: str) -> None:
     from classifier import explain
     from classifier.evaluation import body
 
+    # argv bytes that are not UTF-8 arrive as lone surrogates (PEP 383): show them as U+FFFD
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     info = explain(body(text))
     console = Console()
     console.print(

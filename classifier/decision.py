@@ -84,7 +84,37 @@ def classify(body: dict[str, Any]) -> Intent:
 
 
 def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
-    """Why `classify` decides what it does: probabilities, the rule, the strongest features."""
+    """Why `classify` decides what it does: probabilities, the rule, the strongest features.
+    Never raises, like `classify`: a body it cannot read is explained as unread."""
+    try:
+        return _explain(body, top_features)
+    except Exception:  # the same guard as classify's: the caller gets the default route
+        return _unread()
+
+
+def _unread() -> dict[str, Any]:
+    """The explanation of a body `classify` could not read: `UNKNOWN`, nothing read."""
+    return {
+        "intent": UNKNOWN.label,
+        "confidence": UNKNOWN.confidence,
+        "source": UNKNOWN.source,
+        "rule": None,
+        "top_intents": [],
+        "model_intent": UNKNOWN.label,
+        "features": [],
+        "constraint": {"probability": 0.0, "sentence": "", "answer_directive": False},
+        "read": {
+            "latest_chars": 0,
+            "first_chars": 0,
+            "system_chars": 0,
+            "has_tools": False,
+            "tool_forced": False,
+            "after_tool_result": False,
+        },
+    }
+
+
+def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     v = view(body)
     ruled = rule_intent(v)
     m = model()

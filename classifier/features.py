@@ -130,7 +130,11 @@ def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens; CJK runs split into characters; numbers collapse to `0`."""
     out: list[str] = []
-    for tok in text.lower().encode().translate(_SPLIT).decode().split():
+    try:
+        raw = text.lower().encode()
+    except UnicodeEncodeError:  # lone surrogates (undecodable argv): each becomes a break
+        raw = text.lower().encode(errors="replace")
+    for tok in raw.translate(_SPLIT).decode().split():
         if tok.isascii():
             out.append("0" if tok[0].isdigit() else tok)
         elif _CJK_CHARS.search(tok):

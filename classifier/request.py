@@ -61,11 +61,14 @@ def content_text(content: object, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
 
 
 def _part_text(part: object) -> str:
+    """A part's text; "" for anything else, so one odd part does not cost the others."""
     if isinstance(part, str):
         return part
-    if isinstance(part, dict) and part.get("type", "text") in _TEXT_PART_TYPES:
-        text = part.get("text")
-        return text if isinstance(text, str) else ""
+    if not isinstance(part, dict):
+        return ""
+    kind, text = part.get("type", "text"), part.get("text")
+    if isinstance(kind, str) and kind in _TEXT_PART_TYPES and isinstance(text, str):
+        return text
     return ""
 
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from classifier import INTENTS, classify, explain
+from classifier import INTENTS, classify, decision, explain
+from classifier.evaluation import body as body_of
 from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, text_features, tokens
 from classifier.request import HEAD_CHARS, SYSTEM_CHARS, TAIL_CHARS, TOOL_CHARS, view
+from tests.harness import VENV_BIN, breaks_on_call
 
 
 def test_content_part_arrays_are_read_and_images_ignored() -> None:
@@ -113,6 +118,46 @@ def test_any_body_shape_gives_an_intent_and_never_raises(body: Any) -> None:
     assert 0.0 <= intent.confidence <= 1.0
     if isinstance(body, dict):
         json.dumps(explain(body))
+
+
+def test_an_odd_part_or_lone_surrogate_costs_only_itself() -> None:
+    """A part whose `type` was a list or dict made the whole request unreadable (confidence
+    0), and a lone surrogate (undecodable argv) made `explain` raise (found in review)."""
+    ask = "Write a Python function that reverses a linked list"
+    plain = classify(body_of(ask))
+    assert plain.label == "coding"
+    for odd in ({"type": ["text"], "text": "x"}, {"type": {"a": 1}}, {"type": "text", "text": 3}):
+        request = {"messages": [{"role": "user", "content": [odd, {"type": "text", "text": ask}]}]}
+        assert classify(request) == plain
+        assert explain(request)["intent"] == "coding"
+    for text in (f"{ask} \ud800", f"{ask} \udcff\udcfe"):
+        assert classify(body_of(text)).label == "coding"
+        assert explain(body_of(text))["confidence"] > 0.5
+    assert tokens("ab\ud800cd") == ["ab", "cd"]
+
+
+def test_classify_cli_reads_an_argument_that_is_not_utf8() -> None:
+    """`smf-router classify $'Write a python function \\xff\\xfe'` printed a traceback
+    (found in review): the bytes reached the tokeniser, then a UTF-8 terminal, as lone
+    surrogates."""
+    text = "Write a poem about rain. Your entire response must be in lowercase letters \xff."
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "classify", text.encode("latin-1")],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},  # as a UTF-8 terminal is
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    assert "letters \ufffd." in done.stdout.decode()  # the constraint sentence, shown
+
+
+def test_explain_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like `classify`, whatever goes wrong inside: a body it cannot read is explained as
+    unread (the default route), not a 500 from /v1/router/explain."""
+    monkeypatch.setattr(decision, "rule_intent", breaks_on_call(1, decision.rule_intent))
+    unread = explain(body_of("Write a haiku"))
+    assert (unread["confidence"], unread["read"]["latest_chars"]) == (0.0, 0)
+    assert explain(body_of("Write a haiku"))["confidence"] > 0.5  # the next call is read
 
 
 def test_missing_messages_gives_zero_confidence() -> None:

@@ -213,6 +213,17 @@ def test_explain_of_a_completions_body_shows_the_classification_used(
     assert plan["classifier"]["read"]["latest_chars"] > 0
 
 
+def test_explain_skips_an_odd_content_part_instead_of_failing(proxy: RunningRouter) -> None:
+    """A part whose `type` was a list answered 500 with a traceback in the log (found in
+    review); the rest of the message is still read."""
+    ask = {"type": "text", "text": "Integrate x^2 from 0 to 3."}
+    body = {"model": "auto", "messages": [{"role": "user", "content": [{"type": ["text"]}, ask]}]}
+    response = httpx.post(f"{proxy.root}/v1/router/explain", json=body)
+    assert response.status_code == 200
+    plan = response.json()
+    assert plan["intent"]["label"] == plan["classifier"]["intent"] == "math"
+
+
 def test_a_completions_prompt_is_classified_from_its_text_not_its_repr(
     proxy: RunningRouter,
 ) -> None:
