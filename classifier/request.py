@@ -41,23 +41,22 @@ class RequestView(NamedTuple):
     after_tool_result: bool = False
 
 
-def content_text(content: object, limit: int = HEAD_CHARS + TAIL_CHARS) -> str:
-    """Text of a message's content: a string, or the text parts of a part array (images skipped)."""
+def content_text(content: object) -> str:
+    """Text of a message's content: a string, or the text parts of a part array (images
+    skipped), joined by line breaks; clipped alike, so parts read as their joined string."""
     if isinstance(content, str):
         return clip(content)
     if not isinstance(content, list):
         return ""
     parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    texts: list[str] = []
-    size = 0
-    for part in parts:
-        text = _part_text(part)
-        if text:
-            texts.append(text[:limit])
-            size += len(texts[-1])
-        if size >= 2 * limit:
-            break
-    return clip("\n".join(texts))
+    texts = [text for part in parts if (text := _part_text(part))]
+    size = sum(map(len, texts)) + len(texts) - 1
+    if size <= HEAD_CHARS + TAIL_CHARS:
+        return "\n".join(texts)
+    # `clip` of the joined text, without joining whole parts: each part's ends suffice
+    head = "\n".join(t[:HEAD_CHARS] for t in texts)[:HEAD_CHARS]
+    tail = "\n".join(t[-TAIL_CHARS:] for t in texts)[-TAIL_CHARS:]
+    return f"{head}\n…\n{tail}"
 
 
 def _part_text(part: object) -> str:

@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 from classifier import INTENTS, classify, decision, explain
 from classifier.evaluation import body as body_of
 from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, text_features, tokens
-from classifier.request import HEAD_CHARS, SYSTEM_CHARS, TAIL_CHARS, TOOL_CHARS, view
+from classifier.request import (
+    HEAD_CHARS,
+    SYSTEM_CHARS,
+    TAIL_CHARS,
+    TOOL_CHARS,
+    content_text,
+    view,
+)
 from tests.harness import VENV_BIN, breaks_on_call
 
 
@@ -74,6 +81,28 @@ def test_tool_text_is_the_first_chars_of_the_scanned_names_and_descriptions(
     """The read stops once the bound is reached; what it keeps is what a full read keeps."""
     pieces = [t["function"][k][:200] for t in tools[:16] for k in ("name", "description")]
     assert view({"messages": [], "tools": tools}).tool_text == " ".join(pieces)[:TOOL_CHARS]
+
+
+def test_a_long_message_in_parts_is_read_as_the_same_message_in_one_string() -> None:
+    """Each part was cut to its head and the read stopped at 4,000 characters, so the ask at
+    the end of a long message sent as parts was lost and the route changed (found in
+    review)."""
+    doc = "The quarterly meeting covered budgets, hiring and the new office lease. " * 30
+    ask = "Write a Python function that parses this text and counts the words in each sentence."
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    for texts in ([doc + doc + ask], [doc, doc, ask], [doc, ask], ["hi", doc + doc, ask]):
+        parts = [image, *({"type": "text", "text": t} for t in texts)]
+        as_parts = {"messages": [{"role": "user", "content": parts}]}
+        as_string = body_of("\n".join(texts))
+        assert view(as_parts).latest == view(as_string).latest
+        assert ask in view(as_parts).latest
+        assert classify(as_parts) == classify(as_string)
+
+
+@given(st.lists(st.integers(0, 2_500).map(lambda n: "x" * (n % 7) + "y" * n), max_size=16))
+def test_parts_are_clipped_as_their_joined_text(texts: list[str]) -> None:
+    parts = [{"type": "text", "text": t} for t in texts]
+    assert content_text(parts) == content_text("\n".join(t for t in texts if t))
 
 
 def test_tokens_split_cjk_into_characters_and_fold_numbers() -> None:
