@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from classifier.features import TOKEN_CACHE_MAX, token_entry, tokens
+from classifier.features import remember, token_entry, tokens
 from classifier.lexicon import CJK, WORDS
 
 F64 = npt.NDArray[np.float64]
@@ -111,8 +111,7 @@ class ConstraintDetector:
             fired = token_entry(tok)[0]
             weight_of = self.weight_of
             hit = (sum(weight_of.get(f, 0.0) for f in fired), len(fired))
-            if len(self.token_cache) < TOKEN_CACHE_MAX:
-                self.token_cache[tok] = hit
+            remember(self.token_cache, tok, hit)
         return hit
 
     def probability(self, sentence: str) -> float:

@@ -16,9 +16,9 @@ import math
 from classifier.features import (
     HEAD_TOKENS,
     TAIL_TOKENS,
-    TOKEN_CACHE_MAX,
     named_cues,
     read_tokens,
+    remember,
     token_entry,
 )
 from classifier.model import IntentModel
@@ -74,8 +74,7 @@ def _segment(m: IntentModel, text: str, head: int, tail: int) -> dict[int, float
         if hit is None:
             fired, named = token_entry(tok)
             hit = (tuple(index[f] for f in fired if f in index), named)
-            if len(cache) < TOKEN_CACHE_MAX:  # the same bound as the named path's cache
-                cache[tok] = hit
+            remember(cache, tok, hit)  # the same bounds as the named path's cache
         for i in hit[0]:
             out[i] = 1.0
         for concept in hit[1]:

@@ -14,6 +14,7 @@ import math
 import re
 import string
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from classifier.lexicon import CJK, WORD_CONCEPT
 from classifier.request import RequestView
@@ -213,10 +214,22 @@ def read_tokens(text: str, head: int, tail: int) -> list[str]:
 
 
 # token -> the features it fires (word, 5-char prefix) and the concepts it names. Real
-# traffic repeats a small vocabulary, so the string work happens once per word per process;
-# the cap bounds memory against adversarial text.
+# traffic repeats a small vocabulary, so the string work happens once per word per process.
 _TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 TOKEN_CACHE_MAX = 200_000
+CACHED_TOKEN_CHARS = 40  # longer "words" (a run of 2,000 letters, a hash) are not vocabulary
+_V = TypeVar("_V")
+
+
+def remember(cache: dict[str, _V], tok: str, value: _V) -> None:
+    """Keep `value` for `tok` in one of the per-process token caches, bounded against text
+    that never repeats: a long token is not kept (it would cost kilobytes and never recur),
+    and a full cache starts over rather than stop learning the words that do recur."""
+    if len(tok) > CACHED_TOKEN_CHARS:
+        return
+    if len(cache) >= TOKEN_CACHE_MAX:
+        cache.clear()
+    cache[tok] = value
 
 
 def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -224,8 +237,7 @@ def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if entry is None:
         fired = ("w:" + tok, "p:" + tok[:5]) if len(tok) > 5 else ("w:" + tok,)
         entry = (fired, tuple("m:" + c for c in WORD_CONCEPT.get(tok, ())))
-        if len(_TOKEN_CACHE) < TOKEN_CACHE_MAX:
-            _TOKEN_CACHE[tok] = entry
+        remember(_TOKEN_CACHE, tok, entry)
     return entry
 
 

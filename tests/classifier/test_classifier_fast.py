@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from classifier import fast
+import pytest
+
+from classifier import classify, fast, features
 from classifier.constraint import SCORE
 from classifier.corpus import load
 from classifier.decision import model, request_features
 from classifier.evaluation import PROBES, body
+from classifier.intent import Intent
 from classifier.request import view
 
 
@@ -51,6 +54,31 @@ def test_the_context_cache_is_bounded() -> None:
         )
         fast.known(m, v)
     assert 0 < len(m.context_index) <= fast.CONTEXT_CACHE_MAX
+
+
+def test_token_caches_keep_no_long_tokens_and_never_stop_learning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long "word" (2,000 letters, no space) was kept in three caches (hundreds of MB to
+    GB per worker under such traffic), and a full cache never took a new word again: a
+    repeated prompt cost five times more for the rest of the process (found in review)."""
+    m = model()
+    caches = (features._TOKEN_CACHE, m.token_index, m.detector.token_cache)
+
+    def read(text: str) -> Intent:  # both paths, whichever `classify` takes for this model
+        fast.known(m, view(body(text)))
+        return classify(body(text))
+
+    long_word = "q" * 100
+    ask = f"Write a poem about {long_word}. Use no more than ten words."
+    assert read(ask) == read(ask)
+    assert all(long_word not in cache for cache in caches)
+    monkeypatch.setattr(features, "TOKEN_CACHE_MAX", 50)
+    for n in range(30):  # fills every cache past its bound, more than once
+        read(" ".join(f"w{n}x{i}" for i in range(20)) + ". Be brief.")
+    before = read("Compose a sonnet about lighthouses.")
+    assert all("lighthouses" in cache and len(cache) <= 50 for cache in caches)
+    assert read("Compose a sonnet about lighthouses.") == before
 
 
 def test_unknown_words_and_empty_texts() -> None:
