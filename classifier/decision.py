@@ -1,12 +1,16 @@
 """`classify()` and `explain()`: rules first, then the trained model over bounded features.
 
-Pure: the model is read once, lazily, from package data, and cached for the process; after
-that no call does I/O.
+Pure: the model is read once from package data (the router does it at start,
+`load_model()`) and kept for the process, a failure to read it too; after that no call
+does I/O.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
 import math
+import traceback
 from functools import lru_cache
 from typing import Any
 
@@ -22,10 +26,54 @@ _TOOL = INTENTS.index("tool_calling")
 UNKNOWN = Intent("writing", 0.0, "model")  # never trusted: confidence 0 means default route
 
 
-@lru_cache(maxsize=1)
+log = logging.getLogger("smf_router.classifier")
+_failures = itertools.count(1)
+
+
+class ModelUnavailable(RuntimeError):
+    """The model artifact cannot be read: every request would take the default route."""
+
+
 def model() -> IntentModel:
     """The shipped model, loaded on first use and kept for the life of the process."""
-    return artifact.load()
+    loaded = _loaded()
+    if isinstance(loaded, str):
+        raise ModelUnavailable(loaded)
+    return loaded
+
+
+def load_model() -> None:
+    """Read the model now, so that a missing or damaged artifact stops a start with a
+    message naming the file, instead of every request silently taking the default route."""
+    model()
+
+
+@lru_cache(maxsize=1)
+def _loaded() -> IntentModel | str:
+    """The model, or why it cannot be read: kept either way, so that a broken artifact is
+    not read again from disk on every request."""
+    try:
+        return artifact.load()
+    except Exception as exc:  # missing, truncated, not ours: all mean "no model"
+        why = f"{type(exc).__name__}: {exc}"
+        return f"the intent model {artifact.MODEL_PATH} cannot be read ({why})"
+
+
+def _log_failure(exc: Exception) -> None:
+    """A body the classifier could not read, logged by kind and place, never by text (a
+    message may quote the body); the 1st, 2nd, 4th, 8th... failure only, so a flood of
+    one bad shape stays a few lines."""
+    n = next(_failures)
+    if n & (n - 1) == 0:
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        log.warning(
+            "the classifier could not read a request (%s at %s:%s; %d so far); "
+            "it takes the default route",
+            type(exc).__name__,
+            where.filename,
+            where.lineno,
+            n,
+        )
 
 
 def request_features(m: IntentModel, v: RequestView, verdict: Verdict | None) -> dict[str, float]:
@@ -79,7 +127,8 @@ def classify(body: dict[str, Any]) -> Intent:
     """The intent of one chat request; never raises, whatever the body holds."""
     try:
         return decide(model(), body)
-    except Exception:  # a malformed body must cost the caller a default route, not a 500
+    except Exception as exc:  # a malformed body must cost the caller a default route, not a 500
+        _log_failure(exc)
         return UNKNOWN
 
 
@@ -88,7 +137,8 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     Never raises, like `classify`: a body it cannot read is explained as unread."""
     try:
         return _explain(body, top_features)
-    except Exception:  # the same guard as classify's: the caller gets the default route
+    except Exception as exc:  # the same guard as classify's: the caller gets the default route
+        _log_failure(exc)
         return _unread()
 
 

@@ -44,6 +44,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 4000,
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
+    from classifier.decision import ModelUnavailable
     from router.cli_config import locate
     from router.config import ConfigError
     from router.serve import run
@@ -51,7 +52,7 @@ def serve(
     loaded, demo = load_config(config)
     try:
         run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]
-    except ConfigError as exc:  # found while building (a suite that does not load)
+    except (ConfigError, ModelUnavailable) as exc:  # found while building (a bad suite, model)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter
 from prometheus_client import CollectorRegistry
 
+from classifier.decision import load_model
 from router import backends as backend_factory
 from router import canary, maintenance, reload, resilience, shadow
 from router.auth import Authenticator
@@ -99,6 +100,7 @@ class LedgerSink:
 
 
 def build(config: Config, registry: CollectorRegistry | None = None) -> Components:
+    load_model()  # a model that cannot be read stops the start (ModelUnavailable)
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry())
     tracing = Tracing.from_env()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -101,3 +103,48 @@ def test_shipped_artifact_carries_its_metadata() -> None:
     assert meta["data_sha256"] == corpus.data_hash()
     assert {"scikit-learn", "numpy", "skops"} <= set(meta["versions"])
     assert artifact.MODEL_PATH.stat().st_size < 20 * 1024 * 1024
+
+
+BROKEN_MODEL = """
+import logging, sys
+from pathlib import Path
+
+import classifier.artifact as artifact
+
+reads = []
+real = artifact.load
+
+
+def broken(path=Path(sys.argv[1])):
+    reads.append(path)
+    return real(path)
+
+
+artifact.load = broken
+from classifier import classify
+
+logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(name)s: %(message)s")
+for _ in range(5):
+    intent = classify({"messages": [{"role": "user", "content": "my secret launch plan"}]})
+    assert intent.confidence == 0.0
+print("reads:", len(reads))
+"""
+
+
+def test_a_model_that_cannot_be_read_is_read_once_and_logged_without_the_text(
+    tmp_path: Path,
+) -> None:
+    """Every request re-read the missing file from disk (I/O at classification time) and
+    went to the default route without a word in the log (found in review)."""
+    done = subprocess.run(
+        [sys.executable, "-c", BROKEN_MODEL, str(tmp_path / "missing.skops")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "reads: 1"
+    logged = [line for line in lines if line.startswith("smf_router.classifier: ")]
+    assert len(logged) == 3  # the 1st, 2nd and 4th of five failures
+    assert "ModelUnavailable" in logged[0] and "secret" not in done.stdout

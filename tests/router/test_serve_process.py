@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -198,3 +199,40 @@ def test_a_canary_suite_that_does_not_load_stops_serve_with_a_message(tmp_path: 
     )
     assert done.returncode == 2, done.stderr[-500:]
     assert "canary.suites" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_classifier_model_that_cannot_be_read_stops_serve_with_a_message(
+    tmp_path: Path,
+) -> None:
+    """The router started, said it was ready and sent every request to the default route
+    with intent `writing`, without a word in the log (found in review). Here the
+    classifier package is installed without its model, as a wheel built without package
+    data would be."""
+    import shutil
+
+    import classifier
+
+    package = tmp_path / "site" / "classifier"
+    shutil.copytree(
+        Path(classifier.__file__).parent,
+        package,
+        ignore=shutil.ignore_patterns("artifacts", "data", "__pycache__"),
+    )
+    backends = [
+        {"name": tier, "tier": tier, "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+        for tier in ("local", "cloud")
+    ]
+    path = tmp_path / "router.yaml"
+    path.write_text(json.dumps({"backends": backends, "ledger": {"path": str(tmp_path / "l")}}))
+    search = [str(package.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the old router served on, never exiting
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(search)},
+    )
+    assert done.returncode == 2, done.stderr[-500:]
+    assert str(package / "artifacts" / "intent_model.skops") in done.stderr
+    assert "Traceback" not in done.stderr
