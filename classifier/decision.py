@@ -23,7 +23,9 @@ from classifier.request import RequestView, view
 from classifier.rules import TOOLS_PRIOR, rule_intent
 
 _TOOL = INTENTS.index("tool_calling")
-UNKNOWN = Intent("writing", 0.0, "model")  # never trusted: confidence 0 means default route
+# A body with no text to read. The label only fills the field: confidence 0 sends the
+# request to the default route, and source `default` says that no intent was read.
+UNKNOWN = Intent("writing", 0.0, "default")
 
 
 log = logging.getLogger("smf_router.classifier")

@@ -103,7 +103,7 @@ def plan(
     skipped: list[Step] = []
     for position, name in enumerate(members):
         state = states.get(name, BackendState())
-        why_not = _unfit(name, intent, target, demand, state, config)
+        why_not = _unfit(name, route, target, demand, state, config)
         if why_not:
             skipped.append(Step(name, why_not))
             continue
@@ -118,7 +118,7 @@ def plan(
 
 def _unfit(
     name: str,
-    intent: Intent,
+    route: str,
     target: Target,
     demand: Demand,
     state: BackendState,
@@ -134,7 +134,10 @@ def _unfit(
     window = context_window(state, backend)
     if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
         return "context_window"
-    if target.mode == "auto" and intent.label in state.gated_intents:
+    # A gate keeps a route's traffic (an intent's, when the classifier is sure) away; a
+    # request it is not sure of takes the default route and that route's gate, never the
+    # gate of a label it did not trust.
+    if target.mode == "auto" and route in state.gated_intents:
         return "quality_gate"
     return None
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from classifier import classify
 from classifier.intent import INTENTS, Intent
 from router.config import Config, parse
 from router.policy import BackendState, Demand, Target, plan, resolve_target
@@ -93,6 +94,20 @@ def test_quality_gate_applies_to_auto_but_not_forced_routes() -> None:
     )
     assert auto.backends == ("cloud",)
     assert forced.backends == ("local",)
+
+
+def test_a_request_without_text_is_gated_by_the_route_it_takes_not_its_placeholder_label() -> None:
+    """An image-only request (no text: label `writing`, confidence 0) went to the default
+    route but was checked against the `writing` gate: a private one got a plan with no
+    backend at all (found in review)."""
+    image_only = {"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}
+    unread = classify(image_only)
+    assert (unread.confidence, unread.source) == (0.0, "default")
+    writing_gated = {"local": BackendState(gated_intents=frozenset({"writing"}))}
+    private = plan(unread, AUTO, Demand(private=True), writing_gated, CFG)
+    assert (private.route, private.backends) == ("coding", ("local",))
+    coding_gated = {"local": BackendState(gated_intents=frozenset({"coding"}))}
+    assert plan(unread, AUTO, Demand(), coding_gated, CFG).backends == ("cloud",)
 
 
 def test_sticky_backend_moves_first() -> None:
