@@ -111,9 +111,18 @@ def _tool_text(tools: list[Any]) -> str:
 
 
 def _forced(tool_choice: object) -> bool:
+    """Whether `tool_choice` makes the model call a tool: `required` (Anthropic: `any`), a
+    named function or custom tool, or `allowed_tools` in `required` mode (chat nests the
+    mode in `allowed_tools`, Responses does not)."""
     if tool_choice in ("required", "any"):
         return True
-    return isinstance(tool_choice, dict) and tool_choice.get("type") in ("function", "tool", "any")
+    if not isinstance(tool_choice, dict):
+        return False
+    kind = tool_choice.get("type")
+    if kind == "allowed_tools":
+        nested = tool_choice.get("allowed_tools")
+        return (nested if isinstance(nested, dict) else tool_choice).get("mode") == "required"
+    return kind in ("function", "tool", "any", "custom")
 
 
 def view(body: object) -> RequestView:

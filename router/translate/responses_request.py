@@ -4,9 +4,10 @@ Mapping: `instructions` → a system message; input `message` items → chat mes
 (`developer` becomes `system`, which every chat server accepts); `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, and their
-calls and outputs map the same way. Reasoning items and hosted tools have no chat
-equivalent and are dropped. `previous_response_id` needs server-side state a chat
-backend does not have: the translator refuses it. Pure.
+calls and outputs map the same way; an `allowed_tools` choice offers only those tools.
+Reasoning items and hosted tools have no chat equivalent and are dropped.
+`previous_response_id` needs server-side state a chat backend does not have: the
+translator refuses it. Pure.
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
         if body.get(key) is not None:
             out[key] = body[key]
     tools = [t for t in (_tool(t) for t in body.get("tools") or ()) if t]
+    tools, raw_choice = _allowed_tools(tools, body.get("tool_choice"))
     if tools:  # OpenAI refuses parallel_tool_calls without tools (Codex's compaction turn)
         out["tools"] = tools
         if body.get("parallel_tool_calls") is not None:
             out["parallel_tool_calls"] = body["parallel_tool_calls"]
-        choice = _tool_choice(body.get("tool_choice"))
+        choice = _tool_choice(raw_choice)
         if choice is not None:
             out["tool_choice"] = choice
     response_format = _format(body.get("text"))
@@ -186,6 +188,22 @@ def _tool(tool: Any) -> dict[str, Any] | None:
     if tool.get("strict") is not None:
         function["strict"] = tool["strict"]
     return {"type": "function", "function": function}
+
+
+def _allowed_tools(tools: list[dict[str, Any]], choice: Any) -> tuple[list[dict[str, Any]], Any]:
+    """The tools and tool choice once an `allowed_tools` choice is applied. Chat has the same
+    choice in another shape, but vLLM's chat API knows only none/auto/required/a function:
+    offering only the allowed tools with `auto` or `required` means the same everywhere.
+    When none of the allowed tools exists in chat (hosted tools only), none may be called."""
+    if not isinstance(choice, dict) or choice.get("type") != "allowed_tools":
+        return tools, choice
+    listed = choice.get("tools")
+    allowed = listed if isinstance(listed, list) else []
+    names = {t["name"] for t in allowed if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    kept = [t for t in tools if t["function"]["name"] in names]
+    if not kept:
+        return tools, "none"
+    return kept, "required" if choice.get("mode") == "required" else "auto"
 
 
 def _tool_choice(choice: Any) -> Any:

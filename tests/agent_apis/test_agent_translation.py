@@ -292,6 +292,23 @@ def test_responses_request_becomes_chat_with_codex_shapes() -> None:
         responses_request.to_chat({**body, "previous_response_id": "resp_1"})
 
 
+def test_an_allowed_tools_choice_offers_only_those_tools_to_a_chat_backend() -> None:
+    """Responses' `allowed_tools` choice was dropped: a call it required became optional,
+    and the router classified the request as if no call were forced (found in review).
+    vLLM's chat API has no `allowed_tools`, so only the allowed tools are offered."""
+    tools = [{"type": "function", "name": n} for n in ("get_weather", "get_time", "send")]
+    allowed = [{"type": "function", "name": "get_time"}, {"type": "mcp", "server_label": "x"}]
+    body = {"model": "m", "input": "What time is it in Oslo?", "tools": tools}
+    for mode, expected in (("required", "required"), ("auto", "auto")):
+        choice = {"type": "allowed_tools", "mode": mode, "tools": allowed}
+        chat = responses_request.to_chat({**body, "tool_choice": choice})
+        assert [t["function"]["name"] for t in chat["tools"]] == ["get_time"]
+        assert chat["tool_choice"] == expected
+    hosted_only = {"type": "allowed_tools", "mode": "required", "tools": allowed[1:]}
+    chat = responses_request.to_chat({**body, "tool_choice": hosted_only})
+    assert (len(chat["tools"]), chat["tool_choice"]) == (3, "none")
+
+
 def test_chat_reply_becomes_a_valid_response() -> None:
     chat = {
         "id": "c1",

@@ -58,3 +58,17 @@ def test_the_view_of_a_huge_body_is_the_size_of_a_small_one(api: Any, make: Any)
     assert latest.endswith(ASK)  # the ends of a turn are kept: the ask is usually last
     assert classify(huge) == classify(small)
     assert classify(huge).label == "tool_calling"  # tool_choice still forces a call
+
+
+def test_a_responses_call_forced_through_allowed_tools_is_tool_calling() -> None:
+    """Responses' `allowed_tools` choice was dropped on the way to the view (found in
+    review): a request that must call a tool was classified from its text."""
+    allowed = {"mode": "required", "tools": [{"type": "function", "name": "lookup_weather"}]}
+    body = {
+        "model": "auto",
+        "input": ASK,
+        "tools": [{"type": "function", "name": "lookup_weather"}],
+        "tool_choice": {"type": "allowed_tools", **allowed},
+    }
+    intent = classify(chat_view("responses", body))
+    assert (intent.label, intent.source) == ("tool_calling", "rule")

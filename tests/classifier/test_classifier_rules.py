@@ -18,14 +18,32 @@ def chat(text: str, **extra: Any) -> dict[str, Any]:
     return {"model": "auto", "messages": [{"role": "user", "content": text}], **extra}
 
 
+ALLOWED = {"mode": "required", "tools": [{"type": "function", "name": "get_current_weather"}]}
+
+
 @pytest.mark.parametrize(
     "tool_choice",
-    ["required", {"type": "function", "function": {"name": "get_current_weather"}}],
+    [
+        "required",
+        {"type": "function", "function": {"name": "get_current_weather"}},
+        # the OpenAI SDK's ChatCompletionNamedToolChoiceCustomParam and
+        # ChatCompletionAllowedToolChoiceParam, then Responses' ToolChoiceAllowedParam (a
+        # raw Responses body), all forcing a call: they were read as offered tools only
+        {"type": "custom", "custom": {"name": "get_current_weather"}},
+        {"type": "allowed_tools", "allowed_tools": ALLOWED},
+        {"type": "allowed_tools", **ALLOWED},
+    ],
 )
 def test_forced_tool_choice_is_tool_calling_whatever_the_text(tool_choice: object) -> None:
     intent = classify(chat("Write a sonnet about spring", tools=[WEATHER], tool_choice=tool_choice))
     assert (intent.label, intent.source) == ("tool_calling", "rule")
     assert intent.confidence > 0.9
+
+
+def test_allowed_tools_in_auto_mode_only_offer_them() -> None:
+    choice = {"type": "allowed_tools", "allowed_tools": {**ALLOWED, "mode": "auto"}}
+    body = chat("Write a sonnet about spring", tools=[WEATHER], tool_choice=choice)
+    assert classify(body).source == "model"
 
 
 def test_tools_with_a_request_naming_them_is_a_rule() -> None:
