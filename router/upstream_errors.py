@@ -8,6 +8,7 @@ length error is recognised the way clients and litellm do it: the lower-cased su
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
@@ -48,21 +49,29 @@ def error_message(body: dict[str, Any]) -> str:
     return str(body.get("message") or body.get("detail") or "upstream error")
 
 
+# The longest wait passed on to a client: past an hour a number only says "not now", and
+# an unbounded one (`1e300`) made a 40-digit header, `inf` a 500 where it is rendered.
+MAX_RETRY_AFTER_S = 3600.0
+
+
 def retry_after(headers: Any) -> float | None:
-    """Seconds from `retry-after-ms` or `retry-after` (seconds form only)."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value:
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            return None
-    return None
+    """Seconds from `retry-after-ms` or `retry-after` (seconds form only), at most
+    `MAX_RETRY_AFTER_S`; None when absent or not a finite number (`inf`, `nan`)."""
+    ms = _seconds(headers.get("retry-after-ms"))
+    if ms is not None:
+        return min(ms / 1000, MAX_RETRY_AFTER_S)
+    value = _seconds(headers.get("retry-after"))
+    return None if value is None else min(value, MAX_RETRY_AFTER_S)
+
+
+def _seconds(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return max(0.0, value) if math.isfinite(value) else None
 
 
 def is_context_error(body: dict[str, Any]) -> bool:

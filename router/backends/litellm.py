@@ -30,6 +30,7 @@ from router.errors import (
     UpstreamError,
 )
 from router.record import Api
+from router.upstream_errors import retry_after
 
 
 def import_litellm() -> Any:
@@ -155,13 +156,7 @@ def translate(exc: Exception, name: str) -> UpstreamError:
 def _retry_after(exc: Exception) -> float | None:
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    value = headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return None if headers is None else retry_after(headers)  # bounded, as for HTTP backends
 
 
 def _error_body(message: str) -> dict[str, Any]:

@@ -238,6 +238,26 @@ def test_a_rate_limited_plan_tells_the_sdk_the_soonest_wait(
     assert _requests(cloud) - before == 2  # the SDK's retry went through the router again
 
 
+@pytest.mark.parametrize(("wait", "expected"), [("inf", None), ("nan", None), ("1e300", "3600")])
+def test_a_retry_after_that_is_no_sensible_wait_is_dropped_or_capped(
+    setup: tuple[dict[str, Running], RunningRouter], wait: str, expected: str | None
+) -> None:
+    """`Retry-After: inf` made a 500 (rendering the header overflowed), `1e300` a 40-digit
+    header and `nan` a retry at once (found in review)."""
+    backends, proxy = setup
+    local = backends["local"]
+    local.control("faults", {"fault": f"rate_limit:{wait}"})
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+    try:
+        _, error = _run(client, "local", stream=False)
+    finally:
+        local.control("faults", {"fault": None})
+    assert isinstance(error, openai.RateLimitError)
+    assert error.response.headers.get("retry-after") == expected
+    if expected is not None:
+        assert error.response.headers["retry-after-ms"] == f"{expected}000"
+
+
 def test_malformed_json_from_client_is_a_400(
     setup: tuple[dict[str, Running], RunningRouter],
 ) -> None:
