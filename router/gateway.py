@@ -23,7 +23,7 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import BadRequest, NotFound, RouterError, UpstreamError, internal_error
 from router.policy import BackendState, Demand, Target, plan, resolve_target
-from router.record import Api, Outcome, Record, Usage, new_request_id
+from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
 from router.tracing import Tracing
 from router.translate.view import chat_view
@@ -156,7 +156,7 @@ class Gateway:
         the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
         stream = bool(body.get("stream"))
         record = Record(
-            request_id=headers.get("x-request-id") or new_request_id(),
+            request_id=req.request_id(headers),
             started_at=time.time(),
             api=api,
             caller=caller.name,

@@ -6,15 +6,17 @@ The rest of the body is the backend's business and passes through untouched.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import orjson
 
 from router.errors import BadRequest
-from router.record import Api
+from router.record import Api, new_request_id
 from router.translate.responses_request import content_text
 
 _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 
 def parse_json(raw: bytes) -> dict[str, Any]:
@@ -234,6 +236,14 @@ def estimate_tokens(chars: int) -> int:
 def max_tokens_of(body: dict[str, Any]) -> int | None:
     value = body.get("max_tokens", body.get("max_completion_tokens", body.get("max_output_tokens")))
     return value if isinstance(value, int) else None
+
+
+def request_id(headers: Any) -> str:
+    """The client's `x-request-id` when it looks like an id, else one of ours. It names the
+    ledger row, the log line and the reply's header: a 20,000-character header went into
+    all three."""
+    given = headers.get("x-request-id")
+    return given if given and _REQUEST_ID.fullmatch(given) else new_request_id()
 
 
 def conversation_key(body: dict[str, Any], headers: Any) -> str:
