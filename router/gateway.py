@@ -102,13 +102,15 @@ _YES, _NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
     """A private request never leaves for a cloud backend: the caller's key says so, or the
     request's `x-smf-private` header. A value that is neither yes nor no is refused rather
-    than read as "not private": a privacy switch must not fail open."""
-    value = headers.get("x-smf-private", "").strip().lower()
-    if value not in _YES and value not in _NO:
-        raise BadRequest(
-            f"x-smf-private must be one of {', '.join(_YES + _NO[1:])}, not {value[:20]!r}"
-        )
-    return caller.private or value in _YES
+    than read as "not private", and of repeated headers (joined with commas) one yes is
+    enough: a privacy switch must not fail open."""
+    values = [v.strip().lower() for v in headers.get("x-smf-private", "").split(",")]
+    for value in values:
+        if value not in _YES and value not in _NO:
+            raise BadRequest(
+                f"x-smf-private must be one of {', '.join(_YES + _NO[1:])}, not {value[:20]!r}"
+            )
+    return caller.private or any(v in _YES for v in values)
 
 
 class Gateway:
@@ -285,6 +287,11 @@ class Gateway:
 
     def _target(self, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
         forced = headers.get("x-smf-route") if self.config.auth.allow_route_header else None
+        if forced and "," in forced:  # repeated headers, joined: one route, or the client's 400
+            names = {name.strip() for name in forced.split(",")}
+            if len(names) > 1:
+                raise BadRequest("x-smf-route was sent more than once, naming different routes")
+            forced = names.pop()
         model = forced or body["model"]
         target = resolve_target(model, self.config)
         if target is None:

@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from router import heap
 from router.api.body import read_json
+from router.api.front import request_headers
 from router.errors import BadRequest
 
 endpoints = APIRouter()
@@ -30,12 +31,13 @@ async def readiness(request: Request) -> Response:
 async def explain(request: Request) -> dict[str, Any]:
     """Where would this request go, and why — without sending it."""
     state = request.app.state
-    caller = state.auth.caller(request.headers)
+    headers = request_headers(request.scope)  # read as the model APIs read them
+    caller = state.auth.caller(headers)
     body = await read_json(request, state.gateway.config.server.max_body_bytes)
     api = body.pop("api", "chat") if isinstance(body.get("api"), str) else "chat"
     if api not in ("chat", "completions"):
         raise BadRequest("'api' must be 'chat' or 'completions'", param="api")
-    return state.gateway.explain(api, body, caller, request.headers)  # type: ignore[no-any-return]
+    return state.gateway.explain(api, body, caller, headers)  # type: ignore[no-any-return]
 
 
 @endpoints.get("/v1/router/status")

@@ -83,7 +83,7 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
 async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send) -> None:
     gateway: Gateway = state.gateway
     try:
-        headers = _headers(scope)
+        headers = request_headers(scope)
         caller = state.auth.caller(headers)
         limit = gateway.config.server.max_body_bytes
         body = await receive_json(receive, headers.get("content-length"), limit)
@@ -232,9 +232,20 @@ async def _send_error(
     await send({"type": "http.response.body", "body": body})
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name; the first of repeated names wins, as in Starlette."""
-    return {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(scope["headers"])}
+def request_headers(scope: Scope) -> dict[str, str]:
+    """Request headers by lower-case name. A repeated name's values are joined with ", " as
+    RFC 9110 (5.3) allows: with the first one winning, as in Starlette, `x-smf-private: 0`
+    then `x-smf-private: 1` went to the cloud. A joined value of a field that takes one value
+    (a key, a content length) is no valid value, and is refused as such."""
+    raw: list[tuple[bytes, bytes]] = scope["headers"]
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
+    if len(headers) == len(raw):
+        return headers
+    joined: dict[str, str] = {}
+    for key, value in raw:
+        name, text = key.decode("latin-1"), value.decode("latin-1")
+        joined[name] = f"{joined[name]}, {text}" if name in joined else text
+    return joined
 
 
 def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:

@@ -274,3 +274,37 @@ def test_private_header_keeps_cloud_intent_local(client: openai.OpenAI, tmp_path
         extra_headers={"x-smf-private": "true"},
     )
     assert raw.headers["x-smf-backend"] == "local"
+
+
+MATH = [{"role": "user", "content": "Compute 17 * 23."}]  # a cloud intent
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "backend"),
+    [
+        ([("x-smf-private", "0"), ("x-smf-private", "1")], 200, "local"),
+        ([("x-smf-private", "false"), ("x-smf-private", "true")], 200, "local"),
+        ([("x-smf-private", "1"), ("x-smf-private", "maybe")], 400, None),
+        ([("x-smf-route", "local"), ("x-smf-route", "cloud")], 400, None),
+        ([("x-smf-route", "local"), ("x-smf-route", "local")], 200, "local"),
+    ],
+)
+def test_a_repeated_routing_header_is_read_whole(
+    proxy: RunningRouter, headers: list[tuple[str, str]], status: int, backend: str | None
+) -> None:
+    """The first of repeated headers won: `x-smf-private: 0` then `x-smf-private: 1` went
+    to the cloud (found in review)."""
+    body = {"model": "auto", "messages": MATH}
+    reply = httpx.post(f"{proxy.url}/chat/completions", json=body, headers=headers, timeout=10)
+    assert reply.status_code == status
+    if backend is None:
+        assert reply.json()["error"]["type"] == "invalid_request_error"
+    else:
+        assert reply.headers["x-smf-backend"] == backend
+
+
+def test_explain_reads_a_repeated_private_header_as_serving_does(proxy: RunningRouter) -> None:
+    headers = [("x-smf-private", "0"), ("x-smf-private", "1")]
+    body = {"model": "auto", "messages": MATH}
+    plan = httpx.post(f"{proxy.root}/v1/router/explain", json=body, headers=headers).json()
+    assert plan["private"] is True and plan["backends"][0]["backend"] == "local"
