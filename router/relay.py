@@ -32,10 +32,12 @@ from router.ledger.usage import normalize_usage
 from router.record import Api, Usage
 from router.sse import DONE, event
 from router.translate import events
+from router.translate.wire import named_event
 
 log = logging.getLogger("smf_router")
 
 CHAT_APIS = ("chat", "completions")
+_MESSAGE_STOP = named_event("message_stop", {"type": "message_stop"})
 
 
 @dataclass(slots=True)
@@ -198,11 +200,13 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                 return
     finally:
         stall.close()
-    # The upstream closed without [DONE]: complete if the answer was finished, else cut.
-    # The agent APIs' streams end with a terminal event, which `tally.done` already saw.
-    if call.api not in CHAT_APIS or committed.events.rest().strip() or not tally.finish_reasons:
+    # The upstream closed without its terminal event: complete if the answer was finished
+    # (its finish reason seen, nothing half-read), else cut, as README promises. A Messages
+    # answer is finished at the message_delta with its stop_reason, so only message_stop is
+    # missing; a Responses answer is whole only in its terminal event (`tally.done`).
+    if call.api == "responses" or committed.events.rest().strip() or not tally.finish_reasons:
         raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
-    yield event(DONE)
+    yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
 
 
 class Stall:

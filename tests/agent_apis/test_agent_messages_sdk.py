@@ -235,6 +235,28 @@ def test_a_stream_broken_after_the_commit_point_raises_in_the_sdk(
     assert any(word in str(broken.value) for word in says)
 
 
+def test_a_native_stream_that_finished_its_answer_without_message_stop_completes(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """The upstream closed after the message_delta with the stop reason but before
+    message_stop: the answer was whole, as a translated or chat stream without its end is
+    taken, yet it ended in an error event, a 502 record and a breaker failure (found in
+    review)."""
+    with stack(servers, tmp_path, ["local"]) as proxy:
+        records = Collect()
+        proxy.components.gateway.sinks.append(records)
+        servers["local"].control("faults", {"fault": "missing_done"})
+        try:
+            with client(proxy).messages.stream(model="local", max_tokens=30, messages=ASK) as s:
+                kinds = [event.type for event in s]
+                final = s.get_final_message()
+        finally:
+            servers["local"].control("faults", {"fault": None})
+        record = records.wait(2.0)
+    assert kinds[-1] == "message_stop" and final.stop_reason in ("end_turn", "max_tokens")
+    assert record.outcome == "ok" and record.attempts[0].error_kind is None
+
+
 @pytest.mark.parametrize("native", [False, True])
 def test_a_messages_stream_the_client_leaves_records_estimated_output(
     tmp_path_factory: pytest.TempPathFactory, native: bool
