@@ -25,7 +25,7 @@ from router.errors import BadRequest, NotFound, RouterError, UpstreamError, inte
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
-from router.tracing import Tracing
+from router.tracing import NO_SPAN, Tracing
 from router.translate.view import chat_view
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
@@ -138,14 +138,33 @@ class Gateway:
     def prepare(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
     ) -> Call:
-        """Validate, classify and plan. Raises a `RouterError` for the client to see."""
+        """Validate, classify and plan a request to serve. Raises a `RouterError` for the
+        client to see."""
+        return self._prepare(api, body, caller, headers, traffic=True)
+
+    def _prepare(
+        self,
+        api: Api,
+        body: dict[str, Any],
+        caller: Caller,
+        headers: Mapping[str, str],
+        traffic: bool,
+    ) -> Call:
+        """`traffic`: a request to serve. Only traffic is traced and counted as classified;
+        `explain` only looks."""
         req.validate(api, body)
         target = self._target(body, headers)
-        span = self.tracing.start_request(api, str(body["model"])[:200], headers)
         view = readable_view(api, body)
-        intent = self._classify(api, view, target, span)
-        conversation = req.conversation_key(view, headers)
         private = is_private(caller, headers)
+        # The span begins once the client's request can no longer be refused: a refusal ends
+        # no span, and a span never ended is never exported while its children are (orphans).
+        span = (
+            self.tracing.start_request(api, str(body["model"])[:200], headers)
+            if traffic
+            else NO_SPAN
+        )
+        intent = self._classify(view, target, span, traffic)
+        conversation = req.conversation_key(view, headers)
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),
@@ -188,7 +207,7 @@ class Gateway:
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
     ) -> dict[str, Any]:
-        call = self.prepare(api, body, caller, headers)
+        call = self._prepare(api, body, caller, headers, traffic=False)
         return {
             "intent": {
                 "label": call.plan.intent.label,
@@ -303,14 +322,14 @@ class Gateway:
             )
         return target
 
-    def _classify(self, api: Api, body: dict[str, Any], target: Target, span: Any) -> Intent:
+    def _classify(self, view: dict[str, Any], target: Target, span: Any, traffic: bool) -> Intent:
+        """Classify the request's chat view (`router.translate.view`)."""
         if target.mode == "route" and target.name in classifier.INTENTS:
             return Intent(target.name, 1.0, "forced")  # type: ignore[arg-type,unused-ignore]
-        chat = body  # already the chat view (`router.translate.view`)
         child = self.tracing.start_child(span, "classify")
         began = time.perf_counter()
-        intent = classifier.classify(chat)
-        if self.classify_observer is not None:
+        intent = classifier.classify(view)
+        if traffic and self.classify_observer is not None:
             elapsed = time.perf_counter() - began
             self.classify_observer.classified(intent.label, intent.confidence, elapsed)
         self.tracing.end(child, {"smf.intent": intent.label, "smf.confidence": intent.confidence})

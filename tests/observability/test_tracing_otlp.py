@@ -7,8 +7,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -17,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from router.record import Attempt, Record, Usage
 from router.tracing import NO_SPAN, Tracing, traces_endpoint
+from tests.harness import config_for, router, simulator
 
 
 class Receiver:
@@ -185,6 +188,32 @@ def test_failed_request_span_is_marked_with_its_error_kind(receiver: Receiver) -
     assert span.name == "text_completion local"
     assert span.status.code == span.status.STATUS_CODE_ERROR
     assert attrs(span)["error.type"] == "timeout"
+
+
+def test_refused_and_explained_requests_leave_no_orphan_spans_nor_classifier_counts(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bad `x-smf-private` was refused after the request span began: nobody ended it, but
+    its classify child went out, an orphan. Explain made such spans too, and counted in the
+    classifier metrics as if it were traffic (found in review)."""
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    body = {"model": "auto", "messages": [{"role": "user", "content": "Write a Python sort."}]}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        router(config_for({"local": local}, tmp_path)) as proxy,
+    ):
+        chat = f"{proxy.url}/chat/completions"
+        refused = httpx.post(chat, json=body, headers={"x-smf-private": "maybe"}, timeout=10)
+        explained = httpx.post(f"{proxy.url}/router/explain", json=body, timeout=10)
+        served = httpx.post(chat, json={**body, "max_tokens": 3}, timeout=10)
+        metrics = httpx.get(f"{proxy.root}/metrics", timeout=10).text
+    assert (refused.status_code, explained.status_code, served.status_code) == (400, 200, 200)
+    assert "smf_router_classifier_duration_seconds_count 1.0" in metrics.splitlines()
+    spans = receiver.spans()  # the router's exit flushed them
+    assert sorted(s.name for s in spans) == ["attempt local", "chat auto", "classify", "ledger"]
+    ids = {s.span_id for s in spans}
+    assert all(s.parent_span_id in ids for s in spans if s.name != "chat auto")
 
 
 @pytest.mark.parametrize(
