@@ -8,6 +8,8 @@
     ├── Forbidden                    403
     ├── NotFound                     404  model_not_found / not_found
     ├── NoBackendAvailable           503  every backend of the plan was skipped
+    ├── Cancelled                    the request stopped before its answer was complete
+    │   └── ClientClosed             499  the client hung up (recorded, never sent)
     └── UpstreamError                an attempt failed; `kind` drives fallback
         ├── Unreachable              502  connect refused / reset
         ├── Timeout                  504  connect, first token, stall or total deadline
@@ -91,6 +93,21 @@ class NoBackendAvailable(RouterError):
     status = 503
     type = "service_unavailable"
     code = "no_backend_available"
+
+
+class Cancelled(RouterError):
+    """The request stopped before its answer was complete, and no backend is to blame."""
+
+    kind = "cancelled"
+
+
+class ClientClosed(Cancelled):
+    """The client hung up. Recorded with nginx's 499 ("client closed request"): there is no
+    one left to send it to, and a 200 in the ledger would say the answer was delivered."""
+
+    status = 499
+    type = "invalid_request_error"
+    code = "client_closed_request"
 
 
 class UpstreamError(RouterError):

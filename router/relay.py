@@ -19,6 +19,7 @@ import orjson
 
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
+    ClientClosed,
     Malformed,
     RouterError,
     ServerError,
@@ -136,7 +137,9 @@ async def relay(
         )
         yield error_event(call.api, error, tally)
     except (asyncio.CancelledError, GeneratorExit):
-        record.outcome, error_kind = "cancelled", "cancelled"
+        gone = ClientClosed("the client closed the request")
+        record.outcome, record.error_kind, record.status = "cancelled", gone.kind, gone.status
+        error_kind = "cancelled"
         raise
     except Exception:  # a bug of ours: end with an error event that carries the tally's ids
         record.outcome, record.status, error_kind = "router_error", 500, "router_error"

@@ -56,6 +56,8 @@ def test_a_client_that_hangs_up_mid_stream_cancels_the_relay(proxy: RunningRoute
     record = collect.wait(5.0)  # far sooner than the 30 s the stream would have taken
     assert record.outcome == "cancelled"
     assert record.attempts[0].error_kind == "cancelled"
+    # not 200 and no kind, as it was: the ledger would say the answer was delivered
+    assert (record.status, record.error_kind) == (499, "cancelled")
 
 
 def test_a_bug_answers_500_in_openai_shape_and_is_logged(
