@@ -6,6 +6,7 @@ endpoints stay thin: they read bytes and headers and render what the gateway ret
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -21,7 +22,14 @@ from router.auth import Caller
 from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
-from router.errors import BadRequest, NotFound, RouterError, UpstreamError, internal_error
+from router.errors import (
+    BadRequest,
+    ClientClosed,
+    NotFound,
+    RouterError,
+    UpstreamError,
+    internal_error,
+)
 from router.policy import BackendState, Demand, Target, plan, resolve_target
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
@@ -227,6 +235,9 @@ class Gateway:
             committed = await self.dispatcher.execute(call)
         except RouterError as error:
             self.fail(call, error)
+            raise
+        except asyncio.CancelledError:  # the attempt in flight was closed and released
+            self.fail(call, ClientClosed("the client closed the request"), "cancelled")
             raise
         except Exception:
             self.fail(call, internal_error(), "router_error")  # a bug

@@ -19,11 +19,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
 from typing import Any, cast
 
 from router.api.body import receive_json
 from router.api.errors import error_headers
+from router.api.hangup import Reply, watch
 from router.dispatch import Call, Committed
 from router.errors import RouterError, internal_error
 from router.gateway import Gateway
@@ -94,28 +94,46 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
         state.components.metrics.rejected_request(api, error.status)
         await _send_error(send, api, error)
         return
+    reply = Reply()
+    watcher = watch(receive, reply)
+    try:
+        await _answer(gateway, call, send, reply)
+    except asyncio.CancelledError:
+        if not reply.disconnected:
+            raise
+        _uncancel()  # our own cancellation: the client left, nothing is wrong
+    finally:
+        reply.finished = True
+        watcher.cancel()
+
+
+async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply) -> None:
     try:
         committed = await gateway.dispatch(call)
     except RouterError as error:
-        await _send_error(send, api, error, decision_headers(call))
+        await _send_error(send, call.api, error, decision_headers(call))
         return
     try:
         if call.stream:
-            await _stream(gateway, call, committed, receive, send)
+            await _stream(gateway, call, committed, send, reply)
         else:
-            await _whole(gateway, call, committed, send)
+            await _whole(gateway, call, committed, send, reply)
     except Exception:
         await gateway.abandon(call, committed)  # a bug loses no record, leaks no attempt
         raise
 
 
-async def _whole(gateway: Gateway, call: Call, committed: Committed, send: Send) -> None:
+async def _whole(
+    gateway: Gateway, call: Call, committed: Committed, send: Send, reply: Reply
+) -> None:
     body = committed.reply.body
     assert body is not None
     raw = _raw(decision_headers(call))
     raw.append((b"content-length", str(len(body)).encode()))
     raw.append(_JSON)
+    reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
     try:
+        reply.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
         await send({"type": "http.response.body", "body": body})
     finally:
@@ -123,7 +141,7 @@ async def _whole(gateway: Gateway, call: Call, committed: Committed, send: Send)
 
 
 async def _stream(
-    gateway: Gateway, call: Call, committed: Committed, receive: Receive, send: Send
+    gateway: Gateway, call: Call, committed: Committed, send: Send, reply: Reply
 ) -> None:
     """Relay the stream; a client that hangs up cancels it (the relay records `cancelled`)."""
     headers = decision_headers(call)
@@ -135,73 +153,48 @@ async def _stream(
         AsyncGenerator[bytes, None],
         relay(call, committed, gateway.dispatcher, gateway.finish, gateway.keep_text(call)),
     )
-    task = asyncio.current_task()
-    assert task is not None
-    state = _StreamState()
-    watcher = asyncio.get_running_loop().create_task(_watch(receive, task, state))
     try:
         # The start goes out with the first chunk (the relay has it at hand, read before the
         # commit), so a failing start still runs the relay's `finally` and finishes the record.
         async for chunk in stream:
-            first = not state.started
+            first = not reply.started
             if first:
-                state.started = True
+                reply.started = True
                 await send({"type": "http.response.start", "status": 200, "headers": raw})
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
             if first:
                 # Writes leave at the end of a loop turn (`router.api.corking`): end this one
                 # so the first chunk is not held back while a burst behind it is relayed.
                 await asyncio.sleep(0)
-        if not state.started:
-            state.started = True
+        if not reply.started:
+            reply.started = True
             await send({"type": "http.response.start", "status": 200, "headers": raw})
-        state.finished = True
+        reply.finished = True
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-    except asyncio.CancelledError:
-        if not state.disconnected:
-            raise
-        task.uncancel()  # our own cancellation: the client left, nothing is wrong
     except Exception:
         log.exception("internal error while streaming %s", call.api)
         with contextlib.suppress(Exception):
-            await _end_broken(send, call.api, raw, state)
+            await _end_broken(send, call.api, raw, reply)
     finally:
-        state.finished = True
-        watcher.cancel()
+        reply.finished = True
         await stream.aclose()
 
 
-@dataclass(slots=True)
-class _StreamState:
-    started: bool = False  # the response start went out
-    finished: bool = False  # the last body message went out (or is going): no more cancelling
-    disconnected: bool = False  # the client hung up and the watcher cancelled the stream
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    assert task is not None
+    task.uncancel()
 
 
-async def _watch(receive: Receive, task: asyncio.Task[Any], state: _StreamState) -> None:
-    """Wait for the client to hang up (the body is read already) and cancel the stream then.
-
-    uvicorn drops writes to a closed connection silently, so without this a stream would run
-    to its end for nobody. Starlette's StreamingResponse listened the same way.
-    """
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    if not state.finished:
-        state.disconnected = True
-        task.cancel()
-
-
-async def _end_broken(
-    send: Send, api: Api, raw: list[tuple[bytes, bytes]], state: _StreamState
-) -> None:
+async def _end_broken(send: Send, api: Api, raw: list[tuple[bytes, bytes]], reply: Reply) -> None:
     """After a bug outside the relay mid-stream, end honestly: an in-band error event, never
     a quiet end. (The relay ends a stream its own bug broke, with the ids its tally saw.)"""
-    if state.finished:
+    if reply.finished:
         return
-    if not state.started:
-        state.started = True
+    if not reply.started:
+        reply.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
-    state.finished = True
+    reply.finished = True
     event = error_event(api, internal_error())  # no tally here: a Responses id of our own
     await send({"type": "http.response.body", "body": event, "more_body": False})
 

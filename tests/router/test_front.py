@@ -134,8 +134,8 @@ STREAMS = {
 def test_a_client_gone_before_the_first_token_still_leaves_a_record(
     proxy: RunningRouter, slow: Running, path: str
 ) -> None:
-    """The client hangs up while the router waits for the first token; the backend answers
-    after that. The answer goes to nobody, but the request is in the ledger."""
+    """The client hangs up while the router waits for the first token: the attempt is
+    cancelled then (no backend served), and the request is in the ledger, once."""
     collect = Collect()
     proxy.components.gateway.sinks.append(collect)
     slow.control("faults", {"fault": "slow_first_token:1"})
@@ -145,10 +145,40 @@ def test_a_client_gone_before_the_first_token_still_leaves_a_record(
         record = collect.wait(5.0)
     finally:
         slow.control("faults", {"fault": None})
-    assert record.outcome == "cancelled"
-    assert record.backend == "local"
+    assert (record.outcome, record.status, record.error_kind) == ("cancelled", 499, "cancelled")
+    assert record.backend is None
+    assert [(a.backend, a.error_kind) for a in record.attempts] == [("local", "cancelled")]
     time.sleep(0.2)
     assert len(collect.records) == 1
+
+
+def test_a_client_gone_before_the_first_byte_stops_the_work(tmp_path: Path) -> None:
+    """The router noticed a hang-up only once it streamed: it waited out the primary's
+    first-token deadline, then opened a new, billed cloud attempt for nobody; a whole reply
+    was generated to its end, holding its backend slot, and recorded `ok` (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model", tokens_per_s=20) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy,
+    ):
+        collect, attempts = Collect(), Attempts()
+        proxy.components.gateway.sinks.append(collect)
+        proxy.components.gateway.dispatcher.observers.append(attempts)
+        local.control("faults", {"fault": "slow_first_token:5"})  # past its 2 s deadline
+        streamed = {**BODY, "model": "coding", "stream": True}
+        whole = {**BODY, "model": "coding", "max_tokens": 100, "ignore_eos": True}
+        for body in (streamed, whole):
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=0.5)
+        end = time.monotonic() + 15  # the old code recorded the whole reply after ~10 s
+        while len(collect.records) < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        local.control("faults", {"fault": None})
+        cloud_requests = cloud.completions()
+    ended = [(r.stream, r.outcome, r.status, r.backend) for r in collect.records]
+    assert ended == [(True, "cancelled", 499, None), (False, "cancelled", 499, None)]
+    assert attempts.started == ["local", "local"] and cloud_requests == 0
+    assert attempts.running == 0  # both slots released
 
 
 def test_messages_errors_leave_in_anthropic_shape(
