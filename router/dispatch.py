@@ -62,6 +62,7 @@ class Call:
     headers: dict[str, str] = field(default_factory=dict)
     wants_usage: bool = False
     span: Any = NO_SPAN
+    client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@
     ├── NotFound                     404  model_not_found / not_found
     ├── NoBackendAvailable           503  every backend of the plan was skipped
     ├── Cancelled                    the request stopped before its answer was complete
-    │   └── ClientClosed             499  the client hung up (recorded, never sent)
+    │   ├── ClientClosed             499  the client hung up (recorded, never sent)
+    │   └── ShuttingDown             503  the router stopped: its drain ran out
     └── UpstreamError                an attempt failed; `kind` drives fallback
         ├── Unreachable              502  connect refused / reset
         ├── Timeout                  504  connect, first token, stall or total deadline
@@ -108,6 +109,24 @@ class ClientClosed(Cancelled):
     status = 499
     type = "invalid_request_error"
     code = "client_closed_request"
+
+
+class ShuttingDown(Cancelled):
+    """The router is stopping and its drain (`server.drain_s`) ran out: uvicorn cancels what
+    still runs. The request itself was fine, so the client may retry it at once (another
+    replica, or this one restarted, serves it)."""
+
+    status = 503
+    type = "service_unavailable"
+    code = "router_shutting_down"
+
+
+def cancellation(client_left: bool) -> Cancelled:
+    """Why a request's task was cancelled: its client left (the front's watcher), else the
+    router is stopping (uvicorn, the only other canceller)."""
+    if client_left:
+        return ClientClosed("the client closed the request")
+    return ShuttingDown("the router is shutting down; retry the request")
 
 
 class UpstreamError(RouterError):

@@ -24,10 +24,10 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     BadRequest,
-    ClientClosed,
     NotFound,
     RouterError,
     UpstreamError,
+    cancellation,
     internal_error,
 )
 from router.policy import BackendState, Demand, Target, plan, resolve_target
@@ -237,7 +237,7 @@ class Gateway:
             self.fail(call, error)
             raise
         except asyncio.CancelledError:  # the attempt in flight was closed and released
-            self.fail(call, ClientClosed("the client closed the request"), "cancelled")
+            self.fail(call, cancellation(call.client_left), "cancelled")
             raise
         except Exception:
             self.fail(call, internal_error(), "router_error")  # a bug

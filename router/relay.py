@@ -19,13 +19,13 @@ import orjson
 
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
-    ClientClosed,
     Malformed,
     RouterError,
     ServerError,
     Timeout,
     Unreachable,
     UpstreamError,
+    cancellation,
     internal_error,
     stream_error_event,
 )
@@ -113,10 +113,11 @@ async def relay(
     committed: Committed,
     dispatcher: Dispatcher,
     finish: Finish,
-    keep_text: bool = False,
+    tally: Tally | None = None,
 ) -> AsyncIterator[bytes]:
-    """Yield the client's stream; always hands the record to `finish` exactly once."""
-    tally = Tally(keep_text=keep_text, api=call.api)
+    """Yield the client's stream; always hands the record to `finish` exactly once. The
+    caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
+    tally = tally or Tally(api=call.api)
     error_kind: str | None = None
     record = call.record
     try:
@@ -137,8 +138,8 @@ async def relay(
         )
         yield error_event(call.api, error, tally)
     except (asyncio.CancelledError, GeneratorExit):
-        gone = ClientClosed("the client closed the request")
-        record.outcome, record.error_kind, record.status = "cancelled", gone.kind, gone.status
+        why = cancellation(call.client_left)
+        record.outcome, record.error_kind, record.status = "cancelled", why.kind, why.status
         error_kind = "cancelled"
         raise
     except Exception:  # a bug of ours: end with an error event that carries the tally's ids

@@ -10,7 +10,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from router.errors import BadRequest, RateLimited, RouterError, UpstreamError, internal_error
+from router.errors import (
+    BadRequest,
+    RateLimited,
+    RouterError,
+    ShuttingDown,
+    UpstreamError,
+    internal_error,
+)
 from router.translate.events import anthropic_error
 
 log = logging.getLogger("smf_router")
@@ -30,7 +37,8 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
     The router already tried every fallback, so an SDK retrying at once is futile — except
     after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
-    and honours `retry-after-ms`/`retry-after` (the soonest any backend named)."""
+    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); and when the
+    router is stopping, where another replica (or this one restarted) is the cure."""
     out = dict(headers or {})
     if isinstance(error, RateLimited):
         if error.retry_after is not None:
@@ -38,6 +46,8 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
             out["retry-after"] = str(math.ceil(error.retry_after))
     elif isinstance(error, UpstreamError):
         out["x-should-retry"] = "false"
+    elif isinstance(error, ShuttingDown):
+        out["x-should-retry"] = "true"  # nothing was wrong with the request
     return out
 
 

@@ -10,7 +10,9 @@ Every request here goes the same way: the caller's key, the body limit, classifi
 and plan, dispatch with fallback, decision headers, the record finished exactly once. Errors
 leave in the API's envelope (OpenAI's; Anthropic's for Messages). A bug never reaches
 uvicorn as a traceback: it is logged and answered with a 500 envelope (or, once a stream
-has begun, with an in-band error event in the API's shape).
+has begun, with an in-band error event in the API's shape). Nor does the end of the
+shutdown drain: what still runs then is answered with a 503 the client may retry, or ends
+in-band. A client that hangs up stops its request's work (`router.api.hangup`).
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ from router.api.body import receive_json
 from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
 from router.dispatch import Call, Committed
-from router.errors import RouterError, internal_error
+from router.errors import RouterError, cancellation, internal_error
 from router.gateway import Gateway
 from router.record import Api
-from router.relay import error_event, relay
+from router.relay import Tally, error_event, relay
 from router.translate import events
 
 log = logging.getLogger("smf_router")
@@ -74,6 +76,8 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
     """Answer one hot request; `state` is the app's state (gateway and auth, swapped on reload)."""
     try:
         await _serve(state, api, scope, receive, send)
+    except asyncio.CancelledError:  # while the body was read
+        await _answer_stopped(send, api)
     except Exception:
         log.exception("internal error on %s", scope["path"])
         with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
@@ -95,13 +99,14 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
         await _send_error(send, api, error)
         return
     reply = Reply()
-    watcher = watch(receive, reply)
+    watcher = watch(receive, reply, call)
     try:
         await _answer(gateway, call, send, reply)
-    except asyncio.CancelledError:
-        if not reply.disconnected:
-            raise
-        _uncancel()  # our own cancellation: the client left, nothing is wrong
+    except asyncio.CancelledError:  # the record is finished already, whoever cancelled
+        if call.client_left:
+            _uncancel()  # our own cancellation: nothing is wrong, and nobody to tell
+        else:
+            await _answer_stopped(send, api, decision_headers(call))
     finally:
         reply.finished = True
         watcher.cancel()
@@ -121,6 +126,15 @@ async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply) -> Non
     except Exception:
         await gateway.abandon(call, committed)  # a bug loses no record, leaks no attempt
         raise
+
+
+async def _answer_stopped(send: Send, api: Api, headers: dict[str, str] | None = None) -> None:
+    """uvicorn cancels the requests still running once its drain (`server.drain_s`) is over.
+    Before any answer went out, the client gets a 503 it may retry, not uvicorn's text/plain
+    500 and a traceback in the log (a stream that began ends in-band, in `_stream`)."""
+    _uncancel()
+    with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
+        await _send_error(send, api, cancellation(client_left=False), headers)
 
 
 async def _whole(
@@ -148,10 +162,11 @@ async def _stream(
     headers["cache-control"] = "no-cache"
     raw = _raw(headers)
     raw.append(_SSE)
+    tally = Tally(keep_text=gateway.keep_text(call), api=call.api)
     # `relay` is an async generator function: closing it runs its `finally` (the record).
     stream = cast(
         AsyncGenerator[bytes, None],
-        relay(call, committed, gateway.dispatcher, gateway.finish, gateway.keep_text(call)),
+        relay(call, committed, gateway.dispatcher, gateway.finish, tally),
     )
     try:
         # The start goes out with the first chunk (the relay has it at hand, read before the
@@ -171,10 +186,18 @@ async def _stream(
             await send({"type": "http.response.start", "status": 200, "headers": raw})
         reply.finished = True
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if call.client_left or not reply.started:
+            raise
+        # The router is stopping (`_answer_stopped`): the record first, then the in-band end.
+        _uncancel()
+        await stream.aclose()
+        with contextlib.suppress(Exception):
+            await _end_broken(send, raw, reply, cancellation(client_left=False), tally)
     except Exception:
         log.exception("internal error while streaming %s", call.api)
         with contextlib.suppress(Exception):
-            await _end_broken(send, call.api, raw, reply)
+            await _end_broken(send, raw, reply, internal_error(), tally)
     finally:
         reply.finished = True
         await stream.aclose()
@@ -186,16 +209,19 @@ def _uncancel() -> None:
     task.uncancel()
 
 
-async def _end_broken(send: Send, api: Api, raw: list[tuple[bytes, bytes]], reply: Reply) -> None:
-    """After a bug outside the relay mid-stream, end honestly: an in-band error event, never
-    a quiet end. (The relay ends a stream its own bug broke, with the ids its tally saw.)"""
+async def _end_broken(
+    send: Send, raw: list[tuple[bytes, bytes]], reply: Reply, error: RouterError, tally: Tally
+) -> None:
+    """End a stream the front broke off (a bug outside the relay, or the router stopping)
+    honestly: an in-band error event in the API's shape, with the ids the tally saw, never
+    a quiet end. (The relay ends a stream that broke inside it itself.)"""
     if reply.finished:
         return
     if not reply.started:
         reply.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
     reply.finished = True
-    event = error_event(api, internal_error())  # no tally here: a Responses id of our own
+    event = error_event(tally.api, error, tally)
     await send({"type": "http.response.body", "body": event, "more_body": False})
 
 

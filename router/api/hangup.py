@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from router.dispatch import Call
+
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 
 
@@ -25,19 +27,19 @@ class Reply:
 
     started: bool = False  # the response start went out
     finished: bool = False  # the last body message went out (or is going): no more cancelling
-    disconnected: bool = False  # the client hung up and the watcher cancelled the request
 
 
-def watch(receive: Receive, reply: Reply) -> asyncio.Task[None]:
-    """Watch for the client's hang-up on behalf of the current task (the body is read)."""
+def watch(receive: Receive, reply: Reply, call: Call) -> asyncio.Task[None]:
+    """Watch for the client's hang-up on behalf of the current task (the body is read).
+    `call.client_left` tells whoever sees the cancellation that it was the client's."""
     task = asyncio.current_task()
     assert task is not None
-    return asyncio.get_running_loop().create_task(_watch(receive, task, reply))
+    return asyncio.get_running_loop().create_task(_watch(receive, task, reply, call))
 
 
-async def _watch(receive: Receive, task: asyncio.Task[Any], reply: Reply) -> None:
+async def _watch(receive: Receive, task: asyncio.Task[Any], reply: Reply, call: Call) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
     if not reply.finished:
-        reply.disconnected = True
+        call.client_left = True
         task.cancel()

@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -88,6 +90,74 @@ def test_sigterm_lets_the_inflight_stream_finish(tmp_path: Path) -> None:
             1,
             200,
         )
+
+
+def test_requests_the_drain_cuts_short_are_recorded_and_told_to_retry(tmp_path: Path) -> None:
+    """Once `server.drain_s` is over uvicorn cancels what still runs. A request waiting for
+    its first token got uvicorn's text/plain 500, no ledger row and a traceback in the log;
+    a stream that had begun was cut off without an error event (found in review)."""
+    intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+    ask = [{"role": "user", "content": "Tell me a long story."}]
+    body = {"model": "local", "messages": ask}
+    waiting: dict[str, httpx.Response] = {}
+    with simulator(profile="vllm", model="local-model", tokens_per_s=5) as local:
+        config = {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+            ],
+            "routes": {i: ["local"] for i in intents},
+            "ledger": {"path": str(tmp_path / "ledger"), "flush_interval_s": 0.2},
+            "server": {"drain_s": 1},
+            "resilience": {"enabled": False},
+        }
+        with router_process(config, tmp_path) as (proxy, process):
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
+            stream = client.chat.completions.create(
+                model="local",
+                stream=True,
+                max_tokens=200,
+                extra_body={"ignore_eos": True},
+                messages=ask,
+            )  # 40 s of tokens: far past the drain
+            assert next(iter(stream)).choices
+            local.control("faults", {"fault": "slow_first_token:20"})
+
+            def wait(path: str, payload: dict[str, Any]) -> None:
+                waiting[path] = httpx.post(f"{proxy.url}/{path}", json=payload, timeout=30)
+
+            threads = [
+                threading.Thread(target=wait, args=(path, {**body, "max_tokens": 20}))
+                for path in ("chat/completions", "messages")
+            ]
+            for thread in threads:
+                thread.start()
+            for _ in range(200):  # until both reached the backend
+                if local.completions() + local.completions("/v1/messages") >= 3:
+                    break
+                time.sleep(0.02)
+            process.send_signal(signal.SIGTERM)
+            with pytest.raises(openai.APIError, match="shutting down"):
+                list(stream)
+            for thread in threads:
+                thread.join(timeout=30)
+            assert process.wait(timeout=30) == 0
+        log = next(tmp_path.glob("router-*.log")).read_text()
+    chat, messages = waiting["chat/completions"], waiting["messages"]
+    assert chat.status_code == messages.status_code == 503
+    assert chat.headers["x-should-retry"] == messages.headers["x-should-retry"] == "true"
+    assert chat.json()["error"]["code"] == "router_shutting_down"
+    assert messages.json()["type"] == "error" and messages.json()["error"]["message"]
+    assert "Traceback" not in log
+    from router.ledger import Ledger
+
+    rows = (
+        Ledger(tmp_path / "ledger")
+        .con.execute("select stream, status, outcome, error_kind from records order by stream")
+        .fetchall()
+    )
+    assert rows == [(False, 503, "cancelled", "cancelled")] * 2 + [
+        (True, 503, "cancelled", "cancelled")
+    ]
 
 
 def test_simulate_command_passes_simulator_options(tmp_path: Path) -> None:
