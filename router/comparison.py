@@ -2,7 +2,8 @@
 
 Pure functions of the request and two answers. Math and reasoning compare final answers;
 coding compares extracted code (parses, same top-level definitions, and the request's own
-tests when it carries them, through an injected executor); tool calls compare the tool and
+tests when it carries them and an executor is given: the shadow gives one only when
+`shadow.run_request_tests` is on); tool calls compare the tool and
 its arguments as JSON; prose-like intents compare structure, requested keywords and length.
 `agreed` is None when the comparison cannot decide (e.g. neither answer has a number).
 Details name counts and kinds, never answer text: they are stored in the ledger.
@@ -172,9 +173,12 @@ def compare_code(
         return Comparison(
             False, "code_defs", f"defs differ: {len(a)} vs {len(b)}, {len(a & b)} shared"
         )
+    same_defs = f"both parse, same {len(a)} top-level defs"
     tests = request_tests(body)
-    if tests is None or execute is None:
-        return Comparison(True, "code_defs", f"both parse, same {len(a)} top-level defs")
+    if tests is None:
+        return Comparison(True, "code_defs", same_defs)
+    if execute is None:  # say so: a reader must not take this for tests that passed
+        return Comparison(True, "code_defs", same_defs + "; the request's tests not run")
     live_ok = execute(f"{a_src}\n\n{tests}\n").completed
     shadow_ok = execute(f"{b_src}\n\n{tests}\n").completed
     return Comparison(

@@ -131,6 +131,9 @@ class ShadowSettings(Strict):
     queue_size: int = Field(100, ge=1)
     timeout_s: float = Field(120.0, gt=0)
     judge_backend: str | None = None
+    # Coding: run the fenced asserts of the client's message against both answers. Off by
+    # default: that is code any API client wrote, run on this host in the evals sandbox.
+    run_request_tests: bool = False
 
 
 class CanarySettings(Strict):

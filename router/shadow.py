@@ -288,7 +288,9 @@ class Shadow:
         self, intent: str, body: dict[str, Any], live: Reply, shadow: Reply
     ) -> Comparison:
         if intent == "coding":  # may run the request's tests in the sandbox: off the loop
-            return await asyncio.to_thread(compare, intent, body, live, shadow, self.execute)
+            # The tests are the client's code: run only where the operator opted in.
+            execute = self.execute if self.settings.run_request_tests else None
+            return await asyncio.to_thread(compare, intent, body, live, shadow, execute)
         return compare(intent, body, live, shadow)
 
     async def _judge(

@@ -106,6 +106,15 @@ def test_code_runs_the_requests_own_tests_in_the_sandbox() -> None:
     assert (differ.agreed, differ.method) == (False, "code_tests")
 
 
+def test_tests_not_run_are_not_reported_as_passed() -> None:
+    """Without an executor (the shadow's default), the verdict is the structural one and its
+    detail says the request's tests did not run."""
+    body = _chat("Write add(a, b).\n```python\nassert add(2, 3) == 5\n```")
+    result = compare("coding", body, Reply(GOOD), Reply(WRONG))
+    assert (result.agreed, result.method) == (True, "code_defs")
+    assert result.detail.endswith("the request's tests not run")
+
+
 @pytest.mark.parametrize(
     ("live", "shadow", "agreed"),
     [

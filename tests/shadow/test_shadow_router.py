@@ -287,3 +287,30 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
         assert (_chats(old), _chats(new)) == (1, 2)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
+
+
+def test_a_clients_tests_run_only_when_the_operator_opts_in(tmp_path: Path) -> None:
+    """A coding request's fenced asserts are code any API client wrote: the shadow ran them on
+    the router host for every sampled request (found in review). Off by default, the
+    comparison stays on parsing and definitions and says the tests were not run."""
+    tests = "```python\nimport math\nassert math.floor(2.5) == 2\n```"
+    body = {"model": "coding", "messages": [{"role": "user", "content": f"Write add.\n{tests}"}]}
+    rows: dict[str, list[tuple[Any, ...]]] = {}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="vllm", model="local2-model") as local2,
+    ):
+        for mode, run in (("default", None), ("opted_in", True)):
+            shadow: dict[str, Any] = {"rates": {"coding": 1.0}, "targets": {"coding": "local2"}}
+            if run is not None:
+                shadow["run_request_tests"] = run
+            config = config_for({"local": local, "local2": local2}, tmp_path / mode, shadow=shadow)
+            with router(config) as r:
+                assert _post(r, body).headers["x-smf-backend"] == "local"
+                _until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            with Ledger(tmp_path / mode / "ledger") as ledger:
+                rows[mode] = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
+    assert rows["default"] == [
+        (True, "code_defs", "both parse, same 1 top-level defs; the request's tests not run")
+    ]
+    assert rows["opted_in"] == [(True, "code_tests", "live tests True, shadow True")]
