@@ -7,9 +7,11 @@ Layers, each a backstop for the others (no single one is airtight on every OS):
 - a wall-clock limit that kills the whole process group (and PID namespace, when there is one);
 - ``unshare --user --net --pid`` when the kernel allows it: no network interfaces but loopback
   of its own, and every process dies with the sandbox's init;
-- an audit hook installed before the program runs (PEP 578) that refuses sockets, subprocesses,
-  forks, ctypes and any write outside the working directory: this covers machines without
-  namespaces and root users, whom ``RLIMIT_NPROC`` does not bind.
+- the guard (`evals.sandbox_guard`), installed before the program runs: an audit hook
+  (PEP 578) and a few wrappers that refuse sockets, new processes, native code and any
+  write outside the working directory. This covers machines without namespaces and root
+  users, whom ``RLIMIT_NPROC`` does not bind; it is in-process, so it stops mistakes and the
+  escapes we know of, not a program written to defeat it.
 """
 
 from __future__ import annotations
@@ -28,49 +30,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-MARKER = "SMF-SANDBOX-DONE"
+from evals import sandbox_guard
+from evals.sandbox_guard import MARKER, STARTED
 
-STARTED = "SMF-SANDBOX-STARTED"
 
-# Runs inside the sandbox before the program: says on stderr that it started (without that, the
-# sandbox itself failed: not the program's fault), reads a one-time nonce from stdin (so no
-# text the program prints can contain it by accident), installs the audit hook, runs the
-# program, then prints the nonce. Exit status 0 without the nonce means the program exited
-# early (e.g. sys.exit(0) before the assertions ran). This guards against mistakes, not
-# malice: a program in the same interpreter could find the nonce in memory (review finding).
-_BOOTSTRAP = r"""
-import os, sys
-sys.stderr.write("SMF-SANDBOX-STARTED\n")
-sys.stderr.flush()
-_nonce = sys.stdin.readline().strip()
-sys.stdin.close()
-_root = os.path.realpath(os.getcwd())
-_WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-_DENY = ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
-         "socket.getaddrinfo", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn",
-         "os.exec", "os.system", "os.kill", "os.killpg", "subprocess.Popen", "pty.spawn",
-         "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "os.setuid")
-_PATHS = ("os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.symlink", "os.link",
-          "os.chmod", "os.chown", "os.truncate", "os.utime", "shutil.rmtree")
-def _inside(p):
-    if isinstance(p, int):
-        return True
-    return os.path.realpath(os.fsdecode(p)).startswith(_root + os.sep)
-def _hook(event, args):
-    if event in _DENY:
-        raise PermissionError("sandbox: " + event + " is not allowed")
-    if event == "open" and args[0] is not None and not isinstance(args[0], int):
-        if args[2] & _WRITE or (args[1] and any(c in args[1] for c in "wax+")):
-            if not _inside(args[0]):
-                raise PermissionError("sandbox: writing outside the working directory")
-    elif event in _PATHS and not all(_inside(a) for a in args[:2] if isinstance(a, (str, bytes))):
-        raise PermissionError("sandbox: changing files outside the working directory")
-sys.addaudithook(_hook)
-import runpy
-runpy.run_path("program.py", run_name="__main__")
-sys.stdout.flush()
-print("\n" + "SMF-SANDBOX-DONE " + _nonce, flush=True)
-"""
+@functools.cache
+def _source(module_file: str) -> str:
+    """A module run as a program with ``python -I -c``: the sandbox's own code only."""
+    return Path(module_file).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -209,7 +176,7 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         (workdir / "program.py").write_text(source, encoding="utf-8")
         nonce = secrets.token_hex(16)
         processes = user_tasks() + limits.processes
-        argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
+        argv = [sys.executable, "-I", "-c", _source(sandbox_guard.__file__)]
         if isolated:
             argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
         started = time.monotonic()

@@ -1,0 +1,302 @@
+"""What the sandbox's interpreter runs first: the guard, then the program, then the nonce.
+
+`evals.sandbox` runs this file's text with ``python -I -c``; importing it runs nothing. It says
+on stderr that it started (without that, the sandbox itself failed: not the program's fault),
+reads a one-time nonce from stdin (so no text the program prints can contain it by accident),
+installs the guard, runs ``program.py`` as ``__main__``, then prints the nonce. Exit status 0
+without the nonce means the program exited early (e.g. sys.exit(0) before the assertions ran).
+That guards against mistakes, not malice: the program shares this interpreter and could find
+the nonce in memory (review finding).
+
+The guard is a PEP 578 audit hook, plus wrappers where CPython raises no usable event. It
+refuses sockets, new processes, native code, and writes or metadata changes outside the
+working directory. What the hook decides with is bound when it is installed, and nothing a
+program can reach refers to it, so patching `os.path` or `builtins` does not change its
+answers. It stays in-process defence in depth, not a security boundary: a program written to
+defeat it can (a traceback hands out a wrapper's frame, and with it the original call; a
+rename can race a check). Only a kernel-level layer can be the boundary (docs/evals.md).
+"""
+
+from __future__ import annotations
+
+import _imp
+import os
+import sys
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+STARTED = "SMF-SANDBOX-STARTED"
+MARKER = "SMF-SANDBOX-DONE"
+
+DENIED_EVENTS = frozenset(
+    {
+        "socket.connect",
+        "socket.bind",
+        "socket.sendto",
+        "socket.sendmsg",
+        "socket.getaddrinfo",
+        "os.fork",
+        "os.forkpty",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.exec",
+        "os.system",
+        "os.kill",
+        "os.killpg",
+        "os.setuid",
+        "subprocess.Popen",
+        "pty.spawn",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.cdata",
+        "cpython.PyInterpreterState_New",  # a subinterpreter starts without this hook
+        "gc.get_objects",  # these three would hand out the originals the wrappers hide
+        "gc.get_referrers",
+        "gc.get_referents",
+    }
+)
+# By the last part of the name (`x._posixsubprocess` loads the same library).
+DENIED_MODULES = frozenset(
+    {
+        "_posixsubprocess",  # another copy: fork_exec starts processes without an event
+        "_ctypes",
+        "_xxsubinterpreters",
+        "_posixshmem",  # shm_open creates files under /dev/shm
+        "_testcapi",
+        "_testinternalcapi",
+        "posix",  # a second copy would come without the wrappers below
+        "_imp",  # and a second _imp with the unwrapped create_builtin
+    }
+)
+# Event -> (positions of its paths, positions of its dir_fd: -1 or None when not given).
+PATH_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "os.mkdir": ((0,), (2,)),
+    "os.rmdir": ((0,), (1,)),
+    "os.remove": ((0,), (1,)),
+    "os.rename": ((0, 1), (2, 3)),
+    "os.link": ((0, 1), (2, 3)),
+    "os.symlink": ((1,), (2,)),  # the link; its target is judged from the link's directory
+    "os.chmod": ((0,), (2,)),
+    "os.chown": ((0,), (3,)),
+    "os.utime": ((0,), (3,)),
+    "os.truncate": ((0,), ()),
+    "os.setxattr": ((0,), ()),
+    "os.removexattr": ((0,), ()),
+    "shutil.rmtree": ((0,), (1,)),
+}
+_WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_LINK, _TYPE = 0o120000, 0o170000
+
+
+def _refused(*_: object, **__: object) -> Any:
+    """In place of calls that raise no audit event: os.mknod, os.mkfifo and
+    _posixsubprocess.fork_exec."""
+    raise PermissionError("sandbox: this call is not allowed")
+
+
+def _open(
+    path: Any,
+    flags: int,
+    mode: int = 0o777,
+    *,
+    dir_fd: int | None = None,
+    _original: Callable[..., int] = os.open,
+) -> int:
+    """os.open without dir_fd: its `open` audit event carries the relative name only, which
+    the hook could judge only against the working directory (a review found the escape)."""
+    if dir_fd is not None:
+        raise PermissionError("sandbox: os.open with dir_fd is not allowed")
+    return _original(path, flags, mode)
+
+
+def _create_builtin(
+    spec: Any,
+    *,
+    _original: Callable[[Any], Any] = _imp.create_builtin,
+    _denied: frozenset[str] = DENIED_MODULES,
+    _named: type[SimpleNamespace] = SimpleNamespace,
+    _kind: type[type] = type,
+    _exact: type[str] = str,
+) -> Any:
+    """`_imp.create_builtin` raises no audit event: without this, a builtin copy of `posix`
+    or `_posixsubprocess` (as Debian builds it) would bypass the hook. What it uses is bound
+    in its defaults, which the hook does not let a program read."""
+    name = spec.name
+    if _kind(name) is not _exact or name.rpartition(".")[2] in _denied:
+        raise PermissionError(f"sandbox: importing {name!r} is not allowed")
+    return _original(_named(name=name))  # a copy whose name cannot change after the check
+
+
+def _wrap() -> frozenset[int]:
+    """Swap the wrappers in, wherever the originals were published; return their ids."""
+    # Loaded now and disarmed: `subprocess` (so asyncio) imports it, and any later load of
+    # another copy is refused as an import.
+    import _posixsubprocess
+
+    _posixsubprocess.fork_exec = _refused
+    originals = {os.open, os.mknod, os.mkfifo}
+    os.open = _open  # os re-exports posix: both modules are patched
+    os.mknod = os.mkfifo = _refused
+    posix = sys.modules["posix"]
+    posix.open = _open  # type: ignore[attr-defined]
+    posix.mknod = posix.mkfifo = _refused  # type: ignore[attr-defined]
+    _imp.create_builtin = _create_builtin
+    # `shutil` then takes the path-based rmtree (its fd-based one needs os.open's dir_fd).
+    for published in (
+        os.supports_dir_fd,
+        os.supports_fd,
+        os.supports_follow_symlinks,
+        os.supports_effective_ids,
+    ):
+        published -= originals
+    return frozenset({id(_open), id(_create_builtin)})
+
+
+Check = Callable[[str, tuple[Any, ...]], None]
+
+
+def install(root: str) -> None:
+    """Install the guard for a program whose working directory is `root` (a resolved path)."""
+    wrapped = _wrap()
+    checks = _file_checks(_judge(root))
+    denied_events, denied_modules = DENIED_EVENTS, DENIED_MODULES
+    # Builtins bound now: a program that replaces them in `builtins` changes nothing here.
+    refuse, text, ident = PermissionError, str.__add__, id
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in denied_events:
+            raise refuse(f"sandbox: {event} is not allowed")
+        if event == "import" and text("", args[0]).rpartition(".")[2] in denied_modules:
+            raise refuse(f"sandbox: importing {args[0]} is not allowed")
+        if event == "object.__getattr__" and ident(args[0]) in wrapped:
+            raise refuse("sandbox: the guard's wrappers are not open to inspection")
+        check = checks.get(event)
+        if check is not None:
+            check(event, args)
+
+    sys.addaudithook(hook)
+
+
+def _file_checks(inside: Callable[..., bool]) -> dict[str, Check]:
+    """Per event, what refuses a write or a metadata change outside the directory."""
+    # Bound now, like everything the hook uses: module globals and `builtins` can be patched.
+    path_events, write = dict(PATH_EVENTS), _WRITE
+    refuse, text, kind, is_a, exact = PermissionError, str.__add__, type, isinstance, str
+    fd_or_none, number, some, every = int | None, int, any, all
+
+    def opened(event: str, args: tuple[Any, ...]) -> None:
+        path, flags = args[0], args[2]
+        writes = kind(flags) is number and flags & write
+        if writes and not is_a(path, fd_or_none) and not inside(path):
+            raise refuse("sandbox: writing outside the working directory")
+
+    def database(event: str, args: tuple[Any, ...]) -> None:  # SQLite opens files itself
+        name = text("", args[0]) if is_a(args[0], exact) else args[0]
+        if name != ":memory:" and (kind(name) is not exact or name.startswith("file:")):
+            raise refuse("sandbox: only plain database paths are allowed")
+        if name != ":memory:" and not inside(name):
+            raise refuse("sandbox: a database outside the working directory")
+
+    def changed(event: str, args: tuple[Any, ...]) -> None:
+        paths, dir_fds = path_events[event]
+        if some(args[i] is not None and args[i] != -1 for i in dir_fds):
+            raise refuse(f"sandbox: {event} with dir_fd is not allowed")
+        if not every(inside(args[i]) for i in paths):
+            raise refuse("sandbox: changing files outside the working directory")
+        if event == "os.symlink" and not inside(args[0], link=args[1]):
+            raise refuse("sandbox: a link pointing outside the working directory")
+
+    return {"open": opened, "sqlite3.connect": database} | dict.fromkeys(path_events, changed)
+
+
+def _judge(root: str) -> Callable[..., bool]:
+    """`inside(path, link=None)`: whether `path` (or a symlink at `link` pointing to `path`)
+    stays in `root`, judged from both the entry itself and where it leads (renaming a link in
+    /etc that points here must not pass as a change inside)."""
+    name_of, resolve, getcwd, prefix = _namer(), _resolver(), os.getcwd, root + "/"
+
+    def inside(path: Any, link: Any = None) -> bool:
+        name = name_of(path)
+        if name is None:
+            return False
+        base = getcwd()
+        if link is not None:  # a symlink's target is relative to the link's directory
+            place = name_of(link)
+            if place is None:
+                return False
+            base = resolve(place, base, False).rpartition("/")[0] or "/"
+        entry, target = resolve(name, base, False), resolve(name, base, True)
+        return entry.startswith(prefix) and target.startswith(prefix)
+
+    return inside
+
+
+def _namer() -> Callable[[Any], str | None]:
+    """A path argument as an exact str: what C converted, not what a subclass's methods say;
+    an fd as the file it refers to; None for an fd that is not a file (a pipe, a socket)."""
+    readlink, fspath, is_a, number, raw = os.readlink, os.fspath, isinstance, int, bytes
+    as_int, text, decode, plain = int.__int__, str.__add__, bytes.decode, str | bytes
+
+    def name_of(path: Any) -> str | None:
+        if is_a(path, number):
+            path = readlink(f"/proc/self/fd/{as_int(path)}")
+            return path if path.startswith("/") else None
+        if not is_a(path, plain):
+            path = fspath(path)  # a path object: the one value this guard cannot pin down
+        if is_a(path, raw):
+            return decode(path, "utf-8", "surrogateescape")
+        return text("", path)
+
+    return name_of
+
+
+def _resolver() -> Callable[[str, str, bool], str]:
+    """`resolve(path, base, follow_last)`: where the kernel would take `path` from `base`,
+    following symlinks; from the first missing component on, the rest is taken literally."""
+    lstat, readlink, failed, kind, link = os.lstat, os.readlink, OSError, _TYPE, _LINK
+
+    def resolve(path: str, base: str, follow_last: bool) -> str:
+        done, hops = "", 0
+        todo = [*([] if path.startswith("/") else base.split("/")), *path.split("/")][::-1]
+        while todo:
+            part = todo.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                done = done[: done.rfind("/")]
+                continue
+            step = done + "/" + part
+            try:
+                is_link = lstat(step).st_mode & kind == link
+            except failed:
+                is_link = False
+            if not is_link or (not todo and not follow_last):
+                done = step
+                continue
+            hops += 1
+            if hops > 40:
+                return ""  # a loop: never inside
+            target = readlink(step)
+            done = "" if target.startswith("/") else done
+            todo.extend(target.split("/")[::-1])
+        return done or "/"
+
+    return resolve
+
+
+def main() -> None:
+    sys.stderr.write(STARTED + "\n")
+    sys.stderr.flush()
+    nonce = sys.stdin.readline().strip()
+    sys.stdin.close()
+    import runpy
+
+    install(os.path.realpath(os.getcwd()))
+    runpy.run_path("program.py", run_name="__main__")
+    sys.stdout.flush()
+    print("\n" + MARKER + " " + nonce, flush=True)
+
+
+if __name__ == "__main__":
+    main()
