@@ -7,6 +7,9 @@ Layers, each a backstop for the others (no single one is airtight on every OS):
 - a wall-clock limit that kills the whole process group (and PID namespace, when there is one);
 - ``unshare --user --net --pid`` when the kernel allows it: no network interfaces but loopback
   of its own, and every process dies with the sandbox's init;
+- Landlock when the kernel offers it (`evals.landlock`): the kernel itself refuses writes
+  outside the working directory, TCP and signals to the host's processes, to the program
+  and anything it starts;
 - the guard (`evals.sandbox_guard`), installed before the program runs: an audit hook
   (PEP 578) and a few wrappers that refuse sockets, new processes, native code and any
   write outside the working directory. This covers machines without namespaces and root
@@ -30,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals import sandbox_guard
+from evals import landlock, sandbox_guard
 from evals.sandbox_guard import MARKER, STARTED
 
 
@@ -64,6 +67,7 @@ class RunOutcome:
     stderr: str
     duration_s: float
     isolated_network: bool
+    confined_writes: bool = False  # Landlock: the kernel refuses writes outside the directory
 
     @property
     def signal_name(self) -> str | None:
@@ -169,6 +173,7 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
     """
     limits = limits or Limits()
     isolated = namespaces_available()
+    confined = landlock.abi() > 0
     with tempfile.TemporaryDirectory(prefix="smf-sandbox-") as tmp:
         root = Path(tmp)
         workdir = root / "work"
@@ -177,6 +182,8 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         nonce = secrets.token_hex(16)
         processes = user_tasks() + limits.processes
         argv = [sys.executable, "-I", "-c", _source(sandbox_guard.__file__)]
+        if confined:  # the first program restricts itself, then executes the guard's
+            argv = [sys.executable, "-I", "-c", _source(landlock.__file__), *argv]
         if isolated:
             argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
         started = time.monotonic()
@@ -210,6 +217,7 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         stderr=stderr,
         duration_s=duration,
         isolated_network=isolated,
+        confined_writes=confined,
     )
 
 

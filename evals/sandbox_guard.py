@@ -14,7 +14,8 @@ working directory. What the hook decides with is bound when it is installed, and
 program can reach refers to it, so patching `os.path` or `builtins` does not change its
 answers. It stays in-process defence in depth, not a security boundary: a program written to
 defeat it can (a traceback hands out a wrapper's frame, and with it the original call; a
-rename can race a check). Only a kernel-level layer can be the boundary (docs/evals.md).
+rename can race a check). Where the kernel offers them, Landlock (`evals.landlock`) and the
+namespaces are the boundary (docs/evals.md).
 """
 
 from __future__ import annotations
