@@ -66,6 +66,14 @@ class BodyTooLarge(BadRequest):
     code = "request_too_large"
 
 
+class BodyTimeout(BadRequest):
+    """The client stopped sending its body. The rest of it may still arrive, and would be
+    read as the next request: the connection closes after this answer."""
+
+    status = 408
+    code = "request_timeout"
+
+
 class Unauthorized(RouterError):
     status = 401
     type = "invalid_request_error"

@@ -1,17 +1,21 @@
-"""Reading a request body with a size limit, before any JSON parsing."""
+"""Reading a request body with a size limit and a stall limit, before any JSON parsing."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
-from router.errors import BadRequest, BodyTooLarge
+from router.errors import BadRequest, BodyTimeout, BodyTooLarge
 from router.request import parse_json
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+# A client that sent part of a body and then nothing for this long is answered 408: uvicorn
+# has no body timeout, and each such client held a task and a socket for good.
+BODY_STALL_S = 30.0
 
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
@@ -28,7 +32,13 @@ async def receive_json(receive: Receive, declared: str | None, limit: int) -> di
     chunks: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
+        try:
+            async with asyncio.timeout(BODY_STALL_S):
+                message = await receive()
+        except TimeoutError:
+            raise BodyTimeout(
+                f"the request body stopped arriving for {BODY_STALL_S:.0f} s"
+            ) from None
         if message["type"] != "http.request":
             return None  # http.disconnect: nobody is left to answer
         chunk: bytes = message.get("body", b"")

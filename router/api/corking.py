@@ -7,11 +7,19 @@ on a plain request, the head alone more than the body. Here the writes made duri
 of the event loop are joined and sent when that turn's callbacks are done: the same bytes in
 the same order, microseconds later. A streamed reply's head goes out with its first chunk,
 and chunks that arrive from upstream together leave together.
+
+The protocol also ends a connection whose client stopped reading (an agent suspended with
+Ctrl-Z): once the socket's buffers are full uvicorn waits for the client without limit, and
+a stream's attempt kept its backend slot, its upstream and its record open for as long as
+the client slept, overflowing local traffic to the paid cloud. After `CLIENT_STALL_S` with
+writes paused the connection is aborted; the request's hang-up watcher
+(`router.api.hangup`) then cancels it, which closes the upstream and records `cancelled`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -19,6 +27,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 # Past this much pending data a write goes out at once: corking saves syscalls on small
 # writes and has nothing to win on large ones (and flow control should see them).
 EAGER_BYTES = 64 * 1024
+# A client that takes none of our bytes for this long is treated as gone (the backend's
+# default stall timeout, `idle_s`, is the same: silence that long is not a slow network).
+CLIENT_STALL_S = 60.0
+
+log = logging.getLogger("smf_router.api")
 
 
 class CorkedTransport:
@@ -69,6 +82,30 @@ class CorkedTransport:
 class CorkedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, writing through a `CorkedTransport`."""
 
+    _stalled: asyncio.TimerHandle | None = None
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         corked = CorkedTransport(cast(asyncio.Transport, transport), self.loop)
         super().connection_made(cast(asyncio.Transport, corked))
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self._stalled = self.loop.call_later(CLIENT_STALL_S, self._abort_stalled)
+
+    def resume_writing(self) -> None:
+        self._stop_timer()
+        super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        super().connection_lost(exc)
+
+    def _stop_timer(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _abort_stalled(self) -> None:
+        self._stalled = None
+        log.warning("a client took no data for %.0f s; closing its connection", CLIENT_STALL_S)
+        self.transport.abort()  # connection_lost follows: the request sees a hang-up

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 
 from router.errors import (
     BadRequest,
+    BodyTimeout,
     RateLimited,
     RouterError,
     ShuttingDown,
@@ -40,6 +41,8 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     and honours `retry-after-ms`/`retry-after` (the soonest any backend named); and when the
     router is stopping, where another replica (or this one restarted) is the cure."""
     out = dict(headers or {})
+    if isinstance(error, BodyTimeout):
+        out["connection"] = "close"  # the rest of the body must not be read as a request
     if isinstance(error, RateLimited):
         if error.retry_after is not None:
             out["retry-after-ms"] = str(round(error.retry_after * 1000))

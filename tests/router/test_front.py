@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,8 @@ import httpx
 import pytest
 
 from router import relay as relay_module
-from router.api import front
+from router.api import body as body_module
+from router.api import corking, front
 from router.app import RouterApp, create_app
 from tests.harness import (
     Attempts,
@@ -238,3 +240,52 @@ def test_a_bug_mid_responses_stream_ends_it_under_the_responses_own_id(
     assert created["type"] == "response.created" and failed["type"] == "response.failed"
     assert failed["response"]["id"] == created["response"]["id"] != "resp_router"
     assert failed["sequence_number"] > max(d["sequence_number"] for d in datas[:-1])
+
+
+def test_a_client_that_stops_reading_is_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent suspended mid-stream keeps its socket open and reads nothing: once the
+    buffers fill, the router's writes wait. After `CLIENT_STALL_S` of that the connection
+    is closed, which frees the backend and finishes the record as cancelled."""
+    monkeypatch.setattr(corking, "CLIENT_STALL_S", 0.5)
+    with (
+        simulator(profile="vllm", model="local-model") as fast,  # unpaced: fills buffers
+        router(config_for({"local": fast}, tmp_path)) as running,
+    ):
+        collect = Collect()
+        running.components.gateway.sinks.append(collect)
+        body = {**BODY, "stream": True, "max_tokens": 200_000, "ignore_eos": True}
+        raw = json.dumps(body).encode()
+        head = (
+            f"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(raw)}\r\n\r\n"
+        ).encode()
+        with socket.socket() as client:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.connect(("127.0.0.1", int(running.root.rpartition(":")[2])))
+            client.sendall(head + raw)
+            assert client.recv(1024).startswith(b"HTTP/1.1 200")
+            record = collect.wait(30.0)  # then reads nothing more, the socket left open
+        assert (record.outcome, record.status) == ("cancelled", 499)
+        assert fast.stats()["running"] == 0
+
+
+def test_a_body_that_stops_arriving_is_answered_408_and_the_connection_closed(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(body_module, "BODY_STALL_S", 0.5)
+    head = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+        b"content-type: application/json\r\ncontent-length: 100\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", int(proxy.root.rpartition(":")[2]))) as client:
+        client.settimeout(10)
+        client.sendall(head + b'{"model":')  # and then nothing, the socket left open
+        answer = b""
+        while chunk := client.recv(4096):  # until the router closes the connection
+            answer += chunk
+    status, _, rest = answer.partition(b"\r\n")
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert b"connection: close" in rest.lower()
+    assert json.loads(rest.partition(b"\r\n\r\n")[2])["error"]["code"] == "request_timeout"
