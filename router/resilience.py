@@ -136,7 +136,9 @@ class Resilience:
             tier = self.components.config.backend(backend).tier
         except KeyError:
             return
-        self.components.metrics.backend_state(backend, tier, after != "open", after)
+        # Up only once closed: a trial (half-open) proves nothing yet, and counting it as up
+        # made a hanging backend's gauge alternate 0/1, which resets an alert's `for:`.
+        self.components.metrics.backend_state(backend, tier, after == "closed", after)
 
     async def run(self) -> None:
         """The background job: probes and trials, capacity polls, window refreshes."""

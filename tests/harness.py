@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import uvicorn
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
 from router.app import create_app
 from router.components import Components, build
@@ -152,6 +153,39 @@ def wait_for(url: str, deadline_s: float = 20.0) -> None:
         except httpx.TransportError:
             time.sleep(0.02)
     raise TimeoutError(f"{url} did not come up in {deadline_s} s")
+
+
+@dataclass(frozen=True)
+class Scrape:
+    """One `GET /metrics` of a server, as samples: several values read from one instant."""
+
+    samples: dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+    def get(self, name: str, **labels: str) -> float | None:
+        """A sample's value, or None while that series does not exist."""
+        return self.samples.get((name, frozenset(labels.items())))
+
+
+def scrape(root: str) -> Scrape:
+    text = httpx.get(f"{root}/metrics", timeout=5, trust_env=False).text
+    return Scrape(
+        {
+            (sample.name, frozenset(sample.labels.items())): float(sample.value)
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+        }
+    )
+
+
+@contextmanager
+def silent_server() -> Iterator[Running]:
+    """A backend that accepts connections and never answers (a hung box, dropped packets):
+    the kernel completes the handshakes into the listen backlog and nothing reads them."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        root = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield Running(f"{root}/v1", root)
 
 
 @contextmanager

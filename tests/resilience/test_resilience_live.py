@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.harness import Running, config_for, router, simulator
+from tests.harness import Running, config_for, router, scrape, silent_server, simulator
 from tests.resilience.conftest import CODING, FAST, chat, circuit, status, until
 
 
@@ -253,3 +253,22 @@ def test_probes_go_direct_like_live_traffic_whatever_http_proxy_says(
         )
         assert circuit(proxy.root, "local") == "closed"
         assert chat(proxy.url).headers["x-smf-backend"] == "local"
+
+
+def test_a_backend_that_hangs_reads_down_through_its_trials(tmp_path: Path) -> None:
+    """A half-open trial counted as up: a backend that accepts connections and never answers
+    read 1 for each probe's timeout, so `backend_up` alternated 0/1 and the `for: 2m` of
+    SmfLocalBackendDown never completed (found in review)."""
+    seen: list[float | None] = []
+
+    def in_trial() -> bool:
+        now, local = scrape(proxy.root), {"backend": "local", "tier": "local"}
+        if now.get("smf_router_backend_circuit_state", **local, state="half_open") == 1:
+            seen.append(now.get("smf_router_backend_up", **local))
+        return len(seen) >= 2
+
+    with silent_server() as local, simulator(profile="cloud", model="cloud-model") as cloud:
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        with router(config) as proxy:
+            until(in_trial, what="two scrapes during trials")
+    assert seen == [0.0, 0.0]
