@@ -59,6 +59,8 @@ class CanaryMetrics(Protocol):
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
 
+    def forget_backend(self, backend: str) -> None: ...
+
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
     """A backend as the eval runner sees it: its URL, model, key, headers and extras."""
@@ -135,6 +137,7 @@ class Canary:
         self._client_shape: tuple[float, int] = (0.0, 0)
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
         self._shown: set[str] = set()  # backends whose gate gauges exist
+        self._judged: dict[tuple[str, str], float] = {}  # (backend, suite) -> last run's ts
 
     @property
     def settings(self) -> CanarySettings:
@@ -159,10 +162,39 @@ class Canary:
 
         def apply() -> None:
             self.cases = list(cases)
+            self.forget_removed()
             for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
                 self.announce(change)
+            self.republish()
 
         return apply
+
+    def forget_removed(self) -> None:
+        """Backends that left the config: their windows, gates and gauges go (gauges too when
+        resilience, which forgets a removed backend's, is off)."""
+        names = {b.name for b in self.backends}
+        for backend in (self._shown | {b for b, _ in self._judged}) - names:
+            self.book.forget(backend)
+            self._shown.discard(backend)
+            if self.metrics is not None:
+                self.metrics.forget_backend(backend)
+        self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
+
+    def republish(self) -> None:
+        """After a reload, the gauges as the retuned book says: without it a lowered floor
+        kept SmfCanaryBelowFloor firing until the next run (`interval_s` away). Runs after
+        `Resilience.reloaded`, which drops a changed backend's gauges (FEATURES order)."""
+        if self.metrics is None:
+            return
+        for (backend, suite), ts in self._judged.items():
+            ratio = self.book.pass_ratio(backend, suite) or 0.0
+            floor = self.book.floor(backend, suite) or 0.0
+            self.metrics.canary_result(backend, suite, ratio, floor, ts)
+        gated = self.gated()
+        for name in [b.name for b in self.backends]:
+            self._shown.add(name)
+            for intent in INTENTS:
+                self.metrics.route_gated(name, intent, intent in gated.get(name, ()))
 
     async def loop(self) -> None:
         """Run now, then every `interval_s`; a failed run is logged, never fatal."""
@@ -312,6 +344,7 @@ class Canary:
                 graded.setdefault(r.suite, []).append(r.status == "pass")
         for suite, passed in sorted(graded.items()):
             change = self.book.observe(backend, suite, passed)
+            self._judged[(backend, suite)] = ts
             if self.metrics is not None:
                 ratio = self.book.pass_ratio(backend, suite) or 0.0
                 floor = self.book.floor(backend, suite)

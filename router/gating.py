@@ -149,6 +149,12 @@ class GateBook:
         changes = [self._decide(key) for key in list(self._results)]
         return [c for c in changes if c is not None]
 
+    def forget(self, backend: str) -> None:
+        """A backend that left the config: its windows and gates go with it."""
+        for key in [k for k in self._results if k[0] == backend]:
+            del self._results[key]
+            self._gated.pop(key, None)
+
     def gated(self) -> dict[str, frozenset[str]]:
         """backend → the intents whose auto route no longer includes it."""
         out: dict[str, set[str]] = {}

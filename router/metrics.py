@@ -340,9 +340,20 @@ class Metrics:
             self.circuit.set((backend, tier, state), 1 if state == circuit else 0)
 
     def forget_backend(self, backend: str) -> None:
-        """A backend a reload removed: its state gauges go, or its last `up=0` would keep
-        an alert firing until a restart. Counters and histograms stay (they are history)."""
-        for gauge in (self.up, self.circuit, self.running, self.waiting, self.kv_cache):
+        """A backend a reload removed: its gauges go, or its last `up=0` or a pass ratio
+        below its floor would keep an alert firing until a restart (the canary publishes a
+        changed backend's again). Counters and histograms stay (they are history)."""
+        for gauge in (
+            self.up,
+            self.circuit,
+            self.running,
+            self.waiting,
+            self.kv_cache,
+            self.canary_pass,
+            self.canary_floor,
+            self.canary_last,
+            self.gated,
+        ):
             gauge.drop("backend", backend)
 
     def capacity(

@@ -14,7 +14,7 @@ from classifier import INTENTS
 from evals.suite import SHIPPED
 from router import reload
 from router.config import parse
-from tests.harness import claude_backend, router, simulator
+from tests.harness import claude_backend, router, scrape, simulator
 from tests.resilience.conftest import status, until
 
 CANARY = {"enabled": True, "suites": str(SHIPPED / "math"), "sample_per_suite": 1}
@@ -123,3 +123,42 @@ def test_a_reload_swaps_the_canary_suites_and_rejects_suites_that_do_not_load(
                 lambda: last_run(proxy.root)["local"]["suites"] == "coding",
                 what="a run on the new suite",
             )
+
+
+def test_a_reload_republishes_floors_and_drops_a_removed_backend_canary_gauges(
+    tmp_path: Path,
+) -> None:
+    """After a reload a removed backend kept its canary gauges, and a lowered floor showed
+    only at the next run (`interval_s` later): SmfCanaryBelowFloor kept firing for both
+    (found in review)."""
+    with simulator(profile="vllm", model="m") as local:
+        local.control("quality", {"math": 0.0})
+        data: dict[str, Any] = {
+            "backends": [backend("oldbox", local.url), backend("local", local.url)],
+            "routes": {intent: ["oldbox", "local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {**CANARY, "interval_s": 600, "floors": {"math": 0.5}, "min_samples": 1},
+        }
+        with router(parse(data)) as proxy:
+            until(lambda: {"oldbox", "local"} <= set(last_run(proxy.root)), what="first runs")
+            pass_ratio = {"backend": "local", "suite": "math"}
+            assert scrape(proxy.root).get("smf_router_canary_floor_ratio", **pass_ratio) == 0.5
+            gate = {"backend": "local", "intent": "math"}
+            assert scrape(proxy.root).get("smf_router_route_gated", **gate) == 1
+
+            path = tmp_path / "router.yaml"
+            accepted = {
+                **data,
+                "backends": [backend("local", local.url)],
+                "routes": {intent: ["local"] for intent in INTENTS},
+                "canary": {**data["canary"], "floors": {"math": 0.0}},
+            }
+            path.write_text(yaml.safe_dump(accepted))
+            reload.reloader_of(proxy.components).source = path
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
+
+            now = scrape(proxy.root)
+            assert now.get("smf_router_canary_floor_ratio", **pass_ratio) == 0.0
+            assert now.get("smf_router_route_gated", **gate) == 0
+            assert not [name for name, labels in now.samples if ("backend", "oldbox") in labels]
+            assert status(proxy.root)["extra"]["canary"]["gated"] == {}
