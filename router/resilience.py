@@ -236,6 +236,7 @@ class Resilience:
         old = {b.name: b for b in self.components.config.backends}
         new = {b.name: b for b in config.backends}
         stale = [name for name, settings in old.items() if new.get(name) != settings]
+        added = [name for name in new if name not in old]
         rs = config.resilience
 
         def apply() -> None:
@@ -247,6 +248,9 @@ class Resilience:
                 self._next_probe.pop(name, None)
                 self._health_path_known.pop(name, None)
                 metrics.forget_backend(name)
+            # A new breaker starts closed, and says so at once, as at start: an added backend
+            # had no `backend_up` series until its circuit first moved.
+            for name in [*stale, *added]:
                 if name in new:
                     metrics.backend_state(name, new[name].tier, True, "closed")
             self.table.resize(rs.sticky_ttl_s, rs.sticky_max_entries)

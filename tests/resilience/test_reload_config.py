@@ -16,7 +16,7 @@ import yaml
 
 from router import reload
 from router.config import hash_key, parse
-from tests.harness import VENV_BIN, config_for, free_port, router, simulator, wait_for
+from tests.harness import VENV_BIN, config_for, free_port, router, scrape, simulator, wait_for
 from tests.resilience.conftest import CODING, chat, status, until
 
 
@@ -247,6 +247,39 @@ def test_a_reload_forgets_what_was_learned_about_a_changed_or_removed_backend(
                 and 'backend="cloud2"' in line
                 for line in metrics.splitlines()
             )
+
+
+def test_a_backend_a_reload_adds_shows_up_and_open_gates_at_once(tmp_path: Path) -> None:
+    """An added backend had no `backend_up` series until its circuit first moved, nor
+    `route_gated` until the next canary run (900 s by default): a dashboard showed nothing
+    for it, and an alert on absence fired (found in review)."""
+    from evals.suite import SHIPPED
+    from tests.resilience.conftest import FAST
+
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = {"enabled": True, "interval_s": 600, "suites": str(SHIPPED / "math")}
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        data = {**config.model_dump(mode="json"), "canary": canary}
+        with router(parse(data)) as proxy:
+            path = write(tmp_path / "router.yaml", data)
+            reload.reloader_of(proxy.components).source = path
+            write(
+                path,
+                {
+                    **data,
+                    "backends": [*data["backends"], {**data["backends"][0], "name": "local2"}],
+                },
+            )
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+
+            now, local2 = scrape(proxy.root), {"backend": "local2", "tier": "local"}
+            assert now.get("smf_router_backend_up", **local2) == 1
+            assert now.get("smf_router_backend_circuit_state", **local2, state="closed") == 1
+            gate = {"backend": "local2", "intent": "math"}
+            assert now.get("smf_router_route_gated", **gate) == 0
 
 
 def test_a_poll_in_flight_during_a_reload_does_not_bring_a_removed_backend_back(
