@@ -343,17 +343,21 @@ class Metrics:
         """A backend a reload removed: its gauges go, or its last `up=0` or a pass ratio
         below its floor would keep an alert firing until a restart (the canary publishes a
         changed backend's again). Counters and histograms stay (they are history)."""
+        self.forget_capacity(backend)
         for gauge in (
             self.up,
             self.circuit,
-            self.running,
-            self.waiting,
-            self.kv_cache,
             self.canary_pass,
             self.canary_floor,
             self.canary_last,
             self.gated,
         ):
+            gauge.drop("backend", backend)
+
+    def forget_capacity(self, backend: str) -> None:
+        """A backend that cannot be read (poll failed, circuit not closed) reports no load:
+        its last readings, frozen, would look like a busy backend that is still there."""
+        for gauge in (self.running, self.waiting, self.kv_cache):
             gauge.drop("backend", backend)
 
     def capacity(

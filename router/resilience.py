@@ -198,6 +198,7 @@ class Resilience:
                 self._windows_due = self.clock() + rs.models_refresh_s
             for settings in self.components.config.backends:
                 if self.health.breaker(settings.name).state(self.clock()) != "closed":
+                    self.components.metrics.forget_capacity(settings.name)
                     continue
                 with contextlib.suppress(Exception):  # a poll must never stop the loop
                     await self._poll_one(client, settings, refresh_windows)
@@ -212,9 +213,14 @@ class Resilience:
         timeout = self.settings.probe_timeout_s
         if metrics_url(settings):
             reading = await poll_metrics(client, settings, timeout)
-            if reading is not None and self._current(settings):
+            if not self._current(settings):
+                return  # nor will a window read after this answer be
+            metrics = self.components.metrics
+            if reading is None:
+                metrics.forget_capacity(settings.name)
+            else:
                 self.capacity.polled(settings.name, reading)
-                self.components.metrics.capacity(
+                metrics.capacity(
                     settings.name, reading.running, reading.waiting, reading.kv_cache_usage
                 )
         if refresh_windows and settings.kind == "openai":

@@ -157,6 +157,29 @@ def test_vllm_queue_from_metrics_turns_traffic_away(tmp_path: Path) -> None:
                 t.join(timeout=30)
 
 
+def test_a_backend_that_went_down_reports_no_load(tmp_path: Path) -> None:
+    """Its running/waiting/KV-cache gauges froze at their last readings: a dead vLLM looked
+    busy on the dashboards for as long as it stayed down (found in review)."""
+    local_only = {"backend": "local"}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        with router(config) as proxy:
+
+            def load_shown() -> list[float | None]:
+                now = scrape(proxy.root)
+                return [
+                    now.get(f"smf_router_backend_{name}", **local_only)
+                    for name in ("running_requests", "waiting_requests", "kv_cache_usage_ratio")
+                ]
+
+            until(lambda: None not in load_shown(), what="load read from vLLM's /metrics")
+            local.control("faults", {"down": True, "for_s": 60})
+            until(lambda: load_shown() == [None, None, None], what="the load gauges gone")
+
+
 def test_context_window_is_learned_from_v1_models(tmp_path: Path) -> None:
     with (
         simulator(profile="vllm", model="local-model", max_model_len=300) as local,
