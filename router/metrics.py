@@ -295,8 +295,10 @@ class Metrics:
         if record.ttft_s is not None:
             self.ttft.observe((intent, backend, tier), record.ttft_s)
             out = record.usage.completion_tokens
-            # A whole reply's "first token" is its last: only a stream shows the pace.
-            if record.stream and out > 1 and record.duration_s > record.ttft_s:
+            # A whole reply's "first token" is its last: only a stream shows the pace, and
+            # only one that ended well (a stall, cut or cancel adds its dead time per token).
+            paced = record.stream and outcome == "ok"
+            if paced and out > 1 and record.duration_s > record.ttft_s:
                 per_token = (record.duration_s - record.ttft_s) / (out - 1)
                 self.tpot.observe((backend, tier), per_token)
         self._count_money(record, (intent, route, backend, tier))

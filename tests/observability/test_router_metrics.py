@@ -118,6 +118,26 @@ def test_a_whole_reply_has_no_time_per_output_token(metrics: Metrics) -> None:
     assert value(metrics, tpot, backend="local", tier="local") is None
 
 
+@pytest.mark.parametrize(
+    ("outcome", "kind"),
+    [("upstream_error", "stall"), ("upstream_error", "cut"), ("cancelled", "cancelled")],
+)
+def test_a_stream_that_did_not_end_well_has_no_time_per_output_token(
+    metrics: Metrics, outcome: str, kind: str
+) -> None:
+    """A stream that stalled for `idle_s` after three tokens put ~30 s per token into the
+    histogram, as if the backend decoded that slowly (found in review)."""
+    three = Usage(prompt_tokens=100, completion_tokens=3)
+    failed = local_coding_record(
+        outcome=outcome, error_kind=kind, usage=three, ttft_s=0.2, duration_s=60.4
+    )
+    metrics.record_finished(failed)
+    tpot = "smf_router_time_per_output_token_seconds_count"
+    assert value(metrics, tpot, backend="local", tier="local") is None
+    lat = {"intent": "coding", "backend": "local", "tier": "local"}
+    assert value(metrics, "smf_router_time_to_first_token_seconds_count", **lat) == 1
+
+
 def test_failed_request_counts_error_kind_and_unknown_labels_are_closed(metrics: Metrics) -> None:
     rec = local_coding_record(
         intent="free text from nowhere",
