@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,12 @@ from typing import Any
 log = logging.getLogger("smf_router.span_export")
 
 SERVER, CLIENT, INTERNAL = "server", "client", "internal"
+
+# At shutdown, how long one export may run before the endpoint counts as broken: an answering
+# collector takes milliseconds; the exporter retrying a refused, failing or silent one runs
+# for its whole timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default).
+EXPORT_GRACE_S = 2.0
+ABORT_WAIT_S = 1.0  # for the thread after its exporter was shut down
 
 
 @dataclass(slots=True, eq=False)
@@ -60,6 +67,8 @@ class SpanShipper:
         self._wake = threading.Event()
         self._stopping = False
         self._closed = False
+        self._export_began: float | None = None  # monotonic start of the export running now
+        self._failing = False  # the last export failed: the endpoint is not taking spans
         self._thread = threading.Thread(target=self._run, name="smf-span-export", daemon=True)
         self._thread.start()
 
@@ -73,14 +82,23 @@ class SpanShipper:
             self._wake.set()
 
     def shutdown(self, timeout_s: float = 10.0) -> None:
-        """Export what is queued, then stop the thread and the exporter."""
+        """Export what is queued while the endpoint takes it, then stop the thread and the
+        exporter. Once an export fails or runs past `EXPORT_GRACE_S` the exporter is shut
+        down at once, which ends its retries: a broken endpoint added ~10 s to every exit."""
         self._stopping = True
         self._wake.set()
-        self._thread.join(timeout_s)
-        self._closed = True  # a thread still exporting after the timeout stops at its batch
+        end = time.monotonic() + timeout_s
+        while self._thread.is_alive() and not self._broken() and time.monotonic() < end:
+            self._thread.join(0.05)
+        self._closed = True  # a thread still exporting stops at its batch
         self._exporter.shutdown()
+        self._thread.join(ABORT_WAIT_S)
         if self.dropped:
             log.warning("tracing dropped %d spans (queue full)", self.dropped)
+
+    def _broken(self) -> bool:
+        began = self._export_began
+        return self._failing or (began is not None and time.monotonic() - began > EXPORT_GRACE_S)
 
     def _run(self) -> None:
         while True:
@@ -99,10 +117,17 @@ class SpanShipper:
         return out
 
     def _export(self, spans: list[SpanRecord]) -> None:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        self._export_began = time.monotonic()
         try:
-            self._exporter.export([readable(s, self._resource) for s in spans])
+            result = self._exporter.export([readable(s, self._resource) for s in spans])
+            self._failing = result is not SpanExportResult.SUCCESS
         except Exception:  # an exporter bug must never kill the thread
+            self._failing = True
             log.exception("span export failed")
+        finally:
+            self._export_began = None
 
 
 def readable(span: SpanRecord, resource: Any) -> Any:

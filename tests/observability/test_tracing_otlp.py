@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from tests.harness import config_for, router, simulator
 class Receiver:
     """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent."""
 
-    def __init__(self) -> None:
+    def __init__(self, status: int = 200) -> None:
         self.requests: list[ExportTraceServiceRequest] = []
         self.paths: list[str] = []
         receiver = self
@@ -38,7 +40,7 @@ class Receiver:
                 receiver.paths.append(self.path)
                 receiver.requests.append(msg)
                 reply = ExportTraceServiceResponse().SerializeToString()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
@@ -70,13 +72,21 @@ class Receiver:
         }
 
 
+@contextmanager
+def receiving(status: int = 200) -> Iterator[Receiver]:
+    r = Receiver(status)
+    r.thread.start()
+    try:
+        yield r
+    finally:
+        r.server.shutdown()
+        r.server.server_close()
+
+
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    r.thread.start()
-    yield r
-    r.server.shutdown()
-    r.server.server_close()
+    with receiving() as r:
+        yield r
 
 
 def attrs(span: Any) -> dict[str, Any]:
@@ -283,3 +293,19 @@ def test_unsampled_traces_propagate_but_export_nothing(receiver: Receiver) -> No
     follow.shutdown()
     assert headers["traceparent"].endswith("-00")
     assert [s.name for s in receiver.spans()] == ["chat kept"]
+
+
+def test_shutdown_ends_the_exporter_retries_when_the_collector_fails(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A collector that answers 503 (or refuses, or never answers) kept the exporter retrying
+    for its whole timeout (10 s), and shutdown waited for it: every stop of the router took
+    ~10 s longer (found in review). Now the retry is cut short by the exporter's shutdown."""
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with receiving(status=503) as failing:
+        tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": failing.url})
+        tracing.end(tracing.start_request("chat", "auto"))
+        with caplog.at_level(logging.WARNING, logger="opentelemetry"):
+            tracing.shutdown()
+    assert failing.requests  # the batch was offered to the collector
+    assert "aborting retry" in caplog.text  # not given up after the whole retry budget
