@@ -165,8 +165,9 @@ def reliability() -> dict[str, Any]:
                 "Fallback ratio",
                 [
                     (
-                        f"sum(rate({fb}[{RATE}])) / sum(rate(smf_router_requests_total[{RATE}]))",
-                        "fallbacks per request",
+                        f"sum(rate(smf_router_fallback_requests_total[{RATE}]))"
+                        f" / sum(rate(smf_router_requests_total[{RATE}]))",
+                        "share of requests with a fallback",
                     )
                 ],
                 unit="percentunit",

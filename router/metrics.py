@@ -125,6 +125,11 @@ class Metrics:
             "Moves from a failed backend to the next one in the plan.",
             ("from_backend", "to_backend", "reason"),
         )
+        self.fallback_requests = self._counter(
+            "fallback_requests_total",
+            "Client requests that moved to another backend at least once.",
+            where,
+        )
         self.duration = self._histogram(
             "request_duration_seconds",
             "Whole request time, arrival to last byte.",
@@ -290,7 +295,11 @@ class Metrics:
         if outcome != "ok":
             kind = _closed(record.error_kind, ERROR_KINDS)
             self.errors.inc((intent, outcome, kind))
-        self._count_attempts(record)
+        moved = self._count_attempts(record)
+        # A share of requests needs its own count: fallbacks_total counts moves, several
+        # per request at times, so moves / requests could read 200%. A zero still creates
+        # the series, so the ratio reads 0 rather than nothing.
+        self.fallback_requests.inc((intent, route, backend, tier), 1.0 if moved else 0.0)
         self.duration.observe((intent, backend, tier, stream), record.duration_s)
         if record.ttft_s is not None:
             self.ttft.observe((intent, backend, tier), record.ttft_s)
@@ -322,15 +331,19 @@ class Metrics:
             saved = record.counterfactual_usd - record.cost_usd
             self.offloaded.inc(where, max(0.0, saved))
 
-    def _count_attempts(self, record: Record) -> None:
-        """Attempt durations, and each move from a failed backend to the next one."""
+    def _count_attempts(self, record: Record) -> bool:
+        """Attempt durations, and each move from a failed backend to the next one; returns
+        whether there was any move."""
         tried = [a for a in record.attempts if a.outcome != "skipped"]
         for a in tried:
             out = _closed(a.outcome, ATTEMPT_OUTCOMES)
             self.attempt_time.observe((a.backend, a.tier, out), a.duration_s)
+        moved = False
         for prev, nxt in backend_moves(tried):
             reason = _closed(prev.error_kind, ERROR_KINDS, empty="other")
             self.fallbacks.inc((prev.backend, nxt.backend, reason))
+            moved = True
+        return moved
 
     def classified(self, label: str, confidence: float, seconds: float) -> None:
         self.confidence.observe((_intent(label),), confidence)

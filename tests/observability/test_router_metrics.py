@@ -110,6 +110,22 @@ def test_a_retry_on_the_same_backend_is_not_a_fallback(metrics: Metrics) -> None
     assert value(metrics, fb, from_backend="local", to_backend="cloud", reason="rate_limited") == 1
 
 
+def test_the_fallback_share_counts_requests_not_moves(metrics: Metrics) -> None:
+    """SmfFallbackRateHigh divided moves by requests: one request that failed over twice
+    read as 200% of requests needing a fallback (found in review)."""
+    twice = [
+        Attempt("local", "local", outcome="error", error_kind="unreachable"),
+        Attempt("cloud", "cloud", outcome="error", error_kind="server_error"),
+        Attempt("cloud2", "cloud"),
+    ]
+    metrics.record_finished(local_coding_record(backend="cloud2", tier="cloud", attempts=twice))
+    metrics.record_finished(local_coding_record(request_id="r2"))
+    shares = "smf_router_fallback_requests_total"
+    where = {"intent": "coding", "route": "coding"}
+    assert value(metrics, shares, **where, backend="cloud2", tier="cloud") == 1
+    assert value(metrics, shares, **where, backend="local", tier="local") == 0  # shows as 0
+
+
 def test_a_whole_reply_has_no_time_per_output_token(metrics: Metrics) -> None:
     """Its first byte is its last: (duration - ttft) / tokens put ~0 s into the histogram
     for every non-streamed request (found in review)."""
