@@ -247,7 +247,7 @@ def record_attributes(
         "smf.attempts": len(tried),
         "smf.outcome": record.outcome,
         "smf.stream": record.stream,
-        "http.response.status_code": record.status,
+        "http.response.status_code": client_status(record),
     }
     if record.backend:
         attrs["smf.backend"] = record.backend
@@ -265,6 +265,15 @@ def record_attributes(
     return attrs
 
 
+def client_status(record: Record) -> int:
+    """The HTTP status the client got. A stream that failed once a backend was committed
+    ended with an in-band error event after a 200; `record.status` keeps that error's status
+    (502, 504, ...) for the ledger, and the span's `error.type` and status say what failed."""
+    if record.stream and record.backend is not None:
+        return 200
+    return record.status
+
+
 def traces_endpoint(env: Mapping[str, str]) -> str | None:
     """The OTLP/HTTP traces URL: the signal variable as is, or the base plus `/v1/traces`."""
     specific = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
@@ -276,12 +285,32 @@ def traces_endpoint(env: Mapping[str, str]) -> str | None:
     return None
 
 
+# litellm's provider prefixes whose provider the GenAI conventions name otherwise: their
+# well-known `gen_ai.provider.name` values (GenAiProviderNameValues in
+# opentelemetry-semantic-conventions; opentelemetry.io/docs/specs/semconv/registry/attributes/
+# gen-ai/). Prefixes that are such values already (openai, anthropic, cohere, deepseek, groq,
+# perplexity), or name a provider the conventions do not list, stay as they are.
+SEMCONV_PROVIDERS = {
+    "azure": "azure.ai.openai",
+    "azure_ai": "azure.ai.inference",
+    "bedrock": "aws.bedrock",
+    "cohere_chat": "cohere",
+    "gemini": "gcp.gemini",
+    "mistral": "mistral_ai",
+    "vertex_ai": "gcp.vertex_ai",
+    "watsonx": "ibm.watsonx.ai",
+    "xai": "x_ai",
+}
+
+
 def provider_names(config: Config) -> dict[str, str]:
-    """`gen_ai.provider.name` per backend: litellm's provider prefix, else a guess by URL."""
+    """`gen_ai.provider.name` per backend: the conventions' name for litellm's provider
+    prefix, else a guess by URL."""
     names: dict[str, str] = {}
     for backend in config.backends:
         if backend.kind == "litellm" and "/" in backend.model:
-            names[backend.name] = backend.model.split("/", 1)[0]
+            prefix = backend.model.split("/", 1)[0]
+            names[backend.name] = SEMCONV_PROVIDERS.get(prefix, prefix)
         elif "api.openai.com" in backend.base_url:
             names[backend.name] = "openai"
         elif backend.tier == "local":

@@ -19,8 +19,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from classifier.intent import INTENTS
+from router.config import parse
 from router.record import Attempt, Record, Usage
-from router.tracing import NO_SPAN, Tracing, traces_endpoint
+from router.tracing import NO_SPAN, Tracing, provider_names, traces_endpoint
 from tests.harness import config_for, router, simulator
 
 
@@ -309,3 +311,52 @@ def test_shutdown_ends_the_exporter_retries_when_the_collector_fails(
             tracing.shutdown()
     assert failing.requests  # the batch was offered to the collector
     assert "aborting retry" in caplog.text  # not given up after the whole retry budget
+
+
+def test_a_stream_that_failed_in_band_reports_the_200_its_client_got(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The request span said 502 for a stream cut after two tokens, though its client got a
+    200 and an error event: traces disagreed with every access log (found in review)."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    body = {"model": "local", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    with (
+        simulator(profile="vllm", model="local-model", fault="cut_stream") as local,
+        router(config_for({"local": local}, tmp_path)) as proxy,
+        httpx.stream("POST", f"{proxy.url}/chat/completions", json=body) as reply,
+    ):
+        assert reply.status_code == 200 and '"error"' in reply.read().decode()
+    (span,) = [s for s in receiver.spans() if s.kind == s.SPAN_KIND_SERVER]
+    assert attrs(span)["http.response.status_code"] == 200
+    assert attrs(span)["smf.outcome"] == "upstream_error" and attrs(span)["error.type"]
+    assert span.status.code == span.status.STATUS_CODE_ERROR
+
+
+def test_provider_names_are_the_genai_conventions_well_known_values() -> None:
+    """litellm's prefixes went out as they are (`bedrock`, `gemini`, `xai`...), which no
+    GenAI dashboard groups with the conventions' `aws.bedrock`, `gcp.gemini`, `x_ai`."""
+    models = {
+        "g": "gemini/gemini-2.5-pro",
+        "b": "bedrock/anthropic.claude-3",
+        "v": "vertex_ai/gemini-2.5-pro",
+        "az": "azure/gpt-4o",
+        "mi": "mistral/mistral-large",
+        "x": "xai/grok-3",
+        "a": "anthropic/claude-sonnet-4",
+        "o": "openrouter/some-model",
+    }
+    litellm = [
+        {"name": n, "tier": "cloud", "kind": "litellm", "model": m} for n, m in models.items()
+    ]
+    config = parse({"backends": litellm, "routes": {i: ["g"] for i in INTENTS}})
+    assert provider_names(config) == {
+        "g": "gcp.gemini",
+        "b": "aws.bedrock",
+        "v": "gcp.vertex_ai",
+        "az": "azure.ai.openai",
+        "mi": "mistral_ai",
+        "x": "x_ai",
+        "a": "anthropic",
+        "o": "openrouter",  # not a well-known value: kept, as the conventions allow
+    }
