@@ -244,9 +244,7 @@ class Gateway:
             raise
         settings = committed.backend.settings
         call.record.backend, call.record.tier = settings.name, settings.tier
-        call.record.served_model = settings.model
-        if call.stream:
-            call.record.ttft_s = time.monotonic() - call.started
+        call.record.served_model = settings.model  # a stream's TTFT: the relay, at its first token
         return committed
 
     def finish_whole(self, call: Call, committed: Committed) -> None:

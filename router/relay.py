@@ -29,6 +29,7 @@ from router.errors import (
     internal_error,
     stream_error_event,
 )
+from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
 from router.record import Api, Usage
 from router.sse import DONE, event
@@ -302,6 +303,8 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         raise Malformed("upstream sent an event that is not JSON", backend="") from None
     if not isinstance(obj, dict):
         raise Malformed("upstream sent an event that is not a JSON object", backend="")
+    if call.record.ttft_s is None and carries_output(call.api, obj):
+        call.record.ttft_s = time.monotonic() - call.started
     if call.api not in CHAT_APIS:
         problem = events.failure(call.api, obj)
         if problem is not None:

@@ -1,8 +1,10 @@
 """The faults a simulated backend can inject, and how one is chosen for a request.
 
-`queued` shapes streams only: a whole reply's headers come with its body, so it is not
-delayed. The `down` fault refuses each request; `POST /sim/faults {"down": true, "for_s":
-S}` instead makes the port itself refuse connections, health and models included.
+`queued` and `late_first_token` shape streams only: a whole reply's headers come with its
+body, so it is not delayed. `late_first_token` is a real server's prefill: the role chunk,
+`response.created` or `message_start` go out at once, the first token after the wait. The
+`down` fault refuses each request; `POST /sim/faults {"down": true, "for_s": S}` instead
+makes the port itself refuse connections, health and models included.
 
 Precedence: the `x-sim-fault` header, then a `model+NAME[:ARG]` suffix, then the default set
 at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the fault rates.
@@ -16,6 +18,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `no_response` | the request is read and never answered |
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
 | `queued[:S]` | streams: headers at once, S s of SSE comments, then events (default 10) |
+| `late_first_token[:S]` | streams: opening events at once, the first token S s later (10) |
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
@@ -45,6 +48,7 @@ FaultName = Literal[
     "no_response",
     "slow_first_token",
     "queued",
+    "late_first_token",
     "stall",
     "cut_stream",
     "malformed_chunk",
@@ -60,6 +64,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "server_error": 500.0,
     "slow_first_token": 10.0,
     "queued": 10.0,
+    "late_first_token": 10.0,
     "stall": 10.0,
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2

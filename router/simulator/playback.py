@@ -15,15 +15,21 @@ from router.simulator.wire import Frame
 MALFORMED = b"data: {this is not json\n\n"
 QUEUED = b": queued\n\n"
 KEEP_ALIVE_S = 0.25
-MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk", "error_event"})
+MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token"})
+PAUSES = frozenset({"stall", "late_first_token"})
 
 
 def _trigger_index(frames: list[Frame], fault: Fault) -> int:
-    """Where a mid-stream fault strikes: after two token frames (`error_event:N`: after N,
-    and 0 before the first frame of all), or before the tail."""
-    tokens = int(fault.value) if fault.name == "error_event" else TOKENS_BEFORE_MIDSTREAM_FAULT
-    if tokens <= 0:
-        return 0
+    """Where a mid-stream fault strikes: after two token frames (`late_first_token`: before
+    the first; `error_event:N`: after N, and 0 before the first frame of all), or before
+    the tail."""
+    tokens = TOKENS_BEFORE_MIDSTREAM_FAULT
+    if fault.name == "late_first_token":
+        tokens = 0
+    elif fault.name == "error_event":
+        tokens = int(fault.value)
+        if tokens <= 0:
+            return 0
     seen = 0
     for i, (_, is_token) in enumerate(frames):
         if is_token:
@@ -67,7 +73,7 @@ async def stream(
                 await resp.chunks([failure])
                 await resp.end()
                 return
-            if fault.name == "stall":
+            if fault.name in PAUSES:
                 await asyncio.sleep(fault.value)
             else:
                 batch.append(MALFORMED)

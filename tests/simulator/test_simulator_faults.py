@@ -134,6 +134,27 @@ def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
     assert len([c for c in contents[1:] if c]) == 2
 
 
+def test_late_first_token_sends_the_opening_events_then_waits(vllm: SimThread) -> None:
+    """A real server's prefill: the role chunk (or `response.created`, `message_start`) goes
+    out at once, the first token only after the wait."""
+    received: list[str] = []
+    with (
+        pytest.raises(httpx.ReadTimeout),
+        httpx.stream(
+            "POST",
+            vllm.url + "/v1/chat/completions",
+            json=body(stream=True),
+            headers={"x-sim-fault": "late_first_token:30"},
+            timeout=httpx.Timeout(10, read=0.5),
+        ) as resp,
+    ):
+        received.extend(resp.iter_lines())
+    events = [json.loads(line[6:]) for line in received if line.startswith("data: ")]
+    assert [e["choices"][0]["delta"] for e in events] == [{"role": "assistant", "content": ""}]
+    assert data_lines(vllm, "late_first_token:0.01")[-1] == "[DONE]"
+    assert post(vllm, "late_first_token:30").status_code == 200  # a whole reply: no wait
+
+
 def test_cut_stream_closes_mid_body(vllm: SimThread) -> None:
     with pytest.raises(httpx.RemoteProtocolError):
         data_lines(vllm, "cut_stream")

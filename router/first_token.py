@@ -1,0 +1,36 @@
+"""The first token of a stream: which event first carries output, for time to first token.
+
+A stream's first event is not its first token. Responses opens with `response.created`,
+Messages with `message_start` and vLLM's chat with a role chunk, all sent before prefill
+ends; taking TTFT there measured the connection, not the model, and left the prefill in
+the time per output token. TTFT (docs/metrics.md: arrival to the first content byte sent)
+is taken at the first event with text, reasoning, a refusal or tool-call arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.record import Api
+
+# Chat delta fields that carry generated tokens (`reasoning_content` is vLLM's and
+# DeepSeek's reasoning, `reasoning` the newer spelling).
+_CHAT_OUTPUT = ("content", "reasoning_content", "reasoning", "tool_calls", "refusal")
+
+
+def carries_output(api: Api, obj: dict[str, Any]) -> bool:
+    """Whether this stream event (a parsed `data:` object) holds generated output."""
+    kind = obj.get("type")
+    if api == "messages":
+        return kind == "content_block_delta"  # text, thinking or tool-input JSON
+    if api == "responses":  # output_text, reasoning, refusal, function-call arguments...
+        return isinstance(kind, str) and kind.startswith("response.") and kind.endswith(".delta")
+    for choice in obj.get("choices") or ():
+        if not isinstance(choice, dict):
+            continue
+        if choice.get("text"):  # a completions chunk
+            return True
+        delta = choice.get("delta")
+        if isinstance(delta, dict) and any(delta.get(k) for k in _CHAT_OUTPUT):
+            return True
+    return False
