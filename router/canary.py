@@ -5,13 +5,13 @@ directly (not through routing, with the backend's own extras such as thinking of
 backend through the router's litellm adapter, as live traffic reaches it), at most
 `canary.concurrency` in flight per backend, and skips a local backend that is saturated
 rather than adding to its queue. Results go to the ledger (`canary_runs`, `canary_results`)
-and metrics; `router.gating` turns them into gates that the state source hands the policy.
+and to `router.canary_judge`, whose gate book (`router.gating`) decides the gates that the
+state source hands the policy.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import logging
 import time
@@ -24,18 +24,17 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
-from classifier.intent import INTENTS
-from evals import results as eval_results
 from evals.results import CaseResult
 from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Capabilities, Case, load
 from router import live
 from router.backends import Backend, create
 from router.canary_gates import ensure_gated
+from router.canary_judge import CanaryMetrics, Judge, gate_book
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
 from router.errors import UpstreamError
-from router.gating import Change, GateBook, learn_floors
+from router.gating import GateBook
 from router.policy import BackendState, context_window
 
 log = logging.getLogger("smf_router.canary")
@@ -50,16 +49,6 @@ Runner = Callable[..., Awaitable[list[CaseResult]]]
 
 class RowSink(Protocol):
     def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
-
-
-class CanaryMetrics(Protocol):
-    def canary_result(
-        self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
-    ) -> None: ...
-
-    def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
-
-    def forget_backend(self, backend: str) -> None: ...
 
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
@@ -87,20 +76,6 @@ def rotating_sample(cases: Sequence[Case], per_suite: int, offsets: dict[str, in
     return sample
 
 
-def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:
-    """(backend, suite) → floor learned from each backend's baseline eval results file."""
-    learned: dict[tuple[str, str], float] = {}
-    for backend, path in baselines.items():
-        counts: dict[str, tuple[int, int]] = {}
-        for result in eval_results.results_of(eval_results.read(path)):
-            if result.status in ("pass", "fail"):
-                p, n = counts.get(result.suite, (0, 0))
-                counts[result.suite] = (p + (result.status == "pass"), n + 1)
-        for suite, floor in learn_floors(counts, margin).items():
-            learned[(backend, suite)] = floor
-    return learned
-
-
 class Canary:
     """Runs the schedule and owns the gate book; `gated()` is what routing reads.
 
@@ -124,9 +99,8 @@ class Canary:
         self._config = live.source(config)
         self._shared = adapters
         self.cases = list(cases)
-        self.book = book
+        self.judge = Judge(book, metrics, lambda: [b.name for b in self.backends])
         self.rows = rows
-        self.metrics = metrics
         self.states = states
         self.runner = runner
         self.clock = clock
@@ -136,8 +110,6 @@ class Canary:
         self._client: httpx.AsyncClient | None = None
         self._client_shape: tuple[float, int] = (0.0, 0)
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
-        self._shown: set[str] = set()  # backends whose gate gauges exist
-        self._judged: dict[tuple[str, str], float] = {}  # (backend, suite) -> last run's ts
 
     @property
     def settings(self) -> CanarySettings:
@@ -147,54 +119,25 @@ class Canary:
     def backends(self) -> list[BackendSettings]:
         return list(self._config().backends)
 
+    @property
+    def book(self) -> GateBook:
+        return self.judge.book
+
     def gated(self) -> dict[str, frozenset[str]]:
-        return self.book.gated()
+        return self.judge.gated()
 
     def prepare(self, config: Config) -> Callable[[], None]:
         """A hot reload's part here, checked before the swap: new suites are loaded now (one
         that does not load rejects the reload), and the returned call swaps in the cases and
         retunes the gate book, whose windows keep their results."""
-        old, new = self.settings, config.canary
-        cases = load_cases(config) if new.suites != old.suites else self.cases
-        learned = None  # the floors learned from the same baselines stay
-        if (new.baselines, new.floor_margin) != (old.baselines, old.floor_margin):
-            learned = baseline_floors(new.baselines, new.floor_margin)
+        cases = load_cases(config) if config.canary.suites != self.settings.suites else self.cases
+        retune = self.judge.prepare(self.settings, config.canary)
 
         def apply() -> None:
             self.cases = list(cases)
-            self.forget_removed()
-            for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
-                self.announce(change)
-            self.republish()
+            retune()
 
         return apply
-
-    def forget_removed(self) -> None:
-        """Backends that left the config: their windows, gates and gauges go (gauges too when
-        resilience, which forgets a removed backend's, is off)."""
-        names = {b.name for b in self.backends}
-        for backend in (self._shown | {b for b, _ in self._judged}) - names:
-            self.book.forget(backend)
-            self._shown.discard(backend)
-            if self.metrics is not None:
-                self.metrics.forget_backend(backend)
-        self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
-
-    def republish(self) -> None:
-        """After a reload, the gauges as the retuned book says: without it a lowered floor
-        kept SmfCanaryBelowFloor firing until the next run (`interval_s` away). Runs after
-        `Resilience.reloaded`, which drops a changed backend's gauges (FEATURES order)."""
-        if self.metrics is None:
-            return
-        for (backend, suite), ts in self._judged.items():
-            ratio = self.book.pass_ratio(backend, suite) or 0.0
-            floor = self.book.floor(backend, suite) or 0.0
-            self.metrics.canary_result(backend, suite, ratio, floor, ts)
-        gated = self.gated()
-        for name in [b.name for b in self.backends]:
-            self._shown.add(name)
-            for intent in INTENTS:
-                self.metrics.route_gated(name, intent, intent in gated.get(name, ()))
 
     async def loop(self) -> None:
         """Run now, then every `interval_s`; a failed run is logged, never fatal."""
@@ -205,20 +148,9 @@ class Canary:
                 log.exception("canary run failed")
             await asyncio.sleep(self.settings.interval_s)
 
-    def show_open_gates(self) -> None:
-        """Every gate starts open, and says so: a backend's gauges appear with it (also one
-        a reload added), not when its first gate moves."""
-        if self.metrics is None:
-            return
-        for backend in self.backends:
-            if backend.name not in self._shown:
-                self._shown.add(backend.name)
-                for intent in INTENTS:
-                    self.metrics.route_gated(backend.name, intent, False)
-
     async def run_once(self) -> None:
         """One run: the same rotating sample against every backend, backends in parallel."""
-        self.show_open_gates()
+        self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
         run_id = uuid.uuid4().hex[:16]
         await asyncio.gather(*(self._run_backend(b, sample, run_id) for b in self.backends))
@@ -254,7 +186,7 @@ class Canary:
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
         self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
-        self._judge(backend.name, results, started)
+        self.judge.judge(backend.name, results, started)
 
     async def _http(self) -> httpx.AsyncClient:
         """The pooled client, rebuilt when a reload changed its timeout or pool size (they
@@ -336,57 +268,13 @@ class Canary:
                 },
             )
 
-    def _judge(self, backend: str, results: list[CaseResult], ts: float) -> None:
-        """Feed graded results to the gate book; publish pass ratios and any gate change."""
-        graded: dict[str, list[bool]] = {}
-        for r in results:
-            if r.status in ("pass", "fail"):
-                graded.setdefault(r.suite, []).append(r.status == "pass")
-        for suite, passed in sorted(graded.items()):
-            change = self.book.observe(backend, suite, passed)
-            self._judged[(backend, suite)] = ts
-            if self.metrics is not None:
-                ratio = self.book.pass_ratio(backend, suite) or 0.0
-                floor = self.book.floor(backend, suite)
-                self.metrics.canary_result(backend, suite, ratio, floor or 0.0, ts)
-            if change is not None:
-                self.announce(change)
-
-    def announce(self, change: Change) -> None:
-        """A gate moved: one log line and the gauge."""
-        if change.gated:
-            log.warning(
-                "canary gate CLOSED: intent %s no longer auto-routes to %s "
-                "(pass-rate lower bound %.2f < floor %.2f; %d/%d recent cases passed)",
-                change.intent,
-                change.backend,
-                change.lower,
-                change.floor,
-                change.passes,
-                change.n,
-            )
-        else:
-            log.warning(
-                "canary gate OPENED: intent %s routes to %s again "
-                "(pass-rate lower bound %.2f >= floor %.2f; %d/%d recent cases passed)",
-                change.intent,
-                change.backend,
-                change.lower,
-                change.floor,
-                change.passes,
-                change.n,
-            )
-        if self.metrics is not None:
-            self.metrics.route_gated(change.backend, change.intent, change.gated)
-
     def status(self) -> dict[str, Any]:
         """The `canary` section of `/v1/router/status`."""
         return {
             "interval_s": self.settings.interval_s,
             "runs": self.runs,
-            "gated": {b: sorted(i) for b, i in sorted(self.gated().items())},
             "last_run": self.last_run,
-            "standings": [dataclasses.asdict(s) for s in self.book.standings()],
+            **self.judge.status(),
         }
 
 
@@ -415,18 +303,11 @@ def install(components: Any) -> None:
     config: Config = components.config
     if not config.canary.enabled:
         return
-    learned = baseline_floors(config.canary.baselines, config.canary.floor_margin)
-    book = GateBook(
-        config.canary.floors,
-        learned,
-        window=config.canary.window,
-        min_samples=config.canary.min_samples,
-    )
     gateway = components.gateway
     canary = Canary(
         lambda: components.config,
         load_cases(config),
-        book,
+        gate_book(config.canary),
         rows=components.ledger,
         metrics=components.metrics,
         states=lambda: components.gateway.state_source.states(),

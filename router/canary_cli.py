@@ -1,7 +1,8 @@
 """`smf-router canary run`: one canary round against every backend, results into the ledger.
 
 For deployments where the schedule lives outside the routers (a Kubernetes CronJob runs
-it once per cluster); a router with `canary.enabled` runs the same rounds itself.
+it once per cluster; routers without `canary.enabled` read its rounds back from the ledger,
+`router.canary_follow`); a router with `canary.enabled` runs the same rounds itself.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from router.canary import Canary, baseline_floors, load_cases
+from router.canary import Canary, load_cases
+from router.canary_judge import gate_book
 from router.config import ConfigError, load
-from router.gating import GateBook
 from router.ledger import LedgerWriter
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
@@ -30,13 +31,7 @@ def run(
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    canary_settings = settings.canary
-    book = GateBook(
-        canary_settings.floors,
-        baseline_floors(canary_settings.baselines, canary_settings.floor_margin),
-        window=canary_settings.window,
-        min_samples=canary_settings.min_samples,
-    )
+    book = gate_book(settings.canary)
     writer = LedgerWriter(Path(settings.ledger.path), settings.ledger.flush_interval_s)
     writer.start()
     canary = Canary(settings, load_cases(settings), book, rows=writer)

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from classifier.decision import load_model
 from router import backends as backend_factory
-from router import canary, maintenance, reload, resilience, shadow
+from router import canary, canary_follow, maintenance, reload, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.backends.litellm import stop_logging_worker
@@ -132,6 +132,7 @@ FEATURES: list[Callable[[Components], None]] = [
     resilience.install,
     reload.install,
     canary.install,
+    canary_follow.install,
     shadow.install,
     maintenance.install,
 ]

@@ -10,8 +10,9 @@ from typing import Any
 from evals.results import CaseResult
 from evals.runner import Endpoint
 from evals.suite import Case
-from router.canary import Canary, baseline_floors, rotating_sample
+from router.canary import Canary, rotating_sample
 from router.canary_gates import GatedStates
+from router.canary_judge import baseline_floors
 from router.config import parse
 from router.gateway import NoStates
 from router.gating import GateBook

@@ -1,0 +1,152 @@
+"""Gates from canary rounds run elsewhere, read back from the ledger.
+
+Kubernetes runs the canary once per cluster: a CronJob runs `smf-router canary run` on the
+routers' config and shared ledger, and the routers keep `canary.enabled: false`. Such a
+router judges the rounds the job wrote, as its own canary would judge them (the same gate
+book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
+shorter, it reads the rounds of yesterday and today it has not judged yet. A round counts
+once all the results its `canary_runs` row announces are on disk: a flush may split one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from evals.results import CaseResult
+from router.canary_gates import ensure_gated
+from router.canary_judge import Judge, gate_book
+from router.config import Config
+from router.ledger.recent import RecentRows
+
+log = logging.getLogger("smf_router.canary")
+
+FOLLOW_S = 60.0  # a CronJob's round reaches the gates within this (the job runs every 15 min)
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One backend's part of one canary run: its `canary_runs` row and its results."""
+
+    summary: dict[str, Any]
+    results: list[CaseResult]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.summary["run_id"], self.summary["backend"]
+
+
+def finished_rounds(
+    runs: list[dict[str, Any]], results: list[dict[str, Any]], judged: Collection[tuple[str, str]]
+) -> list[Round]:
+    """The rounds whose every result is on disk and that are not judged yet, oldest first."""
+    found: dict[tuple[str, str], dict[tuple[str, str], CaseResult]] = {}
+    for row in results:
+        cases = found.setdefault((row["run_id"], row["backend"]), {})
+        cases[(row["suite"], row["case_id"])] = CaseResult(
+            row["case_id"], row["suite"], row.get("difficulty") or "", row["status"]
+        )
+    rounds: dict[tuple[str, str], Round] = {}
+    for row in runs:
+        summary = {**row, "ts": _unix(row["ts"])}
+        cases = found.get((row["run_id"], row["backend"]), {})
+        if len(cases) >= (row.get("cases") or 0):
+            rounds[(row["run_id"], row["backend"])] = Round(summary, list(cases.values()))
+    fresh = [r for key, r in rounds.items() if key not in judged]
+    return sorted(fresh, key=lambda r: r.summary["ts"])
+
+
+def _unix(ts: datetime) -> float:
+    return ts.replace(tzinfo=UTC).timestamp()  # the ledger keeps naive UTC
+
+
+class Follower:
+    """Reads finished rounds from the ledger and hands them to a `Judge`."""
+
+    def __init__(
+        self,
+        judge: Judge,
+        directory: Path,
+        config: Callable[[], Config],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.judge = judge
+        self.config = config
+        self.clock = clock
+        self.runs = 0
+        self.last_run: dict[str, dict[str, Any]] = {}
+        self._runs = RecentRows(directory, "canary_runs")
+        self._results = RecentRows(directory, "canary_results")
+        self._judged: dict[tuple[str, str], float] = {}  # round -> ts, for the days read
+
+    def _read(self, first_day: str) -> list[Round]:
+        """Blocking: the file reads, run on a worker thread."""
+        runs, results = self._runs.read(first_day), self._results.read(first_day)
+        return finished_rounds(runs, results, self._judged)
+
+    async def follow_once(self) -> None:
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        first_day = (now - timedelta(days=1)).date().isoformat()
+        rounds = await asyncio.to_thread(self._read, first_day)
+        configured = {b.name for b in self.config().backends}
+        for found in rounds:
+            self._judged[found.key] = found.summary["ts"]
+            backend = found.summary["backend"]
+            if backend not in configured:  # the job's config may run ahead of this router's
+                continue
+            self.judge.show_open_gates()
+            self.last_run[backend] = found.summary
+            self.judge.judge(backend, found.results, found.summary["ts"])
+        self.runs += len({found.key[0] for found in rounds})
+        since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
+        self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}
+
+    async def loop(self) -> None:
+        """Read now, then every `FOLLOW_S` (or `interval_s`); a failed read is logged only."""
+        while True:
+            try:
+                await self.follow_once()
+            except Exception:
+                log.exception("reading canary results from the ledger failed")
+            await asyncio.sleep(min(FOLLOW_S, self.config().canary.interval_s))
+
+    def status(self) -> dict[str, Any]:
+        """The `canary` section of `/v1/router/status`, as a router's own canary shows it."""
+        return {
+            "follows_ledger": True,
+            "runs": self.runs,
+            "last_run": self.last_run,
+            **self.judge.status(),
+        }
+
+
+def install(components: Any) -> None:
+    """FEATURES installer: without `canary.enabled`, gate routes on the ledger's rounds."""
+    config: Config = components.config
+    if config.canary.enabled:
+        return  # the router's own canary judges its own rounds
+    judge = Judge(
+        gate_book(config.canary),
+        components.metrics,
+        lambda: [b.name for b in components.config.backends],
+    )
+    follower = Follower(judge, Path(config.ledger.path), lambda: components.config)
+    gateway = components.gateway
+    ensure_gated(gateway, judge.gated)
+
+    async def job() -> None:
+        ensure_gated(gateway, judge.gated)  # another feature may have replaced the state source
+        await follower.loop()
+
+    def prepare(new: Config) -> Callable[[], None]:
+        return judge.prepare(components.config.canary, new.canary)
+
+    components.background.append(job)
+    components.reload_hooks.append(prepare)
+    components.status_sections["canary"] = follower.status

@@ -1,0 +1,181 @@
+"""Judging canary results: the gate book fed and retuned, gate changes logged and gauged.
+
+The scheduler (`router.canary`) judges the rounds it runs; a router that runs no canary of
+its own judges the rounds it reads back from the ledger (`router.canary_follow`). Either
+way one book decides the gates routing reads, and the same gauges show them, also after a
+hot reload retunes the book.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from classifier.intent import INTENTS
+from evals import results as eval_results
+from evals.results import CaseResult
+from router.config import CanarySettings
+from router.gating import Change, GateBook, learn_floors
+
+log = logging.getLogger("smf_router.canary")
+
+
+class CanaryMetrics(Protocol):
+    def canary_result(
+        self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
+    ) -> None: ...
+
+    def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
+
+    def forget_backend(self, backend: str) -> None: ...
+
+
+def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:
+    """(backend, suite) → floor learned from each backend's baseline eval results file."""
+    learned: dict[tuple[str, str], float] = {}
+    for backend, path in baselines.items():
+        counts: dict[str, tuple[int, int]] = {}
+        for result in eval_results.results_of(eval_results.read(path)):
+            if result.status in ("pass", "fail"):
+                p, n = counts.get(result.suite, (0, 0))
+                counts[result.suite] = (p + (result.status == "pass"), n + 1)
+        for suite, floor in learn_floors(counts, margin).items():
+            learned[(backend, suite)] = floor
+    return learned
+
+
+def gate_book(settings: CanarySettings) -> GateBook:
+    """The gate book the config describes: its floors, learned floors, window and samples."""
+    return GateBook(
+        settings.floors,
+        baseline_floors(settings.baselines, settings.floor_margin),
+        window=settings.window,
+        min_samples=settings.min_samples,
+    )
+
+
+class Judge:
+    """Feeds graded results to the book and shows what it decides.
+
+    `backends` names the backends configured now (it follows a hot reload).
+    """
+
+    def __init__(
+        self,
+        book: GateBook,
+        metrics: CanaryMetrics | None,
+        backends: Callable[[], Sequence[str]],
+    ) -> None:
+        self.book = book
+        self.metrics = metrics
+        self.backends = backends
+        self._shown: set[str] = set()  # backends whose gate gauges exist
+        self._judged: dict[tuple[str, str], float] = {}  # (backend, suite) -> last run's ts
+
+    def gated(self) -> dict[str, frozenset[str]]:
+        return self.book.gated()
+
+    def judge(self, backend: str, results: Sequence[CaseResult], ts: float) -> None:
+        """Feed graded results to the gate book; publish pass ratios and any gate change."""
+        graded: dict[str, list[bool]] = {}
+        for r in results:
+            if r.status in ("pass", "fail"):
+                graded.setdefault(r.suite, []).append(r.status == "pass")
+        for suite, passed in sorted(graded.items()):
+            change = self.book.observe(backend, suite, passed)
+            self._judged[(backend, suite)] = ts
+            if self.metrics is not None:
+                ratio = self.book.pass_ratio(backend, suite) or 0.0
+                floor = self.book.floor(backend, suite)
+                self.metrics.canary_result(backend, suite, ratio, floor or 0.0, ts)
+            if change is not None:
+                self.announce(change)
+
+    def show_open_gates(self) -> None:
+        """Every gate starts open, and says so: a backend's gauges appear with it (also one
+        a reload added), not when its first gate moves."""
+        if self.metrics is None:
+            return
+        for name in self.backends():
+            if name not in self._shown:
+                self._shown.add(name)
+                for intent in INTENTS:
+                    self.metrics.route_gated(name, intent, False)
+
+    def prepare(self, old: CanarySettings, new: CanarySettings) -> Callable[[], None]:
+        """A hot reload's part: floors learned from changed baselines are read now (before
+        the swap); the returned call retunes the book, whose windows keep their results."""
+        learned = None  # the floors learned from the same baselines stay
+        if (new.baselines, new.floor_margin) != (old.baselines, old.floor_margin):
+            learned = baseline_floors(new.baselines, new.floor_margin)
+
+        def apply() -> None:
+            self.forget_removed()
+            for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
+                self.announce(change)
+            self.republish()
+
+        return apply
+
+    def forget_removed(self) -> None:
+        """Backends that left the config: their windows, gates and gauges go (gauges too when
+        resilience, which forgets a removed backend's, is off)."""
+        names = set(self.backends())
+        for backend in (self._shown | {b for b, _ in self._judged}) - names:
+            self.book.forget(backend)
+            self._shown.discard(backend)
+            if self.metrics is not None:
+                self.metrics.forget_backend(backend)
+        self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
+
+    def republish(self) -> None:
+        """After a reload, the gauges as the retuned book says: without it a lowered floor
+        kept SmfCanaryBelowFloor firing until the next run (`interval_s` away). Runs after
+        `Resilience.reloaded`, which drops a changed backend's gauges (FEATURES order)."""
+        if self.metrics is None:
+            return
+        for (backend, suite), ts in self._judged.items():
+            ratio = self.book.pass_ratio(backend, suite) or 0.0
+            floor = self.book.floor(backend, suite) or 0.0
+            self.metrics.canary_result(backend, suite, ratio, floor, ts)
+        gated = self.gated()
+        for name in self.backends():
+            self._shown.add(name)
+            for intent in INTENTS:
+                self.metrics.route_gated(name, intent, intent in gated.get(name, ()))
+
+    def announce(self, change: Change) -> None:
+        """A gate moved: one log line and the gauge."""
+        if change.gated:
+            log.warning(
+                "canary gate CLOSED: intent %s no longer auto-routes to %s "
+                "(pass-rate lower bound %.2f < floor %.2f; %d/%d recent cases passed)",
+                change.intent,
+                change.backend,
+                change.lower,
+                change.floor,
+                change.passes,
+                change.n,
+            )
+        else:
+            log.warning(
+                "canary gate OPENED: intent %s routes to %s again "
+                "(pass-rate lower bound %.2f >= floor %.2f; %d/%d recent cases passed)",
+                change.intent,
+                change.backend,
+                change.lower,
+                change.floor,
+                change.passes,
+                change.n,
+            )
+        if self.metrics is not None:
+            self.metrics.route_gated(change.backend, change.intent, change.gated)
+
+    def status(self) -> dict[str, Any]:
+        """The gates and standings part of the `canary` status section."""
+        return {
+            "gated": {b: sorted(i) for b, i in sorted(self.gated().items())},
+            "standings": [dataclasses.asdict(s) for s in self.book.standings()],
+        }

@@ -1,0 +1,43 @@
+"""The rows of a row table's latest days, read straight from its segments for a live router.
+
+A router that follows rows another process writes (the canary CronJob's `canary_runs` and
+`canary_results`) reads them every minute: with PyArrow, which the writer loads anyway, not
+DuckDB (a router that only writes never pays for it), and each file once, since a segment
+never changes after its rename. A merge's output is a new file; `segments.list_table`
+leaves out the files it replaced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class RecentRows:
+    """One table's rows from `first_day` on, re-reading only files it has not read."""
+
+    def __init__(self, directory: Path, table: str) -> None:
+        self.directory = directory
+        self.table = table
+        self._files: dict[Path, list[dict[str, Any]]] = {}
+
+    def read(self, first_day: str) -> list[dict[str, Any]]:
+        """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
+        if not (self.directory / self.table).is_dir():
+            return []  # nothing written yet (or ever): no need to load PyArrow for it
+        import pyarrow.parquet as pq
+
+        from router.ledger import segments
+
+        listing = segments.list_table(self.directory, self.table, first_day=first_day)
+        files: dict[Path, list[dict[str, Any]]] = {}
+        for segment in listing.segments:
+            rows = self._files.get(segment.path)
+            if rows is None:
+                try:
+                    rows = pq.read_table(segment.path).to_pylist()
+                except (OSError, ValueError):  # merged away since listed, or damaged: skip
+                    continue
+            files[segment.path] = rows
+        self._files = files  # files of days left behind, or merged away, are let go
+        return [row for rows in files.values() for row in rows]

@@ -1,0 +1,83 @@
+"""A router without a canary of its own gates on the rounds `smf-router canary run` (the
+Kubernetes CronJob) writes to the shared ledger: its gates, gauges and status follow them."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from evals.suite import SHIPPED
+from router.canary_follow import finished_rounds
+from router.ledger import LedgerWriter
+from router.ledger.recent import RecentRows
+from tests.harness import VENV_BIN, config_for, router, scrape, simulator
+from tests.resilience.conftest import status, until
+
+MATH = [{"role": "user", "content": "Compute the sum of 1234 and 4321."}]
+
+
+def test_the_cronjob_rounds_gate_a_router_that_runs_no_canary(tmp_path: Path) -> None:
+    """As deployed on Kubernetes (canary.enabled false on the routers, the CronJob on the
+    same config and ledger), the routers never read the job's results: no gate, no canary
+    gauge, no SmfCanaryBelowFloor (found in review)."""
+    canary = {"suites": str(SHIPPED / "math"), "sample_per_suite": 3, "min_samples": 3}
+    canary |= {"floors": {"math": 0.4}, "interval_s": 0.3}  # read the ledger every 0.3 s
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        cloud.control("quality", {"math": 0.0})
+        with router(config) as proxy:
+            assert not config.canary.enabled
+            assert ask_math(proxy.url).headers["x-smf-backend"] == "cloud"
+            cronjob = [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path)]
+            done = subprocess.run(cronjob, capture_output=True, text=True, timeout=180)
+            assert done.returncode == 0, done.stderr
+
+            gates = {"backend": "cloud", "intent": "math"}
+            until(
+                lambda: scrape(proxy.root).get("smf_router_route_gated", **gates) == 1,
+                what="the job's round read back into the gates",
+            )
+            now = scrape(proxy.root)
+            assert now.get("smf_router_canary_pass_ratio", backend="cloud", suite="math") == 0
+            assert now.get("smf_router_canary_floor_ratio", backend="cloud", suite="math") == 0.4
+            assert now.get("smf_router_route_gated", backend="local", intent="math") == 0
+            section = status(proxy.root)["extra"]["canary"]
+            assert section["gated"] == {"cloud": ["math"]} and section["runs"] == 1
+            assert ask_math(proxy.url).headers["x-smf-backend"] == "local"
+
+
+def ask_math(url: str) -> httpx.Response:
+    body = {"model": "auto", "messages": MATH}
+    return httpx.post(f"{url}/chat/completions", json=body, timeout=30)
+
+
+def test_a_round_counts_once_all_its_results_are_on_disk(tmp_path: Path) -> None:
+    """A flush may split a round: judging its first half would judge it short, and the
+    rest never (its round was judged already)."""
+    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+    ts = datetime.now(UTC).timestamp()
+    day = datetime.now(UTC).date().isoformat()
+    summary: dict[str, Any] = {"run_id": "r1", "ts": ts, "backend": "local", "cases": 2}
+    writer.submit_row("canary_runs", summary | {"suites": "math", "passed": 1, "failed": 1})
+    result: dict[str, Any] = {"run_id": "r1", "ts": ts, "backend": "local", "suite": "math"}
+    writer.submit_row("canary_results", result | {"case_id": "m-1", "status": "pass"})
+    writer.flush()
+    runs, results = RecentRows(tmp_path, "canary_runs"), RecentRows(tmp_path, "canary_results")
+    assert finished_rounds(runs.read(day), results.read(day), judged=()) == []
+
+    writer.submit_row("canary_results", result | {"case_id": "m-2", "status": "fail"})
+    writer.close()
+    (found,) = finished_rounds(runs.read(day), results.read(day), judged=())
+    assert found.key == ("r1", "local")
+    assert sorted(r.status for r in found.results) == ["fail", "pass"]
+    assert finished_rounds(runs.read(day), results.read(day), judged={found.key}) == []
