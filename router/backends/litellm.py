@@ -8,6 +8,7 @@ litellm is imported on first use only: it costs seconds and ~200 MB (FACTS.md).
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -31,6 +32,52 @@ from router.errors import (
 )
 from router.record import Api
 from router.upstream_errors import retry_after
+
+log = logging.getLogger("smf_router")
+
+# What a client's body may carry to litellm: the fields of OpenAI's chat completions request,
+# each a named parameter of `litellm.acompletion`, which maps it per provider or drops it.
+# Anything else is dropped: litellm's keyword arguments steer litellm itself (`base_url` and
+# `api_key` send the backend's key elsewhere, `mock_response` answers without any upstream,
+# `timeout` or `num_retries` clash with the adapter's own). `metadata` is left out too:
+# litellm reads it as its own logging and routing data. `model` and `stream` are the adapter's.
+CHAT_FIELDS = frozenset(
+    {
+        "messages",
+        "audio",
+        "frequency_penalty",
+        "function_call",
+        "functions",
+        "logit_bias",
+        "logprobs",
+        "max_completion_tokens",
+        "max_tokens",
+        "modalities",
+        "n",
+        "parallel_tool_calls",
+        "prediction",
+        "presence_penalty",
+        "prompt_cache_key",
+        "prompt_cache_retention",
+        "reasoning_effort",
+        "response_format",
+        "safety_identifier",
+        "seed",
+        "service_tier",
+        "stop",
+        "store",
+        "stream_options",
+        "temperature",
+        "tool_choice",
+        "tools",
+        "top_logprobs",
+        "top_p",
+        "user",
+        "verbosity",
+        "web_search_options",
+    }
+)
+_ADAPTERS_OWN = frozenset({"model", "stream"})
 
 
 def import_litellm() -> Any:
@@ -76,28 +123,36 @@ class LiteLLMBackend:
             )
         if self._litellm is None:
             self.warm()  # normally done at start, off the event loop
-        litellm = self._litellm
-        params = prepare_body(self.settings, body)
-        params.pop("stream", None)
-        model = self.settings.model
-        params.pop("model", None)
         try:
-            response = await litellm.acompletion(
-                model=model,
-                stream=stream,
-                api_base=self.settings.base_url or None,
-                api_key=self.settings.api_key,
-                timeout=self.settings.timeouts.total_s,
-                num_retries=0,
-                drop_params=True,
-                extra_headers=headers or None,
-                **params,
-            )
+            response = await self._litellm.acompletion(**self._arguments(body, headers, stream))
         except Exception as exc:
             raise translate(exc, self.settings.name) from None
         if not stream:
             return Reply(200, {}, body=orjson.dumps(_plain(response)))
         return Reply(200, {}, stream=_events(response, self.settings.name))
+
+    def _arguments(
+        self, body: dict[str, Any], headers: dict[str, str], stream: bool
+    ) -> dict[str, Any]:
+        """litellm's keyword arguments: the client's chat fields, the configured extras as
+        their defaults (extras litellm does not name go on to the provider's body), then the
+        adapter's own, which nothing in a body can replace."""
+        settings = self.settings
+        dropped = [k for k in body if k not in CHAT_FIELDS and k not in _ADAPTERS_OWN]
+        if dropped:  # names only: values may be anything the client sent
+            log.debug("%s: fields not given to litellm: %s", settings.name, sorted(dropped))
+        chat = {k: v for k, v in body.items() if k in CHAT_FIELDS}
+        return {
+            **prepare_body(settings, chat),
+            "model": settings.model,
+            "stream": stream,
+            "api_base": settings.base_url or None,
+            "api_key": settings.api_key,
+            "timeout": settings.timeouts.total_s,
+            "num_retries": 0,
+            "drop_params": True,
+            "extra_headers": headers or None,
+        }
 
     def warm(self) -> None:
         """Import litellm (seconds) before traffic arrives, never on the event loop."""

@@ -1,0 +1,96 @@
+"""What a client's body can make a litellm backend do, and what it cannot.
+
+litellm's keyword arguments steer litellm itself (`base_url`, `api_key`, `mock_response`,
+`timeout`, …): a body spread into them would let a client redirect the backend's request,
+with its key, or answer without any upstream. The adapter gives litellm only OpenAI's chat
+fields; the rest of a body is dropped. Real sockets: the router, litellm, and simulators
+speaking Anthropic's Messages API (the configured one checks the configured key).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+
+from router.config import parse
+from tests.harness import Running, claude_backend, router, simulator
+
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+KEY_ENV = "SMF_TEST_CLAUDE_KEY"
+KEY = "sk-ant-configured-0123456789"
+HELLO: list[Any] = [{"role": "user", "content": "Say hello."}]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Running, str]]:
+    """The configured upstream, another one a client might name, and the router's URL."""
+    os.environ[KEY_ENV] = KEY
+    with (
+        simulator(profile="anthropic", model="claude-sonnet-4-5", api_key=KEY) as claude,
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as elsewhere,
+    ):
+        config = parse(
+            {
+                "backends": [
+                    {**claude_backend(claude), "api_key_env": KEY_ENV, "extra_body": {"top_k": 5}}
+                ],
+                "routes": {i: ["claude"] for i in INTENTS},
+                "ledger": {"path": str(tmp_path_factory.mktemp("fields") / "ledger")},
+                "resilience": {"failure_threshold": 1},  # one failure would open the circuit
+            }
+        )
+        with router(config) as proxy:
+            yield claude, elsewhere, proxy.url
+    os.environ.pop(KEY_ENV, None)
+
+
+def test_a_body_cannot_steer_litellm(stack: tuple[Running, Running, str]) -> None:
+    """Each of these reached litellm as a keyword argument: the request went to the client's
+    URL with the backend's key, a mock answer was billed as the backend's, or a clash with
+    the adapter's own argument failed the attempt and opened the backend's circuit."""
+    claude, elsewhere, url = stack
+    steering: dict[str, Any] = {
+        "base_url": elsewhere.root,
+        "api_base": elsewhere.root,
+        "api_key": "sk-client-chosen",
+        "mock_response": "an answer no upstream gave",
+        "custom_llm_provider": "openai",
+        "timeout": 0.001,
+        "num_retries": 3,
+        "drop_params": False,
+        "extra_headers": {"x-api-key": "sk-client-chosen"},
+    }
+    client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
+    before = claude.completions("/v1/messages")
+    for field, value in steering.items():
+        raw = client.chat.completions.with_raw_response.create(
+            model="claude", messages=HELLO, max_tokens=20, extra_body={field: value}
+        )
+        assert raw.headers["x-smf-backend"] == "claude", field
+        assert raw.parse().choices[0].message.content != steering["mock_response"]
+    # every request reached the configured upstream, which took only the configured key
+    assert claude.completions("/v1/messages") == before + len(steering)
+    assert elsewhere.stats()["requests"] == 0
+
+
+def test_chat_fields_and_configured_extras_reach_the_provider(
+    stack: tuple[Running, Running, str],
+) -> None:
+    claude, _, url = stack
+    client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
+    client.chat.completions.create(
+        model="claude",
+        messages=HELLO,
+        max_tokens=20,
+        temperature=0.5,
+        stop=["END"],
+        extra_body={"not_an_openai_field": 1},
+    )
+    sent = claude.stats()["last_request"]
+    assert sent["temperature"] == 0.5 and sent["stop_sequences"] == ["END"]
+    assert sent["top_k"] == 5  # the backend's extra_body, in Anthropic's own terms
+    assert "not_an_openai_field" not in sent
