@@ -20,7 +20,8 @@
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
         ├── BackendRefused           502  a 401/402/403/404: the backend's settings are wrong
-        └── Rejected                 4xx  passed through faithfully, never retried
+        ├── Rejected                 4xx  passed through faithfully, never retried
+        └── RouterFault              500  a bug of ours while sending: not the backend's failure
 
 Fallback is decided by `UpstreamError.retryable`, never by matching message strings.
 """
@@ -249,9 +250,28 @@ class Rejected(UpstreamError):
         return self.upstream
 
 
+class RouterFault(UpstreamError):
+    """A bug of ours met while sending to a backend: its adapter raised what no upstream said.
+
+    The client sees the router's own internal error, never the exception. The backend is not
+    blamed (the breaker does not count it: one client's odd request must not take a backend
+    down for everyone), and the next backend, through its own adapter, may still serve."""
+
+    status = 500
+    kind = "router_error"
+    type = "server_error"
+    code = None
+
+    def __init__(self, backend: str) -> None:
+        super().__init__(INTERNAL_ERROR, backend=backend)
+
+
+INTERNAL_ERROR = "internal router error; the request was not completed"
+
+
 def internal_error() -> RouterError:
     """What the client sees of a bug: a 500 in OpenAI's shape (the traceback goes to the log)."""
-    return RouterError("internal router error; the request was not completed")
+    return RouterError(INTERNAL_ERROR)
 
 
 def stream_error_event(error: RouterError) -> bytes:

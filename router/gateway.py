@@ -26,6 +26,7 @@ from router.errors import (
     BadRequest,
     NotFound,
     RouterError,
+    RouterFault,
     UpstreamError,
     cancellation,
     internal_error,
@@ -275,6 +276,8 @@ class Gateway:
         if record.ended_at:
             return  # the sinks have it already, as it was
         record.status = error.status
+        if outcome is None and isinstance(error, RouterFault):
+            outcome = "router_error"  # a bug of ours met on the way to a backend
         record.outcome = outcome or (
             "client_error"
             if 400 <= error.status < 500 and not isinstance(error, UpstreamError)

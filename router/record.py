@@ -32,6 +32,7 @@ ErrorKind = Literal[
     "malformed",
     "cut",
     "cancelled",
+    "router_error",
 ]
 ShadowDropReason = Literal[
     "queue_full",

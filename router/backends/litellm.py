@@ -25,6 +25,7 @@ from router.errors import (
     Overloaded,
     RateLimited,
     Rejected,
+    RouterFault,
     ServerError,
     Timeout,
     Unreachable,
@@ -125,10 +126,10 @@ class LiteLLMBackend:
             self.warm()  # normally done at start, off the event loop
         try:
             response = await self._litellm.acompletion(**self._arguments(body, headers, stream))
+            if not stream:
+                return Reply(200, {}, body=orjson.dumps(_plain(response)))
         except Exception as exc:
             raise translate(exc, self.settings.name) from None
-        if not stream:
-            return Reply(200, {}, body=orjson.dumps(_plain(response)))
         return Reply(200, {}, stream=_events(response, self.settings.name))
 
     def _arguments(
@@ -185,7 +186,13 @@ def _plain(obj: Any) -> dict[str, Any]:
 
 
 def translate(exc: Exception, name: str) -> UpstreamError:
-    """litellm's exception classes → our typed errors (by class name, no import needed)."""
+    """litellm's exception classes → our typed errors (by class name: litellm need not be
+    imported here).
+
+    Anything else was raised by the adapter itself: a bug of ours, not the backend's."""
+    if _raised_by_adapter(exc):
+        log.error("%s: the litellm adapter failed", name, exc_info=exc)
+        return RouterFault(name)
     kind = type(exc).__name__
     message = str(getattr(exc, "message", "") or exc)[:500]
     status = int(getattr(exc, "status_code", 0) or 0)
@@ -206,6 +213,17 @@ def translate(exc: Exception, name: str) -> UpstreamError:
     if 400 <= status < 500:
         return Rejected(message, backend=name, status=status, upstream=_error_body(message))
     return ServerError(f"{kind}: {message}", backend=name)
+
+
+def _raised_by_adapter(exc: Exception) -> bool:
+    """Neither litellm (its classes are built on the openai SDK's) nor the network under it
+    raised `exc`."""
+    if isinstance(exc, OSError):
+        return False
+    return not any(c.__module__.split(".")[0] in _NOT_OURS for c in type(exc).__mro__)
+
+
+_NOT_OURS = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp"})
 
 
 def _retry_after(exc: Exception) -> float | None:
