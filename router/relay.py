@@ -190,7 +190,9 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                 raise Timeout(
                     f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
                 ) from None
-            except Exception as exc:  # transport errors from the client or a litellm stream
+            except UpstreamError:
+                raise  # an adapter's own verdict on its stream (litellm's), already typed
+            except Exception as exc:  # transport errors while reading the upstream
                 raise Unreachable(
                     f"{name}: stream broke ({type(exc).__name__})", backend=name
                 ) from None

@@ -8,12 +8,14 @@ litellm is imported on first use only: it costs seconds and ~200 MB (FACTS.md).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import orjson
 
 from router.backends.base import Reply, prepare_body
@@ -22,6 +24,7 @@ from router.errors import (
     REFUSAL_STATUSES,
     BackendRefused,
     ContextTooLong,
+    Malformed,
     Overloaded,
     RateLimited,
     Rejected,
@@ -172,7 +175,7 @@ async def _events(response: Any, name: str) -> AsyncIterator[bytes]:
         async for chunk in response:
             yield b"data: " + orjson.dumps(_plain(chunk)) + b"\n\n"
     except Exception as exc:
-        raise translate(exc, name) from None
+        raise translate(exc, name, sent=True) from None
     yield b"data: [DONE]\n\n"
 
 
@@ -185,16 +188,22 @@ def _plain(obj: Any) -> dict[str, Any]:
     return data
 
 
-def translate(exc: Exception, name: str) -> UpstreamError:
+def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     """litellm's exception classes → our typed errors (by class name: litellm need not be
     imported here).
 
-    Anything else was raised by the adapter itself: a bug of ours, not the backend's."""
+    `sent`: the request was already on its way (a stream broke), so this cannot be a request
+    litellm failed to convert. Anything litellm did not raise was raised by the adapter
+    itself: a bug of ours, not the backend's. Messages keep litellm's first line only (the
+    rest can be a Python traceback)."""
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)
+    original = getattr(exc, "original_exception", None)
+    if type(exc).__name__ == "MidStreamFallbackError" and isinstance(original, Exception):
+        return translate(original, name, sent=True)  # its class says nothing of what broke
     kind = type(exc).__name__
-    message = str(getattr(exc, "message", "") or exc)[:500]
+    message = _first_line(exc)
     status = int(getattr(exc, "status_code", 0) or 0)
     if kind == "ContextWindowExceededError":
         return ContextTooLong(message, backend=name, param="messages")
@@ -202,9 +211,12 @@ def translate(exc: Exception, name: str) -> UpstreamError:
         return RateLimited(message, backend=name, retry_after=_retry_after(exc))
     if kind in ("Timeout", "APITimeoutError"):
         return Timeout(message, backend=name)
-    if kind == "APIConnectionError":
-        return Unreachable(message, backend=name)
-    if kind == "ServiceUnavailableError" or status == 503:
+    broken = _transport_error(exc)
+    if broken is not None:  # litellm reports a refused or reset connection as a 500
+        return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
+    if kind == "APIConnectionError":  # litellm's name for whatever else went wrong
+        return _unreadable_or_unconverted(exc, name, sent)
+    if kind == "ServiceUnavailableError" or status == 503 or _overloaded(exc):
         return Overloaded(message, backend=name)
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name)
@@ -213,6 +225,59 @@ def translate(exc: Exception, name: str) -> UpstreamError:
     if 400 <= status < 500:
         return Rejected(message, backend=name, status=status, upstream=_error_body(message))
     return ServerError(f"{kind}: {message}", backend=name)
+
+
+def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> UpstreamError:
+    """Without a broken connection under it, litellm's APIConnectionError is its own trouble:
+    reading what the upstream sent (its JSON, or an error carrying the upstream's status, is
+    in the chain; or the stream had started), else converting the request for the provider
+    (a tool without `function`, a content part of an unknown type): the client's to fix,
+    never retried and never the backend's failure."""
+    if sent or any(_is_reply(cause) for cause in _causes(exc)):
+        return Malformed(f"{name}: the reply could not be read", backend=name)
+    message = (
+        f"{name} could not convert this request for its provider: a field (tools, a content "
+        "part, response_format, …) has a shape it does not accept"
+    )
+    return Rejected(message, backend=name, status=400, upstream=_error_body(message))
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """What `exc` was raised from or while handling, nearest first (litellm chains the
+    provider's error, then httpx's, then aiohttp's or the OS's, under its own)."""
+    seen = {id(exc)}
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        yield cause
+        cause = cause.__cause__ or cause.__context__
+
+
+def _transport_error(exc: Exception) -> BaseException | None:
+    """The connection failure in or under `exc`, if any (not a timeout: litellm names those)."""
+    for cause in (exc, *_causes(exc)):
+        if isinstance(cause, httpx.TransportError | OSError) and not isinstance(
+            cause, httpx.TimeoutException | TimeoutError
+        ):
+            return cause
+    return None
+
+
+def _is_reply(cause: BaseException) -> bool:
+    return isinstance(cause, json.JSONDecodeError) or isinstance(
+        getattr(cause, "status_code", None), int
+    )
+
+
+def _overloaded(exc: Exception) -> bool:
+    """Anthropic's 529 `overloaded_error`, also when it comes in-band mid-stream: litellm
+    raises an InternalServerError that keeps the status in `provider_status_code`."""
+    return getattr(exc, "provider_status_code", None) == 529
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(getattr(exc, "message", "") or exc).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
 def _raised_by_adapter(exc: Exception) -> bool:

@@ -8,9 +8,13 @@ litellm, and simulators speaking Anthropic's Messages API and vLLM's chat.
 
 from __future__ import annotations
 
+import json
+import socketserver
+import threading
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -84,3 +88,148 @@ def test_a_bug_in_the_adapter_is_the_routers_500_not_the_backends_failure(
     record = records.wait(5)
     assert (record.outcome, record.error_kind) == ("router_error", "router_error")
     still_serves(proxy)
+
+
+UNCONVERTIBLE: dict[str, dict[str, Any]] = {
+    "a tool without its function": {"tools": [{"type": "function"}]},
+    "a content part of an unknown type": {
+        "messages": [{"role": "user", "content": [{"type": "hologram", "x": 1}]}]
+    },
+    "a json_schema format without its schema": {"response_format": {"type": "json_schema"}},
+}
+
+
+@pytest.mark.parametrize("fields", UNCONVERTIBLE.values(), ids=list(UNCONVERTIBLE))
+def test_a_request_litellm_cannot_convert_is_the_clients_400(
+    stack: tuple[Running, Running, RunningRouter], fields: dict[str, Any]
+) -> None:
+    """litellm reports these as an APIConnectionError whose message is a Python traceback:
+    that was a 502 `unreachable` carrying the traceback, retried on local and counted
+    against claude's circuit."""
+    _, local, proxy = stack
+    before = local.completions()
+    body = {"model": "writing", "messages": HELLO, "max_tokens": 20, **fields}
+    response = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30)
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert "Traceback" not in message and "\n" not in message
+    assert local.completions() == before  # the client's to fix: not tried elsewhere
+    still_serves(proxy)
+
+
+def test_anthropics_overload_is_not_a_backend_failure(
+    stack: tuple[Running, Running, RunningRouter],
+) -> None:
+    """Anthropic's 529 `overloaded_error` is its 503: a working backend, busy right now."""
+    claude, _, proxy = stack
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    claude.control("faults", {"fault": "server_error:529"})
+    try:
+        raw = client(proxy).chat.completions.with_raw_response.create(
+            model="writing", messages=HELLO, max_tokens=20
+        )
+    finally:
+        claude.control("faults", {"fault": None})
+    assert raw.headers["x-smf-backend"] == "local"
+    assert records.wait(5).attempts[0].error_kind == "overloaded"
+    still_serves(proxy)
+
+
+def _sse(name: str, **data: Any) -> bytes:
+    """One event of Anthropic's stream (its `type` repeats the event's name)."""
+    return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode()
+
+
+def _text(text: str) -> bytes:
+    return _sse("content_block_delta", index=0, delta={"type": "text_delta", "text": text})
+
+
+_MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+OVERLOADED_MID_STREAM = b"".join(
+    [
+        _sse("message_start", message={**_MESSAGE, "usage": {"input_tokens": 9}}),
+        _sse("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+        _text("Hello"),
+        _text(" there"),
+        _sse("error", error={"type": "overloaded_error", "message": "Overloaded"}),
+    ]
+)
+
+
+class _OverloadedMidStream(socketserver.StreamRequestHandler):
+    """Anthropic overloaded mid-stream: two text deltas, then its in-band `error` event."""
+
+    def handle(self) -> None:
+        length = 0
+        while line := self.rfile.readline().strip():
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        self.rfile.read(length)
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+        self.wfile.write(head + OVERLOADED_MID_STREAM)
+
+
+@pytest.fixture(scope="module")
+def plain(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Running, RunningRouter]]:
+    """claude on a simulator, `busy` on an Anthropic that is overloaded mid-stream; no
+    breaker, so failures that do count can be looked at one after another."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _OverloadedMidStream)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    busy_url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
+            busy = {**claude_backend(claude), "name": "busy", "base_url": busy_url}
+            config = parse(
+                {
+                    "backends": [claude_backend(claude), busy],
+                    "routes": {i: ["claude"] for i in INTENTS},
+                    "ledger": {"path": str(tmp_path_factory.mktemp("kinds") / "ledger")},
+                    "resilience": {"enabled": False},
+                }
+            )
+            with router(config) as proxy:
+                yield claude, proxy
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"), [("reset", "unreachable"), ("malformed_chunk", "malformed")]
+)
+def test_what_broke_is_named(plain: tuple[Running, RunningRouter], fault: str, kind: str) -> None:
+    """A reset connection was a `server_error` (litellm calls it a 500), a reply cut inside
+    its JSON `unreachable`."""
+    claude, proxy = plain
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    claude.control("faults", {"fault": fault})
+    try:
+        with pytest.raises(openai.APIStatusError) as info:
+            client(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+    finally:
+        claude.control("faults", {"fault": None})
+    assert info.value.status_code == 502
+    assert records.wait(5).error_kind == kind
+
+
+def test_an_overload_announced_mid_stream_is_an_overload(
+    plain: tuple[Running, RunningRouter],
+) -> None:
+    """It ended the client's stream as `unreachable`, a failure that opens the circuit."""
+    _, proxy = plain
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    stream = client(proxy).chat.completions.create(
+        model="busy", messages=HELLO, max_tokens=20, stream=True
+    )
+    text = []
+    with pytest.raises(openai.APIError):
+        for chunk in stream:
+            text.extend(c.delta.content or "" for c in chunk.choices)
+    assert "".join(text) == "Hello there"
+    assert records.wait(5).error_kind == "overloaded"
