@@ -292,9 +292,10 @@ _NOT_OURS = frozenset({"litellm", "openai", "httpx", "httpcore", "aiohttp"})
 
 
 def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    return None if headers is None else retry_after(headers)  # bounded, as for HTTP backends
+    """The upstream's headers are in `litellm_response_headers`: the response litellm attaches
+    to its exception is its own, without them. Bounded by `retry_after`, as for HTTP backends."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    return retry_after(httpx.Headers(headers)) if headers else None
 
 
 def _error_body(message: str) -> dict[str, Any]:

@@ -233,3 +233,25 @@ def test_an_overload_announced_mid_stream_is_an_overload(
             text.extend(c.delta.content or "" for c in chunk.choices)
     assert "".join(text) == "Hello there"
     assert records.wait(5).error_kind == "overloaded"
+
+
+def test_a_rate_limit_keeps_its_retry_after(
+    stack: tuple[Running, Running, RunningRouter],
+) -> None:
+    """litellm's RateLimitError carries a response of its own, without the upstream's
+    headers: the Retry-After was lost, so no retry on the same backend and none for the SDK."""
+    claude, _, proxy = stack
+    before = claude.completions("/v1/messages")
+    claude.control("faults", {"fault": "rate_limit:1"})
+    try:
+        response = httpx.post(
+            f"{proxy.url}/chat/completions",
+            json={"model": "claude", "messages": HELLO, "max_tokens": 20},
+            timeout=30,
+        )
+    finally:
+        claude.control("faults", {"fault": None})
+    assert response.status_code == 429
+    assert response.headers["retry-after"] == "1"
+    # a wait of 1 s is within retry_after_max_s (2): one more try on claude itself
+    assert claude.completions("/v1/messages") == before + 2
