@@ -155,7 +155,7 @@ class LiteLLMBackend:
             "timeout": settings.timeouts.total_s,
             "num_retries": 0,
             "drop_params": True,
-            "extra_headers": headers or None,
+            "extra_headers": {**settings.headers, **headers} or None,
         }
 
     def warm(self) -> None:

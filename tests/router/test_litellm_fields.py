@@ -36,7 +36,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, R
         config = parse(
             {
                 "backends": [
-                    {**claude_backend(claude), "api_key_env": KEY_ENV, "extra_body": {"top_k": 5}}
+                    {
+                        **claude_backend(claude),
+                        "api_key_env": KEY_ENV,
+                        "extra_body": {"top_k": 5},
+                        # the simulator obeys this header: a fault that leaves whole replies be
+                        "headers": {"x-sim-fault": "missing_done"},
+                    }
                 ],
                 "routes": {i: ["claude"] for i in INTENTS},
                 "ledger": {"path": str(tmp_path_factory.mktemp("fields") / "ledger")},
@@ -94,3 +100,13 @@ def test_chat_fields_and_configured_extras_reach_the_provider(
     assert sent["temperature"] == 0.5 and sent["stop_sequences"] == ["END"]
     assert sent["top_k"] == 5  # the backend's extra_body, in Anthropic's own terms
     assert "not_an_openai_field" not in sent
+
+
+def test_configured_headers_reach_the_provider(stack: tuple[Running, Running, str]) -> None:
+    """README: `headers` are static headers sent upstream; a litellm backend sent none. The
+    configured `x-sim-fault` that arrives shows in the simulator's fault count."""
+    claude, _, url = stack
+    before = claude.stats()["by_fault"].get("missing_done", 0)
+    client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
+    client.chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+    assert claude.stats()["by_fault"].get("missing_done", 0) == before + 1
