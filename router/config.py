@@ -14,7 +14,15 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from classifier.intent import INTENTS
 
@@ -86,6 +94,24 @@ class Backend(Strict):
     price: Price | None = None
     local_cost: LocalCost | None = None
     retry_after_max_s: float = Field(2.0, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _litellm_default_apis(cls, data: Any) -> Any:
+        """litellm converts chat completions only: that is all a litellm backend speaks."""
+        if isinstance(data, dict) and data.get("kind") == "litellm" and "apis" not in data:
+            return {**data, "apis": ["chat"]}
+        return data
+
+    @field_validator("apis")
+    @classmethod
+    def _litellm_speaks_chat(cls, apis: list[ApiName], info: ValidationInfo) -> list[ApiName]:
+        if info.data.get("kind") == "litellm" and set(apis) - {"chat"}:
+            raise ValueError(
+                "a litellm backend speaks chat only (Messages and Responses are translated "
+                "to chat for it; completions it cannot serve): use [chat]"
+            )
+        return apis
 
     @property
     def api_key(self) -> str | None:

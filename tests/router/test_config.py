@@ -187,3 +187,15 @@ def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
     twice = twice.replace("auth:\n  keys:\n", "auth:\n  keys:\n", 1)
     with pytest.raises(ConfigError, match="same sha256"):
         load(write(tmp_path, twice), env={})
+
+
+def test_a_litellm_backend_speaks_chat_only(tmp_path: Path) -> None:
+    """`apis` defaulted to [chat, completions] for every kind, so /v1/completions chose a
+    litellm backend that could only refuse it, and never reached the next (found in review)."""
+    litellm = GOOD.replace("    base_url: https://api.example.com/v1\n", "    kind: litellm\n")
+    assert load(write(tmp_path, litellm), env={}).backend("cloud").apis == ["chat"]
+    both = litellm.replace(
+        "    model: gpt-4o\n", "    model: gpt-4o\n    apis: [chat, completions]\n"
+    )
+    with pytest.raises(ConfigError, match=r"backends\.1\.apis \(line 11\): .*chat only"):
+        load(write(tmp_path, both), env={})

@@ -145,3 +145,18 @@ def test_a_router_that_stops_leaves_no_litellm_task_pending(tmp_path: Path) -> N
         body = {"messages": [{"role": "user", "content": "Say hello."}]}
         asyncio.run(adapter.send("chat", body, {}, False))
     gc.collect()
+
+
+def test_completions_go_past_the_litellm_backend(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    """litellm speaks chat only: /v1/completions on a route that starts with claude is served
+    by local (claude answered a final 400 "api completions unsupported")."""
+    _, local, proxy = setup
+    before = local.completions("/v1/completions")
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    raw = client.completions.with_raw_response.create(
+        model="writing", prompt="Once upon a time", max_tokens=10
+    )
+    assert raw.headers["x-smf-backend"] == "local"
+    assert local.completions("/v1/completions") == before + 1
