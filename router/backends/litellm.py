@@ -141,7 +141,7 @@ class LiteLLMBackend:
         """litellm's keyword arguments: the client's chat fields, the configured extras as
         their defaults (extras litellm does not name go on to the provider's body), then the
         adapter's own, which nothing in a body can replace."""
-        settings = self.settings
+        settings, timeouts = self.settings, self.settings.timeouts
         dropped = [k for k in body if k not in CHAT_FIELDS and k not in _ADAPTERS_OWN]
         if dropped:  # names only: values may be anything the client sent
             log.debug("%s: fields not given to litellm: %s", settings.name, sorted(dropped))
@@ -152,7 +152,9 @@ class LiteLLMBackend:
             "stream": stream,
             "api_base": settings.base_url or None,
             "api_key": settings.api_key,
-            "timeout": settings.timeouts.total_s,
+            # litellm honours the connect part for the providers it says take an
+            # httpx.Timeout (OpenAI, Azure, Bedrock); for others it keeps total_s alone
+            "timeout": httpx.Timeout(timeouts.total_s, connect=timeouts.connect_s),
             "num_retries": 0,
             "drop_params": True,
             "extra_headers": {**settings.headers, **headers} or None,
