@@ -133,6 +133,10 @@ def _mount_optional() -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["serve"]:  # before the seconds of imports that building takes
+        from router import hangup
+
+        hangup.hold()
     _mount_optional()
     try:
         app()

@@ -18,7 +18,7 @@ from typing import Any
 
 import uvicorn
 
-from router import default_config, heap, reload
+from router import default_config, hangup, heap, reload
 from router.api.corking import CorkedHttpToolsProtocol
 from router.app import create_app
 from router.config import Config
@@ -128,7 +128,8 @@ async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
 
 
 def _reload_on_sighup(state: Any, config_path: Path | None) -> None:
-    """SIGHUP re-reads the config file (`--config`, else $SMF_ROUTER_CONFIG)."""
+    """SIGHUP re-reads the config file (`--config`, else $SMF_ROUTER_CONFIG); one that
+    arrived while the router was starting (`router.hangup`) is applied now."""
     reloader = reload.reloader_of(state.components)
     if config_path is not None:
         reloader.source = config_path
@@ -143,3 +144,7 @@ def _reload_on_sighup(state: Any, config_path: Path | None) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, on_hup)
     except (NotImplementedError, AttributeError):  # no SIGHUP on this platform
         log.info("SIGHUP reload is not available here; use POST /v1/router/reload")
+        return
+    if hangup.take():  # after the handler is in place: a SIGHUP from now on is not lost
+        log.warning("SIGHUP arrived while starting: reloading the config now")
+        on_hup()

@@ -177,6 +177,58 @@ def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
                 process.wait(timeout=30)
 
 
+def test_a_sighup_while_serve_starts_is_applied_once_it_can_reload(tmp_path: Path) -> None:
+    """SIGHUP reached `serve` while it was still importing: the default action ended the
+    router, and systemd took that for a clean exit (found in review). Here the signal comes
+    from inside the process, after the command line ran and before the reload handler
+    exists, with the file just edited: the router must survive and apply the edit."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", data)
+        edited = yaml.safe_dump({**data, "aliases": {"auto": "auto", "fast": "local"}})
+        port = free_port()
+        code = (
+            "import os, signal, sys\n"
+            "from pathlib import Path\n"
+            "import router.serve\n"
+            "real_run = router.serve.run\n"
+            "def run(*args, **kwargs):\n"
+            f"    Path({str(path)!r}).write_text({edited!r})\n"
+            "    os.kill(os.getpid(), signal.SIGHUP)\n"
+            "    real_run(*args, **kwargs)\n"
+            "router.serve.run = run\n"
+            f"sys.argv = ['smf-router', 'serve', '--config', {str(path)!r}, '--port', '{port}']\n"
+            "from router.cli import main\n"
+            "main()\n"
+        )
+        log = tmp_path / "router.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [str(VENV_BIN / "python"), "-c", code], stdout=out, stderr=subprocess.STDOUT
+            )
+            try:
+                url = f"http://127.0.0.1:{port}/v1"
+
+                def up() -> bool:
+                    assert process.poll() is None, log.read_text()[-2000:]
+                    try:
+                        httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                    except httpx.TransportError:
+                        return False
+                    return True
+
+                until(up, 60, what="router up")
+                until(lambda: "fast" in model_ids(url), what="the edit applied")
+            finally:
+                process.send_signal(signal.SIGTERM)
+                process.wait(timeout=30)
+        assert process.returncode == 0
+        assert b"SIGHUP arrived while starting" in log.read_bytes()
+
+
 def test_a_retired_backend_lets_go_of_its_idle_connections(tmp_path: Path) -> None:
     """Not only when `total_s` has passed: nothing will be sent on them again."""
     with (
