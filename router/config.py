@@ -117,6 +117,36 @@ class Backend(Strict):
     def api_key(self) -> str | None:
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
+    @field_validator("base_url", "metrics_url")
+    @classmethod
+    def _check_url(cls, url: str | None) -> str | None:
+        return check_url(url) if url else url
+
+    @model_validator(mode="after")
+    def _check_base_url(self) -> Backend:
+        if self.kind == "openai" and not self.base_url:
+            raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
+        return self
+
+
+def check_url(url: str) -> str:
+    """An `http(s)://host[:port]/path` URL. Anything else passed `config check`, then either
+    went to localhost:80 (`spark:8888/v1` has no host for a URL parser) or stopped `serve`
+    with a traceback (`http://[::1/v1`, port 99999). The message never repeats the URL: it
+    may hold a password."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise ValueError("a URL may not hold spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # a port that is not a number from 0 to 65535 raises here
+    except ValueError as exc:
+        raise ValueError(f"not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
+    if port == 0:
+        raise ValueError("port 0 is not a port to connect to")
+    return url
+
 
 Fraction = Annotated[float, Field(ge=0, le=1)]
 

@@ -20,12 +20,14 @@ def known_config() -> Config:
                 {
                     "name": "local",
                     "tier": "local",
+                    "base_url": "http://127.0.0.1:9/v1",
                     "model": "laguna",
                     "local_cost": {"hardware_usd": 3000, "amortization_months": 36},
                 },
                 {
                     "name": "cloud",
                     "tier": "cloud",
+                    "base_url": "http://127.0.0.1:9/v1",
                     "model": "gpt-4o",
                     "price": {"input_per_mtok": 2.5, "output_per_mtok": 10},
                 },

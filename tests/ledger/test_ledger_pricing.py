@@ -31,10 +31,17 @@ def config() -> Config:
     return parse(
         {
             "backends": [
-                {"name": "local", "tier": "local", "model": "laguna", "local_cost": BOX},
+                {
+                    "name": "local",
+                    "tier": "local",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "laguna",
+                    "local_cost": BOX,
+                },
                 {
                     "name": "cloud",
                     "tier": "cloud",
+                    "base_url": "http://127.0.0.1:9/v1",
                     "model": "gpt-4o",
                     "price": {
                         "input_per_mtok": 2.5,
@@ -42,7 +49,12 @@ def config() -> Config:
                         "cached_input_per_mtok": 1.25,
                     },
                 },
-                {"name": "sonnet", "tier": "cloud", "model": "claude-sonnet-4-5"},
+                {
+                    "name": "sonnet",
+                    "tier": "cloud",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "claude-sonnet-4-5",
+                },
             ],
             "routes": {
                 "coding": ["local", "cloud"],

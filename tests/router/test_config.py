@@ -199,3 +199,36 @@ def test_a_litellm_backend_speaks_chat_only(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match=r"backends\.1\.apis \(line 11\): .*chat only"):
         load(write(tmp_path, both), env={})
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "spark:8888/v1",  # no scheme: a URL parser sees no host, requests went to localhost:80
+        "not a url",
+        "ftp://127.0.0.1/v1",
+        "http://127.0.0.1:99999/v1",  # these two passed the check, then stopped `serve`
+        "http://[::1/v1",
+        "http://exa mple.com/v1",
+    ],
+)
+def test_a_base_url_that_is_not_an_http_url_is_rejected_with_its_line(
+    tmp_path: Path, url: str
+) -> None:
+    """Found in review: each passed `config check`."""
+    path = write(tmp_path, GOOD.replace("https://api.example.com/v1", f'"{url}"'))
+    with pytest.raises(ConfigError, match=r"backends\.1\.base_url \(line 9\)"):
+        load(path, env={})
+
+
+def test_an_openai_backend_without_base_url_and_a_bad_metrics_url_are_rejected(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, GOOD.replace("    base_url: https://api.example.com/v1\n", ""))
+    with pytest.raises(ConfigError, match=r"backends\.1 \(line 7\): .*base_url"):
+        load(path, env={})
+    metrics = GOOD.replace("tier: local", "tier: local\n    metrics_url: spark:8000/metrics")
+    with pytest.raises(ConfigError, match=r"backends\.0\.metrics_url"):
+        load(write(tmp_path, metrics), env={})
+    ipv6 = GOOD.replace("https://api.example.com/v1", '"http://[::1]:8000/v1"')
+    assert load(write(tmp_path, ipv6), env={}).backend("cloud").base_url.startswith("http://[")
