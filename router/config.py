@@ -115,7 +115,36 @@ class Backend(Strict):
 
     @property
     def api_key(self) -> str | None:
-        return os.environ.get(self.api_key_env) if self.api_key_env else None
+        """The key in `api_key_env`, without surrounding whitespace: a key file or secret
+        often ends with a newline, which no header may carry."""
+        value = os.environ.get(self.api_key_env) if self.api_key_env else None
+        return value.strip() if value else value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_key(cls, name: str | None) -> str | None:
+        """Checked at load, so `config check` and a reload say it, not a traceback from
+        `serve`; the message names the variable, never the key."""
+        key = (os.environ.get(name) or "").strip() if name else ""
+        if not header_safe(key):
+            raise ValueError(
+                f"the key in ${name} holds a line break, a control character or a character "
+                "beyond Latin-1, which an HTTP header cannot carry"
+            )
+        return name
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        for name, value in headers.items():
+            if not _HEADER_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            if not header_safe(value):
+                raise ValueError(
+                    f"the value of {name!r} holds a line break, a control character or a "
+                    "character beyond Latin-1, which an HTTP header cannot carry"
+                )
+        return headers
 
     @field_validator("base_url", "metrics_url")
     @classmethod
@@ -127,6 +156,14 @@ class Backend(Strict):
         if self.kind == "openai" and not self.base_url:
             raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
         return self
+
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
+
+
+def header_safe(value: str) -> bool:
+    """Text an HTTP/1.1 header value can carry: Latin-1 without control characters but tab."""
+    return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
 
 
 def check_url(url: str) -> str:
@@ -447,8 +484,8 @@ def masked(config: Config) -> dict[str, Any]:
     data = config.model_dump(mode="json")
     for key in data["auth"]["keys"]:
         key["sha256"] = key["sha256"][:8] + "…"
-    for backend in data["backends"]:
+    for backend, settings in zip(data["backends"], config.backends, strict=True):
         env = backend.get("api_key_env")
-        backend["api_key"] = ("set" if os.environ.get(env) else "MISSING") if env else None
+        backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else None
         backend["headers"] = {k: "***" for k in backend.get("headers", {})}
     return data

@@ -175,3 +175,17 @@ def test_a_refusal_does_not_hide_a_later_rate_limit() -> None:
         ]
     )
     assert isinstance(chosen, RateLimited) and chosen.retry_after == 1.5
+
+
+def test_a_key_read_with_a_trailing_newline_is_sent_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key file ending in a newline: `serve` stopped with a traceback about a line break
+    in the authorization header (found in review); the key is the text around it."""
+    monkeypatch.setenv(KEY_ENV, "the-right-key\n")
+    with simulator(profile="vllm", model="local-model", api_key="the-right-key") as local:
+        keyed = backend("local", "local", local, "local-model", api_key_env=KEY_ENV)
+        with router(config([keyed], tmp_path)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            raw = client.chat.completions.with_raw_response.create(model="local", messages=MESSAGES)
+    assert raw.headers["x-smf-backend"] == "local" and raw.parse().choices[0].message.content

@@ -232,3 +232,34 @@ def test_an_openai_backend_without_base_url_and_a_bad_metrics_url_are_rejected(
         load(write(tmp_path, metrics), env={})
     ipv6 = GOOD.replace("https://api.example.com/v1", '"http://[::1]:8000/v1"')
     assert load(write(tmp_path, ipv6), env={}).backend("cloud").base_url.startswith("http://[")
+
+
+def test_a_key_is_read_without_surrounding_whitespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key file or a Kubernetes secret often ends with a newline."""
+    monkeypatch.setenv("CLOUD_KEY", "sk-from-a-file\n")
+    assert load(write(tmp_path, GOOD), env={}).backend("cloud").api_key == "sk-from-a-file"
+
+
+@pytest.mark.parametrize("key", ["sk-one\nsk-two", "sk-a\rb", "sk-ключ", "sk-a\x1bb"])
+def test_a_key_a_header_cannot_carry_is_rejected_without_showing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """`config check` said the key was set and exited 0; `serve` then stopped with a
+    traceback about a line break in the authorization header (found in review)."""
+    monkeypatch.setenv("CLOUD_KEY", key)
+    with pytest.raises(
+        ConfigError, match=r"backends\.1\.api_key_env \(line 11\): .*CLOUD_KEY"
+    ) as info:
+        load(write(tmp_path, GOOD), env={})
+    assert "sk-" not in str(info.value)
+
+
+def test_a_header_a_request_cannot_carry_is_rejected(tmp_path: Path) -> None:
+    broken = GOOD.replace("api_key_env: CLOUD_KEY", 'headers: {x-team: "a\\nb"}')
+    with pytest.raises(ConfigError, match=r"backends\.1\.headers \(line 11\)"):
+        load(write(tmp_path, broken), env={})
+    named = GOOD.replace("api_key_env: CLOUD_KEY", 'headers: {"x team": "a"}')
+    with pytest.raises(ConfigError, match=r"backends\.1\.headers .*not an HTTP header name"):
+        load(write(tmp_path, named), env={})
