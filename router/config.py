@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from classifier.intent import INTENTS
+from router import config_yaml
 
 Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]
@@ -399,9 +400,11 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     try:
-        data = yaml.safe_load(raw)
+        data = config_yaml.read(raw)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    except RecursionError:  # the reader's depth limit should come first; never a traceback
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
     try:
         data = interpolate_values(data, dict(os.environ) if env is None else env)
     except ConfigError as exc:
@@ -444,35 +447,10 @@ def _describe(exc: ValidationError, source: str, text: str | None) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
-        where = _line_of(text, err["loc"]) if text else None
+        where = config_yaml.line_of(text, err["loc"]) if text else None
         at = f" (line {where})" if where else ""
         lines.append(f"  {loc or '<root>'}{at}: {err['msg']}")
     return "\n".join(lines)
-
-
-def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line of the deepest part of `loc` the YAML holds: the key itself, or for a
-    missing key its list item or section (matching the first `key:` in the text pointed
-    at another backend's lines)."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
-            if pair is None:
-                break
-            line, node = pair[0].start_mark.line + 1, pair[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            if part >= len(node.value):
-                break
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line
 
 
 def hash_key(key: str) -> str:

@@ -99,6 +99,9 @@ class Reloader:
                 except ConfigError as exc:
                     log.error("config reload rejected; keeping the running config: %s", exc)
                     return Outcome(False, str(exc))
+                except Exception as exc:  # a bug of ours: still a rejection, never a 500
+                    log.exception("config reload rejected; keeping the running config")
+                    return Outcome(False, f"cannot read the new config ({type(exc).__name__})")
             try:
                 pricing = None
                 if self.components.gateway.pricing is not None:

@@ -16,7 +16,16 @@ import yaml
 
 from router import reload
 from router.config import hash_key, parse
-from tests.harness import VENV_BIN, config_for, free_port, router, scrape, simulator, wait_for
+from tests.harness import (
+    VENV_BIN,
+    breaks_on_call,
+    config_for,
+    free_port,
+    router,
+    scrape,
+    simulator,
+    wait_for,
+)
 from tests.resilience.conftest import CODING, chat, status, until
 
 
@@ -72,6 +81,31 @@ def test_reload_swaps_valid_config_and_rejects_invalid(tmp_path: Path) -> None:
             write(path, limit)  # read per request: applies at once
             assert httpx.post(f"{proxy.url}/router/reload").json()["restart_needed"] == []
             assert chat(proxy.url, user="x" * 3000).status_code == 413
+
+
+def test_a_file_yaml_cannot_read_or_a_bug_in_loading_is_a_rejected_reload(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """`!!int abc` escaped the loader as a ValueError: the reload answered 500, and over
+    SIGHUP logged "Task exception was never retrieved" (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")) + "x: !!int abc\n")
+        with router(config) as proxy:
+            reloader = reload.reloader_of(proxy.components)
+            reloader.source = path
+            rejected = httpx.post(f"{proxy.url}/router/reload")
+            assert rejected.status_code == 400, rejected.text
+            assert "invalid YAML" in rejected.json()["error"]["message"]
+            monkeypatch.setattr(reload, "load", breaks_on_call(1, reload.load))
+            rejected = httpx.post(f"{proxy.url}/router/reload")
+            assert rejected.status_code == 400, rejected.text
+            assert "ZeroDivisionError" in rejected.json()["error"]["message"]
+            assert chat(proxy.url).status_code == 200 and reloader.reloads == 0
 
 
 def test_reload_swaps_auth_and_needs_an_admin_key(tmp_path: Path) -> None:

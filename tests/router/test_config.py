@@ -263,3 +263,59 @@ def test_a_header_a_request_cannot_carry_is_rejected(tmp_path: Path) -> None:
     named = GOOD.replace("api_key_env: CLOUD_KEY", 'headers: {"x team": "a"}')
     with pytest.raises(ConfigError, match=r"backends\.1\.headers .*not an HTTP header name"):
         load(write(tmp_path, named), env={})
+
+
+@pytest.mark.parametrize(
+    ("value", "line"),
+    [
+        ("2024-13-45", 10),  # a date with month 13
+        ("!!int abc", 10),
+        ("!!float abc", 10),
+        ("!!timestamp abc", 10),
+        ("[" * 5000, 10),  # deep nesting: a RecursionError
+    ],
+)
+def test_yaml_values_that_cannot_be_read_are_errors_with_their_line(
+    tmp_path: Path, value: str, line: int
+) -> None:
+    """They escaped as tracebacks from `config check` and `serve`, and made a reload
+    answer 500 (found in review)."""
+    path = write(tmp_path, GOOD.replace("model: gpt-4o", f"model: {value}"))
+    with pytest.raises(ConfigError, match=rf"(?s)invalid YAML: .*line {line}\b"):
+        load(path, env={})
+
+
+def test_a_key_given_twice_is_an_error_naming_both_lines(tmp_path: Path) -> None:
+    """The second one silently won."""
+    path = write(tmp_path, GOOD.replace("model: gpt-4o", "model: gpt-4o\n    model: gpt-5"))
+    with pytest.raises(
+        ConfigError, match=r"(?s)'model' is given twice \(first on line 10\).*line 11"
+    ):
+        load(path, env={})
+
+
+def test_aliases_that_expand_without_bound_are_refused(tmp_path: Path) -> None:
+    """A 515-byte file of nested aliases is a million values once expanded: seconds to
+    load and gigabytes to print with `config check` (found in review)."""
+    levels = ", ".join(
+        f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10) if i else '1, 2, 3, 4, 5, 6, 7, 8, 9, 0'}]"
+        for i in range(6)
+    )
+    path = write(
+        tmp_path, GOOD.replace("model: gpt-4o", "model: gpt-4o\n    extra_body: {" + levels + "}")
+    )
+    with pytest.raises(ConfigError, match=r"aliases .* expand to more than"):
+        load(path, env={})
+
+
+def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
+    """A merged key the mapping sets itself overrides the merged one: that is not a key
+    given twice."""
+    text = (
+        "backends:\n"
+        "  - &local\n    name: local\n    tier: local\n    base_url: http://127.0.0.1:9/v1\n"
+        "    model: m\n"
+        "  - <<: *local\n    name: cloud\n    tier: cloud\n"
+    )
+    config = load(write(tmp_path, text), env={})
+    assert (config.backend("cloud").tier, config.backend("cloud").model) == ("cloud", "m")

@@ -1,0 +1,134 @@
+"""A config file's YAML: read safely and within bounds, every problem with its line.
+
+PyYAML's `safe_load` leaves holes a config file must not have. A value it cannot construct
+(`2024-13-45`, `!!int abc`) raises a plain ValueError or TypeError without a line, and deep
+nesting a RecursionError: both escaped `config check` and `serve` as tracebacks and made a
+reload answer 500. Nested aliases expand without bound: a 566-byte file ("billion laughs")
+took seconds to load and gigabytes to print. A key given twice silently took the last
+value. Here each of these is a `yaml.YAMLError` whose message names the line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
+
+# Limits far above any real config (a few hundred values, a few levels deep) and far below
+# what costs noticeable time or memory.
+MAX_VALUES = 100_000  # scalars, lists and mappings once aliases are expanded
+MAX_DEPTH = 100
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Loader(yaml.SafeLoader):
+    """`SafeLoader` with a depth limit, duplicate keys refused and construct errors marked."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, AttributeError, OverflowError) as exc:
+            # A ValueError says what is wrong (`month must be in 1..12`); the others come
+            # from inside PyYAML (`!!timestamp abc`), so the tag says it better.
+            why = f": {exc}" if isinstance(exc, ValueError) else f" as {node.tag}"
+            problem = f"cannot read this {_kind(node)}{why}"
+            raise ConstructorError(None, None, problem, node.start_mark) from None
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _refuse_duplicates(node)
+        return super().construct_mapping(node, deep)
+
+
+def read(text: str) -> Any:
+    """The data in `text`, or a `yaml.YAMLError` naming the line (None for an empty file)."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_size(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the deepest part of `loc` the YAML holds: the key itself, or for a
+    missing key its list item or section (matching the first `key:` in the text pointed
+    at another backend's lines)."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if pair is None:
+                break
+            line, node = pair[0].start_mark.line + 1, pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                break
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _check_size(root: yaml.Node) -> None:
+    """Count values as the aliases expand them, up to the limit (a cycle never ends, so it
+    is refused too); the count stops at the limit, so a bomb costs no more than that."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            raise ComposerError(
+                None,
+                None,
+                f"the aliases in this document expand to more than {MAX_VALUES} values",
+                root.start_mark,
+            )
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += (key, value)
+
+
+def _refuse_duplicates(node: yaml.MappingNode) -> None:
+    """A key written twice in one mapping (not one a `<<` merge brings in: those yield)."""
+    seen: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+            continue
+        first = seen.setdefault((key.tag, key.value), key)
+        if first is not key:
+            raise ConstructorError(
+                None,
+                None,
+                f"the key {key.value!r} is given twice (first on line {first.start_mark.line + 1})",
+                key.start_mark,
+            )
+
+
+def _kind(node: yaml.Node) -> str:
+    return "value" if isinstance(node, yaml.ScalarNode) else "collection"
