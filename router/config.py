@@ -11,7 +11,6 @@ import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
@@ -26,6 +25,13 @@ from pydantic import (
 
 from classifier.intent import INTENTS
 from router import config_yaml
+from router.config_checks import (
+    check_origin,
+    check_url,
+    header_safe,
+    is_header_name,
+    known_intents,
+)
 
 Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]
@@ -45,7 +51,9 @@ DEFAULT_ROUTES: dict[str, list[str]] = {
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # `.inf` passed as a deadline and stopped `serve` with an OverflowError; `.nan` passes
+    # every bound check.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Timeouts(Strict):
@@ -138,7 +146,7 @@ class Backend(Strict):
     @classmethod
     def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
         for name, value in headers.items():
-            if not _HEADER_NAME.fullmatch(name):
+            if not is_header_name(name):
                 raise ValueError(f"{name!r} is not an HTTP header name")
             if not header_safe(value):
                 raise ValueError(
@@ -157,33 +165,6 @@ class Backend(Strict):
         if self.kind == "openai" and not self.base_url:
             raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
         return self
-
-
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
-
-
-def header_safe(value: str) -> bool:
-    """Text an HTTP/1.1 header value can carry: Latin-1 without control characters but tab."""
-    return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
-
-
-def check_url(url: str) -> str:
-    """An `http(s)://host[:port]/path` URL. Anything else passed `config check`, then either
-    went to localhost:80 (`spark:8888/v1` has no host for a URL parser) or stopped `serve`
-    with a traceback (`http://[::1/v1`, port 99999). The message never repeats the URL: it
-    may hold a password."""
-    if any(c.isspace() or not c.isprintable() for c in url):
-        raise ValueError("a URL may not hold spaces or control characters")
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # a port that is not a number from 0 to 65535 raises here
-    except ValueError as exc:
-        raise ValueError(f"not a URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
-    if port == 0:
-        raise ValueError("port 0 is not a port to connect to")
-    return url
 
 
 Fraction = Annotated[float, Field(ge=0, le=1)]
@@ -229,6 +210,12 @@ class ShadowSettings(Strict):
     # default: that is code any API client wrote, run on this host in the evals sandbox.
     run_request_tests: bool = False
 
+    @model_validator(mode="after")
+    def _check_intents(self) -> ShadowSettings:
+        known_intents("shadow.rates", self.rates)
+        known_intents("shadow.targets", self.targets)
+        return self
+
 
 class CanarySettings(Strict):
     enabled: bool = False
@@ -247,6 +234,7 @@ class CanarySettings(Strict):
     def _check_paths(self) -> CanarySettings:
         """Files are checked here, so `config check` catches a typo that would otherwise
         stop `serve` with a traceback."""
+        known_intents("canary.floors", self.floors)
         if self.suites is not None and not Path(self.suites).is_dir():
             raise ValueError(f"canary.suites: no such directory {self.suites!r}")
         for backend, path in self.baselines.items():
@@ -286,11 +274,7 @@ class ServerSettings(Strict):
     @field_validator("allowed_origins")
     @classmethod
     def _origins(cls, origins: list[str]) -> list[str]:
-        for origin in origins:
-            parts = urlsplit(origin)
-            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
-                raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
-        return [origin.rstrip("/").lower() for origin in origins]
+        return [check_origin(origin) for origin in origins]
 
 
 class Config(Strict):
@@ -319,6 +303,9 @@ class Config(Strict):
         for route, members in self.routes.items():
             if not members:
                 raise ValueError(f"routes.{route}: a route needs at least one backend")
+            twice = sorted({m for m in members if members.count(m) > 1})
+            if twice:  # the fallback would only try the same backend again
+                raise ValueError(f"routes.{route}: {twice} listed more than once")
             for member in members:
                 if member not in names:
                     raise ValueError(f"routes.{route}: unknown backend {member!r}")
@@ -332,17 +319,22 @@ class Config(Strict):
             raise ValueError(
                 f"classifier.default_route: unknown route {self.classifier.default_route!r}"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _check_shadow(self) -> Config:
+        names = {b.name for b in self.backends}
         for intent, target in self.shadow.targets.items():
             if target not in names:
                 raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")
+        judge = self.shadow.judge_backend
+        if judge is not None and judge not in names:
+            raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
         return self
 
     @model_validator(mode="after")
     def _check_names_and_keys(self) -> Config:
         names = {b.name for b in self.backends}
-        judge = self.shadow.judge_backend
-        if judge is not None and judge not in names:
-            raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
         for route in self.routes:  # `model` names a route or a backend: one would hide the other
             if route == "auto" or route in names:
                 raise ValueError(
@@ -446,11 +438,26 @@ def parse(data: Any, source: str = "<config>", text: str | None = None) -> Confi
 def _describe(exc: ValidationError, source: str, text: str | None) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        where = config_yaml.line_of(text, err["loc"]) if text else None
+        loc, msg = _field_of(tuple(err["loc"]), err["msg"])
+        where = config_yaml.line_of(text, loc) if text else None
         at = f" (line {where})" if where else ""
-        lines.append(f"  {loc or '<root>'}{at}: {err['msg']}")
+        lines.append(f"  {'.'.join(str(p) for p in loc) or '<root>'}{at}: {msg}")
     return "\n".join(lines)
+
+
+_NAMED = re.compile(r"^Value error, ([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
+
+
+def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ...], str]:
+    """A model validator's error is located at its model, and its message names the field
+    (`routes.coding: unknown backend`): that field, so the error gets the field's line."""
+    named = _NAMED.match(msg)
+    if named is None:
+        return loc, msg
+    parts = tuple(int(p) if p.isdigit() else p for p in named.group(1).split("."))
+    if parts[: len(loc)] != loc:
+        return loc, msg
+    return parts, named.group(2)
 
 
 def hash_key(key: str) -> str:

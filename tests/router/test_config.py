@@ -108,7 +108,7 @@ def test_errors_in_the_second_backend_point_at_its_own_lines(tmp_path: Path) -> 
 
 def test_route_to_unknown_backend_is_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD + "routes:\n  coding: [gpu]\n")
-    with pytest.raises(ConfigError, match=r"routes\.coding: unknown backend 'gpu'"):
+    with pytest.raises(ConfigError, match=r"routes\.coding \(line 17\): unknown backend 'gpu'"):
         load(path, env={})
 
 
@@ -116,17 +116,19 @@ def test_a_canary_window_smaller_than_min_samples_is_rejected(tmp_path: Path) ->
     """With window 4 and min_samples 5 no gate could ever close, and one closed before a
     reload shrank the window could never reopen (found in review)."""
     path = write(tmp_path, GOOD + "canary:\n  window: 4\n")
-    with pytest.raises(ConfigError, match=r"canary\.min_samples: 5 is more than canary\.window"):
+    with pytest.raises(
+        ConfigError, match=r"canary\.min_samples \(line 16\): 5 is more than canary\.window"
+    ):
         load(path, env={})
 
 
 def test_missing_canary_suites_or_baselines_are_config_errors(tmp_path: Path) -> None:
     """A mistyped path passed `config check`, then stopped `serve` with a traceback."""
     path = write(tmp_path, GOOD + f"canary:\n  suites: {tmp_path / 'nosuch'}\n")
-    with pytest.raises(ConfigError, match=r"canary\.suites: no such directory"):
+    with pytest.raises(ConfigError, match=r"canary\.suites \(line 17\): no such directory"):
         load(path, env={})
     path = write(tmp_path, GOOD + f"canary:\n  baselines:\n    local: {tmp_path / 'x.json'}\n")
-    with pytest.raises(ConfigError, match=r"canary\.baselines\.local: no such file"):
+    with pytest.raises(ConfigError, match=r"canary\.baselines\.local \(line 18\): no such file"):
         load(path, env={})
 
 
@@ -319,3 +321,24 @@ def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
     )
     config = load(write(tmp_path, text), env={})
     assert (config.backend("cloud").tier, config.backend("cloud").model) == ("cloud", "m")
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ("server:\n  drain_s: .inf\n", "server.drain_s (line 17)"),  # OverflowError in serve
+        ("resilience:\n  open_s: .nan\n", "resilience.open_s (line 17)"),
+        (ROUTES.replace("coding: [local]", "coding: [local, local]"), "routes.coding (line 17)"),
+        ("shadow:\n  rates: {codign: 0.1}\n", "shadow.rates.codign (line 17)"),
+        ("canary:\n  floors:\n    maths: 0.5\n", "canary.floors.maths (line 18)"),
+        ("shadow:\n  judge_backend: gpu\n", "shadow.judge_backend (line 17)"),
+    ],
+)
+def test_smaller_mistakes_are_rejected_at_their_line(
+    tmp_path: Path, extra: str, field: str
+) -> None:
+    """Found in review: infinities and NaN passed as durations, a backend listed twice in
+    a route, and typos in intent keys were accepted; errors found across fields
+    said `<root>` and no line."""
+    with pytest.raises(ConfigError, match=re.escape(field)):
+        load(write(tmp_path, GOOD + extra), env={})

@@ -1,0 +1,61 @@
+"""What single config values must look like before anything is built from them.
+
+Each of these passed `config check` once and failed later: at the first request, with a
+traceback from `serve`, or silently (a typo that did nothing). The config model's
+validators call them, so start, reload and `config check` refuse the same things.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from classifier.intent import INTENTS
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
+
+
+def is_header_name(name: str) -> bool:
+    return _HEADER_NAME.fullmatch(name) is not None
+
+
+def header_safe(value: str) -> bool:
+    """Text an HTTP/1.1 header value can carry: Latin-1 without control characters but tab."""
+    return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
+
+
+def check_url(url: str) -> str:
+    """An `http(s)://host[:port]/path` URL. Anything else passed `config check`, then either
+    went to localhost:80 (`spark:8888/v1` has no host for a URL parser) or stopped `serve`
+    with a traceback (`http://[::1/v1`, port 99999). The message never repeats the URL: it
+    may hold a password."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise ValueError("a URL may not hold spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # a port that is not a number from 0 to 65535 raises here
+    except ValueError as exc:
+        raise ValueError(f"not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
+    if port == 0:
+        raise ValueError("port 0 is not a port to connect to")
+    return url
+
+
+def check_origin(origin: str) -> str:
+    """A web origin as browsers send it (`scheme://host[:port]`), normalised for comparing
+    with the `Origin` header: lower case, no trailing slash."""
+    origin = origin.rstrip("/").lower()
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
+        raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
+    return origin
+
+
+def known_intents(where: str, keys: Iterable[str]) -> None:
+    """Keys that must be intents: a typo (`codign: 0.1`) was accepted and did nothing."""
+    for key in keys:
+        if key not in INTENTS:
+            raise ValueError(f"{where}.{key}: not an intent ({', '.join(INTENTS)})")
