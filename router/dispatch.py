@@ -32,6 +32,7 @@ from router.errors import (
 )
 from router.policy import Plan
 from router.record import Api, Attempt, Record
+from router.retirement import Retirement
 from router.sse import DONE, EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import events, exchange
@@ -40,7 +41,8 @@ log = logging.getLogger("smf_router")
 
 
 class AttemptObserver(Protocol):
-    """Told about every attempt: metrics count them, health trackers judge backends by them."""
+    """Told about attempts: observers (metrics, in-flight counts) about every one; judges
+    (the health tracker) only about those on a backend no reload has retired since."""
 
     def attempt_started(self, backend: str, tier: str) -> None: ...
 
@@ -88,10 +90,15 @@ class Dispatcher:
         backends: Mapping[str, Backend],
         observers: list[AttemptObserver] | None = None,
         tracing: Tracing | None = None,
+        judges: list[AttemptObserver] | None = None,
+        retirement: Retirement | None = None,
     ) -> None:
         self.backends = backends
         self.observers: list[AttemptObserver] = observers if observers is not None else []
+        self.judges: list[AttemptObserver] = judges if judges is not None else []
         self.tracing = tracing or Tracing.disabled()
+        # Shared by the dispatchers a reload makes: attempts on old backends count there.
+        self.retirement = retirement if retirement is not None else Retirement()
 
     async def execute(self, call: Call) -> Committed:
         """Try the plan's backends in order; return the first that commits, else raise."""
@@ -132,7 +139,7 @@ class Dispatcher:
         attempt = Attempt(settings.name, settings.tier)
         call.record.attempts.append(attempt)
         started = time.monotonic()
-        self._started(attempt)
+        self._started(attempt, backend)
         span = self.tracing.start_attempt(call.span, settings.name, settings.tier, settings.model)
         headers = call.headers
         if span is not NO_SPAN:
@@ -146,14 +153,14 @@ class Dispatcher:
                 status = None
             elif isinstance(error, BackendRefused):
                 log.warning("%s", error.message)
-            self._failed(attempt, span, started, error.kind, status)
+            self._failed(backend, attempt, span, started, error.kind, status)
             raise
         except asyncio.CancelledError:
-            self._failed(attempt, span, started, "cancelled", None)
+            self._failed(backend, attempt, span, started, "cancelled", None)
             raise
         except Exception as exc:  # a reply nothing foresaw (or a bug): count it, fall back
             log.exception("attempt on %s failed unexpectedly", settings.name)
-            self._failed(attempt, span, started, Malformed.kind, attempt.status)
+            self._failed(backend, attempt, span, started, Malformed.kind, attempt.status)
             raise Malformed(
                 f"{settings.name}: the reply could not be read ({type(exc).__name__})",
                 backend=settings.name,
@@ -162,7 +169,13 @@ class Dispatcher:
         return committed
 
     def _failed(
-        self, attempt: Attempt, span: Any, started: float, kind: str, status: int | None
+        self,
+        backend: Backend,
+        attempt: Attempt,
+        span: Any,
+        started: float,
+        kind: str,
+        status: int | None,
     ) -> None:
         """An attempt that ended before its reply was committed: the in-flight count and a
         half-open circuit's trial are released here, whatever ended it."""
@@ -170,7 +183,7 @@ class Dispatcher:
         attempt.status = status
         attempt.duration_s = time.monotonic() - started
         self.tracing.end(span, error=kind)
-        self._finished(attempt)
+        self._finished(attempt, backend)
 
     async def _open(
         self,
@@ -210,17 +223,29 @@ class Dispatcher:
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
         self.tracing.end(committed.span, error=error_kind)
-        self._finished(attempt)
+        self._finished(attempt, committed.backend)
 
-    def _started(self, attempt: Attempt) -> None:
+    def _started(self, attempt: Attempt, backend: Backend) -> None:
+        self.retirement.started(backend)
         for observer in self.observers:
             observer.attempt_started(attempt.backend, attempt.tier)
+        if self.judges and not self.retirement.is_retired(backend):
+            for judge in self.judges:
+                judge.attempt_started(attempt.backend, attempt.tier)
 
-    def _finished(self, attempt: Attempt) -> None:
+    def _finished(self, attempt: Attempt, backend: Backend) -> None:
+        name, tier, outcome, kind = (
+            attempt.backend,
+            attempt.tier,
+            attempt.outcome,
+            attempt.error_kind,
+        )
         for observer in self.observers:
-            observer.attempt_finished(
-                attempt.backend, attempt.tier, attempt.outcome, attempt.error_kind
-            )
+            observer.attempt_finished(name, tier, outcome, kind)
+        if self.judges and not self.retirement.is_retired(backend):
+            for judge in self.judges:
+                judge.attempt_finished(name, tier, outcome, kind)
+        self.retirement.finished(backend)  # last: a retired backend may close now
 
 
 async def _first_event(committed: Committed, name: str, api: Api) -> None:

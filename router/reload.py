@@ -6,9 +6,9 @@ rejected with the reason and the running config stays. A valid one builds a new 
 assignments — no await in between, so each request sees the old set or the new one, never
 a mix. In-flight requests hold the old gateway and finish on it; backends whose settings
 did not change are kept (warm connection pools); retired ones let go of their idle
-connections at once and are closed once the longest request they could still be serving is
-over. Features with settings of their own follow through `Components.reload_hooks`: the
-canary's suites, gate windows and floors are checked before the swap (a suite that does
+connections at once and are closed once their last attempt is over (`router.retirement`).
+Features with settings of their own follow through `Components.reload_hooks`: the canary's
+suites, gate windows and floors are checked before the swap (a suite that does
 not load rejects the reload) and applied in it. Ledger and server settings (and whether
 resilience, the canary and the shadow run at all) are read once at start: a change there is
 applied to nothing and reported as needing a restart. The canary and the shadow read the
@@ -50,7 +50,7 @@ READ_AT_START = {
     "resilience": resilience.READ_AT_START,
     "canary": canary.READ_AT_START,
 }
-CLOSE_MARGIN_S = 5.0
+CLOSE_MARGIN_S = 5.0  # beyond `total_s`: the least a retired backend stays open
 
 
 class ConfigRejected(BadRequest):
@@ -86,7 +86,6 @@ class Reloader:
     reloads: int = 0
     started: Config | None = None  # what restart-only settings still run with
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _retiring: list[tuple[asyncio.TimerHandle, Backend]] = field(default_factory=list)
 
     async def reload(self, state: Any | None = None, config: Config | None = None) -> Outcome:
         """Load, validate and swap. `state` is the app's state, whose references move too."""
@@ -132,7 +131,13 @@ class Reloader:
                 current if keep and current else backend_factory.create(settings)
             )
         retired = [b for n, b in parts.backends.items() if backends.get(n) is not b]
-        dispatcher = Dispatcher(backends, old.dispatcher.observers, old.dispatcher.tracing)
+        dispatcher = Dispatcher(
+            backends,
+            old.dispatcher.observers,
+            old.dispatcher.tracing,
+            old.dispatcher.judges,
+            old.dispatcher.retirement,
+        )
         gateway = Gateway(
             config,
             backends,
@@ -159,38 +164,32 @@ class Reloader:
             state.gateway, state.auth = gateway, auth
         for apply in appliers:
             apply()
-        self._retire(retired)
-        return outcome
-
-    def _retire(self, retired: list[Backend]) -> None:
-        """Retired backends drop idle connections now and close after the longest request
-        they may still be serving."""
-        loop = asyncio.get_running_loop()
+        cap = _longest_request_s(old)
         for backend in retired:
-            backend.retire()
-            delay = backend.settings.timeouts.total_s + CLOSE_MARGIN_S
-            handle = loop.call_later(delay, self._close_later, backend)
-            self._retiring.append((handle, backend))
-
-    def _close_later(self, backend: Backend) -> None:
-        self._retiring = [(h, b) for h, b in self._retiring if b is not backend]
-        task = asyncio.get_running_loop().create_task(backend.aclose())
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            grace = backend.settings.timeouts.total_s + CLOSE_MARGIN_S
+            dispatcher.retirement.retire(backend, grace, cap)
+        return outcome
 
     async def close(self) -> None:
         """At shutdown: close what is still waiting to be retired, now."""
-        retiring, self._retiring = self._retiring, []
-        for handle, backend in retiring:
-            handle.cancel()
-            await backend.aclose()
+        await self.components.gateway.dispatcher.retirement.close()
         _RELOADERS.pop(id(self.components), None)
 
     def status(self) -> dict[str, Any]:
         return {
             "source": str(self.source) if self.source else None,
             "reloads": self.reloads,
-            "retiring_backends": len(self._retiring),
+            "retiring_backends": len(self.components.gateway.dispatcher.retirement),
         }
+
+
+def _longest_request_s(gateway: Gateway) -> float:
+    """How long a request holding `gateway` may still be trying backends: each of them
+    once, plus one retry after a short Retry-After, each attempt up to its `total_s`."""
+    return CLOSE_MARGIN_S + sum(
+        2 * b.settings.timeouts.total_s + b.settings.retry_after_max_s
+        for b in gateway.backends.values()
+    )
 
 
 def _warm_pricer(config: Config) -> Pricer:

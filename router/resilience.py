@@ -1,7 +1,8 @@
 """Resilience: health, capacity and stickiness joined into the `States` the policy reads.
 
-`Resilience` is the gateway's state source, an attempt observer (circuit breaking and
-in-flight counts) and a record sink (service times and sticky conversations). Its one
+`Resilience` is the gateway's state source, an attempt observer (in-flight counts) and a
+record sink (service times and sticky conversations); its `Health` judges attempts (circuit
+breaking) on the backends no reload has retired since they started. Its one
 background job probes backends and polls vLLM's `/metrics`. It always reads the config
 and backends from the components, so a hot reload needs nothing from it.
 """
@@ -109,13 +110,11 @@ class Resilience:
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.capacity.attempt_started(backend, tier)
-        self.health.attempt_started(backend, tier)
 
     def attempt_finished(
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None:
         self.capacity.attempt_finished(backend, tier, outcome, error_kind)
-        self.health.attempt_finished(backend, tier, outcome, error_kind)
 
     def record_finished(self, record: Record) -> None:
         for attempt in record.attempts:
@@ -300,6 +299,7 @@ def install(components: Components) -> None:
     resilience = Resilience(components, inner=components.gateway.state_source)
     components.gateway.state_source = resilience
     components.gateway.dispatcher.observers.append(resilience)
+    components.gateway.dispatcher.judges.append(resilience.health)
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
     components.status_sections["resilience"] = resilience.status

@@ -289,6 +289,11 @@ class Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self._cancel_timer()
+        if self.busy and not self._lingering and not self.complete and self.error is None:
+            # Closed under its reader (`Pool.aclose`): `connection_lost` will not see it busy,
+            # so without an error here the reader waited for bytes that could never come.
+            self.error = UpstreamClosed("connection closed by the router")
+            self._wake()
         self.busy = self._lingering = False
         if self.transport is not None and not self.closed:
             self.closed = True
@@ -434,7 +439,7 @@ class Pool:
             conn.close()
 
     async def aclose(self) -> None:
-        """Close every connection, idle or busy."""
+        """Close every connection, idle or busy; a busy one's reader gets `UpstreamClosed`."""
         for conn in [*self._idle, *self._open]:
             with contextlib.suppress(RuntimeError):  # a loop that is already closed
                 conn.close()

@@ -332,6 +332,30 @@ async def test_no_reply_times_out_and_a_slow_but_steady_stream_does_not(upstream
     await pool.aclose()
 
 
+async def test_closing_the_pool_under_a_stream_wakes_its_reader(upstream: Start) -> None:
+    """`aclose` (at shutdown, or a reload retiring the backend) closed a busy connection
+    but its reader slept on until the idle limit and ended as a stall (found in review)."""
+    done = asyncio.Event()
+
+    async def first_piece_then_silence(_: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        w.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\nx\r\n")
+        await done.wait()
+
+    up = await upstream(first_piece_then_silence)
+    pool = http1.Pool(up.url, CONNECT_S, 4)
+    conn = await pool.open(_request(), 60.0, idle_timed=True)
+    pieces = conn.stream()
+    assert await anext(pieces) == b"x"
+    waiting = asyncio.ensure_future(anext(pieces))
+    await asyncio.sleep(0)  # the reader is waiting for the next piece
+    await pool.aclose()
+    try:
+        with pytest.raises(http1.UpstreamClosed):
+            await asyncio.wait_for(waiting, 10)  # a hang guard: the idle limit is 60 s
+    finally:
+        done.set()
+
+
 async def test_a_closed_port_refuses() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -1,0 +1,108 @@
+"""Retired backends: the ones a reload replaced or removed, closed once nothing uses them.
+
+A request keeps the gateway it started with, so after a reload it may still start an
+attempt on a backend the reload retired: a fallback once its first backend failed.
+Closing retired backends at a fixed time (the reload plus `total_s` plus a margin) cut such
+a fallback mid-stream. So the dispatcher counts the attempts running on each backend
+object, and a retired one is closed when its last attempt ends, though not before the
+grace its requests from before the reload always had (shadow and canary jobs send without
+the dispatcher), and at the latest at a cap (an attempt count that never came down).
+
+Attempts on a retired backend no longer judge the health of the backend that bears its
+name now (`Dispatcher.judges`): failures of a server the reload moved away from opened the
+circuit of the new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from router.backends.base import Backend
+
+log = logging.getLogger("smf_router.reload")
+
+
+@dataclass(slots=True)
+class _Retiring:
+    timers: list[asyncio.TimerHandle] = field(default_factory=list)
+    grace_over: bool = False
+
+
+class Retirement:
+    """Attempts running per backend object, and the retired backends waiting to close."""
+
+    def __init__(self) -> None:
+        self._attempts: dict[Backend, int] = {}
+        self._retiring: dict[Backend, _Retiring] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def __len__(self) -> int:
+        """Retired backends not closed yet."""
+        return len(self._retiring)
+
+    def started(self, backend: Backend) -> None:
+        self._attempts[backend] = self._attempts.get(backend, 0) + 1
+
+    def finished(self, backend: Backend) -> None:
+        left = self._attempts.get(backend, 0) - 1
+        if left > 0:
+            self._attempts[backend] = left
+            return
+        self._attempts.pop(backend, None)
+        retiring = self._retiring.get(backend)
+        if retiring is not None and retiring.grace_over:
+            self._close(backend)
+
+    def is_retired(self, backend: Backend) -> bool:
+        return backend in self._retiring
+
+    def retire(self, backend: Backend, grace_s: float, cap_s: float) -> None:
+        """`backend` takes no new work from new requests: its idle connections go now; it
+        closes when its attempts are over, not before `grace_s`, at the latest at `cap_s`."""
+        backend.retire()
+        loop = asyncio.get_running_loop()
+        retiring = self._retiring[backend] = _Retiring()
+        retiring.timers = [
+            loop.call_later(grace_s, self._end_grace, backend),
+            loop.call_later(max(cap_s, grace_s), self._close, backend),
+        ]
+
+    async def close(self) -> None:
+        """At shutdown: close every retired backend now, attempts or not."""
+        retiring, self._retiring = self._retiring, {}
+        for backend, entry in retiring.items():
+            for timer in entry.timers:
+                timer.cancel()
+            await backend.aclose()
+
+    def _end_grace(self, backend: Backend) -> None:
+        retiring = self._retiring.get(backend)
+        if retiring is None:
+            return
+        retiring.grace_over = True
+        if not self._attempts.get(backend):
+            self._close(backend)
+
+    def _close(self, backend: Backend) -> None:
+        retiring = self._retiring.pop(backend, None)
+        if retiring is None:
+            return
+        for timer in retiring.timers:
+            timer.cancel()
+        running = self._attempts.get(backend, 0)
+        if running:
+            log.warning(
+                "retired backend %s closed at its cap with %d attempt(s) still counted",
+                backend.settings.name,
+                running,
+            )
+        task = asyncio.get_running_loop().create_task(backend.aclose())
+        self._closing.add(task)  # a reference, or the task may be collected half-way
+        task.add_done_callback(self._closed)
+
+    def _closed(self, task: asyncio.Task[None]) -> None:
+        self._closing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("closing a retired backend failed: %r", task.exception())

@@ -1,0 +1,125 @@
+"""Backends a reload retired: requests that started before it finish on them, and what
+happens on them no longer speaks for the backend that bears their name now."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from router import reload
+from router.config import parse
+from tests.harness import Attempts, config_for, router, simulator
+from tests.resilience.conftest import CODING, FAST, chat, status, until
+
+
+def test_a_fallback_onto_a_retired_backend_is_not_cut_when_its_grace_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request that started before the reload fell back, after it, onto the old `cloud`;
+    the old `cloud` was closed `total_s` (+5 s) after the reload, in the middle of that
+    stream, which hung until its deadline and ended in an error event (found in review)."""
+    monkeypatch.setattr(reload, "CLOSE_MARGIN_S", 0.0)  # the grace: cloud's total_s, 5 s
+    with (
+        simulator(profile="vllm", model="local-model", fault="no_response") as local,
+        simulator(profile="cloud", model="cloud-model", tokens_per_s=10) as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        data["backends"][0]["timeouts"] = {"first_token_s": 3, "idle_s": 3, "total_s": 30}
+        data["backends"][1]["timeouts"] = {"first_token_s": 3, "idle_s": 3, "total_s": 5}
+        config = parse(data)
+        data["backends"][1]["headers"] = {"x-release": "2"}  # cloud changes: retired
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(data))
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            attempts = Attempts()
+            proxy.components.gateway.dispatcher.observers.append(attempts)
+            result: dict[str, Any] = {}
+
+            def stream() -> None:
+                # local never answers: at 3 s the request falls back onto the old cloud,
+                # whose 35 tokens take 3.5 s, past the grace that ends 5 s after the reload
+                body = {
+                    "model": "coding",
+                    "messages": CODING,
+                    "stream": True,
+                    "max_tokens": 35,
+                    "ignore_eos": True,
+                }
+                with httpx.stream(
+                    "POST", f"{proxy.url}/chat/completions", json=body, timeout=30
+                ) as response:
+                    result["status"] = response.status_code
+                    result["backend"] = response.headers.get("x-smf-backend")
+                    result["text"] = "".join(response.iter_text())
+
+            thread = threading.Thread(target=stream)
+            thread.start()
+            until(lambda: attempts.started == ["local"], what="the attempt on local")
+            changed = httpx.post(f"{proxy.url}/router/reload").json()["backends"]["changed"]
+            assert changed == ["cloud"]
+            thread.join(timeout=30)
+            assert (result["status"], result["backend"]) == (200, "cloud")
+            assert '"error"' not in result["text"]
+            assert result["text"].rstrip().endswith("data: [DONE]")
+            until(  # closed once its last attempt ended, the grace being over
+                lambda: status(proxy.root)["extra"]["reload"]["retiring_backends"] == 0,
+                what="the retired cloud closed",
+            )
+
+
+def test_failures_on_a_retired_backend_do_not_open_the_new_ones_circuit(
+    tmp_path: Path,
+) -> None:
+    """Requests in flight on the old server of `local` failed after a reload had moved
+    `local` to a healthy one; their failures opened its circuit, and the next request got
+    a 503 though the new server never saw one (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model", fault="no_response") as old,
+        simulator(profile="vllm", model="local-model") as new,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        resilience = {**FAST, "probe_interval_s": 30}  # only live traffic moves the breaker
+        data = config_for(
+            {"local": old, "cloud": cloud}, tmp_path, resilience=resilience
+        ).model_dump(mode="json")
+        data["backends"][0]["timeouts"] = {"first_token_s": 2, "idle_s": 2, "total_s": 2}
+        config = parse(data)
+        data["backends"][0]["base_url"] = new.url
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(data))
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            codes: list[int] = []
+            threads = [
+                threading.Thread(target=lambda: codes.append(chat(proxy.url, "local").status_code))
+                for _ in range(FAST["failure_threshold"])
+            ]
+            for thread in threads:
+                thread.start()
+
+            def inflight() -> int:
+                return int(
+                    status(proxy.root)["extra"]["resilience"]["backends"]["local"]["inflight"]
+                )
+
+            until(lambda: inflight() == len(threads), what="the requests on the old server")
+            assert httpx.post(f"{proxy.url}/router/reload").json()["backends"]["changed"] == [
+                "local"
+            ]
+            for thread in threads:
+                thread.join(timeout=30)
+            assert codes == [504] * len(threads)  # the old server never answered
+            local = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
+            assert (local["circuit"], local["consecutive_failures"], local["inflight"]) == (
+                "closed",
+                0,
+                0,
+            )
+            assert chat(proxy.url, "local").status_code == 200
+            assert new.completions() == 1
