@@ -2,7 +2,9 @@
 
 Once an hour (off the event loop) closed days are compacted and partitions past their
 retention dropped; `GET /v1/router/report` answers with the same JSON as
-`smf-router report --format json`.
+`smf-router report --format json`. Both use the `ledger` settings the router started with,
+like the ledger writer: a reload that changes them is reported as needing a restart, and
+until then the report read a directory nobody wrote and retention applied at once.
 """
 
 from __future__ import annotations
@@ -14,13 +16,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from router.config import Config
+from router.config import Config, LedgerSettings
 from router.errors import BadRequest
 
 log = logging.getLogger("smf_router")
 
 INTERVAL_S = 3600.0
-endpoints = APIRouter()
 
 
 def housekeep(config: Config) -> None:
@@ -42,15 +43,12 @@ def housekeep(config: Config) -> None:
         )
 
 
-@endpoints.get("/v1/router/report")
-async def report_endpoint(
-    request: Request, since: str = "30d", by: str = "route"
-) -> dict[str, Any]:
+async def _report(request: Request, ledger: LedgerSettings, since: str, by: str) -> dict[str, Any]:
     """The offload report as JSON (admin key): computed in a thread, never on the loop."""
     from router import report  # DuckDB: imported when a report is asked for, not at start
 
     request.app.state.auth.admin(request.headers)
-    config: Config = request.app.state.gateway.config
+    config: Config = request.app.state.gateway.config  # names and prices: the running ones
     try:
         start = report.parse_since(since)
     except ValueError as exc:
@@ -59,21 +57,30 @@ async def report_endpoint(
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above
     data: dict[str, Any] = await asyncio.to_thread(
-        report.build, Path(config.ledger.path), start, None, group, config
+        report.build, Path(ledger.path), start, None, group, config
     )
     return data
 
 
 def install(components: Any) -> None:
     """FEATURES installer: the hourly housekeeping job and the report endpoint."""
+    started: Config = components.config  # installed while the router is built: at start
 
     async def job() -> None:
         while True:
             await asyncio.sleep(INTERVAL_S)
             try:
-                await asyncio.to_thread(housekeep, components.gateway.config)
+                await asyncio.to_thread(housekeep, started)
             except Exception:
                 log.exception("ledger housekeeping failed")
+
+    endpoints = APIRouter()
+
+    @endpoints.get("/v1/router/report")
+    async def report_endpoint(
+        request: Request, since: str = "30d", by: str = "route"
+    ) -> dict[str, Any]:
+        return await _report(request, started.ledger, since, by)
 
     components.background.append(job)
     components.extra_endpoints.append(endpoints)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import openai
+import pytest
 import yaml
 
 from router.config import hash_key
@@ -116,3 +118,47 @@ def test_canary_run_command_records_results(tmp_path: Path) -> None:
     suites = {suite for suite, _ in rows}
     assert len(suites) == 7  # one case of each suite
     assert all(status in ("pass", "fail", "error", "n/a") for _, status in rows)
+
+
+def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_running_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ledger.path` needs a restart, and the writer kept writing where it started; the
+    report and the hourly housekeeping read the new path at once (an empty report; the
+    retention of a ledger nobody writes) (found in review)."""
+    from router import maintenance, reload
+
+    housekept: list[str] = []
+    monkeypatch.setattr(maintenance, "INTERVAL_S", 0.05)
+    monkeypatch.setattr(maintenance, "housekeep", lambda c: housekept.append(c.ledger.path))
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        moved = config.model_dump(mode="json")
+        moved["ledger"]["path"] = str(tmp_path / "ledger-new")
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(moved))
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "hi"}]
+            )
+            answer = httpx.post(f"{proxy.url}/router/reload").json()
+            assert answer["restart_needed"] == ["ledger"]
+            client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "hi"}]
+            )
+            proxy.components.ledger.flush()  # type: ignore[union-attr]
+            reloaded_at = len(housekept)
+            response = httpx.get(f"{proxy.url}/router/report?since=1d", timeout=60)
+            end = time.monotonic() + 10  # a hang guard: housekeeping runs every 0.05 s here
+            while len(housekept) <= reloaded_at and time.monotonic() < end:
+                time.sleep(0.02)
+    assert len(housekept) > reloaded_at, "no housekeeping after the reload"
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert (report["ledger"], report["totals"]["requests"]) == (str(tmp_path / "ledger"), 2)
+    assert set(housekept) == {str(tmp_path / "ledger")}
