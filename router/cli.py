@@ -80,7 +80,7 @@ def config_check(config: ConfigOption = None) -> None:
     """Validate the config and print it, effective values included, secrets masked."""
     import yaml
 
-    from router.config import masked
+    from router.config_mask import masked
 
     loaded, demo = load_config(config)
     if demo:

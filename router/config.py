@@ -1,14 +1,15 @@
 """The configuration: one validated model, loaded once from YAML at start and passed down.
 
 Secrets never live in the file: a backend names the environment variable that holds its
-key (`api_key_env`), and any string may use `${VAR}` or `${VAR:-default}` interpolation.
+key (`api_key_env`), and any string may use `${VAR}` or `${VAR:-default}` interpolation
+(`router.config_env`). The YAML is read by `router.config_yaml`, single values are checked
+by `router.config_checks`, and `router.config_mask` prints the result without secrets.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,6 +18,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -24,7 +26,7 @@ from pydantic import (
 )
 
 from classifier.intent import INTENTS
-from router import config_yaml
+from router import config_env, config_yaml
 from router.config_checks import (
     check_origin,
     check_url,
@@ -291,6 +293,8 @@ class Config(Strict):
     canary: CanarySettings = CanarySettings()
     resilience: ResilienceSettings = ResilienceSettings()
     demo: bool = False
+    # Where `load` put a variable's value: the value as it may be shown (`config_mask`).
+    _from_env: dict[config_env.Where, str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_references(self) -> Config:
@@ -353,6 +357,11 @@ class Config(Strict):
             )
         return self
 
+    @property
+    def from_env(self) -> dict[config_env.Where, str]:
+        """Where `load` put a variable's value, with that value as it may be shown."""
+        return self._from_env
+
     def backend(self, name: str) -> Backend:
         for b in self.backends:
             if b.name == name:
@@ -362,24 +371,6 @@ class Config(Strict):
 
 class ConfigError(Exception):
     """A config that cannot be used; the message names the file and the field."""
-
-
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-def interpolate(text: str, env: dict[str, str] | None = None) -> str:
-    """Replace `${VAR}` and `${VAR:-default}`; an unset variable without default is an error."""
-    env = dict(os.environ) if env is None else env
-
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if name in env:
-            return env[name]
-        if default is not None:
-            return default
-        raise ConfigError(f"environment variable {name} is not set (used as ${{{name}}})")
-
-    return _ENV.sub(replace, text)
 
 
 def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
@@ -397,33 +388,14 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     except RecursionError:  # the reader's depth limit should come first; never a traceback
         raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
+    env = dict(os.environ) if env is None else env
     try:
-        data = interpolate_values(data, dict(os.environ) if env is None else env)
-    except ConfigError as exc:
+        values = config_env.interpolate_values(data, env)
+    except config_env.UnsetVariable as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    return parse(data, source=str(path), text=raw)
-
-
-def interpolate_values(data: Any, env: dict[str, str], where: str = "") -> Any:
-    """`interpolate` on every string value of parsed YAML. After parsing, not before: a
-    comment is not read, and a variable's value (often a secret) can neither add YAML
-    structure nor appear in a YAML syntax error."""
-    if isinstance(data, str):
-        try:
-            return interpolate(data, env)
-        except ConfigError as exc:
-            raise ConfigError(f"{where or '<root>'}: {exc}") from None
-    if isinstance(data, list):
-        return [
-            interpolate_values(v, env, f"{where}.{i}" if where else str(i))
-            for i, v in enumerate(data)
-        ]
-    if isinstance(data, dict):
-        return {
-            k: interpolate_values(v, env, f"{where}.{k}" if where else str(k))
-            for k, v in data.items()
-        }
-    return data
+    config = parse(values, source=str(path), text=raw)
+    config._from_env = config_env.through_env(data, env)
+    return config
 
 
 def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:
@@ -432,45 +404,8 @@ def parse(data: Any, source: str = "<config>", text: str | None = None) -> Confi
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, source, text)) from None
-
-
-def _describe(exc: ValidationError, source: str, text: str | None) -> str:
-    lines = [f"{source}: invalid configuration"]
-    for err in exc.errors():
-        loc, msg = _field_of(tuple(err["loc"]), err["msg"])
-        where = config_yaml.line_of(text, loc) if text else None
-        at = f" (line {where})" if where else ""
-        lines.append(f"  {'.'.join(str(p) for p in loc) or '<root>'}{at}: {msg}")
-    return "\n".join(lines)
-
-
-_NAMED = re.compile(r"^Value error, ([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
-
-
-def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ...], str]:
-    """A model validator's error is located at its model, and its message names the field
-    (`routes.coding: unknown backend`): that field, so the error gets the field's line."""
-    named = _NAMED.match(msg)
-    if named is None:
-        return loc, msg
-    parts = tuple(int(p) if p.isdigit() else p for p in named.group(1).split("."))
-    if parts[: len(loc)] != loc:
-        return loc, msg
-    return parts, named.group(2)
+        raise ConfigError(config_yaml.describe(exc, source, text)) from None
 
 
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
-
-
-def masked(config: Config) -> dict[str, Any]:
-    """The effective config as plain data, with key digests shortened; no secret is in it."""
-    data = config.model_dump(mode="json")
-    for key in data["auth"]["keys"]:
-        key["sha256"] = key["sha256"][:8] + "…"
-    for backend, settings in zip(data["backends"], config.backends, strict=True):
-        env = backend.get("api_key_env")
-        backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else None
-        backend["headers"] = {k: "***" for k in backend.get("headers", {})}
-    return data

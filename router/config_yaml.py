@@ -10,9 +10,11 @@ value. Here each of these is a `yaml.YAMLError` whose message names the line.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 
@@ -91,6 +93,32 @@ def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
         else:
             break
     return line
+
+
+def describe(exc: ValidationError, source: str, text: str | None) -> str:
+    """A validation error as the lines `config check` prints: each field with its line."""
+    lines = [f"{source}: invalid configuration"]
+    for err in exc.errors():
+        loc, msg = _field_of(tuple(err["loc"]), err["msg"])
+        where = line_of(text, loc) if text else None
+        at = f" (line {where})" if where else ""
+        lines.append(f"  {'.'.join(str(p) for p in loc) or '<root>'}{at}: {msg}")
+    return "\n".join(lines)
+
+
+_NAMED = re.compile(r"^Value error, ([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
+
+
+def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ...], str]:
+    """A model validator's error is located at its model, and its message names the field
+    (`routes.coding: unknown backend`): that field, so the error gets the field's line."""
+    named = _NAMED.match(msg)
+    if named is None:
+        return loc, msg
+    parts = tuple(int(p) if p.isdigit() else p for p in named.group(1).split("."))
+    if parts[: len(loc)] != loc:
+        return loc, msg
+    return parts, named.group(2)
 
 
 def _check_size(root: yaml.Node) -> None:

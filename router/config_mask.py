@@ -1,0 +1,56 @@
+"""The config as `config check` prints it: every effective value, no secret.
+
+A secret can reach any string through `${VAR}` (a password in a URL, a token in
+`extra_body`), not only `api_key_env` and `headers`: every value that came through a set
+variable shows `***` in its place. URLs also hide their user info and query values, which
+hold credentials even when written out in the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from router.config import Config
+from router.config_env import Where
+
+URL_FIELDS = ("base_url", "metrics_url")
+
+
+def masked(config: Config) -> dict[str, Any]:
+    """The effective config as plain data, with key digests shortened; no secret is in it."""
+    data = config.model_dump(mode="json")
+    for where, shown in config.from_env.items():
+        _put(data, where, shown)
+    for key in data["auth"]["keys"]:
+        key["sha256"] = key["sha256"][:8] + "…"
+    for backend, settings in zip(data["backends"], config.backends, strict=True):
+        env = backend.get("api_key_env")
+        backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else None
+        backend["headers"] = {k: "***" for k in backend.get("headers", {})}
+        for field in URL_FIELDS:
+            if isinstance(backend.get(field), str):
+                backend[field] = masked_url(backend[field])
+    return data
+
+
+def masked_url(url: str) -> str:
+    """`url` without its user info and with its query values as `***`."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _put(data: Any, where: Where, value: str) -> None:
+    """Set the value at `where` in dumped data, if the dump still has that place."""
+    *inner, last = where
+    try:
+        for part in inner:
+            data = data[part]
+        if not isinstance(data, dict) or last in data:
+            data[last] = value
+    except (KeyError, IndexError, TypeError):
+        return
