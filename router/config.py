@@ -292,7 +292,7 @@ class Config(Strict):
     shadow: ShadowSettings = ShadowSettings()
     canary: CanarySettings = CanarySettings()
     resilience: ResilienceSettings = ResilienceSettings()
-    demo: bool = False
+    demo: bool = False  # true in the built-in demo config only: `load` refuses it in a file
     # Where `load` put a variable's value: the value as it may be shown (`config_mask`).
     _from_env: dict[config_env.Where, str] = PrivateAttr(default_factory=dict)
 
@@ -388,6 +388,9 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     except RecursionError:  # the reader's depth limit should come first; never a traceback
         raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
+    if isinstance(data, dict) and data.get("demo"):  # the built-in demo config's mark
+        at = config_yaml.line_of(raw, ("demo",))  # (`false`, as a dumped config says, is fine)
+        raise ConfigError(f"{path}: demo (line {at}): set by the router in demo mode only")
     env = dict(os.environ) if env is None else env
     try:
         values = config_env.interpolate_values(data, env)

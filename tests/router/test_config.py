@@ -6,11 +6,13 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any, get_args
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
-from router.config import ConfigError, hash_key, load
+from router.config import Config, ConfigError, hash_key, load
 from router.config_mask import masked
 from tests.harness import VENV_BIN
 
@@ -378,3 +380,33 @@ def test_config_check_masks_secrets_that_came_through_variables_or_sit_in_urls(
     assert cloud["metrics_url"] == "https://gateway.example/metrics?token=***"
     assert local["base_url"] == "http://***@127.0.0.1:8888/v1"
     assert local["model"] == "laguna"  # a default as written: not from a variable
+
+
+def _field_names(model: type[BaseModel]) -> set[str]:
+    """Every field of `model` and of the models inside it."""
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.add(name)
+        kinds: list[Any] = [info.annotation]
+        while kinds:
+            kind = kinds.pop()
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                names |= _field_names(kind)
+            else:
+                kinds.extend(get_args(kind))
+    return names
+
+
+def test_the_readme_reference_names_every_config_field() -> None:
+    """The table missed fields the code accepts (metrics_url, health_path, canary.min_samples,
+    shadow.timeout_s, ...: found in review); `demo` is the built-in demo config's mark."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme.split("| section | field | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented = {name.removesuffix("[]") for name in re.findall(r"`([^`]+)`", table)}
+    assert _field_names(Config) - {"demo"} - documented == set()
+
+
+def test_a_file_may_not_turn_demo_on(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"demo \(line 16\)"):
+        load(write(tmp_path, GOOD + "demo: true\n"), env={})
+    assert not load(write(tmp_path, GOOD + "demo: false\n"), env={}).demo  # a dumped config
