@@ -134,9 +134,9 @@ def _mount_optional() -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["serve"]:  # before the seconds of imports that building takes
-        from router import hangup
+        from router import early_sighup
 
-        hangup.hold()
+        early_sighup.hold()
     _mount_optional()
     try:
         app()

@@ -18,7 +18,7 @@ from typing import Any
 
 import uvicorn
 
-from router import default_config, hangup, heap, reload
+from router import default_config, early_sighup, heap, reload
 from router.api.corking import CorkedHttpToolsProtocol
 from router.app import create_app
 from router.config import Config
@@ -129,7 +129,7 @@ async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:
 
 def _reload_on_sighup(state: Any, config_path: Path | None) -> None:
     """SIGHUP re-reads the config file (`--config`, else $SMF_ROUTER_CONFIG); one that
-    arrived while the router was starting (`router.hangup`) is applied now."""
+    arrived while the router was starting (`router.early_sighup`) is applied now."""
     reloader = reload.reloader_of(state.components)
     if config_path is not None:
         reloader.source = config_path
@@ -145,6 +145,6 @@ def _reload_on_sighup(state: Any, config_path: Path | None) -> None:
     except (NotImplementedError, AttributeError):  # no SIGHUP on this platform
         log.info("SIGHUP reload is not available here; use POST /v1/router/reload")
         return
-    if hangup.take():  # after the handler is in place: a SIGHUP from now on is not lost
+    if early_sighup.take():  # after the handler is in place: a SIGHUP from now on is not lost
         log.warning("SIGHUP arrived while starting: reloading the config now")
         on_hup()
