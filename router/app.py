@@ -36,8 +36,9 @@ class RouterApp(FastAPI):
             await front.serve(self.state, api, scope, receive, send)
 
     def _from_a_web_page(self, scope: Any) -> str | None:
-        server = self.state.components.config.server  # follows a reload
-        return browsers.refusal(scope, server.allowed_origins, server.proxy_headers)
+        # The origins follow a reload; whether a proxy names the host is how uvicorn started.
+        origins = self.state.components.config.server.allowed_origins
+        return browsers.refusal(scope, origins, self.state.behind_proxy)
 
 
 def create_app(config: Config, components: Components | None = None) -> FastAPI:
@@ -61,6 +62,7 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
     app.state.components = parts
     app.state.status_sections = parts.status_sections
     app.state.ready = False
+    app.state.behind_proxy = config.server.proxy_headers
     errors.install(app)
     app.router.routes.extend(
         Route(path, front.HotRoute(api), methods=["POST"]) for path, api in front.HOT_PATHS.items()

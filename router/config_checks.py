@@ -45,11 +45,12 @@ def check_url(url: str) -> str:
 
 
 def check_origin(origin: str) -> str:
-    """A web origin as browsers send it (`scheme://host[:port]`), normalised for comparing
-    with the `Origin` header: lower case, no trailing slash."""
+    """A web origin as browsers send it (`scheme://host[:port]`: a page's `https://...`, an
+    extension's `chrome-extension://<id>`, an Electron app's `app://...`), normalised for
+    comparing with the `Origin` header: lower case, no trailing slash."""
     origin = origin.rstrip("/").lower()
     parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
+    if not parts.scheme or not parts.netloc or parts.path or parts.query or parts.fragment:
         raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
     return origin
 

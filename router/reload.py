@@ -236,9 +236,11 @@ def _describe(
 
 
 def _at_start(config: Config, section: str) -> Any:
-    """A restart-only section as read at start: the body limit is read per request."""
+    """A restart-only section as read at start: the body limit and the browser origins are
+    read per request."""
     value = getattr(config, section)
-    return value.model_copy(update={"max_body_bytes": 0}) if section == "server" else value
+    per_request = {"max_body_bytes": 0, "allowed_origins": []}
+    return value.model_copy(update=per_request) if section == "server" else value
 
 
 # One reloader per running components (a process may build several in tests); the entry

@@ -16,11 +16,12 @@ is the proxy's public name and is not checked.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
-LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "127.0.0.1", "::1"})
+LOCAL_NAMES = frozenset({"localhost", socket.gethostname().lower()})
 
 
 def refusal(
@@ -41,12 +42,25 @@ def refusal(
         )
     if behind_proxy or host is None:
         return None
-    if _on_loopback(scope) and _hostname(host) not in LOOPBACK_NAMES:
+    if _on_loopback(scope) and not _local_name(_hostname(host)):
         return (
-            "on a loopback address the router answers only Host localhost, 127.0.0.1 or "
-            "[::1] (a page that renamed itself to 127.0.0.1 would send its own name)"
+            "on a loopback address the router answers only a Host that is an IP address, "
+            "localhost or this machine's name (a page that renamed itself to 127.0.0.1 "
+            "would send its own name)"
         )
     return None
+
+
+def _local_name(name: str) -> bool:
+    """An IP literal cannot be a rebound name; `*.localhost` never leaves the machine."""
+    name = name.rstrip(".")
+    if name in LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _origin_allowed(origin: str, host: str | None, allowed: Collection[str]) -> bool:
@@ -63,9 +77,11 @@ def _on_loopback(scope: dict[str, Any]) -> bool:
     if not server:
         return False
     try:
-        return ipaddress.ip_address(str(server[0]).split("%")[0]).is_loopback
+        address = ipaddress.ip_address(str(server[0]).split("%")[0])
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 on a dual-stack socket
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 def _hostname(host: str) -> str:

@@ -8,12 +8,17 @@ own name as Host. API clients send neither; the official SDK still gets its answ
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
 import pytest
+import yaml
 
+from router import reload
 from router.config import ConfigError, parse
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
@@ -60,6 +65,9 @@ def test_a_rebound_name_on_loopback_is_refused(served: tuple[Running, RunningRou
     before = local.completions()
     assert post(proxy, host="evil.example:4000").status_code == 403
     assert local.completions() == before
+    # an IP literal cannot be a rebound name; nor can this machine's own name
+    for host in ("127.0.1.1:4000", "0.0.0.0:4000", f"{socket.gethostname()}:4000"):
+        assert post(proxy, host=host).status_code == 200, host
 
 
 def test_api_clients_own_origin_and_listed_origins_are_served(
@@ -75,6 +83,38 @@ def test_api_clients_own_origin_and_listed_origins_are_served(
     assert post(proxy, host=f"localhost:{own.rpartition(':')[2]}").status_code == 200
 
 
-def test_allowed_origins_must_be_origins() -> None:
-    with pytest.raises(ConfigError, match="allowed_origins"):
-        parse({"backends": [], "server": {"allowed_origins": ["chat.team.example/app"]}})
+def test_allowed_origins_must_be_origins(served: tuple[Running, RunningRouter]) -> None:
+    data = served[1].components.config.model_dump(mode="json")
+    for bad in ("chat.team.example/app", "null", "https://chat.team.example/app"):
+        with pytest.raises(ConfigError, match="allowed_origins"):
+            parse({**data, "server": {"allowed_origins": [bad]}})
+    extension = {"allowed_origins": ["chrome-extension://abcdef/", "APP://obsidian.md"]}
+    server = parse({**data, "server": extension}).server
+    assert server.allowed_origins == ["chrome-extension://abcdef", "app://obsidian.md"]
+
+
+def test_a_reload_changes_the_origins_at_once_and_the_proxy_switch_not_at_all(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """The origins are read per request; whether a proxy names the host is how uvicorn
+    started (its proxy-header middleware), so the Host check follows that, not the file."""
+    _, proxy = served
+    data = proxy.components.config.model_dump(mode="json")
+    path = tmp_path / "router.yaml"
+    reload.reloader_of(proxy.components).source = path
+
+    def reloaded(server: dict[str, Any]) -> dict[str, Any]:
+        path.write_text(yaml.safe_dump({**data, "server": {**data["server"], **server}}))
+        answer = httpx.post(f"{proxy.url}/router/reload", trust_env=False)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    try:
+        assert "server" not in reloaded({"allowed_origins": [EVIL]})["restart_needed"]
+        assert post(proxy, origin=EVIL).status_code == 200
+        assert reloaded({"allowed_origins": [EVIL], "proxy_headers": True})["restart_needed"] == [
+            "server"
+        ]
+        assert post(proxy, host="evil.example:4000").status_code == 403
+    finally:
+        reloaded({})

@@ -91,7 +91,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
 def _request(body: dict[str, object], close: bool = False) -> bytes:
     payload = orjson.dumps(body)
     head = (
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: router\r\n"
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         f"content-type: application/json\r\ncontent-length: {len(payload)}\r\n"
     )
     if close:
@@ -133,7 +133,7 @@ def test_pipelined_requests_get_whole_replies_in_order(proxy: RunningRouter) -> 
 def test_an_error_reply_before_close_arrives_whole(proxy: RunningRouter) -> None:
     host, port = proxy.root.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n")
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: [::1]\r\ncontent-length: 3\r\n")
         sock.sendall(b"connection: close\r\n\r\n{x}")
         data = _read_until_closed(sock)
     head, _, body = data.partition(b"\r\n\r\n")
@@ -147,7 +147,7 @@ def test_expect_100_continue_is_answered_before_the_body_is_sent(proxy: RunningR
     host, port = proxy.root.removeprefix("http://").split(":")
     payload = orjson.dumps({"model": "local", "messages": [{"role": "user", "content": "hi"}]})
     head = (
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: router\r\n"
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         "content-type: application/json\r\nexpect: 100-continue\r\n"
         f"content-length: {len(payload)}\r\nconnection: close\r\n\r\n"
     )
