@@ -35,8 +35,13 @@ def masked(config: Config) -> dict[str, Any]:
 
 
 def masked_url(url: str) -> str:
-    """`url` without its user info and with its query values as `***`."""
-    parts = urlsplit(url)
+    """`url` without its user info and with its query values as `***`; all of it as `***`
+    when it no longer parses: a `***` put in for a variable can break its syntax
+    (`http://[${HOST}]:8000` is `http://[***]:8000`, not an IPv6 address)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "***"
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "***@" + netloc.rsplit("@", 1)[1]
