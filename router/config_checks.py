@@ -35,8 +35,11 @@ def check_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         port = parts.port  # a port that is not a number from 0 to 65535 raises here
-    except ValueError as exc:
-        raise ValueError(f"not a URL: {exc}") from None
+    except ValueError:  # never the parser's message: it can quote part of a password
+        raise ValueError(
+            "not a URL: the port is not a number from 0 to 65535, a [host] is not an IPv6"
+            " address, or a password holds an unencoded / # ?"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
     if port == 0:

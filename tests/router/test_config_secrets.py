@@ -1,4 +1,4 @@
-"""`config check` never shows a secret, and masking one never fails."""
+"""`config check` and config errors never show a secret, and masking one never fails."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
+from router.config import ConfigError, load
 from tests.harness import VENV_BIN
 
 CLOUD = """  - name: cloud
@@ -74,3 +76,22 @@ def test_config_check_shows_a_url_its_masking_leaves_unparseable_as_stars(
     done = config_check(tmp_path, backends("http://[${V6HOST}]:8000/v1"), {"V6HOST": "::1"})
     assert done.returncode == 0, done.stderr
     assert yaml.safe_load(done.stdout)["backends"][0]["base_url"] == "***"
+
+
+@pytest.mark.parametrize(
+    ("url", "env"),
+    [
+        ("http://user:${PW}@host:8000/v1", {"PW": "s3cr/et"}),  # `/` ends the host part early
+        ("http://user:s3cr#et@host:8000/v1", {}),  # and so does `#`
+    ],
+)
+def test_a_url_error_does_not_quote_the_password_in_it(
+    tmp_path: Path, url: str, env: dict[str, str]
+) -> None:
+    """The parser's message (`Port could not be cast to integer value as 's3cr'`) was
+    repeated in the error: part of the password (found in review)."""
+    path = tmp_path / "router.yaml"
+    path.write_text(backends(url))
+    with pytest.raises(ConfigError, match=r"backends\.0\.base_url .*not a URL") as error:
+        load(path, env=env)
+    assert "s3cr" not in str(error.value)
