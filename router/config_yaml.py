@@ -123,10 +123,12 @@ def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ..
 
 def _check_size(root: yaml.Node) -> None:
     """Count values as the aliases expand them, up to the limit (a cycle never ends, so it
-    is refused too); the count stops at the limit, so a bomb costs no more than that."""
-    count, stack = 0, [root]
+    is refused too); the count stops at the limit, so a bomb costs no more than that. The
+    depth too: the composer's limit sees one anchored piece at a time, and nesting built
+    from aliases went past Python's recursion limit in the code that walks the data."""
+    count, stack = 0, [(root, 1)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         count += 1
         if count > MAX_VALUES:
             raise ComposerError(
@@ -135,11 +137,18 @@ def _check_size(root: yaml.Node) -> None:
                 f"the aliases in this document expand to more than {MAX_VALUES} values",
                 root.start_mark,
             )
+        if depth > MAX_DEPTH:
+            raise ComposerError(
+                None,
+                None,
+                f"with its aliases expanded, this is nested more than {MAX_DEPTH} levels deep",
+                node.start_mark,
+            )
         if isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+            stack += ((item, depth + 1) for item in node.value)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                stack += (key, value)
+                stack += ((key, depth + 1), (value, depth + 1))
 
 
 def _refuse_duplicates(node: yaml.MappingNode) -> None:

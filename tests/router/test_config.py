@@ -313,6 +313,19 @@ def test_aliases_that_expand_without_bound_are_refused(tmp_path: Path) -> None:
         load(path, env={})
 
 
+def test_nesting_built_from_aliases_is_refused_like_written_nesting(tmp_path: Path) -> None:
+    """Each alias here holds a 90-deep list, within the reader's depth limit, but together
+    they nest 990 deep: `config check` and `serve` stopped with a RecursionError
+    traceback (found in review)."""
+    blocks = "".join(
+        f"\n      b{k}: &b{k} " + "[" * 90 + f"*b{k - 1}" + "]" * 90 for k in range(1, 12)
+    )
+    nest = "\n    extra_body:\n      b0: &b0 x" + blocks
+    path = write(tmp_path, GOOD.replace("model: gpt-4o", "model: gpt-4o" + nest))
+    with pytest.raises(ConfigError, match=r"aliases expanded, .* more than 100 levels deep"):
+        load(path, env={})
+
+
 def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
     """A merged key the mapping sets itself overrides the merged one: that is not a key
     given twice."""
