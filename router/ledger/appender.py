@@ -52,7 +52,7 @@ class Appender:
         self.process_tag = process_tag
         self.store_text = store_text
         self.max_kept = max_kept  # rows kept for a retry after failed writes, at most
-        self.dropped = 0  # rows given up after failed writes
+        self.dropped: Counter[str] = Counter()  # rows given up, by table
         self._retry: list[tuple[str, pa.Table]] = []
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -113,11 +113,15 @@ class Appender:
         already, and closed-day compaction merges them later. Rows still kept for a retry
         are lost now, and counted."""
         self._merger.shutdown(wait=True, cancel_futures=True)
-        lost = sum(t.num_rows for _, t in self._retry)
-        if lost:
-            self.dropped += lost
-            self._retry = []
-            log.error("ledger closed with %d rows it could not write: they are lost", lost)
+        lost: Counter[str] = Counter()
+        for table, data in self._retry:
+            lost[table] += data.num_rows
+        self._retry = []
+        self.dropped += lost
+        for table, rows in lost.items():
+            log.error(
+                "ledger closed with %d %s rows it could not write: they are lost", rows, table
+            )
 
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
@@ -160,7 +164,7 @@ class Appender:
             else:
                 good.append(item)
         if errors:
-            self.dropped += len(errors)
+            self.dropped[table] += len(errors)
             # the error's type and message, never the row: a row may hold a caller's data
             log.error(
                 "ledger dropped %d %s rows it could not convert: %s: %s",
@@ -174,7 +178,7 @@ class Appender:
     def _keep_for_retry(self, table: str, part: pa.Table, exc: Exception) -> None:
         kept = sum(t.num_rows for _, t in self._retry)
         if kept + part.num_rows > self.max_kept:
-            self.dropped += part.num_rows
+            self.dropped[table] += part.num_rows
             log.error("ledger write failed, dropped %d %s rows: %s", part.num_rows, table, exc)
         else:
             self._retry.append((table, part))

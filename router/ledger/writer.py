@@ -23,7 +23,7 @@ import secrets
 import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,14 +72,21 @@ class LedgerWriter:
         self._wake = threading.Event()
         self._stop = False
         self._thread: threading.Thread | None = None
-        self._dropped_queued = 0
+        self._dropped_queued: Counter[str] = Counter()  # refused by a full queue, by table
         self.last_flush_seconds = 0.0
         self.written_total = 0
 
     @property
     def dropped_total(self) -> int:
-        """Rows lost: refused by a full queue, or given up after failed writes."""
-        return self._dropped_queued + (self._appender.dropped if self._appender else 0)
+        """Request records lost: refused by a full queue, or given up after failed writes.
+        Records only, like `written_total`, which a dashboard shows it next to: a request
+        lost with its text row, or a lost canary row, would inflate it."""
+        return self.dropped_rows["records"]
+
+    @property
+    def dropped_rows(self) -> Counter[str]:
+        """Rows lost, by table."""
+        return self._dropped_queued + (self._appender.dropped if self._appender else Counter())
 
     @property
     def queue_depth(self) -> int:
@@ -94,7 +101,7 @@ class LedgerWriter:
     def submit(self, record: Record) -> None:
         """Queue one record; never blocks. Drops (and counts) when the queue is full."""
         if len(self._records) >= self.max_queue:
-            self._dropped_queued += 1
+            self._dropped_queued["records"] += 1
             return
         self._records.append(record)
 
@@ -106,7 +113,7 @@ class LedgerWriter:
         if not row.keys() <= _ROW_NAMES[table]:
             raise ValueError(f"{table}: unknown column(s) {sorted(row.keys() - _ROW_NAMES[table])}")
         if len(queue) >= self.max_queue:
-            self._dropped_queued += 1
+            self._dropped_queued[table] += 1
             return
         queue.append(row)
 

@@ -181,4 +181,29 @@ def test_rows_still_unwritable_at_close_are_counted_as_lost(
     with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
         writer.close()
     assert writer.dropped_total == 3
-    assert "3 rows it could not write" in caplog.text
+    assert "3 records rows it could not write" in caplog.text
+
+
+def test_the_dropped_count_is_of_request_records_like_the_written_count(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`smf_router_ledger_dropped_records_total` counted rows of every table: a request
+    lost with its text row counted twice, and canary rows counted too, next to a written
+    count of records only (found in review). Each table's loss is still logged."""
+    for table in ("records", "texts", "canary_runs"):
+        (tmp_path / table).write_text("a file where the table directory should be")
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, store_text=True)
+    now = time.time()
+    for i in range(3):
+        writer.submit(Record(f"r{i}", now, prompt_text="hello", completion_text="hi"))
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": now, "backend": "local", "cases": 3})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.close()
+    assert writer.dropped_total == 3
+    assert writer.dropped_rows == {"records": 3, "texts": 3, "canary_runs": 1}
+    assert "1 canary_runs rows it could not write" in caplog.text
+    full = LedgerWriter(tmp_path / "full", flush_interval_s=3600, max_queue=1)
+    for _ in range(2):
+        full.submit_row("canary_runs", {"run_id": "y", "ts": now, "backend": "local"})
+    assert full.dropped_total == 0  # a canary row refused by a full queue is not a record
+    full.close()
