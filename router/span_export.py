@@ -68,7 +68,9 @@ class SpanShipper:
         self._stopping = False
         self._closed = False
         self._export_began: float | None = None  # monotonic start of the export running now
-        self._failing = False  # the last export failed: the endpoint is not taking spans
+        # An export begun during shutdown failed: the endpoint is not taking spans. One that
+        # failed earlier says nothing of now (a collector that restarted is back).
+        self._failed_in_shutdown = False
         self._thread = threading.Thread(target=self._run, name="smf-span-export", daemon=True)
         self._thread.start()
 
@@ -83,8 +85,9 @@ class SpanShipper:
 
     def shutdown(self, timeout_s: float = 10.0) -> None:
         """Export what is queued while the endpoint takes it, then stop the thread and the
-        exporter. Once an export fails or runs past `EXPORT_GRACE_S` the exporter is shut
-        down at once, which ends its retries: a broken endpoint added ~10 s to every exit."""
+        exporter. Once an export begun now fails or runs past `EXPORT_GRACE_S` the exporter
+        is shut down at once, which ends its retries: a broken endpoint added ~10 s to every
+        exit. Spans left in the queue then are dropped, logged and counted."""
         self._stopping = True
         self._wake.set()
         end = time.monotonic() + timeout_s
@@ -95,10 +98,18 @@ class SpanShipper:
         self._thread.join(ABORT_WAIT_S)
         if self.dropped:
             log.warning("tracing dropped %d spans (queue full)", self.dropped)
+        left = len(self._queue)
+        if left:
+            log.warning(
+                "tracing dropped %d spans at exit: the OTLP endpoint is not taking them", left
+            )
+            self.dropped += left
 
     def _broken(self) -> bool:
         began = self._export_began
-        return self._failing or (began is not None and time.monotonic() - began > EXPORT_GRACE_S)
+        return self._failed_in_shutdown or (
+            began is not None and time.monotonic() - began > EXPORT_GRACE_S
+        )
 
     def _run(self) -> None:
         while True:
@@ -119,15 +130,17 @@ class SpanShipper:
     def _export(self, spans: list[SpanRecord]) -> None:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
+        in_shutdown = self._stopping
         self._export_began = time.monotonic()
+        failed = True
         try:
             result = self._exporter.export([readable(s, self._resource) for s in spans])
-            self._failing = result is not SpanExportResult.SUCCESS
+            failed = result is not SpanExportResult.SUCCESS
         except Exception:  # an exporter bug must never kill the thread
-            self._failing = True
             log.exception("span export failed")
         finally:
             self._export_began = None
+            self._failed_in_shutdown |= in_shutdown and failed
 
 
 def readable(span: SpanRecord, resource: Any) -> Any:

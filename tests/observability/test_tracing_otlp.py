@@ -6,7 +6,8 @@ import logging
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,10 +28,12 @@ from tests.harness import config_for, router, simulator
 
 
 class Receiver:
-    """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent."""
+    """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent, and answers
+    the statuses in `first` (in order), then `status`."""
 
-    def __init__(self, status: int = 200) -> None:
+    def __init__(self, status: int = 200, first: Sequence[int] = ()) -> None:
         self.requests: list[ExportTraceServiceRequest] = []
+        answers = list(first)
         self.paths: list[str] = []
         receiver = self
 
@@ -42,7 +45,7 @@ class Receiver:
                 receiver.paths.append(self.path)
                 receiver.requests.append(msg)
                 reply = ExportTraceServiceResponse().SerializeToString()
-                self.send_response(status)
+                self.send_response(answers.pop(0) if answers else status)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
@@ -75,8 +78,8 @@ class Receiver:
 
 
 @contextmanager
-def receiving(status: int = 200) -> Iterator[Receiver]:
-    r = Receiver(status)
+def receiving(status: int = 200, first: Sequence[int] = ()) -> Iterator[Receiver]:
+    r = Receiver(status, first)
     r.thread.start()
     try:
         yield r
@@ -311,6 +314,27 @@ def test_shutdown_ends_the_exporter_retries_when_the_collector_fails(
             tracing.shutdown()
     assert failing.requests  # the batch was offered to the collector
     assert "aborting retry" in caplog.text  # not given up after the whole retry budget
+
+
+def test_an_export_that_failed_before_shutdown_does_not_cost_the_spans_queued_since(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A collector that refused one batch (a restart) made the next shutdown judge it
+    broken at once and drop every queued span, untried, unlogged and uncounted (found in
+    review). Only exports begun during shutdown judge the endpoint now."""
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    env = {"OTEL_BSP_SCHEDULE_DELAY": "600000", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "2"}
+    with receiving(first=[400]) as restarting:  # 400: refused, and not retried
+        tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": restarting.url, **env})
+        for name in ("early", "early"):  # a full batch: exported (and refused) at once
+            tracing.end(tracing.start_request("chat", name))
+        for _ in range(1000):
+            if restarting.requests:
+                break
+            time.sleep(0.01)
+        tracing.end(tracing.start_request("chat", "late"))  # waits for the next batch
+        tracing.shutdown()
+    assert "chat late" in [s.name for s in restarting.spans()]
 
 
 def test_a_stream_that_failed_in_band_reports_the_200_its_client_got(
