@@ -1,0 +1,137 @@
+"""A backend's settings: one upstream endpoint and model, as the config file gives it.
+
+Its own module because it is the largest part of the config and the part most of the router
+reads (`router.config` keeps the whole model, loading and the cross-field checks).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from router.config_checks import check_url, header_safe, is_header_name
+
+Tier = Literal["local", "cloud"]
+BackendKind = Literal["openai", "litellm"]
+ApiName = Literal["chat", "completions", "responses", "messages"]
+
+_DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
+
+
+class Strict(BaseModel):
+    # `.inf` passed as a deadline and stopped `serve` with an OverflowError; `.nan` passes
+    # every bound check.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class Timeouts(Strict):
+    """Per-attempt deadlines. A slow first token moves on before the client saw anything."""
+
+    connect_s: float = Field(5.0, gt=0)
+    first_token_s: float = Field(60.0, gt=0)
+    idle_s: float = Field(60.0, gt=0)
+    total_s: float = Field(600.0, gt=0)
+
+
+class LocalCost(Strict):
+    """What a local box costs to run: hardware amortised over time, plus power."""
+
+    hardware_usd: float = Field(0.0, ge=0)
+    amortization_months: float = Field(36.0, gt=0)
+    power_watts: float = Field(0.0, ge=0)
+    electricity_usd_per_kwh: float = Field(0.0, ge=0)
+    monthly_fixed_usd: float = Field(0.0, ge=0)
+
+
+class Price(Strict):
+    """A per-backend price override, in dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+    cached_input_per_mtok: float | None = Field(None, ge=0)
+
+
+class Backend(Strict):
+    """One upstream endpoint and model."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    tier: Tier
+    kind: BackendKind = "openai"
+    base_url: str = ""
+    model: str
+    api_key_env: str | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict)
+    apis: list[ApiName] = Field(default_factory=lambda: list(_DEFAULT_APIS))
+    timeouts: Timeouts = Timeouts()
+    max_concurrency: int | None = Field(None, ge=1)
+    context_window: int | None = Field(None, ge=1)
+    metrics_url: str | None = None  # vLLM's /metrics, for capacity; derived when None
+    health_path: str = Field("/health", pattern=r"^/")
+    price: Price | None = None
+    local_cost: LocalCost | None = None
+    retry_after_max_s: float = Field(2.0, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _litellm_default_apis(cls, data: Any) -> Any:
+        """litellm converts chat completions only: that is all a litellm backend speaks."""
+        if isinstance(data, dict) and data.get("kind") == "litellm" and "apis" not in data:
+            return {**data, "apis": ["chat"]}
+        return data
+
+    @field_validator("apis")
+    @classmethod
+    def _litellm_speaks_chat(cls, apis: list[ApiName], info: ValidationInfo) -> list[ApiName]:
+        if info.data.get("kind") == "litellm" and set(apis) - {"chat"}:
+            raise ValueError(
+                "a litellm backend speaks chat only (Messages and Responses are translated "
+                "to chat for it; completions it cannot serve): use [chat]"
+            )
+        return apis
+
+    @property
+    def api_key(self) -> str | None:
+        """The key in `api_key_env`, without surrounding whitespace: a key file or secret
+        often ends with a newline, which no header may carry."""
+        value = os.environ.get(self.api_key_env) if self.api_key_env else None
+        return value.strip() if value else value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_key(cls, name: str | None) -> str | None:
+        """Checked at load, so `config check` and a reload say it, not a traceback from
+        `serve`; the message names the variable, never the key."""
+        key = (os.environ.get(name) or "").strip() if name else ""
+        if not header_safe(key):
+            raise ValueError(
+                f"the key in ${name} holds a line break, a control character or a character "
+                "beyond Latin-1, which an HTTP header cannot carry"
+            )
+        return name
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        for name, value in headers.items():
+            if not is_header_name(name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            if not header_safe(value):
+                raise ValueError(
+                    f"the value of {name!r} holds a line break, a control character or a "
+                    "character beyond Latin-1, which an HTTP header cannot carry"
+                )
+        return headers
+
+    @field_validator("base_url", "metrics_url")
+    @classmethod
+    def _check_url(cls, url: str | None) -> str | None:
+        return check_url(url) if url else url
+
+    @model_validator(mode="after")
+    def _check_base_url(self) -> Backend:
+        if self.kind == "openai" and not self.base_url:
+            raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
+        return self
