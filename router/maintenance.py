@@ -16,6 +16,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from router.api.headers import request_headers
 from router.config import Config, LedgerSettings
 from router.errors import BadRequest
 
@@ -47,7 +48,7 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
     """The offload report as JSON (admin key): computed in a thread, never on the loop."""
     from router import report  # DuckDB: imported when a report is asked for, not at start
 
-    request.app.state.auth.admin(request.headers)
+    request.app.state.auth.admin(request_headers(request.scope))
     config: Config = request.app.state.gateway.config  # names and prices: the running ones
     try:
         start = report.parse_since(since)

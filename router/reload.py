@@ -30,6 +30,7 @@ from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
 from router import canary, resilience, shadow
+from router.api.headers import request_headers
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.config import Config, ConfigError, load
@@ -263,7 +264,7 @@ def install(components: Components) -> None:
 
     @endpoints.post("/v1/router/reload")
     async def reload_config(request: Request) -> dict[str, Any]:
-        request.app.state.auth.admin(request.headers)
+        request.app.state.auth.admin(request_headers(request.scope))
         outcome = await reloader.reload(request.app.state)
         if not outcome.ok:
             raise ConfigRejected(f"config rejected, the running one stays: {outcome.message}")

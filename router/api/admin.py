@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from router import heap
 from router.api.body import read_json
-from router.api.front import request_headers
+from router.api.headers import request_headers
 from router.errors import BadRequest
 
 endpoints = APIRouter()
@@ -31,7 +31,7 @@ async def readiness(request: Request) -> Response:
 async def explain(request: Request) -> dict[str, Any]:
     """Where would this request go, and why — without sending it."""
     state = request.app.state
-    headers = request_headers(request.scope)  # read as the model APIs read them
+    headers = request_headers(request.scope)
     caller = state.auth.caller(headers)
     body = await read_json(request, state.gateway.config.server.max_body_bytes)
     api = body.pop("api", "chat") if isinstance(body.get("api"), str) else "chat"
@@ -43,7 +43,7 @@ async def explain(request: Request) -> dict[str, Any]:
 @endpoints.get("/v1/router/status")
 async def status(request: Request) -> dict[str, Any]:
     state = request.app.state
-    state.auth.caller(request.headers)
+    state.auth.caller(request_headers(request.scope))
     gateway = state.gateway
     states = gateway.state_source.states()
     backends = []

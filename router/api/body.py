@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import Request
 from starlette.requests import ClientDisconnect
 
+from router.api.headers import request_headers
 from router.errors import BadRequest, BodyTimeout, BodyTooLarge
 from router.request import parse_json
 
@@ -20,7 +21,8 @@ BODY_STALL_S = 30.0
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
     """The JSON body of a Starlette request, under the size limit."""
-    body = await receive_json(request.receive, request.headers.get("content-length"), limit)
+    declared = request_headers(request.scope).get("content-length")
+    body = await receive_json(request.receive, declared, limit)
     if body is None:
         raise ClientDisconnect()  # what Starlette's own body reading raises
     return body

@@ -26,6 +26,7 @@ from typing import Any, cast
 from router.api.body import receive_json
 from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
+from router.api.headers import request_headers
 from router.dispatch import Call, Committed
 from router.errors import RouterError, cancellation, internal_error
 from router.gateway import Gateway
@@ -249,22 +250,6 @@ async def _send_error(
     raw.append(_JSON)
     await send({"type": "http.response.start", "status": error.status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
-
-
-def request_headers(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name. A repeated name's values are joined with ", " as
-    RFC 9110 (5.3) allows: with the first one winning, as in Starlette, `x-smf-private: 0`
-    then `x-smf-private: 1` went to the cloud. A joined value of a field that takes one value
-    (a key, a content length) is no valid value, and is refused as such."""
-    raw: list[tuple[bytes, bytes]] = scope["headers"]
-    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
-    if len(headers) == len(raw):
-        return headers
-    joined: dict[str, str] = {}
-    for key, value in raw:
-        name, text = key.decode("latin-1"), value.decode("latin-1")
-        joined[name] = f"{joined[name]}, {text}" if name in joined else text
-    return joined
 
 
 def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:

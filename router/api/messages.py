@@ -18,7 +18,7 @@ from fastapi.responses import Response
 import classifier
 from router.api.body import read_json
 from router.api.errors import shaped_response
-from router.api.openai import gateway_caller
+from router.api.headers import request_headers
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
 from router.gateway import Gateway, is_private, readable_view
@@ -35,10 +35,10 @@ _COUNT_TIMEOUT_S = 10.0
 async def count_tokens(request: Request) -> Response:
     try:
         gateway: Gateway = request.app.state.gateway
-        caller = gateway_caller(request)
+        headers = request_headers(request.scope)
+        caller = request.app.state.auth.caller(headers)
         body = await read_json(request, gateway.config.server.max_body_bytes)
         validate_token_count(body)
-        headers = dict(request.headers)
         counted, source = await _count(gateway, body, headers, is_private(caller, headers))
     except RouterError as error:
         return shaped_response(request, error)

@@ -6,11 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from router.api.headers import request_headers
+
 endpoints = APIRouter()
 
 
 def gateway_caller(request: Request) -> Any:
-    return request.app.state.auth.caller(request.headers)
+    return request.app.state.auth.caller(request_headers(request.scope))
 
 
 @endpoints.get("/v1/models")

@@ -145,6 +145,23 @@ def test_count_tokens_estimates_while_the_native_backend_is_down(
     assert exact.headers["x-smf-estimated"] == "false"
 
 
+@pytest.mark.parametrize(
+    "private", [[("x-smf-private", "1")], [("x-smf-private", "0"), ("x-smf-private", "1")]]
+)
+def test_count_tokens_of_a_private_conversation_never_asks_the_cloud(
+    servers: dict[str, Running], tmp_path: Path, private: list[tuple[str, str]]
+) -> None:
+    """count_tokens read only the first of repeated `x-smf-private` headers, and sent the
+    conversation to the cloud the model APIs kept it from (found in review)."""
+    body = {"model": "auto", "messages": ASK}
+    with stack(servers, tmp_path, ["claude", "local"]) as proxy:
+        url = f"{proxy.root}/v1/messages/count_tokens"
+        public = httpx.post(url, json=body)
+        counted = httpx.post(url, json=body, headers=private)
+    assert public.headers["x-smf-backend"] == "claude"  # the route's first choice
+    assert counted.status_code == 200 and counted.headers["x-smf-backend"] == "local"
+
+
 def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
     proxy: RunningRouter,
 ) -> None:
