@@ -10,13 +10,15 @@ the dispatcher), and at the latest at a cap (an attempt count that never came do
 
 Attempts on a retired backend no longer judge the health of the backend that bears its
 name now (`Dispatcher.judges`): failures of a server the reload moved away from opened the
-circuit of the new one.
+circuit of the new one. Retired is for good, closed or not: a request from before the
+reload may still fall back onto the backend after its grace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from dataclasses import dataclass, field
 
 from router.backends.base import Backend
@@ -36,6 +38,8 @@ class Retirement:
     def __init__(self) -> None:
         self._attempts: dict[Backend, int] = {}
         self._retiring: dict[Backend, _Retiring] = {}
+        # Weak: the backend goes when the last gateway that names it goes, and with it this.
+        self._retired: weakref.WeakSet[Backend] = weakref.WeakSet()
         self._closing: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
@@ -56,12 +60,13 @@ class Retirement:
             self._close(backend)
 
     def is_retired(self, backend: Backend) -> bool:
-        return backend in self._retiring
+        return backend in self._retired
 
     def retire(self, backend: Backend, grace_s: float, cap_s: float) -> None:
         """`backend` takes no new work from new requests: its idle connections go now; it
         closes when its attempts are over, not before `grace_s`, at the latest at `cap_s`."""
         backend.retire()
+        self._retired.add(backend)
         loop = asyncio.get_running_loop()
         retiring = self._retiring[backend] = _Retiring()
         retiring.timers = [

@@ -123,3 +123,54 @@ def test_failures_on_a_retired_backend_do_not_open_the_new_ones_circuit(
             )
             assert chat(proxy.url, "local").status_code == 200
             assert new.completions() == 1
+
+
+def test_a_fallback_onto_a_retired_backend_after_its_grace_does_not_judge_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retired was forgotten when the grace ended and the backend closed: a request from
+    before the reload that fell back onto the old `local` later failed there, opened the
+    circuit of the new `local`, and the next request got a 503 (found in review)."""
+    monkeypatch.setattr(reload, "CLOSE_MARGIN_S", 0.0)  # the grace: local's total_s, 2 s
+    with (
+        simulator(profile="vllm", model="first-model", fault="no_response") as first,
+        simulator(profile="vllm", model="local-model", fault="no_response") as old,
+        simulator(profile="vllm", model="local-model") as new,
+    ):
+        resilience = {**FAST, "failure_threshold": 1, "probe_interval_s": 30}
+        data = config_for(
+            {"first": first, "local": old}, tmp_path, resilience=resilience
+        ).model_dump(mode="json")
+        data["backends"][0]["tier"] = "local"
+        data["backends"][0]["timeouts"] = {"first_token_s": 4, "idle_s": 4, "total_s": 30}
+        data["backends"][1]["timeouts"] = {"first_token_s": 2, "idle_s": 2, "total_s": 2}
+        data["routes"] = {intent: ["first", "local"] for intent in data["routes"]}
+        config = parse(data)
+        data["backends"][1]["base_url"] = new.url
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(data))
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            attempts = Attempts()
+            proxy.components.gateway.dispatcher.observers.append(attempts)
+            codes: list[int] = []
+
+            def stream() -> None:  # a stream: first_token_s, not total_s, ends each attempt
+                codes.append(chat(proxy.url, stream=True, max_tokens=5).status_code)
+
+            thread = threading.Thread(target=stream)
+            thread.start()
+            until(lambda: attempts.started == ["first"], what="the attempt on first")
+            assert httpx.post(f"{proxy.url}/router/reload").json()["backends"]["changed"] == [
+                "local"
+            ]
+            until(  # the old local closed while the request still waits on first
+                lambda: status(proxy.root)["extra"]["reload"]["retiring_backends"] == 0,
+                what="the retired local closed",
+            )
+            thread.join(timeout=30)
+            assert attempts.started == ["first", "local"] and codes == [504]
+            local = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
+            assert (local["circuit"], local["consecutive_failures"]) == ("closed", 0)
+            assert chat(proxy.url, "local").status_code == 200
+            assert new.completions() == 1
