@@ -21,6 +21,7 @@ from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     Malformed,
     RouterError,
+    RouterFault,
     ServerError,
     Timeout,
     Unreachable,
@@ -31,7 +32,7 @@ from router.errors import (
 )
 from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
-from router.record import Api, Usage
+from router.record import Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.wire import named_event
@@ -132,11 +133,9 @@ async def relay(
                 yield out
     except UpstreamError as error:
         error_kind = error.kind
-        record.outcome, record.error_kind, record.status = (
-            "upstream_error",
-            error.kind,
-            error.status,
-        )
+        # An adapter's bug (`RouterFault`) is ours, as the gateway records it before the commit
+        outcome: Outcome = "router_error" if isinstance(error, RouterFault) else "upstream_error"
+        record.outcome, record.error_kind, record.status = outcome, error.kind, error.status
         yield error_event(call.api, error, tally)
     except (asyncio.CancelledError, GeneratorExit):
         why = cancellation(call.client_left)

@@ -93,6 +93,28 @@ def test_a_bug_in_the_adapter_is_the_routers_500_not_the_backends_failure(
     still_serves(proxy)
 
 
+def test_a_bug_in_the_adapter_mid_stream_is_recorded_as_the_routers_error(
+    stack: tuple[Running, Running, RunningRouter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the commit such a bug was recorded `router_error`; once the stream had begun,
+    the same bug was recorded `upstream_error`, the backend's (found in review)."""
+    _, _, proxy = stack
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    monkeypatch.setattr(adapter, "_plain", breaks_on_call(3, adapter._plain))
+    body = {"model": "claude", "messages": HELLO, "max_tokens": 40, "stream": True}
+    with httpx.stream("POST", f"{proxy.url}/chat/completions", json=body, timeout=30) as reply:
+        text = reply.read().decode()
+    assert reply.status_code == 200 and "internal router error" in text
+    record = records.wait(5)
+    assert (record.outcome, record.error_kind, record.status) == (
+        "router_error",
+        "router_error",
+        500,
+    )
+    still_serves(proxy)
+
+
 UNCONVERTIBLE: dict[str, dict[str, Any]] = {
     "a tool without its function": {"tools": [{"type": "function"}]},
     "a content part of an unknown type": {
