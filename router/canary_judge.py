@@ -148,28 +148,21 @@ class Judge:
 
     def announce(self, change: Change) -> None:
         """A gate moved: one log line and the gauge."""
-        if change.gated:
-            log.warning(
-                "canary gate CLOSED: intent %s no longer auto-routes to %s "
-                "(pass-rate lower bound %.2f < floor %.2f; %d/%d recent cases passed)",
-                change.intent,
-                change.backend,
-                change.lower,
-                change.floor,
-                change.passes,
-                change.n,
-            )
-        else:
-            log.warning(
-                "canary gate OPENED: intent %s routes to %s again "
-                "(pass-rate lower bound %.2f >= floor %.2f; %d/%d recent cases passed)",
-                change.intent,
-                change.backend,
-                change.lower,
-                change.floor,
-                change.passes,
-                change.n,
-            )
+        closed = change.gated
+        log.warning(
+            "canary gate %s: intent %s %s %s%s (pass-rate lower bound %.2f %s floor %.2f; "
+            "%d/%d recent cases passed)",
+            "CLOSED" if closed else "OPENED",
+            change.intent,
+            "no longer auto-routes to" if closed else "routes to",
+            change.backend,
+            "" if closed else " again",
+            change.lower,
+            "<" if closed else ">=",
+            change.floor,
+            change.passes,
+            change.n,
+        )
         if self.metrics is not None:
             self.metrics.route_gated(change.backend, change.intent, change.gated)
 

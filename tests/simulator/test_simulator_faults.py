@@ -115,20 +115,25 @@ def test_queued_sends_headers_and_comments_then_the_stream(vllm: SimThread) -> N
     assert HTTP.get(vllm.url + "/sim/stats").json()["abandoned"] == before + 1
 
 
-def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
+def events_until_silent(sim: SimThread, fault: str) -> list[dict[str, Any]]:
+    """The streamed chat events sent before `fault` made the server go quiet for 0.5 s."""
     received: list[str] = []
     with (
         pytest.raises(httpx.ReadTimeout),
         httpx.stream(
             "POST",
-            vllm.url + "/v1/chat/completions",
+            sim.url + "/v1/chat/completions",
             json=body(stream=True),
-            headers={"x-sim-fault": "stall:30"},
+            headers={"x-sim-fault": fault},
             timeout=httpx.Timeout(10, read=0.5),
         ) as resp,
     ):
         received.extend(resp.iter_lines())
-    events = [json.loads(line[6:]) for line in received if line.startswith("data: ")]
+    return [json.loads(line[6:]) for line in received if line.startswith("data: ")]
+
+
+def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
+    events = events_until_silent(vllm, "stall:30")
     contents = [e["choices"][0]["delta"].get("content") for e in events]
     assert contents[0] == ""  # the role chunk
     assert len([c for c in contents[1:] if c]) == 2
@@ -137,19 +142,7 @@ def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
 def test_late_first_token_sends_the_opening_events_then_waits(vllm: SimThread) -> None:
     """A real server's prefill: the role chunk (or `response.created`, `message_start`) goes
     out at once, the first token only after the wait."""
-    received: list[str] = []
-    with (
-        pytest.raises(httpx.ReadTimeout),
-        httpx.stream(
-            "POST",
-            vllm.url + "/v1/chat/completions",
-            json=body(stream=True),
-            headers={"x-sim-fault": "late_first_token:30"},
-            timeout=httpx.Timeout(10, read=0.5),
-        ) as resp,
-    ):
-        received.extend(resp.iter_lines())
-    events = [json.loads(line[6:]) for line in received if line.startswith("data: ")]
+    events = events_until_silent(vllm, "late_first_token:30")
     assert [e["choices"][0]["delta"] for e in events] == [{"role": "assistant", "content": ""}]
     assert data_lines(vllm, "late_first_token:0.01")[-1] == "[DONE]"
     assert post(vllm, "late_first_token:30").status_code == 200  # a whole reply: no wait
