@@ -36,6 +36,8 @@ from pathlib import Path
 from evals import landlock, sandbox_guard
 from evals.sandbox_guard import MARKER, STARTED
 
+_PYTHON = (sys.executable, "-I", "-c")
+
 
 @functools.cache
 def _source(module_file: str) -> str:
@@ -181,32 +183,41 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         (workdir / "program.py").write_text(source, encoding="utf-8")
         nonce = secrets.token_hex(16)
         processes = user_tasks() + limits.processes
-        argv = [sys.executable, "-I", "-c", _source(sandbox_guard.__file__)]
-        if confined:  # the first program restricts itself, then executes the guard's
-            argv = [sys.executable, "-I", "-c", _source(landlock.__file__), *argv]
-        if isolated:
-            argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
-        started = time.monotonic()
-        with (root / "stdout").open("wb") as out, (root / "stderr").open("wb") as err:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                cwd=workdir,
-                env=_environment(workdir),
-                start_new_session=True,
-                preexec_fn=functools.partial(_limit_child, limits, processes),
-                close_fds=True,
-            )
-            timed_out = _communicate(proc, nonce, limits.wall_s)
+        ready, ready_w = os.pipe()
+        try:
+            argv = [*_PYTHON, _source(sandbox_guard.__file__), str(ready_w)]
+            if confined:  # the first program restricts itself, then executes the guard's
+                argv = [*_PYTHON, _source(landlock.__file__), *argv]
+            if isolated:
+                argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
+            started = time.monotonic()
+            with (root / "stdout").open("wb") as out, (root / "stderr").open("wb") as err:
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=out,
+                    stderr=err,
+                    cwd=workdir,
+                    env=_environment(workdir),
+                    start_new_session=True,
+                    preexec_fn=functools.partial(_limit_child, limits, processes),
+                    close_fds=True,
+                    pass_fds=(ready_w,),
+                )
+                os.close(ready_w)
+                ready_w = -1
+                timed_out = _communicate(proc, nonce, limits.wall_s)
+            guard_ran = _said_started(ready)
+        finally:
+            os.close(ready)
+            if ready_w != -1:
+                os.close(ready_w)
         duration = time.monotonic() - started
         stdout = _read_bounded(root / "stdout", limits.output_chars)
         stderr = _read_bounded(root / "stderr", limits.output_chars)
-    if not stderr.startswith(STARTED) and not timed_out:
+    if not guard_ran and not timed_out:
         first = next((line for line in stderr.splitlines() if line.strip()), "")
         raise SandboxUnavailable(first[:200] or f"exit status {proc.returncode}")
-    stderr = stderr.removeprefix(STARTED + "\n")
     done = f"{MARKER} {nonce}"
     completed = proc.returncode == 0 and stdout.rstrip().endswith(done)
     return RunOutcome(
@@ -219,6 +230,17 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
         isolated_network=isolated,
         confined_writes=confined,
     )
+
+
+def _said_started(ready: int) -> bool:
+    """Whether the guard reported on its pipe before the program ran. The program never holds
+    that pipe (the guard closes it first), so nothing it does can fake or erase the report,
+    unlike a line at the head of its stderr (`os.pwrite(2, ...)` overwrote it, in review)."""
+    os.set_blocking(ready, False)  # the process group is dead: no writer can still be pending
+    try:
+        return os.read(ready, len(STARTED)) == STARTED.encode()
+    except BlockingIOError:
+        return False
 
 
 def _communicate(proc: subprocess.Popen[bytes], nonce: str, wall_s: float) -> bool:

@@ -1,12 +1,13 @@
 """What the sandbox's interpreter runs first: the guard, then the program, then the nonce.
 
-`evals.sandbox` runs this file's text with ``python -I -c``; importing it runs nothing. It says
-on stderr that it started (without that, the sandbox itself failed: not the program's fault),
-reads a one-time nonce from stdin (so no text the program prints can contain it by accident),
-installs the guard, runs ``program.py`` as ``__main__``, then prints the nonce. Exit status 0
-without the nonce means the program exited early (e.g. sys.exit(0) before the assertions ran).
-That guards against mistakes, not malice: the program shares this interpreter and could find
-the nonce in memory (review finding).
+`evals.sandbox` runs this file's text with ``python -I -c <text> <fd>``; importing it runs
+nothing. It reports that it started on the pipe `<fd>`, closed before the program runs so the
+program cannot fake or erase it (without the report the sandbox itself failed: not the
+program's fault), reads a one-time nonce from stdin (so no text the program prints can contain
+it by accident), installs the guard, runs ``program.py`` as ``__main__``, then prints the
+nonce. Exit status 0 without the nonce means the program exited early (e.g. sys.exit(0) before
+the assertions ran). That guards against mistakes, not malice: the program shares this
+interpreter and could find the nonce in memory (review finding).
 
 The guard is a PEP 578 audit hook, plus wrappers where CPython raises no usable event. It
 refuses sockets, new processes, native code, and writes or metadata changes outside the
@@ -287,8 +288,9 @@ def _resolver() -> Callable[[str, str, bool], str]:
 
 
 def main() -> None:
-    sys.stderr.write(STARTED + "\n")
-    sys.stderr.flush()
+    ready = int(sys.argv.pop(1))  # the program sees the argv it always had: ["-c"]
+    os.write(ready, STARTED.encode())
+    os.close(ready)
     nonce = sys.stdin.readline().strip()
     sys.stdin.close()
     import runpy

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from evals.graders import count_units, extract_code
-from evals.sandbox import RunOutcome
+from evals.sandbox import RunOutcome, SandboxUnavailable
 
 Executor = Callable[[str], RunOutcome]
 
@@ -179,8 +179,12 @@ def compare_code(
         return Comparison(True, "code_defs", same_defs)
     if execute is None:  # say so: a reader must not take this for tests that passed
         return Comparison(True, "code_defs", same_defs + "; the request's tests not run")
-    live_ok = execute(f"{a_src}\n\n{tests}\n").completed
-    shadow_ok = execute(f"{b_src}\n\n{tests}\n").completed
+    try:
+        live_ok = execute(f"{a_src}\n\n{tests}\n").completed
+        shadow_ok = execute(f"{b_src}\n\n{tests}\n").completed
+    except (SandboxUnavailable, OSError):  # the machine's fault: still a row, and no log
+        # line carrying the client's code (the exception's text can hold its stderr)
+        return Comparison(None, "code_tests", same_defs + "; sandbox unavailable, tests not run")
     return Comparison(
         live_ok == shadow_ok, "code_tests", f"live tests {live_ok}, shadow {shadow_ok}"
     )

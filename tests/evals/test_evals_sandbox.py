@@ -137,6 +137,14 @@ def test_a_sandbox_that_cannot_start_is_not_the_programs_failure() -> None:
         run_python("print('never runs')\n", Limits(memory_bytes=1 << 20))
 
 
+def test_a_program_cannot_make_the_sandbox_look_broken() -> None:
+    """The guard said it started at the head of stderr, which the program can rewrite: the
+    run then raised SandboxUnavailable, and the shadow lost its row (found in review)."""
+    out = run_python("import os\nos.pwrite(2, b'X' * 40, 0)\nprint('ran')\n", FAST)
+    assert out.completed and out.stdout == "ran"
+    assert out.stderr.startswith("X" * 40)
+
+
 NOBODY_RUN = """
 import sys, threading
 sys.path.insert(0, sys.argv[1])

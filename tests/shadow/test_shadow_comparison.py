@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
 import pytest
 
-from evals.sandbox import run_python
+from evals.sandbox import Limits, run_python
 from router.comparison import (
     Reply,
     compare,
@@ -104,6 +105,16 @@ def test_code_runs_the_requests_own_tests_in_the_sandbox() -> None:
     assert (same.agreed, same.method) == (True, "code_tests")
     differ = compare("coding", body, Reply(GOOD), Reply(WRONG), run_python)
     assert (differ.agreed, differ.method) == (False, "code_tests")
+
+
+def test_a_sandbox_that_cannot_start_still_gives_a_verdict() -> None:
+    """SandboxUnavailable escaped the comparison: the shadow wrote no row and logged the
+    exception, whose text can carry the client's code's stderr (found in review)."""
+    body = _chat("Write add(a, b).\n```python\nassert add(2, 3) == 5\n```")
+    no_room = functools.partial(run_python, limits=Limits(memory_bytes=1 << 20))
+    result = compare("coding", body, Reply(GOOD), Reply(SAME_DEFS), no_room)
+    assert (result.agreed, result.method) == (None, "code_tests")
+    assert "sandbox unavailable" in result.detail
 
 
 def test_tests_not_run_are_not_reported_as_passed() -> None:

@@ -314,3 +314,22 @@ def test_a_clients_tests_run_only_when_the_operator_opts_in(tmp_path: Path) -> N
         (True, "code_defs", "both parse, same 1 top-level defs; the request's tests not run")
     ]
     assert rows["opted_in"] == [(True, "code_tests", "live tests True, shadow True")]
+
+
+def test_a_clients_tests_cannot_cost_the_comparison_its_row(tmp_path: Path) -> None:
+    """Tests that rewrite the head of their own stderr made the sandbox look broken: the
+    exception escaped the comparison and no row was written (found in review)."""
+    tests = "```python\nimport os\nos.pwrite(2, b'X' * 40, 0)\nassert True\n```"
+    body = {"model": "coding", "messages": [{"role": "user", "content": f"Write add.\n{tests}"}]}
+    shadow = {"rates": {"coding": 1.0}, "targets": {"coding": "local2"}, "run_request_tests": True}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="vllm", model="local2-model") as local2,
+    ):
+        config = config_for({"local": local, "local2": local2}, tmp_path, shadow=shadow)
+        with router(config) as r:
+            assert _post(r, body).headers["x-smf-backend"] == "local"
+            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+    with Ledger(tmp_path / "ledger") as ledger:
+        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
+    assert rows == [(True, "code_tests", "live tests True, shadow True")]
