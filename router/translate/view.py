@@ -3,12 +3,14 @@
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
 few and the last `_TAIL` turns, the first and last `_PARTS` blocks of each (and of a tool
-result's own blocks), the first `_TOOLS` tools and system blocks from each end, so a 200k-token
-conversation, or one turn of 300k blocks, costs what a short one does.
+result's own blocks), `_TOOLS` tools (those the tool choice allows or names first) and system
+blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what a
+short one does.
 """
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from router.record import Api
@@ -56,8 +58,33 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     if isinstance(body.get("system"), list):
         out["system"] = _ends(body["system"])
     if isinstance(body.get("tools"), list):
-        out["tools"] = body["tools"][:_TOOLS]
+        out["tools"] = _tools_kept(body["tools"], body.get("tool_choice"))
     return out
+
+
+def _tools_kept(tools: list[Any], choice: object) -> list[Any]:
+    """The first `_TOOLS` tools, those the choice allows or names first: cut blindly, a
+    Responses request allowed only its 20th tool read as one with tools disabled."""
+    chosen = _chosen_names(choice)
+    if len(tools) <= _TOOLS or not chosen:
+        return tools[:_TOOLS]
+    first = list(islice((t for t in tools if _tool_name(t) in chosen), _TOOLS))
+    rest = (t for t in tools[:_TOOLS] if _tool_name(t) not in chosen)
+    return [*first, *rest][:_TOOLS]
+
+
+def _chosen_names(choice: object) -> frozenset[str]:
+    """Tools a tool choice allows (Responses' `allowed_tools`) or names (any API's forced tool)."""
+    if not isinstance(choice, dict):
+        return frozenset()
+    listed = choice.get("tools") if choice.get("type") == "allowed_tools" else [choice]
+    if not isinstance(listed, list):
+        return frozenset()
+    return frozenset(n for t in listed[:_TOOLS] if isinstance(n := _tool_name(t), str))
+
+
+def _tool_name(tool: object) -> object:
+    return tool.get("name") if isinstance(tool, dict) else None
 
 
 def _clipped(item: object, depth: int) -> object:

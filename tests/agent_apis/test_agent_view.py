@@ -72,3 +72,20 @@ def test_a_responses_call_forced_through_allowed_tools_is_tool_calling() -> None
     }
     intent = classify(chat_view("responses", body))
     assert (intent.label, intent.source) == ("tool_calling", "rule")
+
+
+def test_an_allowed_tool_past_the_first_sixteen_still_forces_a_call() -> None:
+    """The view cut tools to 16 before the allowed tools were applied: allowed only its 20th,
+    a request that must call a tool read as one with tools disabled (found in review)."""
+    tools = [{"type": "function", "name": f"tool_{i}"} for i in range(20)]
+    allowed = {"mode": "required", "tools": [{"type": "function", "name": "tool_18"}]}
+    body = {
+        "model": "auto",
+        "input": ASK,
+        "tools": tools,
+        "tool_choice": {"type": "allowed_tools", **allowed},
+    }
+    view = chat_view("responses", body)
+    assert [t["function"]["name"] for t in view["tools"]] == ["tool_18"]
+    intent = classify(view)
+    assert (intent.label, intent.source) == ("tool_calling", "rule")
