@@ -120,13 +120,14 @@ def _create_builtin(
     _named: type[SimpleNamespace] = SimpleNamespace,
     _kind: type[type] = type,
     _exact: type[str] = str,
+    _missing: type[ImportError] = ImportError,
 ) -> Any:
     """`_imp.create_builtin` raises no audit event: without this, a builtin copy of `posix`
     or `_posixsubprocess` (as Debian builds it) would bypass the hook. What it uses is bound
     in its defaults, which the hook does not let a program read."""
     name = spec.name
     if _kind(name) is not _exact or name.rpartition(".")[2] in _denied:
-        raise PermissionError(f"sandbox: importing {name!r} is not allowed")
+        raise _missing(f"sandbox: importing {name!r} is not allowed")
     return _original(_named(name=name))  # a copy whose name cannot change after the check
 
 
@@ -165,12 +166,14 @@ def install(root: str) -> None:
     denied_events, denied_modules = DENIED_EVENTS, DENIED_MODULES
     # Builtins bound now: a program that replaces them in `builtins` changes nothing here.
     refuse, text, ident = PermissionError, str.__add__, id
+    # A denied module is one this Python lacks: libraries fall back (numpy without ctypes).
+    missing = ImportError
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event in denied_events:
             raise refuse(f"sandbox: {event} is not allowed")
         if event == "import" and text("", args[0]).rpartition(".")[2] in denied_modules:
-            raise refuse(f"sandbox: importing {args[0]} is not allowed")
+            raise missing(f"sandbox: importing {args[0]} is not allowed")
         if event == "object.__getattr__" and ident(args[0]) in wrapped:
             raise refuse("sandbox: the guard's wrappers are not open to inspection")
         check = checks.get(event)

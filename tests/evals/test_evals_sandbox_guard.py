@@ -154,9 +154,20 @@ def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path)
         "os.chmod(p, 0o600)\nos.utime(p)\nos.replace(p, 'b.txt')\nos.remove('b.txt')\n",
         "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
         "        self.assertEqual(1 + 1, 2)\nunittest.main(exit=False)\n",
+        # a denied module reads as one this Python lacks: libraries fall back (numpy: ctypes)
+        "try:\n    import ctypes\nexcept ImportError as exc:\n"
+        "    assert str(exc).startswith('sandbox:')\nelse:\n    raise AssertionError\n",
     ],
-    ids=["tempfile", "asyncio", "threads", "sqlite", "pathlib", "unittest"],
+    ids=["tempfile", "asyncio", "threads", "sqlite", "pathlib", "unittest", "optional_import"],
 )
 def test_ordinary_programs_still_run(program: str) -> None:
     out = run_python(program, FAST)
+    assert out.completed, out.stderr[-800:]
+
+
+def test_numpy_runs_without_its_optional_ctypes() -> None:
+    """numpy imports ctypes inside `try/except ImportError`; the guard refused it with a
+    PermissionError, so every answer using numpy graded as a runtime error (found in review)."""
+    pytest.importorskip("numpy")
+    out = run_python("import numpy as np\nassert np.arange(10).sum() == 45\n", FAST)
     assert out.completed, out.stderr[-800:]
