@@ -232,7 +232,8 @@ def _judge(root: str) -> Callable[..., bool]:
                 return False
             base = resolve(place, base, False).rpartition("/")[0] or "/"
         entry, target = resolve(name, base, False), resolve(name, base, True)
-        return entry.startswith(prefix) and target.startswith(prefix)
+        # `root` itself too: an O_TMPFILE open (tempfile) names the directory
+        return (entry + "/").startswith(prefix) and (target + "/").startswith(prefix)
 
     return inside
 

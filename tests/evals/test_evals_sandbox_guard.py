@@ -145,6 +145,10 @@ def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path)
         "import tempfile, os\nwith tempfile.TemporaryDirectory() as d:\n"  # rmtree on exit
         "    os.makedirs(d + '/a/b')\n    open(d + '/a/b/f', 'w').write('x')\n"
         "    os.symlink('f', d + '/a/b/link')\n",
+        # both open the directory itself (O_TMPFILE, or a name the opener makes in it)
+        "import tempfile\nwith tempfile.NamedTemporaryFile('w') as f:\n    f.write('x')\n"
+        "with tempfile.TemporaryFile() as t:\n    t.write(b'abc')\n    t.seek(0)\n"
+        "    assert t.read() == b'abc'\n",
         "import asyncio\nasync def f():\n    return 42\nassert asyncio.run(f()) == 42\n",
         "import concurrent.futures as cf\nwith cf.ThreadPoolExecutor(4) as ex:\n"
         "    assert sum(ex.map(abs, range(10))) == 45\n",
@@ -158,7 +162,16 @@ def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path)
         "try:\n    import ctypes\nexcept ImportError as exc:\n"
         "    assert str(exc).startswith('sandbox:')\nelse:\n    raise AssertionError\n",
     ],
-    ids=["tempfile", "asyncio", "threads", "sqlite", "pathlib", "unittest", "optional_import"],
+    ids=[
+        "tempfile",
+        "tempfile_files",
+        "asyncio",
+        "threads",
+        "sqlite",
+        "pathlib",
+        "unittest",
+        "optional_import",
+    ],
 )
 def test_ordinary_programs_still_run(program: str) -> None:
     out = run_python(program, FAST)
