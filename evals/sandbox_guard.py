@@ -69,6 +69,7 @@ DENIED_MODULES = frozenset(
         "_testinternalcapi",
         "posix",  # a second copy would come without the wrappers below
         "_imp",  # and a second _imp with the unwrapped create_builtin
+        "_signal",  # and with the unwrapped pidfd_send_signal
     }
 )
 # Event -> (positions of its paths, positions of its dir_fd: -1 or None when not given).
@@ -92,8 +93,8 @@ _LINK, _TYPE = 0o120000, 0o170000
 
 
 def _refused(*_: object, **__: object) -> Any:
-    """In place of calls that raise no audit event: os.mknod, os.mkfifo and
-    _posixsubprocess.fork_exec."""
+    """In place of calls that raise no audit event: os.mknod, os.mkfifo, os.pidfd_open,
+    signal.pidfd_send_signal and _posixsubprocess.fork_exec."""
     raise PermissionError("sandbox: this call is not allowed")
 
 
@@ -144,6 +145,16 @@ def _wrap() -> frozenset[int]:
     posix = sys.modules["posix"]
     posix.open = _open  # type: ignore[attr-defined]
     posix.mknod = posix.mkfifo = _refused  # type: ignore[attr-defined]
+    # os.kill raises an event; signalling through a pidfd does not (found in review). Loaded
+    # now, like _posixsubprocess: a second `_signal` is refused as an import.
+    import signal
+
+    for module, name in ((os, "pidfd_open"), (posix, "pidfd_open")):
+        if hasattr(module, name):
+            setattr(module, name, _refused)
+    for module in (signal, sys.modules["_signal"]):
+        if hasattr(module, "pidfd_send_signal"):
+            module.pidfd_send_signal = _refused
     _imp.create_builtin = _create_builtin
     # `shutil` then takes the path-based rmtree (its fd-based one needs os.open's dir_fd).
     for published in (

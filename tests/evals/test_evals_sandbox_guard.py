@@ -76,6 +76,19 @@ def test_no_way_to_start_a_process(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
+def test_no_way_to_signal_a_process() -> None:
+    """os.kill raises an audit event, pidfds do not: without namespaces and Landlock ABI 6 a
+    program signalled the router through them (found in review)."""
+    for program in (
+        "import os\nos.kill(os.getpid(), 0)\n",
+        "import os\nos.close(os.pidfd_open(os.getpid()))\n",
+        "import signal\nsignal.pidfd_send_signal(0, 0)\n",
+        "import importlib, sys\ndel sys.modules['_signal']\n"
+        "importlib.import_module('_signal').pidfd_send_signal(0, 0)\n",
+    ):
+        assert "not allowed" in _refused(program), program
+
+
 def test_the_guards_wrappers_cannot_be_undone(tmp_path: Path) -> None:
     """Where CPython raises no event, the guard wraps the call; the original must not be
     reachable (a fresh `posix`, the published `supports_*` sets, the wrapper's defaults)."""
