@@ -11,11 +11,13 @@ interpreter and could find the nonce in memory (review finding).
 
 The guard is a PEP 578 audit hook, plus wrappers where CPython raises no usable event. It
 refuses sockets, new processes, native code, and writes or metadata changes outside the
-working directory. What the hook decides with is bound when it is installed, and nothing a
-program can reach refers to it, so patching `os.path` or `builtins` does not change its
-answers. It stays in-process defence in depth, not a security boundary: a program written to
-defeat it can (a traceback hands out a wrapper's frame, and with it the original call; a
-rename can race a check). Where the kernel offers them, Landlock (`evals.landlock`) and the
+working directory. What the hook decides with is bound when it is installed, so patching
+`os.path` or `builtins` does not change its answers; and what it keeps is immutable (tuples,
+frozensets), since a refusal's traceback hands the program the hook's frames and their locals
+(a mutable dict of checks could be emptied, in review). It stays in-process defence in depth,
+not a security boundary: a program written to defeat it can (a traceback hands out a wrapper's
+frame, and with it the original call; a function's `__code__` can be replaced; a rename can
+race a check). Where the kernel offers them, Landlock (`evals.landlock`) and the
 namespaces are the boundary (docs/evals.md).
 """
 
@@ -174,6 +176,7 @@ def install(root: str) -> None:
     """Install the guard for a program whose working directory is `root` (a resolved path)."""
     wrapped = _wrap()
     checks = _file_checks(_judge(root))
+    checked = frozenset(name for name, _ in checks)
     denied_events, denied_modules = DENIED_EVENTS, DENIED_MODULES
     # Builtins bound now: a program that replaces them in `builtins` changes nothing here.
     refuse, text, ident = PermissionError, str.__add__, id
@@ -187,17 +190,18 @@ def install(root: str) -> None:
             raise missing(f"sandbox: importing {args[0]} is not allowed")
         if event == "object.__getattr__" and ident(args[0]) in wrapped:
             raise refuse("sandbox: the guard's wrappers are not open to inspection")
-        check = checks.get(event)
-        if check is not None:
-            check(event, args)
+        if event in checked:
+            for name, check in checks:
+                if name == event:
+                    check(event, args)
 
     sys.addaudithook(hook)
 
 
-def _file_checks(inside: Callable[..., bool]) -> dict[str, Check]:
+def _file_checks(inside: Callable[..., bool]) -> tuple[tuple[str, Check], ...]:
     """Per event, what refuses a write or a metadata change outside the directory."""
     # Bound now, like everything the hook uses: module globals and `builtins` can be patched.
-    path_events, write = dict(PATH_EVENTS), _WRITE
+    write = _WRITE
     refuse, text, kind, is_a, exact = PermissionError, str.__add__, type, isinstance, str
     fd_or_none, number, some, every = int | None, int, any, all
 
@@ -214,16 +218,19 @@ def _file_checks(inside: Callable[..., bool]) -> dict[str, Check]:
         if name != ":memory:" and not inside(name):
             raise refuse("sandbox: a database outside the working directory")
 
-    def changed(event: str, args: tuple[Any, ...]) -> None:
-        paths, dir_fds = path_events[event]
-        if some(args[i] is not None and args[i] != -1 for i in dir_fds):
-            raise refuse(f"sandbox: {event} with dir_fd is not allowed")
-        if not every(inside(args[i]) for i in paths):
-            raise refuse("sandbox: changing files outside the working directory")
-        if event == "os.symlink" and not inside(args[0], link=args[1]):
-            raise refuse("sandbox: a link pointing outside the working directory")
+    def changed_at(paths: tuple[int, ...], dir_fds: tuple[int, ...]) -> Check:
+        def changed(event: str, args: tuple[Any, ...]) -> None:
+            if some(args[i] is not None and args[i] != -1 for i in dir_fds):
+                raise refuse(f"sandbox: {event} with dir_fd is not allowed")
+            if not every(inside(args[i]) for i in paths):
+                raise refuse("sandbox: changing files outside the working directory")
+            if event == "os.symlink" and not inside(args[0], link=args[1]):
+                raise refuse("sandbox: a link pointing outside the working directory")
 
-    return {"open": opened, "sqlite3.connect": database} | dict.fromkeys(path_events, changed)
+        return changed
+
+    changes = tuple((event, changed_at(*where)) for event, where in PATH_EVENTS.items())
+    return (("open", opened), ("sqlite3.connect", database), *changes)
 
 
 def _judge(root: str) -> Callable[..., bool]:

@@ -123,6 +123,31 @@ def test_patching_what_the_guard_uses_changes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+CLEAR_THE_HOOKS_STATE = """
+try:
+    open({target!r}, 'w')
+except PermissionError as exc:
+    tb = exc.__traceback__
+while tb:
+    if tb.tb_frame.f_code.co_filename == '<string>':  # the guard's frames
+        for value in list(tb.tb_frame.f_locals.values()):
+            if hasattr(value, 'clear'):
+                value.clear()
+    tb = tb.tb_next
+open({target!r}, 'w').write('x')
+"""
+
+
+def test_the_hooks_state_cannot_be_changed_from_its_frames(tmp_path: Path) -> None:
+    """A refusal's traceback hands out the hook's frame: clearing its dict of checks let the
+    next write outside through (found in review)."""
+    target = tmp_path / "escaped.txt"
+    assert "outside the working directory" in _refused(
+        CLEAR_THE_HOOKS_STATE.format(target=str(target))
+    )
+    assert not target.exists()
+
+
 def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path) -> None:
     """A read-only fd still allowed chmod/utime; mknod and mkfifo raise no event; a relative
     link target was judged from the working directory, not the link's; SQLite opens its
