@@ -3,10 +3,11 @@
 The guard lives in the program's interpreter, so a program written to get around it can.
 Landlock does not: once a process has restricted itself, neither it nor anything it starts
 (a shell, a compiled binary) may create, write, truncate, rename or remove files outside the
-directory it kept, open or accept TCP connections (ABI 4+), or signal processes outside the
-sandbox (ABI 6+). Unprivileged, no namespace needed: Linux 5.13+ with Landlock among the
-enabled security modules. Reads and metadata (chmod, chown, utime, xattrs) are not covered;
-the guard refuses the latter. https://docs.kernel.org/userspace-api/landlock.html
+directory it kept (writing to /dev/null aside), open or accept TCP connections (ABI 4+), or
+signal processes outside the sandbox (ABI 6+). Unprivileged, no namespace needed: Linux 5.13+
+with Landlock among the enabled security modules. Reads and metadata (chmod, chown, utime,
+xattrs) are not covered; the guard refuses the latter.
+https://docs.kernel.org/userspace-api/landlock.html
 
 `evals.sandbox` runs this file's text as the first program (``python -I -c <text> <argv>``):
 it restricts itself to its working directory, then executes `argv`. A restriction that does
@@ -27,6 +28,8 @@ _VERSION_QUERY, _PATH_BENEATH, _NO_NEW_PRIVS = 1, 1, 38
 # Filesystem rights that change something, per ABI version that introduced them: write,
 # remove dir/file, make char/dir/reg/sock/fifo/block/symlink (1); refer (2); truncate (3).
 _FS_WRITES = ((1, 0b1_1111_1111_0010), (2, 1 << 13), (3, 1 << 14))
+# What may be done to /dev/null outside the directory: write, truncate (`open(os.devnull, "w")`).
+_NULL_WRITES = ((1, 1 << 1), (3, 1 << 14))
 _TCP_BIND_CONNECT = (4, 0b11)
 _SCOPE_SIGNAL = (6, 1 << 1)
 
@@ -82,7 +85,8 @@ def _rights(version: int, table: tuple[tuple[int, int], ...]) -> int:
 
 def restrict(directory: str, version: int) -> None:
     """From now on, this process and everything it starts may change files only beneath
-    `directory`, and (with the ABI for it) use no TCP and signal nothing outside."""
+    `directory` (and write to /dev/null), and (with the ABI for it) use no TCP and signal
+    nothing outside."""
     libc = _libc()
     writes = _rights(version, _FS_WRITES)
     ruleset = _Ruleset(
@@ -95,25 +99,33 @@ def restrict(directory: str, version: int) -> None:
         ctypes.c_long(_CREATE_RULESET), ctypes.byref(ruleset), size, ctypes.c_long(0)
     )
     fd = _checked(create, "create_ruleset")
-    parent = os.open(directory, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        rule = _PathBeneath(writes, parent)
-        added = libc.syscall(
-            ctypes.c_long(_ADD_RULE),
-            ctypes.c_long(fd),
-            ctypes.c_long(_PATH_BENEATH),
-            ctypes.byref(rule),
-            ctypes.c_long(0),
-        )
-        _checked(added, "add_rule")
+        _allow(fd, directory, os.O_DIRECTORY, writes)
+        _allow(fd, os.devnull, 0, _rights(version, _NULL_WRITES))
         _checked(libc.prctl(_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         restricted = libc.syscall(
             ctypes.c_long(_RESTRICT_SELF), ctypes.c_long(fd), ctypes.c_long(0)
         )
         _checked(restricted, "restrict_self")
     finally:
-        os.close(parent)
         os.close(fd)
+
+
+def _allow(ruleset: int, path: str, kind: int, rights: int) -> None:
+    """Add to `ruleset` the rule: `rights` beneath `path` (a directory, or just this file)."""
+    parent = os.open(path, os.O_PATH | kind | os.O_CLOEXEC)
+    try:
+        rule = _PathBeneath(rights, parent)
+        added = _libc().syscall(
+            ctypes.c_long(_ADD_RULE),
+            ctypes.c_long(ruleset),
+            ctypes.c_long(_PATH_BENEATH),
+            ctypes.byref(rule),
+            ctypes.c_long(0),
+        )
+        _checked(added, f"add_rule {path}")
+    finally:
+        os.close(parent)
 
 
 def main() -> None:

@@ -175,7 +175,7 @@ Check = Callable[[str, tuple[Any, ...]], None]
 def install(root: str) -> None:
     """Install the guard for a program whose working directory is `root` (a resolved path)."""
     wrapped = _wrap()
-    checks = _file_checks(_judge(root))
+    checks = _file_checks(_judge(root), _discards())
     checked = frozenset(name for name, _ in checks)
     denied_events, denied_modules = DENIED_EVENTS, DENIED_MODULES
     # Builtins bound now: a program that replaces them in `builtins` changes nothing here.
@@ -198,7 +198,9 @@ def install(root: str) -> None:
     sys.addaudithook(hook)
 
 
-def _file_checks(inside: Callable[..., bool]) -> tuple[tuple[str, Check], ...]:
+def _file_checks(
+    inside: Callable[..., bool], discards: Callable[[Any], bool]
+) -> tuple[tuple[str, Check], ...]:
     """Per event, what refuses a write or a metadata change outside the directory."""
     # Bound now, like everything the hook uses: module globals and `builtins` can be patched.
     write = _WRITE
@@ -208,7 +210,7 @@ def _file_checks(inside: Callable[..., bool]) -> tuple[tuple[str, Check], ...]:
     def opened(event: str, args: tuple[Any, ...]) -> None:
         path, flags = args[0], args[2]
         writes = kind(flags) is number and flags & write
-        if writes and not is_a(path, fd_or_none) and not inside(path):
+        if writes and not is_a(path, fd_or_none) and not inside(path) and not discards(path):
             raise refuse("sandbox: writing outside the working directory")
 
     def database(event: str, args: tuple[Any, ...]) -> None:  # SQLite opens files itself
@@ -254,6 +256,18 @@ def _judge(root: str) -> Callable[..., bool]:
         return (entry + "/").startswith(prefix) and (target + "/").startswith(prefix)
 
     return inside
+
+
+def _discards() -> Callable[[Any], bool]:
+    """`discards(path)`: whether `path` leads to /dev/null, the one file outside the directory
+    a program may open for writing (`open(os.devnull, "w")` to silence output)."""
+    name_of, resolve, getcwd = _namer(), _resolver(), os.getcwd
+
+    def discards(path: Any) -> bool:
+        name = name_of(path)
+        return name is not None and resolve(name, getcwd(), True) == "/dev/null"
+
+    return discards
 
 
 def _namer() -> Callable[[Any], str | None]:

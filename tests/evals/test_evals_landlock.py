@@ -52,7 +52,7 @@ def test_what_the_program_starts_is_confined_too(tmp_path: Path) -> None:
         port = server.getsockname()[1]
         connect = f"import socket; socket.create_connection(('127.0.0.1', {port}))"
         script = (
-            f"echo x > {outside}; echo y > inside.txt; "
+            f"echo x > {outside}; echo y > inside.txt; echo z > /dev/null && echo discarded; "
             f"{sys.executable} -I -c {connect!r} && echo connected; "
             f"kill -0 {os.getpid()} && echo signalled; true"
         )
@@ -68,5 +68,6 @@ def test_what_the_program_starts_is_confined_too(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not outside.exists()
     assert (work / "inside.txt").read_text() == "y\n"
+    assert "discarded" in done.stdout, done.stderr  # /dev/null: the one file outside allowed
     assert ("connected" in done.stdout) == (landlock.abi() < 4), done.stderr  # TCP: ABI 4
     assert ("signalled" in done.stdout) == (landlock.abi() < 6), done.stderr  # signals: ABI 6

@@ -196,6 +196,8 @@ def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path)
         "os.chmod(p, 0o600)\nos.utime(p)\nos.replace(p, 'b.txt')\nos.remove('b.txt')\n",
         "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
         "        self.assertEqual(1 + 1, 2)\nunittest.main(exit=False)\n",
+        "import contextlib, os\nwith open(os.devnull, 'w') as f, contextlib.redirect_stdout(f):\n"
+        "    print('hidden')\n",
         # a denied module reads as one this Python lacks: libraries fall back (numpy: ctypes)
         "try:\n    import ctypes\nexcept ImportError as exc:\n"
         "    assert str(exc).startswith('sandbox:')\nelse:\n    raise AssertionError\n",
@@ -208,6 +210,7 @@ def test_writes_through_fds_links_and_native_openers_are_refused(tmp_path: Path)
         "sqlite",
         "pathlib",
         "unittest",
+        "devnull",
         "optional_import",
     ],
 )
