@@ -9,7 +9,7 @@ with Landlock among the enabled security modules. Reads and metadata (chmod, cho
 xattrs) are not covered; the guard refuses the latter.
 https://docs.kernel.org/userspace-api/landlock.html
 
-`evals.sandbox` runs this file's text as the first program (``python -I -c <text> <argv>``):
+`evals.sandbox` runs this file's text as the first program (``python -s -P -c <text> <argv>``):
 it restricts itself to its working directory, then executes `argv`. A restriction that does
 not take ends it with status 1 before `argv` starts, so the sandbox reports itself unavailable
 rather than run the program unconfined.

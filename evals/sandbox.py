@@ -36,12 +36,15 @@ from pathlib import Path
 from evals import landlock, sandbox_guard
 from evals.sandbox_guard import MARKER, STARTED
 
-_PYTHON = (sys.executable, "-I", "-c")
+# Not -I: it implies -E, which ignored the PYTHONHASHSEED the sandbox sets (set order changed
+# from run to run). The environment is entirely the sandbox's own (`_environment`), so
+# honouring PYTHON* variables lets nothing in from the router's.
+_PYTHON = (sys.executable, "-s", "-P", "-c")
 
 
 @functools.cache
 def _source(module_file: str) -> str:
-    """A module run as a program with ``python -I -c``: the sandbox's own code only."""
+    """A module run as a program with ``python -s -P -c``: the sandbox's own code only."""
     return Path(module_file).read_text(encoding="utf-8")
 
 

@@ -1,6 +1,6 @@
 """What the sandbox's interpreter runs first: the guard, then the program, then the nonce.
 
-`evals.sandbox` runs this file's text with ``python -I -c <text> <fd>``; importing it runs
+`evals.sandbox` runs this file's text with ``python -s -P -c <text> <fd>``; importing it runs
 nothing. It reports that it started on the pipe `<fd>`, closed before the program runs so the
 program cannot fake or erase it (without the report the sandbox itself failed: not the
 program's fault), reads a one-time nonce from stdin (so no text the program prints can contain

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,6 +56,26 @@ def test_environment_secrets_are_not_inherited(monkeypatch: pytest.MonkeyPatch) 
     assert "SMF_TEST_SECRET" not in out.stdout and "hunter2" not in out.stdout
     assert "PROXY" not in out.stdout.upper()
     assert "smf-sandbox-" in out.stdout  # HOME is the sandbox's own directory
+
+
+def test_runs_are_deterministic_and_no_python_variable_leaks_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`-I` implies `-E`, so the PYTHONHASHSEED=0 the sandbox sets was ignored: set order, and
+    output printed from sets, changed between runs (found in review). Honouring PYTHON*
+    variables must still let none in from the caller's environment."""
+    (tmp_path / "sitecustomize.py").write_text("print('leaked')\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    program = "print(hash('abc'), list({'a', 'b', 'c', 'd', 'e'}))\n"
+    seeded = subprocess.run(
+        [sys.executable, "-c", program],
+        env={"PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    want = seeded.stdout.strip()
+    assert [run_python(program, FAST).stdout for _ in range(2)] == [want, want]
 
 
 def test_writing_outside_the_working_directory_is_refused(tmp_path: Path) -> None:
@@ -164,7 +185,6 @@ AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 def _python_for_nobody(repo: str) -> str | None:
     """An interpreter the unprivileged user can run inside the sandbox's namespaces too."""
     import shutil
-    import sys
 
     candidates = [getattr(sys, "_base_executable", sys.executable), "/usr/bin/python3"]
     for python in candidates:
