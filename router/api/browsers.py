@@ -15,6 +15,7 @@ is the proxy's public name and is not checked.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from collections.abc import Collection
@@ -51,6 +52,7 @@ def refusal(
     return None
 
 
+@functools.lru_cache(maxsize=256)  # per request otherwise: ipaddress parses in Python
 def _local_name(name: str) -> bool:
     """An IP literal cannot be a rebound name; `*.localhost` never leaves the machine."""
     name = name.rstrip(".")
@@ -74,10 +76,13 @@ def _origin_allowed(origin: str, host: str | None, allowed: Collection[str]) -> 
 def _on_loopback(scope: dict[str, Any]) -> bool:
     """Whether this connection arrived on a loopback address of ours."""
     server = scope.get("server")
-    if not server:
-        return False
+    return server is not None and _loopback_address(str(server[0]))
+
+
+@functools.lru_cache(maxsize=64)  # the router's own addresses: a handful
+def _loopback_address(text: str) -> bool:
     try:
-        address = ipaddress.ip_address(str(server[0]).split("%")[0])
+        address = ipaddress.ip_address(text.split("%")[0])
     except ValueError:
         return False
     mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 on a dual-stack socket
