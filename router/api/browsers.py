@@ -22,6 +22,8 @@ from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
+from router.api.headers import request_headers
+
 LOCAL_NAMES = frozenset({"localhost", socket.gethostname().lower()})
 
 
@@ -30,12 +32,8 @@ def refusal(
 ) -> str | None:
     """Why this request looks sent by a web page that may not call the router (None for API
     clients, the router's own origin and `allowed_origins`)."""
-    origin = host = None
-    for name, value in scope.get("headers", ()):
-        if name == b"origin":
-            origin = value.decode("latin-1")
-        elif name == b"host":
-            host = value.decode("latin-1")
+    headers = request_headers(scope)  # as every endpoint reads them: repeats joined
+    origin, host = headers.get("origin"), headers.get("host")
     if origin is not None and not _origin_allowed(origin, host, allowed_origins):
         return (
             "cross-origin requests from web pages are refused (API clients send no Origin "

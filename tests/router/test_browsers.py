@@ -118,3 +118,20 @@ def test_a_reload_changes_the_origins_at_once_and_the_proxy_switch_not_at_all(
         assert post(proxy, host="evil.example:4000").status_code == 403
     finally:
         reloaded({})
+
+
+def test_a_repeated_origin_is_read_as_every_endpoint_reads_headers(
+    served: tuple[Running, RunningRouter],
+) -> None:
+    """Read apart from `request_headers`, the last of two `Origin` headers won: a page's
+    request carrying a second, forged own-origin header was served."""
+    local, proxy = served
+    before = local.completions()
+    with httpx.Client(trust_env=False) as client:
+        answer = client.post(
+            proxy.root + "/v1/chat/completions",
+            content=BODY,
+            headers=[("content-type", "text/plain"), ("origin", EVIL), ("origin", proxy.root)],
+        )
+    assert answer.status_code == 403
+    assert local.completions() == before
