@@ -4,6 +4,8 @@ happens on them no longer speaks for the backend that bears their name now."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +14,23 @@ import pytest
 import yaml
 
 from router import reload
-from router.config import parse
-from tests.harness import Attempts, config_for, router, simulator
+from router.config import Config, parse
+from tests.harness import Attempts, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import CODING, FAST, chat, status, until
+
+
+@contextmanager
+def reloadable(
+    config: Config, reloaded: dict[str, Any], tmp_path: Path
+) -> Iterator[tuple[RunningRouter, Attempts]]:
+    """The router on `config`; a reload reads `reloaded`; its attempts observed."""
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(reloaded))
+    with router(config) as proxy:
+        reload.reloader_of(proxy.components).source = path
+        attempts = Attempts()
+        proxy.components.gateway.dispatcher.observers.append(attempts)
+        yield proxy, attempts
 
 
 def test_a_fallback_onto_a_retired_backend_is_not_cut_when_its_grace_ends(
@@ -33,12 +49,7 @@ def test_a_fallback_onto_a_retired_backend_is_not_cut_when_its_grace_ends(
         data["backends"][1]["timeouts"] = {"first_token_s": 3, "idle_s": 3, "total_s": 5}
         config = parse(data)
         data["backends"][1]["headers"] = {"x-release": "2"}  # cloud changes: retired
-        path = tmp_path / "router.yaml"
-        path.write_text(yaml.safe_dump(data))
-        with router(config) as proxy:
-            reload.reloader_of(proxy.components).source = path
-            attempts = Attempts()
-            proxy.components.gateway.dispatcher.observers.append(attempts)
+        with reloadable(config, data, tmp_path) as (proxy, attempts):
             result: dict[str, Any] = {}
 
             def stream() -> None:
@@ -147,12 +158,7 @@ def test_a_fallback_onto_a_retired_backend_after_its_grace_does_not_judge_the_ne
         data["routes"] = {intent: ["first", "local"] for intent in data["routes"]}
         config = parse(data)
         data["backends"][1]["base_url"] = new.url
-        path = tmp_path / "router.yaml"
-        path.write_text(yaml.safe_dump(data))
-        with router(config) as proxy:
-            reload.reloader_of(proxy.components).source = path
-            attempts = Attempts()
-            proxy.components.gateway.dispatcher.observers.append(attempts)
+        with reloadable(config, data, tmp_path) as (proxy, attempts):
             codes: list[int] = []
 
             def stream() -> None:  # a stream: first_token_s, not total_s, ends each attempt
