@@ -21,6 +21,7 @@ from router.errors import (
     BackendRefused,
     BadRequestTooLong,
     ContextTooLong,
+    Cut,
     Malformed,
     NoBackendAvailable,
     RateLimited,
@@ -267,7 +268,7 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
         raise
     except Exception as exc:  # httpx transport errors while reading the stream
         await reply.close()
-        raise Unreachable(
+        raise Cut(
             f"{name}: stream broke before the first event ({type(exc).__name__})", backend=name
         ) from None
     except BaseException:  # cancelled: the first-token deadline fired, or the client left
@@ -276,7 +277,7 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
         await reply.close()
         raise
     await reply.close()
-    raise ServerError(f"{name}: stream ended before any event", backend=name)
+    raise Cut(f"{name}: stream ended before any event", backend=name)
 
 
 def _check_first(data: bytes, name: str, api: Api) -> None:

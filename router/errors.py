@@ -157,6 +157,17 @@ class Unreachable(UpstreamError):
     code = "upstream_unreachable"
 
 
+class Cut(UpstreamError):
+    """The reply began (status and headers, maybe some of the answer) and then stopped short:
+    the connection closed or broke mid-body, or a stream ended before its answer finished.
+    Not `unreachable`: the backend was reached and started answering, which is what an
+    operator reading the error kinds needs to tell apart from a box that is off."""
+
+    status = 502
+    kind = "cut"
+    code = "upstream_cut"
+
+
 class Timeout(UpstreamError):
     status = 504
     kind = "timeout"

@@ -19,12 +19,12 @@ import orjson
 
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
+    Cut,
     Malformed,
     RouterError,
     RouterFault,
     ServerError,
     Timeout,
-    Unreachable,
     UpstreamError,
     cancellation,
     internal_error,
@@ -192,9 +192,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
             except UpstreamError:
                 raise  # an adapter's own verdict on its stream (litellm's), already typed
             except Exception as exc:  # transport errors while reading the upstream
-                raise Unreachable(
-                    f"{name}: stream broke ({type(exc).__name__})", backend=name
-                ) from None
+                raise Cut(f"{name}: stream broke ({type(exc).__name__})", backend=name) from None
             finally:
                 stall.disarm()
             chunk, broken = _forward(committed.events.feed(piece), call, tally)
@@ -211,7 +209,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     # answer is finished at the message_delta with its stop_reason, so only message_stop is
     # missing; a Responses answer is whole only in its terminal event (`tally.done`).
     if call.api == "responses" or committed.events.rest().strip() or not tally.finish_reasons:
-        raise ServerError(f"{name}: stream cut before the answer finished", backend=name)
+        raise Cut(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
 
 

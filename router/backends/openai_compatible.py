@@ -16,7 +16,7 @@ import orjson
 from router.backends import http1
 from router.backends.base import PATHS, Reply, prepare_body
 from router.config import Backend as BackendSettings
-from router.errors import Timeout, Unreachable
+from router.errors import Cut, Malformed, Timeout, Unreachable
 from router.record import Api
 from router.upstream_errors import classify_error
 
@@ -93,8 +93,11 @@ class OpenAICompatibleBackend:
             raise Timeout(
                 f"{name}: no response in time", backend=name, kind="first_token_timeout"
             ) from None
+        except http1.BadReply:
+            raise Malformed(f"{name}: the reply is not HTTP", backend=name) from None
         except http1.UpstreamClosed as exc:
-            raise Unreachable(f"{name}: {_describe(exc)}", backend=name) from None
+            why = "connection reset" if exc.reset else "connection closed by upstream"
+            raise Unreachable(f"{name}: {why}", backend=name) from None
         except OSError:
             raise Unreachable(f"{name}: connection refused", backend=name) from None
 
@@ -124,15 +127,9 @@ async def _read(conn: http1.Connection, name: str) -> bytes:
         return await conn.read()
     except http1.ReadTimeout:
         raise Timeout(f"{name}: reply not finished in time", backend=name) from None
-    except http1.UpstreamClosed as exc:
-        raise Unreachable(f"{name}: {_describe(exc, mid_body=True)}", backend=name) from None
+    except http1.BadReply:
+        raise Malformed(f"{name}: the reply is not HTTP", backend=name) from None
+    except http1.UpstreamClosed:
+        raise Cut(f"{name}: reply cut mid-body", backend=name) from None
     finally:
         conn.release()  # to the pool when read to the end, else closed
-
-
-def _describe(exc: http1.UpstreamClosed, mid_body: bool = False) -> str:
-    if isinstance(exc, http1.BadReply):
-        return "the reply is not HTTP"
-    if mid_body:
-        return "reply cut mid-body"
-    return "connection reset" if exc.reset else "connection closed by upstream"

@@ -73,7 +73,7 @@ functools.reduce(lambda _, __: classify(body), range(n), None)
 async def _client(port: int, payload: bytes, total: int, concurrency: int) -> int:
     """Send exactly `total` requests over `concurrency` keep-alive sockets; count non-200s."""
     request = (
-        b"POST /v1/chat/completions HTTP/1.1\r\nhost: bench\r\n"
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         b"content-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(payload), payload)
     )
     failures = 0

@@ -74,7 +74,7 @@ MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
     ),
     "cut_stream": (
         FALLBACK,
-        Expect(None, 502),
+        Expect(None, 502, "upstream_cut"),
         Expect("local", mid_stream_error=True),
         Expect("local", mid_stream_error=True),
     ),
@@ -320,6 +320,28 @@ def test_an_unforeseen_failure_in_an_attempt_falls_back_and_is_counted_finished(
     assert (served, error) == ("cloud", None)
     assert counter.started == ["local", "cloud"]
     assert ("local", "malformed") in counter.finished and len(counter.finished) == 2
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_a_reply_cut_mid_body_is_recorded_as_cut_not_unreachable(
+    setup: tuple[dict[str, Running], RunningRouter], stream: bool
+) -> None:
+    """The backend answered 200 and then its connection closed mid-answer. It was reached,
+    so the attempt is `cut`: an operator reading the error kinds must be able to tell that
+    from a box that is off (both were `unreachable` before)."""
+    backends, proxy = setup
+    local = backends["local"]
+    counter = Attempts()
+    observers = proxy.components.gateway.dispatcher.observers
+    local.control("faults", {"fault": "cut_stream"})
+    observers.append(counter)
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+        _run(client, "coding", stream)
+    finally:
+        observers.remove(counter)
+        local.control("faults", {"fault": None})
+    assert counter.finished[0] == ("local", "cut")
 
 
 def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
