@@ -1,4 +1,4 @@
-"""Reading a request body with a size limit and a stall limit, before any JSON parsing."""
+"""Reading a request body with a size limit and time limits, before any JSON parsing."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 # A client that sent part of a body and then nothing for this long is answered 408: uvicorn
 # has no body timeout, and each such client held a task and a socket for good.
 BODY_STALL_S = 30.0
+# Gaps alone do not bound a body: one byte every 29 s never stalls. So, as Apache's
+# mod_reqtimeout does, the whole body must also keep an average rate: each byte received
+# buys 1/BODY_MIN_RATE seconds on top of the first BODY_STALL_S. An 8 MB body may take
+# over four hours at this rate; a trickle of a few bytes is cut after about 30 s.
+BODY_MIN_RATE = 500  # bytes per second
 
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
@@ -33,11 +38,19 @@ async def receive_json(receive: Receive, declared: str | None, limit: int) -> di
     check_declared(declared, limit)
     chunks: list[bytes] = []
     size = 0
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     while True:
+        now = loop.time()
+        deadline = started + BODY_STALL_S + size / BODY_MIN_RATE
         try:
-            async with asyncio.timeout(BODY_STALL_S):
+            async with asyncio.timeout(min(BODY_STALL_S, deadline - now)):
                 message = await receive()
         except TimeoutError:
+            if now + BODY_STALL_S > deadline:
+                raise BodyTimeout(
+                    f"the request body arrived slower than {BODY_MIN_RATE} bytes/s"
+                ) from None
             raise BodyTimeout(
                 f"the request body stopped arriving for {BODY_STALL_S:.0f} s"
             ) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import select
 import socket
 import time
 from collections.abc import Iterator
@@ -289,3 +290,30 @@ def test_a_body_that_stops_arriving_is_answered_408_and_the_connection_closed(
     assert status == b"HTTP/1.1 408 Request Timeout"
     assert b"connection: close" in rest.lower()
     assert json.loads(rest.partition(b"\r\n\r\n")[2])["error"]["code"] == "request_timeout"
+
+
+def test_a_body_trickling_in_below_the_minimum_rate_is_answered_408(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One byte every 0.3 s never trips a 1 s gap limit, and a 100-byte body would hold its
+    task for half a minute (a real trickler: hours): the average rate bounds it too."""
+    monkeypatch.setattr(body_module, "BODY_STALL_S", 1.0)
+    monkeypatch.setattr(body_module, "BODY_MIN_RATE", 10)
+    head = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+        b"content-type: application/json\r\ncontent-length: 100\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", int(proxy.root.rpartition(":")[2]))) as client:
+        client.settimeout(10)
+        client.sendall(head)
+        for _ in range(100):  # bounded: the body's length
+            readable, _, _ = select.select([client], [], [], 0.3)
+            if readable:
+                break  # the router answered before the body was complete
+            client.sendall(b" ")
+        answer = b""
+        while chunk := client.recv(4096):  # until the router closes the connection
+            answer += chunk
+    status, _, rest = answer.partition(b"\r\n")
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert b"bytes/s" in rest.partition(b"\r\n\r\n")[2]
