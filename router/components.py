@@ -23,6 +23,7 @@ from router.config import Config
 from router.dispatch import AttemptObserver, Dispatcher
 from router.gateway import Gateway, Sink
 from router.ledger import LedgerWriter
+from router.ledger.conversation_key import conversation_secret
 from router.logs import RequestLog
 from router.metrics import Metrics
 from router.pricing import Pricer
@@ -116,7 +117,13 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     dispatcher = Dispatcher(backends, observers, tracing)
     sinks: list[Sink] = [LedgerSink(ledger), metrics, RequestLog()]
     gateway = Gateway(
-        config, backends, dispatcher, sinks=sinks, pricing=pricer, classify_observer=metrics
+        config,
+        backends,
+        dispatcher,
+        sinks=sinks,
+        pricing=pricer,
+        classify_observer=metrics,
+        conversation_secret=conversation_secret(ledger.directory),
     )
     components = Components(
         config, backends, gateway, Authenticator(config.auth), metrics, tracing, ledger, pricer

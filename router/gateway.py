@@ -133,6 +133,7 @@ class Gateway:
         pricing: Pricing | None = None,
         tracing: Tracing | None = None,
         classify_observer: ClassifyObserver | None = None,
+        conversation_secret: bytes = b"",
     ) -> None:
         self.config = config
         self.backends = backends
@@ -143,6 +144,7 @@ class Gateway:
         self.pricing = pricing
         self.tracing = tracing or dispatcher.tracing
         self.classify_observer = classify_observer
+        self.conversation_secret = conversation_secret
 
     def prepare(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -173,7 +175,7 @@ class Gateway:
             else NO_SPAN
         )
         intent = self._classify(view, target, span, traffic)
-        conversation = req.conversation_key(view, headers)
+        conversation = req.conversation_key(view, headers, self.conversation_secret)
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),

@@ -147,6 +147,7 @@ class Reloader:
             pricing=pricing,
             tracing=old.tracing,
             classify_observer=old.classify_observer,
+            conversation_secret=old.conversation_secret,  # the ledger stays where it was
         )
         gateway.sinks = old.sinks  # the same list: features that add sinks later still count
         gateway.call_sinks = old.call_sinks  # shadowing keeps running across reloads

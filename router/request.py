@@ -246,16 +246,18 @@ def request_id(headers: Any) -> str:
     return given if given and _REQUEST_ID.fullmatch(given) else new_request_id()
 
 
-def conversation_key(body: dict[str, Any], headers: Any) -> str:
-    """A stable, non-reversible key for the conversation (never the text itself)."""
+def conversation_key(body: dict[str, Any], headers: Any, secret: bytes = b"") -> str:
+    """A stable, non-reversible key for the conversation (never the text itself), keyed
+    with `secret` so that a guess at a `user` or a prompt cannot be checked against it
+    (`router.ledger.conversation_key`)."""
     explicit = (
         headers.get("x-claude-code-session-id")
         or body.get("prompt_cache_key")
         or (body.get("user") if isinstance(body.get("user"), str) else None)
     )
     if explicit:
-        return hashlib.blake2b(str(explicit).encode(), digest_size=8).hexdigest()
-    digest = hashlib.blake2b(digest_size=8)
+        return hashlib.blake2b(str(explicit).encode(), digest_size=8, key=secret).hexdigest()
+    digest = hashlib.blake2b(digest_size=8, key=secret)
     seen_user = False
     for message in body.get("messages") or ():
         if not isinstance(message, dict):

@@ -1,0 +1,72 @@
+"""The secret that keys the ledger's conversation column, kept beside the ledger.
+
+The column groups a conversation's requests without holding its text: a hash of the
+client's session id or `user`, or of its first messages. Unkeyed, anyone who can read the
+ledger could test a guess ("is alice@example.com in here?") by hashing it. Keyed with a
+secret that only the router's user can read, the column still groups requests across
+restarts and across replicas that share the ledger, but testing a guess needs the secret.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+from pathlib import Path
+
+log = logging.getLogger("smf_router.ledger")
+
+KEY_FILE = "conversation.key"
+KEY_BYTES = 32
+
+
+def conversation_secret(directory: Path) -> bytes:
+    """The ledger's secret, made on first use. When it can be neither read nor written the
+    router still runs, with a secret of its own: conversations then group only until it
+    restarts, which the warning says."""
+    path = directory / KEY_FILE
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as exc:
+        return _own(path, exc)
+    try:
+        return _create(path)
+    except (OSError, ValueError) as exc:
+        return _own(path, exc)
+
+
+def _read(path: Path) -> bytes:
+    secret = path.read_bytes()
+    if len(secret) != KEY_BYTES:
+        raise ValueError(f"it holds {len(secret)} bytes, not {KEY_BYTES}")
+    return secret
+
+
+def _create(path: Path) -> bytes:
+    """Written whole under another name and linked into place, so two replicas starting at
+    once agree on one secret and neither reads a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{KEY_FILE}.{os.getpid()}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(secrets.token_bytes(KEY_BYTES))
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        pass  # another replica's secret won: use it
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()
+    return _read(path)
+
+
+def _own(path: Path, why: Exception) -> bytes:
+    log.warning(
+        "cannot use the conversation key %s (%s): conversations group only until restart",
+        path,
+        why,
+    )
+    return secrets.token_bytes(KEY_BYTES)

@@ -1,0 +1,52 @@
+"""The ledger's conversation column is keyed with a secret kept beside the ledger: it groups
+a conversation across restarts, and a guess at a `user` cannot be checked against it."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from pathlib import Path
+
+import openai
+
+from router.ledger import Ledger
+from router.ledger.conversation_key import KEY_FILE, conversation_secret
+from tests.harness import config_for, router, simulator
+
+USER = "alice@example.com"
+
+
+def conversation_of_one_request(tmp_path: Path, ledger_dir: Path) -> str:
+    """Serve one request with `user` set through a fresh router; its ledger row's key."""
+    ledger = {"path": str(ledger_dir), "flush_interval_s": 0.2}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        router(config_for({"local": local}, tmp_path, ledger=ledger)) as proxy,
+    ):
+        client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        client.chat.completions.create(
+            model="local", user=USER, messages=[{"role": "user", "content": "Name a colour."}]
+        )
+    rows = Ledger(ledger_dir).sql("select distinct conversation from records")
+    assert len(rows) == 1  # after a restart too: the earlier run's row has the same key
+    return str(rows[0][0])
+
+
+def test_the_conversation_column_cannot_be_checked_against_a_guess(tmp_path: Path) -> None:
+    first = conversation_of_one_request(tmp_path, tmp_path / "ledger")
+    again = conversation_of_one_request(tmp_path, tmp_path / "ledger")  # a restart
+    elsewhere = conversation_of_one_request(tmp_path, tmp_path / "other")
+    guess = hashlib.blake2b(USER.encode(), digest_size=8).hexdigest()
+    assert first == again  # groups across restarts of one ledger
+    assert first not in (guess, elsewhere)
+    key = tmp_path / "ledger" / KEY_FILE
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+def test_an_unusable_key_file_leaves_the_router_a_secret_of_its_own(tmp_path: Path) -> None:
+    """A truncated key (a full disk) is not used as a weak key, and does not stop the
+    router: it gets a random secret for this run."""
+    (tmp_path / KEY_FILE).write_bytes(b"short")
+    secret = conversation_secret(tmp_path)
+    assert len(secret) == 32 and secret != conversation_secret(tmp_path)
+    assert (tmp_path / KEY_FILE).read_bytes() == b"short"  # not overwritten: look at it
