@@ -1,6 +1,6 @@
 """Machine instructions per request, counted by valgrind: a measure this shared VM cannot blur.
 
-    .venv/bin/python tests/bench/bench_instructions.py [--requests 400]
+    .venv/bin/python tests/bench/bench_instructions.py [--requests 400] [--cells plain:16]
 
 CPU time per request moves by ±15 % between identical runs here (other tenants, two cores
 shared by the load generator, the simulator and the router), so a change worth less than that
@@ -187,7 +187,13 @@ def classify_instructions(payload: bytes, calls: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=400, help="requests per cell")
+    parser.add_argument(
+        "--cells",
+        default="plain:1,plain:16,stream:1,stream:16,uvicorn,classify",
+        help="which cells, comma-separated (e.g. plain:16 to bisect one number)",
+    )
     args = parser.parse_args()
+    cells = set(args.cells.split(","))
     if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
         raise SystemExit("valgrind not found: apt-get install valgrind")
     tmp = Path(tempfile.mkdtemp(prefix="bench-instructions-"))
@@ -205,18 +211,25 @@ def main() -> None:
         send(port, body("auto", False), 200, 4)  # warm: caches, pools, lazy imports
         for stream in (False, True):
             for concurrency in (1, 16):
+                mode = "stream" if stream else "plain"
+                if f"{mode}:{concurrency}" not in cells:
+                    continue
                 n = router.per_request(port, body("auto", stream), args.requests, concurrency)
-                rows.append(("stream" if stream else "plain", f"router c={concurrency}", n))
+                rows.append((mode, f"router c={concurrency}", n))
         stop(router.process)
 
-        app_port = free_port()
-        app = Counted([sys.executable, "-c", EMPTY_APP, str(app_port)], tmp)
-        procs.append(app.process)
-        wait_up(f"http://127.0.0.1:{app_port}/", deadline_s=300)
-        send(app_port, b"{}", 200, 1)
-        rows.append(("plain", "uvicorn, empty app, c=1", app.per_request(app_port, b"{}", 400, 1)))
-        stop(app.process)
-        rows.append(("plain", "classify() alone", classify_instructions(body("auto", False), 400)))
+        if "uvicorn" in cells:
+            app_port = free_port()
+            app = Counted([sys.executable, "-c", EMPTY_APP, str(app_port)], tmp)
+            procs.append(app.process)
+            wait_up(f"http://127.0.0.1:{app_port}/", deadline_s=300)
+            send(app_port, b"{}", 200, 1)
+            n = app.per_request(app_port, b"{}", 400, 1)
+            rows.append(("plain", "uvicorn, empty app, c=1", n))
+            stop(app.process)
+        if "classify" in cells:
+            n = classify_instructions(body("auto", False), 400)
+            rows.append(("plain", "classify() alone", n))
     finally:
         for process in procs:
             stop(process)
