@@ -1,7 +1,7 @@
 """Prometheus metrics: what the router counts, and the one place their names are defined.
 
-Every label value comes from a closed set (intents, outcomes, error kinds, tiers) or from the
-config (backend, route, suite names); nothing a caller sends becomes a label. The values
+Every label value comes from a closed set or from the config (`router.metric_labels`);
+nothing a caller sends becomes a label. The values
 live in `router.metric_store` (lock-free dicts, updated from the event loop thread), because
 prometheus_client's objects cost more per request and per scrape than the budget allows.
 `docs/metrics.md` documents each metric; a test keeps that page, this code and the dashboards
@@ -10,22 +10,25 @@ in agreement.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, get_args
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry
 
-from classifier.intent import INTENTS
 from router import process_stats
-from router.metric_store import Family, FamilyCollector, HistogramFamily, render
-from router.record import (
-    Api,
-    AttemptOutcome,
-    ErrorKind,
-    Outcome,
-    Record,
-    ShadowDropReason,
-    backend_moves,
+from router.metric_labels import (
+    APIS,
+    ATTEMPT_OUTCOMES,
+    CIRCUIT_STATES,
+    ERROR_KINDS,
+    OUTCOMES,
+    SHADOW_DROP_REASONS,
+    Circuit,
+    closed,
+    config_name,
+    intent_label,
 )
+from router.metric_store import Family, FamilyCollector, HistogramFamily, render
+from router.record import Record, ShadowDropReason, backend_moves
 
 P = "smf_router_"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -36,15 +39,6 @@ DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 
 TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 1)
 CONFIDENCE_BUCKETS = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 CLASSIFY_BUCKETS = (5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1)
-
-Circuit = Literal["closed", "open", "half_open"]
-CIRCUIT_STATES: tuple[Circuit, ...] = ("closed", "open", "half_open")
-OUTCOMES = frozenset(get_args(Outcome))
-APIS = frozenset(get_args(Api))
-ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
-ERROR_KINDS = frozenset(get_args(ErrorKind))
-SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
-_INTENTS = frozenset(INTENTS)
 
 
 class LedgerSource(Protocol):
@@ -58,22 +52,6 @@ class LedgerSource(Protocol):
     def dropped_total(self) -> int: ...
     @property
     def written_total(self) -> int: ...
-
-
-def _closed(value: str | None, allowed: frozenset[str], empty: str = "none") -> str:
-    """Map a value into its closed label set: empty → `none`, unknown → `other`."""
-    if not value:
-        return empty
-    return value if value in allowed else "other"
-
-
-def _intent(value: str | None) -> str:
-    return _closed(value, _INTENTS)
-
-
-def _name(value: str | None) -> str:
-    """Config-bounded names (backend, route, suite); None or empty becomes `none`."""
-    return value or "none"
 
 
 class Metrics:
@@ -282,18 +260,18 @@ class Metrics:
     ) -> None:
         """End an attempt begun with `attempt_started` (its duration comes from the record)."""
         self.inflight.inc((backend, tier), -1)
-        out = _closed(outcome, ATTEMPT_OUTCOMES)
-        self.attempts.inc((backend, tier, out, _closed(error_kind, ERROR_KINDS)))
+        out = closed(outcome, ATTEMPT_OUTCOMES)
+        self.attempts.inc((backend, tier, out, closed(error_kind, ERROR_KINDS)))
 
     def record_finished(self, record: Record) -> None:
         """Count one finished client request from its record."""
-        intent, backend = _intent(record.intent), _name(record.backend)
-        tier, route = _name(record.tier), _name(record.route)
+        intent, backend = intent_label(record.intent), config_name(record.backend)
+        tier, route = config_name(record.tier), config_name(record.route)
         stream = "true" if record.stream else "false"
-        outcome = _closed(record.outcome, OUTCOMES)
+        outcome = closed(record.outcome, OUTCOMES)
         self.requests.inc((intent, route, backend, tier, outcome, stream))
         if outcome != "ok":
-            kind = _closed(record.error_kind, ERROR_KINDS)
+            kind = closed(record.error_kind, ERROR_KINDS)
             self.errors.inc((intent, outcome, kind))
         moved = self._count_attempts(record)
         # A share of requests needs its own count: fallbacks_total counts moves, several
@@ -316,7 +294,7 @@ class Metrics:
         """A request answered with the router's own error before any record existed (bad
         body, key or model): without this a flood of them is invisible."""
         shown = str(status) if 400 <= status < 600 else "other"
-        self.rejected.inc((_closed(api, APIS, empty="other"), shown))
+        self.rejected.inc((closed(api, APIS, empty="other"), shown))
 
     def _count_money(self, record: Record, where: tuple[str, ...]) -> None:
         """Tokens and dollars; zero increments still create the series, so panels show 0."""
@@ -336,17 +314,17 @@ class Metrics:
         whether there was any move."""
         tried = [a for a in record.attempts if a.outcome != "skipped"]
         for a in tried:
-            out = _closed(a.outcome, ATTEMPT_OUTCOMES)
+            out = closed(a.outcome, ATTEMPT_OUTCOMES)
             self.attempt_time.observe((a.backend, a.tier, out), a.duration_s)
         moved = False
         for prev, nxt in backend_moves(tried):
-            reason = _closed(prev.error_kind, ERROR_KINDS, empty="other")
+            reason = closed(prev.error_kind, ERROR_KINDS, empty="other")
             self.fallbacks.inc((prev.backend, nxt.backend, reason))
             moved = True
         return moved
 
     def classified(self, label: str, confidence: float, seconds: float) -> None:
-        self.confidence.observe((_intent(label),), confidence)
+        self.confidence.observe((intent_label(label),), confidence)
         self.classify_time.observe((), seconds)
 
     def backend_state(self, backend: str, tier: str, up: bool, circuit: Circuit) -> None:
@@ -402,16 +380,16 @@ class Metrics:
         self.canary_last.set((backend, suite), ts)
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
-        self.gated.set((backend, _intent(intent)), 1 if gated else 0)
+        self.gated.set((backend, intent_label(intent)), 1 if gated else 0)
 
     def shadow_compared(
         self, intent: str, live_backend: str, shadow_backend: str, agreed: bool | None
     ) -> None:
         result = "undecided" if agreed is None else ("agreed" if agreed else "disagreed")
-        self.shadow.inc((_intent(intent), live_backend, shadow_backend, result))
+        self.shadow.inc((intent_label(intent), live_backend, shadow_backend, result))
 
     def shadow_dropped(self, reason: ShadowDropReason) -> None:
-        self.shadow_drops.inc((_closed(reason, SHADOW_DROP_REASONS),))
+        self.shadow_drops.inc((closed(reason, SHADOW_DROP_REASONS),))
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type, for `GET /metrics`."""
