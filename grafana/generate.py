@@ -282,15 +282,19 @@ def quality() -> dict[str, Any]:
                 unit="percentunit",
             ),
             panel(
-                "Canary margin over floor (negative = below floor)",
+                "Canary margin over floor (lower bound - floor; below 0 closes the gate)",
                 [
                     (
-                        f"smf_router_canary_pass_ratio{{{B}}} - smf_router_canary_floor_ratio",
+                        f"smf_router_canary_pass_lower_bound_ratio{{{B}}}"
+                        " - smf_router_canary_floor_ratio",
                         "{{backend}} / {{suite}}",
                     )
                 ],
                 kind="table",
                 unit="percentunit",
+                description="What the gate compares: the 95% lower bound of the pass rate over "
+                "the window minus the floor, once the window holds canary.min_samples results. "
+                "Suites without a floor have no row; 'Eval gates' shows the gates themselves.",
             ),
             panel(
                 "Time since last canary run",

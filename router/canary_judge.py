@@ -24,7 +24,14 @@ log = logging.getLogger("smf_router.canary")
 
 class CanaryMetrics(Protocol):
     def canary_result(
-        self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
+        self,
+        backend: str,
+        suite: str,
+        *,
+        pass_ratio: float,
+        lower: float,
+        floor: float | None,
+        ts: float,
     ) -> None: ...
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
@@ -86,10 +93,7 @@ class Judge:
         for suite, passed in sorted(graded.items()):
             change = self.book.observe(backend, suite, passed)
             self._judged[(backend, suite)] = ts
-            if self.metrics is not None:
-                ratio = self.book.pass_ratio(backend, suite) or 0.0
-                floor = self.book.floor(backend, suite)
-                self.metrics.canary_result(backend, suite, ratio, floor or 0.0, ts)
+            self._publish(backend, suite, ts)
             if change is not None:
                 self.announce(change)
 
@@ -130,16 +134,29 @@ class Judge:
                 self.metrics.forget_backend(backend)
         self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
 
+    def _publish(self, backend: str, suite: str, ts: float) -> None:
+        """A suite's gauges as the book holds them: the pass ratio, and the lower bound and
+        floor that the gate compares (no floor, no gate: no floor series)."""
+        if self.metrics is None:
+            return
+        self.metrics.canary_result(
+            backend,
+            suite,
+            pass_ratio=self.book.pass_ratio(backend, suite) or 0.0,
+            lower=self.book.lower_bound(backend, suite) or 0.0,
+            floor=self.book.floor(backend, suite),
+            ts=ts,
+        )
+
     def republish(self) -> None:
         """After a reload, the gauges as the retuned book says: without it a lowered floor
-        kept SmfCanaryBelowFloor firing until the next run (`interval_s` away). Runs after
-        `Resilience.reloaded`, which drops a changed backend's gauges (FEATURES order)."""
+        showed (and the old SmfCanaryBelowFloor fired on it) until the next run, `interval_s`
+        away. Runs after `Resilience.reloaded`, which drops a changed backend's gauges
+        (FEATURES order)."""
         if self.metrics is None:
             return
         for (backend, suite), ts in self._judged.items():
-            ratio = self.book.pass_ratio(backend, suite) or 0.0
-            floor = self.book.floor(backend, suite) or 0.0
-            self.metrics.canary_result(backend, suite, ratio, floor, ts)
+            self._publish(backend, suite, ts)
         gated = self.gated()
         for name in self.backends():
             self._shown.add(name)

@@ -166,6 +166,12 @@ class GateBook:
         results = self._results.get((backend, intent))
         return sum(results) / len(results) if results else None
 
+    def lower_bound(self, backend: str, intent: str) -> float | None:
+        """The Wilson lower bound of the window's pass rate: the number a gate compares with
+        the floor (once the window holds `min_samples` results), not the raw pass ratio."""
+        results = self._results.get((backend, intent))
+        return wilson_lower(sum(results), len(results), self.z) if results else None
+
     def standings(self) -> list[Standing]:
         out = []
         for (backend, intent), results in sorted(self._results.items()):

@@ -61,6 +61,10 @@ class Family:
     def set(self, labels: tuple[str, ...], value: float) -> None:
         self.values[labels] = value
 
+    def remove(self, labels: tuple[str, ...]) -> None:
+        """Remove one series, if it exists."""
+        self.values.pop(labels, None)
+
     def drop(self, label: str, value: str) -> None:
         """Remove every series whose `label` is `value` (a backend that left the config)."""
         at = self.labelnames.index(label)

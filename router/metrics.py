@@ -179,7 +179,14 @@ class Metrics:
     def _define_quality(self) -> None:
         bs = ("backend", "suite")
         self.canary_pass = self._gauge("canary_pass_ratio", "Canary pass rate over the window.", bs)
-        self.canary_floor = self._gauge("canary_floor_ratio", "Configured pass-rate floor.", bs)
+        self.canary_lower = self._gauge(
+            "canary_pass_lower_bound_ratio",
+            "Wilson lower bound (95%) of the pass rate, which a gate compares with the floor.",
+            bs,
+        )
+        self.canary_floor = self._gauge(
+            "canary_floor_ratio", "Pass-rate floor, for suites that have one.", bs
+        )
         self.canary_last = self._gauge(
             "canary_last_run_timestamp_seconds", "When the canary last ran (unix time).", bs
         )
@@ -341,6 +348,7 @@ class Metrics:
             self.up,
             self.circuit,
             self.canary_pass,
+            self.canary_lower,
             self.canary_floor,
             self.canary_last,
             self.gated,
@@ -373,11 +381,25 @@ class Metrics:
         self._ledger_source = source
 
     def canary_result(
-        self, backend: str, suite: str, pass_ratio: float, floor: float, ts: float
+        self,
+        backend: str,
+        suite: str,
+        *,
+        pass_ratio: float,
+        lower: float,
+        floor: float | None,
+        ts: float,
     ) -> None:
-        self.canary_pass.set((backend, suite), pass_ratio)
-        self.canary_floor.set((backend, suite), floor)
-        self.canary_last.set((backend, suite), ts)
+        """A suite's standing after a round. A suite without a floor has no floor series (it
+        closes no gate), so no margin over a floor of 0 is shown for it."""
+        key = (backend, suite)
+        self.canary_pass.set(key, pass_ratio)
+        self.canary_lower.set(key, lower)
+        if floor is None:
+            self.canary_floor.remove(key)
+        else:
+            self.canary_floor.set(key, floor)
+        self.canary_last.set(key, ts)
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
         self.gated.set((backend, intent_label(intent)), 1 if gated else 0)

@@ -141,7 +141,7 @@ def busy_registry() -> Metrics:
                     i += 1
             m.classified(intent, 0.7, 0.0002)
             m.route_gated(backend, intent, False)
-            m.canary_result(backend, intent, 0.8, 0.6, 1.7e9)
+            m.canary_result(backend, intent, pass_ratio=0.8, lower=0.58, floor=0.6, ts=1.7e9)
             m.shadow_compared(intent, "cloud", backend, True)
     for backend, tier in backends:
         m.backend_state(backend, tier, True, "closed")

@@ -48,9 +48,16 @@ class Metrics:
         self.gates: list[tuple[str, str, bool]] = []
 
     def canary_result(
-        self, backend: str, suite: str, ratio: float, floor: float, ts: float
+        self,
+        backend: str,
+        suite: str,
+        *,
+        pass_ratio: float,
+        lower: float,
+        floor: float | None,
+        ts: float,
     ) -> None:
-        self.results.append((backend, suite, ratio, floor))
+        self.results.append((backend, suite, pass_ratio, floor or 0.0))
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
         self.gates.append((backend, intent, gated))

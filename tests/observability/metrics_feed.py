@@ -61,6 +61,8 @@ def feed(metrics: Metrics, n: int) -> None:
     metrics.backend_state("local", "local", up=False, circuit="open")
     metrics.backend_state("cloud", "cloud", up=True, circuit="closed")
     metrics.capacity("local", running=30, waiting=4, kv_cache_usage=0.93)
-    metrics.canary_result("local", "math", pass_ratio=0.25, floor=0.5, ts=1_764_000_000)
-    metrics.canary_result("local", "coding", pass_ratio=0.9, floor=0.6, ts=1_764_000_000)
+    ts = 1_764_000_000
+    metrics.canary_result("local", "math", pass_ratio=0.25, lower=0.1, floor=0.5, ts=ts)
+    metrics.canary_result("local", "coding", pass_ratio=0.9, lower=0.7, floor=0.6, ts=ts)
+    metrics.canary_result("local", "prose", pass_ratio=0.5, lower=0.2, floor=None, ts=ts)
     metrics.route_gated("local", "math", gated=True)

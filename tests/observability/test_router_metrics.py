@@ -239,7 +239,9 @@ def test_capacity_keeps_gauges_that_were_not_reported(metrics: Metrics) -> None:
 
 def test_classifier_canary_gating_and_shadow(metrics: Metrics) -> None:
     metrics.classified("math", 0.8, 0.0004)
-    metrics.canary_result("local", "math", pass_ratio=0.25, floor=0.5, ts=1_700_000_000)
+    canary = {"pass_ratio": 0.25, "lower": 0.05, "ts": 1_700_000_000}
+    metrics.canary_result("local", "math", **canary, floor=0.5)
+    metrics.canary_result("local", "prose", **canary, floor=None)
     metrics.route_gated("local", "math", gated=True)
     metrics.shadow_compared("math", "cloud", "local", agreed=True)
     metrics.shadow_compared("math", "cloud", "local", agreed=None)
@@ -249,6 +251,10 @@ def test_classifier_canary_gating_and_shadow(metrics: Metrics) -> None:
     assert value(metrics, "smf_router_classifier_duration_seconds_bucket", le="0.0005") == 1
     assert value(metrics, "smf_router_canary_pass_ratio", backend="local", suite="math") == 0.25
     assert value(metrics, "smf_router_canary_floor_ratio", backend="local", suite="math") == 0.5
+    lower = "smf_router_canary_pass_lower_bound_ratio"
+    assert value(metrics, lower, backend="local", suite="math") == 0.05
+    # a suite without a floor gates nothing: no floor series, so no margin row
+    assert value(metrics, "smf_router_canary_floor_ratio", backend="local", suite="prose") is None
     ts = value(
         metrics, "smf_router_canary_last_run_timestamp_seconds", backend="local", suite="math"
     )
