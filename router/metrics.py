@@ -1,20 +1,18 @@
 """Prometheus metrics: what the router counts, and the one place their names are defined.
 
 Every label value comes from a closed set or from the config (`router.metric_labels`);
-nothing a caller sends becomes a label. The values
-live in `router.metric_store` (lock-free dicts, updated from the event loop thread), because
-prometheus_client's objects cost more per request and per scrape than the budget allows.
+nothing a caller sends becomes a label. The values live in `router.metric_store` (lock-free
+dicts, updated from the event loop thread), because prometheus_client's objects cost more
+per request and per scrape than the budget allows. The ledger's and the process's numbers
+are read at scrape time (`router.metrics_scraped`).
 `docs/metrics.md` documents each metric; a test keeps that page, this code and the dashboards
 in agreement.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from prometheus_client import CollectorRegistry
 
-from router import process_stats
 from router.metric_labels import (
     APIS,
     ATTEMPT_OUTCOMES,
@@ -28,6 +26,7 @@ from router.metric_labels import (
     intent_label,
 )
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
+from router.metrics_scraped import LedgerSource, ScrapedFamilies
 from router.record import Record, ShadowDropReason, backend_moves
 
 P = "smf_router_"
@@ -41,33 +40,18 @@ CONFIDENCE_BUCKETS = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1
 CLASSIFY_BUCKETS = (5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1)
 
 
-class LedgerSource(Protocol):
-    """What the ledger writer exposes; read at scrape time, never on the request path."""
-
-    @property
-    def queue_depth(self) -> int: ...
-    @property
-    def last_flush_seconds(self) -> float: ...
-    @property
-    def dropped_total(self) -> int: ...
-    @property
-    def written_total(self) -> int: ...
-
-
 class Metrics:
     """The router's metrics. Call its methods from the event loop thread; `render()` may run
     anywhere. The families are also registered on `registry` (a fresh one per test)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self._families: list[Family] = []
-        self._ledger_source: LedgerSource | None = None
         self._define_requests()
         self._define_backends()
         self._define_quality()
-        self._define_ledger()
-        self._define_process()
+        self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process
         self.registry = registry if registry is not None else CollectorRegistry()
-        self.registry.register(FamilyCollector(self._families, self._read_at_scrape))
+        self.registry.register(FamilyCollector(self._families, self.scraped.read))
 
     def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
         self._families.append(Family(P + name, doc, "counter", labels))
@@ -206,59 +190,6 @@ class Metrics:
         for reason in (*sorted(SHADOW_DROP_REASONS), "other"):  # a closed set: show zeros
             self.shadow_drops.inc((reason,), 0)
 
-    def _define_ledger(self) -> None:
-        self.ledger_queue = self._gauge("ledger_queue_depth", "Records waiting to be written.", ())
-        self.ledger_flush = self._gauge(
-            "ledger_last_flush_seconds", "How long the last ledger flush took.", ()
-        )
-        self.ledger_dropped = self._counter(
-            "ledger_dropped_records_total", "Records the ledger had to drop.", ()
-        )
-        self.ledger_written = self._counter(
-            "ledger_written_records_total", "Records written to the ledger.", ()
-        )
-
-    def _define_process(self) -> None:
-        self.resident = self._gauge(
-            "process_resident_memory_bytes", "Resident memory of the router process.", ()
-        )
-        self.arrow = self._gauge(
-            "process_arrow_allocated_bytes",
-            "Memory held by Arrow's pool (ledger flushes and merges), part of resident memory.",
-            (),
-        )
-        self.cpu = self._counter(
-            "process_cpu_seconds_total", "CPU time of the router process (user + system).", ()
-        )
-        self.collections = self._counter(
-            "gc_collections_total",
-            "Garbage collections by generation; generation 2 is a full one (see router.heap).",
-            ("generation",),
-        )
-
-    def _read_at_scrape(self) -> None:
-        self._read_ledger()
-        self._read_process()
-
-    def _read_process(self) -> None:
-        stats = process_stats.read()
-        if stats.resident_bytes is not None:
-            self.resident.set((), float(stats.resident_bytes))
-        self.arrow.set((), float(stats.arrow_bytes))
-        self.cpu.set((), stats.cpu_seconds)
-        for generation, count in enumerate(stats.collections):
-            self.collections.set((str(generation),), float(count))
-
-    def _read_ledger(self) -> None:
-        """Copy the ledger writer's numbers into their families, at scrape time."""
-        src = self._ledger_source
-        if src is None:
-            return
-        self.ledger_queue.set((), float(src.queue_depth))
-        self.ledger_flush.set((), float(src.last_flush_seconds))
-        self.ledger_dropped.set((), float(src.dropped_total))
-        self.ledger_written.set((), float(src.written_total))
-
     def attempt_started(self, backend: str, tier: str) -> None:
         self.inflight.inc((backend, tier))
 
@@ -378,7 +309,7 @@ class Metrics:
                 gauge.set((backend,), value)
 
     def set_ledger_source(self, source: LedgerSource | None) -> None:
-        self._ledger_source = source
+        self.scraped.ledger_source = source
 
     def canary_result(
         self,
@@ -415,5 +346,5 @@ class Metrics:
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type, for `GET /metrics`."""
-        self._read_at_scrape()
+        self.scraped.read()
         return render(self._families).encode(), CONTENT_TYPE
