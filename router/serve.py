@@ -1,12 +1,14 @@
 """Running the router under uvicorn, with demo simulators when nothing is configured.
 
 SIGTERM: uvicorn stops accepting, lets in-flight requests and streams finish for up to
-`server.drain_s`, then the lifespan closes backends and flushes the ledger.
+`server.drain_s`, then the lifespan closes backends and flushes the ledger. A router with no
+keys on an address other than loopback says at start that it is open to all.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import math
 import signal
@@ -67,11 +69,37 @@ async def _serve(
     server = _Server(uvicorn_config(app, config, host, port))
     _reload_on_sighup(app.state, config_path)
     log.info("smf-router listening on http://%s:%d/v1", host, port)
+    warn_if_open(config, host)
     try:
         await server.serve()
     finally:
         for task in simulators:
             task.cancel()
+
+
+def warn_if_open(config: Config, host: str) -> None:
+    """With no router keys anyone who reaches the router may use it: fine on loopback (the
+    default), not on an address others reach, where they would spend the cloud keys (the
+    compose file once published such a router on every interface; found in review)."""
+    if config.auth.keys or _loopback(host):
+        return
+    log.warning(
+        "NO AUTH: listening on %s with no router keys (auth.keys is empty): anyone who can "
+        "reach this address can send requests, spending the cloud backends' keys, and call "
+        "the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
+        "publish the port on 127.0.0.1 only).",
+        host,
+    )
+
+
+def _loopback(host: str) -> bool:
+    """Whether `--host` is a loopback address; a name other than localhost counts as not."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Config:

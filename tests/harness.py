@@ -273,15 +273,16 @@ def router(config: Config) -> Iterator[RunningRouter]:
 
 @contextmanager
 def router_process(
-    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None
+    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None, host: str = "127.0.0.1"
 ) -> Iterator[tuple[Running, subprocess.Popen[bytes]]]:
-    """`smf-router serve` as a real subprocess (for signals and multi-process tests)."""
+    """`smf-router serve` as a real subprocess (for signals and multi-process tests); its
+    output goes to `tmp/router-<port>.log`."""
     path = tmp / f"router-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
     log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(port)],
+        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port), "--host", host],
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},

@@ -183,6 +183,29 @@ def test_compose_services_and_mounts_exist() -> None:
     assert "router:4000" in targets  # the compose service name and port
 
 
+def published_host_ips(service: dict[str, Any]) -> list[str]:
+    """The host address of each published port, in short ("127.0.0.1:4000:4000") or long
+    syntax; "" for a port published on every interface ("4000:4000", "4000")."""
+    out = []
+    for port in service.get("ports", []):
+        if isinstance(port, dict):
+            out.append(port.get("host_ip", ""))
+        else:
+            parts = str(port).rsplit(":", 2)  # [ip:]host:container; an IPv6 ip keeps its ':'
+            out.append(parts[0].strip("[]") if len(parts) == 3 else "")
+    return out
+
+
+def test_compose_publishes_ports_on_loopback_only() -> None:
+    """The example config has no router keys: published on every interface, anyone on the
+    LAN could spend the cloud key through the router (found in review). Prometheus and the
+    collector have no authentication either."""
+    (compose,) = docs(DEPLOY / "compose.yaml")
+    published = {name: published_host_ips(service) for name, service in compose["services"].items()}
+    assert published["router"] == ["127.0.0.1"]
+    assert {ip for ips in published.values() for ip in ips} == {"127.0.0.1"}
+
+
 def test_otel_collector_pipelines_name_defined_components() -> None:
     (config,) = docs(DEPLOY / "otel" / "collector.yaml")
     for pipeline in config["service"]["pipelines"].values():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ import httpx
 import openai
 import pytest
 
+from classifier.intent import INTENTS
 from tests.harness import VENV_BIN, free_port, router_process, simulator, wait_for
 
 
@@ -42,6 +44,36 @@ def test_demo_mode_serves_with_simulators_and_says_so(tmp_path: Path) -> None:
         output, _ = process.communicate(timeout=30)
     assert process.returncode == 0
     assert b"DEMO MODE" in output and b"SIMULATOR" in output
+    assert b"NO AUTH" not in output  # open, but on loopback (the default --host)
+
+
+OPEN_CONFIG: dict[str, Any] = {
+    "backends": [
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    ],
+    "routes": {intent: ["local"] for intent in INTENTS},
+}
+KEY = {"name": "ops", "sha256": hashlib.sha256(b"sk-test").hexdigest(), "admin": True}
+
+
+@pytest.mark.parametrize(("keys", "warned"), [([], True), ([KEY], False)], ids=["open", "keys"])
+def test_a_router_without_keys_on_every_interface_warns_at_start(
+    tmp_path: Path, keys: list[dict[str, Any]], warned: bool
+) -> None:
+    """The compose file published such a router on the LAN with the cloud key behind it,
+    and nothing said so (found in review)."""
+    config = {**OPEN_CONFIG, "ledger": {"path": str(tmp_path / "ledger")}, "auth": {"keys": keys}}
+    with router_process(config, tmp_path, host="0.0.0.0") as (proxy, _):
+        log = tmp_path / f"router-{proxy.root.rsplit(':', 1)[1]}.log"
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    assert any("listening on http://0.0.0.0:" in line["msg"] for line in lines)
+    warnings = [line for line in lines if "NO AUTH" in line["msg"]]
+    if warned:
+        (line,) = warnings
+        assert line["level"] == "warning" and "auth.keys is empty" in line["msg"]
+        assert "0.0.0.0" in line["msg"]
+    else:
+        assert warnings == []
 
 
 def test_sigterm_lets_the_inflight_stream_finish(tmp_path: Path) -> None:
