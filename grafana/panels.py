@@ -13,8 +13,13 @@ B = 'backend=~"$backend"'
 I = 'intent=~"$intent"'  # noqa: E741 - the variable's name
 
 
-def target(expr: str, legend: str = "", ref: str = "A") -> dict[str, Any]:
-    return {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": ref}
+def target(expr: str, legend: str = "", ref: str = "A", table: bool = False) -> dict[str, Any]:
+    """One query. A table's is an instant query in table format: each series one row, with
+    its labels as columns (as a range query, Grafana showed one series at a time)."""
+    out = {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": ref}
+    if table:
+        out |= {"instant": True, "range": False, "format": "table"}
+    return out
 
 
 def panel(
@@ -26,15 +31,19 @@ def panel(
 ) -> dict[str, Any]:
     """One panel; `queries` are (PromQL, legend) pairs."""
     refs = "ABCDEFGH"
-    return {
+    table = kind == "table"
+    out: dict[str, Any] = {
         "type": kind,
         "title": title,
         "description": description,
         "datasource": DATASOURCE,
         "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
         "options": {"legend": {"displayMode": "table", "placement": "bottom"}},
-        "targets": [target(e, legend, refs[i]) for i, (e, legend) in enumerate(queries)],
+        "targets": [target(e, legend, refs[i], table) for i, (e, legend) in enumerate(queries)],
     }
+    if table:  # an instant query's one timestamp is the same on every row: not a column
+        out["transformations"] = [{"id": "organize", "options": {"excludeByName": {"Time": True}}}]
+    return out
 
 
 def quantiles(metric: str, by: str, selector: str, unit: str = "s") -> list[tuple[str, str]]:

@@ -87,3 +87,19 @@ def test_dashboards_are_generated_and_pin_the_datasource() -> None:
     ]
     provisioning = ROOT / "grafana" / "provisioning" / "datasources" / "smf-prometheus.yml"
     assert "uid: smf-prometheus" in provisioning.read_text()
+
+
+def test_table_panels_show_one_row_per_series() -> None:
+    """A table fed a range query showed one series at a time, as a time series (the circuit
+    states, canary margins, last runs and gates; found in review)."""
+    tables = []
+    for path in dashboard_files():
+        for panel in json.loads(path.read_text())["panels"]:
+            if panel["type"] != "table":
+                continue
+            tables.append(panel["title"])
+            for t in panel["targets"]:
+                assert (t.get("instant"), t.get("range"), t.get("format")) == (True, False, "table")
+            organize = [x for x in panel.get("transformations", []) if x["id"] == "organize"]
+            assert organize and organize[0]["options"]["excludeByName"] == {"Time": True}
+    assert len(tables) == 4, tables
