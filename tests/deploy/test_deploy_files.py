@@ -214,6 +214,51 @@ def test_otel_collector_pipelines_name_defined_components() -> None:
                 assert name in config[kind], f"{kind}: {name}"
 
 
+def test_kubernetes_pods_are_scraped_under_the_job_the_alerts_select() -> None:
+    """The pods were found through prometheus.io annotations, which put them in the
+    cluster's generic job (usually `kubernetes-pods`), while SmfRouterDown selects
+    job="smf-router": on Kubernetes it never fired (found in review)."""
+    alerts = (DEPLOY / "prometheus" / "alerts.yml").read_text()
+    jobs = set(re.findall(r'job="([^"]+)"', alerts))
+    assert jobs == {"smf-router"}
+    (deployment,) = [d for d in manifests() if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]
+    labels = pod["metadata"]["labels"]
+    ports = {p["name"] for c in pod["spec"]["containers"] for p in c.get("ports", [])}
+    assert not [a for a in pod["metadata"].get("annotations", {}) if a.startswith("prometheus.io")]
+
+    (config,) = docs(DEPLOY / "prometheus" / "kubernetes.yml")
+    (job,) = [j for j in config["scrape_configs"] if j["job_name"] in jobs]
+    rules = [r for r in job["relabel_configs"] if r.get("action") == "keep"]
+    keep = {r["source_labels"][0]: r["regex"] for r in rules}
+    name = keep["__meta_kubernetes_pod_label_app_kubernetes_io_name"]
+    assert re.fullmatch(name, labels["app.kubernetes.io/name"])
+    assert [p for p in ports if re.fullmatch(keep["__meta_kubernetes_pod_container_port_name"], p)]
+    (sd,) = job["kubernetes_sd_configs"]
+    namespace = deployment["metadata"]["namespace"]
+    assert sd["role"] == "pod" and sd["namespaces"]["names"] == [namespace]
+
+    (monitor,) = docs(K8S / "operator" / "podmonitor.yaml")
+    assert labels[monitor["spec"]["jobLabel"]] in jobs  # the Operator's job label
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert {e["port"] for e in monitor["spec"]["podMetricsEndpoints"]} <= ports
+    assert monitor["metadata"]["namespace"] == namespace
+
+
+def test_promtool_accepts_the_kubernetes_scrape_config() -> None:
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool absent")
+    result = subprocess.run(
+        ["promtool", "check", "config", str(DEPLOY / "prometheus" / "kubernetes.yml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "field kubernetes_sd_configs not found" in result.stdout + result.stderr:
+        pytest.skip("this promtool is built without Kubernetes discovery (Debian's is)")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool absent")
 def test_promtool_accepts_the_prometheus_config_compose_mounts() -> None:
     result = subprocess.run(
