@@ -2,6 +2,7 @@
 
 Pure functions of (case, answer). The one grader that executes code takes the executor as an
 argument (``evals.sandbox.run_python`` in production), so this module does no I/O itself.
+A case that cannot be graded as written raises ``CaseProblem``: the runner records ``error``.
 
 Rules we apply where smf-bench's published runner is looser (reported in every results file):
 
@@ -122,31 +123,43 @@ def grade_text_contains(case: Case, text: str) -> Grade:
     return _ok("contains all")
 
 
+UNITS = ("line", "paragraph", "stanza", "sentence", "word")
+"""What ``structural_count`` counts (a trailing ``s`` is dropped: ``lines`` is ``line``)."""
+
+
+class CaseProblem(ValueError):
+    """The case cannot be graded as written (an unknown unit or op, a count that is not a
+    number): a problem of the suite, not of the answer, so the runner records ``error``."""
+
+
 def count_units(text: str, unit: str) -> int:
-    """Non-empty lines, blank-line-separated paragraphs, sentences (``.!?``) or words."""
+    """Non-empty lines, blank-line-separated paragraphs or stanzas, sentences (``.!?``) or
+    words. As in smf-bench, lines are split on ``\\n`` only (a form feed or U+2028 inside a
+    line does not start a new one) and a stanza is counted exactly as a paragraph."""
     unit = unit.rstrip("s")
     if unit == "line":
-        return sum(1 for line in text.splitlines() if line.strip())
-    if unit == "paragraph":
+        return sum(1 for line in text.split("\n") if line.strip())
+    if unit in ("paragraph", "stanza"):
         return sum(1 for block in re.split(r"\n\s*\n", text) if block.strip())
     if unit == "sentence":
         return sum(1 for part in re.split(r"[.!?]", text) if part.strip())
     if unit == "word":
         return len(text.split())
-    raise ValueError(f"unknown unit {unit!r}")
+    raise CaseProblem(f"unknown unit {unit!r} (known: {', '.join(UNITS)})")
 
 
 def grade_structural_count(case: Case, text: str) -> Grade:
-    """Count ``metadata.unit`` and compare with ``expected`` using ``metadata.op``."""
+    """Count ``metadata.unit`` and compare with ``expected`` using ``metadata.op``; a case
+    whose unit, op or count makes no sense raises ``CaseProblem`` rather than fail the model."""
     unit = str(case.metadata.get("unit", "line"))
     op = str(case.metadata.get("op", "=="))
     if op not in _OPS:
-        return _fail("mismatch", f"unknown op {op!r}")
+        raise CaseProblem(f"unknown op {op!r} (known: {' '.join(_OPS)})")
     try:
-        got = count_units(text, unit)
-    except ValueError as exc:
-        return _fail("mismatch", str(exc))
-    want = int(case.expected)
+        want = int(case.expected)
+    except (TypeError, ValueError):
+        raise CaseProblem(f"expected {case.expected!r} is not a count") from None
+    got = count_units(text, unit)
     verdict = f"{got} {unit}s, want {op} {want}"
     return _ok(verdict) if _OPS[op](got, want) else _fail("mismatch", verdict)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from evals.graders import SUPPORTED, Answer, Executor, evaluator_of, grade
+from evals.graders import SUPPORTED, Answer, CaseProblem, Executor, evaluator_of, grade
 from evals.results import CaseResult
 from evals.sandbox import SandboxUnavailable, run_python
 from evals.suite import Capabilities, Case, answer_budget, not_applicable
@@ -191,6 +191,8 @@ async def run_case(
             verdict = grade(case, answer)
     except SandboxUnavailable as exc:
         return _error(case, None, f"the sandbox could not start: {exc}")
+    except CaseProblem as exc:  # the suite's mistake: neither a pass nor the model's failure
+        return _error(case, "case", f"the case cannot be graded: {exc}")
     except Exception as exc:  # a grader bug must cost this case, not the whole run
         log.exception("grading %s failed", case.id)
         return _error(case, None, f"grading failed: {type(exc).__name__}")

@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from evals.graders import Answer, Grade, count_units, extract_code, grade, grade_run
+from evals.graders import (
+    Answer,
+    CaseProblem,
+    Grade,
+    count_units,
+    extract_code,
+    grade,
+    grade_run,
+)
 from evals.sandbox import RunOutcome, run_python
 from evals.suite import Case, case_from_dict
 
@@ -64,6 +72,9 @@ def test_text_contains_list_string_and_keywords() -> None:
         ("paragraph", "p1 line\nstill p1\n\n\np2\n  \np3", 3),
         ("sentence", "One. Two! Three? four", 4),
         ("words", "a b  c", 3),
+        ("word", "a\tb\nc", 3),
+        ("stanza", "l1\nl2\n\nl3\nl4\n\n\nl5\nl6\n", 3),
+        ("line", "a\u2028still a\x0cand a\x85too\nb\r\nc", 3),
     ],
 )
 def test_count_units(unit: str, body: str, count: int) -> None:
@@ -77,7 +88,36 @@ def test_structural_count_ops() -> None:
     assert text(case("structural_count", 4, metadata={"unit": "line", "op": "<"}), lines).passed
     fail = text(case("structural_count", 5, metadata={"unit": "line", "op": "=="}), lines)
     assert (fail.failure_kind, fail.reason) == ("mismatch", "3 lines, want == 5")
-    assert not text(case("structural_count", 1, metadata={"unit": "line", "op": "!"}), lines).passed
+
+
+def test_structural_count_counts_stanzas_as_smf_bench_does() -> None:
+    """smf-bench's instruction case v3.instruction.hard.05 counts `unit: stanza`; we called
+    the unit unknown and failed every correct poem as the model's mismatch (found in review)."""
+    poem = case(
+        "structural_count",
+        3,
+        metadata={"unit": "stanza", "op": "=="},
+        prompt="Write a poem about a harbor at dusk, structured as exactly 3 stanzas.",
+    )
+    right = text(
+        poem,
+        "Gulls fold their wings,\nthe tide goes slack.\n\nLamps wake on the quay,\n"
+        "ropes creak back.\n\nThe last boat in,\nthe dark comes black.",
+    )
+    assert (right.passed, right.reason) == (True, "3 stanzas, want == 3")
+    assert text(poem, "One stanza only,\nthat is all.").failure_kind == "mismatch"
+
+
+def test_a_case_that_cannot_be_graded_raises_case_problem_not_a_failure() -> None:
+    """An unknown unit or op, or a count that is not a number, is the suite's mistake: it was
+    graded as the model's `mismatch` (found in review); the runner now records `error`."""
+    for metadata, expected, message in (
+        ({"unit": "bullet"}, 1, "unknown unit 'bullet'"),
+        ({"unit": "line", "op": "!"}, 1, "unknown op '!'"),
+        ({"unit": "line"}, "three", "not a count"),
+    ):
+        with pytest.raises(CaseProblem, match=message):
+            text(case("structural_count", expected, metadata=metadata), "a\nb")
 
 
 def call(name: str, arguments: str) -> Answer:

@@ -121,6 +121,32 @@ async def test_gated_and_unsupported_cases_are_not_applicable(fake_server: FakeS
     assert fake_server.bodies == []
 
 
+async def test_a_case_that_cannot_be_graded_is_an_error_not_a_failure(
+    fake_server: FakeServer,
+) -> None:
+    """A structural_count case with a unit we do not know failed the model (`mismatch`),
+    lowering its pass rate for the suite's mistake (found in review)."""
+    fake_server.responder = lambda body: _reply("one\ntwo")
+    odd = case_from_dict(
+        {
+            "id": "odd",
+            "prompt": "two bullets",
+            "evaluator": "structural_count",
+            "expected": 2,
+            "metadata": {"unit": "bullet"},
+        }
+    )
+    (out,) = await run_cases([odd], endpoint(fake_server))
+    assert (out.status, out.failure_kind) == ("error", "case")
+    assert out.detail == "the case cannot be graded: unknown unit 'bullet' " + (
+        "(known: line, paragraph, stanza, sentence, word)"
+    )
+
+
+async def _reply(content: str) -> tuple[int, Any]:
+    return 200, completion(content)
+
+
 async def test_concurrency_is_bounded_and_used(fake_server: FakeServer) -> None:
     async def slow(body: dict[str, Any]) -> tuple[int, Any]:
         await asyncio.sleep(0.05)
