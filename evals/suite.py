@@ -2,12 +2,15 @@
 
 The format is smf-bench's (see ``docs/evals.md``): multi-document YAML streams or one list per
 file, loaded recursively; unknown top-level keys become metadata; capability gating marks a
-case N/A on an endpoint that lacks a modality or capability instead of failing it.
+case N/A on an endpoint that lacks a modality or capability instead of failing it, and so
+are cases smf-bench sends or grades in ways we do not (templated prompts, timings, judges).
+A malformed file or field is a ``SuiteError`` that names the file, the case and the field.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +58,28 @@ _KNOWN = frozenset(
     }
 )
 
+GRADED = frozenset(
+    {
+        "regex_match",
+        "text_match",
+        "text_contains",
+        "structural_count",
+        "tool_call",
+        "programmatic",  # with eval_type: unit_test; with a checker it is N/A
+        "unit_test",
+        "code_compiles",
+        "json_contains",
+        "html_valid",
+    }
+)
+"""Evaluators ``evals.graders`` grades."""
+
+NOT_GRADED = frozenset(
+    {"performance", "llm_judge", "agentic_file_check", "perceptual_clip", "binary_exists"}
+)
+"""smf-bench's other evaluators (timings, a judge model, files an agent wrote, media): their
+cases load and are N/A here."""
+
 TEXT_MODALITIES = frozenset({"text"})
 TEXT_CAPABILITIES = frozenset({"reasoning", "writing", "tool_calling", "coding", "instruction"})
 
@@ -83,6 +108,7 @@ class Case:
     reference: str | None = None
     dimension: str = "quality"
     source: str = ""
+    not_runnable: str | None = None  # why no endpoint can run it here (e.g. a templated prompt)
 
 
 @dataclass(frozen=True)
@@ -121,6 +147,8 @@ def answer_budget(case: Case, caps: Capabilities) -> int:
 
 def not_applicable(case: Case, caps: Capabilities) -> str | None:
     """Why ``case`` cannot run on an endpoint with ``caps``, or None when it can."""
+    if case.not_runnable is not None:
+        return case.not_runnable
     missing = [m for m in case.requires_modalities if m not in caps.modalities]
     if missing:
         return f"endpoint lacks modality {', '.join(missing)}"
@@ -132,46 +160,133 @@ def not_applicable(case: Case, caps: Capabilities) -> str | None:
     return None
 
 
-def _names(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(str(v) for v in value)
+def _where(source: str, raw: Mapping[str, Any]) -> str:
+    case = f"case {raw.get('id', '?')!r}"
+    return f"{source}: {case}" if source else case
 
 
 def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
-    """Build a ``Case`` from one parsed mapping; unknown keys are merged into metadata."""
-    for key in ("id", "prompt", "evaluator"):
+    """Build a ``Case`` from one parsed mapping; unknown keys are merged into metadata.
+
+    A field of the wrong type or value is a ``SuiteError`` naming the file, case and field
+    (never a TypeError from deep inside). A case we cannot send as written (no ``prompt``:
+    smf-bench builds it from ``prompt_template``, or sends multimodal ``messages``) loads and
+    is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench does
+    not have is an error.
+    """
+    where = _where(source, raw)
+    for key in ("id", "evaluator"):
         if key not in raw:
-            raise SuiteError(f"{source}: case {raw.get('id', '?')!r} has no {key!r}")
+            raise SuiteError(f"{where} has no {key!r}")
+    if isinstance(raw["id"], bool) or not isinstance(raw["id"], str | int):
+        raise SuiteError(f"{where}: 'id' must be a string, got {type(raw['id']).__name__}")
+    evaluator = _evaluator(raw, where)
+    given = raw.get("metadata")
+    if given is not None and not isinstance(given, Mapping):
+        raise SuiteError(f"{where}: 'metadata' must be a mapping, got {type(given).__name__}")
     extra = {k: v for k, v in raw.items() if k not in _KNOWN}
-    metadata = {**extra, **dict(raw.get("metadata") or {})}
+    metadata = {**extra, **dict(given or {})}
     tools = metadata.get("tools")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(t, Mapping) for t in tools)
+    ):
+        raise SuiteError(f"{where}: 'metadata.tools' must be a list of tool mappings")
+    prompt, not_runnable = _prompt(raw, evaluator, where)
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),
         suite=str(raw.get("category", "uncategorised")),
         difficulty=str(raw.get("difficulty", "unrated")),
-        prompt=str(raw["prompt"]),
-        evaluator=str(raw["evaluator"]),
+        prompt=prompt,
+        evaluator=evaluator,
         expected=raw.get("expected"),
-        max_tokens=int(raw.get("max_tokens", 1024)),
-        temperature=float(raw.get("temperature", 0.0)),
+        max_tokens=_positive_int(raw.get("max_tokens", 1024), "max_tokens", where),
+        temperature=_temperature(raw.get("temperature", 0.0), where),
         metadata=metadata,
-        requires_modalities=_names(raw.get("requires_modalities", ("text",))),
-        requires_capabilities=_names(raw.get("requires_capabilities")),
+        requires_modalities=_names(raw.get("requires_modalities", ("text",)), "modalities", where),
+        requires_capabilities=_names(raw.get("requires_capabilities"), "capabilities", where),
         tools=list(tools) if tools else None,
         reference=None if raw.get("reference") is None else str(raw["reference"]),
         dimension=str(raw.get("dimension", "quality")),
         source=source,
+        not_runnable=not_runnable,
     )
 
 
+def _evaluator(raw: Mapping[str, Any], where: str) -> str:
+    """The evaluator's name; a typo (``regex_mach``) would otherwise make the case N/A."""
+    name = raw["evaluator"]
+    if not isinstance(name, str) or name not in GRADED | NOT_GRADED:
+        known = ", ".join(sorted(GRADED | NOT_GRADED))
+        raise SuiteError(f"{where}: 'evaluator' {name!r} is not one smf-bench has ({known})")
+    return name
+
+
+def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, str | None]:
+    """The prompt, and why the case cannot be sent when smf-bench's harness builds it."""
+    if "prompt" in raw:
+        prompt = raw["prompt"]
+        if isinstance(prompt, bool) or not isinstance(prompt, str | int | float):
+            raise SuiteError(f"{where}: 'prompt' must be text, got {type(prompt).__name__}")
+        return str(prompt), None
+    if "prompt_template" in raw:
+        template = raw["prompt_template"]
+        return "", f"its prompt is built by smf-bench's harness (prompt_template {template!r})"
+    if "messages" in raw:
+        return "", "it sends smf-bench's multimodal messages, which we do not"
+    if evaluator in NOT_GRADED:
+        return "", None  # N/A anyway: the evaluator is not one we run
+    raise SuiteError(f"{where} has no 'prompt'")
+
+
+def _names(value: Any, field_name: str, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise SuiteError(f"{where}: 'requires_{field_name}' must be a name or a list of names")
+
+
+def _positive_int(value: Any, field_name: str, where: str) -> int:
+    number = _number(value, field_name, where)
+    if number != int(number) or number < 1:
+        raise SuiteError(f"{where}: {field_name!r} must be a positive whole number, got {value!r}")
+    return int(number)
+
+
+def _temperature(value: Any, where: str) -> float:
+    number = _number(value, "temperature", where)
+    if number < 0:
+        raise SuiteError(f"{where}: 'temperature' must not be negative, got {value!r}")
+    return number
+
+
+def _number(value: Any, field_name: str, where: str) -> float:
+    if not isinstance(value, bool) and isinstance(value, int | float | str):
+        try:
+            number = float(value)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number
+    raise SuiteError(f"{where}: {field_name!r} must be a number, got {value!r}")
+
+
 def _documents(path: Path) -> Iterator[Any]:
-    text = path.read_text(encoding="utf-8")
+    """The parsed documents of one file; text that is not UTF-8 (a byte-order mark is
+    fine), JSON or YAML is a ``SuiteError`` naming the file."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if path.suffix == ".json":
-        yield json.loads(text)
+        try:
+            yield json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SuiteError(f"{path}: not valid JSON: {exc}") from None
         return
     try:
         yield from yaml.safe_load_all(text)

@@ -147,6 +147,17 @@ async def _reply(content: str) -> tuple[int, Any]:
     return 200, completion(content)
 
 
+async def test_a_templated_smf_bench_case_is_not_applicable_and_never_sent(
+    fake_server: FakeServer,
+) -> None:
+    templated = case_from_dict(
+        {"id": "perf", "evaluator": "performance", "prompt_template": "context_scaling"}
+    )
+    (out,) = await run_cases([templated], endpoint(fake_server))
+    assert out.status == "n/a" and "prompt_template" in out.detail
+    assert fake_server.bodies == []
+
+
 async def test_concurrency_is_bounded_and_used(fake_server: FakeServer) -> None:
     async def slow(body: dict[str, Any]) -> tuple[int, Any]:
         await asyncio.sleep(0.05)
@@ -255,6 +266,18 @@ def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, [*args, "--suites", str(tmp_path / "nosuch")])
     assert missing.exit_code == 2 and "nosuch" in missing.output
     assert not isinstance(missing.exception, FileNotFoundError)
+
+
+def test_cli_names_a_malformed_suite_field_without_a_traceback(tmp_path: Path) -> None:
+    """`metadata: [1, 2]` ended the CLI in a TypeError traceback (found in review)."""
+    bad = tmp_path / "meta.yaml"
+    bad.write_text("- {id: b, prompt: hi, evaluator: text_match, expected: x, metadata: [1, 2]}\n")
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    out = CliRunner().invoke(app, [*args, "--suites", str(bad)])
+    assert out.exit_code == 2 and out.exception is not None
+    assert not isinstance(out.exception, TypeError)
+    flat = "".join(out.output.replace("│", "").split())  # rich wraps the message in a box
+    assert "meta.yaml:case'b':'metadata'mustbeamapping" in flat
 
 
 def test_content_parts_without_text_strings_are_skipped_not_fatal() -> None:
