@@ -107,7 +107,10 @@ def grade_text_match(case: Case, text: str) -> Grade:
 
 
 def grade_text_contains(case: Case, text: str) -> Grade:
-    """Substrings (all of ``expected``) and/or ``expected_keywords`` with ``min_matches``."""
+    """Substrings (all of ``expected``) and/or ``expected_keywords`` with ``min_matches``;
+    with neither there is nothing to find, and any answer would pass."""
+    if not _as_list(case.expected) and not _as_list(case.metadata.get("expected_keywords")):
+        raise CaseProblem("text_contains needs a non-empty 'expected' or 'expected_keywords'")
     low = text.lower()
     if case.expected is not None:
         missing = [str(e) for e in _as_list(case.expected) if str(e).lower() not in low]
@@ -235,7 +238,10 @@ def grade_run(outcome: RunOutcome) -> Grade:
 
 
 def grade_unit_test(case: Case, text: str, execute: Executor) -> Grade:
-    """Syntax check first (the "syntax floor", no process needed), then run the tests."""
+    """Syntax check first (the "syntax floor", no process needed), then run the tests.
+    Without assertions any code would pass: that is the case's problem, not a pass."""
+    if not isinstance(case.expected, str) or not case.expected.strip():
+        raise CaseProblem("a unit-test case needs its assertions in 'expected'")
     code = extract_code(text)
     problem = syntax_error(code)
     if problem:

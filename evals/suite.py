@@ -169,10 +169,10 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
     """Build a ``Case`` from one parsed mapping; unknown keys are merged into metadata.
 
     A field of the wrong type or value is a ``SuiteError`` naming the file, case and field
-    (never a TypeError from deep inside). A case we cannot send as written (no ``prompt``:
-    smf-bench builds it from ``prompt_template``, or sends multimodal ``messages``) loads and
-    is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench does
-    not have is an error.
+    (never a TypeError from deep inside), and so is a case its grader would pass whatever
+    the answer. A case we cannot send as written (no ``prompt``: smf-bench builds it from
+    ``prompt_template``, or sends multimodal ``messages``) loads and is N/A, as is one with
+    an smf-bench evaluator we do not run; an evaluator smf-bench does not have is an error.
     """
     where = _where(source, raw)
     for key in ("id", "evaluator"):
@@ -192,6 +192,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
     ):
         raise SuiteError(f"{where}: 'metadata.tools' must be a list of tool mappings")
     prompt, not_runnable = _prompt(raw, evaluator, where)
+    _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),
@@ -237,6 +238,29 @@ def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, st
     if evaluator in NOT_GRADED:
         return "", None  # N/A anyway: the evaluator is not one we run
     raise SuiteError(f"{where} has no 'prompt'")
+
+
+def _check_grader_fields(
+    expected: Any, evaluator: str, metadata: Mapping[str, Any], where: str
+) -> None:
+    """Refuse a case its grader would pass whatever the answer (smf-bench fails most):
+    unit tests without assertions run the answer alone, and a ``text_contains`` without
+    ``expected`` or ``expected_keywords`` (or with ``min_matches: 0``) has nothing to find."""
+    unit_test = evaluator == "unit_test" or (
+        evaluator == "programmatic" and metadata.get("eval_type") == "unit_test"
+    )
+    if unit_test and not (isinstance(expected, str) and expected.strip()):
+        raise SuiteError(f"{where}: a unit-test case needs its assertions in 'expected' (text)")
+    if evaluator == "programmatic" and not unit_test and not metadata.get("checker"):
+        raise SuiteError(f"{where}: 'programmatic' needs 'eval_type: unit_test' or a 'checker'")
+    if evaluator != "text_contains":
+        return
+    if expected in ("", []) or (expected is None and not metadata.get("expected_keywords")):
+        raise SuiteError(
+            f"{where}: text_contains needs a non-empty 'expected' or 'expected_keywords'"
+        )
+    if metadata.get("expected_keywords") and "min_matches" in metadata:
+        _positive_int(metadata["min_matches"], "min_matches", where)
 
 
 def _names(value: Any, field_name: str, where: str) -> tuple[str, ...]:

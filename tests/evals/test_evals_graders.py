@@ -209,3 +209,13 @@ def test_html_valid_requires_tags() -> None:
 def test_unknown_evaluator_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown evaluator"):
         text(case("llm_judge"), "x")
+
+
+def test_a_case_built_without_expectations_is_a_case_problem_not_a_pass() -> None:
+    """Cases built in code skip the loader's checks; the graders refuse them too."""
+    bare = Case("u", "u", "coding", "easy", "write f", "unit_test")
+    with pytest.raises(CaseProblem, match="assertions"):
+        grade(bare, Answer(content="def f(): pass"), run_python)
+    empty = Case("t", "t", "writing", "easy", "write", "text_contains", expected=[])
+    with pytest.raises(CaseProblem, match="text_contains needs"):
+        text(empty, "anything")

@@ -255,3 +255,45 @@ def test_our_evaluator_lists_match_the_graders() -> None:
 
     assert {"programmatic", *SUPPORTED} == GRADED
     assert not GRADED & NOT_GRADED
+
+
+UNIT_TEST = "evaluator: programmatic, metadata: {eval_type: unit_test}"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (UNIT_TEST, "a unit-test case needs its assertions in 'expected'"),
+        (
+            f"{UNIT_TEST}, expected: ['assert f(1) == 1']",
+            "a unit-test case needs its assertions in 'expected'",
+        ),
+        (
+            "evaluator: unit_test, expected: '  '",
+            "a unit-test case needs its assertions in 'expected'",
+        ),
+        ("evaluator: programmatic", "'programmatic' needs 'eval_type: unit_test' or a 'checker'"),
+        ("evaluator: text_contains", "text_contains needs a non-empty 'expected'"),
+        ("evaluator: text_contains, expected: []", "text_contains needs a non-empty 'expected'"),
+        (
+            "evaluator: text_contains, expected_keywords: [a], min_matches: 0",
+            "'min_matches' must be a positive whole number",
+        ),
+    ],
+)
+def test_a_case_that_would_pass_any_answer_does_not_load(
+    tmp_path: Path, fields: str, message: str
+) -> None:
+    """A unit-test case without assertions (or with a list: a no-op statement) passed any
+    code, and a text_contains case with nothing to look for passed any text (found in
+    review)."""
+    (tmp_path / "lax.yaml").write_text(f"- {{id: lax, prompt: write f, {fields}}}\n")
+    with pytest.raises(SuiteError, match=rf"lax\.yaml: case 'lax': {message}"):
+        load(tmp_path)
+
+
+def test_smf_bench_graders_without_fixed_expectations_still_load() -> None:
+    checker = {"id": "c", "prompt": "p", "evaluator": "programmatic", "metadata": {"checker": "x"}}
+    keywords = {"id": "k", "prompt": "p", "evaluator": "text_contains", "expected_keywords": ["a"]}
+    assert case_from_dict(checker).evaluator == "programmatic"
+    assert case_from_dict(keywords).metadata["expected_keywords"] == ["a"]
