@@ -2,7 +2,8 @@
 
 ``run_cases`` is what the router's canary scheduler calls. Transport problems (connection
 refused, HTTP errors, timeouts, unparsable replies) are ``error``, never ``fail``: a down
-backend is not a quality signal. Unit-test grading runs in the sandbox on a worker thread.
+backend is not a quality signal. Unit-test grading runs in the sandbox on a worker thread,
+at most one program per CPU at once (``SANDBOX_SLOTS``), whatever the request concurrency.
 Cases go over HTTP unless the caller passes its own ``ask`` (the canary does for backends
 the router reaches through litellm).
 """
@@ -12,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +46,33 @@ class Endpoint:
 
 
 log = logging.getLogger("smf_router.evals")
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+SANDBOX_SLOTS = usable_cpus()
+"""Sandboxed programs run at once, at most: one per CPU we may use. Each has a 10 s wall
+clock; more at once than CPUs would spend it waiting for the runner's own other programs,
+and a correct program would time out, more often the higher ``concurrency``."""
+
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def sandbox_slots() -> asyncio.Semaphore:
+    """The running loop's bound on sandboxed programs, shared by every ``run_cases`` on it
+    (the canary runs its backends at once)."""
+    loop = asyncio.get_running_loop()
+    slots = _SLOTS.get(loop)
+    if slots is None:
+        slots = _SLOTS[loop] = asyncio.Semaphore(SANDBOX_SLOTS)
+    return slots
 
 
 class TransportProblem(Exception):
@@ -186,7 +216,8 @@ async def run_case(
     latency = round(time.monotonic() - started, 4)
     try:
         if evaluator_of(case) == "unit_test":
-            verdict = await asyncio.to_thread(grade, case, answer, execute)
+            async with sandbox_slots():
+                verdict = await asyncio.to_thread(grade, case, answer, execute)
         else:
             verdict = grade(case, answer)
     except SandboxUnavailable as exc:

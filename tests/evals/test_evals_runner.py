@@ -170,6 +170,50 @@ async def test_concurrency_is_bounded_and_used(fake_server: FakeServer) -> None:
     assert len(fake_server.bodies) == 12
 
 
+async def test_sandboxed_programs_run_at_most_one_per_cpu(monkeypatch: Any) -> None:
+    """Up to six sandboxes ran at once whatever the box, each against a 10 s wall clock: on
+    2 cores correct programs timed out at the default --concurrency 8 (found in review)."""
+    import threading
+    import weakref
+
+    from evals import runner
+    from evals.sandbox import RunOutcome
+
+    monkeypatch.setattr(runner, "SANDBOX_SLOTS", 2)
+    monkeypatch.setattr(runner, "_SLOTS", weakref.WeakKeyDictionary())
+    lock, inside, peak = threading.Lock(), [0], [0]
+    paired, crowded = threading.Event(), threading.Event()
+
+    def observed(program: str) -> RunOutcome:
+        with lock:
+            inside[0] += 1
+            peak[0] = max(peak[0], inside[0])
+            if inside[0] >= 2:
+                paired.set()
+            if inside[0] > 2:
+                crowded.set()
+        paired.wait(30)  # the first waits for a second: both slots are used
+        crowded.wait(0.3)  # time for a third to start, were it let in
+        with lock:
+            inside[0] -= 1
+        return RunOutcome(0, False, True, "", "", 0.1, True)
+
+    async def correct(body: dict[str, Any]) -> Any:
+        return completion("def f():\n    return 1")
+
+    cases = [
+        case_from_dict(
+            {"id": f"u{i}", "prompt": f"f {i}", "evaluator": "unit_test", "expected": "f()"}
+        )
+        for i in range(6)
+    ]
+    out = await run_cases(
+        cases, Endpoint("http://unused", "m"), concurrency=8, execute=observed, ask_one=correct
+    )
+    assert [r.status for r in out] == ["pass"] * 6
+    assert peak[0] == 2
+
+
 def test_cli_writes_results_and_compares(tmp_path: Path) -> None:
     chosen = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.instruction.easy.01")
     suite_dir = tmp_path / "suites"
