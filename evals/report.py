@@ -1,7 +1,8 @@
 """Reports: multi-metric tables of one results document, and a case-by-case comparison of two.
 
 Never an overall percentage alone: per suite, per difficulty, failure modes (the coding
-"syntax floor" apart), errors and timeouts, latency. Data first (pure), rendering with rich.
+"syntax floor" apart), errors by kind apart from failures, latency. Data first (pure),
+rendering with rich.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from evals.results import CaseResult
 
 DIFFICULTIES = ("easy", "medium", "hard", "expert", "frontier", "unrated")
 KINDS = ("syntax_error", "assertion", "runtime_error", "timeout", "mismatch", "no_answer")
+ERROR_KINDS = ("timeout", "transport", "sandbox", "case", "grader", "other")
 
 
 def _pct(rate: float | None) -> str:
@@ -75,15 +77,32 @@ def syntax_floor(summary: Mapping[str, Mapping[str, Any]], suite: str = "coding"
 
 
 def failure_table(summary: Mapping[str, Mapping[str, Any]]) -> Table:
-    """Failure kinds per suite; timeouts and errors counted apart from failures."""
-    table = Table(title="Failure modes (fail) and errors")
+    """The model's failures per suite, by kind (a program's timeout is one of them)."""
+    table = Table(title="Failure modes (fail)")
     table.add_column("suite")
-    for kind in KINDS:
+    present = {k for s in summary.values() for k in s["failure_kinds"]}
+    kinds = [*KINDS, *sorted(present - set(KINDS))]
+    for kind in kinds:
+        table.add_column(kind, justify="right")
+    for suite, s in summary.items():
+        found = s["failure_kinds"]
+        table.add_row(suite, *(str(found.get(k, 0)) for k in kinds))
+    return table
+
+
+def error_table(summary: Mapping[str, Mapping[str, Any]]) -> Table:
+    """Cases with no verdict per suite, by kind: a request timeout or a down endpoint is
+    not the model's failure, so it is counted here and nowhere else."""
+    table = Table(title="Errors (not graded)")
+    table.add_column("suite")
+    present = {k for s in summary.values() for k in s.get("error_kinds", {})}
+    kinds = [k for k in ERROR_KINDS if k in present] + sorted(present - set(ERROR_KINDS))
+    for kind in kinds:
         table.add_column(kind, justify="right")
     table.add_column("errors", justify="right")
     for suite, s in summary.items():
-        kinds = s["failure_kinds"]
-        table.add_row(suite, *(str(kinds.get(k, 0)) for k in KINDS), str(s["errors"]))
+        found = s.get("error_kinds", {})
+        table.add_row(suite, *(str(found.get(k, 0)) for k in kinds), str(s["errors"]))
     return table
 
 
@@ -94,6 +113,7 @@ def render(document: Mapping[str, Any]) -> Group:
         suite_table(summary),
         difficulty_table(summary),
         failure_table(summary),
+        error_table(summary),
         syntax_floor(summary),
     )
 

@@ -1,7 +1,8 @@
 """Results: one ``CaseResult`` per case, per-suite summaries and the stable JSON file format.
 
 Schema ``smf-evals-results/1`` is documented in ``docs/evals.md``; add fields, never rename.
-Pass rates count graded cases only (passed + failed): errors and N/A are reported beside them.
+Pass rates count graded cases only (passed + failed): errors and N/A are reported beside them,
+and failure kinds count failures only (errors have kinds of their own).
 """
 
 from __future__ import annotations
@@ -72,15 +73,18 @@ def _latency(results: Sequence[CaseResult]) -> dict[str, float | None]:
 
 
 def summarize_suite(results: Sequence[CaseResult]) -> dict[str, Any]:
-    """Counts, pass rate, per-difficulty counts, failure kinds and latency for one suite."""
+    """Counts, pass rate, per-difficulty counts, latency, and the kinds of failures (the
+    model's) and of errors (no verdict: a request timeout is not the model's timeout)."""
     difficulties: dict[str, list[CaseResult]] = {}
     for r in results:
         difficulties.setdefault(r.difficulty, []).append(r)
-    kinds = Counter(r.failure_kind for r in results if r.failure_kind and r.status != "n/a")
+    kinds = Counter(r.failure_kind or "other" for r in results if r.status == "fail")
+    errors = Counter(r.failure_kind or "other" for r in results if r.status == "error")
     return {
         **_counts(results),
         "by_difficulty": {d: _counts(rs) for d, rs in difficulties.items()},
         "failure_kinds": dict(sorted(kinds.items())),
+        "error_kinds": dict(sorted(errors.items())),
         "latency_s": _latency(results),
     }
 

@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -188,7 +188,12 @@ def _skip(case: Case, reason: str) -> CaseResult:
     )
 
 
-def _error(case: Case, kind: str | None, detail: str) -> CaseResult:
+ErrorKind = Literal["timeout", "transport", "sandbox", "case", "grader"]
+"""Why a case was not graded: no reply in time, no usable reply, no sandbox, a case that
+cannot be graded as written, a grader that raised. Reports count them apart from failures."""
+
+
+def _error(case: Case, kind: ErrorKind, detail: str) -> CaseResult:
     return CaseResult(
         case.id, case.suite, case.difficulty, "error", kind, detail, evaluator=case.evaluator
     )
@@ -212,7 +217,7 @@ async def run_case(
     except TimeoutError:
         return _error(case, "timeout", f"no reply within {timeout_s:g}s")
     except TransportProblem as exc:
-        return _error(case, None, str(exc))
+        return _error(case, "transport", str(exc))
     latency = round(time.monotonic() - started, 4)
     try:
         if evaluator_of(case) == "unit_test":
@@ -221,12 +226,12 @@ async def run_case(
         else:
             verdict = grade(case, answer)
     except SandboxUnavailable as exc:
-        return _error(case, None, f"the sandbox could not start: {exc}")
+        return _error(case, "sandbox", f"the sandbox could not start: {exc}")
     except CaseProblem as exc:  # the suite's mistake: neither a pass nor the model's failure
         return _error(case, "case", f"the case cannot be graded: {exc}")
     except Exception as exc:  # a grader bug must cost this case, not the whole run
         log.exception("grading %s failed", case.id)
-        return _error(case, None, f"grading failed: {type(exc).__name__}")
+        return _error(case, "grader", f"grading failed: {type(exc).__name__}")
     detail = verdict.reason
     if max_tokens is not None and max_tokens < case.max_tokens and not verdict.passed:
         detail += f" (max_tokens cut from {case.max_tokens} to {max_tokens} by the context window)"

@@ -29,7 +29,8 @@ def test_summary_counts_rates_difficulties_kinds_and_latency() -> None:
     assert (coding["passed"], coding["failed"], coding["errors"], coding["n/a"]) == (1, 2, 1, 0)
     assert coding["pass_rate"] == 0.3333
     assert coding["by_difficulty"]["hard"]["pass_rate"] == 0.0
-    assert coding["failure_kinds"] == {"assertion": 1, "syntax_error": 1, "timeout": 1}
+    assert coding["failure_kinds"] == {"assertion": 1, "syntax_error": 1}
+    assert coding["error_kinds"] == {"timeout": 1}
     assert coding["latency_s"]["p50"] == 2.0 and coding["latency_s"]["max"] == 3.0
     assert s["math"]["pass_rate"] is None and s["math"]["n/a"] == 1
     assert percentile([], 50) is None and percentile([5.0], 99) == 5.0
@@ -43,6 +44,45 @@ def test_render_shows_every_table_and_the_syntax_floor(tmp_path: object) -> None
     for title in ("Per suite", "Per difficulty", "Failure modes", "syntax floor (coding): 1 of 2"):
         assert title in text
     assert syntax_floor({}) == "syntax floor: no coding suite in this run"
+
+
+def test_a_request_timeout_is_an_error_kind_not_a_failure_mode() -> None:
+    """An error row's `timeout` (no reply in time) was counted among the model's failure
+    modes, shown under "Failure modes (fail)" and again under errors (found in review)."""
+    rows = [
+        r("c1", "coding", "error", "timeout"),
+        r("c2", "coding", "error", "transport"),
+        r("c3", "coding", "fail", "timeout"),
+        r("c4", "coding", "error", None),  # files written before errors had kinds
+    ]
+    coding = summarize(rows)["coding"]
+    assert coding["failure_kinds"] == {"timeout": 1}
+    assert coding["error_kinds"] == {"other": 1, "timeout": 1, "transport": 1}
+    buffer = io.StringIO()
+    Console(file=buffer, width=200).print(render(to_document(rows, {})))
+    lines = buffer.getvalue().splitlines()
+    fails = lines[next(i for i, x in enumerate(lines) if "Failure modes (fail)" in x) :]
+    row = next(x for x in fails if x.startswith("│ coding"))
+    assert [c.strip() for c in row.strip("│ ").split("│")] == [
+        "coding",
+        "0",
+        "0",
+        "0",
+        "1",
+        "0",
+        "0",
+    ]
+    errors = lines[next(i for i, x in enumerate(lines) if "Errors (not graded)" in x) :]
+    header = next(x for x in errors if "suite" in x)
+    row = next(x for x in errors if x.startswith("│ coding"))
+    assert [c.strip() for c in header.strip("┃ ").split("┃")] == [
+        "suite",
+        "timeout",
+        "transport",
+        "other",
+        "errors",
+    ]
+    assert [c.strip() for c in row.strip("│ ").split("│")] == ["coding", "1", "1", "1", "3"]
 
 
 def test_results_file_round_trip(tmp_path: object) -> None:

@@ -97,7 +97,11 @@ async def test_transport_problems_are_errors_not_failures(fake_server: FakeServe
     fake_server.responder = flaky
     cases = pick("smf.tool_calling.easy.01", "smf.tool_calling.easy.02", "smf.tool_calling.easy.03")
     out = await run_cases(cases, endpoint(fake_server), timeout_s=0.5)
-    assert [r.status for r in out] == ["error", "error", "error"]
+    assert [(r.status, r.failure_kind) for r in out] == [
+        ("error", "transport"),
+        ("error", "transport"),
+        ("error", "timeout"),
+    ]
     assert out[0].detail.startswith("HTTP 503")
     assert "malformed" in out[1].detail
     assert out[2].failure_kind == "timeout"
