@@ -33,6 +33,25 @@ def select_cases(suites: Path, profile: str | None) -> list[Case]:
         raise typer.BadParameter(str(exc) or f"no such file or directory: {suites}") from None
 
 
+def read_results(path: Path) -> dict[str, Any]:
+    """A saved results document to report or compare with; one that does not read is the
+    argument's error (exit 2), not a traceback. Its summary is recomputed from its cases
+    (files written before ``error_kinds`` counted request timeouts among failure modes)."""
+    try:
+        doc = results.read(path)
+    except results.ResultsError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return {**doc, "summary": results.summarize(results.results_of(doc))}
+
+
+def check_outputs(out: Path | None, compare: Path | None) -> dict[str, Any] | None:
+    """Before a run that may take hours: ``--out`` has a directory to go to, and the
+    ``--compare`` file reads (it is returned, for the comparison after the run)."""
+    if out is not None and not out.parent.is_dir():
+        raise typer.BadParameter(f"--out: no directory {out.parent}")
+    return read_results(compare) if compare is not None else None
+
+
 def run_document(
     cases: Sequence[Case],
     endpoint: Endpoint,
@@ -94,6 +113,7 @@ def run(
         raise typer.BadParameter(f"--thinking must be one of {sorted(THINKING)}")
     console = Console()
     cases = select_cases(suites, profile)
+    old = check_outputs(out, compare)
     if profile and len(cases) != published_count(profile):
         console.print(
             f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
@@ -107,8 +127,8 @@ def run(
     if out:
         results.write(out, doc)
         console.print(f"results: {out}")
-    if compare:
-        _print_compare(console, results.read(compare), doc)
+    if old is not None:
+        print_compare(console, old, doc)
 
 
 def measure(
@@ -140,13 +160,15 @@ def report_command(
 ) -> None:
     """Print the report of a saved run (and its differences from an older one)."""
     console = Console()
-    doc = results.read(path)
+    doc = read_results(path)
+    old = read_results(compare) if compare else None
     report.print_report(doc, console)
-    if compare:
-        _print_compare(console, results.read(compare), doc)
+    if old is not None:
+        print_compare(console, old, doc)
 
 
-def _print_compare(console: Console, old: dict[str, Any], new: dict[str, Any]) -> None:
+def print_compare(console: Console, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """The pass-rate deltas and changed cases between an older run and this one."""
     changes = report.compare(results.results_of(old), results.results_of(new))
     console.print(report.compare_table(changes, old, new))
 

@@ -115,12 +115,44 @@ def write(path: Path | str, document: Mapping[str, Any]) -> None:
     tmp.replace(target)
 
 
+class ResultsError(ValueError):
+    """A file that is not a readable results document; the message names the file."""
+
+
+REQUIRED = ("id", "suite", "difficulty", "status")
+"""The fields every case of a results document has (as strings)."""
+
+
 def read(path: Path | str) -> dict[str, Any]:
-    """Read a results document, checking its schema."""
-    doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
-    if doc.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: not a {SCHEMA} file (schema={doc.get('schema')!r})")
+    """Read a results document, checking that it is one: a missing or unreadable file, text
+    that is not JSON, another schema, or cases without their fields raise ``ResultsError``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"{path}: not UTF-8 text") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        schema = doc.get("schema") if isinstance(doc, dict) else None
+        raise ResultsError(f"{path}: not a {SCHEMA} file (schema={schema!r})")
+    cases = doc.get("cases")
+    if not isinstance(cases, list) or not all(_is_case(c) for c in cases):
+        raise ResultsError(f"{path}: 'cases' must be a list of results with {', '.join(REQUIRED)}")
     return doc
+
+
+def _is_case(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and all(isinstance(item.get(k), str) for k in REQUIRED)
+        and item["status"] in STATUSES
+    )
 
 
 def results_of(document: Mapping[str, Any]) -> list[CaseResult]:

@@ -88,6 +88,7 @@ def run(
     target = resolve(backend, config, endpoint, model, os.environ.get(api_key_env))
     console = Console()
     cases = eval_cli.select_cases(suites, profile)
+    old = eval_cli.check_outputs(out, compare)
     if profile and len(cases) != published_count(profile):
         console.print(
             f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
@@ -102,6 +103,5 @@ def run(
     if out:
         results.write(out, doc)
         console.print(f"results: {out}")
-    if compare:
-        changes = report.compare(results.results_of(results.read(compare)), results.results_of(doc))
-        console.print(report.compare_table(changes, results.read(compare), doc))
+    if old is not None:
+        eval_cli.print_compare(console, old, doc)

@@ -1,0 +1,75 @@
+"""The eval CLIs (`python -m evals` and `smf-router eval`) on files and endpoints that go wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from fake_chat_server import serve
+from typer import Typer
+from typer.testing import CliRunner
+
+from evals import results
+from evals.cli import app as evals_app
+from evals.results import CaseResult, to_document
+from evals.suite import SHIPPED
+from router.eval_command import app as router_eval_app
+
+APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
+MATH = str(SHIPPED / "math" / "math.yaml")
+
+
+def flat(result: Result) -> str:
+    """The output without rich's box and line wrapping."""
+    return "".join(result.output.replace("│", "").split())
+
+
+def bad_results_files(tmp_path: Path) -> dict[str, Path]:
+    files = {
+        "missing": tmp_path / "typo.json",
+        "not JSON": tmp_path / "notjson.json",
+        "another schema": tmp_path / "other.json",
+        "broken cases": tmp_path / "cases.json",
+    }
+    files["not JSON"].write_text("{results: yes")
+    files["another schema"].write_text('{"schema": "x"}')
+    files["broken cases"].write_text(json.dumps({"schema": results.SCHEMA, "cases": [{"id": 1}]}))
+    return files
+
+
+@APPS
+def test_report_of_a_file_that_is_not_a_results_file_names_it(tmp_path: Path, app: Typer) -> None:
+    """`eval report` on a missing, non-JSON or wrong-schema file ended in a traceback
+    (found in review)."""
+    good = tmp_path / "good.json"
+    results.write(good, to_document([CaseResult("c1", "math", "easy", "pass")], {}))
+    expected = {
+        "missing": "typo.json:nosuchfile",
+        "not JSON": "notjson.json:notJSON",
+        "another schema": "other.json:notasmf-evals-results/1file(schema='x')",
+        "broken cases": "cases.json:'cases'mustbealistofresultswithid,suite,difficulty,status",
+    }
+    for what, path in bad_results_files(tmp_path).items():
+        for args in (["report", str(path)], ["report", str(good), "--compare", str(path)]):
+            out = CliRunner().invoke(app, args)
+            assert out.exit_code == 2, (what, out.output)
+            assert isinstance(out.exception, SystemExit), (what, out.exception)
+            assert expected[what] in flat(out), (what, out.output)
+    assert CliRunner().invoke(app, ["report", str(good)]).exit_code == 0
+
+
+@APPS
+def test_run_checks_compare_and_out_before_asking_anything(tmp_path: Path, app: Typer) -> None:
+    """`eval run --compare typo.json` failed only after the whole run (found in review)."""
+    with serve() as server:
+        base = ["run", "--endpoint", server.base_url, "--model", "m", "--no-progress"]
+        base += ["--suites", MATH]
+        typo = CliRunner().invoke(app, [*base, "--compare", str(tmp_path / "typo.json")])
+        nowhere = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "no" / "r.json")])
+        asked = list(server.bodies)
+    assert (typo.exit_code, nowhere.exit_code) == (2, 2), (typo.output, nowhere.output)
+    assert "typo.json:nosuchfile" in flat(typo)
+    assert f"--out:nodirectory{tmp_path / 'no'}".replace(" ", "") in flat(nowhere)
+    assert asked == []
