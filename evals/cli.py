@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +22,8 @@ from evals.suite import SHIPPED, Capabilities, Case, load, load_profile, publish
 app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
 
 THINKING = {"off": False, "on": True, "omit": None}
+NOTHING_GRADED = 3
+"""``run``'s exit status when no case was graded (every case errored or was N/A)."""
 CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endpoint's models card)"
 
 
@@ -50,6 +53,20 @@ def check_outputs(out: Path | None, compare: Path | None) -> dict[str, Any] | No
     if out is not None and not out.parent.is_dir():
         raise typer.BadParameter(f"--out: no directory {out.parent}")
     return read_results(compare) if compare is not None else None
+
+
+def exit_if_nothing_graded(console: Console, doc: dict[str, Any]) -> None:
+    """End with ``NOTHING_GRADED`` when the run graded no case (an endpoint that was down
+    errs every case): the report and ``--out`` file are there, but a script must not take
+    the run for a measurement."""
+    statuses = Counter(c["status"] for c in doc["cases"])
+    if statuses["pass"] + statuses["fail"]:
+        return
+    console.print(
+        f"no case was graded: {statuses['error']} errors, {statuses['n/a']} n/a"
+        f" of {len(doc['cases'])} cases (exit status {NOTHING_GRADED})"
+    )
+    raise typer.Exit(NOTHING_GRADED)
 
 
 def run_document(
@@ -129,6 +146,7 @@ def run(
         console.print(f"results: {out}")
     if old is not None:
         print_compare(console, old, doc)
+    exit_if_nothing_graded(console, doc)
 
 
 def measure(

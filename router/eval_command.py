@@ -105,3 +105,4 @@ def run(
         console.print(f"results: {out}")
     if old is not None:
         eval_cli.print_compare(console, old, doc)
+    eval_cli.exit_if_nothing_graded(console, doc)

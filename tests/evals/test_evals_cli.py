@@ -73,3 +73,28 @@ def test_run_checks_compare_and_out_before_asking_anything(tmp_path: Path, app: 
     assert "typo.json:nosuchfile" in flat(typo)
     assert f"--out:nodirectory{tmp_path / 'no'}".replace(" ", "") in flat(nowhere)
     assert asked == []
+
+
+@APPS
+def test_run_that_graded_nothing_exits_non_zero(tmp_path: Path, app: Typer) -> None:
+    """With the endpoint down every case errored and `eval run` still exited 0 (found in
+    review): a script could not tell a measurement from nothing. The results are written."""
+    with serve() as server:
+        down = server.base_url
+    out = tmp_path / "down.json"
+    args = ["run", "--endpoint", down, "--model", "m", "--no-progress", "--timeout", "5"]
+    result = CliRunner().invoke(app, [*args, "--suites", MATH, "--out", str(out)])
+    assert result.exit_code == 3, result.output
+    assert "no case was graded" in result.output
+    assert {c["status"] for c in results.read(out)["cases"]} == {"error"}
+
+    image = tmp_path / "image.yaml"
+    image.write_text(
+        "- {id: i, prompt: look, evaluator: text_match, expected: cat,"
+        " requires_modalities: [image_in]}\n"
+    )
+    with serve() as server:
+        only_na = CliRunner().invoke(
+            app, ["run", "--endpoint", server.base_url, "--model", "m", "--suites", str(image)]
+        )
+    assert only_na.exit_code == 3 and "0 errors, 1 n/a of 1 cases" in only_na.output
