@@ -94,6 +94,8 @@ class Follower:
         now = datetime.fromtimestamp(self.clock(), UTC)
         first_day = (now - timedelta(days=1)).date().isoformat()
         rounds = await asyncio.to_thread(self._read, first_day)
+        # A run's backends may reach the disk in different reads: the run counts once.
+        counted = {run_id for run_id, _ in self._judged}
         configured = {b.name for b in self.config().backends}
         for found in rounds:
             self._judged[found.key] = found.summary["ts"]
@@ -103,7 +105,7 @@ class Follower:
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
             self.judge.judge(backend, found.results, found.summary["ts"])
-        self.runs += len({found.key[0] for found in rounds})
+        self.runs += len({found.key[0] for found in rounds} - counted)
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}
 

@@ -29,6 +29,7 @@ from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
 from router.config_checks import check_origin, known_intents
+from router.gating import samples_to_clear, wilson_lower
 
 DEFAULT_ROUTES: dict[str, list[str]] = {
     "coding": ["local", "cloud"],
@@ -227,6 +228,15 @@ class Config(Strict):
                 f"canary.min_samples: {canary.min_samples} is more than canary.window "
                 f"({canary.window}), so the window could never hold enough results"
             )
+        for intent, floor in canary.floors.items():
+            if samples_to_clear(floor) > canary.window:  # the gate would close for good
+                best = wilson_lower(canary.window, canary.window)
+                raise ValueError(
+                    f"canary.floors.{intent}: {floor:g} is out of reach: with canary.window "
+                    f"{canary.window}, even a backend that passes every case has a lower "
+                    f"bound of {best:.3f}; raise the window to at least "
+                    f"{samples_to_clear(floor)} or lower the floor"
+                )
         return self
 
     @property

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 Z_95 = 1.959963984540054
+NEVER = 2**62  # results: more than any window holds
 
 
 def wilson_interval(passes: int, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -29,6 +30,21 @@ def wilson_interval(passes: int, n: int, z: float = Z_95) -> tuple[float, float]
 
 def wilson_lower(passes: int, n: int, z: float = Z_95) -> float:
     return wilson_interval(passes, n, z)[0]
+
+
+def samples_to_clear(floor: float, z: float = Z_95) -> int:
+    """How many results, every one a pass, it takes for the lower bound to reach `floor`.
+
+    A perfect record of n results has the lower bound n / (n + z²): 0.57 for 5 of 5, so
+    with a floor of 0.6 a gate that may close after 5 results closed on a backend that
+    passed everything. Fewer results than this cannot tell a good backend from a bad one
+    against this floor, so no gate closes on them.
+    """
+    if floor <= 0:
+        return 0
+    if floor >= 1:
+        return NEVER  # no record clears it
+    return math.ceil(floor * z * z / (1 - floor) - 1e-9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +94,8 @@ class GateBook:
     """The last `window` graded canary results per backend × intent, and the gates they imply.
 
     Errors and N/A never enter the window: a down backend is not a quality signal (the
-    circuit breaker handles that). A gate needs `min_samples` results before it may close.
+        circuit breaker handles that). A gate needs `min_samples` results before it may close, and
+    more when fewer could not clear its floor even all passed (`samples_to_clear`).
     """
 
     def __init__(
@@ -110,13 +127,19 @@ class GateBook:
         """A floor learned for this backend wins over the configured floor of the intent."""
         return self.learned.get((backend, intent), self.floors.get(intent))
 
+    def needed(self, floor: float) -> int:
+        """Results in the window before a gate with this floor may close: `min_samples`, or
+        more when a perfect record of fewer could not clear the floor (capped at the window:
+        a learned floor may be out of reach, a configured one is refused by the config)."""
+        return max(self.min_samples, min(samples_to_clear(floor, self.z), self.window))
+
     def _decide(self, key: tuple[str, str]) -> Change | None:
         floor = self.floor(*key)
         results = self._results.get(key, deque())
         n, passes = len(results), sum(results)
         lower = wilson_lower(passes, n, self.z)
         was = key in self._gated
-        if floor is None or n < self.min_samples:
+        if floor is None or n < self.needed(floor):
             now_gated = was and floor is not None
         else:
             now_gated = lower < floor

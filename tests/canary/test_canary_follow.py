@@ -3,6 +3,7 @@ Kubernetes CronJob) writes to the shared ledger: its gates, gauges and status fo
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,12 +13,16 @@ import httpx
 import yaml
 
 from evals.suite import SHIPPED
-from router.canary_follow import finished_rounds
+from router.canary_follow import Follower, finished_rounds
+from router.canary_judge import Judge, gate_book
+from router.config import parse
 from router.ledger import LedgerWriter
 from router.ledger.recent import RecentRows
 from tests.harness import VENV_BIN, config_for, router, scrape, simulator
 from tests.resilience.conftest import status, until
 
+LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+CLOUD = {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 MATH = [{"role": "user", "content": "Compute the sum of 1234 and 4321."}]
 
 
@@ -81,3 +86,25 @@ def test_a_round_counts_once_all_its_results_are_on_disk(tmp_path: Path) -> None
     assert found.key == ("r1", "local")
     assert sorted(r.status for r in found.results) == ["fail", "pass"]
     assert finished_rounds(runs.read(day), results.read(day), judged={found.key}) == []
+
+
+def test_a_run_whose_backends_reach_the_disk_in_different_reads_counts_once(
+    tmp_path: Path,
+) -> None:
+    """The job's two backends' rounds of one run were flushed apart and read a minute apart:
+    the status said two runs (and the end-to-end test above failed one time in three)."""
+    config = parse({"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}})
+    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
+    follower = Follower(judge, tmp_path, lambda: config)
+    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+    ts = datetime.now(UTC).timestamp()
+    for backend in ("local", "cloud"):
+        summary: dict[str, Any] = {"run_id": "r1", "ts": ts, "backend": backend, "cases": 1}
+        writer.submit_row("canary_runs", summary | {"suites": "math", "passed": 1, "failed": 0})
+        result = {"run_id": "r1", "ts": ts, "backend": backend, "suite": "math"}
+        writer.submit_row("canary_results", result | {"case_id": "m-1", "status": "pass"})
+        writer.flush()
+        asyncio.run(follower.follow_once())
+    writer.close()
+    assert follower.status()["runs"] == 1
+    assert set(follower.last_run) == {"local", "cloud"}

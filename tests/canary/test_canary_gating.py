@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from router.gating import GateBook, learn_floors, wilson_interval, wilson_lower
+from router.config import ConfigError, parse
+from router.gating import GateBook, learn_floors, samples_to_clear, wilson_interval, wilson_lower
+
+LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+CLOUD = {**LOCAL, "name": "cloud", "tier": "cloud"}
 
 
 @pytest.mark.parametrize(
@@ -33,7 +37,7 @@ def test_gate_closes_below_floor_and_opens_when_back() -> None:
 
 
 def test_no_gate_before_min_samples_or_without_floor() -> None:
-    book = GateBook({"math": 0.9}, window=10, min_samples=5)
+    book = GateBook({"math": 0.5}, window=10, min_samples=5)
     assert book.observe("local", "math", [False] * 4) is None
     assert book.observe("local", "prose", [False] * 10) is None  # no floor for prose
     assert book.gated() == {}
@@ -76,7 +80,7 @@ def test_a_shorter_window_keeps_the_newest_results_and_re_decides() -> None:
 
 
 def test_a_higher_min_samples_holds_a_gate_that_has_too_few_results() -> None:
-    book = GateBook({"math": 0.5}, window=10, min_samples=2)
+    book = GateBook({"math": 0.3}, window=10, min_samples=2)
     book.observe("local", "math", [False, False])
     assert book.gated() == {"local": frozenset({"math"})}
     book.retune({}, min_samples=5)
@@ -96,3 +100,27 @@ def test_standings_report_every_window() -> None:
     book.observe("cloud", "math", [True, False, False, False])
     (standing,) = book.standings()
     assert (standing.backend, standing.passes, standing.n, standing.gated) == ("cloud", 1, 4, True)
+
+
+def test_a_backend_that_passed_everything_is_never_gated_for_too_few_results() -> None:
+    """5 of 5 has a lower bound of 0.57: with the Kubernetes floor of 0.6 and the default
+    min_samples of 5, a perfect backend's coding traffic went to the cloud until its sixth
+    result (found in review)."""
+    book = GateBook({"coding": 0.6}, window=20, min_samples=5)
+    for _ in range(20):
+        assert book.observe("local", "coding", [True]) is None
+    assert samples_to_clear(0.6) == 6 and wilson_lower(6, 6) >= 0.6 > wilson_lower(5, 5)
+
+
+def test_a_failing_backend_is_gated_once_a_perfect_record_could_have_cleared_the_floor() -> None:
+    book = GateBook({"coding": 0.6}, window=20, min_samples=5)
+    assert book.observe("local", "coding", [False] * 5) is None  # 5 cannot clear 0.6
+    change = book.observe("local", "coding", [False])
+    assert change is not None and change.gated and change.n == 6
+
+
+def test_a_floor_no_window_can_clear_is_a_config_error() -> None:
+    canary = {"floors": {"coding": 0.9}, "window": 20}
+    with pytest.raises(ConfigError, match=r"canary.floors.coding: 0.9 is out of reach.*35"):
+        parse({"backends": [LOCAL, CLOUD], "canary": canary})
+    assert parse({"backends": [LOCAL, CLOUD], "canary": canary | {"window": 35}})

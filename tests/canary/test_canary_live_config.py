@@ -137,12 +137,12 @@ def test_a_reload_republishes_floors_and_drops_a_removed_backend_canary_gauges(
             "backends": [backend("oldbox", local.url), backend("local", local.url)],
             "routes": {intent: ["oldbox", "local"] for intent in INTENTS},
             "ledger": {"path": str(tmp_path / "ledger")},
-            "canary": {**CANARY, "interval_s": 600, "floors": {"math": 0.5}, "min_samples": 1},
+            "canary": {**CANARY, "interval_s": 600, "floors": {"math": 0.2}, "min_samples": 1},
         }
         with router(parse(data)) as proxy:
             until(lambda: {"oldbox", "local"} <= set(last_run(proxy.root)), what="first runs")
             pass_ratio = {"backend": "local", "suite": "math"}
-            assert scrape(proxy.root).get("smf_router_canary_floor_ratio", **pass_ratio) == 0.5
+            assert scrape(proxy.root).get("smf_router_canary_floor_ratio", **pass_ratio) == 0.2
             gate = {"backend": "local", "intent": "math"}
             assert scrape(proxy.root).get("smf_router_route_gated", **gate) == 1
 

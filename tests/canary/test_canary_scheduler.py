@@ -83,7 +83,7 @@ def test_saturated_local_is_skipped_and_failures_gate_cloud() -> None:
 
     rows, metrics = Rows(), Metrics()
     states = {"local": BackendState(saturated=True)}
-    config = _config(sample_per_suite=3, floors={"math": 0.5}, min_samples=3)
+    config = _config(sample_per_suite=3, floors={"math": 0.3}, min_samples=3)
     book = GateBook(config.canary.floors, window=10, min_samples=3)
     canary = Canary(config, CASES, book, rows, metrics, states=lambda: states, runner=runner)
     asyncio.run(canary.run_once())
@@ -94,7 +94,7 @@ def test_saturated_local_is_skipped_and_failures_gate_cloud() -> None:
     assert sum(1 for t, _ in rows.rows if t == "canary_results") == 5
     assert canary.gated() == {"cloud": frozenset({"math"})}
     assert ("cloud", "math", True) in metrics.gates
-    assert ("cloud", "math", 0.0, 0.5) in metrics.results
+    assert ("cloud", "math", 0.0, 0.3) in metrics.results
     assert canary.status()["gated"] == {"cloud": ["math"]}
 
 
@@ -104,8 +104,8 @@ def test_errors_never_count_as_quality() -> None:
     ) -> list[CaseResult]:
         return [CaseResult(c.id, c.suite, c.difficulty, "error") for c in cases]
 
-    config = _config(floors={"math": 0.9}, min_samples=1)
-    canary = Canary(config, CASES, GateBook({"math": 0.9}, min_samples=1), runner=runner)
+    config = _config(floors={"math": 0.3}, min_samples=1)
+    canary = Canary(config, CASES, GateBook({"math": 0.3}, min_samples=1), runner=runner)
     asyncio.run(canary.run_once())
     assert canary.gated() == {} and canary.book.standings() == []
 
