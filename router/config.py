@@ -1,10 +1,11 @@
 """The configuration: one validated model, loaded once from YAML at start and passed down.
 
 Secrets never live in the file: a backend names the environment variable that holds its
-key (`api_key_env`), and any string may use `${VAR}` or `${VAR:-default}` interpolation
-(`router.config_env`). A backend's settings are in `router.config_backend`. The YAML is
-read by `router.config_yaml`, single values are checked by `router.config_checks`, and
-`router.config_mask` prints the result without secrets.
+key (`api_key_env`), and any string may use `${VAR}`, `${VAR:-default}` or `${VAR-default}`
+with the shell's meaning (`router.config_env`). A backend's settings are in
+`router.config_backend`. The YAML is read by `router.config_yaml`, single values are
+checked by `router.config_checks`, and `router.config_mask` prints the result without
+secrets.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class ClassifierSettings(Strict):
 
 
 class LedgerSettings(Strict):
-    path: str = "./var/ledger"
+    path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
     flush_interval_s: float = Field(1.0, gt=0)
     store_text: bool = False
     text_retention_days: int = Field(30, ge=1)

@@ -60,7 +60,7 @@ class Backend(Strict):
     tier: Tier
     kind: BackendKind = "openai"
     base_url: str = ""
-    model: str
+    model: str = Field(min_length=1)  # '' (an empty `${VAR}`) would ask the backend for nothing
     api_key_env: str | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)

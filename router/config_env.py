@@ -1,4 +1,7 @@
-"""`${VAR}` and `${VAR:-default}` in a config's strings, filled in after YAML parsing.
+"""`${VAR}`, `${VAR:-default}` and `${VAR-default}` in a config's strings, filled in after
+YAML parsing, with the shell's (and Compose's) meaning: `:-` takes the default when the
+variable is unset or empty, `-` only when it is unset. (`:-` used to keep an empty value,
+so `SMF_CLOUD_MODEL=` in a Compose `.env` gave a backend the model ''.)
 
 After parsing, not before: a comment is not read, and a variable's value (often a secret)
 can neither add YAML structure nor appear in a YAML syntax error. `through_env` remembers
@@ -12,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}")
 
 Where = tuple[str | int, ...]  # a path into parsed YAML: keys and list indexes
 
@@ -21,13 +24,21 @@ class UnsetVariable(Exception):
     """A `${VAR}` without default whose variable is not set; the message names the field."""
 
 
+def _from_env(match: re.Match[str], env: Mapping[str, str]) -> bool:
+    """Whether this `${...}` takes the variable's value rather than its default."""
+    name, operator = match.group(1), match.group(2)
+    if operator == ":-":
+        return bool(env.get(name))
+    return name in env
+
+
 def interpolate(text: str, env: Mapping[str, str] | None = None) -> str:
-    """Replace `${VAR}` and `${VAR:-default}`; an unset variable without default is an error."""
+    """Replace each `${...}`; an unset variable without default is an error."""
     env = os.environ if env is None else env
 
     def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if name in env:
+        name, default = match.group(1), match.group(3)
+        if _from_env(match, env):
             return env[name]
         if default is not None:
             return default
@@ -62,7 +73,7 @@ def through_env(data: Any, env: Mapping[str, str], path: Where = ()) -> dict[Whe
     if isinstance(data, str):
         if _ENV.search(data) is None:
             return {}
-        return {path: _ENV.sub(lambda m: "***" if m.group(1) in env else m.group(2) or "", data)}
+        return {path: _ENV.sub(lambda m: "***" if _from_env(m, env) else m.group(3) or "", data)}
     found: dict[Where, str] = {}
     if isinstance(data, list):
         for index, value in enumerate(data):

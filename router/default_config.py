@@ -20,8 +20,9 @@ def is_demo(env: Mapping[str, str]) -> bool:
 
 
 def from_environment(env: Mapping[str, str] | None = None) -> Config:
-    """local = vLLM serving Laguna with thinking off; cloud = OpenAI-compatible or litellm."""
-    env = os.environ if env is None else env
+    """local = vLLM serving Laguna with thinking off; cloud = OpenAI-compatible or litellm.
+    A variable set but empty counts as unset, as for `is_demo` and `${VAR:-default}`."""
+    env = {name: value for name, value in (os.environ if env is None else env).items() if value}
     cloud_model = env.get("SMF_CLOUD_MODEL", "gpt-4o-mini")
     cloud: dict[str, Any] = {"name": "cloud", "tier": "cloud", "model": cloud_model}
     if "/" in cloud_model and not env.get("SMF_CLOUD_URL"):
