@@ -58,14 +58,15 @@ def report(
         Path | None, typer.Option("--config", help="Router config (ledger path, tiers).")
     ] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="Ledger directory.")] = None,
-    days: Annotated[int | None, typer.Option(help="Only the last N days.")] = None,
+    days: Annotated[int | None, typer.Option(min=1, help="Only the last N days.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""
     from router.ledger import Ledger
+    from router.ledger.cli import ledger_dir
 
     cfg = load_or_exit(config)
-    directory = ledger or Path(cfg.ledger.path if cfg else "./var/ledger")
+    directory = ledger_dir(ledger, cfg)
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
     with Ledger(directory) as store:
         summaries = summarize(from_ledger(store, days), tiers)

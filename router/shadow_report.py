@@ -151,6 +151,8 @@ def _with_advice(s: PairSummary, tiers: Mapping[str, str]) -> PairSummary:
 
 def from_ledger(ledger: Any, since_days: int | None = None) -> list[dict[str, Any]]:
     """Comparison rows from a `router.ledger.Ledger` (optionally only the last N days)."""
+    if since_days is not None and since_days < 1:  # 0 read as "all time", -3 as a SQL error
+        raise ValueError(f"since_days must be at least 1, not {since_days}")
     where = f"WHERE ts >= now()::TIMESTAMP - INTERVAL {int(since_days)} DAY" if since_days else ""
     query = f"SELECT {', '.join(COLUMNS)} FROM shadow_comparisons {where}"
     return [dict(zip(COLUMNS, row, strict=True)) for row in ledger.sql(query)]

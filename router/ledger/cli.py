@@ -40,9 +40,10 @@ LedgerOption = Annotated[
 ]
 
 
-def _ledger_dir(ledger: Path | None, config: Config | None) -> Path:
+def ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     """The ledger directory, which must exist: a typo must not read as "no traffic" (a
-    report of zeros) nor as "nothing to do" (a cron job that never applies retention)."""
+    report of zeros), "no shadow comparisons yet" (`shadow report`) nor as "nothing to do"
+    (a cron job that never applies retention)."""
     directory = ledger or Path(config.ledger.path if config else "./var/ledger")
     if not directory.is_dir():
         typer.echo(
@@ -77,7 +78,7 @@ def report_command(
     config = load_or_exit(config_path)
     start = _parse_time(since, "--since")
     end = _parse_time(until, "--until") if until else None
-    directory = _ledger_dir(ledger, config)
+    directory = ledger_dir(ledger, config)
     data = report.build(directory, start, end, by.value, config)
     render = {
         Format.table: report_render.to_table,
@@ -111,7 +112,7 @@ def compact_command(
     from router.ledger import compaction
 
     config = load_or_exit(config_path)
-    directory = _ledger_dir(ledger, config)
+    directory = ledger_dir(ledger, config)
     now = datetime.now(UTC)
     keep = retention_days
     if keep is None and config is not None:

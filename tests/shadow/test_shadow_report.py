@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from router.ledger import Ledger, LedgerWriter
@@ -97,5 +98,21 @@ def test_cli_prints_json_and_table(tmp_path: Path) -> None:
     assert {d["intent"] for d in data} == {"math", "coding", "prose", "writing"}
     table = CliRunner().invoke(app, ["report", "--ledger", str(path)])
     assert table.exit_code == 0 and "Shadow agreement" in table.output and "230" in table.output
-    empty = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "none")])
-    assert "no shadow comparisons" in empty.output
+    (tmp_path / "empty").mkdir()
+    empty = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "empty")])
+    assert empty.exit_code == 0 and "no shadow comparisons" in empty.output
+
+
+def test_cli_refuses_a_missing_ledger_and_a_window_below_one_day(tmp_path: Path) -> None:
+    """`--ledger` with a typo said "no shadow comparisons yet" and exited 0 where `report`
+    and `ledger compact` refuse it; `--days -3` was a DuckDB traceback and `--days 0` meant
+    all time (found in review)."""
+    typo = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "none")])
+    assert typo.exit_code == 2 and f"no ledger at {tmp_path / 'none'}" in typo.output
+    path = _ledger(tmp_path)
+    for days in ("0", "-3"):
+        result = CliRunner().invoke(app, ["report", "--ledger", str(path), "--days", days])
+        assert result.exit_code == 2 and "--days" in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    with Ledger(path) as ledger, pytest.raises(ValueError, match="at least 1"):
+        from_ledger(ledger, 0)
