@@ -41,7 +41,7 @@ def load_config(path: Path | None) -> tuple[object, bool]:
 def serve(
     config: ConfigOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 4000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 4000,
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
     from classifier.decision import ModelUnavailable
@@ -60,7 +60,9 @@ def serve(
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def simulate(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8888,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")
+    ] = 8888,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     profile: Annotated[str, typer.Option(help="vllm | cloud | anthropic")] = "vllm",
 ) -> None:
@@ -72,7 +74,8 @@ def simulate(
     """
     from router.simulator.__main__ import main as simulator_main
 
-    simulator_main(["--port", str(port), "--host", host, "--profile", profile, *ctx.args])
+    status = simulator_main(["--port", str(port), "--host", host, "--profile", profile, *ctx.args])
+    raise typer.Exit(status)
 
 
 @config_app.command("check")

@@ -68,7 +68,6 @@ async def _serve(
     app = create_app(config)
     server = _Server(uvicorn_config(app, config, host, port))
     _reload_on_sighup(app.state, config_path)
-    log.info("smf-router listening on http://%s:%d/v1", host, port)
     warn_if_open(config, host)
     try:
         await server.serve()
@@ -133,7 +132,8 @@ class _Server(uvicorn.Server):
         self._captured_signals.clear()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
+        await super().startup(sockets)  # cannot bind: uvicorn logs why and exits with 3
+        log.info("smf-router listening on http://%s:%d/v1", self.config.host, self.config.port)
         heap.settle()  # everything the process keeps for good exists now
 
 

@@ -7,15 +7,38 @@ import contextlib
 import sys
 
 from router import heap
+from router.simulator.faults import FaultError
+from router.simulator.faults import parse as parse_fault
 from router.simulator.runner import new_loop, serve
 from router.simulator.settings import PROFILES, SimSettings
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 (any free one, printed once listening) to 65535: a larger number
+    used to wrap around silently (69553 listened on 4017)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not in 0..65535")
+    return port
+
+
+def fault_spec(text: str) -> str:
+    """A `NAME[:ARG]` fault, checked now: a bad one used to surface as a traceback."""
+    try:
+        parse_fault(text)
+    except FaultError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="smf-router simulate", description=__doc__)
     p.add_argument("--profile", choices=PROFILES, default="vllm")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8888)
+    p.add_argument("--port", type=port_number, default=8888)
     p.add_argument("--model", default=None, help="served model name (echoed in responses)")
     p.add_argument("--max-model-len", type=int, default=None)
     p.add_argument("--max-num-seqs", type=int, default=32)
@@ -23,7 +46,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--ttft-ms", type=float, default=0.0)
     p.add_argument("--tokens-per-s", type=float, default=0.0, help="0 = unpaced")
     p.add_argument("--code-tokens-per-s", type=float, default=None)
-    p.add_argument("--fault", default=None, help="default fault for every request, NAME[:ARG]")
+    p.add_argument(
+        "--fault", type=fault_spec, default=None, help="default fault for every request, NAME[:ARG]"
+    )
     p.add_argument(
         "--tokens-per-chunk", type=int, default=1, help="tokens per streamed delta (busy vLLM)"
     )
@@ -50,6 +75,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Serve until interrupted; 2 (after one line on stderr) when it cannot listen."""
     args = parser().parse_args(argv)
     settings = settings_from(args)
 
@@ -58,9 +84,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulator ({settings.profile}) listening on {url}", flush=True)
 
     loop = new_loop()
-    with contextlib.suppress(KeyboardInterrupt):
-        loop.run_until_complete(serve(settings, args.host, args.port, ready))
-    loop.close()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            loop.run_until_complete(serve(settings, args.host, args.port, ready))
+    except OSError as exc:  # port in use, an address not of this machine, a name not found
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        loop.close()
     return 0
 
 

@@ -45,6 +45,7 @@ def test_demo_mode_serves_with_simulators_and_says_so(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert b"DEMO MODE" in output and b"SIMULATOR" in output
     assert b"NO AUTH" not in output  # open, but on loopback (the default --host)
+    assert f"smf-router listening on http://127.0.0.1:{port}/v1".encode() in output
 
 
 OPEN_CONFIG: dict[str, Any] = {

@@ -1,0 +1,83 @@
+"""`serve` and `simulate` refuse bad ports, faults and addresses with one line, no traceback."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.harness import VENV_BIN
+
+
+def smf_router(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    return subprocess.run(
+        [str(VENV_BIN / "smf-router"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+
+
+@contextmanager
+def taken_port() -> Iterator[int]:
+    """A port something else is listening on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(1)
+        yield int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--fault", "bogus"], "unknown fault 'bogus'"),
+        (["--fault", "stall:abc"], "fault argument must be a number, not 'abc'"),
+        (["--port", "69553"], "--port"),
+        (["--host", "nosuchhost.invalid", "--port", "0"], "error: cannot listen on nosuchhost"),
+    ],
+)
+def test_simulate_refuses_bad_options_with_a_message(args: list[str], says: str) -> None:
+    """A bad fault and a host that does not resolve were tracebacks, a port past 65535
+    wrapped around (69553 listened on 4017) (found in review)."""
+    done = smf_router("simulate", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_simulate_on_a_port_in_use_says_so() -> None:
+    with taken_port() as port:
+        done = smf_router("simulate", "--port", str(port))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}:")
+    assert "address already in use" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_serve_refuses_a_port_past_65535() -> None:
+    done = smf_router("serve", "--port", "69553")
+    assert done.returncode == 2 and "--port" in done.stderr
+
+
+def test_serve_on_a_port_in_use_says_so_and_never_that_it_listens(tmp_path: Path) -> None:
+    """`serve` logged "listening on" before binding, then the bind error (found in review)."""
+    config = tmp_path / "router.yaml"
+    config.write_text(
+        "backends:\n"
+        "  - {name: local, tier: local, base_url: 'http://127.0.0.1:9/v1', model: m}\n"
+        "  - {name: cloud, tier: cloud, base_url: 'http://127.0.0.1:9/v1', model: m}\n"
+        f"ledger: {{path: '{tmp_path / 'ledger'}'}}\n"
+        "resilience: {enabled: false}\n"
+    )
+    with taken_port() as port:
+        done = smf_router("serve", "--config", str(config), "--port", str(port))
+    output = done.stdout + done.stderr
+    assert done.returncode == 3, output
+    assert "listening on" not in output and "Traceback" not in output
+    assert [line for line in output.splitlines() if "address already in use" in line]
