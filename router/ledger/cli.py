@@ -53,6 +53,17 @@ def ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     return directory
 
 
+def _write(out: Path, text: str) -> None:
+    """`--out`, with its directories; a path that cannot be written (a directory, a place
+    that cannot hold one) is a one-line error, not a traceback."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        typer.echo(f"error: cannot write {out}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+
+
 def _parse_time(text: str, option: str) -> datetime:
     from router import report
 
@@ -88,8 +99,7 @@ def report_command(
     }[fmt]
     text = render(data)
     if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        _write(out, text)
         typer.echo(f"wrote {out}", err=True)
     else:
         sys.stdout.write(text)

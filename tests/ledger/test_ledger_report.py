@@ -172,6 +172,16 @@ def test_cli_report_on_a_missing_ledger_says_so_and_writes_into_new_directories(
     assert out.read_text().startswith("<!doctype html>")
 
 
+def test_cli_report_to_a_path_it_cannot_write_says_so(ledger: Path, tmp_path: Path) -> None:
+    """`--out` naming a directory, or a place no directory can be made, ended in a
+    traceback (found in review)."""
+    for out in (tmp_path, Path("/proc/nope/r.txt")):
+        result = CliRunner().invoke(app, ["report", "--ledger", str(ledger), "--out", str(out)])
+        assert result.exit_code == 2, result.output
+        assert f"error: cannot write {out}: " in result.output
+        assert not isinstance(result.exception, OSError)
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [
