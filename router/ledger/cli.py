@@ -1,4 +1,5 @@
-"""The ledger's CLI commands, mounted by the main CLI: `smf-router report` and `compact`."""
+"""The ledger's CLI commands, mounted by the main CLI: `smf-router report` and
+`smf-router ledger compact`."""
 
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ class Format(StrEnum):
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Router config (for the ledger path and local costs)."),
+]
+CompactConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", help="Router config (for the ledger path and retention)."),
 ]
 LedgerOption = Annotated[
     Path | None, typer.Option("--ledger", help="Ledger directory (default: from the config).")
@@ -110,7 +115,7 @@ def report_command(
 @app.command("compact")
 def compact_command(
     ledger: LedgerOption = None,
-    config_path: ConfigOption = None,
+    config_path: CompactConfigOption = None,
     grace_hours: Annotated[
         float, typer.Option(help="A day is closed this long after it ended.")
     ] = 1.0,
