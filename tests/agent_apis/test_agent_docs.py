@@ -8,6 +8,7 @@ from pathlib import Path
 
 import anthropic
 import pytest
+import yaml
 
 from tests.agent_apis.agent_stack import stack
 from tests.harness import REPO, simulator
@@ -59,3 +60,16 @@ def test_the_router_serves_the_documented_models_and_not_claude_names(tmp_path: 
             assert reply.content[0].type == "text"
         with pytest.raises(anthropic.NotFoundError):  # why every variable must be set
             client.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=ask)
+
+
+def test_the_continue_config_has_the_keys_continue_requires() -> None:
+    """The snippet had `models` only; Continue's config.yaml requires `name`, `version`
+    and `schema` at the top (found in review)."""
+    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = text.split("## Continue (chat)", 1)[1].split("\n## ", 1)[0]
+    config = yaml.safe_load(section.split("```yaml", 1)[1].split("```", 1)[0])
+    assert {"name", "version", "schema", "models"} <= set(config)
+    assert config["schema"] == "v1"
+    model = config["models"][0]
+    assert (model["provider"], model["model"]) == ("openai", "auto")
+    assert model["apiBase"] == "http://localhost:4000/v1"
