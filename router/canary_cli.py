@@ -8,33 +8,67 @@ it once per cluster; routers without `canary.enabled` read its rounds back from 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from router.canary import Canary, load_cases
+from evals.results import CaseResult
+from evals.runner import Endpoint, run_cases
+from router.canary import Canary, Runner, endpoint_of, load_cases
 from router.canary_judge import gate_book
-from router.config import ConfigError, load
+from router.cli_config import load_or_exit
 from router.ledger import LedgerWriter
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
 
+MAX_DETAILS = 3  # distinct error details shown per backend, most common first
+MAX_DETAIL_CHARS = 200
+
+
+class ErrorDetails:
+    """The canary's runner, keeping what each error said: the ledger keeps only its kind,
+    and `errors: 7` alone did not say why (an unreachable backend, a refused key)."""
+
+    def __init__(self, runner: Runner = run_cases) -> None:
+        self.runner = runner
+        self.seen: dict[tuple[str, str], Counter[str]] = {}
+
+    async def __call__(
+        self, cases: Any, endpoint: Endpoint, *args: Any, **kwargs: Any
+    ) -> list[CaseResult]:
+        results = await self.runner(cases, endpoint, *args, **kwargs)
+        details = self.seen.setdefault((endpoint.base_url, endpoint.model), Counter())
+        for r in results:
+            if r.status == "error":
+                text = " ".join((r.detail or r.failure_kind or "no detail").split())
+                details[text[:MAX_DETAIL_CHARS]] += 1
+        return results
+
+    def lines(self, endpoint: Endpoint) -> list[str]:
+        """The most common details for one backend, one line each."""
+        details = self.seen.get((endpoint.base_url, endpoint.model), Counter())
+        return [f"  {n} × {text}" for text, n in details.most_common(MAX_DETAILS)]
+
 
 @app.command()
 def run(
-    config: Annotated[Path, typer.Option("--config", "-c", help="Router config YAML")],
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", "-c", help="Router config YAML (default: $SMF_ROUTER_CONFIG)."),
+    ] = None,
 ) -> None:
     """Run one rotating sample of every suite against every backend and record the results."""
-    try:
-        settings = load(config)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    settings = load_or_exit(config)
+    if settings is None:
+        typer.echo("error: no config: give --config or set SMF_ROUTER_CONFIG", err=True)
+        raise typer.Exit(2)
     book = gate_book(settings.canary)
     writer = LedgerWriter(Path(settings.ledger.path), settings.ledger.flush_interval_s)
     writer.start()
-    canary = Canary(settings, load_cases(settings), book, rows=writer)
+    errors = ErrorDetails()
+    canary = Canary(settings, load_cases(settings), book, rows=writer, runner=errors)
 
     async def once() -> None:
         try:
@@ -46,5 +80,9 @@ def run(
         asyncio.run(once())
     finally:
         writer.close()
-    for backend, run_info in canary.status().get("last_run", {}).items():
-        typer.echo(f"{backend}: {run_info}")
+    last = canary.status().get("last_run", {})
+    for backend in settings.backends:
+        if backend.name in last:
+            typer.echo(f"{backend.name}: {last[backend.name]}")
+            for line in errors.lines(endpoint_of(backend)):
+                typer.echo(line)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,7 @@ import yaml
 from router.config import hash_key
 from router.ledger import Ledger
 from router.maintenance import housekeep
-from tests.harness import VENV_BIN, config_for, router, simulator
+from tests.harness import VENV_BIN, Running, config_for, free_port, router, simulator
 
 ADMIN = "sk-admin"
 
@@ -118,6 +119,38 @@ def test_canary_run_command_records_results(tmp_path: Path) -> None:
     suites = {suite for suite, _ in rows}
     assert len(suites) == 7  # one case of each suite
     assert all(status in ("pass", "fail", "error", "n/a") for _, status in rows)
+
+
+def test_canary_run_reads_smf_router_config_and_says_why_a_backend_errored(
+    tmp_path: Path,
+) -> None:
+    """`canary run` ignored $SMF_ROUTER_CONFIG, which every other command reads, and a
+    backend it could not reach showed as `'errors': 7` with no reason (found in review)."""
+    env = {k: v for k, v in os.environ.items() if k != "SMF_ROUTER_CONFIG"}
+    command = [str(VENV_BIN / "smf-router"), "canary", "run"]
+    missing = subprocess.run(command, capture_output=True, text=True, timeout=180, env=env)
+    assert missing.returncode == 2 and "SMF_ROUTER_CONFIG" in missing.stderr
+    dead = Running(f"http://127.0.0.1:{free_port()}/v1", "")  # nothing listens there
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for(
+            {"local": local, "cloud": dead}, tmp_path, canary={"sample_per_suite": 1}
+        )
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=env | {"SMF_ROUTER_CONFIG": str(path)},
+        )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    cloud = lines.index(next(line for line in lines if line.startswith("cloud: ")))
+    assert "'errors': 7" in lines[cloud]
+    assert lines[cloud + 1] == "  7 × ConnectError: All connection attempts failed"
+    local_line = next(line for line in lines if line.startswith("local: "))
+    assert "'errors': 0" in local_line
 
 
 def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_running_one(
