@@ -115,7 +115,7 @@ def _decide(m: IntentModel, v: RequestView, p: list[float] | None = None) -> Int
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
-    if not (v.latest or v.first or v.system):  # no text, no features
+    if _blank(v.latest) and _blank(v.first) and _blank(v.system):  # no text, no features
         return UNKNOWN
     if p is None and m.embedding.words:  # the named path: the embedding reads feature names
         p, _, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
@@ -123,6 +123,12 @@ def _decide(m: IntentModel, v: RequestView, p: list[float] | None = None) -> Int
         p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
+
+
+def _blank(text: str) -> bool:
+    """No text to read: empty or whitespace only (`"   "` was read by the model, where `""`
+    took the default route). `isspace` stops at the first other character: no copy."""
+    return not text or text.isspace()
 
 
 def classify(body: dict[str, Any]) -> Intent:

@@ -89,7 +89,8 @@ def config_check(config: ConfigOption = None) -> None:
     if demo:
         typer.echo("# no config and no backend variables: `serve` would start in DEMO MODE")
         return
-    typer.echo(yaml.safe_dump(masked(loaded), sort_keys=False))  # type: ignore[arg-type]
+    shown = masked(loaded)  # type: ignore[arg-type]
+    typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
 
 
 def _mount_optional() -> None:

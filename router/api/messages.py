@@ -46,7 +46,9 @@ async def count_tokens(request: Request) -> Response:
         log.exception("count_tokens failed")
         return shaped_response(request, internal_error())
     payload = orjson.dumps({"input_tokens": counted})
-    headers = {"x-smf-backend": source, "x-smf-estimated": str(source == "").lower()}
+    headers = {"x-smf-estimated": str(source == "").lower()}
+    if source:  # an estimate has no backend: no empty header
+        headers["x-smf-backend"] = source
     return Response(payload, media_type="application/json", headers=headers)
 
 

@@ -128,13 +128,13 @@ def test_count_tokens_keeps_a_private_callers_conversation_local(
     assert servers["cloud"].completions(path) == counted + 1
     private = post(proxy, path, {"model": "cloud", "messages": ASK}, key=PRIVATE)
     assert private.status_code == 200 and private.json()["input_tokens"] > 0
-    assert private.headers["x-smf-backend"] != "cloud"
+    assert private.headers.get("x-smf-backend") != "cloud"  # none when estimated
     header = httpx.post(
         f"{proxy.root}{path}",
         json={"model": "cloud", "messages": ASK},
         headers={"x-api-key": TEAM, "x-smf-private": "true"},
     )
-    assert header.status_code == 200 and header.headers["x-smf-backend"] != "cloud"
+    assert header.status_code == 200 and header.headers.get("x-smf-backend") != "cloud"
     assert servers["cloud"].completions(path) == counted + 1  # neither reached it
 
 

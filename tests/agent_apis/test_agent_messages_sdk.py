@@ -124,6 +124,7 @@ def test_count_tokens_is_exact_from_a_native_backend_and_estimated_otherwise(
     )
     assert raw.status_code == 200 and raw.json()["input_tokens"] > 0
     assert raw.headers["x-smf-estimated"] == "true"
+    assert "x-smf-backend" not in raw.headers  # it was sent empty (found in review)
     native = httpx.post(
         f"{proxy.root}/v1/messages/count_tokens", json={"model": "local", "messages": ASK}
     )

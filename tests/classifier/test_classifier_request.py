@@ -194,6 +194,18 @@ def test_missing_messages_gives_zero_confidence() -> None:
     assert classify({"messages": "garbage"}).confidence == 0.0
 
 
+@pytest.mark.parametrize("text", ["", "   ", "\n\t \u3000"])
+def test_a_prompt_of_whitespace_only_takes_the_default_route(text: str) -> None:
+    """`classify "   "` was read by the model (confidence 0.27) while `""` took the default
+    route (found in review): neither has anything to read."""
+    assert classify(body_of(text)).source == "default"
+    assert explain(body_of(text))["source"] == "default"
+    with_system = {
+        "messages": [{"role": "system", "content": " "}, {"role": "user", "content": text}]
+    }
+    assert classify(with_system).source == "default"
+
+
 def test_meaning_cues_name_literary_forms_and_answer_directives_in_any_case_or_language() -> None:
     def cues(text: str) -> set[str]:
         return {f for f in text_features(text) if f.startswith("m:")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -95,3 +96,16 @@ def test_a_url_error_does_not_quote_the_password_in_it(
     with pytest.raises(ConfigError, match=r"backends\.0\.base_url .*not a URL") as error:
         load(path, env=env)
     assert "s3cr" not in str(error.value)
+
+
+def test_config_check_prints_key_digests_as_text(tmp_path: Path) -> None:
+    """The shortened digest printed as `"2d711642\\u2026"`, the YAML dumper's escape for
+    its ellipsis (found in review)."""
+    digest = hashlib.sha256(b"sk-alice").hexdigest()
+    text = (
+        backends("http://127.0.0.1:8888/v1")
+        + f"auth:\n  keys:\n    - {{name: a, sha256: {digest}}}\n"
+    )
+    done = config_check(tmp_path, text, {})
+    assert done.returncode == 0, done.stderr
+    assert f"sha256: {digest[:8]}…\n" in done.stdout and "\\u" not in done.stdout
