@@ -70,12 +70,12 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
         content.append({"type": "text", "text": refusal})
-    for call in message.get("tool_calls") or ():
+    for position, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
         content.append(
             {
                 "type": "tool_use",
-                "id": str(call.get("id") or ""),
+                "id": tool_use_id(call.get("id"), position),
                 "name": str(function.get("name") or ""),
                 "input": parse_arguments(str(function.get("arguments") or "")),
             }
@@ -198,6 +198,12 @@ class MessagesStream:
         return named_event("content_block_delta", payload)
 
 
+def tool_use_id(chat_id: Any, position: Any) -> str:
+    """The upstream's call id, else `toolu_N` (N the call's place): Claude Code answers a
+    tool_use by its id, so an empty one would leave the result nothing to pair with."""
+    return str(chat_id or f"toolu_{position}")
+
+
 def _shell(block: Block) -> dict[str, Any]:
     """The content block as content_block_start announces it: empty."""
     if block.key == TEXT:
@@ -205,7 +211,7 @@ def _shell(block: Block) -> dict[str, Any]:
     function = block.meta.get("function") or {}
     return {
         "type": "tool_use",
-        "id": str(block.meta.get("id") or f"toolu_{block.key}"),
+        "id": tool_use_id(block.meta.get("id"), block.key),
         "name": str(function.get("name") or ""),
         "input": {},
     }
