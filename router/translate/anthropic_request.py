@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from router.translate.wire import MAX_TOKENS
+
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
 
 
@@ -29,7 +31,7 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
                 _append(messages, translated)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_tokens"), int):
-        out["max_tokens"] = body["max_tokens"]
+        out[MAX_TOKENS] = body["max_tokens"]
     for key in ("temperature", "top_p"):
         if key in body:
             out[key] = body[key]

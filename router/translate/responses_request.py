@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from router.translate.wire import MAX_TOKENS
+
 CUSTOM_PARAMETERS = {
     "type": "object",
     "properties": {"input": {"type": "string", "description": "the raw tool input"}},
@@ -44,7 +46,7 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
         messages = _images_after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
-        out["max_tokens"] = body["max_output_tokens"]
+        out[MAX_TOKENS] = body["max_output_tokens"]
     for key in ("temperature", "top_p"):
         if body.get(key) is not None:
             out[key] = body[key]

@@ -1,10 +1,15 @@
-"""What both reply translators share: typed SSE framing and reading a chat choice."""
+"""What the translators share: typed SSE framing, reading a chat choice, chat's token limit."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
+
+# The token limit a translated chat request carries. Chat's `max_tokens` is deprecated and
+# OpenAI's reasoning models (o-series, gpt-5) refuse it; vLLM reads `max_completion_tokens`
+# first, and litellm maps it to each provider's own name.
+MAX_TOKENS = "max_completion_tokens"
 
 
 def named_event(name: str, payload: dict[str, Any]) -> bytes:

@@ -6,10 +6,17 @@ upstream did not say (its usage, a finished answer) must not be reported as if i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import anthropic
 import anthropic.types as at
+import openai
+import pytest
 
 from router.translate import anthropic_reply
+from tests.agent_apis.agent_stack import simulators, stack
 from tests.agent_apis.test_agent_translation import chunk, run
+from tests.harness import Running, RunningRouter
 
 CALLS = [
     {"index": 0, "type": "function", "function": {"name": "read", "arguments": '{"p": 1}'}},
@@ -43,3 +50,37 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
         if name == "content_block_start" and payload["content_block"]["type"] == "tool_use"
     ]
     assert whole_ids == stream_ids == ["toolu_0", "toolu_1"]
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with simulators() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with stack(servers, tmp_path_factory.mktemp("fidelity")) as running:
+        yield running
+
+
+def test_the_token_limit_reaches_a_chat_backend_as_max_completion_tokens(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """Chat's `max_tokens` is deprecated and OpenAI's o-series and gpt-5 refuse it ("use
+    'max_completion_tokens'"): Claude Code and Codex translated to such a backend failed
+    outright (found in review). The limit still binds: the answer stops there."""
+    messages = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    ask = [{"role": "user", "content": "Write a long essay about the sea."}]
+    message = messages.messages.create(model="cloud", max_tokens=5, messages=ask)  # type: ignore[arg-type]
+    sent = servers["cloud"].stats()["last_request"]
+    assert sent["max_completion_tokens"] == 5 and "max_tokens" not in sent
+    assert message.stop_reason == "max_tokens" and message.usage.output_tokens == 5
+    responses = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    response = responses.responses.create(model="cloud", input=ask, max_output_tokens=16)  # type: ignore[arg-type]
+    sent = servers["cloud"].stats()["last_request"]
+    assert sent["max_completion_tokens"] == 16 and "max_tokens" not in sent
+    assert response.status == "incomplete" and response.usage is not None
+    assert response.usage.output_tokens == 16
