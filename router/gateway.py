@@ -257,6 +257,7 @@ class Gateway:
         tally.api = call.api
         if committed.parsed is not None:
             tally.see(committed.parsed)
+        tally.usage_final = not committed.reply.usage_estimated()
         call.record.ttft_s = time.monotonic() - call.started
         self.finish(call, tally)
 

@@ -149,6 +149,8 @@ async def relay(
     finally:
         await committed.reply.close()
         dispatcher.finish_attempt(committed, error_kind)
+        if committed.reply.usage_estimated():
+            tally.usage_final = False  # the gateway estimates it and marks it so
         finish(call, tally)
 
 

@@ -21,6 +21,10 @@ async def _nothing() -> None:
     return None
 
 
+def _reported() -> bool:
+    return False
+
+
 @dataclass(slots=True)
 class Reply:
     """An upstream's successful answer: a whole body, or a byte stream still arriving."""
@@ -30,6 +34,9 @@ class Reply:
     body: bytes | None = None
     stream: AsyncIterator[bytes] | None = None
     close: Callable[[], Awaitable[None]] = field(default=_nothing)
+    # Whether the usage in the reply is the router's estimate, not the upstream's count (a
+    # Messages reply must carry one, and a chat upstream may send none); asked once it is over.
+    usage_estimated: Callable[[], bool] = field(default=_reported)
 
 
 class Backend(Protocol):

@@ -10,6 +10,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 
 import orjson
 
@@ -32,6 +33,7 @@ from router.simulator.wire import Api, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
+_USAGE_OPTIONAL = ("chat", "completions")  # the APIs whose usage a server may leave out
 SSE = "text/event-stream; charset=utf-8"
 _APIS: dict[str, Api] = {
     "/v1/chat/completions": ChatApi(),
@@ -227,6 +229,9 @@ class Simulator:
         if delay:
             await asyncio.sleep(delay)
         gen = self.generation(ask)
+        no_usage = fault is not None and fault.name == "no_usage" and api.name in _USAGE_OPTIONAL
+        if no_usage:
+            ask = replace(ask, include_usage=False)
         prefix = "call_" if flavor == "cloud" else api.call_prefix
         calls = tuple(f"{prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
         meta = Meta(response_id, int(time.time()), model, flavor, calls, self.settings.profile)
@@ -244,7 +249,10 @@ class Simulator:
         else:
             if pace:
                 await asyncio.sleep(pace * max(c.tokens for c in gen.choices))
-            body = orjson.dumps(api.body(meta, gen, ask))
+            whole = api.body(meta, gen, ask)
+            if no_usage:
+                del whole["usage"]
+            body = orjson.dumps(whole)
             await playback.whole(resp, self.headers(flavor, JSON), body, fault)
         self.stats.by_status[200] += 1
 

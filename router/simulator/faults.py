@@ -23,6 +23,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
+| `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
 | `error_event[:N]` | after N tokens (default 2; 0: first thing), the in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
@@ -53,6 +54,7 @@ FaultName = Literal[
     "cut_stream",
     "malformed_chunk",
     "missing_done",
+    "no_usage",
     "error_event",
     "context_length",
     "down",

@@ -60,8 +60,9 @@ def message_id(chat_id: Any) -> str:
     return f"msg_{chat_id}" if chat_id else "msg_router"
 
 
-def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
-    """A whole chat completion → a whole Messages reply."""
+def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
+    """A whole chat completion → a whole Messages reply. Without the upstream's usage the
+    input is the router's estimate (Anthropic's usage is required), as in a stream."""
     choice = first_choice(chat)
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []
@@ -85,6 +86,9 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
     )
     if isinstance(refusal, str) and refusal:
         stop, sequence = "refusal", None
+    counts = usage(chat.get("usage"))
+    if not isinstance(chat.get("usage"), dict):
+        counts["input_tokens"] = estimated_input
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -93,7 +97,7 @@ def from_chat(chat: dict[str, Any]) -> dict[str, Any]:
         "content": content,
         "stop_reason": stop,
         "stop_sequence": sequence,
-        "usage": usage(chat.get("usage")),
+        "usage": counts,
     }
 
 
@@ -163,6 +167,11 @@ class MessagesStream:
     def finished(self) -> bool:
         """The upstream said why it stopped: an end without [DONE] is still a whole answer."""
         return self._finish is not None
+
+    @property
+    def usage_estimated(self) -> bool:
+        """No usage came: the input sent is the router's estimate, the output a zero."""
+        return self._usage is None
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self.started = True

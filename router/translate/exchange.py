@@ -30,6 +30,9 @@ class ChatStream(Protocol):
     @property
     def finished(self) -> bool: ...
 
+    @property
+    def usage_estimated(self) -> bool: ...
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
 
     def end(self) -> list[bytes]: ...
@@ -45,11 +48,22 @@ async def send(
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
-        whole = reply_from_chat(api, body, _parse(reply.body or b"", name))
-        return Reply(reply.status, reply.headers, body=orjson.dumps(whole))
+        answer = _parse(reply.body or b"", name)
+        whole = reply_from_chat(api, body, answer)
+        guessed = api == "messages" and not isinstance(answer.get("usage"), dict)
+        return Reply(
+            reply.status, reply.headers, body=orjson.dumps(whole), usage_estimated=lambda: guessed
+        )
     assert reply.stream is not None
-    events = _translated(reply.stream, stream_for(api, body))
-    return Reply(reply.status, reply.headers, stream=events, close=reply.close)
+    out = stream_for(api, body)
+    events = _translated(reply.stream, out)
+    return Reply(
+        reply.status,
+        reply.headers,
+        stream=events,
+        close=reply.close,
+        usage_estimated=lambda: out.usage_estimated,
+    )
 
 
 def to_chat(api: Api, body: dict[str, Any], stream: bool, name: str) -> dict[str, Any]:
@@ -67,7 +81,7 @@ def to_chat(api: Api, body: dict[str, Any], stream: bool, name: str) -> dict[str
 
 def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
-        return anthropic_reply.from_chat(chat)
+        return anthropic_reply.from_chat(chat, estimate_prompt_tokens("messages", request))
     return responses_reply.from_chat(chat, request, responses_request.custom_tools(request))
 
 

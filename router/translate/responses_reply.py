@@ -189,6 +189,12 @@ class ResponsesStream:
     def finished(self) -> bool:
         return self._finish is not None
 
+    @property
+    def usage_estimated(self) -> bool:
+        """Never: without the upstream's usage the Response carries none (the gateway then
+        estimates it for the record)."""
+        return False
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         if "error" in chunk:
             self.ended = True

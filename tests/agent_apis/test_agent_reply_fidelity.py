@@ -16,7 +16,7 @@ import pytest
 from router.translate import anthropic_reply
 from tests.agent_apis.agent_stack import simulators, stack
 from tests.agent_apis.test_agent_translation import chunk, run
-from tests.harness import Running, RunningRouter
+from tests.harness import Collect, Running, RunningRouter
 
 CALLS = [
     {"index": 0, "type": "function", "function": {"name": "read", "arguments": '{"p": 1}'}},
@@ -84,3 +84,31 @@ def test_the_token_limit_reaches_a_chat_backend_as_max_completion_tokens(
     assert sent["max_completion_tokens"] == 16 and "max_tokens" not in sent
     assert response.status == "incomplete" and response.usage is not None
     assert response.usage.output_tokens == 16
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_messages_reply_without_upstream_usage_is_recorded_as_estimated(
+    proxy: RunningRouter, servers: dict[str, Running], stream: bool
+) -> None:
+    """A chat upstream that sends no usage (one that ignores `stream_options`): the Messages
+    translation must carry numbers, and its zeros were recorded as an exact count of 0
+    output tokens; a Responses reply in the same case is estimated (found in review)."""
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    servers["cloud"].control("faults", {"fault": "no_usage"})
+    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    ask = [{"role": "user", "content": "Write a long essay about the sea."}]
+    try:
+        if stream:
+            with client.messages.stream(model="cloud", max_tokens=40, messages=ask) as s:  # type: ignore[arg-type]
+                message = s.get_final_message()
+        else:
+            message = client.messages.create(model="cloud", max_tokens=40, messages=ask)  # type: ignore[arg-type]
+        record = records.wait(2.0)
+    finally:
+        servers["cloud"].control("faults", {"fault": None})
+        proxy.components.gateway.sinks.remove(records)
+    assert message.content and message.usage.input_tokens > 0  # the router's estimate
+    assert record.outcome == "ok" and record.usage.estimated
+    assert record.usage.prompt_tokens == message.usage.input_tokens
+    assert record.usage.completion_tokens >= 10  # 40 tokens of text, estimated from its length

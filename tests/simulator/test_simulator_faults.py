@@ -173,6 +173,18 @@ def test_missing_done_ends_cleanly_without_it(vllm: SimThread) -> None:
     assert json.loads(lines[-1])["choices"][0]["finish_reason"] == "stop"
 
 
+def test_no_usage_leaves_usage_out_even_when_asked_for(vllm: SimThread) -> None:
+    """A server that ignores `stream_options` (and one whose whole reply has no usage)."""
+    asked = body(stream=True) | {"stream_options": {"include_usage": True}}
+    headers = {"x-sim-fault": "no_usage"}
+    url = vllm.url + "/v1/chat/completions"
+    with httpx.stream("POST", url, json=asked, headers=headers, timeout=10) as resp:
+        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "[DONE]" and all("usage" not in json.loads(x) for x in lines[:-1])
+    whole = post(vllm, "no_usage").json()
+    assert "usage" not in whole and whole["choices"][0]["finish_reason"] == "stop"
+
+
 def test_error_event_fails_the_stream_in_band_as_vllm_does(vllm: SimThread) -> None:
     lines = data_lines(vllm, "error_event")
     assert lines[-1] == "[DONE]"  # vLLM still ends the stream after its error line
