@@ -26,7 +26,6 @@ from router.errors import (
     NoBackendAvailable,
     RateLimited,
     RouterError,
-    ServerError,
     Timeout,
     Unreachable,
     UpstreamError,
@@ -37,6 +36,7 @@ from router.retirement import Retirement
 from router.sse import DONE, EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import events, exchange
+from router.upstream_errors import in_band
 
 log = logging.getLogger("smf_router")
 
@@ -289,8 +289,11 @@ def _check_first(data: bytes, name: str, api: Api) -> None:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
     if not isinstance(obj, dict):
         return
-    if "error" in obj if api in ("chat", "completions") else events.failure(api, obj):
-        raise ServerError(f"{name}: error event before the first token", backend=name)
+    problem = obj.get("error") if api in ("chat", "completions") else events.failure(api, obj)
+    if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
+        error = in_band(api, problem, name)
+        error.message = f"{name}: error event before the first token: {error.message}"
+        raise error
 
 
 def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:

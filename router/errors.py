@@ -24,10 +24,13 @@
         └── RouterFault              500  a bug of ours while sending: not the backend's failure
 
 Fallback is decided by `UpstreamError.retryable`, never by matching message strings.
+An error the upstream sent in-band (an event in its stream) keeps its own names in `wire`,
+for the client's error event (`router.upstream_errors.in_band`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -138,6 +141,17 @@ def cancellation(client_left: bool) -> Cancelled:
     return ShuttingDown("the router is shutting down; retry the request")
 
 
+@dataclass(frozen=True, slots=True)
+class WireError:
+    """An upstream's own in-band error as it named it, in its API's vocabulary: Anthropic's
+    `type` (`overloaded_error`, which Claude Code waits out), OpenAI's `type` and `code`
+    (`context_length_exceeded`, on which Codex compacts its history)."""
+
+    api: str  # the upstream's wire API: "messages" or an OpenAI one
+    type: str | None = None
+    code: str | None = None
+
+
 class UpstreamError(RouterError):
     """An attempt failed. `kind` is the closed name the ledger and metrics use."""
 
@@ -145,10 +159,20 @@ class UpstreamError(RouterError):
     retryable = True
     type = "upstream_error"
     upstream_status: int | None = None  # when the status the client sees is not the backend's
+    wire: WireError | None = None  # set when the upstream said it in-band, in its own words
 
     def __init__(self, message: str, *, backend: str = "", param: str | None = None) -> None:
         super().__init__(message, param=param)
         self.backend = backend
+
+    def body(self) -> dict[str, Any]:
+        """OpenAI's envelope; an OpenAI-shaped upstream's own type and code go through."""
+        body = super().body()
+        wire = self.wire
+        if wire is not None and wire.api != "messages":
+            error = body["error"]
+            error["type"], error["code"] = wire.type or error["type"], wire.code or error["code"]
+        return body
 
 
 class Unreachable(UpstreamError):

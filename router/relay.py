@@ -23,7 +23,6 @@ from router.errors import (
     Malformed,
     RouterError,
     RouterFault,
-    ServerError,
     Timeout,
     UpstreamError,
     cancellation,
@@ -36,6 +35,7 @@ from router.record import Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.wire import named_event
+from router.upstream_errors import in_band
 
 log = logging.getLogger("smf_router")
 
@@ -192,7 +192,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                     f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
                 ) from None
             except UpstreamError:
-                raise  # an adapter's own verdict on its stream (litellm's), already typed
+                raise  # an adapter's or a translator's verdict on its stream, already typed
             except Exception as exc:  # transport errors while reading the upstream
                 raise Cut(f"{name}: stream broke ({type(exc).__name__})", backend=name) from None
             finally:
@@ -309,22 +309,15 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
     if call.api not in CHAT_APIS:
         problem = events.failure(call.api, obj)
         if problem is not None:
-            raise ServerError(problem, backend="")
+            raise in_band(call.api, problem, "")
         events.see(call.api, tally, obj)
         return raw
     if "error" in obj:
-        raise ServerError(_message(obj), backend="")
+        raise in_band(call.api, obj["error"], "")
     tally.see(obj)
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
     return raw
-
-
-def _message(obj: dict[str, Any]) -> str:
-    error = obj.get("error")
-    if isinstance(error, dict):
-        return str(error.get("message") or "upstream error mid-stream")
-    return str(error or "upstream error mid-stream")
 
 
 def usage_of(api: Api, usage: Any) -> Usage | None:

@@ -4,11 +4,15 @@ vLLM answers with `{"error": {"message", "type", "param", "code": 400}}` (intege
 OpenAI with string codes, Anthropic with `{"type": "error", "error": {...}}`. The context
 length error is recognised the way clients and litellm do it: the lower-cased substring
 "maximum context length" or the code `context_length_exceeded` (see FACTS.md).
+
+An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
+error's own names, which every client API's error event then carries on.
 """
 
 from __future__ import annotations
 
 import math
+from http import HTTPStatus
 from typing import Any
 
 import orjson
@@ -22,6 +26,7 @@ from router.errors import (
     Rejected,
     ServerError,
     UpstreamError,
+    WireError,
 )
 
 _CONTEXT_MARKERS = (
@@ -103,6 +108,57 @@ def classify_error(
     if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
         return BackendRefused(backend, status)
     return Rejected(message, backend=backend, status=status, upstream=_openai_shaped(body, status))
+
+
+def in_band(api: str, error: Any, backend: str) -> UpstreamError:
+    """An error event from the upstream's stream (`error` its error object), typed as the
+    same error over HTTP would be, with its own names kept in `wire` for the client."""
+    fields = error if isinstance(error, dict) else {"message": error}
+    kind, code = fields.get("type"), fields.get("code")
+    message = str(fields.get("message") or kind or "upstream error mid-stream")
+    status = _in_band_status(kind, code)
+    typed: UpstreamError
+    if status == 429:
+        typed = RateLimited(message, backend=backend)
+    elif status in (503, 529):
+        typed = Overloaded(message, backend=backend)
+    elif status in (400, 413) and is_context_error({"error": fields}):
+        typed = ContextTooLong(message, backend=backend, param="messages")
+    else:
+        typed = ServerError(message, backend=backend)
+    names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)
+    typed.wire = WireError(api, *names)
+    return typed
+
+
+# Status by an in-band error's own name: Anthropic's types, OpenAI's codes, vLLM's class
+# names (`InternalServerError`, …: an HTTP status phrase, as `_vllm_type` in the simulator).
+_NAMED_STATUS = {
+    f"{s.phrase.replace(' ', '').removesuffix('Error')}Error": s.value
+    for s in HTTPStatus
+    if s >= 400
+} | {
+    "invalid_request_error": 400,
+    "request_too_large": 413,
+    "context_length_exceeded": 400,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "server_is_overloaded": 503,
+    "overloaded_error": 529,
+    "timeout_error": 504,
+}
+
+
+def _in_band_status(kind: Any, code: Any) -> int:
+    """vLLM's integer `code` is the status; else the code's or the type's name; else 500."""
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
+        return code
+    for name in (code, kind):
+        if isinstance(name, str) and name in _NAMED_STATUS:
+            return _NAMED_STATUS[name]
+    return 500
 
 
 def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:

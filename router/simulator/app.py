@@ -173,7 +173,7 @@ class Simulator:
             status = int(fault.value)
             raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
         if name == "error_event" and not ask.stream:
-            raise ApiError(500, "server_error")
+            raise self._error_event(fault)
         if name == "context_length":
             window = self.settings.window
             too_many = max(ask.prompt_tokens, window + 1)
@@ -240,7 +240,7 @@ class Simulator:
         if ask.stream:
             frames = api.frames(meta, gen, ask)
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
-            failure = self._failure(api, flavor, len(frames)) if fault is not None else b""
+            failure = self._failure(api, flavor, fault, len(frames)) if fault is not None else b""
             try:
                 await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault, failure)
             except (ClientGone, asyncio.CancelledError):
@@ -256,10 +256,22 @@ class Simulator:
             await playback.whole(resp, self.headers(flavor, JSON), body, fault)
         self.stats.by_status[200] += 1
 
-    def _failure(self, api: Api, flavor: Flavor, sequence: int) -> bytes:
+    def _failure(self, api: Api, flavor: Flavor, fault: Fault, sequence: int) -> bytes:
         """The in-band error that `error_event` ends a stream with, worded by the profile."""
-        err = ApiError(500, "server_error", "Internal server error")
+        err = self._error_event(fault)
         return sse_error(api.name, flavor, err, self.settings.profile, sequence)
+
+    def _error_event(self, fault: Fault) -> ApiError:
+        """The error `error_event[:N[:STATUS]]` stands for (a 500 by default)."""
+        status = fault.status or 500
+        if status == 429:
+            return ApiError(429, "rate_limit", _rate_message(1.0))
+        if status in (503, 529):
+            return ApiError(status, "overloaded", "Overloaded")
+        if status == 400:
+            window = self.settings.window
+            return ApiError(400, "context_length", window=window, prompt_tokens=window + 1)
+        return ApiError(status, "server_error", "Internal server error")
 
     def _count(self, gen: Generation) -> None:
         self.stats.prompt_tokens += gen.prompt_tokens

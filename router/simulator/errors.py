@@ -163,10 +163,11 @@ def sse_error(
     api: str, flavor: Flavor, err: ApiError, server: Flavor | None = None, sequence: int = 0
 ) -> bytes:
     """An error as an in-stream event (after a 200 has been sent), as each API sends it."""
-    if api == "responses":  # OpenAI's ResponseErrorEvent
-        code = "server_error" if err.status >= 500 else err.kind
+    if api == "responses":  # OpenAI's ResponseErrorEvent, with OpenAI's codes
+        code = _CLOUD[err.kind][1] or ("server_error" if err.status >= 500 else err.kind)
+        message = envelope("cloud", err, server)["error"]["message"]
         event: dict[str, Any] = {"type": "error", "code": code, "param": None}
-        event |= {"message": err.message or "server error", "sequence_number": sequence}
+        event |= {"message": message, "sequence_number": sequence}
         return b"event: error\ndata: " + orjson.dumps(event) + b"\n\n"
     body = orjson.dumps(envelope(flavor, err, server))
     if flavor == "anthropic":

@@ -24,14 +24,16 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
-| `error_event[:N]` | after N tokens (default 2; 0: first thing), the in-band error ends it |
+| `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
 `create_streaming_error_response`), Messages an `event: error`, Responses an `error` event.
-A whole (non-streamed) reply gets the 500 it would have had.
+STATUS (default 500) picks the error, named as the profile names it over HTTP: 429 a rate
+limit, 503 or 529 an overload (Anthropic's `overloaded_error`), 400 the context length. A
+whole (non-streamed) reply gets that status.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "stall": 10.0,
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2
+ERROR_STATUSES = ("400", "429", "500", "503", "529")  # error_event's
 
 
 class FaultError(ValueError):
@@ -80,6 +83,7 @@ class FaultError(ValueError):
 class Fault:
     name: FaultName
     arg: float | None = None
+    status: int | None = None  # error_event's second argument
 
     @property
     def value(self) -> float:
@@ -88,19 +92,27 @@ class Fault:
 
     @property
     def spec(self) -> str:
-        return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+        arg = "" if self.arg is None else f"{self.arg:g}"
+        status = "" if self.status is None else f":{self.status}"
+        return f"{self.name}:{arg}{status}" if arg or status else self.name
 
 
 def parse(spec: str) -> Fault:
-    """`NAME` or `NAME:ARG` → Fault; raises FaultError naming the known faults."""
+    """`NAME`, `NAME:ARG` or `error_event:N:STATUS` → Fault; raises FaultError naming the
+    known faults."""
     name, _, raw = spec.strip().partition(":")
     if name not in FAULTS:
         raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+    raw, _, second = raw.partition(":")
     try:
         arg = float(raw) if raw else None
     except ValueError as exc:
         raise FaultError(f"fault argument must be a number, not {raw!r}") from exc
-    return Fault(name, arg)
+    if not second:
+        return Fault(name, arg)
+    if name != "error_event" or second not in ERROR_STATUSES:
+        raise FaultError(f"only error_event takes a status, one of {', '.join(ERROR_STATUSES)}")
+    return Fault(name, arg, int(second))
 
 
 def split_model(model: str) -> tuple[str, Fault | None]:

@@ -13,12 +13,7 @@ from typing import Any
 
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import TEXT, Block, Sequencer, Step
-from router.translate.wire import (
-    error_message,
-    first_choice,
-    named_event,
-    parse_arguments,
-)
+from router.translate.wire import first_choice, named_event, parse_arguments
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -101,10 +96,6 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     }
 
 
-def error_event(kind: str, message: str) -> bytes:
-    return named_event("error", {"type": "error", "error": {"type": kind, "message": message}})
-
-
 class MessagesStream:
     """Chat chunks in, Anthropic events out. `feed` per chunk, `end` once at [DONE]."""
 
@@ -121,9 +112,6 @@ class MessagesStream:
         self._usage: Any = None
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
-        if "error" in chunk:
-            self.ended = True
-            return [error_event("api_error", error_message(chunk))]
         out = [] if self.started else [self._start(chunk)]
         if chunk.get("usage"):
             self._usage = chunk["usage"]

@@ -4,7 +4,9 @@ The relay watches every event it forwards. Chat has its own fast path in `router
 the Messages and Responses events are read here, from native upstreams and translated
 ones alike (both speak the client's API by the time the relay sees them). A failed stream
 ends with the API's own in-band error: Anthropic's `error` event, which the `anthropic`
-SDK raises on, or Responses' `response.failed`, which Codex reports.
+SDK raises on, or Responses' `response.failed`, which Codex reports. An upstream's own
+in-band error keeps its names there: Claude Code waits out an `overloaded_error`, Codex
+compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`.
 """
 
 from __future__ import annotations
@@ -34,17 +36,20 @@ class Watched(Protocol):
     response_id: str
 
 
-def failure(api: str, obj: dict[str, Any]) -> str | None:
-    """The error message when this event says the upstream failed, else None."""
+def failure(api: str, obj: dict[str, Any]) -> Any:
+    """The upstream's error object when this event says it failed (for
+    `router.upstream_errors.in_band`), else None."""
     kind = obj.get("type")
     if api == "messages":
         if kind == "error" or (kind is None and "error" in obj):
-            return _message(obj.get("error"), obj)
+            return obj.get("error") or obj.get("message") or "upstream error mid-stream"
         return None
-    if kind in ("error", "response.failed") or (kind is None and "error" in obj):
+    if kind == "error":  # Responses' error event carries the error's fields itself
+        return {"code": obj.get("code"), "message": obj.get("message") or "upstream error"}
+    if kind == "response.failed" or (kind is None and "error" in obj):
         response = obj.get("response")
         inner = response.get("error") if isinstance(response, dict) else None
-        return _message(obj.get("error") or inner, obj)
+        return obj.get("error") or inner or "upstream error mid-stream"
     return None
 
 
@@ -60,14 +65,15 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
     if api == "messages":
         payload = {
             "type": "error",
-            "error": {"type": anthropic_type(error.status), "message": error.message},
+            "error": {"type": _anthropic_kind(error), "message": error.message},
         }
         return named_event("error", payload)
+    code = _openai_code(error)
     response: dict[str, Any] = {
         "id": tally.response_id or "resp_router",
         "object": "response",
         "status": "failed",
-        "error": {"code": error.code or "server_error", "message": error.message},
+        "error": {"code": code or "server_error", "message": error.message},
         "incomplete_details": None,
         "output": [],
         "usage": None,
@@ -78,6 +84,37 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
         "response": response,
     }
     return named_event("response.failed", failed)
+
+
+ANTHROPIC_TYPES = frozenset(
+    {
+        "invalid_request_error",
+        "authentication_error",
+        "billing_error",
+        "permission_error",
+        "not_found_error",
+        "request_too_large",
+        "rate_limit_error",
+        "api_error",
+        "overloaded_error",
+        "timeout_error",
+    }
+)
+
+
+def _openai_code(error: RouterError) -> str | None:
+    """The code of the error's OpenAI envelope: an OpenAI-shaped upstream's own, else ours."""
+    inner = error.body().get("error")
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code if isinstance(code, str) else None
+
+
+def _anthropic_kind(error: RouterError) -> str:
+    """An Anthropic upstream's own error type, else the one for the error's status."""
+    wire = getattr(error, "wire", None)
+    if wire is not None and wire.api == "messages" and wire.type in ANTHROPIC_TYPES:
+        return str(wire.type)
+    return anthropic_type(error.status)
 
 
 def anthropic_error(status: int, body: bytes) -> bytes:
@@ -108,12 +145,6 @@ def anthropic_type(status: int) -> str:
         529: "overloaded_error",
         504: "timeout_error",
     }.get(status, "invalid_request_error" if 400 <= status < 500 else "api_error")
-
-
-def _message(error: Any, obj: dict[str, Any]) -> str:
-    if isinstance(error, dict):
-        return str(error.get("message") or error.get("type") or "upstream error")
-    return str(error or obj.get("message") or "upstream error mid-stream")
 
 
 def _count(tally: Watched, text: Any) -> None:

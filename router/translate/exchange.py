@@ -15,12 +15,13 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply
-from router.errors import Malformed, Rejected
+from router.errors import Malformed, Rejected, UpstreamError
 from router.record import Api
 from router.request import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
+from router.upstream_errors import in_band
 
 
 class ChatStream(Protocol):
@@ -56,7 +57,7 @@ async def send(
         )
     assert reply.stream is not None
     out = stream_for(api, body)
-    events = _translated(reply.stream, out)
+    events = _translated(reply.stream, out, name)
     return Reply(
         reply.status,
         reply.headers,
@@ -92,16 +93,22 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
     return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request))
 
 
-async def _translated(pieces: AsyncIterator[bytes], out: ChatStream) -> AsyncIterator[bytes]:
-    """Chat SSE bytes in, the client API's events out; stops at the first error event.
+async def _translated(
+    pieces: AsyncIterator[bytes], out: ChatStream, name: str
+) -> AsyncIterator[bytes]:
+    """Chat SSE bytes in, the client API's events out; raises the upstream's error event.
 
     One item per upstream piece, empty when the piece made no event (a keep-alive, a tool
     call held back while another is incomplete): the relay's stall timer counts upstream
-    progress, so a live upstream is never taken for a stalled one."""
+    progress, so a live upstream is never taken for a stalled one. An error event raises
+    its typed error (after the events before it): the relay or the dispatcher renders it
+    in the client's API with the upstream's own type and code."""
     buffer = EventBuffer()
     async for piece in pieces:
-        events, over = _events(buffer.feed(piece), out)
+        events, over, failed = _events(buffer.feed(piece), out, name)
         yield b"".join(events)
+        if failed is not None:
+            raise failed
         if over:
             return
     if out.finished:  # no [DONE], but the upstream had said why it stopped: a whole answer
@@ -109,25 +116,27 @@ async def _translated(pieces: AsyncIterator[bytes], out: ChatStream) -> AsyncIte
 
 
 def _events(
-    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream
-) -> tuple[list[bytes], bool]:
-    """The client API's events for one upstream piece's chat events, and whether the
-    stream is over (its end, an error event, or garbage the relay reports as malformed)."""
+    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream, name: str
+) -> tuple[list[bytes], bool, UpstreamError | None]:
+    """The client API's events for one upstream piece's chat events, whether the stream is
+    over (its end, or garbage the relay reports as malformed), and its error, if it sent one."""
     events: list[bytes] = []
     for _, data in parsed:
         if data is None:
             continue
         if data == DONE:
-            return [*events, *out.end()], True
+            return [*events, *out.end()], True, None
         try:
             chunk = orjson.loads(data)
         except orjson.JSONDecodeError:
-            return [*events, b"data: " + data + b"\n\n"], True
+            return [*events, b"data: " + data + b"\n\n"], True, None
         if isinstance(chunk, dict):
+            if "error" in chunk:
+                return events, True, in_band("chat", chunk["error"], name)
             events.extend(out.feed(chunk))
         if out.ended:
-            return events, True
-    return events, False
+            return events, True, None
+    return events, False, None
 
 
 def _parse(raw: bytes, name: str) -> dict[str, Any]:

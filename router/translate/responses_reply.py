@@ -18,7 +18,7 @@ import orjson
 
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
-from router.translate.wire import error_message, first_choice, named_event
+from router.translate.wire import first_choice, named_event
 
 
 def usage(chat_usage: Any) -> dict[str, Any] | None:
@@ -196,11 +196,6 @@ class ResponsesStream:
         return False
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
-        if "error" in chunk:
-            self.ended = True
-            message = error_message(chunk)
-            payload = {"type": "error", "code": "upstream_error", "message": message, "param": None}
-            return [self._emit("error", payload)]
         out = [] if self.started else self._start(chunk)
         if chunk.get("usage"):
             self._usage = chunk["usage"]

@@ -25,13 +25,6 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def error_message(obj: dict[str, Any]) -> str:
-    error = obj.get("error")
-    if isinstance(error, dict):
-        return str(error.get("message") or "upstream error")
-    return str(error or obj.get("message") or "upstream error")
-
-
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """A tool call's JSON arguments as an object; a model's broken JSON is kept, not lost."""
     try:

@@ -193,7 +193,9 @@ def test_every_upstream_piece_reaches_the_relay_even_when_it_makes_no_event() ->
             yield piece
 
     async def collect() -> list[bytes]:
-        return [item async for item in _translated(pieces(), anthropic_reply.MessagesStream())]
+        return [
+            item async for item in _translated(pieces(), anthropic_reply.MessagesStream(), "local")
+        ]
 
     out = asyncio.run(collect())
     assert len(out) == len(raw)  # one item per upstream piece, empty or not

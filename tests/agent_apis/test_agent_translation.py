@@ -229,13 +229,6 @@ def test_chat_stream_becomes_anthropic_events_in_order(
         assert orjson.loads(pieces) == {"city": "Paris"}
 
 
-def test_an_upstream_error_chunk_becomes_an_anthropic_error_event() -> None:
-    stream = anthropic_reply.MessagesStream()
-    ((name, payload),) = payloads(stream.feed({"error": {"message": "boom", "code": 500}}))
-    assert name == "error" and payload["error"] == {"type": "api_error", "message": "boom"}
-    assert stream.end() == []
-
-
 def test_responses_request_becomes_chat_with_codex_shapes() -> None:
     body = {
         "model": "auto",

@@ -149,3 +149,19 @@ def test_error_event_mid_stream_is_what_each_sdk_raises_on(
     )
     kinds = [event.type for event in events]
     assert kinds[-1] == "error" and "response.completed" not in kinds
+    with (  # a status names the error as the profile does: Anthropic's overload is 529
+        pytest.raises(anthropic.APIStatusError) as overloaded,
+        client(claude).messages.stream(
+            model=MODEL,
+            max_tokens=50,
+            messages=user("Hello"),
+            extra_headers={"x-sim-fault": "error_event:2:529"},
+        ) as stream,  # type: ignore[arg-type]
+    ):
+        list(stream)
+    assert overloaded.value.body["error"]["type"] == "overloaded_error"  # type: ignore[index]
+    limited = responses.responses.create(
+        model=MODEL, input="Hi", stream=True, extra_headers={"x-sim-fault": "error_event:2:429"}
+    )
+    last = list(limited)[-1]
+    assert last.type == "error" and last.code == "rate_limit_exceeded"

@@ -195,6 +195,9 @@ def test_error_event_fails_the_stream_in_band_as_vllm_does(vllm: SimThread) -> N
     first = data_lines(vllm, "error_event:0")
     assert len(first) == 2 and "error" in json.loads(first[0])
     assert post(vllm, "error_event").status_code == 500  # a whole reply gets its 500
+    limited = json.loads(data_lines(vllm, "error_event:2:429")[-2])["error"]
+    assert limited["code"] == 429 and limited["type"] == "TooManyRequestsError"
+    assert post(vllm, "error_event:2:503").status_code == 503
 
 
 def test_context_length_fault_gives_vllm_400(vllm: SimThread) -> None:

@@ -1,0 +1,148 @@
+"""A stream that fails after its start, seen through the official SDKs: the error event the
+agent gets names the upstream's own failure, in the agent's API.
+
+Claude Code waits out an `overloaded_error` (and detects it by that type); Codex branches
+on `response.failed`'s `error.code` (`rate_limit_exceeded`: retry after the time the message
+names; `context_length_exceeded`: compact the history). The router's own failures (cut,
+stall, malformed) keep the router's codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from router.config import parse
+from tests.agent_apis.agent_stack import simulators, stack
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+
+ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with simulators() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with stack(servers, tmp_path_factory.mktemp("in_band")) as running:
+        yield running
+
+
+def messages_error(proxy: RunningRouter, model: str) -> dict[str, Any]:
+    """The `error` object of the Anthropic error event that ends a Messages stream."""
+    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    with (
+        pytest.raises(anthropic.APIStatusError) as failed,
+        client.messages.stream(model=model, max_tokens=200, messages=ASK) as s,  # type: ignore[arg-type]
+    ):
+        for _ in s:
+            pass
+    body = failed.value.body
+    assert isinstance(body, dict)
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+def responses_error(proxy: RunningRouter, model: str) -> Any:
+    """The error of the `response.failed` that ends a Responses stream."""
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    events = list(client.responses.create(model=model, input=ASK, stream=True))  # type: ignore[arg-type]
+    assert events[-1].type == "response.failed"
+    assert not any(e.type == "response.completed" for e in events)
+    return events[-1].response.error  # type: ignore[union-attr]
+
+
+def recorded(proxy: RunningRouter, run: Any) -> tuple[Any, Any]:
+    """What `run()` returned and the record of its request."""
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    try:
+        result = run()
+        return result, records.wait(2.0)
+    finally:
+        proxy.components.gateway.sinks.remove(records)
+
+
+@pytest.fixture
+def fault(servers: dict[str, Running]) -> Iterator[Any]:
+    """`fault(backend, spec)` sets a backend's fault for the rest of the test."""
+    touched: list[str] = []
+
+    def set_fault(backend: str, spec: str) -> None:
+        servers[backend].control("faults", {"fault": spec})
+        touched.append(backend)
+
+    yield set_fault
+    for backend in touched:
+        servers[backend].control("faults", {"fault": None})
+
+
+def test_an_anthropic_overload_mid_stream_reaches_claude_code_as_overloaded_error(
+    proxy: RunningRouter, fault: Any
+) -> None:
+    """It became `api_error`, which Claude Code does not wait out (found in review)."""
+    fault("claude", "error_event:2:529")
+    error, record = recorded(proxy, lambda: messages_error(proxy, "claude"))
+    assert error["type"] == "overloaded_error" and error["message"] == "Overloaded"
+    # an overloaded backend is a working one: not a failure for its breaker
+    assert record.outcome == "upstream_error" and record.error_kind == "overloaded"
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "kind"),
+    [
+        ("429", "rate_limit_exceeded", "rate_limited"),
+        ("400", "context_length_exceeded", "context_too_long"),
+        ("500", "server_error", "server_error"),
+    ],
+)
+def test_a_responses_failure_mid_stream_keeps_its_code_for_codex(
+    proxy: RunningRouter, fault: Any, status: str, code: str, kind: str
+) -> None:
+    """It became `upstream_error`: Codex neither compacted nor waited (found in review)."""
+    fault("local", f"error_event:2:{status}")
+    error, record = recorded(proxy, lambda: responses_error(proxy, "local"))
+    assert error.code == code
+    assert record.error_kind == kind
+
+
+def test_a_chat_backends_rate_limit_mid_stream_is_mapped_into_each_agent_api(
+    proxy: RunningRouter, fault: Any
+) -> None:
+    """Translated: OpenAI's chat error chunk (`code: rate_limit_exceeded`) becomes
+    Anthropic's `rate_limit_error` and stays Codex's `rate_limit_exceeded`."""
+    fault("cloud", "error_event:2:429")
+    error = messages_error(proxy, "cloud")
+    assert error["type"] == "rate_limit_error" and "try again in" in error["message"]
+    assert responses_error(proxy, "cloud").code == "rate_limit_exceeded"
+
+
+def test_a_vllm_chat_overload_mid_stream_reaches_claude_code_as_overloaded_error(
+    tmp_path: Path,
+) -> None:
+    """vLLM names its in-band error by class and HTTP status (`code: 503`)."""
+    with simulator(profile="vllm", model="local-model") as local:
+        data = config_for({"local": local}, tmp_path).model_dump()
+        data["backends"][0]["apis"] = ["chat"]
+        with router(parse(data)) as proxy:
+            local.control("faults", {"fault": "error_event:2:503"})
+            error = messages_error(proxy, "local")
+            code = responses_error(proxy, "local").code
+    assert error["type"] == "overloaded_error"
+    assert code == "upstream_overloaded"
+
+
+def test_the_routers_own_failures_keep_the_routers_codes(proxy: RunningRouter, fault: Any) -> None:
+    fault("local", "cut_stream")
+    assert responses_error(proxy, "local").code == "upstream_cut"
+    assert messages_error(proxy, "local")["type"] == "api_error"
