@@ -36,9 +36,10 @@ from router.retirement import Retirement
 from router.sse import DONE, EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import events, exchange
-from router.upstream_errors import in_band
+from router.upstream_errors import in_band, unfinished
 
 log = logging.getLogger("smf_router")
+CHAT = ("chat", "completions")
 
 
 class AttemptObserver(Protocol):
@@ -205,6 +206,9 @@ class Dispatcher:
                 committed = Committed(backend, attempt, reply, started, deadline)
                 if not call.stream:
                     committed.parsed = _parse_whole(reply.body or b"", name)
+                    stopped = unfinished(committed.parsed, name) if call.api in CHAT else None
+                    if stopped is not None:
+                        raise stopped
                     return committed
                 await _first_event(committed, name, call.api)
                 return committed
@@ -289,11 +293,14 @@ def _check_first(data: bytes, name: str, api: Api) -> None:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
     if not isinstance(obj, dict):
         return
-    problem = obj.get("error") if api in ("chat", "completions") else events.failure(api, obj)
+    problem = obj.get("error") if api in CHAT else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
         error = in_band(api, problem, name)
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
+    stopped = unfinished(obj, name) if api in CHAT else None
+    if stopped is not None:
+        raise stopped
 
 
 def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Whole events are forwarded as the upstream framed them. The relay watches each one for
 usage, finish reasons and errors; it strips the usage chunk again when only the router
 asked for it, and ends a broken stream with an in-band error event — never with a
-truncated answer that looks complete.
+truncated answer that looks complete (nor with vLLM's `finish_reason: "abort"`, which
+looks like one to a client that does not know it).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from router.record import Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.wire import named_event
-from router.upstream_errors import in_band
+from router.upstream_errors import UNFINISHED, in_band, unfinished
 
 log = logging.getLogger("smf_router")
 
@@ -55,6 +56,7 @@ class Tally:
     tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)  # kept with the text
     keep_text: bool = False
     done: bool = False
+    stopped: bool = False  # a chat choice ended with a reason that says it did not finish
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
@@ -82,6 +84,7 @@ class Tally:
             reason = choice.get("finish_reason")
             if reason:
                 self.finish_reasons.append(reason)
+                self.stopped = self.stopped or reason in UNFINISHED
 
     def _join_calls(self, calls: Any) -> None:
         """Whole tool calls (a message) or fragments joined by `index` (stream deltas)."""
@@ -315,6 +318,8 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
     if "error" in obj:
         raise in_band(call.api, obj["error"], "")
     tally.see(obj)
+    if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
+        raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
     return raw

@@ -6,7 +6,8 @@ length error is recognised the way clients and litellm do it: the lower-cased su
 "maximum context length" or the code `context_length_exceeded` (see FACTS.md).
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
-error's own names, which every client API's error event then carries on.
+error's own names, which every client API's error event then carries on. A chat reply that
+ends with a finish reason saying it did not finish (`unfinished`) is cut.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from router.errors import (
     REFUSAL_STATUSES,
     BackendRefused,
     ContextTooLong,
+    Cut,
     Overloaded,
     RateLimited,
     Rejected,
@@ -159,6 +161,23 @@ def _in_band_status(kind: Any, code: Any) -> int:
         if isinstance(name, str) and name in _NAMED_STATUS:
             return _NAMED_STATUS[name]
     return 500
+
+
+# Chat finish reasons that say the answer was stopped, not finished: vLLM's and SGLang's
+# "abort" (the engine dropped the request: shutdown, sleep, scale-down; vLLM then still
+# sends [DONE], vLLM issue #57082), vLLM's "error", DeepSeek's "insufficient_system_resource".
+# Other reasons outside OpenAI's list are ends: Together's "eos", older TGI's "eos_token".
+UNFINISHED = frozenset({"abort", "error", "insufficient_system_resource"})
+
+
+def unfinished(reply: dict[str, Any], backend: str) -> Cut | None:
+    """The error when a chat reply or chunk ends a choice with an `UNFINISHED` reason."""
+    for choice in reply.get("choices") or ():
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        if reason in UNFINISHED:
+            said = f"the answer was stopped (finish_reason {reason!r})"
+            return Cut(f"{backend}: {said}" if backend else said, backend=backend)
+    return None
 
 
 def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:

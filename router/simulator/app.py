@@ -23,7 +23,7 @@ from router.simulator.completions import CompletionsApi
 from router.simulator.control import Control
 from router.simulator.errors import ApiError, Flavor, missing_model, render, sse_error
 from router.simulator.faults import Fault, FaultError, choose, split_model
-from router.simulator.generation import Ask, Generation, budget, choose_tokens
+from router.simulator.generation import Ask, Generation, aborted, budget, choose_tokens
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
 from router.simulator.responses import ResponsesApi
@@ -33,7 +33,7 @@ from router.simulator.wire import Api, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
-_USAGE_OPTIONAL = ("chat", "completions")  # the APIs whose usage a server may leave out
+_CHAT_FAULTS = ("chat", "completions")  # the APIs `no_usage` and `abort` apply to
 SSE = "text/event-stream; charset=utf-8"
 _APIS: dict[str, Api] = {
     "/v1/chat/completions": ChatApi(),
@@ -229,9 +229,12 @@ class Simulator:
         if delay:
             await asyncio.sleep(delay)
         gen = self.generation(ask)
-        no_usage = fault is not None and fault.name == "no_usage" and api.name in _USAGE_OPTIONAL
+        chat_fault = fault.name if fault is not None and api.name in _CHAT_FAULTS else None
+        no_usage = chat_fault == "no_usage"
         if no_usage:
             ask = replace(ask, include_usage=False)
+        if chat_fault == "abort" and fault is not None:
+            gen = aborted(gen, int(fault.value))
         prefix = "call_" if flavor == "cloud" else api.call_prefix
         calls = tuple(f"{prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
         meta = Meta(response_id, int(time.time()), model, flavor, calls, self.settings.profile)
@@ -277,7 +280,8 @@ class Simulator:
         self.stats.prompt_tokens += gen.prompt_tokens
         self.stats.generation_tokens += gen.completion_tokens
         for choice in gen.choices:
-            self.stats.finished["length" if choice.finish == "length" else "stop"] += 1
+            reason = choice.finish if choice.finish in ("length", "abort") else "stop"
+            self.stats.finished[reason] += 1
 
 
 def _rate_message(seconds: float) -> str:

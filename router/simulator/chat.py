@@ -157,6 +157,7 @@ class ChatApi:
 
 VLLM_FINGERPRINT = "vllm-0.32.0-sim"
 EOS_TOKEN_ID = 0  # vLLM reports the stop token's id as `stop_reason` after a forced tool call
+OWN_CHUNK = ("stop", "abort")  # vLLM: ends no token brought (an EOS token, an engine abort)
 CLOUD = {"service_tier": "default", "system_fingerprint": "fp_sim0001"}
 _VLLM_TAIL = (
     "prompt_logprobs",
@@ -170,7 +171,8 @@ _VLLM_TAIL = (
 
 def _named(meta: Meta, ask: Ask, choice: Choice) -> bool:
     """vLLM forces a named tool through structured output, so it ends like text: "stop"."""
-    return meta.flavor == "vllm" and bool(choice.tool_calls) and bool(ask.prompt.forced_tool)
+    forced = bool(ask.prompt.forced_tool) and choice.finish != "abort"
+    return meta.flavor == "vllm" and bool(choice.tool_calls) and forced
 
 
 def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
@@ -203,12 +205,12 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         for index, deltas in enumerate(per_choice):
             if step < len(deltas):
                 finish = finishes[index]
-                last = step == len(deltas) - 1 and finish != "stop"
+                last = step == len(deltas) - 1 and finish not in OWN_CHUNK
                 frames.append((chunk(index, deltas[step], finish if last else None), True))
     for index, choice in enumerate(gen.choices):
         if _named(meta, ask, choice):
             frames.append((chunk(index, {}, "stop", EOS_TOKEN_ID), False))
-        elif choice.finish == "stop" or not per_choice[index]:  # the end-of-sequence token
+        elif choice.finish in OWN_CHUNK or not per_choice[index]:  # end of sequence, or abort
             frames.append((chunk(index, {"content": ""}, choice.finish), False))
     if ask.include_usage:
         totals = usage(gen, "vllm")

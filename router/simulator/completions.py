@@ -6,7 +6,7 @@ from typing import Any
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
-from router.simulator.chat import VLLM_FINGERPRINT, usage
+from router.simulator.chat import OWN_CHUNK, VLLM_FINGERPRINT, usage
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
 from router.simulator.wire import DONE, Frame, Meta, bad_request, greedy_n, int_field, required, sse
@@ -116,10 +116,10 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         for index, deltas in enumerate(per_choice):
             if step < len(deltas):
                 finish = gen.choices[index].finish
-                last = step == len(deltas) - 1 and finish != "stop"
+                last = step == len(deltas) - 1 and finish not in OWN_CHUNK
                 frames.append((chunk(index, deltas[step], finish if last else None), True))
     for index, (choice, deltas) in enumerate(zip(gen.choices, per_choice, strict=True)):
-        if choice.finish == "stop" or not deltas:  # the end-of-sequence token
+        if choice.finish in OWN_CHUNK or not deltas:  # end of sequence, or an engine abort
             frames.append((chunk(index, "", choice.finish), False))
     if ask.include_usage:
         totals = {k: v for k, v in usage(gen, "vllm").items() if not k.endswith("_details")}

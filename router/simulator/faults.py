@@ -24,9 +24,15 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
+| `abort[:N]` | chat and completions: the engine drops the request after N tokens (default 2) |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
+
+`abort` is vLLM's engine dropping a request it was generating (shutdown, sleep mode,
+scale-down): the answer so far (a tool call cut mid-arguments) ends with `finish_reason:
+"abort"`, then usage and `[DONE]` as after any end; a whole reply says "abort" too. It and
+`no_usage` apply to chat and completions; the other APIs ignore them.
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
@@ -57,6 +63,7 @@ FaultName = Literal[
     "malformed_chunk",
     "missing_done",
     "no_usage",
+    "abort",
     "error_event",
     "context_length",
     "down",
@@ -65,6 +72,7 @@ FAULTS: tuple[FaultName, ...] = get_args(FaultName)
 DEFAULT_ARGS: dict[str, float] = {
     "rate_limit": 1.0,
     "error_event": 2.0,
+    "abort": 2.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
     "queued": 10.0,

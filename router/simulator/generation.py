@@ -7,13 +7,13 @@ the latency, capacity, fault and wire code downstream is shared.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, Reply, ToolCall, filler
 
-Finish = Literal["stop", "length", "tool_calls"]
+Finish = Literal["stop", "length", "tool_calls", "abort"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,20 @@ def choose_tokens(reply: Reply, limit: int, ignore_eos: bool, rng: random.Random
     elif ignore_eos and len(pieces) == limit:
         finish = "length"
     return Choice(pieces=tuple(pieces), finish=finish, has_code=reply.has_code)
+
+
+def aborted(gen: Generation, after: int) -> Generation:
+    """Each choice as the engine left it when it dropped the request after `after` tokens:
+    its text so far, or its first tool call cut mid-arguments; finish "abort"."""
+    choices = []
+    for choice in gen.choices:
+        if choice.tool_calls:
+            call = choice.tool_calls[0]
+            cut = ToolCall(call.name, "".join(tokens.pieces(call.arguments)[:after]))
+            choices.append(replace(choice, tool_calls=(cut,), finish="abort"))
+        else:
+            choices.append(replace(choice, pieces=choice.pieces[:after], finish="abort"))
+    return replace(gen, choices=tuple(choices))
 
 
 def argument_pieces(arguments: str) -> list[str]:

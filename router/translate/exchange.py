@@ -21,7 +21,7 @@ from router.request import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
-from router.upstream_errors import in_band
+from router.upstream_errors import in_band, unfinished
 
 
 class ChatStream(Protocol):
@@ -50,6 +50,9 @@ async def send(
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
         answer = _parse(reply.body or b"", name)
+        stopped = unfinished(answer, name)
+        if stopped is not None:  # the gateway falls back, or answers with the error
+            raise stopped
         whole = reply_from_chat(api, body, answer)
         guessed = api == "messages" and not isinstance(answer.get("usage"), dict)
         return Reply(
@@ -100,9 +103,9 @@ async def _translated(
 
     One item per upstream piece, empty when the piece made no event (a keep-alive, a tool
     call held back while another is incomplete): the relay's stall timer counts upstream
-    progress, so a live upstream is never taken for a stalled one. An error event raises
-    its typed error (after the events before it): the relay or the dispatcher renders it
-    in the client's API with the upstream's own type and code."""
+    progress, so a live upstream is never taken for a stalled one. An error event, or a
+    finish reason saying the answer was stopped ("abort"), raises its typed error (after the
+    events before it): the relay or the dispatcher renders it in the client's API."""
     buffer = EventBuffer()
     async for piece in pieces:
         events, over, failed = _events(buffer.feed(piece), out, name)
@@ -134,6 +137,9 @@ def _events(
             if "error" in chunk:
                 return events, True, in_band("chat", chunk["error"], name)
             events.extend(out.feed(chunk))
+            stopped = unfinished(chunk, name) if chunk.get("choices") else None
+            if stopped is not None:  # not a stop reason: a half tool call must not run
+                return events, True, stopped
         if out.ended:
             return events, True, None
     return events, False, None

@@ -18,7 +18,7 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import simulators, stack
+from tests.agent_apis.agent_stack import simulators, stack_config
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
@@ -34,7 +34,10 @@ def servers() -> Iterator[dict[str, Running]]:
 def proxy(
     servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("in_band")) as running:
+    """The agent stack without breakers: each test's failures stay its own."""
+    data = stack_config(servers, tmp_path_factory.mktemp("in_band"), ["local", "cloud"])
+    unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
+    with router(unguarded) as running:
         yield running
 
 
@@ -146,3 +149,97 @@ def test_the_routers_own_failures_keep_the_routers_codes(proxy: RunningRouter, f
     fault("local", "cut_stream")
     assert responses_error(proxy, "local").code == "upstream_cut"
     assert messages_error(proxy, "local")["type"] == "api_error"
+
+
+TOOLS = [
+    {
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+]
+WEATHER = [{"role": "user", "content": "What's the weather in Paris?"}]
+RESPONSES_TOOLS = [
+    {"type": "function", "name": t["name"], "parameters": t["input_schema"]} for t in TOOLS
+]
+CUT_CALL = "abort:7"  # the engine stops inside {"city": "Paris
+
+
+def abort_messages(proxy: RunningRouter, stream: bool) -> Any:
+    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    kwargs: Any = {"model": "cloud", "max_tokens": 300, "tools": TOOLS, "messages": WEATHER}
+    with pytest.raises(anthropic.APIStatusError) as failed:
+        if stream:
+            with client.messages.stream(**kwargs, tool_choice={"type": "any"}) as s:
+                for _ in s:
+                    pass
+        else:
+            client.messages.create(**kwargs, tool_choice={"type": "any"})
+    return failed.value
+
+
+def abort_responses(proxy: RunningRouter, stream: bool) -> Any:
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    kwargs: Any = {"model": "cloud", "input": WEATHER, "tools": RESPONSES_TOOLS}
+    if stream:
+        events = list(client.responses.create(**kwargs, tool_choice="required", stream=True))
+        assert not any(e.type == "response.completed" for e in events)
+        assert not any(e.type == "response.output_item.done" for e in events)
+        assert events[-1].type == "response.failed"
+        return events[-1].response.error  # type: ignore[union-attr]
+    with pytest.raises(openai.APIStatusError) as failed:
+        client.responses.create(**kwargs, tool_choice="required")
+    return failed.value
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_engine_abort_mid_tool_call_is_no_tool_to_run_for_claude_code(
+    proxy: RunningRouter, fault: Any, stream: bool
+) -> None:
+    """vLLM ends a request its engine dropped (shutdown, sleep, scale-down) with
+    `finish_reason: "abort"` and [DONE]. Translated, that was `tool_use` with the cut
+    arguments: Claude Code ran write_file without its content (found in review)."""
+    fault("cloud", CUT_CALL)
+    error, record = recorded(proxy, lambda: abort_messages(proxy, stream))
+    assert error.body["error"]["message"] == "cloud: the answer was stopped (finish_reason 'abort')"
+    assert error.status_code == (200 if stream else 502)  # in-band, or the whole reply's error
+    assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_engine_abort_mid_tool_call_is_no_completed_call_for_codex(
+    proxy: RunningRouter, fault: Any, stream: bool
+) -> None:
+    """Translated, it was `response.completed` with the cut function_call."""
+    fault("cloud", CUT_CALL)
+    error, record = recorded(proxy, lambda: abort_responses(proxy, stream))
+    if stream:
+        assert error.code == "upstream_cut" and "abort" in error.message
+    else:
+        assert error.status_code == 502 and "abort" in str(error)
+    assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
+
+
+def test_an_engine_abort_is_an_error_for_chat_clients_too(proxy: RunningRouter, fault: Any) -> None:
+    """Passed through, "abort" is not a finish reason the OpenAI SDK or a chat agent knows:
+    the answer reads as complete. A stream ends with the in-band error; a whole reply falls
+    back to the next backend, as any reply that broke before the commit point."""
+    fault("local", "abort")
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    ask: Any = [{"role": "user", "content": "Tell me a short story about a cat."}]
+
+    def streamed() -> list[str]:
+        with pytest.raises(openai.APIError, match="abort"):
+            pieces = client.chat.completions.create(model="local", messages=ask, stream=True)
+            return [c.choices[0].finish_reason or "" for c in pieces if c.choices]
+        return []
+
+    _, record = recorded(proxy, streamed)
+    assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
+    raw = client.chat.completions.with_raw_response.create(model="auto", messages=ask)
+    assert raw.headers["x-smf-backend"] == "cloud" and raw.headers["x-smf-attempts"] == "2"
+    assert raw.parse().choices[0].finish_reason in ("stop", "length")

@@ -185,6 +185,23 @@ def test_no_usage_leaves_usage_out_even_when_asked_for(vllm: SimThread) -> None:
     assert "usage" not in whole and whole["choices"][0]["finish_reason"] == "stop"
 
 
+def test_abort_ends_the_answer_early_with_finish_reason_abort_then_done(vllm: SimThread) -> None:
+    """vLLM's engine dropping a request (shutdown, sleep, scale-down): issue #57082."""
+    lines = data_lines(vllm, "abort:3")
+    assert lines[-1] == "[DONE]"
+    chunks = [json.loads(line)["choices"][0] for line in lines[:-1]]
+    assert chunks[-1]["finish_reason"] == "abort" and chunks[-1]["delta"] == {"content": ""}
+    assert len([c for c in chunks if c["delta"].get("content")]) == 3
+    assert all(c["finish_reason"] is None for c in chunks[:-1])
+    whole = post(vllm, "abort").json()
+    assert (
+        whole["choices"][0]["finish_reason"] == "abort" and whole["usage"]["completion_tokens"] == 2
+    )
+    scraped = HTTP.get(vllm.url + "/metrics").text.splitlines()
+    counted = [line for line in scraped if 'finished_reason="abort"' in line]
+    assert [float(line.rpartition(" ")[2]) for line in counted] == [2.0]  # as vLLM counts it
+
+
 def test_error_event_fails_the_stream_in_band_as_vllm_does(vllm: SimThread) -> None:
     lines = data_lines(vllm, "error_event")
     assert lines[-1] == "[DONE]"  # vLLM still ends the stream after its error line
