@@ -133,7 +133,7 @@ class Simulator:
             raise missing_model(voice, model, self.settings.model_name)
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
-        self._check_window(ask, flavor)
+        self._check_window(ask)
         try:
             await self.capacity.acquire(ask.prompt_tokens)
         except QueueFull:
@@ -180,17 +180,20 @@ class Simulator:
             raise ApiError(400, "context_length", window=window, prompt_tokens=too_many)
         return False
 
-    def _check_window(self, ask: Ask, flavor: Flavor) -> None:
+    def _check_window(self, ask: Ask) -> None:
+        """A prompt over the window is refused everywhere; vLLM also refuses, on every API
+        it serves, an output limit over the window, naming the field it checked."""
         window = self.settings.window
         if ask.prompt_tokens > window:
             raise ApiError(400, "context_length", window=window, prompt_tokens=ask.prompt_tokens)
-        if flavor == "vllm" and ask.max_tokens is not None and ask.max_tokens > window:
-            mt = ask.max_tokens
+        vllm = self.settings.profile == "vllm"
+        if vllm and ask.max_tokens is not None and ask.max_tokens > window:
+            mt, name = ask.max_tokens, ask.max_tokens_param
             message = (
-                f"max_tokens={mt} cannot be greater than max_model_len={window}. Please request "
-                f"fewer output tokens. (parameter=max_tokens, value={mt})"
+                f"{name}={mt} cannot be greater than max_model_len={window}. Please request "
+                f"fewer output tokens. (parameter={name}, value={mt})"
             )
-            raise ApiError(400, "max_tokens", message, "max_tokens")
+            raise ApiError(400, "max_tokens", message, name)
 
     def _response_id(self, api: Api, req: Request) -> str:
         """vLLM names the response after an incoming `X-Request-Id`; the APIs it serves by

@@ -69,6 +69,11 @@ def _check_temperature(temperature: Any, profile: Flavor) -> None:
         raise parameter_error(profile, message, "temperature", shown)
 
 
+def _max_tokens_param(body: dict[str, Any]) -> str:
+    """vLLM takes `max_completion_tokens` over `max_tokens` and names the one it took."""
+    return "max_tokens" if body.get("max_completion_tokens") is None else "max_completion_tokens"
+
+
 def usage(gen: Generation, flavor: Flavor) -> dict[str, Any]:
     out: dict[str, Any] = {
         "prompt_tokens": gen.prompt_tokens,
@@ -115,6 +120,7 @@ class ChatApi:
             prompt=_prompt(messages, body),
             prompt_tokens=tokens.messages_tokens(messages, tools_text),
             max_tokens=max_tokens,
+            max_tokens_param=_max_tokens_param(body),
             ignore_eos=bool(body.get("ignore_eos")),
             n=n,
             stream=bool(body.get("stream")),

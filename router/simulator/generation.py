@@ -24,6 +24,9 @@ class Ask:
     prompt: Prompt
     prompt_tokens: int
     max_tokens: int | None = None
+    # the field vLLM names when `max_tokens` exceeds its window: what the request set
+    # (`max_completion_tokens`, `max_output_tokens`), or what vLLM translated it to
+    max_tokens_param: str = "max_tokens"
     ignore_eos: bool = False
     n: int = 1
     stream: bool = False

@@ -83,6 +83,7 @@ class MessagesApi:
             prompt=prompt,
             prompt_tokens=prompt_tokens(body),
             max_tokens=max_tokens,
+            max_tokens_param="max_completion_tokens",  # vLLM serves Messages through chat
             stream=bool(body.get("stream")),
         )
 

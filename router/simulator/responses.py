@@ -60,6 +60,7 @@ class ResponsesApi:
             prompt=prompt,
             prompt_tokens=tokens.messages_tokens(messages, str(instructions)),
             max_tokens=int_field(body, "max_output_tokens", 1, profile),
+            max_tokens_param="max_output_tokens",
             stream=bool(body.get("stream")),
             extra=_echoed(body),
         )

@@ -93,6 +93,9 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
             {"model": model, "messages": LONG, "max_tokens": 8, **stream},
         ),
         "error_max_tokens_too_large": ("POST", "/v1/chat/completions", chat(model, max_tokens=600)),
+        "error_max_completion_tokens_too_large": (
+            "POST", "/v1/chat/completions", chat(model, max_completion_tokens=600),
+        ),
         "error_unknown_model": ("POST", "/v1/chat/completions", chat("nope", max_tokens=5)),
         "error_missing_messages": ("POST", "/v1/chat/completions", {"model": model}),
         "error_bad_temperature": (
@@ -124,6 +127,12 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         ),
         "messages_error_context_length": (
             "POST", "/v1/messages", {"model": model, "max_tokens": 5, "messages": LONG},
+        ),
+        "messages_error_max_tokens_too_large": (
+            "POST", "/v1/messages", {"model": model, "max_tokens": 32000, "messages": USER},
+        ),
+        "responses_error_max_output_tokens_too_large": (
+            "POST", "/v1/responses", {"model": model, "input": "Hello", "max_output_tokens": 600},
         ),
         "responses_error_context_length": (
             "POST", "/v1/responses",

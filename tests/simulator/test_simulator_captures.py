@@ -32,6 +32,7 @@ JSON_CASES = [
     "error_context_length",
     "error_context_length_stream",
     "error_invalid_json",
+    "error_max_completion_tokens_too_large",
     "error_max_tokens_too_large",
     "error_missing_messages",
     "error_n2_greedy",
@@ -39,9 +40,11 @@ JSON_CASES = [
     "messages",
     "messages_count_tokens",
     "messages_error_context_length",
+    "messages_error_max_tokens_too_large",
     "messages_error_unknown_model",
     "responses",
     "responses_error_context_length",
+    "responses_error_max_output_tokens_too_large",
     "tokenize",
 ]
 SSE_CASES = [
@@ -57,12 +60,15 @@ EXACT_MESSAGES = [
     "error_bad_temperature",
     "error_context_length",
     "error_invalid_json",
+    "error_max_completion_tokens_too_large",
     "error_max_tokens_too_large",
     "error_missing_messages",
     "error_n2_greedy",
     "error_unknown_model",
     "messages_error_context_length",
+    "messages_error_max_tokens_too_large",
     "messages_error_unknown_model",
+    "responses_error_max_output_tokens_too_large",
 ]
 
 

@@ -21,13 +21,16 @@ JSON_CASES = [
     "error_context_length",
     "error_context_length_stream",
     "error_max_tokens_too_large",
+    "error_max_completion_tokens_too_large",
     "error_unknown_model",
     "error_missing_messages",
     "error_n2_greedy",
     "messages",
     "messages_error_context_length",
+    "messages_error_max_tokens_too_large",
     "messages_count_tokens",
     "responses",
+    "responses_error_max_output_tokens_too_large",
     "tokenize",
 ]
 SSE_CASES = ["chat_stream_usage", "chat_stream_plain", "tool_named_stream", "messages_stream"]
