@@ -126,7 +126,7 @@ class Simulator:
         body = endpoints.parse_json(req.body, voice)
         if self.settings.keep_last_request:  # prompts are kept only when asked to
             self.stats.last_request = body
-        ask = api.parse(body, flavor)
+        ask = api.parse(body, voice)  # the server answering: vLLM words its Messages errors
         model, from_model = split_model(ask.model)
         fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:

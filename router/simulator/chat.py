@@ -13,16 +13,16 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
-from router.simulator.errors import Flavor, validation_error
+from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import (
     DONE,
     Frame,
     Meta,
     bad_request,
+    check_temperature,
     greedy_n,
     int_field,
-    parameter_error,
     required,
     sse,
 )
@@ -54,19 +54,6 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
         tools_disabled=choice == "none",
         after_tool_result=last.get("role") == "tool",
     )
-
-
-def _check_temperature(temperature: Any, profile: Flavor) -> None:
-    if temperature is None:
-        return
-    if not isinstance(temperature, int | float):
-        message = f"temperature must be a number, got {temperature!r}."
-        kind, msg = "float_type", "Input should be a valid number"
-        raise validation_error(message, "temperature", kind, msg, temperature)
-    if temperature < 0:
-        shown = float(temperature) if profile == "vllm" else temperature
-        message = f"temperature must be non-negative, got {shown}."
-        raise parameter_error(profile, message, "temperature", shown)
 
 
 def _max_tokens_param(body: dict[str, Any]) -> str:
@@ -110,7 +97,7 @@ class ChatApi:
         max_tokens = int_field(body, "max_completion_tokens", 1, profile) or int_field(
             body, "max_tokens", 1, profile
         )
-        _check_temperature(body.get("temperature"), profile)
+        check_temperature(body.get("temperature"), profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
         options = body.get("stream_options")

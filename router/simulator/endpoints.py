@@ -17,6 +17,7 @@ from router.simulator.faults import FaultError
 from router.simulator.httpserver import Request, Response
 from router.simulator.messages import prompt_tokens
 from router.simulator.stats import prometheus_text
+from router.simulator.wire import required
 
 if TYPE_CHECKING:
     from router.simulator.app import Simulator
@@ -104,11 +105,12 @@ async def metrics(sim: Simulator, req: Request, resp: Response) -> None:
 
 
 async def count_tokens(sim: Simulator, req: Request, resp: Response) -> None:
+    voice: Flavor = "vllm" if sim.settings.profile == "vllm" else "anthropic"
     try:
         authorize(sim, req, "anthropic")
-        body = parse_json(req.body)
-        if not isinstance(body.get("messages"), list) or not isinstance(body.get("model"), str):
-            raise ApiError(400, "bad_request", "messages and model: Field required")
+        body = parse_json(req.body, voice)
+        required(body, "model", str, "model: Field required")
+        required(body, "messages", list, "messages: Field required")
     except ApiError as err:
         await sim.send_error("anthropic", err, resp)
         return

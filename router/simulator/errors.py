@@ -7,7 +7,9 @@
 - OpenAI (cloud): the same envelope with string codes (`context_length_exceeded`,
   `rate_limit_exceeded`, `model_not_found`) or null, and snake_case types.
 - Anthropic: `{"type": "error", "error": {"type", "message"}}`. vLLM's own `/v1/messages`
-  uses that envelope with vLLM's class names and messages (`BadRequestError`, …).
+  uses that envelope with vLLM's class names and messages (`BadRequestError`, …), except
+  for a body that is not JSON or fails the request model: FastAPI's validation handler
+  answers that before the endpoint runs, in the OpenAI-style `Bad Request` shape above.
 """
 
 from __future__ import annotations
@@ -47,15 +49,22 @@ class ApiError(Exception):
 
 
 def validation_error(
-    message: str, field: str, error_type: str, msg: str, given: Any, **ctx: str
+    message: str, field: str, error_type: str, msg: str, given: Any, **ctx: object
 ) -> ApiError:
     """A body failing vLLM's request model: `message` for others, pydantic's words for vLLM."""
-    shown = f"<dict of {len(given)} items>" if isinstance(given, dict) else given
     item: dict[str, Any] = {"type": error_type, "loc": f"body.{field}", "msg": msg}
-    item["input"] = shown
+    item["input"] = _shown(given)
     if ctx:
         item["ctx"] = ctx
     return ApiError(400, "validation", message, field, detail=f"1 validation error:\n  {item!r}")
+
+
+def _shown(given: Any) -> str:
+    """The `input` vLLM's validation handler echoes: containers described, the rest str()."""
+    if isinstance(given, dict | list):
+        return f"<{type(given).__name__} of {len(given)} items>"
+    text = str(given)
+    return text[:200] + "...[truncated]" if len(text) > 200 else text
 
 
 def missing_model(voice: Flavor, model: str, served: str) -> ApiError:
@@ -120,6 +129,8 @@ _ANTHROPIC: dict[int, str] = {
 def envelope(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> dict[str, Any]:
     """The JSON body for `err` in `flavor`'s envelope, worded by `server` (default: same)."""
     voice = server or flavor
+    if voice == "vllm" and err.kind == "validation":
+        flavor = "vllm"  # FastAPI's handler, whichever API the endpoint speaks
     message = err.message
     if err.kind == "context_length":
         message = context_message(voice, err.window, err.prompt_tokens)

@@ -5,7 +5,8 @@ content_block_delta…, content_block_stop, message_delta (stop_reason, output u
 message_stop; a tool call is a `tool_use` block filled by `input_json_delta` pieces.
 vLLM serves the same API natively (so the vllm profile answers here too), its own way:
 `chatcmpl-` ids, usage of input/output tokens only, no `stop_sequence` in the reply, no
-`ping`, and `input_tokens` again in `message_delta`.
+`ping`, and `input_tokens` again in `message_delta`; a body failing its request model is
+refused in FastAPI's OpenAI-style shape (see `errors`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
-from router.simulator.errors import Flavor
+from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
-from router.simulator.wire import Frame, Meta, bad_request, event, int_field
+from router.simulator.wire import Frame, Meta, bad_request, check_temperature, event, required
 
 _STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
@@ -43,6 +44,29 @@ def _last_is_tool_result(messages: list[Any]) -> bool:
     )
 
 
+_EMPTY = (
+    "messages: at least one message is required",
+    "Cannot apply chat template to an empty conversation. Provide at least one message.",
+)
+
+
+def _max_tokens(body: dict[str, Any]) -> int:
+    """Required, an integer, positive: vLLM's request model says which in pydantic's words."""
+    value = body.get("max_tokens")
+    message = f"max_tokens must be an integer >= 1, got {value!r}."
+    if value is None:
+        message = "max_tokens: Field required"
+        raise validation_error(message, "max_tokens", "missing", "Field required", body)
+    if not isinstance(value, int) or isinstance(value, bool):
+        msg = "Input should be a valid integer"
+        raise validation_error(message, "max_tokens", "int_type", msg, value)
+    if value < 1:
+        why = ValueError("max_tokens must be positive")
+        msg = f"Value error, {why}"
+        raise validation_error(message, "max_tokens", "value_error", msg, value, error=why)
+    return value
+
+
 class MessagesApi:
     name = "messages"
     id_prefix = "msg_"
@@ -52,15 +76,14 @@ class MessagesApi:
         return "anthropic"
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            raise bad_request("messages: Field required")
-        model = body.get("model")
-        if not isinstance(model, str):
-            raise bad_request("model: Field required")
-        max_tokens = int_field(body, "max_tokens", 1)
-        if max_tokens is None:
-            raise bad_request("max_tokens: Field required")
+        # checked in the order of vLLM's request model, which reports the first that fails
+        required(body, "model", str, "model: Field required")
+        required(body, "messages", list, "messages: Field required")
+        max_tokens = _max_tokens(body)
+        check_temperature(body.get("temperature"), profile)
+        model, messages = body["model"], body["messages"]
+        if not messages:
+            raise bad_request(_EMPTY[profile == "vllm"])
         user = next(
             (
                 tokens.content_text(m.get("content"))

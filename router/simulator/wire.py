@@ -100,3 +100,27 @@ def greedy_n(flavor: Flavor, body: dict[str, Any], n: int) -> None:
     greedy = isinstance(temperature, int | float) and temperature < 1e-5
     if flavor == "vllm" and greedy and n > 1:
         raise bad_request(f"n must be 1 when using greedy sampling, got {n}.")
+
+
+def check_temperature(temperature: Any, flavor: Flavor) -> None:
+    """A number (vLLM's request model parses a string, the cloud APIs refuse it), then
+    non-negative (vLLM's sampling check)."""
+    if temperature is None:
+        return
+    if isinstance(temperature, str) and flavor == "vllm":
+        try:
+            temperature = float(temperature)
+        except ValueError:
+            message = f"temperature must be a number, got {temperature!r}."
+            msg = "Input should be a valid number, unable to parse string as a number"
+            raise validation_error(
+                message, "temperature", "float_parsing", msg, temperature
+            ) from None
+    if not isinstance(temperature, int | float):
+        message = f"temperature must be a number, got {temperature!r}."
+        msg = "Input should be a valid number"
+        raise validation_error(message, "temperature", "float_type", msg, temperature)
+    if temperature < 0:
+        shown = float(temperature) if flavor == "vllm" else temperature
+        message = f"temperature must be non-negative, got {shown}."
+        raise parameter_error(flavor, message, "temperature", shown)

@@ -122,12 +122,19 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         "messages_count_tokens": (
             "POST", "/v1/messages/count_tokens", {"model": model, "messages": USER},
         ),
+        "messages_count_tokens_error_missing_messages": (
+            "POST", "/v1/messages/count_tokens", {"model": model},
+        ),
         "messages_error_unknown_model": (
             "POST", "/v1/messages", {"model": "nope", "max_tokens": 5, "messages": USER},
         ),
         "messages_error_context_length": (
             "POST", "/v1/messages", {"model": model, "max_tokens": 5, "messages": LONG},
         ),
+        "messages_error_missing_max_tokens": (
+            "POST", "/v1/messages", {"model": model, "messages": USER},
+        ),
+        "messages_error_invalid_json": ("POST", "/v1/messages", None),
         "messages_error_max_tokens_too_large": (
             "POST", "/v1/messages", {"model": model, "max_tokens": 32000, "messages": USER},
         ),

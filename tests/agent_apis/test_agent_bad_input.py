@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -116,6 +117,29 @@ def test_wrong_shapes_are_a_400_naming_the_field(
         assert f"'{field}'" in payload["error"]["message"]
     else:
         assert payload["error"]["param"] == field
+
+
+def test_a_body_vllm_refuses_reaches_a_messages_client_in_anthropic_shape(
+    proxy: RunningRouter,
+) -> None:
+    """vLLM checks a Messages body against its request model before its endpoint runs and
+    refuses it in FastAPI's OpenAI-style envelope (`"type": "Bad Request"`), not the
+    Anthropic one its `/v1/messages` otherwise uses; Claude Code must still read an
+    Anthropic error. The router does not check `temperature`, vLLM does."""
+    claude = anthropic.Anthropic(base_url=proxy.root, api_key=TEAM, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(
+            model="local",
+            max_tokens=9,
+            messages=HI,  # type: ignore[arg-type]
+            extra_body={"temperature": "hot"},
+        )
+    assert refused.value.response.headers["x-should-retry"] == "false"
+    body = refused.value.body
+    assert isinstance(body, dict) and body["type"] == "error"
+    assert body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"].startswith("1 validation error:")
+    assert "'loc': 'body.temperature'" in body["error"]["message"]
 
 
 def test_count_tokens_keeps_a_private_callers_conversation_local(
