@@ -3,7 +3,13 @@
 vLLM answers with `{"error": {"message", "type", "param", "code": 400}}` (integer code),
 OpenAI with string codes, Anthropic with `{"type": "error", "error": {...}}`. The context
 length error is recognised the way clients and litellm do it: the lower-cased substring
-"maximum context length" or the code `context_length_exceeded` (see FACTS.md).
+"maximum context length" or the code `context_length_exceeded` (see FACTS.md). vLLM has
+two more that a backend with a larger window would serve: an output limit over its window,
+refused whatever the prompt ("max_completion_tokens=32000 cannot be greater than
+max_model_len=512", 0.32; "max_tokens=600 cannot be greater than
+max_model_len=max_total_tokens=512" in some earlier builds), and, in earlier versions, prompt plus
+output over it ("You passed 900 input tokens and requested 200 output tokens. However,
+the model's context length is only 1024 tokens, ...").
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on. A chat reply that
@@ -36,7 +42,12 @@ _CONTEXT_MARKERS = (
     "context_length_exceeded",
     "prompt is too long",
     "input is too long",
+    "cannot be greater than max_model_len",
+    "context length is only",
 )
+# The fields vLLM names when an output limit is over its window: the client's error names
+# the one it set, not `messages`.
+_OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -104,7 +115,7 @@ def classify_error(
         error.status = 502
         return error
     if status in (400, 413) and is_context_error(body):
-        return ContextTooLong(message, backend=backend, param="messages")
+        return ContextTooLong(message, backend=backend, param=_context_param(body))
     if status == 408:
         return ServerError(message, backend=backend)
     if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
@@ -125,7 +136,7 @@ def in_band(api: str, error: Any, backend: str) -> UpstreamError:
     elif status in (503, 529):
         typed = Overloaded(message, backend=backend)
     elif status in (400, 413) and is_context_error({"error": fields}):
-        typed = ContextTooLong(message, backend=backend, param="messages")
+        typed = ContextTooLong(message, backend=backend, param=_context_param({"error": fields}))
     else:
         typed = ServerError(message, backend=backend)
     names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)
@@ -178,6 +189,12 @@ def unfinished(reply: dict[str, Any], backend: str) -> Cut | None:
             said = f"the answer was stopped (finish_reason {reason!r})"
             return Cut(f"{backend}: {said}" if backend else said, backend=backend)
     return None
+
+
+def _context_param(body: dict[str, Any]) -> str:
+    error = body.get("error")
+    param = error.get("param") if isinstance(error, dict) else None
+    return param if param in _OUTPUT_LIMITS else "messages"
 
 
 def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:

@@ -1,13 +1,18 @@
-"""Context windows: a prompt no backend can hold is the client's 400, not a retryable 503."""
+"""Context windows: a prompt no backend can hold is the client's 400, not a retryable 503;
+a window one backend refuses (prompt or output limit) sends the request to a larger one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import anthropic
 import openai
+import orjson
 import pytest
 
 from router.config import Config, parse
+from router.errors import ContextTooLong
+from router.upstream_errors import classify_error
 from tests.harness import Running, config_for, router, simulator
 
 
@@ -62,3 +67,117 @@ def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
             )
             assert raw.headers["x-smf-backend"] == "cloud"
         assert local.completions() == 0 and cloud.completions() == 1
+
+
+OVER_THE_WINDOW = 32000  # Claude Code's usual max_tokens; the local vLLM's window is 512
+ASKS: dict[str, tuple[str, str]] = {  # api -> (path on the local backend, field it names)
+    "chat": ("/v1/chat/completions", "max_tokens"),
+    "chat_max_completion_tokens": ("/v1/chat/completions", "max_completion_tokens"),
+    "responses": ("/v1/responses", "max_output_tokens"),
+    "messages": ("/v1/messages", "max_completion_tokens"),
+}
+
+
+def ask_over_the_window(api: str, proxy: Running) -> str:
+    """One request through the official SDK whose output limit no 512-token window allows;
+    returns the backend that served it."""
+    ask = "Write a Python function that adds two numbers."
+    if api == "messages":
+        claude = anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
+        with claude.messages.stream(  # the SDK streams a limit this large, as Claude Code does
+            model="coding",
+            max_tokens=OVER_THE_WINDOW,
+            messages=[{"role": "user", "content": ask}],
+        ) as stream:
+            assert stream.get_final_text()
+            return stream.response.headers["x-smf-backend"]
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    if api == "responses":
+        raw = client.responses.with_raw_response.create(
+            model="coding", input=ask, max_output_tokens=OVER_THE_WINDOW
+        )
+        return raw.headers["x-smf-backend"]
+    limit = "max_tokens" if api == "chat" else "max_completion_tokens"
+    raw = client.chat.completions.with_raw_response.create(
+        model="coding",
+        messages=[{"role": "user", "content": ask}],
+        **{limit: OVER_THE_WINDOW},  # type: ignore[arg-type]
+    )
+    return raw.headers["x-smf-backend"]
+
+
+@pytest.mark.parametrize("api", sorted(ASKS))
+def test_an_output_limit_over_the_local_window_falls_back_to_the_cloud(
+    api: str, tmp_path: Path
+) -> None:
+    """vLLM refuses an output limit over its max_model_len however short the prompt; the
+    router read that 400 as the client's mistake and passed it on, where the README promises
+    a fallback on context-length errors (found in review). The local window is not configured
+    here, as before the router has read it from `/v1/models`."""
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=512) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        data["backends"][0]["apis"] = ["chat", "responses", "messages"]  # vLLM serves them
+        with router(parse(data)) as proxy:
+            assert ask_over_the_window(api, proxy) == "cloud"
+        path, _ = ASKS[api]
+        assert local.completions(path) == 1  # tried natively, refused
+        assert cloud.completions("/v1/chat/completions") == 1  # translated to chat there
+
+
+def test_an_output_limit_no_backend_allows_is_a_context_error_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    """With no fallback the client hears `context_length_exceeded` with vLLM's own words,
+    naming the field it set, and the SDK is told not to retry."""
+    with simulator(profile="vllm", model="local-model", max_model_len=512) as local:
+        with router(config_for({"local": local}, tmp_path)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.chat.completions.create(
+                    model="local",
+                    messages=[{"role": "user", "content": "Hi"}],
+                    max_completion_tokens=OVER_THE_WINDOW,
+                )
+        assert local.completions() == 1  # one attempt: no SDK retries
+    error = caught.value
+    assert (error.code, error.param) == ("context_length_exceeded", "max_completion_tokens")
+    assert "max_completion_tokens=32000 cannot be greater than max_model_len=512" in error.message
+    assert error.response.headers["x-should-retry"] == "false"
+
+
+@pytest.mark.parametrize(
+    ("message", "param"),
+    [
+        (  # vLLM 0.32, as the simulator says it (above)
+            "max_tokens=600 cannot be greater than max_model_len=512. Please request fewer "
+            "output tokens. (parameter=max_tokens, value=600)",
+            "max_tokens",
+        ),
+        (  # earlier builds, whose message names both limits
+            "max_tokens=8192 cannot be greater than max_model_len=max_total_tokens=4096. "
+            "Please request fewer output tokens.",
+            None,
+        ),
+        (  # earlier versions: prompt plus output over the window
+            "You passed 31745 input tokens and requested 1024 output tokens. However, the "
+            "model's context length is only 32768 tokens, resulting in a maximum input length "
+            "of 31744 tokens. Please reduce the length of the input prompt. "
+            "(parameter=input_tokens, value=31745)",
+            "input_tokens",
+        ),
+    ],
+)
+def test_every_vllm_wording_of_a_window_refusal_is_a_context_error(
+    message: str, param: str | None
+) -> None:
+    """The simulator speaks 0.32 only; the wordings of the vLLM versions still deployed are
+    checked where they are read."""
+    body = {"error": {"message": message, "type": "BadRequestError", "param": param, "code": 400}}
+    error = classify_error(400, orjson.dumps(body), {}, "local")
+    assert isinstance(error, ContextTooLong)
+    assert error.param == ("max_tokens" if param == "max_tokens" else "messages")
+    other = {"error": {"message": "temperature must be non-negative, got -1.0.", "code": 400}}
+    assert not isinstance(classify_error(400, orjson.dumps(other), {}, "local"), ContextTooLong)
