@@ -76,8 +76,12 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve until interrupted; 2 (after one line on stderr) when it cannot listen."""
-    args = parser().parse_args(argv)
-    settings = settings_from(args)
+    cli = parser()
+    args = cli.parse_args(argv)
+    try:
+        settings = settings_from(args)
+    except ValueError as exc:  # a setting out of range or an unknown fault: a message, no trace
+        cli.error(str(exc))
 
     def ready(url: str) -> None:
         heap.settle()  # a process of its own, like the router: no full collections under load

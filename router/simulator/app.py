@@ -127,7 +127,10 @@ class Simulator:
         if self.settings.keep_last_request:  # prompts are kept only when asked to
             self.stats.last_request = body
         ask = api.parse(body, voice)  # the server answering: vLLM words its Messages errors
-        model, from_model = split_model(ask.model)
+        try:
+            model, from_model = split_model(ask.model)
+        except FaultError as exc:
+            raise ApiError(400, "bad_request", str(exc), "model") from None
         fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
@@ -172,6 +175,8 @@ class Simulator:
         if name == "server_error":
             status = int(fault.value)
             raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
+        if name == "bad_request":
+            raise ApiError(400, "bad_request", "The request was refused (the bad_request fault).")
         if name == "error_event" and not ask.stream:
             raise self._error_event(fault)
         if name == "context_length":

@@ -95,8 +95,17 @@ def context_message(flavor: Flavor, window: int, prompt_tokens: int) -> str:
     return f"prompt is too long: {prompt_tokens} tokens > {window} maximum"
 
 
+def _phrase(status: int) -> str:
+    """The reason phrase; a status outside the standard list (a `server_error:529` fault
+    on the vllm profile, which vLLM itself never sends) gets a generic one."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Server Error" if status >= 500 else "Client Error"
+
+
 def _vllm_type(status: int) -> str:
-    phrase = HTTPStatus(status).phrase.replace(" ", "")
+    phrase = _phrase(status).replace(" ", "")
     return phrase if phrase.endswith("Error") else phrase + "Error"
 
 
@@ -147,7 +156,7 @@ def envelope(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> dic
             kind, param = "Bad Request", f"body.{err.param}"
         return {
             "error": {
-                "message": message or HTTPStatus(err.status).phrase,
+                "message": message or _phrase(err.status),
                 "type": kind,
                 "param": param,
                 "code": err.status,

@@ -13,7 +13,8 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 |---|---|
 | `rate_limit[:S]` | 429 with `Retry-After: S` (default 1) |
 | `rate_limit_no_retry_after` | 429 without any retry header |
-| `server_error[:STATUS]` | a 5xx (default 500; 503 carries vLLM's overload body) |
+| `server_error[:STATUS]` | a 5xx, 500 to 599 (default 500; 503 and 529 are "overloaded") |
+| `bad_request` | a 400 in the profile's words that is not a context error |
 | `reset` | TCP RST after the request is read: no HTTP response at all |
 | `no_response` | the request is read and never answered |
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
@@ -53,6 +54,7 @@ FaultName = Literal[
     "rate_limit",
     "rate_limit_no_retry_after",
     "server_error",
+    "bad_request",
     "reset",
     "no_response",
     "slow_first_token",
@@ -116,6 +118,8 @@ def parse(spec: str) -> Fault:
         arg = float(raw) if raw else None
     except ValueError as exc:
         raise FaultError(f"fault argument must be a number, not {raw!r}") from exc
+    if name == "server_error" and arg is not None and not (arg.is_integer() and 500 <= arg < 600):
+        raise FaultError(f"server_error takes an HTTP status from 500 to 599, not {raw!r}")
     if not second:
         return Fault(name, arg)
     if name != "error_event" or second not in ERROR_STATUSES:

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from router.simulator import faults
+
 Profile = Literal["vllm", "cloud", "anthropic"]
 PROFILES: tuple[Profile, ...] = ("vllm", "cloud", "anthropic")
 
@@ -60,6 +62,13 @@ class SimSettings:
             raise ValueError("ttft_s and tokens_per_s must be >= 0")
         if sum(self.fault_rates.values()) > 1.0:
             raise ValueError("fault_rates must sum to at most 1.0")
+        specs = [("fault", self.fault)] + [("fault_rates", spec) for spec in self.fault_rates]
+        for where, spec in specs:
+            try:
+                if spec is not None:
+                    faults.parse(spec)
+            except faults.FaultError as exc:  # at start-up, not on the first request
+                raise ValueError(f"{where}: {exc}") from None
 
     @property
     def model_name(self) -> str:

@@ -97,7 +97,7 @@ def test_anthropic_bad_request_passes_through_without_fallback(
     claude, local, proxy = setup
     before = local.completions()
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-    claude.control("faults", {"fault": "server_error:400"})
+    claude.control("faults", {"fault": "bad_request"})
     try:
         with pytest.raises(openai.BadRequestError):
             client.chat.completions.create(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from router.simulator import FAULTS, SimThread
+from router.simulator import FAULTS, SimSettings, SimThread
 
 MODEL = "tiny"
 
@@ -77,6 +79,51 @@ def test_server_errors_default_500_and_503_body(vllm: SimThread) -> None:
         "param": None,
         "code": 503,
     }
+
+
+@pytest.mark.parametrize("status", [529, 520])
+def test_a_status_outside_the_standard_list_is_answered_not_a_simulator_bug(
+    vllm: SimThread, status: int
+) -> None:
+    """`HTTPStatus(529)` raised while rendering the vllm profile's error: the client got
+    `500 simulator bug` and the log a traceback (found in review)."""
+    resp = post(vllm, f"server_error:{status}")
+    assert resp.status_code == status
+    assert resp.json()["error"]["code"] == status
+    messages = {"model": MODEL, "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    headers = {"x-sim-fault": f"server_error:{status}"}
+    on_messages = HTTP.post(vllm.url + "/v1/messages", json=messages, headers=headers)
+    assert on_messages.status_code == status and on_messages.json()["type"] == "error"
+
+
+def test_server_error_takes_only_a_5xx(start_sim: Callable[..., SimThread]) -> None:
+    """`server_error:200` answered 200 OK with an error body; now it is refused wherever a
+    fault is given, with a message naming the range."""
+    sim = start_sim(profile="cloud")
+    for refused in (post(sim, "server_error:200"), post(sim, model=MODEL + "+server_error:200")):
+        assert refused.status_code == 400
+        assert "500 to 599" in refused.json()["error"]["message"]
+    control = HTTP.post(sim.url + "/sim/faults", json={"fault": "server_error:404"})
+    assert control.status_code == 400
+    with pytest.raises(ValueError, match="fault: server_error takes an HTTP status from 500"):
+        SimSettings(fault="server_error:200")
+    cli = subprocess.run(
+        [sys.executable, "-m", "router.simulator", "--fault", "server_error:200"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert cli.returncode == 2
+    assert "error: fault: server_error takes an HTTP status from 500 to 599" in cli.stderr
+    assert "Traceback" not in cli.stderr
+
+
+def test_bad_request_is_a_400_that_is_not_a_context_error(vllm: SimThread) -> None:
+    resp = post(vllm, "bad_request")
+    assert resp.status_code == 400
+    error = resp.json()["error"]
+    assert (error["type"], error["code"]) == ("BadRequestError", 400)
+    assert "context" not in error["message"]
 
 
 def test_reset_is_a_tcp_rst_without_any_response(vllm: SimThread) -> None:
