@@ -155,10 +155,13 @@ def _tokenize_input(body: dict[str, Any]) -> tuple[str, int]:
 
 async def not_found(sim: Simulator, req: Request, resp: Response) -> None:
     profile = sim.settings.profile
-    if profile == "vllm":
-        known = any(path == req.path for _, path in sim.routes)
-        status, detail = (405, "Method Not Allowed") if known else (404, "Not Found")
-        await resp.send(status, JSON, orjson.dumps({"detail": detail}))
+    if profile == "vllm":  # FastAPI's answers: a known path names the methods it takes
+        allowed = sorted(method for method, path in sim.routes if path == req.path)
+        if allowed:
+            headers = [("allow", ", ".join(allowed)), *JSON]
+            await resp.send(405, headers, b'{"detail":"Method Not Allowed"}')
+        else:
+            await resp.send(404, JSON, b'{"detail":"Not Found"}')
         return
     message = f"Invalid URL ({req.method} {req.path})"
     await sim.send_error(profile, ApiError(404, "bad_request", message), resp)

@@ -67,10 +67,11 @@ def _head(status: int, headers: list[tuple[str, str]], extra: bytes) -> bytes:
 class Response:
     """Writes one response on a connection: whole, chunked, or deliberately broken."""
 
-    def __init__(self, conn: Connection, keep_alive: bool) -> None:
+    def __init__(self, conn: Connection, keep_alive: bool, head: bool = False) -> None:
         self._conn = conn
         self._base = conn.base_headers
         self.keep_alive = keep_alive
+        self._head = head  # a HEAD request: the headers of the reply, never its body
         self.started = False
         self.finished = False
 
@@ -82,10 +83,13 @@ class Response:
         return b"" if self.keep_alive else b"connection: close\r\n"
 
     async def send(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        """A complete response with Content-Length."""
+        """A complete response with Content-Length (a HEAD gets the length, not the body:
+        bytes after it would be read as the next response on the connection)."""
         extra = b"content-length: %d\r\n" % len(body) + self._conn_header()
         self.started = self.finished = True
-        await self._conn.write(_head(status, headers + self._base, extra) + body)
+        await self._conn.write(
+            _head(status, headers + self._base, extra) + (b"" if self._head else body)
+        )
 
     async def send_partial(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
         """Headers announcing `body` in full, then only the first half of it."""
@@ -206,7 +210,7 @@ class Connection(asyncio.Protocol):
         with contextlib.suppress(asyncio.CancelledError, ClientGone):
             while self._queue:
                 request, keep_alive = self._queue.popleft()
-                response = Response(self, keep_alive)
+                response = Response(self, keep_alive, request.method == "HEAD")
                 await self._serve(request, response)
                 if not keep_alive or self.transport is None or self.transport.is_closing():
                     self.abort(rst=False)

@@ -35,6 +35,25 @@ def test_health_is_200_with_an_empty_body(vllm: SimThread) -> None:
     assert (resp.status_code, resp.content) == (200, b"")
 
 
+def test_head_and_wrong_methods_are_answered_as_fastapi_does(vllm: SimThread) -> None:
+    """A HEAD got the 405's body after its headers, which a keep-alive client then read as
+    the start of its next response (found in review). vLLM (FastAPI) sends the length of
+    the body it would send, no body, and `allow` on a 405."""
+    with httpx.Client(trust_env=False, timeout=5) as client:  # one keep-alive connection
+        head = client.head(vllm.url + "/health")
+        assert (head.status_code, head.headers["allow"], head.content) == (405, "GET", b"")
+        assert head.headers["content-length"] == str(len(b'{"detail":"Method Not Allowed"}'))
+        health = client.get(vllm.url + "/health")  # the next response on that connection
+        assert (health.status_code, health.content) == (200, b"")
+        wrong = client.get(vllm.url + "/v1/chat/completions")
+        assert (wrong.status_code, wrong.headers["allow"]) == (405, "POST")
+        assert wrong.json() == {"detail": "Method Not Allowed"}
+        missing = client.head(vllm.url + "/v1/nothing-here")
+        assert (missing.status_code, missing.content) == (404, b"")
+        assert "allow" not in missing.headers
+        assert client.get(vllm.url + "/version").json() == {"version": "0.32.0"}
+
+
 def test_models_card_carries_max_model_len(vllm: SimThread) -> None:
     card = HTTP.get(vllm.url + "/v1/models").json()["data"][0]
     assert (card["id"], card["owned_by"], card["max_model_len"]) == (MODEL, "vllm", 512)
