@@ -251,7 +251,10 @@ class Simulator:
         if ask.stream:
             frames = api.frames(meta, gen, ask)
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
-            failure = self._failure(api, flavor, fault, len(frames)) if fault is not None else b""
+            failure = b""
+            if fault is not None and fault.name == "error_event":
+                sequence = playback.trigger_index(frames, fault)
+                failure = self._failure(api, flavor, fault, sequence)
             try:
                 await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault, failure)
             except (ClientGone, asyncio.CancelledError):
@@ -268,7 +271,8 @@ class Simulator:
         self.stats.by_status[200] += 1
 
     def _failure(self, api: Api, flavor: Flavor, fault: Fault, sequence: int) -> bytes:
-        """The in-band error that `error_event` ends a stream with, worded by the profile."""
+        """The in-band error that `error_event` ends a stream with, worded by the profile;
+        `sequence` is the Responses `sequence_number` of the event it takes the place of."""
         err = self._error_event(fault)
         return sse_error(api.name, flavor, err, self.settings.profile, sequence)
 

@@ -19,7 +19,7 @@ MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk", "error_event", 
 PAUSES = frozenset({"stall", "late_first_token"})
 
 
-def _trigger_index(frames: list[Frame], fault: Fault) -> int:
+def trigger_index(frames: list[Frame], fault: Fault) -> int:
     """Where a mid-stream fault strikes: after two token frames (`late_first_token`: before
     the first; `error_event:N`: after N, and 0 before the first frame of all), or before
     the tail."""
@@ -59,7 +59,7 @@ async def stream(
         return
     else:
         await resp.start(200, headers)
-    trigger = _trigger_index(frames, fault) if fault is not None and fault.name in MIDSTREAM else -1
+    trigger = trigger_index(frames, fault) if fault is not None and fault.name in MIDSTREAM else -1
     batch: list[bytes] = []
     first = True
     for i, (data, is_token) in enumerate(frames):

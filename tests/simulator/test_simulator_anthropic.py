@@ -165,3 +165,20 @@ def test_error_event_mid_stream_is_what_each_sdk_raises_on(
     )
     last = list(limited)[-1]
     assert last.type == "error" and last.code == "rate_limit_exceeded"
+
+
+@pytest.mark.parametrize("fault", ["error_event", "error_event:0", "error_event:999"])
+def test_the_responses_error_event_takes_the_next_sequence_number(
+    start_sim: Callable[..., SimThread], fault: str
+) -> None:
+    """It was numbered `len(frames)`: 28 right after the delta numbered 5 (found in review).
+    It takes the place of the event it cuts off, so the numbers stay consecutive."""
+    vllm = start_sim(profile="vllm")
+    client = openai.OpenAI(base_url=vllm.url + "/v1", api_key="x", max_retries=0)
+    events = list(
+        client.responses.create(
+            model=MODEL, input="Hello", stream=True, extra_headers={"x-sim-fault": fault}
+        )
+    )
+    assert events[-1].type == "error"
+    assert [e.sequence_number for e in events] == list(range(len(events)))
