@@ -42,7 +42,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default=None, help="served model name (echoed in responses)")
     p.add_argument("--max-model-len", type=int, default=None)
     p.add_argument("--max-num-seqs", type=int, default=32)
-    p.add_argument("--max-queued", type=int, default=None, help="like --max-num-queued-reqs")
+    p.add_argument(
+        "--max-queued",
+        type=int,
+        default=None,
+        help="waiting requests before a 503 (vLLM's --max-num-queued-reqs minus max-num-seqs)",
+    )
     p.add_argument("--ttft-ms", type=float, default=0.0)
     p.add_argument("--tokens-per-s", type=float, default=0.0, help="0 = unpaced")
     p.add_argument("--code-tokens-per-s", type=float, default=None)

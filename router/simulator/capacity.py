@@ -1,7 +1,9 @@
 """vLLM's admission model: at most `max_num_seqs` sequences run, the rest wait in FIFO order.
 
-With `max_queued` set (vLLM's `--max-num-queued-reqs`), a request that finds the queue full
-is refused at once (the caller answers 503) instead of waiting.
+With `max_queued` set, a request that finds that many already waiting is refused at once
+(the caller answers 503, in vLLM's words on the vllm profile) instead of waiting. vLLM
+0.32's `--max-num-queued-reqs` counts running requests too: `max_num_seqs + max_queued`
+is its equivalent.
 """
 
 from __future__ import annotations

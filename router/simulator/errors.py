@@ -2,7 +2,8 @@
 
 - vLLM: `{"error": {"message", "type": "BadRequestError", "param", "code": 400}}` (integer
   code, class-like type); a body failing its pydantic model is `type: "Bad Request"`,
-  `param: "body.<field>"`, message `1 validation error:\n  {…}`; a bad API key is
+  `param: "body.<field>"`, message `1 validation error:\n  {…}`; its queue-full 503 is
+  `type: "Service Unavailable"`, "The engine is currently busy …"; a bad API key is
   `{"error": "Unauthorized"}`.
 - OpenAI (cloud): the same envelope with string codes (`context_length_exceeded`,
   `rate_limit_exceeded`, `model_not_found`) or null, and snake_case types.
@@ -124,6 +125,11 @@ _CLOUD: dict[Kind, tuple[str, str | None, str]] = {
     "overloaded": ("server_error", None, "The server is overloaded or not ready yet."),
     "unauthorized": ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
 }
+# vLLM 0.32's 503 when `--max-num-queued-reqs` is reached (its QueueOverflowError).
+VLLM_BUSY = (
+    "The engine is currently busy and cannot accept new requests. "
+    "Please try again later or on a different instance."
+)
 _ANTHROPIC: dict[int, str] = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -145,13 +151,16 @@ def envelope(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> dic
         message = context_message(voice, err.window, err.prompt_tokens)
     if voice == "vllm" and err.kind == "validation":
         message = err.detail or message
+    vllm_type = _vllm_type(err.status)
+    if voice == "vllm" and err.kind == "overloaded" and err.status == 503:
+        message, vllm_type = VLLM_BUSY, _phrase(503)  # a GracefulHTTPError: the bare phrase
     if flavor == "anthropic":
-        kind = _vllm_type(err.status) if voice == "vllm" else _ANTHROPIC.get(err.status)
+        kind = vllm_type if voice == "vllm" else _ANTHROPIC.get(err.status)
         kind = kind or "api_error"
         return {"type": "error", "error": {"type": kind, "message": message or kind}}
     if flavor == "vllm":
         param = "input_tokens" if err.kind == "context_length" else err.param
-        kind = _vllm_type(err.status)
+        kind = vllm_type
         if err.kind == "validation":
             kind, param = "Bad Request", f"body.{err.param}"
         return {

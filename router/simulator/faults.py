@@ -1,10 +1,14 @@
 """The faults a simulated backend can inject, and how one is chosen for a request.
 
 `queued` and `late_first_token` shape streams only: a whole reply's headers come with its
-body, so it is not delayed. `late_first_token` is a real server's prefill: the role chunk,
-`response.created` or `message_start` go out at once, the first token after the wait. The
-`down` fault refuses each request; `POST /sim/faults {"down": true, "for_s": S}` instead
-makes the port itself refuse connections, health and models included.
+body, so it is not delayed. `late_first_token` is a server that opens its stream before
+its first token: the role chunk, `response.created` or `message_start` go out at once, the
+first token after the wait. Anthropic opens Messages that way and vLLM 0.32 its Responses
+(`response.created`, `response.in_progress`); vLLM's chat and Messages streams send only
+their headers until the first token, the role chunk or `message_start` coming with it,
+which `queued` comes closest to (its keep-alive comments are a cloud gateway's, not
+vLLM's). The `down` fault refuses each request; `POST /sim/faults {"down": true,
+"for_s": S}` instead makes the port itself refuse connections, health and models included.
 
 Precedence: the `x-sim-fault` header, then a `model+NAME[:ARG]` suffix, then the default set
 at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the fault rates.
@@ -13,7 +17,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 |---|---|
 | `rate_limit[:S]` | 429 with `Retry-After: S` (default 1) |
 | `rate_limit_no_retry_after` | 429 without any retry header |
-| `server_error[:STATUS]` | a 5xx, 500 to 599 (default 500; 503 and 529 are "overloaded") |
+| `server_error[:STATUS]` | a 5xx, 500 to 599 (default 500; 503: the profile's overload reply) |
 | `bad_request` | a 400 in the profile's words that is not a context error |
 | `reset` | TCP RST after the request is read: no HTTP response at all |
 | `no_response` | the request is read and never answered |

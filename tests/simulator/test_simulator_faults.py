@@ -73,9 +73,10 @@ def test_server_errors_default_500_and_503_body(vllm: SimThread) -> None:
     assert default.json()["error"]["type"] == "InternalServerError"
     overloaded = post(vllm, "server_error:503")
     assert overloaded.status_code == 503
-    assert overloaded.json()["error"] == {
-        "message": "Service Unavailable",
-        "type": "ServiceUnavailableError",
+    assert overloaded.json()["error"] == {  # vLLM 0.32's, past --max-num-queued-reqs
+        "message": "The engine is currently busy and cannot accept new requests. "
+        "Please try again later or on a different instance.",
+        "type": "Service Unavailable",
         "param": None,
         "code": 503,
     }
@@ -187,8 +188,8 @@ def test_stall_goes_silent_after_two_tokens(vllm: SimThread) -> None:
 
 
 def test_late_first_token_sends_the_opening_events_then_waits(vllm: SimThread) -> None:
-    """A real server's prefill: the role chunk (or `response.created`, `message_start`) goes
-    out at once, the first token only after the wait."""
+    """A server that opens its stream before prefill ends (Anthropic, vLLM's Responses):
+    the opening events go out at once, the first token only after the wait."""
     events = events_until_silent(vllm, "late_first_token:30")
     assert [e["choices"][0]["delta"] for e in events] == [{"role": "assistant", "content": ""}]
     assert data_lines(vllm, "late_first_token:0.01")[-1] == "[DONE]"
