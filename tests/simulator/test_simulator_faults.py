@@ -115,7 +115,7 @@ def test_server_error_takes_only_a_5xx(start_sim: Callable[..., SimThread]) -> N
         timeout=60,
     )
     assert cli.returncode == 2
-    assert "error: fault: server_error takes an HTTP status from 500 to 599" in cli.stderr
+    assert "server_error takes an HTTP status from 500 to 599" in cli.stderr
     assert "Traceback" not in cli.stderr
 
 
