@@ -18,16 +18,10 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import simulators, stack_config
+from tests.agent_apis.agent_stack import stack_config
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, Running]]:
-    with simulators() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import simulators, stack
+from tests.agent_apis.agent_stack import stack
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator, wait_for
 
 TOOLS = [
@@ -25,12 +25,6 @@ TOOLS = [
     }
 ]
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, Running]]:
-    with simulators() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

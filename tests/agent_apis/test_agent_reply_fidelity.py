@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from router.translate import anthropic_reply
-from tests.agent_apis.agent_stack import simulators, stack
+from tests.agent_apis.agent_stack import stack
 from tests.agent_apis.test_agent_translation import chunk, run
 from tests.harness import Collect, Running, RunningRouter
 
@@ -50,12 +50,6 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
         if name == "content_block_start" and payload["content_block"]["type"] == "tool_use"
     ]
     assert whole_ids == stream_ids == ["toolu_0", "toolu_1"]
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, Running]]:
-    with simulators() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

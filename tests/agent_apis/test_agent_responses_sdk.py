@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from tests.agent_apis.agent_stack import simulators, stack
+from tests.agent_apis.agent_stack import stack
 from tests.harness import Running, RunningRouter
 
 TOOLS: list[Any] = [
@@ -27,12 +27,6 @@ TOOLS: list[Any] = [
     }
 ]
 ASK = "Write a Python function that reverses a list."
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, Running]]:
-    with simulators() as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
