@@ -50,8 +50,13 @@ def read_results(path: Path) -> dict[str, Any]:
 def check_outputs(out: Path | None, compare: Path | None) -> dict[str, Any] | None:
     """Before a run that may take hours: ``--out`` has a directory to go to, and the
     ``--compare`` file reads (it is returned, for the comparison after the run)."""
-    if out is not None and not out.parent.is_dir():
-        raise typer.BadParameter(f"--out: no directory {out.parent}")
+    if out is not None:
+        if not out.parent.is_dir():
+            raise typer.BadParameter(f"--out: no directory {out.parent}")
+        if out.is_dir():
+            raise typer.BadParameter(f"--out: {out} is a directory; name the file to write")
+        if not os.access(out.parent, os.W_OK):
+            raise typer.BadParameter(f"--out: cannot write in {out.parent}")
     return read_results(compare) if compare is not None else None
 
 

@@ -68,10 +68,12 @@ def test_run_checks_compare_and_out_before_asking_anything(tmp_path: Path, app: 
         base += ["--suites", MATH]
         typo = CliRunner().invoke(app, [*base, "--compare", str(tmp_path / "typo.json")])
         nowhere = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "no" / "r.json")])
+        folder = CliRunner().invoke(app, [*base, "--out", str(tmp_path)])  # an hour, then lost
         asked = list(server.bodies)
-    assert (typo.exit_code, nowhere.exit_code) == (2, 2), (typo.output, nowhere.output)
+    assert (typo.exit_code, nowhere.exit_code, folder.exit_code) == (2, 2, 2), folder.output
     assert "typo.json:nosuchfile" in flat(typo)
     assert f"--out:nodirectory{tmp_path / 'no'}".replace(" ", "") in flat(nowhere)
+    assert "isadirectory" in flat(folder)
     assert asked == []
 
 
