@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from classifier.intent import INTENTS
+from evals import results
 from router import config_env, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
@@ -116,6 +117,10 @@ class CanarySettings(Strict):
         for backend, path in self.baselines.items():
             if not Path(path).is_file():
                 raise ValueError(f"canary.baselines.{backend}: no such file {path!r}")
+            try:  # read at start to learn floors: a file that is no results document stops it
+                results.read(path)
+            except results.ResultsError as exc:
+                raise ValueError(f"canary.baselines.{backend}: {exc}") from None
         return self
 
 

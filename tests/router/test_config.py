@@ -135,6 +135,16 @@ def test_missing_canary_suites_or_baselines_are_config_errors(tmp_path: Path) ->
         load(path, env={})
 
 
+def test_a_baseline_that_is_no_results_document_is_a_config_error(tmp_path: Path) -> None:
+    """`config check` accepted it, then `serve` and `canary run` stopped with a traceback
+    when they learnt floors from it (found in review)."""
+    baseline = tmp_path / "base.json"
+    baseline.write_text("not json")
+    path = write(tmp_path, GOOD + f"canary:\n  baselines:\n    local: {baseline}\n")
+    with pytest.raises(ConfigError, match=r"canary\.baselines\.local \(line 18\): .*not JSON"):
+        load(path, env={})
+
+
 def test_a_health_path_without_a_leading_slash_is_rejected(tmp_path: Path) -> None:
     """`healthz` made every probe an invalid URL (see the probe loop's own test)."""
     path = write(tmp_path, GOOD.replace("tier: local", "tier: local\n    health_path: healthz"))
