@@ -8,6 +8,8 @@ it once per cluster; routers without `canary.enabled` read its rounds back from 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,13 +35,13 @@ class ErrorDetails:
 
     def __init__(self, runner: Runner = run_cases) -> None:
         self.runner = runner
-        self.seen: dict[tuple[str, str], Counter[str]] = {}
+        self.seen: dict[str, Counter[str]] = {}
 
     async def __call__(
         self, cases: Any, endpoint: Endpoint, *args: Any, **kwargs: Any
     ) -> list[CaseResult]:
         results = await self.runner(cases, endpoint, *args, **kwargs)
-        details = self.seen.setdefault((endpoint.base_url, endpoint.model), Counter())
+        details = self.seen.setdefault(_identity(endpoint), Counter())
         for r in results:
             if r.status == "error":
                 text = " ".join((r.detail or r.failure_kind or "no detail").split())
@@ -48,8 +50,14 @@ class ErrorDetails:
 
     def lines(self, endpoint: Endpoint) -> list[str]:
         """The most common details for one backend, one line each."""
-        details = self.seen.get((endpoint.base_url, endpoint.model), Counter())
+        details = self.seen.get(_identity(endpoint), Counter())
         return [f"  {n} × {text}" for text, n in details.most_common(MAX_DETAILS)]
+
+
+def _identity(endpoint: Endpoint) -> str:
+    """Which backend an endpoint is: two backends may share a URL and model and differ in
+    headers or body extras (thinking on and off on one vLLM), and must not share details."""
+    return json.dumps(dataclasses.asdict(endpoint), sort_keys=True, default=str)
 
 
 @app.command()

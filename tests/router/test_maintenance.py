@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import time
@@ -151,6 +152,24 @@ def test_canary_run_reads_smf_router_config_and_says_why_a_backend_errored(
     assert lines[cloud + 1] == "  7 × ConnectError: All connection attempts failed"
     local_line = next(line for line in lines if line.startswith("local: "))
     assert "'errors': 0" in local_line
+
+
+def test_canary_run_keeps_apart_the_errors_of_backends_that_share_a_url_and_model() -> None:
+    """Thinking on and off on one vLLM are two backends with one URL and model: the healthy
+    one was shown with the other's seven 500s (found in review)."""
+    from evals.runner import Endpoint
+    from evals.suite import SHIPPED, load
+    from router.canary_cli import ErrorDetails
+
+    cases = load(SHIPPED / "math")[:2]
+    details = ErrorDetails()
+    with simulator(profile="vllm", model="local-model") as local:
+        healthy = Endpoint(local.url, "local-model")
+        failing = Endpoint(local.url, "local-model", headers={"x-sim-fault": "server_error"})
+        asyncio.run(details(cases, healthy, timeout_s=30))
+        asyncio.run(details(cases, failing, timeout_s=30))
+    assert details.lines(healthy) == []
+    assert len(details.lines(failing)) == 1 and details.lines(failing)[0].startswith("  2 × ")
 
 
 def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_running_one(
