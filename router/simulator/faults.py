@@ -126,8 +126,12 @@ def parse(spec: str) -> Fault:
         raise FaultError(f"server_error takes an HTTP status from 500 to 599, not {raw!r}")
     if not second:
         return Fault(name, arg)
-    if name != "error_event" or second not in ERROR_STATUSES:
-        raise FaultError(f"only error_event takes a status, one of {', '.join(ERROR_STATUSES)}")
+    if name != "error_event":
+        raise FaultError(f"only error_event takes a second argument, not {name}")
+    if second not in ERROR_STATUSES:
+        raise FaultError(
+            f"error_event's status is one of {', '.join(ERROR_STATUSES)}, not {second}"
+        )
     return Fault(name, arg, int(second))
 
 

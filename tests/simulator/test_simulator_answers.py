@@ -126,3 +126,16 @@ def test_command_line_prints_one_ready_line() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("error_event:2:700", "error_event's status is one of"),
+        ("stall:2:429", "only error_event takes a second argument"),
+    ],
+)
+def test_a_bad_second_fault_argument_is_named_for_what_it_is(spec: str, says: str) -> None:
+    """`error_event:2:700` was told that only error_event takes a status (found in review)."""
+    with pytest.raises(faults.FaultError, match=says):
+        faults.parse(spec)
