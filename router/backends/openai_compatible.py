@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -43,6 +44,16 @@ class OpenAICompatibleBackend:
             headers["authorization"] = f"Bearer {settings.api_key}"
         self._headers = headers
         self._heads = {api: _head(self._path(api), headers) for api in PATHS}
+        self._renames_max_tokens = openai_hosted(settings.base_url)
+
+    def body_for(self, api: Api, body: dict[str, Any]) -> dict[str, Any]:
+        """What this backend is sent: `prepare_body`, and on OpenAI's own API chat's
+        `max_tokens` under its current name."""
+        out = prepare_body(self.settings, body)
+        renames = self._renames_max_tokens and api == "chat" and "max_tokens" in out
+        if renames and "max_completion_tokens" not in out:
+            out["max_completion_tokens"] = out.pop("max_tokens")
+        return out
 
     def _path(self, api: Api) -> str:
         return self._pool.prefix + PATHS[api]
@@ -51,7 +62,7 @@ class OpenAICompatibleBackend:
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> Reply:
         name = self.settings.name
-        payload = orjson.dumps(prepare_body(self.settings, body))
+        payload = orjson.dumps(self.body_for(api, body))
         head = (
             _head(self._path(api), {**self._headers, **{k.lower(): v for k, v in headers.items()}})
             if headers
@@ -110,6 +121,15 @@ class OpenAICompatibleBackend:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+def openai_hosted(base_url: str) -> bool:
+    """OpenAI's own API (and Azure's): its reasoning models refuse chat's deprecated
+    `max_tokens` ("use 'max_completion_tokens'"), a name every model there accepts. Servers
+    that speak the API elsewhere (vLLM, Ollama, LM Studio, llama.cpp) all read `max_tokens`,
+    and Ollama ignores the newer name: a client's limit would be lost there."""
+    host = urlsplit(base_url).hostname or ""
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
 def _head(path: str, headers: Mapping[str, str]) -> bytes:

@@ -6,10 +6,10 @@ from typing import Any
 
 import orjson
 
-# The token limit a translated chat request carries. Chat's `max_tokens` is deprecated and
-# OpenAI's reasoning models (o-series, gpt-5) refuse it; vLLM reads `max_completion_tokens`
-# first, and litellm maps it to each provider's own name.
-MAX_TOKENS = "max_completion_tokens"
+# The token limit a translated chat request carries: the name every server that speaks chat
+# reads (Ollama ignores `max_completion_tokens`). OpenAI's own API, whose reasoning models
+# refuse it, gets the newer name from its adapter (`backends.openai_compatible`).
+MAX_TOKENS = "max_tokens"
 
 
 def named_event(name: str, payload: dict[str, Any]) -> bytes:

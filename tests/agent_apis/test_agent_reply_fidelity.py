@@ -13,6 +13,8 @@ import anthropic.types as at
 import openai
 import pytest
 
+from router.backends.openai_compatible import OpenAICompatibleBackend
+from router.config import Backend
 from router.translate import anthropic_reply
 from tests.agent_apis.agent_stack import stack
 from tests.agent_apis.test_agent_translation import chunk, run
@@ -60,24 +62,46 @@ def proxy(
         yield running
 
 
-def test_the_token_limit_reaches_a_chat_backend_as_max_completion_tokens(
+def test_the_token_limit_reaches_a_chat_backend_as_max_tokens(
     proxy: RunningRouter, servers: dict[str, Running]
 ) -> None:
-    """Chat's `max_tokens` is deprecated and OpenAI's o-series and gpt-5 refuse it ("use
-    'max_completion_tokens'"): Claude Code and Codex translated to such a backend failed
-    outright (found in review). The limit still binds: the answer stops there."""
+    """The name every server that speaks chat reads: Ollama ignores `max_completion_tokens`,
+    so a translated limit sent only under that name was lost there (found in review). The
+    limit binds: the answer stops there."""
     messages = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
     ask = [{"role": "user", "content": "Write a long essay about the sea."}]
     message = messages.messages.create(model="cloud", max_tokens=5, messages=ask)  # type: ignore[arg-type]
     sent = servers["cloud"].stats()["last_request"]
-    assert sent["max_completion_tokens"] == 5 and "max_tokens" not in sent
+    assert sent["max_tokens"] == 5 and "max_completion_tokens" not in sent
     assert message.stop_reason == "max_tokens" and message.usage.output_tokens == 5
     responses = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
     response = responses.responses.create(model="cloud", input=ask, max_output_tokens=16)  # type: ignore[arg-type]
     sent = servers["cloud"].stats()["last_request"]
-    assert sent["max_completion_tokens"] == 16 and "max_tokens" not in sent
+    assert sent["max_tokens"] == 16 and "max_completion_tokens" not in sent
     assert response.status == "incomplete" and response.usage is not None
     assert response.usage.output_tokens == 16
+
+
+@pytest.mark.parametrize(
+    ("base_url", "sent"),
+    [
+        ("https://api.openai.com/v1", {"max_completion_tokens": 64}),
+        ("https://team.openai.azure.com/openai/v1", {"max_completion_tokens": 64}),
+        ("http://localhost:11434/v1", {"max_tokens": 64}),  # Ollama
+        ("http://spark:8888/v1", {"max_tokens": 64}),  # vLLM
+    ],
+)
+def test_openais_own_api_gets_the_token_limit_under_its_current_name(
+    base_url: str, sent: dict[str, int]
+) -> None:
+    """OpenAI's reasoning models (o-series, gpt-5) refuse chat's deprecated `max_tokens`
+    ("use 'max_completion_tokens'"), which Claude Code's and Codex's translated requests
+    and many chat clients send (found in review)."""
+    settings = Backend(name="b", tier="cloud", base_url=base_url, model="m")
+    body = {"model": "auto", "messages": [], "max_tokens": 64}
+    out = OpenAICompatibleBackend(settings).body_for("chat", body)
+    assert {k: v for k, v in out.items() if k.startswith("max_")} == sent
+    assert OpenAICompatibleBackend(settings).body_for("completions", body)["max_tokens"] == 64
 
 
 @pytest.mark.parametrize("stream", [False, True])

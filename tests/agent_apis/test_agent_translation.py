@@ -147,7 +147,7 @@ def test_messages_request_becomes_chat() -> None:
     assert [t["function"]["name"] for t in chat["tools"]] == ["get_weather"]
     assert chat["tool_choice"] == "required" and chat["parallel_tool_calls"] is False
     assert (
-        chat["stop"] == ["END"] and chat["max_completion_tokens"] == 64 and "max_tokens" not in chat
+        chat["stop"] == ["END"] and chat["max_tokens"] == 64 and "max_completion_tokens" not in chat
     )
     assert chat["stream_options"] == {"include_usage": True}
 
@@ -281,9 +281,7 @@ def test_responses_request_becomes_chat_with_codex_shapes() -> None:
     assert [c["id"] for c in calls] == ["c1", "c2"]
     assert orjson.loads(calls[1]["function"]["arguments"]) == {"input": "*** Begin"}
     assert [t["function"]["name"] for t in chat["tools"]] == ["shell", "apply_patch"]
-    assert chat["max_completion_tokens"] == 100 and chat["response_format"] == {
-        "type": "json_object"
-    }
+    assert chat["max_tokens"] == 100 and chat["response_format"] == {"type": "json_object"}
     assert responses_request.custom_tools(body) == {"apply_patch"}
     with pytest.raises(Untranslatable):
         responses_request.to_chat({**body, "previous_response_id": "resp_1"})
