@@ -108,7 +108,7 @@ def classify_error(
     message = error_message(body)
     if status == 429:
         return RateLimited(message, backend=backend, retry_after=retry_after(headers))
-    if status == 503:
+    if status in (503, 529):  # 529: Anthropic's overloaded_error
         return Overloaded(message, backend=backend)
     if status >= 500:
         error = ServerError(message, backend=backend)
@@ -144,23 +144,28 @@ def in_band(api: str, error: Any, backend: str) -> UpstreamError:
     return typed
 
 
-# Status by an in-band error's own name: Anthropic's types, OpenAI's codes, vLLM's class
-# names (`InternalServerError`, …: an HTTP status phrase, as `_vllm_type` in the simulator).
-_NAMED_STATUS = {
-    f"{s.phrase.replace(' ', '').removesuffix('Error')}Error": s.value
-    for s in HTTPStatus
-    if s >= 400
-} | {
-    "invalid_request_error": 400,
-    "request_too_large": 413,
-    "context_length_exceeded": 400,
-    "rate_limit_error": 429,
-    "rate_limit_exceeded": 429,
-    "api_error": 500,
-    "server_error": 500,
-    "server_is_overloaded": 503,
-    "overloaded_error": 529,
-    "timeout_error": 504,
+# Status by an in-band error's own name: Anthropic's types, OpenAI's codes, vLLM's (an HTTP
+# status phrase: `InternalServerError` in its chat errors, `Service Unavailable` in its
+# Messages ones). Names are compared as `_plain` makes them, so spelling does not matter.
+def _plain(name: str) -> str:
+    """`Service Unavailable`, `ServiceUnavailableError`, `service_unavailable` → one key."""
+    return "".join(c for c in name.lower() if c.isalnum()).removesuffix("error")
+
+
+_NAMED_STATUS = {_plain(s.phrase): s.value for s in HTTPStatus if s >= 400} | {
+    _plain(name): status
+    for name, status in {
+        "invalid_request_error": 400,
+        "request_too_large": 413,
+        "context_length_exceeded": 400,
+        "rate_limit_error": 429,
+        "rate_limit_exceeded": 429,
+        "api_error": 500,
+        "server_error": 500,
+        "server_is_overloaded": 503,
+        "overloaded_error": 529,
+        "timeout_error": 504,
+    }.items()
 }
 
 
@@ -169,8 +174,8 @@ def _in_band_status(kind: Any, code: Any) -> int:
     if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
         return code
     for name in (code, kind):
-        if isinstance(name, str) and name in _NAMED_STATUS:
-            return _NAMED_STATUS[name]
+        if isinstance(name, str) and _plain(name) in _NAMED_STATUS:
+            return _NAMED_STATUS[_plain(name)]
     return 500
 
 

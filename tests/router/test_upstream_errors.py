@@ -1,0 +1,38 @@
+"""Typing upstream errors: the same condition gets the same kind, whether it came as an HTTP
+status or in-band after the 200, and whatever the backend calls it."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from router.errors import Overloaded, RateLimited, ServerError
+from router.upstream_errors import classify_error, in_band
+
+OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+
+
+def test_anthropics_529_over_http_is_an_overload_as_it_is_in_band() -> None:
+    """In-band it was `overloaded`; over HTTP a generic 502 `server_error`, which opens the
+    circuit and reached Claude Code as `api_error` (found in review)."""
+    over_http = classify_error(529, orjson.dumps(OVERLOADED), {}, "claude")
+    mid_stream = in_band("messages", OVERLOADED["error"], "claude")
+    assert isinstance(over_http, Overloaded) and isinstance(mid_stream, Overloaded)
+    assert over_http.kind == mid_stream.kind == "overloaded"
+
+
+@pytest.mark.parametrize(
+    ("name", "typed"),
+    [
+        ("Service Unavailable", Overloaded),  # vLLM's Messages errors: the phrase itself
+        ("ServiceUnavailableError", Overloaded),  # vLLM's chat errors
+        ("rate_limit_exceeded", RateLimited),
+        ("Too Many Requests", RateLimited),
+        ("InternalServerError", ServerError),
+    ],
+)
+def test_an_in_band_error_is_typed_by_its_name_however_it_is_spelt(name: str, typed: type) -> None:
+    """vLLM's native Messages endpoint names a busy engine `Service Unavailable`, with a
+    space and no numeric code: it was read as a 500 that opens the circuit (found in review)."""
+    error = in_band("messages", {"type": name, "message": "The engine is currently busy"}, "b")
+    assert type(error) is typed
