@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 log = logging.getLogger("smf_router.ledger")
@@ -49,8 +50,9 @@ def _create(path: Path) -> bytes:
     """Written whole under another name and linked into place, so two replicas starting at
     once agree on one secret and neither reads a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    draft = path.with_name(f".{KEY_FILE}.{os.getpid()}")
-    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A name of its own (mkstemp: O_EXCL, 0600): replicas in containers are often all pid 1.
+    fd, name = tempfile.mkstemp(prefix=f".{KEY_FILE}.", dir=path.parent)
+    draft = Path(name)
     with os.fdopen(fd, "wb") as file:
         file.write(secrets.token_bytes(KEY_BYTES))
     try:

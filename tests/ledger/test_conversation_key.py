@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import stat
+import threading
 from pathlib import Path
 
 import openai
@@ -50,3 +51,23 @@ def test_an_unusable_key_file_leaves_the_router_a_secret_of_its_own(tmp_path: Pa
     secret = conversation_secret(tmp_path)
     assert len(secret) == 32 and secret != conversation_secret(tmp_path)
     assert (tmp_path / KEY_FILE).read_bytes() == b"short"  # not overwritten: look at it
+
+
+def test_replicas_starting_at_once_agree_on_one_key_even_with_one_pid(tmp_path: Path) -> None:
+    """Containers sharing a ledger volume often all run the router as pid 1: their drafts had
+    one name, one replica removed the other's before it was linked, and that one fell back
+    to a key of its own (found in review). Threads share a pid, as those replicas do."""
+    start = threading.Barrier(8)
+    keys: list[bytes] = []
+
+    def replica() -> None:
+        start.wait(timeout=10)
+        keys.append(conversation_secret(tmp_path))
+
+    threads = [threading.Thread(target=replica) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(keys) == 8 and set(keys) == {(tmp_path / KEY_FILE).read_bytes()}
+    assert [p.name for p in tmp_path.iterdir()] == [KEY_FILE]  # no drafts left behind
