@@ -30,6 +30,7 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
+from router.first_token import carries_output
 from router.policy import Plan
 from router.record import Api, Attempt, Record
 from router.retirement import Retirement
@@ -254,19 +255,25 @@ class Dispatcher:
 
 
 async def _first_event(committed: Committed, name: str, api: Api) -> None:
-    """Read until the first data event; an error, garbage or an early end falls back."""
+    """Read until the first event that decides the attempt; an error, an abort, garbage or
+    an early end before it falls back.
+
+    A chat stream opens with a chunk that only names the role (vLLM sends it with the
+    engine's first output, and that output may be `finish_reason: "abort"`): committing on
+    it sent the client a 200 and then the abort, where the next backend could have answered
+    (found in review). So a chat stream commits on its first output, finish reason, error or
+    `[DONE]`, within the same first-token budget; other APIs on their first event."""
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
     try:
         async for piece in reply.stream:
-            # Keep every event of this piece: those after the first belong to the reply too.
+            # Keep every event of this piece: those after the decisive one belong to the reply.
             events = list(committed.events.feed(piece))
             committed.first_events.extend(events)
-            first = next((data for _, data in events if data is not None), None)
-            if first is not None:
-                _check_first(first, name, api)
-                return
+            for _, data in events:
+                if data is not None and _check_first(data, name, api):
+                    return
     except UpstreamError:
         await reply.close()
         raise
@@ -281,26 +288,38 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
         await reply.close()
         raise
     await reply.close()
-    raise Cut(f"{name}: stream ended before any event", backend=name)
+    raise Cut(f"{name}: stream ended before its first token", backend=name)
 
 
-def _check_first(data: bytes, name: str, api: Api) -> None:
+def _check_first(data: bytes, name: str, api: Api) -> bool:
+    """Raises for an event that fails the attempt; True when the event decides it (the
+    stream may be committed), False for a chat chunk that carries nothing yet."""
     if data == DONE:
-        return
+        return True
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
     if not isinstance(obj, dict):
-        return
+        return True
     problem = obj.get("error") if api in CHAT else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
         error = in_band(api, problem, name)
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
-    stopped = unfinished(obj, name) if api in CHAT else None
+    if api not in CHAT:
+        return True
+    stopped = unfinished(obj, name)
     if stopped is not None:
         raise stopped
+    return carries_output(api, obj) or _finishes(obj)
+
+
+def _finishes(chunk: dict[str, Any]) -> bool:
+    choices = chunk.get("choices")
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") for c in choices
+    )
 
 
 def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:

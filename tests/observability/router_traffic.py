@@ -106,7 +106,7 @@ def router_config(tmp: Path, local: int, cloud: int, dead: int) -> Path:
             "enabled": True,
             "interval_s": 600,  # one run, at start: more would crowd a shared machine
             "sample_per_suite": 1,
-            "floors": {"math": 0.9},
+            "floors": {"math": 0.8},
         },
     }
     path = tmp / "router.yaml"

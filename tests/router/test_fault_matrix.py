@@ -93,6 +93,15 @@ MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
         Expect("local", mid_stream_error=True),
         Expect("local", mid_stream_error=True),
     ),
+    # vLLM's engine dropping the request (shutdown, sleep): after its role chunk when no
+    # token came yet, so the role chunk alone must not commit the stream
+    "abort:0": (FALLBACK, Expect(None, 502, "upstream_cut"), FALLBACK, Expect(None, 502)),
+    "abort": (
+        FALLBACK,
+        Expect(None, 502, "upstream_cut"),
+        Expect("local", mid_stream_error=True),
+        Expect("local", mid_stream_error=True),
+    ),
     "context_length": (
         FALLBACK,
         Expect(None, 400, "context_length_exceeded"),
