@@ -1,6 +1,8 @@
 """Comparing a live answer with its shadow: cheap, deterministic checks per intent.
 
-Pure functions of the request and two answers. Math and reasoning compare final answers;
+Pure functions of the request and two answers, linear in their length (an answer over
+`MAX_COMPARED_CHARS` is not compared). Math and reasoning compare final answers (found
+and normalised by `router.answers`);
 coding compares extracted code (parses, same top-level definitions, and the request's own
 tests when it carries them and an executor is given: the shadow gives one only when
 `shadow.run_request_tests` is on); tool calls compare the tool and
@@ -16,21 +18,21 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
-from fractions import Fraction
 from typing import Any
 
 from evals.graders import count_units, extract_code
 from evals.sandbox import RunOutcome, SandboxUnavailable
+from router.answers import final_answer, same_answer
 
 Executor = Callable[[str], RunOutcome]
 
 LENGTH_RATIO_MIN = 0.5
 """Prose answers whose lengths differ by more than 2x do not agree."""
 
-_BOXED = re.compile(r"\\boxed\{")
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:/\d+)?")
-_ANSWER_LINE = re.compile(r"(?:final answer|answer)\s*(?:is|:)\s*(.+)", re.I)
+MAX_COMPARED_CHARS = 200_000
+"""An answer longer than this is not compared (undecided): every check is linear, but a
+comparison runs for each sampled request and must stay cheap whatever a model sends."""
+
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
 _QUOTED = re.compile(r"['\"“]([^'\"”]{2,40})['\"”]")
@@ -51,74 +53,6 @@ class Comparison:
     detail: str = ""
 
 
-def boxed_values(text: str) -> list[str]:
-    """Contents of every `\\boxed{...}`, with balanced braces."""
-    out = []
-    for match in _BOXED.finditer(text):
-        depth, start = 1, match.end()
-        for index in range(start, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[index], 0)
-            if depth == 0:
-                out.append(text[start:index])
-                break
-    return out
-
-
-def normalise(value: str) -> str:
-    """A final answer in a comparable form: numbers as canonical decimals, text folded."""
-    text = value.strip().strip("$ .").replace("\\!", "").replace("\\,", "")
-    text = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", text)
-    text = re.sub(r"\\d?frac\{([^}]*)\}\{([^}]*)\}", r"\1/\2", text)
-    number = _as_number(text.replace(",", ""))
-    if number is not None:
-        return number
-    return re.sub(r"\s+", " ", text).lower()
-
-
-def _as_number(text: str) -> str | None:
-    """An exact canonical form: 0.5, 1/2 and 50% are the same answer; 1234567890123 and
-    1234567890124 are not (a float rounded to some digits said they were)."""
-    match = re.fullmatch(r"(-?\d+(?:\.\d+)?)(?:\s*/\s*(-?\d+(?:\.\d+)?))?\s*(%?)", text)
-    if not match:
-        return None
-    value = Fraction(match.group(1))
-    if match.group(2):
-        denominator = Fraction(match.group(2))
-        if denominator == 0:
-            return None
-        value /= denominator
-    if match.group(3):
-        value /= 100
-    return _decimal(value)
-
-
-def _decimal(value: Fraction) -> str:
-    """7.5 rather than 15/2 when the value has a finite decimal form; n/d otherwise."""
-    rest = value.denominator
-    for prime in (2, 5):
-        while rest % prime == 0:
-            rest //= prime
-    if rest != 1:
-        return f"{value.numerator}/{value.denominator}"
-    with localcontext() as exact:  # enough digits that the division cannot round
-        exact.prec = len(str(value.numerator)) + len(str(value.denominator)) * 4
-        return format((Decimal(value.numerator) / value.denominator).normalize(), "f")
-
-
-def final_answer(text: str, last_number: bool = True) -> str | None:
-    """The boxed value, else an 'answer is …' line, else (with `last_number`) the last
-    number in the text."""
-    boxed = boxed_values(text)
-    if boxed:
-        return normalise(boxed[-1])
-    lines = _ANSWER_LINE.findall(text)
-    if lines:
-        numbers = _NUMBER.findall(lines[-1])
-        return normalise(numbers[-1] if numbers else lines[-1])
-    numbers = _NUMBER.findall(text) if last_number else []
-    return normalise(numbers[-1]) if numbers else None
-
-
 def compare_final_answers(live: Reply, shadow: Reply, intent: str = "math") -> Comparison:
     """A math answer usually ends on its number; a reasoning answer's last number is as
     likely a count in its argument ("all 3 suspects ... so Alice"), so it needs an explicit
@@ -129,7 +63,8 @@ def compare_final_answers(live: Reply, shadow: Reply, intent: str = "math") -> C
         return Comparison(None, "final_answer", "no final answer in either")
     if a is None or b is None:
         return Comparison(False, "final_answer", "only one side has a final answer")
-    return Comparison(a == b, "final_answer", "same final answer" if a == b else "answers differ")
+    same = same_answer(a, b)
+    return Comparison(same, "final_answer", "same final answer" if same else "answers differ")
 
 
 def code_of(text: str) -> str:
@@ -139,10 +74,12 @@ def code_of(text: str) -> str:
 
 
 def top_level_names(source: str) -> frozenset[str] | None:
-    """Names of top-level functions and classes, or None if the code does not parse."""
+    """Names of top-level functions and classes, or None if the code does not parse (also
+    when it nests too deep for the parser: `x+x+...` raises RecursionError, `---1`
+    MemoryError, and an answer must cost a verdict, not the comparison)."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     return frozenset(node.name for node in tree.body if isinstance(node, kinds))
@@ -257,6 +194,9 @@ def compare(
     execute: Executor | None = None,
 ) -> Comparison:
     """The deterministic comparison for an intent (tool calls win whenever either made one)."""
+    longest = max(len(live.text), len(shadow.text))
+    if longest > MAX_COMPARED_CHARS:
+        return Comparison(None, "too_long", f"an answer of {longest} characters, not compared")
     if live.tool_calls or shadow.tool_calls or intent == "tool_calling":
         return compare_tool_calls(live, shadow)
     if intent in ("math", "reasoning"):

@@ -287,11 +287,12 @@ class Shadow:
     async def _compare(
         self, intent: str, body: dict[str, Any], live: Reply, shadow: Reply
     ) -> Comparison:
-        if intent == "coding":  # may run the request's tests in the sandbox: off the loop
-            # The tests are the client's code: run only where the operator opted in.
-            execute = self.execute if self.settings.run_request_tests else None
-            return await asyncio.to_thread(compare, intent, body, live, shadow, execute)
-        return compare(intent, body, live, shadow)
+        """Off the event loop, every intent: a comparison reads two model answers, parses
+        code and may run the request's tests, and no answer may stall live traffic (a math
+        one compared on the loop once froze it for 27 s)."""
+        # The tests are the client's code: run only where the operator opted in.
+        execute = self.execute if self.settings.run_request_tests else None
+        return await asyncio.to_thread(compare, intent, body, live, shadow, execute)
 
     async def _judge(
         self, record: Record, body: dict[str, Any], job: Job, shadow: Reply
