@@ -2,11 +2,11 @@
 
 Pure functions of the request and two answers, linear in their length (an answer over
 `MAX_COMPARED_CHARS` is not compared). Math and reasoning compare final answers (found
-and normalised by `router.answers`);
-coding compares extracted code (parses, same top-level definitions, and the request's own
-tests when it carries them and an executor is given: the shadow gives one only when
-`shadow.run_request_tests` is on); tool calls compare the tool and
-its arguments as JSON; prose-like intents compare structure, requested keywords and length.
+and normalised by `router.answers`); coding compares extracted code (parses, same
+top-level definitions, and the request's own tests when it carries them and an executor
+is given: the shadow gives one only when `shadow.run_request_tests` is on); tool calls
+compare the tools and their arguments as canonical JSON, parallel calls in any order;
+prose-like intents compare structure, requested keywords and length.
 `agreed` is None when the comparison cannot decide (e.g. neither answer has a number).
 Details name counts and kinds, never answer text: they are stored in the ledger.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,23 +134,47 @@ def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
     if isinstance(raw, str):
         try:
             args: Any = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             args = raw.strip()
     else:
         args = raw or {}
     return str(function.get("name")), args
 
 
+def _integral(value: Any) -> Any:
+    """JSON values with 1.0 read as 1 (one JSON number); booleans stay apart from numbers."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    return value
+
+
+def canonical_call(call: Mapping[str, Any]) -> tuple[str, str]:
+    """A call as (name, canonical JSON of its arguments): key order does not matter, types
+    do (Python's == said `1 == true` and `0 == false`)."""
+    name, args = _call(call)
+    try:
+        text = json.dumps(_integral(args), sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(args)
+    return name, text
+
+
 def compare_tool_calls(live: Reply, shadow: Reply) -> Comparison:
+    """The same calls, as a multiset: parallel calls may come in any order."""
     if not live.tool_calls and not shadow.tool_calls:
         return compare_prose({}, live, shadow)
     if not live.tool_calls or not shadow.tool_calls:
         return Comparison(False, "tool_call", "only one side called a tool")
-    a = [_call(c) for c in live.tool_calls]
-    b = [_call(c) for c in shadow.tool_calls]
-    if [n for n, _ in a] != [n for n, _ in b]:
-        return Comparison(False, "tool_call", f"different tools ({len(a)} vs {len(b)} calls)")
-    same = all(x == y for (_, x), (_, y) in zip(a, b, strict=True))
+    a = Counter(canonical_call(c) for c in live.tool_calls)
+    b = Counter(canonical_call(c) for c in shadow.tool_calls)
+    if Counter(n for n, _ in a.elements()) != Counter(n for n, _ in b.elements()):
+        calls = f"({len(live.tool_calls)} vs {len(shadow.tool_calls)} calls)"
+        return Comparison(False, "tool_call", f"different tools {calls}")
+    same = a == b
     return Comparison(
         same, "tool_call", "same tool, " + ("same" if same else "different") + " args"
     )

@@ -141,6 +141,33 @@ def test_tests_not_run_are_not_reported_as_passed() -> None:
         ),
         ([_call("get_weather", {"city": "Paris"})], [_call("search", {"q": "Paris"})], False),
         ([_call("get_weather", {"city": "Paris"})], [], False),
+        # types count: Python's == made 1 and true, 0 and false the same argument
+        ([_call("f", {"n": 1})], [_call("f", {"n": True})], False),
+        ([_call("f", {"n": 0})], [_call("f", {"n": False})], False),
+        ([_call("f", {"n": [1, {"on": True}]})], [_call("f", {"n": [1, {"on": 1}]})], False),
+        ([_call("f", {"n": "1"})], [_call("f", {"n": 1})], False),
+        ([_call("f", {"n": 1})], [_call("f", '{"n": 1.0}')], True),  # one JSON number
+        # parallel calls in either order are the same calls
+        (
+            [_call("get_weather", {"city": "Paris"}), _call("get_time", {})],
+            [_call("get_time", ""), _call("get_weather", {"city": "Paris"})],
+            True,
+        ),
+        (
+            [_call("get_weather", {"city": "Paris"}), _call("get_weather", {"city": "Rome"})],
+            [_call("get_weather", {"city": "Rome"}), _call("get_weather", {"city": "Paris"})],
+            True,
+        ),
+        (
+            [_call("get_weather", {"city": "Paris"}), _call("get_weather", {"city": "Paris"})],
+            [_call("get_weather", {"city": "Paris"}), _call("get_weather", {"city": "Rome"})],
+            False,
+        ),
+        (
+            [_call("get_weather", {"city": "Paris"}), _call("get_time", {})],
+            [_call("get_weather", {"city": "Paris"})],
+            False,
+        ),
     ],
 )
 def test_tool_calls(live: list[Any], shadow: list[Any], agreed: bool) -> None:
