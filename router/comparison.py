@@ -34,7 +34,8 @@ MAX_COMPARED_CHARS = 200_000
 """An answer longer than this is not compared (undecided): every check is linear, but a
 comparison runs for each sampled request and must stay cheap whatever a model sends."""
 
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
+_PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
 _QUOTED = re.compile(r"['\"“]([^'\"”]{2,40})['\"”]")
 
@@ -69,9 +70,18 @@ def compare_final_answers(live: Reply, shadow: Reply, intent: str = "math") -> C
 
 
 def code_of(text: str) -> str:
-    """The first fenced block anywhere in the answer, else what evals' grader extracts."""
-    match = _FENCE.search(text)
-    return match.group(1) if match else extract_code(text)
+    """The answer's Python: the first fenced block tagged python/py (or untagged) that
+    parses, else the first such block, else the first block of any kind, else what evals'
+    grader extracts. An answer may open with a ```bash pip install``` block or end with a
+    ```python >>> usage``` one; neither is its code."""
+    blocks = [(m.group(1).strip().lower(), m.group(2)) for m in _FENCE.finditer(text)]
+    python = [body for tag, body in blocks if tag.split(" ", 1)[0] in _PYTHON_TAGS]
+    for body in python:
+        if top_level_names(body) is not None:
+            return body
+    if python or blocks:
+        return (python or [body for _, body in blocks])[0]
+    return extract_code(text)
 
 
 def top_level_names(source: str) -> frozenset[str] | None:

@@ -98,6 +98,35 @@ def test_code_structure(live: str, shadow: str, agreed: bool, method: str) -> No
     assert (result.agreed, result.method) == (agreed, method)
 
 
+INSTALL_FIRST = (
+    "Install it first:\n```bash\npip install requests\n```\nThen:\n"
+    "```python\nimport requests\n\ndef get(url):\n    return requests.get(url).text\n```"
+)
+PLAIN_GET = "```python\nimport requests\n\ndef get(url):\n    return requests.get(url).text\n```"
+WITH_USAGE = f"Here:\n\n{GOOD}\n\nUsage:\n```python\n>>> add(1, 2)\n3\n```"
+UNTAGGED = "```\ndef add(a, b):\n    return a + b\n```"
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "agreed", "method"),
+    [
+        (INSTALL_FIRST, PLAIN_GET, True, "code_defs"),
+        (PLAIN_GET, INSTALL_FIRST, True, "code_defs"),
+        (WITH_USAGE, GOOD, True, "code_defs"),
+        (UNTAGGED, GOOD, True, "code_defs"),
+        (INSTALL_FIRST, GOOD, False, "code_defs"),
+        ("```bash\npip install -r requirements.txt\n```", GOOD, False, "code_parse"),
+    ],
+)
+def test_the_python_block_is_compared_not_the_first_block(
+    live: str, shadow: str, agreed: bool, method: str
+) -> None:
+    """An answer that opened with a ```bash pip install``` block "did not parse" (found in
+    review): the first python, py or untagged block that parses is the code."""
+    result = compare("coding", _chat("Write get(url)"), Reply(live), Reply(shadow))
+    assert (result.agreed, result.method) == (agreed, method)
+
+
 def test_code_runs_the_requests_own_tests_in_the_sandbox() -> None:
     body = _chat("Write add(a, b).\n```python\nassert add(2, 3) == 5\n```")
     assert request_tests(body) is not None
