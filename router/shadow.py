@@ -212,10 +212,12 @@ class Shadow:
         job, so a hot reload applies to the next one."""
         async with asyncio.TaskGroup() as group:
             while True:
-                job = await self.queue.get()
+                # A slot first, then the job: a job taken while waiting for a slot was a
+                # `queue_size + 1`th one, outside the queue (and lost uncounted at shutdown).
                 while self.in_flight >= self.settings.max_concurrency:
                     self._freed.clear()
                     await self._freed.wait()
+                job = await self.queue.get()
                 state = self.states().get(job.target)
                 if state is not None and (state.saturated or state.circuit == "open"):
                     self._drop("saturated")  # it filled up while the job waited
@@ -226,6 +228,9 @@ class Shadow:
     async def _replay_one(self, job: Job) -> None:
         try:
             await self.replay(job)
+        except asyncio.CancelledError:  # shutdown: counted like the jobs still queued
+            self._drop("shutdown")
+            raise
         except Exception:
             log.exception("shadow: replay of %s failed", job.record.request_id)
         finally:
@@ -233,7 +238,8 @@ class Shadow:
             self._freed.set()
 
     def close(self) -> None:
-        """Jobs still queued at shutdown are dropped, and counted."""
+        """Jobs still queued at shutdown are dropped, and counted (replays in flight count
+        as they are cancelled)."""
         while not self.queue.empty():
             self.queue.get_nowait()
             self._drop("shutdown")

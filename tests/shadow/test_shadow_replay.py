@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -267,3 +268,48 @@ def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
 
         row = asyncio.run(go())
         assert row["judge"] is None and servers["cloud"].stats()["requests"] == 0
+
+
+class Hung:
+    """A shadow backend whose replies never come: replays stay in flight."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def send(self, *_: Any) -> Any:
+        self.asked += 1
+        await asyncio.Event().wait()
+
+
+def test_the_queue_holds_queue_size_jobs_and_shutdown_counts_every_one(tmp_path: Path) -> None:
+    """`run` took a job off the queue before it had a slot for it: with a replay in flight,
+    `queue_size + 1` jobs waited, and at shutdown that job and the replay in flight were
+    lost uncounted (found in review). Every sampled job is now compared or counted."""
+    nowhere = Running("http://127.0.0.1:9/v1", "http://127.0.0.1:9")
+    shadow_settings = {"rates": {"math": 1.0}, "queue_size": 2, "max_concurrency": 1}
+    config = config_for({"local": nowhere, "cloud": nowhere}, tmp_path, shadow=shadow_settings)
+    hung = Hung()
+    shadow = Shadow(config, {"local": hung}, rows=Rows())
+
+    async def settle() -> None:  # let the replay loop take what it can (no I/O anywhere)
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    async def go() -> None:
+        runner = asyncio.create_task(shadow.run())
+        shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        await settle()
+        assert (shadow.in_flight, hung.asked) == (1, 1)
+        for _ in range(3):
+            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            await settle()
+        assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 1
+        runner.cancel()  # what the router's shutdown does to its background jobs
+        with contextlib.suppress(asyncio.CancelledError):
+            await runner
+        shadow.close()
+
+    asyncio.run(go())
+    assert shadow.counts["sampled"] == 4
+    assert shadow.counts["dropped_queue_full"] == 1 and shadow.counts["dropped_shutdown"] == 3
+    assert hung.asked == 1
