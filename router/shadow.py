@@ -5,7 +5,9 @@ shadow error) with an injected `random.Random`. Privacy first: shadows go toward
 tier unless `shadow.allow_cloud_targets`, and a private request never leaves the local tier.
 Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size` whose
 overflow is counted (both read from the running config), and a saturated local target is
-skipped. Answer text lives in memory only; the ledger gets the verdict.
+skipped. Comparisons run in threads; a request's own tests (`run_request_tests`) run under
+the sandbox bound the evals runner and canary share (`evals.runner.sandbox_slots`).
+Answer text lives in memory only; the ledger gets the verdict.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
@@ -25,10 +27,19 @@ from typing import Any, Protocol
 
 import orjson
 
+from evals.runner import sandbox_slots
 from evals.sandbox import run_python
 from router import live
 from router.backends.base import Backend
-from router.comparison import Comparison, Executor, Reply, compare, judge_request, judge_verdict
+from router.comparison import (
+    Comparison,
+    Executor,
+    Reply,
+    compare,
+    judge_request,
+    judge_verdict,
+    request_tests,
+)
 from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, UpstreamError
@@ -297,8 +308,13 @@ class Shadow:
         code and may run the request's tests, and no answer may stall live traffic (a math
         one compared on the loop once froze it for 27 s)."""
         # The tests are the client's code: run only where the operator opted in.
-        execute = self.execute if self.settings.run_request_tests else None
-        return await asyncio.to_thread(compare, intent, body, live, shadow, execute)
+        tests = intent == "coding" and request_tests(body) is not None
+        if tests and self.settings.run_request_tests:
+            # They run in the sandbox: under the bound the canary's and evals' programs
+            # share on this loop (one per CPU), not beside them.
+            async with sandbox_slots():
+                return await asyncio.to_thread(compare, intent, body, live, shadow, self.execute)
+        return await asyncio.to_thread(compare, intent, body, live, shadow, None)
 
     async def _judge(
         self, record: Record, body: dict[str, Any], job: Job, shadow: Reply

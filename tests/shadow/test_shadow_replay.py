@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from evals.runner import SANDBOX_SLOTS, sandbox_slots
+from evals.sandbox import RunOutcome, run_python
 from router import backends as backend_factory
 from router.comparison import Reply
 from router.config import Config
@@ -313,3 +316,37 @@ def test_the_queue_holds_queue_size_jobs_and_shutdown_counts_every_one(tmp_path:
     assert shadow.counts["sampled"] == 4
     assert shadow.counts["dropped_queue_full"] == 1 and shadow.counts["dropped_shutdown"] == 3
     assert hung.asked == 1
+
+
+def test_a_requests_tests_run_under_the_shared_sandbox_bound(tmp_path: Path) -> None:
+    """The shadow ran a client's tests in the sandbox beside the canary's and evals'
+    programs, outside the one-per-CPU bound they share on the loop (found in review)."""
+    tests = "```python\nassert dedupe([2, 1, 2]) == [1, 2]\n```"
+    body = {
+        "model": "auto",
+        "messages": [{"role": "user", "content": f"Write a function dedupe.\n{tests}"}],
+    }
+    live = "```python\ndef dedupe(items):\n    return sorted(set(items))\n```"
+    record = dataclasses.replace(_record(), intent="coding", route="coding")
+    with sims(tmp_path, rates={"coding": 1.0}, run_request_tests=True) as (config, _):
+        held: list[bool] = []
+
+        async def go() -> dict[str, Any]:
+            slots = sandbox_slots()
+            for _ in range(SANDBOX_SLOTS - 1):  # the rest busy: the shadow takes the last
+                await slots.acquire()
+
+            def execute(source: str) -> RunOutcome:
+                held.append(slots.locked())
+                return run_python(source)
+
+            shadow, backends = _shadow(config, Rows(), execute=execute)
+            shadow.offer(record, body, Reply(live))
+            try:
+                return await _replayed(shadow, shadow.queue.get_nowait())
+            finally:
+                await _close(backends)
+
+        row = asyncio.run(go())
+    assert (row["agreed"], row["method"]) == (True, "code_tests")
+    assert held == [True, True]  # live's and the shadow's run, each holding a slot
