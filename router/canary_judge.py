@@ -17,7 +17,7 @@ from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
 from router.config import CanarySettings
-from router.gating import Change, GateBook, learn_floors
+from router.gating import Change, GateBook, learn_floors, samples_to_clear
 
 log = logging.getLogger("smf_router.canary")
 
@@ -55,12 +55,31 @@ def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[s
 
 def gate_book(settings: CanarySettings) -> GateBook:
     """The gate book the config describes: its floors, learned floors, window and samples."""
-    return GateBook(
+    book = GateBook(
         settings.floors,
         baseline_floors(settings.baselines, settings.floor_margin),
         window=settings.window,
         min_samples=settings.min_samples,
     )
+    warn_out_of_reach(book)
+    return book
+
+
+def warn_out_of_reach(book: GateBook) -> None:
+    """One warning per learned floor the window cannot clear (`GateBook.out_of_reach`)."""
+    for backend, intent, floor in book.out_of_reach():
+        log.warning(
+            "canary: the floor learned from %s's baseline for %s (%.4f) is out of reach with "
+            "canary.window %d (a perfect window's lower bound is %.4f); it is capped there, "
+            "so any failure in the window closes the gate. A canary.window of %d, or a "
+            "larger canary.floor_margin, lets it act as learned",
+            backend,
+            intent,
+            floor,
+            book.window,
+            book.reachable(),
+            samples_to_clear(floor, book.z),
+        )
 
 
 class Judge:
@@ -119,6 +138,8 @@ class Judge:
             self.forget_removed()
             for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
                 self.announce(change)
+            if learned is not None or new.window != old.window:
+                warn_out_of_reach(self.book)
             self.republish()
 
         return apply

@@ -124,13 +124,36 @@ class GateBook:
         return self._decide(key)
 
     def floor(self, backend: str, intent: str) -> float | None:
-        """A floor learned for this backend wins over the configured floor of the intent."""
-        return self.learned.get((backend, intent), self.floors.get(intent))
+        """A floor learned for this backend wins over the configured floor of the intent;
+        one above `reachable()` is capped there (see `out_of_reach`)."""
+        learned = self.learned.get((backend, intent))
+        if learned is None:
+            return self.floors.get(intent)
+        return min(learned, self.reachable())
+
+    def reachable(self) -> float:
+        """The highest floor the window can clear: the lower bound of a perfect window."""
+        return wilson_lower(self.window, self.window, self.z)
+
+    def out_of_reach(self) -> list[tuple[str, str, float]]:
+        """Learned floors no window of results can clear, as (backend, intent, floor).
+
+        A baseline that passed 99 of 100 with a margin of 0.1 learns 0.8455, above the 0.839
+        that 20 passes of 20 show: the gate would close for good on a perfect backend. A
+        configured floor like that is a config error; a learned one is capped at
+        `reachable()` instead, because a baseline file is data that changes without a config
+        edit, and the router must not refuse to start, or reject every reload, because a
+        backend's baseline got better. Capped, the gate still closes on a regression (any
+        failure in the window); the caller says so, and which window would let it act as
+        learned (`samples_to_clear`).
+        """
+        best = self.reachable()
+        return [(b, i, f) for (b, i), f in sorted(self.learned.items()) if f > best]
 
     def needed(self, floor: float) -> int:
         """Results in the window before a gate with this floor may close: `min_samples`, or
-        more when a perfect record of fewer could not clear the floor (capped at the window:
-        a learned floor may be out of reach, a configured one is refused by the config)."""
+        more when a perfect record of fewer could not clear the floor (at most the window:
+        `floor()` caps a learned floor there, and the config refuses a configured one)."""
         return max(self.min_samples, min(samples_to_clear(floor, self.z), self.window))
 
     def _decide(self, key: tuple[str, str]) -> Change | None:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import pytest
 
+from evals import results
+from evals.results import CaseResult
+from router.canary_judge import gate_book
 from router.config import ConfigError, parse
 from router.gating import GateBook, learn_floors, samples_to_clear, wilson_interval, wilson_lower
 
@@ -61,7 +67,7 @@ def test_retune_re_decides_existing_windows() -> None:
 
 def test_retune_keeps_learned_floors_unless_given_new_ones() -> None:
     book = GateBook({"coding": 0.2}, {("local", "coding"): 0.7}, window=10, min_samples=5)
-    book.retune({"coding": 0.3}, window=5)
+    book.retune({"coding": 0.3}, window=12)
     assert book.floor("local", "coding") == 0.7 and book.floor("cloud", "coding") == 0.3
     book.retune({"coding": 0.3}, learned={})
     assert book.floor("local", "coding") == 0.3
@@ -124,3 +130,26 @@ def test_a_floor_no_window_can_clear_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"canary.floors.coding: 0.9 is out of reach.*35"):
         parse({"backends": [LOCAL, CLOUD], "canary": canary})
     assert parse({"backends": [LOCAL, CLOUD], "canary": canary | {"window": 35}})
+
+
+def test_a_learned_floor_out_of_reach_is_capped_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A baseline of 99 of 100 with a margin of 0.1 learns 0.8455, above the 0.839 that 20
+    passes of 20 show: a perfect backend was gated for good (found in review). The floor is
+    capped at what a perfect window shows, with a warning naming backend and intent."""
+    cases = [CaseResult(f"m{i}", "math", "easy", "pass" if i else "fail") for i in range(100)]
+    baseline = tmp_path / "baseline.json"
+    results.write(baseline, results.to_document(cases, {"model": "m"}))
+    canary = {"baselines": {"cloud": str(baseline)}, "floor_margin": 0.1, "window": 20}
+    config = parse({"backends": [LOCAL, CLOUD], "canary": canary})
+    with caplog.at_level(logging.WARNING, logger="smf_router.canary"):
+        book = gate_book(config.canary)
+    assert book.learned[("cloud", "math")] > wilson_lower(20, 20)
+    assert book.floor("cloud", "math") == wilson_lower(20, 20)
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "cloud" in warning and "math" in warning and "canary.window of 22" in warning
+    for _ in range(30):
+        assert book.observe("cloud", "math", [True]) is None  # a perfect backend stays
+    change = book.observe("cloud", "math", [False])  # and a failure still closes the gate
+    assert change is not None and change.gated
