@@ -135,6 +135,8 @@ class Canary:
 
         def apply() -> None:
             self.cases = list(cases)
+            names = {b.name for b in config.backends}
+            self.last_run = {b: run for b, run in self.last_run.items() if b in names}
             retune()
 
         return apply
@@ -185,7 +187,16 @@ class Canary:
             )
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
-        self._record(backend.name, run_id, started, time.monotonic() - began, results, reason)
+        summary = self._record(
+            backend.name, run_id, started, time.monotonic() - began, results, reason
+        )
+        if backend.name not in {b.name for b in self.backends}:
+            # A reload removed it while its cases ran, and already forgot its gates and
+            # gauges: judging now would bring back a gate (and alerts) on a backend that
+            # no longer exists. Its rows stay in the ledger: the run did happen.
+            log.info("canary: backend %s left the config during its run; not judged", backend.name)
+            return
+        self.last_run[backend.name] = summary
         self.judge.judge(backend.name, results, started)
 
     async def _http(self) -> httpx.AsyncClient:
@@ -234,7 +245,8 @@ class Canary:
         duration: float,
         results: list[CaseResult],
         reason: str | None,
-    ) -> None:
+    ) -> dict[str, Any]:
+        """The run's rows to the ledger; returns its summary (a `last_run` entry)."""
         statuses = Counter(r.status for r in results)
         summary = {
             "run_id": run_id,
@@ -248,9 +260,8 @@ class Canary:
             "skipped_reason": reason,
             "duration_s": round(duration, 4),
         }
-        self.last_run[backend] = summary
         if self.rows is None:
-            return
+            return summary
         self.rows.submit_row("canary_runs", summary)
         for r in results:
             self.rows.submit_row(
@@ -267,6 +278,7 @@ class Canary:
                     "latency_s": r.latency_s,
                 },
             )
+        return summary
 
     def status(self) -> dict[str, Any]:
         """The `canary` section of `/v1/router/status`."""
