@@ -293,8 +293,10 @@ def quality() -> dict[str, Any]:
                 kind="table",
                 unit="percentunit",
                 description="What the gate compares: the 95% lower bound of the pass rate over "
-                "the window minus the floor, once the window holds canary.min_samples results. "
-                "Suites without a floor have no row; 'Eval gates' shows the gates themselves.",
+                "the window minus the floor, once the window holds as many results as a record "
+                "of all passes needs to clear the floor (at least canary.min_samples; 6 for a "
+                "floor of 0.6). Suites without a floor have no row; 'Eval gates' shows the "
+                "gates themselves.",
             ),
             panel(
                 "Time since last canary run",

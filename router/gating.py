@@ -94,7 +94,7 @@ class GateBook:
     """The last `window` graded canary results per backend × intent, and the gates they imply.
 
     Errors and N/A never enter the window: a down backend is not a quality signal (the
-        circuit breaker handles that). A gate needs `min_samples` results before it may close, and
+    circuit breaker handles that). A gate needs `min_samples` results before it may close, and
     more when fewer could not clear its floor even all passed (`samples_to_clear`).
     """
 
@@ -214,7 +214,7 @@ class GateBook:
 
     def lower_bound(self, backend: str, intent: str) -> float | None:
         """The Wilson lower bound of the window's pass rate: the number a gate compares with
-        the floor (once the window holds `min_samples` results), not the raw pass ratio."""
+        the floor (once the window holds `needed(floor)` results), not the raw pass ratio."""
         results = self._results.get((backend, intent))
         return wilson_lower(sum(results), len(results), self.z) if results else None
 

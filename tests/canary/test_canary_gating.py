@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,19 @@ def test_a_learned_floor_out_of_reach_is_capped_and_said(
         assert book.observe("cloud", "math", [True]) is None  # a perfect backend stays
     change = book.observe("cloud", "math", [False])  # and a failure still closes the gate
     assert change is not None and change.gated
+
+
+def test_the_docs_say_how_many_results_a_gate_waits_for() -> None:
+    """The metric docs, the alert's comment and the dashboard said a gate acts once the
+    window holds `min_samples` results, and that 5 of 5 closes a 0.6 floor; a gate waits
+    for as many as a record of all passes needs to clear its floor (found in review). Each
+    says so now, and every "N for 0.x" they quote is `samples_to_clear`."""
+    repo = Path(__file__).resolve().parents[2]
+    for name in ("README.md", "docs/metrics.md", "deploy/prometheus/alerts.yml"):
+        text = " ".join((repo / name).read_text(encoding="utf-8").split())
+        claims = re.findall(r"(\d+) for (?:a floor of )?(0\.\d+)", text)
+        assert claims, f"{name} does not say how many results a gate waits for"
+        for count, floor in claims:
+            assert int(count) == max(5, samples_to_clear(float(floor))), (name, count, floor)
+    panels = (repo / "grafana/dashboards/smf-quality.json").read_text(encoding="utf-8")
+    assert "6 for a floor of 0.6" in panels
