@@ -44,7 +44,7 @@ from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
-from router.record import Api, Record, ShadowDropReason, Usage
+from router.record import Api, Record, ShadowDropReason, Tier, Usage
 from router.relay import Tally, usage_of
 from router.translate.exchange import to_chat
 
@@ -86,6 +86,7 @@ class Job:
     live: Reply
     target: str
     api: Api = "chat"
+    target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
 
 
 def rate_for(record: Record, config: Config) -> float:
@@ -211,7 +212,8 @@ class Shadow:
         if self.queue.qsize() >= self.settings.queue_size:
             self._drop("queue_full")
             return
-        self.queue.put_nowait(Job(record, body, live, decision.target, api))
+        tier = self.config.backend(decision.target).tier
+        self.queue.put_nowait(Job(record, body, live, decision.target, api, tier))
 
     def _drop(self, reason: ShadowDropReason) -> None:
         self.counts[f"dropped_{reason}"] += 1
@@ -354,7 +356,7 @@ class Shadow:
                 started_at=record.started_at,
                 route=record.route,
                 backend=job.target,
-                tier=self.config.backend(job.target).tier,
+                tier=job.target_tier,
                 usage=usage,
                 duration_s=latency,
             )
@@ -377,6 +379,8 @@ class Shadow:
             "shadow_cost_usd": shadow_cost,
             "judge": judged,
             "shadow_error": error,
+            "live_tier": record.tier,
+            "shadow_tier": job.target_tier,
         }
 
     def status(self) -> dict[str, Any]:

@@ -3,6 +3,9 @@
 `summarize` turns ledger rows into `PairSummary` values (pure); `from_ledger` reads them.
 Agreement carries a Wilson 95% interval, so "41% ± 6% of 230" is honest about its sample;
 the recommendation only moves a route when the interval is clear of the threshold.
+Advice depends on which backend is local: the tiers come from the config when given, else
+from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
+tiers neither knows gets no advice, and says that it needs `--config`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ COLUMNS = (
     "shadow_cost_usd",
     "judge",
     "shadow_error",
+    "live_tier",
+    "shadow_tier",
 )
+
+NEEDS_TIERS = "no advice: the backends' tiers are unknown (run with --config)"
 
 
 @dataclass(frozen=True)
@@ -99,15 +106,32 @@ def _pair(
     return _with_advice(summary, tiers)
 
 
+def tiers_of(
+    rows: Iterable[Mapping[str, Any]], configured: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Each backend's tier: the config's when given (what routing does now), else the one
+    its comparison rows stored."""
+    stored: dict[str, str] = {}
+    for row in rows:
+        for side in ("live", "shadow"):
+            name, tier = row.get(f"{side}_backend"), row.get(f"{side}_tier")
+            if name is not None and tier:
+                stored.setdefault(str(name), str(tier))
+    return {**stored, **(configured or {})}
+
+
 def summarize(
     rows: Iterable[Mapping[str, Any]], tiers: Mapping[str, str] | None = None
 ) -> list[PairSummary]:
-    """Group comparison rows by (intent, live, shadow) and summarise each group."""
+    """Group comparison rows by (intent, live, shadow) and summarise each group; `tiers`
+    (from the config) win over those the rows stored."""
+    rows = list(rows)
+    known = tiers_of(rows, tiers)
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     for row in rows:
         key = (str(row["intent"]), str(row["live_backend"]), str(row["shadow_backend"]))
         groups.setdefault(key, []).append(row)
-    return [_pair(key, groups[key], tiers or {}) for key in sorted(groups)]
+    return [_pair(key, groups[key], known) for key in sorted(groups)]
 
 
 def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
@@ -127,6 +151,8 @@ def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
 def advice(s: PairSummary, tiers: Mapping[str, str], threshold: float = AGREE_THRESHOLD) -> str:
     """What to do with the route, given the interval (never a move on a thin sample)."""
     live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    if live not in tiers or shadow not in tiers:  # "keep prose on cloud" or its opposite
+        return NEEDS_TIERS
     if s.samples < MIN_SAMPLES:
         return f"too few samples to decide (need {MIN_SAMPLES}); keep shadowing"
     cheaper_shadow = tiers.get(shadow) == "local" and tiers.get(live) != "local"

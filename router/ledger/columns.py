@@ -53,6 +53,10 @@ SHADOW_COMPARISONS: Columns = (
     ("live_cost_usd", "float64"),
     ("judge", "string"),
     ("shadow_error", "string"),
+    # The backends' tiers when compared, so `shadow report` can advise without the config
+    # (files written before these columns read them as NULL).
+    ("live_tier", "string"),
+    ("shadow_tier", "string"),
 )
 
 ROW_COLUMNS: dict[str, Columns] = {

@@ -116,6 +116,7 @@ def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Pa
     assert (row["live_backend"], row["shadow_backend"]) == ("cloud", "local")
     assert row["live_cost_usd"] == 0.123 and row["shadow_cost_usd"] == 0.0  # local has no cost
     assert row["shadow_tokens"] > 0 and row["shadow_error"] is None
+    assert (row["live_tier"], row["shadow_tier"]) == ("cloud", "local")  # for `shadow report`
     assert rows.rows == [row]
 
 

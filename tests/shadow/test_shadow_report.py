@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import Ledger, LedgerWriter
+from router.ledger import Ledger, LedgerWriter, segments
+from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.shadow_cli import app
 from router.shadow_report import from_ledger, summarize
 
@@ -116,3 +117,36 @@ def test_cli_refuses_a_missing_ledger_and_a_window_below_one_day(tmp_path: Path)
         assert result.exception is None or isinstance(result.exception, SystemExit)
     with Ledger(path) as ledger, pytest.raises(ValueError, match="at least 1"):
         from_ledger(ledger, 0)
+
+
+def test_advice_without_config_uses_the_tiers_the_rows_stored(tmp_path: Path) -> None:
+    """Without `--config` the report knew no tiers and advised "keep prose on cloud" where
+    it advises "consider routing prose to local first" (found in review). Rows carry the
+    tiers now; rows from files written before they did get no advice, and say so."""
+    path = tmp_path / "ledger"
+    old_names = [f.name for f in SHADOW_COMPARISONS if not f.name.endswith("_tier")]
+    old = [_row("math", "cloudy", "localish", True, 1.0, 1.0, 0.0) for _ in range(30)]
+    day = segments.day_dir(path, "shadow_comparisons", "2026-09-21")
+    segments.write_segment(
+        day / "old.parquet", rows_table("shadow_comparisons", old).select(old_names)
+    )
+    writer = LedgerWriter(path, flush_interval_s=0.1)
+    for row in _rows():
+        tiers = {
+            "live_tier": TIERS[row["live_backend"]],
+            "shadow_tier": TIERS[row["shadow_backend"]],
+        }
+        writer.submit_row("shadow_comparisons", {**row, **tiers})
+    writer.close()
+    result = CliRunner().invoke(app, ["report", "--ledger", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    advice = {
+        (d["intent"], d["live_backend"]): d["recommendation"] for d in json.loads(result.output)
+    }
+    assert advice[("prose", "cloud")].endswith(
+        "local could serve prose: consider routing prose to local first"
+    )
+    assert advice[("math", "cloud")].endswith("keep math on cloud")
+    assert advice[("math", "cloudy")].endswith("tiers are unknown (run with --config)")
+    table = CliRunner().invoke(app, ["report", "--ledger", str(path)])
+    assert table.exit_code == 0 and "run with --config" in table.output
