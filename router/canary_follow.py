@@ -147,7 +147,14 @@ def install(components: Any) -> None:
         await follower.loop()
 
     def prepare(new: Config) -> Callable[[], None]:
-        return judge.prepare(components.config.canary, new.canary)
+        retune = judge.prepare(components.config.canary, new.canary)
+
+        def apply() -> None:
+            names = {b.name for b in new.backends}  # a removed backend leaves the status too
+            follower.last_run = {b: run for b, run in follower.last_run.items() if b in names}
+            retune()
+
+        return apply
 
     components.background.append(job)
     components.reload_hooks.append(prepare)

@@ -235,6 +235,11 @@ class Config(Strict):
                 f"({canary.window}), so the window could never hold enough results"
             )
         for intent, floor in canary.floors.items():
+            if floor >= 1:
+                raise ValueError(
+                    f"canary.floors.{intent}: {floor:g} is out of reach: a lower bound never"
+                    " reaches 1, so the gate would close for good; lower the floor"
+                )
             if samples_to_clear(floor) > canary.window:  # the gate would close for good
                 best = wilson_lower(canary.window, canary.window)
                 raise ValueError(

@@ -13,6 +13,7 @@ import httpx
 import yaml
 
 from evals.suite import SHIPPED
+from router import reload
 from router.canary_follow import Follower, finished_rounds
 from router.canary_judge import Judge, gate_book
 from router.config import parse
@@ -108,3 +109,34 @@ def test_a_run_whose_backends_reach_the_disk_in_different_reads_counts_once(
     writer.close()
     assert follower.status()["runs"] == 1
     assert set(follower.last_run) == {"local", "cloud"}
+
+
+def test_a_reload_that_removes_a_backend_drops_it_from_the_followers_status(
+    tmp_path: Path,
+) -> None:
+    """The follower's `last_run` kept a backend a reload removed, until a restart; the
+    router's own canary already dropped it (found in review)."""
+    with simulator(profile="vllm", model="local-model") as local:
+        canary = {"interval_s": 0.3}  # the follower reads the ledger every 0.3 s
+        config = config_for({"local": local, "local2": local}, tmp_path, canary=canary)
+        with router(config) as proxy:
+            writer = LedgerWriter(tmp_path / "ledger", flush_interval_s=60)
+            ts = datetime.now(UTC).timestamp()
+            for name in ("local", "local2"):
+                summary: dict[str, Any] = {"run_id": "r1", "ts": ts, "backend": name, "cases": 0}
+                writer.submit_row("canary_runs", summary | {"suites": "math", "passed": 0})
+            writer.close()
+            until(
+                lambda: (
+                    set(status(proxy.root)["extra"]["canary"]["last_run"]) == {"local", "local2"}
+                ),
+                what="the rounds read back",
+            )
+            path = tmp_path / "router.yaml"
+            kept = config.model_dump(mode="json")
+            kept["backends"] = [b for b in kept["backends"] if b["name"] == "local"]
+            kept["routes"] = {intent: ["local"] for intent in kept["routes"]}
+            path.write_text(yaml.safe_dump(kept))
+            reload.reloader_of(proxy.components).source = path
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
+            assert set(status(proxy.root)["extra"]["canary"]["last_run"]) == {"local"}

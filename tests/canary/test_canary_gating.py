@@ -131,6 +131,9 @@ def test_a_floor_no_window_can_clear_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"canary.floors.coding: 0.9 is out of reach.*35"):
         parse({"backends": [LOCAL, CLOUD], "canary": canary})
     assert parse({"backends": [LOCAL, CLOUD], "canary": canary | {"window": 35}})
+    whole = {"floors": {"coding": 1.0}}  # it said: raise the window to 4611686018427387904
+    with pytest.raises(ConfigError, match=r"lower bound never reaches 1.*lower the floor"):
+        parse({"backends": [LOCAL, CLOUD], "canary": whole})
 
 
 def test_a_learned_floor_out_of_reach_is_capped_and_said(
