@@ -29,11 +29,18 @@ _ANSWER = re.compile(r"(?:final answer|answer)\**\s*(?:is\b|:)", re.I)
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"  # 1,234,567 or 1234567, not 12,34
 _DEC = rf"(?:{_INT}(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d{{1,3}})?"
 # sign, whole part of a mixed number (3 1/2), number, denominator, percent
-_VALUE = re.compile(rf"(-)?(?:(\d+)\s+(?=\d+\s*/))?({_DEC})(?:\s*/\s*({_DEC}))?(\s*%)?")
-# After a number, what makes it part of something longer: an operator, another number, a
-# LaTeX command ("5 \sqrt{2}", "3 \cdot 4"), a list ("2, 3"), or a letter or bracket right
-# against it ("2x", "3(4)"). Words after a space ("18 cm", "7 apples") are units.
-_CONTINUES = re.compile(r"\s*[-+*/^×÷=<>·\d\\]|\s*[,;]\s*-?\d|[A-Za-z(\[{]")
+_VALUE = re.compile(rf"(-\s*)?(?:(\d+)\s+(?=\d+\s*/))?({_DEC})(?:\s*/\s*({_DEC}))?(\s*%)?")
+# After a number, what makes it part of something longer: an operator or range ("2–5",
+# "10:30", "5 ≤ x"), another number, a LaTeX command ("5 \sqrt{2}", "3 \cdot 4"), a list
+# ("2, 3"), a letter or bracket right against it ("2x", "3(4)"), i and e ("3 i"), or a
+# scale ("1.5 million"). Words
+# after a space ("18 cm", "7 apples") are units, unless another number follows in the same
+# sentence ("12 and 15", "8 hours and 20 minutes").
+_CONTINUES = re.compile(
+    r"\s*[-+*/^×÷=<>·\d\\:–—≤≥≠±]|\s*[,;]\s*-?\d|[A-Za-z(\[{]|\s+[ie](?![A-Za-z])"
+    r"|\s+(?:hundred|thousand|million|billion|trillion)\b",
+    re.I,
+)
 _ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr", "Sr", "vs", "e.g", "i.e")
 # A text answer ends with its sentence ("Alice. She lied twice."), not at "Dr. Smith".
 _SENTENCE_END = re.compile(
@@ -118,24 +125,34 @@ def _decimal(value: Fraction) -> str:
 def normalise(value: str) -> str:
     """One answer (a box's content or what follows "answer is") in a comparable form.
 
-    A number that starts it and ends it, or is followed by words only (`18 cm`, `7 apples,
-    because ...`, `6. I hope it is correct`), is the answer; in `x = 5` or `2^10 = 1024`
-    what follows the last `=` is; anything else compares as folded text.
+    A number that starts it and ends it, or is followed by words only up to the end of its
+    sentence (`18 cm`, `7 apples`, `6. I hope it is correct`), is the answer; with one `=`
+    (`x = 5`, `2^10 = 1024`) what follows it is; anything else (`x = 2 or x = 3`, `12 and
+    15`) compares as folded text.
     """
     text = clean(value).strip()
     found = _VALUE.match(text)
-    if found and not _CONTINUES.match(text, found.end()):
+    if found and not _CONTINUES.match(text, found.end()) and not _more_numbers(text, found.end()):
         number = _as_number(found)
         if number is not None:
             return number
-    if "=" in text:
+    if text.count("=") == 1:  # "x = 5", "2^10 = 1024"; "x = 2, y = 3" is two answers
         after = text.rsplit("=", 1)[1]
         if after.strip():
             return normalise(after)
     ended = _SENTENCE_END.search(text)
     text = text[: ended.start()] if ended else text
     text = re.sub(r"\s*([^\w\s])\s*", r"\1", re.sub(r"\s+", " ", text))  # (2, 3) is (2,3)
-    return text.strip(" .*_\"'").lower()
+    text = text.strip(" .*_\"'").lower()
+    choice = re.fullmatch(r"\(([a-z])\)", text)  # a multiple-choice letter: (C) is C
+    return choice.group(1) if choice else text
+
+
+def _more_numbers(text: str, start: int) -> bool:
+    """Whether the sentence that a leading number starts holds another number."""
+    ended = _SENTENCE_END.search(text, start)
+    rest = text[start : ended.start() if ended else len(text)]
+    return any(c.isdigit() for c in rest)
 
 
 def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:

@@ -44,11 +44,25 @@ SAME = [
     ("math", "x = −3", "x = -3"),
     ("math", "\\boxed{(2, 3)}", "\\boxed{(2,3)}"),
     ("math", "\\boxed{\\frac{\\sqrt{3}}{2}}", "\\boxed{\\frac{\\sqrt3}{2}}"),
+    ("math", "\\boxed{- \\frac{1}{2}}", "The answer is -0.5."),
+    ("reasoning", "\\boxed{\\textbf{(C)}}", "The answer is C."),
     ("reasoning", "Answer: **Alice**", "Answer: Alice"),
     ("reasoning", "The answer is Alice. She lied twice.", "\\boxed{\\text{Alice}}"),
 ]
 
 DIFFERENT = [
+    # two-part answers agreed on one part (found in review of the first fix)
+    ("math", "\\boxed{x=2 \\text{ or } x=3}", "\\boxed{x=4 \\text{ or } x=3}"),
+    ("math", "\\boxed{-2 \\text{ and } 3}", "\\boxed{-2 \\text{ and } 4}"),
+    ("math", "\\boxed{x = 2, y = 3}", "\\boxed{x = 5, y = 3}"),
+    ("math", "The answer is 12 and 15.", "The answer is 12 and 18."),
+    ("math", "The answer is 10:30 AM.", "The answer is 10:45 AM."),
+    ("math", "The answer is 2–5.", "The answer is 2–7."),
+    ("math", "The answer is 2 to 5.", "The answer is 2 to 7."),
+    ("math", "The answer is 5 ≤ x ≤ 9.", "The answer is 5 ≤ x ≤ 7."),
+    ("math", "The answer is 8 hours and 20 minutes.", "The answer is 8 hours and 40 minutes."),
+    ("math", "\\boxed{3 i}", "\\boxed{3}"),
+    ("math", "The answer is 1.5 million.", "The answer is 1.5 billion."),
     ("math", "The answer is $\\frac{1}{2}$.", "The answer is $\\frac{3}{2}$."),
     ("math", "\\boxed{\\frac{1}{3}}", "\\boxed{0.33}"),
     ("math", "The answer is .5", "The answer is 5"),
