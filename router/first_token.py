@@ -14,8 +14,17 @@ from typing import Any
 from router.record import Api
 
 # Chat delta fields that carry generated tokens (`reasoning_content` is vLLM's and
-# DeepSeek's reasoning, `reasoning` the newer spelling).
-_CHAT_OUTPUT = ("content", "reasoning_content", "reasoning", "tool_calls", "refusal")
+# DeepSeek's reasoning, `reasoning` the newer spelling; `function_call` the deprecated
+# `functions` API's call; `audio` an audio answer).
+_CHAT_OUTPUT = (
+    "content",
+    "reasoning_content",
+    "reasoning",
+    "tool_calls",
+    "refusal",
+    "function_call",
+    "audio",
+)
 
 
 def carries_output(api: Api, obj: dict[str, Any]) -> bool:

@@ -64,6 +64,10 @@ def _chunk(delta: dict[str, Any]) -> dict[str, Any]:
         ("chat", _chunk({"reasoning_content": "Let me"}), True),
         ("chat", _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{"}}]}), True),
         ("chat", {"choices": [], "usage": {"completion_tokens": 3}}, False),
+        # the deprecated `functions` API's call, and an audio answer: a stream of these
+        # never committed and was cut at first_token_s (found in review)
+        ("chat", _chunk({"content": None, "function_call": {"name": "f", "arguments": ""}}), True),
+        ("chat", _chunk({"audio": {"id": "a", "data": "UklG"}}), True),
         ("completions", {"object": "text_completion", "choices": [{"text": "Hi"}]}, True),
         ("responses", {"type": "response.created", "sequence_number": 0}, False),
         ("responses", {"type": "response.output_item.added", "sequence_number": 2}, False),
