@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -79,6 +80,15 @@ class TransportProblem(Exception):
     """The endpoint did not give a usable reply (the case counts as ``error``)."""
 
 
+def openai_hosted(base_url: str) -> bool:
+    """OpenAI's own API (and Azure's): its reasoning models refuse chat's deprecated
+    `max_tokens` ("use 'max_completion_tokens'"), a name every model there accepts. Servers
+    that speak the API elsewhere (vLLM, Ollama, LM Studio, llama.cpp) all read `max_tokens`,
+    and Ollama ignores the newer name: a client's limit would be lost there."""
+    host = urlsplit(base_url).hostname or ""
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")
+
+
 def request_body(
     case: Case,
     endpoint: Endpoint,
@@ -92,13 +102,15 @@ def request_body(
     settings win (a backend default of ``max_tokens: 4096`` must not undo the cut to fit a
     window, nor a default temperature change what the case is graded at)."""
     body: dict[str, Any] = dict(endpoint.extra_body)
+    limit = "max_completion_tokens" if openai_hosted(endpoint.base_url) else "max_tokens"
+    body.pop("max_tokens", None)  # a default of the backend's: the case's own limit wins
     body.update(
         model=endpoint.model,
         messages=[{"role": "user", "content": case.prompt}],
-        max_tokens=max_tokens or case.max_tokens,
         temperature=case.temperature,
         stream=False,
     )
+    body[limit] = max_tokens or case.max_tokens
     if case.tools:
         body["tools"] = case.tools
     if thinking is not None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
+from evals.runner import openai_hosted
 from router.backends import http1
 from router.backends.base import PATHS, Reply, prepare_body
 from router.config import Backend as BackendSettings
@@ -121,15 +121,6 @@ class OpenAICompatibleBackend:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
-
-
-def openai_hosted(base_url: str) -> bool:
-    """OpenAI's own API (and Azure's): its reasoning models refuse chat's deprecated
-    `max_tokens` ("use 'max_completion_tokens'"), a name every model there accepts. Servers
-    that speak the API elsewhere (vLLM, Ollama, LM Studio, llama.cpp) all read `max_tokens`,
-    and Ollama ignores the newer name: a client's limit would be lost there."""
-    host = urlsplit(base_url).hostname or ""
-    return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
 def _head(path: str, headers: Mapping[str, str]) -> bytes:

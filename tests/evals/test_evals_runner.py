@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from evals import results
 from evals.cli import app
 from evals.graders import reference_answer
-from evals.runner import Endpoint, run_cases
+from evals.runner import Endpoint, request_body, run_cases
 from evals.suite import SHIPPED, Case, case_from_dict, load
 
 SHIPPED_CASES = load(SHIPPED)
@@ -334,3 +334,15 @@ def test_content_parts_without_text_strings_are_skipped_not_fatal() -> None:
     payload = {"choices": [{"message": {"content": [{"text": 5}, {"type": "text", "text": "ok"}]}}]}
     answer, _ = parse_answer(payload)
     assert answer.content == "ok"
+
+
+def test_openais_own_api_gets_the_case_limit_as_max_completion_tokens() -> None:
+    """Its reasoning models refuse `max_tokens`: every canary case against such a cloud
+    backend was a 400, so its quality was never judged (found in review). A backend's own
+    `max_tokens` default does not go along with it."""
+    case = pick("smf.math.hard.01")[0]
+    openai = Endpoint("https://api.openai.com/v1", "gpt-5", extra_body={"max_tokens": 4096})
+    body = request_body(case, openai, thinking=None)
+    assert body["max_completion_tokens"] == case.max_tokens and "max_tokens" not in body
+    vllm = request_body(case, Endpoint("http://spark:8888/v1", "laguna"), thinking=None)
+    assert vllm["max_tokens"] == case.max_tokens and "max_completion_tokens" not in vllm
