@@ -258,11 +258,13 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
     """Read until the first event that decides the attempt; an error, an abort, garbage or
     an early end before it falls back.
 
-    A chat stream opens with a chunk that only names the role (vLLM sends it with the
-    engine's first output, and that output may be `finish_reason: "abort"`): committing on
-    it sent the client a 200 and then the abort, where the next backend could have answered
-    (found in review). So a chat stream commits on its first output, finish reason, error or
-    `[DONE]`, within the same first-token budget; other APIs on their first event."""
+    Streams open before their first token: chat with a chunk that only names the role
+    (vLLM sends it with the engine's first output, and that output may be `finish_reason:
+    "abort"`), Messages with `message_start`, Responses with `response.created` (and the
+    translators make those from the chat opener). Committing on the opener sent the client a
+    200 and then the abort or error, where the next backend could have answered (found in
+    review). So a stream commits on its first output, its end, or `[DONE]`, within the
+    first-token budget; an error before that falls back."""
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
@@ -307,16 +309,23 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
         error = in_band(api, problem, name)
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
-    if api not in CHAT:
-        return True
-    stopped = unfinished(obj, name)
+    stopped = unfinished(obj, name) if api in CHAT else None
     if stopped is not None:
         raise stopped
-    return carries_output(api, obj) or _finishes(obj)
+    return carries_output(api, obj) or _ends(api, obj)
 
 
-def _finishes(chunk: dict[str, Any]) -> bool:
-    choices = chunk.get("choices")
+# Events that end an answer without output (an empty completion), per API.
+_ENDS = {
+    "messages": ("message_delta", "message_stop"),
+    "responses": ("response.completed", "response.incomplete", "response.failed"),
+}
+
+
+def _ends(api: Api, obj: dict[str, Any]) -> bool:
+    if api not in CHAT:
+        return obj.get("type") in _ENDS[api]
+    choices = obj.get("choices")
     return isinstance(choices, list) and any(
         isinstance(c, dict) and c.get("finish_reason") for c in choices
     )

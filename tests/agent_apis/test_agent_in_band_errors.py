@@ -237,3 +237,30 @@ def test_an_engine_abort_is_an_error_for_chat_clients_too(proxy: RunningRouter, 
     raw = client.chat.completions.with_raw_response.create(model="auto", messages=ask)
     assert raw.headers["x-smf-backend"] == "cloud" and raw.headers["x-smf-attempts"] == "2"
     assert raw.parse().choices[0].finish_reason in ("stop", "length")
+
+
+def test_an_abort_before_the_first_token_falls_back_for_claude_code_and_codex(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """The translators make `message_start` / `response.created` from vLLM's role chunk,
+    and the stream committed on it: Claude Code and Codex got a 200 and then the abort,
+    where the next backend could answer, as a chat client's request did (found in review)."""
+    data = stack_config(servers, tmp_path, ["cloud", "local"])  # cloud speaks chat only
+    unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
+    servers["cloud"].control("faults", {"fault": "abort:0"})
+    try:
+        with router(unguarded) as proxy:
+            claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+            with claude.messages.with_streaming_response.create(
+                model="auto", max_tokens=50, messages=ASK, stream=True
+            ) as reply:  # type: ignore[call-overload]
+                assert reply.headers["x-smf-backend"] == "local"
+                assert reply.headers["x-smf-attempts"] == "2"
+            codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+            with codex.responses.with_streaming_response.create(
+                model="auto", input=ASK, stream=True
+            ) as response:  # type: ignore[call-overload]
+                assert response.headers["x-smf-backend"] == "local"
+                assert response.headers["x-smf-attempts"] == "2"
+    finally:
+        servers["cloud"].control("faults", {"fault": None})
