@@ -200,8 +200,9 @@ class Dispatcher:
         deadline = started + timeouts.total_s
         budget = timeouts.first_token_s if call.stream else timeouts.total_s
         name = backend.settings.name
+        hold = _Hold(timeouts.idle_s, deadline)
         try:
-            async with asyncio.timeout(budget):
+            async with asyncio.timeout(budget) as hold.limit:
                 reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
                 attempt.status = reply.status
                 committed = Committed(backend, attempt, reply, started, deadline)
@@ -211,9 +212,15 @@ class Dispatcher:
                     if stopped is not None:
                         raise stopped
                     return committed
-                await _first_event(committed, name, call.api)
+                await _first_event(committed, name, call.api, hold)
                 return committed
         except TimeoutError:
+            if hold.opened:
+                raise Timeout(
+                    f"{name}: stream stalled for {timeouts.idle_s:g} s before its first token",
+                    backend=name,
+                    kind="stall",
+                ) from None
             kind = "first_token_timeout" if call.stream else "timeout"
             raise Timeout(
                 f"{name}: no answer within {budget:g} s", backend=name, kind=kind
@@ -254,7 +261,27 @@ class Dispatcher:
         self.retirement.finished(backend)  # last: a retired backend may close now
 
 
-async def _first_event(committed: Committed, name: str, api: Api) -> None:
+@dataclass(slots=True)
+class _Hold:
+    """The wait before a stream commits. `first_token_s` bounds the wait for its first
+    event; once it opened, the wait is for its first token, and what bounds it is the gap
+    between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
+    reasons for minutes streams reasoning the Messages and Responses translators drop, and
+    it is working, not late (found in review)."""
+
+    idle_s: float
+    deadline: float
+    limit: asyncio.Timeout | None = None
+    opened: bool = False
+
+    def alive(self) -> None:
+        """A piece arrived after the stream opened: the next may take up to `idle_s`."""
+        if self.opened and self.limit is not None:
+            left = min(self.idle_s, self.deadline - time.monotonic())
+            self.limit.reschedule(asyncio.get_running_loop().time() + left)
+
+
+async def _first_event(committed: Committed, name: str, api: Api, hold: _Hold) -> None:
     """Read until the first event that decides the attempt; an error, an abort, garbage or
     an early end before it falls back.
 
@@ -263,19 +290,25 @@ async def _first_event(committed: Committed, name: str, api: Api) -> None:
     "abort"`), Messages with `message_start`, Responses with `response.created` (and the
     translators make those from the chat opener). Committing on the opener sent the client a
     200 and then the abort or error, where the next backend could have answered (found in
-    review). So a stream commits on its first output, its end, or `[DONE]`, within the
-    first-token budget; an error before that falls back."""
+    review). So a stream commits on its first output, its end, or `[DONE]` (or after
+    `MAX_HELD_EVENTS`, which no real opener needs), within `_Hold`'s limits; an error
+    before that falls back."""
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
     try:
         async for piece in reply.stream:
+            hold.alive()
             # Keep every event of this piece: those after the decisive one belong to the reply.
             events = list(committed.events.feed(piece))
             committed.first_events.extend(events)
             for _, data in events:
-                if data is not None and _check_first(data, name, api):
-                    return
+                if data is not None:
+                    if _check_first(data, name, api):
+                        return
+                    hold.opened = True
+            if len(committed.first_events) > MAX_HELD_EVENTS:
+                return  # held in memory until the commit: a bound, not a decision
     except UpstreamError:
         await reply.close()
         raise
@@ -314,6 +347,8 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
         raise stopped
     return carries_output(api, obj) or _ends(api, obj)
 
+
+MAX_HELD_EVENTS = 10_000
 
 # Events that end an answer without output (an empty completion), per API.
 _ENDS = {

@@ -255,6 +255,8 @@ class Simulator:
             if fault is not None and fault.name == "error_event":
                 sequence = playback.trigger_index(frames, fault)
                 failure = self._failure(api, flavor, fault, sequence)
+            if fault is not None and fault.name == "thinking" and api.name != "chat":
+                fault = None  # reasoning deltas are chat's (`reasoning_content`)
             try:
                 await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault, failure)
             except (ClientGone, asyncio.CancelledError):

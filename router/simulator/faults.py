@@ -24,6 +24,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
 | `queued[:S]` | streams: headers at once, S s of SSE comments, then events (default 10) |
 | `late_first_token[:S]` | streams: opening events at once, the first token S s later (10) |
+| `thinking[:S]` | chat streams: `reasoning_content` deltas for S s before the answer (10) |
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
@@ -64,6 +65,7 @@ FaultName = Literal[
     "slow_first_token",
     "queued",
     "late_first_token",
+    "thinking",
     "stall",
     "cut_stream",
     "malformed_chunk",
@@ -83,6 +85,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "slow_first_token": 10.0,
     "queued": 10.0,
     "late_first_token": 10.0,
+    "thinking": 10.0,
     "stall": 10.0,
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2

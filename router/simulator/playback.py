@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
+
 from router.simulator.faults import TOKENS_BEFORE_MIDSTREAM_FAULT, Fault
 from router.simulator.httpserver import Response
 from router.simulator.wire import Frame
@@ -15,7 +17,9 @@ from router.simulator.wire import Frame
 MALFORMED = b"data: {this is not json\n\n"
 QUEUED = b": queued\n\n"
 KEEP_ALIVE_S = 0.25
-MIDSTREAM = frozenset({"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token"})
+MIDSTREAM = frozenset(
+    {"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token", "thinking"}
+)
 PAUSES = frozenset({"stall", "late_first_token"})
 
 
@@ -24,7 +28,7 @@ def trigger_index(frames: list[Frame], fault: Fault) -> int:
     the first; `error_event:N`: after N, and 0 before the first frame of all), or before
     the tail."""
     tokens = TOKENS_BEFORE_MIDSTREAM_FAULT
-    if fault.name == "late_first_token":
+    if fault.name in ("late_first_token", "thinking"):
         tokens = 0
     elif fault.name == "error_event":
         tokens = int(fault.value)
@@ -73,7 +77,9 @@ async def stream(
                 await resp.chunks([failure])
                 await resp.end()
                 return
-            if fault.name in PAUSES:
+            if fault.name == "thinking":
+                await _think(resp, frames[0][0], fault.value)
+            elif fault.name in PAUSES:
                 await asyncio.sleep(fault.value)
             else:
                 batch.append(MALFORMED)
@@ -85,6 +91,20 @@ async def stream(
         batch.append(data)
     await resp.chunks(batch)
     await resp.end()
+
+
+async def _think(resp: Response, opening: bytes, seconds: float) -> None:
+    """Reasoning deltas every `KEEP_ALIVE_S` until `seconds` have passed, shaped like the
+    stream's own opening chunk: what vLLM's reasoning parser streams before the answer."""
+    chunk = orjson.loads(opening.removeprefix(b"data: ").strip())
+    chunk.pop("usage", None)
+    delta = {"reasoning_content": "Let me think. "}
+    chunk["choices"] = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]
+    thought = b"data: " + orjson.dumps(chunk) + b"\n\n"
+    end = asyncio.get_running_loop().time() + seconds
+    while (left := end - asyncio.get_running_loop().time()) > 0:
+        await resp.chunks([thought])
+        await asyncio.sleep(min(KEEP_ALIVE_S, left))
 
 
 async def _keep_alive(resp: Response, seconds: float) -> None:

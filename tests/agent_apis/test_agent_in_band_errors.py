@@ -264,3 +264,34 @@ def test_an_abort_before_the_first_token_falls_back_for_claude_code_and_codex(
                 assert response.headers["x-smf-attempts"] == "2"
     finally:
         servers["cloud"].control("faults", {"fault": None})
+
+
+def test_a_model_reasoning_past_first_token_s_is_not_cut_for_claude_code_and_codex(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """The translators drop the chat backend's reasoning, so once streams committed on their
+    first token, 3 s of reasoning met a 2 s first_token_s: a 504, a fallback to the cloud,
+    and after three of them an open circuit (found in review). A stream that opened and keeps
+    sending is bounded by idle_s (1.5 s here) between pieces, as after the commit."""
+    data = stack_config(servers, tmp_path, ["cloud", "local"])  # cloud speaks chat only
+    unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
+    servers["cloud"].control("faults", {"fault": "thinking:3"})
+    try:
+        with router(unguarded) as proxy:
+            claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+            with claude.messages.with_streaming_response.create(
+                model="auto", max_tokens=50, messages=ASK, stream=True
+            ) as reply:  # type: ignore[call-overload]
+                assert (reply.headers["x-smf-backend"], reply.headers["x-smf-attempts"]) == (
+                    "cloud",
+                    "1",
+                )
+                assert b"message_stop" in b"".join(reply.iter_bytes())
+            codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+            with codex.responses.with_streaming_response.create(
+                model="auto", input=ASK, stream=True
+            ) as response:  # type: ignore[call-overload]
+                assert response.headers["x-smf-backend"] == "cloud"
+                assert b"response.completed" in b"".join(response.iter_bytes())
+    finally:
+        servers["cloud"].control("faults", {"fault": None})

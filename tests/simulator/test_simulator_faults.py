@@ -196,6 +196,20 @@ def test_late_first_token_sends_the_opening_events_then_waits(vllm: SimThread) -
     assert post(vllm, "late_first_token:30").status_code == 200  # a whole reply: no wait
 
 
+def test_thinking_streams_reasoning_before_the_answer(vllm: SimThread) -> None:
+    """vLLM with a reasoning parser: `reasoning_content` deltas, shaped like the stream's own
+    chunks, for the given time, then the answer as usual."""
+    payloads = data_lines(vllm, "thinking:0.6")
+    chunks = [json.loads(p) for p in payloads if p != "[DONE]"]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    thoughts = [d for d in deltas if "reasoning_content" in d]
+    assert deltas[0] == {"role": "assistant", "content": ""} and len(thoughts) >= 2
+    first_thought = deltas.index(thoughts[0])
+    assert all("reasoning_content" not in d for d in deltas[first_thought + len(thoughts) :])
+    assert any(d.get("content") for d in deltas[first_thought + len(thoughts) :])
+    assert {c["id"] for c in chunks} == {chunks[0]["id"]} and payloads[-1] == "[DONE]"
+
+
 def test_cut_stream_closes_mid_body(vllm: SimThread) -> None:
     with pytest.raises(httpx.RemoteProtocolError):
         data_lines(vllm, "cut_stream")
