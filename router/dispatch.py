@@ -1,8 +1,9 @@
 """Executing a plan: attempts in order, until one backend has committed to an answer.
 
 The commit point is the first byte to the client. Everything before it (connect, HTTP
-status, the first streamed event) may fail over to the next backend; after it, the
-relay (`router.relay`) can only finish the stream or end it with an in-band error.
+status, a stream up to its first token: `router.commit`) may fail over to the next backend;
+after it, the relay (`router.relay`) can only finish the stream or end it with an in-band
+error.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply
+from router.commit import CHAT, Hold, hold_until_first_token
 from router.errors import (
     BackendRefused,
     BadRequestTooLong,
     ContextTooLong,
-    Cut,
     Malformed,
     NoBackendAvailable,
     RateLimited,
@@ -30,17 +31,15 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
-from router.first_token import carries_output
 from router.policy import Plan
 from router.record import Api, Attempt, Record
 from router.retirement import Retirement
-from router.sse import DONE, EventBuffer
+from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
-from router.translate import events, exchange
-from router.upstream_errors import in_band, unfinished
+from router.translate import exchange
+from router.upstream_errors import unfinished
 
 log = logging.getLogger("smf_router")
-CHAT = ("chat", "completions")
 
 
 class AttemptObserver(Protocol):
@@ -200,7 +199,7 @@ class Dispatcher:
         deadline = started + timeouts.total_s
         budget = timeouts.first_token_s if call.stream else timeouts.total_s
         name = backend.settings.name
-        hold = _Hold(timeouts.idle_s, deadline)
+        hold = Hold(timeouts.idle_s, deadline)
         try:
             async with asyncio.timeout(budget) as hold.limit:
                 reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
@@ -212,7 +211,7 @@ class Dispatcher:
                     if stopped is not None:
                         raise stopped
                     return committed
-                await _first_event(committed, name, call.api, hold)
+                await hold_until_first_token(committed, name, call.api, hold)
                 return committed
         except TimeoutError:
             if hold.opened:
@@ -259,111 +258,6 @@ class Dispatcher:
             for judge in self.judges:
                 judge.attempt_finished(name, tier, outcome, kind)
         self.retirement.finished(backend)  # last: a retired backend may close now
-
-
-@dataclass(slots=True)
-class _Hold:
-    """The wait before a stream commits. `first_token_s` bounds the wait for its first
-    event; once it opened, the wait is for its first token, and what bounds it is the gap
-    between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
-    reasons for minutes streams reasoning the Messages and Responses translators drop, and
-    it is working, not late (found in review)."""
-
-    idle_s: float
-    deadline: float
-    limit: asyncio.Timeout | None = None
-    opened: bool = False
-
-    def alive(self) -> None:
-        """A piece arrived after the stream opened: the next may take up to `idle_s`."""
-        if self.opened and self.limit is not None:
-            left = min(self.idle_s, self.deadline - time.monotonic())
-            self.limit.reschedule(asyncio.get_running_loop().time() + left)
-
-
-async def _first_event(committed: Committed, name: str, api: Api, hold: _Hold) -> None:
-    """Read until the first event that decides the attempt; an error, an abort, garbage or
-    an early end before it falls back.
-
-    Streams open before their first token: chat with a chunk that only names the role
-    (vLLM sends it with the engine's first output, and that output may be `finish_reason:
-    "abort"`), Messages with `message_start`, Responses with `response.created` (and the
-    translators make those from the chat opener). Committing on the opener sent the client a
-    200 and then the abort or error, where the next backend could have answered (found in
-    review). So a stream commits on its first output, its end, or `[DONE]` (or after
-    `MAX_HELD_EVENTS`, which no real opener needs), within `_Hold`'s limits; an error
-    before that falls back."""
-    reply = committed.reply
-    assert reply.stream is not None
-    committed.pieces = reply.stream
-    try:
-        async for piece in reply.stream:
-            hold.alive()
-            # Keep every event of this piece: those after the decisive one belong to the reply.
-            events = list(committed.events.feed(piece))
-            committed.first_events.extend(events)
-            for _, data in events:
-                if data is not None:
-                    if _check_first(data, name, api):
-                        return
-                    hold.opened = True
-            if len(committed.first_events) > MAX_HELD_EVENTS:
-                return  # held in memory until the commit: a bound, not a decision
-    except UpstreamError:
-        await reply.close()
-        raise
-    except Exception as exc:  # httpx transport errors while reading the stream
-        await reply.close()
-        raise Cut(
-            f"{name}: stream broke before the first event ({type(exc).__name__})", backend=name
-        ) from None
-    except BaseException:  # cancelled: the first-token deadline fired, or the client left
-        # close the upstream too, or it would go on generating (and sending keep-alives that
-        # keep its idle timer from ever closing it) for nobody
-        await reply.close()
-        raise
-    await reply.close()
-    raise Cut(f"{name}: stream ended before its first token", backend=name)
-
-
-def _check_first(data: bytes, name: str, api: Api) -> bool:
-    """Raises for an event that fails the attempt; True when the event decides it (the
-    stream may be committed), False for a chat chunk that carries nothing yet."""
-    if data == DONE:
-        return True
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
-    if not isinstance(obj, dict):
-        return True
-    problem = obj.get("error") if api in CHAT else events.failure(api, obj)
-    if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
-        error = in_band(api, problem, name)
-        error.message = f"{name}: error event before the first token: {error.message}"
-        raise error
-    stopped = unfinished(obj, name) if api in CHAT else None
-    if stopped is not None:
-        raise stopped
-    return carries_output(api, obj) or _ends(api, obj)
-
-
-MAX_HELD_EVENTS = 10_000
-
-# Events that end an answer without output (an empty completion), per API.
-_ENDS = {
-    "messages": ("message_delta", "message_stop"),
-    "responses": ("response.completed", "response.incomplete", "response.failed"),
-}
-
-
-def _ends(api: Api, obj: dict[str, Any]) -> bool:
-    if api not in CHAT:
-        return obj.get("type") in _ENDS[api]
-    choices = obj.get("choices")
-    return isinstance(choices, list) and any(
-        isinstance(c, dict) and c.get("finish_reason") for c in choices
-    )
 
 
 def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ stall, malformed) keep the router's codes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -245,25 +246,19 @@ def test_an_abort_before_the_first_token_falls_back_for_claude_code_and_codex(
     """The translators make `message_start` / `response.created` from vLLM's role chunk,
     and the stream committed on it: Claude Code and Codex got a 200 and then the abort,
     where the next backend could answer, as a chat client's request did (found in review)."""
-    data = stack_config(servers, tmp_path, ["cloud", "local"])  # cloud speaks chat only
-    unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
-    servers["cloud"].control("faults", {"fault": "abort:0"})
-    try:
-        with router(unguarded) as proxy:
-            claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
-            with claude.messages.with_streaming_response.create(
-                model="auto", max_tokens=50, messages=ASK, stream=True
-            ) as reply:  # type: ignore[call-overload]
-                assert reply.headers["x-smf-backend"] == "local"
-                assert reply.headers["x-smf-attempts"] == "2"
-            codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-            with codex.responses.with_streaming_response.create(
-                model="auto", input=ASK, stream=True
-            ) as response:  # type: ignore[call-overload]
-                assert response.headers["x-smf-backend"] == "local"
-                assert response.headers["x-smf-attempts"] == "2"
-    finally:
-        servers["cloud"].control("faults", {"fault": None})
+    with cloud_first(servers, tmp_path, "abort:0") as proxy:
+        claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+        with claude.messages.with_streaming_response.create(
+            model="auto", max_tokens=50, messages=ASK, stream=True
+        ) as reply:  # type: ignore[call-overload]
+            assert reply.headers["x-smf-backend"] == "local"
+            assert reply.headers["x-smf-attempts"] == "2"
+        codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        with codex.responses.with_streaming_response.create(
+            model="auto", input=ASK, stream=True
+        ) as response:  # type: ignore[call-overload]
+            assert response.headers["x-smf-backend"] == "local"
+            assert response.headers["x-smf-attempts"] == "2"
 
 
 def test_a_model_reasoning_past_first_token_s_is_not_cut_for_claude_code_and_codex(
@@ -273,25 +268,33 @@ def test_a_model_reasoning_past_first_token_s_is_not_cut_for_claude_code_and_cod
     first token, 3 s of reasoning met a 2 s first_token_s: a 504, a fallback to the cloud,
     and after three of them an open circuit (found in review). A stream that opened and keeps
     sending is bounded by idle_s (1.5 s here) between pieces, as after the commit."""
-    data = stack_config(servers, tmp_path, ["cloud", "local"])  # cloud speaks chat only
+    with cloud_first(servers, tmp_path, "thinking:3") as proxy:
+        claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+        with claude.messages.with_streaming_response.create(
+            model="auto", max_tokens=50, messages=ASK, stream=True
+        ) as reply:  # type: ignore[call-overload]
+            assert (reply.headers["x-smf-backend"], reply.headers["x-smf-attempts"]) == (
+                "cloud",
+                "1",
+            )
+            assert b"message_stop" in b"".join(reply.iter_bytes())
+        codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        with codex.responses.with_streaming_response.create(
+            model="auto", input=ASK, stream=True
+        ) as response:  # type: ignore[call-overload]
+            assert response.headers["x-smf-backend"] == "cloud"
+            assert b"response.completed" in b"".join(response.iter_bytes())
+
+
+@contextmanager
+def cloud_first(servers: dict[str, Running], tmp_path: Path, fault: str) -> Iterator[RunningRouter]:
+    """A router whose every route tries `cloud` (chat only: Messages and Responses clients
+    are translated) before `local`, with `fault` on cloud for the test's length."""
+    data = stack_config(servers, tmp_path, ["cloud", "local"])
     unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
-    servers["cloud"].control("faults", {"fault": "thinking:3"})
+    servers["cloud"].control("faults", {"fault": fault})
     try:
         with router(unguarded) as proxy:
-            claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
-            with claude.messages.with_streaming_response.create(
-                model="auto", max_tokens=50, messages=ASK, stream=True
-            ) as reply:  # type: ignore[call-overload]
-                assert (reply.headers["x-smf-backend"], reply.headers["x-smf-attempts"]) == (
-                    "cloud",
-                    "1",
-                )
-                assert b"message_stop" in b"".join(reply.iter_bytes())
-            codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-            with codex.responses.with_streaming_response.create(
-                model="auto", input=ASK, stream=True
-            ) as response:  # type: ignore[call-overload]
-                assert response.headers["x-smf-backend"] == "cloud"
-                assert b"response.completed" in b"".join(response.iter_bytes())
+            yield proxy
     finally:
         servers["cloud"].control("faults", {"fault": None})

@@ -1,0 +1,128 @@
+"""The commit point of a stream: held until its first token, so what fails before it falls back.
+
+Streams open before their first token: chat with a chunk that only names the role (vLLM
+sends it with the engine's first output, and that output may be `finish_reason: "abort"`),
+Messages with `message_start`, Responses with `response.created` (and the translators make
+those from the chat opener). Committing on the opener sent the client a 200 and then the
+abort or error, where the next backend could have answered. So `router.dispatch` holds a
+stream, sending the client nothing, until its first output or its end; the relay then
+replays what was held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from router.errors import Cut, Malformed, UpstreamError
+from router.first_token import carries_output
+from router.record import Api
+from router.sse import DONE
+from router.translate import events
+from router.upstream_errors import in_band, unfinished
+
+if TYPE_CHECKING:
+    from router.dispatch import Committed
+
+CHAT = ("chat", "completions")
+
+
+@dataclass(slots=True)
+class Hold:
+    """The wait before a stream commits. `first_token_s` bounds the wait for its first
+    event; once it opened, the wait is for its first token, and what bounds it is the gap
+    between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
+    reasons for minutes streams reasoning the Messages and Responses translators drop, and
+    it is working, not late (found in review)."""
+
+    idle_s: float
+    deadline: float
+    limit: asyncio.Timeout | None = None
+    opened: bool = False
+
+    def alive(self) -> None:
+        """A piece arrived after the stream opened: the next may take up to `idle_s`."""
+        if self.opened and self.limit is not None:
+            left = min(self.idle_s, self.deadline - time.monotonic())
+            self.limit.reschedule(asyncio.get_running_loop().time() + left)
+
+
+async def hold_until_first_token(committed: Committed, name: str, api: Api, hold: Hold) -> None:
+    """Read until the first event that decides the attempt: its first output, its end or
+    `[DONE]` (or `MAX_HELD_EVENTS`, which no real opener needs), within `Hold`'s limits. An
+    error, an abort, garbage or an early end before it raises, and the attempt falls back."""
+    reply = committed.reply
+    assert reply.stream is not None
+    committed.pieces = reply.stream
+    try:
+        async for piece in reply.stream:
+            hold.alive()
+            # Keep every event of this piece: those after the decisive one belong to the reply.
+            found = list(committed.events.feed(piece))
+            committed.first_events.extend(found)
+            for _, data in found:
+                if data is not None:
+                    if _check_first(data, name, api):
+                        return
+                    hold.opened = True
+            if len(committed.first_events) > MAX_HELD_EVENTS:
+                return  # held in memory until the commit: a bound, not a decision
+    except UpstreamError:
+        await reply.close()
+        raise
+    except Exception as exc:  # httpx transport errors while reading the stream
+        await reply.close()
+        raise Cut(
+            f"{name}: stream broke before the first event ({type(exc).__name__})", backend=name
+        ) from None
+    except BaseException:  # cancelled: the first-token deadline fired, or the client left
+        # close the upstream too, or it would go on generating (and sending keep-alives that
+        # keep its idle timer from ever closing it) for nobody
+        await reply.close()
+        raise
+    await reply.close()
+    raise Cut(f"{name}: stream ended before its first token", backend=name)
+
+
+def _check_first(data: bytes, name: str, api: Api) -> bool:
+    """Raises for an event that fails the attempt; True when the event decides it (the
+    stream may be committed), False for a chat chunk that carries nothing yet."""
+    if data == DONE:
+        return True
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
+    if not isinstance(obj, dict):
+        return True
+    problem = obj.get("error") if api in CHAT else events.failure(api, obj)
+    if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
+        error = in_band(api, problem, name)
+        error.message = f"{name}: error event before the first token: {error.message}"
+        raise error
+    stopped = unfinished(obj, name) if api in CHAT else None
+    if stopped is not None:
+        raise stopped
+    return carries_output(api, obj) or _ends(api, obj)
+
+
+MAX_HELD_EVENTS = 10_000
+
+# Events that end an answer without output (an empty completion), per API.
+_ENDS = {
+    "messages": ("message_delta", "message_stop"),
+    "responses": ("response.completed", "response.incomplete", "response.failed"),
+}
+
+
+def _ends(api: Api, obj: dict[str, Any]) -> bool:
+    if api not in CHAT:
+        return obj.get("type") in _ENDS[api]
+    choices = obj.get("choices")
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") for c in choices
+    )
