@@ -12,12 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 import yaml
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from classifier import INTENTS
 from evals.suite import SHIPPED
@@ -25,13 +22,11 @@ from router import reload
 from router.config import parse
 from tests.harness import (
     Running,
-    _LoopThread,
+    chat_upstream,
     claude_backend,
-    free_port,
     router,
     scrape,
     simulator,
-    wait_for,
 )
 from tests.resilience.conftest import status, until
 
@@ -207,18 +202,11 @@ def held_until(release: threading.Event) -> Iterator[tuple[Running, list[int]]]:
             }
         )
 
-    port = free_port()
-    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-    runner = _LoopThread(server.serve())
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/")
-        yield Running(f"{root}/v1", root), asked
-    finally:
-        release.set()
-        server.should_exit = True
-        runner.thread.join(timeout=10)
+    with chat_upstream(chat) as upstream:
+        try:
+            yield upstream, asked
+        finally:
+            release.set()  # before the server stops: a held request would hold its shutdown
 
 
 def test_a_backend_removed_while_its_canary_run_is_in_flight_is_not_judged(

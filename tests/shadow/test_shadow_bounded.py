@@ -14,16 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from router import comparison
 from router.comparison import Reply, compare, final_answer
 from router.ledger import Ledger
-from tests.harness import Running, _LoopThread, config_for, free_port, router, wait_for
+from tests.harness import Running, chat_upstream, config_for, router
 
 STALL = "\\boxed{" * 5000  # 35 KB: the reviewer's input
 
@@ -84,17 +81,8 @@ def answering(text: str) -> Iterator[Running]:
         await request.body()
         return JSONResponse(_reply(text))
 
-    port = free_port()
-    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-    runner = _LoopThread(server.serve())
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/")
-        yield Running(f"{root}/v1", root)
-    finally:
-        server.should_exit = True
-        runner.thread.join(timeout=10)
+    with chat_upstream(chat) as upstream:
+        yield upstream
 
 
 def test_the_router_answers_while_it_compares_a_pathological_answer(tmp_path: Path) -> None:

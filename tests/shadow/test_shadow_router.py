@@ -11,17 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 import yaml
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
 
 from classifier import INTENTS
 from router import reload
 from router.ledger import Ledger
-from tests.harness import Running, _LoopThread, config_for, free_port, router, simulator, wait_for
+from tests.harness import Running, chat_upstream, config_for, router, simulator
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 WHOLE = json.dumps(
@@ -89,17 +86,8 @@ async def _chat(request: Request) -> Response:
 @contextmanager
 def fixed_upstream() -> Iterator[Running]:
     """An upstream that always sends the same bytes, so the client's bytes can be compared."""
-    port = free_port()
-    app = Starlette(routes=[Route("/v1/chat/completions", _chat, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-    runner = _LoopThread(server.serve())
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/")
-        yield Running(f"{root}/v1", root)
-    finally:
-        server.should_exit = True
-        runner.thread.join(timeout=10)
+    with chat_upstream(_chat) as upstream:
+        yield upstream
 
 
 def _until(check: Callable[[], bool], seconds: float = 20.0) -> None:
