@@ -67,10 +67,12 @@ def last_boxed(text: str) -> str | None:
     return text[best[0] : best[1]] if best else None
 
 
+_PLAIN = re.compile(r"-?[\d.]+")  # a numerator or denominator that is a number
+
+
 def _frac(match: re.Match[str]) -> str:
     top, bottom = match.group(1).strip(), match.group(2).strip()
-    plain = re.compile(r"-?[\d.]+")
-    if plain.fullmatch(top) and plain.fullmatch(bottom):
+    if _PLAIN.fullmatch(top) and _PLAIN.fullmatch(bottom):
         return f"{top}/{bottom}"
     return f"({top})/({bottom})"
 

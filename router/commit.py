@@ -20,15 +20,13 @@ import orjson
 
 from router.errors import Cut, Malformed, UpstreamError
 from router.first_token import carries_output
-from router.record import Api
+from router.record import CHAT_APIS, Api
 from router.sse import DONE
 from router.translate import events
 from router.upstream_errors import in_band, unfinished
 
 if TYPE_CHECKING:
     from router.dispatch import Committed
-
-CHAT = ("chat", "completions")
 
 
 @dataclass(slots=True)
@@ -99,12 +97,12 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
     if not isinstance(obj, dict):
         return True
-    problem = obj.get("error") if api in CHAT else events.failure(api, obj)
+    problem = obj.get("error") if api in CHAT_APIS else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
         error = in_band(api, problem, name)
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
-    stopped = unfinished(obj, name) if api in CHAT else None
+    stopped = unfinished(obj, name) if api in CHAT_APIS else None
     if stopped is not None:
         raise stopped
     return carries_output(api, obj) or _ends(api, obj)
@@ -120,7 +118,7 @@ _ENDS = {
 
 
 def _ends(api: Api, obj: dict[str, Any]) -> bool:
-    if api not in CHAT:
+    if api not in CHAT_APIS:
         return obj.get("type") in _ENDS[api]
     choices = obj.get("choices")
     return isinstance(choices, list) and any(

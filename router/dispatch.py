@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply
-from router.commit import CHAT, Hold, hold_until_first_token
+from router.commit import Hold, hold_until_first_token
 from router.errors import (
     BackendRefused,
     BadRequestTooLong,
@@ -32,7 +32,7 @@ from router.errors import (
     UpstreamError,
 )
 from router.policy import Plan
-from router.record import Api, Attempt, Record
+from router.record import CHAT_APIS, Api, Attempt, Record
 from router.retirement import Retirement
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
@@ -207,7 +207,7 @@ class Dispatcher:
                 committed = Committed(backend, attempt, reply, started, deadline)
                 if not call.stream:
                     committed.parsed = _parse_whole(reply.body or b"", name)
-                    stopped = unfinished(committed.parsed, name) if call.api in CHAT else None
+                    stopped = unfinished(committed.parsed, name) if call.api in CHAT_APIS else None
                     if stopped is not None:
                         raise stopped
                     return committed

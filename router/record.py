@@ -16,6 +16,7 @@ from typing import Literal
 
 Tier = Literal["local", "cloud"]
 Api = Literal["chat", "completions", "responses", "messages"]
+CHAT_APIS: tuple[Api, ...] = ("chat", "completions")  # the two that stream chat chunks
 Outcome = Literal["ok", "client_error", "upstream_error", "router_error", "cancelled"]
 AttemptOutcome = Literal["ok", "error", "skipped"]
 ErrorKind = Literal[

@@ -32,7 +32,7 @@ from router.errors import (
 )
 from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
-from router.record import Api, Outcome, Usage
+from router.record import CHAT_APIS, Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.wire import named_event
@@ -40,7 +40,6 @@ from router.upstream_errors import UNFINISHED, in_band, unfinished
 
 log = logging.getLogger("smf_router")
 
-CHAT_APIS = ("chat", "completions")
 _MESSAGE_STOP = named_event("message_stop", {"type": "message_stop"})
 
 
