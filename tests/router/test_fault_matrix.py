@@ -66,6 +66,9 @@ MATRIX: dict[str, tuple[Expect, Expect, Expect, Expect]] = {
     "slow_first_token:5": (FALLBACK, Expect(None, 504), FALLBACK, Expect(None, 504)),
     # headers at once, then keep-alive comments: only a stream waits for its first event
     "queued:5": (OK_LOCAL, OK_LOCAL, FALLBACK, Expect(None, 504)),
+    # opening events at once, then silence past idle_s (0.8 s) before the first token: the
+    # held stream is a stall, and falls back (a whole reply is not delayed)
+    "late_first_token:3": (OK_LOCAL, OK_LOCAL, FALLBACK, Expect(None, 504)),
     "stall:3": (
         FALLBACK,
         Expect(None, 504),
@@ -351,6 +354,25 @@ def test_a_reply_cut_mid_body_is_recorded_as_cut_not_unreachable(
         observers.remove(counter)
         local.control("faults", {"fault": None})
     assert counter.finished[0] == ("local", "cut")
+
+
+def test_silence_after_the_opening_events_is_a_stall(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    """Once a held stream opened, the wait for its first token is bounded by idle_s between
+    pieces (a reasoning model keeps it alive), and silence past it is a stall."""
+    backends, proxy = setup
+    counter = Attempts()
+    observers = proxy.components.gateway.dispatcher.observers
+    backends["local"].control("faults", {"fault": "late_first_token:3"})
+    observers.append(counter)
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+        assert _run(client, "coding", stream=True) == ("cloud", None)
+    finally:
+        observers.remove(counter)
+        backends["local"].control("faults", {"fault": None})
+    assert counter.finished[0] == ("local", "stall")
 
 
 def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
