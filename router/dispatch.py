@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import orjson
-
 from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.errors import (
@@ -37,7 +35,7 @@ from router.retirement import Retirement
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
-from router.upstream_errors import unfinished
+from router.upstream_errors import reply_object, unfinished
 
 log = logging.getLogger("smf_router")
 
@@ -206,7 +204,7 @@ class Dispatcher:
                 attempt.status = reply.status
                 committed = Committed(backend, attempt, reply, started, deadline)
                 if not call.stream:
-                    committed.parsed = _parse_whole(reply.body or b"", name)
+                    committed.parsed = reply_object(reply.body or b"", name)
                     stopped = unfinished(committed.parsed, name) if call.api in CHAT_APIS else None
                     if stopped is not None:
                         raise stopped
@@ -258,16 +256,6 @@ class Dispatcher:
             for judge in self.judges:
                 judge.attempt_finished(name, tier, outcome, kind)
         self.retirement.finished(backend)  # last: a retired backend may close now
-
-
-def _parse_whole(raw: bytes, name: str) -> dict[str, Any]:
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise Malformed(f"{name}: the reply is not JSON", backend=name) from None
-    if not isinstance(obj, dict):
-        raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
-    return obj
 
 
 def _nothing_tried(plan: Plan) -> RouterError:

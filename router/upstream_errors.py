@@ -13,7 +13,8 @@ the model's context length is only 1024 tokens, ...").
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on. A chat reply that
-ends with a finish reason saying it did not finish (`unfinished`) is cut.
+ends with a finish reason saying it did not finish (`unfinished`) is cut, and a whole reply
+that is no JSON object (`reply_object`) is malformed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from router.errors import (
     BackendRefused,
     ContextTooLong,
     Cut,
+    Malformed,
     Overloaded,
     RateLimited,
     Rejected,
@@ -217,3 +219,14 @@ def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:
             "code": None,
         }
     }
+
+
+def reply_object(raw: bytes, name: str) -> dict[str, Any]:
+    """A whole 200 reply's body as an object: anything else is the backend's fault."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Malformed(f"{name}: the reply is not JSON", backend=name) from None
+    if not isinstance(obj, dict):
+        raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
+    return obj

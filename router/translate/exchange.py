@@ -15,13 +15,13 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply
-from router.errors import Malformed, Rejected, UpstreamError
+from router.errors import Rejected, UpstreamError
 from router.record import Api
 from router.request import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
-from router.upstream_errors import in_band, unfinished
+from router.upstream_errors import in_band, reply_object, unfinished
 
 
 class ChatStream(Protocol):
@@ -49,7 +49,7 @@ async def send(
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
-        answer = _parse(reply.body or b"", name)
+        answer = reply_object(reply.body or b"", name)
         stopped = unfinished(answer, name)
         if stopped is not None:  # the gateway falls back, or answers with the error
             raise stopped
@@ -143,16 +143,6 @@ def _events(
         if out.ended:
             return events, True, None
     return events, False, None
-
-
-def _parse(raw: bytes, name: str) -> dict[str, Any]:
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise Malformed(f"{name}: the reply is not JSON", backend=name) from None
-    if not isinstance(obj, dict):
-        raise Malformed(f"{name}: the reply is not a JSON object", backend=name)
-    return obj
 
 
 def _invalid(message: str) -> dict[str, Any]:
