@@ -1,12 +1,14 @@
 """Shadow evaluation: replay a sample of finished live requests on another backend, compare.
 
-The decision is made after the live reply finished (the client never waits, never sees a
-shadow error) with an injected `random.Random`. Privacy first: shadows go toward the local
-tier unless `shadow.allow_cloud_targets`, and a private request never leaves the local tier.
-Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size` whose
-overflow is counted (both read from the running config), and a saturated local target is
-skipped. Comparisons run in threads; a request's own tests (`run_request_tests`) run under
-the sandbox bound the evals runner and canary share (`evals.runner.sandbox_slots`).
+Which requests are sampled, and toward which backend, is `router.shadow_sampling`'s pure
+decision; this module is the call sink that offers each finished request to it and the
+background job that replays what it sampled. The client never waits, never sees a shadow
+error. Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size`
+whose overflow is counted (both read from the running config), and a target that saturated
+while its job waited is skipped. Comparisons run in threads; a request's own tests
+(`run_request_tests`) run under the sandbox bound the evals runner and canary share
+(`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
+only when `shadow.allow_cloud_targets`, never for a private request.
 Answer text lives in memory only; the ledger gets the verdict.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
@@ -46,6 +48,7 @@ from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Tier, Usage
 from router.relay import Tally, usage_of
+from router.shadow_sampling import decide, rate_for
 from router.translate.exchange import to_chat
 
 log = logging.getLogger("smf_router.shadow")
@@ -70,14 +73,6 @@ class Pricing(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
-    """Where a finished request's shadow goes, or why it does not (`drop` is counted)."""
-
-    target: str | None = None
-    drop: ShadowDropReason | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Job:
     """One queued replay: the request, the live answer (in memory only) and live facts."""
 
@@ -87,50 +82,6 @@ class Job:
     target: str
     api: Api = "chat"
     target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
-
-
-def rate_for(record: Record, config: Config) -> float:
-    """The sampling rate: the route's rate when configured, else the intent's (default 0)."""
-    settings = config.shadow
-    if record.route in settings.route_rates:
-        return settings.route_rates[record.route]
-    return settings.rates.get(record.intent, 0.0)
-
-
-def default_target(record: Record, config: Config) -> str | None:
-    """The other tier's backend, preferring the route's own members in their order."""
-    other = "cloud" if record.tier == "local" else "local"
-    members = [config.backend(n) for n in config.routes.get(record.route, [])]
-    for backend in [*members, *config.backends]:
-        if backend.tier == other and backend.name != record.backend:
-            return backend.name
-    return None
-
-
-def decide(
-    record: Record,
-    config: Config,
-    states: Mapping[str, BackendState],
-    rng: random.Random,
-) -> Decision | None:
-    """None when not sampled; else a target or the counted reason there is none. Pure."""
-    rate = rate_for(record, config)
-    if rate <= 0 or record.outcome != "ok" or record.backend is None:
-        return None
-    if rng.random() >= rate:
-        return None
-    target = config.shadow.targets.get(record.intent) or default_target(record, config)
-    if target is None or target == record.backend:
-        return Decision(drop="no_target")
-    tier = config.backend(target).tier
-    if tier != "local" and record.private:
-        return Decision(drop="private")
-    if tier != "local" and not config.shadow.allow_cloud_targets:
-        return Decision(drop="not_allowed")
-    state = states.get(target)
-    if state is not None and (state.saturated or state.circuit == "open"):
-        return Decision(drop="saturated")
-    return Decision(target=target)
 
 
 def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:

@@ -11,7 +11,7 @@ import pytest
 from router.config import parse
 from router.policy import BackendState
 from router.record import Record
-from router.shadow import decide, default_target
+from router.shadow_sampling import decide, default_target
 
 
 def _config(**shadow: Any) -> Any:

@@ -1,0 +1,70 @@
+"""Which finished requests the shadow mirrors, and to which backend: a pure decision.
+
+Made after the live reply finished, with an injected `random.Random`, so tests are
+deterministic. Privacy first: shadows go toward the local tier unless
+`shadow.allow_cloud_targets`, and a private request never leaves the local tier. A
+saturated (or open-circuit) target is skipped, and every skip is a counted drop reason.
+`router.shadow` queues and replays what this samples.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from router.config import Config
+from router.policy import BackendState
+from router.record import Record, ShadowDropReason
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Where a finished request's shadow goes, or why it does not (`drop` is counted)."""
+
+    target: str | None = None
+    drop: ShadowDropReason | None = None
+
+
+def rate_for(record: Record, config: Config) -> float:
+    """The sampling rate: the route's rate when configured, else the intent's (default 0)."""
+    settings = config.shadow
+    if record.route in settings.route_rates:
+        return settings.route_rates[record.route]
+    return settings.rates.get(record.intent, 0.0)
+
+
+def default_target(record: Record, config: Config) -> str | None:
+    """The other tier's backend, preferring the route's own members in their order."""
+    other = "cloud" if record.tier == "local" else "local"
+    members = [config.backend(n) for n in config.routes.get(record.route, [])]
+    for backend in [*members, *config.backends]:
+        if backend.tier == other and backend.name != record.backend:
+            return backend.name
+    return None
+
+
+def decide(
+    record: Record,
+    config: Config,
+    states: Mapping[str, BackendState],
+    rng: random.Random,
+) -> Decision | None:
+    """None when not sampled; else a target or the counted reason there is none. Pure."""
+    rate = rate_for(record, config)
+    if rate <= 0 or record.outcome != "ok" or record.backend is None:
+        return None
+    if rng.random() >= rate:
+        return None
+    target = config.shadow.targets.get(record.intent) or default_target(record, config)
+    if target is None or target == record.backend:
+        return Decision(drop="no_target")
+    tier = config.backend(target).tier
+    if tier != "local" and record.private:
+        return Decision(drop="private")
+    if tier != "local" and not config.shadow.allow_cloud_targets:
+        return Decision(drop="not_allowed")
+    state = states.get(target)
+    if state is not None and (state.saturated or state.circuit == "open"):
+        return Decision(drop="saturated")
+    return Decision(target=target)
