@@ -1,18 +1,17 @@
-"""A lean HTTP/1.1 client for the upstream hot path: keep-alive connections on asyncio.
+"""A lean HTTP/1.1 client for the upstream hot path: one keep-alive connection on asyncio.
 
 Why not aiohttp: per request it builds a dozen objects (request, payload, writer, stream
 reader, timer contexts, tasks); py-spy put the upstream call at ~20 % of the router's CPU,
 only a third of that the socket write itself. This client writes one pre-serialised
 request, parses with httptools (uvicorn's own C parser, the simulator's too) and hands the
 body over as it arrives. It does only what the router needs: POST, Content-Length, chunked
-or read-until-close bodies, TLS, a pool of idle keep-alive connections per upstream.
+or read-until-close bodies; connecting, TLS and the pool of idle keep-alive connections per
+upstream are `router.backends.connection_pool`'s.
 
-A connection goes back to the pool only after its response was read to the end and the
+A connection goes back to its pool only after its response was read to the end and the
 upstream allowed keep-alive; a half-read, failed or timed-out one is closed. An upstream that
-closes an idle connection sends a FIN, which drops it from the pool; when that close crosses
-our next request on the wire, the request never reached the server, so it is sent once more
-on a new connection (a reused connection, closed cleanly before a single reply byte). A
-reset is never resent: that is how a server that fails on the request itself looks.
+closes an idle connection sends a FIN, which drops it from the pool. The client's errors, the
+pool's included:
 
     ConnectionError
     └── UpstreamClosed        closed or reset before the reply was complete (`reset`)
@@ -25,21 +24,13 @@ reset is never resent: that is how a server that fails on the request itself loo
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ssl
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit
+from typing import Protocol
 
 import httptools
 
 _PAUSE_AT = 256 * 1024  # buffered stream bytes before the socket stops being read
 LINGER_S = 0.1  # how long a released stream waits for its chunked terminator
-# An idle connection older than this is not reused: under the 60 s idle timeout of common
-# load balancers, so a cloud backend keeps its TLS session between an agent's turns. Servers
-# that close sooner (uvicorn and vLLM after 5 s) say so with a FIN, and the one race that
-# leaves (their close crossing our request) is resent, see the module docstring.
-_KEEPALIVE_S = 30.0
-_ssl_context: ssl.SSLContext | None = None
 
 
 class UpstreamClosed(ConnectionError):
@@ -62,12 +53,12 @@ class ReadTimeout(TimeoutError):
     """No reply, or no further byte when the exchange is idle-timed, in time."""
 
 
-def tls_context() -> ssl.SSLContext:
-    """The system's default verifying context, built once (loading CAs takes ~10 ms)."""
-    global _ssl_context
-    if _ssl_context is None:
-        _ssl_context = ssl.create_default_context()
-    return _ssl_context
+class Owner(Protocol):
+    """Where a connection reports back (its pool): done with a reply, or gone."""
+
+    def put(self, conn: Connection) -> None: ...
+
+    def forget(self, conn: Connection) -> None: ...
 
 
 class Connection(asyncio.Protocol):
@@ -77,7 +68,7 @@ class Connection(asyncio.Protocol):
     the reading side (`read`, `__anext__`) runs in the request's task.
     """
 
-    def __init__(self, pool: Pool, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, pool: Owner, loop: asyncio.AbstractEventLoop) -> None:
         self._pool = pool
         self.loop = loop
         self._parser = httptools.HttpResponseParser(self)
@@ -335,112 +326,3 @@ class Connection(asyncio.Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-
-
-class Pool:
-    """Keep-alive connections to one origin (scheme, host, port), at most `max_idle` idle."""
-
-    def __init__(self, base_url: str, connect_timeout: float, max_idle: int) -> None:
-        parts = urlsplit(base_url)
-        secure = parts.scheme == "https"
-        self.host = parts.hostname or "localhost"
-        self.port = parts.port or (443 if secure else 80)
-        self.secure = secure
-        default_port = parts.port is None or parts.port == (443 if secure else 80)
-        name = f"[{self.host}]" if ":" in self.host else self.host
-        self.host_header = name if default_port else f"{name}:{self.port}"
-        self.prefix = parts.path.rstrip("/")
-        self.connect_timeout = connect_timeout
-        self.max_idle = max_idle
-        self._idle: list[Connection] = []
-        self._open: set[Connection] = set()
-        self.loop: asyncio.AbstractEventLoop | None = None
-
-    async def open(self, request: bytes, limit_s: float, idle_timed: bool) -> Connection:
-        """Send `request` on a pooled or new connection; return once headers arrived.
-
-        `limit_s` bounds the whole reply, or each gap between bytes when `idle_timed`.
-        """
-        conn = await self._acquire()
-        try:
-            return await self._exchange(conn, request, limit_s, idle_timed)
-        except UpstreamClosed as closed:
-            if not (conn.reused and conn.silent and not closed.reset):
-                raise
-        # the server closed this idle connection as the request went out: it never arrived
-        return await self._exchange(await self._new(), request, limit_s, idle_timed)
-
-    @staticmethod
-    async def _exchange(
-        conn: Connection, request: bytes, limit_s: float, idle_timed: bool
-    ) -> Connection:
-        conn.start(request, limit_s, idle_timed)
-        try:
-            await conn.response()
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def put(self, conn: Connection) -> None:
-        if len(self._idle) >= self.max_idle or conn.loop is not self.loop:
-            conn.close()
-            return
-        conn.idle_since = conn.loop.time()
-        self._idle.append(conn)
-
-    def forget(self, conn: Connection) -> None:
-        self._open.discard(conn)
-
-    async def _acquire(self) -> Connection:
-        loop = asyncio.get_running_loop()
-        if loop is not self.loop:  # connections belong to the loop that opened them
-            self.loop, self._idle = loop, []
-        idle = self._idle
-        now = loop.time()
-        while idle:
-            conn = idle.pop()
-            transport = conn.transport
-            fresh = now - conn.idle_since < _KEEPALIVE_S
-            if fresh and not conn.closed and transport is not None and not transport.is_closing():
-                conn.reused = True
-                return conn
-            conn.close()
-        return await self._new()
-
-    async def _new(self) -> Connection:
-        conn = await self._connect(asyncio.get_running_loop())
-        self._open.add(conn)
-        return conn
-
-    async def _connect(self, loop: asyncio.AbstractEventLoop) -> Connection:
-        deadline = asyncio.timeout(self.connect_timeout)
-        try:
-            async with deadline:
-                _, conn = await loop.create_connection(
-                    lambda: Connection(self, loop),
-                    self.host,
-                    self.port,
-                    ssl=tls_context() if self.secure else None,
-                    server_hostname=self.host if self.secure else None,
-                )
-        except TimeoutError:
-            if deadline.expired():
-                raise ConnectTimeout("no connection in time") from None
-            raise
-        return conn
-
-    def retire(self) -> None:
-        """No request will start here again: close the idle connections now, and each busy
-        one when its reply is done (`put` keeps none)."""
-        self.max_idle = 0
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
-    async def aclose(self) -> None:
-        """Close every connection, idle or busy; a busy one's reader gets `UpstreamClosed`."""
-        for conn in [*self._idle, *self._open]:
-            with contextlib.suppress(RuntimeError):  # a loop that is already closed
-                conn.close()
-        self._idle, self._open = [], set()

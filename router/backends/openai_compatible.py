@@ -1,7 +1,8 @@
 """OpenAI-compatible upstreams (vLLM, OpenAI, anything speaking its wire format).
 
-One pool of keep-alive HTTP/1.1 connections per backend (`router.backends.http1`); the
-request is serialised once into bytes and the reply relayed as bytes as they arrive.
+One pool of keep-alive HTTP/1.1 connections per backend (`router.backends.connection_pool`
+of `router.backends.http1` connections); the request is serialised once into bytes and the
+reply relayed as bytes as they arrive.
 That lean client replaced aiohttp here: the router's CPU per plain request fell by about a
 quarter (py-spy, wrk). httpx stays for everything off the hot path.
 """
@@ -14,7 +15,7 @@ from typing import Any
 import orjson
 
 from evals.runner import openai_hosted
-from router.backends import http1
+from router.backends import connection_pool, http1
 from router.backends.base import PATHS, Reply, prepare_body
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable
@@ -28,7 +29,7 @@ class OpenAICompatibleBackend:
     def __init__(self, settings: BackendSettings) -> None:
         self.settings = settings
         t = settings.timeouts
-        self._pool = http1.Pool(
+        self._pool = connection_pool.Pool(
             settings.base_url, t.connect_s, settings.max_concurrency or _IDLE_CONNECTIONS
         )
         self._whole_s = t.total_s
@@ -114,7 +115,7 @@ class OpenAICompatibleBackend:
 
     def warm(self) -> None:
         if self._pool.secure:
-            http1.tls_context()  # loading the CA store is slow: not on the first request
+            connection_pool.tls_context()  # loading the CA store is slow: not on the first request
 
     def retire(self) -> None:
         self._pool.retire()

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from router.backends import http1
+from router.backends import connection_pool, http1
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 BODY = b'{"ok": true}'
@@ -101,7 +101,7 @@ def _whole(extra: bytes = b"") -> Script:
 
 async def test_a_whole_reply_is_read_and_its_connection_reused(upstream: Start) -> None:
     up = await upstream(_whole())
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     for _ in range(3):
         conn = await pool.open(_request(), 5.0, idle_timed=False)
         assert conn.status == 200 and conn.headers["content-length"] == str(len(BODY))
@@ -116,8 +116,8 @@ async def test_an_idle_connection_past_the_keepalive_cap_is_not_reused(
     upstream: Start, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     up = await upstream(_whole())
-    pool = http1.Pool(up.url, CONNECT_S, 4)
-    monkeypatch.setattr(http1, "_KEEPALIVE_S", 0.05)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
+    monkeypatch.setattr(connection_pool, "_KEEPALIVE_S", 0.05)
     for _ in range(2):
         conn = await pool.open(_request(), 5.0, idle_timed=False)
         assert await conn.read() == BODY
@@ -129,7 +129,7 @@ async def test_an_idle_connection_past_the_keepalive_cap_is_not_reused(
 
 async def test_connection_close_from_upstream_is_honoured(upstream: Start) -> None:
     up = await upstream(_whole(b"connection: close\r\n"))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     for _ in range(2):
         conn = await pool.open(_request(), 5.0, idle_timed=False)
         assert await conn.read() == BODY
@@ -150,7 +150,7 @@ async def test_a_chunked_stream_arrives_in_pieces_then_the_connection_is_reused(
         writer.write(b"0\r\n\r\n")
 
     up = await upstream(script)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     for _ in range(2):
         conn = await pool.open(_request(), 5.0, idle_timed=True)
         pieces = [piece async for piece in conn.stream()]
@@ -162,7 +162,7 @@ async def test_a_chunked_stream_arrives_in_pieces_then_the_connection_is_reused(
 
 async def test_a_body_without_length_ends_with_the_connection(upstream: Start) -> None:
     up = await upstream(_then_close(b"HTTP/1.1 200 OK\r\n\r\n" + BODY))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=False)
     assert await conn.read() == BODY
     conn.release()
@@ -178,7 +178,7 @@ async def test_a_half_read_stream_is_closed_not_reused(upstream: Start) -> None:
         writer.write(b"0\r\n\r\n")
 
     up = await upstream(script)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=True)
     assert await conn.stream().__anext__() == b"hello"
     await conn.finish()
@@ -204,7 +204,7 @@ async def test_a_stream_released_at_its_last_event_is_reused_when_its_end_follow
         writer.write(b"0\r\n\r\n")
 
     up = await upstream(script)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=True)
     assert await conn.stream().__anext__() == done
     await conn.finish()  # at [DONE], before the terminator
@@ -223,7 +223,7 @@ async def _until(check: Callable[[], bool], limit_s: float = 5.0) -> None:
 
 async def test_a_body_cut_short_raises_upstream_closed(upstream: Start) -> None:
     up = await upstream(_then_close(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n" + BODY))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=False)
     with pytest.raises(http1.UpstreamClosed):
         await conn.read()
@@ -239,7 +239,7 @@ async def test_a_reset_before_the_reply_is_a_reset(upstream: Start) -> None:
         writer.transport.abort()
 
     up = await upstream(script)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     with pytest.raises(http1.UpstreamClosed) as caught:
         await pool.open(_request(), 5.0, idle_timed=False)
     assert caught.value.reset
@@ -270,7 +270,7 @@ async def test_a_reused_connection_closed_as_the_request_went_out_is_resent_once
     upstream: Start,
 ) -> None:
     up = await upstream(_second_request_closes(rst=False))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     for _ in range(2):
         conn = await pool.open(_request(), 5.0, idle_timed=False)
         assert await conn.read() == BODY
@@ -282,7 +282,7 @@ async def test_a_reused_connection_closed_as_the_request_went_out_is_resent_once
 
 async def test_a_reset_or_a_new_connection_closing_is_never_resent(upstream: Start) -> None:
     up = await upstream(_second_request_closes(rst=True))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 5.0, idle_timed=False)
     assert await conn.read() == BODY
     conn.release()
@@ -291,7 +291,7 @@ async def test_a_reset_or_a_new_connection_closing_is_never_resent(upstream: Sta
     assert caught.value.reset and up.connections == 1 and len(up.requests) == 2
 
     up = await upstream(_then_close(b""))
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     with pytest.raises(http1.UpstreamClosed) as caught:
         await pool.open(_request(), 5.0, idle_timed=False)
     assert not caught.value.reset and up.connections == 1 and len(up.requests) == 1
@@ -303,7 +303,7 @@ async def test_bytes_that_are_not_http_are_a_bad_reply(upstream: Start) -> None:
         writer.write(b"SSH-2.0-OpenSSH\r\n\r\n")
 
     up = await upstream(script)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     with pytest.raises(http1.BadReply):
         await pool.open(_request(), 5.0, idle_timed=False)
     await pool.aclose()
@@ -321,11 +321,11 @@ async def test_no_reply_times_out_and_a_slow_but_steady_stream_does_not(upstream
         writer.write(b"0\r\n\r\n")
 
     up = await upstream(silent)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     with pytest.raises(http1.ReadTimeout):
         await pool.open(_request(), 0.2, idle_timed=False)
     up = await upstream(steady)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 0.25, idle_timed=True)
     assert b"".join([piece async for piece in conn.stream()]) == b"xxxx"
     await conn.finish()
@@ -342,7 +342,7 @@ async def test_closing_the_pool_under_a_stream_wakes_its_reader(upstream: Start)
         await done.wait()
 
     up = await upstream(first_piece_then_silence)
-    pool = http1.Pool(up.url, CONNECT_S, 4)
+    pool = connection_pool.Pool(up.url, CONNECT_S, 4)
     conn = await pool.open(_request(), 60.0, idle_timed=True)
     pieces = conn.stream()
     assert await anext(pieces) == b"x"
@@ -361,14 +361,16 @@ async def test_a_closed_port_refuses() -> None:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    pool = http1.Pool(f"http://127.0.0.1:{port}", CONNECT_S, 4)
+    pool = connection_pool.Pool(f"http://127.0.0.1:{port}", CONNECT_S, 4)
     with pytest.raises(OSError):
         await pool.open(_request(), 1.0, idle_timed=False)
 
 
 def test_the_host_header_and_path_come_from_the_base_url() -> None:
-    assert http1.Pool("https://api.example.com/v1/", 1.0, 1).host_header == "api.example.com"
-    pool = http1.Pool("http://[::1]:8000/openai/v1", 1.0, 1)
+    assert (
+        connection_pool.Pool("https://api.example.com/v1/", 1.0, 1).host_header == "api.example.com"
+    )
+    pool = connection_pool.Pool("http://[::1]:8000/openai/v1", 1.0, 1)
     assert (pool.host_header, pool.port, pool.prefix, pool.secure) == (
         "[::1]:8000",
         8000,
