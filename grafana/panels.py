@@ -1,6 +1,7 @@
 """The pieces every smf-router dashboard is built from: queries, panels, variables, layout.
 
-`generate.py` composes the dashboards from these; keep Grafana's JSON shapes here.
+Each dashboard's module (`overview.py`, `latency.py`, ...) composes its panels from these and
+`generate.py` writes them out; keep Grafana's JSON shapes here.
 """
 
 from __future__ import annotations

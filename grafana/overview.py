@@ -1,0 +1,86 @@
+"""The overview dashboard (`smf-overview`): where traffic goes and what that saves, at a glance.
+
+Route share by tier, requests by intent and backend, offloaded dollars, failures and errors,
+classifier confidence and the streaming share; the other four dashboards go into detail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from panels import RATE, B, I, dashboard, panel, quantiles
+
+
+def build() -> dict[str, Any]:
+    req = "smf_router_requests_total"
+    return dashboard(
+        "smf-overview",
+        "smf-router / overview",
+        [
+            panel(
+                "Route share by tier",
+                [
+                    (
+                        f'sum by (tier) (rate({req}{{tier!="none",{I}}}[{RATE}])) / ignoring (tier)'
+                        f' group_left sum(rate({req}{{tier!="none",{I}}}[{RATE}]))',
+                        "{{tier}}",
+                    )
+                ],
+                unit="percentunit",
+            ),
+            panel(
+                "Requests by intent",
+                [(f"sum by (intent) (rate({req}{{{I},{B}}}[{RATE}]))", "{{intent}}")],
+                unit="reqps",
+            ),
+            panel(
+                "Requests by backend (range)",
+                [(f"sum by (backend) (increase({req}{{{B}}}[$__range]))", "{{backend}}")],
+                kind="piechart",
+            ),
+            panel(
+                "Offloaded dollars: range and cumulative",
+                [
+                    ("sum(increase(smf_router_offloaded_usd_total[$__range]))", "in range"),
+                    ("sum(smf_router_offloaded_usd_total)", "since router start"),
+                ],
+                kind="stat",
+                unit="currencyUSD",
+            ),
+            panel(
+                "Failed requests by outcome",
+                [
+                    (
+                        f'sum by (outcome) (rate({req}{{outcome!="ok",{I},{B}}}[{RATE}]))',
+                        "{{outcome}}",
+                    ),
+                    (
+                        f"sum by (status) (rate(smf_router_rejected_requests_total[{RATE}]))",
+                        "refused by the router: {{status}}",
+                    ),
+                ],
+                unit="reqps",
+            ),
+            panel(
+                "Errors by kind",
+                [(f"sum by (kind) (rate(smf_router_errors_total{{{I}}}[{RATE}]))", "{{kind}}")],
+                unit="reqps",
+            ),
+            panel(
+                "Classifier confidence (median) by intent",
+                quantiles("smf_router_classifier_confidence", "intent", I)[:1],
+                unit="percentunit",
+            ),
+            panel(
+                "Streaming share",
+                [
+                    (
+                        f'sum(rate({req}{{stream="true"}}[{RATE}])) / sum(rate({req}[{RATE}]))',
+                        "streamed",
+                    )
+                ],
+                kind="stat",
+                unit="percentunit",
+            ),
+        ],
+    )

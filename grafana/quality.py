@@ -1,0 +1,87 @@
+"""The quality dashboard (`smf-quality`): whether the backends answer well enough to route to.
+
+Canary pass rates and their margin over the gate's floor, time since the last run, the
+intents each gate keeps away from a backend, and shadow agreement, results and drops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from panels import RATE, B, I, dashboard, panel
+
+
+def build() -> dict[str, Any]:
+    sc = "smf_router_shadow_comparisons_total"
+    return dashboard(
+        "smf-quality",
+        "smf-router / quality",
+        [
+            panel(
+                "Canary pass rate by backend and suite",
+                [(f"smf_router_canary_pass_ratio{{{B}}}", "{{backend}} / {{suite}}")],
+                unit="percentunit",
+            ),
+            panel(
+                "Canary margin over floor (lower bound - floor; below 0 closes the gate)",
+                [
+                    (
+                        f"smf_router_canary_pass_lower_bound_ratio{{{B}}}"
+                        " - smf_router_canary_floor_ratio",
+                        "{{backend}} / {{suite}}",
+                    )
+                ],
+                kind="table",
+                unit="percentunit",
+                description="What the gate compares: the 95% lower bound of the pass rate over "
+                "the window minus the floor, once the window holds as many results as a record "
+                "of all passes needs to clear the floor (at least canary.min_samples; 6 for a "
+                "floor of 0.6). Suites without a floor have no row; 'Eval gates' shows the "
+                "gates themselves.",
+            ),
+            panel(
+                "Time since last canary run",
+                [
+                    (
+                        f"time() - smf_router_canary_last_run_timestamp_seconds{{{B}}}",
+                        "{{backend}} / {{suite}}",
+                    )
+                ],
+                kind="table",
+                unit="s",
+            ),
+            panel(
+                "Eval gates (1 = intent kept away from backend)",
+                [
+                    (
+                        f"max by (backend, intent) (smf_router_route_gated{{{B},{I}}})",
+                        "{{backend}} / {{intent}}",
+                    )
+                ],
+                kind="table",
+            ),
+            panel(
+                "Shadow agreement by intent",
+                [
+                    (
+                        f'sum by (intent) (increase({sc}{{result="agreed",{I}}}[$__range]))'
+                        f" / sum by (intent) "
+                        f'(increase({sc}{{result=~"agreed|disagreed",{I}}}[$__range]))',
+                        "{{intent}}",
+                    )
+                ],
+                kind="bargauge",
+                unit="percentunit",
+            ),
+            panel(
+                "Shadow comparisons and drops",
+                [
+                    (f"sum by (result) (rate({sc}{{{I}}}[{RATE}]))", "{{result}}"),
+                    (
+                        f"sum by (reason) (rate(smf_router_shadow_dropped_total[{RATE}]))",
+                        "dropped: {{reason}}",
+                    ),
+                ],
+            ),
+        ],
+    )

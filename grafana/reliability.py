@@ -1,0 +1,137 @@
+"""The reliability dashboard (`smf-reliability`): fallbacks, backend health and the router itself.
+
+Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
+use, the ledger's queue, flushes and drops, and the router process's memory, CPU and
+garbage collections (a slow leak or a full collection shows here first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from panels import RATE, B, dashboard, panel
+
+
+def build() -> dict[str, Any]:
+    fb = "smf_router_fallbacks_total"
+    return dashboard(
+        "smf-reliability",
+        "smf-router / reliability",
+        [
+            panel(
+                "Fallbacks by path and reason",
+                [
+                    (
+                        f"sum by (from_backend, to_backend, reason) (rate({fb}[{RATE}]))",
+                        "{{from_backend}} → {{to_backend}} ({{reason}})",
+                    )
+                ],
+                unit="reqps",
+            ),
+            panel(
+                "Fallback ratio",
+                [
+                    (
+                        f"sum(rate(smf_router_fallback_requests_total[{RATE}]))"
+                        f" / sum(rate(smf_router_requests_total[{RATE}]))",
+                        "share of requests with a fallback",
+                    )
+                ],
+                unit="percentunit",
+            ),
+            panel(
+                "Attempts by backend and outcome",
+                [
+                    (
+                        "sum by (backend, outcome, error_kind) "
+                        f"(rate(smf_router_attempts_total{{{B}}}[{RATE}]))",
+                        "{{backend}} {{outcome}} {{error_kind}}",
+                    )
+                ],
+                unit="reqps",
+            ),
+            panel(
+                "Backend up",
+                [(f"max by (backend, tier) (smf_router_backend_up{{{B}}})", "{{backend}}")],
+                kind="stat",
+            ),
+            panel(
+                "Circuit state",
+                [
+                    (
+                        f"max by (backend, state) (smf_router_backend_circuit_state{{{B}}}) == 1",
+                        "{{backend}}: {{state}}",
+                    )
+                ],
+                kind="table",
+            ),
+            panel(
+                "In-flight attempts by backend",
+                [
+                    (
+                        f"sum by (backend) (smf_router_backend_inflight_requests{{{B}}})",
+                        "{{backend}}",
+                    )
+                ],
+            ),
+            panel(
+                "Backend capacity: running and waiting",
+                [
+                    (f"smf_router_backend_running_requests{{{B}}}", "{{backend}} running"),
+                    (f"smf_router_backend_waiting_requests{{{B}}}", "{{backend}} waiting"),
+                ],
+            ),
+            panel(
+                "Backend KV-cache use",
+                [(f"smf_router_backend_kv_cache_usage_ratio{{{B}}}", "{{backend}}")],
+                unit="percentunit",
+            ),
+            panel(
+                "Ledger queue and flush time",
+                [
+                    ("max(smf_router_ledger_queue_depth)", "queued records"),
+                    ("max(smf_router_ledger_last_flush_seconds)", "last flush (s)"),
+                ],
+            ),
+            panel(
+                "Ledger records written and dropped",
+                [
+                    (f"sum(rate(smf_router_ledger_written_records_total[{RATE}]))", "written"),
+                    (f"sum(rate(smf_router_ledger_dropped_records_total[{RATE}]))", "dropped"),
+                ],
+                unit="short",
+                description="Dropped should stay at zero; an alert fires when it does not.",
+            ),
+            *process_panels(),
+        ],
+    )
+
+
+def process_panels() -> list[dict[str, Any]]:
+    """The router process itself: a slow leak, a busy core, the collector stopping the loop."""
+    return [
+        panel(
+            "Router process: resident memory",
+            [
+                ("max(smf_router_process_resident_memory_bytes)", "resident"),
+                ("max(smf_router_process_arrow_allocated_bytes)", "of which Arrow (ledger)"),
+            ],
+            unit="bytes",
+        ),
+        panel(
+            "Router process: CPU",
+            [(f"sum(rate(smf_router_process_cpu_seconds_total[{RATE}]))", "cores busy")],
+            unit="short",
+        ),
+        panel(
+            "Garbage collections per minute",
+            [
+                (
+                    f"sum by (generation) (rate(smf_router_gc_collections_total[{RATE}])) * 60",
+                    "generation {{generation}}",
+                )
+            ],
+            description="Generation 2 is a full collection, which pauses every request; "
+            "it should stay near zero once the router has started.",
+        ),
+    ]
