@@ -15,7 +15,7 @@ from dataclasses import replace
 import orjson
 
 from router.simulator import endpoints, playback
-from router.simulator.answer import compose, rng_for
+from router.simulator.answer import Reply, compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
@@ -210,11 +210,14 @@ class Simulator:
 
     def generation(self, ask: Ask) -> Generation:
         limit = budget(ask, self.settings.window)
+        scripted = self.control.replies.get(ask.prompt.user.strip())
         case = self.book.find(ask.prompt.user)
         choices = []
         for index in range(ask.n):
             rng = rng_for(self.settings.seed, ask.prompt.user, index)
-            if case is not None:
+            if scripted is not None:  # a test's scripted answer comes first
+                reply = Reply(text=scripted)
+            elif case is not None:
                 reply = self.book.answer(case, ask.prompt, self._rng)
             else:
                 reply = compose(ask.prompt, rng)

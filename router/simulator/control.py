@@ -1,8 +1,11 @@
-"""What tests change while a simulator runs: the default fault, fault rates, quality, `down`.
+"""What tests change while a simulator runs: the default fault, fault rates, quality,
+scripted replies, `down`.
 
 Served under `/sim/` (never a real backend path):
 `GET /sim/stats`, `POST /sim/faults` `{"fault": "NAME[:ARG]"|null, "rates": {...},
-"down": bool, "for_s": S}`, `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/reset`.
+"down": bool, "for_s": S}`, `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies`
+`{"prompt": "answer text"|null, ...}` (null forgets a prompt's reply), `POST /sim/reset`
+(back to the settings). Each answers with the stats and the state after it.
 """
 
 from __future__ import annotations
@@ -22,19 +25,22 @@ class Control:
     fault: Fault | None = None
     rates: dict[str, float] = field(default_factory=dict)
     quality: dict[str, float] = field(default_factory=dict)
+    replies: dict[str, str] = field(default_factory=dict)  # stripped prompt -> answer text
 
     @classmethod
     def from_settings(cls, settings: SimSettings) -> Control:
         for spec in settings.fault_rates:
             faults.parse(spec)
         fault = faults.parse(settings.fault) if settings.fault else None
-        return cls(fault, dict(settings.fault_rates), dict(settings.quality))
+        replies = {prompt.strip(): text for prompt, text in settings.replies.items()}
+        return cls(fault, dict(settings.fault_rates), dict(settings.quality), replies)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "fault": self.fault.spec if self.fault else None,
             "rates": self.rates,
             "quality": self.quality,
+            "replies": len(self.replies),  # a count: a scripted answer may be long
         }
 
 
@@ -82,3 +88,16 @@ def apply_quality(control: Control, body: Any) -> None:
     ):
         raise FaultError("quality must map suite names to numbers in [0, 1]")
     control.quality.update({str(k): float(v) for k, v in body.items()})
+
+
+def apply_replies(control: Control, body: Any) -> None:
+    """Apply a `POST /sim/replies` body: prompt -> answer text, or null to forget one."""
+    if not isinstance(body, dict) or not all(
+        v is None or isinstance(v, str) for v in body.values()
+    ):
+        raise FaultError("replies must map prompt texts to answer texts (or null)")
+    for prompt, text in body.items():
+        if text is None:
+            control.replies.pop(prompt.strip(), None)
+        else:
+            control.replies[prompt.strip()] = text

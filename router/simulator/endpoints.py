@@ -11,7 +11,13 @@ import orjson
 
 from router import heap
 from router.simulator import tokens
-from router.simulator.control import Control, DownOrder, apply_faults, apply_quality
+from router.simulator.control import (
+    Control,
+    DownOrder,
+    apply_faults,
+    apply_quality,
+    apply_replies,
+)
 from router.simulator.errors import ApiError, Flavor, missing_model, render, validation_error
 from router.simulator.faults import FaultError
 from router.simulator.httpserver import Request, Response
@@ -176,6 +182,8 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
             order = apply_faults(sim.control, orjson.loads(req.body or b"{}"))
         elif key == ("POST", "/sim/quality"):
             apply_quality(sim.control, orjson.loads(req.body or b"{}"))
+        elif key == ("POST", "/sim/replies"):
+            apply_replies(sim.control, orjson.loads(req.body or b"{}"))
         elif key == ("POST", "/sim/reset"):
             reset(sim)
         elif key != ("GET", "/sim/stats"):
@@ -201,6 +209,7 @@ def reset(sim: Simulator) -> None:
     sim.control.fault, sim.control.rates = fresh.fault, fresh.rates
     sim.control.quality.clear()
     sim.control.quality.update(fresh.quality)
+    sim.control.replies = fresh.replies
 
 
 async def go_down(sim: Simulator, order: DownOrder, resp: Response) -> None:

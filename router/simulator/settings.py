@@ -1,7 +1,8 @@
-"""What one simulated backend is: its wire profile, model, window, capacity, speed and faults.
+"""What one simulated backend is: its wire profile, model, window, capacity, speed, faults
+and the test aids (scripted replies, kept request bodies, repeatable bytes).
 
 Frozen, so a running simulator's *static* shape never changes; what tests flip at runtime
-(default fault, quality, `down`) lives in `router.simulator.control` instead.
+(default fault, quality, replies, `down`) lives in `router.simulator.control` instead.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class SimSettings:
     ~15 and ~22). 0 means "as fast as possible". `fault` is a default fault spec applied to
     every request (`NAME[:ARG]`); `fault_rates` draws faults at random per request.
     `tokens_per_chunk` packs several tokens into one streamed delta, as a busy vLLM does.
+
+    Test aids: `replies` maps a prompt (the last user text, stripped) to the answer text
+    given for it, ahead of canary answers and composed ones (what a test needs said on cue).
     """
 
     profile: Profile = "vllm"
@@ -50,6 +54,7 @@ class SimSettings:
     kv_cache_tokens: int = 524288
     keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
     tokens_per_chunk: int = 1
+    replies: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -58,6 +63,8 @@ class SimSettings:
             raise ValueError("max_num_seqs must be >= 1")
         if self.tokens_per_chunk < 1:
             raise ValueError("tokens_per_chunk must be >= 1")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in self.replies.items()):
+            raise ValueError("replies must map prompt texts to answer texts")
         if self.ttft_s < 0 or self.tokens_per_s < 0:
             raise ValueError("ttft_s and tokens_per_s must be >= 0")
         if sum(self.fault_rates.values()) > 1.0:

@@ -1,0 +1,77 @@
+"""The simulator's test aids, driven over HTTP: scripted replies, held requests, kept
+request bodies, the in-flight peak and repeatable bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from router.simulator import SimSettings, SimThread
+from router.simulator.canary import Case
+
+MODEL = "tiny"
+HTTP = httpx.Client(trust_env=False, timeout=10)
+MATH = Case("What is 20 + 22?", "math", "It is \\boxed{42}.")
+
+
+def ask(sim: SimThread, text: str, **extra: Any) -> httpx.Response:
+    body = {"model": MODEL, "messages": [{"role": "user", "content": text}]} | extra
+    return HTTP.post(sim.url + "/v1/chat/completions", json=body)
+
+
+def said(sim: SimThread, text: str, **extra: Any) -> str:
+    return str(ask(sim, text, **extra).json()["choices"][0]["message"]["content"])
+
+
+def streamed_text(response: httpx.Response) -> str:
+    """The content deltas of a chat stream, joined."""
+    lines = [line[6:] for line in response.text.splitlines() if line.startswith("data: {")]
+    return "".join(
+        choice["delta"].get("content") or ""
+        for line in lines
+        for choice in json.loads(line)["choices"]
+    )
+
+
+def test_a_scripted_reply_comes_before_canary_and_composed_answers(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    sim = start_sim(cases=[MATH], replies={"  What is 20 + 22?\n": "It is \\boxed{41}."})
+    assert said(sim, MATH.prompt) == "It is \\boxed{41}."  # not the canary's reference
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    assert said(sim, MATH.prompt, tools=tools) == "It is \\boxed{41}."  # text, not a call
+    composed = said(sim, "Tell me a story")
+    assert streamed_text(ask(sim, MATH.prompt, stream=True)) == "It is \\boxed{41}."
+
+    state = HTTP.post(sim.url + "/sim/replies", json={"Tell me a story": "Once."}).json()
+    assert state["replies"] == 2
+    assert said(sim, "Tell me a story") == "Once."
+    HTTP.post(sim.url + "/sim/replies", json={MATH.prompt: None, "Tell me a story": None})
+    assert said(sim, MATH.prompt) == MATH.reference  # the canary answer again
+    assert said(sim, "Tell me a story") == composed
+    HTTP.post(sim.url + "/sim/replies", json={"Tell me a story": "Once."})
+    HTTP.post(sim.url + "/sim/reset")  # back to the settings' replies
+    assert said(sim, MATH.prompt) == "It is \\boxed{41}."
+    assert said(sim, "Tell me a story") == composed
+
+
+def test_a_scripted_reply_is_cut_at_max_tokens_like_any_answer(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    sim = start_sim(replies={"long": "word " * 50})
+    reply = ask(sim, "long", max_tokens=5).json()
+    assert reply["choices"][0]["finish_reason"] == "length"
+    assert reply["usage"]["completion_tokens"] == 5
+
+
+def test_bad_replies_are_refused_with_a_message(start_sim: Callable[..., SimThread]) -> None:
+    sim = start_sim()
+    refused = HTTP.post(sim.url + "/sim/replies", json={"p": 3})
+    assert refused.status_code == 400
+    assert "replies must map prompt texts" in refused.json()["error"]["message"]
+    with pytest.raises(ValueError, match="replies must map"):
+        SimSettings(replies={"p": 3})  # type: ignore[dict-item]
