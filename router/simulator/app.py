@@ -1,7 +1,8 @@
 """The simulated backend: routes requests to endpoints and runs the generation pipeline.
 
-Pipeline for every generation API: parse → choose fault → model check → early faults →
-context window → capacity slot → first-token delay → answer → deliver (paced, maybe broken).
+Pipeline for every generation API: parse → choose fault → model check → held until
+released (`hold`) → early faults → context window → capacity slot → first-token delay →
+answer → deliver (paced, maybe broken).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from router.simulator.control import Control
 from router.simulator.errors import ApiError, Flavor, missing_model, render, sse_error
 from router.simulator.faults import Fault, FaultError, choose, split_model
 from router.simulator.generation import Ask, Generation, aborted, budget, choose_tokens
+from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
 from router.simulator.responses import ResponsesApi
@@ -59,6 +61,7 @@ class Simulator:
         self.stats = Stats()
         self.control = Control.from_settings(settings)
         self.book = CanaryBook(cases, self.control.quality)
+        self.gate = Gate()  # where `hold` requests wait for POST /sim/release
         self._rng = random.Random(settings.seed)
         self._ids = random.Random(settings.seed + 1)
         vary = [("vary", "Origin")] if settings.profile == "vllm" else []
@@ -134,6 +137,9 @@ class Simulator:
         fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
+        if fault is not None and fault.name == "hold":
+            await self.gate.wait()  # until POST /sim/release; then served as usual
+            fault = None
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
         self._check_window(ask)

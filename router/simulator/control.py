@@ -4,8 +4,9 @@ scripted replies, `down`.
 Served under `/sim/` (never a real backend path):
 `GET /sim/stats`, `POST /sim/faults` `{"fault": "NAME[:ARG]"|null, "rates": {...},
 "down": bool, "for_s": S}`, `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies`
-`{"prompt": "answer text"|null, ...}` (null forgets a prompt's reply), `POST /sim/reset`
-(back to the settings). Each answers with the stats and the state after it.
+`{"prompt": "answer text"|null, ...}` (null forgets a prompt's reply), `POST /sim/release`
+(every request the `hold` fault holds goes on), `POST /sim/reset` (back to the settings).
+Each answers with the stats and the state after it.
 """
 
 from __future__ import annotations

@@ -184,6 +184,8 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
             apply_quality(sim.control, orjson.loads(req.body or b"{}"))
         elif key == ("POST", "/sim/replies"):
             apply_replies(sim.control, orjson.loads(req.body or b"{}"))
+        elif key == ("POST", "/sim/release"):
+            sim.gate.release()
         elif key == ("POST", "/sim/reset"):
             reset(sim)
         elif key != ("GET", "/sim/stats"):
@@ -196,6 +198,7 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
     state = sim.stats.as_dict(sim.capacity) | sim.control.as_dict()
     # the process's own state, which /sim/reset does not clear
     state["connections"] = len(sim.server.connections)  # this request's own included
+    state["held"] = sim.gate.held
     state["heap"] = heap.status()
     resp.keep_alive = resp.keep_alive and order is None
     await resp.send(200, JSON, orjson.dumps(state))

@@ -34,6 +34,11 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
+| `hold` | the request waits, read but not admitted, until `POST /sim/release`; then as usual |
+
+`hold` is for tests that act while a request is at the backend: `/sim/stats` counts the
+held ones (`held`), and `POST /sim/release` lets all of them go (see `hold.py`); later
+requests are held again while the fault stays chosen.
 
 `abort` is vLLM's engine dropping a request it was generating (shutdown, sleep mode,
 scale-down): the answer so far (a tool call cut mid-arguments) ends with `finish_reason:
@@ -75,6 +80,7 @@ FaultName = Literal[
     "error_event",
     "context_length",
     "down",
+    "hold",
 ]
 FAULTS: tuple[FaultName, ...] = get_args(FaultName)
 DEFAULT_ARGS: dict[str, float] = {

@@ -4,7 +4,9 @@ request bodies, the in-flight peak and repeatable bytes."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -75,3 +77,39 @@ def test_bad_replies_are_refused_with_a_message(start_sim: Callable[..., SimThre
     assert "replies must map prompt texts" in refused.json()["error"]["message"]
     with pytest.raises(ValueError, match="replies must map"):
         SimSettings(replies={"p": 3})  # type: ignore[dict-item]
+
+
+def stats(sim: SimThread) -> dict[str, Any]:
+    result: dict[str, Any] = HTTP.get(sim.url + "/sim/stats").json()
+    return result
+
+
+def until(check: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_held_requests_take_no_slot_and_a_client_that_leaves_is_let_go(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    sim = start_sim(max_num_seqs=1)
+    HTTP.post(sim.url + "/sim/faults", json={"fault": "hold"})  # every request, from now
+    with ThreadPoolExecutor(3) as pool:
+        kept = [pool.submit(ask, sim, "Tell me a story") for _ in range(2)]
+        assert until(lambda: stats(sim)["held"] == 2)
+        assert (stats(sim)["running"], stats(sim)["waiting"]) == (0, 0)  # not admitted
+        with pytest.raises(httpx.ReadTimeout):  # a client that gives up
+            httpx.post(
+                sim.url + "/v1/chat/completions",
+                json={"model": MODEL, "messages": [{"role": "user", "content": "hi"}]},
+                timeout=httpx.Timeout(5, read=0.3),
+            )
+        assert until(lambda: stats(sim)["held"] == 2)  # the third left and is not held
+        HTTP.post(sim.url + "/sim/faults", json={"fault": None})
+        assert HTTP.post(sim.url + "/sim/release").json()["held"] == 0
+        assert [k.result(timeout=10).status_code for k in kept] == [200, 200]
+    assert stats(sim)["by_fault"] == {"hold": 3}

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -328,6 +329,16 @@ def test_down_refuses_connections_then_comes_back(vllm: SimThread) -> None:
     assert refused(vllm)
     vllm.set_down(False)
     assert post(vllm).status_code == 200
+
+
+def test_hold_keeps_requests_until_released_then_answers_them(vllm: SimThread) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        pending = [pool.submit(post, vllm, "hold") for _ in range(2)]
+        assert wait_until(lambda: HTTP.get(vllm.url + "/sim/stats").json()["held"] == 2)
+        assert not any(p.done() for p in pending)
+        assert HTTP.post(vllm.url + "/sim/release").json()["held"] == 0
+        assert [p.result(timeout=10).status_code for p in pending] == [200, 200]
+    assert post(vllm).status_code == 200  # only the requests that asked for it are held
 
 
 def test_runtime_default_fault_rates_and_reset(start_sim: Callable[..., SimThread]) -> None:
