@@ -59,6 +59,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--keep-last-request", action="store_true", help="show it at /sim/stats")
+    p.add_argument(
+        "--keep-requests",
+        type=int,
+        default=0,
+        metavar="N",
+        help="show the last N request bodies at /sim/stats (recent_requests)",
+    )
     return p
 
 
@@ -76,6 +83,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         seed=args.seed,
         tokens_per_chunk=args.tokens_per_chunk,
         keep_last_request=args.keep_last_request,
+        keep_requests=args.keep_requests,
     )
 
 

@@ -58,7 +58,7 @@ class Simulator:
         self.capacity = Capacity(
             settings.max_num_seqs, settings.max_queued, settings.kv_cache_tokens
         )
-        self.stats = Stats()
+        self.stats = Stats(settings.keep_requests)
         self.control = Control.from_settings(settings)
         self.book = CanaryBook(cases, self.control.quality)
         self.gate = Gate()  # where `hold` requests wait for POST /sim/release
@@ -118,10 +118,13 @@ class Simulator:
 
     async def generate(self, api: Api, req: Request, resp: Response) -> None:
         flavor = api.flavor(self.settings.profile)
+        self.stats.enter()
         try:
             await self._generate(api, flavor, req, resp)
         except ApiError as err:
             await self.send_error(flavor, err, resp)
+        finally:
+            self.stats.leave()
 
     async def _generate(self, api: Api, flavor: Flavor, req: Request, resp: Response) -> None:
         endpoints.authorize(self, req, flavor)
@@ -129,6 +132,8 @@ class Simulator:
         body = endpoints.parse_json(req.body, voice)
         if self.settings.keep_last_request:  # prompts are kept only when asked to
             self.stats.last_request = body
+        if self.settings.keep_requests:
+            self.stats.recent.append(body)
         ask = api.parse(body, voice)  # the server answering: vLLM words its Messages errors
         try:
             model, from_model = split_model(ask.model)

@@ -34,7 +34,9 @@ class SimSettings:
     `tokens_per_chunk` packs several tokens into one streamed delta, as a busy vLLM does.
 
     Test aids: `replies` maps a prompt (the last user text, stripped) to the answer text
-    given for it, ahead of canary answers and composed ones (what a test needs said on cue).
+    given for it, ahead of canary answers and composed ones (what a test needs said on cue);
+    `keep_requests` keeps the last N generation bodies, oldest first, at `/sim/stats`
+    (`recent_requests`: what a client really sent, for tests that check it).
     """
 
     profile: Profile = "vllm"
@@ -55,6 +57,7 @@ class SimSettings:
     keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
     tokens_per_chunk: int = 1
     replies: Mapping[str, str] = field(default_factory=dict)
+    keep_requests: int = 0
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -63,6 +66,8 @@ class SimSettings:
             raise ValueError("max_num_seqs must be >= 1")
         if self.tokens_per_chunk < 1:
             raise ValueError("tokens_per_chunk must be >= 1")
+        if self.keep_requests < 0:
+            raise ValueError("keep_requests must be >= 0")
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in self.replies.items()):
             raise ValueError("replies must map prompt texts to answer texts")
         if self.ttft_s < 0 or self.tokens_per_s < 0:

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 from router.simulator.capacity import Capacity
 
 
 class Stats:
-    """Counters since start or the last `/sim/reset`."""
+    """Counters since start or the last `/sim/reset`.
 
-    def __init__(self) -> None:
+    `in_flight` is the generation requests between their reading and the end of their reply
+    (held, waiting and running ones alike); `peak_in_flight` its highest value since the
+    reset, as a client's concurrency bound would show. `recent` keeps the last `keep`
+    generation bodies (none when 0).
+    """
+
+    def __init__(self, keep: int = 0) -> None:
+        self.in_flight = 0  # a gauge: a reset does not forget the requests still in flight
+        self._keep = keep
         self.reset()
 
     def reset(self) -> None:
@@ -24,9 +32,19 @@ class Stats:
         self.finished: Counter[str] = Counter()
         self.abandoned = 0  # streams whose client closed the connection before their end
         self.last_request: dict[str, Any] | None = None
+        self.recent: deque[dict[str, Any]] = deque(maxlen=self._keep)
+        self.peak_in_flight = self.in_flight
+
+    def enter(self) -> None:
+        """A generation request starts."""
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        self.in_flight -= 1
 
     def as_dict(self, capacity: Capacity) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "requests": self.requests,
             "by_path": dict(self.by_path),
             "by_fault": dict(self.by_fault),
@@ -36,7 +54,14 @@ class Stats:
             "abandoned": self.abandoned,
             "running": capacity.running,
             "waiting": capacity.waiting,
-        } | ({"last_request": self.last_request} if self.last_request is not None else {})
+            "in_flight": self.in_flight,
+            "peak_in_flight": self.peak_in_flight,
+        }
+        if self.last_request is not None:
+            out["last_request"] = self.last_request
+        if self._keep:
+            out["recent_requests"] = list(self.recent)
+        return out
 
 
 def _metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> str:

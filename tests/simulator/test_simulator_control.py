@@ -113,3 +113,35 @@ def test_held_requests_take_no_slot_and_a_client_that_leaves_is_let_go(
         assert HTTP.post(sim.url + "/sim/release").json()["held"] == 0
         assert [k.result(timeout=10).status_code for k in kept] == [200, 200]
     assert stats(sim)["by_fault"] == {"hold": 3}
+
+
+def test_the_last_request_bodies_are_kept_only_when_asked(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    keeper = start_sim(keep_requests=2)
+    for seed in (1, 2, 3):
+        ask(keeper, "Tell me a story", seed=seed, chat_template_kwargs={"x": seed})
+    kept = stats(keeper)["recent_requests"]
+    assert [(b["seed"], b["chat_template_kwargs"]) for b in kept] == [(2, {"x": 2}), (3, {"x": 3})]
+    HTTP.post(keeper.url + "/sim/reset")
+    assert stats(keeper)["recent_requests"] == []
+    quiet = start_sim()
+    ask(quiet, "Tell me a story")
+    assert "recent_requests" not in stats(quiet)
+
+
+def test_the_in_flight_peak_counts_held_requests_and_outlives_them(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    sim = start_sim(fault="hold")
+    with ThreadPoolExecutor(3) as pool:
+        held = [pool.submit(ask, sim, "Tell me a story") for _ in range(3)]
+        assert until(lambda: stats(sim)["held"] == 3)
+        assert (stats(sim)["in_flight"], stats(sim)["peak_in_flight"]) == (3, 3)
+        HTTP.post(sim.url + "/sim/reset")  # the held requests are still in flight
+        assert stats(sim)["peak_in_flight"] == 3
+        HTTP.post(sim.url + "/sim/release")
+        assert [k.result(timeout=10).status_code for k in held] == [200] * 3
+    assert (stats(sim)["in_flight"], stats(sim)["peak_in_flight"]) == (0, 3)
+    HTTP.post(sim.url + "/sim/reset")
+    assert stats(sim)["peak_in_flight"] == 0
