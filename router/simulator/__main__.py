@@ -66,6 +66,11 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="show the last N request bodies at /sim/stats (recent_requests)",
     )
+    p.add_argument(
+        "--repeatable",
+        action="store_true",
+        help="same request, same response bytes (ids hashed from the request, fixed created)",
+    )
     return p
 
 
@@ -84,6 +89,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         tokens_per_chunk=args.tokens_per_chunk,
         keep_last_request=args.keep_last_request,
         keep_requests=args.keep_requests,
+        repeatable=args.repeatable,
     )
 
 

@@ -8,6 +8,7 @@ answer → deliver (paced, maybe broken).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -29,7 +30,7 @@ from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
 from router.simulator.responses import ResponsesApi
-from router.simulator.settings import SimSettings
+from router.simulator.settings import REPEATABLE_CREATED, SimSettings
 from router.simulator.stats import Stats
 from router.simulator.wire import Api, Meta
 
@@ -103,30 +104,46 @@ class Simulator:
             return
         await endpoint(req, resp)
 
-    def headers(self, flavor: Flavor, content_type: str) -> list[tuple[str, str]]:
+    def headers(
+        self, flavor: Flavor, content_type: str, ids: random.Random | None = None
+    ) -> list[tuple[str, str]]:
         out = [("content-type", content_type)]
+        rng = ids or self._ids
         if flavor == "cloud":
-            out.append(("x-request-id", f"req_{self._ids.getrandbits(96):024x}"))
+            out.append(("x-request-id", f"req_{rng.getrandbits(96):024x}"))
         elif flavor == "anthropic" and self.settings.profile == "anthropic":
-            out.append(("request-id", f"req_{self._ids.getrandbits(96):024x}"))
+            out.append(("request-id", f"req_{rng.getrandbits(96):024x}"))
         return out
 
-    async def send_error(self, flavor: Flavor, err: ApiError, resp: Response) -> None:
+    async def send_error(
+        self, flavor: Flavor, err: ApiError, resp: Response, ids: random.Random | None = None
+    ) -> None:
         status, headers, body = render(flavor, err, self.settings.profile)
         self.stats.by_status[status] += 1
-        await resp.send(status, headers + self.headers(flavor, JSON)[1:], body)
+        await resp.send(status, headers + self.headers(flavor, JSON, ids)[1:], body)
+
+    def _ids_for(self, req: Request) -> random.Random:
+        """Where a request's ids come from: one running sequence, or under `repeatable` a
+        function of the seed, path and body, so that the same request gets the same bytes."""
+        if not self.settings.repeatable:
+            return self._ids
+        seeded = f"{self.settings.seed}\x00{req.path}\x00".encode() + req.body
+        return random.Random(hashlib.blake2b(seeded, digest_size=8).digest())
 
     async def generate(self, api: Api, req: Request, resp: Response) -> None:
         flavor = api.flavor(self.settings.profile)
+        ids = self._ids_for(req)
         self.stats.enter()
         try:
-            await self._generate(api, flavor, req, resp)
+            await self._generate(api, flavor, req, resp, ids)
         except ApiError as err:
-            await self.send_error(flavor, err, resp)
+            await self.send_error(flavor, err, resp, ids)
         finally:
             self.stats.leave()
 
-    async def _generate(self, api: Api, flavor: Flavor, req: Request, resp: Response) -> None:
+    async def _generate(
+        self, api: Api, flavor: Flavor, req: Request, resp: Response, ids: random.Random
+    ) -> None:
         endpoints.authorize(self, req, flavor)
         voice: Flavor = "vllm" if self.settings.profile == "vllm" else flavor
         body = endpoints.parse_json(req.body, voice)
@@ -155,7 +172,8 @@ class Simulator:
                 503, "overloaded", "The server is overloaded; try again later."
             ) from None
         try:
-            await self._serve(api, flavor, ask, model, fault, resp, self._response_id(api, req))
+            response_id = self._response_id(api, req, ids)
+            await self._serve(api, flavor, ask, model, fault, resp, response_id, ids)
         finally:
             self.capacity.release(ask.prompt_tokens)
 
@@ -211,13 +229,13 @@ class Simulator:
             )
             raise ApiError(400, "max_tokens", message, name)
 
-    def _response_id(self, api: Api, req: Request) -> str:
+    def _response_id(self, api: Api, req: Request, ids: random.Random) -> str:
         """vLLM names the response after an incoming `X-Request-Id`; the APIs it serves by
         translating to chat (`/v1/messages`) get chat's `chatcmpl-` ids."""
         profile = self.settings.profile
         prefix = "chatcmpl-" if api.flavor(profile) != profile else api.id_prefix
         given = req.headers.get("x-request-id") if profile == "vllm" else None
-        return prefix + (given or f"{self._ids.getrandbits(64):016x}")
+        return prefix + (given or f"{ids.getrandbits(64):016x}")
 
     def generation(self, ask: Ask) -> Generation:
         limit = budget(ask, self.settings.window)
@@ -244,6 +262,7 @@ class Simulator:
         fault: Fault | None,
         resp: Response,
         response_id: str,
+        ids: random.Random,
     ) -> None:
         delay = self.settings.ttft_s
         if fault is not None and fault.name == "slow_first_token":
@@ -258,8 +277,9 @@ class Simulator:
         if chat_fault == "abort" and fault is not None:
             gen = aborted(gen, int(fault.value))
         prefix = "call_" if flavor == "cloud" else api.call_prefix
-        calls = tuple(f"{prefix}{self._ids.getrandbits(64):016x}" for _ in range(ask.n))
-        meta = Meta(response_id, int(time.time()), model, flavor, calls, self.settings.profile)
+        calls = tuple(f"{prefix}{ids.getrandbits(64):016x}" for _ in range(ask.n))
+        created = REPEATABLE_CREATED if self.settings.repeatable else int(time.time())
+        meta = Meta(response_id, created, model, flavor, calls, self.settings.profile)
         self._count(gen)
         pace = self.settings.pace(gen.has_code)
         if ask.stream:
@@ -272,7 +292,9 @@ class Simulator:
             if fault is not None and fault.name == "thinking" and api.name != "chat":
                 fault = None  # reasoning deltas are chat's (`reasoning_content`)
             try:
-                await playback.stream(resp, self.headers(flavor, SSE), frames, pace, fault, failure)
+                await playback.stream(
+                    resp, self.headers(flavor, SSE, ids), frames, pace, fault, failure
+                )
             except (ClientGone, asyncio.CancelledError):
                 self.stats.abandoned += 1  # the client closed before the stream was done
                 raise
@@ -283,7 +305,7 @@ class Simulator:
             if no_usage:
                 del whole["usage"]
             body = orjson.dumps(whole)
-            await playback.whole(resp, self.headers(flavor, JSON), body, fault)
+            await playback.whole(resp, self.headers(flavor, JSON, ids), body, fault)
         self.stats.by_status[200] += 1
 
     def _failure(self, api: Api, flavor: Flavor, fault: Fault, sequence: int) -> bytes:

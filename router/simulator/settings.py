@@ -22,6 +22,7 @@ DEFAULT_MODELS: dict[Profile, str] = {
     "anthropic": "claude-sonnet-4-5",
 }
 DEFAULT_WINDOWS: dict[Profile, int] = {"vllm": 262144, "cloud": 128000, "anthropic": 200000}
+REPEATABLE_CREATED = 1767225600  # 2026-01-01T00:00:00Z: `created` under `repeatable`
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,11 @@ class SimSettings:
     Test aids: `replies` maps a prompt (the last user text, stripped) to the answer text
     given for it, ahead of canary answers and composed ones (what a test needs said on cue);
     `keep_requests` keeps the last N generation bodies, oldest first, at `/sim/stats`
-    (`recent_requests`: what a client really sent, for tests that check it).
+    (`recent_requests`: what a client really sent, for tests that check it); `repeatable`
+    gives the same request body the same response body, byte for byte (for tests that
+    compare bytes): ids come from a hash of the seed, path and body instead of one running
+    sequence, and `created` is `REPEATABLE_CREATED` instead of the clock. Canary quality
+    below 1 and fault rates still draw from the seeded running sequence.
     """
 
     profile: Profile = "vllm"
@@ -58,6 +63,7 @@ class SimSettings:
     tokens_per_chunk: int = 1
     replies: Mapping[str, str] = field(default_factory=dict)
     keep_requests: int = 0
+    repeatable: bool = False
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:

@@ -145,3 +145,41 @@ def test_the_in_flight_peak_counts_held_requests_and_outlives_them(
     assert (stats(sim)["in_flight"], stats(sim)["peak_in_flight"]) == (0, 3)
     HTTP.post(sim.url + "/sim/reset")
     assert stats(sim)["peak_in_flight"] == 0
+
+
+@pytest.mark.parametrize(
+    ("profile", "path"),
+    [("vllm", "/v1/chat/completions"), ("cloud", "/v1/responses"), ("anthropic", "/v1/messages")],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_repeatable_gives_the_same_request_the_same_bytes(
+    start_sim: Callable[..., SimThread], profile: str, path: str, stream: bool
+) -> None:
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    body: dict[str, Any] = {"model": MODEL, "max_tokens": 64, "stream": stream}
+    if path == "/v1/responses":
+        body |= {"input": "Call the tool.", "tools": [{"type": "function", "name": "f"}]}
+    elif path == "/v1/messages":
+        body |= {"messages": [{"role": "user", "content": "Call the tool."}]}
+        body["tools"] = [{"name": "f", "input_schema": {"type": "object"}}]
+    else:
+        body |= {"messages": [{"role": "user", "content": "Call the tool."}], "tools": tools}
+
+    def replies(sim: SimThread, sent: dict[str, Any]) -> list[tuple[bytes, str | None]]:
+        out = []
+        for _ in range(2):
+            reply = HTTP.post(sim.url + path, json=sent, headers={"x-api-key": "k"})
+            assert reply.status_code == 200, reply.text
+            ids = reply.headers.get("x-request-id") or reply.headers.get("request-id")
+            out.append((reply.content, ids))
+        return out
+
+    same = start_sim(profile=profile, repeatable=True)
+    first, again = replies(same, body)
+    assert first == again
+    assert b"1767225600" in first[0] or profile == "anthropic"  # Messages carry no time
+    other, _ = replies(same, body | {"max_tokens": 65})
+    assert other[0] != first[0]  # ids follow the request
+    assert other[1] != first[1] or profile == "vllm"  # (vLLM sends no request-id header)
+    moving = start_sim(profile=profile)
+    assert len(set(replies(moving, body))) == 2  # by default, ids run on and time moves
