@@ -1,4 +1,4 @@
-"""Fixtures for the evals tests: the fake chat server and the shared smf-bench sample."""
+"""Fixtures for the evals tests: a simulator to ask and the shared smf-bench sample."""
 
 from __future__ import annotations
 
@@ -6,15 +6,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_chat_server import FakeServer, serve
+
+from tests.harness import Running, simulator
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def fake_server() -> Iterator[FakeServer]:
-    with serve() as state:
-        yield state
+def sim() -> Iterator[Running]:
+    """A vLLM simulator serving `fake-model` that keeps the bodies it is sent. It answers
+    the shipped cases' prompts with their references (canary answers), others as it
+    composes them."""
+    with simulator(model="fake-model", keep_requests=64) as server:
+        yield server
 
 
 @pytest.fixture

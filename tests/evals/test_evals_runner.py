@@ -1,36 +1,38 @@
-"""The runner against a real HTTP server on 127.0.0.1 that speaks OpenAI chat completions."""
+"""The runner against the simulator on 127.0.0.1 (vLLM's chat completions on the wire).
+
+The simulator answers a shipped case's prompt with its reference (`canary.py`); tests script
+other answers with `POST /sim/replies` and faults with the `x-sim-fault` header.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
-from fake_chat_server import FakeServer, completion, serve
+import httpx
 from typer.testing import CliRunner
 
 from evals import results
 from evals.cli import app
-from evals.graders import reference_answer
-from evals.runner import Endpoint, request_body, run_cases
+from evals.runner import Endpoint, ask, request_body, run_cases
 from evals.suite import SHIPPED, Case, case_from_dict, load
+from tests.harness import Running, simulator
 
 SHIPPED_CASES = load(SHIPPED)
-BY_PROMPT = {c.prompt: c for c in SHIPPED_CASES}
+MODEL = "fake-model"  # what the `sim` fixture serves
 
 
-def reply_for(case: Case) -> dict[str, Any]:
-    answer = reference_answer(case)
-    return completion(answer.content, answer.tool_calls or None)
+def endpoint(server: Running, **extra: Any) -> Endpoint:
+    return Endpoint(server.url, MODEL, **extra)
 
 
-async def reference_responder(body: dict[str, Any]) -> tuple[int, Any]:
-    return 200, reply_for(BY_PROMPT[body["messages"][-1]["content"]])
-
-
-def endpoint(server: FakeServer, **extra: Any) -> Endpoint:
-    return Endpoint(server.base_url, "fake-model", **extra)
+def sent(server: Running) -> list[dict[str, Any]]:
+    """The bodies the simulator was sent, oldest first."""
+    bodies: list[dict[str, Any]] = server.stats()["recent_requests"]
+    return bodies
 
 
 def pick(*ids: str) -> list[Case]:
@@ -38,45 +40,39 @@ def pick(*ids: str) -> list[Case]:
     return [by_id[i] for i in ids]
 
 
-async def test_reference_answers_pass_and_requests_carry_case_settings(
-    fake_server: FakeServer,
-) -> None:
-    fake_server.responder = reference_responder
+async def test_reference_answers_pass_and_requests_carry_case_settings() -> None:
     cases = pick("smf.coding.easy.01", "smf.tool_calling.easy.01", "smf.math.hard.01")
-    out = await run_cases(cases, endpoint(fake_server, api_key="sk-test"), concurrency=2)
+    # with an API key set the simulator refuses (401) a request without `Bearer sk-test`
+    with simulator(model=MODEL, keep_requests=8, api_key="sk-test") as server:
+        out = await run_cases(cases, endpoint(server, api_key="sk-test"), concurrency=2)
+        bodies = {b["messages"][0]["content"]: b for b in sent(server)}
+        generated = server.stats()["generation_tokens"]
     assert [r.status for r in out] == ["pass", "pass", "pass"]
     assert [r.id for r in out] == [c.id for c in cases]
-    bodies = {b["messages"][0]["content"]: b for b in fake_server.bodies}
     tool_body = bodies[cases[1].prompt]
     assert tool_body["tools"] == cases[1].tools
     assert tool_body["max_tokens"] == cases[1].max_tokens
     assert tool_body["chat_template_kwargs"] == {"enable_thinking": False}
     assert "tools" not in bodies[cases[0].prompt]
-    assert fake_server.headers[0]["authorization"] == "Bearer sk-test"
-    assert out[0].latency_s is not None and out[0].completion_tokens == 5
+    assert out[0].latency_s is not None and (out[0].completion_tokens or 0) > 0
+    assert sum(r.completion_tokens or 0 for r in out) == generated  # the usage it reported
 
 
-async def test_thinking_switch_and_extra_body(fake_server: FakeServer) -> None:
+async def test_thinking_switch_and_extra_body(sim: Running) -> None:
     case = pick("smf.math.hard.01")
     extra = {"chat_template_kwargs": {"foo": 1}, "seed": 7}
-    await run_cases(case, endpoint(fake_server, extra_body=extra), thinking=True)
-    await run_cases(case, endpoint(fake_server), thinking=None)
-    on, omitted = fake_server.bodies
+    await run_cases(case, endpoint(sim, extra_body=extra), thinking=True)
+    await run_cases(case, endpoint(sim), thinking=None)
+    on, omitted = sent(sim)
     assert on["chat_template_kwargs"] == {"foo": 1, "enable_thinking": True} and on["seed"] == 7
     assert "chat_template_kwargs" not in omitted
 
 
-async def test_wrong_answers_fail_with_kinds(fake_server: FakeServer) -> None:
-    async def wrong(body: dict[str, Any]) -> tuple[int, Any]:
-        case = BY_PROMPT[body["messages"][-1]["content"]]
-        if case.suite == "coding":
-            return 200, completion("def broken(:\n    pass")
-        return 200, completion("I would rather not say.")
-
-    fake_server.responder = wrong
-    out = await run_cases(
-        pick("smf.coding.easy.01", "smf.reasoning.easy.01"), endpoint(fake_server)
-    )
+async def test_wrong_answers_fail_with_kinds(sim: Running) -> None:
+    coding, reasoning = pick("smf.coding.easy.01", "smf.reasoning.easy.01")
+    wrong = {coding.prompt: "def broken(:\n    pass", reasoning.prompt: "I would rather not say."}
+    sim.control("replies", wrong)
+    out = await run_cases([coding, reasoning], endpoint(sim))
     assert [(r.status, r.failure_kind) for r in out] == [
         ("fail", "syntax_error"),
         ("fail", "mismatch"),
@@ -84,53 +80,47 @@ async def test_wrong_answers_fail_with_kinds(fake_server: FakeServer) -> None:
     assert out[1].answer == "I would rather not say."
 
 
-async def test_transport_problems_are_errors_not_failures(fake_server: FakeServer) -> None:
-    async def flaky(body: dict[str, Any]) -> tuple[int, Any]:
-        prompt = body["messages"][-1]["content"]
-        if "Lisbon" in prompt:
-            return 503, {"error": {"message": "overloaded", "type": "server_error", "code": None}}
-        if "calculator" in prompt:
-            return 200, {"unexpected": True}
-        await asyncio.sleep(2)
-        return 200, completion("late")
-
-    fake_server.responder = flaky
+async def test_transport_problems_are_errors_not_failures(sim: Running) -> None:
+    """An overloaded backend's 503, a reply cut to half its JSON, and one never sent."""
     cases = pick("smf.tool_calling.easy.01", "smf.tool_calling.easy.02", "smf.tool_calling.easy.03")
-    out = await run_cases(cases, endpoint(fake_server), timeout_s=0.5)
+    faults = ("server_error:503", "malformed_chunk", "no_response")
+    out = [
+        (await run_cases([case], endpoint(sim, headers={"x-sim-fault": fault}), timeout_s=0.5))[0]
+        for case, fault in zip(cases, faults, strict=True)
+    ]
     assert [(r.status, r.failure_kind) for r in out] == [
         ("error", "transport"),
         ("error", "transport"),
         ("error", "timeout"),
     ]
     assert out[0].detail.startswith("HTTP 503")
-    assert "malformed" in out[1].detail
-    assert out[2].failure_kind == "timeout"
+    assert out[1].detail == "reply is not JSON"
+    assert out[2].detail == "no reply within 0.5s"
+    assert sim.stats()["by_fault"] == {"server_error": 1, "malformed_chunk": 1, "no_response": 1}
 
 
 async def test_unreachable_endpoint_is_an_error() -> None:
-    with serve() as server:
-        url = server.base_url
-    out = await run_cases(pick("smf.math.hard.01"), Endpoint(url, "m"), timeout_s=5)
+    with simulator(model=MODEL) as server:
+        url = server.url
+    out = await run_cases(pick("smf.math.hard.01"), Endpoint(url, MODEL), timeout_s=5)
     assert out[0].status == "error" and "Connect" in out[0].detail
 
 
-async def test_gated_and_unsupported_cases_are_not_applicable(fake_server: FakeServer) -> None:
+async def test_gated_and_unsupported_cases_are_not_applicable(sim: Running) -> None:
     vision = case_from_dict(
         {"id": "v", "prompt": "see", "evaluator": "text_match", "requires_modalities": ["image"]}
     )
     judge = case_from_dict({"id": "j", "prompt": "rate", "evaluator": "llm_judge"})
-    out = await run_cases([vision, judge], endpoint(fake_server))
+    out = await run_cases([vision, judge], endpoint(sim))
     assert [r.status for r in out] == ["n/a", "n/a"]
     assert "modality image" in out[0].detail and "unsupported evaluator" in out[1].detail
-    assert fake_server.bodies == []
+    assert sim.stats()["requests"] == 0
 
 
-async def test_a_case_that_cannot_be_graded_is_an_error_not_a_failure(
-    fake_server: FakeServer,
-) -> None:
+async def test_a_case_that_cannot_be_graded_is_an_error_not_a_failure(sim: Running) -> None:
     """A structural_count case with a unit we do not know failed the model (`mismatch`),
     lowering its pass rate for the suite's mistake (found in review)."""
-    fake_server.responder = lambda body: _reply("one\ntwo")
+    sim.control("replies", {"two bullets": "one\ntwo"})
     odd = case_from_dict(
         {
             "id": "odd",
@@ -140,38 +130,48 @@ async def test_a_case_that_cannot_be_graded_is_an_error_not_a_failure(
             "metadata": {"unit": "bullet"},
         }
     )
-    (out,) = await run_cases([odd], endpoint(fake_server))
+    (out,) = await run_cases([odd], endpoint(sim))
     assert (out.status, out.failure_kind) == ("error", "case")
     assert out.detail == "the case cannot be graded: unknown unit 'bullet' " + (
         "(known: line, paragraph, stanza, sentence, word)"
     )
+    assert sent(sim)[0]["messages"][-1]["content"] == "two bullets"  # it was asked
 
 
-async def _reply(content: str) -> tuple[int, Any]:
-    return 200, completion(content)
-
-
-async def test_a_templated_smf_bench_case_is_not_applicable_and_never_sent(
-    fake_server: FakeServer,
-) -> None:
+async def test_a_templated_smf_bench_case_is_not_applicable_and_never_sent(sim: Running) -> None:
     templated = case_from_dict(
         {"id": "perf", "evaluator": "performance", "prompt_template": "context_scaling"}
     )
-    (out,) = await run_cases([templated], endpoint(fake_server))
+    (out,) = await run_cases([templated], endpoint(sim))
     assert out.status == "n/a" and "prompt_template" in out.detail
-    assert fake_server.bodies == []
+    assert sim.stats()["requests"] == 0
 
 
-async def test_concurrency_is_bounded_and_used(fake_server: FakeServer) -> None:
-    async def slow(body: dict[str, Any]) -> tuple[int, Any]:
-        await asyncio.sleep(0.05)
-        return 200, completion("x")
+async def _until_held(server: Running, count: int) -> None:
+    """Wait (yielding to the runner on this loop) until `count` requests are held."""
+    held, deadline = 0, time.monotonic() + 10
+    while time.monotonic() < deadline:
+        held = (await asyncio.to_thread(server.stats))["held"]
+        assert held <= count, f"{held} requests held at once"
+        if held == count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never {count} requests held at once (last {held})")
 
-    fake_server.responder = slow
+
+async def test_concurrency_is_bounded_and_used(sim: Running) -> None:
+    """Every request is held until released: three must be held at once (the bound is
+    used) before a round is let go, and never more (the bound holds)."""
+    sim.control("faults", {"fault": "hold"})
     cases = [c for c in SHIPPED_CASES if c.suite in ("math", "reasoning")][:12]
-    await run_cases(cases, endpoint(fake_server), concurrency=3)
-    assert fake_server.peak == 3
-    assert len(fake_server.bodies) == 12
+    run = asyncio.create_task(run_cases(cases, endpoint(sim), concurrency=3))
+    for _ in range(4):  # twelve cases, three at a time
+        await _until_held(sim, 3)
+        sim.control("release", {})
+    out = await asyncio.wait_for(run, 30)
+    assert [r.status for r in out] == ["pass"] * 12
+    assert sim.stats()["peak_in_flight"] == 3
+    assert sim.completions() == 12
 
 
 async def test_sandboxed_programs_run_at_most_one_per_cpu(monkeypatch: Any) -> None:
@@ -203,7 +203,9 @@ async def test_sandboxed_programs_run_at_most_one_per_cpu(monkeypatch: Any) -> N
         return RunOutcome(0, False, True, "", "", 0.1, True)
 
     async def correct(body: dict[str, Any]) -> Any:
-        return completion("def f():\n    return 1")
+        return {
+            "choices": [{"message": {"role": "assistant", "content": "def f():\n    return 1"}}]
+        }
 
     cases = [
         case_from_dict(
@@ -224,19 +226,12 @@ def test_cli_writes_results_and_compares(tmp_path: Path) -> None:
     suite_dir.mkdir()
     (suite_dir / "s.json").write_text(json.dumps([_raw(c) for c in chosen]))
     runner = CliRunner()
-    with serve() as server:
-        server.responder = reference_responder
+    with simulator(model="m") as server:  # the shipped cases' references (canary answers)
         old, new = tmp_path / "old.json", tmp_path / "new.json"
-        args = ["run", "--endpoint", server.base_url, "--model", "m", "--suites", str(suite_dir)]
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(suite_dir)]
         first = runner.invoke(app, [*args, "--out", str(old), "--no-progress"])
         assert first.exit_code == 0, first.output
-
-        async def mixed(body: dict[str, Any]) -> tuple[int, Any]:
-            if "Velvet" in body["messages"][-1]["content"]:
-                return 200, completion("nope")
-            return await reference_responder(body)
-
-        server.responder = mixed
+        server.control("replies", {chosen[2].prompt: "nope"})  # the instruction case
         second = runner.invoke(
             app, [*args, "--out", str(new), "--compare", str(old), "--no-progress"]
         )
@@ -263,49 +258,60 @@ def _raw(case: Case) -> dict[str, Any]:
     }
 
 
-async def test_a_malformed_reply_costs_its_case_not_the_run(fake_server: FakeServer) -> None:
+async def test_a_malformed_reply_costs_its_case_not_the_run(sim: Running) -> None:
     """A null message or content sent as parts crashed the parser, and the task group then
-    cancelled every other case: the canary recorded nothing (found in review)."""
-    cases = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.coding.easy.01")
+    cancelled every other case: the canary recorded nothing (found in review). Servers
+    that send such replies are not ones the simulator plays: its replies are bent on the
+    way, through the runner's own `ask_one` seam, before the runner parses them."""
+    cases = pick(
+        "smf.math.hard.01",
+        "smf.reasoning.easy.01",
+        "smf.coding.easy.01",
+        "smf.tool_calling.easy.02",
+    )
 
-    async def odd(body: dict[str, Any]) -> tuple[int, Any]:
-        case = BY_PROMPT[body["messages"][-1]["content"]]
-        reply = reply_for(case)
-        if case is cases[0]:
-            reply["choices"][0]["message"] = None
-        elif case is cases[1]:
-            text = reply["choices"][0]["message"]["content"]
-            reply["choices"][0]["message"]["content"] = [{"type": "text", "text": text}]
-        return 200, reply
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
 
-    fake_server.responder = odd
-    out = await run_cases(cases, endpoint(fake_server))
-    assert [r.status for r in out] == ["error", "pass", "pass"]
+        async def odd(body: dict[str, Any]) -> Any:
+            reply = await ask(client, endpoint(sim), body)  # the simulator's own reply
+            prompt = body["messages"][-1]["content"]
+            if prompt == cases[0].prompt:
+                reply["choices"][0]["message"] = None
+            elif prompt == cases[1].prompt:
+                text = reply["choices"][0]["message"]["content"]
+                reply["choices"][0]["message"]["content"] = [{"type": "text", "text": text}]
+            elif prompt == cases[3].prompt:
+                reply = {"unexpected": True}
+            return reply
+
+        out = await run_cases(cases, endpoint(sim), ask_one=odd)
+    assert [r.status for r in out] == ["error", "pass", "pass", "error"]
     assert "message is NoneType" in out[0].detail
+    assert out[3].failure_kind == "transport" and "malformed completion" in out[3].detail
+    assert sim.completions() == 4
 
 
-async def test_a_grader_that_raises_costs_its_case_not_the_run(fake_server: FakeServer) -> None:
+async def test_a_grader_that_raises_costs_its_case_not_the_run(sim: Running) -> None:
     def broken(program: str) -> Any:
         raise RuntimeError("grader bug")
 
-    fake_server.responder = reference_responder
     cases = pick("smf.coding.easy.01", "smf.math.hard.01")
-    out = await run_cases(cases, endpoint(fake_server), execute=broken)
+    out = await run_cases(cases, endpoint(sim), execute=broken)
     assert [(r.status, r.detail) for r in out] == [
         ("error", "grading failed: RuntimeError"),
         ("pass", out[1].detail),
     ]
 
 
-async def test_a_backend_extra_body_never_overrides_the_case(fake_server: FakeServer) -> None:
+async def test_a_backend_extra_body_never_overrides_the_case(sim: Running) -> None:
     """Over HTTP the canary let `extra_body: {max_tokens: 4096}` undo the cut to fit a
     window and a default temperature change what the case is graded at (found in review)."""
     (case,) = pick("smf.math.hard.01")
     extra = {"max_tokens": 4096, "temperature": 0.7, "seed": 7}
-    await run_cases([case], endpoint(fake_server, extra_body=extra))
-    (sent,) = fake_server.bodies
-    assert (sent["max_tokens"], sent["temperature"]) == (case.max_tokens, case.temperature)
-    assert sent["seed"] == 7
+    await run_cases([case], endpoint(sim, extra_body=extra))
+    (body,) = sent(sim)
+    assert (body["max_tokens"], body["temperature"]) == (case.max_tokens, case.temperature)
+    assert body["seed"] == 7
 
 
 def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
