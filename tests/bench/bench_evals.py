@@ -1,7 +1,8 @@
-"""Benchmark: 157 cases (the strict_v01 size) against a local fake endpoint, sequential vs
-concurrent. The endpoint answers every case with its reference after a fixed "generation"
-delay, so wall time shows how well the runner keeps a backend busy; unit-test cases also pay
-for the real sandbox. Run: ``.venv/bin/python tests/bench/bench_evals.py [--delay 0.25]``.
+"""Benchmark: 157 cases (the strict_v01 size) against the simulator, sequential vs
+concurrent. The simulator answers every case with its reference (canary answers) after a
+fixed "generation" delay (its time to first token), so wall time shows how well the runner
+keeps a backend busy; unit-test cases also pay for the real sandbox.
+Run: ``.venv/bin/python tests/bench/bench_evals.py [--delay 0.25]``.
 """
 
 from __future__ import annotations
@@ -9,19 +10,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import sys
 import time
 from collections import Counter
-from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evals"))
+import httpx
 
-from fake_chat_server import FakeServer, completion, serve
-
-from evals.graders import reference_answer
 from evals.runner import Endpoint, run_cases
 from evals.suite import SHIPPED, Case, load
+from router.simulator import SimSettings, running
 
 CASES = 157
 
@@ -35,15 +31,9 @@ def bench_cases() -> list[Case]:
     ]
 
 
-def responder(cases: list[Case], delay: float) -> Any:
-    by_prompt = {c.prompt: c for c in cases}
-
-    async def answer(body: dict[str, Any]) -> tuple[int, Any]:
-        await asyncio.sleep(delay)
-        ref = reference_answer(by_prompt[body["messages"][-1]["content"]])
-        return 200, completion(ref.content, ref.tool_calls or None)
-
-    return answer
+def peak_in_flight(root: str) -> int:
+    """The simulator's peak of requests in flight since the last reset."""
+    return int(httpx.get(f"{root}/sim/stats", timeout=5, trust_env=False).json()["peak_in_flight"])
 
 
 def main() -> None:
@@ -53,11 +43,12 @@ def main() -> None:
     args = parser.parse_args()
     cases = bench_cases()
     print(f"{len(cases)} cases, {Counter(c.suite for c in cases)}; delay {args.delay}s")
-    with serve(FakeServer(responder=responder(cases, args.delay))) as server:
-        endpoint = Endpoint(server.base_url, "fake")
+    settings = SimSettings(model="fake", ttft_s=args.delay, max_num_seqs=1024)
+    with running(settings) as root:
+        endpoint = Endpoint(f"{root}/v1", "fake")
         base = None
         for level in (int(x) for x in args.levels.split(",")):
-            server.peak = 0
+            httpx.post(f"{root}/sim/reset", timeout=5, trust_env=False).raise_for_status()
             started = time.perf_counter()
             out = asyncio.run(run_cases(cases, endpoint, concurrency=level, timeout_s=60))
             wall = time.perf_counter() - started
@@ -65,7 +56,7 @@ def main() -> None:
             passed = sum(r.status == "pass" for r in out)
             print(
                 f"concurrency {level:>3}: wall {wall:6.2f}s  speed-up {base / wall:5.1f}x  "
-                f"peak in flight {server.peak:>3}  passed {passed}/{len(out)}"
+                f"peak in flight {peak_in_flight(root):>3}  passed {passed}/{len(out)}"
             )
 
 
