@@ -4,30 +4,17 @@ reached through the adapter live traffic uses (no second adapter, no second pool
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router import reload
 from router.config import parse
-from tests.harness import (
-    Running,
-    chat_upstream,
-    claude_backend,
-    router,
-    scrape,
-    simulator,
-)
+from tests.harness import claude_backend, router, scrape, simulator
 from tests.resilience.conftest import status, until
 
 CANARY = {"enabled": True, "suites": str(SHIPPED / "math"), "sample_per_suite": 1}
@@ -178,45 +165,17 @@ def test_a_reload_republishes_floors_and_drops_a_removed_backend_canary_gauges(
             assert set(last_run(proxy.root)) == {"local"}  # `oldbox` showed until a restart
 
 
-@contextmanager
-def held_until(release: threading.Event) -> Iterator[tuple[Running, list[int]]]:
-    """A chat upstream that answers every case wrong, once `release` is set; the list
-    counts the requests it received."""
-    asked: list[int] = []
-
-    async def chat(request: Request) -> JSONResponse:
-        await request.body()
-        asked.append(1)
-        await asyncio.to_thread(release.wait, 60)
-        message = {"role": "assistant", "content": "\\boxed{-1}"}
-        choice = {"index": 0, "message": message, "finish_reason": "stop"}
-        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-        return JSONResponse(
-            {
-                "id": "c",
-                "object": "chat.completion",
-                "created": 1,
-                "model": "m",
-                "choices": [choice],
-                "usage": usage,
-            }
-        )
-
-    with chat_upstream(chat) as upstream:
-        try:
-            yield upstream, asked
-        finally:
-            release.set()  # before the server stops: a held request would hold its shutdown
-
-
 def test_a_backend_removed_while_its_canary_run_is_in_flight_is_not_judged(
     tmp_path: Path,
 ) -> None:
     """The run that was asking a backend when a reload removed it was judged after the
     reload forgot the backend: its gate closed again, `route_gated{backend="gone"}` showed
     1 and the alert fired for a backend that no longer exists (found in review)."""
-    release = threading.Event()
-    with simulator(profile="vllm", model="m") as local, held_until(release) as (gone, asked):
+    with (
+        simulator(profile="vllm", model="m") as local,
+        # holds every request until released, then answers every case wrong
+        simulator(profile="vllm", model="m", fault="hold", quality={"math": 0.0}) as gone,
+    ):
         data: dict[str, Any] = {
             "backends": [backend("gone", gone.url), backend("local", local.url)],
             "routes": {intent: ["gone", "local"] for intent in INTENTS},
@@ -225,7 +184,7 @@ def test_a_backend_removed_while_its_canary_run_is_in_flight_is_not_judged(
             "resilience": {"enabled": False},
         }
         with router(parse(data)) as proxy:
-            until(lambda: bool(asked), what="the canary asking `gone`")
+            until(lambda: gone.stats()["held"] == 1, what="the canary asking `gone`")
             path = tmp_path / "router.yaml"
             removed = {
                 **data,
@@ -235,7 +194,7 @@ def test_a_backend_removed_while_its_canary_run_is_in_flight_is_not_judged(
             path.write_text(yaml.safe_dump(removed))
             reload.reloader_of(proxy.components).source = path
             assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
-            release.set()  # now `gone` answers, every case wrong
+            gone.control("release", {})  # now `gone` answers, every case wrong
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] == 1, what="the run")
             canary = status(proxy.root)["extra"]["canary"]
             assert canary["gated"] == {} and set(canary["last_run"]) == {"local"}
