@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from router import comparison
 from router.comparison import Reply, compare, final_answer
 from router.ledger import Ledger
-from tests.harness import Running, chat_upstream, config_for, router
+from tests.harness import config_for, router, simulator
 
 STALL = "\\boxed{" * 5000  # 35 KB: the reviewer's input
 
@@ -60,37 +56,16 @@ def test_deep_code_costs_a_verdict_not_the_comparison() -> None:
     assert (result.agreed, result.method) == (False, "code_parse")
 
 
-def _reply(text: str) -> dict[str, Any]:
-    return {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "m",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
-
-
-@contextmanager
-def answering(text: str) -> Iterator[Running]:
-    """A chat upstream that answers every request with `text`."""
-
-    async def chat(request: Request) -> JSONResponse:
-        await request.body()
-        return JSONResponse(_reply(text))
-
-    with chat_upstream(chat) as upstream:
-        yield upstream
-
-
 def test_the_router_answers_while_it_compares_a_pathological_answer(tmp_path: Path) -> None:
     """Live in the cloud answers 35 KB of `\\boxed{`; the local shadow answers plainly. Every
     probe sent while the shadow is replayed and compared is answered (the old router held
     each for the whole stall, past the client's bound), and the comparison is written."""
-    question = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
-    with answering(STALL) as cloud, answering("It is \\boxed{5555}.") as local:
+    prompt = "What is 1234 + 4321?"
+    question = {"model": "auto", "messages": [{"role": "user", "content": prompt}]}
+    with (
+        simulator(profile="cloud", model="cloud-model", replies={prompt: STALL}) as cloud,
+        simulator(model="local-model", replies={prompt: "It is \\boxed{5555}."}) as local,
+    ):
         config = config_for(
             {"local": local, "cloud": cloud}, tmp_path, shadow={"rates": {"math": 1.0}}
         )
