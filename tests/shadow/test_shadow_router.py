@@ -2,92 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
 
 from classifier import INTENTS
 from router import reload
 from router.ledger import Ledger
-from tests.harness import Running, chat_upstream, config_for, router, simulator
+from tests.harness import Running, config_for, router, simulator
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
-WHOLE = json.dumps(
-    {
-        "id": "chatcmpl-fixed",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "cloud-model",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "It is \\boxed{5555}."},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
-    }
-).encode()
-CHUNKS = [
-    {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "cloud-model",
-        "choices": [
-            {"index": 0, "delta": {"role": "assistant", "content": "It is "}, "finish_reason": None}
-        ],
-    },
-    {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "cloud-model",
-        "choices": [{"index": 0, "delta": {"content": "\\boxed{5555}."}, "finish_reason": "stop"}],
-    },
-    {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "cloud-model",
-        "choices": [],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19},
-    },
-]
-STREAM = (
-    b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in CHUNKS) + b"data: [DONE]\n\n"
-)
 
 
-async def _events() -> AsyncIterator[bytes]:
-    # One event per write, apart in time, as a model streams them.
-    for index, piece in enumerate(STREAM.split(b"\n\n")[:-1]):
-        if index:
-            await asyncio.sleep(0.02)
-        yield piece + b"\n\n"
-
-
-async def _chat(request: Request) -> Response:
-    body = await request.json()
-    if body.get("stream"):
-        return StreamingResponse(_events(), media_type="text/event-stream")
-    return Response(WHOLE, media_type="application/json")
-
-
-@contextmanager
-def fixed_upstream() -> Iterator[Running]:
-    """An upstream that always sends the same bytes, so the client's bytes can be compared."""
-    with chat_upstream(_chat) as upstream:
-        yield upstream
+def _upstream_bytes(server: Running, body: dict[str, Any]) -> bytes:
+    """The server's own reply to `body`, asked directly."""
+    response = httpx.post(f"{server.url}/chat/completions", json=body, timeout=10)
+    response.raise_for_status()
+    return response.content
 
 
 def _until(check: Callable[[], bool], seconds: float = 20.0) -> None:
@@ -118,8 +53,16 @@ def _shadow_status(r: Any) -> dict[str, Any]:
 
 
 def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: Path) -> None:
+    """The cloud sends the same bytes for the same request (`repeatable`), a token every
+    20 ms when streaming, so the client's bytes can be compared: with shadowing on and off,
+    and with the cloud's own reply to what the router sent it."""
     got: dict[str, list[bytes]] = {}
-    with fixed_upstream() as cloud, simulator(profile="vllm", model="local-model") as local:
+    with (
+        simulator(
+            profile="cloud", model="cloud-model", repeatable=True, keep_requests=8, tokens_per_s=50
+        ) as cloud,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
         for mode, rates in (("off", {}), ("on", {"math": 1.0})):
             config = config_for(
                 {"local": local, "cloud": cloud}, tmp_path / mode, shadow={"rates": rates}
@@ -134,8 +77,11 @@ def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: 
                 else:
                     assert _shadow_status(r) == {}
         assert _chats(local) == 2  # the two shadows; live went to the cloud
+        forwarded = cloud.stats()["recent_requests"]
+        assert forwarded[:2] == forwarded[2:]  # the router asked the same with shadowing on
+        own = _upstream_bytes(cloud, forwarded[2])
     assert got["on"] == got["off"]
-    assert got["on"][0] == WHOLE
+    assert got["on"][0] == own  # what the cloud sent, untouched
     with Ledger(tmp_path / "on" / "ledger") as ledger:
         columns = "live_backend, shadow_backend, agreed, method, shadow_cost_usd"
         rows = ledger.sql(f"SELECT {columns} FROM shadow_comparisons")
@@ -233,7 +179,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
     """A reload that moves the local backend to another server and turns the rate off: the
     shadow goes to the new server while on, and stops when off (both read per request)."""
     with (
-        fixed_upstream() as cloud,
+        simulator(profile="cloud", model="cloud-model") as cloud,
         simulator(profile="vllm", model="local-model") as old,
         simulator(profile="vllm", model="local-model") as new,
     ):
