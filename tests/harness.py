@@ -248,27 +248,6 @@ def config_for(backends: dict[str, Running], tmp: Path, **extra: Any) -> Config:
     return parse(data)
 
 
-@contextmanager
-def chat_upstream(chat: Callable[..., Any]) -> Iterator[Running]:
-    """`chat` (a Starlette endpoint) served as `/v1/chat/completions` on 127.0.0.1: for the
-    few upstream behaviours the simulator cannot produce on cue (held until released, fixed
-    bytes)."""
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
-    port = free_port()
-    app = Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-    runner = _LoopThread(server.serve())
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/")
-        yield Running(f"{root}/v1", root)
-    finally:
-        server.should_exit = True
-        runner.thread.join(timeout=10)
-
-
 @dataclass
 class RunningRouter(Running):
     components: Components = field(repr=False)
