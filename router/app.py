@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from router.api import admin, browsers, errors, front, messages, openai
+from router.api import admin, browsers, demo, errors, front, messages, openai
 from router.components import Components, build
 from router.config import Config
 from router.errors import Forbidden
@@ -23,6 +23,8 @@ class RouterApp(FastAPI):
     """
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.state.components.config.demo:
+            send = demo.marked(send)  # every answer, errors too, says it is not real
         if scope["type"] == "http" and (why := self._from_a_web_page(scope)) is not None:
             await errors.shaped_response(Request({**scope, "app": self}), Forbidden(why))(
                 scope, receive, send

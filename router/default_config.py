@@ -1,6 +1,7 @@
 """The built-in config for a router started without a file, from a few environment variables.
 
-With none of them set the router runs in demo mode: the simulator serves as both backends.
+With none of them set the router runs in demo mode: the simulator serves as both backends,
+and the ledger is `DEMO_LEDGER`, so that fake dollars never join a real router's history.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from router.config import Config, parse
 
 LAGUNA = "poolside/Laguna-S-2.1-NVFP4"
 BACKEND_VARIABLES = ("SMF_LOCAL_URL", "SMF_LOCAL_MODEL", "SMF_CLOUD_URL", "SMF_CLOUD_MODEL")
+# Demo mode's ledger: apart from the default `./var/ledger`, where a real router on the same
+# defaults would count the simulator's fake cloud dollars and offload as its own.
+DEMO_LEDGER = "./var/demo-ledger"
 
 
 def is_demo(env: Mapping[str, str]) -> bool:
@@ -45,10 +49,12 @@ def from_environment(env: Mapping[str, str] | None = None) -> Config:
 
 
 def demo(local_url: str, cloud_url: str) -> Config:
-    """Both backends are simulators on this machine: everything works, nothing is real."""
+    """Both backends are simulators on this machine: everything works, nothing is real
+    (nor recorded as real: the ledger is `DEMO_LEDGER`)."""
     return parse(
         {
             "demo": True,
+            "ledger": {"path": DEMO_LEDGER},
             "backends": [
                 {
                     "name": "local",

@@ -44,8 +44,13 @@ class Metrics:
     """The router's metrics. Call its methods from the event loop thread; `render()` may run
     anywhere. The families are also registered on `registry` (a fresh one per test)."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None, *, demo: bool = False) -> None:
         self._families: list[Family] = []
+        # Demo mode's fake traffic must not pass for real on a dashboard (alert SmfRouterDemo).
+        self.demo = self._gauge(
+            "demo", "1 when the router runs in demo mode: every backend is a simulator.", ()
+        )
+        self.demo.set((), 1 if demo else 0)
         self._define_requests()
         self._define_backends()
         self._define_quality()

@@ -1,5 +1,8 @@
 """Running the router under uvicorn, with demo simulators when nothing is configured.
 
+Demo mode says so in the log, in a header on every answer and in `/metrics`, and keeps its
+own ledger (`router.default_config.DEMO_LEDGER`).
+
 SIGTERM: uvicorn stops accepting, lets in-flight requests and streams finish for up to
 `server.drain_s`, then the lifespan closes backends and flushes the ledger. A router with no
 keys on an address other than loopback says at start that it is open to all.
@@ -60,10 +63,14 @@ async def _serve(
     if demo:
         log.warning(
             "DEMO MODE: no backends configured; both 'local' and 'cloud' are the built-in "
-            "SIMULATOR (%s, %s). Answers are fake. Configure backends with --config or "
-            "SMF_LOCAL_URL / SMF_CLOUD_MODEL to route real traffic.",
+            "SIMULATOR (%s, %s). Answers are fake (marked x-smf-demo: true) and recorded in "
+            "the demo ledger %s, apart from the real one (read it with `smf-router report "
+            "--ledger %s`). Configure backends with --config or SMF_LOCAL_URL / "
+            "SMF_CLOUD_MODEL to route real traffic.",
             config.backend("local").base_url,
             config.backend("cloud").base_url,
+            config.ledger.path,
+            config.ledger.path,
         )
     app = create_app(config)
     server = _Server(uvicorn_config(app, config, host, port))

@@ -52,10 +52,23 @@ def ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     directory = ledger or Path(config.ledger.path if config else "./var/ledger")
     if not directory.is_dir():
         typer.echo(
-            f"error: no ledger at {directory} (--ledger or the config's ledger.path)", err=True
+            f"error: no ledger at {directory} (--ledger or the config's ledger.path)"
+            + _demo_hint(ledger, config),
+            err=True,
         )
         raise typer.Exit(2)
     return directory
+
+
+def _demo_hint(ledger: Path | None, config: Config | None) -> str:
+    """Demo mode (`make run` with nothing configured) records in a ledger of its own, never
+    read by default so its fake dollars never pass for real ones; a user who just tried the
+    demo and asks for its report is told where it is."""
+    from router.default_config import DEMO_LEDGER
+
+    if ledger is not None or config is not None or not Path(DEMO_LEDGER).is_dir():
+        return ""
+    return f"; demo mode's ledger is {DEMO_LEDGER}: add --ledger {DEMO_LEDGER} to read it"
 
 
 def _write(out: Path, text: str) -> None:

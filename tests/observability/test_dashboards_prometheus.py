@@ -37,8 +37,9 @@ def test_promtool_accepts_the_alert_rules_and_example_config() -> None:
 
 @pytest.fixture
 def fed_exporter() -> Iterator[str]:
-    """An HTTP /metrics endpoint whose counters grow on every scrape."""
-    metrics = Metrics()
+    """An HTTP /metrics endpoint whose counters grow on every scrape (a demo, so that the
+    demo alert fires too)."""
+    metrics = Metrics(demo=True)
     metrics.set_ledger_source(ChattyLedger())
     rounds = itertools.count()
 

@@ -48,6 +48,62 @@ def test_demo_mode_serves_with_simulators_and_says_so(tmp_path: Path) -> None:
     assert f"smf-router listening on http://127.0.0.1:{port}/v1".encode() in output
 
 
+def test_demo_mode_keeps_its_own_ledger_and_marks_its_answers(tmp_path: Path) -> None:
+    """The demo wrote its fake cloud dollars and offload into ./var/ledger, where a real
+    router on the default path later reported them as its own, and nothing in a response
+    or /metrics said demo (found in review)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    process = subprocess.Popen(
+        [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/healthz", 30)
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0)
+        for model in ("local", "cloud"):
+            raw = client.chat.completions.with_raw_response.create(
+                model=model, messages=[{"role": "user", "content": "Sort a list in Python."}]
+            )
+            assert raw.headers["x-smf-demo"] == "true"
+        refused = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={})
+        assert refused.status_code == 400 and refused.headers["x-smf-demo"] == "true"
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics").text
+        assert "\nsmf_router_demo 1.0\n" in metrics or "\nsmf_router_demo 1\n" in metrics
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert b"./var/demo-ledger" in output  # the DEMO MODE line names it
+    assert not (tmp_path / "var" / "ledger").exists()
+    assert list((tmp_path / "var" / "demo-ledger").rglob("*.parquet"))
+
+    def report(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(VENV_BIN / "smf-router"), "report", "--format", "json", *args]
+        return subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        )
+
+    plain = report()  # the real ledger's default place: none, and where the demo's is
+    assert plain.returncode == 2
+    assert "--ledger ./var/demo-ledger" in plain.stderr and "Traceback" not in plain.stderr
+    demo = report("--ledger", "var/demo-ledger")
+    assert demo.returncode == 0, demo.stderr
+    assert json.loads(demo.stdout)["totals"]["requests"] == 2
+
+
+def test_a_configured_router_shows_it_is_not_a_demo(tmp_path: Path) -> None:
+    config = {**OPEN_CONFIG, "ledger": {"path": str(tmp_path / "ledger")}}
+    with router_process(config, tmp_path) as (proxy, _):
+        metrics = httpx.get(f"{proxy.root}/metrics")
+        models = httpx.get(f"{proxy.url}/models")
+    assert "\nsmf_router_demo 0.0\n" in metrics.text or "\nsmf_router_demo 0\n" in metrics.text
+    assert "x-smf-demo" not in models.headers
+
+
 OPEN_CONFIG: dict[str, Any] = {
     "backends": [
         {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
