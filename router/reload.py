@@ -93,7 +93,15 @@ class Reloader:
         async with self._lock:
             if config is None:
                 if self.source is None:
-                    return Outcome(False, "no config file to reload (started without --config)")
+                    # Said in the log too: a SIGHUP has no one to answer, and was ignored
+                    # without a word (found in review).
+                    why = (
+                        "no config file to reload: the router started without --config or "
+                        "$SMF_ROUTER_CONFIG, from the environment or in demo mode, which are "
+                        "read at start only (restart it to apply a change)"
+                    )
+                    log.warning("config reload ignored; keeping the running config: %s", why)
+                    return Outcome(False, why)
                 try:
                     config = await asyncio.to_thread(load, self.source)
                 except ConfigError as exc:
