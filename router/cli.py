@@ -91,6 +91,8 @@ def config_check(config: ConfigOption = None) -> None:
         return
     shown = masked(loaded)  # type: ignore[arg-type]
     typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
+    for warning in loaded.key_warnings():  # type: ignore[attr-defined]
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _mount_optional() -> None:

@@ -255,6 +255,11 @@ class Config(Strict):
         """Where `load` put a variable's value, with that value as it may be shown."""
         return self._from_env
 
+    def key_warnings(self) -> list[str]:
+        """One line per backend whose `api_key_env` variable is unset or empty, for
+        `config check`, `serve` and a reload to say."""
+        return [w for b in self.backends if (w := b.key_warning()) is not None]
+
     def backend(self, name: str) -> Backend:
         for b in self.backends:
             if b.name == name:

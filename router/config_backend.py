@@ -99,6 +99,33 @@ class Backend(Strict):
         value = os.environ.get(self.api_key_env) if self.api_key_env else None
         return value.strip() if value else value
 
+    def key_warning(self) -> str | None:
+        """Why this backend goes without a key although `api_key_env` names one: the variable
+        is unset or empty. A warning, not an error (a gateway may take requests without a
+        key); without it the first sign was a 401 at the first request. Never the key."""
+        if self.api_key_env is None or self.api_key:
+            return None
+        unset = os.environ.get(self.api_key_env) is None
+        return (
+            f"backend {self.name!r}: {self.api_key_env} (api_key_env) is "
+            f"{'not set' if unset else 'empty'}; requests to it carry no key"
+        )
+
+    def key_hint(self) -> str:
+        """What to check when this backend answers 401, which is about the router's key for
+        it; names the variable, never the key."""
+        env = self.api_key_env
+        if env is None and self.kind == "litellm":
+            return (
+                "it has no api_key_env, so litellm reads its provider's own variable (such as "
+                "ANTHROPIC_API_KEY): check that one, or set api_key_env"
+            )
+        if env is None:
+            return "it has no api_key_env: name the environment variable that holds its key"
+        if self.api_key:
+            return f"check the key in ${env} (its api_key_env)"
+        return f"${env} (its api_key_env) is not set or empty"
+
     @field_validator("api_key_env")
     @classmethod
     def _check_key(cls, name: str | None) -> str | None:

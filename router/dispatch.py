@@ -152,6 +152,7 @@ class Dispatcher:
             if isinstance(error, Unreachable | Timeout):
                 status = None
             elif isinstance(error, BackendRefused):
+                error.name_key(settings.key_hint())
                 log.warning("%s", error.message)
             self._failed(backend, attempt, span, started, error.kind, status)
             raise

@@ -252,19 +252,30 @@ class BackendRefused(UpstreamError):
     code = "upstream_refused"
 
     def __init__(self, backend: str, upstream_status: int) -> None:
-        super().__init__(
-            f"backend {backend!r} refused the router ({upstream_status}: "
-            f"{_REFUSAL.get(upstream_status, 'refused')}); this is the backend's configuration "
-            f"in the router, not the request",
-            backend=backend,
-        )
+        super().__init__(_refusal(backend, upstream_status), backend=backend)
         self.upstream_status = upstream_status
+
+    def name_key(self, hint: str) -> None:
+        """Say what a 401 points at (`config_backend.Backend.key_hint`): the adapters know
+        the backend's name only, the dispatcher its settings. "check its api_key" named a
+        setting that does not exist."""
+        if self.upstream_status == 401:
+            self.message = _refusal(self.backend, 401, hint)
+            self.args = (self.message,)
+
+
+def _refusal(backend: str, status: int, why: str | None = None) -> str:
+    return (
+        f"backend {backend!r} refused the router ({status}: "
+        f"{why or _REFUSAL.get(status, 'refused')}); this is the backend's configuration in "
+        "the router, not the request"
+    )
 
 
 _REFUSAL = {
-    401: "check its api_key",
+    401: "check its api_key_env",
     402: "its account cannot pay",
-    403: "its api_key lacks permission",
+    403: "its key (api_key_env) lacks permission",
     404: "check its model and base_url",
 }
 REFUSAL_STATUSES = frozenset(_REFUSAL)

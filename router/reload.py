@@ -122,6 +122,8 @@ class Reloader:
                 return Outcome(False, f"cannot apply the new config: {exc}")
             self.reloads += 1
             log.warning("config reloaded: %s", outcome.message)
+            for warning in config.key_warnings():
+                log.warning("%s", warning)
             return outcome
 
     def _swap(

@@ -72,6 +72,8 @@ async def _serve(
             config.ledger.path,
             config.ledger.path,
         )
+    for warning in config.key_warnings():
+        log.warning("%s", warning)
     app = create_app(config)
     server = _Server(uvicorn_config(app, config, host, port))
     _reload_on_sighup(app.state, config_path)

@@ -99,7 +99,8 @@ def test_with_no_fallback_the_client_gets_a_502_naming_the_backend(
     assert error.response.headers["x-should-retry"] == "false"
     body = error.response.json()["error"]
     assert body["code"] == "upstream_refused"
-    assert "'local'" in body["message"] and "api_key" in body["message"]
+    assert "'local'" in body["message"]
+    assert f"check the key in ${KEY_ENV} (its api_key_env)" in body["message"]
     assert SENT_KEY[:8] not in error.response.text  # OpenAI's 401 quotes part of the key
 
 
