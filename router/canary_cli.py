@@ -3,6 +3,7 @@
 For deployments where the schedule lives outside the routers (a Kubernetes CronJob runs
 it once per cluster; routers without `canary.enabled` read its rounds back from the ledger,
 `router.canary_follow`); a router with `canary.enabled` runs the same rounds itself.
+It prints one line per backend for a person (`--json`: the round's summaries for scripts).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import dataclasses
 import json
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -48,10 +50,13 @@ class ErrorDetails:
                 details[text[:MAX_DETAIL_CHARS]] += 1
         return results
 
+    def common(self, endpoint: Endpoint) -> list[tuple[str, int]]:
+        """The most common details for one backend, with their counts."""
+        return self.seen.get(_identity(endpoint), Counter()).most_common(MAX_DETAILS)
+
     def lines(self, endpoint: Endpoint) -> list[str]:
         """The most common details for one backend, one line each."""
-        details = self.seen.get(_identity(endpoint), Counter())
-        return [f"  {n} × {text}" for text, n in details.most_common(MAX_DETAILS)]
+        return [f"  {n} × {text}" for text, n in self.common(endpoint)]
 
 
 def _identity(endpoint: Endpoint) -> str:
@@ -60,12 +65,34 @@ def _identity(endpoint: Endpoint) -> str:
     return json.dumps(dataclasses.asdict(endpoint), sort_keys=True, default=str)
 
 
+def summary_line(run: dict[str, Any]) -> str:
+    """One backend's round as a person reads it. It printed the summary's dict, with an epoch
+    timestamp (found in review)."""
+    when = iso_time(run["ts"])
+    if run["skipped_reason"]:
+        return f"{run['backend']}: skipped ({run['skipped_reason']}), at {when}"
+    cases, passed, failed, errors = run["cases"], run["passed"], run["failed"], run["errors"]
+    counts = f"{passed}/{cases} passed, {failed} failed, {errors} errors"
+    if unanswerable := cases - passed - failed - errors:
+        counts += f", {unanswerable} n/a"  # cases the backend's window cannot hold
+    suites = run["suites"].replace(",", ", ") or "none"
+    took = f"{run['duration_s']:.1f} s"
+    return f"{run['backend']}: {counts}; suites: {suites}; started {when}, took {took}"
+
+
+def iso_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 @app.command()
 def run(
     config: Annotated[
         Path | None,
         typer.Option("--config", "-c", help="Router config YAML (default: $SMF_ROUTER_CONFIG)."),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print each backend's summary as JSON instead.")
+    ] = False,
 ) -> None:
     """Run one rotating sample of every suite against every backend and record the results."""
     settings = load_or_exit(config)
@@ -89,8 +116,19 @@ def run(
     finally:
         writer.close()
     last = canary.status().get("last_run", {})
-    for backend in settings.backends:
-        if backend.name in last:
-            typer.echo(f"{backend.name}: {last[backend.name]}")
-            for line in errors.lines(endpoint_of(backend)):
-                typer.echo(line)
+    ran = [backend for backend in settings.backends if backend.name in last]
+    if as_json:
+        shown = [
+            {
+                **last[b.name],
+                "at": iso_time(last[b.name]["ts"]),
+                "error_details": dict(errors.common(endpoint_of(b))),
+            }
+            for b in ran
+        ]
+        typer.echo(json.dumps(shown, indent=2))
+        return
+    for backend in ran:
+        typer.echo(summary_line(last[backend.name]))
+        for line in errors.lines(endpoint_of(backend)):
+            typer.echo(line)

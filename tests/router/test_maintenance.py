@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import subprocess
 import time
 from datetime import UTC, datetime, timedelta
@@ -109,13 +111,15 @@ def test_canary_run_command_records_results(tmp_path: Path) -> None:
         path = tmp_path / "router.yaml"
         path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
         done = subprocess.run(
-            [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path)],
+            [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path), "--json"],
             capture_output=True,
             text=True,
             timeout=180,
         )
         assert done.returncode == 0, done.stderr
-        assert "local" in done.stdout
+        (summary,) = json.loads(done.stdout)  # for scripts
+        assert summary["backend"] == "local" and summary["cases"] == 7
+        assert summary["at"].endswith("Z") and summary["error_details"] == {}
     rows = Ledger(tmp_path / "ledger").sql("select suite, status from canary_results")
     suites = {suite for suite, _ in rows}
     assert len(suites) == 7  # one case of each suite
@@ -148,10 +152,14 @@ def test_canary_run_reads_smf_router_config_and_says_why_a_backend_errored(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     cloud = lines.index(next(line for line in lines if line.startswith("cloud: ")))
-    assert "'errors': 7" in lines[cloud]
+    assert "0/7 passed" in lines[cloud] and "7 errors" in lines[cloud]
     assert lines[cloud + 1] == "  7 × ConnectError: All connection attempts failed"
     local_line = next(line for line in lines if line.startswith("local: "))
-    assert "'errors': 0" in local_line
+    assert "/7 passed" in local_line and "0 errors" in local_line
+    # what a person reads: no dict reprs, no epoch seconds, an ISO time (found in review)
+    assert "{'" not in done.stdout
+    iso = r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+    assert re.search(rf"suites: coding, .*math.*; started {iso}, took ", local_line)
 
 
 def test_canary_run_keeps_apart_the_errors_of_backends_that_share_a_url_and_model() -> None:
