@@ -207,9 +207,21 @@ def claude_backend(server: Running) -> dict[str, Any]:
     }
 
 
-def config_for(backends: dict[str, Running], tmp: Path, **extra: Any) -> Config:
-    """local (vLLM-like) and cloud backends pointing at simulators, with short deadlines."""
-    timeouts = {"connect_s": 2, "first_token_s": 2, "idle_s": 1.5, "total_s": 20}
+def config_for(
+    backends: dict[str, Running],
+    tmp: Path,
+    timeouts: dict[str, float] | None = None,
+    **extra: Any,
+) -> Config:
+    """local (vLLM-like) and cloud backends pointing at simulators, with short deadlines;
+    `timeouts` overrides some of them for every backend."""
+    timeouts = {
+        "connect_s": 2,
+        "first_token_s": 2,
+        "idle_s": 1.5,
+        "total_s": 20,
+        **(timeouts or {}),
+    }
     specs = []
     for name, server in backends.items():
         tier = "local" if name.startswith("local") else "cloud"
