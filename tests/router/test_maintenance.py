@@ -16,12 +16,21 @@ import openai
 import pytest
 import yaml
 
-from router.config import hash_key
-from router.ledger import Ledger
+from router.config import hash_key, parse
+from router.ledger import Ledger, LedgerWriter
 from router.maintenance import housekeep
+from router.record import Record
 from tests.harness import VENV_BIN, Running, config_for, free_port, router, simulator
 
 ADMIN = "sk-admin"
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+# one backend nobody calls: housekeeping needs only the ledger settings
+OFFLINE = {
+    "backends": [
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    ],
+    "routes": {intent: ["local"] for intent in INTENTS},
+}
 
 
 def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
@@ -73,36 +82,45 @@ def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
     recent_day = datetime.now(UTC).date().isoformat()
     for day in (old_day, recent_day):
         (ledger / "records" / f"day={day}").mkdir(parents=True)
-    from router.config import parse
-
-    config = parse(
-        {
-            "backends": [
-                {
-                    "name": "local",
-                    "tier": "local",
-                    "base_url": "http://127.0.0.1:9/v1",
-                    "model": "m",
-                }
-            ],
-            "routes": {
-                i: ["local"]
-                for i in (
-                    "coding",
-                    "tool_calling",
-                    "instruction",
-                    "math",
-                    "reasoning",
-                    "prose",
-                    "writing",
-                )
-            },
-            "ledger": {"path": str(ledger), "retention_days": 30},
-        }
-    )
+    config = parse({**OFFLINE, "ledger": {"path": str(ledger), "retention_days": 30}})
     housekeep(config)
     days = sorted(p.name for p in (ledger / "records").iterdir())
     assert days == [f"day={recent_day}"]
+
+
+@pytest.mark.parametrize("by", ["router", "compact command"])
+def test_texts_go_after_text_retention_days_and_records_after_retention_days(
+    tmp_path: Path, by: str
+) -> None:
+    """`ledger.text_retention_days` lets prompts and completions go sooner than the records
+    (README's configuration reference): a 10-day-old request keeps its record and loses
+    its text under 7 and 30 days; a 40-day-old one loses both; today's keeps both. Both
+    places that apply retention read it: the router's hourly housekeeping and
+    `smf-router ledger compact --config`."""
+    ledger = tmp_path / "ledger"
+    writer = LedgerWriter(ledger, flush_interval_s=3600, store_text=True)
+    now = time.time()
+    for name, age_days in (("today", 0), ("ten", 10), ("forty", 40)):
+        record = Record(name, now - age_days * 86400, prompt_text="hi", completion_text="yo")
+        writer.submit(record)
+    writer.close()
+    settings = {"path": str(ledger), "retention_days": 30, "text_retention_days": 7}
+    config = parse({**OFFLINE, "ledger": settings})
+    if by == "router":
+        housekeep(config)
+    else:
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        done = subprocess.run(
+            [str(VENV_BIN / "smf-router"), "ledger", "compact", "--config", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    read = Ledger(ledger)
+    assert sorted(r for (r,) in read.sql("select request_id from records")) == ["ten", "today"]
+    assert [r for (r,) in read.sql("select request_id from texts")] == ["today"]
 
 
 def test_canary_run_command_records_results(tmp_path: Path) -> None:
