@@ -308,3 +308,22 @@ def test_explain_reads_a_repeated_private_header_as_serving_does(proxy: RunningR
     body = {"model": "auto", "messages": MATH}
     plan = httpx.post(f"{proxy.root}/v1/router/explain", json=body, headers=headers).json()
     assert plan["private"] is True and plan["backends"][0]["backend"] == "local"
+
+
+@pytest.mark.parametrize(("allowed", "served_by"), [(True, "local"), (False, "cloud")])
+def test_the_route_header_is_ignored_where_auth_does_not_allow_it(
+    backends: dict[str, Running], tmp_path: Path, allowed: bool, served_by: str
+) -> None:
+    """`auth.allow_route_header: false` is for a router whose callers may not pick their
+    backend: `x-smf-route: local` on a math request then leaves it on the cloud route."""
+    config = config_for(backends, tmp_path, auth={"allow_route_header": allowed})
+    before = {name: server.completions() for name, server in backends.items()}
+    with router(config) as running:
+        client = openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="auto", messages=MATH, extra_headers={"x-smf-route": "local"}
+        )
+    assert raw.headers["x-smf-backend"] == served_by
+    assert raw.parse().model == f"{served_by}-model"  # what the serving simulator echoed
+    served = {name: server.completions() - before[name] for name, server in backends.items()}
+    assert served == {"local": int(allowed), "cloud": int(not allowed)}
