@@ -11,8 +11,18 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
-from tests.harness import Running, config_for, router, scrape, silent_server, simulator
+from router import reload
+from tests.harness import (
+    Collect,
+    Running,
+    config_for,
+    router,
+    scrape,
+    silent_server,
+    simulator,
+)
 from tests.resilience.conftest import CODING, FAST, chat, circuit, status, until
 
 
@@ -220,6 +230,32 @@ def test_conversation_sticks_to_the_backend_that_served_it(
         assert first("agent-7") == ("cloud", "sticky")
         assert first("agent-8") == ("local", "route")
         assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] >= 1
+
+
+def test_the_sticky_table_holds_sticky_max_entries_at_start_and_after_a_reload(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """`resilience.sticky_max_entries` bounds the router's memory of conversations: with 2,
+    three conversations leave 2 entries; a reload to 1 leaves 1, at once."""
+    config = config_for(pair, tmp_path, resilience={**FAST, "sticky_max_entries": 2})
+    data = config.model_dump(mode="json")
+    path = tmp_path / "router.yaml"
+    with router(config) as proxy:
+        reload.reloader_of(proxy.components).source = path
+        collect = Collect()  # after the resilience sink: a record it holds, the table has seen
+        proxy.components.gateway.sinks.append(collect)
+
+        def sticky() -> int:
+            return int(status(proxy.root)["extra"]["resilience"]["sticky_conversations"])
+
+        for user in ("agent-1", "agent-2", "agent-3"):
+            assert chat(proxy.url, model="auto", user=user).status_code == 200
+        until(lambda: len(collect.records) == 3, what="three records finished")
+        assert sticky() == 2
+        data["resilience"]["sticky_max_entries"] = 1
+        path.write_text(yaml.safe_dump(data))
+        assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+        assert sticky() == 1
 
 
 def test_a_request_forced_by_header_does_not_pin_its_conversation(
