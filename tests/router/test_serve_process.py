@@ -133,6 +133,34 @@ def test_a_router_without_keys_on_every_interface_warns_at_start(
         assert warnings == []
 
 
+@pytest.mark.parametrize(("level", "logged"), [("info", True), ("warning", False)])
+def test_server_log_level_decides_whether_requests_are_logged(
+    tmp_path: Path, level: str, logged: bool
+) -> None:
+    """`server.log_level: warning` keeps the one-line-per-request log (INFO) out of a busy
+    router's output; `info`, the default, writes it. The log is read after the process has
+    drained and exited, so a line that is not there will not come."""
+    with simulator(profile="vllm", model="local-model") as local:
+        backend = {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+        config = {
+            **OPEN_CONFIG,
+            "backends": [backend],
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "server": {"log_level": level},
+        }
+        with router_process(config, tmp_path) as (proxy, process):
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
+            client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
+            )
+            log = tmp_path / f"router-{proxy.root.rsplit(':', 1)[1]}.log"
+        assert process.returncode == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    requests = [line for line in lines if line.get("event") == "request"]
+    assert [(r["backend"], r["status"]) for r in requests] == ([("local", 200)] if logged else [])
+    assert any("listening on" in line["msg"] for line in lines) == logged  # INFO, too
+
+
 def test_sigterm_lets_the_inflight_stream_finish(tmp_path: Path) -> None:
     with simulator(profile="vllm", model="local-model", tokens_per_s=25) as local:
         config = {
