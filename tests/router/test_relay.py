@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -27,16 +29,61 @@ async def test_a_wait_longer_than_its_limit_is_a_stall() -> None:
     await asyncio.sleep(0)  # the task was uncancelled: it runs on
 
 
+@dataclass
+class Timer:
+    when: float
+    callback: Callable[[], None]
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Clock:
+    """The two things a `Stall` asks of its loop, on a clock the test moves: with real
+    sleeps, a runner that paused the process for 30 ms woke the 0.02 s wait and the 0.05 s
+    timer in one loop turn, and the timer fired (a race, not a stall)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.timers: list[Timer] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Timer:
+        self.timers.append(timer := Timer(when, callback))
+        return timer
+
+    def advance(self, seconds: float) -> None:
+        """Move time on, running the timers that came due, earliest first, as a loop would."""
+        self.now += seconds
+        while due := [t for t in self.timers if t.when <= self.now]:
+            timer = min(due, key=lambda t: t.when)
+            self.timers.remove(timer)
+            if not timer.cancelled:
+                timer.callback()
+
+
 async def test_short_waits_and_time_between_waits_never_stall() -> None:
-    stall = Stall()
+    stall, clock = Stall(), Clock()
+    stall._loop = clock  # type: ignore[assignment]
     for _ in range(8):  # 0.16 s of waiting in all, 0.02 s at a time, limit 0.05 s
         stall.arm(0.05)
-        await asyncio.sleep(0.02)
+        clock.advance(0.02)
         stall.disarm()
-        await asyncio.sleep(0.03)  # a slow client: not the upstream's time
-    await asyncio.sleep(0.1)
+        clock.advance(0.03)  # a slow client: not the upstream's time
+    clock.advance(0.1)
+    await asyncio.sleep(0)  # a stall that fired cancelled this task: it would raise here
     stall.close()
-    assert not stall.expired()  # never fired (a fired stall would have cancelled this task)
+    assert not stall.expired()
+    stall.arm(0.05)  # and the clock does drive it: a wait past its limit fires
+    clock.advance(0.06)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.sleep(0)
+    assert stall.expired()
+    stall.disarm()
+    stall.close()
 
 
 async def test_a_cancellation_from_elsewhere_is_not_a_stall() -> None:
