@@ -189,18 +189,21 @@ async def test_a_half_read_stream_is_closed_not_reused(upstream: Start) -> None:
 
 
 async def test_a_stream_released_at_its_last_event_is_reused_when_its_end_follows(
-    upstream: Start,
+    upstream: Start, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """uvicorn (vLLM's server) writes the chunked terminator apart from the last event, and
     the relay releases the stream at `[DONE]`: closing it then cost every streamed turn a
-    new connection (9 connections for 10 turns with a 5 ms gap, found in review)."""
-    done = b"data: [DONE]\n\n"
+    new connection (9 connections for 10 turns with a 5 ms gap, found in review). The
+    terminator is sent on cue, after the release, and the linger is long: a 20 ms sleep
+    against the 0.1 s linger raced a paused runner (or ended before the release)."""
+    monkeypatch.setattr(http1, "LINGER_S", 30.0)
+    done, released = b"data: [DONE]\n\n", asyncio.Event()
 
     async def script(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
         writer.write(head + b"%x\r\n%s\r\n" % (len(done), done))
         await writer.drain()
-        await asyncio.sleep(0.02)
+        await released.wait()
         writer.write(b"0\r\n\r\n")
 
     up = await upstream(script)
@@ -208,6 +211,8 @@ async def test_a_stream_released_at_its_last_event_is_reused_when_its_end_follow
     conn = await pool.open(_request(), 5.0, idle_timed=True)
     assert await conn.stream().__anext__() == done
     await conn.finish()  # at [DONE], before the terminator
+    assert not pool._idle and not conn.closed  # lingering for the terminator
+    released.set()
     await _until(lambda: bool(pool._idle) or conn.closed)
     assert pool._idle and not conn.closed
     await pool.aclose()
