@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 app = typer.Typer(help="Train and inspect the intent classifier.", no_args_is_help=True)
 
@@ -53,7 +54,10 @@ def distill(model_dir: Path) -> None:
 
 
 def show(text: str) -> None:
-    """Print why `text` (as a one-message chat request) gets its intent, as a table."""
+    """Print why `text` (as a one-message chat request) gets its intent, as a table.
+
+    Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
+    (`:smile:`) in strings, so a prompt holding them crashed or was shown altered."""
     from classifier import explain
     from classifier.evaluation import body
 
@@ -61,23 +65,28 @@ def show(text: str) -> None:
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     info = explain(body(text))
     console = Console()
+    rule = f"  rule: {info['rule']}" if info["rule"] else ""
     console.print(
-        f"[bold]{info['intent']}[/bold]  confidence {info['confidence']:.2f}"
-        f"  source {info['source']}" + (f"  rule: {info['rule']}" if info["rule"] else "")
+        Text.assemble(
+            (info["intent"], "bold"),
+            f"  confidence {info['confidence']:.2f}  source {info['source']}{rule}",
+        )
     )
     intents = Table("intent", "probability")
     for row in info["top_intents"]:
-        intents.add_row(row["intent"], f"{row['probability']:.3f}")
+        intents.add_row(Text(row["intent"]), Text(f"{row['probability']:.3f}"))
     if info["constraint"]["probability"] > 0.5:
         kind = ", an answer directive" if info["constraint"]["answer_directive"] else ""
         console.print(
-            f"constraint sentence ({info['constraint']['probability']:.2f}{kind}):"
-            f" {info['constraint']['sentence']}"
+            Text(
+                f"constraint sentence ({info['constraint']['probability']:.2f}{kind}):"
+                f" {info['constraint']['sentence']}"
+            )
         )
     console.print(intents)
     feats = Table("feature", f"weight toward {info['model_intent']}")
     for row in info["features"]:
-        feats.add_row(row["feature"], f"{row['weight']:+.3f}")
+        feats.add_row(Text(row["feature"]), Text(f"{row['weight']:+.3f}"))
     console.print(feats)
 
 
