@@ -80,9 +80,12 @@ def resolve_target(model: str, config: Config) -> Target | None:
 
 
 def route_for(intent: Intent, target: Target, config: Config) -> str:
+    """The route a request takes. One the classifier could not read (source `default`: no
+    text, a malformed body) takes the default route even with `min_confidence` 0, where its
+    confidence of 0 is not below the threshold: its label is only a placeholder."""
     if target.mode != "auto":
         return target.name
-    if intent.confidence < config.classifier.min_confidence:
+    if intent.source == "default" or intent.confidence < config.classifier.min_confidence:
         return config.classifier.default_route
     return intent.label
 

@@ -327,3 +327,23 @@ def test_the_route_header_is_ignored_where_auth_does_not_allow_it(
     assert raw.parse().model == f"{served_by}-model"  # what the serving simulator echoed
     served = {name: server.completions() - before[name] for name, server in backends.items()}
     assert served == {"local": int(allowed), "cloud": int(not allowed)}
+
+
+def test_a_request_without_text_takes_the_default_route_even_with_min_confidence_0(
+    backends: dict[str, Running], tmp_path: Path
+) -> None:
+    """With `classifier.min_confidence: 0` an image-only request (confidence 0, source
+    `default`, placeholder label `writing`) went to the writing route, cloud first, instead
+    of `default_route` (found in review)."""
+    settings = {"min_confidence": 0, "default_route": "coding"}
+    cfg = config_for(backends, tmp_path, classifier=settings)
+    with router(cfg) as running:
+        client = openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
+        image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+        raw = client.chat.completions.with_raw_response.create(
+            model="auto", messages=[{"role": "user", "content": [image]}]
+        )
+    assert raw.headers["x-smf-confidence"] == "0.000"
+    assert raw.headers["x-smf-route"] == "coding"
+    assert raw.headers["x-smf-backend"] == "local"
+    assert raw.parse().model == "local-model"
