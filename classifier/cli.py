@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -12,17 +13,40 @@ from rich.text import Text
 app = typer.Typer(help="Train and inspect the intent classifier.", no_args_is_help=True)
 
 
+def _positive(c: float) -> float:
+    """`--c` must be a positive finite number (scikit-learn's C; 0 failed deep inside it)."""
+    if not (math.isfinite(c) and c > 0):
+        raise typer.BadParameter(f"must be a positive number, not {c}")
+    return c
+
+
 @app.command()
 def train(
-    seed: int = typer.Option(13, help="Random seed; the same seed and data give the same model."),
-    c: float = typer.Option(1.0, help="Inverse regularisation strength of the linear model."),
+    seed: int = typer.Option(
+        13,
+        min=0,
+        max=2**32 - 1,  # scikit-learn's random_state range
+        help="Random seed; the same seed and data give the same model.",
+    ),
+    c: float = typer.Option(
+        1.0, callback=_positive, help="Inverse regularisation strength of the linear model."
+    ),
     no_doc: bool = typer.Option(False, "--no-doc", help="Do not rewrite docs/classifier.md."),
 ) -> None:
     """Retrain from classifier/data, evaluate on held-out sources, ship the artifact."""
+    from classifier import corpus
     from classifier.pipeline import DOC_PATH, train_and_report
     from classifier.train import TrainConfig
 
-    _, report = train_and_report(TrainConfig(c=c, seed=seed), doc_path=None if no_doc else DOC_PATH)
+    try:
+        _, report = train_and_report(
+            TrainConfig(c=c, seed=seed),
+            data_dir=corpus.DATA_DIR,
+            doc_path=None if no_doc else DOC_PATH,
+        )
+    except corpus.DataMissing as exc:  # found before any training
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     typer.echo(
         f"macro-F1 {report.macro_f1:.3f}, route accuracy {report.route_accuracy:.3f}"
         f" on {report.n} held-out rows"

@@ -41,10 +41,24 @@ class Sentence:
     kind: str = ""
 
 
+class DataMissing(ValueError):
+    """A data folder training reads is missing or holds no rows: one line naming it."""
+
+
+def jsonl_files(folder: Path) -> list[Path]:
+    """The `*.jsonl` files of `folder`, sorted; a missing or empty folder is an error, not an
+    empty list (training on no rows failed deep inside scikit-learn, as a long traceback)."""
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        why = "is missing" if not folder.is_dir() else "holds no *.jsonl files"
+        raise DataMissing(f"the classifier's data folder {folder} {why}")
+    return files
+
+
 def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
     """The constraint detector's sentences (`sentences/*.jsonl`), in a stable order."""
     rows: list[Sentence] = []
-    for path in sorted((data_dir / "sentences").glob("*.jsonl")):
+    for path in jsonl_files(data_dir / "sentences"):
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 r = json.loads(line)
@@ -53,9 +67,10 @@ def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
 
 
 def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
-    """All rows of `train` or `validation`, in a stable order (sorted file names)."""
+    """All rows of `train` or `validation`, in a stable order (sorted file names); raises
+    `DataMissing` when the folder is missing or empty."""
     rows: list[Example] = []
-    for path in sorted((data_dir / split).glob("*.jsonl")):
+    for path in jsonl_files(data_dir / split):
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 r = json.loads(line)

@@ -3,9 +3,13 @@ bad input included (one `error:` line and exit 2, never a traceback)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import NoReturn
+
 import pytest
 from typer.testing import CliRunner
 
+from classifier import corpus, pipeline
 from classifier.cli import app
 
 
@@ -24,3 +28,58 @@ def test_the_terminal_explanation_shows_the_prompt_literally(sentence: str) -> N
     assert result.exit_code == 0, result.output
     assert "constraint sentence (" in result.output
     assert f"): {sentence}\n" in result.output
+
+
+@pytest.fixture
+def no_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Training pointed at an empty data folder, and refusing to start: a run that got past
+    the checks fails here rather than train and overwrite the shipped artifact."""
+
+    def no_training(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(corpus, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(pipeline, "fit_detector", no_training)
+    monkeypatch.setattr(pipeline, "fit", no_training)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--seed", "-1"), ("--seed", "99999999999"), ("--c", "0"), ("--c", "-1"), ("--c", "nan")],
+)
+def test_train_refuses_an_out_of_range_option_in_one_line(
+    no_data: Path, option: str, value: str
+) -> None:
+    """`--seed -1`, `--seed 99999999999` and `--c 0` reached scikit-learn and printed a
+    long traceback (found in review)."""
+    result = CliRunner().invoke(app, ["train", "--no-doc", option, value])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}'" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+ROW = '{"text": "Write a haiku about rain", "label": "prose", "source": "t"}\n'
+
+
+@pytest.mark.parametrize(
+    ("made", "named", "why"),
+    [
+        ((), "train", "is missing"),
+        (("train",), "train", "holds no *.jsonl files"),
+        (("train", "validation", "sentences"), "sentences", "holds no *.jsonl files"),
+    ],
+)
+def test_train_names_a_missing_or_empty_data_folder(
+    no_data: Path, made: tuple[str, ...], named: str, why: str
+) -> None:
+    """A missing or empty `classifier/data` trained on no rows and failed deep inside
+    scikit-learn with a long traceback (found in review)."""
+    for folder in made:
+        (no_data / folder).mkdir()
+    for folder in ("train", "validation"):
+        if folder in made and folder != named:
+            (no_data / folder / "rows.jsonl").write_text(ROW, encoding="utf-8")
+    result = CliRunner().invoke(app, ["train", "--no-doc"])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: the classifier's data folder {no_data / named} {why}\n"
