@@ -83,8 +83,14 @@ def show(text: str) -> None:
     Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
     (`:smile:`) in strings, so a prompt holding them crashed or was shown altered."""
     from classifier import explain
+    from classifier.decision import ModelUnavailable, model
     from classifier.evaluation import body
 
+    try:  # as `serve` does: `explain` alone would answer "no text read" for a broken model
+        model()
+    except ModelUnavailable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     # argv bytes that are not UTF-8 arrive as lone surrogates (PEP 383): show them as U+FFFD
     text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     info = explain(body(text))

@@ -55,7 +55,7 @@ def _loaded() -> IntentModel | str:
     """The model, or why it cannot be read: kept either way, so that a broken artifact is
     not read again from disk on every request."""
     try:
-        return artifact.load()
+        return artifact.load(artifact.MODEL_PATH)  # the file the message below names
     except Exception as exc:  # missing, truncated, not ours: all mean "no model"
         why = f"{type(exc).__name__}: {exc}"
         return f"the intent model {artifact.MODEL_PATH} cannot be read ({why})"

@@ -3,13 +3,14 @@ bad input included (one `error:` line and exit 2, never a traceback)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 from typer.testing import CliRunner
 
-from classifier import corpus, pipeline
+from classifier import artifact, corpus, decision, pipeline
 from classifier.cli import app
 
 
@@ -83,3 +84,24 @@ def test_train_names_a_missing_or_empty_data_folder(
     result = CliRunner().invoke(app, ["train", "--no-doc"])
     assert result.exit_code == 2, result.output
     assert result.output == f"error: the classifier's data folder {no_data / named} {why}\n"
+
+
+@pytest.fixture
+def truncated_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The shipped artifact cut in half, as the model the process reads (and forgets after)."""
+    broken = tmp_path / "intent_model.skops"
+    shipped = artifact.MODEL_PATH.read_bytes()
+    broken.write_bytes(shipped[: len(shipped) // 2])
+    monkeypatch.setattr(artifact, "MODEL_PATH", broken)
+    decision._loaded.cache_clear()
+    yield broken
+    decision._loaded.cache_clear()
+
+
+def test_classify_with_an_unreadable_model_says_so_in_one_line(truncated_model: Path) -> None:
+    """With a truncated artifact `smf-router classify` exited 0 and printed `writing,
+    confidence 0, source default`, an answer made up (found in review); `serve` stops."""
+    result = CliRunner().invoke(app, ["show", "Write a Python function that sorts a list"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: the intent model {truncated_model} cannot be read")
+    assert len(result.output.splitlines()) == 1
