@@ -4,13 +4,16 @@ The file is written by `skops.io.dump`. The router reads it with `load`, a stric
 exactly the node kinds we write (a dict of JSON strings and `.npy` arrays, `allow_pickle`
 off): importing skops pulls in all of scikit-learn, which alone costs more than the
 one-second start budget. `load_with_skops` reads the same file through skops' own audited
-loader; the tests check that both agree.
+loader; the tests check that both agree. Both check every array's shape against its
+vocabulary and the labels, and that every number is finite: a damaged file is a ValueError
+naming the entry (the router's start reports it), not garbage scores on every request.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -106,33 +109,39 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
     if sorted(labels) != sorted(INTENTS):
         raise ValueError(f"{path} labels {labels} differ from {INTENTS}")
     order = [labels.index(lb) for lb in INTENTS]
-    weights: npt.NDArray[np.float64] = np.asarray(payload["weights"], dtype=np.float64)
-    bias: npt.NDArray[np.float64] = np.asarray(payload["bias"], dtype=np.float64)
-    words = payload.get("embed_words", "")
-    embedding = Embedding(
-        words=tuple(words.split("\n")) if words else (),
-        table=np.asarray(payload.get("embed_table", np.zeros((0, 0))), dtype=np.float64),
-        sif=np.asarray(payload.get("embed_sif", np.zeros(0)), dtype=np.float64),
-        scale=float(json.loads(payload.get("embed_scale", "1.0"))),
-    )
-    dense = np.asarray(payload.get("dense_weights", np.zeros((0, 0))), dtype=np.float64)
-    detector_vocab = payload.get("detector_vocab", "")
-    vocab = tuple(detector_vocab.split("\n")) if detector_vocab else ()
+    n = len(labels)
+    vocab = tuple(payload["vocab"].split("\n"))
+    weights = _array(path, payload, "weights", (len(vocab), n))
+    bias = _array(path, payload, "bias", (n,))
+    words_text = payload.get("embed_words", "")
+    words = tuple(words_text.split("\n")) if words_text else ()
+    table = _array(path, payload, "embed_table", None, np.zeros((0, 0)))
+    dims = table.shape[1] if table.ndim == 2 else -1
+    sif = _array(path, payload, "embed_sif", None, np.zeros(0))
+    dense = _array(path, payload, "dense_weights", None, np.zeros((0, 0)))
+    if words:  # without words the table, sif and dense block are never read
+        _shape(path, "embed_table", table, (len(words), dims))
+        _shape(path, "embed_sif", sif, (len(words),))
+        _shape(path, "dense_weights", dense, (dims, n))
+    embedding = Embedding(words, table, sif, _number(path, payload, "embed_scale", "1.0"))
     head = None
     if "detector_answer_vocab" in payload:
+        head_vocab = tuple(payload["detector_answer_vocab"].split("\n"))
         head = ConstraintDetector(
-            vocab=tuple(payload["detector_answer_vocab"].split("\n")),
-            weights=np.asarray(payload["detector_answer_weights"], dtype=np.float64),
-            bias=float(json.loads(payload["detector_answer_bias"])),
+            vocab=head_vocab,
+            weights=_array(path, payload, "detector_answer_weights", (len(head_vocab),)),
+            bias=_number(path, payload, "detector_answer_bias"),
         )
+    detector_text = payload.get("detector_vocab", "")
+    detector_vocab = tuple(detector_text.split("\n")) if detector_text else ()
     detector = ConstraintDetector(
-        vocab=vocab,
-        weights=np.asarray(payload.get("detector_weights", np.zeros(0)), dtype=np.float64),
-        bias=float(json.loads(payload.get("detector_bias", "0.0"))),
+        vocab=detector_vocab,
+        weights=_array(path, payload, "detector_weights", (len(detector_vocab),), np.zeros(0)),
+        bias=_number(path, payload, "detector_bias", "0.0"),
         answer_head=head,
     )
     return IntentModel(
-        vocab=tuple(payload["vocab"].split("\n")),
+        vocab=vocab,
         weights=np.ascontiguousarray(weights[:, order]),
         bias=bias[order],
         labels=INTENTS,
@@ -141,3 +150,39 @@ def _from_payload(path: Path, payload: dict[str, Any]) -> IntentModel:
         dense_weights=np.ascontiguousarray(dense[:, order]) if dense.size else dense,
         detector=detector,
     )
+
+
+def _array(
+    path: Path,
+    payload: dict[str, Any],
+    key: str,
+    shape: tuple[int, ...] | None,
+    default: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """`payload[key]` as float64, checked: a row count that disagrees with its vocabulary, or
+    a NaN, loaded fine and then raised, or scored garbage, on every request."""
+    found = payload.get(key, default)
+    if found is None:
+        raise ValueError(f"{path}: {key} is missing")
+    array: npt.NDArray[np.float64] = np.asarray(found, dtype=np.float64)
+    if shape is not None:
+        _shape(path, key, array, shape)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{path}: {key} holds values that are not finite")
+    return array
+
+
+def _shape(path: Path, key: str, array: npt.NDArray[np.float64], shape: tuple[int, ...]) -> None:
+    if array.shape != shape:
+        raise ValueError(f"{path}: {key} has shape {array.shape}, expected {shape}")
+
+
+def _number(path: Path, payload: dict[str, Any], key: str, default: str | None = None) -> float:
+    """A JSON number of the payload (a bias, the embedding scale), which must be finite."""
+    found = payload.get(key, default)
+    if found is None:
+        raise ValueError(f"{path}: {key} is missing")
+    value = float(json.loads(found))
+    if not math.isfinite(value):
+        raise ValueError(f"{path}: {key} is {value}, not a finite number")
+    return value

@@ -1,12 +1,16 @@
-"""The artifact round trip and the training determinism, on a small subset to stay fast."""
+"""The artifact round trip and the training determinism, on a small subset to stay fast, and
+the refusal of damaged artifacts."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -149,3 +153,58 @@ def test_a_model_that_cannot_be_read_is_read_once_and_logged_without_the_text(
     logged = [line for line in lines if line.startswith("smf_router.classifier: ")]
     assert len(logged) == 3  # the 1st, 2nd and 4th of five failures
     assert "ModelUnavailable" in logged[0] and "secret" not in done.stdout
+
+
+def altered(tmp_path: Path, key: str, change: Callable[[Any], Any]) -> Path:
+    """A copy of the shipped artifact with `change` applied to the entry `key` (an array, or
+    the text of a JSON entry), written as `save` writes it."""
+    with zipfile.ZipFile(artifact.MODEL_PATH) as zf:
+        schema = json.loads(zf.read("schema.json"))
+        files = {n: zf.read(n) for n in zf.namelist()}
+    node = schema["content"][key]
+    if "file" in node:
+        out = io.BytesIO()
+        np.save(out, change(np.load(io.BytesIO(files[node["file"]]), allow_pickle=False)))
+        files[node["file"]] = out.getvalue()
+    else:
+        node["content"] = json.dumps(change(json.loads(node["content"])))
+        files["schema.json"] = json.dumps(schema).encode()
+    bad = tmp_path / "altered.skops"
+    with zipfile.ZipFile(bad, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return bad
+
+
+def with_nan(a: Any) -> Any:
+    a = a.copy()
+    a.flat[len(a.flat) // 2] = np.nan
+    return a
+
+
+@pytest.mark.parametrize(
+    ("key", "change", "why"),
+    [
+        ("weights", lambda a: a[:-1], "has shape"),
+        ("weights", lambda a: a[:, :6], "has shape"),
+        ("weights", with_nan, "not finite"),
+        ("bias", lambda a: a[:6], "has shape"),
+        ("bias", lambda a: np.full_like(a, np.inf), "not finite"),
+        ("detector_weights", lambda a: a[:-1], "has shape"),
+        ("detector_weights", with_nan, "not finite"),
+        ("detector_answer_weights", lambda a: a[1:], "has shape"),
+        ("detector_answer_weights", with_nan, "not finite"),
+        ("detector_bias", lambda text: "NaN", "not a finite number"),
+        ("detector_answer_bias", lambda text: "Infinity", "not a finite number"),
+    ],
+)
+def test_an_artifact_of_wrong_shapes_or_values_is_refused_naming_the_entry(
+    tmp_path: Path, key: str, change: Callable[[Any], Any], why: str
+) -> None:
+    """Weights with fewer rows than the vocabulary, a short bias, NaN weights loaded without
+    a word and then raised or scored garbage on every request (found in review); the
+    router's start turns this ValueError into its one-line `error:`."""
+    bad = altered(tmp_path, key, change)
+    for load in (artifact.load, artifact.load_with_skops):
+        with pytest.raises(ValueError, match=f"{bad}: {key} .*{why}"):
+            load(bad)
