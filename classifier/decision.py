@@ -132,7 +132,11 @@ def _blank(text: str) -> bool:
 
 
 def classify(body: dict[str, Any]) -> Intent:
-    """The intent of one chat request; never raises, whatever the body holds."""
+    """The intent of one chat-completions request body; never raises, whatever it holds.
+
+    A Messages or Responses body must be translated first, as the router does
+    (`router.translate.view.chat_view`): read raw, its system blocks, `instructions`,
+    tool results and Anthropic `tool_choice` shapes are missed or misread."""
     try:
         return decide(model(), body)
     except Exception as exc:  # a malformed body must cost the caller a default route, not a 500
@@ -142,7 +146,8 @@ def classify(body: dict[str, Any]) -> Intent:
 
 def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     """Why `classify` decides what it does: probabilities, the rule, the strongest features.
-    Never raises, like `classify`: a body it cannot read is explained as unread."""
+    Takes the same chat-completions body. Never raises, like `classify`: a body it cannot
+    read is explained as unread."""
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route

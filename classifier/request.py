@@ -126,7 +126,13 @@ def _forced(tool_choice: object) -> bool:
 
 
 def view(body: object) -> RequestView:
-    """Read a request dict of any shape into a `RequestView`; never raises on odd input."""
+    """Read a chat-completions body into a `RequestView`; never raises on odd input.
+
+    Only the chat shape is read fully. A bare Responses `input` or completions `prompt` is
+    read as one user message and a string `system` as the system prompt, but Anthropic
+    system blocks, tool results and `tool_choice: {"type": "none"}`, and Responses
+    `instructions`, are not: the router translates those bodies to chat first
+    (`router.translate.view.chat_view`), and so must any other caller."""
     if not isinstance(body, dict):
         return RequestView()
     messages = body.get("messages")
