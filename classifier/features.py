@@ -21,8 +21,10 @@ from classifier.request import RequestView
 
 _PUNCT = string.punctuation.encode()
 _SPLIT = bytes.maketrans(_PUNCT, b" " * len(_PUNCT))
-_CJK_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK_CHARS = re.compile(f"[{_CJK}]")
 _WORD_CHARS = re.compile(r"[^\W_]+")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
 _SYMBOLS = {"code": "{};", "math": "=+^", "latex": "$\\", "paren": "()"}
 _EQUATION = re.compile(r"[0-9] ?[-+*/^=×÷] ?[0-9(]")
 _CODE_HINTS = ("```", "\n    ", "\n\t", "def ", "import ", "();", "=>", "</", "#include")
@@ -140,7 +142,12 @@ def tokens(text: str) -> list[str]:
             out.append("0" if tok[0].isdigit() else tok)
         elif _CJK_CHARS.search(tok):
             for piece in _WORD_CHARS.findall(tok):
-                out.extend(_CJK_CHARS.findall(piece) if _CJK_CHARS.match(piece) else (piece,))
+                if not _CJK_CHARS.match(piece):
+                    out.append(piece)
+                elif _CJK_RUN.fullmatch(piece):  # the common case: a character per token, in C
+                    out.extend(piece)
+                else:
+                    out.extend(_CJK_CHARS.findall(piece))
         else:
             out.extend(_WORD_CHARS.findall(tok))
     return out
