@@ -6,6 +6,8 @@ Features are plain strings so the model file stays readable and `explain()` can 
 The same function serves training and classification, so the two never drift apart.
 Tokenising uses C-level `bytes.translate` and `str.split` rather than a regex: on one core
 that is five times faster, which is what keeps classification under a tenth of a millisecond.
+CJK text, split into one token per character, is split by whole-chunk regex passes and
+`list.extend`, not a regex match per character.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK_CHARS = re.compile(f"[{_CJK}]")
 _WORD_CHARS = re.compile(r"[^\W_]+")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
+# a chunk whose only letters and digits are CJK: its tokens are those characters, in order
+_CJK_WORDS_ONLY = re.compile(f"(?:[{_CJK}]|[\\W_])+")
+_NOT_WORD = re.compile(r"[\W_]+")
 _SYMBOLS = {"code": "{};", "math": "=+^", "latex": "$\\", "paren": "()"}
 _EQUATION = re.compile(r"[0-9] ?[-+*/^=×÷] ?[0-9(]")
 _CODE_HINTS = ("```", "\n    ", "\n\t", "def ", "import ", "();", "=>", "</", "#include")
@@ -140,6 +145,8 @@ def tokens(text: str) -> list[str]:
     for tok in raw.translate(_SPLIT).decode().split():
         if tok.isascii():
             out.append("0" if tok[0].isdigit() else tok)
+        elif _CJK_WORDS_ONLY.fullmatch(tok):  # most Chinese or Japanese text: two C passes
+            out.extend(_NOT_WORD.sub("", tok))
         elif _CJK_CHARS.search(tok):
             for piece in _WORD_CHARS.findall(tok):
                 if not _CJK_CHARS.match(piece):
