@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from router.config import Config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 config_app = typer.Typer(no_args_is_help=True, help="Check and print configuration.")
@@ -95,6 +98,36 @@ def config_check(config: ConfigOption = None) -> None:
         typer.echo(f"warning: {warning}", err=True)
 
 
+def _routing_config(path: Path | None) -> Config:
+    """The config whose routes and classifier settings `classify` reports: the file, else
+    the built-in defaults (demo mode routes the same way)."""
+    from router import default_config
+
+    loaded, _ = load_config(path)
+    return loaded if loaded is not None else default_config.from_environment()  # type: ignore[return-value]
+
+
+def route_line(text: str, config: Config) -> str:
+    """Where the router sends `text` as a one-message request, said the way the intent line
+    above it cannot: a label below `min_confidence` is not the route (found in review)."""
+    from classifier import classify
+    from classifier.evaluation import body
+    from router.policy import Target, route_for
+
+    intent = classify(body(text))
+    route = route_for(intent, Target("auto"), config)
+    backends = ", ".join(config.routes[route])
+    minimum = config.classifier.min_confidence
+    if intent.source == "default":
+        why = " (nothing to classify: the default route)"
+    elif route != intent.label:
+        below = f"confidence {intent.confidence:.4f} is below min_confidence {minimum}"
+        why = f" ({below}: the default route)"
+    else:
+        why = ""
+    return f"route: {route}{why} -> {backends}"
+
+
 def _mount_optional() -> None:
     """Sub-commands owned by other packages, mounted when present."""
     try:
@@ -106,9 +139,10 @@ def _mount_optional() -> None:
         )
 
         @app.command()
-        def classify(text: str) -> None:
-            """Show how a prompt is classified, and why."""
+        def classify(text: str, config: ConfigOption = None) -> None:
+            """Show how a prompt is classified, why, and the route the router gives it."""
             show(text)
+            typer.echo(route_line(text, _routing_config(config)))
 
     except ImportError:
         pass

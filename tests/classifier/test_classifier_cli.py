@@ -3,6 +3,8 @@ bad input included (one `error:` line and exit 2, never a traceback)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -105,3 +107,43 @@ def test_classify_with_an_unreadable_model_says_so_in_one_line(truncated_model: 
     assert result.exit_code == 2, result.output
     assert result.output.startswith(f"error: the intent model {truncated_model} cannot be read")
     assert len(result.output.splitlines()) == 1
+
+
+def _config(tmp_path: Path, min_confidence: float) -> Path:
+    path = tmp_path / f"router-{min_confidence}.yaml"
+    path.write_text(
+        "backends:\n"
+        "  - {name: local, tier: local, base_url: 'http://127.0.0.1:9/v1', model: m}\n"
+        "  - {name: cloud, tier: cloud, base_url: 'http://127.0.0.1:9/v1', model: m}\n"
+        f"classifier: {{min_confidence: {min_confidence}, default_route: coding}}\n"
+    )
+    return path
+
+
+def _classify(prompt: str, config: Path) -> str:
+    """`smf-router classify` as a user runs it (the command is mounted by `main`)."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    done = subprocess.run(
+        [str(smf_router), "classify", prompt, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_classify_names_the_route_the_router_gives_the_prompt(tmp_path: Path) -> None:
+    """`classify` printed the label alone, and a label below `min_confidence` is not where
+    the router sends the prompt: "Fix this test" read `writing` while it went to the coding
+    route (found in review). The last line says the route and, when it is not the label's,
+    why."""
+    prompt = "Write a limerick about a cat"
+    below = _classify(prompt, _config(tmp_path, 0.9999))
+    label = below.split()[0]
+    assert label != "coding"  # else the default route could not be told from the label
+    last = below.splitlines()[-1]
+    assert last.startswith("route: coding (confidence "), last
+    assert last.endswith("is below min_confidence 0.9999: the default route) -> local, cloud")
+    above = _classify(prompt, _config(tmp_path, 0.0))
+    assert above.splitlines()[-1].startswith(f"route: {label} -> "), above
