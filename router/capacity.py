@@ -62,10 +62,18 @@ def saturation(
 
 
 class Capacity:
-    """In-flight counts (an attempt observer), service times, polled gauges, windows."""
+    """In-flight counts (an attempt observer), service times, polled gauges, windows.
 
-    def __init__(self, clock: Callable[[], float]) -> None:
+    `configured` says whether a backend name is in the running config. A removed backend's
+    entry goes once its last attempt is over: kept, every renaming reload left one behind
+    for the life of the process.
+    """
+
+    def __init__(
+        self, clock: Callable[[], float], configured: Callable[[str], bool] = lambda _: True
+    ) -> None:
         self.clock = clock
+        self.configured = configured
         self.loads: dict[str, Load] = {}
 
     def load(self, backend: str) -> Load:
@@ -75,10 +83,12 @@ class Capacity:
         return found
 
     def forget(self, backend: str) -> None:
-        """What was learned about a backend a reload changed or removed; its in-flight count
-        stays, the attempts still run."""
-        load = self.load(backend)
-        self.loads[backend] = Load(inflight=load.inflight)
+        """What was learned about a backend a reload changed or removed. Its in-flight count
+        stays while attempts still run; a removed one with none left goes now (else with its
+        last attempt, `attempt_finished`)."""
+        inflight = self.loads.pop(backend, Load()).inflight
+        if inflight > 0 or self.configured(backend):
+            self.loads[backend] = Load(inflight=inflight)
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.load(backend).inflight += 1
@@ -86,11 +96,18 @@ class Capacity:
     def attempt_finished(
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None:
-        load = self.load(backend)
+        load = self.loads.get(backend)
+        if load is None:
+            return
         load.inflight = max(0, load.inflight - 1)
+        if load.inflight == 0 and not self.configured(backend):
+            del self.loads[backend]  # a reload removed it: this was its last attempt
 
     def served(self, backend: str, seconds: float) -> None:
-        """A successful attempt took `seconds` (from the finished record)."""
+        """A successful attempt took `seconds` (from the finished record); nothing for a
+        backend a reload removed since (it would stay, and nothing would read it)."""
+        if not self.configured(backend):
+            return
         load = self.load(backend)
         if load.service_s is None:
             load.service_s = seconds

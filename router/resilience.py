@@ -51,7 +51,7 @@ class Resilience:
         self.clock = clock
         self.gate_sources: list[GateSource] = []
         self.health = Health(self._policy, clock, [self._circuit_changed])
-        self.capacity = Capacity(clock)
+        self.capacity = Capacity(clock, self._configured)
         rs = self.settings
         self.table = StickyTable(rs.sticky_ttl_s, rs.sticky_max_entries, clock)
         self._next_probe: dict[str, float] = {}
@@ -122,7 +122,7 @@ class Resilience:
                 self.capacity.served(attempt.backend, attempt.duration_s)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        if record.auto_routed:  # not a request forced by model name or x-smf-route
+        if record.auto_routed and self._configured(record.backend):  # not forced by name
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
 
@@ -172,6 +172,8 @@ class Resilience:
 
     async def _probe_one(self, client: httpx.AsyncClient, settings: BackendSettings) -> None:
         name = settings.name
+        if not self._current(settings):
+            return  # a reload since the loop chose it: its state is gone, and stays gone
         trial = self.health.breaker(name).state(self.clock()) == "half_open"
         if trial and not self.health.claim_probe_trial(name):
             return  # a live request holds the trial
@@ -183,6 +185,8 @@ class Resilience:
         except Exception:  # one odd backend must not end probing for all (the trial too)
             log.exception("probe of %s failed unexpectedly", name)
             up, known = False, use_health
+        if not self._current(settings):
+            return  # a reload during the probe: the answer is about a server that left
         self._health_path_known[name] = known
         if up and trial:
             self.health.succeeded(name, live=False)
@@ -196,6 +200,8 @@ class Resilience:
             if refresh_windows:
                 self._windows_due = self.clock() + rs.models_refresh_s
             for settings in self.components.config.backends:
+                if not self._current(settings):
+                    continue  # a reload during an earlier poll: a breaker would come back
                 if self.health.breaker(settings.name).state(self.clock()) != "closed":
                     self.components.metrics.forget_capacity(settings.name)
                     continue
@@ -227,10 +233,15 @@ class Resilience:
             if window is not None and self._current(settings):
                 self.capacity.load(settings.name).context_window = window
 
+    def _configured(self, name: str) -> bool:
+        return any(b.name == name for b in self.components.config.backends)
+
     def _current(self, settings: BackendSettings) -> bool:
-        """Whether `settings` are still the running config's: a reload during the poll may
-        have removed or re-pointed the backend, and its answer must not come back."""
-        return any(b is settings for b in self.components.config.backends)
+        """Whether `settings` are still the running config's: a reload during a probe or poll
+        may have removed or re-pointed the backend, and its answer must not come back. Equal,
+        not the same object: a reload parses anew, and an unchanged backend keeps its state
+        (a probe's claimed trial must still end)."""
+        return any(b == settings for b in self.components.config.backends)
 
     def reloaded(self, config: Config) -> Callable[[], None]:
         """A reload hook. A backend whose settings changed may be another server now, and

@@ -1,0 +1,166 @@
+"""Reloads that remove backends leave nothing of them behind: not in resilience's state once
+their last attempt is over, not written back by a probe or poll that was in flight, not in
+`/metrics`. A router reloaded with renamed backends for weeks kept one entry per name
+(found in a longevity review)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from router import reload, resilience
+from router.config import parse
+from router.resilience import Resilience
+from tests.harness import config_for, router, simulator
+from tests.resilience.conftest import CODING, FAST, status, until
+
+SLOW = {"connect_s": 2, "first_token_s": 30, "idle_s": 30, "total_s": 60}
+
+
+def renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """`data` with backend `old` called `new`, in the backends and the routes."""
+    backends = [{**b, "name": new} if b["name"] == old else b for b in data["backends"]]
+    routes = {i: [new if n == old else n for n in names] for i, names in data["routes"].items()}
+    return {**data, "backends": backends, "routes": routes}
+
+
+def without(data: dict[str, Any], name: str) -> dict[str, Any]:
+    backends = [b for b in data["backends"] if b["name"] != name]
+    routes = {i: [n for n in names if n != name] for i, names in data["routes"].items()}
+    return {**data, "backends": backends, "routes": routes}
+
+
+def state_names(res: Resilience) -> dict[str, set[str]]:
+    """Every backend name resilience keeps something for, by where it keeps it."""
+    return {
+        "loads": set(res.capacity.loads),
+        "breakers": set(res.health.breakers),
+        "next_probe": set(res._next_probe),
+        "health_path_known": set(res._health_path_known),
+    }
+
+
+def test_renaming_reloads_keep_no_state_for_removed_names_once_their_attempts_end(
+    tmp_path: Path,
+) -> None:
+    with (
+        simulator(profile="vllm", model="local0-model", fault="hold") as held,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local0": held, "cloud": cloud}, tmp_path, resilience=FAST)
+        first = data.model_dump(mode="json")
+        for backend in first["backends"]:
+            backend["timeouts"] = SLOW
+        path = tmp_path / "router.yaml"
+        with router(parse(first)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            res = proxy.components.gateway.state_source
+            assert isinstance(res, Resilience)
+            answers: list[int] = []
+            body = {"model": "local0", "messages": CODING}
+            thread = threading.Thread(
+                target=lambda: answers.append(
+                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
+                )
+            )
+            thread.start()
+            until(lambda: res.capacity.load("local0").inflight == 1, what="attempt in flight")
+
+            current = first
+            for i in range(1, 4):
+                current = renamed(current, f"local{i - 1}", f"local{i}")
+                path.write_text(yaml.safe_dump(current))
+                assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            assert status(proxy.root)["extra"]["resilience"]["backends"]["local3"]["inflight"] == 0
+
+            names = {"local3", "cloud"}
+            found = state_names(res)
+            # local0's attempt still runs: its count stays, it is right when the attempt ends
+            assert found["loads"] == names | {"local0"}
+            assert res.capacity.loads["local0"].inflight == 1
+            assert all(found[k] <= names for k in ("breakers", "next_probe", "health_path_known"))
+
+            held.control("release", {})
+            thread.join(timeout=60)
+            assert answers == [200]
+            until(lambda: "local0" not in res.capacity.loads, what="local0's entry gone")
+            assert all(found <= names for found in state_names(res).values())
+
+
+def test_a_probe_in_flight_during_a_reload_writes_nothing_back_for_the_removed_backend(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The probe's answer came back after the reload forgot the backend: a breaker with one
+    failure and an unknown health path stayed, and a backend of that name added later
+    started with them."""
+    real_probe = resilience.probe
+    swapped: list[bool] = []
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="vllm", model="local-model") as gone,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers = {"local": local, "local_gone": gone, "cloud": cloud}
+        data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
+        with router(parse(data)) as proxy:
+            reloader = reload.reloader_of(proxy.components)
+            res = proxy.components.gateway.state_source
+            assert isinstance(res, Resilience)
+
+            async def probe(client: Any, settings: Any, *args: Any) -> tuple[bool, bool]:
+                if settings.name == "local_gone" and not swapped:
+                    swapped.append(True)
+                    assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
+                    return False, False  # down, and no health path: both must not stay
+                return await real_probe(client, settings, *args)
+
+            monkeypatch.setattr(resilience, "probe", probe)
+            until(lambda: bool(swapped), what="a reload during a probe")
+            sent = res.probes_sent
+            until(lambda: res.probes_sent >= sent + 4, what="more probe rounds")
+            assert all("local_gone" not in found for found in state_names(res).values())
+
+            reloader.source = tmp_path / "router.yaml"
+            reloader.source.write_text(yaml.safe_dump(data))  # local_gone comes back
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            added = status(proxy.root)["extra"]["resilience"]["backends"]["local_gone"]
+            assert (added["circuit"], added["consecutive_failures"]) == ("closed", 0)
+
+
+def test_a_poll_in_flight_during_a_reload_brings_no_breaker_back(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The capacity loop walks the backends it began with: after a reload during one poll it
+    read the removed backend's breaker next, which made a new one."""
+    real_poll = resilience.poll_metrics
+    swapped: list[bool] = []
+    polls: list[str] = []
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="vllm", model="local-model") as gone,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers = {"local": local, "local_gone": gone, "cloud": cloud}
+        data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
+        with router(parse(data)) as proxy:
+            reloader = reload.reloader_of(proxy.components)
+            res = proxy.components.gateway.state_source
+            assert isinstance(res, Resilience)
+
+            async def poll(client: Any, settings: Any, *args: Any) -> Any:
+                polls.append(settings.name)
+                if settings.name == "local" and not swapped:  # local_gone is next in the loop
+                    swapped.append(True)
+                    assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
+                return await real_poll(client, settings, *args)
+
+            monkeypatch.setattr(resilience, "poll_metrics", poll)
+            until(lambda: bool(swapped), what="a reload during a poll")
+            done = len(polls)
+            until(lambda: len(polls) >= done + 4, what="more capacity rounds")
+            assert all("local_gone" not in found for found in state_names(res).values())
+
