@@ -11,6 +11,8 @@ in agreement.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prometheus_client import CollectorRegistry
 
 from router.metric_labels import (
@@ -57,6 +59,8 @@ class Metrics:
         self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process
         self.registry = registry if registry is not None else CollectorRegistry()
         self.registry.register(FamilyCollector(self._families, self.scraped.read))
+        # Whether a backend name is in the running config (`components.build` sets it).
+        self.configured: Callable[[str], bool] = lambda _: True
 
     def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
         self._families.append(Family(P + name, doc, "counter", labels))
@@ -202,7 +206,10 @@ class Metrics:
         self, backend: str, tier: str, outcome: str, error_kind: str | None = None
     ) -> None:
         """End an attempt begun with `attempt_started` (its duration comes from the record)."""
-        self.inflight.inc((backend, tier), -1)
+        key = (backend, tier)
+        self.inflight.inc(key, -1)
+        if self.inflight.values.get(key) == 0 and not self.configured(backend):
+            self.inflight.remove(key)  # the last attempt on a backend a reload removed
         out = closed(outcome, ATTEMPT_OUTCOMES)
         self.attempts.inc((backend, tier, out, closed(error_kind, ERROR_KINDS)))
 
@@ -290,6 +297,14 @@ class Metrics:
             self.gated,
         ):
             gauge.drop("backend", backend)
+
+    def forget_idle_inflight(self) -> None:
+        """After a reload: the in-flight series of removed backends with no attempt left go
+        (one with attempts goes when the last ends, `attempt_finished`). Kept at 0, every
+        renaming reload left one series behind for good."""
+        for key, value in list(self.inflight.values.items()):
+            if value == 0 and not self.configured(key[0]):
+                self.inflight.remove(key)
 
     def forget_capacity(self, backend: str) -> None:
         """A backend that cannot be read (poll failed, circuit not closed) reports no load:

@@ -15,7 +15,7 @@ import yaml
 from router import reload, resilience
 from router.config import parse
 from router.resilience import Resilience
-from tests.harness import config_for, router, simulator
+from tests.harness import config_for, router, scrape, simulator
 from tests.resilience.conftest import CODING, FAST, status, until
 
 SLOW = {"connect_s": 2, "first_token_s": 30, "idle_s": 30, "total_s": 60}
@@ -164,3 +164,50 @@ def test_a_poll_in_flight_during_a_reload_brings_no_breaker_back(
             until(lambda: len(polls) >= done + 4, what="more capacity rounds")
             assert all("local_gone" not in found for found in state_names(res).values())
 
+
+def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
+    tmp_path: Path,
+) -> None:
+    """`backend_inflight_requests` kept a 0-valued series per removed backend until a restart.
+    Resilience off (the harness default): attempts are counted without it, so is this."""
+    inflight = "smf_router_backend_inflight_requests"
+    with (
+        simulator(profile="vllm", model="local0-model", fault="hold") as held,
+        simulator(profile="cloud", model="cloud0-model") as cloud,
+    ):
+        first = config_for({"local0": held, "cloud0": cloud}, tmp_path).model_dump(mode="json")
+        for backend in first["backends"]:
+            backend["timeouts"] = SLOW
+        path = tmp_path / "router.yaml"
+        with router(parse(first)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            ask = {"model": "cloud0", "messages": CODING}
+            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
+            answers: list[int] = []
+            body = {"model": "local0", "messages": CODING}
+            thread = threading.Thread(
+                target=lambda: answers.append(
+                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
+                )
+            )
+            thread.start()
+            until(
+                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") == 1,
+                what="attempt in flight",
+            )
+            assert scrape(proxy.root).get(inflight, backend="cloud0", tier="cloud") == 0
+
+            both = renamed(renamed(first, "local0", "local1"), "cloud0", "cloud1")
+            path.write_text(yaml.safe_dump(both))
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            now = scrape(proxy.root)
+            assert now.get(inflight, backend="cloud0", tier="cloud") is None  # idle: gone now
+            assert now.get(inflight, backend="local0", tier="local") == 1  # still running
+
+            held.control("release", {})
+            thread.join(timeout=60)
+            assert answers == [200]
+            until(
+                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") is None,
+                what="local0's series gone with its last attempt",
+            )
