@@ -43,6 +43,8 @@ class Components:
     tracing: Tracing
     ledger: LedgerWriter | None = None
     pricer: Pricer | None = None
+    # Jobs run as tasks nothing awaits: each loop catches and logs a failed round itself and
+    # goes on, or one exception would end it for good with no word.
     background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     status_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)

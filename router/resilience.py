@@ -2,9 +2,10 @@
 
 `Resilience` is the gateway's state source, an attempt observer (in-flight counts) and a
 record sink (service times and sticky conversations); its `Health` judges attempts (circuit
-breaking) on the backends no reload has retired since they started. Its one
-background job probes backends and polls vLLM's `/metrics`. It always reads the config
-and backends from the components, so a hot reload needs nothing from it.
+breaking) on the backends no reload has retired since they started. Its one background
+job probes backends and polls vLLM's `/metrics`; a bug in one round of either is logged
+and the next round runs, as in every background loop of the router. It always reads the
+config and backends from the components, so a hot reload needs nothing from it.
 """
 
 from __future__ import annotations
@@ -156,10 +157,14 @@ class Resilience:
 
     async def _probe_loop(self, client: httpx.AsyncClient) -> None:
         while True:
-            self._sync_live_trials()
-            due = [b for b in self.components.config.backends if self._probe_due(b)]
-            if due:
-                await asyncio.gather(*(self._probe_one(client, b) for b in due))
+            try:  # a bug in one round is logged, and probing goes on: an open circuit that
+                # no probe tries again stays open for good, silently
+                self._sync_live_trials()
+                due = [b for b in self.components.config.backends if self._probe_due(b)]
+                if due:
+                    await asyncio.gather(*(self._probe_one(client, b) for b in due))
+            except Exception:
+                log.exception("probing backends failed; trying again")
             await asyncio.sleep(min(TICK_S, self.settings.probe_interval_s))
 
     def _probe_due(self, settings: BackendSettings) -> bool:
@@ -195,22 +200,27 @@ class Resilience:
 
     async def _capacity_loop(self, client: httpx.AsyncClient) -> None:
         while True:
-            rs = self.settings
-            refresh_windows = self.clock() >= self._windows_due
-            if refresh_windows:
-                self._windows_due = self.clock() + rs.models_refresh_s
-            for settings in self.components.config.backends:
-                if not self._current(settings):
-                    continue  # a reload during an earlier poll: a breaker would come back
-                if self.health.breaker(settings.name).state(self.clock()) != "closed":
-                    self.components.metrics.forget_capacity(settings.name)
-                    continue
-                with contextlib.suppress(Exception):  # a poll must never stop the loop
-                    await self._poll_one(client, settings, refresh_windows)
-            if self.clock() >= self._sweep_due:
-                self._sweep_due = self.clock() + STICKY_SWEEP_S
-                self.table.expire()
-            await asyncio.sleep(rs.capacity_poll_s)
+            try:  # as probing: a bug in one round is logged, and the polls go on
+                await self._capacity_round(client)
+            except Exception:
+                log.exception("polling backend capacity failed; trying again")
+            await asyncio.sleep(self.settings.capacity_poll_s)
+
+    async def _capacity_round(self, client: httpx.AsyncClient) -> None:
+        refresh_windows = self.clock() >= self._windows_due
+        if refresh_windows:
+            self._windows_due = self.clock() + self.settings.models_refresh_s
+        for settings in self.components.config.backends:
+            if not self._current(settings):
+                continue  # a reload during an earlier poll: a breaker would come back
+            if self.health.breaker(settings.name).state(self.clock()) != "closed":
+                self.components.metrics.forget_capacity(settings.name)
+                continue
+            with contextlib.suppress(Exception):  # one backend's poll must not stop the others
+                await self._poll_one(client, settings, refresh_windows)
+        if self.clock() >= self._sweep_due:
+            self._sweep_due = self.clock() + STICKY_SWEEP_S
+            self.table.expire()
 
     async def _poll_one(
         self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool

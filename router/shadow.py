@@ -173,21 +173,28 @@ class Shadow:
 
     async def run(self) -> None:
         """Replay queued jobs, at most `max_concurrency` at once; the limit is read for each
-        job, so a hot reload applies to the next one."""
+        job, so a hot reload applies to the next one. A bug while starting one job is logged
+        and the loop goes on: raised, it ended shadowing for good, with no word."""
         async with asyncio.TaskGroup() as group:
             while True:
-                # A slot first, then the job: a job taken while waiting for a slot was a
-                # `queue_size + 1`th one, outside the queue (and lost uncounted at shutdown).
-                while self.in_flight >= self.settings.max_concurrency:
-                    self._freed.clear()
-                    await self._freed.wait()
-                job = await self.queue.get()
-                state = self.states().get(job.target)
-                if state is not None and (state.saturated or state.circuit == "open"):
-                    self._drop("saturated")  # it filled up while the job waited
-                    continue
-                self.in_flight += 1
-                group.create_task(self._replay_one(job))
+                try:
+                    await self._start_next(group)
+                except Exception:
+                    log.exception("shadow: starting a replay failed; going on with the next")
+
+    async def _start_next(self, group: asyncio.TaskGroup) -> None:
+        # A slot first, then the job: a job taken while waiting for a slot was a
+        # `queue_size + 1`th one, outside the queue (and lost uncounted at shutdown).
+        while self.in_flight >= self.settings.max_concurrency:
+            self._freed.clear()
+            await self._freed.wait()
+        job = await self.queue.get()
+        state = self.states().get(job.target)
+        if state is not None and (state.saturated or state.circuit == "open"):
+            self._drop("saturated")  # it filled up while the job waited
+            return
+        self.in_flight += 1
+        group.create_task(self._replay_one(job))
 
     async def _replay_one(self, job: Job) -> None:
         try:
