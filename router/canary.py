@@ -129,9 +129,11 @@ class Canary:
     def prepare(self, config: Config) -> Callable[[], None]:
         """A hot reload's part here, checked before the swap: new suites are loaded now (one
         that does not load rejects the reload), and the returned call swaps in the cases and
-        retunes the gate book, whose windows keep their results."""
-        cases = load_cases(config) if config.canary.suites != self.settings.suites else self.cases
-        retune = self.judge.prepare(self.settings, config.canary)
+        retunes the gate book, whose windows keep their results (a dropped suite's go)."""
+        changed = config.canary.suites != self.settings.suites
+        cases = load_cases(config) if changed else self.cases
+        suites = {case.suite for case in cases} if changed else None
+        retune = self.judge.prepare(self.settings, config.canary, suites)
 
         def apply() -> None:
             self.cases = list(cases)

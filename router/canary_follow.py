@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.results import CaseResult
+from router.canary import load_cases
 from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, gate_book
 from router.config import Config
@@ -147,7 +148,12 @@ def install(components: Any) -> None:
         await follower.loop()
 
     def prepare(new: Config) -> Callable[[], None]:
-        retune = judge.prepare(components.config.canary, new.canary)
+        old = components.config.canary
+        # The job runs the routers' config: suites it dropped have no more rounds to judge.
+        suites = None
+        if new.canary.suites != old.suites:
+            suites = {case.suite for case in load_cases(new)}
+        retune = judge.prepare(old, new.canary, suites)
 
         def apply() -> None:
             names = {b.name for b in new.backends}  # a removed backend leaves the status too

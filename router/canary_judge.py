@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from classifier.intent import INTENTS
@@ -37,6 +37,8 @@ class CanaryMetrics(Protocol):
     def route_gated(self, backend: str, intent: str, gated: bool) -> None: ...
 
     def forget_backend(self, backend: str) -> None: ...
+
+    def forget_suite(self, suite: str) -> None: ...
 
 
 def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:
@@ -127,15 +129,21 @@ class Judge:
                 for intent in INTENTS:
                     self.metrics.route_gated(name, intent, False)
 
-    def prepare(self, old: CanarySettings, new: CanarySettings) -> Callable[[], None]:
+    def prepare(
+        self, old: CanarySettings, new: CanarySettings, suites: Collection[str] | None = None
+    ) -> Callable[[], None]:
         """A hot reload's part: floors learned from changed baselines are read now (before
-        the swap); the returned call retunes the book, whose windows keep their results."""
+        the swap); the returned call retunes the book, whose windows keep their results.
+        `suites` names the suites the new config runs when `canary.suites` changed: a
+        dropped suite's windows, gates and gauges go (None: the suites stay)."""
         learned = None  # the floors learned from the same baselines stay
         if (new.baselines, new.floor_margin) != (old.baselines, old.floor_margin):
             learned = baseline_floors(new.baselines, new.floor_margin)
 
         def apply() -> None:
             self.forget_removed()
+            if suites is not None:
+                self.forget_suites(suites)
             for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
                 self.announce(change)
             if learned is not None or new.window != old.window:
@@ -154,6 +162,15 @@ class Judge:
             if self.metrics is not None:
                 self.metrics.forget_backend(backend)
         self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
+
+    def forget_suites(self, keep: Collection[str]) -> None:
+        """Suites no longer in `canary.suites`: their windows, gates and gauges go (the
+        `route_gated` gauges follow in `republish`)."""
+        for suite in sorted(self.book.forget_suites(keep)):
+            log.warning("canary: suite %s left canary.suites; its gates open", suite)
+            if self.metrics is not None:
+                self.metrics.forget_suite(suite)
+        self._judged = {k: ts for k, ts in self._judged.items() if k[1] in keep}
 
     def _publish(self, backend: str, suite: str, ts: float) -> None:
         """A suite's gauges as the book holds them: the pass ratio, and the lower bound and

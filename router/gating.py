@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 Z_95 = 1.959963984540054
@@ -200,6 +200,15 @@ class GateBook:
         for key in [k for k in self._results if k[0] == backend]:
             del self._results[key]
             self._gated.pop(key, None)
+
+    def forget_suites(self, keep: Collection[str]) -> set[str]:
+        """Suites a reload dropped from `canary.suites` (all but `keep`): their windows and
+        gates go, as no run will reopen such a gate. Returns the suites forgotten."""
+        dropped = {suite for _, suite in self._results if suite not in keep}
+        for key in [k for k in self._results if k[1] in dropped]:
+            del self._results[key]
+            self._gated.pop(key, None)
+        return dropped
 
     def gated(self) -> dict[str, frozenset[str]]:
         """backend → the intents whose auto route no longer includes it."""

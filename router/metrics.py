@@ -298,6 +298,11 @@ class Metrics:
         ):
             gauge.drop("backend", backend)
 
+    def forget_suite(self, suite: str) -> None:
+        """A canary suite a reload dropped: its standing gauges go (no run updates them)."""
+        for gauge in (self.canary_pass, self.canary_lower, self.canary_floor, self.canary_last):
+            gauge.drop("suite", suite)
+
     def forget_idle_inflight(self) -> None:
         """After a reload: the in-flight series of removed backends with no attempt left go
         (one with attempts goes when the last ends, `attempt_finished`). Kept at 0, every

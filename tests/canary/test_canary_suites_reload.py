@@ -1,0 +1,71 @@
+"""A suite a reload drops from `canary.suites` takes its gate windows and gauges along.
+
+Gate windows are kept per backend and suite, and a reload forgot only removed backends: a
+gate a dropped suite had closed stayed closed (no run would ever reopen it) and its gauges
+were published again after every reload, until a restart (found in a longevity review).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from classifier import INTENTS
+from evals.suite import SHIPPED
+from router import reload
+from router.config import parse
+from tests.harness import router as running_router
+from tests.harness import scrape, simulator
+from tests.resilience.conftest import status, until
+
+
+def suites(tmp: Path, *names: str) -> str:
+    """A suites directory holding the shipped suites `names`."""
+    where = tmp / "-".join(names)
+    for name in names:
+        shutil.copytree(SHIPPED / name, where / name)
+    return str(where)
+
+
+def test_a_suite_dropped_by_a_reload_leaves_its_gate_open_and_its_gauges_gone(
+    tmp_path: Path,
+) -> None:
+    with simulator(profile="vllm", model="m", quality={"math": 0.0}) as local:  # math fails
+        data: dict[str, Any] = {
+            "backends": [{"name": "local", "tier": "local", "base_url": local.url, "model": "m"}],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {
+                "enabled": True,
+                "interval_s": 600,
+                "suites": suites(tmp_path, "math", "reasoning"),
+                "sample_per_suite": 1,
+                "floors": {"math": 0.2},
+                "min_samples": 1,
+            },
+            "resilience": {"enabled": False},
+        }
+        with running_router(parse(data)) as proxy:
+            until(lambda: status(proxy.root)["extra"]["canary"]["runs"] == 1, what="the run")
+            assert status(proxy.root)["extra"]["canary"]["gated"] == {"local": ["math"]}
+            pass_ratio = {"backend": "local", "suite": "math"}
+            assert scrape(proxy.root).get("smf_router_canary_pass_ratio", **pass_ratio) == 0
+
+            path = tmp_path / "router.yaml"
+            fewer = suites(tmp_path, "reasoning")
+            dropped = {**data, "canary": {**data["canary"], "suites": fewer}}
+            path.write_text(yaml.safe_dump(dropped))
+            reload.reloader_of(proxy.components).source = path
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
+
+            canary = status(proxy.root)["extra"]["canary"]
+            assert canary["gated"] == {}
+            assert {s["intent"] for s in canary["standings"]} == {"reasoning"}
+            now = scrape(proxy.root)
+            assert now.get("smf_router_route_gated", backend="local", intent="math") == 0
+            math_series = [n for n, labels in now.samples if ("suite", "math") in labels]
+            assert math_series == []
