@@ -1,7 +1,7 @@
 """Ledger housekeeping inside a running router, and the report it serves to admins.
 
-Once an hour (off the event loop) closed days are compacted and partitions past their
-retention dropped; `GET /v1/router/report` answers with the same JSON as
+Once an hour (off the event loop) partitions past their retention are dropped and closed
+days compacted; `GET /v1/router/report` answers with the same JSON as
 `smf-router report --format json`. Both use the `ledger` settings the router started with,
 like the ledger writer: a reload that changes them is reported as needing a restart, and
 until then the report read a directory nobody wrote and retention applied at once.
@@ -26,16 +26,18 @@ INTERVAL_S = 3600.0
 
 
 def housekeep(config: Config) -> None:
-    """Compact closed days and apply retention; safe beside other writers and compactors."""
+    """Apply retention, then compact closed days; safe beside other writers and compactors."""
     # PyArrow loads here, in the hourly job's thread, not at start (see router.ledger).
     from router.ledger.compaction import apply_retentions, compact
 
     directory = Path(config.ledger.path)
     if not directory.exists():
         return
-    result = compact(directory)
+    # Retention first, as `smf-router ledger compact` does: on a full disk a merge fails,
+    # and dropping old days is then what must still happen (it frees the space).
     ledger = config.ledger
     dropped = apply_retentions(directory, ledger.retention_days, ledger.text_retention_days)
+    result = compact(directory)
     if result.days or dropped:
         log.info(
             "ledger housekeeping: %d day(s) compacted, %d partition(s) dropped",

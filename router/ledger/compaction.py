@@ -156,16 +156,23 @@ def compact(
     grace_s: float = 3600.0,
     tables: Sequence[str] | None = None,
 ) -> CompactionResult:
-    """Merge each closed day of each table into one file; roll up each closed day of records."""
+    """Merge each closed day of each table into one file; roll up each closed day of records.
+
+    A day whose merge cannot be written (a full disk: `OSError`) is left as it was — a merge
+    deletes its inputs only after its output is on disk — and named in the warnings; the
+    other days are still compacted, and the caller still applies retention."""
     now = now or datetime.now(UTC)
     result = CompactionResult()
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s):
-            with day_lock(path) as held:
-                if held:
-                    _compact_day(directory, table, path, result)
-                else:
-                    log.info("%s is being compacted by another process; skipped", path)
+            try:
+                with day_lock(path) as held:
+                    if held:
+                        _compact_day(directory, table, path, result)
+                    else:
+                        log.info("%s is being compacted by another process; skipped", path)
+            except OSError as exc:  # a full disk: this day's inputs stay as they are
+                result.warnings.append(f"not compacting {path}: {exc.strerror or exc}")
     for warning in result.warnings:
         log.warning("%s", warning)
     return result

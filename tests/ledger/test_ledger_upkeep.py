@@ -1,0 +1,73 @@
+"""Compaction and retention at their edges: a full disk, short retentions, crashed merges,
+and options that would compact a day still being written."""
+
+from __future__ import annotations
+
+import errno
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from router.ledger import LedgerWriter, segments
+from router.ledger.cli import app
+from router.maintenance import housekeep
+from router.record import Record
+from tests.ledger.known_ledger import known_config
+
+
+def write_day(directory: Path, day: datetime, n: int, tag: str, text: bool = False) -> None:
+    """`n` records of `day`, one file each (so the day has something to merge)."""
+    writer = LedgerWriter(directory, process_tag=tag, store_text=text)
+    for i in range(n):
+        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i, prompt_text="p" if text else None))
+        writer.flush()
+    writer.close()
+
+
+def files(day: Path) -> list[str]:
+    return sorted(p.name for p in day.iterdir())
+
+
+def no_space(*args: object, **kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def full_disk_ledger(directory: Path) -> tuple[Path, Path]:
+    """A day past a 30-day retention and a closed recent one, each needing a merge."""
+    now = datetime.now(UTC)
+    write_day(directory, now - timedelta(days=40), 2, "old")
+    write_day(directory, now - timedelta(days=2), 2, "recent")
+    old = segments.day_dir(directory, "records", (now - timedelta(days=40)).date().isoformat())
+    recent = segments.day_dir(directory, "records", (now - timedelta(days=2)).date().isoformat())
+    return old, recent
+
+
+def test_housekeeping_on_a_full_disk_still_drops_old_days(tmp_path: Path, monkeypatch) -> None:
+    """It compacted first, and the merge's ENOSPC aborted the pass before retention: old days
+    were never dropped while the disk was full, exactly when they had to go (found in
+    review)."""
+    old, recent = full_disk_ledger(tmp_path)
+    before = files(recent)
+    monkeypatch.setattr(segments, "write_tables", no_space)
+    ledger = known_config().ledger.model_copy(update={"path": str(tmp_path), "retention_days": 30})
+    housekeep(known_config().model_copy(update={"ledger": ledger}))
+    assert not old.exists()
+    assert files(recent) == before, "a merge that could not be written leaves its inputs"
+
+
+def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
+    tmp_path: Path, monkeypatch
+) -> None:
+    old, recent = full_disk_ledger(tmp_path)
+    before = files(recent)
+    monkeypatch.setattr(segments, "write_tables", no_space)
+    result = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    assert "Traceback" not in result.output
+    assert f"warning: not compacting {recent}: No space left on device" in result.output
+    assert "dropped 1 day partition(s)" in result.output
+    assert not old.exists() and files(recent) == before
