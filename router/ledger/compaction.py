@@ -226,11 +226,15 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
 def apply_retentions(
     directory: Path, days: int | None, text_days: int | None, now: datetime | None = None
 ) -> list[str]:
-    """Every table's retention (the texts table keeps its own when set); returns the
-    `table/day` partitions dropped. One loop over the schemas, so a new table is covered."""
+    """Every table's retention; returns the `table/day` partitions dropped. One loop over
+    the schemas, so a new table is covered.
+
+    Texts go at the shorter of `text_days` and `days`: a prompt whose record is gone (a
+    `retention_days` below the default `text_retention_days`) is kept for nothing."""
     dropped: list[str] = []
+    text_keep = min((d for d in (text_days, days) if d), default=None)
     for table in SCHEMAS:
-        keep = text_days if table == "texts" and text_days else days
+        keep = text_keep if table == "texts" else days
         if keep:
             dropped += [f"{table}/{d}" for d in apply_retention(directory, table, keep, now)]
     return dropped

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from router.ledger import LedgerWriter, segments
+from router.ledger import LedgerWriter, compaction, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
 from router.record import Record
@@ -71,3 +71,19 @@ def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
     assert f"warning: not compacting {recent}: No space left on device" in result.output
     assert "dropped 1 day partition(s)" in result.output
     assert not old.exists() and files(recent) == before
+
+
+def test_texts_never_outlive_their_records(tmp_path: Path) -> None:
+    """With `retention_days: 7` and the default `text_retention_days: 30`, a 20-day-old
+    prompt stayed on disk 23 days after its record was dropped (found in review)."""
+    from router.config import LedgerSettings
+
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    write_day(tmp_path, now - timedelta(days=20), 1, "t", text=True)
+    settings = LedgerSettings(retention_days=7)
+    assert settings.text_retention_days == 30
+    dropped = compaction.apply_retentions(
+        tmp_path, settings.retention_days, settings.text_retention_days, now
+    )
+    assert sorted(dropped) == ["records/2026-11-11", "texts/2026-11-11"]
+    assert list(tmp_path.rglob("*.parquet")) == []
