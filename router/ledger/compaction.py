@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import logging
 import shutil
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -26,6 +27,8 @@ from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
 log = logging.getLogger("smf_router.ledger.compaction")
+
+DEAD_TEMPORARY_S = 600.0  # a temporary file not written for this long: its writer is dead
 
 
 @dataclass(slots=True)
@@ -202,6 +205,7 @@ def lock_path(day: Path) -> Path:
 
 def _compact_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
     """Merge one closed day into one file (and roll it up, for records), under its lock."""
+    _remove_dead_temporaries(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
     # Sources a crashed merge left behind: the day is closed, the merged file exists.
@@ -221,6 +225,20 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
             result.rollups += rollups.write_day(directory, day, listing.segments)
         except Exception as exc:  # a page corrupted inside: the report reads raw
             result.warnings.append(f"no rollup for records/{day}: {exc}")
+
+
+def _remove_dead_temporaries(path: Path) -> None:
+    """Delete the temporary files of writes killed midway (a merge's can be as big as the
+    day) in a closed day. Only old ones: a writer still merging its own files of the day
+    before keeps writing to its temporary file, so that file's mtime stays recent."""
+    cutoff = time.time() - DEAD_TEMPORARY_S
+    for file in path.iterdir():
+        if not segments.TEMPORARY.fullmatch(file.name):
+            continue
+        with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile
+            if file.stat().st_mtime < cutoff:
+                file.unlink()
+                log.info("deleted %s, left by a write that never finished", file)
 
 
 def apply_retentions(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ PRICE_MAP_KEY = b"smf.price_map_version"
 SUFFIX = ".parquet"
 ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + one input
 MICROS_PER_DAY = 86_400_000_000
+# The hidden name a file is written under before its rename (`write_tables`): a process
+# killed mid-write leaves it behind, and closed-day compaction deletes it.
+TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 EPOCH = date(1970, 1, 1)
 
 
@@ -111,7 +115,7 @@ def write_tables(
     if price_map_version:
         meta[PRICE_MAP_KEY] = price_map_version.encode()
     schema = schema.with_metadata(meta)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"  # see TEMPORARY
     try:
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             pending: list[pa.Table] = []

@@ -4,6 +4,7 @@ and options that would compact a day still being written."""
 from __future__ import annotations
 
 import errno
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -87,3 +88,28 @@ def test_texts_never_outlive_their_records(tmp_path: Path) -> None:
     )
     assert sorted(dropped) == ["records/2026-11-11", "texts/2026-11-11"]
     assert list(tmp_path.rglob("*.parquet")) == []
+
+
+def test_compaction_deletes_temporary_files_of_killed_merges_in_closed_days(
+    tmp_path: Path,
+) -> None:
+    """A merge killed midway left its hidden `.….tmp` file (as big as the day) forever,
+    though docs/ledger.md said compact deletes the leftovers of crashed merges (found in
+    review). Fresh ones may belong to a live merge, and today's to a live writer: kept."""
+    now = datetime.now(UTC)
+    write_day(tmp_path, now - timedelta(days=2), 2, "closed")
+    write_day(tmp_path, now, 1, "open")
+    closed = segments.day_dir(tmp_path, "records", (now - timedelta(days=2)).date().isoformat())
+    today = segments.day_dir(tmp_path, "records", now.date().isoformat())
+    killed = closed / ".compacted-0123456789abcdef.parquet.deadbeef.tmp"
+    live = closed / ".closed-00000009.parquet.cafe0123.tmp"
+    writing = today / ".open-00000002.parquet.0badf00d.tmp"
+    for file in (killed, live, writing):
+        file.write_bytes(b"PAR1 half a merge")
+    an_hour_ago = now.timestamp() - 3600
+    for file in (killed, writing):
+        os.utime(file, (an_hour_ago, an_hour_ago))
+    result = compaction.compact(tmp_path, now=now)
+    assert result.days == 1
+    assert not killed.exists()
+    assert live.exists() and writing.exists()
