@@ -16,7 +16,7 @@ import shutil
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -139,13 +139,18 @@ def compacted_name(inputs: Sequence[Segment]) -> str:
     return f"compacted-{digest.hexdigest()[:16]}{segments.SUFFIX}"
 
 
-def closed_days(directory: Path, table: str, now: datetime, grace_s: float) -> list[Path]:
+def closed_days(
+    directory: Path,
+    table: str,
+    now: datetime,
+    grace_s: float,
+    warnings: list[str] | None = None,
+) -> list[Path]:
     """Day partitions that no writer will append to any more: ended more than grace_s ago."""
     closed: list[Path] = []
-    for path in segments.day_dirs(directory, table):
-        try:
-            day = date.fromisoformat(path.name.removeprefix("day="))
-        except ValueError:
+    for path in segments.day_dirs(directory, table, warnings):
+        day = segments.partition_day(path)
+        if day is None:  # day_dirs lists partitions only
             continue
         end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
         if (now - end).total_seconds() >= grace_s:
@@ -167,7 +172,7 @@ def compact(
     now = now or datetime.now(UTC)
     result = CompactionResult()
     for table in tables or list(SCHEMAS):
-        for path in closed_days(directory, table, now, grace_s):
+        for path in closed_days(directory, table, now, grace_s, result.warnings):
             try:
                 with day_lock(path) as held:
                     if held:

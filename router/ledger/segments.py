@@ -32,6 +32,7 @@ ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + on
 MICROS_PER_DAY = 86_400_000_000
 # The hidden name a file is written under before its rename (`write_tables`): a process
 # killed mid-write leaves it behind, and closed-day compaction deletes it.
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 EPOCH = date(1970, 1, 1)
 
@@ -162,11 +163,33 @@ def validate_fully(path: Path) -> None:
     pq.read_table(path)
 
 
-def day_dirs(directory: Path, table: str) -> list[Path]:
+def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> list[Path]:
+    """The table's `day=YYYY-MM-DD` directories, oldest first.
+
+    Any other `day=…` directory (`day=2026-03-01.bak`, a copy someone kept) is no partition:
+    it is never read, counted, compacted nor dropped by retention, and is named in
+    `warnings` when given (callers that look twice at one table pass it once)."""
     root = directory / table
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
+    found: list[Path] = []
+    for path in sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day=")):
+        if partition_day(path) is not None:
+            found.append(path)
+        elif warnings is not None:
+            warnings.append(f"ignored {path}: not a day partition (day=YYYY-MM-DD)")
+    return found
+
+
+def partition_day(path: Path) -> date | None:
+    """The day a `day=YYYY-MM-DD` directory holds, or None if its name is not exactly that."""
+    text = path.name.removeprefix("day=")
+    if not ISO_DAY.fullmatch(text):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:  # day=2026-02-30
+        return None
 
 
 def list_day(path: Path, full: bool = False) -> Listing:
@@ -216,7 +239,7 @@ def list_table(
 ) -> Listing:
     """All trusted segments of a table, optionally only days in [first_day, last_day]."""
     result = Listing()
-    for path in day_dirs(directory, table):
+    for path in day_dirs(directory, table, result.warnings):
         day = path.name.removeprefix("day=")
         if (first_day and day < first_day) or (last_day and day > last_day):
             continue
