@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -130,7 +131,7 @@ def compact_command(
     ledger: LedgerOption = None,
     config_path: CompactConfigOption = None,
     grace_hours: Annotated[
-        float, typer.Option(help="A day is closed this long after it ended.")
+        float, typer.Option(help="A day is closed this long after it ended (at least 0).")
     ] = 1.0,
     retention_days: Annotated[
         int | None, typer.Option(min=1, help="Drop days older than this (at least 1).")
@@ -139,6 +140,13 @@ def compact_command(
     """Merge each closed day into one file, and drop days past retention."""
     from router.ledger import compaction
 
+    # A negative grace closes today's partition while writers still append to it (its
+    # merges then race theirs); nan compares false to everything and did the same.
+    if not math.isfinite(grace_hours) or grace_hours < 0:
+        typer.echo(
+            f"error: --grace-hours must be a number of hours ≥ 0, not {grace_hours}", err=True
+        )
+        raise typer.Exit(2)
     config = load_or_exit(config_path)
     directory = ledger_dir(ledger, config)
     now = datetime.now(UTC)

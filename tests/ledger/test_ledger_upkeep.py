@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from router.ledger import LedgerWriter, compaction, segments
@@ -113,3 +115,26 @@ def test_compaction_deletes_temporary_files_of_killed_merges_in_closed_days(
     assert result.days == 1
     assert not killed.exists()
     assert live.exists() and writing.exists()
+
+
+@pytest.mark.parametrize("hours", ["-48", "nan", "inf"])
+def test_compact_refuses_a_grace_that_is_negative_or_not_a_number(
+    tmp_path: Path, hours: str
+) -> None:
+    """`--grace-hours -48` closed today's partition and merged it under its live writers;
+    nan and inf were taken too, and quietly compacted nothing (found in review)."""
+    from tests.harness import VENV_BIN
+
+    now = datetime.now(UTC)
+    write_day(tmp_path, now, 2, "live")
+    before = sorted(tmp_path.rglob("*.parquet"))
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "ledger", "compact", "--ledger", str(tmp_path),
+         "--grace-hours", hours],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"error: --grace-hours must be a number of hours ≥ 0, not {float(hours)}"
+    ]
+    assert sorted(tmp_path.rglob("*.parquet")) == before
