@@ -3,7 +3,8 @@
 Readers never open a database file, so they never conflict with running writers (FACTS.md:
 a DuckDB file open read-write locks out every other process). Files are checked by their
 footer first; if a query still fails (a page corrupted inside, or a file merged away since
-we listed), the views are rebuilt from a full decode of every file and the query retried.
+we listed), the views are rebuilt from a full decode of every file and the query retried;
+not when the query itself or the values read fail it (a sum beyond int64): those repeat.
 """
 
 from __future__ import annotations
@@ -23,8 +24,16 @@ from router.ledger.schema import SCHEMAS
 log = logging.getLogger("smf_router.ledger.query")
 
 RETRIES = 2
-# errors in the query itself: re-reading the files cannot help
-QUERY_ERRORS = (duckdb.BinderException, duckdb.ParserException, duckdb.CatalogException)
+# Errors in the values read (a sum beyond int64), deterministic: re-reading cannot help.
+DATA_ERRORS = (duckdb.ConversionException, duckdb.OutOfRangeException)
+# Errors in the query itself or in those values: re-decoding every file would only repeat
+# them (twice, at the cost of a full decode of the whole window each time).
+QUERY_ERRORS = (
+    duckdb.BinderException,
+    duckdb.ParserException,
+    duckdb.CatalogException,
+    *DATA_ERRORS,
+)
 MEMORY_LIMIT = "512MB"
 
 

@@ -16,9 +16,11 @@ from router.record import Api, Usage
 log = logging.getLogger("smf_router.ledger.usage")
 
 # JSON allows any integer and orjson keeps up to 64 bits, but the ledger stores int64 and a
-# real count is far below 2**53 (exact in a float, as every JSON reader agrees on): above it
-# a count is garbage, and one such value once cost the ledger a whole batch of records.
-MAX_TOKENS = 2**53
+# real count is far below 2**40 (a trillion tokens; no request comes near): above it a count
+# is garbage. One such value once cost the ledger a whole batch of records, and a bound of
+# 2**53 still let a thousand of them overflow the report's int64 sums; 2**40 leaves room to
+# add up millions of requests.
+MAX_TOKENS = 2**40
 _warned = False
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
 
-from router.ledger import segments
+from router.ledger import LedgerWriter, normalize_usage, segments
 from router.ledger.cli import app
+from router.record import Record, Usage
 from tests.ledger.known_ledger import write_known_ledger
 
 
@@ -36,3 +38,38 @@ def test_a_day_directory_that_is_not_a_date_is_ignored_with_one_warning(tmp_path
     assert "dropped 2 day partition(s)" in compacted.output  # the two real days
     assert compacted.output.count(f"warning: ignored {backup}") == 1
     assert backup.is_dir() and list(backup.iterdir())
+
+
+def test_counts_too_large_to_add_up_are_recorded_as_zero(tmp_path: Path) -> None:
+    """Counts up to 2^53 passed as real, and 1,100 of them overflowed the report's int64
+    sums: the report failed with a traceback (found in review)."""
+    writer = LedgerWriter(tmp_path, process_tag="h")
+    usage = normalize_usage("chat", {"prompt_tokens": 2**53, "completion_tokens": 10})
+    for i in range(1100):
+        writer.submit(Record(f"r{i}", time.time() - 3600, backend="cloud", usage=usage))
+    writer.close()
+    result = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.stdout)["totals"]
+    assert (totals["requests"], totals["prompt_tokens"]) == (1100, 0)
+    assert totals["completion_tokens"] == 11_000
+
+
+def test_a_sum_beyond_int64_fails_the_report_at_once_in_one_line(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A ledger written before the 2^40 bound can still hold such counts. Their overflow was
+    taken for damaged files: every file was decoded again, twice, before the same error came
+    out as a traceback (found in review)."""
+    writer = LedgerWriter(tmp_path, process_tag="old")
+    for i in range(2):
+        writer.submit(Record(f"r{i}", time.time() - 3600, usage=Usage(2**62)))
+    writer.close()
+    decoded: list[Path] = []
+    monkeypatch.setattr(segments, "validate_fully", decoded.append)
+    result = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit), "not an exit: a traceback"
+    assert decoded == [], "re-decoded every file for an error in the values"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: cannot add up the ledger at {tmp_path}: Conversion Error")
