@@ -38,9 +38,16 @@ class RouterApp(FastAPI):
             await front.serve(self.state, api, scope, receive, send)
 
     def _from_a_web_page(self, scope: Any) -> str | None:
-        # The origins follow a reload; whether a proxy names the host is how uvicorn started.
-        origins = self.state.components.config.server.allowed_origins
-        return browsers.refusal(scope, origins, self.state.behind_proxy)
+        # The origins, hosts and keys follow a reload; whether a proxy names the host is how
+        # uvicorn started.
+        server = self.state.components.config.server
+        return browsers.refusal(
+            scope,
+            server.allowed_origins,
+            self.state.behind_proxy,
+            server.allowed_hosts,
+            keyless=self.state.auth.open,
+        )
 
 
 def create_app(config: Config, components: Components | None = None) -> FastAPI:

@@ -30,7 +30,7 @@ from router import config_env, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
-from router.config_checks import check_origin, known_intents
+from router.config_checks import check_host_name, check_origin, known_intents
 from router.gating import samples_to_clear, wilson_lower
 
 DEFAULT_ROUTES: dict[str, list[str]] = {
@@ -151,11 +151,19 @@ class ServerSettings(Strict):
     # Browser pages from these origins (scheme://host[:port]) may call the router; any other
     # page's request is refused (router.api.browsers: a desk box is reachable from every tab).
     allowed_origins: list[str] = Field(default_factory=list)
+    # Host names (no port) a keyless router answers besides IP addresses, localhost and the
+    # machine's name: a rebound page sends its own name (router.api.browsers).
+    allowed_hosts: list[str] = Field(default_factory=list)
 
     @field_validator("allowed_origins")
     @classmethod
     def _origins(cls, origins: list[str]) -> list[str]:
         return [check_origin(origin) for origin in origins]
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, hosts: list[str]) -> list[str]:
+        return [check_host_name(host) for host in hosts]
 
 
 class Config(Strict):

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 from classifier.intent import INTENTS
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 
 
 def is_header_name(name: str) -> bool:
@@ -56,6 +58,19 @@ def check_origin(origin: str) -> str:
     if not parts.scheme or not parts.netloc or parts.path or parts.query or parts.fragment:
         raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
     return origin
+
+
+def check_host_name(name: str) -> str:
+    """A DNS name as the `Host` header carries it without its port, normalised for comparing
+    with it: lower case, no trailing dot. A port, scheme or path would never match a Host
+    the router compares it with, so the entry would silently do nothing."""
+    host = name.strip().lower().removesuffix(".")
+    if not _HOST_NAME.fullmatch(host):
+        raise ValueError(
+            f"{name!r} is not a host name like router.lan (no scheme, port, path or "
+            "wildcard; IP addresses and localhost need no listing)"
+        )
+    return host
 
 
 def known_intents(where: str, keys: Iterable[str]) -> None:

@@ -248,10 +248,10 @@ def _describe(
 
 
 def _at_start(config: Config, section: str) -> Any:
-    """A restart-only section as read at start: the body limit and the browser origins are
-    read per request."""
+    """A restart-only section as read at start: the body limit and the browser origins and
+    hosts are read per request."""
     value = getattr(config, section)
-    per_request = {"max_body_bytes": 0, "allowed_origins": []}
+    per_request = {"max_body_bytes": 0, "allowed_origins": [], "allowed_hosts": []}
     return value.model_copy(update=per_request) if section == "server" else value
 
 

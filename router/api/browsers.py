@@ -8,6 +8,14 @@ page. Browsers mark such requests: a cross-origin one carries an `Origin` that i
 router's own, and a DNS-rebinding page (its name resolved to 127.0.0.1) sends its own name
 as `Host`. API clients (SDKs, curl, agents) send neither, so refusing both costs them
 nothing; the router sends no CORS headers, so no browser page could read its answers anyway.
+
+The Host check applies on a loopback address, and on any address while no router keys are
+configured: in a container uvicorn accepts on the container's own address while the port
+is published on 127.0.0.1, and a rebound page is same-origin, so only its Host gives it
+away. A name that cannot be rebound passes: an IP literal, `localhost` (and `*.localhost`),
+this machine's name, and the names in `server.allowed_hosts` (how a LAN or a compose
+network addresses a keyless router). With keys, a rebound page gets only a 401 off
+loopback, so any Host is answered there.
 A web app that calls the router from the browser through a CORS-adding proxy names its
 origin in `server.allowed_origins`; behind a reverse proxy (`server.proxy_headers`) `Host`
 is the proxy's public name and is not checked.
@@ -28,10 +36,15 @@ LOCAL_NAMES = frozenset({"localhost", socket.gethostname().lower()})
 
 
 def refusal(
-    scope: dict[str, Any], allowed_origins: Collection[str] = (), behind_proxy: bool = False
+    scope: dict[str, Any],
+    allowed_origins: Collection[str] = (),
+    behind_proxy: bool = False,
+    allowed_hosts: Collection[str] = (),
+    keyless: bool = False,
 ) -> str | None:
     """Why this request looks sent by a web page that may not call the router (None for API
-    clients, the router's own origin and `allowed_origins`)."""
+    clients, the router's own origin and `allowed_origins`). `keyless`: no router keys are
+    configured, so whoever gets an answer is admin."""
     headers = request_headers(scope)  # as every endpoint reads them: repeats joined
     origin, host = headers.get("origin"), headers.get("host")
     if origin is not None and not _origin_allowed(origin, host, allowed_origins):
@@ -41,11 +54,21 @@ def refusal(
         )
     if behind_proxy or host is None:
         return None
-    if _on_loopback(scope) and not _local_name(_hostname(host)):
+    name = _hostname(host)
+    if _local_name(name) or name.rstrip(".") in allowed_hosts:
+        return None
+    if _on_loopback(scope):
         return (
             "on a loopback address the router answers only a Host that is an IP address, "
-            "localhost or this machine's name (a page that renamed itself to 127.0.0.1 "
-            "would send its own name)"
+            "localhost, this machine's name or a name in server.allowed_hosts (a page that "
+            "renamed itself to 127.0.0.1 would send its own name)"
+        )
+    if keyless:
+        return (
+            "with no router keys (auth.keys) the router answers only a Host that is an IP "
+            "address, localhost, this machine's name or a name in server.allowed_hosts (a "
+            "page that renamed itself to this address would send its own name); list the "
+            "name clients use in server.allowed_hosts, or configure auth.keys"
         )
     return None
 

@@ -19,11 +19,13 @@ import pytest
 import yaml
 
 from router import reload
-from router.config import ConfigError, parse
+from router.app import create_app
+from router.config import Config, ConfigError, hash_key, parse
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 BODY = b'{"model": "local", "messages": [{"role": "user", "content": "hi"}]}'
 EVIL = "https://evil.example"
+REBOUND = "rebind.attacker.example:4000"
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +114,10 @@ def test_a_reload_changes_the_origins_at_once_and_the_proxy_switch_not_at_all(
     try:
         assert "server" not in reloaded({"allowed_origins": [EVIL]})["restart_needed"]
         assert post(proxy, origin=EVIL).status_code == 200
+        assert post(proxy, host=REBOUND).status_code == 403
+        hosts = {"allowed_origins": [EVIL], "allowed_hosts": ["rebind.attacker.example"]}
+        assert "server" not in reloaded(hosts)["restart_needed"]
+        assert post(proxy, host=REBOUND).status_code == 200
         assert reloaded({"allowed_origins": [EVIL], "proxy_headers": True})["restart_needed"] == [
             "server"
         ]
@@ -135,3 +141,66 @@ def test_a_repeated_origin_is_read_as_every_endpoint_reads_headers(
         )
     assert answer.status_code == 403
     assert local.completions() == before
+
+
+async def answers_in_a_container(
+    config: Config, asks: list[dict[str, str]]
+) -> list[httpx.Response]:
+    """The app as uvicorn runs it in the compose container: the connection accepted on the
+    container's own address (not loopback), from the Docker bridge that publishes
+    127.0.0.1:4000."""
+    app = create_app(config)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, client=("172.18.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://172.18.0.2:4000") as c:
+            return [
+                await c.post("/v1/chat/completions", content=BODY, headers=headers)
+                for headers in asks
+            ]
+
+
+async def test_a_keyless_router_off_loopback_answers_no_rebound_name(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """The Host check applied on loopback only, so in the shipped compose deployment (no
+    keys: every caller admin) a page rebound to 127.0.0.1 was served, same-origin with
+    itself (found in review)."""
+    local, _ = served
+    config = config_for({"local": local}, tmp_path, server={"allowed_hosts": ["router.lan"]})
+    before = local.completions()
+    plain = {"content-type": "text/plain"}
+    refused, by_ip, listed, own = await answers_in_a_container(
+        config,
+        [
+            {**plain, "host": REBOUND, "origin": f"http://{REBOUND}"},
+            {**plain, "host": "192.168.1.10:4000"},
+            {**plain, "host": "Router.LAN.:4000"},
+            {**plain, "host": "localhost:4000"},
+        ],
+    )
+    assert refused.status_code == 403
+    message = refused.json()["error"]["message"]
+    assert "server.allowed_hosts" in message and "auth.keys" in message
+    assert local.completions() == before + 3
+    assert [by_ip.status_code, listed.status_code, own.status_code] == [200, 200, 200]
+
+
+async def test_with_keys_a_router_off_loopback_answers_any_host(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """A rebound page cannot present a key, so with keys the Host is not checked there."""
+    local, _ = served
+    keys = {"keys": [{"name": "alice", "sha256": hash_key("sk-alice")}]}
+    config = config_for({"local": local}, tmp_path, auth=keys)
+    key = {"authorization": "Bearer sk-alice", "content-type": "text/plain"}
+    (answer,) = await answers_in_a_container(config, [{**key, "host": REBOUND}])
+    assert answer.status_code == 200
+
+
+def test_allowed_hosts_must_be_host_names(served: tuple[Running, RunningRouter]) -> None:
+    data = served[1].components.config.model_dump(mode="json")
+    for bad in ("http://router.lan", "router.lan:4000", "*.lan", "router.lan/v1", ""):
+        with pytest.raises(ConfigError, match=r"server\.allowed_hosts: .*not a host name"):
+            parse({**data, "server": {"allowed_hosts": [bad]}})
+    server = parse({**data, "server": {"allowed_hosts": ["Router.LAN.", "smf_router"]}}).server
+    assert server.allowed_hosts == ["router.lan", "smf_router"]

@@ -118,7 +118,7 @@ async def test_other_requests_fall_through_to_fastapi(tmp_path: Path) -> None:
         app = create_app(config_for({"local": local}, tmp_path))
         assert isinstance(app, RouterApp)
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://router") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             wrong_method = await client.get("/v1/chat/completions")
             models = await client.get("/v1/models")
     assert wrong_method.status_code == 405
