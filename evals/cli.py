@@ -18,6 +18,7 @@ from evals import report, results
 from evals.graders import GRADER_RULES
 from evals.runner import Endpoint, run_cases, served_context_window
 from evals.suite import SHIPPED, Capabilities, Case, load, load_profile, published_count
+from evals.urls import masked_url
 
 app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
 
@@ -101,7 +102,7 @@ def run_document(
     run = {
         "started_at": started.isoformat(),
         "finished_at": dt.datetime.now(dt.UTC).isoformat(),
-        "endpoint": endpoint.base_url,
+        "endpoint": masked_url(endpoint.base_url),  # a password or key in it stays out
         "model": endpoint.model,
         "profile": profile,
         "thinking": thinking,

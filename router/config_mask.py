@@ -3,14 +3,15 @@
 A secret can reach any string through `${VAR}` (a password in a URL, a token in
 `extra_body`), not only `api_key_env` and `headers`: every value that came through a set
 variable shows `***` in its place. URLs also hide their user info and query values, which
-hold credentials even when written out in the file.
+hold credentials even when written out in the file (`evals.urls.masked_url`, shared with
+the eval results files).
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from evals.urls import masked_url
 from router.config import Config
 from router.config_env import Where
 
@@ -32,21 +33,6 @@ def masked(config: Config) -> dict[str, Any]:
             if isinstance(backend.get(field), str):
                 backend[field] = masked_url(backend[field])
     return data
-
-
-def masked_url(url: str) -> str:
-    """`url` without its user info and with its query values as `***`; all of it as `***`
-    when it no longer parses: a `***` put in for a variable can break its syntax
-    (`http://[${HOST}]:8000` is `http://[***]:8000`, not an IPv6 address)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "***"
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rsplit("@", 1)[1]
-    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _put(data: Any, where: Where, value: str) -> None:

@@ -102,3 +102,23 @@ def test_run_that_graded_nothing_exits_non_zero(tmp_path: Path, app: Typer) -> N
         asked = server.completions()  # (its /v1/models card is read, for the window)
     assert only_na.exit_code == 3 and "0 errors, 1 n/a of 1 cases" in only_na.output
     assert asked == 0
+
+
+@APPS
+def test_a_password_in_the_endpoint_stays_out_of_the_results_file(
+    tmp_path: Path, app: Typer
+) -> None:
+    """The run block held `base_url` as given: `http://user:pass@host/v1` put the password
+    in a results file that is shared and committed as a baseline (found in review)."""
+    suite = tmp_path / "one.yaml"
+    suite.write_text("- {id: a, prompt: 'Say cat', evaluator: text_match, expected: cat}\n")
+    out = tmp_path / "run.json"
+    with simulator(model="m") as server:
+        endpoint = server.url.replace("http://", "http://evaluser:pw-S3CRET@") + "?key=K3Y"
+        args = ["run", "--endpoint", endpoint, "--model", "m", "--suites", str(suite)]
+        result = CliRunner().invoke(app, [*args, "--no-progress", "--out", str(out)])
+    assert out.exists(), result.output
+    text = out.read_text()
+    assert "pw-S3CRET" not in text and "K3Y" not in text and "pw-S3CRET" not in result.output
+    root = server.url.removeprefix("http://")
+    assert results.read(out)["run"]["endpoint"] == f"http://***@{root}?key=***"
