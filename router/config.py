@@ -291,7 +291,7 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     try:
         data = config_yaml.read(raw)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+        raise ConfigError(f"{path}: invalid YAML: {config_yaml.problem(exc)}") from None
     except RecursionError:  # the reader's depth limit should come first; never a traceback
         raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
     if isinstance(data, dict) and data.get("demo"):  # the built-in demo config's mark

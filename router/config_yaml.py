@@ -6,6 +6,10 @@ nesting a RecursionError: both escaped `config check` and `serve` as tracebacks 
 reload answer 500. Nested aliases expand without bound: a 566-byte file ("billion laughs")
 took seconds to load and gigabytes to print. A key given twice silently took the last
 value. Here each of these is a `yaml.YAMLError` whose message names the line.
+
+PyYAML's own message quotes the offending lines of the file, and a config file holds
+literal secrets (a header value, a password in a URL): `problem` keeps only what went
+wrong, with its line and column, for the log and the reload answer.
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ class _Loader(yaml.SafeLoader):
             # A ValueError says what is wrong (`month must be in 1..12`); the others come
             # from inside PyYAML (`!!timestamp abc`), so the tag says it better.
             why = f": {exc}" if isinstance(exc, ValueError) else f" as {node.tag}"
+            if isinstance(node.value, str) and node.value and node.value in str(exc):
+                why = f" as {node.tag}"  # `int('sk-...')` quotes the value: maybe a secret
             problem = f"cannot read this {_kind(node)}{why}"
             raise ConstructorError(None, None, problem, node.start_mark) from None
 
@@ -68,6 +74,22 @@ def read(text: str) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def problem(exc: yaml.YAMLError) -> str:
+    """What is wrong, where: PyYAML's text without the file lines it quotes."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return str(exc)  # a reader error: a character and its position, no line text
+    parts = [
+        f"{text} ({_at(mark)})" if mark is not None else text
+        for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
+        if text
+    ]
+    return ": ".join(parts) or "not YAML"
+
+
+def _at(mark: yaml.Mark) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
 
 
 def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:

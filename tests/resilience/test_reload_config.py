@@ -101,6 +101,10 @@ def test_a_file_yaml_cannot_read_or_a_bug_in_loading_is_a_rejected_reload(
             rejected = httpx.post(f"{proxy.url}/router/reload")
             assert rejected.status_code == 400, rejected.text
             assert "invalid YAML" in rejected.json()["error"]["message"]
+            path.write_text(path.read_text().replace("!!int abc", '{key: "sk-RELOAD-1"'))
+            rejected = httpx.post(f"{proxy.url}/router/reload")
+            message = rejected.json()["error"]["message"]
+            assert "line" in message and "sk-RELOAD-1" not in message  # PyYAML quoted the line
             monkeypatch.setattr(reload, "load", breaks_on_call(1, reload.load))
             rejected = httpx.post(f"{proxy.url}/router/reload")
             assert rejected.status_code == 400, rejected.text

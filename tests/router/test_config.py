@@ -300,6 +300,27 @@ def test_yaml_values_that_cannot_be_read_are_errors_with_their_line(
         load(path, env={})
 
 
+@pytest.mark.parametrize(
+    ("broken", "where"),
+    [
+        ('headers: {x-secret: "sk-LIVE-1"', "line 12, column 1"),  # an unclosed mapping
+        ("headers: {x-secret: sk-LIVE-1}\n    headers: {x-secret: sk-LIVE-1}", "line 12, column 5"),
+        ("headers: {x-secret: !!int sk-LIVE-1}", "line 11, column 25"),
+    ],
+    ids=["syntax", "duplicate key", "unreadable value"],
+)
+def test_a_yaml_error_names_line_and_column_and_quotes_no_line(
+    tmp_path: Path, broken: str, where: str
+) -> None:
+    """PyYAML's message quotes the lines around the problem: `config check`, the log and
+    the reload answer showed the literal secret written there (found in review)."""
+    path = write(tmp_path, GOOD.replace("api_key_env: CLOUD_KEY", broken))
+    with pytest.raises(ConfigError, match="invalid YAML") as info:
+        load(path, env={})
+    assert where in str(info.value)
+    assert "sk-LIVE" not in str(info.value)
+
+
 def test_a_key_given_twice_is_an_error_naming_both_lines(tmp_path: Path) -> None:
     """The second one silently won."""
     path = write(tmp_path, GOOD.replace("model: gpt-4o", "model: gpt-4o\n    model: gpt-5"))
