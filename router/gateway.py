@@ -332,6 +332,11 @@ class Gateway:
             known = ", ".join(
                 ["auto", *self.config.routes, *(b.name for b in self.config.backends)]
             )
+            if forced:  # the client's header, not its `model`: a 400 like a repeated header
+                raise BadRequest(
+                    f"x-smf-route '{forced[:100]}' names no route or backend here; "
+                    f"use one of: {known}"
+                )
             raise NotFound(
                 f"The model '{model[:100]}' does not exist here; use one of: {known}", param="model"
             )

@@ -256,6 +256,26 @@ def test_route_header_forces_a_route(client: openai.OpenAI) -> None:
     assert raw.headers["x-smf-backend"] == "local"
 
 
+def test_a_route_header_naming_nothing_is_a_400_about_the_header(
+    client: openai.OpenAI, backends: dict[str, Running]
+) -> None:
+    """It was a 404 'The model ... does not exist', `param: model`, about a model the
+    client never sent (found in review); the body's unknown model stays a 404."""
+    before = {name: server.completions() for name, server in backends.items()}
+    with pytest.raises(openai.BadRequestError) as header:
+        client.chat.completions.create(
+            model="auto", messages=MATH, extra_headers={"x-smf-route": "gpu"}
+        )
+    error = header.value.body
+    assert isinstance(error, dict) and error["param"] is None
+    assert error["message"].startswith("x-smf-route 'gpu' names no route or backend")
+    with pytest.raises(openai.NotFoundError) as model:
+        client.chat.completions.create(model="gpu", messages=MATH)
+    unknown = model.value.body
+    assert isinstance(unknown, dict) and unknown["param"] == "model"
+    assert {name: server.completions() for name, server in backends.items()} == before
+
+
 def test_health_and_readiness(proxy: RunningRouter) -> None:
     assert httpx.get(f"{proxy.root}/healthz").status_code == 200
     assert httpx.get(f"{proxy.root}/readyz").json() == {"status": "ready"}
