@@ -27,6 +27,7 @@ from evals.graders import SUPPORTED, Answer, CaseProblem, Executor, evaluator_of
 from evals.results import CaseResult
 from evals.sandbox import SandboxUnavailable, run_python
 from evals.suite import Capabilities, Case, answer_budget, not_applicable
+from evals.urls import joined
 
 ANSWER_CHARS = 4000
 """Answers are stored clipped: enough to read a failure, not a full transcript."""
@@ -157,7 +158,7 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
     headers = dict(endpoint.headers)
     if endpoint.api_key:
         headers["authorization"] = f"Bearer {endpoint.api_key}"
-    url = endpoint.base_url.rstrip("/") + "/chat/completions"
+    url = joined(endpoint.base_url, "/chat/completions")
     try:
         response = await client.post(url, json=body, headers=headers)
     except httpx.HTTPError as exc:
@@ -173,7 +174,7 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
 def served_context_window(endpoint: Endpoint, timeout_s: float = 10.0) -> int | None:
     """``max_model_len`` from the endpoint's ``/v1/models`` card for its model (vLLM gives
     one; most clouds do not): None when the endpoint does not say."""
-    url = endpoint.base_url.rstrip("/") + "/models"
+    url = joined(endpoint.base_url, "/models")
     headers = {"authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     try:
         response = httpx.get(url, headers=headers, timeout=timeout_s)

@@ -1,14 +1,33 @@
-"""Endpoint URLs as they may be shown or stored: no password, no query value.
+"""Endpoint base URLs: a path joined to one, and one as it may be shown or stored.
 
-A base URL can carry credentials (`http://user:pass@host/v1`, Azure's or a gateway's
-`?api-key=...`). Both the router (`config check`, `router.config_mask`) and the evals
-(the `run` block of a results file) write base URLs where others read them; evals may not
-import the router (the import-linter contract), so the helper lives here.
+A base URL can carry a query every request needs (Azure's `?api-version=...`, a gateway's
+`?api-key=...`): a path goes before it, never after (`...?api-version=x/models`). It can
+carry credentials too (`http://user:pass@host/v1`, that `api-key`), so where it is shown
+or stored it is masked. Both the router (its backends, `config check`) and the evals (their
+requests, the `run` block of a results file) need these; evals may not import the router
+(the import-linter contract), so they live here.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
+
+
+def joined(base_url: str, path: str) -> str:
+    """`path` (which may hold a query of its own) under `base_url`, with the base's query
+    kept and put first: `joined("https://h/v1?api-version=x", "/models")` is
+    `https://h/v1/models?api-version=x`."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, "", "", "")) + target(
+        parts.path, parts.query, path
+    )
+
+
+def target(base_path: str, base_query: str, path: str) -> str:
+    """The request target (path and query) for `path` under a base URL's path and query."""
+    own_path, _, own_query = path.partition("?")
+    query = "&".join(q for q in (base_query, own_query) if q)
+    return base_path.rstrip("/") + own_path + (f"?{query}" if query else "")
 
 
 def masked_url(url: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import httpx
 
 from evals.runner import window_of
+from evals.urls import joined
 from router import vllm_metrics
 from router.config import Backend as BackendSettings
 from router.health import auth_headers, root_of
@@ -128,7 +129,7 @@ def metrics_url(settings: BackendSettings) -> str | None:
     if settings.metrics_url:
         return settings.metrics_url
     if settings.tier == "local" and settings.base_url:
-        return root_of(settings) + "/metrics"
+        return joined(root_of(settings), "/metrics")
     return None
 
 
@@ -155,7 +156,7 @@ async def read_context_window(
     """`max_model_len` of the served model from `/v1/models` (vLLM puts it on each card)."""
     if not settings.base_url:
         return None
-    url = settings.base_url.rstrip("/") + "/models"
+    url = joined(settings.base_url, "/models")
     try:
         response = await client.get(url, headers=auth_headers(settings), timeout=timeout_s)
         cards = response.json().get("data") if response.status_code == 200 else None

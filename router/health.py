@@ -15,9 +15,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from evals.urls import joined
 from router.config import Backend as BackendSettings
 from router.policy import Circuit
 
@@ -209,9 +211,12 @@ class Health:
 
 
 def root_of(settings: BackendSettings) -> str:
-    """The server root: vLLM serves `/health` and `/metrics` beside `/v1`, not under it."""
-    base = settings.base_url.rstrip("/")
-    return base[: -len("/v1")] if base.endswith("/v1") else base
+    """The server root: vLLM serves `/health` and `/metrics` beside `/v1`, not under it.
+    The base URL's query stays (`evals.urls.joined` puts a path before it)."""
+    parts = urlsplit(settings.base_url)
+    path = parts.path.rstrip("/")
+    path = path.removesuffix("/v1")
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def auth_headers(settings: BackendSettings) -> dict[str, str]:
@@ -237,11 +242,11 @@ async def probe(
     headers = auth_headers(settings)
     try:
         if use_health:
-            url = root_of(settings) + settings.health_path
+            url = joined(root_of(settings), settings.health_path)
             response = await client.get(url, headers=headers, timeout=timeout_s)
             if response.status_code != 404:
                 return response.status_code < 500, True
-        url = settings.base_url.rstrip("/") + "/models"
+        url = joined(settings.base_url, "/models")
         response = await client.get(url, headers=headers, timeout=timeout_s)
     except httpx.HTTPError:
         return False, use_health

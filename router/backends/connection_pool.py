@@ -16,6 +16,7 @@ import contextlib
 import ssl
 from urllib.parse import urlsplit
 
+from evals import urls
 from router.backends.http1 import Connection, ConnectTimeout, UpstreamClosed
 
 # An idle connection older than this is not reused: under the 60 s idle timeout of common
@@ -47,11 +48,16 @@ class Pool:
         name = f"[{self.host}]" if ":" in self.host else self.host
         self.host_header = name if default_port else f"{name}:{self.port}"
         self.prefix = parts.path.rstrip("/")
+        self.query = parts.query  # on every request: Azure's `?api-version=...`
         self.connect_timeout = connect_timeout
         self.max_idle = max_idle
         self._idle: list[Connection] = []
         self._open: set[Connection] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    def target(self, path: str) -> str:
+        """The request target for `path` under the base URL, the base's query first."""
+        return urls.target(self.prefix, self.query, path)
 
     async def open(self, request: bytes, limit_s: float, idle_timed: bool) -> Connection:
         """Send `request` on a pooled or new connection; return once headers arrived.

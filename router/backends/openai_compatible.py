@@ -57,7 +57,7 @@ class OpenAICompatibleBackend:
         return out
 
     def _path(self, api: Api) -> str:
-        return self._pool.prefix + PATHS[api]
+        return self._pool.target(PATHS[api])
 
     async def send(
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -89,7 +89,7 @@ class OpenAICompatibleBackend:
         """One JSON POST to another endpoint of this backend (`/messages/count_tokens`), on
         the same pooled connections; status and body whatever the status."""
         extra = {k.lower(): v for k, v in headers.items()}
-        head = _head(self._pool.prefix + path, {**self._headers, **extra})
+        head = _head(self._pool.target(path), {**self._headers, **extra})
         request = b"%scontent-length: %d\r\n\r\n%s" % (head, len(payload), payload)
         conn = await self._open(request, limit_s, idle_timed=False)
         return conn.status, await _read(conn, self.settings.name)

@@ -98,6 +98,8 @@ class Simulator:
             return
         self.stats.requests += 1
         self.stats.by_path[req.path] += 1
+        if req.query:  # what a client kept of its base URL's query (`?api-version=...`)
+            self.stats.by_query[f"{req.path}?{req.query}"] += 1
         endpoint = self.routes.get((req.method, req.path))
         if endpoint is None:
             await endpoints.not_found(self, req, resp)

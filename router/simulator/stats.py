@@ -25,6 +25,7 @@ class Stats:
     def reset(self) -> None:
         self.requests = 0
         self.by_path: Counter[str] = Counter()
+        self.by_query: Counter[str] = Counter()  # `path?query`, for requests with a query
         self.by_fault: Counter[str] = Counter()
         self.by_status: Counter[int] = Counter()
         self.prompt_tokens = 0
@@ -47,6 +48,7 @@ class Stats:
         out: dict[str, Any] = {
             "requests": self.requests,
             "by_path": dict(self.by_path),
+            "by_query": dict(self.by_query),
             "by_fault": dict(self.by_fault),
             "by_status": {str(k): v for k, v in self.by_status.items()},
             "prompt_tokens": self.prompt_tokens,
