@@ -6,8 +6,10 @@ reads (`router.config` keeps the whole model, loading and the cross-field checks
 
 from __future__ import annotations
 
+import base64
 import os
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -161,4 +163,19 @@ class Backend(Strict):
     def _check_base_url(self) -> Backend:
         if self.kind == "openai" and not self.base_url:
             raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
+        if self.basic_auth() and self.api_key_env:
+            raise ValueError(
+                "base_url: a user and password in it and api_key_env would both be the "
+                "Authorization header; keep one"
+            )
         return self
+
+    def basic_auth(self) -> str | None:
+        """The Authorization header a `user:password@` in `base_url` stands for (a proxy with
+        basic auth in front of vLLM), as httpx makes it for the health probes; without it the
+        probes passed and every request got a 401 (found in review)."""
+        parts = urlsplit(self.base_url or "")
+        if self.kind != "openai" or parts.username is None:
+            return None
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+        return "Basic " + base64.b64encode(pair.encode()).decode("ascii")

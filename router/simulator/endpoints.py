@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hmac
 import json
 import time
@@ -57,7 +58,15 @@ def _json_invalid(body: bytes, message: str) -> ApiError:
 
 
 def authorize(sim: Simulator, req: Request, flavor: Flavor) -> None:
-    """With an api_key set: Bearer (OpenAI, vLLM) or x-api-key (Anthropic), like the real ones."""
+    """With an api_key set: Bearer (OpenAI, vLLM) or x-api-key (Anthropic), like the real ones.
+    With basic_auth set: `Authorization: Basic`, as a proxy with basic auth in front of vLLM
+    asks (the simulator then stands for both)."""
+    if sim.settings.basic_auth is not None:
+        wanted = "Basic " + base64.b64encode(sim.settings.basic_auth.encode()).decode("ascii")
+        given_basic = req.headers.get("authorization", "")
+        if not hmac.compare_digest(given_basic.encode(), wanted.encode()):
+            raise ApiError(401, "unauthorized", "basic auth required")
+        return
     key = sim.settings.api_key
     if key is None:
         return

@@ -57,6 +57,7 @@ class SimSettings:
     quality: Mapping[str, float] = field(default_factory=dict)
     seed: int = 0
     api_key: str | None = None
+    basic_auth: str | None = None  # "user:password": as a proxy with basic auth in front
     accept_any_model: bool = False
     kv_cache_tokens: int = 524288
     keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
