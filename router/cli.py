@@ -141,8 +141,9 @@ def _mount_optional() -> None:
         @app.command()
         def classify(text: str, config: ConfigOption = None) -> None:
             """Show how a prompt is classified, why, and the route the router gives it."""
+            routing = _routing_config(config)  # a bad --config: its one line, before any work
             show(text)
-            typer.echo(route_line(text, _routing_config(config)))
+            typer.echo(route_line(text, routing))
 
     except ImportError:
         pass

@@ -147,3 +147,19 @@ def test_classify_names_the_route_the_router_gives_the_prompt(tmp_path: Path) ->
     assert last.endswith("is below min_confidence 0.9999: the default route) -> local, cloud")
     above = _classify(prompt, _config(tmp_path, 0.0))
     assert above.splitlines()[-1].startswith(f"route: {label} -> "), above
+
+
+def test_classify_with_a_config_that_does_not_load_says_so_before_anything_else(
+    tmp_path: Path,
+) -> None:
+    """It printed the whole explanation, then the config's error (found in review)."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    done = subprocess.run(
+        [str(smf_router), "classify", "hello there", "--config", str(tmp_path / "none.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("error: ") and "none.yaml" in done.stderr
