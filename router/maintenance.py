@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request
 
 from router.api.headers import request_headers
 from router.config import Config, LedgerSettings
-from router.errors import BadRequest
+from router.errors import BadRequest, RouterError
 
 log = logging.getLogger("smf_router")
 
@@ -59,9 +59,16 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above
-    data: dict[str, Any] = await asyncio.to_thread(
-        report.build, Path(ledger.path), start, None, group, config
-    )
+    from router.ledger.query import DATA_ERRORS
+
+    try:
+        data: dict[str, Any] = await asyncio.to_thread(
+            report.build, Path(ledger.path), start, None, group, config
+        )
+    except DATA_ERRORS as exc:  # counts from before usage.MAX_TOKENS: as `smf-router report`
+        reason = str(exc).partition("\n")[0]
+        log.warning("report: cannot add up the ledger at %s: %s", ledger.path, reason)
+        raise RouterError(f"cannot add up the ledger at {ledger.path}: {reason}") from None
     return data
 
 

@@ -8,11 +8,13 @@ import shutil
 import time
 from pathlib import Path
 
+import httpx
 from typer.testing import CliRunner
 
 from router.ledger import LedgerWriter, normalize_usage, segments
 from router.ledger.cli import app
 from router.record import Record, Usage
+from tests.harness import config_for, router, simulator
 from tests.ledger.known_ledger import write_known_ledger
 
 
@@ -73,3 +75,19 @@ def test_a_sum_beyond_int64_fails_the_report_at_once_in_one_line(
     assert decoded == [], "re-decoded every file for an error in the values"
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: cannot add up the ledger at {tmp_path}: Conversion Error")
+
+
+def test_the_report_endpoint_says_why_it_cannot_add_up_the_ledger(tmp_path: Path) -> None:
+    """The same ledger over HTTP went to the generic 500 ("internal error") with a traceback
+    in the log; now the message says what `smf-router report` says (found in review)."""
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path)
+        writer = LedgerWriter(Path(config.ledger.path), process_tag="old")
+        for i in range(2):
+            writer.submit(Record(f"r{i}", time.time() - 3600, usage=Usage(2**62)))
+        writer.close()
+        with router(config) as proxy:
+            response = httpx.get(f"{proxy.root}/v1/router/report?since=1d", timeout=60)
+    assert response.status_code == 500
+    message = response.json()["error"]["message"]
+    assert message.startswith(f"cannot add up the ledger at {config.ledger.path}: Conversion")
