@@ -72,6 +72,8 @@ def build() -> dict[str, Any]:
                 ],
                 kind="bargauge",
                 unit="percentunit",
+                description="Agreed / (agreed + disagreed) over the range: an intent whose "
+                "answers all disagreed reads 0%, one with no decided comparison in it NaN.",
             ),
             panel(
                 "Shadow comparisons and drops",

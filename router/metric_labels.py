@@ -20,6 +20,7 @@ APIS = frozenset(get_args(Api))
 ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
+SHADOW_RESULTS = ("agreed", "disagreed", "undecided")
 _INTENTS = frozenset(INTENTS)
 
 

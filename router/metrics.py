@@ -22,6 +22,7 @@ from router.metric_labels import (
     ERROR_KINDS,
     OUTCOMES,
     SHADOW_DROP_REASONS,
+    SHADOW_RESULTS,
     Circuit,
     closed,
     config_name,
@@ -363,8 +364,15 @@ class Metrics:
     def shadow_compared(
         self, intent: str, live_backend: str, shadow_backend: str, agreed: bool | None
     ) -> None:
+        """Count one comparison. A pair's first one creates all three results, at 0 but for
+        its own: an intent whose answers all disagreed had no `agreed` series, so the
+        agreement panel showed no bar for it instead of 0% (found in review)."""
+        pair = (intent_label(intent), live_backend, shadow_backend)
         result = "undecided" if agreed is None else ("agreed" if agreed else "disagreed")
-        self.shadow.inc((intent_label(intent), live_backend, shadow_backend, result))
+        if (*pair, result) not in self.shadow.values:
+            for each in SHADOW_RESULTS:
+                self.shadow.inc((*pair, each), 0)
+        self.shadow.inc((*pair, result))
 
     def shadow_dropped(self, reason: ShadowDropReason) -> None:
         self.shadow_drops.inc((closed(reason, SHADOW_DROP_REASONS),))

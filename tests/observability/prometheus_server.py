@@ -115,3 +115,13 @@ class Prometheus:
 
 def promtool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PROMTOOL, *args], capture_output=True, text=True, timeout=60)
+
+
+def promtool_test(tmp_path: Path, test: dict[str, Any]) -> str:
+    """Run one `promtool test rules` file: '' when every check holds, else promtool's account
+    of what differed."""
+    require_prometheus()
+    path = tmp_path / "promtool_test.yml"
+    path.write_text(yaml.safe_dump(test, sort_keys=False))
+    done = promtool("test", "rules", str(path))
+    return "" if done.returncode == 0 else done.stdout + done.stderr
