@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from panels import RATE, B, I, dashboard, panel
+from panels import RATE, B, I, dashboard, panel, share
 
 
 def build() -> dict[str, Any]:
@@ -65,13 +65,18 @@ def build() -> dict[str, Any]:
                 "Local share of tokens",
                 [
                     (
-                        'sum(increase(smf_router_completion_tokens_total{tier="local"}[$__range]))'
-                        " / sum(increase(smf_router_completion_tokens_total[$__range]))",
+                        share(
+                            'sum(increase(smf_router_completion_tokens_total{tier="local"}'
+                            "[$__range]))",
+                            "sum(increase(smf_router_completion_tokens_total[$__range]))",
+                        ),
                         "local",
                     )
                 ],
                 kind="stat",
                 unit="percentunit",
+                description="Output tokens served by local backends over the range; 0% when "
+                "none were.",
             ),
         ],
         hours=24,

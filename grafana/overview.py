@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from panels import RATE, B, I, dashboard, panel, quantiles
+from panels import RATE, B, I, dashboard, panel, quantiles, share
 
 
 def build() -> dict[str, Any]:
@@ -75,7 +75,10 @@ def build() -> dict[str, Any]:
                 "Streaming share",
                 [
                     (
-                        f'sum(rate({req}{{stream="true"}}[{RATE}])) / sum(rate({req}[{RATE}]))',
+                        share(
+                            f'sum(rate({req}{{stream="true"}}[{RATE}]))',
+                            f"sum(rate({req}[{RATE}]))",
+                        ),
                         "streamed",
                     )
                 ],

@@ -59,6 +59,13 @@ def quantiles(metric: str, by: str, selector: str, unit: str = "s") -> list[tupl
     ]
 
 
+def share(part: str, whole: str) -> str:
+    """`part / whole` that reads 0 when `part` has no series (no local token, no stream
+    yet): Prometheus divides only series that exist, and the panel showed No data. It stays
+    empty when `whole` has none, as there is then nothing to share."""
+    return f"({part} or on () 0 * {whole}) / {whole}"
+
+
 def variable(name: str, metric: str) -> dict[str, Any]:
     query = f"label_values({metric}, {name})"
     return {

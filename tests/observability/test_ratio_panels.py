@@ -3,8 +3,9 @@
 A `Metrics` is fed records and shadow comparisons through its real methods; its scrape,
 grown at that pace every 5 s for 80 minutes, is the input of `promtool test rules`, which
 evaluates each panel's exact query (macros replaced as Grafana would: `$__range` 1h,
-`$__rate_interval` 15s). Prometheus divides only series that exist: with no local, streamed
-or agreed series the panels were empty, which reads as "broken", not "none" (found in review).
+`$__rate_interval` 15s), and docs/metrics.md's local-share query. Prometheus divides only
+series that exist: with no local, streamed or agreed series the panels were empty, which
+reads as "broken", not "none" (found in review).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dashboard_queries import panel_queries
+import pytest
+from dashboard_queries import ROOT, panel_queries
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_server import promtool_test
 
 from router.metrics import Metrics
+from router.record import Attempt, Record, Usage
 
 STEP, STEPS, EVAL_AT = "5s", 960, "70m"
 
@@ -67,3 +70,50 @@ def test_shadow_agreement_reads_0_for_an_intent_whose_answers_all_disagreed(
     agreement = panel("Shadow agreement by intent")
     want = {'{intent="coding"}': 0, '{intent="writing"}': 0.5}
     assert check(tmp_path, series, {agreement: want}) == ""
+
+
+def served(metrics: Metrics, tier: str, stream: bool) -> None:
+    """One finished request as the router records it, on backend `tier` of that tier."""
+    record = Record(
+        request_id=f"{tier}-{stream}",
+        started_at=0.0,
+        intent="writing",
+        route="writing",
+        backend=tier,
+        tier=tier,
+        attempts=[Attempt(tier, tier)],
+        stream=stream,
+        usage=Usage(prompt_tokens=30, completion_tokens=40),
+        ttft_s=0.2,
+        duration_s=1.0,
+    )
+    metrics.record_finished(record)
+
+
+def documented_local_share() -> str:
+    """The 'share of requests served locally' query of docs/metrics.md's useful queries."""
+    lines = (ROOT / "docs" / "metrics.md").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("# share of requests served"))
+    return lines[at + 1]
+
+
+@pytest.mark.parametrize(
+    ("requests", "share"),
+    [
+        ([("cloud", False)], 0),  # no local token, no stream: 0%, not No data
+        ([("cloud", False), ("local", True)], 0.5),
+    ],
+)
+def test_local_and_streaming_shares_read_0_before_the_first_one(
+    tmp_path: Path, requests: list[tuple[str, bool]], share: float
+) -> None:
+    metrics = Metrics()
+    for tier, stream in requests:
+        served(metrics, tier, stream)
+    series = grown(metrics, ("smf_router_completion_tokens_total", "smf_router_requests_total"))
+    exprs = {
+        panel("Local share of tokens"): {"{}": share},
+        panel("Streaming share"): {"{}": share},
+        documented_local_share(): {"{}": share},
+    }
+    assert check(tmp_path, series, exprs) == ""
