@@ -192,23 +192,33 @@ def capture(
     return out
 
 
-def saturate(base: str, model: str, total: int = 6) -> str:
-    """Send `total` long requests at once and return /metrics while they run (max-num-seqs)."""
-    body = {"model": model, "messages": USER, "max_tokens": 150, "ignore_eos": True}
-    with ThreadPoolExecutor(total) as pool:
-        futures = [
-            pool.submit(httpx.post, f"{base}/v1/chat/completions", json=body, timeout=300)
-            for _ in range(total)
-        ]
+def saturate(base: str, model: str, total: int = 6, seqs: int = 2) -> str:
+    """Send `total` long streamed requests at once and return /metrics while `seqs` run and
+    the rest wait (`--max-num-seqs`). Whole replies kept vLLM's API server from answering
+    /metrics until they were done, and the first scrape came late: the snapshot was empty.
+    Streams leave it responsive, and a client connected beforehand polls at once."""
+    body = {"model": model, "messages": USER, "max_tokens": 450, "ignore_eos": True}
+
+    def stream() -> int:
+        url, streamed = f"{base}/v1/chat/completions", body | {"stream": True}
+        with httpx.stream("POST", url, json=streamed, timeout=300) as resp:
+            for _ in resp.iter_lines():
+                pass
+            return resp.status_code
+
+    with httpx.Client(base_url=base, timeout=30) as metrics, ThreadPoolExecutor(total) as pool:
+        metrics.get("/metrics")
+        futures = [pool.submit(stream) for _ in range(total)]
         snapshot = ""
-        for _ in range(100):  # bounded: ~10 s
-            time.sleep(0.1)
-            text = httpx.get(f"{base}/metrics", timeout=10).text
-            if _gauge(text, "vllm:num_requests_waiting") > 0:
+        for _ in range(200):  # bounded: ~10 s
+            time.sleep(0.05)
+            text = metrics.get("/metrics").text
+            if _gauge(text, "vllm:num_requests_waiting") >= total - seqs:
                 snapshot = text
                 break
-        statuses = [f.result().status_code for f in futures]
+        statuses = [f.result() for f in futures]
     assert statuses == [200] * total, statuses
+    assert snapshot, "never saw the queue full: nothing to save"
     return snapshot
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from router.vllm_metrics import VllmCapacity, parse
 
 MODEL = 'model_name="poolside/Laguna-S-2.1-NVFP4"'
+CAPTURES = Path(__file__).resolve().parents[1] / "vllm" / "captures"
 
 # The shape vLLM's prometheus_client exposition has: HELP/TYPE lines, engine and model labels,
 # `_created` samples next to counters, histograms with `le` buckets.
@@ -95,3 +98,15 @@ def test_labels_with_spaces_and_braces_inside_quotes_and_timestamps() -> None:
     text = 'vllm:num_requests_waiting{model_name="a } b \\" c",engine="0"} 7 1764500000000\n'
     assert parse(text).waiting == 7
     assert parse("vllm:num_requests_running 2.5\n").running == 2.5
+
+
+def test_vllm_0_32_captures_idle_and_saturated() -> None:
+    """Verbatim /metrics of a real vLLM (scripts/vllm-cpu/capture.py): idle, and with six
+    streamed requests on `--max-num-seqs 2`. The saturated file was once an empty line that
+    docs/compatibility.md described as running 2, waiting 4 (found in review)."""
+    idle = parse((CAPTURES / "metrics.txt").read_text())
+    assert (idle.running, idle.waiting, idle.kv_cache_usage) == (0, 0, 0)
+    assert idle.complete
+    busy = parse((CAPTURES / "metrics_saturated.txt").read_text())
+    assert (busy.running, busy.waiting) == (2, 4)
+    assert busy.kv_cache_usage is not None and 0 < busy.kv_cache_usage < 0.01
