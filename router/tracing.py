@@ -74,6 +74,20 @@ def _ratio(arg: str | None) -> float:
         return 1.0
 
 
+def names_service(env: Mapping[str, str]) -> bool:
+    """Whether the environment names the service (OTEL_SERVICE_NAME, or `service.name` in
+    OTEL_RESOURCE_ATTRIBUTES, parsed as the SDK does). Only then is `smf-router` not the
+    default: the SDK reads both itself, but attributes given to `Resource.create` override
+    them, and a `service.name` set in OTEL_RESOURCE_ATTRIBUTES was replaced (found in review)."""
+    if env.get("OTEL_SERVICE_NAME"):
+        return True
+    for item in env.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
+        key, eq, value = item.partition("=")
+        if eq and key.strip() == "service.name" and value.strip():
+            return True
+    return False
+
+
 class Tracing:
     """Starts and ends the router's spans; a disabled instance does nothing at all.
 
@@ -119,7 +133,7 @@ class Tracing:
         )
         if protocol != "http/protobuf":
             log.warning("OTLP protocol %r is not supported; using http/protobuf", protocol)
-        attrs = {} if env.get("OTEL_SERVICE_NAME") else {"service.name": "smf-router"}
+        attrs = {} if names_service(env) else {"service.name": "smf-router"}
         shipper = SpanShipper(OTLPSpanExporter(endpoint=endpoint), Resource.create(attrs), env)
         sampler = Sampler(
             env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
