@@ -1,0 +1,155 @@
+"""Each alert in alerts.yml fires once its `for:` has passed, not before, and says what it
+should, evaluated by `promtool test rules` with Prometheus's own rule engine.
+
+SmfCanaryGateClosed is tested from a real canary in test_canary_alert_rules.py. The ledger
+alert printed increase()'s extrapolated value ("dropped 3.25 records"); it now rounds and
+says "about" (found in review).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from dashboard_queries import ALERTS
+from prometheus_server import promtool_test
+
+ROUTER = {"instance": "router:4000", "job": "smf-router"}
+
+
+def static(alert: str, annotation: str) -> str:
+    """An annotation of alerts.yml that holds no template: nothing to render."""
+    rules = yaml.safe_load(ALERTS.read_text())["groups"][0]["rules"]
+    (text,) = [r["annotations"][annotation] for r in rules if r.get("alert") == alert]
+    assert "{{" not in text
+    return str(text)
+
+
+def series(name: str, values: str, **labels: str) -> dict[str, str]:
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted({**ROUTER, **labels}.items()))
+    return {"series": f"{name}{{{inner}}}", "values": values}
+
+
+def fired(alert: str, at: str, labels: dict[str, str], annotations: dict[str, str]) -> Any:
+    return {
+        "eval_time": at,
+        "alertname": alert,
+        "exp_alerts": [{"exp_labels": labels, "exp_annotations": annotations}],
+    }
+
+
+def quiet(alert: str, at: str) -> dict[str, Any]:
+    return {"eval_time": at, "alertname": alert, "exp_alerts": []}
+
+
+# Each case: (input series, checks); one sample a minute, rules evaluated every 30 s.
+CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
+    # down from 5m on; `for: 2m`
+    "SmfRouterDown": (
+        [series("up", "1x4 0x20")],
+        [
+            quiet("SmfRouterDown", "6m"),
+            fired(
+                "SmfRouterDown",
+                "7m",
+                {**ROUTER, "severity": "critical"},
+                {"summary": "smf-router router:4000 is not answering scrapes"},
+            ),
+        ],
+    ),
+    # the local backend down from 5m on, a cloud one down all along (not this alert's)
+    "SmfLocalBackendDown": (
+        [
+            series("smf_router_backend_up", "1x4 0x20", backend="gpu1", tier="local"),
+            series("smf_router_backend_up", "0x24", backend="openai", tier="cloud"),
+        ],
+        [
+            quiet("SmfLocalBackendDown", "6m"),
+            fired(
+                "SmfLocalBackendDown",
+                "7m",
+                {"backend": "gpu1", "severity": "warning"},
+                {
+                    "summary": "Local backend gpu1 is down; its traffic falls back to cloud",
+                    "description": "The router's health check of gpu1 fails. Requests still "
+                    "succeed through fallbacks, but they cost cloud dollars until the local "
+                    "server is back.",
+                },
+            ),
+        ],
+    ),
+    # 30% of requests fell back from the start (the ratio exists from 1m); `for: 10m`
+    "SmfFallbackRateHigh": (
+        [
+            series("smf_router_requests_total", "0+10x30", tier="local"),
+            series("smf_router_fallback_requests_total", "0+3x30", tier="local"),
+        ],
+        [
+            quiet("SmfFallbackRateHigh", "10m"),
+            fired(
+                "SmfFallbackRateHigh",
+                "11m",
+                {"severity": "warning"},
+                {
+                    "summary": "30% of requests needed a fallback",
+                    "description": static("SmfFallbackRateHigh", "description"),
+                },
+            ),
+        ],
+    ),
+    # 3 records dropped at 6m; no `for:`, and quiet again once the drop leaves the window.
+    # Evaluated 30 s after a scrape, as rules mostly are, increase() extrapolates to 3.25.
+    "SmfLedgerDroppingRecords": (
+        [series("smf_router_ledger_dropped_records_total", "0x5 3x20")],
+        [
+            quiet("SmfLedgerDroppingRecords", "5m30s"),
+            *[
+                fired(
+                    "SmfLedgerDroppingRecords",
+                    at,
+                    {**ROUTER, "severity": "critical"},
+                    {
+                        "summary": "The ledger dropped about 3 records in 10 minutes",
+                        "description": static("SmfLedgerDroppingRecords", "description"),
+                    },
+                )
+                for at in ("6m30s", "12m30s")  # increase() reads 3.25, then 3.17
+            ],
+            quiet("SmfLedgerDroppingRecords", "17m30s"),
+        ],
+    ),
+    # demo mode from 5m on; `for: 2m`
+    "SmfRouterDemo": (
+        [series("smf_router_demo", "0x4 1x20")],
+        [
+            quiet("SmfRouterDemo", "6m"),
+            fired(
+                "SmfRouterDemo",
+                "7m",
+                {"instance": "router:4000", "severity": "critical"},
+                {
+                    "summary": "smf-router router:4000 runs in demo mode: its answers are fake",
+                    "description": static("SmfRouterDemo", "description"),
+                },
+            ),
+        ],
+    ),
+}
+
+
+def test_every_alert_has_a_case_here_or_in_the_canary_test() -> None:
+    rules = yaml.safe_load(ALERTS.read_text())["groups"][0]["rules"]
+    assert {r["alert"] for r in rules} == {*CASES, "SmfCanaryGateClosed"}
+
+
+@pytest.mark.parametrize("alert", sorted(CASES))
+def test_alert_fires_after_its_for_and_says_what_happened(tmp_path: Path, alert: str) -> None:
+    input_series, checks = CASES[alert]
+    test = {
+        "rule_files": [str(ALERTS)],
+        "evaluation_interval": "30s",  # scrapes every minute: rules also run between
+        "tests": [{"interval": "1m", "input_series": input_series, "alert_rule_test": checks}],
+    }
+    assert promtool_test(tmp_path, test) == ""
