@@ -1,15 +1,17 @@
 """A config file's YAML: read safely and within bounds, every problem with its line.
 
 PyYAML's `safe_load` leaves holes a config file must not have. A value it cannot construct
-(`2024-13-45`, `!!int abc`) raises a plain ValueError or TypeError without a line, and deep
-nesting a RecursionError: both escaped `config check` and `serve` as tracebacks and made a
-reload answer 500. Nested aliases expand without bound: a 566-byte file ("billion laughs")
-took seconds to load and gigabytes to print. A key given twice silently took the last
-value. Here each of these is a `yaml.YAMLError` whose message names the line.
+(`2024-13-45`, `!!int abc`, `!!bool x`) raises a plain ValueError, KeyError or the like
+without a line, and deep nesting a RecursionError: both escaped `config check` and `serve`
+as tracebacks and made a reload answer 500. Nested aliases expand without bound: a
+566-byte file ("billion laughs") took seconds to load and gigabytes to print. A key given
+twice silently took the last value. Here each of these is a `yaml.YAMLError` whose message
+names the line.
 
 PyYAML's own message quotes the offending lines of the file, and a config file holds
 literal secrets (a header value, a password in a URL): `problem` keeps only what went
-wrong, with its line and column, for the log and the reload answer.
+wrong, with its line and column, for the log and the reload answer; a value it cannot
+construct is named by its tag only, never by the reason, which quotes it.
 """
 
 from __future__ import annotations
@@ -49,13 +51,14 @@ class _Loader(yaml.SafeLoader):
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
-        except (ValueError, TypeError, AttributeError, OverflowError) as exc:
-            # A ValueError says what is wrong (`month must be in 1..12`); the others come
-            # from inside PyYAML (`!!timestamp abc`), so the tag says it better.
-            why = f": {exc}" if isinstance(exc, ValueError) else f" as {node.tag}"
-            if isinstance(node.value, str) and node.value and node.value in str(exc):
-                why = f" as {node.tag}"  # `int('sk-...')` quotes the value: maybe a secret
-            problem = f"cannot read this {_kind(node)}{why}"
+        except yaml.YAMLError:
+            raise  # already marked, by PyYAML or by an inner value
+        except Exception:
+            # PyYAML's constructors fail in many ways (KeyError for `!!bool x`, IndexError
+            # for `!!int ""`), and each reason quotes the value, often altered first
+            # (lower-cased, `_` or a sign dropped), so no test of the text can tell it is
+            # not there: a secret written in the file. The tag and the place say enough.
+            problem = f"cannot read this {_kind(node)} as {node.tag}"
             raise ConstructorError(None, None, problem, node.start_mark) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

@@ -3,6 +3,7 @@ reason, in-flight requests finish on the old backends, SIGHUP works on a real pr
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from router import reload
@@ -84,11 +86,13 @@ def test_reload_swaps_valid_config_and_rejects_invalid(tmp_path: Path) -> None:
 
 
 def test_a_file_yaml_cannot_read_or_a_bug_in_loading_is_a_rejected_reload(
-    tmp_path: Path, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     """`!!int abc` escaped the loader as a ValueError: the reload answered 500, and over
-    SIGHUP logged "Task exception was never retrieved" (found in review)."""
+    SIGHUP logged "Task exception was never retrieved" (found in review). `!!bool sk-...`
+    escaped as a KeyError, logged with a traceback quoting the value (found in review)."""
     with (
+        caplog.at_level(logging.INFO, logger="smf_router"),
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
@@ -105,6 +109,12 @@ def test_a_file_yaml_cannot_read_or_a_bug_in_loading_is_a_rejected_reload(
             rejected = httpx.post(f"{proxy.url}/router/reload")
             message = rejected.json()["error"]["message"]
             assert "line" in message and "sk-RELOAD-1" not in message  # PyYAML quoted the line
+            path.write_text(path.read_text().replace('{key: "sk-RELOAD-1"', "!!bool sk-RELOAD-2"))
+            rejected = httpx.post(f"{proxy.url}/router/reload")
+            assert rejected.status_code == 400, rejected.text
+            message = rejected.json()["error"]["message"]
+            assert "cannot read this value as tag:yaml.org,2002:bool" in message
+            assert "reload-2" not in message.lower() and "reload-2" not in caplog.text.lower()
             monkeypatch.setattr(reload, "load", breaks_on_call(1, reload.load))
             rejected = httpx.post(f"{proxy.url}/router/reload")
             assert rejected.status_code == 400, rejected.text
