@@ -23,7 +23,7 @@ from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, gate_book
-from router.config import Config
+from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows
 
 log = logging.getLogger("smf_router.canary")
@@ -129,6 +129,21 @@ class Follower:
         }
 
 
+def job_suites(config: Config) -> set[str] | None:
+    """The suites the CronJob runs on `config`, so those it dropped leave the gates; None
+    when they do not load here. Start loads no suite with the canary off, so such a config
+    starts fine, and a reload rejected it (found in review): now a warning, the gates stay
+    (the job reports its own error). With `canary.enabled` (applied at the next restart)
+    start loads them, and so a suite that does not load rejects the reload."""
+    try:
+        return {case.suite for case in load_cases(config)}
+    except ConfigError as exc:
+        if config.canary.enabled:
+            raise
+        log.warning("%s; the canary gates stay as they are", exc)
+        return None
+
+
 def install(components: Any) -> None:
     """FEATURES installer: without `canary.enabled`, gate routes on the ledger's rounds."""
     config: Config = components.config
@@ -150,9 +165,9 @@ def install(components: Any) -> None:
     def prepare(new: Config) -> Callable[[], None]:
         old = components.config.canary
         # The job runs the routers' config: suites it dropped have no more rounds to judge.
-        suites = None
-        if new.canary.suites != old.suites:
-            suites = {case.suite for case in load_cases(new)}
+        # With `canary.enabled` start would load them: a reload does, whatever changed.
+        wanted = new.canary.suites != old.suites or new.canary.enabled
+        suites = job_suites(new) if wanted else None
         retune = judge.prepare(old, new.canary, suites)
 
         def apply() -> None:

@@ -8,8 +8,9 @@ a mix. In-flight requests hold the old gateway and finish on it; backends whose 
 did not change are kept (warm connection pools); retired ones let go of their idle
 connections at once and are closed once their last attempt is over (`router.retirement`).
 Features with settings of their own follow through `Components.reload_hooks`: the canary's
-suites, gate windows and floors are checked before the swap (a suite that does
-not load rejects the reload) and applied in it. Ledger and server settings (and whether
+suites, gate windows and floors are checked before the swap and applied in it; a hook's
+ConfigError (a suite the canary would run does not load) rejects the reload, as it would
+stop `serve`. Ledger and server settings (and whether
 resilience, the canary and the shadow run at all) are read once at start: a change there is
 applied to nothing and reported as needing a restart. The canary and the shadow read the
 running config and backends on each run or job (the shadow's queue size and concurrency
@@ -117,6 +118,9 @@ class Reloader:
                 hooks = self.components.reload_hooks
                 appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
                 outcome = self._swap(config, state, pricing, appliers)
+            except ConfigError as exc:  # a feature's part of the config (a suite) is wrong
+                log.error("config reload rejected; keeping the running config: %s", exc)
+                return Outcome(False, str(exc))
             except Exception as exc:  # e.g. a backend adapter that cannot be built
                 log.exception("config reload failed; keeping the running config")
                 return Outcome(False, f"cannot apply the new config: {exc}")

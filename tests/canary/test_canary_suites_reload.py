@@ -7,11 +7,13 @@ were published again after every reload, until a restart (found in a longevity r
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from classifier import INTENTS
@@ -69,3 +71,43 @@ def test_a_suite_dropped_by_a_reload_leaves_its_gate_open_and_its_gauges_gone(
             assert now.get("smf_router_route_gated", backend="local", intent="math") == 0
             math_series = [n for n, labels in now.samples if ("suite", "math") in labels]
             assert math_series == []
+
+
+def test_with_the_canary_off_a_reload_accepts_suites_start_would_not_load(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Start loads no suite with the canary off (the CronJob runs them), yet a reload that
+    changed `canary.suites` loaded them: a config that starts fine was rejected, logged as a
+    bug with a traceback (found in review). With the canary on, start loads them, and a
+    reload rejects them with the reason, as a config error."""
+    broken = tmp_path / "broken"
+    (broken / "math").mkdir(parents=True)
+    (broken / "math" / "cases.yaml").write_text("this: [is not\n")
+    with (
+        caplog.at_level(logging.INFO, logger="smf_router"),
+        simulator(profile="vllm", model="m") as local,
+    ):
+        data: dict[str, Any] = {
+            "backends": [{"name": "local", "tier": "local", "base_url": local.url, "model": "m"}],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {"suites": suites(tmp_path, "math")},
+        }
+        with running_router(parse(data)) as proxy:
+            path = tmp_path / "router.yaml"
+            reload.reloader_of(proxy.components).source = path
+            changed = {**data, "canary": {"suites": str(broken)}}
+            path.write_text(yaml.safe_dump(changed))
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert "canary.suites" in caplog.text  # said, as a warning
+
+            caplog.clear()
+            enabled = {**data, "canary": {"suites": str(broken), "enabled": True}}
+            path.write_text(yaml.safe_dump(enabled))
+            rejected = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert rejected.status_code == 400, rejected.text
+            assert "canary.suites" in rejected.json()["error"]["message"]
+            errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+            assert errors and all(r.exc_info is None for r in errors)  # no bug of ours
+            assert "Traceback" not in caplog.text
