@@ -161,12 +161,23 @@ class Backend(Strict):
 
     @model_validator(mode="after")
     def _check_base_url(self) -> Backend:
+        """A query with `kind: litellm`: litellm hands `base_url` to its provider's client
+        as it is, and the OpenAI SDK puts the request's path after the query
+        (`/v1?api-version=xchat/completions`), so no query could be sent (found in review):
+        an error saying what works instead."""
         if self.kind == "openai" and not self.base_url:
             raise ValueError("base_url: a `kind: openai` backend needs one (http://host:port/v1)")
         if self.basic_auth() and self.api_key_env:
             raise ValueError(
                 "base_url: a user and password in it and api_key_env would both be the "
                 "Authorization header; keep one"
+            )
+        if self.kind == "litellm" and urlsplit(self.base_url).query:
+            raise ValueError(
+                "base_url: a `kind: litellm` backend cannot send a query (litellm puts the "
+                "path after it); for Azure OpenAI use `model: azure/<deployment>` and "
+                "`extra_body: {api_version: ...}`, for any other server `kind: openai`, "
+                "which sends the query on every request"
             )
         return self
 
