@@ -60,8 +60,9 @@ class Metrics:
         self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process
         self.registry = registry if registry is not None else CollectorRegistry()
         self.registry.register(FamilyCollector(self._families, self.scraped.read))
-        # Whether a backend name is in the running config (`components.build` sets it).
-        self.configured: Callable[[str], bool] = lambda _: True
+        # Whether a backend (name, tier) is in the running config (`components.build` sets
+        # it): a reload may keep the name and change the tier, which labels the series too.
+        self.configured: Callable[[str, str], bool] = lambda _, __: True
 
     def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
         self._families.append(Family(P + name, doc, "counter", labels))
@@ -209,8 +210,8 @@ class Metrics:
         """End an attempt begun with `attempt_started` (its duration comes from the record)."""
         key = (backend, tier)
         self.inflight.inc(key, -1)
-        if self.inflight.values.get(key) == 0 and not self.configured(backend):
-            self.inflight.remove(key)  # the last attempt on a backend a reload removed
+        if self.inflight.values.get(key) == 0 and not self.configured(*key):
+            self.inflight.remove(key)  # the last attempt on a backend a reload removed or moved
         out = closed(outcome, ATTEMPT_OUTCOMES)
         self.attempts.inc((backend, tier, out, closed(error_kind, ERROR_KINDS)))
 
@@ -305,11 +306,12 @@ class Metrics:
             gauge.drop("suite", suite)
 
     def forget_idle_inflight(self) -> None:
-        """After a reload: the in-flight series of removed backends with no attempt left go
-        (one with attempts goes when the last ends, `attempt_finished`). Kept at 0, every
-        renaming reload left one series behind for good."""
+        """After a reload: the in-flight series of removed backends, or of a tier a backend
+        left, with no attempt left go (one with attempts goes when the last ends,
+        `attempt_finished`). Kept at 0, every renaming reload left one series behind for
+        good, and so did each change of tier (found in review)."""
         for key, value in list(self.inflight.values.items()):
-            if value == 0 and not self.configured(key[0]):
+            if value == 0 and not self.configured(*key):
                 self.inflight.remove(key)
 
     def forget_capacity(self, backend: str) -> None:

@@ -19,6 +19,7 @@ from tests.harness import config_for, router, scrape, simulator
 from tests.resilience.conftest import CODING, FAST, status, until
 
 SLOW = {"connect_s": 2, "first_token_s": 30, "idle_s": 30, "total_s": 60}
+OTHER = {"local": "cloud", "cloud": "local"}  # the other tier
 
 
 def renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
@@ -211,3 +212,56 @@ def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
                 lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") is None,
                 what="local0's series gone with its last attempt",
             )
+
+
+def test_a_backend_moved_to_another_tier_leaves_no_inflight_series_under_the_old_one(
+    tmp_path: Path,
+) -> None:
+    """The series is labelled by backend and tier, and its removal checked the name only:
+    a reload that changed a backend's tier left the old tier's series at 0 until a restart
+    (found in review). An idle one goes at the reload, a busy one with its last attempt."""
+    inflight = "smf_router_backend_inflight_requests"
+    with (
+        simulator(profile="vllm", model="local0-model", fault="hold") as held,
+        simulator(profile="cloud", model="cloud0-model") as cloud,
+    ):
+        first = config_for({"local0": held, "cloud0": cloud}, tmp_path).model_dump(mode="json")
+        for backend in first["backends"]:
+            backend["timeouts"] = SLOW
+        path = tmp_path / "router.yaml"
+        with router(parse(first)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            ask = {"model": "cloud0", "messages": CODING}
+            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
+            answers: list[int] = []
+            body = {"model": "local0", "messages": CODING}
+            thread = threading.Thread(
+                target=lambda: answers.append(
+                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
+                )
+            )
+            thread.start()
+            until(
+                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") == 1,
+                what="attempt in flight",
+            )
+
+            swapped = {
+                **first,
+                "backends": [{**b, "tier": OTHER[b["tier"]]} for b in first["backends"]],
+            }
+            path.write_text(yaml.safe_dump(swapped))
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            now = scrape(proxy.root)
+            assert now.get(inflight, backend="cloud0", tier="cloud") is None  # idle: gone now
+            assert now.get(inflight, backend="local0", tier="local") == 1  # still running
+
+            held.control("release", {})
+            thread.join(timeout=60)
+            assert answers == [200]
+            until(
+                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") is None,
+                what="local0's old-tier series gone with its last attempt",
+            )
+            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
+            assert scrape(proxy.root).get(inflight, backend="cloud0", tier="local") == 0
