@@ -63,12 +63,20 @@ def check_origin(origin: str) -> str:
 def check_host_name(name: str) -> str:
     """A DNS name as the `Host` header carries it without its port, normalised for comparing
     with it: lower case, no trailing dot. A port, scheme or path would never match a Host
-    the router compares it with, so the entry would silently do nothing."""
+    the router compares it with, so the entry would silently do nothing. A name in another
+    script (`bücher.lan`) was refused as no host name, though browsers send it, in its
+    punycode form (`xn--bcher-kva.lan`): that form is what is kept (found in review)."""
     host = name.strip().lower().removesuffix(".")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")  # IDNA 2003: what Python ships
+        except UnicodeError:
+            host = ""  # an empty or overlong label: refused below
     if not _HOST_NAME.fullmatch(host):
         raise ValueError(
-            f"{name!r} is not a host name like router.lan (no scheme, port, path or "
-            "wildcard; IP addresses and localhost need no listing)"
+            f"{name!r} is not a host name like router.lan or bücher.lan (its punycode form "
+            "xn--bcher-kva.lan too; no scheme, port, path or wildcard; IP addresses and "
+            "localhost need no listing)"
         )
     return host
 

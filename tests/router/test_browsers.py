@@ -197,10 +197,31 @@ async def test_with_keys_a_router_off_loopback_answers_any_host(
     assert answer.status_code == 200
 
 
+async def test_a_listed_name_in_another_script_answers_the_punycode_browsers_send(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """`bücher.lan` was refused as "not a host name", and a browser sends it as
+    `xn--bcher-kva.lan` (found in review): the entry is kept in that form."""
+    local, _ = served
+    config = config_for({"local": local}, tmp_path, server={"allowed_hosts": ["Bücher.lan"]})
+    assert config.server.allowed_hosts == ["xn--bcher-kva.lan"]
+    plain = {"content-type": "text/plain"}
+    answers = await answers_in_a_container(
+        config,
+        [
+            {**plain, "host": "xn--bcher-kva.lan:4000"},
+            {**plain, "host": "XN--BCHER-KVA.LAN"},
+            {**plain, "host": "xn--bcher-kva.example:4000"},  # not listed
+        ],
+    )
+    assert [a.status_code for a in answers] == [200, 200, 403]
+
+
 def test_allowed_hosts_must_be_host_names(served: tuple[Running, RunningRouter]) -> None:
     data = served[1].components.config.model_dump(mode="json")
-    for bad in ("http://router.lan", "router.lan:4000", "*.lan", "router.lan/v1", ""):
-        with pytest.raises(ConfigError, match=r"server\.allowed_hosts: .*not a host name"):
+    for bad in ("http://router.lan", "router.lan:4000", "*.lan", "router.lan/v1", "", "ü..lan"):
+        with pytest.raises(ConfigError, match=r"server\.allowed_hosts: .*not a host name") as e:
             parse({**data, "server": {"allowed_hosts": [bad]}})
+        assert "punycode form xn--" in str(e.value)
     server = parse({**data, "server": {"allowed_hosts": ["Router.LAN.", "smf_router"]}}).server
     assert server.allowed_hosts == ["router.lan", "smf_router"]
