@@ -62,13 +62,24 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """What the model reads: the last user text, offered tools, and whether a tool just ran."""
+    """What the model reads: the last user text, offered tools, and whether a tool just ran.
+
+    `tool_required` is a request that demands some call without naming one (chat's and
+    Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one."""
 
     user: str
     tools: tuple[ToolSpec, ...] = ()
     forced_tool: str | None = None
     tools_disabled: bool = False
     after_tool_result: bool = False
+    tool_required: bool = False
+
+    @property
+    def forces_call(self) -> bool:
+        """Whether the server must answer with a tool call: vLLM and OpenAI constrain the
+        output to one, so nothing (not even a test's scripted text) may answer instead."""
+        forced = self.tool_required or self.forced_tool is not None
+        return forced and bool(self.tools) and not self.tools_disabled
 
 
 def rng_for(seed: int, text: str, salt: int = 0) -> random.Random:

@@ -246,8 +246,8 @@ class Simulator:
         choices = []
         for index in range(ask.n):
             rng = rng_for(self.settings.seed, ask.prompt.user, index)
-            if scripted is not None:  # a test's scripted answer comes first
-                reply = Reply(text=scripted)
+            if scripted is not None and not ask.prompt.forces_call:  # a test's script first,
+                reply = Reply(text=scripted)  # unless the request forces a tool call
             elif case is not None:
                 reply = self.book.answer(case, ask.prompt, self._rng)
             else:

@@ -53,6 +53,7 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
         forced_tool=forced,
         tools_disabled=choice == "none",
         after_tool_result=last.get("role") == "tool",
+        tool_required=choice == "required",
     )
 
 

@@ -98,9 +98,16 @@ class MessagesApi:
             if isinstance(t, dict)
         )
         choice = body.get("tool_choice") or {}
+        kind = choice.get("type") if isinstance(choice, dict) else None
         forced = choice.get("name") if isinstance(choice, dict) else None
-        disabled = isinstance(choice, dict) and choice.get("type") == "none"
-        prompt = Prompt(user, specs, forced, disabled, _last_is_tool_result(messages))
+        prompt = Prompt(
+            user,
+            specs,
+            forced,
+            tools_disabled=kind == "none",
+            after_tool_result=_last_is_tool_result(messages),
+            tool_required=kind == "any",
+        )
         return Ask(
             model=model,
             prompt=prompt,

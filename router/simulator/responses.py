@@ -54,7 +54,16 @@ class ResponsesApi:
         )
         instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""
         messages = [{"content": items}] if isinstance(items, str) else items
-        prompt = Prompt(user, specs, None, body.get("tool_choice") == "none", after_tool)
+        choice = body.get("tool_choice")
+        named = choice.get("name") if isinstance(choice, dict) else None
+        prompt = Prompt(
+            user,
+            specs,
+            named if isinstance(named, str) else None,
+            tools_disabled=choice == "none",
+            after_tool_result=after_tool,
+            tool_required=choice == "required",
+        )
         return Ask(
             model=model,
             prompt=prompt,

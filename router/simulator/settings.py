@@ -35,7 +35,9 @@ class SimSettings:
     `tokens_per_chunk` packs several tokens into one streamed delta, as a busy vLLM does.
 
     Test aids: `replies` maps a prompt (the last user text, stripped) to the answer text
-    given for it, ahead of canary answers and composed ones (what a test needs said on cue);
+    given for it, ahead of canary answers and composed ones (what a test needs said on cue),
+    except where the request forces a tool call (a named `tool_choice`, `"required"`,
+    Anthropic's `any`/`tool`): a real server answers those with a call, and so does this one;
     `keep_requests` keeps the last N generation bodies, oldest first, at `/sim/stats`
     (`recent_requests`: what a client really sent, for tests that check it); `repeatable`
     gives the same request body the same response body, byte for byte (for tests that

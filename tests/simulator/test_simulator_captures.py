@@ -153,6 +153,36 @@ def test_named_tool_choice_stream_finishes_in_an_empty_delta(tiny: SimThread) ->
     assert usage["choices"] == [] and done == "[DONE]"
 
 
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[SimThread]:
+    """The capture server's shape, with a scripted answer for the tool captures' prompt."""
+    user = load("tool_named")["request"]["body"]["messages"][-1]["content"]
+    settings = SimSettings(
+        profile="vllm", model="tiny", max_model_len=512, replies={user: "It is sunny."}
+    )
+    thread = SimThread(settings)
+    thread.start()
+    yield thread
+    thread.stop()
+
+
+@pytest.mark.parametrize("name", ["tool_named", "tool_named_stream"])
+def test_a_scripted_reply_does_not_replace_a_named_tool_call(
+    scripted: SimThread, name: str
+) -> None:
+    captured, response = replay(scripted, name)
+    assert "It is sunny" not in response.text
+    if name == "tool_named":
+        assert shape(response.json()) == shape(captured["body"])
+        [call] = response.json()["choices"][0]["message"]["tool_calls"]
+    else:
+        live, recorded = sse_data(response.text), sse_data(captured["body_raw"])
+        assert runs([shape(x) for x in live]) == runs([shape(x) for x in recorded])
+        deltas = [c["choices"][0]["delta"] for c in live[:-2] if c["choices"]]
+        [call] = [t for d in deltas for t in d.get("tool_calls") or [] if "id" in t]
+    assert call["function"]["name"] == "get_weather"
+
+
 def test_auto_tool_choice_still_ends_with_tool_calls(tiny: SimThread) -> None:
     body = load("tool_named")["request"]["body"] | {"tool_choice": "auto"}
     choice = HTTP.post(tiny.url + "/v1/chat/completions", json=body).json()["choices"][0]

@@ -61,6 +61,40 @@ def test_a_scripted_reply_comes_before_canary_and_composed_answers(
     assert said(sim, "Tell me a story") == composed
 
 
+WEATHER = "What is the weather in Paris?"
+FUNCTION = {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_a_forced_tool_call_is_not_replaced_by_a_scripted_reply(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """`tool_choice: "required"` gets a call from vLLM and OpenAI whatever the prompt."""
+    sim = start_sim(profile=profile, replies={WEATHER: "It is sunny."})
+    tools = [{"type": "function", "function": FUNCTION}]
+    message = ask(sim, WEATHER, tools=tools, tool_choice="required").json()["choices"][0]
+    assert [c["function"]["name"] for c in message["message"]["tool_calls"]] == ["get_weather"]
+    assert "It is sunny" not in str(message)
+    body = {"model": MODEL, "input": WEATHER, "tools": [{"type": "function"} | FUNCTION]}
+    output = HTTP.post(sim.url + "/v1/responses", json=body | {"tool_choice": "required"})
+    assert [item["type"] for item in output.json()["output"]] == ["function_call"]
+    assert said(sim, WEATHER, tools=tools) == "It is sunny."  # "auto": the script holds
+
+
+@pytest.mark.parametrize("choice", [{"type": "any"}, {"type": "tool", "name": "get_weather"}])
+def test_a_forced_anthropic_tool_use_is_not_replaced_by_a_scripted_reply(
+    start_sim: Callable[..., SimThread], choice: dict[str, str]
+) -> None:
+    sim = start_sim(profile="anthropic", replies={WEATHER: "It is sunny."})
+    tool = {"name": "get_weather", "input_schema": FUNCTION["parameters"]}
+    body = {"model": MODEL, "max_tokens": 50, "tools": [tool], "tool_choice": choice}
+    body["messages"] = [{"role": "user", "content": WEATHER}]
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    reply = HTTP.post(sim.url + "/v1/messages", json=body, headers=headers).json()
+    assert [block["type"] for block in reply["content"]] == ["tool_use"]
+    assert reply["stop_reason"] == "tool_use"
+
+
 def test_a_scripted_reply_is_cut_at_max_tokens_like_any_answer(
     start_sim: Callable[..., SimThread],
 ) -> None:
