@@ -6,6 +6,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +47,8 @@ class DataMissing(ValueError):
 
 
 def jsonl_files(folder: Path) -> list[Path]:
-    """The `*.jsonl` files of `folder`, sorted; a missing or empty folder is an error, not an
-    empty list (training on no rows failed deep inside scikit-learn, as a long traceback)."""
+    """The `*.jsonl` files of `folder`, sorted; a folder missing or without them is an error,
+    not an empty list (training on no rows failed deep inside scikit-learn, as a long traceback)."""
     files = sorted(folder.glob("*.jsonl"))
     if not files:
         why = "is missing" if not folder.is_dir() else "holds no *.jsonl files"
@@ -55,27 +56,38 @@ def jsonl_files(folder: Path) -> list[Path]:
     return files
 
 
-def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
-    """The constraint detector's sentences (`sentences/*.jsonl`), in a stable order."""
-    rows: list[Sentence] = []
-    for path in jsonl_files(data_dir / "sentences"):
+def _records(folder: Path) -> list[dict[str, Any]]:
+    """Every row of the folder's `*.jsonl` files, in a stable order (sorted file names,
+    blank lines skipped). No rows is `DataMissing`, as no files is: *.jsonl files that are
+    all empty trained on nothing and failed inside scikit-learn all the same."""
+    rows: list[dict[str, Any]] = []
+    for path in jsonl_files(folder):
         with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                rows.append(Sentence(r["text"], bool(r["constraint"]), r.get("kind") or ""))
+            rows.extend(json.loads(line) for line in fh if line.strip())
+    if not rows:
+        raise DataMissing(f"the classifier's data folder {folder} holds no rows")
     return rows
 
 
+def load_sentences(data_dir: Path = DATA_DIR) -> list[Sentence]:
+    """The constraint detector's sentences (`sentences/*.jsonl`), in a stable order."""
+    return [
+        Sentence(r["text"], bool(r["constraint"]), r.get("kind") or "")
+        for r in _records(data_dir / "sentences")
+    ]
+
+
 def load(split: str, data_dir: Path = DATA_DIR) -> list[Example]:
-    """All rows of `train` or `validation`, in a stable order (sorted file names); raises
-    `DataMissing` when the folder is missing or empty."""
-    rows: list[Example] = []
-    for path in jsonl_files(data_dir / split):
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                if r["label"] in INTENTS:
-                    rows.append(Example(r["text"], r["label"], r["source"]))
+    """All rows of `train` or `validation` with a known intent, in a stable order (sorted
+    file names); raises `DataMissing` when the folder is missing or has no such rows."""
+    folder = data_dir / split
+    rows = [
+        Example(r["text"], r["label"], r["source"])
+        for r in _records(folder)
+        if r["label"] in INTENTS
+    ]
+    if not rows:
+        raise DataMissing(f"the classifier's data folder {folder} holds no rows of a known intent")
     return rows
 
 

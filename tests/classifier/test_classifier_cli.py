@@ -88,6 +88,35 @@ def test_train_names_a_missing_or_empty_data_folder(
     assert result.output == f"error: the classifier's data folder {no_data / named} {why}\n"
 
 
+SENTENCE = '{"text": "Answer in one line.", "constraint": true}\n'
+NO_INTENT = '{"text": "Write a haiku about rain", "label": "nonsense", "source": "t"}\n'
+
+
+@pytest.mark.parametrize(
+    ("named", "content", "why"),
+    [
+        ("train", "", "holds no rows"),
+        ("validation", "\n", "holds no rows"),
+        ("sentences", "", "holds no rows"),
+        ("train", NO_INTENT, "holds no rows of a known intent"),
+    ],
+)
+def test_train_names_a_data_folder_whose_files_hold_no_rows(
+    no_data: Path, named: str, content: str, why: str
+) -> None:
+    """Empty *.jsonl files passed the check for files and failed inside scikit-learn with a
+    traceback ("Found array with 0 sample(s)"; found in re-review)."""
+    for folder in ("train", "validation", "sentences"):
+        (no_data / folder).mkdir()
+        row = SENTENCE if folder == "sentences" else ROW
+        (no_data / folder / "rows.jsonl").write_text(
+            content if folder == named else row, encoding="utf-8"
+        )
+    result = CliRunner().invoke(app, ["train", "--no-doc"])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: the classifier's data folder {no_data / named} {why}\n"
+
+
 @pytest.fixture
 def truncated_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The shipped artifact cut in half, as the model the process reads (and forgets after)."""
