@@ -1,7 +1,8 @@
 """Ledger housekeeping inside a running router, and the report it serves to admins.
 
 Once an hour (off the event loop) partitions past their retention are dropped and closed
-days compacted; `GET /v1/router/report` answers with the same JSON as
+days compacted, and what the ledger warns of (a stray directory, a merge that failed) is
+logged; `GET /v1/router/report` answers with the same JSON as
 `smf-router report --format json`. Both use the `ledger` settings the router started with,
 like the ledger writer: a reload that changes them is reported as needing a restart, and
 until then the report read a directory nobody wrote and retention applied at once.
@@ -38,6 +39,8 @@ def housekeep(config: Config) -> None:
     ledger = config.ledger
     dropped = apply_retentions(directory, ledger.retention_days, ledger.text_retention_days)
     result = compact(directory)
+    for warning in result.warnings:  # no one else shows them here (the CLI prints its own)
+        log.warning("ledger housekeeping: %s", warning)
     if result.days or dropped:
         log.info(
             "ledger housekeeping: %d day(s) compacted, %d partition(s) dropped",
@@ -69,6 +72,8 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
         reason = str(exc).partition("\n")[0]
         log.warning("report: cannot add up the ledger at %s: %s", ledger.path, reason)
         raise RouterError(f"cannot add up the ledger at {ledger.path}: {reason}") from None
+    for warning in data["warnings"]:  # for the operator, who may not read the reply
+        log.warning("ledger report: %s", warning)
     return data
 
 

@@ -70,6 +70,9 @@ def report(
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
     with Ledger(directory) as store:
         summaries = summarize(from_ledger(store, days), tiers)
+        warnings = list(store.warnings)
+    for warning in warnings:  # files skipped: on stderr, never inside the JSON
+        typer.echo(f"warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps([s.as_dict() for s in summaries], indent=2))
         return

@@ -33,7 +33,9 @@ DEAD_TEMPORARY_S = 600.0  # a temporary file not written for this long: its writ
 
 @dataclass(slots=True)
 class CompactionResult:
-    """What a compaction pass did, for the CLI and logs."""
+    """What a compaction pass did. Its warnings are the caller's to show and are not logged
+    here: the CLI prints them as `warning:` lines, the router's housekeeping logs them (a
+    log line here as well printed each one twice on a terminal)."""
 
     days: int = 0
     files_in: int = 0
@@ -181,8 +183,6 @@ def compact(
                         log.info("%s is being compacted by another process; skipped", path)
             except OSError as exc:  # a full disk: this day's inputs stay as they are
                 result.warnings.append(f"not compacting {path}: {exc.strerror or exc}")
-    for warning in result.warnings:
-        log.warning("%s", warning)
     return result
 
 

@@ -42,7 +42,11 @@ def _sql_list(paths: Sequence[str]) -> str:
 
 
 class Ledger:
-    """A read-only view of a ledger directory, optionally limited to a range of days."""
+    """A read-only view of a ledger directory, optionally limited to a range of days.
+
+    What it skipped is named in `warnings` and not logged here: a CLI prints them, the
+    router's report endpoint logs them (a log line here as well printed each one twice on
+    a terminal)."""
 
     def __init__(
         self, directory: Path, first_day: str | None = None, last_day: str | None = None
@@ -55,7 +59,7 @@ class Ledger:
         # Reports aggregate into small tables: bound DuckDB's buffers (the 1 GB report target).
         self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         self.con.execute("SET enable_progress_bar = false")  # it would corrupt JSON on stdout
-        self.warnings: list[str] = []
+        self.warnings: list[str] = []  # files skipped and why: the caller shows them
         self.price_map_versions: set[str] = set()
         self.rows: dict[str, int] = {}
         self.listings: dict[str, segments.Listing] = {}
@@ -91,8 +95,6 @@ class Ledger:
             self._view(table, schema, listing.paths, uniform)
         if self._window:
             self._split_rollups(*self._window, full=full)
-        for warning in self.warnings:
-            log.warning("%s", warning)
 
     def use_rollups(self, since: datetime, until: datetime) -> int:
         """Read closed days inside [since, until) from their rollups; returns how many.

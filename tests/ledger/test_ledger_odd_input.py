@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from router.ledger import LedgerWriter, normalize_usage, segments
 from router.ledger.cli import app
 from router.record import Record, Usage
-from tests.harness import config_for, router, simulator
+from tests.harness import VENV_BIN, config_for, router, simulator
 from tests.ledger.known_ledger import write_known_ledger
 
 
@@ -40,6 +42,42 @@ def test_a_day_directory_that_is_not_a_date_is_ignored_with_one_warning(tmp_path
     assert "dropped 2 day partition(s)" in compacted.output  # the two real days
     assert compacted.output.count(f"warning: ignored {backup}") == 1
     assert backup.is_dir() and list(backup.iterdir())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "--format", "json", "--since", "2026-01-01"],
+        ["report", "--format", "csv", "--since", "2026-01-01"],
+        ["report", "--format", "table", "--since", "2026-01-01"],
+        ["ledger", "compact"],
+        ["shadow", "report"],
+    ],
+    ids=["report json", "report csv", "report table", "compact", "shadow report"],
+)
+def test_a_warning_is_printed_once(tmp_path: Path, command: list[str]) -> None:
+    """The ledger logged each warning and the command echoed it too: with no logging set
+    up, Python's last-resort handler printed a bare copy before the `warning:` line (found
+    in re-review). Counted as bare text, so that any second copy fails."""
+    ledger = write_known_ledger(tmp_path / "ledger")
+    day = segments.day_dir(ledger, "records", "2026-03-01")
+    backup = day.with_name("day=2026-03-01.bak")
+    shutil.copytree(day, backup)
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), *command, "--ledger", str(ledger)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    message = f"ignored {backup}: not a day partition"
+    if "table" in command:  # the table shows it; stderr then stays quiet
+        shown = done.stdout.replace("\n", "")  # a long path may wrap
+        assert (shown.count(message), done.stderr.count(message)) == (1, 0)
+    else:  # (the JSON holds it as data too)
+        assert done.stderr.count(message) == 1
+        assert f"warning: {message}" in done.stderr
 
 
 def test_counts_too_large_to_add_up_are_recorded_as_zero(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import subprocess
@@ -86,6 +87,20 @@ def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
     housekeep(config)
     days = sorted(p.name for p in (ledger / "records").iterdir())
     assert days == [f"day={recent_day}"]
+
+
+def test_housekeeping_logs_each_ledger_warning_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The ledger leaves its warnings to callers (a CLI prints them); the router's hourly
+    housekeeping has no terminal, so it logs them, once each."""
+    stray = tmp_path / "ledger" / "records" / "day=2026-03-01.bak"
+    stray.mkdir(parents=True)
+    config = parse({**OFFLINE, "ledger": {"path": str(tmp_path / "ledger")}})
+    with caplog.at_level(logging.WARNING, logger="smf_router"):
+        housekeep(config)
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert logged == [f"ledger housekeeping: ignored {stray}: not a day partition (day=YYYY-MM-DD)"]
 
 
 @pytest.mark.parametrize("by", ["router", "compact command"])
