@@ -6,6 +6,9 @@ their last attempt is over, not written back by a probe or poll that was in flig
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,7 @@ import yaml
 from router import reload, resilience
 from router.config import parse
 from router.resilience import Resilience
-from tests.harness import config_for, router, scrape, simulator
+from tests.harness import RunningRouter, config_for, router, scrape, simulator
 from tests.resilience.conftest import CODING, FAST, status, until
 
 SLOW = {"connect_s": 2, "first_token_s": 30, "idle_s": 30, "total_s": 60}
@@ -166,12 +169,28 @@ def test_a_poll_in_flight_during_a_reload_brings_no_breaker_back(
             assert all("local_gone" not in found for found in state_names(res).values())
 
 
-def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
-    tmp_path: Path,
-) -> None:
-    """`backend_inflight_requests` kept a 0-valued series per removed backend until a restart.
-    Resilience off (the harness default): attempts are counted without it, so is this."""
-    inflight = "smf_router_backend_inflight_requests"
+INFLIGHT = "smf_router_backend_inflight_requests"
+
+
+@dataclass
+class Held:
+    """A router with an attempt on `local0` held in flight, and its config file to reload."""
+
+    proxy: RunningRouter
+    first: dict[str, Any]
+    path: Path
+    ask_cloud: dict[str, Any]
+    release: Callable[[], None]
+
+    def reload(self, data: dict[str, Any]) -> None:
+        self.path.write_text(yaml.safe_dump(data))
+        assert httpx.post(f"{self.proxy.url}/router/reload").status_code == 200
+
+
+@contextmanager
+def local_attempt_held(tmp_path: Path) -> Iterator[Held]:
+    """`cloud0` served once (its series at 0) and one attempt on `local0` held by the
+    simulator; after the block the attempt is released and must have answered 200."""
     with (
         simulator(profile="vllm", model="local0-model", fault="hold") as held,
         simulator(profile="cloud", model="cloud0-model") as cloud,
@@ -193,25 +212,36 @@ def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
             )
             thread.start()
             until(
-                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") == 1,
+                lambda: scrape(proxy.root).get(INFLIGHT, backend="local0", tier="local") == 1,
                 what="attempt in flight",
             )
-            assert scrape(proxy.root).get(inflight, backend="cloud0", tier="cloud") == 0
 
-            both = renamed(renamed(first, "local0", "local1"), "cloud0", "cloud1")
-            path.write_text(yaml.safe_dump(both))
-            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
-            now = scrape(proxy.root)
-            assert now.get(inflight, backend="cloud0", tier="cloud") is None  # idle: gone now
-            assert now.get(inflight, backend="local0", tier="local") == 1  # still running
+            def release() -> None:
+                held.control("release", {})
+                thread.join(timeout=60)
+                assert answers == [200]
 
-            held.control("release", {})
-            thread.join(timeout=60)
-            assert answers == [200]
-            until(
-                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") is None,
-                what="local0's series gone with its last attempt",
-            )
+            yield Held(proxy, first, path, ask, release)
+
+
+def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
+    tmp_path: Path,
+) -> None:
+    """`backend_inflight_requests` kept a 0-valued series per removed backend until a restart.
+    Resilience off (the harness default): attempts are counted without it, so is this."""
+    with local_attempt_held(tmp_path) as held:
+        root = held.proxy.root
+        assert scrape(root).get(INFLIGHT, backend="cloud0", tier="cloud") == 0
+        both = renamed(renamed(held.first, "local0", "local1"), "cloud0", "cloud1")
+        held.reload(both)
+        now = scrape(root)
+        assert now.get(INFLIGHT, backend="cloud0", tier="cloud") is None  # idle: gone now
+        assert now.get(INFLIGHT, backend="local0", tier="local") == 1  # still running
+        held.release()
+        until(
+            lambda: scrape(root).get(INFLIGHT, backend="local0", tier="local") is None,
+            what="local0's series gone with its last attempt",
+        )
 
 
 def test_a_backend_moved_to_another_tier_leaves_no_inflight_series_under_the_old_one(
@@ -220,48 +250,21 @@ def test_a_backend_moved_to_another_tier_leaves_no_inflight_series_under_the_old
     """The series is labelled by backend and tier, and its removal checked the name only:
     a reload that changed a backend's tier left the old tier's series at 0 until a restart
     (found in review). An idle one goes at the reload, a busy one with its last attempt."""
-    inflight = "smf_router_backend_inflight_requests"
-    with (
-        simulator(profile="vllm", model="local0-model", fault="hold") as held,
-        simulator(profile="cloud", model="cloud0-model") as cloud,
-    ):
-        first = config_for({"local0": held, "cloud0": cloud}, tmp_path).model_dump(mode="json")
-        for backend in first["backends"]:
-            backend["timeouts"] = SLOW
-        path = tmp_path / "router.yaml"
-        with router(parse(first)) as proxy:
-            reload.reloader_of(proxy.components).source = path
-            ask = {"model": "cloud0", "messages": CODING}
-            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
-            answers: list[int] = []
-            body = {"model": "local0", "messages": CODING}
-            thread = threading.Thread(
-                target=lambda: answers.append(
-                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
-                )
-            )
-            thread.start()
-            until(
-                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") == 1,
-                what="attempt in flight",
-            )
-
-            swapped = {
-                **first,
-                "backends": [{**b, "tier": OTHER[b["tier"]]} for b in first["backends"]],
-            }
-            path.write_text(yaml.safe_dump(swapped))
-            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
-            now = scrape(proxy.root)
-            assert now.get(inflight, backend="cloud0", tier="cloud") is None  # idle: gone now
-            assert now.get(inflight, backend="local0", tier="local") == 1  # still running
-
-            held.control("release", {})
-            thread.join(timeout=60)
-            assert answers == [200]
-            until(
-                lambda: scrape(proxy.root).get(inflight, backend="local0", tier="local") is None,
-                what="local0's old-tier series gone with its last attempt",
-            )
-            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
-            assert scrape(proxy.root).get(inflight, backend="cloud0", tier="local") == 0
+    with local_attempt_held(tmp_path) as held:
+        root = held.proxy.root
+        swapped = {
+            **held.first,
+            "backends": [{**b, "tier": OTHER[b["tier"]]} for b in held.first["backends"]],
+        }
+        held.reload(swapped)
+        now = scrape(root)
+        assert now.get(INFLIGHT, backend="cloud0", tier="cloud") is None  # idle: gone now
+        assert now.get(INFLIGHT, backend="local0", tier="local") == 1  # still running
+        held.release()
+        until(
+            lambda: scrape(root).get(INFLIGHT, backend="local0", tier="local") is None,
+            what="local0's old-tier series gone with its last attempt",
+        )
+        ask = held.ask_cloud
+        assert httpx.post(f"{held.proxy.url}/chat/completions", json=ask).status_code == 200
+        assert scrape(root).get(INFLIGHT, backend="cloud0", tier="local") == 0
