@@ -19,6 +19,7 @@ from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.errors import (
     BackendRefused,
+    BadRequest,
     BadRequestTooLong,
     ContextTooLong,
     Malformed,
@@ -131,7 +132,7 @@ class Dispatcher:
                     await asyncio.sleep(error.retry_after)
             call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
         if not errors:
-            raise _nothing_tried(call.plan)
+            raise _nothing_tried(call.plan, call.record.api)
         raise _most_meaningful(errors)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
@@ -259,14 +260,24 @@ class Dispatcher:
         self.retirement.finished(backend)  # last: a retired backend may close now
 
 
-def _nothing_tried(plan: Plan) -> RouterError:
-    """Every backend was skipped. A prompt no window can hold is the client's 400."""
+def _nothing_tried(plan: Plan, api: Api) -> RouterError:
+    """Every backend was skipped. A prompt no window can hold is the client's 400, and so
+    is an API no backend of the target speaks (`/v1/completions` to a litellm backend): both
+    are permanent, and a 503 would have the client's SDK retry in vain."""
     reasons = {step.reason for step in plan.skipped}
     if reasons == {"context_window"}:
         return BadRequestTooLong(
             "This request is longer than the context window of every backend that could serve "
             "it; shorten the prompt or lower max_tokens.",
             param="messages",
+        )
+    if "api_unsupported" in reasons and reasons <= {"api_unsupported", "context_window"}:
+        target = plan.target.name or plan.route
+        return BadRequest(
+            f"no backend of {target!r} serves the {api} API "
+            f"({', '.join(f'{s.backend}: {s.reason}' for s in plan.skipped)}); "
+            "send it to a model whose backends speak it",
+            param="model",
         )
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")

@@ -2,6 +2,7 @@
 
     RouterError                      an error the router answers with (status, type, code)
     ├── BadRequest                   400  invalid_request_error   the client's body is wrong
+    │                                     (or its model: no backend of it speaks the API)
     │   ├── BodyTooLarge             413
     │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key

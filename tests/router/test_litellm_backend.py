@@ -7,6 +7,7 @@ import gc
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import openai
 import pytest
 
@@ -160,3 +161,20 @@ def test_completions_go_past_the_litellm_backend(
     )
     assert raw.headers["x-smf-backend"] == "local"
     assert local.completions("/v1/completions") == before + 1
+
+
+def test_completions_no_backend_of_the_target_speaks_are_a_400(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    """/v1/completions with model `claude` (litellm, chat only) was a 503
+    `no_backend_available`: the SDK retried a request no retry could ever serve."""
+    _, _, proxy = setup
+    sent: list[httpx.Request] = []
+    http = httpx.Client(event_hooks={"request": [sent.append]})
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2, http_client=http)
+    with pytest.raises(openai.BadRequestError) as info:
+        client.completions.create(model="claude", prompt="Once upon a time", max_tokens=10)
+    assert info.value.status_code == 400
+    assert info.value.param == "model"
+    assert "'claude'" in info.value.message and "completions API" in info.value.message
+    assert len(sent) == 1  # the SDK took it as final
