@@ -35,7 +35,7 @@ from router.errors import (
     UpstreamError,
 )
 from router.record import Api
-from router.upstream_errors import retry_after
+from router.upstream_errors import in_band, retry_after
 
 log = logging.getLogger("smf_router")
 
@@ -218,6 +218,9 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
     if kind == "APIConnectionError":  # litellm's name for whatever else went wrong
         return _unreadable_or_unconverted(exc, name, sent)
+    named = _named_mid_stream(exc, name) if sent and status >= 500 else None
+    if named is not None:
+        return named
     if kind == "ServiceUnavailableError" or status == 503 or _overloaded(exc):
         return Overloaded(message, backend=name)
     if status >= 500 or kind in ("InternalServerError", "APIError"):
@@ -275,6 +278,30 @@ def _overloaded(exc: Exception) -> bool:
     """Anthropic's 529 `overloaded_error`, also when it comes in-band mid-stream: litellm
     raises an InternalServerError that keeps the status in `provider_status_code`."""
     return getattr(exc, "provider_status_code", None) == 529
+
+
+# Anthropic's in-band error types, by what litellm leaves of them: for an `event: error` it
+# raises AnthropicError(status_code=500) with the event's message alone (its type kept only
+# when the event had no message), so a type is found by its name or its message's words.
+_ANTHROPIC_IN_BAND = (
+    ("rate_limit_error", ("rate_limit_error", "rate limit")),
+    ("overloaded_error", ("overloaded_error", "overloaded")),
+)
+
+
+def _named_mid_stream(exc: Exception, name: str) -> UpstreamError | None:
+    """A 500 that litellm made of an error event Anthropic sent mid-stream, typed as that
+    event (`in_band`): a rate limit or an overload is a working backend, busy right now,
+    never a failure that opens its circuit; the client's error event keeps Anthropic's name.
+    None when the message names neither."""
+    chain = [e for e in (exc, *_causes(exc)) if isinstance(e, Exception)]
+    text = " ".join(_first_line(e) for e in chain).lower()
+    # the provider's own error (AnthropicError) says it without litellm's prefixes
+    said = next((e for e in reversed(chain) if _is_reply(e)), exc)
+    for kind, words in _ANTHROPIC_IN_BAND:
+        if any(word in text for word in words):
+            return in_band("messages", {"type": kind, "message": _first_line(said)}, name)
+    return None
 
 
 def _first_line(exc: Exception) -> str:

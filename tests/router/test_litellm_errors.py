@@ -260,6 +260,30 @@ def test_an_overload_announced_mid_stream_is_an_overload(
     assert records.wait(5).error_kind == "overloaded"
 
 
+def test_a_rate_limit_announced_mid_stream_is_a_rate_limit(
+    stack: tuple[Running, Running, RunningRouter],
+) -> None:
+    """litellm raises a 500 for Anthropic's in-band `rate_limit_error`: it was a
+    `server_error` that opened claude's circuit (threshold 1) and gave the client's stream
+    an `upstream_error` (found in review)."""
+    claude, _, proxy = stack
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    claude.control("faults", {"fault": "error_event:2:429"})
+    try:
+        stream = client(proxy).chat.completions.create(
+            model="claude", messages=HELLO, max_tokens=40, stream=True
+        )
+        with pytest.raises(openai.APIError) as info:
+            for _ in stream:
+                pass
+    finally:
+        claude.control("faults", {"fault": None})
+    assert (info.value.type, info.value.code) == ("rate_limit_error", "rate_limit_exceeded")
+    assert records.wait(5).error_kind == "rate_limited"
+    still_serves(proxy)
+
+
 def test_a_rate_limit_keeps_its_retry_after(
     stack: tuple[Running, Running, RunningRouter],
 ) -> None:
