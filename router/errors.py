@@ -252,16 +252,21 @@ class BackendRefused(UpstreamError):
     kind = "backend_refused"
     code = "upstream_refused"
 
-    def __init__(self, backend: str, upstream_status: int) -> None:
+    def __init__(self, backend: str, upstream_status: int, said: str | None = None) -> None:
+        """`said`: what a library in the router said of a key it could not find (litellm's
+        "Missing Gemini API key. Set the GEMINI_API_KEY ..."), which names the variable it
+        reads; never an upstream's message."""
         super().__init__(_refusal(backend, upstream_status), backend=backend)
         self.upstream_status = upstream_status
+        self.said = said
 
     def name_key(self, hint: str) -> None:
         """Say what a 401 points at (`config_backend.Backend.key_hint`): the adapters know
         the backend's name only, the dispatcher its settings. "check its api_key" named a
         setting that does not exist."""
         if self.upstream_status == 401:
-            self.message = _refusal(self.backend, 401, hint)
+            said = f"{hint}; litellm: {self.said}" if self.said else hint
+            self.message = _refusal(self.backend, 401, said)
             self.args = (self.message,)
 
 

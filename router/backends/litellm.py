@@ -216,6 +216,9 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
+    missing = None if sent else _missing_key(exc, name)
+    if missing is not None:
+        return missing
     if kind == "APIConnectionError":  # litellm's name for whatever else went wrong
         return _unreadable_or_unconverted(exc, name, sent)
     named = _named_mid_stream(exc, name) if sent and status >= 500 else None
@@ -245,6 +248,23 @@ def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> Upstrea
         "part, response_format, …) has a shape it does not accept"
     )
     return Rejected(message, backend=name, status=400, upstream=_error_body(message))
+
+
+def _missing_key(exc: Exception, name: str) -> BackendRefused | None:
+    """litellm found no key for the provider before sending (a backend without
+    `api_key_env` whose provider's own variable is unset): some providers raise a plain
+    ValueError ("Missing Gemini API key. Set the GEMINI_API_KEY ..."), which litellm wraps
+    in an APIConnectionError. That is the backend's configuration, as a 401 would be: it
+    falls back, and the message keeps litellm's words, which name the variable."""
+    for cause in _causes(exc):
+        text = _first_line(cause) if isinstance(cause, Exception) else ""
+        if (
+            isinstance(cause, ValueError)
+            and not isinstance(cause, json.JSONDecodeError)
+            and "api key" in text.lower()
+        ):
+            return BackendRefused(name, 401, said=text)
+    return None
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:

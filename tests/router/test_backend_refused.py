@@ -190,3 +190,39 @@ def test_a_key_read_with_a_trailing_newline_is_sent_without_it(
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
             raw = client.chat.completions.with_raw_response.create(model="local", messages=MESSAGES)
     assert raw.headers["x-smf-backend"] == "local" and raw.parse().choices[0].message.content
+
+
+def test_a_litellm_provider_key_that_is_unset_is_the_backends_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A litellm backend without `api_key_env` reads its provider's variable; for Gemini,
+    unset, litellm raises a ValueError wrapped in its APIConnectionError, which was a 400
+    telling the client its request had "a field ... it does not accept", never tried
+    elsewhere (found in review)."""
+    for variable in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    gemini = {
+        "name": "gemini",
+        "tier": "cloud",
+        "kind": "litellm",
+        "model": "gemini/gemini-2.5-pro",
+    }
+    with simulator(profile="cloud", model="cloud-model") as cloud:
+        gemini_then_cloud = [gemini, backend("cloud", "cloud", cloud, "cloud-model")]
+        settings = config(gemini_then_cloud, tmp_path, resilience={"failure_threshold": 1000})
+        with router(settings) as proxy:
+            records = Collect()
+            proxy.components.gateway.sinks.append(records)
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            raw = client.chat.completions.with_raw_response.create(
+                model="prose", messages=MESSAGES, max_tokens=30
+            )
+            first = records.wait(5).attempts[0]
+            with pytest.raises(openai.APIStatusError) as info:
+                client.chat.completions.create(model="gemini", messages=MESSAGES, max_tokens=30)
+    assert raw.headers["x-smf-backend"] == "cloud"
+    assert (first.backend, first.error_kind) == ("gemini", "backend_refused")
+    assert info.value.status_code == 502
+    body = info.value.response.json()["error"]
+    assert body["code"] == "upstream_refused"
+    assert "'gemini'" in body["message"] and "GEMINI_API_KEY" in body["message"]
