@@ -104,6 +104,7 @@ class LedgerSink:
 
 def build(config: Config, registry: CollectorRegistry | None = None) -> Components:
     load_model()  # a model that cannot be read stops the start (ModelUnavailable)
+    backend_factory.check(config)  # a litellm model no provider serves stops it (ConfigError)
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry(), demo=config.demo)
     tracing = Tracing.from_env()

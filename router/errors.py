@@ -252,11 +252,14 @@ class BackendRefused(UpstreamError):
     kind = "backend_refused"
     code = "upstream_refused"
 
-    def __init__(self, backend: str, upstream_status: int, said: str | None = None) -> None:
+    def __init__(
+        self, backend: str, upstream_status: int, said: str | None = None, why: str | None = None
+    ) -> None:
         """`said`: what a library in the router said of a key it could not find (litellm's
         "Missing Gemini API key. Set the GEMINI_API_KEY ..."), which names the variable it
-        reads; never an upstream's message."""
-        super().__init__(_refusal(backend, upstream_status), backend=backend)
+        reads; never an upstream's message. `why`: what to check, where the status alone
+        does not say it (litellm knows no provider for the model)."""
+        super().__init__(_refusal(backend, upstream_status, why), backend=backend)
         self.upstream_status = upstream_status
         self.said = said
 

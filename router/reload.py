@@ -10,11 +10,11 @@ connections at once and are closed once their last attempt is over (`router.reti
 Features with settings of their own follow through `Components.reload_hooks`: the canary's
 suites, gate windows and floors are checked before the swap and applied in it; a hook's
 ConfigError (a suite the canary would run does not load) rejects the reload, as it would
-stop `serve`. Ledger and server settings (and whether
-resilience, the canary and the shadow run at all) are read once at start: a change there is
-applied to nothing and reported as needing a restart. The canary and the shadow read the
-running config and backends on each run or job (the shadow's queue size and concurrency
-too).
+stop `serve`; so does a litellm backend's model that names no provider litellm knows.
+Ledger and server settings (and whether resilience, the canary and the shadow run at all)
+are read once at start: a change there is applied to nothing and reported as needing a
+restart. The canary and the shadow read the running config and backends on each run or job
+(the shadow's queue size and concurrency too).
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ class Reloader:
                 pricing = None
                 if self.components.gateway.pricing is not None:
                     pricing = await asyncio.to_thread(_warm_pricer, config)
+                await asyncio.to_thread(backend_factory.check, config)
                 hooks = self.components.reload_hooks
                 appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
                 outcome = self._swap(config, state, pricing, appliers)

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from router.backends.base import Backend, Reply
 from router.config import Backend as BackendSettings
+from router.config import Config
+
+
+def check(config: Config) -> None:
+    """What only a backend's adapter can check (a ConfigError), before any is built for
+    `serve` or a reload: litellm is imported only when a litellm backend is configured."""
+    for index, settings in enumerate(config.backends):
+        if settings.kind == "litellm":
+            from router.backends.litellm import check_model
+
+            check_model(settings, index)
 
 
 def create(settings: BackendSettings) -> Backend:
@@ -18,4 +29,4 @@ def create(settings: BackendSettings) -> Backend:
     return OpenAICompatibleBackend(settings)
 
 
-__all__ = ["Backend", "Reply", "create"]
+__all__ = ["Backend", "Reply", "check", "create"]

@@ -20,6 +20,7 @@ import orjson
 
 from router.backends.base import Reply, prepare_body
 from router.config import Backend as BackendSettings
+from router.config import ConfigError
 from router.errors import (
     REFUSAL_STATUSES,
     BackendRefused,
@@ -82,6 +83,10 @@ CHAT_FIELDS = frozenset(
     }
 )
 _ADAPTERS_OWN = frozenset({"model", "stream"})
+# litellm's BadRequestError for a model whose prefix names no provider it knows (a typo such
+# as `antropic/`): the backend's configuration, never the client's request.
+NO_PROVIDER = "LLM Provider NOT provided"
+NO_PROVIDER_WHY = "litellm knows no provider for its model: check the prefix before the /"
 
 
 def import_litellm() -> Any:
@@ -108,6 +113,23 @@ async def stop_logging_worker() -> None:
 
     if getattr(GLOBAL_LOGGING_WORKER, "_bound_loop", None) is asyncio.get_running_loop():
         await GLOBAL_LOGGING_WORKER.stop(timeout=2.0)
+
+
+def check_model(settings: BackendSettings, index: int) -> None:
+    """A model whose prefix names no provider litellm knows (`antropic/…`) is a config error.
+
+    `config check` passes it (it does not import litellm) and each request would fail with it
+    instead: found where backends are built for `serve` and for a reload, which import
+    litellm for a litellm backend anyway."""
+    litellm = import_litellm()
+    try:
+        litellm.get_llm_provider(settings.model, api_base=settings.base_url or None)
+    except Exception as exc:
+        raise ConfigError(
+            f"backends.{index}.model: litellm knows no provider for {settings.model!r} "
+            f"({_first_line(exc)[:120]}); prefix it with one such as anthropic/, gemini/, "
+            "bedrock/ or openai/"
+        ) from None
 
 
 class LiteLLMBackend:
@@ -216,9 +238,9 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
-    missing = None if sent else _missing_key(exc, name)
-    if missing is not None:
-        return missing
+    refused = None if sent else _misconfigured(exc, name)
+    if refused is not None:
+        return refused
     if kind == "APIConnectionError":  # litellm's name for whatever else went wrong
         return _unreadable_or_unconverted(exc, name, sent)
     named = _named_mid_stream(exc, name) if sent and status >= 500 else None
@@ -248,6 +270,15 @@ def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> Upstrea
         "part, response_format, …) has a shape it does not accept"
     )
     return Rejected(message, backend=name, status=400, upstream=_error_body(message))
+
+
+def _misconfigured(exc: Exception, name: str) -> BackendRefused | None:
+    """What litellm found wrong with the backend's configuration before sending: no
+    provider for its model (a 400 of litellm's own, which blamed the client), or no key."""
+    if NO_PROVIDER in _first_line(exc):
+        status = int(getattr(exc, "status_code", 0) or 400)
+        return BackendRefused(name, status, why=NO_PROVIDER_WHY)
+    return _missing_key(exc, name)
 
 
 def _missing_key(exc: Exception, name: str) -> BackendRefused | None:

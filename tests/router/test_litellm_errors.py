@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import socket
 import socketserver
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,15 +21,19 @@ from typing import Any
 import httpx
 import openai
 import pytest
+import yaml
 
+from router import reload
 from router.backends import litellm as adapter
 from router.config import parse
 from tests.harness import (
+    VENV_BIN,
     Collect,
     Running,
     RunningRouter,
     breaks_on_call,
     claude_backend,
+    free_port,
     router,
     simulator,
 )
@@ -353,3 +358,61 @@ def test_a_connection_that_never_completes_gives_up_after_connect_s(tmp_path: Pa
             response = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=20)
     assert response.status_code == 504
     assert response.json()["error"]["code"] == "upstream_timeout"
+
+
+MISTYPED = "antropic/claude-sonnet-4-5"  # no provider litellm knows
+
+
+def test_a_model_no_provider_serves_stops_serve(tmp_path: Path) -> None:
+    """`antropic/…` passed `config check`, `serve` and a reload; then every request for the
+    backend was a 400 blaming the client (found in review)."""
+    backend = {"name": "cloud", "tier": "cloud", "kind": "litellm", "model": MISTYPED}
+    path = tmp_path / "router.yaml"
+    routes = {i: ["cloud"] for i in INTENTS}
+    data = {"backends": [backend], "routes": routes, "ledger": {"path": str(tmp_path)}}
+    path.write_text(yaml.safe_dump(data))
+    done = subprocess.run(
+        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the old code served on: bounded below the test timeout
+    )
+    assert done.returncode == 2, done.stderr
+    assert "backends.0.model" in done.stderr and MISTYPED in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_reload_to_a_model_no_provider_serves_is_rejected(
+    stack: tuple[Running, Running, RunningRouter], tmp_path: Path
+) -> None:
+    _, _, proxy = stack
+    data = proxy.components.config.model_dump(mode="json")
+    data["backends"][0]["model"] = MISTYPED
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(data))
+    reloader = reload.reloader_of(proxy.components)
+    reloader.source = path
+    try:
+        rejected = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+    finally:
+        reloader.source = None
+    assert rejected.status_code == 400, rejected.text
+    assert "backends.0.model" in rejected.json()["error"]["message"]
+    still_serves(proxy)
+
+
+def test_a_provider_litellm_does_not_know_is_the_backends_configuration(
+    plain: tuple[Running, RunningRouter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """litellm's "LLM Provider NOT provided" is a 400 of its own: passed on as the client's
+    400, never tried elsewhere. It is the backend's configuration, as a 404 would be (a
+    model that slips past the check at start, e.g. one litellm stops knowing)."""
+    _, proxy = plain
+    claude = proxy.components.backends["claude"]
+    monkeypatch.setattr(claude, "settings", claude.settings.model_copy(update={"model": MISTYPED}))
+    with pytest.raises(openai.APIStatusError) as info:
+        client(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+    assert info.value.status_code == 502
+    body = info.value.body
+    assert isinstance(body, dict) and body["code"] == "upstream_refused", body
+    assert "prefix" in info.value.message
