@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
@@ -20,6 +21,7 @@ BackendKind = Literal["openai", "litellm"]
 ApiName = Literal["chat", "completions", "responses", "messages"]
 
 _DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
 
 
 class Strict(BaseModel):
@@ -132,7 +134,14 @@ class Backend(Strict):
     @classmethod
     def _check_key(cls, name: str | None) -> str | None:
         """Checked at load, so `config check` and a reload say it, not a traceback from
-        `serve`; the message names the variable, never the key."""
+        `serve`; the message names the variable, never the key. A key pasted in place of the
+        variable's name was quoted by the 401 hint, the key warning and `config check`: a
+        name that no variable can have is refused without repeating it."""
+        if name is not None and not ENV_NAME.fullmatch(name):
+            raise ValueError(
+                "must name an environment variable that holds the key, not the key (letters, "
+                "digits and _, not starting with a digit)"
+            )
         key = (os.environ.get(name) or "").strip() if name else ""
         if not header_safe(key):
             raise ValueError(

@@ -137,3 +137,19 @@ def test_config_check_names_an_unreadable_value_by_its_tag_never_quoting_it(
     expected = f"cannot read this value as tag:yaml.org,2002:{tag} (line 10, column 22)"
     assert expected in done.stderr
     assert "secret9" not in done.stderr.lower() and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("value", ["sk-proj-AbC123secretKEY", "", "1KEY"])
+def test_a_key_pasted_into_api_key_env_is_refused_without_quoting_it(
+    tmp_path: Path, value: str
+) -> None:
+    """A key in place of the variable's name passed, and was quoted by `config check`'s
+    warning, the log at `serve` and the 401 hint sent to clients (found in review)."""
+    text = backends("http://127.0.0.1:8000/v1") + f"    api_key_env: '{value}'\n"
+    done = config_check(tmp_path, text, {})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "backends.1.api_key_env" in output and "not the key" in output
+    assert "Traceback" not in output
+    if value:
+        assert value not in output
