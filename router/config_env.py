@@ -1,7 +1,9 @@
 """`${VAR}`, `${VAR:-default}` and `${VAR-default}` in a config's strings, filled in after
 YAML parsing, with the shell's (and Compose's) meaning: `:-` takes the default when the
 variable is unset or empty, `-` only when it is unset. (`:-` used to keep an empty value,
-so `SMF_CLOUD_MODEL=` in a Compose `.env` gave a backend the model ''.)
+so `SMF_CLOUD_MODEL=` in a Compose `.env` gave a backend the model ''.) A default may
+itself use these forms (`${A:-${B:-x}}`); any other `${` (`${VAR:?msg}`, `${1}`) is an
+error, never kept as text.
 
 After parsing, not before: a comment is not read, and a variable's value (often a secret)
 can neither add YAML structure nor appear in a YAML syntax error. `through_env` remembers
@@ -13,38 +15,96 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}")
+_HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(\}|:-|-)?")
+SUPPORTED = "${VAR}, ${VAR:-default} and ${VAR-default} (a default may hold these forms too)"
 
 Where = tuple[str | int, ...]  # a path into parsed YAML: keys and list indexes
 
 
 class UnsetVariable(Exception):
-    """A `${VAR}` without default whose variable is not set; the message names the field."""
+    """A `${VAR}` without default whose variable is not set, or a `${` of a form not
+    supported; the message names the field."""
 
 
-def _from_env(match: re.Match[str], env: Mapping[str, str]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Var:
+    """One `${...}`: `default` is None for `${VAR}`, else parsed text (it may nest)."""
+
+    name: str
+    operator: str | None
+    default: list[str | _Var] | None
+
+
+def _parse(text: str, start: int = 0, nested: bool = False) -> tuple[list[str | _Var], int]:
+    """`text` as plain runs and `${...}`, from `start` to its end (or, `nested`, to the `}`
+    that closes the default being read). Any other `${` is an error: `${VAR:?msg}` and
+    `${A:-${B}}` used to be kept as text, a model or URL no one meant (found in review)."""
+    parts: list[str | _Var] = []
+    plain, at = start, start
+    while at < len(text):
+        if text.startswith("${", at):
+            head = _HEAD.match(text, at)
+            if head is None or head.group(2) is None:
+                raise UnsetVariable(f"{_form(text, at)} is not supported: use {SUPPORTED}")
+            parts.append(text[plain:at])
+            name, operator = head.group(1), head.group(2)
+            if operator == "}":
+                parts.append(_Var(name, None, None))
+                at = head.end()
+            else:
+                default, at = _parse(text, head.end(), nested=True)
+                parts.append(_Var(name, operator, default))
+            plain = at
+        elif nested and text[at] == "}":
+            parts.append(text[plain:at])
+            return parts, at + 1
+        else:
+            at += 1
+    if nested:
+        raise UnsetVariable(f"a ${{ without its closing }}: use {SUPPORTED}")
+    parts.append(text[plain:])
+    return parts, at
+
+
+def _form(text: str, at: int) -> str:
+    """The `${...}` at `at` as written, to its first `}` (at most 40 characters)."""
+    end = text.find("}", at)
+    form = text[at : end + 1] if 0 <= end < at + 40 else text[at : at + 40] + "…"
+    return repr(form)
+
+
+def _from_env(var: _Var, env: Mapping[str, str]) -> bool:
     """Whether this `${...}` takes the variable's value rather than its default."""
-    name, operator = match.group(1), match.group(2)
-    if operator == ":-":
-        return bool(env.get(name))
-    return name in env
+    if var.operator == ":-":
+        return bool(env.get(var.name))
+    return var.name in env
+
+
+def _render(parts: list[str | _Var], env: Mapping[str, str], masked: bool) -> str:
+    """The text with each `${...}` filled in; `masked`: a variable that is set as `***`."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+        elif _from_env(part, env):
+            out.append("***" if masked else env[part.name])
+        elif part.default is not None:
+            out.append(_render(part.default, env, masked))
+        elif masked:
+            out.append("")
+        else:
+            name = part.name
+            raise UnsetVariable(f"environment variable {name} is not set (used as ${{{name}}})")
+    return "".join(out)
 
 
 def interpolate(text: str, env: Mapping[str, str] | None = None) -> str:
     """Replace each `${...}`; an unset variable without default is an error."""
     env = os.environ if env is None else env
-
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(3)
-        if _from_env(match, env):
-            return env[name]
-        if default is not None:
-            return default
-        raise UnsetVariable(f"environment variable {name} is not set (used as ${{{name}}})")
-
-    return _ENV.sub(replace, text)
+    return _render(_parse(text)[0], env, masked=False)
 
 
 def interpolate_values(data: Any, env: Mapping[str, str], where: str = "") -> Any:
@@ -71,9 +131,9 @@ def through_env(data: Any, env: Mapping[str, str], path: Where = ()) -> dict[Whe
     """Every string of parsed YAML that uses `${VAR}`, by path, as it may be shown: each
     variable that is set as `***` (it may hold a secret), a default as written."""
     if isinstance(data, str):
-        if _ENV.search(data) is None:
+        if "${" not in data:
             return {}
-        return {path: _ENV.sub(lambda m: "***" if _from_env(m, env) else m.group(3) or "", data)}
+        return {path: _render(_parse(data)[0], env, masked=True)}
     found: dict[Where, str] = {}
     if isinstance(data, list):
         for index, value in enumerate(data):

@@ -76,3 +76,58 @@ def test_built_in_variables_set_but_empty_count_as_unset() -> None:
     config = from_environment({"SMF_LOCAL_URL": "http://box:8000/v1", "SMF_CLOUD_MODEL": ""})
     assert config.backend("cloud").model == "gpt-4o-mini"
     assert config.backend("local").base_url == "http://box:8000/v1"
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("${A:-${B:-x}}", {}, "x"),
+        ("${A:-${B:-x}}", {"B": "b"}, "b"),
+        ("${A:-${B:-x}}", {"A": "a", "B": "b"}, "a"),
+        ("${A:-${B}}", {"A": "a"}, "a"),  # a default not taken is not read
+        ("${A-${B-x}}/v1", {"B": ""}, "/v1"),
+        ("${A:-{x}}", {}, "{x}"),  # braces without `$` are text, as before
+    ],
+)
+def test_a_default_may_use_a_variable_too(text: str, env: dict[str, str], expected: str) -> None:
+    """`${A:-${B:-x}}` (as Compose and shells take it) came out as `${B:-x}` (found in review)."""
+    assert interpolate(text, env) == expected
+
+
+def config_with_model(tmp_path: Path, model: str) -> Path:
+    path = tmp_path / "router.yaml"
+    path.write_text(
+        "backends:\n"
+        "  - name: local\n    tier: local\n    base_url: http://127.0.0.1:8888/v1\n"
+        f"    model: '{model}'\n"
+        "  - name: cloud\n    tier: cloud\n    base_url: http://127.0.0.1:8889/v1\n    model: c\n"
+        f"ledger:\n  path: {tmp_path}\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    "model", ["${M:?set M}", "${M?x}", "${M:=x}", "${M:+x}", "${1}", "${ M }", "${M:-x"]
+)
+def test_a_form_not_supported_is_an_error_naming_the_field(tmp_path: Path, model: str) -> None:
+    """`${VAR:?msg}` passed as the literal model `${VAR:?msg}` (found in review)."""
+    with pytest.raises(ConfigError) as error:
+        load(config_with_model(tmp_path, model), env={"M": "m"})
+    message = str(error.value)
+    assert "backends.0.model: " in message
+    assert "${VAR}, ${VAR:-default} and ${VAR-default}" in message
+
+
+def test_a_variable_in_a_default_is_masked_by_config_check(tmp_path: Path) -> None:
+    path = config_with_model(tmp_path, "${SMF_TEST_NOPE:-${SMF_TEST_MODEL}}")
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "config", "check", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SMF_TEST_MODEL": "secret-model"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load(done.stdout)["backends"][0]["model"] == "***"
+    assert "secret-model" not in done.stdout + done.stderr
