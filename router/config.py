@@ -213,7 +213,8 @@ class Config(Strict):
         return self
 
     @model_validator(mode="after")
-    def _check_shadow(self) -> Config:
+    def _check_shadow_and_canary(self) -> Config:
+        """The backends and routes the shadow and the canary name exist."""
         names = {b.name for b in self.backends}
         for intent, target in self.shadow.targets.items():
             if target not in names:
@@ -221,6 +222,14 @@ class Config(Strict):
         judge = self.shadow.judge_backend
         if judge is not None and judge not in names:
             raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
+        for route in self.shadow.route_rates:  # a typo (`codign`) was accepted, did nothing
+            if route not in self.routes:
+                raise ValueError(
+                    f"shadow.route_rates.{route}: not a route ({', '.join(self.routes)})"
+                )
+        for backend in self.canary.baselines:  # a typo there learned no floor, said nothing
+            if backend not in names:
+                raise ValueError(f"canary.baselines.{backend}: unknown backend {backend!r}")
         return self
 
     @model_validator(mode="after")

@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evals import results
 from evals.results import CaseResult
 from router.canary_judge import gate_book
-from router.config import ConfigError, parse
+from router.config import ConfigError, load, parse
 from router.gating import GateBook, learn_floors, samples_to_clear, wilson_interval, wilson_lower
 
 LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -157,6 +158,18 @@ def test_a_learned_floor_out_of_reach_is_capped_and_said(
         assert book.observe("cloud", "math", [True]) is None  # a perfect backend stays
     change = book.observe("cloud", "math", [False])  # and a failure still closes the gate
     assert change is not None and change.gated
+
+
+def test_a_baseline_for_no_backend_is_a_config_error_at_its_line(tmp_path: Path) -> None:
+    """A mistyped backend (`locl`) was accepted: its floors were learnt for no backend and
+    the canary gated with the configured floors, without a word (found in review)."""
+    baseline = tmp_path / "baseline.json"
+    results.write(baseline, results.to_document([CaseResult("c", "coding", "easy", "pass")], {}))
+    path = tmp_path / "router.yaml"
+    config = {"backends": [LOCAL, CLOUD], "canary": {"baselines": {"locl": str(baseline)}}}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    with pytest.raises(ConfigError, match=r"canary\.baselines\.locl \(line \d+\): unknown backend"):
+        load(path, env={})
 
 
 def test_the_docs_say_how_many_results_a_gate_waits_for() -> None:

@@ -377,6 +377,7 @@ def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
         ("resilience:\n  open_s: .nan\n", "resilience.open_s (line 17)"),
         (ROUTES.replace("coding: [local]", "coding: [local, local]"), "routes.coding (line 17)"),
         ("shadow:\n  rates: {codign: 0.1}\n", "shadow.rates.codign (line 17)"),
+        ("shadow:\n  route_rates: {codign: 0.1}\n", "shadow.route_rates.codign (line 17)"),
         ("canary:\n  floors:\n    maths: 0.5\n", "canary.floors.maths (line 18)"),
         ("shadow:\n  judge_backend: gpu\n", "shadow.judge_backend (line 17)"),
     ],
