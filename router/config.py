@@ -3,15 +3,16 @@
 Secrets never live in the file: a backend names the environment variable that holds its
 key (`api_key_env`), and any string may use `${VAR}`, `${VAR:-default}` or `${VAR-default}`
 with the shell's meaning (`router.config_env`). A backend's settings are in
-`router.config_backend`. The YAML is read by `router.config_yaml`, single values are
-checked by `router.config_checks`, and `router.config_mask` prints the result without
-secrets.
+`router.config_backend`. Only a regular file of at most 10 MB is read. The YAML is read by
+`router.config_yaml`, single values are checked by `router.config_checks`, and
+`router.config_mask` prints the result without secrets.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -45,6 +46,7 @@ DEFAULT_ROUTES: dict[str, list[str]] = {
 
 
 Fraction = Annotated[float, Field(ge=0, le=1)]
+MAX_CONFIG_BYTES = 10 * 2**20  # a config is a few kB; beyond this it is some other file
 
 
 class RouterKey(Strict):
@@ -292,7 +294,7 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     """Read, interpolate and validate a YAML config; errors name the file and the field."""
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read(path).decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
@@ -314,6 +316,20 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     config = parse(values, source=str(path), text=raw)
     config._from_env = config_env.through_env(data, env)
     return config
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file of at most MAX_CONFIG_BYTES. `--config
+    /dev/zero` ended in a MemoryError traceback and a FIFO waited for a writer forever (found
+    in review); the read is bounded too, for a file that grows after the look."""
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path}: not a regular file (a config is a YAML file)")
+    with path.open("rb") as file:
+        data = file.read(MAX_CONFIG_BYTES + 1)
+    if info.st_size > MAX_CONFIG_BYTES or len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MB; not a config")
+    return data
 
 
 def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:
