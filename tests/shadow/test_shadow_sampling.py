@@ -56,9 +56,10 @@ def test_per_intent_rates_hold(seed: int) -> None:
 
 
 def test_route_rate_wins_over_intent_rate() -> None:
-    config = _config(rates={"math": 1.0}, route_rates={"cheap": 0.0, "math": 0.25})
+    # a math request sent down the coding route (an x-smf-route header) takes coding's rate
+    config = _config(rates={"math": 1.0}, route_rates={"coding": 0.0, "math": 0.25})
     rng = random.Random(7)
-    assert decide(_record("math", route="cheap"), config, {}, rng) is None
+    assert decide(_record("math", route="coding"), config, {}, rng) is None
     hits = sum(decide(_record("math"), config, {}, rng) is not None for _ in range(4000))
     assert _within(hits, 4000, 0.25)
 
