@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+from router.config import parse
+from tests.harness import RunningRouter, config_for, router, simulator
 
 FAST = {
     "failure_threshold": 3,
@@ -45,3 +50,25 @@ def until(check: Callable[[], bool], limit_s: float = 20.0, what: str = "conditi
 
 def circuit(root: str, backend: str) -> str:
     return str(status(root)["extra"]["resilience"]["backends"][backend]["circuit"])
+
+
+def without(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """Config `data` without backend `name`, in the backends and the routes."""
+    backends = [b for b in data["backends"] if b["name"] != name]
+    routes = {i: [n for n in names if n != name] for i, names in data["routes"].items()}
+    return {**data, "backends": backends, "routes": routes}
+
+
+@contextmanager
+def with_one_to_remove(tmp_path: Path) -> Iterator[tuple[dict[str, Any], RunningRouter]]:
+    """`local`, `local_gone` and `cloud` simulators behind a router with fast resilience,
+    and its config as data: for reloads that drop `local_gone` while a probe or poll runs."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="vllm", model="local-model") as gone,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers = {"local": local, "local_gone": gone, "cloud": cloud}
+        data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
+        with router(parse(data)) as proxy:
+            yield data, proxy

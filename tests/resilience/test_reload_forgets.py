@@ -19,7 +19,7 @@ from router import reload, resilience
 from router.config import parse
 from router.resilience import Resilience
 from tests.harness import RunningRouter, config_for, router, scrape, simulator
-from tests.resilience.conftest import CODING, FAST, status, until
+from tests.resilience.conftest import CODING, FAST, status, until, with_one_to_remove, without
 
 SLOW = {"connect_s": 2, "first_token_s": 30, "idle_s": 30, "total_s": 60}
 OTHER = {"local": "cloud", "cloud": "local"}  # the other tier
@@ -29,12 +29,6 @@ def renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """`data` with backend `old` called `new`, in the backends and the routes."""
     backends = [{**b, "name": new} if b["name"] == old else b for b in data["backends"]]
     routes = {i: [new if n == old else n for n in names] for i, names in data["routes"].items()}
-    return {**data, "backends": backends, "routes": routes}
-
-
-def without(data: dict[str, Any], name: str) -> dict[str, Any]:
-    backends = [b for b in data["backends"] if b["name"] != name]
-    routes = {i: [n for n in names if n != name] for i, names in data["routes"].items()}
     return {**data, "backends": backends, "routes": routes}
 
 
@@ -103,36 +97,29 @@ def test_a_probe_in_flight_during_a_reload_writes_nothing_back_for_the_removed_b
     started with them."""
     real_probe = resilience.probe
     swapped: list[bool] = []
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="vllm", model="local-model") as gone,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers = {"local": local, "local_gone": gone, "cloud": cloud}
-        data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
-        with router(parse(data)) as proxy:
-            reloader = reload.reloader_of(proxy.components)
-            res = proxy.components.gateway.state_source
-            assert isinstance(res, Resilience)
+    with with_one_to_remove(tmp_path) as (data, proxy):
+        reloader = reload.reloader_of(proxy.components)
+        res = proxy.components.gateway.state_source
+        assert isinstance(res, Resilience)
 
-            async def probe(client: Any, settings: Any, *args: Any) -> tuple[bool, bool]:
-                if settings.name == "local_gone" and not swapped:
-                    swapped.append(True)
-                    assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
-                    return False, False  # down, and no health path: both must not stay
-                return await real_probe(client, settings, *args)
+        async def probe(client: Any, settings: Any, *args: Any) -> tuple[bool, bool]:
+            if settings.name == "local_gone" and not swapped:
+                swapped.append(True)
+                assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
+                return False, False  # down, and no health path: both must not stay
+            return await real_probe(client, settings, *args)
 
-            monkeypatch.setattr(resilience, "probe", probe)
-            until(lambda: bool(swapped), what="a reload during a probe")
-            sent = res.probes_sent
-            until(lambda: res.probes_sent >= sent + 4, what="more probe rounds")
-            assert all("local_gone" not in found for found in state_names(res).values())
+        monkeypatch.setattr(resilience, "probe", probe)
+        until(lambda: bool(swapped), what="a reload during a probe")
+        sent = res.probes_sent
+        until(lambda: res.probes_sent >= sent + 4, what="more probe rounds")
+        assert all("local_gone" not in found for found in state_names(res).values())
 
-            reloader.source = tmp_path / "router.yaml"
-            reloader.source.write_text(yaml.safe_dump(data))  # local_gone comes back
-            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
-            added = status(proxy.root)["extra"]["resilience"]["backends"]["local_gone"]
-            assert (added["circuit"], added["consecutive_failures"]) == ("closed", 0)
+        reloader.source = tmp_path / "router.yaml"
+        reloader.source.write_text(yaml.safe_dump(data))  # local_gone comes back
+        assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+        added = status(proxy.root)["extra"]["resilience"]["backends"]["local_gone"]
+        assert (added["circuit"], added["consecutive_failures"]) == ("closed", 0)
 
 
 def test_a_poll_in_flight_during_a_reload_brings_no_breaker_back(
@@ -143,30 +130,23 @@ def test_a_poll_in_flight_during_a_reload_brings_no_breaker_back(
     real_poll = resilience.poll_metrics
     swapped: list[bool] = []
     polls: list[str] = []
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="vllm", model="local-model") as gone,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers = {"local": local, "local_gone": gone, "cloud": cloud}
-        data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
-        with router(parse(data)) as proxy:
-            reloader = reload.reloader_of(proxy.components)
-            res = proxy.components.gateway.state_source
-            assert isinstance(res, Resilience)
+    with with_one_to_remove(tmp_path) as (data, proxy):
+        reloader = reload.reloader_of(proxy.components)
+        res = proxy.components.gateway.state_source
+        assert isinstance(res, Resilience)
 
-            async def poll(client: Any, settings: Any, *args: Any) -> Any:
-                polls.append(settings.name)
-                if settings.name == "local" and not swapped:  # local_gone is next in the loop
-                    swapped.append(True)
-                    assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
-                return await real_poll(client, settings, *args)
+        async def poll(client: Any, settings: Any, *args: Any) -> Any:
+            polls.append(settings.name)
+            if settings.name == "local" and not swapped:  # local_gone is next in the loop
+                swapped.append(True)
+                assert (await reloader.reload(None, parse(without(data, "local_gone")))).ok
+            return await real_poll(client, settings, *args)
 
-            monkeypatch.setattr(resilience, "poll_metrics", poll)
-            until(lambda: bool(swapped), what="a reload during a poll")
-            done = len(polls)
-            until(lambda: len(polls) >= done + 4, what="more capacity rounds")
-            assert all("local_gone" not in found for found in state_names(res).values())
+        monkeypatch.setattr(resilience, "poll_metrics", poll)
+        until(lambda: bool(swapped), what="a reload during a poll")
+        done = len(polls)
+        until(lambda: len(polls) >= done + 4, what="more capacity rounds")
+        assert all("local_gone" not in found for found in state_names(res).values())
 
 
 INFLIGHT = "smf_router_backend_inflight_requests"
