@@ -66,7 +66,7 @@ def check_host_name(name: str) -> str:
     the router compares it with, so the entry would silently do nothing. A name in another
     script (`bücher.lan`) was refused as no host name, though browsers send it, in its
     punycode form (`xn--bcher-kva.lan`): that form is what is kept (found in review)."""
-    host = name.strip().lower().removesuffix(".")
+    host = name.strip().lower().rstrip(".")  # as the Host header is read
     if not host.isascii():
         try:
             host = host.encode("idna").decode("ascii")  # IDNA 2003: what Python ships

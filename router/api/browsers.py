@@ -55,7 +55,7 @@ def refusal(
     if behind_proxy or host is None:
         return None
     name = _hostname(host)
-    if _local_name(name) or name.rstrip(".") in allowed_hosts:
+    if _local_name(name) or name in allowed_hosts:
         return None
     if _on_loopback(scope):
         return (
@@ -76,7 +76,6 @@ def refusal(
 @functools.lru_cache(maxsize=256)  # per request otherwise: ipaddress parses in Python
 def _local_name(name: str) -> bool:
     """An IP literal cannot be a rebound name; `*.localhost` never leaves the machine."""
-    name = name.rstrip(".")
     if name in LOCAL_NAMES or name.endswith(".localhost"):
         return True
     try:
@@ -111,8 +110,9 @@ def _loopback_address(text: str) -> bool:
 
 
 def _hostname(host: str) -> str:
-    """`Host` without its port: `[::1]:4000` -> `::1`, `Localhost:4000` -> `localhost`."""
+    """`Host` without its port and trailing dots, as `server.allowed_hosts` holds names:
+    `[::1]:4000` -> `::1`, `Localhost.:4000` -> `localhost`."""
     host = host.strip().lower()
     if host.startswith("["):
         return host[1:].partition("]")[0]
-    return host.rpartition(":")[0] if host.count(":") == 1 else host
+    return (host.rpartition(":")[0] if host.count(":") == 1 else host).rstrip(".")
