@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -27,7 +26,7 @@ from evals.graders import SUPPORTED, Answer, CaseProblem, Executor, evaluator_of
 from evals.results import CaseResult
 from evals.sandbox import SandboxUnavailable, run_python
 from evals.suite import Capabilities, Case, answer_budget, not_applicable
-from evals.urls import joined
+from evals.urls import joined, openai_hosted
 
 ANSWER_CHARS = 4000
 """Answers are stored clipped: enough to read a failure, not a full transcript."""
@@ -79,15 +78,6 @@ def sandbox_slots() -> asyncio.Semaphore:
 
 class TransportProblem(Exception):
     """The endpoint did not give a usable reply (the case counts as ``error``)."""
-
-
-def openai_hosted(base_url: str) -> bool:
-    """OpenAI's own API (and Azure's): its reasoning models refuse chat's deprecated
-    `max_tokens` ("use 'max_completion_tokens'"), a name every model there accepts. Servers
-    that speak the API elsewhere (vLLM, Ollama, LM Studio, llama.cpp) all read `max_tokens`,
-    and Ollama ignores the newer name: a client's limit would be lost there."""
-    host = urlsplit(base_url).hostname or ""
-    return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
 def request_body(

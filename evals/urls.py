@@ -43,3 +43,12 @@ def masked_url(url: str) -> str:
         netloc = "***@" + netloc.rsplit("@", 1)[1]
     query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair)
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def openai_hosted(base_url: str) -> bool:
+    """OpenAI's own API (and Azure's): its reasoning models refuse chat's deprecated
+    `max_tokens` ("use 'max_completion_tokens'"), a name every model there accepts. Servers
+    that speak the API elsewhere (vLLM, Ollama, LM Studio, llama.cpp) all read `max_tokens`,
+    and Ollama ignores the newer name: a client's limit would be lost there."""
+    host = urlsplit(base_url).hostname or ""
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from evals.runner import openai_hosted
+from evals.urls import openai_hosted
 from router.backends import connection_pool, http1
 from router.backends.base import PATHS, Reply, prepare_body
 from router.config import Backend as BackendSettings
