@@ -265,6 +265,7 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
     is an API no backend of the target speaks (`/v1/completions` to a litellm backend): both
     are permanent, and a 503 would have the client's SDK retry in vain."""
     reasons = {step.reason for step in plan.skipped}
+    listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if reasons == {"context_window"}:
         return BadRequestTooLong(
             "This request is longer than the context window of every backend that could serve "
@@ -275,11 +276,10 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
         target = plan.target.name or plan.route
         return BadRequest(
             f"no backend of {target!r} serves the {api} API "
-            f"({', '.join(f'{s.backend}: {s.reason}' for s in plan.skipped)}); "
+            f"({listed}); "
             "send it to a model whose backends speak it",
             param="model",
         )
-    listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
 
 
