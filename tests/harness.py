@@ -190,7 +190,7 @@ def silent_server() -> Iterator[Running]:
 
 @contextmanager
 def simulator(**settings: Any) -> Iterator[Running]:
-    settings.setdefault("keep_last_request", True)
+    settings.setdefault("keep_requests", 1)  # its body at /sim/stats as last_request
     with running(SimSettings(**settings)) as root:
         yield Running(f"{root}/v1", root)
 

@@ -58,13 +58,12 @@ def parser() -> argparse.ArgumentParser:
         "--tokens-per-chunk", type=int, default=1, help="tokens per streamed delta (busy vLLM)"
     )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--keep-last-request", action="store_true", help="show it at /sim/stats")
     p.add_argument(
         "--keep-requests",
         type=int,
         default=0,
         metavar="N",
-        help="show the last N request bodies at /sim/stats (recent_requests)",
+        help="show the last N request bodies at /sim/stats (the newest as last_request)",
     )
     p.add_argument(
         "--repeatable",
@@ -87,7 +86,6 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         fault=args.fault,
         seed=args.seed,
         tokens_per_chunk=args.tokens_per_chunk,
-        keep_last_request=args.keep_last_request,
         keep_requests=args.keep_requests,
         repeatable=args.repeatable,
     )

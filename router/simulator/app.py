@@ -149,9 +149,7 @@ class Simulator:
         endpoints.authorize(self, req, flavor)
         voice: Flavor = "vllm" if self.settings.profile == "vllm" else flavor
         body = endpoints.parse_json(req.body, voice)
-        if self.settings.keep_last_request:  # prompts are kept only when asked to
-            self.stats.last_request = body
-        if self.settings.keep_requests:
+        if self.settings.keep_requests:  # prompts are kept only when asked to
             self.stats.recent.append(body)
         ask = api.parse(body, voice)  # the server answering: vLLM words its Messages errors
         try:

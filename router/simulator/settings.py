@@ -39,7 +39,7 @@ class SimSettings:
     except where the request forces a tool call (a named `tool_choice`, `"required"`,
     Anthropic's `any`/`tool`): a real server answers those with a call, and so does this one;
     `keep_requests` keeps the last N generation bodies, oldest first, at `/sim/stats`
-    (`recent_requests`: what a client really sent, for tests that check it); `repeatable`
+    (`recent_requests`, the newest as `last_request`: what a client really sent); `repeatable`
     gives the same request body the same response body, byte for byte (for tests that
     compare bytes): ids come from a hash of the seed, path and body instead of one running
     sequence, and `created` is `REPEATABLE_CREATED` instead of the clock. Canary quality
@@ -62,7 +62,6 @@ class SimSettings:
     basic_auth: str | None = None  # "user:password": as a proxy with basic auth in front
     accept_any_model: bool = False
     kv_cache_tokens: int = 524288
-    keep_last_request: bool = False  # expose the last generation body at /sim/stats (tests)
     tokens_per_chunk: int = 1
     replies: Mapping[str, str] = field(default_factory=dict)
     keep_requests: int = 0

@@ -49,8 +49,8 @@ def stack_config(servers: dict[str, Running], tmp: Path, route: list[str]) -> Co
 @contextmanager
 def simulators() -> Iterator[dict[str, Running]]:
     with (
-        simulator(profile="vllm", model="local-model", keep_last_request=True) as local,
-        simulator(profile="cloud", model="cloud-model", keep_last_request=True) as cloud,
+        simulator(profile="vllm", model="local-model", keep_requests=1) as local,
+        simulator(profile="cloud", model="cloud-model", keep_requests=1) as cloud,
         simulator(profile="anthropic", model="claude-model") as claude,
     ):
         yield {"local": local, "cloud": cloud, "claude": claude}

@@ -166,7 +166,7 @@ def test_unknown_fields_pass_through_untouched(
             "repetition_penalty": 1.1,
         },
     )
-    last = backends["local"].stats()["last_request"]  # harness keeps it (keep_last_request)
+    last = backends["local"].stats()["last_request"]  # harness keeps it (keep_requests=1)
     assert last["seed"] == 7 and last["top_k"] == 5 and last["repetition_penalty"] == 1.1
     assert last["response_format"] == {"type": "json_object"}
     assert last["chat_template_kwargs"] == {"enable_thinking": False}

@@ -362,7 +362,7 @@ def test_last_request_is_kept_only_when_asked(start_sim: Callable[..., SimThread
     quiet = start_sim()
     post(quiet)
     assert "last_request" not in HTTP.get(quiet.url + "/sim/stats").json()
-    keeper = start_sim(keep_last_request=True)
+    keeper = start_sim(keep_requests=1)
     HTTP.post(keeper.url + "/v1/chat/completions", json=body() | {"top_k": 5, "seed": 7})
     last = HTTP.get(keeper.url + "/sim/stats").json()["last_request"]
     assert (last["top_k"], last["seed"]) == (5, 7)
