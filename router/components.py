@@ -131,9 +131,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     components = Components(
         config, backends, gateway, Authenticator(config.auth), metrics, tracing, ledger, pricer
     )
-    metrics.configured = lambda name, tier: any(
-        (b.name, b.tier) == (name, tier) for b in components.config.backends
-    )
+    metrics.configured = lambda name, tier: (name, tier) in components.config.backend_tiers
     # Not only through resilience's hook: attempts are counted with resilience off too.
     components.reload_hooks.append(lambda _: metrics.forget_idle_inflight)
     for install in FEATURES:

@@ -10,6 +10,7 @@ with the shell's meaning (`router.config_env`). A backend's settings are in
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -278,6 +279,16 @@ class Config(Strict):
         """One line per backend whose `api_key_env` variable is unset or empty, for
         `config check`, `serve` and a reload to say."""
         return [w for b in self.backends if (w := b.key_warning()) is not None]
+
+    @functools.cached_property
+    def backend_tiers(self) -> frozenset[tuple[str, str]]:
+        """(name, tier) of every backend, once per config: "is this backend still configured?"
+        is asked as attempts end, and after a reload the answer must be the new config's."""
+        return frozenset((b.name, b.tier) for b in self.backends)
+
+    @functools.cached_property
+    def backend_names(self) -> frozenset[str]:
+        return frozenset(name for name, _ in self.backend_tiers)
 
     def backend(self, name: str) -> Backend:
         for b in self.backends:

@@ -244,7 +244,7 @@ class Resilience:
                 self.capacity.load(settings.name).context_window = window
 
     def _configured(self, name: str) -> bool:
-        return any(b.name == name for b in self.components.config.backends)
+        return name in self.components.config.backend_names
 
     def _current(self, settings: BackendSettings) -> bool:
         """Whether `settings` are still the running config's: a reload during a probe or poll
