@@ -62,16 +62,13 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above
-    from router.ledger.query import DATA_ERRORS
-
     try:
         data: dict[str, Any] = await asyncio.to_thread(
             report.build, Path(ledger.path), start, None, group, config
         )
-    except DATA_ERRORS as exc:  # counts from before usage.MAX_TOKENS: as `smf-router report`
-        reason = str(exc).partition("\n")[0]
-        log.warning("report: cannot add up the ledger at %s: %s", ledger.path, reason)
-        raise RouterError(f"cannot add up the ledger at {ledger.path}: {reason}") from None
+    except report.Unsummable as exc:  # as `smf-router report` says it
+        log.warning("report: %s", exc)
+        raise RouterError(str(exc)) from None
     for warning in data["warnings"]:  # for the operator, who may not read the reply
         log.warning("ledger report: %s", warning)
     return data

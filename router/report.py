@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from router.config import Config
 from router.ledger import rollups
-from router.ledger.query import Ledger
+from router.ledger.query import DATA_ERRORS, Ledger
 from router.pricing import MONTH_S
 
 By = Literal["route", "intent", "backend", "caller", "day"]
@@ -253,6 +253,11 @@ def _naive_utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC).replace(tzinfo=None)
 
 
+class Unsummable(Exception):
+    """The ledger holds counts its sums overflow (written before `usage.MAX_TOKENS` bounded
+    them): no total to show. The message is one line, for the CLI and the endpoint alike."""
+
+
 def build(
     directory: Path,
     since: datetime | None = None,
@@ -261,6 +266,20 @@ def build(
     config: Config | None = None,
 ) -> dict[str, Any]:
     """The whole report as plain JSON-ready data (see docs/ledger.md for the schema)."""
+    try:
+        return _build(directory, since, until, by, config)
+    except DATA_ERRORS as exc:
+        reason = str(exc).partition("\n")[0]
+        raise Unsummable(f"cannot add up the ledger at {directory}: {reason}") from None
+
+
+def _build(
+    directory: Path,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    by: By = "route",
+    config: Config | None = None,
+) -> dict[str, Any]:
     if by not in _GROUP_COLUMN:
         raise ValueError(f"by must be one of {sorted(_GROUP_COLUMN)}, not {by!r}")
     since, until = _naive_utc(since), _naive_utc(until)

@@ -104,7 +104,6 @@ def report_command(
 ) -> None:
     """Requests, tokens, cloud spend and offloaded dollars from the ledger."""
     from router import report, report_html, report_render
-    from router.ledger.query import DATA_ERRORS
 
     config = load_or_exit(config_path)
     start = _parse_time(since, "--since")
@@ -112,9 +111,8 @@ def report_command(
     directory = ledger_dir(ledger, config)
     try:
         data = report.build(directory, start, end, by.value, config)
-    except DATA_ERRORS as exc:  # counts from before usage.MAX_TOKENS: no total to show
-        reason = str(exc).partition("\n")[0]
-        typer.echo(f"error: cannot add up the ledger at {directory}: {reason}", err=True)
+    except report.Unsummable as exc:
+        typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     render = {
         Format.table: report_render.to_table,
