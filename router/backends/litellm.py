@@ -346,6 +346,8 @@ def _named_mid_stream(exc: Exception, name: str) -> UpstreamError | None:
     never a failure that opens its circuit; the client's error event keeps Anthropic's name.
     None when the message names neither."""
     chain = [e for e in (exc, *_causes(exc)) if isinstance(e, Exception)]
+    if not any(type(e).__name__ == "AnthropicError" for e in chain):
+        return None  # another provider's 500 that mentions a rate limit stays a server error
     text = " ".join(_first_line(e) for e in chain).lower()
     # the provider's own error (AnthropicError) says it without litellm's prefixes
     said = next((e for e in reversed(chain) if _is_reply(e)), exc)

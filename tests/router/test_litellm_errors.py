@@ -365,3 +365,13 @@ def test_a_provider_litellm_does_not_know_is_the_backends_configuration(
     body = info.value.body
     assert isinstance(body, dict) and body["code"] == "upstream_refused", body
     assert "prefix" in info.value.message
+
+
+def test_another_providers_mid_stream_500_that_mentions_a_rate_limit_stays_a_server_error() -> None:
+    """Anthropic's in-band error types are read from words because litellm keeps only their
+    message; that reading is Anthropic's alone, not every provider's 500."""
+    import litellm
+
+    said = "OpenAIException - rate limit reached, server overloaded"
+    error = litellm.InternalServerError(message=said, llm_provider="openai", model="gpt-4o")
+    assert type(adapter.translate(error, "cloud", sent=True)).__name__ == "ServerError"
