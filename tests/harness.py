@@ -155,6 +155,16 @@ def wait_for(url: str, deadline_s: float = 20.0) -> None:
     raise TimeoutError(f"{url} did not come up in {deadline_s} s")
 
 
+def wait_until(check: Callable[[], bool], seconds: float = 10) -> bool:
+    """Poll `check` until true or `seconds` passed; whether it became true (a hang guard)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return False
+
+
 @dataclass(frozen=True)
 class Scrape:
     """One `GET /metrics` of a server, as samples: several values read from one instant."""

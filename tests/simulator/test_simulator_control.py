@@ -4,7 +4,6 @@ request bodies, the in-flight peak and repeatable bytes."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 
 from router.simulator import SimSettings, SimThread
 from router.simulator.canary import Case
+from tests.harness import wait_until
 
 MODEL = "tiny"
 HTTP = httpx.Client(trust_env=False, timeout=10)
@@ -118,15 +118,6 @@ def stats(sim: SimThread) -> dict[str, Any]:
     return result
 
 
-def until(check: Callable[[], bool], seconds: float = 10) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def test_held_requests_take_no_slot_and_a_client_that_leaves_is_let_go(
     start_sim: Callable[..., SimThread],
 ) -> None:
@@ -134,7 +125,7 @@ def test_held_requests_take_no_slot_and_a_client_that_leaves_is_let_go(
     HTTP.post(sim.url + "/sim/faults", json={"fault": "hold"})  # every request, from now
     with ThreadPoolExecutor(3) as pool:
         kept = [pool.submit(ask, sim, "Tell me a story") for _ in range(2)]
-        assert until(lambda: stats(sim)["held"] == 2)
+        assert wait_until(lambda: stats(sim)["held"] == 2)
         assert (stats(sim)["running"], stats(sim)["waiting"]) == (0, 0)  # not admitted
         with pytest.raises(httpx.ReadTimeout):  # a client that gives up
             httpx.post(
@@ -142,7 +133,7 @@ def test_held_requests_take_no_slot_and_a_client_that_leaves_is_let_go(
                 json={"model": MODEL, "messages": [{"role": "user", "content": "hi"}]},
                 timeout=httpx.Timeout(5, read=0.3),
             )
-        assert until(lambda: stats(sim)["held"] == 2)  # the third left and is not held
+        assert wait_until(lambda: stats(sim)["held"] == 2)  # the third left and is not held
         HTTP.post(sim.url + "/sim/faults", json={"fault": None})
         assert HTTP.post(sim.url + "/sim/release").json()["held"] == 0
         assert [k.result(timeout=10).status_code for k in kept] == [200, 200]
@@ -170,7 +161,7 @@ def test_the_in_flight_peak_counts_held_requests_and_outlives_them(
     sim = start_sim(fault="hold")
     with ThreadPoolExecutor(3) as pool:
         held = [pool.submit(ask, sim, "Tell me a story") for _ in range(3)]
-        assert until(lambda: stats(sim)["held"] == 3)
+        assert wait_until(lambda: stats(sim)["held"] == 3)
         assert (stats(sim)["in_flight"], stats(sim)["peak_in_flight"]) == (3, 3)
         HTTP.post(sim.url + "/sim/reset")  # the held requests are still in flight
         assert stats(sim)["peak_in_flight"] == 3

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from router.simulator import FAULTS, SimSettings, SimThread
+from tests.harness import wait_until
 
 MODEL = "tiny"
 
@@ -301,15 +302,6 @@ def test_model_suffix_chooses_a_fault_and_the_header_wins(vllm: SimThread) -> No
     unknown = post(vllm, "explode")
     assert unknown.status_code == 400
     assert "known:" in unknown.json()["error"]["message"]
-
-
-def wait_until(check: Callable[[], bool], seconds: float = 10) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def refused(sim: SimThread) -> bool:
