@@ -243,6 +243,15 @@ class Config(Strict):
                 raise ValueError(
                     f"routes.{route}: a route may not be named 'auto' or like a backend"
                 )
+        for alias, target in self.aliases.items():  # the alias won, silently: even a header
+            # forcing the backend or route by its own name went to the alias's target
+            kind = "backend" if alias in names else "route" if alias in self.routes else None
+            if kind is not None and target != alias:
+                raise ValueError(
+                    f"aliases.{alias}: {alias!r} is also a {kind}'s name, and the alias would "
+                    f"send model {alias!r} to {target!r} instead of {kind} {alias!r}; "
+                    "rename the alias"
+                )
         digests = [k.sha256 for k in self.auth.keys]
         if len(set(digests)) < len(digests):
             raise ValueError(

@@ -155,6 +155,25 @@ def test_mistakes_that_used_to_pass_silently_name_their_field(
         load(write(tmp_path, GOOD + extra), env={})
 
 
+@pytest.mark.parametrize(
+    ("alias", "shadowed"), [("local: cloud", "backend 'local'"), ("coding: math", "route 'coding'")]
+)
+def test_an_alias_named_like_a_backend_or_route_is_rejected_naming_both(
+    tmp_path: Path, alias: str, shadowed: str
+) -> None:
+    """The alias won, silently: `model: local` (and `x-smf-route: local`) went to the cloud
+    backend (found in review). `serve`, `config check` and a reload all read through `load`;
+    an alias to its own name changes nothing and stays allowed."""
+    name, target = alias.split(": ")
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, GOOD + f"aliases: {{auto: auto, {alias}}}\n"), env={})
+    message = str(info.value)
+    assert f"aliases.{name} (line 16)" in message
+    assert f"to '{target}' instead of {shadowed}" in message
+    same = load(write(tmp_path, GOOD + f"aliases: {{auto: auto, {name}: {name}}}\n"), env={})
+    assert same.aliases[name] == name
+
+
 def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
     twice = GOOD + "    - name: mallory\n      sha256: " + hash_key("sk-alice") + "\n"
     twice = twice.replace("auth:\n  keys:\n", "auth:\n  keys:\n", 1)
