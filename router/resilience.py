@@ -11,7 +11,6 @@ config and backends from the components, so a hot reload needs nothing from it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -60,6 +59,7 @@ class Resilience:
         self._windows_due = 0.0
         self._sweep_due = 0.0
         self.probes_sent = 0
+        self._poll_bugs: set[tuple[str, type[Exception]]] = set()  # logged once each
 
     @property
     def settings(self) -> ResilienceSettings:
@@ -216,11 +216,23 @@ class Resilience:
             if self.health.breaker(settings.name).state(self.clock()) != "closed":
                 self.components.metrics.forget_capacity(settings.name)
                 continue
-            with contextlib.suppress(Exception):  # one backend's poll must not stop the others
+            try:  # one backend's poll must not stop the others
                 await self._poll_one(client, settings, refresh_windows)
+            except Exception as exc:
+                self._poll_failed(settings.name, exc)
         if self.clock() >= self._sweep_due:
             self._sweep_due = self.clock() + STICKY_SWEEP_S
             self.table.expire()
+
+    def _poll_failed(self, name: str, exc: Exception) -> None:
+        """A bug in one backend's poll (a `/metrics` format the parser trips on) is logged
+        with its traceback, as a failed round is: suppressed, it went unseen for good. Once
+        per backend and kind of error: the poll runs every `capacity_poll_s`, and the same
+        failure each time is no news."""
+        seen = (name, type(exc))
+        if seen not in self._poll_bugs:
+            self._poll_bugs.add(seen)
+            log.error("polling the capacity of %s failed; its polls go on", name, exc_info=exc)
 
     async def _poll_one(
         self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from router import resilience
+from router import resilience, vllm_metrics
 from router.resilience import Resilience
 from router.shadow import Shadow
 from router.sticky import StickyTable
@@ -98,3 +98,40 @@ def test_shadow_replays_go_on_after_starting_one_raised(
             assert local.completions() == 0
             assert httpx.post(f"{proxy.url}/chat/completions", json=MATH).status_code == 200
             until(lambda: local.completions() == 1, what="the next request's replay")
+
+
+def test_a_bug_in_one_backends_capacity_poll_is_logged_once_per_kind(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A poll that raised (say the parser tripping on a new `/metrics` format) was swallowed
+    for good, with no word (found in review). Logged each poll, it would flood the log."""
+    raised: list[type[Exception]] = []
+    kind: list[type[Exception]] = [TypeError]
+
+    def broken_parse(text: str) -> Any:
+        raised.append(kind[0])
+        raise kind[0]("a bug")
+
+    def logged(error: type[Exception]) -> int:
+        return sum(
+            "polling the capacity of local failed" in r.getMessage()
+            and r.exc_info is not None
+            and r.exc_info[0] is error
+            for r in caplog.records
+        )
+
+    monkeypatch.setattr(vllm_metrics, "parse", broken_parse)
+    with (
+        caplog.at_level(logging.ERROR, logger="smf_router"),
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)),
+    ):
+        until(lambda: logged(TypeError) == 1, what="the bug logged")
+        seen = len(raised)
+        until(lambda: len(raised) >= seen + 3, what="polls after the bug")
+        kind[0] = KeyError  # another bug is news: logged once too
+        until(lambda: logged(KeyError) == 1, what="the other bug logged")
+        seen = len(raised)
+        until(lambda: len(raised) >= seen + 3, what="polls after the other bug")
+    assert (logged(TypeError), logged(KeyError)) == (1, 1)
