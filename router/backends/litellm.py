@@ -285,17 +285,26 @@ def _missing_key(exc: Exception, name: str) -> BackendRefused | None:
     """litellm found no key for the provider before sending (a backend without
     `api_key_env` whose provider's own variable is unset): some providers raise a plain
     ValueError ("Missing Gemini API key. Set the GEMINI_API_KEY ..."), which litellm wraps
-    in an APIConnectionError. That is the backend's configuration, as a 401 would be: it
-    falls back, and the message keeps litellm's words, which name the variable."""
+    in an APIConnectionError; for `openai/...` the OpenAI SDK's client raises its base
+    OpenAIError ("Missing credentials. ... set the `OPENAI_API_KEY` ..."), which litellm
+    wraps in a 500 InternalServerError that was taken for the server's failure. That is the
+    backend's configuration, as a 401 would be: it falls back, and the message keeps the
+    library's words, which name the variable."""
     for cause in _causes(exc):
         text = _first_line(cause) if isinstance(cause, Exception) else ""
-        if (
-            isinstance(cause, ValueError)
-            and not isinstance(cause, json.JSONDecodeError)
-            and "api key" in text.lower()
-        ):
+        if _before_sending(cause) and "api key" in text.lower().replace("_", " "):
             return BackendRefused(name, 401, said=text)
     return None
+
+
+def _before_sending(cause: BaseException) -> bool:
+    """Raised by a library in the router before any request left: a plain ValueError (not
+    JSON it could not read), or the OpenAI SDK's base error itself (its subclasses are
+    the upstream's answers)."""
+    if isinstance(cause, ValueError):
+        return not isinstance(cause, json.JSONDecodeError)
+    kind = type(cause)
+    return kind.__name__ == "OpenAIError" and kind.__module__.split(".")[0] == "openai"
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:

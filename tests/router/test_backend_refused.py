@@ -192,24 +192,30 @@ def test_a_key_read_with_a_trailing_newline_is_sent_without_it(
     assert raw.headers["x-smf-backend"] == "local" and raw.parse().choices[0].message.content
 
 
+@pytest.mark.parametrize(
+    ("model", "variables"),
+    [
+        ("gemini/gemini-2.5-pro", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+        ("openai/gpt-4o-mini", ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")),
+    ],
+)
 def test_a_litellm_provider_key_that_is_unset_is_the_backends_configuration(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str, variables: tuple[str, ...]
 ) -> None:
-    """A litellm backend without `api_key_env` reads its provider's variable; for Gemini,
-    unset, litellm raises a ValueError wrapped in its APIConnectionError, which was a 400
-    telling the client its request had "a field ... it does not accept", never tried
-    elsewhere (found in review)."""
-    for variable in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+    """A litellm backend without `api_key_env` reads its provider's variable, unset here.
+    For Gemini litellm raises a ValueError wrapped in its APIConnectionError, which was a
+    400 telling the client its request had "a field ... it does not accept", never tried
+    elsewhere; for OpenAI the SDK's "Missing credentials" comes wrapped in a 500, which was
+    the server's failure: retried, and counted against its circuit (found in review). The
+    OpenAI backend points at the simulator, which it never reaches."""
+    for variable in variables:
         monkeypatch.delenv(variable, raising=False)
-    gemini = {
-        "name": "gemini",
-        "tier": "cloud",
-        "kind": "litellm",
-        "model": "gemini/gemini-2.5-pro",
-    }
     with simulator(profile="cloud", model="cloud-model") as cloud:
-        gemini_then_cloud = [gemini, backend("cloud", "cloud", cloud, "cloud-model")]
-        settings = config(gemini_then_cloud, tmp_path, resilience={"failure_threshold": 1000})
+        keyless = {"name": "keyless", "tier": "cloud", "kind": "litellm", "model": model}
+        if model.startswith("openai/"):
+            keyless["base_url"] = cloud.url
+        keyless_then_cloud = [keyless, backend("cloud", "cloud", cloud, "cloud-model")]
+        settings = config(keyless_then_cloud, tmp_path, resilience={"failure_threshold": 1000})
         with router(settings) as proxy:
             records = Collect()
             proxy.components.gateway.sinks.append(records)
@@ -219,10 +225,11 @@ def test_a_litellm_provider_key_that_is_unset_is_the_backends_configuration(
             )
             first = records.wait(5).attempts[0]
             with pytest.raises(openai.APIStatusError) as info:
-                client.chat.completions.create(model="gemini", messages=MESSAGES, max_tokens=30)
+                client.chat.completions.create(model="keyless", messages=MESSAGES, max_tokens=30)
+        assert cloud.completions() == 1  # the fallback's: the keyless backend sent nothing
     assert raw.headers["x-smf-backend"] == "cloud"
-    assert (first.backend, first.error_kind) == ("gemini", "backend_refused")
+    assert (first.backend, first.error_kind) == ("keyless", "backend_refused")
     assert info.value.status_code == 502
     body = info.value.response.json()["error"]
     assert body["code"] == "upstream_refused"
-    assert "'gemini'" in body["message"] and "GEMINI_API_KEY" in body["message"]
+    assert "'keyless'" in body["message"] and variables[0] in body["message"]
