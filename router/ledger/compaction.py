@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import rollups, segments
+from router.ledger import checksum, rollups, segments
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
@@ -133,6 +133,7 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 def remove(paths: Sequence[Path]) -> None:
     for path in paths:
         path.unlink(missing_ok=True)
+        checksum.remove(path)
 
 
 def compacted_name(inputs: Sequence[Segment]) -> str:
@@ -234,11 +235,12 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
 
 def _remove_dead_temporaries(path: Path) -> None:
     """Delete the temporary files of writes killed midway (a merge's can be as big as the
-    day) in a closed day. Only old ones: a writer still merging its own files of the day
+    day) in a closed day, and checksums whose file was never renamed into place (or was
+    deleted before them). Only old ones: a writer still merging its own files of the day
     before keeps writing to its temporary file, so that file's mtime stays recent."""
     cutoff = time.time() - DEAD_TEMPORARY_S
     for file in path.iterdir():
-        if not segments.TEMPORARY.fullmatch(file.name):
+        if not (checksum.orphaned(file) or segments.TEMPORARY.fullmatch(file.name)):
             continue
         with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile
             if file.stat().st_mtime < cutoff:

@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from router.ledger import segments
+from router.ledger import checksum, segments
 from router.ledger.segments import Segment
 
 TABLE = "rollups"
@@ -171,8 +171,9 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
         ).to_arrow_table()
     segments.write_segment(latency_path, latency)
     segments.write_segment(sums_path, sums)
+    keep = {sums_path, latency_path, checksum.sidecar(sums_path), checksum.sidecar(latency_path)}
     for stale in sums_path.parent.iterdir():
-        if stale not in (sums_path, latency_path):
+        if stale not in keep:
             stale.unlink(missing_ok=True)
     return True
 

@@ -4,8 +4,9 @@ Layout: `DIR/<table>/day=YYYY-MM-DD/<name>.parquet`. Every file is written under
 temporary name and renamed into place, so a reader never sees half a file from a live
 writer. A merged file lists the files it replaces in its Parquet metadata
 (`smf.sources`); readers ignore those sources, so a merge followed by a crash before the
-sources were deleted never double-counts. A file that cannot be read is skipped with a
-warning naming it.
+sources were deleted never double-counts. Each file's checksum is written beside it
+(`router.ledger.checksum`) and checked with its footer. A file that cannot be read, or no
+longer matches its checksum, is skipped with a warning naming it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from router.ledger import checksum
 
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
@@ -132,6 +135,7 @@ def write_tables(
         # On disk before it is visible, and its name on disk before anyone deletes the files
         # it replaces: after a power cut a merged day must not be an empty file.
         _fsync(tmp)
+        checksum.write(path, tmp)
         os.replace(tmp, path)
         with contextlib.suppress(OSError):  # some filesystems cannot sync a directory
             _fsync(path.parent)
@@ -148,7 +152,9 @@ def _fsync(path: Path) -> None:
 
 
 def read_segment(path: Path) -> Segment:
-    """Read a segment's footer; raises when the file is not a complete Parquet file."""
+    """Check a segment's checksum and read its footer; raises when the file is damaged or
+    not a complete Parquet file."""
+    checksum.verify(path)
     meta = pq.read_metadata(path)
     kv = meta.metadata or {}
     sources = frozenset(json.loads(kv[SOURCES_KEY])) if SOURCES_KEY in kv else frozenset()

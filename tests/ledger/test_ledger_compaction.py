@@ -77,8 +77,9 @@ def test_compaction_merges_closed_days_only(tmp_path: Path) -> None:
     result = compaction.compact(tmp_path, now=now)
     assert (result.days, result.files_in, result.files_out) == (1, 8, 1)
     old = segments.day_dir(tmp_path, "records", "2026-06-08")
-    assert [p.name.startswith("compacted-") for p in old.iterdir()] == [True]
-    assert len(list(segments.day_dir(tmp_path, "records", "2026-06-10").iterdir())) == 4
+    assert [p.name.startswith("compacted-") for p in old.glob("*.parquet")] == [True]
+    assert len(list(old.iterdir())) == 2  # and its checksum: the sources' went with them
+    assert len(list(segments.day_dir(tmp_path, "records", "2026-06-10").glob("*.parquet"))) == 4
     assert count(tmp_path) == 12
     again = compaction.compact(tmp_path, now=now)
     assert again.days == 0  # idempotent
@@ -91,11 +92,11 @@ def test_leftover_sources_after_a_crash_are_not_double_counted(tmp_path: Path) -
     listing = segments.list_day(path)
     # A merge that "crashed" before deleting its sources:
     compaction.merge(listing.segments, path / "compacted-x.parquet", delete=False)
-    assert len(list(path.iterdir())) == 4
+    assert len(list(path.glob("*.parquet"))) == 4
     assert count(tmp_path) == 3
     compaction.compact(tmp_path, now=day + timedelta(days=3))
     assert count(tmp_path) == 3
-    assert len(list(path.iterdir())) == 1
+    assert len(list(path.glob("*.parquet"))) == 1
 
 
 def test_a_day_with_one_undecodable_file_is_not_rewritten_on_every_pass(tmp_path: Path) -> None:
@@ -149,7 +150,7 @@ def test_a_merge_keeps_unreadable_inputs_out_and_unifies_schemas(tmp_path: Path)
     assert merged.column("id").to_pylist() == ["a1", "a2", "b1"]
     assert merged.column("extra").to_pylist() == [None, None, 7]
     assert segments.read_segment(out).sources == {"a.parquet", "b.parquet"}
-    assert not [p for p in day.iterdir() if p.name.startswith(".")], "no temp file left"
+    assert not [p for p in day.iterdir() if segments.TEMPORARY.fullmatch(p.name)], "no temp"
 
 
 MERGE_PEAK = """
@@ -291,7 +292,7 @@ def test_a_day_another_compactor_holds_is_left_to_it(tmp_path: Path) -> None:
     with compaction.day_lock(path) as held:
         assert held
         assert compaction.compact(tmp_path, now=later).days == 0
-        assert len(list(path.iterdir())) == 3
+        assert len(list(path.glob("*.parquet"))) == 3
     assert compaction.compact(tmp_path, now=later).days == 1
     assert count(tmp_path) == 3
 
@@ -379,7 +380,9 @@ def test_a_file_is_synced_before_it_is_visible_and_its_name_before_any_delete(
     monkeypatch.setattr(os, "replace", watched_replace)
     monkeypatch.setattr(Path, "unlink", watched_unlink)
     compaction.merge([a, b], day / "merged.parquet")
-    assert events == ["fsync-file", "replace", "fsync-dir", "delete", "delete"]
+    # the file, then its checksum (written and renamed first: never a file without one)
+    expected = ["fsync-file", "fsync-file", "replace", "replace", "fsync-dir", "delete", "delete"]
+    assert events == expected
 
 
 def test_a_filesystem_that_cannot_sync_a_directory_still_gets_its_files(

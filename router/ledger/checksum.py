@@ -1,0 +1,79 @@
+"""Segment checksums: a CRC-32 of each whole segment file, kept beside it, checked on reading.
+
+Damage on disk inside a Parquet page often decodes as another number, not as an error, so a
+report would add it up without a word. Parquet's page CRCs do not help: DuckDB does not check
+them (2.0.1: a flipped byte in a page of a file written with `write_page_checksum=True`
+summed to another total), and they leave out the footer, whose statistics DuckDB prunes row
+groups by. So each file's CRC is written to a hidden sidecar `.<name>.crc32` before the file
+is renamed into place, and a reader checks it before trusting the file. A file without a
+sidecar was written before checksums were: it is read as before, unchecked.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+import zlib
+from pathlib import Path
+
+SUFFIX = ".crc32"
+CHUNK = 1 << 20
+
+
+class Mismatch(Exception):
+    """A segment's bytes no longer match the checksum written with it."""
+
+
+def sidecar(path: Path) -> Path:
+    """Where the checksum of `path` is kept: hidden, so listings of segments pass it by."""
+    return path.parent / f".{path.name}{SUFFIX}"
+
+
+def compute(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def write(path: Path, written: Path) -> None:
+    """Record the checksum of `written` (the temporary file) as that of `path`, durably,
+    before `written` is renamed to `path`: a visible segment never lacks its checksum."""
+    target = sidecar(path)
+    tmp = path.parent / f"{target.name}.{uuid.uuid4().hex[:8]}.tmp"  # segments.TEMPORARY
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, f"{compute(written):08x}\n".encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def verify(path: Path) -> None:
+    """Raise `Mismatch` if `path` has a checksum and its bytes do not match it."""
+    try:
+        expected = sidecar(path).read_text().strip()
+    except FileNotFoundError:
+        return  # written before checksums were
+    actual = f"{compute(path):08x}"
+    if actual != expected:
+        raise Mismatch(f"checksum {actual} is not {expected or 'empty'}: damaged on disk")
+
+
+def remove(path: Path) -> None:
+    """Delete a segment's checksum, after the segment itself."""
+    sidecar(path).unlink(missing_ok=True)
+
+
+def orphaned(file: Path) -> bool:
+    """Whether `file` is a checksum whose segment is not there (never renamed into place, or
+    deleted first)."""
+    name = file.name
+    if not (name.startswith(".") and name.endswith(SUFFIX)):
+        return False
+    return not (file.parent / name[1 : -len(SUFFIX)]).exists()
