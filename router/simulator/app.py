@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
+from functools import partial
 
 import orjson
 
@@ -285,10 +286,7 @@ class Simulator:
         if ask.stream:
             frames = api.frames(meta, gen, ask)
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
-            failure = b""
-            if fault is not None and fault.name == "error_event":
-                sequence = playback.trigger_index(frames, fault)
-                failure = self._failure(api, flavor, fault, sequence)
+            failure = partial(self._failure, api, flavor, fault) if fault is not None else None
             if fault is not None and fault.name == "thinking" and api.name != "chat":
                 fault = None  # reasoning deltas are chat's (`reasoning_content`)
             try:

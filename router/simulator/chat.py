@@ -7,6 +7,7 @@ vLLM and OpenAI differ in small ways that clients notice: vLLM's messages carry
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -23,6 +24,7 @@ from router.simulator.wire import (
     check_temperature,
     greedy_n,
     int_field,
+    interleave,
     required,
     sse,
 )
@@ -143,7 +145,7 @@ class ChatApi:
             out |= dict.fromkeys(_VLLM_TAIL)
         return out
 
-    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         if meta.flavor == "vllm":
             return _vllm_frames(meta, gen, ask)
         return _cloud_frames(meta, gen, ask)
@@ -169,7 +171,7 @@ def _named(meta: Meta, ask: Ask, choice: Choice) -> bool:
     return meta.flavor == "vllm" and bool(choice.tool_calls) and forced
 
 
-def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason
     (after a natural end or a forced tool call, a chunk of its own does)."""
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
@@ -187,36 +189,33 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         )
 
     role = {"index": 0, "delta": {"role": "assistant", "content": ""}}
-    frames: list[Frame] = []
     for index in range(len(gen.choices)):
         first = head | {
             "choices": [role | {"index": index, "logprobs": None, "finish_reason": None}]
         }
-        frames.append((sse(first | {"prompt_token_ids": None, "prompt_text": None}), False))
+        yield sse(first | {"prompt_token_ids": None, "prompt_text": None}), False
     per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
     finishes = ["stop" if _named(meta, ask, c) else c.finish for c in gen.choices]
-    for step in range(max((len(d) for d in per_choice), default=0)):
-        for index, deltas in enumerate(per_choice):
-            if step < len(deltas):
-                finish = finishes[index]
-                last = step == len(deltas) - 1 and finish not in OWN_CHUNK
-                frames.append((chunk(index, deltas[step], finish if last else None), True))
+    spoke: set[int] = set()
+    for index, delta, final in interleave(per_choice):
+        spoke.add(index)
+        last = final and finishes[index] not in OWN_CHUNK
+        yield chunk(index, delta, finishes[index] if last else None), True
     for index, choice in enumerate(gen.choices):
         if _named(meta, ask, choice):
-            frames.append((chunk(index, {}, "stop", EOS_TOKEN_ID), False))
-        elif choice.finish in OWN_CHUNK or not per_choice[index]:  # end of sequence, or abort
-            frames.append((chunk(index, {"content": ""}, choice.finish), False))
+            yield chunk(index, {}, "stop", EOS_TOKEN_ID), False
+        elif choice.finish in OWN_CHUNK or index not in spoke:  # end of sequence, or abort
+            yield chunk(index, {"content": ""}, choice.finish), False
     if ask.include_usage:
         totals = usage(gen, "vllm")
         totals.pop("prompt_tokens_details")
         totals.pop("completion_tokens_details")
         tail = head | {"choices": [], "usage": totals, "system_fingerprint": VLLM_FINGERPRINT}
-        frames.append((sse(tail), False))
-    frames.append(DONE)
-    return frames
+        yield sse(tail), False
+    yield DONE
 
 
-def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     """OpenAI's stream: `usage: null` on every chunk when usage was asked for, and a final
     chunk with an empty delta and the finish_reason."""
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
@@ -230,17 +229,16 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         return sse(obj)
 
     role = {"role": "assistant", "content": "", "refusal": None}
-    frames: list[Frame] = [(chunk(i, role), False) for i in range(len(gen.choices))]
+    for index in range(len(gen.choices)):
+        yield chunk(index, role), False
     per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
-    for step in range(max((len(d) for d in per_choice), default=0)):
-        for index, deltas in enumerate(per_choice):
-            if step < len(deltas):
-                frames.append((chunk(index, deltas[step]), True))
-    frames += [(chunk(i, {}, c.finish), False) for i, c in enumerate(gen.choices)]
+    for index, delta, _ in interleave(per_choice):
+        yield chunk(index, delta), True
+    for index, choice in enumerate(gen.choices):
+        yield chunk(index, {}, choice.finish), False
     if ask.include_usage:
-        frames.append((sse(head | {"choices": [], "usage": usage(gen, "cloud")}), False))
-    frames.append(DONE)
-    return frames
+        yield sse(head | {"choices": [], "usage": usage(gen, "cloud")}), False
+    yield DONE
 
 
 def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, Any]:
@@ -265,11 +263,14 @@ def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, A
     return message
 
 
-def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> list[dict[str, Any]]:
+def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
     """Content deltas, or tool-call deltas: id/type/name first, then argument pieces."""
     if not choice.tool_calls:
-        return [{"content": piece} for piece in gen.deltas(choice)]
-    out: list[dict[str, Any]] = []
+        return ({"content": piece} for piece in gen.deltas(choice))
+    return _call_deltas(meta, choice, index)
+
+
+def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
     for position, call in enumerate(choice.tool_calls):
         call_id = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"
         first: dict[str, Any] = {"name": call.name}
@@ -278,8 +279,7 @@ def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> list[dic
         if meta.flavor == "cloud":
             first["arguments"] = ""
         opening = {"id": call_id, "type": "function", "index": position, "function": first}
-        out.append(lead | {"tool_calls": [opening]})
+        yield lead | {"tool_calls": [opening]}
         for piece in argument_pieces(call.arguments):
             fragment = {"index": position, "function": {"arguments": piece}}
-            out.append(lead | {"tool_calls": [fragment]})
-    return out
+            yield lead | {"tool_calls": [fragment]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from router.simulator import tokens
@@ -9,7 +10,17 @@ from router.simulator.answer import Prompt
 from router.simulator.chat import OWN_CHUNK, VLLM_FINGERPRINT, usage
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
-from router.simulator.wire import DONE, Frame, Meta, bad_request, greedy_n, int_field, required, sse
+from router.simulator.wire import (
+    DONE,
+    Frame,
+    Meta,
+    bad_request,
+    greedy_n,
+    int_field,
+    interleave,
+    required,
+    sse,
+)
 
 DEFAULT_MAX_TOKENS = 16  # both vLLM and OpenAI default to 16 on this endpoint
 
@@ -69,37 +80,40 @@ class CompletionsApi:
         }
         return out | (dict.fromkeys(_VLLM_TAIL) if vllm else {})
 
-    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         if meta.flavor == "vllm":
             return _vllm_frames(meta, gen, ask)
-        head = {"id": meta.id, "object": "text_completion", "created": meta.created}
-        head["model"] = meta.model
-
-        def chunk(index: int, text: str, finish: str | None) -> bytes:
-            choice = {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
-            obj = head | {"choices": [choice]}
-            if ask.include_usage:
-                obj["usage"] = None
-            return sse(obj)
-
-        frames: list[Frame] = []
-        per_choice = [gen.deltas(c) for c in gen.choices]
-        for step in range(max((len(d) for d in per_choice), default=0)):
-            for index, deltas in enumerate(per_choice):
-                if step < len(deltas):
-                    frames.append((chunk(index, deltas[step], None), True))
-        frames += [(chunk(i, "", c.finish), False) for i, c in enumerate(gen.choices)]
-        if ask.include_usage:
-            frames.append((sse(head | {"choices": [], "usage": usage(gen, meta.flavor)}), False))
-        frames.append(DONE)
-        return frames
+        return _cloud_frames(meta, gen, ask)
 
 
 _VLLM_CHOICE = ("stop_reason", "token_ids", "prompt_logprobs", "prompt_token_ids", "routed_experts")
 _VLLM_TAIL = ("kv_transfer_params", "ec_transfer_params", "metrics")
 
 
-def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
+    """OpenAI's stream: `usage: null` on every chunk when usage was asked for, then a chunk
+    per choice with its finish_reason."""
+    head = {"id": meta.id, "object": "text_completion", "created": meta.created}
+    head["model"] = meta.model
+
+    def chunk(index: int, text: str, finish: str | None) -> bytes:
+        choice = {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
+        obj = head | {"choices": [choice]}
+        if ask.include_usage:
+            obj["usage"] = None
+        return sse(obj)
+
+    per_choice = [gen.deltas(c) for c in gen.choices]
+    for index, delta, _ in interleave(per_choice):
+        yield chunk(index, delta, None), True
+    for index, choice in enumerate(gen.choices):
+        yield chunk(index, "", choice.finish), False
+    if ask.include_usage:
+        yield sse(head | {"choices": [], "usage": usage(gen, meta.flavor)}), False
+    yield DONE
+
+
+def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     """vLLM's stream: no `usage` key on chunks, the last token carries the finish_reason (a
     natural end gets a chunk of its own), the usage chunk has no `*_details`."""
     head = {"id": meta.id, "object": "text_completion", "created": meta.created}
@@ -110,20 +124,18 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
         choice |= {"stop_reason": None, "prompt_token_ids": None, "token_ids": None}
         return sse(head | {"choices": [choice]})
 
-    frames: list[Frame] = []
     per_choice = [gen.deltas(c) for c in gen.choices]
-    for step in range(max((len(d) for d in per_choice), default=0)):
-        for index, deltas in enumerate(per_choice):
-            if step < len(deltas):
-                finish = gen.choices[index].finish
-                last = step == len(deltas) - 1 and finish not in OWN_CHUNK
-                frames.append((chunk(index, deltas[step], finish if last else None), True))
-    for index, (choice, deltas) in enumerate(zip(gen.choices, per_choice, strict=True)):
-        if choice.finish in OWN_CHUNK or not deltas:  # end of sequence, or an engine abort
-            frames.append((chunk(index, "", choice.finish), False))
+    spoke: set[int] = set()
+    for index, delta, final in interleave(per_choice):
+        spoke.add(index)
+        finish = gen.choices[index].finish
+        last = final and finish not in OWN_CHUNK
+        yield chunk(index, delta, finish if last else None), True
+    for index, choice in enumerate(gen.choices):
+        if choice.finish in OWN_CHUNK or index not in spoke:  # end of sequence, or an abort
+            yield chunk(index, "", choice.finish), False
     if ask.include_usage:
         totals = {k: v for k, v in usage(gen, "vllm").items() if not k.endswith("_details")}
         tail = {"choices": [], "usage": totals, "system_fingerprint": VLLM_FINGERPRINT}
-        frames.append((sse(head | tail), False))
-    frames.append(DONE)
-    return frames
+        yield sse(head | tail), False
+    yield DONE

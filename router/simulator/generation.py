@@ -7,6 +7,7 @@ the latency, capacity, fault and wire code downstream is shared.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -36,14 +37,34 @@ class Ask:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    pieces: tuple[str, ...] = ()
+    """One answer's tokens, produced as they are read: `head` (the reply's own text), then
+    `padding` tokens of filler drawn from a random stream starting at `filler_state`. A
+    stream's first token then costs the same whatever `max_tokens` is, as on a real server;
+    the filler is drawn afresh on every read, so every read gives the same tokens."""
+
+    head: tuple[str, ...] = ()
+    padding: int = 0
+    filler_state: tuple[Any, ...] | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     finish: Finish = "stop"
     has_code: bool = False
 
+    def pieces(self) -> Iterator[str]:
+        """The tokens' text, one piece per token."""
+        yield from self.head
+        left = self.padding
+        if not left or self.filler_state is None:
+            return
+        rng = random.Random()
+        rng.setstate(self.filler_state)
+        while left > 0:
+            more = tokens.pieces(filler(rng))[:left]
+            left -= len(more)
+            yield from more
+
     @property
     def text(self) -> str:
-        return "".join(self.pieces)
+        return "".join(self.pieces())
 
     @property
     def tokens(self) -> int:
@@ -51,7 +72,7 @@ class Choice:
             return sum(
                 tokens.count(c.name) + tokens.count(c.arguments) + 3 for c in self.tool_calls
             )
-        return len(self.pieces)
+        return len(self.head) + self.padding
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +83,16 @@ class Generation:
     prompt_tokens: int
     per_chunk: int = 1
 
-    def deltas(self, choice: Choice) -> list[str]:
+    def deltas(self, choice: Choice) -> Iterator[str]:
         """A choice's text as streamed: one piece per delta, `per_chunk` tokens each."""
-        step = self.per_chunk
-        return ["".join(choice.pieces[i : i + step]) for i in range(0, len(choice.pieces), step)]
+        packed: list[str] = []
+        for piece in choice.pieces():
+            packed.append(piece)
+            if len(packed) == self.per_chunk:
+                yield "".join(packed)
+                packed = []
+        if packed:
+            yield "".join(packed)
 
     @property
     def completion_tokens(self) -> int:
@@ -83,18 +110,20 @@ def budget(ask: Ask, window: int) -> int:
 
 
 def choose_tokens(reply: Reply, limit: int, ignore_eos: bool, rng: random.Random) -> Choice:
-    """Cut the reply's text at `limit` tokens (finish "length") or pad it for `ignore_eos`."""
+    """Cut the reply's text at `limit` tokens (finish "length") or pad it for `ignore_eos`;
+    the padding is drawn from `rng` only when read."""
     if reply.tool_calls:
         return Choice(tool_calls=reply.tool_calls, finish="tool_calls")
-    pieces = tokens.pieces(reply.text)
-    while ignore_eos and len(pieces) < limit:
-        pieces += tokens.pieces(filler(rng))
-    finish: Finish = "stop"
-    if len(pieces) > limit:
-        pieces, finish = pieces[:limit], "length"
-    elif ignore_eos and len(pieces) == limit:
-        finish = "length"
-    return Choice(pieces=tuple(pieces), finish=finish, has_code=reply.has_code)
+    head = tokens.pieces(reply.text)
+    finish: Finish = "length" if len(head) > limit or ignore_eos else "stop"
+    padding = max(limit - len(head), 0) if ignore_eos else 0
+    return Choice(
+        head=tuple(head[:limit]),
+        padding=padding,
+        filler_state=rng.getstate() if padding else None,
+        finish=finish,
+        has_code=reply.has_code,
+    )
 
 
 def aborted(gen: Generation, after: int) -> Generation:
@@ -107,7 +136,9 @@ def aborted(gen: Generation, after: int) -> Generation:
             cut = ToolCall(call.name, "".join(tokens.pieces(call.arguments)[:after]))
             choices.append(replace(choice, tool_calls=(cut,), finish="abort"))
         else:
-            choices.append(replace(choice, pieces=choice.pieces[:after], finish="abort"))
+            padding = min(choice.padding, max(after - len(choice.head), 0))
+            cut_text = replace(choice, head=choice.head[:after], padding=padding, finish="abort")
+            choices.append(cut_text)
     return replace(gen, choices=tuple(choices))
 
 

@@ -16,7 +16,7 @@ import socket
 import struct
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from email.utils import formatdate
 from http import HTTPStatus
 
@@ -64,6 +64,10 @@ def _head(status: int, headers: list[tuple[str, str]], extra: bytes) -> bytes:
     return b"\r\n".join(lines) + b"\r\n" + extra + b"\r\n"
 
 
+def _chunked(frames: list[bytes]) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f)
+
+
 class Response:
     """Writes one response on a connection: whole, chunked, or deliberately broken."""
 
@@ -109,17 +113,26 @@ class Response:
         await self._conn.write(_head(status, headers + self._base, extra))
 
     async def stream_all(
-        self, status: int, headers: list[tuple[str, str]], frames: list[bytes]
+        self, status: int, headers: list[tuple[str, str]], frames: Iterable[bytes], batch: int
     ) -> None:
-        """A whole chunked response in one write: one syscall, each frame its own chunk."""
-        self.started = self.finished = True
+        """A whole chunked response, each frame its own chunk, `batch` frames a write as they
+        are made: a short stream goes out in one write with the head, a long one starts
+        before its last frame exists."""
+        self.started = True
         extra = b"transfer-encoding: chunked\r\n" + self._conn_header()
-        body = b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f)
-        await self._conn.write(_head(status, headers + self._base, extra) + body + b"0\r\n\r\n")
+        out = _head(status, headers + self._base, extra)
+        pending: list[bytes] = []
+        for frame in frames:
+            pending.append(frame)
+            if len(pending) == batch:
+                await self._conn.write(out + _chunked(pending))
+                out, pending = b"", []
+        self.finished = True
+        await self._conn.write(out + _chunked(pending) + b"0\r\n\r\n")
 
     async def chunks(self, frames: list[bytes]) -> None:
         """Send several frames, each as its own HTTP chunk, in one write."""
-        await self._conn.write(b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames if f))
+        await self._conn.write(_chunked(frames))
 
     async def end(self) -> None:
         self.finished = True

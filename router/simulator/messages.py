@@ -11,6 +11,7 @@ refused in FastAPI's OpenAI-style shape (see `errors`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -119,55 +120,53 @@ class MessagesApi:
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
         choice = gen.choices[0]
-        out = {
-            "id": meta.id,
-            "type": "message",
-            "role": "assistant",
-            "model": meta.model,
-            "content": _blocks(meta, choice),
-            "stop_reason": _STOP[choice.finish],
-            "stop_sequence": None,
-            "usage": _usage(meta, gen.prompt_tokens, gen.completion_tokens),
-        }
-        if meta.server == "vllm":
-            del out["stop_sequence"]
-        return out
+        return _message(meta, gen, _blocks(meta, choice), _STOP[choice.finish])
 
-    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         choice = gen.choices[0]
         vllm = meta.server == "vllm"
-        start = self.body(meta, gen, ask) | {"content": [], "stop_reason": None}
+        start = _message(meta, gen, [], None)  # the text comes later, in deltas
         start["stop_sequence"] = None
         start["usage"] = _usage(meta, gen.prompt_tokens, 0 if vllm else 1)
-        frames: list[Frame] = [
-            (event("message_start", {"type": "message_start", "message": start}), False)
-        ]
-        for index, block in enumerate(_blocks(meta, choice)):
+        yield event("message_start", {"type": "message_start", "message": start}), False
+        # a text block opens empty: its text is not generated yet
+        blocks = _blocks(meta, choice) if choice.tool_calls else [{"type": "text", "text": ""}]
+        for index, block in enumerate(blocks):
             empty: dict[str, Any] = {"input": {}} if block["type"] == "tool_use" else {"text": ""}
-            opened = block | empty
-            frames.append(
-                (
-                    event(
-                        "content_block_start",
-                        {"type": "content_block_start", "index": index, "content_block": opened},
-                    ),
-                    False,
-                )
-            )
+            opened = {"type": "content_block_start", "index": index, "content_block": block | empty}
+            yield event("content_block_start", opened), False
             if index == 0 and not vllm:
-                frames.append((event("ping", {"type": "ping"}), False))
+                yield event("ping", {"type": "ping"}), False
             for delta in _deltas(gen, choice, block):
                 payload = {"type": "content_block_delta", "index": index, "delta": delta}
-                frames.append((event("content_block_delta", payload), True))
+                yield event("content_block_delta", payload), True
             stop = {"type": "content_block_stop", "index": index}
-            frames.append((event("content_block_stop", stop), False))
+            yield event("content_block_stop", stop), False
         delta = {"stop_reason": _STOP[choice.finish], "stop_sequence": None}
         used = {"input_tokens": gen.prompt_tokens} if vllm else {}
         used["output_tokens"] = gen.completion_tokens
         ending = {"type": "message_delta", "delta": delta, "usage": used}
-        frames.append((event("message_delta", ending), False))
-        frames.append((event("message_stop", {"type": "message_stop"}), False))
-        return frames
+        yield event("message_delta", ending), False
+        yield event("message_stop", {"type": "message_stop"}), False
+
+
+def _message(
+    meta: Meta, gen: Generation, content: list[dict[str, Any]], stop_reason: str | None
+) -> dict[str, Any]:
+    """The message object: the whole reply, or (streamed) its opening without content."""
+    out = {
+        "id": meta.id,
+        "type": "message",
+        "role": "assistant",
+        "model": meta.model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": _usage(meta, gen.prompt_tokens, gen.completion_tokens),
+    }
+    if meta.server == "vllm":
+        del out["stop_sequence"]
+    return out
 
 
 def _usage(meta: Meta, input_tokens: int, output_tokens: int) -> dict[str, Any]:
@@ -195,8 +194,8 @@ def _blocks(meta: Meta, choice: Choice) -> list[dict[str, Any]]:
     ]
 
 
-def _deltas(gen: Generation, choice: Choice, block: dict[str, Any]) -> list[dict[str, Any]]:
+def _deltas(gen: Generation, choice: Choice, block: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if block["type"] == "text":
-        return [{"type": "text_delta", "text": piece} for piece in gen.deltas(choice)]
+        return ({"type": "text_delta", "text": piece} for piece in gen.deltas(choice))
     arguments = orjson.dumps(block["input"]).decode()
-    return [{"type": "input_json_delta", "partial_json": p} for p in argument_pieces(arguments)]
+    return ({"type": "input_json_delta", "partial_json": p} for p in argument_pieces(arguments))

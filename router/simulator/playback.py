@@ -1,12 +1,15 @@
 """Delivering a generation over the socket: pacing tokens and breaking mid-body on purpose.
 
-Unpaced and fault-free, a whole stream goes out in one write (each SSE event still its own
-HTTP chunk), which is what makes the simulator a fast fake upstream for benchmarks.
+Frames are made as they are sent, so the first token goes out before the last exists, as
+from a real server. Unpaced, they go out `BATCH` at a time (each SSE event still its own
+HTTP chunk): a short stream in one write, which makes the simulator a fast fake upstream
+for benchmarks.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
@@ -21,72 +24,89 @@ MIDSTREAM = frozenset(
     {"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token", "thinking"}
 )
 PAUSES = frozenset({"stall", "late_first_token"})
+BATCH = 256  # frames a write when unpaced: few syscalls, and a first write that comes soon
 
 
-def trigger_index(frames: list[Frame], fault: Fault) -> int:
-    """Where a mid-stream fault strikes: after two token frames (`late_first_token`: before
-    the first; `error_event:N`: after N, and 0 before the first frame of all), or before
-    the tail."""
-    tokens = TOKENS_BEFORE_MIDSTREAM_FAULT
+def _tokens_before(fault: Fault) -> int:
+    """How many token frames go out before a mid-stream fault strikes (`late_first_token`,
+    `thinking`: none; `error_event:N`: N, and -1 for before the first frame of all)."""
     if fault.name in ("late_first_token", "thinking"):
-        tokens = 0
-    elif fault.name == "error_event":
+        return 0
+    if fault.name == "error_event":
         tokens = int(fault.value)
-        if tokens <= 0:
-            return 0
-    seen = 0
-    for i, (_, is_token) in enumerate(frames):
-        if is_token:
-            if seen == tokens:
-                return i
-            seen += 1
-    return max(len(frames) - 1, 0)
+        return tokens if tokens > 0 else -1
+    return TOKENS_BEFORE_MIDSTREAM_FAULT
+
+
+def _marked(frames: Iterable[Frame]) -> Iterator[tuple[bytes, bool, bool]]:
+    """(data, is_token, is_last) for each frame, reading one frame ahead."""
+    it = iter(frames)
+    ahead = next(it, None)
+    while ahead is not None:
+        current, ahead = ahead, next(it, None)
+        yield current[0], current[1], ahead is None
 
 
 async def stream(
     resp: Response,
     headers: list[tuple[str, str]],
-    frames: list[Frame],
+    frames: Iterable[Frame],
     pace: float,
     fault: Fault | None,
-    failure: bytes = b"",
+    failure: Callable[[int], bytes] | None = None,
 ) -> None:
-    """Send SSE frames as a chunked 200, one token per `pace` seconds, faults included;
-    `failure` is the in-band error event that `error_event` ends the stream with."""
+    """Send SSE frames as a chunked 200, as they are made, one token per `pace` seconds,
+    faults included. A mid-stream fault strikes after a number of token frames, or before
+    the last frame if there are fewer; `failure(i)` is the in-band error event that
+    `error_event` ends the stream with, in place of frame `i`."""
+    marked = _marked(frames)
     if fault is not None and fault.name == "missing_done":
-        frames = frames[:-1]
+        marked = ((data, token, False) for data, token, last in marked if not last)
     if fault is not None and fault.name == "queued":
         await resp.start(200, headers)
         await _keep_alive(resp, fault.value)
     elif pace == 0 and (fault is None or fault.name not in MIDSTREAM):
-        await resp.stream_all(200, headers, [data for data, _ in frames])
+        await resp.stream_all(200, headers, (data for data, _, _ in marked), BATCH)
         return
     else:
         await resp.start(200, headers)
-    trigger = trigger_index(frames, fault) if fault is not None and fault.name in MIDSTREAM else -1
+    strikes = fault if fault is not None and fault.name in MIDSTREAM else None
+    before = _tokens_before(strikes) if strikes is not None else 0
     batch: list[bytes] = []
     first = True
-    for i, (data, is_token) in enumerate(frames):
-        if i == trigger and fault is not None:
+    seen = 0
+    opening = b""
+    for i, (data, is_token, last) in enumerate(marked):
+        if i == 0:
+            opening = data
+        if strikes is not None and (
+            (before < 0 and i == 0) or (is_token and seen == before) or (last and before >= 0)
+        ):
             await resp.chunks(batch)
             batch = []
-            if fault.name == "cut_stream":
+            if strikes.name == "cut_stream":
                 resp.cut()
                 return
-            if fault.name == "error_event":
-                await resp.chunks([failure])
+            if strikes.name == "error_event":
+                await resp.chunks([failure(i)] if failure is not None else [])
                 await resp.end()
                 return
-            if fault.name == "thinking":
-                await _think(resp, frames[0][0], fault.value)
-            elif fault.name in PAUSES:
-                await asyncio.sleep(fault.value)
+            if strikes.name == "thinking":
+                await _think(resp, opening, strikes.value)
+            elif strikes.name in PAUSES:
+                await asyncio.sleep(strikes.value)
             else:
                 batch.append(MALFORMED)
+            strikes = None
+        if is_token:
+            seen += 1
         if is_token and pace and not first:
             await resp.chunks(batch)
             batch = []
             await asyncio.sleep(pace)
+        elif len(batch) >= BATCH:
+            await resp.chunks(batch)
+            batch = []
         first = first and not is_token
         batch.append(data)
     await resp.chunks(batch)

@@ -7,12 +7,14 @@ and no `error`, its text parts `logprobs: null` (`[]` while streaming), its mess
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from itertools import count
 from typing import Any
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import ApiError, Flavor
-from router.simulator.generation import Ask, Generation, argument_pieces
+from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import Frame, Meta, bad_request, event, int_field
 
 
@@ -116,74 +118,79 @@ class ResponsesApi:
 
     def _items(self, meta: Meta, gen: Generation) -> list[dict[str, Any]]:
         choice = gen.choices[0]
-        if choice.tool_calls:
-            return [
-                {
-                    "type": "function_call",
-                    "id": f"fc_{meta.id[5:]}_{i}",
-                    "call_id": meta.call_ids[i] if i < len(meta.call_ids) else f"call_{i}",
-                    "name": call.name,
-                    "arguments": call.arguments,
-                    "status": "completed",
-                }
-                for i, call in enumerate(choice.tool_calls)
-            ]
-        vllm = meta.flavor == "vllm"
-        part: dict[str, Any] = {"type": "output_text", "text": choice.text, "annotations": []}
-        part["logprobs"] = None if vllm else []
-        message: dict[str, Any] = {"type": "message", "id": f"msg_{meta.id[5:]}"}
-        message["status"] = "completed"
-        message |= {"role": "assistant", "content": [part]}
-        return [message | {"phase": None}] if vllm else [message]
+        return _calls(meta, choice) if choice.tool_calls else [_message(meta, choice.text)]
 
-    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]:
-        seq = iter(range(1 << 30))
-        frames: list[Frame] = []
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
+        seq = count()
 
-        def emit(kind: str, token: bool = False, **fields: Any) -> None:
+        def frame(kind: str, token: bool = False, **fields: Any) -> Frame:
             payload = {"type": kind, "sequence_number": next(seq)} | fields
-            frames.append((event(kind, payload), token))
+            return event(kind, payload), token
 
-        emit("response.created", response=self._response(meta, ask, "in_progress"))
-        emit("response.in_progress", response=self._response(meta, ask, "in_progress"))
-        for index, item in enumerate(self._items(meta, gen)):
-            if item["type"] == "function_call":
-                emit(
-                    "response.output_item.added", output_index=index, item=item | {"arguments": ""}
-                )
-                for piece in argument_pieces(item["arguments"]):
-                    emit(
-                        "response.function_call_arguments.delta",
-                        True,
-                        item_id=item["id"],
-                        output_index=index,
-                        delta=piece,
-                    )
-                emit(
-                    "response.function_call_arguments.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    arguments=item["arguments"],
-                )
-            else:
-                self._text_events(emit, item, index, gen, meta.flavor == "vllm")
-            emit("response.output_item.done", output_index=index, item=item)
-        emit("response.completed", response=self.body(meta, gen, ask))
-        return frames
+        yield frame("response.created", response=self._response(meta, ask, "in_progress"))
+        yield frame("response.in_progress", response=self._response(meta, ask, "in_progress"))
+        if gen.choices[0].tool_calls:
+            yield from _call_frames(frame, _calls(meta, gen.choices[0]))
+        else:
+            yield from _text_frames(frame, meta, gen)
+        yield frame("response.completed", response=self.body(meta, gen, ask))
 
-    @staticmethod
-    def _text_events(
-        emit: Any, item: dict[str, Any], index: int, gen: Generation, vllm: bool
-    ) -> None:
-        part = item["content"][0]
-        where = {"item_id": item["id"], "output_index": index, "content_index": 0}
-        added = item | {"content": []} | ({"status": "in_progress"} if vllm else {})
-        emit("response.output_item.added", output_index=index, item=added)
-        emit("response.content_part.added", **where, part=part | {"text": "", "logprobs": []})
-        for piece in gen.deltas(gen.choices[0]):
-            emit("response.output_text.delta", True, **where, delta=piece, logprobs=[])
-        emit("response.output_text.done", **where, text=part["text"], logprobs=[])
-        emit("response.content_part.done", **where, part=part)
+
+def _calls(meta: Meta, choice: Choice) -> list[dict[str, Any]]:
+    """The output items of a tool-calling answer."""
+    return [
+        {
+            "type": "function_call",
+            "id": f"fc_{meta.id[5:]}_{i}",
+            "call_id": meta.call_ids[i] if i < len(meta.call_ids) else f"call_{i}",
+            "name": call.name,
+            "arguments": call.arguments,
+            "status": "completed",
+        }
+        for i, call in enumerate(choice.tool_calls)
+    ]
+
+
+def _call_frames(frame: Callable[..., Frame], items: list[dict[str, Any]]) -> Iterator[Frame]:
+    for index, item in enumerate(items):
+        added = item | {"arguments": ""}
+        yield frame("response.output_item.added", output_index=index, item=added)
+        where = {"item_id": item["id"], "output_index": index}
+        for piece in argument_pieces(item["arguments"]):
+            yield frame("response.function_call_arguments.delta", True, **where, delta=piece)
+        arguments = item["arguments"]
+        yield frame("response.function_call_arguments.done", **where, arguments=arguments)
+        yield frame("response.output_item.done", output_index=index, item=item)
+
+
+def _message(meta: Meta, text: str) -> dict[str, Any]:
+    """The output item of a text answer."""
+    vllm = meta.flavor == "vllm"
+    part: dict[str, Any] = {"type": "output_text", "text": text, "annotations": []}
+    part["logprobs"] = None if vllm else []
+    message: dict[str, Any] = {"type": "message", "id": f"msg_{meta.id[5:]}"}
+    message["status"] = "completed"
+    message |= {"role": "assistant", "content": [part]}
+    return message | {"phase": None} if vllm else message
+
+
+def _text_frames(frame: Callable[..., Frame], meta: Meta, gen: Generation) -> Iterator[Frame]:
+    """A text answer's events: the item and part opened empty, the deltas as they are
+    generated, then the whole text (read again once the last delta is out)."""
+    shell = _message(meta, "")
+    vllm = meta.flavor == "vllm"
+    where = {"item_id": shell["id"], "output_index": 0, "content_index": 0}
+    added = shell | {"content": []} | ({"status": "in_progress"} if vllm else {})
+    yield frame("response.output_item.added", output_index=0, item=added)
+    opened = shell["content"][0] | {"text": "", "logprobs": []}
+    yield frame("response.content_part.added", **where, part=opened)
+    for piece in gen.deltas(gen.choices[0]):
+        yield frame("response.output_text.delta", True, **where, delta=piece, logprobs=[])
+    item = _message(meta, gen.choices[0].text)
+    part = item["content"][0]
+    yield frame("response.output_text.done", **where, text=part["text"], logprobs=[])
+    yield frame("response.content_part.done", **where, part=part)
+    yield frame("response.output_item.done", output_index=0, item=item)
 
 
 _VLLM_INPUT_DETAILS = {

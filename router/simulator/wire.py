@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from itertools import islice
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -36,6 +38,20 @@ def event(name: str, obj: Any) -> bytes:
 
 DONE: Frame = (b"data: [DONE]\n\n", False)
 
+T = TypeVar("T")
+
+
+def interleave(streams: list[Iterator[T]]) -> Iterator[tuple[int, T, bool]]:
+    """The choices' deltas in the order the engine steps them (one of each in turn), as
+    (choice index, delta, whether it is that choice's last), produced as they are read."""
+    ahead = [list(islice(s, 1)) for s in streams]
+    while any(ahead):
+        for index, stream in enumerate(streams):
+            if ahead[index]:
+                item = ahead[index][0]
+                ahead[index] = list(islice(stream, 1))
+                yield index, item, not ahead[index]
+
 
 class Api(Protocol):
     """One generation endpoint's wire format: parse a body, shape the answer."""
@@ -50,7 +66,10 @@ class Api(Protocol):
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]: ...
 
-    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> list[Frame]: ...
+    def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
+        """The stream's events, each built when it is read (the first before the last token
+        exists: a real server sends a token when it is generated)."""
+        ...
 
 
 def bad_request(message: str, param: str | None = None) -> ApiError:

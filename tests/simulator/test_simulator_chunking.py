@@ -2,12 +2,14 @@
 
 Clients must not count chunks as tokens; these tests check the simulator can make them
 wrong, on every API, while usage, text and the chunk-shape sequence stay right. Also the
-profile boundaries: the cloud profile keeps OpenAI's headers.
+profile boundaries: the cloud profile keeps OpenAI's headers; and a long stream's first
+token goes out before its last one is made, as from a real server.
 """
 
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -98,3 +100,28 @@ def test_cloud_profile_keeps_openai_headers(start_sim: Callable[..., SimThread])
     assert "vary" not in reply.headers
     assert reply.headers["x-request-id"].startswith("req_")
     assert HTTP.post(sim.url + "/tokenize", json={"prompt": "x"}).status_code == 404
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/chat/completions", {"messages": ASK}), ("/v1/completions", {"prompt": "Hello"})],
+)
+def test_a_long_stream_starts_before_its_end_is_made(
+    start_sim: Callable[..., SimThread], profile: str, path: str, body: dict[str, Any]
+) -> None:
+    """Unpaced, the first event must not wait for the whole reply to be built (it took ~1.3 s
+    for 200k tokens): memory is the witness. Built first, these 20,000 tokens' events held
+    ~20 MB when the first of them arrived; made as sent, a few hundred of them at most are
+    (the client has stopped reading, so the socket's buffers hold the simulator back)."""
+    sim = start_sim(profile=profile, max_model_len=32768)
+    body = {"model": "tiny", "max_tokens": 20000, "ignore_eos": True, "stream": True} | body
+    tracemalloc.start()
+    try:
+        with HTTP.stream("POST", sim.url + path, json=body) as streamed:
+            first = next(line for line in streamed.iter_lines() if line.startswith("data: "))
+            _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert json.loads(first[6:])["choices"]
+    assert peak < 4_000_000
