@@ -2,7 +2,8 @@
 
 Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
 call to the first (or the named) tool with arguments built from its JSON schema, a tool
-result gets a short summary, anything else plain prose. Same prompt and seed, same answer.
+result gets a short summary (unless `tool_choice` forces another call), anything else plain
+prose. Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def rng_for(seed: int, text: str, salt: int = 0) -> random.Random:
 
 def compose(prompt: Prompt, rng: random.Random) -> Reply:
     """The model's answer to `prompt`."""
+    if prompt.forces_call:  # even after a tool result: the output is constrained to a call
+        return Reply(tool_calls=(tool_call(prompt),))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if prompt.tools and not prompt.tools_disabled:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import openai
 import pytest
@@ -106,6 +107,39 @@ def test_raw_tool_deltas_carry_index_and_id_only_first(vllm: SimThread) -> None:
     assert len(deltas) > 2
     assert all(d[0].index == 0 and d[0].id is None for d in deltas[1:])
     assert "".join(d[0].function.arguments or "" for d in deltas[1:])  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+@pytest.mark.parametrize(
+    "tool_choice", ["auto", "required", {"type": "function", "function": {"name": "get_weather"}}]
+)
+def test_after_a_tool_result_only_a_forced_tool_choice_calls_again(
+    start_sim: Callable[..., SimThread], profile: str, tool_choice: Any
+) -> None:
+    """A tool result usually gets a text answer, but vLLM and OpenAI constrain the output to
+    a call when `tool_choice` forces one, whatever the conversation holds."""
+    function = {"name": "get_weather", "arguments": '{"city": "Paris", "days": 1}'}
+    call = {"id": "call_1", "type": "function", "function": function}
+    messages = [
+        *ask("Weather in Paris?"),
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 21 C"},
+    ]
+    message = (
+        client(start_sim(profile=profile))
+        .chat.completions.create(
+            model=MODEL,
+            messages=messages,  # type: ignore[arg-type]
+            tools=TOOLS,  # type: ignore[arg-type]
+            tool_choice=tool_choice,
+        )
+        .choices[0]
+        .message
+    )
+    if tool_choice == "auto":
+        assert message.content and not message.tool_calls
+    else:
+        assert [c.function.name for c in message.tool_calls or []] == ["get_weather"]  # type: ignore[union-attr]
 
 
 def test_coding_math_and_prose_answers_are_shaped_by_intent(vllm: SimThread) -> None:
