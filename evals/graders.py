@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
+from evals.grader_fields import REGEX_FLAGS
 from evals.sandbox import RunOutcome
 from evals.suite import Case
 
@@ -86,17 +87,22 @@ def _clip(text: str, limit: int = 80) -> str:
 
 def grade_regex(case: Case, text: str) -> Grade:
     """``expected`` searched case-insensitively with DOTALL; ``must_not_match`` fails."""
-    flags = re.IGNORECASE | re.DOTALL
-    try:
-        found = re.search(str(case.expected), text, flags)
-    except re.error as exc:
-        return _fail("mismatch", f"invalid expected regex: {exc}")
+    found = _search(str(case.expected), text, "expected")
     if not found:
         return _fail("mismatch", f"no match for /{_clip(str(case.expected))}/")
     for pattern in _as_list(case.metadata.get("must_not_match")):
-        if re.search(str(pattern), text, flags):
+        if _search(str(pattern), text, "must_not_match"):
             return _fail("mismatch", f"matched forbidden /{_clip(str(pattern))}/")
     return _ok(f"matched {found.group(0)!r}"[:100])
+
+
+def _search(pattern: str, text: str, field_name: str) -> re.Match[str] | None:
+    """A case that loaded has valid patterns (``evals.grader_fields``); one built otherwise
+    is the case's problem, not the model's mismatch."""
+    try:
+        return re.search(pattern, text, REGEX_FLAGS)
+    except re.error as exc:
+        raise CaseProblem(f"invalid {field_name} regex: {exc}") from None
 
 
 def grade_text_match(case: Case, text: str) -> Grade:

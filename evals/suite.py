@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from evals import grader_fields
+
 SHIPPED = Path(__file__).parent / "suites"
 """Our own canary suites (one directory per intent), each case with a reference answer."""
 
@@ -169,10 +171,11 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
     """Build a ``Case`` from one parsed mapping; unknown keys are merged into metadata.
 
     A field of the wrong type or value is a ``SuiteError`` naming the file, case and field
-    (never a TypeError from deep inside), and so is a case its grader would pass whatever
-    the answer. A case we cannot send as written (no ``prompt``: smf-bench builds it from
-    ``prompt_template``, or sends multimodal ``messages``) loads and is N/A, as is one with
-    an smf-bench evaluator we do not run; an evaluator smf-bench does not have is an error.
+    (never a TypeError from deep inside), and so is a case its grader cannot use as written
+    or would pass whatever the answer. A case we cannot send as written (no ``prompt``:
+    smf-bench builds it from ``prompt_template``, or sends multimodal ``messages``) loads
+    and is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench
+    does not have is an error.
     """
     where = _where(source, raw)
     for key in ("id", "evaluator"):
@@ -186,11 +189,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
         raise SuiteError(f"{where}: 'metadata' must be a mapping, got {type(given).__name__}")
     extra = {k: v for k, v in raw.items() if k not in _KNOWN}
     metadata = {**extra, **dict(given or {})}
-    tools = metadata.get("tools")
-    if tools is not None and not (
-        isinstance(tools, list) and all(isinstance(t, Mapping) for t in tools)
-    ):
-        raise SuiteError(f"{where}: 'metadata.tools' must be a list of tool mappings")
+    tools = _tools(metadata, where)
     prompt, not_runnable = _prompt(raw, evaluator, where)
     _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
     return Case(
@@ -206,7 +205,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
         metadata=metadata,
         requires_modalities=_names(raw.get("requires_modalities", ("text",)), "modalities", where),
         requires_capabilities=_names(raw.get("requires_capabilities"), "capabilities", where),
-        tools=list(tools) if tools else None,
+        tools=tools,
         reference=None if raw.get("reference") is None else str(raw["reference"]),
         dimension=str(raw.get("dimension", "quality")),
         source=source,
@@ -243,24 +242,33 @@ def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, st
 def _check_grader_fields(
     expected: Any, evaluator: str, metadata: Mapping[str, Any], where: str
 ) -> None:
-    """Refuse a case its grader would pass whatever the answer (smf-bench fails most):
-    unit tests without assertions run the answer alone, and a ``text_contains`` without
-    ``expected`` or ``expected_keywords`` (or with ``min_matches: 0``) has nothing to find."""
-    unit_test = evaluator == "unit_test" or (
-        evaluator == "programmatic" and metadata.get("eval_type") == "unit_test"
-    )
-    if unit_test and not (isinstance(expected, str) and expected.strip()):
-        raise SuiteError(f"{where}: a unit-test case needs its assertions in 'expected' (text)")
-    if evaluator == "programmatic" and not unit_test and not metadata.get("checker"):
-        raise SuiteError(f"{where}: 'programmatic' needs 'eval_type: unit_test' or a 'checker'")
-    if evaluator != "text_contains":
-        return
-    if expected in ("", []) or (expected is None and not metadata.get("expected_keywords")):
+    """Refuse a case its grader cannot grade as written, or would pass whatever the answer
+    (``evals.grader_fields`` says what each grader needs)."""
+    try:
+        grader_fields.check(expected, evaluator, metadata)
+    except grader_fields.FieldProblem as exc:
+        raise SuiteError(f"{where}: {exc}") from None
+
+
+def _tools(metadata: Mapping[str, Any], where: str) -> list[dict[str, Any]] | None:
+    """``metadata.tools``, sent as the request's ``tools``: function tools with a name (a
+    backend refuses anything else, and every run of the case would be a transport error)."""
+    tools = metadata.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list) or not all(_is_function_tool(t) for t in tools):
         raise SuiteError(
-            f"{where}: text_contains needs a non-empty 'expected' or 'expected_keywords'"
+            f"{where}: 'metadata.tools' must be a list of tool mappings, each"
+            " {type: function, function: {name: ...}}"
         )
-    if metadata.get("expected_keywords") and "min_matches" in metadata:
-        _positive_int(metadata["min_matches"], "min_matches", where)
+    return list(tools) or None
+
+
+def _is_function_tool(tool: Any) -> bool:
+    if not isinstance(tool, Mapping) or tool.get("type") != "function":
+        return False
+    function = tool.get("function")
+    return isinstance(function, Mapping) and isinstance(function.get("name"), str)
 
 
 def _names(value: Any, field_name: str, where: str) -> tuple[str, ...]:

@@ -108,7 +108,13 @@ async def test_unreachable_endpoint_is_an_error() -> None:
 
 async def test_gated_and_unsupported_cases_are_not_applicable(sim: Running) -> None:
     vision = case_from_dict(
-        {"id": "v", "prompt": "see", "evaluator": "text_match", "requires_modalities": ["image"]}
+        {
+            "id": "v",
+            "prompt": "see",
+            "evaluator": "text_match",
+            "expected": "cat",
+            "requires_modalities": ["image"],
+        }
     )
     judge = case_from_dict({"id": "j", "prompt": "rate", "evaluator": "llm_judge"})
     out = await run_cases([vision, judge], endpoint(sim))

@@ -125,7 +125,13 @@ def test_capability_gating_makes_cases_not_applicable(bench_sample: Path) -> Non
     no_tools = Capabilities(capabilities=frozenset({"reasoning", "writing"}))
     assert not_applicable(tool, no_tools) == "endpoint lacks capability tool_calling"
     vision = case_from_dict(
-        {"id": "v", "prompt": "p", "evaluator": "text_match", "requires_modalities": ["image"]}
+        {
+            "id": "v",
+            "prompt": "p",
+            "evaluator": "text_match",
+            "expected": "cat",
+            "requires_modalities": ["image"],
+        }
     )
     assert not_applicable(vision, Capabilities()) == "endpoint lacks modality image"
 
@@ -297,3 +303,80 @@ def test_smf_bench_graders_without_fixed_expectations_still_load() -> None:
     keywords = {"id": "k", "prompt": "p", "evaluator": "text_contains", "expected_keywords": ["a"]}
     assert case_from_dict(checker).evaluator == "programmatic"
     assert case_from_dict(keywords).metadata["expected_keywords"] == ["a"]
+
+
+TOOL = "evaluator: tool_call, metadata: {tools: [{type: function, function: {name: f}}]}"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            "evaluator: regex_match, expected: '\\boxed\\{(42'",
+            r"'expected' is not a valid regular expression: missing \)",
+        ),
+        (
+            "evaluator: regex_match, expected: '42', metadata: {must_not_match: ['(43']}",
+            r"'metadata.must_not_match' pattern '\(43' is not a valid regular expression",
+        ),
+        ("evaluator: regex_match", "regex_match needs 'expected' as text or a number, got nothing"),
+        ("evaluator: text_match", "text_match needs 'expected' as text or a number, got nothing"),
+        ("evaluator: text_match, expected: [a]", r"text_match needs 'expected' as text .*\['a'\]"),
+        (f"{TOOL}, expected: f", "tool_call needs 'expected' as a mapping with a 'tool' name"),
+        (f"{TOOL}, expected: {{args_contains: {{a: 1}}}}", "tool_call needs 'expected' as a map"),
+        (f"{TOOL}, expected: {{tool: f, args_contains: 5}}", "'expected.args_contains' must be"),
+        ("evaluator: structural_count", "structural_count needs 'expected' as a whole number"),
+        (
+            "evaluator: structural_count, expected: 3.7",
+            "structural_count needs 'expected' as a whole number, got 3.7",
+        ),
+        (
+            "evaluator: text_contains, expected_keywords: [a, b], min_matches: 3",
+            "'min_matches' 3 is more than the 2 'expected_keywords': no answer could pass",
+        ),
+        (
+            "evaluator: text_match, expected: x, metadata: {tools: [{type: function}]}",
+            "'metadata.tools' must be a list of tool mappings, each",
+        ),
+        (
+            "evaluator: text_match, expected: x, metadata: {tools: [{function: {name: f}}]}",
+            "'metadata.tools' must be a list of tool mappings, each",
+        ),
+    ],
+)
+def test_a_case_its_grader_cannot_use_does_not_load(
+    tmp_path: Path, fields: str, message: str
+) -> None:
+    """These loaded and were graded against something else: a missing `expected` as the text
+    "None", an invalid regex as the model's mismatch (a bad `must_not_match` as a grader
+    bug), 3.7 lines as 3, more keywords needed than listed failed every answer, and a tool
+    the backend refuses made every run a transport error (found in review)."""
+    (tmp_path / "odd.yaml").write_text(f"- {{id: odd, prompt: p, {fields}}}\n")
+    with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
+        load(tmp_path)
+
+
+def test_what_the_format_allows_still_loads(bench_sample: Path) -> None:
+    """The checks refuse only what no grader can use: numbers as text, counts as digits,
+    a list of `args_contains` values, keywords as many as needed."""
+    lenient = [
+        {"id": "n", "prompt": "p", "evaluator": "regex_match", "expected": 42},
+        {"id": "t", "prompt": "p", "evaluator": "text_match", "expected": 7.5},
+        {"id": "c", "prompt": "p", "evaluator": "structural_count", "expected": "3"},
+        {"id": "a", "prompt": "p", "evaluator": "tool_call", "expected": {"tool": "f"}},
+        {
+            "id": "l",
+            "prompt": "p",
+            "evaluator": "tool_call",
+            "expected": {"tool": "f", "args_contains": ["x"]},
+        },
+        {
+            "id": "k",
+            "prompt": "p",
+            "evaluator": "text_contains",
+            "expected_keywords": ["a", "b"],
+            "min_matches": 2,
+        },
+    ]
+    assert [case_from_dict(raw).id for raw in lenient] == ["n", "t", "c", "a", "l", "k"]
+    assert len(load(bench_sample)) == 12 and len(load(SHIPPED)) == 74
