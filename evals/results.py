@@ -108,11 +108,22 @@ def to_document(results: Sequence[CaseResult], run: Mapping[str, Any]) -> dict[s
 
 
 def write(path: Path | str, document: Mapping[str, Any]) -> None:
-    """Write a results document (atomically: temp name, then rename)."""
+    """Write a results document (atomically: temp name, then rename; no temp file is left
+    behind when writing fails).
+
+    Text that is not valid Unicode (an unpaired surrogate: ``--model`` given bytes that are
+    not UTF-8) is written as its JSON escape, ``\\udcff``, which reads back as the same
+    text: the file of an hours-long run is never lost to one character."""
     target = Path(path)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(target)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    data = text.encode("utf-8", "backslashreplace")  # surrogates occur only inside strings
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class ResultsError(ValueError):

@@ -121,7 +121,7 @@ def parse_answer(payload: Any) -> tuple[Answer, int | None]:
         raise TransportProblem(f"malformed completion: {exc!r}") from exc
     if not isinstance(message, dict):
         raise TransportProblem(f"malformed completion: message is {type(message).__name__}")
-    calls = message.get("tool_calls") or []
+    calls = well_formed(message.get("tool_calls") or [])
     if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
         raise TransportProblem("malformed completion: tool_calls is not a list of objects")
     usage = payload.get("usage")
@@ -135,12 +135,36 @@ def parse_answer(payload: Any) -> tuple[Answer, int | None]:
 
 
 def _text(value: Any, name: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return well_formed_text(value)
     if isinstance(value, list):
         texts = [p.get("text") for p in value if isinstance(p, dict)]
-        return "".join(t for t in texts if isinstance(t, str))
+        return well_formed_text("".join(t for t in texts if isinstance(t, str)))
     raise TransportProblem(f"malformed completion: {name} is {type(value).__name__}")
+
+
+def well_formed_text(text: str) -> str:
+    """``text`` with every unpaired surrogate replaced by U+FFFD. JSON may escape half a
+    pair (``"\\ud83d"``, a model cut mid-emoji) and Python's parser keeps it: such text
+    cannot be encoded as UTF-8, so printing or saving the answer failed."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def well_formed(value: Any) -> Any:
+    """Parsed JSON with ``well_formed_text`` applied to every string in it."""
+    if isinstance(value, str):
+        return well_formed_text(value)
+    if isinstance(value, list):
+        return [well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {well_formed(k): well_formed(v) for k, v in value.items()}
+    return value
 
 
 async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any]) -> Any:

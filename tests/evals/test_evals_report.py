@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from evals.report import compare, compare_table, render, syntax_floor
@@ -103,6 +105,26 @@ def test_results_file_round_trip(tmp_path: object) -> None:
         "latency_s",
         "answer",
     }
+
+
+def test_text_that_is_not_valid_unicode_is_written_not_lost(tmp_path: Path) -> None:
+    """An unpaired surrogate (an answer cut mid-emoji, a `--model` given non-UTF-8 bytes)
+    failed the encode after the whole run and left an empty `.tmp` file (found in review):
+    it is written as its JSON escape and reads back as the same text."""
+    path = tmp_path / "r.json"
+    odd = CaseResult("c1", "math", "easy", "pass", answer="\\boxed{42} \ud83d")
+    write(path, to_document([odd], {"model": "m\udcff"}))
+    doc = read(path)
+    assert (doc["cases"][0]["answer"], doc["run"]["model"]) == ("\\boxed{42} \ud83d", "m\udcff")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_a_results_file_that_cannot_be_written_leaves_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    target.mkdir()  # the rename onto a directory fails after the temp file was written
+    with pytest.raises(OSError):
+        write(target, to_document(RESULTS, {}))
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
 def test_compare_lists_changed_cases_regressions_first() -> None:

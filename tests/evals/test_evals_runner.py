@@ -297,6 +297,35 @@ async def test_a_malformed_reply_costs_its_case_not_the_run(sim: Running) -> Non
     assert sim.completions() == 4
 
 
+async def test_half_a_surrogate_pair_in_a_reply_is_replaced_not_kept(
+    sim: Running, tmp_path: Path
+) -> None:
+    """A reply escaping half an emoji (`"\\ud83d"`, a model cut mid-pair) kept it in the
+    answer: `eval run --out` then failed to encode the file after the whole run (found in
+    review). The simulator's JSON encoder cannot send one, so its reply is bent on the way,
+    through the runner's `ask_one` seam, as `json.loads` would have parsed it."""
+    math, tool = pick("smf.math.hard.01", "smf.tool_calling.easy.01")
+
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
+
+        async def cut(body: dict[str, Any]) -> Any:
+            reply = await ask(client, endpoint(sim), body)  # the simulator's own reply
+            message = reply["choices"][0]["message"]
+            if message.get("content"):
+                message["content"] += json.loads('" \\ud83d"')
+            for call in message.get("tool_calls") or []:
+                call["function"]["arguments"] += json.loads('"\\ud83d"')
+            return reply
+
+        out = await run_cases([math, tool], endpoint(sim), ask_one=cut)
+    assert [r.status for r in out] == ["pass", "pass"]
+    assert out[0].answer is not None and out[0].answer.endswith(" \ufffd")
+    assert out[1].tool_calls[0]["function"]["arguments"].endswith("\ufffd")
+    path = tmp_path / "run.json"
+    results.write(path, results.to_document(out, {}))
+    assert results.read(path)["cases"][0]["answer"] == out[0].answer
+
+
 async def test_a_grader_that_raises_costs_its_case_not_the_run(sim: Running) -> None:
     def broken(program: str) -> Any:
         raise RuntimeError("grader bug")
