@@ -18,7 +18,7 @@ from evals import report, results
 from evals.graders import GRADER_RULES
 from evals.runner import Endpoint, run_cases, served_context_window
 from evals.suite import SHIPPED, Capabilities, Case, load, load_profile, published_count
-from evals.urls import masked_url
+from evals.urls import check_url, masked_url
 
 app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
 
@@ -35,6 +35,15 @@ def select_cases(suites: Path, profile: str | None) -> list[Case]:
         return load_profile(suites, profile) if profile else load(suites)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
         raise typer.BadParameter(str(exc) or f"no such file or directory: {suites}") from None
+
+
+def endpoint_url(url: str) -> str:
+    """``--endpoint`` as a base URL requests can go to: a port out of range or a broken
+    ``[host]`` ended the run in a traceback, a URL without a scheme went nowhere."""
+    try:
+        return check_url(url)
+    except ValueError as exc:
+        raise typer.BadParameter(f"--endpoint: {exc}") from None
 
 
 def read_results(path: Path) -> dict[str, Any]:
@@ -134,6 +143,7 @@ def run(
     """Run suites against an endpoint, print the multi-metric report, optionally save/compare."""
     if thinking not in THINKING:
         raise typer.BadParameter(f"--thinking must be one of {sorted(THINKING)}")
+    target = Endpoint(endpoint_url(endpoint), model, api_key=os.environ.get(api_key_env))
     console = Console()
     cases = select_cases(suites, profile)
     old = check_outputs(out, compare)
@@ -141,7 +151,6 @@ def run(
         console.print(
             f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
         )
-    target = Endpoint(endpoint, model, api_key=os.environ.get(api_key_env))
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=thinking, profile=profile
     )

@@ -52,3 +52,26 @@ def openai_hosted(base_url: str) -> bool:
     and Ollama ignores the newer name: a client's limit would be lost there."""
     host = urlsplit(base_url).hostname or ""
     return host == "api.openai.com" or host.endswith(".openai.azure.com")
+
+
+def check_url(url: str) -> str:
+    """An `http(s)://host[:port]/path` URL (a backend's `base_url`, `eval run --endpoint`).
+    Anything else passed `config check`, then either went to localhost:80 (`spark:8888/v1`
+    has no host for a URL parser) or stopped `serve` or `eval run` with a traceback
+    (`http://[::1/v1`, port 99999). The message never repeats the URL: it may hold a
+    password."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise ValueError("a URL may not hold spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # a port that is not a number from 0 to 65535 raises here
+    except ValueError:  # never the parser's message: it can quote part of a password
+        raise ValueError(
+            "not a URL: the port is not a number from 0 to 65535, a [host] is not an IPv6"
+            " address, or a password holds an unencoded / # ?"
+        ) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
+    if port == 0:
+        raise ValueError("port 0 is not a port to connect to")
+    return url

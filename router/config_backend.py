@@ -14,7 +14,8 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from router.config_checks import check_url, header_safe, is_header_name
+from evals.urls import check_url
+from router.config_checks import header_safe, is_header_name
 
 Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]

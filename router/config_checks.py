@@ -27,28 +27,6 @@ def header_safe(value: str) -> bool:
     return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
 
 
-def check_url(url: str) -> str:
-    """An `http(s)://host[:port]/path` URL. Anything else passed `config check`, then either
-    went to localhost:80 (`spark:8888/v1` has no host for a URL parser) or stopped `serve`
-    with a traceback (`http://[::1/v1`, port 99999). The message never repeats the URL: it
-    may hold a password."""
-    if any(c.isspace() or not c.isprintable() for c in url):
-        raise ValueError("a URL may not hold spaces or control characters")
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # a port that is not a number from 0 to 65535 raises here
-    except ValueError:  # never the parser's message: it can quote part of a password
-        raise ValueError(
-            "not a URL: the port is not a number from 0 to 65535, a [host] is not an IPv6"
-            " address, or a password holds an unencoded / # ?"
-        ) from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
-    if port == 0:
-        raise ValueError("port 0 is not a port to connect to")
-    return url
-
-
 def check_origin(origin: str) -> str:
     """A web origin as browsers send it (`scheme://host[:port]`: a page's `https://...`, an
     extension's `chrome-extension://<id>`, an Electron app's `app://...`), normalised for

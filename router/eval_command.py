@@ -35,7 +35,7 @@ def resolve(
     if backend is None:
         if not endpoint or not model:
             raise typer.BadParameter("give --backend NAME, or both --endpoint and --model")
-        return Endpoint(endpoint, model, api_key=key)
+        return Endpoint(eval_cli.endpoint_url(endpoint), model, api_key=key)
     if config is None:
         raise typer.BadParameter("--backend needs --config (the router's YAML)")
     try:

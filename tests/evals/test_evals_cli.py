@@ -122,3 +122,23 @@ def test_a_password_in_the_endpoint_stays_out_of_the_results_file(
     assert "pw-S3CRET" not in text and "K3Y" not in text and "pw-S3CRET" not in result.output
     root = server.url.removeprefix("http://")
     assert results.read(out)["run"]["endpoint"] == f"http://***@{root}?key=***"
+
+
+@APPS
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://127.0.0.1:99999/v1", "--endpoint:notaURL:theportisnotanumberfrom0to65535"),
+        ("http://[::1/v1", "--endpoint:notaURL:"),
+        ("spark:8888/v1", "--endpoint:mustbeanhttp://orhttps://URLwithahost"),
+        ("ftp://127.0.0.1/v1", "--endpoint:mustbeanhttp://orhttps://URLwithahost"),
+    ],
+)
+def test_an_endpoint_that_is_no_url_is_a_usage_error(app: Typer, url: str, message: str) -> None:
+    """A port out of range or a broken `[host]` ended `eval run` in a ValueError traceback,
+    and a URL without a scheme in an error of every case (found in review)."""
+    args = ["run", "--endpoint", url, "--model", "m", "--no-progress", "--suites", MATH]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert message in flat(result), result.output
