@@ -363,7 +363,15 @@ def _unique(cases: Iterable[Case]) -> list[Case]:
 
 def load(path: Path | str) -> list[Case]:
     """Cases from a file, or from every ``*.yaml``/``*.yml``/``*.json`` under a directory."""
-    return _unique(c for f in _files(Path(path)) for c in load_file(f))
+    return _some(_unique(c for f in _files(Path(path)) for c in load_file(f)), path)
+
+
+def _some(cases: list[Case], where: Path | str) -> list[Case]:
+    """A load that found no case is an error: a run of nothing graded nothing, and looked
+    like an endpoint that is down (exit 3); the canary measured nothing."""
+    if not cases:
+        raise SuiteError(f"{where} holds no cases")
+    return cases
 
 
 def profile_files(root: Path | str, profile: str) -> list[Path]:
@@ -386,7 +394,8 @@ def profile_files(root: Path | str, profile: str) -> list[Path]:
 
 def load_profile(root: Path | str, profile: str = "strict_v01") -> list[Case]:
     """The cases of a published profile (``strict_v01``: 157 cases in smf-bench)."""
-    return _unique(c for f in profile_files(root, profile) for c in load_file(f))
+    cases = _unique(c for f in profile_files(root, profile) for c in load_file(f))
+    return _some(cases, f"profile {profile} under {root}")
 
 
 def published_count(profile: str) -> int:

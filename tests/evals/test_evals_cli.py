@@ -142,3 +142,13 @@ def test_an_endpoint_that_is_no_url_is_a_usage_error(app: Typer, url: str, messa
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit), result.exception
     assert message in flat(result), result.output
+
+
+@APPS
+def test_suites_without_a_case_are_a_usage_error(tmp_path: Path, app: Typer) -> None:
+    """An empty suites directory ran nothing and exited 3, as a dead endpoint does (found
+    in review)."""
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    result = CliRunner().invoke(app, [*args, "--suites", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "holdsnocases" in flat(result)

@@ -380,3 +380,14 @@ def test_what_the_format_allows_still_loads(bench_sample: Path) -> None:
     ]
     assert [case_from_dict(raw).id for raw in lenient] == ["n", "t", "c", "a", "l", "k"]
     assert len(load(bench_sample)) == 12 and len(load(SHIPPED)) == 74
+
+
+def test_a_load_that_finds_no_case_is_an_error(tmp_path: Path) -> None:
+    """An empty file or directory loaded as no cases: `eval run` graded nothing and exited
+    3 as if the endpoint were down, and the canary measured nothing (found in review)."""
+    (tmp_path / "empty.yaml").write_text("# only a comment\n")
+    (tmp_path / "nothing").mkdir()
+    (tmp_path / "nothing" / "notes.txt").write_text("no suite here")
+    for path in (tmp_path / "empty.yaml", tmp_path / "nothing"):
+        with pytest.raises(SuiteError, match=rf"{path} holds no cases"):
+            load(path)
