@@ -94,7 +94,8 @@ def request_body(
     window, nor a default temperature change what the case is graded at)."""
     body: dict[str, Any] = dict(endpoint.extra_body)
     limit = "max_completion_tokens" if openai_hosted(endpoint.base_url) else "max_tokens"
-    body.pop("max_tokens", None)  # a default of the backend's: the case's own limit wins
+    for name in ("max_tokens", "max_completion_tokens"):  # the backend's defaults: the case's
+        body.pop(name, None)  # own limit wins (vLLM reads `max_completion_tokens` first)
     body.update(
         model=endpoint.model,
         messages=[{"role": "user", "content": case.prompt}],

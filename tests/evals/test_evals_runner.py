@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from evals import results
 from evals.cli import app
 from evals.runner import Endpoint, ask, request_body, run_cases
-from evals.suite import SHIPPED, Case, case_from_dict, load
+from evals.suite import SHIPPED, Capabilities, Case, answer_budget, case_from_dict, load
 from tests.harness import Running, simulator
 
 SHIPPED_CASES = load(SHIPPED)
@@ -347,6 +347,26 @@ async def test_a_backend_extra_body_never_overrides_the_case(sim: Running) -> No
     (body,) = sent(sim)
     assert (body["max_tokens"], body["temperature"]) == (case.max_tokens, case.temperature)
     assert body["seed"] == 7
+
+
+async def test_a_backend_max_completion_tokens_default_never_overrides_the_case(
+    sim: Running,
+) -> None:
+    """Only `max_tokens` was dropped from the backend's `extra_body`: a default
+    `max_completion_tokens: 4096` went along, and vLLM (which reads it before `max_tokens`)
+    answered past the case's limit and the cut to fit a context window (found in review)."""
+    (case,) = pick("smf.math.hard.01")
+    extra = {"max_completion_tokens": 4096}
+    await run_cases(
+        [case], endpoint(sim, extra_body=extra), capabilities=Capabilities(context_window=1024)
+    )
+    (body,) = sent(sim)
+    assert "max_completion_tokens" not in body
+    assert (
+        body["max_tokens"]
+        == answer_budget(case, Capabilities(context_window=1024))
+        < case.max_tokens
+    )
 
 
 def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
