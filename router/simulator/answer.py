@@ -184,6 +184,13 @@ def tool_call(prompt: Prompt) -> ToolCall:
     return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
 
 
+def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
+    """Parallel calls: one to each offered tool."""
+    return tuple(
+        ToolCall(t.name, json.dumps(arguments_for(t.schema, prompt.user))) for t in prompt.tools
+    )
+
+
 _STRING_HINTS = (
     ("city", "Paris"),
     ("location", "Paris, France"),

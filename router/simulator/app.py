@@ -26,7 +26,14 @@ from router.simulator.completions import CompletionsApi
 from router.simulator.control import Control
 from router.simulator.errors import ApiError, Flavor, missing_model, render, sse_error
 from router.simulator.faults import Fault, FaultError, choose, split_model
-from router.simulator.generation import Ask, Generation, aborted, budget, choose_tokens
+from router.simulator.generation import (
+    Ask,
+    Generation,
+    aborted,
+    budget,
+    calling_every_tool,
+    choose_tokens,
+)
 from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
@@ -37,7 +44,7 @@ from router.simulator.wire import Api, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
-_CHAT_FAULTS = ("chat", "completions")  # the APIs `no_usage` and `abort` apply to
+_CHAT_FAULTS = ("chat", "completions")  # the APIs `no_usage`, `abort` and Ollama's apply to
 SSE = "text/event-stream; charset=utf-8"
 _APIS: dict[str, Api] = {
     "/v1/chat/completions": ChatApi(),
@@ -277,10 +284,13 @@ class Simulator:
             ask = replace(ask, include_usage=False)
         if chat_fault == "abort" and fault is not None:
             gen = aborted(gen, int(fault.value))
+        ollama = chat_fault == "ollama_tool_calls"
+        if ollama:
+            gen = calling_every_tool(gen, ask.prompt)
         prefix = "call_" if flavor == "cloud" else api.call_prefix
         calls = tuple(f"{prefix}{ids.getrandbits(64):016x}" for _ in range(ask.n))
         created = REPEATABLE_CREATED if self.settings.repeatable else int(time.time())
-        meta = Meta(response_id, created, model, flavor, calls, self.settings.profile)
+        meta = Meta(response_id, created, model, flavor, calls, self.settings.profile, ollama)
         self._count(gen)
         pace = self.settings.pace(gen.has_code)
         if ask.stream:

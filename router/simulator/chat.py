@@ -244,11 +244,11 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
 def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, Any]:
     calls = [
         {
-            "id": meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}",
+            "id": _call_id(meta, index, position),
             "type": "function",
             "function": {"name": c.name, "arguments": c.arguments},
         }
-        for c in choice.tool_calls
+        for position, c in enumerate(choice.tool_calls)
     ]
     content = None if choice.tool_calls else choice.text
     if named:  # vLLM: the forced call's JSON was generated as text, then moved to tool_calls
@@ -272,7 +272,12 @@ def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> Iterator
 
 def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
     for position, call in enumerate(choice.tool_calls):
-        call_id = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"
+        call_id = _call_id(meta, index, position)
+        if meta.calls_at_index_0:  # Ollama: each call whole, every one `index: 0`
+            function = {"name": call.name, "arguments": call.arguments}
+            whole = {"id": call_id, "index": 0, "type": "function", "function": function}
+            yield {"tool_calls": [whole]}
+            continue
         first: dict[str, Any] = {"name": call.name}
         # vLLM puts `content: null` beside tool-call deltas and no empty arguments first
         lead: dict[str, Any] = {"content": None} if meta.flavor == "vllm" else {}
@@ -283,3 +288,9 @@ def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, A
         for piece in argument_pieces(call.arguments):
             fragment = {"index": position, "function": {"arguments": piece}}
             yield lead | {"tool_calls": [fragment]}
+
+
+def _call_id(meta: Meta, index: int, position: int) -> str:
+    """The id of choice `index`'s call at `position`: parallel calls each have their own."""
+    base = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"
+    return base if position == 0 else f"{base}_{position}"

@@ -31,6 +31,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
 | `abort[:N]` | chat and completions: the engine drops the request after N tokens (default 2) |
+| `ollama_tool_calls` | chat: a call to every offered tool at once, streamed as Ollama does |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
@@ -44,6 +45,11 @@ requests are held again while the fault stays chosen.
 scale-down): the answer so far (a tool call cut mid-arguments) ends with `finish_reason:
 "abort"`, then usage and `[DONE]` as after any end; a whole reply says "abort" too. It and
 `no_usage` apply to chat and completions; the other APIs ignore them.
+
+`ollama_tool_calls` is Ollama's OpenAI-compatible stream of parallel calls: each call whole
+in one chunk with its own id, and every one `index: 0` (ollama/ollama#15457), where OpenAI and
+vLLM number them 0, 1, …. The model calls each offered tool, so that there are several. It
+applies to chat; a whole reply lists the calls as usual.
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
@@ -77,6 +83,7 @@ FaultName = Literal[
     "missing_done",
     "no_usage",
     "abort",
+    "ollama_tool_calls",
     "error_event",
     "context_length",
     "down",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, Reply, ToolCall, filler
+from router.simulator.answer import Prompt, Reply, ToolCall, every_tool_call, filler
 
 Finish = Literal["stop", "length", "tool_calls", "abort"]
 
@@ -140,6 +140,13 @@ def aborted(gen: Generation, after: int) -> Generation:
             cut_text = replace(choice, head=choice.head[:after], padding=padding, finish="abort")
             choices.append(cut_text)
     return replace(gen, choices=tuple(choices))
+
+
+def calling_every_tool(gen: Generation, prompt: Prompt) -> Generation:
+    """Each choice that calls a tool calls every offered tool instead (parallel calls)."""
+    calls = every_tool_call(prompt)
+    choices = tuple(replace(c, tool_calls=calls) if c.tool_calls else c for c in gen.choices)
+    return replace(gen, choices=choices)
 
 
 def argument_pieces(arguments: str) -> list[str]:

@@ -26,6 +26,7 @@ class Meta:
     flavor: Flavor
     call_ids: tuple[str, ...] = ()
     server: Flavor = "vllm"  # the profile answering: vLLM serves some APIs in its own way
+    calls_at_index_0: bool = False  # Ollama's parallel calls (the `ollama_tool_calls` fault)
 
 
 def sse(obj: Any) -> bytes:
