@@ -35,6 +35,7 @@ from router.ledger.usage import normalize_usage
 from router.record import CHAT_APIS, Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
+from router.translate.calls import CallKeys
 from router.translate.wire import named_event
 from router.upstream_errors import UNFINISHED, in_band, unfinished
 
@@ -53,6 +54,7 @@ class Tally:
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)  # kept with the text
+    call_keys: CallKeys = field(default_factory=CallKeys)  # which call a chat fragment grows
     keep_text: bool = False
     done: bool = False
     stopped: bool = False  # a chat choice ended with a reason that says it did not finish
@@ -86,11 +88,11 @@ class Tally:
                 self.stopped = self.stopped or reason in UNFINISHED
 
     def _join_calls(self, calls: Any) -> None:
-        """Whole tool calls (a message) or fragments joined by `index` (stream deltas)."""
+        """Whole tool calls (a message) or fragments joined into calls (stream deltas)."""
         for position, call in enumerate(calls if isinstance(calls, list) else ()):
             if not isinstance(call, dict):
                 continue
-            slot = self.tool_calls.setdefault(int(call.get("index", position)), {})
+            slot = self.tool_calls.setdefault(self.call_keys.key(call, position), {})
             function = call.get("function") or {}
             if function.get("name"):
                 slot["name"] = str(function["name"])
@@ -99,7 +101,7 @@ class Tally:
                 slot["arguments"] = slot.get("arguments", "") + arguments
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
-        """The kept tool calls in OpenAI's message shape, in index order."""
+        """The kept tool calls in OpenAI's message shape, in the order they began."""
         return [
             {
                 "type": "function",

@@ -124,9 +124,9 @@ class MessagesStream:
         if isinstance(refusal, str) and refusal:  # shown as text; the stop reason says why
             self._refused = True
             out.extend(self._events(self._blocks.piece(TEXT, refusal)))
-        for call in delta.get("tool_calls") or ():
+        for position, call in enumerate(delta.get("tool_calls") or ()):
             self._has_tools = True
-            out.extend(self._events(self._blocks.tool_call(call)))
+            out.extend(self._events(self._blocks.tool_call(call, position)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
             self._matched = choice.get("stop_reason")

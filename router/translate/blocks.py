@@ -19,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from router.translate.calls import CallKeys
+
 TEXT: Literal["text"] = "text"
 REFUSAL: Literal["refusal"] = "refusal"  # a model's refusal (OpenAI structured outputs)
-Key = int | Literal["text", "refusal"]  # a tool call's chat index, the text, or a refusal
+Key = int | Literal["text", "refusal"]  # a tool call's key (`CallKeys`), the text, a refusal
 _PROSE = (TEXT, REFUSAL)
 
 
@@ -96,6 +98,7 @@ class Sequencer:
         self.open: Block | None = None
         self._waiting: dict[Key, Block] = {}
         self._stopped: dict[Key, Block] = {}  # tool calls only: text may start a new block
+        self._calls = CallKeys()
 
     def piece(self, key: Key, text: str, meta: dict[str, Any] | None = None) -> list[Step]:
         """`text` (may be empty: a tool call's first fragment) for the block `key`."""
@@ -116,12 +119,13 @@ class Sequencer:
             return []
         return [*self._stop(), *self._start(block)]
 
-    def tool_call(self, call: dict[str, Any]) -> list[Step]:
-        """A chat `tool_calls[]` fragment: its index names the block, its arguments grow it."""
+    def tool_call(self, call: dict[str, Any], position: int) -> list[Step]:
+        """A chat `tool_calls[]` fragment, `position` in its delta's list: its call (see
+        `CallKeys`) names the block, its arguments grow it."""
         function = call.get("function") or {}
         arguments = function.get("arguments")
         text = arguments if isinstance(arguments, str) else ""
-        return self.piece(call.get("index", 0), text, call)
+        return self.piece(self._calls.key(call, position), text, call)
 
     def end(self) -> list[Step]:
         """Stop the open block, then open, fill and stop every waiting one."""

@@ -207,8 +207,8 @@ class ResponsesStream:
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:
             out.extend(self._events(self._blocks.piece(REFUSAL, refusal)))
-        for call in delta.get("tool_calls") or ():
-            out.extend(self._events(self._blocks.tool_call(call)))
+        for position, call in enumerate(delta.get("tool_calls") or ()):
+            out.extend(self._events(self._blocks.tool_call(call, position)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
         return out

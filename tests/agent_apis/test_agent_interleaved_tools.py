@@ -5,11 +5,15 @@ call's input exactly what the upstream sent. Checked by the SDKs' own stream acc
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import anthropic.types as at
+import openai
 import openai.types.responses as rt
 import orjson
+import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +23,8 @@ from pydantic import TypeAdapter
 
 from router.translate import anthropic_reply, responses_reply
 from router.translate.blocks import TEXT, Key, Sequencer
+from tests.agent_apis.agent_stack import stack_config
+from tests.harness import RunningRouter, router, simulator
 
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
 RESPONSES_EVENT: TypeAdapter[Any] = TypeAdapter(rt.ResponseStreamEvent)
@@ -106,6 +112,148 @@ def test_interleaved_calls_become_sequential_responses_items() -> None:
         if o.type == "function_call"
     }
     assert streamed == WANT
+
+
+def whole_call(call_id: str, name: str, arguments: str, index: int | None = 0) -> dict[str, Any]:
+    """A call in one fragment, as Ollama streams each (`index` None: one without any)."""
+    piece: dict[str, Any] = {"id": call_id, "type": "function"}
+    piece["function"] = {"name": name, "arguments": arguments}
+    return piece if index is None else {"index": index} | piece
+
+
+PARIS, ROME = '{"city": "Paris"}', '{"city": "Rome"}'
+WANT_TWO = [("call_a", "weather", {"city": "Paris"}), ("call_b", "weather", {"city": "Rome"})]
+# Parallel calls of upstreams that do not number them as OpenAI does.
+UNNUMBERED = {
+    # Ollama: each call whole in its own chunk, every one `index: 0` (ollama/ollama#15457)
+    "same_index": [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole_call("call_a", "weather", PARIS)]}),
+        chunk({"tool_calls": [whole_call("call_b", "weather", ROME)]}),
+        chunk({}, "tool_calls"),
+    ],
+    # no `index` at all, the calls side by side in one delta (Ollama before 0.4.7, #7881)
+    "no_index": [
+        chunk({"role": "assistant", "content": ""}),
+        chunk(
+            {
+                "tool_calls": [
+                    whole_call("call_a", "weather", PARIS, None),
+                    whole_call("call_b", "weather", ROME, None),
+                ]
+            }
+        ),
+        chunk({}, "tool_calls"),
+    ],
+    # OpenAI's numbering, for contrast: the id only on each call's first fragment
+    "interleaved": [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole_call("call_a", "weather", '{"city": ')]}),
+        chunk({"tool_calls": [whole_call("call_b", "weather", '{"city": "Ro', 1)]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}),
+        chunk({"tool_calls": [{"index": 1, "function": {"arguments": 'me"}'}}]}),
+        chunk({}, "tool_calls"),
+    ],
+}
+
+
+@pytest.mark.parametrize("shape", UNNUMBERED)
+def test_parallel_calls_stay_apart_in_anthropic_blocks(shape: str) -> None:
+    """Ollama's calls all came as one tool_use block whose input was `{...}{...}`."""
+    snapshot = None
+    json_bufs: dict[int, bytes] = {}
+    for _, payload in events(anthropic_reply.MessagesStream(), UNNUMBERED[shape]):
+        event = ANTHROPIC_EVENT.validate_python(payload)
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=json_bufs)
+    assert snapshot is not None and snapshot.stop_reason == "tool_use"
+    calls = [(b.id, b.name, b.input) for b in snapshot.content if b.type == "tool_use"]
+    assert calls == WANT_TWO
+
+
+@pytest.mark.parametrize("shape", UNNUMBERED)
+def test_parallel_calls_stay_apart_in_responses_items(shape: str) -> None:
+    """Ollama's calls all came as one function_call whose arguments were not JSON."""
+    state: ResponseStreamState[Any] = ResponseStreamState(input_tools=omit, text_format=omit)
+    completed: dict[str, Any] = {}
+    stream = responses_reply.ResponsesStream({"model": "auto"})
+    for name, payload in events(stream, UNNUMBERED[shape]):
+        state.handle_event(RESPONSES_EVENT.validate_python(payload))
+        if name == "response.completed":
+            completed = payload["response"]
+    final = [(o["call_id"], o["name"], orjson.loads(o["arguments"])) for o in completed["output"]]
+    assert final == WANT_TWO
+    streamed = [
+        (o.call_id, o.name, orjson.loads(o.arguments))
+        for o in state._output_items.values()
+        if o.type == "function_call"
+    ]
+    assert streamed == WANT_TWO
+
+
+@pytest.fixture(scope="module")
+def ollama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    """A router whose one backend, chat only, streams parallel calls as Ollama does."""
+    with simulator(profile="cloud", model="cloud-model", fault="ollama_tool_calls") as sim:
+        config = stack_config({"cloud": sim}, tmp_path_factory.mktemp("ollama"), ["cloud"])
+        with router(config) as running:
+            yield running
+
+
+TWO_TOOLS = [
+    {"name": n, "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+    for n in ("read_file", "write_file")
+]
+ASK_TWO = "Read a.py and write b.py"
+WANT_E2E = [("read_file", {"path": "src/main.py"}), ("write_file", {"path": "src/main.py"})]
+
+
+def test_ollamas_parallel_calls_reach_claude_code_apart(ollama: RunningRouter) -> None:
+    """They came as one tool_use whose input was `{...}{...}`: the SDK could not parse it."""
+    client = anthropic.Anthropic(base_url=ollama.root, api_key="none", max_retries=0)
+    messages: Any = [{"role": "user", "content": ASK_TWO}]
+    with client.messages.stream(
+        model="auto",
+        max_tokens=200,
+        messages=messages,
+        tools=TWO_TOOLS,  # type: ignore[arg-type]
+    ) as stream:
+        final = stream.get_final_message()
+    calls = [b for b in final.content if b.type == "tool_use"]
+    assert [(b.name, b.input) for b in calls] == WANT_E2E
+    assert len({b.id for b in calls}) == 2 and final.stop_reason == "tool_use"
+
+
+def test_ollamas_parallel_calls_reach_codex_apart(ollama: RunningRouter) -> None:
+    """They came as one function_call whose arguments were not JSON."""
+    client = openai.OpenAI(base_url=ollama.url, api_key="none", max_retries=0)
+    tools: Any = [
+        {"type": "function", "name": t["name"], "parameters": t["input_schema"]} for t in TWO_TOOLS
+    ]
+    with client.responses.stream(model="auto", input=ASK_TWO, tools=tools) as stream:
+        done = [e.item for e in stream if e.type == "response.output_item.done"]
+        final = stream.get_final_response()
+    for items in (done, final.output):
+        calls = [i for i in items if i.type == "function_call"]
+        assert [(i.name, orjson.loads(i.arguments)) for i in calls] == WANT_E2E
+        assert len({i.call_id for i in calls}) == 2
+
+
+def test_ollamas_parallel_calls_reach_chat_clients_as_sent(ollama: RunningRouter) -> None:
+    """Chat clients get the upstream's chunks as they were: the router renumbers nothing."""
+    client = openai.OpenAI(base_url=ollama.url, api_key="none", max_retries=0)
+    tools: Any = [
+        {"type": "function", "function": {"name": t["name"], "parameters": t["input_schema"]}}
+        for t in TWO_TOOLS
+    ]
+    messages: Any = [{"role": "user", "content": ASK_TWO}]
+    chunks = client.chat.completions.create(
+        model="auto", messages=messages, tools=tools, stream=True
+    )
+    calls = [c for k in chunks if k.choices for c in k.choices[0].delta.tool_calls or ()]
+    assert [(c.index, c.function.name) for c in calls if c.function] == [
+        (0, "read_file"),
+        (0, "write_file"),
+    ]
 
 
 def test_calls_one_after_another_still_stream_live() -> None:

@@ -454,6 +454,29 @@ def test_tool_calls_are_kept_from_messages_and_responses_answers() -> None:
     assert unkept.tool_calls == {} and unkept.output_chars > 0
 
 
+def test_parallel_chat_calls_are_kept_apart_without_openai_numbering() -> None:
+    """Ollama numbers every parallel call `index: 0` (ollama/ollama#15457), older Ollama not
+    at all (#7881): the tally joined them into one call whose arguments were not JSON."""
+
+    def whole(call_id: str, city: str, index: int | None) -> dict[str, Any]:
+        arguments = orjson.dumps({"city": city}).decode()
+        function = {"name": "get_weather", "arguments": arguments}
+        call: dict[str, Any] = {"id": call_id, "type": "function", "function": function}
+        return call if index is None else {"index": index, **call}
+
+    want = [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    same_index = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole("call_a", "Paris", 0)]}),
+        chunk({"tool_calls": [whole("call_b", "Rome", 0)]}),
+        chunk({}, "tool_calls"),
+    ]
+    no_index = [chunk({"tool_calls": [whole("call_a", "Paris", None), whole("c", "Rome", None)]})]
+    assert _kept_calls("chat", same_index) == want
+    assert _kept_calls("chat", no_index) == want
+    assert _kept_calls("chat", TOOL_STREAM) == want[:1]  # OpenAI's numbering, as before
+
+
 def test_a_tool_call_cut_by_the_token_limit_is_not_reported_as_a_tool_to_run() -> None:
     """Told "tool_use", Claude Code runs the tool with half its arguments; "max_tokens" makes
     it ask again. A tool call that ended normally (vLLM may say "stop") stays "tool_use"."""
