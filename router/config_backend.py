@@ -23,6 +23,9 @@ ApiName = Literal["chat", "completions", "responses", "messages"]
 
 _DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
+# A name shown in logs and by `config check`: a Groq `gsk_...` or HF `hf_...` key passes
+# ENV_NAME, but keys are mixed case and conventional variable names are not.
+_SHOWN_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 
 
 class Strict(BaseModel):
@@ -104,6 +107,16 @@ class Backend(Strict):
         value = os.environ.get(self.api_key_env) if self.api_key_env else None
         return value.strip() if value else value
 
+    def key_variable(self) -> str:
+        """`api_key_env` as logs and `config check` may say it: only a conventional variable
+        name, since a key pasted there (`gsk_...`) passes the name check."""
+        env = self.api_key_env or ""
+        if _SHOWN_NAME.fullmatch(env):
+            return env
+        return (
+            "the variable named in api_key_env (not shown: it does not look like a variable name)"
+        )
+
     def key_warning(self) -> str | None:
         """Why this backend goes without a key although `api_key_env` names one: the variable
         is unset or empty. A warning, not an error (a gateway may take requests without a
@@ -112,13 +125,15 @@ class Backend(Strict):
             return None
         unset = os.environ.get(self.api_key_env) is None
         return (
-            f"backend {self.name!r}: {self.api_key_env} (api_key_env) is "
+            f"backend {self.name!r}: {self.key_variable()} (api_key_env) is "
             f"{'not set' if unset else 'empty'}; requests to it carry no key"
         )
 
-    def key_hint(self) -> str:
+    def key_hint(self, *, to_log: bool = False) -> str:
         """What to check when this backend answers 401, which is about the router's key for
-        it; names the variable, never the key."""
+        it. The client is told of the setting only (the variable's name is the operator's
+        business, and may be a key pasted in its place); the log names the variable when it
+        looks like one (`key_variable`)."""
         env = self.api_key_env
         if env is None and self.kind == "litellm":
             return (
@@ -127,9 +142,13 @@ class Backend(Strict):
             )
         if env is None:
             return "it has no api_key_env: name the environment variable that holds its key"
+        variable = "the variable its api_key_env names"
+        if to_log:
+            shown = self.key_variable()
+            variable = f"${shown} (its api_key_env)" if shown == env else shown
         if self.api_key:
-            return f"check the key in ${env} (its api_key_env)"
-        return f"${env} (its api_key_env) is not set or empty"
+            return f"check the key in {variable}"
+        return f"{variable} is not set or empty"
 
     @field_validator("api_key_env")
     @classmethod
@@ -145,8 +164,9 @@ class Backend(Strict):
             )
         key = (os.environ.get(name) or "").strip() if name else ""
         if not header_safe(key):
+            shown = f"${name}" if _SHOWN_NAME.fullmatch(name or "") else "the variable it names"
             raise ValueError(
-                f"the key in ${name} holds a line break, a control character or a character "
+                f"the key in {shown} holds a line break, a control character or a character "
                 "beyond Latin-1, which an HTTP header cannot carry"
             )
         return name

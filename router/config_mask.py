@@ -28,6 +28,8 @@ def masked(config: Config) -> dict[str, Any]:
     for backend, settings in zip(data["backends"], config.backends, strict=True):
         env = backend.get("api_key_env")
         backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else None
+        if env and settings.key_variable() != env:  # a key pasted in place of the name
+            backend["api_key_env"] = "***"
         backend["headers"] = {k: "***" for k in backend.get("headers", {})}
         for field in URL_FIELDS:
             if isinstance(backend.get(field), str):

@@ -153,8 +153,8 @@ class Dispatcher:
             if isinstance(error, Unreachable | Timeout):
                 status = None
             elif isinstance(error, BackendRefused):
+                log.warning("%s", error.naming_key(settings.key_hint(to_log=True)))
                 error.name_key(settings.key_hint())
-                log.warning("%s", error.message)
             self._failed(backend, attempt, span, started, error.kind, status)
             raise
         except asyncio.CancelledError:

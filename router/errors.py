@@ -267,10 +267,15 @@ class BackendRefused(UpstreamError):
         """Say what a 401 points at (`config_backend.Backend.key_hint`): the adapters know
         the backend's name only, the dispatcher its settings. "check its api_key" named a
         setting that does not exist."""
-        if self.upstream_status == 401:
-            said = f"{hint}; litellm: {self.said}" if self.said else hint
-            self.message = _refusal(self.backend, 401, said)
-            self.args = (self.message,)
+        self.message = self.naming_key(hint)
+        self.args = (self.message,)
+
+    def naming_key(self, hint: str) -> str:
+        """The message `name_key` would give: the log's, with a hint the client never sees."""
+        if self.upstream_status != 401:
+            return self.message
+        said = f"{hint}; litellm: {self.said}" if self.said else hint
+        return _refusal(self.backend, 401, said)
 
 
 def _refusal(backend: str, status: int, why: str | None = None) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import openai
 import pytest
+import yaml
 
 from classifier.intent import INTENTS
 from tests.harness import router_process, simulator
@@ -77,10 +78,52 @@ def test_serve_and_a_reload_warn_and_the_401_names_the_variable(tmp_path: Path) 
             process.send_signal(signal.SIGHUP)  # the same file again: still no key
             until(lambda: b"config reloaded" in log.read_bytes(), what="the reload")
     message = raised.value.response.json()["error"]["message"]
-    assert f"${UNSET} (its api_key_env) is not set" in message
+    assert "the variable its api_key_env names is not set" in message
+    assert UNSET not in message
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     said = f"backend 'local': {UNSET} (api_key_env) is not set"
     warned = [line for line in lines if said in line["msg"]]
     assert [line["level"] for line in warned] == ["warning", "warning"]  # start, reload
     refused = [line["msg"] for line in lines if "refused the router (401" in line["msg"]]
-    assert refused and all(f"${UNSET}" in msg for msg in refused)
+    assert refused and all(f"${UNSET} (its api_key_env)" in msg for msg in refused)
+
+
+PASTED = "gsk_tiPezVJMGB3i6XWh1TJAimZ9B5rBdYwwaD9qRWZkp"  # a Groq key's shape, a valid name
+
+
+def test_a_key_pasted_into_api_key_env_is_repeated_nowhere(tmp_path: Path) -> None:
+    """A Groq, HF or Mistral key is letters, digits and `_`: it passed the name check and the
+    401 hint, the start warning and the log line repeated it to every client (found in
+    review). Logs name only what looks like a variable; clients never hear the name."""
+    assert PASTED not in os.environ
+    with simulator(profile="cloud", model="llama-3.3-70b-versatile", api_key="right") as cloud:
+        config: dict[str, Any] = {
+            "backends": [
+                {
+                    "name": "cloud",
+                    "tier": "cloud",
+                    "base_url": cloud.url,
+                    "model": "llama-3.3-70b-versatile",
+                    "api_key_env": PASTED,
+                }
+            ],
+            "routes": {intent: ["cloud"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+        }
+        with router_process(config, tmp_path) as (proxy, _):
+            log = next(tmp_path.glob("router-*.log"))
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            with pytest.raises(openai.InternalServerError) as raised:
+                client.chat.completions.create(
+                    model="cloud", messages=[{"role": "user", "content": "hi"}]
+                )
+            until(lambda: b"refused the router (401" in log.read_bytes(), what="the log line")
+    text = raised.value.response.text
+    assert "the variable its api_key_env names is not set" in text
+    assert PASTED[4:] not in text
+    logged = log.read_text()
+    assert "the variable named in api_key_env (not shown" in logged
+    assert PASTED[4:] not in logged
+    done = config_check(tmp_path, yaml.safe_dump(config), {})
+    assert "the variable named in api_key_env (not shown" in done.stderr
+    assert PASTED[4:] not in done.stdout + done.stderr

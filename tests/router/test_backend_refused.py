@@ -100,7 +100,8 @@ def test_with_no_fallback_the_client_gets_a_502_naming_the_backend(
     body = error.response.json()["error"]
     assert body["code"] == "upstream_refused"
     assert "'local'" in body["message"]
-    assert f"check the key in ${KEY_ENV} (its api_key_env)" in body["message"]
+    assert "check the key in the variable its api_key_env names" in body["message"]
+    assert KEY_ENV not in body["message"]  # the operator's business, and maybe a key
     assert SENT_KEY[:8] not in error.response.text  # OpenAI's 401 quotes part of the key
 
 
