@@ -3,7 +3,8 @@ YAML parsing, with the shell's (and Compose's) meaning: `:-` takes the default w
 variable is unset or empty, `-` only when it is unset. (`:-` used to keep an empty value,
 so `SMF_CLOUD_MODEL=` in a Compose `.env` gave a backend the model ''.) A default may
 itself use these forms (`${A:-${B:-x}}`); any other `${` (`${VAR:?msg}`, `${1}`) is an
-error, never kept as text.
+error, never kept as text. `$${` is a literal `${` (as in Compose), for a password that
+holds one; any other `$`, `$$` included, is text as it always was.
 
 After parsing, not before: a comment is not read, and a variable's value (often a secret)
 can neither add YAML structure nor appear in a YAML syntax error. `through_env` remembers
@@ -19,7 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 _HEAD = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(\}|:-|-)?")
-SUPPORTED = "${VAR}, ${VAR:-default} and ${VAR-default} (a default may hold these forms too)"
+_OPERATOR = re.compile(r"[:?=+]{1,2}")  # what follows the name in ${VAR:?msg} and kin
+SUPPORTED = (
+    "${VAR}, ${VAR:-default} and ${VAR-default} (a default may hold these forms too; "
+    "a literal ${ is written $${)"
+)
+ESCAPE = "$${"
 
 Where = tuple[str | int, ...]  # a path into parsed YAML: keys and list indexes
 
@@ -45,10 +51,14 @@ def _parse(text: str, start: int = 0, nested: bool = False) -> tuple[list[str | 
     parts: list[str | _Var] = []
     plain, at = start, start
     while at < len(text):
-        if text.startswith("${", at):
+        if text.startswith(ESCAPE, at):
+            parts.append(text[plain:at] + "${")
+            at += len(ESCAPE)
+            plain = at
+        elif text.startswith("${", at):
             head = _HEAD.match(text, at)
             if head is None or head.group(2) is None:
-                raise UnsetVariable(f"{_form(text, at)} is not supported: use {SUPPORTED}")
+                raise UnsetVariable(f"{_form(text, at, head)} is not supported: use {SUPPORTED}")
             parts.append(text[plain:at])
             name, operator = head.group(1), head.group(2)
             if operator == "}":
@@ -69,11 +79,16 @@ def _parse(text: str, start: int = 0, nested: bool = False) -> tuple[list[str | 
     return parts, at
 
 
-def _form(text: str, at: int) -> str:
-    """The `${...}` at `at` as written, to its first `}` (at most 40 characters)."""
-    end = text.find("}", at)
-    form = text[at : end + 1] if 0 <= end < at + 40 else text[at : at + 40] + "…"
-    return repr(form)
+def _form(text: str, at: int, head: re.Match[str] | None) -> str:
+    """The `${` at `at` named by its operator and position, never quoted: the string may be
+    a password, and the error quoted up to 40 characters of it (found in review)."""
+    where = f"the ${{ at character {at + 1}"
+    operator = _OPERATOR.match(text, head.end()) if head else None
+    if operator:
+        return f"{where} (a ${{VAR{operator.group()}...}})"
+    if head:
+        return f"{where} (its variable name followed by neither }}, :- nor -)"
+    return f"{where} (no variable name after it)"
 
 
 def _from_env(var: _Var, env: Mapping[str, str]) -> bool:
@@ -131,9 +146,10 @@ def through_env(data: Any, env: Mapping[str, str], path: Where = ()) -> dict[Whe
     """Every string of parsed YAML that uses `${VAR}`, by path, as it may be shown: each
     variable that is set as `***` (it may hold a secret), a default as written."""
     if isinstance(data, str):
-        if "${" not in data:
-            return {}
-        return {path: _render(_parse(data)[0], env, masked=True)}
+        parts = _parse(data)[0] if "${" in data else []
+        if not any(isinstance(part, _Var) for part in parts):
+            return {}  # no variable: a `$${` alone is text written in the file
+        return {path: _render(parts, env, masked=True)}
     found: dict[Where, str] = {}
     if isinstance(data, list):
         for index, value in enumerate(data):

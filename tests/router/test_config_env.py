@@ -131,3 +131,42 @@ def test_a_variable_in_a_default_is_masked_by_config_check(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert yaml.safe_load(done.stdout)["backends"][0]["model"] == "***"
     assert "secret-model" not in done.stdout + done.stderr
+
+
+SECRET_HEADER = """backends:
+  - name: local
+    tier: local
+    base_url: http://127.0.0.1:8888/v1
+    model: m
+    headers:
+      X-Api-Key: "k7{dollar}{{Qz9sECRETpart!x2}}Vb"
+routes: {{coding: [local], tool_calling: [local], instruction: [local], math: [local],
+  reasoning: [local], prose: [local], writing: [local]}}
+"""
+
+
+def test_a_literal_dollar_brace_is_written_twice_and_an_error_quotes_no_secret(
+    tmp_path: Path,
+) -> None:
+    """A password holding `${` was refused with no escape, and the error quoted up to 40
+    characters of it (found in review). `$${` is a literal `${`, as in Compose."""
+    path = tmp_path / "router.yaml"
+    path.write_text(SECRET_HEADER.format(dollar="$$"))
+    loaded = load(path, env={})
+    assert loaded.backends[0].headers["X-Api-Key"] == "k7${Qz9sECRETpart!x2}Vb"
+    path.write_text(SECRET_HEADER.format(dollar="$"))
+    with pytest.raises(ConfigError) as error:
+        load(path, env={})
+    message = str(error.value)
+    assert "backends.0.headers" in message
+    assert "the ${ at character 3" in message
+    assert "ECRET" not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("$$", "$$"), ("a$b", "a$b"), ("$${A}", "${A}"), ("${B:-$${}}", "${}")],
+)
+def test_only_a_doubled_dollar_before_a_brace_is_an_escape(text: str, expected: str) -> None:
+    """Any other `$` stays text, as before `$${` meant anything."""
+    assert interpolate(text, {"A": "a"}) == expected
