@@ -120,15 +120,31 @@ def check_model(settings: BackendSettings, index: int) -> None:
 
     `config check` passes it (it does not import litellm) and each request would fail with it
     instead: found where backends are built for `serve` and for a reload, which import
-    litellm for a litellm backend anyway."""
+    litellm for a litellm backend anyway. Asked as a request asks: a provider given as
+    `extra_body: {custom_llm_provider: ...}` serves an unprefixed model (refused before,
+    found in review). Only litellm's own "no provider" answer refuses: anything else it
+    raises says nothing of the model, so the backend starts and its requests will tell."""
     litellm = import_litellm()
+    provider = settings.extra_body.get("custom_llm_provider")
     try:
-        litellm.get_llm_provider(settings.model, api_base=settings.base_url or None)
+        litellm.get_llm_provider(
+            settings.model,
+            custom_llm_provider=provider if isinstance(provider, str) else None,
+            api_base=settings.base_url or None,
+        )
     except Exception as exc:
+        if NO_PROVIDER not in _first_line(exc):
+            log.warning(
+                "backend %r: litellm could not check the provider of its model (%s); "
+                "starting it anyway",
+                settings.name,
+                type(exc).__name__,
+            )
+            return
         raise ConfigError(
-            f"backends.{index}.model: litellm knows no provider for {settings.model!r} "
-            f"({_first_line(exc)[:120]}); prefix it with one such as anthropic/, gemini/, "
-            "bedrock/ or openai/"
+            f"backends.{index}.model: litellm knows no provider for {settings.model!r}; "
+            "prefix it with one such as anthropic/, gemini/, bedrock/ or openai/, or name "
+            "one in extra_body: {custom_llm_provider: ...}"
         ) from None
 
 

@@ -33,6 +33,7 @@ from tests.harness import (
     claude_backend,
     free_port,
     router,
+    router_process,
     simulator,
 )
 
@@ -44,7 +45,7 @@ def local_backend(server: Running) -> dict[str, Any]:
     return {"name": "local", "tier": "local", "base_url": server.url, "model": "local-model"}
 
 
-def client(proxy: RunningRouter) -> openai.OpenAI:
+def client(proxy: Running) -> openai.OpenAI:
     return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
@@ -329,6 +330,31 @@ def test_a_model_no_provider_serves_stops_serve(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "backends.0.model" in done.stderr and MISTYPED in done.stderr
     assert "Traceback" not in done.stderr
+    assert "Pass in" not in done.stderr  # our words, not litellm's cut mid-sentence
+
+
+def test_a_provider_named_in_extra_body_serves_an_unprefixed_model(tmp_path: Path) -> None:
+    """`extra_body: {custom_llm_provider: openai}` with `model: my-gateway-model` is served
+    by litellm, but the provider check asked without it and `serve` refused to start
+    (found in review)."""
+    with simulator(profile="cloud", model="my-gateway-model") as gateway:
+        backend = {
+            "name": "cloud",
+            "tier": "cloud",
+            "kind": "litellm",
+            "base_url": gateway.url,
+            "model": "my-gateway-model",
+            "api_key_env": "HOME",  # any set variable: the simulator takes any key
+            "extra_body": {"custom_llm_provider": "openai"},
+        }
+        routes = {i: ["cloud"] for i in INTENTS}
+        data = {"backends": [backend], "routes": routes, "ledger": {"path": str(tmp_path)}}
+        with router_process(data, tmp_path) as (proxy, _):
+            reply = client(proxy).chat.completions.create(
+                model="cloud", messages=HELLO, max_tokens=20
+            )
+        assert gateway.completions() == 1
+    assert reply.choices[0].message.content
 
 
 def test_a_reload_to_a_model_no_provider_serves_is_rejected(
