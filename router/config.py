@@ -225,10 +225,13 @@ class Config(Strict):
         judge = self.shadow.judge_backend
         if judge is not None and judge not in names:
             raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
-        for route in self.shadow.route_rates:  # a typo (`codign`) was accepted, did nothing
-            if route not in self.routes:
+        # a typo (`codign`) was accepted, did nothing; a backend is the route of a request
+        # pinned to it (`model: <backend>`), which `shadow_sampling.rate_for` looks up
+        for route in self.shadow.route_rates:
+            if route not in self.routes and route not in names:
                 raise ValueError(
-                    f"shadow.route_rates.{route}: not a route ({', '.join(self.routes)})"
+                    f"shadow.route_rates.{route}: neither a route ({', '.join(self.routes)}) "
+                    "nor a backend"
                 )
         for backend in self.canary.baselines:  # a typo there learned no floor, said nothing
             if backend not in names:

@@ -64,6 +64,15 @@ def test_route_rate_wins_over_intent_rate() -> None:
     assert _within(hits, 4000, 0.25)
 
 
+def test_a_request_pinned_to_a_backend_takes_that_backends_route_rate() -> None:
+    """`model: cloud` takes the route `cloud`, which is what `route_rates` is looked up by,
+    but a backend's name there was refused at load (found in review)."""
+    config = _config(rates={"coding": 0.0}, route_rates={"cloud": 1.0})
+    pinned = decide(_record("coding", route="cloud"), config, {}, random.Random(0))
+    assert pinned is not None and pinned.target == "local"
+    assert decide(_record("coding"), config, {}, random.Random(0)) is None
+
+
 def test_default_target_is_the_other_tier_toward_local() -> None:
     config = _config(rates={"math": 1.0})
     decision = decide(_record("math", "cloud"), config, {}, random.Random(0))
