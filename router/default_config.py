@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from router.config import Config, parse
 
@@ -32,10 +33,11 @@ def from_environment(env: Mapping[str, str] | None = None) -> Config:
     if "/" in cloud_model and not env.get("SMF_CLOUD_URL"):
         cloud |= {"kind": "litellm", "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV")}
     else:
-        cloud |= {
-            "base_url": env.get("SMF_CLOUD_URL", "https://api.openai.com/v1"),
-            "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV", "OPENAI_API_KEY"),
-        }
+        url = env.get("SMF_CLOUD_URL", "https://api.openai.com/v1")
+        # a `user:password@` in the URL is the Authorization header, which a key would be
+        # too: the default key variable made every such URL a config error (found in review)
+        default_key = None if urlsplit(url).username is not None else "OPENAI_API_KEY"
+        cloud |= {"base_url": url, "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV", default_key)}
     local = {
         "name": "local",
         "tier": "local",

@@ -78,6 +78,17 @@ def test_built_in_variables_set_but_empty_count_as_unset() -> None:
     assert config.backend("local").base_url == "http://box:8000/v1"
 
 
+def test_a_built_in_cloud_url_with_a_user_and_password_needs_no_key_variable() -> None:
+    """`SMF_CLOUD_URL=http://user:pw@host/v1` was always refused: the default
+    `api_key_env: OPENAI_API_KEY` and the URL's basic auth would both be Authorization."""
+    config = from_environment({"SMF_CLOUD_URL": "http://user:pw@127.0.0.1:9/v1"})
+    cloud = config.backend("cloud")
+    assert cloud.api_key_env is None
+    assert cloud.basic_auth() == "Basic dXNlcjpwdw=="
+    plain = from_environment({"SMF_CLOUD_URL": "http://127.0.0.1:9/v1"})
+    assert plain.backend("cloud").api_key_env == "OPENAI_API_KEY"
+
+
 @pytest.mark.parametrize(
     ("text", "env", "expected"),
     [
