@@ -175,8 +175,12 @@ class Backend(Strict):
     @classmethod
     def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
         for name, value in headers.items():
-            if not is_header_name(name):
-                raise ValueError(f"{name!r} is not an HTTP header name")
+            if not is_header_name(name):  # not quoted: `Authorization: Bearer sk-...` as a key
+                raise ValueError(
+                    "a header name is not an HTTP header name, which is a token (letters, "
+                    "digits and !#$%&'*+-.^_`|~, no space or colon); it is not shown, as it "
+                    "may be a whole header with its secret"
+                )
             if not header_safe(value):
                 raise ValueError(
                     f"the value of {name!r} holds a line break, a control character or a "

@@ -135,11 +135,16 @@ def interpolate_values(data: Any, env: Mapping[str, str], where: str = "") -> An
             for i, v in enumerate(data)
         ]
     if isinstance(data, dict):
-        return {
-            k: interpolate_values(v, env, f"{where}.{k}" if where else str(k))
-            for k, v in data.items()
-        }
+        return {k: interpolate_values(v, env, _inside(where, k)) for k, v in data.items()}
     return data
+
+
+def _inside(where: str, key: Any) -> str:
+    """The path of `key` under `where`, but a header's name is left out: it may be a pasted
+    `Authorization: Bearer sk-...`, and the path is printed."""
+    if where == "headers" or where.endswith(".headers"):
+        return where
+    return f"{where}.{key}" if where else str(key)
 
 
 def through_env(data: Any, env: Mapping[str, str], path: Where = ()) -> dict[Where, str]:

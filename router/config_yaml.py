@@ -125,10 +125,19 @@ def describe(exc: ValidationError, source: str, text: str | None) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
         loc, msg = _field_of(tuple(err["loc"]), err["msg"])
+        loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
         at = f" (line {where})" if where else ""
         lines.append(f"  {'.'.join(str(p) for p in loc) or '<root>'}{at}: {msg}")
     return "\n".join(lines)
+
+
+def without_header_names(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """`loc` cut at a `headers` map: a header name may be a pasted `Authorization: Bearer
+    sk-...`, and a location is printed (found in review)."""
+    if "headers" in loc:
+        return loc[: loc.index("headers") + 1]
+    return loc
 
 
 _NAMED = re.compile(r"^Value error, ([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)

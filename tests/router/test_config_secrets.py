@@ -153,3 +153,30 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_quoting_it(
     assert "Traceback" not in output
     if value:
         assert value not in output
+
+
+PASTED_HEADER = "Authorization: Bearer sk-proj-SECRETSECRET"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("x", "a header name is not an HTTP header name"),
+        ("5", "Input should be a valid string"),
+        ("'${X:?}'", "the ${ at character 1"),
+    ],
+    ids=["invalid-name", "not-a-string", "bad-interpolation"],
+)
+def test_a_header_pasted_as_a_header_name_is_never_quoted(
+    tmp_path: Path, value: str, said: str
+) -> None:
+    """A whole `Authorization: Bearer sk-...` line as a `headers` key was quoted by the name
+    check, and header names were part of the printed field paths (found in review)."""
+    text = (
+        backends("http://127.0.0.1:8000/v1") + f"    headers:\n      '{PASTED_HEADER}': {value}\n"
+    )
+    done = config_check(tmp_path, text, {})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "backends.1.headers" in output and said in output
+    assert "SECRET" not in output and "Traceback" not in output
