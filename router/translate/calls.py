@@ -5,22 +5,28 @@ later fragments of the same index continue it. Not every upstream does: Ollama g
 call of a parallel batch `index: 0`, each whole with its own id (ollama/ollama#15457), and
 Gemini's OpenAI-compatible endpoint and some proxies send no `index`, the calls side by side
 in one delta. So a missing index is the call's position in the delta's list, and a fragment
-whose id differs from that of the call under its index starts another call.
+that names a function under a new id starts another call once the call open under its index
+has whole JSON arguments. A new id alone is not enough: some upstreams send another id on
+later fragments of the same call (Poolside's streaming API, litellm's OCI provider), and
+OpenAI's own stream accumulator joins fragments by index.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 
 class CallKeys:
     """Numbers the calls of one chat stream 0, 1, … in the order they begin."""
 
-    __slots__ = ("_begun", "_ids", "_keys")
+    __slots__ = ("_arguments", "_begun", "_ids", "_keys")
 
     def __init__(self) -> None:
         self._keys: dict[int, int] = {}  # a chat index → the key of its latest call
         self._ids: dict[int, str] = {}  # a chat index → the id its latest call came with
+        self._arguments: dict[int, str] = {}  # a chat index → its latest call's arguments
         self._begun = 0
 
     def key(self, call: dict[str, Any], position: int) -> int:
@@ -30,8 +36,30 @@ class CallKeys:
             index = position
         given = call.get("id")
         named = given if isinstance(given, str) and given else None
-        if index not in self._keys or (named and named != self._ids.get(index, named)):
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        if index not in self._keys or (
+            named
+            and named != self._ids.get(index, named)
+            and function.get("name")
+            and _whole_json(self._arguments.get(index, ""))
+        ):
             self._keys[index], self._begun = self._begun, self._begun + 1
+            self._arguments[index] = ""
         if named:
             self._ids[index] = named
+        piece = function.get("arguments")
+        if isinstance(piece, str):
+            self._arguments[index] += piece
         return self._keys[index]
+
+
+def _whole_json(text: str) -> bool:
+    """Whether a call's arguments so far are a complete JSON value (not a fragment of one)."""
+    if not text.strip():
+        return False
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True

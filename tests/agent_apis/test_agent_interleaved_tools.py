@@ -123,7 +123,7 @@ def whole_call(call_id: str, name: str, arguments: str, index: int | None = 0) -
 
 PARIS, ROME = '{"city": "Paris"}', '{"city": "Rome"}'
 WANT_TWO = [("call_a", "weather", {"city": "Paris"}), ("call_b", "weather", {"city": "Rome"})]
-# Parallel calls of upstreams that do not number them as OpenAI does.
+# Parallel calls of upstreams that do not number or name them as OpenAI does.
 UNNUMBERED = {
     # Ollama: each call whole in its own chunk, every one `index: 0` (ollama/ollama#15457)
     "same_index": [
@@ -143,6 +143,25 @@ UNNUMBERED = {
                 ]
             }
         ),
+        chunk({}, "tool_calls"),
+    ],
+    # another id on every fragment, the name only on the first (litellm's OCI provider)
+    "new_id_each_fragment": [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole_call("call_a", "weather", "")]}),
+        chunk({"tool_calls": [{"index": 0, "id": "x1", "function": {"arguments": '{"city": '}}]}),
+        chunk({"tool_calls": [{"index": 0, "id": "x2", "function": {"arguments": '"Paris"}'}}]}),
+        chunk({"tool_calls": [whole_call("call_b", "weather", "", 1)]}),
+        chunk({"tool_calls": [{"index": 1, "id": "x3", "function": {"arguments": ROME}}]}),
+        chunk({}, "tool_calls"),
+    ],
+    # a second id on the later fragments of each call (Poolside's streaming API)
+    "second_id_later": [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole_call("call_a", "weather", '{"city": ')]}),
+        chunk({"tool_calls": [{"index": 0, "id": "p", "function": {"arguments": '"Paris"}'}}]}),
+        chunk({"tool_calls": [whole_call("call_b", "weather", '{"city": ', 1)]}),
+        chunk({"tool_calls": [{"index": 1, "id": "q", "function": {"arguments": '"Rome"}'}}]}),
         chunk({}, "tool_calls"),
     ],
     # OpenAI's numbering, for contrast: the id only on each call's first fragment
