@@ -6,7 +6,9 @@ backend through the router's litellm adapter, as live traffic reaches it), at mo
 `canary.concurrency` in flight per backend, and skips a local backend that is saturated
 rather than adding to its queue. Results go to the ledger (`canary_runs`, `canary_results`)
 and to `router.canary_judge`, whose gate book (`router.gating`) decides the gates that the
-state source hands the policy.
+state source hands the policy. A bug on the way to one backend (anything but the transport
+errors the runner maps) costs that backend's round alone: its cases are errors
+(`failure_kind` `canary`), logged once per backend and kind of error.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from evals.runner import Ask, Endpoint, TransportProblem, run_cases
 from evals.suite import SHIPPED, Capabilities, Case, load
 from router import live
 from router.backends import Backend, create
+from router.bug_log import BugLog, kind_of
 from router.canary_gates import ensure_gated
 from router.canary_judge import CanaryMetrics, Judge, gate_book
 from router.config import Backend as BackendSettings
@@ -110,6 +113,10 @@ class Canary:
         self._client: httpx.AsyncClient | None = None
         self._client_shape: tuple[float, int] = (0.0, 0)
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
+        # A bug in one backend's round (the runner's or an adapter's, beyond the transport
+        # errors they map) used to lose every backend's round. Once per backend and kind:
+        # the same bug every `interval_s` is no news.
+        self._round_bugs = BugLog(log, "the canary round of %s failed; its cases count as errors")
 
     @property
     def settings(self) -> CanarySettings:
@@ -175,18 +182,11 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         if reason is None:
-            state = self.states().get(backend.name, BackendState())
-            ask_one = self._ask_for(backend)
-            results = await self.runner(
-                sample,
-                endpoint_of(backend),
-                self.settings.concurrency,
-                self.settings.timeout_s,
-                thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
-                capabilities=Capabilities(context_window=context_window(state, backend)),
-                client=None if ask_one else await self._http(),  # none for an adapter
-                ask_one=ask_one,
-            )
+            try:
+                results = await self._probe(backend, sample)
+            except Exception as exc:  # this backend's round alone: the others' results stand
+                self._round_bugs.failed(backend.name, exc)
+                results = [round_failed(case, exc) for case in sample]
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
         summary = self._record(
@@ -200,6 +200,20 @@ class Canary:
             return
         self.last_run[backend.name] = summary
         self.judge.judge(backend.name, results, started)
+
+    async def _probe(self, backend: BackendSettings, sample: list[Case]) -> list[CaseResult]:
+        state = self.states().get(backend.name, BackendState())
+        ask_one = self._ask_for(backend)
+        return await self.runner(
+            sample,
+            endpoint_of(backend),
+            self.settings.concurrency,
+            self.settings.timeout_s,
+            thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
+            capabilities=Capabilities(context_window=context_window(state, backend)),
+            client=None if ask_one else await self._http(),  # none for an adapter
+            ask_one=ask_one,
+        )
 
     async def _http(self) -> httpx.AsyncClient:
         """The pooled client, rebuilt when a reload changed its timeout or pool size (they
@@ -302,6 +316,12 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
         return orjson.loads(reply.body or b"")
     except orjson.JSONDecodeError as exc:
         raise TransportProblem("reply is not JSON") from exc
+
+
+def round_failed(case: Case, exc: Exception) -> CaseResult:
+    """A case of a round that failed on our side: an error, never a quality verdict."""
+    detail = f"the canary round failed: {kind_of(exc).__name__}"
+    return CaseResult(case.id, case.suite, case.difficulty, "error", "canary", detail)
 
 
 def load_cases(config: Config) -> list[Case]:

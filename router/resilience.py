@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from router.bug_log import BugLog
 from router.capacity import Capacity, metrics_url, poll_metrics, read_context_window
 from router.config import Backend as BackendSettings
 from router.config import Config, ResilienceSettings
@@ -59,7 +60,10 @@ class Resilience:
         self._windows_due = 0.0
         self._sweep_due = 0.0
         self.probes_sent = 0
-        self._poll_bugs: set[tuple[str, type[Exception]]] = set()  # logged once each
+        # A bug in one backend's poll (a `/metrics` format the parser trips on) is logged, as
+        # a failed round is: suppressed, it went unseen for good. Once per backend and kind:
+        # the poll runs every `capacity_poll_s`, and the same failure each time is no news.
+        self._poll_bugs = BugLog(log, "polling the capacity of %s failed; its polls go on")
 
     @property
     def settings(self) -> ResilienceSettings:
@@ -219,20 +223,10 @@ class Resilience:
             try:  # one backend's poll must not stop the others
                 await self._poll_one(client, settings, refresh_windows)
             except Exception as exc:
-                self._poll_failed(settings.name, exc)
+                self._poll_bugs.failed(settings.name, exc)
         if self.clock() >= self._sweep_due:
             self._sweep_due = self.clock() + STICKY_SWEEP_S
             self.table.expire()
-
-    def _poll_failed(self, name: str, exc: Exception) -> None:
-        """A bug in one backend's poll (a `/metrics` format the parser trips on) is logged
-        with its traceback, as a failed round is: suppressed, it went unseen for good. Once
-        per backend and kind of error: the poll runs every `capacity_poll_s`, and the same
-        failure each time is no news."""
-        seen = (name, type(exc))
-        if seen not in self._poll_bugs:
-            self._poll_bugs.add(seen)
-            log.error("polling the capacity of %s failed; its polls go on", name, exc_info=exc)
 
     async def _poll_one(
         self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool
