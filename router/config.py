@@ -241,6 +241,13 @@ class Config(Strict):
     @model_validator(mode="after")
     def _check_names_and_keys(self) -> Config:
         names = {b.name for b in self.backends}
+        for index, backend in enumerate(self.backends):  # `model: auto` always classifies,
+            # and `x-smf-route: auto` too: nothing could choose such a backend by its name
+            if backend.name == "auto":
+                raise ValueError(
+                    f"backends.{index}.name: a backend may not be named 'auto' (model 'auto' "
+                    "means: classify the request), so nothing could choose it; rename it"
+                )
         for route in self.routes:  # `model` names a route or a backend: one would hide the other
             if route == "auto" or route in names:
                 raise ValueError(

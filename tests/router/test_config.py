@@ -174,6 +174,18 @@ def test_an_alias_named_like_a_backend_or_route_is_rejected_naming_both(
     assert same.aliases[name] == name
 
 
+def test_a_backend_named_auto_is_rejected_naming_it(tmp_path: Path) -> None:
+    """`model: auto` (and `x-smf-route: auto`) always classifies, so a backend named `auto`
+    loaded and could never be chosen by name (found in review). `serve`, `config check` and
+    a reload all read through `load`."""
+    named_auto = GOOD.replace("  - name: cloud\n", "  - name: auto\n") + ROUTES
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, named_auto), env={})
+    message = str(info.value)
+    assert "backends.1.name (line 7)" in message
+    assert "may not be named 'auto'" in message
+
+
 def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
     twice = GOOD + "    - name: mallory\n      sha256: " + hash_key("sk-alice") + "\n"
     twice = twice.replace("auth:\n  keys:\n", "auth:\n  keys:\n", 1)
