@@ -262,8 +262,10 @@ class Dispatcher:
 
 def _nothing_tried(plan: Plan, api: Api) -> RouterError:
     """Every backend was skipped. A prompt no window can hold is the client's 400, and so
-    is an API no backend of the target speaks (`/v1/completions` to a litellm backend): both
-    are permanent, and a 503 would have the client's SDK retry in vain."""
+    is an API no backend of the target speaks (`/v1/completions` to a litellm backend), or
+    no local one for a private request (which no cloud backend may serve): all are
+    permanent, and a 503 would have the client's SDK retry in vain. A local backend down
+    (circuit open) is not, and stays a 503."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if reasons == {"context_window"}:
@@ -272,12 +274,14 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
             "it; shorten the prompt or lower max_tokens.",
             param="messages",
         )
-    if "api_unsupported" in reasons and reasons <= {"api_unsupported", "context_window"}:
+    if "api_unsupported" in reasons and reasons <= {"api_unsupported", "context_window", "private"}:
         target = plan.target.name or plan.route
+        private = "private" in reasons  # `_unfit` says so of every cloud backend, first
+        which = "local backend" if private else "backend"
+        why = ", and a private request may use the local tier only" if private else ""
         return BadRequest(
-            f"no backend of {target!r} serves the {api} API "
-            f"({listed}); "
-            "send it to a model whose backends speak it",
+            f"no {which} of {target!r} serves the {api} API{why} ({listed}); "
+            f"send it to a model whose {which}s speak it",
             param="model",
         )
     return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")

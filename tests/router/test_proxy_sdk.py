@@ -11,6 +11,7 @@ import httpx
 import openai
 import pytest
 
+from router.config import parse
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 TOOLS = [
@@ -294,6 +295,34 @@ def test_private_header_keeps_cloud_intent_local(client: openai.OpenAI, tmp_path
         extra_headers={"x-smf-private": "true"},
     )
     assert raw.headers["x-smf-backend"] == "local"
+
+
+def test_a_private_request_no_local_backend_serves_is_a_400_not_retried(
+    backends: dict[str, Running], tmp_path: Path
+) -> None:
+    """A private `/v1/completions` request with local speaking chat only skipped local
+    (api_unsupported) and cloud (private) and got a 503: the SDK retried what no retry
+    could serve (found in review). A local backend down stays a 503 (test_resilience_live)."""
+    data = config_for(backends, tmp_path).model_dump(mode="json")
+    data["backends"][0]["apis"] = ["chat"]
+    sent: list[httpx.Request] = []
+    before = {name: server.completions("/v1/completions") for name, server in backends.items()}
+    with (
+        router(parse(data)) as running,
+        httpx.Client(event_hooks={"request": [sent.append]}) as http,
+    ):
+        client = openai.OpenAI(base_url=running.url, api_key="x", max_retries=2, http_client=http)
+        with pytest.raises(openai.BadRequestError) as info:
+            client.completions.create(
+                model="auto",
+                prompt="Once upon a time",
+                max_tokens=10,
+                extra_headers={"x-smf-private": "true"},
+            )
+    assert info.value.status_code == 400 and info.value.param == "model"
+    assert "completions API" in info.value.message and "private" in info.value.message
+    assert len(sent) == 1  # the SDK took it as final
+    assert {n: s.completions("/v1/completions") for n, s in backends.items()} == before
 
 
 MATH = [{"role": "user", "content": "Compute 17 * 23."}]  # a cloud intent
