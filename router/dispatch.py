@@ -261,17 +261,24 @@ class Dispatcher:
 
 
 def _nothing_tried(plan: Plan, api: Api) -> RouterError:
-    """Every backend was skipped. A prompt no window can hold is the client's 400, and so
-    is an API no backend of the target speaks (`/v1/completions` to a litellm backend), or
-    no local one for a private request (which no cloud backend may serve): all are
-    permanent, and a 503 would have the client's SDK retry in vain. A local backend down
-    (circuit open) is not, and stays a 503."""
+    """Every backend was skipped. A prompt no window can hold (no local window, for a
+    private request) is the client's 400, and so is an API no backend of the target speaks
+    (`/v1/completions` to a litellm backend), or no local one for a private request (which
+    no cloud backend may serve): all are permanent, and a 503 would have the client's SDK
+    retry in vain. A local backend down (circuit open) is not, and stays a 503."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if reasons == {"context_window"}:
         return BadRequestTooLong(
             "This request is longer than the context window of every backend that could serve "
             "it; shorten the prompt or lower max_tokens.",
+            param="messages",
+        )
+    if reasons == {"context_window", "private"}:
+        return BadRequestTooLong(
+            "This private request is longer than the context window of every local backend "
+            "that could serve it (a private request may use the local tier only); shorten "
+            "the prompt or lower max_tokens.",
             param="messages",
         )
     if "api_unsupported" in reasons and reasons <= {"api_unsupported", "context_window", "private"}:

@@ -41,6 +41,29 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
         assert local.completions() == 0 and cloud.completions() == 1
 
 
+def test_a_private_prompt_over_the_local_window_is_a_400_the_sdk_does_not_retry(
+    tmp_path: Path,
+) -> None:
+    """Local skipped for its window and cloud because the request is private: both are
+    permanent, yet the answer was a retryable 503 (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        with router(windowed(local, cloud, tmp_path, (100, 10_000))) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
+            long = [{"role": "user", "content": "word " * 400}]
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.chat.completions.create(
+                    model="auto",
+                    messages=long,  # type: ignore[arg-type]
+                    extra_headers={"x-smf-private": "true"},
+                )
+            assert caught.value.code == "context_length_exceeded"
+            assert "private" in caught.value.message
+        assert local.completions() == 0 and cloud.completions() == 0
+
+
 def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
     """An agent's tool loop: the assistant turns have no content, only tool calls whose
     arguments (here a whole file) fill the window. The estimate must see them."""
