@@ -223,7 +223,9 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
 def read_tokens(text: str, head: int, tail: int) -> list[str]:
     """The tokens a segment reads: its first `head` and last `tail` (with no tail, the rest
     of a long text, e.g. a system prompt, is not even tokenised)."""
-    toks = tokens(text if tail else text[: head * 16])
+    if not tail:  # `toks[-0:]` would be every token again
+        return tokens(text[: head * 16])[:head]
+    toks = tokens(text)
     return toks if len(toks) <= head + tail else toks[:head] + toks[-tail:]
 
 

@@ -68,6 +68,25 @@ def test_a_huge_conversation_is_read_in_bounded_pieces() -> None:
     assert len(feats) < 2 * (HEAD_TOKENS + TAIL_TOKENS) + 50
 
 
+def test_the_first_message_and_the_system_prompt_are_read_to_their_head_once() -> None:
+    """A first message or system prompt reads its first 60 or 30 tokens. It read the head
+    twice and then every token of the next 960 or 480 characters: a first message of 100
+    words counted "poem" 160 times (found in review)."""
+    v = view(
+        {
+            "messages": [
+                {"role": "system", "content": "poem " * 100},
+                {"role": "user", "content": "poem " * 100},
+                {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": "thanks"},
+            ]
+        }
+    )
+    only_latest = features(view(body_of("thanks")))
+    poem = features(v)["m:poem"] - only_latest.get("m:poem", 0.0)
+    assert poem == pytest.approx(0.5 * 60**0.5 + 0.15 * 30**0.5)
+
+
 _TOOL = st.fixed_dictionaries(
     {
         "name": st.integers(0, 40).map(lambda n: "n" * n),
