@@ -260,38 +260,42 @@ class Dispatcher:
         self.retirement.finished(backend)  # last: a retired backend may close now
 
 
+# Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
+PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private"})
+
+
 def _nothing_tried(plan: Plan, api: Api) -> RouterError:
-    """Every backend was skipped. A prompt no window can hold (no local window, for a
-    private request) is the client's 400, and so is an API no backend of the target speaks
-    (`/v1/completions` to a litellm backend), or no local one for a private request (which
-    no cloud backend may serve): all are permanent, and a 503 would have the client's SDK
-    retry in vain. A local backend down (circuit open) is not, and stays a 503."""
+    """Every backend was skipped. When every reason is permanent the request is the
+    client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
+    prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
+    API no backend of the target speaks (`/v1/completions` to a litellm backend), a private
+    request with no local backend in its target. A backend down (circuit open) or held by a
+    quality gate is not permanent, and the answer stays a 503."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
-    if reasons == {"context_window"}:
+    if not reasons or not reasons <= PERMANENT_SKIPS:
+        return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
+    private = "private" in reasons  # `_unfit` says so of every cloud backend, first
+    local = "local " if private else ""
+    local_only = " (a private request may use the local tier only)" if private else ""
+    if "context_window" in reasons:
         return BadRequestTooLong(
-            "This request is longer than the context window of every backend that could serve "
-            "it; shorten the prompt or lower max_tokens.",
+            f"This request is longer than the context window of every {local}backend that "
+            f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
             param="messages",
         )
-    if reasons == {"context_window", "private"}:
-        return BadRequestTooLong(
-            "This private request is longer than the context window of every local backend "
-            "that could serve it (a private request may use the local tier only); shorten "
-            "the prompt or lower max_tokens.",
-            param="messages",
-        )
-    if "api_unsupported" in reasons and reasons <= {"api_unsupported", "context_window", "private"}:
-        target = plan.target.name or plan.route
-        private = "private" in reasons  # `_unfit` says so of every cloud backend, first
-        which = "local backend" if private else "backend"
-        why = ", and a private request may use the local tier only" if private else ""
+    target = plan.target.name or plan.route
+    if "api_unsupported" in reasons:
         return BadRequest(
-            f"no {which} of {target!r} serves the {api} API{why} ({listed}); "
-            f"send it to a model whose {which}s speak it",
+            f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "
+            f"send it to a model whose {local}backends speak it",
             param="model",
         )
-    return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
+    return BadRequest(
+        f"{target!r} has no local backend, and a private request may use the local tier only "
+        f"({listed}); send it to a model with a local backend",
+        param="model",
+    )
 
 
 def _short_retry_after(error: UpstreamError, limit: float) -> bool:

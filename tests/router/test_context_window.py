@@ -64,6 +64,28 @@ def test_a_private_prompt_over_the_local_window_is_a_400_the_sdk_does_not_retry(
         assert local.completions() == 0 and cloud.completions() == 0
 
 
+def test_one_backend_without_the_api_and_one_without_the_window_is_a_window_400(
+    tmp_path: Path,
+) -> None:
+    """One local backend does not speak completions, the other's window is too small: the
+    answer blamed the API (code None), so a client that shortens on context_length_exceeded
+    did not, though shortening lets the second serve it (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model") as chat_only,
+        simulator(profile="vllm", model="local-model") as small,
+    ):
+        data = config_for({"local_chat": chat_only, "local_small": small}, tmp_path)
+        data = data.model_dump(mode="json")
+        data["backends"][0]["apis"] = ["chat"]
+        data["backends"][1]["context_window"] = 100
+        with router(parse(data)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.completions.create(model="coding", prompt="word " * 400)
+        assert caught.value.code == "context_length_exceeded"
+        assert chat_only.completions() == 0 and small.completions() == 0
+
+
 def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
     """An agent's tool loop: the assistant turns have no content, only tool calls whose
     arguments (here a whole file) fill the window. The estimate must see them."""

@@ -325,6 +325,26 @@ def test_a_private_request_no_local_backend_serves_is_a_400_not_retried(
     assert {n: s.completions("/v1/completions") for n, s in backends.items()} == before
 
 
+def test_a_private_request_to_a_model_without_a_local_backend_is_a_400_not_retried(
+    proxy: RunningRouter, backends: dict[str, Running]
+) -> None:
+    """`model: cloud` (or a route with no local member) for a private request skipped the
+    only backend as private and answered a retryable 503 (found in review)."""
+    sent: list[httpx.Request] = []
+    before = {name: server.completions() for name, server in backends.items()}
+    with httpx.Client(event_hooks={"request": [sent.append]}) as http:
+        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2, http_client=http)
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(
+                model="cloud",
+                messages=[{"role": "user", "content": "hi"}],
+                extra_headers={"x-smf-private": "true"},
+            )
+    assert info.value.param == "model" and "local tier only" in info.value.message
+    assert len(sent) == 1
+    assert {name: server.completions() for name, server in backends.items()} == before
+
+
 MATH = [{"role": "user", "content": "Compute 17 * 23."}]  # a cloud intent
 
 
