@@ -124,8 +124,10 @@ class Backend(Strict):
         if self.api_key_env is None or self.api_key:
             return None
         unset = os.environ.get(self.api_key_env) is None
+        shown = self.key_variable()
+        variable = f"{shown} (api_key_env)" if shown == self.api_key_env else shown
         return (
-            f"backend {self.name!r}: {self.key_variable()} (api_key_env) is "
+            f"backend {self.name!r}: {variable} is "
             f"{'not set' if unset else 'empty'}; requests to it carry no key"
         )
 

@@ -126,4 +126,5 @@ def test_a_key_pasted_into_api_key_env_is_repeated_nowhere(tmp_path: Path) -> No
     assert PASTED[4:] not in logged
     done = config_check(tmp_path, yaml.safe_dump(config), {})
     assert "the variable named in api_key_env (not shown" in done.stderr
+    assert "(api_key_env) is" not in done.stderr  # said once, not "(not shown: …) (api_key_env)"
     assert PASTED[4:] not in done.stdout + done.stderr
