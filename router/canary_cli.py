@@ -20,7 +20,7 @@ import typer
 
 from evals.results import CaseResult
 from evals.runner import Endpoint, run_cases
-from router.canary import Canary, Runner, endpoint_of, load_cases
+from router.canary import Canary, Runner, endpoint_of, load_cases, round_failed
 from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
 from router.ledger import LedgerWriter
@@ -42,13 +42,20 @@ class ErrorDetails:
     async def __call__(
         self, cases: Any, endpoint: Endpoint, *args: Any, **kwargs: Any
     ) -> list[CaseResult]:
-        results = await self.runner(cases, endpoint, *args, **kwargs)
+        try:
+            results = await self.runner(cases, endpoint, *args, **kwargs)
+        except Exception as exc:  # the canary counts the round as errors: say which
+            self._keep(endpoint, [round_failed(case, exc) for case in cases])
+            raise
+        self._keep(endpoint, results)
+        return results
+
+    def _keep(self, endpoint: Endpoint, results: list[CaseResult]) -> None:
         details = self.seen.setdefault(_identity(endpoint), Counter())
         for r in results:
             if r.status == "error":
                 text = " ".join((r.detail or r.failure_kind or "no detail").split())
                 details[text[:MAX_DETAIL_CHARS]] += 1
-        return results
 
     def common(self, endpoint: Endpoint) -> list[tuple[str, int]]:
         """The most common details for one backend, with their counts."""

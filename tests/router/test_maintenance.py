@@ -11,6 +11,7 @@ import subprocess
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -211,6 +212,25 @@ def test_canary_run_keeps_apart_the_errors_of_backends_that_share_a_url_and_mode
         asyncio.run(details(cases, failing, timeout_s=30))
     assert details.lines(healthy) == []
     assert len(details.lines(failing)) == 1 and details.lines(failing)[0].startswith("  2 × ")
+
+
+def test_canary_run_says_why_a_backend_whose_round_hit_a_bug_has_errors() -> None:
+    """A bug on the way to one backend counts its round as errors, but the CLI showed no
+    detail line for them: the exception passed by before any detail was kept (found in
+    review)."""
+    from evals.runner import Endpoint
+    from evals.suite import SHIPPED, load
+    from router.canary_cli import ErrorDetails
+
+    async def buggy(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("a bug")
+
+    cases = load(SHIPPED / "math")[:2]
+    details = ErrorDetails(runner=buggy)
+    endpoint = Endpoint("http://127.0.0.1:9/v1", "m")
+    with pytest.raises(KeyError):
+        asyncio.run(details(cases, endpoint, timeout_s=30))
+    assert details.lines(endpoint) == ["  2 × the canary round failed: KeyError"]
 
 
 def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_running_one(
