@@ -40,7 +40,7 @@ def build() -> dict[str, Any]:
                 "gates themselves.",
             ),
             panel(
-                "Time since last canary run",
+                "Time since the canary last graded each suite",
                 [
                     (
                         f"time() - smf_router_canary_last_run_timestamp_seconds{{{B}}}",

@@ -183,7 +183,9 @@ class Metrics:
             "canary_floor_ratio", "Pass-rate floor, for suites that have one.", bs
         )
         self.canary_last = self._gauge(
-            "canary_last_run_timestamp_seconds", "When the canary last ran (unix time).", bs
+            "canary_last_run_timestamp_seconds",
+            "When the canary last graded this suite on this backend (unix time).",
+            bs,
         )
         self.gated = self._gauge(
             "route_gated",
