@@ -23,6 +23,7 @@ import yaml
 
 from router import reload
 from router.backends import litellm as adapter
+from router.backends import litellm_errors
 from router.config import parse
 from tests.harness import (
     VENV_BIN,
@@ -400,4 +401,4 @@ def test_another_providers_mid_stream_500_that_mentions_a_rate_limit_stays_a_ser
 
     said = "OpenAIException - rate limit reached, server overloaded"
     error = litellm.InternalServerError(message=said, llm_provider="openai", model="gpt-4o")
-    assert type(adapter.translate(error, "cloud", sent=True)).__name__ == "ServerError"
+    assert type(litellm_errors.translate(error, "cloud", sent=True)).__name__ == "ServerError"
