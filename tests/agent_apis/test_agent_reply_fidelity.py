@@ -17,7 +17,7 @@ from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
 from router.translate import anthropic_reply
 from tests.agent_apis.agent_stack import stack
-from tests.agent_apis.test_agent_translation import chunk, run
+from tests.agent_apis.chat_chunks import chunk, run
 from tests.harness import Collect, Running, RunningRouter
 
 CALLS = [

@@ -1,0 +1,116 @@
+"""What the relay reads from translated answers: usage and the answer's tool calls, from
+Messages and Responses events, streamed or whole, and from chat chunks however numbered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.relay import Tally, usage_of
+from router.translate import anthropic_reply, responses_reply
+from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run
+
+
+def test_usage_is_normalised_from_the_events_the_relay_watches() -> None:
+    tally = Tally(api="messages")
+    start = {
+        "type": "message_start",
+        "message": {
+            "usage": {"input_tokens": 10, "cache_read_input_tokens": 30, "output_tokens": 1}
+        },
+    }
+    tally.see(start)
+    tally.see(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 9, "input_tokens": None},
+        }
+    )
+    tally.see({"type": "message_stop"})
+    usage = usage_of("messages", tally.usage)
+    assert usage is not None and tally.done and tally.finish_reasons == ["end_turn"]
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
+    tally = Tally(api="responses")
+    final = responses_reply.from_chat(
+        {
+            "id": "c",
+            "model": "m",
+            "usage": USAGE,
+            "choices": [{"finish_reason": "stop", "message": {"content": "hi"}}],
+        },
+        {},
+    )
+    tally.see({"type": "response.completed", "sequence_number": 7, "response": final})
+    usage = usage_of("responses", tally.usage)
+    assert usage is not None and tally.done and tally.sequence == 7
+    assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
+
+
+def _kept_calls(api: str, objects: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    tally = Tally(api=api, keep_text=True)  # type: ignore[arg-type]
+    for obj in objects:
+        tally.see(obj)
+    return [
+        (c["function"]["name"], orjson.loads(c["function"]["arguments"]))
+        for c in tally.answer_tool_calls()
+    ]
+
+
+def test_tool_calls_are_kept_from_messages_and_responses_answers() -> None:
+    """What shadow comparison reads: the answer's tool calls, streamed or whole, either API."""
+    want = [("get_weather", {"city": "Paris"})]
+    messages = run(anthropic_reply.MessagesStream(10), TOOL_STREAM)
+    responses = run(responses_reply.ResponsesStream({"model": "auto"}), TOOL_STREAM)
+    whole_chat = {
+        "id": "c",
+        "model": "m",
+        "usage": USAGE,
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    assert _kept_calls("messages", [p for _, p in messages]) == want
+    assert _kept_calls("responses", [p for _, p in responses]) == want
+    assert _kept_calls("messages", [anthropic_reply.from_chat(whole_chat)]) == want
+    assert _kept_calls("responses", [responses_reply.from_chat(whole_chat, {})]) == want
+    unkept = Tally(api="messages")  # the text is not kept: neither are the calls
+    for _, payload in messages:
+        unkept.see(payload)
+    assert unkept.tool_calls == {} and unkept.output_chars > 0
+
+
+def test_parallel_chat_calls_are_kept_apart_without_openai_numbering() -> None:
+    """Ollama numbers every parallel call `index: 0` (ollama/ollama#15457), older Ollama not
+    at all (#7881): the tally joined them into one call whose arguments were not JSON."""
+
+    def whole(call_id: str, city: str, index: int | None) -> dict[str, Any]:
+        arguments = orjson.dumps({"city": city}).decode()
+        function = {"name": "get_weather", "arguments": arguments}
+        call: dict[str, Any] = {"id": call_id, "type": "function", "function": function}
+        return call if index is None else {"index": index, **call}
+
+    want = [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    same_index = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [whole("call_a", "Paris", 0)]}),
+        chunk({"tool_calls": [whole("call_b", "Rome", 0)]}),
+        chunk({}, "tool_calls"),
+    ]
+    no_index = [chunk({"tool_calls": [whole("call_a", "Paris", None), whole("c", "Rome", None)]})]
+    assert _kept_calls("chat", same_index) == want
+    assert _kept_calls("chat", no_index) == want
+    assert _kept_calls("chat", TOOL_STREAM) == want[:1]  # OpenAI's numbering, as before
