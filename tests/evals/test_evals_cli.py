@@ -1,9 +1,11 @@
-"""The eval CLIs (`python -m evals` and `smf-router eval`) on files and endpoints that go wrong."""
+"""The eval CLIs (`python -m evals` and `smf-router eval`): a run that writes its results and
+compares them, and files and endpoints that go wrong."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -13,8 +15,9 @@ from typer.testing import CliRunner
 from evals import results
 from evals.cli import app as evals_app
 from evals.results import CaseResult, to_document
-from evals.suite import SHIPPED
+from evals.suite import SHIPPED, Case
 from router.eval_command import app as router_eval_app
+from tests.evals.shipped_cases import pick
 from tests.harness import simulator
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
@@ -152,3 +155,61 @@ def test_suites_without_a_case_are_a_usage_error(tmp_path: Path, app: Typer) -> 
     result = CliRunner().invoke(app, [*args, "--suites", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert "holdsnocases" in flat(result)
+
+
+def test_cli_writes_results_and_compares(tmp_path: Path) -> None:
+    chosen = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.instruction.easy.01")
+    suite_dir = tmp_path / "suites"
+    suite_dir.mkdir()
+    (suite_dir / "s.json").write_text(json.dumps([_raw(c) for c in chosen]))
+    runner = CliRunner()
+    with simulator(model="m") as server:  # the shipped cases' references (canary answers)
+        old, new = tmp_path / "old.json", tmp_path / "new.json"
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(suite_dir)]
+        first = runner.invoke(evals_app, [*args, "--out", str(old), "--no-progress"])
+        assert first.exit_code == 0, first.output
+        server.control("replies", {chosen[2].prompt: "nope"})  # the instruction case
+        second = runner.invoke(
+            evals_app, [*args, "--out", str(new), "--compare", str(old), "--no-progress"]
+        )
+    assert second.exit_code == 0, second.output
+    doc = results.read(new)
+    assert doc["summary"]["instruction"]["failed"] == 1
+    assert doc["summary"]["math"]["pass_rate"] == 1.0
+    statuses = {c["id"]: c["status"] for c in doc["cases"]}
+    assert statuses["smf.instruction.easy.01"] == "fail"
+    assert "smf.instruction.easy.01" in second.output and "Changed cases (1)" in second.output
+    assert doc["run"]["model"] == "m" and "api_key" not in json.dumps(doc["run"])
+
+
+def _raw(case: Case) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "category": case.suite,
+        "difficulty": case.difficulty,
+        "prompt": case.prompt,
+        "evaluator": case.evaluator,
+        "expected": case.expected,
+        "metadata": dict(case.metadata),
+        "reference": case.reference,
+    }
+
+
+def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
+    """A missing --suites path ended in a FileNotFoundError traceback (found in review)."""
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    missing = CliRunner().invoke(evals_app, [*args, "--suites", str(tmp_path / "nosuch")])
+    assert missing.exit_code == 2 and "nosuch" in missing.output
+    assert not isinstance(missing.exception, FileNotFoundError)
+
+
+def test_cli_names_a_malformed_suite_field_without_a_traceback(tmp_path: Path) -> None:
+    """`metadata: [1, 2]` ended the CLI in a TypeError traceback (found in review)."""
+    bad = tmp_path / "meta.yaml"
+    bad.write_text("- {id: b, prompt: hi, evaluator: text_match, expected: x, metadata: [1, 2]}\n")
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    out = CliRunner().invoke(evals_app, [*args, "--suites", str(bad)])
+    assert out.exit_code == 2 and out.exception is not None
+    assert not isinstance(out.exception, TypeError)
+    flat = "".join(out.output.replace("│", "").split())  # rich wraps the message in a box
+    assert "meta.yaml:case'b':'metadata'mustbeamapping" in flat

@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from typer.testing import CliRunner
 
 from evals import results
-from evals.cli import app
 from evals.runner import Endpoint, ask, request_body, run_cases
-from evals.suite import SHIPPED, Capabilities, Case, answer_budget, case_from_dict, load
+from evals.suite import Capabilities, answer_budget, case_from_dict
+from tests.evals.shipped_cases import SHIPPED_CASES, pick
 from tests.harness import Running, simulator
 
-SHIPPED_CASES = load(SHIPPED)
 MODEL = "fake-model"  # what the `sim` fixture serves
 
 
@@ -33,11 +31,6 @@ def sent(server: Running) -> list[dict[str, Any]]:
     """The bodies the simulator was sent, oldest first."""
     bodies: list[dict[str, Any]] = server.stats()["recent_requests"]
     return bodies
-
-
-def pick(*ids: str) -> list[Case]:
-    by_id = {c.id: c for c in SHIPPED_CASES}
-    return [by_id[i] for i in ids]
 
 
 async def test_reference_answers_pass_and_requests_carry_case_settings() -> None:
@@ -226,44 +219,6 @@ async def test_sandboxed_programs_run_at_most_one_per_cpu(monkeypatch: Any) -> N
     assert peak[0] == 2
 
 
-def test_cli_writes_results_and_compares(tmp_path: Path) -> None:
-    chosen = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.instruction.easy.01")
-    suite_dir = tmp_path / "suites"
-    suite_dir.mkdir()
-    (suite_dir / "s.json").write_text(json.dumps([_raw(c) for c in chosen]))
-    runner = CliRunner()
-    with simulator(model="m") as server:  # the shipped cases' references (canary answers)
-        old, new = tmp_path / "old.json", tmp_path / "new.json"
-        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(suite_dir)]
-        first = runner.invoke(app, [*args, "--out", str(old), "--no-progress"])
-        assert first.exit_code == 0, first.output
-        server.control("replies", {chosen[2].prompt: "nope"})  # the instruction case
-        second = runner.invoke(
-            app, [*args, "--out", str(new), "--compare", str(old), "--no-progress"]
-        )
-    assert second.exit_code == 0, second.output
-    doc = results.read(new)
-    assert doc["summary"]["instruction"]["failed"] == 1
-    assert doc["summary"]["math"]["pass_rate"] == 1.0
-    statuses = {c["id"]: c["status"] for c in doc["cases"]}
-    assert statuses["smf.instruction.easy.01"] == "fail"
-    assert "smf.instruction.easy.01" in second.output and "Changed cases (1)" in second.output
-    assert doc["run"]["model"] == "m" and "api_key" not in json.dumps(doc["run"])
-
-
-def _raw(case: Case) -> dict[str, Any]:
-    return {
-        "id": case.id,
-        "category": case.suite,
-        "difficulty": case.difficulty,
-        "prompt": case.prompt,
-        "evaluator": case.evaluator,
-        "expected": case.expected,
-        "metadata": dict(case.metadata),
-        "reference": case.reference,
-    }
-
-
 async def test_a_malformed_reply_costs_its_case_not_the_run(sim: Running) -> None:
     """A null message or content sent as parts crashed the parser, and the task group then
     cancelled every other case: the canary recorded nothing (found in review). Servers
@@ -367,26 +322,6 @@ async def test_a_backend_max_completion_tokens_default_never_overrides_the_case(
         == answer_budget(case, Capabilities(context_window=1024))
         < case.max_tokens
     )
-
-
-def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
-    """A missing --suites path ended in a FileNotFoundError traceback (found in review)."""
-    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
-    missing = CliRunner().invoke(app, [*args, "--suites", str(tmp_path / "nosuch")])
-    assert missing.exit_code == 2 and "nosuch" in missing.output
-    assert not isinstance(missing.exception, FileNotFoundError)
-
-
-def test_cli_names_a_malformed_suite_field_without_a_traceback(tmp_path: Path) -> None:
-    """`metadata: [1, 2]` ended the CLI in a TypeError traceback (found in review)."""
-    bad = tmp_path / "meta.yaml"
-    bad.write_text("- {id: b, prompt: hi, evaluator: text_match, expected: x, metadata: [1, 2]}\n")
-    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
-    out = CliRunner().invoke(app, [*args, "--suites", str(bad)])
-    assert out.exit_code == 2 and out.exception is not None
-    assert not isinstance(out.exception, TypeError)
-    flat = "".join(out.output.replace("│", "").split())  # rich wraps the message in a box
-    assert "meta.yaml:case'b':'metadata'mustbeamapping" in flat
 
 
 def test_content_parts_without_text_strings_are_skipped_not_fatal() -> None:
