@@ -15,9 +15,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from evals import report, results
+from evals.applicability import Capabilities
 from evals.graders import GRADER_RULES
 from evals.runner import Endpoint, run_cases, served_context_window
-from evals.suite import SHIPPED, Capabilities, Case, load, load_profile, published_count
+from evals.suite import SHIPPED, Case, load, load_profile, published_count
 from evals.urls import check_url, masked_url
 
 app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")

@@ -22,10 +22,11 @@ from typing import Any, Literal
 
 import httpx
 
+from evals.applicability import Capabilities, answer_budget, not_applicable
 from evals.graders import SUPPORTED, Answer, CaseProblem, Executor, evaluator_of, grade
 from evals.results import CaseResult
 from evals.sandbox import SandboxUnavailable, run_python
-from evals.suite import Capabilities, Case, answer_budget, not_applicable
+from evals.suite import Case
 from evals.urls import joined, openai_hosted
 
 ANSWER_CHARS = 4000

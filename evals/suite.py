@@ -1,9 +1,9 @@
 """Suites: load smf-bench's YAML/JSON case files (and ours) into frozen ``Case`` objects.
 
 The format is smf-bench's (see ``docs/evals.md``): multi-document YAML streams or one list per
-file, loaded recursively; unknown top-level keys become metadata; capability gating marks a
-case N/A on an endpoint that lacks a modality or capability instead of failing it, and so
-are cases smf-bench sends or grades in ways we do not (templated prompts, timings, judges).
+file, loaded recursively; unknown top-level keys become metadata; cases smf-bench sends or
+grades in ways we do not (templated prompts, timings, judges) load and are N/A, as is a
+case on an endpoint that cannot run it (``evals.applicability``).
 A malformed file or field is a ``SuiteError`` that names the file, the case and the field.
 """
 
@@ -82,9 +82,6 @@ NOT_GRADED = frozenset(
 """smf-bench's other evaluators (timings, a judge model, files an agent wrote, media): their
 cases load and are N/A here."""
 
-TEXT_MODALITIES = frozenset({"text"})
-TEXT_CAPABILITIES = frozenset({"reasoning", "writing", "tool_calling", "coding", "instruction"})
-
 
 class SuiteError(ValueError):
     """A case file that does not follow the format; the message names the file and case."""
@@ -111,55 +108,6 @@ class Case:
     dimension: str = "quality"
     source: str = ""
     not_runnable: str | None = None  # why no endpoint can run it here (e.g. a templated prompt)
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What an endpoint can do; a case needing more is N/A there, not a failure."""
-
-    modalities: frozenset[str] = TEXT_MODALITIES
-    capabilities: frozenset[str] = TEXT_CAPABILITIES
-    context_window: int | None = None  # tokens of prompt and answer together, when known
-
-
-MIN_ANSWER_TOKENS = 256
-"""Below this an answer budget cut to fit a small window would grade the window, not the model."""
-
-TEMPLATE_TOKENS = 64
-"""The chat template's framing around the prompt."""
-
-
-def prompt_tokens_at_most(case: Case) -> int:
-    """An upper bound on the prompt's tokens without a tokenizer: one token per two UTF-8
-    bytes over-counts English (~4 characters a token), code, and CJK (3 bytes a token)."""
-    size = len(case.prompt.encode())
-    if case.tools:
-        size += len(json.dumps(case.tools).encode())
-    return size // 2 + TEMPLATE_TOKENS
-
-
-def answer_budget(case: Case, caps: Capabilities) -> int:
-    """The case's ``max_tokens``, cut so that prompt and answer fit the context window: a
-    backend rejects a request whose prompt plus ``max_tokens`` exceeds it, even when the
-    answer would have been short."""
-    if caps.context_window is None:
-        return case.max_tokens
-    return min(case.max_tokens, caps.context_window - prompt_tokens_at_most(case))
-
-
-def not_applicable(case: Case, caps: Capabilities) -> str | None:
-    """Why ``case`` cannot run on an endpoint with ``caps``, or None when it can."""
-    if case.not_runnable is not None:
-        return case.not_runnable
-    missing = [m for m in case.requires_modalities if m not in caps.modalities]
-    if missing:
-        return f"endpoint lacks modality {', '.join(missing)}"
-    lacking = [c for c in case.requires_capabilities if c not in caps.capabilities]
-    if lacking:
-        return f"endpoint lacks capability {', '.join(lacking)}"
-    if answer_budget(case, caps) < min(MIN_ANSWER_TOKENS, case.max_tokens):
-        return f"prompt and answer do not fit the {caps.context_window}-token context window"
-    return None
 
 
 def _where(source: str, raw: Mapping[str, Any]) -> str:

@@ -26,9 +26,10 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
+from evals.applicability import Capabilities
 from evals.results import CaseResult
 from evals.runner import Ask, Endpoint, TransportProblem, run_cases
-from evals.suite import SHIPPED, Capabilities, Case, load
+from evals.suite import SHIPPED, Case, load
 from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog, kind_of

@@ -15,16 +15,14 @@ from pathlib import Path
 import pytest
 
 from classifier import INTENTS
-from evals.suite import (
+from evals.applicability import (
     MIN_ANSWER_TOKENS,
-    SHIPPED,
     Capabilities,
-    Case,
     answer_budget,
-    load,
     not_applicable,
     prompt_tokens_at_most,
 )
+from evals.suite import SHIPPED, Case, load
 from router.canary import Canary, load_cases
 from router.config import parse
 from router.gating import GateBook

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 
 from evals import results
+from evals.applicability import Capabilities, answer_budget
 from evals.runner import Endpoint, ask, request_body, run_cases
-from evals.suite import Capabilities, answer_budget, case_from_dict
+from evals.suite import case_from_dict
 from tests.evals.shipped_cases import SHIPPED_CASES, pick
 from tests.harness import Running, simulator
 

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from evals.applicability import Capabilities, not_applicable
 from evals.suite import (
     SHIPPED,
-    Capabilities,
     SuiteError,
     case_from_dict,
     load,
     load_profile,
-    not_applicable,
     profile_files,
 )
 
