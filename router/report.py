@@ -285,7 +285,7 @@ def _build(
     since, until = _naive_utc(since), _naive_utc(until)
     first_day = since.date().isoformat() if since else None
     last_day = until.date().isoformat() if until else None
-    with Ledger(Path(directory), first_day, last_day) as ledger:
+    with Ledger(Path(directory), first_day, last_day, tables=("records",)) as ledger:
         lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
         caller = "caller" if by == "caller" else "''"

@@ -68,7 +68,7 @@ def report(
     cfg = load_or_exit(config)
     directory = ledger_dir(ledger, cfg)
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
-    with Ledger(directory) as store:
+    with Ledger(directory, tables=("shadow_comparisons",)) as store:
         summaries = summarize(from_ledger(store, days), tiers)
         warnings = list(store.warnings)
     for warning in warnings:  # files skipped: on stderr, never inside the JSON

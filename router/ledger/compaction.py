@@ -88,12 +88,15 @@ def merge(
 def _merge_readable(inputs: Sequence[Segment], out: Path) -> list[Path]:
     """Merge `inputs` into `out`, raising `_Unreadable` (and writing nothing) if one is.
 
-    Sources and price-map versions come from the inputs' footers, not from the `Segment`
-    objects passed in: a live writer builds those from what it wrote, without either."""
+    Each input's checksum is checked first: a merge reads every row, and would write damaged
+    values into a new, healthy-looking file. Sources and price-map versions come from the
+    inputs' footers, not from the `Segment` objects passed in: a live writer builds those
+    from what it wrote, without either."""
     footers: list[Segment] = []
     schemas = []
     for seg in inputs:
         try:
+            checksum.verify(seg.path)
             footers.append(segments.read_segment(seg.path))
             schemas.append(pq.read_schema(seg.path).remove_metadata())
         except Exception as exc:  # a torn or foreign file: leave it, say so

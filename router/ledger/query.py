@@ -1,15 +1,19 @@
 """Reading the ledger: an in-memory DuckDB with one view per table over validated segments.
 
 Readers never open a database file, so they never conflict with running writers (FACTS.md:
-a DuckDB file open read-write locks out every other process). Files are checked by their
-footer first; if a query still fails (a page corrupted inside, or a file merged away since
-we listed), the views are rebuilt from a full decode of every file and the query retried;
-not when the query itself or the values read fail it (a sum beyond int64): those repeat.
+a DuckDB file open read-write locks out every other process). Files are listed by their
+footer; a file's checksum is checked before the first query that names a view over it, so
+only the rows a reader scans cost a read of their bytes (a report over a year of rollups
+reads today's segments, not the year's). If a query still fails (a page corrupted inside,
+or a file merged away since we listed), the views are rebuilt from a full decode of every
+file and the query retried; not when the query itself or the values read fail it (a sum
+beyond int64): those repeat.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,7 +22,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from router.ledger import rollups, segments
+from router.ledger import checksum, rollups, segments
 from router.ledger.schema import SCHEMAS
 
 log = logging.getLogger("smf_router.ledger.query")
@@ -35,6 +39,7 @@ QUERY_ERRORS = (
     *DATA_ERRORS,
 )
 MEMORY_LIMIT = "512MB"
+WORD = re.compile(r"\w+")  # a query's words, of which the views it names
 
 
 def _sql_list(paths: Sequence[str]) -> str:
@@ -42,18 +47,24 @@ def _sql_list(paths: Sequence[str]) -> str:
 
 
 class Ledger:
-    """A read-only view of a ledger directory, optionally limited to a range of days.
+    """A read-only view of a ledger directory, optionally limited to a range of days and to
+    some `tables` (a query naming another one fails: no view was made for it).
 
     What it skipped is named in `warnings` and not logged here: a CLI prints them, the
     router's report endpoint logs them (a log line here as well printed each one twice on
     a terminal)."""
 
     def __init__(
-        self, directory: Path, first_day: str | None = None, last_day: str | None = None
+        self,
+        directory: Path,
+        first_day: str | None = None,
+        last_day: str | None = None,
+        tables: Sequence[str] | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.first_day = first_day
         self.last_day = last_day
+        self.tables = tuple(SCHEMAS) if tables is None else tuple(tables)
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET TimeZone = 'UTC'")
         # Reports aggregate into small tables: bound DuckDB's buffers (the 1 GB report target).
@@ -66,6 +77,10 @@ class Ledger:
         self._window: tuple[datetime, datetime] | None = None
         self.rolled_up_days = 0
         self.open_rows = 0
+        # Each view's schema and files; a file's checksum is checked before a query names it.
+        self._views: dict[str, tuple[pa.Schema, list[segments.Segment]]] = {}
+        self._checked: set[Path] = set()  # matched their checksum (in this reader's lifetime)
+        self._damaged: dict[Path, str] = {}  # did not: left out of every view, and why
         self._build(full=False)
 
     def _build(self, full: bool) -> None:
@@ -81,7 +96,7 @@ class Ledger:
     def _build_once(self, full: bool) -> None:
         self.warnings.clear()
         self.price_map_versions.clear()
-        for table, schema in SCHEMAS.items():
+        for table in self.tables:
             listing = segments.list_table(
                 self.directory, table, self.first_day, self.last_day, full=full
             )
@@ -91,8 +106,8 @@ class Ledger:
                     self.price_map_versions.update(seg.price_map_version.split(","))
             self.rows[table] = sum(s.rows for s in listing.segments)
             self.listings[table] = listing
-            uniform = len({s.schema for s in listing.segments}) <= 1
-            self._view(table, schema, listing.paths, uniform)
+            self._view(table, SCHEMAS[table], listing.segments)
+        self.warnings.extend(self._damaged.values())
         if self._window:
             self._split_rollups(*self._window, full=full)
 
@@ -115,8 +130,7 @@ class Ledger:
             by_day.setdefault(seg.day, []).append(seg)
         sums: list[str] = []
         latency: list[str] = []
-        open_paths: list[str] = []
-        self.open_rows = 0
+        open_segments: list[segments.Segment] = []
         for day, segs in by_day.items():
             start = datetime.fromisoformat(day)
             found = None
@@ -126,11 +140,10 @@ class Ledger:
                 sums.append(str(found[0]))
                 latency.append(str(found[1]))
             else:
-                open_paths.extend(str(s.path) for s in segs)
-                self.open_rows += sum(s.rows for s in segs)
+                open_segments.extend(segs)
         self.rolled_up_days = len(sums)
-        uniform = len({s.schema for s in self.listings["records"].segments}) <= 1
-        self._view("records_open", SCHEMAS["records"], open_paths, uniform)
+        self._view("records_open", SCHEMAS["records"], open_segments)
+        self.open_rows = sum(s.rows for s in self._views["records_open"][1])
         # Both views always exist, empty when no day is rolled up: a query written before a
         # retry re-listed the files must still find them, and fresh ones (never old files).
         window = [since, until]
@@ -157,23 +170,54 @@ class Ledger:
                 source = f"_empty_{name}"
             self.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM {source}")
 
-    def _view(self, table: str, schema: pa.Schema, paths: list[str], uniform: bool) -> None:
-        """The view over `paths`, always with every column of today's `schema`: files written
-        before a column was added read it as NULL instead of failing the query."""
-        empty = f"_empty_{table}"
+    def _view(self, name: str, schema: pa.Schema, files: Sequence[segments.Segment]) -> None:
+        """The view over `files` but damaged ones, always with every column of today's
+        `schema`: files written before a column was added read it as NULL instead of failing
+        the query."""
+        kept = [s for s in files if s.path not in self._damaged]
+        self._views[name] = (schema, kept)
+        empty = f"_empty_{name}"
         self.con.register(empty, schema.empty_table())
         source = f"SELECT * FROM {empty}"
-        if paths:
+        if kept:
             # union_by_name and hive partitions cost ~2 ms a file: only pay when schemas differ
-            union = "" if uniform else ", union_by_name = true"
-            files = f"SELECT * FROM read_parquet({_sql_list(paths)}{union})"
-            source = f"{source} UNION ALL BY NAME {files}"
-        self.con.execute(f"CREATE OR REPLACE VIEW {table} AS {source}")
+            union = "" if len({s.schema for s in kept}) <= 1 else ", union_by_name = true"
+            paths = [str(s.path) for s in kept]
+            files_sql = f"SELECT * FROM read_parquet({_sql_list(paths)}{union})"
+            source = f"{source} UNION ALL BY NAME {files_sql}"
+        self.con.execute(f"CREATE OR REPLACE VIEW {name} AS {source}")
+
+    def _check(self, query: str) -> None:
+        """Check the checksum of each file of the views `query` names (once per file), and
+        make the views again without the damaged ones before it runs. A query reaches a
+        view's rows only by naming it, or a table an earlier query built from it (and was
+        checked for): naming one in passing only checks more than needed."""
+        named = set(WORD.findall(query.lower())) & self._views.keys()
+        damaged = False
+        for name in sorted(named):
+            for seg in self._views[name][1]:
+                if seg.path in self._checked:
+                    continue
+                try:
+                    checksum.verify(seg.path)
+                except FileNotFoundError:
+                    continue  # merged away since listed: the query fails, and lists again
+                except (OSError, checksum.Mismatch) as exc:
+                    self._damaged[seg.path] = f"skipped unreadable segment {seg.path}: {exc}"
+                    self.warnings.append(self._damaged[seg.path])
+                    damaged = True
+                else:
+                    self._checked.add(seg.path)
+        if damaged:
+            for name, (schema, files) in list(self._views.items()):
+                self._view(name, schema, files)
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
-        """Run a query and fetch all rows, rebuilding the views from scratch on read errors."""
+        """Run a query and fetch all rows, checking the checksums of the files it reads
+        first, and rebuilding the views from scratch on read errors."""
         for attempt in range(RETRIES + 1):
             try:
+                self._check(query)
                 return self.con.execute(query, params or []).fetchall()
             except duckdb.Error as exc:  # a file gone or damaged (some damage is a bare Error)
                 if attempt == RETRIES or isinstance(exc, QUERY_ERRORS):

@@ -2,9 +2,9 @@
 
 A router that follows rows another process writes (the canary CronJob's `canary_runs` and
 `canary_results`) reads them every minute: with PyArrow, which the writer loads anyway, not
-DuckDB (a router that only writes never pays for it), and each file once, since a segment
-never changes after its rename. A merge's output is a new file; `segments.list_table`
-leaves out the files it replaced.
+DuckDB (a router that only writes never pays for it), and each file once (checking its
+checksum then), since a segment never changes after its rename. A merge's output is a new
+file; `segments.list_table` leaves out the files it replaced.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class RecentRows:
             return []  # nothing written yet (or ever): no need to load PyArrow for it
         import pyarrow.parquet as pq
 
-        from router.ledger import segments
+        from router.ledger import checksum, segments
 
         listing = segments.list_table(self.directory, self.table, first_day=first_day)
         files: dict[Path, list[dict[str, Any]]] = {}
@@ -35,8 +35,9 @@ class RecentRows:
             rows = self._files.get(segment.path)
             if rows is None:
                 try:
+                    checksum.verify(segment.path)
                     rows = pq.read_table(segment.path).to_pylist()
-                except (OSError, ValueError):  # merged away since listed, or damaged: skip
+                except (OSError, ValueError, checksum.Mismatch):  # merged away, or damaged
                     continue
             files[segment.path] = rows
         self._files = files  # files of days left behind, or merged away, are let go

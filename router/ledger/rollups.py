@@ -131,8 +131,10 @@ def current(
 ) -> tuple[Path, Path] | None:
     """The day's rollup files if they match its segments exactly and can be read, else None.
 
-    A torn or empty rollup is named in `warnings`; the day is then read from its segments
-    until compaction writes the rollup again. `full` decodes every page, not only footers.
+    A torn, empty or damaged rollup is named in `warnings`; the day is then read from its
+    segments until compaction writes the rollup again. The rollup's checksums are checked
+    (its rows are what a report reads, and they are small), the segments' are not: their
+    rows are not read. `full` decodes every page, not only footers.
     """
     if not day_segments:
         return None
@@ -141,6 +143,7 @@ def current(
         return None
     for path in found:
         try:
+            checksum.verify(path)
             if full:
                 segments.validate_fully(path)
             else:
@@ -153,9 +156,17 @@ def current(
 
 
 def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
-    """Write the rollup of a closed day (unless current); remove stale ones. True if written."""
+    """Write the rollup of a closed day (unless current); remove stale ones. True if written.
+
+    Raises `checksum.Mismatch` if a segment is damaged: a rollup of its values would outlive
+    it, and hide it from every report that reads the day from the rollup."""
     if not day_segments or current(directory, day, day_segments):
         return False
+    for seg in day_segments:
+        try:
+            checksum.verify(seg.path)
+        except checksum.Mismatch as exc:
+            raise checksum.Mismatch(f"{seg.path}: {exc}") from None
     import duckdb  # only compaction and reports need DuckDB; a router that only writes doesn't
 
     sums_path, latency_path = paths(directory, day, digest(s.path.name for s in day_segments))

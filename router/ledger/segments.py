@@ -4,9 +4,10 @@ Layout: `DIR/<table>/day=YYYY-MM-DD/<name>.parquet`. Every file is written under
 temporary name and renamed into place, so a reader never sees half a file from a live
 writer. A merged file lists the files it replaces in its Parquet metadata
 (`smf.sources`); readers ignore those sources, so a merge followed by a crash before the
-sources were deleted never double-counts. Each file's checksum is written beside it
-(`router.ledger.checksum`) and checked with its footer. A file that cannot be read, or no
-longer matches its checksum, is skipped with a warning naming it.
+sources were deleted never double-counts. A file whose footer cannot be read is skipped
+with a warning naming it. Each file's checksum is written beside it (`router.ledger.checksum`)
+and checked by whoever scans the file's rows, not here: listing a year to read a few days of
+it (or only its footers, for rollup digests and price-map versions) must not read every byte.
 """
 
 from __future__ import annotations
@@ -152,9 +153,8 @@ def _fsync(path: Path) -> None:
 
 
 def read_segment(path: Path) -> Segment:
-    """Check a segment's checksum and read its footer; raises when the file is damaged or
-    not a complete Parquet file."""
-    checksum.verify(path)
+    """Read a segment's footer (its checksum is not checked); raises when the file is not a
+    complete Parquet file."""
     meta = pq.read_metadata(path)
     kv = meta.metadata or {}
     sources = frozenset(json.loads(kv[SOURCES_KEY])) if SOURCES_KEY in kv else frozenset()

@@ -60,9 +60,9 @@ def test_a_warning_is_printed_once(tmp_path: Path, command: list[str]) -> None:
     up, Python's last-resort handler printed a bare copy before the `warning:` line (found
     in re-review). Counted as bare text, so that any second copy fails."""
     ledger = write_known_ledger(tmp_path / "ledger")
-    day = segments.day_dir(ledger, "records", "2026-03-01")
-    backup = day.with_name("day=2026-03-01.bak")
-    shutil.copytree(day, backup)
+    table = "shadow_comparisons" if command[0] == "shadow" else "records"  # the one it lists
+    backup = segments.day_dir(ledger, table, "2026-03-01").with_name("day=2026-03-01.bak")
+    shutil.copytree(segments.day_dir(ledger, "records", "2026-03-01"), backup)
     done = subprocess.run(
         [str(VENV_BIN / "smf-router"), *command, "--ledger", str(ledger)],
         capture_output=True,

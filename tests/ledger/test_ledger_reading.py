@@ -161,3 +161,26 @@ def test_a_segment_written_before_checksums_is_read_without_a_warning(tmp_path: 
         sidecar.unlink()
     built = report.build(tmp_path, since=DAY - timedelta(days=1))
     assert (built["totals"]["requests"], built["warnings"]) == (1000, [])
+
+
+def test_a_rolled_up_day_is_answered_without_reading_its_segments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every listed segment's checksum was checked, a read of the whole file each: a report
+    over a year of rollups, and every hourly `compact`, read the year's bytes (747 MiB
+    instead of 50 at 10M records, in review). A rolled-up day's segment is now read only by
+    a query of its rows; damage to it goes unseen until then, and its rollup answers."""
+    _write_costs(tmp_path, 2)
+    assert compaction.compact(tmp_path, now=DAY + timedelta(days=2)).rollups == 1
+    (merged,) = segments.day_dir(tmp_path, "records", "2026-03-01").glob("*.parquet")
+    _flip_a_bit_of_the_costs(merged)
+    monkeypatch.setattr(report, "EXACT_MAX", 0)  # as if big: no exact latency over every record
+    built = report.build(tmp_path, since=DAY - timedelta(days=1))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, 249.5)
+    assert built["warnings"] == []
+    again = compaction.compact(tmp_path, now=DAY + timedelta(days=2))
+    assert (again.files_in, again.rollups, again.warnings) == (0, 0, [])
+    monkeypatch.undo()  # exact latency again: it reads every record
+    built = report.build(tmp_path, since=DAY - timedelta(days=1))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, 249.5)
+    assert [w for w in built["warnings"] if merged.name in w and "checksum" in w]
