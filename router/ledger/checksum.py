@@ -12,12 +12,14 @@ sidecar was written before checksums were: it is read as before, unchecked.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 import zlib
 from pathlib import Path
 
 SUFFIX = ".crc32"
 CHUNK = 1 << 20
+WRITTEN = re.compile(r"[0-9a-f]{8}")  # what `write` writes, but the newline
 
 
 class Mismatch(Exception):
@@ -55,14 +57,18 @@ def write(path: Path, written: Path) -> None:
 
 
 def verify(path: Path) -> None:
-    """Raise `Mismatch` if `path` has a checksum and its bytes do not match it."""
+    """Raise `Mismatch` if `path` has a checksum and its bytes do not match it, or the
+    checksum file itself is not one `write` could have written (emptied, garbled): then it
+    is that file that is damaged, and the segment cannot be vouched for either way."""
     try:
-        expected = sidecar(path).read_text().strip()
+        expected = sidecar(path).read_text(errors="replace").strip()
     except FileNotFoundError:
         return  # written before checksums were
+    if not WRITTEN.fullmatch(expected):
+        raise Mismatch(f"its checksum file {sidecar(path).name} is damaged ({expected[:16]!r})")
     actual = f"{compute(path):08x}"
     if actual != expected:
-        raise Mismatch(f"checksum {actual} is not {expected or 'empty'}: damaged on disk")
+        raise Mismatch(f"checksum {actual} is not {expected}: damaged on disk")
 
 
 def remove(path: Path) -> None:
