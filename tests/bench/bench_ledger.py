@@ -175,6 +175,7 @@ def synthetic_day(day: datetime, n: int, rng: np.random.Generator) -> pa.Table:
         "prompt_tokens": pa.array(prompt),
         "completion_tokens": pa.array(completion),
         "cached_tokens": pa.array(prompt // 2),
+        "cache_write_tokens": pa.array(np.zeros(n, np.int64)),
         "reasoning_tokens": pa.array(np.zeros(n, np.int64)),
         "tokens_estimated": pa.array(np.zeros(n, bool)),
         "ttft_s": pa.array(duration * 0.1),
