@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from router.config import Config
 from router.ledger import rollups
-from router.ledger.query import DATA_ERRORS, Ledger
+from router.ledger.query import DATA_ERRORS, Busy, Ledger
 from router.pricing import MONTH_S
 
 By = Literal["route", "intent", "backend", "caller", "day"]
@@ -254,8 +254,9 @@ def _naive_utc(value: datetime | None) -> datetime | None:
 
 
 class Unsummable(Exception):
-    """The ledger holds counts its sums overflow (written before `usage.MAX_TOKENS` bounded
-    them): no total to show. The message is one line, for the CLI and the endpoint alike."""
+    """No total to show: the ledger holds counts its sums overflow (written before
+    `usage.MAX_TOKENS` bounded them), or a compaction kept merging away the files the report
+    listed (`query.Busy`). The message is one line, for the CLI and the endpoint alike."""
 
 
 def build(
@@ -271,6 +272,8 @@ def build(
     except DATA_ERRORS as exc:
         reason = str(exc).partition("\n")[0]
         raise Unsummable(f"cannot add up the ledger at {directory}: {reason}") from None
+    except Busy as exc:
+        raise Unsummable(f"cannot read the ledger at {directory}: {exc}") from None
 
 
 def _build(

@@ -4,10 +4,12 @@ Readers never open a database file, so they never conflict with running writers 
 a DuckDB file open read-write locks out every other process). Files are listed by their
 footer; a file's checksum is checked before the first query that names a view over it, so
 only the rows a reader scans cost a read of their bytes (a report over a year of rollups
-reads today's segments, not the year's). If a query still fails (a page corrupted inside,
-or a file merged away since we listed), the views are rebuilt from a full decode of every
-file and the query retried; not when the query itself or the values read fail it (a sum
-beyond int64): those repeat.
+reads today's segments, not the year's). A file merged away between the listing and its
+read (a compaction running) makes the reader list again, as long as each failure names a
+file the fresh listing no longer holds, a few times at most: then it raises `Busy`. If a
+query fails otherwise (a page corrupted inside), the views are rebuilt from a full decode
+of every file and the query retried; not when the query itself or the values read fail it
+(a sum beyond int64): those repeat.
 """
 
 from __future__ import annotations
@@ -40,6 +42,23 @@ QUERY_ERRORS = (
 )
 MEMORY_LIMIT = "512MB"
 WORD = re.compile(r"\w+")  # a query's words, of which the views it names
+# How DuckDB names a listed file that is gone when a view is bound or read (2.0).
+GONE = re.compile(r'(?:No files found that match the pattern|Cannot open file) "([^"]+)"')
+# Listings in a row that a merge may overtake: one pass of `compact` over a backlog merges
+# day after day, each a new failure of the listing made meanwhile.
+LISTINGS = 8
+
+
+class Busy(Exception):
+    """Files kept being merged away between listing and reading them: no consistent view
+    of the ledger could be made while a compaction runs. Trying again later succeeds."""
+
+
+def _busy(gone: Path) -> Busy:
+    return Busy(
+        f"its files kept being merged away while read, the last {gone} "
+        "(a compaction running?): try again"
+    )
 
 
 def _sql_list(paths: Sequence[str]) -> str:
@@ -84,14 +103,33 @@ class Ledger:
         self._build(full=False)
 
     def _build(self, full: bool) -> None:
-        """List and validate segments, then create views; re-list if files vanish meanwhile."""
-        for attempt in range(RETRIES + 1):
+        """List and validate segments, then create views; list again while files listed
+        are merged away before the views are bound, at most `LISTINGS` times in all."""
+        for attempt in range(LISTINGS):
             try:
                 self._build_once(full)
                 return
-            except duckdb.IOException:  # a file merged away between listing and binding
-                if attempt == RETRIES:
+            except duckdb.IOException as exc:
+                gone = self._merged_away(exc)
+                if gone is None:
                     raise
+                if attempt == LISTINGS - 1:
+                    raise _busy(gone) from None
+                log.info("%s was merged away since listed; listing again", gone)
+
+    def _merged_away(self, exc: duckdb.Error) -> Path | None:
+        """The file `exc` says is missing, if a fresh listing of its day no longer holds it
+        (merged away, or its day dropped): re-listing makes progress. None for any other
+        error, or a file still listed, which listing again would only repeat."""
+        found = GONE.search(str(exc))
+        if not found:
+            return None
+        path = Path(found[1])
+        try:
+            listed = {s.path for s in segments.list_day(path.parent).segments}
+        except FileNotFoundError:  # the whole day dropped by retention
+            return path
+        return None if path in listed else path
 
     def _build_once(self, full: bool) -> None:
         self.warnings.clear()
@@ -220,8 +258,17 @@ class Ledger:
                 self._check(query)
                 return self.con.execute(query, params or []).fetchall()
             except duckdb.Error as exc:  # a file gone or damaged (some damage is a bare Error)
-                if attempt == RETRIES or isinstance(exc, QUERY_ERRORS):
+                if isinstance(exc, QUERY_ERRORS):
                     raise
+                gone = self._merged_away(exc)
+                if attempt == RETRIES:
+                    if gone:
+                        raise _busy(gone) from None
+                    raise
+                if gone:  # nothing is damaged: a fresh listing will do
+                    log.info("%s was merged away since listed; listing again", gone)
+                    self._build(full=False)
+                    continue
                 log.warning("ledger query failed (%s); re-validating segments", exc)
                 self._build(full=True)
         raise AssertionError("unreachable")

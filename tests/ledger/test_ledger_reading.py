@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from router import report
-from router.ledger import Ledger, LedgerWriter, checksum, compaction, segments
+from router.ledger import Ledger, LedgerWriter, checksum, compaction, query, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
 
@@ -203,3 +203,53 @@ def test_a_damaged_checksum_file_is_named_instead_of_its_segment(
     assert f"its checksum file {checksum.sidecar(segment).name} is damaged" in warning
     checksum.sidecar(segment).unlink()  # what docs/ledger.md offers: read it unchecked
     assert report.build(tmp_path, since=since)["totals"]["requests"] == 1000
+
+
+def _merging_a_day_after_each_listing(
+    directory: Path, monkeypatch: pytest.MonkeyPatch, days: int
+) -> None:
+    """`days` days of two segments each, and a compaction that merges (and deletes the
+    sources of) one more of them after every listing a reader makes: what `compact` over a
+    backlog does to a report that lists while it runs, without the timing."""
+    writer = LedgerWriter(directory, process_tag="w")
+    for n in range(days * 2):
+        start = (DAY + timedelta(days=n // 2)).timestamp() + n
+        writer.submit(Record(f"r{n}", start, usage=Usage(10, 1), cost_usd=1.0))
+        writer.flush()
+    writer.close()
+    todo = [segments.day_dir(directory, "records", f"2026-03-{1 + d:02}") for d in range(days)]
+    list_table = segments.list_table
+
+    def then_merge_a_day(*args: object, **kwargs: object) -> segments.Listing:
+        listing = list_table(*args, **kwargs)  # type: ignore[arg-type]
+        if todo:
+            inputs = segments.list_day(day := todo.pop(0)).segments
+            compaction.merge(inputs, day / compaction.compacted_name(inputs))
+        return listing
+
+    monkeypatch.setattr(segments, "list_table", then_merge_a_day)
+
+
+def test_a_report_overlapping_a_compaction_of_many_days_lists_again_until_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report listed again at most twice, and a `compact` merging day after day meanwhile
+    failed it with DuckDB's "No files found that match the pattern" traceback (2-3 reports
+    in 10 beside a 30-day compaction, in review)."""
+    _merging_a_day_after_each_listing(tmp_path, monkeypatch, days=4)
+    built = report.build(tmp_path, since=datetime(2026, 2, 1), until=datetime(2026, 4, 1))
+    assert (built["totals"]["requests"], built["warnings"]) == (8, [])
+
+
+def test_a_report_a_compaction_keeps_overtaking_fails_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past a bound, the report gives up with the one-line error the CLI and the endpoint
+    show (`report.Unsummable`), not a traceback."""
+    monkeypatch.setattr(query, "LISTINGS", 2, raising=False)  # (absent before the bound)
+    _merging_a_day_after_each_listing(tmp_path, monkeypatch, days=3)
+    with pytest.raises(report.Unsummable) as raised:
+        report.build(tmp_path, since=datetime(2026, 2, 1), until=datetime(2026, 4, 1))
+    message = str(raised.value)
+    assert message.startswith(f"cannot read the ledger at {tmp_path}: its files kept being")
+    assert "day=2026-03-02" in message and "\n" not in message
