@@ -64,13 +64,18 @@ def report(
     """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""
     from router.ledger import Ledger
     from router.ledger.cli import ledger_dir
+    from router.ledger.query import Busy
 
     cfg = load_or_exit(config)
     directory = ledger_dir(ledger, cfg)
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
-    with Ledger(directory, tables=("shadow_comparisons",)) as store:
-        summaries = summarize(from_ledger(store, days), tiers)
-        warnings = list(store.warnings)
+    try:
+        with Ledger(directory, tables=("shadow_comparisons",)) as store:
+            summaries = summarize(from_ledger(store, days), tiers)
+            warnings = list(store.warnings)
+    except Busy as exc:  # a compaction kept merging files away: as `smf-router report` says
+        typer.echo(f"error: cannot read the ledger at {directory}: {exc}", err=True)
+        raise typer.Exit(1) from None
     for warning in warnings:  # files skipped: on stderr, never inside the JSON
         typer.echo(f"warning: {warning}", err=True)
     if as_json:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import Ledger, LedgerWriter, segments
+from router.ledger import Ledger, LedgerWriter, compaction, query, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.shadow_cli import app
 from router.shadow_report import from_ledger, summarize
@@ -150,3 +150,35 @@ def test_advice_without_config_uses_the_tiers_the_rows_stored(tmp_path: Path) ->
     assert advice[("math", "cloudy")].endswith("tiers are unknown (run with --config)")
     table = CliRunner().invoke(app, ["report", "--ledger", str(path)])
     assert table.exit_code == 0 and "run with --config" in table.output
+
+
+def test_cli_says_in_one_line_when_a_compaction_keeps_overtaking_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compaction merging day after day while `shadow report` listed the ledger ended it
+    in a traceback (found in review); `smf-router report` says it in one line, and so now
+    does this."""
+    path = tmp_path / "ledger"
+    writer = LedgerWriter(path, process_tag="w")
+    for n in range(6):  # three days, two segments each
+        writer.submit_row(
+            "shadow_comparisons", {**_rows()[0], "ts": 1_790_000_000.0 + 86_400 * (n // 2)}
+        )
+        writer.flush()
+    writer.close()
+    todo = sorted((path / "shadow_comparisons").glob("day=*"))
+    list_table = segments.list_table
+
+    def then_merge_a_day(*args: object, **kwargs: object) -> segments.Listing:
+        listing = list_table(*args, **kwargs)  # type: ignore[arg-type]
+        if todo:
+            inputs = segments.list_day(day := todo.pop(0)).segments
+            compaction.merge(inputs, day / compaction.compacted_name(inputs))
+        return listing
+
+    monkeypatch.setattr(segments, "list_table", then_merge_a_day)
+    monkeypatch.setattr(query, "LISTINGS", 2)
+    result = CliRunner().invoke(app, ["report", "--ledger", str(path)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.output.startswith(f"error: cannot read the ledger at {path}: its files kept")
