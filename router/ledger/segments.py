@@ -231,9 +231,35 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
                 return None
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
+    try:
+        found = _vouched(found, listing.warnings)
+    except FileNotFoundError:
+        if not vanished_ok:
+            return None
     replaced = set().union(*(s.sources for s in found)) if found else set()
     listing.segments = [s for s in found if s.path.name not in replaced]
     return listing
+
+
+def _vouched(found: list[Segment], warnings: list[str]) -> list[Segment]:
+    """`found` without merged files that fail their checksum while the files they replaced
+    are still here (a writer keeps them a grace period after its merge; a merge killed
+    before its deletes keeps them for good). A merged file hides those files, and compaction
+    deletes them: a damaged one must not, or intact rows would be lost with it. Rare, so
+    checking the whole file costs nothing that matters."""
+    names = {seg.path.name for seg in found}
+    kept: list[Segment] = []
+    for seg in found:
+        if seg.sources & names:
+            try:
+                checksum.verify(seg.path)
+            except FileNotFoundError:
+                raise
+            except (OSError, checksum.Mismatch) as exc:
+                warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
+                continue
+        kept.append(seg)
+    return kept
 
 
 def list_table(

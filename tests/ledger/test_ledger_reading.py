@@ -253,3 +253,25 @@ def test_a_report_a_compaction_keeps_overtaking_fails_in_one_line(
     message = str(raised.value)
     assert message.startswith(f"cannot read the ledger at {tmp_path}: its files kept being")
     assert "day=2026-03-02" in message and "\n" not in message
+
+
+def test_a_damaged_merged_file_hides_none_of_the_intact_files_it_replaced(
+    tmp_path: Path,
+) -> None:
+    """A merge keeps its sources a while (a live writer's grace period, or for good after a
+    crash). A damaged merged file still hid them by its list of sources: the report counted
+    nothing, and the next compaction deleted the intact sources (found in review)."""
+    _write_costs(tmp_path, 2)
+    day = segments.day_dir(tmp_path, "records", "2026-03-01")
+    sources = segments.list_day(day).segments
+    merged = day / "w-00000099.parquet"
+    compaction.merge(sources, merged, delete=False)  # as the writer's appender does
+    raw = bytearray(merged.read_bytes())
+    raw[100] ^= 0x40  # inside the first column's pages; the footer still reads
+    merged.write_bytes(bytes(raw))
+    since = DAY - timedelta(days=1)
+    built = report.build(tmp_path, since=since)
+    assert built["totals"]["requests"] == 1000
+    assert any(merged.name in warning for warning in built["warnings"])
+    compaction.compact(tmp_path, now=DAY + timedelta(days=2))
+    assert report.build(tmp_path, since=since)["totals"]["requests"] == 1000
