@@ -3,14 +3,17 @@ and a file damaged inside a page. A report answers from what it can read, and sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
 from router import report
-from router.ledger import Ledger, LedgerWriter, checksum, compaction, query, segments
+from router.ledger import Ledger, LedgerWriter, checksum, compaction, query, rollups, segments
+from router.ledger.recent import RecentRows
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
 
@@ -125,6 +128,36 @@ def _flip_a_bit_of_the_costs(path: Path) -> None:
     raw = bytearray(path.read_bytes())
     raw[(chunk.dictionary_page_offset or chunk.data_page_offset) + 127] ^= 0x04
     path.write_bytes(bytes(raw))
+
+
+def _flip_a_bit_that_still_decodes(path: Path, column: str, read: Callable[[Path], object]) -> None:
+    """Disk damage that still decodes: the first bit (0x40) inside `column`'s first pages
+    whose flip `read` decodes, without an error, to something else. Searched for rather
+    than fixed like `_flip_a_bit_of_the_costs`: these files' bytes depend on their content."""
+    meta = pq.ParquetFile(path).metadata
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    chunk = meta.row_group(0).column(names.index(column))
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    intact = path.read_bytes()
+    want = read(path)
+    for at in range(start, start + chunk.total_compressed_size):
+        raw = bytearray(intact)
+        raw[at] ^= 0x40
+        path.write_bytes(bytes(raw))
+        try:
+            if read(path) != want:
+                return
+        except Exception:  # damage that fails to decode: not what is sought
+            continue
+    raise AssertionError(f"no bit of {column} in {path} decodes to another value")
+
+
+def _duckdb_sums(path: Path) -> object:
+    """What a report shows of a rollup's sums file (USD to 6 places), read by a DuckDB of its
+    own (no cache of the file from before the flip)."""
+    with duckdb.connect(":memory:") as con:
+        sql = "select sum(requests), round(sum(cost_usd), 6) from read_parquet(?)"
+        return con.execute(sql, [str(path)]).fetchall()
 
 
 def test_a_segment_damaged_on_disk_is_left_out_and_named_not_added_up(tmp_path: Path) -> None:
@@ -275,3 +308,37 @@ def test_a_damaged_merged_file_hides_none_of_the_intact_files_it_replaced(
     assert any(merged.name in warning for warning in built["warnings"])
     compaction.compact(tmp_path, now=DAY + timedelta(days=2))
     assert report.build(tmp_path, since=since)["totals"]["requests"] == 1000
+
+
+def test_a_rollup_damaged_on_disk_is_named_and_its_day_read_raw(tmp_path: Path) -> None:
+    """Nothing failed when the rollup's checksum went unchecked: a flipped bit in its sums
+    file that still decodes gave a wrong cost without a word (500 requests at 124.763725
+    instead of 124.75, in review)."""
+    _write_costs(tmp_path, 1)
+    since = DAY - timedelta(days=1)
+    raw = report.build(tmp_path, since=since)
+    assert compaction.compact(tmp_path, now=DAY + timedelta(days=2)).rollups == 1
+    (sums,) = segments.day_dir(tmp_path, rollups.TABLE, "2026-03-01").glob("*.sums.parquet")
+    _flip_a_bit_that_still_decodes(sums, "cost_usd", _duckdb_sums)
+    built = report.build(tmp_path, since=since)
+    assert built["totals"] == raw["totals"]
+    assert [w for w in built["warnings"] if sums.name in w and "checksum" in w]
+
+
+def _write_canary_results(directory: Path, n: int) -> Path:
+    """One `canary_results` file of `n` rows on DAY, each with a latency of its own."""
+    writer = LedgerWriter(directory, process_tag="w")
+    for i in range(n):
+        row = {"run_id": "r1", "ts": DAY.timestamp() + i, "backend": "local", "suite": "math"}
+        writer.submit_row("canary_results", row | {"case_id": f"m-{i}", "latency_s": i / 7})
+    writer.close()
+    (written,) = segments.day_dir(directory, "canary_results", "2026-03-01").glob("*.parquet")
+    return written
+
+
+def test_a_canary_file_damaged_on_disk_gives_no_rows(tmp_path: Path) -> None:
+    """Nothing failed when a router following the canary CronJob read its results unchecked:
+    a flipped bit that still decodes gave it wrong rows to gate routes on (in review)."""
+    damaged = _write_canary_results(tmp_path, 300)
+    _flip_a_bit_that_still_decodes(damaged, "latency_s", lambda p: pq.read_table(p).to_pylist())
+    assert RecentRows(tmp_path, "canary_results").read("2026-03-01") == []
