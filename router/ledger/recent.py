@@ -4,13 +4,18 @@ A router that follows rows another process writes (the canary CronJob's `canary_
 `canary_results`) reads them every minute: with PyArrow, which the writer loads anyway, not
 DuckDB (a router that only writes never pays for it), and each file once (checking its
 checksum then), since a segment never changes after its rename. A merge's output is a new
-file; `segments.list_table` leaves out the files it replaced.
+file; `segments.list_table` leaves out the files it replaced. A file that fails its check
+or does not decode is logged once and not read again while it is listed: it was read every
+minute before, in silence.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("smf_router.ledger.recent")
 
 
 class RecentRows:
@@ -20,6 +25,7 @@ class RecentRows:
         self.directory = directory
         self.table = table
         self._files: dict[Path, list[dict[str, Any]]] = {}
+        self._damaged: set[Path] = set()  # listed files that failed: rare, so a small set
 
     def read(self, first_day: str) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
@@ -33,12 +39,19 @@ class RecentRows:
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
-            if rows is None:
+            if rows is None and segment.path not in self._damaged:
                 try:
                     checksum.verify(segment.path)
                     rows = pq.read_table(segment.path).to_pylist()
-                except (OSError, ValueError, checksum.Mismatch):  # merged away, or damaged
+                except FileNotFoundError:  # merged away since listed
                     continue
-            files[segment.path] = rows
+                except (OSError, ValueError, checksum.Mismatch) as exc:
+                    log.warning(
+                        "skipped unreadable %s segment %s: %s", self.table, segment.path, exc
+                    )
+                    self._damaged.add(segment.path)
+            if rows is not None:
+                files[segment.path] = rows
         self._files = files  # files of days left behind, or merged away, are let go
+        self._damaged &= {segment.path for segment in listing.segments}  # and damaged ones
         return [row for rows in files.values() for row in rows]

@@ -3,6 +3,7 @@ and a file damaged inside a page. A report answers from what it can read, and sa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -342,3 +343,19 @@ def test_a_canary_file_damaged_on_disk_gives_no_rows(tmp_path: Path) -> None:
     damaged = _write_canary_results(tmp_path, 300)
     _flip_a_bit_that_still_decodes(damaged, "latency_s", lambda p: pq.read_table(p).to_pylist())
     assert RecentRows(tmp_path, "canary_results").read("2026-03-01") == []
+
+
+def test_a_damaged_canary_file_is_named_once_and_not_read_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A following router skipped a damaged file with no word, and read and checked it again
+    every minute (in review)."""
+    damaged = _write_canary_results(tmp_path, 300)
+    raw = bytearray(damaged.read_bytes())
+    raw[100] ^= 0x40  # inside the first column's pages; the footer still reads
+    damaged.write_bytes(bytes(raw))
+    results = RecentRows(tmp_path, "canary_results")
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger.recent"):
+        assert results.read("2026-03-01") == results.read("2026-03-01") == []
+    (warning,) = [r.getMessage() for r in caplog.records if str(damaged) in r.getMessage()]
+    assert "checksum" in warning
