@@ -5,8 +5,9 @@ A router that follows rows another process writes (the canary CronJob's `canary_
 DuckDB (a router that only writes never pays for it), and each file once (checking its
 checksum then), since a segment never changes after its rename. A merge's output is a new
 file; `segments.list_table` leaves out the files it replaced. A file that fails its check
-or does not decode is logged once and not read again while it is listed: it was read every
-minute before, in silence.
+or does not decode is tried again at the next read (an error on a network volume may pass;
+an operator may restore the file or delete its checksum, as docs/ledger.md says), and logged
+once until a read of it succeeds: it was logged never before, and every minute would flood.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class RecentRows:
         self.directory = directory
         self.table = table
         self._files: dict[Path, list[dict[str, Any]]] = {}
-        self._damaged: set[Path] = set()  # listed files that failed: rare, so a small set
+        self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
 
     def read(self, first_day: str) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
@@ -39,19 +40,21 @@ class RecentRows:
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
-            if rows is None and segment.path not in self._damaged:
+            if rows is None:
                 try:
                     checksum.verify(segment.path)
                     rows = pq.read_table(segment.path).to_pylist()
                 except FileNotFoundError:  # merged away since listed
                     continue
                 except (OSError, ValueError, checksum.Mismatch) as exc:
-                    log.warning(
-                        "skipped unreadable %s segment %s: %s", self.table, segment.path, exc
-                    )
-                    self._damaged.add(segment.path)
-            if rows is not None:
-                files[segment.path] = rows
+                    if segment.path not in self._failed:
+                        log.warning(
+                            "skipped unreadable %s segment %s: %s", self.table, segment.path, exc
+                        )
+                    self._failed.add(segment.path)
+                    continue
+                self._failed.discard(segment.path)
+            files[segment.path] = rows
         self._files = files  # files of days left behind, or merged away, are let go
-        self._damaged &= {segment.path for segment in listing.segments}  # and damaged ones
+        self._failed &= {segment.path for segment in listing.segments}  # and failed ones
         return [row for rows in files.values() for row in rows]

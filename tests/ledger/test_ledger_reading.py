@@ -345,13 +345,15 @@ def test_a_canary_file_damaged_on_disk_gives_no_rows(tmp_path: Path) -> None:
     assert RecentRows(tmp_path, "canary_results").read("2026-03-01") == []
 
 
-def test_a_damaged_canary_file_is_named_once_and_not_read_again(
+def test_a_damaged_canary_file_is_named_once_and_read_again_once_restored(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A following router skipped a damaged file with no word, and read and checked it again
-    every minute (in review)."""
+    """A following router skipped a damaged file with no word (in review); then it stopped
+    reading it for good after one failure, so a restored file (or a passing error on a
+    network volume) stayed unread until a restart (in the next review)."""
     damaged = _write_canary_results(tmp_path, 300)
-    raw = bytearray(damaged.read_bytes())
+    good = damaged.read_bytes()
+    raw = bytearray(good)
     raw[100] ^= 0x40  # inside the first column's pages; the footer still reads
     damaged.write_bytes(bytes(raw))
     results = RecentRows(tmp_path, "canary_results")
@@ -359,3 +361,5 @@ def test_a_damaged_canary_file_is_named_once_and_not_read_again(
         assert results.read("2026-03-01") == results.read("2026-03-01") == []
     (warning,) = [r.getMessage() for r in caplog.records if str(damaged) in r.getMessage()]
     assert "checksum" in warning
+    damaged.write_bytes(good)  # restored from a backup, as docs/ledger.md says
+    assert len(results.read("2026-03-01")) == 300
