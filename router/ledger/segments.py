@@ -8,6 +8,8 @@ sources were deleted never double-counts. A file whose footer cannot be read is 
 with a warning naming it. Each file's checksum is written beside it (`router.ledger.checksum`)
 and checked by whoever scans the file's rows, not here: listing a year to read a few days of
 it (or only its footers, for rollup digests and price-map versions) must not read every byte.
+The one exception is a merged file whose sources are still here: it must prove its checksum
+before it may hide them (`_vouched`).
 """
 
 from __future__ import annotations
