@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
-import pytest
 
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import Running, RunningRouter, config_for, router
 
 TOOLS = [
     {
@@ -27,28 +25,6 @@ TOOLS = [
         },
     }
 ]
-
-
-@pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with router(config_for(backends, tmp_path_factory.mktemp("proxy"))) as running:
-        yield running
-
-
-@pytest.fixture
-def client(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
 
 
 def test_plain_chat_is_routed_and_explained(client: openai.OpenAI) -> None:

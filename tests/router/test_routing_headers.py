@@ -5,7 +5,6 @@ alike. The official `openai` SDK against a real router with simulated backends."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -13,31 +12,9 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import Running, RunningRouter, config_for, router
 
 MATH = [{"role": "user", "content": "Compute 17 * 23."}]  # a cloud intent
-
-
-@pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with router(config_for(backends, tmp_path_factory.mktemp("proxy"))) as running:
-        yield running
-
-
-@pytest.fixture
-def client(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
 
 
 def test_route_header_forces_a_route(client: openai.OpenAI) -> None:
