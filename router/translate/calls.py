@@ -26,7 +26,9 @@ class CallKeys:
     def __init__(self) -> None:
         self._keys: dict[int, int] = {}  # a chat index → the key of its latest call
         self._ids: dict[int, str] = {}  # a chat index → the id its latest call came with
-        self._arguments: dict[int, str] = {}  # a chat index → its latest call's arguments
+        # a chat index → its latest call's argument pieces, joined only when a new id comes:
+        # adding to one string per fragment copied it each time (20 s for 1.6 MB of arguments)
+        self._arguments: dict[int, list[str]] = {}
         self._begun = 0
 
     def key(self, call: dict[str, Any], position: int) -> int:
@@ -42,15 +44,15 @@ class CallKeys:
             named
             and named != self._ids.get(index, named)
             and function.get("name")
-            and _whole_json(self._arguments.get(index, ""))
+            and _whole_json("".join(self._arguments.get(index, ())))
         ):
             self._keys[index], self._begun = self._begun, self._begun + 1
-            self._arguments[index] = ""
+            self._arguments[index] = []
         if named:
             self._ids[index] = named
         piece = function.get("arguments")
         if isinstance(piece, str):
-            self._arguments[index] += piece
+            self._arguments[index].append(piece)
         return self._keys[index]
 
 
