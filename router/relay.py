@@ -53,7 +53,7 @@ class Tally:
     finish_reasons: list[str] = field(default_factory=list)
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
-    tool_calls: dict[int, dict[str, str]] = field(default_factory=dict)  # kept with the text
+    tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
     call_keys: CallKeys = field(default_factory=CallKeys)  # which call a chat fragment grows
     keep_text: bool = False
     done: bool = False
@@ -92,20 +92,23 @@ class Tally:
         for position, call in enumerate(calls if isinstance(calls, list) else ()):
             if not isinstance(call, dict):
                 continue
-            slot = self.tool_calls.setdefault(self.call_keys.key(call, position), {})
+            key = self.call_keys.key(call, position)
+            slot = self.tool_calls.get(key)
+            if slot is None:
+                slot = self.tool_calls[key] = events.KeptCall()
             function = call.get("function") or {}
             if function.get("name"):
-                slot["name"] = str(function["name"])
+                slot.name = str(function["name"])
             arguments = function.get("arguments")
             if isinstance(arguments, str):
-                slot["arguments"] = slot.get("arguments", "") + arguments
+                slot.pieces.append(arguments)
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
         """The kept tool calls in OpenAI's message shape, in the order they began."""
         return [
             {
                 "type": "function",
-                "function": {"name": c.get("name", ""), "arguments": c.get("arguments", "")},
+                "function": {"name": c.name, "arguments": c.arguments},
             }
             for _, c in sorted(self.tool_calls.items())
         ]

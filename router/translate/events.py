@@ -11,6 +11,7 @@ compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
@@ -21,6 +22,20 @@ from router.translate.wire import named_event
 _RESPONSES_ENDS = ("response.completed", "response.incomplete")
 
 
+@dataclass(slots=True)
+class KeptCall:
+    """A tool call of the answer, kept for shadow comparison. Its arguments stay the pieces
+    they streamed in, joined once when read: adding each piece to one string copied it every
+    time, quadratic in the call's length (an agent writing a large file sends 80,000)."""
+
+    name: str = ""
+    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.pieces)
+
+
 class Watched(Protocol):
     """What the relay's tally keeps (see `router.relay.Tally`)."""
 
@@ -29,7 +44,7 @@ class Watched(Protocol):
     finish_reasons: list[str]
     output_chars: int
     text: list[str]
-    tool_calls: dict[int, dict[str, str]]  # position -> name, arguments; kept with the text
+    tool_calls: dict[int, KeptCall]  # by position; kept with the text
     keep_text: bool
     done: bool
     sequence: int
@@ -156,7 +171,7 @@ def _count(tally: Watched, text: Any) -> None:
 
 def _keep_call(tally: Watched, position: Any, name: Any, arguments: str = "") -> None:
     if tally.keep_text and isinstance(position, int) and isinstance(name, str):
-        tally.tool_calls[position] = {"name": name, "arguments": arguments}
+        tally.tool_calls[position] = KeptCall(name, [arguments])
 
 
 def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
@@ -200,7 +215,7 @@ def _see_block_delta(tally: Watched, obj: dict[str, Any]) -> None:
         index = obj.get("index")
         call = tally.tool_calls.get(index) if isinstance(index, int) else None
         if call is not None:  # a tool_use block whose start was kept
-            call["arguments"] += piece
+            call.pieces.append(piece)
 
 
 def _merge(tally: Watched, usage: Any) -> None:

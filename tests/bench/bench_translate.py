@@ -7,6 +7,9 @@ reports the CPU time per chunk: a 200-chunk text answer, and an answer with two 
 20 argument pieces each, sequential (how OpenAI and vLLM stream them) and interleaved. Bounded
 by `--rounds` (each round is one whole stream of each kind). Run it from another checkout's
 root to compare versions: it imports `router` from the working directory.
+
+`--long-call FRAGMENTS` times instead what the relay's tally spends keeping one long tool
+call (an agent writing a large file) for shadow comparison, chat and Messages events alike.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path.cwd()))
 
+from router.relay import Tally
 from router.translate import anthropic_reply, responses_reply
 
 
@@ -67,10 +71,43 @@ def per_chunk_us(make: Callable[[], Any], chunks: list[dict[str, Any]], rounds: 
     return (time.process_time() - started) / (rounds * len(chunks)) * 1e6
 
 
+def long_call(fragments: int) -> dict[str, list[dict[str, Any]]]:
+    """One tool call whose arguments stream in `fragments` pieces of 20 characters."""
+    pieces = ['{"content":"', *("x" * 20 for _ in range(fragments - 2)), '"}']
+    chat = [call(0, "", "write_file"), *(call(0, p) for p in pieces)]
+    start = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}
+    messages = [
+        {"type": "content_block_start", "index": 0, "content_block": start},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"partial_json": p}}
+            for p in pieces
+        ),
+    ]
+    return {"chat": chat, "messages": messages}
+
+
+def tally_ms(api: str, events: list[dict[str, Any]]) -> float:
+    tally = Tally(api=api, keep_text=True)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    for obj in events:
+        tally.see(obj)
+    arguments = tally.answer_tool_calls()[0]["function"]["arguments"]
+    elapsed = (time.perf_counter() - started) * 1e3
+    assert json.loads(arguments)["content"], "the kept call is whole JSON"
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300, help="whole streams per cell")
-    rounds = min(parser.parse_args().rounds, 5000)
+    parser.add_argument("--long-call", type=int, default=0, help="fragments of one tool call")
+    args = parser.parse_args()
+    if args.long_call:
+        fragments = min(max(args.long_call, 3), 100_000)
+        for api, events in long_call(fragments).items():
+            print(f"{api}: {fragments:,} fragments kept in {tally_ms(api, events):,.0f} ms")
+        return
+    rounds = min(args.rounds, 5000)
     makers: dict[str, Callable[[], Any]] = {
         "messages": anthropic_reply.MessagesStream,
         "responses": lambda: responses_reply.ResponsesStream({"model": "auto"}),
