@@ -17,6 +17,7 @@ from router.ledger import Ledger, LedgerWriter, checksum, compaction, query, rol
 from router.ledger.recent import RecentRows
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
+from tests.ledger_races import merge_a_day_after_each_listing
 
 DAY = datetime(2026, 3, 1, 10, tzinfo=UTC)
 ADDED_LATER = ("route", "live_cost_usd", "judge", "shadow_error")
@@ -251,17 +252,10 @@ def _merging_a_day_after_each_listing(
         writer.submit(Record(f"r{n}", start, usage=Usage(10, 1), cost_usd=1.0))
         writer.flush()
     writer.close()
-    todo = [segments.day_dir(directory, "records", f"2026-03-{1 + d:02}") for d in range(days)]
-    list_table = segments.list_table
-
-    def then_merge_a_day(*args: object, **kwargs: object) -> segments.Listing:
-        listing = list_table(*args, **kwargs)  # type: ignore[arg-type]
-        if todo:
-            inputs = segments.list_day(day := todo.pop(0)).segments
-            compaction.merge(inputs, day / compaction.compacted_name(inputs))
-        return listing
-
-    monkeypatch.setattr(segments, "list_table", then_merge_a_day)
+    merge_a_day_after_each_listing(
+        monkeypatch,
+        [segments.day_dir(directory, "records", f"2026-03-{1 + d:02}") for d in range(days)],
+    )
 
 
 def test_a_report_overlapping_a_compaction_of_many_days_lists_again_until_it_reads(

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import Ledger, LedgerWriter, compaction, query, segments
+from router.ledger import Ledger, LedgerWriter, query, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.shadow_cli import app
 from router.shadow_report import from_ledger, summarize
+from tests.ledger_races import merge_a_day_after_each_listing
 
 TIERS = {"local": "local", "cloud": "cloud"}
 
@@ -166,17 +167,7 @@ def test_cli_says_in_one_line_when_a_compaction_keeps_overtaking_it(
         )
         writer.flush()
     writer.close()
-    todo = sorted((path / "shadow_comparisons").glob("day=*"))
-    list_table = segments.list_table
-
-    def then_merge_a_day(*args: object, **kwargs: object) -> segments.Listing:
-        listing = list_table(*args, **kwargs)  # type: ignore[arg-type]
-        if todo:
-            inputs = segments.list_day(day := todo.pop(0)).segments
-            compaction.merge(inputs, day / compaction.compacted_name(inputs))
-        return listing
-
-    monkeypatch.setattr(segments, "list_table", then_merge_a_day)
+    merge_a_day_after_each_listing(monkeypatch, sorted((path / "shadow_comparisons").glob("day=*")))
     monkeypatch.setattr(query, "LISTINGS", 2)
     result = CliRunner().invoke(app, ["report", "--ledger", str(path)])
     assert result.exit_code == 1, result.output
