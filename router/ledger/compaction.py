@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import checksum, rollups, segments
+from router.ledger import checksum, damage, rollups, segments
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
@@ -53,7 +53,10 @@ class _Unreadable(Exception):
 
 
 def merge(
-    inputs: Sequence[Segment], out: Path, delete: bool = True
+    inputs: Sequence[Segment],
+    out: Path,
+    delete: bool = True,
+    damaged: dict[Path, str] | None = None,
 ) -> tuple[list[Path], list[str]]:
     """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
@@ -63,7 +66,8 @@ def merge(
     moment ago can still finish; readers ignore them anyway). A file that cannot be decoded
     is left in place (readers skip and name it) and is not listed as a source, so it is
     never deleted by accident. Fewer than two readable inputs are left as they are: merging
-    one file is a rewrite that compaction would otherwise repeat on every pass.
+    one file is a rewrite that compaction would otherwise repeat on every pass. Inputs left
+    out for bad bytes (not for an OS error that may pass) are added to `damaged`, and why.
     """
     warnings: list[str] = []
     todo = list(inputs)
@@ -77,6 +81,8 @@ def merge(
                 warnings.append(f"not merging {out.parent}: {bad.segment.path.name} vanished")
                 return [], warnings
             warnings.append(str(bad))
+            if damaged is not None and damage.lasting(bad.__cause__):
+                damaged[bad.segment.path] = str(bad.__cause__)
             todo.remove(bad.segment)
             continue
         if delete:
@@ -213,37 +219,66 @@ def lock_path(day: Path) -> Path:
 
 
 def _compact_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
-    """Merge one closed day into one file (and roll it up, for records), under its lock."""
+    """Merge one closed day into one file (and roll it up, for records), under its lock.
+
+    A damaged file is named once, then marked (`router.ledger.damage`): later passes and
+    readers list the day without it, so its healthy rest is merged and rolled up once."""
     _remove_dead_temporaries(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
+    damaged = dict(listing.damaged)
     # Sources a crashed merge left behind: the day is closed, the merged file exists.
     remove([path / name for seg in listing.segments for name in seg.sources])
+    merged = False
     if len(listing.segments) >= 2:
         out = path / compacted_name(listing.segments)
-        replaced, warnings = merge(listing.segments, out)
+        replaced, warnings = merge(listing.segments, out, damaged=damaged)
         result.warnings.extend(warnings)
         if replaced:
             result.days += 1
             result.files_in += len(replaced)
             result.files_out += 1
-            listing = segments.list_day(path)
+            merged = True
+    for file, reason in damaged.items():
+        damage.mark(file, reason)
+    if merged or damaged:
+        listing = segments.list_day(path)
     if table == "records":
-        day = path.name.removeprefix("day=")
+        _roll_up(directory, path.name.removeprefix("day="), listing.segments, result)
+
+
+def _roll_up(
+    directory: Path, day: str, day_segments: Sequence[Segment], result: CompactionResult
+) -> None:
+    """Roll up a closed day of records. A segment failing its checksum is named, marked and
+    left out: the rollup then covers what readers list, who skip the marked file and name it."""
+    todo = list(day_segments)
+    while True:  # each turn writes, gives up, or leaves out one more segment
         try:
-            result.rollups += rollups.write_day(directory, day, listing.segments)
+            result.rollups += rollups.write_day(directory, day, todo)
+            return
+        except rollups.Damaged as exc:
+            result.warnings.append(f"not rolling up damaged segment {exc}")
+            damage.mark(exc.path, exc.reason)
+            todo = [seg for seg in todo if seg.path != exc.path]
         except Exception as exc:  # a page corrupted inside: the report reads raw
             result.warnings.append(f"no rollup for records/{day}: {exc}")
+            return
 
 
 def _remove_dead_temporaries(path: Path) -> None:
     """Delete the temporary files of writes killed midway (a merge's can be as big as the
-    day) in a closed day, and checksums whose file was never renamed into place (or was
-    deleted before them). Only old ones: a writer still merging its own files of the day
-    before keeps writing to its temporary file, so that file's mtime stays recent."""
+    day) in a closed day, checksums whose file was never renamed into place (or was deleted
+    before them), and damage marks whose file is gone. Only old ones: a writer still merging
+    its own files of the day before keeps writing to its temporary file, so that file's mtime
+    stays recent."""
     cutoff = time.time() - DEAD_TEMPORARY_S
     for file in path.iterdir():
-        if not (checksum.orphaned(file) or segments.TEMPORARY.fullmatch(file.name)):
+        if not (
+            checksum.orphaned(file)
+            or damage.orphaned(file)
+            or segments.TEMPORARY.fullmatch(file.name)
+        ):
             continue
         with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile
             if file.stat().st_mtime < cutoff:

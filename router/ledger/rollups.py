@@ -155,18 +155,26 @@ def current(
     return found
 
 
+class Damaged(checksum.Mismatch):
+    """A segment of the day fails its checksum: `path`, and why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
 def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
     """Write the rollup of a closed day (unless current); remove stale ones. True if written.
 
-    Raises `checksum.Mismatch` if a segment is damaged: a rollup of its values would outlive
-    it, and hide it from every report that reads the day from the rollup."""
+    Raises `Damaged` if a segment is damaged: a rollup of its values would outlive it, and
+    hide it from every report that reads the day from the rollup."""
     if not day_segments or current(directory, day, day_segments):
         return False
     for seg in day_segments:
         try:
             checksum.verify(seg.path)
         except checksum.Mismatch as exc:
-            raise checksum.Mismatch(f"{seg.path}: {exc}") from None
+            raise Damaged(seg.path, str(exc)) from None
     import duckdb  # only compaction and reports need DuckDB; a router that only writes doesn't
 
     sums_path, latency_path = paths(directory, day, digest(s.path.name for s in day_segments))

@@ -5,7 +5,8 @@ temporary name and renamed into place, so a reader never sees half a file from a
 writer. A merged file lists the files it replaces in its Parquet metadata
 (`smf.sources`); readers ignore those sources, so a merge followed by a crash before the
 sources were deleted never double-counts. A file whose footer cannot be read is skipped
-with a warning naming it. Each file's checksum is written beside it (`router.ledger.checksum`)
+with a warning naming it, as is, unread, one compaction marked damaged
+(`router.ledger.damage`). Each file's checksum is written beside it (`router.ledger.checksum`)
 and checked by whoever scans the file's rows, not here: listing a year to read a few days of
 it (or only its footers, for rollup digests and price-map versions) must not read every byte.
 The one exception is a merged file whose sources are still here: it must prove its checksum
@@ -29,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from router.ledger import checksum
+from router.ledger import checksum, damage
 
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
@@ -61,6 +62,9 @@ class Listing:
 
     segments: list[Segment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Files marked damaged (`damage`): named to readers, not again to compaction.
+    marked: list[str] = field(default_factory=list)
+    damaged: dict[Path, str] = field(default_factory=dict)  # undecodable now: to be marked
 
     @property
     def paths(self) -> list[str]:
@@ -221,8 +225,14 @@ LIST_ATTEMPTS = 5
 def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | None:
     listing = Listing()
     found: list[Segment] = []
-    for file in sorted(path.iterdir()):
+    files = sorted(path.iterdir())
+    names = {file.name for file in files}
+    for file in files:
         if file.name.startswith(".") or not file.name.endswith(SUFFIX):
+            continue
+        mark = damage.marker(file)
+        if mark.name in names and (why := damage.marked(file)) is not None:
+            listing.marked.append(f"skipped unreadable segment {file}: {why} (see {mark.name})")
             continue
         try:
             if full:
@@ -233,6 +243,8 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
                 return None
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
+            if damage.lasting(exc):
+                listing.damaged[file] = str(exc)
     try:
         found = _vouched(found, listing.warnings)
     except FileNotFoundError:
@@ -282,5 +294,5 @@ def list_table(
         except FileNotFoundError:
             continue  # a whole day dropped by retention while we listed
         result.segments.extend(part.segments)
-        result.warnings.extend(part.warnings)
+        result.warnings.extend(part.warnings + part.marked)
     return result
