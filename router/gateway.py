@@ -25,6 +25,7 @@ from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     BadRequest,
     NotFound,
+    Rejected,
     RouterError,
     RouterFault,
     UpstreamError,
@@ -281,10 +282,11 @@ class Gateway:
         record.status = error.status
         if outcome is None and isinstance(error, RouterFault):
             outcome = "router_error"  # a bug of ours met on the way to a backend
+        # a backend's 4xx that passes through (`Rejected`) is the client's too, as README says:
+        # counted as the upstream's, it showed beside real outages on the dashboards
+        clients = not isinstance(error, UpstreamError) or isinstance(error, Rejected)
         record.outcome = outcome or (
-            "client_error"
-            if 400 <= error.status < 500 and not isinstance(error, UpstreamError)
-            else "upstream_error"
+            "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )
         record.error_kind = getattr(error, "kind", None) or error.code
         self.finish(call, Tally())

@@ -8,8 +8,9 @@ from typing import Any
 
 import httpx
 import openai
+import pytest
 
-from tests.harness import Running, RunningRouter, config_for, router
+from tests.harness import Running, RunningRouter, config_for, router, scrape
 
 TOOLS = [
     {
@@ -252,3 +253,33 @@ def test_a_request_without_text_takes_the_default_route_even_with_min_confidence
     assert raw.headers["x-smf-route"] == "coding"
     assert raw.headers["x-smf-backend"] == "local"
     assert raw.parse().model == "local-model"
+
+
+def _requests_by_outcome(proxy: RunningRouter, outcome: str) -> float:
+    samples = scrape(proxy.root).samples
+    return sum(
+        value
+        for (name, labels), value in samples.items()
+        if name == "smf_router_requests_total" and ("outcome", outcome) in labels
+    )
+
+
+def test_a_backends_refusal_of_the_clients_request_counts_as_the_clients_error(
+    backends: dict[str, Running], proxy: RunningRouter, client: openai.OpenAI
+) -> None:
+    """A backend's 400 passes through as the client's (README): the dashboards' failed
+    requests by outcome showed it as the upstream's failure, beside real outages."""
+    before = {o: _requests_by_outcome(proxy, o) for o in ("client_error", "upstream_error")}
+    backends["local"].control("faults", {"fault": "bad_request"})
+    try:
+        with pytest.raises(openai.BadRequestError):
+            client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "x"}]
+            )
+    finally:
+        backends["local"].control("faults", {"fault": None})
+    after = {o: _requests_by_outcome(proxy, o) for o in ("client_error", "upstream_error")}
+    assert (after["client_error"] - before["client_error"], after["upstream_error"]) == (
+        1,
+        before["upstream_error"],
+    )
