@@ -34,6 +34,9 @@ ErrorKind = Literal[
     "cut",
     "cancelled",
     "router_error",
+    # a request the plan left no backend to try: the router's own error code
+    "no_backend_available",
+    "context_length_exceeded",
 ]
 ShadowDropReason = Literal[
     "queue_full",

@@ -76,6 +76,14 @@ def test_private_request_is_never_sent_to_cloud(pair: dict[str, Running], tmp_pa
         refused = chat(proxy.url, headers=private)
         assert refused.status_code == 503
         assert refused.json()["error"]["code"] == "no_backend_available"
+        # the errors panel named it `other` while the ledger said no_backend_available
+        errors = scrape(proxy.root).get(
+            "smf_router_errors_total",
+            intent="coding",
+            outcome="upstream_error",
+            kind="no_backend_available",
+        )
+        assert errors == 1
         assert posts(pair["cloud"]) == before  # not one private request reached the cloud
         assert chat(proxy.url).headers["x-smf-backend"] == "cloud"  # others still served
 

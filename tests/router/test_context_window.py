@@ -13,7 +13,7 @@ import pytest
 from router.config import Config, parse
 from router.errors import ContextTooLong
 from router.upstream_errors import classify_error
-from tests.harness import Running, config_for, router, simulator
+from tests.harness import Running, config_for, router, scrape, simulator
 
 
 def windowed(local: Running, cloud: Running, tmp_path: Path, windows: tuple[int, int]) -> Config:
@@ -34,6 +34,13 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
             with pytest.raises(openai.BadRequestError) as caught:
                 client.chat.completions.create(model="auto", messages=long)  # type: ignore[arg-type]
             assert caught.value.code == "context_length_exceeded"
+            refused = [  # was kind `other` on the errors panel
+                value
+                for (name, labels), value in scrape(proxy.root).samples.items()
+                if name == "smf_router_errors_total"
+                and {("outcome", "client_error"), ("kind", "context_length_exceeded")} <= labels
+            ]
+            assert refused == [1]
             # a prompt that fits the larger window goes there, skipping the small one
             medium = [{"role": "user", "content": "Write a Python function. " + "x " * 250}]
             raw = client.chat.completions.with_raw_response.create(model="coding", messages=medium)  # type: ignore[arg-type]
