@@ -95,8 +95,8 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
         raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
-    if not isinstance(obj, dict):
-        return True
+    if not isinstance(obj, dict):  # `[1]`: garbage too, which the next backend may not send
+        raise Malformed(f"{name}: the first streamed event is not a JSON object", backend=name)
     problem = obj.get("error") if api in CHAT_APIS else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
         error = in_band(api, problem, name)

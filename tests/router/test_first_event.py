@@ -1,0 +1,66 @@
+"""What the first streamed event of an attempt decides, against an upstream that sends odd
+ones: a backend whose opener is garbage fails the attempt, and the next backend answers."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import openai
+
+from tests.harness import Running, config_for, router, simulator
+
+
+@contextmanager
+def scripted_stream(body: bytes) -> Iterator[Running]:
+    """An upstream that answers every POST with `body` as its event stream."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        root = f"http://127.0.0.1:{server.server_address[1]}"
+        yield Running(f"{root}/v1", root)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+ANSWER = (
+    b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m",'
+    b'"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+def test_a_first_event_that_is_json_but_no_object_falls_back(tmp_path: Path) -> None:
+    """`data: [1]` as the opener committed the stream (a 200, then only an error event)
+    where the next backend could have answered; a non-JSON opener already fell back."""
+    with (
+        scripted_stream(b"data: [1]\n\n" + ANSWER) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        with router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            with client.chat.completions.with_streaming_response.create(
+                model="coding", messages=[{"role": "user", "content": "hi"}], stream=True
+            ) as raw:
+                backend = raw.headers["x-smf-backend"]
+                text = "".join(c.choices[0].delta.content or "" for c in raw.parse() if c.choices)
+        assert (backend, cloud.completions()) == ("cloud", 1)
+        assert text
