@@ -4,7 +4,11 @@ Whole events are forwarded as the upstream framed them. The relay watches each o
 usage, finish reasons and errors; it strips the usage chunk again when only the router
 asked for it, and ends a broken stream with an in-band error event — never with a
 truncated answer that looks complete (nor with vLLM's `finish_reason: "abort"`, which
-looks like one to a client that does not know it).
+looks like one to a client that does not know it). One chat chunk is rewritten: a
+tool-call fragment the upstream numbered otherwise than OpenAI does (Ollama's parallel
+calls all at `index: 0`, or no `index` at all) gets its call's number, 0, 1, … as the
+calls begin (`CallKeys`), since chat clients join fragments by `index`; a chunk already
+numbered so goes out byte for byte.
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ class Tally:
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
-    call_keys: CallKeys = field(default_factory=CallKeys)  # which call a chat fragment grows
+    # per chat choice: which call a fragment grows (its key is the `index` a client sees)
+    call_keys: dict[int, CallKeys] = field(default_factory=dict)
     keep_text: bool = False
     done: bool = False
     stopped: bool = False  # a chat choice ended with a reason that says it did not finish
@@ -62,13 +67,16 @@ class Tally:
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
 
-    def see(self, obj: dict[str, Any]) -> None:
+    def see(self, obj: dict[str, Any]) -> bool:
+        """Take in one event (a chat chunk or a whole reply); True when it renumbered the
+        chunk's tool-call fragments in `obj` (the relay then sends `obj`, not the raw bytes)."""
         if self.api not in CHAT_APIS:
             events.see(self.api, self, obj)
-            return
+            return False
         usage = obj.get("usage")
         if usage:
             self.usage = usage
+        renumbered = False
         for choice in obj.get("choices") or ():
             delta = choice.get("delta") or choice.get("message") or {}
             piece = delta.get("content") if isinstance(delta, dict) else None
@@ -80,20 +88,35 @@ class Tally:
                     self.text.append(piece)
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
-                if self.keep_text:
-                    self._join_calls(delta["tool_calls"])
+                renumbered = self._join_calls(choice, delta["tool_calls"]) or renumbered
             reason = choice.get("finish_reason")
             if reason:
                 self.finish_reasons.append(reason)
                 self.stopped = self.stopped or reason in UNFINISHED
+        return renumbered
 
-    def _join_calls(self, calls: Any) -> None:
-        """Whole tool calls (a message) or fragments joined into calls (stream deltas)."""
+    def _join_calls(self, choice: dict[str, Any], calls: Any) -> bool:
+        """Key each tool call of a choice: whole calls (a message) or fragments (stream
+        deltas). The first choice's calls are kept with the text; a delta's fragment whose
+        `index` is not its key gets the key (True when any did)."""
+        number = choice.get("index")
+        if not isinstance(number, int):
+            number = 0
+        keys = self.call_keys.get(number)
+        if keys is None:
+            keys = self.call_keys[number] = CallKeys()
+        streamed = "delta" in choice  # a whole message's calls are a list: no index to fix
+        keep = self.keep_text and number == 0
+        renumbered = False
         for position, call in enumerate(calls if isinstance(calls, list) else ()):
             if not isinstance(call, dict):
                 continue
-            key = self.call_keys.key(call, position)
-            slot = self.tool_calls.get(key)
+            key = keys.key(call, position)
+            if call.get("index") != key and streamed:
+                call["index"], renumbered = key, True
+            if not keep:
+                continue
+            slot = self.tool_calls.get(key)  # inline: this runs once per fragment
             if slot is None:
                 slot = self.tool_calls[key] = events.KeptCall()
             function = call.get("function") or {}
@@ -102,6 +125,7 @@ class Tally:
             arguments = function.get("arguments")
             if isinstance(arguments, str):
                 slot.pieces.append(arguments)
+        return renumbered
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
         """The kept tool calls in OpenAI's message shape, in the order they began."""
@@ -321,12 +345,12 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         return raw
     if "error" in obj:
         raise in_band(call.api, obj["error"], "")
-    tally.see(obj)
+    renumbered = tally.see(obj)
     if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
-    return raw
+    return event(orjson.dumps(obj)) if renumbered else raw
 
 
 def usage_of(api: Api, usage: Any) -> Usage | None:

@@ -40,12 +40,16 @@ from router.simulator.messages import MessagesApi
 from router.simulator.responses import ResponsesApi
 from router.simulator.settings import REPEATABLE_CREATED, SimSettings
 from router.simulator.stats import Stats
-from router.simulator.wire import Api, Meta
+from router.simulator.wire import Api, CallNumbering, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
 _CHAT_FAULTS = ("chat", "completions")  # the APIs `no_usage`, `abort` and Ollama's apply to
 SSE = "text/event-stream; charset=utf-8"
+_NUMBERING: dict[str, CallNumbering] = {  # the faults that number tool calls as Ollama does
+    "ollama_tool_calls": "index_0",
+    "unindexed_tool_calls": "none",
+}
 _APIS: dict[str, Api] = {
     "/v1/chat/completions": ChatApi(),
     "/v1/completions": CompletionsApi(),
@@ -284,13 +288,13 @@ class Simulator:
             ask = replace(ask, include_usage=False)
         if chat_fault == "abort" and fault is not None:
             gen = aborted(gen, int(fault.value))
-        ollama = chat_fault == "ollama_tool_calls"
-        if ollama:
+        numbering = _NUMBERING.get(chat_fault or "", "openai")
+        if numbering != "openai":  # Ollama's parallel calls
             gen = calling_every_tool(gen, ask.prompt)
         prefix = "call_" if flavor == "cloud" else api.call_prefix
         calls = tuple(f"{prefix}{ids.getrandbits(64):016x}" for _ in range(ask.n))
         created = REPEATABLE_CREATED if self.settings.repeatable else int(time.time())
-        meta = Meta(response_id, created, model, flavor, calls, self.settings.profile, ollama)
+        meta = Meta(response_id, created, model, flavor, calls, self.settings.profile, numbering)
         self._count(gen)
         pace = self.settings.pace(gen.has_code)
         if ask.stream:

@@ -271,13 +271,11 @@ def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> Iterator
 
 
 def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
+    if meta.call_numbering != "openai":
+        yield from _whole_calls(meta, choice, index)
+        return
     for position, call in enumerate(choice.tool_calls):
         call_id = _call_id(meta, index, position)
-        if meta.calls_at_index_0:  # Ollama: each call whole, every one `index: 0`
-            function = {"name": call.name, "arguments": call.arguments}
-            whole = {"id": call_id, "index": 0, "type": "function", "function": function}
-            yield {"tool_calls": [whole]}
-            continue
         first: dict[str, Any] = {"name": call.name}
         # vLLM puts `content: null` beside tool-call deltas and no empty arguments first
         lead: dict[str, Any] = {"content": None} if meta.flavor == "vllm" else {}
@@ -288,6 +286,22 @@ def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, A
         for piece in argument_pieces(call.arguments):
             fragment = {"index": position, "function": {"arguments": piece}}
             yield lead | {"tool_calls": [fragment]}
+
+
+def _whole_calls(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
+    """Ollama's parallel calls, each whole with its own id: each in a delta of its own at
+    `index: 0` (ollama/ollama#15457), or all in one delta without any `index` (before 0.4.7)."""
+    unindexed = []
+    for position, call in enumerate(choice.tool_calls):
+        call_id = _call_id(meta, index, position)
+        function = {"name": call.name, "arguments": call.arguments}
+        if meta.call_numbering == "none":
+            unindexed.append({"id": call_id, "type": "function", "function": function})
+        else:
+            whole = {"id": call_id, "index": 0, "type": "function", "function": function}
+            yield {"tool_calls": [whole]}
+    if unindexed:
+        yield {"tool_calls": unindexed}
 
 
 def _call_id(meta: Meta, index: int, position: int) -> str:

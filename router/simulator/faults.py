@@ -32,6 +32,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
 | `abort[:N]` | chat and completions: the engine drops the request after N tokens (default 2) |
 | `ollama_tool_calls` | chat: a call to every offered tool at once, streamed as Ollama does |
+| `unindexed_tool_calls` | chat: as `ollama_tool_calls`, all in one delta with no `index` |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
@@ -49,7 +50,9 @@ scale-down): the answer so far (a tool call cut mid-arguments) ends with `finish
 `ollama_tool_calls` is Ollama's OpenAI-compatible stream of parallel calls: each call whole
 in one chunk with its own id, and every one `index: 0` (ollama/ollama#15457), where OpenAI and
 vLLM number them 0, 1, …. The model calls each offered tool, so that there are several. It
-applies to chat; a whole reply lists the calls as usual.
+applies to chat; a whole reply lists the calls as usual. `unindexed_tool_calls` is Ollama
+before 0.4.7 (ollama/ollama#7881): the same calls side by side in one delta, none with an
+`index`.
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
@@ -84,6 +87,7 @@ FaultName = Literal[
     "no_usage",
     "abort",
     "ollama_tool_calls",
+    "unindexed_tool_calls",
     "error_event",
     "context_length",
     "down",

@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import orjson
 
 from router.simulator.errors import ApiError, Flavor, validation_error
 from router.simulator.generation import Ask, Generation
+
+CallNumbering = Literal["openai", "index_0", "none"]
+"""How a chat stream numbers parallel tool calls: OpenAI's and vLLM's `index` 0, 1, …;
+Ollama's every call whole at `index: 0` (`ollama_tool_calls`); or none, every call whole
+in one delta with no `index` (`unindexed_tool_calls`)."""
 
 Frame = tuple[bytes, bool]
 """One SSE event and whether it carries a generated token (paced, and counted for faults)."""
@@ -26,7 +31,7 @@ class Meta:
     flavor: Flavor
     call_ids: tuple[str, ...] = ()
     server: Flavor = "vllm"  # the profile answering: vLLM serves some APIs in its own way
-    calls_at_index_0: bool = False  # Ollama's parallel calls (the `ollama_tool_calls` fault)
+    call_numbering: CallNumbering = "openai"  # how a stream numbers its tool calls
 
 
 def sse(obj: Any) -> bytes:

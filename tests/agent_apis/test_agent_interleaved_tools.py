@@ -257,24 +257,6 @@ def test_ollamas_parallel_calls_reach_codex_apart(ollama: RunningRouter) -> None
         assert len({i.call_id for i in calls}) == 2
 
 
-def test_ollamas_parallel_calls_reach_chat_clients_as_sent(ollama: RunningRouter) -> None:
-    """Chat clients get the upstream's chunks as they were: the router renumbers nothing."""
-    client = openai.OpenAI(base_url=ollama.url, api_key="none", max_retries=0)
-    tools: Any = [
-        {"type": "function", "function": {"name": t["name"], "parameters": t["input_schema"]}}
-        for t in TWO_TOOLS
-    ]
-    messages: Any = [{"role": "user", "content": ASK_TWO}]
-    chunks = client.chat.completions.create(
-        model="auto", messages=messages, tools=tools, stream=True
-    )
-    calls = [c for k in chunks if k.choices for c in k.choices[0].delta.tool_calls or ()]
-    assert [(c.index, c.function.name) for c in calls if c.function] == [
-        (0, "read_file"),
-        (0, "write_file"),
-    ]
-
-
 def test_calls_one_after_another_still_stream_live() -> None:
     """The second call's block starts when its first piece arrives, not at the end."""
     stream = anthropic_reply.MessagesStream()

@@ -1,0 +1,110 @@
+"""Parallel tool calls reach chat clients numbered as OpenAI numbers them, whatever the
+upstream did: the openai SDK's stream accumulator (like most agent loops) joins fragments
+by `index`, so Ollama's calls, all at `index: 0` (ollama/ollama#15457) or with no `index`
+at all (before 0.4.7, #7881), became one call whose arguments were `{...}{...}`. A stream
+numbered as OpenAI numbers it still reaches the client byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import orjson
+import pytest
+
+from router.relay import Tally
+from tests.agent_apis.agent_stack import stack_config
+from tests.harness import router, simulator
+
+TOOLS: Any = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+    for name in ("read_file", "write_file")
+]
+MESSAGES: Any = [{"role": "user", "content": "Read a.py and write b.py"}]
+WANT = [("read_file", {"path": "src/main.py"}), ("write_file", {"path": "src/main.py"})]
+
+
+@pytest.mark.parametrize("fault", ["ollama_tool_calls", "unindexed_tool_calls"])
+def test_ollamas_parallel_calls_reach_the_openai_sdk_apart(fault: str, tmp_path: Path) -> None:
+    """The SDK's accumulated message had one call, `read_file`, with arguments
+    `{"path": ...}{"path": ...}` (`index: 0`), or the SDK failed on the missing index."""
+    with (
+        simulator(profile="cloud", model="cloud-model", fault=fault) as sim,
+        router(stack_config({"cloud": sim}, tmp_path, ["cloud"])) as running,
+    ):
+        client = openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
+        with client.chat.completions.stream(model="auto", messages=MESSAGES, tools=TOOLS) as stream:
+            seen = [
+                (c.index, c.function.name if c.function else None)
+                for e in stream
+                if e.type == "chunk" and e.chunk.choices
+                for c in e.chunk.choices[0].delta.tool_calls or ()
+            ]
+            final = stream.get_final_completion()
+    calls = final.choices[0].message.tool_calls or []
+    assert [(c.function.name, orjson.loads(c.function.arguments)) for c in calls] == WANT
+    assert len({c.id for c in calls}) == 2 and all(c.id for c in calls)
+    assert seen == [(0, "read_file"), (1, "write_file")]  # what a client reading chunks sees
+    assert final.choices[0].finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_openai_numbered_calls_pass_through_byte_for_byte(profile: str, tmp_path: Path) -> None:
+    """vLLM's and OpenAI's streams (two choices, a call in each, both `index: 0`, as each
+    choice numbers its own calls) reach the client exactly as the backend sent them."""
+    with simulator(profile=profile, model="cloud-model", repeatable=True) as sim:
+        with router(stack_config({"cloud": sim}, tmp_path, ["cloud"])) as running:
+            body = {
+                "model": "auto",
+                "messages": MESSAGES,
+                "tools": TOOLS,
+                "n": 2,
+                "temperature": 1.0,
+                "stream": True,
+                "stream_options": {"include_usage": True},  # the client's: nothing is stripped
+            }
+            relayed = httpx.post(f"{running.url}/chat/completions", json=body, timeout=10)
+            relayed.raise_for_status()
+        forwarded = sim.stats()["last_request"]  # what the router asked the backend
+        direct = httpx.post(f"{sim.url}/chat/completions", json=forwarded, timeout=10)
+    assert b'"tool_calls"' in relayed.content and b'"index":1,"delta"' in relayed.content
+    assert relayed.content == direct.content
+
+
+def _chunk(choice: int, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"choices": [{"index": choice, "delta": {"tool_calls": calls}}]}
+
+
+def _call(index: int, call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+    call: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if call_id and name:
+        call |= {"id": call_id, "type": "function"}
+        call["function"]["name"] = name
+    return call
+
+
+def test_each_choice_numbers_its_own_calls() -> None:
+    """Two choices' calls, each choice's whole at `index: 0` and then another at 1: one
+    numbering for the whole stream would have renumbered the second choice's calls 2, 3."""
+    stream = [
+        _chunk(0, [_call(0, "a", "read_file", '{"path": "a.py"}')]),
+        _chunk(1, [_call(0, "b", "read_file", '{"path": "b.py"}')]),
+        _chunk(0, [_call(1, "c", "write_file", '{"path": ')]),
+        _chunk(1, [_call(1, "d", "write_file", '{"path": ')]),
+        _chunk(0, [_call(1, None, None, '"c.py"}')]),
+        _chunk(1, [_call(1, None, None, '"d.py"}')]),
+    ]
+    tally = Tally(keep_text=True)
+    for obj in stream:
+        before = orjson.dumps(obj)
+        assert not tally.see(obj) and orjson.dumps(obj) == before
+    kept = [(c["function"]["name"], c["function"]["arguments"]) for c in tally.answer_tool_calls()]
+    assert kept == [("read_file", '{"path": "a.py"}'), ("write_file", '{"path": "c.py"}')]
