@@ -55,6 +55,8 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
+    open_choices: set[int] = field(default_factory=set)  # chat choices without their reason
+    ended_choices: set[int] = field(default_factory=set)  # (a late empty chunk reopens none)
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
@@ -90,9 +92,14 @@ class Tally:
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
                 renumbered = self._join_calls(choice, delta["tool_calls"]) or renumbered
             reason = choice.get("finish_reason")
+            number = choice.get("index", 0)
             if reason:
                 self.finish_reasons.append(reason)
                 self.stopped = self.stopped or reason in UNFINISHED
+                self.open_choices.discard(number)
+                self.ended_choices.add(number)
+            elif isinstance(number, int) and number not in self.ended_choices:
+                self.open_choices.add(number)
         return renumbered
 
     def _join_calls(self, choice: dict[str, Any], calls: Any) -> bool:
@@ -241,7 +248,13 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     # (its finish reason seen, nothing half-read), else cut, as README promises. A Messages
     # answer is finished at the message_delta with its stop_reason, so only message_stop is
     # missing; a Responses answer is whole only in its terminal event (`tally.done`).
-    if call.api == "responses" or committed.events.rest().strip() or not tally.finish_reasons:
+    # With `n` > 1 every choice must have finished: one cut mid-answer is not a whole reply.
+    if (
+        call.api == "responses"
+        or committed.events.rest().strip()
+        or not tally.finish_reasons
+        or tally.open_choices
+    ):
         raise Cut(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
 
