@@ -1,8 +1,9 @@
 """Backend capacity: is a backend too busy to take one more request right now?
 
 Two sources, because each alone is wrong: the router's own in-flight count per backend
-(exact, but blind to other routers and clients sharing the GPU) and what vLLM reports on
-`/metrics` (running, waiting, KV-cache use; global, but a poll old). `saturation` is the
+(live attempts plus its own shadow replays; exact, but blind to other routers and clients
+sharing the GPU) and what vLLM reports on `/metrics` (running, waiting, KV-cache use;
+global, but a poll old). `saturation` is the
 pure decision; `Capacity` keeps the numbers; `poll_metrics` / `read_context_window` are the
 I/O edge. `/v1/models` cards carry `max_model_len`, learned as the context window.
 """
@@ -28,7 +29,10 @@ EWMA_WEIGHT = 0.2  # how fast the mean service time follows recent attempts
 class Load:
     """What is known about one backend's load."""
 
-    inflight: int = 0
+    inflight: int = 0  # live attempts
+    # Calls the router makes for itself (shadow replays, their judge): no attempts, but
+    # they hold the backend's sequence slots as much as live ones do.
+    replays: int = 0
     polled: VllmCapacity | None = None
     polled_at: float = float("-inf")
     service_s: float | None = None  # mean duration of a successful attempt (EWMA)
@@ -45,10 +49,12 @@ def saturation(
 ) -> str | None:
     """Why a new request should not go to this backend now, or None when it may.
 
-    `limit` is the configured concurrency (e.g. vLLM's `max_num_seqs`). A poll older than
-    `fresh_s` is ignored: stale numbers must not keep traffic away from a backend.
+    `limit` is the configured concurrency (e.g. vLLM's `max_num_seqs`); live attempts and
+    the router's own replays both fill it, or a live request queued on the GPU behind a
+    shadow the count did not see. A poll older than `fresh_s` is ignored: stale numbers must
+    not keep traffic away from a backend.
     """
-    if limit is not None and load.inflight >= limit:
+    if limit is not None and load.inflight + load.replays >= limit:
         return "inflight_limit"
     polled = load.polled
     if polled is None or now - load.polled_at > fresh_s:
@@ -84,12 +90,12 @@ class Capacity:
         return found
 
     def forget(self, backend: str) -> None:
-        """What was learned about a backend a reload changed or removed. Its in-flight count
-        stays while attempts still run; a removed one with none left goes now (else with its
-        last attempt, `attempt_finished`)."""
-        inflight = self.loads.pop(backend, Load()).inflight
-        if inflight > 0 or self.configured(backend):
-            self.loads[backend] = Load(inflight=inflight)
+        """What was learned about a backend a reload changed or removed. Its in-flight counts
+        stay while attempts or replays still run; a removed one with none left goes now (else
+        with its last one, `attempt_finished` / `replay_finished`)."""
+        old = self.loads.pop(backend, Load())
+        if old.inflight > 0 or old.replays > 0 or self.configured(backend):
+            self.loads[backend] = Load(inflight=old.inflight, replays=old.replays)
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.load(backend).inflight += 1
@@ -101,8 +107,22 @@ class Capacity:
         if load is None:
             return
         load.inflight = max(0, load.inflight - 1)
-        if load.inflight == 0 and not self.configured(backend):
-            del self.loads[backend]  # a reload removed it: this was its last attempt
+        self._drop_if_gone(backend, load)
+
+    def replay_started(self, backend: str) -> None:
+        """A call of the router's own (a shadow replay, its judge) took one of the slots."""
+        self.load(backend).replays += 1
+
+    def replay_finished(self, backend: str) -> None:
+        load = self.loads.get(backend)
+        if load is None:
+            return
+        load.replays = max(0, load.replays - 1)
+        self._drop_if_gone(backend, load)
+
+    def _drop_if_gone(self, backend: str, load: Load) -> None:
+        if load.inflight == 0 and load.replays == 0 and not self.configured(backend):
+            del self.loads[backend]  # a reload removed it: this was its last call
 
     def served(self, backend: str, seconds: float) -> None:
         """A successful attempt took `seconds` (from the finished record); nothing for a

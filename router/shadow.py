@@ -5,12 +5,17 @@ decision; this module is the call sink that offers each finished request to it a
 background job that replays what it sampled. The client never waits, never sees a shadow
 error. Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size`
 whose overflow is counted (both read from the running config), and a target that saturated
-while its job waited is skipped. Comparisons run in threads; a request's own tests
+while its job waited is skipped. Each replay (and judge call) is told to the
+`ReplayObserver`s while it runs: capacity counts it with the live attempts, so a live
+request finds a backend full of shadows full (and overflows, not queued on the GPU behind
+them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
+`max_concurrency`). Comparisons run in threads; a request's own tests
 (`run_request_tests`) run under the sandbox bound the evals runner and canary share
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
 only when `shadow.allow_cloud_targets`, never for a private request.
 Answer text lives in memory only; the ledger gets the verdict.
-Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend.
+Shadow tokens and dollars go to `shadow_comparisons` (`router.shadow_row`), never to the
+live route's spend.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
 text and tool calls.
@@ -23,8 +28,7 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import orjson
@@ -46,8 +50,9 @@ from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
-from router.record import Api, Record, ShadowDropReason, Tier, Usage
+from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
+from router.shadow_row import Job, Pricing, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.translate.exchange import to_chat
 
@@ -68,20 +73,12 @@ class ShadowMetrics(Protocol):
     def shadow_dropped(self, reason: ShadowDropReason) -> None: ...
 
 
-class Pricing(Protocol):
-    def price(self, record: Record) -> tuple[float, float]: ...
+class ReplayObserver(Protocol):
+    """Told when a replay takes one of a backend's slots and when it gives it back."""
 
+    def replay_started(self, backend: str) -> None: ...
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One queued replay: the request, the live answer (in memory only) and live facts."""
-
-    record: Record
-    body: dict[str, Any]  # as the client sent it, in `api`
-    live: Reply
-    target: str
-    api: Api = "chat"
-    target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
+    def replay_finished(self, backend: str) -> None: ...
 
 
 def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
@@ -108,6 +105,7 @@ class Shadow:
         states: Callable[[], Mapping[str, BackendState]] = dict,
         rng: random.Random | None = None,
         execute: Executor = run_python,
+        observers: Sequence[ReplayObserver] = (),
     ) -> None:
         self._config = live.source(config)
         self._backends = live.source(backends)
@@ -117,6 +115,7 @@ class Shadow:
         self.states = states
         self.rng = rng or random.Random()
         self.execute = execute
+        self.observers = observers  # the components' list: read at each replay
         # Unbounded here: `offer` holds it to `queue_size` of the running config.
         self.queue: asyncio.Queue[Job] = asyncio.Queue()
         self.counts: Counter[str] = Counter()
@@ -189,12 +188,26 @@ class Shadow:
             self._freed.clear()
             await self._freed.wait()
         job = await self.queue.get()
-        state = self.states().get(job.target)
-        if state is not None and (state.saturated or state.circuit == "open"):
+        if not self._has_room(job.target):
             self._drop("saturated")  # it filled up while the job waited
             return
         self.in_flight += 1
+        self._took(job.target)  # now, not in the task: the next job's check must see it
         group.create_task(self._replay_one(job))
+
+    def _has_room(self, backend: str) -> bool:
+        """Whether a replay may take a slot of `backend` now: not when live attempts and
+        replays already fill it (saturated), nor when its circuit is open."""
+        state = self.states().get(backend)
+        return state is None or not (state.saturated or state.circuit == "open")
+
+    def _took(self, backend: str) -> None:
+        for observer in self.observers:
+            observer.replay_started(backend)
+
+    def _gave_back(self, backend: str) -> None:
+        for observer in self.observers:
+            observer.replay_finished(backend)
 
     async def _replay_one(self, job: Job) -> None:
         try:
@@ -206,6 +219,7 @@ class Shadow:
             log.exception("shadow: replay of %s failed", job.record.request_id)
         finally:
             self.in_flight -= 1
+            self._gave_back(job.target)
             self._freed.set()
 
     def close(self) -> None:
@@ -256,7 +270,7 @@ class Shadow:
                 self.metrics.shadow_compared(
                     record.intent, record.backend or "", job.target, verdict.agreed
                 )
-        row = self._row(job, verdict, latency, usage, judged, error)
+        row = comparison_row(job, verdict, latency, usage, judged, error, self.pricing, time.time())
         if self.rows is not None:
             self.rows.submit_row("shadow_comparisons", row)
         return row
@@ -279,7 +293,8 @@ class Shadow:
     async def _judge(
         self, record: Record, body: dict[str, Any], job: Job, shadow: Reply
     ) -> str | None:
-        """A blind pairwise verdict from a third backend, if one is configured and allowed."""
+        """A blind pairwise verdict from a third backend, if one is configured, allowed and
+        has a free slot (the judge's call is shadow load like the replay)."""
         name = self.settings.judge_backend
         if not name or name in (record.backend, job.target) or name not in self.backends:
             return None
@@ -287,8 +302,12 @@ class Shadow:
             record.private or not self.settings.allow_cloud_targets
         ):
             return None
+        if not self._has_room(name):
+            log.info("shadow: judge %s is full; no verdict for %s", name, record.request_id)
+            return None
         live_first = self.rng.random() < 0.5
         question = judge_request(body, job.live, shadow, live_first)
+        self._took(name)
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 reply = await self.backends[name].send("chat", question, {}, False)
@@ -296,50 +315,8 @@ class Shadow:
         except (TimeoutError, UpstreamError, ValueError) as exc:
             log.info("shadow: judge %s gave no verdict (%s)", name, type(exc).__name__)
             return None
-
-    def _row(
-        self,
-        job: Job,
-        verdict: Comparison,
-        latency: float,
-        usage: Usage | None,
-        judged: str | None,
-        error: str | None,
-    ) -> dict[str, Any]:
-        record = job.record
-        shadow_cost = 0.0
-        if usage is not None and self.pricing is not None:
-            shadow_record = Record(
-                request_id=record.request_id,
-                started_at=record.started_at,
-                route=record.route,
-                backend=job.target,
-                tier=job.target_tier,
-                usage=usage,
-                duration_s=latency,
-            )
-            shadow_cost = self.pricing.price(shadow_record)[0]
-        return {
-            "ts": time.time(),
-            "request_id": record.request_id,
-            "intent": record.intent,
-            "route": record.route,
-            "live_backend": record.backend,
-            "shadow_backend": job.target,
-            "agreed": verdict.agreed,
-            "method": verdict.method,
-            "detail": verdict.detail[:300],
-            "live_latency_s": record.duration_s,
-            "shadow_latency_s": round(latency, 4),
-            "live_tokens": record.usage.prompt_tokens + record.usage.completion_tokens,
-            "shadow_tokens": (usage.prompt_tokens + usage.completion_tokens) if usage else None,
-            "live_cost_usd": record.cost_usd,
-            "shadow_cost_usd": shadow_cost,
-            "judge": judged,
-            "shadow_error": error,
-            "live_tier": record.tier,
-            "shadow_tier": job.target_tier,
-        }
+        finally:
+            self._gave_back(name)
 
     def status(self) -> dict[str, Any]:
         """The `shadow` section of `/v1/router/status`."""
@@ -367,6 +344,7 @@ def install(components: Any) -> None:
         metrics=components.metrics,
         pricing=lambda: components.pricer,
         states=lambda: components.gateway.state_source.states(),
+        observers=components.replay_observers,
     )
     components.gateway.call_sinks.append(shadow)
     components.background.append(shadow.run)

@@ -17,6 +17,9 @@ def polled(running: float, waiting: float, at: float = 0.0, service: float | Non
     [
         (32, Load(inflight=31), None),
         (32, Load(inflight=32), "inflight_limit"),
+        (2, Load(inflight=0, replays=2), "inflight_limit"),  # shadows fill the slots too
+        (2, Load(inflight=1, replays=1), "inflight_limit"),
+        (2, Load(inflight=0, replays=1), None),
         (None, Load(inflight=1000), None),
         (32, polled(32, 0), None),
         (32, polled(32, 10), "queue"),  # (10+1)/32*4 = 1.4 s > 1 s
@@ -43,6 +46,23 @@ def test_inflight_counts_follow_attempts_and_never_go_negative() -> None:
     cap.attempt_finished("local", "local", "error", "cut")
     cap.attempt_finished("local", "local", "error", "cut")
     assert cap.load("local").inflight == 0
+
+
+def test_replays_are_counted_apart_and_a_removed_backend_goes_with_its_last_call() -> None:
+    """A shadow replay holds a slot like an attempt but is none; a backend a reload removed
+    keeps its entry while a replay still runs there, and loses it when that ends."""
+    configured = {"local"}
+    cap = Capacity(lambda: 0.0, lambda name: name in configured)
+    cap.attempt_started("local", "local")
+    cap.replay_started("local")
+    assert (cap.load("local").inflight, cap.load("local").replays) == (1, 1)
+    configured.clear()
+    cap.forget("local")
+    cap.attempt_finished("local", "local", "ok", None)
+    assert cap.loads["local"].replays == 1  # the replay still runs
+    cap.replay_finished("local")
+    cap.replay_finished("local")  # never below 0, nor back
+    assert "local" not in cap.loads
 
 
 def test_service_time_is_a_moving_average() -> None:

@@ -274,6 +274,44 @@ def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
         assert row["judge"] is None and servers["cloud"].stats()["requests"] == 0
 
 
+class Slots:
+    """A replay observer: the slots each backend's replays hold now, and at most."""
+
+    def __init__(self) -> None:
+        self.now: dict[str, int] = {}
+        self.peak: dict[str, int] = {}
+
+    def replay_started(self, backend: str) -> None:
+        self.now[backend] = self.now.get(backend, 0) + 1
+        self.peak[backend] = max(self.peak.get(backend, 0), self.now[backend])
+
+    def replay_finished(self, backend: str) -> None:
+        self.now[backend] -= 1
+
+
+def test_the_judges_call_holds_a_slot_and_a_full_judge_is_not_asked(tmp_path: Path) -> None:
+    """The judge's call is shadow load too: counted while it runs, and not made on a judge
+    that live traffic and replays fill (the comparison keeps its row, without a verdict)."""
+    with sims(tmp_path, judge=True, judge_backend="localjudge") as (config, servers):
+        full: dict[str, BackendState] = {}
+        slots = Slots()
+        shadow, backends = _shadow(config, Rows(), states=lambda: full, observers=[slots])
+
+        async def go() -> list[dict[str, Any]]:
+            rows = []
+            for state in (BackendState(), BackendState(saturated=True)):
+                full["localjudge"] = state
+                shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+                rows.append(await _replayed(shadow, shadow.queue.get_nowait()))
+            await _close(backends)
+            return rows
+
+        free, busy = asyncio.run(go())
+        assert servers["localjudge"].completions() == 1
+    assert free["judge"] is not None and busy["judge"] is None
+    assert slots.peak == {"localjudge": 1} and slots.now == {"localjudge": 0}
+
+
 class Hung:
     """A shadow backend whose replies never come: replays stay in flight."""
 

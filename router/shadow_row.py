@@ -1,0 +1,92 @@
+"""One shadow comparison as its ledger row: the job, the verdicts, what the shadow cost.
+
+Pure: `router.shadow` makes the calls and hands their facts here. The shadow's call is
+priced as a live request to that backend would be, and is not the live route's spend: its
+cost is `shadow_cost_usd`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from router.comparison import Comparison, Reply
+from router.record import Api, Record, Tier, Usage
+
+
+class Pricing(Protocol):
+    def price(self, record: Record) -> tuple[float, float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One queued replay: the request, the live answer (in memory only) and live facts."""
+
+    record: Record
+    body: dict[str, Any]  # as the client sent it, in `api`
+    live: Reply
+    target: str
+    api: Api = "chat"
+    target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
+
+
+def call_cost(
+    pricing: Pricing | None, record: Record, backend: str, tier: Tier, usage: Usage, took: float
+) -> float:
+    """What a call of the shadow's cost (a local backend's by its time, `took`); 0 without
+    a pricer."""
+    if pricing is None:
+        return 0.0
+    priced = Record(
+        request_id=record.request_id,
+        started_at=record.started_at,
+        route=record.route,
+        backend=backend,
+        tier=tier,
+        usage=usage,
+        duration_s=took,
+    )
+    return pricing.price(priced)[0]
+
+
+def _tokens(usage: Usage | None) -> int | None:
+    return usage.prompt_tokens + usage.completion_tokens if usage is not None else None
+
+
+def comparison_row(
+    job: Job,
+    verdict: Comparison,
+    latency: float,
+    usage: Usage | None,
+    judged: str | None,
+    error: str | None,
+    pricing: Pricing | None,
+    now: float,
+) -> dict[str, Any]:
+    """The `shadow_comparisons` row of one replay (`usage`: the shadow's, None when it
+    failed or gave none)."""
+    record = job.record
+    shadow_cost = 0.0
+    if usage is not None:
+        shadow_cost = call_cost(pricing, record, job.target, job.target_tier, usage, latency)
+    return {
+        "ts": now,
+        "request_id": record.request_id,
+        "intent": record.intent,
+        "route": record.route,
+        "live_backend": record.backend,
+        "shadow_backend": job.target,
+        "agreed": verdict.agreed,
+        "method": verdict.method,
+        "detail": verdict.detail[:300],
+        "live_latency_s": record.duration_s,
+        "shadow_latency_s": round(latency, 4),
+        "live_tokens": record.usage.prompt_tokens + record.usage.completion_tokens,
+        "shadow_tokens": _tokens(usage),
+        "live_cost_usd": record.cost_usd,
+        "shadow_cost_usd": shadow_cost,
+        "judge": judged,
+        "shadow_error": error,
+        "live_tier": record.tier,
+        "shadow_tier": job.target_tier,
+    }
