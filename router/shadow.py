@@ -14,8 +14,8 @@ them), and a shadow starts only where a slot is free (live + replays + 1 <= the 
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
 only when `shadow.allow_cloud_targets`, never for a private request.
 Answer text lives in memory only; the ledger gets the verdict.
-Shadow tokens and dollars go to `shadow_comparisons` (`router.shadow_row`), never to the
-live route's spend.
+Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
+the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`).
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
 text and tool calls.
@@ -52,7 +52,7 @@ from router.errors import Rejected, UpstreamError
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
-from router.shadow_row import Job, Pricing, comparison_row
+from router.shadow_row import Job, Judged, Pricing, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.translate.exchange import to_chat
 
@@ -261,7 +261,7 @@ class Shadow:
         if error is not None:
             self._drop("timeout" if error == "timeout" else "error")
             verdict = Comparison(None, "none", f"shadow failed: {error}")
-            judged = None
+            judged = Judged()
         else:
             verdict = await self._compare(record.intent, body, job.live, shadow)
             judged = await self._judge(record, body, job, shadow)
@@ -290,33 +290,37 @@ class Shadow:
                 return await asyncio.to_thread(compare, intent, body, live, shadow, self.execute)
         return await asyncio.to_thread(compare, intent, body, live, shadow, None)
 
-    async def _judge(
-        self, record: Record, body: dict[str, Any], job: Job, shadow: Reply
-    ) -> str | None:
+    async def _judge(self, record: Record, body: dict[str, Any], job: Job, shadow: Reply) -> Judged:
         """A blind pairwise verdict from a third backend, if one is configured, allowed and
-        has a free slot (the judge's call is shadow load like the replay)."""
+        has a free slot (the judge's call is shadow load like the replay), and its usage."""
         name = self.settings.judge_backend
         if not name or name in (record.backend, job.target) or name not in self.backends:
-            return None
-        if self.config.backend(name).tier != "local" and (
-            record.private or not self.settings.allow_cloud_targets
-        ):
-            return None
+            return Judged()
+        tier = self.config.backend(name).tier
+        if tier != "local" and (record.private or not self.settings.allow_cloud_targets):
+            return Judged()
         if not self._has_room(name):
             log.info("shadow: judge %s is full; no verdict for %s", name, record.request_id)
-            return None
+            return Judged()
         live_first = self.rng.random() < 0.5
         question = judge_request(body, job.live, shadow, live_first)
+        began = time.monotonic()
+        payload: Any = None
         self._took(name)
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 reply = await self.backends[name].send("chat", question, {}, False)
-            return judge_verdict(orjson.loads(reply.body or b""), live_first)
+            payload = orjson.loads(reply.body or b"")
         except (TimeoutError, UpstreamError, ValueError) as exc:
             log.info("shadow: judge %s gave no verdict (%s)", name, type(exc).__name__)
-            return None
         finally:
             self._gave_back(name)
+        latency = time.monotonic() - began
+        if payload is None:
+            return Judged(None, name, tier, None, latency)
+        raw_usage = payload.get("usage") if isinstance(payload, dict) else None
+        verdict = judge_verdict(payload, live_first)
+        return Judged(verdict, name, tier, usage_of("chat", raw_usage), latency)
 
     def status(self) -> dict[str, Any]:
         """The `shadow` section of `/v1/router/status`."""

@@ -30,7 +30,7 @@ def _table(summaries: list[PairSummary]) -> Table:
         "agree",
         "95% CI",
         "p50 live/shadow s",
-        "$ live/shadow",
+        "$ live/shadow/judge",
         "judge",
         "errors",
     ):
@@ -45,7 +45,7 @@ def _table(summaries: list[PairSummary]) -> Table:
             agree,
             f"{s.low:.0%}–{s.high:.0%}",
             f"{s.live_p50_s or 0:.2f} / {s.shadow_p50_s or 0:.2f}",
-            f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f}",
+            f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f} / {s.judge_cost_usd:.4f}",
             judge,
             str(s.errors),
         )

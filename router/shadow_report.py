@@ -35,6 +35,7 @@ COLUMNS = (
     "shadow_error",
     "live_tier",
     "shadow_tier",
+    "judge_cost_usd",
 )
 
 NEEDS_TIERS = "no advice: the backends' tiers are unknown (run with --config)"
@@ -56,6 +57,7 @@ class PairSummary:
     shadow_p50_s: float | None
     live_cost_usd: float
     shadow_cost_usd: float
+    judge_cost_usd: float  # what asking the judge cost (0 in rows written before it was kept)
     judge: Mapping[str, int] = field(default_factory=dict)
     recommendation: str = ""
 
@@ -101,6 +103,7 @@ def _pair(
         ),
         live_cost_usd=round(sum(float(r.get("live_cost_usd") or 0) for r in ok), 6),
         shadow_cost_usd=round(sum(float(r.get("shadow_cost_usd") or 0) for r in rows), 6),
+        judge_cost_usd=round(sum(float(r.get("judge_cost_usd") or 0) for r in rows), 6),
         judge=judge,
     )
     return _with_advice(summary, tiers)

@@ -1,8 +1,9 @@
-"""One shadow comparison as its ledger row: the job, the verdicts, what the shadow cost.
+"""One shadow comparison as its ledger row: the job, what the judge said, what each call cost.
 
-Pure: `router.shadow` makes the calls and hands their facts here. The shadow's call is
-priced as a live request to that backend would be, and is not the live route's spend: its
-cost is `shadow_cost_usd`.
+Pure: `router.shadow` makes the calls and hands their facts here. Every call the shadow
+makes is priced as a live request to that backend would be (a cloud judge bills its tokens
+as surely as a cloud shadow), and none of it is the live route's spend: the shadow's cost
+is `shadow_cost_usd`, the judge's `judge_cost_usd`.
 """
 
 from __future__ import annotations
@@ -30,11 +31,22 @@ class Job:
     target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
 
 
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the judge said, and what asking it took: `backend` None when it was not asked."""
+
+    verdict: str | None = None
+    backend: str | None = None
+    tier: Tier = "local"  # read before the call: a reload may remove the judge meanwhile
+    usage: Usage | None = None
+    latency_s: float = 0.0
+
+
 def call_cost(
     pricing: Pricing | None, record: Record, backend: str, tier: Tier, usage: Usage, took: float
 ) -> float:
-    """What a call of the shadow's cost (a local backend's by its time, `took`); 0 without
-    a pricer."""
+    """What one of the shadow's calls cost (a local backend's by its time, `took`); 0
+    without a pricer."""
     if pricing is None:
         return 0.0
     priced = Record(
@@ -58,7 +70,7 @@ def comparison_row(
     verdict: Comparison,
     latency: float,
     usage: Usage | None,
-    judged: str | None,
+    judged: Judged,
     error: str | None,
     pricing: Pricing | None,
     now: float,
@@ -69,6 +81,11 @@ def comparison_row(
     shadow_cost = 0.0
     if usage is not None:
         shadow_cost = call_cost(pricing, record, job.target, job.target_tier, usage, latency)
+    judge_cost = 0.0
+    if judged.usage is not None and judged.backend is not None:
+        judge_cost = call_cost(
+            pricing, record, judged.backend, judged.tier, judged.usage, judged.latency_s
+        )
     return {
         "ts": now,
         "request_id": record.request_id,
@@ -85,8 +102,11 @@ def comparison_row(
         "shadow_tokens": _tokens(usage),
         "live_cost_usd": record.cost_usd,
         "shadow_cost_usd": shadow_cost,
-        "judge": judged,
+        "judge": judged.verdict,
         "shadow_error": error,
         "live_tier": record.tier,
         "shadow_tier": job.target_tier,
+        "judge_backend": judged.backend,
+        "judge_tokens": _tokens(judged.usage),
+        "judge_cost_usd": judge_cost,
     }

@@ -57,6 +57,11 @@ SHADOW_COMPARISONS: Columns = (
     # (files written before these columns read them as NULL).
     ("live_tier", "string"),
     ("shadow_tier", "string"),
+    # What the judge (`shadow.judge_backend`) was asked to judge with, and what that cost:
+    # its tokens are billed like any call's (files written before these read them as NULL).
+    ("judge_backend", "string"),
+    ("judge_tokens", "int64"),
+    ("judge_cost_usd", "float64"),
 )
 
 ROW_COLUMNS: dict[str, Columns] = {

@@ -308,7 +308,8 @@ def test_the_judges_call_holds_a_slot_and_a_full_judge_is_not_asked(tmp_path: Pa
 
         free, busy = asyncio.run(go())
         assert servers["localjudge"].completions() == 1
-    assert free["judge"] is not None and busy["judge"] is None
+    assert (free["judge_backend"], free["judge_tokens"] > 0) == ("localjudge", True)
+    assert (busy["judge"], busy["judge_backend"], busy["judge_tokens"]) == (None, None, None)
     assert slots.peak == {"localjudge": 1} and slots.now == {"localjudge": 0}
 
 

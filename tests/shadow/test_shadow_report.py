@@ -173,3 +173,29 @@ def test_cli_says_in_one_line_when_a_compaction_keeps_overtaking_it(
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.output.startswith(f"error: cannot read the ledger at {path}: its files kept")
+
+
+def test_judge_spend_is_reported_and_files_from_before_it_still_read(tmp_path: Path) -> None:
+    """The judge's cost is summed per pair beside the shadow's; a months-old ledger whose
+    files have no judge columns still reports (their judge cost reads as 0)."""
+    path = tmp_path / "ledger"
+    new = {"judge_backend", "judge_tokens", "judge_cost_usd"}
+    old_names = [f.name for f in SHADOW_COMPARISONS if f.name not in new]
+    old = [_row("math", "cloud", "local", True, 2.0, 1.0, 0.01) for _ in range(10)]
+    day = segments.day_dir(path, "shadow_comparisons", "2026-03-02")
+    segments.write_segment(
+        day / "old.parquet", rows_table("shadow_comparisons", old).select(old_names)
+    )
+    writer = LedgerWriter(path, flush_interval_s=0.1)
+    judged = {"judge": "live", "judge_backend": "judge", "judge_tokens": 900}
+    for _ in range(4):
+        row = _row("math", "cloud", "local", False, 2.0, 1.0, 0.01)
+        writer.submit_row("shadow_comparisons", {**row, **judged, "judge_cost_usd": 0.25})
+    writer.close()
+    result = CliRunner().invoke(app, ["report", "--ledger", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    (math,) = json.loads(result.output)
+    assert (math["samples"], math["agreed"], math["judge"]) == (14, 10, {"live": 4})
+    assert (math["judge_cost_usd"], math["shadow_cost_usd"]) == (1.0, 0.0)
+    table = CliRunner().invoke(app, ["report", "--ledger", str(path)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "0.1400 / 0.0000 / 1.0000" in table.output, table.output
