@@ -21,6 +21,12 @@ def shadow() -> None:
     """Shadow evaluation: how often another backend agreed with the live answers."""
 
 
+def _seconds(value: float | None) -> str:
+    """A median latency, or `-` when there is none (every shadow failed): 0.00 read as
+    instant."""
+    return "-" if value is None else f"{value:.2f}"
+
+
 def _table(summaries: list[PairSummary]) -> Table:
     table = Table(title="Shadow agreement (Wilson 95% interval)")
     for name in (
@@ -44,7 +50,7 @@ def _table(summaries: list[PairSummary]) -> Table:
             str(s.samples),
             agree,
             f"{s.low:.0%}–{s.high:.0%}",
-            f"{s.live_p50_s or 0:.2f} / {s.shadow_p50_s or 0:.2f}",
+            f"{_seconds(s.live_p50_s)} / {_seconds(s.shadow_p50_s)}",
             f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f} / {s.judge_cost_usd:.4f}",
             judge,
             str(s.errors),

@@ -199,3 +199,20 @@ def test_judge_spend_is_reported_and_files_from_before_it_still_read(tmp_path: P
     assert (math["judge_cost_usd"], math["shadow_cost_usd"]) == (1.0, 0.0)
     table = CliRunner().invoke(app, ["report", "--ledger", str(path)], env={"COLUMNS": "200"})
     assert table.exit_code == 0 and "0.1400 / 0.0000 / 1.0000" in table.output, table.output
+
+
+def test_a_pair_whose_shadows_all_failed_shows_no_latency_not_zero(tmp_path: Path) -> None:
+    """Every shadow timed out: no latency is known, and the table said 0.00 s for both
+    sides, as if answered at once (found in review). It shows `-`."""
+    path = tmp_path / "ledger"
+    writer = LedgerWriter(path, flush_interval_s=0.1)
+    for _ in range(3):
+        row = _row("prose", "cloud", "local", None, 3.0, 120.0, 0.02, error="timeout")
+        writer.submit_row("shadow_comparisons", row)
+    writer.submit_row("shadow_comparisons", _row("math", "cloud", "local", True, 0.0, 0.0, 0.0))
+    writer.close()
+    table = CliRunner().invoke(app, ["report", "--ledger", str(path)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    lines = {line.split("│")[1].strip(): line for line in table.output.splitlines() if "│" in line}
+    assert "│ - / -" in lines["prose"] and "0.00 / 0.00" not in lines["prose"]
+    assert "│ 0.00 / 0.00" in lines["math"]  # a measured 0 is still a number
