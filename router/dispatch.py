@@ -30,7 +30,7 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
-from router.policy import Plan
+from router.policy import PERMANENT_SKIPS, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.retirement import Retirement
 from router.sse import EventBuffer
@@ -258,10 +258,6 @@ class Dispatcher:
             for judge in self.judges:
                 judge.attempt_finished(name, tier, outcome, kind)
         self.retirement.finished(backend)  # last: a retired backend may close now
-
-
-# Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
-PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private"})
 
 
 def _nothing_tried(plan: Plan, api: Api) -> RouterError:

@@ -32,7 +32,7 @@ from router.errors import (
     cancellation,
     internal_error,
 )
-from router.policy import BackendState, Demand, Target, plan, resolve_target
+from router.policy import BackendState, Demand, Target, detoured, plan, resolve_target
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
 from router.tracing import NO_SPAN, Tracing
@@ -248,6 +248,7 @@ class Gateway:
             raise
         settings = committed.backend.settings
         call.record.backend, call.record.tier = settings.name, settings.tier
+        call.record.detour = detoured(call.plan, call.record.attempts, settings.name)
         call.record.served_model = settings.model  # a stream's TTFT: the relay, at its first token
         return committed
 

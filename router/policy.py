@@ -5,18 +5,25 @@ No I/O here. Dispatch executes the plan; explain shows it without sending anythi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from classifier.intent import Intent
 from router.config import Backend as BackendSettings
 from router.config import Config
-from router.record import Api
+from router.record import Api, Attempt
 from router.translate.pairing import can_serve
 
 Mode = Literal["auto", "route", "backend"]
 Circuit = Literal["closed", "open", "half_open"]
+
+# Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
+# The others (circuit open, quality gate) pass, and so does a backend's saturation.
+PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private"})
+# Why an attempt failed, when no retry can change it: the backend said the prompt is too long
+# (an attempt dispatch skipped after that failure has the same kind).
+PERMANENT_FAILURES = frozenset({"context_too_long"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,9 @@ class Plan:
     route: str
     steps: tuple[Step, ...]
     skipped: tuple[Step, ...] = field(default=())
+    # The backends in the order they would be tried were nothing down, full or failing:
+    # the sticky backend, then the route's (or the forced backend), skipped ones included.
+    preference: tuple[str, ...] = field(default=())
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -116,7 +126,8 @@ def plan(
         overflow = [Step(s.backend, "overflow_last") for s in overflow]
         steps = [Step(s.backend, "overflow" if s.reason == "fallback" else s.reason) for s in steps]
     ordered = _sticky_first(steps + overflow, demand.sticky_backend)
-    return Plan(intent, target, route, tuple(ordered), tuple(skipped))
+    preference = _preferred_order(members, demand.sticky_backend)
+    return Plan(intent, target, route, tuple(ordered), tuple(skipped), preference)
 
 
 def _unfit(
@@ -150,6 +161,33 @@ def context_window(state: BackendState, backend: BackendSettings) -> int | None:
     configured window is a decision (headroom, a smaller budget) the server's own number
     must not undo; one larger than the server's ends in its context error and a fallback."""
     return backend.context_window or state.context_window
+
+
+def _preferred_order(members: list[str], sticky: str | None) -> tuple[str, ...]:
+    if sticky in members:
+        return (sticky, *(name for name in members if name != sticky))
+    return tuple(members)
+
+
+def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
+    """Whether `served` answered only because a backend preferred before it was passing
+    trouble: skipped with its circuit open or held by a gate, put last for being saturated,
+    or tried and failed. A conversation then does not stick to `served`: pinned there, one
+    429 from the local backend kept an agent's session on the paid cloud for as long as it
+    went on, the local backend healthy again. Permanent reasons (a prompt too long for the
+    window, privacy, an API the backend does not speak) are no detour: a conversation too
+    long for the local backend keeps to the cloud. A failure on `served` itself (a retry
+    after a short Retry-After) is none either."""
+    order = plan.preference
+    rank = order.index(served) if served in order else len(order)
+    before = set(order[:rank])
+    passed = any(s.backend in before and s.reason not in PERMANENT_SKIPS for s in plan.skipped)
+    full = any(s.backend in before and s.reason == "overflow_last" for s in plan.steps)
+    failed = any(
+        a.backend in before and a.outcome == "error" and a.error_kind not in PERMANENT_FAILURES
+        for a in attempts
+    )
+    return passed or full or failed
 
 
 def _sticky_first(steps: list[Step], sticky: str | None) -> list[Step]:

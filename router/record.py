@@ -111,6 +111,7 @@ class Record:
     counterfactual_usd: float = 0.0  # what the route's cloud backend would have charged
     conversation: str | None = None  # a hash, never the text
     auto_routed: bool = False  # the router chose the backend: only then a conversation sticks
+    detour: bool = False  # served only after a preferred backend's passing trouble: no sticking
     private: bool = False
     prompt_text: str | None = None  # only when config.ledger.store_text is on
     completion_text: str | None = None

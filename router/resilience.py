@@ -135,7 +135,9 @@ class Resilience:
                 self.capacity.served(attempt.backend, attempt.duration_s)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        if record.auto_routed and self._configured(record.backend):  # not forced by name
+        # Not forced by name, and not a detour: a conversation the local backend's passing
+        # trouble sent to the cloud comes back once it is well (an earlier pin stays).
+        if record.auto_routed and not record.detour and self._configured(record.backend):
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
 

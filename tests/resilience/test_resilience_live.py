@@ -223,12 +223,22 @@ def test_context_window_is_learned_from_v1_models(tmp_path: Path) -> None:
 def test_conversation_sticks_to_the_backend_that_served_it(
     pair: dict[str, Running], tmp_path: Path
 ) -> None:
+    """Pinned for a reason that lasts (too long for local's window), not a passing one: a
+    conversation a local outage sent to the cloud comes back (`test_sticky_detour`)."""
     config = config_for(pair, tmp_path, resilience=FAST)
     with router(config) as proxy:
-        pair["local"].control("faults", {"down": True, "for_s": 1.5})
-        assert chat(proxy.url, model="auto", user="agent-7").headers["x-smf-backend"] == "cloud"
-        until(lambda: circuit(proxy.root, "local") == "closed", what="local back")
-        until(lambda: chat(proxy.url).headers["x-smf-backend"] == "local", what="local serving")
+
+        def window() -> int | None:
+            return status(proxy.root)["extra"]["resilience"]["backends"]["local"]["context_window"]
+
+        def pinned() -> int:
+            return int(status(proxy.root)["extra"]["resilience"]["sticky_conversations"])
+
+        until(lambda: window() == 4096, what="local's window learned")
+        long = [{"role": "user", "content": "Write a Python function. " * 800}]
+        served = chat(proxy.url, model="auto", user="agent-7", messages=long)
+        assert served.headers["x-smf-backend"] == "cloud"
+        until(lambda: pinned() == 1, what="the conversation pinned")
 
         def first(user: str) -> tuple[str, str]:
             body = {"model": "auto", "messages": CODING, "user": user}
@@ -237,7 +247,6 @@ def test_conversation_sticks_to_the_backend_that_served_it(
 
         assert first("agent-7") == ("cloud", "sticky")
         assert first("agent-8") == ("local", "route")
-        assert status(proxy.root)["extra"]["resilience"]["sticky_conversations"] >= 1
 
 
 def test_the_sticky_table_holds_sticky_max_entries_at_start_and_after_a_reload(

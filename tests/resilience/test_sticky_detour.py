@@ -1,0 +1,147 @@
+"""A conversation that passing trouble on the local backend sent to the cloud comes back to
+local once it is well; one that left local for good (too long for its window) stays on the
+cloud. Through the real app: a router, two simulators, the openai SDK; faults through the
+simulators' control API. Pinned, one 429 kept an agent's whole session on the paid cloud
+(found in review)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from router.config import parse
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.resilience.conftest import FAST, circuit, status, until
+
+SYSTEM = {"role": "system", "content": "You are a coding agent."}
+TASK = "Write a Python function that reverses a list."
+
+
+class Agent:
+    """One agent session on `model: auto`: the conversation grows turn by turn. Without a
+    `user` its key is the hash of its system prompt and first message; with one, the
+    `user` (a session that survives the agent compacting its history)."""
+
+    def __init__(
+        self, proxy: RunningRouter, collect: Collect, task: str = TASK, user: str | None = None
+    ) -> None:
+        self.proxy = proxy
+        self.client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        self.collect = collect
+        self.user = user
+        self.messages: list[dict[str, Any]] = [SYSTEM, {"role": "user", "content": task}]
+
+    def turn(self, ask: str = "Now add a docstring and a test.") -> str:
+        """Send the conversation so far; the backend that served it. Returns once the router
+        has finished the turn's record (the sticky table has seen it)."""
+        seen = len(self.collect.records)
+        if self.messages[-1]["role"] == "assistant":
+            self.messages.append({"role": "user", "content": ask})
+        raw = self.client.chat.completions.with_raw_response.create(
+            model="auto",
+            messages=self.messages,  # type: ignore[arg-type]
+            user=self.user or openai.omit,
+        )
+        answer = raw.parse().choices[0].message.content or ""
+        self.messages.append({"role": "assistant", "content": answer})
+        until(lambda: len(self.collect.records) > seen, what="the turn's record finished")
+        routes = self.proxy.components.config.routes
+        assert routes[raw.headers["x-smf-route"]] == ["local", "cloud"]  # local first
+        return str(raw.headers["x-smf-backend"])
+
+    def compact(self, task: str) -> None:
+        """The agent summarises its history into one short message (same session)."""
+        self.messages = [SYSTEM, {"role": "user", "content": task}]
+
+
+@pytest.fixture
+def pair() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@contextmanager
+def started(
+    pair: dict[str, Running], tmp_path: Path, **local: Any
+) -> Iterator[tuple[RunningRouter, Collect]]:
+    """A router over the pair, `local` settings added to the local backend."""
+    data = config_for(pair, tmp_path, resilience=FAST).model_dump(mode="json")
+    data["backends"][0].update(local)
+    with router(parse(data)) as proxy:
+        collect = Collect()  # after the resilience sink: a record it holds, the table has seen
+        proxy.components.gateway.sinks.append(collect)
+        yield proxy, collect
+
+
+def test_a_conversation_a_429_sent_to_the_cloud_comes_back_to_local(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    with started(pair, tmp_path) as (proxy, collect):
+        agent = Agent(proxy, collect)
+        pair["local"].control("faults", {"fault": "rate_limit_no_retry_after"})
+        assert agent.turn() == "cloud"
+        pair["local"].control("faults", {"fault": None})
+        assert circuit(proxy.root, "local") == "closed"  # one 429 opens nothing
+        assert [agent.turn() for _ in range(3)] == ["local"] * 3
+
+
+def test_a_conversation_comes_back_to_local_after_its_circuit_closes(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    with started(pair, tmp_path) as (proxy, collect):
+        agent = Agent(proxy, collect)
+        assert agent.turn() == "local"
+        pair["local"].control("faults", {"down": True, "for_s": 4.0})  # its port closes
+        until(lambda: circuit(proxy.root, "local") == "open", what="local's circuit open")
+        assert agent.turn() == "cloud"
+        until(lambda: circuit(proxy.root, "local") == "closed", what="local's circuit closed")
+        assert [agent.turn() for _ in range(2)] == ["local"] * 2
+
+
+def test_a_conversation_an_overflow_sent_to_the_cloud_comes_back_to_local(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    with started(pair, tmp_path, max_concurrency=1) as (proxy, collect):
+        agent = Agent(proxy, collect)
+        other = Agent(proxy, collect, task="Write a Python function that sorts a list.")
+        pair["local"].control("faults", {"fault": "hold"})  # local's one slot stays taken
+        busy = threading.Thread(target=other.turn)
+        busy.start()
+        try:
+            until(lambda: pair["local"].stats().get("held", 0) >= 1, what="local's slot taken")
+            resilience = status(proxy.root)["extra"]["resilience"]
+            assert resilience["backends"]["local"]["saturated"] == "inflight_limit"
+            assert agent.turn() == "cloud"
+        finally:
+            pair["local"].control("faults", {"fault": None})
+            pair["local"].control("release", {})
+            busy.join(timeout=30)
+        assert [agent.turn() for _ in range(2)] == ["local"] * 2
+
+
+@pytest.mark.parametrize("why", ["window", "context_error"])
+def test_a_conversation_too_long_for_local_stays_on_the_cloud(
+    pair: dict[str, Running], tmp_path: Path, why: str
+) -> None:
+    """A permanent reason is no detour: skipped for its window, or refused by local's own
+    context-length error, the conversation keeps to the cloud, its turns that would fit on
+    local after the agent compacted its history included."""
+    with started(pair, tmp_path, context_window=1000) as (proxy, collect):
+        long = TASK + " Keep it short." * 800 if why == "window" else TASK
+        agent = Agent(proxy, collect, task=long, user="agent-7")
+        if why == "context_error":
+            pair["local"].control("faults", {"fault": "context_length"})
+        assert agent.turn() == "cloud"
+        pair["local"].control("faults", {"fault": None})
+        assert Agent(proxy, collect, user="agent-8").turn() == "local"  # local serves others
+        agent.compact("Summary: reversed a list. Now add a test.")
+        assert [agent.turn() for _ in range(2)] == ["cloud"] * 2
