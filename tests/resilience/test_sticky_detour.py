@@ -100,7 +100,7 @@ def test_a_conversation_comes_back_to_local_after_its_circuit_closes(
     with started(pair, tmp_path) as (proxy, collect):
         agent = Agent(proxy, collect)
         assert agent.turn() == "local"
-        pair["local"].control("faults", {"down": True, "for_s": 4.0})  # its port closes
+        pair["local"].control("faults", {"down": True, "for_s": 6.0})  # its port closes
         until(lambda: circuit(proxy.root, "local") == "open", what="local's circuit open")
         assert agent.turn() == "cloud"
         until(lambda: circuit(proxy.root, "local") == "closed", what="local's circuit closed")
