@@ -56,7 +56,7 @@ def merge(
     inputs: Sequence[Segment],
     out: Path,
     delete: bool = True,
-    damaged: dict[Path, str] | None = None,
+    damaged: set[Path] | None = None,
 ) -> tuple[list[Path], list[str]]:
     """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
@@ -67,7 +67,8 @@ def merge(
     is left in place (readers skip and name it) and is not listed as a source, so it is
     never deleted by accident. Fewer than two readable inputs are left as they are: merging
     one file is a rewrite that compaction would otherwise repeat on every pass. Inputs left
-    out for bad bytes (not for an OS error that may pass) are added to `damaged`, and why.
+    out for what may be bad bytes (not for an OS or memory error that may pass) are added to
+    `damaged`, for `damage.mark` to prove.
     """
     warnings: list[str] = []
     todo = list(inputs)
@@ -82,7 +83,7 @@ def merge(
                 return [], warnings
             warnings.append(str(bad))
             if damaged is not None and damage.lasting(bad.__cause__):
-                damaged[bad.segment.path] = str(bad.__cause__)
+                damaged.add(bad.segment.path)
             todo.remove(bad.segment)
             continue
         if delete:
@@ -224,9 +225,10 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     A damaged file is named once, then marked (`router.ledger.damage`): later passes and
     readers list the day without it, so its healthy rest is merged and rolled up once."""
     _remove_dead_temporaries(path)
+    damage.renew(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
-    damaged = dict(listing.damaged)
+    damaged = set(listing.damaged)
     # Sources a crashed merge left behind: the day is closed, the merged file exists.
     remove([path / name for seg in listing.segments for name in seg.sources])
     merged = False
@@ -239,8 +241,8 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
             result.files_in += len(replaced)
             result.files_out += 1
             merged = True
-    for file, reason in damaged.items():
-        damage.mark(file, reason)
+    for file in damaged:
+        damage.mark(file)  # unless it reads healthy now: then it is merged next time
     if merged or damaged:
         listing = segments.list_day(path)
     if table == "records":
@@ -259,7 +261,7 @@ def _roll_up(
             return
         except rollups.Damaged as exc:
             result.warnings.append(f"not rolling up damaged segment {exc}")
-            damage.mark(exc.path, exc.reason)
+            damage.mark(exc.path)
             todo = [seg for seg in todo if seg.path != exc.path]
         except Exception as exc:  # a page corrupted inside: the report reads raw
             result.warnings.append(f"no rollup for records/{day}: {exc}")

@@ -8,12 +8,18 @@ marks, the hourly housekeeping tried such a day again every hour, warned twice e
 and never rolled it up, so reports over it stayed slow. A mark holds only for the file and
 its checksum as they were: a file restored from a backup, or whose checksum was deleted to
 accept it as it is, is read again.
+
+A mark hides a file's records from every report for good, so only bytes proven bad are
+marked, by reading them again when the mark is written (`mark`): whatever made a merge or a
+rollup fail (a memory limit, a network volume, a file restored meanwhile) may have passed.
 """
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from router.ledger import checksum
 
@@ -38,11 +44,83 @@ def _state(segment: Path) -> str:
     return " ".join(parts)
 
 
-def mark(segment: Path, reason: str) -> None:
-    """Mark `segment` damaged. Best effort: unmarked (a full disk), it is named again on the
-    next pass, as before marks."""
+def mark(segment: Path, expected: str | None = None) -> str | None:
+    """Mark `segment` damaged if its bytes are proven bad now (and, given `expected`, for
+    that reason); returns why, or None if it was not marked.
+
+    The mark records the file's state from before the bytes were read, and is written only
+    if that state held until after: a file restored from a backup while a merge ran is read
+    healthy, or changed under the check, and stays unmarked. Best effort: unmarked (a full
+    disk), a damaged file is named again on the next pass, as before marks."""
+    before = _state(segment)
+    why = failure(segment)
+    if why is None or (expected is not None and why != expected) or _state(segment) != before:
+        return None
     with contextlib.suppress(OSError):
-        marker(segment).write_text(f"{_state(segment)}\n{reason}\n", errors="replace")
+        marker(segment).write_text(f"{before}\n{why}\n", errors="replace")
+        return why
+    return None
+
+
+def failure(segment: Path) -> str | None:
+    """Why `segment`'s bytes are bad, read now; None if they are not, or if that cannot be
+    told now. Proof is a checksum that does not match, or, for a file written before
+    checksums were (no sidecar), a decode error that is not a memory or OS error. A file
+    that matches its checksum holds the bytes written: whatever failed to read it will pass."""
+    try:
+        checksum.verify(segment)
+    except checksum.Mismatch as exc:
+        return str(exc)
+    except Exception:  # permissions, a network volume, out of memory: proves nothing
+        return None
+    if checksum.sidecar(segment).exists():
+        return None
+    try:
+        _decode(segment)
+    except Exception as exc:
+        return None if transient(exc) else str(exc)
+    return None
+
+
+def _decode(segment: Path) -> None:
+    """Decode every page of `segment`, one row group at a time: under a memory limit, a
+    bigger read would fail for want of memory and prove nothing."""
+    with pq.ParquetFile(segment) as file:
+        for group in range(file.num_row_groups):
+            file.read_row_group(group)
+
+
+def renew(day: Path) -> None:
+    """Mark again, without naming them again, files whose mark lapsed though their bytes
+    still fail the same way: a hard-link snapshot of the ledger (`cp -al`, rsnapshot)
+    changes every file's ctime, and each one named every file again. A lapsed mark whose
+    file now reads healthy, or fails otherwise, is deleted: that file is read (and named)
+    again, as one restored from a backup must be."""
+    for file in day.iterdir():
+        segment = _segment(file)
+        if segment is None or not segment.exists():
+            continue  # not a mark, or an orphan for compaction's cleanup
+        recorded = _recorded(file)
+        if recorded is None or marked(segment) is not None:
+            continue
+        if mark(segment, expected=recorded) is None:
+            file.unlink(missing_ok=True)
+
+
+def _segment(file: Path) -> Path | None:
+    """The segment `file` marks, if it is a mark."""
+    name = file.name
+    if not (name.startswith(".") and name.endswith(SUFFIX)):
+        return None
+    return file.parent / name[1 : -len(SUFFIX)]
+
+
+def _recorded(mark_file: Path) -> str | None:
+    try:
+        text = mark_file.read_text(errors="replace")
+    except OSError:
+        return None
+    return text.partition("\n")[2].strip()
 
 
 def marked(segment: Path) -> str | None:
@@ -57,13 +135,20 @@ def marked(segment: Path) -> str | None:
 
 def orphaned(file: Path) -> bool:
     """Whether `file` is a mark whose segment is gone (merged away once restored, deleted)."""
-    name = file.name
-    if not (name.startswith(".") and name.endswith(SUFFIX)):
-        return False
-    return not (file.parent / name[1 : -len(SUFFIX)]).exists()
+    segment = _segment(file)
+    return segment is not None and not segment.exists()
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether `exc` may say only that reading failed this time, not that the bytes are bad:
+    out of memory (`MemoryError`, PyArrow's `ArrowMemoryError`; a codec's failed allocation
+    is an `OSError` without errno, "… not enough memory"), or an OS error (permissions, a
+    network volume). PyArrow's decode errors are `OSError`s without errno too."""
+    if isinstance(exc, MemoryError) or "memory" in str(exc).lower():
+        return True
+    return isinstance(exc, OSError) and exc.errno is not None
 
 
 def lasting(exc: BaseException | None) -> bool:
-    """Whether `exc` says the bytes are bad (a checksum, a decode error), not that reading
-    failed this time: an OS error (permissions, a network volume) may pass, so is not marked."""
-    return exc is not None and not (isinstance(exc, OSError) and exc.errno is not None)
+    """Whether `exc` may say the bytes are bad: worth proving (`mark`), not proof."""
+    return exc is not None and not transient(exc)

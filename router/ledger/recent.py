@@ -8,6 +8,8 @@ file; `segments.list_table` leaves out the files it replaced. A file that fails 
 or does not decode is tried again at the next read (an error on a network volume may pass;
 an operator may restore the file or delete its checksum, as docs/ledger.md says), and logged
 once until a read of it succeeds: it was logged never before, and every minute would flood.
+A file compaction marked damaged (`router.ledger.damage`) is not listed: it is logged once
+too, while it stays marked, or its rows would be missing without a word.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class RecentRows:
         self.table = table
         self._files: dict[Path, list[dict[str, Any]]] = {}
         self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
+        self._marked: set[Path] = set()  # files left out as marked damaged (logged once)
 
     def read(self, first_day: str) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
@@ -37,6 +40,7 @@ class RecentRows:
         from router.ledger import checksum, segments
 
         listing = segments.list_table(self.directory, self.table, first_day=first_day)
+        self._log_marked(listing.marked)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
@@ -58,3 +62,10 @@ class RecentRows:
         self._files = files  # files of days left behind, or merged away, are let go
         self._failed &= {segment.path for segment in listing.segments}  # and failed ones
         return [row for rows in files.values() for row in rows]
+
+    def _log_marked(self, marked: dict[Path, str]) -> None:
+        """Log each file left out as damaged once, while it stays marked."""
+        for path, why in marked.items():
+            if path not in self._marked:
+                log.warning("%s: %s", self.table, why)
+        self._marked = set(marked)

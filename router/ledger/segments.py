@@ -62,9 +62,10 @@ class Listing:
 
     segments: list[Segment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # Files marked damaged (`damage`): named to readers, not again to compaction.
-    marked: list[str] = field(default_factory=list)
-    damaged: dict[Path, str] = field(default_factory=dict)  # undecodable now: to be marked
+    # Files marked damaged (`damage`), and why: named to readers, not again to compaction
+    # (`list_table` adds them to `warnings`, for readers that name every skipped file).
+    marked: dict[Path, str] = field(default_factory=dict)
+    damaged: set[Path] = field(default_factory=set)  # undecodable now: for `damage.mark`
 
     @property
     def paths(self) -> list[str]:
@@ -232,7 +233,7 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
             continue
         mark = damage.marker(file)
         if mark.name in names and (why := damage.marked(file)) is not None:
-            listing.marked.append(f"skipped unreadable segment {file}: {why} (see {mark.name})")
+            listing.marked[file] = f"skipped unreadable segment {file}: {why} (see {mark.name})"
             continue
         try:
             if full:
@@ -244,7 +245,7 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
             if damage.lasting(exc):
-                listing.damaged[file] = str(exc)
+                listing.damaged.add(file)
     try:
         found = _vouched(found, listing.warnings)
     except FileNotFoundError:
@@ -294,5 +295,6 @@ def list_table(
         except FileNotFoundError:
             continue  # a whole day dropped by retention while we listed
         result.segments.extend(part.segments)
-        result.warnings.extend(part.warnings + part.marked)
+        result.warnings.extend([*part.warnings, *part.marked.values()])
+        result.marked.update(part.marked)
     return result

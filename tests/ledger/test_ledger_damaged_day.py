@@ -5,21 +5,18 @@ it is, and keep every report over the day saying that its totals exclude it."""
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 from router import report
 from router.config import parse
-from router.ledger import Ledger, LedgerWriter, checksum, compaction, segments
+from router.ledger import Ledger, checksum, compaction, segments
 from router.maintenance import housekeep
-from router.record import Record, Usage
+from tests.ledger.damaged_ledger import DAY, HEALTHY, VICTIM, check_report, damage_file, write
 
-# Closed (ended more than the hour of grace ago) and well inside the default retention.
-DAY = (datetime.now(UTC) - timedelta(days=3)).replace(hour=10, minute=0, second=0, microsecond=0)
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 OFFLINE = {  # one backend nobody calls: housekeeping needs only the ledger settings
     "backends": [
@@ -27,42 +24,6 @@ OFFLINE = {  # one backend nobody calls: housekeeping needs only the ledger sett
     ],
     "routes": {intent: ["local"] for intent in INTENTS},
 }
-# (process tag, records, prompt tokens each): one segment per tag, the last one damaged.
-HEALTHY = (("a", 3, 100), ("b", 4, 10), ("c", 2, 1))
-VICTIM = ("victim", 5, 1000)
-
-
-def _write(ledger: Path, tag: str, n: int, tokens: int) -> None:
-    writer = LedgerWriter(ledger, process_tag=tag)
-    for i in range(n):
-        writer.submit(
-            Record(
-                f"{tag}-{i}",
-                DAY.timestamp() + i,
-                route="coding",
-                intent="coding",
-                backend="local",
-                tier="local",
-                usage=Usage(tokens, 1),
-                ttft_s=0.1,
-                duration_s=1.0,
-                cost_usd=0.01,
-                counterfactual_usd=0.5,
-            )
-        )
-    writer.close()  # one flush: one segment per tag
-
-
-def _damage(victim: Path, how: str) -> None:
-    """Flip bytes of its first data page (the footer still reads: only the checksum tells),
-    or of its footer (no reader can open it)."""
-    raw = bytearray(victim.read_bytes())
-    if how == "page":
-        start = pq.read_metadata(victim).row_group(0).column(0).data_page_offset
-        raw[start : start + 16] = bytes(b ^ 0xFF for b in raw[start : start + 16])
-    else:
-        raw[-40:-8] = b"\xff" * 32
-    victim.write_bytes(bytes(raw))
 
 
 def _hour(config: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -84,18 +45,18 @@ def test_a_damaged_segment_is_named_once_and_the_rest_of_its_day_is_rolled_up(
 ) -> None:
     ledger = tmp_path / "ledger"
     for tag, n, tokens in (*HEALTHY, VICTIM):
-        _write(ledger, tag, n, tokens)
+        write(ledger, tag, n, tokens)
     day = segments.day_dir(ledger, "records", DAY.date().isoformat())
     (victim,) = day.glob("victim-*.parquet")
     original = victim.read_bytes()
-    _damage(victim, how)
+    damage_file(victim, how)
     kept = {p: p.read_bytes() for p in (victim, checksum.sidecar(victim))}
     config = parse({**OFFLINE, "ledger": {"path": str(ledger)}})
 
-    _check_report(ledger, HEALTHY, damaged=victim.name)  # raw: the damaged file left out
+    check_report(ledger, HEALTHY, damaged=victim.name)  # raw: the damaged file left out
     first = _hour(config, caplog)
     second = _hour(config, caplog)
-    _check_report(ledger, HEALTHY, damaged=victim.name)  # the same, from the rollup
+    check_report(ledger, HEALTHY, damaged=victim.name)  # the same, from the rollup
 
     assert {p: p.read_bytes() for p in kept} == kept, "the damaged file is left as it was"
     assert len([w for w in first if victim.name in w]) == 1, first
@@ -104,33 +65,19 @@ def test_a_damaged_segment_is_named_once_and_the_rest_of_its_day_is_rolled_up(
     assert len(list(day.glob("*.parquet"))) == 2  # the merged healthy ones, and the victim
 
     victim.write_bytes(original)  # restored from a backup, in place: read again, once
-    _check_report(ledger, (*HEALTHY, VICTIM), damaged=None)
+    check_report(ledger, (*HEALTHY, VICTIM), damaged=None)
     assert _hour(config, caplog) == []
-    _check_report(ledger, (*HEALTHY, VICTIM), damaged=None)
+    check_report(ledger, (*HEALTHY, VICTIM), damaged=None)
     assert _rolled_up_days(ledger) == 1
     assert len(list(day.glob("*.parquet"))) == 1
-
-
-def _check_report(ledger: Path, parts: Any, damaged: str | None) -> None:
-    """Exact totals of `parts` (tag, records, tokens each), and whether `damaged` is named."""
-    expected = {
-        "requests": sum(n for _, n, _ in parts),
-        "prompt_tokens": sum(n * tokens for _, n, tokens in parts),
-        "completion_tokens": sum(n for _, n, _ in parts),
-    }
-    data = report.build(ledger, since=DAY - timedelta(days=5))
-    assert {k: data["totals"][k] for k in expected} == expected
-    assert [d["requests"] for d in data["local_share"]] == [expected["requests"]]
-    named = [w for w in data["warnings"] if damaged and damaged in w]
-    assert bool(named) == bool(damaged), data["warnings"]
 
 
 def test_a_day_whose_only_segment_is_damaged_is_named_once(tmp_path: Path) -> None:
     """No merge to find it: the rollup does, once."""
     ledger = tmp_path / "ledger"
-    _write(ledger, *VICTIM)
+    write(ledger, *VICTIM)
     (victim,) = segments.day_dir(ledger, "records", DAY.date().isoformat()).glob("*.parquet")
-    _damage(victim, "page")
+    damage_file(victim, "page")
     later = DAY + timedelta(days=2)
     first = compaction.compact(ledger, now=later)
     assert [w for w in first.warnings if victim.name in w] == first.warnings
