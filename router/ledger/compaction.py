@@ -57,6 +57,7 @@ def merge(
     out: Path,
     delete: bool = True,
     damaged: set[Path] | None = None,
+    covers: Sequence[Segment] = (),
 ) -> tuple[list[Path], list[str]]:
     """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
@@ -68,13 +69,14 @@ def merge(
     never deleted by accident. Fewer than two readable inputs are left as they are: merging
     one file is a rewrite that compaction would otherwise repeat on every pass. Inputs left
     out for what may be bad bytes (not for an OS or memory error that may pass) are added to
-    `damaged`, for `damage.mark` to prove.
+    `damaged`, for `damage.mark` to prove. Each merged file of `covers` (one a listing left
+    out, see `segments.Listing.rejected`) whose sources are all merged is named a source too.
     """
     warnings: list[str] = []
     todo = list(inputs)
     while len(todo) >= 2:
         try:
-            replaced = _merge_readable(todo, out)
+            replaced = _merge_readable(todo, out, covers)
         except _Unreadable as bad:
             if isinstance(bad.__cause__, FileNotFoundError):
                 # merged by someone else since it was listed: merging the rest would write
@@ -92,13 +94,23 @@ def merge(
     return [], warnings
 
 
-def _merge_readable(inputs: Sequence[Segment], out: Path) -> list[Path]:
+def _merge_readable(
+    inputs: Sequence[Segment], out: Path, covers: Sequence[Segment] = ()
+) -> list[Path]:
     """Merge `inputs` into `out`, raising `_Unreadable` (and writing nothing) if one is.
 
     Each input's checksum is checked first: a merge reads every row, and would write damaged
     values into a new, healthy-looking file. Sources and price-map versions come from the
     inputs' footers, not from the `Segment` objects passed in: a live writer builds those
-    from what it wrote, without either."""
+    from what it wrote, without either.
+
+    A merged file of `covers` holds exactly the rows of its sources: if every one of them is
+    an input, `out` holds all its rows and names it a source too. It is deleted with them,
+    and if it is restored later (it was damaged, and named) `out` hides it: counted beside
+    `out`, its rows were counted twice. One with a source that is not an input (deleted, or
+    unreadable now) holds rows `out` lacks, and is left as it is. One named `out` (a merge
+    of the same inputs, killed before its deletes) is replaced by `out`: named a source, it
+    would be deleted as one, with all the rows just merged."""
     footers: list[Segment] = []
     schemas = []
     for seg in inputs:
@@ -116,6 +128,10 @@ def _merge_readable(inputs: Sequence[Segment], out: Path) -> list[Path]:
         sources.update(s for s in seg.sources if (seg.path.parent / s).exists())
         versions.update((seg.price_map_version or "").split(","))
     versions.discard("")
+    merged = {seg.path.name for seg in footers}
+    sources.update(
+        m.path.name for m in covers if m.path != out and m.sources and m.sources <= merged
+    )
     tables = (_conform(_read(seg), schema) for seg in inputs)
     version = ",".join(sorted(versions)) or None
     segments.write_tables(out, schema, tables, frozenset(sources), version)
@@ -234,7 +250,7 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     merged = False
     if len(listing.segments) >= 2:
         out = path / compacted_name(listing.segments)
-        replaced, warnings = merge(listing.segments, out, damaged=damaged)
+        replaced, warnings = merge(listing.segments, out, damaged=damaged, covers=listing.rejected)
         result.warnings.extend(warnings)
         if replaced:
             result.days += 1

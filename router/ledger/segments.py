@@ -66,6 +66,9 @@ class Listing:
     # (`list_table` adds them to `warnings`, for readers that name every skipped file).
     marked: dict[Path, str] = field(default_factory=dict)
     damaged: set[Path] = field(default_factory=set)  # undecodable now: for `damage.mark`
+    # Merged files left out for failing their checksum while their sources are here (and
+    # listed instead): a merge of all those sources holds their rows (`compaction.merge`).
+    rejected: list[Segment] = field(default_factory=list)
 
     @property
     def paths(self) -> list[str]:
@@ -247,7 +250,7 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
             if damage.lasting(exc):
                 listing.damaged.add(file)
     try:
-        found = _vouched(found, listing.warnings)
+        found = _vouched(found, listing)
     except FileNotFoundError:
         if not vanished_ok:
             return None
@@ -256,12 +259,13 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
     return listing
 
 
-def _vouched(found: list[Segment], warnings: list[str]) -> list[Segment]:
+def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
     """`found` without merged files that fail their checksum while the files they replaced
     are still here (a writer keeps them a grace period after its merge; a merge killed
     before its deletes keeps them for good). A merged file hides those files, and compaction
     deletes them: a damaged one must not, or intact rows would be lost with it. Rare, so
-    checking the whole file costs nothing that matters."""
+    checking the whole file costs nothing that matters. Those left out are named in the
+    listing's warnings, and kept in its `rejected`."""
     names = {seg.path.name for seg in found}
     kept: list[Segment] = []
     for seg in found:
@@ -271,7 +275,8 @@ def _vouched(found: list[Segment], warnings: list[str]) -> list[Segment]:
             except FileNotFoundError:
                 raise
             except (OSError, checksum.Mismatch) as exc:
-                warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
+                listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
+                listing.rejected.append(seg)
                 continue
         kept.append(seg)
     return kept
