@@ -34,9 +34,10 @@ def read() -> ProcessStats:
 def _arrow_bytes() -> int:
     """What Arrow's pool holds now. Outside the Python heap and invisible to the collector,
     it is where a ledger merge's memory goes (the 1 GB spike of 2026-12-01 was here). Zero
-    until the ledger's first flush loads Arrow: reading it must not import it."""
-    arrow = sys.modules.get("pyarrow")
-    return int(arrow.total_allocated_bytes()) if arrow is not None else 0
+    until the ledger's first flush loads Arrow: reading it must not import it, and while
+    that import runs in the writer's thread the module is there without its functions."""
+    allocated = getattr(sys.modules.get("pyarrow"), "total_allocated_bytes", None)
+    return int(allocated()) if allocated is not None else 0
 
 
 def _resident_bytes() -> int | None:

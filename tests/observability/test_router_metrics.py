@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import sys
+import types
 from dataclasses import dataclass
 
 import pytest
@@ -360,3 +362,13 @@ def test_the_memory_arrow_holds_is_exposed_apart(metrics: Metrics) -> None:
     assert (value(metrics, name) or 0) >= before + 15 * 2**20
     del held
     assert (value(metrics, name) or 0) < before + 2**20
+
+
+def test_a_scrape_while_arrow_is_half_imported_reads_zero_not_an_error(
+    metrics: Metrics, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger's first flush imports pyarrow in its thread; a scrape meanwhile found the
+    module in sys.modules without its functions yet, and /metrics answered 500 (found while
+    testing litellm backends)."""
+    monkeypatch.setitem(sys.modules, "pyarrow", types.ModuleType("pyarrow"))
+    assert value(metrics, "smf_router_process_arrow_allocated_bytes") == 0
