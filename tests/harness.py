@@ -217,6 +217,18 @@ def claude_backend(server: Running) -> dict[str, Any]:
     }
 
 
+def openai_via_litellm(name: str, url: str, model: str) -> dict[str, Any]:
+    """A litellm backend speaking OpenAI's chat (`openai/<model>`) to `url` (ending in /v1)."""
+    return {
+        "name": name,
+        "tier": "cloud",
+        "kind": "litellm",
+        "base_url": url,
+        "model": f"openai/{model}",
+        "api_key_env": "HOME",  # any set variable: the simulators take any key
+    }
+
+
 def config_for(
     backends: dict[str, Running],
     tmp: Path,

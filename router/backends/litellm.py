@@ -24,6 +24,7 @@ from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
 from router.record import Api
+from router.upstream_errors import UNFINISHED
 
 log = logging.getLogger("smf_router")
 
@@ -196,7 +197,9 @@ class LiteLLMBackend:
 async def _events(response: Any, name: str) -> AsyncIterator[bytes]:
     try:
         async for chunk in response:
-            yield b"data: " + orjson.dumps(_plain(chunk)) + b"\n\n"
+            data = _plain(chunk)
+            _restore_streamed_stop(data, getattr(response, "received_finish_reason", None))
+            yield b"data: " + orjson.dumps(data) + b"\n\n"
     except Exception as exc:
         raise translate(exc, name, sent=True) from None
     yield b"data: [DONE]\n\n"
@@ -208,4 +211,34 @@ def _plain(obj: Any) -> dict[str, Any]:
         return {}
     if data.get("usage") is None and "usage" in data and data.get("choices"):
         data["usage"] = None
+    _restore_stops(data)
     return data
+
+
+def _restore_stops(data: dict[str, Any]) -> None:
+    """Put back a whole reply's finish reason that says the answer was stopped.
+
+    litellm turns a reason it does not know (vLLM's "abort" and "error", DeepSeek's
+    "insufficient_system_resource") into "stop", keeping the upstream's own only in the
+    choice's `provider_specific_fields.native_finish_reason`: a truncated answer went to the
+    client as complete, recorded ok, never falling back. With the reason back, the router
+    sees what a `kind: openai` backend's client sees (`unfinished`)."""
+    for choice in data.get("choices") or ():
+        if not isinstance(choice, dict):
+            continue
+        fields = choice.get("provider_specific_fields")
+        native = fields.get("native_finish_reason") if isinstance(fields, dict) else None
+        if native in UNFINISHED:
+            choice["finish_reason"] = native
+
+
+def _restore_streamed_stop(data: dict[str, Any], received: Any) -> None:
+    """The same for a stream: litellm's chunks keep no native reason, only its stream
+    wrapper does (`received_finish_reason`, the upstream's reason before mapping). A
+    DeepSeek stream that ended "insufficient_system_resource" ended "stop" for the client.
+    ("abort" and "error" litellm raises for itself: those streams end in an error.)"""
+    if received not in UNFINISHED:
+        return
+    for choice in data.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("finish_reason") == "stop":
+            choice["finish_reason"] = received

@@ -49,9 +49,9 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)
-    original = getattr(exc, "original_exception", None)
-    if type(exc).__name__ == "MidStreamFallbackError" and isinstance(original, Exception):
-        return translate(original, name, sent=True)  # its class says nothing of what broke
+    told = _told_in_band_or_wrapped(exc, name)
+    if told is not None:
+        return told
     kind = type(exc).__name__
     message = first_line(exc)
     status = int(getattr(exc, "status_code", 0) or 0)
@@ -81,6 +81,44 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     if 400 <= status < 500:
         return Rejected(message, backend=name, status=status, upstream=error_body(message))
     return ServerError(f"{kind}: {message}", backend=name)
+
+
+def _told_in_band_or_wrapped(exc: Exception, name: str) -> UpstreamError | None:
+    """An error event the upstream sent, typed as it says; else what litellm's
+    MidStreamFallbackError wraps (its class says nothing of what broke); else None."""
+    said = _error_event(exc)
+    if said is not None:
+        return in_band("chat", said, name)
+    original = getattr(exc, "original_exception", None)
+    if type(exc).__name__ == "MidStreamFallbackError" and isinstance(original, Exception):
+        return translate(original, name, sent=True)
+    return None
+
+
+def _error_event(exc: Exception) -> dict[str, Any] | None:
+    """The error object of an error event in an OpenAI-style stream, if one ended it.
+
+    The OpenAI SDK raises such an event as a plain `openai.APIError` whose `body` is the
+    event's error; litellm chains it under its own exception, an APIConnectionError (a 500)
+    for anything but a 429, which read as a reply it could not parse: an overloaded vLLM's
+    in-band 503 was `malformed`, opened the circuit and lost the upstream's message. Typed
+    as the event says (`in_band`), as a `kind: openai` backend's is. Looked for under a
+    MidStreamFallbackError too: its `original_exception` need not carry the chain."""
+    original = getattr(exc, "original_exception", None)
+    roots = (exc, original) if isinstance(original, Exception) else (exc,)
+    for root in roots:
+        for cause in (root, *_causes(root)):
+            body = getattr(cause, "body", None)
+            if _is_sdk_api_error(cause) and isinstance(body, dict):
+                return body
+    return None
+
+
+def _is_sdk_api_error(cause: BaseException) -> bool:
+    """The OpenAI SDK's base APIError itself: its subclasses are HTTP replies (a status)
+    or failed connections, and litellm's classes built on it are litellm's own."""
+    kind = type(cause)
+    return kind.__name__ == "APIError" and kind.__module__.split(".")[0] == "openai"
 
 
 def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> UpstreamError:
