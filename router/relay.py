@@ -86,7 +86,7 @@ class Tally:
                 piece = choice.get("text")
             if isinstance(piece, str):
                 self.output_chars += len(piece)
-                if self.keep_text:
+                if self.keep_text and choice.get("index", 0) == 0:  # one answer, not n mixed
                     self.text.append(piece)
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
@@ -340,6 +340,8 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
     if data is None:
         return raw  # comments and keep-alives pass through
     if data == DONE:
+        if tally.open_choices:  # litellm's adapter ends every stream so, finished or not
+            raise Cut("upstream ended the stream with a choice unfinished", backend="")
         tally.done = True
         return raw
     try:
@@ -363,7 +365,13 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
-    return event(orjson.dumps(obj)) if renumbered else raw
+    return _reframed(raw, orjson.dumps(obj)) if renumbered else raw
+
+
+def _reframed(raw: bytes, data: bytes) -> bytes:
+    """`raw`'s event with `data` for its data: its `id:`, `event:` and `retry:` lines kept."""
+    kept = [line for line in raw.splitlines() if line and not line.startswith(b"data:")]
+    return b"".join(line + b"\n" for line in kept) + event(data)
 
 
 def usage_of(api: Api, usage: Any) -> Usage | None:

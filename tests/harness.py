@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,33 @@ def silent_server() -> Iterator[Running]:
         sock.listen(64)
         root = f"http://127.0.0.1:{sock.getsockname()[1]}"
         yield Running(f"{root}/v1", root)
+
+
+@contextmanager
+def scripted_stream(body: bytes) -> Iterator[Running]:
+    """An upstream that answers every POST with `body` as its event stream."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        root = f"http://127.0.0.1:{server.server_address[1]}"
+        yield Running(f"{root}/v1", root)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @contextmanager

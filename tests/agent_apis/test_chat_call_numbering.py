@@ -16,7 +16,7 @@ import pytest
 
 from router.relay import Tally
 from tests.agent_apis.agent_stack import stack_config
-from tests.harness import router, simulator
+from tests.harness import config_for, router, scripted_stream, simulator
 
 TOOLS: Any = [
     {
@@ -108,3 +108,39 @@ def test_each_choice_numbers_its_own_calls() -> None:
         assert not tally.see(obj) and orjson.dumps(obj) == before
     kept = [(c["function"]["name"], c["function"]["arguments"]) for c in tally.answer_tool_calls()]
     assert kept == [("read_file", '{"path": "a.py"}'), ("write_file", '{"path": "c.py"}')]
+
+
+def _ollama_call(call_id: str, name: str, event_id: int) -> bytes:
+    call = {"id": call_id, "index": 0, "type": "function"}
+    call["function"] = {"name": name, "arguments": '{"path": "a.py"}'}
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    choice = {"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}
+    return f"id: {event_id}\n".encode() + b"data: " + orjson.dumps(chunk | {"choices": [choice]})
+
+
+def test_a_renumbered_chunk_keeps_its_event_lines(tmp_path: Path) -> None:
+    """The renumbered event was rebuilt from its data alone: the upstream's `id:` line went
+    (found in review); every other event keeps its framing as sent."""
+    end = b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m",'
+    end += b'"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}'
+    events = [_ollama_call("call_a", "read_file", 1), _ollama_call("call_b", "write_file", 2)]
+    body = b"\n\n".join([*events, end, b"data: [DONE]"]) + b"\n\n"
+    with (
+        scripted_stream(body) as upstream,
+        router(config_for({"local": upstream}, tmp_path)) as proxy,
+    ):
+        ask = {"model": "coding", "messages": MESSAGES, "tools": TOOLS, "stream": True}
+        sent = httpx.post(f"{proxy.url}/chat/completions", json=ask, timeout=30).content
+    frames = [frame for frame in sent.split(b"\n\n") if b"call_" in frame]
+    assert [frame.split(b"\n")[0] for frame in frames] == [b"id: 1", b"id: 2"]
+    calls = [orjson.loads(frame.split(b"data: ")[1]) for frame in frames]
+    assert [c["choices"][0]["delta"]["tool_calls"][0]["index"] for c in calls] == [0, 1]
+
+
+def test_the_kept_text_of_several_choices_is_the_first_choices() -> None:
+    """With `n: 2` the text kept for shadow comparison and the ledger interleaved both
+    answers (found in review); the kept calls were already the first choice's."""
+    tally = Tally(keep_text=True)
+    for index, word in [(0, "And "), (1, "Cost "), (0, "every"), (1, "so")]:
+        tally.see({"choices": [{"index": index, "delta": {"content": word}}]})
+    assert "".join(tally.text) == "And every"

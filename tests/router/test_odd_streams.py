@@ -3,45 +3,13 @@ next backend answers), and an end that leaves a choice unfinished is a cut."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import openai
 import orjson
 import pytest
 
-from tests.harness import Running, config_for, router, simulator
-
-
-@contextmanager
-def scripted_stream(body: bytes) -> Iterator[Running]:
-    """An upstream that answers every POST with `body` as its event stream."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        root = f"http://127.0.0.1:{server.server_address[1]}"
-        yield Running(f"{root}/v1", root)
-    finally:
-        server.shutdown()
-        server.server_close()
-
+from tests.harness import config_for, router, scripted_stream, simulator
 
 ANSWER = (
     b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m",'
