@@ -284,8 +284,11 @@ class Gateway:
         if outcome is None and isinstance(error, RouterFault):
             outcome = "router_error"  # a bug of ours met on the way to a backend
         # a backend's 4xx that passes through (`Rejected`) is the client's too, as README says:
-        # counted as the upstream's, it showed beside real outages on the dashboards
-        clients = not isinstance(error, UpstreamError) or isinstance(error, Rejected)
+        # counted as the upstream's, it showed beside real outages on the dashboards. Not
+        # after a fallback: a backend being down sent it where it was refused.
+        clients = not isinstance(error, UpstreamError) or (
+            isinstance(error, Rejected) and not record.fallback_reason
+        )
         record.outcome = outcome or (
             "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )

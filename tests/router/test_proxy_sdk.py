@@ -283,3 +283,27 @@ def test_a_backends_refusal_of_the_clients_request_counts_as_the_clients_error(
         1,
         before["upstream_error"],
     )
+
+
+def test_a_refusal_after_a_fallback_counts_as_the_upstreams_error(
+    backends: dict[str, Running], proxy: RunningRouter, client: openai.OpenAI
+) -> None:
+    """Local failed, and the cloud refused what local would have served (a parameter it
+    does not take): the request failed because a backend was down, not for the client's
+    mistake, and the dashboards showed no upstream error at all (found in review)."""
+    before = {o: _requests_by_outcome(proxy, o) for o in ("client_error", "upstream_error")}
+    backends["local"].control("faults", {"fault": "server_error"})
+    backends["cloud"].control("faults", {"fault": "bad_request"})
+    try:
+        with pytest.raises(openai.BadRequestError):
+            client.chat.completions.create(
+                model="coding", messages=[{"role": "user", "content": "x"}]
+            )
+    finally:
+        for server in backends.values():
+            server.control("faults", {"fault": None})
+    after = {o: _requests_by_outcome(proxy, o) for o in ("client_error", "upstream_error")}
+    assert (after["client_error"], after["upstream_error"] - before["upstream_error"]) == (
+        before["client_error"],
+        1,
+    )
