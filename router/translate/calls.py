@@ -13,6 +13,7 @@ OpenAI's own stream accumulator joins fragments by index.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -44,7 +45,7 @@ class CallKeys:
             named
             and named != self._ids.get(index, named)
             and function.get("name")
-            and _whole_json("".join(self._arguments.get(index, ())))
+            and _whole_json(self._arguments.get(index, ()))
         ):
             self._keys[index], self._begun = self._begun, self._begun + 1
             self._arguments[index] = []
@@ -56,12 +57,16 @@ class CallKeys:
         return self._keys[index]
 
 
-def _whole_json(text: str) -> bool:
-    """Whether a call's arguments so far are a complete JSON value (not a fragment of one)."""
-    if not text.strip():
+def _whole_json(pieces: Sequence[str]) -> bool:
+    """Whether a call's arguments so far are a complete JSON object or array (not a fragment
+    of one). Only arguments that end as one can be: joining and parsing them all for every
+    fragment under a new id was quadratic, 5.3 s for 20,000 fragments of an upstream that
+    repeats the id and name on each (found in review)."""
+    last = next((piece for piece in reversed(pieces) if piece.strip()), "")
+    if not last.rstrip().endswith(("}", "]")):
         return False
     try:
-        orjson.loads(text)
+        orjson.loads("".join(pieces))
     except orjson.JSONDecodeError:
         return False
     return True
