@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from classifier.decision import load_model
 from router import backends as backend_factory
-from router import canary, canary_follow, maintenance, reload, resilience, shadow
+from router import canary, canary_follow, maintenance, own_load, reload, resilience, shadow
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.backends.litellm import stop_logging_worker
@@ -52,8 +52,9 @@ class Components:
     # Features whose settings follow a hot reload: each checks the new config before the
     # swap (raising rejects the reload) and returns what applies it in the swap.
     reload_hooks: list[Callable[[Config], Callable[[], None]]] = field(default_factory=list)
-    # Told of each call the router makes on its own (shadow replays): capacity counts them.
-    replay_observers: list[shadow.ReplayObserver] = field(default_factory=list)
+    # Told of each call the router makes on its own (shadow replays, their judge): capacity
+    # counts them.
+    replay_observers: list[own_load.ReplayObserver] = field(default_factory=list)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:

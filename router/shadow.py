@@ -5,11 +5,12 @@ decision; this module is the call sink that offers each finished request to it a
 background job that replays what it sampled. The client never waits, never sees a shadow
 error. Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size`
 whose overflow is counted (both read from the running config), and a target that saturated
-while its job waited is skipped. Each replay (and judge call) is told to the
-`ReplayObserver`s while it runs: capacity counts it with the live attempts, so a live
-request finds a backend full of shadows full (and overflows, not queued on the GPU behind
-them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
-`max_concurrency`). Comparisons run in threads; a request's own tests
+while its job waited is skipped. Each replay's call (and the judge's) is told to the
+`ReplayObserver`s (`router.own_load`) while it runs: capacity counts it with the live
+attempts, so a live request finds a backend full of shadows full (and overflows, not queued
+on the GPU behind them), and a shadow starts only where a slot is free (live + replays + 1
+<= the backend's `max_concurrency`). The target's slot is given back as its call ends, not
+after the comparison and judge. Comparisons run in threads; a request's own tests
 (`run_request_tests`) run under the sandbox bound the evals runner and canary share
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
 only when `shadow.allow_cloud_targets`, never for a private request.
@@ -49,6 +50,7 @@ from router.comparison import (
 from router.config import Config, ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, UpstreamError
+from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
@@ -71,14 +73,6 @@ class ShadowMetrics(Protocol):
     ) -> None: ...
 
     def shadow_dropped(self, reason: ShadowDropReason) -> None: ...
-
-
-class ReplayObserver(Protocol):
-    """Told when a replay takes one of a backend's slots and when it gives it back."""
-
-    def replay_started(self, backend: str) -> None: ...
-
-    def replay_finished(self, backend: str) -> None: ...
 
 
 def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
@@ -192,8 +186,8 @@ class Shadow:
             self._drop("saturated")  # it filled up while the job waited
             return
         self.in_flight += 1
-        self._took(job.target)  # now, not in the task: the next job's check must see it
-        group.create_task(self._replay_one(job))
+        # The target's slot now, not in the task: the next job's check must see it.
+        group.create_task(self._replay_one(job, Slot(self.observers, job.target)))
 
     def _has_room(self, backend: str) -> bool:
         """Whether a replay may take a slot of `backend` now: not when live attempts and
@@ -201,17 +195,9 @@ class Shadow:
         state = self.states().get(backend)
         return state is None or not (state.saturated or state.circuit == "open")
 
-    def _took(self, backend: str) -> None:
-        for observer in self.observers:
-            observer.replay_started(backend)
-
-    def _gave_back(self, backend: str) -> None:
-        for observer in self.observers:
-            observer.replay_finished(backend)
-
-    async def _replay_one(self, job: Job) -> None:
+    async def _replay_one(self, job: Job, slot: Slot) -> None:
         try:
-            await self.replay(job)
+            await self.replay(job, slot)
         except asyncio.CancelledError:  # shutdown: counted like the jobs still queued
             self._drop("shutdown")
             raise
@@ -219,7 +205,7 @@ class Shadow:
             log.exception("shadow: replay of %s failed", job.record.request_id)
         finally:
             self.in_flight -= 1
-            self._gave_back(job.target)
+            slot.release()  # if the replay ended before its call (or the call never ended)
             self._freed.set()
 
     def close(self) -> None:
@@ -229,8 +215,9 @@ class Shadow:
             self.queue.get_nowait()
             self._drop("shutdown")
 
-    async def replay(self, job: Job) -> dict[str, Any] | None:
-        """Send the shadow, compare, judge if configured; returns the ledger row it wrote."""
+    async def replay(self, job: Job, slot: Slot | None = None) -> dict[str, Any] | None:
+        """Send the shadow, compare, judge if configured; returns the ledger row it wrote.
+        `slot`, the target's slot this replay holds, is given back as the call ends."""
         record, backend = job.record, self.backends.get(job.target)
         if backend is None:  # a reload removed the target after the job was queued
             self._drop("no_target")
@@ -247,9 +234,7 @@ class Shadow:
         usage: Usage | None = None
         shadow = Reply()
         try:
-            async with asyncio.timeout(self.settings.timeout_s):
-                reply = await backend.send("chat", body, {}, False)
-            shadow, raw_usage = parse_reply(reply.body or b"")
+            shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot))
             usage = usage_of("chat", raw_usage)
         except TimeoutError:
             error = "timeout"
@@ -274,6 +259,18 @@ class Shadow:
         if self.rows is not None:
             self.rows.submit_row("shadow_comparisons", row)
         return row
+
+    async def _ask_target(self, backend: Backend, body: dict[str, Any], slot: Slot | None) -> bytes:
+        """The target's reply body. Its slot is given back as the call returns or raises:
+        held through the comparison and judge, it made an idle local backend look full, and
+        live traffic went to the paid cloud meanwhile."""
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                reply = await backend.send("chat", body, {}, False)
+        finally:
+            if slot is not None:
+                slot.release()
+        return reply.body or b""
 
     async def _compare(
         self, intent: str, body: dict[str, Any], live: Reply, shadow: Reply
@@ -306,15 +303,13 @@ class Shadow:
         question = judge_request(body, job.live, shadow, live_first)
         began = time.monotonic()
         payload: Any = None
-        self._took(name)
         try:
-            async with asyncio.timeout(self.settings.timeout_s):
-                reply = await self.backends[name].send("chat", question, {}, False)
+            with Slot(self.observers, name):  # the judge's slot, for its call alone
+                async with asyncio.timeout(self.settings.timeout_s):
+                    reply = await self.backends[name].send("chat", question, {}, False)
             payload = orjson.loads(reply.body or b"")
         except (TimeoutError, UpstreamError, ValueError) as exc:
             log.info("shadow: judge %s gave no verdict (%s)", name, type(exc).__name__)
-        finally:
-            self._gave_back(name)
         latency = time.monotonic() - began
         if payload is None:
             return Judged(None, name, tier, None, latency)
