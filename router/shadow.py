@@ -16,7 +16,9 @@ after the comparison and judge. Comparisons run in threads; a request's own test
 only when `shadow.allow_cloud_targets`, never for a private request.
 Answer text lives in memory only; the ledger gets the verdict.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
-the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`).
+the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`). Each call is priced by
+the pricer of the config it was made under: a reload that removes its backend meanwhile
+would price it at $0.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
 text and tool calls.
@@ -54,7 +56,7 @@ from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
-from router.shadow_row import Job, Judged, Pricing, comparison_row
+from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.translate.exchange import to_chat
 
@@ -229,6 +231,7 @@ class Shadow:
             except Rejected:  # e.g. `previous_response_id`: state only a Responses server has
                 self._drop("untranslatable")
                 return None
+        pricing = self.pricing  # the config's the call is made under (a reload may swap it)
         began = time.monotonic()
         error: str | None = None
         usage: Usage | None = None
@@ -255,7 +258,7 @@ class Shadow:
                 self.metrics.shadow_compared(
                     record.intent, record.backend or "", job.target, verdict.agreed
                 )
-        row = comparison_row(job, verdict, latency, usage, judged, error, self.pricing, time.time())
+        row = comparison_row(job, verdict, latency, usage, judged, error, pricing, time.time())
         if self.rows is not None:
             self.rows.submit_row("shadow_comparisons", row)
         return row
@@ -301,6 +304,7 @@ class Shadow:
             return Judged()
         live_first = self.rng.random() < 0.5
         question = judge_request(body, job.live, shadow, live_first)
+        pricing = self.pricing  # the config's the call is made under (a reload may swap it)
         began = time.monotonic()
         payload: Any = None
         try:
@@ -314,8 +318,9 @@ class Shadow:
         if payload is None:
             return Judged(None, name, tier, None, latency)
         raw_usage = payload.get("usage") if isinstance(payload, dict) else None
-        verdict = judge_verdict(payload, live_first)
-        return Judged(verdict, name, tier, usage_of("chat", raw_usage), latency)
+        usage = usage_of("chat", raw_usage)
+        cost = call_cost(pricing, record, name, tier, usage, latency) if usage is not None else 0.0
+        return Judged(judge_verdict(payload, live_first), name, tier, usage, latency, cost)
 
     def status(self) -> dict[str, Any]:
         """The `shadow` section of `/v1/router/status`."""

@@ -3,7 +3,9 @@
 Pure: `router.shadow` makes the calls and hands their facts here. Every call the shadow
 makes is priced as a live request to that backend would be (a cloud judge bills its tokens
 as surely as a cloud shadow), and none of it is the live route's spend: the shadow's cost
-is `shadow_cost_usd`, the judge's `judge_cost_usd`.
+is `shadow_cost_usd`, the judge's `judge_cost_usd`. Each is priced by the pricer of the
+config its call was made under: the running one at row time may no longer know the backend
+(a reload removed it mid-call), and prices an unknown backend at $0.
 """
 
 from __future__ import annotations
@@ -33,13 +35,15 @@ class Job:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """What the judge said, and what asking it took: `backend` None when it was not asked."""
+    """What the judge said, and what asking it took: `backend` None when it was not asked;
+    `cost_usd` priced when it answered (`call_cost`, with the pricer of its call)."""
 
     verdict: str | None = None
     backend: str | None = None
     tier: Tier = "local"  # read before the call: a reload may remove the judge meanwhile
     usage: Usage | None = None
     latency_s: float = 0.0
+    cost_usd: float = 0.0
 
 
 def call_cost(
@@ -76,16 +80,11 @@ def comparison_row(
     now: float,
 ) -> dict[str, Any]:
     """The `shadow_comparisons` row of one replay (`usage`: the shadow's, None when it
-    failed or gave none)."""
+    failed or gave none; `pricing`: the pricer the shadow's call was made under)."""
     record = job.record
     shadow_cost = 0.0
     if usage is not None:
         shadow_cost = call_cost(pricing, record, job.target, job.target_tier, usage, latency)
-    judge_cost = 0.0
-    if judged.usage is not None and judged.backend is not None:
-        judge_cost = call_cost(
-            pricing, record, judged.backend, judged.tier, judged.usage, judged.latency_s
-        )
     return {
         "ts": now,
         "request_id": record.request_id,
@@ -108,5 +107,5 @@ def comparison_row(
         "shadow_tier": job.target_tier,
         "judge_backend": judged.backend,
         "judge_tokens": _tokens(judged.usage),
-        "judge_cost_usd": judge_cost,
+        "judge_cost_usd": judged.cost_usd,
     }

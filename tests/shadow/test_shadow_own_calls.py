@@ -1,8 +1,10 @@
-"""A shadow holds each backend's slot for its own call alone.
+"""A shadow holds each backend's slot for its own call alone, and prices each call by the
+config it was made under.
 
 Through a real router and simulators: a simulator holds chat completions (`hold`) until
 the test releases them, so a call stays in flight as long as the test needs, with no
-timing.
+timing. What a call should have cost comes from its simulator's own token counters; the
+row from the DuckDB-read ledger.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ from typing import Any
 
 import httpx
 import openai
+import pytest
+import yaml
 
+from router import reload
 from router.config import parse
+from router.ledger import Ledger
 from tests.harness import Running, RunningRouter, router, simulator, wait_until
 
 MATH = "What is 1234 + 4321?"  # routed to the cloud first; shadowed to local
@@ -96,6 +102,15 @@ def _served_by(r: RunningRouter, prompt: str, user: str) -> str:
     return str(raw.headers["x-smf-backend"])
 
 
+def _cost(server: Running) -> float:
+    """What every request `frontier` served costs at its price, by its own token counts."""
+    stats = server.stats()
+    return (
+        stats["prompt_tokens"] * FRONTIER_PRICE["input_per_mtok"]
+        + stats["generation_tokens"] * FRONTIER_PRICE["output_per_mtok"]
+    ) / 1e6
+
+
 def test_a_shadow_gives_the_targets_slot_back_while_the_judge_thinks(tmp_path: Path) -> None:
     """The shadow's call at local has ended; the judge (a slow frontier model) is still
     thinking. Local's one slot stayed counted until the judge answered: local looked full
@@ -115,3 +130,61 @@ def test_a_shadow_gives_the_targets_slot_back_while_the_judge_thinks(tmp_path: P
             _until(lambda: _extra(r)["shadow"]["counts"].get("compared") == 1, "compared")
             _until(lambda: _load(r, "frontier")[1] == 0, "the judge's slot given back")
         assert cloud.completions() == 1 and local.completions() == 2
+
+
+def _reload_without_frontier(r: RunningRouter, data: dict[str, Any], tmp: Path) -> None:
+    """A hot reload to `data` less `frontier` (and the shadow settings that name it)."""
+    backends = [b for b in data["backends"] if b["name"] != "frontier"]
+    shadow = {k: v for k, v in data["shadow"].items() if k not in ("judge_backend", "targets")}
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump({**data, "backends": backends, "shadow": shadow}))
+    reload.reloader_of(r.components).source = path
+    answer = httpx.post(f"{r.url}/router/reload", timeout=30)
+    assert answer.status_code == 200 and answer.json()["backends"]["removed"] == ["frontier"]
+
+
+@pytest.mark.parametrize(
+    ("role", "shadow", "prompt", "columns"),
+    [
+        (
+            "judge",
+            {"rates": {"math": 1.0}, "judge_backend": "frontier"},
+            MATH,
+            "judge_backend, judge_tokens, judge_cost_usd",
+        ),
+        (
+            "target",
+            {"rates": {"coding": 1.0}, "targets": {"coding": "frontier"}},
+            CODE,
+            "shadow_backend, shadow_tokens, shadow_cost_usd",
+        ),
+    ],
+)
+def test_a_call_is_priced_by_the_config_it_was_made_under(
+    tmp_path: Path, role: str, shadow: dict[str, Any], prompt: str, columns: str
+) -> None:
+    """A reload removes the priced `frontier` while the shadow's call to it (as judge, as
+    target) runs. The row was priced at row time, by the new config's pricer, which knows no
+    `frontier` and prices it at $0: the tokens were kept, the dollars lost (found in
+    review). The call is now priced by the pricer it was made under."""
+    with _held_frontier() as (local, cloud, frontier):
+        data = _data(local, cloud, frontier, tmp_path, shadow)
+        with router(parse(data)) as r:
+            _served_by(r, prompt, "a")
+            _until(lambda: frontier.stats()["held"] == 1, f"the {role} asked")
+            _reload_without_frontier(r, data, tmp_path)
+            frontier.control("release", {})
+            _until(
+                lambda: (
+                    (s := _extra(r)["shadow"])["counts"].get("compared") == 1
+                    and s["in_flight"] == 0
+                ),
+                "compared",
+            )
+        spent = _cost(frontier)
+        tokens = frontier.stats()["prompt_tokens"] + frontier.stats()["generation_tokens"]
+    assert spent > 0.1  # thousands of dollars a million tokens: no rounding hides it
+    with Ledger(tmp_path / "ledger") as ledger:
+        rows = ledger.sql(f"SELECT {columns} FROM shadow_comparisons")
+    assert len(rows) == 1 and rows[0][:2] == ("frontier", tokens)
+    assert rows[0][2] == pytest.approx(spent)
