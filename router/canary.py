@@ -4,11 +4,14 @@ Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against
 directly (not through routing, with the backend's own extras such as thinking off; a litellm
 backend through the router's litellm adapter, as live traffic reaches it), at most
 `canary.concurrency` in flight per backend, and skips a local backend that is saturated
-rather than adding to its queue. Results go to the ledger (`canary_runs`, `canary_results`)
-and to `router.canary_judge`, whose gate book (`router.gating`) decides the gates that the
-state source hands the policy. A bug on the way to one backend (anything but the transport
-errors the runner maps) costs that backend's round alone: its cases are errors
-(`failure_kind` `canary`), logged once per backend and kind of error.
+rather than adding to its queue. Each case's call holds one of its backend's slots as load
+capacity counts (`router.own_load`): uncounted, the canary filled a local backend that
+routing saw idle, and live requests queued behind its cases. Results go to the ledger
+(`canary_runs`, `canary_results`) and to `router.canary_judge`, whose gate book
+(`router.gating`) decides the gates that the state source hands the policy. A bug on the
+way to one backend (anything but the transport errors the runner maps) costs that backend's
+round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
+kind of error.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import orjson
 
 from evals.applicability import Capabilities
 from evals.results import CaseResult
-from evals.runner import Ask, Endpoint, TransportProblem, run_cases
+from evals.runner import Ask, Endpoint, TransportProblem, ask, run_cases
 from evals.suite import SHIPPED, Case, load
 from router import live
 from router.backends import Backend, create
@@ -39,6 +42,7 @@ from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
 from router.errors import UpstreamError
 from router.gating import GateBook
+from router.own_load import ReplayObserver, counted
 from router.policy import BackendState, context_window
 
 log = logging.getLogger("smf_router.canary")
@@ -99,6 +103,7 @@ class Canary:
         runner: Runner = run_cases,
         clock: Callable[[], float] = time.time,
         adapters: Callable[[], Mapping[str, Backend]] | None = None,
+        observers: Sequence[ReplayObserver] = (),
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -108,6 +113,7 @@ class Canary:
         self.states = states
         self.runner = runner
         self.clock = clock
+        self.observers = observers  # the components' list: read at each case
         self.runs = 0
         self.last_run: dict[str, dict[str, Any]] = {}
         self._offsets: dict[str, int] = {}
@@ -204,16 +210,21 @@ class Canary:
 
     async def _probe(self, backend: BackendSettings, sample: list[Case]) -> list[CaseResult]:
         state = self.states().get(backend.name, BackendState())
-        ask_one = self._ask_for(backend)
+        endpoint = endpoint_of(backend)
+        client: httpx.AsyncClient | None = None  # none for an adapter
+        send = self._ask_for(backend)
+        if send is None:
+            client = await self._http()
+            send = functools.partial(ask, client, endpoint)
         return await self.runner(
             sample,
-            endpoint_of(backend),
+            endpoint,
             self.settings.concurrency,
             self.settings.timeout_s,
             thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
             capabilities=Capabilities(context_window=context_window(state, backend)),
-            client=None if ask_one else await self._http(),  # none for an adapter
-            ask_one=ask_one,
+            client=client,
+            ask_one=counted(self.observers, backend.name, send),  # each call as load
         )
 
     async def _http(self) -> httpx.AsyncClient:
@@ -347,6 +358,7 @@ def install(components: Any) -> None:
         metrics=components.metrics,
         states=lambda: components.gateway.state_source.states(),
         adapters=lambda: components.backends,
+        observers=components.replay_observers,
     )
     ensure_gated(gateway, canary.gated)
 

@@ -52,8 +52,8 @@ class Components:
     # Features whose settings follow a hot reload: each checks the new config before the
     # swap (raising rejects the reload) and returns what applies it in the swap.
     reload_hooks: list[Callable[[Config], Callable[[], None]]] = field(default_factory=list)
-    # Told of each call the router makes on its own (shadow replays, their judge): capacity
-    # counts them.
+    # Told of each call the router makes on its own (shadow replays, their judge, canary
+    # cases): capacity counts them.
     replay_observers: list[own_load.ReplayObserver] = field(default_factory=list)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 

@@ -1,4 +1,4 @@
-"""The router's own calls (shadow replays, their judge) as a backend's load.
+"""The router's own calls (shadow replays, their judge, canary cases) as a backend's load.
 
 None is a live attempt, yet each holds one of the backend's sequence slots while it runs:
 uncounted, a live request was sent to a backend they filled, to queue behind them. Capacity
@@ -9,8 +9,11 @@ counted, it sent live traffic to the paid cloud while the backend sat idle.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class ReplayObserver(Protocol):
@@ -45,3 +48,15 @@ class Slot:
 
     def __exit__(self, *_: object) -> None:
         self.release()
+
+
+def counted(
+    observers: Sequence[ReplayObserver], backend: str, call: Callable[[T], Awaitable[R]]
+) -> Callable[[T], Awaitable[R]]:
+    """`call` holding one of `backend`'s slots while it runs (the canary's cases)."""
+
+    async def holding(argument: T) -> R:
+        with Slot(observers, backend):
+            return await call(argument)
+
+    return holding
