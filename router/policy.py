@@ -125,7 +125,10 @@ def plan(
     if overflow and steps:
         overflow = [Step(s.backend, "overflow_last") for s in overflow]
         steps = [Step(s.backend, "overflow" if s.reason == "fallback" else s.reason) for s in steps]
-    ordered = _sticky_first(steps + overflow, demand.sticky_backend)
+    pinned = demand.sticky_backend  # first only while it is well; preferred whatever its state
+    pin = states.get(pinned, BackendState()) if pinned else None
+    well = pin is not None and pin.circuit == "closed" and not pin.saturated
+    ordered = _sticky_first(steps + overflow, pinned if well else None)
     preference = _preferred_order(members, demand.sticky_backend)
     return Plan(intent, target, route, tuple(ordered), tuple(skipped), preference)
 

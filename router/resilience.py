@@ -92,17 +92,13 @@ class Resilience:
         return out
 
     def sticky(self, conversation: str) -> str | None:
-        """The conversation's backend, unless it is failing or full right now."""
+        """The conversation's backend, failing or full or not: the policy puts it first only
+        while it is well, and reads it as the preferred one whatever its state (a turn served
+        elsewhere meanwhile is a detour, not a new home)."""
         name = self.table.get(conversation)
         if name is None:
             return self.inner.sticky(conversation) if self.inner else None
-        try:
-            settings = self.components.config.backend(name)
-        except KeyError:
-            return None
-        if self.health.circuit(name) != "closed" or self._saturation(settings):
-            return None
-        return name
+        return name if self._configured(name) else None
 
     def _gates(self) -> dict[str, frozenset[str]]:
         gates: dict[str, frozenset[str]] = {}
@@ -135,11 +131,15 @@ class Resilience:
                 self.capacity.served(attempt.backend, attempt.duration_s)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        # Not forced by name, and not a detour: a conversation the local backend's passing
-        # trouble sent to the cloud comes back once it is well (an earlier pin stays).
-        if record.auto_routed and not record.detour and self._configured(record.backend):
+        # Not forced by name. A detour (passing trouble on the preferred backend) holds the
+        # conversation where it went only for `sticky_detour_s`: then it comes back, instead
+        # of staying on the paid cloud all session, and meanwhile its turns neither retry a
+        # failing backend each time nor switch models every other turn.
+        if record.auto_routed and self._configured(record.backend):
             self.table.ttl_s = self.settings.sticky_ttl_s
-            self.table.remember(record.conversation, record.backend)
+            ttl = min(self.settings.sticky_detour_s, self.table.ttl_s) if record.detour else None
+            if ttl != 0:
+                self.table.remember(record.conversation, record.backend, ttl)
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
         if after == "open":

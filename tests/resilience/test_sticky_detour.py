@@ -1,12 +1,14 @@
-"""A conversation that passing trouble on the local backend sent to the cloud comes back to
-local once it is well; one that left local for good (too long for its window) stays on the
-cloud. Through the real app: a router, two simulators, the openai SDK; faults through the
+"""A conversation that passing trouble on the local backend sent to the cloud stays there for
+`sticky_detour_s` (no retry of a failing backend each turn, no switching every other turn),
+then comes back to local; one that left local for good (too long for its window) stays on
+the cloud. Through the real app: a router, two simulators, the openai SDK; faults through the
 simulators' control API. Pinned, one 429 kept an agent's whole session on the paid cloud
 (found in review)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +23,8 @@ from tests.resilience.conftest import FAST, circuit, status, until
 
 SYSTEM = {"role": "system", "content": "You are a coding agent."}
 TASK = "Write a Python function that reverses a list."
+MATH = "What is the integral of x^2 from 0 to 3?"
+HOLD = 2.0  # sticky_detour_s here: a turn right after a detour is inside it
 
 
 class Agent:
@@ -37,7 +41,9 @@ class Agent:
         self.user = user
         self.messages: list[dict[str, Any]] = [SYSTEM, {"role": "user", "content": task}]
 
-    def turn(self, ask: str = "Now add a docstring and a test.") -> str:
+    def turn(
+        self, ask: str = "Now add a docstring and a test.", route: list[str] | None = None
+    ) -> str:
         """Send the conversation so far; the backend that served it. Returns once the router
         has finished the turn's record (the sticky table has seen it)."""
         seen = len(self.collect.records)
@@ -52,8 +58,14 @@ class Agent:
         self.messages.append({"role": "assistant", "content": answer})
         until(lambda: len(self.collect.records) > seen, what="the turn's record finished")
         routes = self.proxy.components.config.routes
-        assert routes[raw.headers["x-smf-route"]] == ["local", "cloud"]  # local first
+        assert routes[raw.headers["x-smf-route"]] == (route or ["local", "cloud"])
         return str(raw.headers["x-smf-backend"])
+
+    def held_then_back(self) -> list[str]:
+        """After a detour: one turn inside the hold, then two once it ran out."""
+        held = self.turn()
+        time.sleep(HOLD)
+        return [held, self.turn(), self.turn()]
 
     def compact(self, task: str) -> None:
         """The agent summarises its history into one short message (same session)."""
@@ -74,7 +86,8 @@ def started(
     pair: dict[str, Running], tmp_path: Path, **local: Any
 ) -> Iterator[tuple[RunningRouter, Collect]]:
     """A router over the pair, `local` settings added to the local backend."""
-    data = config_for(pair, tmp_path, resilience=FAST).model_dump(mode="json")
+    resilience = {**FAST, "sticky_detour_s": HOLD}
+    data = config_for(pair, tmp_path, resilience=resilience).model_dump(mode="json")
     data["backends"][0].update(local)
     with router(parse(data)) as proxy:
         collect = Collect()  # after the resilience sink: a record it holds, the table has seen
@@ -91,7 +104,7 @@ def test_a_conversation_a_429_sent_to_the_cloud_comes_back_to_local(
         assert agent.turn() == "cloud"
         pair["local"].control("faults", {"fault": None})
         assert circuit(proxy.root, "local") == "closed"  # one 429 opens nothing
-        assert [agent.turn() for _ in range(3)] == ["local"] * 3
+        assert agent.held_then_back() == ["cloud", "local", "local"]
 
 
 def test_a_conversation_comes_back_to_local_after_its_circuit_closes(
@@ -125,7 +138,30 @@ def test_a_conversation_an_overflow_sent_to_the_cloud_comes_back_to_local(
             pair["local"].control("faults", {"fault": None})
             pair["local"].control("release", {})
             busy.join(timeout=30)
-        assert [agent.turn() for _ in range(2)] == ["local"] * 2
+        assert agent.held_then_back() == ["cloud", "local", "local"]
+
+
+def test_a_cloud_first_turn_while_the_pinned_local_is_full_is_a_detour_too(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """A conversation pinned to local whose math turn (a cloud-first route) came while local
+    was full: the pin was read as absent, the cloud was no detour, and the session stayed on
+    the cloud for good (found in review)."""
+    with started(pair, tmp_path, max_concurrency=1) as (proxy, collect):
+        agent = Agent(proxy, collect)
+        assert agent.turn() == "local"
+        other = Agent(proxy, collect, task="Write a Python function that sorts a list.")
+        pair["local"].control("faults", {"fault": "hold"})
+        busy = threading.Thread(target=other.turn)
+        busy.start()
+        try:
+            until(lambda: pair["local"].stats().get("held", 0) >= 1, what="local's slot taken")
+            assert agent.turn(MATH, route=["cloud", "local"]) == "cloud"
+        finally:
+            pair["local"].control("faults", {"fault": None})
+            pair["local"].control("release", {})
+            busy.join(timeout=30)
+        assert agent.held_then_back() == ["cloud", "local", "local"]
 
 
 @pytest.mark.parametrize("why", ["window", "context_error"])
