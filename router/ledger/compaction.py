@@ -105,12 +105,12 @@ def _merge_readable(
     from what it wrote, without either.
 
     A merged file of `covers` holds exactly the rows of its sources: if every one of them is
-    an input, `out` holds all its rows and names it a source too. It is deleted with them,
-    and if it is restored later (it was damaged, and named) `out` hides it: counted beside
-    `out`, its rows were counted twice. One with a source that is not an input (deleted, or
-    unreadable now) holds rows `out` lacks, and is left as it is. One named `out` (a merge
-    of the same inputs, killed before its deletes) is replaced by `out`: named a source, it
-    would be deleted as one, with all the rows just merged."""
+    an input or a file an input replaced, `out` holds all its rows and names it a source
+    too. It is deleted with them, and if it is restored later (it was damaged, and named)
+    `out` hides it: counted beside `out`, its rows were counted twice. One with another
+    source (deleted, or unreadable now) holds rows `out` lacks, and is left as it is. One
+    named `out` (a merge of the same inputs, killed before its deletes) is replaced by
+    `out`: named a source, it would be deleted as one, with all the rows just merged."""
     footers: list[Segment] = []
     schemas = []
     for seg in inputs:
@@ -128,10 +128,10 @@ def _merge_readable(
         sources.update(s for s in seg.sources if (seg.path.parent / s).exists())
         versions.update((seg.price_map_version or "").split(","))
     versions.discard("")
-    merged = {seg.path.name for seg in footers}
-    sources.update(
-        m.path.name for m in covers if m.path != out and m.sources and m.sources <= merged
-    )
+    # What `out` holds: its inputs, and the files a merged input replaced (a writer's
+    # level-2 merge names its level-1 inputs' level-0 files too)
+    held = {seg.path.name for seg in footers}.union(*(seg.sources for seg in footers))
+    sources.update(m.path.name for m in covers if m.path != out and m.sources and m.sources <= held)
     tables = (_conform(_read(seg), schema) for seg in inputs)
     version = ",".join(sorted(versions)) or None
     segments.write_tables(out, schema, tables, frozenset(sources), version)
@@ -239,16 +239,21 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     """Merge one closed day into one file (and roll it up, for records), under its lock.
 
     A damaged file is named once, then marked (`router.ledger.damage`): later passes and
-    readers list the day without it, so its healthy rest is merged and rolled up once."""
+    readers list the day without it, so its healthy rest is merged and rolled up once. A
+    day with a file whose footer could not be read is not merged in that pass."""
     _remove_dead_temporaries(path)
     damage.renew(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
     damaged = set(listing.damaged)
-    # Sources a crashed merge left behind: the day is closed, the merged file exists.
-    remove([path / name for seg in listing.segments for name in seg.sources])
+    # A file whose footer could not be read may be a merged file hiding files listed now
+    # (a writer killed within its grace keeps both): merged and deleted, those rows were
+    # counted twice once it read again. The day waits for a pass that reads every footer.
+    whole = not listing.unread
+    if whole:  # sources a crashed merge left behind: the day is closed, the merged file is here
+        remove([path / name for seg in listing.segments for name in seg.sources])
     merged = False
-    if len(listing.segments) >= 2:
+    if whole and len(listing.segments) >= 2:
         out = path / compacted_name(listing.segments)
         replaced, warnings = merge(listing.segments, out, damaged=damaged, covers=listing.rejected)
         result.warnings.extend(warnings)

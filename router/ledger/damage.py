@@ -52,8 +52,20 @@ def mark(segment: Path, expected: str | None = None) -> str | None:
     if that state held until after: a file restored from a backup while a merge ran is read
     healthy, or changed under the check, and stays unmarked. Best effort: unmarked (a full
     disk), a damaged file is named again on the next pass, as before marks."""
+    try:
+        return _mark(segment, expected)
+    except _CannotTell:
+        return None
+
+
+class _CannotTell(Exception):
+    """Reading the bytes failed in a way that proves nothing (memory, permissions)."""
+
+
+def _mark(segment: Path, expected: str | None) -> str | None:
+    """`mark`, raising `_CannotTell` when the bytes could not be read to prove anything."""
     before = _state(segment)
-    why = failure(segment)
+    why = _proven(segment)
     if why is None or (expected is not None and why != expected) or _state(segment) != before:
         return None
     with contextlib.suppress(OSError):
@@ -62,23 +74,26 @@ def mark(segment: Path, expected: str | None = None) -> str | None:
     return None
 
 
-def failure(segment: Path) -> str | None:
-    """Why `segment`'s bytes are bad, read now; None if they are not, or if that cannot be
-    told now. Proof is a checksum that does not match, or, for a file written before
-    checksums were (no sidecar), a decode error that is not a memory or OS error. A file
-    that matches its checksum holds the bytes written: whatever failed to read it will pass."""
+def _proven(segment: Path) -> str | None:
+    """Why `segment`'s bytes are bad, read now; None if they are not; `_CannotTell` if that
+    cannot be told now. Proof is a checksum that does not match, or, for a file written
+    before checksums were (no sidecar), a decode error that is not a memory or OS error. A
+    file that matches its checksum holds the bytes written: whatever failed to read it will
+    pass."""
     try:
         checksum.verify(segment)
     except checksum.Mismatch as exc:
         return str(exc)
-    except Exception:  # permissions, a network volume, out of memory: proves nothing
-        return None
+    except Exception as exc:  # permissions, a network volume, out of memory: proves nothing
+        raise _CannotTell(str(exc)) from exc
     if checksum.sidecar(segment).exists():
         return None
     try:
         _decode(segment)
     except Exception as exc:
-        return None if transient(exc) else str(exc)
+        if transient(exc):
+            raise _CannotTell(str(exc)) from exc
+        return str(exc)
     return None
 
 
@@ -95,7 +110,9 @@ def renew(day: Path) -> None:
     still fail the same way: a hard-link snapshot of the ledger (`cp -al`, rsnapshot)
     changes every file's ctime, and each one named every file again. A lapsed mark whose
     file now reads healthy, or fails otherwise, is deleted: that file is read (and named)
-    again, as one restored from a backup must be."""
+    again, as one restored from a backup must be. One whose file cannot be read now (out
+    of memory, permissions) is kept, to be renewed by a later pass: deleted, the file was
+    named again for what one starved pass could not read."""
     for file in day.iterdir():
         segment = _segment(file)
         if segment is None or not segment.exists():
@@ -103,7 +120,11 @@ def renew(day: Path) -> None:
         recorded = _recorded(file)
         if recorded is None or marked(segment) is not None:
             continue
-        if mark(segment, expected=recorded) is None:
+        try:
+            renewed = _mark(segment, expected=recorded)
+        except _CannotTell:
+            continue  # lapsed meanwhile: this pass lists the file as it is
+        if renewed is None:
             file.unlink(missing_ok=True)
 
 

@@ -69,6 +69,9 @@ class Listing:
     # Merged files left out for failing their checksum while their sources are here (and
     # listed instead): a merge of all those sources holds their rows (`compaction.merge`).
     rejected: list[Segment] = field(default_factory=list)
+    # Files whose footer could not be read now, for whatever reason: any of them may be a
+    # merged file hiding files listed here (`compaction._compact_day` waits for them).
+    unread: set[Path] = field(default_factory=set)
 
     @property
     def paths(self) -> list[str]:
@@ -247,6 +250,7 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
                 return None
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
+            listing.unread.add(file)
             if damage.lasting(exc):
                 listing.damaged.add(file)
     try:
@@ -265,8 +269,10 @@ def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
     before its deletes keeps them for good). A merged file hides those files, and compaction
     deletes them: a damaged one must not, or intact rows would be lost with it. Rare, so
     checking the whole file costs nothing that matters. Those left out are named in the
-    listing's warnings, and kept in its `rejected`."""
-    names = {seg.path.name for seg in found}
+    listing's warnings, and kept in its `rejected`. A marked file counts as here: unlisted,
+    its rows (for a restore) are still in no other file, and compaction deletes what a
+    merged file hides."""
+    names = {seg.path.name for seg in found} | {path.name for path in listing.marked}
     kept: list[Segment] = []
     for seg in found:
         if seg.sources & names:
@@ -274,7 +280,7 @@ def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
                 checksum.verify(seg.path)
             except FileNotFoundError:
                 raise
-            except (OSError, checksum.Mismatch) as exc:
+            except Exception as exc:  # damaged, or unread now (out of memory): not vouched
                 listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
                 listing.rejected.append(seg)
                 continue

@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from router import report
 from router.ledger import LedgerWriter, compaction, segments
@@ -18,6 +20,17 @@ DAY = (datetime.now(UTC) - timedelta(days=3)).replace(hour=10, minute=0, second=
 # (process tag, records, prompt tokens each): one segment per tag, the last one damaged.
 HEALTHY = (("a", 3, 100), ("b", 4, 10), ("c", 2, 1))
 VICTIM = ("victim", 5, 1000)
+
+# What a read of a healthy file can raise that says nothing about its bytes (out of memory,
+# a network volume's I/O error), and one that looks like a decode error but is not one
+# either (the file matches its checksum).
+FAILURES = {
+    "arrow-memory": pa.ArrowMemoryError("malloc of size 67108864 failed"),
+    "memory": MemoryError(),
+    "codec-memory": OSError("ZSTD decompression failed: Allocation error : not enough memory"),
+    "eio": OSError(5, "Input/output error"),
+    "decode": pa.ArrowInvalid("Couldn't deserialize thrift"),
+}
 
 
 def write(ledger: Path, tag: str, n: int, tokens: int) -> None:
@@ -77,3 +90,21 @@ def check_report(ledger: Path, parts: Any, damaged: str | None) -> None:
     assert shares == [expected["requests"]], shares
     named = [w for w in data["warnings"] if damaged and damaged in w]
     assert bool(named) == bool(damaged), data["warnings"]
+
+
+def fail_once(
+    monkeypatch: pytest.MonkeyPatch, victim: Path, exc: BaseException, where: str
+) -> None:
+    """The first read of `victim` by a merge (its rows) or by a listing (its footer) raises
+    `exc`; later reads succeed."""
+    module, name = (pq, "read_table") if where == "merge" else (segments, "read_segment")
+    real = getattr(module, name)
+    failed: list[Path] = []
+
+    def flaky(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) == victim and not failed:
+            failed.append(victim)
+            raise exc
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(module, name, flaky)

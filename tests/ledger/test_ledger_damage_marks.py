@@ -13,19 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from router.ledger import LedgerWriter, checksum, damage, segments
 from router.ledger.recent import RecentRows
 from tests.ledger.damaged_ledger import (
     DAY,
+    FAILURES,
     HEALTHY,
     VICTIM,
     check_report,
     compact,
     damage_file,
     day_dir,
+    fail_once,
     write,
 )
 
@@ -39,16 +40,6 @@ def _day_with_victim(ledger: Path) -> Path:
     return victim
 
 
-# What a read of a healthy file can raise that says nothing about its bytes, and one that
-# looks like a decode error but is not one either (the file matches its checksum).
-FAILURES = {
-    "arrow-memory": pa.ArrowMemoryError("malloc of size 67108864 failed"),
-    "memory": MemoryError(),
-    "codec-memory": OSError("ZSTD decompression failed: Allocation error : not enough memory"),
-    "decode": pa.ArrowInvalid("Couldn't deserialize thrift"),
-}
-
-
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 @pytest.mark.parametrize("where", ["merge", "listing"])
 def test_a_healthy_segment_a_pass_could_not_read_is_not_marked(
@@ -58,7 +49,7 @@ def test_a_healthy_segment_a_pass_could_not_read_is_not_marked(
     every report left its records out."""
     ledger = tmp_path / "ledger"
     victim = _day_with_victim(ledger)
-    _fail_once(monkeypatch, victim, FAILURES[failure], where)
+    fail_once(monkeypatch, victim, FAILURES[failure], where)
 
     first, second = compact(ledger), compact(ledger)
     check_report(ledger, ALL, damaged=None)
@@ -70,41 +61,25 @@ def test_a_healthy_segment_a_pass_could_not_read_is_not_marked(
     assert not damage.marker(victim).exists()
 
 
-def _fail_once(
-    monkeypatch: pytest.MonkeyPatch, victim: Path, exc: BaseException, where: str
-) -> None:
-    """The first read of `victim` by a merge (its rows) or by a listing (its footer) raises
-    `exc`; later reads succeed."""
-    module, name = (pq, "read_table") if where == "merge" else (segments, "read_segment")
-    real = getattr(module, name)
-    failed: list[Path] = []
-
-    def flaky(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(path) == victim and not failed:
-            failed.append(victim)
-            raise exc
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(module, name, flaky)
-
-
 def test_a_file_without_checksum_is_marked_only_if_it_does_not_decode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Files written before checksums were: a decode error read again proves the damage; one
-    that passed does not."""
+    that passed does not. (A footer that cannot be read holds the day's merge back a pass:
+    the healthy file's read fails in the second.)"""
     ledger = tmp_path / "ledger"
     victim = _day_with_victim(ledger)
     for path in day_dir(ledger).glob("*.parquet"):
         checksum.remove(path)
     (healthy,) = day_dir(ledger).glob("a-*.parquet")
-    _fail_once(monkeypatch, healthy, pa.ArrowInvalid("Couldn't deserialize thrift"), "merge")
+    fail_once(monkeypatch, healthy, pa.ArrowInvalid("Couldn't deserialize thrift"), "merge")
     damage_file(victim, "footer")
 
-    first = compact(ledger)
+    first, second = compact(ledger), compact(ledger)
     assert len([w for w in first.warnings if victim.name in w]) == 1, first.warnings
-    assert len([w for w in first.warnings if healthy.name in w]) == 1, first.warnings
     assert damage.marked(victim) is not None
+    assert [w for w in second.warnings if healthy.name in w] == second.warnings
+    assert len(second.warnings) == 1, second.warnings
     assert not damage.marker(healthy).exists()
     assert compact(ledger).warnings == []
     check_report(ledger, HEALTHY, damaged=victim.name)
@@ -231,3 +206,32 @@ def _canary_results(ledger: Path, tag: str, n: int) -> None:
         }
         writer.submit_row("canary_results", row)
     writer.close()
+
+
+def test_a_mark_a_starved_pass_could_not_renew_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot made the mark lapse, and the next pass could not read the file to renew
+    it (out of memory all pass long): the mark was deleted, and the pass after named the
+    file again, as newly damaged, for what the starved pass could not tell."""
+    ledger = tmp_path / "ledger"
+    victim = _day_with_victim(ledger)
+    damage_file(victim)
+    assert len(compact(ledger).warnings) == 1
+    _hard_link_snapshot(victim, tmp_path / "snapshot")
+    real = checksum.compute
+
+    def starved(path: Path) -> int:
+        if Path(path) == victim:
+            raise MemoryError()
+        return real(path)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(checksum, "compute", starved)
+        warnings = compact(ledger).warnings
+    assert any(victim.name in w for w in warnings), warnings  # nothing could tell
+    assert damage.marker(victim).exists(), "kept, to be renewed"
+
+    assert compact(ledger).warnings == []
+    assert damage.marked(victim) is not None
+    check_report(ledger, HEALTHY, damaged=victim.name)

@@ -7,9 +7,21 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
-from router.ledger import compaction, segments
-from tests.ledger.damaged_ledger import HEALTHY, check_report, compact, damage_file, day_dir, write
+import pytest
+
+from router.ledger import checksum, compaction, damage, segments
+from tests.ledger.damaged_ledger import (
+    FAILURES,
+    HEALTHY,
+    check_report,
+    compact,
+    damage_file,
+    day_dir,
+    fail_once,
+    write,
+)
 
 
 def _merged_by_a_killed_writer(ledger: Path, merged: list[str], name: str = "") -> Path:
@@ -30,22 +42,105 @@ def test_a_damaged_merged_file_restored_after_its_rows_were_recovered_counts_onc
 ) -> None:
     ledger = tmp_path / "ledger"
     merged = _merged_by_a_killed_writer(ledger, ["a", "b", "c"], "w-00000009.parquet")
-    backup = tmp_path / "backup.parquet"
-    shutil.copy2(merged, backup)
-    check_report(ledger, HEALTHY, damaged=None)
-    damage_file(merged)
-    check_report(ledger, HEALTHY, damaged=merged.name)  # its sources are counted instead
-
-    passes = [compact(ledger).warnings for _ in range(2)]
-    shutil.copy2(backup, merged)  # restored, as the warning said to
-    check_report(ledger, HEALTHY, damaged=None)
-    passes.append(compact(ledger).warnings)
-    check_report(ledger, HEALTHY, damaged=None)
+    passes = _damaged_then_restored(ledger, merged, HEALTHY)
 
     assert len(passes[0]) == 1, passes  # named once, when its sources were merged
     assert merged.name in passes[0][0]
     assert passes[1:] == [[], []]
     assert not merged.exists(), "deleted as a replaced file: its rows are in the merge"
+
+
+def _damaged_then_restored(ledger: Path, merged: Path, parts: Any) -> list[list[str]]:
+    """Damage `merged`, run two passes, restore it from a backup, run one more, checking
+    the totals of `parts` at each step; returns each pass's warnings."""
+    backup = ledger.parent / "backup.parquet"
+    shutil.copy2(merged, backup)
+    check_report(ledger, parts, damaged=None)
+    damage_file(merged)
+    check_report(ledger, parts, damaged=merged.name)  # its sources are counted instead
+
+    passes = [compact(ledger).warnings for _ in range(2)]
+    shutil.copy2(backup, merged)  # restored, as the warning said to
+    check_report(ledger, parts, damaged=None)
+    passes.append(compact(ledger).warnings)
+    check_report(ledger, parts, damaged=None)
+    return passes
+
+
+def test_a_damaged_level_2_merge_restored_after_its_rows_were_recovered_counts_once(
+    tmp_path: Path,
+) -> None:
+    """A writer's level-2 merge names, besides its level-1 inputs, their level-0 files still
+    on disk. Compaction merged the level-1 files, which hold all its rows, but did not name
+    it a source for those names: restored, it was counted beside the merge, twice."""
+    ledger = tmp_path / "ledger"
+    parts = (*HEALTHY, ("d", 6, 7))
+    for tag, n, tokens in parts:
+        write(ledger, tag, n, tokens)
+    day = day_dir(ledger)
+
+    def footers(*names: str) -> list[segments.Segment]:
+        return [segments.read_segment(p) for name in names for p in day.glob(f"{name}*.parquet")]
+
+    first, last, top = (day / f"w-0000000{i}.parquet" for i in (7, 8, 9))
+    compaction.merge(footers("a-", "b-"), first)  # its grace is over: sources deleted
+    compaction.merge(footers("c-", "d-"), last, delete=False)  # killed within the grace
+    compaction.merge(footers(first.stem, last.stem), top, delete=False)
+    assert len(segments.read_segment(top).sources) == 4, "its inputs, and c and d"
+
+    passes = _damaged_then_restored(ledger, top, parts)
+    assert len(passes[0]) == 1, passes
+    assert top.name in passes[0][0]
+    assert passes[1:] == [[], []]
+    assert not top.exists(), "deleted as a replaced file: its rows are in the merge"
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_a_merged_file_a_pass_could_not_list_is_not_counted_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """A healthy merged file beside its sources (a writer killed within its grace) whose
+    footer one pass could not read (out of memory, an I/O error): that pass merged the
+    sources without it and deleted them, and from the next pass on every report counted
+    its rows twice, beside the new merge."""
+    ledger = tmp_path / "ledger"
+    merged = _merged_by_a_killed_writer(ledger, ["a", "b"], "w-00000009.parquet")
+    fail_once(monkeypatch, merged, FAILURES[failure], "listing")
+
+    first = compact(ledger)
+    assert [w for w in first.warnings if merged.name in w] == first.warnings
+    assert len(first.warnings) == 1, first.warnings
+    check_report(ledger, HEALTHY, damaged=None)
+    assert compact(ledger).warnings == []
+    check_report(ledger, HEALTHY, damaged=None)
+    assert not damage.marker(merged).exists()
+    assert len(list(day_dir(ledger).glob("*.parquet"))) == 1, "the day merged into one file"
+
+
+def test_a_damaged_source_of_a_damaged_merged_file_is_kept(tmp_path: Path) -> None:
+    """Rot in a writer's merged file and in one of its sources: once the source was marked,
+    the listing no longer saw it, let the merged file hide it unchecked, and compaction
+    deleted it (and its checksum) as merged away, though its rows were in no healthy file.
+    Kept, it can be restored, and the day then counts every row once."""
+    ledger = tmp_path / "ledger"
+    merged = _merged_by_a_killed_writer(ledger, ["a", "b"], "w-00000009.parquet")
+    (source,) = day_dir(ledger).glob("a-*.parquet")
+    backup = ledger.parent / "backup.parquet"
+    shutil.copy2(source, backup)
+    damage_file(merged)
+    damage_file(source)
+    kept = {p: p.read_bytes() for p in (source, checksum.sidecar(source))}
+
+    for _ in range(3):
+        compact(ledger)
+    assert {p: p.read_bytes() for p in kept} == kept
+    assert damage.marked(source) is not None
+    check_report(ledger, HEALTHY[1:], damaged=source.name)
+
+    shutil.copy2(backup, source)  # restored, as the warning said to
+    compact(ledger)
+    check_report(ledger, HEALTHY, damaged=None)
+    assert len(list(day_dir(ledger).glob("*.parquet"))) == 1, "the day merged into one file"
 
 
 def test_a_damaged_merged_file_with_a_source_gone_is_kept(tmp_path: Path) -> None:
@@ -78,3 +173,23 @@ def test_a_damaged_merge_by_a_killed_compaction_is_written_again(tmp_path: Path)
     assert merged.name in first.warnings[0]
     assert compact(ledger).warnings == []
     assert [p.name for p in day_dir(ledger).glob("*.parquet")] == [merged.name]
+
+
+def test_a_merged_file_whose_checksum_could_not_be_read_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a merged file's checksum to vouch for it ran out of memory: the report failed
+    with a MemoryError. Not vouched for, its sources are counted instead, this once."""
+    ledger = tmp_path / "ledger"
+    merged = _merged_by_a_killed_writer(ledger, ["a", "b"], "w-00000009.parquet")
+    real, failed = checksum.compute, []
+
+    def starved(path: Path) -> int:
+        if Path(path) == merged and not failed:
+            failed.append(path)
+            raise MemoryError()
+        return real(path)
+
+    monkeypatch.setattr(checksum, "compute", starved)
+    check_report(ledger, HEALTHY, damaged=merged.name)
+    check_report(ledger, HEALTHY, damaged=None)
