@@ -11,9 +11,11 @@ keys on an address other than loopback says at start that it is open to all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import math
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -143,7 +145,22 @@ class _Server(uvicorn.Server):
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)  # cannot bind: uvicorn logs why and exits with 3
         log.info("smf-router listening on http://%s:%d/v1", self.config.host, self.config.port)
+        notify_ready()
         heap.settle()  # everything the process keeps for good exists now
+
+
+def notify_ready() -> None:
+    """Tell systemd (`Type=notify`) the router serves: until then `systemctl start` waits,
+    and a `systemctl reload` asked for meanwhile is queued instead of sending a SIGHUP to a
+    process still starting. Nothing without $NOTIFY_SOCKET; a lost message costs nothing."""
+    address = os.environ.get("NOTIFY_SOCKET", "")
+    if not address:
+        return
+    if address.startswith("@"):  # an abstract socket
+        address = "\0" + address[1:]
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.connect(address)
+        sock.sendall(b"READY=1")
 
 
 async def _start_demo_backends() -> tuple[Config, list[asyncio.Task[None]]]:

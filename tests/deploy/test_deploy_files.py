@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,11 @@ def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
     assert not any("@resources" in d for d in denied)
     assert keys["SystemCallErrorNumber"] == "EPERM"
     assert "time-sync.target" in keys["After"]  # day partitions and retention use the clock
+    # READY=1 once it listens: a reload asked for while it starts waits (a SIGHUP before the
+    # router could take it ended it, and on-failure took that for a clean exit)
+    assert (keys["Type"], keys["NotifyAccess"]) == ("notify", "main")
+    # a bad config exits 2 in a second: restarting every 2 s never reached systemd's limit
+    assert keys["RestartPreventExitStatus"] == "2"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze absent")
@@ -159,8 +165,17 @@ def test_dockerfile_is_slim_non_root_exec_form_with_healthcheck() -> None:
     assert json.loads(entry)[:2] == ["smf-router", "serve"]  # exec form: signals reach it
     assert re.search(r"^HEALTHCHECK .*\n\s+CMD \[", text, re.M)
     assert "LITELLM_LOCAL_MODEL_COST_MAP=True" in text
-    for source in re.findall(r"^COPY (?!--from)(\S+)", text, re.M):
+    copied = [
+        source
+        for sources in re.findall(r"^COPY (?!--from)(.*) \S+$", text, re.M)
+        for source in sources.split()
+    ]
+    for source in copied:
         assert (REPO / source).exists(), source
+    # the wheel's license-files: setuptools will refuse a build without them (2027-02-18)
+    assert set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license-files"]
+    ) <= set(copied)
 
 
 def test_compose_services_and_mounts_exist() -> None:
