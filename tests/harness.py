@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import uvicorn
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
@@ -197,6 +198,20 @@ def silent_server() -> Iterator[Running]:
         sock.listen(64)
         root = f"http://127.0.0.1:{sock.getsockname()[1]}"
         yield Running(f"{root}/v1", root)
+
+
+def collected(proxy: RunningRouter) -> Collect:
+    """A sink on the router's gateway that keeps every record it finishes from now on."""
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    return records
+
+
+def chat_chunk(index: int, content: str, finish: str | None = None) -> bytes:
+    """One `data:` event of a chat stream: choice `index` says `content`."""
+    choice = {"index": index, "delta": {"content": content}, "finish_reason": finish}
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return b"data: " + orjson.dumps(body | {"choices": [choice]}) + b"\n\n"
 
 
 @contextmanager

@@ -6,19 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import openai
-import orjson
 import pytest
 
 from router.config import parse
-from tests.harness import openai_via_litellm, router, scripted_stream
+from tests.harness import chat_chunk, openai_via_litellm, router, scripted_stream
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
-
-
-def _chunk(index: int, content: str, finish: str | None = None) -> bytes:
-    choice = {"index": index, "delta": {"content": content}, "finish_reason": finish}
-    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-    return b"data: " + orjson.dumps(body | {"choices": [choice]}) + b"\n\n"
 
 
 def test_a_litellm_stream_cut_while_a_choice_is_unfinished_ends_with_an_error(
@@ -27,7 +20,7 @@ def test_a_litellm_stream_cut_while_a_choice_is_unfinished_ends_with_an_error(
     """litellm stops quietly once it saw a finish reason and the adapter ends every stream
     with [DONE]: choice 1 cut mid-answer reached the client as a normal end, recorded ok
     (found in review; a `kind: openai` backend's twin is in test_odd_streams.py)."""
-    body = _chunk(0, "Hello") + _chunk(1, "Hel") + _chunk(0, " there", "stop")
+    body = chat_chunk(0, "Hello") + chat_chunk(1, "Hel") + chat_chunk(0, " there", "stop")
     with scripted_stream(body) as upstream:
         config = parse(
             {

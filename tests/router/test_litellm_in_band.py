@@ -13,14 +13,13 @@ from collections.abc import Iterator
 
 import httpx
 import openai
-import pyarrow  # noqa: F401 - loaded before the router: see test_litellm_stops
 import pytest
 
 from router.config import parse
 from tests.harness import (
-    Collect,
     Running,
     RunningRouter,
+    collected,
     openai_via_litellm,
     router,
     scrape,
@@ -32,12 +31,6 @@ INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose"
 
 def client(proxy: Running) -> openai.OpenAI:
     return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-
-
-def recorded(proxy: RunningRouter) -> Collect:
-    records = Collect()
-    proxy.components.gateway.sinks.append(records)
-    return records
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +92,7 @@ def test_a_busy_engine_mid_stream_is_not_a_failure(
     be read": the upstream's message lost, and the circuit opened on an overloaded, working
     backend (found in review). Its 429 already behaved: it must stay so."""
     engine, _, proxy = guarded
-    records = recorded(proxy)
+    records = collected(proxy)
     engine.control("faults", {"fault": f"error_event:2:{status}"})
     try:
         error, text = failed_stream(proxy, "engine")
@@ -131,7 +124,7 @@ def test_an_openai_style_error_event_keeps_its_names(
     backend's is (a server error), with its message and type; it was litellm's `malformed`.
     Last on `cloud`: a server error opens its circuit."""
     _, cloud, proxy = guarded
-    records = recorded(proxy)
+    records = collected(proxy)
     cloud.control("faults", {"fault": "error_event:2:503"})
     try:
         error, _ = failed_stream(proxy, "cloud")

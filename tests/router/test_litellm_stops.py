@@ -17,23 +17,19 @@ from typing import Any
 
 import anthropic
 import openai
-import pyarrow  # noqa: F401 - see below
 import pytest
 
 from router.config import parse
 from tests.harness import (
-    Collect,
     Running,
     RunningRouter,
+    collected,
     openai_via_litellm,
     router,
     scrape,
     simulator,
 )
 
-# pyarrow is loaded before the router runs: the ledger's first flush imports it in a thread,
-# and a `/metrics` scrape meanwhile can find it half-imported (a 500: `process_stats` reads
-# `sys.modules` without the import lock), a race apart from what is tested here.
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 # Reasons that say the answer was stopped, not finished, which litellm maps to "stop".
 STOPPED = ("abort", "error", "insufficient_system_resource")
@@ -93,12 +89,6 @@ def client(proxy: Running) -> openai.OpenAI:
     return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
-def recorded(proxy: RunningRouter) -> Collect:
-    records = Collect()
-    proxy.components.gateway.sinks.append(records)
-    return records
-
-
 @pytest.fixture(scope="module")
 def stops(
     tmp_path_factory: pytest.TempPathFactory,
@@ -148,7 +138,7 @@ def test_a_stopped_whole_reply_falls_back(
     """litellm made the reason "stop": the truncated "Here is" went to the client as a whole
     answer, recorded ok, never falling back (found in review)."""
     _, proxy = stops
-    records = recorded(proxy)
+    records = collected(proxy)
     before = fallbacks(proxy, "scripted")
     raw = client(proxy).chat.completions.with_raw_response.create(
         model="writing", messages=[{"role": "user", "content": reason}]
@@ -169,7 +159,7 @@ def test_a_stopped_whole_reply_with_nowhere_to_go_is_a_cut(
 ) -> None:
     """As from a `kind: openai` backend: a 502 `upstream_cut`, not a complete-looking 200."""
     _, proxy = stops
-    records = recorded(proxy)
+    records = collected(proxy)
     with pytest.raises(openai.APIStatusError) as info:
         client(proxy).chat.completions.create(
             model="scripted", messages=[{"role": "user", "content": "abort"}]
@@ -188,7 +178,7 @@ def test_a_stopped_stream_never_ends_with_stop(
     """litellm raises for "abort" and "error" itself, but ended a DeepSeek stream that said
     "insufficient_system_resource" with "stop": the client took "Here is" for the answer."""
     _, proxy = stops
-    records = recorded(proxy)
+    records = collected(proxy)
     stream = client(proxy).chat.completions.create(
         model="scripted", messages=[{"role": "user", "content": reason}], stream=True
     )
@@ -206,7 +196,7 @@ def test_an_engine_abort_falls_back_from_a_whole_reply(
 ) -> None:
     """The simulator's vLLM engine dropping the request, on the path of the review."""
     engine, proxy = stops
-    records = recorded(proxy)
+    records = collected(proxy)
     engine.control("faults", {"fault": "abort"})
     try:
         raw = client(proxy).chat.completions.with_raw_response.create(

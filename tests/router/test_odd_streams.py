@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import openai
-import orjson
 import pytest
 
-from tests.harness import config_for, router, scripted_stream, simulator
+from tests.harness import chat_chunk, config_for, router, scripted_stream, simulator
 
 ANSWER = (
     b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m",'
@@ -36,19 +35,13 @@ def test_a_first_event_that_is_json_but_no_object_falls_back(tmp_path: Path) -> 
         assert text
 
 
-def _chunk(index: int, content: str, finish: str | None = None) -> bytes:
-    choice = {"index": index, "delta": {"content": content}, "finish_reason": finish}
-    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-    return b"data: " + orjson.dumps(body | {"choices": [choice]}) + b"\n\n"
-
-
 def test_a_stream_cut_while_one_of_its_choices_is_unfinished_ends_with_an_error(
     tmp_path: Path,
 ) -> None:
     """With `n: 2`, an upstream that closed after choice 0 finished but mid choice 1 got a
     `[DONE]` from the router: the client saw a normal end with choice 1 cut (found in
     review). Any choice without its finish reason makes the end a cut."""
-    body = _chunk(0, "Hello") + _chunk(1, "Hel") + _chunk(0, " there", "stop")
+    body = chat_chunk(0, "Hello") + chat_chunk(1, "Hel") + chat_chunk(0, " there", "stop")
     with scripted_stream(body) as local, router(config_for({"local": local}, tmp_path)) as proxy:
         client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
         stream = client.chat.completions.create(
