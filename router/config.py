@@ -141,8 +141,6 @@ class ResilienceSettings(Strict):
     models_refresh_s: float = Field(300.0, gt=0)  # re-read /v1/models max_model_len
     sticky_ttl_s: float = Field(1800.0, ge=0)  # 0 turns sticky conversations off
     sticky_max_entries: int = Field(50_000, ge=1)
-    # a conversation passing trouble moved elsewhere stays there this long, then comes back
-    sticky_detour_s: float = Field(120.0, ge=0)
 
 
 class ServerSettings(Strict):

@@ -131,15 +131,11 @@ class Resilience:
                 self.capacity.served(attempt.backend, attempt.duration_s)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        # Not forced by name. A detour (passing trouble on the preferred backend) holds the
-        # conversation where it went only for `sticky_detour_s`: then it comes back, instead
-        # of staying on the paid cloud all session, and meanwhile its turns neither retry a
-        # failing backend each time nor switch models every other turn.
-        if record.auto_routed and self._configured(record.backend):
+        # Not forced by name, and not a detour: a conversation the local backend's passing
+        # trouble sent to the cloud comes back once it is well (an earlier pin stays).
+        if record.auto_routed and not record.detour and self._configured(record.backend):
             self.table.ttl_s = self.settings.sticky_ttl_s
-            ttl = min(self.settings.sticky_detour_s, self.table.ttl_s) if record.detour else None
-            if ttl != 0:
-                self.table.remember(record.conversation, record.backend, ttl)
+            self.table.remember(record.conversation, record.backend)
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
         if after == "open":

@@ -12,15 +12,13 @@ from collections.abc import Callable
 
 
 class StickyTable:
-    """conversation key → (backend, expiry, held), with a sliding TTL and a size bound. A
-    held entry (a detour's) keeps its own expiry: turns served where it holds them do not
-    turn it into a pin for the whole TTL."""
+    """conversation key → (backend, expiry), with a sliding TTL and a size bound."""
 
     def __init__(self, ttl_s: float, max_entries: int, clock: Callable[[], float]) -> None:
         self.ttl_s = ttl_s
         self.max_entries = max_entries
         self.clock = clock
-        self._entries: OrderedDict[str, tuple[str, float, bool]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[str, float]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -29,29 +27,20 @@ class StickyTable:
         entry = self._entries.get(conversation)
         if entry is None:
             return None
-        backend, expires, _ = entry
+        backend, expires = entry
         if self.clock() >= expires:
             del self._entries[conversation]
             return None
         return backend
 
-    def remember(self, conversation: str, backend: str, ttl_s: float | None = None) -> None:
-        """The conversation was just served by `backend`: keep it there (TTL restarts), for
-        `ttl_s` rather than the table's TTL when given (a detour's shorter hold)."""
+    def remember(self, conversation: str, backend: str) -> None:
+        """The conversation was just served by `backend`: keep it there (TTL restarts)."""
         if self.ttl_s <= 0 or not conversation:
             return
-        if ttl_s is None and self._held_on(conversation, backend):
-            self._entries.move_to_end(conversation)
-            return  # served where a detour holds it: the hold ends as it was set
-        expires = self.clock() + (self.ttl_s if ttl_s is None else ttl_s)
-        self._entries[conversation] = (backend, expires, ttl_s is not None)
+        self._entries[conversation] = (backend, self.clock() + self.ttl_s)
         self._entries.move_to_end(conversation)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
-
-    def _held_on(self, conversation: str, backend: str) -> bool:
-        entry = self._entries.get(conversation)
-        return entry is not None and entry[0] == backend and entry[2] and self.clock() < entry[1]
 
     def resize(self, ttl_s: float, max_entries: int) -> None:
         """New settings from a reload: a TTL of 0 forgets everything, a smaller table its
@@ -64,7 +53,7 @@ class StickyTable:
 
     def forget_backend(self, backend: str) -> int:
         """Drop every conversation held by `backend` (it failed); returns how many."""
-        doomed = [k for k, (b, _, _) in self._entries.items() if b == backend]
+        doomed = [k for k, (b, _) in self._entries.items() if b == backend]
         for key in doomed:
             del self._entries[key]
         return len(doomed)
@@ -72,7 +61,7 @@ class StickyTable:
     def expire(self) -> int:
         """Drop expired entries (called periodically so memory follows live conversations)."""
         now = self.clock()
-        doomed = [k for k, (_, expires, _) in self._entries.items() if now >= expires]
+        doomed = [k for k, (_, expires) in self._entries.items() if now >= expires]
         for key in doomed:
             del self._entries[key]
         return len(doomed)

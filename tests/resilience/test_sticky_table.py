@@ -68,20 +68,3 @@ def test_resize_applies_a_reloaded_size_and_ttl_to_existing_entries() -> None:
     assert len(table) == 2 and table.get("c5") == "local" and table.get("c0") is None
     table.resize(0.0, 2)  # a TTL of 0 turns stickiness off: nothing may keep routing
     assert len(table) == 0
-
-
-def test_a_detours_hold_runs_out_as_set_though_turns_are_served_there() -> None:
-    """Turns served where a detour holds a conversation must not make the hold a pin for
-    the whole TTL: the conversation comes back when it runs out."""
-    clock = Clock()
-    table = StickyTable(ttl_s=100, max_entries=10, clock=clock)
-    table.remember("conv", "local")
-    table.remember("conv", "cloud", ttl_s=5)  # a detour
-    clock.now += 4
-    table.remember("conv", "cloud")  # a turn served inside the hold
-    assert table.get("conv") == "cloud"
-    clock.now += 2
-    assert table.get("conv") is None
-    table.remember("conv", "local")
-    clock.now += 50
-    assert table.get("conv") == "local"
