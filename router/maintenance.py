@@ -37,9 +37,12 @@ def housekeep(config: Config) -> None:
     # Retention first, as `smf-router ledger compact` does: on a full disk a merge fails,
     # and dropping old days is then what must still happen (it frees the space).
     ledger = config.ledger
-    dropped = apply_retentions(directory, ledger.retention_days, ledger.text_retention_days)
+    kept: list[str] = []  # partitions past retention that could not be deleted
+    dropped = apply_retentions(
+        directory, ledger.retention_days, ledger.text_retention_days, warnings=kept
+    )
     result = compact(directory)
-    for warning in result.warnings:  # no one else shows them here (the CLI prints its own)
+    for warning in kept + result.warnings:  # no one else shows them (the CLI prints its own)
         log.warning("ledger housekeeping: %s", warning)
     if result.days or dropped:
         log.info(

@@ -141,7 +141,8 @@ def compact_command(
         int | None, typer.Option(min=1, help="Drop days older than this (at least 1).")
     ] = None,
 ) -> None:
-    """Merge each closed day into one file, and drop days past retention."""
+    """Merge each closed day into one file, and drop days past the config's retention
+    (--config or $SMF_ROUTER_CONFIG), or past --retention-days; without either, none."""
     from router.ledger import compaction
 
     # A negative grace closes today's partition while writers still append to it (its
@@ -158,11 +159,20 @@ def compact_command(
     if keep is None and config is not None:
         keep = config.ledger.retention_days
     text_keep = config.ledger.text_retention_days if config else None
-    dropped = compaction.apply_retentions(directory, keep, text_keep, now)
+    kept: list[str] = []  # partitions past retention that could not be deleted
+    dropped = compaction.apply_retentions(directory, keep, text_keep, now, kept)
     result = compaction.compact(directory, now, grace_s=grace_hours * 3600)
     typer.echo(
         f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
         f" dropped {len(dropped)} day partition(s)"
     )
-    for warning in result.warnings:
+    if keep is None and config is None:
+        # Not the config model's defaults: a real config may keep days longer than they do,
+        # and a compaction without it must not delete them. Said, so no one believes it ran.
+        typer.echo(
+            "no retention applied: no config (--config or $SMF_ROUTER_CONFIG)"
+            " and no --retention-days",
+            err=True,
+        )
+    for warning in kept + result.warnings:
         typer.echo(f"warning: {warning}", err=True)

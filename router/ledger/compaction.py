@@ -12,7 +12,7 @@ import contextlib
 import fcntl
 import hashlib
 import logging
-import shutil
+import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -218,17 +218,24 @@ def day_lock(path: Path) -> Iterator[bool]:
     """An exclusive, non-blocking lock on one day directory: two compactors (two router
     processes' housekeeping, or `smf-router compact` beside them) never merge the same day
     at once. Yields whether it was taken; the kernel drops it if the process dies. The lock
-    file sits beside the day directory (readers list only the day's own files)."""
-    with open(lock_path(path), "a") as fh:
+    file sits beside the day directory (readers list only the day's own files).
+
+    It is opened read-only: flock needs no write access, and a lock file this process may
+    not write (left by root running `smf-router ledger compact`) must not stop the service
+    user from compacting the day, or from reaching its retention, ever after."""
+    fd = os.open(lock_path(path), os.O_RDONLY | os.O_CREAT, 0o666)  # mode: as umask allows
+    try:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             yield False
             return
         try:
             yield True
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def lock_path(day: Path) -> Path:
@@ -310,10 +317,15 @@ def _remove_dead_temporaries(path: Path) -> None:
 
 
 def apply_retentions(
-    directory: Path, days: int | None, text_days: int | None, now: datetime | None = None
+    directory: Path,
+    days: int | None,
+    text_days: int | None,
+    now: datetime | None = None,
+    warnings: list[str] | None = None,
 ) -> list[str]:
     """Every table's retention; returns the `table/day` partitions dropped. One loop over
-    the schemas, so a new table is covered.
+    the schemas, so a new table is covered. Partitions that could not be deleted are named
+    in `warnings` (logged if None), for the caller to show, and are not counted.
 
     Texts go at the shorter of `text_days` and `days`: a prompt whose record is gone (a
     `retention_days` below the default `text_retention_days`) is kept for nothing."""
@@ -322,23 +334,40 @@ def apply_retentions(
     for table in SCHEMAS:
         keep = text_keep if table == "texts" else days
         if keep:
-            dropped += [f"{table}/{d}" for d in apply_retention(directory, table, keep, now)]
+            found = apply_retention(directory, table, keep, now, warnings)
+            dropped += [f"{table}/{d}" for d in found]
     return dropped
 
 
 def apply_retention(
-    directory: Path, table: str, days: int, now: datetime | None = None
+    directory: Path,
+    table: str,
+    days: int,
+    now: datetime | None = None,
+    warnings: list[str] | None = None,
 ) -> list[str]:
-    """Drop whole day partitions older than `days`; returns the days dropped."""
+    """Drop whole day partitions older than `days`; returns the days dropped.
+
+    A partition that cannot be deleted is named in `warnings` (logged if None) and is not
+    returned: counted as dropped while it stayed, it hid that retention was not applied."""
     now = now or datetime.now(UTC)
     cutoff = (now - timedelta(days=days)).date().isoformat()
     dropped: list[str] = []
+    failed: list[str] = []
     for path in segments.day_dirs(directory, table):
         day = path.name.removeprefix("day=")
         if day < cutoff:
-            shutil.rmtree(path, ignore_errors=True)
+            reason = segments.remove_tree(path)
+            if reason:
+                failed.append(f"not dropping {path} past retention: {reason}")
+                continue
             lock_path(path).unlink(missing_ok=True)
             dropped.append(day)
     if table == "records":
-        rollups.drop_before(directory, cutoff)
+        rollups.drop_before(directory, cutoff, failed)
+    if warnings is None:
+        for warning in failed:
+            log.warning("%s", warning)
+    else:
+        warnings.extend(failed)
     return dropped

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -197,8 +196,11 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
     return True
 
 
-def drop_before(directory: Path, cutoff: str) -> None:
-    """Retention: rollups go with their days."""
+def drop_before(directory: Path, cutoff: str, warnings: list[str]) -> None:
+    """Retention: rollups go with their days. One that cannot be deleted is named in
+    `warnings` (it used to stay silently, for good)."""
     for path in segments.day_dirs(directory, TABLE):
         if path.name.removeprefix("day=") < cutoff:
-            shutil.rmtree(path, ignore_errors=True)
+            reason = segments.remove_tree(path)
+            if reason:
+                warnings.append(f"not dropping {path} past retention: {reason}")

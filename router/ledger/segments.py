@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -198,6 +199,25 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
         elif warnings is not None:
             warnings.append(f"ignored {path}: not a day partition (day=YYYY-MM-DD)")
     return found
+
+
+def remove_tree(path: Path) -> str | None:
+    """Delete a whole partition (retention); None once it is gone, else why it is not.
+
+    The reason is returned, not ignored: ignored, a partition this process may not delete
+    (written by another user, e.g. root running `smf-router ledger compact`) stayed past
+    retention for good, counted as dropped every hour. A file another process deletes
+    meanwhile (two replicas applying retention at once) is no failure: the first, lenient
+    pass steps over it, and only what is still there after it is tried again for its error."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return None
+    try:
+        shutil.rmtree(path)
+    except OSError as exc:
+        if os.path.lexists(path):
+            return exc.strerror or str(exc)
+    return None
 
 
 def partition_day(path: Path) -> date | None:

@@ -1,0 +1,156 @@
+"""A ledger partly owned by someone else (an operator ran `smf-router ledger compact` as
+root): compaction and retention go on, and what they cannot delete is said, not counted.
+
+Files are made unwritable with their mode; root ignores modes, so when the tests run as
+root the file is also made immutable (`chattr +i`), and they skip where neither holds."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from router.ledger import Ledger, LedgerWriter, compaction, segments
+from router.ledger.cli import app
+from router.maintenance import housekeep
+from router.record import Record
+from tests.ledger.known_ledger import known_config
+
+
+def write_day(directory: Path, day: datetime, n: int, tag: str) -> Path:
+    """`n` records of `day`, one file each; returns the day's partition."""
+    writer = LedgerWriter(directory, process_tag=tag)
+    for i in range(n):
+        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i))
+        writer.flush()
+    writer.close()
+    return segments.day_dir(directory, "records", day.date().isoformat())
+
+
+def count(directory: Path) -> int:
+    with Ledger(directory) as ledger:
+        return int(ledger.sql("SELECT count(*) FROM records")[0][0])
+
+
+def _refused(path: Path) -> bool:
+    """Whether this process is refused writing `path` (a file) or into it (a directory)."""
+    try:
+        if path.is_dir():
+            (path / ".probe").touch()
+            (path / ".probe").unlink()
+        else:
+            path.open("a").close()
+    except PermissionError:
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def unwritable(path: Path) -> Iterator[None]:
+    """`path` read-only for this process while the block runs, as a file root left is for
+    the service user; restored after, so tmp_path can be cleaned up."""
+    mode = path.stat().st_mode & 0o777
+    path.chmod(0o555 if path.is_dir() else 0o444)
+    immutable = False
+    try:
+        if os.geteuid() == 0:
+            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+            immutable = done.returncode == 0
+        if not _refused(path):
+            pytest.skip(f"cannot make {path} unwritable here (root without chattr +i)")
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        path.chmod(mode)
+
+
+def test_a_lock_file_it_may_not_write_does_not_stop_compaction(tmp_path: Path) -> None:
+    """The day's lock was opened for appending: after one `ledger compact` as root, the
+    service user's housekeeping logged "not compacting …: Permission denied" for that day
+    every hour, for good. flock needs only a read-only descriptor."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    path = write_day(tmp_path, day, 3, "a")
+    lock = compaction.lock_path(path)
+    lock.touch()
+    with unwritable(lock):
+        result = compaction.compact(tmp_path, now=day + timedelta(days=3))
+        assert result.warnings == []
+        with compaction.day_lock(path) as held:
+            assert held, "the lock still excludes another compactor"
+            with compaction.day_lock(path) as again:
+                assert not again
+    assert result.days == 1 and result.rollups == 1
+    assert len(list(path.glob("*.parquet"))) == 1
+    assert count(tmp_path) == 3
+
+
+def test_a_day_retention_cannot_delete_is_a_warning_not_a_drop(tmp_path: Path) -> None:
+    """Retention removed days with errors ignored and counted each as dropped: a day it may
+    not delete stayed on disk for good while every run reported it gone."""
+    now = datetime.now(UTC)
+    old = write_day(tmp_path, now - timedelta(days=40), 2, "old")
+    with unwritable(old):
+        result = CliRunner().invoke(
+            app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+        )
+    assert result.exit_code == 0, result.output
+    assert "dropped 0 day partition(s)" in result.output
+    assert f"warning: not dropping {old} past retention: " in result.output
+    assert old.is_dir()
+    # the next run, allowed to, drops it
+    again = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+    )
+    assert "dropped 1 day partition(s)" in again.output, again.output
+    assert not old.exists()
+
+
+def test_housekeeping_names_rollups_it_cannot_drop(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The repro: root's `ledger compact` rolled days up into a rollups directory the
+    service may not write; its hourly housekeeping dropped the records but not the rollups,
+    and said nothing (they were deleted with errors ignored)."""
+    now = datetime.now(UTC)
+    write_day(tmp_path, now - timedelta(days=40), 2, "old")
+    assert compaction.compact(tmp_path, now=now).rollups == 1
+    rollup_days = segments.day_dirs(tmp_path, "rollups")
+    assert len(rollup_days) == 1
+    ledger = known_config().ledger.model_copy(update={"path": str(tmp_path), "retention_days": 30})
+    config = known_config().model_copy(update={"ledger": ledger})
+    with unwritable(rollup_days[0]), caplog.at_level(logging.INFO, logger="smf_router"):
+        housekeep(config)
+    messages = [r.getMessage() for r in caplog.records]
+    assert f"ledger housekeeping: not dropping {rollup_days[0]} past retention: " in "\n".join(
+        messages
+    )
+    assert any("1 partition(s) dropped" in m for m in messages), messages
+    assert segments.day_dirs(tmp_path, "records") == []
+
+
+def test_compact_without_a_config_says_it_applied_no_retention(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README said `ledger compact` applies retention; without a config it applied none, and
+    said nothing. It still applies none (the defaults could delete what the real config
+    keeps longer), and says so."""
+    monkeypatch.delenv("SMF_ROUTER_CONFIG", raising=False)
+    old = write_day(tmp_path, datetime.now(UTC) - timedelta(days=800), 1, "old")
+    result = CliRunner().invoke(app, ["compact", "--ledger", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "no retention applied" in result.output
+    assert "dropped 0 day partition(s)" in result.output
+    assert old.is_dir()
+    given = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+    )
+    assert "no retention applied" not in given.output
+    assert "dropped 1 day partition(s)" in given.output
