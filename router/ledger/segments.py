@@ -300,8 +300,15 @@ def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
                 checksum.verify(seg.path)
             except FileNotFoundError:
                 raise
-            except Exception as exc:  # damaged, or unread now (out of memory): not vouched
+            except checksum.Mismatch as exc:  # damaged: not vouched
                 listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
+                listing.rejected.append(seg)
+                continue
+            except Exception as exc:  # unread now (out of memory, EIO): proves nothing, so
+                # compaction waits as for a footer (merged without it, its listed sources
+                # were deleted and it hid nothing after: its rows counted twice)
+                listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
+                listing.unread.add(seg.path)
                 listing.rejected.append(seg)
                 continue
         kept.append(seg)
