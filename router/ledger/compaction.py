@@ -9,6 +9,7 @@ its sources in its metadata, so readers ignore sources that are still on disk.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import logging
@@ -220,10 +221,12 @@ def day_lock(path: Path) -> Iterator[bool]:
     at once. Yields whether it was taken; the kernel drops it if the process dies. The lock
     file sits beside the day directory (readers list only the day's own files).
 
-    It is opened read-only: flock needs no write access, and a lock file this process may
-    not write (left by root running `smf-router ledger compact`) must not stop the service
-    user from compacting the day, or from reaching its retention, ever after."""
-    fd = os.open(lock_path(path), os.O_RDONLY | os.O_CREAT, 0o666)  # mode: as umask allows
+    It is opened for writing where it may be (NFS and CIFS turn flock into a POSIX lock,
+    whose exclusive form needs a descriptor open for writing), else read-only: a local flock
+    needs no write access, and a lock file this process may not write (left by root running
+    `smf-router ledger compact`) must not stop the service user from compacting the day, or
+    from reaching its retention, ever after."""
+    fd = _open_lock(lock_path(path))
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -236,6 +239,15 @@ def day_lock(path: Path) -> Iterator[bool]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _open_lock(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o666)  # mode: as umask allows
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        return os.open(path, os.O_RDONLY | os.O_CREAT, 0o666)
 
 
 def lock_path(day: Path) -> Path:

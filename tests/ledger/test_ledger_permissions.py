@@ -7,6 +7,8 @@ root the file is also made immutable (`chattr +i`), and they skip where neither 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import logging
 import os
 import subprocess
@@ -89,6 +91,28 @@ def test_a_lock_file_it_may_not_write_does_not_stop_compaction(tmp_path: Path) -
                 assert not again
     assert result.days == 1 and result.rollups == 1
     assert len(list(path.glob("*.parquet"))) == 1
+    assert count(tmp_path) == 3
+
+
+def test_a_ledger_on_nfs_still_takes_its_day_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NFS and CIFS turn flock into a POSIX lock, whose exclusive form needs a descriptor
+    open for writing: with the lock opened read-only, no day was ever compacted on a shared
+    ledger (found in review, by emulating the NFS client's rule as here)."""
+    real = fcntl.flock
+
+    def nfs_flock(fd: int, operation: int) -> None:
+        read_only = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        if operation & fcntl.LOCK_EX and read_only:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        real(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", nfs_flock)
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    write_day(tmp_path, day, 3, "a")
+    result = compaction.compact(tmp_path, now=day + timedelta(days=3))
+    assert (result.warnings, result.days) == ([], 1)
     assert count(tmp_path) == 3
 
 
