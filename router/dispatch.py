@@ -281,6 +281,12 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
             param="messages",
         )
     target = plan.target.name or plan.route
+    if "choices_unsupported" in reasons:
+        return BadRequest(
+            f"no {local}backend of {target!r} can stream several choices whole ({listed}); "
+            "ask for n: 1, or stream: false, or send it to a model with a kind: openai backend",
+            param="n",
+        )
     if "api_unsupported" in reasons:
         return BadRequest(
             f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "

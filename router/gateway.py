@@ -185,6 +185,7 @@ class Gateway:
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"
             else None,
+            streamed_choices=req.streamed_choices(body),
         )
         the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
         stream = bool(body.get("stream"))

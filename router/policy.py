@@ -20,7 +20,7 @@ Circuit = Literal["closed", "open", "half_open"]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
 # The others (circuit open, quality gate) pass, and so does a backend's saturation.
-PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private"})
+PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private", "choices_unsupported"})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -43,6 +43,7 @@ class Demand:
     max_tokens: int | None = None
     private: bool = False
     sticky_backend: str | None = None
+    streamed_choices: int = 1  # `n` of a streamed request (a whole one is 1 here)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +147,10 @@ def _unfit(
         return "private"
     if not can_serve(demand.api, backend):
         return "api_unsupported"
+    # litellm's stream passes on one finish reason, from whichever choice sent one, labelled
+    # choice 0: no choice of an n > 1 stream through it can be told finished from cut
+    if demand.streamed_choices > 1 and backend.kind == "litellm":
+        return "choices_unsupported"
     if state.circuit == "open":
         return "circuit_open"
     window = context_window(state, backend)

@@ -56,9 +56,6 @@ class Tally:
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
     open_choices: set[int] = field(default_factory=set)  # chat choices without their reason
-    # False where the upstream tells only the first choice's end: litellm's stream passes
-    # on one finish reason, so choices 1… of an answer that finished looked cut
-    every_choice_ends: bool = True
     ended_choices: set[int] = field(default_factory=set)  # (a late empty chunk reopens none)
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
@@ -101,11 +98,7 @@ class Tally:
                 self.stopped = self.stopped or reason in UNFINISHED
                 self.open_choices.discard(number)
                 self.ended_choices.add(number)
-            elif (
-                isinstance(number, int)
-                and number not in self.ended_choices
-                and (number == 0 or self.every_choice_ends)
-            ):
+            elif isinstance(number, int) and number not in self.ended_choices:
                 self.open_choices.add(number)
         return renumbered
 
@@ -165,7 +158,6 @@ async def relay(
     """Yield the client's stream; always hands the record to `finish` exactly once. The
     caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
     tally = tally or Tally(api=call.api)
-    tally.every_choice_ends = committed.backend.settings.kind != "litellm"
     error_kind: str | None = None
     record = call.record
     try:

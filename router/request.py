@@ -238,6 +238,12 @@ def max_tokens_of(body: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def streamed_choices(body: dict[str, Any]) -> int:
+    """How many choices a streamed request asks for (`n`); 1 for a whole reply."""
+    n = body.get("n")
+    return n if body.get("stream") is True and isinstance(n, int) and n > 1 else 1
+
+
 def request_id(headers: Any) -> str:
     """The client's `x-request-id` when it looks like an id, else one of ours. It names the
     ledger row, the log line and the reply's header: a 20,000-character header went into

@@ -1,47 +1,96 @@
-"""A litellm backend's stream with several choices: its own module, since a second in-process
-router beside another module's would leave litellm's logging worker pending."""
+"""Streams of several choices and a litellm backend: its own module, since a second
+in-process router beside another module's would leave litellm's logging worker pending.
+
+litellm's stream passes on one finish reason, from whichever choice sent one, labelled choice
+0: through it no choice of an `n: 2` stream could be told finished from cut (a dropped
+connection mid choice 0 reached the client as `stop`, recorded ok; checking every choice made
+every such stream an error instead: both found in review). Such a request skips litellm
+backends: another backend serves it, or the client hears why."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import openai
+import pytest
 
-from router.config import Config, parse
-from tests.harness import chat_chunk, openai_via_litellm, router, scripted_stream
+from router.config import parse
+from tests.harness import Running, RunningRouter, openai_via_litellm, router, simulator
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+ASK = [{"role": "user", "content": "hi"}]
 
 
-def test_a_litellm_stream_of_two_finished_choices_arrives_whole(tmp_path: Path) -> None:
-    """litellm's stream passes on one finish reason, the first choice's: counting choice 1
-    as unfinished at its [DONE] ended every n=2 stream through litellm with an error (found
-    in review). Which of choices 1… litellm cut it cannot tell; choice 0 it can."""
-    body = (
-        chat_chunk(0, "A")
-        + chat_chunk(0, "B", "stop")
-        + chat_chunk(1, "C")
-        + chat_chunk(1, "D", "stop")
-        + b"data: [DONE]\n\n"
-    )
-    with scripted_stream(body) as upstream, router(_config(upstream.url, tmp_path)) as proxy:
-        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-        stream = client.chat.completions.create(
-            model="auto", messages=[{"role": "user", "content": "hi"}], stream=True, n=2
+@pytest.fixture(scope="module")
+def setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Running, Running, RunningRouter]]:
+    with (
+        simulator(profile="cloud", model="m") as behind_litellm,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
+        lite = openai_via_litellm("lite", behind_litellm.url, "m")
+        config = parse(
+            {
+                "backends": [
+                    lite,
+                    {
+                        "name": "local",
+                        "tier": "local",
+                        "base_url": local.url,
+                        "model": "local-model",
+                    },
+                ],
+                "routes": {intent: ["lite"] for intent in INTENTS} | {"coding": ["lite", "local"]},
+                "ledger": {"path": str(tmp_path_factory.mktemp("choices") / "ledger")},
+                "resilience": {"enabled": False},
+            }
         )
-        texts: dict[int, str] = {}
-        for chunk in stream:
-            for choice in chunk.choices:
-                texts[choice.index] = texts.get(choice.index, "") + (choice.delta.content or "")
-    assert texts[0] == "AB"
+        with router(config) as proxy:
+            yield behind_litellm, local, proxy
 
 
-def _config(url: str, tmp_path: Path) -> Config:
-    return parse(
-        {
-            "backends": [openai_via_litellm("lite", url, "m")],
-            "routes": {intent: ["lite"] for intent in INTENTS},
-            "ledger": {"path": str(tmp_path / "ledger")},
-            "resilience": {"enabled": False},
-        }
-    )
+def test_a_stream_of_two_choices_goes_past_a_litellm_backend(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    behind_litellm, local, proxy = setup
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    served = local.completions()
+    before = behind_litellm.completions()
+    with client.chat.completions.with_streaming_response.create(
+        model="coding",
+        messages=ASK,
+        stream=True,
+        n=2,  # type: ignore[arg-type]
+    ) as raw:
+        backend = raw.headers["x-smf-backend"]
+        finished = {c.index for chunk in raw.parse() for c in chunk.choices if c.finish_reason}
+    assert (backend, finished, behind_litellm.completions()) == ("local", {0, 1}, before)
+    assert local.completions() == served + 1
+
+
+def test_a_stream_of_two_choices_only_litellm_could_serve_is_the_clients_400(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    behind_litellm, _, proxy = setup
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
+    before = behind_litellm.completions()
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="writing", messages=ASK, stream=True, n=2)  # type: ignore[arg-type]
+    assert refused.value.param == "n"
+    assert behind_litellm.completions() == before
+
+
+def test_one_streamed_choice_or_two_whole_ones_still_go_through_litellm(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    _, _, proxy = setup
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    whole = client.chat.completions.with_raw_response.create(model="writing", messages=ASK, n=2)  # type: ignore[arg-type]
+    assert whole.headers["x-smf-backend"] == "lite" and len(whole.parse().choices) == 2
+    with client.chat.completions.with_streaming_response.create(
+        model="writing",
+        messages=ASK,
+        stream=True,  # type: ignore[arg-type]
+    ) as one:
+        assert one.headers["x-smf-backend"] == "lite"
