@@ -185,7 +185,7 @@ class Gateway:
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"
             else None,
-            streamed_choices=req.streamed_choices(body),
+            several_choices=req.several_streamed_choices(api, body),
         )
         the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
         stream = bool(body.get("stream"))

@@ -21,6 +21,9 @@ Circuit = Literal["closed", "open", "half_open"]
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
 # The others (circuit open, quality gate) pass, and so does a backend's saturation.
 PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private", "choices_unsupported"})
+# Those that hold for the conversation too, not only this request (a detour does not move
+# its pin): a streamed n > 1 turn sent past a litellm backend is the next turn's no longer.
+LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported"}
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -43,7 +46,7 @@ class Demand:
     max_tokens: int | None = None
     private: bool = False
     sticky_backend: str | None = None
-    streamed_choices: int = 1  # `n` of a streamed request (a whole one is 1 here)
+    several_choices: bool = False  # a streamed chat request for `n` > 1 choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +152,7 @@ def _unfit(
         return "api_unsupported"
     # litellm's stream passes on one finish reason, from whichever choice sent one, labelled
     # choice 0: no choice of an n > 1 stream through it can be told finished from cut
-    if demand.streamed_choices > 1 and backend.kind == "litellm":
+    if demand.several_choices and backend.kind == "litellm":
         return "choices_unsupported"
     if state.circuit == "open":
         return "circuit_open"
@@ -189,7 +192,7 @@ def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     order = plan.preference
     rank = order.index(served) if served in order else len(order)
     before = set(order[:rank])
-    passed = any(s.backend in before and s.reason not in PERMANENT_SKIPS for s in plan.skipped)
+    passed = any(s.backend in before and s.reason not in LASTING_SKIPS for s in plan.skipped)
     full = any(s.backend in before and s.reason == "overflow_last" for s in plan.steps)
     failed = any(
         a.backend in before and a.outcome == "error" and a.error_kind not in PERMANENT_FAILURES

@@ -238,10 +238,12 @@ def max_tokens_of(body: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def streamed_choices(body: dict[str, Any]) -> int:
-    """How many choices a streamed request asks for (`n`); 1 for a whole reply."""
+def several_streamed_choices(api: str, body: dict[str, Any]) -> bool:
+    """Whether a streamed chat request may ask for more than one choice: any `n` but 1 or
+    none, since a lax upstream reads `2.0` or `"2"` as 2 (the Messages and Responses
+    translators drop `n`; `/v1/completions` has its own check)."""
     n = body.get("n")
-    return n if body.get("stream") is True and isinstance(n, int) and n > 1 else 1
+    return api == "chat" and body.get("stream") is True and n is not None and n != 1
 
 
 def request_id(headers: Any) -> str:

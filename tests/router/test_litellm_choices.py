@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import openai
 import pytest
 
@@ -69,16 +70,28 @@ def test_a_stream_of_two_choices_goes_past_a_litellm_backend(
     assert local.completions() == served + 1
 
 
+@pytest.mark.parametrize("n", [2, 2.0, "2"])  # a lax upstream reads 2.0 and "2" as 2
 def test_a_stream_of_two_choices_only_litellm_could_serve_is_the_clients_400(
-    setup: tuple[Running, Running, RunningRouter],
+    setup: tuple[Running, Running, RunningRouter], n: object
 ) -> None:
     behind_litellm, _, proxy = setup
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=2)
     before = behind_litellm.completions()
     with pytest.raises(openai.BadRequestError) as refused:
-        client.chat.completions.create(model="writing", messages=ASK, stream=True, n=2)  # type: ignore[arg-type]
+        client.chat.completions.create(model="writing", messages=ASK, stream=True, n=n)  # type: ignore[arg-type]
     assert refused.value.param == "n"
     assert behind_litellm.completions() == before
+
+
+def test_a_messages_stream_with_a_stray_n_still_goes_through_litellm(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    """The Messages translator drops `n`: litellm streams one choice (was a 400)."""
+    _, _, proxy = setup
+    ask = {"model": "writing", "messages": ASK, "max_tokens": 32, "stream": True, "n": 2}
+    with httpx.stream("POST", f"{proxy.url}/messages", json=ask, timeout=30) as reply:
+        assert (reply.status_code, reply.headers["x-smf-backend"]) == (200, "lite")
+        reply.read()
 
 
 def test_one_streamed_choice_or_two_whole_ones_still_go_through_litellm(

@@ -91,3 +91,22 @@ def test_a_hiccup_of_the_pinned_backend_does_not_move_the_pin() -> None:
     assert pinned.preference == ("cloud", "local")
     assert detoured(pinned, [failed("cloud", "rate_limited"), served("local")], "local")
     assert not detoured(pinned, [served("cloud")], "cloud")
+
+
+def test_a_streamed_turn_of_several_choices_past_a_litellm_backend_is_a_detour() -> None:
+    """A streamed `n: 2` turn skips a litellm backend for that request alone: the cloud that
+    served it is no new home for the conversation (it moved the pin for the session: found
+    in review)."""
+    lite = parse(
+        {
+            "backends": [
+                {"name": "lite", "tier": "cloud", "kind": "litellm", "model": "openai/m"},
+                {"name": "local", "tier": "local", "base_url": "http://l/v1", "model": "m"},
+            ],
+            "routes": {i: ["lite", "local"] for i in ("coding", "math", "writing")}
+            | {i: ["local"] for i in ("tool_calling", "instruction", "reasoning", "prose")},
+        }
+    )
+    several = plan(CODING, AUTO, Demand(several_choices=True), {}, lite)
+    assert [s.reason for s in several.skipped] == ["choices_unsupported"]
+    assert detoured(several, [served("local")], "local")
