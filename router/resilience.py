@@ -1,7 +1,7 @@
 """Resilience: health, capacity and stickiness joined into the `States` the policy reads.
 
-`Resilience` is the gateway's state source, an attempt and replay observer (in-flight
-counts: live attempts and the shadow's replays, which take the same slots) and a
+`Resilience` is the gateway's state source, an attempt observer (in-flight counts; its
+`Capacity` also counts the router's own calls, which take the same slots) and a
 record sink (service times and sticky conversations); its `Health` judges attempts (circuit
 breaking) on the backends no reload has retired since they started. Its one background
 job probes backends and polls vLLM's `/metrics`; a bug in one round of either is logged
@@ -117,13 +117,6 @@ class Resilience:
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None:
         self.capacity.attempt_finished(backend, tier, outcome, error_kind)
-
-    def replay_started(self, backend: str) -> None:
-        """A shadow replay (or its judge) holds a slot: live traffic must see it as load."""
-        self.capacity.replay_started(backend)
-
-    def replay_finished(self, backend: str) -> None:
-        self.capacity.replay_finished(backend)
 
     def record_finished(self, record: Record) -> None:
         for attempt in record.attempts:
@@ -333,7 +326,7 @@ def install(components: Components) -> None:
     resilience = Resilience(components, inner=components.gateway.state_source)
     components.gateway.state_source = resilience
     components.gateway.dispatcher.observers.append(resilience)
-    components.replay_observers.append(resilience)  # shadow replays fill the slots too
+    components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     components.gateway.dispatcher.judges.append(resilience.health)
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
