@@ -55,8 +55,8 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
-    open_choices: set[int] = field(default_factory=set)  # chat choices without their reason
-    ended_choices: set[int] = field(default_factory=set)  # (a late empty chunk reopens none)
+    choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
+    ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
@@ -80,39 +80,41 @@ class Tally:
             self.usage = usage
         renumbered = False
         for choice in obj.get("choices") or ():
+            number = choice.get("index")
+            number = number if isinstance(number, int) else 0
+            self.choices.add(number)
             delta = choice.get("delta") or choice.get("message") or {}
             piece = delta.get("content") if isinstance(delta, dict) else None
             if piece is None:
                 piece = choice.get("text")
             if isinstance(piece, str):
                 self.output_chars += len(piece)
-                if self.keep_text and choice.get("index", 0) == 0:  # one answer, not n mixed
+                if self.keep_text and number == 0:  # one answer, not n mixed
                     self.text.append(piece)
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
-                renumbered = self._join_calls(choice, delta["tool_calls"]) or renumbered
+                streamed = "delta" in choice  # a whole message's calls have no index to fix
+                renumbered = self._join_calls(number, streamed, delta["tool_calls"]) or renumbered
             reason = choice.get("finish_reason")
-            number = choice.get("index", 0)
             if reason:
                 self.finish_reasons.append(reason)
                 self.stopped = self.stopped or reason in UNFINISHED
-                self.open_choices.discard(number)
                 self.ended_choices.add(number)
-            elif isinstance(number, int) and number not in self.ended_choices:
-                self.open_choices.add(number)
         return renumbered
 
-    def _join_calls(self, choice: dict[str, Any], calls: Any) -> bool:
-        """Key each tool call of a choice: whole calls (a message) or fragments (stream
-        deltas). The first choice's calls are kept with the text; a delta's fragment whose
-        `index` is not its key gets the key (True when any did)."""
-        number = choice.get("index")
-        if not isinstance(number, int):
-            number = 0
+    @property
+    def open_choices(self) -> set[int]:
+        """The chat choices seen without their finish reason (a late empty chunk after it
+        reopens none)."""
+        return self.choices - self.ended_choices
+
+    def _join_calls(self, number: int, streamed: bool, calls: Any) -> bool:
+        """Key each tool call of choice `number`: whole calls (a message) or fragments
+        (`streamed` deltas). The first choice's calls are kept with the text; a delta's
+        fragment whose `index` is not its key gets the key (True when any did)."""
         keys = self.call_keys.get(number)
         if keys is None:
             keys = self.call_keys[number] = CallKeys()
-        streamed = "delta" in choice  # a whole message's calls are a list: no index to fix
         keep = self.keep_text and number == 0
         renumbered = False
         for position, call in enumerate(calls if isinstance(calls, list) else ()):
