@@ -76,10 +76,16 @@ def remove(path: Path) -> None:
     sidecar(path).unlink(missing_ok=True)
 
 
-def orphaned(file: Path) -> bool:
-    """Whether `file` is a checksum whose segment is not there (never renamed into place, or
-    deleted first)."""
+def owner(file: Path, suffix: str = SUFFIX) -> Path | None:
+    """The segment a hidden `.<name><suffix>` file beside it belongs to; None if not one."""
     name = file.name
-    if not (name.startswith(".") and name.endswith(SUFFIX)):
-        return False
-    return not (file.parent / name[1 : -len(SUFFIX)]).exists()
+    if not (name.startswith(".") and name.endswith(suffix)):
+        return None
+    return file.parent / name[1 : -len(suffix)]
+
+
+def orphaned(file: Path, suffix: str = SUFFIX) -> bool:
+    """Whether `file` is a `.<name><suffix>` file (a checksum, by default) whose segment is
+    not there (never renamed into place, or deleted first)."""
+    segment = owner(file, suffix)
+    return segment is not None and not segment.exists()

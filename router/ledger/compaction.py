@@ -69,8 +69,8 @@ def merge(
     is left in place (readers skip and name it) and is not listed as a source, so it is
     never deleted by accident. Fewer than two readable inputs are left as they are: merging
     one file is a rewrite that compaction would otherwise repeat on every pass. Inputs left
-    out for what may be bad bytes (not for an OS or memory error that may pass) are added to
-    `damaged`, for `damage.mark` to prove. Each merged file of `covers` (one a listing left
+    out are added to `damaged`, for `damage.mark` to prove (it marks none for an OS or memory
+    error, which may pass). Each merged file of `covers` (one a listing left
     out, see `segments.Listing.rejected`) whose sources are all merged is named a source too.
     """
     warnings: list[str] = []
@@ -85,7 +85,7 @@ def merge(
                 warnings.append(f"not merging {out.parent}: {bad.segment.path.name} vanished")
                 return [], warnings
             warnings.append(str(bad))
-            if damaged is not None and damage.lasting(bad.__cause__):
+            if damaged is not None:  # `damage.mark` proves it, or leaves it
                 damaged.add(bad.segment.path)
             todo.remove(bad.segment)
             continue
@@ -264,7 +264,7 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     damage.renew(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
-    damaged = set(listing.damaged)
+    damaged = listing.unread - {seg.path for seg in listing.rejected}  # `mark` proves each
     # A file whose footer could not be read may be a merged file hiding files listed now
     # (a writer killed within its grace keeps both): merged and deleted, those rows were
     # counted twice once it read again. The day waits for a pass that reads every footer.
@@ -318,7 +318,7 @@ def _remove_dead_temporaries(path: Path) -> None:
     for file in path.iterdir():
         if not (
             checksum.orphaned(file)
-            or damage.orphaned(file)
+            or checksum.orphaned(file, damage.SUFFIX)
             or segments.TEMPORARY.fullmatch(file.name)
         ):
             continue

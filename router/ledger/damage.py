@@ -19,8 +19,6 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from router.ledger import checksum
 
 SUFFIX = ".damaged"
@@ -44,16 +42,16 @@ def _state(segment: Path) -> str:
     return " ".join(parts)
 
 
-def mark(segment: Path, expected: str | None = None) -> str | None:
-    """Mark `segment` damaged if its bytes are proven bad now (and, given `expected`, for
-    that reason); returns why, or None if it was not marked.
+def mark(segment: Path) -> str | None:
+    """Mark `segment` damaged if its bytes are proven bad now; returns why, or None if it
+    was not marked.
 
     The mark records the file's state from before the bytes were read, and is written only
     if that state held until after: a file restored from a backup while a merge ran is read
     healthy, or changed under the check, and stays unmarked. Best effort: unmarked (a full
     disk), a damaged file is named again on the next pass, as before marks."""
     try:
-        return _mark(segment, expected)
+        return _mark(segment, None)
     except _CannotTell:
         return None
 
@@ -89,20 +87,14 @@ def _proven(segment: Path) -> str | None:
     if checksum.sidecar(segment).exists():
         return None
     try:
-        _decode(segment)
+        from router.ledger import segments  # segments imports this module
+
+        segments.validate_fully(segment)
     except Exception as exc:
         if transient(exc):
             raise _CannotTell(str(exc)) from exc
         return str(exc)
     return None
-
-
-def _decode(segment: Path) -> None:
-    """Decode every page of `segment`, one row group at a time: under a memory limit, a
-    bigger read would fail for want of memory and prove nothing."""
-    with pq.ParquetFile(segment) as file:
-        for group in range(file.num_row_groups):
-            file.read_row_group(group)
 
 
 def renew(day: Path) -> None:
@@ -114,50 +106,34 @@ def renew(day: Path) -> None:
     of memory, permissions) is kept, to be renewed by a later pass: deleted, the file was
     named again for what one starved pass could not read."""
     for file in day.iterdir():
-        segment = _segment(file)
+        segment = checksum.owner(file, SUFFIX)
         if segment is None or not segment.exists():
             continue  # not a mark, or an orphan for compaction's cleanup
-        recorded = _recorded(file)
-        if recorded is None or marked(segment) is not None:
-            continue
+        found = _read_mark(segment)
+        if found is None or found[0] == _state(segment):
+            continue  # gone meanwhile, or holds
         try:
-            renewed = _mark(segment, expected=recorded)
+            renewed = _mark(segment, expected=found[1])
         except _CannotTell:
             continue  # lapsed meanwhile: this pass lists the file as it is
         if renewed is None:
             file.unlink(missing_ok=True)
 
 
-def _segment(file: Path) -> Path | None:
-    """The segment `file` marks, if it is a mark."""
-    name = file.name
-    if not (name.startswith(".") and name.endswith(SUFFIX)):
-        return None
-    return file.parent / name[1 : -len(SUFFIX)]
-
-
-def _recorded(mark_file: Path) -> str | None:
-    try:
-        text = mark_file.read_text(errors="replace")
-    except OSError:
-        return None
-    return text.partition("\n")[2].strip()
-
-
-def marked(segment: Path) -> str | None:
-    """Why `segment` was marked damaged, or None if it is not marked (or changed since)."""
+def _read_mark(segment: Path) -> tuple[str, str] | None:
+    """(the state recorded, why) of `segment`'s mark; None if it has none."""
     try:
         text = marker(segment).read_text(errors="replace")
     except OSError:
         return None
     state, _, reason = text.partition("\n")
-    return reason.strip() if state == _state(segment) else None
+    return state, reason.strip()
 
 
-def orphaned(file: Path) -> bool:
-    """Whether `file` is a mark whose segment is gone (merged away once restored, deleted)."""
-    segment = _segment(file)
-    return segment is not None and not segment.exists()
+def marked(segment: Path) -> str | None:
+    """Why `segment` was marked damaged, or None if it is not marked (or changed since)."""
+    found = _read_mark(segment)
+    return found[1] if found and found[0] == _state(segment) else None
 
 
 def transient(exc: BaseException) -> bool:
@@ -168,8 +144,3 @@ def transient(exc: BaseException) -> bool:
     if isinstance(exc, MemoryError) or "memory" in str(exc).lower():
         return True
     return isinstance(exc, OSError) and exc.errno is not None
-
-
-def lasting(exc: BaseException | None) -> bool:
-    """Whether `exc` may say the bytes are bad: worth proving (`mark`), not proof."""
-    return exc is not None and not transient(exc)

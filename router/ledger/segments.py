@@ -66,7 +66,6 @@ class Listing:
     # Files marked damaged (`damage`), and why: named to readers, not again to compaction
     # (`list_table` adds them to `warnings`, for readers that name every skipped file).
     marked: dict[Path, str] = field(default_factory=dict)
-    damaged: set[Path] = field(default_factory=set)  # undecodable now: for `damage.mark`
     # Merged files left out for failing their checksum while their sources are here (and
     # listed instead): a merge of all those sources holds their rows (`compaction.merge`).
     rejected: list[Segment] = field(default_factory=list)
@@ -179,8 +178,11 @@ def read_segment(path: Path) -> Segment:
 
 
 def validate_fully(path: Path) -> None:
-    """Decode every page of a file: catches corruption a footer check cannot see."""
-    pq.read_table(path)
+    """Decode every page of a file: catches corruption a footer check cannot see. One row
+    group at a time: under a memory limit a bigger read fails for want of memory."""
+    with pq.ParquetFile(path) as file:
+        for group in range(file.num_row_groups):
+            file.read_row_group(group)
 
 
 def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> list[Path]:
@@ -271,8 +273,6 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
         except Exception as exc:  # any decode failure means: skip this file, say which
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
             listing.unread.add(file)
-            if damage.lasting(exc):
-                listing.damaged.add(file)
     try:
         found = _vouched(found, listing)
     except FileNotFoundError:
@@ -300,16 +300,11 @@ def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
                 checksum.verify(seg.path)
             except FileNotFoundError:
                 raise
-            except checksum.Mismatch as exc:  # damaged: not vouched
+            except Exception as exc:  # damaged, or unread now: not vouched
                 listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
                 listing.rejected.append(seg)
-                continue
-            except Exception as exc:  # unread now (out of memory, EIO): proves nothing, so
-                # compaction waits as for a footer (merged without it, its listed sources
-                # were deleted and it hid nothing after: its rows counted twice)
-                listing.warnings.append(f"skipped unreadable segment {seg.path}: {exc}")
-                listing.unread.add(seg.path)
-                listing.rejected.append(seg)
+                if not isinstance(exc, checksum.Mismatch):  # proves nothing: compaction waits
+                    listing.unread.add(seg.path)
                 continue
         kept.append(seg)
     return kept
