@@ -159,7 +159,7 @@ class Damaged(checksum.Mismatch):
 
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"{path}: {reason}")
-        self.path, self.reason = path, reason
+        self.path = path
 
 
 def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
