@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import orjson
 import uvicorn
 import yaml
@@ -35,6 +36,8 @@ from router.simulator import SimSettings, running
 
 REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
+# Every intent the classifier names: a config routing them all needs no default routes.
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 
 
 def free_port() -> int:
@@ -272,6 +275,19 @@ def openai_via_litellm(name: str, url: str, model: str) -> dict[str, Any]:
     }
 
 
+def local_backend(server: Running) -> dict[str, Any]:
+    """A plain `local` backend on a simulator serving `local-model`."""
+    return {"name": "local", "tier": "local", "base_url": server.url, "model": "local-model"}
+
+
+def sdk(proxy: Running, timeout: float | None = None) -> openai.OpenAI:
+    """The official client on the router, without retries: a test sees each answer as sent.
+    No `timeout` keeps the SDK's own."""
+    if timeout is None:
+        return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=timeout)
+
+
 def config_for(
     backends: dict[str, Running],
     tmp: Path,
@@ -306,18 +322,7 @@ def config_for(
     }
     if set(backends) != {"local", "cloud"}:
         names = list(backends)
-        data["routes"] = {
-            i: names
-            for i in (
-                "coding",
-                "tool_calling",
-                "instruction",
-                "math",
-                "reasoning",
-                "prose",
-                "writing",
-            )
-        }
+        data["routes"] = {i: names for i in INTENTS}
     # Health probes and circuits would change what the simulators count; tests that want
     # them pass `resilience=...`.
     data["resilience"] = {"enabled": False}

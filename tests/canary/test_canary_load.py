@@ -7,16 +7,12 @@ long as the test needs, with no timing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import httpx
-import openai
 
 from evals.suite import SHIPPED
 from router.config import Config
-from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_until
+from tests.harness import Running, config_for, router, simulator
+from tests.slots import backend_load, must_reach, served_by, status_extra, with_max_concurrency
 
 CODE = "Write a Python function that reverses a list"  # routed to local first
 SLOTS = 2  # vLLM's max_num_seqs on the local simulator, the router's max_concurrency, and
@@ -37,34 +33,7 @@ def _config(local: Running, cloud: Running, tmp: Path) -> Config:
         },
         resilience={"enabled": True, "capacity_poll_s": 0.2},
     )
-    data = config.model_dump()
-    for backend in data["backends"]:
-        if backend["name"] == "local":
-            backend["max_concurrency"] = SLOTS
-    return Config.model_validate(data)
-
-
-def _until(check: Callable[[], bool], what: str) -> None:
-    """A hang guard (30 s), not a timed assertion: the condition is waited for."""
-    assert wait_until(check, 30), f"never reached: {what}"
-
-
-def _extra(r: RunningRouter) -> dict[str, Any]:
-    extra: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()["extra"]
-    return extra
-
-
-def _local(r: RunningRouter) -> tuple[int, int, str | None]:
-    found = _extra(r)["resilience"]["backends"]["local"]
-    return found["inflight"], found["replays_inflight"], found["saturated"]
-
-
-def _served_by(r: RunningRouter, user: str) -> str:
-    client = openai.OpenAI(base_url=r.url, api_key="x", max_retries=0, timeout=30)
-    raw = client.chat.completions.with_raw_response.create(
-        model="auto", messages=[{"role": "user", "content": CODE}], user=user
-    )
-    return str(raw.headers["x-smf-backend"])
+    return with_max_concurrency(config, "local", SLOTS)
 
 
 def test_a_live_request_overflows_past_local_slots_the_canary_fills(tmp_path: Path) -> None:
@@ -78,15 +47,25 @@ def test_a_live_request_overflows_past_local_slots_the_canary_fills(tmp_path: Pa
         local.control("faults", {"fault": "hold"})
         try:
             with router(_config(local, cloud, tmp_path)) as r:
-                _until(lambda: local.stats()["held"] == SLOTS, "the canary's cases at local")
-                _until(lambda: _local(r) == (0, SLOTS, "inflight_limit"), "local counted full")
+                must_reach(
+                    lambda: local.stats()["held"] == SLOTS, "the canary's cases at local", 30
+                )
+                must_reach(
+                    lambda: backend_load(r, "local") == (0, SLOTS, "inflight_limit"),
+                    "local counted full",
+                    30,
+                )
                 local.control("faults", {"fault": None})  # live requests are not held
-                assert _served_by(r, "a") == "cloud"
+                assert served_by(r, CODE, "a", timeout=30) == "cloud"
                 assert local.completions() == SLOTS  # only the canary's cases
                 local.control("release", {})
-                _until(lambda: _extra(r)["canary"]["runs"] == 1, "the round over")
-                _until(lambda: _local(r)[:2] == (0, 0), "the cases' slots given back")
-                assert _served_by(r, "b") == "local"
+                must_reach(lambda: status_extra(r)["canary"]["runs"] == 1, "the round over", 30)
+                must_reach(
+                    lambda: backend_load(r, "local")[:2] == (0, 0),
+                    "the cases' slots given back",
+                    30,
+                )
+                assert served_by(r, CODE, "b", timeout=30) == "local"
         finally:
             local.control("faults", {"fault": None})
             local.control("release", {})

@@ -20,6 +20,7 @@ DAY = (datetime.now(UTC) - timedelta(days=3)).replace(hour=10, minute=0, second=
 # (process tag, records, prompt tokens each): one segment per tag, the last one damaged.
 HEALTHY = (("a", 3, 100), ("b", 4, 10), ("c", 2, 1))
 VICTIM = ("victim", 5, 1000)
+ALL = (*HEALTHY, VICTIM)
 
 # What a read of a healthy file can raise that says nothing about its bytes (out of memory,
 # a network volume's I/O error), and one that looks like a decode error but is not one
@@ -57,6 +58,20 @@ def write(ledger: Path, tag: str, n: int, tokens: int) -> None:
 
 def day_dir(ledger: Path, table: str = "records") -> Path:
     return segments.day_dir(ledger, table, DAY.date().isoformat())
+
+
+def write_parts(ledger: Path, parts: Any) -> Path:
+    """Each of `parts` (tag, records, tokens each) as its own segment; returns the day's
+    partition."""
+    for tag, n, tokens in parts:
+        write(ledger, tag, n, tokens)
+    return day_dir(ledger)
+
+
+def day_with_victim(ledger: Path) -> Path:
+    """ALL written, one segment per tag; returns VICTIM's segment, not damaged yet."""
+    (victim,) = write_parts(ledger, ALL).glob("victim-*.parquet")
+    return victim
 
 
 def damage_file(victim: Path, how: str = "page") -> None:

@@ -16,11 +16,7 @@ from router.ledger import Ledger, LedgerWriter, appender, compaction, segments
 from router.ledger.appender import MERGE_FANOUT
 from router.pricing import price_map_version
 from router.record import Record
-
-
-def count(directory: Path) -> int:
-    with Ledger(directory) as ledger:
-        return int(ledger.sql("SELECT count(*) FROM records")[0][0])
+from tests.ledger.ledger_days import count, write_day
 
 
 def test_a_writer_s_merged_files_keep_the_price_map_version(tmp_path: Path) -> None:
@@ -59,14 +55,6 @@ def test_a_writer_merges_its_own_small_segments(tmp_path: Path) -> None:
     writer.close()
     assert len(list(tmp_path.rglob("*.parquet"))) == 7
     assert count(tmp_path) == flushes
-
-
-def write_day(directory: Path, day: datetime, n: int, tag: str) -> None:
-    writer = LedgerWriter(directory, process_tag=tag)
-    for i in range(n):
-        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i))
-        writer.flush()
-    writer.close()
 
 
 def test_compaction_merges_closed_days_only(tmp_path: Path) -> None:

@@ -18,26 +18,17 @@ import pytest
 from router.ledger import LedgerWriter, checksum, damage, segments
 from router.ledger.recent import RecentRows
 from tests.ledger.damaged_ledger import (
+    ALL,
     DAY,
     FAILURES,
     HEALTHY,
-    VICTIM,
     check_report,
     compact,
     damage_file,
     day_dir,
+    day_with_victim,
     fail_once,
-    write,
 )
-
-ALL = (*HEALTHY, VICTIM)
-
-
-def _day_with_victim(ledger: Path) -> Path:
-    for tag, n, tokens in ALL:
-        write(ledger, tag, n, tokens)
-    (victim,) = day_dir(ledger).glob("victim-*.parquet")
-    return victim
 
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))
@@ -48,7 +39,7 @@ def test_a_healthy_segment_a_pass_could_not_read_is_not_marked(
     """One memory-starved pass (a `ulimit`, a cgroup) marked a healthy file for good, and
     every report left its records out."""
     ledger = tmp_path / "ledger"
-    victim = _day_with_victim(ledger)
+    victim = day_with_victim(ledger)
     fail_once(monkeypatch, victim, FAILURES[failure], where)
 
     first, second = compact(ledger), compact(ledger)
@@ -68,7 +59,7 @@ def test_a_file_without_checksum_is_marked_only_if_it_does_not_decode(
     that passed does not. (A footer that cannot be read holds the day's merge back a pass:
     the healthy file's read fails in the second.)"""
     ledger = tmp_path / "ledger"
-    victim = _day_with_victim(ledger)
+    victim = day_with_victim(ledger)
     for path in day_dir(ledger).glob("*.parquet"):
         checksum.remove(path)
     (healthy,) = day_dir(ledger).glob("a-*.parquet")
@@ -93,7 +84,7 @@ def test_a_file_restored_while_its_day_is_merged_is_not_marked(
     merges the rest of its day, or while it reads the file to mark it: a mark of the
     restored file hid it from every report for good."""
     ledger = tmp_path / "ledger"
-    victim = _day_with_victim(ledger)
+    victim = day_with_victim(ledger)
     backup = tmp_path / "backup.parquet"
     shutil.copy2(victim, backup)
     damage_file(victim)
@@ -139,7 +130,7 @@ def test_a_hard_link_snapshot_does_not_name_a_marked_file_again(tmp_path: Path) 
     """`cp -al` (rsnapshot) changes every file's ctime, which a mark holds to: the damaged
     file was named again after each snapshot."""
     ledger = tmp_path / "ledger"
-    victim = _day_with_victim(ledger)
+    victim = day_with_victim(ledger)
     damage_file(victim)
     kept = victim.read_bytes()
     assert len(compact(ledger).warnings) == 1
@@ -215,7 +206,7 @@ def test_a_mark_a_starved_pass_could_not_renew_is_kept(
     it (out of memory all pass long): the mark was deleted, and the pass after named the
     file again, as newly damaged, for what the starved pass could not tell."""
     ledger = tmp_path / "ledger"
-    victim = _day_with_victim(ledger)
+    victim = day_with_victim(ledger)
     damage_file(victim)
     assert len(compact(ledger).warnings) == 1
     _hard_link_snapshot(victim, tmp_path / "snapshot")

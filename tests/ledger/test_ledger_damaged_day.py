@@ -15,9 +15,17 @@ from router import report
 from router.config import parse
 from router.ledger import Ledger, checksum, compaction, segments
 from router.maintenance import housekeep
-from tests.ledger.damaged_ledger import DAY, HEALTHY, VICTIM, check_report, damage_file, write
+from tests.harness import INTENTS
+from tests.ledger.damaged_ledger import (
+    DAY,
+    HEALTHY,
+    VICTIM,
+    check_report,
+    damage_file,
+    day_with_victim,
+    write,
+)
 
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 OFFLINE = {  # one backend nobody calls: housekeeping needs only the ledger settings
     "backends": [
         {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -44,10 +52,8 @@ def test_a_damaged_segment_is_named_once_and_the_rest_of_its_day_is_rolled_up(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, how: str
 ) -> None:
     ledger = tmp_path / "ledger"
-    for tag, n, tokens in (*HEALTHY, VICTIM):
-        write(ledger, tag, n, tokens)
-    day = segments.day_dir(ledger, "records", DAY.date().isoformat())
-    (victim,) = day.glob("victim-*.parquet")
+    victim = day_with_victim(ledger)
+    day = victim.parent
     original = victim.read_bytes()
     damage_file(victim, how)
     kept = {p: p.read_bytes() for p in (victim, checksum.sidecar(victim))}

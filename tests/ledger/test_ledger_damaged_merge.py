@@ -20,7 +20,7 @@ from tests.ledger.damaged_ledger import (
     damage_file,
     day_dir,
     fail_once,
-    write,
+    write_parts,
 )
 
 
@@ -28,9 +28,7 @@ def _merged_by_a_killed_writer(ledger: Path, merged: list[str], name: str = "") 
     """Write HEALTHY, one segment per tag, and merge those of `merged` into one file without
     deleting them (a writer merging its own files, killed before its deletes; or, named as
     compaction names its merge of them, a compaction killed so)."""
-    for tag, n, tokens in HEALTHY:
-        write(ledger, tag, n, tokens)
-    day = day_dir(ledger)
+    day = write_parts(ledger, HEALTHY)
     inputs = [segments.read_segment(p) for tag in merged for p in day.glob(f"{tag}-*.parquet")]
     out = day / (name or compaction.compacted_name(inputs))
     compaction.merge(inputs, out, delete=False)
@@ -75,9 +73,7 @@ def test_a_damaged_level_2_merge_restored_after_its_rows_were_recovered_counts_o
     it a source for those names: restored, it was counted beside the merge, twice."""
     ledger = tmp_path / "ledger"
     parts = (*HEALTHY, ("d", 6, 7))
-    for tag, n, tokens in parts:
-        write(ledger, tag, n, tokens)
-    day = day_dir(ledger)
+    day = write_parts(ledger, parts)
 
     def footers(*names: str) -> list[segments.Segment]:
         return [segments.read_segment(p) for name in names for p in day.glob(f"{name}*.parquet")]

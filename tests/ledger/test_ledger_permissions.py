@@ -19,26 +19,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import Ledger, LedgerWriter, compaction, segments
+from router.ledger import compaction, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
-from router.record import Record
 from tests.ledger.known_ledger import known_config
-
-
-def write_day(directory: Path, day: datetime, n: int, tag: str) -> Path:
-    """`n` records of `day`, one file each; returns the day's partition."""
-    writer = LedgerWriter(directory, process_tag=tag)
-    for i in range(n):
-        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i))
-        writer.flush()
-    writer.close()
-    return segments.day_dir(directory, "records", day.date().isoformat())
-
-
-def count(directory: Path) -> int:
-    with Ledger(directory) as ledger:
-        return int(ledger.sql("SELECT count(*) FROM records")[0][0])
+from tests.ledger.ledger_days import count, write_day
 
 
 def _refused(path: Path) -> bool:

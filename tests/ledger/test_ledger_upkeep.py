@@ -12,20 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import LedgerWriter, compaction, segments
+from router.ledger import compaction, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
-from router.record import Record
 from tests.ledger.known_ledger import known_config
-
-
-def write_day(directory: Path, day: datetime, n: int, tag: str, text: bool = False) -> None:
-    """`n` records of `day`, one file each (so the day has something to merge)."""
-    writer = LedgerWriter(directory, process_tag=tag, store_text=text)
-    for i in range(n):
-        writer.submit(Record(f"{tag}-{i}", day.timestamp() + i, prompt_text="p" if text else None))
-        writer.flush()
-    writer.close()
+from tests.ledger.ledger_days import write_day
 
 
 def files(day: Path) -> list[str]:

@@ -16,9 +16,17 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.harness import Running, RunningRouter, openai_via_litellm, router, simulator
+from tests.harness import (
+    INTENTS,
+    Running,
+    RunningRouter,
+    local_backend,
+    openai_via_litellm,
+    router,
+    sdk,
+    simulator,
+)
 
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 ASK = [{"role": "user", "content": "hi"}]
 
 
@@ -35,12 +43,7 @@ def setup(
             {
                 "backends": [
                     lite,
-                    {
-                        "name": "local",
-                        "tier": "local",
-                        "base_url": local.url,
-                        "model": "local-model",
-                    },
+                    local_backend(local),
                 ],
                 "routes": {intent: ["lite"] for intent in INTENTS} | {"coding": ["lite", "local"]},
                 "ledger": {"path": str(tmp_path_factory.mktemp("choices") / "ledger")},
@@ -55,7 +58,7 @@ def test_a_stream_of_two_choices_goes_past_a_litellm_backend(
     setup: tuple[Running, Running, RunningRouter],
 ) -> None:
     behind_litellm, local, proxy = setup
-    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    client = sdk(proxy)
     served = local.completions()
     before = behind_litellm.completions()
     with client.chat.completions.with_streaming_response.create(
@@ -98,7 +101,7 @@ def test_one_streamed_choice_or_two_whole_ones_still_go_through_litellm(
     setup: tuple[Running, Running, RunningRouter],
 ) -> None:
     _, _, proxy = setup
-    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    client = sdk(proxy)
     whole = client.chat.completions.with_raw_response.create(model="writing", messages=ASK, n=2)  # type: ignore[arg-type]
     assert whole.headers["x-smf-backend"] == "lite" and len(whole.parse().choices) == 2
     with client.chat.completions.with_streaming_response.create(

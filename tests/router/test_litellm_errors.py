@@ -25,25 +25,19 @@ from router.backends import litellm as adapter
 from router.backends import litellm_errors
 from router.config import parse
 from tests.harness import (
+    INTENTS,
     Collect,
     Running,
     RunningRouter,
     breaks_on_call,
     claude_backend,
+    local_backend,
     router,
+    sdk,
     simulator,
 )
 
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 HELLO: list[Any] = [{"role": "user", "content": "Say hello."}]
-
-
-def local_backend(server: Running) -> dict[str, Any]:
-    return {"name": "local", "tier": "local", "base_url": server.url, "model": "local-model"}
-
-
-def client(proxy: Running) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +64,7 @@ def stack(
 
 def still_serves(proxy: RunningRouter) -> None:
     """claude's circuit is closed: a plain request is answered by claude itself."""
-    raw = client(proxy).chat.completions.with_raw_response.create(
+    raw = sdk(proxy).chat.completions.with_raw_response.create(
         model="claude", messages=HELLO, max_tokens=20
     )
     assert raw.headers["x-smf-backend"] == "claude"
@@ -86,7 +80,7 @@ def test_a_bug_in_the_adapter_is_the_routers_500_not_the_backends_failure(
     proxy.components.gateway.sinks.append(records)
     monkeypatch.setattr(adapter, "_plain", breaks_on_call(1, adapter._plain))
     with pytest.raises(openai.InternalServerError) as info:
-        client(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+        sdk(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
     assert info.value.status_code == 500
     assert "internal router error" in info.value.message
     record = records.wait(5)
@@ -152,7 +146,7 @@ def test_anthropics_overload_is_not_a_backend_failure(
     proxy.components.gateway.sinks.append(records)
     claude.control("faults", {"fault": "server_error:529"})
     try:
-        raw = client(proxy).chat.completions.with_raw_response.create(
+        raw = sdk(proxy).chat.completions.with_raw_response.create(
             model="writing", messages=HELLO, max_tokens=20
         )
     finally:
@@ -236,7 +230,7 @@ def test_what_broke_is_named(plain: tuple[Running, RunningRouter], fault: str, k
     claude.control("faults", {"fault": fault})
     try:
         with pytest.raises(openai.APIStatusError) as info:
-            client(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+            sdk(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
     finally:
         claude.control("faults", {"fault": None})
     assert info.value.status_code == 502
@@ -250,7 +244,7 @@ def test_an_overload_announced_mid_stream_is_an_overload(
     _, proxy = plain
     records = Collect()
     proxy.components.gateway.sinks.append(records)
-    stream = client(proxy).chat.completions.create(
+    stream = sdk(proxy).chat.completions.create(
         model="busy", messages=HELLO, max_tokens=20, stream=True
     )
     text = []
@@ -272,7 +266,7 @@ def test_a_rate_limit_announced_mid_stream_is_a_rate_limit(
     proxy.components.gateway.sinks.append(records)
     claude.control("faults", {"fault": "error_event:2:429"})
     try:
-        stream = client(proxy).chat.completions.create(
+        stream = sdk(proxy).chat.completions.create(
             model="claude", messages=HELLO, max_tokens=40, stream=True
         )
         with pytest.raises(openai.APIError) as info:
@@ -339,7 +333,7 @@ def test_a_provider_litellm_does_not_know_is_the_backends_configuration(
     claude = proxy.components.backends["claude"]
     monkeypatch.setattr(claude, "settings", claude.settings.model_copy(update={"model": MISTYPED}))
     with pytest.raises(openai.APIStatusError) as info:
-        client(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
+        sdk(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
     assert info.value.status_code == 502
     body = info.value.body
     assert isinstance(body, dict) and body["code"] == "upstream_refused", body

@@ -17,20 +17,16 @@ import pytest
 
 from router.config import parse
 from tests.harness import (
+    INTENTS,
     Running,
     RunningRouter,
     collected,
     openai_via_litellm,
     router,
     scrape,
+    sdk,
     simulator,
 )
-
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
-
-
-def client(proxy: Running) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +61,7 @@ def circuit(proxy: Running, backend: str) -> str:
 
 def failed_stream(proxy: Running, model: str) -> tuple[openai.APIError, str]:
     """The error that ends a stream through the router, and the text before it."""
-    stream = client(proxy).chat.completions.create(
+    stream = sdk(proxy).chat.completions.create(
         model=model,
         messages=[{"role": "user", "content": "Write a Python function."}],
         max_tokens=40,
@@ -111,7 +107,7 @@ def test_a_busy_engine_mid_stream_is_not_a_failure(
     )
     assert attempts is not None and attempts >= 1
     assert circuit(proxy, "engine") == "closed"
-    raw = client(proxy).chat.completions.with_raw_response.create(
+    raw = sdk(proxy).chat.completions.with_raw_response.create(
         model="engine", messages=[{"role": "user", "content": "Say hello."}], max_tokens=10
     )
     assert raw.headers["x-smf-backend"] == "engine"

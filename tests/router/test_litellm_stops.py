@@ -21,16 +21,18 @@ import pytest
 
 from router.config import parse
 from tests.harness import (
+    INTENTS,
     Running,
     RunningRouter,
     collected,
+    local_backend,
     openai_via_litellm,
     router,
     scrape,
+    sdk,
     simulator,
 )
 
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 # Reasons that say the answer was stopped, not finished, which litellm maps to "stop".
 STOPPED = ("abort", "error", "insufficient_system_resource")
 
@@ -79,14 +81,6 @@ class _Stops(socketserver.StreamRequestHandler):
         head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
         head += f"content-length: {len(reply)}\r\nconnection: close\r\n\r\n"
         self.wfile.write(head.encode() + reply)
-
-
-def local_backend(server: Running) -> dict[str, Any]:
-    return {"name": "local", "tier": "local", "base_url": server.url, "model": "local-model"}
-
-
-def client(proxy: Running) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +134,7 @@ def test_a_stopped_whole_reply_falls_back(
     _, proxy = stops
     records = collected(proxy)
     before = fallbacks(proxy, "scripted")
-    raw = client(proxy).chat.completions.with_raw_response.create(
+    raw = sdk(proxy).chat.completions.with_raw_response.create(
         model="writing", messages=[{"role": "user", "content": reason}]
     )
     assert raw.headers["x-smf-backend"] == "local"
@@ -161,7 +155,7 @@ def test_a_stopped_whole_reply_with_nowhere_to_go_is_a_cut(
     _, proxy = stops
     records = collected(proxy)
     with pytest.raises(openai.APIStatusError) as info:
-        client(proxy).chat.completions.create(
+        sdk(proxy).chat.completions.create(
             model="scripted", messages=[{"role": "user", "content": "abort"}]
         )
     assert info.value.status_code == 502
@@ -179,7 +173,7 @@ def test_a_stopped_stream_never_ends_with_stop(
     "insufficient_system_resource" with "stop": the client took "Here is" for the answer."""
     _, proxy = stops
     records = collected(proxy)
-    stream = client(proxy).chat.completions.create(
+    stream = sdk(proxy).chat.completions.create(
         model="scripted", messages=[{"role": "user", "content": reason}], stream=True
     )
     text, reasons = [], []
@@ -199,7 +193,7 @@ def test_an_engine_abort_falls_back_from_a_whole_reply(
     records = collected(proxy)
     engine.control("faults", {"fault": "abort"})
     try:
-        raw = client(proxy).chat.completions.with_raw_response.create(
+        raw = sdk(proxy).chat.completions.with_raw_response.create(
             model="coding", messages=[{"role": "user", "content": "Write a Python function."}]
         )
     finally:

@@ -9,16 +9,16 @@ with no timing. Its counters (`held`, completions served) say what reached the G
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import openai
 
 from router.config import Config
-from tests.harness import Running, RunningRouter, config_for, router, simulator, wait_until
+from tests.harness import Running, RunningRouter, config_for, router, sdk, simulator
+from tests.slots import must_reach, status_extra, with_max_concurrency
 
 MATH = "What is 1234 + 4321?"  # routed to the cloud first; shadowed to local
 CODE = "Write a Python function that reverses a list"  # routed to local first
@@ -35,11 +35,7 @@ def _config(local: Running, cloud: Running, tmp: Path, shadows: int) -> Config:
         shadow={"rates": {"math": 1.0}, "max_concurrency": shadows},
         resilience={"enabled": True, "capacity_poll_s": 0.2},
     )
-    data = config.model_dump()
-    for backend in data["backends"]:
-        if backend["name"] == "local":
-            backend["max_concurrency"] = SLOTS
-    return Config.model_validate(data)
+    return with_max_concurrency(config, "local", SLOTS)
 
 
 @contextmanager
@@ -55,20 +51,6 @@ def _running(tmp: Path, shadows: int) -> Iterator[tuple[RunningRouter, Running, 
         finally:
             local.control("faults", {"fault": None})
             local.control("release", {})
-
-
-def _until(check: Callable[[], bool], what: str) -> None:
-    """A hang guard (20 s), not a timed assertion: the condition is waited for."""
-    assert wait_until(check, 20), f"never reached: {what}"
-
-
-def _status(r: RunningRouter) -> dict[str, Any]:
-    extra: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()["extra"]
-    return extra
-
-
-def _client(r: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=r.url, api_key="x", max_retries=0, timeout=60)
 
 
 def _served_by(client: openai.OpenAI, prompt: str, stream: bool = False, user: str = "") -> str:
@@ -101,19 +83,21 @@ def test_a_live_request_overflows_past_local_slots_that_shadows_fill(tmp_path: P
     (its first token 2.55 s late instead of 0.13 s, found in review). It now sees local
     full and the request overflows to the cloud."""
     with _running(tmp_path, shadows=2) as (r, local, cloud):
-        client = _client(r)
+        client = sdk(r, timeout=60)
         assert [_served_by(client, MATH) for _ in range(2)] == ["cloud", "cloud"]
-        _until(lambda: local.stats()["held"] == 2, "both shadows at local")
+        must_reach(lambda: local.stats()["held"] == 2, "both shadows at local")
         local.control("faults", {"fault": None})  # live requests are not held
         assert _served_by(client, CODE, stream=True) == "cloud"
-        local_load = _status(r)["resilience"]["backends"]["local"]
+        local_load = status_extra(r)["resilience"]["backends"]["local"]
         assert (local_load["inflight"], local_load["replays_inflight"]) == (0, 2)  # no attempt
         assert _chats(local) == 2 and local.stats()["held"] == 2  # only the two shadows
         assert local.stats()["peak_in_flight"] == SLOTS and _chats(cloud) == 3
         local.control("release", {})
-        _until(lambda: _status(r)["shadow"]["counts"].get("compared") == 2, "both compared")
-        _until(
-            lambda: _status(r)["resilience"]["backends"]["local"]["replays_inflight"] == 0,
+        must_reach(
+            lambda: status_extra(r)["shadow"]["counts"].get("compared") == 2, "both compared"
+        )
+        must_reach(
+            lambda: status_extra(r)["resilience"]["backends"]["local"]["replays_inflight"] == 0,
             "the shadows' slots given back",
         )
         assert _served_by(client, CODE, user="b") == "local"  # its slots are free again
@@ -124,24 +108,24 @@ def test_a_shadow_does_not_take_a_slot_live_traffic_and_shadows_fill(tmp_path: P
     second must not (live + shadows + 1 > max_concurrency), even with the shadow's own
     bound (3) not reached. Shadows uncounted, the second went to local as well."""
     with _running(tmp_path, shadows=3) as (r, local, _):
-        client = _client(r)
+        client = sdk(r, timeout=60)
         live: list[str] = []
         waiting = threading.Thread(target=lambda: live.append(_served_by(client, CODE)))
         waiting.start()
         try:
-            _until(lambda: local.stats()["held"] == 1, "the live request at local")
+            must_reach(lambda: local.stats()["held"] == 1, "the live request at local")
             assert _served_by(client, MATH) == "cloud"
-            _until(lambda: local.stats()["held"] == 2, "the first shadow at local")
+            must_reach(lambda: local.stats()["held"] == 2, "the first shadow at local")
             assert _served_by(client, MATH) == "cloud"
-            _until(
-                lambda: _status(r)["shadow"]["counts"].get("dropped_saturated") == 1,
+            must_reach(
+                lambda: status_extra(r)["shadow"]["counts"].get("dropped_saturated") == 1,
                 "the second shadow dropped: local is full",
             )
             assert local.stats()["held"] == 2 and local.stats()["peak_in_flight"] == SLOTS
-            assert _status(r)["shadow"]["in_flight"] == 1
+            assert status_extra(r)["shadow"]["in_flight"] == 1
         finally:
             local.control("release", {})
             waiting.join(timeout=60)
         assert live == ["local"]
-        _until(lambda: _status(r)["shadow"]["counts"].get("compared") == 1, "one compared")
+        must_reach(lambda: status_extra(r)["shadow"]["counts"].get("compared") == 1, "one compared")
         assert _chats(local) == 2  # the live request and the one shadow

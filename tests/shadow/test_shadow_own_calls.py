@@ -9,20 +9,20 @@ row from the DuckDB-read ledger.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 import yaml
 
 from router import reload
 from router.config import parse
 from router.ledger import Ledger
-from tests.harness import Running, RunningRouter, router, simulator, wait_until
+from tests.harness import Running, RunningRouter, router, simulator
+from tests.slots import backend_load, must_reach, served_by, status_extra
 
 MATH = "What is 1234 + 4321?"  # routed to the cloud first; shadowed to local
 CODE = "Write a Python function that reverses a list"  # routed to local first
@@ -79,29 +79,6 @@ def _held_frontier() -> Iterator[tuple[Running, Running, Running]]:
             frontier.control("release", {})
 
 
-def _until(check: Callable[[], bool], what: str) -> None:
-    """A hang guard (20 s), not a timed assertion: the condition is waited for."""
-    assert wait_until(check, 20), f"never reached: {what}"
-
-
-def _extra(r: RunningRouter) -> dict[str, Any]:
-    extra: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()["extra"]
-    return extra
-
-
-def _load(r: RunningRouter, backend: str) -> tuple[int, int, str | None]:
-    found = _extra(r)["resilience"]["backends"][backend]
-    return found["inflight"], found["replays_inflight"], found["saturated"]
-
-
-def _served_by(r: RunningRouter, prompt: str, user: str) -> str:
-    client = openai.OpenAI(base_url=r.url, api_key="x", max_retries=0, timeout=60)
-    raw = client.chat.completions.with_raw_response.create(
-        model="auto", messages=[{"role": "user", "content": prompt}], user=user
-    )
-    return str(raw.headers["x-smf-backend"])
-
-
 def _cost(server: Running) -> float:
     """What every request `frontier` served costs at its price, by its own token counts."""
     stats = server.stats()
@@ -119,16 +96,16 @@ def test_a_shadow_gives_the_targets_slot_back_while_the_judge_thinks(tmp_path: P
     with _held_frontier() as (local, cloud, frontier):
         shadow = {"rates": {"math": 1.0}, "judge_backend": "frontier"}
         with router(parse(_data(local, cloud, frontier, tmp_path, shadow))) as r:
-            assert _served_by(r, MATH, "a") == "cloud"
-            _until(lambda: frontier.stats()["held"] == 1, "the judge asked")
+            assert served_by(r, MATH, "a") == "cloud"
+            must_reach(lambda: frontier.stats()["held"] == 1, "the judge asked")
             assert local.completions() == 1 and local.stats()["in_flight"] == 0
-            assert _load(r, "local") == (0, 0, None)  # the shadow's call is over
-            assert _load(r, "frontier")[1] == 1  # the judge's call holds its slot
-            assert _served_by(r, CODE, "b") == "local"  # local is idle: no paid overflow
-            assert _extra(r)["shadow"]["in_flight"] == 1  # the replay itself goes on
+            assert backend_load(r, "local") == (0, 0, None)  # the shadow's call is over
+            assert backend_load(r, "frontier")[1] == 1  # the judge's call holds its slot
+            assert served_by(r, CODE, "b") == "local"  # local is idle: no paid overflow
+            assert status_extra(r)["shadow"]["in_flight"] == 1  # the replay itself goes on
             frontier.control("release", {})
-            _until(lambda: _extra(r)["shadow"]["counts"].get("compared") == 1, "compared")
-            _until(lambda: _load(r, "frontier")[1] == 0, "the judge's slot given back")
+            must_reach(lambda: status_extra(r)["shadow"]["counts"].get("compared") == 1, "compared")
+            must_reach(lambda: backend_load(r, "frontier")[1] == 0, "the judge's slot given back")
         assert cloud.completions() == 1 and local.completions() == 2
 
 
@@ -170,13 +147,13 @@ def test_a_call_is_priced_by_the_config_it_was_made_under(
     with _held_frontier() as (local, cloud, frontier):
         data = _data(local, cloud, frontier, tmp_path, shadow)
         with router(parse(data)) as r:
-            _served_by(r, prompt, "a")
-            _until(lambda: frontier.stats()["held"] == 1, f"the {role} asked")
+            served_by(r, prompt, "a")
+            must_reach(lambda: frontier.stats()["held"] == 1, f"the {role} asked")
             _reload_without_frontier(r, data, tmp_path)
             frontier.control("release", {})
-            _until(
+            must_reach(
                 lambda: (
-                    (s := _extra(r)["shadow"])["counts"].get("compared") == 1
+                    (s := status_extra(r)["shadow"])["counts"].get("compared") == 1
                     and s["in_flight"] == 0
                 ),
                 "compared",
