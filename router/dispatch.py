@@ -274,11 +274,12 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
     private = "private" in reasons  # `_unfit` says so of every cloud backend, first
     local = "local " if private else ""
     local_only = " (a private request may use the local tier only)" if private else ""
-    if "context_window" in reasons:
+    if reasons & {"context_window", "max_tokens_window"}:
+        prompt_too_long = "context_window" in reasons
         return BadRequestTooLong(
             f"This request is longer than the context window of every {local}backend that "
             f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
-            param="messages",
+            param="messages" if prompt_too_long else "max_tokens",
         )
     target = plan.target.name or plan.route
     if "choices_unsupported" in reasons:

@@ -20,10 +20,13 @@ Circuit = Literal["closed", "open", "half_open"]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
 # The others (circuit open, quality gate) pass, and so does a backend's saturation.
-PERMANENT_SKIPS = frozenset({"context_window", "api_unsupported", "private", "choices_unsupported"})
+PERMANENT_SKIPS = frozenset(
+    {"context_window", "max_tokens_window", "api_unsupported", "private", "choices_unsupported"}
+)
 # Those that hold for the conversation too, not only this request (a detour does not move
-# its pin): a streamed n > 1 turn sent past a litellm backend is the next turn's no longer.
-LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported"}
+# its pin). Not so: a streamed n > 1 turn sent past a litellm backend, and a prompt that fits
+# the window but not with the output it asked room for (`max_tokens`, this turn's choice).
+LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "max_tokens_window"}
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -157,8 +160,10 @@ def _unfit(
     if state.circuit == "open":
         return "circuit_open"
     window = context_window(state, backend)
-    if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
+    if window and demand.prompt_tokens > window:
         return "context_window"
+    if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
+        return "max_tokens_window"
     # A gate keeps a route's traffic (an intent's, when the classifier is sure) away; a
     # request it is not sure of takes the default route and that route's gate, never the
     # gate of a label it did not trust.
@@ -187,8 +192,9 @@ def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     429 from the local backend kept an agent's session on the paid cloud for as long as it
     went on, the local backend healthy again. Permanent reasons (a prompt too long for the
     window, privacy, an API the backend does not speak) are no detour: a conversation too
-    long for the local backend keeps to the cloud. A failure on `served` itself (a retry
-    after a short Retry-After) is none either."""
+    long for the local backend keeps to the cloud (one that asked for more output than
+    the window leaves is a detour: the next turn may ask for less). A failure on `served`
+    itself (a retry after a short Retry-After) is none either."""
     order = plan.preference
     rank = order.index(served) if served in order else len(order)
     before = set(order[:rank])

@@ -39,7 +39,10 @@ class Agent:
         self.messages: list[dict[str, Any]] = [SYSTEM, {"role": "user", "content": task}]
 
     def turn(
-        self, ask: str = "Now add a docstring and a test.", route: list[str] | None = None
+        self,
+        ask: str = "Now add a docstring and a test.",
+        route: list[str] | None = None,
+        max_tokens: int | None = None,
     ) -> str:
         """Send the conversation so far; the backend that served it. Returns once the router
         has finished the turn's record (the sticky table has seen it)."""
@@ -50,6 +53,7 @@ class Agent:
             model="auto",
             messages=self.messages,  # type: ignore[arg-type]
             user=self.user or openai.omit,
+            max_tokens=max_tokens or openai.omit,
         )
         answer = raw.parse().choices[0].message.content or ""
         self.messages.append({"role": "assistant", "content": answer})
@@ -171,3 +175,16 @@ def test_a_conversation_too_long_for_local_stays_on_the_cloud(
         assert Agent(proxy, collect, user="agent-8").turn() == "local"  # local serves others
         agent.compact("Summary: reversed a list. Now add a test.")
         assert [agent.turn() for _ in range(2)] == ["cloud"] * 2
+
+
+def test_a_turn_asking_for_more_output_than_local_holds_does_not_pin_the_cloud(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """The prompt fits local's window, the prompt and its `max_tokens` do not: that turn
+    goes to the cloud, and the next turns, asking for less, come back to local. Counted as
+    a prompt too long, one large `max_tokens` kept the session on the cloud for good (found
+    in review)."""
+    with started(pair, tmp_path, context_window=1000) as (proxy, collect):
+        agent = Agent(proxy, collect, user="agent-9")
+        assert agent.turn(max_tokens=2000) == "cloud"
+        assert [agent.turn() for _ in range(2)] == ["local"] * 2

@@ -34,13 +34,24 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
             with pytest.raises(openai.BadRequestError) as caught:
                 client.chat.completions.create(model="auto", messages=long)  # type: ignore[arg-type]
             assert caught.value.code == "context_length_exceeded"
+            assert caught.value.param == "messages"
+            with pytest.raises(
+                openai.BadRequestError
+            ) as caught:  # the output's room, not the prompt
+                client.chat.completions.create(
+                    model="auto", messages=[{"role": "user", "content": "hi"}], max_tokens=500
+                )
+            assert (caught.value.code, caught.value.param) == (
+                "context_length_exceeded",
+                "max_tokens",
+            )
             refused = [  # was kind `other` on the errors panel
                 value
                 for (name, labels), value in scrape(proxy.root).samples.items()
                 if name == "smf_router_errors_total"
                 and {("outcome", "client_error"), ("kind", "context_length_exceeded")} <= labels
             ]
-            assert refused == [1]
+            assert sum(refused) == 2
             # a prompt that fits the larger window goes there, skipping the small one
             medium = [{"role": "user", "content": "Write a Python function. " + "x " * 250}]
             raw = client.chat.completions.with_raw_response.create(model="coding", messages=medium)  # type: ignore[arg-type]

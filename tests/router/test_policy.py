@@ -79,11 +79,19 @@ def test_saturated_local_overflows_to_cloud_but_stays_last_resort() -> None:
 
 
 def test_prompt_larger_than_window_skips_backend() -> None:
+    p = plan(Intent("coding", 0.9, "model"), AUTO, Demand(prompt_tokens=1100), {}, CFG)
+    assert p.backends == ("cloud",)
+    assert p.skipped[0].reason == "context_window"
+
+
+def test_room_asked_for_output_past_the_window_skips_backend_for_its_own_reason() -> None:
+    """The prompt fits; the prompt and `max_tokens` do not. A reason of its own: the next
+    turn may ask for less, so it must not read as a conversation grown too long."""
     p = plan(
         Intent("coding", 0.9, "model"), AUTO, Demand(prompt_tokens=900, max_tokens=200), {}, CFG
     )
     assert p.backends == ("cloud",)
-    assert p.skipped[0].reason == "context_window"
+    assert p.skipped[0].reason == "max_tokens_window"
 
 
 def test_quality_gate_applies_to_auto_but_not_forced_routes() -> None:

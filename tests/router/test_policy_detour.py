@@ -50,6 +50,7 @@ def served(backend: str) -> Attempt:
             True,
         ),
         ("too long for local", BackendState(context_window=10), [served("cloud")], False),
+        ("output too long for local", BackendState(context_window=150), [served("cloud")], True),
         (
             "local's context error",
             BackendState(),
@@ -67,7 +68,8 @@ def served(backend: str) -> Attempt:
 def test_a_detour_is_passing_trouble_before_the_backend_that_served(
     case: str, local: BackendState, attempts: list[Attempt], want: bool
 ) -> None:
-    the_plan = plan(CODING, AUTO, Demand(prompt_tokens=100), {"local": local}, CFG)
+    demand = Demand(prompt_tokens=100, max_tokens=100)
+    the_plan = plan(CODING, AUTO, demand, {"local": local}, CFG)
     assert detoured(the_plan, attempts, attempts[-1].backend) is want, case
 
 
