@@ -14,6 +14,14 @@ from urllib.parse import urlsplit
 from router.config import Config, parse
 
 LAGUNA = "poolside/Laguna-S-2.1-NVFP4"
+# What is known of Laguna on the DGX Spark: thinking off for agent turns, its window and the
+# sequences it serves at once. Only for Laguna: imposed on another model, a window it does not
+# have kept the router from learning the real one from /v1/models (found in review).
+LAGUNA_SETTINGS: dict[str, Any] = {
+    "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
+    "max_concurrency": 32,
+    "context_window": 262144,
+}
 BACKEND_VARIABLES = ("SMF_LOCAL_URL", "SMF_LOCAL_MODEL", "SMF_CLOUD_URL", "SMF_CLOUD_MODEL")
 # Demo mode's ledger: apart from the default `./var/ledger`, where a real router on the same
 # defaults would count the simulator's fake cloud dollars and offload as its own.
@@ -25,7 +33,9 @@ def is_demo(env: Mapping[str, str]) -> bool:
 
 
 def from_environment(env: Mapping[str, str] | None = None) -> Config:
-    """local = vLLM serving Laguna with thinking off; cloud = OpenAI-compatible or litellm.
+    """local = vLLM serving Laguna with thinking off (another `SMF_LOCAL_MODEL` gets no
+    Laguna settings: its window and capacity are learned from the server); cloud =
+    OpenAI-compatible or litellm.
     A variable set but empty counts as unset, as for `is_demo` and `${VAR:-default}`."""
     env = {name: value for name, value in (os.environ if env is None else env).items() if value}
     cloud_model = env.get("SMF_CLOUD_MODEL", "gpt-4o-mini")
@@ -38,15 +48,15 @@ def from_environment(env: Mapping[str, str] | None = None) -> Config:
         # too: the default key variable made every such URL a config error (found in review)
         default_key = None if urlsplit(url).username is not None else "OPENAI_API_KEY"
         cloud |= {"base_url": url, "api_key_env": env.get("SMF_CLOUD_API_KEY_ENV", default_key)}
+    local_model = env.get("SMF_LOCAL_MODEL", LAGUNA)
     local = {
         "name": "local",
         "tier": "local",
         "base_url": env.get("SMF_LOCAL_URL", "http://localhost:8888/v1"),
-        "model": env.get("SMF_LOCAL_MODEL", LAGUNA),
-        "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
-        "max_concurrency": 32,
-        "context_window": 262144,
+        "model": local_model,
     }
+    if local_model == LAGUNA:
+        local |= LAGUNA_SETTINGS
     return parse({"backends": [local, cloud]}, source="built-in defaults")
 
 
@@ -63,9 +73,7 @@ def demo(local_url: str, cloud_url: str) -> Config:
                     "tier": "local",
                     "base_url": local_url,
                     "model": LAGUNA,
-                    "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
-                    "max_concurrency": 32,
-                    "context_window": 262144,
+                    **LAGUNA_SETTINGS,
                 },
                 {"name": "cloud", "tier": "cloud", "base_url": cloud_url, "model": "gpt-4o"},
             ],

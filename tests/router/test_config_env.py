@@ -78,6 +78,17 @@ def test_built_in_variables_set_but_empty_count_as_unset() -> None:
     assert config.backend("local").base_url == "http://box:8000/v1"
 
 
+def test_laguna_settings_are_laguna_s_only() -> None:
+    """Another local model got Laguna's window (262144), concurrency and thinking switch: a
+    configured window wins over the learned one, so a prompt too long for the real window
+    was still planned to local and failed there first (found in review)."""
+    laguna = from_environment({"SMF_LOCAL_URL": "http://box:8000/v1"}).backend("local")
+    assert (laguna.context_window, laguna.max_concurrency) == (262144, 32)
+    assert laguna.extra_body == {"chat_template_kwargs": {"enable_thinking": False}}
+    other = from_environment({"SMF_LOCAL_MODEL": "qwen/small"}).backend("local")
+    assert (other.context_window, other.max_concurrency, other.extra_body) == (None, None, {})
+
+
 def test_a_built_in_cloud_url_with_a_user_and_password_needs_no_key_variable() -> None:
     """`SMF_CLOUD_URL=http://user:pw@host/v1` was always refused: the default
     `api_key_env: OPENAI_API_KEY` and the URL's basic auth would both be Authorization."""
