@@ -16,9 +16,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## Serve the router on :4000 (demo mode with simulated backends when none are configured).
+## `make run SMF_HOST=0.0.0.0 SMF_PORT=4001` to change them; not HOST and PORT, which many
+## shells and platforms set for their own purposes.
+SMF_HOST ?= 127.0.0.1
+SMF_PORT ?= 4000
 run: $(STAMP)
 	$(COMPILE)
-	$(BIN)/smf-router serve --host $${HOST:-127.0.0.1} --port $${PORT:-4000}
+	$(BIN)/smf-router serve --host $(SMF_HOST) --port $(SMF_PORT)
 
 ## Lint, type-check and run the whole test suite.
 test: $(STAMP)
