@@ -13,6 +13,10 @@ from router.api.headers import request_headers
 from router.errors import BadRequest
 
 endpoints = APIRouter()
+# The body's API, named in its `api` field: a Messages or Responses body read as chat was
+# classified otherwise than when served (its `tool_choice`, system blocks and tool results
+# misread; found in review).
+EXPLAINED_APIS = ("chat", "completions", "messages", "responses")
 
 
 @endpoints.get("/healthz")
@@ -35,8 +39,8 @@ async def explain(request: Request) -> dict[str, Any]:
     caller = state.auth.caller(headers)
     body = await read_json(request, state.gateway.config.server.max_body_bytes)
     api = body.pop("api", "chat") if isinstance(body.get("api"), str) else "chat"
-    if api not in ("chat", "completions"):
-        raise BadRequest("'api' must be 'chat' or 'completions'", param="api")
+    if api not in EXPLAINED_APIS:
+        raise BadRequest(f"'api' must be one of {', '.join(EXPLAINED_APIS)}", param="api")
     return state.gateway.explain(api, body, caller, headers)  # type: ignore[no-any-return]
 
 
