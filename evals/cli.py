@@ -26,6 +26,8 @@ app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compa
 THINKING = {"off": False, "on": True, "omit": None}
 NOTHING_GRADED = 3
 """``run``'s exit status when no case was graded (every case errored or was N/A)."""
+INTERRUPTED = 130
+"""``run``'s exit status after Ctrl-C (SIGINT), as a shell's: the finished cases are saved."""
 CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endpoint's models card)"
 
 
@@ -85,6 +87,19 @@ def exit_if_nothing_graded(console: Console, doc: dict[str, Any]) -> None:
     raise typer.Exit(NOTHING_GRADED)
 
 
+class Interrupted(Exception):
+    """The run stopped before every case finished (Ctrl-C, or a bug of ours: the cause);
+    ``document`` holds the cases that did, its run block saying so under ``partial``."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        partial = document["run"]["partial"]
+        super().__init__(
+            f"the run stopped ({partial['stopped_by']}) with {partial['not_run']} of"
+            f" {partial['not_run'] + len(document['cases'])} cases not finished"
+        )
+        self.document = document
+
+
 def run_document(
     cases: Sequence[Case],
     endpoint: Endpoint,
@@ -96,22 +111,13 @@ def run_document(
     context_window: int | None = None,
     on_result: Callable[[results.CaseResult], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the cases and build the results document (the run block holds no secrets)."""
-    started = dt.datetime.now(dt.UTC)
-    outcome = asyncio.run(
-        run_cases(
-            cases,
-            endpoint,
-            concurrency,
-            timeout_s,
-            thinking=THINKING[thinking],
-            capabilities=Capabilities(context_window=context_window),
-            on_result=on_result,
-        )
-    )
-    run = {
-        "started_at": started.isoformat(),
-        "finished_at": dt.datetime.now(dt.UTC).isoformat(),
+    """Run the cases and build the results document (the run block holds no secrets).
+
+    Cases are kept as they finish: when the run stops early, ``Interrupted`` carries the
+    document of those (in the order of ``cases``); the others are counted, not listed."""
+    run: dict[str, Any] = {
+        "started_at": dt.datetime.now(dt.UTC).isoformat(),
+        "finished_at": None,
         "endpoint": masked_url(endpoint.base_url),  # a password or key in it stays out
         "model": endpoint.model,
         "profile": profile,
@@ -121,7 +127,42 @@ def run_document(
         "context_window": context_window,
         "grader_rules": GRADER_RULES,
     }
+    finished: list[results.CaseResult] = []
+
+    def keep(result: results.CaseResult) -> None:
+        finished.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    try:
+        outcome = asyncio.run(
+            run_cases(
+                cases,
+                endpoint,
+                concurrency,
+                timeout_s,
+                thinking=THINKING[thinking],
+                capabilities=Capabilities(context_window=context_window),
+                on_result=keep,
+            )
+        )
+    except (KeyboardInterrupt, Exception) as exc:
+        run["finished_at"] = dt.datetime.now(dt.UTC).isoformat()
+        run["partial"] = {"stopped_by": stopped_by(exc), "not_run": len(cases) - len(finished)}
+        order = {(c.suite, c.id): i for i, c in enumerate(cases)}
+        done = sorted(finished, key=lambda r: order.get((r.suite, r.id), len(cases)))
+        raise Interrupted(results.to_document(done, run)) from exc
+    run["finished_at"] = dt.datetime.now(dt.UTC).isoformat()
     return results.to_document(outcome, run)
+
+
+def stopped_by(exc: BaseException) -> str:
+    """What ended a run early: ``SIGINT``, or the error (the one inside a task group's)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, KeyboardInterrupt):
+        return "SIGINT"
+    return f"{type(exc).__name__}: {exc}"[:200]
 
 
 @app.command()
@@ -155,7 +196,7 @@ def run(
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=thinking, profile=profile
     )
-    doc = measure(console, cases, target, progress, context_window, **options)
+    doc = measure(console, cases, target, progress, context_window, out=out, **options)
     report.print_report(doc, console)
     if out:
         results.write(out, doc)
@@ -171,19 +212,56 @@ def measure(
     target: Endpoint,
     progress: bool,
     context_window: int | None,
+    out: Path | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Run the cases (with a progress bar if asked) against ``target``, whose context window
-    is the one given, else the one its models card states, else unknown."""
+    is the one given, else the one its models card states, else unknown.
+
+    A run that stops early (Ctrl-C, a bug) keeps what finished: its report is printed and
+    its partial document written to ``out`` (``--out``); then Ctrl-C exits ``INTERRUPTED``
+    and a bug goes on up. Only the end was saved: a Ctrl-C lost every finished case."""
     window = context_window or served_context_window(target)
     if window:
         console.print(f"context window: {window} tokens (answers longer than fit are cut)")
-    if not progress:
-        return run_document(cases, target, context_window=window, **options)
-    with _progress(console) as bar:
-        task = bar.add_task("cases", total=len(cases))
-        return run_document(
-            cases, target, context_window=window, on_result=lambda _: bar.advance(task), **options
+    try:
+        if not progress:
+            return run_document(cases, target, context_window=window, **options)
+        with _progress(console) as bar:
+            task = bar.add_task("cases", total=len(cases))
+            return run_document(
+                cases,
+                target,
+                context_window=window,
+                on_result=lambda _: bar.advance(task),
+                **options,
+            )
+    except Interrupted as stop:
+        keep_partial(console, stop.document, out)
+        if isinstance(stop.__cause__, KeyboardInterrupt):
+            raise typer.Exit(INTERRUPTED) from None
+        raise
+
+
+def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:
+    """Report and save the finished cases of a run that stopped early, saying so."""
+    report.print_report(doc, console)
+    note_partial(console, doc)
+    if out is None:
+        console.print("partial results not saved: no --out")
+        return
+    results.write(out, doc)
+    console.print(f"partial results: {out}")
+
+
+def note_partial(console: Console, doc: dict[str, Any]) -> None:
+    """A line saying that a results document is partial, and why, for its reports."""
+    partial = doc["run"].get("partial")
+    if isinstance(partial, dict):
+        finished, not_run = len(doc["cases"]), partial.get("not_run")
+        console.print(
+            f"partial run (stopped by {partial.get('stopped_by')}): {finished} cases"
+            f" finished, {not_run} not run"
         )
 
 
@@ -197,6 +275,7 @@ def report_command(
     doc = read_results(path)
     old = read_results(compare) if compare else None
     report.print_report(doc, console)
+    note_partial(console, doc)
     if old is not None:
         print_compare(console, old, doc)
 

@@ -169,7 +169,7 @@ def grade_structural_count(case: Case, text: str) -> Grade:
     except (TypeError, ValueError):
         raise CaseProblem(f"expected {case.expected!r} is not a count") from None
     got = count_units(text, unit)
-    verdict = f"{got} {unit}s, want {op} {want}"
+    verdict = f"{got} {unit.rstrip('s')}s, want {op} {want}"  # not "paragraphss"
     return _ok(verdict) if _OPS[op](got, want) else _fail("mismatch", verdict)
 
 
@@ -179,8 +179,9 @@ def grade_tool_call(case: Case, answer: Answer) -> Grade:
         kind: FailureKind = "mismatch" if answer.text.strip() else "no_answer"
         return _fail(kind, "no tool call")
     function = answer.tool_calls[0].get("function") or {}
-    name, raw = function.get("name"), function.get("arguments") or ""
-    raw = raw if isinstance(raw, str) else json.dumps(raw)
+    name, raw = function.get("name"), function.get("arguments")
+    if not isinstance(raw, str):  # an object (some servers send one): read as a model writes
+        raw = "" if raw is None else json.dumps(raw, ensure_ascii=False)  # "東京", not "\\u6771"
     expected = case.expected if isinstance(case.expected, Mapping) else {}
     if name != expected.get("tool"):
         return _fail("mismatch", f"called {name!r}, want {expected.get('tool')!r}")
@@ -194,9 +195,33 @@ def grade_tool_call(case: Case, answer: Answer) -> Grade:
             parsed = json.loads(raw)
         except json.JSONDecodeError:
             return _fail("syntax_error", "arguments are not JSON")
-        if parsed != expected["args_json"]:
+        if not same_json(expected["args_json"], parsed):
             return _fail("mismatch", f"arguments {_clip(raw)} != expected")
     return _ok(f"called {name}")
+
+
+def same_json(expected: Any, got: Any) -> bool:
+    """JSON equality, for ``args_json``'s "equals exactly": Python's ``==`` took ``true`` for
+    ``1`` (and ``false`` for ``0``, at any depth). A boolean equals only a boolean; numbers
+    compare by value (JSON has one number type: ``1.0`` is ``1``); objects need the same
+    keys, arrays the same items in order; strings are compared as they are."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return isinstance(expected, bool) and isinstance(got, bool) and expected == got
+    if isinstance(expected, int | float) and isinstance(got, int | float):
+        return expected == got
+    if isinstance(expected, Mapping):
+        return (
+            isinstance(got, Mapping)
+            and expected.keys() == got.keys()
+            and all(same_json(v, got[k]) for k, v in expected.items())
+        )
+    if isinstance(expected, list | tuple):
+        return (
+            isinstance(got, list)
+            and len(expected) == len(got)
+            and all(same_json(e, g) for e, g in zip(expected, got, strict=True))
+        )
+    return type(expected) is type(got) and bool(expected == got)
 
 
 def extract_code(text: str) -> str:

@@ -2,7 +2,9 @@
 
 Schema ``smf-evals-results/1`` is documented in ``docs/evals.md``; add fields, never rename.
 Pass rates count graded cases only (passed + failed): errors and N/A are reported beside them,
-and failure kinds count failures only (errors have kinds of their own).
+and failure kinds count failures only (errors have kinds of their own). A run that stopped
+before its end (Ctrl-C, a bug) is saved with the cases that finished and ``run.partial``:
+``{"stopped_by": "SIGINT" or the error, "not_run": how many cases did not finish}``.
 """
 
 from __future__ import annotations

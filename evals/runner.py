@@ -113,16 +113,28 @@ def request_body(
     return body
 
 
+UNFINISHED = frozenset({"abort", "error", "insufficient_system_resource"})
+"""Finish reasons that say the server stopped the answer, not the model: vLLM's and SGLang's
+"abort" (the engine dropped the request: shutdown, sleep mode, scale-down), vLLM's "error",
+DeepSeek's "insufficient_system_resource". The router's ``upstream_errors.UNFINISHED``."""
+
+
 def parse_answer(payload: Any) -> tuple[Answer, int | None]:
-    """Content, reasoning and tool calls from a chat completion; raises on a malformed one.
+    """Content, reasoning and tool calls from a chat completion; raises on a malformed one,
+    and on one the server stopped (``UNFINISHED``): graded, an engine abort's cut answer was
+    the model's failure, and the canary closed a route's gate on a backend restarting.
 
     Content given as a list of parts (some servers do) is their text joined."""
     try:
-        message = payload["choices"][0]["message"]
+        choice = payload["choices"][0]
+        message = choice["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise TransportProblem(f"malformed completion: {exc!r}") from exc
     if not isinstance(message, dict):
         raise TransportProblem(f"malformed completion: message is {type(message).__name__}")
+    reason = choice.get("finish_reason")
+    if reason in UNFINISHED:
+        raise TransportProblem(f"the answer was stopped (finish_reason {reason!r})")
     calls = well_formed(message.get("tool_calls") or [])
     if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
         raise TransportProblem("malformed completion: tool_calls is not a list of objects")

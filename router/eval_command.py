@@ -96,7 +96,7 @@ def run(
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile
     )
-    doc = eval_cli.measure(console, cases, target, progress, context_window, **options)
+    doc = eval_cli.measure(console, cases, target, progress, context_window, out=out, **options)
     if backend:
         doc["run"]["backend"] = backend
     report.print_report(doc, console)

@@ -108,6 +108,23 @@ def test_run_that_graded_nothing_exits_non_zero(tmp_path: Path, app: Typer) -> N
 
 
 @APPS
+def test_a_run_against_an_aborting_engine_graded_nothing(tmp_path: Path, app: Typer) -> None:
+    """An engine that aborts every request (`finish_reason: "abort"`) exited 0 with every
+    cut answer a failure of the model, where a 503 on each is errors and exit 3 (found in
+    review)."""
+    out = tmp_path / "abort.json"
+    with simulator(model="m") as server:
+        server.control("faults", {"fault": "abort"})
+        args = ["run", "--endpoint", server.url, "--model", "m", "--no-progress"]
+        result = CliRunner().invoke(app, [*args, "--suites", MATH, "--out", str(out)])
+        aborted = server.stats()["by_fault"].get("abort", 0)
+    assert result.exit_code == 3, result.output
+    cases = results.read(out)["cases"]
+    assert {(c["status"], c["failure_kind"]) for c in cases} == {("error", "transport")}
+    assert aborted == len(cases) > 0
+
+
+@APPS
 def test_a_password_in_the_endpoint_stays_out_of_the_results_file(
     tmp_path: Path, app: Typer
 ) -> None:

@@ -94,6 +94,12 @@ def test_structural_count_ops() -> None:
     assert (fail.failure_kind, fail.reason) == ("mismatch", "3 lines, want == 5")
 
 
+def test_a_plural_unit_is_named_once_plural() -> None:
+    """`unit: paragraphs` (counted as `paragraph`) gave the reason "2 paragraphss"."""
+    many = case("structural_count", 3, metadata={"unit": "paragraphs", "op": ">="})
+    assert text(many, "p1\n\np2").reason == "2 paragraphs, want >= 3"
+
+
 def test_structural_count_counts_stanzas_as_smf_bench_does() -> None:
     """smf-bench's instruction case v3.instruction.hard.05 counts `unit: stanza`; we called
     the unit unknown and failed every correct poem as the model's mismatch (found in review)."""
@@ -151,6 +157,35 @@ def test_tool_call_name_args_contains_and_args_json() -> None:
     assert grade(exact, call("f", '{"a": 1}')).passed
     assert not grade(exact, call("f", '{"a": 1, "b": 2}')).passed
     assert grade(exact, call("f", "{not json")).failure_kind == "syntax_error"
+
+
+def test_args_json_equals_exactly_as_json_values() -> None:
+    """FORMAT.md: `args_json` "equals the parsed arguments exactly". Python's `==` passed
+    `true` for an expected `1` and `0` for `false`, nested too (found in review); a JSON
+    number is one type, so `1.0` is `1`."""
+    exact = case("tool_call", {"tool": "f", "args_json": {"a": 1, "on": False, "xs": [0, 1]}})
+    right = '{"a": 1.0, "on": false, "xs": [0, 1]}'
+    assert grade(exact, call("f", right)).passed
+    for wrong in (
+        '{"a": true, "on": false, "xs": [0, 1]}',
+        '{"a": 1, "on": 0, "xs": [0, 1]}',
+        '{"a": 1, "on": false, "xs": [false, true]}',
+        '{"a": "1", "on": false, "xs": [0, 1]}',
+        '{"a": 1, "on": null, "xs": [0, 1]}',
+        '{"a": 1, "on": false, "xs": [0, 1, 2]}',
+    ):
+        assert grade(exact, call("f", wrong)).failure_kind == "mismatch", wrong
+
+
+def test_arguments_sent_as_an_object_are_read_as_the_text_a_model_writes() -> None:
+    """Arguments that come back as an object (not a JSON string) were dumped with
+    `\\uXXXX` escapes: "東京" was not found in them (found in review). An empty object is
+    an object too, not missing arguments."""
+    tokyo = case("tool_call", {"tool": "get_weather", "args_contains": {"location": "東京"}})
+    fn = {"name": "get_weather", "arguments": {"location": "東京都"}}
+    assert grade(tokyo, Answer(tool_calls=[{"function": fn}])).passed
+    empty = case("tool_call", {"tool": "now", "args_json": {}})
+    assert grade(empty, Answer(tool_calls=[{"function": {"name": "now", "arguments": {}}}])).passed
 
 
 def test_extract_code_only_when_the_answer_starts_with_a_fence() -> None:

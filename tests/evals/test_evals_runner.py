@@ -93,6 +93,37 @@ async def test_transport_problems_are_errors_not_failures(sim: Running) -> None:
     assert sim.stats()["by_fault"] == {"server_error": 1, "malformed_chunk": 1, "no_response": 1}
 
 
+async def test_an_answer_the_server_stopped_is_an_error_not_a_failure(sim: Running) -> None:
+    """vLLM's engine dropping a request (`finish_reason: "abort"`: shutdown, sleep mode,
+    scale-down) sends the answer so far: it was graded, the model failed for the server's
+    restart, and the canary closed a gate on it (found in review). vLLM's "error" is the
+    same; the simulator does not send it, so its reply is bent through `ask_one`."""
+    math, tool = pick("smf.math.hard.01", "smf.tool_calling.easy.01")
+    aborting = endpoint(sim, headers={"x-sim-fault": "abort"})
+    out = await run_cases([math, tool], aborting)
+    assert [(r.status, r.failure_kind) for r in out] == [("error", "transport")] * 2
+    assert out[0].detail == "the answer was stopped (finish_reason 'abort')"
+
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
+
+        async def failed(body: dict[str, Any]) -> Any:
+            reply = await ask(client, endpoint(sim), body)  # the simulator's own reply
+            reply["choices"][0]["finish_reason"] = "error"
+            return reply
+
+        (errored,) = await run_cases([math], endpoint(sim), ask_one=failed)
+    assert (errored.status, errored.failure_kind) == ("error", "transport")
+    assert errored.detail == "the answer was stopped (finish_reason 'error')"
+    assert (await run_cases([math], endpoint(sim)))[0].status == "pass"  # unfaulted: graded
+
+
+def test_the_runner_knows_the_finish_reasons_the_router_treats_as_stopped() -> None:
+    from evals.runner import UNFINISHED
+    from router.upstream_errors import UNFINISHED as ROUTER_UNFINISHED
+
+    assert UNFINISHED == ROUTER_UNFINISHED
+
+
 async def test_unreachable_endpoint_is_an_error() -> None:
     with simulator(model=MODEL) as server:
         url = server.url
