@@ -11,7 +11,9 @@ routing saw idle, and live requests queued behind its cases. Results go to the l
 (`router.gating`) decides the gates that the state source hands the policy. A bug on the
 way to one backend (anything but the transport errors the runner maps) costs that backend's
 round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
-kind of error.
+kind of error. A backend that stops answering, a run's deadline and a stop (SIGTERM) end a
+round early (`router.canary_bound`); the sample goes on where the ledger's latest round
+ended (`router.canary_rotation`).
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ from evals.suite import SHIPPED, Case, load
 from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog, kind_of
+from router.canary_bound import Bounded, RunEnd
 from router.canary_gates import ensure_gated
 from router.canary_judge import CanaryMetrics, Judge, gate_book
+from router.canary_rotation import resume, rotating_sample
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
 from router.errors import UpstreamError
@@ -70,26 +74,14 @@ def endpoint_of(settings: BackendSettings) -> Endpoint:
     )
 
 
-def rotating_sample(cases: Sequence[Case], per_suite: int, offsets: dict[str, int]) -> list[Case]:
-    """The next `per_suite` cases of each suite, wrapping around; advances `offsets`."""
-    by_suite: dict[str, list[Case]] = {}
-    for case in cases:
-        by_suite.setdefault(case.suite, []).append(case)
-    sample: list[Case] = []
-    for suite, members in sorted(by_suite.items()):
-        start = offsets.get(suite, 0) % len(members)
-        take = min(per_suite, len(members))
-        sample.extend(members[(start + i) % len(members)] for i in range(take))
-        offsets[suite] = (start + take) % len(members)
-    return sample
-
-
 class Canary:
     """Runs the schedule and owns the gate book; `gated()` is what routing reads.
 
     In a router, `config` and `adapters` read the running config and backends, so each run
     follows a hot reload and reaches a litellm backend through the very adapter live traffic
     uses; on its own (`smf-router canary`), it takes a config and makes its own adapters.
+    Given `history` (the ledger's directory), its first run's sample goes on after the
+    ledger's latest round; `deadline_s` bounds each run (None: no deadline).
     """
 
     def __init__(
@@ -104,6 +96,8 @@ class Canary:
         clock: Callable[[], float] = time.time,
         adapters: Callable[[], Mapping[str, Backend]] | None = None,
         observers: Sequence[ReplayObserver] = (),
+        history: Path | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -117,6 +111,10 @@ class Canary:
         self.runs = 0
         self.last_run: dict[str, dict[str, Any]] = {}
         self._offsets: dict[str, int] = {}
+        self._history = history  # read once, at the first run
+        self.deadline_s = deadline_s
+        self.stopped: str | None = None  # why `stop` ended the runs
+        self._end: RunEnd | None = None  # the current run's
         self._client: httpx.AsyncClient | None = None
         self._client_shape: tuple[float, int] = (0.0, 0)
         self._adapters: dict[str, Backend] = {}  # litellm backends, made on first use
@@ -168,11 +166,26 @@ class Canary:
 
     async def run_once(self) -> None:
         """One run: the same rotating sample against every backend, backends in parallel."""
+        self._end = end = RunEnd(self.deadline_s)
+        if self.stopped is not None:
+            end.stop(self.stopped)
+        if self._history is not None:
+            history, self._history = self._history, None
+            self._offsets = await asyncio.to_thread(resume, history, self.cases, self.clock())
         self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
         run_id = uuid.uuid4().hex[:16]
-        await asyncio.gather(*(self._run_backend(b, sample, run_id) for b in self.backends))
+        runs = (self._run_backend(b, sample, run_id, end) for b in self.backends)
+        await asyncio.gather(*runs)
         self.runs += 1
+
+    def stop(self, why: str) -> None:
+        """End the run under way (`why`, e.g. "SIGTERM", is said in its errors): each
+        backend's round ends with the cases it finished, the rest as errors, its rows
+        written. Runs after it ask nothing."""
+        self.stopped = why
+        if self._end is not None:
+            self._end.stop(why)
 
     def _skip_reason(self, backend: BackendSettings) -> str | None:
         state = self.states().get(backend.name)
@@ -184,13 +197,15 @@ class Canary:
             return "saturated"
         return None
 
-    async def _run_backend(self, backend: BackendSettings, sample: list[Case], run_id: str) -> None:
+    async def _run_backend(
+        self, backend: BackendSettings, sample: list[Case], run_id: str, end: RunEnd
+    ) -> None:
         started, began = self.clock(), time.monotonic()
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         if reason is None:
             try:
-                results = await self._probe(backend, sample)
+                results = await self._probe(backend, sample, end)
             except Exception as exc:  # this backend's round alone: the others' results stand
                 self._round_bugs.failed(backend.name, exc)
                 results = [round_failed(case, exc) for case in sample]
@@ -208,7 +223,9 @@ class Canary:
         self.last_run[backend.name] = summary
         self.judge.judge(backend.name, results, started)
 
-    async def _probe(self, backend: BackendSettings, sample: list[Case]) -> list[CaseResult]:
+    async def _probe(
+        self, backend: BackendSettings, sample: list[Case], end: RunEnd
+    ) -> list[CaseResult]:
         state = self.states().get(backend.name, BackendState())
         endpoint = endpoint_of(backend)
         client: httpx.AsyncClient | None = None  # none for an adapter
@@ -224,7 +241,10 @@ class Canary:
             thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
             capabilities=Capabilities(context_window=context_window(state, backend)),
             client=client,
-            ask_one=counted(self.observers, backend.name, send),  # each call as load
+            # each call as load, within the round's bounds (`router.canary_bound`)
+            ask_one=Bounded(
+                counted(self.observers, backend.name, send), end, self.settings.timeout_s
+            ),
         )
 
     async def _http(self) -> httpx.AsyncClient:
@@ -359,6 +379,7 @@ def install(components: Any) -> None:
         states=lambda: components.gateway.state_source.states(),
         adapters=lambda: components.backends,
         observers=components.replay_observers,
+        history=Path(config.ledger.path),
     )
     ensure_gated(gateway, canary.gated)
 

@@ -4,6 +4,8 @@ For deployments where the schedule lives outside the routers (a Kubernetes CronJ
 it once per cluster; routers without `canary.enabled` read its rounds back from the ledger,
 `router.canary_follow`); a router with `canary.enabled` runs the same rounds itself.
 It prints one line per backend for a person (`--json`: the round's summaries for scripts).
+A SIGTERM (Kubernetes' `activeDeadlineSeconds`) or `--deadline-s` ends the round early:
+each backend's rows are written with what it finished (`router.canary_bound`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import signal
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,12 +27,15 @@ from evals.runner import Endpoint, run_cases
 from router.canary import Canary, Runner, endpoint_of, load_cases, round_failed
 from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
+from router.config import Backend as BackendSettings
+from router.config import ConfigError
 from router.ledger import LedgerWriter
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
 
 MAX_DETAILS = 3  # distinct error details shown per backend, most common first
 MAX_DETAIL_CHARS = 200
+STOPPED = 128 + signal.SIGTERM  # the exit status of a round a SIGTERM ended, as a shell's
 
 
 class ErrorDetails:
@@ -100,30 +107,60 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print each backend's summary as JSON instead.")
     ] = False,
+    deadline_s: Annotated[
+        float | None,
+        typer.Option(
+            "--deadline-s",
+            min=0,
+            help="End the round this many seconds after it starts: cases still unanswered "
+            "are recorded as errors (default: no deadline).",
+        ),
+    ] = None,
 ) -> None:
     """Run one rotating sample of every suite against every backend and record the results."""
     settings = load_or_exit(config)
     if settings is None:
         typer.echo("error: no config: give --config or set SMF_ROUTER_CONFIG", err=True)
         raise typer.Exit(2)
+    try:  # before the ledger's writer starts: a bad suite is a message, not a traceback
+        cases = load_cases(settings)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     book = gate_book(settings.canary)
-    writer = LedgerWriter(Path(settings.ledger.path), settings.ledger.flush_interval_s)
+    ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
+    writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
     writer.start()
     errors = ErrorDetails()
-    canary = Canary(settings, load_cases(settings), book, rows=writer, runner=errors)
+    canary = Canary(
+        settings, cases, book, rows=writer, runner=errors, history=ledger, deadline_s=deadline_s
+    )
 
     async def once() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, canary.stop, "SIGTERM")
         try:
             await canary.run_once()
         finally:
+            loop.remove_signal_handler(signal.SIGTERM)
             await canary.aclose()
 
     try:
         asyncio.run(once())
     finally:
         writer.close()
+    show(canary, errors, settings.backends, as_json)
+    if canary.stopped is not None:
+        typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
+        raise typer.Exit(STOPPED)
+
+
+def show(
+    canary: Canary, errors: ErrorDetails, backends: Sequence[BackendSettings], as_json: bool
+) -> None:
+    """Each backend's round, for a person or (`as_json`) for a script."""
     last = canary.status().get("last_run", {})
-    ran = [backend for backend in settings.backends if backend.name in last]
+    ran = [backend for backend in backends if backend.name in last]
     if as_json:
         shown = [
             {

@@ -1,0 +1,87 @@
+"""How long a canary round may take: a backend that stopped answering, a deadline, a stop.
+
+A backend that accepts requests and never answers cost `timeout_s` per case: with the
+defaults, 21 cases at concurrency 2 and 120 s each, 22 minutes. That is past the CronJob's
+`activeDeadlineSeconds`, whose SIGTERM then killed `smf-router canary run` before that
+backend's row was written, so a hung backend was never recorded; in a router, whose run
+waits for every backend, it held back every backend's next round (found in review). Now:
+
+- after `UNANSWERED` cases in a row got no reply within `timeout_s`, a round asks its
+  backend nothing more (its other cases are errors, "not asked"): a hung backend costs
+  `ceil(UNANSWERED / concurrency)` timeouts. Other failures (a refused connection, an
+  HTTP error: mostly quick) neither count nor reset the count, and keep their own detail;
+- a run may have a deadline (`smf-router canary run --deadline-s`), and may be stopped
+  (SIGTERM): the cases still waiting for a reply then end as errors at once, cases not
+  asked yet are not asked, and each backend's round ends with what it finished, its rows
+  written as usual.
+
+The bounds act on each case's request, inside the eval runner: it returns every result,
+and the rows of a cut round are whole (`canary_follow` judges a round once all its results
+are on disk). Errors are never a quality verdict, so a cut round closes no gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from evals.runner import Ask, TransportProblem
+
+UNANSWERED = 2  # cases in a row without a reply within timeout_s that end a backend's round
+
+
+class RunEnd:
+    """When a canary run's waiting ends: at its deadline (None: none), or when stopped."""
+
+    def __init__(self, deadline_s: float | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        self.when: float | None = None
+        self.why = ""  # what ended it, as the errors say
+        if deadline_s is not None:
+            self.when, self.why = loop.time() + deadline_s, f"deadline {deadline_s:g} s"
+        self.waiting: set[asyncio.Timeout] = set()  # requests in flight, cut when stopped
+
+    def passed(self) -> bool:
+        return self.when is not None and asyncio.get_running_loop().time() >= self.when
+
+    def stop(self, why: str) -> None:
+        """End the run now (`why`: "SIGTERM"): requests in flight end as errors, the rest
+        are not asked."""
+        now = asyncio.get_running_loop().time()
+        if self.when is None or self.when > now:
+            self.when, self.why = now, why
+        for waiting in list(self.waiting):
+            waiting.reschedule(now)
+
+
+class Bounded:
+    """One backend's requests within its round's bounds (an `Ask`, as the runner takes)."""
+
+    def __init__(self, send: Ask, end: RunEnd, timeout_s: float) -> None:
+        self.send = send
+        self.end = end
+        self.timeout_s = timeout_s
+        self.unanswered = 0  # cases in a row that got no reply within timeout_s
+
+    async def __call__(self, body: dict[str, Any]) -> Any:
+        if self.unanswered >= UNANSWERED:
+            within = f"within {self.timeout_s:g}s"
+            raise TransportProblem(f"not asked: {UNANSWERED} cases in a row got no reply {within}")
+        if self.end.passed():
+            raise TransportProblem(f"not asked: the round had ended ({self.end.why})")
+        cutoff = asyncio.timeout_at(self.end.when)
+        try:
+            async with cutoff:
+                self.end.waiting.add(cutoff)
+                reply = await self.send(body)
+        except TimeoutError:
+            if not cutoff.expired():
+                raise
+            raise TransportProblem(f"no reply before the round ended ({self.end.why})") from None
+        except asyncio.CancelledError:
+            self.unanswered += 1  # the runner's `timeout_s` for this case (or the run's end)
+            raise
+        finally:
+            self.end.waiting.discard(cutoff)
+        self.unanswered = 0
+        return reply

@@ -1,0 +1,216 @@
+"""`smf-router canary run` as the CronJob runs it: a sample that rotates from one process to
+the next, rounds a hung backend, a deadline or a SIGTERM cannot leave unrecorded, and a
+suite that does not load said in one line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evals.suite import SHIPPED, Case, load
+from router.canary import Canary, endpoint_of
+from router.canary_bound import UNANSWERED
+from router.canary_cli import ErrorDetails
+from router.canary_follow import finished_rounds
+from router.canary_rotation import resumed_offsets
+from router.config import CanarySettings, parse
+from router.gating import GateBook
+from router.ledger import Ledger
+from router.ledger.recent import RecentRows
+from tests.harness import VENV_BIN, Running, config_for, router, simulator, wait_until
+from tests.slots import must_reach, status_extra
+
+MATH = str(SHIPPED / "math")
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+
+
+def _config(tmp: Path, sim: Running, hung: bool = False, **canary: Any) -> dict[str, Any]:
+    """`local` on the simulator and, with `hung`, a backend there that never answers."""
+    backends = [{"name": "local", "tier": "local", "base_url": sim.url, "model": "local-model"}]
+    if hung:  # the simulator's per-model fault: the request is read and never answered
+        model = "local-model+no_response"
+        backends.append({"name": "hung", "tier": "local", "base_url": sim.url, "model": model})
+    return {
+        "backends": backends,
+        "routes": {intent: [b["name"] for b in backends] for intent in INTENTS},
+        "ledger": {"path": str(tmp / "ledger"), "flush_interval_s": 0.1},
+        "resilience": {"enabled": False},
+        "canary": {"suites": MATH, "sample_per_suite": 3, "concurrency": 1, **canary},
+    }
+
+
+def _written(tmp: Path, data: dict[str, Any]) -> Path:
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _command(path: Path, *extra: str) -> list[str]:
+    return [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path), *extra]
+
+
+def test_each_cronjob_run_goes_on_where_the_last_one_ended(tmp_path: Path) -> None:
+    """Each `canary run` process made a new Canary whose rotation started at 0: every
+    CronJob round tested the same first three cases of each suite (found in review)."""
+    with simulator(profile="vllm", model="local-model") as sim:
+        path = _written(tmp_path, _config(tmp_path, sim))
+        for _ in range(3):
+            done = subprocess.run(_command(path), capture_output=True, text=True, timeout=180)
+            assert done.returncode == 0, done.stderr
+    rows = Ledger(tmp_path / "ledger").sql(
+        "select run_id, list(case_id) from canary_results group by run_id order by min(ts)"
+    )
+    runs = [set(ids) for _, ids in rows]
+    assert len(runs) == 3 and all(len(ids) == 3 for ids in runs)
+    assert len(set().union(*runs)) == 9  # three runs, nine of the suite's eleven cases
+    first = [case.id for case in load(SHIPPED / "math")]
+    assert [sorted(ids) for ids in runs] == [sorted(first[i : i + 3]) for i in (0, 3, 6)]
+
+
+def _case(suite: str, i: int) -> Case:
+    return Case(f"{suite}-{i}", f"{suite} {i}", suite, "easy", f"q{i}", "exact_match")
+
+
+def test_the_rotation_resumes_after_the_latest_round_even_one_that_wrapped() -> None:
+    cases = [_case("math", i) for i in range(5)] + [_case("coding", i) for i in range(2)]
+
+    def row(run: str, ts: float, case: str) -> dict[str, Any]:
+        return {"run_id": run, "ts": ts, "suite": case.split("-")[0], "case_id": case}
+
+    old = [row("a", 1.0, c) for c in ("math-0", "math-1", "math-2")]
+    wrapped = [row("b", 2.0, c) for c in ("math-3", "math-4", "math-0", "coding-0", "coding-1")]
+    assert resumed_offsets(cases, old) == {"math": 3}
+    assert resumed_offsets(cases, old + wrapped) == {"math": 1}  # the suite ran whole: coding at 0
+    assert resumed_offsets(cases, []) == {}
+
+
+def test_a_hung_backend_ends_its_round_after_two_unanswered_cases(tmp_path: Path) -> None:
+    """A backend that accepts requests and never answers cost `timeout_s` for every case
+    (with the defaults 21 x 120 s / 2, past the CronJob's deadline; in a router, every
+    backend's next round waited for it). Now two cases without a reply end its round."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+
+    class Rows:
+        def submit_row(self, table: str, row: dict[str, Any]) -> None:
+            rows.append((table, row))
+
+    with simulator(profile="vllm", model="local-model") as sim:
+        config = parse(_config(tmp_path, sim, hung=True, timeout_s=2))
+        details = ErrorDetails()
+        canary = Canary(config, load(SHIPPED / "math"), GateBook({}), Rows(), runner=details)
+
+        async def once() -> None:
+            try:
+                await canary.run_once()
+            finally:
+                await canary.aclose()
+
+        asyncio.run(once())
+        asked = sim.completions()
+    runs = [row for table, row in rows if table == "canary_runs"]
+    assert [run["backend"] for run in runs] == ["local", "hung"]  # local did not wait for it
+    assert runs[0]["passed"] == 3 and (runs[1]["cases"], runs[1]["errors"]) == (3, 3)
+    assert asked == 3 + 2  # the third case of hung was never sent
+    hung = config.backends[1]
+    assert dict(details.common(endpoint_of(hung))) == {
+        "no reply within 2s": 2,
+        "not asked: 2 cases in a row got no reply within 2s": 1,
+    }
+
+
+def test_a_sigterm_writes_the_rounds_it_ended(tmp_path: Path) -> None:
+    """Kubernetes' activeDeadlineSeconds ends the job with a SIGTERM: the process died at
+    once, and the hung backend's round was never written (found in review). Now its round
+    ends with what it finished, written, and its exit status says it was stopped."""
+    with simulator(profile="vllm", model="local-model") as sim:
+        path = _written(tmp_path, _config(tmp_path, sim, hung=True, timeout_s=60))
+        runs = RecentRows(tmp_path / "ledger", "canary_runs")
+        pipe = subprocess.PIPE
+        job = subprocess.Popen(_command(path), stdout=pipe, stderr=pipe, text=True)
+        try:
+            local_written = wait_until(
+                lambda: any(r["backend"] == "local" for r in runs.read("2000-01-01")), 60
+            )
+            assert local_written and job.poll() is None  # hung still waits for its first reply
+            job.send_signal(signal.SIGTERM)
+            out, err = job.communicate(timeout=60)
+        finally:
+            job.kill()
+    assert job.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by SIGTERM" in err
+    assert "1 × no reply before the round ended (SIGTERM)" in out
+    ledger = Ledger(tmp_path / "ledger")
+    written = ledger.sql("select backend, cases, errors from canary_runs order by backend")
+    assert written == [("hung", 3, 3), ("local", 3, 0)]
+    results = RecentRows(tmp_path / "ledger", "canary_results").read("2000-01-01")
+    whole = finished_rounds(runs.read("2000-01-01"), results, ())
+    assert sorted(r.summary["backend"] for r in whole) == ["hung", "local"]  # all on disk
+
+
+def test_a_deadline_ends_the_round_with_its_rows_written(tmp_path: Path) -> None:
+    with simulator(profile="vllm", model="local-model") as sim:
+        path = _written(tmp_path, _config(tmp_path, sim, hung=True, timeout_s=60))
+        command = _command(path, "--json", "--deadline-s", "3")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    local, hung = json.loads(done.stdout)
+    assert local["passed"] == 3 and (hung["cases"], hung["errors"]) == (3, 3)
+    assert hung["error_details"] == {
+        "no reply before the round ended (deadline 3 s)": 1,
+        "not asked: the round had ended (deadline 3 s)": 2,
+    }
+    assert Ledger(tmp_path / "ledger").sql("select count(*) from canary_runs") == [(2,)]
+
+
+def test_suites_that_do_not_load_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    """It printed a traceback, after starting the ledger's writer (found in review)."""
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "noid.yaml").write_text("prompt: hi\nevaluator: text_match\nexpected: hi\n")
+    data = _config(tmp_path, Running("http://127.0.0.1:9/v1", ""))
+    data["canary"]["suites"] = str(suites)
+    done = subprocess.run(
+        _command(_written(tmp_path, data)), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: canary.suites: ") and "has no 'id'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "ledger").exists()
+
+
+def test_a_restarted_router_goes_on_where_its_canary_left_off(tmp_path: Path) -> None:
+    """A router's canary kept its place in memory only: each restart ran the first cases
+    of each suite again."""
+    canary = {"enabled": True, "interval_s": 3600, "suites": MATH, "sample_per_suite": 3}
+    with simulator(profile="vllm", model="local-model") as sim:
+        config = config_for({"local": sim}, tmp_path, canary=canary)
+        for _ in range(2):  # the ledger is flushed as each router stops
+            with router(config) as r:
+                must_reach(lambda: status_extra(r)["canary"]["runs"] == 1, "a round", 60)
+    rows = Ledger(tmp_path / "ledger").sql(
+        "select list(case_id) from canary_results group by run_id order by min(ts)"
+    )
+    first = [case.id for case in load(SHIPPED / "math")]
+    assert [sorted(ids) for (ids,) in rows] == [sorted(first[:3]), sorted(first[3:6])]
+
+
+def test_the_cronjob_ends_its_round_before_kubernetes_stops_it() -> None:
+    """The job ran rounds of up to 21 x 120 s / 2 under an activeDeadlineSeconds of 600:
+    a hung backend was never recorded (found in review). Its `--deadline-s` must end the
+    round with time to spare, and leave a hung backend its two timeouts."""
+    path = Path(__file__).resolve().parents[2] / "deploy/k8s/canary-cronjob.yaml"
+    job = next(d for d in yaml.safe_load_all(path.read_text()) if "canary" in d["metadata"]["name"])
+    spec = job["spec"]["jobTemplate"]["spec"]
+    (container,) = spec["template"]["spec"]["containers"]
+    command = container["command"]
+    deadline = float(command[command.index("--deadline-s") + 1])
+    defaults = CanarySettings()  # the ConfigMap's canary section sets none of these
+    hung = math.ceil(UNANSWERED / defaults.concurrency) * defaults.timeout_s
+    assert hung < deadline <= spec["activeDeadlineSeconds"] - 60
