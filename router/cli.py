@@ -98,10 +98,27 @@ def config_check(config: ConfigOption = None) -> None:
     if demo:
         typer.echo("# no config and no backend variables: `serve` would start in DEMO MODE")
         return
+    check_canary_suites(loaded)  # type: ignore[arg-type]
     shown = masked(loaded)  # type: ignore[arg-type]
     typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
     for warning in loaded.key_warnings():  # type: ignore[attr-defined]
         typer.echo(f"warning: {warning}", err=True)
+
+
+def check_canary_suites(config: Config) -> None:
+    """`canary.suites` loaded as `smf-router canary run` (the CronJob) loads them: with
+    `canary.enabled: false` nothing else does, and a case without an id passed the check
+    only to fail every round of the job (found in review)."""
+    from router.canary import load_cases
+    from router.config import ConfigError
+
+    if config.canary.suites is None:
+        return  # the shipped suites
+    try:
+        load_cases(config)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _routing_config(path: Path | None) -> Config:

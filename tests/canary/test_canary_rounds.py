@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from evals.suite import SHIPPED, Case, load
@@ -169,16 +170,23 @@ def test_a_deadline_ends_the_round_with_its_rows_written(tmp_path: Path) -> None
     assert Ledger(tmp_path / "ledger").sql("select count(*) from canary_runs") == [(2,)]
 
 
-def test_suites_that_do_not_load_are_one_line_and_exit_2(tmp_path: Path) -> None:
-    """It printed a traceback, after starting the ledger's writer (found in review)."""
+@pytest.mark.parametrize("command", ["canary run", "config check"])
+def test_suites_that_do_not_load_are_one_line_and_exit_2(tmp_path: Path, command: str) -> None:
+    """`canary run` printed a traceback, after starting the ledger's writer; `config check`
+    passed the file, as only an enabled canary loaded its suites, though the CronJob runs
+    them with `canary.enabled: false` (found in review)."""
     suites = tmp_path / "suites"
     suites.mkdir()
     (suites / "noid.yaml").write_text("prompt: hi\nevaluator: text_match\nexpected: hi\n")
     data = _config(tmp_path, Running("http://127.0.0.1:9/v1", ""))
     data["canary"]["suites"] = str(suites)
-    done = subprocess.run(
-        _command(_written(tmp_path, data)), capture_output=True, text=True, timeout=60
+    path = _written(tmp_path, data)
+    argv = (
+        _command(path)
+        if command == "canary run"
+        else [str(VENV_BIN / "smf-router"), "config", "check", "--config", str(path)]
     )
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith("error: canary.suites: ") and "has no 'id'" in done.stderr
     assert "Traceback" not in done.stderr
