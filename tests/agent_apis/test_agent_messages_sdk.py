@@ -298,3 +298,29 @@ def test_a_messages_stream_the_client_leaves_records_estimated_output(
             record = records.wait(2.0)
     assert record.outcome == "cancelled"
     assert record.usage.estimated and record.usage.completion_tokens >= 6
+
+
+def test_a_pdf_alone_is_classified_as_an_image_alone_is(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """The router's placeholder for a document chat cannot carry was classified as the
+    user's words: a PDF alone went to the reasoning route (found in review). The backend
+    that speaks chat is still told a document was there."""
+    pdf = {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}
+    png = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
+    heard = {}
+    for kind, source in (("document", pdf), ("image", png)):
+        raw = client(proxy).messages.with_raw_response.create(
+            model="auto",
+            max_tokens=20,
+            messages=[{"role": "user", "content": [{"type": kind, "source": source}]}],  # type: ignore[misc, list-item]
+        )
+        heard[kind] = (raw.headers["x-smf-intent"], raw.headers["x-smf-confidence"])
+    assert heard["document"] == heard["image"]
+    client(proxy).messages.create(
+        model="cloud",
+        max_tokens=20,
+        messages=[{"role": "user", "content": [{"type": "document", "source": pdf}]}],  # type: ignore[misc, list-item]
+    )
+    sent = servers["cloud"].stats()["last_request"]["messages"]
+    assert "a document was attached here" in sent[-1]["content"]

@@ -240,3 +240,31 @@ def test_consecutive_assistant_turns_merge_and_empty_ones_go() -> None:
     assert [m["role"] for m in chat] == ["user", "assistant", "tool", "tool", "user"]
     assert [c["id"] for c in chat[1]["tool_calls"]] == ["t1", "t2"] and chat[1]["content"] == "a"
     assert "document" in chat[4]["content"]
+
+
+def test_a_long_run_of_assistant_turns_becomes_one_message_in_order() -> None:
+    """A run is merged once at its end (merging turn by turn was quadratic, found in review):
+    every text and call of the run, in order, in one message; a user turn ends the run."""
+    turns: list[dict[str, object]] = [{"role": "user", "content": "go"}]
+    texts, ids = [], []
+    for i in range(300):
+        if i % 5 == 0:  # a turn of plain text
+            texts.append(f"said {i}")
+            turns.append({"role": "assistant", "content": texts[-1]})
+            continue
+        blocks: list[dict[str, object]] = [{"type": "thinking", "thinking": "hm"}]
+        if i % 3:
+            texts.append(f"text {i}")
+            blocks.append({"type": "text", "text": texts[-1]})
+        if i % 2:  # neither text nor call (i = 6, 12, …): a thinking-only turn, dropped
+            ids.append(f"t{i}")
+            blocks.append({"type": "tool_use", "id": ids[-1], "name": "f", "input": {"i": i}})
+        turns.append({"role": "assistant", "content": blocks})
+    turns += [{"role": "assistant", "content": ""}, {"role": "user", "content": "more"}]
+    turns += [{"role": "assistant", "content": "one"}, {"role": "assistant", "content": "two"}]
+    chat = anthropic_request.to_chat({"model": "auto", "messages": turns})["messages"]
+    assert [m["role"] for m in chat] == ["user", "assistant", "user", "assistant"]
+    assert chat[1]["content"] == "\n".join(texts)
+    assert [c["id"] for c in chat[1]["tool_calls"]] == ids
+    assert chat[1]["tool_calls"][0]["function"]["arguments"] == '{"i":1}'
+    assert chat[3] == {"role": "assistant", "content": "one\ntwo"}

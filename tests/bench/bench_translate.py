@@ -10,6 +10,10 @@ root to compare versions: it imports `router` from the working directory.
 
 `--long-call FRAGMENTS` times instead what the relay's tally spends keeping one long tool
 call (an agent writing a large file) for shadow comparison, chat and Messages events alike.
+
+`--requests` times instead the request side on Messages bodies of many consecutive assistant
+turns, each within the 8 MiB body limit: `to_chat` on the whole body (what is forwarded,
+run on the event loop) and `chat_view` (what the classifier reads), median wall ms.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from typing import Any
 sys.path.insert(0, str(Path.cwd()))
 
 from router.relay import Tally
-from router.translate import anthropic_reply, responses_reply
+from router.translate import anthropic_reply, anthropic_request, responses_reply
+from router.translate.view import chat_view
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -97,11 +102,55 @@ def tally_ms(api: str, events: list[dict[str, Any]]) -> float:
     return elapsed
 
 
+def assistant_runs() -> dict[str, dict[str, Any]]:
+    """Messages bodies whose assistant turns all merge into one chat message."""
+    texts = [(64, 120_000), (1_000, 8_000), (10_000, 700), (50_000, 60)]
+    bodies = {
+        f"{n:,} text turns of {size:,} chars": [
+            {"role": "assistant", "content": [{"type": "text", "text": "a" * size}]}
+        ]
+        * n
+        for n, size in texts
+    }
+    for n in (10_000, 40_000):
+        bodies[f"{n:,} tool_use-only turns"] = [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": str(i), "name": "t"}]}
+            for i in range(n)
+        ]
+    return {
+        label: {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "go"}, *t]}
+        for label, t in bodies.items()
+    }
+
+
+def median_ms(work: Callable[[], Any], times: int = 5) -> float:
+    spent = []
+    for _ in range(times):
+        started = time.perf_counter()
+        work()
+        spent.append(time.perf_counter() - started)
+    return sorted(spent)[times // 2] * 1e3
+
+
+def requests() -> None:
+    print("| body | MiB | to_chat ms | chat_view ms |")
+    print("|---|---|---|---|")
+    for label, body in assistant_runs().items():
+        mib = len(json.dumps(body)) / 2**20
+        forwarded = median_ms(lambda b=body: anthropic_request.to_chat(b), 3)
+        view = median_ms(lambda b=body: chat_view("messages", b))
+        print(f"| {label} | {mib:.1f} | {forwarded:,.1f} | {view:,.1f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300, help="whole streams per cell")
     parser.add_argument("--long-call", type=int, default=0, help="fragments of one tool call")
+    parser.add_argument("--requests", action="store_true", help="Messages bodies → chat")
     args = parser.parse_args()
+    if args.requests:
+        requests()
+        return
     if args.long_call:
         fragments = min(max(args.long_call, 3), 100_000)
         for api, events in long_call(fragments).items():
