@@ -160,7 +160,8 @@ class Dispatcher:
         except asyncio.CancelledError:
             self._failed(backend, attempt, span, started, "cancelled", None)
             raise
-        except Exception as exc:  # a reply nothing foresaw (or a bug): count it, fall back
+        except Exception as exc:  # a reply nothing foresaw (or a bug reading it): count it,
+            # fall back. A bug making the request is a `RouterFault` (`backends.base.building`).
             log.exception("attempt on %s failed unexpectedly", settings.name)
             self._failed(backend, attempt, span, started, Malformed.kind, attempt.status)
             raise Malformed(

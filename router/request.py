@@ -17,6 +17,13 @@ from router.translate.responses_request import content_text
 
 _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+# Objects and arrays nested in one another, the body itself level 1. orjson reads up to 1024
+# levels but writes no more than 254 ("Recursion limit reached"), and the router writes what
+# it reads: the body it forwards, a translated body that puts the client's values a level or
+# two deeper, the token estimate of `tools`. A body between the two limits passed every check
+# and then failed, blamed on a backend. 128 (serde_json's default limit too) leaves room for
+# that wrapping; no real schema, tool argument or metadata nests anywhere near it.
+MAX_JSON_DEPTH = 128
 
 
 def parse_json(raw: bytes) -> dict[str, Any]:
@@ -28,7 +35,33 @@ def parse_json(raw: bytes) -> dict[str, Any]:
         raise BadRequest(f"the request body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise BadRequest("the request body must be a JSON object")
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_DEPTH:  # else it cannot be that deep
+        _check_depth(body)
     return body
+
+
+def _check_depth(body: dict[str, Any]) -> None:
+    """Raise `BadRequest` naming the top-level field nested deeper than `MAX_JSON_DEPTH`.
+    Level by level, without recursion: the point is a body too deep to recurse into."""
+    for key, value in body.items():
+        if type(value) is not dict and type(value) is not list:
+            continue
+        level = [value]  # the containers of level 2
+        for _ in range(MAX_JSON_DEPTH - 1):
+            level = [
+                child
+                for node in level
+                for child in (node.values() if type(node) is dict else node)
+                if type(child) is dict or type(child) is list
+            ]
+            if not level:
+                break
+        else:  # containers at level MAX_JSON_DEPTH + 1
+            raise BadRequest(
+                f"'{key}' is nested too deeply: the request body may nest JSON objects and "
+                f"arrays at most {MAX_JSON_DEPTH} levels deep",
+                param=key,
+            )
 
 
 def validate(api: Api, body: dict[str, Any]) -> None:

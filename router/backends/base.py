@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from router.config import Backend as BackendSettings
+from router.errors import RouterFault, UpstreamError
 from router.record import Api
+
+log = logging.getLogger("smf_router")
 
 PATHS: dict[Api, str] = {
     "chat": "/chat/completions",
@@ -72,3 +77,20 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any]) -> dict[str, A
         elif isinstance(value, dict) and isinstance(out[key], dict):
             out[key] = {**value, **out[key]}
     return out
+
+
+@contextmanager
+def building(backend: str) -> Iterator[None]:
+    """Around making a request for `backend`, before a byte of it is sent: whatever raises
+    here is a bug of ours on this client's request (`RouterFault`: the next backend may
+    still serve, and no breaker counts it), never the backend's failure. The dispatcher took
+    it for an unreadable reply (`Malformed`), so a few odd requests from one client opened
+    every backend's circuit for everyone. A typed error (an untranslatable body's
+    `Rejected`) goes through as it is."""
+    try:
+        yield
+    except UpstreamError:
+        raise
+    except Exception:
+        log.exception("%s: the request could not be built", backend)
+        raise RouterFault(backend) from None

@@ -16,7 +16,7 @@ import orjson
 
 from evals.urls import openai_hosted
 from router.backends import connection_pool, http1
-from router.backends.base import PATHS, Reply, prepare_body
+from router.backends.base import PATHS, Reply, building, prepare_body
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable
 from router.record import Api
@@ -65,13 +65,8 @@ class OpenAICompatibleBackend:
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> Reply:
         name = self.settings.name
-        payload = orjson.dumps(self.body_for(api, body))
-        head = (
-            _head(self._path(api), {**self._headers, **{k.lower(): v for k, v in headers.items()}})
-            if headers
-            else self._heads[api]
-        )
-        request = b"%scontent-length: %d\r\n\r\n%s" % (head, len(payload), payload)
+        with building(name):
+            request = self._request(api, body, headers)
         # Streams are timed per gap between bytes, whole replies end to end.
         if stream:
             conn = await self._open(request, self._gap_s, idle_timed=True)
@@ -84,6 +79,15 @@ class OpenAICompatibleBackend:
         if stream:
             return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
         return Reply(conn.status, conn.headers, body=await _read(conn, name))
+
+    def _request(self, api: Api, body: dict[str, Any], headers: dict[str, str]) -> bytes:
+        """The whole HTTP request for `body`: request line, headers and serialised body."""
+        payload = orjson.dumps(self.body_for(api, body))
+        head = self._heads[api]
+        if headers:
+            extra = {k.lower(): v for k, v in headers.items()}
+            head = _head(self._path(api), {**self._headers, **extra})
+        return b"%scontent-length: %d\r\n\r\n%s" % (head, len(payload), payload)
 
     async def post(
         self, path: str, payload: bytes, headers: Mapping[str, str], limit_s: float

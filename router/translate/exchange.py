@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.backends.base import Backend, Reply
+from router.backends.base import Backend, Reply, building
 from router.errors import Rejected, UpstreamError
 from router.record import Api
 from router.request import estimate_prompt_tokens
@@ -45,7 +45,8 @@ async def send(
     if native(api, backend.settings):
         return await backend.send(api, body, headers, stream)
     name = backend.settings.name
-    chat = to_chat(api, body, stream, name)
+    with building(name):
+        chat = to_chat(api, body, stream, name)
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
