@@ -9,10 +9,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from router.api import admin, browsers, demo, errors, front, messages, openai
+from router.api import admin, body, browsers, demo, errors, front, messages, openai
 from router.components import Components, build
 from router.config import Config
-from router.errors import Forbidden
+from router.errors import Forbidden, RouterError
 
 
 class RouterApp(FastAPI):
@@ -25,8 +25,8 @@ class RouterApp(FastAPI):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and self.state.components.config.demo:
             send = demo.marked(send)  # every answer, errors too, says it is not real
-        if scope["type"] == "http" and (why := self._from_a_web_page(scope)) is not None:
-            await errors.shaped_response(Request({**scope, "app": self}), Forbidden(why))(
+        if scope["type"] == "http" and (refused := self._refusal(scope)) is not None:
+            await errors.shaped_response(Request({**scope, "app": self}), refused)(
                 scope, receive, send
             )
             return
@@ -36,6 +36,12 @@ class RouterApp(FastAPI):
             await super().__call__(scope, receive, send)
         else:
             await front.serve(self.state, api, scope, receive, send)
+
+    def _refusal(self, scope: Any) -> RouterError | None:
+        """What refuses this request before any endpoint reads it: a web page's request, a
+        compressed body (`body.encoding_refusal`)."""
+        why = self._from_a_web_page(scope)
+        return Forbidden(why) if why is not None else body.encoding_refusal(scope)
 
     def _from_a_web_page(self, scope: Any) -> str | None:
         # The origins, hosts and keys follow a reload; whether a proxy names the host is how

@@ -4,6 +4,7 @@
     ├── BadRequest                   400  invalid_request_error   the client's body is wrong
     │                                     (or its model: no backend of it speaks the API)
     │   ├── BodyTooLarge             413
+    │   ├── UnsupportedEncoding      415  a compressed body (Content-Encoding)
     │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key
     ├── Forbidden                    403
@@ -69,6 +70,16 @@ class BadRequest(RouterError):
 class BodyTooLarge(BadRequest):
     status = 413
     code = "request_too_large"
+
+
+class UnsupportedEncoding(BadRequest):
+    """A body sent compressed (`Content-Encoding: gzip`, ...). Nothing in front of the router
+    decodes a request body (uvicorn and Starlette do not), so its bytes reached the JSON
+    parser and came back as "not valid UTF-8". RFC 9110 (15.5.16) answers 415, naming the
+    codings it takes in `Accept-Encoding`."""
+
+    status = 415
+    code = "unsupported_content_encoding"
 
 
 class BodyTimeout(BadRequest):

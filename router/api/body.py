@@ -10,7 +10,7 @@ from fastapi import Request
 from starlette.requests import ClientDisconnect
 
 from router.api.headers import request_headers
-from router.errors import BadRequest, BodyTimeout, BodyTooLarge
+from router.errors import BadRequest, BodyTimeout, BodyTooLarge, UnsupportedEncoding
 from router.request import parse_json
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -73,6 +73,22 @@ def check_declared(declared: str | None, limit: int) -> None:
             raise BadRequest("invalid Content-Length header")
         if int(declared) > limit:
             raise _too_large(limit)
+
+
+def encoding_refusal(scope: MutableMapping[str, Any]) -> UnsupportedEncoding | None:
+    """The refusal of a POST whose body is compressed: the router reads JSON as sent, and
+    every body is read by `receive_json`, which sees no headers. Checked before any endpoint
+    runs, so a compressed body gets this answer rather than "not valid JSON"."""
+    if scope["method"] != "POST":
+        return None
+    for key, value in scope["headers"]:
+        if key == b"content-encoding" and value.strip().lower() not in (b"", b"identity"):
+            coding = value.decode("latin-1")[:40]
+            return UnsupportedEncoding(
+                f"the request body is encoded ({coding}); Content-Encoding is not supported: "
+                "send the JSON body uncompressed"
+            )
+    return None
 
 
 def _too_large(limit: int) -> BodyTooLarge:

@@ -16,6 +16,7 @@ from router.errors import (
     RateLimited,
     RouterError,
     ShuttingDown,
+    UnsupportedEncoding,
     UpstreamError,
     internal_error,
 )
@@ -43,6 +44,8 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     out = dict(headers or {})
     if isinstance(error, BodyTimeout):
         out["connection"] = "close"  # the rest of the body must not be read as a request
+    elif isinstance(error, UnsupportedEncoding):
+        out["accept-encoding"] = "identity"  # RFC 9110 15.5.16: the codings it would take
     if isinstance(error, RateLimited):
         if error.retry_after is not None:
             out["retry-after-ms"] = str(round(error.retry_after * 1000))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 import time
 from collections.abc import Iterator
@@ -262,3 +263,42 @@ def test_requests_the_router_refuses_itself_are_counted(proxy: RunningRouter) ->
         good.chat.completions.create(model="auto", messages=[])
     after = {s: refused("chat", s) for s in ("400", "401", "404")}
     assert {s: after[s] - before[s] for s in after} == {"400": 1, "401": 1, "404": 1}
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/chat/completions", "/v1/messages", "/v1/messages/count_tokens", "/v1/router/explain"],
+)
+@pytest.mark.parametrize("coding", ["gzip", "br", "deflate, identity"])
+def test_a_compressed_body_is_415_not_invalid_json(
+    proxy: RunningRouter, path: str, coding: str
+) -> None:
+    """Nothing decodes a request body: a gzip one was a 400 "not valid JSON: str is not
+    valid UTF-8" (found in review). Now the encoding is named, in each API's envelope."""
+    body = {"model": "auto", "messages": MESSAGES, "max_tokens": 5}
+    headers = {
+        "authorization": f"Bearer {ADMIN}",
+        "content-type": "application/json",
+        "content-encoding": coding,
+    }
+    response = httpx.post(
+        f"{proxy.root}{path}", content=gzip.compress(orjson.dumps(body)), headers=headers
+    )
+    assert response.status_code == 415, response.text
+    assert response.headers["accept-encoding"] == "identity"  # RFC 9110: what it would take
+    if path.startswith("/v1/messages"):  # Claude Code reads Anthropic's envelope
+        assert response.json()["type"] == "error"
+        error = response.json()["error"]
+        assert error["type"] == "invalid_request_error"
+    else:
+        error = assert_openai_error(response, 415)
+        assert error["code"] == "unsupported_content_encoding"
+    assert f"encoded ({coding})" in error["message"]
+    assert "Content-Encoding is not supported" in error["message"]
+
+
+def test_an_identity_encoding_is_read_as_it_is(proxy: RunningRouter) -> None:
+    body = {"model": "auto", "messages": MESSAGES, "max_tokens": 5}
+    headers = {"authorization": f"Bearer {KEY}", "content-encoding": "identity"}
+    response = httpx.post(f"{proxy.url}/chat/completions", json=body, headers=headers, timeout=30)
+    assert response.status_code == 200, response.text
