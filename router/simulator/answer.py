@@ -205,25 +205,39 @@ _STRING_HINTS = (
 
 
 def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
-    """An argument object that satisfies a JSON schema's required fields (all if none)."""
-    props = schema.get("properties") or {}
-    required = schema.get("required") or list(props)
-    return {name: value_for(name, props.get(name) or {}, user) for name in required}
+    """An argument object that satisfies a JSON schema's required fields (all if none).
+
+    vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
+    (`properties` a list, `required` a number) is read as absent: never a 500."""
+    props = _object(schema.get("properties"))
+    required = schema.get("required")
+    names = required if isinstance(required, list) and required else list(props)
+    return {
+        name: value_for(name, _object(props.get(name)), user)
+        for name in names
+        if isinstance(name, str)
+    }
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
-    if schema.get("enum"):
-        return schema["enum"][0]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0]
     kind = schema.get("type", "string")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind in ("integer", "number"):
         low = schema.get("minimum", 1)
+        low = low if isinstance(low, int | float) else 1
         return int(low) if kind == "integer" else float(low)
     if kind == "boolean":
         return True
     if kind == "array":
-        return [value_for(name, schema.get("items") or {}, user)]
+        return [value_for(name, _object(schema.get("items")), user)]
     if kind == "object":
         return arguments_for(schema, user)
     lowered = name.lower()

@@ -27,6 +27,7 @@ from router.simulator.wire import (
     interleave,
     required,
     sse,
+    tool_schema,
 )
 
 
@@ -40,8 +41,11 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
         "",
     )
     specs = tuple(
-        ToolSpec(str(fn.get("name", "tool")), fn.get("parameters") or {})
-        for t in body.get("tools") or []
+        ToolSpec(
+            str(fn.get("name", "tool")),
+            tool_schema(fn.get("parameters"), f"tools.{index}.function.parameters"),
+        )
+        for index, t in enumerate(body.get("tools") or [])
         if isinstance(t, dict) and isinstance(fn := t.get("function"), dict)
     )
     choice = body.get("tool_choice")

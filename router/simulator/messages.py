@@ -20,7 +20,15 @@ from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
-from router.simulator.wire import Frame, Meta, bad_request, check_temperature, event, required
+from router.simulator.wire import (
+    Frame,
+    Meta,
+    bad_request,
+    check_temperature,
+    event,
+    required,
+    tool_schema,
+)
 
 _STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
@@ -94,8 +102,11 @@ class MessagesApi:
             "",
         )
         specs = tuple(
-            ToolSpec(str(t.get("name", "tool")), t.get("input_schema") or {})
-            for t in body.get("tools") or []
+            ToolSpec(
+                str(t.get("name", "tool")),
+                tool_schema(t.get("input_schema"), f"tools.{index}.input_schema"),
+            )
+            for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict)
         )
         choice = body.get("tool_choice") or {}

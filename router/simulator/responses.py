@@ -15,7 +15,7 @@ from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
-from router.simulator.wire import Frame, Meta, bad_request, event, int_field
+from router.simulator.wire import Frame, Meta, bad_request, event, int_field, tool_schema
 
 
 def _input_text(items: Any) -> tuple[str, bool]:
@@ -50,8 +50,11 @@ class ResponsesApi:
             raise bad_request("model: Field required", "model")
         user, after_tool = _input_text(items)
         specs = tuple(
-            ToolSpec(str(t.get("name", "tool")), t.get("parameters") or {})
-            for t in body.get("tools") or []
+            ToolSpec(
+                str(t.get("name", "tool")),
+                tool_schema(t.get("parameters"), f"tools.{index}.parameters"),
+            )
+            for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict) and t.get("type") == "function"
         )
         instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""

@@ -101,6 +101,20 @@ def required(body: dict[str, Any], name: str, kind: type, message: str) -> None:
         )
 
 
+def tool_schema(value: Any, field: str) -> dict[str, Any]:
+    """A tool's JSON schema (`parameters`, `input_schema`): an object, or none at all. vLLM's
+    request models type it `dict[str, Any]`, so anything else fails validation, a 400 (the
+    simulator read it as a schema anyway and answered a 500, "simulator bug")."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        message = f"{field}: Input should be a valid dictionary"
+        raise validation_error(
+            message, field, "dict_type", "Input should be a valid dictionary", value
+        )
+    return value
+
+
 def int_field(
     body: dict[str, Any], name: str, minimum: int, flavor: Flavor = "cloud"
 ) -> int | None:
