@@ -3,7 +3,9 @@
 A case whose ``expected`` or grader options its grader cannot use would otherwise load and
 then be graded against something else: a missing ``expected`` as the text ``"None"``, an
 invalid regular expression as the model's mismatch, a count of 3.7 as 3, a ``min_matches``
-above the number of keywords as a failure of every answer. So would a case its grader would
+above the number of keywords as a failure of every answer, assertions that do not parse as
+the model's syntax error, a mapping where tags or keywords belong as one no answer has, an
+unknown count unit or comparison as an error on every run. So would a case its grader would
 pass whatever the answer. ``evals.suite`` raises these as a ``SuiteError`` naming the file,
 the case and the field.
 """
@@ -11,11 +13,26 @@ the case and the field.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 REGEX_FLAGS = re.IGNORECASE | re.DOTALL
 """smf-bench's ``regex_match`` flags (``evals.graders`` searches with them)."""
+
+COUNT_UNITS = ("line", "paragraph", "stanza", "sentence", "word")
+"""What ``structural_count`` counts (``evals.graders.UNITS``; a plural is fine)."""
+
+COUNT_OPS = ("==", ">=", "<=", ">", "<")
+"""How ``structural_count`` compares (``evals.graders``)."""
+
+TEXT_EXPECTED = frozenset(
+    {"regex_match", "text_match", "text_contains", "html_valid", "unit_test", "programmatic"}
+)
+"""Graders whose ``expected`` is text or a list of texts (assertions, a pattern, tags)."""
+
+_TAG = re.compile(r"[A-Za-z][^\t\n\r\f />\x00]*")
+"""A start tag's name as ``html.parser`` reads one."""
 
 
 class FieldProblem(ValueError):
@@ -30,6 +47,8 @@ def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
     if unit_test and not (isinstance(expected, str) and expected.strip()):
         # a missing expected ran the answer alone, a list was a no-op statement: any code passed
         raise FieldProblem("a unit-test case needs its assertions in 'expected' (text)")
+    if unit_test:
+        _assertions(expected)
     if evaluator == "programmatic" and not unit_test and not metadata.get("checker"):
         raise FieldProblem("'programmatic' needs 'eval_type: unit_test' or a 'checker'")
     if evaluator in ("regex_match", "text_match"):
@@ -41,18 +60,45 @@ def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
     if evaluator == "text_contains":
         _contains(expected, metadata)
     if evaluator == "structural_count":
-        _count(expected)
+        _count(expected, metadata)
     if evaluator == "tool_call":
         _tool_call(expected)
+    if evaluator == "json_contains":
+        _json(expected)
+    if evaluator == "html_valid":
+        _tags(expected)
 
 
 def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{value!r} (a boolean: quote it to mean the word)"
     return "nothing" if value is None else f"{value!r}"[:60]
 
 
 def _is_text(value: Any) -> bool:
     """Text, or a number written where text is meant (``expected: 42``); never a boolean."""
     return not isinstance(value, bool) and isinstance(value, str | int | float)
+
+
+def _texts(value: Any) -> bool:
+    """Text, or a list of texts."""
+    return _is_text(value) or (isinstance(value, list) and all(_is_text(v) for v in value))
+
+
+def _assertions(code: str) -> None:
+    """The assertions compile (with the Python that runs them): otherwise every answer
+    failed as the model's ``syntax_error``, counted in the coding syntax floor."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an invalid escape warns; it still runs
+            compile(code, "<expected>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        at = f" (line {exc.lineno})" if exc.lineno else ""
+        raise FieldProblem(
+            f"the assertions in 'expected' are not valid Python: {exc.msg}{at}"
+        ) from None
+    except ValueError as exc:  # null bytes, before Python 3.12
+        raise FieldProblem(f"the assertions in 'expected' are not valid Python: {exc}") from None
 
 
 def _text(expected: Any, evaluator: str) -> None:
@@ -82,6 +128,12 @@ def _contains(expected: Any, metadata: Mapping[str, Any]) -> None:
     """Something to find (else any text passed), and no more keywords needed than listed
     (else every answer failed)."""
     keywords = metadata.get("expected_keywords")
+    if expected is not None and not _texts(expected):
+        raise FieldProblem(
+            f"text_contains needs 'expected' as text or a list of texts, got {_kind(expected)}"
+        )
+    if keywords is not None and not _texts(keywords):
+        raise FieldProblem(f"'expected_keywords' must be a list of words, got {_kind(keywords)}")
     if expected in ("", []) or (expected is None and not keywords):
         raise FieldProblem("text_contains needs a non-empty 'expected' or 'expected_keywords'")
     if not keywords or "min_matches" not in metadata:
@@ -115,10 +167,55 @@ def _whole(value: Any) -> int | None:
     return None
 
 
-def _count(expected: Any) -> None:
+def _count(expected: Any, metadata: Mapping[str, Any]) -> None:
+    """A whole number, a unit the grader counts and a comparison it makes: an unknown unit or
+    op was an error on every run (``failure_kind: case``), found only then."""
     if _whole(expected) is None:
         raise FieldProblem(
             f"structural_count needs 'expected' as a whole number, got {_kind(expected)}"
+        )
+    unit, op = metadata.get("unit", "line"), metadata.get("op", "==")
+    if not isinstance(unit, str) or unit.rstrip("s") not in COUNT_UNITS:
+        known = ", ".join(COUNT_UNITS)
+        raise FieldProblem(f"'metadata.unit' {_kind(unit)} is not one of {known} (or plural)")
+    if not isinstance(op, str) or op not in COUNT_OPS:
+        raise FieldProblem(f"'metadata.op' {_kind(op)} is not one of {' '.join(COUNT_OPS)}")
+
+
+def _json(expected: Any) -> None:
+    """Keys and values (``"*"``: any value), or a list of keys: nothing, or a scalar, failed
+    every answer ("JSON {...} lacks null"), and so does a key that is not text (``1:``), as
+    no JSON object has one."""
+    if isinstance(expected, list) and all(_is_text(key) for key in expected):
+        return
+    if not isinstance(expected, Mapping):
+        raise FieldProblem(
+            "json_contains needs 'expected' as a mapping of keys to values ('*': any)"
+            f" or a list of keys, got {_kind(expected)}"
+        )
+    odd = _keys_not_text(expected)
+    if odd:
+        raise FieldProblem(
+            f"json_contains 'expected' has the key {odd[0]!r}: JSON keys are text (quote it)"
+        )
+
+
+def _keys_not_text(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        own = [k for k in value if not isinstance(k, str)]
+        return own + [k for v in value.values() for k in _keys_not_text(v)]
+    if isinstance(value, list):
+        return [k for v in value for k in _keys_not_text(v)]
+    return []
+
+
+def _tags(expected: Any) -> None:
+    """A tag name or a list of them (``<td>`` is fine; none means ``html``): anything else
+    is a tag no answer has, and every answer failed."""
+    tags = expected if isinstance(expected, list) else [] if expected is None else [expected]
+    if not all(isinstance(t, str) and _TAG.fullmatch(t.strip("<>/")) for t in tags):
+        raise FieldProblem(
+            f"html_valid needs 'expected' as a tag name or a list of them, got {_kind(expected)}"
         )
 
 

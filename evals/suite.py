@@ -4,7 +4,9 @@ The format is smf-bench's (see ``docs/evals.md``): multi-document YAML streams o
 file, loaded recursively; unknown top-level keys become metadata; cases smf-bench sends or
 grades in ways we do not (templated prompts, timings, judges) load and are N/A, as is a
 case on an endpoint that cannot run it (``evals.applicability``).
-A malformed file or field is a ``SuiteError`` that names the file, the case and the field.
+A malformed file or field is a ``SuiteError`` that names the file, the case and the field
+(a case without a usable ``id`` by its line, or in JSON its place in the list). A field
+given as null is absent. YAML is read by ``evals.suite_yaml``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from evals import grader_fields
+from evals import grader_fields, suite_yaml
 
 SHIPPED = Path(__file__).parent / "suites"
 """Our own canary suites (one directory per intent), each case with a reference answer."""
@@ -110,12 +112,24 @@ class Case:
     not_runnable: str | None = None  # why no endpoint can run it here (e.g. a templated prompt)
 
 
-def _where(source: str, raw: Mapping[str, Any]) -> str:
-    case = f"case {raw.get('id', '?')!r}"
+def _where(source: str, raw: Mapping[str, Any], at: str) -> str:
+    """The case by its id, else by where it is (``at``: "line 7", "item 2"): a message
+    naming no case ("case '?'") left the user to search the file."""
+    ident = raw.get("id")
+    if isinstance(ident, str | int) and not isinstance(ident, bool):
+        case = f"case {ident!r}"
+    else:
+        case = f"the case at {at}" if at else "a case"
     return f"{source}: {case}" if source else case
 
 
-def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
+def _present(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` without its null fields: ``category: null`` is no category (it became the
+    suite "None"), ``max_tokens: null`` the default (it was refused as not a number)."""
+    return {key: value for key, value in raw.items() if value is not None}
+
+
+def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") -> Case:
     """Build a ``Case`` from one parsed mapping; unknown keys are merged into metadata.
 
     A field of the wrong type or value is a ``SuiteError`` naming the file, case and field
@@ -125,7 +139,8 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
     and is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench
     does not have is an error.
     """
-    where = _where(source, raw)
+    raw = _present(raw)
+    where = _where(source, raw, at)
     for key in ("id", "evaluator"):
         if key not in raw:
             raise SuiteError(f"{where} has no {key!r}")
@@ -136,7 +151,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "") -> Case:
     if given is not None and not isinstance(given, Mapping):
         raise SuiteError(f"{where}: 'metadata' must be a mapping, got {type(given).__name__}")
     extra = {k: v for k, v in raw.items() if k not in _KNOWN}
-    metadata = {**extra, **dict(given or {})}
+    metadata = {**extra, **_present(given or {})}
     tools = _tools(metadata, where)
     prompt, not_runnable = _prompt(raw, evaluator, where)
     _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
@@ -255,38 +270,54 @@ def _number(value: Any, field_name: str, where: str) -> float:
     raise SuiteError(f"{where}: {field_name!r} must be a number, got {value!r}")
 
 
-def _documents(path: Path) -> Iterator[Any]:
-    """The parsed documents of one file; text that is not UTF-8 (a byte-order mark is
-    fine), JSON or YAML is a ``SuiteError`` naming the file."""
+def _documents(path: Path) -> Iterator[tuple[Any, yaml.Node | None]]:
+    """The parsed documents of one file, each with its YAML node (None for JSON); text that
+    is not UTF-8 (a byte-order mark is fine), JSON or YAML is a ``SuiteError`` naming the
+    file and, for YAML, the line."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SuiteError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if path.suffix == ".json":
-        try:
-            yield json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SuiteError(f"{path}: not valid JSON: {exc}") from None
-        return
     try:
-        yield from yaml.safe_load_all(text)
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"{path}: {exc}") from exc
+        if path.suffix == ".json":
+            try:
+                yield json.loads(text), None
+            except json.JSONDecodeError as exc:
+                raise SuiteError(f"{path}: not valid JSON: {exc}") from None
+            return
+        try:
+            yield from suite_yaml.documents(text)
+        except yaml.YAMLError as exc:
+            raise SuiteError(f"{path}: {suite_yaml.problem(exc)}") from None
+    except RecursionError:
+        raise SuiteError(f"{path}: nested too deeply to read") from None
 
 
 def load_file(path: Path) -> list[Case]:
     """All cases of one file: multi-document stream, a list, or ``{"cases": [...]}``."""
     cases: list[Case] = []
-    for doc in _documents(path):
+    for doc, node in _documents(path):
         if doc is None:
             continue  # the empty first document of a stream that starts with ---
         items = doc.get("cases", [doc]) if isinstance(doc, Mapping) else doc
         if not isinstance(items, list):
-            raise SuiteError(f"{path}: a document must be a case, a list or {{cases: [...]}}")
-        for item in items:
+            place = "" if node is None else f" at line {suite_yaml.line(node)}"  # JSON: one
+            raise SuiteError(
+                f"{path}: the document{place} must be a case, a list or {{cases: [...]}}"
+            )
+        nodes = suite_yaml.items(doc, node) if node is not None else []
+        for index, item in enumerate(items):
+            item_node = nodes[index] if index < len(nodes) else None
+            at = f"item {index + 1}" if item_node is None else f"line {suite_yaml.line(item_node)}"
             if not isinstance(item, Mapping):
-                raise SuiteError(f"{path}: a case must be a mapping, got {type(item).__name__}")
-            cases.append(case_from_dict(item, str(path)))
+                kind = type(item).__name__
+                raise SuiteError(f"{path}: the case at {at} must be a mapping, got {kind}")
+            if item_node is not None:
+                item = suite_yaml.as_written(item, item_node)
+            try:
+                cases.append(case_from_dict(item, str(path), at=at))
+            except RecursionError:  # a YAML alias can make a value hold itself
+                raise SuiteError(f"{path}: the case at {at} holds itself") from None
     return cases
 
 

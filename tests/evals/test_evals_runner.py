@@ -17,7 +17,7 @@ import httpx
 from evals import results
 from evals.applicability import Capabilities, answer_budget
 from evals.runner import Endpoint, ask, request_body, run_cases
-from evals.suite import case_from_dict
+from evals.suite import Case, case_from_dict
 from tests.evals.shipped_cases import SHIPPED_CASES, pick
 from tests.harness import Running, simulator
 
@@ -150,17 +150,11 @@ async def test_gated_and_unsupported_cases_are_not_applicable(sim: Running) -> N
 
 async def test_a_case_that_cannot_be_graded_is_an_error_not_a_failure(sim: Running) -> None:
     """A structural_count case with a unit we do not know failed the model (`mismatch`),
-    lowering its pass rate for the suite's mistake (found in review)."""
+    lowering its pass rate for the suite's mistake (found in review). The loader refuses
+    such a case now; one built in code still errs."""
     sim.control("replies", {"two bullets": "one\ntwo"})
-    odd = case_from_dict(
-        {
-            "id": "odd",
-            "prompt": "two bullets",
-            "evaluator": "structural_count",
-            "expected": 2,
-            "metadata": {"unit": "bullet"},
-        }
-    )
+    unit = {"unit": "bullet"}
+    odd = Case("odd", "odd", "s", "easy", "two bullets", "structural_count", 2, metadata=unit)
     (out,) = await run_cases([odd], endpoint(sim))
     assert (out.status, out.failure_kind) == ("error", "case")
     assert out.detail == "the case cannot be graded: unknown unit 'bullet' " + (

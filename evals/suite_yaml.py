@@ -1,0 +1,203 @@
+"""A suite file's YAML: read as its author meant it, each problem with its line.
+
+PyYAML's ``safe_load`` reads YAML 1.1, whose implicit types surprise a case author:
+``expected: 2024-01-15`` became a ``datetime.date`` (no grader can use one), ``expected: 1:30``
+the number 90 (base 60), and ``expected: yes`` the boolean True; a key written twice silently
+took the last value, and a value it cannot construct (``!!int abc``) raised a bare ValueError
+without a file or line. Here dates and times stay text, a key given twice is refused, and
+every problem is a ``yaml.YAMLError`` with a line. Booleans stay booleans (``active: true``
+in a ``json_contains`` expectation, ``stream: true`` in smf-bench's performance suites): only
+where the format types a field as text is the word kept as written (``as_written``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError
+
+from evals import grader_fields
+
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MERGE = "tag:yaml.org,2002:merge"
+_TEXT_DEPTH = 3
+
+# PyYAML's patterns without their base-60 forms (1:30 as 90, 1:30.5 as 90.5).
+_INT_PATTERN = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+)
+_FLOAT_PATTERN = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+Path = tuple[str | int, ...]
+"""Where a value sits in a case: mapping keys and list indexes."""
+
+
+class _Loader(yaml.SafeLoader):
+    """``SafeLoader`` without timestamps or base-60 numbers, refusing duplicate keys, and
+    turning a value it cannot construct into a ``ConstructorError`` with its line."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except Exception:  # `!!int abc` is a ValueError, `!!bool x` a KeyError, ...
+            text = f"cannot read this value as {node.tag}"
+            raise ConstructorError(None, None, text, node.start_mark) from None
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _refuse_duplicates(node)
+        return super().construct_mapping(node, deep)
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT, _TIMESTAMP)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_INT, _INT_PATTERN, list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT, _FLOAT_PATTERN, list("-+0123456789."))
+
+
+def documents(text: str) -> Iterator[tuple[Any, yaml.Node]]:
+    """Each document of ``text``, parsed, with its node (for lines); a ``yaml.YAMLError``
+    with a line when it does not parse."""
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                yield loader.construct_document(node), node
+    finally:
+        loader.dispose()
+
+
+def problem(exc: yaml.YAMLError) -> str:
+    """What is wrong and on which line, in one line: PyYAML's own text spans several and
+    names the file "<unicode string>"."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return str(exc)
+    text = exc.problem or exc.context or "not YAML"
+    if exc.problem and exc.context:
+        on = f" on line {exc.context_mark.line + 1}" if exc.context_mark else ""
+        text = f"{exc.problem} ({exc.context}{on})"
+    mark = exc.problem_mark or exc.context_mark
+    return f"line {mark.line + 1}: {text}" if mark else text
+
+
+def line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+def items(doc: Any, node: yaml.Node) -> list[yaml.Node]:
+    """The nodes of a document's cases, as ``evals.suite`` reads them: the document itself,
+    the items of a list, or those of ``cases:``."""
+    if isinstance(doc, dict):
+        if "cases" not in doc:
+            return [node]
+        found = [v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == "cases"]
+        node = found[-1] if found else node
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
+
+
+def _bool_words(node: yaml.Node | None, path: Path = ()) -> dict[Path, str]:
+    """Where YAML read a plain word (``yes``, ``off``, ``true``) as a boolean: each place
+    and the word as written, for the fields the format types as text. Text fields lie at
+    most three levels down (``metadata.expected_keywords[2]``): no deeper walk (an alias
+    may make a node its own child)."""
+    if isinstance(node, yaml.ScalarNode):
+        return {path: node.value} if node.tag == _BOOL and node.style is None else {}
+    found: dict[Path, str] = {}
+    if len(path) >= _TEXT_DEPTH:
+        return found
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            found |= _bool_words(item, (*path, index))
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                found |= _bool_words(value, (*path, key.value))
+    return found
+
+
+_TEXT_FIELDS = frozenset(
+    {
+        "id",
+        "name",
+        "category",
+        "dimension",
+        "difficulty",
+        "prompt",
+        "reference",
+        "evaluator",
+        "requires_modalities",
+        "requires_capabilities",
+        "expected_keywords",
+        "must_not_match",
+        "unit",
+        "op",
+        "eval_type",
+    }
+)
+"""Fields (top-level or in ``metadata``) the format types as text or a list of texts."""
+
+
+def as_written(raw: Mapping[str, Any], node: yaml.Node) -> Mapping[str, Any]:
+    """``raw`` with the words YAML 1.1 read as booleans put back where the format types the
+    field as text: ``expected: yes`` for ``text_match`` is the word "yes" (it was True, and
+    refused), ``expected: true`` "true" (as smf-bench grades it). Elsewhere a boolean stays
+    one: ``active: yes`` in a ``json_contains`` expectation, a ``stream: on`` flag."""
+    evaluator = raw.get("evaluator")
+    for path, word in _bool_words(node).items():
+        if _is_text_field(path, evaluator):
+            raw = _replaced(raw, path, word)
+    return raw
+
+
+def _is_text_field(path: Path, evaluator: Any) -> bool:
+    inner = path[1:] if path[:1] == ("metadata",) else path
+    if not inner or len(inner) > 2:
+        return False
+    if len(inner) == 2 and not isinstance(inner[1], int):
+        return path == ("expected", "tool") and evaluator == "tool_call"
+    if inner[0] == "expected":
+        return path[0] == "expected" and evaluator in grader_fields.TEXT_EXPECTED
+    return inner[0] in _TEXT_FIELDS
+
+
+def _replaced(value: Any, path: Path, word: str) -> Any:
+    """``value`` with the boolean at ``path`` replaced by ``word`` (copied, not changed in
+    place: an alias may share the list)."""
+    if not path:
+        return word if isinstance(value, bool) else value
+    head, rest = path[0], path[1:]
+    if isinstance(value, Mapping) and head in value:
+        return {**value, head: _replaced(value[head], rest, word)}
+    if isinstance(value, list) and isinstance(head, int) and head < len(value):
+        return [*value[:head], _replaced(value[head], rest, word), *value[head + 1 :]]
+    return value
+
+
+def _refuse_duplicates(node: yaml.MappingNode) -> None:
+    """A key written twice in one mapping (not one a ``<<`` merge brings in)."""
+    seen: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+            continue
+        first = seen.setdefault((key.tag, key.value), key)
+        if first is not key:
+            raise ConstructorError(
+                None,
+                None,
+                f"the key {key.value!r} is given twice (first on line {line(first)})",
+                key.start_mark,
+            )

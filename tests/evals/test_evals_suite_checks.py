@@ -1,0 +1,227 @@
+"""The suite loader's second line of checks: a case's own problems refused at load (not
+blamed on the model), load errors that say where, and YAML read as the author meant it."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from evals import grader_fields, graders
+from evals.suite import GRADED, SuiteError, case_from_dict, load
+
+UNIT_TEST = "evaluator: programmatic, metadata: {eval_type: unit_test}"
+COUNT = "evaluator: structural_count, expected: 3"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            f"{UNIT_TEST}, expected: 'assert f(1) == = 1'",
+            r"the assertions in 'expected' are not valid Python: invalid syntax \(line 1\)",
+        ),
+        (
+            'evaluator: unit_test, expected: "assert f(1) == 1\\n  assert f(2) == 2"',
+            r"the assertions in 'expected' are not valid Python: unexpected indent \(line 2\)",
+        ),
+        (
+            "evaluator: json_contains",
+            "json_contains needs 'expected' as a mapping of keys to values .* got nothing",
+        ),
+        ("evaluator: json_contains, expected: 5", "json_contains needs 'expected' as a mapping"),
+        (
+            "evaluator: json_contains, expected: {a: {1: x}}",
+            "json_contains 'expected' has the key 1: JSON keys are text",
+        ),
+        (
+            "evaluator: html_valid, expected: {a: 1}",
+            r"html_valid needs 'expected' as a tag name or a list of them, got \{'a': 1\}",
+        ),
+        ("evaluator: html_valid, expected: [table, '<>']", "html_valid needs 'expected' as a tag"),
+        (
+            "evaluator: text_contains, expected_keywords: {a: 1}, min_matches: 1",
+            r"'expected_keywords' must be a list of words, got \{'a': 1\}",
+        ),
+        (
+            "evaluator: text_contains, expected: {a: 1}",
+            "text_contains needs 'expected' as text or a list of texts",
+        ),
+        (
+            f"{COUNT}, metadata: {{unit: characters, op: '=='}}",
+            "'metadata.unit' 'characters' is not one of line, paragraph, stanza, sentence, word",
+        ),
+        (f"{COUNT}, metadata: {{unit: line, op: '='}}", "'metadata.op' '=' is not one of =="),
+        (f"{COUNT}, metadata: {{unit: 5}}", "'metadata.unit' 5 is not one of"),
+    ],
+)
+def test_a_case_whose_own_fields_are_wrong_does_not_load(
+    tmp_path: Path, fields: str, message: str
+) -> None:
+    """These loaded and every answer then failed as the model's: assertions that do not parse
+    as `syntax_error` (counted in the coding syntax floor), json_contains with nothing as
+    "JSON {...} lacks null", a mapping of tags or keywords as one no answer has; an unknown
+    count unit or op was an error on every run (found in review)."""
+    (tmp_path / "odd.yaml").write_text(f"- {{id: odd, prompt: p, {fields}}}\n")
+    with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
+        load(tmp_path)
+
+
+def test_what_these_graders_take_still_loads() -> None:
+    """Plural units, every op, a list of keys, tags with brackets, a single keyword, and
+    assertions Python only warns about (an invalid escape) all load."""
+    fine = [
+        {"evaluator": "structural_count", "expected": 2, "metadata": {"unit": "words"}},
+        *(
+            {"evaluator": "structural_count", "expected": 2, "metadata": {"op": op}}
+            for op in grader_fields.COUNT_OPS
+        ),
+        {"evaluator": "json_contains", "expected": ["a", "b"]},
+        {"evaluator": "json_contains", "expected": {"a": {"b": "*"}, "c": [{"d": None}]}},
+        {"evaluator": "html_valid", "expected": ["<table>", "td", "/tr"]},
+        {"evaluator": "html_valid"},
+        {"evaluator": "text_contains", "expected_keywords": "fox"},
+        {"evaluator": "unit_test", "expected": 'import re\nassert re.match("\\d", "1")'},
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as under pytest: compile's warning would be raised
+        loaded = [
+            case_from_dict({"id": f"c{i}", "prompt": "p", **raw}) for i, raw in enumerate(fine)
+        ]
+    assert len(loaded) == len(fine)
+
+
+def test_the_loaders_lists_match_the_graders() -> None:
+    assert grader_fields.COUNT_UNITS == graders.UNITS
+    assert set(grader_fields.COUNT_OPS) == set(graders._OPS)
+    assert grader_fields.TEXT_EXPECTED <= GRADED
+
+
+NO_ID = """---
+id: ok1
+prompt: hi
+evaluator: text_match
+expected: hi
+---
+prompt: hi
+evaluator: text_match
+expected: hi
+"""
+
+
+def test_a_case_without_an_id_is_found_by_its_line_or_place(tmp_path: Path) -> None:
+    """`noid.yaml: case '?' has no 'id'` left the user to search the file (found in review)."""
+    (tmp_path / "noid.yaml").write_text(NO_ID)
+    with pytest.raises(SuiteError, match=r"noid\.yaml: the case at line 7 has no 'id'$"):
+        load(tmp_path / "noid.yaml")
+    (tmp_path / "list.yaml").write_text(
+        "- {id: a, prompt: p, evaluator: code_compiles}\n- {id: [1], evaluator: llm_judge}\n"
+    )
+    with pytest.raises(SuiteError, match=r"list\.yaml: the case at line 2: 'id' must be a str"):
+        load(tmp_path / "list.yaml")
+    (tmp_path / "cases.yaml").write_text("cases:\n  - {id: a, evaluator: llm_judge}\n  - 5\n")
+    with pytest.raises(SuiteError, match=r"the case at line 3 must be a mapping, got int"):
+        load(tmp_path / "cases.yaml")
+    (tmp_path / "doc.yaml").write_text(NO_ID.replace("---\nprompt", "---\n7\n---\nprompt"))
+    with pytest.raises(SuiteError, match=r"the document at line 7 must be a case, a list or"):
+        load(tmp_path / "doc.yaml")
+    (tmp_path / "x.json").write_text('[{"id": "j", "prompt": "p", "evaluator": "llm_judge"}, {}]')
+    with pytest.raises(SuiteError, match=r"x\.json: the case at item 2 has no 'id'"):
+        load(tmp_path / "x.json")
+
+
+QUIRKS = """
+- {id: date, prompt: p, evaluator: regex_match, expected: 2024-01-15}
+- {id: stamp, prompt: p, evaluator: text_match, expected: 2024-01-15 10:30:00}
+- {id: clock, prompt: p, evaluator: text_match, expected: 1:30}
+- {id: clockf, prompt: p, evaluator: text_match, expected: 1:30.5}
+- {id: yes, prompt: p, evaluator: text_match, expected: yes}
+- {id: true, prompt: p, evaluator: text_match, expected: True, name: no, category: On}
+- {id: words, prompt: p, evaluator: text_contains, expected: [yes, 'no'], expected_keywords: [off]}
+- {id: meta, prompt: p, evaluator: regex_match, expected: x, metadata: {must_not_match: [no]}}
+- {id: nulls, prompt: p, evaluator: text_match, expected: x, category: null, difficulty: ~,
+   max_tokens: null, requires_modalities: null, metadata: {unit: null}, min_matches: null}
+- {id: json, prompt: p, evaluator: json_contains, expected: {active: yes, at: 2024-01-15}}
+- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: on, args_json: {a: off}}}
+- {id: num, prompt: p, evaluator: structural_count, expected: 3, temperature: 0.5, n: 1_000}
+- {id: flag, prompt: p, evaluator: performance, stream: true, metadata: {warm: yes}}
+"""
+
+
+def test_yaml_values_are_read_as_the_author_meant_them(tmp_path: Path) -> None:
+    """YAML 1.1 made `2024-01-15` a date (refused), `1:30` the number 90 (graded as "90"),
+    `yes` True (refused) and `category: null` the suite "None" (found in review). Dates and
+    times are text now; a yes/no/true word is kept as written where the format types the
+    field as text, and stays a boolean where one belongs (a JSON value, a flag); null is
+    absent."""
+    (tmp_path / "quirks.yaml").write_text(QUIRKS)
+    cases = {c.id: c for c in load(tmp_path)}
+    assert cases["date"].expected == "2024-01-15"
+    assert cases["stamp"].expected == "2024-01-15 10:30:00"
+    assert (cases["clock"].expected, cases["clockf"].expected) == ("1:30", "1:30.5")
+    assert cases["yes"].expected == "yes"
+    true = cases["true"]
+    assert (true.expected, true.name, true.suite) == ("True", "no", "On")
+    assert cases["words"].expected == ["yes", "no"]
+    assert cases["words"].metadata["expected_keywords"] == ["off"]
+    assert cases["meta"].metadata["must_not_match"] == ["no"]
+    nulls = cases["nulls"]
+    assert (nulls.suite, nulls.difficulty, nulls.max_tokens) == ("uncategorised", "unrated", 1024)
+    assert nulls.requires_modalities == ("text",) and nulls.metadata == {}
+    assert cases["json"].expected == {"active": True, "at": "2024-01-15"}
+    assert cases["tool"].expected == {"tool": "on", "args_json": {"a": False}}
+    num = cases["num"]
+    assert (num.expected, num.temperature, num.metadata["n"]) == (3, 0.5, 1000)
+    assert cases["flag"].metadata == {"stream": True, "warm": True}
+
+
+def test_a_json_boolean_where_text_belongs_says_to_quote_it(tmp_path: Path) -> None:
+    (tmp_path / "b.json").write_text(
+        '[{"id": "b", "prompt": "p", "evaluator": "text_match", "expected": true}]'
+    )
+    with pytest.raises(SuiteError, match=r"got True \(a boolean: quote it to mean the word\)"):
+        load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "id: k1\nprompt: x\nevaluator: text_match\nexpected: x\nexpected: y\n",
+            r"line 5: the key 'expected' is given twice \(first on line 4\)$",
+        ),
+        (
+            "- id: a\n  prompt: p\n  evaluator: text_match\n  expected: !!int abc\n",
+            r"line 4: cannot read this value as tag:yaml\.org,2002:int$",
+        ),
+        (
+            "- id: a\n  prompt: [p\n",
+            r"line 3: expected ',' or '\]', but got '<stream end>' "
+            r"\(while parsing a flow sequence on line 2\)$",
+        ),
+        ("[" * 5000, "nested too deeply to read$"),
+        (
+            "- {id: a, prompt: p, evaluator: json_contains, expected: &e {x: *e}}\n",
+            "the case at line 1 holds itself$",
+        ),
+    ],
+)
+def test_a_bad_yaml_file_is_one_short_line_naming_the_file_and_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    """A key given twice silently took the last value; `!!int abc` was a bare ValueError
+    naming no file, deep nesting a RecursionError traceback; PyYAML's own message ran over
+    several lines quoting "<unicode string>"."""
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(SuiteError, match=rf"^{tmp_path}/bad\.yaml: {message}") as caught:
+        load(tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+def test_merged_keys_are_not_duplicates(tmp_path: Path) -> None:
+    (tmp_path / "merge.yaml").write_text(
+        "- &base {id: a, prompt: p, evaluator: text_match, expected: x}\n"
+        "- {<<: *base, id: b, expected: y}\n"
+    )
+    assert [(c.id, c.expected) for c in load(tmp_path)] == [("a", "x"), ("b", "y")]
