@@ -77,10 +77,12 @@ async def test_wrong_answers_fail_with_kinds(sim: Running) -> None:
 async def test_transport_problems_are_errors_not_failures(sim: Running) -> None:
     """An overloaded backend's 503, a reply cut to half its JSON, and one never sent."""
     cases = pick("smf.tool_calling.easy.01", "smf.tool_calling.easy.02", "smf.tool_calling.easy.03")
-    faults = ("server_error:503", "malformed_chunk", "no_response")
+    # only the reply never sent waits out its timeout: the others' is long enough for a
+    # loaded CI machine (0.5 s for all three read a slow 503 as a timeout there)
+    faults = (("server_error:503", 30.0), ("malformed_chunk", 30.0), ("no_response", 0.5))
     out = [
-        (await run_cases([case], endpoint(sim, headers={"x-sim-fault": fault}), timeout_s=0.5))[0]
-        for case, fault in zip(cases, faults, strict=True)
+        (await run_cases([case], endpoint(sim, headers={"x-sim-fault": fault}), timeout_s=wait))[0]
+        for case, (fault, wait) in zip(cases, faults, strict=True)
     ]
     assert [(r.status, r.failure_kind) for r in out] == [
         ("error", "transport"),
