@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -11,6 +13,16 @@ from rich.table import Table
 from rich.text import Text
 
 app = typer.Typer(help="Train and inspect the intent classifier.", no_args_is_help=True)
+# What `classify` reads from stdin at most: the router's default body limit (the router's
+# own command passes its config's `server.max_body_bytes`). A prompt on the command line is
+# capped by the kernel at 128 KiB an argument, so stdin is how a long one gets classified.
+STDIN_BYTES = 8 * 1024 * 1024
+TextArgument = Annotated[
+    str | None,
+    typer.Argument(
+        help="The prompt; '-' or none reads it from stdin (a text starting with '-': after --)."
+    ),
+]
 
 
 def _positive(c: float) -> float:
@@ -77,11 +89,31 @@ def distill(model_dir: Path) -> None:
     typer.echo(f"{n} words -> {EMBEDDING_PATH}")
 
 
+def prompt_text(text: str | None, limit: int = STDIN_BYTES) -> str:
+    """The prompt to classify: `text`, or stdin when `text` is `-` or missing and stdin is
+    no terminal (read to at most `limit` bytes, one final line break dropped: `echo` and
+    files add it, a chat message does not end with it). One `error:` line and exit 2 when
+    there is none, or it is over the limit."""
+    if text is not None and text != "-":
+        return text
+    if text is None and sys.stdin.isatty():
+        typer.echo("error: give the prompt as TEXT, or '-' and the prompt on stdin", err=True)
+        raise typer.Exit(2)
+    raw = sys.stdin.buffer.read(limit + 1)
+    if len(raw) > limit:
+        typer.echo(f"error: the prompt on stdin is over {limit} bytes", err=True)
+        raise typer.Exit(2)
+    read = raw.decode("utf-8", "replace")  # as an argument's bytes that are not UTF-8
+    return read[:-2] if read.endswith("\r\n") else read.removesuffix("\n")
+
+
 def show(text: str) -> None:
     """Print why `text` (as a one-message chat request) gets its intent, as a table.
 
     Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
-    (`:smile:`) in strings, so a prompt holding them crashed or was shown altered."""
+    (`:smile:`) in strings, so a prompt holding them crashed or was shown altered. A text
+    the model reads nothing in (source `default`) gets a line saying so and no tables: the
+    model's probabilities and features are not what decided it."""
     from classifier import explain
     from classifier.decision import ModelUnavailable, model
     from classifier.evaluation import body
@@ -102,6 +134,10 @@ def show(text: str) -> None:
             f"  confidence {info['confidence']:.2f}  source {info['source']}{rule}",
         )
     )
+    if info["source"] == "default":
+        why = "no word in it the model knows" if text.strip() else "no text"
+        console.print(Text(f"nothing to classify: {why}"))
+        return
     intents = Table("intent", "probability")
     for row in info["top_intents"]:
         intents.add_row(Text(row["intent"]), Text(f"{row['probability']:.3f}"))
@@ -121,6 +157,6 @@ def show(text: str) -> None:
 
 
 @app.command("show")
-def show_command(text: str) -> None:
-    """Explain the intent of TEXT."""
-    show(text)
+def show_command(text: TextArgument = None) -> None:
+    """Explain the intent of TEXT (or of stdin)."""
+    show(prompt_text(text))

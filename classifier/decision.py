@@ -17,15 +17,16 @@ from typing import Any
 from classifier import artifact, fast
 from classifier.constraint import Verdict
 from classifier.features import features
-from classifier.intent import INTENTS, Intent
+from classifier.intent import INTENTS, UNREAD, Intent
 from classifier.model import IntentModel, softmax
 from classifier.request import RequestView, view
 from classifier.rules import TOOLS_PRIOR, rule_intent
 
 _TOOL = INTENTS.index("tool_calling")
-# A body with no text to read. The label only fills the field: confidence 0 sends the
-# request to the default route, and source `default` says that no intent was read.
-UNKNOWN = Intent("writing", 0.0, "default")
+# A body with nothing the model can read: no text, no word it knows, or a shape it could
+# not parse. Confidence 0 and source `default` send it to the default route; the label says
+# so in the ledger and the metrics rather than count it as one of the seven intents.
+UNKNOWN = Intent(UNREAD, 0.0, "default")
 
 
 log = logging.getLogger("smf_router.classifier")
@@ -109,18 +110,26 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     return _decide(m, view(body))
 
 
-def _decide(m: IntentModel, v: RequestView, p: list[float] | None = None) -> Intent:
-    """The intent of view `v`; `p`, when given, are the model's probabilities already
-    computed on the named path (by `explain`), which are identical to the fast path's."""
+def _decide(
+    m: IntentModel, v: RequestView, named: tuple[list[float], list[int]] | None = None
+) -> Intent:
+    """The intent of view `v`; `named`, when given, are the model's probabilities and the
+    known features' indices already computed on the named path (by `explain`), which are
+    identical to the fast path's."""
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
     if _blank(v.latest) and _blank(v.first) and _blank(v.system):  # no text, no features
         return UNKNOWN
-    if p is None and m.embedding.words:  # the named path: the embedding reads feature names
-        p, _, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
-    elif p is None:
-        p = _tools_prior(v, softmax(m.scores(*fast.known(m, v))))
+    if named is None and m.embedding.words:  # the named path: the embedding reads names
+        p, idx, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
+    elif named is None:
+        idx, vals = fast.known(m, v)
+        p = _tools_prior(v, softmax(m.scores(idx, vals)))
+    else:
+        p, idx = named
+    if m.lexical.isdisjoint(idx):  # only shape cues: "?" or "asdf" is no evidence of any
+        return UNKNOWN  # intent, however sure the normalised lone cue made the model
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
 
@@ -184,7 +193,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     verdict = m.detector.read(v.latest)  # read once: features, intent and the sentence shown
     feats = request_features(m, v, verdict)
     p, idx, vals, names = probabilities(m, v, feats)
-    intent = _decide(m, v, p)
+    intent = _decide(m, v, (p, idx))
     best = max(range(len(p)), key=p.__getitem__)
     contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
     dense = m.embedding.vector(feats)

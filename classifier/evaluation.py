@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from classifier.corpus import Example
-from classifier.intent import INTENTS, Intent, Label
+from classifier.intent import INTENTS, UNREAD, Intent, Label
 
 # The default routes: these intents go to the local tier first, the rest to the cloud.
 LOCAL: frozenset[str] = frozenset({"coding", "tool_calling", "instruction"})
@@ -117,7 +117,9 @@ def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
     gold = [r.label for r in rows]
     per_intent = {lb: prf(gold, pred, lb) for lb in INTENTS}
     present = [lb for lb in INTENTS if per_intent[lb]["support"]]
-    confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(INTENTS, 0) for g in present}
+    # a column for the rows the model read nothing in (`unknown`) only when there are some
+    columns = (*INTENTS, UNREAD) if UNREAD in pred else INTENTS
+    confusion: dict[str, dict[str, int]] = {g: dict.fromkeys(columns, 0) for g in present}
     for g, p in zip(gold, pred, strict=True):
         confusion[g][p] += 1
     by_source: dict[str, list[bool]] = defaultdict(list)

@@ -125,6 +125,12 @@ _ANSWER_PHRASES = (
 HEAD_TOKENS = 160
 TAIL_TOKENS = 40
 SHAPE_CHARS = 1200
+# The features that come from reading words: a word, a number (`w:0`) or a CJK character
+# (`w:`), a 5-character prefix (`p:`), a meaning cue that words or phrases name (`m:`). The
+# shape cues (`f:`: length, symbols, a closing `?`) and the constraint detector's score
+# (`c:`) fire on any text, words known or not: alone, L2 normalisation lifts one of them to
+# full weight, and "asdf" read as instruction at 0.99.
+LEXICAL = ("w:", "p:", "m:")
 
 
 def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from classifier.constraint import ConstraintDetector
+from classifier.features import LEXICAL
 from classifier.intent import INTENTS, Label
 
 F64 = npt.NDArray[np.float64]
@@ -71,6 +72,9 @@ class IntentModel:
     dense_weights: F64 = field(default_factory=lambda: EMPTY)
     detector: ConstraintDetector = field(default_factory=ConstraintDetector)
     index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # vocabulary indices of the features read from words (`features.LEXICAL`): a request
+    # with none of them gave the model nothing it learnt to read
+    lexical: frozenset[int] = field(init=False, repr=False, compare=False)
     # token -> (vocabulary indices of its word/prefix features, its concepts); filled by
     # `classifier.fast` as tokens are met
     token_index: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = field(
@@ -84,6 +88,8 @@ class IntentModel:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", {f: i for i, f in enumerate(self.vocab)})
+        lexical = frozenset(i for i, f in enumerate(self.vocab) if f.startswith(LEXICAL))
+        object.__setattr__(self, "lexical", lexical)
         object.__setattr__(self, "token_index", {})
         object.__setattr__(self, "context_index", {})
 

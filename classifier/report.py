@@ -19,16 +19,20 @@ HOW = """\
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
    conversation whose last message is a tool result, double the odds of tool_calling.
-3. **Bounds** (`request.py`, `features.py`): at most 64 messages scanned from each end, 16
-   content parts, 16 tools; texts clipped to 1,500 + 500 characters; features from the
-   first 160 and last 40 tokens. Images and other non-text parts are ignored.
+3. **Bounds** (`request.py`, `features.py`): the first user message among the first 64
+   messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
+   thousands of messages after it), 16 content parts, 16 tools; texts clipped to 1,500 +
+   500 characters; features from the first 160 and last 40 tokens. Images and other
+   non-text parts are ignored.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
    fire `m:literary_form`), and `m:answer` for a directive on presenting a final answer
    ("\\boxed", "only the letter"). Confidence is the softmax
-   probability; the router treats a low one as "use the default route". Malformed bodies
-   give confidence 0.
+   probability; the router treats a low one as "use the default route". A request with
+   no word, prefix or cue the model learnt (no text, "asdf", a bare "?": only shape cues
+   and the detector's score, which one alone would carry at full weight) and a malformed
+   body give intent `unknown`, confidence 0, source `default`: the default route.
 5. **Constraint detector** (`constraint.py`): a second, sentence-level logistic model scores
    each sentence of the latest user message (at most 40) for "this constrains the form of
    the response"; the request's score is the maximum, fed to the model as `c:constraint`

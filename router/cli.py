@@ -26,6 +26,14 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="YAML config file (default: $SMF_ROUTER_CONFIG)."),
 ]
+# `classify`'s prompt, as `classifier.cli.TextArgument`: declared again here because the
+# command's annotations are resolved in this module's namespace
+TextArgument = Annotated[
+    str | None,
+    typer.Argument(
+        help="The prompt; '-' or none reads it from stdin (a text starting with '-': after --)."
+    ),
+]
 
 
 def load_config(path: Path | None) -> tuple[object, bool]:
@@ -155,18 +163,20 @@ def _mount_optional() -> None:
     """Sub-commands owned by other packages, mounted when present."""
     try:
         from classifier.cli import app as classifier_app
-        from classifier.cli import show
+        from classifier.cli import prompt_text, show
 
         app.add_typer(
             classifier_app, name="classifier", help="Train and inspect the intent classifier."
         )
 
         @app.command()
-        def classify(text: str, config: ConfigOption = None) -> None:
-            """Show how a prompt is classified, why, and the route the router gives it."""
+        def classify(text: TextArgument = None, config: ConfigOption = None) -> None:
+            """Show how a prompt (TEXT, or stdin) is classified, why, and the route the
+            router gives it."""
             routing = _routing_config(config)  # a bad --config: its one line, before any work
-            show(text)
-            typer.echo(route_line(text, routing))
+            prompt = prompt_text(text, routing.server.max_body_bytes)  # stdin: the body limit
+            show(prompt)
+            typer.echo(route_line(prompt, routing))
 
     except ImportError:
         pass

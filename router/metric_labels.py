@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from classifier.intent import INTENTS
+from classifier.intent import INTENTS, UNREAD
 from router.record import Api, AttemptOutcome, ErrorKind, Outcome, ShadowDropReason
 
 Circuit = Literal["closed", "open", "half_open"]
@@ -21,7 +21,7 @@ ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
 SHADOW_RESULTS = ("agreed", "disagreed", "undecided")
-_INTENTS = frozenset(INTENTS)
+_INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 
 def closed(value: str | None, allowed: frozenset[str], empty: str = "none") -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from classifier.intent import UNREAD
 from router.gating import wilson_interval
 
 AGREE_THRESHOLD = 0.9
@@ -39,6 +40,10 @@ COLUMNS = (
 )
 
 NEEDS_TIERS = "no advice: the backends' tiers are unknown (run with --config)"
+UNREAD_ADVICE = (
+    "no advice: the classifier read nothing in these requests (intent unknown), so they"
+    " took classifier.default_route; no setting routes `unknown` on its own"
+)
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,8 @@ def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
 def advice(s: PairSummary, tiers: Mapping[str, str], threshold: float = AGREE_THRESHOLD) -> str:
     """What to do with the route, given the interval (never a move on a thin sample)."""
     live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    if intent == UNREAD:  # no route is keyed by it: "route unknown to local" means nothing
+        return UNREAD_ADVICE
     if live not in tiers or shadow not in tiers:  # "keep prose on cloud" or its opposite
         return NEEDS_TIERS
     if s.samples < MIN_SAMPLES:

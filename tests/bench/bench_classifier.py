@@ -57,6 +57,21 @@ def agent_request(turns: int, words_per_turn: int, agent: int = 0) -> dict[str, 
     return {"model": "auto", "messages": messages, "tools": tools}
 
 
+def tool_loop(rounds: int) -> dict[str, Any]:
+    """An agent deep in its tool loop: the ask, then `rounds` calls and their results, so the
+    latest user message is 2 x `rounds` messages back (found by role alone, up to
+    `classifier.request.SCAN_ROLES`; past that the first user message decides)."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a careful coding agent. " * 100},
+        {"role": "user", "content": "Rename every .txt file in data/ to .md and fix the tests."},
+    ]
+    for i in range(rounds):
+        call = {"id": str(i), "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": str(i), "content": "ok"})
+    return {"model": "auto", "messages": messages, "tools": [{"type": "function"}]}
+
+
 def workloads() -> dict[str, list[dict[str, Any]]]:
     texts = [r.text for r in load("validation")]
     return {
@@ -68,6 +83,8 @@ def workloads() -> dict[str, list[dict[str, Any]]]:
             agent_request(10, 100, agent=n) for n in range(1000)
         ],
         "200k-token conversation": [agent_request(400, 500)],
+        "agent, the ask 2,000 messages back (1,000 tool rounds)": [tool_loop(1000)],
+        "agent, the ask 6,000 messages back (past the 4,096 searched)": [tool_loop(3000)],
     }
 
 

@@ -3,6 +3,7 @@ bad input included (one `error:` line and exit 2, never a traceback)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -192,3 +193,84 @@ def test_classify_with_a_config_that_does_not_load_says_so_before_anything_else(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("error: ") and "none.yaml" in done.stderr
+
+
+def _smf(
+    args: list[str], config: Path, stdin: bytes | int | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """`smf-router ARGS --config CONFIG` as a user runs it, `stdin` piped in (or a pty's fd)."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    return subprocess.run(
+        [str(smf_router), *args, "--config", str(config)],
+        input=stdin if isinstance(stdin, bytes) else None,
+        stdin=stdin if isinstance(stdin, int) else None,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("args", [["classify"], ["classify", "-"]])
+def test_classify_reads_the_prompt_from_stdin(tmp_path: Path, args: list[str]) -> None:
+    """`smf-router classify -` classified the literal "-", and `echo ... | smf-router
+    classify` failed with "Missing argument" (found in review)."""
+    done = _smf(args, _config(tmp_path, 0.35), b"Write a haiku about the first snow\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith("prose  confidence ")
+
+
+def test_classify_reads_a_prompt_longer_than_an_argument_can_be(tmp_path: Path) -> None:
+    """A command-line argument is capped at 128 KiB by the kernel: a long prompt could not
+    be classified at all. On stdin it is read up to the router's body limit."""
+    prompt = (
+        b"Here is my module:\n" + b"def f(x):\n    return x * 2\n" * 8000 + b"Why does it fail?"
+    )
+    assert len(prompt) > 200 * 1024
+    done = _smf(["classify"], _config(tmp_path, 0.35), prompt)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith("coding  confidence ")
+
+
+def test_classify_refuses_stdin_over_the_body_limit_in_one_line(tmp_path: Path) -> None:
+    config = _config(tmp_path, 0.35)
+    config.write_text(config.read_text() + "server: {max_body_bytes: 1024}\n")
+    done = _smf(["classify"], config, b"word " * 300)
+    assert done.returncode == 2
+    assert done.stderr.decode() == "error: the prompt on stdin is over 1024 bytes\n"
+    assert done.stdout == b""
+
+
+def test_classify_without_a_prompt_at_a_terminal_says_how_to_give_one(tmp_path: Path) -> None:
+    """At a terminal a missing TEXT is an error, not a wait for stdin nobody meant to type."""
+    primary, secondary = os.openpty()
+    try:
+        done = _smf(["classify"], _config(tmp_path, 0.35), secondary)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "error: give the prompt as TEXT, or '-' and the prompt on stdin\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "why"), [("", "no text"), ("asdf", "no word in it the model knows")]
+)
+def test_classify_of_nothing_it_can_read_says_so_without_tables(
+    tmp_path: Path, prompt: str, why: str
+) -> None:
+    """For "" it printed "confidence 0.00 source default", then a probability table and an
+    empty features table that contradicted it (found in review)."""
+    done = _smf(["classify", prompt], _config(tmp_path, 0.35))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().splitlines() == [
+        "unknown  confidence 0.00  source default",
+        f"nothing to classify: {why}",
+        "route: coding (nothing to classify: the default route) -> local, cloud",
+    ]
+
+
+def test_classifier_show_reads_stdin_too() -> None:
+    result = CliRunner().invoke(app, ["show", "-"], input="Write a haiku about the first snow\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("prose  confidence ")

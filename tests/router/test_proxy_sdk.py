@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import httpx
 import openai
 import pytest
 
-from tests.harness import Running, RunningRouter, config_for, router, scrape
+from tests.harness import Running, RunningRouter, config_for, router, scrape, wait_until
 
 TOOLS = [
     {
@@ -240,7 +241,8 @@ def test_a_request_without_text_takes_the_default_route_even_with_min_confidence
 ) -> None:
     """With `classifier.min_confidence: 0` an image-only request (confidence 0, source
     `default`, placeholder label `writing`) went to the writing route, cloud first, instead
-    of `default_route` (found in review)."""
+    of `default_route` (found in review). It is reported as intent `unknown`, not as the
+    placeholder `writing`, in the header, the metrics and the ledger (found in review)."""
     settings = {"min_confidence": 0, "default_route": "coding"}
     cfg = config_for(backends, tmp_path, classifier=settings)
     with router(cfg) as running:
@@ -249,10 +251,23 @@ def test_a_request_without_text_takes_the_default_route_even_with_min_confidence
         raw = client.chat.completions.with_raw_response.create(
             model="auto", messages=[{"role": "user", "content": [image]}]
         )
+        labels = {"intent": "unknown", "route": "coding", "backend": "local", "tier": "local"}
+        series = {**labels, "outcome": "ok", "stream": "false"}
+        counted = wait_until(  # the record, and its count, finish after the reply
+            lambda: scrape(running.root).get("smf_router_requests_total", **series) == 1
+        )
     assert raw.headers["x-smf-confidence"] == "0.000"
+    assert raw.headers["x-smf-intent"] == "unknown"
     assert raw.headers["x-smf-route"] == "coding"
     assert raw.headers["x-smf-backend"] == "local"
     assert raw.parse().model == "local-model"
+    assert counted
+    with duckdb.connect() as con:
+        rows = con.execute(
+            "SELECT intent, intent_source, route, backend FROM read_parquet(?)",
+            [f"{tmp_path}/ledger/**/*.parquet"],
+        ).fetchall()
+    assert rows == [("unknown", "default", "coding", "local")]
 
 
 def _requests_by_outcome(proxy: RunningRouter, outcome: str) -> float:
