@@ -2,12 +2,13 @@
 
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
-few and the last `_TAIL` turns, the first and last `_PARTS` blocks of each (and of a tool
-result's own blocks), `_TOOLS` tools (those the tool choice allows or names first) and system
-blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what a
-short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
-tool input (`_unread_cut`), or the router's placeholder for a document chat cannot carry
-(the classifier would read it as the user's words).
+few and the last `_TAIL` turns and the user's latest words between them, the first and last
+`_PARTS` blocks of each (and of a tool result's own blocks), `_TOOLS` tools (those the tool
+choice allows or names first) and system blocks from each end, so a 200k-token
+conversation, or one turn of 300k blocks, costs what a short one does. Nor does it hold
+what no reader of it reads: an assistant turn's text and tool input (`_unread_cut`), or the
+router's placeholder for a document chat cannot carry (the classifier would read it as the
+user's words).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
+from classifier.request import SCAN_ROLES
 from router.record import Api
 from router.translate import anthropic_request, responses_request
 
@@ -23,6 +25,7 @@ _TAIL = 62
 _PARTS = 8  # blocks kept from each end of a list: the classifier reads 8 + 8 parts
 _TOOLS = 16  # the classifier reads 16 tools; past them only "any tools?" matters
 _NESTED = ("content", "output")  # where a turn or a tool result keeps its blocks
+_TEXT_TYPES = ("text", "input_text")  # a user's words, in Messages and in Responses
 
 
 def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +58,7 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     out = dict(body)
     turns = body.get(key)
     if isinstance(turns, list):
-        kept = turns if len(turns) <= _HEAD + _TAIL else turns[:_HEAD] + turns[-_TAIL:]
+        kept = turns if len(turns) <= _HEAD + _TAIL else _head_ask_tail(turns)
         out[key] = [_clipped(turn, depth=2) for turn in kept]
         if key == "messages":
             out[key] = [_unread_cut(turn) for turn in out[key]]
@@ -64,6 +67,31 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     if isinstance(body.get("tools"), list):
         out["tools"] = _tools_kept(body["tools"], body.get("tool_choice"))
     return out
+
+
+def _head_ask_tail(turns: list[Any]) -> list[Any]:
+    """The first `_HEAD` and last `_TAIL` turns, and between them the latest turn in which
+    the user wrote something: an agent's tool loop adds two turns a round, so after 31
+    rounds the ask fell out of the view and the first message decided alone (found in
+    review). Looked for by role and block type alone, as far back as the classifier looks
+    in a chat body (`SCAN_ROLES`)."""
+    tail = len(turns) - _TAIL
+    for index in range(len(turns) - 1, max(len(turns) - 1 - SCAN_ROLES, _HEAD - 1), -1):
+        if _asks(turns[index]):
+            ask = [turns[index]] if index < tail else []
+            return [*turns[:_HEAD], *ask, *turns[tail:]]
+    return [*turns[:_HEAD], *turns[tail:]]
+
+
+def _asks(turn: object) -> bool:
+    """A user turn with text in it (not only tool results)."""
+    if not isinstance(turn, dict) or turn.get("role") != "user":
+        return False
+    content = turn.get("content")
+    if isinstance(content, str):
+        return bool(content)
+    blocks = _ends(content) if isinstance(content, list) else []
+    return any(isinstance(b, dict) and b.get("type") in _TEXT_TYPES for b in blocks)
 
 
 def _unread_cut(turn: object) -> object:

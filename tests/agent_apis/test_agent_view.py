@@ -173,3 +173,43 @@ def test_a_document_is_read_like_an_image_not_as_the_routers_placeholder(ask: An
     assert classify(chat_view("messages", body(PDF))).source == ("model" if ask else "default")
     forwarded = anthropic_request.to_chat(body(PDF))["messages"][0]["content"]
     assert "a document was attached here" in forwarded  # the model is still told
+
+
+def _tool_loop(api: str, rounds: int) -> dict[str, Any]:
+    """A sonnet first, then a coding ask, then `rounds` tool rounds of an agent's loop."""
+    first, ask = (
+        "Write me a sonnet about the sea.",
+        "Now write a Python script that renames my photos by date.",
+    )
+    if api == "messages":
+        turns: list[dict[str, Any]] = [
+            {"role": "user", "content": first},
+            {"role": "assistant", "content": "Here it is."},
+            {"role": "user", "content": [{"type": "text", "text": ask}]},
+        ]
+        for i in range(rounds):
+            use = {"type": "tool_use", "id": f"t{i}", "name": "bash", "input": {"cmd": "ls"}}
+            done = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "a.jpg"}
+            turns += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [done]}]
+        return {"model": "auto", "max_tokens": 100, "messages": turns}
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "Here it is."},
+        {"role": "user", "content": [{"type": "input_text", "text": ask}]},
+    ]
+    for i in range(rounds):
+        items += [
+            {"type": "function_call", "call_id": f"c{i}", "name": "bash", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": f"c{i}", "output": "a.jpg"},
+        ]
+    return {"model": "auto", "input": items}
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_the_ask_behind_a_long_tool_loop_is_still_read(api: Any) -> None:
+    """After 31 rounds the view kept the first turns and the tool loop's last 62, not the
+    ask: a coding request was classified as the sonnet of its first message (found in
+    review)."""
+    short, long = (classify(chat_view(api, _tool_loop(api, n))) for n in (3, 200))
+    assert short.label == "coding"
+    assert (long.label, long.confidence) == (short.label, short.confidence)
