@@ -29,7 +29,7 @@ from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
-from router.ledger import LedgerWriter
+from router.ledger import LedgerWriter, location
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
 
@@ -128,6 +128,11 @@ def run(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     book = gate_book(settings.canary)
+    try:  # before any case runs: results the ledger could never take would be lost
+        location.prepare(settings.ledger.path)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
     writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
     writer.start()

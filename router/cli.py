@@ -101,16 +101,25 @@ def config_check(config: ConfigOption = None) -> None:
     import yaml
 
     from router.config_mask import masked
+    from router.ledger import location
 
     loaded, demo = load_config(config)
     if demo:
         typer.echo("# no config and no backend variables: `serve` would start in DEMO MODE")
         return
     check_canary_suites(loaded)  # type: ignore[arg-type]
+    ledger = loaded.ledger.path  # type: ignore[attr-defined]
+    if (why := location.never_a_directory(ledger)) is not None:  # as `serve` would refuse it
+        typer.echo(f"error: {why}", err=True)
+        raise typer.Exit(2)
     shown = masked(loaded)  # type: ignore[arg-type]
     typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
     for warning in loaded.key_warnings():  # type: ignore[attr-defined]
         typer.echo(f"warning: {warning}", err=True)
+    # Only a warning: this check may run as another user than `serve` (or before systemd's
+    # StateDirectory exists), and the permissions it reads are not the whole story.
+    if (unwritable := location.not_writable(ledger)) is not None:
+        typer.echo(f"warning: {unwritable}", err=True)
 
 
 def check_canary_suites(config: Config) -> None:

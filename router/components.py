@@ -22,7 +22,7 @@ from router.backends.litellm import stop_logging_worker
 from router.config import Config
 from router.dispatch import AttemptObserver, Dispatcher
 from router.gateway import Gateway, Sink
-from router.ledger import LedgerWriter
+from router.ledger import LedgerWriter, location
 from router.ledger.conversation_key import conversation_secret
 from router.logs import RequestLog
 from router.metrics import Metrics
@@ -108,6 +108,8 @@ class LedgerSink:
 def build(config: Config, registry: CollectorRegistry | None = None) -> Components:
     load_model()  # a model that cannot be read stops the start (ModelUnavailable)
     backend_factory.check(config)  # a litellm model no provider serves stops it (ConfigError)
+    if not config.demo:  # a demo tried from a read-only directory may lose its fake records
+        location.prepare(config.ledger.path)  # a ledger.path that never works stops it too
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry(), demo=config.demo)
     tracing = Tracing.from_env()
@@ -137,6 +139,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     metrics.configured = lambda name, tier: (name, tier) in components.config.backend_tiers
     # Not only through resilience's hook: attempts are counted with resilience off too.
     components.reload_hooks.append(lambda _: metrics.forget_idle_inflight)
+    components.reload_hooks.append(location.reload_check(config.ledger.path))
     for install in FEATURES:
         install(components)
     return components

@@ -267,6 +267,15 @@ class Config(Strict):
             raise ValueError(
                 "auth.keys: two keys have the same sha256 (one would take the other's rights)"
             )
+        first_of: dict[str, int] = {}
+        for index, key in enumerate(self.auth.keys):  # the ledger's `caller` is the name
+            first = first_of.setdefault(key.name, index)
+            if first != index:
+                raise ValueError(
+                    f"auth.keys.{index}.name: {key.name!r} is also the name of auth.keys."
+                    f"{first}, and the ledger's caller column could not tell them apart; give "
+                    "each key a name of its own (a key being rotated in too: alice-2)"
+                )
         canary = self.canary
         if canary.min_samples > canary.window:  # no gate could ever close, or ever reopen
             raise ValueError(

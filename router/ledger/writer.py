@@ -59,7 +59,8 @@ class LedgerWriter:
         self.directory = Path(directory)
         try:  # at once, so a report right after start finds the (empty) ledger
             self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # the writes will say so, and retry
+        except OSError as exc:  # one that passes (a full disk): the writes say so, and retry;
+            # `serve` and `canary run` refuse one that never does (`router.ledger.location`)
             log.error("cannot create the ledger directory %s: %s", self.directory, exc)
         self.flush_interval_s = flush_interval_s
         self.process_tag = process_tag or default_process_tag()

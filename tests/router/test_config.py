@@ -193,6 +193,17 @@ def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
         load(write(tmp_path, twice), env={})
 
 
+def test_two_keys_with_one_name_are_refused_at_the_second_name(tmp_path: Path) -> None:
+    """Both passed: the ledger's `caller` column, which holds the name, could not tell the
+    two callers apart (found in review)."""
+    twice = GOOD + "    - name: alice\n      sha256: " + hash_key("sk-other") + "\n"
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, twice), env={})
+    message = str(info.value)
+    assert "auth.keys.1.name (line 16): 'alice' is also the name of auth.keys.0" in message
+    assert "caller" in message
+
+
 def test_a_litellm_backend_speaks_chat_only(tmp_path: Path) -> None:
     """`apis` defaulted to [chat, completions] for every kind, so /v1/completions chose a
     litellm backend that could only refuse it, and never reached the next (found in review)."""

@@ -258,8 +258,9 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
     import json
     import time
 
-    blocked = tmp_path / "not-a-directory"
-    blocked.write_text("")
+    ledger = tmp_path / "ledger"  # a ledger.path that never works stops the start: one
+    ledger.mkdir()  # table's directory that cannot be made fails the writes that follow
+    (ledger / "records").write_text("")
     with simulator(profile="vllm", model="local-model") as local:
         intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
         config = {
@@ -267,7 +268,7 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
                 {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
             ],
             "routes": {i: ["local"] for i in intents},
-            "ledger": {"path": str(blocked / "ledger"), "flush_interval_s": 0.2},
+            "ledger": {"path": str(ledger), "flush_interval_s": 0.2},
         }
         with router_process(config, tmp_path) as (proxy, _):
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)

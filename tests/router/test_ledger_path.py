@@ -1,0 +1,170 @@
+"""A `ledger.path` that can never hold a ledger stops `serve` and `canary run` with exit 2 and
+a message naming it; `config check` refuses what no user could write, and a reload to such a
+path is rejected. A full disk, which frees up, keeps the writer's log-and-retry.
+
+`serve` answered traffic with `ledger.path: /etc/passwd` while every record piled up in
+memory, and said at shutdown that they were lost (found in review).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import socket
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from router import reload
+from router.components import build
+from router.config import ConfigError, parse
+from router.ledger import location
+from tests.harness import INTENTS, VENV_BIN
+
+DEAD = "http://127.0.0.1:9/v1"  # nothing listens: no test here gets as far as a request
+
+
+def config_data(ledger: str) -> dict[str, Any]:
+    backends = [
+        {"name": "local", "tier": "local", "base_url": DEAD, "model": "m"},
+        {"name": "cloud", "tier": "cloud", "base_url": DEAD, "model": "m"},
+    ]
+    return {
+        "backends": backends,
+        "routes": {intent: ["local", "cloud"] for intent in INTENTS},
+        "ledger": {"path": ledger, "flush_interval_s": 0.2},
+        "resilience": {"enabled": False},
+    }
+
+
+def write_config(tmp_path: Path, ledger: str) -> Path:
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(config_data(ledger)))
+    return path
+
+
+def port() -> int:
+    """A free port where this suite's servers may listen."""
+    for candidate in range(18000, 19000):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise RuntimeError("no free port in 18000-18999")
+
+
+def smf_router(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    try:
+        return subprocess.run(
+            [str(VENV_BIN / "smf-router"), *args],
+            capture_output=True,
+            text=True,
+            timeout=45,  # the old `serve` answered on: bounded below the test's timeout
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"`smf-router {args[0]}` did not stop: {exc.stderr!r}")
+
+
+def never_writable(tmp_path: Path) -> dict[str, str]:
+    """Paths no user can ever make a ledger directory of, by what is wrong with them."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a ledger\n")
+    link = tmp_path / "a-link-to-nothing"
+    link.symlink_to(tmp_path / "gone")
+    return {
+        "is a file": str(a_file),
+        "under a file": str(a_file / "ledger"),
+        "a link to nothing": str(link),
+    }
+
+
+@pytest.mark.parametrize("kind", ["is a file", "under a file", "a link to nothing", "in /proc"])
+def test_serve_stops_on_a_ledger_path_it_could_never_write(tmp_path: Path, kind: str) -> None:
+    ledger = "/proc/nope/ledger" if kind == "in /proc" else never_writable(tmp_path)[kind]
+    if kind == "in /proc" and not Path("/proc/self").exists():
+        pytest.skip("no /proc here")
+    config = write_config(tmp_path, ledger)
+    done = smf_router("serve", "--config", str(config), "--port", str(port()))
+    assert done.returncode == 2, done.stderr
+    assert "error: ledger.path: " in done.stderr and repr(ledger) in done.stderr
+    assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
+def test_config_check_refuses_a_path_no_user_could_write(tmp_path: Path) -> None:
+    for kind, ledger in never_writable(tmp_path).items():
+        done = smf_router("config", "check", "--config", str(write_config(tmp_path, ledger)))
+        assert done.returncode == 2, (kind, done.stdout, done.stderr)
+        assert done.stderr.startswith("error: ledger.path: ") and repr(ledger) in done.stderr
+        assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_config_check_passes_a_new_directory_and_creates_nothing(tmp_path: Path) -> None:
+    ledger = tmp_path / "var" / "ledger"
+    done = smf_router("config", "check", "--config", str(write_config(tmp_path, str(ledger))))
+    assert done.returncode == 0, done.stderr
+    assert "ledger.path" not in done.stderr and not (tmp_path / "var").exists()
+
+
+def test_canary_run_stops_before_running_a_case(tmp_path: Path) -> None:
+    ledger = never_writable(tmp_path)["is a file"]
+    done = smf_router("canary", "run", "--config", str(write_config(tmp_path, ledger)))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "error: ledger.path: " in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""  # no round ran: its results could never have been recorded
+
+
+def test_a_full_disk_keeps_the_writers_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC passes once space is freed: the router starts, and its writes retry."""
+
+    def full(*_: Any, **__: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "mkdir", full)
+    location.prepare(str(tmp_path / "ledger"))  # no ConfigError
+    monkeypatch.undo()
+    monkeypatch.setattr(location.tempfile, "mkstemp", full)
+    location.prepare(str(tmp_path / "ledger"))
+
+
+def test_a_reload_to_a_path_the_restart_would_refuse_is_rejected(tmp_path: Path) -> None:
+    """The ledger's path applies at the next restart only: accepted as "needs a restart",
+    the reload promised a restart that would then fail."""
+    components = build(parse(config_data(str(tmp_path / "ledger"))))
+    reloader = reload.reloader_of(components)
+    bad = never_writable(tmp_path)["under a file"]
+
+    async def reload_to(ledger: str) -> reload.Outcome:
+        return await reloader.reload(config=parse(config_data(ledger)))
+
+    try:
+        rejected = asyncio.run(reload_to(bad))
+        assert not rejected.ok and rejected.message.startswith("ledger.path: ")
+        assert repr(bad) in rejected.message and reloader.reloads == 0
+        moved = asyncio.run(reload_to(str(tmp_path / "elsewhere")))
+        assert moved.ok and moved.restart_needed == ("ledger",)
+        assert not (tmp_path / "elsewhere").exists()  # a reload creates nothing
+    finally:
+        asyncio.run(components.stop())
+
+
+def test_the_message_says_why_without_creating_anything(tmp_path: Path) -> None:
+    paths = never_writable(tmp_path)
+    assert "not a directory" in (location.never_a_directory(paths["is a file"]) or "")
+    under = location.never_a_directory(paths["under a file"]) or ""
+    assert f"{paths['is a file']!r} is not a directory" in under
+    assert "a link to nothing" in (location.never_a_directory(paths["a link to nothing"]) or "")
+    with pytest.raises(ConfigError, match=r"ledger\.path: .*cannot create"):
+        location.prepare(paths["under a file"])
+    assert location.never_a_directory(str(tmp_path / "new" / "ledger")) is None
+    assert not (tmp_path / "new").exists()
