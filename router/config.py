@@ -267,14 +267,18 @@ class Config(Strict):
             raise ValueError(
                 "auth.keys: two keys have the same sha256 (one would take the other's rights)"
             )
+        # The ledger's `caller` is the name: one name is one caller. Two keys of one caller
+        # (a key being rotated in beside the old one) share it, but not with other rights.
         first_of: dict[str, int] = {}
-        for index, key in enumerate(self.auth.keys):  # the ledger's `caller` is the name
-            first = first_of.setdefault(key.name, index)
-            if first != index:
+        for index, key in enumerate(self.auth.keys):
+            first = self.auth.keys[first_of.setdefault(key.name, index)]
+            if (first.private, first.admin) != (key.private, key.admin):
                 raise ValueError(
                     f"auth.keys.{index}.name: {key.name!r} is also the name of auth.keys."
-                    f"{first}, and the ledger's caller column could not tell them apart; give "
-                    "each key a name of its own (a key being rotated in too: alice-2)"
+                    f"{first_of[key.name]}, with other rights (private, admin), and the "
+                    "ledger's caller column could not tell them apart; give it a name of its "
+                    "own (two keys of one caller with the same rights, as while rotating a "
+                    "key, may share a name)"
                 )
         canary = self.canary
         if canary.min_samples > canary.window:  # no gate could ever close, or ever reopen

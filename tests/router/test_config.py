@@ -193,15 +193,20 @@ def test_two_keys_with_one_digest_are_refused(tmp_path: Path) -> None:
         load(write(tmp_path, twice), env={})
 
 
-def test_two_keys_with_one_name_are_refused_at_the_second_name(tmp_path: Path) -> None:
-    """Both passed: the ledger's `caller` column, which holds the name, could not tell the
-    two callers apart (found in review)."""
-    twice = GOOD + "    - name: alice\n      sha256: " + hash_key("sk-other") + "\n"
+def test_two_keys_with_one_name_and_other_rights_are_refused_at_the_second(
+    tmp_path: Path,
+) -> None:
+    """Both passed: the ledger's `caller` column, which holds the name, could not tell an
+    admin's requests from another caller's (found in review). Two keys of one caller with
+    the same rights (a key rotated in beside the old one) keep sharing the name."""
+    rotated = GOOD + "    - name: alice\n      sha256: " + hash_key("sk-alice-new") + "\n"
+    keys = load(write(tmp_path, rotated), env={}).auth.keys
+    assert [key.name for key in keys] == ["alice", "alice"]
     with pytest.raises(ConfigError) as info:
-        load(write(tmp_path, twice), env={})
+        load(write(tmp_path, rotated + "      admin: true\n"), env={})
     message = str(info.value)
     assert "auth.keys.1.name (line 16): 'alice' is also the name of auth.keys.0" in message
-    assert "caller" in message
+    assert "other rights" in message and "caller" in message
 
 
 def test_a_litellm_backend_speaks_chat_only(tmp_path: Path) -> None:
