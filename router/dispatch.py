@@ -32,6 +32,7 @@ from router.errors import (
 )
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
+from router.request import output_limit
 from router.retirement import Retirement
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
@@ -105,6 +106,7 @@ class Dispatcher:
         """Try the plan's backends in order; return the first that commits, else raise."""
         errors: list[UpstreamError] = []
         failed_window: int | None = None
+        failed_kind = "context_too_long"  # the prompt's, or the output limit's
         for step in call.plan.steps:
             backend = self.backends[step.backend]
             settings = backend.settings
@@ -114,7 +116,7 @@ class Dispatcher:
                 and settings.context_window <= failed_window
             ):
                 call.record.attempts.append(
-                    Attempt(step.backend, settings.tier, "skipped", "context_too_long")
+                    Attempt(step.backend, settings.tier, "skipped", failed_kind)
                 )
                 continue
             for retry in (False, True):
@@ -126,13 +128,14 @@ class Dispatcher:
                         raise
                     if isinstance(error, ContextTooLong):
                         failed_window = settings.context_window or failed_window or 1
+                        failed_kind = error.kind
                     if retry or not _short_retry_after(error, settings.retry_after_max_s):
                         break
                     assert isinstance(error, RateLimited) and error.retry_after is not None
                     await asyncio.sleep(error.retry_after)
             call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
         if not errors:
-            raise _nothing_tried(call.plan, call.record.api)
+            raise _nothing_tried(call.plan, call.record.api, output_limit(call.body))
         raise _most_meaningful(errors)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
@@ -261,7 +264,7 @@ class Dispatcher:
         self.retirement.finished(backend)  # last: a retired backend may close now
 
 
-def _nothing_tried(plan: Plan, api: Api) -> RouterError:
+def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
     """Every backend was skipped. When every reason is permanent the request is the
     client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
     prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
@@ -275,12 +278,19 @@ def _nothing_tried(plan: Plan, api: Api) -> RouterError:
     private = "private" in reasons  # `_unfit` says so of every cloud backend, first
     local = "local " if private else ""
     local_only = " (a private request may use the local tier only)" if private else ""
-    if reasons & {"context_window", "max_tokens_window"}:
-        prompt_too_long = "context_window" in reasons
+    if "context_window" in reasons:
         return BadRequestTooLong(
             f"This request is longer than the context window of every {local}backend that "
             f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
-            param="messages" if prompt_too_long else "max_tokens",
+            param="messages",
+        )
+    if "max_tokens_window" in reasons:  # the client's own field, named as it sent it
+        field = limit[0] if limit else "max_tokens"
+        return BadRequestTooLong(
+            f"This request's prompt and the output its {field} asks room for do not fit the "
+            f"context window of every {local}backend that could serve it{local_only}; "
+            f"lower {field}.",
+            param=field,
         )
     target = plan.target.name or plan.route
     if "choices_unsupported" in reasons:

@@ -21,6 +21,7 @@
         ├── ServerError              502  other 5xx
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
+        │   └── OutputTooLong        400  the refusal names max_tokens (not the prompt)
         ├── BackendRefused           502  a 401/402/403/404: the backend's settings are wrong
         ├── Rejected                 4xx  passed through faithfully, never retried
         └── RouterFault              500  a bug of ours while sending: not the backend's failure
@@ -248,6 +249,14 @@ class ContextTooLong(UpstreamError):
     kind = "context_too_long"
     type = "invalid_request_error"
     code = "context_length_exceeded"
+
+
+class OutputTooLong(ContextTooLong):
+    """The backend's refusal names the output limit (`max_tokens` over its window): this
+    request's choice, which the next turn may not make, so no reason to leave that backend
+    for the conversation (`router.policy.detoured`), as a prompt too long is."""
+
+    kind = "output_too_long"
 
 
 class BackendRefused(UpstreamError):

@@ -28,6 +28,7 @@ ErrorKind = Literal[
     "overloaded",
     "server_error",
     "context_too_long",
+    "output_too_long",
     "rejected",
     "backend_refused",
     "malformed",

@@ -266,9 +266,23 @@ def estimate_tokens(chars: int) -> int:
     return (chars + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
 
 
+OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def output_limit(body: dict[str, Any]) -> tuple[str, int] | None:
+    """The field that limits the output, and its value: the first of `OUTPUT_LIMITS` that
+    holds a number. `max_tokens: null` beside `max_completion_tokens` (as some clients send
+    both) is unset, not the end of the search: the window was not checked at all."""
+    for field in OUTPUT_LIMITS:
+        value = body.get(field)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return field, value
+    return None
+
+
 def max_tokens_of(body: dict[str, Any]) -> int | None:
-    value = body.get("max_tokens", body.get("max_completion_tokens", body.get("max_output_tokens")))
-    return value if isinstance(value, int) else None
+    limit = output_limit(body)
+    return limit[1] if limit else None
 
 
 def several_streamed_choices(api: str, body: dict[str, Any]) -> bool:

@@ -31,6 +31,7 @@ from router.errors import (
     ContextTooLong,
     Cut,
     Malformed,
+    OutputTooLong,
     Overloaded,
     RateLimited,
     Rejected,
@@ -117,7 +118,7 @@ def classify_error(
         error.status = 502
         return error
     if status in (400, 413) and is_context_error(body):
-        return ContextTooLong(message, backend=backend, param=_context_param(body))
+        return _too_long(message, backend, _context_param(body))
     if status == 408:
         return ServerError(message, backend=backend)
     if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
@@ -138,7 +139,7 @@ def in_band(api: str, error: Any, backend: str) -> UpstreamError:
     elif status in (503, 529):
         typed = Overloaded(message, backend=backend)
     elif status in (400, 413) and is_context_error({"error": fields}):
-        typed = ContextTooLong(message, backend=backend, param=_context_param({"error": fields}))
+        typed = _too_long(message, backend, _context_param({"error": fields}))
     else:
         typed = ServerError(message, backend=backend)
     names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)
@@ -196,6 +197,12 @@ def unfinished(reply: dict[str, Any], backend: str) -> Cut | None:
             said = f"the answer was stopped (finish_reason {reason!r})"
             return Cut(f"{backend}: {said}" if backend else said, backend=backend)
     return None
+
+
+def _too_long(message: str, backend: str, param: str) -> ContextTooLong:
+    """A context-length refusal; one that names the output limit is `OutputTooLong`."""
+    kind = OutputTooLong if param in _OUTPUT_LIMITS else ContextTooLong
+    return kind(message, backend=backend, param=param)
 
 
 def _context_param(body: dict[str, Any]) -> str:

@@ -188,3 +188,21 @@ def test_a_turn_asking_for_more_output_than_local_holds_does_not_pin_the_cloud(
         agent = Agent(proxy, collect, user="agent-9")
         assert agent.turn(max_tokens=2000) == "cloud"
         assert [agent.turn() for _ in range(2)] == ["local"] * 2
+
+
+def test_a_turn_local_refuses_for_its_max_tokens_does_not_pin_the_cloud(
+    tmp_path: Path,
+) -> None:
+    """The configured window is larger than the one vLLM serves, so the plan sends the turn
+    to local, whose 400 names `max_tokens`: a context error like a prompt too long, it kept
+    the session on the cloud (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=512) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        started({"local": local, "cloud": cloud}, tmp_path, context_window=262144) as running,
+    ):
+        proxy, collect = running
+        agent = Agent(proxy, collect, user="agent-10")
+        assert agent.turn(max_tokens=600) == "cloud"
+        assert local.completions() == 1  # tried, refused
+        assert [agent.turn() for _ in range(2)] == ["local"] * 2

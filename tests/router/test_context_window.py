@@ -59,6 +59,31 @@ def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path
         assert local.completions() == 0 and cloud.completions() == 1
 
 
+def test_an_output_limit_over_every_window_names_the_field_the_client_sent(
+    tmp_path: Path,
+) -> None:
+    """The 400 said `max_tokens` whatever the client had set, and `max_tokens: null` beside
+    `max_completion_tokens` left the window unchecked (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        with router(windowed(local, cloud, tmp_path, (100, 200))) as proxy:
+            client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.responses.create(model="auto", input="hi", max_output_tokens=500)
+            assert caught.value.param == "max_output_tokens"
+            assert "lower max_output_tokens" in caught.value.message
+            with pytest.raises(openai.BadRequestError) as caught:
+                client.chat.completions.create(
+                    model="auto",
+                    messages=[{"role": "user", "content": "hi"}],
+                    extra_body={"max_tokens": None, "max_completion_tokens": 500},
+                )
+            assert caught.value.param == "max_completion_tokens"
+        assert local.completions() == 0 and cloud.completions() == 0
+
+
 def test_a_private_prompt_over_the_local_window_is_a_400_the_sdk_does_not_retry(
     tmp_path: Path,
 ) -> None:
@@ -242,5 +267,7 @@ def test_every_vllm_wording_of_a_window_refusal_is_a_context_error(
     error = classify_error(400, orjson.dumps(body), {}, "local")
     assert isinstance(error, ContextTooLong)
     assert error.param == ("max_tokens" if param == "max_tokens" else "messages")
+    # the output limit named: this request's choice, no reason for its session to leave
+    assert error.kind == ("output_too_long" if param == "max_tokens" else "context_too_long")
     other = {"error": {"message": "temperature must be non-negative, got -1.0.", "code": 400}}
     assert not isinstance(classify_error(400, orjson.dumps(other), {}, "local"), ContextTooLong)

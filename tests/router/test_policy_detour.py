@@ -58,6 +58,12 @@ def served(backend: str) -> Attempt:
             False,
         ),
         (
+            "local refused max_tokens over its window",
+            BackendState(),
+            [failed("local", "output_too_long"), served("cloud")],
+            True,
+        ),
+        (
             "local retried after a short Retry-After",
             BackendState(),
             [failed("local", "rate_limited"), served("local")],
