@@ -55,11 +55,18 @@ def build() -> dict[str, Any]:
                         "{{outcome}}",
                     ),
                     (
-                        f"sum by (status) (rate(smf_router_rejected_requests_total[{RATE}]))",
-                        "refused by the router: {{status}}",
+                        "sum by (status) (rate("
+                        f'smf_router_rejected_requests_total{{api="other"}}[{RATE}]))',
+                        "refused on other paths: {{status}}",
                     ),
                 ],
                 unit="reqps",
+                description=(
+                    "Model API requests the router refused itself (a bad key, body or model)"
+                    " are client_error here, with intent, route and backend none; Errors by"
+                    " kind says why. Refusals on other paths (count_tokens, models, admin)"
+                    " have no record and show by status."
+                ),
             ),
             panel(
                 "Errors by kind",

@@ -33,11 +33,16 @@ def build() -> dict[str, Any]:
                 [
                     (
                         f"sum(rate(smf_router_fallback_requests_total[{RATE}]))"
-                        f" / sum(rate(smf_router_requests_total[{RATE}]))",
+                        f' / sum(rate(smf_router_requests_total{{route!="none"}}[{RATE}]))',
                         "share of requests with a fallback",
                     )
                 ],
                 unit="percentunit",
+                description=(
+                    "Of the requests the router planned: those it refused before a plan"
+                    " (route none: a bad key, body or model) had no backend to fall back"
+                    " from, and a flood of them would hide the fallbacks."
+                ),
             ),
             panel(
                 "Attempts by backend and outcome",

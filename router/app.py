@@ -25,13 +25,16 @@ class RouterApp(FastAPI):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and self.state.components.config.demo:
             send = demo.marked(send)  # every answer, errors too, says it is not real
+        # Before FastAPI's middleware: the reason the front exists.
+        api = front.hot_api(scope)
         if scope["type"] == "http" and (refused := self._refusal(scope)) is not None:
+            if api is not None:  # a model API's request: refused with its record, as in the front
+                await front.refuse(self.state, api, scope, send, refused)
+                return
             await errors.shaped_response(Request({**scope, "app": self}), refused)(
                 scope, receive, send
             )
             return
-        # Before FastAPI's middleware: the reason the front exists.
-        api = front.hot_api(scope)
         if api is None:
             await super().__call__(scope, receive, send)
         else:

@@ -326,6 +326,13 @@ class Gateway:
         self.tracing.end(handoff)
         self.tracing.finish_request(call.span, record, tally.finish_reasons)
 
+    def refused(self, record: Record) -> None:
+        """Hand the record of a request refused before `prepare` returned (`router.api.refusal`)
+        to every sink, as `finish` does for the others: no call sink nor span, as nothing was
+        planned or sent."""
+        for sink in self.sinks:
+            sink.record_finished(record)
+
     def _target(self, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
         forced = headers.get("x-smf-route") if self.config.auth.allow_route_header else None
         if forced and "," in forced:  # repeated headers, joined: one route, or the client's 400

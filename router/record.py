@@ -38,6 +38,14 @@ ErrorKind = Literal[
     # a request the plan left no backend to try: the router's own error code
     "no_backend_available",
     "context_length_exceeded",
+    # a request refused before it was classified (`router.api.refusal`): its error's code
+    "invalid_request",
+    "invalid_api_key",
+    "forbidden",
+    "model_not_found",
+    "unsupported_content_encoding",
+    "request_too_large",
+    "request_timeout",
 ]
 ShadowDropReason = Literal[
     "queue_full",

@@ -26,10 +26,13 @@ SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sam
 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
 # Closed days come pre-summed from their rollups; only the other days are scanned.
+# A request refused before it was classified has no route nor intent: `(none)`, as a
+# request no backend served has backend `(none)`.
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
 WITH base AS ({raw}{rolled})
-SELECT day, route, intent, coalesce(backend, '(none)') AS backend,
+SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
+       coalesce(nullif(intent, ''), '(none)') AS intent, coalesce(backend, '(none)') AS backend,
        coalesce(tier, 'none') AS tier, caller, requests, prompt_tokens, completion_tokens,
        cached_tokens, reasoning_tokens,
        CASE WHEN tier = 'cloud' THEN cost_usd ELSE 0 END AS cloud_usd,

@@ -10,6 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
+from router import request as req
+from router.api.headers import request_headers
 from router.errors import (
     BadRequest,
     BodyTimeout,
@@ -59,12 +61,15 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
 def shaped_response(request: Request, error: RouterError) -> Response:
     """`error_response`, in Anthropic's envelope on its API's paths (Claude Code reads it).
-    Every such answer is the router's own refusal, so it is counted."""
+    Every such answer is the router's own refusal, so it is counted, as `other`: the model
+    APIs' own refusals are answered (and recorded) in the front, `router.api.front`. Its
+    `x-request-id` is the client's own when valid, else a new one, as on every error reply
+    (no record holds it: these paths record no request)."""
     components = getattr(request.app.state, "components", None)
     if components is not None:
-        api = "messages" if request.url.path.startswith(ANTHROPIC_PATHS) else "other"
-        components.metrics.rejected_request(api, error.status)
-    response = error_response(error)
+        components.metrics.rejected_request("other", error.status)
+    request_id = req.request_id(request_headers(request.scope))
+    response = error_response(error, {"x-request-id": request_id})
     if request.url.path.startswith(ANTHROPIC_PATHS):
         response.body = anthropic_error(error.status, bytes(response.body))
         response.headers["content-length"] = str(len(response.body))

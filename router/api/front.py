@@ -7,12 +7,14 @@ own work on a plain request. Here a POST to a hot path reads its body, answers a
 with plain ASGI messages; every other request goes on to the FastAPI app unchanged.
 
 Every request here goes the same way: the caller's key, the body limit, classification
-and plan, dispatch with fallback, decision headers, the record finished exactly once. Errors
-leave in the API's envelope (OpenAI's; Anthropic's for Messages). A bug never reaches
-uvicorn as a traceback: it is logged and answered with a 500 envelope (or, once a stream
-has begun, with an in-band error event in the API's shape). Nor does the end of the
-shutdown drain: what still runs then is answered with a 503 the client may retry, or ends
-in-band. A client that hangs up stops its request's work (`router.api.hangup`).
+and plan, dispatch with fallback, decision headers, the record finished exactly once; one
+refused before the gateway took it (its key, body or model) has a record too
+(`router.api.refusal`). Errors leave in the API's envelope (OpenAI's; Anthropic's for
+Messages), with the record's `x-request-id`. A bug never reaches uvicorn as a traceback:
+it is logged and answered with a 500 envelope (or, once a stream has begun, with an
+in-band error event in the API's shape). Nor does the end of the shutdown drain: what
+still runs then is answered with a 503 the client may retry, or ends in-band. A client
+that hangs up stops its request's work (`router.api.hangup`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from router.api.body import receive_json
 from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
 from router.api.headers import request_headers
+from router.api.refusal import Arrival
 from router.dispatch import Call, Committed
 from router.errors import RouterError, cancellation, internal_error
 from router.gateway import Gateway
@@ -77,7 +80,7 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
     """Answer one hot request; `state` is the app's state (gateway and auth, swapped on reload)."""
     try:
         await _serve(state, api, scope, receive, send)
-    except asyncio.CancelledError:  # while the body was read
+    except asyncio.CancelledError:  # one `_serve` did not take (a refusal's send)
         await _answer_stopped(send, api)
     except Exception:
         log.exception("internal error on %s", scope["path"])
@@ -85,19 +88,39 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
             await _send_error(send, api, internal_error())
 
 
+async def refuse(state: Any, api: Api, scope: Scope, send: Send, error: RouterError) -> None:
+    """Refuse a hot request before reading it (a web page's, `router.app`), as `_serve`
+    refuses one: with its record, and the caller's name if its key is a router key."""
+    arrival = Arrival(api, headers=request_headers(scope))
+    with contextlib.suppress(RouterError):
+        arrival.caller = state.auth.caller(arrival.headers)
+    state.components.metrics.rejected_request(api, error.status)
+    await _refused(state.gateway, send, arrival, error)
+
+
 async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send) -> None:
     gateway: Gateway = state.gateway
+    arrival = Arrival(api)  # until the gateway's record exists, what the refusal's holds
     try:
-        headers = request_headers(scope)
-        caller = state.auth.caller(headers)
+        headers = arrival.headers = request_headers(scope)
+        caller = arrival.caller = state.auth.caller(headers)
         limit = gateway.config.server.max_body_bytes
-        body = await receive_json(receive, headers.get("content-length"), limit)
+        body = arrival.body = await receive_json(receive, headers.get("content-length"), limit)
         if body is None:
-            return
+            return  # the client left before its body ended: a request never made
         call = gateway.prepare(api, body, caller, headers)
     except RouterError as error:
         state.components.metrics.rejected_request(api, error.status)
-        await _send_error(send, api, error)
+        await _refused(gateway, send, arrival, error)
+        return
+    except asyncio.CancelledError:  # the drain ran out while the body was read
+        _uncancel()
+        with contextlib.suppress(Exception):
+            await _refused(gateway, send, arrival, cancellation(client_left=False))
+        return
+    except Exception:
+        log.exception("internal error on %s", scope["path"])
+        await _refused(gateway, send, arrival, internal_error())
         return
     reply = Reply()
     watcher = watch(receive, reply, call)
@@ -108,9 +131,23 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
             _uncancel()  # our own cancellation: nothing is wrong, and nobody to tell
         else:
             await _answer_stopped(send, api, decision_headers(call))
+    except Exception:  # a bug: `_answer` finished the record; the 500 names it
+        reply.finished = True  # nothing left to cancel
+        log.exception("internal error on %s", scope["path"])
+        gateway.fail(call, internal_error(), "router_error")  # if not, now
+        with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
+            await _send_error(send, api, internal_error(), decision_headers(call))
     finally:
         reply.finished = True
         watcher.cancel()
+
+
+async def _refused(gateway: Gateway, send: Send, arrival: Arrival, error: RouterError) -> None:
+    """Record a request answered before the gateway took it, then answer it with the
+    record's `x-request-id`: the record first, so a send that fails loses no row."""
+    record = arrival.record(error)
+    gateway.refused(record)
+    await _send_error(send, arrival.api, error, {"x-request-id": record.request_id})
 
 
 async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply) -> None:

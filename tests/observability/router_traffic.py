@@ -133,6 +133,8 @@ def send_traffic(base_url: str) -> list[int]:
             doomed = {"model": "doomed", "messages": [{"role": "user", "content": "hi"}]}
             statuses.append(_post(client, {**doomed, "stream": round_ == 1}))
             statuses.append(_post(client, {"model": "auto", "messages": []}))
+            # refused off the model APIs: no record, only `rejected_requests_total{api="other"}`
+            statuses.append(client.post("/v1/messages/count_tokens", json={}).status_code)
     return statuses
 
 

@@ -96,4 +96,5 @@ def test_demo_mode_keeps_its_own_ledger_and_marks_its_answers(tmp_path: Path) ->
     assert "--ledger ./var/demo-ledger" in plain.stderr and "Traceback" not in plain.stderr
     demo = report("--ledger", "var/demo-ledger")
     assert demo.returncode == 0, demo.stderr
-    assert json.loads(demo.stdout)["totals"]["requests"] == 2
+    totals = json.loads(demo.stdout)["totals"]
+    assert (totals["requests"], totals["error_rate"]) == (3, 0.333333)  # the refusal's row too

@@ -1,0 +1,84 @@
+"""The record of a model-API request answered before the gateway took it.
+
+"Bad input gets a clear error and loses nothing": a request refused for its key, its body
+or its model (401, 400, 404, 413, 408, a web page's 403) is a request all the same. It
+leaves one record, handed to the same sinks as every other (ledger, metrics, log line), and
+its error reply carries that record's `x-request-id`, so the client can quote it and the
+operator find it. Without this, such requests only moved a label-only counter.
+
+The record holds only what the router could read before it refused: who called (the key's
+name once the key was accepted, `UNAUTHENTICATED` before; never the key), the `model` the
+body named, the status and the error's code. No intent, route or backend: nothing was
+classified, planned nor sent, so the request costs nothing and has no latency to report.
+No prompt text either, even with `ledger.store_text`: the body was unreadable, invalid or
+not yet read (a refused key's sender may not write text into the ledger). A refusal
+starts no trace span (`Gateway.prepare` starts it once a request can no longer be refused).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from router import request as req
+from router.auth import Caller
+from router.errors import BadRequest, Cancelled, RouterError
+from router.gateway import is_private
+from router.record import Api, Outcome, Record
+
+# The caller of a request whose key was refused (or never checked): never the key's text.
+UNAUTHENTICATED = "unauthenticated"
+_NOBODY = Caller(UNAUTHENTICATED)
+
+
+@dataclass(slots=True)
+class Arrival:
+    """What the front knows of a request before the gateway takes it, filled in as it reads:
+    `headers`, then `caller` once the key is accepted, then `body` once it parsed."""
+
+    api: Api
+    started_at: float = field(default_factory=time.time)
+    began: float = field(default_factory=time.monotonic)
+    headers: dict[str, str] = field(default_factory=dict)
+    caller: Caller | None = None
+    body: dict[str, Any] | None = None
+
+    def record(self, error: RouterError) -> Record:
+        """The finished record of this request, answered with `error`."""
+        body, caller = self.body or {}, self.caller or _NOBODY
+        model = body.get("model")
+        return Record(
+            # the helper the served path uses: the client's own id when it is a valid one
+            request_id=req.request_id(self.headers),
+            started_at=self.started_at,
+            ended_at=time.time(),
+            api=self.api,
+            caller=caller.name,
+            requested_model=model[:200] if isinstance(model, str) else "",
+            stream=body.get("stream") is True,
+            status=error.status,
+            outcome=_outcome(error),
+            # a refusal's code names why (`invalid_api_key`, `model_not_found`, ...)
+            error_kind=getattr(error, "kind", None) or error.code or _kind(error),
+            duration_s=time.monotonic() - self.began,
+            private=_private(caller, self.headers),
+        )
+
+
+def _outcome(error: RouterError) -> Outcome:
+    if isinstance(error, Cancelled):
+        return "cancelled"  # the router stopped while the body was read
+    return "client_error" if 400 <= error.status < 500 else "router_error"
+
+
+def _kind(error: RouterError) -> str | None:
+    return "invalid_request" if isinstance(error, BadRequest) else None
+
+
+def _private(caller: Caller, headers: dict[str, str]) -> bool:
+    """As the served path reads it; a switch it could not read counts as on (fail closed)."""
+    try:
+        return is_private(caller, headers)
+    except BadRequest:
+        return True
