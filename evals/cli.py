@@ -219,8 +219,9 @@ def measure(
     is the one given, else the one its models card states, else unknown.
 
     A run that stops early (Ctrl-C, a bug) keeps what finished: its report is printed and
-    its partial document written to ``out`` (``--out``); then Ctrl-C exits ``INTERRUPTED``
-    and a bug goes on up. Only the end was saved: a Ctrl-C lost every finished case."""
+    its partial document written beside ``out`` (``--out``), as ``results.partial_path``;
+    then Ctrl-C exits ``INTERRUPTED`` and a bug goes on up. Only the end was saved: a
+    Ctrl-C lost every finished case."""
     window = context_window or served_context_window(target)
     if window:
         console.print(f"context window: {window} tokens (answers longer than fit are cut)")
@@ -244,25 +245,23 @@ def measure(
 
 
 def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:
-    """Report and save the finished cases of a run that stopped early, saying so."""
+    """Report and save the finished cases of a run that stopped early, saying so: beside
+    ``out``, not over it (a finished run saved there before was lost to a Ctrl-C)."""
     report.print_report(doc, console)
     note_partial(console, doc)
     if out is None:
         console.print("partial results not saved: no --out")
         return
-    results.write(out, doc)
-    console.print(f"partial results: {out}")
+    path = results.partial_path(out)
+    results.write(path, doc)
+    console.print(f"partial results: {path} (--out {out} is written by a finished run only)")
 
 
-def note_partial(console: Console, doc: dict[str, Any]) -> None:
+def note_partial(console: Console, doc: dict[str, Any], whose: str = "") -> None:
     """A line saying that a results document is partial, and why, for its reports."""
-    partial = doc["run"].get("partial")
-    if isinstance(partial, dict):
-        finished, not_run = len(doc["cases"]), partial.get("not_run")
-        console.print(
-            f"partial run (stopped by {partial.get('stopped_by')}): {finished} cases"
-            f" finished, {not_run} not run"
-        )
+    note = results.partial_note(doc)
+    if note is not None:
+        console.print(f"{whose}{note}")
 
 
 @app.command("report")
@@ -281,7 +280,9 @@ def report_command(
 
 
 def print_compare(console: Console, old: dict[str, Any], new: dict[str, Any]) -> None:
-    """The pass-rate deltas and changed cases between an older run and this one."""
+    """The pass-rate deltas and changed cases between an older run and this one (and
+    whether the older one is partial: its cases not run show as absent)."""
+    note_partial(console, old, "compared with a ")
     changes = report.compare(results.results_of(old), results.results_of(new))
     console.print(report.compare_table(changes, old, new))
 

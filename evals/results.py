@@ -4,7 +4,8 @@ Schema ``smf-evals-results/1`` is documented in ``docs/evals.md``; add fields, n
 Pass rates count graded cases only (passed + failed): errors and N/A are reported beside them,
 and failure kinds count failures only (errors have kinds of their own). A run that stopped
 before its end (Ctrl-C, a bug) is saved with the cases that finished and ``run.partial``:
-``{"stopped_by": "SIGINT" or the error, "not_run": how many cases did not finish}``.
+``{"stopped_by": "SIGINT" or the error, "not_run": how many cases did not finish}``, beside
+the file asked for (``partial_path``); it is no baseline to learn canary floors from.
 """
 
 from __future__ import annotations
@@ -126,6 +127,27 @@ def write(path: Path | str, document: Mapping[str, Any]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def partial_note(document: Mapping[str, Any]) -> str | None:
+    """What a partial run's document says of itself ("partial run (stopped by SIGINT): 2
+    cases finished, 9 not run"), for every reader of one; None for a finished run."""
+    run = document.get("run")
+    partial = run.get("partial") if isinstance(run, Mapping) else None
+    if not isinstance(partial, Mapping):
+        return None
+    cases = document.get("cases")
+    finished = len(cases) if isinstance(cases, list) else 0
+    return (
+        f"partial run (stopped by {partial.get('stopped_by')}): {finished} cases finished,"
+        f" {partial.get('not_run')} not run"
+    )
+
+
+def partial_path(out: Path) -> Path:
+    """Where a run that stopped early is saved when asked for ``out``: beside it, never over
+    it (``r.json`` → ``r.partial.json``), so an earlier finished run there is kept."""
+    return out.with_name(f"{out.stem}.partial.json")
 
 
 class ResultsError(ValueError):

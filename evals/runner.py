@@ -122,7 +122,8 @@ DeepSeek's "insufficient_system_resource". The router's ``upstream_errors.UNFINI
 def parse_answer(payload: Any) -> tuple[Answer, int | None]:
     """Content, reasoning and tool calls from a chat completion; raises on a malformed one,
     and on one the server stopped (``UNFINISHED``): graded, an engine abort's cut answer was
-    the model's failure, and the canary closed a route's gate on a backend restarting.
+    the model's failure, and the canary closed a route's gate on a backend restarting. A
+    ``finish_reason`` other than text or null is a malformed completion.
 
     Content given as a list of parts (some servers do) is their text joined."""
     try:
@@ -133,6 +134,8 @@ def parse_answer(payload: Any) -> tuple[Answer, int | None]:
     if not isinstance(message, dict):
         raise TransportProblem(f"malformed completion: message is {type(message).__name__}")
     reason = choice.get("finish_reason")
+    if not isinstance(reason, str | None):  # a list raised TypeError at `in`: the run ended
+        raise TransportProblem(f"malformed completion: finish_reason is {type(reason).__name__}")
     if reason in UNFINISHED:
         raise TransportProblem(f"the answer was stopped (finish_reason {reason!r})")
     calls = well_formed(message.get("tool_calls") or [])

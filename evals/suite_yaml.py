@@ -46,6 +46,10 @@ class _Loader(yaml.SafeLoader):
     """``SafeLoader`` without timestamps or base-60 numbers, refusing duplicate keys, and
     turning a value it cannot construct into a ``ConstructorError`` with its line."""
 
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._checked: set[yaml.Node] = set()  # nodes, not ids: a freed node's id comes back
+
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
@@ -55,9 +59,14 @@ class _Loader(yaml.SafeLoader):
             text = f"cannot read this value as {node.tag}"
             raise ConstructorError(None, None, text, node.start_mark) from None
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        _refuse_duplicates(node)
-        return super().construct_mapping(node, deep)
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """Duplicates are looked for in a mapping's own keys, once, before its merges are
+        flattened: flattening rewrites ``node.value`` in place, so a mapping built after
+        one that merged it (``<<: *X`` before ``X``) showed each key it overrides twice."""
+        if node not in self._checked:
+            _refuse_duplicates(node)
+            self._checked.add(node)
+        super().flatten_mapping(node)
 
 
 _Loader.yaml_implicit_resolvers = {

@@ -121,9 +121,15 @@ class CanarySettings(Strict):
             if not Path(path).is_file():
                 raise ValueError(f"canary.baselines.{backend}: no such file {path!r}")
             try:  # read at start to learn floors: a file that is no results document stops it
-                results.read(path)
+                document = results.read(path)
             except results.ResultsError as exc:
                 raise ValueError(f"canary.baselines.{backend}: {exc}") from None
+            partial = results.partial_note(document)  # floors learned from the cases that
+            if partial is not None:  # finished before a Ctrl-C, maybe the easy ones
+                raise ValueError(
+                    f"canary.baselines.{backend}: {path} holds a {partial}; learn floors from"
+                    " a finished run"
+                )
         return self
 
 

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from evals import results
 from evals.results import CaseResult
+from router import cli
 from router.canary_judge import gate_book
 from router.config import ConfigError, load, parse
 from router.gating import GateBook, learn_floors, samples_to_clear, wilson_interval, wilson_lower
@@ -170,6 +172,27 @@ def test_a_baseline_for_no_backend_is_a_config_error_at_its_line(tmp_path: Path)
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     with pytest.raises(ConfigError, match=r"canary\.baselines\.locl \(line \d+\): unknown backend"):
         load(path, env={})
+
+
+def test_a_partial_baseline_is_a_config_error_naming_backend_and_file(tmp_path: Path) -> None:
+    """A results file of a run stopped by Ctrl-C (`run.partial`) was taken as a baseline:
+    floors were learned from the cases that happened to finish, and `config check` and
+    `serve` said nothing (found in review)."""
+    cases = [CaseResult(f"m{i}", "math", "easy", "pass") for i in range(2)]
+    baseline = tmp_path / "r.partial.json"
+    partial = {"stopped_by": "SIGINT", "not_run": 9}
+    results.write(baseline, results.to_document(cases, {"model": "m", "partial": partial}))
+    path = tmp_path / "router.yaml"
+    config = {"backends": [LOCAL, CLOUD], "canary": {"baselines": {"cloud": str(baseline)}}}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    said = rf"canary\.baselines\.cloud \(line \d+\): {re.escape(str(baseline))} holds a partial"
+    with pytest.raises(ConfigError, match=rf"{said} run \(stopped by SIGINT\): 2 cases finished"):
+        load(path, env={})
+    checked = CliRunner().invoke(cli.app, ["config", "check", "--config", str(path)])
+    assert checked.exit_code == 2
+    assert re.search(said, " ".join(checked.output.split()))
+    results.write(baseline, results.to_document(cases, {"model": "m"}))  # a finished run
+    assert load(path, env={}).canary.baselines == {"cloud": str(baseline)}
 
 
 def test_the_docs_say_how_many_results_a_gate_waits_for() -> None:

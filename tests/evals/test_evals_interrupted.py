@@ -70,13 +70,15 @@ def test_ctrl_c_saves_the_finished_cases_and_exits_130(tmp_path: Path, command: 
                 process.wait(timeout=10)
     output = log.read_text()
     assert status == 130, output
-    assert f"partialresults:{out}" in flat(output)
+    partial = tmp_path / "r.partial.json"
+    assert f"partialresults:{partial}" in flat(output)
     assert "Traceback" not in output
-    doc = results.read(out)
+    assert not out.exists()  # only a finished run is written to --out
+    doc = results.read(partial)
     assert [(c["id"], c["status"]) for c in doc["cases"]] == [(c.id, "pass") for c in cases[:2]]
     assert doc["run"]["partial"] == {"stopped_by": "SIGINT", "not_run": len(cases) - 2}
     assert doc["summary"]["math"]["passed"] == 2
-    report = CliRunner().invoke(evals_app, ["report", str(out)])
+    report = CliRunner().invoke(evals_app, ["report", str(partial)])
     assert report.exit_code == 0
     assert f"partialrun(stoppedbySIGINT):2casesfinished,{len(cases) - 2}notrun" in flat(
         report.output
@@ -100,9 +102,41 @@ def test_a_bug_mid_run_saves_the_finished_cases_then_raises(
     assert result.exit_code == 1, result.output
     stopped = f"the run stopped (ZeroDivisionError: a bug) with {total - 2} of {total} cases"
     assert str(result.exception) == f"{stopped} not finished"  # and its traceback goes on up
-    doc = results.read(out)
+    doc = results.read(tmp_path / "r.partial.json")
     assert [c["status"] for c in doc["cases"]] == ["pass", "pass"]
     assert doc["run"]["partial"] == {"stopped_by": "ZeroDivisionError: a bug", "not_run": total - 2}
-    assert f"partialresults:{out}" in flat(result.output)
+    assert f"partialresults:{tmp_path / 'r.partial.json'}" in flat(result.output)
     assert unsaved.exit_code == 1, unsaved.output
     assert "partialresultsnotsaved:no--out" in flat(unsaved.output)
+
+
+@APPS
+def test_a_partial_run_is_saved_beside_a_finished_one_never_over_it(
+    tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run stopped early wrote its few cases over the `--out` of an earlier finished run:
+    that run was lost, and the partial file then passed as a canary baseline and as a
+    `--compare` file without a word (found in review). It goes to `r.partial.json` now."""
+    out, partial, total = tmp_path / "r.json", tmp_path / "r.partial.json", len(load(MATH))
+    with simulator(model="m") as server:
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        args += ["--concurrency", "1", "--no-progress"]
+        finished = CliRunner().invoke(app, [*args, "--out", str(out)])
+        assert finished.exit_code == 0, finished.output
+        before = out.read_bytes()
+        monkeypatch.setattr(runner, "gate", breaks_on_call(3, runner.gate))
+        stopped = CliRunner().invoke(app, [*args, "--out", str(out)])
+        monkeypatch.undo()
+        compared = CliRunner().invoke(app, [*args, "--compare", str(partial)])
+    assert stopped.exit_code == 1, stopped.output
+    assert out.read_bytes() == before
+    assert f"partialresults:{partial}(--out{out}iswrittenbyafinishedrunonly)" in flat(
+        stopped.output
+    )
+    assert results.read(partial)["run"]["partial"]["not_run"] == total - 2
+    note = f"comparedwithapartialrun(stoppedbyZeroDivisionError:abug):2casesfinished,{total - 2}"
+    assert compared.exit_code == 0, compared.output
+    assert note in flat(compared.output)
+    reported = CliRunner().invoke(app, ["report", str(out), "--compare", str(partial)])
+    assert reported.exit_code == 0, reported.output
+    assert note in flat(reported.output)

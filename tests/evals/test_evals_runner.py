@@ -119,6 +119,31 @@ async def test_an_answer_the_server_stopped_is_an_error_not_a_failure(sim: Runni
     assert (await run_cases([math], endpoint(sim)))[0].status == "pass"  # unfaulted: graded
 
 
+async def test_a_finish_reason_that_is_no_text_costs_its_case_not_the_run(sim: Running) -> None:
+    """`finish_reason: ["stop"]` raised TypeError (a list is no set member) out of the task
+    group: every case of the run was lost, a canary round failed whole (found in review).
+    It is a malformed completion now, an error; a null one is still graded."""
+    cases = pick("smf.math.hard.01", "smf.reasoning.easy.01", "smf.coding.easy.01")
+    odd: dict[str, Any] = {cases[0].prompt: ["stop"], cases[1].prompt: {"type": "stop"}}
+
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as client:
+
+        async def bent(body: dict[str, Any]) -> Any:
+            reply = await ask(client, endpoint(sim), body)  # the simulator's own reply
+            reason = odd.get(body["messages"][-1]["content"])  # None for the third case
+            reply["choices"][0]["finish_reason"] = reason
+            return reply
+
+        out = await run_cases(cases, endpoint(sim), ask_one=bent)
+    assert [(r.status, r.failure_kind) for r in out] == [
+        ("error", "transport"),
+        ("error", "transport"),
+        ("pass", None),
+    ]
+    assert out[0].detail == "malformed completion: finish_reason is list"
+    assert out[1].detail == "malformed completion: finish_reason is dict"
+
+
 def test_the_runner_knows_the_finish_reasons_the_router_treats_as_stopped() -> None:
     from evals.runner import UNFINISHED
     from router.upstream_errors import UNFINISHED as ROUTER_UNFINISHED

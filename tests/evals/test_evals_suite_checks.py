@@ -225,3 +225,36 @@ def test_merged_keys_are_not_duplicates(tmp_path: Path) -> None:
         "- {<<: *base, id: b, expected: y}\n"
     )
     assert [(c.id, c.expected) for c in load(tmp_path)] == [("a", "x"), ("b", "y")]
+
+
+def test_a_mapping_merged_before_it_is_built_keeps_its_overrides(tmp_path: Path) -> None:
+    """`derived: &X {<<: *Y, note: ...}` merged into a later case was refused as "the key
+    'note' is given twice": the later case's merge flattened X in place before X itself was
+    built, and the check then saw Y's keys beside X's own (found in review)."""
+    (tmp_path / "merge.yaml").write_text(
+        "- id: a\n  evaluator: text_match\n  prompt: say hi\n  expected: hi\n  metadata:\n"
+        "    base: &Y {unit: line, note: base}\n"
+        "    derived: &X\n      <<: *Y\n      note: derived\n"
+        "- <<: *X\n  id: b\n  evaluator: text_match\n  prompt: say yo\n  expected: yo\n"
+    )
+    a, b = load(tmp_path)
+    assert a.metadata["derived"] == {"unit": "line", "note": "derived"}
+    assert b.metadata == {"unit": "line", "note": "derived"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("- &Y {id: a, id: b}\n- {<<: *Y, prompt: p}\n", r"line 1: the key 'id' .*line 1\)$"),
+        (
+            "- id: a\n  metadata: &X {<<: &Y {u: 1}, u: 2}\n- {<<: *X, id: b, id: c}\n",
+            r"line 3: the key 'id' is given twice \(first on line 3\)$",
+        ),
+    ],
+)
+def test_a_key_twice_in_one_mapping_is_refused_where_merges_are(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(SuiteError, match=rf"^{tmp_path}/bad\.yaml: {where}"):
+        load(tmp_path)
