@@ -78,7 +78,19 @@ def sandbox_slots() -> asyncio.Semaphore:
 
 
 class TransportProblem(Exception):
-    """The endpoint did not give a usable reply (the case counts as ``error``)."""
+    """The endpoint did not give a usable reply (the case counts as ``error``).
+
+    ``timed_out``: it gave none in time, whoever noticed (a client's own timeout, a proxy's
+    504, a 408): not a quick failure such as a refused connection (the canary tells them
+    apart, `router.canary_bound`)."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+
+
+NO_REPLY_IN_TIME = frozenset({408, 504})
+"""HTTP statuses that say the reply did not come in time (a proxy's or the server's own)."""
 
 
 def request_body(
@@ -193,9 +205,13 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
     try:
         response = await client.post(url, json=body, headers=headers)
     except httpx.HTTPError as exc:
-        raise TransportProblem(f"{type(exc).__name__}: {exc}"[:300]) from exc
+        late = isinstance(exc, httpx.TimeoutException)
+        raise TransportProblem(f"{type(exc).__name__}: {exc}"[:300], timed_out=late) from exc
     if response.status_code != 200:
-        raise TransportProblem(f"HTTP {response.status_code}: {response.text[:200]}")
+        late = response.status_code in NO_REPLY_IN_TIME
+        raise TransportProblem(
+            f"HTTP {response.status_code}: {response.text[:200]}", timed_out=late
+        )
     try:
         return response.json()
     except ValueError as exc:

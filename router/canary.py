@@ -44,7 +44,7 @@ from router.canary_judge import CanaryMetrics, Judge, gate_book
 from router.canary_rotation import resume, rotating_sample
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
-from router.errors import UpstreamError
+from router.errors import Timeout, UpstreamError
 from router.gating import GateBook
 from router.own_load import ReplayObserver, counted
 from router.policy import BackendState, context_window
@@ -242,9 +242,7 @@ class Canary:
             capabilities=Capabilities(context_window=context_window(state, backend)),
             client=client,
             # each call as load, within the round's bounds (`router.canary_bound`)
-            ask_one=Bounded(
-                counted(self.observers, backend.name, send), end, self.settings.timeout_s
-            ),
+            ask_one=Bounded(counted(self.observers, backend.name, send), end),
         )
 
     async def _http(self) -> httpx.AsyncClient:
@@ -339,11 +337,14 @@ class Canary:
 
 
 async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
-    """One case through a router backend adapter, failures as the runner's TransportProblem."""
+    """One case through a router backend adapter, failures as the runner's TransportProblem.
+    A `Timeout` (the backend's own `timeouts`, or litellm's of an upstream 504 or 408) is
+    one that got no reply in time, as the canary's bound counts them (`router.canary_bound`)."""
     try:
         reply = await backend.send("chat", body, {}, False)
     except UpstreamError as exc:
-        raise TransportProblem(f"{exc.kind}: {exc.message}"[:300]) from exc
+        late = isinstance(exc, Timeout)  # timeout, first_token_timeout or stall
+        raise TransportProblem(f"{exc.kind}: {exc.message}"[:300], timed_out=late) from exc
     try:
         return orjson.loads(reply.body or b"")
     except orjson.JSONDecodeError as exc:

@@ -6,10 +6,15 @@ defaults, 21 cases at concurrency 2 and 120 s each, 22 minutes. That is past the
 backend's row was written, so a hung backend was never recorded; in a router, whose run
 waits for every backend, it held back every backend's next round (found in review). Now:
 
-- after `UNANSWERED` cases in a row got no reply within `timeout_s`, a round asks its
-  backend nothing more (its other cases are errors, "not asked"): a hung backend costs
-  `ceil(UNANSWERED / concurrency)` timeouts. Other failures (a refused connection, an
-  HTTP error: mostly quick) neither count nor reset the count, and keep their own detail;
+- after `UNANSWERED` cases in a row got no reply in time, a round asks its backend nothing
+  more (its other cases are errors, "not asked"): a hung backend costs
+  `ceil(UNANSWERED / concurrency)` timeouts. No reply in time is whoever noticed: the
+  runner's `timeout_s`, or something nearer the backend that gave up sooner and said so (a
+  litellm backend's own `timeouts`, a proxy's 504 or a 408, an HTTP client's timeout: the
+  runner's `TransportProblem.timed_out`). Counting the runner's alone, a backend behind such
+  a proxy cost its timeout for every case (found in review). Other failures (a refused
+  connection, another HTTP error: mostly quick) neither count nor reset the count, and
+  keep their own detail;
 - a run may have a deadline (`smf-router canary run --deadline-s`), and may be stopped
   (SIGTERM): the cases still waiting for a reply then end as errors at once, cases not
   asked yet are not asked, and each backend's round ends with what it finished, its rows
@@ -27,7 +32,7 @@ from typing import Any
 
 from evals.runner import Ask, TransportProblem
 
-UNANSWERED = 2  # cases in a row without a reply within timeout_s that end a backend's round
+UNANSWERED = 2  # cases in a row without a reply in time that end a backend's round
 
 
 class RunEnd:
@@ -57,16 +62,14 @@ class RunEnd:
 class Bounded:
     """One backend's requests within its round's bounds (an `Ask`, as the runner takes)."""
 
-    def __init__(self, send: Ask, end: RunEnd, timeout_s: float) -> None:
+    def __init__(self, send: Ask, end: RunEnd) -> None:
         self.send = send
         self.end = end
-        self.timeout_s = timeout_s
-        self.unanswered = 0  # cases in a row that got no reply within timeout_s
+        self.unanswered = 0  # cases in a row that got no reply in time
 
     async def __call__(self, body: dict[str, Any]) -> Any:
         if self.unanswered >= UNANSWERED:
-            within = f"within {self.timeout_s:g}s"
-            raise TransportProblem(f"not asked: {UNANSWERED} cases in a row got no reply {within}")
+            raise TransportProblem(f"not asked: {UNANSWERED} cases in a row got no reply in time")
         if self.end.passed():
             raise TransportProblem(f"not asked: the round had ended ({self.end.why})")
         cutoff = asyncio.timeout_at(self.end.when)
@@ -76,8 +79,13 @@ class Bounded:
                 reply = await self.send(body)
         except TimeoutError:
             if not cutoff.expired():
+                self.unanswered += 1  # a timeout of the send's own, as the runner reports it
                 raise
             raise TransportProblem(f"no reply before the round ended ({self.end.why})") from None
+        except TransportProblem as problem:
+            if problem.timed_out:  # said nearer the backend: its own timeout, a proxy's 504
+                self.unanswered += 1
+            raise
         except asyncio.CancelledError:
             self.unanswered += 1  # the runner's `timeout_s` for this case (or the run's end)
             raise
