@@ -79,7 +79,10 @@ class Tally:
         if usage:
             self.usage = usage
         renumbered = False
-        for choice in obj.get("choices") or ():
+        choices = obj.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
+            if not isinstance(choice, dict):
+                continue  # a stream's is refused before (`_inspect`); a whole reply's passes
             number = choice.get("index")
             number = number if isinstance(number, int) else 0
             self.choices.add(number)
@@ -96,9 +99,10 @@ class Tally:
                 streamed = "delta" in choice  # a whole message's calls have no index to fix
                 renumbered = self._join_calls(number, streamed, delta["tool_calls"]) or renumbered
             reason = choice.get("finish_reason")
-            if reason:
-                self.finish_reasons.append(reason)
-                self.stopped = self.stopped or reason in UNFINISHED
+            if reason:  # one that is not text stops it too: the relay names it (`unfinished`)
+                text = isinstance(reason, str)
+                self.finish_reasons += [reason] if text else []
+                self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
         return renumbered
 
@@ -362,6 +366,11 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         return raw
     if "error" in obj:
         raise in_band(call.api, obj["error"], "")
+    choices = obj.get("choices")
+    if choices is not None and not (
+        isinstance(choices, list) and all(isinstance(c, dict) for c in choices)
+    ):
+        raise Malformed("upstream sent choices that are not a list of objects", backend="")
     renumbered = tally.see(obj)
     if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")

@@ -189,10 +189,16 @@ def _in_band_status(kind: Any, code: Any) -> int:
 UNFINISHED = frozenset({"abort", "error", "insufficient_system_resource"})
 
 
-def unfinished(reply: dict[str, Any], backend: str) -> Cut | None:
-    """The error when a chat reply or chunk ends a choice with an `UNFINISHED` reason."""
-    for choice in reply.get("choices") or ():
+def unfinished(reply: dict[str, Any], backend: str) -> UpstreamError | None:
+    """The error when a chat reply or chunk ends a choice with an `UNFINISHED` reason, or
+    with one that is not text: no client reads `["stop"]`, and testing it against the set
+    raised TypeError, a 500 of the router's own (found in review)."""
+    choices = reply.get("choices")
+    for choice in choices if isinstance(choices, list) else ():
         reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        if reason is not None and not isinstance(reason, str):
+            said = f"the reply's finish_reason is not text ({type(reason).__name__})"
+            return Malformed(f"{backend}: {said}" if backend else said, backend=backend)
         if reason in UNFINISHED:
             said = f"the answer was stopped (finish_reason {reason!r})"
             return Cut(f"{backend}: {said}" if backend else said, backend=backend)

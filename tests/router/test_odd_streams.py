@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import openai
+import orjson
 import pytest
 
-from tests.harness import chat_chunk, config_for, router, scripted_stream, simulator
+from tests.harness import Collect, chat_chunk, config_for, router, scripted_stream, simulator
 
 ANSWER = (
     b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m",'
@@ -50,3 +51,44 @@ def test_a_stream_cut_while_one_of_its_choices_is_unfinished_ends_with_an_error(
         with pytest.raises(openai.APIError, match="cut"):
             for _ in stream:
                 pass
+
+
+def _chunk(choices: object) -> bytes:
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return b"data: " + orjson.dumps(body | {"choices": choices}) + b"\n\n"
+
+
+HI = {"index": 0, "delta": {"content": "hi"}, "finish_reason": None}
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        [{**HI, "finish_reason": ["stop"]}],  # a finish reason that is not text
+        [{**HI, "finish_reason": {"type": "stop"}}],
+        ["hi"],  # a choice that is not an object
+        {"0": HI},  # choices that are not a list
+    ],
+    ids=["list-reason", "object-reason", "text-choice", "object-choices"],
+)
+def test_a_chunk_no_client_can_read_ends_the_stream_as_the_backends_fault(
+    tmp_path: Path, odd: object
+) -> None:
+    """A finish reason that is not text raised TypeError in the relay (a 500 and a
+    traceback of the router's own, found in review), a choice that is not an object an
+    AttributeError. They are the backend's malformed reply: the stream ends with an error,
+    and the local backend's record says `malformed`."""
+    body = _chunk([HI]) + _chunk(odd) + b"data: [DONE]\n\n"
+    with scripted_stream(body) as local, router(config_for({"local": local}, tmp_path)) as proxy:
+        records = Collect()
+        proxy.components.gateway.sinks.append(records)
+        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+        stream = client.chat.completions.create(
+            model="coding", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        with pytest.raises(openai.APIError) as caught:
+            for _ in stream:
+                pass
+        assert "internal router error" not in str(caught.value)
+        record = records.wait(10)
+    assert (record.outcome, record.attempts[0].error_kind) == ("upstream_error", "malformed")
