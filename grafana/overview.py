@@ -82,9 +82,9 @@ def build() -> dict[str, Any]:
                 "Streaming share",
                 [
                     (
-                        share(
-                            f'sum(rate({req}{{stream="true"}}[{RATE}]))',
-                            f"sum(rate({req}[{RATE}]))",
+                        share(  # of what was routed: a refusal's `stream` is the body's
+                            f'sum(rate({req}{{stream="true",route!="none"}}[{RATE}]))',
+                            f'sum(rate({req}{{route!="none"}}[{RATE}]))',
                         ),
                         "streamed",
                     )

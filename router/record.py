@@ -40,7 +40,6 @@ ErrorKind = Literal[
     "context_length_exceeded",
     # a request refused before it was classified (`router.api.refusal`): its error's code
     "invalid_request",
-    "invalid_api_key",
     "forbidden",
     "model_not_found",
     "unsupported_content_encoding",

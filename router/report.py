@@ -63,7 +63,8 @@ _SUMS = """
 sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGINT,
 sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(local_usd),
 sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
-sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT
+sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
+sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -79,6 +80,7 @@ _SUM_NAMES = [
     "local_tokens",
     "errors",
     "fallbacks",
+    "refused",
 ]
 
 _GROUP_COLUMN: dict[str, str] = {
@@ -103,12 +105,16 @@ def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
     for name, value in zip(_SUM_NAMES, values, strict=True):
         is_usd = name.endswith("_usd")
         out[name] = round(float(value or 0), 6) if is_usd else int(value or 0)
+    # Shares of what the router routed: a request refused before it was planned (a bad
+    # body, an unknown model) is an error, but no request local or the cloud could serve;
+    # counted in, a client's stream of bad requests read as a fall in the local share.
     n = out["requests"]
+    planned = n - out["refused"]
     tokens = out["prompt_tokens"] + out["completion_tokens"]
-    out["local_share_requests"] = _ratio(out["local_requests"], n)
+    out["local_share_requests"] = _ratio(out["local_requests"], planned)
     out["local_share_tokens"] = _ratio(out.pop("local_tokens"), tokens)
     out["error_rate"] = _ratio(out.pop("errors"), n)
-    out["fallback_rate"] = _ratio(out.pop("fallbacks"), n)
+    out["fallback_rate"] = _ratio(out.pop("fallbacks"), planned)
     return out
 
 
@@ -131,7 +137,8 @@ def _local_share(ledger: Ledger) -> list[dict[str, Any]]:
     rows = ledger.sql(
         "SELECT CAST(day AS VARCHAR), sum(requests)::BIGINT, sum(local_requests)::BIGINT,"
         " sum(prompt_tokens + completion_tokens)::BIGINT, sum(local_tokens)::BIGINT"
-        " FROM agg GROUP BY day ORDER BY day"
+        " FROM agg WHERE route <> '(none)' OR backend <> '(none)'"  # what was routed
+        " GROUP BY day ORDER BY day"
     )
     return [
         {

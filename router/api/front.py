@@ -25,6 +25,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
 from typing import Any, cast
 
+from router import request as req
 from router.api.body import receive_json
 from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
@@ -144,8 +145,15 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
 
 async def _refused(gateway: Gateway, send: Send, arrival: Arrival, error: RouterError) -> None:
     """Record a request answered before the gateway took it, then answer it with the
-    record's `x-request-id`: the record first, so a send that fails loses no row."""
-    record = arrival.record(error)
+    record's `x-request-id`: the record first, so a send that fails loses no row. One whose
+    key was refused (or never read) is only counted (`rejected_requests_total`): a row for
+    each would let anyone without a key fill the ledger's disk (a flood of 401s wrote
+    ~2 GB a day, kept for the retention's two years; found in review)."""
+    if arrival.caller is None:
+        request_id = req.request_id(arrival.headers)
+        await _send_error(send, arrival.api, error, {"x-request-id": request_id})
+        return
+    record = arrival.record(error, arrival.caller)
     gateway.refused(record)
     await _send_error(send, arrival.api, error, {"x-request-id": record.request_id})
 

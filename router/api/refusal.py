@@ -1,15 +1,16 @@
 """The record of a model-API request answered before the gateway took it.
 
-"Bad input gets a clear error and loses nothing": a request refused for its key, its body
-or its model (401, 400, 404, 413, 408, a web page's 403) is a request all the same. It
-leaves one record, handed to the same sinks as every other (ledger, metrics, log line), and
-its error reply carries that record's `x-request-id`, so the client can quote it and the
-operator find it. Without this, such requests only moved a label-only counter.
+"Bad input gets a clear error and loses nothing": a caller's request refused for its body or
+its model (400, 404, 413, 408, a web page's 403) is a request all the same. It leaves one
+record, handed to the same sinks as every other (ledger, metrics, log line), and its error
+reply carries that record's `x-request-id`, so the client can quote it and the operator
+find it. Without this, such requests only moved a label-only counter. A request whose key
+was refused has no caller and no record (`router.api.front._refused`): only its counter.
 
 The record holds only what the router could read before it refused: who called (the key's
-name once the key was accepted, `UNAUTHENTICATED` before; never the key), the `model` the
-body named, the status and the error's code. No intent, route or backend: nothing was
-classified, planned nor sent, so the request costs nothing and has no latency to report.
+name; never the key), the `model` the body named, the status and the error's code. No
+intent, route or backend: nothing was classified, planned nor sent, so the request costs
+nothing and has no latency to report.
 No prompt text either, even with `ledger.store_text`: the body was unreadable, invalid or
 not yet read (a refused key's sender may not write text into the ledger). A refusal
 starts no trace span (`Gateway.prepare` starts it once a request can no longer be refused).
@@ -27,10 +28,6 @@ from router.errors import BadRequest, Cancelled, RouterError
 from router.gateway import is_private
 from router.record import Api, Outcome, Record
 
-# The caller of a request whose key was refused (or never checked): never the key's text.
-UNAUTHENTICATED = "unauthenticated"
-_NOBODY = Caller(UNAUTHENTICATED)
-
 
 @dataclass(slots=True)
 class Arrival:
@@ -44,9 +41,9 @@ class Arrival:
     caller: Caller | None = None
     body: dict[str, Any] | None = None
 
-    def record(self, error: RouterError) -> Record:
-        """The finished record of this request, answered with `error`."""
-        body, caller = self.body or {}, self.caller or _NOBODY
+    def record(self, error: RouterError, caller: Caller) -> Record:
+        """The finished record of this request, from `caller`, answered with `error`."""
+        body = self.body or {}
         model = body.get("model")
         return Record(
             # the helper the served path uses: the client's own id when it is a valid one

@@ -56,11 +56,11 @@ def feed(metrics: Metrics, n: int) -> None:
     failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
     failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502
     metrics.record_finished(failed)
-    # a bad key on chat (refused with a record, `router.api.refusal`), and one elsewhere
-    refused = Record(request_id=f"k{n}", started_at=0.0, caller="unauthenticated")
-    refused.outcome, refused.error_kind, refused.status = "client_error", "invalid_api_key", 401
+    # a bad body on chat (refused with a record, `router.api.refusal`), and one elsewhere
+    refused = Record(request_id=f"k{n}", started_at=0.0, caller="alice")
+    refused.outcome, refused.error_kind, refused.status = "client_error", "invalid_request", 400
     metrics.record_finished(refused)
-    metrics.rejected_request("chat", 401)
+    metrics.rejected_request("chat", 400)
     metrics.rejected_request("other", 401)
     metrics.shadow_dropped("queue_full")
     metrics.backend_state("local", "local", up=False, circuit="open")

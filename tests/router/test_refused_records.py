@@ -22,9 +22,11 @@ import pytest
 
 from router.api import body as body_module
 from router.config import hash_key
-from router.ledger import Ledger
+from router.ledger import Ledger, LedgerWriter
+from router.record import Record
 from router.report import build
 from tests.harness import RunningRouter, config_for, router, scrape, simulator
+from tests.ledger.known_ledger import known_records, write_known_ledger
 
 KEY, WRONG = "sk-team-alice-3f9a", "sk-wrong-key-7c1e"
 PROMPT = "the launch codes are 0000"  # never in a refusal's row, store_text or not
@@ -99,6 +101,7 @@ class Case:
     key: str | None = KEY
     caller: str = "alice"
     headers: dict[str, str] = field(default_factory=dict)
+    recorded: bool = True  # a refused key is only counted: no row for anyone without one
 
 
 BODY = {"model": "auto", "messages": ASK}
@@ -113,15 +116,9 @@ CASES = [
         "model_not_found",
         "m" * 200,
     ),
-    Case("wrong-key", CHAT, BODY, 401, "invalid_api_key", key=WRONG, caller="unauthenticated"),
+    Case("wrong-key", CHAT, BODY, 401, "", key=WRONG, recorded=False),
     Case(
-        "no-key",
-        RESPONSES,
-        {"model": "auto", "input": PROMPT},
-        401,
-        "invalid_api_key",
-        key=None,
-        caller="unauthenticated",
+        "no-key", RESPONSES, {"model": "auto", "input": PROMPT}, 401, "", key=None, recorded=False
     ),
     Case(  # not read: its declared length is over the limit
         "too-large",
@@ -165,6 +162,10 @@ def test_each_refusal_leaves_one_row_its_reply_names(
     assert reply.status_code == case.status, reply.text
     if case.path == MESSAGES:
         assert reply.json()["type"] == "error"  # still Anthropic's envelope
+    if not case.recorded:  # the id still names the refusal, for the log and the client
+        assert reply.headers["x-request-id"] == (sent or reply.headers["x-request-id"])
+        assert rows(proxy, reply.headers["x-request-id"]) == []
+        return
     row = the_row(proxy, reply, sent)
     apis = {CHAT: "chat", MESSAGES: "messages", RESPONSES: "responses"}
     assert row == {
@@ -203,13 +204,13 @@ def test_the_sdk_reads_the_rows_id_from_each_refusal(proxy: RunningRouter) -> No
     with pytest.raises(openai.BadRequestError) as empty:
         good.chat.completions.create(model="auto", messages=[], stream=True)
     assert unknown.value.request_id == "ticket-4711"
-    found = [rows(proxy, str(e.value.request_id)) for e in (refused_key, unknown, empty)]
+    assert refused_key.value.request_id and rows(proxy, refused_key.value.request_id) == []
+    found = [rows(proxy, str(e.value.request_id)) for e in (unknown, empty)]
     assert [(r["caller"], r["status"], r["error_kind"]) for (r,) in found] == [
-        ("unauthenticated", 401, "invalid_api_key"),
         ("alice", 404, "model_not_found"),
         ("alice", 400, "invalid_request"),
     ]
-    assert found[1][0]["requested_model"] == "gpt-17"
+    assert found[0][0]["requested_model"] == "gpt-17"
 
 
 def test_a_privacy_switch_it_could_not_read_is_recorded_as_private(proxy: RunningRouter) -> None:
@@ -304,20 +305,24 @@ def test_a_refusal_counts_once_per_family(proxy: RunningRouter) -> None:
         "outcome": "client_error",
         "stream": "false",
     }
-    errors = {"intent": "none", "outcome": "client_error", "kind": "invalid_api_key"}
+    errors = {"intent": "none", "outcome": "client_error", "kind": "invalid_request"}
 
-    def counts() -> tuple[float, float, float]:
+    def counts(status: str) -> tuple[float, float, float]:
         now = scrape(proxy.root)
         return (
             now.get("smf_router_requests_total", **requests) or 0.0,
             now.get("smf_router_errors_total", **errors) or 0.0,
-            now.get("smf_router_rejected_requests_total", api="chat", status="401") or 0.0,
+            now.get("smf_router_rejected_requests_total", api="chat", status=status) or 0.0,
         )
 
-    before = counts()
+    before = counts("400")
+    reply = httpx.post(proxy.url + "/chat/completions", json={}, headers=auth(KEY), timeout=10)
+    assert reply.status_code == 400
+    assert [b - a for a, b in zip(before, counts("400"), strict=True)] == [1, 1, 1]
+    before = counts("401")  # a refused key: its counter only, as it has no record
     reply = httpx.post(proxy.url + "/chat/completions", json={}, headers=auth(WRONG), timeout=10)
     assert reply.status_code == 401
-    assert [b - a for a, b in zip(before, counts(), strict=True)] == [1, 1, 1]
+    assert [b - a for a, b in zip(before, counts("401"), strict=True)] == [0, 0, 1]
 
 
 def test_refusals_off_the_model_apis_carry_an_id_and_leave_no_row(proxy: RunningRouter) -> None:
@@ -342,8 +347,8 @@ def test_refusals_off_the_model_apis_carry_an_id_and_leave_no_row(proxy: Running
 def test_the_report_counts_refusals_as_errors_without_cost_or_latency(
     proxy: RunningRouter,
 ) -> None:
-    refused = httpx.post(proxy.url + "/chat/completions", json={}, headers=auth(WRONG), timeout=10)
-    assert refused.status_code == 401
+    refused = httpx.post(proxy.url + "/chat/completions", json={}, headers=auth(KEY), timeout=10)
+    assert refused.status_code == 400
     assert rows(proxy, refused.headers["x-request-id"])  # flushed
     report = build(Path(proxy.components.config.ledger.path), by="route")
     (none,) = [g for g in report["groups"] if g["key"] == "(none)"]
@@ -377,3 +382,26 @@ def test_a_bug_after_the_plan_answers_500_with_the_rows_id(
     (row,) = rows(proxy, reply.headers["x-request-id"], refused=False)
     assert reply.headers["x-request-id"] == "bug-dispatch"
     assert (row["outcome"], row["status"], row["route"]) == ("router_error", 500, "local")
+
+
+def test_refusals_do_not_dilute_the_local_share_or_the_fallback_rate(tmp_path: Path) -> None:
+    """The report divided the local share and the fallback rate by every request, refused
+    ones included: a client's stream of bad requests read as traffic leaving the local box
+    (found in review; the dashboards already left them out)."""
+    plain = build(write_known_ledger(tmp_path / "plain"))["totals"]
+    writer = LedgerWriter(tmp_path / "refused", process_tag="refused")
+    for record in known_records():
+        writer.submit(record)
+    started = known_records()[0].started_at
+    for n in range(6):  # a client's bad bodies: no route, no backend
+        refused = Record(request_id=f"bad{n}", started_at=started, caller="alice")
+        refused.outcome, refused.error_kind, refused.status = "client_error", "invalid_request", 400
+        writer.submit(refused)
+    writer.close()
+    report = build(tmp_path / "refused")
+    totals = report["totals"]
+    assert (totals["requests"], totals["refused"]) == (plain["requests"] + 6, 6)
+    shares = ("local_share_requests", "local_share_tokens", "fallback_rate")
+    assert [totals[k] for k in shares] == [plain[k] for k in shares]
+    assert totals["error_rate"] > plain["error_rate"]  # refusals are errors all the same
+    assert sum(day["requests"] for day in report["local_share"]) == plain["requests"]
