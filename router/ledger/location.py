@@ -88,9 +88,15 @@ def not_writable(path: str) -> str | None:
     nearest = _nearest(Path(path))
     if not nearest.is_dir() or os.access(nearest, os.W_OK | os.X_OK):
         return None
+    if nearest != Path(path):  # still to be made: by whom is not for permissions to say
+        return (
+            f"ledger.path: {path!r} does not exist and this user cannot create it in "
+            f"{str(nearest)!r}: `serve` run as this user would refuse to start, unless it is "
+            "made for this user first (systemd's StateDirectory does, at start)"
+        )
     return (
-        f"ledger.path: this user cannot write {str(nearest)!r}, so {path!r} could not hold "
-        "the ledger: `serve` run as this user would refuse to start"
+        f"ledger.path: this user cannot write {path!r}, so it could not hold the ledger: "
+        "`serve` run as this user would refuse to start"
     )
 
 

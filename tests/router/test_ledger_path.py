@@ -168,3 +168,16 @@ def test_the_message_says_why_without_creating_anything(tmp_path: Path) -> None:
         location.prepare(paths["under a file"])
     assert location.never_a_directory(str(tmp_path / "new" / "ledger")) is None
     assert not (tmp_path / "new").exists()
+
+
+def test_a_path_still_to_be_made_is_not_called_unwritable_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`config check` as the service user before systemd first made its StateDirectory
+    said `serve` would refuse to start, which it does not: systemd makes the directory for
+    that user at start (found in review). Permissions as a user who may write nothing."""
+    monkeypatch.setattr(location.os, "access", lambda *_: False)
+    missing = location.not_writable(str(tmp_path / "state" / "ledger"))
+    assert missing is not None and "does not exist" in missing and "StateDirectory" in missing
+    there = location.not_writable(str(tmp_path))
+    assert there is not None and "cannot write" in there and "StateDirectory" not in there
