@@ -3,7 +3,6 @@ a backend restarting (vLLM's `finish_reason: "abort"`) is no quality signal."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from classifier import INTENTS
@@ -11,6 +10,7 @@ from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
 from router.config import parse
 from router.gating import GateBook
+from tests.canary.rounds import one_round
 from tests.harness import local_backend, simulator
 
 
@@ -36,13 +36,7 @@ def test_an_aborting_backend_is_not_gated(tmp_path: Path) -> None:
         book = GateBook(dict(config.canary.floors), min_samples=1)
         canary = Canary(config, load_cases(config), book)
 
-        async def once() -> None:
-            try:
-                await canary.run_once()
-            finally:
-                await canary.aclose()
-
-        asyncio.run(once())
+        one_round(canary)
         aborted = local.stats()["by_fault"].get("abort", 0)
     run = canary.last_run["local"]
     assert (run["cases"], run["errors"], run["failed"], run["passed"]) == (3, 3, 0, 0)

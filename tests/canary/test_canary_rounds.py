@@ -4,7 +4,6 @@ suite that does not load said in one line."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import signal
@@ -25,6 +24,7 @@ from router.config import CanarySettings, parse
 from router.gating import GateBook
 from router.ledger import Ledger
 from router.ledger.recent import RecentRows
+from tests.canary.rounds import one_round
 from tests.harness import VENV_BIN, Running, config_for, router, simulator, wait_until
 from tests.slots import must_reach, status_extra
 
@@ -107,13 +107,7 @@ def test_a_hung_backend_ends_its_round_after_two_unanswered_cases(tmp_path: Path
         details = ErrorDetails()
         canary = Canary(config, load(SHIPPED / "math"), GateBook({}), Rows(), runner=details)
 
-        async def once() -> None:
-            try:
-                await canary.run_once()
-            finally:
-                await canary.aclose()
-
-        asyncio.run(once())
+        one_round(canary)
         asked = sim.completions()
     runs = [row for table, row in rows if table == "canary_runs"]
     assert [run["backend"] for run in runs] == ["local", "hung"]  # local did not wait for it

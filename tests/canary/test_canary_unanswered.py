@@ -5,7 +5,6 @@ of such a backend cost that shorter timeout and nothing was skipped (found in re
 
 from __future__ import annotations
 
-import asyncio
 import random
 import threading
 import time
@@ -26,6 +25,7 @@ from router.config import Config, parse
 from router.gating import GateBook
 from router.simulator.runner import SimThread
 from router.simulator.settings import SimSettings
+from tests.canary.rounds import one_round
 from tests.harness import INTENTS, Running, openai_via_litellm
 
 PORTS = range(18000, 19000)  # where this suite's own servers may listen
@@ -106,14 +106,8 @@ def _round(config: Config) -> tuple[dict[str, Any], dict[str, int], float]:
     details = ErrorDetails()
     canary = Canary(config, load(SHIPPED / "math"), GateBook({}), runner=details)
 
-    async def once() -> None:
-        try:
-            await canary.run_once()
-        finally:
-            await canary.aclose()
-
     began = time.monotonic()
-    asyncio.run(once())
+    one_round(canary)
     (backend,) = config.backends
     common = dict(details.common(endpoint_of(backend)))
     return canary.last_run[backend.name], common, time.monotonic() - began

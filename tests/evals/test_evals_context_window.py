@@ -5,7 +5,6 @@ whose prompt leaves too little room is N/A there, never an error."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import subprocess
@@ -27,6 +26,7 @@ from router.canary import Canary, load_cases
 from router.config import parse
 from router.gating import GateBook
 from router.policy import BackendState
+from tests.canary.rounds import one_round
 from tests.harness import simulator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -104,13 +104,7 @@ def test_the_canary_fits_answers_into_the_window_the_router_knows(
         states = {"local": BackendState(context_window=WINDOW)} if learned else {}
         canary = Canary(config, load_cases(config), GateBook({}), states=lambda: states)
 
-        async def once() -> None:
-            try:
-                await canary.run_once()
-            finally:
-                await canary.aclose()
-
-        asyncio.run(once())
+        one_round(canary)
     run = canary.last_run["local"]
     assert run["cases"] == 8 and run["errors"] == 0, run
 
