@@ -41,7 +41,7 @@ from router.sse import DONE, event
 from router.translate import events
 from router.translate.calls import CallKeys
 from router.translate.wire import named_event
-from router.upstream_errors import UNFINISHED, in_band, unfinished
+from router.upstream_errors import UNFINISHED, in_band, misshapen, unfinished
 
 log = logging.getLogger("smf_router")
 
@@ -366,11 +366,9 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         return raw
     if "error" in obj:
         raise in_band(call.api, obj["error"], "")
-    choices = obj.get("choices")
-    if choices is not None and not (
-        isinstance(choices, list) and all(isinstance(c, dict) for c in choices)
-    ):
-        raise Malformed("upstream sent choices that are not a list of objects", backend="")
+    odd = misshapen(obj, "")
+    if odd is not None:
+        raise odd
     renumbered = tally.see(obj)
     if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")

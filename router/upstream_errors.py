@@ -14,7 +14,8 @@ the model's context length is only 1024 tokens, ...").
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on. A chat reply that
 ends with a finish reason saying it did not finish (`unfinished`) is cut, and a whole reply
-that is no JSON object (`reply_object`) is malformed.
+that is no JSON object (`reply_object`) is malformed, as is a reply or chunk whose choices no
+client can read (`misshapen`).
 """
 
 from __future__ import annotations
@@ -203,6 +204,24 @@ def unfinished(reply: dict[str, Any], backend: str) -> UpstreamError | None:
             said = f"the answer was stopped (finish_reason {reason!r})"
             return Cut(f"{backend}: {said}" if backend else said, backend=backend)
     return None
+
+
+def misshapen(reply: dict[str, Any], backend: str) -> Malformed | None:
+    """The error when a chat reply or chunk has `choices` that are not a list of objects, or
+    a choice whose `delta` or `message` is not an object (`"delta": "hi"`). No client reads
+    them: the Messages and Responses translators read past them (an `end_turn` answer with
+    nothing in it, recorded ok) or raised AttributeError, a traceback of the router's own
+    (found in review). No `choices` at all is a usage chunk's."""
+    choices = reply.get("choices")
+    if choices is None:
+        return None
+    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+        said = "the reply's choices are not a list of objects"
+    elif any(not isinstance(c.get(k), dict | None) for c in choices for k in ("delta", "message")):
+        said = "a choice's delta or message is not an object"
+    else:
+        return None
+    return Malformed(f"{backend}: {said}" if backend else said, backend=backend)
 
 
 def _too_long(message: str, backend: str, param: str) -> ContextTooLong:

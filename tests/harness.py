@@ -218,14 +218,15 @@ def chat_chunk(index: int, content: str, finish: str | None = None) -> bytes:
 
 
 @contextmanager
-def scripted_stream(body: bytes) -> Iterator[Running]:
-    """An upstream that answers every POST with `body` as its event stream."""
+def scripted_stream(body: bytes, content_type: str = "text/event-stream") -> Iterator[Running]:
+    """An upstream that answers every POST with `body` as its event stream (or, given
+    `content_type="application/json"`, as its whole reply)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-type", content_type)
             self.send_header("content-length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

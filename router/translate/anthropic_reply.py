@@ -107,6 +107,7 @@ class MessagesStream:
         self._opened = 0
         self._has_tools = False
         self._finish: str | None = None
+        self._began = False  # a choice came: its end must say why it stopped
         self._matched: Any = None  # vLLM's `stop_reason`: the stop string it matched
         self._refused = False
         self._usage: Any = None
@@ -116,6 +117,7 @@ class MessagesStream:
         if chunk.get("usage"):
             self._usage = chunk["usage"]
         choice = first_choice(chunk)
+        self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
         text = delta.get("content")
         if isinstance(text, str) and text:
@@ -155,6 +157,11 @@ class MessagesStream:
     def finished(self) -> bool:
         """The upstream said why it stopped: an end without [DONE] is still a whole answer."""
         return self._finish is not None
+
+    @property
+    def answering(self) -> bool:
+        """A choice began and has not said why it stopped: its stream ending now cuts it."""
+        return self._began and self._finish is None
 
     @property
     def usage_estimated(self) -> bool:

@@ -15,13 +15,13 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply, building
-from router.errors import Rejected, UpstreamError
+from router.errors import Cut, Rejected, UpstreamError
 from router.record import Api
 from router.request import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
-from router.upstream_errors import in_band, reply_object, unfinished
+from router.upstream_errors import in_band, misshapen, reply_object, unfinished
 
 
 class ChatStream(Protocol):
@@ -30,6 +30,9 @@ class ChatStream(Protocol):
 
     @property
     def finished(self) -> bool: ...
+
+    @property
+    def answering(self) -> bool: ...
 
     @property
     def usage_estimated(self) -> bool: ...
@@ -51,7 +54,7 @@ async def send(
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
         answer = reply_object(reply.body or b"", name)
-        stopped = unfinished(answer, name)
+        stopped = misshapen(answer, name) or unfinished(answer, name)
         if stopped is not None:  # the gateway falls back, or answers with the error
             raise stopped
         whole = reply_from_chat(api, body, answer)
@@ -104,9 +107,12 @@ async def _translated(
 
     One item per upstream piece, empty when the piece made no event (a keep-alive, a tool
     call held back while another is incomplete): the relay's stall timer counts upstream
-    progress, so a live upstream is never taken for a stalled one. An error event, or a
-    finish reason saying the answer was stopped ("abort"), raises its typed error (after the
-    events before it): the relay or the dispatcher renders it in the client's API."""
+    progress, so a live upstream is never taken for a stalled one. An error event, a finish
+    reason saying the answer was stopped ("abort"), a chunk no client could read
+    (`misshapen`) or a [DONE] before the answer said why it stopped (a cut, as on the chat
+    API) raises its typed error (after the events before it): the relay or the dispatcher
+    renders it in the client's API, or falls back before the commit. A close without [DONE]
+    before then yields no end: the relay calls that a cut too."""
     buffer = EventBuffer()
     async for piece in pieces:
         events, over, failed = _events(buffer.feed(piece), out, name)
@@ -129,6 +135,9 @@ def _events(
         if data is None:
             continue
         if data == DONE:
+            if out.answering:  # litellm's adapter ends every stream so, finished or not
+                cut = Cut(f"{name}: stream ended with its answer unfinished", backend=name)
+                return events, True, cut
             return [*events, *out.end()], True, None
         try:
             chunk = orjson.loads(data)
@@ -137,6 +146,9 @@ def _events(
         if isinstance(chunk, dict):
             if "error" in chunk:
                 return events, True, in_band("chat", chunk["error"], name)
+            odd = misshapen(chunk, name)
+            if odd is not None:  # what the relay says of it on the chat API
+                return events, True, odd
             events.extend(out.feed(chunk))
             stopped = unfinished(chunk, name) if chunk.get("choices") else None
             if stopped is not None:  # not a stop reason: a half tool call must not run

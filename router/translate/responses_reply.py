@@ -183,11 +183,17 @@ class ResponsesStream:
         self._blocks = Sequencer()
         self._done: list[dict[str, Any]] = []
         self._finish: str | None = None
+        self._began = False  # a choice came: its end must say why it stopped
         self._usage: Any = None
 
     @property
     def finished(self) -> bool:
         return self._finish is not None
+
+    @property
+    def answering(self) -> bool:
+        """A choice began and has not said why it stopped: its stream ending now cuts it."""
+        return self._began and self._finish is None
 
     @property
     def usage_estimated(self) -> bool:
@@ -200,6 +206,7 @@ class ResponsesStream:
         if chunk.get("usage"):
             self._usage = chunk["usage"]
         choice = first_choice(chunk)
+        self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
         text = delta.get("content")
         if isinstance(text, str) and text:

@@ -68,8 +68,9 @@ HI = {"index": 0, "delta": {"content": "hi"}, "finish_reason": None}
         [{**HI, "finish_reason": {"type": "stop"}}],
         ["hi"],  # a choice that is not an object
         {"0": HI},  # choices that are not a list
+        [{**HI, "delta": "hi"}],  # a delta that is not an object (was a cut at [DONE])
     ],
-    ids=["list-reason", "object-reason", "text-choice", "object-choices"],
+    ids=["list-reason", "object-reason", "text-choice", "object-choices", "text-delta"],
 )
 def test_a_chunk_no_client_can_read_ends_the_stream_as_the_backends_fault(
     tmp_path: Path, odd: object

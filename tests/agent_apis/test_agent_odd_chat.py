@@ -1,0 +1,193 @@
+"""Chat replies the Messages and Responses translators cannot read, and chat streams that end
+with their answer unfinished, seen through the official SDKs (Claude Code's and Codex's
+APIs on a chat backend).
+
+Choices that are not a list of objects, or a delta or message that is not an object, were
+read past: the stream ended `end_turn` or `completed` and a whole reply became an empty
+answer, recorded ok; a text message raised AttributeError, a traceback of the router's own.
+A stream that ended ([DONE] or its close) before its choice said why it stopped ended
+cleanly too. On the chat API both were already errors (`router.relay`); now the translated
+paths say the same: malformed, or cut, and before the commit the next backend answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import orjson
+import pytest
+
+from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream, simulator
+
+ASK = [{"role": "user", "content": "hi"}]
+HI = {"index": 0, "delta": {"content": "hi"}, "finish_reason": None}
+WHOLE_HI = {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+
+# A chunk's choices (or a whole reply's) that no client can read.
+STREAMED = {
+    "text-choice": ["hi"],
+    "object-choices": {"0": HI},
+    "text-delta": [{**HI, "delta": "hi"}],
+}
+WHOLE = {
+    "text-choice": ["hi"],
+    "object-choices": {"0": WHOLE_HI},
+    "text-message": [{**WHOLE_HI, "message": "hi"}],
+}
+
+
+def _chunk(choices: object) -> bytes:
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return b"data: " + orjson.dumps(body | {"choices": choices}) + b"\n\n"
+
+
+def _whole(choices: object) -> bytes:
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    body = {"id": "c", "object": "chat.completion", "created": 0, "model": "m"}
+    return orjson.dumps(body | {"choices": choices, "usage": usage})
+
+
+@contextmanager
+def routed(
+    tmp: Path, body: bytes, whole: bool = False, fallback: bool = False
+) -> Iterator[tuple[RunningRouter, Collect]]:
+    """The router over `local`, a chat upstream answering `body` (and, with `fallback`, a
+    cloud simulator after it), with a sink for the request's record."""
+    kind = "application/json" if whole else "text/event-stream"
+    with (
+        scripted_stream(body, kind) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        backends = {"local": local, "cloud": cloud} if fallback else {"local": local}
+        with router(config_for(backends, tmp)) as proxy:
+            records = Collect()
+            proxy.components.gateway.sinks.append(records)
+            yield proxy, records
+
+
+def _anthropic(proxy: RunningRouter) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
+
+
+def _openai(proxy: RunningRouter) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+
+
+def messages_stream_error(proxy: RunningRouter) -> dict[str, Any]:
+    """The `error` of the Anthropic error event that ends a Messages stream."""
+    with (
+        pytest.raises(anthropic.APIStatusError) as failed,
+        _anthropic(proxy).messages.stream(model="coding", max_tokens=50, messages=ASK) as s,  # type: ignore[arg-type]
+    ):
+        for _ in s:
+            pass
+    body = failed.value.body
+    assert isinstance(body, dict)
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+def responses_stream_error(proxy: RunningRouter) -> Any:
+    """The error of the `response.failed` that ends a Responses stream (nothing completed)."""
+    stream = _openai(proxy).responses.create(model="coding", input=ASK, stream=True)  # type: ignore[arg-type]
+    events: list[Any] = list(stream)
+    assert events[-1].type == "response.failed"
+    assert not any(e.type in ("response.completed", "response.incomplete") for e in events)
+    return events[-1].response.error
+
+
+def answered(proxy: RunningRouter, api: str, stream: bool) -> str:
+    """The text of a Messages or Responses answer, streamed or whole."""
+    if api == "messages":
+        client = _anthropic(proxy)
+        message: Any
+        if stream:
+            with client.messages.stream(model="coding", max_tokens=50, messages=ASK) as s:  # type: ignore[arg-type]
+                message = s.get_final_message()
+        else:
+            message = client.messages.create(model="coding", max_tokens=50, messages=ASK)  # type: ignore[arg-type]
+        return "".join(b.text for b in message.content if b.type == "text")
+    responses = _openai(proxy).responses
+    if stream:
+        events: list[Any] = list(responses.create(model="coding", input=ASK, stream=True))  # type: ignore[arg-type]
+        assert events[-1].type == "response.completed"
+        return str(events[-1].response.output_text)
+    return responses.create(model="coding", input=ASK).output_text  # type: ignore[arg-type]
+
+
+def served_by(record: Any) -> list[tuple[str, str | None]]:
+    return [(a.backend, a.error_kind) for a in record.attempts]
+
+
+def no_traceback(caplog: pytest.LogCaptureFixture) -> bool:
+    return not any(r.exc_info for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize("odd", STREAMED.values(), ids=STREAMED.keys())
+def test_an_unreadable_chunk_after_the_commit_ends_the_stream_with_an_error_event(
+    tmp_path: Path, odd: object, api: str
+) -> None:
+    """The answer had begun ("a"), so the client gets the API's error event, not an
+    `end_turn` or `completed` answer missing what the chunk held; the record says why."""
+    body = _chunk([{**HI, "delta": {"content": "a"}}]) + _chunk(odd) + b"data: [DONE]\n\n"
+    with routed(tmp_path, body) as (proxy, records):
+        if api == "messages":
+            assert messages_stream_error(proxy)["type"] == "api_error"  # a 502's
+        else:
+            assert responses_stream_error(proxy).code == "upstream_malformed"
+        record = records.wait(10)
+    assert (record.outcome, record.error_kind) == ("upstream_error", "malformed")
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize("odd", STREAMED.values(), ids=STREAMED.keys())
+def test_an_unreadable_chunk_before_the_commit_falls_back(
+    tmp_path: Path, odd: object, api: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing had reached the client: the next backend answers (the old code committed an
+    empty `end_turn` answer, or failed with a traceback of its own)."""
+    body = _chunk(odd) + _chunk([{**HI, "finish_reason": "stop"}]) + b"data: [DONE]\n\n"
+    with routed(tmp_path, body, fallback=True) as (proxy, records):
+        assert answered(proxy, api, stream=True)
+        record = records.wait(10)
+    assert served_by(record) == [("local", "malformed"), ("cloud", None)]
+    assert no_traceback(caplog)
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize("odd", WHOLE.values(), ids=WHOLE.keys())
+def test_an_unreadable_whole_reply_falls_back(
+    tmp_path: Path, odd: object, api: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A whole reply so shaped became an ok answer with no content, or (a text message) an
+    AttributeError logged as "attempt on local failed unexpectedly"."""
+    with routed(tmp_path, _whole(odd), whole=True, fallback=True) as (proxy, records):
+        assert answered(proxy, api, stream=False)
+        record = records.wait(10)
+    assert served_by(record) == [("local", "malformed"), ("cloud", None)]
+    assert no_traceback(caplog)
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize("end", [b"data: [DONE]\n\n", b""], ids=["done", "close"])
+def test_a_stream_that_ends_before_its_answer_finished_is_cut(
+    tmp_path: Path, end: bytes, api: str
+) -> None:
+    """No finish reason came: the chat API's client gets a cut (`router.relay`), and so
+    must Claude Code and Codex, not an `end_turn` or `completed` answer. (After [DONE] they
+    got one; a close without it was already a cut, kept here so it stays one.)"""
+    body = _chunk([HI]) + _chunk([{**HI, "delta": {"content": " the"}}]) + end
+    with routed(tmp_path, body) as (proxy, records):
+        if api == "messages":
+            assert messages_stream_error(proxy)["type"] == "api_error"
+        else:
+            assert responses_stream_error(proxy).code == "upstream_cut"
+        record = records.wait(10)
+    assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
