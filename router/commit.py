@@ -23,7 +23,7 @@ from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.sse import DONE
 from router.translate import events
-from router.upstream_errors import in_band, unfinished
+from router.upstream_errors import in_band, misshapen, unfinished
 
 if TYPE_CHECKING:
     from router.dispatch import Committed
@@ -102,8 +102,8 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
         error = in_band(api, problem, name)
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
-    stopped = unfinished(obj, name) if api in CHAT_APIS else None
-    if stopped is not None:
+    stopped = misshapen(obj, name) or unfinished(obj, name) if api in CHAT_APIS else None
+    if stopped is not None:  # before the commit: the next backend may answer
         raise stopped
     return carries_output(api, obj) or _ends(api, obj)
 

@@ -37,7 +37,7 @@ from router.retirement import Retirement
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
-from router.upstream_errors import reply_object, unfinished
+from router.upstream_errors import misshapen, reply_object, unfinished
 
 log = logging.getLogger("smf_router")
 
@@ -211,7 +211,12 @@ class Dispatcher:
                 committed = Committed(backend, attempt, reply, started, deadline)
                 if not call.stream:
                     committed.parsed = reply_object(reply.body or b"", name)
-                    stopped = unfinished(committed.parsed, name) if call.api in CHAT_APIS else None
+                    parsed = committed.parsed
+                    stopped = (
+                        misshapen(parsed, name) or unfinished(parsed, name)
+                        if call.api in CHAT_APIS
+                        else None
+                    )
                     if stopped is not None:
                         raise stopped
                     return committed

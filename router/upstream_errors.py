@@ -219,9 +219,16 @@ def misshapen(reply: dict[str, Any], backend: str) -> Malformed | None:
         said = "the reply's choices are not a list of objects"
     elif any(not isinstance(c.get(k), dict | None) for c in choices for k in ("delta", "message")):
         said = "a choice's delta or message is not an object"
+    elif not all(_calls_readable(c.get("delta") or c.get("message") or {}) for c in choices):
+        said = "a choice's tool_calls are not a list of objects"
     else:
         return None
     return Malformed(f"{backend}: {said}" if backend else said, backend=backend)
+
+
+def _calls_readable(said: dict[str, Any]) -> bool:
+    calls = said.get("tool_calls")
+    return calls is None or (isinstance(calls, list) and all(isinstance(c, dict) for c in calls))
 
 
 def _too_long(message: str, backend: str, param: str) -> ContextTooLong:
