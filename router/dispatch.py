@@ -24,6 +24,7 @@ from router.errors import (
     ContextTooLong,
     Malformed,
     NoBackendAvailable,
+    OutputTooLong,
     RateLimited,
     RouterError,
     Timeout,
@@ -106,7 +107,6 @@ class Dispatcher:
         """Try the plan's backends in order; return the first that commits, else raise."""
         errors: list[UpstreamError] = []
         failed_window: int | None = None
-        failed_kind = "context_too_long"  # the prompt's, or the output limit's
         for step in call.plan.steps:
             backend = self.backends[step.backend]
             settings = backend.settings
@@ -116,7 +116,7 @@ class Dispatcher:
                 and settings.context_window <= failed_window
             ):
                 call.record.attempts.append(
-                    Attempt(step.backend, settings.tier, "skipped", failed_kind)
+                    Attempt(step.backend, settings.tier, "skipped", "context_too_long")
                 )
                 continue
             for retry in (False, True):
@@ -126,9 +126,11 @@ class Dispatcher:
                     errors.append(error)
                     if not error.retryable:
                         raise
-                    if isinstance(error, ContextTooLong):
+                    # A prompt too long for this window is too long for a smaller one; an
+                    # output limit refused says nothing of the windows (the configured one
+                    # may be larger than the served one, which the refusal is about).
+                    if isinstance(error, ContextTooLong) and not isinstance(error, OutputTooLong):
                         failed_window = settings.context_window or failed_window or 1
-                        failed_kind = error.kind
                     if retry or not _short_retry_after(error, settings.retry_after_max_s):
                         break
                     assert isinstance(error, RateLimited) and error.retry_after is not None

@@ -21,6 +21,7 @@ client can read (`misshapen`).
 from __future__ import annotations
 
 import math
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -52,6 +53,10 @@ _CONTEXT_MARKERS = (
 # The fields vLLM names when an output limit is over its window: the client's error names
 # the one it set, not `messages`.
 _OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+_NAMED_LIMIT = re.compile(  # "max_tokens=600 cannot be …", "… (parameter=max_tokens, …)"
+    r"(?:^|\(parameter=)(max_tokens|max_completion_tokens|max_output_tokens)"
+    r"(?:=\d+ cannot be greater than|,)"
+)
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -238,9 +243,15 @@ def _too_long(message: str, backend: str, param: str) -> ContextTooLong:
 
 
 def _context_param(body: dict[str, Any]) -> str:
+    """The field a context-length refusal names: its `param`, else the output limit its
+    message begins with or names (vLLM's Messages error has no `param`, nor had its older
+    "max_tokens=8192 cannot be greater than max_model_len=..."), else the prompt."""
     error = body.get("error")
     param = error.get("param") if isinstance(error, dict) else None
-    return param if param in _OUTPUT_LIMITS else "messages"
+    if param in _OUTPUT_LIMITS:
+        return str(param)
+    named = _NAMED_LIMIT.search(error_message(body))
+    return named.group(1) if named else "messages"
 
 
 def _openai_shaped(body: dict[str, Any], status: int) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 
@@ -206,3 +207,37 @@ def test_a_turn_local_refuses_for_its_max_tokens_does_not_pin_the_cloud(
         assert agent.turn(max_tokens=600) == "cloud"
         assert local.completions() == 1  # tried, refused
         assert [agent.turn() for _ in range(2)] == ["local"] * 2
+
+
+def test_a_messages_turn_vllm_refuses_for_its_max_tokens_does_not_pin_the_cloud(
+    tmp_path: Path,
+) -> None:
+    """Claude Code's case, on vLLM's own Messages API: its refusal of `max_tokens` has no
+    `param`, only the field named in its message, so it read as a prompt too long and the
+    session stayed on the cloud (found in review)."""
+    apis = ["chat", "completions", "responses", "messages"]
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=512) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        started(
+            {"local": local, "cloud": cloud}, tmp_path, context_window=262144, apis=apis
+        ) as running,
+    ):
+        proxy, collect = running
+        client = anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
+        session = {"x-claude-code-session-id": "session-11"}
+
+        def turn(max_tokens: int) -> str:
+            seen = len(collect.records)
+            raw = client.messages.with_raw_response.create(
+                model="auto",
+                max_tokens=max_tokens,
+                messages=[{"role": "user", "content": TASK}],
+                extra_headers=session,
+            )
+            until(lambda: len(collect.records) > seen, what="the turn's record finished")
+            return str(raw.headers["x-smf-backend"])
+
+        assert turn(600) == "cloud"
+        assert local.completions("/v1/messages") == 1  # tried natively, refused
+        assert [turn(50), turn(50)] == ["local", "local"]

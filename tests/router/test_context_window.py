@@ -13,7 +13,7 @@ import pytest
 from router.config import Config, parse
 from router.errors import ContextTooLong
 from router.upstream_errors import classify_error
-from tests.harness import Running, config_for, router, scrape, simulator
+from tests.harness import Running, config_for, router, scrape, sdk, simulator
 
 
 def windowed(local: Running, cloud: Running, tmp_path: Path, windows: tuple[int, int]) -> Config:
@@ -215,6 +215,26 @@ def test_an_output_limit_over_the_local_window_falls_back_to_the_cloud(
         assert cloud.completions("/v1/chat/completions") == 1  # translated to chat there
 
 
+def test_an_output_limit_local_refuses_does_not_skip_a_cloud_with_a_smaller_window(
+    tmp_path: Path,
+) -> None:
+    """Local's configured window (262144) is larger than the one it serves (512), so the
+    plan sends the turn there; its refusal of `max_tokens` skipped every later backend with
+    a window up to the configured one: a 400 the cloud could have served (found in review).
+    A refused output limit says nothing of the windows."""
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=512) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = windowed(local, cloud, tmp_path, (262144, 200000))
+        with router(config) as proxy:
+            raw = sdk(proxy).chat.completions.with_raw_response.create(
+                model="coding", messages=[{"role": "user", "content": "Hi"}], max_tokens=600
+            )
+            assert (raw.headers["x-smf-backend"], raw.headers["x-smf-attempts"]) == ("cloud", "2")
+        assert (local.completions(), cloud.completions()) == (1, 1)
+
+
 def test_an_output_limit_no_backend_allows_is_a_context_error_naming_the_field(
     tmp_path: Path,
 ) -> None:
@@ -237,17 +257,19 @@ def test_an_output_limit_no_backend_allows_is_a_context_error_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    ("message", "param"),
+    ("message", "param", "named"),
     [
         (  # vLLM 0.32, as the simulator says it (above)
             "max_tokens=600 cannot be greater than max_model_len=512. Please request fewer "
             "output tokens. (parameter=max_tokens, value=600)",
+            "max_tokens",
             "max_tokens",
         ),
         (  # earlier builds, whose message names both limits
             "max_tokens=8192 cannot be greater than max_model_len=max_total_tokens=4096. "
             "Please request fewer output tokens.",
             None,
+            "max_tokens",  # no param: the message names the limit
         ),
         (  # earlier versions: prompt plus output over the window
             "You passed 31745 input tokens and requested 1024 output tokens. However, the "
@@ -255,19 +277,20 @@ def test_an_output_limit_no_backend_allows_is_a_context_error_naming_the_field(
             "of 31744 tokens. Please reduce the length of the input prompt. "
             "(parameter=input_tokens, value=31745)",
             "input_tokens",
+            "messages",
         ),
     ],
 )
 def test_every_vllm_wording_of_a_window_refusal_is_a_context_error(
-    message: str, param: str | None
+    message: str, param: str | None, named: str
 ) -> None:
     """The simulator speaks 0.32 only; the wordings of the vLLM versions still deployed are
     checked where they are read."""
     body = {"error": {"message": message, "type": "BadRequestError", "param": param, "code": 400}}
     error = classify_error(400, orjson.dumps(body), {}, "local")
     assert isinstance(error, ContextTooLong)
-    assert error.param == ("max_tokens" if param == "max_tokens" else "messages")
+    assert error.param == named
     # the output limit named: this request's choice, no reason for its session to leave
-    assert error.kind == ("output_too_long" if param == "max_tokens" else "context_too_long")
+    assert error.kind == ("output_too_long" if named == "max_tokens" else "context_too_long")
     other = {"error": {"message": "temperature must be non-negative, got -1.0.", "code": 400}}
     assert not isinstance(classify_error(400, orjson.dumps(other), {}, "local"), ContextTooLong)
