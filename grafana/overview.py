@@ -13,6 +13,7 @@ from panels import RATE, B, I, dashboard, panel, quantiles, share
 
 def build() -> dict[str, Any]:
     req = "smf_router_requests_total"
+    rejected = "smf_router_rejected_requests_total"
     return dashboard(
         "smf-overview",
         "smf-router / overview",
@@ -54,18 +55,19 @@ def build() -> dict[str, Any]:
                         f'sum by (outcome) (rate({req}{{outcome!="ok",{I},{B}}}[{RATE}]))',
                         "{{outcome}}",
                     ),
-                    (
-                        "sum by (status) (rate("
-                        f'smf_router_rejected_requests_total{{api="other"}}[{RATE}]))',
-                        "refused on other paths: {{status}}",
+                    (  # the refusals with no record: other paths', and refused keys
+                        f'sum by (api, status) (rate({rejected}{{api="other"}}[{RATE}])'
+                        f' or rate({rejected}{{status="401"}}[{RATE}]))',
+                        "refused, no record: {{api}} {{status}}",
                     ),
                 ],
                 unit="reqps",
                 description=(
-                    "Model API requests the router refused itself (a bad key, body or model)"
-                    " are client_error here, with intent, route and backend none; Errors by"
-                    " kind says why. Refusals on other paths (count_tokens, models, admin)"
-                    " have no record and show by status."
+                    "Model API requests the router refused itself (a bad body or model) are"
+                    " client_error here, with intent, route and backend none; Errors by kind"
+                    " says why. A refused key (401) has no record (nobody without a key may"
+                    " fill the ledger), nor has a refusal on another path (count_tokens,"
+                    " models, admin): they show by API and status."
                 ),
             ),
             panel(

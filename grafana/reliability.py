@@ -40,7 +40,7 @@ def build() -> dict[str, Any]:
                 unit="percentunit",
                 description=(
                     "Of the requests the router planned: those it refused before a plan"
-                    " (route none: a bad key, body or model) had no backend to fall back"
+                    " (route none: a bad body or model) had no backend to fall back"
                     " from, and a flood of them would hide the fallbacks."
                 ),
             ),

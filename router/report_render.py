@@ -31,6 +31,7 @@ CSV_COLUMNS = [
     "local_share_tokens",
     "error_rate",
     "fallback_rate",
+    "refused",  # last: the columns before it kept their places (readers by position)
 ]
 
 

@@ -224,6 +224,8 @@ def misshapen(reply: dict[str, Any], backend: str) -> Malformed | None:
         said = "the reply's choices are not a list of objects"
     elif any(not isinstance(c.get(k), dict | None) for c in choices for k in ("delta", "message")):
         said = "a choice's delta or message is not an object"
+    elif any("message" in c and c["message"] is None for c in choices):
+        said = "a choice's message is null"  # a delta may be (a finish chunk's), a whole one not
     elif not all(_calls_readable(c.get("delta") or c.get("message") or {}) for c in choices):
         said = "a choice's tool_calls are not a list of objects"
     else:

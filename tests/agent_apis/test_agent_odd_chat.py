@@ -40,6 +40,7 @@ WHOLE = {
     "object-choices": {"0": WHOLE_HI},
     "text-message": [{**WHOLE_HI, "message": "hi"}],
     "text-tool-calls": [{**WHOLE_HI, "message": {"role": "assistant", "tool_calls": ["x"]}}],
+    "null-message": [{**WHOLE_HI, "message": None}],  # became an empty ok answer
 }
 
 

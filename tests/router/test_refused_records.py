@@ -8,6 +8,8 @@ ledger files with DuckDB.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import socket
@@ -25,6 +27,7 @@ from router.config import hash_key
 from router.ledger import Ledger, LedgerWriter
 from router.record import Record
 from router.report import build
+from router.report_render import to_csv
 from tests.harness import RunningRouter, config_for, router, scrape, simulator
 from tests.ledger.known_ledger import known_records, write_known_ledger
 
@@ -405,3 +408,5 @@ def test_refusals_do_not_dilute_the_local_share_or_the_fallback_rate(tmp_path: P
     assert [totals[k] for k in shares] == [plain[k] for k in shares]
     assert totals["error_rate"] > plain["error_rate"]  # refusals are errors all the same
     assert sum(day["requests"] for day in report["local_share"]) == plain["requests"]
+    total = list(csv.DictReader(io.StringIO(to_csv(report))))[-1]  # the CSV says it too
+    assert (total["route"], total["refused"]) == ("TOTAL", "6")
