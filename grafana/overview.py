@@ -51,23 +51,23 @@ def build() -> dict[str, Any]:
             panel(
                 "Failed requests by outcome",
                 [
-                    (
-                        f'sum by (outcome) (rate({req}{{outcome!="ok",{I},{B}}}[{RATE}]))',
+                    (  # what was routed; refusals come from their own counter, below
+                        "sum by (outcome) (rate("
+                        f'{req}{{outcome!="ok",route!="none",{I},{B}}}[{RATE}]))',
                         "{{outcome}}",
                     ),
-                    (  # the refusals with no record: other paths', and refused keys
-                        f'sum by (api, status) (rate({rejected}{{api="other"}}[{RATE}])'
-                        f' or rate({rejected}{{status="401"}}[{RATE}]))',
-                        "refused, no record: {{api}} {{status}}",
+                    (
+                        f"sum by (api, status) (rate({rejected}[{RATE}]))",
+                        "refused: {{api}} {{status}}",
                     ),
                 ],
                 unit="reqps",
                 description=(
-                    "Model API requests the router refused itself (a bad body or model) are"
-                    " client_error here, with intent, route and backend none; Errors by kind"
-                    " says why. A refused key (401) has no record (nobody without a key may"
-                    " fill the ledger), nor has a refusal on another path (count_tokens,"
-                    " models, admin): they show by API and status."
+                    "Requests the router routed that did not end ok, by outcome; and every"
+                    " request it refused itself before routing (a bad key, body or model, a"
+                    " web page's, a compressed body; on every path), by API and status. A"
+                    " refusal with a record is also a client_error of route none in"
+                    " requests_total: left out above, so none is counted twice."
                 ),
             ),
             panel(

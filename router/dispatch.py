@@ -215,7 +215,7 @@ class Dispatcher:
                     committed.parsed = reply_object(reply.body or b"", name)
                     parsed = committed.parsed
                     stopped = (
-                        misshapen(parsed, name) or unfinished(parsed, name)
+                        misshapen(parsed, name, whole=True) or unfinished(parsed, name)
                         if call.api in CHAT_APIS
                         else None
                     )

@@ -211,12 +211,13 @@ def unfinished(reply: dict[str, Any], backend: str) -> UpstreamError | None:
     return None
 
 
-def misshapen(reply: dict[str, Any], backend: str) -> Malformed | None:
+def misshapen(reply: dict[str, Any], backend: str, whole: bool = False) -> Malformed | None:
     """The error when a chat reply or chunk has `choices` that are not a list of objects, or
     a choice whose `delta` or `message` is not an object (`"delta": "hi"`). No client reads
     them: the Messages and Responses translators read past them (an `end_turn` answer with
     nothing in it, recorded ok) or raised AttributeError, a traceback of the router's own
-    (found in review). No `choices` at all is a usage chunk's."""
+    (found in review). No `choices` at all is a usage chunk's. A `whole` reply's choice
+    whose message is null is one too (an empty `ok` answer through the translators)."""
     choices = reply.get("choices")
     if choices is None:
         return None
@@ -224,8 +225,10 @@ def misshapen(reply: dict[str, Any], backend: str) -> Malformed | None:
         said = "the reply's choices are not a list of objects"
     elif any(not isinstance(c.get(k), dict | None) for c in choices for k in ("delta", "message")):
         said = "a choice's delta or message is not an object"
-    elif any("message" in c and c["message"] is None for c in choices):
-        said = "a choice's message is null"  # a delta may be (a finish chunk's), a whole one not
+    elif whole and any("message" in c and c["message"] is None for c in choices):
+        # a whole reply's only: a chunk may carry `"message": null` beside its delta (one
+        # Choice model serialised with its nulls, as Volcengine's API documents)
+        said = "a choice's message is null"
     elif not all(_calls_readable(c.get("delta") or c.get("message") or {}) for c in choices):
         said = "a choice's tool_calls are not a list of objects"
     else:
@@ -252,6 +255,8 @@ def _context_param(body: dict[str, Any]) -> str:
     param = error.get("param") if isinstance(error, dict) else None
     if param in _OUTPUT_LIMITS:
         return str(param)
+    if param is not None:  # a field named, not an output limit: the prompt's, whatever it says
+        return "messages"
     named = _NAMED_LIMIT.search(error_message(body))
     return named.group(1) if named else "messages"
 

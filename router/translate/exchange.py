@@ -54,7 +54,7 @@ async def send(
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
         answer = reply_object(reply.body or b"", name)
-        stopped = misshapen(answer, name) or unfinished(answer, name)
+        stopped = misshapen(answer, name, whole=True) or unfinished(answer, name)
         if stopped is not None:  # the gateway falls back, or answers with the error
             raise stopped
         whole = reply_from_chat(api, body, answer)

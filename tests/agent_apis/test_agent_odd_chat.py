@@ -200,3 +200,16 @@ def test_a_stream_that_ends_before_its_answer_finished_is_cut(
             assert responses_stream_error(proxy).code == "upstream_cut"
         record = records.wait(10)
     assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
+
+
+@pytest.mark.parametrize("api", ["chat", "messages", "responses"])
+def test_a_chunk_with_a_null_message_beside_its_delta_is_read(tmp_path: Path, api: str) -> None:
+    """Some servers serialise one Choice model for chunks and whole replies alike, nulls
+    kept (Volcengine documents `"message": null` in every chunk): refusing a null message in
+    a chunk, as in a whole reply, failed every stream of theirs (found in review)."""
+    said = [{**HI, "message": None}]
+    end = [{**HI, "delta": {}, "message": None, "finish_reason": "stop"}]
+    with routed(tmp_path, _chunk(said) + _chunk(end) + b"data: [DONE]\n\n") as (proxy, records):
+        assert answered(proxy, api, stream=True) == "hi"
+        record = records.wait(10)
+    assert (record.outcome, served_by(record)) == ("ok", [("local", None)])
