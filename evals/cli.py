@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +30,19 @@ NOTHING_GRADED = 3
 """``run``'s exit status when no case was graded (every case errored or was N/A)."""
 INTERRUPTED = 130
 """``run``'s exit status after Ctrl-C (SIGINT), as a shell's: the finished cases are saved."""
+TERMINATED = 143
+"""``run``'s exit status after SIGTERM (a job's deadline, ``kill``): saved the same way."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is, so that it stops as Ctrl-C stops it: killed, it lost
+    every finished case (found in review)."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endpoint's models card)"
 
 
@@ -134,6 +149,8 @@ def run_document(
         if on_result is not None:
             on_result(result)
 
+    main = threading.current_thread() is threading.main_thread()  # where signals are set
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
         outcome = asyncio.run(
             run_cases(
@@ -152,6 +169,9 @@ def run_document(
         order = {(c.suite, c.id): i for i, c in enumerate(cases)}
         done = sorted(finished, key=lambda r: order.get((r.suite, r.id), len(cases)))
         raise Interrupted(results.to_document(done, run)) from exc
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     run["finished_at"] = dt.datetime.now(dt.UTC).isoformat()
     return results.to_document(outcome, run)
 
@@ -160,6 +180,8 @@ def stopped_by(exc: BaseException) -> str:
     """What ended a run early: ``SIGINT``, or the error (the one inside a task group's)."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
+    if isinstance(exc, Terminated):
+        return "SIGTERM"
     if isinstance(exc, KeyboardInterrupt):
         return "SIGINT"
     return f"{type(exc).__name__}: {exc}"[:200]
@@ -239,6 +261,8 @@ def measure(
             )
     except Interrupted as stop:
         keep_partial(console, stop.document, out)
+        if isinstance(stop.__cause__, Terminated):
+            raise typer.Exit(TERMINATED) from None
         if isinstance(stop.__cause__, KeyboardInterrupt):
             raise typer.Exit(INTERRUPTED) from None
         raise

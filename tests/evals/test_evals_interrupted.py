@@ -41,11 +41,17 @@ ENTRY_POINTS = pytest.mark.parametrize(
 )
 
 
+@pytest.mark.parametrize(
+    ("sent", "exit_status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["int", "term"]
+)
 @ENTRY_POINTS
-def test_ctrl_c_saves_the_finished_cases_and_exits_130(tmp_path: Path, command: list[str]) -> None:
+def test_ctrl_c_saves_the_finished_cases_and_exits_130(
+    tmp_path: Path, command: list[str], sent: signal.Signals, exit_status: int
+) -> None:
     """Ctrl-C after two of eleven cases lost both: nothing was written until the end (found
-    in review). Each request is held until released, one case at a time: two are let
-    through, the third is at the backend when SIGINT comes."""
+    in review); so did SIGTERM (a job's deadline, `kill`), which still did after. Each
+    request is held until released, one case at a time: two are let through, the third is
+    at the backend when the signal comes."""
     cases = load(MATH)
     out, log = tmp_path / "r.json", tmp_path / "eval.log"
     search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
@@ -62,25 +68,25 @@ def test_ctrl_c_saves_the_finished_cases_and_exits_130(tmp_path: Path, command: 
                 assert reached, f"case {asked} never held: {log.read_text()}"
                 if asked < 3:
                     server.control("release", {})
-            process.send_signal(signal.SIGINT)
+            process.send_signal(sent)
             status = process.wait(timeout=30)
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)
     output = log.read_text()
-    assert status == 130, output
+    assert status == exit_status, output
     partial = tmp_path / "r.partial.json"
     assert f"partialresults:{partial}" in flat(output)
     assert "Traceback" not in output
     assert not out.exists()  # only a finished run is written to --out
     doc = results.read(partial)
     assert [(c["id"], c["status"]) for c in doc["cases"]] == [(c.id, "pass") for c in cases[:2]]
-    assert doc["run"]["partial"] == {"stopped_by": "SIGINT", "not_run": len(cases) - 2}
+    assert doc["run"]["partial"] == {"stopped_by": sent.name, "not_run": len(cases) - 2}
     assert doc["summary"]["math"]["passed"] == 2
     report = CliRunner().invoke(evals_app, ["report", str(partial)])
     assert report.exit_code == 0
-    assert f"partialrun(stoppedbySIGINT):2casesfinished,{len(cases) - 2}notrun" in flat(
+    assert f"partialrun(stoppedby{sent.name}):2casesfinished,{len(cases) - 2}notrun" in flat(
         report.output
     )
 
