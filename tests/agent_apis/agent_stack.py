@@ -12,6 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anthropic
+import openai
+import pytest
+
 from classifier.intent import INTENTS
 from router.config import Config, parse
 from tests.harness import Running, RunningRouter, router, simulator
@@ -62,3 +66,29 @@ def stack(
 ) -> Iterator[RunningRouter]:
     with router(stack_config(servers, tmp, route or ["local", "cloud"])) as running:
         yield running
+
+
+def messages_stream_error(
+    proxy: RunningRouter, model: str, ask: list[dict[str, Any]], max_tokens: int = 200
+) -> dict[str, Any]:
+    """The `error` object of the Anthropic error event that ends a Messages stream."""
+    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    with (
+        pytest.raises(anthropic.APIStatusError) as failed,
+        client.messages.stream(model=model, max_tokens=max_tokens, messages=ask) as s,  # type: ignore[arg-type]
+    ):
+        for _ in s:
+            pass
+    body = failed.value.body
+    assert isinstance(body, dict)
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+def responses_stream_error(proxy: RunningRouter, model: str, ask: list[dict[str, Any]]) -> Any:
+    """The error of the `response.failed` that ends a Responses stream (nothing completed)."""
+    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    events = list(client.responses.create(model=model, input=ask, stream=True))  # type: ignore[arg-type]
+    assert events[-1].type == "response.failed"
+    assert not any(e.type in ("response.completed", "response.incomplete") for e in events)
+    return events[-1].response.error  # type: ignore[union-attr]

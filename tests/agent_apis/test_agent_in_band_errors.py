@@ -19,7 +19,7 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import stack_config
+from tests.agent_apis.agent_stack import messages_stream_error, responses_stream_error, stack_config
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
@@ -34,30 +34,6 @@ def proxy(
     unguarded = parse({**data.model_dump(), "resilience": {"enabled": False}})
     with router(unguarded) as running:
         yield running
-
-
-def messages_error(proxy: RunningRouter, model: str) -> dict[str, Any]:
-    """The `error` object of the Anthropic error event that ends a Messages stream."""
-    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
-    with (
-        pytest.raises(anthropic.APIStatusError) as failed,
-        client.messages.stream(model=model, max_tokens=200, messages=ASK) as s,  # type: ignore[arg-type]
-    ):
-        for _ in s:
-            pass
-    body = failed.value.body
-    assert isinstance(body, dict)
-    error: dict[str, Any] = body["error"]
-    return error
-
-
-def responses_error(proxy: RunningRouter, model: str) -> Any:
-    """The error of the `response.failed` that ends a Responses stream."""
-    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-    events = list(client.responses.create(model=model, input=ASK, stream=True))  # type: ignore[arg-type]
-    assert events[-1].type == "response.failed"
-    assert not any(e.type == "response.completed" for e in events)
-    return events[-1].response.error  # type: ignore[union-attr]
 
 
 def recorded(proxy: RunningRouter, run: Any) -> tuple[Any, Any]:
@@ -90,7 +66,7 @@ def test_an_anthropic_overload_mid_stream_reaches_claude_code_as_overloaded_erro
 ) -> None:
     """It became `api_error`, which Claude Code does not wait out (found in review)."""
     fault("claude", "error_event:2:529")
-    error, record = recorded(proxy, lambda: messages_error(proxy, "claude"))
+    error, record = recorded(proxy, lambda: messages_stream_error(proxy, "claude", ASK))
     assert error["type"] == "overloaded_error" and error["message"] == "Overloaded"
     # an overloaded backend is a working one: not a failure for its breaker
     assert record.outcome == "upstream_error" and record.error_kind == "overloaded"
@@ -109,7 +85,7 @@ def test_a_responses_failure_mid_stream_keeps_its_code_for_codex(
 ) -> None:
     """It became `upstream_error`: Codex neither compacted nor waited (found in review)."""
     fault("local", f"error_event:2:{status}")
-    error, record = recorded(proxy, lambda: responses_error(proxy, "local"))
+    error, record = recorded(proxy, lambda: responses_stream_error(proxy, "local", ASK))
     assert error.code == code
     assert record.error_kind == kind
 
@@ -120,9 +96,9 @@ def test_a_chat_backends_rate_limit_mid_stream_is_mapped_into_each_agent_api(
     """Translated: OpenAI's chat error chunk (`code: rate_limit_exceeded`) becomes
     Anthropic's `rate_limit_error` and stays Codex's `rate_limit_exceeded`."""
     fault("cloud", "error_event:2:429")
-    error = messages_error(proxy, "cloud")
+    error = messages_stream_error(proxy, "cloud", ASK)
     assert error["type"] == "rate_limit_error" and "try again in" in error["message"]
-    assert responses_error(proxy, "cloud").code == "rate_limit_exceeded"
+    assert responses_stream_error(proxy, "cloud", ASK).code == "rate_limit_exceeded"
 
 
 def test_a_vllm_chat_overload_mid_stream_reaches_claude_code_as_overloaded_error(
@@ -134,16 +110,16 @@ def test_a_vllm_chat_overload_mid_stream_reaches_claude_code_as_overloaded_error
         data["backends"][0]["apis"] = ["chat"]
         with router(parse(data)) as proxy:
             local.control("faults", {"fault": "error_event:2:503"})
-            error = messages_error(proxy, "local")
-            code = responses_error(proxy, "local").code
+            error = messages_stream_error(proxy, "local", ASK)
+            code = responses_stream_error(proxy, "local", ASK).code
     assert error["type"] == "overloaded_error"
     assert code == "upstream_overloaded"
 
 
 def test_the_routers_own_failures_keep_the_routers_codes(proxy: RunningRouter, fault: Any) -> None:
     fault("local", "cut_stream")
-    assert responses_error(proxy, "local").code == "upstream_cut"
-    assert messages_error(proxy, "local")["type"] == "api_error"
+    assert responses_stream_error(proxy, "local", ASK).code == "upstream_cut"
+    assert messages_stream_error(proxy, "local", ASK)["type"] == "api_error"
 
 
 TOOLS = [

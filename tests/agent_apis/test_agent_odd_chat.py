@@ -23,6 +23,7 @@ import openai
 import orjson
 import pytest
 
+from tests.agent_apis.agent_stack import messages_stream_error, responses_stream_error
 from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream, simulator
 
 ASK = [{"role": "user", "content": "hi"}]
@@ -81,29 +82,6 @@ def _openai(proxy: RunningRouter) -> openai.OpenAI:
     return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
 
 
-def messages_stream_error(proxy: RunningRouter) -> dict[str, Any]:
-    """The `error` of the Anthropic error event that ends a Messages stream."""
-    with (
-        pytest.raises(anthropic.APIStatusError) as failed,
-        _anthropic(proxy).messages.stream(model="coding", max_tokens=50, messages=ASK) as s,  # type: ignore[arg-type]
-    ):
-        for _ in s:
-            pass
-    body = failed.value.body
-    assert isinstance(body, dict)
-    error: dict[str, Any] = body["error"]
-    return error
-
-
-def responses_stream_error(proxy: RunningRouter) -> Any:
-    """The error of the `response.failed` that ends a Responses stream (nothing completed)."""
-    stream = _openai(proxy).responses.create(model="coding", input=ASK, stream=True)  # type: ignore[arg-type]
-    events: list[Any] = list(stream)
-    assert events[-1].type == "response.failed"
-    assert not any(e.type in ("response.completed", "response.incomplete") for e in events)
-    return events[-1].response.error
-
-
 def answered(proxy: RunningRouter, api: str, stream: bool) -> str:
     """The text of a chat, Messages or Responses answer, streamed or whole."""
     if api == "chat":
@@ -147,9 +125,9 @@ def test_an_unreadable_chunk_after_the_commit_ends_the_stream_with_an_error_even
     body = _chunk([{**HI, "delta": {"content": "a"}}]) + _chunk(odd) + b"data: [DONE]\n\n"
     with routed(tmp_path, body) as (proxy, records):
         if api == "messages":
-            assert messages_stream_error(proxy)["type"] == "api_error"  # a 502's
+            assert messages_stream_error(proxy, "coding", ASK, 50)["type"] == "api_error"  # a 502's
         else:
-            assert responses_stream_error(proxy).code == "upstream_malformed"
+            assert responses_stream_error(proxy, "coding", ASK).code == "upstream_malformed"
         record = records.wait(10)
     assert (record.outcome, record.error_kind) == ("upstream_error", "malformed")
 
@@ -195,9 +173,9 @@ def test_a_stream_that_ends_before_its_answer_finished_is_cut(
     body = _chunk([HI]) + _chunk([{**HI, "delta": {"content": " the"}}]) + end
     with routed(tmp_path, body) as (proxy, records):
         if api == "messages":
-            assert messages_stream_error(proxy)["type"] == "api_error"
+            assert messages_stream_error(proxy, "coding", ASK, 50)["type"] == "api_error"
         else:
-            assert responses_stream_error(proxy).code == "upstream_cut"
+            assert responses_stream_error(proxy, "coding", ASK).code == "upstream_cut"
         record = records.wait(10)
     assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
 
