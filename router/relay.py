@@ -79,10 +79,9 @@ class Tally:
         if usage:
             self.usage = usage
         renumbered = False
-        choices = obj.get("choices")
-        for choice in choices if isinstance(choices, list) else ():
-            if not isinstance(choice, dict):
-                continue  # a stream's is refused before (`_inspect`); a whole reply's passes
+        # its shape was checked before (`misshapen`: the relay's `_inspect` for a chunk,
+        # dispatch for a whole reply): choices are a list of objects here
+        for choice in obj.get("choices") or ():
             number = choice.get("index")
             number = number if isinstance(number, int) else 0
             self.choices.add(number)
