@@ -125,8 +125,10 @@ def run_document(
     profile: str | None,
     context_window: int | None = None,
     on_result: Callable[[results.CaseResult], None] | None = None,
+    backend: str | None = None,
 ) -> dict[str, Any]:
-    """Run the cases and build the results document (the run block holds no secrets).
+    """Run the cases and build the results document (the run block holds no secrets;
+    ``backend`` names the router's configured backend the endpoint is, when it is one).
 
     Cases are kept as they finish: when the run stops early, ``Interrupted`` carries the
     document of those (in the order of ``cases``); the others are counted, not listed."""
@@ -142,6 +144,8 @@ def run_document(
         "context_window": context_window,
         "grader_rules": GRADER_RULES,
     }
+    if backend is not None:
+        run["backend"] = backend
     finished: list[results.CaseResult] = []
 
     def keep(result: results.CaseResult) -> None:
@@ -221,8 +225,7 @@ def run(
     doc = measure(console, cases, target, progress, context_window, out=out, **options)
     report.print_report(doc, console)
     if out:
-        results.write(out, doc)
-        console.print(f"results: {out}")
+        save(console, doc, out)
     if old is not None:
         print_compare(console, old, doc)
     exit_if_nothing_graded(console, doc)
@@ -266,6 +269,18 @@ def measure(
         if isinstance(stop.__cause__, KeyboardInterrupt):
             raise typer.Exit(INTERRUPTED) from None
         raise
+
+
+def save(console: Console, doc: dict[str, Any], out: Path) -> None:
+    """Write a finished run to ``out``, and remove the partial file an earlier run that
+    stopped left beside it: it is older than ``out`` now, and was easy to take for this
+    run's (as a ``--compare`` file, or a canary baseline to look for)."""
+    results.write(out, doc)
+    console.print(f"results: {out}")
+    stale = results.partial_path(out)
+    if stale.exists():
+        stale.unlink()
+        console.print(f"removed {stale}, left by an earlier run that stopped")
 
 
 def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from evals import cli as eval_cli
-from evals import report, results
+from evals import report
 from evals.runner import Endpoint
 from evals.suite import SHIPPED, published_count
 from router.canary import endpoint_of
@@ -94,15 +94,12 @@ def run(
             f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
         )
     options: dict[str, Any] = dict(
-        concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile
+        concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile, backend=backend
     )
     doc = eval_cli.measure(console, cases, target, progress, context_window, out=out, **options)
-    if backend:
-        doc["run"]["backend"] = backend
     report.print_report(doc, console)
     if out:
-        results.write(out, doc)
-        console.print(f"results: {out}")
+        eval_cli.save(console, doc, out)
     if old is not None:
         eval_cli.print_compare(console, old, doc)
     eval_cli.exit_if_nothing_graded(console, doc)

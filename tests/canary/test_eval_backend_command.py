@@ -5,12 +5,27 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
+from evals import results, runner
 from evals.suite import SHIPPED
 from router.eval_command import app
-from tests.harness import simulator
+from tests.harness import breaks_on_call, simulator
+
+INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
+
+
+def one_backend_config(tmp_path: Path, url: str) -> Path:
+    """A router config whose every route is the backend `local` at `url`."""
+    config = {
+        "backends": [{"name": "local", "tier": "local", "base_url": url, "model": "laguna"}],
+        "routes": {intent: ["local"] for intent in INTENTS},
+    }
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
 
 
 def test_eval_run_against_a_configured_backend(tmp_path: Path) -> None:
@@ -26,18 +41,7 @@ def test_eval_run_against_a_configured_backend(tmp_path: Path) -> None:
                     "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
                 }
             ],
-            "routes": {
-                i: ["local"]
-                for i in (
-                    "coding",
-                    "tool_calling",
-                    "instruction",
-                    "math",
-                    "reasoning",
-                    "prose",
-                    "writing",
-                )
-            },
+            "routes": {intent: ["local"] for intent in INTENTS},
         }
         path = tmp_path / "router.yaml"
         path.write_text(yaml.safe_dump(config))
@@ -63,3 +67,20 @@ def test_eval_run_against_a_configured_backend(tmp_path: Path) -> None:
 def test_eval_run_needs_a_config_for_a_backend() -> None:
     result = CliRunner().invoke(app, ["run", "--backend", "local", "--no-progress"])
     assert result.exit_code != 0 and "--config" in result.output
+
+
+def test_a_partial_run_of_a_backend_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backend was written into the run block after the run finished, so the partial
+    file of a run that stopped did not say which backend it measured (found in review)."""
+    monkeypatch.setattr(runner, "gate", breaks_on_call(3, runner.gate))
+    out = tmp_path / "r.json"
+    with simulator(profile="vllm", model="laguna") as local:
+        config = one_backend_config(tmp_path, local.url)
+        args = ["run", "--backend", "local", "--config", str(config), "--concurrency", "1"]
+        args += ["--suites", str(SHIPPED / "math"), "--no-progress", "--out", str(out)]
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    doc = results.read(tmp_path / "r.partial.json")
+    assert doc["run"]["backend"] == "local" and len(doc["cases"]) == 2

@@ -146,3 +146,24 @@ def test_a_partial_run_is_saved_beside_a_finished_one_never_over_it(
     reported = CliRunner().invoke(app, ["report", str(out), "--compare", str(partial)])
     assert reported.exit_code == 0, reported.output
     assert note in flat(reported.output)
+
+
+@APPS
+def test_a_finished_run_removes_the_partial_file_an_earlier_stop_left(
+    tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`r.partial.json` of a run that stopped stayed beside the `r.json` of the finished run
+    after it: an older, smaller file under a name easy to take for this run's."""
+    out, partial = tmp_path / "r.json", tmp_path / "r.partial.json"
+    with simulator(model="m") as server:
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        args += ["--concurrency", "1", "--no-progress", "--out", str(out)]
+        monkeypatch.setattr(runner, "gate", breaks_on_call(3, runner.gate))
+        stopped = CliRunner().invoke(app, args)
+        assert stopped.exit_code == 1 and partial.exists(), stopped.output
+        monkeypatch.undo()
+        finished = CliRunner().invoke(app, args)
+    assert finished.exit_code == 0, finished.output
+    assert not partial.exists()
+    assert f"removed{partial}" in flat(finished.output)
+    assert len(results.read(out)["cases"]) == len(load(MATH))
