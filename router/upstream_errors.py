@@ -1,21 +1,41 @@
 """Turning an upstream HTTP error reply into a typed `UpstreamError`.
 
 vLLM answers with `{"error": {"message", "type", "param", "code": 400}}` (integer code),
-OpenAI with string codes, Anthropic with `{"type": "error", "error": {...}}`. The context
-length error is recognised the way clients and litellm do it: the lower-cased substring
-"maximum context length" or the code `context_length_exceeded` (see FACTS.md). vLLM has
-two more that a backend with a larger window would serve: an output limit over its window,
-refused whatever the prompt ("max_completion_tokens=32000 cannot be greater than
-max_model_len=512", 0.32; "max_tokens=600 cannot be greater than
-max_model_len=max_total_tokens=512" in some earlier builds), and, in earlier versions, prompt plus
-output over it ("You passed 900 input tokens and requested 200 output tokens. However,
-the model's context length is only 1024 tokens, ...").
+OpenAI with string codes, Anthropic with `{"type": "error", "error": {...}}`; SGLang, and
+vLLM before 0.10.1, with the same fields flat (`{"object": "error", "message", "type",
+"param", "code": 400}`), TGI with `{"error": "<message>", "error_type": "validation"}`.
+
+The context length error is recognised the way clients and litellm do it, by lower-cased
+substrings of its message, type or code (`_CONTEXT_MARKERS`, see FACTS.md), in the words of:
+- OpenAI: code `context_length_exceeded`, "This model's maximum context length is ...";
+- vLLM: "maximum context length" (the prompt alone), and two more that a backend with a
+  larger window would serve: an output limit over its window, refused whatever the prompt
+  ("max_completion_tokens=32000 cannot be greater than max_model_len=512", 0.32;
+  "max_tokens=600 cannot be greater than max_model_len=max_total_tokens=512" in some
+  earlier builds), and, in earlier versions, prompt plus output over it ("You passed 900
+  input tokens and requested 200 output tokens. However, the model's context length is only
+  1024 tokens, ...");
+- SGLang: "The input (N tokens) is longer than the model's context length (M tokens)." and,
+  prompt plus output, "Requested token count exceeds the model's maximum context length of
+  M tokens. You requested a total of ...";
+- llama.cpp's server: type `exceed_context_size_error`, "request (N tokens) exceeds the
+  available context size (M tokens), try increasing it" (older: "the request exceeds the
+  available context size, ...");
+- TGI, a 422: "Input validation error: `inputs` tokens + `max_new_tokens` must be <= M.
+  Given: ..." (prompt plus output) or "`inputs` must have less than M tokens. Given: N";
+- Anthropic: "prompt is too long: N tokens > M maximum" and, prompt plus output, "input
+  length and `max_tokens` exceed context limit: N + K > M, ...";
+- Ollama: "prompt too long; exceeded max context length by N tokens"; LM Studio: "tokens to
+  keep from the initial prompt is greater than the context length".
+Prompt plus output over the window is a `ContextTooLong` naming the prompt, as vLLM's older
+wording has always been read; only a refusal naming an output limit is `OutputTooLong`.
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
-error's own names, which every client API's error event then carries on. A chat reply that
-ends with a finish reason saying it did not finish (`unfinished`) is cut, and a whole reply
-that is no JSON object (`reply_object`) is malformed, as is a reply or chunk whose choices no
-client can read (`misshapen`).
+error's own names, which every client API's error event then carries on; one with no names
+at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length.
+A chat reply that ends with a finish reason saying it did not finish (`unfinished`) is cut,
+and a whole reply that is no JSON object (`reply_object`) is malformed, as is a reply or
+chunk whose choices no client can read (`misshapen`).
 """
 
 from __future__ import annotations
@@ -42,14 +62,25 @@ from router.errors import (
     WireError,
 )
 
-_CONTEXT_MARKERS = (
+_CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",
     "context_length_exceeded",
     "prompt is too long",
     "input is too long",
     "cannot be greater than max_model_len",
     "context length is only",
+    "is longer than the model's context length",  # SGLang
+    "exceed_context_size_error",  # llama.cpp's type, whatever its message says
+    "exceeds the available context size",  # llama.cpp
+    "`inputs` tokens + `max_new_tokens` must be <=",  # TGI
+    "`inputs` must have less than",  # TGI
+    "input length and `max_tokens` exceed context limit",  # Anthropic
+    "exceeded max context length",  # Ollama
+    "tokens to keep from the initial prompt is greater than the context length",  # LM Studio
 )
+# Statuses a context-length refusal comes with: 413 a request too large, 422 TGI's
+# validation errors.
+_CONTEXT_STATUSES = (400, 413, 422)
 # The fields vLLM names when an output limit is over its window: the client's error names
 # the one it set, not `messages`.
 _OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
@@ -102,9 +133,21 @@ def _seconds(text: str | None) -> float | None:
 
 
 def is_context_error(body: dict[str, Any]) -> bool:
-    error = body.get("error")
-    text = orjson.dumps(error).decode().lower() if error is not None else ""
+    text = orjson.dumps(_error_fields(body)).decode().lower()
     return any(marker in text for marker in _CONTEXT_MARKERS)
+
+
+def _error_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The error's own fields: its `error` object, TGI's `error` string as its message, or
+    the flat fields of SGLang and older vLLM (`{"object": "error", "message", ...}`), which
+    were not read, so their context-length 400 was passed on instead of falling back. Only
+    those fields: a body's other ones may echo the client's input (FastAPI's `detail`)."""
+    error = body.get("error")
+    if isinstance(error, dict):
+        return error
+    if error is not None:
+        return {"message": error}
+    return {key: body[key] for key in ("message", "type", "code", "param") if key in body}
 
 
 def classify_error(
@@ -123,7 +166,7 @@ def classify_error(
         error = ServerError(message, backend=backend)
         error.status = 502
         return error
-    if status in (400, 413) and is_context_error(body):
+    if status in _CONTEXT_STATUSES and is_context_error(body):
         return _too_long(message, backend, _context_param(body))
     if status == 408:
         return ServerError(message, backend=backend)
@@ -139,12 +182,14 @@ def in_band(api: str, error: Any, backend: str) -> UpstreamError:
     kind, code = fields.get("type"), fields.get("code")
     message = str(fields.get("message") or kind or "upstream error mid-stream")
     status = _in_band_status(kind, code)
+    if kind is None and code is None and is_context_error({"error": fields}):
+        status = 400  # no names to go by (TGI's streamed validation error): its words say
     typed: UpstreamError
     if status == 429:
         typed = RateLimited(message, backend=backend)
     elif status in (503, 529):
         typed = Overloaded(message, backend=backend)
-    elif status in (400, 413) and is_context_error({"error": fields}):
+    elif status in _CONTEXT_STATUSES and is_context_error({"error": fields}):
         typed = _too_long(message, backend, _context_param({"error": fields}))
     else:
         typed = ServerError(message, backend=backend)
@@ -261,8 +306,7 @@ def _context_param(body: dict[str, Any]) -> str:
     """The field a context-length refusal names: its `param`, else the output limit its
     message begins with or names (vLLM's Messages error has no `param`, nor had its older
     "max_tokens=8192 cannot be greater than max_model_len=..."), else the prompt."""
-    error = body.get("error")
-    param = error.get("param") if isinstance(error, dict) else None
+    param = _error_fields(body).get("param")
     if param in _OUTPUT_LIMITS:
         return str(param)
     if param is not None:  # a field named, not an output limit: the prompt's, whatever it says

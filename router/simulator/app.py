@@ -17,7 +17,7 @@ from functools import partial
 
 import orjson
 
-from router.simulator import endpoints, playback
+from router.simulator import endpoints, playback, servers
 from router.simulator.answer import Reply, compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
@@ -220,9 +220,11 @@ class Simulator:
             raise ApiError(400, "bad_request", "The request was refused (the bad_request fault).")
         if name == "error_event" and not ask.stream:
             raise self._error_event(fault)
-        if name == "context_length":
+        if name == "context_length" or name in servers.SERVERS:
             window = self.settings.window
             too_many = max(ask.prompt_tokens, window + 1)
+            if name in servers.SERVERS:  # another server's words, whatever the profile
+                raise servers.overflow(name, window, too_many, ask.max_tokens)
             raise ApiError(400, "context_length", window=window, prompt_tokens=too_many)
         return False
 

@@ -47,6 +47,7 @@ class ApiError(Exception):
     window: int = 0
     prompt_tokens: int = 0
     detail: str = ""  # vLLM's pydantic message for a "validation" error
+    raw: bytes = b""  # the whole body, as another server words it (`servers.py`)
 
 
 def validation_error(
@@ -185,6 +186,8 @@ def render(
         headers.append(("retry-after", f"{err.retry_after:g}"))
     if (server or flavor) == "vllm" and err.kind == "unauthorized":
         return err.status, headers, b'{"error":"Unauthorized"}'
+    if err.raw:
+        return err.status, headers, err.raw
     return err.status, headers, orjson.dumps(envelope(flavor, err, server))
 
 

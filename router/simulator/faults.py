@@ -35,6 +35,9 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `unindexed_tool_calls` | chat: as `ollama_tool_calls`, all in one delta with no `index` |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
+| `context_length_sglang` | SGLang's flat context-length 400 (see `servers.py`) |
+| `context_length_llamacpp` | llama.cpp's `exceed_context_size_error` 400 |
+| `context_length_tgi` | TGI's context-length 422 |
 | `down` | per request like `reset` (`{"down": true}` on `/sim/faults` closes the port) |
 | `hold` | the request waits, read but not admitted, until `POST /sim/release`; then as usual |
 
@@ -90,6 +93,9 @@ FaultName = Literal[
     "unindexed_tool_calls",
     "error_event",
     "context_length",
+    "context_length_sglang",
+    "context_length_llamacpp",
+    "context_length_tgi",
     "down",
     "hold",
 ]
