@@ -13,7 +13,7 @@ from typing import Any
 
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import TEXT, Block, Sequencer, Step
-from router.translate.wire import first_choice, named_event, parse_arguments
+from router.translate.wire import first_choice, named_event, parse_arguments, reply_text
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -61,8 +61,9 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     choice = first_choice(chat)
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []
-    if message.get("content"):
-        content.append({"type": "text", "text": str(message["content"])})
+    text = reply_text(message.get("content"))
+    if text:
+        content.append({"type": "text", "text": text})
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
         content.append({"type": "text", "text": refusal})
@@ -119,8 +120,8 @@ class MessagesStream:
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
-        text = delta.get("content")
-        if isinstance(text, str) and text:
+        text = reply_text(delta.get("content"))
+        if text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
         refusal = delta.get("refusal")
         if isinstance(refusal, str) and refusal:  # shown as text; the stop reason says why

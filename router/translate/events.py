@@ -53,15 +53,17 @@ class Watched(Protocol):
 
 def failure(api: str, obj: dict[str, Any]) -> Any:
     """The upstream's error object when this event says it failed (for
-    `router.upstream_errors.in_band`), else None."""
+    `router.upstream_errors.in_band`), else None. An untyped event's `"error": null` says
+    nothing failed: some servers serialise every chunk with its null error field."""
     kind = obj.get("type")
+    errs = kind is None and obj.get("error") is not None
     if api == "messages":
-        if kind == "error" or (kind is None and "error" in obj):
+        if kind == "error" or errs:
             return obj.get("error") or obj.get("message") or "upstream error mid-stream"
         return None
     if kind == "error":  # Responses' error event carries the error's fields itself
         return {"code": obj.get("code"), "message": obj.get("message") or "upstream error"}
-    if kind == "response.failed" or (kind is None and "error" in obj):
+    if kind == "response.failed" or errs:
         response = obj.get("response")
         inner = response.get("error") if isinstance(response, dict) else None
         return obj.get("error") or inner or "upstream error mid-stream"

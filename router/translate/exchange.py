@@ -144,7 +144,7 @@ def _events(
         except orjson.JSONDecodeError:
             return [*events, b"data: " + data + b"\n\n"], True, None
         if isinstance(chunk, dict):
-            if "error" in chunk:
+            if chunk.get("error") is not None:  # `"error": null` is none (`events.failure`)
                 return events, True, in_band("chat", chunk["error"], name)
             odd = misshapen(chunk, name)
             if odd is not None:  # what the relay says of it on the chat API

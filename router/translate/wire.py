@@ -25,6 +25,24 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def reply_text(content: Any) -> str:
+    """The answer's text in a chat message's or delta's `content`: a string as it is, a list
+    of parts (Mistral's Magistral models answer `[{"type": "thinking", "thinking": [...]},
+    {"type": "text", "text": "..."}]`, whole and streamed) as its text parts joined. Its
+    thinking parts are reasoning, which the translators drop as they drop vLLM's
+    `reasoning_content`; anything else is no text (`str()` of the list was its repr)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = (
+        part.get("text")
+        for part in content
+        if isinstance(part, dict) and part.get("type") == "text"
+    )
+    return "".join(text for text in texts if isinstance(text, str))
+
+
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """A tool call's JSON arguments as an object; a model's broken JSON is kept, not lost."""
     try:
