@@ -139,7 +139,9 @@ def compare_code(
 
 
 def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
-    function = call.get("function") or {}
+    function = (call.get("function") if isinstance(call, Mapping) else None) or {}
+    if not isinstance(function, Mapping):  # an upstream's odd call: no name, no arguments
+        function = {}
     raw = function.get("arguments")
     if isinstance(raw, str):
         try:
@@ -301,8 +303,11 @@ def judge_verdict(payload: Any, live_first: bool) -> str | None:
         message = payload["choices"][0]["message"]
     except (KeyError, IndexError, TypeError):
         return None
+    if not isinstance(message, Mapping):  # `message: null` raised: the comparison lost its row
+        return None
+    calls = message.get("tool_calls")
     winner: Any = None
-    for call in message.get("tool_calls") or []:
+    for call in calls if isinstance(calls, list) else []:
         name, args = _call(call)
         if name == "verdict" and isinstance(args, Mapping):
             winner = args.get("winner")

@@ -32,7 +32,7 @@ from router import config_env, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
-from router.config_checks import check_host_name, check_origin, known_intents
+from router.config_checks import check_host_name, check_origin, known_intents, speaks_chat
 from router.gating import samples_to_clear, wilson_lower
 
 DEFAULT_ROUTES: dict[str, list[str]] = {
@@ -228,9 +228,12 @@ class Config(Strict):
         for intent, target in self.shadow.targets.items():
             if target not in names:
                 raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")
+            speaks_chat(f"shadow.targets.{intent}", self.backend(target))
         judge = self.shadow.judge_backend
         if judge is not None and judge not in names:
             raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
+        if judge is not None:
+            speaks_chat("shadow.judge_backend", self.backend(judge))
         # a typo (`codign`) was accepted, did nothing; a backend is the route of a request
         # pinned to it (`model: <backend>`), which `shadow_sampling.rate_for` looks up
         for route in self.shadow.route_rates:

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from classifier.intent import INTENTS
+from router.translate.pairing import native
+
+if TYPE_CHECKING:  # `router.config_backend` imports this module
+    from router.config_backend import Backend
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
 _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
@@ -64,3 +69,13 @@ def known_intents(where: str, keys: Iterable[str]) -> None:
     for key in keys:
         if key not in INTENTS:
             raise ValueError(f"{where}.{key}: not an intent ({', '.join(INTENTS)})")
+
+
+def speaks_chat(where: str, backend: Backend) -> None:
+    """The shadow asks its targets and its judge in chat: one that speaks only Responses or
+    Messages got POST /chat/completions on every replay, and answered with errors."""
+    if not native("chat", backend):
+        raise ValueError(
+            f"{where}: backend {backend.name!r} does not speak chat (apis: "
+            f"{', '.join(backend.apis)}), and the shadow asks in chat; name one that does"
+        )

@@ -198,7 +198,9 @@ class Metrics:
             ("intent", "live_backend", "shadow_backend", "result"),
         )
         self.shadow_drops = self._counter(
-            "shadow_dropped_total", "Shadow replays not sent.", ("reason",)
+            "shadow_dropped_total",
+            "Sampled shadow replays never compared: not sent, or sent with no answer to compare.",
+            ("reason",),
         )
         for reason in (*sorted(SHADOW_DROP_REASONS), "other"):  # a closed set: show zeros
             self.shadow_drops.inc((reason,), 0)

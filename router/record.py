@@ -56,6 +56,7 @@ ShadowDropReason = Literal[
     "no_target",
     "untranslatable",
     "saturated",
+    "api_unsupported",
 ]
 
 

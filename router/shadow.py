@@ -21,7 +21,7 @@ the pricer of the config it was made under: a reload that removes its backend me
 would price it at $0.
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
-text and tool calls.
+text and tool calls; so only a backend that speaks chat is a target (`shadow_sampling`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from router.comparison import (
 )
 from router.config import Config, ShadowSettings
 from router.dispatch import Call
-from router.errors import Rejected, UpstreamError
+from router.errors import Rejected, Timeout, UpstreamError
 from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
@@ -78,14 +78,21 @@ class ShadowMetrics(Protocol):
 
 
 def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
-    """A chat completion's first message and usage; raises ValueError when malformed."""
+    """A chat completion's first message and usage; raises ValueError when malformed (a
+    `message` that is null or no object, `tool_calls` that are no list of objects: read
+    anyway, they raised AttributeError out of the replay, and the comparison left no row)."""
     payload = orjson.loads(body)
     try:
         message = payload["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise ValueError("malformed completion") from exc
+    if not isinstance(message, dict):
+        raise ValueError("malformed completion: the message is no object")
+    calls = message.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+        raise ValueError("malformed completion: tool_calls is no list of objects")
     text = message.get("content") or ""
-    return Reply(str(text), tuple(message.get("tool_calls") or ())), payload.get("usage")
+    return Reply(str(text), tuple(calls)), payload.get("usage")
 
 
 class Shadow:
@@ -236,18 +243,21 @@ class Shadow:
         error: str | None = None
         usage: Usage | None = None
         shadow = Reply()
+        failed: ShadowDropReason = "error"
         try:
             shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot))
             usage = usage_of("chat", raw_usage)
         except TimeoutError:
-            error = "timeout"
+            error, failed = "timeout", "timeout"
+        except Timeout as exc:  # the backend's own deadline (`first_token_timeout`, `stall`)
+            error, failed = exc.kind, "timeout"
         except UpstreamError as exc:
             error = exc.kind
         except ValueError:
             error = "malformed"
         latency = time.monotonic() - began
         if error is not None:
-            self._drop("timeout" if error == "timeout" else "error")
+            self._drop(failed)
             verdict = Comparison(None, "none", f"shadow failed: {error}")
             judged = Judged()
         else:

@@ -61,7 +61,11 @@ def _table(summaries: list[PairSummary]) -> Table:
 @app.command("report")
 def report(
     config: Annotated[
-        Path | None, typer.Option("--config", help="Router config (ledger path, tiers).")
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Router config (ledger path, tiers, routes: advice to move a route needs it).",
+        ),
     ] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="Ledger directory.")] = None,
     days: Annotated[int | None, typer.Option(min=1, help="Only the last N days.")] = None,
@@ -75,9 +79,10 @@ def report(
     cfg = load_or_exit(config)
     directory = ledger_dir(ledger, cfg)
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
+    firsts = {route: members[0] for route, members in cfg.routes.items()} if cfg else {}
     try:
         with Ledger(directory, tables=("shadow_comparisons",)) as store:
-            summaries = summarize(from_ledger(store, days), tiers)
+            summaries = summarize(from_ledger(store, days), tiers, firsts)
             warnings = list(store.warnings)
     except Busy as exc:  # a compaction kept merging files away: as `smf-router report` says
         typer.echo(f"error: cannot read the ledger at {directory}: {exc}", err=True)

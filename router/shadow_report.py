@@ -5,7 +5,12 @@ Agreement carries a Wilson 95% interval, so "41% ± 6% of 230" is honest about i
 the recommendation only moves a route when the interval is clear of the threshold.
 Advice depends on which backend is local: the tiers come from the config when given, else
 from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
-tiers neither knows gets no advice, and says that it needs `--config`.
+tiers neither knows gets no advice, and says that it needs `--config`. Advice to move a route
+also needs the route's first backend, which only the config knows: a pair whose live backend
+is not it is fallback or overflow traffic (a local-first route's requests that went to the
+cloud), and was told "consider routing coding to local first" of a route that already does.
+With the config such a pair gets no advice to move; without it, nothing tells that traffic
+from the route's own, and the advice reads as if the live backend were the route's first.
 """
 
 from __future__ import annotations
@@ -77,7 +82,10 @@ def _p50(values: Sequence[float]) -> float | None:
 
 
 def _pair(
-    key: tuple[str, str, str], rows: Sequence[Mapping[str, Any]], tiers: Mapping[str, str]
+    key: tuple[str, str, str],
+    rows: Sequence[Mapping[str, Any]],
+    tiers: Mapping[str, str],
+    firsts: Mapping[str, str],
 ) -> PairSummary:
     decided = [r for r in rows if r.get("agreed") is not None]
     errors = sum(1 for r in rows if r.get("shadow_error"))
@@ -106,12 +114,13 @@ def _pair(
         shadow_p50_s=_p50(
             [float(r["shadow_latency_s"]) for r in ok if r.get("shadow_latency_s") is not None]
         ),
-        live_cost_usd=round(sum(float(r.get("live_cost_usd") or 0) for r in ok), 6),
+        # every live request was paid for, whether or not its shadow failed
+        live_cost_usd=round(sum(float(r.get("live_cost_usd") or 0) for r in rows), 6),
         shadow_cost_usd=round(sum(float(r.get("shadow_cost_usd") or 0) for r in rows), 6),
         judge_cost_usd=round(sum(float(r.get("judge_cost_usd") or 0) for r in rows), 6),
         judge=judge,
     )
-    return _with_advice(summary, tiers)
+    return _with_advice(summary, tiers, firsts)
 
 
 def tiers_of(
@@ -129,17 +138,20 @@ def tiers_of(
 
 
 def summarize(
-    rows: Iterable[Mapping[str, Any]], tiers: Mapping[str, str] | None = None
+    rows: Iterable[Mapping[str, Any]],
+    tiers: Mapping[str, str] | None = None,
+    firsts: Mapping[str, str] | None = None,
 ) -> list[PairSummary]:
     """Group comparison rows by (intent, live, shadow) and summarise each group; `tiers`
-    (from the config) win over those the rows stored."""
+    (from the config) win over those the rows stored; `firsts` (from the config too) is each
+    intent's route's first backend."""
     rows = list(rows)
     known = tiers_of(rows, tiers)
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     for row in rows:
         key = (str(row["intent"]), str(row["live_backend"]), str(row["shadow_backend"]))
         groups.setdefault(key, []).append(row)
-    return [_pair(key, groups[key], known) for key in sorted(groups)]
+    return [_pair(key, groups[key], known, firsts or {}) for key in sorted(groups)]
 
 
 def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
@@ -156,11 +168,23 @@ def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
     )
 
 
-def advice(s: PairSummary, tiers: Mapping[str, str], threshold: float = AGREE_THRESHOLD) -> str:
-    """What to do with the route, given the interval (never a move on a thin sample)."""
+def advice(
+    s: PairSummary,
+    tiers: Mapping[str, str],
+    threshold: float = AGREE_THRESHOLD,
+    firsts: Mapping[str, str] | None = None,
+) -> str:
+    """What to do with the route, given the interval (never a move on a thin sample);
+    `firsts`, each intent's route's first backend, when the config is known."""
     live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
     if intent == UNREAD:  # no route is keyed by it: "route unknown to local" means nothing
         return UNREAD_ADVICE
+    first = (firsts or {}).get(intent)
+    if first is not None and live != first:  # the route chose `first`; this is what it left
+        return (
+            f"no advice: {live} served these {intent} requests as fallback or overflow"
+            f" (the {intent} route starts with {first})"
+        )
     if live not in tiers or shadow not in tiers:  # "keep prose on cloud" or its opposite
         return NEEDS_TIERS
     if s.samples < MIN_SAMPLES:
@@ -180,8 +204,10 @@ def advice(s: PairSummary, tiers: Mapping[str, str], threshold: float = AGREE_TH
     return "not conclusive yet; keep shadowing"
 
 
-def _with_advice(s: PairSummary, tiers: Mapping[str, str]) -> PairSummary:
-    text = f"{headline(s, tiers)} — {advice(s, tiers)}"
+def _with_advice(
+    s: PairSummary, tiers: Mapping[str, str], firsts: Mapping[str, str]
+) -> PairSummary:
+    text = f"{headline(s, tiers)} — {advice(s, tiers, firsts=firsts)}"
     return PairSummary(**{**asdict(s), "judge": dict(s.judge), "recommendation": text})
 
 

@@ -4,6 +4,8 @@ Made after the live reply finished, with an injected `random.Random`, so tests a
 deterministic. Privacy first: shadows go toward the local tier unless
 `shadow.allow_cloud_targets`, and a private request never leaves the local tier. A
 saturated (or open-circuit) target is skipped, and every skip is a counted drop reason.
+The shadow asks every target in chat, so a target must speak chat itself (`pairing.native`):
+a backend that only speaks Responses or Messages got POST /chat/completions on every replay.
 `router.shadow` queues and replays what this samples.
 """
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from router.config import Config
 from router.policy import BackendState
 from router.record import Record, ShadowDropReason
+from router.translate.pairing import native
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,13 +38,17 @@ def rate_for(record: Record, config: Config) -> float:
 
 
 def default_target(record: Record, config: Config) -> str | None:
-    """The other tier's backend, preferring the route's own members in their order."""
+    """The other tier's backend, preferring the route's own members in their order, and
+    among them one that speaks chat; when none of them does, the first of them (`decide`
+    then drops the job as `api_unsupported`, which says more than `no_target`)."""
     other = "cloud" if record.tier == "local" else "local"
     members = [config.backend(n) for n in config.routes.get(record.route, [])]
-    for backend in [*members, *config.backends]:
-        if backend.tier == other and backend.name != record.backend:
-            return backend.name
-    return None
+    candidates = [
+        b for b in [*members, *config.backends] if b.tier == other and b.name != record.backend
+    ]
+    speaking = [b for b in candidates if native("chat", b)]
+    chosen = (speaking or candidates)[:1]
+    return chosen[0].name if chosen else None
 
 
 def decide(
@@ -59,11 +66,14 @@ def decide(
     target = config.shadow.targets.get(record.intent) or default_target(record, config)
     if target is None or target == record.backend:
         return Decision(drop="no_target")
-    tier = config.backend(target).tier
+    settings = config.backend(target)
+    tier = settings.tier
     if tier != "local" and record.private:
         return Decision(drop="private")
     if tier != "local" and not config.shadow.allow_cloud_targets:
         return Decision(drop="not_allowed")
+    if not native("chat", settings):  # `config check` refuses such a configured target
+        return Decision(drop="api_unsupported")
     state = states.get(target)
     if state is not None and (state.saturated or state.circuit == "open"):
         return Decision(drop="saturated")

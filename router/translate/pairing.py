@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from router.config import Backend as BackendSettings
+from typing import TYPE_CHECKING
+
 from router.record import Api
+
+if TYPE_CHECKING:  # `router.config_checks` imports this module: no import cycle at run time
+    from router.config_backend import Backend as BackendSettings
 
 TRANSLATED: frozenset[str] = frozenset({"messages", "responses"})
 """The APIs the router can serve from a chat-speaking backend by translation."""

@@ -335,3 +335,21 @@ def test_a_file_may_not_turn_demo_on(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"demo \(line 16\)"):
         load(write(tmp_path, GOOD + "demo: true\n"), env={})
     assert not load(write(tmp_path, GOOD + "demo: false\n"), env={}).demo  # a dumped config
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ("shadow:\n  targets: {coding: cloud}\n", "shadow.targets.coding (line 18)"),
+        ("shadow:\n  judge_backend: cloud\n", "shadow.judge_backend (line 18)"),
+    ],
+)
+def test_a_shadow_target_or_judge_that_does_not_speak_chat_is_refused(
+    tmp_path: Path, extra: str, field: str
+) -> None:
+    """The shadow asks its targets and its judge in chat: a backend with `apis: [responses]`
+    got POST /chat/completions on every replay (found in review)."""
+    responses_only = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: .*does not speak chat"):
+        load(write(tmp_path, responses_only + extra), env={})
+    load(write(tmp_path, GOOD + extra), env={})  # the same backend speaking chat is fine

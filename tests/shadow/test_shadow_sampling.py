@@ -105,3 +105,29 @@ def test_failed_live_requests_are_not_shadowed() -> None:
     record = _record("math", "cloud")
     record.outcome = "upstream_error"
     assert decide(record, _config(rates={"math": 1.0}), {}, random.Random(0)) is None
+
+
+def test_targets_are_backends_that_speak_chat() -> None:
+    """The shadow asks in chat: the default target skips the route's Responses-only cloud
+    backend for one that speaks chat, and with none such the job is dropped as
+    `api_unsupported`."""
+    backends = [
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+        {
+            "name": "cloud",
+            "tier": "cloud",
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "c",
+            "apis": ["responses"],
+        },
+    ]
+    shadow = {"rates": {"coding": 1.0}, "allow_cloud_targets": True}
+    alone = parse({"backends": backends, "shadow": shadow})
+    record = _record("coding", backend="local")
+    decision = decide(record, alone, {}, random.Random(0))
+    assert decision is not None and decision.drop == "api_unsupported"
+    chat = {"name": "cloud2", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "d"}
+    beside = parse({"backends": [*backends, chat], "shadow": shadow})
+    assert default_target(record, beside) == "cloud2"
+    decision = decide(record, beside, {}, random.Random(0))
+    assert decision is not None and decision.target == "cloud2"
