@@ -24,6 +24,7 @@ from typing import Any
 from evals.graders import count_units, extract_code
 from evals.sandbox import RunOutcome, SandboxUnavailable
 from router.answers import final_answer, same_answer
+from router.translate.wire import content_text
 
 Executor = Callable[[str], RunOutcome]
 
@@ -100,9 +101,7 @@ def request_tests(body: Mapping[str, Any]) -> str | None:
     """Assertions the request carries (a fenced block of asserts in a user message)."""
     for message in reversed(list(body.get("messages") or [])):
         if isinstance(message, Mapping) and message.get("role") == "user":
-            content = message.get("content")
-            text = content if isinstance(content, str) else ""
-            match = _TESTS.search(text)
+            match = _TESTS.search(content_text(message.get("content")))
             if match and "assert" in match.group(1):
                 return match.group(1)
     return None
@@ -197,9 +196,7 @@ def requested_keywords(body: Mapping[str, Any]) -> list[str]:
     words: list[str] = []
     for message in body.get("messages") or []:
         if isinstance(message, Mapping) and message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                words.extend(_QUOTED.findall(content))
+            words.extend(_QUOTED.findall(content_text(message.get("content"))))
     return words[:20]
 
 
@@ -260,8 +257,7 @@ JUDGE_TOOL = {
 def _question(body: Mapping[str, Any]) -> str:
     for message in reversed(list(body.get("messages") or [])):
         if isinstance(message, Mapping) and message.get("role") == "user":
-            content = message.get("content")
-            return content if isinstance(content, str) else json.dumps(content)[:20000]
+            return content_text(message.get("content"))[:20000]
     return ""
 
 
@@ -312,7 +308,7 @@ def judge_verdict(payload: Any, live_first: bool) -> str | None:
         if name == "verdict" and isinstance(args, Mapping):
             winner = args.get("winner")
     if winner is None:
-        found = re.search(r"\b(A|B|tie)\b", str(message.get("content") or ""))
+        found = re.search(r"\b(A|B|tie)\b", content_text(message.get("content")))
         winner = found.group(1) if found else None
     if winner == "tie":
         return "tie"

@@ -40,7 +40,7 @@ from router.record import CHAT_APIS, Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.calls import CallKeys
-from router.translate.wire import named_event, reply_text
+from router.translate.wire import content_text, named_event
 from router.upstream_errors import UNFINISHED, in_band, misshapen, unfinished
 
 log = logging.getLogger("smf_router")
@@ -89,8 +89,8 @@ class Tally:
             piece = delta.get("content") if isinstance(delta, dict) else None
             if piece is None:
                 piece = choice.get("text")
-            elif type(piece) is list:  # Magistral's parts: counted by their text (`reply_text`)
-                piece = reply_text(piece)
+            elif type(piece) is list:  # Magistral's parts: counted by their text (`content_text`)
+                piece = content_text(piece)
             if isinstance(piece, str):
                 self.output_chars += len(piece)
                 if self.keep_text and number == 0:  # one answer, not n mixed

@@ -59,6 +59,7 @@ from router.relay import Tally, usage_of
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.translate.exchange import to_chat
+from router.translate.wire import content_text
 
 log = logging.getLogger("smf_router.shadow")
 
@@ -91,8 +92,7 @@ def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
         raise ValueError("malformed completion: tool_calls is no list of objects")
-    text = message.get("content") or ""
-    return Reply(str(text), tuple(calls)), payload.get("usage")
+    return Reply(content_text(message.get("content")), tuple(calls)), payload.get("usage")
 
 
 class Shadow:

@@ -13,7 +13,7 @@ from typing import Any
 
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import TEXT, Block, Sequencer, Step
-from router.translate.wire import first_choice, named_event, parse_arguments, reply_text
+from router.translate.wire import content_text, first_choice, named_event, parse_arguments
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -61,7 +61,7 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     choice = first_choice(chat)
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []
-    text = reply_text(message.get("content"))
+    text = content_text(message.get("content"))
     if text:
         content.append({"type": "text", "text": text})
     refusal = message.get("refusal")
@@ -120,7 +120,7 @@ class MessagesStream:
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
-        text = reply_text(delta.get("content"))
+        text = content_text(delta.get("content"))
         if text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
         refusal = delta.get("refusal")

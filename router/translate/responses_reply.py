@@ -18,7 +18,7 @@ import orjson
 
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
-from router.translate.wire import first_choice, named_event, reply_text
+from router.translate.wire import content_text, first_choice, named_event
 
 
 def usage(chat_usage: Any) -> dict[str, Any] | None:
@@ -127,7 +127,7 @@ def from_chat(
     message = choice.get("message") or {}
     base = str(chat.get("id") or time.time_ns())
     out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
-    text = reply_text(message.get("content"))
+    text = content_text(message.get("content"))
     if text:
         out["output"].append(text_item(f"msg_{base}", text))
     if isinstance(message.get("refusal"), str) and message["refusal"]:
@@ -209,7 +209,7 @@ class ResponsesStream:
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
-        text = reply_text(delta.get("content"))
+        text = content_text(delta.get("content"))
         if text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
         refusal = delta.get("refusal")

@@ -25,12 +25,13 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def reply_text(content: Any) -> str:
-    """The answer's text in a chat message's or delta's `content`: a string as it is, a list
-    of parts (Mistral's Magistral models answer `[{"type": "thinking", "thinking": [...]},
-    {"type": "text", "text": "..."}]`, whole and streamed) as its text parts joined. Its
-    thinking parts are reasoning, which the translators drop as they drop vLLM's
-    `reasoning_content`; anything else is no text (`str()` of the list was its repr)."""
+def content_text(content: Any) -> str:
+    """The text of a chat message's or delta's `content`: a string as it is, a list of
+    parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
+    `[{"type": "thinking", "thinking": [...]}, {"type": "text", "text": "..."}]`, whole and
+    streamed) as its text parts joined. Thinking parts are reasoning, which the translators
+    drop as they drop vLLM's `reasoning_content`; anything else is no text (`str()` of the
+    list was its repr)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):

@@ -28,7 +28,7 @@ from router.translate.anthropic_reply import MessagesStream
 from router.translate.anthropic_reply import from_chat as messages_from_chat
 from router.translate.responses_reply import ResponsesStream
 from router.translate.responses_reply import from_chat as responses_from_chat
-from router.translate.wire import reply_text
+from router.translate.wire import content_text
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.agent_apis.test_agent_odd_chat import ASK, answered, routed, served_by
 from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream
@@ -83,11 +83,11 @@ def kept_texts(tmp: Path, body: bytes, whole: bool) -> Iterator[tuple[RunningRou
 
 
 def test_reply_text_takes_the_text_parts_and_never_a_repr() -> None:
-    assert reply_text("hi") == "hi"
-    assert reply_text(MAGISTRAL_CONTENT) == ANSWER
-    assert reply_text([_thought("hmm")]) == ""
-    assert reply_text([{"type": "text", "text": "a"}, "b", {"type": "text", "text": 1}]) == "a"
-    assert reply_text(None) == reply_text({"text": "x"}) == ""
+    assert content_text("hi") == "hi"
+    assert content_text(MAGISTRAL_CONTENT) == ANSWER
+    assert content_text([_thought("hmm")]) == ""
+    assert content_text([{"type": "text", "text": "a"}, "b", {"type": "text", "text": 1}]) == "a"
+    assert content_text(None) == content_text({"text": "x"}) == ""
 
 
 def test_the_translators_read_magistral_parts_as_text() -> None:

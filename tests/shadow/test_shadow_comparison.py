@@ -239,3 +239,32 @@ def test_judge_verdict_maps_labels_back(winner: str, live_first: bool, want: str
     payload = {"choices": [{"message": {"tool_calls": [_call("verdict", {"winner": winner})]}}]}
     assert judge_verdict(payload, live_first) == want
     assert judge_verdict({"choices": []}, live_first) is None
+
+
+MAGISTRAL = [  # Mistral's reasoning models answer a list of parts, thinking first
+    {"type": "thinking", "thinking": [{"type": "text", "text": "A looks wrong, but "}]},
+    {"type": "text", "text": "tie"},
+]
+
+
+def test_an_answer_in_parts_is_read_as_its_text_parts() -> None:
+    """A Magistral shadow or judge answer was read as the list's repr: the shadow compared
+    with its thinking and escaped newlines, the judge's verdict taken from its thinking
+    ("A looks wrong") (found in review)."""
+    from router.shadow import parse_reply
+
+    whole = {"choices": [{"message": {"role": "assistant", "content": MAGISTRAL}}]}
+    reply, _ = parse_reply(json.dumps(whole).encode())
+    assert reply.text == "tie"
+    assert judge_verdict(whole, live_first=True) == "tie"
+
+
+def test_a_request_in_content_parts_is_read_for_its_tests_and_quoted_words() -> None:
+    """A user message of text parts (how Messages clients' turns reach the shadow in chat)
+    was skipped: its tests were not run and its quoted words not checked."""
+    from router.comparison import requested_keywords
+
+    asks = "Write add(a, b). ```python\nassert add(1, 2) == 3\n``` Mention 'overflow'."
+    body = {"messages": [{"role": "user", "content": [{"type": "text", "text": asks}]}]}
+    assert request_tests(body) == request_tests(_chat(asks)) is not None
+    assert requested_keywords(body) == ["overflow"]
