@@ -272,15 +272,15 @@ def measure(
 
 
 def save(console: Console, doc: dict[str, Any], out: Path) -> None:
-    """Write a finished run to ``out``, and remove the partial file an earlier run that
-    stopped left beside it: it is older than ``out`` now, and was easy to take for this
-    run's (as a ``--compare`` file, or a canary baseline to look for)."""
+    """Write a finished run to ``out``, and say so when the partial file of an earlier run
+    that stopped is beside it: it is older than ``out`` now, and easy to take for this
+    run's. It is left where it is: it may be the only measurement of that earlier run, or
+    the ``--compare`` file of this one."""
     results.write(out, doc)
     console.print(f"results: {out}")
-    stale = results.partial_path(out)
-    if stale.exists():
-        stale.unlink()
-        console.print(f"removed {stale}, left by an earlier run that stopped")
+    earlier = results.partial_path(out)
+    if earlier.is_file():
+        console.print(f"note: {earlier} is from an earlier run that stopped, not this one")
 
 
 def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:

@@ -149,11 +149,13 @@ def test_a_partial_run_is_saved_beside_a_finished_one_never_over_it(
 
 
 @APPS
-def test_a_finished_run_removes_the_partial_file_an_earlier_stop_left(
+def test_a_finished_run_says_the_partial_file_beside_it_is_an_earlier_one(
     tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`r.partial.json` of a run that stopped stayed beside the `r.json` of the finished run
-    after it: an older, smaller file under a name easy to take for this run's."""
+    after it without a word: an older, smaller file under a name easy to take for this
+    run's. It is kept (it may be the only measurement of that run: removing it lost one
+    when the rerun graded nothing, found in review), and named."""
     out, partial = tmp_path / "r.json", tmp_path / "r.partial.json"
     with simulator(model="m") as server:
         args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
@@ -161,9 +163,10 @@ def test_a_finished_run_removes_the_partial_file_an_earlier_stop_left(
         monkeypatch.setattr(runner, "gate", breaks_on_call(3, runner.gate))
         stopped = CliRunner().invoke(app, args)
         assert stopped.exit_code == 1 and partial.exists(), stopped.output
+        kept = partial.read_bytes()
         monkeypatch.undo()
         finished = CliRunner().invoke(app, args)
     assert finished.exit_code == 0, finished.output
-    assert not partial.exists()
-    assert f"removed{partial}" in flat(finished.output)
+    assert partial.read_bytes() == kept
+    assert f"note:{partial}isfromanearlierrunthatstopped,notthisone" in flat(finished.output)
     assert len(results.read(out)["cases"]) == len(load(MATH))
