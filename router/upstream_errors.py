@@ -78,6 +78,12 @@ _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstri
     "exceeded max context length",  # Ollama
     "tokens to keep from the initial prompt is greater than the context length",  # LM Studio
 )
+# A message reporting a body that failed validation quotes what it refused (pydantic's
+# "1 validation error: {... 'input': '<the client's text>'}" from vLLM, SGLang and FastAPI
+# servers; serde's "Failed to deserialize ... invalid type: string \"...\"" from TGI): the
+# words in it are the client's, and a prompt about a context error made a client's mistake
+# a fallback, or `context_length_exceeded` (found in review).
+_QUOTES_INPUT = re.compile(r"\s*(?:\d+ validation errors?\b|failed to deserialize)", re.I)
 # Statuses a context-length refusal comes with: 413 a request too large, 422 TGI's
 # validation errors.
 _CONTEXT_STATUSES = (400, 413, 422)
@@ -133,7 +139,10 @@ def _seconds(text: str | None) -> float | None:
 
 
 def is_context_error(body: dict[str, Any]) -> bool:
-    text = orjson.dumps(_error_fields(body)).decode().lower()
+    fields = _error_fields(body)
+    if _QUOTES_INPUT.match(str(fields.get("message") or "")):
+        fields = {key: value for key, value in fields.items() if key != "message"}
+    text = orjson.dumps(fields).decode().lower()
     return any(marker in text for marker in _CONTEXT_MARKERS)
 
 

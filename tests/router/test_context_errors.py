@@ -145,9 +145,27 @@ FASTAPI_ECHO = {  # FastAPI's 422 echoes the input, whatever the prompt says
 }
 
 
+ASKED_ABOUT_IT = "Why does llama-server say: request (9000 tokens) exceeds the available context"
+PYDANTIC_ECHO = (  # how vLLM, SGLang and FastAPI servers word a body failing validation
+    "1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages', 0, 'role'),"
+    f" 'msg': 'Field required', 'input': {{'content': '{ASKED_ABOUT_IT}'}}}}"
+)
+SERDE_ECHO = (  # TGI's (axum's) text/plain 422 for a body of the wrong type
+    "Failed to deserialize the JSON body into the target type: messages[0].content: invalid"
+    ' type: string "the maximum context length is 8192", expected a sequence at line 1'
+)
+
+
 @pytest.mark.parametrize(
     ("status", "body"),
     [
+        pytest.param(400, SGLANG_INPUT | {"message": PYDANTIC_ECHO}, id="flat-validation-echo"),
+        pytest.param(
+            400,
+            {"error": {"message": PYDANTIC_ECHO, "type": "BadRequestError", "code": 400}},
+            id="vllm-validation-echo",
+        ),
+        pytest.param(422, {"error": {"message": SERDE_ECHO}}, id="serde-echo"),
         pytest.param(
             400,
             SGLANG_INPUT | {"message": "temperature must be non-negative, got -1.0."},
@@ -161,6 +179,8 @@ FASTAPI_ECHO = {  # FastAPI's 422 echoes the input, whatever the prompt says
 def test_other_refusals_of_the_same_servers_stay_the_clients_400(
     status: int, body: dict[str, Any]
 ) -> None:
+    """A validation error quoting a prompt about context errors was a context error: the
+    client's mistake fell back to the cloud (found in review)."""
     error = classify_error(status, orjson.dumps(body), {}, "local")
     assert isinstance(error, Rejected) and not isinstance(error, ContextTooLong)
     assert error.status == status
