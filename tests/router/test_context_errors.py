@@ -145,7 +145,7 @@ FASTAPI_ECHO = {  # FastAPI's 422 echoes the input, whatever the prompt says
 }
 
 
-ASKED_ABOUT_IT = "Why does llama-server say: request (9000 tokens) exceeds the available context"
+ASKED_ABOUT_IT = "Why does it say: request (9000 tokens) exceeds the available context size?"
 PYDANTIC_ECHO = (  # how vLLM, SGLang and FastAPI servers word a body failing validation
     "1 validation error:\n  {'type': 'missing', 'loc': ('body', 'messages', 0, 'role'),"
     f" 'msg': 'Field required', 'input': {{'content': '{ASKED_ABOUT_IT}'}}}}"
