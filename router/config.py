@@ -75,6 +75,10 @@ class LedgerSettings(Strict):
     store_text: bool = False
     text_retention_days: int = Field(30, ge=1)
     retention_days: int = Field(730, ge=1)
+    # The router's hourly retention and compaction (router.maintenance). Off where one job
+    # does both for every replica (the Kubernetes CronJob): N replicas compacting one shared
+    # ledger at once are safe only where its storage honours flock across machines.
+    housekeeping: bool = True
 
 
 class ShadowSettings(Strict):

@@ -2,7 +2,8 @@
 
 Once an hour (off the event loop) partitions past their retention are dropped and closed
 days compacted, and what the ledger warns of (a stray directory, a merge that failed) is
-logged; `GET /v1/router/report` answers with the same JSON as
+logged, unless `ledger.housekeeping` is off (one job does it for all replicas, as
+`smf-router ledger compact --config`); `GET /v1/router/report` answers with the same JSON as
 `smf-router report --format json`. Both use the `ledger` settings the router started with,
 like the ledger writer: a reload that changes them is reported as needing a restart, and
 until then the report read a directory nobody wrote and retention applied at once.
@@ -78,7 +79,8 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
 
 
 def install(components: Any) -> None:
-    """FEATURES installer: the hourly housekeeping job and the report endpoint."""
+    """FEATURES installer: the hourly housekeeping job (unless `ledger.housekeeping` is
+    off) and the report endpoint."""
     started: Config = components.config  # installed while the router is built: at start
 
     async def job() -> None:
@@ -97,5 +99,6 @@ def install(components: Any) -> None:
     ) -> dict[str, Any]:
         return await _report(request, started.ledger, since, by)
 
-    components.background.append(job)
+    if started.ledger.housekeeping:
+        components.background.append(job)
     components.extra_endpoints.append(endpoints)

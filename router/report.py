@@ -220,20 +220,27 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
     """When savings pay back the local hardware, at the rate seen in the report window.
 
     Savings here are offloaded dollars plus the amortisation share already charged to local
-    requests, so the hardware is not counted twice.
+    requests, so the hardware is not counted twice. `daily` holds them per day: the HTML
+    chart sums those, so its line crosses the hardware price where this says it is paid
+    (it drew offloaded dollars alone, and crossed later than `payback_months`).
     """
     boxes = [b for b in (config.backends if config else []) if b.local_cost is not None]
     hardware = sum(b.local_cost.hardware_usd for b in boxes if b.local_cost)
     if not boxes or hardware <= 0:
         return None
-    amortized = 0.0
-    for b in boxes:
-        assert b.local_cost is not None
-        seconds = ledger.sql("SELECT sum(local_seconds) FROM agg WHERE backend = ?", [b.name])
-        per_second = b.local_cost.hardware_usd / b.local_cost.amortization_months / MONTH_S
-        amortized += float(seconds[0][0] or 0.0) * per_second
-    offloaded = float(ledger.sql("SELECT sum(offloaded_usd) FROM agg")[0][0] or 0.0)
-    recovered = offloaded + amortized
+    per_second = {
+        b.name: b.local_cost.hardware_usd / b.local_cost.amortization_months / MONTH_S
+        for b in boxes
+        if b.local_cost
+    }
+    daily: dict[str, float] = {}
+    for day, backend, seconds, offloaded in ledger.sql(
+        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(offloaded_usd)"
+        " FROM agg GROUP BY ALL ORDER BY 1, 2"
+    ):
+        amortized = float(seconds or 0.0) * per_second.get(backend, 0.0)
+        daily[day] = daily.get(day, 0.0) + float(offloaded or 0.0) + amortized
+    recovered = sum(daily.values())
     per_day = recovered / window_days if window_days > 0 else 0.0
     months = hardware / (per_day * MONTH_S / DAY_S) if per_day > 0 else None
     return {
@@ -242,6 +249,7 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
         "savings_per_day_usd": round(per_day, 6),
         "payback_months": round(months, 2) if months is not None else None,
         "window_days": round(window_days, 3),
+        "daily": [{"day": d, "recovered_usd": round(v, 6)} for d, v in daily.items()],
     }
 
 
@@ -255,6 +263,11 @@ def _window_days(ledger: Ledger) -> float:
     if first is None:
         return 0.0
     return max(1.0, float((last - first).total_seconds()) / DAY_S)
+
+
+def _iso_utc(value: datetime | None) -> str | None:
+    """A naive UTC time as ISO 8601 with its offset: bare, it read as the reader's local time."""
+    return value.replace(tzinfo=UTC).isoformat() if value else None
 
 
 def _naive_utc(value: datetime | None) -> datetime | None:
@@ -312,8 +325,8 @@ def _build(
             "schema_version": SCHEMA_VERSION,
             "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "ledger": str(directory),
-            "since": since.isoformat() if since else None,
-            "until": until.isoformat() if until else None,
+            "since": _iso_utc(since),
+            "until": _iso_utc(until),
             "by": by,
             "price_map_version": ",".join(sorted(ledger.price_map_versions)) or None,
             "totals": totals,

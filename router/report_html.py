@@ -102,27 +102,47 @@ def _charts(report: dict[str, Any]) -> str:
     share_svg = stacked_bars(days, share, normalize=True, label="share of requests")
     days_t, tokens = _series(report["daily_by_route"], "tokens")
     tokens_svg = stacked_bars(days_t, tokens, normalize=False, label="tokens")
-    days_o, offl = _series(report["daily_by_route"], "offloaded_usd")
-    cumulative, running = [], 0.0
-    for i in range(len(days_o)):
-        running += sum(values[i] for values in offl.values())
-        cumulative.append(running)
     be = report.get("break_even")
-    hline = ("local hardware cost", float(be["hardware_usd"])) if be else None
-    offl_svg = line_chart(days_o, {"cumulative offloaded $": cumulative}, hline)
+    days_o, cumulative = _cumulative_savings(report)
+    if be:
+        hline = ("local hardware cost", float(be["hardware_usd"]))
+        offl_svg = line_chart(days_o, {"cumulative recovered $": cumulative}, hline)
+        title = "Cumulative recovered dollars"
+        caption = (
+            "Offloaded dollars plus the hardware amortisation already charged to local"
+            " requests (as the payback is counted), summed over time, against the price of"
+            " the local hardware: where the lines cross, the box has paid for itself."
+        )
+    else:
+        offl_svg = line_chart(days_o, {"cumulative offloaded $": cumulative}, None)
+        title = "Cumulative offloaded dollars"
+        caption = "Counterfactual cloud cost minus local cost, summed over time."
     return (
         _figure("Route share per day", "Which backend served the requests of each day.", share_svg)
         + _figure(
             "Tokens per day by route", "Prompt + completion tokens, stacked by route.", tokens_svg
         )
-        + _figure(
-            "Cumulative offloaded dollars",
-            "Counterfactual cloud cost minus local cost, summed over time, against the"
-            " price of the local hardware: where the lines cross, the box has paid for"
-            " itself.",
-            offl_svg,
-        )
+        + _figure(title, caption, offl_svg)
     )
+
+
+def _cumulative_savings(report: dict[str, Any]) -> tuple[list[str], list[float]]:
+    """Days and the running total the savings chart draws: with a hardware price, what
+    `break_even` counts as recovered (offloaded dollars plus the amortisation charged to
+    local requests), so the line crosses the price where `payback_months` says; without
+    one, offloaded dollars."""
+    be = report.get("break_even")
+    if be:
+        days = [d["day"] for d in be["daily"]]
+        per_day = [float(d["recovered_usd"]) for d in be["daily"]]
+    else:
+        days, by_route = _series(report["daily_by_route"], "offloaded_usd")
+        per_day = [sum(values[i] for values in by_route.values()) for i in range(len(days))]
+    cumulative, running = [], 0.0
+    for value in per_day:
+        running += value
+        cumulative.append(running)
+    return days, cumulative
 
 
 def _figure(title: str, caption: str, svg: str) -> str:
@@ -131,10 +151,15 @@ def _figure(title: str, caption: str, svg: str) -> str:
     )
 
 
+def _minute(iso: str | None, default: str) -> str:
+    """A report time to the minute, saying it is UTC (the report's times are)."""
+    return f"{iso[:16].replace('T', ' ')} UTC" if iso else default
+
+
 def to_html(report: dict[str, Any]) -> str:
     """The report as one HTML document."""
     since, until = report.get("since"), report.get("until")
-    window = f"{since[:16] if since else 'the beginning'} to {until[:16] if until else 'now'}"
+    window = f"{_minute(since, 'the beginning')} to {_minute(until, 'now')}"
     warnings = "".join(f"<li class=warn>{escape(w)}</li>" for w in report["warnings"])
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"

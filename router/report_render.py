@@ -92,11 +92,11 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
         )
     be = report.get("break_even")
     if be:
-        months = be["payback_months"]
-        when = f"{months} months" if months is not None else "never at this rate"
+        months = be["payback_months"]  # None: nothing recovered ("pays back in never")
+        when = f"pays back in {months} months" if months is not None else "does not pay back"
         console.print(
             f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
-            f"in this window, {_usd(be['savings_per_day_usd'])}/day → pays back in {when}",
+            f"in this window, {_usd(be['savings_per_day_usd'])}/day → {when} at this rate",
             markup=False,
         )
     version = report.get("price_map_version") or "none recorded"

@@ -130,15 +130,20 @@ def current(
 ) -> tuple[Path, Path] | None:
     """The day's rollup files if they match its segments exactly and can be read, else None.
 
-    A torn, empty or damaged rollup is named in `warnings`; the day is then read from its
-    segments until compaction writes the rollup again. The rollup's checksums are checked
-    (its rows are what a report reads, and they are small), the segments' are not: their
-    rows are not read. `full` decodes every page, not only footers.
+    A torn, empty, damaged or unreadable rollup (or its directory) is named in `warnings`;
+    the day is then read from its segments until compaction writes the rollup again. The
+    rollup's checksums are checked (its rows are what a report reads, and they are small),
+    the segments' are not: their rows are not read. `full` decodes every page, not only footers.
     """
     if not day_segments:
         return None
     found = paths(directory, day, digest(s.path.name for s in day_segments))
-    if not all(path.is_file() for path in found):
+    try:
+        if not all(path.is_file() for path in found):
+            return None
+    except OSError as exc:  # a rollup directory this process may not search: read raw
+        if warnings is not None:
+            warnings.append(f"skipped unreadable rollup {found[0].parent}: {exc.strerror or exc}")
         return None
     for path in found:
         try:

@@ -317,7 +317,11 @@ def list_table(
     last_day: str | None = None,
     full: bool = False,
 ) -> Listing:
-    """All trusted segments of a table, optionally only days in [first_day, last_day]."""
+    """All trusted segments of a table, optionally only days in [first_day, last_day].
+
+    A day directory that cannot be listed (another user's, mode 700) is skipped and named
+    in the warnings, as an unreadable file is: it crashed every report. Compaction lists
+    its days with `list_day`, which raises, and leaves such a day alone."""
     result = Listing()
     for path in day_dirs(directory, table, result.warnings):
         day = path.name.removeprefix("day=")
@@ -327,6 +331,9 @@ def list_table(
             part = list_day(path, full)
         except FileNotFoundError:
             continue  # a whole day dropped by retention while we listed
+        except OSError as exc:  # a day this process may not list: said, like a file
+            result.warnings.append(f"skipped unreadable day {path}: {exc.strerror or exc}")
+            continue
         result.segments.extend(part.segments)
         result.warnings.extend([*part.warnings, *part.marked.values()])
         result.marked.update(part.marked)

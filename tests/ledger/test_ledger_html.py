@@ -1,4 +1,5 @@
-"""The HTML report opens in a real headless Chromium, offline, and its SVG charts render."""
+"""The HTML report opens in a real headless Chromium, offline, and its SVG charts render
+and agree with the numbers printed beside them."""
 
 from __future__ import annotations
 
@@ -6,13 +7,19 @@ import os
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from router import report
+from router.config import parse
+from router.ledger import LedgerWriter
+from router.pricing import MONTH_S
+from router.record import Attempt, Record
+from router.report import DAY_S
 from router.report_html import to_html
-from tests.ledger.known_ledger import known_config, write_known_ledger
+from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -69,3 +76,50 @@ def test_html_report_renders_its_charts_in_chromium(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert shot.stat().st_size > 10_000  # a blank page is a few KB
+
+
+def test_the_savings_chart_crosses_the_hardware_price_on_the_day_payback_says(
+    tmp_path: Path,
+) -> None:
+    """The chart drew offloaded dollars alone, from which the amortisation charged to local
+    requests is taken out, while `payback_months` adds it back: its line crossed the
+    hardware price later than the page's own payback, or never (found in review). Here a
+    day offloads $0.50 after $0.50 of amortisation, so $1.00 a day pays back $2.50 on the
+    third day; offloaded dollars alone ($2.00 in four days) never would."""
+    writer = LedgerWriter(tmp_path, process_tag="days")
+    for i in range(4):
+        served = Attempt("local", "local", duration_s=3600.0)
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY1 + i * DAY_S,
+                backend="local",
+                tier="local",
+                attempts=[served],
+                duration_s=3600.0,
+                cost_usd=0.5,
+                counterfactual_usd=1.0,
+            )
+        )
+    writer.close()
+    # $2.50 written off at $0.50 per hour of serving
+    months = 2.5 / (0.5 / 3600) / MONTH_S
+    box = {"hardware_usd": 2.5, "amortization_months": months}
+    local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    cloud = {**local, "name": "cloud", "tier": "cloud"}
+    config = parse({"backends": [{**local, "local_cost": box}, cloud]})
+    data = report.build(tmp_path, config=config)
+    be = data["break_even"]
+    payback_days = be["payback_months"] * MONTH_S / DAY_S
+    paid = datetime.fromtimestamp(DAY1, UTC) + timedelta(days=payback_days)
+    assert paid.date().isoformat() == "2026-03-03"
+
+    html = to_html(data)
+    (line,) = re.findall(r"<polyline class='line' points='([^']*)'", html)
+    target = float(re.findall(r"<line class='target'[^>]* y1='([0-9.]+)'", html)[0])
+    heights = [float(point.split(",")[1]) for point in line.split()]
+    days = [d["day"] for d in data["local_share"]]
+    assert len(heights) == len(days) == 4
+    crossing = next((i for i, y in enumerate(heights) if y <= target), None)  # SVG y: down
+    assert crossing is not None, "the line never reaches the hardware price"
+    assert days[crossing] == paid.date().isoformat()

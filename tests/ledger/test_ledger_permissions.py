@@ -1,8 +1,11 @@
 """A ledger partly owned by someone else (an operator ran `smf-router ledger compact` as
-root): compaction and retention go on, and what they cannot delete is said, not counted.
+root): compaction and retention go on, and what they cannot delete is said, not counted;
+reports skip what they cannot read, and say so.
 
 Files are made unwritable with their mode; root ignores modes, so when the tests run as
-root the file is also made immutable (`chattr +i`), and they skip where neither holds."""
+root the file is also made immutable (`chattr +i`), and they skip where neither holds.
+Directories are made unreadable with their mode too, and as root by refusing them in
+`Path` as the kernel refuses anyone else, so those tests run under any user."""
 
 from __future__ import annotations
 
@@ -16,13 +19,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
+from router import report
 from router.ledger import compaction, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
-from tests.ledger.known_ledger import known_config
+from tests.harness import config_for, router, simulator
+from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
 from tests.ledger.ledger_days import count, write_day
 
 
@@ -57,6 +63,84 @@ def unwritable(path: Path) -> Iterator[None]:
         if immutable:
             subprocess.run(["chattr", "-i", str(path)], check=True)
         path.chmod(mode)
+
+
+@contextlib.contextmanager
+def unlistable(path: Path) -> Iterator[None]:
+    """`path`, a directory, mode 000 while the block runs, as another user's mode-700
+    directory is for the service user: neither it nor anything inside it can be looked at.
+    Root ignores modes, so there `Path` refuses them as the kernel does anyone else."""
+    mode = path.stat().st_mode & 0o777
+    path.chmod(0)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            if os.access(path, os.R_OK | os.X_OK):  # root
+                real_iterdir, real_stat = Path.iterdir, Path.stat
+
+                def refused(p: Path) -> PermissionError:
+                    return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))
+
+                def iterdir(self: Path) -> Iterator[Path]:
+                    if self == path or path in self.parents:
+                        raise refused(self)
+                    return real_iterdir(self)
+
+                def stat(self: Path, *, follow_symlinks: bool = True) -> os.stat_result:
+                    if path in self.parents:
+                        raise refused(self)
+                    return real_stat(self, follow_symlinks=follow_symlinks)
+
+                patch.setattr(Path, "iterdir", iterdir)
+                patch.setattr(Path, "stat", stat)
+            yield
+    finally:
+        path.chmod(mode)
+
+
+@pytest.fixture
+def rolled_up(tmp_path: Path) -> Path:
+    """The known ledger (two days) with both days rolled up."""
+    ledger = write_known_ledger(tmp_path / "ledger")
+    assert compaction.compact(ledger).rollups == 2
+    return ledger
+
+
+DAY = datetime.fromtimestamp(DAY1, UTC).date().isoformat()
+
+
+@pytest.mark.parametrize(
+    ("table", "what", "requests"), [("records", "day", 2), ("rollups", "rollup", 4)]
+)
+def test_a_report_skips_a_day_it_may_not_read_and_says_so(
+    rolled_up: Path, table: str, what: str, requests: int
+) -> None:
+    """A day directory (or its rollup's) another user made mode 700 ended `smf-router
+    report` in a PermissionError traceback: only unreadable files were skipped. The day is
+    now skipped like a file (its rollup: the day is read from its records), and named."""
+    folder = segments.day_dir(rolled_up, table, DAY)
+    warning = f"skipped unreadable {what} {folder}: Permission denied"
+    with unlistable(folder):
+        data = report.build(rolled_up)
+        result = CliRunner().invoke(app, ["report", "--ledger", str(rolled_up), "--since", DAY])
+    assert (data["totals"]["requests"], data["warnings"]) == (requests, [warning])
+    assert result.exit_code == 0, result.output
+    assert result.exception is None, "a traceback"
+    assert f"warning: {warning}" in result.output.replace("\n", "")
+
+
+def test_the_report_endpoint_skips_a_day_it_may_not_read_and_says_so(tmp_path: Path) -> None:
+    """The same day over HTTP was a 500 ("internal error"): now the report, and its warning."""
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path)
+        ledger = write_known_ledger(Path(config.ledger.path))
+        folder = segments.day_dir(ledger, "records", DAY)
+        with router(config) as proxy, unlistable(folder):
+            url = f"{proxy.root}/v1/router/report?since={DAY}"
+            response = httpx.get(url, timeout=60)
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["totals"]["requests"] == 2
+    assert data["warnings"] == [f"skipped unreadable day {folder}: Permission denied"]
 
 
 def test_a_lock_file_it_may_not_write_does_not_stop_compaction(tmp_path: Path) -> None:

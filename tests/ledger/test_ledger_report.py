@@ -16,6 +16,7 @@ from router import report
 from router.ledger import Ledger, LedgerWriter
 from router.ledger.cli import app
 from router.record import Attempt, Record
+from router.report_html import to_html
 from router.report_render import to_csv, to_json, to_table
 from tests.ledger.known_ledger import known_config, write_known_ledger
 
@@ -212,3 +213,15 @@ def test_a_report_right_after_the_router_started_finds_an_empty_ledger(tmp_path:
     result = CliRunner().invoke(app, ["report", "--ledger", str(tmp_path / "var" / "ledger")])
     writer.close()
     assert result.exit_code == 0, result.output
+
+
+def test_no_savings_read_naturally_and_the_window_says_it_is_utc(tmp_path: Path) -> None:
+    """With nothing recovered the table said "pays back in never at this rate"; `since` was
+    a UTC time without its offset (read as local time by whoever parsed it), and the HTML
+    page printed it bare (found in review)."""
+    data = report.build(tmp_path, since=datetime(2026, 3, 1, tzinfo=UTC), config=known_config())
+    assert data["break_even"]["payback_months"] is None
+    assert (data["since"], data["until"]) == ("2026-03-01T00:00:00+00:00", None)
+    text = to_table(data)
+    assert "→ does not pay back at this rate" in text and "never" not in text
+    assert "From 2026-03-01 00:00 UTC to now" in to_html(data)

@@ -22,7 +22,16 @@ from router.config import hash_key, parse
 from router.ledger import Ledger, LedgerWriter
 from router.maintenance import housekeep
 from router.record import Record
-from tests.harness import VENV_BIN, Running, config_for, free_port, router, simulator
+from tests.harness import (
+    VENV_BIN,
+    Running,
+    config_for,
+    free_port,
+    router,
+    simulator,
+    wait_until,
+)
+from tests.ledger.ledger_days import write_day
 
 ADMIN = "sk-admin"
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
@@ -275,3 +284,34 @@ def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_ru
     report = response.json()
     assert (report["ledger"], report["totals"]["requests"]) == (str(tmp_path / "ledger"), 2)
     assert set(housekept) == {str(tmp_path / "ledger")}
+
+
+@pytest.mark.parametrize("housekeeping", [True, False])
+def test_ledger_housekeeping_off_leaves_compaction_to_one_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, housekeeping: bool
+) -> None:
+    """Every Kubernetes replica compacted the shared ledger each hour, while deploy/README
+    has one CronJob do it (several compactions at once are safe only where the storage
+    honours flock across machines). `ledger.housekeeping: false` leaves it to that job, and
+    `config check` accepts it (found in review)."""
+    from router import maintenance
+
+    monkeypatch.setattr(maintenance, "INTERVAL_S", 0.05)
+    ledger = tmp_path / "ledger"
+    day = write_day(ledger, datetime.now(UTC) - timedelta(days=3), 2, "old")
+    with simulator(profile="vllm", model="local-model") as local:
+        settings = {"path": str(ledger), "housekeeping": housekeeping}
+        config = config_for({"local": local}, tmp_path, ledger=settings)
+        with router(config):
+            compacted = wait_until(lambda: len(list(day.glob("*.parquet"))) == 1, seconds=3)
+    assert compacted == housekeeping
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "config", "check", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
