@@ -77,6 +77,16 @@ def shaped_response(request: Request, error: RouterError) -> Response:
 
 
 ANTHROPIC_PATHS = ("/v1/messages",)
+SERVED = "POST /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages; GET /v1/models"
+
+
+def no_such_endpoint(request: Request) -> str:
+    """A 404 that says what is served: an agent configured with one base URL for all its
+    APIs (Continue's embeddings, say) got "Not Found", which reads like a wrong URL."""
+    return (
+        f"smf-router does not serve {request.method} {request.url.path}; it routes {SERVED}."
+        " Point clients of other APIs (embeddings, audio, images) at a backend directly."
+    )
 
 
 def install(app: FastAPI) -> None:
@@ -86,7 +96,8 @@ def install(app: FastAPI) -> None:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        error = RouterError(str(exc.detail))
+        unrouted = exc.status_code == 404 and exc.detail == "Not Found"
+        error = RouterError(no_such_endpoint(request) if unrouted else str(exc.detail))
         error.status, error.type = exc.status_code, "invalid_request_error"
         error.code = "not_found" if exc.status_code == 404 else None
         return shaped_response(request, error)

@@ -163,6 +163,18 @@ def test_unknown_path_is_an_openai_404(proxy: RunningRouter) -> None:
     assert_openai_error(response, 404)
 
 
+def test_an_api_it_does_not_route_says_what_it_serves(proxy: RunningRouter) -> None:
+    """An agent with one base URL for every API (Continue indexing with embeddings) heard
+    "Not Found", which reads like a wrong base URL."""
+    client = openai.OpenAI(base_url=proxy.url, api_key=KEY, max_retries=0)
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.embeddings.create(model="text-embedding-3-small", input="hello")
+    message = caught.value.message
+    assert "does not serve POST /v1/embeddings" in message
+    assert "routes POST /v1/chat/completions" in message
+    assert "Point clients of other APIs (embeddings" in message
+
+
 bodies = st.fixed_dictionaries(
     {},
     optional={
