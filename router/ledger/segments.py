@@ -320,10 +320,16 @@ def list_table(
     """All trusted segments of a table, optionally only days in [first_day, last_day].
 
     A day directory that cannot be listed (another user's, mode 700) is skipped and named
-    in the warnings, as an unreadable file is: it crashed every report. Compaction lists
-    its days with `list_day`, which raises, and leaves such a day alone."""
+    in the warnings, as an unreadable file is: it crashed every report; so is the table's
+    own directory. Compaction lists its days with `list_day`, which raises, and leaves
+    such a day alone."""
     result = Listing()
-    for path in day_dirs(directory, table, result.warnings):
+    try:
+        days = day_dirs(directory, table, result.warnings)
+    except OSError as exc:  # the table's directory itself: nothing of it can be read
+        result.warnings.append(f"skipped unreadable {directory / table}: {exc.strerror or exc}")
+        return result
+    for path in days:
         day = path.name.removeprefix("day=")
         if (first_day and day < first_day) or (last_day and day > last_day):
             continue

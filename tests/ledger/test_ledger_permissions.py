@@ -128,6 +128,19 @@ def test_a_report_skips_a_day_it_may_not_read_and_says_so(
     assert f"warning: {warning}" in result.output.replace("\n", "")
 
 
+def test_a_report_skips_a_table_folder_it_may_not_read_and_says_so(rolled_up: Path) -> None:
+    """`records/` itself another user's (mode 700) still ended every report in a traceback
+    after its days were skipped (found in review): it is skipped too, and named."""
+    folder = rolled_up / "records"
+    with unlistable(folder):
+        data = report.build(rolled_up)
+        result = CliRunner().invoke(app, ["report", "--ledger", str(rolled_up), "--since", DAY])
+    assert data["warnings"] == [f"skipped unreadable {folder}: Permission denied"]
+    assert data["totals"]["requests"] == 0  # a day's rollup is trusted only beside its records
+    assert result.exit_code == 0, result.output
+    assert result.exception is None, "a traceback"
+
+
 def test_the_report_endpoint_skips_a_day_it_may_not_read_and_says_so(tmp_path: Path) -> None:
     """The same day over HTTP was a 500 ("internal error"): now the report, and its warning."""
     with simulator(profile="vllm", model="local-model") as local:
