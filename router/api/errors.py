@@ -77,14 +77,30 @@ def shaped_response(request: Request, error: RouterError) -> Response:
 
 
 ANTHROPIC_PATHS = ("/v1/messages",)
-SERVED = "POST /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages; GET /v1/models"
+POSTED = (
+    "/v1/chat/completions",
+    "/v1/completions",
+    "/v1/responses",
+    "/v1/messages",
+    "/v1/messages/count_tokens",
+)
+SERVED = f"POST {', '.join(POSTED)}; GET /v1/models"
+_PATHS = frozenset((*POSTED, "/v1/models"))
 
 
 def no_such_endpoint(request: Request) -> str:
-    """A 404 that says what is served: an agent configured with one base URL for all its
-    APIs (Continue's embeddings, say) got "Not Found", which reads like a wrong URL."""
+    """A 404 that says what is served, and when the path is a served one with `/v1` missing
+    or doubled, that the base URL is wrong: an agent configured with one base URL for all
+    its APIs (Continue's embeddings, say) got "Not Found", which says neither."""
+    path = request.url.path
+    meant = "/v1" + path.removeprefix("/v1/v1") if path.startswith("/v1/v1/") else "/v1" + path
+    if meant in _PATHS or meant.startswith("/v1/models/"):
+        return (
+            f"smf-router does not serve {request.method} {path}: check the client's base URL,"
+            f" which should end in /v1 (this request would then be {meant})."
+        )
     return (
-        f"smf-router does not serve {request.method} {request.url.path}; it routes {SERVED}."
+        f"smf-router does not serve {request.method} {path}; it routes {SERVED}."
         " Point clients of other APIs (embeddings, audio, images) at a backend directly."
     )
 

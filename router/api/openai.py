@@ -1,4 +1,5 @@
-"""`GET /v1/models`; the model APIs themselves are served by the front (`router.api.front`)."""
+"""`GET /v1/models` and `GET /v1/models/{name}`; the model APIs themselves are served by the
+front (`router.api.front`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from router.api.headers import request_headers
+from router.errors import NotFound
 
 endpoints = APIRouter()
 
@@ -18,12 +20,25 @@ def gateway_caller(request: Request) -> Any:
 @endpoints.get("/v1/models")
 async def models(request: Request) -> dict[str, Any]:
     gateway_caller(request)
+    return {"object": "list", "data": [_entry(name) for name in _names(request)]}
+
+
+@endpoints.get("/v1/models/{name:path}")
+async def model(request: Request, name: str) -> dict[str, Any]:
+    """One model, as the OpenAI SDK's `models.retrieve` asks (clients check a name exists
+    before using it): a 404 fell through to "this path is not served"."""
+    gateway_caller(request)
+    if name not in _names(request):
+        raise NotFound(f"The model `{name}` does not exist; GET /v1/models lists the names.")
+    return _entry(name)
+
+
+def _names(request: Request) -> list[str]:
+    """The names a request may give as `model`: `auto`, aliases, routes, backends."""
     config = request.app.state.gateway.config
     names = ["auto", *config.aliases, *config.routes, *(b.name for b in config.backends)]
-    unique = list(dict.fromkeys(names))
-    return {
-        "object": "list",
-        "data": [
-            {"id": n, "object": "model", "created": 0, "owned_by": "smf-router"} for n in unique
-        ],
-    }
+    return list(dict.fromkeys(names))
+
+
+def _entry(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "smf-router"}

@@ -171,8 +171,34 @@ def test_an_api_it_does_not_route_says_what_it_serves(proxy: RunningRouter) -> N
         client.embeddings.create(model="text-embedding-3-small", input="hello")
     message = caught.value.message
     assert "does not serve POST /v1/embeddings" in message
-    assert "routes POST /v1/chat/completions" in message
+    assert "routes POST /v1/chat/completions" in message and "count_tokens" in message
     assert "Point clients of other APIs (embeddings" in message
+
+
+@pytest.mark.parametrize(
+    ("path", "meant"),
+    [("/chat/completions", "/v1/chat/completions"), ("/v1/v1/messages", "/v1/messages")],
+)
+def test_a_served_path_with_v1_missing_or_doubled_names_the_base_url(
+    proxy: RunningRouter, path: str, meant: str
+) -> None:
+    """Told to point "other APIs" at a backend, a client whose base URL lacked `/v1` (or
+    had it twice) was sent the wrong way (found in review)."""
+    response = httpx.post(proxy.root + path, json={}, headers={"authorization": f"Bearer {KEY}"})
+    assert_openai_error(response, 404)
+    message = response.json()["error"]["message"]
+    assert "check the client's base URL, which should end in /v1" in message
+    assert f"would then be {meant}" in message
+
+
+def test_a_model_is_retrieved_by_name(proxy: RunningRouter) -> None:
+    """The OpenAI SDK's `models.retrieve` got "this path is not served"."""
+    client = openai.OpenAI(base_url=proxy.url, api_key=KEY, max_retries=0)
+    listed = {m.id for m in client.models.list()}
+    assert client.models.retrieve("auto").id == "auto" and "auto" in listed
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.models.retrieve("gpt-17")
+    assert caught.value.code == "model_not_found" and "gpt-17" in caught.value.message
 
 
 bodies = st.fixed_dictionaries(
