@@ -120,6 +120,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
         store_text=config.ledger.store_text,
     )
     metrics.set_ledger_source(ledger)
+    metrics.set_span_source(tracing)
     pricer = Pricer(config)
     observers: list[AttemptObserver] = [metrics]
     dispatcher = Dispatcher(backends, observers, tracing)

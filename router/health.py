@@ -25,6 +25,13 @@ from router.policy import Circuit
 
 log = logging.getLogger("smf_router.health")
 
+# While a circuit stays open, how often a failed trial may say "still down". A fixed
+# interval, not a doubling one: a line every 15 min (96 a day per backend, against one per
+# failed trial, ~10,800 a day at the 8 s cap) still answers "is it down now?" from the tail
+# of the log, where a doubling interval would go quiet for hours overnight. The exact state
+# is in `smf_router_backend_circuit_state` and `smf_router_backend_up`.
+STILL_DOWN_LOG_S = 900.0
+
 # Attempt errors that say "this backend is not working" (a refused key fails every request
 # until someone fixes it). Rate limits, overload, context length and client rejections are
 # answers from a working backend; cancellation is the client's doing. Neither kind moves
@@ -50,8 +57,12 @@ class BreakerPolicy:
     max_open_s: float = 8.0
 
     def wait(self, opens: int) -> float:
-        """Seconds before the next trial after the `opens`-th consecutive opening."""
-        return float(min(self.max_open_s, self.open_s * 2 ** max(0, opens - 1)))
+        """Seconds before the next trial after the `opens`-th consecutive opening. The
+        exponent stops at 64 (far past any cap): `open_s * 2 ** 1024` raised OverflowError, so
+        after ~1,024 failed trials (2.3 h down at the 8 s cap) each trial failed half-way,
+        left the circuit due again at once, and the probe loop logged a traceback every tick
+        (found in review)."""
+        return float(min(self.max_open_s, self.open_s * 2 ** min(64, max(0, opens - 1))))
 
 
 @dataclass(slots=True)
@@ -127,6 +138,10 @@ class Health:
         # Backends whose circuit a refusal opened (a wrong key, a missing model): a probe
         # cannot clear them (/health answers without the key), so only a live trial can.
         self.refused: set[str] = set()
+        # Backends whose circuit opened and has not closed since: when (clock) it opened, and
+        # when a failed trial may next say it is still down (see `STILL_DOWN_LOG_S`).
+        self.down_since: dict[str, float] = {}
+        self._next_still_down: dict[str, float] = {}
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -138,6 +153,8 @@ class Health:
         """A backend that a reload changed or removed: its next breaker starts closed."""
         self.breakers.pop(backend, None)
         self.refused.discard(backend)
+        self.down_since.pop(backend, None)
+        self._next_still_down.pop(backend, None)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -173,15 +190,33 @@ class Health:
         if why == "backend_refused":
             self.refused.add(backend)
         policy = self.policy()
-        before = self.breaker(backend).state(self.clock())
+        before = self.breaker(backend).circuit  # stored: a claimed trial reads half_open
         self._change(backend, lambda b, now: b.failure(now, policy))
-        after = self.breaker(backend)
-        if before != "open" and after.circuit == "open":
+        if before != "open" and self.breaker(backend).circuit == "open":
+            self._log_open(backend, why)
+
+    def _log_open(self, backend: str, why: str) -> None:
+        """Log the opening once, then "still down" at most every `STILL_DOWN_LOG_S`. Each
+        failed half-open trial opens the circuit again, and judged by `state(now)` (which
+        reads half-open once the wait is over) every one of them was logged as a new
+        opening: a backend off overnight wrote a line per trial (found in review)."""
+        now = self.clock()
+        retry_in = self.breaker(backend).retry_at - now
+        since = self.down_since.get(backend)
+        if since is None:
+            self.down_since[backend] = now
+            self._next_still_down[backend] = now + STILL_DOWN_LOG_S
             log.warning(
-                "backend %s: circuit open (%s); next trial in %.1f s",
+                "backend %s: circuit open (%s); next trial in %.1f s", backend, why, retry_in
+            )
+        elif now >= self._next_still_down.get(backend, 0.0):
+            self._next_still_down[backend] = now + STILL_DOWN_LOG_S
+            log.warning(
+                "backend %s: still down after %.0f min (%s); next trial in %.1f s",
                 backend,
+                (now - since) / 60,
                 why,
-                after.retry_at - self.clock(),
+                retry_in,
             )
 
     def claim_probe_trial(self, backend: str) -> bool:
@@ -205,7 +240,10 @@ class Health:
         after = breaker.circuit
         if after != before:
             if after == "closed":
-                log.warning("backend %s: circuit closed again", backend)
+                since = self.down_since.pop(backend, None)
+                self._next_still_down.pop(backend, None)
+                down = "" if since is None else f" after {(now - since) / 60:.1f} min down"
+                log.warning("backend %s: circuit closed again%s", backend, down)
             for listener in self.listeners:
                 listener(backend, before, after)
 

@@ -4,7 +4,7 @@ Every label value comes from a closed set or from the config (`router.metric_lab
 nothing a caller sends becomes a label. The values live in `router.metric_store` (lock-free
 dicts, updated from the event loop thread), because prometheus_client's objects cost more
 per request and per scrape than the budget allows. The ledger's and the process's numbers
-are read at scrape time (`router.metrics_scraped`).
+are read at scrape time (`router.metrics_scraped`), as are the spans tracing lost.
 `docs/metrics.md` documents each metric; a test keeps that page, this code and the dashboards
 in agreement.
 """
@@ -29,7 +29,7 @@ from router.metric_labels import (
     intent_label,
 )
 from router.metric_store import Family, FamilyCollector, HistogramFamily, render
-from router.metrics_scraped import LedgerSource, ScrapedFamilies
+from router.metrics_scraped import LedgerSource, ScrapedFamilies, SpanSource
 from router.record import Record, ShadowDropReason, backend_moves
 
 P = "smf_router_"
@@ -342,6 +342,9 @@ class Metrics:
 
     def set_ledger_source(self, source: LedgerSource | None) -> None:
         self.scraped.ledger_source = source
+
+    def set_span_source(self, source: SpanSource | None) -> None:
+        self.scraped.span_source = source
 
     def canary_result(
         self,

@@ -1,5 +1,6 @@
 """The metrics read at scrape time rather than counted as things happen: the ledger writer's
-queue, flush time and record counts, and the router process's memory, CPU and collections.
+queue, flush time and record counts, the spans tracing lost, and the router process's
+memory, CPU and collections.
 
 Reading them only when Prometheus asks keeps them off the request path. `router.metrics`
 defines them through the factories it passes in, so every family keeps its `smf_router_`
@@ -13,6 +14,7 @@ from typing import Protocol
 
 from router import process_stats
 from router.metric_store import Family
+from router.span_export import DROP_REASONS
 
 Define = Callable[[str, str, tuple[str, ...]], Family]
 
@@ -30,11 +32,18 @@ class LedgerSource(Protocol):
     def written_total(self) -> int: ...
 
 
+class SpanSource(Protocol):
+    """What tracing exposes: spans lost by reason (`router.span_export.DROP_REASONS`)."""
+
+    def dropped_spans(self) -> dict[str, int]: ...
+
+
 class ScrapedFamilies:
     """The ledger and process families, and `read()`, which fills them before a scrape."""
 
     def __init__(self, gauge: Define, counter: Define) -> None:
         self.ledger_source: LedgerSource | None = None
+        self.span_source: SpanSource | None = None
         self.ledger_queue = gauge("ledger_queue_depth", "Records waiting to be written.", ())
         self.ledger_flush = gauge(
             "ledger_last_flush_seconds", "How long the last ledger flush took.", ()
@@ -45,6 +54,13 @@ class ScrapedFamilies:
         self.ledger_written = counter(
             "ledger_written_records_total", "Records written to the ledger.", ()
         )
+        self.spans_dropped = counter(
+            "tracing_dropped_spans_total",
+            "Spans tracing lost: a full queue, or a batch the OTLP endpoint did not take.",
+            ("reason",),
+        )
+        for reason in DROP_REASONS:  # 0 from the start, and while tracing is off
+            self.spans_dropped.set((reason,), 0)
         self.resident = gauge(
             "process_resident_memory_bytes", "Resident memory of the router process.", ()
         )
@@ -64,7 +80,15 @@ class ScrapedFamilies:
 
     def read(self) -> None:
         self._read_ledger()
+        self._read_spans()
         self._read_process()
+
+    def _read_spans(self) -> None:
+        src = self.span_source
+        if src is None:
+            return
+        for reason, count in src.dropped_spans().items():
+            self.spans_dropped.set((reason,), float(count))
 
     def _read_process(self) -> None:
         stats = process_stats.read()

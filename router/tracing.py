@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from router.record import Record
-from router.span_export import CLIENT, INTERNAL, SERVER, SpanRecord, SpanShipper
+from router.span_export import (
+    CLIENT,
+    DROP_REASONS,
+    INTERNAL,
+    SERVER,
+    SpanRecord,
+    SpanShipper,
+    quiet_exporter_log,
+)
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -134,6 +142,7 @@ class Tracing:
         if protocol != "http/protobuf":
             log.warning("OTLP protocol %r is not supported; using http/protobuf", protocol)
         attrs = {} if names_service(env) else {"service.name": "smf-router"}
+        quiet_exporter_log(endpoint)
         shipper = SpanShipper(OTLPSpanExporter(endpoint=endpoint), Resource.create(attrs), env)
         sampler = Sampler(
             env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
@@ -226,6 +235,12 @@ class Tracing:
             return
         error = None if record.outcome == "ok" else (record.error_kind or record.outcome)
         self.end(span, record_attributes(record, self.providers, finish_reasons), error)
+
+    def dropped_spans(self) -> dict[str, int]:
+        """Spans lost by reason, for `/metrics`: all 0 while tracing is off."""
+        if self._shipper is None:
+            return dict.fromkeys(DROP_REASONS, 0)
+        return self._shipper.dropped_spans()
 
     def shutdown(self) -> None:
         """Flush buffered spans and stop the exporter (at process exit)."""

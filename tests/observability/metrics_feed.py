@@ -23,6 +23,17 @@ class ChattyLedger:
         return next(self._reads)
 
 
+class ChattyTracing:
+    """A span source that loses spans of both reasons on every scrape (the tracing alert)."""
+
+    def __init__(self) -> None:
+        self._reads = itertools.count(1)
+
+    def dropped_spans(self) -> dict[str, int]:
+        n = next(self._reads)
+        return {"queue_full": n, "export_failed": 512 * n}
+
+
 def feed(metrics: Metrics, n: int) -> None:
     """One round of every event the router reports, fallbacks in most requests."""
     for i, intent in enumerate(INTENTS):

@@ -123,6 +123,32 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
             quiet("SmfLedgerDroppingRecords", "17m30s"),
         ],
     ),
+    # 100 spans a minute lost from 5m on, of one reason; `for: 10m`. The other reason lost one
+    # batch at 6m (a collector restart): never for 10 minutes, so never an alert.
+    "SmfTracingDroppingSpans": (
+        [
+            series("smf_router_tracing_dropped_spans_total", "0x4 0+100x30", reason="queue_full"),
+            series("smf_router_tracing_dropped_spans_total", "0x5 512x30", reason="export_failed"),
+        ],
+        [
+            quiet("SmfTracingDroppingSpans", "15m"),
+            fired(
+                "SmfTracingDroppingSpans",
+                "17m",
+                {"instance": "router:4000", "reason": "queue_full", "severity": "warning"},
+                {
+                    "summary": "Tracing lost about 1000 spans in 10 minutes (queue_full)",
+                    "description": (
+                        "export_failed: the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT) is "
+                        "down, refusing or too slow; the router logs its host every 10 "
+                        "minutes. queue_full: spans arrive faster than it takes them "
+                        "(OTEL_BSP_MAX_QUEUE_SIZE bounds the queue). Requests are served as "
+                        "usual; their traces are missing."
+                    ),
+                },
+            ),
+        ],
+    ),
     # demo mode from 5m on; `for: 2m`
     "SmfRouterDemo": (
         [series("smf_router_demo", "0x4 1x20")],

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from dashboard_queries import ALERTS, PROMETHEUS_EXAMPLE, Query, alert_queries, all_queries
-from metrics_feed import ChattyLedger, feed
+from metrics_feed import ChattyLedger, ChattyTracing, feed
 from prometheus_server import Prometheus, free_port, promtool, require_prometheus
 from router_traffic import APP_MODULE, SMF_ROUTER, Proc, router_config, send_traffic
 
@@ -41,6 +41,7 @@ def fed_exporter() -> Iterator[str]:
     demo alert fires too)."""
     metrics = Metrics(demo=True)
     metrics.set_ledger_source(ChattyLedger())
+    metrics.set_span_source(ChattyTracing())
     rounds = itertools.count()
 
     class Handler(BaseHTTPRequestHandler):

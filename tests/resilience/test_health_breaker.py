@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
-from router.health import Breaker, BreakerPolicy, Health
+from router.health import STILL_DOWN_LOG_S, Breaker, BreakerPolicy, Health
 from router.policy import Circuit
 
 POLICY = BreakerPolicy(failure_threshold=3, open_s=1.0, max_open_s=4.0)
@@ -50,7 +52,9 @@ def test_half_open_allows_exactly_one_trial() -> None:
     assert b.state(1.0) == "closed"
 
 
-@pytest.mark.parametrize(("opens", "wait"), [(1, 1.0), (2, 2.0), (3, 4.0), (4, 4.0), (9, 4.0)])
+@pytest.mark.parametrize(
+    ("opens", "wait"), [(1, 1.0), (2, 2.0), (3, 4.0), (4, 4.0), (9, 4.0), (1025, 4.0), (10**6, 4.0)]
+)
 def test_wait_doubles_per_failed_trial_up_to_the_cap(opens: int, wait: float) -> None:
     assert POLICY.wait(opens) == wait
 
@@ -186,3 +190,60 @@ def test_neutral_outcome_releases_a_live_trial() -> None:
     health.attempt_started("cloud", "cloud")
     health.attempt_finished("cloud", "cloud", "error", "rate_limited")
     assert health.circuit("cloud") == "half_open"
+
+
+def test_a_backend_that_stays_down_logs_its_opening_once_then_rarely(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every failed probe trial re-opens the circuit, and each was logged as a new opening
+    ("circuit open (probe failed); next trial in 8.0 s" every 8 s, ~10,800 lines a day for a
+    GPU box off overnight; found in review). One opening, a "still down" line at most every
+    `STILL_DOWN_LOG_S`, and the recovery once."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    with caplog.at_level(logging.WARNING, logger="smf_router.health"):
+        for _ in range(3):
+            health.failed("local", "probe failed")
+        hours = 1  # ~900 trials at the 4 s cap
+        trials = 0
+        while clock.now < 100.0 + hours * 3600:
+            clock.now = health.breaker("local").retry_at
+            assert health.claim_probe_trial("local")
+            health.failed("local", "probe failed")
+            trials += 1
+        clock.now = health.breaker("local").retry_at
+        assert health.claim_probe_trial("local")
+        health.succeeded("local", live=False)
+    lines = [r.getMessage() for r in caplog.records]
+    assert trials > 800
+    opened = [m for m in lines if "circuit open" in m]
+    assert opened == ["backend local: circuit open (probe failed); next trial in 1.0 s"]
+    still = [m for m in lines if "still down" in m]
+    assert len(still) == hours * 3600 // STILL_DOWN_LOG_S
+    assert still[0].startswith("backend local: still down after 15 min (probe failed)")
+    assert lines[-1].startswith("backend local: circuit closed again after 60.")
+    assert len(lines) == len(opened) + len(still) + 1
+
+
+def test_a_backend_down_again_after_recovering_logs_a_new_opening(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    with caplog.at_level(logging.WARNING, logger="smf_router.health"):
+        for _ in range(2):
+            for _ in range(3):
+                health.attempt_finished("local", "local", "error", "timeout")
+            clock.now += 10
+            health.claim_probe_trial("local")
+            health.failed("local", "probe failed")  # a failed trial: no new line
+            clock.now += 10
+            health.claim_probe_trial("local")
+            health.succeeded("local", live=False)
+    closed = "backend local: circuit closed again after 0.3 min down"
+    assert [r.getMessage() for r in caplog.records] == [
+        "backend local: circuit open (timeout); next trial in 1.0 s",
+        closed,
+        "backend local: circuit open (timeout); next trial in 4.0 s",  # a probe kept backoff
+        closed,
+    ]
