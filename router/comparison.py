@@ -38,7 +38,7 @@ comparison runs for each sampled request and must stay cheap whatever a model se
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
-_QUOTED = re.compile(r"['\"“]([^'\"”]{2,40})['\"”]")
+_QUOTED = re.compile(r"['\"“]([^'\"”\n]{2,40})['\"”]")  # within a line
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ def request_tests(body: Mapping[str, Any]) -> str | None:
     """Assertions the request carries (a fenced block of asserts in a user message)."""
     for message in reversed(list(body.get("messages") or [])):
         if isinstance(message, Mapping) and message.get("role") == "user":
-            match = _TESTS.search(content_text(message.get("content")))
+            match = _TESTS.search(content_text(message.get("content"), "\n"))
             if match and "assert" in match.group(1):
                 return match.group(1)
     return None
@@ -196,7 +196,7 @@ def requested_keywords(body: Mapping[str, Any]) -> list[str]:
     words: list[str] = []
     for message in body.get("messages") or []:
         if isinstance(message, Mapping) and message.get("role") == "user":
-            words.extend(_QUOTED.findall(content_text(message.get("content"))))
+            words.extend(_QUOTED.findall(content_text(message.get("content"), "\n")))
     return words[:20]
 
 
@@ -257,7 +257,7 @@ JUDGE_TOOL = {
 def _question(body: Mapping[str, Any]) -> str:
     for message in reversed(list(body.get("messages") or [])):
         if isinstance(message, Mapping) and message.get("role") == "user":
-            return content_text(message.get("content"))[:20000]
+            return content_text(message.get("content"), "\n")[:20000]
     return ""
 
 

@@ -25,13 +25,14 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def content_text(content: Any) -> str:
+def content_text(content: Any, joined_by: str = "") -> str:
     """The text of a chat message's or delta's `content`: a string as it is, a list of
     parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
     `[{"type": "thinking", "thinking": [...]}, {"type": "text", "text": "..."}]`, whole and
     streamed) as its text parts joined. Thinking parts are reasoning, which the translators
     drop as they drop vLLM's `reasoning_content`; anything else is no text (`str()` of the
-    list was its repr)."""
+    list was its repr). A reply's parts are pieces of one text; a user's are separate texts
+    (a reminder, then the ask), which `joined_by="\n"` keeps from running together."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -41,7 +42,7 @@ def content_text(content: Any) -> str:
         for part in content
         if isinstance(part, dict) and part.get("type") == "text"
     )
-    return "".join(text for text in texts if isinstance(text, str))
+    return joined_by.join(text for text in texts if isinstance(text, str))
 
 
 def parse_arguments(arguments: str) -> dict[str, Any]:

@@ -268,3 +268,5 @@ def test_a_request_in_content_parts_is_read_for_its_tests_and_quoted_words() -> 
     body = {"messages": [{"role": "user", "content": [{"type": "text", "text": asks}]}]}
     assert request_tests(body) == request_tests(_chat(asks)) is not None
     assert requested_keywords(body) == ["overflow"]
+    parts = [{"type": "text", "text": t} for t in ("Keep the 'draft", "Now say it' twice")]
+    assert requested_keywords({"messages": [{"role": "user", "content": parts}]}) == []
