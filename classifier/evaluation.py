@@ -1,5 +1,6 @@
 """Score a model on held-out sources: per-intent P/R/F1, macro-F1, confusion, route accuracy,
-per-source accuracy and robustness probes. Pure functions over examples and predictions."""
+per-source accuracy, calibration and robustness probes. Pure functions over examples and
+predictions."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from classifier.corpus import Example
 from classifier.intent import INTENTS, UNREAD, Intent, Label
@@ -81,9 +84,14 @@ class Report:
     probes: list[dict[str, Any]] = field(default_factory=list)
     # min_confidence -> (route accuracy, share of rows sent to the default local route)
     as_routed: dict[float, tuple[float, float]] = field(default_factory=dict)
+    # how far the confidence is from the share of right answers (`classifier.calibration`)
+    calibration_error: float = 0.0
+    # per confidence bin: lower edge, rows, mean confidence, accuracy
+    reliability: list[tuple[float, int, float, float]] = field(default_factory=list)
 
 
 THRESHOLDS = (0.3, 0.35, 0.4, 0.5)
+BINS = 10
 
 
 def as_routed(gold: Sequence[str], pred: Sequence[Intent], threshold: float) -> tuple[float, float]:
@@ -115,6 +123,8 @@ def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
     intents = [classify(body(r.text)) for r in rows]
     pred = [i.label for i in intents]
     gold = [r.label for r in rows]
+    confidence = [i.confidence for i in intents]
+    correct = [g == p for g, p in zip(gold, pred, strict=True)]
     per_intent = {lb: prf(gold, pred, lb) for lb in INTENTS}
     present = [lb for lb in INTENTS if per_intent[lb]["support"]]
     # a column for the rows the model read nothing in (`unknown`) only when there are some
@@ -135,6 +145,8 @@ def evaluate(rows: Sequence[Example], classify: Classifier) -> Report:
         per_source={s: {"accuracy": _mean(v), "n": float(len(v))} for s, v in by_source.items()},
         probes=run_probes(classify),
         as_routed={t: as_routed(gold, intents, t) for t in THRESHOLDS},
+        calibration_error=calibration_error(confidence, correct),
+        reliability=reliability(confidence, correct),
     )
 
 
@@ -159,3 +171,36 @@ def run_probes(classify: Classifier) -> list[dict[str, Any]]:
 def _mean(values: Any) -> float:
     items = list(values)
     return sum(items) / len(items) if items else 0.0
+
+
+def calibration_error(confidence: Sequence[float], correct: Sequence[bool]) -> float:
+    """Expected calibration error: over ten equal-width confidence bins, the mean gap
+    between confidence and accuracy, weighted by the bin's share of rows."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=np.float64)
+    if not len(conf):
+        return 0.0
+    bins = np.minimum((conf * BINS).astype(int), BINS - 1)
+    total = 0.0
+    for b in range(BINS):
+        inside = bins == b
+        if inside.any():
+            total += inside.mean() * abs(conf[inside].mean() - hit[inside].mean())
+    return float(total)
+
+
+def reliability(
+    confidence: Sequence[float], correct: Sequence[bool]
+) -> list[tuple[float, int, float, float]]:
+    """Per non-empty confidence bin: its lower edge, rows, mean confidence, accuracy."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    hit = np.asarray(correct, dtype=np.float64)
+    bins = np.minimum((conf * BINS).astype(int), BINS - 1)
+    out = []
+    for b in range(BINS):
+        inside = bins == b
+        if inside.any():
+            out.append(
+                (b / BINS, int(inside.sum()), float(conf[inside].mean()), float(hit[inside].mean()))
+            )
+    return out

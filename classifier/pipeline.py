@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from classifier import artifact, audit, corpus
+from classifier import artifact, audit, calibration, corpus
 from classifier.corpus import Example
 from classifier.decision import decide
 from classifier.evaluation import Classifier, Report, body, evaluate
@@ -293,9 +293,13 @@ def train_and_report(
     embedding = corpus.load_embedding(data_dir / corpus.EMBEDDING_PATH.name, config.embed_scale)
     sentences = corpus.load_sentences(data_dir)
     detector = fit_detector(sentences, train, config)
-    model = fit(train, config, embedding=embedding, detector=detector)
+    fitted = fit(train, config, embedding=embedding, detector=detector)
+    scores, gold = calibration.out_of_fold(train, sentences, config)
+    temperature = calibration.fit_temperature(scores, gold)
+    model = calibration.tempered(fitted, temperature)
     run = classifier_for(model)
     report = evaluate(validation, run)
+    untempered = evaluate(validation, classifier_for(fitted))  # only to report the change
     meta: dict[str, Any] = {
         "labels": list(INTENTS),
         "data_sha256": corpus.data_hash(data_dir),
@@ -317,6 +321,19 @@ def train_and_report(
             "dims": model.embedding.dims,
             "scale": model.embedding.scale,
         },
+        "calibration": {
+            "temperature": temperature,
+            "fit_on": "leave-one-source-out scores of the training rows",
+            "rows": len(gold),
+            "log_loss": {
+                "before": round(calibration.log_loss(scores, gold, 1.0), 4),
+                "after": round(calibration.log_loss(scores, gold, temperature), 4),
+            },
+            "held_out_calibration_error": {
+                "before": round(untempered.calibration_error, 4),
+                "after": round(report.calibration_error, 4),
+            },
+        },
         "versions": versions(),
         "validation": {
             "macro_f1": round(report.macro_f1, 4),
@@ -333,8 +350,9 @@ def train_and_report(
 
         ms = latency_ms(run, [r.text for r in validation])
         shipped_row = (
-            "**shipped**: + team round 7 and the m:draft cue (LOSO 0.697); held-out labels"
-            f" follow the old policy at two edges (see round 4), C={config.c}",
+            "**shipped**: + team round 7 and the m:draft cue (LOSO 0.697), confidence tempered"
+            " (see Calibration: no label moves); held-out labels follow the old policy at two"
+            f" edges (see round 4), C={config.c}",
             f"{report.macro_f1:.3f}",
             f"{report.route_accuracy:.3f}",
             f"{ms:.3f} ms",

@@ -29,7 +29,8 @@ HOW = """\
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
    fire `m:literary_form`), and `m:answer` for a directive on presenting a final answer
    ("\\boxed", "only the letter"). Confidence is the softmax
-   probability; the router treats a low one as "use the default route". A request with
+   probability of the scores divided by a temperature fit on sources left out (see
+   Calibration above); the router treats a low one as "use the default route". A request with
    no word, prefix or cue the model learnt (no text, "asdf", a bare "?": only shape cues
    and the detector's score, which one alone would carry at full weight) and a malformed
    body give intent `unknown`, confidence 0, source `default`: the default route.
@@ -261,6 +262,31 @@ def _readers(readers: Sequence[tuple[str, Agreement]]) -> str:
     return READERS_NOTE.format(rows=rows)
 
 
+def _calibration(report: Report, fitted: dict[str, Any]) -> list[str]:
+    """The temperature, what it did to the log loss it was fit on and to the held-out
+    calibration error, and the held-out reliability table."""
+    loss, held_out = fitted["log_loss"], fitted["held_out_calibration_error"]
+    lines = [
+        "",
+        "## Calibration",
+        "",
+        f"The scores are divided by a temperature of {fitted['temperature']}, fit by log loss to",
+        f"leave-one-source-out scores of {fitted['rows']} training rows (each source scored by a",
+        "model trained without it), never to the held-out rows (`classifier/calibration.py`).",
+        "It changes no label, only the confidence the router compares with `min_confidence`.",
+        f"Log loss on those scores: {loss['before']} -> {loss['after']}. Held-out expected",
+        f"calibration error (ten bins): {held_out['before']} -> {held_out['after']}.",
+        "",
+        "| confidence | rows | mean confidence | accuracy |",
+        "|---|---|---|---|",
+    ]
+    for edge, rows, confidence, accuracy in report.reliability:
+        lines.append(
+            f"| {edge:.1f}-{edge + 0.1:.1f} | {rows} | {_pct(confidence)} | {_pct(accuracy)} |"
+        )
+    return lines
+
+
 def _pct(x: float) -> str:
     return f"{x:.3f}"
 
@@ -321,6 +347,7 @@ def render(
     ]
     for threshold, (accuracy, share) in report.as_routed.items():
         lines.append(f"| {threshold} | {_pct(accuracy)} | {share:.1%} |")
+    lines += _calibration(report, meta["calibration"])
     lines += ["", "## Robustness probes", "", "| probe | text | expected | got | conf. | ok |"]
     lines.append("|---|---|---|---|---|---|")
     for p in report.probes:
