@@ -31,6 +31,7 @@ def _table(summaries: list[PairSummary]) -> Table:
     table = Table(title="Shadow agreement (Wilson 95% interval)")
     for name in (
         "intent",
+        "route",
         "live → shadow",
         "n",
         "agree",
@@ -46,6 +47,7 @@ def _table(summaries: list[PairSummary]) -> Table:
         judge = ", ".join(f"{k} {v}" for k, v in sorted(s.judge.items())) or "-"
         table.add_row(
             s.intent,
+            s.route or "-",
             f"{s.live_backend} → {s.shadow_backend}",
             str(s.samples),
             agree,
@@ -79,6 +81,7 @@ def report(
     cfg = load_or_exit(config)
     directory = ledger_dir(ledger, cfg)
     tiers = {b.name: b.tier for b in cfg.backends} if cfg else {}
+    # each route's first backend: a row live on another member of its route is fallback
     firsts = {route: members[0] for route, members in cfg.routes.items()} if cfg else {}
     try:
         with Ledger(directory, tables=("shadow_comparisons",)) as store:

@@ -5,12 +5,19 @@ Agreement carries a Wilson 95% interval, so "41% ± 6% of 230" is honest about i
 the recommendation only moves a route when the interval is clear of the threshold.
 Advice depends on which backend is local: the tiers come from the config when given, else
 from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
-tiers neither knows gets no advice, and says that it needs `--config`. Advice to move a route
-also needs the route's first backend, which only the config knows: a pair whose live backend
-is not it is fallback or overflow traffic (a local-first route's requests that went to the
-cloud), and was told "consider routing coding to local first" of a route that already does.
-With the config such a pair gets no advice to move; without it, nothing tells that traffic
-from the route's own, and the advice reads as if the live backend were the route's first.
+tiers neither knows gets no advice, and says that it needs `--config`.
+
+Rows are grouped by the route each request really took (the row's `route`), never by the
+route named after its intent: a request the classifier was unsure of took
+`classifier.default_route`, and a pinned one (`model: cloud`) the backend or route it named.
+Such rows (route not the intent's own) are summarised apart and get no advice to move the
+intent's route, whose traffic they are not; they say which route they took. Advice to move
+a route also needs that route's first backend, which only the config knows: a pair live on
+another backend of a configured route is that route's fallback or overflow traffic (a
+local-first route's requests that went to the cloud), and was told "consider routing coding
+to local first" of a route that already does. With the config such a pair gets no advice to
+move; without it, nothing tells that traffic from the route's own, and the advice reads as
+if the live backend were the route's first.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ MIN_SAMPLES = 20
 
 COLUMNS = (
     "intent",
+    "route",
     "live_backend",
     "shadow_backend",
     "agreed",
@@ -48,6 +56,10 @@ NEEDS_TIERS = "no advice: the backends' tiers are unknown (run with --config)"
 UNREAD_ADVICE = (
     "no advice: the classifier read nothing in these requests (intent unknown), so they"
     " took classifier.default_route; no setting routes `unknown` on its own"
+)
+OTHER_ROUTE_ADVICE = (
+    "no advice to move the {intent} route: these requests took {route}"
+    " (classifier.default_route for a low-confidence request, or a pinned model)"
 )
 
 
@@ -70,6 +82,7 @@ class PairSummary:
     judge_cost_usd: float  # what asking the judge cost (0 in rows written before it was kept)
     judge: Mapping[str, int] = field(default_factory=dict)
     recommendation: str = ""
+    route: str = ""  # the route the requests took ("" when the rows did not say)
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -82,7 +95,7 @@ def _p50(values: Sequence[float]) -> float | None:
 
 
 def _pair(
-    key: tuple[str, str, str],
+    key: tuple[str, str, str, str],
     rows: Sequence[Mapping[str, Any]],
     tiers: Mapping[str, str],
     firsts: Mapping[str, str],
@@ -99,8 +112,9 @@ def _pair(
     ok = [r for r in rows if not r.get("shadow_error")]
     summary = PairSummary(
         intent=key[0],
-        live_backend=key[1],
-        shadow_backend=key[2],
+        route=key[1],
+        live_backend=key[2],
+        shadow_backend=key[3],
         samples=n,
         agreed=agreed,
         undecided=len(rows) - n - errors,
@@ -142,28 +156,35 @@ def summarize(
     tiers: Mapping[str, str] | None = None,
     firsts: Mapping[str, str] | None = None,
 ) -> list[PairSummary]:
-    """Group comparison rows by (intent, live, shadow) and summarise each group; `tiers`
-    (from the config) win over those the rows stored; `firsts` (from the config too) is each
-    intent's route's first backend."""
+    """Group comparison rows by (intent, route taken, live, shadow) and summarise each group;
+    `tiers` (from the config) win over those the rows stored; `firsts` (from the config too)
+    is each route's first backend."""
     rows = list(rows)
     known = tiers_of(rows, tiers)
-    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for row in rows:
-        key = (str(row["intent"]), str(row["live_backend"]), str(row["shadow_backend"]))
+        key = (
+            str(row["intent"]),
+            str(row.get("route") or ""),
+            str(row["live_backend"]),
+            str(row["shadow_backend"]),
+        )
         groups.setdefault(key, []).append(row)
     return [_pair(key, groups[key], known, firsts or {}) for key in sorted(groups)]
 
 
 def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
-    """'math: local agrees with cloud on 41% ± 6% of 230 shadowed requests'."""
+    """'math: local agrees with cloud on 41% ± 6% of 230 shadowed requests' ('math via coding:'
+    for math requests that took another route)."""
+    label = s.intent if s.route in ("", s.intent) else f"{s.intent} via {s.route}"
     first, second = s.shadow_backend, s.live_backend
     if tiers.get(s.live_backend) == "local" and tiers.get(s.shadow_backend) != "local":
         first, second = second, first  # name the local backend first, whichever was live
     if s.agreement is None:
-        return f"{s.intent}: no decided comparison between {first} and {second} yet"
+        return f"{label}: no decided comparison between {first} and {second} yet"
     plus_minus = (s.high - s.low) / 2
     return (
-        f"{s.intent}: {first} agrees with {second} on {s.agreement:.0%} ± {plus_minus:.0%} "
+        f"{label}: {first} agrees with {second} on {s.agreement:.0%} ± {plus_minus:.0%} "
         f"of {s.samples} shadowed requests"
     )
 
@@ -174,17 +195,21 @@ def advice(
     threshold: float = AGREE_THRESHOLD,
     firsts: Mapping[str, str] | None = None,
 ) -> str:
-    """What to do with the route, given the interval (never a move on a thin sample);
-    `firsts`, each intent's route's first backend, when the config is known."""
-    live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    """What to do with the intent's route, given the interval (never a move on a thin
+    sample); `firsts`, each route's first backend, when the config is known."""
+    live, shadow, intent, route = s.live_backend, s.shadow_backend, s.intent, s.route
     if intent == UNREAD:  # no route is keyed by it: "route unknown to local" means nothing
         return UNREAD_ADVICE
-    first = (firsts or {}).get(intent)
+    first = (firsts or {}).get(route)  # None for a pinned backend: it has no fallback
     if first is not None and live != first:  # the route chose `first`; this is what it left
-        return (
-            f"no advice: {live} served these {intent} requests as fallback or overflow"
-            f" (the {intent} route starts with {first})"
+        where = (
+            f"the {route} route starts with {first}"
+            if route == intent
+            else f"they took the {route} route, which starts with {first}"
         )
+        return f"no advice: {live} served these {intent} requests as fallback or overflow ({where})"
+    if route and route != intent:  # the default route's or a pin's: not the intent's route
+        return OTHER_ROUTE_ADVICE.format(intent=intent, route=route)
     if live not in tiers or shadow not in tiers:  # "keep prose on cloud" or its opposite
         return NEEDS_TIERS
     if s.samples < MIN_SAMPLES:

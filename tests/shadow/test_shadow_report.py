@@ -263,3 +263,64 @@ def test_fallback_traffic_gets_no_advice_to_move_its_route(tmp_path: Path) -> No
     assert told["math"].endswith("consider routing math to local first")  # math: cloud first
     without = advice("--ledger", str(path))  # no routes known: the advice reads as before
     assert without["coding"].endswith("consider routing coding to local first")
+
+
+def test_advice_reads_the_route_each_request_took_not_its_intents(tmp_path: Path) -> None:
+    """The report compared the live backend with the first of the route named after the
+    intent: math requests the classifier was unsure of (they took classifier.default_route,
+    coding: local first) and coding requests pinned to `cloud` were both called "fallback or
+    overflow" (found in review). The row's `route` is read: only a row live on another
+    backend than its own route's first is fallback, and rows of another route than the
+    intent's are summarised apart, with no advice to move the intent's route."""
+    path = tmp_path / "ledger"
+    writer = LedgerWriter(path, flush_interval_s=0.1)
+    taken = [  # (intent, route taken, live, shadow)
+        ("math", "coding", "local", "cloud"),  # low confidence: the default route, no fallback
+        ("coding", "cloud", "cloud", "local"),  # pinned `model: cloud`
+        ("math", "coding", "cloud", "local"),  # the default route's fallback
+        ("coding", "coding", "cloud", "local"),  # the coding route's own fallback
+        ("math", "math", "cloud", "local"),  # the math route's own traffic (cloud first)
+    ]
+    for intent, route, live, shadow in taken:
+        for i in range(60):
+            row = _row(intent, live, shadow, i < 59, 2.0, 1.0, 0.01)
+            tiers = {"live_tier": live, "shadow_tier": shadow}
+            writer.submit_row("shadow_comparisons", {**row, **tiers, "route": route})
+    writer.close()
+    backends = "".join(
+        f"  - {{name: {n}, tier: {n}, base_url: 'http://127.0.0.1:9/v1', model: m}}\n"
+        for n in ("local", "cloud")
+    )
+    config = tmp_path / "router.yaml"  # coding (the default route): local first; math: cloud
+    config.write_text(f"backends:\n{backends}ledger: {{path: {path}}}\n")
+    result = CliRunner().invoke(app, ["report", "--json", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    default_route = [d for d in json.loads(result.output) if d["live_backend"] == "local"]
+    assert default_route and "fallback" not in default_route[0]["recommendation"]
+    told = {
+        (d["intent"], d["route"], d["live_backend"]): d["recommendation"]
+        for d in json.loads(result.output)
+    }
+    assert all(d["samples"] == 60 for d in json.loads(result.output))
+    assert "fallback" not in told[("math", "coding", "local")]
+    assert told[("math", "coding", "local")].startswith("math via coding: local agrees")
+    assert told[("math", "coding", "local")].endswith(
+        "no advice to move the math route: these requests took coding"
+        " (classifier.default_route for a low-confidence request, or a pinned model)"
+    )
+    assert "fallback" not in told[("coding", "cloud", "cloud")]
+    pinned = told[("coding", "cloud", "cloud")]
+    assert "no advice to move the coding route: these requests took cloud" in pinned
+    assert told[("math", "coding", "cloud")].endswith(
+        "no advice: cloud served these math requests as fallback or overflow"
+        " (they took the coding route, which starts with local)"
+    )
+    assert told[("coding", "coding", "cloud")].endswith("(the coding route starts with local)")
+    assert told[("math", "math", "cloud")].endswith("consider routing math to local first")
+    without = CliRunner().invoke(app, ["report", "--json", "--ledger", str(path)])
+    assert without.exit_code == 0, without.output
+    for d in json.loads(without.output):  # the row says its route, config or not
+        if d["route"] != d["intent"]:
+            assert "no advice to move" in d["recommendation"], d
+    table = CliRunner().invoke(app, ["report", "--config", str(config)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "│ math   │ coding │" in table.output, table.output
