@@ -114,7 +114,7 @@ def config_check(config: ConfigOption = None) -> None:
         raise typer.Exit(2)
     shown = masked(loaded)  # type: ignore[arg-type]
     typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
-    for warning in loaded.key_warnings():  # type: ignore[attr-defined]
+    for warning in loaded.warnings():  # type: ignore[attr-defined]
         typer.echo(f"warning: {warning}", err=True)
     # Only a warning: this check may run as another user than `serve` (or before systemd's
     # StateDirectory exists), and the permissions it reads are not the whole story.

@@ -28,11 +28,11 @@ from pydantic import (
 
 from classifier.intent import INTENTS
 from evals import results
-from router import config_env, config_yaml
+from router import config_env, config_warnings, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
-from router.config_checks import check_host_name, check_origin, known_intents, speaks_chat
+from router.config_checks import check_host_name, check_origin, known_intents, shadow_backends
 from router.gating import samples_to_clear, wilson_lower
 
 DEFAULT_ROUTES: dict[str, list[str]] = {
@@ -75,9 +75,10 @@ class LedgerSettings(Strict):
     store_text: bool = False
     text_retention_days: int = Field(30, ge=1)
     retention_days: int = Field(730, ge=1)
-    # The router's hourly retention and compaction (router.maintenance). Off where one job
-    # does both for every replica (the Kubernetes CronJob): N replicas compacting one shared
-    # ledger at once are safe only where its storage honours flock across machines.
+    # The router's hourly retention (records' and texts') and compaction (router.maintenance).
+    # Off where one job does it for every replica (the Kubernetes CronJob): N replicas
+    # compacting one shared ledger at once are safe only where its storage honours flock
+    # across machines. Off with store_text and no such job, texts are kept: a warning.
     housekeeping: bool = True
 
 
@@ -93,6 +94,11 @@ class ShadowSettings(Strict):
     # Coding: run the fenced asserts of the client's message against both answers. Off by
     # default: that is code any API client wrote, run on this host in the evals sandbox.
     run_request_tests: bool = False
+
+    @property
+    def samples(self) -> bool:
+        """Any rate above 0: only then is the shadow installed, and its backends asked."""
+        return any(r > 0 for r in [*self.rates.values(), *self.route_rates.values()])
 
     @model_validator(mode="after")
     def _check_intents(self) -> ShadowSettings:
@@ -228,16 +234,8 @@ class Config(Strict):
     @model_validator(mode="after")
     def _check_shadow_and_canary(self) -> Config:
         """The backends and routes the shadow and the canary name exist."""
+        shadow_backends(self)
         names = {b.name for b in self.backends}
-        for intent, target in self.shadow.targets.items():
-            if target not in names:
-                raise ValueError(f"shadow.targets.{intent}: unknown backend {target!r}")
-            speaks_chat(f"shadow.targets.{intent}", self.backend(target))
-        judge = self.shadow.judge_backend
-        if judge is not None and judge not in names:
-            raise ValueError(f"shadow.judge_backend: unknown backend {judge!r}")
-        if judge is not None:
-            speaks_chat("shadow.judge_backend", self.backend(judge))
         # a typo (`codign`) was accepted, did nothing; a backend is the route of a request
         # pinned to it (`model: <backend>`), which `shadow_sampling.rate_for` looks up
         for route in self.shadow.route_rates:
@@ -320,10 +318,10 @@ class Config(Strict):
         """Where `load` put a variable's value, with that value as it may be shown."""
         return self._from_env
 
-    def key_warnings(self) -> list[str]:
-        """One line per backend whose `api_key_env` variable is unset or empty, for
-        `config check`, `serve` and a reload to say."""
-        return [w for b in self.backends if (w := b.key_warning()) is not None]
+    def warnings(self) -> list[str]:
+        """What `config check`, `serve` and a reload say of a config that loads
+        (`router.config_warnings`: an unset key variable, a leftover shadow backend, ...)."""
+        return config_warnings.of(self)
 
     @functools.cached_property
     def backend_tiers(self) -> frozenset[tuple[str, str]]:

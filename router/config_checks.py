@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from classifier.intent import INTENTS
 from router.translate.pairing import native
 
-if TYPE_CHECKING:  # `router.config_backend` imports this module
+if TYPE_CHECKING:  # `router.config_backend` and `router.config` import this module
+    from router.config import Config
     from router.config_backend import Backend
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
@@ -71,11 +72,40 @@ def known_intents(where: str, keys: Iterable[str]) -> None:
             raise ValueError(f"{where}.{key}: not an intent ({', '.join(INTENTS)})")
 
 
+def chat_problem(where: str, backend: Backend) -> str | None:
+    """Why the shadow cannot ask `backend` (named at `where`) in chat, or None when it can."""
+    if native("chat", backend):
+        return None
+    return (
+        f"{where}: backend {backend.name!r} does not speak chat (apis: "
+        f"{', '.join(backend.apis)}), and the shadow asks in chat; name one that does"
+    )
+
+
 def speaks_chat(where: str, backend: Backend) -> None:
     """The shadow asks its targets and its judge in chat: one that speaks only Responses or
-    Messages got POST /chat/completions on every replay, and answered with errors."""
-    if not native("chat", backend):
-        raise ValueError(
-            f"{where}: backend {backend.name!r} does not speak chat (apis: "
-            f"{', '.join(backend.apis)}), and the shadow asks in chat; name one that does"
-        )
+    Messages got POST /chat/completions on every replay, and answered with errors. Checked
+    only while a shadow rate is above 0 (else `router.config_warnings` warns)."""
+    if (problem := chat_problem(where, backend)) is not None:
+        raise ValueError(problem)
+
+
+def shadow_named(config: Config) -> list[tuple[str, str]]:
+    """(where, backend) of every backend the shadow names: its targets, then its judge."""
+    named = [(f"shadow.targets.{i}", t) for i, t in config.shadow.targets.items()]
+    if config.shadow.judge_backend is not None:
+        named.append(("shadow.judge_backend", config.shadow.judge_backend))
+    return named
+
+
+def shadow_backends(config: Config) -> None:
+    """The backends `shadow.targets` and `shadow.judge_backend` name exist and, while a
+    shadow rate is above 0, speak chat: with none the shadow asks nobody, and a leftover
+    (from before an upgrade) stopped `serve` and a reload; it is only warned of then
+    (`router.config_warnings`)."""
+    names = {b.name for b in config.backends}
+    for where, name in shadow_named(config):
+        if name not in names:
+            raise ValueError(f"{where}: unknown backend {name!r}")
+        if config.shadow.samples:
+            speaks_chat(where, config.backend(name))

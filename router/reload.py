@@ -127,7 +127,7 @@ class Reloader:
                 return Outcome(False, f"cannot apply the new config: {exc}")
             self.reloads += 1
             log.warning("config reloaded: %s", outcome.message)
-            for warning in config.key_warnings():
+            for warning in config.warnings():
                 log.warning("%s", warning)
             return outcome
 

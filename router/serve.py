@@ -74,7 +74,7 @@ async def _serve(
             config.ledger.path,
             config.ledger.path,
         )
-    for warning in config.key_warnings():
+    for warning in config.warnings():
         log.warning("%s", warning)
     app = create_app(config)
     server = _Server(uvicorn_config(app, config, host, port))

@@ -344,7 +344,7 @@ class Shadow:
 
 def wanted(config: Config) -> bool:
     """Any shadow rate set: the router then installs the shadow at start."""
-    return any(r > 0 for r in [*config.shadow.rates.values(), *config.shadow.route_rates.values()])
+    return config.shadow.samples
 
 
 def install(components: Any) -> None:

@@ -348,8 +348,13 @@ def test_a_shadow_target_or_judge_that_does_not_speak_chat_is_refused(
     tmp_path: Path, extra: str, field: str
 ) -> None:
     """The shadow asks its targets and its judge in chat: a backend with `apis: [responses]`
-    got POST /chat/completions on every replay (found in review)."""
+    got POST /chat/completions on every replay (found in review). Only while a rate is above
+    0: with none the shadow asks nobody, and a leftover stopped `serve` and a reload after an
+    upgrade (found in review); it loads, with a warning (tests/router/test_config_warnings)."""
     responses_only = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
-    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: .*does not speak chat"):
-        load(write(tmp_path, responses_only + extra), env={})
-    load(write(tmp_path, GOOD + extra), env={})  # the same backend speaking chat is fine
+    for rate in ("  rates: {coding: 0.1}\n", "  route_rates: {math: 0.5}\n"):
+        with pytest.raises(ConfigError, match=rf"{re.escape(field)}: .*does not speak chat"):
+            load(write(tmp_path, responses_only + extra + rate), env={})
+        load(write(tmp_path, GOOD + extra + rate), env={})  # the same backend speaking chat
+    off = load(write(tmp_path, responses_only + extra + "  rates: {coding: 0.0}\n"), env={})
+    assert [w.split(":")[0] for w in off.warnings() if "chat" in w] == [field.split(" ")[0]]

@@ -1,0 +1,40 @@
+"""What a config that loads may still do wrong: warnings `config check`, `serve` and a reload
+print or log, where refusing the config would stop a router for something harmless today.
+
+- A backend's `api_key_env` variable is unset or empty (`Backend.key_warning`).
+- A `shadow.targets` entry or `shadow.judge_backend` names a backend that does not speak
+  chat while no shadow rate is above 0: the shadow never asks it, so a leftover from before
+  an upgrade must not stop `serve` or a reload; once a rate is set it is refused
+  (`router.config_checks.shadow_backends`).
+- `ledger.store_text` is on and `ledger.housekeeping` off: the hourly housekeeping is what
+  applies `text_retention_days` (and `retention_days`), so without a `smf-router ledger
+  compact --config` job prompts and completions are kept for ever.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from router.config_checks import chat_problem, shadow_named
+
+if TYPE_CHECKING:  # `router.config` imports this module
+    from router.config import Config
+
+UNASKED = "harmless while no shadow rate is above 0; refused once one is"
+TEXTS_KEPT = (
+    "ledger.store_text is on and ledger.housekeeping off: prompt texts (and records) are kept"
+    " until `smf-router ledger compact --config` runs; schedule it (a cron job, or the"
+    " Kubernetes CronJob) or text_retention_days is never applied"
+)
+
+
+def of(config: Config) -> list[str]:
+    """One line per thing to warn of, in a stable order."""
+    said = [w for b in config.backends if (w := b.key_warning()) is not None]
+    if not config.shadow.samples:
+        for where, name in shadow_named(config):  # each exists: the config loaded
+            if (problem := chat_problem(where, config.backend(name))) is not None:
+                said.append(f"{problem} ({UNASKED})")
+    if config.ledger.store_text and not config.ledger.housekeeping:
+        said.append(TEXTS_KEPT)
+    return said
