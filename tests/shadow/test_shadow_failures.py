@@ -8,8 +8,6 @@ row, no drop counted), and a judge answering so threw the finished comparison aw
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +20,10 @@ from router.ledger import Ledger
 from router.record import Record, Usage
 from router.shadow import Shadow
 from tests.harness import Running, config_for, router, simulator
+from tests.shadow.shadow_status import shadow_counts, until
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 NULL_MESSAGE = b'{"choices":[{"index":0,"message":null,"finish_reason":"content_filter"}]}'
-
-
-def _until(check: Callable[[], bool], seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while not check() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert check(), "condition not reached"
-
-
-def _counts(r: Any) -> dict[str, int]:
-    status: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()
-    counts: dict[str, int] = status["extra"]["shadow"]["counts"]
-    return counts
 
 
 def test_the_targets_own_deadline_counts_as_a_timeout(tmp_path: Path) -> None:
@@ -56,8 +42,8 @@ def test_the_targets_own_deadline_counts_as_a_timeout(tmp_path: Path) -> None:
         with router(Config.model_validate(data)) as r:
             response = httpx.post(f"{r.url}/chat/completions", json=MATH, timeout=10)
             assert response.headers["x-smf-backend"] == "cloud"
-            _until(lambda: _counts(r).get("dropped_timeout", 0) == 1)
-            counts = _counts(r)
+            until(lambda: shadow_counts(r).get("dropped_timeout", 0) == 1)
+            counts = shadow_counts(r)
             metrics = httpx.get(f"{r.root}/metrics", timeout=5).text
     assert counts.get("dropped_error", 0) == 0
     assert 'smf_router_shadow_dropped_total{reason="timeout"} 1' in metrics

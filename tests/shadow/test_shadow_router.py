@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ from classifier import INTENTS
 from router import reload
 from router.ledger import Ledger
 from tests.harness import Running, config_for, router, simulator
+from tests.shadow.shadow_status import until
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 
@@ -23,15 +22,6 @@ def _upstream_bytes(server: Running, body: dict[str, Any]) -> bytes:
     response = httpx.post(f"{server.url}/chat/completions", json=body, timeout=10)
     response.raise_for_status()
     return response.content
-
-
-def _until(check: Callable[[], bool], seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    for _ in range(2000):
-        if check() or time.monotonic() > end:
-            break
-        time.sleep(0.05)
-    assert check(), "condition not reached"
 
 
 def _post(
@@ -73,7 +63,7 @@ def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: 
                 streamed = _post(r, {**MATH, "stream": True})
                 got[mode] = [whole.content, streamed.content]
                 if mode == "on":
-                    _until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 2)
+                    until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 2)
                 else:
                     assert _shadow_status(r) == {}
         assert _chats(local) == 2  # the two shadows; live went to the cloud
@@ -105,9 +95,9 @@ def test_private_requests_never_leave_the_local_tier(tmp_path: Path) -> None:
             for _ in range(3):
                 response = _post(r, code, {"x-smf-private": "true"})
                 assert response.headers["x-smf-backend"] == "local"
-            _until(lambda: _shadow_status(r)["counts"].get("dropped_private", 0) == 3)
+            until(lambda: _shadow_status(r)["counts"].get("dropped_private", 0) == 3)
             _post(r, code)  # not private: allowed to mirror to the cloud
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
         assert _chats(cloud) == 1
 
 
@@ -168,7 +158,7 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
                     f"{r.url}/messages", json={**weather, "stream": stream}, timeout=10
                 )
                 assert reply.status_code == 200 and reply.headers["x-smf-intent"] == "tool_calling"
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 6)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 6)
         assert _chats(local) == 6  # every shadow asked in chat
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
@@ -191,7 +181,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
         with router(config) as r:
             reload.reloader_of(r.components).source = path
             _post(r, MATH)
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
             moved = {
                 **data,
                 "backends": [
@@ -202,7 +192,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             path.write_text(yaml.safe_dump(moved))
             assert httpx.post(f"{r.url}/router/reload", timeout=30).status_code == 200
             _post(r, MATH)
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
             off = {**moved, "shadow": {**moved["shadow"], "rates": {}}}
             path.write_text(yaml.safe_dump(off))
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
@@ -218,7 +208,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             assert answer.json()["restart_needed"] == []
             assert _shadow_status(r)["max_concurrency"] == 7
             _post(r, MATH)  # and the running shadow replays again, to the moved backend
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
         assert (_chats(old), _chats(new)) == (1, 2)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
 
@@ -241,7 +231,7 @@ def test_a_clients_tests_run_only_when_the_operator_opts_in(tmp_path: Path) -> N
             config = config_for({"local": local, "local2": local2}, tmp_path / mode, shadow=shadow)
             with router(config) as r:
                 assert _post(r, body).headers["x-smf-backend"] == "local"
-                _until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 1)
+                until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 1)
             with Ledger(tmp_path / mode / "ledger") as ledger:
                 rows[mode] = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
     assert rows["default"] == [
@@ -263,7 +253,7 @@ def test_a_clients_tests_cannot_cost_the_comparison_its_row(tmp_path: Path) -> N
         config = config_for({"local": local, "local2": local2}, tmp_path, shadow=shadow)
         with router(config) as r:
             assert _post(r, body).headers["x-smf-backend"] == "local"
-            _until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
     with Ledger(tmp_path / "ledger") as ledger:
         rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
     assert rows == [(True, "code_tests", "live tests True, shadow True")]

@@ -4,30 +4,15 @@ speaks only Responses or Messages is never picked (found in review: it got POST
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from router.config import Config
 from tests.harness import Running, config_for, router, simulator
+from tests.shadow.shadow_status import shadow_counts, until
 
 CODE = {"model": "auto", "messages": [{"role": "user", "content": "Write a Python add(a, b)."}]}
-
-
-def _until(check: Callable[[], bool], seconds: float = 20.0) -> None:
-    end = time.monotonic() + seconds
-    while not check() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert check(), "condition not reached"
-
-
-def _counts(r: Any) -> dict[str, int]:
-    status: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()
-    counts: dict[str, int] = status["extra"]["shadow"]["counts"]
-    return counts
 
 
 def _config(servers: dict[str, Running], tmp: Path) -> Config:
@@ -54,13 +39,13 @@ def test_a_target_that_does_not_speak_chat_gets_no_chat(tmp_path: Path) -> None:
         with router(_config({"local": local, "cloud": cloud}, tmp_path / "alone")) as r:
             response = httpx.post(f"{r.url}/chat/completions", json=CODE, timeout=10)
             assert response.headers["x-smf-backend"] == "local"
-            _until(lambda: _counts(r).get("dropped_api_unsupported", 0) == 1)
+            until(lambda: shadow_counts(r).get("dropped_api_unsupported", 0) == 1)
             metrics = httpx.get(f"{r.root}/metrics", timeout=5).text
         assert 'smf_router_shadow_dropped_total{reason="api_unsupported"} 1' in metrics
         servers = {"local": local, "cloud": cloud, "cloud2": cloud2}
         with router(_config(servers, tmp_path / "beside")) as r:
             response = httpx.post(f"{r.url}/chat/completions", json=CODE, timeout=10)
             assert response.headers["x-smf-backend"] == "local"
-            _until(lambda: _counts(r).get("compared", 0) == 1)
+            until(lambda: shadow_counts(r).get("compared", 0) == 1)
         assert cloud.completions() == 0  # never asked in chat
         assert cloud2.completions() == 1  # the shadow went to the one that speaks it
