@@ -306,6 +306,13 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
             "ask for n: 1, or stream: false, or send it to a model with a kind: openai backend",
             param="n",
         )
+    if "n_unsupported" in reasons:
+        return BadRequest(
+            f"no {local}backend of {target!r} returns several choices ({listed}): its "
+            "provider answers one whatever n asks; ask for n: 1, or send it to a model whose "
+            "backends return n choices",
+            param="n",
+        )
     if "api_unsupported" in reasons:
         return BadRequest(
             f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "

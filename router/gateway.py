@@ -32,7 +32,15 @@ from router.errors import (
     cancellation,
     internal_error,
 )
-from router.policy import BackendState, Demand, Target, detoured, plan, resolve_target
+from router.policy import (
+    BackendState,
+    Demand,
+    Target,
+    detoured,
+    one_choice_only,
+    plan,
+    resolve_target,
+)
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
 from router.tracing import NO_SPAN, Tracing
@@ -147,6 +155,12 @@ class Gateway:
         self.classify_observer = classify_observer
         self.conversation_secret = conversation_secret
 
+    def _one_choice_backends(self) -> set[str]:
+        """Backends whose adapter found, when warmed, that their provider answers one choice
+        whatever `n` asks (litellm drops Anthropic's `n`). An adapter's, not the state
+        source's: it holds with resilience off too. Other adapters have no such attribute."""
+        return {n for n, b in self.backends.items() if getattr(b, "one_choice_only", False)}
+
     def prepare(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
     ) -> Call:
@@ -186,8 +200,12 @@ class Gateway:
             if target.mode == "auto"
             else None,
             several_choices=req.several_streamed_choices(api, body),
+            choices_asked=req.several_choices(api, body),
         )
-        the_plan = plan(intent, target, demand, self.state_source.states(), self.config)
+        states = self.state_source.states()
+        if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
+            states = one_choice_only(states, self._one_choice_backends())
+        the_plan = plan(intent, target, demand, states, self.config)
         stream = bool(body.get("stream"))
         record = Record(
             request_id=req.request_id(headers),

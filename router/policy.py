@@ -6,7 +6,7 @@ No I/O here. Dispatch executes the plan; explain shows it without sending anythi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from classifier.intent import Intent
@@ -21,12 +21,19 @@ Circuit = Literal["closed", "open", "half_open"]
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
 # The others (circuit open, quality gate) pass, and so does a backend's saturation.
 PERMANENT_SKIPS = frozenset(
-    {"context_window", "max_tokens_window", "api_unsupported", "private", "choices_unsupported"}
+    {
+        "context_window",
+        "max_tokens_window",
+        "api_unsupported",
+        "private",
+        "choices_unsupported",
+        "n_unsupported",
+    }
 )
 # Those that hold for the conversation too, not only this request (a detour does not move
-# its pin). Not so: a streamed n > 1 turn sent past a litellm backend, and a prompt that fits
-# the window but not with the output it asked room for (`max_tokens`, this turn's choice).
-LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "max_tokens_window"}
+# its pin). Not so: an n > 1 turn sent past a backend that cannot answer it, and a prompt that
+# fits the window but not with the output it asked room for (`max_tokens`, this turn's choice).
+LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "n_unsupported", "max_tokens_window"}
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -50,6 +57,7 @@ class Demand:
     private: bool = False
     sticky_backend: str | None = None
     several_choices: bool = False  # a streamed chat request for `n` > 1 choices
+    choices_asked: bool = False  # a chat request for `n` > 1 choices, streamed or not
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,9 @@ class BackendState:
     saturated: bool = False
     context_window: int | None = None
     gated_intents: frozenset[str] = frozenset()
+    # Its provider answers one choice whatever `n` asks (litellm drops the `n` of Anthropic,
+    # Bedrock, …): its adapter learns it once, when warmed (`one_choice_only` marks it)
+    one_choice_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +168,9 @@ def _unfit(
     # choice 0: no choice of an n > 1 stream through it can be told finished from cut
     if demand.several_choices and backend.kind == "litellm":
         return "choices_unsupported"
+    # one choice where the client asked for two came back as a 200 (found in review)
+    if demand.choices_asked and state.one_choice_only:
+        return "n_unsupported"
     if state.circuit == "open":
         return "circuit_open"
     window = context_window(state, backend)
@@ -170,6 +184,16 @@ def _unfit(
     if target.mode == "auto" and route in state.gated_intents:
         return "quality_gate"
     return None
+
+
+def one_choice_only(
+    states: Mapping[str, BackendState], names: Iterable[str]
+) -> Mapping[str, BackendState]:
+    """`states` with the named backends marked as answering one choice only."""
+    marked = dict(states)
+    for name in names:
+        marked[name] = replace(marked.get(name, BackendState()), one_choice_only=True)
+    return marked
 
 
 def context_window(state: BackendState, backend: BackendSettings) -> int | None:

@@ -304,11 +304,16 @@ def max_tokens_of(body: dict[str, Any]) -> int | None:
 
 
 def several_streamed_choices(api: str, body: dict[str, Any]) -> bool:
-    """Whether a streamed chat request may ask for more than one choice: any `n` but 1 or
-    none, since a lax upstream reads `2.0` or `"2"` as 2 (the Messages and Responses
-    translators drop `n`; `/v1/completions` has its own check)."""
+    """Whether a streamed chat request may ask for more than one choice."""
+    return several_choices(api, body) and body.get("stream") is True
+
+
+def several_choices(api: str, body: dict[str, Any]) -> bool:
+    """Whether a chat request may ask for more than one choice: any `n` but 1 or none, since
+    a lax upstream reads `2.0` or `"2"` as 2 (the Messages and Responses translators drop
+    `n`; `/v1/completions` has its own check)."""
     n = body.get("n")
-    return api == "chat" and body.get("stream") is True and n is not None and n != 1
+    return api == "chat" and n is not None and n != 1
 
 
 def request_id(headers: Any) -> str:

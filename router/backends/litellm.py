@@ -19,7 +19,8 @@ import httpx
 import orjson
 
 from router.backends.base import Reply, prepare_body
-from router.backends.litellm_errors import NO_PROVIDER, error_body, first_line, translate
+from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
+from router.backends.litellm_words import first_line
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
@@ -132,10 +133,29 @@ def check_model(settings: BackendSettings, index: int) -> None:
         ) from None
 
 
+def _one_choice_only(litellm: Any, settings: BackendSettings) -> bool:
+    """Whether litellm's provider for the backend's model takes no `n`: litellm then drops it
+    (`drop_params`) and answers one choice to a request for two, with a 200 (found in review
+    for Anthropic). The policy skips such a backend for `n` > 1. litellm's list of the OpenAI
+    fields a provider maps says so; a provider it cannot tell about sends `n` on, as before."""
+    provider = settings.extra_body.get("custom_llm_provider")
+    try:
+        model, provider, _, _ = litellm.get_llm_provider(
+            settings.model,
+            custom_llm_provider=provider if isinstance(provider, str) else None,
+            api_base=settings.base_url or None,
+        )
+        supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+    except Exception:  # a provider litellm does not know fails its requests anyway
+        return False
+    return isinstance(supported, list) and "n" not in supported
+
+
 class LiteLLMBackend:
     def __init__(self, settings: BackendSettings) -> None:
         self.settings = settings
         self._litellm: Any = None
+        self.one_choice_only = False  # known once warmed (`_one_choice_only`)
 
     async def send(
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -186,6 +206,7 @@ class LiteLLMBackend:
         """Import litellm (seconds) before traffic arrives, never on the event loop."""
         if self._litellm is None:
             self._litellm = import_litellm()
+            self.one_choice_only = _one_choice_only(self._litellm, self.settings)
 
     def retire(self) -> None:
         return None  # litellm's clients are its own, shared by every adapter

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
+from router.backends.litellm_words import first_line
 from router.errors import (
     REFUSAL_STATUSES,
     BackendRefused,
     ContextTooLong,
+    Cut,
     Malformed,
     Overloaded,
     RateLimited,
@@ -36,6 +39,10 @@ log = logging.getLogger("smf_router")
 # as `antropic/`): the backend's configuration, never the client's request.
 NO_PROVIDER = "LLM Provider NOT provided"
 NO_PROVIDER_WHY = "litellm knows no provider for its model: check the prefix before the /"
+# What litellm's stream wrapper raises for a stream that closed cleanly before its finish
+# reason (an httpx.RemoteProtocolError it maps to an APIConnectionError, the cause dropped).
+# The http backend calls that `cut`; `malformed` told an operator the bytes were garbage.
+STREAM_ENDED = "Stream ended before a finish_reason was received"
 
 
 def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
@@ -44,8 +51,8 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
 
     `sent`: the request was already on its way (a stream broke), so this cannot be a request
     litellm failed to convert. Anything litellm did not raise was raised by the adapter
-    itself: a bug of ours, not the backend's. Messages keep litellm's first line only (the
-    rest can be a Python traceback)."""
+    itself: a bug of ours, not the backend's. Messages keep the provider's own words, one
+    line (`router.backends.litellm_words`)."""
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)
@@ -61,8 +68,12 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
         return RateLimited(message, backend=name, retry_after=_retry_after(exc))
     if kind in ("Timeout", "APITimeoutError"):
         return Timeout(message, backend=name)
+    if 400 <= status < 500:  # an answer (the provider's or litellm's own), whatever is under it
+        return _refused(exc, name, status, sent)
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
+        if sent or _reply_began(exc):
+            return Cut(f"{name}: the reply broke off ({type(broken).__name__})", backend=name)
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
     refused = None if sent else _misconfigured(exc, name)
     if refused is not None:
@@ -76,11 +87,61 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
         return Overloaded(message, backend=name)
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name)
+    return ServerError(f"{kind}: {message}", backend=name)
+
+
+def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamError:
+    """A 4xx: the backend's configuration (no provider for its model, a 401/403/404), else
+    the client's request, passed on and never retried. Looked at before any connection
+    failure under it: litellm's ImageFetchError is a 400 chained to the DNS failure of the
+    client's image URL, which was `unreachable`, a 502 that fell back and counted against
+    the backend's circuit (three such requests opened it for everyone: found in review).
+    The provider's own status wins over litellm's: it makes Anthropic's 413
+    `request_too_large` a BadRequestError (400)."""
+    refused = None if sent else _misconfigured(exc, name)
+    if refused is not None:
+        return refused
+    status = _provider_status(exc) or status
     if status in REFUSAL_STATUSES:
         return BackendRefused(name, status)
-    if 400 <= status < 500:
-        return Rejected(message, backend=name, status=status, upstream=error_body(message))
-    return ServerError(f"{kind}: {message}", backend=name)
+    message = _image_unfetched(exc, name) or first_line(exc)
+    return Rejected(message, backend=name, status=status, upstream=error_body(message))
+
+
+def _provider_status(exc: Exception) -> int | None:
+    """The 4xx the upstream itself answered, from the nearest reply in the chain."""
+    for cause in _causes(exc):
+        status = getattr(cause, "status_code", None)
+        if _is_reply(cause) and isinstance(status, int) and 400 <= status < 500:
+            return status
+    return None
+
+
+def _image_unfetched(exc: Exception, name: str) -> str | None:
+    """litellm fetches a client's image URL itself (Anthropic takes images inline); its
+    message names its own proxy's settings (`user_url_allowed_hosts`), which mean nothing to
+    the client."""
+    if type(exc).__name__ != "ImageFetchError":
+        return None
+    url = re.search(r"url=(\S+)", str(exc))
+    where = f" ({url.group(1)[:200]})" if url else ""
+    return (
+        f"{name} could not fetch an image URL of this request{where}: its host does not "
+        "resolve, is not allowed, or did not answer with an image; send the image inline "
+        "as a base64 data: URL"
+    )
+
+
+def _reply_began(exc: Exception) -> bool:
+    """The connection broke while the reply's body was being read (its status and headers
+    had come): aiohttp's ClientPayloadError (litellm's default transport), or httpx's own
+    "peer closed connection without sending complete message body"."""
+    for cause in (exc, *_causes(exc)):
+        if any(c.__name__ == "ClientPayloadError" for c in type(cause).__mro__):
+            return True
+        if isinstance(cause, httpx.RemoteProtocolError) and "message body" in str(cause):
+            return True
+    return False
 
 
 def _told_in_band_or_wrapped(exc: Exception, name: str) -> UpstreamError | None:
@@ -127,6 +188,8 @@ def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> Upstrea
     in the chain; or the stream had started), else converting the request for the provider
     (a tool without `function`, a content part of an unknown type): the client's to fix,
     never retried and never the backend's failure."""
+    if sent and STREAM_ENDED in first_line(exc):
+        return Cut(f"{name}: stream ended before the answer finished", backend=name)
     if sent or any(_is_reply(cause) for cause in _causes(exc)):
         return Malformed(f"{name}: the reply could not be read", backend=name)
     message = (
@@ -228,11 +291,6 @@ def _named_mid_stream(exc: Exception, name: str) -> UpstreamError | None:
         if any(word in text for word in words):
             return in_band("messages", {"type": kind, "message": first_line(said)}, name)
     return None
-
-
-def first_line(exc: Exception) -> str:
-    text = str(getattr(exc, "message", "") or exc).strip()
-    return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
 def _raised_by_adapter(exc: Exception) -> bool:

@@ -10,6 +10,11 @@ are dropped. Pure: dict in, dict out.
 What chat cannot carry (a PDF) becomes a placeholder text telling the model so. The
 classifier's view (`router.translate.view`) asks for none (`placeholders=False`): it would
 read the router's words as the user's.
+
+`cache_control` (Claude Code's prompt-cache breakpoints) is chat's only for a backend that
+hands it back to Anthropic (`cache=True`: litellm reads it on the system's and the user's
+text parts, on tools and on tool messages); vLLM and OpenAI-compatible servers may refuse a
+field they do not know in a content part, so every other backend gets the plain shapes.
 """
 
 from __future__ import annotations
@@ -25,19 +30,24 @@ _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
 
 
 def to_chat(
-    body: dict[str, Any], stream: bool | None = None, *, placeholders: bool = True
+    body: dict[str, Any],
+    stream: bool | None = None,
+    *,
+    placeholders: bool = True,
+    cache: bool = False,
 ) -> dict[str, Any]:
     """The chat body for a Messages body; `stream` asks for the usage chunk too;
-    `placeholders=False` puts a textless file part where a document's placeholder would go."""
+    `placeholders=False` puts a textless file part where a document's placeholder would go;
+    `cache=True` keeps the blocks' `cache_control` (see the module's docstring)."""
     messages: list[dict[str, Any]] = []
-    system = text_of(body.get("system"))
+    system = _system(body.get("system"), cache)
     if system:
         messages.append({"role": "system", "content": system})
     translated = (
         each
         for message in body.get("messages") or ()
         if isinstance(message, dict)
-        for each in _message(message, placeholders)
+        for each in _message(message, placeholders, cache)
     )
     messages.extend(_merged(translated))
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
@@ -48,7 +58,7 @@ def to_chat(
             out[key] = body[key]
     if body.get("stop_sequences"):
         out["stop"] = body["stop_sequences"]
-    tools = [_tool(t) for t in body.get("tools") or () if _is_client_tool(t)]
+    tools = [_cached(_tool(t), t, cache) for t in body.get("tools") or () if _is_client_tool(t)]
     if tools:
         out["tools"] = tools
     _tool_choice(body.get("tool_choice"), out)
@@ -71,7 +81,32 @@ def text_of(content: Any) -> str:
     )
 
 
-def _message(message: dict[str, Any], placeholders: bool) -> list[dict[str, Any]]:
+def _system(content: Any, cache: bool) -> str | list[dict[str, Any]]:
+    """The system prompt as one text, or, to keep a block's cache breakpoint, as its text
+    parts (Claude Code marks the end of its long system prompt)."""
+    if not (cache and isinstance(content, list) and any(_marked(b) for b in content)):
+        return text_of(content)
+    return [
+        _cached({"type": "text", "text": b["text"]}, b, cache)
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+
+
+def _marked(block: Any) -> bool:
+    return isinstance(block, dict) and isinstance(block.get("cache_control"), dict)
+
+
+def _cached(out: dict[str, Any], block: dict[str, Any], cache: bool) -> dict[str, Any]:
+    """`out` with the `cache_control` of the block it came from, when it is kept."""
+    if cache and _marked(block):
+        out["cache_control"] = block["cache_control"]
+    return out
+
+
+def _message(
+    message: dict[str, Any], placeholders: bool, cache: bool = False
+) -> list[dict[str, Any]]:
     role = "assistant" if message.get("role") == "assistant" else "user"
     content = message.get("content")
     if isinstance(content, str):
@@ -80,12 +115,14 @@ def _message(message: dict[str, Any], placeholders: bool) -> list[dict[str, Any]
     if role == "assistant":
         return [_assistant(blocks)]
     tool_results = [b for b in blocks if b.get("type") == "tool_result"]
-    results = [_tool_result(b) for b in tool_results]
+    results = [_cached(_tool_result(b), b, cache) for b in tool_results]
     # a chat tool message carries text only: a result's images go to the user turn after it
     parts = [p for b in tool_results for p in _result_images(b)]
-    parts += [p for b in blocks if (p := _user_part(b, placeholders)) is not None]
+    parts += [
+        _cached(p, b, cache) for b in blocks if (p := _user_part(b, placeholders)) is not None
+    ]
     if parts:
-        only_text = all(p["type"] == "text" for p in parts)
+        only_text = all(p["type"] == "text" and "cache_control" not in p for p in parts)
         merged: Any = "\n".join(p["text"] for p in parts) if only_text else parts
         results.append({"role": "user", "content": merged})
     return results

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply, building
+from router.config import Backend as BackendSettings
 from router.errors import Cut, Rejected, UpstreamError
 from router.record import Api
 from router.request import estimate_prompt_tokens
@@ -49,7 +50,7 @@ async def send(
         return await backend.send(api, body, headers, stream)
     name = backend.settings.name
     with building(name):
-        chat = to_chat(api, body, stream, name)
+        chat = to_chat(api, body, stream, name, cache=keeps_cache(backend.settings))
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
@@ -74,9 +75,23 @@ async def send(
     )
 
 
-def to_chat(api: Api, body: dict[str, Any], stream: bool, name: str) -> dict[str, Any]:
+def keeps_cache(settings: BackendSettings) -> bool:
+    """Whether a Messages request's `cache_control` may go to this chat backend: a litellm
+    one whose provider is Anthropic hands it back to Anthropic (without it, Claude Code's
+    prompt cache was lost there, every turn paid in full: found in review); another server
+    may refuse the field in a content part."""
+    if settings.kind != "litellm":
+        return False
+    provider = settings.extra_body.get("custom_llm_provider")
+    named = provider if isinstance(provider, str) else settings.model.partition("/")[0]
+    return named == "anthropic"
+
+
+def to_chat(
+    api: Api, body: dict[str, Any], stream: bool, name: str, cache: bool = False
+) -> dict[str, Any]:
     if api == "messages":
-        return anthropic_request.to_chat(body, stream)
+        return anthropic_request.to_chat(body, stream, cache=cache)
     if api == "responses":
         try:
             return responses_request.to_chat(body, stream)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from router.config import Backend
 from router.translate import anthropic_request, responses_request
+from router.translate.exchange import keeps_cache
 from router.translate.responses_request import Untranslatable
 
 
@@ -268,3 +270,48 @@ def test_a_long_run_of_assistant_turns_becomes_one_message_in_order() -> None:
     assert [c["id"] for c in chat[1]["tool_calls"]] == ids
     assert chat[1]["tool_calls"][0]["function"]["arguments"] == '{"i":1}'
     assert chat[3] == {"role": "assistant", "content": "one\ntwo"}
+
+
+CACHED = {
+    "model": "auto",
+    "max_tokens": 64,
+    "system": [{"type": "text", "text": "Long.", "cache_control": {"type": "ephemeral"}}],
+    "tools": [{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "x"}}],
+    "messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "t"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "ok", "cache_control": {}},
+                {"type": "text", "text": "Go on.", "cache_control": {"type": "ephemeral"}},
+            ],
+        },
+    ],
+}
+
+
+def test_cache_breakpoints_are_kept_only_when_asked() -> None:
+    """Kept for a litellm Anthropic backend, which hands them back to Anthropic; plain
+    shapes for any other chat server, which may refuse an unknown field in a part."""
+    mark = {"type": "ephemeral"}
+    kept = anthropic_request.to_chat(CACHED, cache=True)
+    system, _, result, user = kept["messages"]
+    assert system["content"] == [{"type": "text", "text": "Long.", "cache_control": mark}]
+    assert result["cache_control"] == {} and result["role"] == "tool"
+    assert user["content"] == [{"type": "text", "text": "Go on.", "cache_control": mark}]
+    assert kept["tools"][0]["cache_control"] == {"type": "x"}
+    plain = anthropic_request.to_chat(CACHED)
+    assert b"cache_control" not in orjson.dumps(plain)
+    assert plain["messages"][0]["content"] == "Long."
+    assert plain["messages"][3]["content"] == "Go on."
+
+
+def test_only_a_litellm_anthropic_backend_keeps_cache_breakpoints() -> None:
+    def backend(**fields: object) -> Backend:
+        return Backend.model_validate({"name": "b", "tier": "cloud", **fields})
+
+    assert keeps_cache(backend(kind="litellm", model="anthropic/claude-sonnet-4-5"))
+    provider = {"custom_llm_provider": "anthropic"}
+    assert keeps_cache(backend(kind="litellm", model="claude-x", extra_body=provider))
+    assert not keeps_cache(backend(kind="litellm", model="openai/gpt-4o"))
+    assert not keeps_cache(backend(base_url="http://x/v1", model="anthropic/claude"))

@@ -20,6 +20,7 @@ from tests.harness import (
     INTENTS,
     Running,
     RunningRouter,
+    claude_backend,
     local_backend,
     openai_via_litellm,
     router,
@@ -31,8 +32,15 @@ ASK = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture(scope="module")
+def anthropic() -> Iterator[Running]:
+    """Behind the `claude` backend: litellm drops Anthropic's `n` (it takes none)."""
+    with simulator(profile="anthropic", model="claude-sonnet-4-5") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
 def setup(
-    tmp_path_factory: pytest.TempPathFactory,
+    anthropic: Running, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Running, Running, RunningRouter]]:
     with (
         simulator(profile="cloud", model="m") as behind_litellm,
@@ -41,11 +49,9 @@ def setup(
         lite = openai_via_litellm("lite", behind_litellm.url, "m")
         config = parse(
             {
-                "backends": [
-                    lite,
-                    local_backend(local),
-                ],
-                "routes": {intent: ["lite"] for intent in INTENTS} | {"coding": ["lite", "local"]},
+                "backends": [lite, local_backend(local), claude_backend(anthropic)],
+                "routes": {intent: ["lite"] for intent in INTENTS}
+                | {"coding": ["lite", "local"], "math": ["claude", "local"]},
                 "ledger": {"path": str(tmp_path_factory.mktemp("choices") / "ledger")},
                 "resilience": {"enabled": False},
             }
@@ -110,3 +116,42 @@ def test_one_streamed_choice_or_two_whole_ones_still_go_through_litellm(
         stream=True,  # type: ignore[arg-type]
     ) as one:
         assert one.headers["x-smf-backend"] == "lite"
+
+
+def test_two_whole_choices_go_past_a_backend_whose_provider_answers_one(
+    setup: tuple[Running, Running, RunningRouter], anthropic: Running
+) -> None:
+    """litellm drops the `n` of a provider that takes none (Anthropic): the client asked for
+    two choices and got one, with a 200 (found in review). Such a backend is skipped."""
+    _, _, proxy = setup
+    before = anthropic.completions("/v1/messages")
+    whole = sdk(proxy).chat.completions.with_raw_response.create(
+        model="math",
+        messages=ASK,
+        n=2,  # type: ignore[arg-type]
+    )
+    assert whole.headers["x-smf-backend"] == "local" and len(whole.parse().choices) == 2
+    assert anthropic.completions("/v1/messages") == before
+
+
+def test_two_whole_choices_only_such_a_backend_could_serve_are_the_clients_400(
+    setup: tuple[Running, Running, RunningRouter], anthropic: Running
+) -> None:
+    _, _, proxy = setup
+    before = anthropic.completions("/v1/messages")
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk(proxy).chat.completions.create(model="claude", messages=ASK, n=2)  # type: ignore[arg-type]
+    assert refused.value.param == "n" and "several choices" in refused.value.message
+    assert anthropic.completions("/v1/messages") == before
+    one = sdk(proxy).chat.completions.with_raw_response.create(model="claude", messages=ASK)
+    assert one.headers["x-smf-backend"] == "claude"  # one choice it serves
+
+
+def test_whether_a_provider_takes_n_is_litellms_word() -> None:
+    from router.backends.litellm import _one_choice_only, import_litellm
+    from router.config import Backend
+
+    litellm = import_litellm()
+    for model, one in [("anthropic/claude-sonnet-4-5", True), ("openai/m", False)]:
+        settings = Backend(name="b", tier="cloud", kind="litellm", model=model)
+        assert _one_choice_only(litellm, settings) is one

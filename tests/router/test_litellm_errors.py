@@ -31,6 +31,7 @@ from tests.harness import (
     RunningRouter,
     breaks_on_call,
     claude_backend,
+    collected,
     local_backend,
     router,
     sdk,
@@ -133,6 +134,27 @@ def test_a_request_litellm_cannot_convert_is_the_clients_400(
     assert response.status_code == 400
     message = response.json()["error"]["message"]
     assert "Traceback" not in message and "\n" not in message
+    assert local.completions() == before  # the client's to fix: not tried elsewhere
+    still_serves(proxy)
+
+
+def test_an_image_url_that_does_not_resolve_is_the_clients_400(
+    stack: tuple[Running, Running, RunningRouter],
+) -> None:
+    """litellm fetches the image itself and raises its own 400 (ImageFetchError), chained to
+    the DNS failure: that was a 502 `unreachable`, tried on local and counted against
+    claude's circuit, three such requests opening it for everyone (found in review)."""
+    _, local, proxy = stack
+    records = collected(proxy)
+    before = local.completions()
+    image = {"type": "image_url", "image_url": {"url": "http://no-such-host.invalid/cat.png"}}
+    ask = [{"role": "user", "content": [{"type": "text", "text": "What is this?"}, image]}]
+    body = {"model": "writing", "messages": ask, "max_tokens": 20}
+    response = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30)
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    assert "no-such-host.invalid" in message and "user_url_allowed_hosts" not in message
+    assert records.wait(5).attempts[0].error_kind == "rejected"
     assert local.completions() == before  # the client's to fix: not tried elsewhere
     still_serves(proxy)
 

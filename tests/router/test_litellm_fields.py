@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -110,3 +111,39 @@ def test_configured_headers_reach_the_provider(stack: tuple[Running, Running, st
     client = openai.OpenAI(base_url=url, api_key="x", max_retries=0)
     client.chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
     assert claude.stats()["by_fault"].get("missing_done", 0) == before + 1
+
+
+def test_claude_codes_cache_breakpoints_reach_anthropic(
+    stack: tuple[Running, Running, str],
+) -> None:
+    """Translation to chat flattened the system prompt to one string, joined the user's text
+    parts and rebuilt the tools without their `cache_control`: through a litellm Anthropic
+    backend Claude Code's prompt cache was never hit, every turn paid in full (found in
+    review). litellm hands the breakpoints on when chat's parts carry them."""
+    claude, _, url = stack
+    mark = {"type": "ephemeral"}
+    tool = {"name": "read", "input_schema": {"type": "object"}, "cache_control": mark}
+    ask = {
+        "model": "claude",
+        "max_tokens": 20,
+        "system": [
+            {"type": "text", "text": "You are Claude Code."},
+            {"type": "text", "text": "A long prompt.", "cache_control": mark},
+        ],
+        "tools": [tool],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Context."},
+                    {"type": "text", "text": "Say hello.", "cache_control": mark},
+                ],
+            }
+        ],
+    }
+    reply = httpx.post(f"{url}/messages", json=ask, timeout=30)
+    assert reply.status_code == 200, reply.text
+    sent = claude.stats()["last_request"]
+    assert [b.get("cache_control") for b in sent["system"]] == [None, mark]
+    assert [b.get("cache_control") for b in sent["messages"][0]["content"]] == [None, mark]
+    assert sent["tools"][0]["cache_control"] == mark

@@ -1,0 +1,77 @@
+"""What a litellm exception says, in the upstream's words rather than litellm's.
+
+litellm wraps a provider's answer in its own words: `litellm.BadRequestError:
+AnthropicException - {"type": "error", "error": {...}}` (for a stream, the body as a Python
+bytes repr, `b'{...}'`), a 500's message ending "Handle with `litellm.InternalServerError`.",
+a stream's "Original exception: ..." repeating it all. Passed to the client, that told it of a
+library it never chose and buried the provider's sentence in a JSON string. Kept apart from
+the exception typing (`router.backends.litellm_errors`): this is text only.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+# litellm's class names before the provider's words, one or several: `litellm.X: `,
+# `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `
+_PREFIX = re.compile(r"^(?:litellm\.\w+: |[A-Z]\w*(?:Error|Exception)(?:: | - ))+")
+# What litellm appends: the class to catch, the wrapped exception said again, its routing
+_SUFFIX = re.compile(
+    r"(?:\.? Handle with `litellm\.\w+`\.?| Original exception: | Received Model Group=| "
+    r"LiteLLM Retried: ).*$",
+    re.S,
+)
+_DECODER = json.JSONDecoder()
+
+
+def first_line(exc: Exception) -> str:
+    """The provider's own message (`error.message` of its JSON body) when litellm quotes the
+    body, else litellm's message without its prefixes and suffixes; one line, at most 500
+    characters (the rest can be a Python traceback); the class name when nothing is left."""
+    text = str(getattr(exc, "message", "") or exc).strip()
+    said = provider_message(text) or text
+    return said.splitlines()[0][:500] if said.strip() else type(exc).__name__
+
+
+def provider_message(text: str) -> str:
+    """`text` without litellm's words, and the message of the body it quotes if any."""
+    bare = _SUFFIX.sub("", _PREFIX.sub("", text.strip(), count=1)).strip()
+    body = _decoded(bare)
+    if body.startswith("{"):
+        try:
+            data, _ = _DECODER.raw_decode(body)
+        except ValueError:
+            return bare
+        message = _message_of(data)
+        if message:
+            return message
+    return bare
+
+
+def _decoded(text: str) -> str:
+    """A Python bytes repr (`b'{...}'`, litellm's stream errors) as the text it holds."""
+    if not text.startswith(("b'", 'b"')):
+        return text
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value.decode(errors="replace") if isinstance(value, bytes) else text
+
+
+def _message_of(data: Any) -> str | None:
+    """`error.message` of Anthropic's and OpenAI's error bodies, or a top-level `message`."""
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"]).strip() or None
+    if isinstance(error, str) and error.strip():
+        return error.strip()
+    message = data.get("message")
+    if isinstance(message, str) and message.strip():
+        return message.strip()
+    return None
