@@ -38,7 +38,8 @@ comparison runs for each sampled request and must stay cheap whatever a model se
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
-_QUOTED = re.compile(r"['\"“]([^'\"”\n]{2,40})['\"”]")  # within a line
+# A quoted word or phrase within one line; an apostrophe inside a word ("user's") is no quote.
+_QUOTED = re.compile(r"(?:(?<![^\W\d_])'|[\"“])([^'\"”\n]{2,40})(?:'(?![^\W\d_])|[\"”])")
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # `router.config` imports this module
 UNASKED = "harmless while no shadow rate is above 0; refused once one is"
 TEXTS_KEPT = (
     "ledger.store_text is on and ledger.housekeeping off: prompt texts (and records) are kept"
-    " until `smf-router ledger compact --config` runs; schedule it (a cron job, or the"
-    " Kubernetes CronJob) or text_retention_days is never applied"
+    " until `smf-router ledger compact --config` runs; make sure a job runs it (the Kubernetes"
+    " CronJob smf-router-ledger-compact does), or text_retention_days is never applied"
 )
 
 

@@ -76,7 +76,7 @@ def shaped_response(request: Request, error: RouterError) -> Response:
     return response
 
 
-ANTHROPIC_PATHS = ("/v1/messages",)
+ANTHROPIC_PATHS = ("/v1/messages", "/v1/v1/messages")  # the second: a base URL ending in /v1
 POSTED = (
     "/v1/chat/completions",
     "/v1/completions",
@@ -94,6 +94,12 @@ def no_such_endpoint(request: Request) -> str:
     its APIs (Continue's embeddings, say) got "Not Found", which says neither."""
     path = request.url.path
     meant = "/v1" + path.removeprefix("/v1/v1") if path.startswith("/v1/v1/") else "/v1" + path
+    if path.startswith("/v1/v1/messages"):  # an Anthropic SDK adds /v1 to its base URL itself
+        return (
+            f"smf-router does not serve {request.method} {path}: an Anthropic client's base"
+            " URL must not end in /v1 (ANTHROPIC_BASE_URL=http://host:port; this request"
+            f" would then be {meant})."
+        )
     if meant in _PATHS or meant.startswith("/v1/models/"):
         return (
             f"smf-router does not serve {request.method} {path}: check the client's base URL,"

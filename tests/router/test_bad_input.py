@@ -177,7 +177,10 @@ def test_an_api_it_does_not_route_says_what_it_serves(proxy: RunningRouter) -> N
 
 @pytest.mark.parametrize(
     ("path", "meant"),
-    [("/chat/completions", "/v1/chat/completions"), ("/v1/v1/messages", "/v1/messages")],
+    [
+        ("/chat/completions", "/v1/chat/completions"),
+        ("/v1/v1/chat/completions", "/v1/chat/completions"),
+    ],
 )
 def test_a_served_path_with_v1_missing_or_doubled_names_the_base_url(
     proxy: RunningRouter, path: str, meant: str
@@ -189,6 +192,21 @@ def test_a_served_path_with_v1_missing_or_doubled_names_the_base_url(
     message = response.json()["error"]["message"]
     assert "check the client's base URL, which should end in /v1" in message
     assert f"would then be {meant}" in message
+
+
+def test_an_anthropic_base_url_ending_in_v1_is_told_to_drop_it(proxy: RunningRouter) -> None:
+    """Claude Code with `ANTHROPIC_BASE_URL=.../v1` sends /v1/v1/messages, and was told its
+    base URL "should end in /v1", in the OpenAI envelope (found in review)."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=proxy.url, api_key=KEY, max_retries=0)
+    with pytest.raises(anthropic.NotFoundError) as caught:
+        client.messages.create(
+            model="auto", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+        )
+    body = caught.value.body
+    assert isinstance(body, dict) and body["type"] == "error"  # Anthropic's envelope
+    assert "base URL must not end in /v1" in body["error"]["message"]
 
 
 def test_a_model_is_retrieved_by_name(proxy: RunningRouter) -> None:

@@ -270,3 +270,5 @@ def test_a_request_in_content_parts_is_read_for_its_tests_and_quoted_words() -> 
     assert requested_keywords(body) == ["overflow"]
     parts = [{"type": "text", "text": t} for t in ("Keep the 'draft", "Now say it' twice")]
     assert requested_keywords({"messages": [{"role": "user", "content": parts}]}) == []
+    contracted = "Explain why the user's cache doesn't warm up, and include 'latency'."
+    assert requested_keywords(_chat(contracted)) == ["latency"]  # no "s cache doesn"
