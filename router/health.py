@@ -138,10 +138,12 @@ class Health:
         # Backends whose circuit a refusal opened (a wrong key, a missing model): a probe
         # cannot clear them (/health answers without the key), so only a live trial can.
         self.refused: set[str] = set()
-        # Backends whose circuit opened and has not closed since: when (clock) it opened, and
-        # when a failed trial may next say it is still down (see `STILL_DOWN_LOG_S`).
+        # Backends whose circuit opened and that no live request has succeeded on since: when
+        # (clock) it opened, when a failed trial may next say it is still down (see
+        # `STILL_DOWN_LOG_S`), and those a probe passed on meanwhile (`succeeded`).
         self.down_since: dict[str, float] = {}
         self._next_still_down: dict[str, float] = {}
+        self._probe_passed: set[str] = set()
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -155,6 +157,7 @@ class Health:
         self.refused.discard(backend)
         self.down_since.pop(backend, None)
         self._next_still_down.pop(backend, None)
+        self._probe_passed.discard(backend)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -182,9 +185,23 @@ class Health:
             self._change(backend, lambda b, now: b.neutral())
 
     def succeeded(self, backend: str, live: bool = True) -> None:
+        """A success closes the circuit, but only a live one ends the outage in the log: a
+        backend whose `/health` passes while its completions fail was closed by every probe
+        and opened again by the next requests, each cycle logged as a recovery and a new
+        opening (~760 lines an hour; found in review)."""
         if live:
             self.refused.discard(backend)
         self._change(backend, lambda b, now: b.success(live))
+        if backend not in self.down_since:
+            return
+        if not live:
+            self._probe_passed.add(backend)
+            return
+        since = self.down_since.pop(backend)
+        self._next_still_down.pop(backend, None)
+        self._probe_passed.discard(backend)
+        down = (self.clock() - since) / 60
+        log.warning("backend %s: circuit closed again after %.1f min down", backend, down)
 
     def failed(self, backend: str, why: str) -> None:
         if why == "backend_refused":
@@ -199,7 +216,8 @@ class Health:
         """Log the opening once, then "still down" at most every `STILL_DOWN_LOG_S`. Each
         failed half-open trial opens the circuit again, and judged by `state(now)` (which
         reads half-open once the wait is over) every one of them was logged as a new
-        opening: a backend off overnight wrote a line per trial (found in review)."""
+        opening: a backend off overnight wrote a line per trial (found in review). Nor is one
+        after a probe closed the circuit: only a live success ends the outage (`succeeded`)."""
         now = self.clock()
         retry_in = self.breaker(backend).retry_at - now
         since = self.down_since.get(backend)
@@ -211,11 +229,13 @@ class Health:
             )
         elif now >= self._next_still_down.get(backend, 0.0):
             self._next_still_down[backend] = now + STILL_DOWN_LOG_S
+            probe = backend in self._probe_passed
             log.warning(
-                "backend %s: still down after %.0f min (%s); next trial in %.1f s",
+                "backend %s: still down after %.0f min (%s%s); next trial in %.1f s",
                 backend,
                 (now - since) / 60,
                 why,
+                "; a probe passed since, but no live request has succeeded" if probe else "",
                 retry_in,
             )
 
@@ -239,11 +259,6 @@ class Health:
         action(breaker, now)
         after = breaker.circuit
         if after != before:
-            if after == "closed":
-                since = self.down_since.pop(backend, None)
-                self._next_still_down.pop(backend, None)
-                down = "" if since is None else f" after {(now - since) / 60:.1f} min down"
-                log.warning("backend %s: circuit closed again%s", backend, down)
             for listener in self.listeners:
                 listener(backend, before, after)
 

@@ -12,6 +12,7 @@ exporter's own line per failed batch is cut to one every few minutes (`ExportLog
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections import deque
@@ -162,18 +163,21 @@ class SpanShipper:
 
 class ExportLogLimiter(logging.Filter):
     """Lets through at most one of the OTLP exporter's per-batch failure lines ("Transient
-    error ... retrying", "Failed to export ... batch") every `interval_s`, rewritten to name
-    the endpoint's host and how many lines were held back since the last one.
+    error ... retrying", "Failed to export ... batch") of each kind of failure every
+    `interval_s`, rewritten to name the endpoint's host and how many lines of that kind were
+    held back since the last one.
 
     With the collector down the exporter logged every retry of every batch (~15,000 lines a
     day; found in review), though the loss itself is now counted in
     `smf_router_tracing_dropped_spans_total`. A fixed interval keeps one line in the log
     saying the collector is still unreachable, which is all a reader needs next to the
-    counter. The line names the host and port and keeps the exporter's cause (refused, a
-    401, a timeout), with the endpoint's user info and query (where a token may sit) cut
-    out: urllib3 quotes the URL it failed on. The exporter's other lines (shutdown, an
-    oversized batch) are rare and pass as they are. Runs on the export thread only: no
-    lock."""
+    counter. The interval is per kind (`failure_kind`: the exception's class, the HTTP
+    status): with one window for all, a collector back but answering 401 (every batch lost,
+    for good) stayed hidden behind the last "connection refused" line for up to 10 min
+    (found in review). The line names the host and port and keeps the exporter's cause (refused,
+    a 401, a timeout), without any URL's user info or query (`without_secrets`). The exporter's
+    other lines (shutdown, an oversized batch) are rare and pass as they are. Runs on the
+    export thread only: no lock."""
 
     def __init__(
         self,
@@ -183,36 +187,116 @@ class ExportLogLimiter(logging.Filter):
     ) -> None:
         super().__init__()
         parts = urlsplit(endpoint)
-        userinfo, _, self.host = parts.netloc.rpartition("@")
-        self._secrets = [x for x in (userinfo, parts.query) if x]
+        self.host = parts.netloc.rpartition("@")[2]
         self.interval_s = interval_s
         self.clock = clock
-        self._next_at: float | None = None
-        self.held_back = 0
+        self._next_at: dict[str, float] = {}  # failure kind -> when its next line may pass
+        self._held: dict[str, int] = {}  # failure kind -> lines held back since its last
+        self._last_kind = GAVE_UP  # of the batch being tried (see `failure_kind`)
+
+    @property
+    def held_back(self) -> int:
+        """Failure lines held back since the last of their kind was logged, all kinds."""
+        return sum(self._held.values())
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not str(record.msg).startswith(("Transient error", "Failed to export")):
             return True
+        kind = self._kind_of(record)
+        last_of_batch = str(record.msg).startswith("Failed to export")
+        self._last_kind = GAVE_UP if last_of_batch else kind
         now = self.clock()
-        if self._next_at is not None and now < self._next_at:
-            self.held_back += 1
+        if now < self._next_at.get(kind, now):
+            self._held[kind] = self._held.get(kind, 0) + 1
             return False
-        cause = record.getMessage()[:300]
-        for secret in self._secrets:
-            cause = cause.replace(secret, "...")
+        cause = without_secrets(record.getMessage())[:300]  # cut once clean: see there
         record.msg = (
             "OTLP collector at %s is not taking spans: %s (%d such exporter lines held back "
-            "since the last; at most one every %.0f min; lost spans are counted in "
-            "smf_router_tracing_dropped_spans_total)"
+            "since the last; at most one per kind of failure every %.0f min; lost spans are "
+            "counted in smf_router_tracing_dropped_spans_total)"
         )
-        record.args = (self.host, cause, self.held_back, self.interval_s / 60)
-        self._next_at, self.held_back = now + self.interval_s, 0
+        record.args = (self.host, cause, self._held.pop(kind, 0), self.interval_s / 60)
+        self._next_at[kind] = now + self.interval_s
         return True
+
+    def _kind_of(self, record: logging.LogRecord) -> str:
+        """The failure a line reports, bounded to `MAX_FAILURE_KINDS` kinds: past them (a
+        collector inventing reason phrases) the windows that are over are forgotten, and
+        what is still new shares one window."""
+        kind = failure_kind(str(record.msg), record.args, self._last_kind)
+        if kind not in self._next_at and len(self._next_at) >= MAX_FAILURE_KINDS:
+            now = self.clock()
+            for old in [k for k, at in self._next_at.items() if at <= now]:
+                if not self._held.get(old):
+                    del self._next_at[old]
+            if len(self._next_at) >= MAX_FAILURE_KINDS:
+                return "other"
+        return kind
+
+
+MAX_FAILURE_KINDS = 16
+GAVE_UP = "gave up"  # a batch's last line with no failure seen before it (see `failure_kind`)
+
+# What of a URL may hold a credential: its user info (`//user:pass@`) and its query. A query
+# runs to the next white space: requests leaves quotes and parentheses unquoted in the URL
+# urllib3 then prints ("... with url: /v1/traces?token=a(b)c (Caused by ...)").
+_USERINFO = re.compile(r"//[^\s/?#]*@")
+_QUERY = re.compile(r"\?\S+")
+
+
+def without_secrets(text: str) -> str:
+    """`text` with every URL's user info and query replaced by `***`. By pattern, on the whole
+    text, before any cut: the configured query removed by exact string missed a token that
+    requests had re-quoted (`%7E` printed as `~`), and a cut at 300 characters made before
+    the removal left the head of a long token in the log (both found in review)."""
+    return _QUERY.sub("?***", _USERINFO.sub("//***@", text))
+
+
+def failure_kind(msg: str, args: Any, last: str) -> str:
+    """What failed, as `ExportLogLimiter` keys its windows: "HTTP 401" for a status the
+    exporter gave up on, else the exception's class (`ConnectionError`) or the server's reason
+    phrase ("Service Unavailable"; a text is cut at its first "(" or ":"). The exporter's
+    "Failed to export ... due to timeout, max retries or shutdown" names no cause: it ends the
+    retries of the batch's failure logged before it (`last`), so it is of that kind; with none
+    (the first try ran out the time) it is `GAVE_UP`."""
+    values = args if isinstance(args, tuple) else ()
+    if msg.startswith("Transient error") and values:
+        cause: object = values[0]
+    elif msg.startswith("Failed to export") and len(values) >= 3:
+        if values[1]:
+            return f"HTTP {values[1]}"
+        cause = values[2]
+    else:
+        return last
+    if isinstance(cause, BaseException):
+        return type(cause).__name__
+    return re.split(r"[(:]", str(cause), maxsplit=1)[0].strip()[:60] or "unknown"
+
+
+class HeaderValueMask(logging.Filter):
+    """Names the header, never its value, in the SDK's warning about an entry of
+    `OTEL_EXPORTER_OTLP_HEADERS` it cannot parse: it quoted the entry whole, and the usual
+    slip (`Authorization: Bearer <token>` for `Authorization=Bearer%20<token>`) put the
+    token in the log at every start."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Header format invalid") and isinstance(record.args, tuple):
+            entry = str(record.args[0]) if record.args else ""
+            name = re.split(r"[=:\s]", entry.strip(), maxsplit=1)[0]
+            record.args = (f"{name} (its value is not shown)",)
+        return True
+
+
+HEADERS_LOGGER = "opentelemetry.util.re"  # parses OTEL_EXPORTER_OTLP_(TRACES_)HEADERS
 
 
 def quiet_exporter_log(endpoint: str) -> ExportLogLimiter:
     """Put an `ExportLogLimiter` for `endpoint` on the OTLP exporter's logger, replacing the
-    one an earlier `Tracing` put there."""
+    one an earlier `Tracing` put there, and a `HeaderValueMask` on the header parser's (before
+    the exporter is made: it parses the headers then)."""
+    headers = logging.getLogger(HEADERS_LOGGER)
+    if not any(isinstance(f, HeaderValueMask) for f in headers.filters):
+        headers.addFilter(HeaderValueMask())
     logger = logging.getLogger(EXPORTER_LOGGER)
     for old in [f for f in logger.filters if isinstance(f, ExportLogLimiter)]:
         logger.removeFilter(old)

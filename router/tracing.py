@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from evals.urls import masked_url
 from router.record import Record
 from router.span_export import (
     CLIENT,
@@ -148,7 +149,8 @@ class Tracing:
             env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
             env.get("OTEL_TRACES_SAMPLER_ARG"),
         )
-        log.info("tracing on: OTLP/HTTP export to %s", endpoint)
+        # masked: the endpoint may hold a password or a token (`?access_token=`)
+        log.info("tracing on: OTLP/HTTP export to %s", masked_url(endpoint))
         return cls(shipper, sampler)
 
     def start_request(

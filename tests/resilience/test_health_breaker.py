@@ -214,15 +214,54 @@ def test_a_backend_that_stays_down_logs_its_opening_once_then_rarely(
         clock.now = health.breaker("local").retry_at
         assert health.claim_probe_trial("local")
         health.succeeded("local", live=False)
+        health.attempt_finished("local", "local", "ok", None)  # the outage ends here
     lines = [r.getMessage() for r in caplog.records]
     assert trials > 800
     opened = [m for m in lines if "circuit open" in m]
     assert opened == ["backend local: circuit open (probe failed); next trial in 1.0 s"]
     still = [m for m in lines if "still down" in m]
     assert len(still) == hours * 3600 // STILL_DOWN_LOG_S
-    assert still[0].startswith("backend local: still down after 15 min (probe failed)")
+    assert still[0].startswith("backend local: still down after 15 min (probe failed);")
     assert lines[-1].startswith("backend local: circuit closed again after 60.")
     assert len(lines) == len(opened) + len(still) + 1
+
+
+def test_a_backend_whose_probe_passes_while_its_completions_fail_logs_like_one_down(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """vLLM's `/health` answers 200 while every completion fails: each probe closed the
+    circuit and logged "circuit closed again after 0.0 min down", the next requests opened it
+    and logged "circuit open", ~760 lines an hour (found in review). The circuit still closes
+    on each probe; the log reads as one outage until a live request succeeds."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    cycles = 0
+    with caplog.at_level(logging.INFO, logger="smf_router.health"):
+        while clock.now < 100.0 + 3600:
+            state = health.breaker("local").state(clock.now)
+            if state == "closed":
+                health.attempt_started("local", "local")
+                health.attempt_finished("local", "local", "error", "server_error")
+            elif state == "half_open" and health.claim_probe_trial("local"):
+                health.succeeded("local", live=False)
+                assert health.circuit("local") == "closed"  # the circuit itself is unchanged
+                cycles += 1
+            clock.now += 0.5
+        during = [r.getMessage() for r in caplog.records]
+        health.attempt_finished("local", "local", "ok", None)
+        health.attempt_finished("local", "local", "ok", None)
+    assert cycles > 300
+    assert during[0] == "backend local: circuit open (server_error); next trial in 1.0 s"
+    assert 1 <= len(during) - 1 <= 3600 // STILL_DOWN_LOG_S
+    assert all(
+        m.startswith("backend local: still down after ")
+        and "a probe passed since, but no live request has succeeded" in m
+        for m in during[1:]
+    ), during
+    recovered = [r.getMessage() for r in caplog.records][len(during) :]
+    assert len(recovered) == 1 and recovered[0].startswith(
+        "backend local: circuit closed again after 60."
+    )
 
 
 def test_a_backend_down_again_after_recovering_logs_a_new_opening(
@@ -239,11 +278,14 @@ def test_a_backend_down_again_after_recovering_logs_a_new_opening(
             health.failed("local", "probe failed")  # a failed trial: no new line
             clock.now += 10
             health.claim_probe_trial("local")
-            health.succeeded("local", live=False)
-    closed = "backend local: circuit closed again after 0.3 min down"
+            health.succeeded("local", live=False)  # not yet the end of the outage
+            clock.now += 4
+            health.attempt_finished("local", "local", "ok", None)
+            health.attempt_finished("local", "local", "ok", None)
+    closed = "backend local: circuit closed again after 0.4 min down"
     assert [r.getMessage() for r in caplog.records] == [
         "backend local: circuit open (timeout); next trial in 1.0 s",
         closed,
-        "backend local: circuit open (timeout); next trial in 4.0 s",  # a probe kept backoff
+        "backend local: circuit open (timeout); next trial in 1.0 s",  # live reset backoff
         closed,
     ]
