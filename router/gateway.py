@@ -24,7 +24,6 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     BadRequest,
-    NotFound,
     Rejected,
     RouterError,
     RouterFault,
@@ -39,10 +38,10 @@ from router.policy import (
     detoured,
     one_choice_only,
     plan,
-    resolve_target,
 )
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
+from router.routing_headers import is_private, target_of
 from router.tracing import NO_SPAN, Tracing
 from router.translate.view import chat_view
 
@@ -114,23 +113,6 @@ def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
         ) from None
 
 
-_YES, _NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
-
-
-def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
-    """A private request never leaves for a cloud backend: the caller's key says so, or the
-    request's `x-smf-private` header. A value that is neither yes nor no is refused rather
-    than read as "not private", and of repeated headers (joined with commas) one yes is
-    enough: a privacy switch must not fail open."""
-    values = [v.strip().lower() for v in headers.get("x-smf-private", "").split(",")]
-    for value in values:
-        if value not in _YES and value not in _NO:
-            raise BadRequest(
-                f"x-smf-private must be one of {', '.join(_YES + _NO[1:])}, not {value[:20]!r}"
-            )
-    return caller.private or any(v in _YES for v in values)
-
-
 class Gateway:
     def __init__(
         self,
@@ -190,7 +172,7 @@ class Gateway:
             else NO_SPAN
         )
         intent = self._classify(view, target, span, traffic)
-        conversation = req.conversation_key(view, headers, self.conversation_secret)
+        conversation = req.conversation_key(view, headers, caller.name, self.conversation_secret)
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),
@@ -352,27 +334,7 @@ class Gateway:
             sink.record_finished(record)
 
     def _target(self, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
-        forced = headers.get("x-smf-route") if self.config.auth.allow_route_header else None
-        if forced and "," in forced:  # repeated headers, joined: one route, or the client's 400
-            names = {name.strip() for name in forced.split(",")}
-            if len(names) > 1:
-                raise BadRequest("x-smf-route was sent more than once, naming different routes")
-            forced = names.pop()
-        model = forced or body["model"]
-        target = resolve_target(model, self.config)
-        if target is None:
-            known = ", ".join(
-                ["auto", *self.config.routes, *(b.name for b in self.config.backends)]
-            )
-            if forced:  # the client's header, not its `model`: a 400 like a repeated header
-                raise BadRequest(
-                    f"x-smf-route '{forced[:100]}' names no route or backend here; "
-                    f"use one of: {known}"
-                )
-            raise NotFound(
-                f"The model '{model[:100]}' does not exist here; use one of: {known}", param="model"
-            )
-        return target
+        return target_of(self.config, body, headers)
 
     def _classify(self, view: dict[str, Any], target: Target, span: Any, traffic: bool) -> Intent:
         """Classify the request's chat view (`router.translate.view`)."""

@@ -324,29 +324,43 @@ def request_id(headers: Any) -> str:
     return given if given and _REQUEST_ID.fullmatch(given) else new_request_id()
 
 
-def conversation_key(body: dict[str, Any], headers: Any, secret: bytes = b"") -> str:
+def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: bytes = b"") -> str:
     """A stable, non-reversible key for the conversation (never the text itself), keyed
     with `secret` so that a guess at a `user` or a prompt cannot be checked against it
-    (`router.ledger.conversation_key`)."""
-    explicit = (
-        headers.get("x-claude-code-session-id")
-        or body.get("prompt_cache_key")
-        or (body.get("user") if isinstance(body.get("user"), str) else None)
-    )
-    if explicit:
-        return hashlib.blake2b(str(explicit).encode(), digest_size=8, key=secret).hexdigest()
+    (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
+    sending one session id are two conversations, and neither pins the other's backend.
+
+    A session id (Claude Code's header, `prompt_cache_key`) names one conversation. OpenAI's
+    `user` names an end user, the same on every chat of theirs: it only tells apart one
+    opening sent by two users, mixed with the system prompt and first user message. Taken as
+    the key alone, one math chat pinned all that user's later chats, of any intent, to the
+    cloud for the sliding TTL."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
+    _hash_part(digest, caller)
+    session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
+    if session:
+        _hash_part(digest, f"session:{session}")
+        return digest.hexdigest()
+    user = body.get("user")
+    _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
     seen_user = False
     for message in body.get("messages") or ():
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         if role in ("system", "developer") or (role == "user" and not seen_user):
-            digest.update(str(message.get("content"))[:2048].encode(errors="replace"))
+            _hash_part(digest, str(message.get("content"))[:2048])
             seen_user = seen_user or role == "user"
         if seen_user:
             break
     return digest.hexdigest()
+
+
+def _hash_part(digest: hashlib.blake2b, text: str) -> None:
+    """One part of a key, length first: parts that run together could not be told apart
+    (caller `a` with user `bc` against caller `ab` with user `c`)."""
+    data = text.encode(errors="replace")
+    digest.update(len(data).to_bytes(4, "big") + data)
 
 
 def prompt_text(view: dict[str, Any]) -> str:

@@ -21,9 +21,10 @@ from router.api.errors import shaped_response
 from router.api.headers import request_headers
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
-from router.gateway import Gateway, is_private, readable_view
-from router.policy import Demand, Target, plan, resolve_target
+from router.gateway import Gateway, readable_view
+from router.policy import Demand, plan
 from router.request import estimate_prompt_tokens, validate_token_count
+from router.routing_headers import is_private, target_of
 from router.translate.pairing import native
 
 endpoints = APIRouter()
@@ -56,9 +57,10 @@ async def _count(
     gateway: Gateway, body: dict[str, Any], headers: dict[str, str], private: bool
 ) -> tuple[int, str]:
     """Exact tokens from the first native Messages backend of the plan, else an estimate.
-    The plan is the one a request would get, privacy included: counting sends the whole
-    conversation to the backend asked."""
-    target = resolve_target(str(body["model"]), gateway.config) or Target("auto")
+    The plan is the one a request would get, privacy and target included (`x-smf-route`, an
+    unknown `model` a 404 as on `/v1/messages`): counting sends the whole conversation to
+    the backend asked."""
+    target = target_of(gateway.config, body, headers)
     intent = classifier.classify(readable_view("messages", body))
     demand = Demand(
         api="messages",

@@ -25,8 +25,8 @@ from typing import Any
 from router import request as req
 from router.auth import Caller
 from router.errors import BadRequest, Cancelled, RouterError
-from router.gateway import is_private
 from router.record import Api, Outcome, Record
+from router.routing_headers import is_private
 
 
 @dataclass(slots=True)

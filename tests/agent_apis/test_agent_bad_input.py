@@ -162,6 +162,30 @@ def test_count_tokens_keeps_a_private_callers_conversation_local(
     assert servers["cloud"].completions(path) == counted + 1  # neither reached it
 
 
+def test_count_tokens_resolves_its_target_as_a_messages_request_does(
+    proxy: RunningRouter,
+) -> None:
+    """count_tokens ignored `x-smf-route` and read an unknown `model` as `auto`, where
+    `/v1/messages` answers a 404 (found in review): it counts on the backend the request
+    would go to, or is refused as the request would be."""
+    path = "/v1/messages/count_tokens"
+
+    def count(model: str, headers: dict[str, str]) -> httpx.Response:
+        body = {"model": model, "messages": ASK}
+        return httpx.post(
+            f"{proxy.root}{path}", json=body, headers={"x-api-key": TEAM, **headers}, timeout=30
+        )
+
+    assert count("auto", {}).headers["x-smf-backend"] == "cloud"  # math: the cloud first
+    assert count("auto", {"x-smf-route": "local"}).headers["x-smf-backend"] == "local"
+    unknown = count("claude-x", {})
+    served = post(proxy, "/v1/messages", {"model": "claude-x", "max_tokens": 5, "messages": ASK})
+    assert unknown.status_code == served.status_code == 404
+    assert unknown.json()["error"] == served.json()["error"]
+    bad_header = count("auto", {"x-smf-route": "gpu"})
+    assert bad_header.status_code == 400 and "x-smf-route 'gpu'" in bad_header.text
+
+
 block = st.fixed_dictionaries(
     {},
     optional={

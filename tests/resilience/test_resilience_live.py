@@ -236,12 +236,12 @@ def test_conversation_sticks_to_the_backend_that_served_it(
 
         until(lambda: window() == 4096, what="local's window learned")
         long = [{"role": "user", "content": "Write a Python function. " * 800}]
-        served = chat(proxy.url, model="auto", user="agent-7", messages=long)
+        served = chat(proxy.url, model="auto", prompt_cache_key="agent-7", messages=long)
         assert served.headers["x-smf-backend"] == "cloud"
         until(lambda: pinned() == 1, what="the conversation pinned")
 
-        def first(user: str) -> tuple[str, str]:
-            body = {"model": "auto", "messages": CODING, "user": user}
+        def first(session: str) -> tuple[str, str]:
+            body = {"model": "auto", "messages": CODING, "prompt_cache_key": session}
             step = httpx.post(f"{proxy.url}/router/explain", json=body).json()["backends"][0]
             return step["backend"], step["reason"]
 

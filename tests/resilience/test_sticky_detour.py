@@ -27,16 +27,17 @@ MATH = "What is the integral of x^2 from 0 to 3?"
 
 class Agent:
     """One agent session on `model: auto`: the conversation grows turn by turn. Without a
-    `user` its key is the hash of its system prompt and first message; with one, the
-    `user` (a session that survives the agent compacting its history)."""
+    `session` its key is the hash of its system prompt and first message; with one, that
+    id, sent as `prompt_cache_key` (a session that survives the agent compacting its
+    history; OpenAI's `user` names an end user, not a session)."""
 
     def __init__(
-        self, proxy: RunningRouter, collect: Collect, task: str = TASK, user: str | None = None
+        self, proxy: RunningRouter, collect: Collect, task: str = TASK, session: str | None = None
     ) -> None:
         self.proxy = proxy
         self.client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
         self.collect = collect
-        self.user = user
+        self.session = {"prompt_cache_key": session} if session else None
         self.messages: list[dict[str, Any]] = [SYSTEM, {"role": "user", "content": task}]
 
     def turn(
@@ -53,7 +54,7 @@ class Agent:
         raw = self.client.chat.completions.with_raw_response.create(
             model="auto",
             messages=self.messages,  # type: ignore[arg-type]
-            user=self.user or openai.omit,
+            extra_body=self.session,
             max_tokens=max_tokens or openai.omit,
         )
         answer = raw.parse().choices[0].message.content or ""
@@ -168,12 +169,12 @@ def test_a_conversation_too_long_for_local_stays_on_the_cloud(
     local after the agent compacted its history included."""
     with started(pair, tmp_path, context_window=1000) as (proxy, collect):
         long = TASK + " Keep it short." * 800 if why == "window" else TASK
-        agent = Agent(proxy, collect, task=long, user="agent-7")
+        agent = Agent(proxy, collect, task=long, session="agent-7")
         if why == "context_error":
             pair["local"].control("faults", {"fault": "context_length"})
         assert agent.turn() == "cloud"
         pair["local"].control("faults", {"fault": None})
-        assert Agent(proxy, collect, user="agent-8").turn() == "local"  # local serves others
+        assert Agent(proxy, collect, session="agent-8").turn() == "local"  # local serves others
         agent.compact("Summary: reversed a list. Now add a test.")
         assert [agent.turn() for _ in range(2)] == ["cloud"] * 2
 
@@ -186,7 +187,7 @@ def test_a_turn_asking_for_more_output_than_local_holds_does_not_pin_the_cloud(
     a prompt too long, one large `max_tokens` kept the session on the cloud for good (found
     in review)."""
     with started(pair, tmp_path, context_window=1000) as (proxy, collect):
-        agent = Agent(proxy, collect, user="agent-9")
+        agent = Agent(proxy, collect, session="agent-9")
         assert agent.turn(max_tokens=2000) == "cloud"
         assert [agent.turn() for _ in range(2)] == ["local"] * 2
 
@@ -203,7 +204,7 @@ def test_a_turn_local_refuses_for_its_max_tokens_does_not_pin_the_cloud(
         started({"local": local, "cloud": cloud}, tmp_path, context_window=262144) as running,
     ):
         proxy, collect = running
-        agent = Agent(proxy, collect, user="agent-10")
+        agent = Agent(proxy, collect, session="agent-10")
         assert agent.turn(max_tokens=600) == "cloud"
         assert local.completions() == 1  # tried, refused
         assert [agent.turn() for _ in range(2)] == ["local"] * 2

@@ -111,18 +111,30 @@ def test_a_private_request_to_a_model_without_a_local_backend_is_a_400_not_retri
         ([("x-smf-private", "1"), ("x-smf-private", "maybe")], 400, None),
         ([("x-smf-route", "local"), ("x-smf-route", "cloud")], 400, None),
         ([("x-smf-route", "local"), ("x-smf-route", "local")], 200, "local"),
+        # an unset variable (`x-smf-private: $PRIVATE`) read as public (found in review)
+        ([("x-smf-private", "")], 400, None),
+        ([("x-smf-private", ",")], 400, None),
+        ([("x-smf-private", ", ,")], 400, None),
+        ([("x-smf-private", ""), ("x-smf-private", "")], 400, None),
+        ([("x-smf-private", "1,")], 200, "local"),  # an empty item beside one is ignored
+        ([("x-smf-private", "1"), ("x-smf-private", "")], 200, "local"),  # joined: "1, "
+        ([("x-smf-route", "cloud,")], 200, "cloud"),  # was "naming different routes"
+        ([("x-smf-route", ",")], 400, None),
+        ([("x-smf-route", "")], 400, None),
     ],
 )
 def test_a_repeated_routing_header_is_read_whole(
     proxy: RunningRouter, headers: list[tuple[str, str]], status: int, backend: str | None
 ) -> None:
     """The first of repeated headers won: `x-smf-private: 0` then `x-smf-private: 1` went
-    to the cloud (found in review)."""
+    to the cloud (found in review). Empty items are dropped; a header with none at all is
+    a 400 naming it, never read as absent."""
     body = {"model": "auto", "messages": MATH}
     reply = httpx.post(f"{proxy.url}/chat/completions", json=body, headers=headers, timeout=10)
     assert reply.status_code == status
     if backend is None:
         assert reply.json()["error"]["type"] == "invalid_request_error"
+        assert reply.json()["error"]["message"].startswith(headers[0][0])  # names the header
     else:
         assert reply.headers["x-smf-backend"] == backend
 

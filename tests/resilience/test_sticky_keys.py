@@ -1,0 +1,82 @@
+"""What keys a sticky conversation: OpenAI's `user` names an end user, not a conversation,
+and every key is the caller's own. Through a live router and simulators, with the official
+`openai` SDK (found in review: one math chat pinned all of a user's later coding chats to
+the paid cloud for the sliding TTL, and two callers sending one session id shared a pin)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from router.config import hash_key
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.resilience.conftest import FAST, until
+
+ALICE, BOB = "sk-alice", "sk-bob"
+MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud first
+CODE = "Write a Python function that reverses a linked list, with unit tests."  # local first
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[tuple[RunningRouter, Collect]]:
+    keys = [{"name": "alice", "sha256": hash_key(ALICE)}, {"name": "bob", "sha256": hash_key(BOB)}]
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers: dict[str, Running] = {"local": local, "cloud": cloud}
+        config = config_for(servers, tmp_path, resilience=FAST, auth={"keys": keys})
+        with router(config) as running:
+            collect = Collect()  # after the resilience sink: a record it holds, the table has seen
+            running.components.gateway.sinks.append(collect)
+            yield running, collect
+
+
+def served_by(
+    proxy: tuple[RunningRouter, Collect], key: str, messages: list[dict[str, str]], **extra: Any
+) -> str:
+    """The backend that served one `model: auto` request, once its conversation is pinned."""
+    running, collect = proxy
+    client = openai.OpenAI(base_url=running.url, api_key=key, max_retries=0)
+    finished = len(collect.records)
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto", max_tokens=20, messages=messages, **extra
+    )
+    raw.parse()
+    until(lambda: len(collect.records) > finished, what="the record finished")
+    return raw.headers["x-smf-backend"]
+
+
+def opening(system: str, text: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def test_a_users_math_chat_does_not_pin_their_other_conversations(
+    proxy: tuple[RunningRouter, Collect],
+) -> None:
+    math = opening("conversation B", MATH)
+    assert served_by(proxy, ALICE, math, user="u42") == "cloud"
+    for other in ("conversation C", "conversation D"):
+        assert served_by(proxy, ALICE, opening(other, CODE), user="u42") == "local"
+    later = [*math, {"role": "assistant", "content": "9."}, {"role": "user", "content": CODE}]
+    assert served_by(proxy, ALICE, later, user="u42") == "cloud"  # a coding turn: it sticks
+    assert served_by(proxy, BOB, later, user="u42") == "local"  # another caller's is its own
+
+
+@pytest.mark.parametrize(
+    "session",
+    [
+        {"extra_body": {"prompt_cache_key": "shared-session"}},
+        {"extra_headers": {"x-claude-code-session-id": "shared-session"}},
+    ],
+)
+def test_one_session_id_from_two_callers_is_two_conversations(
+    proxy: tuple[RunningRouter, Collect], session: dict[str, Any]
+) -> None:
+    assert served_by(proxy, ALICE, opening("a", MATH), **session) == "cloud"
+    assert served_by(proxy, BOB, opening("b", CODE), **session) == "local"
+    assert served_by(proxy, ALICE, opening("c", CODE), **session) == "cloud"  # alice's sticks
