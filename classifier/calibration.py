@@ -17,17 +17,18 @@ route accuracy do not move, only the confidence (and so which requests fall belo
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import minimize_scalar
 
-from classifier import fast
 from classifier.corpus import Example, Sentence
+from classifier.decision import probabilities, request_features
 from classifier.evaluation import body
 from classifier.intent import INTENTS
-from classifier.model import IntentModel
+from classifier.model import Embedding, IntentModel
 from classifier.request import view
 from classifier.train import TrainConfig, fit, fit_detector
 
@@ -36,27 +37,36 @@ BOUNDS = (0.1, 10.0)
 
 
 def out_of_fold(
-    rows: Sequence[Example], sentences: Sequence[Sentence], config: TrainConfig
+    rows: Sequence[Example],
+    sentences: Sequence[Sentence],
+    config: TrainConfig,
+    embedding: Embedding | None = None,
 ) -> tuple[F64, npt.NDArray[np.int64]]:
-    """Each training row's class scores from a model fit without its source, and its gold
-    label's index. Rows the fold's model reads nothing in (classified `unknown`) are left
-    out: their confidence is 0 whatever the temperature."""
+    """Each training row's class scores from a model fit without its source (with the same
+    embedding block as the shipped one), and its gold label's index. The scores are the log
+    probabilities `classify` computes, which differ from the logits by a constant per row:
+    the same softmax at every temperature. Rows the fold's model reads nothing in
+    (classified `unknown`) are left out: their confidence is 0 whatever the temperature."""
     scores: list[list[float]] = []
     gold: list[int] = []
     for source in sorted({r.source for r in rows}):
         rest = [r for r in rows if r.source != source]
-        fold = fit(rest, config, detector=fit_detector(sentences, rest, config))
+        detector = fit_detector(sentences, rest, config)
+        fold = fit(rest, config, embedding=embedding, detector=detector)
         for row in rows:
             if row.source != source:
                 continue
-            idx, vals = fast.known(fold, view(body(row.text)))
+            v = view(body(row.text))
+            p, idx, _, _ = probabilities(
+                fold, v, request_features(fold, v, detector.read(v.latest))
+            )
             if not fold.lexical.isdisjoint(idx):
-                scores.append(fold.scores(idx, vals).tolist())
+                scores.append([math.log(max(x, 1e-300)) for x in p])
                 gold.append(INTENTS.index(row.label))
     return np.array(scores), np.array(gold, dtype=np.int64)
 
 
-def probabilities(scores: F64, temperature: float) -> F64:
+def tempered_probabilities(scores: F64, temperature: float) -> F64:
     """Row-wise softmax of `scores / temperature`."""
     z = scores / temperature
     z = z - z.max(axis=1, keepdims=True)
@@ -66,7 +76,7 @@ def probabilities(scores: F64, temperature: float) -> F64:
 
 
 def log_loss(scores: F64, gold: npt.NDArray[np.int64], temperature: float) -> float:
-    p = probabilities(scores, temperature)[np.arange(len(gold)), gold]
+    p = tempered_probabilities(scores, temperature)[np.arange(len(gold)), gold]
     return float(-np.mean(np.log(np.maximum(p, 1e-300))))
 
 

@@ -294,7 +294,7 @@ def train_and_report(
     sentences = corpus.load_sentences(data_dir)
     detector = fit_detector(sentences, train, config)
     fitted = fit(train, config, embedding=embedding, detector=detector)
-    scores, gold = calibration.out_of_fold(train, sentences, config)
+    scores, gold = calibration.out_of_fold(train, sentences, config, embedding)
     temperature = calibration.fit_temperature(scores, gold)
     model = calibration.tempered(fitted, temperature)
     run = classifier_for(model)

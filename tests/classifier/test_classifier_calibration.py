@@ -15,7 +15,7 @@ def test_the_temperature_of_scores_drawn_at_a_known_one_is_found() -> None:
     rng = np.random.default_rng(7)
     scores = rng.normal(0.0, 3.0, size=(4000, 7))
     truth = 0.6
-    p = calibration.probabilities(scores, truth)
+    p = calibration.tempered_probabilities(scores, truth)
     gold = np.array([rng.choice(7, p=row) for row in p], dtype=np.int64)
     assert abs(calibration.fit_temperature(scores, gold) - truth) < 0.05
 
