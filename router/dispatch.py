@@ -282,7 +282,11 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if not reasons or not reasons <= PERMANENT_SKIPS:
         return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
-    private = "private" in reasons  # `_unfit` says so of every cloud backend, first
+    home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
+    if "response_elsewhere" in reasons and home in (None, "private"):
+        return _stored_elsewhere(plan, home == "private")
+    # `_unfit` says so of every cloud backend, first (but of those a stored response rules out)
+    private = "private" in reasons
     local = "local " if private else ""
     local_only = " (a private request may use the local tier only)" if private else ""
     if "context_window" in reasons:
@@ -323,6 +327,22 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
         f"{target!r} has no local backend, and a private request may use the local tier only "
         f"({listed}); send it to a model with a local backend",
         param="model",
+    )
+
+
+def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
+    """The backend that stored the response this turn continues may not take it: a cloud
+    one for a private request, or not the backend the client named. No other can (one
+    skipped for another reason, its window or its API, is refused as such)."""
+    home = plan.response_home
+    if private:
+        why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
+    else:
+        why = f"{home!r}, which {plan.target.name!r} does not use"
+    return BadRequest(
+        f"previous_response_id names a response stored on {why}; no other backend holds "
+        "that conversation: send its whole input instead",
+        param="previous_response_id",
     )
 
 

@@ -42,7 +42,9 @@ from router.policy import (
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
 from router.routing_headers import is_private, target_of
+from router.stored_responses import StoredResponses
 from router.tracing import NO_SPAN, Tracing
+from router.translate.pairing import native
 from router.translate.view import chat_view
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
@@ -136,6 +138,7 @@ class Gateway:
         self.tracing = tracing or dispatcher.tracing
         self.classify_observer = classify_observer
         self.conversation_secret = conversation_secret
+        self.stored = StoredResponses(config.resilience.sticky_max_entries)  # a reload shares it
 
     def _one_choice_backends(self) -> set[str]:
         """Backends whose adapter found, when warmed, that their provider answers one choice
@@ -182,6 +185,7 @@ class Gateway:
             if target.mode == "auto"
             else None,
             several_choices=req.several_streamed_choices(api, body),
+            response_home=self.stored.home(api, body, self.config.backend_names),
             choices_asked=req.several_choices(api, body),
         )
         states = self.state_source.states()
@@ -314,6 +318,8 @@ class Gateway:
             estimate = max(usage.completion_tokens, req.estimate_tokens(tally.output_chars))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
+        if record.backend and native(call.api, self.config.backend(record.backend)):
+            self.stored.made(call.api, call.body, tally.response_id, record.backend)
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)
         if self.pricing is not None and record.backend:

@@ -18,7 +18,8 @@ from router.translate.pairing import can_serve
 Mode = Literal["auto", "route", "backend"]
 Circuit = Literal["closed", "open", "half_open"]
 
-# Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy.
+# Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
+# the stored response another backend holds.
 # The others (circuit open, quality gate) pass, and so does a backend's saturation.
 PERMANENT_SKIPS = frozenset(
     {
@@ -28,6 +29,7 @@ PERMANENT_SKIPS = frozenset(
         "private",
         "choices_unsupported",
         "n_unsupported",
+        "response_elsewhere",
     }
 )
 # Those that hold for the conversation too, not only this request (a detour does not move
@@ -58,6 +60,9 @@ class Demand:
     sticky_backend: str | None = None
     several_choices: bool = False  # a streamed chat request for `n` > 1 choices
     choices_asked: bool = False  # a chat request for `n` > 1 choices, streamed or not
+    # The backend that stored the Responses reply this turn continues (`previous_response_id`):
+    # no other holds the conversation (`router.stored_responses`)
+    response_home: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,7 @@ class Plan:
     # The backends in the order they would be tried were nothing down, full or failing:
     # the sticky backend, then the route's (or the forced backend), skipped ones included.
     preference: tuple[str, ...] = field(default=())
+    response_home: str | None = None  # `Demand.response_home`: its refusal names it
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -128,6 +134,9 @@ def plan(
     """Order the route's backends for this request, skipping those that cannot serve it."""
     route = route_for(intent, target, config)
     members = [target.name] if target.mode == "backend" else list(config.routes[route])
+    home = demand.response_home
+    if home and home not in members and target.mode != "backend":
+        members.append(home)  # whatever the route: only it can continue the conversation
     first_reason = "forced" if target.mode != "auto" else "route"
     steps: list[Step] = []
     overflow: list[Step] = []
@@ -148,7 +157,7 @@ def plan(
     well = pin is not None and pin.circuit == "closed" and not pin.saturated
     ordered = _sticky_first(steps + overflow, pinned if well else None)
     preference = _preferred_order(members, demand.sticky_backend)
-    return Plan(intent, target, route, tuple(ordered), tuple(skipped), preference)
+    return Plan(intent, target, route, tuple(ordered), tuple(skipped), preference, home)
 
 
 def _unfit(
@@ -160,6 +169,8 @@ def _unfit(
     config: Config,
 ) -> str | None:
     backend = config.backend(name)
+    if demand.response_home and name != demand.response_home:
+        return "response_elsewhere"
     if demand.private and backend.tier != "local":
         return "private"
     if not can_serve(demand.api, backend):
@@ -181,7 +192,7 @@ def _unfit(
     # A gate keeps a route's traffic (an intent's, when the classifier is sure) away; a
     # request it is not sure of takes the default route and that route's gate, never the
     # gate of a label it did not trust.
-    if target.mode == "auto" and route in state.gated_intents:
+    if target.mode == "auto" and route in state.gated_intents and not demand.response_home:
         return "quality_gate"
     return None
 

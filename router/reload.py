@@ -166,6 +166,7 @@ class Reloader:
         )
         gateway.sinks = old.sinks  # the same list: features that add sinks later still count
         gateway.call_sinks = old.call_sinks  # shadowing keeps running across reloads
+        gateway.stored = old.stored  # where the stored Responses replies live
         auth = Authenticator(config.auth)
         shadowing = any(isinstance(sink, shadow.Shadow) for sink in old.call_sinks)
         if self.started is None:
@@ -179,6 +180,7 @@ class Reloader:
         gateway.tracing.providers = providers
         if state is not None:
             state.gateway, state.auth = gateway, auth
+        gateway.stored.resize(config.resilience.sticky_max_entries)
         for apply in appliers:
             apply()
         cap = _longest_request_s(old)

@@ -272,12 +272,16 @@ async def _end_broken(
 
 
 def decision_headers(call: Call) -> dict[str, str]:
-    """What the router decided, on every answer that went through the gateway."""
+    """What the router decided, on every answer that went through the gateway. The backend
+    is the one that answered; on an error answer, the last one tried, as the record's last
+    attempt names it (its `backend` stays empty: nothing was served), so that a backend's
+    own 4xx passed through says whose it is. Empty when none was tried."""
     record = call.record
+    tried = [a.backend for a in record.attempts if a.outcome != "skipped"]
     return {
         "x-smf-intent": record.intent,
         "x-smf-confidence": f"{record.confidence:.3f}",
-        "x-smf-backend": record.backend or "",
+        "x-smf-backend": record.backend or (tried[-1] if tried else ""),
         "x-smf-attempts": str(len([a for a in record.attempts if a.outcome != "skipped"])),
         "x-smf-route": record.route,
         "x-request-id": record.request_id,

@@ -37,7 +37,7 @@ from router.simulator.generation import (
 from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
-from router.simulator.responses import ResponsesApi
+from router.simulator.responses import ResponsesApi, Stored
 from router.simulator.settings import REPEATABLE_CREATED, SimSettings
 from router.simulator.stats import Stats
 from router.simulator.wire import Api, CallNumbering, Meta
@@ -75,6 +75,7 @@ class Simulator:
         self.control = Control.from_settings(settings)
         self.book = CanaryBook(cases, self.control.quality)
         self.gate = Gate()  # where `hold` requests wait for POST /sim/release
+        self.stored = Stored()  # the Responses it made, for a later `previous_response_id`
         self._rng = random.Random(settings.seed)
         self._ids = random.Random(settings.seed + 1)
         vary = [("vary", "Origin")] if settings.profile == "vllm" else []
@@ -164,6 +165,8 @@ class Simulator:
         if self.settings.keep_requests:  # prompts are kept only when asked to
             self.stats.recent.append(body)
         ask = api.parse(body, voice)  # the server answering: vLLM words its Messages errors
+        if api.name == "responses":
+            self.stored.check(body, voice)
         try:
             model, from_model = split_model(ask.model)
         except FaultError as exc:
@@ -185,6 +188,8 @@ class Simulator:
             ) from None
         try:
             response_id = self._response_id(api, req, ids)
+            if api.name == "responses":
+                self.stored.keep(body, response_id)
             await self._serve(api, flavor, ask, model, fault, resp, response_id, ids)
         finally:
             self.capacity.release(ask.prompt_tokens)

@@ -7,9 +7,12 @@ and no `error`, its text parts `logprobs: null` (`[]` while streaming), its mess
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
+
+import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolSpec
@@ -39,9 +42,6 @@ class ResponsesApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
-        previous = body.get("previous_response_id")
-        if isinstance(previous, str) and profile == "vllm":
-            raise _unknown_response(previous)  # nothing is stored here
         items = body.get("input")
         if not isinstance(items, str | list) or not items:
             raise bad_request("input: Field required", "input")
@@ -208,8 +208,45 @@ _VLLM_OUTPUT_DETAILS = {
 }
 
 
-def _unknown_response(response_id: str) -> ApiError:
-    """vLLM's answers to a `previous_response_id` it does not hold (serving_responses.py)."""
+MAX_STORED = 10_000  # response ids a simulator keeps; the oldest go first
+
+
+class Stored:
+    """The responses this server made, kept for a later `previous_response_id` as OpenAI
+    keeps them (and vLLM with its store on), unless asked `store: false`. Only their ids: a
+    turn that continues one is answered like any other. An id it never made (or forgot) is
+    refused in the server's words: routed to a backend other than the one that stored
+    turn 1, a conversation ends in that refusal."""
+
+    def __init__(self) -> None:
+        self._ids: OrderedDict[str, None] = OrderedDict()
+
+    def keep(self, body: dict[str, Any], response_id: str) -> None:
+        if body.get("store") is False:
+            return
+        self._ids[response_id] = None
+        while len(self._ids) > MAX_STORED:
+            self._ids.popitem(last=False)
+
+    def check(self, body: dict[str, Any], voice: Flavor) -> None:
+        previous = body.get("previous_response_id")
+        if isinstance(previous, str) and previous not in self._ids:
+            raise _unknown_response(previous, voice)
+
+
+def _unknown_response(response_id: str, voice: Flavor) -> ApiError:
+    """The answers to a `previous_response_id` the server does not hold: vLLM's
+    (serving_responses.py), or OpenAI's 400 naming the field."""
+    if voice != "vllm":
+        message = f"Previous response with id '{response_id}' not found."
+        error = {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "previous_response_id",
+            "code": "previous_response_not_found",
+        }
+        raw = orjson.dumps({"error": error})
+        return ApiError(400, "bad_request", message, "previous_response_id", raw=raw)
     if not response_id.startswith("resp"):
         message = f"Invalid 'response_id': '{response_id}'. Expected an ID that begins with 'resp'."
         return ApiError(400, "bad_request", message, "response_id")

@@ -245,6 +245,7 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
         _see_response(tally, obj.get("response") or {}, count=False)
         tally.done = True
     elif obj.get("object") == "response":  # a whole, non-streamed reply
+        tally.response_id = str(obj.get("id") or "")
         _see_response(tally, obj, count=True)
 
 

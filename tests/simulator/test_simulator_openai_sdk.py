@@ -196,3 +196,27 @@ def test_sdk_raises_typed_errors(start_sim: Callable[..., SimThread]) -> None:
     assert missing.value.code == "model_not_found"
     with pytest.raises(openai.InternalServerError):
         cloud.chat.completions.create(model=MODEL + "+server_error:502", messages=ask("hi"))
+
+
+@pytest.mark.parametrize(
+    ("profile", "refusal"), [("vllm", openai.NotFoundError), ("cloud", openai.BadRequestError)]
+)
+def test_a_stored_response_continues_and_an_unknown_one_is_refused(
+    start_sim: Callable[..., SimThread], profile: str, refusal: type[openai.APIStatusError]
+) -> None:
+    """Each server keeps what it answered for `previous_response_id` and refuses an id it
+    never made in its own words: vLLM a 404, OpenAI a 400 naming the field."""
+    sdk = client(start_sim(profile=profile))
+    first = sdk.responses.create(model=MODEL, input="Say hi.")
+    streamed = list(sdk.responses.create(model=MODEL, input="Say hi.", stream=True))
+    for previous in (first.id, streamed[-1].response.id):  # type: ignore[union-attr]
+        again = sdk.responses.create(model=MODEL, input="Again.", previous_response_id=previous)
+        assert again.output_text
+    unstored = sdk.responses.create(model=MODEL, input="Say hi.", store=False)
+    for unknown in ("resp_gone", unstored.id):
+        with pytest.raises(refusal) as refused:
+            sdk.responses.create(model=MODEL, input="Again.", previous_response_id=unknown)
+        assert unknown in refused.value.message
+        if profile == "cloud":
+            assert refused.value.code == "previous_response_not_found"
+            assert refused.value.param == "previous_response_id"

@@ -1,0 +1,70 @@
+"""A turn continuing a stored Responses reply (`Demand.response_home`) is planned onto the
+backend that stored it and no other, whatever its route, a gate, saturation or a sticky
+pin prefers; privacy still wins, and an impossible turn is the client's 400."""
+
+from __future__ import annotations
+
+from classifier.intent import Intent
+from router.config import Config, parse
+from router.dispatch import _nothing_tried
+from router.errors import BadRequest, NoBackendAvailable
+from router.policy import BackendState, Demand, Target, detoured, plan
+
+CODING = Intent("coding", 0.9, "model")
+AUTO = Target("auto")
+
+
+def config() -> Config:
+    backends = [
+        {"name": n, "tier": t, "base_url": f"http://{n}/v1", "model": "m", "apis": ["responses"]}
+        for n, t in (("local", "local"), ("cloud", "cloud"), ("spare", "cloud"))
+    ]
+    return parse({"backends": backends})  # the default routes: coding local, then cloud
+
+
+CFG = config()
+
+
+def test_the_home_alone_whatever_the_gate_the_saturation_and_the_sticky_pin() -> None:
+    states = {"cloud": BackendState(saturated=True, gated_intents=frozenset({"coding"}))}
+    demand = Demand(api="responses", response_home="cloud", sticky_backend="local")
+    p = plan(CODING, AUTO, demand, states, CFG)
+    assert p.backends == ("cloud",)
+    assert [(s.backend, s.reason) for s in p.skipped] == [("local", "response_elsewhere")]
+    assert not detoured(p, [], "cloud")  # a lasting reason: the conversation may pin
+
+
+def test_a_home_outside_the_route_is_still_the_only_one() -> None:
+    p = plan(CODING, AUTO, Demand(api="responses", response_home="spare"), {}, CFG)
+    assert p.backends == ("spare",)
+    assert {s.reason for s in p.skipped} == {"response_elsewhere"}
+
+
+def test_a_home_down_is_a_503_not_another_backend() -> None:
+    states = {"cloud": BackendState(circuit="open")}
+    p = plan(CODING, AUTO, Demand(api="responses", response_home="cloud"), states, CFG)
+    assert p.backends == ()
+    assert isinstance(_nothing_tried(p, "responses", None), NoBackendAvailable)
+
+
+def test_a_private_turn_whose_home_is_cloud_is_a_400_naming_it() -> None:
+    demand = Demand(api="responses", response_home="cloud", private=True)
+    p = plan(CODING, AUTO, demand, {}, CFG)
+    assert p.backends == ()
+    error = _nothing_tried(p, "responses", None)
+    assert isinstance(error, BadRequest) and error.param == "previous_response_id"
+    assert "'cloud', a cloud backend" in error.message
+
+
+def test_a_forced_backend_other_than_the_home_is_a_400_naming_both() -> None:
+    forced = Target("backend", "local")
+    p = plan(CODING, forced, Demand(api="responses", response_home="cloud"), {}, CFG)
+    assert p.backends == ()
+    error = _nothing_tried(p, "responses", None)
+    assert isinstance(error, BadRequest) and error.param == "previous_response_id"
+    assert "'cloud', which 'local' does not use" in error.message
+
+
+def test_no_home_plans_as_before() -> None:
+    p = plan(CODING, AUTO, Demand(api="responses"), {}, CFG)
+    assert p.backends == ("local", "cloud") and p.response_home is None
