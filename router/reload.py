@@ -118,7 +118,9 @@ class Reloader:
                 await asyncio.to_thread(backend_factory.check, config)
                 hooks = self.components.reload_hooks
                 appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
-                outcome = self._swap(config, state, pricing, appliers)
+                backends = self._adapters(config)
+                await asyncio.to_thread(_warm, backends, self.components.backends)
+                outcome = self._swap(config, backends, state, pricing, appliers)
             except ConfigError as exc:  # a feature's part of the config (a suite) is wrong
                 log.error("config reload rejected; keeping the running config: %s", exc)
                 return Outcome(False, str(exc))
@@ -131,21 +133,27 @@ class Reloader:
                 log.warning("%s", warning)
             return outcome
 
+    def _adapters(self, config: Config) -> dict[str, Backend]:
+        """The new config's adapters: a running one whose settings did not change is kept
+        (its warm pool), the others are built."""
+        backends: dict[str, Backend] = {}
+        for settings in config.backends:
+            current = self.components.backends.get(settings.name)
+            keep = current is not None and current.settings == settings
+            backends[settings.name] = (
+                current if keep and current else backend_factory.create(settings)
+            )
+        return backends
+
     def _swap(
         self,
         config: Config,
+        backends: dict[str, Backend],
         state: Any | None,
         pricing: Pricer | None,
         appliers: list[Callable[[], None]],
     ) -> Outcome:
         parts, old = self.components, self.components.gateway
-        backends: dict[str, Backend] = {}
-        for settings in config.backends:
-            current = parts.backends.get(settings.name)
-            keep = current is not None and current.settings == settings
-            backends[settings.name] = (
-                current if keep and current else backend_factory.create(settings)
-            )
         retired = [b for n, b in parts.backends.items() if backends.get(n) is not b]
         dispatcher = Dispatcher(
             backends,
@@ -209,6 +217,15 @@ def _longest_request_s(gateway: Gateway) -> float:
         2 * b.settings.timeouts.total_s + b.settings.retry_after_max_s
         for b in gateway.backends.values()
     )
+
+
+def _warm(backends: dict[str, Backend], running: dict[str, Backend]) -> None:
+    """Warm the adapters a reload built, as a start does, before any request reaches them:
+    a litellm adapter learns there whether its provider drops `n`, and a new Anthropic
+    backend answered the first `n: 2` with one choice (found in review). In a thread."""
+    for name, backend in backends.items():
+        if running.get(name) is not backend:
+            backend.warm()
 
 
 def _warm_pricer(config: Config) -> Pricer:

@@ -309,11 +309,29 @@ def several_streamed_choices(api: str, body: dict[str, Any]) -> bool:
 
 
 def several_choices(api: str, body: dict[str, Any]) -> bool:
-    """Whether a chat request may ask for more than one choice: any `n` but 1 or none, since
-    a lax upstream reads `2.0` or `"2"` as 2 (the Messages and Responses translators drop
-    `n`; `/v1/completions` has its own check)."""
-    n = body.get("n")
-    return api == "chat" and n is not None and n != 1
+    """Whether a chat request may ask for more than one choice: an `n` above 1 as a lax
+    upstream reads it (`2.0` and `"2"` are 2, `"1"` and `1.0` one, found in review), or one
+    it cannot read as a number; 0 or less is the backend's to refuse (the Messages and
+    Responses translators drop `n`; `/v1/completions` has its own check)."""
+    if api != "chat" or body.get("n") is None:
+        return False
+    n = _lax_int(body["n"])
+    return n is None or n > 1
+
+
+def _lax_int(value: Any) -> int | None:
+    """`value` as a lax reader of an integer field takes it (pydantic's lax mode, vLLM's):
+    an int or bool, a float without a fraction, a string of either; else None."""
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def request_id(headers: Any) -> str:

@@ -58,7 +58,7 @@ from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
-from router.translate.exchange import to_chat
+from router.translate.exchange import keeps_cache, to_chat
 from router.translate.wire import content_text
 
 log = logging.getLogger("smf_router.shadow")
@@ -234,7 +234,8 @@ class Shadow:
         body = {k: v for k, v in job.body.items() if k not in ("stream", "stream_options")}
         if job.api != "chat":
             try:
-                body = to_chat(job.api, body, False, job.target)
+                cache = keeps_cache(backend.settings)  # as `exchange.send` would
+                body = to_chat(job.api, body, False, job.target, cache=cache)
             except Rejected:  # e.g. `previous_response_id`: state only a Responses server has
                 self._drop("untranslatable")
                 return None

@@ -9,6 +9,7 @@ litellm is imported on first use only: it costs seconds and ~200 MB (FACTS.md).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
@@ -133,20 +134,44 @@ def check_model(settings: BackendSettings, index: int) -> None:
         ) from None
 
 
+def provider_of(settings: BackendSettings) -> str | None:
+    """The provider litellm sends the backend's model to (`anthropic` for `anthropic/…`, for
+    a plain `claude-…` it knows, or for `extra_body: {custom_llm_provider: anthropic}`);
+    None when it cannot tell. Asked once per model (no network: litellm's own tables)."""
+    provider = settings.extra_body.get("custom_llm_provider")
+    return _provider(
+        settings.model, provider if isinstance(provider, str) else None, settings.base_url
+    )[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _provider(model: str, provider: str | None, base_url: str) -> tuple[str, str | None]:
+    """litellm's model name and provider for a backend; the provider None when it knows no
+    provider for the model (its requests fail, and say so)."""
+    litellm = import_litellm()
+    try:
+        name, found, _, _ = litellm.get_llm_provider(
+            model, custom_llm_provider=provider, api_base=base_url or None
+        )
+    except Exception:
+        return model, None
+    return str(name), found if isinstance(found, str) else None
+
+
 def _one_choice_only(litellm: Any, settings: BackendSettings) -> bool:
     """Whether litellm's provider for the backend's model takes no `n`: litellm then drops it
     (`drop_params`) and answers one choice to a request for two, with a 200 (found in review
     for Anthropic). The policy skips such a backend for `n` > 1. litellm's list of the OpenAI
     fields a provider maps says so; a provider it cannot tell about sends `n` on, as before."""
     provider = settings.extra_body.get("custom_llm_provider")
+    model, found = _provider(
+        settings.model, provider if isinstance(provider, str) else None, settings.base_url
+    )
+    if found is None:  # a provider litellm does not know fails its requests anyway
+        return False
     try:
-        model, provider, _, _ = litellm.get_llm_provider(
-            settings.model,
-            custom_llm_provider=provider if isinstance(provider, str) else None,
-            api_base=settings.base_url or None,
-        )
-        supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
-    except Exception:  # a provider litellm does not know fails its requests anyway
+        supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=found)
+    except Exception:
         return False
     return isinstance(supported, list) and "n" not in supported
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,6 +44,9 @@ NO_PROVIDER_WHY = "litellm knows no provider for its model: check the prefix bef
 # reason (an httpx.RemoteProtocolError it maps to an APIConnectionError, the cause dropped).
 # The http backend calls that `cut`; `malformed` told an operator the bytes were garbage.
 STREAM_ENDED = "Stream ended before a finish_reason was received"
+# Anthropic's 400 for an account that cannot pay (documented wording): billing, the backend's
+# problem as a 402 is, never the client's.
+OUT_OF_CREDIT = "Your credit balance is too low to access the Anthropic API"
 
 
 def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
@@ -72,7 +76,7 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
         return _refused(exc, name, status, sent)
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
-        if sent or _reply_began(exc):
+        if _reply_began(exc) or (sent and not _never_connected(exc)):
             return Cut(f"{name}: the reply broke off ({type(broken).__name__})", backend=name)
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
     refused = None if sent else _misconfigured(exc, name)
@@ -91,20 +95,28 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
 
 
 def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamError:
-    """A 4xx: the backend's configuration (no provider for its model, a 401/403/404), else
-    the client's request, passed on and never retried. Looked at before any connection
-    failure under it: litellm's ImageFetchError is a 400 chained to the DNS failure of the
-    client's image URL, which was `unreachable`, a 502 that fell back and counted against
-    the backend's circuit (three such requests opened it for everyone: found in review).
-    The provider's own status wins over litellm's: it makes Anthropic's 413
-    `request_too_large` a BadRequestError (400)."""
+    """A 4xx: the backend's configuration (no provider for its model, a 401/403/404 said by
+    litellm or by the provider, an account out of credit), else the client's request, passed
+    on and never retried. Looked at before any connection failure under it: litellm's
+    ImageFetchError is a 400 chained to the DNS failure of the client's image URL, which was
+    `unreachable`, a 502 that fell back and counted against the backend's circuit (three
+    such requests opened it for everyone: found in review).
+
+    Either status makes a refusal: litellm makes Gemini's 400 "API key not valid" a 401 on
+    purpose, and the provider's 400 winning made a wrong key the client's 400, nothing else
+    tried (found in review). The provider's own status is the one a client's error carries:
+    litellm makes Anthropic's 413 `request_too_large` a BadRequestError (400)."""
     refused = None if sent else _misconfigured(exc, name)
     if refused is not None:
         return refused
-    status = _provider_status(exc) or status
-    if status in REFUSAL_STATUSES:
-        return BackendRefused(name, status)
+    provider = _provider_status(exc)
+    for said in (status, provider):
+        if said in REFUSAL_STATUSES:
+            return BackendRefused(name, said)
     message = _image_unfetched(exc, name) or first_line(exc)
+    if OUT_OF_CREDIT in message:
+        return BackendRefused(name, 402)
+    status = provider or status
     return Rejected(message, backend=name, status=status, upstream=error_body(message))
 
 
@@ -141,6 +153,21 @@ def _reply_began(exc: Exception) -> bool:
             return True
         if isinstance(cause, httpx.RemoteProtocolError) and "message body" in str(cause):
             return True
+    return False
+
+
+def _never_connected(exc: Exception) -> bool:
+    """The connection was never made: litellm opens some providers' streams (Gemini,
+    Vertex, Codestral, Predibase, OCI) on the first chunk, so a refused connection comes
+    while the stream is read and was `cut` (found in review). A box that is off is
+    `unreachable`, however late litellm found out."""
+    for cause in (exc, *_causes(exc)):
+        if isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout):
+            return True
+        if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+            return True
+        if any(c.__name__ == "ClientConnectorError" for c in type(cause).__mro__):
+            return True  # aiohttp's, litellm's default transport
     return False
 
 

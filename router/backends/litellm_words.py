@@ -16,8 +16,11 @@ import re
 from typing import Any
 
 # litellm's class names before the provider's words, one or several: `litellm.X: `,
-# `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `
-_PREFIX = re.compile(r"^(?:litellm\.\w+: |[A-Z]\w*(?:Error|Exception)(?:: | - ))+")
+# `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `,
+# `GeminiException BadRequestError - `, `Timeout Error: OpenAIException - `
+_PREFIX = re.compile(
+    r"^(?:litellm\.\w+: |Timeout Error: |[A-Z]\w*(?:Error|Exception)(?: [A-Z]\w*Error)?(?:: | - ))+"
+)
 # What litellm appends: the class to catch, the wrapped exception said again, its routing
 _SUFFIX = re.compile(
     r"(?:\.? Handle with `litellm\.\w+`\.?| Original exception: | Received Model Group=| "
@@ -25,25 +28,32 @@ _SUFFIX = re.compile(
     re.S,
 )
 _DECODER = json.JSONDecoder()
+# How much of a message is read: a body quoted whole can be megabytes, or nested so deep
+# that decoding it recurses without end; the client gets one line of it anyway.
+_READ = 64 * 1024
 
 
 def first_line(exc: Exception) -> str:
     """The provider's own message (`error.message` of its JSON body) when litellm quotes the
     body, else litellm's message without its prefixes and suffixes; one line, at most 500
     characters (the rest can be a Python traceback); the class name when nothing is left."""
-    text = str(getattr(exc, "message", "") or exc).strip()
+    try:
+        text = str(getattr(exc, "message", "") or exc)[:_READ].strip()
+    except Exception:  # an exception whose message cannot be read still has its class
+        return type(exc).__name__
     said = provider_message(text) or text
     return said.splitlines()[0][:500] if said.strip() else type(exc).__name__
 
 
 def provider_message(text: str) -> str:
-    """`text` without litellm's words, and the message of the body it quotes if any."""
-    bare = _SUFFIX.sub("", _PREFIX.sub("", text.strip(), count=1)).strip()
+    """`text` without litellm's words, and the message of the body it quotes if any; never
+    raises (a reply's body, whatever it holds, must not become the router's own error)."""
+    bare = _SUFFIX.sub("", _PREFIX.sub("", text[:_READ].strip(), count=1)).strip()
     body = _decoded(bare)
     if body.startswith("{"):
         try:
             data, _ = _DECODER.raw_decode(body)
-        except ValueError:
+        except Exception:  # not JSON, cut short, or nested too deep (RecursionError)
             return bare
         message = _message_of(data)
         if message:
@@ -57,7 +67,7 @@ def _decoded(text: str) -> str:
         return text
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except Exception:  # not a literal, or one the parser cannot hold (`b''-----…1`: MemoryError)
         return text
     return value.decode(errors="replace") if isinstance(value, bytes) else text
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import orjson
 
 from router.backends.base import Backend, Reply, building
+from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Rejected, UpstreamError
 from router.record import Api
@@ -79,12 +80,11 @@ def keeps_cache(settings: BackendSettings) -> bool:
     """Whether a Messages request's `cache_control` may go to this chat backend: a litellm
     one whose provider is Anthropic hands it back to Anthropic (without it, Claude Code's
     prompt cache was lost there, every turn paid in full: found in review); another server
-    may refuse the field in a content part."""
+    may refuse the field in a content part. The provider is litellm's own reading of the
+    model, as for a request: a plain `claude-…` goes to Anthropic too (found in review)."""
     if settings.kind != "litellm":
         return False
-    provider = settings.extra_body.get("custom_llm_provider")
-    named = provider if isinstance(provider, str) else settings.model.partition("/")[0]
-    return named == "anthropic"
+    return provider_of(settings) == "anthropic"
 
 
 def to_chat(

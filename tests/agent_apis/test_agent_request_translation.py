@@ -313,5 +313,8 @@ def test_only_a_litellm_anthropic_backend_keeps_cache_breakpoints() -> None:
     assert keeps_cache(backend(kind="litellm", model="anthropic/claude-sonnet-4-5"))
     provider = {"custom_llm_provider": "anthropic"}
     assert keeps_cache(backend(kind="litellm", model="claude-x", extra_body=provider))
+    # litellm sends a plain model it knows to Anthropic, as the request will go (review)
+    assert keeps_cache(backend(kind="litellm", model="claude-sonnet-4-5"))
+    assert not keeps_cache(backend(kind="litellm", model="vertex_ai/claude-sonnet-4-5"))
     assert not keeps_cache(backend(kind="litellm", model="openai/gpt-4o"))
     assert not keeps_cache(backend(base_url="http://x/v1", model="anthropic/claude"))

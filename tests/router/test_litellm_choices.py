@@ -147,6 +147,18 @@ def test_two_whole_choices_only_such_a_backend_could_serve_are_the_clients_400(
     assert one.headers["x-smf-backend"] == "claude"  # one choice it serves
 
 
+@pytest.mark.parametrize("n", ["1", 1.0, 0])
+def test_an_n_read_as_one_or_none_asks_for_no_several_choices(
+    setup: tuple[Running, Running, RunningRouter], n: object
+) -> None:
+    """`"1"` and `1.0` are one choice to a lax upstream, and 0 is the backend's to refuse:
+    all three were "several", a 400 naming `n` where only claude serves (found in review)."""
+    _, _, proxy = setup
+    ask = {"model": "claude", "messages": ASK, "max_tokens": 16, "n": n}
+    reply = httpx.post(f"{proxy.url}/chat/completions", json=ask, timeout=30)
+    assert (reply.status_code, reply.headers.get("x-smf-backend")) == (200, "claude"), reply.text
+
+
 def test_whether_a_provider_takes_n_is_litellms_word() -> None:
     from router.backends.litellm import _one_choice_only, import_litellm
     from router.config import Backend

@@ -1,0 +1,48 @@
+"""What a litellm exception says, in the provider's words: litellm's wrapping comes off, and
+no body a provider sends can make the reading itself fail (found in review)."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.backends.litellm_words import first_line
+
+DEEP_JSON = "AnthropicException - " + '{"a":' * 100_000 + "1" + "}" * 100_000
+DEEP_BYTES = "litellm.BadRequestError: AnthropicException - b''" + "-" * 200_000 + "1"
+
+
+@pytest.mark.parametrize("text", [DEEP_JSON, DEEP_BYTES], ids=["nested_json", "unary_bytes"])
+def test_a_body_too_deep_to_read_is_one_line_not_an_error(text: str) -> None:
+    """json's raw_decode raised RecursionError, ast.literal_eval MemoryError: the router's
+    own 500 instead of the provider's 4xx."""
+    said = first_line(Exception(text))
+    assert said and len(said) <= 500
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            'litellm.BadRequestError: GeminiException BadRequestError - {"error": '
+            '{"code": 400, "message": "Invalid JSON payload received."}}',
+            "Invalid JSON payload received.",
+        ),
+        (
+            "litellm.BadRequestError: Vertex_ai_betaException BadRequestError - "
+            'b\'{"error": {"message": "Invalid value at contents"}}\'',
+            "Invalid value at contents",
+        ),
+        (
+            "litellm.Timeout: Timeout Error: OpenAIException - Request timed out.",
+            "Request timed out.",
+        ),
+        (
+            "litellm.BadRequestError: AnthropicException - "
+            'b\'{"type": "error", "error": {"type": "invalid_request_error", "message": "m"}}\'',
+            "m",
+        ),
+    ],
+    ids=["gemini", "vertex_beta", "timeout", "anthropic"],
+)
+def test_litellms_prefixes_come_off(text: str, said: str) -> None:
+    assert first_line(Exception(text)) == said
