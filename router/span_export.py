@@ -282,9 +282,22 @@ class HeaderValueMask(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if str(record.msg).startswith("Header format invalid") and isinstance(record.args, tuple):
             entry = str(record.args[0]) if record.args else ""
-            name = re.split(r"[=:\s]", entry.strip(), maxsplit=1)[0]
-            record.args = (f"{name} (its value is not shown)",)
+            record.args = (shown_entry(entry),)
         return True
+
+
+# A header's name as an entry of OTEL_EXPORTER_OTLP_HEADERS starts with it: before `=`/`:`.
+_HEADER_NAME = re.compile(r"\s*([A-Za-z0-9_-]{1,40})\s*[=:]")
+
+
+def shown_entry(entry: str) -> str:
+    """What a log may say of a headers entry: its name when it has one, else only its length
+    (an entry without `=` or `:` is often the token itself, or the tail of a value cut at a
+    comma: printing "the name" printed the secret)."""
+    named = _HEADER_NAME.match(entry)
+    if named:
+        return f"{named.group(1)} (its value is not shown)"
+    return f"an entry of {len(entry)} characters without a name (not shown)"
 
 
 HEADERS_LOGGER = "opentelemetry.util.re"  # parses OTEL_EXPORTER_OTLP_(TRACES_)HEADERS

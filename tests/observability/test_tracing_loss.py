@@ -212,3 +212,20 @@ def test_no_secret_of_the_endpoint_or_its_headers_reaches_the_log(
     assert "Authorization (its value is not shown)" in text
     assert f"OTLP collector at {host} is not taking spans: Transient error" in text
     assert "with url: /v1/traces?*** (Caused by" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [("sk-live-SECRETTOKEN123", "SECRETTOKEN123"), ("x-key=abc,SECRETPART2", "SECRETPART2")],
+)
+def test_a_headers_entry_without_a_name_is_not_shown(
+    value: str, secret: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An entry with no `=` or `:` (the token alone, or a value's tail after a comma) was
+    printed as "the name", secret and all (found in review)."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", value)
+    with caplog.at_level(logging.INFO):
+        Tracing._build("http://127.0.0.1:9/v1/traces", {}).shutdown()
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "Header format invalid" in text and secret not in text, text
+    assert "characters without a name (not shown)" in text
