@@ -140,10 +140,10 @@ class Health:
         self.refused: set[str] = set()
         # Backends whose circuit opened and that no live request has succeeded on since: when
         # (clock) it opened, when a failed trial may next say it is still down (see
-        # `STILL_DOWN_LOG_S`), and those a probe passed on meanwhile (`succeeded`).
+        # `STILL_DOWN_LOG_S`), and when a probe last passed on it meanwhile (`succeeded`).
         self.down_since: dict[str, float] = {}
         self._next_still_down: dict[str, float] = {}
-        self._probe_passed: set[str] = set()
+        self._probe_passed: dict[str, float] = {}
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -157,7 +157,7 @@ class Health:
         self.refused.discard(backend)
         self.down_since.pop(backend, None)
         self._next_still_down.pop(backend, None)
-        self._probe_passed.discard(backend)
+        self._probe_passed.pop(backend, None)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -195,13 +195,19 @@ class Health:
         if backend not in self.down_since:
             return
         if not live:
-            self._probe_passed.add(backend)
+            self._probe_passed[backend] = self.clock()
             return
+        self._log_recovered(backend, self.clock())
+
+    def _log_recovered(self, backend: str, at: float, how: str = "") -> None:
+        """End the outage in the log: down from its opening until `at`, or until the last
+        probe that passed, if one did (the backend was answering then: an idle router's first
+        live success days later counted the whole idle time as down)."""
         since = self.down_since.pop(backend)
         self._next_still_down.pop(backend, None)
-        self._probe_passed.discard(backend)
-        down = (self.clock() - since) / 60
-        log.warning("backend %s: circuit closed again after %.1f min down", backend, down)
+        up = min(at, self._probe_passed.pop(backend, at))
+        down = (up - since) / 60
+        log.warning("backend %s: circuit closed again after %.1f min down%s", backend, down, how)
 
     def failed(self, backend: str, why: str) -> None:
         if why == "backend_refused":
@@ -220,6 +226,11 @@ class Health:
         after a probe closed the circuit: only a live success ends the outage (`succeeded`)."""
         now = self.clock()
         retry_in = self.breaker(backend).retry_at - now
+        probe = self._probe_passed.get(backend)
+        if probe is not None and now - probe >= STILL_DOWN_LOG_S:
+            # closed by a probe long enough ago with no failure since: that outage is over
+            # (never logged: no live request came), and this opening is a new one
+            self._log_recovered(backend, probe, " (a probe passed; no live request came)")
         since = self.down_since.get(backend)
         if since is None:
             self.down_since[backend] = now
@@ -229,13 +240,14 @@ class Health:
             )
         elif now >= self._next_still_down.get(backend, 0.0):
             self._next_still_down[backend] = now + STILL_DOWN_LOG_S
-            probe = backend in self._probe_passed
             log.warning(
                 "backend %s: still down after %.0f min (%s%s); next trial in %.1f s",
                 backend,
                 (now - since) / 60,
                 why,
-                "; a probe passed since, but no live request has succeeded" if probe else "",
+                "; a probe passed since, but no live request has succeeded"
+                if probe is not None
+                else "",
                 retry_in,
             )
 

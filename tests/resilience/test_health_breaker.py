@@ -259,8 +259,9 @@ def test_a_backend_whose_probe_passes_while_its_completions_fail_logs_like_one_d
         for m in during[1:]
     ), during
     recovered = [r.getMessage() for r in caplog.records][len(during) :]
+    # down until the last probe that passed, a moment before the live success
     assert len(recovered) == 1 and recovered[0].startswith(
-        "backend local: circuit closed again after 60."
+        "backend local: circuit closed again after 59.9"
     )
 
 
@@ -282,10 +283,41 @@ def test_a_backend_down_again_after_recovering_logs_a_new_opening(
             clock.now += 4
             health.attempt_finished("local", "local", "ok", None)
             health.attempt_finished("local", "local", "ok", None)
-    closed = "backend local: circuit closed again after 0.4 min down"
+    closed = "backend local: circuit closed again after 0.3 min down"  # until the probe passed
     assert [r.getMessage() for r in caplog.records] == [
         "backend local: circuit open (timeout); next trial in 1.0 s",
         closed,
         "backend local: circuit open (timeout); next trial in 1.0 s",  # live reset backoff
         closed,
+    ]
+
+
+def test_a_recovery_only_probes_saw_ends_the_outage_before_a_new_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """On an idle router a probe closed the circuit and no live request came: a new outage
+    a day later was logged as "still down after 1445 min", and the first live success as
+    a day of downtime (found in review). Down time runs to the last probe that passed."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    with caplog.at_level(logging.WARNING, logger="smf_router.health"):
+        for _ in range(3):
+            health.attempt_finished("local", "local", "error", "timeout")
+        clock.now += 300
+        health.claim_probe_trial("local")
+        health.succeeded("local", live=False)
+        clock.now += 86400  # a quiet day
+        for _ in range(3):
+            health.attempt_finished("local", "local", "error", "timeout")
+        clock.now += 600
+        health.claim_probe_trial("local")
+        health.succeeded("local", live=False)
+        clock.now += 86400
+        health.attempt_finished("local", "local", "ok", None)
+    assert [r.getMessage() for r in caplog.records] == [
+        "backend local: circuit open (timeout); next trial in 1.0 s",
+        "backend local: circuit closed again after 5.0 min down (a probe passed; no live"
+        " request came)",
+        "backend local: circuit open (timeout); next trial in 2.0 s",  # only live resets it
+        "backend local: circuit closed again after 10.0 min down",
     ]
