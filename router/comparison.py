@@ -38,8 +38,13 @@ comparison runs for each sampled request and must stay cheap whatever a model se
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
-# A quoted word or phrase within one line; an apostrophe inside a word ("user's") is no quote.
-_QUOTED = re.compile(r"(?:(?<![^\W\d_])'|[\"“])([^'\"”\n]{2,40})(?:'(?![^\W\d_])|[\"”])")
+# A quoted word or phrase within one line, in double quotes, curly ones, or single quotes that
+# are no apostrophes ("user's", "'90s") nor feet and inches (5' 10'').
+_QUOTES = (
+    re.compile(r'"([^"\n]{2,40})"'),
+    re.compile(r"“([^”\n]{2,40})”"),
+    re.compile(r"(?<![^\W\d_])'(?![\d\s])([^'\n]{2,40})(?<!\s)'(?![^\W\d_])"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +202,8 @@ def requested_keywords(body: Mapping[str, Any]) -> list[str]:
     words: list[str] = []
     for message in body.get("messages") or []:
         if isinstance(message, Mapping) and message.get("role") == "user":
-            words.extend(_QUOTED.findall(content_text(message.get("content"), "\n")))
+            text = content_text(message.get("content"), "\n")
+            words.extend(word for quotes in _QUOTES for word in quotes.findall(text))
     return words[:20]
 
 

@@ -272,3 +272,8 @@ def test_a_request_in_content_parts_is_read_for_its_tests_and_quoted_words() -> 
     assert requested_keywords({"messages": [{"role": "user", "content": parts}]}) == []
     contracted = "Explain why the user's cache doesn't warm up, and include 'latency'."
     assert requested_keywords(_chat(contracted)) == ["latency"]  # no "s cache doesn"
+    assert requested_keywords(_chat("Trends of the '90s and '00s, with 'nostalgia'.")) == [
+        "nostalgia"
+    ]
+    assert requested_keywords(_chat('Use the phrase "don\'t panic" twice.')) == ["don't panic"]
+    assert requested_keywords(_chat("Set it to 5' 10'' tall.")) == []
