@@ -140,10 +140,12 @@ class Health:
         self.refused: set[str] = set()
         # Backends whose circuit opened and that no live request has succeeded on since: when
         # (clock) it opened, when a failed trial may next say it is still down (see
-        # `STILL_DOWN_LOG_S`), and when a probe last passed on it meanwhile (`succeeded`).
+        # `STILL_DOWN_LOG_S`), when a probe last passed on it with no failure since, and
+        # whether one passed at all during the outage (`succeeded`, `failed`).
         self.down_since: dict[str, float] = {}
         self._next_still_down: dict[str, float] = {}
         self._probe_passed: dict[str, float] = {}
+        self._probe_seen: set[str] = set()
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -158,6 +160,7 @@ class Health:
         self.down_since.pop(backend, None)
         self._next_still_down.pop(backend, None)
         self._probe_passed.pop(backend, None)
+        self._probe_seen.discard(backend)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -196,6 +199,7 @@ class Health:
             return
         if not live:
             self._probe_passed[backend] = self.clock()
+            self._probe_seen.add(backend)
             return
         self._log_recovered(backend, self.clock())
 
@@ -205,6 +209,7 @@ class Health:
         live success days later counted the whole idle time as down)."""
         since = self.down_since.pop(backend)
         self._next_still_down.pop(backend, None)
+        self._probe_seen.discard(backend)
         up = min(at, self._probe_passed.pop(backend, at))
         down = (up - since) / 60
         log.warning("backend %s: circuit closed again after %.1f min down%s", backend, down, how)
@@ -212,11 +217,25 @@ class Health:
     def failed(self, backend: str, why: str) -> None:
         if why == "backend_refused":
             self.refused.add(backend)
+        self._probe_outlived(backend)
         policy = self.policy()
         before = self.breaker(backend).circuit  # stored: a claimed trial reads half_open
         self._change(backend, lambda b, now: b.failure(now, policy))
         if before != "open" and self.breaker(backend).circuit == "open":
             self._log_open(backend, why)
+
+    def _probe_outlived(self, backend: str) -> None:
+        """A failure after a probe passed: if it comes `STILL_DOWN_LOG_S` or more after, with
+        no failure between, the outage ended at the probe (logged now: no live request came
+        to say so) and this is a new one; sooner, the backend is still failing, and the
+        probe's pass ends nothing (light traffic on a backend whose `/health` passes while
+        its completions fail was logged as a recovery each cycle; found in review)."""
+        probe = self._probe_passed.pop(backend, None)
+        if probe is None or backend not in self.down_since:
+            return
+        if self.clock() - probe >= STILL_DOWN_LOG_S:
+            self._probe_passed[backend] = probe  # the time `_log_recovered` reports
+            self._log_recovered(backend, probe, " (a probe passed; no live request came)")
 
     def _log_open(self, backend: str, why: str) -> None:
         """Log the opening once, then "still down" at most every `STILL_DOWN_LOG_S`. Each
@@ -226,11 +245,6 @@ class Health:
         after a probe closed the circuit: only a live success ends the outage (`succeeded`)."""
         now = self.clock()
         retry_in = self.breaker(backend).retry_at - now
-        probe = self._probe_passed.get(backend)
-        if probe is not None and now - probe >= STILL_DOWN_LOG_S:
-            # closed by a probe long enough ago with no failure since: that outage is over
-            # (never logged: no live request came), and this opening is a new one
-            self._log_recovered(backend, probe, " (a probe passed; no live request came)")
         since = self.down_since.get(backend)
         if since is None:
             self.down_since[backend] = now
@@ -246,7 +260,7 @@ class Health:
                 (now - since) / 60,
                 why,
                 "; a probe passed since, but no live request has succeeded"
-                if probe is not None
+                if backend in self._probe_seen
                 else "",
                 retry_in,
             )

@@ -259,9 +259,8 @@ def test_a_backend_whose_probe_passes_while_its_completions_fail_logs_like_one_d
         for m in during[1:]
     ), during
     recovered = [r.getMessage() for r in caplog.records][len(during) :]
-    # down until the last probe that passed, a moment before the live success
     assert len(recovered) == 1 and recovered[0].startswith(
-        "backend local: circuit closed again after 59.9"
+        "backend local: circuit closed again after 60."
     )
 
 
@@ -321,3 +320,27 @@ def test_a_recovery_only_probes_saw_ends_the_outage_before_a_new_one(
         "backend local: circuit open (timeout); next trial in 2.0 s",  # only live resets it
         "backend local: circuit closed again after 10.0 min down",
     ]
+
+
+def test_light_traffic_failing_after_each_passing_probe_stays_one_outage(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A completion failing every 6 minutes after each passing probe took over 15 minutes
+    to re-open the circuit, and each cycle was logged as a recovery after 0.1 min down "(no
+    live request came)" and a new opening (found in review): failures came."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    with caplog.at_level(logging.WARNING, logger="smf_router.health"):
+        for _ in range(3):
+            health.attempt_finished("cloud", "cloud", "error", "server_error")
+        for _ in range(4):
+            clock.now += 8
+            assert health.claim_probe_trial("cloud")
+            health.succeeded("cloud", live=False)
+            for _ in range(3):
+                clock.now += 360
+                health.attempt_finished("cloud", "cloud", "error", "server_error")
+    said = [r.getMessage() for r in caplog.records]
+    assert said[0].startswith("backend cloud: circuit open (server_error)")
+    assert not any("closed again" in m for m in said), said
+    assert all(m.startswith("backend cloud: still down after ") for m in said[1:]), said
