@@ -114,10 +114,17 @@ def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamErro
         if said in REFUSAL_STATUSES:
             return BackendRefused(name, said)
     message = _image_unfetched(exc, name) or first_line(exc)
-    if OUT_OF_CREDIT in message:
+    if _out_of_credit(exc, message):
         return BackendRefused(name, 402)
     status = provider or status
     return Rejected(message, backend=name, status=status, upstream=error_body(message))
+
+
+def _out_of_credit(exc: Exception, message: str) -> bool:
+    """Anthropic's billing refusal, a 400: its own message, from Anthropic. Matched anywhere
+    in any provider's message, a client quoting the words (OpenAI echoes an invalid `role`)
+    made its own mistake a refusal that opened the circuit for everyone (found in review)."""
+    return getattr(exc, "llm_provider", None) == "anthropic" and message.startswith(OUT_OF_CREDIT)
 
 
 def _provider_status(exc: Exception) -> int | None:

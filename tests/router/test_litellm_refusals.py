@@ -171,3 +171,28 @@ def test_a_reload_warms_its_new_litellm_backends(stack: RunningRouter, tmp_path:
         assert response.status_code == 200, response.text
         assert response.headers["x-smf-backend"] == "local"
         assert len(response.json()["choices"]) == 2
+
+
+def test_the_credit_wording_quoted_by_another_provider_stays_the_clients_400() -> None:
+    """OpenAI quotes an invalid `role` back: a client sending Anthropic's billing words as
+    its role made its own mistake a 402 refusal, which opened the circuit for everyone
+    (found in review). Only Anthropic's own message, from Anthropic, is billing."""
+    import litellm
+
+    from router.backends.litellm_errors import translate
+    from router.errors import BackendRefused, Rejected
+
+    quoted = (
+        "OpenAIException - Invalid value: 'Your credit balance is too low to access the"
+        " Anthropic API'. Supported values are: 'system', 'assistant', 'user'."
+    )
+    echo = litellm.BadRequestError(message=quoted, model="gpt-4o", llm_provider="openai")
+    error = translate(echo, "cloud")
+    assert isinstance(error, Rejected) and error.status == 400
+    billing = litellm.BadRequestError(
+        message="AnthropicException - Your credit balance is too low to access the Anthropic"
+        " API. Please go to Plans & Billing to upgrade or purchase credits.",
+        model="claude-sonnet-4-5",
+        llm_provider="anthropic",
+    )
+    assert isinstance(translate(billing, "claude"), BackendRefused)
