@@ -39,11 +39,15 @@ _FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.DOTALL)
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3", "py3"})
 _TESTS = re.compile(r"```[^\n`]*\n((?:\s*(?:assert|from|import)\b.*?))```", re.DOTALL)
 # A quoted word or phrase within one line, in double quotes, curly ones, or single quotes that
-# are no apostrophes ("user's", "'90s") nor feet and inches (5' 10'').
+# are no apostrophes ("user's", "'90s"); a straight quote after a digit is feet or inches
+# (5' 10", 6' 2"), and an apostrophe between letters may stand inside ('don't panic').
 _QUOTES = (
-    re.compile(r'"([^"\n]{2,40})"'),
+    re.compile(r'(?<![\d\'])"([^"\n]{2,40})"'),
     re.compile(r"“([^”\n]{2,40})”"),
-    re.compile(r"(?<![^\W\d_])'(?![\d\s])([^'\n]{2,40})(?<!\s)'(?![^\W\d_])"),
+    re.compile(
+        r"(?<![^\W\d_])'(?![\d\s])((?:[^'\n]|(?<=[^\W\d_])'(?=[^\W\d_])){2,40})(?<!\s)'"
+        r"(?![^\W\d_])"
+    ),
 )
 
 

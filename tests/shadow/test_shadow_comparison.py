@@ -277,3 +277,5 @@ def test_a_request_in_content_parts_is_read_for_its_tests_and_quoted_words() -> 
     ]
     assert requested_keywords(_chat('Use the phrase "don\'t panic" twice.')) == ["don't panic"]
     assert requested_keywords(_chat("Set it to 5' 10'' tall.")) == []
+    assert requested_keywords(_chat("I am 5' 10\" and he is 6' 2\" tall.")) == []
+    assert requested_keywords(_chat("Say 'don't panic' please")) == ["don't panic"]
