@@ -317,6 +317,14 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
             "backends return n choices",
             param="n",
         )
+    if "api_unsupported" in reasons and plan.server_state:
+        return BadRequest(
+            f"{plan.server_state} continues a conversation stored on the server, and no "
+            f"{local}backend of {target!r} serves the responses API itself{local_only} "
+            f"({listed}): a chat backend holds no stored state; send the whole input instead, "
+            f"or send it to a model whose {local}backends speak Responses",
+            param=plan.server_state,
+        )
     if "api_unsupported" in reasons:
         return BadRequest(
             f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "

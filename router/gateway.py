@@ -44,6 +44,7 @@ from router.relay import Tally, usage_of
 from router.routing_headers import is_private, target_of
 from router.stored_responses import StoredResponses
 from router.tracing import NO_SPAN, Tracing
+from router.translate import responses_request
 from router.translate.pairing import native
 from router.translate.view import chat_view
 
@@ -167,6 +168,8 @@ class Gateway:
         target = self._target(body, headers)
         view = readable_view(api, body)
         private = is_private(caller, headers)
+        # before the span: a turn continuing a response the router made over chat is refused
+        home = self.stored.home(api, body, caller.name, self.config.backend_names)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         span = (
@@ -185,7 +188,8 @@ class Gateway:
             if target.mode == "auto"
             else None,
             several_choices=req.several_streamed_choices(api, body),
-            response_home=self.stored.home(api, body, self.config.backend_names),
+            response_home=home,
+            server_state=responses_request.server_state(body) if api == "responses" else None,
             choices_asked=req.several_choices(api, body),
         )
         states = self.state_source.states()
@@ -318,8 +322,9 @@ class Gateway:
             estimate = max(usage.completion_tokens, req.estimate_tokens(tally.output_chars))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
-        if record.backend and native(call.api, self.config.backend(record.backend)):
-            self.stored.made(call.api, call.body, tally.response_id, record.backend)
+        if record.backend:  # a chat backend's, translated: the router made it, none stored it
+            home = record.backend if native(call.api, self.config.backend(record.backend)) else None
+            self.stored.made(call.api, call.body, record.caller, tally.response_id, home)
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = "".join(tally.text)
         if self.pricing is not None and record.backend:

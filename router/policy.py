@@ -13,7 +13,7 @@ from classifier.intent import Intent
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api, Attempt
-from router.translate.pairing import can_serve
+from router.translate.pairing import can_serve, native
 
 Mode = Literal["auto", "route", "backend"]
 Circuit = Literal["closed", "open", "half_open"]
@@ -63,6 +63,9 @@ class Demand:
     # The backend that stored the Responses reply this turn continues (`previous_response_id`):
     # no other holds the conversation (`router.stored_responses`)
     response_home: str | None = None
+    # The field naming a conversation stored on the server (`previous_response_id`,
+    # `conversation`): no chat backend has it, translated or not
+    server_state: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,7 @@ class Plan:
     # the sticky backend, then the route's (or the forced backend), skipped ones included.
     preference: tuple[str, ...] = field(default=())
     response_home: str | None = None  # `Demand.response_home`: its refusal names it
+    server_state: str | None = None  # `Demand.server_state`: its refusal names it
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -157,7 +161,16 @@ def plan(
     well = pin is not None and pin.circuit == "closed" and not pin.saturated
     ordered = _sticky_first(steps + overflow, pinned if well else None)
     preference = _preferred_order(members, demand.sticky_backend)
-    return Plan(intent, target, route, tuple(ordered), tuple(skipped), preference, home)
+    return Plan(
+        intent,
+        target,
+        route,
+        tuple(ordered),
+        tuple(skipped),
+        preference,
+        home,
+        demand.server_state,
+    )
 
 
 def _unfit(
@@ -174,6 +187,10 @@ def _unfit(
     if demand.private and backend.tier != "local":
         return "private"
     if not can_serve(demand.api, backend):
+        return "api_unsupported"
+    # translation would refuse it there, after the attempt had begun: a 400 that named the
+    # backend and counted against it though nothing was sent (found in review)
+    if demand.server_state and not native(demand.api, backend):
         return "api_unsupported"
     # litellm's stream passes on one finish reason, from whichever choice sent one, labelled
     # choice 0: no choice of an n > 1 stream through it can be told finished from cut

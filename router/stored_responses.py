@@ -9,7 +9,14 @@ backend made it, and the policy sends a turn that names it there only (`response
 skips the others). A pin of correctness, not preference: unlike a sticky conversation it
 holds whatever the route, a gate, a saturation or an open circuit says, and stickiness
 turned off (`sticky_ttl_s: 0`) does not turn it off. An id it does not know (made before a
-restart, or by a backend reached around the router) is routed as before.
+restart, or by a backend reached around the router) is routed as before, to a backend that
+speaks Responses itself (`policy._unfit`: a chat one holds no state to continue).
+
+A reply the router made itself, translating a chat backend's answer, is stored nowhere: a
+turn continuing it is refused at once, one clear 400 (it reached the chat backend, whose
+translation refused it as if the backend had, or a vLLM that answered its own 404: found
+in review). Ids are kept per caller, as conversation keys are: another caller's id is
+unknown here (routed as before), and a private caller is never told where it lives.
 """
 
 from __future__ import annotations
@@ -18,16 +25,24 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from router.errors import BadRequest
 from router.record import Api
 from router.sticky import StickyTable
 
 # How long an id is kept: OpenAI stores a response for 30 days; vLLM until it restarts.
 # `sticky_max_entries` bounds the table, least recently made first out.
 KEPT_S = 30 * 86400.0
+# Where an id the router made by translation lives: nowhere (no backend is named so).
+MADE_OVER_CHAT = ""
+
+
+def key(caller: str, response_id: str) -> str:
+    """The table's key: one caller's id (the NUL keeps `a`+`bc` apart from `ab`+`c`)."""
+    return f"{caller}\0{response_id}"
 
 
 class StoredResponses:
-    """response id → the backend that stored it, LRU-bounded, with a TTL."""
+    """(caller, response id) → the backend that stored it, LRU-bounded, with a TTL."""
 
     def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.table = StickyTable(KEPT_S, max_entries, clock)
@@ -35,20 +50,37 @@ class StoredResponses:
     def __len__(self) -> int:
         return len(self.table)
 
-    def home(self, api: Api, body: dict[str, Any], configured: Collection[str]) -> str | None:
-        """The backend that stored the response `body` continues, when it is known and still
-        configured (one a reload removed leaves the turn routed as before)."""
+    def home(
+        self, api: Api, body: dict[str, Any], caller: str, configured: Collection[str]
+    ) -> str | None:
+        """The backend that stored the response `body` continues, when `caller` made it and
+        it is still configured (one a reload removed leaves the turn routed as before).
+        Raises a `BadRequest` for a response the router made over chat: none holds it."""
         previous = body.get("previous_response_id") if api == "responses" else None
         if not isinstance(previous, str) or not previous:
             return None
-        backend = self.table.get(previous)
+        backend = self.table.get(key(caller, previous))
+        if backend == MADE_OVER_CHAT:
+            raise BadRequest(
+                f"previous_response_id names a response the router made itself from a chat "
+                f"backend's answer ({previous!r}); no backend stored it, so it cannot be "
+                "continued by id: send the whole input instead (as with store: false)",
+                param="previous_response_id",
+            )
         return backend if backend in configured else None
 
-    def made(self, api: Api, body: dict[str, Any], response_id: str, backend: str) -> None:
-        """`backend`, which speaks Responses itself, answered with `response_id`. Not one
-        asked not to store it (`store: false`): there is nothing to continue."""
-        if api == "responses" and response_id and body.get("store") is not False:
-            self.table.remember(response_id, backend)
+    def made(
+        self, api: Api, body: dict[str, Any], caller: str, response_id: str, backend: str | None
+    ) -> None:
+        """`backend`, which speaks Responses itself, answered `caller` with `response_id`
+        (None: the router made it, translating a chat backend's answer). Not one asked not
+        to store it (`store: false`): there is nothing to continue, as a backend would say."""
+        if api != "responses" or not response_id:
+            return
+        if backend is None:
+            self.table.remember(key(caller, response_id), MADE_OVER_CHAT)
+        elif body.get("store") is not False:
+            self.table.remember(key(caller, response_id), backend)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)

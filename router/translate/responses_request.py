@@ -6,8 +6,8 @@ assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's free
 `custom` tools (apply_patch) become functions with one string argument `input`, and their
 calls and outputs map the same way; an `allowed_tools` choice offers only those tools.
 Reasoning items and hosted tools have no chat equivalent and are dropped.
-`previous_response_id` needs server-side state a chat backend does not have: the
-translator refuses it. Pure.
+`previous_response_id` and `conversation` need server-side state a chat backend does not
+have: the translator refuses them (the policy sends them to no chat backend). Pure.
 """
 
 from __future__ import annotations
@@ -30,9 +30,22 @@ class Untranslatable(ValueError):
     """The request uses a Responses feature that chat cannot express."""
 
 
+# The fields that name a conversation stored on the server, in the order they are told of.
+STATEFUL = ("previous_response_id", "conversation")
+
+
+def server_state(body: dict[str, Any]) -> str | None:
+    """The field of `body` that continues a conversation stored on the server (the
+    Conversations API's `conversation` as well as `previous_response_id`), if any: only a
+    backend that speaks Responses itself can serve it. Dropped in translation, the turn was
+    answered without what came before it (found in review)."""
+    return next((field for field in STATEFUL if body.get(field)), None)
+
+
 def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
-    if body.get("previous_response_id"):
-        raise Untranslatable("'previous_response_id' needs a backend that serves Responses")
+    stateful = server_state(body)
+    if stateful:
+        raise Untranslatable(f"{stateful!r} needs a backend that serves Responses")
     messages: list[dict[str, Any]] = []
     if isinstance(body.get("instructions"), str) and body["instructions"]:
         messages.append({"role": "system", "content": body["instructions"]})

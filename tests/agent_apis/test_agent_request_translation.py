@@ -133,6 +133,8 @@ def test_responses_request_becomes_chat_with_codex_shapes() -> None:
     assert responses_request.custom_tools(body) == {"apply_patch"}
     with pytest.raises(Untranslatable):
         responses_request.to_chat({**body, "previous_response_id": "resp_1"})
+    with pytest.raises(Untranslatable):  # the Conversations API's id was dropped without a word
+        responses_request.to_chat({**body, "conversation": {"id": "conv_1"}})
 
 
 def test_an_allowed_tools_choice_offers_only_those_tools_to_a_chat_backend() -> None:

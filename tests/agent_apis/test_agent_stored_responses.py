@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from router import reload
-from router.config import Config, parse
-from tests.harness import Running, RunningRouter, router, simulator
+from router.config import Config, hash_key, parse
+from tests.harness import Running, RunningRouter, collected, router, simulator
 
 MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud's intent
 CODE = "Write a Python function that reverses a linked list and add unit tests for it."
@@ -36,9 +36,12 @@ def servers() -> Iterator[dict[str, Running]]:
         yield {"local": local, "cloud": cloud}
 
 
-def stack_config(servers: dict[str, Running], tmp: Path) -> Config:
-    """Both backends speak Responses natively; coding goes local first, math cloud first."""
-    apis = {"local": ["chat", "responses"], "cloud": ["chat", "responses"]}
+def stack_config(
+    servers: dict[str, Running], tmp: Path, cloud_apis: tuple[str, ...] = ("chat", "responses")
+) -> Config:
+    """Both backends speak Responses natively (unless `cloud_apis` says otherwise); coding
+    goes local first, math cloud first."""
+    apis = {"local": ["chat", "responses"], "cloud": list(cloud_apis)}
     backends: list[dict[str, Any]] = [
         {
             "name": name,
@@ -157,7 +160,9 @@ def test_a_response_not_stored_pins_nothing(proxy: RunningRouter) -> None:
     with pytest.raises(openai.NotFoundError):  # routed as before: local, which refuses it
         sdk.responses.create(model="auto", input=FOLLOW_CODE, previous_response_id=turn1)
     assert len(proxy.components.gateway.stored) >= 1  # the other tests' turns, not this one
-    assert proxy.components.gateway.stored.table.get(turn1) is None
+    from router.stored_responses import key  # ids are each caller's own
+
+    assert proxy.components.gateway.stored.table.get(key("anonymous", turn1)) is None
 
 
 def test_a_reload_keeps_where_the_responses_live(
@@ -179,3 +184,95 @@ def test_a_reload_keeps_where_the_responses_live(
             model="auto", input=FOLLOW_CODE, previous_response_id=turn1
         )
         assert second.headers["x-smf-backend"] == "cloud"
+
+
+@pytest.fixture(scope="module")
+def over_chat(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    """The cloud speaks chat only: the router serves Responses there by translation."""
+    config = stack_config(servers, tmp_path_factory.mktemp("chat"), cloud_apis=("chat",))
+    with router(config) as running:
+        yield running
+
+
+def sent(servers: dict[str, Running]) -> dict[str, dict[str, int]]:
+    return {name: dict(s.stats()["by_path"]) for name, s in servers.items()}
+
+
+@pytest.mark.parametrize("follow", [FOLLOW_MATH, FOLLOW_CODE])
+def test_a_response_the_router_made_over_chat_is_one_clear_400_never_sent(
+    over_chat: RunningRouter, servers: dict[str, Running], follow: str
+) -> None:
+    """Its id is the router's own: no backend holds it. A math follow-up reached the cloud,
+    whose translation refused it as a 400 naming the cloud and counted as its attempt; a
+    coding one reached local, whose 404 said only "not found" (found in review)."""
+    sdk = client(over_chat)
+    first = sdk.responses.with_raw_response.create(model="auto", input=MATH)
+    assert first.headers["x-smf-backend"] == "cloud"
+    records, before = collected(over_chat), sent(servers)
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.responses.create(model="auto", input=follow, previous_response_id=first.parse().id)
+    assert refused.value.param == "previous_response_id"
+    assert "the router made itself" in refused.value.message
+    assert not refused.value.response.headers.get("x-smf-backend")  # none was tried
+    assert sent(servers) == before
+    assert all(a.outcome == "skipped" for r in records.records for a in r.attempts)
+
+
+@pytest.mark.parametrize(
+    "stateful", [{"previous_response_id": "resp_gone"}, {"conversation": "conv_68a1f0c2"}]
+)
+def test_server_state_goes_to_a_backend_speaking_responses_never_through_chat(
+    over_chat: RunningRouter, stateful: dict[str, str]
+) -> None:
+    """A math turn goes cloud first, but the cloud speaks chat only: translation refused
+    `previous_response_id` there (a 400 counted against the cloud) and dropped
+    `conversation` without a word (answered with none of the conversation, found in review).
+    Both go to local, which speaks Responses itself: its own answer, or its 404."""
+    ask = {"model": "auto", "input": MATH, **stateful}
+    explained = httpx.post(f"{over_chat.url}/router/explain", json={"api": "responses", **ask})
+    assert explained.json()["skipped"] == [{"backend": "cloud", "reason": "api_unsupported"}]
+    answer = httpx.post(f"{over_chat.url}/responses", json=ask, timeout=30)
+    assert answer.headers["x-smf-backend"] == "local"
+    assert answer.headers["x-smf-attempts"] == "1"
+    assert answer.status_code == (404 if "previous_response_id" in stateful else 200)
+
+
+CALLERS = {"alice": "key-a", "bob": "key-b", "pat": "key-p"}
+
+
+@pytest.fixture(scope="module")
+def callers(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    config = stack_config(servers, tmp_path_factory.mktemp("callers")).model_dump(mode="json")
+    config["auth"] = {
+        "keys": [
+            {"name": name, "sha256": hash_key(secret), "private": name == "pat"}
+            for name, secret in CALLERS.items()
+        ]
+    }
+    with router(parse(config)) as running:
+        yield running
+
+
+def test_another_callers_response_id_is_unknown_to_the_router(callers: RunningRouter) -> None:
+    """Ids were kept for everyone: bob, naming alice's, was sent to alice's backend, and a
+    private caller was told which backend held it (found in review). Routed as before now."""
+    sdks = {
+        name: openai.OpenAI(base_url=callers.url, api_key=secret, max_retries=0)
+        for name, secret in CALLERS.items()
+    }
+    first = sdks["alice"].responses.with_raw_response.create(model="auto", input=MATH)
+    assert first.headers["x-smf-backend"] == "cloud"
+    turn1 = first.parse().id
+    for name in ("bob", "pat"):  # coding goes local first; pat may use local only
+        with pytest.raises(openai.NotFoundError) as refused:
+            sdks[name].responses.create(model="auto", input=FOLLOW_CODE, previous_response_id=turn1)
+        assert refused.value.response.headers["x-smf-backend"] == "local"
+        assert "cloud" not in refused.value.message
+    second = sdks["alice"].responses.with_raw_response.create(
+        model="auto", input=FOLLOW_CODE, previous_response_id=turn1
+    )
+    assert second.headers["x-smf-backend"] == "cloud"

@@ -4,11 +4,14 @@ pin prefers; privacy still wins, and an impossible turn is the client's 400."""
 
 from __future__ import annotations
 
+import pytest
+
 from classifier.intent import Intent
 from router.config import Config, parse
 from router.dispatch import _nothing_tried
 from router.errors import BadRequest, NoBackendAvailable
 from router.policy import BackendState, Demand, Target, detoured, plan
+from router.stored_responses import StoredResponses
 
 CODING = Intent("coding", 0.9, "model")
 AUTO = Target("auto")
@@ -68,3 +71,50 @@ def test_a_forced_backend_other_than_the_home_is_a_400_naming_both() -> None:
 def test_no_home_plans_as_before() -> None:
     p = plan(CODING, AUTO, Demand(api="responses"), {}, CFG)
     assert p.backends == ("local", "cloud") and p.response_home is None
+
+
+def mixed() -> Config:
+    """local speaks Responses itself; cloud and spare chat only (served by translation)."""
+    apis = {"local": ["chat", "responses"], "cloud": ["chat"], "spare": ["chat"]}
+    backends = [
+        {"name": n, "tier": t, "base_url": f"http://{n}/v1", "model": "m", "apis": apis[n]}
+        for n, t in (("local", "local"), ("cloud", "cloud"), ("spare", "cloud"))
+    ]
+    return parse({"backends": backends})
+
+
+MATH = Intent("math", 0.9, "model")  # the default routes: math cloud first
+
+
+@pytest.mark.parametrize("field", ["previous_response_id", "conversation"])
+def test_server_state_skips_every_backend_that_would_translate_it(field: str) -> None:
+    """Translation refused it after the attempt began (a 400 naming the chat backend,
+    counted against it) or dropped it (`conversation`): found in review."""
+    demand = Demand(api="responses", server_state=field)
+    p = plan(MATH, AUTO, demand, {}, mixed())
+    assert p.backends == ("local",)
+    assert {(s.backend, s.reason) for s in p.skipped} == {("cloud", "api_unsupported")}
+    assert plan(MATH, AUTO, Demand(api="responses"), {}, mixed()).backends[0] == "cloud"
+
+
+def test_server_state_with_no_backend_speaking_responses_is_a_400_naming_the_field() -> None:
+    forced = Target("backend", "cloud")
+    demand = Demand(api="responses", server_state="conversation")
+    p = plan(MATH, forced, demand, {}, mixed())
+    assert p.backends == ()
+    error = _nothing_tried(p, "responses", None)
+    assert isinstance(error, BadRequest) and error.param == "conversation"
+    assert "a chat backend holds no stored state" in error.message
+
+
+def test_a_response_made_over_chat_is_refused_and_ids_are_each_callers_own() -> None:
+    stored, names = StoredResponses(10), {"local", "cloud"}
+    turn, made = {"previous_response_id": "resp_1"}, {"previous_response_id": "resp_chatcmpl-2"}
+    stored.made("responses", {}, "alice", "resp_1", "cloud")
+    stored.made("responses", {}, "alice", "resp_chatcmpl-2", None)  # translated: the router's
+    assert stored.home("responses", turn, "alice", names) == "cloud"
+    assert stored.home("responses", turn, "bob", names) is None  # another caller's: unknown
+    with pytest.raises(BadRequest) as refused:
+        stored.home("responses", made, "alice", names)
+    assert refused.value.param == "previous_response_id"
+    assert stored.home("responses", made, "bob", names) is None
