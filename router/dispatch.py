@@ -319,7 +319,8 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
         )
     if "api_unsupported" in reasons and plan.server_state:
         return BadRequest(
-            f"{plan.server_state} continues a conversation stored on the server, and no "
+            f"{plan.server_state} names what the server stored (a conversation, a prompt, an"
+            " item), and no "
             f"{local}backend of {target!r} serves the responses API itself{local_only} "
             f"({listed}): a chat backend holds no stored state; send the whole input instead, "
             f"or send it to a model whose {local}backends speak Responses",

@@ -75,12 +75,9 @@ class StoredResponses:
         """`backend`, which speaks Responses itself, answered `caller` with `response_id`
         (None: the router made it, translating a chat backend's answer). Not one asked not
         to store it (`store: false`): there is nothing to continue, as a backend would say."""
-        if api != "responses" or not response_id:
-            return
-        if backend is None:
-            self.table.remember(key(caller, response_id), MADE_OVER_CHAT)
-        elif body.get("store") is not False:
-            self.table.remember(key(caller, response_id), backend)
+        if api != "responses" or not response_id or body.get("store") is False:
+            return  # Codex sends store: false on every turn: such ids took slots from homes
+        self.table.remember(key(caller, response_id), backend or MADE_OVER_CHAT)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)

@@ -30,16 +30,41 @@ class Untranslatable(ValueError):
     """The request uses a Responses feature that chat cannot express."""
 
 
-# The fields that name a conversation stored on the server, in the order they are told of.
-STATEFUL = ("previous_response_id", "conversation")
+# The fields that name what the server stored: a conversation (`previous_response_id`, the
+# Conversations API's `conversation`) or a prompt template (`prompt: {"id": "pmpt_…"}`).
+STATEFUL = ("previous_response_id", "conversation", "prompt")
 
 
 def server_state(body: dict[str, Any]) -> str | None:
-    """The field of `body` that continues a conversation stored on the server (the
-    Conversations API's `conversation` as well as `previous_response_id`), if any: only a
-    backend that speaks Responses itself can serve it. Dropped in translation, the turn was
-    answered without what came before it (found in review)."""
-    return next((field for field in STATEFUL if body.get(field)), None)
+    """The field of `body` that names something stored on the server, if any: only a backend
+    that speaks Responses itself can serve it. Dropped in translation, the turn was answered
+    without what came before it, or without its template (found in review); so was an
+    `input` item that only references a stored one (`{"type": "item_reference"}`)."""
+    found = next((field for field in STATEFUL if body.get(field)), None)
+    if found is None and _references_items(body.get("input")):
+        return "input"
+    return found
+
+
+def without_server_state(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` without what names stored state (for a reader of what the turn itself says:
+    the classifier's view), which `to_chat` refuses."""
+    readable = {**body, **dict.fromkeys(STATEFUL)}
+    items = body.get("input")
+    if isinstance(items, list) and _references_items(items):
+        readable["input"] = [
+            i for i in items if not (isinstance(i, dict) and i.get("type") == REFERENCE)
+        ]
+    return readable
+
+
+REFERENCE = "item_reference"
+
+
+def _references_items(items: Any) -> bool:
+    return isinstance(items, list) and any(
+        isinstance(item, dict) and item.get("type") == REFERENCE for item in items
+    )
 
 
 def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:

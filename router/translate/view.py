@@ -36,8 +36,8 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
         view = anthropic_request.to_chat(_bounded(body, "messages"), placeholders=False)
     else:
-        stateless = dict.fromkeys(responses_request.STATEFUL)  # the view reads no stored state
-        view = responses_request.to_chat({**_bounded(body, "input"), **stateless})
+        bounded = _bounded(body, "input")  # the view reads no stored state
+        view = responses_request.to_chat(responses_request.without_server_state(bounded))
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]
     return view

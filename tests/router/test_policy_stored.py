@@ -118,3 +118,42 @@ def test_a_response_made_over_chat_is_refused_and_ids_are_each_callers_own() -> 
         stored.home("responses", made, "alice", names)
     assert refused.value.param == "previous_response_id"
     assert stored.home("responses", made, "bob", names) is None
+
+
+def test_a_store_false_reply_takes_no_slot_from_a_home() -> None:
+    """Codex sends `store: false` on every turn; its translated replies were kept as "made
+    over chat" and, the table full, pushed out other callers' homes (found in review)."""
+    stored, names = StoredResponses(2), {"local", "cloud"}
+    stored.made("responses", {}, "alice", "resp_1", "cloud")
+    for n in range(5):
+        stored.made("responses", {"store": False}, "codex", f"resp_chatcmpl-{n}", None)
+        stored.made("responses", {"store": False}, "codex", f"resp_{n}", "local")
+    assert stored.home("responses", {"previous_response_id": "resp_1"}, "alice", names) == "cloud"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"prompt": {"id": "pmpt_1", "variables": {"x": "y"}}, "input": "hi"}, "prompt"),
+        (
+            {
+                "input": [
+                    {"type": "item_reference", "id": "msg_1"},
+                    {"role": "user", "content": "and what next?"},
+                ]
+            },
+            "input",
+        ),
+    ],
+)
+def test_a_stored_prompt_or_item_is_server_state(body: dict[str, object], field: str) -> None:
+    """A stored prompt template and an input item that only references a stored one were
+    dropped in translation: the chat backend answered without them (found in review). They
+    go to backends speaking Responses; the classifier's view reads the rest of the turn."""
+    from router.translate import responses_request
+    from router.translate.view import chat_view
+
+    assert responses_request.server_state(body) == field
+    with pytest.raises(responses_request.Untranslatable):
+        responses_request.to_chat(body)
+    assert chat_view("responses", body)["messages"]  # the view still reads the turn
