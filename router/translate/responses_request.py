@@ -52,19 +52,24 @@ def without_server_state(body: dict[str, Any]) -> dict[str, Any]:
     readable = {**body, **dict.fromkeys(STATEFUL)}
     items = body.get("input")
     if isinstance(items, list) and _references_items(items):
-        readable["input"] = [
-            i for i in items if not (isinstance(i, dict) and i.get("type") == REFERENCE)
-        ]
+        readable["input"] = [item for item in items if not _is_reference(item)]
     return readable
 
 
-REFERENCE = "item_reference"
-
-
 def _references_items(items: Any) -> bool:
-    return isinstance(items, list) and any(
-        isinstance(item, dict) and item.get("type") == REFERENCE for item in items
-    )
+    return isinstance(items, list) and any(_is_reference(item) for item in items)
+
+
+def _is_reference(item: Any) -> bool:
+    """An input item that names a stored one: `{"type": "item_reference", "id"}`, or, its
+    `type` being optional, an `id` alone (no role, no content: read as a message, it was an
+    empty user turn)."""
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind == "item_reference":
+        return True
+    return kind is None and "id" in item and "role" not in item and "content" not in item
 
 
 def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:

@@ -144,6 +144,14 @@ def test_a_store_false_reply_takes_no_slot_from_a_home() -> None:
             },
             "input",
         ),
+        (  # `type` is optional in a reference (found in review)
+            {"input": [{"id": "msg_1"}, {"role": "user", "content": "and what next?"}]},
+            "input",
+        ),
+        (
+            {"input": [{"id": "msg_1", "type": None}, {"role": "user", "content": "and?"}]},
+            "input",
+        ),
     ],
 )
 def test_a_stored_prompt_or_item_is_server_state(body: dict[str, object], field: str) -> None:
