@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 import socket
+import socketserver
 import subprocess
 import sys
 import threading
@@ -234,15 +235,34 @@ def scripted_stream(body: bytes, content_type: str = "text/event-stream") -> Ite
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    with upstream(Handler) as server:
+        yield server
+
+
+@contextmanager
+def upstream(
+    handler: type[socketserver.BaseRequestHandler],
+    server_class: type[socketserver.ThreadingTCPServer] = ThreadingHTTPServer,
+) -> Iterator[Running]:
+    """A fake upstream on 127.0.0.1 answering with `handler` (a raw `ThreadingTCPServer`
+    for bytes no HTTP server would send), for the shapes no simulator profile speaks."""
+    server = server_class(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         root = f"http://127.0.0.1:{server.server_address[1]}"
         yield Running(f"{root}/v1", root)
     finally:
         server.shutdown()
         server.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    """A fake upstream's whole JSON reply."""
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 @contextmanager
@@ -252,28 +272,40 @@ def simulator(**settings: Any) -> Iterator[Running]:
         yield Running(f"{root}/v1", root)
 
 
-def claude_backend(server: Running) -> dict[str, Any]:
-    """A litellm backend (Anthropic Messages on the wire) on an `anthropic`-profile simulator."""
-    return {
-        "name": "claude",
-        "tier": "cloud",
-        "kind": "litellm",
-        "base_url": server.root,
-        "model": "anthropic/claude-sonnet-4-5",
-        "api_key_env": "HOME",  # any set variable: the simulator takes any key
-    }
-
-
-def openai_via_litellm(name: str, url: str, model: str) -> dict[str, Any]:
-    """A litellm backend speaking OpenAI's chat (`openai/<model>`) to `url` (ending in /v1)."""
+def litellm_backend(name: str, model: str, base_url: str) -> dict[str, Any]:
+    """A cloud litellm backend for `model` (`provider/name`) at `base_url`."""
     return {
         "name": name,
         "tier": "cloud",
         "kind": "litellm",
-        "base_url": url,
-        "model": f"openai/{model}",
+        "base_url": base_url,
+        "model": model,
         "api_key_env": "HOME",  # any set variable: the simulators take any key
     }
+
+
+def claude_backend(server: Running) -> dict[str, Any]:
+    """A litellm backend (Anthropic Messages on the wire) on an `anthropic`-profile simulator."""
+    return litellm_backend("claude", "anthropic/claude-sonnet-4-5", server.root)
+
+
+def claude_beside(claude: Running, name: str, other: Running, ledger_dir: Path) -> Config:
+    """`claude` on a simulator and `name`, the same litellm backend at another upstream
+    (one that sends what no simulator does), every route on `claude`, no breaker: one
+    failure after another can be looked at."""
+    return parse(
+        {
+            "backends": [claude_backend(claude), {**claude_backend(other), "name": name}],
+            "routes": {intent: ["claude"] for intent in INTENTS},
+            "ledger": {"path": str(ledger_dir / "ledger")},
+            "resilience": {"enabled": False},
+        }
+    )
+
+
+def openai_via_litellm(name: str, url: str, model: str) -> dict[str, Any]:
+    """A litellm backend speaking OpenAI's chat (`openai/<model>`) to `url` (ending in /v1)."""
+    return litellm_backend(name, f"openai/{model}", url)
 
 
 def local_backend(server: Running) -> dict[str, Any]:

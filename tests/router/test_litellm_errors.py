@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socketserver
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,11 +30,13 @@ from tests.harness import (
     RunningRouter,
     breaks_on_call,
     claude_backend,
+    claude_beside,
     collected,
     local_backend,
     router,
     sdk,
     simulator,
+    upstream,
 )
 
 HELLO: list[Any] = [{"role": "user", "content": "Say hello."}]
@@ -219,25 +220,12 @@ def plain(
 ) -> Iterator[tuple[Running, RunningRouter]]:
     """claude on a simulator, `busy` on an Anthropic that is overloaded mid-stream; no
     breaker, so failures that do count can be looked at one after another."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _OverloadedMidStream)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    busy_url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
-            busy = {**claude_backend(claude), "name": "busy", "base_url": busy_url}
-            config = parse(
-                {
-                    "backends": [claude_backend(claude), busy],
-                    "routes": {i: ["claude"] for i in INTENTS},
-                    "ledger": {"path": str(tmp_path_factory.mktemp("kinds") / "ledger")},
-                    "resilience": {"enabled": False},
-                }
-            )
-            with router(config) as proxy:
-                yield claude, proxy
-    finally:
-        server.shutdown()
-        server.server_close()
+    with (
+        upstream(_OverloadedMidStream, socketserver.ThreadingTCPServer) as busy,
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
+        router(claude_beside(claude, "busy", busy, tmp_path_factory.mktemp("kinds"))) as proxy,
+    ):
+        yield claude, proxy
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,12 @@ from tests.harness import (
     RunningRouter,
     claude_backend,
     collected,
+    litellm_backend,
     local_backend,
     router,
+    send_json,
     simulator,
+    upstream,
 )
 
 ASK = [{"role": "user", "content": "hi"}]
@@ -60,12 +62,7 @@ class _Refusing(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
         said = NO_CREDIT if self.path.startswith("/v1/messages") else WRONG_KEY
-        data = json.dumps(said).encode()
-        self.send_response(400)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 400, json.dumps(said).encode())
 
     def log_message(self, *args: object) -> None:
         pass
@@ -77,51 +74,34 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _litellm(name: str, model: str, base_url: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "tier": "cloud",
-        "kind": "litellm",
-        "base_url": base_url,
-        "model": model,
-        "api_key_env": "HOME",  # any set variable
-    }
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     """math: a Gemini with a wrong key, then local; coding: an Anthropic out of credit, then
     local; prose: a Gemini whose port is closed, alone. No breaker: each failure is seen."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with simulator(profile="vllm", model="local-model") as local:
-            backends = [
-                _litellm("gem", "gemini/gemini-2.0-flash", url),
-                _litellm("broke", "anthropic/claude-sonnet-4-5", url),
-                _litellm("off", "gemini/gemini-2.0-flash", f"http://127.0.0.1:{_closed_port()}"),
-                local_backend(local),
-            ]
-            routes = {i: ["local"] for i in INTENTS} | {
-                "math": ["gem", "local"],
-                "coding": ["broke", "local"],
-                "prose": ["off"],
+    with upstream(_Refusing) as refusing, simulator(profile="vllm", model="local-model") as local:
+        closed = f"http://127.0.0.1:{_closed_port()}"
+        backends = [
+            litellm_backend("gem", "gemini/gemini-2.0-flash", refusing.root),
+            litellm_backend("broke", "anthropic/claude-sonnet-4-5", refusing.root),
+            litellm_backend("off", "gemini/gemini-2.0-flash", closed),
+            local_backend(local),
+        ]
+        routes = {i: ["local"] for i in INTENTS} | {
+            "math": ["gem", "local"],
+            "coding": ["broke", "local"],
+            "prose": ["off"],
+        }
+        ledger = str(tmp_path_factory.mktemp("refusals") / "ledger")
+        config = parse(
+            {
+                "backends": backends,
+                "routes": routes,
+                "ledger": {"path": ledger},
+                "resilience": {"enabled": False},
             }
-            ledger = str(tmp_path_factory.mktemp("refusals") / "ledger")
-            config = parse(
-                {
-                    "backends": backends,
-                    "routes": routes,
-                    "ledger": {"path": ledger},
-                    "resilience": {"enabled": False},
-                }
-            )
-            with router(config) as proxy:
-                yield proxy
-    finally:
-        server.shutdown()
-        server.server_close()
+        )
+        with router(config) as proxy:
+            yield proxy
 
 
 def _asked(proxy: RunningRouter, intent: str, **extra: Any) -> httpx.Response:

@@ -9,25 +9,24 @@ simulator cannot say all of that: `odd` is a minimal Anthropic that fails as its
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from router.config import parse
 from tests.harness import (
-    INTENTS,
     Running,
     RunningRouter,
-    claude_backend,
+    claude_beside,
     collected,
     router,
     sdk,
+    send_json,
     simulator,
+    upstream,
 )
 
 TOO_LARGE = "Request exceeds the maximum allowed number of bytes."
@@ -62,7 +61,7 @@ class _Odd(BaseHTTPRequestHandler):
         for word, (status, kind, message) in ERRORS.items():
             if word in said:
                 error = {"type": "error", "error": {"type": kind, "message": message}}
-                return self._send(status, json.dumps(error).encode())
+                return send_json(self, status, json.dumps(error).encode())
         if "BREAK" in said:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -76,13 +75,6 @@ class _Odd(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(OPENING + HELLO)
 
-    def _send(self, status: int, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def log_message(self, *args: object) -> None:
         pass
 
@@ -91,25 +83,12 @@ class _Odd(BaseHTTPRequestHandler):
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, RunningRouter]]:
     """claude on the simulator, odd on `_Odd`; no breaker, so one failure after another
     can be looked at."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    odd_url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
-            odd = {**claude_backend(claude), "name": "odd", "base_url": odd_url}
-            config = parse(
-                {
-                    "backends": [claude_backend(claude), odd],
-                    "routes": {i: ["claude"] for i in INTENTS},
-                    "ledger": {"path": str(tmp_path_factory.mktemp("said") / "ledger")},
-                    "resilience": {"enabled": False},
-                }
-            )
-            with router(config) as proxy:
-                yield claude, proxy
-    finally:
-        server.shutdown()
-        server.server_close()
+    with (
+        upstream(_Odd) as odd,
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
+        router(claude_beside(claude, "odd", odd, tmp_path_factory.mktemp("said"))) as proxy,
+    ):
+        yield claude, proxy
 
 
 def _ask(text: str) -> list[dict[str, Any]]:

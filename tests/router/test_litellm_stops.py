@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import socketserver
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +30,7 @@ from tests.harness import (
     scrape,
     sdk,
     simulator,
+    upstream,
 )
 
 # Reasons that say the answer was stopped, not finished, which litellm maps to "stop".
@@ -90,32 +90,26 @@ def stops(
     """`scripted` (the upstream above) and `engine` (a vLLM simulator) through litellm, each
     with `local` behind it (routes `writing` and `coding`); no breaker, so a stopped answer
     on one test does not close a backend to the next."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Stops)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    scripted = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
-        with (
-            simulator(profile="vllm", model="engine-model") as engine,
-            simulator(profile="vllm", model="local-model") as local,
-        ):
-            routes = {i: ["engine", "local"] for i in INTENTS} | {"writing": ["scripted", "local"]}
-            config = parse(
-                {
-                    "backends": [
-                        openai_via_litellm("scripted", scripted, "m"),
-                        openai_via_litellm("engine", engine.url, "engine-model"),
-                        local_backend(local),
-                    ],
-                    "routes": routes,
-                    "ledger": {"path": str(tmp_path_factory.mktemp("stops") / "ledger")},
-                    "resilience": {"enabled": False},
-                }
-            )
-            with router(config) as proxy:
-                yield engine, proxy
-    finally:
-        server.shutdown()
-        server.server_close()
+    with (
+        upstream(_Stops, socketserver.ThreadingTCPServer) as scripted,
+        simulator(profile="vllm", model="engine-model") as engine,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
+        routes = {i: ["engine", "local"] for i in INTENTS} | {"writing": ["scripted", "local"]}
+        config = parse(
+            {
+                "backends": [
+                    openai_via_litellm("scripted", scripted.url, "m"),
+                    openai_via_litellm("engine", engine.url, "engine-model"),
+                    local_backend(local),
+                ],
+                "routes": routes,
+                "ledger": {"path": str(tmp_path_factory.mktemp("stops") / "ledger")},
+                "resilience": {"enabled": False},
+            }
+        )
+        with router(config) as proxy:
+            yield engine, proxy
 
 
 def fallbacks(proxy: Running, backend: str) -> float:
