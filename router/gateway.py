@@ -144,8 +144,8 @@ class Gateway:
     def _one_choice_backends(self) -> set[str]:
         """Backends whose adapter found, when warmed, that their provider answers one choice
         whatever `n` asks (litellm drops Anthropic's `n`). An adapter's, not the state
-        source's: it holds with resilience off too. Other adapters have no such attribute."""
-        return {n for n, b in self.backends.items() if getattr(b, "one_choice_only", False)}
+        source's: it holds with resilience off too."""
+        return {n for n, b in self.backends.items() if b.one_choice_only}
 
     def prepare(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -179,6 +179,7 @@ class Gateway:
         )
         intent = self._classify(view, target, span, traffic)
         conversation = req.conversation_key(view, headers, caller.name, self.conversation_secret)
+        choices_asked = req.several_choices(api, body)
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),
@@ -187,10 +188,10 @@ class Gateway:
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"
             else None,
-            several_choices=req.several_streamed_choices(api, body),
+            several_choices=choices_asked and body.get("stream") is True,
             response_home=home,
             server_state=responses_request.server_state(body) if api == "responses" else None,
-            choices_asked=req.several_choices(api, body),
+            choices_asked=choices_asked,
         )
         states = self.state_source.states()
         if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
@@ -322,7 +323,7 @@ class Gateway:
             estimate = max(usage.completion_tokens, req.estimate_tokens(tally.output_chars))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
-        if record.backend:  # a chat backend's, translated: the router made it, none stored it
+        if record.backend and call.api == "responses":  # a chat backend's: the router made it
             home = record.backend if native(call.api, self.config.backend(record.backend)) else None
             self.stored.made(call.api, call.body, record.caller, tally.response_id, home)
         if tally.keep_text and self.config.ledger.store_text:

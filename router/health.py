@@ -234,7 +234,6 @@ class Health:
         if probe is None or backend not in self.down_since:
             return
         if self.clock() - probe >= STILL_DOWN_LOG_S:
-            self._probe_passed[backend] = probe  # the time `_log_recovered` reports
             self._log_recovered(backend, probe, " (a probe passed; no live request came)")
 
     def _log_open(self, backend: str, why: str) -> None:

@@ -13,7 +13,8 @@ import orjson
 
 from router.errors import BadRequest
 from router.record import Api, new_request_id
-from router.translate.responses_request import content_text
+from router.translate.responses_request import TEXT_PARTS
+from router.translate.wire import content_text
 
 _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
@@ -303,11 +304,6 @@ def max_tokens_of(body: dict[str, Any]) -> int | None:
     return limit[1] if limit else None
 
 
-def several_streamed_choices(api: str, body: dict[str, Any]) -> bool:
-    """Whether a streamed chat request may ask for more than one choice."""
-    return several_choices(api, body) and body.get("stream") is True
-
-
 def several_choices(api: str, body: dict[str, Any]) -> bool:
     """Whether a chat request may ask for more than one choice: an `n` above 1 as a lax
     upstream reads it (`2.0` and `"2"` are 2, `"1"` and `1.0` one, found in review), or one
@@ -388,5 +384,5 @@ def prompt_text(view: dict[str, Any]) -> str:
     messages: list[Any] = view.get("messages") or []
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            return content_text(message.get("content"))
+            return content_text(message.get("content"), "\n", TEXT_PARTS)
     return ""

@@ -187,19 +187,21 @@ def classify_error(
 def in_band(api: str, error: Any, backend: str) -> UpstreamError:
     """An error event from the upstream's stream (`error` its error object), typed as the
     same error over HTTP would be, with its own names kept in `wire` for the client."""
-    fields = error if isinstance(error, dict) else {"message": error}
+    body = {"error": error}
+    fields = _error_fields(body)
     kind, code = fields.get("type"), fields.get("code")
     message = str(fields.get("message") or kind or "upstream error mid-stream")
     status = _in_band_status(kind, code)
-    if kind is None and code is None and is_context_error({"error": fields}):
+    too_long = is_context_error(body)
+    if kind is None and code is None and too_long:
         status = 400  # no names to go by (TGI's streamed validation error): its words say
     typed: UpstreamError
     if status == 429:
         typed = RateLimited(message, backend=backend)
     elif status in (503, 529):
         typed = Overloaded(message, backend=backend)
-    elif status in _CONTEXT_STATUSES and is_context_error({"error": fields}):
-        typed = _too_long(message, backend, _context_param({"error": fields}))
+    elif status in _CONTEXT_STATUSES and too_long:
+        typed = _too_long(message, backend, _context_param(body))
     else:
         typed = ServerError(message, backend=backend)
     names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)

@@ -282,7 +282,7 @@ def decision_headers(call: Call) -> dict[str, str]:
         "x-smf-intent": record.intent,
         "x-smf-confidence": f"{record.confidence:.3f}",
         "x-smf-backend": record.backend or (tried[-1] if tried else ""),
-        "x-smf-attempts": str(len([a for a in record.attempts if a.outcome != "skipped"])),
+        "x-smf-attempts": str(len(tried)),
         "x-smf-route": record.route,
         "x-request-id": record.request_id,
     }

@@ -48,6 +48,9 @@ class Backend(Protocol):
     """Sends one request to one upstream. Raises a typed `UpstreamError` on failure."""
 
     settings: BackendSettings
+    # Its provider answers one choice whatever `n` asks (litellm drops Anthropic's `n`);
+    # learnt once, by `warm`.
+    one_choice_only: bool
 
     async def send(
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool

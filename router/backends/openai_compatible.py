@@ -26,6 +26,8 @@ _IDLE_CONNECTIONS = 256  # kept open per backend when it sets no max_concurrency
 
 
 class OpenAICompatibleBackend:
+    one_choice_only = False  # an OpenAI-compatible server answers the `n` it is asked
+
     def __init__(self, settings: BackendSettings) -> None:
         self.settings = settings
         t = settings.timeouts

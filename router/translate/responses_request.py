@@ -16,14 +16,14 @@ from typing import Any
 
 import orjson
 
-from router.translate.wire import MAX_TOKENS
+from router.translate.wire import MAX_TOKENS, content_text
 
 CUSTOM_PARAMETERS = {
     "type": "object",
     "properties": {"input": {"type": "string", "description": "the raw tool input"}},
     "required": ["input"],
 }
-_PART_TEXT = ("input_text", "output_text", "text", "refusal")
+TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 
 
 class Untranslatable(ValueError):
@@ -120,18 +120,6 @@ def custom_tools(body: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(p.get("text"))
-        for p in content
-        if isinstance(p, dict) and p.get("type") in _PART_TEXT and isinstance(p.get("text"), str)
-    )
-
-
 def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
     kind = item.get("type", "message")
     if kind == "message":
@@ -152,7 +140,7 @@ def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
             messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
-        text = output if isinstance(output, str) else content_text(output)
+        text = output if isinstance(output, str) else content_text(output, "\n", TEXT_PARTS)
         images = _image_parts(output)
         if images and not text:
             text = "(the result is the image in the next message)"
@@ -202,12 +190,12 @@ def _message(item: dict[str, Any]) -> dict[str, Any]:
     role = "system" if role == "developer" else role
     content = item.get("content")
     if isinstance(content, str) or role != "user":
-        return {"role": role, "content": content_text(content)}
+        return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
     parts: list[dict[str, Any]] = []
     for part in content or ():
         if not isinstance(part, dict):
             continue
-        if part.get("type") in _PART_TEXT and isinstance(part.get("text"), str):
+        if part.get("type") in TEXT_PARTS and isinstance(part.get("text"), str):
             parts.append({"type": "text", "text": part["text"]})
         elif part.get("type") == "input_image" and part.get("image_url"):
             parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})

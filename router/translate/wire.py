@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import orjson
@@ -25,22 +26,21 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def content_text(content: Any, joined_by: str = "") -> str:
+def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("text",)) -> str:
     """The text of a chat message's or delta's `content`: a string as it is, a list of
     parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
     `[{"type": "thinking", "thinking": [...]}, {"type": "text", "text": "..."}]`, whole and
     streamed) as its text parts joined. Thinking parts are reasoning, which the translators
     drop as they drop vLLM's `reasoning_content`; anything else is no text (`str()` of the
     list was its repr). A reply's parts are pieces of one text; a user's are separate texts
-    (a reminder, then the ask), which `joined_by="\n"` keeps from running together."""
+    (a reminder, then the ask), which `joined_by="\n"` keeps from running together. `kinds`:
+    the part types that hold text (Responses' are `input_text`, `output_text`, ...)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
     texts = (
-        part.get("text")
-        for part in content
-        if isinstance(part, dict) and part.get("type") == "text"
+        part.get("text") for part in content if isinstance(part, dict) and part.get("type") in kinds
     )
     return joined_by.join(text for text in texts if isinstance(text, str))
 
