@@ -117,6 +117,16 @@ class Breaker:
 Listener = Callable[[str, Circuit, Circuit], None]  # backend, before, after
 
 
+@dataclass(slots=True)
+class Outage:
+    """A backend whose circuit opened and that no live request has succeeded on since."""
+
+    since: float  # clock when the circuit opened
+    next_still_down: float  # when a failed trial may next say "still down"
+    probe_passed: float | None = None  # the last probe that passed with no failure since
+    probe_seen: bool = False  # whether any probe passed during the outage
+
+
 class Health:
     """Breakers for every backend, judged by live attempts and probes (an attempt observer).
 
@@ -138,14 +148,7 @@ class Health:
         # Backends whose circuit a refusal opened (a wrong key, a missing model): a probe
         # cannot clear them (/health answers without the key), so only a live trial can.
         self.refused: set[str] = set()
-        # Backends whose circuit opened and that no live request has succeeded on since: when
-        # (clock) it opened, when a failed trial may next say it is still down (see
-        # `STILL_DOWN_LOG_S`), when a probe last passed on it with no failure since, and
-        # whether one passed at all during the outage (`succeeded`, `failed`).
-        self.down_since: dict[str, float] = {}
-        self._next_still_down: dict[str, float] = {}
-        self._probe_passed: dict[str, float] = {}
-        self._probe_seen: set[str] = set()
+        self.outages: dict[str, Outage] = {}
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -157,10 +160,7 @@ class Health:
         """A backend that a reload changed or removed: its next breaker starts closed."""
         self.breakers.pop(backend, None)
         self.refused.discard(backend)
-        self.down_since.pop(backend, None)
-        self._next_still_down.pop(backend, None)
-        self._probe_passed.pop(backend, None)
-        self._probe_seen.discard(backend)
+        self.outages.pop(backend, None)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -195,11 +195,12 @@ class Health:
         if live:
             self.refused.discard(backend)
         self._change(backend, lambda b, now: b.success(live))
-        if backend not in self.down_since:
+        outage = self.outages.get(backend)
+        if outage is None:
             return
         if not live:
-            self._probe_passed[backend] = self.clock()
-            self._probe_seen.add(backend)
+            outage.probe_passed = self.clock()
+            outage.probe_seen = True
             return
         self._log_recovered(backend, self.clock())
 
@@ -207,11 +208,9 @@ class Health:
         """End the outage in the log: down from its opening until `at`, or until the last
         probe that passed, if one did (the backend was answering then: an idle router's first
         live success days later counted the whole idle time as down)."""
-        since = self.down_since.pop(backend)
-        self._next_still_down.pop(backend, None)
-        self._probe_seen.discard(backend)
-        up = min(at, self._probe_passed.pop(backend, at))
-        down = (up - since) / 60
+        outage = self.outages.pop(backend)
+        up = at if outage.probe_passed is None else min(at, outage.probe_passed)
+        down = (up - outage.since) / 60
         log.warning("backend %s: circuit closed again after %.1f min down%s", backend, down, how)
 
     def failed(self, backend: str, why: str) -> None:
@@ -230,9 +229,10 @@ class Health:
         to say so) and this is a new one; sooner, the backend is still failing, and the
         probe's pass ends nothing (light traffic on a backend whose `/health` passes while
         its completions fail was logged as a recovery each cycle; found in review)."""
-        probe = self._probe_passed.pop(backend, None)
-        if probe is None or backend not in self.down_since:
+        outage = self.outages.get(backend)
+        if outage is None or outage.probe_passed is None:
             return
+        probe, outage.probe_passed = outage.probe_passed, None
         if self.clock() - probe >= STILL_DOWN_LOG_S:
             self._log_recovered(backend, probe, " (a probe passed; no live request came)")
 
@@ -244,22 +244,21 @@ class Health:
         after a probe closed the circuit: only a live success ends the outage (`succeeded`)."""
         now = self.clock()
         retry_in = self.breaker(backend).retry_at - now
-        since = self.down_since.get(backend)
-        if since is None:
-            self.down_since[backend] = now
-            self._next_still_down[backend] = now + STILL_DOWN_LOG_S
+        outage = self.outages.get(backend)
+        if outage is None:
+            self.outages[backend] = Outage(since=now, next_still_down=now + STILL_DOWN_LOG_S)
             log.warning(
                 "backend %s: circuit open (%s); next trial in %.1f s", backend, why, retry_in
             )
-        elif now >= self._next_still_down.get(backend, 0.0):
-            self._next_still_down[backend] = now + STILL_DOWN_LOG_S
+        elif now >= outage.next_still_down:
+            outage.next_still_down = now + STILL_DOWN_LOG_S
             log.warning(
                 "backend %s: still down after %.0f min (%s%s); next trial in %.1f s",
                 backend,
-                (now - since) / 60,
+                (now - outage.since) / 60,
                 why,
                 "; a probe passed since, but no live request has succeeded"
-                if backend in self._probe_seen
+                if outage.probe_seen
                 else "",
                 retry_in,
             )
