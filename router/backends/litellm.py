@@ -111,11 +111,10 @@ def check_model(settings: BackendSettings, index: int) -> None:
     found in review). Only litellm's own "no provider" answer refuses: anything else it
     raises says nothing of the model, so the backend starts and its requests will tell."""
     litellm = import_litellm()
-    provider = settings.extra_body.get("custom_llm_provider")
     try:
         litellm.get_llm_provider(
             settings.model,
-            custom_llm_provider=provider if isinstance(provider, str) else None,
+            custom_llm_provider=_named_provider(settings),
             api_base=settings.base_url or None,
         )
     except Exception as exc:
@@ -138,10 +137,13 @@ def provider_of(settings: BackendSettings) -> str | None:
     """The provider litellm sends the backend's model to (`anthropic` for `anthropic/…`, for
     a plain `claude-…` it knows, or for `extra_body: {custom_llm_provider: anthropic}`);
     None when it cannot tell. Asked once per model (no network: litellm's own tables)."""
+    return _provider(settings.model, _named_provider(settings), settings.base_url)[1]
+
+
+def _named_provider(settings: BackendSettings) -> str | None:
+    """The provider the config names in `extra_body: {custom_llm_provider: ...}`, if any."""
     provider = settings.extra_body.get("custom_llm_provider")
-    return _provider(
-        settings.model, provider if isinstance(provider, str) else None, settings.base_url
-    )[1]
+    return provider if isinstance(provider, str) else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -163,10 +165,7 @@ def _one_choice_only(litellm: Any, settings: BackendSettings) -> bool:
     (`drop_params`) and answers one choice to a request for two, with a 200 (found in review
     for Anthropic). The policy skips such a backend for `n` > 1. litellm's list of the OpenAI
     fields a provider maps says so; a provider it cannot tell about sends `n` on, as before."""
-    provider = settings.extra_body.get("custom_llm_provider")
-    model, found = _provider(
-        settings.model, provider if isinstance(provider, str) else None, settings.base_url
-    )
+    model, found = _provider(settings.model, _named_provider(settings), settings.base_url)
     if found is None:  # a provider litellm does not know fails its requests anyway
         return False
     try:
