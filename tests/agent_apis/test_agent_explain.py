@@ -73,10 +73,10 @@ def test_explain_reads_a_responses_body_as_serving_does(proxy: RunningRouter) ->
     )
 
 
-def test_explain_names_the_apis_it_reads(proxy: RunningRouter) -> None:
-    reply = httpx.post(
-        f"{proxy.root}/v1/router/explain", json={"api": "embeddings", "model": "auto"}
-    )
+@pytest.mark.parametrize("api", ["embeddings", 5, None, ["chat"]])
+def test_explain_names_the_apis_it_reads(proxy: RunningRouter, api: object) -> None:
+    """An `api` that is no string was explained as chat, a 200 (found in review)."""
+    reply = httpx.post(f"{proxy.root}/v1/router/explain", json={"api": api, "model": "auto"})
     assert reply.status_code == 400
     assert reply.json()["error"]["param"] == "api"
     assert "messages" in reply.json()["error"]["message"]

@@ -179,6 +179,26 @@ def test_classify_names_the_route_the_router_gives_the_prompt(tmp_path: Path) ->
     assert above.splitlines()[-1].startswith(f"route: {label} -> "), above
 
 
+def test_classify_routes_the_text_it_shows_when_an_argument_is_not_utf8(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 reached the intent line as U+FFFD and the route line as lone
+    surrogates, which the tokeniser splits at: "coding 0.54" above "route: math" (found in
+    review). With `min_confidence` 0 the route is the label shown, whatever the model says."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    prompt = (
+        b"Google Sheets formula to count how many cells in A2:A\xff\xfe100 contain the word "
+        b'"urgent", case-insensitive.'
+    )
+    done = subprocess.run(
+        [str(smf_router), "classify", prompt, "--config", str(_config(tmp_path, 0.0))],
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    lines = done.stdout.decode().splitlines()
+    assert lines[-1].startswith(f"route: {lines[0].split()[0]} -> "), lines
+
+
 def test_classify_with_a_config_that_does_not_load_says_so_before_anything_else(
     tmp_path: Path,
 ) -> None:
