@@ -84,7 +84,7 @@ POSTED = (
     "/v1/messages",
     "/v1/messages/count_tokens",
 )
-SERVED = f"POST {', '.join(POSTED)}; GET /v1/models"
+SERVED = f"POST {', '.join(POSTED)}; GET /v1/models, /v1/models/{{name}}"
 _PATHS = frozenset((*POSTED, "/v1/models"))
 
 

@@ -62,10 +62,26 @@ def to_chat(
     if tools:
         out["tools"] = tools
     _tool_choice(body.get("tool_choice"), out)
+    response_format = _output_format(body)
+    if response_format:
+        out["response_format"] = response_format
     if stream:
         out["stream"] = True
         out["stream_options"] = {"include_usage": True}
     return out
+
+
+def _output_format(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Structured output, `output_config.format` (or the beta's `output_format`) with a JSON
+    schema, as chat's `response_format`: dropped, the client asked for JSON and got prose
+    with a 200 (found in review). Chat needs a name; Anthropic's format has none."""
+    config = body.get("output_config")
+    fmt = config.get("format") if isinstance(config, dict) else body.get("output_format")
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return None
+    if not isinstance(fmt.get("schema"), dict):
+        return None
+    return {"type": "json_schema", "json_schema": {"name": "output", "schema": fmt["schema"]}}
 
 
 def text_of(content: Any) -> str:

@@ -12,6 +12,22 @@ from router.translate.exchange import keeps_cache
 from router.translate.responses_request import Untranslatable
 
 
+@pytest.mark.parametrize("field", ["output_config", "output_format"])
+def test_messages_structured_output_becomes_a_response_format(field: str) -> None:
+    """Anthropic's JSON-schema output (GA `output_config.format`, beta `output_format`) was
+    dropped on the way to a chat backend: JSON asked, prose answered (found in review)."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    fmt = {"type": "json_schema", "schema": schema}
+    wrapped = {"format": fmt, "effort": "high"} if field == "output_config" else fmt
+    body = {"model": "auto", "max_tokens": 9, "messages": [{"role": "user", "content": "x"}]}
+    chat = anthropic_request.to_chat({**body, field: wrapped})
+    assert chat["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "output", "schema": schema},
+    }
+    assert "response_format" not in anthropic_request.to_chat({**body, "output_config": {}})
+
+
 def test_messages_request_becomes_chat() -> None:
     body = {
         "model": "auto",

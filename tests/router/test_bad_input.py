@@ -172,6 +172,7 @@ def test_an_api_it_does_not_route_says_what_it_serves(proxy: RunningRouter) -> N
     message = caught.value.message
     assert "does not serve POST /v1/embeddings" in message
     assert "routes POST /v1/chat/completions" in message and "count_tokens" in message
+    assert "GET /v1/models, /v1/models/{name}" in message  # the second was missing
     assert "Point clients of other APIs (embeddings" in message
 
 
