@@ -116,7 +116,9 @@ def show(text: str) -> None:
     Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
     (`:smile:`) in strings, so a prompt holding them crashed or was shown altered. A text
     the model reads nothing in (source `default`) gets a line saying so and no tables: the
-    model's probabilities and features are not what decided it."""
+    model's probabilities and features are not what decided it. (No rule fires here: they
+    need tools, which one message of text does not offer.) A feature's weight is its share
+    of the margin between the first and the second intent (`explain`)."""
     from classifier import explain
     from classifier.decision import ModelUnavailable, model
     from classifier.evaluation import body
@@ -151,7 +153,8 @@ def show(text: str) -> None:
             )
         )
     console.print(intents)
-    feats = Table("feature", f"weight toward {info['model_intent']}")
+    first, second = (row["intent"] for row in info["top_intents"][:2])
+    feats = Table("feature", f"weight toward {first} over {second}")
     for row in info["features"]:
         feats.add_row(Text(row["feature"]), Text(f"{row['weight']:+.3f}"))
     console.print(feats)

@@ -156,7 +156,18 @@ def classify(body: dict[str, Any]) -> Intent:
 def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     """Why `classify` decides what it does: probabilities, the rule, the strongest features.
     Takes the same chat-completions body. Never raises, like `classify`: a body it cannot
-    read is explained as unread."""
+    read is explained as unread.
+
+    `top_intents`, `model_intent` and `features` are the model's reading: when `source` is
+    `rule`, the rule named in `rule` decided and they show what the model alone would have
+    said; when `source` is `default` the model read no evidence and they are empty (and
+    `model_intent` is `unknown`), as for a body that could not be read. Each feature's
+    `weight` is its share of the logit margin between the model's first and second intent,
+    value × (weight toward the first − weight toward the second), largest first: positive
+    pushed toward `model_intent`. `bias` is the intents' base rates and `prior:tools` the
+    doubled odds of tool_calling when tools are offered or a tool result ends the
+    conversation (listed when tool_calling is first or second); the shares of all of them
+    sum to log(p first / p second)."""
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route
@@ -171,9 +182,7 @@ def _unread() -> dict[str, Any]:
         "confidence": UNKNOWN.confidence,
         "source": UNKNOWN.source,
         "rule": None,
-        "top_intents": [],
-        "model_intent": UNKNOWN.label,
-        "features": [],
+        **_no_model_view(),
         "constraint": {"probability": 0.0, "sentence": "", "answer_directive": False},
         "read": {
             "latest_chars": 0,
@@ -186,6 +195,14 @@ def _unread() -> dict[str, Any]:
     }
 
 
+def _no_model_view() -> dict[str, Any]:
+    """What `explain` shows of the model when it read no evidence (source `default`): a body
+    read but empty of known words was shown the model's normalised guess ("asdf":
+    instruction 0.997) where an unreadable one showed nothing (found in review). New lists
+    each time: a caller may change the ones it is given."""
+    return {"top_intents": [], "model_intent": UNKNOWN.label, "features": []}
+
+
 def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     v = view(body)
     ruled = rule_intent(v)
@@ -194,25 +211,22 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     feats = request_features(m, v, verdict)
     p, idx, vals, names = probabilities(m, v, feats)
     intent = _decide(m, v, (p, idx))
-    best = max(range(len(p)), key=p.__getitem__)
-    contrib = [(names[i], vals[i] * float(m.weights[idx[i], best])) for i in range(len(idx))]
-    dense = m.embedding.vector(feats)
-    if dense is not None and m.dense_weights.size:
-        contrib.append(("embedding: meaning of the words", float(dense @ m.dense_weights[:, best])))
-    contrib.sort(key=lambda x: -abs(x[1]))
     order = sorted(range(len(p)), key=lambda i: -p[i])
+    shown = {
+        "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
+        "model_intent": INTENTS[order[0]],
+        "features": [
+            {"feature": f, "weight": round(w, 4)}
+            for f, w in _margin_shares(m, v, feats, (idx, vals, names), order)[:top_features]
+            if not math.isclose(w, 0.0)
+        ],
+    }
     return {
         "intent": intent.label,
         "confidence": intent.confidence,
         "source": intent.source,
         "rule": ruled[1] if ruled else None,
-        "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
-        "model_intent": INTENTS[best],
-        "features": [
-            {"feature": f, "weight": round(w, 4)}
-            for f, w in contrib[:top_features]
-            if not math.isclose(w, 0.0)
-        ],
+        **(_no_model_view() if intent.source == UNKNOWN.source else shown),
         "constraint": {
             "probability": round(verdict.probability, 4) if verdict else 0.0,
             "sentence": verdict.sentence[:160] if verdict else "",
@@ -227,3 +241,30 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
             "after_tool_result": v.after_tool_result,
         },
     }
+
+
+def _margin_shares(
+    m: IntentModel,
+    v: RequestView,
+    feats: dict[str, float],
+    known: tuple[list[int], list[float], list[str]],
+    order: list[int],
+) -> list[tuple[str, float]]:
+    """Each term's share of the logit margin between the model's first and second intent,
+    largest first. A feature's weight toward the first alone ranked words every intent
+    weighs alike (`w:the`) above the ones that told the two apart, and the tools prior,
+    which can decide the label, was left out (found in review)."""
+    best, second = order[0], order[1]
+    idx, vals, names = known
+    gap = m.weights[:, best] - m.weights[:, second]
+    shares = [(names[i], vals[i] * float(gap[idx[i]])) for i in range(len(idx))]
+    dense = m.embedding.vector(feats)
+    if dense is not None and m.dense_weights.size:
+        dense_gap = m.dense_weights[:, best] - m.dense_weights[:, second]
+        shares.append(("embedding: meaning of the words", float(dense @ dense_gap)))
+    shares.append(("bias", float(m.bias[best] - m.bias[second])))
+    if v.has_tools or v.after_tool_result:  # `_tools_prior`: odds × TOOLS_PRIOR
+        toward = (best == _TOOL) - (second == _TOOL)
+        shares.append(("prior:tools", toward * math.log(TOOLS_PRIOR)))
+    shares.sort(key=lambda x: -abs(x[1]))
+    return shares

@@ -157,6 +157,8 @@ def view(body: object) -> RequestView:
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")
+    if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
+        tools, tool_choice = _legacy_tools(body, tools, tool_choice)
     return RequestView(
         latest=latest,
         first="" if first_msg is latest_msg else first,
@@ -167,6 +169,28 @@ def view(body: object) -> RequestView:
         tools_disabled=tool_choice == "none",
         after_tool_result=bool(messages) and _role(messages[-1]) in ("tool", "function"),
     )
+
+
+def _legacy_tools(
+    body: dict[str, Any], tools: list[Any], tool_choice: object
+) -> tuple[list[Any], object]:
+    """The offered tools and the tool choice, read from the deprecated chat fields
+    `functions` (`{name, description, parameters}` entries) and `function_call` where the
+    current ones are absent: the router passes both upstream, and a call they force was
+    classified from its text alone (found in review). `function_call` is `"none"`,
+    `"auto"` or `{"name": ...}`, which forces that function."""
+    if not tools and isinstance(legacy := body.get("functions"), list):
+        tools = legacy
+    if tool_choice is None:
+        tool_choice = _function_call_choice(body.get("function_call"))
+    return tools, tool_choice
+
+
+def _function_call_choice(function_call: object) -> object:
+    """`function_call` as the `tool_choice` it stands for."""
+    if isinstance(function_call, dict) and "name" in function_call:
+        return {"type": "function", "function": function_call}
+    return function_call if function_call in ("none", "auto") else None
 
 
 def _fallback_messages(body: dict[str, Any]) -> list[Any]:

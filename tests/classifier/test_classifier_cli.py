@@ -13,8 +13,9 @@ from typing import NoReturn
 import pytest
 from typer.testing import CliRunner
 
-from classifier import artifact, corpus, decision, pipeline
+from classifier import artifact, corpus, decision, explain, pipeline
 from classifier.cli import app
+from classifier.evaluation import body
 
 
 @pytest.mark.parametrize(
@@ -294,3 +295,12 @@ def test_classifier_show_reads_stdin_too() -> None:
     result = CliRunner().invoke(app, ["show", "-"], input="Write a haiku about the first snow\n")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("prose  confidence ")
+
+
+def test_classifier_show_names_the_two_intents_the_weights_tell_apart() -> None:
+    """The weights are shares of the margin over the runner-up (`explain`); the column said
+    "weight toward prose" alone."""
+    result = CliRunner().invoke(app, ["show", "Write a haiku about the first snow"])
+    assert result.exit_code == 0, result.output
+    top = explain(body("Write a haiku about the first snow"))["top_intents"]
+    assert f"weight toward {top[0]['intent']} over {top[1]['intent']}" in result.output

@@ -94,3 +94,32 @@ def test_camel_case_tool_names_count_as_named_tools() -> None:
     intent = classify(chat("What's the latest stock quote for ACME?", tools=[stock]))
     assert (intent.label, intent.source) == ("tool_calling", "rule")
     assert "quote" in explain(chat("stock quote for ACME please", tools=[stock]))["rule"]
+
+
+LEGACY_WEATHER = WEATHER["function"]  # a deprecated `functions` entry: name, description
+
+
+@pytest.mark.parametrize(
+    ("function_call", "label", "source"),
+    [
+        ({"name": "get_current_weather"}, "tool_calling", "rule"),  # forces the call
+        ("none", "prose", "model"),  # no tool may be called
+    ],
+)
+def test_legacy_functions_and_function_call_are_read_as_tools(
+    function_call: object, label: str, source: str
+) -> None:
+    """The deprecated chat fields, which the router passes upstream, were not read: a call
+    `function_call` forced was classified from its text alone, prose 0.99 (found in
+    review)."""
+    body = chat("Write a sonnet about spring", functions=[LEGACY_WEATHER])
+    intent = classify({**body, "function_call": function_call})
+    assert (intent.label, intent.source) == (label, source)
+
+
+def test_legacy_functions_offered_are_tools_a_request_can_name() -> None:
+    body = chat("What's the current weather in Oslo?", functions=[LEGACY_WEATHER])
+    assert classify({**body, "function_call": "auto"}).source == "rule"
+    assert classify(body).source == "rule"  # no function_call: offered, as OpenAI reads it
+    assert explain(body)["read"]["has_tools"]
+    assert classify({**body, "function_call": "none"}).source == "model"

@@ -114,6 +114,20 @@ def test_non_streamed_tool_call(client: openai.OpenAI) -> None:
     assert message.tool_calls and message.tool_calls[0].function.name == "get_weather"
 
 
+def test_a_call_forced_by_the_deprecated_function_call_is_tool_calling(
+    client: openai.OpenAI,
+) -> None:
+    """`functions` and `function_call` are passed upstream, but the classifier did not read
+    them: a forced call was routed as the prose its text reads as (found in review)."""
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto",
+        functions=[TOOLS[0]["function"]],
+        function_call={"name": "get_weather"},
+        messages=[{"role": "user", "content": "Hello, tell me a poem"}],
+    )
+    assert raw.headers["x-smf-intent"] == "tool_calling"
+
+
 async def test_async_client_plain_and_stream(proxy: RunningRouter) -> None:
     client = openai.AsyncOpenAI(base_url=proxy.url, api_key="none", max_retries=0)
     completion = await client.chat.completions.create(
@@ -177,6 +191,29 @@ def test_explain_says_where_without_sending(
     assert plan["intent"]["label"] == "math"
     assert [b["backend"] for b in plan["backends"]] == ["cloud", "local"]
     assert backends["cloud"].completions() == before
+
+
+def test_explain_says_a_rule_decided_and_shows_no_model_reading_for_no_evidence(
+    proxy: RunningRouter,
+) -> None:
+    """A request the model read nothing in was explained with the model's guess for it
+    (`asdf`: instruction 0.997) beside intent unknown (found in review)."""
+    ask = {"model": "auto", "messages": [{"role": "user", "content": "Hello, tell me a poem"}]}
+    forced = httpx.post(
+        f"{proxy.root}/v1/router/explain", json={**ask, "tools": TOOLS, "tool_choice": "required"}
+    ).json()
+    assert (forced["intent"]["source"], forced["classifier"]["rule"]) == (
+        "rule",
+        "tool_choice forces a call",
+    )
+    assert forced["classifier"]["model_intent"] == "prose"  # the model's reading, overridden
+    ask["messages"] = [{"role": "user", "content": "asdf"}]
+    nothing = httpx.post(f"{proxy.root}/v1/router/explain", json=ask).json()["classifier"]
+    assert (nothing["source"], nothing["model_intent"], nothing["top_intents"]) == (
+        "default",
+        "unknown",
+        [],
+    )
 
 
 def test_explain_of_a_completions_body_shows_the_classification_used(
