@@ -14,7 +14,9 @@ HOW = """\
 1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
    named function) gives tool_calling (0.97); tools offered and a latest user message that
    asks for them (phrases such as "look up", "send an email", or two content words shared
-   with the tool names/descriptions) gives tool_calling (0.90).
+   with the tool names/descriptions) gives tool_calling (0.90). The deprecated chat fields
+   are read alike when the current ones are absent: `functions` as `tools`, and
+   `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
@@ -46,6 +48,17 @@ HOW = """\
    final answer ("Reply with the letter only", `\\boxed{}`), a second sentence model, the
    answer head (353 sentences of its own), sends the score out as `c:answer_constraint(_hi)`:
    such a question stays reasoning or math. `explain()` names the sentence and its kind.
+6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`,
+   `smf-router classifier show`): `intent`, `confidence` and `source` are what `classify`
+   decides, `rule` the rule that decided it (or null). `top_intents`, `model_intent` and
+   `features` are the model's reading: under source `rule` what the model alone would have
+   said, which did not decide; under source `default` (nothing the model could read, or a
+   body that could not be read) empty, with `model_intent` `unknown`. `read` says how much
+   of the request was read. Each feature's `weight` is its share of the logit margin between
+   the model's first and second intent (`top_intents[0]` and `[1]`): value × (weight toward
+   the first − weight toward the second), largest first; `bias` is the intents' base rates
+   and `prior:tools` the doubled tool_calling odds of item 2 (log 2 toward tool_calling).
+   All the shares sum to log(p first / p second), so the list shows what told the two apart.
 
 """
 
