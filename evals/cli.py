@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import math
 import os
 import signal
 import threading
@@ -62,6 +63,14 @@ def endpoint_url(url: str) -> str:
         return check_url(url)
     except ValueError as exc:
         raise typer.BadParameter(f"--endpoint: {exc}") from None
+
+
+def request_timeout(seconds: float) -> float:
+    """``--timeout`` as seconds a request may take: ``nan`` ended the run in a traceback,
+    0 or less made every case an error (no reply within 0s)."""
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise typer.BadParameter(f"--timeout must be a positive number of seconds, got {seconds}")
+    return seconds
 
 
 def read_results(path: Path) -> dict[str, Any]:
@@ -212,6 +221,7 @@ def run(
     if thinking not in THINKING:
         raise typer.BadParameter(f"--thinking must be one of {sorted(THINKING)}")
     target = Endpoint(endpoint_url(endpoint), model, api_key=os.environ.get(api_key_env))
+    timeout = request_timeout(timeout)
     console = Console()
     cases = select_cases(suites, profile)
     old = check_outputs(out, compare)

@@ -26,6 +26,9 @@ COUNT_UNITS = ("line", "paragraph", "stanza", "sentence", "word")
 COUNT_OPS = ("==", ">=", "<=", ">", "<")
 """How ``structural_count`` compares (``evals.graders``)."""
 
+PYTHON = frozenset({"python", "python3", "py"})
+"""``metadata.language`` values of a unit-test case whose code we run (case-insensitive)."""
+
 TEXT_EXPECTED = frozenset(
     {"regex_match", "text_match", "text_contains", "html_valid", "unit_test", "programmatic"}
 )
@@ -39,16 +42,32 @@ class FieldProblem(ValueError):
     """A grader field the grader cannot use; the message names the field."""
 
 
-def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
-    """Raise ``FieldProblem`` when ``evaluator`` cannot grade with these fields as given."""
-    unit_test = evaluator == "unit_test" or (
+def is_unit_test(evaluator: str, metadata: Mapping[str, Any]) -> bool:
+    """``unit_test``, or ``programmatic`` with ``eval_type: unit_test``."""
+    return evaluator == "unit_test" or (
         evaluator == "programmatic" and metadata.get("eval_type") == "unit_test"
     )
+
+
+def foreign_language(evaluator: str, metadata: Mapping[str, Any]) -> str | None:
+    """The language of a unit-test case's code when it is not Python, which is all the
+    sandbox runs: graded as Python, a correct JavaScript answer failed as a syntax error."""
+    language = metadata.get("language")
+    if not is_unit_test(evaluator, metadata) or language is None:
+        return None
+    if not isinstance(language, str) or not language.strip():
+        raise FieldProblem(f"'metadata.language' must be a language name, got {_kind(language)}")
+    return None if language.strip().lower() in PYTHON else language
+
+
+def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
+    """Raise ``FieldProblem`` when ``evaluator`` cannot grade with these fields as given."""
+    unit_test = is_unit_test(evaluator, metadata)
     if unit_test and not (isinstance(expected, str) and expected.strip()):
         # a missing expected ran the answer alone, a list was a no-op statement: any code passed
         raise FieldProblem("a unit-test case needs its assertions in 'expected' (text)")
-    if unit_test:
-        _assertions(expected)
+    if unit_test and foreign_language(evaluator, metadata) is None:
+        _assertions(expected)  # another language's tests are no Python: the case is N/A
     if evaluator == "programmatic" and not unit_test and not metadata.get("checker"):
         raise FieldProblem("'programmatic' needs 'eval_type: unit_test' or a 'checker'")
     if evaluator in ("regex_match", "text_match"):
@@ -221,7 +240,8 @@ def _tags(expected: Any) -> None:
 
 def _tool_call(expected: Any) -> None:
     """``{tool: name, args_contains: ..., args_json: ...}``: without a tool name every call
-    was compared with None and failed."""
+    was compared with None and failed, and so was every call with ``args_json`` not a
+    mapping (FORMAT.md: it "equals the parsed arguments exactly")."""
     if not isinstance(expected, Mapping) or not isinstance(expected.get("tool"), str):
         raise FieldProblem(
             f"tool_call needs 'expected' as a mapping with a 'tool' name, got {_kind(expected)}"
@@ -230,4 +250,10 @@ def _tool_call(expected: Any) -> None:
     if contains is not None and not isinstance(contains, Mapping | list):
         raise FieldProblem(
             f"'expected.args_contains' must be a mapping or a list, got {_kind(contains)}"
+        )
+    if "args_json" in expected and not isinstance(expected["args_json"], Mapping):
+        # JSON text ('{"a": 1}') is no parsed arguments: every call failed to equal it
+        raise FieldProblem(
+            "'expected.args_json' must be the arguments as a mapping ({a: 1}, not JSON text),"
+            f" got {_kind(expected['args_json'])}"
         )

@@ -23,6 +23,7 @@ from html.parser import HTMLParser
 from typing import Any, Literal
 
 from evals.grader_fields import REGEX_FLAGS
+from evals.json_values import NOT_JSON, contains, parsed_or_not, same_json, shown
 from evals.sandbox import RunOutcome
 from evals.suite import Case
 
@@ -174,54 +175,50 @@ def grade_structural_count(case: Case, text: str) -> Grade:
 
 
 def grade_tool_call(case: Case, answer: Answer) -> Grade:
-    """First tool call: name equals ``expected.tool``; args contain / equal what is expected."""
+    """First tool call: name equals ``expected.tool``; args contain / equal what is expected.
+    A call of another shape (``function`` a string) is the model's mismatch, not a crash."""
     if not answer.tool_calls:
         kind: FailureKind = "mismatch" if answer.text.strip() else "no_answer"
         return _fail(kind, "no tool call")
     function = answer.tool_calls[0].get("function") or {}
+    if not isinstance(function, Mapping):
+        return _fail("mismatch", f"malformed tool call: 'function' is {type(function).__name__}")
     name, raw = function.get("name"), function.get("arguments")
-    if not isinstance(raw, str):  # an object (some servers send one): read as a model writes
-        raw = "" if raw is None else json.dumps(raw, ensure_ascii=False)  # "東京", not "\\u6771"
     expected = case.expected if isinstance(case.expected, Mapping) else {}
     if name != expected.get("tool"):
         return _fail("mismatch", f"called {name!r}, want {expected.get('tool')!r}")
-    contains = expected.get("args_contains") or {}
-    values = contains.values() if isinstance(contains, Mapping) else _as_list(contains)
-    missing = [str(v) for v in values if str(v).lower() not in raw.lower()]
+    try:
+        return _tool_arguments(expected, raw) or _ok(f"called {name}")
+    except (RecursionError, MemoryError):
+        return _fail("syntax_error", "arguments nested too deeply to read")
+
+
+def _tool_arguments(expected: Mapping[str, Any], raw: Any) -> Grade | None:
+    """Why the arguments fail, or None: ``args_contains`` values appear in their text,
+    ``args_json`` equals them parsed.
+
+    The text is searched as sent and, when it is JSON, as a model writes it: litellm's
+    Anthropic conversion (and our simulator) send ``"\\u6771\\u4eac"`` for ``"東京"``, which
+    the escaped text does not contain."""
+    if isinstance(raw, str):
+        parsed = parsed_or_not(raw)
+    else:  # an object (some servers send one): read as a model writes
+        parsed = NOT_JSON if raw is None else raw
+        raw = "" if raw is None else json.dumps(raw, ensure_ascii=False)  # "東京", not "\\u6771"
+    texts = [raw.lower()]
+    if parsed is not NOT_JSON:
+        texts.append(json.dumps(parsed, ensure_ascii=False).lower())
+    wanted = expected.get("args_contains") or {}
+    values = wanted.values() if isinstance(wanted, Mapping) else _as_list(wanted)
+    missing = [str(v) for v in values if not any(str(v).lower() in t for t in texts)]
     if missing:
         return _fail("mismatch", f"arguments lack {missing}")
     if "args_json" in expected:
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
+        if parsed is NOT_JSON:
             return _fail("syntax_error", "arguments are not JSON")
         if not same_json(expected["args_json"], parsed):
             return _fail("mismatch", f"arguments {_clip(raw)} != expected")
-    return _ok(f"called {name}")
-
-
-def same_json(expected: Any, got: Any) -> bool:
-    """JSON equality, for ``args_json``'s "equals exactly": Python's ``==`` took ``true`` for
-    ``1`` (and ``false`` for ``0``, at any depth). A boolean equals only a boolean; numbers
-    compare by value (JSON has one number type: ``1.0`` is ``1``); objects need the same
-    keys, arrays the same items in order; strings are compared as they are."""
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return isinstance(expected, bool) and isinstance(got, bool) and expected == got
-    if isinstance(expected, int | float) and isinstance(got, int | float):
-        return expected == got
-    if isinstance(expected, Mapping):
-        return (
-            isinstance(got, Mapping)
-            and expected.keys() == got.keys()
-            and all(same_json(v, got[k]) for k, v in expected.items())
-        )
-    if isinstance(expected, list | tuple):
-        return (
-            isinstance(got, list)
-            and len(expected) == len(got)
-            and all(same_json(e, g) for e, g in zip(expected, got, strict=True))
-        )
-    return type(expected) is type(got) and bool(expected == got)
+    return None
 
 
 def extract_code(text: str) -> str:
@@ -240,9 +237,12 @@ def unit_test_program(case: Case, text: str) -> str:
 
 
 def syntax_error(source: str) -> str | None:
-    """The SyntaxError message for ``source``, or None when it parses."""
+    """The SyntaxError message for ``source``, or None when it parses. Code nested deeper
+    than the parser goes is one too: the interpreter running it would fail the same way."""
     try:
         ast.parse(source)
+    except (RecursionError, MemoryError):  # 3,000 terms, 10,000 unary minuses: Python's too
+        return "SyntaxError: nested too deeply to parse"
     except SyntaxError as exc:
         return f"SyntaxError: {exc.msg} (line {exc.lineno})"
     except ValueError as exc:  # e.g. null bytes
@@ -286,28 +286,20 @@ def grade_code_compiles(case: Case, text: str) -> Grade:
     return _fail("syntax_error", problem) if problem else _ok("parses")
 
 
-def _subset(expected: Any, got: Any) -> bool:
-    if expected == "*":
-        return True
-    if isinstance(expected, Mapping):
-        return isinstance(got, Mapping) and all(
-            k in got and _subset(v, got[k]) for k, v in expected.items()
-        )
-    return bool(expected == got)
-
-
 def grade_json_contains(case: Case, text: str) -> Grade:
     """The answer is JSON with the expected keys and values (``"*"`` = any value)."""
     try:
         got = json.loads(extract_code(text))
     except json.JSONDecodeError as exc:
         return _fail("syntax_error", f"not JSON: {exc.msg}")
+    except (RecursionError, MemoryError):
+        return _fail("syntax_error", "not JSON we can read: nested too deeply")
     expected = case.expected
     if isinstance(expected, list):
         expected = {str(k): "*" for k in expected}
-    if _subset(expected, got):
+    if contains(expected, got):
         return _ok("JSON has the expected keys")
-    return _fail("mismatch", f"JSON {_clip(json.dumps(got))} lacks {_clip(json.dumps(expected))}")
+    return _fail("mismatch", f"JSON {_clip(shown(got))} lacks {_clip(json.dumps(expected))}")
 
 
 class _Tags(HTMLParser):

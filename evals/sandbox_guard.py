@@ -4,10 +4,11 @@
 nothing. It reports that it started on the pipe `<fd>`, closed before the program runs so the
 program cannot fake or erase it (without the report the sandbox itself failed: not the
 program's fault), reads a one-time nonce from stdin (so no text the program prints can contain
-it by accident), installs the guard, runs ``program.py`` as ``__main__``, then prints the
-nonce. Exit status 0 without the nonce means the program exited early (e.g. sys.exit(0) before
-the assertions ran). That guards against mistakes, not malice: the program shares this
-interpreter and could find the nonce in memory (review finding).
+it by accident), installs the guard, runs ``program.py`` as ``__main__``, then writes the
+nonce to a copy of fd 1 (the program may rebind ``sys.stdout``). Exit status 0 without the
+nonce means the program exited early (e.g. sys.exit(0) before the assertions ran). That
+guards against mistakes, not malice: the program shares this interpreter and could find the
+nonce in memory (review finding).
 
 The guard is a PEP 578 audit hook, plus wrappers where CPython raises no usable event. It
 refuses sockets, new processes, native code, and writes or metadata changes outside the
@@ -27,6 +28,7 @@ import _imp
 import os
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 from types import SimpleNamespace
 from typing import Any
 
@@ -331,10 +333,15 @@ def main() -> None:
     sys.stdin.close()
     import runpy
 
+    # The nonce goes to a copy of fd 1, not through sys.stdout: a correct program may rebind
+    # that (`sys.stdout = io.StringIO()`), and then its end looked like an early exit.
+    out, stdout = os.dup(1), sys.stdout
     install(os.path.realpath(os.getcwd()))
     runpy.run_path("program.py", run_name="__main__")
-    sys.stdout.flush()
-    print("\n" + MARKER + " " + nonce, flush=True)
+    for stream in (stdout, sys.stdout):  # what the program printed comes before the nonce
+        with suppress(Exception):  # a stream it closed or replaced (None) holds nothing more
+            stream.flush()
+    os.write(out, ("\n" + MARKER + " " + nonce + "\n").encode())
 
 
 if __name__ == "__main__":

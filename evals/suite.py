@@ -154,7 +154,9 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
     metadata = {**extra, **_present(given or {})}
     tools = _tools(metadata, where)
     prompt, not_runnable = _prompt(raw, evaluator, where)
-    _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
+    language = _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
+    if language is not None and not_runnable is None:
+        not_runnable = f"its tests are {language}, and the sandbox runs Python only"
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),
@@ -204,11 +206,13 @@ def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, st
 
 def _check_grader_fields(
     expected: Any, evaluator: str, metadata: Mapping[str, Any], where: str
-) -> None:
+) -> str | None:
     """Refuse a case its grader cannot grade as written, or would pass whatever the answer
-    (``evals.grader_fields`` says what each grader needs)."""
+    (``evals.grader_fields`` says what each grader needs); return the language of a
+    unit-test case's code when it is not Python (the case is N/A)."""
     try:
         grader_fields.check(expected, evaluator, metadata)
+        return grader_fields.foreign_language(evaluator, metadata)
     except grader_fields.FieldProblem as exc:
         raise SuiteError(f"{where}: {exc}") from None
 

@@ -5,9 +5,10 @@ PyYAML's ``safe_load`` reads YAML 1.1, whose implicit types surprise a case auth
 the number 90 (base 60), and ``expected: yes`` the boolean True; a key written twice silently
 took the last value, and a value it cannot construct (``!!int abc``) raised a bare ValueError
 without a file or line. Here dates and times stay text, a key given twice is refused, and
-every problem is a ``yaml.YAMLError`` with a line. Booleans stay booleans (``active: true``
-in a ``json_contains`` expectation, ``stream: true`` in smf-bench's performance suites): only
-where the format types a field as text is the word kept as written (``as_written``).
+every problem is a ``yaml.YAMLError`` with a line. Booleans and numbers stay what they are
+(``active: true`` in a ``json_contains`` expectation, ``stream: true`` in smf-bench's
+performance suites, ``max_tokens: 4096``): only where the format types a field as text is the
+scalar kept as written (``as_written``), so ``expected: 3.10`` is "3.10", not "3.1".
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _FLOAT = "tag:yaml.org,2002:float"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 _TEXT_DEPTH = 3
+_CODE = frozenset({"unit_test", "programmatic"})
 
 # PyYAML's patterns without their base-60 forms (1:30 as 90, 1:30.5 as 90.5).
 _INT_PATTERN = re.compile(
@@ -118,23 +120,25 @@ def items(doc: Any, node: yaml.Node) -> list[yaml.Node]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def _bool_words(node: yaml.Node | None, path: Path = ()) -> dict[Path, str]:
-    """Where YAML read a plain word (``yes``, ``off``, ``true``) as a boolean: each place
-    and the word as written, for the fields the format types as text. Text fields lie at
-    most three levels down (``metadata.expected_keywords[2]``): no deeper walk (an alias
-    may make a node its own child)."""
+def _plain_scalars(node: yaml.Node | None, path: Path = ()) -> dict[Path, yaml.ScalarNode]:
+    """Where YAML read a plain scalar as a boolean or a number (``yes``, ``3.10``, ``0755``,
+    ``.5``): each place and its node (the text as written), for the fields typed as text,
+    where the value read would change what is graded (``3.1``, ``493``, ``0.5``). Text
+    fields lie at most three levels down (``metadata.expected_keywords[2]``): no deeper walk
+    (an alias may make a node its own child)."""
     if isinstance(node, yaml.ScalarNode):
-        return {path: node.value} if node.tag == _BOOL and node.style is None else {}
-    found: dict[Path, str] = {}
+        typed = node.tag in (_BOOL, _INT, _FLOAT)
+        return {path: node} if typed and node.style is None else {}
+    found: dict[Path, yaml.ScalarNode] = {}
     if len(path) >= _TEXT_DEPTH:
         return found
     if isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            found |= _bool_words(item, (*path, index))
+            found |= _plain_scalars(item, (*path, index))
     elif isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
-                found |= _bool_words(value, (*path, key.value))
+                found |= _plain_scalars(value, (*path, key.value))
     return found
 
 
@@ -161,15 +165,30 @@ _TEXT_FIELDS = frozenset(
 
 
 def as_written(raw: Mapping[str, Any], node: yaml.Node) -> Mapping[str, Any]:
-    """``raw`` with the words YAML 1.1 read as booleans put back where the format types the
-    field as text: ``expected: yes`` for ``text_match`` is the word "yes" (it was True, and
-    refused), ``expected: true`` "true" (as smf-bench grades it). Elsewhere a boolean stays
-    one: ``active: yes`` in a ``json_contains`` expectation, a ``stream: on`` flag."""
+    """``raw`` with the booleans and numbers YAML 1.1 read from plain scalars put back as
+    written where the format types the field as text: ``expected: yes`` for ``text_match``
+    is the word "yes" (it was True, and refused), ``expected: true`` "true" (as smf-bench
+    grades it), ``expected: 3.10`` "3.10" and ``0755`` "0755" (graded as "3.1" and "493"),
+    a pattern ``.5`` the pattern ".5" (it was "0.5"). Elsewhere the value stays:
+    ``active: yes`` in a ``json_contains`` expectation, a ``stream: on`` flag, a count."""
     evaluator = raw.get("evaluator")
-    for path, word in _bool_words(node).items():
+    for path, scalar in _plain_scalars(node).items():
+        if scalar.tag != _BOOL and not _number_is_text(path, evaluator):
+            continue
         if _is_text_field(path, evaluator):
-            raw = _replaced(raw, path, word)
+            raw = _replaced(raw, path, scalar.value)
     return raw
+
+
+def _number_is_text(path: Path, evaluator: Any) -> bool:
+    """Whether a number at ``path`` (a text field) is kept as written. Not in a list of
+    names, where it is refused (``requires_modalities: 5`` is no modality), nor in unit-test
+    assertions: the text ``3`` would run as a statement and pass every answer; refused as a
+    number, it says what is wrong."""
+    inner = path[1:] if path[:1] == ("metadata",) else path
+    if inner[:1] in (("requires_modalities",), ("requires_capabilities",)):
+        return False
+    return not (path[:1] == ("expected",) and evaluator in _CODE)
 
 
 def _is_text_field(path: Path, evaluator: Any) -> bool:
@@ -184,10 +203,10 @@ def _is_text_field(path: Path, evaluator: Any) -> bool:
 
 
 def _replaced(value: Any, path: Path, word: str) -> Any:
-    """``value`` with the boolean at ``path`` replaced by ``word`` (copied, not changed in
-    place: an alias may share the list)."""
+    """``value`` with the boolean or number at ``path`` replaced by ``word`` (copied, not
+    changed in place: an alias may share the list)."""
     if not path:
-        return word if isinstance(value, bool) else value
+        return word if isinstance(value, bool | int | float) else value
     head, rest = path[0], path[1:]
     if isinstance(value, Mapping) and head in value:
         return {**value, head: _replaced(value[head], rest, word)}

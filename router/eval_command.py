@@ -86,6 +86,7 @@ def run(
     if mode not in eval_cli.THINKING:
         raise typer.BadParameter(f"--thinking must be one of {sorted(eval_cli.THINKING)}")
     target = resolve(backend, config, endpoint, model, os.environ.get(api_key_env))
+    timeout = eval_cli.request_timeout(timeout)
     console = Console()
     cases = eval_cli.select_cases(suites, profile)
     old = eval_cli.check_outputs(out, compare)

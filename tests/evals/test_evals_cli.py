@@ -165,6 +165,18 @@ def test_an_endpoint_that_is_no_url_is_a_usage_error(app: Typer, url: str, messa
 
 
 @APPS
+@pytest.mark.parametrize("seconds", ["nan", "0", "-5", "inf"])
+def test_a_timeout_that_is_no_positive_number_is_a_usage_error(app: Typer, seconds: str) -> None:
+    """`--timeout nan` ended the run in a traceback, and 0 or less made every case an
+    error ("no reply within 0s") (found in review)."""
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
+    result = CliRunner().invoke(app, [*args, "--suites", MATH, "--timeout", seconds])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "--timeoutmustbeapositivenumberofseconds" in flat(result), result.output
+
+
+@APPS
 def test_suites_without_a_case_are_a_usage_error(tmp_path: Path, app: Typer) -> None:
     """An empty suites directory ran nothing and exited 3, as a dead endpoint does (found
     in review)."""

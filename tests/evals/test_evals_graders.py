@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from evals.graders import (
     extract_code,
     grade,
     grade_run,
+    reference_answer,
 )
 from evals.sandbox import RunOutcome, run_python
 from evals.suite import Case, case_from_dict
@@ -188,6 +190,58 @@ def test_arguments_sent_as_an_object_are_read_as_the_text_a_model_writes() -> No
     assert grade(empty, Answer(tool_calls=[{"function": {"name": "now", "arguments": {}}}])).passed
 
 
+def test_args_contains_finds_text_the_server_sent_escaped() -> None:
+    """litellm's Anthropic conversion and our simulator send arguments as ASCII-escaped JSON
+    (`"\\u6771\\u4eac"` for "東京"): the right call failed as "arguments lack ['東京']"
+    (found in review). The reference answer of such a case (dumped the same way) passes."""
+    tokyo = case("tool_call", {"tool": "get_weather", "args_contains": {"location": "東京"}})
+    escaped = json.dumps({"location": "東京"})
+    assert "\\u6771" in escaped
+    assert grade(tokyo, call("get_weather", escaped)).passed
+    assert grade(tokyo, call("get_weather", '{"location": "東京"}')).passed
+    assert grade(tokyo, call("get_weather", json.dumps({"location": "大阪"}))).reason == (
+        "arguments lack ['東京']"
+    )
+    reference = json.dumps({"name": "get_weather", "arguments": {"location": "東京"}})
+    with_reference = case(
+        "tool_call",
+        {"tool": "get_weather", "args_contains": ["東京"]},
+        reference=reference,
+    )
+    assert grade(with_reference, reference_answer(with_reference)).passed
+
+
+def test_a_model_answer_of_any_shape_is_graded_not_a_crash() -> None:
+    """A tool call whose `function` is a string raised AttributeError, and an expression of
+    3,000 terms, 10,000 unary minuses or JSON nested 5,000 deep raised RecursionError or
+    MemoryError: the case became `error/grader` instead of the model's failure (found in
+    review)."""
+    weather = case("tool_call", {"tool": "get_weather", "args_json": {"a": 1}})
+    shapeless = Answer(tool_calls=[{"id": "1", "type": "function", "function": "get_weather"}])
+    assert grade(weather, shapeless) == Grade(
+        False, "mismatch", "malformed tool call: 'function' is str"
+    )
+    deep = "[" * 5000 + "]" * 5000
+    assert grade(weather, call("get_weather", deep)).reason == "arguments nested too deeply to read"
+    sent_as_object: list[Any] = []
+    for _ in range(5000):  # arguments some servers send as an object, too deep to write
+        sent_as_object = [sent_as_object]
+    fn = {"name": "get_weather", "arguments": sent_as_object}
+    assert grade(weather, Answer(tool_calls=[{"function": fn}])).failure_kind == "syntax_error"
+    nested = text(case("json_contains", ["a"]), deep)
+    assert (nested.failure_kind, nested.reason) == (
+        "syntax_error",
+        "not JSON we can read: nested too deeply",
+    )
+    for code in ("x = 1" + "+1" * 3000, "x = " + "-" * 10000 + "1"):
+        for evaluator, expected in (("code_compiles", None), ("unit_test", "assert x")):
+            verdict = text(case(evaluator, expected), code)
+            assert (verdict.failure_kind, verdict.reason) == (
+                "syntax_error",
+                "SyntaxError: nested too deeply to parse",
+            ), evaluator
+
+
 def test_extract_code_only_when_the_answer_starts_with_a_fence() -> None:
     assert extract_code("```python\nx = 1\n```\nmore") == "x = 1\n"
     assert extract_code("```\ny = 2\n```") == "y = 2\n"
@@ -246,6 +300,26 @@ def test_json_contains_with_wildcards_and_nesting() -> None:
     )
     assert text(c, "{city: Nairobi}").failure_kind == "syntax_error"
     assert text(case("json_contains", ["a", "b"]), '{"a": 1, "b": null}').passed
+
+
+@pytest.mark.parametrize(
+    ("expected", "answer"),
+    [
+        ({"active": True}, '{"active": 1}'),
+        ({"count": 1}, '{"count": true}'),
+        ({"count": 0}, '{"count": false}'),
+        ({"v": [1, 0]}, '{"v": [true, false]}'),
+        ({"u": {"on": False}}, '{"u": {"on": 0}}'),
+        ({"n": "1"}, '{"n": 1}'),
+    ],
+)
+def test_json_contains_compares_values_as_json(expected: dict[str, Any], answer: str) -> None:
+    """Python's `==` took `true` for `1` and `false` for `0`: `{"active": 1}` passed for an
+    expected `active: true` (found in review). Values compare as `args_json`'s do."""
+    verdict = text(case("json_contains", expected), answer)
+    assert verdict.failure_kind == "mismatch", verdict
+    assert text(case("json_contains", expected), json.dumps(expected)).passed
+    assert text(case("json_contains", {"n": 1, "w": "*"}), '{"n": 1.0, "w": false}').passed
 
 
 def test_html_valid_requires_tags() -> None:

@@ -21,6 +21,25 @@ def test_a_normal_program_completes_with_its_output() -> None:
     assert out.completed and out.exit_code == 0 and out.stdout == "hello"
 
 
+@pytest.mark.parametrize(
+    "rebind",
+    [
+        "sys.stdout = io.StringIO()",
+        "sys.stdout = None",
+        "sys.stdout = io.TextIOWrapper(open(1, 'wb', closefd=False), write_through=False)",
+    ],
+)
+def test_a_program_that_rebinds_stdout_still_completes(rebind: str) -> None:
+    """The guard printed its end marker through `sys.stdout`: a correct program that rebinds
+    it (to capture output, or buffer it as competitive programmers do) failed as "exited
+    before the assertions ran" (found in review). What it printed comes before the marker."""
+    program = f"import io, sys\nprint('before')\n{rebind}\nprint('after')\nassert 2 + 2 == 4\n"
+    out = run_python(program, FAST)
+    assert out.completed and out.exit_code == 0, out
+    expected = "before\nafter" if "TextIOWrapper" in rebind else "before"
+    assert out.stdout == expected
+
+
 def test_infinite_loop_is_killed_at_the_wall_clock_limit() -> None:
     out = run_python("while True:\n    pass\n", Limits(wall_s=1.0, cpu_s=5))
     assert out.timed_out and not out.completed and out.exit_code is None

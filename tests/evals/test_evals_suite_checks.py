@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evals import grader_fields, graders
+from evals.applicability import Capabilities, not_applicable
 from evals.suite import GRADED, SuiteError, case_from_dict, load
 
 UNIT_TEST = "evaluator: programmatic, metadata: {eval_type: unit_test}"
@@ -53,7 +54,20 @@ COUNT = "evaluator: structural_count, expected: 3"
             "'metadata.unit' 'characters' is not one of line, paragraph, stanza, sentence, word",
         ),
         (f"{COUNT}, metadata: {{unit: line, op: '='}}", "'metadata.op' '=' is not one of =="),
-        (f"{COUNT}, metadata: {{unit: 5}}", "'metadata.unit' 5 is not one of"),
+        (f"{COUNT}, metadata: {{unit: 5}}", "'metadata.unit' '5' is not one of"),  # as written
+        (
+            """evaluator: tool_call, expected: {tool: f, args_json: '{"a": 1}'}""",
+            r"""'expected.args_json' must be the arguments as a mapping \({a: 1}, not JSON"""
+            r""" text\), got '{"a": 1}'""",
+        ),
+        (
+            "evaluator: tool_call, expected: {tool: f, args_json: [1]}",
+            r"'expected.args_json' must be the arguments as a mapping .* got \[1\]",
+        ),
+        (
+            f"{UNIT_TEST[:-1]}, language: [js]}}, expected: 'assert f()'",
+            r"'metadata.language' must be a language name, got \['js'\]",
+        ),
     ],
 )
 def test_a_case_whose_own_fields_are_wrong_does_not_load(
@@ -174,6 +188,64 @@ def test_yaml_values_are_read_as_the_author_meant_them(tmp_path: Path) -> None:
     num = cases["num"]
     assert (num.expected, num.temperature, num.metadata["n"]) == (3, 0.5, 1000)
     assert cases["flag"].metadata == {"stream": True, "warm": True}
+
+
+NUMBERS = """
+- {id: "3.10", prompt: 3.10, evaluator: text_match, expected: 3.10}
+- {id: octal, prompt: p, evaluator: text_match, expected: 0755}
+- {id: half, prompt: p, evaluator: regex_match, expected: .5, metadata: {must_not_match: [1.50]}}
+- {id: list, prompt: p, evaluator: text_contains, expected: [1.10, 010], expected_keywords: [1e3]}
+- {id: count, prompt: p, evaluator: structural_count, expected: 010, min_matches: 0x10}
+- {id: json, prompt: p, evaluator: json_contains, expected: {v: 3.10, n: 010}}
+- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: 1.0, args_json: {a: 1.50}}}
+"""
+
+
+def test_a_number_where_text_belongs_is_the_text_as_written(tmp_path: Path) -> None:
+    """YAML read `expected: 3.10` as 3.1 and `0755` as 493 (octal): graded as "3.1" and
+    "493", the right answers failed; a pattern `.5` became `0.5`, a list `[1.10, 010]`
+    ["1.1", "8"] (found in review). Where a number belongs (a count, a JSON value) it stays
+    one."""
+    (tmp_path / "numbers.yaml").write_text(NUMBERS)
+    cases = {c.id: c for c in load(tmp_path)}
+    assert (cases["3.10"].expected, cases["3.10"].prompt) == ("3.10", "3.10")
+    assert cases["octal"].expected == "0755"
+    assert graders.grade(cases["octal"], graders.Answer(content="0755")).passed
+    half = cases["half"]
+    assert (half.expected, half.metadata["must_not_match"]) == (".5", ["1.50"])
+    assert graders.grade(half, graders.Answer(content="the answer is .5")).passed
+    listed = cases["list"]
+    assert (listed.expected, listed.metadata["expected_keywords"]) == (["1.10", "010"], ["1e3"])
+    assert graders.grade(listed, graders.Answer(content="1.10 and 010 and 1e3")).passed
+    count = cases["count"]
+    assert (count.expected, count.metadata["min_matches"]) == (8, 16)
+    assert cases["json"].expected == {"v": 3.1, "n": 8}
+    assert cases["tool"].expected == {"tool": "1.0", "args_json": {"a": 1.5}}
+
+
+def test_a_number_is_no_unit_test_assertion(tmp_path: Path) -> None:
+    """Kept as the text "3", `expected: 3` would run as the statement `3`, and every answer
+    would pass: it stays a number, refused as before."""
+    (tmp_path / "n.yaml").write_text(f"- {{id: n, prompt: p, {UNIT_TEST}, expected: 3}}\n")
+    with pytest.raises(SuiteError, match="needs its assertions in 'expected' \\(text\\)"):
+        load(tmp_path)
+
+
+def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path) -> None:
+    """`metadata.language: javascript` was ignored: the JavaScript answer was run as Python
+    and failed as a syntax error (found in review). Python, however spelled, still runs."""
+    (tmp_path / "langs.yaml").write_text(
+        "- {id: js, prompt: p, evaluator: programmatic, metadata: {eval_type: unit_test,"
+        " language: javascript}, expected: 'console.assert(add(1, 2) === 3);'}\n"
+        "- {id: py, prompt: p, evaluator: unit_test, expected: 'assert f()',"
+        " metadata: {language: Python3}}\n"
+        "- {id: re, prompt: p, evaluator: regex_match, expected: x, metadata: {language: js}}\n"
+    )
+    cases = {c.id: c for c in load(tmp_path)}
+    assert cases["js"].not_runnable == "its tests are javascript, and the sandbox runs Python only"
+    assert not_applicable(cases["js"], Capabilities()) == cases["js"].not_runnable
+    assert not_applicable(cases["py"], Capabilities()) is None
+    assert not_applicable(cases["re"], Capabilities()) is None
 
 
 def test_a_json_boolean_where_text_belongs_says_to_quote_it(tmp_path: Path) -> None:
