@@ -29,16 +29,25 @@ def panel(
     kind: str = "timeseries",
     unit: str = "short",
     description: str = "",
+    units: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One panel; `queries` are (PromQL, legend) pairs."""
+    """One panel; `queries` are (PromQL, legend) pairs. `units` gives some queries (by refId)
+    a unit of their own: Grafana draws them on an axis of their own."""
     refs = "ABCDEFGH"
     table = kind == "table"
+    overrides = [
+        {
+            "matcher": {"id": "byFrameRefID", "options": ref},
+            "properties": [{"id": "unit", "value": own}],
+        }
+        for ref, own in (units or {}).items()
+    ]
     out: dict[str, Any] = {
         "type": kind,
         "title": title,
         "description": description,
         "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+        "fieldConfig": {"defaults": {"unit": unit}, "overrides": overrides},
         "options": {"legend": {"displayMode": "table", "placement": "bottom"}},
         "targets": [target(e, legend, refs[i], table) for i, (e, legend) in enumerate(queries)],
     }
@@ -101,7 +110,9 @@ def dashboard(uid: str, title: str, panels: list[dict[str, Any]], hours: int = 6
         "time": {"from": f"now-{hours}h", "to": "now"},
         "templating": {
             "list": [
-                variable("backend", "smf_router_requests_total"),
+                # Every configured backend has attempt series from the start, at 0: one
+                # that never ended a request (down from the start) can still be chosen.
+                variable("backend", "smf_router_attempts_total"),
                 variable("intent", "smf_router_requests_total"),
             ]
         },

@@ -84,6 +84,7 @@ def build() -> dict[str, Any]:
                         "dropped: {{reason}}",
                     ),
                 ],
+                unit="reqps",  # each one a replayed request
             ),
         ],
     )

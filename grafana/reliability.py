@@ -95,8 +95,9 @@ def build() -> dict[str, Any]:
                 "Ledger queue and flush time",
                 [
                     ("max(smf_router_ledger_queue_depth)", "queued records"),
-                    ("max(smf_router_ledger_last_flush_seconds)", "last flush (s)"),
+                    ("max(smf_router_ledger_last_flush_seconds)", "last flush"),
                 ],
+                units={"B": "s"},  # a count and seconds: one axis each
             ),
             panel(
                 "Ledger records written and dropped",
@@ -104,7 +105,7 @@ def build() -> dict[str, Any]:
                     (f"sum(rate(smf_router_ledger_written_records_total[{RATE}]))", "written"),
                     (f"sum(rate(smf_router_ledger_dropped_records_total[{RATE}]))", "dropped"),
                 ],
-                unit="short",
+                unit="reqps",  # one record per request (Grafana's `rps` is reads/s)
                 description="Dropped should stay at zero; an alert fires when it does not.",
             ),
             *process_panels(),

@@ -15,7 +15,16 @@ from prometheus_client import CollectorRegistry
 
 from classifier.decision import load_model
 from router import backends as backend_factory
-from router import canary, canary_follow, maintenance, own_load, reload, resilience, shadow
+from router import (
+    canary,
+    canary_follow,
+    maintenance,
+    metric_zeros,
+    own_load,
+    reload,
+    resilience,
+    shadow,
+)
 from router.auth import Authenticator
 from router.backends.base import Backend
 from router.backends.litellm import stop_logging_worker
@@ -140,6 +149,8 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     metrics.configured = lambda name, tier: (name, tier) in components.config.backend_tiers
     # Not only through resilience's hook: attempts are counted with resilience off too.
     components.reload_hooks.append(lambda _: metrics.forget_idle_inflight)
+    metric_zeros.configured(metrics, config)  # each backend's and route's counters, at 0
+    components.reload_hooks.append(lambda new: lambda: metric_zeros.configured(metrics, new))
     components.reload_hooks.append(location.reload_check(config.ledger.path))
     for install in FEATURES:
         install(components)

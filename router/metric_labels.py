@@ -21,6 +21,40 @@ ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
 SHADOW_RESULTS = ("agreed", "disagreed", "undecided")
+# What an attempt can end with (`router.dispatch`, `router.relay`): an upstream error's kind
+# (a timeout's three), a cancellation, or a bug of ours while sending (`RouterFault`).
+ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = (
+    "unreachable",
+    "timeout",
+    "first_token_timeout",
+    "stall",
+    "rate_limited",
+    "overloaded",
+    "server_error",
+    "context_too_long",
+    "output_too_long",
+    "rejected",
+    "backend_refused",
+    "malformed",
+    "cut",
+    "cancelled",
+    "router_error",
+)
+# Those a plan moves on after: not a backend's 4xx passed through (`Rejected`, never
+# retried), nor a cancellation (nothing is left to try for).
+FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
+# The kinds of a request the router refused before classifying it (`router.api.refusal`, its
+# error's code), and the statuses it refuses with before a backend is chosen: those, and a
+# refused key's 401 (`router.api.front`). Other paths also answer a wrong method's 405.
+REFUSAL_KINDS: tuple[ErrorKind, ...] = (
+    "invalid_request",
+    "forbidden",
+    "model_not_found",
+    "request_timeout",
+    "request_too_large",
+    "unsupported_content_encoding",
+)
+REFUSAL_STATUSES = ("400", "401", "403", "404", "408", "413", "415")
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 

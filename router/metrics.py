@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
 
+from router import metric_zeros
 from router.metric_labels import (
     APIS,
     ATTEMPT_OUTCOMES,
@@ -55,6 +56,7 @@ class Metrics:
         )
         self.demo.set((), 1 if demo else 0)
         self._define_requests()
+        metric_zeros.refusals(self)  # at 0, so the first shows (those of the config: build)
         self._define_backends()
         self._define_quality()
         self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process
@@ -291,7 +293,8 @@ class Metrics:
     def forget_backend(self, backend: str) -> None:
         """A backend a reload removed: its gauges go, or its last `up=0` or a pass ratio
         below its floor would keep an alert firing until a restart (the canary publishes a
-        changed backend's again). Counters and histograms stay (they are history)."""
+        changed backend's again). Counters and histograms stay (they are history), but for
+        the counters still at 0, which the reload removes (`router.metric_zeros`)."""
         self.forget_capacity(backend)
         for gauge in (
             self.up,

@@ -1,0 +1,75 @@
+"""Counter series created at 0 before their first event, so that the event shows.
+
+A series that appears with its first event starts at 1, with no sample before it: `rate()`
+and `increase()` never count that step (and `_created` samples are off), so a one-off
+fallback, a new error kind or a first 415 read 0 on every dashboard. A dead primary gives
+about one fallback before its circuit opens, and "Fallbacks by path and reason" stayed
+empty for the whole outage (found in review, with a real Prometheus). So the label
+combinations known up front are created at 0, as `shadow_dropped_total`'s reasons are:
+
+- `attempts_total`: each configured backend, with its tier, `ok` (kind `none`) or `error`
+  with each kind an attempt can end with: 16 series per backend;
+- `fallbacks_total`: each ordered pair of backends that share a route (a skipped backend, a
+  sticky one or an overflow can put any member before another) with each reason a plan
+  moves on after: 13 series per pair;
+- `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
+  router's own refusals, closed sets created once, at start.
+
+A reload creates the new config's. A zero series that config can no longer produce (a
+removed backend, one whose tier changed, two backends that no longer share a route) goes,
+or every renaming reload would leave its set behind for good; one that counted something
+stays, as a removed backend's counters do (they are history).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, get_args
+
+from router.metric_labels import (
+    ATTEMPT_ERROR_KINDS,
+    FALLBACK_REASONS,
+    REFUSAL_KINDS,
+    REFUSAL_STATUSES,
+)
+from router.metric_store import Family
+from router.record import Api
+
+if TYPE_CHECKING:
+    from router.config import Config
+    from router.metrics import Metrics
+
+Labels = tuple[str, ...]
+
+
+def refusals(metrics: Metrics) -> None:
+    """The refusals' series: their label sets are closed, so once, at start."""
+    for kind in REFUSAL_KINDS:
+        metrics.errors.inc(("none", "client_error", kind), 0)
+    for api in get_args(Api):
+        for status in REFUSAL_STATUSES:
+            metrics.rejected.inc((api, status), 0)
+    for status in (*REFUSAL_STATUSES, "405"):
+        metrics.rejected.inc(("other", status), 0)
+
+
+def configured(metrics: Metrics, config: Config) -> None:
+    """The attempts and fallbacks `config` can produce, at 0; at start and on each reload."""
+    kinds = [("ok", "none"), *(("error", kind) for kind in ATTEMPT_ERROR_KINDS)]
+    attempts = [(b.name, b.tier, *kind) for b in config.backends for kind in kinds]
+    pairs = {pair for route in config.routes.values() for pair in itertools.permutations(route, 2)}
+    moves = [(*pair, reason) for pair in sorted(pairs) for reason in FALLBACK_REASONS]
+    _expect(metrics.attempts, attempts)
+    _expect(metrics.fallbacks, moves)
+
+
+def _expect(family: Family, expected: Sequence[Labels]) -> None:
+    """Create `expected` at 0 (a series already there keeps its count), and remove the other
+    series still at 0: only created here, since every event counts 1."""
+    keep = set(expected)
+    for labels, value in list(family.values.items()):
+        if value == 0 and labels not in keep:
+            family.remove(labels)
+    for labels in expected:
+        family.inc(labels, 0)
