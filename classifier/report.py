@@ -58,7 +58,8 @@ HOW = """\
    the model's first and second intent (`top_intents[0]` and `[1]`): value × (weight toward
    the first − weight toward the second), largest first; `bias` is the intents' base rates
    and `prior:tools` the doubled tool_calling odds of item 2 (log 2 toward tool_calling).
-   All the shares sum to log(p first / p second), so the list shows what told the two apart.
+   All the terms, not only the eight strongest listed, sum to log(p first / p second), so
+   the list shows what told the two apart most.
 
 """
 

@@ -234,8 +234,9 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     chars += len(part["text"])
         chars += 16 + _tool_call_chars(message.get("tool_calls"))  # role and framing
-    if body.get("tools"):
-        chars += len(orjson.dumps(body["tools"]))
+    for schemas in ("tools", "functions"):  # `functions`: the deprecated form, as long
+        if body.get(schemas):
+            chars += len(orjson.dumps(body[schemas]))
     return chars // _CHARS_PER_TOKEN + 1
 
 

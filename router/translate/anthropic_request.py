@@ -75,8 +75,8 @@ def _output_format(body: dict[str, Any]) -> dict[str, Any] | None:
     """Structured output, `output_config.format` (or the beta's `output_format`) with a JSON
     schema, as chat's `response_format`: dropped, the client asked for JSON and got prose
     with a 200 (found in review). Chat needs a name; Anthropic's format has none."""
-    config = body.get("output_config")
-    fmt = config.get("format") if isinstance(config, dict) else body.get("output_format")
+    config = body.get("output_config")  # also holds `effort`, with or without a format
+    fmt = (config.get("format") if isinstance(config, dict) else None) or body.get("output_format")
     if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
         return None
     if not isinstance(fmt.get("schema"), dict):

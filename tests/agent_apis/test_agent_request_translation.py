@@ -26,6 +26,9 @@ def test_messages_structured_output_becomes_a_response_format(field: str) -> Non
         "json_schema": {"name": "output", "schema": schema},
     }
     assert "response_format" not in anthropic_request.to_chat({**body, "output_config": {}})
+    # the beta's field beside an `output_config` that holds only `effort` (found in review)
+    both = {**body, "output_config": {"effort": "low"}, "output_format": fmt}
+    assert anthropic_request.to_chat(both)["response_format"]["json_schema"]["schema"] == schema
 
 
 def test_messages_request_becomes_chat() -> None:

@@ -157,6 +157,20 @@ def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
         assert local.completions() == 0 and cloud.completions() == 1
 
 
+def test_legacy_function_schemas_count_toward_the_window_as_tools_do() -> None:
+    """The deprecated `functions` field was left out of the estimate: a 40k-character
+    schema counted 5 tokens there and 10,028 as `tools` (found in review)."""
+    from router.request import estimate_prompt_tokens
+
+    schema = {"name": "lookup", "description": "d " * 20_000, "parameters": {"type": "object"}}
+    body = {"messages": [{"role": "user", "content": "Look it up."}]}
+    legacy = estimate_prompt_tokens("chat", {**body, "functions": [schema]})
+    tools = estimate_prompt_tokens(
+        "chat", {**body, "tools": [{"type": "function", "function": schema}]}
+    )
+    assert legacy > 10_000 and abs(legacy - tools) < 50
+
+
 OVER_THE_WINDOW = 32000  # Claude Code's usual max_tokens; the local vLLM's window is 512
 ASKS: dict[str, tuple[str, str]] = {  # api -> (path on the local backend, field it names)
     "chat": ("/v1/chat/completions", "max_tokens"),
