@@ -4,6 +4,9 @@
     ├── BadRequest                   400  invalid_request_error   the client's body is wrong
     │                                     (or its model: no backend of it speaks the API)
     │   ├── BodyTooLarge             413
+    │   ├── BodyTimeout              408  the body stopped arriving
+    │   ├── HeadTooLarge             431  request line and headers over the limit
+    │   ├── HeadTimeout              408  request line and headers not complete in time
     │   ├── UnsupportedEncoding      415  a compressed body (Content-Encoding)
     │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key
@@ -86,6 +89,21 @@ class UnsupportedEncoding(BadRequest):
 class BodyTimeout(BadRequest):
     """The client stopped sending its body. The rest of it may still arrive, and would be
     read as the next request: the connection closes after this answer."""
+
+    status = 408
+    code = "request_timeout"
+
+
+class HeadTooLarge(BadRequest):
+    """The request line and headers passed the limit before they ended. Answered by the
+    connection's protocol (`router.api.request_head`), before any path is known."""
+
+    status = 431
+    code = "request_header_too_large"
+
+
+class HeadTimeout(BadRequest):
+    """The request line and headers did not end in time (`router.api.request_head`)."""
 
     status = 408
     code = "request_timeout"

@@ -45,7 +45,9 @@ ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = (
 FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
 # The kinds of a request the router refused before classifying it (`router.api.refusal`, its
 # error's code), and the statuses it refuses with before a backend is chosen: those, and a
-# refused key's 401 (`router.api.front`). Other paths also answer a wrong method's 405.
+# refused key's 401 (`router.api.front`). `OTHER_REFUSAL_STATUSES` are only ever `other`'s:
+# a wrong method's 405, and a request head over the limit's 431, answered before any path
+# is read (`router.api.request_head`).
 REFUSAL_KINDS: tuple[ErrorKind, ...] = (
     "invalid_request",
     "forbidden",
@@ -55,6 +57,7 @@ REFUSAL_KINDS: tuple[ErrorKind, ...] = (
     "unsupported_content_encoding",
 )
 REFUSAL_STATUSES = ("400", "401", "403", "404", "408", "413", "415")
+OTHER_REFUSAL_STATUSES = ("405", "431")
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 

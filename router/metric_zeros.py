@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, get_args
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
     FALLBACK_REASONS,
+    OTHER_REFUSAL_STATUSES,
     REFUSAL_KINDS,
     REFUSAL_STATUSES,
 )
@@ -50,7 +51,7 @@ def refusals(metrics: Metrics) -> None:
     for api in get_args(Api):
         for status in REFUSAL_STATUSES:
             metrics.rejected.inc((api, status), 0)
-    for status in (*REFUSAL_STATUSES, "405"):
+    for status in (*REFUSAL_STATUSES, *OTHER_REFUSAL_STATUSES):
         metrics.rejected.inc(("other", status), 0)
 
 

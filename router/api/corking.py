@@ -14,6 +14,8 @@ a stream's attempt kept its backend slot, its upstream and its record open for a
 the client slept, overflowing local traffic to the paid cloud. After `CLIENT_STALL_S` with
 writes paused the connection is aborted; the request's hang-up watcher
 (`router.api.hangup`) then cancels it, which closes the upstream and records `cancelled`.
+
+Each request's head is limited in size and time by the base class (`router.api.request_head`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import asyncio
 import logging
 from typing import Any, cast
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from router.api.request_head import HeadLimitedProtocol
 
 # Past this much pending data a write goes out at once: corking saves syscalls on small
 # writes and has nothing to win on large ones (and flow control should see them).
@@ -74,13 +76,18 @@ class CorkedTransport:
         self.flush()  # the last reply before `connection: close` must still go out
         self._transport.close()
 
+    def write_eof(self) -> None:
+        self.flush()  # the reply goes out before the end of the stream
+        self._transport.write_eof()
+
     def __getattr__(self, name: str) -> Any:
         # pause_reading, resume_reading, is_closing, get_extra_info, abort, ...
         return getattr(self._transport, name)
 
 
-class CorkedHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, writing through a `CorkedTransport`."""
+class CorkedHttpToolsProtocol(HeadLimitedProtocol):
+    """uvicorn's httptools protocol, writing through a `CorkedTransport`, with limits on
+    each request's head (`HeadLimitedProtocol`)."""
 
     _stalled: asyncio.TimerHandle | None = None
 

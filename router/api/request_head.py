@@ -1,0 +1,172 @@
+"""Limits on a request's head (its request line and headers): its size and its time.
+
+uvicorn's httptools protocol bounds neither. httptools gathers a header's name and value
+inside the parser until its line ends, before any callback, so one endless header line
+grew the router by whatever a client sent (200 MB in review, from a client with no key,
+on its way to a 401). And a connection that sent part of a head and then nothing stayed
+open for good: uvicorn's keep-alive timer runs only after a response, and any byte cancels
+it; some 20,000 of them used up the process's file descriptors and real clients were
+refused. So, as nginx does (`large_client_header_buffers`, `client_header_timeout`):
+
+- the bytes received while a head is incomplete are counted, after each chunk is parsed
+  and only when the head is still incomplete then (a first packet holding a head and a
+  large body is never counted); past `HEAD_MAX_BYTES` the answer is 431 and the
+  connection closes;
+- a head must be complete within `HEAD_DEADLINE_S` of the connection's start, or of the
+  first byte of a later request on a kept-alive connection; else the answer is 408 and the
+  connection closes (one that sent nothing at all is just closed).
+
+Neither covers a body or a response (`router.api.body` and `router.api.corking` bound
+those), nor a kept-alive connection waiting for its next request (uvicorn's
+`timeout_keep_alive` closes it). Both answers are the router's own refusals, counted in
+`rejected_requests_total` as `other`: no path has been read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Literal
+
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from router.api import demo
+from router.errors import HeadTimeout, HeadTooLarge, RouterError
+from router.record import new_request_id
+
+# A head past this many bytes is refused. nginx's default `large_client_header_buffers`
+# holds 4 x 8 KB; an agent's heads are a few KB (keys, a session id, tracing headers).
+# What counts is what the parser holds: the 200 MB of a header line that never ends.
+HEAD_MAX_BYTES = 64 * 1024
+# A head still incomplete this long after it began is answered 408, as a body that stops
+# arriving is (`router.api.body.BODY_STALL_S`): a real client sends its head at once.
+HEAD_DEADLINE_S = 30.0
+# After a refusal the reply and the end of the stream are sent, and what the client still
+# sends is read and dropped until it closes, for at most this long: a socket closed with
+# bytes unread sends a reset, and a client that gets it can lose the reply before reading
+# it (nginx's "lingering close").
+LINGER_S = 2.0
+
+Phase = Literal["idle", "head", "rest"]  # before a request / in its head / after its head
+log = logging.getLogger("smf_router.api")
+
+
+class HeadLimitedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, with a size limit and a deadline on each request head."""
+
+    _phase: Phase = "idle"
+    _head_bytes = 0
+    _ended_in_chunk = False  # a request ended in the chunk being parsed
+    _refused = False  # a head was refused: what follows is dropped, never parsed
+    _deadline: asyncio.TimerHandle | None = None  # the head's; after a refusal, the linger's
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()  # a connection that sends nothing is closed too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._phase == "idle":
+            self._head_began()
+        self._ended_in_chunk = False
+        super().data_received(data)
+        # A chunk in which a request ended holds an unknown share of the next head: it is
+        # not counted, so a pipelined body's end is never taken for head bytes (the next
+        # head may gain at most one read, 256 KB, over the limit).
+        if self._phase != "head" or self._ended_in_chunk or self.transport.is_closing():
+            return
+        self._head_bytes += len(data)
+        if self._head_bytes > HEAD_MAX_BYTES:
+            log.warning(
+                "a request head passed %d bytes: answered 431, closing the connection",
+                HEAD_MAX_BYTES,
+            )
+            self._refuse(
+                HeadTooLarge(
+                    f"the request line and headers are larger than the limit of "
+                    f"{HEAD_MAX_BYTES} bytes"
+                )
+            )
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._phase != "head":  # a request that began mid-chunk, after another ended
+            self._head_began()
+
+    def on_headers_complete(self) -> None:
+        self._phase, self._head_bytes = "rest", 0
+        self._disarm()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._phase, self._ended_in_chunk = "idle", True
+        super().on_message_complete()
+
+    def _head_began(self) -> None:
+        self._phase = "head"
+        if self._deadline is None:  # at a connection's start it runs since connection_made
+            self._arm()
+
+    def _arm(self) -> None:
+        self._deadline = self.loop.call_later(HEAD_DEADLINE_S, self._head_late)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _head_late(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self._phase != "head":  # the connection never sent a byte: nobody to answer
+            self.transport.close()
+            return
+        self._refuse(
+            HeadTimeout(f"the request line and headers did not arrive within {HEAD_DEADLINE_S:g} s")
+        )
+
+    def _refuse(self, error: RouterError) -> None:
+        """Answer `error` and close the connection; or, while an earlier request's reply is
+        still going out on it (pipelined), let that reply end whole and close after it."""
+        self._refused = True
+        self._disarm()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.keep_alive = False
+            return
+        components = _components(self.config.app)
+        if components is not None:
+            components.metrics.rejected_request("other", error.status)
+        demo_mark = components is not None and components.config.demo
+        self.transport.write(self._raw_reply(error, demo_mark))
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()  # the client's own close then closes it (`eof_received`)
+        self._deadline = self.loop.call_later(LINGER_S, self.transport.close)
+
+    def _raw_reply(self, error: RouterError, demo_mark: bool) -> bytes:
+        """`error` in OpenAI's envelope, written as uvicorn writes its own 400: no request
+        exists to answer through the app."""
+        body = error.json()
+        head = [STATUS_LINE[error.status]]
+        for name, value in [
+            *self.server_state.default_headers,
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"x-request-id", new_request_id().encode()),
+            *([demo.HEADER] if demo_mark else []),
+            (b"connection", b"close"),
+        ]:
+            head += [name, b": ", value, b"\r\n"]
+        return b"".join([*head, b"\r\n", body])
+
+
+def _components(app: Any) -> Any | None:
+    """The router's components, when uvicorn serves the router's app (see `router.app`)."""
+    return getattr(getattr(app, "state", None), "components", None)

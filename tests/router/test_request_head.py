@@ -1,0 +1,199 @@
+"""Limits on a request's head: an endless header line gets a 431 before the router holds it,
+a head that never ends gets a 408, and neither touches a body, a reply or a kept-alive
+connection (`router.api.request_head`)."""
+
+from __future__ import annotations
+
+import logging
+import select
+import socket
+import time
+from collections.abc import Iterator
+
+import orjson
+import pytest
+
+from router.api import request_head
+from tests.harness import RunningRouter, Scrape, config_for, router, scrape, simulator, wait_until
+
+CHAT = {"model": "local", "messages": [{"role": "user", "content": "say hi"}]}
+START = b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+SHORT_DEADLINE_S = 0.3
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        router(config_for({"local": local}, tmp_path_factory.mktemp("head"))) as running,
+    ):
+        yield running
+
+
+@pytest.fixture
+def short_deadline(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The head deadline of connections made from now on (read when each is armed)."""
+    monkeypatch.setattr(request_head, "HEAD_DEADLINE_S", SHORT_DEADLINE_S)
+    return SHORT_DEADLINE_S
+
+
+def connect(proxy: RunningRouter) -> socket.socket:
+    host, port = proxy.root.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=10)
+
+
+def request(body: bytes, extra: bytes = b"") -> bytes:
+    return START + extra + b"content-length: %d\r\n\r\n" % len(body) + body
+
+
+def read_reply(sock: socket.socket) -> tuple[bytes, bytes]:
+    """One whole reply (its head and its content-length body) from a kept-alive connection."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head, body
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def refusal(data: bytes) -> tuple[bytes, dict[str, str]]:
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert int(headers["content-length"]) == len(body)
+    error = orjson.loads(body)["error"]
+    assert error["type"] == "invalid_request_error" and error["message"]
+    return lines[0].encode(), {**headers, "code": error["code"]}
+
+
+def rejected(metrics: Scrape, status: str) -> float:
+    return metrics.get("smf_router_rejected_requests_total", api="other", status=status) or 0
+
+
+def test_an_endless_header_line_is_refused_before_the_router_reads_it_all(
+    proxy: RunningRouter,
+) -> None:
+    """The review's attack: one header line that never ends, from a client with no key.
+    The 431 comes once the head passes the limit, long before the 1 MB is sent, and the
+    connection closes."""
+    before = rejected(scrape(proxy.root), "431")
+    chunk, sent = b"a" * 32768, 0
+    with connect(proxy) as sock:
+        sock.sendall(START + b"x-big: ")
+        while sent < 1 << 20 and not select.select([sock], [], [], 0.25)[0]:
+            try:
+                sock.sendall(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                break  # closed on us: the reply is already on its way
+            sent += len(chunk)
+        assert sent < 1 << 20, "no answer while 1 MB of header went out"
+        sock.shutdown(socket.SHUT_WR)  # as a client that gave up: the router may close
+        data = read_until_closed(sock)
+    status, headers = refusal(data)
+    assert status == b"HTTP/1.1 431 Request Header Fields Too Large"
+    assert headers["code"] == "request_header_too_large"
+    assert headers["connection"] == "close" and headers["x-request-id"]
+    assert rejected(scrape(proxy.root), "431") == before + 1
+
+
+def test_a_large_head_within_the_limit_sent_in_pieces_is_served(proxy: RunningRouter) -> None:
+    wire = request(orjson.dumps(CHAT), b"x-pad: " + b"p" * 32768 + b"\r\nconnection: close\r\n")
+    with connect(proxy) as sock:
+        for start in range(0, len(wire), 4096):
+            sock.sendall(wire[start : start + 4096])
+            time.sleep(0.002)  # pacing only: the router reads the head in several chunks
+        data = read_until_closed(sock)
+    assert data.startswith(b"HTTP/1.1 200")
+
+
+def test_a_first_packet_with_head_and_a_large_body_is_served(proxy: RunningRouter) -> None:
+    """The head ends in the first chunk: what follows it is body, however much, and never
+    counts against the head's limit."""
+    body = orjson.dumps(CHAT) + b" " * (1 << 20)  # JSON allows the padding
+    with connect(proxy) as sock:
+        sock.sendall(request(body, b"connection: close\r\n"))
+        data = read_until_closed(sock)
+    assert data.startswith(b"HTTP/1.1 200")
+
+
+def test_a_kept_alive_connection_serves_requests_after_idling_past_the_deadline(
+    proxy: RunningRouter, short_deadline: float
+) -> None:
+    """The deadline runs from a head's first byte: not while the connection waits for the
+    next request (uvicorn's keep-alive timer, 5 s, covers that), nor during a body."""
+    body = orjson.dumps(CHAT)
+    with connect(proxy) as sock:
+        sock.sendall(request(body))
+        assert read_reply(sock)[0].startswith(b"HTTP/1.1 200")
+        time.sleep(short_deadline * 3)
+        sock.sendall(request(body))
+        assert read_reply(sock)[0].startswith(b"HTTP/1.1 200")
+        sock.sendall(START + b"content-length: %d\r\n\r\n" % len(body))
+        time.sleep(short_deadline * 3)  # a slow body is `router.api.body`'s to judge
+        sock.sendall(body)
+        assert read_reply(sock)[0].startswith(b"HTTP/1.1 200")
+
+
+def test_a_head_that_never_ends_gets_408_and_the_connection_closes(
+    proxy: RunningRouter, short_deadline: float
+) -> None:
+    before = rejected(scrape(proxy.root), "408")
+    with connect(proxy) as sock:
+        sock.sendall(START)  # and nothing more
+        data = read_until_closed(sock)
+    status, headers = refusal(data)
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert headers["code"] == "request_timeout" and headers["connection"] == "close"
+    assert rejected(scrape(proxy.root), "408") == before + 1
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
+    proxy: RunningRouter, short_deadline: float
+) -> None:
+    before = rejected(scrape(proxy.root), "408")
+    with connect(proxy) as sock:
+        assert read_until_closed(sock) == b""
+    assert rejected(scrape(proxy.root), "408") == before
+
+
+class Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_pipelined_head_over_the_limit_lets_the_reply_before_it_end_whole(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A 431 written while an earlier reply is going out would land inside it: that reply
+    ends whole, then the connection closes, and nothing follows it."""
+    records, logger = Records(), logging.getLogger("smf_router.api")
+    logger.addHandler(records)
+    with (
+        simulator(profile="vllm", model="local-model", fault="hold") as local,
+        router(config_for({"local": local}, tmp_path_factory.mktemp("held"))) as proxy,
+        connect(proxy) as sock,
+    ):
+        try:
+            sock.sendall(request(orjson.dumps(CHAT)) + START + b"x-big: ")
+            assert wait_until(lambda: local.stats()["held"] == 1)
+            sock.sendall(b"b" * 100_000)
+            assert wait_until(lambda: any("431" in m for m in records.messages))
+            local.control("release", {})
+            data = read_until_closed(sock)
+        finally:
+            logger.removeHandler(records)
+    assert data.startswith(b"HTTP/1.1 200") and data.count(b"HTTP/1.1") == 1
+    assert orjson.loads(data.partition(b"\r\n\r\n")[2])["object"] == "chat.completion"
