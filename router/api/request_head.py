@@ -16,10 +16,12 @@ refused. So, as nginx does (`large_client_header_buffers`, `client_header_timeou
   first byte of a later request on a kept-alive connection; else the answer is 408 and the
   connection closes (one that sent nothing at all is just closed).
 
-Neither covers a body or a response (`router.api.body` and `router.api.corking` bound
-those), nor a kept-alive connection waiting for its next request (uvicorn's
-`timeout_keep_alive` closes it). Both answers are the router's own refusals, counted in
-`rejected_requests_total` as `other`: no path has been read.
+Neither covers a body the app reads or a response (`router.api.body` and
+`router.api.corking` bound those), nor a kept-alive connection waiting for its next
+request (uvicorn's `timeout_keep_alive` closes it); a body the app never read, left
+arriving after its reply, gets the same deadline (`on_response_complete`). Both answers
+are the router's own refusals, counted in `rejected_requests_total` as `other`: no path
+has been read.
 """
 
 from __future__ import annotations
@@ -105,7 +107,18 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._phase, self._ended_in_chunk = "idle", True
+        self._disarm()  # a body that ended after its early reply (`on_response_complete`)
         super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        """A reply that went out before its request's body ended (a 401 or 404 that never
+        read it): the rest is read and dropped, for at most `HEAD_DEADLINE_S`, then the
+        connection closes. uvicorn's keep-alive timer, which any byte cancels, let a client
+        with no key trickle a declared megabyte and hold the connection for good (found in
+        review)."""
+        super().on_response_complete()
+        if self._phase == "rest" and self._deadline is None and not self.transport.is_closing():
+            self._deadline = self.loop.call_later(HEAD_DEADLINE_S, self.transport.close)
 
     def _head_began(self) -> None:
         self._phase = "head"

@@ -197,3 +197,29 @@ def test_a_pipelined_head_over_the_limit_lets_the_reply_before_it_end_whole(
             logger.removeHandler(records)
     assert data.startswith(b"HTTP/1.1 200") and data.count(b"HTTP/1.1") == 1
     assert orjson.loads(data.partition(b"\r\n\r\n")[2])["object"] == "chat.completion"
+
+
+def test_a_body_trickled_after_an_early_reply_is_cut_at_the_deadline(
+    proxy: RunningRouter, short_deadline: float
+) -> None:
+    """A 404 answered without reading the body: a client trickling the declared rest (a byte
+    now and then, each cancelling uvicorn's keep-alive timer) held the connection for good."""
+    with connect(proxy) as sock:
+        sock.sendall(b"POST /nothing-here HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+        sock.sendall(b"content-length: 1000000\r\n\r\n0123456789")
+        head, _ = read_reply(sock)
+        assert head.startswith(b"HTTP/1.1 404")
+        sock.settimeout(0.05)
+        closed = False
+        for _ in range(200):  # 20 s of trickle at most, against a deadline of 0.3 s
+            try:
+                sock.sendall(b"x")
+                if sock.recv(1) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # reset: closed too
+                closed = True
+                break
+        assert closed, "the connection outlived the deadline while the body trickled"
