@@ -72,8 +72,15 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
             app.state.ready = False
             await parts.stop()
 
+    # No generated docs or schema: FastAPI serves `/openapi.json` to anyone, without a key,
+    # and nothing reads it (the API is OpenAI's and Anthropic's, documented by them).
     app = RouterApp(
-        title="smf-router", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None
+        title="smf-router",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
     )
     app.state.gateway = parts.gateway
     app.state.auth = parts.auth

@@ -168,7 +168,8 @@ class Gateway:
         target = self._target(body, headers)
         view = readable_view(api, body)
         private = is_private(caller, headers)
-        # before the span: a turn continuing a response the router made over chat is refused
+        # before the span: a turn continuing another caller's response, or one the router
+        # made over chat, is refused
         home = self.stored.home(api, body, caller.name, self.config.backend_names)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).

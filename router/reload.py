@@ -14,7 +14,8 @@ stop `serve`; so does a litellm backend's model that names no provider litellm k
 Ledger and server settings (and whether resilience, the canary and the shadow run at all)
 are read once at start: a change there is applied to nothing and reported as needing a
 restart. The canary and the shadow read the running config and backends on each run or job
-(the shadow's queue size and concurrency too).
+(the shadow's queue size and concurrency too). A reloaded config that leaves no keys on an
+address others reach says NO AUTH, as a start does (`router.open_listener`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
-from router import canary, resilience, shadow
+from router import canary, open_listener, resilience, shadow
 from router.api.headers import request_headers
 from router.auth import Authenticator
 from router.backends.base import Backend
@@ -131,6 +132,7 @@ class Reloader:
             log.warning("config reloaded: %s", outcome.message)
             for warning in config.warnings():
                 log.warning("%s", warning)
+            open_listener.warn_after_reload(config)  # the last key removed: open to all
             return outcome
 
     def _adapters(self, config: Config) -> dict[str, Backend]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import math
 import os
@@ -30,6 +29,7 @@ from router.api.corking import CorkedHttpToolsProtocol
 from router.app import create_app
 from router.config import Config
 from router.logs import configure as configure_logging
+from router.open_listener import warn_if_open
 
 log = logging.getLogger("smf_router")
 
@@ -85,31 +85,6 @@ async def _serve(
     finally:
         for task in simulators:
             task.cancel()
-
-
-def warn_if_open(config: Config, host: str) -> None:
-    """With no router keys anyone who reaches the router may use it: fine on loopback (the
-    default), not on an address others reach, where they would spend the cloud keys (the
-    compose file once published such a router on every interface; found in review)."""
-    if config.auth.keys or _loopback(host):
-        return
-    log.warning(
-        "NO AUTH: listening on %s with no router keys (auth.keys is empty): anyone who can "
-        "reach this address can send requests, spending the cloud backends' keys, and call "
-        "the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
-        "publish the port on 127.0.0.1 only).",
-        host,
-    )
-
-
-def _loopback(host: str) -> bool:
-    """Whether `--host` is a loopback address; a name other than localhost counts as not."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Config:

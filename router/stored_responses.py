@@ -15,8 +15,14 @@ speaks Responses itself (`policy._unfit`: a chat one holds no state to continue)
 A reply the router made itself, translating a chat backend's answer, is stored nowhere: a
 turn continuing it is refused at once, one clear 400 (it reached the chat backend, whose
 translation refused it as if the backend had, or a vLLM that answered its own 404: found
-in review). Ids are kept per caller, as conversation keys are: another caller's id is
-unknown here (routed as before), and a private caller is never told where it lives.
+in review). Ids are kept per caller, as conversation keys are, and a private caller is
+never told where one lives. Another caller's id is refused, a 404 in OpenAI's words for an
+id it does not hold, naming no one: treated as unknown it was routed as before, and a
+backend, which knows no callers, continued it with the first caller's conversation (found
+in review). Callers are key names (an open router has one, `anonymous`), so a reload that
+renames a key leaves its ids to the old name: its caller's own turns continuing them are
+refused until they age out, and they start again with their whole input; a name given to
+another key hands it the ids; keys added to an open router refuse every id made before.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-from router.errors import BadRequest
+from router.errors import BadRequest, NotFound
 from router.record import Api
 from router.sticky import StickyTable
 
@@ -36,16 +42,30 @@ KEPT_S = 30 * 86400.0
 MADE_OVER_CHAT = ""
 
 
+class ResponseNotFound(NotFound):
+    """`previous_response_id` names another caller's response: answered as OpenAI answers
+    an id it does not hold, so the refusal says neither whose it is nor that it exists
+    elsewhere."""
+
+    code = "previous_response_not_found"
+
+    def __init__(self, response_id: str) -> None:
+        message = f"Previous response with id '{response_id}' not found."
+        super().__init__(message, param="previous_response_id")
+
+
 def key(caller: str, response_id: str) -> str:
     """The table's key: one caller's id (the NUL keeps `a`+`bc` apart from `ab`+`c`)."""
     return f"{caller}\0{response_id}"
 
 
 class StoredResponses:
-    """(caller, response id) → the backend that stored it, LRU-bounded, with a TTL."""
+    """(caller, response id) → the backend that stored it, and response id → its caller,
+    each LRU-bounded alike, with a TTL."""
 
     def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.table = StickyTable(KEPT_S, max_entries, clock)
+        self.owners = StickyTable(KEPT_S, max_entries, clock)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -55,10 +75,14 @@ class StoredResponses:
     ) -> str | None:
         """The backend that stored the response `body` continues, when `caller` made it and
         it is still configured (one a reload removed leaves the turn routed as before).
-        Raises a `BadRequest` for a response the router made over chat: none holds it."""
+        Raises `ResponseNotFound` for another caller's response, and a `BadRequest` for one
+        the router made over chat: none holds it."""
         previous = body.get("previous_response_id") if api == "responses" else None
         if not isinstance(previous, str) or not previous:
             return None
+        owner = self.owners.get(previous)
+        if owner is not None and owner != caller:
+            raise ResponseNotFound(previous)
         backend = self.table.get(key(caller, previous))
         if backend == MADE_OVER_CHAT:
             raise BadRequest(
@@ -78,6 +102,8 @@ class StoredResponses:
         if api != "responses" or not response_id or body.get("store") is False:
             return  # Codex sends store: false on every turn: such ids took slots from homes
         self.table.remember(key(caller, response_id), backend or MADE_OVER_CHAT)
+        self.owners.remember(response_id, caller)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)
+        self.owners.resize(KEPT_S, max_entries)

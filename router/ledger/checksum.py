@@ -39,13 +39,14 @@ def compute(path: Path) -> int:
     return crc
 
 
-def write(path: Path, written: Path) -> None:
+def write(path: Path, written: Path, mode: int = 0o644) -> None:
     """Record the checksum of `written` (the temporary file) as that of `path`, durably,
-    before `written` is renamed to `path`: a visible segment never lacks its checksum."""
+    before `written` is renamed to `path`: a visible segment never lacks its checksum.
+    `mode`: the segment's own (a private table's is 0600)."""
     target = sidecar(path)
     tmp = path.parent / f"{target.name}.{uuid.uuid4().hex[:8]}.tmp"  # segments.TEMPORARY
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
             os.write(fd, f"{compute(written):08x}\n".encode())
             os.fsync(fd)

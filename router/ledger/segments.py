@@ -11,6 +11,10 @@ and checked by whoever scans the file's rows, not here: listing a year to read a
 it (or only its footers, for rollup digests and price-map versions) must not read every byte.
 The one exception is a merged file whose sources are still here: it must prove its checksum
 before it may hide them (`_vouched`).
+
+The texts table holds what callers wrote and were answered: its directories are made 0700
+and its files 0600, as `conversation.key` is. Left to the umask they were 0755 and 0644, so
+every local user could read every prompt of a plain `smf-router serve` (found in review).
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ MICROS_PER_DAY = 86_400_000_000
 ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 EPOCH = date(1970, 1, 1)
+# Tables whose rows are callers' words: the router's user's alone (the other tables stay as
+# the umask makes them, for an operator's account to report on).
+PRIVATE_TABLES = frozenset({"texts"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +132,13 @@ def write_tables(
     """Write `tables` (each of `schema`) as one file, atomically, holding at most about
     `ROW_GROUP_ROWS` rows in memory besides the table being read: a merge of a busy day's
     files must not need the whole day in memory (a 24-file merge of 3.5M rows held ~0.9 GB).
-    An exception from `tables` leaves no file behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    An exception from `tables` leaves no file behind. A private table's file (`PRIVATE_TABLES`)
+    is created 0600, before a byte is written, in directories made (or kept) 0700."""
+    private = path.parent.parent.name in PRIVATE_TABLES  # DIR/<table>/day=…/<name>
+    if private:
+        _private_directories(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     meta = dict(schema.metadata or {})
     if sources:
         meta[SOURCES_KEY] = json.dumps(sorted(sources)).encode()
@@ -135,6 +147,8 @@ def write_tables(
     schema = schema.with_metadata(meta)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"  # see TEMPORARY
     try:
+        if private:  # the writer then opens it as it is: truncated, its mode kept
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             pending: list[pa.Table] = []
             rows = 0
@@ -149,12 +163,27 @@ def write_tables(
         # On disk before it is visible, and its name on disk before anyone deletes the files
         # it replaces: after a power cut a merged day must not be an empty file.
         _fsync(tmp)
-        checksum.write(path, tmp)
+        checksum.write(path, tmp, 0o600 if private else 0o644)
         os.replace(tmp, path)
         with contextlib.suppress(OSError):  # some filesystems cannot sync a directory
             _fsync(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _private_directories(day: Path) -> None:
+    """Make a private table's directory and `day` 0700. Ones made before (by an older
+    version, under its umask) lose their group and other bits: the files already in them,
+    0644, are then out of others' reach too. One this user may not change (root's) stays
+    as it is."""
+    day.parent.parent.mkdir(parents=True, exist_ok=True)
+    for folder in (day.parent, day):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if folder.is_dir() and folder.stat().st_mode & 0o077:
+                    folder.chmod(0o700)
 
 
 def _fsync(path: Path) -> None:

@@ -180,6 +180,7 @@ def test_a_reload_keeps_where_the_responses_live(
         turn1 = sdk.responses.create(model="auto", input=MATH).id
         assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
         assert proxy.components.gateway.stored.table.max_entries == 10
+        assert proxy.components.gateway.stored.owners.max_entries == 10  # bounded alike
         second = sdk.responses.with_raw_response.create(
             model="auto", input=FOLLOW_CODE, previous_response_id=turn1
         )
@@ -257,22 +258,38 @@ def callers(
         yield running
 
 
-def test_another_callers_response_id_is_unknown_to_the_router(callers: RunningRouter) -> None:
-    """Ids were kept for everyone: bob, naming alice's, was sent to alice's backend, and a
-    private caller was told which backend held it (found in review). Routed as before now."""
+NOT_FOUND = {  # OpenAI's error for an id it does not hold (its status is 400 there)
+    "type": "invalid_request_error",
+    "param": "previous_response_id",
+    "code": "previous_response_not_found",
+}
+
+
+def test_another_callers_response_id_is_refused_never_sent(
+    callers: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """bob, naming alice's id, was routed as for an id the router did not know: to the
+    backend holding it, which knows no callers and continued alice's conversation for him
+    (found in review). Now a 404 in OpenAI's words for an id it does not hold, naming no
+    one, and nothing is sent; alice's own turn still continues it where it lives."""
     sdks = {
         name: openai.OpenAI(base_url=callers.url, api_key=secret, max_retries=0)
         for name, secret in CALLERS.items()
     }
-    first = sdks["alice"].responses.with_raw_response.create(model="auto", input=MATH)
-    assert first.headers["x-smf-backend"] == "cloud"
-    turn1 = first.parse().id
-    for name in ("bob", "pat"):  # coding goes local first; pat may use local only
-        with pytest.raises(openai.NotFoundError) as refused:
-            sdks[name].responses.create(model="auto", input=FOLLOW_CODE, previous_response_id=turn1)
-        assert refused.value.response.headers["x-smf-backend"] == "local"
-        assert "cloud" not in refused.value.message
-    second = sdks["alice"].responses.with_raw_response.create(
-        model="auto", input=FOLLOW_CODE, previous_response_id=turn1
-    )
-    assert second.headers["x-smf-backend"] == "cloud"
+    for ask, home in ((CODE, "local"), (MATH, "cloud")):
+        first = sdks["alice"].responses.with_raw_response.create(model="auto", input=ask)
+        assert first.headers["x-smf-backend"] == home
+        turn1 = first.parse().id
+        before = sent(servers)
+        for name in ("bob", "pat"):  # pat: private, never told where a response lives
+            with pytest.raises(openai.NotFoundError) as refused:
+                sdks[name].responses.create(model="auto", input=ask, previous_response_id=turn1)
+            message = f"Previous response with id '{turn1}' not found."
+            assert refused.value.response.json() == {"error": {**NOT_FOUND, "message": message}}
+            assert not refused.value.response.headers.get("x-smf-backend")  # none was tried
+        assert sent(servers) == before
+        second = sdks["alice"].responses.with_raw_response.create(
+            model="auto", input=ask, previous_response_id=turn1
+        )
+        assert second.status_code == 200
+        assert second.headers["x-smf-backend"] == home

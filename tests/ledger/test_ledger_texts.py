@@ -1,15 +1,19 @@
 """`ledger.store_text`: the texts table keeps each request's prompt and answer (and nothing
-when the switch is off)."""
+when the switch is off), readable by the router's user only."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import openai
 import pytest
 
-from router.ledger import Ledger
+from router.ledger import Ledger, checksum, compaction
 from tests.harness import config_for, router, simulator
+from tests.ledger.ledger_days import write_day
 
 ASKS = ["Name a colour.", "Name a fruit."]
 
@@ -46,3 +50,52 @@ def test_store_text_keeps_each_prompt_and_answer(tmp_path: Path, store_text: boo
     rows = ledger.sql("select prompt_text, completion_text from texts order by started_at")
     assert rows == list(zip(ASKS, answers, strict=True))
     assert all(answers)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask, under which a file is made 0644 unless asked otherwise."""
+    before = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(before)
+
+
+def modes(root: Path) -> dict[str, int]:
+    """The permission bits of `root` and of every directory and file under it."""
+    return {
+        str(p.relative_to(root.parent)): p.stat().st_mode & 0o777 for p in [root, *root.rglob("*")]
+    }
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_stored_texts_are_readable_by_the_routers_user_only(tmp_path: Path) -> None:
+    """Prompts and answers were 0644 in 0755 directories: every local user could read them
+    (found in review). The other tables keep the umask's modes, for an operator's reports."""
+    serve_two_requests(tmp_path, store_text=True)
+    texts = modes(tmp_path / "ledger" / "texts")
+    assert len(texts) >= 4  # texts/, a day, a file and its checksum
+    for name, mode in texts.items():
+        assert mode == (0o700 if (tmp_path / "ledger" / name).is_dir() else 0o600), name
+    records = modes(tmp_path / "ledger" / "records")
+    assert set(records.values()) == {0o755, 0o644}
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_compaction_keeps_texts_private_and_closes_an_older_ledgers_directories(
+    tmp_path: Path,
+) -> None:
+    """A merge rewrites a day's texts (and the router merges its own files as it runs); a
+    ledger written before stays 0755 until the next write takes its directories back."""
+    day = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    write_day(tmp_path, day, 3, "old", text=True)
+    texts = tmp_path / "texts"
+    for path in [texts, *texts.rglob("*")]:  # as an older version left them
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    result = compaction.compact(tmp_path, now=day + timedelta(days=2), tables=["texts"])
+    assert result.files_out == 1
+    (merged,) = (texts / "day=2026-03-01").glob("compacted-*.parquet")
+    assert merged.stat().st_mode & 0o777 == 0o600
+    assert checksum.sidecar(merged).stat().st_mode & 0o777 == 0o600
+    assert modes(texts)["texts"] == 0o700 and modes(texts)["texts/day=2026-03-01"] == 0o700

@@ -163,6 +163,15 @@ def test_unknown_path_is_an_openai_404(proxy: RunningRouter) -> None:
     assert_openai_error(response, 404)
 
 
+def test_no_openapi_schema_is_served(proxy: RunningRouter) -> None:
+    """FastAPI's default `/openapi.json` answered without a key, listing every endpoint
+    (found in review)."""
+    response = httpx.get(f"{proxy.root}/openapi.json")
+    assert_openai_error(response, 404)
+    assert response.json()["error"]["code"] == "not_found"
+    assert "does not serve GET /openapi.json" in response.json()["error"]["message"]
+
+
 def test_an_api_it_does_not_route_says_what_it_serves(proxy: RunningRouter) -> None:
     """An agent with one base URL for every API (Continue indexing with embeddings) heard
     "Not Found", which reads like a wrong base URL."""

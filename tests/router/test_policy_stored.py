@@ -11,7 +11,7 @@ from router.config import Config, parse
 from router.dispatch import _nothing_tried
 from router.errors import BadRequest, NoBackendAvailable
 from router.policy import BackendState, Demand, Target, detoured, plan
-from router.stored_responses import StoredResponses
+from router.stored_responses import ResponseNotFound, StoredResponses
 
 CODING = Intent("coding", 0.9, "model")
 AUTO = Target("auto")
@@ -113,11 +113,26 @@ def test_a_response_made_over_chat_is_refused_and_ids_are_each_callers_own() -> 
     stored.made("responses", {}, "alice", "resp_1", "cloud")
     stored.made("responses", {}, "alice", "resp_chatcmpl-2", None)  # translated: the router's
     assert stored.home("responses", turn, "alice", names) == "cloud"
-    assert stored.home("responses", turn, "bob", names) is None  # another caller's: unknown
     with pytest.raises(BadRequest) as refused:
         stored.home("responses", made, "alice", names)
     assert refused.value.param == "previous_response_id"
-    assert stored.home("responses", made, "bob", names) is None
+    for body, response_id in ((turn, "resp_1"), (made, "resp_chatcmpl-2")):
+        with pytest.raises(ResponseNotFound) as foreign:  # another caller's: refused, not sent
+            stored.home("responses", body, "bob", names)
+        assert foreign.value.message == f"Previous response with id '{response_id}' not found."
+        assert "alice" not in foreign.value.json().decode()
+
+
+def test_who_made_an_id_is_bounded_as_where_it_lives() -> None:
+    """Forgotten (pushed out by newer ids), an id is unknown to every caller alike."""
+    stored, names = StoredResponses(2), {"local", "cloud"}
+    stored.made("responses", {}, "alice", "resp_1", "local")
+    stored.made("responses", {}, "alice", "resp_2", "local")
+    stored.made("responses", {}, "bob", "resp_3", "local")
+    assert len(stored.owners) == 2
+    assert stored.home("responses", {"previous_response_id": "resp_1"}, "bob", names) is None
+    with pytest.raises(ResponseNotFound):
+        stored.home("responses", {"previous_response_id": "resp_2"}, "bob", names)
 
 
 def test_a_store_false_reply_takes_no_slot_from_a_home() -> None:

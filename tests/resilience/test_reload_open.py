@@ -1,0 +1,53 @@
+"""A reload that removes the last router key from a router listening off loopback says NO
+AUTH, as `serve` says at start: it said nothing, and the router was open to anyone who
+reached it, the cloud keys behind it (found in review)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from router import open_listener, reload
+from router.config import hash_key, parse
+from tests.harness import config_for, router, simulator
+
+ADMIN = {"name": "ops", "sha256": hash_key("sk-admin"), "admin": True}
+
+
+@pytest.mark.parametrize(
+    ("host", "keys_after", "warned"),
+    [("0.0.0.0", [], True), ("127.0.0.1", [], False), ("0.0.0.0", [ADMIN], False)],
+    ids=["open-off-loopback", "open-on-loopback", "keys-kept"],
+)
+def test_a_reload_leaving_no_keys_off_loopback_warns(
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    host: str,
+    keys_after: list[dict[str, object]],
+    warned: bool,
+) -> None:
+    monkeypatch.setattr(open_listener, "_HOSTS", set())  # no other test's `serve` address
+    with simulator(profile="vllm", model="local-model") as local:
+        data = config_for({"local": local}, tmp_path).model_dump(mode="json")
+        config = parse({**data, "auth": {"keys": [ADMIN]}})
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump({**data, "auth": {"keys": keys_after}}))
+        with router(config) as proxy, caplog.at_level(logging.WARNING):
+            open_listener.warn_if_open(config, host)  # as `serve` does at start: keys, quiet
+            assert not [r for r in caplog.records if "NO AUTH" in r.getMessage()]
+            reload.reloader_of(proxy.components).source = path
+            admin = {"authorization": "Bearer sk-admin"}
+            answer = httpx.post(f"{proxy.url}/router/reload", headers=admin, timeout=60)
+            assert answer.status_code == 200, answer.text
+    warnings = [r for r in caplog.records if "NO AUTH" in r.getMessage()]
+    if warned:
+        (record,) = warnings
+        assert record.levelno == logging.WARNING
+        assert f"listening on {host} with no router keys" in record.getMessage()
+    else:
+        assert warnings == []
