@@ -16,13 +16,14 @@ A reply the router made itself, translating a chat backend's answer, is stored n
 turn continuing it is refused at once, one clear 400 (it reached the chat backend, whose
 translation refused it as if the backend had, or a vLLM that answered its own 404: found
 in review). Ids are kept per caller, as conversation keys are, and a private caller is
-never told where one lives. Another caller's id is refused, a 404 in OpenAI's words for an
-id it does not hold, naming no one: treated as unknown it was routed as before, and a
-backend, which knows no callers, continued it with the first caller's conversation (found
-in review). Callers are key names (an open router has one, `anonymous`), so a reload that
-renames a key leaves its ids to the old name: its caller's own turns continuing them are
-refused until they age out, and they start again with their whole input; a name given to
-another key hands it the ids; keys added to an open router refuse every id made before.
+never told where one lives. Another caller's id is refused as OpenAI refuses an id it does
+not hold (400, `previous_response_not_found`), naming no one: treated as unknown it was
+routed as before, and a backend, which knows no callers, continued it with the first
+caller's conversation (found in review). Callers are key names (an open router has one,
+`anonymous`), so a reload that renames a key leaves its ids to the old name: its caller's
+own turns continuing them are refused until they age out, and they start again with their
+whole input; a name given to another key hands it the ids; keys added to an open router
+refuse every id made before.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-from router.errors import BadRequest, NotFound
+from router.errors import BadRequest
 from router.record import Api
 from router.sticky import StickyTable
 
@@ -42,10 +43,10 @@ KEPT_S = 30 * 86400.0
 MADE_OVER_CHAT = ""
 
 
-class ResponseNotFound(NotFound):
+class ResponseNotFound(BadRequest):
     """`previous_response_id` names another caller's response: answered as OpenAI answers
-    an id it does not hold, so the refusal says neither whose it is nor that it exists
-    elsewhere."""
+    an id it does not hold (a 400, not vLLM's 404), so the refusal says neither whose it is
+    nor that it exists elsewhere."""
 
     code = "previous_response_not_found"
 

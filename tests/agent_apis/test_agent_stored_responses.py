@@ -270,8 +270,8 @@ def test_another_callers_response_id_is_refused_never_sent(
 ) -> None:
     """bob, naming alice's id, was routed as for an id the router did not know: to the
     backend holding it, which knows no callers and continued alice's conversation for him
-    (found in review). Now a 404 in OpenAI's words for an id it does not hold, naming no
-    one, and nothing is sent; alice's own turn still continues it where it lives."""
+    (found in review). Now OpenAI's 400 for an id it does not hold, naming no one, and
+    nothing is sent; alice's own turn still continues it where it lives."""
     sdks = {
         name: openai.OpenAI(base_url=callers.url, api_key=secret, max_retries=0)
         for name, secret in CALLERS.items()
@@ -282,7 +282,7 @@ def test_another_callers_response_id_is_refused_never_sent(
         turn1 = first.parse().id
         before = sent(servers)
         for name in ("bob", "pat"):  # pat: private, never told where a response lives
-            with pytest.raises(openai.NotFoundError) as refused:
+            with pytest.raises(openai.BadRequestError) as refused:
                 sdks[name].responses.create(model="auto", input=ask, previous_response_id=turn1)
             message = f"Previous response with id '{turn1}' not found."
             assert refused.value.response.json() == {"error": {**NOT_FOUND, "message": message}}
