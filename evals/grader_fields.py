@@ -26,8 +26,10 @@ COUNT_UNITS = ("line", "paragraph", "stanza", "sentence", "word")
 COUNT_OPS = ("==", ">=", "<=", ">", "<")
 """How ``structural_count`` compares (``evals.graders``)."""
 
-PYTHON = frozenset({"python", "python3", "py"})
-"""``metadata.language`` values of a unit-test case whose code we run (case-insensitive)."""
+PYTHON = re.compile(r"(?:c?python|py)\s*(?:3(?:\.\d+)*)?", re.IGNORECASE)
+"""``metadata.language`` values of a unit-test case whose code we run: ``python``, ``py``,
+``Python 3``, ``python3.11``, ``CPython`` (a version or the implementation's name is still
+Python; the sandbox runs Python 3)."""
 
 TEXT_EXPECTED = frozenset(
     {"regex_match", "text_match", "text_contains", "html_valid", "unit_test", "programmatic"}
@@ -57,7 +59,7 @@ def foreign_language(evaluator: str, metadata: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(language, str) or not language.strip():
         raise FieldProblem(f"'metadata.language' must be a language name, got {_kind(language)}")
-    return None if language.strip().lower() in PYTHON else language
+    return None if PYTHON.fullmatch(language.strip()) else language
 
 
 def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
@@ -251,9 +253,26 @@ def _tool_call(expected: Any) -> None:
         raise FieldProblem(
             f"'expected.args_contains' must be a mapping or a list, got {_kind(contains)}"
         )
+    _searched_values(contains)
     if "args_json" in expected and not isinstance(expected["args_json"], Mapping):
         # JSON text ('{"a": 1}') is no parsed arguments: every call failed to equal it
         raise FieldProblem(
             "'expected.args_json' must be the arguments as a mapping ({a: 1}, not JSON text),"
             f" got {_kind(expected['args_json'])}"
         )
+
+
+def _searched_values(contains: Any) -> None:
+    """Each ``args_contains`` value is searched for as text in the arguments: a list or a
+    mapping was searched as Python's repr (``['a', 'b']``) and null as ``None``, which no
+    call's arguments hold, so every call failed. Text, a number or a boolean is fine."""
+    if contains is None:
+        return
+    places = contains.items() if isinstance(contains, Mapping) else enumerate(contains)
+    for place, value in places:
+        if value is None or not isinstance(value, str | int | float):
+            field = f"[{place}]" if isinstance(contains, list) else f".{place}"
+            raise FieldProblem(
+                f"'expected.args_contains{field}' must be text or a number (it is searched for"
+                f" in the arguments), got {_kind(value)}"
+            )

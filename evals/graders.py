@@ -210,7 +210,7 @@ def _tool_arguments(expected: Mapping[str, Any], raw: Any) -> Grade | None:
         texts.append(json.dumps(parsed, ensure_ascii=False).lower())
     wanted = expected.get("args_contains") or {}
     values = wanted.values() if isinstance(wanted, Mapping) else _as_list(wanted)
-    missing = [str(v) for v in values if not any(str(v).lower() in t for t in texts)]
+    missing = [str(v) for v in values if not any(w in t for w in _spellings(v) for t in texts)]
     if missing:
         return _fail("mismatch", f"arguments lack {missing}")
     if "args_json" in expected:
@@ -219,6 +219,15 @@ def _tool_arguments(expected: Mapping[str, Any], raw: Any) -> Grade | None:
         if not same_json(expected["args_json"], parsed):
             return _fail("mismatch", f"arguments {_clip(raw)} != expected")
     return None
+
+
+def _spellings(value: Any) -> set[str]:
+    """How an ``args_contains`` value may appear in the arguments, lower-cased: as written,
+    and as JSON writes it (for text, without its quotes). JSON escapes a backslash, a quote
+    and a newline even where it leaves ``東京`` alone, so a value holding one of them never
+    matched as written (a Windows path, quoted speech, two lines)."""
+    dumped = json.dumps(value, ensure_ascii=False, default=str)
+    return {str(value).lower(), (dumped[1:-1] if isinstance(value, str) else dumped).lower()}
 
 
 def extract_code(text: str) -> str:

@@ -336,12 +336,25 @@ def main() -> None:
     # The nonce goes to a copy of fd 1, not through sys.stdout: a correct program may rebind
     # that (`sys.stdout = io.StringIO()`), and then its end looked like an early exit.
     out, stdout = os.dup(1), sys.stdout
+    original = _identity(out)
     install(os.path.realpath(os.getcwd()))
     runpy.run_path("program.py", run_name="__main__")
     for stream in (stdout, sys.stdout):  # what the program printed comes before the nonce
         with suppress(Exception):  # a stream it closed or replaced (None) holds nothing more
             stream.flush()
-    os.write(out, ("\n" + MARKER + " " + nonce + "\n").encode())
+    # The copy is fd 3, the first free one: a program that closes fds (os.closerange(3, 64))
+    # closed it, and may have opened another file there since. fd 1 then, as before the copy.
+    end = out if _identity(out) == original else 1
+    os.write(end, ("\n" + MARKER + " " + nonce + "\n").encode())
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    """The file `fd` refers to (device, inode), or None when it is closed."""
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 if __name__ == "__main__":

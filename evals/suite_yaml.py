@@ -40,6 +40,8 @@ _FLOAT_PATTERN = re.compile(
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
 
+_INF_NAN = re.compile(r"[-+]?\.(?:inf|nan)", re.IGNORECASE)
+
 Path = tuple[str | int, ...]
 """Where a value sits in a case: mapping keys and list indexes."""
 
@@ -169,34 +171,51 @@ def as_written(raw: Mapping[str, Any], node: yaml.Node) -> Mapping[str, Any]:
     written where the format types the field as text: ``expected: yes`` for ``text_match``
     is the word "yes" (it was True, and refused), ``expected: true`` "true" (as smf-bench
     grades it), ``expected: 3.10`` "3.10" and ``0755`` "0755" (graded as "3.1" and "493"),
-    a pattern ``.5`` the pattern ".5" (it was "0.5"). Elsewhere the value stays:
-    ``active: yes`` in a ``json_contains`` expectation, a ``stream: on`` flag, a count."""
+    a pattern ``.5`` the pattern ".5" (it was "0.5"), a tool argument ``zip: 02134``
+    "02134" (it was searched for as "1116"). Elsewhere the value stays: ``active: yes`` in a
+    ``json_contains`` expectation, a ``stream: on`` flag, a count."""
     evaluator = raw.get("evaluator")
     for path, scalar in _plain_scalars(node).items():
-        if scalar.tag != _BOOL and not _number_is_text(path, evaluator):
-            continue
-        if _is_text_field(path, evaluator):
-            raw = _replaced(raw, path, scalar.value)
+        if _is_text_field(path, evaluator) and _becomes_text(path, evaluator, scalar):
+            raw = _replaced(raw, path, _spelling(scalar))
     return raw
 
 
-def _number_is_text(path: Path, evaluator: Any) -> bool:
-    """Whether a number at ``path`` (a text field) is kept as written. Not in a list of
-    names, where it is refused (``requires_modalities: 5`` is no modality), nor in unit-test
-    assertions: the text ``3`` would run as a statement and pass every answer; refused as a
-    number, it says what is wrong."""
-    inner = path[1:] if path[:1] == ("metadata",) else path
-    if inner[:1] in (("requires_modalities",), ("requires_capabilities",)):
+def _becomes_text(path: Path, evaluator: Any, scalar: yaml.ScalarNode) -> bool:
+    """Whether a boolean or number at ``path`` (a text field) is read as text. Not in
+    unit-test assertions: the text ``3`` or ``True`` would run as a statement and pass every
+    answer; refused as a number or a boolean, it says what is wrong. Nor a number in a list
+    of names, where it is refused (``requires_modalities: 5`` is no modality)."""
+    if path[:1] == ("expected",) and evaluator in _CODE:
         return False
-    return not (path[:1] == ("expected",) and evaluator in _CODE)
+    inner = path[1:] if path[:1] == ("metadata",) else path
+    names = inner[:1] in (("requires_modalities",), ("requires_capabilities",))
+    return scalar.tag == _BOOL or not names
+
+
+def _spelling(scalar: yaml.ScalarNode) -> str:
+    """The text a boolean or number stands for in a text field: as written (``yes``,
+    ``3.10``, ``0755``, ``.5``, ``0x1F``), which its author may mean literally, less the
+    spellings of a number only YAML has, which no answer is written in: ``1_000`` is "1000",
+    ``+1`` "1", ``.inf`` "inf" (what ``str()`` of the number gave before)."""
+    text = str(scalar.value)
+    if scalar.tag == _BOOL:
+        return text
+    if _INF_NAN.fullmatch(text):
+        return str(float(text.replace(".", "", 1)))
+    text = text.replace("_", "")
+    return text[1:] if text.startswith("+") else text
 
 
 def _is_text_field(path: Path, evaluator: Any) -> bool:
+    if evaluator == "tool_call" and path[:1] == ("expected",):
+        # the tool's name, and each args_contains value: searched for as text in the call
+        return path[1:] == ("tool",) or (len(path) == 3 and path[1] == "args_contains")
     inner = path[1:] if path[:1] == ("metadata",) else path
     if not inner or len(inner) > 2:
         return False
     if len(inner) == 2 and not isinstance(inner[1], int):
-        return path == ("expected", "tool") and evaluator == "tool_call"
+        return False
     if inner[0] == "expected":
         return path[0] == "expected" and evaluator in grader_fields.TEXT_EXPECTED
     return inner[0] in _TEXT_FIELDS

@@ -211,6 +211,19 @@ def test_args_contains_finds_text_the_server_sent_escaped() -> None:
     assert grade(with_reference, reference_answer(with_reference)).passed
 
 
+@pytest.mark.parametrize("value", ["C:\\Users\\me", 'say "hi"', "line one\nline two"])
+def test_args_contains_finds_text_json_escapes(value: str) -> None:
+    """JSON escapes a backslash, a quote and a newline even without `\\u` escapes: the
+    right call failed as "arguments lack [...]" (found in review)."""
+    wanted = case("tool_call", {"tool": "f", "args_contains": {"v": value}})
+    as_sent = json.dumps({"v": value})
+    assert value not in as_sent
+    assert grade(wanted, call("f", as_sent)).passed
+    as_object = {"function": {"name": "f", "arguments": {"v": value}}}  # dumped to search
+    assert grade(wanted, Answer(tool_calls=[as_object])).passed
+    assert not grade(wanted, call("f", json.dumps({"v": "other"}))).passed
+
+
 def test_a_model_answer_of_any_shape_is_graded_not_a_crash() -> None:
     """A tool call whose `function` is a string raised AttributeError, and an expression of
     3,000 terms, 10,000 unary minuses or JSON nested 5,000 deep raised RecursionError or

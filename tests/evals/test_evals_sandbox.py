@@ -40,6 +40,23 @@ def test_a_program_that_rebinds_stdout_still_completes(rebind: str) -> None:
     assert out.stdout == expected
 
 
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "os.closerange(3, 64)",
+        "os.close(3)\nfd = os.open('mine.txt', os.O_WRONLY | os.O_CREAT)",  # reuses fd 3
+    ],
+)
+def test_a_program_that_closes_inherited_fds_still_completes(closing: str) -> None:
+    """The guard's copy of fd 1 is fd 3: a correct program that closed it failed with EBADF
+    (found in review), and one that then opened a file there would have had the end marker
+    written into that file. The marker goes to fd 1 then, as before the copy."""
+    program = f"import os\nprint('before', flush=True)\n{closing}\nassert 2 + 2 == 4\n"
+    out = run_python(program, FAST)
+    assert out.completed and out.exit_code == 0, out
+    assert out.stdout == "before"
+
+
 def test_infinite_loop_is_killed_at_the_wall_clock_limit() -> None:
     out = run_python("while True:\n    pass\n", Limits(wall_s=1.0, cpu_s=5))
     assert out.timed_out and not out.completed and out.exit_code is None

@@ -65,6 +65,14 @@ COUNT = "evaluator: structural_count, expected: 3"
             r"'expected.args_json' must be the arguments as a mapping .* got \[1\]",
         ),
         (
+            "evaluator: tool_call, expected: {tool: f, args_contains: {who: [ann, bo]}}",
+            r"'expected.args_contains.who' must be text or a number .* got \['ann', 'bo'\]",
+        ),
+        (
+            "evaluator: tool_call, expected: {tool: f, args_contains: [a, ~]}",
+            r"'expected.args_contains\[1\]' must be text or a number .* got nothing",
+        ),
+        (
             f"{UNIT_TEST[:-1]}, language: [js]}}, expected: 'assert f()'",
             r"'metadata.language' must be a language name, got \['js'\]",
         ),
@@ -231,14 +239,17 @@ def test_a_number_is_no_unit_test_assertion(tmp_path: Path) -> None:
         load(tmp_path)
 
 
-def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path) -> None:
+@pytest.mark.parametrize("python", ["Python3", "Python 3", "python3.11", "python 3.12", "CPython"])
+def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path, python: str) -> None:
     """`metadata.language: javascript` was ignored: the JavaScript answer was run as Python
-    and failed as a syntax error (found in review). Python, however spelled, still runs."""
+    and failed as a syntax error (found in review). Python, however spelled, still runs:
+    `Python 3` or `python3.11` was N/A "as its tests are Python 3, and the sandbox runs
+    Python only" (found in review)."""
     (tmp_path / "langs.yaml").write_text(
         "- {id: js, prompt: p, evaluator: programmatic, metadata: {eval_type: unit_test,"
         " language: javascript}, expected: 'console.assert(add(1, 2) === 3);'}\n"
         "- {id: py, prompt: p, evaluator: unit_test, expected: 'assert f()',"
-        " metadata: {language: Python3}}\n"
+        f" metadata: {{language: {python}}}}}\n"
         "- {id: re, prompt: p, evaluator: regex_match, expected: x, metadata: {language: js}}\n"
     )
     cases = {c.id: c for c in load(tmp_path)}
@@ -246,6 +257,7 @@ def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path) -> No
     assert not_applicable(cases["js"], Capabilities()) == cases["js"].not_runnable
     assert not_applicable(cases["py"], Capabilities()) is None
     assert not_applicable(cases["re"], Capabilities()) is None
+    assert grader_fields.foreign_language("unit_test", {"language": "Python 2"}) == "Python 2"
 
 
 def test_a_json_boolean_where_text_belongs_says_to_quote_it(tmp_path: Path) -> None:
