@@ -63,6 +63,7 @@ class Appender:
         self._merges: list[Future[None]] = []
         self._seq = 0
         self._version = price_map_version()
+        segments.close_private_tables(directory)
 
     def append(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]

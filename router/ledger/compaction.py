@@ -201,6 +201,7 @@ def compact(
     other days are still compacted, and the caller still applies retention."""
     now = now or datetime.now(UTC)
     result = CompactionResult()
+    segments.close_private_tables(directory)
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s, result.warnings):
             try:

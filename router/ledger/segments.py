@@ -171,6 +171,18 @@ def write_tables(
         tmp.unlink(missing_ok=True)
 
 
+def close_private_tables(directory: Path) -> None:
+    """Take group and other bits off each private table's directory that exists, whether or
+    not this process writes to it: texts an older version left 0755 (files 0644) stayed
+    readable by every account until a new text was written, and with `store_text` off never
+    (found in review). Closing the table's directory closes every file under it."""
+    for table in PRIVATE_TABLES:
+        folder = directory / table
+        with contextlib.suppress(OSError):
+            if folder.is_dir() and folder.stat().st_mode & 0o077:
+                folder.chmod(0o700)
+
+
 def _private_directories(day: Path) -> None:
     """Make a private table's directory and `day` 0700. Ones made before (by an older
     version, under its umask) lose their group and other bits: the files already in them,
@@ -223,8 +235,14 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
     root = directory / table
     if not root.is_dir():
         return []
+    try:
+        listed = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
+    except OSError as exc:  # `texts/`, 0700, to another account: skipped, not a traceback
+        if warnings is not None:
+            warnings.append(f"not reading {root}: {exc.strerror or exc}")
+        return []
     found: list[Path] = []
-    for path in sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day=")):
+    for path in listed:
         if partition_day(path) is not None:
             found.append(path)
         elif warnings is not None:

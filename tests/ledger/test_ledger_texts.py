@@ -99,3 +99,41 @@ def test_compaction_keeps_texts_private_and_closes_an_older_ledgers_directories(
     assert merged.stat().st_mode & 0o777 == 0o600
     assert checksum.sidecar(merged).stat().st_mode & 0o777 == 0o600
     assert modes(texts)["texts"] == 0o700 and modes(texts)["texts/day=2026-03-01"] == 0o700
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_an_older_ledgers_texts_close_at_start_even_with_store_text_off(tmp_path: Path) -> None:
+    """Texts an older version left 0755/0644 stayed readable until a new text was written,
+    and with `store_text` off never (found in review): a writer's start and any compaction
+    close the table's directory, which closes every file under it."""
+    day = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    write_day(tmp_path, day, 1, "old", text=True)
+    texts = tmp_path / "texts"
+    texts.chmod(0o755)  # as an older version left it
+    write_day(tmp_path, day, 1, "new", text=False)  # a writer that keeps no text starts
+    assert modes(texts)["texts"] == 0o700
+    texts.chmod(0o755)
+    compaction.compact(tmp_path, now=day + timedelta(hours=1), tables=["records"])
+    assert modes(texts)["texts"] == 0o700  # a day still open: nothing merged, still closed
+
+
+def test_a_table_another_account_may_not_list_is_skipped_with_its_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`texts/` is 0700: `smf-router ledger compact` as another account (a group-shared
+    ledger) crashed on it with a traceback and compacted nothing, where it used to warn per
+    day (found in review). The OS refuses root nothing, so the refusal is simulated."""
+    day = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    write_day(tmp_path, day, 2, "old", text=True)
+    texts = tmp_path / "texts"
+    listing = Path.iterdir
+
+    def refused(self: Path) -> Iterator[Path]:
+        if self == texts:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    result = compaction.compact(tmp_path, now=day + timedelta(days=2))
+    assert f"not reading {texts}: Permission denied" in result.warnings
+    assert result.files_out >= 1  # the records day was still merged
