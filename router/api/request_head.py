@@ -97,6 +97,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._unset_keepalive_if_required()  # one `_idle_again` armed in this very chunk
         if self._phase != "head":  # a request that began mid-chunk, after another ended
             self._head_began()
 
@@ -109,6 +110,20 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self._phase, self._ended_in_chunk = "idle", True
         self._disarm()  # a body that ended after its early reply (`on_response_complete`)
         super().on_message_complete()
+        if self.cycle is not None and self.cycle.response_complete and not self.pipeline:
+            self._idle_again()
+
+    def _idle_again(self) -> None:
+        """The body of a request already answered (a 401 sent before it arrived) ended: the
+        connection waits for its next request, under uvicorn's keep-alive timer again. The
+        body's first byte had cancelled that timer, and uvicorn starts it only after a
+        reply, so such a connection idled with no timer at all (found in review)."""
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.timeout_keep_alive_task = self.loop.call_later(
+            self.timeout_keep_alive, self.timeout_keep_alive_handler
+        )
 
     def on_response_complete(self) -> None:
         """A reply that went out before its request's body ended (a 401 or 404 that never

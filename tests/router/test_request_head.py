@@ -9,6 +9,7 @@ import select
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 import pytest
@@ -223,3 +224,41 @@ def test_a_body_trickled_after_an_early_reply_is_cut_at_the_deadline(
                 closed = True
                 break
         assert closed, "the connection outlived the deadline while the body trickled"
+
+
+def test_a_body_that_ends_after_its_early_reply_leaves_the_connection_under_keep_alive(
+    proxy: RunningRouter,
+) -> None:
+    """A 404 sent before its body came; the body then came whole and the client went quiet:
+    the body's first byte had cancelled uvicorn's keep-alive timer, which runs again only
+    after a reply, so the connection idled with no timer at all (found in review)."""
+    with connect(proxy) as sock:
+        sock.sendall(b"POST /nothing-here HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n")
+        head, _ = read_reply(sock)
+        assert head.startswith(b"HTTP/1.1 404")
+        sock.sendall(b"{}")
+        sock.settimeout(30)  # uvicorn's keep-alive (5 s) closes it long before
+        assert read_until_closed(sock) == b""
+
+
+def test_a_request_right_behind_an_early_answered_body_is_not_cut_by_keep_alive(
+    tmp_path: Path,
+) -> None:
+    """The keep-alive timer armed when an early-answered body ends must not run while the
+    next request, sent in the same packet, is served: here one that takes longer than
+    uvicorn's 5 s keep-alive."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        router(config_for({"local": local}, tmp_path)) as running,
+    ):
+        local.control("faults", {"fault": "slow_first_token:7"})
+        with connect(running) as sock:
+            sock.sendall(
+                b"POST /nothing-here HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n"
+            )
+            head, _ = read_reply(sock)
+            assert head.startswith(b"HTTP/1.1 404")
+            sock.sendall(b"{}" + request(orjson.dumps({**CHAT, "max_tokens": 5})))
+            sock.settimeout(60)
+            head, _ = read_reply(sock)
+            assert head.startswith(b"HTTP/1.1 200")
