@@ -26,10 +26,10 @@ COUNT_UNITS = ("line", "paragraph", "stanza", "sentence", "word")
 COUNT_OPS = ("==", ">=", "<=", ">", "<")
 """How ``structural_count`` compares (``evals.graders``)."""
 
-PYTHON = re.compile(r"(?:c?python|py)\s*(?:3(?:\.\d+)*)?", re.IGNORECASE)
-"""``metadata.language`` values of a unit-test case whose code we run: ``python``, ``py``,
-``Python 3``, ``python3.11``, ``CPython`` (a version or the implementation's name is still
-Python; the sandbox runs Python 3)."""
+PYTHON = re.compile(r"(?:c?python|py)(?![a-z])(?![\s(-]*v?2)", re.IGNORECASE)
+"""``metadata.language`` values of a unit-test case whose code we run: any that starts with
+``python``, ``py`` or ``CPython`` and names no version 2 (``Python 3``, ``python3.11``,
+``Python >= 3.8``, ``py3k``, ``python-3``); the sandbox runs Python 3."""
 
 TEXT_EXPECTED = frozenset(
     {"regex_match", "text_match", "text_contains", "html_valid", "unit_test", "programmatic"}
@@ -59,7 +59,7 @@ def foreign_language(evaluator: str, metadata: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(language, str) or not language.strip():
         raise FieldProblem(f"'metadata.language' must be a language name, got {_kind(language)}")
-    return None if PYTHON.fullmatch(language.strip()) else language
+    return None if PYTHON.match(language.strip()) else language
 
 
 def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:

@@ -227,7 +227,13 @@ def _spellings(value: Any) -> set[str]:
     and a newline even where it leaves ``東京`` alone, so a value holding one of them never
     matched as written (a Windows path, quoted speech, two lines)."""
     dumped = json.dumps(value, ensure_ascii=False, default=str)
-    return {str(value).lower(), (dumped[1:-1] if isinstance(value, str) else dumped).lower()}
+    found = {str(value).lower(), (dumped[1:-1] if isinstance(value, str) else dumped).lower()}
+    # A YAML boolean word is kept as written (`off` may be a string argument), and may also
+    # be the JSON boolean it stands for: `enabled: yes` must find `"enabled": true`.
+    return found | {_YAML_BOOLEANS[w] for w in found if w in _YAML_BOOLEANS}
+
+
+_YAML_BOOLEANS = {"yes": "true", "on": "true", "no": "false", "off": "false"}
 
 
 def extract_code(text: str) -> str:

@@ -344,8 +344,12 @@ def main() -> None:
             stream.flush()
     # The copy is fd 3, the first free one: a program that closes fds (os.closerange(3, 64))
     # closed it, and may have opened another file there since. fd 1 then, as before the copy.
-    end = out if _identity(out) == original else 1
-    os.write(end, ("\n" + MARKER + " " + nonce + "\n").encode())
+    # The same file opened read-only there still fails to take the write: fd 1 then too.
+    line = ("\n" + MARKER + " " + nonce + "\n").encode()
+    try:
+        os.write(out if _identity(out) == original else 1, line)
+    except OSError:
+        os.write(1, line)
 
 
 def _identity(fd: int) -> tuple[int, int] | None:

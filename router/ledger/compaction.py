@@ -366,8 +366,8 @@ def apply_retention(
     now = now or datetime.now(UTC)
     cutoff = (now - timedelta(days=days)).date().isoformat()
     dropped: list[str] = []
-    failed: list[str] = []
-    for path in segments.day_dirs(directory, table):
+    partitions, failed = segments.unlisted(directory, table)
+    for path in partitions:
         day = path.name.removeprefix("day=")
         if day < cutoff:
             reason = segments.remove_tree(path)

@@ -204,7 +204,9 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
 def drop_before(directory: Path, cutoff: str, warnings: list[str]) -> None:
     """Retention: rollups go with their days. One that cannot be deleted is named in
     `warnings` (it used to stay silently, for good)."""
-    for path in segments.day_dirs(directory, TABLE):
+    days, refused = segments.unlisted(directory, TABLE)
+    warnings.extend(refused)
+    for path in days:
         if path.name.removeprefix("day=") < cutoff:
             reason = segments.remove_tree(path)
             if reason:

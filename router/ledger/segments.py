@@ -226,6 +226,9 @@ def validate_fully(path: Path) -> None:
             file.read_row_group(group)
 
 
+UNREADABLE = "skipped unreadable"  # a table's directory this account may not list
+
+
 def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> list[Path]:
     """The table's `day=YYYY-MM-DD` directories, oldest first.
 
@@ -239,7 +242,7 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
         listed = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
     except OSError as exc:  # `texts/`, 0700, to another account: skipped, not a traceback
         if warnings is not None:
-            warnings.append(f"not reading {root}: {exc.strerror or exc}")
+            warnings.append(f"{UNREADABLE} {root}: {exc.strerror or exc}")
         return []
     found: list[Path] = []
     for path in listed:
@@ -248,6 +251,20 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
         elif warnings is not None:
             warnings.append(f"ignored {path}: not a day partition (day=YYYY-MM-DD)")
     return found
+
+
+def unlisted(directory: Path, table: str) -> tuple[list[Path], list[str]]:
+    """`day_dirs` for retention: the days, and why the table could not be listed, if so (a
+    `texts/` another account may not read). Only that: its other warnings are compaction's
+    to give. Silent, retention dropped nothing and said nothing (found in review)."""
+    warnings: list[str] = []
+    days = day_dirs(directory, table, warnings)
+    refused = [
+        f"retention not applied to {w.removeprefix(UNREADABLE + ' ')}"
+        for w in warnings
+        if w.startswith(UNREADABLE)
+    ]
+    return days, refused
 
 
 def remove_tree(path: Path) -> str | None:
@@ -371,12 +388,7 @@ def list_table(
     own directory. Compaction lists its days with `list_day`, which raises, and leaves
     such a day alone."""
     result = Listing()
-    try:
-        days = day_dirs(directory, table, result.warnings)
-    except OSError as exc:  # the table's directory itself: nothing of it can be read
-        result.warnings.append(f"skipped unreadable {directory / table}: {exc.strerror or exc}")
-        return result
-    for path in days:
+    for path in day_dirs(directory, table, result.warnings):  # an unlistable table: said
         day = path.name.removeprefix("day=")
         if (first_day and day < first_day) or (last_day and day > last_day):
             continue

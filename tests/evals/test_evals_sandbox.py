@@ -45,6 +45,7 @@ def test_a_program_that_rebinds_stdout_still_completes(rebind: str) -> None:
     [
         "os.closerange(3, 64)",
         "os.close(3)\nfd = os.open('mine.txt', os.O_WRONLY | os.O_CREAT)",  # reuses fd 3
+        "os.close(3)\nfd = os.open('/proc/self/fd/1', os.O_RDONLY)",  # stdout, read-only
     ],
 )
 def test_a_program_that_closes_inherited_fds_still_completes(closing: str) -> None:

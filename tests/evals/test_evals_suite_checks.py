@@ -239,7 +239,19 @@ def test_a_number_is_no_unit_test_assertion(tmp_path: Path) -> None:
         load(tmp_path)
 
 
-@pytest.mark.parametrize("python", ["Python3", "Python 3", "python3.11", "python 3.12", "CPython"])
+@pytest.mark.parametrize(
+    "python",
+    [
+        "Python3",
+        "Python 3",
+        "python3.11",
+        "python 3.12",
+        "CPython",
+        "Python 3.x",
+        "py3k",
+        "python-3",
+    ],
+)
 def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path, python: str) -> None:
     """`metadata.language: javascript` was ignored: the JavaScript answer was run as Python
     and failed as a syntax error (found in review). Python, however spelled, still runs:

@@ -57,6 +57,9 @@ def test_tool_arguments_searched_for_as_text_are_the_text_as_written(tmp_path: P
     cases = {c.id: c for c in load(tmp_path)}
     assert grade(cases["zip"], call("weather", zip="02134")).passed
     assert grade(cases["off"], call("light", where="porch", state="off")).passed
+    # ...and a YAML boolean word also finds the JSON boolean (it did before, found in review)
+    on = Answer(tool_calls=[{"function": {"name": "light", "arguments": '{"porch": false}'}}])
+    assert grade(cases["off"], on).passed
     assert grade(cases["ver"], call("install", v="1.10")).passed
     assert not grade(cases["ver"], call("install", v="1.1")).passed
     assert cases["big"].expected["args_contains"] == {"n": "1000"}

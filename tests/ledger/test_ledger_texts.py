@@ -135,5 +135,10 @@ def test_a_table_another_account_may_not_list_is_skipped_with_its_error(
 
     monkeypatch.setattr(Path, "iterdir", refused)
     result = compaction.compact(tmp_path, now=day + timedelta(days=2))
-    assert f"not reading {texts}: Permission denied" in result.warnings
+    assert f"skipped unreadable {texts}: Permission denied" in result.warnings
     assert result.files_out >= 1  # the records day was still merged
+    # retention of that table says it was not applied (it dropped nothing, silently)
+    warnings: list[str] = []
+    later = day + timedelta(days=60)
+    assert compaction.apply_retention(tmp_path, "texts", 30, later, warnings) == []
+    assert warnings == [f"retention not applied to {texts}: Permission denied"]
