@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import httpx
 
+from router import config
 from router.default_config import LAGUNA, demo
 from tests.harness import REPO, router, simulator
 
@@ -40,3 +42,21 @@ def test_the_readme_example_shows_what_the_demo_prints() -> None:
     assert response.status_code == 200
     printed = {name: response.headers.get(name) for name in shown}
     assert printed == shown
+
+
+def test_every_router_config_in_the_docs_loads(tmp_path: Path) -> None:
+    """The README's configuration example did not load as written: its key digests were
+    placeholders the schema refuses (found in review). Every YAML block of README.md and
+    docs/agents.md that configures backends, and the example file, must load."""
+    blocks = [
+        block
+        for doc in ("README.md", "docs/agents.md")
+        for block in re.findall(r"```yaml\n(.*?)```", (REPO / doc).read_text("utf-8"), re.S)
+        if block.startswith("backends:")
+    ]
+    assert len(blocks) >= 2
+    for index, block in enumerate(blocks):
+        path = tmp_path / f"block{index}.yaml"
+        path.write_text(block, encoding="utf-8")
+        config.load(path, env={})
+    config.load(REPO / "deploy" / "router.example.yaml", env={})
