@@ -26,10 +26,16 @@ COUNT_UNITS = ("line", "paragraph", "stanza", "sentence", "word")
 COUNT_OPS = ("==", ">=", "<=", ">", "<")
 """How ``structural_count`` compares (``evals.graders``)."""
 
-PYTHON = re.compile(r"(?:c?python|py)(?![a-z])(?![\s(-]*v?2)", re.IGNORECASE)
-"""``metadata.language`` values of a unit-test case whose code we run: any that starts with
-``python``, ``py`` or ``CPython`` and names no version 2 (``Python 3``, ``python3.11``,
-``Python >= 3.8``, ``py3k``, ``python-3``); the sandbox runs Python 3."""
+PYTHON = re.compile(
+    r"(?:c?python|py)"  # the name, then at most a version 3 spec: Python 3.x, py3k, >= 3.8
+    r"(?:[\s_:/(-]*(?:v(?:er(?:sion)?)?\.?\s*)?(?:[>=~^]=?\s*)?3(?:\.(?:\d+|x))*\+?\)?|3k)?",
+    re.IGNORECASE,
+)
+"""``metadata.language`` values of a unit-test case whose code we run, matched whole:
+``python``, ``py``, ``CPython``, alone or with a version 3 (``Python 3.x``, ``python3.11``,
+``Python >= 3.8``, ``py3k``, ``python-3``); the sandbox runs Python 3. Anything else
+(``python:2.7``, ``Python < 3``, ``python/javascript``) is another language: a prefix match
+ran them all as Python 3 (found in review)."""
 
 TEXT_EXPECTED = frozenset(
     {"regex_match", "text_match", "text_contains", "html_valid", "unit_test", "programmatic"}
@@ -38,6 +44,15 @@ TEXT_EXPECTED = frozenset(
 
 _TAG = re.compile(r"[A-Za-z][^\t\n\r\f />\x00]*")
 """A start tag's name as ``html.parser`` reads one."""
+
+
+class BooleanWord(str):
+    """A word YAML reads as a boolean (``off``, ``yes``), kept as written in a text field.
+    In ``args_contains`` it may be the string argument or the JSON boolean it stands for;
+    the same word quoted, or from a JSON suite, is only the string (a quoted "off" passed
+    any call with a ``false`` anywhere in it; found in review)."""
+
+    __slots__ = ()
 
 
 class FieldProblem(ValueError):
@@ -59,7 +74,7 @@ def foreign_language(evaluator: str, metadata: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(language, str) or not language.strip():
         raise FieldProblem(f"'metadata.language' must be a language name, got {_kind(language)}")
-    return None if PYTHON.match(language.strip()) else language
+    return None if PYTHON.fullmatch(language.strip()) else language
 
 
 def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:

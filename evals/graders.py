@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
-from evals.grader_fields import REGEX_FLAGS
+from evals.grader_fields import REGEX_FLAGS, BooleanWord
 from evals.json_values import NOT_JSON, contains, parsed_or_not, same_json, shown
 from evals.sandbox import RunOutcome
 from evals.suite import Case
@@ -230,7 +230,9 @@ def _spellings(value: Any) -> set[str]:
     found = {str(value).lower(), (dumped[1:-1] if isinstance(value, str) else dumped).lower()}
     # A YAML boolean word is kept as written (`off` may be a string argument), and may also
     # be the JSON boolean it stands for: `enabled: yes` must find `"enabled": true`.
-    return found | {_YAML_BOOLEANS[w] for w in found if w in _YAML_BOOLEANS}
+    if isinstance(value, BooleanWord) and value.lower() in _YAML_BOOLEANS:
+        found.add(_YAML_BOOLEANS[value.lower()])
+    return found
 
 
 _YAML_BOOLEANS = {"yes": "true", "on": "true", "no": "false", "off": "false"}

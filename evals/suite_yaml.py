@@ -200,7 +200,7 @@ def _spelling(scalar: yaml.ScalarNode) -> str:
     ``+1`` "1", ``.inf`` "inf" (what ``str()`` of the number gave before)."""
     text = str(scalar.value)
     if scalar.tag == _BOOL:
-        return text
+        return grader_fields.BooleanWord(text)
     if _INF_NAN.fullmatch(text):
         return str(float(text.replace(".", "", 1)))
     text = text.replace("_", "")

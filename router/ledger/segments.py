@@ -236,9 +236,9 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
     it is never read, counted, compacted nor dropped by retention, and is named in
     `warnings` when given (callers that look twice at one table pass it once)."""
     root = directory / table
-    if not root.is_dir():
-        return []
     try:
+        if not root.is_dir():  # raises too, in a ledger this account may read but not search
+            return []
         listed = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
     except OSError as exc:  # `texts/`, 0700, to another account: skipped, not a traceback
         if warnings is not None:

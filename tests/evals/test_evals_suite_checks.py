@@ -269,7 +269,8 @@ def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path, pytho
     assert not_applicable(cases["js"], Capabilities()) == cases["js"].not_runnable
     assert not_applicable(cases["py"], Capabilities()) is None
     assert not_applicable(cases["re"], Capabilities()) is None
-    assert grader_fields.foreign_language("unit_test", {"language": "Python 2"}) == "Python 2"
+    for other in ("Python 2", "python:2.7", "Python < 3", "Python.2", "python/javascript"):
+        assert grader_fields.foreign_language("unit_test", {"language": other}) == other
 
 
 def test_a_json_boolean_where_text_belongs_says_to_quote_it(tmp_path: Path) -> None:

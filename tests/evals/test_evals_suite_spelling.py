@@ -41,6 +41,7 @@ TOOL_ARGS = """
 - {id: off, prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: [porch, off]}}
 - {id: ver, prompt: p, evaluator: tool_call, expected: {tool: install, args_contains: {v: 1.10}}}
 - {id: big, prompt: p, evaluator: tool_call, expected: {tool: f, args_contains: {n: 1_000}}}
+- {id: said, prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: ["off"]}}
 - {id: exact, prompt: p, evaluator: tool_call, expected: {tool: f, args_json: {zip: 010, lit: yes}}}
 """
 
@@ -60,6 +61,9 @@ def test_tool_arguments_searched_for_as_text_are_the_text_as_written(tmp_path: P
     # ...and a YAML boolean word also finds the JSON boolean (it did before, found in review)
     on = Answer(tool_calls=[{"function": {"name": "light", "arguments": '{"porch": false}'}}])
     assert grade(cases["off"], on).passed
+    # ...but a quoted "off" is the string alone: a `false` elsewhere is no match (found in review)
+    assert not grade(cases["said"], on).passed
+    assert grade(cases["said"], call("light", state="off")).passed
     assert grade(cases["ver"], call("install", v="1.10")).passed
     assert not grade(cases["ver"], call("install", v="1.1")).passed
     assert cases["big"].expected["args_contains"] == {"n": "1000"}

@@ -141,6 +141,18 @@ def test_a_report_skips_a_table_folder_it_may_not_read_and_says_so(rolled_up: Pa
     assert result.exception is None, "a traceback"
 
 
+def test_a_report_on_a_ledger_it_may_not_search_warns_without_a_traceback(
+    rolled_up: Path,
+) -> None:
+    """A ledger directory this account may read but not search (0744, another's): even
+    asking whether `records/` is a directory raised, and the report ended in a traceback
+    (found in review)."""
+    with unlistable(rolled_up):
+        data = report.build(rolled_up)
+    assert f"skipped unreadable {rolled_up / 'records'}: Permission denied" in data["warnings"]
+    assert data["totals"]["requests"] == 0
+
+
 def test_the_report_endpoint_skips_a_day_it_may_not_read_and_says_so(tmp_path: Path) -> None:
     """The same day over HTTP was a 500 ("internal error"): now the report, and its warning."""
     with simulator(profile="vllm", model="local-model") as local:
