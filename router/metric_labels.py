@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from classifier.intent import INTENTS, UNREAD
-from router.record import Api, AttemptOutcome, ErrorKind, Outcome, ShadowDropReason
+from router.record import (
+    Api,
+    AttemptErrorKind,
+    AttemptOutcome,
+    ErrorKind,
+    Outcome,
+    RefusalKind,
+    ShadowDropReason,
+)
 
 Circuit = Literal["closed", "open", "half_open"]
 CIRCUIT_STATES: tuple[Circuit, ...] = ("closed", "open", "half_open")
@@ -21,25 +29,7 @@ ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))
 ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
 SHADOW_RESULTS = ("agreed", "disagreed", "undecided")
-# What an attempt can end with (`router.dispatch`, `router.relay`): an upstream error's kind
-# (a timeout's three), a cancellation, or a bug of ours while sending (`RouterFault`).
-ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = (
-    "unreachable",
-    "timeout",
-    "first_token_timeout",
-    "stall",
-    "rate_limited",
-    "overloaded",
-    "server_error",
-    "context_too_long",
-    "output_too_long",
-    "rejected",
-    "backend_refused",
-    "malformed",
-    "cut",
-    "cancelled",
-    "router_error",
-)
+ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = get_args(AttemptErrorKind)
 # Those a plan moves on after: not a backend's 4xx passed through (`Rejected`, never
 # retried), nor a cancellation (nothing is left to try for).
 FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
@@ -48,14 +38,7 @@ FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected",
 # refused key's 401 (`router.api.front`). `OTHER_REFUSAL_STATUSES` are only ever `other`'s:
 # a wrong method's 405, and a request head over the limit's 431, answered before any path
 # is read (`router.api.request_head`).
-REFUSAL_KINDS: tuple[ErrorKind, ...] = (
-    "invalid_request",
-    "forbidden",
-    "model_not_found",
-    "request_timeout",
-    "request_too_large",
-    "unsupported_content_encoding",
-)
+REFUSAL_KINDS: tuple[ErrorKind, ...] = get_args(RefusalKind)
 REFUSAL_STATUSES = ("400", "401", "403", "404", "408", "413", "415")
 OTHER_REFUSAL_STATUSES = ("405", "431")
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing

@@ -19,7 +19,9 @@ Api = Literal["chat", "completions", "responses", "messages"]
 CHAT_APIS: tuple[Api, ...] = ("chat", "completions")  # the two that stream chat chunks
 Outcome = Literal["ok", "client_error", "upstream_error", "router_error", "cancelled"]
 AttemptOutcome = Literal["ok", "error", "skipped"]
-ErrorKind = Literal[
+# What an attempt can end with (`router.dispatch`, `router.relay`): an upstream error's kind
+# (a timeout's three), a cancellation, or a bug of ours while sending (`RouterFault`).
+AttemptErrorKind = Literal[
     "unreachable",
     "timeout",
     "first_token_timeout",
@@ -35,16 +37,22 @@ ErrorKind = Literal[
     "cut",
     "cancelled",
     "router_error",
-    # a request the plan left no backend to try: the router's own error code
-    "no_backend_available",
-    "context_length_exceeded",
-    # a request refused before it was classified (`router.api.refusal`): its error's code
+]
+# A request refused before it was classified (`router.api.refusal`): its error's code.
+RefusalKind = Literal[
     "invalid_request",
     "forbidden",
     "model_not_found",
     "unsupported_content_encoding",
     "request_too_large",
     "request_timeout",
+]
+ErrorKind = Literal[
+    AttemptErrorKind,
+    # a request the plan left no backend to try: the router's own error code
+    "no_backend_available",
+    "context_length_exceeded",
+    RefusalKind,
 ]
 ShadowDropReason = Literal[
     "queue_full",
