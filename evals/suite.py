@@ -156,7 +156,10 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
     prompt, not_runnable = _prompt(raw, evaluator, where)
     language = _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
     if language is not None and not_runnable is None:
-        not_runnable = f"its tests are {language}, and the sandbox runs Python only"
+        not_runnable = (
+            f"metadata.language is {language!r}, not read as Python 3 (write 'python' if it"
+            " is): the sandbox runs Python only"
+        )
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),

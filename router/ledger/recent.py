@@ -30,17 +30,22 @@ class RecentRows:
         self._files: dict[Path, list[dict[str, Any]]] = {}
         self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
         self._marked: set[Path] = set()  # files left out as marked damaged (logged once)
+        self._warned: set[str] = set()  # what the listing could not read (logged once)
 
     def read(self, first_day: str) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
-        if not (self.directory / self.table).is_dir():
-            return []  # nothing written yet (or ever): no need to load PyArrow for it
+        try:
+            if not (self.directory / self.table).is_dir():
+                return []  # nothing written yet (or ever): no need to load PyArrow for it
+        except OSError:
+            pass  # a ledger this account may not search: the listing says so
         import pyarrow.parquet as pq
 
         from router.ledger import checksum, segments
 
         listing = segments.list_table(self.directory, self.table, first_day=first_day)
         self._log_marked(listing.marked)
+        self._log_warnings(listing.warnings)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
@@ -62,6 +67,15 @@ class RecentRows:
         self._files = files  # files of days left behind, or merged away, are let go
         self._failed &= {segment.path for segment in listing.segments}  # and failed ones
         return [row for rows in files.values() for row in rows]
+
+    def _log_warnings(self, warnings: list[str]) -> None:
+        """Log each thing the listing could not read once, while it lasts: dropped, a
+        `canary_results/` another account's made the canary follower read nothing, every
+        minute, and say nothing (found in review)."""
+        for warning in warnings:
+            if warning not in self._warned:
+                log.warning("%s: %s", self.table, warning)
+        self._warned = set(warnings)
 
     def _log_marked(self, marked: dict[Path, str]) -> None:
         """Log each file left out as damaged once, while it stays marked."""

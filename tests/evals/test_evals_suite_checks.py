@@ -265,7 +265,10 @@ def test_unit_tests_in_another_language_are_not_applicable(tmp_path: Path, pytho
         "- {id: re, prompt: p, evaluator: regex_match, expected: x, metadata: {language: js}}\n"
     )
     cases = {c.id: c for c in load(tmp_path)}
-    assert cases["js"].not_runnable == "its tests are javascript, and the sandbox runs Python only"
+    assert cases["js"].not_runnable == (
+        "metadata.language is 'javascript', not read as Python 3 (write 'python' if it is):"
+        " the sandbox runs Python only"
+    )
     assert not_applicable(cases["js"], Capabilities()) == cases["js"].not_runnable
     assert not_applicable(cases["py"], Capabilities()) is None
     assert not_applicable(cases["re"], Capabilities()) is None

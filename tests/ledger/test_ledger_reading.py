@@ -357,3 +357,20 @@ def test_a_damaged_canary_file_is_named_once_and_read_again_once_restored(
     assert "checksum" in warning
     damaged.write_bytes(good)  # restored from a backup, as docs/ledger.md says
     assert len(results.read("2026-03-01")) == 300
+
+
+def test_a_canary_table_it_may_not_list_is_named_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`canary_results/` another account's (0700): the following router read nothing every
+    minute and said nothing, so the canary gates never moved (found in review)."""
+    from tests.ledger.test_ledger_permissions import unlistable
+
+    _write_canary_results(tmp_path, 3)
+    folder = tmp_path / "canary_results"
+    results = RecentRows(tmp_path, "canary_results")
+    with unlistable(folder), caplog.at_level(logging.WARNING, logger="smf_router.ledger.recent"):
+        assert results.read("2026-03-01") == results.read("2026-03-01") == []
+    named = [r.getMessage() for r in caplog.records if str(folder) in r.getMessage()]
+    assert named == [f"canary_results: skipped unreadable {folder}: Permission denied"]
+    assert len(results.read("2026-03-01")) == 3
