@@ -45,7 +45,8 @@ class RecentRows:
 
         listing = segments.list_table(self.directory, self.table, first_day=first_day)
         self._log_marked(listing.marked)
-        self._log_warnings(listing.warnings)
+        marked = set(listing.marked.values())  # those are `_log_marked`'s to say
+        self._log_warnings([w for w in listing.warnings if w not in marked])
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
