@@ -29,8 +29,7 @@ class RecentRows:
         self.table = table
         self._files: dict[Path, list[dict[str, Any]]] = {}
         self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
-        self._marked: set[Path] = set()  # files left out as marked damaged (logged once)
-        self._warned: set[str] = set()  # what the listing could not read (logged once)
+        self._warned: set[str] = set()  # what the listing left out, marked files too (once)
 
     def read(self, first_day: str) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
@@ -44,9 +43,7 @@ class RecentRows:
         from router.ledger import checksum, segments
 
         listing = segments.list_table(self.directory, self.table, first_day=first_day)
-        self._log_marked(listing.marked)
-        marked = set(listing.marked.values())  # those are `_log_marked`'s to say
-        self._log_warnings([w for w in listing.warnings if w not in marked])
+        self._log_warnings(listing.warnings)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
@@ -70,17 +67,10 @@ class RecentRows:
         return [row for rows in files.values() for row in rows]
 
     def _log_warnings(self, warnings: list[str]) -> None:
-        """Log each thing the listing could not read once, while it lasts: dropped, a
-        `canary_results/` another account's made the canary follower read nothing, every
-        minute, and say nothing (found in review)."""
+        """Log each thing the listing left out once, while it lasts: a file marked damaged,
+        or a table it may not list (dropped, a `canary_results/` another account's made the
+        canary follower read nothing, every minute, and say nothing; found in review)."""
         for warning in warnings:
             if warning not in self._warned:
                 log.warning("%s: %s", self.table, warning)
         self._warned = set(warnings)
-
-    def _log_marked(self, marked: dict[Path, str]) -> None:
-        """Log each file left out as damaged once, while it stays marked."""
-        for path, why in marked.items():
-            if path not in self._marked:
-                log.warning("%s: %s", self.table, why)
-        self._marked = set(marked)

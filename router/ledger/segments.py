@@ -226,23 +226,19 @@ def validate_fully(path: Path) -> None:
             file.read_row_group(group)
 
 
-UNREADABLE = "skipped unreadable"  # a table's directory this account may not list
-
-
 def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> list[Path]:
     """The table's `day=YYYY-MM-DD` directories, oldest first.
 
     Any other `day=…` directory (`day=2026-03-01.bak`, a copy someone kept) is no partition:
     it is never read, counted, compacted nor dropped by retention, and is named in
-    `warnings` when given (callers that look twice at one table pass it once)."""
+    `warnings` when given (callers that look twice at one table pass it once), as is a
+    table this account may not list (`texts/`, 0700, another's): skipped, not a traceback."""
     root = directory / table
     try:
-        if not root.is_dir():  # raises too, in a ledger this account may read but not search
-            return []
-        listed = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
-    except OSError as exc:  # `texts/`, 0700, to another account: skipped, not a traceback
+        listed = _day_named(root)
+    except OSError as exc:
         if warnings is not None:
-            warnings.append(f"{UNREADABLE} {root}: {exc.strerror or exc}")
+            warnings.append(f"skipped unreadable {root}: {exc.strerror or exc}")
         return []
     found: list[Path] = []
     for path in listed:
@@ -254,17 +250,23 @@ def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> 
 
 
 def unlisted(directory: Path, table: str) -> tuple[list[Path], list[str]]:
-    """`day_dirs` for retention: the days, and why the table could not be listed, if so (a
-    `texts/` another account may not read). Only that: its other warnings are compaction's
-    to give. Silent, retention dropped nothing and said nothing (found in review)."""
-    warnings: list[str] = []
-    days = day_dirs(directory, table, warnings)
-    refused = [
-        f"retention not applied to {w.removeprefix(UNREADABLE + ' ')}"
-        for w in warnings
-        if w.startswith(UNREADABLE)
-    ]
-    return days, refused
+    """`day_dirs` for retention: the days, and why the table could not be listed, if so. Only
+    that: the other warnings are compaction's to give. Silent, retention dropped nothing
+    and said nothing (found in review)."""
+    root = directory / table
+    try:
+        return [p for p in _day_named(root) if partition_day(p) is not None], []
+    except OSError as exc:
+        return [], [f"retention not applied to {root}: {exc.strerror or exc}"]
+
+
+def _day_named(root: Path) -> list[Path]:
+    """The `day=…` directories under `root`, sorted; none when it is not there. Raises
+    `OSError` when this account may not list it, or even look (`is_dir` raises in a ledger
+    it may read but not search)."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("day="))
 
 
 def remove_tree(path: Path) -> str | None:
