@@ -1,6 +1,6 @@
 """Limits on a request's head: an endless header line gets a 431 before the router holds it,
 a head that never ends gets a 408, and neither touches a body, a reply or a kept-alive
-connection (`router.api.request_head`)."""
+connection (`router.api.request_head`). The router is `tests/router/conftest.py`'s `proxy`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import logging
 import select
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -20,15 +19,6 @@ from tests.harness import RunningRouter, Scrape, config_for, router, scrape, sim
 CHAT = {"model": "local", "messages": [{"role": "user", "content": "say hi"}]}
 START = b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
 SHORT_DEADLINE_S = 0.3
-
-
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        router(config_for({"local": local}, tmp_path_factory.mktemp("head"))) as running,
-    ):
-        yield running
 
 
 @pytest.fixture
