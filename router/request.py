@@ -94,6 +94,10 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
     ):
         raise BadRequest("'max_tokens' must be a positive integer", param="max_tokens")
+    store = body.get("store")
+    if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
+        # A string "false" would be remembered as stored and pin the next turn's route
+        raise BadRequest("'store' must be a boolean", param="store")
     options = body.get("stream_options")
     if options is not None and not isinstance(options, dict):
         raise BadRequest("'stream_options' must be an object", param="stream_options")

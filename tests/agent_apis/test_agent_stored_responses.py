@@ -165,6 +165,13 @@ def test_a_response_not_stored_pins_nothing(proxy: RunningRouter) -> None:
     assert proxy.components.gateway.stored.table.get(key("anonymous", turn1)) is None
 
 
+def test_store_as_a_string_is_refused_not_read_as_stored(proxy: RunningRouter) -> None:
+    """OpenAI refuses `store: "false"`; the router remembered it as stored."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client(proxy).responses.create(model="auto", input=MATH, extra_body={"store": "false"})
+    assert refused.value.body["param"] == "store"  # type: ignore[index]
+
+
 def test_a_reload_keeps_where_the_responses_live(
     servers: dict[str, Running], tmp_path: Path
 ) -> None:

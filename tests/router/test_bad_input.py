@@ -84,6 +84,7 @@ MESSAGES = [{"role": "user", "content": "hello"}]
         ({"model": "auto", "messages": [{"content": "x"}]}, "messages[0].role"),
         ({"model": "auto", "messages": [{"role": "user", "content": 5}]}, "messages[0].content"),
         ({"model": "auto", "messages": MESSAGES, "stream": "yes"}, "stream"),
+        ({"model": "auto", "messages": MESSAGES, "store": "false"}, "store"),
         ({"model": "auto", "messages": MESSAGES, "max_tokens": -1}, "max_tokens"),
         ({"model": "auto", "messages": MESSAGES, "max_tokens": "many"}, "max_tokens"),
     ],
