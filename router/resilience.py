@@ -310,7 +310,7 @@ class Resilience:
                 "waiting": polled.waiting if polled else None,
                 "kv_cache_usage": polled.kv_cache_usage if polled else None,
                 "mean_service_s": round(load.service_s, 3) if load.service_s else None,
-                "context_window": load.context_window or settings.context_window,
+                "context_window": settings.context_window or load.context_window,
             }
         return {
             "backends": backends,

@@ -221,6 +221,34 @@ def test_context_window_is_learned_from_v1_models(tmp_path: Path) -> None:
             assert [s["backend"] for s in explained["backends"]] == ["cloud"]
 
 
+def test_a_configured_context_window_wins_in_the_plan_and_in_the_status(tmp_path: Path) -> None:
+    """The operator's `context_window` is what the plan checks, so the status shows it, not
+    the larger window learned from `/v1/models` (which hid why local was skipped)."""
+    from router.config import parse
+
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=3000) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path, resilience=FAST)
+        dumped = data.model_dump(mode="json")
+        dumped["backends"][0]["context_window"] = 300
+        with router(parse(dumped)) as proxy:
+
+            def window() -> int | None:
+                backends = status(proxy.root)["extra"]["resilience"]["backends"]
+                return backends["local"]["context_window"]
+
+            capacity = proxy.components.gateway.state_source.capacity  # type: ignore[attr-defined]
+            until(lambda: capacity.load("local").context_window == 3000, what="window learned")
+            long = [{"role": "user", "content": "Write a Python function. " * 200}]
+            explained = httpx.post(
+                f"{proxy.url}/router/explain", json={"model": "coding", "messages": long}
+            ).json()
+            assert explained["skipped"] == [{"backend": "local", "reason": "context_window"}]
+            assert window() == 300
+
+
 def test_conversation_sticks_to_the_backend_that_served_it(
     pair: dict[str, Running], tmp_path: Path
 ) -> None:
