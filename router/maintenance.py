@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,22 +54,32 @@ def housekeep(config: Config) -> None:
         )
 
 
-async def _report(request: Request, ledger: LedgerSettings, since: str, by: str) -> dict[str, Any]:
+REPORT_PARAMETERS = ("since", "until", "by")
+
+
+async def _report(
+    request: Request, ledger: LedgerSettings, since: str, until: str | None, by: str
+) -> dict[str, Any]:
     """The offload report as JSON (admin key): computed in a thread, never on the loop."""
     from router import report  # DuckDB: imported when a report is asked for, not at start
 
     request.app.state.auth.admin(request_headers(request.scope))
     config: Config = request.app.state.gateway.config  # names and prices: the running ones
-    try:
-        start = report.parse_since(since)
-    except ValueError as exc:
-        raise BadRequest(str(exc), param="since") from None
+    unknown = sorted(set(request.query_params) - set(REPORT_PARAMETERS))
+    if unknown:  # a misspelt `until` answered every record since `since`
+        raise BadRequest(
+            f"unknown query parameter {unknown[0]!r}: the report takes "
+            + ", ".join(REPORT_PARAMETERS),
+            param=unknown[0],
+        )
+    start = _report_time(since, "since")
+    end = _report_time(until, "until") if until is not None else None
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above
     try:
         data: dict[str, Any] = await asyncio.to_thread(
-            report.build, Path(ledger.path), start, None, group, config
+            report.build, Path(ledger.path), start, end, group, config
         )
     except report.Unsummable as exc:  # as `smf-router report` says it
         log.warning("report: %s", exc)
@@ -76,6 +87,16 @@ async def _report(request: Request, ledger: LedgerSettings, since: str, by: str)
     for warning in data["warnings"]:  # for the operator, who may not read the reply
         log.warning("ledger report: %s", warning)
     return data
+
+
+def _report_time(text: str, param: str) -> datetime:
+    """`since` or `until` as `smf-router report` reads `--since` and `--until`."""
+    from router import report
+
+    try:
+        return report.parse_since(text)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param=param) from None
 
 
 def install(components: Any) -> None:
@@ -95,9 +116,9 @@ def install(components: Any) -> None:
 
     @endpoints.get("/v1/router/report")
     async def report_endpoint(
-        request: Request, since: str = "30d", by: str = "route"
+        request: Request, since: str = "30d", until: str | None = None, by: str = "route"
     ) -> dict[str, Any]:
-        return await _report(request, started.ledger, since, by)
+        return await _report(request, started.ledger, since, until, by)
 
     if started.ledger.housekeeping:
         components.background.append(job)

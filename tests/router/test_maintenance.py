@@ -85,6 +85,19 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
             )
             assert too_far.status_code == 400, too_far.text
             assert too_far.json()["error"]["param"] == "since"
+            ended = httpx.get(  # a window that ended before any of these requests
+                f"{proxy.root}/v1/router/report?since=2026-01-01&until=2026-01-02",
+                headers={"authorization": f"Bearer {ADMIN}"},
+                timeout=60,
+            )
+            assert ended.status_code == 200, ended.text
+            assert ended.json()["totals"]["requests"] == 0
+            assert ended.json()["until"].startswith("2026-01-02T00:00:00")
+            misspelt = httpx.get(
+                f"{proxy.root}/v1/router/report?since=1d&untill=2026-01-02",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert misspelt.status_code == 400 and misspelt.json()["error"]["param"] == "untill"
 
 
 def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
