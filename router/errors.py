@@ -172,6 +172,16 @@ def cancellation(client_left: bool) -> Cancelled:
     return ShuttingDown("the router is shutting down; retry the request")
 
 
+def error_kind(error: RouterError) -> str | None:
+    """The ledger's `error_kind` and the metrics' `kind` of a request that ended in `error`:
+    its kind, else its code, else `invalid_request` for a 400 without a code (a private
+    request with no local backend, an API no backend speaks), which recorded none."""
+    kind = getattr(error, "kind", None) or error.code
+    if kind is None and isinstance(error, BadRequest):
+        return "invalid_request"
+    return kind
+
+
 @dataclass(frozen=True, slots=True)
 class WireError:
     """An upstream's own in-band error as it named it, in its API's vocabulary: Anthropic's

@@ -29,6 +29,7 @@ from router.errors import (
     RouterFault,
     UpstreamError,
     cancellation,
+    error_kind,
     internal_error,
 )
 from router.policy import (
@@ -303,7 +304,7 @@ class Gateway:
         record.outcome = outcome or (
             "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )
-        record.error_kind = getattr(error, "kind", None) or error.code
+        record.error_kind = error_kind(error)
         self.finish(call, Tally())
 
     def finish(self, call: Call, tally: Tally) -> None:

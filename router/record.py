@@ -49,7 +49,8 @@ RefusalKind = Literal[
 ]
 ErrorKind = Literal[
     AttemptErrorKind,
-    # a request the plan left no backend to try: the router's own error code
+    # a request the plan left no backend to try: the router's own error code, or
+    # invalid_request (a RefusalKind) for a 400 without one
     "no_backend_available",
     "context_length_exceeded",
     RefusalKind,

@@ -24,7 +24,7 @@ from typing import Any
 
 from router import request as req
 from router.auth import Caller
-from router.errors import BadRequest, Cancelled, RouterError
+from router.errors import BadRequest, Cancelled, RouterError, error_kind
 from router.record import Api, Outcome, Record
 from router.routing_headers import is_private
 
@@ -57,7 +57,7 @@ class Arrival:
             status=error.status,
             outcome=_outcome(error),
             # a refusal's code names why (`invalid_api_key`, `model_not_found`, ...)
-            error_kind=getattr(error, "kind", None) or error.code or _kind(error),
+            error_kind=error_kind(error),
             duration_s=time.monotonic() - self.began,
             private=_private(caller, self.headers),
         )
@@ -67,10 +67,6 @@ def _outcome(error: RouterError) -> Outcome:
     if isinstance(error, Cancelled):
         return "cancelled"  # the router stopped while the body was read
     return "client_error" if 400 <= error.status < 500 else "router_error"
-
-
-def _kind(error: RouterError) -> str | None:
-    return "invalid_request" if isinstance(error, BadRequest) else None
 
 
 def _private(caller: Caller, headers: dict[str, str]) -> bool:

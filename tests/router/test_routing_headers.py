@@ -12,7 +12,8 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.harness import Running, RunningRouter, config_for, router
+from router.ledger import Ledger
+from tests.harness import Running, RunningRouter, config_for, router, scrape
 
 MATH = [{"role": "user", "content": "Compute 17 * 23."}]  # a cloud intent
 
@@ -101,6 +102,19 @@ def test_a_private_request_to_a_model_without_a_local_backend_is_a_400_not_retri
     assert info.value.param == "model" and "local tier only" in info.value.message
     assert len(sent) == 1
     assert {name: server.completions() for name, server in backends.items()} == before
+    # a 400 like any other, where the ledger and the metrics had no kind for it ("none")
+    request_id = info.value.response.headers["x-request-id"]
+    assert proxy.components.ledger is not None
+    proxy.components.ledger.flush()
+    with Ledger(Path(proxy.components.config.ledger.path)) as ledger:
+        found = ledger.sql("SELECT error_kind FROM records WHERE request_id = ?", [request_id])
+    assert found == [("invalid_request",)]
+    kinds = {
+        dict(labels)["kind"]
+        for (name, labels), value in scrape(proxy.root).samples.items()
+        if name == "smf_router_errors_total" and value > 0
+    }
+    assert "invalid_request" in kinds and "none" not in kinds
 
 
 @pytest.mark.parametrize(
