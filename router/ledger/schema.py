@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from router.ledger import columns
 from router.ledger.columns import Columns
-from router.record import Record
+from router.record import Attempt, Record
 
 ATTEMPT_TYPE = pa.struct(
     [
@@ -154,6 +154,12 @@ def _attempts(records: Sequence[Record]) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), values)
 
 
+def _ran(attempts: Sequence[Attempt]) -> int:
+    """The attempts that ran: a backend skipped after another's context-length refusal is
+    in `attempts` as `skipped`, and counted neither by `x-smf-attempts` nor the metrics."""
+    return sum(a.outcome != "skipped" for a in attempts)
+
+
 def records_table(records: Sequence[Record]) -> pa.Table:
     """Records → one Arrow table with the RECORDS schema (text is not included)."""
     u = [r.usage for r in records]
@@ -172,7 +178,7 @@ def records_table(records: Sequence[Record]) -> pa.Table:
         pa.array([r.tier for r in records], pa.string()),
         pa.array([r.served_model for r in records], pa.string()),
         _attempts(records),
-        pa.array([len(r.attempts) for r in records], pa.int16()),
+        pa.array([_ran(r.attempts) for r in records], pa.int16()),  # as x-smf-attempts
         pa.array([r.fallbacks for r in records], pa.int16()),  # moves between backends
         pa.array([r.fallback_reason for r in records], pa.string()),
         pa.array([r.stream for r in records], pa.bool_()),

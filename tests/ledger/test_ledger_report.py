@@ -128,6 +128,23 @@ def test_a_retry_on_the_same_backend_is_not_a_fallback(tmp_path: Path) -> None:
     assert report.build(tmp_path)["totals"]["fallback_rate"] == 0.5
 
 
+def test_n_attempts_counts_the_attempts_that_ran(tmp_path: Path) -> None:
+    """A backend skipped after another's context-length refusal is in `attempts` as
+    `skipped`; counted in n_attempts, the row said 3 where `x-smf-attempts` and
+    `smf_router_attempts_total` said 2 (found in review)."""
+    attempts = [
+        Attempt("small", "local", "error", "context_too_long", 400, 0.1),
+        Attempt("small2", "local", "skipped"),
+        Attempt("cloud", "cloud"),
+    ]
+    writer = LedgerWriter(tmp_path)
+    writer.submit(Record("r", time.time(), backend="cloud", tier="cloud", attempts=attempts))
+    writer.close()
+    with Ledger(tmp_path) as ledger:
+        rows = ledger.sql("SELECT n_attempts, len(attempts), fallbacks FROM records")
+    assert rows == [(2, 3, 1)]
+
+
 def test_empty_ledger_reports_zeros(tmp_path: Path) -> None:
     data = report.build(tmp_path)
     assert data["totals"]["requests"] == 0
