@@ -119,6 +119,8 @@ class Dispatcher:
                     Attempt(step.backend, settings.tier, "skipped", "context_too_long")
                 )
                 continue
+            if errors:  # the first move past a failed backend: one failing alone is none
+                call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
             for retry in (False, True):
                 try:
                     return await self._attempt(call, backend)
@@ -135,7 +137,6 @@ class Dispatcher:
                         break
                     assert isinstance(error, RateLimited) and error.retry_after is not None
                     await asyncio.sleep(error.retry_after)
-            call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
         if not errors:
             raise _nothing_tried(call.plan, call.record.api, output_limit(call.body))
         raise _most_meaningful(errors)

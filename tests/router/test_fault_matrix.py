@@ -356,6 +356,26 @@ def test_a_reply_cut_mid_body_is_recorded_as_cut_not_unreachable(
     assert counter.finished[0] == ("local", "cut")
 
 
+@pytest.mark.parametrize(("model", "reason"), [("coding", "server_error"), ("local", None)])
+def test_a_fallback_reason_is_recorded_only_when_a_fallback_ran(
+    setup: tuple[dict[str, Running], RunningRouter], model: str, reason: str | None
+) -> None:
+    """A backend failing alone moved nowhere: its row and span said `fallback_reason`
+    server_error with one attempt (found in review)."""
+    backends, proxy = setup
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    backends["local"].control("faults", {"fault": "server_error"})
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0, timeout=30)
+        _run(client, model, stream=False)
+        record = records.wait(5.0)
+    finally:
+        proxy.components.gateway.sinks.remove(records)
+        backends["local"].control("faults", {"fault": None})
+    assert (record.fallback_reason, record.fallbacks) == (reason, 1 if reason else 0)
+
+
 def test_silence_after_the_opening_events_is_a_stall(
     setup: tuple[dict[str, Running], RunningRouter],
 ) -> None:
