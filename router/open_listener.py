@@ -27,22 +27,23 @@ def warn_if_open(config: Config, host: str) -> None:
     _warn(config, host)
 
 
-def warn_after_reload(config: Config) -> None:
-    """The start's warning again, for a reloaded config that leaves no keys."""
-    for host in sorted(_HOSTS):
-        _warn(config, host)
+def warn_after_reload(config: Config) -> list[str]:
+    """The start's warning again, for a reloaded config that leaves no keys; returned too,
+    for the reload's reply (a deploy script reads that, not the log)."""
+    return [said for host in sorted(_HOSTS) if (said := _warn(config, host)) is not None]
 
 
-def _warn(config: Config, host: str) -> None:
+def _warn(config: Config, host: str) -> str | None:
     if config.auth.keys or _loopback(host):
-        return
-    log.warning(
-        "NO AUTH: listening on %s with no router keys (auth.keys is empty): anyone who can "
-        "reach this address can send requests, spending the cloud backends' keys, and call "
-        "the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
-        "publish the port on 127.0.0.1 only).",
-        host,
+        return None
+    said = (
+        f"NO AUTH: listening on {host} with no router keys (auth.keys is empty): anyone who "
+        "can reach this address can send requests, spending the cloud backends' keys, and "
+        "call the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
+        "publish the port on 127.0.0.1 only)."
     )
+    log.warning("%s", said)
+    return said
 
 
 def _loopback(host: str) -> bool:

@@ -16,6 +16,10 @@ are read once at start: a change there is applied to nothing and reported as nee
 restart. The canary and the shadow read the running config and backends on each run or job
 (the shadow's queue size and concurrency too). A reloaded config that leaves no keys on an
 address others reach says NO AUTH, as a start does (`router.open_listener`).
+The reply lists the warnings the log gives (`Config.warnings`, NO AUTH): a deploy script
+calling the endpoint saw none of them. The status section keeps the last attempt, from
+either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused file
+showed only in the journal.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +73,7 @@ class Outcome:
     removed: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     restart_needed: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # as logged: names of backends and variables, no values
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +85,19 @@ class Outcome:
                 "changed": list(self.changed),
             },
             "restart_needed": list(self.restart_needed),
+            "warnings": list(self.warnings),
+        }
+
+    def as_last(self, at: datetime) -> dict[str, Any]:
+        """The status section's `last`. A refusal's message is the one the admin's HTTP 400
+        gives (files, fields, lines, variable names; never a value). The warnings stay in
+        the reply and the log: status answers any caller's key, and which variable holds a
+        backend's key is the operator's business (`Backend.key_hint`)."""
+        return {
+            "at": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "ok": self.ok,
+            "message": None if self.ok else self.message,
+            "restart_needed": list(self.restart_needed),
         }
 
 
@@ -88,52 +107,60 @@ class Reloader:
     source: Path | None = None
     reloads: int = 0
     started: Config | None = None  # what restart-only settings still run with
+    last: dict[str, Any] | None = None  # the last attempt, from any source (`Outcome.as_last`)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def reload(self, state: Any | None = None, config: Config | None = None) -> Outcome:
         """Load, validate and swap. `state` is the app's state, whose references move too."""
         async with self._lock:
-            if config is None:
-                if self.source is None:
-                    # Said in the log too: a SIGHUP has no one to answer, and was ignored
-                    # without a word (found in review).
-                    why = (
-                        "no config file to reload: the router started without --config or "
-                        "$SMF_ROUTER_CONFIG, from the environment or in demo mode, which are "
-                        "read at start only (restart it to apply a change)"
-                    )
-                    log.warning("config reload ignored; keeping the running config: %s", why)
-                    return Outcome(False, why)
-                try:
-                    config = await asyncio.to_thread(load, self.source)
-                except ConfigError as exc:
-                    log.error("config reload rejected; keeping the running config: %s", exc)
-                    return Outcome(False, str(exc))
-                except Exception as exc:  # a bug of ours: still a rejection, never a 500
-                    log.exception("config reload rejected; keeping the running config")
-                    return Outcome(False, f"cannot read the new config ({type(exc).__name__})")
+            outcome = await self._attempt(state, config)
+            self.last = outcome.as_last(datetime.now(UTC))
+            return outcome
+
+    async def _attempt(self, state: Any | None, config: Config | None) -> Outcome:
+        """`reload` under its lock: a refusal is an Outcome too, never an exception."""
+        if config is None:
+            if self.source is None:
+                # Said in the log too: a SIGHUP has no one to answer, and was ignored
+                # without a word (found in review).
+                why = (
+                    "no config file to reload: the router started without --config or "
+                    "$SMF_ROUTER_CONFIG, from the environment or in demo mode, which are "
+                    "read at start only (restart it to apply a change)"
+                )
+                log.warning("config reload ignored; keeping the running config: %s", why)
+                return Outcome(False, why)
             try:
-                pricing = None
-                if self.components.gateway.pricing is not None:
-                    pricing = await asyncio.to_thread(_warm_pricer, config)
-                await asyncio.to_thread(backend_factory.check, config)
-                hooks = self.components.reload_hooks
-                appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
-                backends = self._adapters(config)
-                await asyncio.to_thread(_warm, backends, self.components.backends)
-                outcome = self._swap(config, backends, state, pricing, appliers)
-            except ConfigError as exc:  # a feature's part of the config (a suite) is wrong
+                config = await asyncio.to_thread(load, self.source)
+            except ConfigError as exc:
                 log.error("config reload rejected; keeping the running config: %s", exc)
                 return Outcome(False, str(exc))
-            except Exception as exc:  # e.g. a backend adapter that cannot be built
-                log.exception("config reload failed; keeping the running config")
-                return Outcome(False, f"cannot apply the new config: {exc}")
-            self.reloads += 1
-            log.warning("config reloaded: %s", outcome.message)
-            for warning in config.warnings():
-                log.warning("%s", warning)
-            open_listener.warn_after_reload(config)  # the last key removed: open to all
-            return outcome
+            except Exception as exc:  # a bug of ours: still a rejection, never a 500
+                log.exception("config reload rejected; keeping the running config")
+                return Outcome(False, f"cannot read the new config ({type(exc).__name__})")
+        try:
+            pricing = None
+            if self.components.gateway.pricing is not None:
+                pricing = await asyncio.to_thread(_warm_pricer, config)
+            await asyncio.to_thread(backend_factory.check, config)
+            hooks = self.components.reload_hooks
+            appliers = await asyncio.to_thread(lambda: [hook(config) for hook in hooks])
+            backends = self._adapters(config)
+            await asyncio.to_thread(_warm, backends, self.components.backends)
+            outcome = self._swap(config, backends, state, pricing, appliers)
+        except ConfigError as exc:  # a feature's part of the config (a suite) is wrong
+            log.error("config reload rejected; keeping the running config: %s", exc)
+            return Outcome(False, str(exc))
+        except Exception as exc:  # e.g. a backend adapter that cannot be built
+            log.exception("config reload failed; keeping the running config")
+            return Outcome(False, f"cannot apply the new config: {exc}")
+        self.reloads += 1
+        log.warning("config reloaded: %s", outcome.message)
+        warnings = config.warnings()
+        for warning in warnings:
+            log.warning("%s", warning)
+        warnings += open_listener.warn_after_reload(config)  # the last key removed: open to all
+        return replace(outcome, warnings=tuple(warnings))
 
     def _adapters(self, config: Config) -> dict[str, Backend]:
         """The new config's adapters: a running one whose settings did not change is kept
@@ -209,6 +236,7 @@ class Reloader:
             "source": str(self.source) if self.source else None,
             "reloads": self.reloads,
             "retiring_backends": len(self.components.gateway.dispatcher.retirement),
+            "last": self.last,
         }
 
 

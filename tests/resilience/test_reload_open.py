@@ -45,9 +45,11 @@ def test_a_reload_leaving_no_keys_off_loopback_warns(
             answer = httpx.post(f"{proxy.url}/router/reload", headers=admin, timeout=60)
             assert answer.status_code == 200, answer.text
     warnings = [r for r in caplog.records if "NO AUTH" in r.getMessage()]
+    replied = [w for w in answer.json()["warnings"] if "NO AUTH" in w]  # the log's text
     if warned:
         (record,) = warnings
         assert record.levelno == logging.WARNING
         assert f"listening on {host} with no router keys" in record.getMessage()
+        assert replied == [record.getMessage()]
     else:
-        assert warnings == []
+        assert warnings == replied == []

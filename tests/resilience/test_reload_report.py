@@ -1,0 +1,122 @@
+"""What a reload tells: its warnings in the reply, and the last attempt in the status, so a
+deploy script and a `systemctl reload` (SIGHUP, which answers no one) learn of them without
+reading the log."""
+
+from __future__ import annotations
+
+import signal
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from router import reload
+from tests.harness import config_for, router, router_process, simulator
+from tests.resilience.conftest import status, until
+
+SECRET = "sk-RELOAD-REPORT-SECRET-1"
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def last(root: str) -> Any:
+    return status(root)["extra"]["reload"]["last"]
+
+
+def test_a_reload_replies_with_its_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unset `api_key_env` variable was logged by a reload, but the reply a deploy script
+    reads said nothing of it (found in review)."""
+    monkeypatch.delenv("RELOAD_REPORT_UNSET", raising=False)
+    monkeypatch.setenv("RELOAD_REPORT_SET", SECRET)
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", data)
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            keyed = [
+                {**data["backends"][0], "api_key_env": "RELOAD_REPORT_SET"},
+                {**data["backends"][1], "api_key_env": "RELOAD_REPORT_UNSET"},
+            ]
+            write(path, {**data, "backends": keyed})
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["warnings"] == [
+                "backend 'cloud': RELOAD_REPORT_UNSET (api_key_env) is not set; requests to "
+                "it carry no key"
+            ]
+            assert SECRET not in answer.text
+
+            write(path, data)  # the keys gone again: nothing to warn of
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).json()["warnings"] == []
+
+
+def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
+    """Its time, whether it applied, and a refusal's reason: the one the 400 gave."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", data)
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            assert last(proxy.root) is None  # no reload yet
+
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+            after = last(proxy.root)
+            assert after["ok"] is True and after["message"] is None
+            assert after["restart_needed"] == []
+            at = datetime.fromisoformat(after["at"])
+            assert at.utcoffset() == timedelta(0)
+            assert abs(datetime.now(UTC) - at) < timedelta(minutes=1)
+
+            write(path, {**data, "routes": {"coding": ["ghost"]}})
+            rejected = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+            assert rejected.status_code == 400
+            refused = last(proxy.root)
+            assert refused["ok"] is False and refused["restart_needed"] == []
+            assert "routes.coding" in refused["message"] and "ghost" in refused["message"]
+            assert rejected.json()["error"]["message"].endswith(refused["message"])
+            assert refused["at"] >= after["at"]
+
+
+def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path) -> None:
+    """`systemctl reload` sends a SIGHUP and reports success whatever the router makes of
+    it: a refused file showed only in the journal (found in review)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        with router_process(data, tmp_path) as (proxy, process):
+            (path,) = tmp_path.glob("router-*.yaml")
+            assert last(proxy.root) is None
+
+            path.write_text("backends: [\n")  # not YAML
+            process.send_signal(signal.SIGHUP)
+            until(lambda: last(proxy.root) is not None, what="the refused reload in status")
+            refused = last(proxy.root)
+            assert refused["ok"] is False and refused["restart_needed"] == []
+            assert str(path) in refused["message"] and "invalid YAML" in refused["message"]
+            assert status(proxy.root)["extra"]["reload"]["reloads"] == 0
+
+            write(path, {**data, "ledger": {**data["ledger"], "flush_interval_s": 0.5}})
+            process.send_signal(signal.SIGHUP)
+            until(lambda: last(proxy.root)["ok"], what="the good reload in status")
+            good = last(proxy.root)
+            assert good["message"] is None and good["restart_needed"] == ["ledger"]
+            assert good["at"] >= refused["at"]
+            assert status(proxy.root)["extra"]["reload"]["reloads"] == 1
