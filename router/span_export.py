@@ -4,9 +4,10 @@
 module turns them into the SDK's `ReadableSpan` and hands batches to the OTLP exporter on
 its own thread, like the SDK's BatchSpanProcessor but without the SDK's per-span cost on
 the event loop. Honours `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_BSP_MAX_QUEUE_SIZE` and
-`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`. Spans a full queue drops, and those of batches the
-endpoint did not take, are counted (`smf_router_tracing_dropped_spans_total`), and the
-exporter's own line per failed batch is cut to one every few minutes (`ExportLogLimiter`).
+`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, checked as the SDK checks them (`router.span_export_env`).
+Spans a full queue drops, and those of batches the endpoint did not take, are counted
+(`smf_router_tracing_dropped_spans_total`), and the exporter's own line per failed batch is
+cut to one every few minutes (`ExportLogLimiter`).
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from router.span_export_env import batch_settings
+
 log = logging.getLogger("smf_router.span_export")
 
 SERVER, CLIENT, INTERNAL = "server", "client", "internal"
 
 # At shutdown, how long one export may run before the endpoint counts as broken: an answering
 # collector takes milliseconds; the exporter retrying a refused, failing or silent one runs
-# for its whole timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default).
+# for its whole timeout (OTEL_EXPORTER_OTLP_TIMEOUT or OTEL_BSP_EXPORT_TIMEOUT, 10 s by default).
 EXPORT_GRACE_S = 2.0
 ABORT_WAIT_S = 1.0  # for the thread after its exporter was shut down
 
@@ -54,23 +57,16 @@ class SpanRecord:
     error: str | None = None
 
 
-def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
-    try:
-        return int(env.get(name, default))
-    except ValueError:
-        log.warning("%s is not an integer; using %d", name, default)
-        return default
-
-
 class SpanShipper:
     """Queues finished spans and exports them in batches on a daemon thread."""
 
     def __init__(self, exporter: Any, resource: Any, env: Mapping[str, str]) -> None:
         self._exporter = exporter
         self._resource = resource
-        self.max_queue = _int_env(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048)
-        self.batch = _int_env(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512)
-        self.delay_s = _int_env(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000
+        settings = batch_settings(env)  # each at least 1: 0 made the thread spin
+        self.max_queue = settings.max_queue
+        self.batch = settings.batch
+        self.delay_s = settings.delay_s
         self.dropped = 0  # a full queue (the event loop's count)
         self.export_failed = 0  # in batches the endpoint did not take (the thread's count)
         self._queue: deque[SpanRecord] = deque()

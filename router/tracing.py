@@ -28,6 +28,7 @@ from router.span_export import (
     SpanShipper,
     quiet_exporter_log,
 )
+from router.span_export_env import exporter_timeout_s
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -144,7 +145,8 @@ class Tracing:
             log.warning("OTLP protocol %r is not supported; using http/protobuf", protocol)
         attrs = {} if names_service(env) else {"service.name": "smf-router"}
         quiet_exporter_log(endpoint)
-        shipper = SpanShipper(OTLPSpanExporter(endpoint=endpoint), Resource.create(attrs), env)
+        exporter = OTLPSpanExporter(endpoint=endpoint, timeout=exporter_timeout_s(env))
+        shipper = SpanShipper(exporter, Resource.create(attrs), env)
         sampler = Sampler(
             env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
             env.get("OTEL_TRACES_SAMPLER_ARG"),
