@@ -52,6 +52,7 @@ class SpanRecord:
     start_ns: int
     sampled: bool = True
     remote_parent: bool = False
+    tracestate: str | None = None  # the caller's, forwarded to backends (`router.trace_context`)
     end_ns: int = 0
     attributes: dict[str, Any] = field(default_factory=dict)
     error: str | None = None

@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evals.urls import masked_url
+from router import trace_context
+from router.errors import ClientClosed
 from router.record import Record
 from router.span_export import (
     CLIENT,
@@ -53,7 +54,6 @@ class _NoSpan:
 
 
 NO_SPAN: Any = _NoSpan()
-_TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 
 
 class Sampler:
@@ -158,15 +158,16 @@ class Tracing:
     def start_request(
         self, api: str, requested_model: str, headers: Mapping[str, str] | None = None
     ) -> Any:
-        """The server span of one client request; continues the caller's `traceparent`."""
+        """The server span of one client request; continues the caller's `traceparent`, and
+        keeps its `tracestate` for the backend calls (`router.trace_context`)."""
         if self._shipper is None:
             return NO_SPAN
         operation = _OPERATIONS.get(api, "chat")
-        parent = _parse_traceparent(headers.get("traceparent") if headers else None)
+        parent = trace_context.parse(headers)
         if parent is None:
             trace_id, parent_id, parent_sampled = self._rand.getrandbits(128) or 1, None, None
         else:
-            trace_id, parent_id, parent_sampled = parent
+            trace_id, parent_id, parent_sampled = parent.trace_id, parent.span_id, parent.sampled
         return SpanRecord(
             name=f"{operation} {requested_model}".strip(),
             trace_id=trace_id,
@@ -176,6 +177,7 @@ class Tracing:
             start_ns=time.time_ns(),
             sampled=self._sampler.sampled(trace_id, parent_sampled),
             remote_parent=parent is not None,
+            tracestate=parent.tracestate if parent is not None else None,
             attributes={
                 "gen_ai.operation.name": operation,
                 "gen_ai.request.model": requested_model,
@@ -194,6 +196,7 @@ class Tracing:
             kind=CLIENT if name.startswith("attempt ") else INTERNAL,
             start_ns=time.time_ns(),
             sampled=parent.sampled,
+            tracestate=parent.tracestate,
             attributes=dict(attributes) if attributes else {},
         )
 
@@ -225,20 +228,24 @@ class Tracing:
             self._shipper.submit(span)
 
     def inject(self, span: Any, headers: dict[str, str]) -> None:
-        """Add `traceparent` for the backend call made under `span`."""
+        """Add `traceparent` (and the caller's `tracestate`) for the backend call made under
+        `span`."""
         if span is NO_SPAN:
             return
-        flags = "01" if span.sampled else "00"
-        headers["traceparent"] = f"00-{span.trace_id:032x}-{span.span_id:016x}-{flags}"
+        trace_context.inject(headers, span.trace_id, span.span_id, span.sampled, span.tracestate)
 
     def finish_request(
         self, span: Any, record: Record, finish_reasons: Sequence[str] | None = None
     ) -> None:
-        """Fill the request span from its finished record, then end it."""
+        """Fill the request span from its finished record, then end it: `error.type` when
+        it did not succeed, status ERROR only when the router failed it (`server_failed`)."""
         if span is NO_SPAN:
             return
+        attributes = record_attributes(record, self.providers, finish_reasons)
         error = None if record.outcome == "ok" else (record.error_kind or record.outcome)
-        self.end(span, record_attributes(record, self.providers, finish_reasons), error)
+        if error is not None:
+            attributes["error.type"] = error
+        self.end(span, attributes, error if server_failed(record) else None)
 
     def dropped_spans(self) -> dict[str, int]:
         """Spans lost by reason, for `/metrics`: all 0 while tracing is off."""
@@ -253,23 +260,24 @@ class Tracing:
             self._shipper = None
 
 
-def _parse_traceparent(value: str | None) -> tuple[int, int, bool] | None:
-    """(trace id, parent span id, sampled) from a W3C `traceparent`, None when absent or bad."""
-    if not value:
-        return None
-    match = _TRACEPARENT.match(value.strip().lower())
-    if match is None:
-        return None
-    trace_id, span_id = int(match.group(1), 16), int(match.group(2), 16)
-    if not trace_id or not span_id:
-        return None
-    return trace_id, span_id, bool(int(match.group(3), 16) & 1)
+def server_failed(record: Record) -> bool:
+    """Whether a finished request failed on the router's side: a backend or the router
+    failed it, or the router's drain cancelled it (503). A client's mistake (`client_error`,
+    a backend's 4xx passed through included) or a client that left (499) is not: OTel's HTTP
+    conventions leave a server span's status unset on a 4xx, and with ERROR there, trace
+    error rates counted every bad request and hang-up as the router's failure, where its
+    metrics keep them apart (`Gateway.fail`)."""
+    if record.outcome == "cancelled":
+        return record.status != ClientClosed.status
+    return record.outcome in ("upstream_error", "router_error")
 
 
 def record_attributes(
     record: Record, providers: Mapping[str, str], finish_reasons: Sequence[str] | None = None
 ) -> dict[str, Any]:
-    """The span attributes a finished record supplies (never prompt text or the caller)."""
+    """The span attributes a finished record supplies (never prompt text or the caller). The
+    request id is the ledger row's and the reply's `x-request-id`: it leads from either to
+    the trace."""
     tried = [a for a in record.attempts if a.outcome != "skipped"]
     attrs: dict[str, Any] = {
         "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
@@ -279,6 +287,7 @@ def record_attributes(
         "smf.route": record.route,
         "smf.attempts": len(tried),
         "smf.outcome": record.outcome,
+        "smf.request_id": record.request_id,
         "smf.stream": record.stream,
         "http.response.status_code": client_status(record),
     }
