@@ -53,9 +53,9 @@ def _create(path: Path) -> bytes:
     # A name of its own (mkstemp: O_EXCL, 0600): replicas in containers are often all pid 1.
     fd, name = tempfile.mkstemp(prefix=f".{KEY_FILE}.", dir=path.parent)
     draft = Path(name)
-    with os.fdopen(fd, "wb") as file:
-        file.write(secrets.token_bytes(KEY_BYTES))
-    try:
+    try:  # a full disk fails the write: the empty draft went too (one was left per start)
+        with os.fdopen(fd, "wb") as file:
+            file.write(secrets.token_bytes(KEY_BYTES))
         os.link(draft, path)
     except FileExistsError:
         pass  # another replica's secret won: use it

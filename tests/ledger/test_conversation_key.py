@@ -3,14 +3,18 @@ a conversation across restarts, and a guess at a `user` cannot be checked agains
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import io
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import openai
+import pytest
 
-from router.ledger import Ledger
+from router.ledger import Ledger, conversation_key
 from router.ledger.conversation_key import KEY_FILE, conversation_secret
 from tests.harness import config_for, router, simulator
 
@@ -71,3 +75,22 @@ def test_replicas_starting_at_once_agree_on_one_key_even_with_one_pid(tmp_path: 
         thread.join(timeout=30)
     assert len(keys) == 8 and set(keys) == {(tmp_path / KEY_FILE).read_bytes()}
     assert [p.name for p in tmp_path.iterdir()] == [KEY_FILE]  # no drafts left behind
+
+
+def test_a_full_disk_leaves_no_draft_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The draft's write failing (ENOSPC) left an empty `.conversation.key.*` file at each
+    start of a crash-looping router (found in review)."""
+
+    class FullDisk(io.BufferedWriter):
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_fdopen = conversation_key.os.fdopen
+    monkeypatch.setattr(
+        conversation_key.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode).raw)
+    )
+    secret = conversation_secret(tmp_path)  # its own, for this run
+    assert len(secret) == 32
+    assert list(tmp_path.iterdir()) == []
