@@ -10,6 +10,7 @@ I/O edge. `/v1/models` cards carry `max_model_len`, learned as the context windo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,11 +70,11 @@ def saturation(
 
 
 class Capacity:
-    """In-flight counts (an attempt observer), service times, polled gauges, windows.
+    """In-flight counts (an attempt judge), service times, polled gauges, windows.
 
-    `configured` says whether a backend name is in the running config. A removed backend's
-    entry goes once its last attempt is over: kept, every renaming reload left one behind
-    for the life of the process.
+    `configured` says whether a backend name is in the running config. An entry for a name
+    it does not hold (a replay queued before a reload removed its target) goes with its
+    last call: kept, every renaming reload left one behind for the life of the process.
     """
 
     def __init__(
@@ -90,12 +91,13 @@ class Capacity:
         return found
 
     def forget(self, backend: str) -> None:
-        """What was learned about a backend a reload changed or removed. Its in-flight counts
-        stay while attempts or replays still run; a removed one with none left goes now (else
-        with its last one, `attempt_finished` / `replay_finished`)."""
-        old = self.loads.pop(backend, Load())
-        if old.inflight > 0 or old.replays > 0 or self.configured(backend):
-            self.loads[backend] = Load(inflight=old.inflight, replays=old.replays)
+        """What was learned about a backend a reload changed or removed, its load too: the
+        calls still running there run on the old server (or under the old settings), and
+        counted on, they kept a re-pointed backend full, its live traffic going to the
+        cloud, until they ended. Their ends leave the new count alone: attempts on a backend
+        a reload retired are not reported (`Dispatcher.judges`), and a replay gives its
+        slot back to the `Load` it took (`replay_started`)."""
+        self.loads.pop(backend, None)
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.load(backend).inflight += 1
@@ -109,16 +111,18 @@ class Capacity:
         load.inflight = max(0, load.inflight - 1)
         self._drop_if_gone(backend, load)
 
-    def replay_started(self, backend: str) -> None:
-        """A call of the router's own (a shadow replay, its judge) took one of the slots."""
-        self.load(backend).replays += 1
+    def replay_started(self, backend: str) -> Callable[[], None]:
+        """A call of the router's own (a shadow replay, its judge) took one of the slots;
+        what gives it back, to the load it was counted in (a reload since may have started
+        the backend's over)."""
+        load = self.load(backend)
+        load.replays += 1
+        return functools.partial(self._replay_finished, backend, load)
 
-    def replay_finished(self, backend: str) -> None:
-        load = self.loads.get(backend)
-        if load is None:
-            return
+    def _replay_finished(self, backend: str, load: Load) -> None:
         load.replays = max(0, load.replays - 1)
-        self._drop_if_gone(backend, load)
+        if self.loads.get(backend) is load:
+            self._drop_if_gone(backend, load)
 
     def _drop_if_gone(self, backend: str, load: Load) -> None:
         if load.inflight == 0 and load.replays == 0 and not self.configured(backend):

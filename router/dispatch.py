@@ -44,8 +44,9 @@ log = logging.getLogger("smf_router")
 
 
 class AttemptObserver(Protocol):
-    """Told about attempts: observers (metrics, in-flight counts) about every one; judges
-    (the health tracker) only about those on a backend no reload has retired since."""
+    """Told about attempts: observers (metrics) about every one; judges (the health tracker,
+    resilience's in-flight counts) only about those on a backend no reload has retired
+    since, which is all of theirs a reload starts over (`Resilience.reloaded`)."""
 
     def attempt_started(self, backend: str, tier: str) -> None: ...
 

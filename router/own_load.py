@@ -17,12 +17,12 @@ R = TypeVar("R")
 
 
 class ReplayObserver(Protocol):
-    """Told when a call of the router's own takes one of a backend's slots and when it gives
-    it back."""
+    """Told when a call of the router's own takes one of a backend's slots; what it returns
+    is called when the call gives it back. Not told the name again at the end: a reload
+    between the two may have made the name another server's, whose count the end must not
+    lower (`Capacity.forget`)."""
 
-    def replay_started(self, backend: str) -> None: ...
-
-    def replay_finished(self, backend: str) -> None: ...
+    def replay_started(self, backend: str) -> Callable[[], None]: ...
 
 
 class Slot:
@@ -30,18 +30,17 @@ class Slot:
     many paths (the call's end, an early return, a cancellation) reach it."""
 
     def __init__(self, observers: Sequence[ReplayObserver], backend: str) -> None:
-        self.observers = tuple(observers)  # those told of the start are told of the end
         self.backend = backend
         self.held = True
-        for observer in self.observers:
-            observer.replay_started(backend)
+        # Those told of the start are told of the end.
+        self._ends = [observer.replay_started(backend) for observer in observers]
 
     def release(self) -> None:
         if not self.held:
             return
         self.held = False
-        for observer in self.observers:
-            observer.replay_finished(self.backend)
+        for end in self._ends:
+            end()
 
     def __enter__(self) -> Slot:
         return self

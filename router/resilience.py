@@ -1,12 +1,13 @@
 """Resilience: health, capacity and stickiness joined into the `States` the policy reads.
 
-`Resilience` is the gateway's state source, an attempt observer (in-flight counts; its
-`Capacity` also counts the router's own calls, which take the same slots) and a
-record sink (service times and sticky conversations); its `Health` judges attempts (circuit
-breaking) on the backends no reload has retired since they started. Its one background
-job probes backends and polls vLLM's `/metrics`; a bug in one round of either is logged
-and the next round runs, as in every background loop of the router. It always reads the
-config and backends from the components, so a hot reload needs nothing from it.
+`Resilience` is the gateway's state source, a record sink (service times and sticky
+conversations) and, with its `Health`, an attempt judge: both are told only of attempts on
+backends no reload has retired since they started, for circuit breaking and for in-flight
+counts (its `Capacity` also counts the router's own calls, which take the same slots).
+Its one background job probes backends and polls vLLM's `/metrics`; a bug in one round of
+either is logged and the next round runs, as in every background loop of the router. It
+always reads the config and backends from the components, so a hot reload needs nothing
+from it.
 """
 
 from __future__ import annotations
@@ -325,7 +326,9 @@ def install(components: Components) -> None:
         return
     resilience = Resilience(components, inner=components.gateway.state_source)
     components.gateway.state_source = resilience
-    components.gateway.dispatcher.observers.append(resilience)
+    # A judge: an attempt on a backend a reload replaced is the old server's load, and its
+    # end must not lower the count of the backend that bears the name now.
+    components.gateway.dispatcher.judges.append(resilience)
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     components.gateway.dispatcher.judges.append(resilience.health)
     components.gateway.sinks.append(resilience)

@@ -10,7 +10,8 @@ the dispatcher), and at the latest at a cap (an attempt count that never came do
 
 Attempts on a retired backend no longer judge the health of the backend that bears its
 name now (`Dispatcher.judges`): failures of a server the reload moved away from opened the
-circuit of the new one. Retired is for good, closed or not: a request from before the
+circuit of the new one, nor count in its load: the old server's streams kept a re-pointed
+backend full. Retired is for good, closed or not: a request from before the
 reload may still fall back onto the backend after its grace.
 """
 

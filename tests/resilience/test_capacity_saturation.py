@@ -48,20 +48,29 @@ def test_inflight_counts_follow_attempts_and_never_go_negative() -> None:
     assert cap.load("local").inflight == 0
 
 
-def test_replays_are_counted_apart_and_a_removed_backend_goes_with_its_last_call() -> None:
-    """A shadow replay holds a slot like an attempt but is none; a backend a reload removed
-    keeps its entry while a replay still runs there, and loses it when that ends."""
+def test_replays_are_counted_apart_and_a_reload_starts_the_count_over() -> None:
+    """A shadow replay holds a slot like an attempt but is none. A reload that changes the
+    backend starts its count over: the calls still running are the old server's, and their
+    ends do not lower the new count. An entry for a name no longer configured goes with its
+    last call."""
     configured = {"local"}
     cap = Capacity(lambda: 0.0, lambda name: name in configured)
     cap.attempt_started("local", "local")
-    cap.replay_started("local")
+    old_replay = cap.replay_started("local")
     assert (cap.load("local").inflight, cap.load("local").replays) == (1, 1)
+    cap.forget("local")  # re-pointed
+    assert (cap.load("local").inflight, cap.load("local").replays) == (0, 0)
+    new_replay = cap.replay_started("local")
+    old_replay()
+    assert cap.load("local").replays == 1  # the new one still runs
+    new_replay()
+    assert cap.load("local").replays == 0
     configured.clear()
-    cap.forget("local")
-    cap.attempt_finished("local", "local", "ok", None)
-    assert cap.loads["local"].replays == 1  # the replay still runs
-    cap.replay_finished("local")
-    cap.replay_finished("local")  # never below 0, nor back
+    cap.forget("local")  # removed
+    assert "local" not in cap.loads
+    queued_before = cap.replay_started("local")  # a shadow job queued before the reload
+    assert cap.loads["local"].replays == 1
+    queued_before()
     assert "local" not in cap.loads
 
 

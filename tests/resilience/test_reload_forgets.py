@@ -1,7 +1,7 @@
-"""Reloads that remove backends leave nothing of them behind: not in resilience's state once
-their last attempt is over, not written back by a probe or poll that was in flight, not in
-`/metrics`. A router reloaded with renamed backends for weeks kept one entry per name
-(found in a longevity review)."""
+"""Reloads that remove backends leave nothing of them behind: not in resilience's state (an
+attempt still running there is the old server's), not written back by a probe or poll that
+was in flight, not in `/metrics` once their last attempt is over. A router reloaded with
+renamed backends for weeks kept one entry per name (found in a longevity review)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def state_names(res: Resilience) -> dict[str, set[str]]:
     }
 
 
-def test_renaming_reloads_keep_no_state_for_removed_names_once_their_attempts_end(
+def test_renaming_reloads_keep_no_state_for_removed_names_while_attempts_run_or_after(
     tmp_path: Path,
 ) -> None:
     with (
@@ -76,17 +76,13 @@ def test_renaming_reloads_keep_no_state_for_removed_names_once_their_attempts_en
             assert status(proxy.root)["extra"]["resilience"]["backends"]["local3"]["inflight"] == 0
 
             names = {"local3", "cloud"}
-            found = state_names(res)
-            # local0's attempt still runs: its count stays, it is right when the attempt ends
-            assert found["loads"] == names | {"local0"}
-            assert res.capacity.loads["local0"].inflight == 1
-            assert all(found[k] <= names for k in ("breakers", "next_probe", "health_path_known"))
+            # local0's attempt still runs, on a retired backend: nothing counts it any more
+            assert all(found <= names for found in state_names(res).values())
 
             held.control("release", {})
             thread.join(timeout=60)
             assert answers == [200]
-            until(lambda: "local0" not in res.capacity.loads, what="local0's entry gone")
-            assert all(found <= names for found in state_names(res).values())
+            assert all(found <= names for found in state_names(res).values())  # nor comes back
 
 
 def test_a_probe_in_flight_during_a_reload_writes_nothing_back_for_the_removed_backend(

@@ -15,7 +15,7 @@ import yaml
 
 from router import reload
 from router.config import Config, parse
-from tests.harness import Attempts, RunningRouter, config_for, router, simulator
+from tests.harness import Attempts, RunningRouter, config_for, router, scrape, simulator
 from tests.resilience.conftest import CODING, FAST, chat, status, until
 
 
@@ -180,3 +180,79 @@ def test_a_fallback_onto_a_retired_backend_after_its_grace_does_not_judge_the_ne
             assert (local["circuit"], local["consecutive_failures"]) == ("closed", 0)
             assert chat(proxy.url, "local").status_code == 200
             assert new.completions() == 1
+
+
+INFLIGHT = "smf_router_backend_inflight_requests"
+
+
+def test_a_reload_that_repoints_a_full_backend_starts_its_load_over(tmp_path: Path) -> None:
+    """`local` (one slot) was full with a stream on its old server: after a reload moved it to
+    an idle one it stayed full (`inflight_limit`), and local-first requests overflowed to
+    the cloud until the old stream ended (minutes for an agent's); that end then lowered
+    the count of the stream on the new server (found in review). A reload that changes
+    nothing about `local` keeps its count."""
+    with (
+        simulator(profile="vllm", model="local-model", fault="hold") as old,
+        simulator(profile="vllm", model="local-model", fault="hold") as new,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": old, "cloud": cloud}, tmp_path, resilience=FAST).model_dump(
+            mode="json"
+        )
+        for backend in data["backends"]:
+            backend["timeouts"] = {"first_token_s": 30, "idle_s": 30, "total_s": 60}
+        data["backends"][0]["max_concurrency"] = 1
+        repointed = {**data, "backends": [dict(b) for b in data["backends"]]}
+        repointed["backends"][0]["base_url"] = new.url
+        path = tmp_path / "router.yaml"
+        with router(parse(data)) as proxy:
+            reload.reloader_of(proxy.components).source = path
+
+            def local() -> tuple[int, str | None]:
+                found = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
+                return found["inflight"], found["saturated"]
+
+            def reload_to(spec: dict[str, Any]) -> list[str]:
+                path.write_text(yaml.safe_dump(spec))
+                changed: list[str] = httpx.post(f"{proxy.url}/router/reload").json()["backends"][
+                    "changed"
+                ]
+                return changed
+
+            def gauge() -> float | None:
+                return scrape(proxy.root).get(INFLIGHT, backend="local", tier="local")
+
+            served: list[tuple[int, str | None]] = []
+
+            def stream() -> None:
+                body = {"model": "coding", "messages": CODING, "stream": True, "max_tokens": 5}
+                with httpx.stream(
+                    "POST", f"{proxy.url}/chat/completions", json=body, timeout=60
+                ) as response:
+                    response.read()
+                    served.append((response.status_code, response.headers.get("x-smf-backend")))
+
+            first = threading.Thread(target=stream)
+            first.start()
+            until(lambda: local() == (1, "inflight_limit"), what="local full with the old stream")
+            assert reload_to(data) == []
+            assert local() == (1, "inflight_limit")  # unchanged: its count stays
+
+            assert reload_to(repointed) == ["local"]
+            assert local() == (0, None)
+            second = threading.Thread(target=stream)
+            second.start()
+            until(lambda: new.stats()["held"] == 1, what="the new stream at the new server")
+            assert local() == (1, "inflight_limit")
+            assert gauge() == 2  # the metric counts every attempt under the name, both servers
+
+            old.control("release", {})
+            first.join(timeout=60)
+            until(lambda: gauge() == 1, what="the old stream's end counted")
+            assert local() == (1, "inflight_limit")  # the new stream still runs
+
+            new.control("release", {})
+            second.join(timeout=60)
+            assert served == [(200, "local"), (200, "local")]
+            until(lambda: local() == (0, None), what="the new stream's end counted")
+            assert cloud.completions() == 0

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -281,12 +281,14 @@ class Slots:
         self.now: dict[str, int] = {}
         self.peak: dict[str, int] = {}
 
-    def replay_started(self, backend: str) -> None:
+    def replay_started(self, backend: str) -> Callable[[], None]:
         self.now[backend] = self.now.get(backend, 0) + 1
         self.peak[backend] = max(self.peak.get(backend, 0), self.now[backend])
 
-    def replay_finished(self, backend: str) -> None:
-        self.now[backend] -= 1
+        def finished() -> None:
+            self.now[backend] -= 1
+
+        return finished
 
 
 def test_the_judges_call_holds_a_slot_and_a_full_judge_is_not_asked(tmp_path: Path) -> None:
