@@ -89,14 +89,13 @@ class Outcome:
         }
 
     def as_last(self, at: datetime) -> dict[str, Any]:
-        """The status section's `last`. A refusal's message is the one the admin's HTTP 400
-        gives (files, fields, lines, variable names; never a value). The warnings stay in
-        the reply and the log: status answers any caller's key, and which variable holds a
-        backend's key is the operator's business (`Backend.key_hint`)."""
+        """The status section's `last`: whether it applied, not why it did not. Status
+        answers any caller's key, and a refusal's reason, like the warnings, names the
+        variables that hold backends' keys, the operator's business (`Backend.key_hint`):
+        it is in the log and in the admin's reply (POST the reload to read it again)."""
         return {
             "at": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "ok": self.ok,
-            "message": None if self.ok else self.message,
             "restart_needed": list(self.restart_needed),
         }
 

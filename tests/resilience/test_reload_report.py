@@ -63,7 +63,8 @@ def test_a_reload_replies_with_its_warnings(
 
 
 def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
-    """Its time, whether it applied, and a refusal's reason: the one the 400 gave."""
+    """Its time and whether it applied; not a refusal's reason, which names the variables
+    holding backends' keys, where any caller's key reads status (found in review)."""
     with (
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
@@ -77,7 +78,7 @@ def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
 
             assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
             after = last(proxy.root)
-            assert after["ok"] is True and after["message"] is None
+            assert after["ok"] is True
             assert after["restart_needed"] == []
             at = datetime.fromisoformat(after["at"])
             assert at.utcoffset() == timedelta(0)
@@ -88,8 +89,7 @@ def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
             assert rejected.status_code == 400
             refused = last(proxy.root)
             assert refused["ok"] is False and refused["restart_needed"] == []
-            assert "routes.coding" in refused["message"] and "ghost" in refused["message"]
-            assert rejected.json()["error"]["message"].endswith(refused["message"])
+            assert "message" not in refused and "ghost" in rejected.json()["error"]["message"]
             assert refused["at"] >= after["at"]
 
 
@@ -110,13 +110,13 @@ def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path
             until(lambda: last(proxy.root) is not None, what="the refused reload in status")
             refused = last(proxy.root)
             assert refused["ok"] is False and refused["restart_needed"] == []
-            assert str(path) in refused["message"] and "invalid YAML" in refused["message"]
+            assert set(refused) == {"at", "ok", "restart_needed"}
             assert status(proxy.root)["extra"]["reload"]["reloads"] == 0
 
             write(path, {**data, "ledger": {**data["ledger"], "flush_interval_s": 0.5}})
             process.send_signal(signal.SIGHUP)
             until(lambda: last(proxy.root)["ok"], what="the good reload in status")
             good = last(proxy.root)
-            assert good["message"] is None and good["restart_needed"] == ["ledger"]
+            assert good["restart_needed"] == ["ledger"]
             assert good["at"] >= refused["at"]
             assert status(proxy.root)["extra"]["reload"]["reloads"] == 1
