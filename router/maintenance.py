@@ -73,7 +73,11 @@ async def _report(
             param=unknown[0],
         )
     start = _report_time(since, "since")
-    end = _report_time(until, "until") if until is not None else None
+    end = _report_time(until, "until") if until else None  # `until=`: none, as `--until ""`
+    try:
+        report.check_window(start, end)
+    except ValueError as exc:
+        raise BadRequest(str(exc), param="until") from None
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above

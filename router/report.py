@@ -355,3 +355,14 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
         return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     except OverflowError:
         raise ValueError(f"{text!r} lies outside the years 1-9999 (UTC)") from None
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a time before now (30d, 12h, 2w, 90m) nor an ISO date/time"
+        ) from None
+
+
+def check_window(since: datetime, until: datetime | None) -> None:
+    """Raise ValueError for a window that ends where it starts or before: it reported 0
+    requests and $0 without a word, as a billing script with its arguments swapped read."""
+    if until is not None and until <= since:
+        raise ValueError(f"until ({until.isoformat()}) must be after since ({since.isoformat()})")

@@ -108,6 +108,10 @@ def report_command(
     config = load_or_exit(config_path)
     start = _parse_time(since, "--since")
     end = _parse_time(until, "--until") if until else None
+    try:
+        report.check_window(start, end)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--until'") from None
     directory = ledger_dir(ledger, config)
     try:
         data = report.build(directory, start, end, by.value, config)

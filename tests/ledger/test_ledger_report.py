@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -173,6 +174,15 @@ def test_cli_report_json_and_bad_since(ledger: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text())["by"] == "caller"
     bad = CliRunner().invoke(app, ["report", "--ledger", str(ledger), "--since", "yesterday"])
     assert bad.exit_code != 0
+    assert "neither a time before now" in words(bad.output)
+    swapped = ["--since", "2030-01-02", "--until", "2030-01-01"]  # 0 requests, $0, before
+    refused = CliRunner().invoke(app, ["report", "--ledger", str(ledger), *swapped])
+    assert refused.exit_code == 2 and "must be after since" in words(refused.output)
+
+
+def words(output: str) -> str:
+    """A CLI error's text without the box rich draws around it and its line breaks."""
+    return " ".join(re.sub("[│╭╮╰╯─]", " ", output).split())
 
 
 def test_cli_report_on_a_missing_ledger_says_so_and_writes_into_new_directories(

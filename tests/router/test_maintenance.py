@@ -98,6 +98,17 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
                 headers={"authorization": f"Bearer {ADMIN}"},
             )
             assert misspelt.status_code == 400 and misspelt.json()["error"]["param"] == "untill"
+            swapped = httpx.get(  # 0 requests and $0, without a word, before
+                f"{proxy.root}/v1/router/report?since=2030-01-02&until=2030-01-01",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert swapped.status_code == 400 and swapped.json()["error"]["param"] == "until"
+            open_ended = httpx.get(  # an empty until is none, as the CLI's --until ""
+                f"{proxy.root}/v1/router/report?since=1d&until=",
+                headers={"authorization": f"Bearer {ADMIN}"},
+                timeout=60,
+            )
+            assert open_ended.status_code == 200 and open_ended.json()["until"] is None
 
 
 def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
