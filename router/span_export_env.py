@@ -21,6 +21,9 @@ log = logging.getLogger("smf_router.span_export")
 DEFAULT_MAX_QUEUE = 2048
 DEFAULT_BATCH = 512
 DEFAULT_DELAY_MS = 5000
+# A day: longer waits made Event.wait raise OverflowError past time_t and the export thread
+# died, every span after counted as queue_full (found in review); a full queue still ships.
+MAX_DELAY_MS = 86_400_000
 # The exporter reads these itself (as seconds); the more specific setting wins over ours.
 EXPORTER_TIMEOUT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
 
@@ -67,6 +70,9 @@ def batch_settings(env: Mapping[str, str]) -> BatchSettings:
             )
         batch = max_queue
     delay_ms = positive_env(env, "OTEL_BSP_SCHEDULE_DELAY", DEFAULT_DELAY_MS)
+    if delay_ms > MAX_DELAY_MS:  # "never": past this the export thread's wait overflowed
+        log.warning("OTEL_BSP_SCHEDULE_DELAY=%d is too long; using %d", delay_ms, MAX_DELAY_MS)
+        delay_ms = MAX_DELAY_MS
     return BatchSettings(max_queue=max_queue, batch=batch, delay_s=delay_ms / 1000)
 
 

@@ -121,6 +121,23 @@ def test_a_value_below_1_is_a_warning_and_the_default_is_used(
     assert named in line
 
 
+def test_a_delay_past_what_a_wait_takes_is_capped_and_the_thread_lives(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A delay meant as "never" made the thread's wait raise OverflowError: the thread died
+    and every later span was lost as queue_full (found in re-review)."""
+    exporter = FakeExporter()
+    env = {"OTEL_BSP_SCHEDULE_DELAY": "10000000000000", "OTEL_BSP_MAX_QUEUE_SIZE": "1"}
+    with caplog.at_level(logging.WARNING, logger="smf_router.span_export"):
+        shipper = SpanShipper(exporter, None, env)
+        shipper.submit(span())  # a full queue wakes the thread: it ships, if it lives
+        wait_until(lambda: bool(exporter.sizes), 5)
+        shipper.shutdown(timeout_s=0.5)
+    assert exporter.sizes == [1] and shipper.delay_s == 86_400.0
+    (line,) = warnings(caplog)
+    assert "OTEL_BSP_SCHEDULE_DELAY" in line
+
+
 def test_a_batch_larger_than_the_queue_is_cut_to_the_queue_size(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
