@@ -11,8 +11,9 @@ Features with settings of their own follow through `Components.reload_hooks`: th
 suites, gate windows and floors are checked before the swap and applied in it; a hook's
 ConfigError (a suite the canary would run does not load) rejects the reload, as it would
 stop `serve`; so does a litellm backend's model that names no provider litellm knows.
-Ledger and server settings (and whether resilience, the canary and the shadow run at all)
-are read once at start: a change there is applied to nothing and reported as needing a
+Ledger and server settings (but the server's `max_body_bytes`, `allowed_origins` and
+`allowed_hosts`, read per request), and whether resilience, the canary and the shadow run
+at all, are read once at start: a change there is applied to nothing and reported as needing a
 restart. The canary and the shadow read the running config and backends on each run or job
 (the shadow's queue size and concurrency too). A reloaded config that leaves no keys on an
 address others reach says NO AUTH, as a start does (`router.open_listener`).

@@ -246,6 +246,9 @@ def save(out_dir: Path, name: str, result: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) not in (3, 4):
+        print("usage: capture.py BASE_URL OUT_DIR [MODEL] (see the docstring)", file=sys.stderr)
+        raise SystemExit(2)
     base, out_dir = sys.argv[1], Path(sys.argv[2])
     model = sys.argv[3] if len(sys.argv) > 3 else "tiny"
     out_dir.mkdir(parents=True, exist_ok=True)
