@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from router.ledger import compaction, segments
+from router.ledger import compaction, daylock, segments
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
 from router.ledger.segments import Segment
 from router.pricing import price_map_version
@@ -215,10 +215,21 @@ class Appender:
 
     def _merge(self, table: str, day: str, level: int, group: list[_Owned]) -> None:
         """On the merge thread: merge `group` into one file one level up. A failed merge
-        (a full disk) leaves its inputs as they are: complete files, still read."""
+        (a full disk) leaves its inputs as they are: complete files, still read.
+
+        It holds its day's lock (shared: other writers' merges of their own files may run)
+        from reading its inputs to renaming its output: a compaction of the day (`ledger
+        compact --grace-hours 0` at midnight) that listed them meanwhile merged them too,
+        and both files held their rows. Refused, it leaves them to that compaction."""
         out = self._next_path(table, day)
         try:
-            replaced, warnings = compaction.merge([o.segment for o in group], out, delete=False)
+            with daylock.day_lock(out.parent, shared=True) as held:
+                if not held:
+                    left = len(group)
+                    log.info("%s/%s is being compacted: %d files left to it", table, day, left)
+                    return
+                inputs = [o.segment for o in group]
+                replaced, warnings = compaction.merge(inputs, out, delete=False)
         except Exception:
             log.exception("merge of %d %s files failed; they stay unmerged", len(group), table)
             return

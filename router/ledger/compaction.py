@@ -3,19 +3,17 @@
 Merging is safe with concurrent writers and readers because (1) only files that no live
 writer will touch again are merged — a writer's own files, or whole days that are closed —
 (2) the merged file is renamed into place before its sources are deleted, and (3) it names
-its sources in its metadata, so readers ignore sources that are still on disk.
+its sources in its metadata, so readers ignore sources that are still on disk, and (4) a
+day's compaction and a writer's merge of that day never run at once (`router.ledger.daylock`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import logging
-import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from router.ledger import checksum, damage, rollups, segments
+from router.ledger.daylock import day_lock, lock_path
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
@@ -208,51 +207,11 @@ def compact(
                 with day_lock(path) as held:
                     if held:
                         _compact_day(directory, table, path, result)
-                    else:
-                        log.info("%s is being compacted by another process; skipped", path)
+                    else:  # its merge is another's: a compactor's, or a writer's of its files
+                        log.info("%s is being merged elsewhere; skipped", path)
             except OSError as exc:  # a full disk: this day's inputs stay as they are
                 result.warnings.append(f"not compacting {path}: {exc.strerror or exc}")
     return result
-
-
-@contextlib.contextmanager
-def day_lock(path: Path) -> Iterator[bool]:
-    """An exclusive, non-blocking lock on one day directory: two compactors (two router
-    processes' housekeeping, or `smf-router compact` beside them) never merge the same day
-    at once. Yields whether it was taken; the kernel drops it if the process dies. The lock
-    file sits beside the day directory (readers list only the day's own files).
-
-    It is opened for writing where it may be (NFS and CIFS turn flock into a POSIX lock,
-    whose exclusive form needs a descriptor open for writing), else read-only: a local flock
-    needs no write access, and a lock file this process may not write (left by root running
-    `smf-router ledger compact`) must not stop the service user from compacting the day, or
-    from reaching its retention, ever after."""
-    fd = _open_lock(lock_path(path))
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-def _open_lock(path: Path) -> int:
-    try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o666)  # mode: as umask allows
-    except OSError as exc:
-        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise
-        return os.open(path, os.O_RDONLY | os.O_CREAT, 0o666)
-
-
-def lock_path(day: Path) -> Path:
-    return day.parent / f".{day.name}.compact.lock"
 
 
 def _compact_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:

@@ -1,0 +1,103 @@
+"""A writer's merges of its own files and a compaction of their day never run at once."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from router.ledger import LedgerWriter, appender, checksum, compaction, daylock, segments
+from router.record import Record
+from tests.ledger.ledger_days import count
+
+DAY = datetime(2026, 6, 1, 23, 59, tzinfo=UTC)
+LATER = DAY + timedelta(days=2)
+
+
+def _write_three(writer: LedgerWriter) -> None:
+    """Three one-record files: with a fan-out of three, the third queues a merge."""
+    for i in range(3):
+        writer.submit(Record(f"r{i}", DAY.timestamp() + i))
+        writer.flush()
+
+
+def test_a_compaction_waits_for_a_writer_s_merge_it_would_race(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review's repro: a writer's merge had read its inputs and not yet renamed its
+    output when `ledger compact --grace-hours 0` listed the day; both merged files held the
+    rows, neither named the other, and the report counted them twice (6 for 3)."""
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (3, 24))
+    read, go = threading.Event(), threading.Event()
+    real_write = checksum.write
+
+    def paused(path: Path, written: Path, mode: int = 0o644) -> None:
+        if threading.current_thread().name.startswith("ledger-merge"):
+            read.set()  # every input is read; the merged file is not yet in place
+            go.wait(10)
+        real_write(path, written, mode)
+
+    monkeypatch.setattr(checksum, "write", paused)
+    writer = LedgerWriter(tmp_path, process_tag="live")
+    try:
+        _write_three(writer)
+        assert read.wait(10), "the writer merged its files"
+        result = compaction.compact(tmp_path, now=LATER, tables=["records"])
+    finally:
+        go.set()
+        writer.wait_for_merges()
+        writer.close()
+    assert count(tmp_path) == 3
+    assert result.days == 0, "the day is the writer's merge's until it is done"
+    compaction.compact(tmp_path, now=LATER, tables=["records"])
+    path = segments.day_dir(tmp_path, "records", DAY.date().isoformat())
+    assert [len(s.sources) for s in segments.list_day(path).segments] == [3]  # the writer's
+    assert count(tmp_path) == 3
+
+
+def test_a_writer_leaves_a_day_being_compacted_to_the_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its merge never waits (the flush thread queues the next behind it): refused the
+    day's lock, it merges nothing, and the compaction holding the day merges its files."""
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (3, 24))
+    path = segments.day_dir(tmp_path, "records", DAY.date().isoformat())
+    path.mkdir(parents=True)
+    writer = LedgerWriter(tmp_path, process_tag="live")
+    with caplog.at_level(logging.INFO), compaction.day_lock(path) as held:
+        assert held
+        _write_three(writer)
+        writer.wait_for_merges()
+    writer.close()
+    listing = segments.list_day(path)
+    assert len(listing.segments) == 3 and not any(s.sources for s in listing.segments)
+    assert "records/2026-06-01 is being compacted: 3 files left to it" in caplog.text
+    assert compaction.compact(tmp_path, now=LATER, tables=["records"]).days == 1
+    assert count(tmp_path) == 3
+
+
+@pytest.mark.parametrize("flock", ["local", "posix"])
+def test_writers_share_a_day_lock_that_a_compactor_takes_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flock: str
+) -> None:
+    """Writers' merges of their own files run side by side; a compaction excludes them,
+    in one process too (the router's housekeeping), even where flock is a POSIX lock (NFS),
+    which one process never conflicts with: emulated here by a flock that always succeeds."""
+    if flock == "posix":
+        monkeypatch.setattr(fcntl, "flock", lambda fd, operation: None)
+    path = tmp_path / "records" / "day=2026-06-01"
+    path.mkdir(parents=True)
+    with daylock.day_lock(path, shared=True) as one, daylock.day_lock(path, shared=True) as two:
+        assert one and two
+        with daylock.day_lock(path) as compactor:
+            assert not compactor
+    with daylock.day_lock(path) as compactor:
+        assert compactor
+        with daylock.day_lock(path, shared=True) as merge:
+            assert not merge
+    with daylock.day_lock(path, shared=True) as merge:
+        assert merge, "each lock is released"
