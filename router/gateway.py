@@ -312,8 +312,9 @@ class Gateway:
         record = call.record
         if record.ended_at:
             return
-        record.ended_at = time.time()
         record.duration_s = time.monotonic() - call.started
+        # Not the wall clock again: a step back (NTP) mid-request ended it before it began
+        record.ended_at = record.started_at + record.duration_s
         usage = usage_of(call.api, tally.usage)
         if usage is None and record.backend:
             usage = Usage(

@@ -45,11 +45,12 @@ class Arrival:
         """The finished record of this request, from `caller`, answered with `error`."""
         body = self.body or {}
         model = body.get("model")
+        duration_s = time.monotonic() - self.began
         return Record(
             # the helper the served path uses: the client's own id when it is a valid one
             request_id=req.request_id(self.headers),
             started_at=self.started_at,
-            ended_at=time.time(),
+            ended_at=self.started_at + duration_s,  # as the served path: no wall-clock step
             api=self.api,
             caller=caller.name,
             requested_model=model[:200] if isinstance(model, str) else "",
@@ -58,7 +59,7 @@ class Arrival:
             outcome=_outcome(error),
             # a refusal's code names why (`invalid_api_key`, `model_not_found`, ...)
             error_kind=error_kind(error),
-            duration_s=time.monotonic() - self.began,
+            duration_s=duration_s,
             private=_private(caller, self.headers),
         )
 
