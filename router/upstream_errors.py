@@ -40,8 +40,11 @@ chunk whose choices no client can read (`misshapen`).
 
 from __future__ import annotations
 
+import email.utils
 import math
 import re
+import time
+from datetime import UTC
 from http import HTTPStatus
 from typing import Any
 
@@ -118,14 +121,29 @@ def error_message(body: dict[str, Any]) -> str:
 MAX_RETRY_AFTER_S = 3600.0
 
 
-def retry_after(headers: Any) -> float | None:
-    """Seconds from `retry-after-ms` or `retry-after` (seconds form only), at most
-    `MAX_RETRY_AFTER_S`; None when absent or not a finite number (`inf`, `nan`)."""
+def retry_after(headers: Any, now: float | None = None) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds, or an HTTP date as RFC 9110
+    allows: dropped, the client's SDK retried at once what the backend asked to wait for),
+    at most `MAX_RETRY_AFTER_S`; None when absent or neither a finite number nor a date."""
     ms = _seconds(headers.get("retry-after-ms"))
     if ms is not None:
         return min(ms / 1000, MAX_RETRY_AFTER_S)
-    value = _seconds(headers.get("retry-after"))
+    text = headers.get("retry-after")
+    value = _seconds(text)
+    if value is None and text:
+        value = _until_date(text, time.time() if now is None else now)
     return None if value is None else min(value, MAX_RETRY_AFTER_S)
+
+
+def _until_date(text: str, now: float) -> float | None:
+    """Seconds from `now` to an HTTP date (`Thu, 03 Dec 2026 02:48:22 GMT`), 0 when past."""
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 dates are GMT; one without a zone is read so
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - now)
 
 
 def _seconds(text: str | None) -> float | None:

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from router.errors import Overloaded, RateLimited, ServerError
-from router.upstream_errors import classify_error, in_band
+from router.upstream_errors import classify_error, in_band, retry_after
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
@@ -36,3 +36,26 @@ def test_an_in_band_error_is_typed_by_its_name_however_it_is_spelt(name: str, ty
     space and no numeric code: it was read as a 500 that opens the circuit (found in review)."""
     error = in_band("messages", {"type": name, "message": "The engine is currently busy"}, "b")
     assert type(error) is typed
+
+
+NOW = 1_796_266_102.0  # Thu, 03 Dec 2026 02:48:22 GMT
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("30", 30.0),
+        ("Thu, 03 Dec 2026 02:48:52 GMT", 30.0),  # RFC 9110's other form: was dropped
+        ("Thursday, 03-Dec-26 02:48:52 GMT", 30.0),  # the obsolete RFC 850 form
+        ("Thu, 03 Dec 2026 02:47:22 GMT", 0.0),  # already past: retry now
+        ("Fri, 03 Dec 2027 02:48:22 GMT", 3600.0),  # a year: capped as any wait
+        ("soon", None),
+        ("Thu, 99 Dec 2026 02:48:52 GMT", None),
+    ],
+)
+def test_a_retry_after_date_is_read_as_the_seconds_until_it(
+    header: str, seconds: float | None
+) -> None:
+    """A 429 whose Retry-After was a date reached the client with none, so its SDK retried
+    on its own short backoff what the backend asked to wait for (found in review)."""
+    assert retry_after({"retry-after": header}, now=NOW) == seconds
