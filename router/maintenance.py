@@ -100,7 +100,9 @@ def _report_time(text: str, param: str) -> datetime:
     try:
         return report.parse_since(text)
     except ValueError as exc:
-        raise BadRequest(str(exc), param=param) from None
+        # `?since=2026-12-03T00:00+02:00` arrives with a space for the `+`
+        hint = " (a '+' in a URL query is a space: write it as %2B)" if " " in text else ""
+        raise BadRequest(f"{exc}{hint}", param=param) from None
 
 
 def install(components: Any) -> None:

@@ -109,6 +109,17 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
                 timeout=60,
             )
             assert open_ended.status_code == 200 and open_ended.json()["until"] is None
+            unencoded = httpx.get(  # the + of the offset arrives as a space
+                f"{proxy.root}/v1/router/report?since=2026-12-03T00:00+02:00",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert unencoded.status_code == 400 and "%2B" in unencoded.json()["error"]["message"]
+            encoded = httpx.get(
+                f"{proxy.root}/v1/router/report?since=2026-12-03T00:00%2B02:00",
+                headers={"authorization": f"Bearer {ADMIN}"},
+                timeout=60,
+            )
+            assert encoded.json()["since"].startswith("2026-12-02T22:00:00")
 
 
 def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
