@@ -44,10 +44,16 @@ class StickyTable:
 
     def resize(self, ttl_s: float, max_entries: int) -> None:
         """New settings from a reload: a TTL of 0 forgets everything, a smaller table its
-        oldest entries."""
+        oldest entries, and every entry's expiry moves with the TTL, which counts from the
+        conversation's last turn (kept as it was, 1800 s to 60 s still pinned one idle for
+        ten minutes)."""
+        shift = ttl_s - self.ttl_s
         self.ttl_s, self.max_entries = ttl_s, max_entries
         if ttl_s <= 0:
             self._entries.clear()
+        elif shift:
+            for key, (backend, expires) in self._entries.items():
+                self._entries[key] = (backend, expires + shift)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 

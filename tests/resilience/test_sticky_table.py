@@ -68,3 +68,20 @@ def test_resize_applies_a_reloaded_size_and_ttl_to_existing_entries() -> None:
     assert len(table) == 2 and table.get("c5") == "local" and table.get("c0") is None
     table.resize(0.0, 2)  # a TTL of 0 turns stickiness off: nothing may keep routing
     assert len(table) == 0
+
+
+def test_a_reloaded_ttl_counts_from_each_conversations_last_turn() -> None:
+    """1800 s -> 60 s by reload still pinned a conversation idle for ten minutes: entries
+    kept the expiry of the old TTL (found in review). A longer TTL lengthens them alike."""
+    clock = Clock()
+    table = StickyTable(ttl_s=1800, max_entries=10, clock=clock)
+    table.remember("idle", "local")
+    clock.now = 570
+    table.remember("recent", "local")
+    clock.now = 600
+    table.resize(60, 10)
+    assert table.get("idle") is None  # its last turn was 600 s ago
+    assert table.get("recent") == "local"  # 30 s ago
+    table.resize(3600, 10)
+    clock.now = 570 + 3599
+    assert table.get("recent") == "local"
