@@ -96,8 +96,11 @@ def build() -> dict[str, Any]:
                 [
                     ("max(smf_router_ledger_queue_depth)", "queued records"),
                     ("max(smf_router_ledger_last_flush_seconds)", "last flush"),
+                    ("max(smf_router_ledger_pending_records)", "held after failed writes"),
                 ],
-                units={"B": "s"},  # a count and seconds: one axis each
+                units={"B": "s"},  # counts and seconds: one axis each
+                description="Held after failed writes should stay at zero: those rows are in "
+                "memory only, and an alert fires when they stay.",
             ),
             panel(
                 "Ledger records written and dropped",

@@ -25,6 +25,8 @@ class LedgerSource(Protocol):
     @property
     def queue_depth(self) -> int: ...
     @property
+    def pending_rows(self) -> int: ...
+    @property
     def last_flush_seconds(self) -> float: ...
     @property
     def dropped_total(self) -> int: ...
@@ -45,6 +47,11 @@ class ScrapedFamilies:
         self.ledger_source: LedgerSource | None = None
         self.span_source: SpanSource | None = None
         self.ledger_queue = gauge("ledger_queue_depth", "Records waiting to be written.", ())
+        self.ledger_pending = gauge(
+            "ledger_pending_records",
+            "Rows held in memory because their ledger write failed; retried at every flush.",
+            (),
+        )
         self.ledger_flush = gauge(
             "ledger_last_flush_seconds", "How long the last ledger flush took.", ()
         )
@@ -105,6 +112,7 @@ class ScrapedFamilies:
         if src is None:
             return
         self.ledger_queue.set((), float(src.queue_depth))
+        self.ledger_pending.set((), float(src.pending_rows))
         self.ledger_flush.set((), float(src.last_flush_seconds))
         self.ledger_dropped.set((), float(src.dropped_total))
         self.ledger_written.set((), float(src.written_total))

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from router.ledger import compaction, daylock, segments
+from router.ledger.backlog import UNSPLIT, Backlog, Batch
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
 from router.ledger.segments import Segment
 from router.pricing import price_map_version
@@ -45,15 +46,14 @@ class _Owned:
 
 
 class Appender:
-    """Writes batches as segments under one process tag; keeps failed writes for a retry."""
+    """Writes batches as segments under one process tag; holds failed writes for a retry."""
 
     def __init__(self, directory: Path, process_tag: str, store_text: bool, max_kept: int) -> None:
         self.directory = directory
         self.process_tag = process_tag
         self.store_text = store_text
-        self.max_kept = max_kept  # rows kept for a retry after failed writes, at most
         self.dropped: Counter[str] = Counter()  # rows given up, by table
-        self._retry: list[tuple[str, pa.Table]] = []
+        self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
         self._owned: dict[tuple[str, str], list[_Owned]] = {}
@@ -65,31 +65,53 @@ class Appender:
         self._version = price_map_version()
         segments.close_private_tables(directory)
 
+    @property
+    def pending_rows(self) -> int:
+        """Rows held in memory because their write failed (every table)."""
+        return self._backlog.rows
+
     def append(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
     ) -> Counter[str]:
-        """Write `records` and the other tables' `rows` (and any batch kept for a retry);
-        returns the rows written per table. Rows that fail to write are kept for the next
-        call."""
-        fresh = self._tables(records, rows)
-        pending, self._retry = self._retry, []
-        written: Counter[str] = Counter()
-        for table, data in pending + fresh:
+        """Write `records` and the other tables' `rows`, with the rows held from failed
+        writes: one write per (table, day). Returns the rows written per table; the rows of
+        a write that fails are held for the next call (`router.ledger.backlog`)."""
+        fresh = [(table, data, False) for table, data in self._tables(records, rows)]
+        held = self._backlog.take()
+        batches = {key: Batch(held=[data]) for key, data in held.items() if key[1] != UNSPLIT}
+        unsplit = [(table, data, True) for (table, day), data in held.items() if day == UNSPLIT]
+        for table, data, was_held in unsplit + fresh:
             try:
                 parts = segments.split_by_day(data, TIME_COLUMN[table])
             except Exception as exc:  # whatever went wrong, the rows wait for a retry
-                self._keep_for_retry(table, data, exc)
+                batch = batches.setdefault((table, UNSPLIT), Batch())
+                (batch.held if was_held else batch.fresh).append(data)
+                batch.error = exc
                 continue
             for day, part in parts.items():
-                path = self._next_path(table, day)
-                try:
-                    segments.write_segment(path, part, price_map_version=self._version)
-                except Exception as exc:
-                    self._keep_for_retry(table, part, exc)
-                    continue
-                self._track(table, day, Segment(path, day, part.num_rows))
-                written[table] += part.num_rows
+                batch = batches.setdefault((table, day), Batch())
+                (batch.held if was_held else batch.fresh).append(part)
+        written: Counter[str] = Counter()
+        recovered = 0
+        for (table, day), batch in batches.items():
+            if batch.error is None and self._write(table, day, batch):
+                written[table] += batch.rows()
+                recovered += batch.held_rows()
+        failed = {key: b for key, b in batches.items() if b.error is not None}
+        self.dropped += self._backlog.settle(failed, recovered, wrote=bool(written))
         return written
+
+    def _write(self, table: str, day: str, batch: Batch) -> bool:
+        """Write one (table, day)'s rows as one file; a failure is kept in `batch.error`."""
+        path = self._next_path(table, day)
+        try:
+            data = batch.table()
+            segments.write_segment(path, data, price_map_version=self._version)
+        except Exception as exc:
+            batch.error = exc
+            return False
+        self._track(table, day, Segment(path, day, data.num_rows))
+        return True
 
     def remove_doomed(self, now: float) -> None:
         """Delete merged-away files whose grace time for readers has passed."""
@@ -114,10 +136,7 @@ class Appender:
         already, and closed-day compaction merges them later. Rows still kept for a retry
         are lost now, and counted."""
         self._merger.shutdown(wait=True, cancel_futures=True)
-        lost: Counter[str] = Counter()
-        for table, data in self._retry:
-            lost[table] += data.num_rows
-        self._retry = []
+        lost = self._backlog.close()
         self.dropped += lost
         for table, rows in lost.items():
             log.error(
@@ -175,15 +194,6 @@ class Appender:
                 errors[0],
             )
         return good, pa.concat_tables(parts) if parts else convert([])
-
-    def _keep_for_retry(self, table: str, part: pa.Table, exc: Exception) -> None:
-        kept = sum(t.num_rows for _, t in self._retry)
-        if kept + part.num_rows > self.max_kept:
-            self.dropped[table] += part.num_rows
-            log.error("ledger write failed, dropped %d %s rows: %s", part.num_rows, table, exc)
-        else:
-            self._retry.append((table, part))
-            log.warning("ledger write failed, will retry %d %s rows: %s", part.num_rows, table, exc)
 
     def _next_path(self, table: str, day: str) -> Path:
         with self._lock:  # the merge thread names its outputs too

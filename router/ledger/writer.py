@@ -7,7 +7,9 @@ process's own tag, so several processes can write one directory without locks. E
 `MERGE_FANOUT` of its own small files are merged into one, on a thread of its own so
 flushes keep their pace, and a day holds a few hundred files per process instead of 86,400.
 `close()` flushes everything: a SIGTERM handler that calls it loses nothing; a SIGKILL
-loses at most the last interval.
+loses at most the last interval, except while writes fail (a full disk): the rows of failed
+writes are then held in memory for the next flush (`pending_rows`, up to `max_queue` rows;
+`router.ledger.backlog`), and a SIGKILL loses them too.
 
 This module is the queueing side and imports no PyArrow; the flush side
 (`router.ledger.appender`: Arrow tables, segment files, merges) is imported by the first
@@ -91,7 +93,14 @@ class LedgerWriter:
 
     @property
     def queue_depth(self) -> int:
+        """Rows queued for the next flush (every table)."""
         return len(self._records) + sum(len(q) for q in self._rows.values())
+
+    @property
+    def pending_rows(self) -> int:
+        """Rows held in memory because their write failed (every table): not in the queue,
+        but no more on disk than it. 0 while writes work; a SIGKILL loses them."""
+        return self._appender.pending_rows if self._appender else 0
 
     def start(self) -> None:
         """Start the flush thread (idempotent)."""

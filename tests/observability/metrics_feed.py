@@ -15,6 +15,7 @@ class ChattyLedger:
     def __init__(self) -> None:
         self._reads = itertools.count(1)
         self.queue_depth = 3
+        self.pending_rows = 5  # writes failing: the held-rows alert can fire
         self.last_flush_seconds = 0.004
         self.written_total = 100
 

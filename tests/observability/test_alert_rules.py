@@ -123,6 +123,32 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
             quiet("SmfLedgerDroppingRecords", "17m30s"),
         ],
     ),
+    # one router's writes fail from 5m to 10m, its rows held in memory; `for: 3m`. Another's
+    # failed once (held rows for one scrape): never for 3 minutes, so never an alert.
+    "SmfLedgerWritesFailing": (
+        [
+            series("smf_router_ledger_pending_records", "0x4 1200x4 0x10"),
+            series("smf_router_ledger_pending_records", "0x5 40 0x10", instance="router:4001"),
+        ],
+        [
+            quiet("SmfLedgerWritesFailing", "7m30s"),
+            fired(
+                "SmfLedgerWritesFailing",
+                "8m",
+                {"instance": "router:4000", "severity": "critical"},
+                {
+                    "summary": "The ledger of router:4000 cannot write: 1200 rows wait in memory",
+                    "description": (
+                        "Its writes fail (disk full or not writable; the router's log says "
+                        "why). The rows are retried at every flush and written once the disk "
+                        "takes them; until then a SIGKILL or crash of the router loses them, "
+                        "and past 1,000,000 rows new ones are dropped."
+                    ),
+                },
+            ),
+            quiet("SmfLedgerWritesFailing", "10m30s"),
+        ],
+    ),
     # 100 spans a minute lost from 5m on, of one reason; `for: 10m`. The other reason lost one
     # batch at 6m (a collector restart): never for 10 minutes, so never an alert.
     "SmfTracingDroppingSpans": (

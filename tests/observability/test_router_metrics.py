@@ -272,6 +272,7 @@ def test_classifier_canary_gating_and_shadow(metrics: Metrics) -> None:
 @dataclass
 class FakeLedger:
     queue_depth: int = 0
+    pending_rows: int = 0
     last_flush_seconds: float = 0.0
     dropped_total: int = 0
     written_total: int = 0
@@ -283,6 +284,9 @@ def test_ledger_numbers_are_read_at_scrape_time(metrics: Metrics) -> None:
     metrics.set_ledger_source(ledger)
     ledger.queue_depth, ledger.last_flush_seconds, ledger.written_total = 7, 0.012, 40
     assert value(metrics, "smf_router_ledger_queue_depth") == 7
+    assert value(metrics, "smf_router_ledger_pending_records") == 0
+    ledger.pending_rows = 12
+    assert value(metrics, "smf_router_ledger_pending_records") == 12
     assert value(metrics, "smf_router_ledger_last_flush_seconds") == 0.012
     assert value(metrics, "smf_router_ledger_written_records_total") == 40
     assert value(metrics, "smf_router_ledger_dropped_records_total") == 0

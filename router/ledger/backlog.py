@@ -1,0 +1,174 @@
+"""Rows the ledger writer holds in memory because their write failed, until a flush writes them.
+
+Writes fail for minutes at a time (a full disk, a read-only remount), and every flush retries.
+The held rows are one Arrow table per (table, day), so a flush retries one write per (table,
+day) however many flushes failed before it, and a disk that comes back gets one file per
+(table, day). Kept per failed batch, each flush retried, and logged, every batch since the
+outage began: after an hour at 1 s, 3,600 warnings a second, and 3,600 files to write back
+(found in review). Now an outage logs one warning when it starts, one a minute at most while
+it lasts (one more when rows are first dropped) and one when the writes recover.
+
+The held rows are in memory only: a SIGKILL loses them all. `rows` is their count, which
+`smf_router_ledger_pending_records` shows. At most `max_rows` are held (every table
+together; the writer's `max_queue`, 1,000,000 by default: ~0.33 KB of Arrow memory per
+request record, ~330 MB in all, and a text row holds its texts); the new rows of a failed
+write that would pass it are dropped and counted, held ones never are.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+log = logging.getLogger("smf_router.ledger.backlog")
+
+UNSPLIT = ""  # the day of rows that could not be split into days: split again next flush
+REPORT_EVERY_S = 60.0  # while writes keep failing, a warning at most this often
+MAX_CHUNKS = 64  # a held table's chunks (one per failed flush) are combined past this
+
+Key = tuple[str, str]  # (table, day)
+
+
+@dataclass(slots=True)
+class Batch:
+    """One flush's rows of one (table, day): those held from before, then its new ones."""
+
+    held: list[pa.Table] = field(default_factory=list)
+    fresh: list[pa.Table] = field(default_factory=list)
+    error: Exception | None = None  # why its write failed
+
+    def table(self) -> pa.Table:
+        return pa.concat_tables(self.held + self.fresh)  # zero-copy: chunks are shared
+
+    def rows(self) -> int:
+        return sum(t.num_rows for t in self.held + self.fresh)
+
+    def held_rows(self) -> int:
+        return sum(t.num_rows for t in self.held)
+
+
+@dataclass(slots=True)
+class _Outage:
+    since: float
+    reported: float  # when it was last logged
+    dropped: Counter[str] = field(default_factory=Counter)  # since it was last logged
+    dropped_before: bool = False  # rows were dropped in this outage and logged
+    recovered: int = 0  # held rows written while others still failed
+
+
+class Backlog:
+    """Held rows by (table, day), at most `max_rows` of them; logs the outage they mean."""
+
+    def __init__(self, max_rows: int) -> None:
+        self.max_rows = max_rows
+        self.rows = 0  # held now; read by a scrape on another thread, so set only when known
+        self._held: dict[Key, pa.Table] = {}
+        self._outage: _Outage | None = None
+
+    def take(self) -> dict[Key, pa.Table]:
+        """The held rows, for a flush to retry; `settle` gets back those still failing."""
+        held, self._held = self._held, {}
+        return held
+
+    def settle(self, failed: dict[Key, Batch], recovered: int, wrote: bool) -> Counter[str]:
+        """Hold the rows of the flush's `failed` writes: the rows held before first (they
+        fit before), then new ones while they fit under `max_rows`; returns those dropped,
+        by table. `recovered`: held rows the flush wrote; `wrote`: whether any write worked."""
+        kept = 0
+        for key, batch in failed.items():
+            if batch.held:
+                self._held[key] = _combined(batch.held)
+                kept += batch.held_rows()
+        dropped: Counter[str] = Counter()
+        for key, batch in failed.items():
+            for part in batch.fresh:
+                if kept + part.num_rows > self.max_rows:
+                    dropped[key[0]] += part.num_rows
+                    continue
+                held = self._held.get(key)
+                self._held[key] = part if held is None else _combined([held, part])
+                kept += part.num_rows
+        self.rows = kept
+        self._report(failed, dropped, recovered, wrote)
+        return dropped
+
+    def close(self) -> Counter[str]:
+        """Give up the held rows (the writer is closing): returns them, by table."""
+        lost: Counter[str] = Counter()
+        for (table, _), data in self.take().items():
+            lost[table] += data.num_rows
+        self.rows = 0
+        self._outage = None
+        return lost
+
+    def _report(
+        self, failed: dict[Key, Batch], dropped: Counter[str], recovered: int, wrote: bool
+    ) -> None:
+        now = time.monotonic()
+        outage = self._outage
+        if not failed:
+            if outage is not None and wrote:
+                log.warning(
+                    "ledger writes work again after %.0f s: wrote the %d rows held in memory",
+                    now - outage.since,
+                    outage.recovered + recovered,
+                )
+                self._outage = None
+            return
+        error = next((b.error for b in failed.values() if b.error is not None), None)
+        started = outage is None
+        if outage is None:
+            outage = self._outage = _Outage(since=now, reported=now)
+            log.warning(
+                "ledger write failed; holding %d rows in memory (at most %d), retried at every "
+                "flush: a SIGKILL loses them: %s: %s",
+                self.rows,
+                self.max_rows,
+                type(error).__name__,
+                error,
+            )
+        outage.recovered += recovered
+        outage.dropped += dropped
+        first_drop = bool(dropped) and not outage.dropped_before
+        if not first_drop and (started or now - outage.reported < REPORT_EVERY_S):
+            return
+        if outage.dropped:
+            log.error(
+                "ledger writes failing for %.0f s; holding %d rows in memory (at most %d), "
+                "dropped %s since the last report: %s: %s",
+                now - outage.since,
+                self.rows,
+                self.max_rows,
+                ", ".join(f"{n} {t} rows" for t, n in sorted(outage.dropped.items())),
+                type(error).__name__,
+                error,
+            )
+            outage.dropped_before = True
+        else:
+            log.warning(
+                "ledger writes failing for %.0f s; holding %d rows in memory: %s: %s",
+                now - outage.since,
+                self.rows,
+                type(error).__name__,
+                error,
+            )
+        outage.dropped = Counter()
+        outage.reported = now
+
+
+def _combined(tables: list[pa.Table]) -> pa.Table:
+    """`tables` as one; past `MAX_CHUNKS` chunks, copied into one chunk per column. A chunk
+    per failed flush costs ~3.5 KB for a one-row flush against ~0.3 KB per row in one: an
+    outage on a quiet router would hold mostly padding. Copying past 64 chunks copies the
+    held rows once every 64 failed flushes at most."""
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    if table.column(0).num_chunks <= MAX_CHUNKS:
+        return table
+    try:
+        return table.combine_chunks()
+    except (pa.ArrowException, MemoryError):  # strings past 2 GiB, or no memory: as it is
+        return table

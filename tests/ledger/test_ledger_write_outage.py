@@ -1,0 +1,178 @@
+"""A ledger write outage (a full disk, a read-only remount), through the real writer and files.
+
+Found in review: the rows of failed writes were held in memory where no metric showed them
+(queue depth 0, dropped 0: no alert, while a SIGKILL would lose everything since the disk
+filled); each failed flush's rows were kept, retried and logged as a batch of their own, so
+every flush logged one more line than the last (T²/2 lines after T flushes), and a disk
+that came back got one file per failed flush.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router.ledger import Ledger, LedgerWriter, segments
+from router.metrics import Metrics
+from router.record import Record
+
+
+class Disk:
+    """`segments.write_segment` that fails with ENOSPC while `full`."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = True
+        self._write = segments.write_segment
+        monkeypatch.setattr(segments, "write_segment", self.write)
+
+    def write(self, *args: Any, **kwargs: Any) -> None:
+        if self.full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self._write(*args, **kwargs)
+
+
+def outage_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith("smf_router.ledger") and r.levelno >= logging.WARNING
+    ]
+
+
+def ids(directory: Path) -> list[str]:
+    with Ledger(directory) as ledger:
+        return sorted(r[0] for r in ledger.sql("SELECT request_id FROM records"))
+
+
+def files(directory: Path, table: str) -> dict[str, int]:
+    """Segment files per day."""
+    out: dict[str, int] = {}
+    for s in segments.list_table(directory, table).segments:
+        out[s.day] = out.get(s.day, 0) + 1
+    return out
+
+
+def test_rows_held_after_failed_writes_show_in_their_metric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    metrics = Metrics()
+    metrics.set_ledger_source(writer)
+
+    def gauge(name: str) -> float | None:
+        metrics.render()  # reads the writer, as a scrape does
+        return metrics.registry.get_sample_value(f"smf_router_ledger_{name}")
+
+    now = time.time()
+    for flush in range(4):
+        for i in range(50):
+            writer.submit(Record(f"f{flush}-{i}", now))
+        assert writer.flush() == 0
+    assert gauge("pending_records") == 200
+    assert gauge("queue_depth") == 0 and gauge("dropped_records_total") == 0
+    assert writer.queue_depth == 0 and writer.pending_rows == 200  # held, not queued
+    # rows that could not even be split into days are held, and shown, too
+    real_split = segments.split_by_day
+    monkeypatch.setattr(segments, "split_by_day", lambda *_: 1 / 0)
+    writer.submit(Record("unsplit", now))
+    assert writer.flush() == 0
+    assert gauge("pending_records") == 201
+    monkeypatch.setattr(segments, "split_by_day", real_split)
+    disk.full = False
+    assert writer.flush() == 201
+    assert gauge("pending_records") == 0
+    writer.close()
+    assert len(ids(tmp_path)) == 201 and writer.dropped_total == 0
+
+
+def test_a_long_outage_logs_a_few_lines_not_one_per_failed_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        for i in range(50):
+            writer.submit(Record(f"r{i}", now))
+            writer.flush()
+        failing = outage_lines(caplog)
+        assert len(failing) == 1, failing  # when it began, with what is held and why
+        assert "ledger write failed" in failing[0] and "No space left" in failing[0]
+        caplog.clear()
+        disk.full = False
+        assert writer.flush() == 50
+    (recovered,) = outage_lines(caplog)
+    assert "work again" in recovered and "50 rows" in recovered
+    writer.close()
+    assert len(ids(tmp_path)) == 50
+
+
+def test_while_writes_fail_a_flush_logs_one_line_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the minute between reports cut to nothing, each flush logs one line, with the
+    count held so far: one retry per (table, day), not one per failed flush."""
+    Disk(monkeypatch)
+    monkeypatch.setattr("router.ledger.backlog.REPORT_EVERY_S", 0.0)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        for i in range(20):
+            writer.submit(Record(f"r{i}", now))
+            writer.flush()
+    lines = outage_lines(caplog)
+    assert len(lines) <= 20, lines
+    assert "holding 20 rows" in lines[-1]
+    writer.close()
+
+
+def test_a_recovered_disk_gets_one_file_per_table_and_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, store_text=True)
+    today = time.time()
+    yesterday = today - 86_400
+    for i in range(50):
+        for started, tag in ((yesterday, "y"), (today, "t")):
+            writer.submit(Record(f"{tag}{i}", started, prompt_text="hi", completion_text="ho"))
+        writer.submit_row("canary_runs", {"run_id": f"c{i}", "ts": today, "backend": "local"})
+        assert writer.flush() == 0
+    disk.full = False
+    assert writer.flush() == 250  # records and texts of two days, and canary runs
+    writer.close()
+    assert list(files(tmp_path, "records").values()) == [1, 1]
+    assert list(files(tmp_path, "texts").values()) == [1, 1]
+    assert list(files(tmp_path, "canary_runs").values()) == [1]
+    assert ids(tmp_path) == sorted(f"{t}{i}" for t in "yt" for i in range(50))
+    assert writer.dropped_rows.total() == 0
+
+
+def test_held_rows_are_never_dropped_for_new_ones_past_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`max_queue` bounds the rows held (every table together): the new rows of a failed
+    write past it are dropped and counted, the held ones stay and are written later. The
+    first drop is logged at once, as an error."""
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
+    now = time.time()
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        for flush in range(5):
+            for i in range(4):
+                writer.submit(Record(f"f{flush}-{i}", now))
+            writer.flush()
+    lines = outage_lines(caplog)
+    assert len(lines) == 2 and "dropped 4 records rows" in lines[1], lines
+    assert writer.pending_rows == 8  # the first two flushes' rows; 12 would pass 10
+    assert writer.dropped_total == 12
+    disk.full = False
+    assert writer.flush() == 8
+    writer.close()
+    assert ids(tmp_path) == sorted(f"f{f}-{i}" for f in range(2) for i in range(4))
