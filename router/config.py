@@ -28,7 +28,7 @@ from pydantic import (
 
 from classifier.intent import INTENTS
 from evals import results
-from router import config_env, config_warnings, config_yaml
+from router import config_checks, config_env, config_warnings, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
@@ -73,12 +73,12 @@ class LedgerSettings(Strict):
     path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
     flush_interval_s: float = Field(1.0, gt=0)
     store_text: bool = False
-    text_retention_days: int = Field(30, ge=1)
-    retention_days: int = Field(730, ge=1)
-    # The router's hourly retention (records' and texts') and compaction (router.maintenance).
-    # Off where one job does it for every replica (the Kubernetes CronJob): N replicas
-    # compacting one shared ledger at once are safe only where its storage honours flock
-    # across machines. Off with store_text and no such job, texts are kept: a warning.
+    text_retention_days: int = Field(30, ge=1, le=config_checks.MAX_DAYS)
+    retention_days: int = Field(730, ge=1, le=config_checks.MAX_DAYS)
+    # The router's retention (records' and texts') and compaction, a minute after start, then
+    # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
+    # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
+    # honours flock across machines. Off with store_text and no such job, texts are kept: a warning.
     housekeeping: bool = True
 
 

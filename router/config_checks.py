@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # `router.config_backend` and `router.config` import this mod
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 9110 token
 _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+# The most days a retention or a `--days` window may span: 100 years keeps everything a
+# user means by "keep it all", where a million days overflowed the date arithmetic (before
+# year 1) and stopped retention, and with it compaction, at every run.
+MAX_DAYS = 36500
 
 
 def is_header_name(name: str) -> bool:

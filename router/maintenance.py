@@ -1,12 +1,13 @@
 """Ledger housekeeping inside a running router, and the report it serves to admins.
 
-Once an hour (off the event loop) partitions past their retention are dropped and closed
-days compacted, and what the ledger warns of (a stray directory, a merge that failed) is
-logged, unless `ledger.housekeeping` is off (one job does it for all replicas, as
-`smf-router ledger compact --config`); `GET /v1/router/report` answers with the same JSON as
-`smf-router report --format json`. Both use the `ledger` settings the router started with,
-like the ledger writer: a reload that changes them is reported as needing a restart, and
-until then the report read a directory nobody wrote and retention applied at once.
+A minute after start and then once an hour (off the event loop) partitions past their
+retention are dropped and closed days compacted, and what the ledger warns of (a stray
+directory, a merge that failed) is logged, unless `ledger.housekeeping` is off (one job
+does it for all replicas, as `smf-router ledger compact --config`); `GET /v1/router/report`
+answers with the same JSON as `smf-router report --format json`. Both use the `ledger`
+settings the router started with, like the ledger writer: a reload that changes them is
+reported as needing a restart, and until then the report read a directory nobody wrote and
+retention applied at once.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from router.errors import BadRequest, RouterError
 log = logging.getLogger("smf_router")
 
 INTERVAL_S = 3600.0
+# The first pass, a minute after start: it came an hour after, and a router restarted more
+# often (a laptop, a crash loop, redeploys) never applied retention, prompt texts' included.
+FIRST_S = 60.0
 
 
 def housekeep(config: Config) -> None:
     """Apply retention, then compact closed days; safe beside other writers and compactors."""
-    # PyArrow loads here, in the hourly job's thread, not at start (see router.ledger).
+    # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
     from router.ledger.compaction import apply_retentions, compact
 
     directory = Path(config.ledger.path)
@@ -106,13 +110,15 @@ def _report_time(text: str, param: str) -> datetime:
 
 
 def install(components: Any) -> None:
-    """FEATURES installer: the hourly housekeeping job (unless `ledger.housekeeping` is
-    off) and the report endpoint."""
+    """FEATURES installer: the housekeeping job, a minute after start then hourly (unless
+    `ledger.housekeeping` is off), and the report endpoint."""
     started: Config = components.config  # installed while the router is built: at start
 
     async def job() -> None:
+        delay = FIRST_S  # not at once: a start's backlog of days must not slow its warm-up
         while True:
-            await asyncio.sleep(INTERVAL_S)
+            await asyncio.sleep(delay)
+            delay = INTERVAL_S
             try:
                 await asyncio.to_thread(housekeep, started)
             except Exception:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from router.cli_config import load_or_exit
+from router.config_checks import MAX_DAYS
 from router.shadow_report import PairSummary, from_ledger, summarize
 
 app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
@@ -70,7 +71,10 @@ def report(
         ),
     ] = None,
     ledger: Annotated[Path | None, typer.Option("--ledger", help="Ledger directory.")] = None,
-    days: Annotated[int | None, typer.Option(min=1, help="Only the last N days.")] = None,
+    days: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_DAYS, help=f"Only the last N days (1 to {MAX_DAYS})."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""

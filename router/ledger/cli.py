@@ -14,6 +14,7 @@ import typer
 
 from router.cli_config import load_or_exit
 from router.config import Config
+from router.config_checks import MAX_DAYS
 
 app = typer.Typer(help="Usage reports and ledger maintenance.", no_args_is_help=True)
 
@@ -142,7 +143,8 @@ def compact_command(
         float, typer.Option(help="A day is closed this long after it ended (at least 0).")
     ] = 1.0,
     retention_days: Annotated[
-        int | None, typer.Option(min=1, help="Drop days older than this (at least 1).")
+        int | None,
+        typer.Option(min=1, max=MAX_DAYS, help=f"Drop days older than this (1 to {MAX_DAYS})."),
     ] = None,
 ) -> None:
     """Merge each closed day into one file, and drop days past the config's retention

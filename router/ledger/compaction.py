@@ -321,9 +321,15 @@ def apply_retention(
     """Drop whole day partitions older than `days`; returns the days dropped.
 
     A partition that cannot be deleted is named in `warnings` (logged if None) and is not
-    returned: counted as dropped while it stayed, it hid that retention was not applied."""
+    returned: counted as dropped while it stayed, it hid that retention was not applied.
+    A (UTC) day is dropped once it ended `days` days ago: what it holds is kept at least
+    `days` days and at most `days` + 1. A cutoff before year 1 drops nothing: a huge
+    `days` ("keep it all") raised OverflowError here, and no compaction followed it."""
     now = now or datetime.now(UTC)
-    cutoff = (now - timedelta(days=days)).date().isoformat()
+    try:
+        cutoff = (now - timedelta(days=days)).date().isoformat()
+    except OverflowError:
+        cutoff = ""  # no day sorts before it
     dropped: list[str] = []
     partitions, failed = segments.unlisted(directory, table)
     for path in partitions:

@@ -83,6 +83,42 @@ def test_texts_never_outlive_their_records(tmp_path: Path) -> None:
     assert list(tmp_path.rglob("*.parquet")) == []
 
 
+@pytest.mark.parametrize("days", [1_000_000, 10**12])
+def test_a_retention_before_year_1_drops_nothing_and_compaction_still_runs(
+    tmp_path: Path, days: int
+) -> None:
+    """`retention_days: 1000000` ("keep everything") overflowed `now - timedelta(days=…)`:
+    every housekeeping pass raised before it compacted, and `ledger compact --config`
+    ended in a traceback (found in review). `config check` now refuses it; should such a
+    number reach retention anyway, no day is that old."""
+    now = datetime.now(UTC)
+    old = write_day(tmp_path, now - timedelta(days=40), 2, "old", text=True)
+    texts = segments.day_dir(tmp_path, "texts", (now - timedelta(days=40)).date().isoformat())
+    assert compaction.apply_retention(tmp_path, "records", days, now) == []
+    assert compaction.apply_retentions(tmp_path, days, days, now) == []
+    assert files(old) and files(texts)
+    settings = {"path": str(tmp_path), "retention_days": days, "text_retention_days": days}
+    ledger = known_config().ledger.model_copy(update=settings)  # unvalidated, as if it got by
+    housekeep(known_config().model_copy(update={"ledger": ledger}))
+    assert len(list(old.glob("*.parquet"))) == 1, "the day was not compacted"
+    assert len(list(texts.glob("*.parquet"))) == 1
+
+
+def test_compact_refuses_a_retention_past_100_years(tmp_path: Path) -> None:
+    """`--retention-days 1000000` ended in an OverflowError traceback (found in review):
+    like `ledger.retention_days`, it is at most 36500 days."""
+    old = write_day(tmp_path, datetime.now(UTC) - timedelta(days=40), 1, "old")
+    refused = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "36501"]
+    )
+    assert refused.exit_code == 2 and "--retention-days" in refused.output, refused.output
+    kept = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "36500"]
+    )
+    assert kept.exit_code == 0, kept.output
+    assert "dropped 0 day partition(s)" in kept.output and old.exists()
+
+
 def test_compaction_deletes_temporary_files_of_killed_merges_in_closed_days(
     tmp_path: Path,
 ) -> None:

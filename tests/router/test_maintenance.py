@@ -134,6 +134,31 @@ def test_housekeeping_drops_partitions_past_retention(tmp_path: Path) -> None:
     assert days == [f"day={recent_day}"]
 
 
+def test_housekeeping_first_runs_soon_after_start_not_an_hour_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first pass came an hour after start: a router restarted more often (a laptop, a
+    crash loop, redeploys) never applied retention, and kept prompt texts past
+    `text_retention_days` (found in review). It now comes a minute after start (0.2 s
+    here), then hourly."""
+    from router import maintenance
+
+    monkeypatch.setattr(maintenance, "FIRST_S", 0.2)
+    assert maintenance.INTERVAL_S == 3600  # not shortened: only the first pass is early
+    ledger = tmp_path / "ledger"
+    old = datetime.now(UTC) - timedelta(days=40)
+    records = write_day(ledger, old, 1, "old", text=True)
+    texts = ledger / "texts" / records.name
+    assert texts.is_dir()
+    with simulator(profile="vllm", model="local-model") as local:
+        settings = {"path": str(ledger), "store_text": True, "text_retention_days": 30}
+        config = config_for({"local": local}, tmp_path, ledger=settings)
+        with router(config):
+            dropped = wait_until(lambda: not texts.exists(), seconds=20)
+    assert dropped, "the expired prompt texts were still kept after start"
+    assert records.is_dir(), "the record is within retention_days (730)"
+
+
 def test_housekeeping_logs_each_ledger_warning_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -287,6 +312,7 @@ def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_ru
 
     housekept: list[str] = []
     monkeypatch.setattr(maintenance, "INTERVAL_S", 0.05)
+    monkeypatch.setattr(maintenance, "FIRST_S", 0.05)
     monkeypatch.setattr(maintenance, "housekeep", lambda c: housekept.append(c.ledger.path))
     with (
         simulator(profile="vllm", model="local-model") as local,
@@ -332,6 +358,7 @@ def test_ledger_housekeeping_off_leaves_compaction_to_one_job(
     from router import maintenance
 
     monkeypatch.setattr(maintenance, "INTERVAL_S", 0.05)
+    monkeypatch.setattr(maintenance, "FIRST_S", 0.05)
     ledger = tmp_path / "ledger"
     day = write_day(ledger, datetime.now(UTC) - timedelta(days=3), 2, "old")
     with simulator(profile="vllm", model="local-model") as local:

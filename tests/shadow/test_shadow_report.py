@@ -120,6 +120,18 @@ def test_cli_refuses_a_missing_ledger_and_a_window_below_one_day(tmp_path: Path)
         from_ledger(ledger, 0)
 
 
+def test_cli_refuses_a_window_past_100_years(tmp_path: Path) -> None:
+    """`--days 999999999` ended in a DuckDB ConversionException traceback (found in
+    review): like the retention settings, a window is at most 36500 days (100 years)."""
+    path = _ledger(tmp_path)
+    for days in ("36501", "999999999"):
+        result = CliRunner().invoke(app, ["report", "--ledger", str(path), "--days", days])
+        assert result.exit_code == 2 and "--days" in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    widest = CliRunner().invoke(app, ["report", "--ledger", str(path), "--days", "36500"])
+    assert widest.exit_code == 0, widest.output
+
+
 def test_advice_without_config_uses_the_tiers_the_rows_stored(tmp_path: Path) -> None:
     """Without `--config` the report knew no tiers and advised "keep prose on cloud" where
     it advises "consider routing prose to local first" (found in review). Rows carry the
