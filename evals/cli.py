@@ -24,7 +24,10 @@ from evals.runner import Endpoint, run_cases, served_context_window
 from evals.suite import SHIPPED, Case, load, load_profile, published_count
 from evals.urls import check_url, masked_url
 
-app = typer.Typer(help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.")
+app = typer.Typer(
+    help="Run smf-bench-format eval suites against an OpenAI-compatible endpoint.",
+    no_args_is_help=True,
+)
 
 THINKING = {"off": False, "on": True, "omit": None}
 NOTHING_GRADED = 3
@@ -53,7 +56,9 @@ def select_cases(suites: Path, profile: str | None) -> list[Case]:
     try:
         return load_profile(suites, profile) if profile else load(suites)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
-        raise typer.BadParameter(str(exc) or f"no such file or directory: {suites}") from None
+        raise typer.BadParameter(
+            f"--suites: {exc or f'no such file or directory: {suites}'}"
+        ) from None
 
 
 def endpoint_url(url: str) -> str:

@@ -331,8 +331,8 @@ def load_file(path: Path) -> list[Case]:
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    if not path.is_dir():
-        raise FileNotFoundError(path)
+    if not path.is_dir():  # its message is the path alone otherwise: `Invalid value: nonexist`
+        raise FileNotFoundError(f"no such file or directory: {path}")
     return sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
 
 

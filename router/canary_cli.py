@@ -4,8 +4,10 @@ For deployments where the schedule lives outside the routers (a Kubernetes CronJ
 it once per cluster; routers without `canary.enabled` read its rounds back from the ledger,
 `router.canary_follow`); a router with `canary.enabled` runs the same rounds itself.
 It prints one line per backend for a person (`--json`: the round's summaries for scripts).
-A SIGTERM (Kubernetes' `activeDeadlineSeconds`) or `--deadline-s` ends the round early:
-each backend's rows are written with what it finished (`router.canary_bound`).
+A SIGTERM (Kubernetes' `activeDeadlineSeconds`), a SIGINT (Ctrl-C) or `--deadline-s` ends
+the round early: each backend's rows are written with what it finished (`router.canary_bound`).
+Exit status: 0 once some backend graded a case, `NOTHING_GRADED` when none did (every backend
+unreachable: nothing was measured), 128 + the signal's number when one ended the round.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import math
 import signal
 from collections import Counter
 from collections.abc import Sequence
@@ -35,7 +38,10 @@ app = typer.Typer(help="Canary evals against every configured backend.", no_args
 
 MAX_DETAILS = 3  # distinct error details shown per backend, most common first
 MAX_DETAIL_CHARS = 200
-STOPPED = 128 + signal.SIGTERM  # the exit status of a round a SIGTERM ended, as a shell's
+# A round these end exits with 128 + their number, as a shell's. Ctrl-C's ended the process
+# at once, with nothing printed and the round under way unwritten (found in review).
+STOPPING = (signal.SIGTERM, signal.SIGINT)
+NOTHING_GRADED = 3  # as `eval run`'s: a round that measured nothing is no success
 
 
 class ErrorDetails:
@@ -111,13 +117,17 @@ def run(
         float | None,
         typer.Option(
             "--deadline-s",
-            min=0,
             help="End the round this many seconds after it starts: cases still unanswered "
             "are recorded as errors (default: no deadline).",
         ),
     ] = None,
 ) -> None:
     """Run one rotating sample of every suite against every backend and record the results."""
+    if deadline_s is not None and not (math.isfinite(deadline_s) and deadline_s > 0):
+        # 0 was taken: a round of cases "not asked" was recorded, and moved the rotation on
+        raise typer.BadParameter(
+            f"must be a number of seconds > 0, not {deadline_s}", param_hint="'--deadline-s'"
+        )
     settings = load_or_exit(config)
     if settings is None:
         typer.echo("error: no config: give --config or set SMF_ROUTER_CONFIG", err=True)
@@ -143,11 +153,13 @@ def run(
 
     async def once() -> None:
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, canary.stop, "SIGTERM")
+        for sig in STOPPING:
+            loop.add_signal_handler(sig, canary.stop, sig.name)
         try:
             await canary.run_once()
         finally:
-            loop.remove_signal_handler(signal.SIGTERM)
+            for sig in STOPPING:
+                loop.remove_signal_handler(sig)
             await canary.aclose()
 
     try:
@@ -157,7 +169,13 @@ def run(
     show(canary, errors, settings.backends, as_json)
     if canary.stopped is not None:
         typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
-        raise typer.Exit(STOPPED)
+        raise typer.Exit(128 + signal.Signals[canary.stopped])
+    if not any(run["passed"] + run["failed"] for run in canary.last_run.values()):
+        typer.echo(
+            f"no backend graded a case: nothing was measured (exit status {NOTHING_GRADED})",
+            err=True,
+        )
+        raise typer.Exit(NOTHING_GRADED)
 
 
 def show(

@@ -216,8 +216,23 @@ def _mount_optional() -> None:
 
 
 def main() -> None:
+    from router import cli_stdout
+
     _mount_optional()
+    stdout = cli_stdout.watch()
     try:
-        app()
+        try:
+            app()
+        finally:  # what is still buffered: its error is this command's too, not the exit's
+            sys.stdout.flush()
     except KeyboardInterrupt:
         sys.exit(130)
+    except (OSError, SystemExit):
+        error = stdout.error
+        if error is None:  # an OSError not stdout's is the traceback of a bug
+            raise
+        stdout.drop()
+        if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
+            sys.exit(0)
+        typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)
+        sys.exit(1)

@@ -20,7 +20,9 @@ from evals.suite import SHIPPED, published_count
 from router.canary import endpoint_of
 from router.config import ConfigError, load
 
-app = typer.Typer(help="Run eval suites against an endpoint or a configured backend.")
+app = typer.Typer(
+    help="Run eval suites against an endpoint or a configured backend.", no_args_is_help=True
+)
 app.command("report")(eval_cli.report_command)
 
 

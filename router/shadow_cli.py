@@ -42,7 +42,7 @@ def _table(summaries: list[PairSummary]) -> Table:
         "judge",
         "errors",
     ):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")  # never "…": a cut number reads as another
     for s in summaries:
         agree = f"{s.agreement:.0%}" if s.agreement is not None else "-"
         judge = ", ".join(f"{k} {v}" for k, v in sorted(s.judge.items())) or "-"
@@ -99,7 +99,9 @@ def report(
     if as_json:
         typer.echo(json.dumps([s.as_dict() for s in summaries], indent=2))
         return
-    console = Console()
+    # As `smf-router report`'s: at a pipe's 80 columns, or a narrow terminal's, rich cut the
+    # table's own numbers (95% CI `50%–7…`; found in review).
+    console = Console(width=140)
     if not summaries:
         console.print("no shadow comparisons in the ledger yet")
         return

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -79,6 +81,9 @@ def _write(out: Path, text: str) -> None:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
+    except FileExistsError:  # `mkdir` met a file where the directory goes: it said "File exists"
+        typer.echo(f"error: cannot write {out}: {os.strerror(errno.ENOTDIR)}", err=True)
+        raise typer.Exit(2) from None
     except OSError as exc:
         typer.echo(f"error: cannot write {out}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
@@ -182,3 +187,7 @@ def compact_command(
         )
     for warning in kept + result.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    if kept or result.failed:  # exit 0: a CronJob that left texts past retention "succeeded"
+        failures = f"{len(kept)} retention and {result.failed} compaction failure(s)"
+        typer.echo(f"error: {failures}, named above", err=True)
+        raise typer.Exit(1)

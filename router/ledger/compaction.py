@@ -41,6 +41,7 @@ class CompactionResult:
     files_in: int = 0
     files_out: int = 0
     rollups: int = 0
+    failed: int = 0  # closed days left as they were by an error (a full disk, no permission)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -210,6 +211,7 @@ def compact(
                     else:  # its merge is another's: a compactor's, or a writer's of its files
                         log.info("%s is being merged elsewhere; skipped", path)
             except OSError as exc:  # a full disk: this day's inputs stay as they are
+                result.failed += 1
                 result.warnings.append(f"not compacting {path}: {exc.strerror or exc}")
     return result
 

@@ -120,10 +120,14 @@ def test_a_hung_backend_ends_its_round_after_two_unanswered_cases(tmp_path: Path
     }
 
 
-def test_a_sigterm_writes_the_rounds_it_ended(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_sigterm_or_a_ctrl_c_writes_the_rounds_it_ended(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     """Kubernetes' activeDeadlineSeconds ends the job with a SIGTERM: the process died at
     once, and the hung backend's round was never written (found in review). Now its round
-    ends with what it finished, written, and its exit status says it was stopped."""
+    ends with what it finished, written, and its exit status says it was stopped. Ctrl-C
+    (SIGINT) still did that after: exit 130, nothing printed (found in review)."""
     with simulator(profile="vllm", model="local-model") as sim:
         path = _written(tmp_path, _config(tmp_path, sim, hung=True, timeout_s=60))
         runs = RecentRows(tmp_path / "ledger", "canary_runs")
@@ -134,13 +138,13 @@ def test_a_sigterm_writes_the_rounds_it_ended(tmp_path: Path) -> None:
                 lambda: any(r["backend"] == "local" for r in runs.read("2000-01-01")), 60
             )
             assert local_written and job.poll() is None  # hung still waits for its first reply
-            job.send_signal(signal.SIGTERM)
+            job.send_signal(sig)
             out, err = job.communicate(timeout=60)
         finally:
             job.kill()
-    assert job.returncode == 128 + signal.SIGTERM, err
-    assert "stopped by SIGTERM" in err
-    assert "1 × no reply before the round ended (SIGTERM)" in out
+    assert job.returncode == 128 + sig, err
+    assert f"stopped by {sig.name}" in err
+    assert f"1 × no reply before the round ended ({sig.name})" in out
     ledger = Ledger(tmp_path / "ledger")
     written = ledger.sql("select backend, cases, errors from canary_runs order by backend")
     assert written == [("hung", 3, 3), ("local", 3, 0)]
@@ -162,6 +166,34 @@ def test_a_deadline_ends_the_round_with_its_rows_written(tmp_path: Path) -> None
         "not asked: the round had ended (deadline 3 s)": 2,
     }
     assert Ledger(tmp_path / "ledger").sql("select count(*) from canary_runs") == [(2,)]
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan"])
+def test_a_deadline_that_is_no_positive_number_is_a_usage_error(
+    tmp_path: Path, seconds: str
+) -> None:
+    """`--deadline-s 0` was taken: a round of cases "not asked" was recorded, and moved the
+    rotation past cases no backend was asked (found in review)."""
+    path = _written(tmp_path, _config(tmp_path, Running("http://127.0.0.1:9/v1", "")))
+    done = subprocess.run(
+        _command(path, "--deadline-s", seconds), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--deadline-s" in done.stderr and "> 0" in done.stderr
+    assert not (tmp_path / "ledger").exists()
+
+
+def test_a_round_no_backend_answered_exits_3(tmp_path: Path) -> None:
+    """Every backend unreachable, every case an error: it exited 0, and a CronJob showed a
+    success that measured nothing, where `eval run` exits 3 (found in review)."""
+    path = _written(tmp_path, _config(tmp_path, Running("http://127.0.0.1:9/v1", "")))
+    done = subprocess.run(_command(path), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.startswith("local: 0/3 passed, 0 failed, 3 errors")
+    assert done.stderr.splitlines()[-1] == (
+        "no backend graded a case: nothing was measured (exit status 3)"
+    )
+    assert Ledger(tmp_path / "ledger").sql("select count(*) from canary_runs") == [(1,)]
 
 
 @pytest.mark.parametrize("command", ["canary run", "config check"])

@@ -275,6 +275,44 @@ def test_classify_without_a_prompt_at_a_terminal_says_how_to_give_one(tmp_path: 
 
 
 @pytest.mark.parametrize(
+    "args", [["classify"], ["classify", "-"], ["classifier", "show"], ["classifier", "show", "-"]]
+)
+def test_classify_with_stdin_closed_says_how_to_give_a_prompt(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """With stdin closed (`<&-`, `sys.stdin` is None) it was an AttributeError traceback
+    (found in review): there is no prompt to read, as at a terminal."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    config = ["--config", str(_config(tmp_path, 0.35))] if args[0] == "classify" else []
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" <&-', str(smf_router), *args, *config],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "error: give the prompt as TEXT, or '-' and the prompt on stdin\n"
+
+
+@pytest.mark.parametrize("command", ["import-data", "distill"])
+def test_a_directory_argument_that_is_missing_or_a_file_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """A missing SRC or MODEL_DIR, or a file, ended in a FileNotFoundError or
+    NotADirectoryError traceback (found in review). Pointed away from classifier/data, so
+    a run that got past the check writes nothing there."""
+    monkeypatch.setattr(corpus, "DATA_DIR", tmp_path / "data")
+    monkeypatch.setattr(corpus, "EMBEDDING_PATH", tmp_path / "data" / "table.npz")
+    (tmp_path / "file").write_text("")
+    for path, why in ((tmp_path / "none", "does not exist"), (tmp_path / "file", "is a file")):
+        result = CliRunner().invoke(app, [command, str(path)], env={"COLUMNS": "300"})
+        assert result.exit_code == 2, (path, result.output)
+        assert isinstance(result.exception, SystemExit), result.exception
+        assert f"'{path}' {why}" in result.output
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
     ("prompt", "why"), [("", "no text"), ("asdf", "no word in it the model knows")]
 )
 def test_classify_of_nothing_it_can_read_says_so_without_tables(

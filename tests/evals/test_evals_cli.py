@@ -177,6 +177,16 @@ def test_a_timeout_that_is_no_positive_number_is_a_usage_error(app: Typer, secon
 
 
 @APPS
+def test_eval_alone_prints_its_help(app: Typer) -> None:
+    """`smf-router eval` said "Missing command." where every other group prints its help
+    (found in review)."""
+    result = CliRunner().invoke(app, [], env={"COLUMNS": "200"})
+    assert "Missing command" not in result.output
+    assert "Usage:" in result.output and "Commands" in result.output
+    assert {"run", "report"} <= set(result.output.split())
+
+
+@APPS
 def test_suites_without_a_case_are_a_usage_error(tmp_path: Path, app: Typer) -> None:
     """An empty suites directory ran nothing and exited 3, as a dead endpoint does (found
     in review)."""
@@ -224,11 +234,15 @@ def _raw(case: Case) -> dict[str, Any]:
     }
 
 
-def test_cli_names_suites_that_do_not_load(tmp_path: Path) -> None:
-    """A missing --suites path ended in a FileNotFoundError traceback (found in review)."""
+@APPS
+def test_cli_names_suites_that_do_not_load(tmp_path: Path, app: Typer) -> None:
+    """A missing --suites path ended in a FileNotFoundError traceback, then said
+    `Invalid value: nosuch`, naming neither the option nor what was wrong (found in
+    review)."""
     args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--no-progress"]
-    missing = CliRunner().invoke(evals_app, [*args, "--suites", str(tmp_path / "nosuch")])
-    assert missing.exit_code == 2 and "nosuch" in missing.output
+    missing = CliRunner().invoke(app, [*args, "--suites", str(tmp_path / "nosuch")])
+    assert missing.exit_code == 2
+    assert f"--suites:nosuchfileordirectory:{tmp_path / 'nosuch'}" in flat(missing)
     assert not isinstance(missing.exception, FileNotFoundError)
 
 

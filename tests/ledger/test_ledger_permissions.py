@@ -212,21 +212,25 @@ def test_a_ledger_on_nfs_still_takes_its_day_locks(
 
 def test_a_day_retention_cannot_delete_is_a_warning_not_a_drop(tmp_path: Path) -> None:
     """Retention removed days with errors ignored and counted each as dropped: a day it may
-    not delete stayed on disk for good while every run reported it gone."""
+    not delete stayed on disk for good while every run reported it gone. Then it said so,
+    and exited 0: the CronJob showed a success while prompt texts stayed past retention
+    (found in review). Now it exits 1."""
     now = datetime.now(UTC)
     old = write_day(tmp_path, now - timedelta(days=40), 2, "old")
     with unwritable(old):
         result = CliRunner().invoke(
             app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
         )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     assert "dropped 0 day partition(s)" in result.output
     assert f"warning: not dropping {old} past retention: " in result.output
+    assert "error: 1 retention and " in result.output  # its merge failed too: immutable
     assert old.is_dir()
     # the next run, allowed to, drops it
     again = CliRunner().invoke(
         app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
     )
+    assert again.exit_code == 0, again.output
     assert "dropped 1 day partition(s)" in again.output, again.output
     assert not old.exists()
 

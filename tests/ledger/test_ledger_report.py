@@ -210,6 +210,16 @@ def test_cli_report_to_a_path_it_cannot_write_says_so(ledger: Path, tmp_path: Pa
         assert not isinstance(result.exception, OSError)
 
 
+def test_cli_report_under_a_file_says_it_is_not_a_directory(ledger: Path, tmp_path: Path) -> None:
+    """`--out file/r.txt` said "File exists", the error of the `mkdir` of its parent, which
+    reads as if r.txt were in the way (found in review)."""
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "r.txt"
+    result = CliRunner().invoke(app, ["report", "--ledger", str(ledger), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: cannot write {out}: Not a directory\n"
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [

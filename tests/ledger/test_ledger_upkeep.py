@@ -53,16 +53,19 @@ def test_housekeeping_on_a_full_disk_still_drops_old_days(tmp_path: Path, monkey
 def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
     tmp_path: Path, monkeypatch
 ) -> None:
+    """A day it could not merge exits 1: with 0, the CronJob showed a success (found in
+    review)."""
     old, recent = full_disk_ledger(tmp_path)
     before = files(recent)
     monkeypatch.setattr(segments, "write_tables", no_space)
     result = CliRunner().invoke(
         app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
     )
-    assert result.exit_code == 0, result.output
-    assert result.exception is None
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, OSError)
     assert "Traceback" not in result.output
     assert f"warning: not compacting {recent}: No space left on device" in result.output
+    assert "error: 0 retention and 1 compaction failure(s), named above" in result.output
     assert "dropped 1 day partition(s)" in result.output
     assert not old.exists() and files(recent) == before
 

@@ -105,6 +105,22 @@ def test_cli_prints_json_and_table(tmp_path: Path) -> None:
     assert empty.exit_code == 0 and "no shadow comparisons" in empty.output
 
 
+def test_the_table_in_a_pipe_cuts_none_of_its_numbers(tmp_path: Path) -> None:
+    """At a pipe's 80 columns rich cut the table's own numbers: `50%–7…` for an interval
+    (found in review). It is as wide as `smf-router report`'s, and folds what is wider."""
+    path = _ledger(tmp_path)
+    with Ledger(path) as ledger:
+        summaries = summarize(from_ledger(ledger), TIERS)
+    table = CliRunner().invoke(app, ["report", "--ledger", str(path)], env={"COLUMNS": "80"})
+    assert table.exit_code == 0, table.output
+    assert "…" not in table.output
+    for s in summaries:
+        assert f"{s.low:.0%}–{s.high:.0%}" in table.output
+        assert f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f} / {s.judge_cost_usd:.4f}" in (
+            table.output
+        )
+
+
 def test_cli_refuses_a_missing_ledger_and_a_window_below_one_day(tmp_path: Path) -> None:
     """`--ledger` with a typo said "no shadow comparisons yet" and exited 0 where `report`
     and `ledger compact` refuse it; `--days -3` was a DuckDB traceback and `--days 0` meant

@@ -1,0 +1,83 @@
+"""Output that cannot be written (stdout on a full disk, or closed) is one `error:` line and
+exit 1, never a traceback; a reader that stops reading (`| head`) is no error at all."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.harness import VENV_BIN
+
+SMF_ROUTER = str(VENV_BIN / "smf-router")
+# Each with the stdout buffered as at a pipe or file, and unbuffered (PYTHONUNBUFFERED, as the
+# Docker image runs it): the error comes up from a write in one, from the flush at exit in
+# the other.
+BUFFERING = pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+
+
+def commands(tmp_path: Path) -> list[list[str]]:
+    """A command printing with rich, one writing to sys.stdout, one printing with typer."""
+    (tmp_path / "ledger").mkdir(exist_ok=True)
+    return [
+        ["--help"],
+        ["report", "--ledger", str(tmp_path / "ledger"), "--format", "csv"],
+        ["report", "--ledger", str(tmp_path / "ledger")],
+        ["shadow", "report", "--ledger", str(tmp_path / "ledger"), "--json"],
+    ]
+
+
+def env(unbuffered: bool) -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    kept.pop("PYTHONUNBUFFERED", None)
+    return kept | ({"PYTHONUNBUFFERED": "1"} if unbuffered else {})
+
+
+def run(argv: list[str], unbuffered: bool, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env=env(unbuffered),
+        check=False,
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+@BUFFERING
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_stdout_on_a_full_disk_is_one_line(tmp_path: Path, unbuffered: bool) -> None:
+    """Every command died in a traceback (OSError ENOSPC) (found in review)."""
+    for args in commands(tmp_path):
+        with open("/dev/full", "w") as full:
+            done = run([SMF_ROUTER, *args], unbuffered, stdout=full)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr == "error: cannot write to stdout: No space left on device\n", args
+
+
+@BUFFERING
+def test_a_closed_stdout_is_one_line(tmp_path: Path, unbuffered: bool) -> None:
+    """`report` crashed on `sys.stdout` being None (AttributeError); the others printed
+    nothing and exited 0, as if they had (found in review)."""
+    for args in commands(tmp_path):
+        done = run(["sh", "-c", 'exec "$0" "$@" >&-', SMF_ROUTER, *args], unbuffered)
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr == "error: cannot write to stdout: Bad file descriptor\n", args
+
+
+@BUFFERING
+def test_a_reader_that_went_away_is_no_error(tmp_path: Path, unbuffered: bool) -> None:
+    """`smf-router report | head`: the reader took what it wanted. Quiet, and exit 0 as
+    when the output fits in the pipe before it goes (it exited 1 when it did not)."""
+    for args in commands(tmp_path):
+        read, write = os.pipe()
+        os.close(read)  # gone before the first write
+        try:
+            done = run([SMF_ROUTER, *args], unbuffered, stdout=write)
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (0, ""), args
