@@ -285,3 +285,22 @@ def test_promtool_accepts_the_prometheus_config_compose_mounts() -> None:
         timeout=60,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_canary_job_is_not_retried_when_nothing_was_measured() -> None:
+    """`canary run` exits NOTHING_GRADED when every backend was unreachable; with
+    `backoffLimit: 1` Kubernetes ran a second all-errors round at once, moving the case
+    rotation on again."""
+    from router.canary_cli import NOTHING_GRADED
+
+    job = next(
+        doc
+        for doc in yaml.safe_load_all((DEPLOY / "k8s" / "canary-cronjob.yaml").read_text())
+        if doc and doc["metadata"]["name"] == "smf-router-canary"
+    )["spec"]["jobTemplate"]["spec"]
+    assert job["template"]["spec"]["restartPolicy"] == "Never"  # podFailurePolicy needs it
+    (rule,) = job["podFailurePolicy"]["rules"]
+    assert rule["action"] == "FailJob"
+    assert rule["onExitCodes"]["values"] == [NOTHING_GRADED]
+    names = [c["name"] for c in job["template"]["spec"]["containers"]]
+    assert rule["onExitCodes"]["containerName"] in names
