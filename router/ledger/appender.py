@@ -73,14 +73,47 @@ class Appender:
     def append(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
     ) -> Counter[str]:
-        """Write `records` and the other tables' `rows`, with the rows held from failed
-        writes: one write per (table, day). Returns the rows written per table; the rows of
-        a write that fails are held for the next call (`router.ledger.backlog`)."""
-        fresh = [(table, data, False) for table, data in self._tables(records, rows)]
+        """Write `records` and the other tables' `rows`, then rows held from failed writes,
+        as `router.ledger.backlog` says: new rows first, one file per (table, day), then the
+        held ones in chunks while writes work. Returns the rows written per table; the rows
+        left unwritten are held for the next call."""
+        batches = self._batches(self._tables(records, rows))
+        probes = {key for key, batch in batches.items() if not batch.fresh}
+        written: Counter[str] = Counter()
+        for (table, day), batch in batches.items():
+            if batch.fresh and batch.error is None:
+                data = pa.concat_tables(batch.fresh)
+                if self._write(table, day, data, batch):
+                    written[table] += data.num_rows
+                    batch.fresh = []
+        failing = any(b.error is not None for (_, day), b in batches.items() if day != UNSPLIT)
+        recovered = 0
+        for (table, day), batch in batches.items():
+            # held rows follow their (table, day)'s written new rows; without new rows, they
+            # are tried only while no write of this flush failed (one failed chunk at most)
+            if batch.error is not None or not batch.held or (failing and (table, day) in probes):
+                continue
+            done = 0
+            for chunk in batch.held_chunks():
+                if not self._write(table, day, chunk, batch):
+                    failing = True
+                    break
+                done += chunk.num_rows
+            batch.forget_held(done)
+            if done:
+                written[table] += done
+                recovered += done
+        left = {key: b for key, b in batches.items() if b.held or b.fresh}
+        self.dropped += self._backlog.settle(left, recovered, wrote=bool(written))
+        return written
+
+    def _batches(self, fresh: list[tuple[str, pa.Table]]) -> dict[tuple[str, str], Batch]:
+        """The held rows and the new ones, by (table, day). Rows that cannot be split into
+        days go under `UNSPLIT` with the error, held rows of it are split again here."""
         held = self._backlog.take()
         batches = {key: Batch(held=[data]) for key, data in held.items() if key[1] != UNSPLIT}
         unsplit = [(table, data, True) for (table, day), data in held.items() if day == UNSPLIT]
-        for table, data, was_held in unsplit + fresh:
+        for table, data, was_held in unsplit + [(table, data, False) for table, data in fresh]:
             try:
                 parts = segments.split_by_day(data, TIME_COLUMN[table])
             except Exception as exc:  # whatever went wrong, the rows wait for a retry
@@ -91,21 +124,13 @@ class Appender:
             for day, part in parts.items():
                 batch = batches.setdefault((table, day), Batch())
                 (batch.held if was_held else batch.fresh).append(part)
-        written: Counter[str] = Counter()
-        recovered = 0
-        for (table, day), batch in batches.items():
-            if batch.error is None and self._write(table, day, batch):
-                written[table] += batch.rows()
-                recovered += batch.held_rows()
-        failed = {key: b for key, b in batches.items() if b.error is not None}
-        self.dropped += self._backlog.settle(failed, recovered, wrote=bool(written))
-        return written
+        return batches
 
-    def _write(self, table: str, day: str, batch: Batch) -> bool:
-        """Write one (table, day)'s rows as one file; a failure is kept in `batch.error`."""
+    def _write(self, table: str, day: str, data: pa.Table, batch: Batch) -> bool:
+        """Write `data` as one file of `batch`'s (table, day); a failure is kept in
+        `batch.error`."""
         path = self._next_path(table, day)
         try:
-            data = batch.table()
             segments.write_segment(path, data, price_map_version=self._version)
         except Exception as exc:
             batch.error = exc
@@ -134,14 +159,10 @@ class Appender:
     def close(self) -> None:
         """Let a running merge finish and drop queued ones: their inputs are complete files
         already, and closed-day compaction merges them later. Rows still kept for a retry
-        are lost now, and counted."""
+        are lost now, counted and logged (`Backlog.close`)."""
         self._merger.shutdown(wait=True, cancel_futures=True)
         lost = self._backlog.close()
         self.dropped += lost
-        for table, rows in lost.items():
-            log.error(
-                "ledger closed with %d %s rows it could not write: they are lost", rows, table
-            )
 
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
@@ -230,7 +251,8 @@ class Appender:
         It holds its day's lock (shared: other writers' merges of their own files may run)
         from reading its inputs to renaming its output: a compaction of the day (`ledger
         compact --grace-hours 0` at midnight) that listed them meanwhile merged them too,
-        and both files held their rows. Refused, it leaves them to that compaction."""
+        and both files held their rows. Refused, it leaves them to that compaction. Where
+        flock is unavailable (NFSv3 without lockd) it merges without it (`daylock`)."""
         out = self._next_path(table, day)
         try:
             with daylock.day_lock(out.parent, shared=True) as held:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import logging
+import os
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -101,3 +103,36 @@ def test_writers_share_a_day_lock_that_a_compactor_takes_alone(
             assert not merge
     with daylock.day_lock(path, shared=True) as merge:
         assert merge, "each lock is released"
+
+
+@pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL])
+def test_where_flock_is_unavailable_writers_merge_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, code: int
+) -> None:
+    """NFSv3 without lockd refuses every flock with ENOLCK: each writer merge failed with a
+    traceback, and such a mount kept a file a second per process (found in review). Merges
+    went without a lock before there was one; they do so again there, saying so once per
+    process. A compaction there still fails its exclusive lock and skips the day."""
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (3, 24))
+    monkeypatch.setattr(daylock, "_said_no_flock", False, raising=False)
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(daylock.fcntl, "flock", no_locks)
+    writer = LedgerWriter(tmp_path, process_tag="live")
+    with caplog.at_level(logging.INFO, logger="smf_router.ledger"):
+        for i in range(6):  # two merges
+            writer.submit(Record(f"r{i}", DAY.timestamp() + i))
+            writer.flush()
+            writer.wait_for_merges()
+        writer.close()
+    path = segments.day_dir(tmp_path, "records", DAY.date().isoformat())
+    assert [len(s.sources) for s in segments.list_day(path).segments] == [3, 3]
+    assert count(tmp_path) == 6
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1, [r.getMessage() for r in said]
+    assert "writers merge their own files without the day lock" in said[0].getMessage()
+    assert os.strerror(code) in said[0].getMessage()
+    result = compaction.compact(tmp_path, now=LATER, tables=["records"])
+    assert result.days == 0 and result.warnings == [f"not compacting {path}: {os.strerror(code)}"]

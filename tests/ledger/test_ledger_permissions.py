@@ -188,6 +188,30 @@ def test_a_lock_file_it_may_not_write_does_not_stop_compaction(tmp_path: Path) -
     assert count(tmp_path) == 3
 
 
+def test_a_lock_file_made_under_umask_077_can_be_opened_by_the_service_user(
+    tmp_path: Path,
+) -> None:
+    """Root's `ledger compact` with umask 077 left its lock files 0600 root: the service
+    user could open them neither way, and its hourly compaction warned about each such day
+    for good (found in review). A lock file the lock makes is 0644 (it is empty); one that
+    exists is left as it is."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    path = write_day(tmp_path, day, 3, "a")
+    kept = tmp_path / "records" / "day=2026-06-02"
+    kept.mkdir()
+    compaction.lock_path(kept).touch(mode=0o600)
+    umask = os.umask(0o077)
+    try:
+        result = compaction.compact(tmp_path, now=day + timedelta(days=3))
+        with compaction.day_lock(kept) as held:
+            assert held
+    finally:
+        os.umask(umask)
+    assert (result.warnings, result.days) == ([], 1)
+    assert compaction.lock_path(path).stat().st_mode & 0o777 == 0o644
+    assert compaction.lock_path(kept).stat().st_mode & 0o777 == 0o600
+
+
 def test_a_ledger_on_nfs_still_takes_its_day_locks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -176,3 +176,54 @@ def test_held_rows_are_never_dropped_for_new_ones_past_the_bound(
     assert writer.flush() == 8
     writer.close()
     assert ids(tmp_path) == sorted(f"f{f}-{i}" for f in range(2) for i in range(4))
+
+
+def dropped_in(lines: list[str]) -> int:
+    """The records rows the log lines say were dropped."""
+    return sum(int(line.split("dropped ")[1].split(" records rows")[0]) for line in lines)
+
+
+def test_drops_since_the_last_report_are_logged_when_writes_recover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Rows dropped after the first drop's report and before the next, a minute later,
+    were logged by no line when the writes recovered first (found in review): the log said
+    4 dropped where the metric said 24."""
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
+    now = time.time()
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        for flush in range(8):  # 8 held; the third flush's 4 dropped and logged, then 20 more
+            for i in range(4):
+                writer.submit(Record(f"f{flush}-{i}", now))
+            writer.flush()
+        disk.full = False
+        assert writer.flush() == 8
+    lines = outage_lines(caplog)
+    assert "work again" in lines[-1] and "dropped 20 records rows" in lines[-1], lines
+    assert dropped_in([line for line in lines if "dropped" in line]) == writer.dropped_total
+    assert writer.dropped_total == 24
+    writer.close()
+
+
+def test_a_writer_closed_during_an_outage_logs_its_unreported_drops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same, closed before the writes recovered: the close logged the held rows lost,
+    not the rows dropped since the last report, nor that the outage was still going on."""
+    Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
+    now = time.time()
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        for flush in range(8):
+            for i in range(4):
+                writer.submit(Record(f"f{flush}-{i}", now))
+            writer.flush()
+        writer.close()
+    lines = outage_lines(caplog)
+    closing = [line for line in lines if line.startswith("ledger closed")]
+    assert closing[0].startswith("ledger closed with writes failing for "), lines
+    assert "dropped 20 records rows since the last report" in closing[0]
+    assert closing[1] == "ledger closed with 8 records rows it could not write: they are lost"
+    dropped = dropped_in([line for line in lines if "dropped" in line])
+    assert dropped + 8 == writer.dropped_total == 32
