@@ -40,7 +40,7 @@ from router.backends import Backend, create
 from router.bug_log import BugLog, kind_of
 from router.canary_bound import Bounded, RunEnd
 from router.canary_gates import ensure_gated
-from router.canary_judge import CanaryMetrics, Judge, gate_book
+from router.canary_judge import CanaryMetrics, Judge, gate_book, repointed, server, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
@@ -102,7 +102,12 @@ class Canary:
         self._config = live.source(config)
         self._shared = adapters
         self.cases = list(cases)
-        self.judge = Judge(book, metrics, lambda: [b.name for b in self.backends])
+        self.judge = Judge(
+            book,
+            metrics,
+            lambda: [b.name for b in self.backends],
+            lambda: {case.suite for case in self.cases},
+        )
         self.rows = rows
         self.states = states
         self.runner = runner
@@ -141,11 +146,13 @@ class Canary:
     def prepare(self, config: Config) -> Callable[[], None]:
         """A hot reload's part here, checked before the swap: new suites are loaded now (one
         that does not load rejects the reload), and the returned call swaps in the cases and
-        retunes the gate book, whose windows keep their results (a dropped suite's go)."""
+        retunes the gate book, whose windows keep their results (a dropped suite's go, and
+        those of a backend pointed at another server)."""
         changed = config.canary.suites != self.settings.suites
         cases = load_cases(config) if changed else self.cases
         suites = {case.suite for case in cases} if changed else None
-        retune = self.judge.prepare(self.settings, config.canary, suites)
+        moved = repointed(self.backends, config.backends)
+        retune = self.judge.prepare(self.settings, config.canary, suites, moved)
 
         def apply() -> None:
             self.cases = list(cases)
@@ -211,14 +218,10 @@ class Canary:
                 results = [round_failed(case, exc) for case in sample]
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
-        summary = self._record(
-            backend.name, run_id, started, time.monotonic() - began, results, reason
-        )
-        if backend.name not in {b.name for b in self.backends}:
-            # A reload removed it while its cases ran, and already forgot its gates and
-            # gauges: judging now would bring back a gate (and alerts) on a backend that
-            # no longer exists. Its rows stay in the ledger: the run did happen.
-            log.info("canary: backend %s left the config during its run; not judged", backend.name)
+        summary = self._record(backend, run_id, started, time.monotonic() - began, results, reason)
+        why = unjudged(backend, self.backends)
+        if why is not None:  # its rows stay in the ledger: the run did happen
+            log.info("canary: backend %s %s during its run; not judged", backend.name, why)
             return
         self.last_run[backend.name] = summary
         self.judge.judge(backend.name, results, started)
@@ -285,19 +288,20 @@ class Canary:
 
     def _record(
         self,
-        backend: str,
+        backend: BackendSettings,
         run_id: str,
         ts: float,
         duration: float,
         results: list[CaseResult],
         reason: str | None,
     ) -> dict[str, Any]:
-        """The run's rows to the ledger; returns its summary (a `last_run` entry)."""
+        """The run's rows to the ledger; returns its summary (a `last_run` entry), which
+        names the server asked (a follower judges only rounds of the server it knows)."""
         statuses = Counter(r.status for r in results)
         summary = {
             "run_id": run_id,
             "ts": ts,
-            "backend": backend,
+            "backend": backend.name,
             "suites": ",".join(sorted({r.suite for r in results})),
             "cases": len(results),
             "passed": statuses["pass"],
@@ -305,6 +309,7 @@ class Canary:
             "errors": statuses["error"],
             "skipped_reason": reason,
             "duration_s": round(duration, 4),
+            **server(backend),
         }
         if self.rows is None:
             return summary
@@ -315,7 +320,7 @@ class Canary:
                 {
                     "run_id": run_id,
                     "ts": ts,
-                    "backend": backend,
+                    "backend": backend.name,
                     "suite": r.suite,
                     "case_id": r.id,
                     "difficulty": r.difficulty,

@@ -6,6 +6,8 @@ router judges the rounds the job wrote, as its own canary would judge them (the 
 book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
 shorter, it reads the rounds of yesterday and today it has not judged yet. A round counts
 once all the results its `canary_runs` row announces are on disk: a flush may split one.
+Like its own canary's, it is judged under the router's config when read: only rounds of the
+server a backend points at now, and results of the suites the job runs now.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_gates import ensure_gated
-from router.canary_judge import Judge, gate_book
+from router.canary_judge import Judge, asked, gate_book, repointed
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows
 
@@ -85,6 +87,9 @@ class Follower:
         self._runs = RecentRows(directory, "canary_runs")
         self._results = RecentRows(directory, "canary_results")
         self._judged: dict[tuple[str, str], float] = {}  # round -> ts, for the days read
+        # The suites the job runs, as of the last reload that loaded them (start loads none
+        # with the canary off): None, every suite counts.
+        self.suites: set[str] | None = None
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
@@ -97,11 +102,14 @@ class Follower:
         rounds = await asyncio.to_thread(self._read, first_day)
         # A run's backends may reach the disk in different reads: the run counts once.
         counted = {run_id for run_id, _ in self._judged}
-        configured = {b.name for b in self.config().backends}
+        configured = {b.name: b for b in self.config().backends}
         for found in rounds:
             self._judged[found.key] = found.summary["ts"]
             backend = found.summary["backend"]
-            if backend not in configured:  # the job's config may run ahead of this router's
+            settings = configured.get(backend)
+            # The job's config may run ahead of this router's, or behind it: a round of a
+            # server the backend no longer points at (a reload moved it) says nothing of it.
+            if settings is None or not asked(found.summary, settings):
                 continue
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
@@ -153,6 +161,7 @@ def install(components: Any) -> None:
         gate_book(config.canary),
         components.metrics,
         lambda: [b.name for b in components.config.backends],
+        lambda: follower.suites,
     )
     follower = Follower(judge, Path(config.ledger.path), lambda: components.config)
     gateway = components.gateway
@@ -168,11 +177,14 @@ def install(components: Any) -> None:
         # With `canary.enabled` start would load them: a reload does, whatever changed.
         wanted = new.canary.suites != old.suites or new.canary.enabled
         suites = job_suites(new) if wanted else None
-        retune = judge.prepare(old, new.canary, suites)
+        moved = repointed(components.config.backends, new.backends)
+        retune = judge.prepare(old, new.canary, suites, moved)
 
         def apply() -> None:
             names = {b.name for b in new.backends}  # a removed backend leaves the status too
             follower.last_run = {b: run for b, run in follower.last_run.items() if b in names}
+            if suites is not None:  # rounds read from now on: only the suites the job runs
+                follower.suites = set(suites)
             retune()
 
         return apply

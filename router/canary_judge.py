@@ -3,7 +3,8 @@
 The scheduler (`router.canary`) judges the rounds it runs; a router that runs no canary of
 its own judges the rounds it reads back from the ledger (`router.canary_follow`). Either
 way one book decides the gates routing reads, and the same gauges show them, also after a
-hot reload retunes the book.
+hot reload retunes the book. A round is judged under the config it ends in: results of a
+suite a reload dropped, or from a server a backend no longer points at, are not judged.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any, Protocol
 from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
+from evals.urls import masked_url
+from router.config import Backend as BackendSettings
 from router.config import CanarySettings
 from router.gating import Change, GateBook, learn_floors, samples_to_clear
 
@@ -39,6 +42,50 @@ class CanaryMetrics(Protocol):
     def forget_backend(self, backend: str) -> None: ...
 
     def forget_suite(self, suite: str) -> None: ...
+
+    def forget_standings(self, backend: str) -> None: ...
+
+
+def server(settings: BackendSettings) -> dict[str, str | None]:
+    """The server a round asks, as its `canary_runs` row says it: the model and the base URL
+    (masked: it may hold a key), so that whoever judges the row knows what it measured."""
+    url = masked_url(settings.base_url) if settings.base_url else None
+    return {"model": settings.model, "base_url": url}
+
+
+def same_server(ran: BackendSettings, now: BackendSettings) -> bool:
+    """Whether a round asked with the settings `ran` measured the backend `now` is: the same
+    kind, URL, model and extra body (thinking on or off answers differently). A reload that
+    changed any of them points the name at another server, whose results start over; one
+    that changed its timeouts, price or tier does not, and its gates stay."""
+    then = (ran.kind, ran.base_url, ran.model, ran.extra_body)
+    return then == (now.kind, now.base_url, now.model, now.extra_body)
+
+
+def repointed(old: Sequence[BackendSettings], new: Sequence[BackendSettings]) -> list[str]:
+    """The backends a reload keeps by name but points at another server (`same_server`)."""
+    before = {b.name: b for b in old}
+    return [b.name for b in new if b.name in before and not same_server(before[b.name], b)]
+
+
+def unjudged(ran: BackendSettings, backends: Sequence[BackendSettings]) -> str | None:
+    """Why a round asked with the settings `ran` is not judged under the `backends` configured
+    when it ends, if it is not: a reload removed the backend, or pointed it at another server,
+    while its cases ran, and forgot its gates and gauges. Judged, it brought back a gate (and
+    alerts) on a backend that no longer exists, or gated the new server on the old one's
+    answers (found in review)."""
+    now = next((b for b in backends if b.name == ran.name), None)
+    if now is None:
+        return "left the config"
+    return None if same_server(ran, now) else "was pointed at another server"
+
+
+def asked(summary: Mapping[str, Any], now: BackendSettings) -> bool:
+    """Whether a `canary_runs` row's round asked the server `now` is (as far as the row tells:
+    model and masked URL). A row written before it said so (no model) counts, as it did."""
+    if summary.get("model") is None:
+        return True
+    return {key: summary.get(key) for key in ("model", "base_url")} == server(now)
 
 
 def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:
@@ -87,7 +134,8 @@ def warn_out_of_reach(book: GateBook) -> None:
 class Judge:
     """Feeds graded results to the book and shows what it decides.
 
-    `backends` names the backends configured now (it follows a hot reload).
+    `backends` names the backends configured now, and `suites` the suites (None: not known,
+    every suite counts); both follow a hot reload.
     """
 
     def __init__(
@@ -95,10 +143,12 @@ class Judge:
         book: GateBook,
         metrics: CanaryMetrics | None,
         backends: Callable[[], Sequence[str]],
+        suites: Callable[[], Collection[str] | None] = lambda: None,
     ) -> None:
         self.book = book
         self.metrics = metrics
         self.backends = backends
+        self.suites = suites
         self._shown: set[str] = set()  # backends whose gate gauges exist
         self._judged: dict[tuple[str, str], float] = {}  # (backend, suite) -> last run's ts
 
@@ -106,9 +156,17 @@ class Judge:
         return self.book.gated()
 
     def judge(self, backend: str, results: Sequence[CaseResult], ts: float) -> None:
-        """Feed graded results to the gate book; publish pass ratios and any gate change."""
+        """Feed graded results to the gate book; publish pass ratios and any gate change.
+
+        Results of a suite no longer configured are left out: a round's sample is fixed when
+        it starts, and one that ended after a reload dropped a suite brought back the window,
+        gauges and gate the reload forgot, a gate no later round would reopen (found in
+        review)."""
+        suites = self.suites()
         graded: dict[str, list[bool]] = {}
         for r in results:
+            if suites is not None and r.suite not in suites:
+                continue
             if r.status in ("pass", "fail"):
                 graded.setdefault(r.suite, []).append(r.status == "pass")
         for suite, passed in sorted(graded.items()):
@@ -130,18 +188,24 @@ class Judge:
                     self.metrics.route_gated(name, intent, False)
 
     def prepare(
-        self, old: CanarySettings, new: CanarySettings, suites: Collection[str] | None = None
+        self,
+        old: CanarySettings,
+        new: CanarySettings,
+        suites: Collection[str] | None = None,
+        moved: Collection[str] = (),
     ) -> Callable[[], None]:
         """A hot reload's part: floors learned from changed baselines are read now (before
         the swap); the returned call retunes the book, whose windows keep their results.
         `suites` names the suites the new config runs when `canary.suites` changed: a
-        dropped suite's windows, gates and gauges go (None: the suites stay)."""
+        dropped suite's windows, gates and gauges go (None: the suites stay). `moved` names
+        the backends pointed at another server (`repointed`): theirs start over."""
         learned = None  # the floors learned from the same baselines stay
         if (new.baselines, new.floor_margin) != (old.baselines, old.floor_margin):
             learned = baseline_floors(new.baselines, new.floor_margin)
 
         def apply() -> None:
             self.forget_removed()
+            self.forget_moved(moved)
             if suites is not None:
                 self.forget_suites(suites)
             for change in self.book.retune(new.floors, learned, new.window, new.min_samples):
@@ -162,6 +226,20 @@ class Judge:
             if self.metrics is not None:
                 self.metrics.forget_backend(backend)
         self._judged = {k: ts for k, ts in self._judged.items() if k[0] in names}
+
+    def forget_moved(self, names: Collection[str]) -> None:
+        """Backends that are another server now: the old server's windows, gates and gauges
+        go, as resilience forgets its breaker and load (`Resilience.reloaded`); kept, the
+        new server was gated on the old one's answers until a window of its own pushed them
+        out (found in review). The `route_gated` gauges follow in `republish`."""
+        for backend in sorted(names):
+            known = any(b == backend for b, _ in self._judged)
+            self.book.forget(backend)
+            if known:
+                log.info("canary: backend %s is another server now; its gates open anew", backend)
+            if self.metrics is not None:
+                self.metrics.forget_standings(backend)
+        self._judged = {k: ts for k, ts in self._judged.items() if k[0] not in names}
 
     def forget_suites(self, keep: Collection[str]) -> None:
         """Suites no longer in `canary.suites`: their windows, gates and gauges go (the

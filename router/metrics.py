@@ -312,6 +312,12 @@ class Metrics:
         for gauge in (self.canary_pass, self.canary_lower, self.canary_floor, self.canary_last):
             gauge.drop("suite", suite)
 
+    def forget_standings(self, backend: str) -> None:
+        """A backend a reload pointed at another server: its canary standings go (they were
+        the old server's), not its state gauges, which resilience has just set anew."""
+        for gauge in (self.canary_pass, self.canary_lower, self.canary_floor, self.canary_last):
+            gauge.drop("backend", backend)
+
     def forget_idle_inflight(self) -> None:
         """After a reload: the in-flight series of removed backends, or of a tier a backend
         left, with no attempt left go (one with attempts goes when the last ends,

@@ -33,6 +33,11 @@ CANARY_RUNS: Columns = (
     ("errors", "int32"),
     ("skipped_reason", "string"),
     ("duration_s", "float64"),
+    # The server asked: its model and base URL (masked), so a router following the rounds
+    # judges only those of the server a backend points at now (files written before these
+    # columns read them as NULL).
+    ("model", "string"),
+    ("base_url", "string"),
 )
 
 SHADOW_COMPARISONS: Columns = (
