@@ -13,7 +13,7 @@ way to one backend (anything but the transport errors the runner maps) costs tha
 round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
 kind of error. A backend that stops answering, a run's deadline and a stop (SIGTERM) end a
 round early (`router.canary_bound`); the sample goes on where the ledger's latest round
-ended (`router.canary_rotation`).
+ended (`router.canary_rotation`). A router schedules its runs in `router.canary_schedule`.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog, kind_of
 from router.canary_bound import Bounded, RunEnd
-from router.canary_gates import ensure_gated
-from router.canary_judge import CanaryMetrics, Judge, gate_book, repointed, server, unjudged
+from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
@@ -52,8 +51,8 @@ from router.policy import BackendState, context_window
 log = logging.getLogger("smf_router.canary")
 
 # Whether the canary runs is read once, at start. Its cases and gate book follow a hot reload
-# (`Canary.prepare`); the schedule (interval, sample, concurrency, timeout) and the backends
-# are read on each run.
+# (`Canary.prepare`); the sample, concurrency, timeout and the backends are read on each
+# run, and the interval at once (a reload wakes the wait, `router.canary_schedule`).
 READ_AT_START = ("enabled",)
 
 Runner = Callable[..., Awaitable[list[CaseResult]]]
@@ -75,7 +74,7 @@ def endpoint_of(settings: BackendSettings) -> Endpoint:
 
 
 class Canary:
-    """Runs the schedule and owns the gate book; `gated()` is what routing reads.
+    """Runs the rounds and owns the gate book; `gated()` is what routing reads.
 
     In a router, `config` and `adapters` read the running config and backends, so each run
     follows a hot reload and reaches a litellm backend through the very adapter live traffic
@@ -144,15 +143,16 @@ class Canary:
         return self.judge.gated()
 
     def prepare(self, config: Config) -> Callable[[], None]:
-        """A hot reload's part here, checked before the swap: new suites are loaded now (one
+        """A hot reload's part here, checked before the swap: the suites are loaded now (one
         that does not load rejects the reload), and the returned call swaps in the cases and
         retunes the gate book, whose windows keep their results (a dropped suite's go, and
-        those of a backend pointed at another server)."""
-        changed = config.canary.suites != self.settings.suites
-        cases = load_cases(config) if changed else self.cases
-        suites = {case.suite for case in cases} if changed else None
+        those of a backend pointed at another server). Loaded whatever `canary.suites` says,
+        as start loads them: only a changed path used to be, so a suite deleted from the same
+        directory kept running, and one added that `serve` would refuse was "reloaded" (found
+        in review)."""
+        cases = load_cases(config)
         moved = repointed(self.backends, config.backends)
-        retune = self.judge.prepare(self.settings, config.canary, suites, moved)
+        retune = self.judge.prepare(self.settings, config.canary, {c.suite for c in cases}, moved)
 
         def apply() -> None:
             self.cases = list(cases)
@@ -161,15 +161,6 @@ class Canary:
             retune()
 
         return apply
-
-    async def loop(self) -> None:
-        """Run now, then every `interval_s`; a failed run is logged, never fatal."""
-        while True:
-            try:
-                await self.run_once()
-            except Exception:
-                log.exception("canary run failed")
-            await asyncio.sleep(self.settings.interval_s)
 
     async def run_once(self) -> None:
         """One run: the same rotating sample against every backend, backends in parallel."""
@@ -368,32 +359,3 @@ def load_cases(config: Config) -> list[Case]:
         return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
         raise ConfigError(f"canary.suites: {exc}") from None
-
-
-def install(components: Any) -> None:
-    """FEATURES installer: schedule the canary and gate routes when `canary.enabled`."""
-    config: Config = components.config
-    if not config.canary.enabled:
-        return
-    gateway = components.gateway
-    canary = Canary(
-        lambda: components.config,
-        load_cases(config),
-        gate_book(config.canary),
-        rows=components.ledger,
-        metrics=components.metrics,
-        states=lambda: components.gateway.state_source.states(),
-        adapters=lambda: components.backends,
-        observers=components.replay_observers,
-        history=Path(config.ledger.path),
-    )
-    ensure_gated(gateway, canary.gated)
-
-    async def job() -> None:
-        ensure_gated(gateway, canary.gated)  # another feature may have replaced the state source
-        await canary.loop()
-
-    components.background.append(job)
-    components.reload_hooks.append(canary.prepare)
-    components.closers.append(canary.aclose)
-    components.status_sections["canary"] = canary.status

@@ -7,18 +7,21 @@ backend's row was written, so a hung backend was never recorded; in a router, wh
 waits for every backend, it held back every backend's next round (found in review). Now:
 
 - after `UNANSWERED` cases in a row got no reply in time, a round asks its backend nothing
-  more (its other cases are errors, "not asked"): a hung backend costs
-  `ceil(UNANSWERED / concurrency)` timeouts. No reply in time is whoever noticed: the
-  runner's `timeout_s`, or something nearer the backend that gave up sooner and said so (a
-  litellm backend's own `timeouts`, a proxy's 504 or a 408, an HTTP client's timeout: the
-  runner's `TransportProblem.timed_out`). Counting the runner's alone, a backend behind such
-  a proxy cost its timeout for every case (found in review). Other failures (a refused
-  connection, another HTTP error: mostly quick) neither count nor reset the count, and
-  keep their own detail;
+  more (its other cases are errors, "not asked"): once hung, a backend costs its round two
+  `timeout_s` at most, whatever the concurrency. One after the other at concurrency 1;
+  above it, the cases in flight time out together, but the first to end frees a worker
+  that asks its next case before the second counts, and that case waits out a timeout of
+  its own (this said `ceil(UNANSWERED / concurrency)`, one, found in review). No reply in
+  time is whoever noticed: the runner's `timeout_s`, or something nearer the backend that
+  gave up sooner and said so (a litellm backend's own `timeouts`, a proxy's 504 or a 408,
+  an HTTP client's timeout: the runner's `TransportProblem.timed_out`). Counting the
+  runner's alone, a backend behind such a proxy cost its timeout for every case (found in
+  review). Other failures (a refused connection, another HTTP error: mostly quick) neither
+  count nor reset the count, and keep their own detail;
 - a run may have a deadline (`smf-router canary run --deadline-s`), and may be stopped
-  (SIGTERM): the cases still waiting for a reply then end as errors at once, cases not
-  asked yet are not asked, and each backend's round ends with what it finished, its rows
-  written as usual.
+  (its SIGTERM; a router's shutdown, `router.canary_schedule`): the cases still waiting
+  for a reply then end as errors at once, cases not asked yet are not asked, and each
+  backend's round ends with what it finished, its rows written as usual.
 
 The bounds act on each case's request, inside the eval runner: it returns every result,
 and the rows of a cut round are whole (`canary_follow` judges a round once all its results

@@ -174,9 +174,8 @@ def install(components: Any) -> None:
     def prepare(new: Config) -> Callable[[], None]:
         old = components.config.canary
         # The job runs the routers' config: suites it dropped have no more rounds to judge.
-        # With `canary.enabled` start would load them: a reload does, whatever changed.
-        wanted = new.canary.suites != old.suites or new.canary.enabled
-        suites = job_suites(new) if wanted else None
+        # Read whatever changed: a suite deleted under the same path is dropped too.
+        suites = job_suites(new)
         moved = repointed(components.config.backends, new.backends)
         retune = judge.prepare(old, new.canary, suites, moved)
 

@@ -369,8 +369,10 @@ class RunningRouter(Running):
 
 
 @contextmanager
-def router(config: Config) -> Iterator[RunningRouter]:
-    port = free_port()
+def router(config: Config, port: int | None = None) -> Iterator[RunningRouter]:
+    """The router in a thread, on `port` (default: any free one); leaving it stops the
+    router as a SIGTERM stops `serve` (uvicorn's `should_exit`, then the lifespan)."""
+    port = port or free_port()
     components = build(config)
     app = create_app(config, components)
     settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs

@@ -48,7 +48,7 @@ def test_canary_follows_reloads_and_shares_the_router_litellm_adapter(
             until(lambda: {"local", "claude"} <= set(last_run(proxy.root)), what="first runs")
             assert last_run(proxy.root)["claude"]["errors"] == 0
             assert claude.stats()["by_path"].get("/v1/messages", 0) >= 1
-            canary = proxy.components.status_sections["canary"].__self__
+            canary = proxy.components.status_sections["canary"].__self__.canary  # via its Schedule
             assert canary._adapters == {}  # the router's own litellm adapter was used
 
             path = tmp_path / "router.yaml"

@@ -1,0 +1,174 @@
+"""When a router's own canary runs, what it knows from before it started, how it stops.
+
+- Runs start every `canary.interval_s`, counted from the previous run's start; a run longer
+  than that is followed at once by the next. Counted from its end, a backend that stopped
+  answering (a run waits for every backend's round) pushed every backend's next round back
+  by that round's length (found in review).
+- A reload wakes the wait, which counts the new `interval_s` from the last start: the old
+  wait used to run out first (15 minutes at the default), while status showed the new one.
+- At start the gate book takes the ledger's rounds of yesterday and today, read as a router
+  following the CronJob reads them (`router.canary_follow`). Started with empty windows, a
+  restarted router sent auto-routed traffic to a backend it had gated until new rounds
+  closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
+  same ledger kept it gated.
+- At shutdown the run under way is stopped (`Canary.stop`) and its rows written before the
+  job ends, waiting `server.drain_s` at most: cancelled, it lost the rows of the backends
+  still running, where the ledger holds one row per backend per round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from router.canary import Canary, load_cases
+from router.canary_follow import Follower
+from router.canary_gates import ensure_gated
+from router.canary_judge import gate_book
+from router.config import Config
+
+log = logging.getLogger("smf_router.canary")
+
+
+class Schedule:
+    """Runs a canary's rounds in a router (`run`, its background job) and says when."""
+
+    def __init__(self, canary: Canary, config: Callable[[], Config], ledger: Path) -> None:
+        self.canary = canary
+        self.config = config
+        self.ledger = ledger
+        self.running_since: float | None = None  # the run under way's start (unix time)
+        self._started: tuple[float, float] | None = None  # the last start: loop time, unix
+        self._wake: asyncio.Event | None = None  # set by a reload
+
+    async def run(self) -> None:
+        """The ledger's rounds into the gates, then a run now and every `interval_s`; a
+        failed run is logged, never fatal."""
+        self._wake = asyncio.Event()
+        await self.recall()
+        while True:
+            self._started = (asyncio.get_running_loop().time(), self.canary.clock())
+            self.running_since = self._started[1]
+            run = asyncio.ensure_future(self._once())
+            try:
+                await asyncio.shield(run)  # cancelled at shutdown: `_finish` ends the run
+            except asyncio.CancelledError:
+                await self._finish(run)
+                raise
+            finally:
+                self.running_since = None
+            await self._until_next()
+
+    async def recall(self) -> None:
+        """Feed the gate book the rounds of yesterday and today, as a follower does. Rounds
+        of suites no longer configured leave again (and say so): no run would reopen them."""
+        follower = Follower(self.canary.judge, self.ledger, self.config, self.canary.clock)
+        try:
+            await follower.follow_once()
+        except Exception:
+            log.exception("canary: the ledger's earlier rounds are unreadable; gates start open")
+            return
+        self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
+
+    def reloaded(self) -> None:
+        """A reload's applier: the wait re-reads `interval_s` (a run under way goes on)."""
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _once(self) -> None:
+        try:
+            await self.canary.run_once()
+        except Exception:
+            log.exception("canary run failed")
+
+    async def _until_next(self) -> None:
+        """Until `interval_s` after the last start, as it stands now: a reload wakes it."""
+        assert self._wake is not None and self._started is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            self._wake.clear()
+            left = self._started[0] + self.canary.settings.interval_s - loop.time()
+            if left <= 0:
+                return
+            try:
+                async with asyncio.timeout(left):
+                    await self._wake.wait()
+            except TimeoutError:
+                return
+
+    async def _finish(self, run: asyncio.Future[None]) -> None:
+        """At shutdown: the run ends now, each backend's rows written (its unfinished cases
+        as errors), within `server.drain_s`; past it, the run is cancelled and logged."""
+        if run.done():
+            return
+        self.canary.stop("shutdown")
+        drain_s = self.config().server.drain_s
+        try:
+            async with asyncio.timeout(drain_s):
+                await asyncio.shield(run)
+        except TimeoutError:
+            run.cancel()
+            log.warning(
+                "canary: the run stopped at shutdown did not end within server.drain_s "
+                "(%g s); the rows of the backends still running are lost",
+                drain_s,
+            )
+
+    def next_run_at(self) -> float:
+        """When the next run starts (unix time): `interval_s` after the last start, or now
+        when that is past (a run under way longer than that: as soon as it ends)."""
+        now = self.canary.clock()
+        if self._started is None:
+            return now
+        return max(now, self._started[1] + self.canary.settings.interval_s)
+
+    def status(self) -> dict[str, Any]:
+        """The canary's `canary` status section, with when it runs."""
+        running = self.running_since
+        return {
+            **self.canary.status(),
+            "running_since": None if running is None else iso(running),
+            "next_run_at": iso(self.next_run_at()),
+        }
+
+
+def iso(ts: float) -> str:
+    """A unix time as the status shows times: ISO 8601 UTC, milliseconds."""
+    at = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+    return at.replace("+00:00", "Z")
+
+
+def install(components: Any) -> None:
+    """FEATURES installer: schedule the canary and gate routes when `canary.enabled`."""
+    config: Config = components.config
+    if not config.canary.enabled:
+        return
+    gateway = components.gateway
+    ledger = Path(config.ledger.path)
+    canary = Canary(
+        lambda: components.config,
+        load_cases(config),
+        gate_book(config.canary),
+        rows=components.ledger,
+        metrics=components.metrics,
+        states=lambda: components.gateway.state_source.states(),
+        adapters=lambda: components.backends,
+        observers=components.replay_observers,
+        history=ledger,
+    )
+    schedule = Schedule(canary, lambda: components.config, ledger)
+    ensure_gated(gateway, canary.gated)
+
+    async def job() -> None:
+        ensure_gated(gateway, canary.gated)  # another feature may have replaced the state source
+        await schedule.run()
+
+    components.background.append(job)
+    components.reload_hooks.append(canary.prepare)
+    components.reload_hooks.append(lambda _: schedule.reloaded)  # after the swap
+    components.closers.append(canary.aclose)
+    components.status_sections["canary"] = schedule.status

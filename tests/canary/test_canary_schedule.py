@@ -1,0 +1,198 @@
+"""When a router's canary runs (`router.canary_schedule`), through a real router on simulators:
+runs `interval_s` apart counted from their starts, a reloaded interval at once, the gates of
+the ledger's rounds from start, and a shutdown that writes the rows of the run under way."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from datetime import datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from evals.suite import SHIPPED
+from router import reload
+from router.config import Config
+from router.ledger import Ledger
+from tests.canary.servers import free_port, router, simulator
+from tests.harness import VENV_BIN, RunningRouter, config_for, wait_for
+from tests.resilience.conftest import status, until
+
+MATH = "Compute the sum of 1234 and 4321."
+
+
+def canary_of(root: str) -> dict[str, Any]:
+    section: dict[str, Any] = status(root)["extra"]["canary"]
+    return section
+
+
+def unix(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+def reload_to(proxy: RunningRouter, config: Config, tmp: Path, **canary: Any) -> None:
+    """Reload the router to `config` with these canary settings changed."""
+    data = config.model_dump(mode="json")
+    data["canary"] |= canary
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump(data))
+    reload.reloader_of(proxy.components).source = path
+    answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+    assert answer.status_code == 200, answer.text
+
+
+def test_runs_start_interval_s_apart_however_long_a_hung_backend_takes(tmp_path: Path) -> None:
+    """A run waits for every backend's round, and the next one started `interval_s` after
+    it ended: a hung backend's round (two `timeout_s`) held back every backend's next round
+    by as much, each run (found in review). Runs now start `interval_s` apart."""
+    interval, timeout = 3.0, 1.0
+    canary = {"enabled": True, "interval_s": interval, "timeout_s": timeout}
+    canary |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 3, "concurrency": 2}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        cloud.control("faults", {"fault": "hold"})  # cloud never answers
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as proxy:
+            starts: list[float] = []  # each run's start, as local's round says it
+            running: list[dict[str, Any]] = []
+            idle: list[tuple[float, dict[str, Any]]] = []  # when asked, what it said
+
+            def three_runs() -> bool:
+                asked, section = time.time(), canary_of(proxy.root)
+                if section.get("running_since") is None:
+                    idle.append((asked, section))
+                else:
+                    running.append(section)
+                start = section["last_run"].get("local", {}).get("ts")
+                if start is not None and start not in starts:
+                    starts.append(start)
+                return len(starts) >= 3
+
+            until(three_runs, 40, what="three runs")
+            hung = canary_of(proxy.root)["last_run"]["cloud"]
+    gaps = [later - earlier for earlier, later in pairwise(starts)]
+    assert all(interval - 0.2 < gap < interval + 1.0 for gap in gaps), gaps  # not 5 s
+    assert (hung["errors"], hung["cases"]) == (3, 3)
+    assert 2 * timeout - 0.2 < hung["duration_s"] < 2 * timeout + 1.0  # two timeouts at most
+    assert running and idle
+    for section in running:  # the next run starts `interval_s` after this one started
+        since, at = unix(section["running_since"]), unix(section["next_run_at"])
+        assert abs(at - since - interval) < 0.01
+    for asked, section in idle:  # in the future, within `interval_s`
+        assert asked - 0.1 < unix(section["next_run_at"]) < asked + interval
+
+
+def test_a_reloaded_interval_applies_at_once_counted_from_the_last_start(
+    tmp_path: Path,
+) -> None:
+    """The loop slept the old `interval_s` out before reading the new one, while status
+    already showed the new one (found in review): a longer one ran once more on the old
+    schedule, a shorter one waited out the old (15 minutes at the default)."""
+    canary = {"enabled": True, "interval_s": 2.0, "suites": str(SHIPPED / "math")}
+    canary |= {"sample_per_suite": 1}
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path, canary=canary)
+        with router(config) as proxy:
+            until(lambda: canary_of(proxy.root)["runs"] == 1, what="the first run")
+            started = canary_of(proxy.root)["last_run"]["local"]["ts"]
+            reload_to(proxy, config, tmp_path, interval_s=600.0)
+            shown = canary_of(proxy.root)
+            end = time.monotonic() + 2.5  # past the old 2 s
+            while time.monotonic() < end:
+                assert canary_of(proxy.root)["runs"] == 1
+                time.sleep(0.1)
+            reload_to(proxy, config, tmp_path, interval_s=1.0)
+            until(lambda: canary_of(proxy.root)["runs"] == 2, 5, what="a run on the shorter one")
+    assert shown["interval_s"] == 600.0  # and the next run with it
+    assert abs(unix(shown["next_run_at"]) - (started + 600.0)) < 1.0
+
+
+def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_path: Path) -> None:
+    """A restarted router's gate windows started empty (it read only where the rotation
+    stood from the ledger), while a follower on the same ledger rebuilt them from the
+    rounds of yesterday and today: a backend it had gated had auto-routed traffic again
+    until new rounds closed the gate (two rounds, 30 minutes at the defaults; found in
+    review). The rounds of suites dropped meanwhile stay out of the gates."""
+    canary = {"enabled": True, "interval_s": 0.2, "suites": str(SHIPPED / "math")}
+    canary |= {"sample_per_suite": 3, "window": 20, "min_samples": 5, "floors": {"math": 0.6}}
+    canary |= {"timeout_s": 60}  # a gate needs six results: two rounds
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        cloud.control("quality", {"math": 0.0})
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as proxy:
+            until(lambda: canary_of(proxy.root)["gated"] == {"cloud": ["math"]}, 60)
+
+        cloud.control("faults", {"fault": "hold"})  # no round of the restart's can gate
+        restart = config.canary.model_copy(update={"interval_s": 600})
+        with router(config.model_copy(update={"canary": restart})) as proxy:
+            until(
+                lambda: canary_of(proxy.root)["gated"] == {"cloud": ["math"]},
+                what="the ledger's rounds in the gates",
+            )
+            section = canary_of(proxy.root)
+            assert section["runs"] == 0 and "cloud" not in section["last_run"]
+            body = {"model": "auto", "messages": [{"role": "user", "content": MATH}]}
+            asked = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=10)
+            assert asked.headers["x-smf-backend"] == "local"
+
+        cloud.control("faults", {"fault": None})
+        cloud.control("release", {})
+        other = {"suites": str(SHIPPED / "reasoning"), "floors": {}}
+        later = config.model_copy(update={"canary": config.canary.model_copy(update=other)})
+        with router(later) as proxy:
+            until(lambda: canary_of(proxy.root)["runs"] == 1, what="a run on reasoning")
+            section = canary_of(proxy.root)
+            assert section["gated"] == {}
+            assert {s["intent"] for s in section["standings"]} == {"reasoning"}
+
+
+def test_stopping_serve_mid_run_writes_the_rows_of_the_backend_still_running(
+    tmp_path: Path,
+) -> None:
+    """The ledger holds one row per backend per round, but a SIGTERM during a run cancelled
+    it: the rows of the backend still running were lost (found in review). The run now
+    ends as `canary run`'s does on a SIGTERM: unfinished cases as errors, rows written."""
+    canary = {"enabled": True, "interval_s": 600, "timeout_s": 60}
+    canary |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 3}
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        cloud.control("faults", {"fault": "hold"})
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        port = free_port()
+        command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
+        with open(tmp_path / "router.log", "wb") as log:
+            serve = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                root = f"http://127.0.0.1:{port}"
+                wait_for(f"{root}/healthz", 30)
+                until(
+                    lambda: cloud.stats()["held"] >= 1 and "local" in canary_of(root)["last_run"],
+                    30,
+                    what="local's round done, cloud's held",
+                )
+                serve.send_signal(signal.SIGTERM)
+                assert serve.wait(timeout=20) == 0  # at once: not the cases' 60 s
+            finally:
+                if serve.poll() is None:
+                    serve.kill()
+    with Ledger(tmp_path / "ledger") as ledger:
+        runs = ledger.sql("SELECT backend, cases, errors FROM canary_runs ORDER BY backend")
+        errors = ledger.sql(
+            "SELECT count(*) FROM canary_results WHERE backend = 'cloud' AND status = 'error'"
+        )
+    assert runs == [("cloud", 3, 3), ("local", 3, 0)]
+    assert errors == [(3,)]
