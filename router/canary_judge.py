@@ -10,9 +10,12 @@ suite a reload dropped, or from a server a backend no longer points at, are not 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
+
+import orjson
 
 from classifier.intent import INTENTS
 from evals import results as eval_results
@@ -48,18 +51,31 @@ class CanaryMetrics(Protocol):
 
 def server(settings: BackendSettings) -> dict[str, str | None]:
     """The server a round asks, as its `canary_runs` row says it: the model and the base URL
-    (masked: it may hold a key), so that whoever judges the row knows what it measured."""
+    (masked: it may hold a key) for people, and `server`, the fingerprint that decides."""
     url = masked_url(settings.base_url) if settings.base_url else None
-    return {"model": settings.model, "base_url": url}
+    return {"model": settings.model, "base_url": url, "server": fingerprint(settings)}
+
+
+def fingerprint(settings: BackendSettings) -> str:
+    """What makes a backend the server it is: its kind, URL, model and extra body (thinking
+    on or off answers differently), hashed (the extra body may hold anything). The URL is the
+    masked one: a new password or `api-version` value is the same server. One definition for
+    a reload, a restart's recall and a follower: the recall and the follower compared the
+    model and URL only, and brought a server whose `extra_body` a reload had changed back
+    under its predecessor's gates (found in re-review)."""
+    url = masked_url(settings.base_url) if settings.base_url else None
+    what = [settings.kind, url, settings.model, settings.extra_body]
+    return hashlib.blake2b(
+        orjson.dumps(what, option=orjson.OPT_SORT_KEYS), digest_size=8
+    ).hexdigest()
 
 
 def same_server(ran: BackendSettings, now: BackendSettings) -> bool:
-    """Whether a round asked with the settings `ran` measured the backend `now` is: the same
-    kind, URL, model and extra body (thinking on or off answers differently). A reload that
-    changed any of them points the name at another server, whose results start over; one
-    that changed its timeouts, price or tier does not, and its gates stay."""
-    then = (ran.kind, ran.base_url, ran.model, ran.extra_body)
-    return then == (now.kind, now.base_url, now.model, now.extra_body)
+    """Whether a round asked with the settings `ran` measured the backend `now` is. A reload
+    that changed its kind, URL, model or extra body points the name at another server, whose
+    results start over; one that changed its timeouts, price or tier does not, and its gates
+    stay."""
+    return fingerprint(ran) == fingerprint(now)
 
 
 def repointed(old: Sequence[BackendSettings], new: Sequence[BackendSettings]) -> list[str]:
@@ -81,11 +97,10 @@ def unjudged(ran: BackendSettings, backends: Sequence[BackendSettings]) -> str |
 
 
 def asked(summary: Mapping[str, Any], now: BackendSettings) -> bool:
-    """Whether a `canary_runs` row's round asked the server `now` is (as far as the row tells:
-    model and masked URL). A row written before it said so (no model) counts, as it did."""
-    if summary.get("model") is None:
-        return True
-    return {key: summary.get(key) for key in ("model", "base_url")} == server(now)
+    """Whether a `canary_runs` row's round asked the server `now` is (`fingerprint`). A row
+    written before rows said so (no `server`) counts, as it did."""
+    asked_server = summary.get("server")
+    return asked_server is None or asked_server == fingerprint(now)
 
 
 def baseline_floors(baselines: Mapping[str, str], margin: float) -> dict[tuple[str, str], float]:

@@ -38,6 +38,7 @@ CANARY_RUNS: Columns = (
     # columns read them as NULL).
     ("model", "string"),
     ("base_url", "string"),
+    ("server", "string"),  # router.canary_judge.fingerprint: the one that decides
 )
 
 SHADOW_COMPARISONS: Columns = (

@@ -120,7 +120,9 @@ def test_rounds_from_files_written_before_rows_named_their_server_are_judged(
     judged as they were, and the ledger reads the columns there as NULL."""
     ts = datetime.now(UTC).timestamp()
     row: dict[str, Any] = {"run_id": "r1", "ts": ts, "backend": "b"}
-    old_names = [name for name, _ in columns.CANARY_RUNS if name not in ("model", "base_url")]
+    old_names = [
+        name for name, _ in columns.CANARY_RUNS if name not in ("model", "base_url", "server")
+    ]
     old = rows_table("canary_runs", [row | {"suites": "math", "cases": 1}]).select(old_names)
     day = segments.day_dir(tmp_path, "canary_runs", datetime.now(UTC).date().isoformat())
     segments.write_segment(day / "old.parquet", old)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from evals.suite import SHIPPED
@@ -145,6 +146,21 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
             asked = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=10)
             assert asked.headers["x-smf-backend"] == "local"
 
+        # cloud pointed at another server (thinking off): its old rounds do not gate it, as
+        # a reload would not (the recall compared model and URL only; found in re-review)
+        thinking_off = {"chat_template_kwargs": {"enable_thinking": False}}
+        backends = [
+            b.model_copy(update={"extra_body": thinking_off}) if b.name == "cloud" else b
+            for b in config.backends
+        ]
+        moved = config.model_copy(update={"canary": restart, "backends": backends})
+        with router(moved) as proxy:
+            until(
+                lambda: any(s["backend"] == "local" for s in canary_of(proxy.root)["standings"]),
+                what="the ledger's rounds read back",
+            )
+            assert canary_of(proxy.root)["gated"] == {}
+
         cloud.control("faults", {"fault": None})
         cloud.control("release", {})
         other = {"suites": str(SHIPPED / "reasoning"), "floors": {}}
@@ -156,12 +172,14 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
             assert {s["intent"] for s in section["standings"]} == {"reasoning"}
 
 
+@pytest.mark.parametrize("drain_s", [0, 30])
 def test_stopping_serve_mid_run_writes_the_rows_of_the_backend_still_running(
-    tmp_path: Path,
+    tmp_path: Path, drain_s: float
 ) -> None:
     """The ledger holds one row per backend per round, but a SIGTERM during a run cancelled
     it: the rows of the backend still running were lost (found in review). The run now
-    ends as `canary run`'s does on a SIGTERM: unfinished cases as errors, rows written."""
+    ends as `canary run`'s does on a SIGTERM: unfinished cases as errors, rows written,
+    also with no drain for requests (`drain_s: 0` lost them; found in re-review)."""
     canary = {"enabled": True, "interval_s": 600, "timeout_s": 60}
     canary |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 3}
     with (
@@ -169,7 +187,9 @@ def test_stopping_serve_mid_run_writes_the_rows_of_the_backend_still_running(
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
         cloud.control("faults", {"fault": "hold"})
-        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        config = config_for(
+            {"local": local, "cloud": cloud}, tmp_path, canary=canary, server={"drain_s": drain_s}
+        )
         path = tmp_path / "router.yaml"
         path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
         port = free_port()
