@@ -215,10 +215,18 @@ def _mount_optional() -> None:
         pass
 
 
+# Servers print nothing a reader needs: their stdout, closed or unread, must not stop them
+# (a wrapped one did, as "cannot listen", found in re-review).
+SERVERS = ("serve", "simulate")
+
+
 def main() -> None:
     from router import cli_stdout
 
     _mount_optional()
+    if sys.argv[1:2] and sys.argv[1] in SERVERS:
+        app()
+        return
     stdout = cli_stdout.watch()
     try:
         try:
@@ -227,11 +235,14 @@ def main() -> None:
             sys.stdout.flush()
     except KeyboardInterrupt:
         sys.exit(130)
-    except (OSError, SystemExit):
+    except (OSError, SystemExit) as exc:
         error = stdout.error
         if error is None:  # an OSError not stdout's is the traceback of a bug
             raise
         stdout.drop()
+        code = exc.code if isinstance(exc, SystemExit) else 1
+        if code not in (None, 0, 1):  # the command's own status (canary run's 3, 143) stands
+            sys.exit(code)
         if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
             sys.exit(0)
         typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)

@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def ready(url: str) -> None:
         heap.settle()  # a process of its own, like the router: no full collections under load
-        print(f"simulator ({settings.profile}) listening on {url}", flush=True)
+        with contextlib.suppress(OSError):  # stdout closed or unread: serve all the same
+            print(f"simulator ({settings.profile}) listening on {url}", flush=True)
 
     loop = new_loop()
     try:

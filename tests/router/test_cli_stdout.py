@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
-from tests.harness import VENV_BIN
+from tests.canary.servers import free_port
+from tests.harness import VENV_BIN, wait_for
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
 # Each with the stdout buffered as at a pipe or file, and unbuffered (PYTHONUNBUFFERED, as the
@@ -81,3 +84,29 @@ def test_a_reader_that_went_away_is_no_error(tmp_path: Path, unbuffered: bool) -
         finally:
             os.close(write)
         assert (done.returncode, done.stderr) == (0, ""), args
+
+
+@pytest.mark.parametrize("stdout", ["closed", "unread"])
+def test_the_simulator_serves_whatever_its_stdout(tmp_path: Path, stdout: str) -> None:
+    """With stdout wrapped, `smf-router simulate`'s ready line raised, and it said "cannot
+    listen" and exited (0, under a reader gone) without serving (found in re-review)."""
+    port = free_port()
+    argv = [SMF_ROUTER, "simulate", "--port", str(port)]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        if stdout == "closed":
+            serving = subprocess.Popen(["sh", "-c", 'exec "$0" "$@" >&-', *argv], **QUIET)
+        else:
+            serving = subprocess.Popen(argv, stdout=write, **QUIET)
+    finally:
+        os.close(write)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 200
+    finally:
+        serving.kill()
+        serving.wait(timeout=10)
+
+
+QUIET: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
