@@ -28,7 +28,7 @@ from pydantic import (
 
 from classifier.intent import INTENTS
 from evals import results
-from router import config_checks, config_env, config_warnings, config_yaml
+from router import config_env, config_warnings, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
@@ -73,8 +73,10 @@ class LedgerSettings(Strict):
     path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
     flush_interval_s: float = Field(1.0, gt=0)
     store_text: bool = False
-    text_retention_days: int = Field(30, ge=1, le=config_checks.MAX_DAYS)
-    retention_days: int = Field(730, ge=1, le=config_checks.MAX_DAYS)
+    # No upper bound: a config with 99999 ("forever") started before, and retention drops
+    # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
+    text_retention_days: int = Field(30, ge=1)
+    retention_days: int = Field(730, ge=1)
     # The router's retention (records' and texts') and compaction, a minute after start, then
     # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
     # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
