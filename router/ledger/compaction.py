@@ -267,6 +267,8 @@ def _roll_up(
             todo = [seg for seg in todo if seg.path != exc.path]
         except Exception as exc:  # a page corrupted inside: the report reads raw
             result.warnings.append(f"no rollup for records/{day}: {exc}")
+            if isinstance(exc, OSError):  # a full disk, no permission: left as it was
+                result.failed += 1
             return
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import compaction, segments
+from router.ledger import compaction, rollups, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
 from tests.ledger.known_ledger import known_config
@@ -48,6 +48,18 @@ def test_housekeeping_on_a_full_disk_still_drops_old_days(tmp_path: Path, monkey
     housekeep(known_config().model_copy(update={"ledger": ledger}))
     assert not old.exists()
     assert files(recent) == before, "a merge that could not be written leaves its inputs"
+
+
+def test_a_closed_day_left_without_its_rollup_exits_1(tmp_path: Path, monkeypatch) -> None:
+    """A day with nothing to merge whose rollup could not be written (a full disk, a
+    root-owned rollups/) exited 0, where a day not merged exits 1 (found in re-review)."""
+    write_day(tmp_path, datetime.now(UTC) - timedelta(days=2), 1, "one")  # 1 file: no merge
+    monkeypatch.setattr(rollups, "write_day", no_space)
+    result = CliRunner().invoke(
+        app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
+    )
+    assert "no rollup for records/" in result.output
+    assert result.exit_code == 1, result.output
 
 
 def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
