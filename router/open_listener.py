@@ -42,6 +42,12 @@ def _warn(config: Config, host: str) -> str | None:
         "call the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
         "publish the port on 127.0.0.1 only)."
     )
+    if not config.server.allowed_hosts:  # a compose or k8s service name is refused
+        said += (
+            " Without keys it answers requests only to a Host that is an IP address, "
+            "localhost or this machine's name: list the names clients use (a compose or "
+            "Kubernetes service name) in server.allowed_hosts."
+        )
     log.warning("%s", said)
     return said
 

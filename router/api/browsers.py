@@ -15,7 +15,8 @@ is published on 127.0.0.1, and a rebound page is same-origin, so only its Host g
 away. A name that cannot be rebound passes: an IP literal, `localhost` (and `*.localhost`),
 this machine's name, and the names in `server.allowed_hosts` (how a LAN or a compose
 network addresses a keyless router). With keys, a rebound page gets only a 401 off
-loopback, so any Host is answered there.
+loopback, so any Host is answered there; and off loopback `GET /metrics`, `/healthz` and
+`/readyz` are answered whatever the Host (they read, and spend nothing).
 A web app that calls the router from the browser through a CORS-adding proxy names its
 origin in `server.allowed_origins`; behind a reverse proxy (`server.proxy_headers`) `Host`
 is the proxy's public name and is not checked.
@@ -63,7 +64,7 @@ def refusal(
             "localhost, this machine's name or a name in server.allowed_hosts (a page that "
             "renamed itself to 127.0.0.1 would send its own name)"
         )
-    if keyless:
+    if keyless and not _read_only_probe(scope):
         return (
             "with no router keys (auth.keys) the router answers only a Host that is an IP "
             "address, localhost, this machine's name or a name in server.allowed_hosts (a "
@@ -71,6 +72,16 @@ def refusal(
             "name clients use in server.allowed_hosts, or configure auth.keys"
         )
     return None
+
+
+# Read-only and spending nothing: Prometheus scrapes a keyless router in compose or
+# Kubernetes by its service name (`router:4000`), and after an upgrade that added the Host
+# check, a config without `allowed_hosts` lost its metrics to a 403 (found in review).
+PROBES = frozenset({"/metrics", "/healthz", "/readyz"})
+
+
+def _read_only_probe(scope: dict[str, Any]) -> bool:
+    return scope.get("method") in ("GET", "HEAD") and scope.get("path") in PROBES
 
 
 @functools.lru_cache(maxsize=256)  # per request otherwise: ipaddress parses in Python

@@ -185,6 +185,26 @@ async def test_a_keyless_router_off_loopback_answers_no_rebound_name(
     assert [by_ip.status_code, listed.status_code, own.status_code] == [200, 200, 200]
 
 
+async def test_a_keyless_router_off_loopback_answers_probes_to_any_host(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """Prometheus scrapes a compose or Kubernetes router by its service name: a keyless
+    config from before the Host check (no allowed_hosts) lost its metrics to a 403 after an
+    upgrade (found in review). The read-only probes answer any Host; the APIs do not."""
+    local, _ = served
+    config = config_for({"local": local}, tmp_path)
+    app = create_app(config)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, client=("172.18.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://172.18.0.2:4000") as c:
+            named = {"host": "router:4000"}
+            probes = [(await c.get(p, headers=named)).status_code for p in ("/metrics", "/healthz")]
+            models = await c.get("/v1/models", headers=named)
+            posted = await c.post("/metrics", headers=named)
+    assert probes == [200, 200]
+    assert models.status_code == 403 and posted.status_code in (403, 405)
+
+
 async def test_with_keys_a_router_off_loopback_answers_any_host(
     served: tuple[Running, RunningRouter], tmp_path: Path
 ) -> None:

@@ -54,6 +54,7 @@ def test_a_router_without_keys_on_every_interface_warns_at_start(
         (line,) = warnings
         assert line["level"] == "warning" and "auth.keys is empty" in line["msg"]
         assert "0.0.0.0" in line["msg"]
+        assert "server.allowed_hosts" in line["msg"]  # a service name is refused: say so
     else:
         assert warnings == []
 
