@@ -247,3 +247,7 @@ def main() -> None:
             sys.exit(0)
         typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)
         sys.exit(1)
+
+
+if __name__ == "__main__":  # `python -m router.cli` did nothing and exited 0
+    main()

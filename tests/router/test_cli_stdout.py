@@ -110,3 +110,14 @@ def test_the_simulator_serves_whatever_its_stdout(tmp_path: Path, stdout: str) -
 
 
 QUIET: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+
+
+def test_python_dash_m_router_cli_runs_the_cli(tmp_path: Path) -> None:
+    """`python -m router.cli report --ledger /nonexistent` printed nothing and exited 0: a
+    cron line written that way passed for a success (found in review)."""
+    done = run(
+        [str(VENV_BIN / "python"), "-m", "router.cli", "report", "--ledger", str(tmp_path / "no")],
+        unbuffered=False,
+        stdout=subprocess.PIPE,
+    )
+    assert done.returncode == 2 and "no ledger at" in done.stderr
