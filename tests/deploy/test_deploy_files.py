@@ -304,3 +304,15 @@ def test_the_canary_job_is_not_retried_when_nothing_was_measured() -> None:
     assert rule["onExitCodes"]["values"] == [NOTHING_GRADED]
     names = [c["name"] for c in job["template"]["spec"]["containers"]]
     assert rule["onExitCodes"]["containerName"] in names
+
+
+def test_the_compaction_job_retries_a_failure_once() -> None:
+    """`ledger compact` exits 1 when it could not delete or compact a day; with the default
+    backoffLimit (6) each failing night ran the whole compaction seven times (found in
+    re-review)."""
+    job = next(
+        doc
+        for doc in yaml.safe_load_all((DEPLOY / "k8s" / "canary-cronjob.yaml").read_text())
+        if doc and doc["metadata"]["name"] == "smf-router-ledger-compact"
+    )["spec"]["jobTemplate"]["spec"]
+    assert job["backoffLimit"] == 1
