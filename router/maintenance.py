@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,17 @@ INTERVAL_S = 3600.0
 # The first pass, a minute after start: it came an hour after, and a router restarted more
 # often (a laptop, a crash loop, redeploys) never applied retention, prompt texts' included.
 FIRST_S = 60.0
+# How long a shutdown waits for a pass told to stop: the day being merged finishes (a
+# merge is kill-safe, but stops sooner than a service manager's stop timeout).
+STOP_WAIT_S = 5.0
 
 
-def housekeep(config: Config) -> None:
-    """Apply retention, then compact closed days; safe beside other writers and compactors."""
+def housekeep(config: Config, stop: threading.Event | None = None) -> None:
+    """Apply retention, then compact closed days; safe beside other writers and compactors.
+
+    A pass runs in a thread, which a SIGTERM does not interrupt, and the interpreter waits
+    for it at exit: a restart during a pass over a large backlog waited for all of it, past
+    systemd's stop timeout. Once `stop` is set it begins no further table or day."""
     # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
     from router.ledger.compaction import apply_retentions, compact
 
@@ -45,9 +53,9 @@ def housekeep(config: Config) -> None:
     ledger = config.ledger
     kept: list[str] = []  # partitions past retention that could not be deleted
     dropped = apply_retentions(
-        directory, ledger.retention_days, ledger.text_retention_days, warnings=kept
+        directory, ledger.retention_days, ledger.text_retention_days, warnings=kept, stop=stop
     )
-    result = compact(directory)
+    result = compact(directory, stop=stop)
     for warning in kept + result.warnings:  # no one else shows them (the CLI prints its own)
         log.warning("ledger housekeeping: %s", warning)
     if result.days or dropped:
@@ -56,6 +64,17 @@ def housekeep(config: Config) -> None:
             result.days,
             len(dropped),
         )
+    if stop is not None and stop.is_set():
+        log.info("ledger housekeeping: stopped for shutdown; the rest waits for the next pass")
+
+
+def _pass(config: Config, stop: threading.Event) -> None:
+    """One housekeeping pass, in the job's thread: it logs its own failure, as a shutdown
+    may no longer be waiting for it."""
+    try:
+        housekeep(config, stop)
+    except Exception:
+        log.exception("ledger housekeeping failed")
 
 
 REPORT_PARAMETERS = ("since", "until", "by")
@@ -116,13 +135,17 @@ def install(components: Any) -> None:
 
     async def job() -> None:
         delay = FIRST_S  # not at once: a start's backlog of days must not slow its warm-up
+        stop = threading.Event()
         while True:
             await asyncio.sleep(delay)
             delay = INTERVAL_S
+            task = asyncio.create_task(asyncio.to_thread(_pass, started, stop))
             try:
-                await asyncio.to_thread(housekeep, started)
-            except Exception:
-                log.exception("ledger housekeeping failed")
+                await asyncio.shield(task)  # a cancel would not reach its thread
+            except asyncio.CancelledError:  # shutdown (`Components.stop`): end the pass
+                stop.set()
+                await asyncio.wait({task}, timeout=STOP_WAIT_S)  # the day being merged
+                raise
 
     endpoints = APIRouter()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -193,17 +194,24 @@ def compact(
     now: datetime | None = None,
     grace_s: float = 3600.0,
     tables: Sequence[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> CompactionResult:
     """Merge each closed day of each table into one file; roll up each closed day of records.
 
     A day whose merge cannot be written (a full disk: `OSError`) is left as it was — a merge
     deletes its inputs only after its output is on disk — and named in the warnings; the
-    other days are still compacted, and the caller still applies retention."""
+    other days are still compacted, and the caller still applies retention.
+
+    Once `stop` is set (a router shutting down) no further day is begun: the day being
+    merged finishes, the rest wait for the next pass. A year's backlog takes about a minute,
+    longer than a service manager waits for a stop before it kills the process."""
     now = now or datetime.now(UTC)
     result = CompactionResult()
     segments.close_private_tables(directory)
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s, result.warnings):
+            if stop is not None and stop.is_set():
+                return result
             try:
                 with day_lock(path) as held:
                     if held:
@@ -298,16 +306,20 @@ def apply_retentions(
     text_days: int | None,
     now: datetime | None = None,
     warnings: list[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> list[str]:
     """Every table's retention; returns the `table/day` partitions dropped. One loop over
     the schemas, so a new table is covered. Partitions that could not be deleted are named
     in `warnings` (logged if None), for the caller to show, and are not counted.
 
     Texts go at the shorter of `text_days` and `days`: a prompt whose record is gone (a
-    `retention_days` below the default `text_retention_days`) is kept for nothing."""
+    `retention_days` below the default `text_retention_days`) is kept for nothing. Once
+    `stop` is set no further table is begun (as `compact`)."""
     dropped: list[str] = []
     text_keep = min((d for d in (text_days, days) if d), default=None)
     for table in SCHEMAS:
+        if stop is not None and stop.is_set():
+            break
         keep = text_keep if table == "texts" else days
         if keep:
             found = apply_retention(directory, table, keep, now, warnings)

@@ -1,0 +1,111 @@
+"""A router's housekeeping pass stops at shutdown: it runs in a thread, which a SIGTERM does
+not interrupt, and the interpreter waits for it at exit. A restart during the first pass over
+a large backlog (a year's takes about a minute) outlasted systemd's stop timeout and was
+killed (found in review). A pass told to stop begins no further day; the job tells it when
+the router stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router import maintenance
+from router.config import parse
+from router.ledger import compaction
+from router.ledger.compaction import CompactionResult
+from tests.harness import config_for, router, simulator
+from tests.ledger.ledger_days import write_day
+from tests.router.test_maintenance import OFFLINE
+
+
+def closed_days(ledger: Path, n: int, files: int, text: bool = False) -> list[Path]:
+    """`n` closed days of records (and of texts, if `text`), `files` files each to merge."""
+    first = datetime.now(UTC) - timedelta(days=n + 2)
+    days = [write_day(ledger, first + timedelta(days=i), files, f"d{i}", text) for i in range(n)]
+    texts = [ledger / "texts" / day.name for day in days] if text else []
+    return days + texts
+
+
+def merged(days: list[Path]) -> list[Path]:
+    return [day for day in days if len(list(day.glob("*.parquet"))) == 1]
+
+
+def test_a_pass_told_to_stop_finishes_its_day_and_begins_no_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Set while the first day is merged: that day is merged, no other day of its table nor
+    of the next table is begun, and the pass returns."""
+    ledger = tmp_path / "ledger"
+    days = closed_days(ledger, 5, 3, text=True)
+    stop = threading.Event()
+    begun: list[Path] = []
+    compact_day = compaction._compact_day
+
+    def first_then_stop(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
+        begun.append(path)
+        stop.set()  # as a shutdown does, while this day is being merged
+        compact_day(directory, table, path, result)
+
+    monkeypatch.setattr(compaction, "_compact_day", first_then_stop)
+    config = parse({**OFFLINE, "ledger": {"path": str(ledger)}})
+    housekeeping = threading.Thread(target=maintenance.housekeep, args=(config, stop))
+    housekeeping.start()
+    housekeeping.join(timeout=120)  # a hang guard
+    assert not housekeeping.is_alive()
+    assert len(begun) == 1
+    assert merged(days) == begun, "the day under way is merged, the other nine wait"
+
+
+def test_a_pass_told_to_stop_before_it_begins_drops_and_merges_nothing(tmp_path: Path) -> None:
+    """Retention checks it before each table, as compaction does before each day."""
+    ledger = tmp_path / "ledger"
+    days = closed_days(ledger, 2, 2, text=True)
+    config = parse({**OFFLINE, "ledger": {"path": str(ledger), "retention_days": 1}})
+    stop = threading.Event()
+    stop.set()
+    maintenance.housekeep(config, stop)
+    assert all(day.is_dir() for day in days) and merged(days) == []
+    maintenance.housekeep(config)  # no stop (`smf-router ledger compact`): all of it
+    assert not any(day.exists() for day in days)
+
+
+def test_a_router_stopping_stops_its_housekeeping_pass_after_the_day_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job cancelled at shutdown (`Components.stop`) tells the pass's thread to stop:
+    before, the thread went on through every closed day after the router had stopped."""
+    monkeypatch.setattr(maintenance, "FIRST_S", 0)
+    ledger = tmp_path / "ledger"
+    days = closed_days(ledger, 3, 2)
+    begun: list[Path] = []
+    in_pass = threading.Event()
+    ended = threading.Event()
+    compact_day = compaction._compact_day
+    housekeep = maintenance.housekeep
+
+    def slow_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
+        begun.append(path)
+        in_pass.set()
+        time.sleep(0.5)  # a big day's merge: the router stops meanwhile
+        compact_day(directory, table, path, result)
+
+    def watched(*args: Any) -> None:
+        try:
+            housekeep(*args)
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(compaction, "_compact_day", slow_day)
+    monkeypatch.setattr(maintenance, "housekeep", watched)
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path, ledger={"path": str(ledger)})
+        with router(config):
+            assert in_pass.wait(60), "no housekeeping pass after start"
+    assert ended.wait(60), "the pass never ended"  # a hang guard
+    assert len(begun) == 1, f"the pass went on after the router stopped: {begun}"
+    assert merged(days) == begun
