@@ -16,7 +16,6 @@ from typing import Any
 
 import yaml
 
-from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary_follow import Follower
 from router.canary_judge import Judge, gate_book
@@ -24,6 +23,7 @@ from router.config import parse
 from router.ledger import Ledger, LedgerWriter, columns, segments
 from router.ledger.schema import rows_table
 from tests.canary.test_canary_reload_judging import backend, canary_of, reloaded
+from tests.canary.test_canary_reload_judging import config as router_config
 from tests.canary.test_canary_suites_reload import suites
 from tests.harness import VENV_BIN, router, scrape, simulator
 from tests.resilience.conftest import until
@@ -33,13 +33,8 @@ CANARY = {"interval_s": 0.3, "sample_per_suite": 3, "min_samples": 3, "floors": 
 
 
 def config(tmp: Path, backends: list[dict[str, Any]], **canary: Any) -> dict[str, Any]:
-    return {
-        "backends": backends,
-        "routes": {intent: [b["name"] for b in backends] for intent in INTENTS},
-        "ledger": {"path": str(tmp / "ledger"), "flush_interval_s": 0.2},
-        "canary": {**CANARY, **canary},
-        "resilience": {"enabled": False},
-    }
+    """The judging tests' config, with the follower's canary settings (no canary of its own)."""
+    return router_config(tmp, backends) | {"canary": {**CANARY, **canary}}
 
 
 def cronjob(tmp: Path, data: dict[str, Any]) -> None:
