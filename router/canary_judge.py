@@ -65,9 +65,9 @@ def fingerprint(settings: BackendSettings) -> str:
     under its predecessor's gates (found in re-review)."""
     url = masked_url(settings.base_url) if settings.base_url else None
     what = [settings.kind, url, settings.model, settings.extra_body]
-    return hashlib.blake2b(
-        orjson.dumps(what, option=orjson.OPT_SORT_KEYS), digest_size=8
-    ).hexdigest()
+    # the config made extra_body JSON (`Backend._as_json`): orjson writes all of it
+    text = orjson.dumps(what, option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(text, digest_size=8).hexdigest()
 
 
 def same_server(ran: BackendSettings, now: BackendSettings) -> bool:

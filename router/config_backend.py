@@ -12,6 +12,7 @@ import re
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from evals.urls import check_url
@@ -189,6 +190,17 @@ class Backend(Strict):
                     "character beyond Latin-1, which an HTTP header cannot carry"
                 )
         return headers
+
+    @field_validator("extra_body")
+    @classmethod
+    def _as_json(cls, body: dict[str, Any]) -> dict[str, Any]:
+        """The body as JSON sends it: YAML reads `logit_bias: {50256: -100}` with int keys,
+        which made every request to the backend, and its canary fingerprint, raise (found in
+        review); a JSON object's keys are strings. A value JSON cannot hold is refused here."""
+        try:
+            return dict(orjson.loads(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)))
+        except TypeError as exc:
+            raise ValueError(f"cannot be sent as JSON: {exc}") from None
 
     @field_validator("base_url", "metrics_url")
     @classmethod

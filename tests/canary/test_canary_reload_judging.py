@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from classifier import INTENTS
@@ -133,3 +134,25 @@ def test_a_reload_that_repoints_a_backend_opens_its_gates_and_starts_its_window_
             now = scrape(proxy.root)
             assert now.get("smf_router_route_gated", backend="b", intent="math") == 0
             assert now.get("smf_router_canary_pass_ratio", backend="b", suite="math") is None
+
+
+def test_an_extra_body_is_json_as_sent_so_its_server_has_a_fingerprint() -> None:
+    """`extra_body: {logit_bias: {50256: -100}}` (int keys, as YAML reads them) loaded, but
+    every request to the backend and its canary fingerprint raised TypeError: every reload
+    was refused and canary rounds lost their rows (found in re-review). The config makes
+    the keys strings, as JSON sends them, and refuses what JSON cannot hold."""
+    from pydantic import ValidationError
+
+    from router.canary_judge import fingerprint, same_server
+    from router.config import Backend as BackendSettings
+
+    def settings(extra: dict[Any, Any]) -> BackendSettings:
+        return BackendSettings(**backend("b", "http://127.0.0.1:9/v1", extra_body=extra))
+
+    int_keys = settings({"logit_bias": {50256: -100}})
+    assert int_keys.extra_body == {"logit_bias": {"50256": -100}}
+    assert len(fingerprint(int_keys)) == 16
+    assert same_server(int_keys, settings({"logit_bias": {"50256": -100}}))
+    assert not same_server(int_keys, settings({"logit_bias": {50256: -50}}))
+    with pytest.raises(ValidationError, match="extra_body"):
+        settings({"seed": 2**70})
