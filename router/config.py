@@ -75,8 +75,9 @@ class LedgerSettings(Strict):
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
-    text_retention_days: int = Field(30, ge=1)
-    retention_days: int = Field(730, ge=1)
+    # strict: YAML's `yes` was read as 1 day, and housekeeping dropped all but yesterday
+    text_retention_days: int = Field(30, ge=1, strict=True)
+    retention_days: int = Field(730, ge=1, strict=True)
     # The router's retention (records' and texts') and compaction, a minute after start, then
     # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
     # CronJob): N replicas compacting one shared ledger at once are safe only where its storage

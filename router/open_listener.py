@@ -42,7 +42,7 @@ def _warn(config: Config, host: str) -> str | None:
         "call the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
         "publish the port on 127.0.0.1 only)."
     )
-    if not config.server.allowed_hosts:  # a compose or k8s service name is refused
+    if not (config.server.allowed_hosts or config.server.proxy_headers):  # a service name: 403
         said += (
             " Without keys it answers requests only to a Host that is an IP address, "
             "localhost or this machine's name: list the names clients use (a compose or "

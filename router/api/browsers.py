@@ -81,7 +81,7 @@ PROBES = frozenset({"/metrics", "/healthz", "/readyz"})
 
 
 def _read_only_probe(scope: dict[str, Any]) -> bool:
-    return scope.get("method") in ("GET", "HEAD") and scope.get("path") in PROBES
+    return scope.get("method") == "GET" and scope.get("path") in PROBES
 
 
 @functools.lru_cache(maxsize=256)  # per request otherwise: ipaddress parses in Python

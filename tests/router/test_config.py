@@ -156,6 +156,14 @@ def test_mistakes_that_used_to_pass_silently_name_their_field(
 
 
 @pytest.mark.parametrize("field", ["retention_days", "text_retention_days"])
+def test_a_retention_of_yes_is_refused_not_read_as_one_day(tmp_path: Path, field: str) -> None:
+    """YAML reads `yes` as true, which loaded as 1 day: housekeeping would have dropped all
+    but yesterday (found in re-review)."""
+    with pytest.raises(ConfigError, match=rf"ledger\.{field}"):
+        load(write(tmp_path, GOOD + f"ledger:\n  {field}: yes\n"), env={})
+
+
+@pytest.mark.parametrize("field", ["retention_days", "text_retention_days"])
 def test_a_retention_of_forever_loads(tmp_path: Path, field: str) -> None:
     """99999 ("forever") loaded before retention was made safe for any number; a bound of
     36500 then stopped such a router from starting after an upgrade (found in re-review).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -350,3 +351,18 @@ def test_a_classifier_model_that_cannot_be_read_stops_serve_with_a_message(
     assert done.returncode == 2, done.stderr[-500:]
     assert str(package / "artifacts" / "intent_model.skops") in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_behind_a_proxy_no_auth_does_not_ask_for_allowed_hosts(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Behind a proxy the Host is not checked, yet NO AUTH said a service name needs
+    listing in allowed_hosts (found in re-review)."""
+    from router import open_listener
+    from router.config import parse
+
+    proxied = parse({**OPEN_CONFIG, "server": {"proxy_headers": True}})
+    with caplog.at_level(logging.WARNING, logger="smf_router"):
+        open_listener.warn_if_open(proxied, "0.0.0.0")
+    (said,) = [r.getMessage() for r in caplog.records if "NO AUTH" in r.getMessage()]
+    assert "allowed_hosts" not in said
