@@ -228,9 +228,14 @@ def main() -> None:
         app()
         return
     stdout = cli_stdout.watch()
+    ended: int | str | None = 0  # the status of a command that ended before stdout failed
     try:
         try:
             app()
+        except SystemExit as exc:
+            if stdout.error is None:  # not click's answer to a failed write: the command's own
+                ended = exc.code
+            raise
         finally:  # what is still buffered: its error is this command's too, not the exit's
             sys.stdout.flush()
     except KeyboardInterrupt:
@@ -241,8 +246,8 @@ def main() -> None:
             raise
         stdout.drop()
         code = exc.code if isinstance(exc, SystemExit) else 1
-        if code not in (None, 0, 1):  # the command's own status (canary run's 3, 143) stands
-            sys.exit(code)
+        if ended not in (None, 0) or code not in (None, 0, 1):  # a failure of its own stands
+            sys.exit(ended if ended not in (None, 0) else code)
         if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
             sys.exit(0)
         typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)

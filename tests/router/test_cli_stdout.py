@@ -121,3 +121,24 @@ def test_python_dash_m_router_cli_runs_the_cli(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
     )
     assert done.returncode == 2 and "no ledger at" in done.stderr
+
+
+@pytest.mark.parametrize("status", [0, 1])
+def test_a_commands_own_failure_stands_when_its_reader_went_away(status: int) -> None:
+    """`ledger compact` failing (exit 1) with its output still buffered when the reader of
+    `| head` had gone exited 0: the flush's broken pipe was taken for the whole story
+    (found in re-review). A success stays quiet and 0."""
+    command = (
+        "import sys; from router import cli\n"
+        "def app():\n"
+        f"    print('compacted 0 day(s)'); raise SystemExit({status})\n"
+        "cli.app, cli._mount_optional = app, lambda: None\n"
+        "sys.argv = ['smf-router', 'ledger']; cli.main()\n"
+    )
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = run([str(VENV_BIN / "python"), "-c", command], unbuffered=False, stdout=write)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (status, ""), done.stderr
