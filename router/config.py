@@ -75,14 +75,22 @@ class LedgerSettings(Strict):
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
-    # strict: YAML's `yes` was read as 1 day, and housekeeping dropped all but yesterday
-    text_retention_days: int = Field(30, ge=1, strict=True)
-    retention_days: int = Field(730, ge=1, strict=True)
+    text_retention_days: int = Field(30, ge=1)
+    retention_days: int = Field(730, ge=1)
     # The router's retention (records' and texts') and compaction, a minute after start, then
     # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
     # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
     # honours flock across machines. Off with store_text and no such job, texts are kept: a warning.
     housekeeping: bool = True
+
+    @field_validator("text_retention_days", "retention_days", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, days: Any) -> Any:
+        """YAML's `yes` was read as 1 day: housekeeping would drop all but yesterday. A
+        `${VAR}` string or `730.0` is still read as a number (strict ints refused them)."""
+        if isinstance(days, bool):
+            raise ValueError("is a boolean (yes/no/true/false); give a number of days")
+        return days
 
 
 class ShadowSettings(Strict):

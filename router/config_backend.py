@@ -7,6 +7,7 @@ reads (`router.config` keeps the whole model, loading and the cross-field checks
 from __future__ import annotations
 
 import base64
+import math
 import os
 import re
 from typing import Any, Literal
@@ -196,11 +197,15 @@ class Backend(Strict):
     def _as_json(cls, body: dict[str, Any]) -> dict[str, Any]:
         """The body as JSON sends it: YAML reads `logit_bias: {50256: -100}` with int keys,
         which made every request to the backend, and its canary fingerprint, raise (found in
-        review); a JSON object's keys are strings. A value JSON cannot hold is refused here."""
+        review); a JSON object's keys are strings. A value JSON cannot hold is refused here:
+        another kind of key (YAML reads `on:` as true), NaN or infinity (orjson writes null),
+        an int past 64 bits."""
+        as_json = _json_value(body, "extra_body")
         try:
-            return dict(orjson.loads(orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)))
+            orjson.dumps(as_json)
         except TypeError as exc:
             raise ValueError(f"cannot be sent as JSON: {exc}") from None
+        return dict(as_json)
 
     @field_validator("base_url", "metrics_url")
     @classmethod
@@ -238,3 +243,22 @@ class Backend(Strict):
             return None
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+def _json_value(value: Any, where: str) -> Any:
+    """`value` with int keys as the strings JSON sends; any other key, a key twice, NaN or
+    infinity is a ValueError naming where."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if isinstance(key, bool) or not isinstance(key, str | int):
+                raise ValueError(f"{where} has the key {key!r}: JSON keys are strings (quote it)")
+            if str(key) in out:
+                raise ValueError(f"{where} has the key {str(key)!r} twice")
+            out[str(key)] = _json_value(item, f"{where}.{key}")
+        return out
+    if isinstance(value, list):
+        return [_json_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} is {value}, which JSON cannot hold")
+    return value

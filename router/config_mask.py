@@ -42,8 +42,17 @@ def _put(data: Any, where: Where, value: str) -> None:
     *inner, last = where
     try:
         for part in inner:
-            data = data[part]
+            data = data[_as_dumped(data, part)]
+        last = _as_dumped(data, last)
         if not isinstance(data, dict) or last in data:
             data[last] = value
     except (KeyError, IndexError, TypeError):
         return
+
+
+def _as_dumped(data: Any, part: Any) -> Any:
+    """A YAML key as the dump holds it: `extra_body` keys are JSON's strings (an int key's
+    `${VAR}` was printed unmasked, its place not found; found in review)."""
+    if isinstance(data, dict) and part not in data and str(part) in data:
+        return str(part)
+    return part

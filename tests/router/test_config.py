@@ -163,6 +163,34 @@ def test_a_retention_of_yes_is_refused_not_read_as_one_day(tmp_path: Path, field
         load(write(tmp_path, GOOD + f"ledger:\n  {field}: yes\n"), env={})
 
 
+def test_a_retention_from_the_environment_or_quoted_loads(tmp_path: Path) -> None:
+    """Strict ints refused `${SMF_RETENTION_DAYS}` (a string) and "730" (found in
+    re-review): only a boolean is refused."""
+    text = GOOD + "ledger:\n  retention_days: ${DAYS}\n  text_retention_days: '14'\n"
+    loaded = load(write(tmp_path, text), env={"DAYS": "90"}).ledger
+    assert (loaded.retention_days, loaded.text_retention_days) == (90, 14)
+
+
+@pytest.mark.parametrize(
+    ("extra_body", "named"),
+    [
+        ("{temperature: .nan}", "nan"),
+        ("{temperature: .inf}", "inf"),
+        ("{chat_template_kwargs: {on: 2}}", "True"),
+        ("{logit_bias: {1: -100, '1': 5}}", "twice"),
+    ],
+)
+def test_an_extra_body_json_cannot_send_as_written_is_refused(
+    tmp_path: Path, extra_body: str, named: str
+) -> None:
+    """orjson wrote NaN as null, a YAML `on:` key as "true", and kept one of two keys that
+    JSON writes alike, each silently (found in re-review)."""
+    backend = "  - name: local\n    tier: local\n    base_url: http://127.0.0.1:8888/v1\n"
+    text = f"backends:\n{backend}    model: m\n    extra_body: {extra_body}\n"
+    with pytest.raises(ConfigError, match=rf"backends\.0\.extra_body(?s:.*){named}"):
+        load(write(tmp_path, text), env={})
+
+
 @pytest.mark.parametrize("field", ["retention_days", "text_retention_days"])
 def test_a_retention_of_forever_loads(tmp_path: Path, field: str) -> None:
     """99999 ("forever") loaded before retention was made safe for any number; a bound of

@@ -180,3 +180,13 @@ def test_a_header_pasted_as_a_header_name_is_never_quoted(
     assert done.returncode == 2, output
     assert "backends.1.headers" in output and said in output
     assert "SECRET" not in output and "Traceback" not in output
+
+
+def test_config_check_masks_a_variable_under_an_int_key_of_extra_body(tmp_path: Path) -> None:
+    """extra_body's keys are JSON's strings in the dump, so the place of a `${VAR}` under an
+    int key (`{1: ...}` in YAML) was not found and its value printed (found in re-review)."""
+    text = backends("http://127.0.0.1:8888/v1") + "    extra_body: {vendor: {1: '${TOK}'}}\n"
+    done = config_check(tmp_path, text, {"TOK": "sk-SECRET123"})
+    assert done.returncode == 0, done.stderr
+    assert "SECRET" not in done.stdout
+    assert yaml.safe_load(done.stdout)["backends"][1]["extra_body"] == {"vendor": {"1": "***"}}
