@@ -228,14 +228,9 @@ def main() -> None:
         app()
         return
     stdout = cli_stdout.watch()
-    ended: int | str | None = 0  # the status of a command that ended before stdout failed
     try:
         try:
             app()
-        except SystemExit as exc:
-            if stdout.error is None:  # not click's answer to a failed write: the command's own
-                ended = exc.code
-            raise
         finally:  # what is still buffered: its error is this command's too, not the exit's
             sys.stdout.flush()
     except KeyboardInterrupt:
@@ -245,9 +240,11 @@ def main() -> None:
         if error is None:  # an OSError not stdout's is the traceback of a bug
             raise
         stdout.drop()
+        # click and rich answer a write that failed with exit 1, like a command's own 1: a
+        # command whose status is known before it prints declares it (`cli_stdout.failing`)
         code = exc.code if isinstance(exc, SystemExit) else 1
-        if ended not in (None, 0) or code not in (None, 0, 1):  # a failure of its own stands
-            sys.exit(ended if ended not in (None, 0) else code)
+        if stdout.failed or code not in (None, 0, 1):  # a failure of its own stands
+            sys.exit(stdout.failed or code)
         if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
             sys.exit(0)
         typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)

@@ -30,6 +30,7 @@ class Stdout(io.RawIOBase):
         self.is_open = is_open
         self.error: OSError | None = None
         self.dropping = False
+        self.failed = 0  # a status the command declared before printing (`failing`)
 
     def writable(self) -> bool:
         return True
@@ -60,11 +61,23 @@ class Stdout(io.RawIOBase):
         self.dropping = True
 
 
+_watched: list[Stdout] = []  # the process's one, once `watch` ran
+
+
+def failing(status: int) -> None:
+    """Declare, before printing, that the command ends with `status`: a reader gone before
+    the output (`| head`) makes click or rich exit 1, read as "the reader took what it
+    wanted", 0; `ledger compact` failing then exited 0 in silence (found in re-review)."""
+    for stdout in _watched:
+        stdout.failed = status
+
+
 def watch() -> Stdout:
     """Replace `sys.stdout` with a stream over a `Stdout`, buffered as the one it replaces
     (`PYTHONUNBUFFERED`, as the Docker image sets, leaves no buffer), and return that."""
     old = sys.stdout
     raw = Stdout(old is not None)
+    _watched[:] = [raw]
     if old is None:
         sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8")
         return raw

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from router import cli_stdout
 from router.cli_config import load_or_exit
 from router.config import Config
 from router.config_checks import MAX_DAYS
@@ -173,21 +174,26 @@ def compact_command(
     kept: list[str] = []  # partitions past retention that could not be deleted
     dropped = compaction.apply_retentions(directory, keep, text_keep, now, kept)
     result = compaction.compact(directory, now, grace_s=grace_hours * 3600)
-    typer.echo(
-        f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
-        f" dropped {len(dropped)} day partition(s)"
-    )
+    said = [f"warning: {warning}" for warning in kept + result.warnings]
     if keep is None and config is None:
         # Not the config model's defaults: a real config may keep days longer than they do,
         # and a compaction without it must not delete them. Said, so no one believes it ran.
-        typer.echo(
+        said.insert(
+            0,
             "no retention applied: no config (--config or $SMF_ROUTER_CONFIG)"
             " and no --retention-days",
-            err=True,
         )
-    for warning in kept + result.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    if kept or result.failed:  # exit 0: a CronJob that left texts past retention "succeeded"
-        failures = f"{len(kept)} retention and {result.failed} compaction failure(s)"
-        typer.echo(f"error: {failures}, named above", err=True)
-        raise typer.Exit(1)
+    if kept or result.failed:
+        cli_stdout.failing(1)  # even when the reader of the summary went away (`| head`)
+    try:
+        typer.echo(
+            f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
+            f" dropped {len(dropped)} day partition(s)"
+        )
+    finally:  # said, and exit 1, whether or not the summary could be written
+        for line in said:
+            typer.echo(line, err=True)
+        if kept or result.failed:  # exit 0: a CronJob that left texts past retention passed
+            failures = f"{len(kept)} retention and {result.failed} compaction failure(s)"
+            typer.echo(f"error: {failures}, named above", err=True)
+            raise typer.Exit(1)

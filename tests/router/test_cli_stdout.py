@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +128,13 @@ def test_python_dash_m_router_cli_runs_the_cli(tmp_path: Path) -> None:
 def test_a_commands_own_failure_stands_when_its_reader_went_away(status: int) -> None:
     """`ledger compact` failing (exit 1) with its output still buffered when the reader of
     `| head` had gone exited 0: the flush's broken pipe was taken for the whole story
-    (found in re-review). A success stays quiet and 0."""
+    (found in re-review). A command that declared its status before printing keeps it; a
+    success stays quiet and 0."""
     command = (
-        "import sys; from router import cli\n"
+        "import sys; from router import cli, cli_stdout\n"
         "def app():\n"
-        f"    print('compacted 0 day(s)'); raise SystemExit({status})\n"
+        f"    cli_stdout.failing({status}); print('compacted 0 day(s)')\n"
+        f"    raise SystemExit({status})\n"
         "cli.app, cli._mount_optional = app, lambda: None\n"
         "sys.argv = ['smf-router', 'ledger']; cli.main()\n"
     )
@@ -142,3 +145,32 @@ def test_a_commands_own_failure_stands_when_its_reader_went_away(status: int) ->
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (status, ""), done.stderr
+
+
+@BUFFERING
+def test_a_failing_compaction_says_so_and_exits_1_when_its_reader_went_away(
+    tmp_path: Path, unbuffered: bool
+) -> None:
+    """`ledger compact | head` with a day whose rollup could not be written: its summary's
+    write failed first, click exited 1 for it, and that was read as "the reader took what
+    it wanted": exit 0, the warnings and the error never said (found in re-review)."""
+    from tests.ledger.ledger_days import write_day
+
+    write_day(tmp_path, datetime.now(UTC) - timedelta(days=2), 1, "one")  # nothing to merge
+    command = (
+        "import errno, sys\n"
+        "from router import cli\n"
+        "from router.ledger import rollups\n"
+        "def full(*args, **kwargs): raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "rollups.write_day = full\n"
+        f"sys.argv = ['smf-router', 'ledger', 'compact', '--ledger', {str(tmp_path)!r}]\n"
+        "cli.main()\n"
+    )
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = run([str(VENV_BIN / "python"), "-c", command], unbuffered, stdout=write)
+    finally:
+        os.close(write)
+    assert done.returncode == 1, done.stderr
+    assert "no rollup for records/" in done.stderr and "named above" in done.stderr
