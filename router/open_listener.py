@@ -16,6 +16,10 @@ from router.config import Config
 log = logging.getLogger("smf_router")
 
 _HOSTS: set[str] = set()  # the addresses `serve` listens on in this process
+# Whether `serve` trusts a proxy's headers: fixed at start, as the Host check's is (a reload
+# that turned proxy_headers on dropped the allowed_hosts advice while Hosts were still
+# checked; found in re-review). Empty: no `serve` in this process, the config decides.
+_BEHIND_PROXY: list[bool] = []
 
 
 def warn_if_open(config: Config, host: str) -> None:
@@ -24,6 +28,7 @@ def warn_if_open(config: Config, host: str) -> None:
     compose file once published such a router on every interface; found in review).
     Called by `serve` at start, which also remembers `host` for `warn_after_reload`."""
     _HOSTS.add(host)
+    _BEHIND_PROXY[:] = [config.server.proxy_headers]
     _warn(config, host)
 
 
@@ -42,7 +47,8 @@ def _warn(config: Config, host: str) -> str | None:
         "call the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
         "publish the port on 127.0.0.1 only)."
     )
-    if not (config.server.allowed_hosts or config.server.proxy_headers):  # a service name: 403
+    behind_proxy = _BEHIND_PROXY[0] if _BEHIND_PROXY else config.server.proxy_headers
+    if not (config.server.allowed_hosts or behind_proxy):  # a service name gets a 403
         said += (
             " Without keys it answers requests only to a Host that is an IP address, "
             "localhost or this machine's name: list the names clients use (a compose or "

@@ -353,16 +353,23 @@ def test_a_classifier_model_that_cannot_be_read_stops_serve_with_a_message(
     assert "Traceback" not in done.stderr
 
 
-def test_behind_a_proxy_no_auth_does_not_ask_for_allowed_hosts(
-    caplog: pytest.LogCaptureFixture,
+def test_no_auth_asks_for_allowed_hosts_only_where_the_host_is_checked(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Behind a proxy the Host is not checked, yet NO AUTH said a service name needs
-    listing in allowed_hosts (found in re-review)."""
+    listing in allowed_hosts; and whether it is checked is how `serve` started, not what a
+    reload says (found in re-review)."""
     from router import open_listener
     from router.config import parse
 
+    monkeypatch.setattr(open_listener, "_HOSTS", set())  # this process runs no `serve`
+    monkeypatch.setattr(open_listener, "_BEHIND_PROXY", [])
     proxied = parse({**OPEN_CONFIG, "server": {"proxy_headers": True}})
+    direct = parse(OPEN_CONFIG)
     with caplog.at_level(logging.WARNING, logger="smf_router"):
         open_listener.warn_if_open(proxied, "0.0.0.0")
-    (said,) = [r.getMessage() for r in caplog.records if "NO AUTH" in r.getMessage()]
-    assert "allowed_hosts" not in said
+        (behind,) = open_listener.warn_after_reload(direct)  # a reload does not undo a proxy
+        open_listener.warn_if_open(direct, "0.0.0.0")
+        (direct_reloaded,) = open_listener.warn_after_reload(proxied)
+    assert "allowed_hosts" not in behind
+    assert "allowed_hosts" in direct_reloaded
