@@ -51,7 +51,7 @@ def test_runs_start_interval_s_apart_however_long_a_hung_backend_takes(tmp_path:
     """A run waits for every backend's round, and the next one started `interval_s` after
     it ended: a hung backend's round (two `timeout_s`) held back every backend's next round
     by as much, each run (found in review). Runs now start `interval_s` apart."""
-    interval, timeout = 3.0, 1.0
+    interval, timeout = 4.0, 1.0  # before: runs 6 s apart (interval + two timeouts)
     canary = {"enabled": True, "interval_s": interval, "timeout_s": timeout}
     canary |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 3, "concurrency": 2}
     with (
@@ -79,9 +79,10 @@ def test_runs_start_interval_s_apart_however_long_a_hung_backend_takes(tmp_path:
             until(three_runs, 40, what="three runs")
             hung = canary_of(proxy.root)["last_run"]["cloud"]
     gaps = [later - earlier for earlier, later in pairwise(starts)]
-    assert all(interval - 0.2 < gap < interval + 1.0 for gap in gaps), gaps  # not 5 s
+    # wide bounds (a loaded CI box): what tells the fix apart is 4 s against 6 s
+    assert all(interval - 0.3 < gap < interval + 1.5 for gap in gaps), gaps
     assert (hung["errors"], hung["cases"]) == (3, 3)
-    assert 2 * timeout - 0.2 < hung["duration_s"] < 2 * timeout + 1.0  # two timeouts at most
+    assert 2 * timeout - 0.2 < hung["duration_s"] < 2 * timeout + 1.5  # two timeouts at most
     assert running and idle
     for section in running:  # the next run starts `interval_s` after this one started
         since, at = unix(section["running_since"]), unix(section["next_run_at"])
