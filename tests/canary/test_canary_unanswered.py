@@ -23,31 +23,12 @@ from router.canary_bound import UNANSWERED, Bounded, RunEnd
 from router.canary_cli import ErrorDetails
 from router.config import Config, parse
 from router.gating import GateBook
-from router.simulator.runner import SimThread
-from router.simulator.settings import SimSettings
 from tests.canary.rounds import one_round
+from tests.canary.servers import PORTS, simulator
 from tests.harness import INTENTS, Running, openai_via_litellm
 
-PORTS = range(18000, 19000)  # where this suite's own servers may listen
 CASES = 5
 NOT_ASKED = f"not asked: {UNANSWERED} cases in a row got no reply in time"
-
-
-@contextmanager
-def _simulator(**settings: Any) -> Iterator[Running]:
-    """The simulator on a free port of `PORTS`."""
-    for port in random.sample(PORTS, len(PORTS)):
-        sim = SimThread(SimSettings(keep_requests=1, **settings), port=port)
-        try:
-            root = sim.start()
-        except OSError:
-            continue
-        try:
-            yield Running(f"{root}/v1", root)
-        finally:
-            sim.stop()
-        return
-    raise RuntimeError("no free port in 18000-18999")
 
 
 @contextmanager
@@ -116,7 +97,7 @@ def _round(config: Config) -> tuple[dict[str, Any], dict[str, int], float]:
 def test_a_litellm_backends_own_timeout_counts_as_no_reply() -> None:
     """The repro: `timeouts.total_s` under `canary.timeout_s`, the adapter's `timeout`
     error reached the bound as a transport error, and all 11 cases were asked."""
-    with _simulator(profile="vllm", model="local-model") as sim:
+    with simulator(profile="vllm", model="local-model") as sim:
         backend = openai_via_litellm("cloudy", sim.url, "local-model+no_response")
         config = _config(backend | {"timeouts": {"total_s": 0.5}})
         run, details, took = _round(config)
