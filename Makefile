@@ -7,12 +7,12 @@ STAMP  := $(VENV)/.installed
 # environment would otherwise compile them on every start).
 COMPILE := $(BIN)/python -m compileall -q router classifier evals >/dev/null
 
-.PHONY: run test lint format bench bench-litellm test-vllm clean
+.PHONY: run test lint format lock bench bench-litellm test-vllm clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 ## Serve the router on :4000 (demo mode with simulated backends when none are configured).
@@ -42,6 +42,16 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## Re-resolve: the newest versions pyproject.toml allows, written to constraints.txt. Run
+## `make test` after it and commit both if it passes.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV) && $(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	{ sed -n '/^#/p' constraints.txt; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > constraints.new
+	mv constraints.new constraints.txt && rm -rf $(LOCK_VENV)
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
 bench: $(STAMP) bench-litellm
