@@ -202,8 +202,13 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         if reason is None:
+            graded: list[CaseResult] = []
             try:
-                results = await self._probe(backend, sample, end)
+                results = await self._probe(backend, sample, end, graded.append)
+            except asyncio.CancelledError:  # past a stop's wait: what it graded still counts
+                results = cut_short(sample, graded, end.why or "cancelled")
+                self._record(backend, run_id, started, time.monotonic() - began, results, None)
+                raise
             except Exception as exc:  # this backend's round alone: the others' results stand
                 self._round_bugs.failed(backend.name, exc)
                 results = [round_failed(case, exc) for case in sample]
@@ -218,7 +223,11 @@ class Canary:
         self.judge.judge(backend.name, results, started)
 
     async def _probe(
-        self, backend: BackendSettings, sample: list[Case], end: RunEnd
+        self,
+        backend: BackendSettings,
+        sample: list[Case],
+        end: RunEnd,
+        on_result: Callable[[CaseResult], None],
     ) -> list[CaseResult]:
         state = self.states().get(backend.name, BackendState())
         endpoint = endpoint_of(backend)
@@ -235,6 +244,7 @@ class Canary:
             thinking=None,  # the backend's own extra_body decides (e.g. thinking off)
             capabilities=Capabilities(context_window=context_window(state, backend)),
             client=client,
+            on_result=on_result,
             # each call as load, within the round's bounds (`router.canary_bound`)
             ask_one=Bounded(counted(self.observers, backend.name, send), end),
         )
@@ -351,6 +361,19 @@ def round_failed(case: Case, exc: Exception) -> CaseResult:
     """A case of a round that failed on our side: an error, never a quality verdict."""
     detail = f"the canary round failed: {kind_of(exc).__name__}"
     return CaseResult(case.id, case.suite, case.difficulty, "error", "canary", detail)
+
+
+def cut_short(sample: Sequence[Case], graded: Sequence[CaseResult], why: str) -> list[CaseResult]:
+    """A round cancelled before its end (a shutdown's stop past its wait): the results it had,
+    in the sample's order, and its other cases as errors. Cancelled, the round wrote no row
+    at all, and a code case still in the sandbox cost every case of its backend."""
+    done = {(r.suite, r.id): r for r in graded}
+    detail = f"the canary round was cancelled ({why}) before this case was graded"
+    return [
+        done.get((c.suite, c.id))
+        or CaseResult(c.id, c.suite, c.difficulty, "error", "canary", detail)
+        for c in sample
+    ]
 
 
 def load_cases(config: Config) -> list[Case]:

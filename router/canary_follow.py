@@ -90,6 +90,7 @@ class Follower:
         # The suites the job runs, as of the last reload that loaded them (start loads none
         # with the canary off): None, every suite counts.
         self.suites: set[str] | None = None
+        self._skipping: dict[str, str] = {}  # backend -> the server whose rounds it skips
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
@@ -110,13 +111,40 @@ class Follower:
             # The job's config may run ahead of this router's, or behind it: a round of a
             # server the backend no longer points at (a reload moved it) says nothing of it.
             if settings is None or not asked(found.summary, settings):
+                self._skipped(found.summary, settings is None)
                 continue
+            self._skipping.pop(backend, None)
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
             self.judge.judge(backend, found.results, found.summary["ts"])
         self.runs += len({found.key[0] for found in rounds} - counted)
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}
+
+    def _skipped(self, summary: dict[str, Any], unknown: bool) -> None:
+        """A round not judged: said when a backend's rounds start being skipped, or those of
+        another server, not for each round (a CronJob on another config skips every one, for
+        good). Skipped without a word, a job and routers whose configs had drifted apart
+        showed gates that never moved (found in review). One entry per backend, dropped
+        when one of its rounds is judged again."""
+        backend, asked_server = summary["backend"], summary.get("server") or ""
+        if self._skipping.get(backend) == asked_server:
+            return
+        self._skipping[backend] = asked_server
+        if unknown:
+            log.warning(
+                "canary: rounds of backend %s are not judged: this router's config has no "
+                "backend of that name (said once until one is judged)",
+                backend,
+            )
+            return
+        log.warning(
+            "canary: rounds of backend %s asked another server (model %s at %s) than the one "
+            "it points at now; they are not judged (said once until one is)",
+            backend,
+            summary.get("model"),
+            summary.get("base_url") or "no base URL",
+        )
 
     async def loop(self) -> None:
         """Read now, then every `FOLLOW_S` (or `interval_s`); a failed read is logged only."""

@@ -295,7 +295,27 @@ class Judge:
                 self.metrics.route_gated(name, intent, intent in gated.get(name, ()))
 
     def announce(self, change: Change) -> None:
-        """A gate moved: one log line and the gauge."""
+        """A gate moved: one log line and the gauge. One that opens on too few results (a
+        reload raised `min_samples` or a floor) says so: its lower bound may still be under
+        the floor."""
+        closed = change.gated
+        if not closed and change.n < change.needed:
+            log.warning(
+                "canary gate OPENED: intent %s routes to %s again (%d results in the window, "
+                "fewer than the %d a gate needs to close)",
+                change.intent,
+                change.backend,
+                change.n,
+                change.needed,
+            )
+        else:
+            self._moved(change)
+        if self.metrics is not None:
+            self.metrics.route_gated(change.backend, change.intent, change.gated)
+
+    @staticmethod
+    def _moved(change: Change) -> None:
+        """The log line of a gate the lower bound moved (or a floor removed)."""
         closed = change.gated
         log.warning(
             "canary gate %s: intent %s %s %s%s (pass-rate lower bound %.2f %s floor %.2f; "
@@ -311,8 +331,6 @@ class Judge:
             change.passes,
             change.n,
         )
-        if self.metrics is not None:
-            self.metrics.route_gated(change.backend, change.intent, change.gated)
 
     def status(self) -> dict[str, Any]:
         """The gates and standings part of the `canary` status section."""

@@ -7,13 +7,15 @@
 - A reload wakes the wait, which counts the new `interval_s` from the last start: the old
   wait used to run out first (15 minutes at the default), while status showed the new one.
 - At start the gate book takes the ledger's rounds of yesterday and today, read as a router
-  following the CronJob reads them (`router.canary_follow`). Started with empty windows, a
+  following the CronJob reads them (`router.canary_follow`), and the status their count and
+  each backend's latest. Started with empty windows, a
   restarted router sent auto-routed traffic to a backend it had gated until new rounds
   closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
   same ledger kept it gated.
 - At shutdown the run under way is stopped (`Canary.stop`) and its rows written before the
-  job ends, waiting `server.drain_s` at most: cancelled, it lost the rows of the backends
-  still running, where the ledger holds one row per backend per round.
+  job ends, waiting `STOP_WAIT_S` at most: cancelled, it lost the rows of the backends
+  still running, where the ledger holds one row per backend per round. Cancelled past that
+  wait, each backend's round still writes what it graded, the rest as errors.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evals.sandbox import Limits
 from router.canary import Canary, load_cases
 from router.canary_follow import Follower
 from router.canary_gates import ensure_gated
@@ -33,9 +36,12 @@ from router.config import Config
 
 log = logging.getLogger("smf_router.canary")
 
-# A stopped run ends within a few loop turns; a code case being graded takes its sandbox's
-# wall clock at most (10 s). Kept short: it comes on top of the requests' drain at shutdown.
-STOP_WAIT_S = 5.0
+# A stopped run ends within a few loop turns, but a code case being graded runs on to its
+# sandbox's wall clock, whatever a stop says: 5 s cut such a grading short, and the round
+# with it (found in review). The program runs that long on its thread anyway, so the wait
+# costs no more than the sandbox's limit, plus a margin to start and kill it. It comes on
+# top of the requests' drain at shutdown.
+STOP_WAIT_S = Limits().wall_s + 2.0
 
 
 class Schedule:
@@ -68,14 +74,18 @@ class Schedule:
             await self._until_next()
 
     async def recall(self) -> None:
-        """Feed the gate book the rounds of yesterday and today, as a follower does. Rounds
-        of suites no longer configured leave again (and say so): no run would reopen them."""
+        """Feed the gate book the rounds of yesterday and today, as a follower does, and the
+        status their count and each backend's latest: it showed `runs: 0` and no `last_run`
+        beside the gates those rounds closed (found in review). Rounds of suites no longer
+        configured leave the gates again (and say so): no run would reopen them."""
         follower = Follower(self.canary.judge, self.ledger, self.config, self.canary.clock)
         try:
             await follower.follow_once()
         except Exception:
             log.exception("canary: the ledger's earlier rounds are unreadable; gates start open")
             return
+        self.canary.runs += follower.runs
+        self.canary.last_run = {**follower.last_run, **self.canary.last_run}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
 
     def reloaded(self) -> None:
@@ -106,7 +116,8 @@ class Schedule:
 
     async def _finish(self, run: asyncio.Future[None]) -> None:
         """At shutdown: the run ends now, each backend's rows written (its unfinished cases
-        as errors), within `STOP_WAIT_S`; past it, the run is cancelled and logged. Not
+        as errors), within `STOP_WAIT_S`; past it (more programs to grade than sandbox
+        slots), the run is cancelled and logged, and each round writes what it graded. Not
         `server.drain_s`: at 0 the rows were lost though a stopped run ends within a few
         loop turns, and at 30 it would come on top of the requests' drain (found in
         re-review)."""
@@ -119,8 +130,8 @@ class Schedule:
         except TimeoutError:
             run.cancel()
             log.warning(
-                "canary: the run stopped at shutdown did not end within %g s; the rows of "
-                "the backends still running are lost",
+                "canary: the run stopped at shutdown did not end within %g s; cancelled, "
+                "the cases of its rounds not graded yet count as errors",
                 STOP_WAIT_S,
             )
 

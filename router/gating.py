@@ -59,6 +59,7 @@ class Change:
     passes: int
     n: int
     at: float
+    needed: int = 0  # results a gate needs to close (`GateBook.needed`): an open with fewer says so
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,8 @@ class GateBook:
 
     Errors and N/A never enter the window: a down backend is not a quality signal (the
     circuit breaker handles that). A gate needs `min_samples` results before it may close, and
-    more when fewer could not clear its floor even all passed (`samples_to_clear`).
+    more when fewer could not clear its floor even all passed (`samples_to_clear`); with
+    fewer it is open, also one that closed before a reload asked for more (`retune`).
     """
 
     def __init__(
@@ -157,15 +159,19 @@ class GateBook:
         return max(self.min_samples, min(samples_to_clear(floor, self.z), self.window))
 
     def _decide(self, key: tuple[str, str]) -> Change | None:
+        """Closed when the window holds `needed` results and their lower bound is under the
+        floor; open otherwise. Too few results are no verdict either way: a closed gate
+        whose window a reload left short of a raised `min_samples` or floor used to stay
+        closed until the window filled up, for good when no more results came (a
+        follower's job stopped, a suite N/A there), and a restart on the same ledger opened
+        it (found in review)."""
         floor = self.floor(*key)
         results = self._results.get(key, deque())
         n, passes = len(results), sum(results)
         lower = wilson_lower(passes, n, self.z)
         was = key in self._gated
-        if floor is None or n < self.needed(floor):
-            now_gated = was and floor is not None
-        else:
-            now_gated = lower < floor
+        needed = 0 if floor is None else self.needed(floor)
+        now_gated = floor is not None and n >= needed and lower < floor
         if now_gated == was:
             return None
         at = self.clock()
@@ -173,7 +179,7 @@ class GateBook:
             self._gated[key] = at
         else:
             del self._gated[key]
-        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at)
+        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at, needed)
 
     def retune(
         self,

@@ -4,18 +4,20 @@ Kubernetes CronJob) writes to the shared ledger: its gates, gauges and status fo
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from evals.suite import SHIPPED
 from router import reload
 from router.canary_follow import Follower, finished_rounds
-from router.canary_judge import Judge, gate_book
+from router.canary_judge import Judge, fingerprint, gate_book
 from router.config import parse
 from router.ledger import LedgerWriter
 from router.ledger.recent import RecentRows
@@ -140,3 +142,42 @@ def test_a_reload_that_removes_a_backend_drops_it_from_the_followers_status(
             reload.reloader_of(proxy.components).source = path
             assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
             assert set(status(proxy.root)["extra"]["canary"]["last_run"]) == {"local"}
+
+
+def test_skipped_rounds_are_said_once_per_backend_and_server(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A round of a server the backend no longer points at (the CronJob's config behind the
+    router's), or of a backend the router does not have, was skipped without a word: gates
+    that never moved, and nothing to say why (found in review). Said once per backend and
+    server, not every round, and again once a judged round ended the skipping."""
+    config = parse({"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}})
+    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
+    follower = Follower(judge, tmp_path, lambda: config)
+    here = fingerprint(config.backends[0])
+    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+
+    def round_of(run: str, backend: str, server: str, model: str = "old-model") -> None:
+        summary = {"run_id": run, "ts": datetime.now(UTC).timestamp(), "backend": backend}
+        summary |= {"cases": 0, "suites": "math", "model": model, "server": server}
+        summary |= {"base_url": "http://127.0.0.1:9/v1"}
+        writer.submit_row("canary_runs", summary)
+        writer.flush()
+        asyncio.run(follower.follow_once())
+
+    with caplog.at_level(logging.WARNING, "smf_router.canary"):
+        for run in ("r1", "r2", "r3"):
+            round_of(run, "local", "elsewhere")
+            round_of(run, "gone", "elsewhere")
+        said = [r.getMessage() for r in caplog.records]
+        round_of("r4", "local", here, "m")  # judged: the skipping ended
+        round_of("r5", "local", "elsewhere")
+        round_of("r6", "local", "yet-another")
+    writer.close()
+    other = (
+        "rounds of backend local asked another server (model old-model at http://127.0.0.1:9/v1)"
+    )
+    unknown = "rounds of backend gone are not judged: this router's config has no backend"
+    assert [other in m for m in said] == [True, False] and unknown in said[1]
+    assert sum(other in r.getMessage() for r in caplog.records) == 3
+    assert follower.last_run["local"]["run_id"] == "r4"

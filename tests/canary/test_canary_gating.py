@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from evals import results
 from evals.results import CaseResult
 from router import cli
-from router.canary_judge import gate_book
+from router.canary_judge import Judge, gate_book
 from router.config import ConfigError, load, parse
 from router.gating import GateBook, learn_floors, samples_to_clear, wilson_interval, wilson_lower
 
@@ -89,7 +89,7 @@ def test_a_shorter_window_keeps_the_newest_results_and_re_decides() -> None:
     assert book.standings()[0].n == 4  # the window stays at its new length
 
 
-def test_a_higher_min_samples_holds_a_gate_that_has_too_few_results() -> None:
+def test_a_floor_removed_opens_a_gate_and_too_few_results_do_not_close_it_again() -> None:
     book = GateBook({"math": 0.3}, window=10, min_samples=2)
     book.observe("local", "math", [False, False])
     assert book.gated() == {"local": frozenset({"math"})}
@@ -98,6 +98,36 @@ def test_a_higher_min_samples_holds_a_gate_that_has_too_few_results() -> None:
     book.retune({"math": 0.5}, min_samples=5)
     book.observe("local", "math", [False, False])
     assert book.gated() == {}  # four results: not enough to close again
+
+
+def test_a_gate_left_with_too_few_results_by_a_reload_opens(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A gate closed on 4 results stayed closed after a reload asked for 6: until the window
+    held 6, for good when no more came, and for the book's own sake whatever `min_samples`
+    (above the window, none ever would), while a restart on the same ledger had it open
+    (found in review). Too few results are no verdict: the gate opens, and says why, and
+    closes again once the window holds enough failures."""
+    book = GateBook({"math": 0.3}, window=10, min_samples=4)
+    judge = Judge(book, None, lambda: ["local"])
+    book.observe("local", "math", [False] * 4)
+    assert book.gated() == {"local": frozenset({"math"})}
+    (change,) = book.retune({"math": 0.3}, min_samples=6)
+    assert (change.gated, change.n, change.needed) == (False, 4, 6)
+    assert book.gated() == {} and not book.standings()[0].gated
+    with caplog.at_level(logging.WARNING, "smf_router.canary"):
+        judge.announce(change)
+    assert "routes to local again (4 results in the window, fewer than the 6" in caplog.text
+    assert book.observe("local", "math", [False]) is None  # 5 of 6
+    closed = book.observe("local", "math", [False])
+    assert closed is not None and closed.gated and closed.n == 6
+
+    book.retune({"math": 0.3}, min_samples=11)  # more than the window holds: never closed
+    assert book.gated() == {}
+    book.retune({"math": 0.3}, min_samples=4)
+    assert book.gated() == {"local": frozenset({"math"})}
+    (raised,) = book.retune({"math": 0.8}, min_samples=4)  # a 0.8 floor needs 16 > 10 held
+    assert not raised.gated and raised.needed == 10 and book.gated() == {}
 
 
 def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:

@@ -225,9 +225,9 @@ def test_a_restarted_router_goes_on_where_its_canary_left_off(tmp_path: Path) ->
     canary = {"enabled": True, "interval_s": 3600, "suites": MATH, "sample_per_suite": 3}
     with simulator(profile="vllm", model="local-model") as sim:
         config = config_for({"local": sim}, tmp_path, canary=canary)
-        for _ in range(2):  # the ledger is flushed as each router stops
-            with router(config) as r:
-                must_reach(lambda: status_extra(r)["canary"]["runs"] == 1, "a round", 60)
+        for runs in (1, 2):  # the ledger is flushed as each router stops
+            with router(config) as r:  # and the next counts the runs it recalls from it
+                must_reach(lambda n=runs: status_extra(r)["canary"]["runs"] == n, "a round", 60)
     rows = Ledger(tmp_path / "ledger").sql(
         "select list(case_id) from canary_results group by run_id order by min(ts)"
     )

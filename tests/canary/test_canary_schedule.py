@@ -121,7 +121,9 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
     stood from the ledger), while a follower on the same ledger rebuilt them from the
     rounds of yesterday and today: a backend it had gated had auto-routed traffic again
     until new rounds closed the gate (two rounds, 30 minutes at the defaults; found in
-    review). The rounds of suites dropped meanwhile stay out of the gates."""
+    review). The rounds of suites dropped meanwhile stay out of the gates. The status counts
+    the recalled runs and shows each backend's latest round: it said `runs: 0` and no
+    `last_run` beside the gates they closed (found in review)."""
     canary = {"enabled": True, "interval_s": 0.2, "suites": str(SHIPPED / "math")}
     canary |= {"sample_per_suite": 3, "window": 20, "min_samples": 5, "floors": {"math": 0.6}}
     canary |= {"timeout_s": 60}  # a gate needs six results: two rounds
@@ -133,6 +135,7 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
         config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
         with router(config) as proxy:
             until(lambda: canary_of(proxy.root)["gated"] == {"cloud": ["math"]}, 60)
+        runs, latest = ledger_runs(tmp_path / "ledger")
 
         cloud.control("faults", {"fault": "hold"})  # no round of the restart's can gate
         restart = config.canary.model_copy(update={"interval_s": 600})
@@ -142,7 +145,8 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
                 what="the ledger's rounds in the gates",
             )
             section = canary_of(proxy.root)
-            assert section["runs"] == 0 and "cloud" not in section["last_run"]
+            assert runs >= 2 and section["runs"] == runs  # cloud holds the restart's own run
+            assert section["last_run"]["cloud"]["run_id"] == latest
             body = {"model": "auto", "messages": [{"role": "user", "content": MATH}]}
             asked = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=10)
             assert asked.headers["x-smf-backend"] == "local"
@@ -160,17 +164,29 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
                 lambda: any(s["backend"] == "local" for s in canary_of(proxy.root)["standings"]),
                 what="the ledger's rounds read back",
             )
-            assert canary_of(proxy.root)["gated"] == {}
+            section = canary_of(proxy.root)
+            assert section["gated"] == {} and "cloud" not in section["last_run"]
 
         cloud.control("faults", {"fault": None})
         cloud.control("release", {})
         other = {"suites": str(SHIPPED / "reasoning"), "floors": {}}
         later = config.model_copy(update={"canary": config.canary.model_copy(update=other)})
+        runs, _ = ledger_runs(tmp_path / "ledger")
         with router(later) as proxy:
-            until(lambda: canary_of(proxy.root)["runs"] == 1, what="a run on reasoning")
+            until(lambda: canary_of(proxy.root)["runs"] == runs + 1, what="a run on reasoning")
             section = canary_of(proxy.root)
             assert section["gated"] == {}
             assert {s["intent"] for s in section["standings"]} == {"reasoning"}
+
+
+def ledger_runs(path: Path) -> tuple[int, str]:
+    """The runs the ledger holds, and the run of cloud's latest round."""
+    with Ledger(path) as ledger:
+        ((runs,),) = ledger.sql("SELECT count(DISTINCT run_id) FROM canary_runs")
+        ((latest,),) = ledger.sql(
+            "SELECT arg_max(run_id, ts) FROM canary_runs WHERE backend = 'cloud'"
+        )
+    return runs, latest
 
 
 @pytest.mark.parametrize("drain_s", [0, 30])
