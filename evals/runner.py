@@ -17,6 +17,7 @@ import os
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,6 +35,10 @@ ANSWER_CHARS = 4000
 
 Ask = Callable[[dict[str, Any]], Awaitable[Any]]
 """One chat-completions body in, the parsed completion out; raises ``TransportProblem``."""
+
+ASKED: ContextVar[Case | None] = ContextVar("evals_asked_case", default=None)
+"""The case whose body an ``Ask`` is sending, while it sends it: the body alone does not say
+which case it is, and the router's canary names the suite and case on each call's span."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +275,7 @@ async def run_case(
 ) -> CaseResult:
     """Ask, then grade one case (the caller decided it is applicable)."""
     started = time.monotonic()
+    asking = ASKED.set(case)
     try:
         async with asyncio.timeout(timeout_s):
             payload = await ask_one(request_body(case, endpoint, thinking, max_tokens))
@@ -278,6 +284,8 @@ async def run_case(
         return _error(case, "timeout", f"no reply within {timeout_s:g}s")
     except TransportProblem as exc:
         return _error(case, "transport", str(exc))
+    finally:
+        ASKED.reset(asking)
     latency = round(time.monotonic() - started, 4)
     try:
         if evaluator_of(case) == "unit_test":

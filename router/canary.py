@@ -41,12 +41,14 @@ from router.bug_log import BugLog, kind_of
 from router.canary_bound import Bounded, RunEnd
 from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudged
 from router.canary_rotation import resume, rotating_sample
+from router.canary_spans import traced
 from router.config import Backend as BackendSettings
 from router.config import CanarySettings, Config, ConfigError
 from router.errors import Timeout, UpstreamError
 from router.gating import GateBook
 from router.own_load import ReplayObserver, counted
 from router.policy import BackendState, context_window
+from router.tracing import Tracing
 
 log = logging.getLogger("smf_router.canary")
 
@@ -97,6 +99,7 @@ class Canary:
         observers: Sequence[ReplayObserver] = (),
         history: Path | None = None,
         deadline_s: float | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -112,6 +115,7 @@ class Canary:
         self.runner = runner
         self.clock = clock
         self.observers = observers  # the components' list: read at each case
+        self.tracing = tracing or Tracing.disabled()  # a span per case asked (`canary_spans`)
         self.runs = 0
         self.last_run: dict[str, dict[str, Any]] = {}
         self._offsets: dict[str, int] = {}
@@ -236,6 +240,7 @@ class Canary:
         if send is None:
             client = await self._http()
             send = functools.partial(ask, client, endpoint)
+        send = traced(self.tracing, backend, send)  # a span per case asked, tracing on
         return await self.runner(
             sample,
             endpoint,

@@ -176,6 +176,7 @@ def install(components: Any) -> None:
         adapters=lambda: components.backends,
         observers=components.replay_observers,
         history=ledger,
+        tracing=components.tracing,
     )
     schedule = Schedule(canary, lambda: components.config, ledger)
     ensure_gated(gateway, canary.gated)

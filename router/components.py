@@ -37,7 +37,7 @@ from router.logs import RequestLog
 from router.metrics import Metrics
 from router.pricing import Pricer
 from router.record import Record
-from router.tracing import Tracing, provider_names
+from router.tracing import Tracing
 
 log = logging.getLogger("smf_router")
 
@@ -122,7 +122,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry(), demo=config.demo)
     tracing = Tracing.from_env()
-    tracing.providers = provider_names(config)
+    tracing.configure(config)
     ledger = LedgerWriter(
         Path(config.ledger.path),
         flush_interval_s=config.ledger.flush_interval_s,

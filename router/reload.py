@@ -46,7 +46,6 @@ from router.dispatch import Dispatcher
 from router.errors import BadRequest
 from router.gateway import Gateway
 from router.pricing import Pricer
-from router.tracing import provider_names
 
 if TYPE_CHECKING:
     from router.components import Components
@@ -210,11 +209,10 @@ class Reloader:
             self.started = parts.config
         outcome = _describe(self.started, config, parts.backends, backends, shadowing)
         # The swap itself: no await from here to the end.
-        providers = provider_names(config)
         parts.config, parts.backends, parts.gateway, parts.auth = config, backends, gateway, auth
         if pricing is not None:
             parts.pricer = pricing
-        gateway.tracing.providers = providers
+        gateway.tracing.configure(config)
         if state is not None:
             state.gateway, state.auth = gateway, auth
         gateway.stored.resize(config.resilience.sticky_max_entries)

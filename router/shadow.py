@@ -14,7 +14,8 @@ after the comparison and judge. Comparisons run in threads; a request's own test
 (`run_request_tests`) run under the sandbox bound the evals runner and canary share
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
 only when `shadow.allow_cloud_targets`, never for a private request.
-Answer text lives in memory only; the ledger gets the verdict.
+Answer text lives in memory only; the ledger gets the verdict. With tracing on, each replay's
+call is a span of its own (`smf.traffic` "shadow") linked to the live request span it mirrors.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
 the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`). Each call is priced by
 the pricer of the config it was made under: a reload that removes its backend meanwhile
@@ -58,6 +59,9 @@ from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
+from router.span_attributes import usage_attributes
+from router.span_export import SpanLink
+from router.tracing import Tracing
 from router.translate.exchange import keeps_cache, to_chat
 from router.translate.wire import content_text
 
@@ -109,6 +113,7 @@ class Shadow:
         rng: random.Random | None = None,
         execute: Executor = run_python,
         observers: Sequence[ReplayObserver] = (),
+        tracing: Tracing | None = None,
     ) -> None:
         self._config = live.source(config)
         self._backends = live.source(backends)
@@ -119,6 +124,7 @@ class Shadow:
         self.rng = rng or random.Random()
         self.execute = execute
         self.observers = observers  # the components' list: read at each replay
+        self.tracing = tracing or Tracing.disabled()
         # Unbounded here: `offer` holds it to `queue_size` of the running config.
         self.queue: asyncio.Queue[Job] = asyncio.Queue()
         self.counts: Counter[str] = Counter()
@@ -150,11 +156,18 @@ class Shadow:
             if call.api not in MIRRORED_APIS or not tally.keep_text:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
-            self.offer(call.record, call.body, live, call.api)
+            self.offer(call.record, call.body, live, call.api, self.tracing.link_to(call.span))
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
-    def offer(self, record: Record, body: dict[str, Any], live: Reply, api: Api = "chat") -> None:
+    def offer(
+        self,
+        record: Record,
+        body: dict[str, Any],
+        live: Reply,
+        api: Api = "chat",
+        link: SpanLink | None = None,
+    ) -> None:
         decision = decide(record, self.config, self.states(), self.rng)
         if decision is None:
             return
@@ -166,7 +179,7 @@ class Shadow:
             self._drop("queue_full")
             return
         tier = self.config.backend(decision.target).tier
-        self.queue.put_nowait(Job(record, body, live, decision.target, api, tier))
+        self.queue.put_nowait(Job(record, body, live, decision.target, api, tier, link))
 
     def _drop(self, reason: ShadowDropReason) -> None:
         self.counts[f"dropped_{reason}"] += 1
@@ -245,8 +258,13 @@ class Shadow:
         usage: Usage | None = None
         shadow = Reply()
         failed: ShadowDropReason = "error"
+        named = {"smf.request_id": record.request_id}  # the live request's (its ledger row)
+        model = backend.settings.model if self.tracing.enabled else ""  # for the span alone
+        span = self.tracing.start_call(
+            "shadow", job.target, job.target_tier, model, named, job.link
+        )
         try:
-            shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot))
+            shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot, span))
             usage = usage_of("chat", raw_usage)
         except TimeoutError:
             error, failed = "timeout", "timeout"
@@ -256,7 +274,12 @@ class Shadow:
             error = exc.kind
         except ValueError:
             error = "malformed"
+        except BaseException as exc:  # cancelled at shutdown, or a bug: its span ends too
+            cancelled = isinstance(exc, asyncio.CancelledError)
+            self.tracing.end(span, error="cancelled" if cancelled else type(exc).__name__)
+            raise
         latency = time.monotonic() - began
+        self.tracing.end(span, usage_attributes(usage), error)
         if error is not None:
             self._drop(failed)
             verdict = Comparison(None, "none", f"shadow failed: {error}")
@@ -274,13 +297,18 @@ class Shadow:
             self.rows.submit_row("shadow_comparisons", row)
         return row
 
-    async def _ask_target(self, backend: Backend, body: dict[str, Any], slot: Slot | None) -> bytes:
+    async def _ask_target(
+        self, backend: Backend, body: dict[str, Any], slot: Slot | None, span: Any
+    ) -> bytes:
         """The target's reply body. Its slot is given back as the call returns or raises:
         held through the comparison and judge, it made an idle local backend look full, and
-        live traffic went to the paid cloud meanwhile."""
+        live traffic went to the paid cloud meanwhile. The call carries its span's
+        `traceparent`, as a live attempt does."""
+        headers: dict[str, str] = {}
+        self.tracing.inject(span, headers)
         try:
             async with asyncio.timeout(self.settings.timeout_s):
-                reply = await backend.send("chat", body, {}, False)
+                reply = await backend.send("chat", body, headers, False)
         finally:
             if slot is not None:
                 slot.release()
@@ -360,6 +388,7 @@ def install(components: Any) -> None:
         pricing=lambda: components.pricer,
         states=lambda: components.gateway.state_source.states(),
         observers=components.replay_observers,
+        tracing=components.tracing,
     )
     components.gateway.call_sinks.append(shadow)
     components.background.append(shadow.run)

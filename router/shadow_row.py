@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from router.comparison import Comparison, Reply
 from router.record import Api, Record, Tier, Usage
+from router.span_export import SpanLink
 
 
 class Pricing(Protocol):
@@ -31,6 +32,7 @@ class Job:
     target: str
     api: Api = "chat"
     target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
+    link: SpanLink | None = None  # the live request's span, which the replay's span links to
 
 
 @dataclass(frozen=True, slots=True)

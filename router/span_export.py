@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from router.span_export_env import batch_settings
@@ -40,6 +40,15 @@ EXPORTER_LOGGER = "opentelemetry.exporter.otlp.proto.http.trace_exporter"
 EXPORT_LOG_INTERVAL_S = 600.0  # see `ExportLogLimiter`
 
 
+class SpanLink(NamedTuple):
+    """A span of another trace that one is about (OTel's span Link): a shadow replay's
+    names the live request span it mirrors."""
+
+    trace_id: int
+    span_id: int
+    sampled: bool
+
+
 @dataclass(slots=True, eq=False)
 class SpanRecord:
     """A span as the hot path records it: ids, times and attributes, nothing else."""
@@ -56,6 +65,7 @@ class SpanRecord:
     end_ns: int = 0
     attributes: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    links: tuple[SpanLink, ...] = ()
 
 
 class SpanShipper:
@@ -319,7 +329,7 @@ def readable(span: SpanRecord, resource: Any) -> Any:
     """The SDK's `ReadableSpan` for one recorded span (what OTLP exporters take)."""
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
+    from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
     flags = TraceFlags(TraceFlags.SAMPLED)
     parent = None
@@ -328,6 +338,10 @@ def readable(span: SpanRecord, resource: Any) -> Any:
     kinds = {SERVER: SpanKind.SERVER, CLIENT: SpanKind.CLIENT}
     status = Status(StatusCode.ERROR, span.error) if span.error else Status(StatusCode.UNSET)
     attributes = {k: tuple(v) if isinstance(v, list) else v for k, v in span.attributes.items()}
+    links = [
+        Link(SpanContext(link.trace_id, link.span_id, False, TraceFlags(int(link.sampled))))
+        for link in span.links
+    ]
     return ReadableSpan(
         name=span.name,
         context=SpanContext(span.trace_id, span.span_id, False, flags),
@@ -338,5 +352,6 @@ def readable(span: SpanRecord, resource: Any) -> Any:
         status=status,
         start_time=span.start_ns,
         end_time=span.end_ns,
+        links=links,
         instrumentation_scope=InstrumentationScope("smf-router"),
     )

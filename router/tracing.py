@@ -1,10 +1,12 @@
-"""OpenTelemetry traces: one server span per request, children for classify, attempts, ledger.
+"""OpenTelemetry traces: one server span per request, children for classify, attempts, ledger;
+a root client span per call the router makes on its own (a shadow replay, a canary case).
 
 Off by default and free when off: unless `OTEL_EXPORTER_OTLP_ENDPOINT` or
 `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is not `true`), no SDK
 object exists and every call returns at its first line. The API is explicit rather than
 context managers, because a streamed request's span outlives the handler's async generator.
-Attributes follow the GenAI semantic conventions (`gen_ai.*`), ours live under `smf.`.
+Attributes follow the GenAI semantic conventions (`gen_ai.*`, `router.span_attributes`), ours
+live under `smf.`; `smf.traffic` tells live requests from the shadow's and the canary's calls.
 """
 
 from __future__ import annotations
@@ -20,11 +22,18 @@ from evals.urls import masked_url
 from router import trace_context
 from router.errors import ClientClosed
 from router.record import Record
+from router.span_attributes import (
+    OPERATIONS,
+    provider_names,
+    record_attributes,
+    server_addresses,
+)
 from router.span_export import (
     CLIENT,
     DROP_REASONS,
     INTERNAL,
     SERVER,
+    SpanLink,
     SpanRecord,
     SpanShipper,
     quiet_exporter_log,
@@ -37,14 +46,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("smf_router.tracing")
 
 Attributes = Mapping[str, str | bool | int | float | Sequence[str]]
-
-# https://opentelemetry.io/docs/specs/semconv/gen-ai/ (gen_ai.operation.name values)
-_OPERATIONS = {
-    "chat": "chat",
-    "completions": "text_completion",
-    "responses": "chat",
-    "messages": "chat",
-}
 
 
 class _NoSpan:
@@ -111,6 +112,13 @@ class Tracing:
         self._sampler = sampler or Sampler()
         self._rand = random.Random()
         self.providers: dict[str, str] = {}  # backend name -> gen_ai.provider.name
+        self.servers: dict[str, dict[str, str | int]] = {}  # backend name -> server.*
+
+    def configure(self, config: Config) -> None:
+        """What the spans say of each backend (provider, host and port), from `config`: at
+        start and at each hot reload's swap."""
+        self.providers = provider_names(config)
+        self.servers = server_addresses(config)
 
     @property
     def enabled(self) -> bool:
@@ -162,7 +170,7 @@ class Tracing:
         keeps its `tracestate` for the backend calls (`router.trace_context`)."""
         if self._shipper is None:
             return NO_SPAN
-        operation = _OPERATIONS.get(api, "chat")
+        operation = OPERATIONS.get(api, "chat")
         parent = trace_context.parse(headers)
         if parent is None:
             trace_id, parent_id, parent_sampled = self._rand.getrandbits(128) or 1, None, None
@@ -181,6 +189,7 @@ class Tracing:
             attributes={
                 "gen_ai.operation.name": operation,
                 "gen_ai.request.model": requested_model,
+                "smf.traffic": "live",
             },
         )
 
@@ -201,16 +210,64 @@ class Tracing:
         )
 
     def start_attempt(self, parent: Any, backend: str, tier: str, model: str) -> Any:
-        """The client span of one backend call, with the GenAI provider and model."""
+        """The client span of one backend call: the request's operation (the conventions
+        require it of a GenAI client span), the provider, model and server."""
         if parent is NO_SPAN:
             return NO_SPAN
-        attrs = {
+        operation = parent.attributes.get("gen_ai.operation.name", "chat")
+        attrs = self._backend_attributes(operation, backend, tier, model)
+        return self.start_child(parent, f"attempt {backend}", attrs)
+
+    def start_call(
+        self,
+        traffic: str,
+        backend: str,
+        tier: str,
+        model: str,
+        attributes: Attributes | None = None,
+        link: SpanLink | None = None,
+    ) -> Any:
+        """The root client span of a chat call the router makes on its own, `traffic` being
+        "shadow" or "canary": a trace of its own, so that a live request's trace holds only
+        what its client waited for. `link` (`link_to`) names the live request span a shadow
+        replay mirrors; the replay is sampled as that span was when the sampler follows
+        parents, so a kept request keeps its mirror."""
+        if self._shipper is None:
+            return NO_SPAN
+        trace_id = self._rand.getrandbits(128) or 1
+        if link is not None and self._sampler.parent_based:
+            sampled = link.sampled
+        else:
+            sampled = self._sampler.sampled(trace_id, None)
+        attrs = self._backend_attributes("chat", backend, tier, model)
+        attrs["smf.traffic"] = traffic
+        if attributes:
+            attrs.update(attributes)
+        return SpanRecord(
+            name=f"{traffic} chat {model}",
+            trace_id=trace_id,
+            span_id=self._rand.getrandbits(64) or 1,
+            parent_id=None,
+            kind=CLIENT,
+            start_ns=time.time_ns(),
+            sampled=sampled,
+            links=(link,) if link is not None else (),
+            attributes=attrs,
+        )
+
+    def _backend_attributes(
+        self, operation: str, backend: str, tier: str, model: str
+    ) -> dict[str, Any]:
+        """What every client span says of its backend, live or not: one query (by provider,
+        model or server) then finds all the load a backend had."""
+        return {
+            "gen_ai.operation.name": operation,
             "gen_ai.provider.name": self.providers.get(backend, backend),
             "gen_ai.request.model": model,
+            **self.servers.get(backend, {}),
             "smf.backend": backend,
             "smf.tier": tier,
         }
-        return self.start_child(parent, f"attempt {backend}", attrs)
 
     def end(
         self, span: Any, attributes: Attributes | None = None, error: str | None = None
@@ -226,6 +283,13 @@ class Tracing:
         span.end_ns = time.time_ns()
         if span.sampled and self._shipper is not None:
             self._shipper.submit(span)
+
+    @staticmethod
+    def link_to(span: Any) -> SpanLink | None:
+        """What a span started later, in another trace, links to (None for `NO_SPAN`)."""
+        if span is NO_SPAN:
+            return None
+        return SpanLink(span.trace_id, span.span_id, span.sampled)
 
     def inject(self, span: Any, headers: dict[str, str]) -> None:
         """Add `traceparent` (and the caller's `tracestate`) for the backend call made under
@@ -272,50 +336,6 @@ def server_failed(record: Record) -> bool:
     return record.outcome in ("upstream_error", "router_error")
 
 
-def record_attributes(
-    record: Record, providers: Mapping[str, str], finish_reasons: Sequence[str] | None = None
-) -> dict[str, Any]:
-    """The span attributes a finished record supplies (never prompt text or the caller). The
-    request id is the ledger row's and the reply's `x-request-id`: it leads from either to
-    the trace."""
-    tried = [a for a in record.attempts if a.outcome != "skipped"]
-    attrs: dict[str, Any] = {
-        "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
-        "gen_ai.usage.output_tokens": record.usage.completion_tokens,
-        "smf.intent": record.intent,
-        "smf.confidence": record.confidence,
-        "smf.route": record.route,
-        "smf.attempts": len(tried),
-        "smf.outcome": record.outcome,
-        "smf.request_id": record.request_id,
-        "smf.stream": record.stream,
-        "http.response.status_code": client_status(record),
-    }
-    if record.backend:
-        attrs["smf.backend"] = record.backend
-        attrs["gen_ai.provider.name"] = providers.get(record.backend, record.backend)
-    if record.tier:
-        attrs["smf.tier"] = record.tier
-    if record.served_model:
-        attrs["gen_ai.response.model"] = record.served_model
-    if record.fallback_reason:
-        attrs["smf.fallback_reason"] = record.fallback_reason
-    if record.intent_source:
-        attrs["smf.intent_source"] = record.intent_source
-    if finish_reasons:
-        attrs["gen_ai.response.finish_reasons"] = list(finish_reasons)
-    return attrs
-
-
-def client_status(record: Record) -> int:
-    """The HTTP status the client got. A stream that failed once a backend was committed
-    ended with an in-band error event after a 200; `record.status` keeps that error's status
-    (502, 504, ...) for the ledger, and the span's `error.type` and status say what failed."""
-    if record.stream and record.backend is not None:
-        return 200
-    return record.status
-
-
 def traces_endpoint(env: Mapping[str, str]) -> str | None:
     """The OTLP/HTTP traces URL: the signal variable as is, or the base plus `/v1/traces`."""
     specific = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
@@ -325,38 +345,3 @@ def traces_endpoint(env: Mapping[str, str]) -> str | None:
     if base:
         return base.rstrip("/") + "/v1/traces"
     return None
-
-
-# litellm's provider prefixes whose provider the GenAI conventions name otherwise: their
-# well-known `gen_ai.provider.name` values (GenAiProviderNameValues in
-# opentelemetry-semantic-conventions; opentelemetry.io/docs/specs/semconv/registry/attributes/
-# gen-ai/). Prefixes that are such values already (openai, anthropic, cohere, deepseek, groq,
-# perplexity), or name a provider the conventions do not list, stay as they are.
-SEMCONV_PROVIDERS = {
-    "azure": "azure.ai.openai",
-    "azure_ai": "azure.ai.inference",
-    "bedrock": "aws.bedrock",
-    "cohere_chat": "cohere",
-    "gemini": "gcp.gemini",
-    "mistral": "mistral_ai",
-    "vertex_ai": "gcp.vertex_ai",
-    "watsonx": "ibm.watsonx.ai",
-    "xai": "x_ai",
-}
-
-
-def provider_names(config: Config) -> dict[str, str]:
-    """`gen_ai.provider.name` per backend: the conventions' name for litellm's provider
-    prefix, else a guess by URL."""
-    names: dict[str, str] = {}
-    for backend in config.backends:
-        if backend.kind == "litellm" and "/" in backend.model:
-            prefix = backend.model.split("/", 1)[0]
-            names[backend.name] = SEMCONV_PROVIDERS.get(prefix, prefix)
-        elif "api.openai.com" in backend.base_url:
-            names[backend.name] = "openai"
-        elif backend.tier == "local":
-            names[backend.name] = "vllm"
-        else:
-            names[backend.name] = backend.name
-    return names

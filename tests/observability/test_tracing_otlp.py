@@ -23,15 +23,16 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from classifier.intent import INTENTS
 from router.config import parse
 from router.record import Attempt, Record, Usage
-from router.tracing import NO_SPAN, Tracing, provider_names, traces_endpoint
+from router.span_attributes import provider_names
+from router.tracing import NO_SPAN, Tracing, traces_endpoint
 from tests.harness import config_for, router, simulator
 
 
 class Receiver:
     """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent, and answers
-    the statuses in `first` (in order), then `status`."""
+    the statuses in `first` (in order), then `status`; on `port` (default: any free one)."""
 
-    def __init__(self, status: int = 200, first: Sequence[int] = ()) -> None:
+    def __init__(self, status: int = 200, first: Sequence[int] = (), port: int = 0) -> None:
         self.requests: list[ExportTraceServiceRequest] = []
         answers = list(first)
         self.paths: list[str] = []
@@ -54,7 +55,7 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -78,8 +79,8 @@ class Receiver:
 
 
 @contextmanager
-def receiving(status: int = 200, first: Sequence[int] = ()) -> Iterator[Receiver]:
-    r = Receiver(status, first)
+def receiving(status: int = 200, first: Sequence[int] = (), port: int = 0) -> Iterator[Receiver]:
+    r = Receiver(status, first, port)
     r.thread.start()
     try:
         yield r

@@ -1,0 +1,142 @@
+"""What the router's spans say: GenAI attributes from a finished record and per backend.
+
+Pure: `router.tracing` starts and ends the spans and asks here for their attributes. Names
+follow the GenAI semantic conventions (`gen_ai.*`, opentelemetry.io/docs/specs/semconv/
+gen-ai/) and the general ones (`server.*`, `error.type`); ours live under `smf.`. Never
+prompt text, the caller, a key or a URL's user info, path or query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from router.record import Record, Usage
+
+if TYPE_CHECKING:
+    from router.config import Config
+
+# https://opentelemetry.io/docs/specs/semconv/gen-ai/ (gen_ai.operation.name values)
+OPERATIONS = {
+    "chat": "chat",
+    "completions": "text_completion",
+    "responses": "chat",
+    "messages": "chat",
+}
+
+# `server.port` of a URL that names none: what its scheme means (an instrumented HTTP client
+# says 443 for `https://api.openai.com/v1` too).
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def record_attributes(
+    record: Record, providers: Mapping[str, str], finish_reasons: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The span attributes a finished record supplies (never prompt text or the caller). The
+    request id is the ledger row's and the reply's `x-request-id`: it leads from either to
+    the trace."""
+    tried = [a for a in record.attempts if a.outcome != "skipped"]
+    attrs: dict[str, Any] = {
+        "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": record.usage.completion_tokens,
+        "smf.intent": record.intent,
+        "smf.confidence": record.confidence,
+        "smf.route": record.route,
+        "smf.attempts": len(tried),
+        "smf.outcome": record.outcome,
+        "smf.request_id": record.request_id,
+        "smf.stream": record.stream,
+        "http.response.status_code": client_status(record),
+    }
+    if record.backend:
+        attrs["smf.backend"] = record.backend
+        attrs["gen_ai.provider.name"] = providers.get(record.backend, record.backend)
+    if record.tier:
+        attrs["smf.tier"] = record.tier
+    if record.served_model:
+        attrs["gen_ai.response.model"] = record.served_model
+    if record.fallback_reason:
+        attrs["smf.fallback_reason"] = record.fallback_reason
+    if record.intent_source:
+        attrs["smf.intent_source"] = record.intent_source
+    if finish_reasons:
+        attrs["gen_ai.response.finish_reasons"] = list(finish_reasons)
+    return attrs
+
+
+def client_status(record: Record) -> int:
+    """The HTTP status the client got. A stream that failed once a backend was committed
+    ended with an in-band error event after a 200; `record.status` keeps that error's status
+    (502, 504, ...) for the ledger, and the span's `error.type` and status say what failed."""
+    if record.stream and record.backend is not None:
+        return 200
+    return record.status
+
+
+def usage_attributes(usage: Usage | None) -> dict[str, int]:
+    """A call's token counts as the GenAI conventions name them (none when it gave none)."""
+    if usage is None:
+        return {}
+    return {
+        "gen_ai.usage.input_tokens": usage.prompt_tokens,
+        "gen_ai.usage.output_tokens": usage.completion_tokens,
+    }
+
+
+def server_attributes(base_url: str) -> dict[str, str | int]:
+    """`server.address` and `server.port` of a backend's URL: its host and port alone (the
+    port its scheme implies when it names none), never its user info, path or query, which
+    may hold a key. Empty when there is no URL (a litellm backend on its provider's default)
+    or it does not parse."""
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower())
+    except ValueError:  # a port out of range or not a number, a broken IPv6 literal
+        return {}
+    if not parts.hostname:
+        return {}
+    attrs: dict[str, str | int] = {"server.address": parts.hostname}
+    if port is not None:
+        attrs["server.port"] = port
+    return attrs
+
+
+def server_addresses(config: Config) -> dict[str, dict[str, str | int]]:
+    """`server_attributes` per backend, worked out once per config (not per attempt)."""
+    return {backend.name: server_attributes(backend.base_url) for backend in config.backends}
+
+
+# litellm's provider prefixes whose provider the GenAI conventions name otherwise: their
+# well-known `gen_ai.provider.name` values (GenAiProviderNameValues in
+# opentelemetry-semantic-conventions; opentelemetry.io/docs/specs/semconv/registry/attributes/
+# gen-ai/). Prefixes that are such values already (openai, anthropic, cohere, deepseek, groq,
+# perplexity), or name a provider the conventions do not list, stay as they are.
+SEMCONV_PROVIDERS = {
+    "azure": "azure.ai.openai",
+    "azure_ai": "azure.ai.inference",
+    "bedrock": "aws.bedrock",
+    "cohere_chat": "cohere",
+    "gemini": "gcp.gemini",
+    "mistral": "mistral_ai",
+    "vertex_ai": "gcp.vertex_ai",
+    "watsonx": "ibm.watsonx.ai",
+    "xai": "x_ai",
+}
+
+
+def provider_names(config: Config) -> dict[str, str]:
+    """`gen_ai.provider.name` per backend: the conventions' name for litellm's provider
+    prefix, else a guess by URL."""
+    names: dict[str, str] = {}
+    for backend in config.backends:
+        if backend.kind == "litellm" and "/" in backend.model:
+            prefix = backend.model.split("/", 1)[0]
+            names[backend.name] = SEMCONV_PROVIDERS.get(prefix, prefix)
+        elif "api.openai.com" in backend.base_url:
+            names[backend.name] = "openai"
+        elif backend.tier == "local":
+            names[backend.name] = "vllm"
+        else:
+            names[backend.name] = backend.name
+    return names
