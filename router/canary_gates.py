@@ -3,7 +3,9 @@
 The policy reads backend states; a gate is one more fact about a backend (an intent it must
 not be auto-routed). `ensure_gated` puts a canary's `gated()` into the state source once:
 a source that merges gates itself (`router.resilience`) gets it added to its list, any other
-is wrapped in `GatedStates`.
+is wrapped in `GatedStates`. With it goes when the canary runs next, as far as it knows
+(`Review`): a gated backend may serve again after that run, and a request no other backend
+could serve is told to come back then (its 503's `Retry-After`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from router.gateway import States
 from router.policy import BackendState
 
 Gates = Callable[[], dict[str, frozenset[str]]]
+Review = Callable[[], float | None]  # seconds until the next canary run; None: not known
+
+
+def not_known() -> float | None:
+    """The `Review` of a canary whose next run is not known (one that follows the ledger)."""
+    return None
 
 
 class GatedStates:
@@ -25,9 +33,10 @@ class GatedStates:
     simply adds nothing new (a union of the same sets).
     """
 
-    def __init__(self, inner: States, gated: Gates) -> None:
+    def __init__(self, inner: States, gated: Gates, review: Review = not_known) -> None:
         self.inner = inner
         self.gated = gated
+        self.review = review
 
     def states(self) -> Mapping[str, BackendState]:
         base = self.inner.states()
@@ -35,10 +44,11 @@ class GatedStates:
         if not gates:
             return base
         merged = dict(base)
+        review = self.review()
         for backend, intents in gates.items():
             state = merged.get(backend, BackendState())
             merged[backend] = dataclasses.replace(
-                state, gated_intents=state.gated_intents | intents
+                state, gated_intents=state.gated_intents | intents, gate_retry_in_s=review
             )
         return merged
 
@@ -49,11 +59,12 @@ class GatedStates:
         return getattr(self.inner, name)
 
 
-def ensure_gated(gateway: Any, gated: Gates) -> None:
-    """Make the policy see the canary's gates, once, whatever state source is in place.
+def ensure_gated(gateway: Any, gated: Gates, review: Review = not_known) -> None:
+    """Make the policy see the canary's gates and `review`, once, whatever state source is
+    in place.
 
-    A source with a `gate_sources` list (router.resilience) merges gates itself; any other
-    source gets wrapped in `GatedStates`.
+    A source with a `gate_sources` list (router.resilience) merges gates and their reviews
+    itself; any other source gets wrapped in `GatedStates`.
     """
     source = gateway.state_source
     while source is not None:
@@ -64,7 +75,9 @@ def ensure_gated(gateway: Any, gated: Gates) -> None:
             return
         source = vars(source).get("inner") if hasattr(source, "__dict__") else None
     sources = getattr(gateway.state_source, "gate_sources", None)
-    if isinstance(sources, list):
+    reviews = getattr(gateway.state_source, "gate_reviews", None)
+    if isinstance(sources, list) and isinstance(reviews, list):
         sources.append(gated)
+        reviews.append(review)
     else:
-        gateway.state_source = GatedStates(gateway.state_source, gated)
+        gateway.state_source = GatedStates(gateway.state_source, gated, review)

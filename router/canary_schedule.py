@@ -143,6 +143,14 @@ class Schedule:
             return now
         return max(now, self._started[1] + self.canary.settings.interval_s)
 
+    def next_run_in(self) -> float | None:
+        """Seconds until the next run, whose results may reopen a gate (the `Review` of the
+        gates, `router.canary_gates`). Not known while a run is under way, or before the
+        first: its results may reopen one as soon as it ends."""
+        if self._started is None or self.running_since is not None:
+            return None
+        return self.next_run_at() - self.canary.clock()
+
     def status(self) -> dict[str, Any]:
         """The canary's `canary` status section, with when it runs."""
         running = self.running_since
@@ -179,10 +187,11 @@ def install(components: Any) -> None:
         tracing=components.tracing,
     )
     schedule = Schedule(canary, lambda: components.config, ledger)
-    ensure_gated(gateway, canary.gated)
+    ensure_gated(gateway, canary.gated, schedule.next_run_in)
 
     async def job() -> None:
-        ensure_gated(gateway, canary.gated)  # another feature may have replaced the state source
+        # another feature may have replaced the state source
+        ensure_gated(gateway, canary.gated, schedule.next_run_in)
         await schedule.run()
 
     components.background.append(job)

@@ -283,7 +283,7 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if not reasons or not reasons <= PERMANENT_SKIPS:
-        return NoBackendAvailable(f"no backend can serve this request ({listed or 'none'})")
+        return _unavailable(plan, listed)
     home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
     if "response_elsewhere" in reasons and home in (None, "private"):
         return _stored_elsewhere(plan, home == "private")
@@ -339,6 +339,23 @@ def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Route
         f"({listed}); send it to a model with a local backend",
         param="model",
     )
+
+
+def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
+    """A 503 that says why the backends are away for now, and for how long when that is
+    known: `quality_gate` alone named neither the canary that closed the gate nor what opens
+    it again."""
+    gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
+    failing = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "circuit_open")
+    message = f"no backend can serve this request ({listed or 'none'})"
+    if gated:
+        message += (
+            f"; the canary closed the quality gate of route {plan.route!r} on {gated} until "
+            "its runs pass the floor again"
+        )
+    if failing:
+        message += f"; the circuit of {failing} is open after failures until a trial succeeds"
+    return NoBackendAvailable(message, retry_after=plan.retry_in_s)
 
 
 def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:

@@ -12,7 +12,7 @@
     ├── Unauthorized                 401  invalid_api_key
     ├── Forbidden                    403
     ├── NotFound                     404  model_not_found / not_found
-    ├── NoBackendAvailable           503  every backend of the plan was skipped
+    ├── NoBackendAvailable           503  every backend of the plan was skipped (retry_after)
     ├── Cancelled                    the request stopped before its answer was complete
     │   ├── ClientClosed             499  the client hung up (recorded, never sent)
     │   └── ShuttingDown             503  the router stopped: its drain ran out
@@ -36,6 +36,7 @@ for the client's error event (`router.upstream_errors.in_band`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,9 +135,19 @@ class BadRequestTooLong(BadRequest):
 
 
 class NoBackendAvailable(RouterError):
+    """Every backend was skipped, one at least for a while (circuit open, quality gate).
+    `retry_after`: when the soonest may serve again, if known (`Plan.retry_in_s`), whole
+    seconds, at least 1 (a circuit just half-open still awaits its trial): `Retry-After`."""
+
     status = 503
     type = "service_unavailable"
     code = "no_backend_available"
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
+        super().__init__(
+            message if self.retry_after is None else f"{message}; retry in {self.retry_after} s"
+        )
 
 
 class Cancelled(RouterError):

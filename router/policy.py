@@ -79,6 +79,10 @@ class BackendState:
     # Its provider answers one choice whatever `n` asks (litellm drops the `n` of Anthropic,
     # Bedrock, …): its adapter learns it once, when warmed (`one_choice_only` marks it)
     one_choice_only: bool = False
+    # When it may serve again, in seconds from now (None: not known): its open circuit's next
+    # trial (`router.health`), and the next canary run, which may reopen its gates
+    circuit_retry_in_s: float | None = None
+    gate_retry_in_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +103,9 @@ class Plan:
     preference: tuple[str, ...] = field(default=())
     response_home: str | None = None  # `Demand.response_home`: its refusal names it
     server_state: str | None = None  # `Demand.server_state`: its refusal names it
+    # The soonest a backend skipped for a passing reason (circuit open, quality gate) may
+    # serve again, in seconds (None: none was, or when is not known): the 503's Retry-After
+    retry_in_s: float | None = None
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -170,6 +177,7 @@ def plan(
         preference,
         home,
         demand.server_state,
+        soonest(_retry_in(step.reason, states.get(step.backend)) for step in skipped),
     )
 
 
@@ -212,6 +220,22 @@ def _unfit(
     if target.mode == "auto" and route in state.gated_intents and not demand.response_home:
         return "quality_gate"
     return None
+
+
+def _retry_in(reason: str, state: BackendState | None) -> float | None:
+    """When a backend skipped for `reason` may serve again, if that is known."""
+    if state is None:
+        return None
+    if reason == "circuit_open":
+        return state.circuit_retry_in_s
+    if reason == "quality_gate":
+        return state.gate_retry_in_s
+    return None
+
+
+def soonest(waits: Iterable[float | None]) -> float | None:
+    """The least of the waits that are known; None when none is."""
+    return min((w for w in waits if w is not None), default=None)
 
 
 def one_choice_only(

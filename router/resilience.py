@@ -26,7 +26,7 @@ from router.config import Backend as BackendSettings
 from router.config import Config, ResilienceSettings
 from router.gateway import States
 from router.health import BreakerPolicy, Health, can_probe, probe
-from router.policy import BackendState, Circuit
+from router.policy import BackendState, Circuit, soonest
 from router.record import Record
 from router.sticky import StickyTable
 
@@ -40,6 +40,7 @@ STICKY_SWEEP_S = 60.0
 READ_AT_START = ("enabled",)  # `resilience.*` read once: a hot reload leaves them as they were
 
 GateSource = Callable[[], Mapping[str, frozenset[str]]]  # backend -> gated intents
+GateReview = Callable[[], float | None]  # seconds until a gate source's next canary run
 
 
 class Resilience:
@@ -53,6 +54,7 @@ class Resilience:
         self.inner = inner
         self.clock = clock
         self.gate_sources: list[GateSource] = []
+        self.gate_reviews: list[GateReview] = []
         self.health = Health(self._policy, clock, [self._circuit_changed])
         self.capacity = Capacity(clock, self._configured)
         rs = self.settings
@@ -80,15 +82,27 @@ class Resilience:
         return self.capacity.saturated(settings, rs.max_queue_wait_s, 3 * rs.capacity_poll_s)
 
     def states(self) -> Mapping[str, BackendState]:
-        gates = self._gates()
+        """With when a skipped backend may serve again: its open circuit's next trial, and
+        for a gated one the next canary run (the 503 of a request none can serve says it)."""
+        inner = self.inner.states() if self.inner is not None else {}
+        gates = self._gates(inner)
+        review = soonest(r() for r in self.gate_reviews) if gates else None
+        now = self.clock()
         out: dict[str, BackendState] = {}
         for backend in self.components.config.backends:
             name = backend.name
+            circuit = self.health.circuit(name)
+            gated = gates.get(name, frozenset())
+            below = inner.get(name, BackendState())
             out[name] = BackendState(
-                circuit=self.health.circuit(name),
+                circuit=circuit,
                 saturated=self._saturation(backend) is not None,
                 context_window=self.capacity.load(name).context_window,
-                gated_intents=gates.get(name, frozenset()),
+                gated_intents=gated,
+                circuit_retry_in_s=None
+                if circuit == "closed"
+                else max(0.0, self.health.breaker(name).retry_at - now),
+                gate_retry_in_s=soonest((review, below.gate_retry_in_s)) if gated else None,
             )
         return out
 
@@ -101,10 +115,10 @@ class Resilience:
             return self.inner.sticky(conversation) if self.inner else None
         return name if self._configured(name) else None
 
-    def _gates(self) -> dict[str, frozenset[str]]:
+    def _gates(self, inner: Mapping[str, BackendState]) -> dict[str, frozenset[str]]:
         gates: dict[str, frozenset[str]] = {}
-        if self.inner is not None:
-            for name, state in self.inner.states().items():
+        for name, state in inner.items():
+            if state.gated_intents:
                 gates[name] = state.gated_intents
         for source in self.gate_sources:
             for name, intents in source().items():

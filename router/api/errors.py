@@ -15,6 +15,7 @@ from router.api.headers import request_headers
 from router.errors import (
     BadRequest,
     BodyTimeout,
+    NoBackendAvailable,
     RateLimited,
     RouterError,
     ShuttingDown,
@@ -25,6 +26,13 @@ from router.errors import (
 from router.translate.events import anthropic_error
 
 log = logging.getLogger("smf_router")
+
+
+# The longest `Retry-After` every SDK waits out. The OpenAI and Anthropic TypeScript SDKs
+# ignore one of 60 s or more and retry after their own short backoff, in vain; the Anthropic
+# Python SDK sleeps whatever it says (a canary's 15 minutes, twice, silently); the OpenAI
+# Python SDK does not retry past 2 minutes.
+SDK_WAIT_S = 60
 
 
 def error_response(error: RouterError, headers: dict[str, str] | None = None) -> Response:
@@ -41,8 +49,12 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
     The router already tried every fallback, so an SDK retrying at once is futile — except
     after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
-    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); and when the
-    router is stopping, where another replica (or this one restarted) is the cure."""
+    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); when the
+    router is stopping, where another replica (or this one restarted) is the cure; and when
+    every backend was skipped for a while (a circuit open, a quality gate) and the router
+    knows when one may serve again (no `retry-after-ms`: a circuit that has just half-opened
+    still waits for its trial). Its SDK retries that after the wait only when shorter than
+    `SDK_WAIT_S`; a longer one is the agent's or its user's to wait for, or not."""
     out = dict(headers or {})
     if isinstance(error, BodyTimeout):
         out["connection"] = "close"  # the rest of the body must not be read as a request
@@ -56,6 +68,9 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
         out["x-should-retry"] = "false"
     elif isinstance(error, ShuttingDown):
         out["x-should-retry"] = "true"  # nothing was wrong with the request
+    elif isinstance(error, NoBackendAvailable) and error.retry_after is not None:
+        out["retry-after"] = str(error.retry_after)
+        out["x-should-retry"] = "true" if error.retry_after < SDK_WAIT_S else "false"
     return out
 
 
