@@ -7,7 +7,7 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from router.config import Auth
+from router.config_sections import Auth
 from router.errors import Forbidden, Unauthorized
 
 

@@ -43,7 +43,8 @@ from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudge
 from router.canary_rotation import resume, rotating_sample
 from router.canary_spans import traced
 from router.config import Backend as BackendSettings
-from router.config import CanarySettings, Config, ConfigError
+from router.config import Config, ConfigError
+from router.config_sections import CanarySettings
 from router.errors import Timeout, UpstreamError
 from router.gating import GateBook
 from router.own_load import ReplayObserver, counted

@@ -22,7 +22,7 @@ from evals import results as eval_results
 from evals.results import CaseResult
 from evals.urls import masked_url
 from router.config import Backend as BackendSettings
-from router.config import CanarySettings
+from router.config_sections import CanarySettings
 from router.gating import Change, GateBook, learn_floors, samples_to_clear
 
 log = logging.getLogger("smf_router.canary")

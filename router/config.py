@@ -3,9 +3,10 @@
 Secrets never live in the file: a backend names the environment variable that holds its
 key (`api_key_env`), and any string may use `${VAR}`, `${VAR:-default}` or `${VAR-default}`
 with the shell's meaning (`router.config_env`). A backend's settings are in
-`router.config_backend`. Only a regular file of at most 10 MB is read. The YAML is read by
-`router.config_yaml`, single values are checked by `router.config_checks`, and
-`router.config_mask` prints the result without secrets.
+`router.config_backend`, the other sections' in `router.config_sections`; this module keeps
+the whole model and the checks across sections. Only a regular file of at most 10 MB is
+read. The YAML is read by `router.config_yaml`, single values are checked by
+`router.config_checks`, and `router.config_mask` prints the result without secrets.
 """
 
 from __future__ import annotations
@@ -15,24 +16,26 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import (
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from classifier.intent import INTENTS
-from evals import results
 from router import config_env, config_warnings, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
-from router.config_checks import check_host_name, check_origin, known_intents, shadow_backends
+from router.config_checks import shadow_backends
+from router.config_sections import (
+    Auth,
+    CanarySettings,
+    ClassifierSettings,
+    LedgerSettings,
+    ResilienceSettings,
+    ServerSettings,
+    ShadowSettings,
+)
 from router.gating import samples_to_clear, wilson_lower
 
 DEFAULT_ROUTES: dict[str, list[str]] = {
@@ -45,155 +48,7 @@ DEFAULT_ROUTES: dict[str, list[str]] = {
     "writing": ["cloud", "local"],
 }
 
-
-Fraction = Annotated[float, Field(ge=0, le=1)]
 MAX_CONFIG_BYTES = 10 * 2**20  # a config is a few kB; beyond this it is some other file
-
-
-class RouterKey(Strict):
-    """A caller's key: stored as a SHA-256 hex digest, never in the clear."""
-
-    name: str
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    private: bool = False  # every request from this caller stays on the local tier
-    admin: bool = False
-
-
-class Auth(Strict):
-    keys: list[RouterKey] = Field(default_factory=list)
-    allow_route_header: bool = True
-
-
-class ClassifierSettings(Strict):
-    min_confidence: float = Field(0.35, ge=0, le=1)
-    default_route: str = "coding"
-
-
-class LedgerSettings(Strict):
-    path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
-    flush_interval_s: float = Field(1.0, gt=0)
-    store_text: bool = False
-    # No upper bound: a config with 99999 ("forever") started before, and retention drops
-    # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
-    text_retention_days: int = Field(30, ge=1)
-    retention_days: int = Field(730, ge=1)
-    # The router's retention (records' and texts') and compaction, a minute after start, then
-    # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
-    # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
-    # honours flock across machines. Off with store_text and no such job, texts are kept: a warning.
-    housekeeping: bool = True
-
-    @field_validator("text_retention_days", "retention_days", mode="before")
-    @classmethod
-    def _not_a_boolean(cls, days: Any) -> Any:
-        """YAML's `yes` was read as 1 day: housekeeping would drop all but yesterday. A
-        `${VAR}` string or `730.0` is still read as a number (strict ints refused them)."""
-        if isinstance(days, bool):
-            raise ValueError("is a boolean (yes/no/true/false); give a number of days")
-        return days
-
-
-class ShadowSettings(Strict):
-    rates: dict[str, Fraction] = Field(default_factory=dict)  # intent -> fraction
-    route_rates: dict[str, Fraction] = Field(default_factory=dict)  # route -> fraction (wins)
-    targets: dict[str, str] = Field(default_factory=dict)  # intent -> backend
-    allow_cloud_targets: bool = False
-    max_concurrency: int = Field(2, ge=1)
-    queue_size: int = Field(100, ge=1)
-    timeout_s: float = Field(120.0, gt=0)
-    judge_backend: str | None = None
-    # Coding: run the fenced asserts of the client's message against both answers. Off by
-    # default: that is code any API client wrote, run on this host in the evals sandbox.
-    run_request_tests: bool = False
-
-    @property
-    def samples(self) -> bool:
-        """Any rate above 0: only then is the shadow installed, and its backends asked."""
-        return any(r > 0 for r in [*self.rates.values(), *self.route_rates.values()])
-
-    @model_validator(mode="after")
-    def _check_intents(self) -> ShadowSettings:
-        known_intents("shadow.rates", self.rates)
-        known_intents("shadow.targets", self.targets)
-        return self
-
-
-class CanarySettings(Strict):
-    enabled: bool = False
-    interval_s: float = Field(900.0, gt=0)
-    suites: str | None = None  # a directory; None means the suites shipped in evals/
-    sample_per_suite: int = Field(3, ge=1)
-    concurrency: int = Field(2, ge=1)
-    window: int = Field(20, ge=1)
-    min_samples: int = Field(5, ge=1)  # results in the window before a gate may close
-    timeout_s: float = Field(120.0, gt=0)  # per case
-    floors: dict[str, Fraction] = Field(default_factory=dict)  # intent -> pass-rate floor
-    baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
-    floor_margin: float = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
-
-    @model_validator(mode="after")
-    def _check_paths(self) -> CanarySettings:
-        """Files are checked here, so `config check` catches a typo that would otherwise
-        stop `serve` with a traceback."""
-        known_intents("canary.floors", self.floors)
-        if self.suites is not None and not Path(self.suites).is_dir():
-            raise ValueError(f"canary.suites: no such directory {self.suites!r}")
-        for backend, path in self.baselines.items():
-            if not Path(path).is_file():
-                raise ValueError(f"canary.baselines.{backend}: no such file {path!r}")
-            try:  # read at start to learn floors: a file that is no results document stops it
-                document = results.read(path)
-            except results.ResultsError as exc:
-                raise ValueError(f"canary.baselines.{backend}: {exc}") from None
-            partial = results.partial_note(document)  # floors learned from the cases that
-            if partial is not None:  # finished before a Ctrl-C, maybe the easy ones
-                raise ValueError(
-                    f"canary.baselines.{backend}: {path} holds a {partial}; learn floors from"
-                    " a finished run"
-                )
-        return self
-
-
-class ResilienceSettings(Strict):
-    """Circuit breaking, probing, capacity overflow and sticky conversations."""
-
-    enabled: bool = True  # off: every backend presumed healthy and free (read at start)
-    failure_threshold: int = Field(3, ge=1)  # consecutive failures that open a circuit
-    open_s: float = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
-    max_open_s: float = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend
-    probe_interval_s: float = Field(5.0, gt=0)  # probes of healthy backends (0 cost)
-    probe_timeout_s: float = Field(2.0, gt=0)
-    capacity_poll_s: float = Field(1.0, gt=0)  # vLLM /metrics read interval
-    max_queue_wait_s: float = Field(2.0, ge=0)  # more expected queueing than this overflows
-    models_refresh_s: float = Field(300.0, gt=0)  # re-read /v1/models max_model_len
-    sticky_ttl_s: float = Field(1800.0, ge=0)  # 0 turns sticky conversations off
-    sticky_max_entries: int = Field(50_000, ge=1)
-
-
-class ServerSettings(Strict):
-    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)
-    drain_s: float = Field(30.0, ge=0)
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
-    # uvicorn's proxy-header middleware: X-Forwarded-Proto/-For from --forwarded-allow-ips
-    # become the request's scheme and client (what the app sees of them: the scheme of its
-    # redirects). Off by default: it costs per request and the router records no client address.
-    proxy_headers: bool = False
-    # Browser pages from these origins (scheme://host[:port]) may call the router; any other
-    # page's request is refused (router.api.browsers: a desk box is reachable from every tab).
-    allowed_origins: list[str] = Field(default_factory=list)
-    # Host names (no port) a keyless router answers besides IP addresses, localhost and the
-    # machine's name: a rebound page sends its own name (router.api.browsers).
-    allowed_hosts: list[str] = Field(default_factory=list)
-
-    @field_validator("allowed_origins")
-    @classmethod
-    def _origins(cls, origins: list[str]) -> list[str]:
-        return [check_origin(origin) for origin in origins]
-
-    @field_validator("allowed_hosts")
-    @classmethod
-    def _hosts(cls, hosts: list[str]) -> list[str]:
-        return [check_host_name(host) for host in hosts]
 
 
 class Config(Strict):

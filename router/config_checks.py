@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from classifier.intent import INTENTS
 from router.translate.pairing import native
 
-if TYPE_CHECKING:  # `router.config_backend` and `router.config` import this module
+if TYPE_CHECKING:  # `router.config_backend`, `router.config_sections` and `router.config` import it
     from router.config import Config
     from router.config_backend import Backend
 

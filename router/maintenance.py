@@ -22,7 +22,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from router.api.headers import request_headers
-from router.config import Config, LedgerSettings
+from router.config import Config
+from router.config_sections import LedgerSettings
 from router.errors import BadRequest, RouterError
 
 log = logging.getLogger("smf_router")

@@ -16,29 +16,31 @@ from router.config import Config
 log = logging.getLogger("smf_router")
 
 _HOSTS: set[str] = set()  # the addresses `serve` listens on in this process
-# Whether `serve` trusts a proxy's headers: fixed at start, as the Host check's is (a reload
-# that turned proxy_headers on dropped the allowed_hosts advice while Hosts were still
-# checked; found in re-review). Empty: no `serve` in this process, the config decides.
-_BEHIND_PROXY: list[bool] = []
 
 
-def warn_if_open(config: Config, host: str) -> None:
+def warn_if_open(config: Config, host: str, behind_proxy: bool) -> None:
     """With no router keys anyone who reaches the router may use it: fine on loopback (the
     default), not on an address others reach, where they would spend the cloud keys (the
     compose file once published such a router on every interface; found in review).
-    Called by `serve` at start, which also remembers `host` for `warn_after_reload`."""
+    Called by `serve` at start, which also remembers `host` for `warn_after_reload`.
+
+    `behind_proxy` is whether uvicorn trusts a proxy's headers (`app.state.behind_proxy`):
+    fixed when `serve` starts, as the Host check's is, so a reload passes it too, not its
+    config's `proxy_headers` (a reload that turned that on dropped the allowed_hosts advice
+    while Hosts were still checked; found in re-review)."""
     _HOSTS.add(host)
-    _BEHIND_PROXY[:] = [config.server.proxy_headers]
-    _warn(config, host)
+    _warn(config, host, behind_proxy)
 
 
-def warn_after_reload(config: Config) -> list[str]:
+def warn_after_reload(config: Config, behind_proxy: bool) -> list[str]:
     """The start's warning again, for a reloaded config that leaves no keys; returned too,
     for the reload's reply (a deploy script reads that, not the log)."""
-    return [said for host in sorted(_HOSTS) if (said := _warn(config, host)) is not None]
+    return [
+        said for host in sorted(_HOSTS) if (said := _warn(config, host, behind_proxy)) is not None
+    ]
 
 
-def _warn(config: Config, host: str) -> str | None:
+def _warn(config: Config, host: str, behind_proxy: bool) -> str | None:
     if config.auth.keys or _loopback(host):
         return None
     said = (
@@ -47,7 +49,6 @@ def _warn(config: Config, host: str) -> str | None:
         "call the admin endpoints. Add auth.keys, or listen on 127.0.0.1 (in a container, "
         "publish the port on 127.0.0.1 only)."
     )
-    behind_proxy = _BEHIND_PROXY[0] if _BEHIND_PROXY else config.server.proxy_headers
     if not (config.server.allowed_hosts or behind_proxy):  # a service name gets a 403
         said += (
             " Without keys it answers requests only to a Host that is an IP address, "

@@ -158,7 +158,10 @@ class Reloader:
         warnings = config.warnings()
         for warning in warnings:
             log.warning("%s", warning)
-        warnings += open_listener.warn_after_reload(config)  # the last key removed: open to all
+        # the last key removed: open to all; behind a proxy or not as `serve` started (with
+        # no app, as in-process tests reload, no `serve` started: the config says)
+        behind_proxy = config.server.proxy_headers if state is None else state.behind_proxy
+        warnings += open_listener.warn_after_reload(config, behind_proxy)
         return replace(outcome, warnings=tuple(warnings))
 
     def _adapters(self, config: Config) -> dict[str, Backend]:

@@ -23,7 +23,8 @@ import httpx
 from router.bug_log import BugLog
 from router.capacity import Capacity, metrics_url, poll_metrics, read_context_window
 from router.config import Backend as BackendSettings
-from router.config import Config, ResilienceSettings
+from router.config import Config
+from router.config_sections import ResilienceSettings
 from router.gateway import States
 from router.health import BreakerPolicy, Health, can_probe, probe
 from router.policy import BackendState, Circuit, soonest

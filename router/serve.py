@@ -79,7 +79,7 @@ async def _serve(
     app = create_app(config)
     server = _Server(uvicorn_config(app, config, host, port))
     _reload_on_sighup(app.state, config_path)
-    warn_if_open(config, host)
+    warn_if_open(config, host, app.state.behind_proxy)
     try:
         await server.serve()
     finally:

@@ -50,7 +50,8 @@ from router.comparison import (
     judge_verdict,
     request_tests,
 )
-from router.config import Config, ShadowSettings
+from router.config import Config
+from router.config_sections import ShadowSettings
 from router.dispatch import Call
 from router.errors import Rejected, Timeout, UpstreamError
 from router.own_load import ReplayObserver, Slot

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from router.ledger import compaction, daylock, segments
+from router.ledger import compaction, daylock, segment_write, segments
 from router.ledger.backlog import UNSPLIT, Backlog, Batch
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
 from router.ledger.segments import Segment
@@ -63,7 +63,7 @@ class Appender:
         self._merges: list[Future[None]] = []
         self._seq = 0
         self._version = price_map_version()
-        segments.close_private_tables(directory)
+        segment_write.close_private_tables(directory)
 
     @property
     def pending_rows(self) -> int:
@@ -131,7 +131,7 @@ class Appender:
         `batch.error`."""
         path = self._next_path(table, day)
         try:
-            segments.write_segment(path, data, price_map_version=self._version)
+            segment_write.write_segment(path, data, price_map_version=self._version)
         except Exception as exc:
             batch.error = exc
             return False

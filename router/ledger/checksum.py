@@ -44,7 +44,7 @@ def write(path: Path, written: Path, mode: int = 0o644) -> None:
     before `written` is renamed to `path`: a visible segment never lacks its checksum.
     `mode`: the segment's own (a private table's is 0600)."""
     target = sidecar(path)
-    tmp = path.parent / f"{target.name}.{uuid.uuid4().hex[:8]}.tmp"  # segments.TEMPORARY
+    tmp = path.parent / f"{target.name}.{uuid.uuid4().hex[:8]}.tmp"  # segment_write.TEMPORARY
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import checksum, damage, rollups, segments
+from router.ledger import checksum, damage, rollups, segment_write, segments
 from router.ledger.daylock import day_lock, lock_path
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
@@ -63,7 +63,7 @@ def merge(
 ) -> tuple[list[Path], list[str]]:
     """Merge readable `inputs` into `out`; returns (the replaced files, warnings).
 
-    Inputs are read one at a time and streamed into `out` (`segments.write_tables`), so a
+    Inputs are read one at a time and streamed into `out` (`segment_write.write_tables`), so a
     merge needs memory for one input, not for all of them. The replaced files are deleted
     unless `delete` is False (a live writer defers that, so a reader that listed them a
     moment ago can still finish; readers ignore them anyway). A file that cannot be decoded
@@ -136,7 +136,7 @@ def _merge_readable(
     sources.update(m.path.name for m in covers if m.path != out and m.sources and m.sources <= held)
     tables = (_conform(_read(seg), schema) for seg in inputs)
     version = ",".join(sorted(versions)) or None
-    segments.write_tables(out, schema, tables, frozenset(sources), version)
+    segment_write.write_tables(out, schema, tables, frozenset(sources), version)
     return [out.parent / name for name in sorted(sources)]
 
 
@@ -207,7 +207,7 @@ def compact(
     longer than a service manager waits for a stop before it kills the process."""
     now = now or datetime.now(UTC)
     result = CompactionResult()
-    segments.close_private_tables(directory)
+    segment_write.close_private_tables(directory)
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s, result.warnings):
             if stop is not None and stop.is_set():
@@ -291,7 +291,7 @@ def _remove_dead_temporaries(path: Path) -> None:
         if not (
             checksum.orphaned(file)
             or checksum.orphaned(file, damage.SUFFIX)
-            or segments.TEMPORARY.fullmatch(file.name)
+            or segment_write.TEMPORARY.fullmatch(file.name)
         ):
             continue
         with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile

@@ -22,7 +22,7 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from router.ledger import checksum, segments
+from router.ledger import checksum, segment_write, segments
 from router.ledger.segments import Segment
 
 TABLE = "rollups"
@@ -192,8 +192,8 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
         sums = con.sql(
             SUMS_SQL.format(source=source, caller="caller"), params=window
         ).to_arrow_table()
-    segments.write_segment(latency_path, latency)
-    segments.write_segment(sums_path, sums)
+    segment_write.write_segment(latency_path, latency)
+    segment_write.write_segment(sums_path, sums)
     keep = {sums_path, latency_path, checksum.sidecar(sums_path), checksum.sidecar(latency_path)}
     for stale in sums_path.parent.iterdir():
         if stale not in keep:

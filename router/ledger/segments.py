@@ -1,31 +1,24 @@
-"""Segment files: the on-disk layout, atomic writes, and listing what a reader may trust.
+"""Segment files: the on-disk layout, and listing what a reader may trust.
 
 Layout: `DIR/<table>/day=YYYY-MM-DD/<name>.parquet`. Every file is written under a hidden
-temporary name and renamed into place, so a reader never sees half a file from a live
-writer. A merged file lists the files it replaces in its Parquet metadata
-(`smf.sources`); readers ignore those sources, so a merge followed by a crash before the
-sources were deleted never double-counts. A file whose footer cannot be read is skipped
-with a warning naming it, as is, unread, one compaction marked damaged
+temporary name and renamed into place (`router.ledger.segment_write`), so a reader never
+sees half a file from a live writer. A merged file lists the files it replaces in its
+Parquet metadata (`smf.sources`); readers ignore those sources, so a merge followed by a
+crash before the sources were deleted never double-counts. A file whose footer cannot be
+read is skipped with a warning naming it, as is, unread, one compaction marked damaged
 (`router.ledger.damage`). Each file's checksum is written beside it (`router.ledger.checksum`)
 and checked by whoever scans the file's rows, not here: listing a year to read a few days of
 it (or only its footers, for rollup digests and price-map versions) must not read every byte.
 The one exception is a merged file whose sources are still here: it must prove its checksum
 before it may hide them (`_vouched`).
-
-The texts table holds what callers wrote and were answered: its directories are made 0700
-and its files 0600, as `conversation.key` is. Left to the umask they were 0755 and 0644, so
-every local user could read every prompt of a plain `smf-router serve` (found in review).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shutil
-import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -40,16 +33,9 @@ from router.ledger import checksum, damage
 SOURCES_KEY = b"smf.sources"
 PRICE_MAP_KEY = b"smf.price_map_version"
 SUFFIX = ".parquet"
-ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + one input
 MICROS_PER_DAY = 86_400_000_000
-# The hidden name a file is written under before its rename (`write_tables`): a process
-# killed mid-write leaves it behind, and closed-day compaction deletes it.
 ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 EPOCH = date(1970, 1, 1)
-# Tables whose rows are callers' words: the router's user's alone (the other tables stay as
-# the umask makes them, for an operator's account to report on).
-PRIVATE_TABLES = frozenset({"texts"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,100 +96,6 @@ def split_by_day(table: pa.Table, time_column: str) -> dict[str, pa.Table]:
     if len(unique) == 1:
         return {str(unique[0]): table}
     return {str(d): table.filter(pc.equal(days, d)) for d in unique}
-
-
-def write_segment(
-    path: Path,
-    table: pa.Table,
-    sources: frozenset[str] = frozenset(),
-    price_map_version: str | None = None,
-) -> None:
-    """Write `table` to `path` atomically: a hidden temp file in the same dir, then rename."""
-    write_tables(path, table.schema, [table], sources, price_map_version)
-
-
-def write_tables(
-    path: Path,
-    schema: pa.Schema,
-    tables: Iterable[pa.Table],
-    sources: frozenset[str] = frozenset(),
-    price_map_version: str | None = None,
-) -> None:
-    """Write `tables` (each of `schema`) as one file, atomically, holding at most about
-    `ROW_GROUP_ROWS` rows in memory besides the table being read: a merge of a busy day's
-    files must not need the whole day in memory (a 24-file merge of 3.5M rows held ~0.9 GB).
-    An exception from `tables` leaves no file behind. A private table's file (`PRIVATE_TABLES`)
-    is created 0600, before a byte is written, in directories made (or kept) 0700."""
-    private = path.parent.parent.name in PRIVATE_TABLES  # DIR/<table>/day=…/<name>
-    if private:
-        _private_directories(path.parent)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    meta = dict(schema.metadata or {})
-    if sources:
-        meta[SOURCES_KEY] = json.dumps(sorted(sources)).encode()
-    if price_map_version:
-        meta[PRICE_MAP_KEY] = price_map_version.encode()
-    schema = schema.with_metadata(meta)
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"  # see TEMPORARY
-    try:
-        if private:  # the writer then opens it as it is: truncated, its mode kept
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-            pending: list[pa.Table] = []
-            rows = 0
-            for table in tables:
-                pending.append(table)
-                rows += table.num_rows
-                if rows >= ROW_GROUP_ROWS:
-                    writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
-                    pending, rows = [], 0
-            if pending:
-                writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
-        # On disk before it is visible, and its name on disk before anyone deletes the files
-        # it replaces: after a power cut a merged day must not be an empty file.
-        _fsync(tmp)
-        checksum.write(path, tmp, 0o600 if private else 0o644)
-        os.replace(tmp, path)
-        with contextlib.suppress(OSError):  # some filesystems cannot sync a directory
-            _fsync(path.parent)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def close_private_tables(directory: Path) -> None:
-    """Take group and other bits off each private table's directory that exists, whether or
-    not this process writes to it: texts an older version left 0755 (files 0644) stayed
-    readable by every account until a new text was written, and with `store_text` off never
-    (found in review). Closing the table's directory closes every file under it."""
-    for table in PRIVATE_TABLES:
-        folder = directory / table
-        with contextlib.suppress(OSError):
-            if folder.is_dir() and folder.stat().st_mode & 0o077:
-                folder.chmod(0o700)
-
-
-def _private_directories(day: Path) -> None:
-    """Make a private table's directory and `day` 0700. Ones made before (by an older
-    version, under its umask) lose their group and other bits: the files already in them,
-    0644, are then out of others' reach too. One this user may not change (root's) stays
-    as it is."""
-    day.parent.parent.mkdir(parents=True, exist_ok=True)
-    for folder in (day.parent, day):
-        try:
-            folder.mkdir(mode=0o700)
-        except FileExistsError:
-            with contextlib.suppress(OSError):
-                if folder.is_dir() and folder.stat().st_mode & 0o077:
-                    folder.chmod(0o700)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_segment(path: Path) -> Segment:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from router.ledger import LedgerWriter, compaction, segments
+from router.ledger import LedgerWriter, compaction, segment_write, segments
 from router.ledger.schema import ATTEMPT_TYPE, RECORDS
 from router.record import Attempt, Record, Usage
 
@@ -201,7 +201,7 @@ def make_synthetic(directory: Path, total: int, days: int = 365) -> None:
         path = (
             segments.day_dir(directory, "records", day.date().isoformat()) / "compacted-0.parquet"
         )
-        segments.write_segment(path, synthetic_day(day, n, rng), price_map_version="synthetic")
+        segment_write.write_segment(path, synthetic_day(day, n, rng), price_map_version="synthetic")
     marker.touch()
 
 

@@ -1,4 +1,5 @@
-"""Simulators and routers for this suite, as `tests.harness` runs them, on ports 18000-18999."""
+"""Simulators and routers for this suite, as `tests.harness` runs them, on ports 18000-18999,
+and a running router's reload to another config."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import random
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
+import yaml
+
+from router import reload
 from router.config import Config
 from router.simulator.runner import SimThread
 from router.simulator.settings import SimSettings
@@ -52,3 +58,12 @@ def router(config: Config) -> Iterator[RunningRouter]:
     """`tests.harness.router` on a free port of `PORTS`."""
     with harness.router(config, free_port()) as running:
         yield running
+
+
+def reloaded(proxy: RunningRouter, tmp: Path, data: dict[str, Any]) -> None:
+    """Reload `proxy` to the config `data`, written to `tmp/router.yaml`; it must apply."""
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump(data))
+    reload.reloader_of(proxy.components).source = path
+    answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+    assert answer.status_code == 200, answer.text

@@ -20,9 +20,10 @@ from evals.suite import SHIPPED
 from router.canary_follow import Follower
 from router.canary_judge import Judge, gate_book
 from router.config import parse
-from router.ledger import Ledger, LedgerWriter, columns, segments
+from router.ledger import Ledger, LedgerWriter, columns, segment_write, segments
 from router.ledger.schema import rows_table
-from tests.canary.test_canary_reload_judging import backend, canary_of, reloaded
+from tests.canary.servers import reloaded
+from tests.canary.test_canary_reload_judging import backend, canary_of
 from tests.canary.test_canary_reload_judging import config as router_config
 from tests.canary.test_canary_suites_reload import suites
 from tests.harness import VENV_BIN, router, scrape, simulator
@@ -120,7 +121,7 @@ def test_rounds_from_files_written_before_rows_named_their_server_are_judged(
     ]
     old = rows_table("canary_runs", [row | {"suites": "math", "cases": 1}]).select(old_names)
     day = segments.day_dir(tmp_path, "canary_runs", datetime.now(UTC).date().isoformat())
-    segments.write_segment(day / "old.parquet", old)
+    segment_write.write_segment(day / "old.parquet", old)
     writer = LedgerWriter(tmp_path, flush_interval_s=60)
     writer.submit_row("canary_runs", {**row, "run_id": "r2", "model": "m", "base_url": "u"})
     writer.submit_row("canary_results", row | {"suite": "math", "case_id": "m-1", "status": "fail"})

@@ -13,15 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-import yaml
 
 from classifier import INTENTS
 from evals.suite import SHIPPED
-from router import reload
 from router.config import parse
 from router.ledger.recent import RecentRows
+from tests.canary.servers import reloaded
 from tests.canary.test_canary_suites_reload import suites
 from tests.harness import Running, RunningRouter, router, scrape, simulator
 from tests.resilience.conftest import status, until
@@ -41,14 +39,6 @@ def config(tmp: Path, backends: list[dict[str, Any]], **canary: Any) -> dict[str
         "canary": {**CANARY, **canary},
         "resilience": {"enabled": False},
     }
-
-
-def reloaded(proxy: RunningRouter, tmp: Path, data: dict[str, Any]) -> None:
-    path = tmp / "router.yaml"
-    path.write_text(yaml.safe_dump(data))
-    reload.reloader_of(proxy.components).source = path
-    answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
-    assert answer.status_code == 200, answer.text
 
 
 def let_go(server: Running) -> None:

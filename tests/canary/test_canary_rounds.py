@@ -20,7 +20,8 @@ from router.canary_bound import UNANSWERED
 from router.canary_cli import ErrorDetails
 from router.canary_follow import finished_rounds
 from router.canary_rotation import resumed_offsets
-from router.config import CanarySettings, parse
+from router.config import parse
+from router.config_sections import CanarySettings
 from router.gating import GateBook
 from router.ledger import Ledger
 from router.ledger.recent import RecentRows

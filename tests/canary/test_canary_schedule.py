@@ -17,11 +17,9 @@ import pytest
 import yaml
 
 from evals.suite import SHIPPED
-from router import reload
-from router.config import Config
 from router.ledger import Ledger
-from tests.canary.servers import free_port, router, simulator
-from tests.harness import VENV_BIN, RunningRouter, config_for, wait_for
+from tests.canary.servers import free_port, reloaded, router, simulator
+from tests.harness import VENV_BIN, config_for, wait_for
 from tests.resilience.conftest import status, until
 
 MATH = "Compute the sum of 1234 and 4321."
@@ -34,17 +32,6 @@ def canary_of(root: str) -> dict[str, Any]:
 
 def unix(iso: str) -> float:
     return datetime.fromisoformat(iso).timestamp()
-
-
-def reload_to(proxy: RunningRouter, config: Config, tmp: Path, **canary: Any) -> None:
-    """Reload the router to `config` with these canary settings changed."""
-    data = config.model_dump(mode="json")
-    data["canary"] |= canary
-    path = tmp / "router.yaml"
-    path.write_text(yaml.safe_dump(data))
-    reload.reloader_of(proxy.components).source = path
-    answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
-    assert answer.status_code == 200, answer.text
 
 
 def test_runs_start_interval_s_apart_however_long_a_hung_backend_takes(tmp_path: Path) -> None:
@@ -101,16 +88,21 @@ def test_a_reloaded_interval_applies_at_once_counted_from_the_last_start(
     canary |= {"sample_per_suite": 1}
     with simulator(profile="vllm", model="local-model") as local:
         config = config_for({"local": local}, tmp_path, canary=canary)
+        data = config.model_dump(mode="json")
+
+        def every(interval_s: float) -> dict[str, Any]:
+            return {**data, "canary": {**data["canary"], "interval_s": interval_s}}
+
         with router(config) as proxy:
             until(lambda: canary_of(proxy.root)["runs"] == 1, what="the first run")
             started = canary_of(proxy.root)["last_run"]["local"]["ts"]
-            reload_to(proxy, config, tmp_path, interval_s=600.0)
+            reloaded(proxy, tmp_path, every(600.0))
             shown = canary_of(proxy.root)
             end = time.monotonic() + 2.5  # past the old 2 s
             while time.monotonic() < end:
                 assert canary_of(proxy.root)["runs"] == 1
                 time.sleep(0.1)
-            reload_to(proxy, config, tmp_path, interval_s=1.0)
+            reloaded(proxy, tmp_path, every(1.0))
             until(lambda: canary_of(proxy.root)["runs"] == 2, 5, what="a run on the shorter one")
     assert shown["interval_s"] == 600.0  # and the next run with it
     assert abs(unix(shown["next_run_at"]) - (started + 600.0)) < 1.0

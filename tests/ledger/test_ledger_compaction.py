@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import Ledger, LedgerWriter, appender, compaction, segments
+from router.ledger import Ledger, LedgerWriter, appender, compaction, segment_write, segments
 from router.ledger.appender import MERGE_FANOUT
 from router.pricing import price_map_version
 from router.record import Record
@@ -117,7 +117,7 @@ def test_retention_drops_old_day_partitions(tmp_path: Path) -> None:
 
 
 def _segment_of(path: Path, table: pa.Table) -> segments.Segment:
-    segments.write_segment(path, table)
+    segment_write.write_segment(path, table)
     return segments.read_segment(path)
 
 
@@ -138,7 +138,7 @@ def test_a_merge_keeps_unreadable_inputs_out_and_unifies_schemas(tmp_path: Path)
     assert merged.column("id").to_pylist() == ["a1", "a2", "b1"]
     assert merged.column("extra").to_pylist() == [None, None, 7]
     assert segments.read_segment(out).sources == {"a.parquet", "b.parquet"}
-    assert not [p for p in day.iterdir() if segments.TEMPORARY.fullmatch(p.name)], "no temp"
+    assert not [p for p in day.iterdir() if segment_write.TEMPORARY.fullmatch(p.name)], "no temp"
 
 
 MERGE_PEAK = """
@@ -166,7 +166,7 @@ def test_a_merge_holds_one_input_at_a_time_not_all_of_them(tmp_path: Path) -> No
                 "tokens": list(range(40_000)),
             }
         )
-        segments.write_segment(day / f"w-{n:02d}.parquet", table)
+        segment_write.write_segment(day / f"w-{n:02d}.parquet", table)
         decoded += table.nbytes
     done = subprocess.run(
         [sys.executable, "-c", MERGE_PEAK, str(day)], capture_output=True, text=True, timeout=120
@@ -177,8 +177,8 @@ def test_a_merge_holds_one_input_at_a_time_not_all_of_them(tmp_path: Path) -> No
     assert merged.num_rows == 60 * 40_000
     assert peak < decoded * 0.4, (peak, decoded)
     groups = [merged.row_group(i).num_rows for i in range(merged.num_row_groups)]
-    assert max(groups) <= segments.ROW_GROUP_ROWS  # what bounds the merge's memory
-    assert len(groups) <= 2 * merged.num_rows // segments.ROW_GROUP_ROWS  # few small ones
+    assert max(groups) <= segment_write.ROW_GROUP_ROWS  # what bounds the merge's memory
+    assert len(groups) <= 2 * merged.num_rows // segment_write.ROW_GROUP_ROWS  # few small ones
 
 
 def test_flushes_keep_their_pace_while_a_merge_runs(tmp_path: Path, monkeypatch) -> None:
@@ -388,7 +388,7 @@ def test_a_filesystem_that_cannot_sync_a_directory_still_gets_its_files(
 
     monkeypatch.setattr(os, "fsync", no_directory_sync)
     path = tmp_path / "records" / "day=2026-06-01" / "a.parquet"
-    segments.write_segment(path, pa.table({"id": ["a"]}))
+    segment_write.write_segment(path, pa.table({"id": ["a"]}))
     assert segments.read_segment(path).rows == 1
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from router.ledger import LedgerWriter, checksum, damage, segments
+from router.ledger import LedgerWriter, checksum, damage, segment_write
 from router.ledger.recent import RecentRows
 from tests.ledger.damaged_ledger import (
     ALL,
@@ -96,13 +96,13 @@ def test_a_file_restored_while_its_day_is_merged_is_not_marked(
             shutil.copy2(backup, victim)  # in place, as `cp -p` does
 
     if when == "merging":
-        write_tables = segments.write_tables
+        write_tables = segment_write.write_tables
 
         def restore_then_write(*args: Any, **kwargs: Any) -> None:
             restore()
             write_tables(*args, **kwargs)
 
-        monkeypatch.setattr(segments, "write_tables", restore_then_write)
+        monkeypatch.setattr(segment_write, "write_tables", restore_then_write)
     else:
         compute, reads = checksum.compute, []
 

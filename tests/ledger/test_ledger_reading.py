@@ -13,7 +13,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from router import report
-from router.ledger import Ledger, LedgerWriter, checksum, compaction, query, rollups, segments
+from router.ledger import (
+    Ledger,
+    LedgerWriter,
+    checksum,
+    compaction,
+    query,
+    rollups,
+    segment_write,
+    segments,
+)
 from router.ledger.recent import RecentRows
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.record import Record, Usage
@@ -38,7 +47,7 @@ def test_files_from_before_a_column_was_added_read_it_as_null(tmp_path: Path) ->
     old_names = [f.name for f in SHADOW_COMPARISONS if f.name not in ADDED_LATER]
     table = rows_table("shadow_comparisons", [row]).select(old_names)
     day = segments.day_dir(tmp_path, "shadow_comparisons", "2026-03-01")
-    segments.write_segment(day / "old-00000001.parquet", table)
+    segment_write.write_segment(day / "old-00000001.parquet", table)
     with Ledger(tmp_path) as ledger:
         rows = ledger.sql("select request_id, live_cost_usd, judge from shadow_comparisons")
     assert rows == [("x", None, None)]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import compaction, rollups, segments
+from router.ledger import compaction, rollups, segment_write, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
 from tests.ledger.known_ledger import known_config
@@ -43,7 +43,7 @@ def test_housekeeping_on_a_full_disk_still_drops_old_days(tmp_path: Path, monkey
     review)."""
     old, recent = full_disk_ledger(tmp_path)
     before = files(recent)
-    monkeypatch.setattr(segments, "write_tables", no_space)
+    monkeypatch.setattr(segment_write, "write_tables", no_space)
     ledger = known_config().ledger.model_copy(update={"path": str(tmp_path), "retention_days": 30})
     housekeep(known_config().model_copy(update={"ledger": ledger}))
     assert not old.exists()
@@ -69,7 +69,7 @@ def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
     review)."""
     old, recent = full_disk_ledger(tmp_path)
     before = files(recent)
-    monkeypatch.setattr(segments, "write_tables", no_space)
+    monkeypatch.setattr(segment_write, "write_tables", no_space)
     result = CliRunner().invoke(
         app, ["compact", "--ledger", str(tmp_path), "--retention-days", "30"]
     )
@@ -85,7 +85,7 @@ def test_compact_on_a_full_disk_prints_a_warning_not_a_traceback(
 def test_texts_never_outlive_their_records(tmp_path: Path) -> None:
     """With `retention_days: 7` and the default `text_retention_days: 30`, a 20-day-old
     prompt stayed on disk 23 days after its record was dropped (found in review)."""
-    from router.config import LedgerSettings
+    from router.config_sections import LedgerSettings
 
     now = datetime(2026, 12, 1, tzinfo=UTC)
     write_day(tmp_path, now - timedelta(days=20), 1, "t", text=True)

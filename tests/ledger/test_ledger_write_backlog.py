@@ -18,9 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from router.ledger import LedgerWriter, segments
-from router.record import Record
-from tests.ledger.test_ledger_write_outage import Disk, files, ids
+from router.ledger import LedgerWriter, segment_write
+from tests.ledger.failing_disk import Disk, files, fill_and_flush, ids, submit
 
 
 class Room:
@@ -30,8 +29,8 @@ class Room:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, free: int) -> None:
         self.free = free
         self.tried: list[int] = []
-        self._write = segments.write_segment
-        monkeypatch.setattr(segments, "write_segment", self.write)
+        self._write = segment_write.write_segment
+        monkeypatch.setattr(segment_write, "write_segment", self.write)
 
     def write(self, path: Path, table: pa.Table, *args: Any, **kwargs: Any) -> None:
         self.tried.append(table.num_rows)
@@ -41,12 +40,6 @@ class Room:
         self._write(path, table, *args, **kwargs)
 
 
-def submit(writer: LedgerWriter, n: int, start: int, when: float) -> int:
-    for i in range(start, start + n):
-        writer.submit(Record(f"r{i:04d}", when))
-    return start + n
-
-
 def test_a_disk_freed_in_part_takes_the_new_rows_and_what_fits_of_the_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -54,14 +47,10 @@ def test_a_disk_freed_in_part_takes_the_new_rows_and_what_fits_of_the_held(
     monkeypatch.setattr("router.ledger.backlog.RETRY_CHUNK_ROWS", 50, raising=False)
     room = Room(monkeypatch, free=0)
     writer = LedgerWriter(tmp_path, flush_interval_s=3600)
-    now, n = time.time(), 0
-    for _ in range(5):
-        n = submit(writer, 50, n, now)
-        assert writer.flush() == 0
+    now = time.time()
+    assert fill_and_flush(writer, 5, 50, now) == [0] * 5
     room.free = 200  # an operator frees room for 200 rows
-    for _ in range(10):
-        n = submit(writer, 10, n, now)
-        writer.flush()
+    fill_and_flush(writer, 10, 10, now, start=250)
     on_disk = ids(tmp_path)
     assert len(on_disk) == 200 and writer.pending_rows == 150 and writer.dropped_total == 0
     # the first flush's new rows, then the oldest held rows, in chunks, up to the one that failed
@@ -80,10 +69,7 @@ def test_an_outage_tries_the_new_rows_each_flush_not_the_whole_backlog(
     monkeypatch.setattr("router.ledger.backlog.RETRY_CHUNK_ROWS", 30, raising=False)
     room = Room(monkeypatch, free=0)
     writer = LedgerWriter(tmp_path, flush_interval_s=3600)
-    now, n = time.time(), 0
-    for _ in range(20):
-        n = submit(writer, 5, n, now)
-        writer.flush()
+    fill_and_flush(writer, 20, 5, time.time())
     assert room.tried == [5] * 20 and writer.pending_rows == 100
     room.tried.clear()
     writer.flush()  # nothing new: the oldest chunk is the probe

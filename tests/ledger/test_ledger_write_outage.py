@@ -9,31 +9,16 @@ that came back got one file per failed flush.
 
 from __future__ import annotations
 
-import errno
 import logging
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from router.ledger import Ledger, LedgerWriter, segments
+from router.ledger import LedgerWriter, segments
 from router.metrics import Metrics
 from router.record import Record
-
-
-class Disk:
-    """`segments.write_segment` that fails with ENOSPC while `full`."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.full = True
-        self._write = segments.write_segment
-        monkeypatch.setattr(segments, "write_segment", self.write)
-
-    def write(self, *args: Any, **kwargs: Any) -> None:
-        if self.full:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        self._write(*args, **kwargs)
+from tests.ledger.failing_disk import Disk, files, fill_and_flush, ids
 
 
 def outage_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -42,19 +27,6 @@ def outage_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
         for r in caplog.records
         if r.name.startswith("smf_router.ledger") and r.levelno >= logging.WARNING
     ]
-
-
-def ids(directory: Path) -> list[str]:
-    with Ledger(directory) as ledger:
-        return sorted(r[0] for r in ledger.sql("SELECT request_id FROM records"))
-
-
-def files(directory: Path, table: str) -> dict[str, int]:
-    """Segment files per day."""
-    out: dict[str, int] = {}
-    for s in segments.list_table(directory, table).segments:
-        out[s.day] = out.get(s.day, 0) + 1
-    return out
 
 
 def test_rows_held_after_failed_writes_show_in_their_metric(
@@ -70,10 +42,7 @@ def test_rows_held_after_failed_writes_show_in_their_metric(
         return metrics.registry.get_sample_value(f"smf_router_ledger_{name}")
 
     now = time.time()
-    for flush in range(4):
-        for i in range(50):
-            writer.submit(Record(f"f{flush}-{i}", now))
-        assert writer.flush() == 0
+    assert fill_and_flush(writer, 4, 50, now) == [0] * 4
     assert gauge("pending_records") == 200
     assert gauge("queue_depth") == 0 and gauge("dropped_records_total") == 0
     assert writer.queue_depth == 0 and writer.pending_rows == 200  # held, not queued
@@ -98,9 +67,7 @@ def test_a_long_outage_logs_a_few_lines_not_one_per_failed_batch(
     writer = LedgerWriter(tmp_path, flush_interval_s=3600)
     now = time.time()
     with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
-        for i in range(50):
-            writer.submit(Record(f"r{i}", now))
-            writer.flush()
+        fill_and_flush(writer, 50, 1, now)
         failing = outage_lines(caplog)
         assert len(failing) == 1, failing  # when it began, with what is held and why
         assert "ledger write failed" in failing[0] and "No space left" in failing[0]
@@ -123,9 +90,7 @@ def test_while_writes_fail_a_flush_logs_one_line_at_most(
     writer = LedgerWriter(tmp_path, flush_interval_s=3600)
     now = time.time()
     with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
-        for i in range(20):
-            writer.submit(Record(f"r{i}", now))
-            writer.flush()
+        fill_and_flush(writer, 20, 1, now)
     lines = outage_lines(caplog)
     assert len(lines) <= 20, lines
     assert "holding 20 rows" in lines[-1]
@@ -164,10 +129,7 @@ def test_held_rows_are_never_dropped_for_new_ones_past_the_bound(
     writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
     now = time.time()
     with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
-        for flush in range(5):
-            for i in range(4):
-                writer.submit(Record(f"f{flush}-{i}", now))
-            writer.flush()
+        fill_and_flush(writer, 5, 4, now)
     lines = outage_lines(caplog)
     assert len(lines) == 2 and "dropped 4 records rows" in lines[1], lines
     assert writer.pending_rows == 8  # the first two flushes' rows; 12 would pass 10
@@ -175,7 +137,7 @@ def test_held_rows_are_never_dropped_for_new_ones_past_the_bound(
     disk.full = False
     assert writer.flush() == 8
     writer.close()
-    assert ids(tmp_path) == sorted(f"f{f}-{i}" for f in range(2) for i in range(4))
+    assert ids(tmp_path) == [f"r{i:04d}" for i in range(8)]
 
 
 def dropped_in(lines: list[str]) -> int:
@@ -193,10 +155,7 @@ def test_drops_since_the_last_report_are_logged_when_writes_recover(
     writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
     now = time.time()
     with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
-        for flush in range(8):  # 8 held; the third flush's 4 dropped and logged, then 20 more
-            for i in range(4):
-                writer.submit(Record(f"f{flush}-{i}", now))
-            writer.flush()
+        fill_and_flush(writer, 8, 4, now)  # 8 held; the third flush's 4 dropped, logged, 20 more
         disk.full = False
         assert writer.flush() == 8
     lines = outage_lines(caplog)
@@ -215,10 +174,7 @@ def test_a_writer_closed_during_an_outage_logs_its_unreported_drops(
     writer = LedgerWriter(tmp_path, flush_interval_s=3600, max_queue=10)
     now = time.time()
     with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
-        for flush in range(8):
-            for i in range(4):
-                writer.submit(Record(f"f{flush}-{i}", now))
-            writer.flush()
+        fill_and_flush(writer, 8, 4, now)
         writer.close()
     lines = outage_lines(caplog)
     closing = [line for line in lines if line.startswith("ledger closed")]

@@ -38,7 +38,7 @@ def test_a_reload_leaving_no_keys_off_loopback_warns(
         path = tmp_path / "router.yaml"
         path.write_text(yaml.safe_dump({**data, "auth": {"keys": keys_after}}))
         with router(config) as proxy, caplog.at_level(logging.WARNING):
-            open_listener.warn_if_open(config, host)  # as `serve` does at start: keys, quiet
+            open_listener.warn_if_open(config, host, behind_proxy=False)  # as `serve`: quiet
             assert not [r for r in caplog.records if "NO AUTH" in r.getMessage()]
             reload.reloader_of(proxy.components).source = path
             admin = {"authorization": "Bearer sk-admin"}
@@ -53,3 +53,34 @@ def test_a_reload_leaving_no_keys_off_loopback_warns(
         assert replied == [record.getMessage()]
     else:
         assert warnings == replied == []
+
+
+@pytest.mark.parametrize("started_behind_proxy", [True, False], ids=["proxied", "direct"])
+def test_a_reload_advises_allowed_hosts_as_serve_started_not_as_its_config_says(
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    started_behind_proxy: bool,
+) -> None:
+    """Whether the Host is checked is how `serve` started (uvicorn's proxy headers), and so is
+    NO AUTH's advice to list server.allowed_hosts: a reload that turns `proxy_headers` over
+    changes neither (found in re-review)."""
+    monkeypatch.setattr(open_listener, "_HOSTS", set())
+    with simulator(profile="vllm", model="local-model") as local:
+        data = config_for({"local": local}, tmp_path).model_dump(mode="json")
+
+        def behind(proxy_headers: bool) -> dict[str, object]:
+            return {**data["server"], "proxy_headers": proxy_headers}
+
+        config = parse({**data, "auth": {"keys": [ADMIN]}, "server": behind(started_behind_proxy)})
+        path = tmp_path / "router.yaml"
+        flipped = {**data, "auth": {"keys": []}, "server": behind(not started_behind_proxy)}
+        path.write_text(yaml.safe_dump(flipped))
+        with router(config) as proxy, caplog.at_level(logging.WARNING):
+            open_listener.warn_if_open(config, "0.0.0.0", started_behind_proxy)  # as `serve`
+            reload.reloader_of(proxy.components).source = path
+            admin = {"authorization": "Bearer sk-admin"}
+            answer = httpx.post(f"{proxy.url}/router/reload", headers=admin, timeout=60)
+            assert answer.status_code == 200, answer.text
+    (said,) = [w for w in answer.json()["warnings"] if "NO AUTH" in w]
+    assert ("allowed_hosts" in said) is not started_behind_proxy, said

@@ -5,6 +5,8 @@ reading the log."""
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ import pytest
 import yaml
 
 from router import reload
-from tests.harness import config_for, router, router_process, simulator
+from tests.harness import RunningRouter, config_for, router, router_process, simulator
 from tests.resilience.conftest import status, until
 
 SECRET = "sk-RELOAD-REPORT-SECRET-1"
@@ -29,6 +31,22 @@ def last(root: str) -> Any:
     return status(root)["extra"]["reload"]["last"]
 
 
+@contextmanager
+def reloadable(tmp: Path) -> Iterator[tuple[RunningRouter, dict[str, Any], Path]]:
+    """A router on a local and a cloud simulator that reloads from a file: the router, its
+    config as data, and the file (holding that config until a test writes another)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp)
+        data = config.model_dump(mode="json")
+        path = write(tmp / "router.yaml", data)
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            yield proxy, data, path
+
+
 def test_a_reload_replies_with_its_warnings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -36,61 +54,45 @@ def test_a_reload_replies_with_its_warnings(
     reads said nothing of it (found in review)."""
     monkeypatch.delenv("RELOAD_REPORT_UNSET", raising=False)
     monkeypatch.setenv("RELOAD_REPORT_SET", SECRET)
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        config = config_for({"local": local, "cloud": cloud}, tmp_path)
-        data = config.model_dump(mode="json")
-        path = write(tmp_path / "router.yaml", data)
-        with router(config) as proxy:
-            reload.reloader_of(proxy.components).source = path
-            keyed = [
-                {**data["backends"][0], "api_key_env": "RELOAD_REPORT_SET"},
-                {**data["backends"][1], "api_key_env": "RELOAD_REPORT_UNSET"},
-            ]
-            write(path, {**data, "backends": keyed})
-            answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["warnings"] == [
-                "backend 'cloud': RELOAD_REPORT_UNSET (api_key_env) is not set; requests to "
-                "it carry no key"
-            ]
-            assert SECRET not in answer.text
+    with reloadable(tmp_path) as (proxy, data, path):
+        keyed = [
+            {**data["backends"][0], "api_key_env": "RELOAD_REPORT_SET"},
+            {**data["backends"][1], "api_key_env": "RELOAD_REPORT_UNSET"},
+        ]
+        write(path, {**data, "backends": keyed})
+        answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["warnings"] == [
+            "backend 'cloud': RELOAD_REPORT_UNSET (api_key_env) is not set; requests to "
+            "it carry no key"
+        ]
+        assert SECRET not in answer.text
 
-            write(path, data)  # the keys gone again: nothing to warn of
-            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).json()["warnings"] == []
+        write(path, data)  # the keys gone again: nothing to warn of
+        assert httpx.post(f"{proxy.url}/router/reload", timeout=60).json()["warnings"] == []
 
 
 def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
     """Its time and whether it applied; not a refusal's reason, which names the variables
     holding backends' keys, where any caller's key reads status (found in review)."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        config = config_for({"local": local, "cloud": cloud}, tmp_path)
-        data = config.model_dump(mode="json")
-        path = write(tmp_path / "router.yaml", data)
-        with router(config) as proxy:
-            reload.reloader_of(proxy.components).source = path
-            assert last(proxy.root) is None  # no reload yet
+    with reloadable(tmp_path) as (proxy, data, path):
+        assert last(proxy.root) is None  # no reload yet
 
-            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
-            after = last(proxy.root)
-            assert after["ok"] is True
-            assert after["restart_needed"] == []
-            at = datetime.fromisoformat(after["at"])
-            assert at.utcoffset() == timedelta(0)
-            assert abs(datetime.now(UTC) - at) < timedelta(minutes=1)
+        assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+        after = last(proxy.root)
+        assert after["ok"] is True
+        assert after["restart_needed"] == []
+        at = datetime.fromisoformat(after["at"])
+        assert at.utcoffset() == timedelta(0)
+        assert abs(datetime.now(UTC) - at) < timedelta(minutes=1)
 
-            write(path, {**data, "routes": {"coding": ["ghost"]}})
-            rejected = httpx.post(f"{proxy.url}/router/reload", timeout=60)
-            assert rejected.status_code == 400
-            refused = last(proxy.root)
-            assert refused["ok"] is False and refused["restart_needed"] == []
-            assert "message" not in refused and "ghost" in rejected.json()["error"]["message"]
-            assert refused["at"] >= after["at"]
+        write(path, {**data, "routes": {"coding": ["ghost"]}})
+        rejected = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert rejected.status_code == 400
+        refused = last(proxy.root)
+        assert refused["ok"] is False and refused["restart_needed"] == []
+        assert "message" not in refused and "ghost" in rejected.json()["error"]["message"]
+        assert refused["at"] >= after["at"]
 
 
 def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path) -> None:

@@ -363,13 +363,13 @@ def test_no_auth_asks_for_allowed_hosts_only_where_the_host_is_checked(
     from router.config import parse
 
     monkeypatch.setattr(open_listener, "_HOSTS", set())  # this process runs no `serve`
-    monkeypatch.setattr(open_listener, "_BEHIND_PROXY", [])
     proxied = parse({**OPEN_CONFIG, "server": {"proxy_headers": True}})
     direct = parse(OPEN_CONFIG)
-    with caplog.at_level(logging.WARNING, logger="smf_router"):
-        open_listener.warn_if_open(proxied, "0.0.0.0")
-        (behind,) = open_listener.warn_after_reload(direct)  # a reload does not undo a proxy
-        open_listener.warn_if_open(direct, "0.0.0.0")
-        (direct_reloaded,) = open_listener.warn_after_reload(proxied)
+    with caplog.at_level(logging.WARNING, logger="smf_router"):  # as `serve` started, which
+        # a reload passes on (tests/resilience/test_reload_open.py: through a real reload)
+        open_listener.warn_if_open(proxied, "0.0.0.0", behind_proxy=True)
+        (behind,) = open_listener.warn_after_reload(direct, behind_proxy=True)
+        open_listener.warn_if_open(direct, "0.0.0.0", behind_proxy=False)
+        (direct_reloaded,) = open_listener.warn_after_reload(proxied, behind_proxy=False)
     assert "allowed_hosts" not in behind
     assert "allowed_hosts" in direct_reloaded

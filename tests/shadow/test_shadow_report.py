@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import Ledger, LedgerWriter, query, segments
+from router.ledger import Ledger, LedgerWriter, query, segment_write, segments
 from router.ledger.schema import SHADOW_COMPARISONS, rows_table
 from router.shadow_cli import app
 from router.shadow_report import from_ledger, summarize
@@ -156,7 +156,7 @@ def test_advice_without_config_uses_the_tiers_the_rows_stored(tmp_path: Path) ->
     old_names = [f.name for f in SHADOW_COMPARISONS if not f.name.endswith("_tier")]
     old = [_row("math", "cloudy", "localish", True, 1.0, 1.0, 0.0) for _ in range(30)]
     day = segments.day_dir(path, "shadow_comparisons", "2026-09-21")
-    segments.write_segment(
+    segment_write.write_segment(
         day / "old.parquet", rows_table("shadow_comparisons", old).select(old_names)
     )
     writer = LedgerWriter(path, flush_interval_s=0.1)
@@ -211,7 +211,7 @@ def test_judge_spend_is_reported_and_files_from_before_it_still_read(tmp_path: P
     old_names = [f.name for f in SHADOW_COMPARISONS if f.name not in new]
     old = [_row("math", "cloud", "local", True, 2.0, 1.0, 0.01) for _ in range(10)]
     day = segments.day_dir(path, "shadow_comparisons", "2026-03-02")
-    segments.write_segment(
+    segment_write.write_segment(
         day / "old.parquet", rows_table("shadow_comparisons", old).select(old_names)
     )
     writer = LedgerWriter(path, flush_interval_s=0.1)

@@ -1,0 +1,175 @@
+"""The router's metric families: each one's name, help text, labels and buckets, in one place.
+
+`router.metrics.Metrics` is built on these and updates them as events happen; the ledger's
+and the process's families, read at scrape time, are `router.metrics_scraped`'s.
+`docs/metrics.md` documents each metric; a test keeps that page, this code and the dashboards
+in agreement.
+"""
+
+from __future__ import annotations
+
+from router.metric_labels import SHADOW_DROP_REASONS
+from router.metric_store import Family, HistogramFamily
+
+P = "smf_router_"
+
+# LLM-sized buckets (prometheus_client's defaults stop at 10 s; see FACTS.md).
+TTFT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200)
+TPOT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 1)
+CONFIDENCE_BUCKETS = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
+CLASSIFY_BUCKETS = (5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1)
+
+
+class MetricFamilies:
+    """The families, as attributes. The `_define_*` methods create them, and the order
+    `Metrics.__init__` calls them in is the order they are rendered."""
+
+    _families: list[Family]
+
+    def _counter(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
+        self._families.append(Family(P + name, doc, "counter", labels))
+        return self._families[-1]
+
+    def _gauge(self, name: str, doc: str, labels: tuple[str, ...]) -> Family:
+        self._families.append(Family(P + name, doc, "gauge", labels))
+        return self._families[-1]
+
+    def _histogram(
+        self, name: str, doc: str, labels: tuple[str, ...], buckets: tuple[float, ...]
+    ) -> HistogramFamily:
+        self._families.append(HistogramFamily(P + name, doc, labels, buckets))
+        return self._families[-1]  # type: ignore[return-value]
+
+    def _define_demo(self) -> None:
+        # Demo mode's fake traffic must not pass for real on a dashboard (alert SmfRouterDemo).
+        self.demo = self._gauge(
+            "demo", "1 when the router runs in demo mode: every backend is a simulator.", ()
+        )
+
+    def _define_requests(self) -> None:
+        where = ("intent", "route", "backend", "tier")
+        self.requests = self._counter(
+            "requests_total", "Client requests, by how they ended.", (*where, "outcome", "stream")
+        )
+        self.errors = self._counter(
+            "errors_total",
+            "Client requests that failed, by error kind.",
+            ("intent", "outcome", "kind"),
+        )
+        self.rejected = self._counter(
+            "rejected_requests_total",
+            "Requests the router refused itself before choosing a backend, by API and status.",
+            ("api", "status"),
+        )
+        self.fallbacks = self._counter(
+            "fallbacks_total",
+            "Moves from a failed backend to the next one in the plan.",
+            ("from_backend", "to_backend", "reason"),
+        )
+        self.fallback_requests = self._counter(
+            "fallback_requests_total",
+            "Client requests that moved to another backend at least once.",
+            where,
+        )
+        self.duration = self._histogram(
+            "request_duration_seconds",
+            "Whole request time, arrival to last byte.",
+            ("intent", "backend", "tier", "stream"),
+            DURATION_BUCKETS,
+        )
+        self.ttft = self._histogram(
+            "time_to_first_token_seconds",
+            "Arrival to the first content byte sent to the client.",
+            ("intent", "backend", "tier"),
+            TTFT_BUCKETS,
+        )
+        self.tpot = self._histogram(
+            "time_per_output_token_seconds",
+            "Decode time per output token after the first.",
+            ("backend", "tier"),
+            TPOT_BUCKETS,
+        )
+        self.prompt_tokens = self._counter("prompt_tokens_total", "Prompt tokens.", where)
+        self.completion_tokens = self._counter("completion_tokens_total", "Output tokens.", where)
+        self.cost = self._counter("cost_usd_total", "What requests actually cost.", where)
+        self.counterfactual = self._counter(
+            "counterfactual_usd_total", "What the route's cloud backend would have charged.", where
+        )
+        self.offloaded = self._counter(
+            "offloaded_usd_total", "Counterfactual minus cost, for locally served requests.", where
+        )
+        self.confidence = self._histogram(
+            "classifier_confidence",
+            "Classifier confidence per chosen intent.",
+            ("intent",),
+            CONFIDENCE_BUCKETS,
+        )
+        self.classify_time = self._histogram(
+            "classifier_duration_seconds", "Time to classify one request.", (), CLASSIFY_BUCKETS
+        )
+
+    def _define_backends(self) -> None:
+        self.inflight = self._gauge(
+            "backend_inflight_requests", "Attempts in flight per backend.", ("backend", "tier")
+        )
+        self.attempts = self._counter(
+            "attempts_total", "Calls to backends.", ("backend", "tier", "outcome", "error_kind")
+        )
+        self.attempt_time = self._histogram(
+            "attempt_duration_seconds",
+            "Time of one call to one backend.",
+            ("backend", "tier", "outcome"),
+            DURATION_BUCKETS,
+        )
+        self.up = self._gauge(
+            "backend_up", "1 when the backend's health check passes.", ("backend", "tier")
+        )
+        self.circuit = self._gauge(
+            "backend_circuit_state",
+            "1 for the circuit breaker's current state, 0 for the others.",
+            ("backend", "tier", "state"),
+        )
+        self.running = self._gauge(
+            "backend_running_requests", "Requests the backend reports running.", ("backend",)
+        )
+        self.waiting = self._gauge(
+            "backend_waiting_requests", "Requests the backend reports queued.", ("backend",)
+        )
+        self.kv_cache = self._gauge(
+            "backend_kv_cache_usage_ratio", "KV-cache use the backend reports, 0-1.", ("backend",)
+        )
+
+    def _define_quality(self) -> None:
+        bs = ("backend", "suite")
+        self.canary_pass = self._gauge("canary_pass_ratio", "Canary pass rate over the window.", bs)
+        self.canary_lower = self._gauge(
+            "canary_pass_lower_bound_ratio",
+            "Wilson lower bound (95%) of the pass rate, which a gate compares with the floor.",
+            bs,
+        )
+        self.canary_floor = self._gauge(
+            "canary_floor_ratio", "Pass-rate floor, for suites that have one.", bs
+        )
+        self.canary_last = self._gauge(
+            "canary_last_run_timestamp_seconds",
+            "When the canary last graded this suite on this backend (unix time).",
+            bs,
+        )
+        self.gated = self._gauge(
+            "route_gated",
+            "1 when canary quality turned an intent away from a backend.",
+            ("backend", "intent"),
+        )
+        self.shadow = self._counter(
+            "shadow_comparisons_total",
+            "Shadow replays compared with the live answer.",
+            ("intent", "live_backend", "shadow_backend", "result"),
+        )
+        self.shadow_drops = self._counter(
+            "shadow_dropped_total",
+            "Sampled shadow replays never compared: not sent, or sent with no answer to compare.",
+            ("reason",),
+        )
+        for reason in (*sorted(SHADOW_DROP_REASONS), "other"):  # a closed set: show zeros
+            self.shadow_drops.inc((reason,), 0)
