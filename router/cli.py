@@ -221,34 +221,15 @@ SERVERS = ("serve", "simulate")
 
 
 def main() -> None:
-    from router import cli_stdout
+    from evals import cli_stdout
+    from router import standard_fds
 
     _mount_optional()
     if sys.argv[1:2] and sys.argv[1] in SERVERS:
+        standard_fds.occupy()
         app()
         return
-    stdout = cli_stdout.watch()
-    try:
-        try:
-            app()
-        finally:  # what is still buffered: its error is this command's too, not the exit's
-            sys.stdout.flush()
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except (OSError, SystemExit) as exc:
-        error = stdout.error
-        if error is None:  # an OSError not stdout's is the traceback of a bug
-            raise
-        stdout.drop()
-        # click and rich answer a write that failed with exit 1, like a command's own 1: a
-        # command whose status is known before it prints declares it (`cli_stdout.failing`)
-        code = exc.code if isinstance(exc, SystemExit) else 1
-        if stdout.failed or code not in (None, 0, 1):  # a failure of its own stands
-            sys.exit(stdout.failed or code)
-        if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
-            sys.exit(0)
-        typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)
-        sys.exit(1)
+    cli_stdout.run(app)
 
 
 if __name__ == "__main__":  # `python -m router.cli` did nothing and exited 0

@@ -10,6 +10,7 @@ import io
 import json
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -58,10 +59,17 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
-def to_table(report: dict[str, Any], console: Console | None = None) -> str:
-    """A terminal table of the groups plus totals, latency and break-even lines."""
+def to_table(
+    report: dict[str, Any], console: Console | None = None, ascii_only: bool = False
+) -> str:
+    """A terminal table of the groups plus totals, latency and break-even lines; drawn in
+    ASCII (`ascii_only`) for a stdout that cannot hold box drawing, where it was a grid of
+    `?` (rich draws ASCII itself only for a console writing to such a stream, not this one)."""
     console = console or Console(record=True, width=140, file=io.StringIO())
-    table = Table(title=f"smf-router usage by {report['by']}")
+    dot, arrow = (" | ", "->") if ascii_only else (" · ", "→")
+    table = Table(
+        title=f"smf-router usage by {report['by']}", box=box.ASCII if ascii_only else box.HEAVY_HEAD
+    )
     headers = ["", "requests", "prompt tok", "compl. tok", "local share", "cloud $"]
     headers += ["local $", "counterfactual $", "offloaded $", "errors", "fallbacks"]
     for header in headers:
@@ -87,7 +95,7 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
         t, d = lat["ttft_s"], lat["total_s"]
         console.print(
             f"{lat['backend']}: TTFT p50 {_s(t['p50'])} p90 {_s(t['p90'])} p99 {_s(t['p99'])}"
-            f" · total p50 {_s(d['p50'])} p90 {_s(d['p90'])} p99 {_s(d['p99'])}",
+            f"{dot}total p50 {_s(d['p50'])} p90 {_s(d['p90'])} p99 {_s(d['p99'])}",
             markup=False,
         )
     be = report.get("break_even")
@@ -96,7 +104,7 @@ def to_table(report: dict[str, Any], console: Console | None = None) -> str:
         when = f"pays back in {months} months" if months is not None else "does not pay back"
         console.print(
             f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
-            f"in this window, {_usd(be['savings_per_day_usd'])}/day → {when} at this rate",
+            f"in this window, {_usd(be['savings_per_day_usd'])}/day {arrow} {when} at this rate",
             markup=False,
         )
     version = report.get("price_map_version") or "none recorded"

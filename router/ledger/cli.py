@@ -7,14 +7,16 @@ import errno
 import math
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from router import cli_stdout
+from evals import cli_stdout
 from router.cli_config import load_or_exit
 from router.config import Config
 from router.config_checks import MAX_DAYS
@@ -125,13 +127,15 @@ def report_command(
     except report.Unsummable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    render = {
-        Format.table: report_render.to_table,
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    ascii_only = out is None and not cli_stdout.writes_unicode(encoding)
+    renders: dict[Format, Callable[[dict[str, Any]], str]] = {
+        Format.table: partial(report_render.to_table, ascii_only=ascii_only),
         Format.csv: report_render.to_csv,
         Format.json: report_render.to_json,
         Format.html: report_html.to_html,
-    }[fmt]
-    text = render(data)
+    }
+    text = renders[fmt](data)
     if out:
         _write(out, text)
         typer.echo(f"wrote {out}", err=True)

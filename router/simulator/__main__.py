@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import signal
 import sys
 
-from router import heap
+from router import heap, standard_fds
 from router.simulator.faults import FaultError
 from router.simulator.faults import parse as parse_fault
 from router.simulator.runner import new_loop, serve
@@ -106,9 +108,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"simulator ({settings.profile}) listening on {url}", flush=True)
 
     loop = new_loop()
+    serving = loop.create_task(serve(settings, args.host, args.port, ready))
+    # SIGTERM (`kill`, `docker stop`) stops it as Ctrl-C does, exit 0 as `serve`'s: it was
+    # the signal's own death, 143 (found in review)
+    loop.add_signal_handler(signal.SIGTERM, serving.cancel)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            loop.run_until_complete(serve(settings, args.host, args.port, ready))
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+            loop.run_until_complete(serving)
     except OSError as exc:  # port in use, an address not of this machine, a name not found
         print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
@@ -118,4 +124,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    standard_fds.occupy()
     sys.exit(main())

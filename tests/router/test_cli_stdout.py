@@ -3,7 +3,9 @@ exit 1, never a traceback; a reader that stops reading (`| head`) is no error at
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from classifier.intent import INTENTS
 from tests.canary.servers import free_port
 from tests.harness import VENV_BIN, wait_for
 
@@ -131,7 +134,7 @@ def test_a_commands_own_failure_stands_when_its_reader_went_away(status: int) ->
     (found in re-review). A command that declared its status before printing keeps it; a
     success stays quiet and 0."""
     command = (
-        "import sys; from router import cli, cli_stdout\n"
+        "import sys; from evals import cli_stdout; from router import cli\n"
         "def app():\n"
         f"    cli_stdout.failing({status}); print('compacted 0 day(s)')\n"
         f"    raise SystemExit({status})\n"
@@ -174,3 +177,52 @@ def test_a_failing_compaction_says_so_and_exits_1_when_its_reader_went_away(
         os.close(write)
     assert done.returncode == 1, done.stderr
     assert "no rollup for records/" in done.stderr and "named above" in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_python_dash_m_evals_on_a_full_disk_is_one_line() -> None:
+    """`python -m evals --help > /dev/full` printed a traceback where `smf-router` prints
+    one line (found in review)."""
+    with open("/dev/full", "w") as full:
+        done = run([str(VENV_BIN / "python"), "-m", "evals", "--help"], False, stdout=full)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "error: cannot write to stdout: No space left on device\n"
+
+
+@pytest.mark.parametrize("command", ["serve", "simulate"])
+def test_a_server_started_with_stdout_closed_stops_cleanly_on_sigterm(
+    tmp_path: Path, command: str
+) -> None:
+    """Started with `>&-`, a socket took descriptor 1 and libuv aborted at closing it
+    ("uv__close: Assertion `fd > STDERR_FILENO' failed", status 134); `simulate` also
+    died of SIGTERM itself (143) where `serve` exits 0 (found in review)."""
+    port = free_port()
+    argv = [SMF_ROUTER, command, "--port", str(port)]
+    if command == "serve":
+        config = tmp_path / "router.yaml"
+        config.write_text(json.dumps({**SERVE_CONFIG, "ledger": {"path": str(tmp_path / "l")}}))
+        argv += ["--config", str(config)]
+    serving = subprocess.Popen(
+        ["sh", "-c", 'exec "$0" "$@" >&-', *argv],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        serving.send_signal(signal.SIGTERM)
+        _, stderr = serving.communicate(timeout=30)
+    finally:
+        if serving.poll() is None:
+            serving.kill()
+            serving.wait(timeout=10)
+    assert serving.returncode == 0, stderr
+    assert "Assertion" not in stderr
+
+
+SERVE_CONFIG: dict[str, Any] = {
+    "backends": [
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    ],
+    "routes": {intent: ["local"] for intent in INTENTS},
+}

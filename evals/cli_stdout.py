@@ -1,19 +1,26 @@
-"""`smf-router`'s stdout: output that cannot be written is the command's error, in one line.
+"""The stdout of `smf-router` and `python -m evals`: output that cannot be written is the
+command's error, in one line.
 
 With stdout on a full disk every command died in a traceback (ENOSPC), and with stdout
 closed (`>&-`, `sys.stdout` is None) `report` did while the others printed nothing and
 exited 0 (found in review). `watch` puts a stream over file descriptor 1 in `sys.stdout`
-that keeps the error a write got, so `router.cli.main` can tell it from any other `OSError`
-(those stay the tracebacks of the bugs they are).
+that keeps the error a write got, so `run` can tell it from any other `OSError` (those stay
+the tracebacks of the bugs they are). It lives in `evals`, which never imports the router,
+so that `python -m evals` gets the same (it printed a traceback on a full disk, found in
+review); the router imports it from here.
 """
 
 from __future__ import annotations
 
+import codecs
 import errno
 import io
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+import typer
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -85,8 +92,51 @@ def watch() -> Stdout:
     sys.stdout = io.TextIOWrapper(
         raw if unbuffered else io.BufferedWriter(raw),
         encoding=old.encoding,
-        errors=old.errors,
+        errors=lossy(old.encoding, old.errors),
         line_buffering=bool(old.line_buffering),
         write_through=unbuffered or getattr(old, "write_through", False),
     )
     return raw
+
+
+def writes_unicode(encoding: str) -> bool:
+    """Whether text in `encoding` can hold any character (the UTF codecs)."""
+    return codecs.lookup(encoding).name.startswith("utf")
+
+
+def lossy(encoding: str, errors: str | None) -> str:
+    """The error handler for a stdout in `encoding`: "replace" where a character it cannot
+    hold would raise. Tables, arrows and `≥` in a stdout of ASCII (`PYTHONIOENCODING=ascii`)
+    or Latin-1 (such a locale) ended `report` and others in a UnicodeEncodeError (found in
+    review); a `?` for each is what Python itself does for stderr (a `\\u2192` there)."""
+    errors = errors or "strict"
+    if writes_unicode(encoding) or errors not in ("strict", "surrogateescape"):
+        return errors
+    return "replace"
+
+
+def run(command: Callable[[], object]) -> None:
+    """Run a click command (`smf-router`'s, `python -m evals`'s) with stdout watched: a
+    write that failed is one `error:` line and exit 1, or 0 for a reader that went away."""
+    stdout = watch()
+    try:
+        try:
+            command()
+        finally:  # what is still buffered: its error is this command's too, not the exit's
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except (OSError, SystemExit) as exc:
+        error = stdout.error
+        if error is None:  # an OSError not stdout's is the traceback of a bug
+            raise
+        stdout.drop()
+        # click and rich answer a write that failed with exit 1, like a command's own 1: a
+        # command whose status is known before it prints declares it (`failing`)
+        code = exc.code if isinstance(exc, SystemExit) else 1
+        if stdout.failed or code not in (None, 0, 1):  # a failure of its own stands
+            sys.exit(stdout.failed or code)
+        if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
+            sys.exit(0)
+        typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)
+        sys.exit(1)

@@ -1,0 +1,112 @@
+"""What the commands print for a terminal or stdout unlike the usual: one that is not UTF-8
+(`PYTHONIOENCODING=ascii`, a Latin-1 locale), and a TTY with NO_COLOR set."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from router.ledger import LedgerWriter
+from router.record import Record
+from tests.harness import VENV_BIN
+
+SMF_ROUTER = str(VENV_BIN / "smf-router")
+ENCODINGS = pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+
+
+def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(("SMF_", "PYTHONIO"))}
+    return subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        env=kept | env,
+        check=False,
+    )
+
+
+def ledger_of_one(directory: Path) -> Path:
+    """A request of a key named in Unicode, served with a latency to report."""
+    writer = LedgerWriter(directory, process_tag="t")
+    now = time.time() - 3600
+    writer.submit(
+        Record("r1", now, caller="José", backend="local", tier="local", ttft_s=0.1, duration_s=1)
+    )
+    writer.flush()
+    writer.close()
+    return directory
+
+
+@ENCODINGS
+def test_report_on_a_stdout_that_is_not_utf8_draws_its_table_in_ascii(
+    tmp_path: Path, encoding: str
+) -> None:
+    """The table's box drawing, `·` and `→` ended `report` in a UnicodeEncodeError (found
+    in review): it draws in ASCII, and a character the stdout cannot hold is a `?`."""
+    ledger = ledger_of_one(tmp_path / "ledger")
+    argv = [SMF_ROUTER, "report", "--ledger", str(ledger), "--by", "caller"]
+    done = run(argv, {"PYTHONIOENCODING": encoding})
+    assert done.returncode == 0, done.stderr.decode()
+    text = done.stdout.decode(encoding)
+    assert "+-----" in text and "| TOTAL " in text
+    assert ("| Jos? " if encoding == "ascii" else "| José ") in text
+    assert "local: TTFT p50 " in text and " | total p50 " in text
+
+
+def test_other_commands_print_what_a_stdout_that_is_not_utf8_cannot_hold_as_a_question_mark(
+    tmp_path: Path,
+) -> None:
+    """`ledger compact`'s summary (`→`) died the same way under a Latin-1 stdout; so did
+    anything printed through one that could not hold it (found in review). (click writes
+    UTF-8 to an ASCII stdout itself, taking it for a misconfigured one.)"""
+    done = run(
+        [SMF_ROUTER, "ledger", "compact", "--ledger", str(tmp_path)],
+        {"PYTHONIOENCODING": "latin-1"},
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode("latin-1").startswith("compacted 0 day(s): 0 files ? 0;")
+
+
+# An SGR parameter that sets a colour: 30-39 and 40-49 (38/48 start 256-colour and RGB ones),
+# 90-97 and 100-107 (bright). 1 (bold), 2 (dim), 0 (reset) are styles, not colours.
+COLOUR = re.compile(r"^(3[0-9]|4[0-9]|9[0-7]|10[0-7])$")
+SGR = re.compile(rb"\x1b\[([0-9;]*)m")
+
+
+def on_a_tty(argv: list[str], env: dict[str, str]) -> set[str]:
+    """The SGR parameters `argv` writes to a pseudo-terminal (stdout and stderr)."""
+    kept = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
+        os.execve(argv[0], argv, kept | {"TERM": "xterm-256color", "COLUMNS": "100"} | env)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return {p.decode() for m in SGR.finditer(output) for p in m.group(1).split(b";") if p}
+
+
+@pytest.mark.parametrize("args", [["--help"], ["report", "--bogus"]], ids=["help", "usage-error"])
+def test_no_color_on_a_tty_leaves_no_colour_but_keeps_bold(args: list[str]) -> None:
+    """NO_COLOR prevents colour, not emphasis: no-color.org's FAQ says it does not disable
+    bold, underline or italic, which rich and so the help and error panels keep (reviewed:
+    the decision, documented in the README). Without it the same output is coloured."""
+    coloured = on_a_tty([SMF_ROUTER, *args], {})
+    plain = on_a_tty([SMF_ROUTER, *args], {"NO_COLOR": "1"})
+    assert any(COLOUR.match(p) for p in coloured), coloured
+    assert not any(COLOUR.match(p) for p in plain), plain
+    assert "1" in plain  # bold stays
