@@ -18,6 +18,7 @@ from classifier.corpus import ANSWER_DIRECTIVE, ANSWER_KINDS, Example, Sentence
 from classifier.features import text_features, token_entry
 from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
+from classifier.request import clip
 
 Featurizer = Callable[[str], dict[str, float]]
 
@@ -148,7 +149,10 @@ def fit(
     config = config or TrainConfig()
     embedding = embedding or Embedding()
     detector = detector or ConstraintDetector()
-    feats = [{**featurize(r.text), **detector.features(r.text)} for r in rows]
+    # read as a request's text is read (`classifier.request.clip`): the stored rows were
+    # clipped in characters, and the classifier now reads CJK text to fewer of them
+    texts = [clip(r.text) for r in rows]
+    feats = [{**featurize(t), **detector.features(t)} for t in texts]
     vocab = build_vocab(feats, config.min_df)
     shell = IntentModel(vocab, np.zeros((len(vocab), len(INTENTS))), np.zeros(len(INTENTS)))
     x = matrix(shell, feats)

@@ -72,12 +72,40 @@ def tool_loop(rounds: int) -> dict[str, Any]:
     return {"model": "auto", "messages": messages, "tools": [{"type": "function"}]}
 
 
+CHINESE = (
+    "请帮我写一篇关于人工智能在医疗领域应用的文章。",
+    "文章需要包括历史背景、当前的技术进展、面临的挑战以及未来的发展方向。",
+    "每个部分至少三段，语言要通俗易懂，适合普通读者阅读。",
+    "请在结尾总结全文的要点，并提出你自己的看法。",
+    "如果可能，请引用近五年的研究成果，并说明它们对临床实践的影响。",
+)
+ENGLISH = (
+    "Please write an article about how artificial intelligence is used in medicine.",
+    "It should cover the history, current technical progress, challenges and the future.",
+    "Each part needs at least three paragraphs, in plain language for general readers.",
+    "End with a summary of the main points and your own view on where this is going.",
+    "If you can, cite research from the last five years and its effect on clinical work.",
+)
+
+
+def long_messages(sentences: tuple[str, ...], chars: int) -> list[dict[str, Any]]:
+    """50 messages of about `chars` characters: the sentences in rotating orders, so the
+    token caches meet text as varied as a real conversation's, not one string again."""
+    out = []
+    for k in range(50):
+        order = [sentences[(i * (k % 4 + 1) + k) % len(sentences)] for i in range(400)]
+        out.append(chat(" ".join(order)[:chars]))
+    return out
+
+
 def workloads() -> dict[str, list[dict[str, Any]]]:
     texts = [r.text for r in load("validation")]
     return {
         "10 tokens": [chat("Write a haiku about the first snow today")],
         "~100 tokens": [chat(t) for t in texts if 300 < len(t) < 700][:50],
         "held-out mix": [chat(t) for t in texts],
+        "English, 2,000 characters": long_messages(ENGLISH, 2000),
+        "Chinese, 1,500 characters": long_messages(CHINESE, 1500),
         "agent, 2k-token system + 20 tools": [agent_request(10, 100)],
         "agent, first turn of 1,000 conversations": [
             agent_request(10, 100, agent=n) for n in range(1000)
