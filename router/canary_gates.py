@@ -3,9 +3,9 @@
 The policy reads backend states; a gate is one more fact about a backend (an intent it must
 not be auto-routed). `ensure_gated` puts a canary's `gated()` into the state source once:
 a source that merges gates itself (`router.resilience`) gets it added to its list, any other
-is wrapped in `GatedStates`. With it goes when the canary runs next, as far as it knows
-(`Review`): a gated backend may serve again after that run, and a request no other backend
-could serve is told to come back then (its 503's `Retry-After`).
+is wrapped in `GatedStates`. With it goes when a gated backend's next canary round ends, as
+far as the canary knows (`Review`): the round's results may reopen its gates, and a request
+no other backend could serve is told to come back then (its 503's `Retry-After`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from router.gateway import States
 from router.policy import BackendState
 
 Gates = Callable[[], dict[str, frozenset[str]]]
-Review = Callable[[], float | None]  # seconds until the next canary run; None: not known
+Review = Callable[[str], float | None]  # backend -> seconds until its round may reopen a gate
 
 
-def not_known() -> float | None:
-    """The `Review` of a canary whose next run is not known (one that follows the ledger)."""
+def not_known(backend: str) -> float | None:
+    """The `Review` of a canary whose rounds' times are not known (one following the ledger)."""
     return None
 
 
@@ -44,11 +44,12 @@ class GatedStates:
         if not gates:
             return base
         merged = dict(base)
-        review = self.review()
         for backend, intents in gates.items():
             state = merged.get(backend, BackendState())
             merged[backend] = dataclasses.replace(
-                state, gated_intents=state.gated_intents | intents, gate_retry_in_s=review
+                state,
+                gated_intents=state.gated_intents | intents,
+                gate_retry_in_s=self.review(backend),
             )
         return merged
 

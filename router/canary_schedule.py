@@ -43,6 +43,11 @@ log = logging.getLogger("smf_router.canary")
 # top of the requests' drain at shutdown.
 STOP_WAIT_S = Limits().wall_s + 2.0
 
+# A round asks the same number of cases each run, but its backend answers faster or slower:
+# a client told to come back when the last round's length has passed again would sometimes
+# meet the round still under way.
+ROUND_SLACK = 1.25
+
 
 class Schedule:
     """Runs a canary's rounds in a router (`run`, its background job) and says when."""
@@ -143,13 +148,34 @@ class Schedule:
             return now
         return max(now, self._started[1] + self.canary.settings.interval_s)
 
-    def next_run_in(self) -> float | None:
-        """Seconds until the next run, whose results may reopen a gate (the `Review` of the
-        gates, `router.canary_gates`). Not known while a run is under way, or before the
-        first: its results may reopen one as soon as it ends."""
-        if self._started is None or self.running_since is not None:
-            return None
-        return self.next_run_at() - self.canary.clock()
+    def reopen_in(self, backend: str) -> float | None:
+        """Seconds until a round of `backend` may reopen its gates (the `Review` of the
+        gates, `router.canary_gates`): when its round of the run under way ends, or else of
+        the next run. The gate is judged when the round ends, not when the run starts: told
+        the start, a client came back into the round under way, was refused with no time
+        (none was known then), and its SDK gave up seconds before the gate reopened (found
+        in re-review). None while its round runs past the estimate: it ends when it ends."""
+        now = self.canary.clock()
+        round_s = self._round_s(backend)
+        running = self.running_since
+        if running is None or self._judged_since(backend, running):
+            return self.next_run_at() - now + round_s
+        left = running + round_s - now
+        return left if left > 0 else None
+
+    def _round_s(self, backend: str) -> float:
+        """How long a round of `backend` takes, as far as known: its last round's length
+        with `ROUND_SLACK` (a round of the same sample takes about as long, give or take),
+        else (none yet, or the last was skipped) one case's `timeout_s`."""
+        last = self.canary.last_run.get(backend)
+        if last is None or last.get("skipped_reason") or last.get("duration_s") is None:
+            return self.canary.settings.timeout_s
+        return float(last["duration_s"]) * ROUND_SLACK
+
+    def _judged_since(self, backend: str, since: float) -> bool:
+        """Whether `backend`'s round of the run that started at `since` is over."""
+        last = self.canary.last_run.get(backend)
+        return last is not None and float(last["ts"]) >= since
 
     def status(self) -> dict[str, Any]:
         """The canary's `canary` status section, with when it runs."""
@@ -187,11 +213,11 @@ def install(components: Any) -> None:
         tracing=components.tracing,
     )
     schedule = Schedule(canary, lambda: components.config, ledger)
-    ensure_gated(gateway, canary.gated, schedule.next_run_in)
+    ensure_gated(gateway, canary.gated, schedule.reopen_in)
 
     async def job() -> None:
         # another feature may have replaced the state source
-        ensure_gated(gateway, canary.gated, schedule.next_run_in)
+        ensure_gated(gateway, canary.gated, schedule.reopen_in)
         await schedule.run()
 
     components.background.append(job)

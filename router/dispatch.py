@@ -3,7 +3,7 @@
 The commit point is the first byte to the client. Everything before it (connect, HTTP
 status, a stream up to its first token: `router.commit`) may fail over to the next backend;
 after it, the relay (`router.relay`) can only finish the stream or end it with an in-band
-error.
+error. A plan whose every backend was skipped is refused as `router.refusals` says.
 """
 
 from __future__ import annotations
@@ -19,20 +19,17 @@ from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.errors import (
     BackendRefused,
-    BadRequest,
-    BadRequestTooLong,
     ContextTooLong,
     Malformed,
-    NoBackendAvailable,
     OutputTooLong,
     RateLimited,
-    RouterError,
     Timeout,
     Unreachable,
     UpstreamError,
 )
-from router.policy import PERMANENT_SKIPS, Plan
+from router.policy import Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
+from router.refusals import nothing_tried
 from router.request import output_limit
 from router.retirement import Retirement
 from router.sse import EventBuffer
@@ -139,7 +136,7 @@ class Dispatcher:
                     assert isinstance(error, RateLimited) and error.retry_after is not None
                     await asyncio.sleep(error.retry_after)
         if not errors:
-            raise _nothing_tried(call.plan, call.record.api, output_limit(call.body))
+            raise nothing_tried(call.plan, call.record.api, output_limit(call.body))
         raise _most_meaningful(errors)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
@@ -271,107 +268,6 @@ class Dispatcher:
             for judge in self.judges:
                 judge.attempt_finished(name, tier, outcome, kind)
         self.retirement.finished(backend)  # last: a retired backend may close now
-
-
-def _nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
-    """Every backend was skipped. When every reason is permanent the request is the
-    client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
-    prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
-    API no backend of the target speaks (`/v1/completions` to a litellm backend), a private
-    request with no local backend in its target. A backend down (circuit open) or held by a
-    quality gate is not permanent, and the answer stays a 503."""
-    reasons = {step.reason for step in plan.skipped}
-    listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
-    if not reasons or not reasons <= PERMANENT_SKIPS:
-        return _unavailable(plan, listed)
-    home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
-    if "response_elsewhere" in reasons and home in (None, "private"):
-        return _stored_elsewhere(plan, home == "private")
-    # `_unfit` says so of every cloud backend, first (but of those a stored response rules out)
-    private = "private" in reasons
-    local = "local " if private else ""
-    local_only = " (a private request may use the local tier only)" if private else ""
-    if "context_window" in reasons:
-        return BadRequestTooLong(
-            f"This request is longer than the context window of every {local}backend that "
-            f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
-            param="messages",
-        )
-    if "max_tokens_window" in reasons:  # the client's own field, named as it sent it
-        field = limit[0] if limit else "max_tokens"
-        return BadRequestTooLong(
-            f"This request's prompt and the output its {field} asks room for do not fit the "
-            f"context window of every {local}backend that could serve it{local_only}; "
-            f"lower {field}.",
-            param=field,
-        )
-    target = plan.target.name or plan.route
-    if "choices_unsupported" in reasons:
-        return BadRequest(
-            f"no {local}backend of {target!r} can stream several choices whole ({listed}); "
-            "ask for n: 1, or stream: false, or send it to a model with a kind: openai backend",
-            param="n",
-        )
-    if "n_unsupported" in reasons:
-        return BadRequest(
-            f"no {local}backend of {target!r} returns several choices ({listed}): its "
-            "provider answers one whatever n asks; ask for n: 1, or send it to a model whose "
-            "backends return n choices",
-            param="n",
-        )
-    if "api_unsupported" in reasons and plan.server_state:
-        return BadRequest(
-            f"{plan.server_state} names what the server stored (a conversation, a prompt, an"
-            " item), and no "
-            f"{local}backend of {target!r} serves the responses API itself{local_only} "
-            f"({listed}): a chat backend holds no stored state; send the whole input instead, "
-            f"or send it to a model whose {local}backends speak Responses",
-            param=plan.server_state,
-        )
-    if "api_unsupported" in reasons:
-        return BadRequest(
-            f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "
-            f"send it to a model whose {local}backends speak it",
-            param="model",
-        )
-    return BadRequest(
-        f"{target!r} has no local backend, and a private request may use the local tier only "
-        f"({listed}); send it to a model with a local backend",
-        param="model",
-    )
-
-
-def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
-    """A 503 that says why the backends are away for now, and for how long when that is
-    known: `quality_gate` alone named neither the canary that closed the gate nor what opens
-    it again."""
-    gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
-    failing = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "circuit_open")
-    message = f"no backend can serve this request ({listed or 'none'})"
-    if gated:
-        message += (
-            f"; the canary closed the quality gate of route {plan.route!r} on {gated} until "
-            "its runs pass the floor again"
-        )
-    if failing:
-        message += f"; the circuit of {failing} is open after failures until a trial succeeds"
-    return NoBackendAvailable(message, retry_after=plan.retry_in_s)
-
-
-def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
-    """The backend that stored the response this turn continues may not take it: a cloud
-    one for a private request, or not the backend the client named. No other can (one
-    skipped for another reason, its window or its API, is refused as such)."""
-    home = plan.response_home
-    if private:
-        why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
-    else:
-        why = f"{home!r}, which {plan.target.name!r} does not use"
-    return BadRequest(
-        f"previous_response_id names a response stored on {why}; no other backend holds "
-        "that conversation: send its whole input instead",
-        param="previous_response_id",
-    )
 
 
 def _short_retry_after(error: UpstreamError, limit: float) -> bool:

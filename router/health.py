@@ -170,6 +170,17 @@ class Health:
             return "open"
         return state
 
+    def trial_in(self, backend: str) -> float | None:
+        """Seconds until an open circuit's next trial (a 503's `Retry-After`). None while a
+        live request holds the trial: that ends when the request does, a completion that may
+        run for minutes, and "retry in 1 s" (the trial's time, long past) sent every other
+        request's SDK back into the same refusal until it gave up (found in re-review). A
+        probe's trial ends within the probe's timeout: its time stands."""
+        breaker = self.breaker(backend)
+        if breaker.trial and self.takes_live_trial(backend):
+            return None
+        return max(0.0, breaker.retry_at - self.clock())
+
     def takes_live_trial(self, backend: str) -> bool:
         return backend in self.live_trials or backend in self.refused
 

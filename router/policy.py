@@ -80,7 +80,7 @@ class BackendState:
     # Bedrock, …): its adapter learns it once, when warmed (`one_choice_only` marks it)
     one_choice_only: bool = False
     # When it may serve again, in seconds from now (None: not known): its open circuit's next
-    # trial (`router.health`), and the next canary run, which may reopen its gates
+    # trial (`router.health`), and the end of its next canary round, which may reopen its gates
     circuit_retry_in_s: float | None = None
     gate_retry_in_s: float | None = None
 
@@ -207,8 +207,6 @@ def _unfit(
     # one choice where the client asked for two came back as a 200 (found in review)
     if demand.choices_asked and state.one_choice_only:
         return "n_unsupported"
-    if state.circuit == "open":
-        return "circuit_open"
     window = context_window(state, backend)
     if window and demand.prompt_tokens > window:
         return "context_window"
@@ -219,6 +217,11 @@ def _unfit(
     # gate of a label it did not trust.
     if target.mode == "auto" and route in state.gated_intents and not demand.response_home:
         return "quality_gate"
+    # Last: a reason that outlasts the open circuit (a window, a gate) is the one told.
+    # Checked first, the circuit hid a prompt too long for the window (503 "retry in 8 s",
+    # then the 400) and a gate (its minutes told as the circuit's seconds; found in re-review).
+    if state.circuit == "open":
+        return "circuit_open"
     return None
 
 

@@ -41,7 +41,7 @@ STICKY_SWEEP_S = 60.0
 READ_AT_START = ("enabled",)  # `resilience.*` read once: a hot reload leaves them as they were
 
 GateSource = Callable[[], Mapping[str, frozenset[str]]]  # backend -> gated intents
-GateReview = Callable[[], float | None]  # seconds until a gate source's next canary run
+GateReview = Callable[[str], float | None]  # backend -> seconds until a round may reopen it
 
 
 class Resilience:
@@ -84,11 +84,10 @@ class Resilience:
 
     def states(self) -> Mapping[str, BackendState]:
         """With when a skipped backend may serve again: its open circuit's next trial, and
-        for a gated one the next canary run (the 503 of a request none can serve says it)."""
+        for a gated one the end of its next canary round (the 503 of a request none can serve
+        says it)."""
         inner = self.inner.states() if self.inner is not None else {}
         gates = self._gates(inner)
-        review = soonest(r() for r in self.gate_reviews) if gates else None
-        now = self.clock()
         out: dict[str, BackendState] = {}
         for backend in self.components.config.backends:
             name = backend.name
@@ -100,10 +99,8 @@ class Resilience:
                 saturated=self._saturation(backend) is not None,
                 context_window=self.capacity.load(name).context_window,
                 gated_intents=gated,
-                circuit_retry_in_s=None
-                if circuit == "closed"
-                else max(0.0, self.health.breaker(name).retry_at - now),
-                gate_retry_in_s=soonest((review, below.gate_retry_in_s)) if gated else None,
+                circuit_retry_in_s=None if circuit == "closed" else self.health.trial_in(name),
+                gate_retry_in_s=self._reopen_in(name, below) if gated else None,
             )
         return out
 
@@ -115,6 +112,10 @@ class Resilience:
         if name is None:
             return self.inner.sticky(conversation) if self.inner else None
         return name if self._configured(name) else None
+
+    def _reopen_in(self, name: str, below: BackendState) -> float | None:
+        """When a canary round may reopen `name`'s gates: the soonest any source knows."""
+        return soonest((*(review(name) for review in self.gate_reviews), below.gate_retry_in_s))
 
     def _gates(self, inner: Mapping[str, BackendState]) -> dict[str, frozenset[str]]:
         gates: dict[str, frozenset[str]] = {}

@@ -28,10 +28,11 @@ from router.translate.events import anthropic_error
 log = logging.getLogger("smf_router")
 
 
-# The longest `Retry-After` every SDK waits out. The OpenAI and Anthropic TypeScript SDKs
-# ignore one of 60 s or more and retry after their own short backoff, in vain; the Anthropic
-# Python SDK sleeps whatever it says (a canary's 15 minutes, twice, silently); the OpenAI
-# Python SDK does not retry past 2 minutes.
+# The longest `Retry-After` an SDK is told to sleep through on its own. A longer wait is not
+# for a client library to spend silently, with the agent and its user none the wiser: the
+# Anthropic SDKs and the OpenAI TypeScript SDK (6.x) sleep whatever it says (a canary's 15
+# minutes, twice), and the OpenAI Python SDK refuses one over 2 minutes. (That TypeScript
+# SDKs ignore one of 60 s or more and retry at once holds for older releases: openai-node 4.)
 SDK_WAIT_S = 60
 
 

@@ -1,8 +1,9 @@
 """A quality gate holding a private request's only local backend: the 503 says the canary
-closed it, and to come back at the canary's next run, whose results may open it again (no
-time while a run is under way: it may open the gate as soon as it ends). It
-said `local: quality_gate` alone, with no `Retry-After`, and the client's SDK retried at
-once, twice, what only a canary run can change. Real router and simulators on 127.0.0.1."""
+closed it, and to come back when local's next canary round ends, whose results may open it
+again. It said `local: quality_gate` alone, with no `Retry-After`, and the client's SDK
+retried at once, twice, what only a canary round can change; then it named the next run's
+start, and the SDK came back into the round under way and gave up seconds before the gate
+reopened. Real router and simulators on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import openai
 import pytest
 
 from evals.suite import SHIPPED
+from router.canary_schedule import ROUND_SLACK
 from tests.canary.servers import router, simulator
 from tests.harness import RunningRouter, config_for, scrape
 from tests.resilience.conftest import FAST, until
@@ -35,6 +37,11 @@ def _canary(r: RunningRouter) -> dict[str, Any]:
 def _next_run_in(r: RunningRouter) -> float:
     at = datetime.fromisoformat(_canary(r)["next_run_at"].replace("Z", "+00:00"))
     return at.timestamp() - time.time()
+
+
+def _round_s(r: RunningRouter) -> float:
+    """How long local's next round is taken to last: its last one's, and a quarter more."""
+    return float(_canary(r)["last_run"]["local"]["duration_s"]) * ROUND_SLACK
 
 
 def _ask(r: RunningRouter) -> httpx.Response:
@@ -66,12 +73,14 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
         )
         with router(config) as r:
             until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
-            during = _ask(r)  # cloud's round goes on: this run may open the gate when it ends
+            round_s = _round_s(r)
+            early = _next_run_in(r)
+            during = _ask(r)  # cloud's round goes on, local's is over: the next one counts
             assert _canary(r)["running_since"] is not None
             until(lambda: _canary(r)["running_since"] is None, what="the first run over")
-            before = _next_run_in(r)
+            before = _next_run_in(r) + round_s
             refused = _ask(r)
-            after = _next_run_in(r)
+            after = _next_run_in(r) + round_s
             client = openai.OpenAI(
                 base_url=r.url, api_key="none", max_retries=2, default_headers=PRIVATE
             )
@@ -91,13 +100,14 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
                 kind="no_backend_available",
             )
     assert during.status_code == 503, during.text
-    assert "retry-after" not in during.headers and "x-should-retry" not in during.headers
-    assert "retry in" not in during.json()["error"]["message"]
+    assert during.headers["x-should-retry"] == "false"
+    assert int(during.headers["retry-after"]) <= math.ceil(early + round_s) + 1
+    assert int(during.headers["retry-after"]) > INTERVAL_S - 30  # the next run's round
     assert refused.status_code == 503, refused.text
     assert refused.headers["x-smf-intent"] == "math"
     seconds = int(refused.headers["retry-after"])  # ms in the status: a second either way
-    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1 <= INTERVAL_S + 1
-    # too long for the SDKs to wait out: the TypeScript ones would retry at once, in vain
+    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+    # too long for an SDK to sleep through silently (the Anthropic ones would, twice)
     assert refused.headers["x-should-retry"] == "false"
     message = refused.json()["error"]["message"]
     assert "the canary closed the quality gate of route 'math' on 'local'" in message
@@ -107,3 +117,63 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
     assert raised.value.status_code == 503 and messages.value.status_code == 503
     assert waited < 30
     assert refusals == 4  # with the two by httpx
+
+
+def test_a_client_told_when_the_gate_may_reopen_comes_back_after_the_round_and_is_served(
+    tmp_path: Path,
+) -> None:
+    """The gate is judged when local's round ends, not when the run starts: told the next
+    run's start (an interval under a minute, so the SDK waits), the SDK came back into
+    local's round under way, was refused with no time, retried twice within a second or two
+    and gave up, and the gate reopened seconds later (found in re-review). Told the round's
+    end, it waits once and is served by local."""
+    with (
+        simulator(profile="vllm", model="local-model", quality={"math": 0.0}, ttft_s=3.0) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            timeouts={"first_token_s": 10, "idle_s": 10},
+            resilience={"enabled": False},
+            canary={
+                "enabled": True,
+                "interval_s": 20.0,
+                "suites": str(SHIPPED / "math"),
+                "sample_per_suite": 3,
+                "window": 3,
+                "min_samples": 3,
+                "floors": {"math": 0.4},
+            },
+        )
+        with router(config) as r:
+            until(
+                lambda: (
+                    "math" in _canary(r)["gated"].get("local", [])
+                    and _canary(r)["running_since"] is None
+                ),
+                limit_s=60,
+                what="local gated, the run over",
+            )
+            round_s = _round_s(r)  # two cases after one another: 6 s or more
+            local.control("quality", {"math": 1.0})  # local is fixed: its next round passes
+            told: list[str] = []
+            client = openai.OpenAI(
+                base_url=r.url,
+                api_key="none",
+                max_retries=2,
+                default_headers=PRIVATE,
+                http_client=httpx.Client(
+                    trust_env=False,
+                    event_hooks={"response": [lambda a: told.append(a.headers.get("retry-after"))]},
+                ),
+            )
+            before = _next_run_in(r)
+            served = client.chat.completions.with_raw_response.create(
+                model="auto",
+                messages=MATH,  # type: ignore[arg-type]
+            )
+    assert round_s >= 6 * ROUND_SLACK  # longer than the SDK's two quick retries take
+    assert served.headers["x-smf-backend"] == "local", told
+    assert served.retries_taken >= 1  # waited past the end of local's round, not its start
+    assert before + round_s - 1 <= int(told[0]) <= before + round_s + 1, (told, before)

@@ -8,9 +8,9 @@ import pytest
 
 from classifier.intent import Intent
 from router.config import Config, parse
-from router.dispatch import _nothing_tried
 from router.errors import BadRequest, NoBackendAvailable
 from router.policy import BackendState, Demand, Target, detoured, plan
+from router.refusals import nothing_tried
 from router.stored_responses import ResponseNotFound, StoredResponses
 
 CODING = Intent("coding", 0.9, "model")
@@ -47,14 +47,14 @@ def test_a_home_down_is_a_503_not_another_backend() -> None:
     states = {"cloud": BackendState(circuit="open")}
     p = plan(CODING, AUTO, Demand(api="responses", response_home="cloud"), states, CFG)
     assert p.backends == ()
-    assert isinstance(_nothing_tried(p, "responses", None), NoBackendAvailable)
+    assert isinstance(nothing_tried(p, "responses", None), NoBackendAvailable)
 
 
 def test_a_private_turn_whose_home_is_cloud_is_a_400_naming_it() -> None:
     demand = Demand(api="responses", response_home="cloud", private=True)
     p = plan(CODING, AUTO, demand, {}, CFG)
     assert p.backends == ()
-    error = _nothing_tried(p, "responses", None)
+    error = nothing_tried(p, "responses", None)
     assert isinstance(error, BadRequest) and error.param == "previous_response_id"
     assert "'cloud', a cloud backend" in error.message
 
@@ -63,7 +63,7 @@ def test_a_forced_backend_other_than_the_home_is_a_400_naming_both() -> None:
     forced = Target("backend", "local")
     p = plan(CODING, forced, Demand(api="responses", response_home="cloud"), {}, CFG)
     assert p.backends == ()
-    error = _nothing_tried(p, "responses", None)
+    error = nothing_tried(p, "responses", None)
     assert isinstance(error, BadRequest) and error.param == "previous_response_id"
     assert "'cloud', which 'local' does not use" in error.message
 
@@ -102,7 +102,7 @@ def test_server_state_with_no_backend_speaking_responses_is_a_400_naming_the_fie
     demand = Demand(api="responses", server_state="conversation")
     p = plan(MATH, forced, demand, {}, mixed())
     assert p.backends == ()
-    error = _nothing_tried(p, "responses", None)
+    error = nothing_tried(p, "responses", None)
     assert isinstance(error, BadRequest) and error.param == "conversation"
     assert "a chat backend holds no stored state" in error.message
 

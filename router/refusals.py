@@ -1,0 +1,117 @@
+"""The refusal of a request every backend of its plan skipped, nothing tried (`Dispatcher`).
+
+A 400 when every reason is the request's own to change, else a 503 `no_backend_available`
+that names what holds the backends away (a canary's gate, an open circuit) and, when the
+router knows it, when one may serve again (`Retry-After`).
+"""
+
+from __future__ import annotations
+
+from router.errors import BadRequest, BadRequestTooLong, NoBackendAvailable, RouterError
+from router.policy import PERMANENT_SKIPS, Plan
+from router.record import Api
+
+
+def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
+    """Every backend was skipped. When every reason is permanent the request is the
+    client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
+    prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
+    API no backend of the target speaks (`/v1/completions` to a litellm backend), a private
+    request with no local backend in its target. A backend down (circuit open) or held by a
+    quality gate is not permanent, and the answer stays a 503."""
+    reasons = {step.reason for step in plan.skipped}
+    listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
+    if not reasons or not reasons <= PERMANENT_SKIPS:
+        return _unavailable(plan, listed)
+    home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
+    if "response_elsewhere" in reasons and home in (None, "private"):
+        return _stored_elsewhere(plan, home == "private")
+    # `_unfit` says so of every cloud backend, first (but of those a stored response rules out)
+    private = "private" in reasons
+    local = "local " if private else ""
+    local_only = " (a private request may use the local tier only)" if private else ""
+    if "context_window" in reasons:
+        return BadRequestTooLong(
+            f"This request is longer than the context window of every {local}backend that "
+            f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
+            param="messages",
+        )
+    if "max_tokens_window" in reasons:  # the client's own field, named as it sent it
+        field = limit[0] if limit else "max_tokens"
+        return BadRequestTooLong(
+            f"This request's prompt and the output its {field} asks room for do not fit the "
+            f"context window of every {local}backend that could serve it{local_only}; "
+            f"lower {field}.",
+            param=field,
+        )
+    target = plan.target.name or plan.route
+    if "choices_unsupported" in reasons:
+        return BadRequest(
+            f"no {local}backend of {target!r} can stream several choices whole ({listed}); "
+            "ask for n: 1, or stream: false, or send it to a model with a kind: openai backend",
+            param="n",
+        )
+    if "n_unsupported" in reasons:
+        return BadRequest(
+            f"no {local}backend of {target!r} returns several choices ({listed}): its "
+            "provider answers one whatever n asks; ask for n: 1, or send it to a model whose "
+            "backends return n choices",
+            param="n",
+        )
+    if "api_unsupported" in reasons and plan.server_state:
+        return BadRequest(
+            f"{plan.server_state} names what the server stored (a conversation, a prompt, an"
+            " item), and no "
+            f"{local}backend of {target!r} serves the responses API itself{local_only} "
+            f"({listed}): a chat backend holds no stored state; send the whole input instead, "
+            f"or send it to a model whose {local}backends speak Responses",
+            param=plan.server_state,
+        )
+    if "api_unsupported" in reasons:
+        return BadRequest(
+            f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "
+            f"send it to a model whose {local}backends speak it",
+            param="model",
+        )
+    return BadRequest(
+        f"{target!r} has no local backend, and a private request may use the local tier only "
+        f"({listed}); send it to a model with a local backend",
+        param="model",
+    )
+
+
+def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
+    """A 503 that says why the backends are away for now, and for how long when that is
+    known: `quality_gate` alone named neither the canary that closed the gate nor what opens
+    it again."""
+    gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
+    failing = [repr(s.backend) for s in plan.skipped if s.reason == "circuit_open"]
+    message = f"no backend can serve this request ({listed or 'none'})"
+    if gated:
+        message += (
+            f"; the canary closed the quality gate of route {plan.route!r} on {gated} until "
+            "its runs pass the floor again"
+        )
+    if failing:
+        circuits = "circuit of {} is" if len(failing) == 1 else "circuits of {} are"
+        message += (
+            f"; the {circuits.format(', '.join(failing))} open after failures until a trial "
+            "succeeds"
+        )
+    return NoBackendAvailable(message, retry_after=plan.retry_in_s)
+
+
+def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
+    """The backend that stored the response this turn continues may not take it: a cloud
+    one for a private request, or not the backend the client named. No other can (one
+    skipped for another reason, its window or its API, is refused as such)."""
+    home = plan.response_home
+    if private:
+        why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
+    else:
+        why = f"{home!r}, which {plan.target.name!r} does not use"
+    return BadRequest(
+        f"previous_response_id names a response stored on {why}; no other backend holds "
+        "that conversation: send its whole input instead",
+        param="previous_response_id",
+    )

@@ -1,0 +1,68 @@
+"""What a request every backend skipped is told (`router.refusals`): a reason that holds
+after an open circuit closes again is the one that counts, and the 503 reads as English."""
+
+from __future__ import annotations
+
+from classifier.intent import INTENTS, Intent
+from router.api.errors import error_headers
+from router.config import Config, parse
+from router.errors import BadRequestTooLong, NoBackendAvailable
+from router.policy import BackendState, Demand, Target, plan
+from router.refusals import nothing_tried
+
+MATH = Intent("math", 0.9, "model")
+PRIVATE = Demand(private=True)
+
+
+def config() -> Config:
+    backends = [
+        {"name": n, "tier": "local", "base_url": f"http://{n}/v1", "model": "m"}
+        for n in ("local", "local2")
+    ]
+    cloud = {"name": "cloud", "tier": "cloud", "base_url": "http://c/v1", "model": "g"}
+    backends[0]["context_window"] = 64
+    routes = {intent: ["local", "local2", "cloud"] for intent in INTENTS}
+    return parse({"backends": [*backends, cloud], "routes": routes})
+
+
+CFG = config()
+OPEN = BackendState(circuit="open", circuit_retry_in_s=7.5)
+
+
+def test_a_prompt_too_long_for_a_window_is_a_400_though_the_circuit_is_open() -> None:
+    """Checked first, the open circuit answered 503 "retry in 8 s" with x-should-retry true,
+    and after the wait the request got the 400 it could have had at once (found in
+    re-review)."""
+    p = plan(MATH, Target("backend", "local"), Demand(prompt_tokens=500), {"local": OPEN}, CFG)
+    assert [(s.backend, s.reason) for s in p.skipped] == [("local", "context_window")]
+    assert p.retry_in_s is None
+    assert isinstance(nothing_tried(p, "chat", None), BadRequestTooLong)
+
+
+def test_a_gated_backend_with_its_circuit_open_is_told_as_gated() -> None:
+    """The gate's round is what reopens it (minutes), not the circuit's trial (seconds):
+    named as the circuit, the SDK was sent back in seconds into the same refusal."""
+    gated = BackendState(
+        circuit="open",
+        circuit_retry_in_s=7.5,
+        gated_intents=frozenset({"math"}),
+        gate_retry_in_s=600.0,
+    )
+    states = {"local": gated, "local2": gated}
+    p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
+    assert [s.reason for s in p.skipped] == ["quality_gate", "quality_gate", "private"]
+    error = nothing_tried(p, "chat", None)
+    assert isinstance(error, NoBackendAvailable) and error.retry_after == 600
+    assert "the canary closed the quality gate of route 'math'" in str(error)
+    assert "circuit" not in str(error)
+    assert error_headers(error)["x-should-retry"] == "false"
+
+
+def test_several_open_circuits_are_named_in_the_plural() -> None:
+    states = {"local": OPEN, "local2": BackendState(circuit="open", circuit_retry_in_s=2.0)}
+    p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
+    error = nothing_tried(p, "chat", None)
+    assert isinstance(error, NoBackendAvailable) and error.retry_after == 2
+    assert "the circuits of 'local', 'local2' are open after failures" in str(error)
+    one = plan(MATH, Target("backend", "local2"), PRIVATE, states, CFG)
+    assert "the circuit of 'local2' is open after failures" in str(nothing_tried(one, "chat", None))
