@@ -202,6 +202,7 @@ def test_a_clip_is_a_head_and_a_tail_within_the_bytes(text: str) -> None:
     assert len(head.encode(errors="surrogatepass")) <= HEAD_BYTES
     assert len(tail.encode(errors="surrogatepass")) <= TAIL_BYTES
     assert len(head.encode(errors="surrogatepass")) > HEAD_BYTES - 4  # at most a character short
+    assert len(tail.encode(errors="surrogatepass")) > TAIL_BYTES - 4
     assert text.startswith(head) and text.endswith(tail)
 
 
