@@ -32,13 +32,15 @@ import httpx
 import orjson
 
 from evals.applicability import Capabilities
+from evals.graders import Executor
 from evals.results import CaseResult
 from evals.runner import Ask, Endpoint, TransportProblem, ask, run_cases
+from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load
 from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog, kind_of
-from router.canary_bound import Bounded, RunEnd
+from router.canary_bound import Bounded, RunEnd, Unstarted
 from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.canary_spans import traced
@@ -83,7 +85,8 @@ class Canary:
     follows a hot reload and reaches a litellm backend through the very adapter live traffic
     uses; on its own (`smf-router canary`), it takes a config and makes its own adapters.
     Given `history` (the ledger's directory), its first run's sample goes on after the
-    ledger's latest round; `deadline_s` bounds each run (None: no deadline).
+    ledger's latest round; `deadline_s` bounds each run (None: no deadline). `execute`
+    runs code cases' programs (the sandbox), none once a round has ended.
     """
 
     def __init__(
@@ -101,6 +104,7 @@ class Canary:
         history: Path | None = None,
         deadline_s: float | None = None,
         tracing: Tracing | None = None,
+        execute: Executor = run_python,
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -114,6 +118,7 @@ class Canary:
         self.rows = rows
         self.states = states
         self.runner = runner
+        self.execute = execute
         self.clock = clock
         self.observers = observers  # the components' list: read at each case
         self.tracing = tracing or Tracing.disabled()  # a span per case asked (`canary_spans`)
@@ -253,6 +258,7 @@ class Canary:
             on_result=on_result,
             # each call as load, within the round's bounds (`router.canary_bound`)
             ask_one=Bounded(counted(self.observers, backend.name, send), end),
+            execute=Unstarted(self.execute, end),  # no program starts once the round ended
         )
 
     async def _http(self) -> httpx.AsyncClient:

@@ -21,7 +21,11 @@ waits for every backend, it held back every backend's next round (found in revie
 - a run may have a deadline (`smf-router canary run --deadline-s`), and may be stopped
   (its SIGTERM; a router's shutdown, `router.canary_schedule`): the cases still waiting
   for a reply then end as errors at once, cases not asked yet are not asked, and each
-  backend's round ends with what it finished, its rows written as usual.
+  backend's round ends with what it finished, its rows written as usual. Once it has
+  ended, no code case's program starts either (`Unstarted`): cases answered before the end
+  went on taking sandbox slots one after the other, each program up to its wall clock, so
+  a router's shutdown waited for programs started after its stop, and past that wait a
+  program cancelled ran on its thread, holding up the exit (found in re-review).
 
 The bounds act on each case's request, inside the eval runner: it returns every result,
 and the rows of a cut round are whole (`canary_follow` judges a round once all its results
@@ -33,7 +37,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from evals.graders import Executor
 from evals.runner import Ask, TransportProblem
+from evals.sandbox import RunOutcome, SandboxUnavailable
 
 UNANSWERED = 2  # cases in a row without a reply in time that end a backend's round
 
@@ -42,7 +48,7 @@ class RunEnd:
     """When a canary run's waiting ends: at its deadline (None: none), or when stopped."""
 
     def __init__(self, deadline_s: float | None = None) -> None:
-        loop = asyncio.get_running_loop()
+        self._loop = loop = asyncio.get_running_loop()  # its clock is read from threads too
         self.when: float | None = None
         self.why = ""  # what ended it, as the errors say
         if deadline_s is not None:
@@ -50,7 +56,8 @@ class RunEnd:
         self.waiting: set[asyncio.Timeout] = set()  # requests in flight, cut when stopped
 
     def passed(self) -> bool:
-        return self.when is not None and asyncio.get_running_loop().time() >= self.when
+        """Whether the run has ended; callable from a worker thread (`Unstarted`)."""
+        return self.when is not None and self._loop.time() >= self.when
 
     def stop(self, why: str) -> None:
         """End the run now (`why`: "SIGTERM"): requests in flight end as errors, the rest
@@ -96,3 +103,18 @@ class Bounded:
             self.end.waiting.discard(cutoff)
         self.unanswered = 0
         return reply
+
+
+class Unstarted:
+    """A round's sandbox (an `Executor`, as the runner takes): a program runs while the round
+    lasts, and none starts once it has ended; the case is then an error (`sandbox`, "not
+    run"), never a verdict. Called on the runner's worker thread."""
+
+    def __init__(self, execute: Executor, end: RunEnd) -> None:
+        self.execute = execute
+        self.end = end
+
+    def __call__(self, program: str) -> RunOutcome:
+        if self.end.passed():
+            raise SandboxUnavailable(f"not run: the round had ended ({self.end.why})")
+        return self.execute(program)

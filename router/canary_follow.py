@@ -24,7 +24,8 @@ from typing import Any
 from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_gates import ensure_gated
-from router.canary_judge import Judge, asked, gate_book, repointed
+from router.canary_judge import Judge, asked, gate_book, repointed, server
+from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows
 
@@ -90,7 +91,7 @@ class Follower:
         # The suites the job runs, as of the last reload that loaded them (start loads none
         # with the canary off): None, every suite counts.
         self.suites: set[str] | None = None
-        self._skipping: dict[str, str] = {}  # backend -> the server whose rounds it skips
+        self._skipping: dict[str, set[str]] = {}  # backend -> servers whose rounds it skips
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
@@ -111,7 +112,7 @@ class Follower:
             # The job's config may run ahead of this router's, or behind it: a round of a
             # server the backend no longer points at (a reload moved it) says nothing of it.
             if settings is None or not asked(found.summary, settings):
-                self._skipped(found.summary, settings is None)
+                self._skipped(found.summary, settings)
                 continue
             self._skipping.pop(backend, None)
             self.judge.show_open_gates()
@@ -121,29 +122,36 @@ class Follower:
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}
 
-    def _skipped(self, summary: dict[str, Any], unknown: bool) -> None:
-        """A round not judged: said when a backend's rounds start being skipped, or those of
-        another server, not for each round (a CronJob on another config skips every one, for
-        good). Skipped without a word, a job and routers whose configs had drifted apart
-        showed gates that never moved (found in review). One entry per backend, dropped
-        when one of its rounds is judged again."""
+    def _skipped(self, summary: dict[str, Any], settings: BackendSettings | None) -> None:
+        """A round not judged (`settings`: the backend of its name now, if any): said when a
+        backend's rounds start being skipped, once per server, not for each round (a CronJob
+        on another config skips every one, for good). Skipped without a word, a job and
+        routers whose configs had drifted apart showed gates that never moved (found in
+        review). The servers of each backend are kept until one of its rounds is judged
+        again: only the last one kept, two writers on other configs had every round said
+        (found in re-review)."""
         backend, asked_server = summary["backend"], summary.get("server") or ""
-        if self._skipping.get(backend) == asked_server:
+        skipping = self._skipping.setdefault(backend, set())
+        if asked_server in skipping:
             return
-        self._skipping[backend] = asked_server
-        if unknown:
+        skipping.add(asked_server)
+        if settings is None:
             log.warning(
                 "canary: rounds of backend %s are not judged: this router's config has no "
                 "backend of that name (said once until one is judged)",
                 backend,
             )
             return
+        model, url = summary.get("model"), summary.get("base_url")
+        if (model, url) == (settings.model, server(settings)["base_url"]):
+            which = "same model and URL, other kind or extra_body"  # the fingerprint differs
+        else:
+            which = f"model {model} at {url or 'no base URL'}"
         log.warning(
-            "canary: rounds of backend %s asked another server (model %s at %s) than the one "
-            "it points at now; they are not judged (said once until one is)",
+            "canary: rounds of backend %s asked another server (%s) than the one it points "
+            "at now; they are not judged (said once until one is)",
             backend,
-            summary.get("model"),
-            summary.get("base_url") or "no base URL",
+            which,
         )
 
     async def loop(self) -> None:

@@ -296,17 +296,22 @@ class Judge:
 
     def announce(self, change: Change) -> None:
         """A gate moved: one log line and the gauge. One that opens on too few results (a
-        reload raised `min_samples` or a floor) says so: its lower bound may still be under
-        the floor."""
+        reload raised `min_samples` or a floor) says so, and that their upper bound reached
+        the floor: its lower bound may still be under it."""
         closed = change.gated
         if not closed and change.n < change.needed:
             log.warning(
                 "canary gate OPENED: intent %s routes to %s again (%d results in the window, "
-                "fewer than the %d a gate needs to close)",
+                "fewer than the %d a gate needs to close, and their pass-rate upper bound "
+                "%.2f >= floor %.2f: no verdict; %d/%d recent cases passed)",
                 change.intent,
                 change.backend,
                 change.n,
                 change.needed,
+                change.upper,
+                change.floor,
+                change.passes,
+                change.n,
             )
         else:
             self._moved(change)

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -38,9 +39,10 @@ log = logging.getLogger("smf_router.canary")
 
 # A stopped run ends within a few loop turns, but a code case being graded runs on to its
 # sandbox's wall clock, whatever a stop says: 5 s cut such a grading short, and the round
-# with it (found in review). The program runs that long on its thread anyway, so the wait
-# costs no more than the sandbox's limit, plus a margin to start and kill it. It comes on
-# top of the requests' drain at shutdown.
+# with it (found in review). The program runs that long on its thread anyway, and no other
+# starts after the stop (`canary_bound.Unstarted`), so the wait costs no more than the
+# sandbox's limit, plus a margin to start and kill it. It comes on top of the requests'
+# drain at shutdown.
 STOP_WAIT_S = Limits().wall_s + 2.0
 
 # A round asks the same number of cases each run, but its backend answers faster or slower:
@@ -121,8 +123,8 @@ class Schedule:
 
     async def _finish(self, run: asyncio.Future[None]) -> None:
         """At shutdown: the run ends now, each backend's rows written (its unfinished cases
-        as errors), within `STOP_WAIT_S`; past it (more programs to grade than sandbox
-        slots), the run is cancelled and logged, and each round writes what it graded. Not
+        as errors), within `STOP_WAIT_S`; past it (a program that outlived its sandbox's
+        limit), the run is cancelled and logged, and each round writes what it graded. Not
         `server.drain_s`: at 0 the rows were lost though a stopped run ends within a few
         loop turns, and at 30 it would come on top of the requests' drain (found in
         re-review)."""
@@ -139,6 +141,12 @@ class Schedule:
                 "the cases of its rounds not graded yet count as errors",
                 STOP_WAIT_S,
             )
+            # Each round writes its rows as the cancel reaches it, some loop turns on: not
+            # waited for, they came after the job had ended and the ledger had closed, and
+            # were lost (found in re-review). A cancelled round waits for nothing more (a
+            # program's thread is left to its sandbox's limit), so this takes loop turns.
+            with contextlib.suppress(asyncio.CancelledError):
+                await run
 
     def next_run_at(self) -> float:
         """When the next run starts (unix time): `interval_s` after the last start, or now

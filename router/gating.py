@@ -1,7 +1,8 @@
 """Eval-gated routing, the pure part: recent canary results per backend and intent → gates.
 
 A gate closes when the Wilson lower bound of the pass rate over the last K results falls
-below the intent's floor, and opens again once it is back at or above it. Nothing here does
+below the intent's floor, and opens again once it is back at or above it (with too few
+results to close a gate, once their upper bound reaches the floor). Nothing here does
 I/O; time comes in as an injected clock so tests decide when things happen.
 """
 
@@ -60,6 +61,7 @@ class Change:
     n: int
     at: float
     needed: int = 0  # results a gate needs to close (`GateBook.needed`): an open with fewer says so
+    upper: float = 1.0  # the Wilson upper bound: with fewer than `needed`, what opens a gate
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +99,8 @@ class GateBook:
     Errors and N/A never enter the window: a down backend is not a quality signal (the
     circuit breaker handles that). A gate needs `min_samples` results before it may close, and
     more when fewer could not clear its floor even all passed (`samples_to_clear`); with
-    fewer it is open, also one that closed before a reload asked for more (`retune`).
+    fewer, one that closed before a reload asked for more (`retune`) stays closed only while
+    even the upper bound of its pass rate is under the floor.
     """
 
     def __init__(
@@ -160,18 +163,26 @@ class GateBook:
 
     def _decide(self, key: tuple[str, str]) -> Change | None:
         """Closed when the window holds `needed` results and their lower bound is under the
-        floor; open otherwise. Too few results are no verdict either way: a closed gate
-        whose window a reload left short of a raised `min_samples` or floor used to stay
-        closed until the window filled up, for good when no more results came (a
-        follower's job stopped, a suite N/A there), and a restart on the same ledger opened
-        it (found in review)."""
+        floor; open otherwise, but for a gate already closed whose window holds fewer
+        (a reload raised `min_samples` or the floor) and whose upper bound is still under
+        the floor. A gate closes on `needed` results only. Such a gate used to stay closed
+        until the window filled up, for good when no more results came (found in review);
+        then it opened on too few results whatever they said, so raising the floor after a
+        regression opened the gate of a backend that had failed every case (found in
+        re-review). The upper bound under the floor is evidence still: it opens once they
+        are inconclusive, or as any gate does."""
         floor = self.floor(*key)
         results = self._results.get(key, deque())
         n, passes = len(results), sum(results)
-        lower = wilson_lower(passes, n, self.z)
+        lower, upper = wilson_interval(passes, n, self.z)
         was = key in self._gated
         needed = 0 if floor is None else self.needed(floor)
-        now_gated = floor is not None and n >= needed and lower < floor
+        if floor is None:
+            now_gated = False
+        elif n >= needed:
+            now_gated = lower < floor
+        else:
+            now_gated = was and upper < floor
         if now_gated == was:
             return None
         at = self.clock()
@@ -179,7 +190,7 @@ class GateBook:
             self._gated[key] = at
         else:
             del self._gated[key]
-        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at, needed)
+        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at, needed, upper)
 
     def retune(
         self,

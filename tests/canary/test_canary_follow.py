@@ -150,7 +150,9 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
     """A round of a server the backend no longer points at (the CronJob's config behind the
     router's), or of a backend the router does not have, was skipped without a word: gates
     that never moved, and nothing to say why (found in review). Said once per backend and
-    server, not every round, and again once a judged round ended the skipping."""
+    server, not every round, and again once a judged round ended the skipping; also when
+    rounds of two other servers alternate, which had every round said (found in
+    re-review). A server of the same model and URL says what differs."""
     config = parse({"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}})
     judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
     follower = Follower(judge, tmp_path, lambda: config)
@@ -171,8 +173,9 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
             round_of(run, "gone", "elsewhere")
         said = [r.getMessage() for r in caplog.records]
         round_of("r4", "local", here, "m")  # judged: the skipping ended
-        round_of("r5", "local", "elsewhere")
-        round_of("r6", "local", "yet-another")
+        for run in ("r5", "r6", "r7", "r8"):  # two other writers, turn about
+            round_of(run, "local", "elsewhere" if run in ("r5", "r7") else "yet-another")
+        round_of("r9", "local", "thinking-on", "m")  # this model and URL: extra_body differs
     writer.close()
     other = (
         "rounds of backend local asked another server (model old-model at http://127.0.0.1:9/v1)"
@@ -180,4 +183,7 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
     unknown = "rounds of backend gone are not judged: this router's config has no backend"
     assert [other in m for m in said] == [True, False] and unknown in said[1]
     assert sum(other in r.getMessage() for r in caplog.records) == 3
+    same = "asked another server (same model and URL, other kind or extra_body) than"
+    assert sum(same in r.getMessage() for r in caplog.records) == 1
+    assert len(caplog.records) == 5
     assert follower.last_run["local"]["run_id"] == "r4"

@@ -106,8 +106,8 @@ def test_a_gate_left_with_too_few_results_by_a_reload_opens(
     """A gate closed on 4 results stayed closed after a reload asked for 6: until the window
     held 6, for good when no more came, and for the book's own sake whatever `min_samples`
     (above the window, none ever would), while a restart on the same ledger had it open
-    (found in review). Too few results are no verdict: the gate opens, and says why, and
-    closes again once the window holds enough failures."""
+    (found in review). Too few results whose upper bound reaches the floor are no verdict:
+    the gate opens, and says why, and closes again once the window holds enough failures."""
     book = GateBook({"math": 0.3}, window=10, min_samples=4)
     judge = Judge(book, None, lambda: ["local"])
     book.observe("local", "math", [False] * 4)
@@ -118,6 +118,7 @@ def test_a_gate_left_with_too_few_results_by_a_reload_opens(
     with caplog.at_level(logging.WARNING, "smf_router.canary"):
         judge.announce(change)
     assert "routes to local again (4 results in the window, fewer than the 6" in caplog.text
+    assert "upper bound 0.49 >= floor 0.30: no verdict; 0/4 recent cases passed" in caplog.text
     assert book.observe("local", "math", [False]) is None  # 5 of 6
     closed = book.observe("local", "math", [False])
     assert closed is not None and closed.gated and closed.n == 6
@@ -126,8 +127,41 @@ def test_a_gate_left_with_too_few_results_by_a_reload_opens(
     assert book.gated() == {}
     book.retune({"math": 0.3}, min_samples=4)
     assert book.gated() == {"local": frozenset({"math"})}
-    (raised,) = book.retune({"math": 0.8}, min_samples=4)  # a 0.8 floor needs 16 > 10 held
-    assert not raised.gated and raised.needed == 10 and book.gated() == {}
+    # a 0.8 floor needs 16 (10 here, the window) > 6 held, but 0 of 6 is under it still
+    assert book.retune({"math": 0.8}, min_samples=4) == []
+    assert book.gated() == {"local": frozenset({"math"})}
+
+
+def test_a_raised_floor_keeps_a_gate_closed_on_results_still_under_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Raising a floor raises the results a gate needs: a backend that failed all 12 of its
+    cases had its gate opened by a reload to 0.8 (16 needed), after a regression, when the
+    floor went up (found in re-review). A closed gate with too few results stays closed while
+    even their upper bound is under the floor, and opens once it reaches it; too few results
+    still close no gate."""
+    book = GateBook({"math": 0.5}, window=20, min_samples=5)
+    judge = Judge(book, None, lambda: ["local"])
+    book.observe("local", "math", [False] * 12)
+    book.observe("cloud", "math", [False] * 4)  # under `needed`: open
+    assert book.gated() == {"local": frozenset({"math"})}
+    assert book.retune({"math": 0.8}) == []  # 0/12: upper bound 0.24 < 0.8
+    assert book.gated() == {"local": frozenset({"math"})}
+    book.observe("local", "math", [True] * 2)
+    assert book.observe("cloud", "math", [False] * 11) is None  # 15 < 16: no verdict yet
+    assert book.gated() == {"local": frozenset({"math"})}  # 2/14: upper bound 0.40
+
+    recovering = GateBook({"math": 0.5}, window=20, min_samples=4)
+    recovering.observe("local", "math", [False] * 4)
+    assert recovering.retune({"math": 0.8}) == []
+    for _ in range(4):  # up to 4 failures and 4 passes: upper bound 0.78
+        assert recovering.observe("local", "math", [True]) is None
+    opened = recovering.observe("local", "math", [True])  # 5 of 9: 0.81
+    assert opened is not None and not opened.gated and (opened.n, opened.needed) == (9, 16)
+    with caplog.at_level(logging.WARNING, "smf_router.canary"):
+        judge.announce(opened)
+    assert "(9 results in the window, fewer than the 16" in caplog.text
+    assert "upper bound 0.81 >= floor 0.80: no verdict; 5/9 recent cases passed" in caplog.text
 
 
 def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:

@@ -1,6 +1,6 @@
 """A router's shutdown while its canary grades a code case (`router.canary_schedule`): the
-stop waits out the sandbox's wall clock, and a round cancelled past that wait still writes
-what it graded."""
+stop waits out the sandbox's wall clock, starts no other program, and a round cancelled
+past that wait still writes what it graded before the job ends."""
 
 from __future__ import annotations
 
@@ -16,25 +16,30 @@ import pytest
 
 from classifier import INTENTS
 from evals.runner import Endpoint, run_cases
-from evals.sandbox import Limits, RunOutcome
+from evals.sandbox import Limits, RunOutcome, SandboxUnavailable
 from evals.suite import SHIPPED, Case
 from router import canary_schedule
 from router.canary import Canary, load_cases
+from router.canary_bound import RunEnd, Unstarted
 from router.canary_schedule import STOP_WAIT_S, Schedule
 from router.config import parse
 from router.gating import GateBook
 from tests.canary.test_canary_scheduler import Rows
 
+PASSED = RunOutcome(0, False, True, "", "", 0.0, isolated_network=True)
 ANSWER = {"choices": [{"message": {"content": "```python\nx = 1\n```"}, "finish_reason": "stop"}]}
 
 
-def slow_sandbox(seconds: Sequence[float], started: threading.Event) -> Callable[[str], RunOutcome]:
-    """A sandbox whose n-th program takes `seconds[n]` and passes; `started` is set once a
-    program takes long (a second or more)."""
+def slow_sandbox(
+    seconds: Sequence[float], started: threading.Event, ran: list[float]
+) -> Callable[[str], RunOutcome]:
+    """A sandbox whose n-th program takes `seconds[n]` and passes, each noted in `ran`;
+    `started` is set once a program takes long (a second or more)."""
     calls = iter(seconds)
 
     def execute(program: str) -> RunOutcome:
         took = next(calls)
+        ran.append(took)
         if took >= 1:
             started.set()
         time.sleep(took)
@@ -43,33 +48,38 @@ def slow_sandbox(seconds: Sequence[float], started: threading.Event) -> Callable
     return execute
 
 
-async def stopped_while_grading(tmp_path: Path, seconds: Sequence[float]) -> Rows:
+async def stopped_while_grading(
+    tmp_path: Path, seconds: Sequence[float], concurrency: int = 1, ran: list[float] | None = None
+) -> Rows:
     """A router's canary on the coding suite, one case per grading in `seconds`, shut down
-    (its job cancelled, as `Components.stop` does) while a slow one is graded."""
-    canary_section = {"enabled": True, "suites": str(SHIPPED / "coding"), "concurrency": 1}
-    canary_section |= {"sample_per_suite": len(seconds)}
+    (its job cancelled, as `Components.stop` does) while a slow one is graded. The rows are
+    those written when the job ended: `Components.stop` closes the ledger then."""
+    canary_section = {"enabled": True, "suites": str(SHIPPED / "coding")}
+    canary_section |= {"sample_per_suite": len(seconds), "concurrency": concurrency}
     local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
     routes = {intent: ["local"] for intent in INTENTS}
     config = parse({"backends": [local], "routes": routes, "canary": canary_section})
     started = threading.Event()
-    execute = slow_sandbox(seconds, started)
+    execute = slow_sandbox(seconds, started, [] if ran is None else ran)
 
     async def answered(body: dict[str, Any]) -> Any:
         return ANSWER
 
     async def runner(cases: Sequence[Case], endpoint: Endpoint, *a: Any, **k: Any) -> Any:
         k["ask_one"] = answered  # every case answered at once: the time goes on grading
-        return await run_cases(cases, endpoint, *a, execute=execute, **k)
+        return await run_cases(cases, endpoint, *a, **k)
 
     rows = Rows()
-    canary = Canary(config, load_cases(config), GateBook({}), rows, runner=runner)
+    canary = Canary(config, load_cases(config), GateBook({}), rows, runner=runner, execute=execute)
     job = asyncio.ensure_future(Schedule(canary, lambda: config, tmp_path).run())
     assert await asyncio.to_thread(started.wait, 30)
     job.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await job
+    ended = Rows()
+    ended.rows = list(rows.rows)
     await canary.aclose()
-    return rows
+    return ended
 
 
 def results_of(rows: Rows) -> list[dict[str, Any]]:
@@ -91,8 +101,10 @@ def test_a_shutdown_waits_for_the_code_case_being_graded(tmp_path: Path) -> None
 def test_a_round_cancelled_past_the_wait_writes_what_it_graded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """More programs to grade than sandbox slots can outlast any wait; cancelled, a round
-    lost every row, its graded cases' too. It writes them now, the rest as errors."""
+    """A program that outlasts the wait (one stuck past its sandbox's limit); cancelled, a
+    round lost every row, its graded cases' too. It writes them now, the rest as errors,
+    and before the job ends: written some loop turns later, they came after the ledger had
+    closed, and were lost (found in re-review)."""
     monkeypatch.setattr(canary_schedule, "STOP_WAIT_S", 0.3)
     began = time.monotonic()
     rows = asyncio.run(stopped_while_grading(tmp_path, [0.0, 2.0]))
@@ -102,3 +114,42 @@ def test_a_round_cancelled_past_the_wait_writes_what_it_graded(
     graded, cancelled = results_of(rows)
     assert graded["status"] == "pass"
     assert (cancelled["status"], cancelled["failure_kind"]) == ("error", "canary")
+
+
+def test_no_program_starts_after_the_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases answered before a stop went on taking the sandbox's slots one after the other,
+    each program up to its wall clock: the shutdown waited for programs started after it,
+    past `STOP_WAIT_S` with enough of them, and a program cancelled then ran on its thread,
+    holding up the exit (found in re-review). Now only the program running at the stop
+    runs out; the others are errors, not run."""
+    monkeypatch.setattr("evals.runner.SANDBOX_SLOTS", 1)  # one program at a time
+    ran: list[float] = []
+    began = time.monotonic()
+    rows = asyncio.run(stopped_while_grading(tmp_path, [1.0, 1.0, 1.0], concurrency=3, ran=ran))
+    assert ran == [1.0] and time.monotonic() - began < 2.5
+    (run,) = [row for table, row in rows.rows if table == "canary_runs"]
+    assert (run["cases"], run["passed"], run["errors"]) == (3, 1, 2)
+    errors = [r for r in results_of(rows) if r["status"] == "error"]
+    assert [r["failure_kind"] for r in errors] == ["sandbox", "sandbox"]
+
+
+def test_a_round_ended_runs_no_program() -> None:
+    """The guard as the runner's worker thread calls it: a program runs while the round
+    lasts, none after its stop, and the case says why (the ledger keeps only its kind)."""
+
+    async def programs() -> tuple[list[str], str]:
+        end, ran = RunEnd(), list[str]()
+
+        def execute(program: str) -> RunOutcome:
+            ran.append(program)
+            return PASSED
+
+        guarded = Unstarted(execute, end)
+        assert await asyncio.to_thread(guarded, "first") is PASSED
+        end.stop("SIGTERM")
+        with pytest.raises(SandboxUnavailable) as refused:
+            await asyncio.to_thread(guarded, "second")
+        return ran, str(refused.value)
+
+    ran, why = asyncio.run(programs())
+    assert ran == ["first"] and why == "not run: the round had ended (SIGTERM)"
