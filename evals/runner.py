@@ -36,9 +36,24 @@ ANSWER_CHARS = 4000
 Ask = Callable[[dict[str, Any]], Awaitable[Any]]
 """One chat-completions body in, the parsed completion out; raises ``TransportProblem``."""
 
-ASKED: ContextVar[Case | None] = ContextVar("evals_asked_case", default=None)
-"""The case whose body an ``Ask`` is sending, while it sends it: the body alone does not say
-which case it is, and the router's canary names the suite and case on each call's span."""
+
+@dataclass(frozen=True)
+class Asked:
+    """The case whose body an ``Ask`` is sending, and the timeout it is sent under."""
+
+    case: Case
+    deadline: asyncio.Timeout
+
+    def timed_out(self) -> bool:
+        """Whether the case's own timeout cancelled the send: a cancellation then is the
+        case's ``timeout`` (as its result says), not the round's end nor a stop."""
+        return self.deadline.expired()
+
+
+ASKED: ContextVar[Asked | None] = ContextVar("evals_asked_case", default=None)
+"""What an ``Ask`` is sending, while it sends it: the body alone does not say which case it
+is, and the router's canary names the suite and case on each call's span, and tells a case
+that timed out from a call cancelled otherwise (found in review)."""
 
 
 @dataclass(frozen=True)
@@ -275,9 +290,10 @@ async def run_case(
 ) -> CaseResult:
     """Ask, then grade one case (the caller decided it is applicable)."""
     started = time.monotonic()
-    asking = ASKED.set(case)
+    deadline = asyncio.timeout(timeout_s)
+    asking = ASKED.set(Asked(case, deadline))
     try:
-        async with asyncio.timeout(timeout_s):
+        async with deadline:
             payload = await ask_one(request_body(case, endpoint, thinking, max_tokens))
         answer, tokens = parse_answer(payload)
     except TimeoutError:

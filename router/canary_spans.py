@@ -9,6 +9,7 @@ send is handed back as it is: no cost per case.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from evals.runner import ASKED, Ask, TransportProblem
@@ -24,12 +25,14 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
         return send
 
     async def sending(body: dict[str, Any]) -> Any:
-        case = ASKED.get()
+        asked = ASKED.get()
         named = (
-            {} if case is None else {"smf.canary.suite": case.suite, "smf.canary.case_id": case.id}
+            {}
+            if asked is None
+            else {"smf.canary.suite": asked.case.suite, "smf.canary.case_id": asked.case.id}
         )
-        span = tracing.start_call("canary", backend.name, backend.tier, backend.model, named)
-        error: str | None = "cancelled"  # the case's own timeout, the round's end, a stop
+        span = tracing.start_call("canary", backend, named)
+        error: str | None = "cancelled"  # the round's end, a stop (or a bug's BaseException)
         payload: Any = None
         try:
             payload = await send(body)
@@ -39,6 +42,10 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
             raise
         except TimeoutError:
             error = "timeout"
+            raise
+        except asyncio.CancelledError:
+            # the case's own timeout cancels the send too: "timeout", as its ledger row says
+            error = "timeout" if asked is not None and asked.timed_out() else "cancelled"
             raise
         except Exception as exc:
             error = type(exc).__name__

@@ -145,7 +145,7 @@ class Dispatcher:
         call.record.attempts.append(attempt)
         started = time.monotonic()
         self._started(attempt, backend)
-        span = self.tracing.start_attempt(call.span, settings.name, settings.tier, settings.model)
+        span = self.tracing.start_attempt(call.span, settings)
         headers = call.headers
         if span is not NO_SPAN:
             headers = dict(headers)

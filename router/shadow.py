@@ -62,7 +62,7 @@ from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.span_attributes import usage_attributes
 from router.span_export import SpanLink
-from router.tracing import Tracing
+from router.tracing import NO_SPAN, Tracing
 from router.translate.exchange import keeps_cache, to_chat
 from router.translate.wire import content_text
 
@@ -259,11 +259,10 @@ class Shadow:
         usage: Usage | None = None
         shadow = Reply()
         failed: ShadowDropReason = "error"
-        named = {"smf.request_id": record.request_id}  # the live request's (its ledger row)
-        model = backend.settings.model if self.tracing.enabled else ""  # for the span alone
-        span = self.tracing.start_call(
-            "shadow", job.target, job.target_tier, model, named, job.link
-        )
+        span = NO_SPAN  # tracing off: no span, nor its attributes, is built
+        if self.tracing.enabled:
+            named = {"smf.request_id": record.request_id}  # the live request's (its ledger row)
+            span = self.tracing.start_call("shadow", backend.settings, named, job.link)
         try:
             shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot, span))
             usage = usage_of("chat", raw_usage)

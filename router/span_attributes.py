@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from router.record import Record, Usage
 
 if TYPE_CHECKING:
+    from router.config import Backend as BackendSettings
     from router.config import Config
 
 # https://opentelemetry.io/docs/specs/semconv/gen-ai/ (gen_ai.operation.name values)
@@ -103,8 +104,10 @@ def server_attributes(base_url: str) -> dict[str, str | int]:
 
 
 def server_addresses(config: Config) -> dict[str, dict[str, str | int]]:
-    """`server_attributes` per backend, worked out once per config (not per attempt)."""
-    return {backend.name: server_attributes(backend.base_url) for backend in config.backends}
+    """`server_attributes` per backend URL, worked out once per config (not per attempt).
+    Keyed by URL, not name: a call begun before a reload that re-pointed its backend names
+    the server it calls, not the one the name now means (found in review)."""
+    return {backend.base_url: server_attributes(backend.base_url) for backend in config.backends}
 
 
 # litellm's provider prefixes whose provider the GenAI conventions name otherwise: their
@@ -126,17 +129,20 @@ SEMCONV_PROVIDERS = {
 
 
 def provider_names(config: Config) -> dict[str, str]:
-    """`gen_ai.provider.name` per backend: the conventions' name for litellm's provider
-    prefix, else a guess by URL."""
-    names: dict[str, str] = {}
-    for backend in config.backends:
-        if backend.kind == "litellm" and "/" in backend.model:
-            prefix = backend.model.split("/", 1)[0]
-            names[backend.name] = SEMCONV_PROVIDERS.get(prefix, prefix)
-        elif "api.openai.com" in backend.base_url:
-            names[backend.name] = "openai"
-        elif backend.tier == "local":
-            names[backend.name] = "vllm"
-        else:
-            names[backend.name] = backend.name
-    return names
+    """`provider_name` per backend name: what a request span says of the backend it ended
+    on."""
+    return {backend.name: provider_name(backend) for backend in config.backends}
+
+
+def provider_name(backend: BackendSettings) -> str:
+    """`gen_ai.provider.name` of a backend: the conventions' name for litellm's provider
+    prefix, else a guess by URL. Cheap enough per call: a call names the provider of the
+    settings it is made with, whatever a reload since did to the backend's name."""
+    if backend.kind == "litellm" and "/" in backend.model:
+        prefix = backend.model.split("/", 1)[0]
+        return SEMCONV_PROVIDERS.get(prefix, prefix)
+    if "api.openai.com" in backend.base_url:
+        return "openai"
+    if backend.tier == "local":
+        return "vllm"
+    return backend.name

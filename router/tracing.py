@@ -24,9 +24,11 @@ from router.errors import ClientClosed
 from router.record import Record
 from router.span_attributes import (
     OPERATIONS,
+    provider_name,
     provider_names,
     record_attributes,
     server_addresses,
+    server_attributes,
 )
 from router.span_export import (
     CLIENT,
@@ -41,6 +43,7 @@ from router.span_export import (
 from router.span_export_env import exporter_timeout_s
 
 if TYPE_CHECKING:
+    from router.config import Backend as BackendSettings
     from router.config import Config
 
 log = logging.getLogger("smf_router.tracing")
@@ -112,11 +115,11 @@ class Tracing:
         self._sampler = sampler or Sampler()
         self._rand = random.Random()
         self.providers: dict[str, str] = {}  # backend name -> gen_ai.provider.name
-        self.servers: dict[str, dict[str, str | int]] = {}  # backend name -> server.*
+        self.servers: dict[str, dict[str, str | int]] = {}  # base_url -> server.*
 
     def configure(self, config: Config) -> None:
-        """What the spans say of each backend (provider, host and port), from `config`: at
-        start and at each hot reload's swap."""
+        """What request spans say of the backend they ended on (its provider), and each
+        backend URL's host and port, from `config`: at start and at each hot reload's swap."""
         self.providers = provider_names(config)
         self.servers = server_addresses(config)
 
@@ -209,29 +212,31 @@ class Tracing:
             attributes=dict(attributes) if attributes else {},
         )
 
-    def start_attempt(self, parent: Any, backend: str, tier: str, model: str) -> Any:
-        """The client span of one backend call: the request's operation (the conventions
-        require it of a GenAI client span), the provider, model and server."""
+    def start_attempt(self, parent: Any, settings: BackendSettings) -> Any:
+        """The client span of one backend call made with `settings` (the adapter's own, which
+        a reload begun since may have replaced): the request's operation (the conventions
+        require it of a GenAI client span), the provider, model and server, and
+        `smf.traffic` "live" as the request span's, so a query on client spans alone tells
+        live calls from the shadow's and the canary's."""
         if parent is NO_SPAN:
             return NO_SPAN
         operation = parent.attributes.get("gen_ai.operation.name", "chat")
-        attrs = self._backend_attributes(operation, backend, tier, model)
-        return self.start_child(parent, f"attempt {backend}", attrs)
+        attrs = self._backend_attributes(operation, settings)
+        attrs["smf.traffic"] = "live"
+        return self.start_child(parent, f"attempt {settings.name}", attrs)
 
     def start_call(
         self,
         traffic: str,
-        backend: str,
-        tier: str,
-        model: str,
+        settings: BackendSettings,
         attributes: Attributes | None = None,
         link: SpanLink | None = None,
     ) -> Any:
-        """The root client span of a chat call the router makes on its own, `traffic` being
-        "shadow" or "canary": a trace of its own, so that a live request's trace holds only
-        what its client waited for. `link` (`link_to`) names the live request span a shadow
-        replay mirrors; the replay is sampled as that span was when the sampler follows
-        parents, so a kept request keeps its mirror."""
+        """The root client span of a chat call the router makes on its own with `settings`,
+        `traffic` being "shadow" or "canary": a trace of its own, so that a live request's
+        trace holds only what its client waited for. `link` (`link_to`) names the live
+        request span a shadow replay mirrors; the replay is sampled as that span was when the
+        sampler follows parents, so a kept request keeps its mirror."""
         if self._shipper is None:
             return NO_SPAN
         trace_id = self._rand.getrandbits(128) or 1
@@ -239,12 +244,12 @@ class Tracing:
             sampled = link.sampled
         else:
             sampled = self._sampler.sampled(trace_id, None)
-        attrs = self._backend_attributes("chat", backend, tier, model)
+        attrs = self._backend_attributes("chat", settings)
         attrs["smf.traffic"] = traffic
         if attributes:
             attrs.update(attributes)
         return SpanRecord(
-            name=f"{traffic} chat {model}",
+            name=f"{traffic} chat {settings.model}",
             trace_id=trace_id,
             span_id=self._rand.getrandbits(64) or 1,
             parent_id=None,
@@ -255,18 +260,22 @@ class Tracing:
             attributes=attrs,
         )
 
-    def _backend_attributes(
-        self, operation: str, backend: str, tier: str, model: str
-    ) -> dict[str, Any]:
+    def _backend_attributes(self, operation: str, settings: BackendSettings) -> dict[str, Any]:
         """What every client span says of its backend, live or not: one query (by provider,
-        model or server) then finds all the load a backend had."""
+        model or server) then finds all the load a backend had. From the settings the call
+        is made with, not the config's tables by name: a fallback attempt, or a canary case,
+        begun before a reload that re-pointed the backend calls the old server (found in
+        review). The server by URL: parsed once per URL, a URL only an old config had too."""
+        server = self.servers.get(settings.base_url)
+        if server is None:
+            server = self.servers[settings.base_url] = server_attributes(settings.base_url)
         return {
             "gen_ai.operation.name": operation,
-            "gen_ai.provider.name": self.providers.get(backend, backend),
-            "gen_ai.request.model": model,
-            **self.servers.get(backend, {}),
-            "smf.backend": backend,
-            "smf.tier": tier,
+            "gen_ai.provider.name": provider_name(settings),
+            "gen_ai.request.model": settings.model,
+            **server,
+            "smf.backend": settings.name,
+            "smf.tier": settings.tier,
         }
 
     def end(

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "observability"))
 from metrics_feed import ChattyLedger
 
 from classifier.intent import INTENTS
+from router.config import Backend
 from router.metrics import Metrics
 from router.record import Attempt, Record, Usage
 from router.tracing import Tracing
@@ -56,6 +57,12 @@ def record(i: int) -> Record:
     )
 
 
+SETTINGS = {  # what each attempt is made with (`Tracing.start_attempt`)
+    "local": Backend(name="local", tier="local", base_url="http://10.0.0.5:8000/v1", model="m"),
+    "cloud": Backend(name="cloud", tier="cloud", base_url="https://api.openai.com/v1", model="m"),
+}
+
+
 def one_request(metrics: Metrics | None, tracing: Tracing, rec: Record) -> None:
     span = tracing.start_request("chat", "auto")
     child = tracing.start_child(span, "classify")
@@ -63,7 +70,7 @@ def one_request(metrics: Metrics | None, tracing: Tracing, rec: Record) -> None:
         metrics.classified(rec.intent, rec.confidence, 0.0003)
     tracing.end(child, {"smf.intent": rec.intent, "smf.confidence": rec.confidence})
     for a in rec.attempts:
-        attempt = tracing.start_attempt(span, a.backend, a.tier, "m")
+        attempt = tracing.start_attempt(span, SETTINGS[a.backend])
         headers: dict[str, str] = {}
         tracing.inject(attempt, headers)
         if metrics:

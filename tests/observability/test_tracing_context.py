@@ -19,6 +19,7 @@ import httpx
 import pytest
 from test_tracing_otlp import Receiver, attrs, receiving
 
+from router.config import Backend
 from router.record import Outcome, Record
 from router.trace_context import TRACESTATE_MAX_CHARS
 from router.tracing import Tracing
@@ -32,6 +33,9 @@ from tests.harness import (
     upstream,
     wait_until,
 )
+
+LOCAL = Backend(name="local", tier="local", base_url="http://h/v1", model="m")
+"""The backend an attempt is made with (`Tracing.start_attempt`), where which one is moot."""
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 PARENT = "b7ad6b7169203331"
@@ -216,7 +220,7 @@ def test_w3c_trace_context_is_read_and_forwarded_as_level_1_says(
     tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": traced.url})
     headers = {"traceparent": traceparent} | ({"tracestate": tracestate} if tracestate else {})
     root = tracing.start_request("chat", "auto", headers=headers)
-    attempt = tracing.start_attempt(root, "local", "local", "m")
+    attempt = tracing.start_attempt(root, LOCAL)
     sent: dict[str, str] = {}
     tracing.inject(attempt, sent)
     tracing.end(attempt)

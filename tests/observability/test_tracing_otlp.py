@@ -21,11 +21,14 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from classifier.intent import INTENTS
-from router.config import parse
+from router.config import Backend, parse
 from router.record import Attempt, Record, Usage
 from router.span_attributes import provider_names
 from router.tracing import NO_SPAN, Tracing, traces_endpoint
 from tests.harness import config_for, router, simulator
+
+LOCAL = Backend(name="local", tier="local", base_url="http://h/v1", model="m")
+"""The backend an attempt is made with (`Tracing.start_attempt`), where which one is moot."""
 
 
 class Receiver:
@@ -119,9 +122,13 @@ def test_streamed_request_with_fallback_exports_the_span_tree(
     root = tracing.start_request("chat", "auto", headers=caller)
     classify = tracing.start_child(root, "classify", {"smf.intent": "coding"})
     tracing.end(classify, {"smf.confidence": 0.91})
-    first = tracing.start_attempt(root, "local", "local", "poolside/Laguna-S-2.1-NVFP4")
+    laguna = "poolside/Laguna-S-2.1-NVFP4"
+    local = Backend(name="local", tier="local", base_url="http://h:8000/v1", model=laguna)
+    first = tracing.start_attempt(root, local)
     tracing.end(first, error="unreachable")
-    second = tracing.start_attempt(root, "cloud", "cloud", "gpt-4o")
+    openai = "https://api.openai.com/v1"
+    cloud = Backend(name="cloud", tier="cloud", base_url=openai, model="gpt-4o")
+    second = tracing.start_attempt(root, cloud)
     headers: dict[str, str] = {}
     tracing.inject(second, headers)
     tracing.end(second, {"gen_ai.usage.output_tokens": 12})
@@ -247,7 +254,7 @@ def test_off_means_no_sdk_objects_and_no_spans(env: dict[str, str]) -> None:
     assert tracing._shipper is None
     span = tracing.start_request("chat", "auto")
     assert span is NO_SPAN
-    child = tracing.start_attempt(span, "local", "local", "m")
+    child = tracing.start_attempt(span, LOCAL)
     assert child is NO_SPAN
     headers: dict[str, str] = {}
     tracing.inject(child, headers)
@@ -284,7 +291,7 @@ def test_unsampled_traces_propagate_but_export_nothing(receiver: Receiver) -> No
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_TRACES_SAMPLER": "always_off"}
     tracing = Tracing.from_env(env)
     root = tracing.start_request("chat", "auto")
-    attempt = tracing.start_attempt(root, "local", "local", "m")
+    attempt = tracing.start_attempt(root, LOCAL)
     headers: dict[str, str] = {}
     tracing.inject(attempt, headers)
     tracing.end(attempt)

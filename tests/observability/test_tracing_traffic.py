@@ -66,7 +66,7 @@ def test_attempt_spans_name_the_operation_and_the_server_never_its_secrets(
     tracing.configure(config)
     root = tracing.start_request("completions", "auto")
     for backend in ("local", "cloud", "claude"):
-        tracing.end(tracing.start_attempt(root, backend, "cloud", "m"))
+        tracing.end(tracing.start_attempt(root, config.backend(backend)))
     tracing.finish_request(root, Record(request_id="r", started_at=0.0))
     tracing.shutdown()
 
@@ -74,6 +74,7 @@ def test_attempt_spans_name_the_operation_and_the_server_never_its_secrets(
     assert attrs(spans["text_completion auto"])["smf.traffic"] == "live"
     local, cloud, claude = (attrs(spans[f"attempt {b}"]) for b in ("local", "cloud", "claude"))
     assert local["gen_ai.operation.name"] == "text_completion"  # the request's operation
+    assert local["smf.traffic"] == "live"  # as the request span: client spans alone tell it
     assert (local["server.address"], local["server.port"]) == ("10.0.0.5", 8001)
     assert (cloud["server.address"], cloud["server.port"]) == ("api.openai.com", 443)
     assert claude["gen_ai.operation.name"] == "text_completion"
@@ -162,7 +163,8 @@ def test_a_shadow_of_a_request_the_caller_did_not_sample_is_not_exported(
         request = tracing.start_request("chat", "auto", headers)
         tracing.end(request)
         link = tracing.link_to(request)
-        tracing.end(tracing.start_call("shadow", "local", "local", model, link=link))
+        settings = Backend(name="local", tier="local", base_url="http://h/v1", model=model)
+        tracing.end(tracing.start_call("shadow", settings, link=link))
     tracing.shutdown()
     assert sorted(s.name for s in traced_router_env.spans()) == ["chat auto", "shadow chat kept"]
 
@@ -177,5 +179,5 @@ async def test_tracing_off_leaves_the_routers_own_calls_as_they_were() -> None:
     off = Tracing.disabled()
     backend = Backend(name="b", tier="local", base_url="http://h/v1", model="m")
     assert traced(off, backend, send) is send
-    assert off.start_call("shadow", "b", "local", "m") is NO_SPAN
+    assert off.start_call("shadow", backend) is NO_SPAN
     assert off.link_to(NO_SPAN) is None
