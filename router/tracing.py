@@ -223,6 +223,9 @@ class Tracing:
         operation = parent.attributes.get("gen_ai.operation.name", "chat")
         attrs = self._backend_attributes(operation, settings)
         attrs["smf.traffic"] = "live"
+        # the request span names the provider of the backend it ends on as called, not as
+        # a reload since may have renamed or removed it (`finish_request`)
+        parent.attributes["gen_ai.provider.name"] = attrs["gen_ai.provider.name"]
         return self.start_child(parent, f"attempt {settings.name}", attrs)
 
     def start_call(
@@ -315,6 +318,9 @@ class Tracing:
         if span is NO_SPAN:
             return
         attributes = record_attributes(record, self.providers, finish_reasons)
+        called = span.attributes.pop("gen_ai.provider.name", None)  # the last attempt's
+        if record.backend and called is not None:  # the backend it ended on, as it was called
+            attributes["gen_ai.provider.name"] = called
         error = None if record.outcome == "ok" else (record.error_kind or record.outcome)
         if error is not None:
             attributes["error.type"] = error

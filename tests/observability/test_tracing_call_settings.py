@@ -14,6 +14,7 @@ from evals.runner import Endpoint, run_case
 from evals.suite import SHIPPED, load
 from router.canary_spans import traced
 from router.config import Backend, Config, parse
+from router.record import Record
 from router.span_export import SpanRecord
 from router.tracing import Sampler, Tracing
 
@@ -59,6 +60,25 @@ def test_a_call_begun_before_a_reload_names_the_server_it_calls() -> None:
     a = tracing.start_attempt(root, new.backend("b")).attributes
     assert (a["server.address"], a["server.port"]) == ("api.openai.com", 443)
     assert (a["gen_ai.provider.name"], a["smf.tier"]) == ("openai", "cloud")
+
+
+def test_the_request_span_names_the_provider_its_backend_was_called_as() -> None:
+    """The request span took its provider from the name table a reload replaced: a request
+    served across a reload that removed or re-tiered its backend said `local` (the name)
+    while its own attempt span said `vllm`."""
+    old = config("http://10.0.0.1:8000/v1", "local")
+    tracing, kept = tracing_on()
+    tracing.configure(old)
+    root = tracing.start_request("chat", "auto")
+    tracing.end(tracing.start_attempt(root, old.backend("b")))
+    tracing.configure(config("https://api.openai.com/v1", "cloud"))
+    tracing.finish_request(root, Record(request_id="r", started_at=0.0, backend="b"))
+    assert kept.spans[-1].attributes["gen_ai.provider.name"] == "vllm"
+
+    failed = tracing.start_request("chat", "auto")  # its only attempt failed: no provider
+    tracing.end(tracing.start_attempt(failed, old.backend("b")), error="server_error")
+    tracing.finish_request(failed, Record(request_id="f", started_at=0.0))
+    assert "gen_ai.provider.name" not in kept.spans[-1].attributes
 
 
 def test_attempt_spans_say_they_are_live_traffic() -> None:
