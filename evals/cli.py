@@ -8,7 +8,6 @@ import math
 import os
 import signal
 import threading
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,8 +16,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from evals import report, results
+from evals import cli_stdout, report, results
 from evals.applicability import Capabilities
+from evals.cli_finish import finish, keep_partial, note_partial, print_compare
 from evals.graders import GRADER_RULES
 from evals.runner import Endpoint, run_cases, served_context_window
 from evals.suite import SHIPPED, Case, load, load_profile, published_count
@@ -30,8 +30,6 @@ app = typer.Typer(
 )
 
 THINKING = {"off": False, "on": True, "omit": None}
-NOTHING_GRADED = 3
-"""``run``'s exit status when no case was graded (every case errored or was N/A)."""
 INTERRUPTED = 130
 """``run``'s exit status after Ctrl-C (SIGINT), as a shell's: the finished cases are saved."""
 TERMINATED = 143
@@ -102,18 +100,16 @@ def check_outputs(out: Path | None, compare: Path | None) -> dict[str, Any] | No
     return read_results(compare) if compare is not None else None
 
 
-def exit_if_nothing_graded(console: Console, doc: dict[str, Any]) -> None:
-    """End with ``NOTHING_GRADED`` when the run graded no case (an endpoint that was down
-    errs every case): the report and ``--out`` file are there, but a script must not take
-    the run for a measurement."""
-    statuses = Counter(c["status"] for c in doc["cases"])
-    if statuses["pass"] + statuses["fail"]:
-        return
-    console.print(
-        f"no case was graded: {statuses['error']} errors, {statuses['n/a']} n/a"
-        f" of {len(doc['cases'])} cases (exit status {NOTHING_GRADED})"
-    )
-    raise typer.Exit(NOTHING_GRADED)
+def before_run(console: Console, line: str) -> None:
+    """A line printed before the run. One that cannot be written (the reader of `| true`
+    gone at once) does not stop it: it ended there with exit 0, no case asked and no file
+    written (found in re-review). The run is for its file and exit status; the error is
+    the command's at its end (`cli_stdout.run`)."""
+    try:
+        console.print(line)
+    except (OSError, SystemExit):  # rich exits 1 at a broken pipe (/dev/null on fd 1 then)
+        if not cli_stdout.write_failed():
+            raise
 
 
 class Interrupted(Exception):
@@ -231,19 +227,15 @@ def run(
     cases = select_cases(suites, profile)
     old = check_outputs(out, compare)
     if profile and len(cases) != published_count(profile):
-        console.print(
-            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
+        before_run(
+            console,
+            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}",
         )
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=thinking, profile=profile
     )
     doc = measure(console, cases, target, progress, context_window, out=out, **options)
-    report.print_report(doc, console)
-    if out:
-        save(console, doc, out)
-    if old is not None:
-        print_compare(console, old, doc)
-    exit_if_nothing_graded(console, doc)
+    finish(console, doc, out, old)
 
 
 def measure(
@@ -264,7 +256,7 @@ def measure(
     Ctrl-C lost every finished case."""
     window = context_window or served_context_window(target)
     if window:
-        console.print(f"context window: {window} tokens (answers longer than fit are cut)")
+        before_run(console, f"context window: {window} tokens (answers longer than fit are cut)")
     try:
         if not progress:
             return run_document(cases, target, context_window=window, **options)
@@ -278,44 +270,21 @@ def measure(
                 **options,
             )
     except Interrupted as stop:
+        signalled = signal_status(stop.__cause__)  # None: a bug, whose traceback goes on up
+        cli_stdout.failing(signalled or 1)  # before printing, as a finished run's (`finish`)
         keep_partial(console, stop.document, out)
-        if isinstance(stop.__cause__, Terminated):
-            raise typer.Exit(TERMINATED) from None
-        if isinstance(stop.__cause__, KeyboardInterrupt):
-            raise typer.Exit(INTERRUPTED) from None
+        if signalled is not None:
+            raise typer.Exit(signalled) from None
         raise
 
 
-def save(console: Console, doc: dict[str, Any], out: Path) -> None:
-    """Write a finished run to ``out``, and say so when the partial file of an earlier run
-    that stopped is beside it: it is older than ``out`` now, and easy to take for this
-    run's. It is left where it is: it may be the only measurement of that earlier run, or
-    the ``--compare`` file of this one."""
-    results.write(out, doc)
-    console.print(f"results: {out}")
-    earlier = results.partial_path(out)
-    if earlier.is_file():
-        console.print(f"note: {earlier} is from an earlier run that stopped, not this one")
-
-
-def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:
-    """Report and save the finished cases of a run that stopped early, saying so: beside
-    ``out``, not over it (a finished run saved there before was lost to a Ctrl-C)."""
-    report.print_report(doc, console)
-    note_partial(console, doc)
-    if out is None:
-        console.print("partial results not saved: no --out")
-        return
-    path = results.partial_path(out)
-    results.write(path, doc)
-    console.print(f"partial results: {path} (--out {out} is written by a finished run only)")
-
-
-def note_partial(console: Console, doc: dict[str, Any], whose: str = "") -> None:
-    """A line saying that a results document is partial, and why, for its reports."""
-    note = results.partial_note(doc)
-    if note is not None:
-        console.print(f"{whose}{note}")
+def signal_status(cause: BaseException | None) -> int | None:
+    """The exit status of a run a signal stopped (SIGTERM, Ctrl-C); None for any other stop."""
+    if isinstance(cause, Terminated):
+        return TERMINATED
+    if isinstance(cause, KeyboardInterrupt):
+        return INTERRUPTED
+    return None
 
 
 @app.command("report")
@@ -331,14 +300,6 @@ def report_command(
     note_partial(console, doc)
     if old is not None:
         print_compare(console, old, doc)
-
-
-def print_compare(console: Console, old: dict[str, Any], new: dict[str, Any]) -> None:
-    """The pass-rate deltas and changed cases between an older run and this one (and
-    whether the older one is partial: its cases not run show as absent)."""
-    note_partial(console, old, "compared with a ")
-    changes = report.compare(results.results_of(old), results.results_of(new))
-    console.print(report.compare_table(changes, old, new))
 
 
 def _progress(console: Console) -> Progress:

@@ -17,7 +17,7 @@ import errno
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import typer
@@ -77,6 +77,21 @@ def failing(status: int) -> None:
     wanted", 0; `ledger compact` failing then exited 0 in silence (found in re-review)."""
     for stdout in _watched:
         stdout.failed = status
+
+
+def write_failed() -> bool:
+    """Whether a write to the watched stdout failed: its error is said when the command
+    ends, and one that goes on after it (`eval run`'s run) must not be stopped by it."""
+    return any(stdout.error is not None for stdout in _watched)
+
+
+def asks_help(args: Sequence[str]) -> bool:
+    """Whether a command line asks only for help (`-h`, `--help` before any `--`): a server
+    (`serve`, `simulate`) that runs with stdout unwatched must still say that its help could
+    not be written, not end in a traceback (`>/dev/full`) or in silence (`>&-`, found in
+    re-review)."""
+    options = args[: args.index("--")] if "--" in args else args
+    return any(arg in ("-h", "--help") for arg in options)
 
 
 def watch() -> Stdout:

@@ -25,6 +25,7 @@ from typing import Annotated, Any
 
 import typer
 
+from evals import cli_stdout
 from evals.results import CaseResult
 from evals.runner import Endpoint, run_cases
 from router.canary import Canary, Runner, endpoint_of, load_cases, round_failed
@@ -166,16 +167,26 @@ def run(
         asyncio.run(once())
     finally:
         writer.close()
-    show(canary, errors, settings.backends, as_json)
+    graded = any(run["passed"] + run["failed"] for run in canary.last_run.values())
     if canary.stopped is not None:
-        typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
-        raise typer.Exit(128 + signal.Signals[canary.stopped])
-    if not any(run["passed"] + run["failed"] for run in canary.last_run.values()):
-        typer.echo(
-            f"no backend graded a case: nothing was measured (exit status {NOTHING_GRADED})",
-            err=True,
-        )
-        raise typer.Exit(NOTHING_GRADED)
+        status = 128 + signal.Signals[canary.stopped]
+    else:
+        status = 0 if graded else NOTHING_GRADED
+    # Declared before the lines are shown, and said whether or not they could be: with the
+    # reader of `| head` gone, their broken pipe ended the job as a success (found in re-review)
+    cli_stdout.failing(status)
+    try:
+        show(canary, errors, settings.backends, as_json)
+    finally:
+        if canary.stopped is not None:
+            typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
+        elif not graded:
+            typer.echo(
+                f"no backend graded a case: nothing was measured (exit status {NOTHING_GRADED})",
+                err=True,
+            )
+        if status:
+            raise typer.Exit(status)
 
 
 def show(

@@ -216,7 +216,8 @@ def _mount_optional() -> None:
 
 
 # Servers print nothing a reader needs: their stdout, closed or unread, must not stop them
-# (a wrapped one did, as "cannot listen", found in re-review).
+# (a wrapped one did, as "cannot listen", found in re-review). Their help is printed as any
+# command's is.
 SERVERS = ("serve", "simulate")
 
 
@@ -225,7 +226,7 @@ def main() -> None:
     from router import standard_fds
 
     _mount_optional()
-    if sys.argv[1:2] and sys.argv[1] in SERVERS:
+    if sys.argv[1:2] and sys.argv[1] in SERVERS and not cli_stdout.asks_help(sys.argv[2:]):
         standard_fds.occupy()
         app()
         return

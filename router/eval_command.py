@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from evals import cli as eval_cli
-from evals import report
+from evals import cli_finish
 from evals.runner import Endpoint
 from evals.suite import SHIPPED, published_count
 from router.canary import endpoint_of
@@ -93,16 +93,12 @@ def run(
     cases = eval_cli.select_cases(suites, profile)
     old = eval_cli.check_outputs(out, compare)
     if profile and len(cases) != published_count(profile):
-        console.print(
-            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}"
+        eval_cli.before_run(
+            console,
+            f"note: {len(cases)} cases, the published {profile} has {published_count(profile)}",
         )
     options: dict[str, Any] = dict(
         concurrency=concurrency, timeout_s=timeout, thinking=mode, profile=profile, backend=backend
     )
     doc = eval_cli.measure(console, cases, target, progress, context_window, out=out, **options)
-    report.print_report(doc, console)
-    if out:
-        eval_cli.save(console, doc, out)
-    if old is not None:
-        eval_cli.print_compare(console, old, doc)
-    eval_cli.exit_if_nothing_graded(console, doc)
+    cli_finish.finish(console, doc, out, old)

@@ -60,12 +60,14 @@ def _pct(value: float) -> str:
 
 
 def to_table(
-    report: dict[str, Any], console: Console | None = None, ascii_only: bool = False
+    report: dict[str, Any], console: Console | None = None, charset: str | None = None
 ) -> str:
     """A terminal table of the groups plus totals, latency and break-even lines; drawn in
-    ASCII (`ascii_only`) for a stdout that cannot hold box drawing, where it was a grid of
-    `?` (rich draws ASCII itself only for a console writing to such a stream, not this one)."""
+    ASCII for a stdout whose `charset` cannot hold box drawing (None: one that holds any
+    character), where it was a grid of `?` (rich draws ASCII itself only for a console
+    writing to such a stream, not this one)."""
     console = console or Console(record=True, width=140, file=io.StringIO())
+    ascii_only = charset is not None
     dot, arrow = (" | ", "->") if ascii_only else (" · ", "→")
     table = Table(
         title=f"smf-router usage by {report['by']}", box=box.ASCII if ascii_only else box.HEAVY_HEAD
@@ -77,7 +79,7 @@ def to_table(
     rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
     for g in rows:
         table.add_row(
-            escape(str(g["key"])),  # a key name like `ci[bot]` is text, not markup
+            escape(held(str(g["key"]), charset)),  # a key like `ci[bot]` is text, not markup
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
@@ -113,6 +115,13 @@ def to_table(
         console.print(Text.assemble(("warning:", "yellow"), " ", warning), highlight=False)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def held(text: str, charset: str | None) -> str:
+    """`text` as a stdout in `charset` writes it, a `?` for each character it cannot hold,
+    before the table is laid out: "日本" took the four cells of two wide characters and was
+    written as two `?`, the columns after it shifted (found in re-review)."""
+    return text if charset is None else text.encode(charset, "replace").decode(charset)
 
 
 def _s(value: float | None) -> str:

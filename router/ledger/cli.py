@@ -128,14 +128,18 @@ def report_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    ascii_only = out is None and not cli_stdout.writes_unicode(encoding)
+    narrow = None if out is not None or cli_stdout.writes_unicode(encoding) else encoding
     renders: dict[Format, Callable[[dict[str, Any]], str]] = {
-        Format.table: partial(report_render.to_table, ascii_only=ascii_only),
+        Format.table: partial(report_render.to_table, charset=narrow),
         Format.csv: report_render.to_csv,
         Format.json: report_render.to_json,
         Format.html: report_html.to_html,
     }
     text = renders[fmt](data)
+    if fmt == Format.html and narrow is not None:
+        # `<meta charset=utf-8>` over the stdout's own bytes (é as Latin-1's E9) was no valid
+        # page (found in re-review); character references are right in every locale
+        text = text.encode("ascii", "xmlcharrefreplace").decode("ascii")
     if out:
         _write(out, text)
         typer.echo(f"wrote {out}", err=True)

@@ -124,5 +124,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from evals import cli_stdout
+
+    # argparse drops the error of help it cannot write and exits 0 (found in re-review):
+    # the one line and exit 1 of every other command's stdout instead
+    if cli_stdout.asks_help(sys.argv[1:]):
+        cli_stdout.run(lambda: sys.exit(main()))
     standard_fds.occupy()
     sys.exit(main())

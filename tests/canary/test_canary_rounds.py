@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import signal
 import subprocess
 from pathlib import Path
@@ -195,6 +196,45 @@ def test_a_round_no_backend_answered_exits_3(tmp_path: Path) -> None:
         "no backend graded a case: nothing was measured (exit status 3)"
     )
     assert Ledger(tmp_path / "ledger").sql("select count(*) from canary_runs") == [(1,)]
+
+
+def _unread(argv: list[str]) -> subprocess.Popen[str]:
+    """`argv` with its stdout a pipe whose reader is gone (`| true`), its stderr read."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.Popen(argv, stdout=write, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write)
+
+
+def test_a_round_no_backend_answered_exits_3_when_its_reader_went_away(tmp_path: Path) -> None:
+    """`canary run | true`: the lines' broken pipe ended the job with exit 0, a success
+    that measured nothing, and the stderr line unsaid (found in re-review)."""
+    path = _written(tmp_path, _config(tmp_path, Running("http://127.0.0.1:9/v1", "")))
+    job = _unread(_command(path))
+    _, err = job.communicate(timeout=120)
+    assert job.returncode == 3, err
+    assert err.splitlines()[-1] == "no backend graded a case: nothing was measured (exit status 3)"
+
+
+def test_a_sigterm_exits_143_when_the_reader_went_away(tmp_path: Path) -> None:
+    """A stopped round's lines could not be written either: exit 0 (found in re-review)."""
+    with simulator(profile="vllm", model="local-model") as sim:
+        path = _written(tmp_path, _config(tmp_path, sim, hung=True, timeout_s=60))
+        runs = RecentRows(tmp_path / "ledger", "canary_runs")
+        job = _unread(_command(path))
+        try:
+            local_written = wait_until(
+                lambda: any(r["backend"] == "local" for r in runs.read("2000-01-01")), 60
+            )
+            assert local_written and job.poll() is None  # hung still waits for its first reply
+            job.send_signal(signal.SIGTERM)
+            _, err = job.communicate(timeout=60)
+        finally:
+            job.kill()
+    assert job.returncode == 143, err
+    assert "stopped by SIGTERM: unfinished cases are errors" in err
 
 
 @pytest.mark.parametrize("command", ["canary run", "config check"])

@@ -170,3 +170,39 @@ def test_a_finished_run_says_the_partial_file_beside_it_is_an_earlier_one(
     assert partial.read_bytes() == kept
     assert f"note:{partial}isfromanearlierrunthatstopped,notthisone" in flat(finished.output)
     assert len(results.read(out)["cases"]) == len(load(MATH))
+
+
+@ENTRY_POINTS
+def test_a_sigterm_under_a_reader_gone_saves_the_finished_cases_and_exits_143(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The partial report was printed before its file was written: with the reader of
+    `| head` gone, its broken pipe ended the command, no file and exit 0 (found in
+    re-review). Two cases finish, the third is held when the SIGTERM comes."""
+    search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(search)}
+    out = tmp_path / "r.json"
+    read, write = os.pipe()
+    os.close(read)  # gone before the first line (the context window's)
+    with simulator(model="m") as server:
+        server.control("faults", {"fault": "hold"})
+        command = [*command, "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        command += ["--concurrency", "1", "--timeout", "60", "--no-progress", "--out", str(out)]
+        pipe = subprocess.PIPE
+        process = subprocess.Popen(command, stdout=write, stderr=pipe, text=True, env=env)
+        os.close(write)
+        try:
+            for asked in (1, 2, 3):
+                reached = wait_until(lambda: asked_and_held(server, asked), 30)  # noqa: B023
+                assert reached, f"case {asked} never held"
+                if asked < 3:
+                    server.control("release", {})
+            process.send_signal(signal.SIGTERM)
+            _, stderr = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+    assert (process.returncode, stderr) == (143, "")
+    doc = results.read(tmp_path / "r.partial.json")
+    assert [c["status"] for c in doc["cases"]] == ["pass", "pass"]

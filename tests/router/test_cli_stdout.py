@@ -189,6 +189,32 @@ def test_python_dash_m_evals_on_a_full_disk_is_one_line() -> None:
     assert done.stderr == "error: cannot write to stdout: No space left on device\n"
 
 
+HELP_OF_SERVERS = {
+    "serve": [SMF_ROUTER, "serve", "--help"],
+    "simulate": [SMF_ROUTER, "simulate", "--help"],
+    "simulate -h": [SMF_ROUTER, "simulate", "--port", "0", "-h"],  # the simulator's own help
+    "python -m": [str(VENV_BIN / "python"), "-m", "router.simulator", "--help"],
+}
+
+
+@pytest.mark.parametrize("argv", HELP_OF_SERVERS.values(), ids=HELP_OF_SERVERS.keys())
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_the_help_of_a_server_that_cannot_be_written_is_one_line(argv: list[str]) -> None:
+    """Servers run with stdout unwatched: `serve --help > /dev/full` was a traceback of 116
+    lines, `simulate --help >&-` and `python -m router.simulator --help > /dev/full` exited
+    0 in silence (found in re-review). Their help is a command's output as any other's."""
+    with open("/dev/full", "w") as full:
+        done = run(argv, False, stdout=full)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "error: cannot write to stdout: No space left on device\n"
+    closed = run(["sh", "-c", 'exec "$0" "$@" >&-', *argv], False)
+    assert closed.returncode == 1, closed.stderr
+    assert closed.stderr == "error: cannot write to stdout: Bad file descriptor\n"
+    shown = run(argv, False, stdout=subprocess.PIPE)
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert "--port" in shown.stdout
+
+
 @pytest.mark.parametrize("command", ["serve", "simulate"])
 def test_a_server_started_with_stdout_closed_stops_cleanly_on_sigterm(
     tmp_path: Path, command: str

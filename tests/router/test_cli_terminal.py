@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import pty
 import re
@@ -32,13 +33,16 @@ def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[byt
     )
 
 
-def ledger_of_one(directory: Path) -> Path:
-    """A request of a key named in Unicode, served with a latency to report."""
+def ledger_of_one(directory: Path, callers: tuple[str, ...] = ("José",)) -> Path:
+    """A request of each key, named in Unicode, served with a latency to report."""
     writer = LedgerWriter(directory, process_tag="t")
     now = time.time() - 3600
-    writer.submit(
-        Record("r1", now, caller="José", backend="local", tier="local", ttft_s=0.1, duration_s=1)
-    )
+    for n, caller in enumerate(callers):
+        writer.submit(
+            Record(
+                f"r{n}", now, caller=caller, backend="local", tier="local", ttft_s=0.1, duration_s=1
+            )
+        )
     writer.flush()
     writer.close()
     return directory
@@ -58,6 +62,33 @@ def test_report_on_a_stdout_that_is_not_utf8_draws_its_table_in_ascii(
     assert "+-----" in text and "| TOTAL " in text
     assert ("| Jos? " if encoding == "ascii" else "| José ") in text
     assert "local: TTFT p50 " in text and " | total p50 " in text
+
+
+@ENCODINGS
+def test_a_wide_character_keeps_the_ascii_table_aligned(tmp_path: Path, encoding: str) -> None:
+    """ "日本" was laid out in the four cells of two wide characters, then written as two
+    `?`: each row after it two columns short of the borders (found in re-review)."""
+    ledger = ledger_of_one(tmp_path / "ledger", callers=("José", "日本"))
+    argv = [SMF_ROUTER, "report", "--ledger", str(ledger), "--by", "caller"]
+    done = run(argv, {"PYTHONIOENCODING": encoding})
+    assert done.returncode == 0, done.stderr.decode()
+    rows = [line for line in done.stdout.decode(encoding).splitlines() if line[:1] in "|+"]
+    assert "| ?? " in "\n".join(rows)
+    assert len(rows) == 8 and len({len(row) for row in rows}) == 1, rows
+
+
+@ENCODINGS
+def test_an_html_report_on_a_stdout_that_is_not_utf8_is_utf8(tmp_path: Path, encoding: str) -> None:
+    """`<meta charset=utf-8>` over the stdout's own bytes, "José" as Latin-1's E9 (and a
+    `?` for each character it could not hold): no valid page (found in re-review). Other
+    characters than ASCII are character references, right in every encoding."""
+    ledger = ledger_of_one(tmp_path / "ledger", callers=("José", "日本"))
+    argv = [SMF_ROUTER, "report", "--ledger", str(ledger), "--by", "caller", "--format", "html"]
+    done = run(argv, {"PYTHONIOENCODING": encoding})
+    assert done.returncode == 0, done.stderr.decode()
+    page = done.stdout.decode("ascii")
+    assert "<meta charset=utf-8>" in page
+    assert "<td>José</td>" in html.unescape(page) and "<td>日本</td>" in html.unescape(page)
 
 
 def test_other_commands_print_what_a_stdout_that_is_not_utf8_cannot_hold_as_a_question_mark(
