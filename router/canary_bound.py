@@ -35,6 +35,8 @@ are on disk). Errors are never a quality verdict, so a cut round closes no gate.
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 from evals.graders import Executor
@@ -45,26 +47,42 @@ UNANSWERED = 2  # cases in a row without a reply in time that end a backend's ro
 
 
 class RunEnd:
-    """When a canary run's waiting ends: at its deadline (None: none), or when stopped."""
+    """When a canary run's waiting ends: at its deadline (None: none), or when stopped.
+
+    Created, read (`passed`) and stopped on the event loop, whose clock `when` is on (the
+    requests' cutoffs). Worker threads read `ended` instead, a state of their own: the loop's
+    clock read from a thread was not thread-safe under uvloop (`serve`), whose `time()`
+    updates libuv's loop time (found in round-2 re-review)."""
 
     def __init__(self, deadline_s: float | None = None) -> None:
-        self._loop = loop = asyncio.get_running_loop()  # its clock is read from threads too
-        self.when: float | None = None
+        loop = asyncio.get_running_loop()
+        self.when: float | None = None  # on the loop's clock
         self.why = ""  # what ended it, as the errors say
+        self._deadline: float | None = None  # the same deadline on `time.monotonic`
+        self._stopped = threading.Event()
         if deadline_s is not None:
             self.when, self.why = loop.time() + deadline_s, f"deadline {deadline_s:g} s"
+            self._deadline = time.monotonic() + deadline_s
         self.waiting: set[asyncio.Timeout] = set()  # requests in flight, cut when stopped
 
     def passed(self) -> bool:
-        """Whether the run has ended; callable from a worker thread (`Unstarted`)."""
-        return self.when is not None and self._loop.time() >= self.when
+        """Whether the run has ended; on the event loop only (see `ended`)."""
+        return self.when is not None and asyncio.get_running_loop().time() >= self.when
+
+    def ended(self) -> bool:
+        """Whether the run has ended, from any thread (`Unstarted`): stopped, or past the
+        deadline on a clock of its own, never the loop's."""
+        if self._stopped.is_set():
+            return True
+        return self._deadline is not None and time.monotonic() >= self._deadline
 
     def stop(self, why: str) -> None:
         """End the run now (`why`: "SIGTERM"): requests in flight end as errors, the rest
-        are not asked."""
+        are not asked, and no program starts."""
         now = asyncio.get_running_loop().time()
         if self.when is None or self.when > now:
             self.when, self.why = now, why
+        self._stopped.set()  # after `why`: a thread that sees it set reads the stop's reason
         for waiting in list(self.waiting):
             waiting.reschedule(now)
 
@@ -107,14 +125,16 @@ class Bounded:
 
 class Unstarted:
     """A round's sandbox (an `Executor`, as the runner takes): a program runs while the round
-    lasts, and none starts once it has ended; the case is then an error (`sandbox`, "not
-    run"), never a verdict. Called on the runner's worker thread."""
+    lasts, and none starts once it has ended; the case is then an error (`sandbox`, "the
+    canary round had ended"), never a verdict. Called on the runner's worker thread: it
+    reads `RunEnd.ended`, never the loop's clock."""
 
     def __init__(self, execute: Executor, end: RunEnd) -> None:
         self.execute = execute
         self.end = end
 
     def __call__(self, program: str) -> RunOutcome:
-        if self.end.passed():
-            raise SandboxUnavailable(f"not run: the round had ended ({self.end.why})")
+        if self.end.ended():
+            # the runner says "the sandbox could not start: " first; "not run: " doubled it
+            raise SandboxUnavailable(f"the canary round had ended ({self.end.why})")
         return self.execute(program)

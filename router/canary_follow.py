@@ -24,7 +24,7 @@ from typing import Any
 from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_gates import ensure_gated
-from router.canary_judge import Judge, asked, gate_book, repointed, server
+from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows
@@ -91,7 +91,9 @@ class Follower:
         # The suites the job runs, as of the last reload that loaded them (start loads none
         # with the canary off): None, every suite counts.
         self.suites: set[str] | None = None
-        self._skipping: dict[str, set[str]] = {}  # backend -> servers whose rounds it skips
+        # backend -> (its fingerprint when the servers were said, None for no such backend;
+        # the servers whose skipped rounds were said)
+        self._skipping: dict[str, tuple[str | None, set[str]]] = {}
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
@@ -114,7 +116,6 @@ class Follower:
             if settings is None or not asked(found.summary, settings):
                 self._skipped(found.summary, settings)
                 continue
-            self._skipping.pop(backend, None)
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
             self.judge.judge(backend, found.results, found.summary["ts"])
@@ -123,22 +124,28 @@ class Follower:
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}
 
     def _skipped(self, summary: dict[str, Any], settings: BackendSettings | None) -> None:
-        """A round not judged (`settings`: the backend of its name now, if any): said when a
-        backend's rounds start being skipped, once per server, not for each round (a CronJob
-        on another config skips every one, for good). Skipped without a word, a job and
-        routers whose configs had drifted apart showed gates that never moved (found in
-        review). The servers of each backend are kept until one of its rounds is judged
-        again: only the last one kept, two writers on other configs had every round said
-        (found in re-review)."""
+        """A round not judged (`settings`: the backend of its name now, if any): said once per
+        backend and server, not for each round (a CronJob on another config skips every one,
+        for good). Skipped without a word, a job and routers whose configs had drifted apart
+        showed gates that never moved (found in review). The servers said are kept while the
+        backend points at the server it does now: only the last one kept, two writers on
+        other configs had every round said (found in re-review); forgotten on each judged
+        round, a job on this config and one on another had every skipped round said, ~96 a
+        day (found in round-2 re-review). A reload that points the backend elsewhere (or
+        adds or removes it) starts over: what is skipped, and why, may have changed."""
         backend, asked_server = summary["backend"], summary.get("server") or ""
-        skipping = self._skipping.setdefault(backend, set())
+        now = None if settings is None else fingerprint(settings)
+        said_for, skipping = self._skipping.get(backend, (None, set()))
+        if said_for != now:
+            skipping = set()
+        self._skipping[backend] = (now, skipping)
         if asked_server in skipping:
             return
         skipping.add(asked_server)
         if settings is None:
             log.warning(
                 "canary: rounds of backend %s are not judged: this router's config has no "
-                "backend of that name (said once until one is judged)",
+                "backend of that name (said once per server until a reload adds it)",
                 backend,
             )
             return
@@ -149,7 +156,7 @@ class Follower:
             which = f"model {model} at {url or 'no base URL'}"
         log.warning(
             "canary: rounds of backend %s asked another server (%s) than the one it points "
-            "at now; they are not judged (said once until one is)",
+            "at now; they are not judged (said once per server until a reload repoints it)",
             backend,
             which,
         )

@@ -295,15 +295,30 @@ class Judge:
                 self.metrics.route_gated(name, intent, intent in gated.get(name, ()))
 
     def announce(self, change: Change) -> None:
-        """A gate moved: one log line and the gauge. One that opens on too few results (a
-        reload raised `min_samples` or a floor) says so, and that their upper bound reached
-        the floor: its lower bound may still be under it."""
-        closed = change.gated
-        if not closed and change.n < change.needed:
+        """A gate moved: one log line and the gauge. One decided on fewer results than the
+        lower bound needs says which bound or count decided it: closed on an upper bound
+        under the floor, opened on too few results (a reload raised `min_samples` or a floor)
+        whose lower bound may still be under it."""
+        if change.gated or change.n >= change.needed:
+            self._moved(change)
+        elif change.n < change.min_samples:
             log.warning(
                 "canary gate OPENED: intent %s routes to %s again (%d results in the window, "
-                "fewer than the %d a gate needs to close, and their pass-rate upper bound "
-                "%.2f >= floor %.2f: no verdict; %d/%d recent cases passed)",
+                "fewer than the %d canary.min_samples a gate needs to close: no verdict; "
+                "%d/%d recent cases passed)",
+                change.intent,
+                change.backend,
+                change.n,
+                change.min_samples,
+                change.passes,
+                change.n,
+            )
+        else:
+            log.warning(
+                "canary gate OPENED: intent %s routes to %s again (%d results in the window, "
+                "fewer than the %d its lower bound needs against this floor, and their "
+                "pass-rate upper bound %.2f >= floor %.2f: no verdict; %d/%d recent cases "
+                "passed)",
                 change.intent,
                 change.backend,
                 change.n,
@@ -313,24 +328,25 @@ class Judge:
                 change.passes,
                 change.n,
             )
-        else:
-            self._moved(change)
         if self.metrics is not None:
             self.metrics.route_gated(change.backend, change.intent, change.gated)
 
     @staticmethod
     def _moved(change: Change) -> None:
-        """The log line of a gate the lower bound moved (or a floor removed)."""
+        """The log line of a gate a bound moved (or a floor removed): the lower bound, or the
+        upper one for a gate closed on fewer results than the lower bound needs."""
         closed = change.gated
+        early = closed and change.n < change.needed
         log.warning(
-            "canary gate %s: intent %s %s %s%s (pass-rate lower bound %.2f %s floor %.2f; "
+            "canary gate %s: intent %s %s %s%s (pass-rate %s bound %.2f %s floor %.2f; "
             "%d/%d recent cases passed)",
             "CLOSED" if closed else "OPENED",
             change.intent,
             "no longer auto-routes to" if closed else "routes to",
             change.backend,
             "" if closed else " again",
-            change.lower,
+            "upper" if early else "lower",
+            change.upper if early else change.lower,
             "<" if closed else ">=",
             change.floor,
             change.passes,

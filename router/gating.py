@@ -1,9 +1,11 @@
 """Eval-gated routing, the pure part: recent canary results per backend and intent → gates.
 
 A gate closes when the Wilson lower bound of the pass rate over the last K results falls
-below the intent's floor, and opens again once it is back at or above it (with too few
-results to close a gate, once their upper bound reaches the floor). Nothing here does
-I/O; time comes in as an injected clock so tests decide when things happen.
+below the intent's floor, and opens again once it is back at or above it; with fewer
+results than a record of all passes needs to clear the floor, the upper bound decides
+instead. A gate depends on the window only, so a restarted router replaying the ledger
+agrees with the running one. Nothing here does I/O; time comes in as an injected clock so
+tests decide when things happen.
 """
 
 from __future__ import annotations
@@ -60,8 +62,11 @@ class Change:
     passes: int
     n: int
     at: float
-    needed: int = 0  # results a gate needs to close (`GateBook.needed`): an open with fewer says so
-    upper: float = 1.0  # the Wilson upper bound: with fewer than `needed`, what opens a gate
+    # results the lower bound needs (`GateBook.needed`): with fewer, the upper decides
+    needed: int = 0
+    # the Wilson upper bound: with fewer than `needed`, what the floor is compared with
+    upper: float = 1.0
+    min_samples: int = 0  # results before any gate may close (`GateBook.min_samples`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +102,12 @@ class GateBook:
     """The last `window` graded canary results per backend × intent, and the gates they imply.
 
     Errors and N/A never enter the window: a down backend is not a quality signal (the
-    circuit breaker handles that). A gate needs `min_samples` results before it may close, and
-    more when fewer could not clear its floor even all passed (`samples_to_clear`); with
-    fewer, one that closed before a reload asked for more (`retune`) stays closed only while
-    even the upper bound of its pass rate is under the floor.
+    circuit breaker handles that). A gate needs `min_samples` results before it may close.
+    Its lower bound decides once the window holds as many as a record of all passes needs
+    to clear the floor (`needed`); with fewer, only an upper bound under the floor closes
+    it, as a perfect record never could. Whether a gate is closed depends on the window and
+    the settings only, never on what it was: a book fed the same results agrees with one
+    that saw the settings change (`retune`) on the way.
     """
 
     def __init__(
@@ -156,33 +163,32 @@ class GateBook:
         return [(b, i, f) for (b, i), f in sorted(self.learned.items()) if f > best]
 
     def needed(self, floor: float) -> int:
-        """Results in the window before a gate with this floor may close: `min_samples`, or
-        more when a perfect record of fewer could not clear the floor (at most the window:
-        `floor()` caps a learned floor there, and the config refuses a configured one)."""
+        """Results in the window before its lower bound decides a gate with this floor:
+        `min_samples`, or more when a perfect record of fewer could not clear the floor (at
+        most the window: `floor()` caps a learned floor there, and the config refuses a
+        configured one). With fewer, only an upper bound under the floor closes the gate."""
         return max(self.min_samples, min(samples_to_clear(floor, self.z), self.window))
 
     def _decide(self, key: tuple[str, str]) -> Change | None:
-        """Closed when the window holds `needed` results and their lower bound is under the
-        floor; open otherwise, but for a gate already closed whose window holds fewer
-        (a reload raised `min_samples` or the floor) and whose upper bound is still under
-        the floor. A gate closes on `needed` results only. Such a gate used to stay closed
-        until the window filled up, for good when no more results came (found in review);
-        then it opened on too few results whatever they said, so raising the floor after a
-        regression opened the gate of a backend that had failed every case (found in
-        re-review). The upper bound under the floor is evidence still: it opens once they
-        are inconclusive, or as any gate does."""
+        """Closed when the window holds `min_samples` results and the floor is above their
+        lower bound, or, with fewer than `needed`, above even their upper bound; open
+        otherwise. A perfect record's upper bound is 1, so too few results to tell a good
+        backend from a bad one close no gate, while a backend that failed all 12 cases stays
+        gated when a reload raises the floor from 0.5 to 0.8 (16 needed). The rule reads the
+        window only: it used to keep a gate closed on too few results only if it was closed
+        already, so a router restarted after that reload rebuilt the gate from the ledger open
+        while the running one kept it closed (found in re-review)."""
         floor = self.floor(*key)
         results = self._results.get(key, deque())
         n, passes = len(results), sum(results)
         lower, upper = wilson_interval(passes, n, self.z)
         was = key in self._gated
         needed = 0 if floor is None else self.needed(floor)
-        if floor is None:
-            now_gated = False
-        elif n >= needed:
-            now_gated = lower < floor
-        else:
-            now_gated = was and upper < floor
+        now_gated = (
+            floor is not None
+            and n >= self.min_samples
+            and (lower if n >= needed else upper) < floor
+        )
         if now_gated == was:
             return None
         at = self.clock()
@@ -190,7 +196,19 @@ class GateBook:
             self._gated[key] = at
         else:
             del self._gated[key]
-        return Change(key[0], key[1], now_gated, lower, floor or 0.0, passes, n, at, needed, upper)
+        return Change(
+            key[0],
+            key[1],
+            now_gated,
+            lower,
+            floor or 0.0,
+            passes,
+            n,
+            at,
+            needed,
+            upper,
+            self.min_samples,
+        )
 
     def retune(
         self,

@@ -150,13 +150,16 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
     """A round of a server the backend no longer points at (the CronJob's config behind the
     router's), or of a backend the router does not have, was skipped without a word: gates
     that never moved, and nothing to say why (found in review). Said once per backend and
-    server, not every round, and again once a judged round ended the skipping; also when
-    rounds of two other servers alternate, which had every round said (found in
-    re-review). A server of the same model and URL says what differs."""
-    config = parse({"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}})
-    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
-    follower = Follower(judge, tmp_path, lambda: config)
-    here = fingerprint(config.backends[0])
+    server, not every round; also when rounds of two other servers alternate, which had
+    every round said (found in re-review), and when judged rounds (the CronJob on this
+    config) alternate with skipped ones (another job on another config), which had every
+    skipped round said, as each judged round forgot the servers said (found in round-2
+    re-review). A reload that repoints the backend says them again. A server of the same
+    model and URL says what differs."""
+    configs = [parse({"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}})]
+    judge = Judge(gate_book(configs[0].canary), None, lambda: ["local", "cloud"])
+    follower = Follower(judge, tmp_path, lambda: configs[-1])
+    here = fingerprint(configs[0].backends[0])
     writer = LedgerWriter(tmp_path, flush_interval_s=60)
 
     def round_of(run: str, backend: str, server: str, model: str = "old-model") -> None:
@@ -172,10 +175,16 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
             round_of(run, "local", "elsewhere")
             round_of(run, "gone", "elsewhere")
         said = [r.getMessage() for r in caplog.records]
-        round_of("r4", "local", here, "m")  # judged: the skipping ended
-        for run in ("r5", "r6", "r7", "r8"):  # two other writers, turn about
-            round_of(run, "local", "elsewhere" if run in ("r5", "r7") else "yet-another")
-        round_of("r9", "local", "thinking-on", "m")  # this model and URL: extra_body differs
+        for run in ("r4", "r5", "r6", "r7"):  # two writers: this config's job, and another
+            round_of(f"{run}-here", "local", here, "m")  # judged
+            round_of(run, "local", "elsewhere")
+        assert len(caplog.records) == 2
+        for run in ("r8", "r9", "r10", "r11"):  # two other writers, turn about
+            round_of(run, "local", "elsewhere" if run in ("r8", "r10") else "yet-another")
+        round_of("r12", "local", "thinking-on", "m")  # this model and URL: extra_body differs
+        configs.append(parse({"backends": [{**LOCAL, "model": "m2"}, CLOUD]}))
+        round_of("r13", "local", "elsewhere")  # a reload repointed local: said again
+        round_of("r14", "local", "elsewhere")
     writer.close()
     other = (
         "rounds of backend local asked another server (model old-model at http://127.0.0.1:9/v1)"
@@ -186,4 +195,4 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
     same = "asked another server (same model and URL, other kind or extra_body) than"
     assert sum(same in r.getMessage() for r in caplog.records) == 1
     assert len(caplog.records) == 5
-    assert follower.last_run["local"]["run_id"] == "r4"
+    assert follower.last_run["local"]["run_id"] == "r7-here"

@@ -106,8 +106,8 @@ def test_a_gate_left_with_too_few_results_by_a_reload_opens(
     """A gate closed on 4 results stayed closed after a reload asked for 6: until the window
     held 6, for good when no more came, and for the book's own sake whatever `min_samples`
     (above the window, none ever would), while a restart on the same ledger had it open
-    (found in review). Too few results whose upper bound reaches the floor are no verdict:
-    the gate opens, and says why, and closes again once the window holds enough failures."""
+    (found in review). Fewer than `min_samples` results are no verdict: the gate opens,
+    and says why, and closes again once the window holds enough failures."""
     book = GateBook({"math": 0.3}, window=10, min_samples=4)
     judge = Judge(book, None, lambda: ["local"])
     book.observe("local", "math", [False] * 4)
@@ -118,7 +118,7 @@ def test_a_gate_left_with_too_few_results_by_a_reload_opens(
     with caplog.at_level(logging.WARNING, "smf_router.canary"):
         judge.announce(change)
     assert "routes to local again (4 results in the window, fewer than the 6" in caplog.text
-    assert "upper bound 0.49 >= floor 0.30: no verdict; 0/4 recent cases passed" in caplog.text
+    assert "6 canary.min_samples a gate needs to close: no verdict; 0/4 recent" in caplog.text
     assert book.observe("local", "math", [False]) is None  # 5 of 6
     closed = book.observe("local", "math", [False])
     assert closed is not None and closed.gated and closed.n == 6
@@ -137,19 +137,24 @@ def test_a_raised_floor_keeps_a_gate_closed_on_results_still_under_it(
 ) -> None:
     """Raising a floor raises the results a gate needs: a backend that failed all 12 of its
     cases had its gate opened by a reload to 0.8 (16 needed), after a regression, when the
-    floor went up (found in re-review). A closed gate with too few results stays closed while
-    even their upper bound is under the floor, and opens once it reaches it; too few results
-    still close no gate."""
+    floor went up (found in re-review). With fewer results than the lower bound needs, a
+    gate is closed while even their upper bound is under the floor, and opens once it
+    reaches it; fewer than `min_samples` close no gate."""
     book = GateBook({"math": 0.5}, window=20, min_samples=5)
     judge = Judge(book, None, lambda: ["local"])
     book.observe("local", "math", [False] * 12)
-    book.observe("cloud", "math", [False] * 4)  # under `needed`: open
+    assert book.observe("cloud", "math", [False] * 4) is None  # under `min_samples`: open
     assert book.gated() == {"local": frozenset({"math"})}
     assert book.retune({"math": 0.8}) == []  # 0/12: upper bound 0.24 < 0.8
     assert book.gated() == {"local": frozenset({"math"})}
     book.observe("local", "math", [True] * 2)
-    assert book.observe("cloud", "math", [False] * 11) is None  # 15 < 16: no verdict yet
-    assert book.gated() == {"local": frozenset({"math"})}  # 2/14: upper bound 0.40
+    closed = book.observe("cloud", "math", [False] * 11)  # 0/15 < 16, upper bound 0.20
+    assert closed is not None and closed.gated and (closed.n, closed.needed) == (15, 16)
+    with caplog.at_level(logging.WARNING, "smf_router.canary"):
+        judge.announce(closed)
+    assert "no longer auto-routes to cloud (pass-rate upper bound 0.20 < floor 0.80" in caplog.text
+    assert book.gated() == {"local": frozenset({"math"}), "cloud": frozenset({"math"})}
+    caplog.clear()
 
     recovering = GateBook({"math": 0.5}, window=20, min_samples=4)
     recovering.observe("local", "math", [False] * 4)
@@ -187,10 +192,46 @@ def test_a_backend_that_passed_everything_is_never_gated_for_too_few_results() -
 
 
 def test_a_failing_backend_is_gated_once_a_perfect_record_could_have_cleared_the_floor() -> None:
+    """Before that (6 for 0.6), only an upper bound under the floor closes a gate: 0 of 5
+    does (0.43), 2 of 5 (0.77) is no verdict."""
     book = GateBook({"coding": 0.6}, window=20, min_samples=5)
-    assert book.observe("local", "coding", [False] * 5) is None  # 5 cannot clear 0.6
+    assert book.observe("local", "coding", [True] * 2 + [False] * 3) is None  # 5 cannot clear 0.6
     change = book.observe("local", "coding", [False])
     assert change is not None and change.gated and change.n == 6
+    assert change.lower < 0.6 <= change.upper
+    failed = GateBook({"coding": 0.6}, window=20, min_samples=5)
+    assert failed.observe("local", "coding", [False] * 4) is None  # under `min_samples`
+    early = failed.observe("local", "coding", [False])
+    assert early is not None and early.gated and early.n == 5 and early.upper < 0.6
+
+
+def test_a_restarted_book_agrees_with_the_running_one_after_a_reload() -> None:
+    """A gate closed on 0 of 12 stayed closed in the running router when a reload raised
+    the floor from 0.5 to 0.8 (16 needed), but a router restarted on the raised floor, or a
+    new replica, replayed the same rounds from the ledger into an open gate: whether a gate
+    was closed depended on whether it had been (found in re-review). A fresh book fed the
+    same results under the new settings now has the same gates, whatever they went through."""
+    rounds = [[False] * 3] * 4 + [[True] * 3, [False, True, True], [True] * 3]
+    retunes = [
+        ({"math": 0.8}, {}),
+        ({"math": 0.3}, {"min_samples": 6}),
+        ({"math": 0.6}, {"min_samples": 4, "window": 8}),
+        ({"math": 0.5}, {"min_samples": 11}),
+        ({"math": 0.7}, {"min_samples": 3}),
+    ]
+    for floors, settings in retunes:
+        for upto in range(1, len(rounds) + 1):
+            running = GateBook({"math": 0.5}, window=20, min_samples=5)
+            for passed in rounds[:upto]:
+                running.observe("local", "math", passed)
+            running.retune(floors, **settings)
+            restarted = GateBook(floors, window=20, min_samples=5)
+            restarted.retune(floors, **settings)
+            for passed in rounds[:upto]:
+                restarted.observe("local", "math", passed)
+            assert restarted.gated() == running.gated(), (floors, settings, upto)
+            got = [(s.passes, s.n, s.gated) for s in restarted.standings()]
+            assert got == [(s.passes, s.n, s.gated) for s in running.standings()]
 
 
 def test_a_floor_no_window_can_clear_is_a_config_error() -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from classifier import INTENTS
-from evals.runner import Endpoint, run_cases
+from evals.runner import Endpoint, run_case, run_cases
 from evals.sandbox import Limits, RunOutcome, SandboxUnavailable
-from evals.suite import SHIPPED, Case
+from evals.suite import SHIPPED, Case, load
 from router import canary_schedule
 from router.canary import Canary, load_cases
 from router.canary_bound import RunEnd, Unstarted
@@ -135,9 +135,15 @@ def test_no_program_starts_after_the_stop(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_a_round_ended_runs_no_program() -> None:
     """The guard as the runner's worker thread calls it: a program runs while the round
-    lasts, none after its stop, and the case says why (the ledger keeps only its kind)."""
+    lasts, none after its stop, and the case says why (the ledger keeps only its kind),
+    once: it read "the sandbox could not start: not run: the round had ended" (found in
+    round-2 re-review)."""
+    case = load(SHIPPED / "coding")[0]  # a code case: graded in the sandbox
 
-    async def programs() -> tuple[list[str], str]:
+    async def answered(body: dict[str, Any]) -> Any:
+        return ANSWER
+
+    async def programs() -> tuple[list[str], str, str]:
         end, ran = RunEnd(), list[str]()
 
         def execute(program: str) -> RunOutcome:
@@ -149,7 +155,50 @@ def test_a_round_ended_runs_no_program() -> None:
         end.stop("SIGTERM")
         with pytest.raises(SandboxUnavailable) as refused:
             await asyncio.to_thread(guarded, "second")
-        return ran, str(refused.value)
+        graded = await run_case(
+            answered, case, Endpoint("http://127.0.0.1:9/v1", "m"), 5.0, execute=guarded
+        )
+        assert (graded.status, graded.failure_kind) == ("error", "sandbox")
+        return ran, str(refused.value), graded.detail
 
-    ran, why = asyncio.run(programs())
-    assert ran == ["first"] and why == "not run: the round had ended (SIGTERM)"
+    ran, why, detail = asyncio.run(programs())
+    assert ran == ["first"] and why == "the canary round had ended (SIGTERM)"
+    assert detail == "the sandbox could not start: the canary round had ended (SIGTERM)"
+
+
+def test_the_sandbox_guard_never_reads_the_loops_clock_from_its_thread() -> None:
+    """`Unstarted` read the event loop's clock on the runner's worker thread: under uvloop
+    (`serve`), `loop.time()` updates libuv's loop time, which is not thread-safe (found in
+    round-2 re-review). The guard reads a state of its own: a stop, or a deadline on
+    `time.monotonic`, and agrees with the loop's side (`passed`)."""
+    threads: set[int] = set()
+
+    def execute(program: str) -> RunOutcome:
+        return PASSED
+
+    async def guarded() -> None:
+        loop, ours = asyncio.get_running_loop(), threading.get_ident()
+        clock = loop.time
+
+        def noted() -> float:
+            if threading.get_ident() != ours:  # the loop's own thread may read it
+                threads.add(threading.get_ident())
+            return clock()
+
+        loop.time = noted  # type: ignore[method-assign]
+        until_stopped, short = RunEnd(), RunEnd(deadline_s=0.2)
+        first, second = Unstarted(execute, until_stopped), Unstarted(execute, short)
+        assert await asyncio.to_thread(first, "x") is PASSED
+        assert await asyncio.to_thread(second, "x") is PASSED
+        assert not (until_stopped.passed() or short.passed())
+        await asyncio.sleep(0.25)
+        assert short.passed()
+        with pytest.raises(SandboxUnavailable, match=r"had ended \(deadline 0.2 s\)"):
+            await asyncio.to_thread(second, "x")
+        until_stopped.stop("SIGTERM")
+        assert until_stopped.passed()
+        with pytest.raises(SandboxUnavailable, match=r"had ended \(SIGTERM\)"):
+            await asyncio.to_thread(first, "x")
+
+    asyncio.run(guarded())
+    assert threads == set()

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from router.canary_schedule import STOP_WAIT_S
 from router.config import load, parse
 from tests.harness import REPO, VENV_BIN
 
@@ -127,7 +128,8 @@ def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
     text = (DEPLOY / "systemd" / "smf-router.service").read_text()
     keys = dict(re.findall(r"^(\w+)=(.*)$", text, re.M))
     drain = load(DEPLOY / "router.example.yaml", env={}).server.drain_s
-    assert int(keys["TimeoutStopSec"]) > drain
+    # with canary.enabled, the run under way writes its rows after the drain (README)
+    assert int(keys["TimeoutStopSec"]) >= drain + STOP_WAIT_S
     assert keys["User"] == "smf-router" and keys["StateDirectory"] == "smf-router"
     assert keys["NoNewPrivileges"] == "yes" and keys["ProtectSystem"] == "strict"
     assert keys["ExecReload"].endswith("-HUP $MAINPID")
@@ -190,6 +192,9 @@ def test_compose_services_and_mounts_exist() -> None:
             if source.startswith("."):
                 assert (DEPLOY / source).exists(), f"{name}: {source}"
     assert "./prometheus:/etc/prometheus:ro" in services["prometheus"]["volumes"]
+    grace = re.fullmatch(r"(\d+)s", services["router"]["stop_grace_period"])
+    drain = load(DEPLOY / "router.example.yaml", env={}).server.drain_s
+    assert grace is not None and int(grace[1]) >= drain + STOP_WAIT_S  # as the unit's
     prometheus = docs(DEPLOY / "prometheus" / "prometheus.yml")[0]
     targets = [
         t
