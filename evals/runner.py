@@ -17,13 +17,13 @@ import os
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
 
 from evals.applicability import Capabilities, answer_budget, not_applicable
+from evals.asked import ASKED, Asked
 from evals.graders import SUPPORTED, Answer, CaseProblem, Executor, evaluator_of, grade
 from evals.results import CaseResult
 from evals.sandbox import SandboxUnavailable, run_python
@@ -35,25 +35,6 @@ ANSWER_CHARS = 4000
 
 Ask = Callable[[dict[str, Any]], Awaitable[Any]]
 """One chat-completions body in, the parsed completion out; raises ``TransportProblem``."""
-
-
-@dataclass(frozen=True)
-class Asked:
-    """The case whose body an ``Ask`` is sending, and the timeout it is sent under."""
-
-    case: Case
-    deadline: asyncio.Timeout
-
-    def timed_out(self) -> bool:
-        """Whether the case's own timeout cancelled the send: a cancellation then is the
-        case's ``timeout`` (as its result says), not the round's end nor a stop."""
-        return self.deadline.expired()
-
-
-ASKED: ContextVar[Asked | None] = ContextVar("evals_asked_case", default=None)
-"""What an ``Ask`` is sending, while it sends it: the body alone does not say which case it
-is, and the router's canary names the suite and case on each call's span, and tells a case
-that timed out from a call cancelled otherwise (found in review)."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from evals.runner import ASKED, Ask, TransportProblem
+from evals.asked import ASKED
+from evals.runner import Ask, TransportProblem
 from router.config import Backend as BackendSettings
 from router.relay import usage_of
 from router.span_attributes import usage_attributes
