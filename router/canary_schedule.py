@@ -61,6 +61,8 @@ class Schedule:
         self.running_since: float | None = None  # the run under way's start (unix time)
         self._started: tuple[float, float] | None = None  # the last start: loop time, unix
         self._wake: asyncio.Event | None = None  # set by a reload
+        # each backend's last round that graded a case: its length, seconds (`_round_s`)
+        self._graded_s: dict[str, float] = {}
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run now and every `interval_s`; a
@@ -78,6 +80,7 @@ class Schedule:
                 raise
             finally:
                 self.running_since = None
+                self._remember_rounds()
             await self._until_next()
 
     async def recall(self) -> None:
@@ -94,6 +97,7 @@ class Schedule:
         self.canary.runs += follower.runs
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
+        self._remember_rounds()
 
     def reloaded(self) -> None:
         """A reload's applier: the wait re-reads `interval_s` (a run under way goes on)."""
@@ -162,23 +166,56 @@ class Schedule:
         the next run. The gate is judged when the round ends, not when the run starts: told
         the start, a client came back into the round under way, was refused with no time
         (none was known then), and its SDK gave up seconds before the gate reopened (found
-        in re-review). None while its round runs past the estimate: it ends when it ends."""
+        in re-review). None while a round it waits for runs past the estimate: it ends when
+        it ends."""
         now = self.canary.clock()
         round_s = self._round_s(backend)
         running = self.running_since
-        if running is None or self._judged_since(backend, running):
+        if running is None:
             return self.next_run_at() - now + round_s
-        left = running + round_s - now
-        return left if left > 0 else None
+        if not self._judged_since(backend, running):
+            left = running + round_s - now
+            return left if left > 0 else None
+        next_run = self._next_run_after(running)
+        return None if next_run is None else next_run - now + round_s
+
+    def _next_run_after(self, running: float) -> float | None:
+        """When the run after the one under way (started at `running`) starts: `interval_s`
+        after its start, or when its last round ends if later (the run waits for every
+        backend's). Taken as `next_run_at`, "now" in a run longer than `interval_s`, each
+        refusal said "retry in" one round until the slowest round ended, and the SDK gave up
+        (found in re-review). None while a round not over yet runs past its estimate."""
+        assert self._started is not None
+        now = self.canary.clock()
+        ends = [
+            running + self._round_s(b.name)
+            for b in self.canary.backends
+            if not self._judged_since(b.name, running)
+        ]
+        if any(end <= now for end in ends):
+            return None
+        return max(self._started[1] + self.canary.settings.interval_s, now, *ends)
 
     def _round_s(self, backend: str) -> float:
-        """How long a round of `backend` takes, as far as known: its last round's length
-        with `ROUND_SLACK` (a round of the same sample takes about as long, give or take),
-        else (none yet, or the last was skipped) one case's `timeout_s`."""
+        """How long a round of `backend` takes, as far as known: the length of its last
+        round that graded a case, with `ROUND_SLACK` (a round of the same sample takes about
+        as long, give or take), else (none yet) one case's `timeout_s`. Not a round that
+        graded none: skipped, or every case an error (an unreachable backend's, over in
+        milliseconds), it sent the next client back at the run's start, into a round that
+        then ran past its "estimate" (found in re-review)."""
         last = self.canary.last_run.get(backend)
-        if last is None or last.get("skipped_reason") or last.get("duration_s") is None:
-            return self.canary.settings.timeout_s
-        return float(last["duration_s"]) * ROUND_SLACK
+        known = last["duration_s"] if last and _graded(last) else self._graded_s.get(backend)
+        return self.canary.settings.timeout_s if known is None else float(known) * ROUND_SLACK
+
+    def _remember_rounds(self) -> None:
+        """Keep each backend's last round that graded a case (`_round_s`): its next round
+        may grade none. A backend a reload removed is forgotten with its `last_run`."""
+        last_run = self.canary.last_run
+        kept = {name: s for name, s in self._graded_s.items() if name in last_run}
+        for name, run in last_run.items():
+            if _graded(run):
+                kept[name] = float(run["duration_s"])
+        self._graded_s = kept
 
     def _judged_since(self, backend: str, since: float) -> bool:
         """Whether `backend`'s round of the run that started at `since` is over."""
@@ -193,6 +230,12 @@ class Schedule:
             "running_since": None if running is None else iso(running),
             "next_run_at": iso(self.next_run_at()),
         }
+
+
+def _graded(run: dict[str, Any]) -> bool:
+    """Whether a round (a `last_run` entry) graded a case, its length known."""
+    passed, failed = run.get("passed") or 0, run.get("failed") or 0
+    return run.get("duration_s") is not None and int(passed) + int(failed) > 0
 
 
 def iso(ts: float) -> str:

@@ -36,6 +36,8 @@ PERMANENT_SKIPS = frozenset(
 # its pin). Not so: an n > 1 turn sent past a backend that cannot answer it, and a prompt that
 # fits the window but not with the output it asked room for (`max_tokens`, this turn's choice).
 LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "n_unsupported", "max_tokens_window"}
+# The passing ones: a 503's `Retry-After` says when the soonest of them may serve again.
+PASSING = frozenset({"circuit_open", "quality_gate"})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -104,7 +106,8 @@ class Plan:
     response_home: str | None = None  # `Demand.response_home`: its refusal names it
     server_state: str | None = None  # `Demand.server_state`: its refusal names it
     # The soonest a backend skipped for a passing reason (circuit open, quality gate) may
-    # serve again, in seconds (None: none was, or when is not known): the 503's Retry-After
+    # serve again, in seconds (None: none was, or one's time is not known): the 503's
+    # Retry-After
     retry_in_s: float | None = None
 
     @property
@@ -177,7 +180,7 @@ def plan(
         preference,
         home,
         demand.server_state,
-        soonest(_retry_in(step.reason, states.get(step.backend)) for step in skipped),
+        _retry_after(skipped, states),
     )
 
 
@@ -225,12 +228,28 @@ def _unfit(
     return None
 
 
+def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> float | None:
+    """The soonest a backend skipped for a passing reason may serve again; None when none
+    was, or when one's time is not known (a live trial in flight, a canary round past its
+    estimate): it may serve any moment, and told another's long wait (minutes, "do not
+    retry"), the client stayed away (found in re-review)."""
+    waits = [_retry_in(s.reason, states.get(s.backend)) for s in skipped if s.reason in PASSING]
+    known = [wait for wait in waits if wait is not None]
+    return min(known) if known and len(known) == len(waits) else None
+
+
 def _retry_in(reason: str, state: BackendState | None) -> float | None:
-    """When a backend skipped for `reason` may serve again, if that is known."""
+    """When a backend skipped for `reason` may serve again, if that is known. A gated
+    backend whose circuit is open too waits for both: the canary skips a round of a backend
+    whose circuit is open, so no round reopens the gate before the circuit closes (told the
+    gate's wait alone, the client came back to the same refusal; found in re-review)."""
     if state is None:
         return None
     if reason == "circuit_open":
         return state.circuit_retry_in_s
+    if reason == "quality_gate" and state.circuit == "open":
+        gate, circuit = state.gate_retry_in_s, state.circuit_retry_in_s
+        return None if gate is None or circuit is None else max(gate, circuit)
     if reason == "quality_gate":
         return state.gate_retry_in_s
     return None

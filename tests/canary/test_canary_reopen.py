@@ -17,10 +17,18 @@ START = 1_000.0  # the last run's start, unix time
 INTERVAL_S, TIMEOUT_S, ROUND_S = 20.0, 120.0, 8.0
 
 
-def schedule(now: float, last: dict[str, Any] | None, running: bool = False) -> Schedule:
+def schedule(
+    now: float,
+    last: dict[str, Any] | None,
+    running: bool = False,
+    others: dict[str, dict[str, Any]] | None = None,
+) -> Schedule:
+    """`local`'s last round `last`, the other backends' `others` (in the run too)."""
+    last_run = {**({} if last is None else {"local": last}), **(others or {})}
     canary = SimpleNamespace(
         clock=lambda: now,
-        last_run={} if last is None else {"local": last},
+        last_run=last_run,
+        backends=[SimpleNamespace(name=name) for name in ("local", *(others or {}))],
         settings=SimpleNamespace(interval_s=INTERVAL_S, timeout_s=TIMEOUT_S),
     )
     made = Schedule(canary, dict, Path("ledger"))  # type: ignore[arg-type]
@@ -29,7 +37,7 @@ def schedule(now: float, last: dict[str, Any] | None, running: bool = False) -> 
     return made
 
 
-ROUND = {"ts": START, "duration_s": ROUND_S, "skipped_reason": None}
+ROUND = {"ts": START, "duration_s": ROUND_S, "skipped_reason": None, "passed": 0, "failed": 3}
 EARLIER = {**ROUND, "ts": START - INTERVAL_S}  # its round of this run is not over
 
 
@@ -59,9 +67,11 @@ def test_its_round_of_the_run_under_way_over_the_next_run_counts() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "last", [None, {**ROUND, "skipped_reason": "circuit_open", "duration_s": 0.0}]
-)
+SKIPPED = {**ROUND, "skipped_reason": "circuit_open", "duration_s": 0.0, "failed": 0}
+UNREACHABLE = {**ROUND, "duration_s": 0.03, "failed": 0, "errors": 3}  # graded none
+
+
+@pytest.mark.parametrize("last", [None, SKIPPED, UNREACHABLE])
 def test_a_round_of_unknown_length_is_taken_as_one_case_timeout(
     last: dict[str, Any] | None,
 ) -> None:
@@ -72,3 +82,34 @@ def test_before_the_first_run_its_round_in_the_run_about_to_start() -> None:
     made = schedule(START, ROUND)
     made._started = None
     assert made.reopen_in("local") == pytest.approx(ROUND_S * ROUND_SLACK)
+
+
+def test_a_run_longer_than_the_interval_is_followed_when_its_slowest_round_ends() -> None:
+    """Local's round is over, cloud's (40 s last time) goes on past `interval_s`: the next
+    run starts when cloud's round ends, not "now". Told `next_run_at` (now), each refusal
+    said "retry in" one round of local until cloud's ended, and the SDK gave up (found in
+    re-review)."""
+    cloud = {**EARLIER, "duration_s": 40.0}
+    now = START + INTERVAL_S + 5
+    made = schedule(now, ROUND, running=True, others={"cloud": cloud})
+    assert made.reopen_in("local") == pytest.approx(
+        START + 40.0 * ROUND_SLACK - now + ROUND_S * ROUND_SLACK
+    )
+
+
+def test_a_run_whose_slowest_round_is_past_its_estimate_says_no_time() -> None:
+    cloud = {**EARLIER, "duration_s": 20.0}
+    now = START + 20.0 * ROUND_SLACK + 1
+    assert schedule(now, ROUND, running=True, others={"cloud": cloud}).reopen_in("local") is None
+
+
+def test_a_round_that_graded_none_keeps_the_length_of_the_last_that_did() -> None:
+    """Local unreachable for a run (each case an error in milliseconds): its next round,
+    reachable again, takes as long as the last one that graded its cases. Taken as the
+    errors' milliseconds, the client came back at the run's start into a round then past
+    its "estimate", with no time, and gave up (found in re-review)."""
+    made = schedule(START + 9, {**ROUND, "ts": START - INTERVAL_S})
+    made._remember_rounds()  # at the end of the run that graded it
+    made.canary.last_run["local"] = UNREACHABLE
+    made._remember_rounds()
+    assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)

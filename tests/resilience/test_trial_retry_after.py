@@ -31,13 +31,13 @@ def resilience(clock: list[float]) -> Resilience:
     return Resilience(components, clock=lambda: clock[0])  # type: ignore[arg-type]
 
 
-def refusal(source: Resilience) -> dict[str, str]:
-    """The headers of a private request's 503, local being away."""
+def refusal(source: Resilience, private: bool = True) -> dict[str, str]:
+    """The headers of a (private) request's 503, local (and cloud) being away."""
     states = source.states()
     p = plan(
         Intent("coding", 0.9, "model"),
         Target("auto"),
-        Demand(private=True),
+        Demand(private=private),
         states,
         source.components.config,
     )
@@ -75,3 +75,21 @@ def test_while_a_probe_trial_runs_its_time_stands() -> None:
     clock[0] = OPEN_S + 0.2
     assert source.health.claim_probe_trial("local")
     assert refusal(source) == {"retry-after": "1", "x-should-retry": "true"}
+
+
+def test_a_live_trial_beside_a_gate_promises_no_time() -> None:
+    """Cloud's live trial may end (and cloud serve) any moment: told local's gate's wait,
+    minutes and "do not retry", the client stayed away that long (found in re-review)."""
+    clock = [0.0]
+    source = resilience(clock)
+    source.gate_sources.append(lambda: {"local": frozenset({"coding"})})
+    source.gate_reviews.append(lambda backend: 895.0)  # local's next canary round ends then
+    source.health.live_trials = {"cloud"}
+    for _ in range(3):
+        source.health.failed("cloud", "unreachable")
+    assert refusal(source, private=False)["retry-after"] == "8"  # cloud's trial, the sooner
+    clock[0] = OPEN_S
+    source.health.attempt_started("cloud", "cloud")  # the trial: a long completion
+    clock[0] = OPEN_S + 1
+    headers = refusal(source, private=False)
+    assert "retry-after" not in headers and "x-should-retry" not in headers, headers

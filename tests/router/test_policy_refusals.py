@@ -3,6 +3,8 @@ after an open circuit closes again is the one that counts, and the 503 reads as 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from classifier.intent import INTENTS, Intent
 from router.api.errors import error_headers
 from router.config import Config, parse
@@ -56,6 +58,24 @@ def test_a_gated_backend_with_its_circuit_open_is_told_as_gated() -> None:
     assert "the canary closed the quality gate of route 'math'" in str(error)
     assert "circuit" not in str(error)
     assert error_headers(error)["x-should-retry"] == "false"
+
+
+def test_a_gated_backend_with_its_circuit_open_waits_for_both() -> None:
+    """The canary skips a round of a backend whose circuit is open: its gate cannot reopen
+    before the circuit closes. Told the gate's 4 s, the client came back to the same
+    refusal (found in re-review). A live trial (no time for the circuit): none."""
+    gated = BackendState(
+        circuit="open",
+        circuit_retry_in_s=45.0,
+        gated_intents=frozenset({"math"}),
+        gate_retry_in_s=4.0,
+    )
+    p = plan(MATH, Target("auto"), PRIVATE, {"local": gated, "local2": gated}, CFG)
+    assert [s.reason for s in p.skipped] == ["quality_gate", "quality_gate", "private"]
+    assert p.retry_in_s == 45.0
+    trial = replace(gated, circuit_retry_in_s=None)
+    states = {"local": gated, "local2": trial}
+    assert plan(MATH, Target("auto"), PRIVATE, states, CFG).retry_in_s is None
 
 
 def test_several_open_circuits_are_named_in_the_plural() -> None:
