@@ -166,11 +166,13 @@ class Schedule:
         the next run. The gate is judged when the round ends, not when the run starts: told
         the start, a client came back into the round under way, was refused with no time
         (none was known then), and its SDK gave up seconds before the gate reopened (found
-        in re-review). None while a round it waits for runs past the estimate: it ends when
-        it ends."""
+        in re-review). None when a round it waits for has no known length (none graded a
+        case yet) or runs past its estimate: no time rather than a wrong one."""
         now = self.canary.clock()
         round_s = self._round_s(backend)
         running = self.running_since
+        if round_s is None:
+            return None
         if running is None:
             return self.next_run_at() - now + round_s
         if not self._judged_since(backend, running):
@@ -184,28 +186,31 @@ class Schedule:
         after its start, or when its last round ends if later (the run waits for every
         backend's). Taken as `next_run_at`, "now" in a run longer than `interval_s`, each
         refusal said "retry in" one round until the slowest round ended, and the SDK gave up
-        (found in re-review). None while a round not over yet runs past its estimate."""
+        (found in re-review). None while a round not over yet has no known length or runs
+        past its estimate."""
         assert self._started is not None
         now = self.canary.clock()
-        ends = [
-            running + self._round_s(b.name)
-            for b in self.canary.backends
-            if not self._judged_since(b.name, running)
-        ]
-        if any(end <= now for end in ends):
-            return None
+        ends: list[float] = []
+        for b in self.canary.backends:
+            if self._judged_since(b.name, running):
+                continue
+            round_s = self._round_s(b.name)
+            if round_s is None or running + round_s <= now:
+                return None
+            ends.append(running + round_s)
         return max(self._started[1] + self.canary.settings.interval_s, now, *ends)
 
-    def _round_s(self, backend: str) -> float:
+    def _round_s(self, backend: str) -> float | None:
         """How long a round of `backend` takes, as far as known: the length of its last
         round that graded a case, with `ROUND_SLACK` (a round of the same sample takes about
-        as long, give or take), else (none yet) one case's `timeout_s`. Not a round that
-        graded none: skipped, or every case an error (an unreachable backend's, over in
-        milliseconds), it sent the next client back at the run's start, into a round that
-        then ran past its "estimate" (found in re-review)."""
+        as long, give or take); None before any did. Not a round that graded none: skipped,
+        or every case an error (an unreachable backend's, over in milliseconds), it sent the
+        next client back at the run's start, into a round that then ran past its "estimate"
+        (found in re-review). Nor one case's `timeout_s` as a guess: in a first run that
+        told a client 109 s where the gate reopened after 24, and the SDK gave up."""
         last = self.canary.last_run.get(backend)
         known = last["duration_s"] if last and _graded(last) else self._graded_s.get(backend)
-        return self.canary.settings.timeout_s if known is None else float(known) * ROUND_SLACK
+        return None if known is None else float(known) * ROUND_SLACK
 
     def _remember_rounds(self) -> None:
         """Keep each backend's last round that graded a case (`_round_s`): its next round

@@ -72,10 +72,10 @@ UNREACHABLE = {**ROUND, "duration_s": 0.03, "failed": 0, "errors": 3}  # graded 
 
 
 @pytest.mark.parametrize("last", [None, SKIPPED, UNREACHABLE])
-def test_a_round_of_unknown_length_is_taken_as_one_case_timeout(
-    last: dict[str, Any] | None,
-) -> None:
-    assert schedule(START + 5, last).reopen_in("local") == pytest.approx(INTERVAL_S - 5 + TIMEOUT_S)
+def test_a_round_of_unknown_length_says_no_time(last: dict[str, Any] | None) -> None:
+    """No round graded a case yet: one case's `timeout_s` as a guess told a client 109 s
+    in a first run whose gate reopened after 24 s, and its SDK gave up."""
+    assert schedule(START + 5, last).reopen_in("local") is None
 
 
 def test_before_the_first_run_its_round_in_the_run_about_to_start() -> None:

@@ -74,7 +74,6 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
         with router(config) as r:
             until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
             round_s = _round_s(r)
-            early = _next_run_in(r)
             during = _ask(r)  # cloud's round goes on, local's is over: the next one counts
             assert _canary(r)["running_since"] is not None
             until(lambda: _canary(r)["running_since"] is None, what="the first run over")
@@ -99,10 +98,11 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
                 outcome="upstream_error",
                 kind="no_backend_available",
             )
+    # the first run: cloud's round, which the next run waits for, has no known length yet,
+    # and a guess (one case's timeout) told a client minutes where the gate reopened in
+    # seconds (found in re-review): no time rather than a wrong one
     assert during.status_code == 503, during.text
-    assert during.headers["x-should-retry"] == "false"
-    assert int(during.headers["retry-after"]) <= math.ceil(early + round_s) + 1
-    assert int(during.headers["retry-after"]) > INTERVAL_S - 30  # the next run's round
+    assert "retry-after" not in during.headers and "x-should-retry" not in during.headers
     assert refused.status_code == 503, refused.text
     assert refused.headers["x-smf-intent"] == "math"
     seconds = int(refused.headers["retry-after"])  # ms in the status: a second either way
