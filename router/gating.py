@@ -40,8 +40,8 @@ def samples_to_clear(floor: float, z: float = Z_95) -> int:
 
     A perfect record of n results has the lower bound n / (n + z²): 0.57 for 5 of 5, so
     with a floor of 0.6 a gate that may close after 5 results closed on a backend that
-    passed everything. Fewer results than this cannot tell a good backend from a bad one
-    against this floor, so no gate closes on them.
+    passed everything. On fewer results than this the lower bound cannot decide: only an
+    upper bound under the floor closes a gate on them (`GateBook._decide`).
     """
     if floor <= 0:
         return 0
