@@ -63,6 +63,7 @@ class Schedule:
         self._wake: asyncio.Event | None = None  # set by a reload
         # each backend's last round that graded a case: its length, seconds (`_round_s`)
         self._graded_s: dict[str, float] = {}
+        self._running: tuple[str, ...] = ()  # the backends of the run under way
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run now and every `interval_s`; a
@@ -72,6 +73,7 @@ class Schedule:
         while True:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
             self.running_since = self._started[1]
+            self._running = tuple(b.name for b in self.canary.backends)
             run = asyncio.ensure_future(self._once())
             try:
                 await asyncio.shield(run)  # cancelled at shutdown: `_finish` ends the run
@@ -191,10 +193,10 @@ class Schedule:
         assert self._started is not None
         now = self.canary.clock()
         ends: list[float] = []
-        for b in self.canary.backends:
-            if self._judged_since(b.name, running):
+        for name in self._running:  # a backend a reload added meanwhile is not in this run
+            if self._judged_since(name, running):
                 continue
-            round_s = self._round_s(b.name)
+            round_s = self._round_s(name)
             if round_s is None or running + round_s <= now:
                 return None
             ends.append(running + round_s)
@@ -208,9 +210,8 @@ class Schedule:
         next client back at the run's start, into a round that then ran past its "estimate"
         (found in re-review). Nor one case's `timeout_s` as a guess: in a first run that
         told a client 109 s where the gate reopened after 24, and the SDK gave up."""
-        last = self.canary.last_run.get(backend)
-        known = last["duration_s"] if last and _graded(last) else self._graded_s.get(backend)
-        return None if known is None else float(known) * ROUND_SLACK
+        known = _length(self.canary.last_run.get(backend), self._graded_s.get(backend))
+        return None if known is None else known * ROUND_SLACK
 
     def _remember_rounds(self) -> None:
         """Keep each backend's last round that graded a case (`_round_s`): its next round
@@ -218,8 +219,9 @@ class Schedule:
         last_run = self.canary.last_run
         kept = {name: s for name, s in self._graded_s.items() if name in last_run}
         for name, run in last_run.items():
-            if _graded(run):
-                kept[name] = float(run["duration_s"])
+            length = _length(run, kept.get(name))
+            if length is not None:
+                kept[name] = length
         self._graded_s = kept
 
     def _judged_since(self, backend: str, since: float) -> bool:
@@ -235,6 +237,21 @@ class Schedule:
             "running_since": None if running is None else iso(running),
             "next_run_at": iso(self.next_run_at()),
         }
+
+
+def _length(run: dict[str, Any] | None, earlier: float | None) -> float | None:
+    """A backend's round length as far as known, from its last round (`run`) and the length
+    kept from before (`earlier`): the last round's if it graded a case and had no errors;
+    with errors, only a lower bound, so the earlier one if longer, and not known without
+    one (a round cut short at shutdown grades a few cases: taken as the length, a restart
+    sent clients back before the next full round ended; found in re-review); else the
+    earlier one."""
+    if run is None or not _graded(run):
+        return earlier
+    length = float(run["duration_s"])
+    if run.get("errors"):
+        return None if earlier is None else max(length, earlier)
+    return length
 
 
 def _graded(run: dict[str, Any]) -> bool:

@@ -15,6 +15,11 @@ from router.config import Config
 from router.record import Api, Attempt
 from router.translate.pairing import can_serve, native
 
+# The longest wait every SDK sleeps through on its own (`router.api.errors.SDK_WAIT_S`: a
+# 503 says `x-should-retry: true` below it): one this short is worth telling even beside a
+# backend whose time is not known.
+SHORT_WAIT_S = 60.0
+
 Mode = Literal["auto", "route", "backend"]
 Circuit = Literal["closed", "open", "half_open"]
 
@@ -230,12 +235,17 @@ def _unfit(
 
 def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> float | None:
     """The soonest a backend skipped for a passing reason may serve again; None when none
-    was, or when one's time is not known (a live trial in flight, a canary round past its
-    estimate): it may serve any moment, and told another's long wait (minutes, "do not
-    retry"), the client stayed away (found in re-review)."""
+    was. When one's time is not known (a live trial in flight, a canary round past its
+    estimate, a gate the CronJob's canary keeps), it may serve any moment: a known wait is
+    told only if short (`SHORT_WAIT_S`). Told another's long wait (minutes, "do not
+    retry"), the client stayed away (found in re-review); told nothing for a circuit due in
+    8 s beside a gate of unknown time, its SDK gave up after its own short backoff."""
     waits = [_retry_in(s.reason, states.get(s.backend)) for s in skipped if s.reason in PASSING]
     known = [wait for wait in waits if wait is not None]
-    return min(known) if known and len(known) == len(waits) else None
+    if not known:
+        return None
+    soonest = min(known)
+    return soonest if len(known) == len(waits) or soonest < SHORT_WAIT_S else None
 
 
 def _retry_in(reason: str, state: BackendState | None) -> float | None:

@@ -23,6 +23,7 @@ from router.errors import (
     UpstreamError,
     internal_error,
 )
+from router.policy import SHORT_WAIT_S
 from router.translate.events import anthropic_error
 
 log = logging.getLogger("smf_router")
@@ -33,7 +34,7 @@ log = logging.getLogger("smf_router")
 # Anthropic SDKs and the OpenAI TypeScript SDK (6.x) sleep whatever it says (a canary's 15
 # minutes, twice), and the OpenAI Python SDK refuses one over 2 minutes. (That TypeScript
 # SDKs ignore one of 60 s or more and retry at once holds for older releases: openai-node 4.)
-SDK_WAIT_S = 60
+SDK_WAIT_S = SHORT_WAIT_S  # `router.policy` tells a short wait beside unknown ones too
 
 
 def error_response(error: RouterError, headers: dict[str, str] | None = None) -> Response:

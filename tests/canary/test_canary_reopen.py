@@ -34,6 +34,7 @@ def schedule(
     made = Schedule(canary, dict, Path("ledger"))  # type: ignore[arg-type]
     made._started = (0.0, START)
     made.running_since = START if running else None
+    made._running = tuple(b.name for b in canary.backends) if running else ()
     return made
 
 
@@ -113,3 +114,27 @@ def test_a_round_that_graded_none_keeps_the_length_of_the_last_that_did() -> Non
     made.canary.last_run["local"] = UNREACHABLE
     made._remember_rounds()
     assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)
+
+
+def test_a_round_with_errors_is_no_shorter_than_the_last_clean_one() -> None:
+    """A round cut short at shutdown grades a few cases and errs the rest: taken as the
+    length, a restart told clients to come back before the next full round ended (found in
+    re-review). With errors it is a lower bound: the longer of it and the earlier length,
+    and not known without one."""
+    cut = {**ROUND, "ts": START - INTERVAL_S, "duration_s": 2.0, "errors": 2}
+    assert schedule(START + 9, cut).reopen_in("local") is None  # a restart: nothing earlier
+    made = schedule(START + 9, {**ROUND, "ts": START - INTERVAL_S})
+    made._remember_rounds()
+    made.canary.last_run["local"] = cut
+    made._remember_rounds()
+    assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)
+
+
+def test_a_backend_a_reload_added_mid_run_is_not_waited_for() -> None:
+    """The next run waits for the rounds of the run under way, not for a backend a reload
+    added since: it has no round in it, and its unknown length hid every gate's time."""
+    now = START + INTERVAL_S + 2
+    made = schedule(now, ROUND, running=True, others={"cloud": {**EARLIER, "duration_s": 30.0}})
+    made.canary.backends.append(SimpleNamespace(name="added"))
+    cloud_end = START + 30.0 * ROUND_SLACK
+    assert made.reopen_in("local") == pytest.approx(cloud_end - now + ROUND_S * ROUND_SLACK)

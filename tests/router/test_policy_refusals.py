@@ -74,8 +74,20 @@ def test_a_gated_backend_with_its_circuit_open_waits_for_both() -> None:
     assert [s.reason for s in p.skipped] == ["quality_gate", "quality_gate", "private"]
     assert p.retry_in_s == 45.0
     trial = replace(gated, circuit_retry_in_s=None)
-    states = {"local": gated, "local2": trial}
+    states = {"local": trial, "local2": trial}
     assert plan(MATH, Target("auto"), PRIVATE, states, CFG).retry_in_s is None
+
+
+def test_a_short_wait_is_told_beside_one_not_known_a_long_one_is_not() -> None:
+    """A router following the CronJob never knows a gate's time: told nothing beside a
+    circuit due in 8 s, the SDK gave up after its own short backoff (found in re-review).
+    A long wait beside an unknown one stays untold: the unknown may serve any moment."""
+    gated = BackendState(gated_intents=frozenset({"math"}), gate_retry_in_s=None)
+    for due, told in ((8.0, 8.0), (120.0, None)):
+        states = {"local": gated, "local2": replace(OPEN, circuit_retry_in_s=due)}
+        p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
+        assert [s.reason for s in p.skipped] == ["quality_gate", "circuit_open", "private"]
+        assert p.retry_in_s == told
 
 
 def test_several_open_circuits_are_named_in_the_plural() -> None:
