@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
 import math
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO, cast
 
 import typer
 from rich.console import Console
@@ -95,6 +97,8 @@ def check_outputs(out: Path | None, compare: Path | None) -> dict[str, Any] | No
             raise typer.BadParameter(f"--out: no directory {out.parent}")
         if out.is_dir():
             raise typer.BadParameter(f"--out: {out} is a directory; name the file to write")
+        if results.not_a_file(out):
+            raise typer.BadParameter(f"--out: {out} is not a regular file")
         if not os.access(out.parent, os.W_OK):
             raise typer.BadParameter(f"--out: cannot write in {out.parent}")
     return read_results(compare) if compare is not None else None
@@ -215,7 +219,7 @@ def run(
     ] = "OPENAI_API_KEY",
     out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
     compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (on stderr)")] = True,
     context_window: Annotated[int | None, typer.Option(min=1, help=CONTEXT_WINDOW_HELP)] = None,
 ) -> None:
     """Run suites against an endpoint, print the multi-metric report, optionally save/compare."""
@@ -247,8 +251,8 @@ def measure(
     out: Path | None = None,
     **options: Any,
 ) -> dict[str, Any]:
-    """Run the cases (with a progress bar if asked) against ``target``, whose context window
-    is the one given, else the one its models card states, else unknown.
+    """Run the cases (with a progress bar on stderr, if asked) against ``target``, whose
+    context window is the one given, else the one its models card states, else unknown.
 
     A run that stops early (Ctrl-C, a bug) keeps what finished: its report is printed and
     its partial document written beside ``out`` (``--out``), as ``results.partial_path``;
@@ -260,7 +264,7 @@ def measure(
     try:
         if not progress:
             return run_document(cases, target, context_window=window, **options)
-        with _progress(console) as bar:
+        with _progress() as bar:
             task = bar.add_task("cases", total=len(cases))
             return run_document(
                 cases,
@@ -272,7 +276,7 @@ def measure(
     except Interrupted as stop:
         signalled = signal_status(stop.__cause__)  # None: a bug, whose traceback goes on up
         cli_stdout.failing(signalled or 1)  # before printing, as a finished run's (`finish`)
-        keep_partial(console, stop.document, out)
+        keep_partial(console, stop.document, out, signalled or 1)
         if signalled is not None:
             raise typer.Exit(signalled) from None
         raise
@@ -302,11 +306,48 @@ def report_command(
         print_compare(console, old, doc)
 
 
-def _progress(console: Console) -> Progress:
+def _progress() -> Progress:
+    """The progress bar, drawn on stderr: on stdout, its last frame was printed as it closed,
+    before the results file was written, and a stdout that could not take it (`| head`,
+    `>/dev/full`) ended the run there, without its file (found in review)."""
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=console,
+        console=Console(file=cast(TextIO, Aside(sys.stderr))),  # rich takes any such object
     )
+
+
+class Aside(io.TextIOBase):
+    """stderr for the progress bar, dropping what it cannot write: a bar is no output of the
+    run's, and one that could not be drawn (`2>&1 | head`, `2>/dev/full`) must not end a run
+    that may have taken hours (rich exits 1 at a broken pipe, after putting /dev/null on
+    file descriptor 1). The stream is the one of before the bar: on a terminal, rich puts
+    one over `sys.stderr` that prints to the bar's console, this, and so to itself."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self.stream = stream  # None: the process started with stderr closed
+        self.broken = False
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
+
+    def write(self, text: str) -> int:
+        if not self.broken and self.stream is not None:
+            try:
+                self.stream.write(text)
+            except (OSError, ValueError):  # ValueError: stderr closed by now
+                self.broken = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken and self.stream is not None:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.broken = True

@@ -27,9 +27,9 @@ def exit_if_nothing_graded(console: Console, doc: dict[str, Any]) -> None:
     """End with ``NOTHING_GRADED`` when the run graded no case (an endpoint that was down
     errs every case): the report and ``--out`` file are there, but a script must not take
     the run for a measurement."""
-    if not graded_nothing(doc):
-        return
     statuses = Counter(c["status"] for c in doc["cases"])
+    if statuses["pass"] + statuses["fail"]:
+        return
     console.print(
         f"no case was graded: {statuses['error']} errors, {statuses['n/a']} n/a"
         f" of {len(doc['cases'])} cases (exit status {NOTHING_GRADED})"
@@ -44,29 +44,34 @@ def finish(
     the comparison with ``old`` and the exit status. The file first, and the status
     declared before printing: with the reader of ``| head`` gone, the report's broken pipe
     ended the command, without the file of a run that may have taken hours and with exit 0
-    for one that graded nothing (found in re-review)."""
+    for one that graded nothing (found in re-review). A file that cannot be written is
+    said first and ends the command with exit 1, after the report: the run's only record
+    then."""
     if graded_nothing(doc):
         cli_stdout.failing(NOTHING_GRADED)
-    if out:
-        write_first(console, doc, out)
+    written = write_first(doc, out) if out else True
     report.print_report(doc, console)
-    if out:
+    if out and written:
         said_saved(console, out)
     if old is not None:
         print_compare(console, old, doc)
+    if not written:
+        raise typer.Exit(1)
     exit_if_nothing_graded(console, doc)
 
 
-def write_first(console: Console, doc: dict[str, Any], path: Path) -> None:
-    """Write a run's results before its report is printed. A file that cannot be written
-    (a full disk) is the command's error, its report printed first all the same: the
-    report is the run's only record then."""
+def write_first(doc: dict[str, Any], path: Path, status: int = 1) -> bool:
+    """Write a run's results before its report is printed; False, after one `error:` line
+    on stderr and ``status`` declared, when they cannot be written (a full disk). That was
+    a traceback of ~90 lines (of ~230 after a signal, whose 130 or 143 it made 1), or
+    nothing at all on stderr with the reader of ``| true`` gone (found in review)."""
     try:
         results.write(path, doc)
-    except OSError:
-        cli_stdout.failing(1)
-        report.print_report(doc, console)
-        raise
+    except OSError as exc:
+        cli_stdout.failing(status)
+        typer.echo(f"error: cannot write {path}: {exc.strerror or exc}", err=True)
+        return False
+    return True
 
 
 def said_saved(console: Console, out: Path) -> None:
@@ -80,19 +85,19 @@ def said_saved(console: Console, out: Path) -> None:
         console.print(f"note: {earlier} is from an earlier run that stopped, not this one")
 
 
-def keep_partial(console: Console, doc: dict[str, Any], out: Path | None) -> None:
+def keep_partial(console: Console, doc: dict[str, Any], out: Path | None, status: int = 1) -> None:
     """Report and save the finished cases of a run that stopped early, saying so: beside
     ``out``, not over it (a finished run saved there before was lost to a Ctrl-C). The
-    file is written before anything is printed, as a finished run's (``finish``)."""
+    file is written before anything is printed, as a finished run's (``finish``); one that
+    cannot be written keeps the run's ``status`` (a signal's 130 or 143)."""
     path = results.partial_path(out) if out is not None else None
-    if path is not None:
-        write_first(console, doc, path)
+    written = path is not None and write_first(doc, path, status)
     report.print_report(doc, console)
     note_partial(console, doc)
     if path is None:
         console.print("partial results not saved: no --out")
-        return
-    console.print(f"partial results: {path} (--out {out} is written by a finished run only)")
+    elif written:
+        console.print(f"partial results: {path} (--out {out} is written by a finished run only)")
 
 
 def note_partial(console: Console, doc: dict[str, Any], whose: str = "") -> None:

@@ -149,9 +149,10 @@ def run(command: Callable[[], object]) -> None:
         # click and rich answer a write that failed with exit 1, like a command's own 1: a
         # command whose status is known before it prints declares it (`failing`)
         code = exc.code if isinstance(exc, SystemExit) else 1
-        if stdout.failed or code not in (None, 0, 1):  # a failure of its own stands
-            sys.exit(stdout.failed or code)
+        own = stdout.failed or (code if code not in (None, 0, 1) else 0)  # a failure of its own
         if isinstance(error, BrokenPipeError):  # the reader took what it wanted (`| head`)
-            sys.exit(0)
+            sys.exit(own)
+        # said even when the command's own status stands: a full disk (`>/dev/full`) was
+        # exit 3, 130 or 143 in silence, as if the output had been written (found in review)
         typer.echo(f"error: cannot write to stdout: {error.strerror or error}", err=True)
-        sys.exit(1)
+        sys.exit(own or 1)

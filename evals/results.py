@@ -10,6 +10,7 @@ the file asked for (``partial_path``); it is no baseline to learn canary floors 
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 from collections import Counter
@@ -118,6 +119,8 @@ def write(path: Path | str, document: Mapping[str, Any]) -> None:
     not UTF-8) is written as its JSON escape, ``\\udcff``, which reads back as the same
     text: the file of an hours-long run is never lost to one character."""
     target = Path(path)
+    if not_a_file(target):
+        raise OSError(errno.EEXIST, "not a regular file", str(target))
     tmp = target.with_name(target.name + ".tmp")
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     data = text.encode("utf-8", "backslashreplace")  # surrogates occur only inside strings
@@ -127,6 +130,13 @@ def write(path: Path | str, document: Mapping[str, Any]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def not_a_file(path: Path) -> bool:
+    """Whether ``path`` is there and is no regular file (a device, a fifo, ``/dev/stdout``):
+    the rename of ``write`` would replace it (as root, ``--out /dev/stdout`` replaced the
+    device itself with the file, found in review)."""
+    return path.exists() and not path.is_file()
 
 
 def partial_note(document: Mapping[str, Any]) -> str | None:

@@ -91,7 +91,8 @@ def simulate(
     """
     from router.simulator.__main__ import main as simulator_main
 
-    status = simulator_main(["--port", str(port), "--host", host, "--profile", profile, *ctx.args])
+    argv = ["--port", str(port), "--host", host, "--profile", profile, *ctx.args]
+    status = simulator_main(argv, prog="smf-router simulate")
     raise typer.Exit(status)
 
 
@@ -221,12 +222,23 @@ def _mount_optional() -> None:
 SERVERS = ("serve", "simulate")
 
 
+def asks_help(server: str, args: list[str]) -> bool:
+    """Whether a server's command line asks for help. `simulate` passes what follows its
+    `--` to the simulator, whose `--help` it is then: `simulate -- --help` was its help
+    unwatched, exit 0 in silence at `>/dev/full` (found in review)."""
+    from evals import cli_stdout
+
+    if server == "simulate":
+        args = [arg for arg in args if arg != "--"]
+    return cli_stdout.asks_help(args)
+
+
 def main() -> None:
     from evals import cli_stdout
     from router import standard_fds
 
     _mount_optional()
-    if sys.argv[1:2] and sys.argv[1] in SERVERS and not cli_stdout.asks_help(sys.argv[2:]):
+    if sys.argv[1:2] and sys.argv[1] in SERVERS and not asks_help(sys.argv[1], sys.argv[2:]):
         standard_fds.occupy()
         app()
         return

@@ -76,7 +76,7 @@ def run(
     ] = "OPENAI_API_KEY",
     out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
     compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (on stderr)")] = True,
     context_window: Annotated[
         int | None, typer.Option(min=1, help=eval_cli.CONTEXT_WINDOW_HELP)
     ] = None,

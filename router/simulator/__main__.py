@@ -36,8 +36,14 @@ def fault_spec(text: str) -> str:
     return text
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="smf-router simulate", description=__doc__)
+PROG = "python -m router.simulator"
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The simulator's options, its usage line naming the command it was started as. No
+    abbreviations (`--he` was `--help`): `cli_stdout.asks_help` must see what asks for help,
+    and one it missed was exit 0 in silence at `>/dev/full` (found in review)."""
+    p = argparse.ArgumentParser(prog=prog, description=__doc__, allow_abbrev=False)
     p.add_argument("--profile", choices=PROFILES, default="vllm")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=port_number, default=8888)
@@ -93,9 +99,9 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Serve until interrupted; 2 (after one line on stderr) when it cannot listen."""
-    cli = parser()
+    cli = parser(prog)
     args = cli.parse_args(argv)
     try:
         settings = settings_from(args)

@@ -4,6 +4,12 @@ compares them, and files and endpoints that go wrong."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import signal
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +21,10 @@ from typer.testing import CliRunner
 from evals import results
 from evals.cli import app as evals_app
 from evals.results import CaseResult, to_document
-from evals.suite import SHIPPED, Case
+from evals.suite import SHIPPED, Case, load
 from router.eval_command import app as router_eval_app
 from tests.evals.shipped_cases import pick
-from tests.harness import simulator
+from tests.harness import REPO, simulator
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 MATH = str(SHIPPED / "math" / "math.yaml")
@@ -72,12 +78,31 @@ def test_run_checks_compare_and_out_before_asking_anything(tmp_path: Path, app: 
         typo = CliRunner().invoke(app, [*base, "--compare", str(tmp_path / "typo.json")])
         nowhere = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "no" / "r.json")])
         folder = CliRunner().invoke(app, [*base, "--out", str(tmp_path)])  # an hour, then lost
+        device = tmp_path / "stdout"  # `--out /dev/stdout`: as root, the rename replaced it
+        device.symlink_to("/dev/null")
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        refused = [CliRunner().invoke(app, [*base, "--out", str(path)]) for path in (device, fifo)]
         asked = server.stats()["requests"]
     assert (typo.exit_code, nowhere.exit_code, folder.exit_code) == (2, 2, 2), folder.output
     assert "typo.json:nosuchfile" in flat(typo)
     assert f"--out:nodirectory{tmp_path / 'no'}".replace(" ", "") in flat(nowhere)
     assert "isadirectory" in flat(folder)
+    for path, done in zip((device, fifo), refused, strict=True):
+        assert done.exit_code == 2, done.output
+        assert f"--out:{path}isnotaregularfile" in flat(done)
+    assert device.is_symlink() and Path("/dev/null").is_char_device()
     assert asked == 0
+
+
+def test_results_are_never_written_over_what_is_no_regular_file(tmp_path: Path) -> None:
+    """The rename of the atomic write replaced a device or a fifo with the file (found in
+    review): the partial file of a run, beside `--out`, is checked only as it is written."""
+    fifo = tmp_path / "r.partial.json"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        results.write(fifo, {"schema": results.SCHEMA, "cases": []})
+    assert fifo.is_fifo() and not (tmp_path / "r.partial.json.tmp").exists()
 
 
 @APPS
@@ -256,3 +281,41 @@ def test_cli_names_a_malformed_suite_field_without_a_traceback(tmp_path: Path) -
     assert not isinstance(out.exception, TypeError)
     flat = "".join(out.output.replace("│", "").split())  # rich wraps the message in a box
     assert "meta.yaml:case'b':'metadata'mustbeamapping" in flat
+
+
+def test_the_progress_bar_on_a_terminal_draws_to_the_end(tmp_path: Path) -> None:
+    """Drawn on stderr, the bar wrote to the stream rich puts over `sys.stderr` on a
+    terminal, which prints to the bar: the run spun there, never ending (found while moving
+    the bar from stdout to stderr). Stdin, stdout and stderr are a terminal."""
+    search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(search), "TERM": "xterm-256color"}
+    out = tmp_path / "r.json"
+    with simulator(model="m") as server:
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", MATH]
+        pid, fd = pty.fork()
+        if pid == 0:  # the child
+            try:
+                argv = [sys.executable, "-m", "evals", *args, "--out", str(out)]
+                os.execve(sys.executable, argv, env)
+            finally:
+                os._exit(127)
+        output, deadline = b"", time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if not select.select([fd], [], [], 1)[0]:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        ended, status = os.waitpid(pid, os.WNOHANG)
+        if not ended:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert ended and os.waitstatus_to_exitcode(status) == 0, output[-500:]
+    total = len(load(Path(MATH)))
+    assert f"{total}/{total}".encode() in output and b"Per suite (pass rate" in output
+    assert len(results.read(out)["cases"]) == total

@@ -172,22 +172,32 @@ def test_a_finished_run_says_the_partial_file_beside_it_is_an_earlier_one(
     assert len(results.read(out)["cases"]) == len(load(MATH))
 
 
+@pytest.mark.parametrize(
+    ("sink", "said"),
+    [("gone", ""), ("full", "error: cannot write to stdout: No space left on device\n")],
+    ids=["gone", "full"],
+)
 @ENTRY_POINTS
 def test_a_sigterm_under_a_reader_gone_saves_the_finished_cases_and_exits_143(
-    tmp_path: Path, command: list[str]
+    tmp_path: Path, command: list[str], sink: str, said: str
 ) -> None:
     """The partial report was printed before its file was written: with the reader of
     `| head` gone, its broken pipe ended the command, no file and exit 0 (found in
-    re-review). Two cases finish, the third is held when the SIGTERM comes."""
+    re-review); so did the progress bar's last frame, printed to stdout as it closed, and
+    on a full disk the 143 came without a word (found in a later review). Two cases
+    finish, the third is held when the SIGTERM comes."""
     search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(search)}
     out = tmp_path / "r.json"
-    read, write = os.pipe()
-    os.close(read)  # gone before the first line (the context window's)
+    if sink == "full":
+        write = os.open("/dev/full", os.O_WRONLY)
+    else:
+        read, write = os.pipe()
+        os.close(read)  # gone before the first line (the context window's)
     with simulator(model="m") as server:
         server.control("faults", {"fault": "hold"})
         command = [*command, "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
-        command += ["--concurrency", "1", "--timeout", "60", "--no-progress", "--out", str(out)]
+        command += ["--concurrency", "1", "--timeout", "60", "--out", str(out)]  # with the bar
         pipe = subprocess.PIPE
         process = subprocess.Popen(command, stdout=write, stderr=pipe, text=True, env=env)
         os.close(write)
@@ -203,6 +213,43 @@ def test_a_sigterm_under_a_reader_gone_saves_the_finished_cases_and_exits_143(
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)
-    assert (process.returncode, stderr) == (143, "")
+    assert process.returncode == 143, stderr
+    lines = stderr.splitlines(keepends=True)
+    assert "".join(line for line in lines if not line.startswith("cases ")) == said, stderr
     doc = results.read(tmp_path / "r.partial.json")
     assert [c["status"] for c in doc["cases"]] == ["pass", "pass"]
+
+
+@pytest.mark.parametrize(
+    ("sent", "exit_status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["int", "term"]
+)
+def test_a_partial_file_that_cannot_be_written_keeps_the_signals_status(
+    tmp_path: Path, sent: signal.Signals, exit_status: int
+) -> None:
+    """The partial file not written (its temporary name a directory), a Ctrl-C or SIGTERM
+    exited 1 after a traceback of ~230 lines (found in review): one line on stderr, the
+    report, and the signal's status. The progress bar is drawn (on stderr) meanwhile."""
+    search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(search)}
+    partial = tmp_path / "r.partial.json"
+    (tmp_path / "r.partial.json.tmp").mkdir()
+    with simulator(model="m") as server:
+        server.control("faults", {"fault": "hold"})
+        command = [sys.executable, "-m", "evals", "run", "--endpoint", server.url]
+        command += ["--model", "m", "--suites", str(MATH), "--concurrency", "1"]
+        command += ["--timeout", "60", "--out", str(tmp_path / "r.json")]
+        pipe = subprocess.PIPE
+        process = subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True, env=env)
+        try:
+            reached = wait_until(lambda: asked_and_held(server, 1), 30)
+            assert reached, "case 1 never held"
+            process.send_signal(sent)
+            stdout, stderr = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+    assert process.returncode == exit_status, stderr
+    assert stderr.endswith(f"error: cannot write {partial}: Is a directory\n"), stderr
+    assert "Traceback" not in stderr and "Per suite (pass rate" in stdout
+    assert not partial.exists()

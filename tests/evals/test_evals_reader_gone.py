@@ -13,11 +13,12 @@ import pytest
 from typer import Typer
 from typer.testing import CliRunner
 
-from evals import results
+from evals import cli as evals_cli
+from evals import results, runner
 from evals.cli import app as evals_app
 from evals.suite import SHIPPED, load
 from router.eval_command import app as router_eval_app
-from tests.harness import REPO, VENV_BIN, simulator
+from tests.harness import REPO, VENV_BIN, breaks_on_call, simulator
 
 MATH = SHIPPED / "math" / "math.yaml"
 ENTRY_POINTS = pytest.mark.parametrize(
@@ -27,18 +28,23 @@ ENTRY_POINTS = pytest.mark.parametrize(
 )
 
 
-def run_unread(command: list[str]) -> subprocess.CompletedProcess[str]:
-    """`command` with its stdout a pipe whose reader is gone before the first line."""
+def run_unread(command: list[str], sink: str = "gone") -> subprocess.CompletedProcess[str]:
+    """`command` with a stdout it cannot write: a pipe whose reader is gone before the first
+    line (`sink` "gone"), stderr too ("both", `2>&1 | head`), or a full disk ("full",
+    `>/dev/full`)."""
     search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]  # the code under test
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(search)}
-    read, write = os.pipe()
-    os.close(read)
+    if sink == "full":
+        read, write = -1, os.open("/dev/full", os.O_WRONLY)
+    else:
+        read, write = os.pipe()
+        os.close(read)
     try:
         return subprocess.run(
             command,
             stdin=subprocess.DEVNULL,
             stdout=write,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT if sink == "both" else subprocess.PIPE,
             text=True,
             timeout=120,
             env=env,
@@ -48,19 +54,35 @@ def run_unread(command: list[str]) -> subprocess.CompletedProcess[str]:
         os.close(write)
 
 
+SINKS = pytest.mark.parametrize(
+    ("sink", "status", "said"),
+    [
+        ("gone", 0, ""),
+        ("both", 0, ""),
+        ("full", 1, "error: cannot write to stdout: No space left on device\n"),
+    ],
+    ids=["gone", "both", "full"],
+)
+
+
+@SINKS
 @ENTRY_POINTS
 def test_a_run_whose_reader_went_away_writes_its_results(
-    tmp_path: Path, command: list[str]
+    tmp_path: Path, command: list[str], sink: str, status: int, said: str
 ) -> None:
     """`eval run --out r.json | head` asked every case, then lost them all: the report was
     printed before the file was written, and its broken pipe ended the command, exit 0
-    (found in re-review). The line before the run (the context window) did not stop it."""
+    (found in re-review). The line before the run (the context window) did not stop it, nor
+    does the progress bar: its last frame was printed to stdout when it closed, before the
+    file was written, and ended the command there (`>/dev/full`: exit 1, no file; found in
+    a later review). It is drawn on stderr, where it cannot end the run either."""
     out = tmp_path / "r.json"
     with simulator(model="m") as server:
         args = ["--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
-        done = run_unread([*command, *args, "--no-progress", "--out", str(out)])
+        done = run_unread([*command, *args, "--out", str(out)], sink)  # the progress bar too
         asked = server.completions()
-    assert (done.returncode, done.stderr) == (0, "")
+    assert done.returncode == status, done.stderr
+    assert (done.stderr or "").endswith(said) and "Traceback" not in (done.stderr or "")
     assert asked == len(load(MATH))
     assert {c["status"] for c in results.read(out)["cases"]} == {"pass"}
 
@@ -80,21 +102,48 @@ def test_a_run_that_graded_nothing_exits_3_when_its_reader_went_away(
     assert {c["status"] for c in results.read(out)["cases"]} == {"error"}
 
 
-@pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
+APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
+
+
+def full(path: Path | str, document: object) -> None:
+    """`results.write` on a full disk."""
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@APPS
 def test_results_that_cannot_be_written_are_an_error_after_the_report(
     tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The file is written before the report now: one that cannot be (a full disk) must not
-    take the report with it, the only record of the run then."""
-
-    def full(path: Path | str, document: object) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
+    take the report with it, the only record of the run then. It was a traceback of ~90
+    lines, and nothing at all on stderr under `| true` (found in review): one line now."""
     monkeypatch.setattr(results, "write", full)
+    out = tmp_path / "r.json"
     with simulator(model="m") as server:
         args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
-        args += ["--no-progress", "--out", str(tmp_path / "r.json")]
+        done = CliRunner().invoke(app, [*args, "--no-progress", "--out", str(out)])
+    assert done.exit_code == 1, done.output
+    assert not isinstance(done.exception, OSError)
+    assert done.stderr == f"error: cannot write {out}: No space left on device\n"
+    assert "Per suite (pass rate" in done.stdout and "│ math " in done.stdout
+    assert "results:" not in done.stdout  # it was not saved
+
+
+@APPS
+def test_a_partial_run_of_a_bug_that_cannot_be_written_says_so(
+    tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its partial file not written, a run stopped early was a traceback of the write's
+    error (found in review): one line and the report now, and the bug's own traceback still
+    goes up (a signal's status: `test_evals_interrupted`)."""
+    monkeypatch.setattr(runner, "gate", breaks_on_call(3, runner.gate))
+    monkeypatch.setattr(results, "write", full)
+    partial = tmp_path / "r.partial.json"
+    with simulator(model="m") as server:
+        args = ["run", "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        args += ["--concurrency", "1", "--no-progress", "--out", str(tmp_path / "r.json")]
         done = CliRunner().invoke(app, args)
-    assert done.exit_code == 1
-    assert isinstance(done.exception, OSError) and done.exception.errno == errno.ENOSPC
-    assert "Per suite (pass rate" in done.output and "│ math " in done.output
+    assert done.exit_code == 1, done.output
+    assert isinstance(done.exception, evals_cli.Interrupted)
+    assert done.stderr == f"error: cannot write {partial}: No space left on device\n"
+    assert "Per suite (pass rate" in done.stdout and "partial results:" not in done.stdout

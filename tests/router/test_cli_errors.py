@@ -42,14 +42,32 @@ def taken_port() -> Iterator[int]:
         (["--fault", "stall:abc"], "fault argument must be a number, not 'abc'"),
         (["--port", "69553"], "--port"),
         (["--host", "nosuchhost.invalid", "--port", "0"], "error: cannot listen on nosuchhost"),
+        (["--he"], "smf-router simulate: error: unrecognized arguments: --he"),
     ],
 )
 def test_simulate_refuses_bad_options_with_a_message(args: list[str], says: str) -> None:
     """A bad fault and a host that does not resolve were tracebacks, a port past 65535
-    wrapped around (69553 listened on 4017) (found in review)."""
+    wrapped around (69553 listened on 4017) (found in review). `--he` was `--help`, an
+    abbreviation the check for help missed: unwatched, exit 0 in silence at `>/dev/full`
+    (found in a later review)."""
     done = smf_router("simulate", *args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_python_dash_m_router_simulator_names_itself_in_its_usage() -> None:
+    """Its usage said `smf-router simulate`, a command it was not started as (found in
+    review); an abbreviation is no option of its either."""
+    done = subprocess.run(
+        [str(VENV_BIN / "python"), "-m", "router.simulator", "--he"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith("usage: python -m router.simulator [-h]")
+    assert "python -m router.simulator: error: unrecognized arguments: --he" in done.stderr
 
 
 def test_simulate_on_a_port_in_use_says_so() -> None:

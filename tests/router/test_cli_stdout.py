@@ -150,6 +150,27 @@ def test_a_commands_own_failure_stands_when_its_reader_went_away(status: int) ->
     assert (done.returncode, done.stderr) == (status, ""), done.stderr
 
 
+@pytest.mark.parametrize("status", [0, 1, 3, 130])
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_commands_own_failure_on_a_full_disk_is_said_too(status: int) -> None:
+    """A command that declared its status (`eval run`'s 3 for nothing graded, 130 and 143
+    after a signal) exited with it at `>/dev/full` without a word: the error line was for
+    status 1 only (found in review). A full disk is no reader gone: it is said, and the
+    declared status stands."""
+    command = (
+        "import sys; from evals import cli_stdout; from router import cli\n"
+        "def app():\n"
+        f"    cli_stdout.failing({status}); print('no case was graded')\n"
+        f"    raise SystemExit({status})\n"
+        "cli.app, cli._mount_optional = app, lambda: None\n"
+        "sys.argv = ['smf-router', 'eval']; cli.main()\n"
+    )
+    with open("/dev/full", "w") as full:
+        done = run([str(VENV_BIN / "python"), "-c", command], unbuffered=False, stdout=full)
+    assert done.returncode == (status or 1), done.stderr
+    assert done.stderr == "error: cannot write to stdout: No space left on device\n"
+
+
 @BUFFERING
 def test_a_failing_compaction_says_so_and_exits_1_when_its_reader_went_away(
     tmp_path: Path, unbuffered: bool
@@ -194,6 +215,7 @@ HELP_OF_SERVERS = {
     "simulate": [SMF_ROUTER, "simulate", "--help"],
     "simulate -h": [SMF_ROUTER, "simulate", "--port", "0", "-h"],  # the simulator's own help
     "python -m": [str(VENV_BIN / "python"), "-m", "router.simulator", "--help"],
+    "simulate -- --help": [SMF_ROUTER, "simulate", "--", "--help"],  # the simulator's help
 }
 
 
@@ -202,7 +224,8 @@ HELP_OF_SERVERS = {
 def test_the_help_of_a_server_that_cannot_be_written_is_one_line(argv: list[str]) -> None:
     """Servers run with stdout unwatched: `serve --help > /dev/full` was a traceback of 116
     lines, `simulate --help >&-` and `python -m router.simulator --help > /dev/full` exited
-    0 in silence (found in re-review). Their help is a command's output as any other's."""
+    0 in silence (found in re-review), and `simulate -- --help` still did (found in a later
+    review). Their help is a command's output as any other's."""
     with open("/dev/full", "w") as full:
         done = run(argv, False, stdout=full)
     assert done.returncode == 1, done.stderr
