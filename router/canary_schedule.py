@@ -193,8 +193,11 @@ class Schedule:
         assert self._started is not None
         now = self.canary.clock()
         ends: list[float] = []
+        configured = {b.name for b in self.canary.backends}
         for name in self._running:  # a backend a reload added meanwhile is not in this run
-            if self._judged_since(name, running):
+            # one it removed ends its round unjudged: no `last_run` says it is over, and
+            # waited for, it hid every gate's time until the run ended (found in re-review)
+            if name not in configured or self._judged_since(name, running):
                 continue
             round_s = self._round_s(name)
             if round_s is None or running + round_s <= now:
@@ -241,16 +244,17 @@ class Schedule:
 
 def _length(run: dict[str, Any] | None, earlier: float | None) -> float | None:
     """A backend's round length as far as known, from its last round (`run`) and the length
-    kept from before (`earlier`): the last round's if it graded a case and had no errors;
-    with errors, only a lower bound, so the earlier one if longer, and not known without
-    one (a round cut short at shutdown grades a few cases: taken as the length, a restart
-    sent clients back before the next full round ended; found in re-review); else the
-    earlier one."""
+    kept from before (`earlier`): the last round's if it graded a case, but no shorter than
+    the earlier one when it had errors (a round cut short at shutdown grades a few cases;
+    found in re-review); else the earlier one. A round with errors is still a length with
+    nothing earlier: a case that errs every round (no sandbox, a slow case) left a gate
+    without any time for good (found in re-review); a restart after a cut round may tell
+    too short a time, and then none once it has passed."""
     if run is None or not _graded(run):
         return earlier
     length = float(run["duration_s"])
-    if run.get("errors"):
-        return None if earlier is None else max(length, earlier)
+    if run.get("errors") and earlier is not None:
+        return max(length, earlier)
     return length
 
 

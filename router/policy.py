@@ -5,6 +5,7 @@ No I/O here. Dispatch executes the plan; explain shows it without sending anythi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -245,7 +246,8 @@ def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> flo
     if not known:
         return None
     soonest = min(known)
-    return soonest if len(known) == len(waits) or soonest < SHORT_WAIT_S else None
+    # whole seconds, as the header says it: 59.4 went out as 60, "do not retry"
+    return soonest if len(known) == len(waits) or math.ceil(soonest) < SHORT_WAIT_S else None
 
 
 def _retry_in(reason: str, state: BackendState | None) -> float | None:

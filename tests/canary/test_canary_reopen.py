@@ -122,10 +122,14 @@ def test_a_round_with_errors_is_no_shorter_than_the_last_clean_one() -> None:
     re-review). With errors it is a lower bound: the longer of it and the earlier length,
     and not known without one."""
     cut = {**ROUND, "ts": START - INTERVAL_S, "duration_s": 2.0, "errors": 2}
-    assert schedule(START + 9, cut).reopen_in("local") is None  # a restart: nothing earlier
+    # a restart knows nothing earlier: a round with errors is a length then (a case that
+    # errs every round left the gate with no time at all, found in re-review)
+    assert schedule(START + 9, cut).reopen_in("local") == pytest.approx(
+        INTERVAL_S - 9 + 2.0 * ROUND_SLACK
+    )
     made = schedule(START + 9, {**ROUND, "ts": START - INTERVAL_S})
     made._remember_rounds()
-    made.canary.last_run["local"] = cut
+    made.canary.last_run["local"] = cut  # shorter than the clean round before: a lower bound
     made._remember_rounds()
     assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)
 
@@ -138,3 +142,15 @@ def test_a_backend_a_reload_added_mid_run_is_not_waited_for() -> None:
     made.canary.backends.append(SimpleNamespace(name="added"))
     cloud_end = START + 30.0 * ROUND_SLACK
     assert made.reopen_in("local") == pytest.approx(cloud_end - now + ROUND_S * ROUND_SLACK)
+
+
+def test_a_backend_a_reload_removed_mid_run_is_not_waited_for() -> None:
+    """A removed backend's round ends unjudged, leaving no `last_run` that says it is over:
+    waited for, its unknown length hid every gate's time until the run ended."""
+    now = START + 5
+    made = schedule(
+        now, ROUND, running=True, others={"dead": {**EARLIER, "passed": 0, "failed": 0}}
+    )
+    made.canary.backends = [b for b in made.canary.backends if b.name != "dead"]
+    del made.canary.last_run["dead"]  # as `Canary.prepare` drops a removed backend's
+    assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 5 + ROUND_S * ROUND_SLACK)

@@ -83,7 +83,7 @@ def test_a_short_wait_is_told_beside_one_not_known_a_long_one_is_not() -> None:
     circuit due in 8 s, the SDK gave up after its own short backoff (found in re-review).
     A long wait beside an unknown one stays untold: the unknown may serve any moment."""
     gated = BackendState(gated_intents=frozenset({"math"}), gate_retry_in_s=None)
-    for due, told in ((8.0, 8.0), (120.0, None)):
+    for due, told in ((8.0, 8.0), (59.4, None), (120.0, None)):  # 59.4 is sent as 60
         states = {"local": gated, "local2": replace(OPEN, circuit_retry_in_s=due)}
         p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
         assert [s.reason for s in p.skipped] == ["quality_gate", "circuit_open", "private"]
