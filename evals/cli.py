@@ -334,6 +334,12 @@ class Aside(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        """The wrapped stream's: without it rich took UTF-8 on an ASCII stderr and drew the
+        bar as `\u2501` escapes, wrapping over four lines of a terminal (found in review)."""
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
     def isatty(self) -> bool:
         return self.stream is not None and self.stream.isatty()
 

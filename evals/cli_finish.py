@@ -47,15 +47,17 @@ def finish(
     for one that graded nothing (found in re-review). A file that cannot be written is
     said first and ends the command with exit 1, after the report: the run's only record
     then."""
-    if graded_nothing(doc):
+    nothing = graded_nothing(doc)
+    if nothing:
         cli_stdout.failing(NOTHING_GRADED)
-    written = write_first(doc, out) if out else True
+    # nothing measured (3) says more than a file not written (1): 1 hid it (found in review)
+    written = write_first(doc, out, NOTHING_GRADED if nothing else 1) if out else True
     report.print_report(doc, console)
     if out and written:
         said_saved(console, out)
     if old is not None:
         print_compare(console, old, doc)
-    if not written:
+    if not written and not nothing:
         raise typer.Exit(1)
     exit_if_nothing_graded(console, doc)
 

@@ -105,6 +105,25 @@ def test_a_run_that_graded_nothing_exits_3_when_its_reader_went_away(
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 
 
+def test_the_progress_bar_on_an_ascii_stderr_is_ascii(tmp_path: Path) -> None:
+    """On stderr the bar took UTF-8 whatever its encoding: on an ASCII one, 40 `\\u2501`
+    escapes, wrapping over four lines of a terminal (found in review)."""
+    search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(search), "PYTHONIOENCODING": "ascii"}
+    with simulator(model="m") as server:
+        args = ["--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        done = subprocess.run(
+            [sys.executable, "-m", "evals", "run", *args, "--out", str(tmp_path / "r.json")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "cases" in done.stderr and "\\u2501" not in done.stderr
+
+
 def full(path: Path | str, document: object) -> None:
     """`results.write` on a full disk."""
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -127,6 +146,22 @@ def test_results_that_cannot_be_written_are_an_error_after_the_report(
     assert done.stderr == f"error: cannot write {out}: No space left on device\n"
     assert "Per suite (pass rate" in done.stdout and "│ math " in done.stdout
     assert "results:" not in done.stdout  # it was not saved
+
+
+@APPS
+def test_a_run_that_graded_nothing_exits_3_though_its_results_cannot_be_written(
+    tmp_path: Path, app: Typer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing measured (3) says more than a file not written (1): the 1 hid it, and the
+    "no case was graded" line with it (found in review)."""
+    monkeypatch.setattr(results, "write", full)
+    with simulator(model="m") as server:
+        down = server.url
+    args = ["run", "--endpoint", down, "--model", "m", "--suites", str(MATH), "--timeout", "5"]
+    done = CliRunner().invoke(app, [*args, "--no-progress", "--out", str(tmp_path / "r.json")])
+    assert done.exit_code == 3, done.output
+    assert done.stderr.startswith("error: cannot write ")
+    assert "no case was graded" in done.stdout
 
 
 @APPS
