@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from router.config import parse
-from tests.harness import RunningRouter, config_for, router, simulator
+from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 FAST = {
     "failure_threshold": 3,
@@ -72,3 +73,13 @@ def with_one_to_remove(tmp_path: Path) -> Iterator[tuple[dict[str, Any], Running
         data = config_for(servers, tmp_path, resilience=FAST).model_dump(mode="json")
         with router(parse(data)) as proxy:
             yield data, proxy
+
+
+@pytest.fixture
+def pair() -> Iterator[dict[str, Running]]:
+    """A local vLLM simulator and a cloud one (a test module may define its own)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}

@@ -6,27 +6,16 @@ up before the circuit's next trial. Real sockets on 127.0.0.1 (ports 18000-18999
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import openai
-import pytest
 
-from tests.canary.servers import router, simulator
+from tests.canary.servers import router
 from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import CODING, FAST, chat, status, until
 
 PRIVATE = {"x-smf-private": "1"}
-
-
-@pytest.fixture
-def pair() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
 
 
 def _local(proxy: RunningRouter) -> dict[str, object]:

@@ -69,15 +69,6 @@ class Agent:
         self.messages = [SYSTEM, {"role": "user", "content": task}]
 
 
-@pytest.fixture
-def pair() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
 @contextmanager
 def started(
     pair: dict[str, Running], tmp_path: Path, **local: Any
