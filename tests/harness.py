@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
+import select
 import signal
 import socket
 import socketserver
@@ -416,3 +418,36 @@ def router_process(
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
+
+
+def on_terminal(
+    argv: list[str], env: dict[str, str], limit_s: float = 60.0
+) -> tuple[int | None, bytes]:
+    """Run `argv` with a pseudo-terminal for its stdin, stdout and stderr: its exit status
+    (None: still running at `limit_s`, then killed) and everything it wrote there."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        try:
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    output, deadline = b"", time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if not select.select([fd], [], [], 1)[0]:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    ended, status = os.waitpid(pid, os.WNOHANG)
+    while not ended and time.monotonic() < deadline:  # the terminal closes before the exit
+        time.sleep(0.05)
+        ended, status = os.waitpid(pid, os.WNOHANG)
+    if not ended:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(fd)
+    return (os.waitstatus_to_exitcode(status) if ended else None), output

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
-import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +20,7 @@ from evals.results import CaseResult, to_document
 from evals.suite import SHIPPED, Case, load
 from router.eval_command import app as router_eval_app
 from tests.evals.shipped_cases import pick
-from tests.harness import REPO, simulator
+from tests.harness import REPO, on_terminal, simulator
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 MATH = str(SHIPPED / "math" / "math.yaml")
@@ -292,30 +288,9 @@ def test_the_progress_bar_on_a_terminal_draws_to_the_end(tmp_path: Path) -> None
     out = tmp_path / "r.json"
     with simulator(model="m") as server:
         args = ["run", "--endpoint", server.url, "--model", "m", "--suites", MATH]
-        pid, fd = pty.fork()
-        if pid == 0:  # the child
-            try:
-                argv = [sys.executable, "-m", "evals", *args, "--out", str(out)]
-                os.execve(sys.executable, argv, env)
-            finally:
-                os._exit(127)
-        output, deadline = b"", time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if not select.select([fd], [], [], 1)[0]:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
-        ended, status = os.waitpid(pid, os.WNOHANG)
-        if not ended:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(fd)
-    assert ended and os.waitstatus_to_exitcode(status) == 0, output[-500:]
+        argv = [sys.executable, "-m", "evals", *args, "--out", str(out)]
+        exit_status, output = on_terminal(argv, env)
+    assert exit_status == 0, output[-500:]
     total = len(load(Path(MATH)))
     assert f"{total}/{total}".encode() in output and b"Per suite (pass rate" in output
     assert len(results.read(out)["cases"]) == total

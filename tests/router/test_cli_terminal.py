@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import os
-import pty
 import re
 import subprocess
 import time
@@ -15,7 +14,7 @@ import pytest
 
 from router.ledger import LedgerWriter
 from router.record import Record
-from tests.harness import VENV_BIN
+from tests.harness import VENV_BIN, on_terminal
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
 ENCODINGS = pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
@@ -114,20 +113,7 @@ SGR = re.compile(rb"\x1b\[([0-9;]*)m")
 def on_a_tty(argv: list[str], env: dict[str, str]) -> set[str]:
     """The SGR parameters `argv` writes to a pseudo-terminal (stdout and stderr)."""
     kept = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: its stdin, stdout and stderr are the terminal
-        os.execve(argv[0], argv, kept | {"TERM": "xterm-256color", "COLUMNS": "100"} | env)
-    output = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.waitpid(pid, 0)
-    os.close(fd)
+    _, output = on_terminal(argv, kept | {"TERM": "xterm-256color", "COLUMNS": "100"} | env)
     return {p.decode() for m in SGR.finditer(output) for p in m.group(1).split(b";") if p}
 
 
