@@ -8,7 +8,7 @@ prompt text, the caller, a key or a URL's user info, path or query.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -32,7 +32,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def record_attributes(
-    record: Record, providers: Mapping[str, str], finish_reasons: Sequence[str] | None = None
+    record: Record, finish_reasons: Sequence[str] | None = None
 ) -> dict[str, Any]:
     """The span attributes a finished record supplies (never prompt text or the caller). The
     request id is the ledger row's and the reply's `x-request-id`: it leads from either to
@@ -52,7 +52,6 @@ def record_attributes(
     }
     if record.backend:
         attrs["smf.backend"] = record.backend
-        attrs["gen_ai.provider.name"] = providers.get(record.backend, record.backend)
     if record.tier:
         attrs["smf.tier"] = record.tier
     if record.served_model:
@@ -126,12 +125,6 @@ SEMCONV_PROVIDERS = {
     "watsonx": "ibm.watsonx.ai",
     "xai": "x_ai",
 }
-
-
-def provider_names(config: Config) -> dict[str, str]:
-    """`provider_name` per backend name: what a request span says of the backend it ended
-    on."""
-    return {backend.name: provider_name(backend) for backend in config.backends}
 
 
 def provider_name(backend: BackendSettings) -> str:

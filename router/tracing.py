@@ -25,7 +25,6 @@ from router.record import Record
 from router.span_attributes import (
     OPERATIONS,
     provider_name,
-    provider_names,
     record_attributes,
     server_addresses,
     server_attributes,
@@ -114,13 +113,11 @@ class Tracing:
         self._shipper = shipper
         self._sampler = sampler or Sampler()
         self._rand = random.Random()
-        self.providers: dict[str, str] = {}  # backend name -> gen_ai.provider.name
         self.servers: dict[str, dict[str, str | int]] = {}  # base_url -> server.*
 
     def configure(self, config: Config) -> None:
-        """What request spans say of the backend they ended on (its provider), and each
-        backend URL's host and port, from `config`: at start and at each hot reload's swap."""
-        self.providers = provider_names(config)
+        """Each backend URL's host and port, from `config`: at start and at each hot
+        reload's swap."""
         self.servers = server_addresses(config)
 
     @property
@@ -317,7 +314,7 @@ class Tracing:
         it did not succeed, status ERROR only when the router failed it (`server_failed`)."""
         if span is NO_SPAN:
             return
-        attributes = record_attributes(record, self.providers, finish_reasons)
+        attributes = record_attributes(record, finish_reasons)
         called = span.attributes.pop("gen_ai.provider.name", None)  # the last attempt's
         if record.backend and called is not None:  # the backend it ended on, as it was called
             attributes["gen_ai.provider.name"] = called

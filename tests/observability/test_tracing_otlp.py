@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from classifier.intent import INTENTS
 from router.config import Backend, parse
 from router.record import Attempt, Record, Usage
-from router.span_attributes import provider_names
+from router.span_attributes import provider_name
 from router.tracing import NO_SPAN, Tracing, traces_endpoint
 from tests.harness import config_for, router, simulator
 
@@ -116,7 +116,6 @@ def test_streamed_request_with_fallback_exports_the_span_tree(
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     tracing = Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
     assert tracing.enabled
-    tracing.providers = {"local": "vllm", "cloud": "openai"}
     caller = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 
     root = tracing.start_request("chat", "auto", headers=caller)
@@ -383,7 +382,7 @@ def test_provider_names_are_the_genai_conventions_well_known_values() -> None:
         {"name": n, "tier": "cloud", "kind": "litellm", "model": m} for n, m in models.items()
     ]
     config = parse({"backends": litellm, "routes": {i: ["g"] for i in INTENTS}})
-    assert provider_names(config) == {
+    assert {backend.name: provider_name(backend) for backend in config.backends} == {
         "g": "gcp.gemini",
         "b": "aws.bedrock",
         "v": "gcp.vertex_ai",
