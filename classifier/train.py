@@ -91,11 +91,13 @@ def fit_detector(
 ) -> ConstraintDetector:
     """Train the sentence-level constraint detector (`classifier/constraint.py`) on the
     written sentences plus a seeded sample of sentences from training rows whose label is
-    not instruction: those come from the styles the detector must not fire on. The
-    sentences written for the answer head train only that head."""
+    not instruction: those come from the styles the detector must not fire on, read as a
+    request's latest message is read (clipped, at most `MAX_SENTENCES`), so none comes from
+    text the detector never scores. The sentences written for the answer head train only
+    that head."""
     config = config or TrainConfig()
     main = [s for s in labelled if s.kind not in ANSWER_KINDS]
-    pool = [s for r in rows if r.label != "instruction" for s in sentences(r.text)]
+    pool = [s for r in rows if r.label != "instruction" for s in sentences(clip(r.text))]
     random.Random(config.seed).shuffle(pool)
     data = [*main, *(Sentence(s, False) for s in pool)][: len(main) + config.detector_negatives]
     detector = _fit_head(data, [s.constraint for s in data], config)

@@ -25,10 +25,11 @@ from classifier.constraint import (
     sentence_tokens,
     sentences,
 )
-from classifier.corpus import Sentence
+from classifier.corpus import Example, Sentence
 from classifier.decision import model
 from classifier.evaluation import body
 from classifier.features import tokens
+from classifier.request import clip
 from classifier.train import TrainConfig, _firings, fit_detector
 
 STORY = (
@@ -125,6 +126,20 @@ def test_scoring_uses_the_features_training_counted() -> None:
         logit = detector.bias + dot / math.sqrt(sum(fired.values()))
         assert detector.probability(s.text) == pytest.approx(1 / (1 + math.exp(-logit)))
     assert [detector.probability(s.text) > 0.5 for s in labelled] == [True, True, False, False]
+
+
+def test_negative_sentences_come_only_from_what_a_request_would_read() -> None:
+    """A training row is read through the request's clip and the sentence bound: a sentence
+    the detector never scores (the middle of a long message) teaches it nothing."""
+    labelled = [Sentence("Answer in exactly three words.", True), Sentence("Hi there.", False)]
+    middle = "The quokka grazed beside the marsupial burrow."
+    filler = "The weather was mild and the river ran slowly past the town. "
+    text = filler * 30 + middle + " " + filler * 40  # sentence 31 of 71: within the bound
+    assert middle in text and middle not in clip(text)
+    row = Example(text, "prose", "test")
+    detector = fit_detector(labelled, [row], TrainConfig(detector_negatives=10_000))
+    assert "w:quokka" not in detector.vocab
+    assert "w:weather" in detector.vocab  # the clipped head's sentences are negatives
 
 
 def test_the_shipped_detector_fires_on_a_constraint_sentence_only() -> None:
