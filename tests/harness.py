@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import httpx
 import openai
@@ -418,6 +418,21 @@ def router_process(
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
+
+
+@contextmanager
+def killed_if_left_running(
+    process: subprocess.Popen[AnyStr],
+) -> Iterator[subprocess.Popen[AnyStr]]:
+    """`process`, killed as the block ends if it still runs: a test that signals a command
+    and waits for its exit must not leave it behind when a check before fails or the exit
+    never comes (`Popen`'s own `with` would wait for it forever)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def on_terminal(

@@ -1,5 +1,5 @@
 """Simulators and routers for this suite, as `tests.harness` runs them, on ports 18000-18999,
-and a running router's reload to another config."""
+a running router's reload to another config, and a canary section that gates math."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import yaml
 
+from evals.suite import SHIPPED
 from router import reload
 from router.config import Config
 from router.simulator.runner import SimThread
@@ -67,3 +68,20 @@ def reloaded(proxy: RunningRouter, tmp: Path, data: dict[str, Any]) -> None:
     reload.reloader_of(proxy.components).source = path
     answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
     assert answer.status_code == 200, answer.text
+
+
+def math_gating_canary(interval_s: float, window: int, **more: Any) -> dict[str, Any]:
+    """A `canary` section judging math alone: three shipped math cases a round, a gate
+    decided from three results against a floor of 0.4, so a simulator's math quality of 0
+    closes it within one round and 1 opens it again. The tests differ only in how often a
+    round runs, how many results are kept, and `more` (any other canary setting)."""
+    return {
+        "enabled": True,
+        "interval_s": interval_s,
+        "suites": str(SHIPPED / "math"),
+        "sample_per_suite": 3,
+        "window": window,
+        "min_samples": 3,
+        "floors": {"math": 0.4},
+        **more,
+    }

@@ -14,28 +14,15 @@ from typing import Any
 
 import httpx
 
-from evals.suite import SHIPPED
 from router.ledger import Ledger
+from tests.canary.servers import math_gating_canary
 from tests.harness import RunningRouter, config_for, router, simulator
 
 MATH = "Compute the sum of 1234 and 4321."
 
 
 def _canary(tmp: Path, sims: dict[str, Any]) -> Any:
-    return config_for(
-        sims,
-        tmp,
-        canary={
-            "enabled": True,
-            "interval_s": 0.2,
-            "suites": str(SHIPPED / "math"),
-            "sample_per_suite": 3,
-            "window": 6,
-            "min_samples": 3,
-            "concurrency": 2,
-            "floors": {"math": 0.4},
-        },
-    )
+    return config_for(sims, tmp, canary=math_gating_canary(0.2, window=6, concurrency=2))
 
 
 def _status(r: RunningRouter) -> dict[str, Any]:

@@ -18,9 +18,8 @@ import httpx
 import openai
 import pytest
 
-from evals.suite import SHIPPED
 from router.canary_schedule import ROUND_SLACK
-from tests.canary.servers import router, simulator
+from tests.canary.servers import math_gating_canary, router, simulator
 from tests.harness import RunningRouter, config_for, scrape
 from tests.resilience.conftest import FAST, until
 
@@ -61,15 +60,7 @@ def test_a_gated_private_request_is_told_the_canary_closed_it_and_when_it_runs(
             {"local": local, "cloud": cloud},
             tmp_path,
             resilience={**FAST, "enabled": True} if resilience else {"enabled": False},
-            canary={
-                "enabled": True,
-                "interval_s": INTERVAL_S,
-                "suites": str(SHIPPED / "math"),
-                "sample_per_suite": 3,
-                "window": 6,
-                "min_samples": 3,
-                "floors": {"math": 0.4},
-            },
+            canary=math_gating_canary(INTERVAL_S, window=6),
         )
         with router(config) as r:
             until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
@@ -136,15 +127,7 @@ def test_a_client_told_when_the_gate_may_reopen_comes_back_after_the_round_and_i
             tmp_path,
             timeouts={"first_token_s": 10, "idle_s": 10},
             resilience={"enabled": False},
-            canary={
-                "enabled": True,
-                "interval_s": 20.0,
-                "suites": str(SHIPPED / "math"),
-                "sample_per_suite": 3,
-                "window": 3,
-                "min_samples": 3,
-                "floors": {"math": 0.4},
-            },
+            canary=math_gating_canary(20.0, window=3),
         )
         with router(config) as r:
             until(

@@ -17,7 +17,15 @@ from evals import results, runner
 from evals.cli import app as evals_app
 from evals.suite import load
 from router.eval_command import app as router_eval_app
-from tests.harness import REPO, VENV_BIN, Running, breaks_on_call, simulator, wait_until
+from tests.harness import (
+    REPO,
+    VENV_BIN,
+    Running,
+    breaks_on_call,
+    killed_if_left_running,
+    simulator,
+    wait_until,
+)
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 MATH = REPO / "evals" / "suites" / "math" / "math.yaml"
@@ -32,6 +40,17 @@ def asked_and_held(server: Running, asked: int) -> bool:
     """`asked` cases were sent and the last of them is held: the ones before it finished."""
     stats = server.stats()
     return stats["held"] == 1 and stats["by_path"].get("/v1/chat/completions", 0) == asked
+
+
+def finish_and_hold(server: Running, held: int, log: Path | None = None) -> None:
+    """Let the `held - 1` cases before it through one at a time, then wait until case
+    `held` is at the backend: a signal sent next finds exactly that many finished and one
+    under way. `log`, the command's output, is shown if a case never comes."""
+    for asked in range(1, held + 1):
+        reached = wait_until(lambda: asked_and_held(server, asked), 30)  # noqa: B023
+        assert reached, f"case {asked} never held" + (f": {log.read_text()}" if log else "")
+        if asked < held:
+            server.control("release", {})
 
 
 ENTRY_POINTS = pytest.mark.parametrize(
@@ -61,19 +80,12 @@ def test_ctrl_c_saves_the_finished_cases_and_exits_130(
         command = [*command, "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
         command += ["--concurrency", "1"]
         command += ["--timeout", "60", "--no-progress", "--out", str(out)]
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
-        try:
-            for asked in (1, 2, 3):
-                reached = wait_until(lambda: asked_and_held(server, asked), 30)  # noqa: B023
-                assert reached, f"case {asked} never held: {log.read_text()}"
-                if asked < 3:
-                    server.control("release", {})
+        with killed_if_left_running(
+            subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        ) as process:
+            finish_and_hold(server, 3, log)
             process.send_signal(sent)
             status = process.wait(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=10)
     output = log.read_text()
     assert status == exit_status, output
     partial = tmp_path / "r.partial.json"
@@ -199,20 +211,13 @@ def test_a_sigterm_under_a_reader_gone_saves_the_finished_cases_and_exits_143(
         command = [*command, "--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
         command += ["--concurrency", "1", "--timeout", "60", "--out", str(out)]  # with the bar
         pipe = subprocess.PIPE
-        process = subprocess.Popen(command, stdout=write, stderr=pipe, text=True, env=env)
-        os.close(write)
-        try:
-            for asked in (1, 2, 3):
-                reached = wait_until(lambda: asked_and_held(server, asked), 30)  # noqa: B023
-                assert reached, f"case {asked} never held"
-                if asked < 3:
-                    server.control("release", {})
+        with killed_if_left_running(
+            subprocess.Popen(command, stdout=write, stderr=pipe, text=True, env=env)
+        ) as process:
+            os.close(write)
+            finish_and_hold(server, 3)
             process.send_signal(signal.SIGTERM)
             _, stderr = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=10)
     assert process.returncode == 143, stderr
     lines = stderr.splitlines(keepends=True)
     assert "".join(line for line in lines if not line.startswith("cases ")) == said, stderr
@@ -239,16 +244,12 @@ def test_a_partial_file_that_cannot_be_written_keeps_the_signals_status(
         command += ["--model", "m", "--suites", str(MATH), "--concurrency", "1"]
         command += ["--timeout", "60", "--out", str(tmp_path / "r.json")]
         pipe = subprocess.PIPE
-        process = subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True, env=env)
-        try:
-            reached = wait_until(lambda: asked_and_held(server, 1), 30)
-            assert reached, "case 1 never held"
+        with killed_if_left_running(
+            subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True, env=env)
+        ) as process:
+            finish_and_hold(server, 1)
             process.send_signal(sent)
             stdout, stderr = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=10)
     assert process.returncode == exit_status, stderr
     assert stderr.endswith(f"error: cannot write {partial}: Is a directory\n"), stderr
     assert "Traceback" not in stderr and "Per suite (pass rate" in stdout

@@ -16,7 +16,7 @@ import pytest
 
 from classifier.intent import INTENTS
 from tests.canary.servers import free_port
-from tests.harness import VENV_BIN, wait_for
+from tests.harness import VENV_BIN, killed_if_left_running, wait_for
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
 # Each with the stdout buffered as at a pipe or file, and unbuffered (PYTHONUNBUFFERED, as the
@@ -251,20 +251,17 @@ def test_a_server_started_with_stdout_closed_stops_cleanly_on_sigterm(
         config = tmp_path / "router.yaml"
         config.write_text(json.dumps({**SERVE_CONFIG, "ledger": {"path": str(tmp_path / "l")}}))
         argv += ["--config", str(config)]
-    serving = subprocess.Popen(
-        ["sh", "-c", 'exec "$0" "$@" >&-', *argv],
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with killed_if_left_running(
+        subprocess.Popen(
+            ["sh", "-c", 'exec "$0" "$@" >&-', *argv],
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    ) as serving:
         wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
         serving.send_signal(signal.SIGTERM)
         _, stderr = serving.communicate(timeout=30)
-    finally:
-        if serving.poll() is None:
-            serving.kill()
-            serving.wait(timeout=10)
     assert serving.returncode == 0, stderr
     assert "Assertion" not in stderr
 
