@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
@@ -22,6 +22,7 @@ from router.errors import (
     ContextTooLong,
     Malformed,
     OutputTooLong,
+    Overloaded,
     RateLimited,
     Timeout,
     Unreachable,
@@ -283,13 +284,24 @@ def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     the first error that carries an upstream verdict, else the first error.
 
     A rate limit carries the soonest time any backend said it would take a request again,
-    so the client's SDK waits that long before its own retry."""
+    so the client's SDK waits that long before its own retry; so does an overload, the
+    soonest any overloaded backend named (`router.api.errors.error_headers`)."""
     limited = [e for e in errors if isinstance(e, RateLimited)]
     if limited:
-        waits = [e.retry_after for e in limited if e.retry_after is not None]
-        limited[0].retry_after = min(waits, default=None)
-        return limited[0]
+        return _soonest(limited)
     for error in errors:
+        if isinstance(error, Overloaded):
+            return _soonest([e for e in errors if isinstance(e, Overloaded)])
         if not isinstance(error, Unreachable | Timeout):
             return error
+    return errors[0]
+
+
+_Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
+
+
+def _soonest(errors: list[_Waiting]) -> _Waiting:
+    """The first of `errors`, with the soonest wait any of them named (none if none did)."""
+    waits = [e.retry_after for e in errors if e.retry_after is not None]
+    errors[0].retry_after = min(waits, default=None)
     return errors[0]

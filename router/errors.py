@@ -20,7 +20,7 @@
         ├── Unreachable              502  connect refused / reset
         ├── Timeout                  504  connect, first token, stall or total deadline
         ├── RateLimited              429  carries retry_after
-        ├── Overloaded               503
+        ├── Overloaded               503  carries retry_after
         ├── ServerError              502  other 5xx
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
@@ -266,9 +266,15 @@ class RateLimited(UpstreamError):
 
 
 class Overloaded(UpstreamError):
+    """Busy (a 503, Anthropic's 529); `retry_after`: its `Retry-After`, as a rate limit's."""
+
     status = 503
     kind = "overloaded"
     code = "upstream_overloaded"
+
+    def __init__(self, message: str, *, backend: str = "", retry_after: float | None = None):
+        super().__init__(message, backend=backend)
+        self.retry_after = retry_after
 
 
 class ServerError(UpstreamError):

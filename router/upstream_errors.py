@@ -188,7 +188,7 @@ def classify_error(
     if status == 429:
         return RateLimited(message, backend=backend, retry_after=retry_after(headers))
     if status in (503, 529):  # 529: Anthropic's overloaded_error
-        return Overloaded(message, backend=backend)
+        return Overloaded(message, backend=backend, retry_after=retry_after(headers))
     if status >= 500:
         error = ServerError(message, backend=backend)
         error.status = 502

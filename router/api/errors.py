@@ -16,6 +16,7 @@ from router.errors import (
     BadRequest,
     BodyTimeout,
     NoBackendAvailable,
+    Overloaded,
     RateLimited,
     RouterError,
     ShuttingDown,
@@ -51,21 +52,29 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
     The router already tried every fallback, so an SDK retrying at once is futile — except
     after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
-    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); when the
-    router is stopping, where another replica (or this one restarted) is the cure; and when
-    every backend was skipped for a while (a circuit open, a quality gate) and the router
-    knows when one may serve again (no `retry-after-ms`: a circuit that has just half-opened
-    still waits for its trial). Its SDK retries that after the wait only when shorter than
-    `SDK_WAIT_S`; a longer one is the agent's or its user's to wait for, or not."""
+    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); after an
+    overload whose backend named a wait (vLLM and providers send `Retry-After` with their
+    503), told the same way (the soonest; dropped, the client was told never to retry);
+    when the router is stopping, where another replica (or this one restarted) is the cure;
+    and when every backend was skipped for a while (a circuit open, a quality gate) and the
+    router knows when one may serve again (no `retry-after-ms`: a circuit that has just
+    half-opened still waits for its trial). Its SDK retries such a 503 after the wait only
+    when shorter than `SDK_WAIT_S`; a longer one is the agent's or its user's to wait for,
+    or not."""
     out = dict(headers or {})
     if isinstance(error, BodyTimeout):
         out["connection"] = "close"  # the rest of the body must not be read as a request
     elif isinstance(error, UnsupportedEncoding):
         out["accept-encoding"] = "identity"  # RFC 9110 15.5.16: the codings it would take
+    if isinstance(error, RateLimited | Overloaded) and error.retry_after is not None:
+        out["retry-after-ms"] = str(round(error.retry_after * 1000))
+        out["retry-after"] = str(math.ceil(error.retry_after))
     if isinstance(error, RateLimited):
-        if error.retry_after is not None:
-            out["retry-after-ms"] = str(round(error.retry_after * 1000))
-            out["retry-after"] = str(math.ceil(error.retry_after))
+        return out  # the SDK retries a 429 on its own
+    if isinstance(error, Overloaded) and error.retry_after is not None:
+        # whole seconds, as `retry-after` says it: 59.4 goes out as 60, not for the SDK
+        short = math.ceil(error.retry_after) < SDK_WAIT_S
+        out["x-should-retry"] = "true" if short else "false"
     elif isinstance(error, UpstreamError):
         out["x-should-retry"] = "false"
     elif isinstance(error, ShuttingDown):

@@ -88,7 +88,7 @@ def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
     if named is not None:
         return named
     if kind == "ServiceUnavailableError" or status == 503 or _overloaded(exc):
-        return Overloaded(message, backend=name)
+        return Overloaded(message, backend=name, retry_after=_retry_after(exc))
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name)
     return ServerError(f"{kind}: {message}", backend=name)

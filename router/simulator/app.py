@@ -221,6 +221,8 @@ class Simulator:
         if name == "server_error":
             status = int(fault.value)
             raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
+        if name == "overloaded":
+            raise ApiError(503, "overloaded", retry_after=fault.value)
         if name == "bad_request":
             raise ApiError(400, "bad_request", "The request was refused (the bad_request fault).")
         if name == "error_event" and not ask.stream:

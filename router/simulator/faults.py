@@ -18,6 +18,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `rate_limit[:S]` | 429 with `Retry-After: S` (default 1) |
 | `rate_limit_no_retry_after` | 429 without any retry header |
 | `server_error[:STATUS]` | a 5xx, 500 to 599 (default 500; 503: the profile's overload reply) |
+| `overloaded[:S]` | the profile's overload reply, a 503, with `Retry-After: S` (default 1) |
 | `bad_request` | a 400 in the profile's words that is not a context error |
 | `reset` | TCP RST after the request is read: no HTTP response at all |
 | `no_response` | the request is read and never answered |
@@ -76,6 +77,7 @@ FaultName = Literal[
     "rate_limit",
     "rate_limit_no_retry_after",
     "server_error",
+    "overloaded",
     "bad_request",
     "reset",
     "no_response",
@@ -102,6 +104,7 @@ FaultName = Literal[
 FAULTS: tuple[FaultName, ...] = get_args(FaultName)
 DEFAULT_ARGS: dict[str, float] = {
     "rate_limit": 1.0,
+    "overloaded": 1.0,
     "error_event": 2.0,
     "abort": 2.0,
     "server_error": 500.0,

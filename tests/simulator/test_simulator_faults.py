@@ -82,6 +82,9 @@ def test_server_errors_default_500_and_503_body(vllm: SimThread) -> None:
         "param": None,
         "code": 503,
     }
+    busy = post(vllm, "overloaded:7")  # the same reply, naming a wait
+    assert (busy.status_code, busy.headers["retry-after"]) == (503, "7")
+    assert busy.json() == overloaded.json()
 
 
 @pytest.mark.parametrize("status", [529, 520])

@@ -1,0 +1,143 @@
+"""A backend's 503 that names a wait reaches the client with it: the router dropped the
+`Retry-After` an overloaded vLLM or provider sent and said `x-should-retry: false`, so the
+client's SDK gave up on a backend that asked for seconds. A short wait is now told with
+`x-should-retry: true` (the SDK waits it out, then retries), a long one with `false` (not
+for an SDK to sleep through silently), as for the router's own 503 `no_backend_available`.
+Real sockets on 127.0.0.1: the router, simulators, the official openai SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from openai.types.chat import ChatCompletionMessageParam
+
+from router.config import parse
+from tests.harness import (
+    INTENTS,
+    Running,
+    claude_backend,
+    config_for,
+    router,
+    simulator,
+)
+
+HELLO: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "Write a Python function that adds two numbers."}
+]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Running, str]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path_factory.mktemp("busy"))) as p,
+    ):
+        yield local, cloud, p.url
+
+
+def _overloaded(url: str, model: str, stream: bool, retries: int = 0) -> openai.APIStatusError:
+    client = openai.OpenAI(base_url=url, api_key="none", max_retries=retries, timeout=30)
+    with pytest.raises(openai.APIStatusError) as info:
+        if stream:  # the 503 comes before the first byte: the same answer, headers and all
+            with client.chat.completions.create(model=model, messages=HELLO, stream=True) as s:
+                list(s)
+        else:
+            client.chat.completions.create(model=model, messages=HELLO)
+    error = info.value
+    assert error.status_code == 503
+    assert error.response.json()["error"]["code"] == "upstream_overloaded"
+    return error
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize(
+    ("fault", "retry_after", "should_retry"),
+    [
+        ("overloaded:7", "7", "true"),  # under a minute: the SDK waits it out, then retries
+        ("overloaded:2.5", "3", "true"),
+        ("overloaded:600", "600", "false"),  # the agent's or its user's to wait for
+        ("server_error:503", None, "false"),  # no wait named: nothing to wait for
+    ],
+)
+def test_a_backends_503_passes_on_its_retry_after(
+    setup: tuple[Running, Running, str],
+    fault: str,
+    retry_after: str | None,
+    should_retry: str,
+    stream: bool,
+) -> None:
+    local, _, url = setup
+    local.control("faults", {"fault": fault})
+    try:
+        headers = _overloaded(url, "local", stream).response.headers
+    finally:
+        local.control("faults", {"fault": None})
+    assert headers["x-should-retry"] == should_retry
+    assert headers.get("retry-after") == retry_after
+    if retry_after is None:
+        assert "retry-after-ms" not in headers
+    else:
+        wait = float(fault.partition(":")[2])
+        assert headers["retry-after-ms"] == str(round(wait * 1000))
+
+
+def test_an_overloaded_plan_tells_the_soonest_wait(setup: tuple[Running, Running, str]) -> None:
+    """Every backend overloaded: the client hears the wait of the one back soonest, as after
+    rate limits, in OpenAI's envelope and in Anthropic's alike."""
+    local, cloud, url = setup
+    local.control("faults", {"fault": "overloaded:600"})
+    cloud.control("faults", {"fault": "overloaded:4"})
+    try:
+        chat = _overloaded(url, "coding", stream=False).response
+        messages = httpx.post(
+            f"{url}/messages",
+            json={"model": "coding", "max_tokens": 16, "messages": HELLO},
+            timeout=30,
+            trust_env=False,
+        )
+    finally:
+        local.control("faults", {"fault": None})
+        cloud.control("faults", {"fault": None})
+    assert messages.status_code == 503
+    assert messages.json()["error"]["type"] == "overloaded_error"
+    for response in (chat, messages):
+        assert response.headers["retry-after"] == "4"
+        assert response.headers["x-should-retry"] == "true"
+
+
+def test_the_openai_sdk_waits_out_a_short_overload_and_retries(
+    setup: tuple[Running, Running, str],
+) -> None:
+    """Told `x-should-retry: false`, the SDK never retried; told the backend's own short
+    wait, its retry goes through the router to the backend again."""
+    local, _, url = setup
+    before = local.completions()
+    local.control("faults", {"fault": "overloaded:0.5"})
+    try:
+        _overloaded(url, "local", stream=False, retries=1)
+    finally:
+        local.control("faults", {"fault": None})
+    assert local.completions() - before == 2
+
+
+def test_a_providers_503_through_litellm_keeps_its_retry_after(tmp_path: Path) -> None:
+    """litellm's exception carries a response of its own: the upstream's headers are read
+    where a rate limit's are (`litellm_response_headers`)."""
+    with simulator(profile="anthropic", model="claude-sonnet-4-5") as claude:
+        config = parse(
+            {
+                "backends": [claude_backend(claude)],
+                "routes": {intent: ["claude"] for intent in INTENTS},
+                "ledger": {"path": str(tmp_path / "ledger")},
+                "resilience": {"enabled": False},
+            }
+        )
+        claude.control("faults", {"fault": "overloaded:7"})
+        with router(config) as proxy:
+            headers = _overloaded(proxy.url, "claude", stream=False).response.headers
+    assert (headers["retry-after"], headers["x-should-retry"]) == ("7", "true")
