@@ -1,4 +1,5 @@
-"""Real servers on 127.0.0.1 for tests: the router and simulators, in threads or processes.
+"""Real servers on 127.0.0.1 for tests: the router and simulators, in threads (the router
+as a command: `tests.processes`).
 
 A server in a thread has its own event loop, so the official sync `openai` client in the
 test thread talks to it over a real socket, exactly as an agent would.
@@ -7,13 +8,8 @@ test thread talks to it over a real socket, exactly as an agent would.
 from __future__ import annotations
 
 import asyncio
-import os
-import pty
-import select
-import signal
 import socket
 import socketserver
-import subprocess
 import sys
 import threading
 import time
@@ -22,13 +18,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, AnyStr
+from typing import Any
 
 import httpx
 import openai
 import orjson
 import uvicorn
-import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.app import create_app
@@ -388,81 +383,3 @@ def router(config: Config, port: int | None = None) -> Iterator[RunningRouter]:
     finally:
         server.should_exit = True
         runner.thread.join(timeout=15)
-
-
-@contextmanager
-def router_process(
-    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None, host: str = "127.0.0.1"
-) -> Iterator[tuple[Running, subprocess.Popen[bytes]]]:
-    """`smf-router serve` as a real subprocess (for signals and multi-process tests); its
-    output goes to `tmp/router-<port>.log`."""
-    path = tmp / f"router-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump(config))
-    port = free_port()
-    log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port), "--host", host],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-    )
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/healthz", 30)
-        yield Running(f"{root}/v1", root), process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        log.close()
-
-
-@contextmanager
-def killed_if_left_running(
-    process: subprocess.Popen[AnyStr],
-) -> Iterator[subprocess.Popen[AnyStr]]:
-    """`process`, killed as the block ends if it still runs: a test that signals a command
-    and waits for its exit must not leave it behind when a check before fails or the exit
-    never comes (`Popen`'s own `with` would wait for it forever)."""
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def on_terminal(
-    argv: list[str], env: dict[str, str], limit_s: float = 60.0
-) -> tuple[int | None, bytes]:
-    """Run `argv` with a pseudo-terminal for its stdin, stdout and stderr: its exit status
-    (None: still running at `limit_s`, then killed) and everything it wrote there."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child
-        try:
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    output, deadline = b"", time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if not select.select([fd], [], [], 1)[0]:
-            continue
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        output += chunk
-    ended, status = os.waitpid(pid, os.WNOHANG)
-    while not ended and time.monotonic() < deadline:  # the terminal closes before the exit
-        time.sleep(0.05)
-        ended, status = os.waitpid(pid, os.WNOHANG)
-    if not ended:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    os.close(fd)
-    return (os.waitstatus_to_exitcode(status) if ended else None), output

@@ -20,7 +20,8 @@ from evals.results import CaseResult, to_document
 from evals.suite import SHIPPED, Case, load
 from router.eval_command import app as router_eval_app
 from tests.evals.shipped_cases import pick
-from tests.harness import REPO, on_terminal, simulator
+from tests.harness import REPO, simulator
+from tests.processes import on_terminal
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 MATH = str(SHIPPED / "math" / "math.yaml")

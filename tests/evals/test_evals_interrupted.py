@@ -17,15 +17,8 @@ from evals import results, runner
 from evals.cli import app as evals_app
 from evals.suite import load
 from router.eval_command import app as router_eval_app
-from tests.harness import (
-    REPO,
-    VENV_BIN,
-    Running,
-    breaks_on_call,
-    killed_if_left_running,
-    simulator,
-    wait_until,
-)
+from tests.harness import REPO, VENV_BIN, Running, breaks_on_call, simulator, wait_until
+from tests.processes import killed_if_left_running
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
 MATH = REPO / "evals" / "suites" / "math" / "math.yaml"

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.harness import config_for, router_process, simulator
+from tests.harness import config_for, simulator
+from tests.processes import router_process
 from tests.reliability.load import Tally, ledger_ids, run_load
 
 FLUSH_S = 0.2

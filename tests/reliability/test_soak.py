@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import config_for, router_process, simulator
+from tests.harness import config_for, simulator
+from tests.processes import router_process
 from tests.reliability.load import Tally, ledger_ids, run_load
 
 SOAK_S = float(os.environ.get("SMF_SOAK_S", "120"))  # 2 minutes in CI; longer by hand

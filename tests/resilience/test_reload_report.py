@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from router import reload
-from tests.harness import RunningRouter, config_for, router, router_process, simulator
+from tests.harness import RunningRouter, config_for, router, simulator
+from tests.processes import router_process
 from tests.resilience.conftest import status, until
 
 SECRET = "sk-RELOAD-REPORT-SECRET-1"

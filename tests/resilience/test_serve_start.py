@@ -6,7 +6,8 @@ import socket
 import subprocess
 from pathlib import Path
 
-from tests.harness import VENV_BIN, config_for, router_process, simulator
+from tests.harness import VENV_BIN, config_for, simulator
+from tests.processes import router_process
 
 
 def test_serve_holds_sighup_before_it_imports_the_command_line() -> None:

@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from classifier.intent import INTENTS
-from tests.harness import router_process, simulator
+from tests.harness import simulator
+from tests.processes import router_process
 from tests.resilience.conftest import until
 from tests.router.test_config_secrets import config_check
 

@@ -16,7 +16,8 @@ import pytest
 
 from classifier.intent import INTENTS
 from tests.canary.servers import free_port
-from tests.harness import VENV_BIN, killed_if_left_running, wait_for
+from tests.harness import VENV_BIN, wait_for
+from tests.processes import killed_if_left_running
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
 # Each with the stdout buffered as at a pipe or file, and unbuffered (PYTHONUNBUFFERED, as the

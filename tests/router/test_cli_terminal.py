@@ -14,7 +14,8 @@ import pytest
 
 from router.ledger import LedgerWriter
 from router.record import Record
-from tests.harness import VENV_BIN, on_terminal
+from tests.harness import VENV_BIN
+from tests.processes import on_terminal
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
 ENCODINGS = pytest.mark.parametrize("encoding", ["ascii", "latin-1"])

@@ -10,15 +10,8 @@ from pathlib import Path
 import httpx
 
 from router.heap import YOUNG_THRESHOLD
-from tests.harness import (
-    VENV_BIN,
-    config_for,
-    free_port,
-    router,
-    router_process,
-    simulator,
-    wait_for,
-)
+from tests.harness import VENV_BIN, config_for, free_port, router, simulator, wait_for
+from tests.processes import router_process
 
 SETTLE_IN_A_FRESH_PROCESS = """
 import gc, json

@@ -13,7 +13,8 @@ from typing import Any
 import openai
 import yaml
 
-from tests.harness import VENV_BIN, Running, free_port, router_process, simulator
+from tests.harness import VENV_BIN, Running, free_port, simulator
+from tests.processes import router_process
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 HELLO: list[Any] = [{"role": "user", "content": "Say hello."}]

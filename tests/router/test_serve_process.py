@@ -18,7 +18,8 @@ import openai
 import pytest
 
 from classifier.intent import INTENTS
-from tests.harness import VENV_BIN, free_port, router_process, simulator, wait_for
+from tests.harness import VENV_BIN, free_port, simulator, wait_for
+from tests.processes import router_process
 
 
 def test_a_configured_router_shows_it_is_not_a_demo(tmp_path: Path) -> None:

@@ -1,0 +1,98 @@
+"""Real subprocesses for tests: `smf-router serve` as a command (signals, several
+processes), and a command on a pseudo-terminal (what a user at a terminal sees).
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, AnyStr
+
+import yaml
+
+from tests.harness import VENV_BIN, Running, free_port, wait_for
+
+
+@contextmanager
+def router_process(
+    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None, host: str = "127.0.0.1"
+) -> Iterator[tuple[Running, subprocess.Popen[bytes]]]:
+    """`smf-router serve` as a real subprocess (for signals and multi-process tests); its
+    output goes to `tmp/router-<port>.log`."""
+    path = tmp / f"router-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    port = free_port()
+    log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port), "--host", host],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
+    root = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(f"{root}/healthz", 30)
+        yield Running(f"{root}/v1", root), process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.close()
+
+
+@contextmanager
+def killed_if_left_running(
+    process: subprocess.Popen[AnyStr],
+) -> Iterator[subprocess.Popen[AnyStr]]:
+    """`process`, killed as the block ends if it still runs: a test that signals a command
+    and waits for its exit must not leave it behind when a check before fails or the exit
+    never comes (`Popen`'s own `with` would wait for it forever)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def on_terminal(
+    argv: list[str], env: dict[str, str], limit_s: float = 60.0
+) -> tuple[int | None, bytes]:
+    """Run `argv` with a pseudo-terminal for its stdin, stdout and stderr: its exit status
+    (None: still running at `limit_s`, then killed) and everything it wrote there."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        try:
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    output, deadline = b"", time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if not select.select([fd], [], [], 1)[0]:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    ended, status = os.waitpid(pid, os.WNOHANG)
+    while not ended and time.monotonic() < deadline:  # the terminal closes before the exit
+        time.sleep(0.05)
+        ended, status = os.waitpid(pid, os.WNOHANG)
+    if not ended:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(fd)
+    return (os.waitstatus_to_exitcode(status) if ended else None), output
