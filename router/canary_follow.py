@@ -4,8 +4,10 @@ Kubernetes runs the canary once per cluster: a CronJob runs `smf-router canary r
 routers' config and shared ledger, and the routers keep `canary.enabled: false`. Such a
 router judges the rounds the job wrote, as its own canary would judge them (the same gate
 book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
-shorter, it reads the rounds of yesterday and today it has not judged yet. A round counts
-once all the results its `canary_runs` row announces are on disk: a flush may split one.
+shorter, it reads the rounds of yesterday and today it has not judged yet; its first read
+(a start's, and a canary router's recall) also reads older days, newest first, until each
+gate's window is full or `RECALL_DAYS` back. A round counts once all the results its
+`canary_runs` row announces are on disk: a flush may split one.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
 """
@@ -32,6 +34,7 @@ from router.ledger.recent import RecentRows
 log = logging.getLogger("smf_router.canary")
 
 FOLLOW_S = 60.0  # a CronJob's round reaches the gates within this (the job runs every 15 min)
+RECALL_DAYS = 30  # how far back a start recalls rounds for gates not full yet (`recall_rounds`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +97,91 @@ class Follower:
         # backend -> (its fingerprint when the servers were said, None for no such backend;
         # the servers whose skipped rounds were said)
         self._skipping: dict[str, tuple[str | None, set[str]]] = {}
+        self._recalled = False  # the first read, a start's, reaches back further
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
         runs, results = self._runs.read(first_day), self._results.read(first_day)
         return finished_rounds(runs, results, self._judged)
 
+    def recall_rounds(self, first_day: str) -> list[Round]:
+        """The first read (blocking): the rounds of `first_day` on, as every read, and before
+        them, day by day newest first, the older rounds the gates' windows still need.
+
+        It read yesterday's and today's rounds only: a gate whose last graded rounds were
+        older (a router stopped over a weekend, rounds every two days, rounds that only
+        errored since) opened at a restart, while the running router kept it closed, and the
+        backend that failed its canary had auto-routed traffic again until new rounds closed
+        it (found in review). A gate depends on its last `window` results and the config,
+        however old (the config has no age past which a result stops counting, and a running
+        router never forgets one), so the recall goes on until each gate that may close
+        (`Judge.gates`) holds `window` results, or `RECALL_DAYS` back. Not `retention_days`
+        (730 by default): a gate that cannot fill (its backend errs or is N/A on every case
+        of a suite with a floor, as code cases do without a sandbox) sends every start to
+        the bound, and a day of rounds at the defaults (3 backends, 7 suites, every 15 min)
+        took 30-90 ms to read: a second or two for `RECALL_DAYS`, up to a minute of the
+        start's CPU for 730. Nor past `retention_days` when it is shorter: compaction drops
+        those days, and a recall must not depend on whether it has yet. Only days on disk
+        are read, one at a time, and only the rounds that fill a window are kept."""
+        rounds = self._read(first_day)
+        configured = {b.name: b for b in self.config().backends}
+        short = dict.fromkeys(self.judge.gates(), self.judge.book.window)
+        self._fill(short, rounds, configured)
+        runs = RecentRows(self._runs.directory, "canary_runs")  # its own: one day at a time
+        results = RecentRows(self._results.directory, "canary_results")
+        older: list[Round] = []
+        for day in self._days_before(first_day):
+            if not short:
+                break
+            found = finished_rounds(runs.read(day, day), results.read(day, day), ())
+            older[:0] = self._fill(short, found, configured)
+        return older + rounds
+
+    def _fill(
+        self,
+        short: dict[tuple[str, str], int],
+        rounds: list[Round],
+        configured: dict[str, BackendSettings],
+    ) -> list[Round]:
+        """The `rounds` (oldest first) that add results to a window still `short` of them,
+        newest first as a window keeps them; what they add is taken off `short`, and a
+        window that is full leaves it. Only rounds the follower would judge count."""
+        kept: list[Round] = []
+        for found in reversed(rounds):
+            settings = configured.get(found.summary["backend"])
+            if settings is None or not asked(found.summary, settings):
+                continue
+            adds = False
+            for suite, passed in self.judge.graded(found.results).items():
+                gate = (found.summary["backend"], suite)
+                if gate in short:
+                    adds = True
+                    short[gate] -= len(passed)
+                    if short[gate] <= 0:
+                        del short[gate]
+            if adds:
+                kept.append(found)
+        return kept[::-1]
+
+    def _days_before(self, first_day: str) -> list[str]:
+        """The days of `canary_runs` before `first_day`, newest first, back to `RECALL_DAYS`
+        or `retention_days` ago, whichever is nearer (as `compaction.apply_retention` counts
+        days)."""
+        from router.ledger import segments  # PyArrow, as `RecentRows` loads it: when read
+
+        days_back = min(RECALL_DAYS, self.config().ledger.retention_days)
+        oldest = (datetime.fromtimestamp(self.clock(), UTC) - timedelta(days=days_back)).date()
+        listed = segments.day_dirs(self._runs.directory, "canary_runs")  # unlistable: none
+        days = {segments.partition_day(path) for path in listed}
+        kept = [d.isoformat() for d in days if d is not None and d >= oldest]
+        return sorted((d for d in kept if d < first_day), reverse=True)
+
     async def follow_once(self) -> None:
         now = datetime.fromtimestamp(self.clock(), UTC)
         first_day = (now - timedelta(days=1)).date().isoformat()
-        rounds = await asyncio.to_thread(self._read, first_day)
+        read = self._read if self._recalled else self.recall_rounds
+        rounds = await asyncio.to_thread(read, first_day)
+        self._recalled = True  # not when the recall failed: the next read tries it again
         # A run's backends may reach the disk in different reads: the run counts once.
         counted = {run_id for run_id, _ in self._judged}
         configured = {b.name: b for b in self.config().backends}

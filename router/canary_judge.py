@@ -177,6 +177,16 @@ class Judge:
         it starts, and one that ended after a reload dropped a suite brought back the window,
         gauges and gate the reload forgot, a gate no later round would reopen (found in
         review)."""
+        for suite, passed in sorted(self.graded(results).items()):
+            change = self.book.observe(backend, suite, passed)
+            self._judged[(backend, suite)] = ts
+            self._publish(backend, suite, ts)
+            if change is not None:
+                self.announce(change)
+
+    def graded(self, results: Sequence[CaseResult]) -> dict[str, list[bool]]:
+        """Per suite, the results `judge` feeds the book: passes and failures (errors and
+        N/A are no quality signal) of the suites configured, if known."""
         suites = self.suites()
         graded: dict[str, list[bool]] = {}
         for r in results:
@@ -184,12 +194,20 @@ class Judge:
                 continue
             if r.status in ("pass", "fail"):
                 graded.setdefault(r.suite, []).append(r.status == "pass")
-        for suite, passed in sorted(graded.items()):
-            change = self.book.observe(backend, suite, passed)
-            self._judged[(backend, suite)] = ts
-            self._publish(backend, suite, ts)
-            if change is not None:
-                self.announce(change)
+        return graded
+
+    def gates(self) -> set[tuple[str, str]]:
+        """The (backend, suite) gates that may close: each configured backend with each
+        suite it has a floor for (configured or learned), of the suites configured if known.
+        A suite without a floor has no gate to recall (`Follower.recall_rounds`)."""
+        suites = self.suites()
+        found: set[tuple[str, str]] = set()
+        for backend in self.backends():
+            floored = {*self.book.floors, *(s for b, s in self.book.learned if b == backend)}
+            for suite in floored:
+                if suites is None or suite in suites:
+                    found.add((backend, suite))
+        return found
 
     def show_open_gates(self) -> None:
         """Every gate starts open, and says so: a backend's gauges appear with it (also one

@@ -6,9 +6,10 @@
   by that round's length (found in review).
 - A reload wakes the wait, which counts the new `interval_s` from the last start: the old
   wait used to run out first (15 minutes at the default), while status showed the new one.
-- At start the gate book takes the ledger's rounds of yesterday and today, read as a router
-  following the CronJob reads them (`router.canary_follow`), and the status their count and
-  each backend's latest. Started with empty windows, a
+- At start the gate book takes the ledger's rounds of yesterday and today, and older ones
+  until each gate's window is full (`Follower.recall_rounds`), read as a router following
+  the CronJob reads them (`router.canary_follow`), and the status their count and each
+  backend's latest. Started with empty windows, a
   restarted router sent auto-routed traffic to a backend it had gated until new rounds
   closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
   same ledger kept it gated.
@@ -86,10 +87,11 @@ class Schedule:
             await self._until_next()
 
     async def recall(self) -> None:
-        """Feed the gate book the rounds of yesterday and today, as a follower does, and the
-        status their count and each backend's latest: it showed `runs: 0` and no `last_run`
-        beside the gates those rounds closed (found in review). Rounds of suites no longer
-        configured leave the gates again (and say so): no run would reopen them."""
+        """Feed the gate book the ledger's last rounds, as a follower's first read does
+        (`Follower.recall_rounds`), and the status their count and each backend's latest:
+        it showed `runs: 0` and no `last_run` beside the gates those rounds closed (found in
+        review). Rounds of suites no longer configured leave the gates again (and say so):
+        no run would reopen them."""
         follower = Follower(self.canary.judge, self.ledger, self.config, self.canary.clock)
         try:
             await follower.follow_once()

@@ -31,8 +31,9 @@ class RecentRows:
         self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
         self._warned: set[str] = set()  # what the listing left out, marked files too (once)
 
-    def read(self, first_day: str) -> list[dict[str, Any]]:
-        """Every row of the days from `first_day` (UTC, YYYY-MM-DD); blocking file I/O."""
+    def read(self, first_day: str, last_day: str | None = None) -> list[dict[str, Any]]:
+        """Every row of the days from `first_day` (UTC, YYYY-MM-DD), to `last_day` if given
+        (a restart's recall reads older days one at a time); blocking file I/O."""
         try:
             if not (self.directory / self.table).is_dir():
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
@@ -42,7 +43,7 @@ class RecentRows:
 
         from router.ledger import checksum, segments
 
-        listing = segments.list_table(self.directory, self.table, first_day=first_day)
+        listing = segments.list_table(self.directory, self.table, first_day, last_day)
         self._log_warnings(listing.warnings)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:

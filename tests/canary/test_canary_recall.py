@@ -1,0 +1,139 @@
+"""A restart recalls each gate's last `window` results from the ledger however old they are,
+back to the ledger's `retention_days`: it read yesterday's and today's rounds only, and a
+gate whose last graded rounds were older opened while a running router kept it closed."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.suite import SHIPPED, load
+from router.canary import Canary
+from router.canary_follow import RECALL_DAYS, Follower
+from router.canary_judge import Judge, gate_book
+from router.canary_schedule import Schedule
+from router.config import Config, parse
+from router.ledger import LedgerWriter
+from router.ledger.recent import RecentRows
+
+LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+CLOUD = {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+CANARY = {"window": 20, "min_samples": 5, "floors": {"math": 0.6}}
+
+
+def settings(ledger: Path, **ledger_settings: Any) -> Config:
+    return parse(
+        {
+            "backends": [LOCAL, CLOUD],
+            "ledger": {"path": str(ledger), **ledger_settings},
+            "canary": CANARY,
+        }
+    )
+
+
+def write_rounds(ledger: Path, days_ago: float, statuses: dict[str, list[str]], n: int = 2) -> None:
+    """`n` rounds of math results per backend, `days_ago` days back, through the writer."""
+    writer = LedgerWriter(ledger, flush_interval_s=60)
+    start = (datetime.now(UTC) - timedelta(days=days_ago)).timestamp()
+    for i in range(n):
+        run_id, ts = f"r{days_ago}-{i}", start + 900 * i
+        for backend, cases in statuses.items():
+            summary: dict[str, Any] = {"run_id": run_id, "ts": ts, "backend": backend}
+            passed = cases.count("pass")
+            done = {"cases": len(cases), "suites": "math", "passed": passed}
+            writer.submit_row("canary_runs", summary | done)
+            for k, status in enumerate(cases):
+                row = summary | {"suite": "math", "case_id": f"m-{k}", "status": status}
+                writer.submit_row("canary_results", row)
+    writer.close()
+
+
+def follower_gates(config: Config) -> dict[str, frozenset[str]]:
+    """The gates of a router without a canary of its own, started on `config`'s ledger."""
+    judge = Judge(gate_book(config.canary), None, lambda: [b.name for b in config.backends])
+    asyncio.run(Follower(judge, Path(config.ledger.path), lambda: config).follow_once())
+    return judge.gated()
+
+
+def canary_gates(config: Config) -> dict[str, frozenset[str]]:
+    """The gates of a router running its own canary, as its schedule recalls them at start."""
+    canary = Canary(config, load(SHIPPED / "math"), gate_book(config.canary))
+    asyncio.run(Schedule(canary, lambda: config, Path(config.ledger.path)).recall())
+    return canary.gated()
+
+
+@pytest.mark.parametrize("gates", [follower_gates, canary_gates])
+def test_a_gate_closed_by_rounds_five_days_old_stays_closed_at_a_restart(
+    tmp_path: Path, gates: Any
+) -> None:
+    """Rounds that failed cloud's math five days ago (a router stopped since, or rounds that
+    only erred since) closed its gate: a restart opened it, reading yesterday and today."""
+    write_rounds(tmp_path, 5, {"cloud": ["fail"] * 3, "local": ["pass"] * 3})
+    write_rounds(tmp_path, 0.5, {"cloud": ["error"] * 3}, n=1)  # no quality signal
+    assert gates(settings(tmp_path)) == {"cloud": frozenset({"math"})}
+
+
+def test_the_recall_stops_at_the_ledgers_retention(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Days past `retention_days`, which compaction drops, are not read at all."""
+    write_rounds(tmp_path, 5, {"cloud": ["fail"] * 3})
+    read = spy_days(monkeypatch)
+    assert follower_gates(settings(tmp_path, retention_days=4)) == {}
+    assert not any(day <= ago(5) for day in read)
+    assert follower_gates(settings(tmp_path, retention_days=6)) == {"cloud": frozenset({"math"})}
+    assert ago(5) in read
+
+
+def test_the_recall_reads_no_further_back_than_recall_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate that never fills (here local's: it has no rounds) sends every start to the
+    bound: `RECALL_DAYS`, not the 730 days the ledger keeps by default."""
+    write_rounds(tmp_path, RECALL_DAYS + 2, {"cloud": ["fail"] * 3})
+    write_rounds(tmp_path, RECALL_DAYS - 2, {"cloud": ["pass"] * 3}, n=1)
+    read = spy_days(monkeypatch)
+    assert follower_gates(settings(tmp_path)) == {}
+    assert ago(RECALL_DAYS - 2) in read
+    assert not any(day <= ago(RECALL_DAYS + 1) for day in read)
+
+
+def test_the_recall_stops_once_every_window_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Older results could only be pushed out of a full window: a day with 20 results of
+    each gate ends the walk, and the failures before it are not read (nor gate)."""
+    write_rounds(tmp_path, 9, {"cloud": ["fail"] * 3, "local": ["fail"] * 3})
+    write_rounds(tmp_path, 3, {"cloud": ["pass"] * 10, "local": ["pass"] * 10})
+    read = spy_days(monkeypatch)
+    assert follower_gates(settings(tmp_path)) == {}
+    assert ago(3) in read and not any(day <= ago(9) for day in read)
+
+
+def test_a_window_is_recalled_across_several_old_days(tmp_path: Path) -> None:
+    """Three failures on each of two days, six and eight days back: six results, a gate
+    neither day closes alone (min_samples 5), read together, oldest first."""
+    write_rounds(tmp_path, 8, {"cloud": ["fail"] * 3}, n=1)
+    write_rounds(tmp_path, 6, {"cloud": ["fail"] * 3}, n=1)
+    assert follower_gates(settings(tmp_path)) == {"cloud": frozenset({"math"})}
+
+
+def spy_days(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The first days `RecentRows.read` is asked for, from now on."""
+    days: list[str] = []
+    read = RecentRows.read
+
+    def spy(self: RecentRows, first_day: str, *rest: Any) -> Any:
+        days.append(first_day)
+        return read(self, first_day, *rest)
+
+    monkeypatch.setattr(RecentRows, "read", spy)
+    return days
+
+
+def ago(days: float) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
