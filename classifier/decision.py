@@ -19,7 +19,7 @@ from classifier.constraint import Verdict
 from classifier.features import features
 from classifier.intent import INTENTS, UNREAD, Intent
 from classifier.model import IntentModel, softmax
-from classifier.request import RequestView, view
+from classifier.request import RequestView, cut_short, view
 from classifier.rules import TOOLS_PRIOR, rule_intent
 
 _TOOL = INTENTS.index("tool_calling")
@@ -186,7 +186,9 @@ def _unread() -> dict[str, Any]:
         "constraint": {"probability": 0.0, "sentence": "", "answer_directive": False},
         "read": {
             "latest_chars": 0,
+            "latest_cut": False,
             "first_chars": 0,
+            "first_cut": False,
             "system_chars": 0,
             "has_tools": False,
             "tool_forced": False,
@@ -212,6 +214,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     p, idx, vals, names = probabilities(m, v, feats)
     intent = _decide(m, v, (p, idx))
     order = sorted(range(len(p)), key=lambda i: -p[i])
+    latest_cut, first_cut = cut_short(body)
     shown = {
         "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
         "model_intent": INTENTS[order[0]],
@@ -234,7 +237,9 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
         },
         "read": {
             "latest_chars": len(v.latest),
+            "latest_cut": latest_cut,
             "first_chars": len(v.first),
+            "first_cut": first_cut,
             "system_chars": len(v.system),
             "has_tools": v.has_tools,
             "tool_forced": v.tool_forced,

@@ -186,9 +186,7 @@ def view(body: object) -> RequestView:
     (`router.translate.view.chat_view`), and so must any other caller."""
     if not isinstance(body, dict):
         return RequestView()
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        messages = _fallback_messages(body)
+    messages = _messages(body)
     first_msg, latest_msg = _user_messages(messages)
     latest = content_text(latest_msg.get("content")) if isinstance(latest_msg, dict) else ""
     first = content_text(first_msg.get("content")) if isinstance(first_msg, dict) else ""
@@ -210,6 +208,33 @@ def view(body: object) -> RequestView:
         tools_disabled=tool_choice == "none",
         after_tool_result=bool(messages) and _role(messages[-1]) in ("tool", "function"),
     )
+
+
+def cut_short(body: object) -> tuple[bool, bool]:
+    """Whether the latest and the first user message were read only in part (a head and a
+    tail, or their first and last parts): what `explain` tells of a long message, whose
+    `latest_chars` alone cannot say it was cut. Not for `classify`: it joins and measures
+    whole texts, which a request's classification must not."""
+    if not isinstance(body, dict):
+        return False, False
+    first_msg, latest_msg = _user_messages(_messages(body))
+    first = first_msg if first_msg is not latest_msg else None
+    return _cut(latest_msg), _cut(first)
+
+
+def _cut(message: object) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
+            return True  # parts `content_text` skips
+        read = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
+        content = "\n".join(text for part in read if (text := _part_text(part)))
+    return isinstance(content, str) and clip(content) is not content
+
+
+def _messages(body: dict[str, Any]) -> list[Any]:
+    messages = body.get("messages")
+    return messages if isinstance(messages, list) else _fallback_messages(body)
 
 
 def _legacy_tools(

