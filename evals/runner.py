@@ -83,11 +83,22 @@ class TransportProblem(Exception):
 
     ``timed_out``: it gave none in time, whoever noticed (a client's own timeout, a proxy's
     504, a 408): not a quick failure such as a refused connection (the canary tells them
-    apart, `router.canary_bound`)."""
+    apart, `router.canary_bound`). ``status`` and ``reply``: the HTTP error status and body
+    it answered with, if it did, which the canary's spans name the error by as the router
+    names a live attempt's (`router.canary_spans`): with the message alone, "transport"."""
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        timed_out: bool = False,
+        status: int | None = None,
+        reply: bytes = b"",
+    ) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        self.status = status
+        self.reply = reply
 
 
 NO_REPLY_IN_TIME = frozenset({408, 504})
@@ -211,7 +222,10 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
     if response.status_code != 200:
         late = response.status_code in NO_REPLY_IN_TIME
         raise TransportProblem(
-            f"HTTP {response.status_code}: {response.text[:200]}", timed_out=late
+            f"HTTP {response.status_code}: {response.text[:200]}",
+            timed_out=late,
+            status=response.status_code,
+            reply=response.content,
         )
     try:
         return response.json()

@@ -3,7 +3,9 @@
 Each span is a trace of its own (`Tracing.start_call`), `smf.traffic` "canary", naming the
 backend as an attempt span does and the case by its suite and id (`smf.canary.suite`,
 `smf.canary.case_id`), never by its prompt: a Tempo query tells the canary's load on a
-backend from live traffic, and finds the call of a case that failed. With tracing off the
+backend from live traffic, and finds the call of a case that failed. A failed call's
+`error.type` is the kind a live attempt's span would say (`rate_limited`, `overloaded`,
+`unreachable`, ...: `problem_kind`); all of them said "transport". With tracing off the
 send is handed back as it is: no cost per case.
 """
 
@@ -12,12 +14,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
+
 from evals.asked import ASKED
 from evals.runner import Ask, TransportProblem
 from router.config import Backend as BackendSettings
+from router.errors import Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
 from router.span_attributes import usage_attributes
 from router.tracing import Tracing
+from router.upstream_errors import classify_error
 
 
 def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
@@ -39,7 +45,7 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
             payload = await send(body)
             error = None
         except TransportProblem as problem:
-            error = "timeout" if problem.timed_out else "transport"
+            error = problem_kind(problem, backend.name)
             raise
         except TimeoutError:
             error = "timeout"
@@ -57,3 +63,22 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
         return payload
 
     return sending
+
+
+def problem_kind(problem: TransportProblem, backend: str) -> str:
+    """What failed, as a live attempt's span names it: the adapter's own kind (a litellm
+    backend's), else the HTTP error status's as the router classifies a backend's (a 429
+    `rate_limited`, a 503 `overloaded`, another 5xx `server_error`), else the transport's
+    (no reply in time, no connection, a reply that is not JSON)."""
+    cause = problem.__cause__
+    if isinstance(cause, UpstreamError):
+        return cause.kind
+    if problem.status is not None:
+        return classify_error(problem.status, problem.reply, {}, backend).kind
+    if problem.timed_out:
+        return Timeout.kind
+    if isinstance(cause, httpx.TransportError):  # refused, reset or closed before a reply
+        return Unreachable.kind
+    if isinstance(cause, ValueError):  # a 200 whose body is not JSON
+        return Malformed.kind
+    return "transport"

@@ -1,0 +1,60 @@
+"""A canary case's failed call names what failed in its span, as a live attempt's span does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from classifier import INTENTS
+from evals.suite import SHIPPED
+from router.canary import Canary, load_cases
+from router.config import Config, parse
+from router.gating import GateBook
+from tests.canary.rounds import one_round
+from tests.canary.servers import free_port, simulator
+from tests.observability.test_tracing_call_settings import tracing_on
+
+
+def canary_config(base_url: str, tmp_path: Path) -> Config:
+    backend = {"name": "local", "tier": "local", "base_url": base_url, "model": "local-model"}
+    return parse(
+        {
+            "backends": [backend],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+            "canary": {"enabled": True, "suites": str(SHIPPED / "math"), "sample_per_suite": 1},
+        }
+    )
+
+
+def canary_error_type(config: Config) -> str:
+    """The `error.type` of the one case's span of one round against `config`'s backend."""
+    tracing, kept = tracing_on()
+    one_round(Canary(config, load_cases(config), GateBook({}), tracing=tracing))
+    (span,) = kept.spans
+    assert span.attributes["smf.traffic"] == "canary"
+    assert span.attributes["error.type"] == span.error
+    return str(span.error)
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        ("rate_limit", "rate_limited"),
+        ("server_error:503", "overloaded"),
+        ("server_error:500", "server_error"),
+    ],
+)
+def test_an_http_error_is_named_by_its_kind(fault: str, kind: str, tmp_path: Path) -> None:
+    """Every HTTP error a canary case got ended its span as `error.type: transport`, where a
+    live attempt on the same backend said `rate_limited`, `overloaded` or `server_error`: a
+    trace query by kind missed the canary's, and one span did not tell a 429 from a 500."""
+    with simulator(model="local-model", fault=fault) as local:
+        assert canary_error_type(canary_config(local.url, tmp_path)) == kind
+
+
+def test_a_refused_connection_is_unreachable(tmp_path: Path) -> None:
+    """A backend that is not listening: `unreachable`, as a live attempt's span says."""
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    assert canary_error_type(canary_config(url, tmp_path)) == "unreachable"
