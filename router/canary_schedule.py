@@ -13,10 +13,11 @@
   restarted router sent auto-routed traffic to a backend it had gated until new rounds
   closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
   same ledger kept it gated.
-- At shutdown the run under way is stopped (`Canary.stop`) and its rows written before the
-  job ends, waiting `STOP_WAIT_S` at most: cancelled, it lost the rows of the backends
-  still running, where the ledger holds one row per backend per round. Cancelled past that
-  wait, each backend's round still writes what it graded, the rest as errors.
+- At shutdown the run under way is stopped (`Canary.stop`) as the requests' drain starts
+  (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
+  from the stop: cancelled, it lost the rows of the backends still running, where the
+  ledger holds one row per backend per round. Cancelled past that wait, each backend's
+  round still writes what it graded, the rest as errors. No run starts after the stop.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ log = logging.getLogger("smf_router.canary")
 # sandbox's wall clock, whatever a stop says: 5 s cut such a grading short, and the round
 # with it (found in review). The program runs that long on its thread anyway, and no other
 # starts after the stop (`canary_bound.Unstarted`), so the wait costs no more than the
-# sandbox's limit, plus a margin to start and kill it. It comes on top of the requests'
-# drain at shutdown.
+# sandbox's limit, plus a margin to start and kill it. It runs beside the requests' drain
+# at shutdown: the stop starts with the drain (`Schedule.stopping`), so a shutdown takes the
+# longer of the two, not their sum.
 STOP_WAIT_S = Limits().wall_s + 2.0
 
 # A round asks the same number of cases each run, but its backend answers faster or slower:
@@ -65,13 +67,14 @@ class Schedule:
         # each backend's last round that graded a case: its length, seconds (`_round_s`)
         self._graded_s: dict[str, float] = {}
         self._running: tuple[str, ...] = ()  # the backends of the run under way
+        self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run now and every `interval_s`; a
         failed run is logged, never fatal."""
         self._wake = asyncio.Event()
         await self.recall()
-        while True:
+        while self._stop_began is None:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
             self.running_since = self._started[1]
             self._running = tuple(b.name for b in self.canary.backends)
@@ -103,6 +106,21 @@ class Schedule:
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
         self._remember_rounds()
 
+    def stopping(self) -> None:
+        """The shutdown began (`Components.shutting_down`, as the requests' drain starts):
+        the run under way ends now and writes its rows, and none starts after it. Stopped
+        only once the drain was over, it made a shutdown take `drain_s` plus up to
+        `STOP_WAIT_S` (found in review); `Components.stop` still awaits the run's end
+        (`_finish`) before the ledger closes."""
+        if self._stop_began is not None:
+            return
+        self._stop_began = asyncio.get_running_loop().time()
+        if self.running_since is not None:
+            log.info("canary: shutting down; the run under way stops now and writes its rows")
+        self.canary.stop("shutdown")
+        if self._wake is not None:
+            self._wake.set()  # the wait for the next run ends: there is none
+
     def reloaded(self) -> None:
         """A reload's applier: the wait re-reads `interval_s` (a run under way goes on)."""
         if self._wake is not None:
@@ -121,7 +139,7 @@ class Schedule:
         while True:
             self._wake.clear()
             left = self._started[0] + self.canary.settings.interval_s - loop.time()
-            if left <= 0:
+            if left <= 0 or self._stop_began is not None:
                 return
             try:
                 async with asyncio.timeout(left):
@@ -130,17 +148,18 @@ class Schedule:
                 return
 
     async def _finish(self, run: asyncio.Future[None]) -> None:
-        """At shutdown: the run ends now, each backend's rows written (its unfinished cases
-        as errors), within `STOP_WAIT_S`; past it (a program that outlived its sandbox's
-        limit), the run is cancelled and logged, and each round writes what it graded. Not
-        `server.drain_s`: at 0 the rows were lost though a stopped run ends within a few
-        loop turns, and at 30 it would come on top of the requests' drain (found in
-        re-review)."""
+        """At shutdown: the run ends (stopped as the drain began, else now), each backend's
+        rows written (its unfinished cases as errors), within `STOP_WAIT_S` of the stop;
+        past it (a program that outlived its sandbox's limit), the run is cancelled and
+        logged, and each round writes what it graded. Not `server.drain_s`: at 0 the rows
+        were lost though a stopped run ends within a few loop turns (found in re-review)."""
         if run.done():
             return
-        self.canary.stop("shutdown")
+        self.stopping()  # when the job is cancelled without a shutdown hook (a test harness)
+        assert self._stop_began is not None
+        left = self._stop_began + STOP_WAIT_S - asyncio.get_running_loop().time()
         try:
-            async with asyncio.timeout(STOP_WAIT_S):
+            async with asyncio.timeout(max(0.0, left)):
                 await asyncio.shield(run)
         except TimeoutError:
             run.cancel()
@@ -303,4 +322,5 @@ def install(components: Any) -> None:
     components.reload_hooks.append(canary.prepare)
     components.reload_hooks.append(lambda _: schedule.reloaded)  # after the swap
     components.closers.append(canary.aclose)
+    components.shutdown_hooks.append(schedule.stopping)
     components.status_sections["canary"] = schedule.status

@@ -56,6 +56,10 @@ class Components:
     # goes on, or one exception would end it for good with no word.
     background: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     closers: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    # Told when a shutdown starts, as the requests' drain begins (`serve`): a job slow to
+    # stop (the canary's run) starts stopping beside the drain, not after it; `stop` still
+    # awaits its end before the ledger closes.
+    shutdown_hooks: list[Callable[[], None]] = field(default_factory=list)
     status_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)
     extra_endpoints: list[APIRouter] = field(default_factory=list)
     # Features whose settings follow a hot reload: each checks the new config before the
@@ -76,6 +80,15 @@ class Components:
             await asyncio.to_thread(_warm_prices, self.pricer, self.config)
         for job in self.background:
             self._tasks.append(asyncio.create_task(job()))
+
+    def shutting_down(self) -> None:
+        """The shutdown has begun (on the loop): each `shutdown_hooks` entry is told; one
+        that fails is logged, and the shutdown goes on."""
+        for hook in self.shutdown_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("a shutdown hook failed")
 
     async def stop(self) -> None:
         for task in self._tasks:

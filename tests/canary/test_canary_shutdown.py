@@ -1,0 +1,131 @@
+"""A router's shutdown stops its canary's run as the requests' drain starts, not after it
+(`router.canary_schedule`, `Components.shutting_down`): `smf-router serve` as a process."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from classifier import INTENTS
+from evals.suite import SHIPPED
+from router.canary import Canary, load_cases
+from router.canary_schedule import Schedule
+from router.config import parse
+from router.gating import GateBook
+from router.ledger import Ledger
+from tests.canary.servers import free_port, simulator
+from tests.canary.test_canary_scheduler import Rows
+from tests.harness import VENV_BIN, config_for, local_backend, wait_for
+from tests.resilience.conftest import status, until
+
+STORY = [{"role": "user", "content": "Tell me a long story."}]
+
+
+def canary_runs(ledger: Path) -> list[tuple[str, int, int]]:
+    """The `canary_runs` rows on disk now: (backend, cases, errors)."""
+    if not ledger.exists():
+        return []
+    with Ledger(ledger) as read:
+        rows: list[tuple[str, int, int]] = read.sql(
+            "SELECT backend, cases, errors FROM canary_runs ORDER BY backend"
+        )
+    return rows
+
+
+def test_the_canary_stops_as_the_drain_starts_not_after_it(tmp_path: Path) -> None:
+    """`Canary.stop` was called from the lifespan's shutdown, once uvicorn's drain was over:
+    a SIGTERM took `server.drain_s` plus up to `STOP_WAIT_S` (12 s), not the longer of the
+    two (found in review). Now the run under way stops as the drain starts: the rows of its
+    round cut short are on disk while a live stream is still being drained, and that stream
+    ends as its client leaves (499), not cut by the drain's end (503)."""
+    canary = {"enabled": True, "interval_s": 600, "timeout_s": 60}
+    canary |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
+    timeouts = {"first_token_s": 10, "idle_s": 10, "total_s": 300}
+    with (
+        simulator(profile="vllm", model="local-model", tokens_per_s=5) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        cloud.control("faults", {"fault": "hold"})  # the canary's round of cloud stays in flight
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            timeouts,
+            canary=canary,
+            server={"drain_s": 60},  # longer than the test waits: the stream outlasts it
+        )
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+        port, ledger = free_port(), tmp_path / "ledger"
+        command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
+        with open(tmp_path / "router.log", "wb") as log:
+            serve = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                root = f"http://127.0.0.1:{port}"
+                wait_for(f"{root}/healthz", 30)
+                until(lambda: cloud.stats()["held"] >= 1, 30, what="the canary's case held")
+                assert status(root)["extra"]["canary"]["running_since"] is not None
+                body: dict[str, Any] = {"model": "local", "messages": STORY, "stream": True}
+                body |= {"max_tokens": 600, "ignore_eos": True}  # 120 s of tokens
+                with httpx.stream(
+                    "POST", f"{root}/v1/chat/completions", json=body, timeout=30
+                ) as stream:
+                    lines = stream.iter_lines()
+                    assert next(line for line in lines if line.startswith("data: {"))
+                    serve.send_signal(signal.SIGTERM)
+                    until(
+                        lambda: any(run[0] == "cloud" for run in canary_runs(ledger)),
+                        20,
+                        what="the cut-short round's row on disk while the stream is drained",
+                    )
+                    assert next(line for line in lines if line.startswith("data: "))  # drained
+                    assert serve.poll() is None
+                assert serve.wait(timeout=30) == 0  # the stream's client left: the drain ended
+            finally:
+                if serve.poll() is None:
+                    serve.kill()
+    runs = canary_runs(ledger)
+    assert ("cloud", 1, 1) in runs  # its case an error: "no reply before the round ended"
+    with Ledger(ledger) as read:
+        records = read.sql("SELECT stream, status, outcome FROM records")
+    assert records == [(True, 499, "cancelled")]  # not the drain's 503: it had not run out
+
+
+def test_no_run_starts_after_the_stop(tmp_path: Path) -> None:
+    """Stopped as the drain starts, the job goes on until the lifespan cancels it: a run
+    longer than `interval_s` was followed at once by the next, every case of it "not
+    asked", a round of errors written for each backend. None starts after the stop, and
+    the job ends on its own once the stopped run has written its rows."""
+    canary_section = {"enabled": True, "interval_s": 0.5, "timeout_s": 60}
+    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
+    with simulator(profile="vllm", model="local-model") as local:
+        local.control("faults", {"fault": "hold"})
+        config = parse(
+            {
+                "backends": [local_backend(local)],
+                "routes": {intent: ["local"] for intent in INTENTS},
+                "canary": canary_section,
+            }
+        )
+        rows = Rows()
+        canary = Canary(config, load_cases(config), GateBook({}), rows)
+        schedule = Schedule(canary, lambda: config, tmp_path)
+
+        async def stopped() -> None:
+            job = asyncio.ensure_future(schedule.run())
+            await asyncio.to_thread(until, lambda: local.stats()["held"] >= 1, 30, "held")
+            await asyncio.sleep(0.6)  # the run under way is now longer than `interval_s`
+            schedule.stopping()
+            try:
+                await asyncio.wait_for(job, 10)
+            finally:
+                await canary.aclose()
+
+        asyncio.run(stopped())
+    runs = [row for table, row in rows.rows if table == "canary_runs"]
+    assert [(r["cases"], r["errors"]) for r in runs] == [(1, 1)]
