@@ -283,15 +283,17 @@ def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """A rate limit if any backend asked to wait (retrying later may well succeed), else
     the first error that carries an upstream verdict, else the first error.
 
-    A rate limit carries the soonest time any backend said it would take a request again,
-    so the client's SDK waits that long before its own retry; so does an overload, the
-    soonest any overloaded backend named (`router.api.errors.error_headers`)."""
+    A rate limit or an overload carries the soonest time any rate-limited or overloaded
+    backend said it would take a request again, so the client's SDK waits that long before
+    its own retry (`router.api.errors.error_headers`): a rate limit chosen over a backend
+    overloaded for 3 s told the client the other's 600 s (or no wait at all), though it may
+    come back when either may take it."""
     limited = [e for e in errors if isinstance(e, RateLimited)]
     if limited:
-        return _soonest(limited)
+        return _soonest(limited[0], errors)
     for error in errors:
         if isinstance(error, Overloaded):
-            return _soonest([e for e in errors if isinstance(e, Overloaded)])
+            return _soonest(error, errors)
         if not isinstance(error, Unreachable | Timeout):
             return error
     return errors[0]
@@ -300,8 +302,13 @@ def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
 _Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
 
 
-def _soonest(errors: list[_Waiting]) -> _Waiting:
-    """The first of `errors`, with the soonest wait any of them named (none if none did)."""
-    waits = [e.retry_after for e in errors if e.retry_after is not None]
-    errors[0].retry_after = min(waits, default=None)
-    return errors[0]
+def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
+    """`chosen`, with the soonest wait any rate limit or overload of `errors` named (none if
+    none did)."""
+    waits = [
+        e.retry_after
+        for e in errors
+        if isinstance(e, RateLimited | Overloaded) and e.retry_after is not None
+    ]
+    chosen.retry_after = min(waits, default=None)
+    return chosen

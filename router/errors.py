@@ -266,7 +266,8 @@ class RateLimited(UpstreamError):
 
 
 class Overloaded(UpstreamError):
-    """Busy (a 503, Anthropic's 529); `retry_after`: its `Retry-After`, as a rate limit's."""
+    """Busy (a 503, Anthropic's 529); `retry_after`: its `Retry-After`, floored at 1 s (why:
+    `router.api.errors.error_headers`)."""
 
     status = 503
     kind = "overloaded"
@@ -274,7 +275,7 @@ class Overloaded(UpstreamError):
 
     def __init__(self, message: str, *, backend: str = "", retry_after: float | None = None):
         super().__init__(message, backend=backend)
-        self.retry_after = retry_after
+        self.retry_after = None if retry_after is None else max(1.0, retry_after)
 
 
 class ServerError(UpstreamError):

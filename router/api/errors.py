@@ -52,37 +52,53 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 
     The router already tried every fallback, so an SDK retrying at once is futile — except
     after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
-    and honours `retry-after-ms`/`retry-after` (the soonest any backend named); after an
-    overload whose backend named a wait (vLLM and providers send `Retry-After` with their
-    503), told the same way (the soonest; dropped, the client was told never to retry);
-    when the router is stopping, where another replica (or this one restarted) is the cure;
-    and when every backend was skipped for a while (a circuit open, a quality gate) and the
-    router knows when one may serve again (no `retry-after-ms`: a circuit that has just
-    half-opened still waits for its trial). Its SDK retries such a 503 after the wait only
-    when shorter than `SDK_WAIT_S`; a longer one is the agent's or its user's to wait for,
-    or not."""
+    and honours `retry-after-ms`/`retry-after`, the soonest any rate-limited or overloaded
+    backend named (`router.dispatch`: the client may come back when any backend may take
+    it); after an overload whose backend named a wait (providers and proxies that send
+    `Retry-After` with their 503; vLLM's queue-full 503 names none), told the same way (the
+    soonest; dropped, the client was told never to retry); when the router is stopping,
+    where another replica (or this one restarted) is the cure; and when every backend was
+    skipped for a while (a circuit open, a quality gate) and the router knows when one may
+    serve again (no `retry-after-ms`: a circuit that has just half-opened still waits for
+    its trial). One rule for the three (`_should_retry`): a wait whose whole seconds, as
+    `retry-after` says it, are under `SDK_WAIT_S` is the SDK's to wait out, a longer one is
+    the agent's or its user's to wait for, or not — a 429's too, which the SDKs would
+    otherwise sleep through silently (below it a 429 gets no `x-should-retry`: the SDK
+    retries it anyway).
+
+    An overload's wait is at least 1 s (`Overloaded`), as the router's own 503 says: with
+    it comes `x-should-retry: true`, the router's word that retrying an exhausted plan is
+    worth it, and a backend's `Retry-After: 0` (or a date past) told that an exhausted plan
+    may be retried at once. A 429's is passed on as named, under a second too (a backend's
+    limit may well refill in 600 ms): the SDKs retry a 429 whatever it says, and wait their
+    own backoff for a wait of 0, as for none."""
     out = dict(headers or {})
     if isinstance(error, BodyTimeout):
         out["connection"] = "close"  # the rest of the body must not be read as a request
     elif isinstance(error, UnsupportedEncoding):
         out["accept-encoding"] = "identity"  # RFC 9110 15.5.16: the codings it would take
     if isinstance(error, RateLimited | Overloaded) and error.retry_after is not None:
+        seconds = math.ceil(error.retry_after)  # 59.4 goes out as 60: not for the SDK
         out["retry-after-ms"] = str(round(error.retry_after * 1000))
-        out["retry-after"] = str(math.ceil(error.retry_after))
-    if isinstance(error, RateLimited):
-        return out  # the SDK retries a 429 on its own
-    if isinstance(error, Overloaded) and error.retry_after is not None:
-        # whole seconds, as `retry-after` says it: 59.4 goes out as 60, not for the SDK
-        short = math.ceil(error.retry_after) < SDK_WAIT_S
-        out["x-should-retry"] = "true" if short else "false"
+        out["retry-after"] = str(seconds)
+        if isinstance(error, Overloaded) or seconds >= SDK_WAIT_S:
+            out["x-should-retry"] = _should_retry(seconds)
+    elif isinstance(error, RateLimited):
+        pass  # the SDK retries a 429 on its own
     elif isinstance(error, UpstreamError):
         out["x-should-retry"] = "false"
     elif isinstance(error, ShuttingDown):
         out["x-should-retry"] = "true"  # nothing was wrong with the request
     elif isinstance(error, NoBackendAvailable) and error.retry_after is not None:
         out["retry-after"] = str(error.retry_after)
-        out["x-should-retry"] = "true" if error.retry_after < SDK_WAIT_S else "false"
+        out["x-should-retry"] = _should_retry(error.retry_after)
     return out
+
+
+def _should_retry(seconds: int) -> str:
+    """`x-should-retry` for a wait told as `retry-after: seconds`: the SDK's own to wait out
+    only under `SDK_WAIT_S`."""
+    return "true" if seconds < SDK_WAIT_S else "false"
 
 
 def shaped_response(request: Request, error: RouterError) -> Response:

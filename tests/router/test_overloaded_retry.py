@@ -1,12 +1,14 @@
 """A backend's 503 that names a wait reaches the client with it: the router dropped the
-`Retry-After` an overloaded vLLM or provider sent and said `x-should-retry: false`, so the
+`Retry-After` an overloaded provider or proxy sent and said `x-should-retry: false`, so the
 client's SDK gave up on a backend that asked for seconds. A short wait is now told with
 `x-should-retry: true` (the SDK waits it out, then retries), a long one with `false` (not
-for an SDK to sleep through silently), as for the router's own 503 `no_backend_available`.
-Real sockets on 127.0.0.1: the router, simulators, the official openai SDK."""
+for an SDK to sleep through silently), as for the router's own 503 `no_backend_available`;
+so is a long 429's (`false`), and a 429 chosen over an overload tells the sooner of the
+two waits. Real sockets on 127.0.0.1: the router, simulators, the official openai SDK."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -141,3 +143,74 @@ def test_a_providers_503_through_litellm_keeps_its_retry_after(tmp_path: Path) -
         with router(config) as proxy:
             headers = _overloaded(proxy.url, "claude", stream=False).response.headers
     assert (headers["retry-after"], headers["x-should-retry"]) == ("7", "true")
+
+
+def _refused(url: str, model: str) -> httpx.Response:
+    """The router's answer to a plain chat request, whatever its status."""
+    return httpx.post(
+        f"{url}/chat/completions",
+        json={"model": model, "messages": HELLO},
+        timeout=30,
+        trust_env=False,
+    )
+
+
+@pytest.mark.parametrize("limit", ["rate_limit:600", "rate_limit_no_retry_after"])
+def test_a_rate_limit_tells_an_overloads_sooner_wait(
+    setup: tuple[Running, Running, str], limit: str
+) -> None:
+    """Local overloaded for 3 s, cloud rate-limited for 10 minutes or for a time it does not
+    name: the 429 is still the answer, but its wait is local's, when a backend may take the
+    request again. It said 600 s (the Anthropic SDK slept them, twice), or nothing."""
+    local, cloud, url = setup
+    local.control("faults", {"fault": "overloaded:3"})
+    cloud.control("faults", {"fault": limit})
+    try:
+        response = _refused(url, "coding")
+    finally:
+        local.control("faults", {"fault": None})
+        cloud.control("faults", {"fault": None})
+    assert response.status_code == 429, response.text
+    assert response.json()["error"]["code"] == "rate_limit_exceeded"
+    assert (response.headers["retry-after"], response.headers["retry-after-ms"]) == ("3", "3000")
+    assert "x-should-retry" not in response.headers  # the SDK retries a 429 on its own
+
+
+@pytest.mark.parametrize(
+    ("fault", "should_retry"),
+    [
+        ("rate_limit:600", "false"),  # as a 503's: not for the SDK to sleep through silently
+        ("rate_limit:59.4", "false"),  # told as 60 s
+        ("rate_limit:7", None),  # the SDK waits it out and retries, as ever
+    ],
+)
+def test_a_long_rate_limit_says_not_to_retry(
+    setup: tuple[Running, Running, str], fault: str, should_retry: str | None
+) -> None:
+    """A 429 of 10 minutes went out with no `x-should-retry`, so the Anthropic SDK (Claude
+    Code) slept 600 s without a word, while a 503 with the same wait said `false`."""
+    local, _, url = setup
+    local.control("faults", {"fault": fault})
+    try:
+        response = _refused(url, "local")
+    finally:
+        local.control("faults", {"fault": None})
+    assert response.status_code == 429, response.text
+    assert response.headers["retry-after"] == str(math.ceil(float(fault.partition(":")[2])))
+    assert response.headers.get("x-should-retry") == should_retry
+
+
+@pytest.mark.parametrize("wait", ["0", "0.2"])
+def test_an_overload_is_told_at_least_a_second(
+    setup: tuple[Running, Running, str], wait: str
+) -> None:
+    """A backend's `Retry-After: 0` went out as `retry-after: 0` with `x-should-retry:
+    true`: an exhausted plan retried at once. The router's own 503 says at least 1 s."""
+    local, _, url = setup
+    local.control("faults", {"fault": f"overloaded:{wait}"})
+    try:
+        headers = _overloaded(url, "local", stream=False).response.headers
+    finally:
+        local.control("faults", {"fault": None})
+    assert (headers["retry-after"], headers["retry-after-ms"]) == ("1", "1000")
+    assert headers["x-should-retry"] == "true"
