@@ -112,7 +112,9 @@ def to_table(
     version = report.get("price_map_version") or "none recorded"
     console.print(f"price map: {version}", markup=False)
     for warning in report["warnings"]:  # paths and decode errors: text, not markup
-        console.print(Text.assemble(("warning:", "yellow"), " ", warning), highlight=False)
+        # one line however long: a path broken at the table's width could not be copied
+        warned = Text.assemble(("warning:", "yellow"), " ", warning)
+        console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
 

@@ -125,7 +125,7 @@ def test_a_report_skips_a_day_it_may_not_read_and_says_so(
     assert (data["totals"]["requests"], data["warnings"]) == (requests, [warning])
     assert result.exit_code == 0, result.output
     assert result.exception is None, "a traceback"
-    assert f"warning: {warning}" in result.output.replace("\n", "")
+    assert f"warning: {warning}\n" in result.output  # one line, however long the path
 
 
 def test_a_report_skips_a_table_folder_it_may_not_read_and_says_so(rolled_up: Path) -> None:
