@@ -116,6 +116,20 @@ class Config(Strict):
         return self
 
     @model_validator(mode="after")
+    def _check_auto_alias(self) -> Config:
+        """Aliases apply before `auto` is read (`policy.resolve_target`): `aliases: {auto:
+        math}` loaded, and `model: auto` (and `x-smf-route: auto`) never classified again,
+        silently (found in review), as a backend named `auto` could never be chosen."""
+        target = self.aliases.get("auto", "auto")
+        if target != "auto":
+            raise ValueError(
+                f"aliases.auto: model 'auto' means: classify the request, and an alias named "
+                f"'auto' would send it to {target!r} instead, so no request would be "
+                "classified; name the alias otherwise (auto may map only to auto)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _check_names_and_keys(self) -> Config:
         names = {b.name for b in self.backends}
         for index, backend in enumerate(self.backends):  # `model: auto` always classifies,

@@ -192,20 +192,25 @@ class Backend(Strict):
                 )
         return headers
 
-    @field_validator("extra_body")
+    @field_validator("extra_body", mode="before")
     @classmethod
-    def _as_json(cls, body: dict[str, Any]) -> dict[str, Any]:
+    def _as_json(cls, body: Any) -> Any:
         """The body as JSON sends it: YAML reads `logit_bias: {50256: -100}` with int keys,
         which made every request to the backend, and its canary fingerprint, raise (found in
         review); a JSON object's keys are strings. A value JSON cannot hold is refused here:
         another kind of key (YAML reads `on:` as true), NaN or infinity (orjson writes null),
-        an int past 64 bits."""
+        an int past 64 bits. Before pydantic reads the field: its own check refused a key at
+        the top (`extra_body: {50256: -100}`, `on: 1`) as "not a valid string" under a
+        location holding the key as `[key]`, where a nested one was converted (found in
+        review). Anything but a mapping is left to pydantic's message."""
+        if not isinstance(body, dict):
+            return body
         as_json = _json_value(body, "extra_body")
         try:
             orjson.dumps(as_json)
         except TypeError as exc:
             raise ValueError(f"cannot be sent as JSON: {exc}") from None
-        return dict(as_json)
+        return as_json
 
     @field_validator("base_url", "metrics_url")
     @classmethod

@@ -16,6 +16,12 @@ from router.config import Config
 from router.config_env import Where
 
 URL_FIELDS = ("base_url", "metrics_url")
+# What `api_key` shows for a backend without `api_key_env`: `null` there read as "missing"
+# (found in review), where an openai backend sends no key and litellm reads its provider's.
+NO_KEY_ENV = {
+    "openai": "none (no api_key_env)",
+    "litellm": "litellm's provider variable (no api_key_env)",
+}
 
 
 def masked(config: Config) -> dict[str, Any]:
@@ -27,7 +33,9 @@ def masked(config: Config) -> dict[str, Any]:
         key["sha256"] = key["sha256"][:8] + "…"
     for backend, settings in zip(data["backends"], config.backends, strict=True):
         env = backend.get("api_key_env")
-        backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else None
+        backend["api_key"] = (
+            ("set" if settings.api_key else "MISSING") if env else NO_KEY_ENV[settings.kind]
+        )
         if env and settings.key_variable() != env:  # a key pasted in place of the name
             backend["api_key_env"] = "***"
         backend["headers"] = {k: "***" for k in backend.get("headers", {})}

@@ -6,6 +6,10 @@ print or log, where refusing the config would stop a router for something harmle
   chat while no shadow rate is above 0: the shadow never asks it, so a leftover from before
   an upgrade must not stop `serve` or a reload; once a rate is set it is refused
   (`router.config_checks.shadow_backends`).
+- A `shadow.targets` entry names a cloud backend while `shadow.allow_cloud_targets` is off:
+  `router.shadow_sampling.decide` drops every such sample as `not_allowed`, so the entry
+  does nothing; it loaded without a word (found in review). A warning, as an entry kept for
+  turning `allow_cloud_targets` on later is harmless.
 - `ledger.store_text` is on and `ledger.housekeeping` off: the hourly housekeeping is what
   applies `text_retention_days` (and `retention_days`), so without a `smf-router ledger
   compact --config` job prompts and completions are kept for ever.
@@ -21,6 +25,11 @@ if TYPE_CHECKING:  # `router.config` imports this module
     from router.config import Config
 
 UNASKED = "harmless while no shadow rate is above 0; refused once one is"
+CLOUD_TARGET = (
+    "shadow.targets.{intent}: backend {name!r} is on the cloud tier and"
+    " shadow.allow_cloud_targets is off, so every sample for {intent} is dropped"
+    " (not_allowed); set allow_cloud_targets or name a local backend"
+)
 TEXTS_KEPT = (
     "ledger.store_text is on and ledger.housekeeping off: prompt texts (and records) are kept"
     " until `smf-router ledger compact --config` runs; make sure a job runs it (the Kubernetes"
@@ -35,6 +44,10 @@ def of(config: Config) -> list[str]:
         for where, name in shadow_named(config):  # each exists: the config loaded
             if (problem := chat_problem(where, config.backend(name))) is not None:
                 said.append(f"{problem} ({UNASKED})")
+    if not config.shadow.allow_cloud_targets:
+        for intent, name in config.shadow.targets.items():
+            if config.backend(name).tier != "local":
+                said.append(CLOUD_TARGET.format(intent=intent, name=name))
     if config.ledger.store_text and not config.ledger.housekeeping:
         said.append(TEXTS_KEPT)
     return said

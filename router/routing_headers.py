@@ -3,9 +3,11 @@ they and `model` pick: read the same way by every endpoint that plans a request 
 `explain`, `/v1/messages/count_tokens`, the record of a refused request).
 
 Both headers may arrive repeated, joined with commas (`router.api.headers`). An empty item
-beside a real one (`1, `) is ignored; a header with no item at all (`x-smf-private:
-$PRIVATE` with the variable unset) is a 400 naming it: read as absent, the privacy switch
-failed open, and a forced route fell back to `model`.
+beside a real one (`1, `) is ignored; a header with no item at all (curl's `-H
+'x-smf-private;'`, a client that sends an unset variable's empty value) is a 400 naming it:
+read as absent, the privacy switch failed open, and a forced route fell back to `model`.
+curl itself drops `-H "x-smf-private: $PRIVATE"` with the variable unset or empty: no header
+arrives, and nothing here can tell (the README says to write `${PRIVATE:?}`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ from router.config import load
 from tests.router.test_config import GOOD, write
 
 RESPONSES_ONLY = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
-LEFTOVER = "shadow:\n  targets: {coding: cloud}\n  judge_backend: cloud\n"
+LEFTOVER = (
+    "shadow:\n  targets: {coding: cloud}\n  judge_backend: cloud\n  allow_cloud_targets: true\n"
+)
 TEXTS_KEPT = "prompt texts (and records) are kept until `smf-router ledger compact --config` runs"
 
 
@@ -38,6 +40,21 @@ def test_a_shadow_backend_that_does_not_speak_chat_is_a_warning_while_shadowing_
     ]
     assert all("harmless while no shadow rate is above 0" in w for w in said)
     assert _check(write(tmp_path, GOOD + LEFTOVER)) == []  # speaking chat: nothing to say
+
+
+def test_a_cloud_shadow_target_without_allow_cloud_targets_is_warned_of(tmp_path: Path) -> None:
+    """`shadow.targets: {coding: cloud}` with `allow_cloud_targets` off loaded without a
+    word, and the shadow dropped every coding sample as `not_allowed` (found in review).
+    A local target, or the setting on, says nothing."""
+    targets = "shadow:\n  rates: {coding: 0.5}\n  targets: {coding: cloud, math: local}\n"
+    said = _check(write(tmp_path, GOOD + targets))
+    assert len(said) == 1, said
+    assert "shadow.targets.coding: backend 'cloud' is on the cloud tier" in said[0]
+    assert "every sample for coding is dropped (not_allowed)" in said[0]
+    allowed = GOOD + targets + "  allow_cloud_targets: true\n"
+    assert _check(write(tmp_path, allowed)) == []
+    logged = load(write(tmp_path, GOOD + targets), env={}).warnings()  # as `serve` logs them
+    assert [w for w in logged if w.startswith("shadow.")] == [said[0].removeprefix("warning: ")]
 
 
 @pytest.mark.parametrize(

@@ -125,7 +125,7 @@ def test_a_private_request_to_a_model_without_a_local_backend_is_a_400_not_retri
         ([("x-smf-private", "1"), ("x-smf-private", "maybe")], 400, None),
         ([("x-smf-route", "local"), ("x-smf-route", "cloud")], 400, None),
         ([("x-smf-route", "local"), ("x-smf-route", "local")], 200, "local"),
-        # an unset variable (`x-smf-private: $PRIVATE`) read as public (found in review)
+        # an empty header (curl's `-H 'x-smf-private;'`) read as public (found in review)
         ([("x-smf-private", "")], 400, None),
         ([("x-smf-private", ",")], 400, None),
         ([("x-smf-private", ", ,")], 400, None),

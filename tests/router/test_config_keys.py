@@ -1,0 +1,76 @@
+"""Config keys that YAML or a name made mean something else than written: `extra_body`'s
+keys at its top level, an alias named `auto`, and what `config check` shows for a backend
+with no key variable. The rest of config validation is in test_config.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from router.config import ConfigError, load
+from router.config_mask import masked
+from router.policy import resolve_target
+from tests.router.test_config import GOOD, write
+
+
+def _with_extra_body(extra_body: str) -> str:
+    return GOOD.replace("model: gpt-4o", f"model: gpt-4o\n    extra_body: {extra_body}")
+
+
+def test_an_int_key_at_the_top_of_extra_body_is_sent_as_json_does(tmp_path: Path) -> None:
+    """Only nested keys were converted: `extra_body: {50256: -100}` was refused with
+    pydantic's `backends.1.extra_body.50256.[key]: Input should be a valid string` (found in
+    review), where `{logit_bias: {50256: -100}}` loaded."""
+    top = load(write(tmp_path, _with_extra_body("{50256: -100}")), env={})
+    assert top.backend("cloud").extra_body == {"50256": -100}
+    nested = load(write(tmp_path, _with_extra_body("{logit_bias: {50256: -100}}")), env={})
+    assert nested.backend("cloud").extra_body == {"logit_bias": {"50256": -100}}
+
+
+@pytest.mark.parametrize(
+    ("extra_body", "said"),
+    [
+        ("{on: 1}", "extra_body has the key True: JSON keys are strings (quote it)"),
+        ("{1: -100, '1': 5}", "extra_body has the key '1' twice"),
+    ],
+)
+def test_a_key_at_the_top_of_extra_body_json_cannot_send_is_named_clearly(
+    tmp_path: Path, extra_body: str, said: str
+) -> None:
+    """YAML's `on:` at the top was `extra_body.1.[key]: Input should be a valid string`,
+    naming neither the key as written nor what to do (found in review); nested, it was
+    already the message below."""
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, _with_extra_body(extra_body)), env={})
+    message = str(info.value)
+    assert "backends.1.extra_body (line 11)" in message and said in message
+    assert "[key]" not in message
+
+
+def test_an_alias_named_auto_is_refused_naming_it(tmp_path: Path) -> None:
+    """Aliases apply before `auto` is read (`policy.resolve_target`), so `aliases: {auto:
+    math}` loaded and `model: auto` never classified again, silently (found in review), as
+    a backend named `auto` could never be chosen. `auto: auto`, the default, still loads."""
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, GOOD + "aliases: {auto: math, smart: auto}\n"), env={})
+    message = str(info.value)
+    assert "aliases.auto (line 16): model 'auto' means: classify the request" in message
+    assert "'math'" in message
+    config = load(write(tmp_path, GOOD + "aliases: {auto: auto, smart: math}\n"), env={})
+    target = resolve_target("auto", config)
+    assert target is not None and target.mode == "auto"
+
+
+def test_config_check_says_what_a_backend_without_a_key_variable_sends(tmp_path: Path) -> None:
+    """`api_key: null` beside `set` and `MISSING` read as "missing" (found in review): an
+    openai backend without `api_key_env` sends no key, a litellm one lets litellm read its
+    provider's variable."""
+    litellm = "  - name: claude\n    tier: cloud\n    kind: litellm\n    model: anthropic/c\n"
+    text = GOOD.replace("auth:\n", litellm + "auth:\n")
+    shown = masked(load(write(tmp_path, text), env={}))["backends"]
+    assert [b["api_key"] for b in shown] == [
+        "none (no api_key_env)",
+        "MISSING",
+        "litellm's provider variable (no api_key_env)",
+    ]
