@@ -6,7 +6,8 @@ router judges the rounds the job wrote, as its own canary would judge them (the 
 book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
 shorter, it reads the rounds of yesterday and today it has not judged yet; its first read
 (a start's, and a canary router's recall) also reads older days, newest first, until each
-gate's window is full or `RECALL_DAYS` back. A round counts once all the results its
+gate's window is full or `RECALL_DAYS` back; `/readyz` waits for that first read
+(`Components.holding`). A round counts once all the results its
 `canary_runs` row announces are on disk: a flush may split one.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
@@ -35,6 +36,7 @@ log = logging.getLogger("smf_router.canary")
 
 FOLLOW_S = 60.0  # a CronJob's round reaches the gates within this (the job runs every 15 min)
 RECALL_DAYS = 30  # how far back a start recalls rounds for gates not full yet (`recall_rounds`)
+RECALLING = "recalling canary gates"  # what `/readyz` says it waits for meanwhile
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,13 +241,16 @@ class Follower:
             which,
         )
 
-    async def loop(self) -> None:
-        """Read now, then every `FOLLOW_S` (or `interval_s`); a failed read is logged only."""
+    async def loop(self, recalled: Callable[[], None] = lambda: None) -> None:
+        """Read now, then every `FOLLOW_S` (or `interval_s`); a failed read is logged only.
+        `recalled` is called once the first read (the recall) is over, failed or not."""
         while True:
             try:
                 await self.follow_once()
             except Exception:
                 log.exception("reading canary results from the ledger failed")
+            recalled()
+            recalled = _nothing
             await asyncio.sleep(min(FOLLOW_S, self.config().canary.interval_s))
 
     def status(self) -> dict[str, Any]:
@@ -256,6 +261,10 @@ class Follower:
             "last_run": self.last_run,
             **self.judge.status(),
         }
+
+
+def _nothing() -> None:
+    pass
 
 
 def job_suites(config: Config) -> set[str] | None:
@@ -288,9 +297,11 @@ def install(components: Any) -> None:
     gateway = components.gateway
     ensure_gated(gateway, judge.gated)
 
+    recalled = components.holding(RECALLING)
+
     async def job() -> None:
         ensure_gated(gateway, judge.gated)  # another feature may have replaced the state source
-        await follower.loop()
+        await follower.loop(recalled)
 
     def prepare(new: Config) -> Callable[[], None]:
         old = components.config.canary

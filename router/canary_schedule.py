@@ -12,7 +12,9 @@
   backend's latest. Started with empty windows, a
   restarted router sent auto-routed traffic to a backend it had gated until new rounds
   closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
-  same ledger kept it gated.
+  same ledger kept it gated. `/readyz` answers 503 until the recall is over
+  (`Components.holding`): it said ready as the recall began, and traffic came while every
+  gate was still open (found in re-review).
 - At shutdown the run under way is stopped (`Canary.stop`) as the requests' drain starts
   (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
   from the stop: cancelled, it lost the rows of the backends still running, where the
@@ -32,7 +34,7 @@ from typing import Any
 
 from evals.sandbox import Limits
 from router.canary import Canary, load_cases
-from router.canary_follow import Follower
+from router.canary_follow import RECALLING, Follower
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.config import Config
@@ -57,8 +59,15 @@ ROUND_SLACK = 1.25
 class Schedule:
     """Runs a canary's rounds in a router (`run`, its background job) and says when."""
 
-    def __init__(self, canary: Canary, config: Callable[[], Config], ledger: Path) -> None:
+    def __init__(
+        self,
+        canary: Canary,
+        config: Callable[[], Config],
+        ledger: Path,
+        recalled: Callable[[], None] = lambda: None,
+    ) -> None:
         self.canary = canary
+        self.recalled = recalled  # called once `recall` is over, failed or not (`/readyz`)
         self.config = config
         self.ledger = ledger
         self.running_since: float | None = None  # the run under way's start (unix time)
@@ -74,6 +83,7 @@ class Schedule:
         failed run is logged, never fatal."""
         self._wake = asyncio.Event()
         await self.recall()
+        self.recalled()
         while self._stop_began is None:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
             self.running_since = self._started[1]
@@ -310,7 +320,8 @@ def install(components: Any) -> None:
         history=ledger,
         tracing=components.tracing,
     )
-    schedule = Schedule(canary, lambda: components.config, ledger)
+    recalled = components.holding(RECALLING)
+    schedule = Schedule(canary, lambda: components.config, ledger, recalled)
     ensure_gated(gateway, canary.gated, schedule.reopen_in)
 
     async def job() -> None:

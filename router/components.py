@@ -41,6 +41,15 @@ from router.tracing import Tracing
 
 log = logging.getLogger("smf_router")
 
+# How long `/readyz` waits for what features hold it for past `start` (`Components.holding`):
+# the canary's recall of its gates took ~11 s over 30 days of a CronJob's uncompacted
+# rounds with a gate that never fills, ~1.5 s compacted, so this is about three times the
+# worst seen. A ledger that stalls (a hung network volume) should not keep a replica out
+# of service for good: past this it is ready anyway, with a warning, its gates open until
+# the recall ends, as every start's were before it held readiness. Well within Docker's
+# HEALTHCHECK grace (20 s, then 3 x 15 s) and a Deployment's progress deadline.
+READY_WAIT_S = 30.0
+
 
 @dataclass
 class Components:
@@ -60,6 +69,8 @@ class Components:
     # stop (the canary's run) starts stopping beside the drain, not after it; `stop` still
     # awaits its end before the ledger closes.
     shutdown_hooks: list[Callable[[], None]] = field(default_factory=list)
+    # What `/readyz` still waits for past `start`, each a reason it says (`holding`).
+    unready: set[str] = field(default_factory=set)
     status_sections: dict[str, Callable[[], Any]] = field(default_factory=dict)
     extra_endpoints: list[APIRouter] = field(default_factory=list)
     # Features whose settings follow a hot reload: each checks the new config before the
@@ -80,6 +91,27 @@ class Components:
             await asyncio.to_thread(_warm_prices, self.pricer, self.config)
         for job in self.background:
             self._tasks.append(asyncio.create_task(job()))
+        if self.unready:
+            self._tasks.append(asyncio.create_task(self._ready_anyway()))
+
+    def holding(self, reason: str) -> Callable[[], None]:
+        """Hold `/readyz` at 503 past `start`, saying `reason`, until the returned callable is
+        called (on the loop), or `READY_WAIT_S` passed. For a start's work done by a
+        background job that routing depends on: the canary's recall of its gates, without
+        which a restarted router took traffic, its gates all open, for up to 11 s (found in
+        re-review). Requests that come meanwhile are served, not held."""
+        self.unready.add(reason)
+        return lambda: self.unready.discard(reason)
+
+    async def _ready_anyway(self) -> None:
+        await asyncio.sleep(READY_WAIT_S)
+        if self.unready:
+            log.warning(
+                "ready after %g s though still %s: it goes on meanwhile",
+                READY_WAIT_S,
+                ", ".join(sorted(self.unready)),
+            )
+            self.unready.clear()
 
     def shutting_down(self) -> None:
         """The shutdown has begun (on the loop): each `shutdown_hooks` entry is told; one

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
@@ -26,9 +27,16 @@ async def liveness() -> dict[str, str]:
 
 @endpoints.get("/readyz")
 async def readiness(request: Request) -> Response:
-    ready = bool(getattr(request.app.state, "ready", False))
-    body = b'{"status":"ready"}' if ready else b'{"status":"starting"}'
-    return Response(body, status_code=200 if ready else 503, media_type="application/json")
+    """200 once started and nothing holds it (`Components.holding`: the canary's recall of its
+    gates); 503 before, saying what it waits for, and once the shutdown began."""
+    state = request.app.state
+    if not getattr(state, "ready", False):
+        return Response(b'{"status":"starting"}', 503, media_type="application/json")
+    waiting = sorted(state.components.unready)
+    if waiting:
+        body = orjson.dumps({"status": "starting", "waiting_for": waiting})
+        return Response(body, 503, media_type="application/json")
+    return Response(b'{"status":"ready"}', 200, media_type="application/json")
 
 
 @endpoints.post("/v1/router/explain")
