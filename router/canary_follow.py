@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -100,6 +101,13 @@ class Follower:
         # the servers whose skipped rounds were said)
         self._skipping: dict[str, tuple[str | None, set[str]]] = {}
         self._recalled = False  # the first read, a start's, reaches back further
+        self._stopped = threading.Event()  # the recall's walk ends at the next day (`stop`)
+
+    def stop(self) -> None:
+        """The shutdown began (any thread): a recall under way reads no further day. Its
+        worker thread cannot be cancelled, and `asyncio.run` waits for it: a shutdown during
+        the walk waited for all of it, 9 s over 30 uncompacted days (found in re-review)."""
+        self._stopped.set()
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread."""
@@ -133,7 +141,7 @@ class Follower:
         results = RecentRows(self._results.directory, "canary_results")
         older: list[Round] = []
         for day in self._days_before(first_day):
-            if not short:
+            if not short or self._stopped.is_set():
                 break
             found = finished_rounds(runs.read(day, day), results.read(day, day), ())
             older[:0] = self._fill(short, found, configured)
@@ -182,7 +190,11 @@ class Follower:
         now = datetime.fromtimestamp(self.clock(), UTC)
         first_day = (now - timedelta(days=1)).date().isoformat()
         read = self._read if self._recalled else self.recall_rounds
-        rounds = await asyncio.to_thread(read, first_day)
+        try:
+            rounds = await asyncio.to_thread(read, first_day)
+        except asyncio.CancelledError:
+            self.stop()  # the job is cancelled, at stop: its thread goes on unless told
+            raise
         self._recalled = True  # not when the recall failed: the next read tries it again
         # A run's backends may reach the disk in different reads: the run counts once.
         counted = {run_id for run_id, _ in self._judged}
@@ -321,5 +333,6 @@ def install(components: Any) -> None:
         return apply
 
     components.background.append(job)
+    components.shutdown_hooks.append(follower.stop)
     components.reload_hooks.append(prepare)
     components.status_sections["canary"] = follower.status

@@ -19,7 +19,8 @@
   (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
   from the stop: cancelled, it lost the rows of the backends still running, where the
   ledger holds one row per backend per round. Cancelled past that wait, each backend's
-  round still writes what it graded, the rest as errors. No run starts after the stop.
+  round still writes what it graded, the rest as errors. No run starts after the stop, and a
+  recall under way reads no further day (`Follower.stop`).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Schedule:
         self._graded_s: dict[str, float] = {}
         self._running: tuple[str, ...] = ()  # the backends of the run under way
         self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
+        self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run now and every `interval_s`; a
@@ -106,11 +108,16 @@ class Schedule:
         review). Rounds of suites no longer configured leave the gates again (and say so):
         no run would reopen them."""
         follower = Follower(self.canary.judge, self.ledger, self.config, self.canary.clock)
+        self._recaller = follower
+        if self._stop_began is not None:
+            follower.stop()
         try:
             await follower.follow_once()
         except Exception:
             log.exception("canary: the ledger's earlier rounds are unreadable; gates start open")
             return
+        finally:
+            self._recaller = None
         self.canary.runs += follower.runs
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
@@ -128,6 +135,8 @@ class Schedule:
         if self.running_since is not None:
             log.info("canary: shutting down; the run under way stops now and writes its rows")
         self.canary.stop("shutdown")
+        if self._recaller is not None:
+            self._recaller.stop()  # a recall under way reads no further day
         if self._wake is not None:
             self._wake.set()  # the wait for the next run ends: there is none
 

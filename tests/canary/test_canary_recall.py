@@ -5,6 +5,9 @@ gate whose last graded rounds were older opened while a running router kept it c
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -137,3 +140,81 @@ def spy_days(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def ago(days: float) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
+
+
+def erring_days(ledger: Path, days: int) -> None:
+    """A round of cloud math errors on each of `days` days from two days back: a gate that
+    never fills, so a recall walks every one of them."""
+    for days_ago in range(2, 2 + days):
+        write_rounds(ledger, days_ago, {"cloud": ["error"] * 3}, n=1)
+
+
+def older_days_read(monkeypatch: pytest.MonkeyPatch, each: Callable[[int], None]) -> list[str]:
+    """The older days a recall reads (`canary_runs` ones), `each(count)` called after each."""
+    days: list[str] = []
+    read = RecentRows.read
+
+    def spy(self: RecentRows, first_day: str, last_day: str | None = None) -> Any:
+        rows = read(self, first_day, last_day)
+        if last_day is not None and self.table == "canary_runs":
+            days.append(first_day)
+            each(len(days))
+        return rows
+
+    monkeypatch.setattr(RecentRows, "read", spy)
+    return days
+
+
+def test_a_stopped_recall_reads_no_further_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`stop` (a shutdown hook) ends the walk at the next day: it could not be stopped, and
+    a shutdown waited for its worker thread, 9 s over 30 uncompacted days."""
+    erring_days(tmp_path, 10)
+    config = settings(tmp_path)
+    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
+    follower = Follower(judge, tmp_path, lambda: config)
+    read = older_days_read(monkeypatch, lambda n: follower.stop() if n == 3 else None)
+    asyncio.run(follower.follow_once())
+    assert len(read) == 3
+
+
+def test_a_cancelled_recall_reads_no_further_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job cancelled at stop (`Components.stop`, a harness without shutdown hooks):
+    its thread ends at the next day, and `asyncio.run` returns then, not after the walk."""
+    erring_days(tmp_path, 10)
+    config = settings(tmp_path)
+    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
+    first = threading.Event()
+    read = older_days_read(monkeypatch, lambda n: (first.set(), time.sleep(0.1)))
+
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(Follower(judge, tmp_path, lambda: config).follow_once())
+        await asyncio.to_thread(first.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled())
+    assert 1 <= len(read) <= 2
+
+
+def test_the_canarys_stop_ends_its_recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Schedule.stopping` (the shutdown hook, as the drain starts) ends the recall too."""
+    erring_days(tmp_path, 10)
+    config = settings(tmp_path)
+    canary = Canary(config, load(SHIPPED / "math"), gate_book(config.canary))
+    schedule = Schedule(canary, lambda: config, tmp_path)
+    first = threading.Event()
+    read = older_days_read(monkeypatch, lambda n: (first.set(), time.sleep(0.1)))
+
+    async def stopped() -> None:
+        recall = asyncio.ensure_future(schedule.recall())
+        await asyncio.to_thread(first.wait, 10)
+        schedule.stopping()
+        await recall
+
+    asyncio.run(stopped())
+    assert 1 <= len(read) <= 2
