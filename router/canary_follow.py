@@ -129,21 +129,26 @@ class Follower:
         (730 by default): a gate that cannot fill (its backend errs or is N/A on every case
         of a suite with a floor, as code cases do without a sandbox) sends every start to
         the bound, and a day of rounds at the defaults (3 backends, 7 suites, every 15 min)
-        took 30-90 ms to read: a second or two for `RECALL_DAYS`, up to a minute of the
-        start's CPU for 730. Nor past `retention_days` when it is shorter: compaction drops
-        those days, and a recall must not depend on whether it has yet. Only days on disk
-        are read, one at a time, and only the rounds that fill a window are kept."""
+        took 30-90 ms to read compacted, ~300-330 ms as a CronJob leaves it until compaction
+        (a file per round and table): 1.5 s for `RECALL_DAYS` compacted, ~9 s uncompacted
+        (`/readyz` waits for it, `Components.holding`), one to four minutes for 730.
+        Nor past `retention_days` when it is shorter: compaction drops those days, and a
+        recall must not depend on whether it has yet. Only days on disk are read, one at a
+        time, and only the rounds that fill a window are kept.
+        Only gates: a suite's window without a floor (configured or learned) is not filled,
+        or a suite no backend grades (code cases without a sandbox) sends every start to the
+        bound even with no floor for it; a reload that gives it a floor then decides on the
+        results read since the start, where a restart reads back its window (README)."""
         rounds = self._read(first_day)
         configured = {b.name: b for b in self.config().backends}
         short = dict.fromkeys(self.judge.gates(), self.judge.book.window)
         self._fill(short, rounds, configured)
-        runs = RecentRows(self._runs.directory, "canary_runs")  # its own: one day at a time
-        results = RecentRows(self._results.directory, "canary_results")
         older: list[Round] = []
         for day in self._days_before(first_day):
             if not short or self._stopped.is_set():
                 break
-            found = finished_rounds(runs.read(day, day), results.read(day, day), ())
+            runs, results = self._runs.read(day, day), self._results.read(day, day)  # one-offs
+            found = finished_rounds(runs, results, ())
             older[:0] = self._fill(short, found, configured)
         return older + rounds
 

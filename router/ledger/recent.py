@@ -32,8 +32,11 @@ class RecentRows:
         self._warned: set[str] = set()  # what the listing left out, marked files too (once)
 
     def read(self, first_day: str, last_day: str | None = None) -> list[dict[str, Any]]:
-        """Every row of the days from `first_day` (UTC, YYYY-MM-DD), to `last_day` if given
-        (a restart's recall reads older days one at a time); blocking file I/O."""
+        """Every row of the days from `first_day` (UTC, YYYY-MM-DD), to `last_day` if given;
+        blocking file I/O. A read to `last_day` (a restart's recall, one older day at a
+        time) is a one-off: its files are not kept, and those of the latest days are not let
+        go (they were re-read at the next read); what its listing leaves out is said unless
+        already said. Its own reader said a non-day directory a second time each start."""
         try:
             if not (self.directory / self.table).is_dir():
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
@@ -44,7 +47,7 @@ class RecentRows:
         from router.ledger import checksum, segments
 
         listing = segments.list_table(self.directory, self.table, first_day, last_day)
-        self._log_warnings(listing.warnings)
+        self._log_warnings(listing.warnings, keep=last_day is None)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
             rows = self._files.get(segment.path)
@@ -63,15 +66,17 @@ class RecentRows:
                     continue
                 self._failed.discard(segment.path)
             files[segment.path] = rows
-        self._files = files  # files of days left behind, or merged away, are let go
-        self._failed &= {segment.path for segment in listing.segments}  # and failed ones
+        if last_day is None:
+            self._files = files  # files of days left behind, or merged away, are let go
+            self._failed &= {segment.path for segment in listing.segments}  # and failed ones
         return [row for rows in files.values() for row in rows]
 
-    def _log_warnings(self, warnings: list[str]) -> None:
+    def _log_warnings(self, warnings: list[str], keep: bool = True) -> None:
         """Log each thing the listing left out once, while it lasts: a file marked damaged,
         or a table it may not list (dropped, a `canary_results/` another account's made the
         canary follower read nothing, every minute, and say nothing; found in review)."""
         for warning in warnings:
             if warning not in self._warned:
                 log.warning("%s: %s", self.table, warning)
-        self._warned = set(warnings)
+        if keep:  # not a one-off read's: it would be said again at the next read
+            self._warned = set(warnings)

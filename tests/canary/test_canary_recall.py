@@ -5,6 +5,7 @@ gate whose last graded rounds were older opened while a running router kept it c
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from router.canary_follow import RECALL_DAYS, Follower
 from router.canary_judge import Judge, gate_book
 from router.canary_schedule import Schedule
 from router.config import Config, parse
-from router.ledger import LedgerWriter
+from router.ledger import LedgerWriter, checksum
 from router.ledger.recent import RecentRows
 
 LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -218,3 +219,34 @@ def test_the_canarys_stop_ends_its_recall(tmp_path: Path, monkeypatch: pytest.Mo
 
     asyncio.run(stopped())
     assert 1 <= len(read) <= 2
+
+
+def test_what_the_listing_leaves_out_is_said_once_per_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A copy someone kept (`day=...bak`) is no day: said once, not once by the follower's
+    reader and again by the recall's own (found in re-review)."""
+    erring_days(tmp_path, 3)
+    (tmp_path / "canary_runs" / "day=2026-11-20.bak").mkdir()
+    with caplog.at_level(logging.WARNING, "smf_router.ledger.recent"):
+        follower_gates(settings(tmp_path))
+    said = [r for r in caplog.records if "not a day partition" in r.getMessage()]
+    assert len(said) == 1
+
+
+def test_the_recall_keeps_the_latest_days_files_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recall reads older days with the follower's readers, one-offs: the latest days'
+    files stay read, and the next read reads none of them again."""
+    erring_days(tmp_path, 3)
+    write_rounds(tmp_path, 0, {"cloud": ["error"] * 3}, n=1)
+    config = settings(tmp_path)
+    judge = Judge(gate_book(config.canary), None, lambda: ["local", "cloud"])
+    follower = Follower(judge, tmp_path, lambda: config)
+    asyncio.run(follower.follow_once())
+    verified: list[Path] = []
+    verify = checksum.verify
+    monkeypatch.setattr(checksum, "verify", lambda path: (verified.append(path), verify(path)))
+    asyncio.run(follower.follow_once())
+    assert verified == []
