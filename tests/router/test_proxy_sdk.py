@@ -263,8 +263,10 @@ def test_a_completions_prompt_is_classified_from_its_text_not_its_repr(
 
 
 def test_health_and_readiness(proxy: RunningRouter) -> None:
+    """Ready once the start's recall of canary gates is over (milliseconds on an empty
+    ledger, but after `/healthz` already answers)."""
     assert httpx.get(f"{proxy.root}/healthz").status_code == 200
-    assert httpx.get(f"{proxy.root}/readyz").json() == {"status": "ready"}
+    assert wait_until(lambda: httpx.get(f"{proxy.root}/readyz").json() == {"status": "ready"})
 
 
 def test_metrics_count_requests(proxy: RunningRouter, client: openai.OpenAI) -> None:
