@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from router.log_sparing import Sparing
 from router.span_export_env import batch_settings
 
 log = logging.getLogger("smf_router.span_export")
@@ -197,14 +198,13 @@ class ExportLogLimiter(logging.Filter):
         self.host = parts.netloc.rpartition("@")[2]
         self.interval_s = interval_s
         self.clock = clock
-        self._next_at: dict[str, float] = {}  # failure kind -> when its next line may pass
-        self._held: dict[str, int] = {}  # failure kind -> lines held back since its last
+        self._windows: dict[str, Sparing] = {}  # failure kind -> its lines' interval
         self._last_kind = GAVE_UP  # of the batch being tried (see `failure_kind`)
 
     @property
     def held_back(self) -> int:
         """Failure lines held back since the last of their kind was logged, all kinds."""
-        return sum(self._held.values())
+        return sum(w.held for w in self._windows.values())
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not str(record.msg).startswith(("Transient error", "Failed to export")):
@@ -212,9 +212,9 @@ class ExportLogLimiter(logging.Filter):
         kind = self._kind_of(record)
         last_of_batch = str(record.msg).startswith("Failed to export")
         self._last_kind = GAVE_UP if last_of_batch else kind
-        now = self.clock()
-        if now < self._next_at.get(kind, now):
-            self._held[kind] = self._held.get(kind, 0) + 1
+        window = self._windows.setdefault(kind, Sparing(self.interval_s))
+        held = window.passes(self.clock())
+        if held is None:
             return False
         cause = without_secrets(record.getMessage())[:300]  # cut once clean: see there
         record.msg = (
@@ -222,8 +222,7 @@ class ExportLogLimiter(logging.Filter):
             "since the last; at most one per kind of failure every %.0f min; lost spans are "
             "counted in smf_router_tracing_dropped_spans_total)"
         )
-        record.args = (self.host, cause, self._held.pop(kind, 0), self.interval_s / 60)
-        self._next_at[kind] = now + self.interval_s
+        record.args = (self.host, cause, held, self.interval_s / 60)
         return True
 
     def _kind_of(self, record: logging.LogRecord) -> str:
@@ -231,12 +230,12 @@ class ExportLogLimiter(logging.Filter):
         collector inventing reason phrases) the windows that are over are forgotten, and
         what is still new shares one window."""
         kind = failure_kind(str(record.msg), record.args, self._last_kind)
-        if kind not in self._next_at and len(self._next_at) >= MAX_FAILURE_KINDS:
+        windows = self._windows
+        if kind not in windows and len(windows) >= MAX_FAILURE_KINDS:
             now = self.clock()
-            for old in [k for k, at in self._next_at.items() if at <= now]:
-                if not self._held.get(old):
-                    del self._next_at[old]
-            if len(self._next_at) >= MAX_FAILURE_KINDS:
+            for old in [k for k, w in windows.items() if (w.next_at or 0) <= now and not w.held]:
+                del windows[old]
+            if len(windows) >= MAX_FAILURE_KINDS:
                 return "other"
         return kind
 

@@ -4,7 +4,9 @@ connection (`router.api.request_head`). The router is `tests/router/conftest.py`
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import select
 import socket
 import time
@@ -14,6 +16,7 @@ import orjson
 import pytest
 
 from router.api import request_head
+from router.log_sparing import Sparing
 from tests.harness import RunningRouter, Scrape, config_for, router, scrape, simulator, wait_until
 
 CHAT = {"model": "local", "messages": [{"role": "user", "content": "say hi"}]}
@@ -26,6 +29,15 @@ def short_deadline(monkeypatch: pytest.MonkeyPatch) -> float:
     """The head deadline of connections made from now on (read when each is armed)."""
     monkeypatch.setattr(request_head, "HEAD_DEADLINE_S", SHORT_DEADLINE_S)
     return SHORT_DEADLINE_S
+
+
+@pytest.fixture(autouse=True)
+def fresh_431_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
+    """The 431 line's interval, the process's: new for each test, so that one test's 431s
+    do not hold back the line another waits for."""
+    lines = Sparing(request_head.TOO_LARGE_LOG_INTERVAL_S)
+    monkeypatch.setattr(request_head, "_TOO_LARGE_LINES", lines)
+    return lines
 
 
 def connect(proxy: RunningRouter) -> socket.socket:
@@ -163,6 +175,39 @@ class Records(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
+
+
+def refused_too_large(proxy: RunningRouter) -> None:
+    """One head over the limit, sent at once; its 431 read to the end."""
+    with connect(proxy) as sock:
+        # Closed on us mid-send: the 431 is already on its way.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(START + b"x-big: " + b"a" * (request_head.HEAD_MAX_BYTES + 1000))
+        sock.shutdown(socket.SHUT_WR)
+        assert read_until_closed(sock).startswith(b"HTTP/1.1 431")
+
+
+def test_a_flood_of_heads_over_the_limit_is_logged_sparingly(
+    proxy: RunningRouter, fresh_431_lines: Sparing
+) -> None:
+    """A client with no key wrote one WARNING line per oversized head (~33 lines a second,
+    found in review): now the first, then one per interval saying how many were held back.
+    The interval is cut to 1 s here, so that the line after the flood comes within the test."""
+    fresh_431_lines.interval_s = 1.0
+    records, logger = Records(), logging.getLogger("smf_router.api")
+    logger.addHandler(records)
+    try:
+        for _ in range(20):
+            refused_too_large(proxy)
+        time.sleep(1.1)
+        refused_too_large(proxy)  # past the interval: says how many were held back
+    finally:
+        logger.removeHandler(records)
+    lines = [m for m in records.messages if "answered 431" in m]
+    assert 2 <= len(lines) <= 5, lines  # the first and the one after the sleep, at least
+    held = [int(re.findall(r"\((\d+) such lines held back", m)[0]) for m in lines]
+    assert held[0] == 0 and held[-1] > 0
+    assert len(lines) + sum(held) == 21  # every 431 is logged or counted in a later line
 
 
 def test_a_pipelined_head_over_the_limit_lets_the_reply_before_it_end_whole(
