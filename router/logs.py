@@ -63,6 +63,9 @@ class RequestLog:
             "attempts": [f"{a.backend}:{a.error_kind or a.outcome}" for a in record.attempts],
             "status": record.status,
             "outcome": record.outcome,
+            # why a request failed or was refused (`model_not_found`, `invalid_request`...):
+            # without it every 4xx line read `client_error` alone (found in review)
+            "error_kind": record.error_kind,
             "stream": record.stream,
             "prompt_tokens": record.usage.prompt_tokens,
             "completion_tokens": record.usage.completion_tokens,

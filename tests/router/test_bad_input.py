@@ -303,6 +303,25 @@ def test_keys_are_not_in_logs(proxy: RunningRouter) -> None:
         assert KEY not in line and "sk-leaky-key" not in line, line
 
 
+def test_a_refused_request_line_says_why(proxy: RunningRouter) -> None:
+    """Every 400, 404, 413 or 415 line read `"outcome":"client_error"` and nothing else: the
+    record's `error_kind` was never written (found in review)."""
+    request_log = logging.getLogger("smf_router.request")
+    lines, level = Lines(), request_log.level
+    request_log.addHandler(lines)
+    request_log.setLevel(logging.INFO)
+    try:
+        for model in ("gpt-17", "local"):  # the 404, then a 200 after it
+            post(proxy, {"model": model, "messages": MESSAGES})
+        until(lambda: sum(REQUEST_LINE in line for line in lines.lines) >= 2, what="2 lines")
+    finally:
+        request_log.removeHandler(lines)
+        request_log.setLevel(level)
+    found = [orjson.loads(line) for line in lines.lines if REQUEST_LINE in line]
+    kinds = {(r["status"], r["outcome"], r["error_kind"]) for r in found}
+    assert kinds == {(404, "client_error", "model_not_found"), (200, "ok", None)}
+
+
 def test_requests_the_router_refuses_itself_are_counted(proxy: RunningRouter) -> None:
     """A refusal before any backend is chosen leaves no record: without their own counter a
     flood of bad keys or bodies was invisible on the dashboards (found in review)."""
