@@ -238,7 +238,13 @@ def read_tokens(text: str, head: int, tail: int) -> list[str]:
 # token -> the features it fires (word, 5-char prefix) and the concepts it names. Real
 # traffic repeats a small vocabulary, so the string work happens once per word per process.
 _TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-TOKEN_CACHE_MAX = 200_000
+# Entries in each of the three per-process token caches (this one, `IntentModel.token_index`,
+# `ConstraintDetector.token_cache`). The training and held-out texts hold ~37,000 distinct
+# tokens (English, Chinese, code), which fit; full, the three cost ~30 MB. At 200,000 prompts
+# of random words filled them in ~1,200 requests and grew the process by ~110 MB, against the
+# 150 MB idle target; at 20,000 the corpus's own words cleared them over and over, ~25 % more
+# CPU a request (docs/benchmarks.md, "Token caches", 2026-12-03).
+TOKEN_CACHE_MAX = 50_000
 CACHED_TOKEN_CHARS = 40  # longer "words" (a run of 2,000 letters, a hash) are not vocabulary
 _V = TypeVar("_V")
 
