@@ -85,7 +85,9 @@ class TransportProblem(Exception):
     504, a 408): not a quick failure such as a refused connection (the canary tells them
     apart, `router.canary_bound`). ``status`` and ``reply``: the HTTP error status and body
     it answered with, if it did, which the canary's spans name the error by as the router
-    names a live attempt's (`router.canary_spans`): with the message alone, "transport"."""
+    names a live attempt's (`router.canary_spans`): with the message alone, "transport".
+    ``began``: the 200 and its headers came and the body then broke off (the router's
+    ``cut``, not ``unreachable``: the backend was reached and started answering)."""
 
     def __init__(
         self,
@@ -94,11 +96,13 @@ class TransportProblem(Exception):
         timed_out: bool = False,
         status: int | None = None,
         reply: bytes = b"",
+        began: bool = False,
     ) -> None:
         super().__init__(message)
         self.timed_out = timed_out
         self.status = status
         self.reply = reply
+        self.began = began
 
 
 NO_REPLY_IN_TIME = frozenset({408, 504})
@@ -209,16 +213,23 @@ def well_formed(value: Any) -> Any:
 
 
 async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any]) -> Any:
-    """POST one completion; any failure to get a 200 JSON reply is a ``TransportProblem``."""
+    """POST one completion; any failure to get a 200 JSON reply is a ``TransportProblem``.
+
+    The status and headers are awaited apart from the body, so a body that breaks off after
+    them says so (``began``): read in one step, it looked like a refused connection."""
     headers = dict(endpoint.headers)
     if endpoint.api_key:
         headers["authorization"] = f"Bearer {endpoint.api_key}"
     url = joined(endpoint.base_url, "/chat/completions")
+    began = False
     try:
-        response = await client.post(url, json=body, headers=headers)
+        async with client.stream("POST", url, json=body, headers=headers) as response:
+            began = True
+            await response.aread()
     except httpx.HTTPError as exc:
         late = isinstance(exc, httpx.TimeoutException)
-        raise TransportProblem(f"{type(exc).__name__}: {exc}"[:300], timed_out=late) from exc
+        said = f"{type(exc).__name__}: {exc}"[:300]
+        raise TransportProblem(said, timed_out=late, began=began) from exc
     if response.status_code != 200:
         late = response.status_code in NO_REPLY_IN_TIME
         raise TransportProblem(

@@ -5,8 +5,9 @@ backend as an attempt span does and the case by its suite and id (`smf.canary.su
 `smf.canary.case_id`), never by its prompt: a Tempo query tells the canary's load on a
 backend from live traffic, and finds the call of a case that failed. A failed call's
 `error.type` is the kind a live attempt's span would say (`rate_limited`, `overloaded`,
-`unreachable`, ...: `problem_kind`); all of them said "transport". With tracing off the
-send is handed back as it is: no cost per case.
+`unreachable`, `cut`, ...: `problem_kind`); all of them said "transport". So is a 200 the
+engine stopped or that has no readable answer (`stopped_kind`), which the ledger counts as
+an error too. With tracing off the send is handed back as it is: no cost per case.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import httpx
 from evals.asked import ASKED
 from evals.runner import Ask, TransportProblem
 from router.config import Backend as BackendSettings
-from router.errors import Malformed, Timeout, Unreachable, UpstreamError
+from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
 from router.span_attributes import usage_attributes
 from router.tracing import Tracing
-from router.upstream_errors import classify_error
+from router.upstream_errors import classify_error, misshapen, unfinished
 
 
 def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
@@ -43,7 +44,7 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
         payload: Any = None
         try:
             payload = await send(body)
-            error = None
+            error = stopped_kind(payload, backend.name)
         except TransportProblem as problem:
             error = problem_kind(problem, backend.name)
             raise
@@ -65,11 +66,23 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
     return sending
 
 
+def stopped_kind(payload: Any, backend: str) -> str | None:
+    """The kind of a 200 reply no answer can be read from, as a live attempt names it (an
+    engine's `abort`: `cut`; choices that are not objects: `malformed`), else None. The
+    runner counts such a reply an error once the send has returned (`parse_answer`): the
+    span ended OK beside a ledger row that says error."""
+    if not isinstance(payload, dict):
+        return None
+    stopped = misshapen(payload, backend, whole=True) or unfinished(payload, backend)
+    return None if stopped is None else stopped.kind
+
+
 def problem_kind(problem: TransportProblem, backend: str) -> str:
     """What failed, as a live attempt's span names it: the adapter's own kind (a litellm
     backend's), else the HTTP error status's as the router classifies a backend's (a 429
     `rate_limited`, a 503 `overloaded`, another 5xx `server_error`), else the transport's
-    (no reply in time, no connection, a reply that is not JSON)."""
+    (no reply in time, no connection, a reply broken off after its headers, a reply that is
+    not JSON)."""
     cause = problem.__cause__
     if isinstance(cause, UpstreamError):
         return cause.kind
@@ -77,8 +90,8 @@ def problem_kind(problem: TransportProblem, backend: str) -> str:
         return classify_error(problem.status, problem.reply, {}, backend).kind
     if problem.timed_out:
         return Timeout.kind
-    if isinstance(cause, httpx.TransportError):  # refused, reset or closed before a reply
-        return Unreachable.kind
+    if isinstance(cause, httpx.TransportError):  # refused, reset or closed before a reply,
+        return Cut.kind if problem.began else Unreachable.kind  # or broken off after it began
     if isinstance(cause, ValueError):  # a 200 whose body is not JSON
         return Malformed.kind
     return "transport"

@@ -9,6 +9,7 @@ import pytest
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
+from router.canary_spans import stopped_kind
 from router.config import Config, parse
 from router.gating import GateBook
 from tests.canary.rounds import one_round
@@ -58,3 +59,26 @@ def test_a_refused_connection_is_unreachable(tmp_path: Path) -> None:
     """A backend that is not listening: `unreachable`, as a live attempt's span says."""
     url = f"http://127.0.0.1:{free_port()}/v1"
     assert canary_error_type(canary_config(url, tmp_path)) == "unreachable"
+
+
+def test_a_reply_cut_after_its_headers_is_cut(tmp_path: Path) -> None:
+    """The 200 and its headers came, then the connection broke: `cut`, as a live attempt's
+    span says. The runner read the body inside the POST, and the broken read looked like a
+    connection refused (`unreachable`)."""
+    with simulator(model="local-model", fault="cut_stream") as local:
+        assert canary_error_type(canary_config(local.url, tmp_path)) == "cut"
+
+
+def test_a_reply_the_engine_stopped_is_an_error(tmp_path: Path) -> None:
+    """A 200 whose answer the engine stopped (`finish_reason: "abort"`): the ledger counts
+    the case an error, and the span ended OK, with no `error.type`."""
+    with simulator(model="local-model", fault="abort") as local:
+        assert canary_error_type(canary_config(local.url, tmp_path)) == "cut"
+
+
+def test_a_reply_with_no_readable_answer_is_malformed() -> None:
+    """Choices that are not objects, or a null message: `malformed`, as a live attempt's."""
+    assert stopped_kind({"choices": ["hi"]}, "local") == "malformed"
+    assert stopped_kind({"choices": [{"message": None}]}, "local") == "malformed"
+    assert stopped_kind({"choices": [{"message": {}, "finish_reason": "stop"}]}, "local") is None
+    assert stopped_kind([], "local") is None
