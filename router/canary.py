@@ -173,10 +173,12 @@ class Canary:
         return apply
 
     async def run_once(self) -> None:
-        """One run: the same rotating sample against every backend, backends in parallel."""
-        self._end = end = RunEnd(self.deadline_s)
+        """One run: the same rotating sample against every backend, backends in parallel.
+        None once stopped: a run the schedule started in the stop's loop turn wrote a round
+        of "not asked" errors per backend and moved the rotation (found in re-review)."""
         if self.stopped is not None:
-            end.stop(self.stopped)
+            return
+        self._end = end = RunEnd(self.deadline_s)
         if self._history is not None:
             history, self._history = self._history, None
             self._offsets = await asyncio.to_thread(resume, history, self.cases, self.clock())
@@ -190,7 +192,7 @@ class Canary:
     def stop(self, why: str) -> None:
         """End the run under way (`why`, e.g. "SIGTERM", is said in its errors): each
         backend's round ends with the cases it finished, the rest as errors, its rows
-        written. Runs after it ask nothing."""
+        written. Runs after it do nothing (`run_once`)."""
         self.stopped = why
         if self._end is not None:
             self._end.stop(why)

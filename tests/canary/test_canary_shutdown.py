@@ -129,3 +129,43 @@ def test_no_run_starts_after_the_stop(tmp_path: Path) -> None:
         asyncio.run(stopped())
     runs = [row for table, row in rows.rows if table == "canary_runs"]
     assert [(r["cases"], r["errors"]) for r in runs] == [(1, 1)]
+
+
+def test_a_run_started_in_the_stops_loop_turn_records_nothing(tmp_path: Path) -> None:
+    """The schedule checks for a stop, then its run starts a loop turn later: a shutdown
+    in between (its hook runs in that turn) found `Canary.run_once` stopped on entry, and
+    a round of "not asked" errors was written for each backend, the rotation and
+    `last_run` moved. A run stopped before it starts records nothing."""
+    canary_section = {"enabled": True, "interval_s": 0.3, "timeout_s": 30}
+    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
+    with simulator(profile="vllm", model="local-model") as local:
+        config = parse(
+            {
+                "backends": [local_backend(local)],
+                "routes": {intent: ["local"] for intent in INTENTS},
+                "canary": canary_section,
+            }
+        )
+        rows = Rows()
+        canary = Canary(config, load_cases(config), GateBook({}), rows)
+        starts: list[bool] = []
+
+        class Racy(Schedule):
+            async def _once(self) -> None:
+                starts.append(True)
+                if len(starts) == 2:
+                    self.stopping()  # the SIGTERM's hook ran in the turn before this run
+                await super()._once()
+
+        schedule = Racy(canary, lambda: config, tmp_path)
+
+        async def raced() -> None:
+            try:
+                await asyncio.wait_for(schedule.run(), 20)
+            finally:
+                await canary.aclose()
+
+        asyncio.run(raced())
+    runs = [row for table, row in rows.rows if table == "canary_runs"]
+    assert [(r["cases"], r["passed"], r["errors"]) for r in runs] == [(1, 1, 0)]
+    assert canary.runs == 1
