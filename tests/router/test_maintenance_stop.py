@@ -6,10 +6,13 @@ the router stops."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -109,3 +112,90 @@ def test_a_router_stopping_stops_its_housekeeping_pass_after_the_day_under_way(
     assert ended.wait(60), "the pass never ended"  # a hang guard
     assert len(begun) == 1, f"the pass went on after the router stopped: {begun}"
     assert merged(days) == begun
+
+
+def installed(config: Any) -> SimpleNamespace:
+    """`maintenance.install`'s part of a router's components: its job and shutdown hook."""
+    components = SimpleNamespace(
+        config=config, background=[], shutdown_hooks=[], extra_endpoints=[]
+    )
+    maintenance.install(components)
+    return components
+
+
+def test_the_pass_stops_as_the_shutdown_begins_not_after_the_drain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass was told to stop only when the job was cancelled, once the requests' drain
+    was over: a SIGTERM took `drain_s` plus up to `STOP_WAIT_S`, not the longer of `drain_s`
+    and the canary's 12 s as the docs say. The shutdown's hook (told as the drain starts)
+    stops it after the day under way, the job not cancelled yet."""
+    monkeypatch.setattr(maintenance, "FIRST_S", 0)
+    ledger = tmp_path / "ledger"
+    days = closed_days(ledger, 3, 2)
+    begun: list[Path] = []
+    in_pass = threading.Event()
+    compact_day = compaction._compact_day
+
+    def slow_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
+        begun.append(path)
+        in_pass.set()
+        time.sleep(0.5)  # a big day's merge: the shutdown begins meanwhile
+        compact_day(directory, table, path, result)
+
+    monkeypatch.setattr(compaction, "_compact_day", slow_day)
+    components = installed(parse({**OFFLINE, "ledger": {"path": str(ledger)}}))
+    (job,) = components.background
+
+    async def drained() -> None:
+        task = asyncio.create_task(job())
+        assert await asyncio.to_thread(in_pass.wait, 60), "no housekeeping pass"
+        for hook in components.shutdown_hooks:  # `Components.shutting_down`
+            hook()
+        await asyncio.wait_for(task, 10)  # the drain goes on: the job is not cancelled
+
+    asyncio.run(drained())
+    assert len(begun) == 1, f"the pass went on after the shutdown began: {begun}"
+    assert merged(days) == begun
+
+
+def test_the_wait_for_a_stopped_pass_counts_from_the_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelled after a drain longer than `STOP_WAIT_S`, the job waits no more for a pass
+    still merging its day: its wait began with the stop."""
+    monkeypatch.setattr(maintenance, "FIRST_S", 0)
+    monkeypatch.setattr(maintenance, "STOP_WAIT_S", 1.0)
+    ledger = tmp_path / "ledger"
+    closed_days(ledger, 2, 2)
+    in_pass, release = threading.Event(), threading.Event()
+    compact_day = compaction._compact_day
+
+    def held_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
+        in_pass.set()
+        release.wait(30)  # a day merged longer than the drain
+        compact_day(directory, table, path, result)
+
+    monkeypatch.setattr(compaction, "_compact_day", held_day)
+    components = installed(parse({**OFFLINE, "ledger": {"path": str(ledger)}}))
+    (job,) = components.background
+
+    async def drained() -> float:
+        task = asyncio.create_task(job())
+        assert await asyncio.to_thread(in_pass.wait, 60), "no housekeeping pass"
+        for hook in components.shutdown_hooks:
+            hook()
+        await asyncio.sleep(1.2)  # the drain, longer than STOP_WAIT_S
+        task.cancel()  # `Components.stop`
+        cancelled = time.monotonic()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        waited = time.monotonic() - cancelled
+        release.set()  # the pass's thread ends: the loop's close waits for it
+        return waited
+
+    try:
+        waited = asyncio.run(drained())
+    finally:
+        release.set()
+    assert waited < 0.5, f"waited {waited:.2f} s more after the drain"
