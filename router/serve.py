@@ -112,9 +112,10 @@ def drain_timeout(drain_s: float) -> int:
     return math.ceil(drain_s)
 
 
-class _Server(uvicorn.Server):
+class DrainingServer(uvicorn.Server):
     """Exit with status 0 after a graceful drain (uvicorn would re-raise the signal), and
-    say when the shutdown starts (`shutting_down`), before the drain."""
+    say when the shutdown starts (`shutting_down`), before the drain. The test harness's
+    in-thread routers run it too: their shutdown tells the components as `serve`'s does."""
 
     def __init__(self, config: uvicorn.Config, shutting_down: Callable[[], None]) -> None:
         super().__init__(config)
@@ -130,6 +131,10 @@ class _Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
         self._captured_signals.clear()
+
+
+class _Server(DrainingServer):
+    """`serve`'s: says when it listens (the log, systemd) and settles the heap."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)  # cannot bind: uvicorn logs why and exits with 3

@@ -23,13 +23,12 @@ from typing import Any
 import httpx
 import openai
 import orjson
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.app import create_app
 from router.components import Components, build
 from router.config import Config, parse
-from router.serve import uvicorn_config
+from router.serve import DrainingServer, uvicorn_config
 from router.simulator import SimSettings, running
 
 REPO = Path(__file__).resolve().parents[1]
@@ -368,13 +367,14 @@ class RunningRouter(Running):
 @contextmanager
 def router(config: Config, port: int | None = None) -> Iterator[RunningRouter]:
     """The router in a thread, on `port` (default: any free one); leaving it stops the
-    router as a SIGTERM stops `serve` (uvicorn's `should_exit`, then the lifespan)."""
+    router as a SIGTERM stops `serve` (uvicorn's `should_exit`, the components told as the
+    drain starts, then the lifespan)."""
     port = port or free_port()
     components = build(config)
     app = create_app(config, components)
     settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
     settings.timeout_graceful_shutdown = 5
-    server = uvicorn.Server(settings)
+    server = DrainingServer(settings, components.shutting_down)  # no heap settling: tests
     runner = _LoopThread(server.serve())
     root = f"http://127.0.0.1:{port}"
     try:
