@@ -39,8 +39,8 @@ from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load
 from router import live
 from router.backends import Backend, create
-from router.bug_log import BugLog, kind_of
-from router.canary_bound import Bounded, RunEnd, Unstarted
+from router.bug_log import BugLog
+from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
 from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.canary_spans import traced
@@ -124,6 +124,7 @@ class Canary:
         self.tracing = tracing or Tracing.disabled()  # a span per case asked (`canary_spans`)
         self.runs = 0
         self.last_run: dict[str, dict[str, Any]] = {}
+        self.last_results: dict[str, list[CaseResult]] = {}  # each backend's, for the CLI
         self._offsets: dict[str, int] = {}
         self._history = history  # read once, at the first run
         self.deadline_s = deadline_s
@@ -168,6 +169,7 @@ class Canary:
             self.cases = list(cases)
             names = {b.name for b in config.backends}
             self.last_run = {b: run for b, run in self.last_run.items() if b in names}
+            self.last_results = {b: r for b, r in self.last_results.items() if b in names}
             retune()
 
         return apply
@@ -219,6 +221,7 @@ class Canary:
                 results = await self._probe(backend, sample, end, graded.append)
             except asyncio.CancelledError:  # past a stop's wait: what it graded still counts
                 results = cut_short(sample, graded, end.why or "cancelled")
+                self.last_results[backend.name] = results
                 self._record(backend, run_id, started, time.monotonic() - began, results, None)
                 raise
             except Exception as exc:  # this backend's round alone: the others' results stand
@@ -226,6 +229,7 @@ class Canary:
                 results = [round_failed(case, exc) for case in sample]
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
+        self.last_results[backend.name] = results
         summary = self._record(backend, run_id, started, time.monotonic() - began, results, reason)
         why = unjudged(backend, self.backends)
         if why is not None:  # its rows stay in the ledger: the run did happen
@@ -369,25 +373,6 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
         return orjson.loads(reply.body or b"")
     except orjson.JSONDecodeError as exc:
         raise TransportProblem("reply is not JSON") from exc
-
-
-def round_failed(case: Case, exc: Exception) -> CaseResult:
-    """A case of a round that failed on our side: an error, never a quality verdict."""
-    detail = f"the canary round failed: {kind_of(exc).__name__}"
-    return CaseResult(case.id, case.suite, case.difficulty, "error", "canary", detail)
-
-
-def cut_short(sample: Sequence[Case], graded: Sequence[CaseResult], why: str) -> list[CaseResult]:
-    """A round cancelled before its end (a shutdown's stop past its wait): the results it had,
-    in the sample's order, and its other cases as errors. Cancelled, the round wrote no row
-    at all, and a code case still in the sandbox cost every case of its backend."""
-    done = {(r.suite, r.id): r for r in graded}
-    detail = f"the canary round was cancelled ({why}) before this case was graded"
-    return [
-        done.get((c.suite, c.id))
-        or CaseResult(c.id, c.suite, c.difficulty, "error", "canary", detail)
-        for c in sample
-    ]
 
 
 def load_cases(config: Config) -> list[Case]:

@@ -29,7 +29,9 @@ waits for every backend, it held back every backend's next round (found in revie
 
 The bounds act on each case's request, inside the eval runner: it returns every result,
 and the rows of a cut round are whole (`canary_follow` judges a round once all its results
-are on disk). Errors are never a quality verdict, so a cut round closes no gate.
+are on disk). Errors are never a quality verdict, so a cut round closes no gate; so are
+the cases of a round that failed on the router's side or was cancelled past a stop's wait
+(`round_failed`, `cut_short`).
 """
 
 from __future__ import annotations
@@ -37,11 +39,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from evals.graders import Executor
+from evals.results import CaseResult
 from evals.runner import Ask, TransportProblem
 from evals.sandbox import RunOutcome, SandboxUnavailable
+from evals.suite import Case
+from router.bug_log import kind_of
 
 UNANSWERED = 2  # cases in a row without a reply in time that end a backend's round
 
@@ -138,3 +144,22 @@ class Unstarted:
             # the runner says "the sandbox could not start: " first; "not run: " doubled it
             raise SandboxUnavailable(f"the canary round had ended ({self.end.why})")
         return self.execute(program)
+
+
+def round_failed(case: Case, exc: Exception) -> CaseResult:
+    """A case of a round that failed on our side: an error, never a quality verdict."""
+    detail = f"the canary round failed: {kind_of(exc).__name__}"
+    return CaseResult(case.id, case.suite, case.difficulty, "error", "canary", detail)
+
+
+def cut_short(sample: Sequence[Case], graded: Sequence[CaseResult], why: str) -> list[CaseResult]:
+    """A round cancelled before its end (a shutdown's stop past its wait): the results it had,
+    in the sample's order, and its other cases as errors. Cancelled, the round wrote no row
+    at all, and a code case still in the sandbox cost every case of its backend."""
+    done = {(r.suite, r.id): r for r in graded}
+    detail = f"the canary round was cancelled ({why}) before this case was graded"
+    return [
+        done.get((c.suite, c.id))
+        or CaseResult(c.id, c.suite, c.difficulty, "error", "canary", detail)
+        for c in sample
+    ]

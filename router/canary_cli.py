@@ -13,7 +13,6 @@ unreachable: nothing was measured), 128 + the signal's number when one ended the
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import math
 import signal
@@ -27,8 +26,7 @@ import typer
 
 from evals import cli_stdout
 from evals.results import CaseResult
-from evals.runner import Endpoint, run_cases
-from router.canary import Canary, Runner, endpoint_of, load_cases, round_failed
+from router.canary import Canary, load_cases
 from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
@@ -45,45 +43,18 @@ STOPPING = (signal.SIGTERM, signal.SIGINT)
 NOTHING_GRADED = 3  # as `eval run`'s: a round that measured nothing is no success
 
 
-class ErrorDetails:
-    """The canary's runner, keeping what each error said: the ledger keeps only its kind,
-    and `errors: 7` alone did not say why (an unreachable backend, a refused key)."""
-
-    def __init__(self, runner: Runner = run_cases) -> None:
-        self.runner = runner
-        self.seen: dict[str, Counter[str]] = {}
-
-    async def __call__(
-        self, cases: Any, endpoint: Endpoint, *args: Any, **kwargs: Any
-    ) -> list[CaseResult]:
-        try:
-            results = await self.runner(cases, endpoint, *args, **kwargs)
-        except Exception as exc:  # the canary counts the round as errors: say which
-            self._keep(endpoint, [round_failed(case, exc) for case in cases])
-            raise
-        self._keep(endpoint, results)
-        return results
-
-    def _keep(self, endpoint: Endpoint, results: list[CaseResult]) -> None:
-        details = self.seen.setdefault(_identity(endpoint), Counter())
-        for r in results:
-            if r.status == "error":
-                text = " ".join((r.detail or r.failure_kind or "no detail").split())
-                details[text[:MAX_DETAIL_CHARS]] += 1
-
-    def common(self, endpoint: Endpoint) -> list[tuple[str, int]]:
-        """The most common details for one backend, with their counts."""
-        return self.seen.get(_identity(endpoint), Counter()).most_common(MAX_DETAILS)
-
-    def lines(self, endpoint: Endpoint) -> list[str]:
-        """The most common details for one backend, one line each."""
-        return [f"  {n} × {text}" for text, n in self.common(endpoint)]
-
-
-def _identity(endpoint: Endpoint) -> str:
-    """Which backend an endpoint is: two backends may share a URL and model and differ in
-    headers or body extras (thinking on and off on one vLLM), and must not share details."""
-    return json.dumps(dataclasses.asdict(endpoint), sort_keys=True, default=str)
+def error_details(results: Sequence[CaseResult]) -> list[tuple[str, int]]:
+    """What a backend's errors said, most common first, with their counts: the ledger keeps
+    only their kind, and `errors: 7` alone did not say why (an unreachable backend, a
+    refused key). Read from the backend's own results (`Canary.last_results`): kept per
+    endpoint, two backends on one URL and model with the same headers showed each other's
+    (found in review)."""
+    details: Counter[str] = Counter()
+    for r in results:
+        if r.status == "error":
+            text = " ".join((r.detail or r.failure_kind or "no detail").split())
+            details[text[:MAX_DETAIL_CHARS]] += 1
+    return details.most_common(MAX_DETAILS)
 
 
 def summary_line(run: dict[str, Any]) -> str:
@@ -147,10 +118,7 @@ def run(
     ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
     writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
     writer.start()
-    errors = ErrorDetails()
-    canary = Canary(
-        settings, cases, book, rows=writer, runner=errors, history=ledger, deadline_s=deadline_s
-    )
+    canary = Canary(settings, cases, book, rows=writer, history=ledger, deadline_s=deadline_s)
 
     async def once() -> None:
         loop = asyncio.get_running_loop()
@@ -176,7 +144,7 @@ def run(
     # reader of `| head` gone, their broken pipe ended the job as a success (found in re-review)
     cli_stdout.failing(status)
     try:
-        show(canary, errors, settings.backends, as_json)
+        show(canary, settings.backends, as_json)
     finally:
         if canary.stopped is not None:
             typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
@@ -189,9 +157,7 @@ def run(
             raise typer.Exit(status)
 
 
-def show(
-    canary: Canary, errors: ErrorDetails, backends: Sequence[BackendSettings], as_json: bool
-) -> None:
+def show(canary: Canary, backends: Sequence[BackendSettings], as_json: bool) -> None:
     """Each backend's round, for a person or (`as_json`) for a script."""
     last = canary.status().get("last_run", {})
     ran = [backend for backend in backends if backend.name in last]
@@ -200,7 +166,7 @@ def show(
             {
                 **last[b.name],
                 "at": iso_time(last[b.name]["ts"]),
-                "error_details": dict(errors.common(endpoint_of(b))),
+                "error_details": dict(error_details(canary.last_results.get(b.name, []))),
             }
             for b in ran
         ]
@@ -208,5 +174,5 @@ def show(
         return
     for backend in ran:
         typer.echo(summary_line(last[backend.name]))
-        for line in errors.lines(endpoint_of(backend)):
-            typer.echo(line)
+        for text, n in error_details(canary.last_results.get(backend.name, [])):
+            typer.echo(f"  {n} × {text}")

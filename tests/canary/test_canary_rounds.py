@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from evals.suite import SHIPPED, Case, load
-from router.canary import Canary, endpoint_of
+from router.canary import Canary
 from router.canary_bound import UNANSWERED
-from router.canary_cli import ErrorDetails
+from router.canary_cli import error_details
 from router.canary_follow import finished_rounds
 from router.canary_rotation import resumed_offsets
 from router.config import parse
@@ -106,8 +106,7 @@ def test_a_hung_backend_ends_its_round_after_two_unanswered_cases(tmp_path: Path
 
     with simulator(profile="vllm", model="local-model") as sim:
         config = parse(_config(tmp_path, sim, hung=True, timeout_s=2))
-        details = ErrorDetails()
-        canary = Canary(config, load(SHIPPED / "math"), GateBook({}), Rows(), runner=details)
+        canary = Canary(config, load(SHIPPED / "math"), GateBook({}), Rows())
 
         one_round(canary)
         asked = sim.completions()
@@ -115,8 +114,7 @@ def test_a_hung_backend_ends_its_round_after_two_unanswered_cases(tmp_path: Path
     assert [run["backend"] for run in runs] == ["local", "hung"]  # local did not wait for it
     assert runs[0]["passed"] == 3 and (runs[1]["cases"], runs[1]["errors"]) == (3, 3)
     assert asked == 3 + 2  # the third case of hung was never sent
-    hung = config.backends[1]
-    assert dict(details.common(endpoint_of(hung))) == {
+    assert dict(error_details(canary.last_results["hung"])) == {
         "no reply within 2s": 2,
         "not asked: 2 cases in a row got no reply in time": 1,
     }
@@ -289,3 +287,27 @@ def test_the_cronjob_ends_its_round_before_kubernetes_stops_it() -> None:
     defaults = CanarySettings()  # the ConfigMap's canary section sets none of these
     hung = math.ceil(UNANSWERED / defaults.concurrency) * defaults.timeout_s
     assert hung < deadline <= spec["activeDeadlineSeconds"] - 60
+
+
+def test_canary_run_shows_each_backend_its_own_errors_when_two_share_an_endpoint(
+    tmp_path: Path,
+) -> None:
+    """Error details were kept per endpoint (URL, model, headers, extras): two backends
+    with the same one each showed both backends' errors, 4 for their 2 (found in review)."""
+    refused = {"tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    backends = [{"name": "a", **refused}, {"name": "b", **refused}]
+    data = {
+        "backends": backends,
+        "routes": {intent: ["a", "b"] for intent in INTENTS},
+        "ledger": {"path": str(tmp_path / "ledger"), "flush_interval_s": 0.1},
+        "resilience": {"enabled": False},
+        "canary": {"suites": MATH, "sample_per_suite": 2, "concurrency": 1, "timeout_s": 10},
+    }
+    done = subprocess.run(
+        _command(_written(tmp_path, data)), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 3, done.stderr  # nothing graded
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if not line.startswith(" ")] == ["a", "b"]
+    details = [line for line in lines if line.startswith("  ")]
+    assert len(details) == 2 and all(line.startswith("  2 × ") for line in details), lines

@@ -18,9 +18,9 @@ import pytest
 
 from evals.runner import Endpoint, TransportProblem, ask
 from evals.suite import SHIPPED, load
-from router.canary import Canary, endpoint_of
+from router.canary import Canary
 from router.canary_bound import UNANSWERED, Bounded, RunEnd
-from router.canary_cli import ErrorDetails
+from router.canary_cli import error_details
 from router.config import Config, parse
 from router.gating import GateBook
 from tests.canary.rounds import one_round
@@ -84,13 +84,12 @@ def _config(backend: dict[str, Any]) -> Config:
 
 def _round(config: Config) -> tuple[dict[str, Any], dict[str, int], float]:
     """One canary round: its summary, its error details with their counts, its seconds."""
-    details = ErrorDetails()
-    canary = Canary(config, load(SHIPPED / "math"), GateBook({}), runner=details)
+    canary = Canary(config, load(SHIPPED / "math"), GateBook({}))
 
     began = time.monotonic()
     one_round(canary)
     (backend,) = config.backends
-    common = dict(details.common(endpoint_of(backend)))
+    common = dict(error_details(canary.last_results[backend.name]))
     return canary.last_run[backend.name], common, time.monotonic() - began
 
 

@@ -265,41 +265,26 @@ def test_canary_run_reads_smf_router_config_and_says_why_a_backend_errored(
     assert re.search(rf"suites: coding, .*math.*; started {iso}, took ", local_line)
 
 
-def test_canary_run_keeps_apart_the_errors_of_backends_that_share_a_url_and_model() -> None:
-    """Thinking on and off on one vLLM are two backends with one URL and model: the healthy
-    one was shown with the other's seven 500s (found in review)."""
-    from evals.runner import Endpoint
-    from evals.suite import SHIPPED, load
-    from router.canary_cli import ErrorDetails
-
-    cases = load(SHIPPED / "math")[:2]
-    details = ErrorDetails()
-    with simulator(profile="vllm", model="local-model") as local:
-        healthy = Endpoint(local.url, "local-model")
-        failing = Endpoint(local.url, "local-model", headers={"x-sim-fault": "server_error"})
-        asyncio.run(details(cases, healthy, timeout_s=30))
-        asyncio.run(details(cases, failing, timeout_s=30))
-    assert details.lines(healthy) == []
-    assert len(details.lines(failing)) == 1 and details.lines(failing)[0].startswith("  2 × ")
-
-
 def test_canary_run_says_why_a_backend_whose_round_hit_a_bug_has_errors() -> None:
     """A bug on the way to one backend counts its round as errors, but the CLI showed no
     detail line for them: the exception passed by before any detail was kept (found in
     review)."""
-    from evals.runner import Endpoint
     from evals.suite import SHIPPED, load
-    from router.canary_cli import ErrorDetails
+    from router.canary import Canary
+    from router.canary_cli import error_details
+    from router.gating import GateBook
 
     async def buggy(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("a bug")
 
-    cases = load(SHIPPED / "math")[:2]
-    details = ErrorDetails(runner=buggy)
-    endpoint = Endpoint("http://127.0.0.1:9/v1", "m")
-    with pytest.raises(KeyError):
-        asyncio.run(details(cases, endpoint, timeout_s=30))
-    assert details.lines(endpoint) == ["  2 × the canary round failed: KeyError"]
+    cases = load(SHIPPED / "math")
+    backend = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    canary_settings = {"suites": str(SHIPPED / "math"), "sample_per_suite": 2}
+    routes = {intent: ["local"] for intent in INTENTS}
+    config = parse({"backends": [backend], "routes": routes, "canary": canary_settings})
+    canary = Canary(config, cases, GateBook({}), runner=buggy)
+    asyncio.run(canary.run_once())
+    assert error_details(canary.last_results["local"]) == [("the canary round failed: KeyError", 2)]
 
 
 def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_running_one(
