@@ -284,6 +284,14 @@ def _nothing() -> None:
     pass
 
 
+def hold_ready(components: Any, judge: Judge) -> Callable[[], None]:
+    """`Components.holding` for the recall when it has a gate to recall (`Judge.gates`: a
+    floor, configured or learned): without one (the demo, a config with no canary floors)
+    `/readyz` said it waited for the recall for the 0.1-0.2 s of a read that closes none
+    (found in re-review)."""
+    return components.holding(RECALLING) if judge.gates() else _nothing
+
+
 def job_suites(config: Config) -> set[str] | None:
     """The suites the CronJob runs on `config`, so those it dropped leave the gates; None
     when they do not load here. Start loads no suite with the canary off, so such a config
@@ -314,7 +322,7 @@ def install(components: Any) -> None:
     gateway = components.gateway
     ensure_gated(gateway, judge.gated)
 
-    recalled = components.holding(RECALLING)
+    recalled = hold_ready(components, judge)
 
     async def job() -> None:
         ensure_gated(gateway, judge.gated)  # another feature may have replaced the state source

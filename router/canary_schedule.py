@@ -35,7 +35,7 @@ from typing import Any
 
 from evals.sandbox import Limits
 from router.canary import Canary, load_cases
-from router.canary_follow import RECALLING, Follower
+from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.config import Config
@@ -82,10 +82,17 @@ class Schedule:
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run now and every `interval_s`; a
-        failed run is logged, never fatal."""
+        failed recall or run is logged, never fatal."""
         self._wake = asyncio.Event()
-        await self.recall()
-        self.recalled()
+        try:
+            await self.recall()
+        except Exception:
+            # Past the read (the status's counts, a dropped suite's gates): uncaught, it
+            # ended the job with no word, no round ran until a restart, and `/readyz` said
+            # 503 until `READY_WAIT_S` (found in re-review).
+            log.exception("canary: recalling the ledger's rounds failed; the runs go on")
+        finally:
+            self.recalled()
         while self._stop_began is None:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
             self.running_since = self._started[1]
@@ -329,7 +336,7 @@ def install(components: Any) -> None:
         history=ledger,
         tracing=components.tracing,
     )
-    recalled = components.holding(RECALLING)
+    recalled = hold_ready(components, canary.judge)
     schedule = Schedule(canary, lambda: components.config, ledger, recalled)
     ensure_gated(gateway, canary.gated, schedule.reopen_in)
 

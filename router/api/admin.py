@@ -28,7 +28,9 @@ async def liveness() -> dict[str, str]:
 @endpoints.get("/readyz")
 async def readiness(request: Request) -> Response:
     """200 once started and nothing holds it (`Components.holding`: the canary's recall of its
-    gates); 503 before, saying what it waits for, and once the shutdown began."""
+    gates); 503 before, saying what it waits for. From the shutdown's start no probe gets
+    here: uvicorn closes the listener and idle connections as the drain begins (refused);
+    the 503 after it (`ready` False) is for in-process callers."""
     state = request.app.state
     if not getattr(state, "ready", False):
         return Response(b'{"status":"starting"}', 503, media_type="application/json")
