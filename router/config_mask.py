@@ -13,6 +13,7 @@ from typing import Any
 
 from evals.urls import masked_url
 from router.config import Config
+from router.config_backend import Backend
 from router.config_env import Where
 
 URL_FIELDS = ("base_url", "metrics_url")
@@ -22,6 +23,8 @@ NO_KEY_ENV = {
     "openai": "none (no api_key_env)",
     "litellm": "litellm's provider variable (no api_key_env)",
 }
+# Headers that carry a key when set in `headers` (OpenAI's, Anthropic's, Azure's).
+KEY_HEADERS = ("authorization", "x-api-key", "api-key")
 
 
 def masked(config: Config) -> dict[str, Any]:
@@ -34,7 +37,7 @@ def masked(config: Config) -> dict[str, Any]:
     for backend, settings in zip(data["backends"], config.backends, strict=True):
         env = backend.get("api_key_env")
         backend["api_key"] = (
-            ("set" if settings.api_key else "MISSING") if env else NO_KEY_ENV[settings.kind]
+            ("set" if settings.api_key else "MISSING") if env else _no_key_env(settings)
         )
         if env and settings.key_variable() != env:  # a key pasted in place of the name
             backend["api_key_env"] = "***"
@@ -43,6 +46,17 @@ def masked(config: Config) -> dict[str, Any]:
             if isinstance(backend.get(field), str):
                 backend[field] = masked_url(backend[field])
     return data
+
+
+def _no_key_env(settings: Backend) -> str:
+    """What a backend without `api_key_env` authenticates with: "none" was shown beside a
+    `user:password@` in `base_url` or a static `Authorization` header (found in review)."""
+    if settings.basic_auth() is not None:
+        return "the base_url's user and password (no api_key_env)"
+    for name in settings.headers:
+        if name.lower() in KEY_HEADERS:
+            return f"the {name} header (no api_key_env)"
+    return NO_KEY_ENV[settings.kind]
 
 
 def _put(data: Any, where: Where, value: str) -> None:

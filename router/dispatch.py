@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
-from router.policy import Plan
+from router.policy import SHORT_WAIT_S, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import nothing_tried
 from router.request import output_limit
@@ -287,7 +288,8 @@ def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     backend said it would take a request again, so the client's SDK waits that long before
     its own retry (`router.api.errors.error_headers`): a rate limit chosen over a backend
     overloaded for 3 s told the client the other's 600 s (or no wait at all), though it may
-    come back when either may take it."""
+    come back when either may take it. Another's wait only when short, if the chosen error
+    named none (`_soonest`)."""
     limited = [e for e in errors if isinstance(e, RateLimited)]
     if limited:
         return _soonest(limited[0], errors)
@@ -303,12 +305,22 @@ _Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
 
 
 def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
-    """`chosen`, with the soonest wait any rate limit or overload of `errors` named (none if
-    none did)."""
+    """`chosen`, with the soonest wait any rate limit or overload of `errors` named.
+
+    When `chosen` named no wait itself, another's is taken only if short (whole seconds
+    under `SHORT_WAIT_S`, the SDKs' `SDK_WAIT_S`, as `retry-after` would show it), else it
+    keeps none. A 429 naming none, beside a backend overloaded for 90 s, went out with
+    retry-after 90 and `x-should-retry: false`, and the SDKs gave up where they had retried
+    with their own backoff (found in review). The same for an overload chosen with no wait:
+    its answer says `x-should-retry: false` either way, and a long wait borrowed from
+    another backend only tells the client to stay away for a backend that did not ask."""
     waits = [
         e.retry_after
         for e in errors
         if isinstance(e, RateLimited | Overloaded) and e.retry_after is not None
     ]
-    chosen.retry_after = min(waits, default=None)
+    soonest = min(waits, default=None)
+    if chosen.retry_after is None and soonest is not None and math.ceil(soonest) >= SHORT_WAIT_S:
+        soonest = None  # another's long wait: the chosen error's silence stands
+    chosen.retry_after = soonest
     return chosen

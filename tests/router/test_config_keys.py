@@ -74,3 +74,20 @@ def test_config_check_says_what_a_backend_without_a_key_variable_sends(tmp_path:
         "MISSING",
         "litellm's provider variable (no api_key_env)",
     ]
+
+
+def test_config_check_names_a_key_in_the_base_url_or_the_headers(tmp_path: Path) -> None:
+    """`none (no api_key_env)` was shown for a backend whose key is in its `base_url` (user
+    and password) or a static `Authorization` header: it does send one."""
+    gateways = (
+        '  - {name: gw, tier: cloud, base_url: "https://user:pw@gw.example/v1", model: m}\n'
+        '  - {name: gw2, tier: cloud, base_url: "https://gw.example/v1", model: m,'
+        ' headers: {Authorization: "Bearer sk-abc"}}\n'
+    )
+    text = GOOD.replace("auth:\n", gateways + "auth:\n")
+    shown = masked(load(write(tmp_path, text), env={}))["backends"]
+    assert [b["api_key"] for b in shown][-2:] == [
+        "the base_url's user and password (no api_key_env)",
+        "the Authorization header (no api_key_env)",
+    ]
+    assert "sk-abc" not in str(shown) and "pw@" not in str(shown)

@@ -4,7 +4,8 @@ client's SDK gave up on a backend that asked for seconds. A short wait is now to
 `x-should-retry: true` (the SDK waits it out, then retries), a long one with `false` (not
 for an SDK to sleep through silently), as for the router's own 503 `no_backend_available`;
 so is a long 429's (`false`), and a 429 chosen over an overload tells the sooner of the
-two waits. Real sockets on 127.0.0.1: the router, simulators, the official openai SDK."""
+two waits (another backend's only when short, if its own named none). Real sockets on
+127.0.0.1: the router, simulators, the official openai SDK."""
 
 from __future__ import annotations
 
@@ -214,3 +215,31 @@ def test_an_overload_is_told_at_least_a_second(
         local.control("faults", {"fault": None})
     assert (headers["retry-after"], headers["retry-after-ms"]) == ("1", "1000")
     assert headers["x-should-retry"] == "true"
+
+
+@pytest.mark.parametrize(
+    ("local_fault", "cloud_fault", "status"),
+    [
+        ("rate_limit_no_retry_after", "overloaded:90", 429),
+        ("overloaded:90", "rate_limit_no_retry_after", 429),
+        ("server_error:503", "overloaded:90", 503),  # an overload chosen naming no wait
+    ],
+)
+def test_an_error_naming_no_wait_takes_no_long_wait_from_another_backend(
+    setup: tuple[Running, Running, str], local_fault: str, cloud_fault: str, status: int
+) -> None:
+    """A 429 naming no wait beside a backend overloaded for 90 s went out with retry-after 90
+    and `x-should-retry: false`: the SDKs gave up, where they had retried on their own
+    backoff. Another's wait is taken only when short (as above, 3 s)."""
+    local, cloud, url = setup
+    local.control("faults", {"fault": local_fault})
+    cloud.control("faults", {"fault": cloud_fault})
+    try:
+        response = _refused(url, "coding")
+    finally:
+        local.control("faults", {"fault": None})
+        cloud.control("faults", {"fault": None})
+    assert response.status_code == status, response.text
+    assert "retry-after" not in response.headers and "retry-after-ms" not in response.headers
+    should_retry = response.headers.get("x-should-retry")
+    assert should_retry == (None if status == 429 else "false")  # as with no other backend
