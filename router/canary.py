@@ -177,13 +177,14 @@ class Canary:
     async def run_once(self) -> None:
         """One run: the same rotating sample against every backend, backends in parallel.
         None once stopped: a run the schedule started in the stop's loop turn wrote a round
-        of "not asked" errors per backend and moved the rotation (found in re-review)."""
-        if self.stopped is not None:
-            return
-        self._end = end = RunEnd(self.deadline_s)
+        of "not asked" errors per backend and moved the rotation (found in re-review), and so
+        did one stopped while its first run read the ledger's history (found in re-review)."""
         if self._history is not None:
             history, self._history = self._history, None
             self._offsets = await asyncio.to_thread(resume, history, self.cases, self.clock())
+        if self.stopped is not None:
+            return
+        self._end = end = RunEnd(self.deadline_s)
         self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
         run_id = uuid.uuid4().hex[:16]
@@ -229,13 +230,13 @@ class Canary:
                 results = [round_failed(case, exc) for case in sample]
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
-        self.last_results[backend.name] = results
         summary = self._record(backend, run_id, started, time.monotonic() - began, results, reason)
         why = unjudged(backend, self.backends)
         if why is not None:  # its rows stay in the ledger: the run did happen
             log.info("canary: backend %s %s during its run; not judged", backend.name, why)
             return
         self.last_run[backend.name] = summary
+        self.last_results[backend.name] = results
         self.judge.judge(backend.name, results, started)
 
     async def _probe(

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from evals.asked import ASKED
-from evals.runner import Ask, TransportProblem
+from evals.runner import Ask, TransportProblem, parse_answer
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
@@ -70,11 +70,18 @@ def stopped_kind(payload: Any, backend: str) -> str | None:
     """The kind of a 200 reply no answer can be read from, as a live attempt names it (an
     engine's `abort`: `cut`; choices that are not objects: `malformed`), else None. The
     runner counts such a reply an error once the send has returned (`parse_answer`): the
-    span ended OK beside a ledger row that says error."""
-    if not isinstance(payload, dict):
-        return None
-    stopped = misshapen(payload, backend, whole=True) or unfinished(payload, backend)
-    return None if stopped is None else stopped.kind
+    span ended OK beside a ledger row that says error. What the live path passes but the
+    runner cannot read (no `choices`, no `message`, content that is not text) is
+    `malformed` too (found in re-review)."""
+    if isinstance(payload, dict):
+        stopped = misshapen(payload, backend, whole=True) or unfinished(payload, backend)
+        if stopped is not None:
+            return stopped.kind
+    try:
+        parse_answer(payload)
+    except TransportProblem:
+        return Malformed.kind
+    return None
 
 
 def problem_kind(problem: TransportProblem, backend: str) -> str:

@@ -6,22 +6,26 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
+import router.canary as canary_module
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
 from router.canary_schedule import Schedule
-from router.config import parse
+from router.config import Config, parse
 from router.gating import GateBook
 from router.ledger import Ledger
 from tests.canary.servers import free_port, simulator
 from tests.canary.test_canary_scheduler import Rows
-from tests.harness import VENV_BIN, config_for, local_backend, wait_for
+from tests.harness import VENV_BIN, config_for, local_backend, wait_for, wait_until
 from tests.resilience.conftest import status, until
 
 STORY = [{"role": "user", "content": "Tell me a long story."}]
@@ -169,3 +173,73 @@ def test_a_run_started_in_the_stops_loop_turn_records_nothing(tmp_path: Path) ->
     runs = [row for table, row in rows.rows if table == "canary_runs"]
     assert [(r["cases"], r["passed"], r["errors"]) for r in runs] == [(1, 1, 0)]
     assert canary.runs == 1
+
+
+def test_a_run_stopped_while_it_reads_the_ledgers_history_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first run reads where the rotation stands from the ledger, on a thread: a stop
+    then (a SIGTERM at the start of `canary run`, a shutdown just after a router's recall)
+    found the run past its check, and each backend's round was written with every case
+    "not asked", the rotation and `last_run` moved (found in re-review)."""
+    read = canary_module.resume
+    reading = threading.Event()
+
+    def slow_read(*args: Any, **kwargs: Any) -> Any:
+        reading.set()
+        time.sleep(0.5)  # a large ledger
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(canary_module, "resume", slow_read)
+    canary_section = {"enabled": True, "interval_s": 600, "timeout_s": 30}
+    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 2}
+    with simulator(profile="vllm", model="local-model") as local:
+        routes = {intent: ["local"] for intent in INTENTS}
+        config = parse(
+            {"backends": [local_backend(local)], "routes": routes, "canary": canary_section}
+        )
+        rows = Rows()
+        canary = Canary(config, load_cases(config), GateBook({}), rows, history=tmp_path)
+
+        async def stopped_while_reading() -> None:
+            run = asyncio.ensure_future(canary.run_once())
+            await asyncio.to_thread(reading.wait, 10)
+            canary.stop("SIGTERM")
+            await asyncio.wait_for(run, 10)
+            await canary.aclose()
+
+        asyncio.run(stopped_while_reading())
+    assert (rows.rows, canary.runs, canary.last_run, canary.last_results) == ([], 0, {}, {})
+
+
+def _on(urls: dict[str, str]) -> Config:
+    """Backends named as `urls` says, and a canary of one math case each."""
+    backends = [{"name": n, "tier": "local", "base_url": u, "model": "m"} for n, u in urls.items()]
+    canary_section = {"enabled": True, "interval_s": 600, "timeout_s": 30}
+    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
+    routes = {intent: [next(iter(urls))] for intent in INTENTS}
+    return parse({"backends": backends, "routes": routes, "canary": canary_section})
+
+
+def test_a_backend_a_reload_removed_during_its_round_leaves_no_error_details() -> None:
+    """`last_results` (what `canary run` shows per backend) is pruned at a reload, and a round
+    still running then put the removed backend back (found in re-review), as `last_run`
+    did not."""
+    slowly = simulator(profile="vllm", model="m", tokens_per_s=5)
+    with simulator(profile="vllm", model="m") as fast, slowly as slow:
+        current = _on({"fast": fast.url, "slow": slow.url})
+        canary = Canary(lambda: current, load_cases(current), GateBook({}), Rows())
+
+        async def reloaded_mid_round() -> None:
+            nonlocal current
+            run = asyncio.ensure_future(canary.run_once())
+            assert await asyncio.to_thread(wait_until, lambda: "fast" in canary.last_run, 30)
+            new = _on({"fast": fast.url})
+            apply = canary.prepare(new)
+            current = new
+            apply()
+            await asyncio.wait_for(run, 60)
+            await canary.aclose()
+
+        asyncio.run(reloaded_mid_round())
+    assert sorted(canary.last_results) == sorted(canary.last_run) == ["fast"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,4 +82,19 @@ def test_a_reply_with_no_readable_answer_is_malformed() -> None:
     assert stopped_kind({"choices": ["hi"]}, "local") == "malformed"
     assert stopped_kind({"choices": [{"message": None}]}, "local") == "malformed"
     assert stopped_kind({"choices": [{"message": {}, "finish_reason": "stop"}]}, "local") is None
-    assert stopped_kind([], "local") is None
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{}, {"choices": []}, {"choices": [{"finish_reason": "stop"}]}, [1], []],
+    ids=["no choices", "no choice", "no message", "a list", "an empty list"],
+)
+def test_a_reply_the_runner_cannot_read_is_malformed(payload: Any) -> None:
+    """The runner counts these an error (`parse_answer`), and the span ended OK beside that
+    ledger row (found in re-review)."""
+    assert stopped_kind(payload, "local") == "malformed"
+
+
+def test_text_content_given_as_a_number_is_malformed() -> None:
+    choice = {"message": {"content": 5}, "finish_reason": "stop"}
+    assert stopped_kind({"choices": [choice]}, "local") == "malformed"
