@@ -58,6 +58,14 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             "backends return n choices",
             param="n",
         )
+    if "api_unsupported" in reasons and plan.server_state == "background":
+        return BadRequest(
+            "background: true asks the server to run the response and keep it for polling, "
+            f"and no {local}backend of {target!r} serves the responses API itself"
+            f"{local_only} ({listed}): a chat backend answers only while the client waits; "
+            f"send it without background, or to a model whose {local}backends speak Responses",
+            param="background",
+        )
     if "api_unsupported" in reasons and plan.server_state:
         return BadRequest(
             f"{plan.server_state} names what the server stored (a conversation, a prompt, an"

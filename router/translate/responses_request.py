@@ -7,7 +7,17 @@ assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's free
 calls and outputs map the same way; an `allowed_tools` choice offers only those tools.
 Reasoning items and hosted tools have no chat equivalent and are dropped.
 `previous_response_id` and `conversation` need server-side state a chat backend does not
-have: the translator refuses them (the policy sends them to no chat backend). Pure.
+have, and `background: true` a server that runs the response while no one waits: the
+translator refuses them (the policy sends them to no chat backend). Pure.
+
+Attachments chat can carry become its parts: an image by URL, a file sent inline
+(`file_data`), audio. What it cannot (a file or image by its id in OpenAI's file store, a
+file by URL) becomes a placeholder text telling the model so, as for the Messages
+translation's documents: dropped, the model answered as if nothing was attached. The
+classifier's view asks for none (`placeholders=False`). The settings chat shares pass on
+(`_settings`); `store` and `metadata` do not: chat's `store` keeps the completion for
+OpenAI's distillation and evals, not for a later turn, and OpenAI's chat refuses
+`metadata` without it.
 """
 
 from __future__ import annotations
@@ -31,8 +41,12 @@ class Untranslatable(ValueError):
 
 
 # The fields that name what the server stored: a conversation (`previous_response_id`, the
-# Conversations API's `conversation`) or a prompt template (`prompt: {"id": "pmpt_…"}`).
-STATEFUL = ("previous_response_id", "conversation", "prompt")
+# Conversations API's `conversation`) or a prompt template (`prompt: {"id": "pmpt_…"}`); and
+# `background: true`, which asks the server to run the response and keep it for polling
+# (answered while the client waited, by a chat backend, it was no background run).
+STATEFUL = ("previous_response_id", "conversation", "prompt", "background")
+# Settings chat has under the same name and meaning: passed on as sent.
+SHARED = ("temperature", "top_p", "prompt_cache_key", "safety_identifier", "service_tier", "user")
 
 
 def server_state(body: dict[str, Any]) -> str | None:
@@ -72,7 +86,11 @@ def _is_reference(item: Any) -> bool:
     return kind is None and "id" in item and "role" not in item and "content" not in item
 
 
-def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
+def to_chat(
+    body: dict[str, Any], stream: bool | None = None, *, placeholders: bool = True
+) -> dict[str, Any]:
+    """The chat body for a Responses body; `stream` asks for the usage chunk too;
+    `placeholders=False` puts a textless file part where an attachment's note would go."""
     stateful = server_state(body)
     if stateful:
         raise Untranslatable(f"{stateful!r} needs a backend that serves Responses")
@@ -85,14 +103,12 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
     else:
         for item in items or ():
             if isinstance(item, dict):
-                _item(item, messages)
+                _item(item, messages, placeholders)
         messages = _images_after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
         out[MAX_TOKENS] = body["max_output_tokens"]
-    for key in ("temperature", "top_p"):
-        if body.get(key) is not None:
-            out[key] = body[key]
+    out.update(_settings(body))
     tools = [t for t in (_tool(t) for t in body.get("tools") or ()) if t]
     tools, raw_choice = _allowed_tools(tools, body.get("tool_choice"))
     if tools:  # OpenAI refuses parallel_tool_calls without tools (Codex's compaction turn)
@@ -111,6 +127,21 @@ def to_chat(body: dict[str, Any], stream: bool | None = None) -> dict[str, Any]:
     return out
 
 
+def _settings(body: dict[str, Any]) -> dict[str, Any]:
+    """The request's settings chat has too: Codex's `reasoning.effort` (every turn) and
+    `text.verbosity` under chat's flat names, the `SHARED` ones as sent. Dropped, the
+    backend reasoned at its default effort and answered at its default length (found in
+    review). `top_logprobs` stays behind: the translated reply carries no log
+    probabilities back, so the backend would compute them for nothing."""
+    out = {key: body[key] for key in SHARED if body.get(key) is not None}
+    reasoning, text = body.get("reasoning"), body.get("text")
+    if isinstance(reasoning, dict) and reasoning.get("effort") is not None:
+        out["reasoning_effort"] = reasoning["effort"]
+    if isinstance(text, dict) and text.get("verbosity") is not None:
+        out["verbosity"] = text["verbosity"]
+    return out
+
+
 def custom_tools(body: dict[str, Any]) -> frozenset[str]:
     """Names of the freeform tools, whose calls go back as `custom_tool_call` items."""
     return frozenset(
@@ -120,10 +151,10 @@ def custom_tools(body: dict[str, Any]) -> frozenset[str]:
     )
 
 
-def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
+def _item(item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bool) -> None:
     kind = item.get("type", "message")
     if kind == "message":
-        messages.append(_message(item))
+        messages.append(_message(item, placeholders))
     elif kind in ("function_call", "custom_tool_call"):
         arguments = item.get("arguments")
         if kind == "custom_tool_call":
@@ -140,37 +171,71 @@ def _item(item: dict[str, Any], messages: list[dict[str, Any]]) -> None:
             messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
-        text = output if isinstance(output, str) else content_text(output, "\n", TEXT_PARTS)
-        images = _image_parts(output)
-        if images and not text:
-            text = "(the result is the image in the next message)"
+        if isinstance(output, str):
+            text, parts = output, []
+        else:
+            parts = _parts(output, placeholders)
+            # a chat tool message holds text: a note joins it, the rest follows the results
+            text = "\n".join(p["text"] for p in parts if p["type"] == "text")
+            parts = [p for p in parts if p["type"] != "text"]
+        if parts and not text:
+            noun = "image" if all(p["type"] == "image_url" for p in parts) else "attachment"
+            text = f"(the result is the {noun} in the next message)"
         message: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": str(item.get("call_id", "")),
             "content": text,
         }
-        if images:
-            message[_IMAGES] = images
+        if parts:
+            message[_IMAGES] = parts
         messages.append(message)
 
 
-_IMAGES = "_images"  # a tool output's images, moved to a user turn once the results end
+_IMAGES = "_images"  # a tool output's attachments, moved to a user turn once the results end
+UNPASSED = "({} was attached here; it could not be passed on)"
 
 
-def _image_parts(output: Any) -> list[dict[str, Any]]:
-    """A tool output's `input_image` parts (Codex's view_image, MCP tools) as chat parts."""
-    if not isinstance(output, list):
-        return []
-    return [
-        {"type": "image_url", "image_url": {"url": p["image_url"]}}
-        for p in output
-        if isinstance(p, dict) and p.get("type") == "input_image" and p.get("image_url")
-    ]
+def _parts(content: Any, placeholders: bool) -> list[dict[str, Any]]:
+    """A user turn's or a tool output's parts (Codex's view_image, MCP tools) as chat's."""
+    parts: list[dict[str, Any]] = []
+    for part in content if isinstance(content, list) else ():
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") in TEXT_PARTS and isinstance(part.get("text"), str):
+            parts.append({"type": "text", "text": part["text"]})
+        elif (attached := _attachment(part, placeholders)) is not None:
+            parts.append(attached)
+    return parts
+
+
+def _attachment(part: dict[str, Any], placeholders: bool) -> dict[str, Any] | None:
+    """An image, file or audio part as chat's, or the note for one chat cannot carry: a
+    file's id names OpenAI's file store, which a chat server does not share (dropped, the
+    model answered without it and never knew: found in review)."""
+    kind = part.get("type")
+    if kind == "input_image" and part.get("image_url"):
+        return {"type": "image_url", "image_url": {"url": part["image_url"]}}
+    if kind == "input_file" and part.get("file_data"):
+        file = {key: part[key] for key in ("file_data", "filename") if part.get(key)}
+        return {"type": "file", "file": file}
+    audio = part.get("input_audio")
+    if kind == "input_audio" and isinstance(audio, dict) and audio.get("data"):
+        sound = {"data": audio["data"], "format": audio.get("format", "wav")}
+        return {"type": "input_audio", "input_audio": sound}
+    if kind == "input_image" and part.get("file_id"):
+        noun = "an image"
+    elif kind == "input_file" and (part.get("file_id") or part.get("file_url")):
+        noun = "a file"
+    else:
+        return None
+    if not placeholders:  # chat's file part, empty: no text of the client's
+        return {"type": "file", "file": {}}
+    return {"type": "text", "text": UNPASSED.format(noun)}
 
 
 def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A chat tool message carries text only, and nothing may come between the tool
-    messages that answer one assistant turn: their images follow the last of them, as a
+    messages that answer one assistant turn: their images and files follow the last of them, as a
     user turn (as for Anthropic's tool results)."""
     out: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
@@ -185,20 +250,13 @@ def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def _message(item: dict[str, Any]) -> dict[str, Any]:
+def _message(item: dict[str, Any], placeholders: bool) -> dict[str, Any]:
     role = item.get("role", "user")
     role = "system" if role == "developer" else role
     content = item.get("content")
     if isinstance(content, str) or role != "user":
         return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
-    parts: list[dict[str, Any]] = []
-    for part in content or ():
-        if not isinstance(part, dict):
-            continue
-        if part.get("type") in TEXT_PARTS and isinstance(part.get("text"), str):
-            parts.append({"type": "text", "text": part["text"]})
-        elif part.get("type") == "input_image" and part.get("image_url"):
-            parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
+    parts = _parts(content, placeholders)
     if all(p["type"] == "text" for p in parts):
         return {"role": role, "content": "\n".join(p["text"] for p in parts)}
     return {"role": role, "content": parts}

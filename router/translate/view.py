@@ -7,7 +7,7 @@ few and the last `_TAIL` turns and the user's latest words between them, the fir
 choice allows or names first) and system blocks from each end, so a 200k-token
 conversation, or one turn of 300k blocks, costs what a short one does. Nor does it hold
 what no reader of it reads: an assistant turn's text and tool input (`_unread_cut`), or the
-router's placeholder for a document chat cannot carry (the classifier would read it as the
+router's placeholder for an attachment chat cannot carry (the classifier would read it as the
 user's words).
 """
 
@@ -37,7 +37,8 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
         view = anthropic_request.to_chat(_bounded(body, "messages"), placeholders=False)
     else:
         bounded = _bounded(body, "input")  # the view reads no stored state
-        view = responses_request.to_chat(responses_request.without_server_state(bounded))
+        readable = responses_request.without_server_state(bounded)
+        view = responses_request.to_chat(readable, placeholders=False)
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]
     return view

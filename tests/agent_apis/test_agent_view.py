@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from classifier import classify, explain
-from router.translate import anthropic_request
+from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
 
 ASK = "Write a haiku about autumn rain"
@@ -173,6 +173,23 @@ def test_a_document_is_read_like_an_image_not_as_the_routers_placeholder(ask: An
     assert classify(chat_view("messages", body(PDF))).source == ("model" if ask else "default")
     forwarded = anthropic_request.to_chat(body(PDF))["messages"][0]["content"]
     assert "a document was attached here" in forwarded  # the model is still told
+
+
+@pytest.mark.parametrize("ask", [[], [{"type": "input_text", "text": "write a haiku about this"}]])
+def test_a_file_responses_cannot_pass_is_read_like_an_image_not_as_the_note(ask: Any) -> None:
+    """A stored file's id reaches a chat backend as the router's note, which the classifier
+    would read as the user's words (as for Messages' documents)."""
+
+    def body(part: dict[str, Any]) -> dict[str, Any]:
+        return {"model": "auto", "input": [{"role": "user", "content": [part, *ask]}]}
+
+    stored = {"type": "input_file", "file_id": "file_1"}
+    image = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw=="}
+    view = chat_view("responses", body(stored))
+    assert "attached here" not in orjson.dumps(view).decode()
+    assert classify(view) == classify(chat_view("responses", body(image)))
+    forwarded = responses_request.to_chat(body(stored))["messages"][0]["content"]
+    assert "a file was attached here" in forwarded  # the model is still told
 
 
 def _tool_loop(api: str, rounds: int) -> dict[str, Any]:

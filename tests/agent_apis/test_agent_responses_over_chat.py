@@ -1,0 +1,149 @@
+"""What a chat-only backend receives for a Responses request (the official `openai` SDK
+against a real router; the simulator keeps the body it was sent). Attachments and settings
+chat can carry reach it; what it cannot is a note to the model, or a 400 naming the field:
+all were dropped without a word, answered with a 200 (found in review)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+
+from tests.agent_apis.agent_stack import stack
+from tests.harness import Running, RunningRouter
+
+PDF = "data:application/pdf;base64,JVBERi0xLjQK"
+UNPASSED = "({} was attached here; it could not be passed on)"
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with stack(servers, tmp_path_factory.mktemp("over_chat")) as running:
+        yield running
+
+
+def over_chat(proxy: RunningRouter, servers: dict[str, Running], **ask: Any) -> dict[str, Any]:
+    """The chat body the cloud (chat only: the router translates) got for `ask`."""
+    sdk = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    raw = sdk.responses.with_raw_response.create(model="cloud", max_output_tokens=20, **ask)
+    assert raw.headers["x-smf-backend"] == "cloud"
+    assert raw.parse().status in ("completed", "incomplete")
+    sent: dict[str, Any] = servers["cloud"].stats()["last_request"]
+    return sent
+
+
+def user_turn(*parts: dict[str, Any]) -> list[Any]:
+    return [{"role": "user", "content": [{"type": "input_text", "text": "summarize"}, *parts]}]
+
+
+@pytest.mark.parametrize(
+    ("part", "chat_part"),
+    [
+        (
+            {"type": "input_file", "filename": "a.pdf", "file_data": PDF},
+            {"type": "file", "file": {"file_data": PDF, "filename": "a.pdf"}},
+        ),
+        (
+            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+        ),
+    ],
+)
+def test_a_file_or_audio_chat_can_carry_reaches_the_backend(
+    proxy: RunningRouter, servers: dict[str, Running], part: dict[str, Any], chat_part: Any
+) -> None:
+    sent = over_chat(proxy, servers, input=user_turn(part))
+    assert sent["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "summarize"}, chat_part]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("part", "noun"),
+    [
+        ({"type": "input_file", "file_id": "file_123"}, "a file"),
+        ({"type": "input_file", "file_url": "https://example.com/a.pdf"}, "a file"),
+        ({"type": "input_image", "file_id": "file_456", "detail": "auto"}, "an image"),
+    ],
+)
+def test_an_attachment_chat_cannot_carry_is_a_note_to_the_model(
+    proxy: RunningRouter, servers: dict[str, Running], part: dict[str, Any], noun: str
+) -> None:
+    """A stored file's id names OpenAI's file store, which no chat server shares."""
+    sent = over_chat(proxy, servers, input=user_turn(part))
+    assert sent["messages"] == [{"role": "user", "content": f"summarize\n{UNPASSED.format(noun)}"}]
+
+
+def test_a_tool_outputs_attachments_follow_the_results_and_its_unpassable_ones_are_noted(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    output = [
+        {"type": "input_image", "file_id": "file_1"},
+        {"type": "input_file", "filename": "r.pdf", "file_data": PDF},
+    ]
+    ask: list[Any] = [
+        {"role": "user", "content": "read the report"},
+        {"type": "function_call", "call_id": "c1", "name": "fetch", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": output},
+    ]
+    messages = over_chat(proxy, servers, input=ask)["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "user"]
+    assert messages[2]["content"] == UNPASSED.format("an image")
+    assert messages[3]["content"] == [
+        {"type": "file", "file": {"file_data": PDF, "filename": "r.pdf"}}
+    ]
+
+
+def test_the_settings_chat_shares_reach_the_backend(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """Codex sends `reasoning.effort` every turn: dropped, the backend reasoned at its own
+    default. `store` and `metadata` stay behind (chat's `store` keeps the completion for
+    OpenAI's distillation, and OpenAI's chat refuses `metadata` without it), as do
+    `top_logprobs` (no log probabilities come back), `max_tool_calls` and `truncation`."""
+    sent = over_chat(
+        proxy,
+        servers,
+        input="fix foo.py",
+        reasoning={"effort": "high", "summary": "auto"},
+        text={"verbosity": "low"},
+        prompt_cache_key="conv-1",
+        user="u1",
+        safety_identifier="sid",
+        service_tier="flex",
+        store=True,
+        metadata={"k": "v"},
+        top_logprobs=2,
+        max_tool_calls=1,
+        truncation="auto",
+    )
+    assert {k: v for k, v in sent.items() if k != "messages"} == {
+        "model": "cloud-model",
+        "max_tokens": 20,
+        "reasoning_effort": "high",
+        "verbosity": "low",
+        "prompt_cache_key": "conv-1",
+        "user": "u1",
+        "safety_identifier": "sid",
+        "service_tier": "flex",
+    }
+
+
+def test_background_on_a_chat_backend_is_a_400_naming_it_never_sent(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """A chat backend answers only while the client waits: the 200 was no background run
+    (`background` not echoed, nothing to poll)."""
+    sdk = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    before = servers["cloud"].stats()["by_path"]
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.responses.create(model="cloud", input="hi", background=True)
+    assert refused.value.param == "background"
+    assert "send it without background" in refused.value.message
+    assert servers["cloud"].stats()["by_path"] == before
+    sent = over_chat(proxy, servers, input="hi", background=False)
+    assert "background" not in sent
