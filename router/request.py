@@ -89,11 +89,7 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     _validate_tools(body)
     if "stream" in body and not isinstance(body["stream"], bool):
         raise BadRequest("'stream' must be a boolean", param="stream")
-    max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
-    if max_tokens is not None and (
-        not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
-    ):
-        raise BadRequest("'max_tokens' must be a positive integer", param="max_tokens")
+    _validate_limits(body)
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
@@ -109,6 +105,18 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         _validate_anthropic(body)
     elif api == "responses":
         _validate_responses(body)
+
+
+def _validate_limits(body: dict[str, Any]) -> None:
+    """Each output limit set must be a positive integer, the error naming it: a bad
+    `max_completion_tokens` was called `max_tokens` (found in review). `max_output_tokens`
+    is Responses' own (`_validate_responses`)."""
+    for field in ("max_completion_tokens", "max_tokens"):
+        value = body.get(field)
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
+            raise BadRequest(f"'{field}' must be a positive integer", param=field)
 
 
 def validate_token_count(body: dict[str, Any]) -> None:
@@ -290,12 +298,15 @@ def estimate_tokens(chars: int) -> int:
     return (chars + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
 
 
-OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+# `max_completion_tokens` first: with both set, vLLM and OpenAI honour it, not the
+# deprecated `max_tokens` (the router read `max_tokens` and refused, as over the window, a
+# request the backend would serve; found in review)
+OUTPUT_LIMITS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
 
 
 def output_limit(body: dict[str, Any]) -> tuple[str, int] | None:
     """The field that limits the output, and its value: the first of `OUTPUT_LIMITS` that
-    holds a number. `max_tokens: null` beside `max_completion_tokens` (as some clients send
+    holds a number. `max_completion_tokens: null` beside `max_tokens` (as some clients send
     both) is unset, not the end of the search: the window was not checked at all."""
     for field in OUTPUT_LIMITS:
         value = body.get(field)

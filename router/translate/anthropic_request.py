@@ -7,9 +7,11 @@ puts results first in the turn that follows the call); `tools[].input_schema` â†
 `stop_sequences` â†’ `stop`. Thinking blocks and server tools have no chat equivalent and
 are dropped. Pure: dict in, dict out.
 
-What chat cannot carry (a PDF) becomes a placeholder text telling the model so. The
+A document of plain text (a `text` or `content` source) and a search result become text
+parts, under their title (and a result's source); what chat cannot carry (a PDF, an image
+or a document given by Files API id) becomes a placeholder text telling the model so. The
 classifier's view (`router.translate.view`) asks for none (`placeholders=False`): it would
-read the router's words as the user's.
+read the router's words, and a document's or search result's text, as the user's ask.
 
 `cache_control` (Claude Code's prompt-cache breakpoints) is chat's only for a backend that
 hands it back to Anthropic (`cache=True`: litellm reads it on the system's and the user's
@@ -131,9 +133,9 @@ def _message(
     if role == "assistant":
         return [_assistant(blocks)]
     tool_results = [b for b in blocks if b.get("type") == "tool_result"]
-    results = [_cached(_tool_result(b), b, cache) for b in tool_results]
+    results = [_cached(_tool_result(b, placeholders), b, cache) for b in tool_results]
     # a chat tool message carries text only: a result's images go to the user turn after it
-    parts = [p for b in tool_results for p in _result_images(b)]
+    parts = [p for b in tool_results for p in _result_images(b, placeholders)]
     parts += [
         _cached(p, b, cache) for b in blocks if (p := _user_part(b, placeholders)) is not None
     ]
@@ -206,23 +208,34 @@ def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _tool_result(block: dict[str, Any]) -> dict[str, Any]:
-    text = text_of(block.get("content"))
-    if not text and _result_images(block):
+def _tool_result(block: dict[str, Any], placeholders: bool) -> dict[str, Any]:
+    """A tool message: a tool result's text, with its search results' and documents' as
+    `_user_part` gives them (they vanished, found in review); its images follow it."""
+    content = block.get("content")
+    if isinstance(content, list):
+        parts = [
+            _user_part(b, placeholders)
+            for b in content
+            if isinstance(b, dict) and b.get("type") != "image"
+        ]
+        text = "\n".join(p["text"] for p in parts if p is not None and p["type"] == "text")
+    else:
+        text = text_of(content)
+    if not text and _result_images(block, placeholders):
         text = "(the result is the image in the next message)"
     if block.get("is_error"):
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": str(block.get("tool_use_id", "")), "content": text}
 
 
-def _result_images(block: dict[str, Any]) -> list[dict[str, Any]]:
+def _result_images(block: dict[str, Any], placeholders: bool) -> list[dict[str, Any]]:
     content = block.get("content")
     if not isinstance(content, list):
         return []
     return [
         part
         for b in content
-        if isinstance(b, dict) and b.get("type") == "image" and (part := _user_part(b))
+        if isinstance(b, dict) and b.get("type") == "image" and (part := _image(b, placeholders))
     ]
 
 
@@ -231,18 +244,78 @@ def _user_part(block: dict[str, Any], placeholders: bool = True) -> dict[str, An
     if kind == "text" and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
     if kind == "image":
-        source = block.get("source")
-        source = source if isinstance(source, dict) else {}
-        if source.get("type") == "base64":
-            url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
-        else:
-            url = str(source.get("url", ""))
-        return {"type": "image_url", "image_url": {"url": url}}
-    if kind == "document":  # a PDF or text file: chat has no such part
-        if not placeholders:  # chat's file part, empty: no text of the client's
-            return {"type": "file", "file": {}}
-        return {"type": "text", "text": "(a document was attached here; it could not be passed on)"}
+        return _image(block, placeholders)
+    if not placeholders:  # the classifier's view: a document or search result is no ask of
+        # the user's; an empty file part is read as an image is (no text)
+        return {"type": "file", "file": {}} if kind == "document" else None
+    if kind == "document":  # a PDF or a text: chat has no document part, but text it carries
+        text = _document_text(block)
+        return {"type": "text", "text": text if text is not None else _NOT_PASSED % "a document"}
+    if kind == "search_result":  # a retrieved passage for the model: it vanished (review)
+        head = _labelled(("Search result", block.get("title")), ("Source", block.get("source")))
+        return {"type": "text", "text": _headed(head, text_of(block.get("content")))}
     return None
+
+
+_NOT_PASSED = "(%s was attached here; it could not be passed on)"
+
+
+def _image(block: dict[str, Any], placeholders: bool) -> dict[str, Any]:
+    """An image as chat's `image_url`: base64 data as a data URL, a URL as it is. Any other
+    source (a Files API `file` id) has no chat form: it was an empty URL, which a backend
+    refuses (found in review); it becomes the placeholder note (a textless part in the
+    classifier's view)."""
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    if source.get("type") == "base64":
+        url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
+        return {"type": "image_url", "image_url": {"url": url}}
+    if source.get("type") == "url" and isinstance(source.get("url"), str) and source["url"]:
+        return {"type": "image_url", "image_url": {"url": source["url"]}}
+    if not placeholders:
+        return {"type": "file", "file": {}}
+    return {"type": "text", "text": _NOT_PASSED % "an image"}
+
+
+def _document_text(block: dict[str, Any]) -> str | None:
+    """A document's text, under its title and context: a plain-text source (`data`) or a
+    content source (a string or text blocks; an image among them is noted). None for a PDF
+    or a file id (base64, url, file), which chat cannot carry as text. Text documents were
+    replaced by the placeholder note (found in review)."""
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    if source.get("type") == "text" and isinstance(source.get("data"), str):
+        text = source["data"]
+    elif source.get("type") == "content" and isinstance(source.get("content"), str | list):
+        text = _blocks_text(source["content"])
+    else:
+        return None
+    head = _labelled(("Document", block.get("title")), ("Context", block.get("context")))
+    return _headed(head, text)
+
+
+def _blocks_text(content: str | list[Any]) -> str:
+    """The text of a content list's text blocks, an image among them as the note."""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text" and isinstance(b.get("text"), str):
+            texts.append(b["text"])
+        elif b.get("type") == "image":
+            texts.append(_NOT_PASSED % "an image")
+    return "\n".join(texts)
+
+
+def _labelled(*fields: tuple[str, Any]) -> list[str]:
+    """ "Label: value" lines for the fields that hold a string."""
+    return [f"{label}: {value}" for label, value in fields if isinstance(value, str) and value]
+
+
+def _headed(head: list[str], text: str) -> str:
+    return "\n".join([*head, text])
 
 
 def _is_client_tool(tool: Any) -> bool:

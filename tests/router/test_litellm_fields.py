@@ -147,3 +147,29 @@ def test_claude_codes_cache_breakpoints_reach_anthropic(
     assert [b.get("cache_control") for b in sent["system"]] == [None, mark]
     assert [b.get("cache_control") for b in sent["messages"][0]["content"]] == [None, mark]
     assert sent["tools"][0]["cache_control"] == mark
+
+
+def test_what_the_provider_lacks_is_dropped_an_undefined_part_is_the_clients_400(
+    stack: tuple[Running, Running, str],
+) -> None:
+    """README says what litellm (called with `drop_params`) does with what Anthropic lacks: a
+    field or an OpenAI content part it has no form for is dropped, with a 200 (no
+    `logprobs`); a part of a type OpenAI's chat does not define is the client's 400 (a guard
+    of those words: the README said every part litellm cannot convert was a 400)."""
+    claude, _, url = stack
+    audio = {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}
+    ask = [{"role": "user", "content": [{"type": "text", "text": "Say hello."}, audio]}]
+    body = {"model": "claude", "messages": ask, "max_tokens": 20, "logprobs": True, "seed": 3}
+    reply = httpx.post(f"{url}/chat/completions", json=body, timeout=30)
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["choices"][0].get("logprobs") is None
+    sent = claude.stats()["last_request"]
+    assert sent["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Say hello."}]}
+    ]
+    assert "seed" not in sent and "logprobs" not in sent
+    before = claude.completions("/v1/messages")
+    odd = [{"role": "user", "content": [{"type": "hologram", "data": "x"}]}]
+    reply = httpx.post(f"{url}/chat/completions", json={**body, "messages": odd}, timeout=30)
+    assert reply.status_code == 400, reply.text
+    assert claude.completions("/v1/messages") == before

@@ -1,0 +1,81 @@
+"""A chat body with both `max_tokens` and `max_completion_tokens`: vLLM and OpenAI serve it
+by `max_completion_tokens`, so the router's window check reads that one, and a 400 for a
+field that is not a positive integer names the field sent. Real sockets: the router over
+two simulators whose configured windows are small."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.harness import Running, RunningRouter, router, simulator
+from tests.router.test_context_window import windowed
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture(scope="module")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RunningRouter, Running, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        tmp: Path = tmp_path_factory.mktemp("limits")
+        with router(windowed(local, cloud, tmp, (100, 200))) as proxy:
+            yield proxy, local, cloud
+
+
+def post(proxy: RunningRouter, **limits: Any) -> httpx.Response:
+    body = {"model": "auto", "messages": HI, **limits}
+    return httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30)
+
+
+def test_max_completion_tokens_wins_over_max_tokens_for_the_window(
+    stack: tuple[RunningRouter, Running, Running],
+) -> None:
+    """{max_tokens: 500, max_completion_tokens: 10} was refused as over every window (the
+    router read `max_tokens`) though the backend serves it by its 10 (found in review); the
+    other way round, it was sent on, over the window the backend is configured with."""
+    proxy, local, cloud = stack
+    reply = post(proxy, max_tokens=500, max_completion_tokens=10)
+    assert reply.status_code == 200, reply.text
+    served = {"local": local, "cloud": cloud}[reply.headers["x-smf-backend"]]
+    sent = served.stats()["last_request"]
+    assert (sent["max_tokens"], sent["max_completion_tokens"]) == (500, 10)
+    before = local.completions() + cloud.completions()
+    reply = post(proxy, max_tokens=10, max_completion_tokens=500)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert (error["code"], error["param"]) == ("context_length_exceeded", "max_completion_tokens")
+    assert "lower max_completion_tokens" in error["message"]
+    assert local.completions() + cloud.completions() == before  # nothing was sent
+
+
+@pytest.mark.parametrize(
+    ("limits", "field"),
+    [
+        ({"max_completion_tokens": "abc"}, "max_completion_tokens"),
+        ({"max_tokens": 10, "max_completion_tokens": 0}, "max_completion_tokens"),
+        ({"max_completion_tokens": 10, "max_tokens": True}, "max_tokens"),
+    ],
+)
+def test_a_limit_that_is_not_a_positive_integer_is_named(
+    stack: tuple[RunningRouter, Running, Running], limits: dict[str, Any], field: str
+) -> None:
+    """`max_completion_tokens: "abc"` was refused as `'max_tokens' must be …`, naming a
+    field the client had not sent (found in review); beside a valid `max_tokens` it went on
+    to the backend."""
+    proxy, local, cloud = stack
+    before = local.completions() + cloud.completions()
+    reply = post(proxy, **limits)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert error["param"] == field
+    assert error["message"] == f"'{field}' must be a positive integer"
+    assert local.completions() + cloud.completions() == before
