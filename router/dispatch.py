@@ -288,8 +288,8 @@ def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     backend said it would take a request again, so the client's SDK waits that long before
     its own retry (`router.api.errors.error_headers`): a rate limit chosen over a backend
     overloaded for 3 s told the client the other's 600 s (or no wait at all), though it may
-    come back when either may take it. Another's wait only when short, if the chosen error
-    named none (`_soonest`)."""
+    come back when either may take it. A long wait only when no such backend
+    named none (`_soonest`), whichever came first."""
     limited = [e for e in errors if isinstance(e, RateLimited)]
     if limited:
         return _soonest(limited[0], errors)
@@ -307,20 +307,19 @@ _Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
 def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
     """`chosen`, with the soonest wait any rate limit or overload of `errors` named.
 
-    When `chosen` named no wait itself, another's is taken only if short (whole seconds
-    under `SHORT_WAIT_S`, the SDKs' `SDK_WAIT_S`, as `retry-after` would show it), else it
-    keeps none. A 429 naming none, beside a backend overloaded for 90 s, went out with
-    retry-after 90 and `x-should-retry: false`, and the SDKs gave up where they had retried
-    with their own backoff (found in review). The same for an overload chosen with no wait:
-    its answer says `x-should-retry: false` either way, and a long wait borrowed from
-    another backend only tells the client to stay away for a backend that did not ask."""
-    waits = [
-        e.retry_after
-        for e in errors
-        if isinstance(e, RateLimited | Overloaded) and e.retry_after is not None
-    ]
+    Decided on the set, never on which error came first: when one of them named no wait
+    (it may take a request any moment), another's wait is told only if short (whole
+    seconds under `SHORT_WAIT_S`, the SDKs' `SDK_WAIT_S`, as `retry-after` would show it),
+    as `router.policy` does for skipped backends; else none is. A 429 naming none, beside a
+    backend overloaded for 90 s, went out with retry-after 90 and `x-should-retry: false`,
+    and the SDKs gave up where they had retried with their own backoff (found in review);
+    and the same two backends in the other order told the client different things (a 429
+    with no wait, or "wait 90 s, do not retry": found in re-review). An overload told no
+    wait says `x-should-retry: false`; told another's short wait, that wait and `true`."""
+    waiting = [e for e in errors if isinstance(e, RateLimited | Overloaded)]
+    waits = [e.retry_after for e in waiting if e.retry_after is not None]
     soonest = min(waits, default=None)
-    if chosen.retry_after is None and soonest is not None and math.ceil(soonest) >= SHORT_WAIT_S:
-        soonest = None  # another's long wait: the chosen error's silence stands
+    if soonest is not None and len(waits) < len(waiting) and math.ceil(soonest) >= SHORT_WAIT_S:
+        soonest = None  # one may take a request any moment: no long wait is told
     chosen.retry_after = soonest
     return chosen

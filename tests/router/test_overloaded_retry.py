@@ -4,8 +4,8 @@ client's SDK gave up on a backend that asked for seconds. A short wait is now to
 `x-should-retry: true` (the SDK waits it out, then retries), a long one with `false` (not
 for an SDK to sleep through silently), as for the router's own 503 `no_backend_available`;
 so is a long 429's (`false`), and a 429 chosen over an overload tells the sooner of the
-two waits (another backend's only when short, if its own named none). Real sockets on
-127.0.0.1: the router, simulators, the official openai SDK."""
+two waits (only a short one when a backend named none, whatever the plan's order). Real
+sockets on 127.0.0.1: the router, simulators, the official openai SDK."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from router.config import parse
+from router.dispatch import _most_meaningful
+from router.errors import Overloaded, RateLimited, UpstreamError
 from tests.harness import (
     INTENTS,
     Running,
@@ -223,14 +225,18 @@ def test_an_overload_is_told_at_least_a_second(
         ("rate_limit_no_retry_after", "overloaded:90", 429),
         ("overloaded:90", "rate_limit_no_retry_after", 429),
         ("server_error:503", "overloaded:90", 503),  # an overload chosen naming no wait
+        # the same sets, the one naming a wait first (found in re-review: 90 s, "do not retry")
+        ("rate_limit:90", "rate_limit_no_retry_after", 429),
+        ("overloaded:90", "server_error:503", 503),
     ],
 )
 def test_an_error_naming_no_wait_takes_no_long_wait_from_another_backend(
     setup: tuple[Running, Running, str], local_fault: str, cloud_fault: str, status: int
 ) -> None:
     """A 429 naming no wait beside a backend overloaded for 90 s went out with retry-after 90
-    and `x-should-retry: false`: the SDKs gave up, where they had retried on their own
-    backoff. Another's wait is taken only when short (as above, 3 s)."""
+        and `x-should-retry: false`: the SDKs gave up, where they had retried on their own
+        backoff; and a 429 naming 90 s, first in the plan beside one naming none, still did.
+    Beside a backend that named none, a wait is told only when short (as above, 3 s)."""
     local, cloud, url = setup
     local.control("faults", {"fault": local_fault})
     cloud.control("faults", {"fault": cloud_fault})
@@ -243,3 +249,36 @@ def test_an_error_naming_no_wait_takes_no_long_wait_from_another_backend(
     assert "retry-after" not in response.headers and "retry-after-ms" not in response.headers
     should_retry = response.headers.get("x-should-retry")
     assert should_retry == (None if status == 429 else "false")  # as with no other backend
+
+
+def _waiting(kind: str, wait: float | None, backend: str) -> UpstreamError:
+    if kind == "429":
+        return RateLimited("slow down", backend=backend, retry_after=wait)
+    return Overloaded("busy", backend=backend, retry_after=wait)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "told"),
+    [
+        (("429", None), ("429", 90.0), None),  # one may take a request any moment
+        (("503", None), ("503", 90.0), None),
+        (("429", None), ("503", 59.4), None),  # told as 60 s: long
+        (("503", None), ("503", 59.0), 59.0),  # short: told, with `x-should-retry: true`
+        (("429", None), ("429", 3.0), 3.0),
+        (("429", 600.0), ("503", 90.0), 90.0),  # every one named a wait: the soonest
+    ],
+)
+@pytest.mark.parametrize("order", ["as_listed", "reversed"])
+def test_the_wait_told_does_not_depend_on_the_plans_order(
+    first: tuple[str, float | None],
+    second: tuple[str, float | None],
+    told: float | None,
+    order: str,
+) -> None:
+    """Routes [a, b] with a 429 naming no wait and a 429 naming 90 s answered a 429 with no
+    wait (the SDK retried), routes [b, a] 90 s and `x-should-retry: false` (found in
+    re-review). The wait told is decided on the set of errors."""
+    errors = [_waiting(*first, backend="a"), _waiting(*second, backend="b")]
+    chosen = _most_meaningful(errors if order == "as_listed" else errors[::-1])
+    assert isinstance(chosen, RateLimited | Overloaded)
+    assert chosen.retry_after == told
