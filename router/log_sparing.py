@@ -4,8 +4,8 @@ A line a client (or a dead collector) can cause at will is news the first time; 
 event it grows the log at the flood's rate (a client with no key wrote one WARNING line per
 oversized request head, ~33 a second, found in review). `Sparing` lets one through per
 interval and counts the rest, so the next line that passes says how many it stands for.
-Used by the 431 and 400 lines (`router.api.request_head`) and the OTLP exporter's failure lines
-(`router.span_export.ExportLogLimiter`).
+Used by the 431, 400 and upgrade lines (`router.api.request_head`) and the OTLP exporter's
+failure lines (`router.span_export.ExportLogLimiter`).
 """
 
 from __future__ import annotations

@@ -21,18 +21,22 @@ Neither covers a body the app reads or a response (`router.api.body` and
 request (uvicorn's `timeout_keep_alive` closes it); a body the app never read, left
 arriving after its reply, gets the same deadline (`on_response_complete`). Both answers
 are the router's own refusals, counted in `rejected_requests_total` as `other`: no path
-has been read. So is uvicorn's own 400 for a head the parser rejects (`send_400_response`),
+has been read. So is uvicorn's own 400 for a request the parser rejects (`send_400_response`:
+a head that is not HTTP, or a chunked body's bad framing, which comes after a complete head),
 whose WARNING line, one per request (~6,500 a second from one client with no key, found in
-review), is written sparingly, as the 431's is.
+review), is written sparingly, as the 431's is; and so is uvicorn's pair of lines for each
+request asking to upgrade the connection (`_unsupported_upgrade_warning`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from typing import Any, Literal
 
+from httptools import HttpParserCallbackError
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from router.api import demo
@@ -57,15 +61,22 @@ LINGER_S = 2.0
 # ~33 lines a second, found in review). The 431s answered are counted in
 # `rejected_requests_total` all the same.
 TOO_LARGE_LOG_INTERVAL_S = 60.0
-# The same for uvicorn's 400 to a head its parser rejects (not HTTP, a bad header), and its
-# own line in place of uvicorn's (~6,500 a second from one client, found in review).
+# The same for uvicorn's 400 to a request its parser rejects (not HTTP, a bad header, a bad
+# chunk size), and its own line in place of uvicorn's (~6,500 a second from one client,
+# found in review).
 UNPARSED_LOG_INTERVAL_S = 60.0
+# The same for a request asking to upgrade the connection (h2c, websocket), answered as plain
+# HTTP/1.1: uvicorn wrote two WARNING lines for each, one telling to install a WebSocket
+# library, though WebSockets are off on purpose (`router.serve`; found in re-review).
+UPGRADE_LOG_INTERVAL_S = 60.0
 
 Phase = Literal["idle", "head", "rest"]  # before a request / in its head / after its head
 log = logging.getLogger("smf_router.api")
 _TOO_LARGE_LINES = Sparing(TOO_LARGE_LOG_INTERVAL_S)  # the process's, as its log is
 _UNPARSED_LINES = Sparing(UNPARSED_LOG_INTERVAL_S)
-# The end of both lines: a count held back shows only in the next line, whenever that is.
+_UPGRADE_LINES = Sparing(UPGRADE_LOG_INTERVAL_S)
+# The end of the refusals' lines: a count held back shows only in the next line, whenever
+# that is.
 _HELD_BACK = (
     "(%d such lines held back since the last; at most one every %.0f s: those held back "
     "from now are counted with the next such line, and all in rejected_requests_total)"
@@ -134,20 +145,48 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             )
 
     def send_400_response(self, msg: str) -> None:
-        """uvicorn's answer to a head its parser rejects, unchanged on the wire (400, then
-        the close); counted as the router's other refusals are, its line written sparingly."""
-        held = _UNPARSED_LINES.passes(time.monotonic())
-        if held is not None:
-            log.warning(
-                "a request head could not be parsed as HTTP: answered 400, closing the connection "
-                + _HELD_BACK,
-                held,
-                UNPARSED_LOG_INTERVAL_S,
+        """uvicorn's answer to a request its parser rejects (its head, or its body's chunked
+        framing), unchanged on the wire (400, then the close); counted as the router's other
+        refusals are, its line written sparingly. An exception raised in one of the
+        router's parser callbacks (`on_url`, `on_headers_complete`...) reaches here too, as
+        httptools' `HttpParserCallbackError`: a bug, logged each time with its traceback,
+        where it read as a client's bad request with none (found in re-review)."""
+        error = sys.exc_info()[1]  # uvicorn calls this inside its `except HttpParserError`
+        if isinstance(error, HttpParserCallbackError):
+            cause = error.__cause__ or error.__context__ or error  # httptools sets the context
+            log.error(
+                "a parser callback raised (a router bug): answered 400, closing the connection",
+                exc_info=cause,
             )
+        else:
+            held = _UNPARSED_LINES.passes(time.monotonic())
+            if held is not None:
+                log.warning(
+                    "the request could not be parsed as HTTP/1.1 (its head or its body's "
+                    "framing): answered 400, closing the connection " + _HELD_BACK,
+                    held,
+                    UNPARSED_LOG_INTERVAL_S,
+                )
         components = _components(self.config.app)
         if components is not None:
             components.metrics.rejected_request("other", 400)
         super().send_400_response(msg)
+
+    def _unsupported_upgrade_warning(self) -> None:
+        """uvicorn's two WARNING lines for each request asking to upgrade the connection,
+        one telling to install a WebSocket library (found in re-review: WebSockets are off
+        on purpose, `router.serve`), replaced by one accurate line, written sparingly: any
+        client, with no key, can send such requests at will. The request itself is served
+        as plain HTTP/1.1, as it was."""
+        held = _UPGRADE_LINES.passes(time.monotonic())
+        if held is not None:
+            log.info(
+                "a request asking to upgrade the connection (h2c, websocket) was served as "
+                "plain HTTP/1.1: the router serves no upgrade (%d such lines held back since "
+                "the last; at most one every %.0f s)",
+                held,
+                UPGRADE_LOG_INTERVAL_S,
+            )
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

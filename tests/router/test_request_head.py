@@ -222,6 +222,8 @@ MALFORMED = [
     b"GARBAGE\r\n\r\n",
     b"GET / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: abc\r\n\r\n",
     b"GET /\x00 HTTP/1.1\r\n\r\n",
+    # a complete head, then a chunk size that is not hex: the same 400, the same line
+    START + b"transfer-encoding: chunked\r\n\r\nzz\r\n",
 ]
 
 
@@ -258,6 +260,7 @@ def test_a_flood_of_heads_the_parser_rejects_is_logged_sparingly_and_counted(
     assert not [m for m in uvicorns.messages if "Invalid HTTP request" in m]
     lines = [m for m in ours.messages if "answered 400" in m]
     assert 2 <= len(lines) <= 5, lines
+    assert all(m.startswith("the request could not be parsed as HTTP/1.1 (its head") for m in lines)
     held = [int(re.findall(r"\((\d+) such lines held back", m)[0]) for m in lines]
     assert held[0] == 0 and held[-1] > 0
     assert len(lines) + sum(held) == 50  # every 400 is logged or counted in a later line

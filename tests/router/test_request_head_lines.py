@@ -1,0 +1,114 @@
+"""What uvicorn's httptools protocol logs for a request it does not serve as asked, as the
+router's protocol writes it (`router.api.request_head`): a request asking to upgrade the
+connection (one accurate line now and then, not two misleading ones per request), and a
+router bug inside a parser callback (an ERROR with its traceback each time, not the
+sparing line of a client's bad request). The router is `tests/router/conftest.py`'s `proxy`.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from router.api import request_head
+from router.log_sparing import Sparing
+from tests.harness import RunningRouter, scrape
+from tests.router.test_request_head import connect, read_reply, read_until_closed, rejected
+
+UPGRADES = [
+    b"GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade, HTTP2-Settings\r\n"
+    b"upgrade: h2c\r\nhttp2-settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+    b"GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\n"
+    b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n",
+]
+
+
+class Captured(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def logged() -> Iterator[tuple[Captured, Captured]]:
+    """The router's lines and uvicorn's, while the test runs."""
+    ours, uvicorns = Captured(), Captured()
+    loggers = [logging.getLogger("smf_router.api"), logging.getLogger("uvicorn.error")]
+    levels = [logger.level for logger in loggers]
+    for logger, handler in zip(loggers, [ours, uvicorns], strict=True):
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    try:
+        yield ours, uvicorns
+    finally:
+        for logger, handler, level in zip(loggers, [ours, uvicorns], levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
+
+@pytest.fixture
+def fresh_upgrade_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
+    """The upgrade line's interval, the process's: new for this test, so that its first line
+    passes whatever came before."""
+    lines = Sparing(60.0)
+    monkeypatch.setattr(request_head, "_UPGRADE_LINES", lines, raising=False)
+    return lines
+
+
+def test_requests_asking_to_upgrade_are_served_and_logged_sparingly(
+    proxy: RunningRouter,
+    logged: tuple[Captured, Captured],
+    fresh_upgrade_lines: Sparing,
+) -> None:
+    """uvicorn wrote two WARNING lines for each such request, from any client with no key:
+    "Unsupported upgrade request." and one telling to install a WebSocket library, though
+    WebSockets are off on purpose (found in re-review). Now one accurate line, then the
+    others held back; each request is still served as plain HTTP/1.1."""
+    ours, uvicorns = logged
+    for i in range(20):
+        with connect(proxy) as sock:
+            sock.sendall(UPGRADES[i % len(UPGRADES)])
+            head, _ = read_reply(sock)
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n"), head
+    assert [r.getMessage() for r in uvicorns.records if "pgrade" in r.getMessage()] == []
+    assert [r.getMessage() for r in uvicorns.records if "WebSocket" in r.getMessage()] == []
+    lines = [r.getMessage() for r in ours.records if "served as plain HTTP/1.1" in r.getMessage()]
+    assert len(lines) == 1, lines
+    assert "(0 such lines held back" in lines[0] and fresh_upgrade_lines.held == 19
+
+
+def test_a_bug_in_a_parser_callback_is_logged_as_one_with_its_traceback(
+    proxy: RunningRouter, logged: tuple[Captured, Captured], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception in one of the router's parser callbacks reaches uvicorn as httptools'
+    `HttpParserCallbackError`, a parser error: it was answered 400 and logged as a client's
+    bad request, at most once a minute and with no traceback (found in re-review). Each is
+    now an ERROR with the exception's traceback; the 400 is counted as before."""
+    plain = request_head.HeadLimitedProtocol.on_url
+
+    def on_url(self: request_head.HeadLimitedProtocol, url: bytes) -> None:
+        if b"boom" in url:
+            raise KeyError("a simulated router bug")
+        plain(self, url)
+
+    monkeypatch.setattr(request_head.HeadLimitedProtocol, "on_url", on_url)
+    ours, _ = logged
+    before = rejected(scrape(proxy.root), "400")
+    for _ in range(3):
+        with connect(proxy) as sock:
+            sock.sendall(b"GET /v1/models?boom HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+            sock.shutdown(socket.SHUT_WR)
+            assert read_until_closed(sock).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert rejected(scrape(proxy.root), "400") == before + 3
+    errors = [r for r in ours.records if r.levelno == logging.ERROR]
+    assert len(errors) == 3, [r.getMessage() for r in ours.records]
+    for record in errors:
+        assert "router bug" in record.getMessage() and record.exc_info is not None
+        assert isinstance(record.exc_info[1], KeyError)
+    assert not [r for r in ours.records if "could not be parsed" in r.getMessage()]
