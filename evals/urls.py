@@ -33,11 +33,20 @@ def target(base_path: str, base_query: str, path: str) -> str:
 def masked_url(url: str) -> str:
     """`url` without its user info and with its query values as `***`; all of it as `***`
     when it no longer parses: a `***` put in for a variable can break its syntax
-    (`http://[${HOST}]:8000` is `http://[***]:8000`, not an IPv6 address)."""
+    (`http://[${HOST}]:8000` is `http://[***]:8000`, not an IPv6 address). An `@` after the
+    host part is taken for the end of user info: an unencoded `/ # ?` in a password ends
+    the host part early (`http://user:1234#TopSecret@host/v1` has host `user`, port 1234),
+    and all before that `@` was shown (found in re-review)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "***"
+    if "@" in parts.path + parts.query + parts.fragment:
+        scheme, sep, rest = url.partition("://")
+        if not sep:
+            return "***"
+        shown = masked_url(f"{scheme}://{rest.rsplit('@', 1)[1]}")
+        return f"{scheme}://***@{shown.removeprefix(f'{scheme}://')}"
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "***@" + netloc.rsplit("@", 1)[1]
@@ -58,8 +67,9 @@ def check_url(url: str) -> str:
     """An `http(s)://host[:port]/path` URL (a backend's `base_url`, `eval run --endpoint`).
     Anything else passed `config check`, then either went to localhost:80 (`spark:8888/v1`
     has no host for a URL parser) or stopped `serve` or `eval run` with a traceback
-    (`http://[::1/v1`, port 99999). The message never repeats the URL: it may hold a
-    password."""
+    (`http://[::1/v1`, port 99999), or showed part of a password as the host and port and
+    the rest after them (`http://user:1234#TopSecret@host/v1`). The message never repeats
+    the URL: it may hold a password."""
     if any(c.isspace() or not c.isprintable() for c in url):
         raise ValueError("a URL may not hold spaces or control characters")
     try:
@@ -72,6 +82,11 @@ def check_url(url: str) -> str:
         ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an http:// or https:// URL with a host (http://host:port/v1)")
+    if "@" in parts.path + parts.query + parts.fragment:  # user info cut short: see masked_url
+        raise ValueError(
+            "an @ after the host part: a password holds an unencoded / # ? (write %2F %23"
+            " %3F), or the path, query or fragment an @ (write %40)"
+        )
     if port == 0:
         raise ValueError("port 0 is not a port to connect to")
     return url

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evals.urls import masked_url
 from router.config import ConfigError, load
 from tests.harness import VENV_BIN
 
@@ -96,6 +97,32 @@ def test_a_url_error_does_not_quote_the_password_in_it(
     with pytest.raises(ConfigError, match=r"backends\.0\.base_url .*not a URL") as error:
         load(path, env=env)
     assert "s3cr" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "env"),
+    [
+        ("http://user:1234#TopSecret@127.0.0.1/v1", {}),  # read as host `user`, port 1234
+        ("http://user:${PW}@127.0.0.1:8000/v1", {"PW": "1234/TopSecret"}),
+        ("http://user:1234?TopSecret@127.0.0.1/v1?api-version=1", {}),
+    ],
+)
+def test_a_password_cut_short_by_an_unencoded_character_is_refused_unshown(
+    tmp_path: Path, url: str, env: dict[str, str]
+) -> None:
+    """A password whose unencoded `# / ?` follows a part that reads as a port passed the
+    check (host `user`, port 1234), and `config check` printed all after it, as a fragment
+    or a path (found in re-review). An `@` after the host part is refused; nothing of the
+    password is shown, and a URL masked for showing (a tracing or judge endpoint, not
+    checked) hides it too."""
+    done = config_check(tmp_path, backends(url), env)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "backends.0.base_url" in output and "an @ after the host part" in output
+    assert "TopSecret" not in output and "1234" not in output and "Traceback" not in output
+    shown = masked_url(url.replace("${PW}", env.get("PW", "")))
+    assert "TopSecret" not in shown and "1234" not in shown
+    assert shown.startswith("http://***@127.0.0.1")
 
 
 def test_config_check_prints_key_digests_as_text(tmp_path: Path) -> None:
