@@ -13,18 +13,16 @@ from typing import Any
 
 from evals.urls import masked_url
 from router.config import Config
-from router.config_backend import Backend
 from router.config_env import Where
 
 URL_FIELDS = ("base_url", "metrics_url")
-# What `api_key` shows for a backend without `api_key_env`: `null` there read as "missing"
-# (found in review), where an openai backend sends no key and litellm reads its provider's.
-NO_KEY_ENV = {
-    "openai": "none (no api_key_env)",
-    "litellm": "litellm's provider variable (no api_key_env)",
-}
-# Headers that carry a key when set in `headers` (OpenAI's, Anthropic's, Azure's).
-KEY_HEADERS = ("authorization", "x-api-key", "api-key")
+# What `api_key` shows for a backend without `api_key_env`. `null` there read as "missing"
+# (found in review); "none" was wrong beside a key the router does not look for (a `?api-key=`
+# in `base_url`, an `X-Goog-Api-Key` header, found in re-review): said neutrally, never wrong.
+NO_KEY_ENV = (
+    "no api_key_env (a key may come from base_url, headers or, for litellm, the provider's "
+    "variable)"
+)
 
 
 def masked(config: Config) -> dict[str, Any]:
@@ -36,9 +34,7 @@ def masked(config: Config) -> dict[str, Any]:
         key["sha256"] = key["sha256"][:8] + "…"
     for backend, settings in zip(data["backends"], config.backends, strict=True):
         env = backend.get("api_key_env")
-        backend["api_key"] = (
-            ("set" if settings.api_key else "MISSING") if env else _no_key_env(settings)
-        )
+        backend["api_key"] = ("set" if settings.api_key else "MISSING") if env else NO_KEY_ENV
         if env and settings.key_variable() != env:  # a key pasted in place of the name
             backend["api_key_env"] = "***"
         backend["headers"] = {k: "***" for k in backend.get("headers", {})}
@@ -46,17 +42,6 @@ def masked(config: Config) -> dict[str, Any]:
             if isinstance(backend.get(field), str):
                 backend[field] = masked_url(backend[field])
     return data
-
-
-def _no_key_env(settings: Backend) -> str:
-    """What a backend without `api_key_env` authenticates with: "none" was shown beside a
-    `user:password@` in `base_url` or a static `Authorization` header (found in review)."""
-    if settings.basic_auth() is not None:
-        return "the base_url's user and password (no api_key_env)"
-    for name in settings.headers:
-        if name.lower() in KEY_HEADERS:
-            return f"the {name} header (no api_key_env)"
-    return NO_KEY_ENV[settings.kind]
 
 
 def _put(data: Any, where: Where, value: str) -> None:

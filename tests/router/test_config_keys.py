@@ -62,32 +62,25 @@ def test_an_alias_named_auto_is_refused_naming_it(tmp_path: Path) -> None:
     assert target is not None and target.mode == "auto"
 
 
-def test_config_check_says_what_a_backend_without_a_key_variable_sends(tmp_path: Path) -> None:
-    """`api_key: null` beside `set` and `MISSING` read as "missing" (found in review): an
-    openai backend without `api_key_env` sends no key, a litellm one lets litellm read its
-    provider's variable."""
-    litellm = "  - name: claude\n    tier: cloud\n    kind: litellm\n    model: anthropic/c\n"
-    text = GOOD.replace("auth:\n", litellm + "auth:\n")
-    shown = masked(load(write(tmp_path, text), env={}))["backends"]
-    assert [b["api_key"] for b in shown] == [
-        "none (no api_key_env)",
-        "MISSING",
-        "litellm's provider variable (no api_key_env)",
-    ]
-
-
-def test_config_check_names_a_key_in_the_base_url_or_the_headers(tmp_path: Path) -> None:
-    """`none (no api_key_env)` was shown for a backend whose key is in its `base_url` (user
-    and password) or a static `Authorization` header: it does send one."""
+def test_config_check_says_where_a_key_may_come_from_without_a_key_variable(tmp_path: Path) -> None:
+    """`api_key: null` beside `set` and `MISSING` read as "missing" (found in review), and
+    "none" was wrong for a key the router did not look for, in a `?api-key=` or an
+    `X-Goog-Api-Key` header (found in re-review): without `api_key_env`, where a key may
+    come from is said, never whether one is sent."""
     gateways = (
+        "  - name: claude\n    tier: cloud\n    kind: litellm\n    model: anthropic/c\n"
         '  - {name: gw, tier: cloud, base_url: "https://user:pw@gw.example/v1", model: m}\n'
         '  - {name: gw2, tier: cloud, base_url: "https://gw.example/v1", model: m,'
         ' headers: {Authorization: "Bearer sk-abc"}}\n'
+        '  - {name: gw3, tier: cloud, base_url: "https://gw.example/v1?api-key=sk-abc", model: m}\n'
+        '  - {name: gw4, tier: cloud, base_url: "https://gw.example/v1", model: m,'
+        ' headers: {X-Goog-Api-Key: "sk-abc"}}\n'
     )
     text = GOOD.replace("auth:\n", gateways + "auth:\n")
     shown = masked(load(write(tmp_path, text), env={}))["backends"]
-    assert [b["api_key"] for b in shown][-2:] == [
-        "the base_url's user and password (no api_key_env)",
-        "the Authorization header (no api_key_env)",
-    ]
+    neutral = (
+        "no api_key_env (a key may come from base_url, headers or, for litellm, the "
+        "provider's variable)"
+    )
+    assert [b["api_key"] for b in shown] == [neutral, "MISSING"] + [neutral] * 5
     assert "sk-abc" not in str(shown) and "pw@" not in str(shown)
