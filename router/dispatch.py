@@ -138,7 +138,7 @@ class Dispatcher:
                     assert isinstance(error, RateLimited) and error.retry_after is not None
                     await asyncio.sleep(error.retry_after)
         if not errors:
-            raise nothing_tried(call.plan, call.record.api, output_limit(call.body))
+            raise nothing_tried(call.plan, call.record.api, output_limit(call.api, call.body))
         raise _most_meaningful(errors)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:

@@ -185,7 +185,7 @@ class Gateway:
         demand = Demand(
             api=api,
             prompt_tokens=req.estimate_prompt_tokens(api, body),
-            max_tokens=req.max_tokens_of(body),
+            max_tokens=req.max_tokens_of(api, body),
             private=private,
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"

@@ -198,6 +198,10 @@ def _validate_responses(body: dict[str, Any]) -> None:
         raise BadRequest(
             "'max_output_tokens' must be a positive integer", param="max_output_tokens"
         )
+    background = body.get("background")
+    if background is not None and not isinstance(background, bool):
+        # "false" read as true was refused as asking for a background run
+        raise BadRequest("'background' must be a boolean", param="background")
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise BadRequest("'instructions' must be a string", param="instructions")
@@ -298,25 +302,30 @@ def estimate_tokens(chars: int) -> int:
     return (chars + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
 
 
-# `max_completion_tokens` first: with both set, vLLM and OpenAI honour it, not the
-# deprecated `max_tokens` (the router read `max_tokens` and refused, as over the window, a
-# request the backend would serve; found in review)
-OUTPUT_LIMITS = ("max_completion_tokens", "max_tokens", "max_output_tokens")
+# The fields that limit the output, per API, the first set deciding. Chat's
+# `max_completion_tokens` first, as vLLM and OpenAI honour it over `max_tokens` (found in
+# review); Messages and Responses read only their own: a stray chat field, never forwarded
+# by the translation, was refused as over the window (found in review).
+OUTPUT_LIMITS: dict[Api, tuple[str, ...]] = {
+    "chat": ("max_completion_tokens", "max_tokens"),
+    "completions": ("max_tokens",),
+    "messages": ("max_tokens",),
+    "responses": ("max_output_tokens",),
+}
 
 
-def output_limit(body: dict[str, Any]) -> tuple[str, int] | None:
-    """The field that limits the output, and its value: the first of `OUTPUT_LIMITS` that
-    holds a number. `max_completion_tokens: null` beside `max_tokens` (as some clients send
-    both) is unset, not the end of the search: the window was not checked at all."""
-    for field in OUTPUT_LIMITS:
+def output_limit(api: Api, body: dict[str, Any]) -> tuple[str, int] | None:
+    """The field that limits the output, and its value. A `null` one (some clients send
+    `max_completion_tokens: null` beside `max_tokens`) is unset, not the end of the search."""
+    for field in OUTPUT_LIMITS[api]:
         value = body.get(field)
         if isinstance(value, int) and not isinstance(value, bool):
             return field, value
     return None
 
 
-def max_tokens_of(body: dict[str, Any]) -> int | None:
-    limit = output_limit(body)
+def max_tokens_of(api: Api, body: dict[str, Any]) -> int | None:
+    limit = output_limit(api, body)
     return limit[1] if limit else None
 
 

@@ -290,8 +290,9 @@ def _document_text(block: dict[str, Any]) -> str | None:
         text = _blocks_text(source["content"])
     else:
         return None
-    head = _labelled(("Document", block.get("title")), ("Context", block.get("context")))
-    return _headed(head, text)
+    title = block.get("title")  # untitled, it ran on unmarked from the user's text (review)
+    named = f"Document: {title}" if isinstance(title, str) and title else "Document:"
+    return _headed([named, *_labelled(("Context", block.get("context")))], text)
 
 
 def _blocks_text(content: str | list[Any]) -> str:
@@ -315,7 +316,8 @@ def _labelled(*fields: tuple[str, Any]) -> list[str]:
 
 
 def _headed(head: list[str], text: str) -> str:
-    return "\n".join([*head, text])
+    """The head's lines, then the text if any (no trailing newline for an empty one)."""
+    return "\n".join([*head, text] if text else head)
 
 
 def _is_client_tool(tool: Any) -> bool:

@@ -10,14 +10,23 @@ Reasoning items and hosted tools have no chat equivalent and are dropped.
 have, and `background: true` a server that runs the response while no one waits: the
 translator refuses them (the policy sends them to no chat backend). Pure.
 
-Attachments chat can carry become its parts: an image by URL, a file sent inline
-(`file_data`), audio. What it cannot (a file or image by its id in OpenAI's file store, a
-file by URL) becomes a placeholder text telling the model so, as for the Messages
-translation's documents: dropped, the model answered as if nothing was attached. The
-classifier's view asks for none (`placeholders=False`). The settings chat shares pass on
-(`_settings`); `store` and `metadata` do not: chat's `store` keeps the completion for
-OpenAI's distillation and evals, not for a later turn, and OpenAI's chat refuses
-`metadata` without it.
+Attachments chat can carry become its parts: an image by URL, audio. What it cannot (a
+file, inline or by URL, or an image by its id in OpenAI's file store) becomes a placeholder
+text telling the model so, as for the Messages translation's documents: dropped, the model
+answered as if nothing was attached. An inline file too: chat's `file` part is OpenAI's
+alone (vLLM refuses it: "Unsupported chat content part type"). The classifier's view asks
+for none (`placeholders=False`).
+
+Of the settings only `temperature` and `top_p` pass on: every chat backend takes them.
+`reasoning.effort` does not: reasoning items are not carried, and a backend that turns it
+into thinking (litellm to Anthropic, vLLM's `enable_thinking`) then meets an assistant tool
+call with no thinking before it (Anthropic refuses from the second turn) or thinks where its
+operator turned thinking off. `text.verbosity`, `prompt_cache_key`, `safety_identifier`,
+`service_tier` and `user` are OpenAI's: strict OpenAI-compatible servers (Gemini's, Mistral)
+refuse fields they do not know. The backend's own settings (`extra_body`) decide those.
+`store` and `metadata` stay behind too: chat's `store` keeps the completion for OpenAI's
+distillation and evals, not for a later turn, and OpenAI's chat refuses `metadata` without
+it.
 """
 
 from __future__ import annotations
@@ -45,8 +54,8 @@ class Untranslatable(ValueError):
 # `background: true`, which asks the server to run the response and keep it for polling
 # (answered while the client waited, by a chat backend, it was no background run).
 STATEFUL = ("previous_response_id", "conversation", "prompt", "background")
-# Settings chat has under the same name and meaning: passed on as sent.
-SHARED = ("temperature", "top_p", "prompt_cache_key", "safety_identifier", "service_tier", "user")
+# Settings every chat backend takes under the same name and meaning: passed on as sent.
+SHARED = ("temperature", "top_p")
 
 
 def server_state(body: dict[str, Any]) -> str | None:
@@ -128,18 +137,11 @@ def to_chat(
 
 
 def _settings(body: dict[str, Any]) -> dict[str, Any]:
-    """The request's settings chat has too: Codex's `reasoning.effort` (every turn) and
-    `text.verbosity` under chat's flat names, the `SHARED` ones as sent. Dropped, the
-    backend reasoned at its default effort and answered at its default length (found in
-    review). `top_logprobs` stays behind: the translated reply carries no log
-    probabilities back, so the backend would compute them for nothing."""
-    out = {key: body[key] for key in SHARED if body.get(key) is not None}
-    reasoning, text = body.get("reasoning"), body.get("text")
-    if isinstance(reasoning, dict) and reasoning.get("effort") is not None:
-        out["reasoning_effort"] = reasoning["effort"]
-    if isinstance(text, dict) and text.get("verbosity") is not None:
-        out["verbosity"] = text["verbosity"]
-    return out
+    """The `SHARED` settings as sent; no other (the module's docstring says why: forwarded,
+    Anthropic through litellm refused the second turn of a Codex tool loop, found in review).
+    `top_logprobs` stays behind too: the translated reply carries no log probabilities back,
+    so the backend would compute them for nothing."""
+    return {key: body[key] for key in SHARED if body.get(key) is not None}
 
 
 def custom_tools(body: dict[str, Any]) -> frozenset[str]:
@@ -209,22 +211,20 @@ def _parts(content: Any, placeholders: bool) -> list[dict[str, Any]]:
 
 
 def _attachment(part: dict[str, Any], placeholders: bool) -> dict[str, Any] | None:
-    """An image, file or audio part as chat's, or the note for one chat cannot carry: a
-    file's id names OpenAI's file store, which a chat server does not share (dropped, the
-    model answered without it and never knew: found in review)."""
+    """An image or audio part as chat's, or the note for one chat cannot carry: a file's id
+    names OpenAI's file store, which a chat server does not share (dropped, the model
+    answered without it and never knew: found in review); an inline file, as chat's `file`
+    part, was vLLM's 400 where a PDF sent to Messages is this note (found in review)."""
     kind = part.get("type")
     if kind == "input_image" and part.get("image_url"):
         return {"type": "image_url", "image_url": {"url": part["image_url"]}}
-    if kind == "input_file" and part.get("file_data"):
-        file = {key: part[key] for key in ("file_data", "filename") if part.get(key)}
-        return {"type": "file", "file": file}
     audio = part.get("input_audio")
     if kind == "input_audio" and isinstance(audio, dict) and audio.get("data"):
-        sound = {"data": audio["data"], "format": audio.get("format", "wav")}
+        sound = {"data": audio["data"], "format": audio.get("format") or "wav"}
         return {"type": "input_audio", "input_audio": sound}
     if kind == "input_image" and part.get("file_id"):
         noun = "an image"
-    elif kind == "input_file" and (part.get("file_id") or part.get("file_url")):
+    elif kind == "input_file" and any(part.get(k) for k in ("file_data", "file_id", "file_url")):
         noun = "a file"
     else:
         return None

@@ -80,10 +80,29 @@ def test_a_plain_text_document_passes_as_text_a_pdf_as_the_note(
     chunks = [{"type": "text", "text": "Part one."}, image, {"type": "text", "text": "Part two."}]
     content_doc = {"type": "document", "source": {"type": "content", "content": chunks}}
     sent = sent_for(proxy, servers, [ASK, content_doc])
-    assert texts(sent[0]) == ["Summarize this.", "Part one.", NOT_PASSED % "an image", "Part two."]
+    assert texts(sent[0]) == [
+        "Summarize this.",
+        "Document:",
+        "Part one.",
+        NOT_PASSED % "an image",
+        "Part two.",
+    ]
     pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf"}}
     sent = sent_for(proxy, servers, [ASK, pdf])
     assert texts(sent[0]) == ["Summarize this.", NOT_PASSED % "a document"]
+
+
+def test_an_untitled_document_is_labelled_and_an_empty_one_ends_without_a_newline(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """An untitled text document ran on from the user's text with nothing to tell them
+    apart, and an empty one left a trailing newline (found in review)."""
+    untitled = {"type": "document", "source": {"type": "text", "data": "The secret is 42."}}
+    sent = sent_for(proxy, servers, [ASK, untitled])
+    assert sent[0]["content"] == "Summarize this.\nDocument:\nThe secret is 42."
+    empty = {"type": "document", "source": {"type": "text", "data": ""}, "title": "empty.txt"}
+    sent = sent_for(proxy, servers, [ASK, empty])
+    assert sent[0]["content"] == "Summarize this.\nDocument: empty.txt"
 
 
 def test_a_search_result_passes_as_text_in_a_turn_and_in_a_tool_result(

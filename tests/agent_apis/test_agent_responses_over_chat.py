@@ -1,13 +1,15 @@
 """What a chat-only backend receives for a Responses request (the official `openai` SDK
 against a real router; the simulator keeps the body it was sent). Attachments and settings
-chat can carry reach it; what it cannot is a note to the model, or a 400 naming the field:
-all were dropped without a word, answered with a 200 (found in review)."""
+every chat backend takes reach it; an attachment it cannot take is a note to the model,
+server state a 400 naming the field: all were dropped without a word, answered with a 200
+(found in review). OpenAI's other settings stay behind (strict servers refuse them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -15,6 +17,7 @@ from tests.agent_apis.agent_stack import stack
 from tests.harness import Running, RunningRouter
 
 PDF = "data:application/pdf;base64,JVBERi0xLjQK"
+PNG = "data:image/png;base64,iVBORw0KGgo="
 UNPASSED = "({} was attached here; it could not be passed on)"
 
 
@@ -40,31 +43,29 @@ def user_turn(*parts: dict[str, Any]) -> list[Any]:
     return [{"role": "user", "content": [{"type": "input_text", "text": "summarize"}, *parts]}]
 
 
-@pytest.mark.parametrize(
-    ("part", "chat_part"),
-    [
-        (
-            {"type": "input_file", "filename": "a.pdf", "file_data": PDF},
-            {"type": "file", "file": {"file_data": PDF, "filename": "a.pdf"}},
-        ),
-        (
-            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
-            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
-        ),
-    ],
-)
-def test_a_file_or_audio_chat_can_carry_reaches_the_backend(
-    proxy: RunningRouter, servers: dict[str, Running], part: dict[str, Any], chat_part: Any
+@pytest.mark.parametrize("given", [{"format": "mp3"}, {"format": None}, {}])
+def test_audio_reaches_the_backend_as_chats_part(
+    proxy: RunningRouter, servers: dict[str, Running], given: dict[str, Any]
 ) -> None:
+    """A `format: null` went on as null (a missing one was wav already)."""
+    part = {"type": "input_audio", "input_audio": {"data": "UklGRg==", **given}}
     sent = over_chat(proxy, servers, input=user_turn(part))
+    sound = {"data": "UklGRg==", "format": given.get("format") or "wav"}
     assert sent["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "summarize"}, chat_part]}
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "summarize"},
+                {"type": "input_audio", "input_audio": sound},
+            ],
+        }
     ]
 
 
 @pytest.mark.parametrize(
     ("part", "noun"),
     [
+        ({"type": "input_file", "filename": "a.pdf", "file_data": PDF}, "a file"),
         ({"type": "input_file", "file_id": "file_123"}, "a file"),
         ({"type": "input_file", "file_url": "https://example.com/a.pdf"}, "a file"),
         ({"type": "input_image", "file_id": "file_456", "detail": "auto"}, "an image"),
@@ -73,7 +74,9 @@ def test_a_file_or_audio_chat_can_carry_reaches_the_backend(
 def test_an_attachment_chat_cannot_carry_is_a_note_to_the_model(
     proxy: RunningRouter, servers: dict[str, Running], part: dict[str, Any], noun: str
 ) -> None:
-    """A stored file's id names OpenAI's file store, which no chat server shares."""
+    """A stored file's id names OpenAI's file store, which no chat server shares; an inline
+    file became chat's `file` part, which vLLM refuses (400 "Unsupported chat content part
+    type"), where a PDF sent to Messages is this note (found in review)."""
     sent = over_chat(proxy, servers, input=user_turn(part))
     assert sent["messages"] == [{"role": "user", "content": f"summarize\n{UNPASSED.format(noun)}"}]
 
@@ -84,6 +87,7 @@ def test_a_tool_outputs_attachments_follow_the_results_and_its_unpassable_ones_a
     output = [
         {"type": "input_image", "file_id": "file_1"},
         {"type": "input_file", "filename": "r.pdf", "file_data": PDF},
+        {"type": "input_image", "image_url": PNG},
     ]
     ask: list[Any] = [
         {"role": "user", "content": "read the report"},
@@ -92,23 +96,27 @@ def test_a_tool_outputs_attachments_follow_the_results_and_its_unpassable_ones_a
     ]
     messages = over_chat(proxy, servers, input=ask)["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "user"]
-    assert messages[2]["content"] == UNPASSED.format("an image")
-    assert messages[3]["content"] == [
-        {"type": "file", "file": {"file_data": PDF, "filename": "r.pdf"}}
-    ]
+    assert messages[2]["content"] == f"{UNPASSED.format('an image')}\n{UNPASSED.format('a file')}"
+    assert messages[3]["content"] == [{"type": "image_url", "image_url": {"url": PNG}}]
 
 
-def test_the_settings_chat_shares_reach_the_backend(
+def test_only_the_settings_every_chat_backend_takes_reach_it(
     proxy: RunningRouter, servers: dict[str, Running]
 ) -> None:
-    """Codex sends `reasoning.effort` every turn: dropped, the backend reasoned at its own
-    default. `store` and `metadata` stay behind (chat's `store` keeps the completion for
-    OpenAI's distillation, and OpenAI's chat refuses `metadata` without it), as do
-    `top_logprobs` (no log probabilities come back), `max_tool_calls` and `truncation`."""
+    """`temperature` and `top_p` pass; nothing else. `reasoning.effort` (Codex sends it every
+    turn) became `reasoning_effort`: litellm to Anthropic turned it into thinking, and with
+    the reasoning items dropped the second turn's tool call had no thinking before it, which
+    Anthropic refuses; `verbosity`, `prompt_cache_key`, `safety_identifier`, `service_tier`
+    and `user` are OpenAI's, which strict servers refuse (found in review). `store` and
+    `metadata` stay behind (chat's `store` keeps the completion for OpenAI's distillation,
+    and OpenAI's chat refuses `metadata` without it), as do `top_logprobs` (no log
+    probabilities come back), `max_tool_calls` and `truncation`."""
     sent = over_chat(
         proxy,
         servers,
         input="fix foo.py",
+        temperature=0.2,
+        top_p=0.9,
         reasoning={"effort": "high", "summary": "auto"},
         text={"verbosity": "low"},
         prompt_cache_key="conv-1",
@@ -124,12 +132,8 @@ def test_the_settings_chat_shares_reach_the_backend(
     assert {k: v for k, v in sent.items() if k != "messages"} == {
         "model": "cloud-model",
         "max_tokens": 20,
-        "reasoning_effort": "high",
-        "verbosity": "low",
-        "prompt_cache_key": "conv-1",
-        "user": "u1",
-        "safety_identifier": "sid",
-        "service_tier": "flex",
+        "temperature": 0.2,
+        "top_p": 0.9,
     }
 
 
@@ -147,3 +151,18 @@ def test_background_on_a_chat_backend_is_a_400_naming_it_never_sent(
     assert servers["cloud"].stats()["by_path"] == before
     sent = over_chat(proxy, servers, input="hi", background=False)
     assert "background" not in sent
+
+
+@pytest.mark.parametrize("model", ["cloud", "local"])
+def test_a_background_that_is_not_a_boolean_is_a_400_saying_so(
+    proxy: RunningRouter, servers: dict[str, Running], model: str
+) -> None:
+    """`background: "false"` was refused as asking for a background run (found in review),
+    and went to a backend that speaks Responses as it was."""
+    before = {name: server.stats()["by_path"] for name, server in servers.items()}
+    body = {"model": model, "input": "hi", "background": "false"}
+    reply = httpx.post(f"{proxy.url}/responses", json=body, timeout=30)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert (error["param"], error["message"]) == ("background", "'background' must be a boolean")
+    assert {name: server.stats()["by_path"] for name, server in servers.items()} == before

@@ -79,3 +79,26 @@ def test_a_limit_that_is_not_a_positive_integer_is_named(
     assert error["param"] == field
     assert error["message"] == f"'{field}' must be a positive integer"
     assert local.completions() + cloud.completions() == before
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("messages", {"messages": HI, "max_tokens": 10}, "max_tokens"),
+        ("responses", {"input": "hi", "max_output_tokens": 10}, "max_output_tokens"),
+    ],
+)
+def test_an_agent_api_is_checked_by_its_own_limit_not_a_stray_chat_one(
+    stack: tuple[RunningRouter, Running, Running], path: str, body: dict[str, Any], field: str
+) -> None:
+    """A Messages body with a stray `max_completion_tokens` (a Responses one with a stray
+    `max_tokens`), which that API does not use and the translation never forwards, was
+    refused as over every window (found in review); its own limit still decides."""
+    proxy, _, _ = stack
+    stray = "max_tokens" if path == "responses" else "max_completion_tokens"
+    ask = {"model": "auto", **body}
+    reply = httpx.post(f"{proxy.url}/{path}", json={**ask, stray: 500}, timeout=30)
+    assert reply.status_code == 200, reply.text
+    reply = httpx.post(f"{proxy.url}/{path}", json={**ask, field: 500, stray: 10}, timeout=30)
+    assert reply.status_code == 400, reply.text
+    assert f"lower {field}." in reply.json()["error"]["message"]
