@@ -32,7 +32,7 @@ from router.errors import (
 from router.policy import SHORT_WAIT_S, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import nothing_tried
-from router.request import output_limit
+from router.request_size import output_limit
 from router.retirement import Retirement
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import classifier
 from classifier.intent import Intent
 from router import request as req
+from router import request_size as size
 from router.auth import Caller
 from router.backends.base import Backend
 from router.config import Config
@@ -181,11 +182,11 @@ class Gateway:
         )
         intent = self._classify(view, target, span, traffic)
         conversation = req.conversation_key(view, headers, caller.name, self.conversation_secret)
-        choices_asked = req.several_choices(api, body)
+        choices_asked = size.several_choices(api, body)
         demand = Demand(
             api=api,
-            prompt_tokens=req.estimate_prompt_tokens(api, body),
-            max_tokens=req.max_tokens_of(api, body),
+            prompt_tokens=size.estimate_prompt_tokens(api, body),
+            max_tokens=size.max_tokens_of(api, body),
             private=private,
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"
@@ -318,12 +319,12 @@ class Gateway:
         usage = usage_of(call.api, tally.usage)
         if usage is None and record.backend:
             usage = Usage(
-                prompt_tokens=req.estimate_prompt_tokens(call.api, call.body),
-                completion_tokens=req.estimate_tokens(tally.output_chars),
+                prompt_tokens=size.estimate_prompt_tokens(call.api, call.body),
+                completion_tokens=size.estimate_tokens(tally.output_chars),
                 estimated=True,
             )
         elif usage is not None and not tally.usage_final:  # a Messages stream cut short
-            estimate = max(usage.completion_tokens, req.estimate_tokens(tally.output_chars))
+            estimate = max(usage.completion_tokens, size.estimate_tokens(tally.output_chars))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
         if record.backend and call.api == "responses":  # a chat backend's: the router made it

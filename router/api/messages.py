@@ -23,7 +23,8 @@ from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
 from router.gateway import Gateway, readable_view
 from router.policy import Demand, plan
-from router.request import estimate_prompt_tokens, validate_token_count
+from router.request import validate_token_count
+from router.request_size import estimate_prompt_tokens
 from router.routing_headers import is_private, target_of
 from router.translate.pairing import native
 

@@ -19,7 +19,7 @@ from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Rejected, UpstreamError
 from router.record import Api
-from router.request import estimate_prompt_tokens
+from router.request_size import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native

@@ -160,7 +160,7 @@ def test_tool_call_arguments_count_toward_the_window(tmp_path: Path) -> None:
 def test_legacy_function_schemas_count_toward_the_window_as_tools_do() -> None:
     """The deprecated `functions` field was left out of the estimate: a 40k-character
     schema counted 5 tokens there and 10,028 as `tools` (found in review)."""
-    from router.request import estimate_prompt_tokens
+    from router.request_size import estimate_prompt_tokens
 
     schema = {"name": "lookup", "description": "d " * 20_000, "parameters": {"type": "object"}}
     body = {"messages": [{"role": "user", "content": "Look it up."}]}
