@@ -31,27 +31,31 @@ def target(base_path: str, base_query: str, path: str) -> str:
 
 
 def masked_url(url: str) -> str:
-    """`url` without its user info and with its query values as `***`; all of it as `***`
-    when it no longer parses: a `***` put in for a variable can break its syntax
-    (`http://[${HOST}]:8000` is `http://[***]:8000`, not an IPv6 address). An `@` after the
-    host part is taken for the end of user info: an unencoded `/ # ?` in a password ends
-    the host part early (`http://user:1234#TopSecret@host/v1` has host `user`, port 1234),
-    and all before that `@` was shown (found in re-review)."""
+    """`url` without its user info, with its query values as `***` (a key too, if it holds
+    an `@`) and its fragment as `***`; all of it as `***` when it no longer parses: a `***`
+    put in for a variable can break its syntax (`http://[${HOST}]:8000` is
+    `http://[***]:8000`, not an IPv6 address).
+
+    Only its scheme (`http://***`) when user info may have been cut short: an unencoded
+    `/ # ?` in a password ends the host part early (`http://user:1234#TopSecret@host/v1`
+    has host `user`, port 1234), and what follows is a path, a query or a fragment holding
+    an `@`. Such a URL has an `@` in its path, or no path and an `@` after the host part;
+    nothing after the host part can then be told apart from the password. Taking the last
+    `@` for the end of user info showed a query's secret instead
+    (`?api-key=SEC@RETTAIL` as `https://***@RETTAIL`, found in re-review)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "***"
-    if "@" in parts.path + parts.query + parts.fragment:
-        scheme, sep, rest = url.partition("://")
-        if not sep:
-            return "***"
-        shown = masked_url(f"{scheme}://{rest.rsplit('@', 1)[1]}")
-        return f"{scheme}://***@{shown.removeprefix(f'{scheme}://')}"
+    if "@" in parts.path or (not parts.path and "@" in parts.query + parts.fragment):
+        return f"{parts.scheme}://***" if parts.scheme and "://" in url else "***"
     netloc = parts.netloc
     if "@" in netloc:
         netloc = "***@" + netloc.rsplit("@", 1)[1]
-    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    keys = (pair.split("=", 1)[0] for pair in parts.query.split("&") if pair)
+    query = "&".join(f"{'***' if '@' in key else key}=***" for key in keys)
+    fragment = "***" if parts.fragment else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 
 def openai_hosted(base_url: str) -> bool:

@@ -315,8 +315,15 @@ def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
     and the SDKs gave up where they had retried with their own backoff (found in review);
     and the same two backends in the other order told the client different things (a 429
     with no wait, or "wait 90 s, do not retry": found in re-review). An overload told no
-    wait says `x-should-retry: false`; told another's short wait, that wait and `true`."""
-    waiting = [e for e in errors if isinstance(e, RateLimited | Overloaded)]
+    wait says `x-should-retry: false`; told another's short wait, that wait and `true`.
+
+    Only each backend's latest such answer counts: after a short 429 the same backend is
+    retried, and a first 0.5 s then a second 90 s told the client 0.5 s, though the backend
+    had since said 90 (found in re-review)."""
+    latest = {
+        e.backend or id(e): e for e in errors if isinstance(e, RateLimited | Overloaded)
+    }  # the last per backend; one unnamed (never from `execute`) stands alone
+    waiting = list(latest.values())
     waits = [e.retry_after for e in waiting if e.retry_after is not None]
     soonest = min(waits, default=None)
     if soonest is not None and len(waits) < len(waiting) and math.ceil(soonest) >= SHORT_WAIT_S:

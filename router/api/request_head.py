@@ -36,7 +36,7 @@ import sys
 import time
 from typing import Any, Literal
 
-from httptools import HttpParserCallbackError
+from httptools import HttpParserCallbackError, HttpParserError
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from router.api import demo
@@ -69,12 +69,16 @@ UNPARSED_LOG_INTERVAL_S = 60.0
 # HTTP/1.1: uvicorn wrote two WARNING lines for each, one telling to install a WebSocket
 # library, though WebSockets are off on purpose (`router.serve`; found in re-review).
 UPGRADE_LOG_INTERVAL_S = 60.0
+# The same for a router bug inside a parser callback (an ERROR with its traceback): a bug a
+# client's request sets off, it sets off on every request, and each wrote ~900 bytes.
+BUG_LOG_INTERVAL_S = 60.0
 
 Phase = Literal["idle", "head", "rest"]  # before a request / in its head / after its head
 log = logging.getLogger("smf_router.api")
 _TOO_LARGE_LINES = Sparing(TOO_LARGE_LOG_INTERVAL_S)  # the process's, as its log is
 _UNPARSED_LINES = Sparing(UNPARSED_LOG_INTERVAL_S)
 _UPGRADE_LINES = Sparing(UPGRADE_LOG_INTERVAL_S)
+_BUG_LINES = Sparing(BUG_LOG_INTERVAL_S)
 # The end of the refusals' lines: a count held back shows only in the next line, whenever
 # that is.
 _HELD_BACK = (
@@ -149,17 +153,27 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         framing), unchanged on the wire (400, then the close); counted as the router's other
         refusals are, its line written sparingly. An exception raised in one of the
         router's parser callbacks (`on_url`, `on_headers_complete`...) reaches here too, as
-        httptools' `HttpParserCallbackError`: a bug, logged each time with its traceback,
-        where it read as a client's bad request with none (found in re-review)."""
+        httptools' `HttpParserCallbackError`. One whose cause is itself a parser error is a
+        client's bad request: uvicorn's own `on_headers_complete` parses the URL, and a
+        request line any client may send (`CONNECT host:443`, `GET http://a:99999999/`) has
+        one it rejects; it was logged as a router bug, an ERROR with a traceback per
+        request (found in re-review). Any other cause is a bug: an ERROR with its traceback,
+        written sparingly too, since a request that sets it off can be sent at will."""
         error = sys.exc_info()[1]  # uvicorn calls this inside its `except HttpParserError`
-        if isinstance(error, HttpParserCallbackError):
-            cause = error.__cause__ or error.__context__ or error  # httptools sets the context
-            log.error(
-                "a parser callback raised (a router bug): answered 400, closing the connection",
-                exc_info=cause,
-            )
+        cause = (error.__cause__ or error.__context__) if error is not None else None
+        now = time.monotonic()
+        if isinstance(error, HttpParserCallbackError) and not isinstance(cause, HttpParserError):
+            held = _BUG_LINES.passes(now)
+            if held is not None:
+                log.error(
+                    "a parser callback raised (a router bug): answered 400, closing the "
+                    "connection " + _HELD_BACK,
+                    held,
+                    BUG_LOG_INTERVAL_S,
+                    exc_info=cause or error,  # httptools sets the context
+                )
         else:
-            held = _UNPARSED_LINES.passes(time.monotonic())
+            held = _UNPARSED_LINES.passes(now)
             if held is not None:
                 log.warning(
                     "the request could not be parsed as HTTP/1.1 (its head or its body's "

@@ -122,7 +122,7 @@ def test_a_password_cut_short_by_an_unencoded_character_is_refused_unshown(
     assert "TopSecret" not in output and "1234" not in output and "Traceback" not in output
     shown = masked_url(url.replace("${PW}", env.get("PW", "")))
     assert "TopSecret" not in shown and "1234" not in shown
-    assert shown.startswith("http://***@127.0.0.1")
+    assert shown == "http://***"
 
 
 def test_config_check_prints_key_digests_as_text(tmp_path: Path) -> None:

@@ -282,3 +282,24 @@ def test_the_wait_told_does_not_depend_on_the_plans_order(
     chosen = _most_meaningful(errors if order == "as_listed" else errors[::-1])
     assert isinstance(chosen, RateLimited | Overloaded)
     assert chosen.retry_after == told
+
+
+@pytest.mark.parametrize(
+    ("answers", "told"),
+    [
+        ([("a", "429", 0.5), ("a", "429", 90.0)], 90.0),  # the backend's latest says 90 s
+        ([("a", "429", 0.5), ("a", "429", None)], None),  # ... none: any moment
+        ([("a", "429", 0.5), ("a", "429", 90.0), ("b", "503", 30.0)], 30.0),
+        ([("a", "429", 0.5), ("a", "429", 90.0), ("b", "429", 2.0)], 2.0),
+    ],
+)
+def test_a_retried_backend_tells_its_latest_wait(
+    answers: list[tuple[str, str, float | None]], told: float | None
+) -> None:
+    """After a short 429 the same backend is retried, so the errors may hold two answers
+    from one backend: a first 0.5 s and a second 90 s told the client 0.5 s, though the
+    backend had since said 90 (found in re-review). Only each backend's latest counts."""
+    errors = [_waiting(kind, wait, backend) for backend, kind, wait in answers]
+    chosen = _most_meaningful(errors)
+    assert isinstance(chosen, RateLimited | Overloaded)
+    assert chosen.retry_after == told

@@ -1,8 +1,9 @@
 """What uvicorn's httptools protocol logs for a request it does not serve as asked, as the
 router's protocol writes it (`router.api.request_head`): a request asking to upgrade the
-connection (one accurate line now and then, not two misleading ones per request), and a
-router bug inside a parser callback (an ERROR with its traceback each time, not the
-sparing line of a client's bad request). The router is `tests/router/conftest.py`'s `proxy`.
+connection (one accurate line now and then, not two misleading ones per request), a router
+bug inside a parser callback (an ERROR with its traceback, not the line of a client's bad
+request, and sparingly too), and a request line uvicorn's own callback rejects (a client's
+bad request, not a router bug). The router is `tests/router/conftest.py`'s `proxy`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,22 @@ def fresh_upgrade_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
     return lines
 
 
+@pytest.fixture
+def fresh_bug_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
+    """The same for the line of a router bug inside a parser callback."""
+    lines = Sparing(60.0)
+    monkeypatch.setattr(request_head, "_BUG_LINES", lines, raising=False)
+    return lines
+
+
+@pytest.fixture
+def fresh_400_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
+    """The same for the line of a request the parser rejects."""
+    lines = Sparing(60.0)
+    monkeypatch.setattr(request_head, "_UNPARSED_LINES", lines)
+    return lines
+
+
 def test_requests_asking_to_upgrade_are_served_and_logged_sparingly(
     proxy: RunningRouter,
     logged: tuple[Captured, Captured],
@@ -84,12 +101,16 @@ def test_requests_asking_to_upgrade_are_served_and_logged_sparingly(
 
 
 def test_a_bug_in_a_parser_callback_is_logged_as_one_with_its_traceback(
-    proxy: RunningRouter, logged: tuple[Captured, Captured], monkeypatch: pytest.MonkeyPatch
+    proxy: RunningRouter,
+    logged: tuple[Captured, Captured],
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_bug_lines: Sparing,
 ) -> None:
     """An exception in one of the router's parser callbacks reaches uvicorn as httptools'
     `HttpParserCallbackError`, a parser error: it was answered 400 and logged as a client's
-    bad request, at most once a minute and with no traceback (found in re-review). Each is
-    now an ERROR with the exception's traceback; the 400 is counted as before."""
+    bad request, at most once a minute and with no traceback (found in re-review). It is
+    now an ERROR with the exception's traceback, written sparingly (a request that sets it
+    off can be sent at will); the 400 is counted as before."""
     plain = request_head.HeadLimitedProtocol.on_url
 
     def on_url(self: request_head.HeadLimitedProtocol, url: bytes) -> None:
@@ -107,8 +128,42 @@ def test_a_bug_in_a_parser_callback_is_logged_as_one_with_its_traceback(
             assert read_until_closed(sock).startswith(b"HTTP/1.1 400 Bad Request\r\n")
     assert rejected(scrape(proxy.root), "400") == before + 3
     errors = [r for r in ours.records if r.levelno == logging.ERROR]
-    assert len(errors) == 3, [r.getMessage() for r in ours.records]
-    for record in errors:
-        assert "router bug" in record.getMessage() and record.exc_info is not None
-        assert isinstance(record.exc_info[1], KeyError)
+    assert len(errors) == 1, [r.getMessage() for r in ours.records]
+    assert "router bug" in errors[0].getMessage() and errors[0].exc_info is not None
+    assert isinstance(errors[0].exc_info[1], KeyError)
+    assert fresh_bug_lines.held == 2
     assert not [r for r in ours.records if "could not be parsed" in r.getMessage()]
+
+
+# Request lines uvicorn's own `on_headers_complete` rejects, parsing the URL: httptools'
+# `parse_url` raises its `HttpParserInvalidURLError`, which reaches the router wrapped in a
+# `HttpParserCallbackError`, as a router bug's exception does.
+UNPARSED_URLS = [
+    b"CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n",
+    b"GET http://a:99999999/ HTTP/1.1\r\nhost: a\r\n\r\n",
+    b"GET http://u@/ HTTP/1.1\r\nhost: a\r\n\r\n",
+]
+
+
+def test_a_url_uvicorn_rejects_is_a_clients_bad_request_not_a_router_bug(
+    proxy: RunningRouter,
+    logged: tuple[Captured, Captured],
+    fresh_bug_lines: Sparing,
+    fresh_400_lines: Sparing,
+) -> None:
+    """`CONNECT example.com:443`, which any client may send with no key, was logged as a
+    router bug, an ERROR with ~900 bytes of traceback per request (3.7 MB/s from one
+    client, found in re-review). It is a client's bad request: the sparing WARNING line."""
+    ours, _ = logged
+    before = rejected(scrape(proxy.root), "400")
+    n = 30
+    for i in range(n):
+        with connect(proxy) as sock:
+            sock.sendall(UNPARSED_URLS[i % len(UNPARSED_URLS)])
+            sock.shutdown(socket.SHUT_WR)
+            assert read_until_closed(sock).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert rejected(scrape(proxy.root), "400") == before + n
+    assert not [r for r in ours.records if r.levelno >= logging.ERROR]
+    warnings = [r.getMessage() for r in ours.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "could not be parsed" in warnings[0], warnings
+    assert fresh_400_lines.held == n - 1 and fresh_bug_lines.held == 0
