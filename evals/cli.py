@@ -21,8 +21,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from evals import cli_stdout, report, results
 from evals.applicability import Capabilities
 from evals.cli_finish import finish, keep_partial, note_partial, print_compare
+from evals.endpoint import Endpoint, served_context_window
 from evals.graders import GRADER_RULES
-from evals.runner import Endpoint, run_cases, served_context_window
+from evals.runner import run_cases
 from evals.suite import SHIPPED, Case, load, load_profile, published_count
 from evals.urls import check_url, masked_url
 

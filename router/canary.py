@@ -32,9 +32,10 @@ import httpx
 import orjson
 
 from evals.applicability import Capabilities
+from evals.endpoint import Ask, Endpoint, TransportProblem, ask
 from evals.graders import Executor
 from evals.results import CaseResult
-from evals.runner import Ask, Endpoint, TransportProblem, ask, run_cases
+from evals.runner import run_cases
 from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load
 from router import live

@@ -14,7 +14,7 @@ waits for every backend, it held back every backend's next round (found in revie
   its own (this said `ceil(UNANSWERED / concurrency)`, one, found in review). No reply in
   time is whoever noticed: the runner's `timeout_s`, or something nearer the backend that
   gave up sooner and said so (a litellm backend's own `timeouts`, a proxy's 504 or a 408,
-  an HTTP client's timeout: the runner's `TransportProblem.timed_out`). Counting the
+  an HTTP client's timeout: `evals.endpoint.TransportProblem.timed_out`). Counting the
   runner's alone, a backend behind such a proxy cost its timeout for every case (found in
   review). Other failures (a refused connection, another HTTP error: mostly quick) neither
   count nor reset the count, and keep their own detail;
@@ -42,9 +42,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from evals.endpoint import Ask, TransportProblem
 from evals.graders import Executor
 from evals.results import CaseResult
-from evals.runner import Ask, TransportProblem
 from evals.sandbox import RunOutcome, SandboxUnavailable
 from evals.suite import Case
 from router.bug_log import kind_of

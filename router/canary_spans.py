@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from evals.asked import ASKED
-from evals.runner import Ask, TransportProblem, parse_answer
+from evals.endpoint import Ask, TransportProblem, parse_answer
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from evals.runner import window_of
+from evals.endpoint import window_of
 from evals.urls import joined
 from router import vllm_metrics
 from router.config import Backend as BackendSettings

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from evals import cli as eval_cli
 from evals import cli_finish
-from evals.runner import Endpoint
+from evals.endpoint import Endpoint
 from evals.suite import SHIPPED, published_count
 from router.canary import endpoint_of
 from router.config import ConfigError, load

@@ -15,7 +15,8 @@ from collections import Counter
 
 import httpx
 
-from evals.runner import Endpoint, run_cases
+from evals.endpoint import Endpoint
+from evals.runner import run_cases
 from evals.suite import SHIPPED, Case, load
 from router.simulator import SimSettings, running
 

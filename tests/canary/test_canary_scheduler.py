@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.endpoint import Endpoint
 from evals.results import CaseResult
-from evals.runner import Endpoint
 from evals.suite import Case
 from router.canary import Canary, rotating_sample
 from router.canary_gates import GatedStates

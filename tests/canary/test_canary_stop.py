@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from classifier import INTENTS
-from evals.runner import Endpoint, run_case, run_cases
+from evals.endpoint import Endpoint
+from evals.runner import run_case, run_cases
 from evals.sandbox import Limits, RunOutcome, SandboxUnavailable
 from evals.suite import SHIPPED, Case, load
 from router import canary_schedule

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evals.runner import Endpoint, TransportProblem, ask
+from evals.endpoint import Endpoint, TransportProblem, ask
 from evals.suite import SHIPPED, load
 from router.canary import Canary
 from router.canary_bound import UNANSWERED, Bounded, RunEnd

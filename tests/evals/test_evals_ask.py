@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from evals.runner import Endpoint, TransportProblem, ask
+from evals.endpoint import Endpoint, TransportProblem, ask
 from tests.harness import Running
 
 BODY = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}

@@ -16,7 +16,8 @@ import httpx
 
 from evals import results
 from evals.applicability import Capabilities, answer_budget
-from evals.runner import Endpoint, ask, request_body, run_cases
+from evals.endpoint import Endpoint, ask, request_body
+from evals.runner import run_cases
 from evals.suite import Case, case_from_dict
 from tests.evals.shipped_cases import SHIPPED_CASES, pick
 from tests.harness import Running, simulator
@@ -145,7 +146,7 @@ async def test_a_finish_reason_that_is_no_text_costs_its_case_not_the_run(sim: R
 
 
 def test_the_runner_knows_the_finish_reasons_the_router_treats_as_stopped() -> None:
-    from evals.runner import UNFINISHED
+    from evals.endpoint import UNFINISHED
     from router.upstream_errors import UNFINISHED as ROUTER_UNFINISHED
 
     assert UNFINISHED == ROUTER_UNFINISHED
@@ -378,7 +379,7 @@ async def test_a_backend_max_completion_tokens_default_never_overrides_the_case(
 
 
 def test_content_parts_without_text_strings_are_skipped_not_fatal() -> None:
-    from evals.runner import parse_answer
+    from evals.endpoint import parse_answer
 
     payload = {"choices": [{"message": {"content": [{"text": 5}, {"type": "text", "text": "ok"}]}}]}
     answer, _ = parse_answer(payload)

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from classifier.intent import INTENTS
-from evals.runner import Endpoint, run_case
+from evals.endpoint import Endpoint
+from evals.runner import run_case
 from evals.suite import SHIPPED, load
 from router.canary_spans import traced
 from router.config import Backend, Config, parse

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from classifier import INTENTS
-from evals.runner import Endpoint, ask, served_context_window
+from evals.endpoint import Endpoint, ask, served_context_window
 from evals.urls import joined
 from router.capacity import metrics_url, read_context_window
 from router.config import ConfigError, load, parse

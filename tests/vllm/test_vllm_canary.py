@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from vllm_process import MAX_MODEL_LEN, MODEL_NAME
 
-from evals.runner import Endpoint, run_cases
+from evals.endpoint import Endpoint
+from evals.runner import run_cases
 from evals.suite import load
 
 REPO = Path(__file__).resolve().parents[2]
