@@ -13,6 +13,7 @@ import orjson
 
 from router.errors import BadRequest
 from router.record import Api, new_request_id
+from router.request_size import OUTPUT_LIMITS
 from router.translate.responses_request import TEXT_PARTS
 from router.translate.wire import content_text
 
@@ -88,7 +89,7 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     _validate_tools(body)
     if "stream" in body and not isinstance(body["stream"], bool):
         raise BadRequest("'stream' must be a boolean", param="stream")
-    _validate_limits(body)
+    _validate_limits(api, body)
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
@@ -106,11 +107,15 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         _validate_responses(body)
 
 
-def _validate_limits(body: dict[str, Any]) -> None:
-    """Each output limit set must be a positive integer, the error naming it: a bad
-    `max_completion_tokens` was called `max_tokens` (found in review). `max_output_tokens`
-    is Responses' own (`_validate_responses`)."""
-    for field in ("max_completion_tokens", "max_tokens"):
+def _validate_limits(api: Api, body: dict[str, Any]) -> None:
+    """Each output limit the API reads (`request_size.OUTPUT_LIMITS`) must be a positive
+    integer, the error naming it: a bad `max_completion_tokens` was called `max_tokens`
+    (found in review), and a stray chat field on a Messages body, which the router neither
+    reads nor translates, was refused (found in re-review). `max_output_tokens` is
+    Responses' own (`_validate_responses`)."""
+    if api == "responses":
+        return
+    for field in OUTPUT_LIMITS[api]:
         value = body.get(field)
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 1

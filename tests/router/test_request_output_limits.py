@@ -102,3 +102,23 @@ def test_an_agent_api_is_checked_by_its_own_limit_not_a_stray_chat_one(
     reply = httpx.post(f"{proxy.url}/{path}", json={**ask, field: 500, stray: 10}, timeout=30)
     assert reply.status_code == 400, reply.text
     assert f"lower {field}." in reply.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "stray"),
+    [
+        ("messages", {"max_tokens": 10, "messages": HI}, "max_completion_tokens"),
+        ("responses", {"max_output_tokens": 10, "input": "hi"}, "max_tokens"),
+        ("completions", {"max_tokens": 10, "prompt": "hi"}, "max_completion_tokens"),
+    ],
+    ids=["messages", "responses", "completions"],
+)
+def test_a_stray_chat_limit_is_not_checked_on_an_api_that_does_not_read_it(
+    stack: tuple[RunningRouter, Running, Running], path: str, body: dict[str, Any], stray: str
+) -> None:
+    """Checked for every API, a field the router neither reads nor translates there got a
+    400 of its own (`max_tokens: 0` beside a Responses `max_output_tokens`, found in
+    re-review)."""
+    proxy, _, _ = stack
+    reply = httpx.post(f"{proxy.url}/{path}", json={"model": "auto", **body, stray: 0}, timeout=30)
+    assert reply.status_code == 200, reply.text
