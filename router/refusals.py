@@ -10,6 +10,15 @@ from __future__ import annotations
 from router.errors import BadRequest, BadRequestTooLong, NoBackendAvailable, RouterError
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import Api
+from router.request_size import OUTPUT_LIMITS
+
+# Where each API holds the prompt, for a 400 that says it is too long.
+PROMPT_FIELDS: dict[Api, str] = {
+    "chat": "messages",
+    "completions": "prompt",
+    "messages": "messages",
+    "responses": "input",
+}
 
 
 def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
@@ -30,14 +39,16 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     private = "private" in reasons
     local = "local " if private else ""
     local_only = " (a private request may use the local tier only)" if private else ""
+    # the client's own fields, named as its API names them: a Responses client was told of
+    # `messages` and `max_tokens`, which it never sent (found in re-review)
+    field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
     if "context_window" in reasons:
         return BadRequestTooLong(
             f"This request is longer than the context window of every {local}backend that "
-            f"could serve it{local_only}; shorten the prompt or lower max_tokens.",
-            param="messages",
+            f"could serve it{local_only}; shorten the prompt or lower {field}.",
+            param=PROMPT_FIELDS[api],
         )
-    if "max_tokens_window" in reasons:  # the client's own field, named as it sent it
-        field = limit[0] if limit else "max_tokens"
+    if "max_tokens_window" in reasons:
         return BadRequestTooLong(
             f"This request's prompt and the output its {field} asks room for do not fit the "
             f"context window of every {local}backend that could serve it{local_only}; "

@@ -122,3 +122,34 @@ def test_a_stray_chat_limit_is_not_checked_on_an_api_that_does_not_read_it(
     proxy, _, _ = stack
     reply = httpx.post(f"{proxy.url}/{path}", json={"model": "auto", **body, stray: 0}, timeout=30)
     assert reply.status_code == 200, reply.text
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "prompt", "limit"),
+    [
+        (
+            "chat/completions",
+            {"messages": [{"role": "user", "content": "word " * 400}]},
+            "messages",
+            "max_tokens",
+        ),
+        ("responses", {"input": "word " * 400}, "input", "max_output_tokens"),
+        ("completions", {"prompt": "word " * 400}, "prompt", "max_tokens"),
+    ],
+    ids=["chat", "responses", "completions"],
+)
+def test_a_prompt_over_every_window_is_named_as_its_api_names_it(
+    stack: tuple[RunningRouter, Running, Running],
+    path: str,
+    body: dict[str, Any],
+    prompt: str,
+    limit: str,
+) -> None:
+    """A Responses client was told its `messages` were too long and to lower `max_tokens`,
+    fields it never sent (found in re-review)."""
+    proxy, _, _ = stack
+    reply = httpx.post(f"{proxy.url}/{path}", json={"model": "auto", **body}, timeout=30)
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert (error["code"], error["param"]) == ("context_length_exceeded", prompt)
+    assert error["message"].endswith(f"shorten the prompt or lower {limit}.")
