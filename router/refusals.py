@@ -43,9 +43,12 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     # `messages` and `max_tokens`, which it never sent (found in re-review)
     field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
     if "context_window" in reasons:
+        # the prompt alone is over those windows: a lower output limit helps only where
+        # another backend's refusal was the limit's (`max_tokens_window`), and one was sent
+        lower = f" or lower {field}" if limit and "max_tokens_window" in reasons else ""
         return BadRequestTooLong(
             f"This request is longer than the context window of every {local}backend that "
-            f"could serve it{local_only}; shorten the prompt or lower {field}.",
+            f"could serve it{local_only}; shorten the prompt{lower}.",
             param=PROMPT_FIELDS[api],
         )
     if "max_tokens_window" in reasons:

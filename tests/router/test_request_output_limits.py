@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
 
+from router.record import Api
+from router.refusals import PROMPT_FIELDS
+from router.request_size import OUTPUT_LIMITS
 from tests.harness import Running, RunningRouter, router, simulator
 from tests.router.test_context_window import windowed
 
@@ -152,4 +155,23 @@ def test_a_prompt_over_every_window_is_named_as_its_api_names_it(
     assert reply.status_code == 400, reply.text
     error = reply.json()["error"]
     assert (error["code"], error["param"]) == ("context_length_exceeded", prompt)
-    assert error["message"].endswith(f"shorten the prompt or lower {limit}.")
+    assert error["message"].endswith("shorten the prompt.")  # no limit sent: none to lower
+
+
+def test_a_messages_prompt_over_every_window_says_so_in_anthropics_envelope(
+    stack: tuple[RunningRouter, Running, Running],
+) -> None:
+    long = [{"role": "user", "content": "word " * 400}]
+    body = {"model": "auto", "max_tokens": 10, "messages": long}
+    reply = httpx.post(f"{proxy_url(stack)}/messages", json=body, timeout=30)
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["error"]["message"].endswith("shorten the prompt.")
+
+
+def proxy_url(stack: tuple[RunningRouter, Running, Running]) -> str:
+    return stack[0].url
+
+
+def test_every_api_has_its_prompt_and_limit_fields() -> None:
+    """A fifth API missing from either table would be a KeyError, a 500, on a refusal."""
+    assert set(PROMPT_FIELDS) == set(OUTPUT_LIMITS) == set(get_args(Api))
