@@ -161,26 +161,16 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         written sparingly too, since a request that sets it off can be sent at will."""
         error = sys.exc_info()[1]  # uvicorn calls this inside its `except HttpParserError`
         cause = (error.__cause__ or error.__context__) if error is not None else None
-        now = time.monotonic()
         if isinstance(error, HttpParserCallbackError) and not isinstance(cause, HttpParserError):
-            held = _BUG_LINES.passes(now)
-            if held is not None:
-                log.error(
-                    "a parser callback raised (a router bug): answered 400, closing the "
-                    "connection " + _HELD_BACK,
-                    held,
-                    BUG_LOG_INTERVAL_S,
-                    exc_info=cause or error,  # httptools sets the context
-                )
+            line = "a parser callback raised (a router bug)"
+            lines, level, trace = _BUG_LINES, logging.ERROR, cause or error  # httptools' context
         else:
-            held = _UNPARSED_LINES.passes(now)
-            if held is not None:
-                log.warning(
-                    "the request could not be parsed as HTTP/1.1 (its head or its body's "
-                    "framing): answered 400, closing the connection " + _HELD_BACK,
-                    held,
-                    UNPARSED_LOG_INTERVAL_S,
-                )
+            line = "the request could not be parsed as HTTP/1.1 (its head or its body's framing)"
+            lines, level, trace = _UNPARSED_LINES, logging.WARNING, None
+        held = lines.passes(time.monotonic())
+        if held is not None:
+            message = line + ": answered 400, closing the connection " + _HELD_BACK
+            log.log(level, message, held, lines.interval_s, exc_info=trace)
         components = _components(self.config.app)
         if components is not None:
             components.metrics.rejected_request("other", 400)
