@@ -25,7 +25,7 @@ from router.gating import GateBook
 from router.ledger import Ledger
 from tests.canary.servers import free_port, simulator
 from tests.canary.test_canary_scheduler import Rows
-from tests.harness import VENV_BIN, config_for, local_backend, wait_for, wait_until
+from tests.harness import VENV_BIN, Running, config_for, local_backend, wait_for, wait_until
 from tests.resilience.conftest import status, until
 
 STORY = [{"role": "user", "content": "Tell me a long story."}]
@@ -100,22 +100,22 @@ def test_the_canary_stops_as_the_drain_starts_not_after_it(tmp_path: Path) -> No
     assert records == [(True, 499, "cancelled")]  # not the drain's 503: it had not run out
 
 
+def _math_canary(local: Running, interval_s: float, timeout_s: float, sample: int = 1) -> Config:
+    """The simulator `local` as the one backend, and a canary of `sample` math cases each run."""
+    canary_section = {"enabled": True, "interval_s": interval_s, "timeout_s": timeout_s}
+    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": sample}
+    routes = {intent: ["local"] for intent in INTENTS}
+    return parse({"backends": [local_backend(local)], "routes": routes, "canary": canary_section})
+
+
 def test_no_run_starts_after_the_stop(tmp_path: Path) -> None:
     """Stopped as the drain starts, the job goes on until the lifespan cancels it: a run
     longer than `interval_s` was followed at once by the next, every case of it "not
     asked", a round of errors written for each backend. None starts after the stop, and
     the job ends on its own once the stopped run has written its rows."""
-    canary_section = {"enabled": True, "interval_s": 0.5, "timeout_s": 60}
-    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
     with simulator(profile="vllm", model="local-model") as local:
         local.control("faults", {"fault": "hold"})
-        config = parse(
-            {
-                "backends": [local_backend(local)],
-                "routes": {intent: ["local"] for intent in INTENTS},
-                "canary": canary_section,
-            }
-        )
+        config = _math_canary(local, 0.5, 60)
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows)
         schedule = Schedule(canary, lambda: config, tmp_path)
@@ -140,16 +140,8 @@ def test_a_run_started_in_the_stops_loop_turn_records_nothing(tmp_path: Path) ->
     in between (its hook runs in that turn) found `Canary.run_once` stopped on entry, and
     a round of "not asked" errors was written for each backend, the rotation and
     `last_run` moved. A run stopped before it starts records nothing."""
-    canary_section = {"enabled": True, "interval_s": 0.3, "timeout_s": 30}
-    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 1}
     with simulator(profile="vllm", model="local-model") as local:
-        config = parse(
-            {
-                "backends": [local_backend(local)],
-                "routes": {intent: ["local"] for intent in INTENTS},
-                "canary": canary_section,
-            }
-        )
+        config = _math_canary(local, 0.3, 30)
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows)
         starts: list[bool] = []
@@ -191,13 +183,8 @@ def test_a_run_stopped_while_it_reads_the_ledgers_history_records_nothing(
         return read(*args, **kwargs)
 
     monkeypatch.setattr(canary_module, "resume", slow_read)
-    canary_section = {"enabled": True, "interval_s": 600, "timeout_s": 30}
-    canary_section |= {"suites": str(SHIPPED / "math"), "sample_per_suite": 2}
     with simulator(profile="vllm", model="local-model") as local:
-        routes = {intent: ["local"] for intent in INTENTS}
-        config = parse(
-            {"backends": [local_backend(local)], "routes": routes, "canary": canary_section}
-        )
+        config = _math_canary(local, 600, 30, sample=2)
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows, history=tmp_path)
 
