@@ -28,6 +28,7 @@ import uvicorn
 
 from router import default_config, early_sighup, heap, reload
 from router.api.corking import CorkedHttpToolsProtocol
+from router.api.request_head import drop_uvicorn_unparsed_line
 from router.app import create_app
 from router.config import Config
 from router.logs import configure as configure_logging
@@ -91,6 +92,7 @@ async def _serve(
 
 def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Config:
     """How the router runs under uvicorn (the test harness runs it the same way)."""
+    drop_uvicorn_unparsed_line()  # `send_400_response` writes its own line, sparingly
     return uvicorn.Config(
         app,
         host=host,

@@ -56,29 +56,23 @@ HEAD_DEADLINE_S = 30.0
 # bytes unread sends a reset, and a client that gets it can lose the reply before reading
 # it (nginx's "lingering close").
 LINGER_S = 2.0
-# The 431's WARNING line, which a client with no key can cause at will: the first, then at
-# most one this often, saying how many were held back (one per request grew the log at
-# ~33 lines a second, found in review). The 431s answered are counted in
-# `rejected_requests_total` all the same.
-TOO_LARGE_LOG_INTERVAL_S = 60.0
-# The same for uvicorn's 400 to a request its parser rejects (not HTTP, a bad header, a bad
-# chunk size), and its own line in place of uvicorn's (~6,500 a second from one client,
-# found in review).
-UNPARSED_LOG_INTERVAL_S = 60.0
-# The same for a request asking to upgrade the connection (h2c, websocket), answered as plain
-# HTTP/1.1: uvicorn wrote two WARNING lines for each, one telling to install a WebSocket
-# library, though WebSockets are off on purpose (`router.serve`; found in re-review).
-UPGRADE_LOG_INTERVAL_S = 60.0
-# The same for a router bug inside a parser callback (an ERROR with its traceback): a bug a
-# client's request sets off, it sets off on every request, and each wrote ~900 bytes.
-BUG_LOG_INTERVAL_S = 60.0
+# The refusals' lines below, which a client with no key can cause at will, are written the
+# first time, then at most one this often, saying how many were held back (one per request
+# grew the log at the flood's rate, found in review: ~33 lines a second of 431s, ~6,500 of
+# uvicorn's 400s from one client). Each kind has its own interval: the 431, the parser's
+# 400, a request asking to upgrade the connection (h2c, websocket: uvicorn wrote two WARNING
+# lines for each, one telling to install a WebSocket library, though WebSockets are off on
+# purpose, `router.serve`), and a router bug inside a parser callback (an ERROR with its
+# traceback, ~900 bytes each, set off by every request that sets it off once). The
+# requests refused are counted in `rejected_requests_total` all the same.
+LOG_INTERVAL_S = 60.0
 
 Phase = Literal["idle", "head", "rest"]  # before a request / in its head / after its head
 log = logging.getLogger("smf_router.api")
-_TOO_LARGE_LINES = Sparing(TOO_LARGE_LOG_INTERVAL_S)  # the process's, as its log is
-_UNPARSED_LINES = Sparing(UNPARSED_LOG_INTERVAL_S)
-_UPGRADE_LINES = Sparing(UPGRADE_LOG_INTERVAL_S)
-_BUG_LINES = Sparing(BUG_LOG_INTERVAL_S)
+_TOO_LARGE_LINES = Sparing(LOG_INTERVAL_S)  # the process's, as its log is
+_UNPARSED_LINES = Sparing(LOG_INTERVAL_S)
+_UPGRADE_LINES = Sparing(LOG_INTERVAL_S)
+_BUG_LINES = Sparing(LOG_INTERVAL_S)
 # The end of the refusals' lines: a count held back shows only in the next line, whenever
 # that is.
 _HELD_BACK = (
@@ -98,7 +92,15 @@ class _NoUnparsedLine(logging.Filter):
         return not (record.msg == UVICORN_UNPARSED and record.module == "httptools_impl")
 
 
-logging.getLogger("uvicorn.error").addFilter(_NoUnparsedLine())
+_NO_UNPARSED_LINE = _NoUnparsedLine()
+
+
+def drop_uvicorn_unparsed_line() -> None:
+    """Installs the filter on uvicorn's logger, once however often called. Done where the
+    router's server is set up (`router.serve.uvicorn_config`), not on import: a program
+    that imports the router's modules without serving them keeps uvicorn's logging as it
+    was."""
+    logging.getLogger("uvicorn.error").addFilter(_NO_UNPARSED_LINE)
 
 
 class HeadLimitedProtocol(HttpToolsProtocol):
@@ -139,7 +141,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
                     + _HELD_BACK,
                     HEAD_MAX_BYTES,
                     held,
-                    TOO_LARGE_LOG_INTERVAL_S,
+                    _TOO_LARGE_LINES.interval_s,
                 )
             self._refuse(
                 HeadTooLarge(
@@ -189,7 +191,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
                 "plain HTTP/1.1: the router serves no upgrade (%d such lines held back since "
                 "the last; at most one every %.0f s)",
                 held,
-                UPGRADE_LOG_INTERVAL_S,
+                _UPGRADE_LINES.interval_s,
             )
 
     def on_message_begin(self) -> None:

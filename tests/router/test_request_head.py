@@ -35,7 +35,7 @@ def short_deadline(monkeypatch: pytest.MonkeyPatch) -> float:
 def fresh_431_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
     """The 431 line's interval, the process's: new for each test, so that one test's 431s
     do not hold back the line another waits for."""
-    lines = Sparing(request_head.TOO_LARGE_LOG_INTERVAL_S)
+    lines = Sparing(request_head.LOG_INTERVAL_S)
     monkeypatch.setattr(request_head, "_TOO_LARGE_LINES", lines)
     return lines
 
@@ -43,7 +43,7 @@ def fresh_431_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
 @pytest.fixture(autouse=True)
 def fresh_400_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
     """The same for the line of a head the parser rejects."""
-    lines = Sparing(request_head.UNPARSED_LOG_INTERVAL_S)
+    lines = Sparing(request_head.LOG_INTERVAL_S)
     monkeypatch.setattr(request_head, "_UNPARSED_LINES", lines)
     return lines
 

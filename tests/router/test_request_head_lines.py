@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -167,3 +169,27 @@ def test_a_url_uvicorn_rejects_is_a_clients_bad_request_not_a_router_bug(
     warnings = [r.getMessage() for r in ours.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and "could not be parsed" in warnings[0], warnings
     assert fresh_400_lines.held == n - 1 and fresh_bug_lines.held == 0
+
+
+FILTERS_OF_UVICORN = """
+import logging
+import router.app, router.api.request_head
+from router.default_config import demo
+from router.serve import uvicorn_config
+uvicorn_error = logging.getLogger("uvicorn.error")
+print(len(uvicorn_error.filters))
+uvicorn_config(None, demo("http://127.0.0.1:1", "http://127.0.0.1:2"), "127.0.0.1", 0)
+uvicorn_config(None, demo("http://127.0.0.1:1", "http://127.0.0.1:2"), "127.0.0.1", 0)
+print(len(uvicorn_error.filters))
+"""
+
+
+def test_uvicorn_s_unparsed_line_is_dropped_by_a_served_router_only() -> None:
+    """The filter that drops uvicorn's own 400 line was installed on import: any program
+    importing the router's modules lost that line of uvicorn's. It is installed where the
+    server is set up, once however often."""
+    done = subprocess.run(
+        [sys.executable, "-c", FILTERS_OF_UVICORN], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "1"]
