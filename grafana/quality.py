@@ -36,8 +36,10 @@ def build() -> dict[str, Any]:
                 description="What the gate compares: the 95% lower bound of the pass rate over "
                 "the window minus the floor, once the window holds as many results as a record "
                 "of all passes needs to clear the floor (at least canary.min_samples; 6 for a "
-                "floor of 0.6). Suites without a floor have no row; 'Eval gates' shows the "
-                "gates themselves.",
+                "floor of 0.6). Before that, from canary.min_samples on, a gate closes only "
+                "when even the 95% upper bound is under the floor (0 of 5 for a floor of 0.6), "
+                "which this table does not show. Suites without a floor have no row; 'Eval "
+                "gates' shows the gates themselves.",
             ),
             panel(
                 "Time since the canary last graded each suite",
