@@ -175,11 +175,23 @@ def _one_choice_only(litellm: Any, settings: BackendSettings) -> bool:
     return isinstance(supported, list) and "n" not in supported
 
 
+def _one_sampler_only(settings: BackendSettings) -> bool:
+    """Whether the backend's model is a Claude model, which takes `temperature` or `top_p`
+    but not both: Anthropic answers a body with both a 400 ("cannot both be specified for
+    this model") from Claude Sonnet 4.5 and Opus 4.1 on, whichever provider serves it
+    (Anthropic, Bedrock, Vertex), and litellm sends both on. A client setting both (many
+    agents send defaults for each) had a 400 it could do nothing about; the router keeps
+    the temperature, as Anthropic's docs advise altering one of the two."""
+    model, _ = _provider(settings.model, _named_provider(settings), settings.base_url)
+    return "claude" in model.lower()
+
+
 class LiteLLMBackend:
     def __init__(self, settings: BackendSettings) -> None:
         self.settings = settings
         self._litellm: Any = None
         self.one_choice_only = False  # known once warmed (`_one_choice_only`)
+        self.one_sampler_only = False  # likewise (`_one_sampler_only`)
 
     async def send(
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -211,9 +223,11 @@ class LiteLLMBackend:
         dropped = [k for k in body if k not in CHAT_FIELDS and k not in _ADAPTERS_OWN]
         if dropped:  # names only: values may be anything the client sent
             log.debug("%s: fields not given to litellm: %s", settings.name, sorted(dropped))
-        chat = {k: v for k, v in body.items() if k in CHAT_FIELDS}
+        chat = prepare_body(settings, {k: v for k, v in body.items() if k in CHAT_FIELDS})
+        if self.one_sampler_only and None not in (chat.get("temperature"), chat.get("top_p")):
+            del chat["top_p"]  # `_one_sampler_only`: the temperature is the one agents set
         return {
-            **prepare_body(settings, chat),
+            **chat,
             "model": settings.model,
             "stream": stream,
             "api_base": settings.base_url or None,
@@ -231,6 +245,7 @@ class LiteLLMBackend:
         if self._litellm is None:
             self._litellm = import_litellm()
             self.one_choice_only = _one_choice_only(self._litellm, self.settings)
+            self.one_sampler_only = _one_sampler_only(self.settings)
 
     def retire(self) -> None:
         return None  # litellm's clients are its own, shared by every adapter

@@ -31,6 +31,11 @@ from router.simulator.wire import (
 )
 
 _STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+# Anthropic's 400 for a body with both samplers, from Claude Sonnet 4.5 / Opus 4.1 on (the
+# models its docs list now; older ones took both). The simulator refuses it for any model.
+BOTH_SAMPLERS = (
+    "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
+)
 
 
 def system_text(body: dict[str, Any]) -> str:
@@ -90,6 +95,8 @@ class MessagesApi:
         required(body, "messages", list, "messages: Field required")
         max_tokens = _max_tokens(body)
         check_temperature(body.get("temperature"), profile)
+        if profile == "anthropic" and None not in (body.get("temperature"), body.get("top_p")):
+            raise bad_request(BOTH_SAMPLERS)  # Claude 4.5 on: one of the two
         model, messages = body["model"], body["messages"]
         if not messages:
             raise bad_request(_EMPTY[profile == "vllm"])

@@ -167,3 +167,18 @@ def test_whether_a_provider_takes_n_is_litellms_word() -> None:
     for model, one in [("anthropic/claude-sonnet-4-5", True), ("openai/m", False)]:
         settings = Backend(name="b", tier="cloud", kind="litellm", model=model)
         assert _one_choice_only(litellm, settings) is one
+
+
+def test_a_claude_backend_gets_the_temperature_alone_when_a_client_sends_both(
+    setup: tuple[Running, Running, RunningRouter],
+) -> None:
+    """Claude 4.5 on refuses `temperature` with `top_p` (a 400 the client could do nothing
+    about: many agents send both); the router keeps the temperature for a Claude model.
+    Another litellm backend still gets both."""
+    _, _, proxy = setup
+    client = sdk(proxy)
+    raw = client.chat.completions.with_raw_response.create(
+        model="math", messages=ASK, temperature=0.2, top_p=0.9, max_tokens=5
+    )
+    assert (raw.http_response.status_code, raw.headers["x-smf-backend"]) == (200, "claude")
+    assert raw.parse().choices[0].message.content

@@ -97,6 +97,30 @@ def test_count_tokens_and_errors(claude: SimThread) -> None:
         c.messages.create(model="claude-nope", max_tokens=10, messages=user("x"))  # type: ignore[arg-type]
 
 
+def test_both_samplers_are_refused_as_claude_4_5_on_refuses_them(claude: SimThread) -> None:
+    """Anthropic's 400 for `temperature` and `top_p` together; either alone is served.
+    (This SDK has neither argument any more: Claude 4.7 on takes no sampling parameters.)"""
+    c = client(claude)
+    with pytest.raises(anthropic.BadRequestError) as both:
+        c.messages.create(
+            model=MODEL,
+            max_tokens=5,
+            messages=user("x"),  # type: ignore[arg-type]
+            extra_body={"temperature": 0.2, "top_p": 0.9},
+        )
+    assert both.value.body == {  # type: ignore[comparison-overlap]
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "`temperature` and `top_p` cannot both be specified for this model. "
+            "Please use only one.",
+        },
+    }
+    for one in ({"temperature": 0.2}, {"top_p": 0.9}):
+        reply = c.messages.create(model=MODEL, max_tokens=5, messages=user("x"), extra_body=one)  # type: ignore[arg-type]
+        assert reply.type == "message"
+
+
 def test_vllm_serves_messages_natively(vllm: SimThread) -> None:
     reply = client(vllm).messages.create(model=MODEL, max_tokens=50, messages=user("Hello"))  # type: ignore[arg-type]
     assert reply.content[0].type == "text"
