@@ -182,7 +182,9 @@ class Canary:
         did one stopped while its first run read the ledger's history (found in re-review)."""
         if self._history is not None:
             history, self._history = self._history, None
-            self._offsets = await asyncio.to_thread(resume, history, self.cases, self.clock())
+            retention_days = self._config().ledger.retention_days
+            read = functools.partial(resume, history, self.cases, self.clock(), retention_days)
+            self._offsets = await asyncio.to_thread(read)
         if self.stopped is not None:
             return
         self._end = end = RunEnd(self.deadline_s)

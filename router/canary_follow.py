@@ -6,8 +6,8 @@ router judges the rounds the job wrote, as its own canary would judge them (the 
 book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
 shorter, it reads the rounds of yesterday and today it has not judged yet; its first read
 (a start's, and a canary router's recall) also reads older days, newest first, until each
-gate's window is full or `RECALL_DAYS` back; `/readyz` waits for that first read
-(`Components.holding`). A round counts once all the results its
+gate's window is full or `RECALL_DAYS` back (`router.ledger.recent`); `/readyz` waits for
+that first read (`Components.holding`). A round counts once all the results its
 `canary_runs` row announces are on disk: a flush may split one.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
@@ -31,12 +31,11 @@ from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
-from router.ledger.recent import RecentRows
+from router.ledger.recent import RecentRows, recall_days
 
 log = logging.getLogger("smf_router.canary")
 
 FOLLOW_S = 60.0  # a CronJob's round reaches the gates within this (the job runs every 15 min)
-RECALL_DAYS = 30  # how far back a start recalls rounds for gates not full yet (`recall_rounds`)
 RECALLING = "recalling canary gates"  # what `/readyz` says it waits for meanwhile
 
 
@@ -179,17 +178,11 @@ class Follower:
         return kept[::-1]
 
     def _days_before(self, first_day: str) -> list[str]:
-        """The days of `canary_runs` before `first_day`, newest first, back to `RECALL_DAYS`
-        or `retention_days` ago, whichever is nearer (as `compaction.apply_retention` counts
-        days)."""
-        from router.ledger import segments  # PyArrow, as `RecentRows` loads it: when read
-
-        days_back = min(RECALL_DAYS, self.config().ledger.retention_days)
-        oldest = (datetime.fromtimestamp(self.clock(), UTC) - timedelta(days=days_back)).date()
-        listed = segments.day_dirs(self._runs.directory, "canary_runs")  # unlistable: none
-        days = {segments.partition_day(path) for path in listed}
-        kept = [d.isoformat() for d in days if d is not None and d >= oldest]
-        return sorted((d for d in kept if d < first_day), reverse=True)
+        """The days of `canary_runs` on disk before `first_day`, newest first, back to
+        `RECALL_DAYS` or `retention_days` ago, whichever is nearer (`recall_days`)."""
+        retention_days = self.config().ledger.retention_days
+        days = recall_days(self._runs.directory, "canary_runs", self.clock(), retention_days)
+        return [day for day in days if day < first_day]
 
     async def follow_once(self) -> None:
         now = datetime.fromtimestamp(self.clock(), UTC)

@@ -5,19 +5,22 @@ lived in the `Canary` alone, and `smf-router canary run` makes a new one in each
 every CronJob round ran the same first cases of each suite, and the gate windows filled
 with repeats of three prompts (found in review). A canary given the ledger now starts after
 the cases of the latest round there (its `canary_results`), so one-shot processes rotate as
-a router's loop does, and a restarted router does not start over either.
+a router's loop does, and a restarted router does not start over either. That round is
+looked for day by day, newest first, back to `RECALL_DAYS` (30) or `retention_days` when
+shorter, as the gates' recall walks (`recall_days`): only yesterday and today were read, and
+after a longer gap (a router stopped over a weekend, rounds every few days, `canary run` by
+hand weekly) every suite started at its first case again (found in review).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from evals.suite import Case
-from router.ledger.recent import RecentRows
+from router.ledger.recent import RecentRows, recall_days
 
 log = logging.getLogger("smf_router.canary")
 
@@ -59,12 +62,20 @@ def resumed_offsets(cases: Sequence[Case], rows: Iterable[Mapping[str, Any]]) ->
     return offsets
 
 
-def resume(ledger: Path, cases: Sequence[Case], now: float) -> dict[str, int]:
-    """`resumed_offsets` from the ledger's rounds of yesterday and today (blocking reads).
-    Unreadable, it is logged and the rotation starts at each suite's first case."""
-    first_day = (datetime.fromtimestamp(now, UTC) - timedelta(days=1)).date().isoformat()
+def resume(ledger: Path, cases: Sequence[Case], now: float, retention_days: int) -> dict[str, int]:
+    """`resumed_offsets` from the ledger's latest round (blocking reads): the days of
+    `canary_results` on disk, newest first, one at a time (`recall_days`), up to the first
+    that holds any row. A backend's rows of a round share its `ts` and so its day, each with
+    the whole sample: the latest round is on that day, and a recent one costs today's files
+    alone. None back to `RECALL_DAYS` (or `retention_days`, when shorter): the rotation
+    starts at each suite's first case. Unreadable, it is logged and starts there too."""
+    results = RecentRows(ledger, "canary_results")
+    rows: list[dict[str, Any]] = []
     try:
-        rows = RecentRows(ledger, "canary_results").read(first_day)
+        for day in recall_days(ledger, "canary_results", now, retention_days):
+            rows = results.read(day, day)  # a one-off: its files are not kept
+            if rows:
+                break
     except Exception as exc:  # a fresh start is no reason to lose the round
         log.warning(
             "canary: the latest round in the ledger is unreadable (%s); the sample "

@@ -10,15 +10,36 @@ an operator may restore the file or delete its checksum, as docs/ledger.md says)
 once until a read of it succeeds: it was logged never before, and every minute would flood.
 A file compaction marked damaged (`router.ledger.damage`) is not listed: it is logged once
 too, while it stays marked, or its rows would be missing without a word.
+`recall_days` lists the days a start reads back one at a time, newest first (the canary's
+gate recall and where its rotation resumes), as far as `RECALL_DAYS` goes.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("smf_router.ledger.recent")
+
+# How far back a start reads canary rounds (`Follower.recall_rounds`, why 30 there). Here:
+# `router.canary_rotation` reads it too, and it is imported by what `canary_follow` imports.
+RECALL_DAYS = 30
+
+
+def recall_days(directory: Path, table: str, now: float, retention_days: int) -> list[str]:
+    """The days of `table` on disk (UTC, YYYY-MM-DD), newest first, back to `RECALL_DAYS`
+    or `retention_days` before `now`, whichever is nearer (as `compaction.apply_retention`
+    counts days: a read must not depend on whether compaction has dropped them yet). Only
+    days there are: a walk back reads them one at a time (`RecentRows.read(day, day)`)
+    and opens no empty day. A table it may not list has none."""
+    from router.ledger import segments  # PyArrow, as `RecentRows` loads it: when read
+
+    days_back = min(RECALL_DAYS, retention_days)
+    oldest = (datetime.fromtimestamp(now, UTC) - timedelta(days=days_back)).date()
+    days = {segments.partition_day(path) for path in segments.day_dirs(directory, table)}
+    return sorted((d.isoformat() for d in days if d is not None and d >= oldest), reverse=True)
 
 
 class RecentRows:

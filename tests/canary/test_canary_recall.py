@@ -17,12 +17,12 @@ import pytest
 
 from evals.suite import SHIPPED, load
 from router.canary import Canary
-from router.canary_follow import RECALL_DAYS, Follower
+from router.canary_follow import Follower
 from router.canary_judge import Judge, gate_book
 from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.ledger import LedgerWriter, checksum
-from router.ledger.recent import RecentRows
+from router.ledger.recent import RECALL_DAYS, RecentRows
 
 LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 CLOUD = {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
