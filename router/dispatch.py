@@ -31,7 +31,7 @@ from router.errors import (
 )
 from router.policy import SHORT_WAIT_S, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
-from router.refusals import nothing_tried
+from router.refusals import named_as_sent, nothing_tried
 from router.request_size import output_limit
 from router.retirement import Retirement
 from router.sse import EventBuffer
@@ -68,6 +68,12 @@ class Call:
     wants_usage: bool = False
     span: Any = NO_SPAN
     client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
+
+    def named_as_sent(self, error: UpstreamError) -> UpstreamError:
+        """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it
+        reaches the client: before the commit (`Dispatcher.execute`) or in-band after it
+        (`router.relay`)."""
+        return named_as_sent(error, self.api, self.body)
 
 
 @dataclass(slots=True)
@@ -139,7 +145,7 @@ class Dispatcher:
                     await asyncio.sleep(error.retry_after)
         if not errors:
             raise nothing_tried(call.plan, call.record.api, output_limit(call.api, call.body))
-        raise _most_meaningful(errors)
+        raise call.named_as_sent(_most_meaningful(errors))
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
         settings = backend.settings

@@ -2,15 +2,26 @@
 
 A 400 when every reason is the request's own to change, else a 503 `no_backend_available`
 that names what holds the backends away (a canary's gate, an open circuit) and, when the
-router knows it, when one may serve again (`Retry-After`).
+router knows it, when one may serve again (`Retry-After`). A backend's own context-length
+refusal names the client's fields as these do (`named_as_sent`).
 """
 
 from __future__ import annotations
 
-from router.errors import BadRequest, BadRequestTooLong, NoBackendAvailable, RouterError
+from typing import Any
+
+from router.errors import (
+    BadRequest,
+    BadRequestTooLong,
+    ContextTooLong,
+    NoBackendAvailable,
+    OutputTooLong,
+    RouterError,
+    UpstreamError,
+)
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import Api
-from router.request_size import OUTPUT_LIMITS
+from router.request_size import OUTPUT_LIMITS, output_limit
 
 # Where each API holds the prompt, for a 400 that says it is too long.
 PROMPT_FIELDS: dict[Api, str] = {
@@ -100,6 +111,27 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
         f"({listed}); send it to a model with a local backend",
         param="model",
     )
+
+
+def named_as_sent(error: UpstreamError, api: Api, body: dict[str, Any]) -> UpstreamError:
+    """`error`, a backend's context-length refusal naming the field the client sent, as the
+    router's own refusals do. The backend names its own API's field: a Responses request
+    translated to chat was refused for `messages` or `max_tokens`, a completions one for
+    `messages` (`router.upstream_errors` reads every prompt refusal so), fields those
+    clients never sent; and OpenAI's adapter sends chat's `max_tokens` as
+    `max_completion_tokens`, which its refusal names. The output limit named is the one the
+    client set (`output_limit`); with none set, the backend's, if the client's API has it,
+    else the API's own. The message stays the backend's words. Any other error is as it was."""
+    if isinstance(error, OutputTooLong):
+        fields = OUTPUT_LIMITS[api]
+        limit = output_limit(api, body)
+        if limit is not None:
+            error.param = limit[0]
+        elif error.param not in fields:
+            error.param = fields[-1]
+    elif isinstance(error, ContextTooLong):
+        error.param = PROMPT_FIELDS[api]
+    return error
 
 
 def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:

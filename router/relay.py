@@ -181,7 +181,7 @@ async def relay(
         # An adapter's bug (`RouterFault`) is ours, as the gateway records it before the commit
         outcome: Outcome = "router_error" if isinstance(error, RouterFault) else "upstream_error"
         record.outcome, record.error_kind, record.status = outcome, error.kind, error.status
-        yield error_event(call.api, error, tally)
+        yield error_event(call.api, call.named_as_sent(error), tally)
     except (asyncio.CancelledError, GeneratorExit):
         why = cancellation(call.client_left)
         record.outcome, record.error_kind, record.status = "cancelled", why.kind, why.status

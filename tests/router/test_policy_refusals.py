@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from classifier.intent import INTENTS, Intent
 from router.api.errors import error_headers
 from router.config import Config, parse
-from router.errors import BadRequestTooLong, NoBackendAvailable
+from router.errors import (
+    BadRequestTooLong,
+    ContextTooLong,
+    Cut,
+    NoBackendAvailable,
+    OutputTooLong,
+)
 from router.policy import BackendState, Demand, Target, plan
-from router.refusals import nothing_tried
+from router.refusals import named_as_sent, nothing_tried
 
 MATH = Intent("math", 0.9, "model")
 PRIVATE = Demand(private=True)
@@ -98,3 +106,31 @@ def test_several_open_circuits_are_named_in_the_plural() -> None:
     assert "the circuits of 'local', 'local2' are open after failures" in str(error)
     one = plan(MATH, Target("backend", "local2"), PRIVATE, states, CFG)
     assert "the circuit of 'local2' is open after failures" in str(nothing_tried(one, "chat", None))
+
+
+@pytest.mark.parametrize(
+    ("sent", "backend_says", "named"),
+    [
+        ({"max_completion_tokens": 600}, "max_tokens", "max_completion_tokens"),
+        ({"max_tokens": 600}, "max_completion_tokens", "max_tokens"),  # OpenAI's adapter
+        ({}, "max_completion_tokens", "max_completion_tokens"),  # none set: the backend's
+        ({"max_tokens": None}, "max_output_tokens", "max_tokens"),  # not chat's: chat's own
+    ],
+)
+def test_a_chat_backends_output_limit_refusal_names_the_limit_the_client_sent(
+    sent: dict[str, int | None], backend_says: str, named: str
+) -> None:
+    """OpenAI's adapter sends chat's `max_tokens` as `max_completion_tokens`, and its
+    refusal names that one; the client hears of the field it set. (The simulator's vLLM
+    names the one it was sent: `tests/router/test_context_param.py` for the other APIs.)"""
+    refused = OutputTooLong("over the window", backend="cloud", param=backend_says)
+    body = {"messages": [{"role": "user", "content": "Hi"}], **sent}
+    assert named_as_sent(refused, "chat", body).param == named
+
+
+def test_only_a_context_refusal_is_renamed() -> None:
+    """A prompt refusal names the API's prompt field; any other error keeps its own."""
+    long = ContextTooLong("too long", backend="local", param="messages")
+    assert named_as_sent(long, "completions", {"prompt": "Hi"}).param == "prompt"
+    cut = Cut("the reply broke off", backend="local")
+    assert named_as_sent(cut, "completions", {"prompt": "Hi"}).param is None
