@@ -141,9 +141,12 @@ def run_document(
     context_window: int | None = None,
     on_result: Callable[[results.CaseResult], None] | None = None,
     backend: str | None = None,
+    while_writable: bool = False,
 ) -> dict[str, Any]:
     """Run the cases and build the results document (the run block holds no secrets;
     ``backend`` names the router's configured backend the endpoint is, when it is one).
+    ``while_writable``: stop once stdout can take no more output (a run with nothing else
+    to write to: ``cli_stdout.unless_unwritable``).
 
     Cases are kept as they finish: when the run stops early, ``Interrupted`` carries the
     document of those (in the order of ``cases``); the others are counted, not listed."""
@@ -171,17 +174,16 @@ def run_document(
     main = threading.current_thread() is threading.main_thread()  # where signals are set
     previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
-        outcome = asyncio.run(
-            run_cases(
-                cases,
-                endpoint,
-                concurrency,
-                timeout_s,
-                thinking=THINKING[thinking],
-                capabilities=Capabilities(context_window=context_window),
-                on_result=keep,
-            )
+        work = run_cases(
+            cases,
+            endpoint,
+            concurrency,
+            timeout_s,
+            thinking=THINKING[thinking],
+            capabilities=Capabilities(context_window=context_window),
+            on_result=keep,
         )
+        outcome = asyncio.run(cli_stdout.unless_unwritable(work) if while_writable else work)
     except (KeyboardInterrupt, Exception) as exc:
         run["finished_at"] = dt.datetime.now(dt.UTC).isoformat()
         run["partial"] = {"stopped_by": stopped_by(exc), "not_run": len(cases) - len(finished)}
@@ -258,10 +260,13 @@ def measure(
     A run that stops early (Ctrl-C, a bug) keeps what finished: its report is printed and
     its partial document written beside ``out`` (``--out``), as ``results.partial_path``;
     then Ctrl-C exits ``INTERRUPTED`` and a bug goes on up. Only the end was saved: a
-    Ctrl-C lost every finished case."""
+    Ctrl-C lost every finished case. Without ``out``, stdout is the run's only output: once
+    it can take no more, the run stops (no case is asked after) and ends as any command
+    whose stdout failed (``cli_stdout.run``: a reader gone is exit 0)."""
     window = context_window or served_context_window(target)
     if window:
         before_run(console, f"context window: {window} tokens (answers longer than fit are cut)")
+    options["while_writable"] = out is None
     try:
         if not progress:
             return run_document(cases, target, context_window=window, **options)
@@ -275,6 +280,9 @@ def measure(
                 **options,
             )
     except Interrupted as stop:
+        if isinstance(stop.__cause__, cli_stdout.Unwritable):
+            keep_partial(console, stop.document, out)  # its write fails: `cli_stdout.run` ends
+            raise typer.Exit(1) from None  # a stdout that took it after all: a partial run
         signalled = signal_status(stop.__cause__)  # None: a bug, whose traceback goes on up
         cli_stdout.failing(signalled or 1)  # before printing, as a finished run's (`finish`)
         keep_partial(console, stop.document, out, signalled or 1)

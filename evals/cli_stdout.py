@@ -12,18 +12,25 @@ review); the router imports it from here.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import errno
 import io
 import os
+import select
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
+
+T = TypeVar("T")
+
+POLL_S = 0.2
+"""How often `unless_unwritable` asks whether stdout can still take output."""
 
 
 class Stdout(io.RawIOBase):
@@ -83,6 +90,48 @@ def write_failed() -> bool:
     """Whether a write to the watched stdout failed: its error is said when the command
     ends, and one that goes on after it (`eval run`'s run) must not be stopped by it."""
     return any(stdout.error is not None for stdout in _watched)
+
+
+class Unwritable(Exception):
+    """Stdout can take no more output (`unwritable`): the work `unless_unwritable` ran was
+    stopped for it."""
+
+
+def unwritable() -> bool:
+    """Whether the watched stdout can take no more output: a write to it failed (`| true`,
+    a full disk), it was closed when the process started (`>&-`), or it is a pipe whose
+    reader has gone (`| head -1` once it has its line) or a socket its peer closed. No
+    write says the last two until the next one, which a long command may make only at its
+    end; poll says them without writing (POLLERR, POLLHUP). False when stdout is not
+    watched (a `CliRunner`'s, a test's): fd 1 is not the command's own then."""
+    if write_failed():
+        return True
+    if not _watched:
+        return False
+    if not _watched[0].is_open:  # fd 1 may be a file opened since: never polled
+        return True
+    probe = select.poll()
+    probe.register(1, 0)  # no event asked: only those always said (an error, a hangup)
+    return any(mask & (select.POLLERR | select.POLLHUP) for _, mask in probe.poll(0))
+
+
+async def unless_unwritable(work: Coroutine[Any, Any, T]) -> T:
+    """`work`, cancelled once stdout can take no more output (`unwritable`, asked before it
+    starts and every `POLL_S`), which then raises `Unwritable`. For a command whose stdout
+    is all it has to say (`eval run` without `--out`): piped into `head -1`, it asked every
+    case of a suite, minutes with a real backend, for output no one would read (found in
+    review)."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not unwritable():
+            done, _ = await asyncio.wait({task}, timeout=POLL_S)
+            if done:
+                return task.result()
+        task.cancel()
+        await asyncio.wait({task})  # its own cleanup (a client closed) before the stop goes up
+    finally:
+        task.cancel()  # this one cancelled (Ctrl-C): `asyncio.run` awaits the work's end
+    raise Unwritable("stdout can take no more output")
 
 
 def asks_help(args: Sequence[str]) -> bool:

@@ -33,7 +33,7 @@ from evals.endpoint import (
 )
 from evals.graders import SUPPORTED, CaseProblem, Executor, evaluator_of, grade
 from evals.results import CaseResult
-from evals.sandbox import SandboxUnavailable, run_python
+from evals.sandbox import NotRun, SandboxUnavailable, run_python
 from evals.suite import Case
 
 ANSWER_CHARS = 4000
@@ -117,6 +117,8 @@ async def run_case(
                 verdict = await asyncio.to_thread(grade, case, answer, execute)
         else:
             verdict = grade(case, answer)
+    except NotRun as exc:  # before SandboxUnavailable, which it is
+        return _error(case, "sandbox", f"not run: {exc}")
     except SandboxUnavailable as exc:
         return _error(case, "sandbox", f"the sandbox could not start: {exc}")
     except CaseProblem as exc:  # the suite's mistake: neither a pass nor the model's failure

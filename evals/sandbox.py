@@ -107,6 +107,12 @@ class SandboxUnavailable(Exception):
     """The sandbox could not start the program: the machine's fault, never the answer's."""
 
 
+class NotRun(SandboxUnavailable):
+    """The program was never handed to the sandbox (a canary round that had ended): still an
+    error of kind `sandbox`, never a verdict, but the runner says "not run", not that the
+    sandbox could not start: it never tried."""
+
+
 def _limit_child(limits: Limits, processes: int) -> None:
     """Runs in the child between fork and exec: apply the rlimits."""
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))

@@ -45,7 +45,7 @@ from typing import Any
 from evals.endpoint import Ask, TransportProblem
 from evals.graders import Executor
 from evals.results import CaseResult
-from evals.sandbox import RunOutcome, SandboxUnavailable
+from evals.sandbox import NotRun, RunOutcome
 from evals.suite import Case
 from router.bug_log import kind_of
 
@@ -131,8 +131,8 @@ class Bounded:
 
 class Unstarted:
     """A round's sandbox (an `Executor`, as the runner takes): a program runs while the round
-    lasts, and none starts once it has ended; the case is then an error (`sandbox`, "the
-    canary round had ended"), never a verdict. Called on the runner's worker thread: it
+    lasts, and none starts once it has ended; the case is then an error (`sandbox`, "not run:
+    the canary round had ended"), never a verdict. Called on the runner's worker thread: it
     reads `RunEnd.ended`, never the loop's clock."""
 
     def __init__(self, execute: Executor, end: RunEnd) -> None:
@@ -141,8 +141,8 @@ class Unstarted:
 
     def __call__(self, program: str) -> RunOutcome:
         if self.end.ended():
-            # the runner says "the sandbox could not start: " first; "not run: " doubled it
-            raise SandboxUnavailable(f"the canary round had ended ({self.end.why})")
+            # the runner says "not run: " first: said here too, it read "not run: not run: "
+            raise NotRun(f"the canary round had ended ({self.end.why})")
         return self.execute(program)
 
 

@@ -50,11 +50,16 @@ def slow_sandbox(
 
 
 async def stopped_while_grading(
-    tmp_path: Path, seconds: Sequence[float], concurrency: int = 1, ran: list[float] | None = None
+    tmp_path: Path,
+    seconds: Sequence[float],
+    concurrency: int = 1,
+    ran: list[float] | None = None,
+    details: list[str] | None = None,
 ) -> Rows:
     """A router's canary on the coding suite, one case per grading in `seconds`, shut down
     (its job cancelled, as `Components.stop` does) while a slow one is graded. The rows are
-    those written when the job ended: `Components.stop` closes the ledger then."""
+    those written when the job ended: `Components.stop` closes the ledger then. `details`
+    gets its errors' details, as `smf-router canary run` prints them (the ledger has none)."""
     canary_section = {"enabled": True, "suites": str(SHIPPED / "coding")}
     canary_section |= {"sample_per_suite": len(seconds), "concurrency": concurrency}
     local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -79,6 +84,8 @@ async def stopped_while_grading(
         await job
     ended = Rows()
     ended.rows = list(rows.rows)
+    if details is not None:
+        details += [r.detail for r in canary.last_results["local"] if r.status == "error"]
     await canary.aclose()
     return ended
 
@@ -122,23 +129,28 @@ def test_no_program_starts_after_the_stop(tmp_path: Path, monkeypatch: pytest.Mo
     each program up to its wall clock: the shutdown waited for programs started after it,
     past `STOP_WAIT_S` with enough of them, and a program cancelled then ran on its thread,
     holding up the exit (found in re-review). Now only the program running at the stop
-    runs out; the others are errors, not run."""
+    runs out; the others are errors, not run: they said "the sandbox could not start", which
+    never tried (found in review)."""
     monkeypatch.setattr("evals.runner.SANDBOX_SLOTS", 1)  # one program at a time
     ran: list[float] = []
+    details: list[str] = []
     began = time.monotonic()
-    rows = asyncio.run(stopped_while_grading(tmp_path, [1.0, 1.0, 1.0], concurrency=3, ran=ran))
+    seconds = [1.0, 1.0, 1.0]
+    rows = asyncio.run(stopped_while_grading(tmp_path, seconds, 3, ran, details))
     assert ran == [1.0] and time.monotonic() - began < 2.5
     (run,) = [row for table, row in rows.rows if table == "canary_runs"]
     assert (run["cases"], run["passed"], run["errors"]) == (3, 1, 2)
     errors = [r for r in results_of(rows) if r["status"] == "error"]
     assert [r["failure_kind"] for r in errors] == ["sandbox", "sandbox"]
+    assert details == ["not run: the canary round had ended (shutdown)"] * 2
 
 
 def test_a_round_ended_runs_no_program() -> None:
     """The guard as the runner's worker thread calls it: a program runs while the round
     lasts, none after its stop, and the case says why (the ledger keeps only its kind),
     once: it read "the sandbox could not start: not run: the round had ended" (found in
-    round-2 re-review)."""
+    round-2 re-review), then "the sandbox could not start: ...", which never tried (found
+    in review)."""
     case = load(SHIPPED / "coding")[0]  # a code case: graded in the sandbox
 
     async def answered(body: dict[str, Any]) -> Any:
@@ -164,7 +176,7 @@ def test_a_round_ended_runs_no_program() -> None:
 
     ran, why, detail = asyncio.run(programs())
     assert ran == ["first"] and why == "the canary round had ended (SIGTERM)"
-    assert detail == "the sandbox could not start: the canary round had ended (SIGTERM)"
+    assert detail == "not run: the canary round had ended (SIGTERM)"
 
 
 def test_the_sandbox_guard_never_reads_the_loops_clock_from_its_thread() -> None:

@@ -7,6 +7,7 @@ import errno
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from evals import results, runner
 from evals.cli import app as evals_app
 from evals.suite import SHIPPED, load
 from router.eval_command import app as router_eval_app
-from tests.harness import REPO, VENV_BIN, breaks_on_call, simulator
+from tests.harness import REPO, VENV_BIN, breaks_on_call, simulator, wait_until
 
 MATH = SHIPPED / "math" / "math.yaml"
 ENTRY_POINTS = pytest.mark.parametrize(
@@ -100,6 +101,70 @@ def test_a_run_that_graded_nothing_exits_3_when_its_reader_went_away(
     done = run_unread([*command, *args, "--context-window", "4096", "--out", str(out)])
     assert done.returncode == 3, done.stderr
     assert {c["status"] for c in results.read(out)["cases"]} == {"error"}
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["no-out", "out"])
+def test_a_run_without_out_stops_once_its_reader_has_gone(tmp_path: Path, saved: bool) -> None:
+    """`eval run | head -1`: once the reader had its line and went, the run went on asking
+    every case (minutes with a real backend) for a report no one would read and an exit
+    status of 0 (found in review). Without `--out` it stops now: no case is asked after,
+    no traceback, exit 0 as any command whose reader went away. With `--out` the file is
+    its output: it runs to the end and writes it."""
+    search = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(search)}
+    out = tmp_path / "r.json"
+    cases = len(load(MATH))
+    with simulator(model="m", ttft_s=1.0) as server:  # each case a second: ~11 s in all
+        args = ["--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        args += ["--concurrency", "1", "--context-window", "32768"]  # a line before the run
+        args += ["--out", str(out)] if saved else []
+        read, write = os.pipe()
+        command = [str(VENV_BIN / "smf-router"), "eval", "run", *args]
+        pipe = subprocess.PIPE
+        job = subprocess.Popen(command, stdout=write, stderr=pipe, text=True, env=env)
+        os.close(write)
+        try:
+            with os.fdopen(read, "rb") as reader:
+                assert reader.readline().startswith(b"context window: ")  # `head -1`'s line
+                assert wait_until(lambda: server.completions() >= 2, 30)  # the run under way
+            gone, asked_then = time.monotonic(), server.completions()
+            _, err = job.communicate(timeout=60)
+            took = time.monotonic() - gone
+            asked = server.completions()
+        finally:
+            job.kill()
+    assert job.returncode == 0, err
+    assert "Traceback" not in err
+    if saved:
+        assert asked == cases and {c["status"] for c in results.read(out)["cases"]} == {"pass"}
+    else:  # the case under way at most, and one started before the next look (`POLL_S`)
+        assert asked <= asked_then + 1 < cases and took < 4, (asked_then, asked, took)
+        assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("sink", "status", "said"),
+    [
+        ("gone", 0, ""),
+        ("full", 1, "error: cannot write to stdout: No space left on device\n"),
+        ("closed", 1, "error: cannot write to stdout: Bad file descriptor\n"),
+    ],
+)
+def test_a_run_without_out_whose_stdout_failed_asks_no_case(
+    sink: str, status: int, said: str
+) -> None:
+    """`| true`, `>/dev/full`, `>&-` without `--out`: the line before the run could not be
+    written (or nothing ever could), and every case was asked anyway, for an exit status
+    only. None is now; the command ends as any whose stdout failed."""
+    command = [str(VENV_BIN / "smf-router"), "eval", "run"]
+    if sink == "closed":  # `>&-`: the process starts with no fd 1
+        command, sink = ["sh", "-c", 'exec "$@" >&-', "sh", *command], "gone"
+    with simulator(model="m") as server:
+        args = ["--endpoint", server.url, "--model", "m", "--suites", str(MATH)]
+        done = run_unread([*command, *args, "--context-window", "32768"], sink)
+        asked = server.completions()
+    assert (done.returncode, asked) == (status, 0), done.stderr
+    assert done.stderr.endswith(said) and "Traceback" not in done.stderr
 
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
