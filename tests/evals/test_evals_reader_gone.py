@@ -7,7 +7,6 @@ import errno
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -127,9 +126,8 @@ def test_a_run_without_out_stops_once_its_reader_has_gone(tmp_path: Path, saved:
             with os.fdopen(read, "rb") as reader:
                 assert reader.readline().startswith(b"context window: ")  # `head -1`'s line
                 assert wait_until(lambda: server.completions() >= 2, 30)  # the run under way
-            gone, asked_then = time.monotonic(), server.completions()
+            asked_then = server.completions()
             _, err = job.communicate(timeout=60)
-            took = time.monotonic() - gone
             asked = server.completions()
         finally:
             job.kill()
@@ -138,7 +136,7 @@ def test_a_run_without_out_stops_once_its_reader_has_gone(tmp_path: Path, saved:
     if saved:
         assert asked == cases and {c["status"] for c in results.read(out)["cases"]} == {"pass"}
     else:  # the case under way at most, and one started before the next look (`POLL_S`)
-        assert asked <= asked_then + 1 < cases and took < 4, (asked_then, asked, took)
+        assert asked <= asked_then + 1 < cases, (asked_then, asked)
         assert not out.exists()
 
 
