@@ -20,6 +20,7 @@ import httpx
 import orjson
 
 from router.backends.base import Reply, prepare_body
+from router.backends.claude_samplers import keep_one_sampler, one_sampler_only
 from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
 from router.backends.litellm_words import first_line
 from router.config import Backend as BackendSettings
@@ -176,14 +177,10 @@ def _one_choice_only(litellm: Any, settings: BackendSettings) -> bool:
 
 
 def _one_sampler_only(settings: BackendSettings) -> bool:
-    """Whether the backend's model is a Claude model, which takes `temperature` or `top_p`
-    but not both: Anthropic answers a body with both a 400 ("cannot both be specified for
-    this model") from Claude Sonnet 4.5 and Opus 4.1 on, whichever provider serves it
-    (Anthropic, Bedrock, Vertex), and litellm sends both on. A client setting both (many
-    agents send defaults for each) had a 400 it could do nothing about; the router keeps
-    the temperature, as Anthropic's docs advise altering one of the two."""
+    """Whether the backend's model takes one of `temperature` and `top_p` only
+    (`router.backends.claude_samplers`), by litellm's name for it."""
     model, _ = _provider(settings.model, _named_provider(settings), settings.base_url)
-    return "claude" in model.lower()
+    return one_sampler_only(model)
 
 
 class LiteLLMBackend:
@@ -224,8 +221,8 @@ class LiteLLMBackend:
         if dropped:  # names only: values may be anything the client sent
             log.debug("%s: fields not given to litellm: %s", settings.name, sorted(dropped))
         chat = prepare_body(settings, {k: v for k, v in body.items() if k in CHAT_FIELDS})
-        if self.one_sampler_only and None not in (chat.get("temperature"), chat.get("top_p")):
-            del chat["top_p"]  # `_one_sampler_only`: the temperature is the one agents set
+        if self.one_sampler_only:
+            keep_one_sampler(chat, body)
         return {
             **chat,
             "model": settings.model,
