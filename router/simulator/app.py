@@ -33,6 +33,7 @@ from router.simulator.generation import (
     budget,
     calling_every_tool,
     choose_tokens,
+    malformed_arguments,
 )
 from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
@@ -44,7 +45,7 @@ from router.simulator.wire import Api, CallNumbering, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
-_CHAT_FAULTS = ("chat", "completions")  # the APIs `no_usage`, `abort` and Ollama's apply to
+_CHAT_FAULTS = ("chat", "completions")  # where `no_usage`, `abort` and the tool-call ones apply
 SSE = "text/event-stream; charset=utf-8"
 _NUMBERING: dict[str, CallNumbering] = {  # the faults that number tool calls as Ollama does
     "ollama_tool_calls": "index_0",
@@ -297,6 +298,8 @@ class Simulator:
             ask = replace(ask, include_usage=False)
         if chat_fault == "abort" and fault is not None:
             gen = aborted(gen, int(fault.value))
+        if chat_fault == "malformed_arguments":
+            gen = malformed_arguments(gen)
         numbering = _NUMBERING.get(chat_fault or "", "openai")
         if numbering != "openai":  # Ollama's parallel calls
             gen = calling_every_tool(gen, ask.prompt)

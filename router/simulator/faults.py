@@ -34,6 +34,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `abort[:N]` | chat and completions: the engine drops the request after N tokens (default 2) |
 | `ollama_tool_calls` | chat: a call to every offered tool at once, streamed as Ollama does |
 | `unindexed_tool_calls` | chat: as `ollama_tool_calls`, all in one delta with no `index` |
+| `malformed_arguments` | chat: tool-call arguments that are not JSON, string values unquoted |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `context_length_sglang` | SGLang's flat context-length 400 (see `servers.py`) |
@@ -57,6 +58,10 @@ vLLM number them 0, 1, …. The model calls each offered tool, so that there are
 applies to chat; a whole reply lists the calls as usual. `unindexed_tool_calls` is Ollama
 before 0.4.7 (ollama/ollama#7881): the same calls side by side in one delta, none with an
 `index`.
+
+`malformed_arguments` is a small local model's tool call whose arguments are not JSON: the
+object's string values written without their quotes (`{"city": Paris}`), streamed in pieces
+and in a whole reply alike. Arguments holding no string value stay valid. It applies to chat.
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
@@ -93,6 +98,7 @@ FaultName = Literal[
     "abort",
     "ollama_tool_calls",
     "unindexed_tool_calls",
+    "malformed_arguments",
     "error_event",
     "context_length",
     "context_length_sglang",

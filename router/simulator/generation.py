@@ -6,6 +6,7 @@ the latency, capacity, fault and wire code downstream is shared.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -147,6 +148,30 @@ def calling_every_tool(gen: Generation, prompt: Prompt) -> Generation:
     calls = every_tool_call(prompt)
     choices = tuple(replace(c, tool_calls=calls) if c.tool_calls else c for c in gen.choices)
     return replace(gen, choices=choices)
+
+
+def malformed_arguments(gen: Generation) -> Generation:
+    """Each choice's tool calls with the JSON a small model gets wrong: its string values
+    unquoted (`{"city": Paris}`), which no JSON parser reads."""
+    choices = []
+    for choice in gen.choices:
+        calls = tuple(
+            replace(c, arguments=_unquoted(json.loads(c.arguments))) for c in choice.tool_calls
+        )
+        choices.append(replace(choice, tool_calls=calls))
+    return replace(gen, choices=tuple(choices))
+
+
+def _unquoted(value: Any) -> str:
+    """`value` as JSON, but for its string values, written bare (object keys keep quotes)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        fields = (f"{json.dumps(key)}: {_unquoted(item)}" for key, item in value.items())
+        return "{" + ", ".join(fields) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_unquoted(item) for item in value) + "]"
+    return json.dumps(value)
 
 
 def argument_pieces(arguments: str) -> list[str]:

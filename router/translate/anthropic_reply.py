@@ -4,16 +4,38 @@ Events go out in the order Anthropic sends them and the `anthropic` SDK accumula
 message_start, then per block content_block_start / content_block_delta (text_delta or
 input_json_delta) / content_block_stop, then message_delta (stop_reason and the final
 usage) and message_stop. Usage follows Anthropic's convention: `input_tokens` excludes
-cache reads (FACTS.md).
+cache reads (FACTS.md). Without the upstream's usage (Anthropic's is required) both counts
+are the router's estimates, the ones the ledger records: the input from the request, the
+output from the characters the client was sent, as the relay's tally counts them (the text,
+and each tool call's input as JSON).
+
+A tool call's input is not streamed: its pieces are held until its block stops, then sent
+as one input_json_delta, the arguments as they came when they are a JSON object, else the
+object the whole reply gives (`wire.tool_input`: `{"_raw_arguments": "..."}` for a small
+model's `{"city": Paris}`, or for a call the token limit cut mid-JSON, whose stop reason is
+max_tokens). The `anthropic` SDK and Claude Code parse the input accumulated at every delta:
+a piece that could never parse raised mid-stream and lost the turn, recorded ok. Each piece
+held still sends an empty input_json_delta (Anthropic's own first delta of a tool_use block
+is one): a client's stream watchdog (Claude Code's aborts after minutes without an event, and
+its SDK drops `ping`s) and the time to first token still see the model generating.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from router.ledger.usage import normalize_usage
+from router.request_size import estimate_tokens
 from router.translate.blocks import TEXT, Block, Sequencer, Step
-from router.translate.wire import content_text, first_choice, named_event, parse_arguments
+from router.translate.wire import (
+    content_text,
+    first_choice,
+    named_event,
+    parse_arguments,
+    tool_input,
+)
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -56,8 +78,8 @@ def message_id(chat_id: Any) -> str:
 
 
 def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
-    """A whole chat completion → a whole Messages reply. Without the upstream's usage the
-    input is the router's estimate (Anthropic's usage is required), as in a stream."""
+    """A whole chat completion → a whole Messages reply. Without the upstream's usage both
+    counts are the router's estimates (Anthropic's usage is required), as in a stream."""
     choice = first_choice(chat)
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []
@@ -85,6 +107,7 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     counts = usage(chat.get("usage"))
     if not isinstance(chat.get("usage"), dict):
         counts["input_tokens"] = estimated_input
+        counts["output_tokens"] = estimate_tokens(sum(map(_chars, content)))
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -112,6 +135,7 @@ class MessagesStream:
         self._matched: Any = None  # vLLM's `stop_reason`: the stop string it matched
         self._refused = False
         self._usage: Any = None
+        self._sent = 0  # characters of text and tool input sent: the output's estimate
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else [self._start(chunk)]
@@ -147,6 +171,7 @@ class MessagesStream:
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input
+            final["output_tokens"] = estimate_tokens(self._sent)
         delta = {"stop_reason": stop, "stop_sequence": sequence}
         out.append(
             named_event("message_delta", {"type": "message_delta", "delta": delta, "usage": final})
@@ -166,7 +191,7 @@ class MessagesStream:
 
     @property
     def usage_estimated(self) -> bool:
-        """No usage came: the input sent is the router's estimate, the output a zero."""
+        """No usage came: the counts sent are the router's estimates."""
         return self._usage is None
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
@@ -184,22 +209,38 @@ class MessagesStream:
         return named_event("message_start", {"type": "message_start", "message": message})
 
     def _events(self, steps: list[Step]) -> list[bytes]:
-        return [self._event(step, block, text) for step, block, text in steps]
+        out: list[bytes] = []
+        for step, block, text in steps:
+            out.extend(self._event(step, block, text))
+        return out
 
-    def _event(self, step: str, block: Block, text: str) -> bytes:
-        index = block.slot
+    def _event(self, step: str, block: Block, text: str) -> list[bytes]:
+        """The events of one step: a tool call's pieces are held, its input sent at its stop."""
         if step == "open":
             index = block.slot = self._opened
             self._opened += 1
             start = {"type": "content_block_start", "index": index, "content_block": _shell(block)}
-            return named_event("content_block_start", start)
+            return [named_event("content_block_start", start)]
+        out: list[bytes] = []
+        if step == "piece" and block.key == TEXT:
+            out.append(self._delta(block.slot, "text_delta", "text", text))
+        elif step == "piece":  # held: an empty piece (Anthropic's first is one) says it grows
+            out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
+        elif block.key != TEXT:  # a tool call's stop: its input, whole
+            given = tool_input("".join(block.pieces))
+            out.append(self._delta(block.slot, "input_json_delta", "partial_json", given))
         if step == "stop":
-            return named_event("content_block_stop", {"type": "content_block_stop", "index": index})
-        if block.key == TEXT:
-            delta = {"type": "text_delta", "text": text}
-        else:
-            delta = {"type": "input_json_delta", "partial_json": text}
-        payload = {"type": "content_block_delta", "index": index, "delta": delta}
+            stop = {"type": "content_block_stop", "index": block.slot}
+            out.append(named_event("content_block_stop", stop))
+        return out
+
+    def _delta(self, index: int, kind: str, field: str, text: str) -> bytes:
+        self._sent += len(text)
+        payload = {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": kind, field: text},
+        }
         return named_event("content_block_delta", payload)
 
 
@@ -207,6 +248,13 @@ def tool_use_id(chat_id: Any, position: Any) -> str:
     """The upstream's call id, else `toolu_N` (N the call's place): Claude Code answers a
     tool_use by its id, so an empty one would leave the result nothing to pair with."""
     return str(chat_id or f"toolu_{position}")
+
+
+def _chars(block: dict[str, Any]) -> int:
+    """A whole reply's block in characters, as the relay's tally counts it (`events`)."""
+    if block["type"] == "tool_use":
+        return len(orjson.dumps(block["input"]).decode())
+    return len(block["text"])
 
 
 def _shell(block: Block) -> dict[str, Any]:

@@ -52,3 +52,17 @@ def parse_arguments(arguments: str) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         return {"_raw_arguments": arguments}
     return value if isinstance(value, dict) else {"value": value}
+
+
+def tool_input(arguments: str) -> str:
+    """A tool call's arguments as the JSON text of the input a client is given: as they came
+    when they are an object, else the object `parse_arguments` makes of them (a whole reply's
+    input). A streaming client parses what it is sent (the `anthropic` SDK raised on a small
+    model's `{"city": Paris}`, losing the turn), so it gets no JSON that does not parse."""
+    try:
+        value = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        value = None
+    if isinstance(value, dict):
+        return arguments
+    return orjson.dumps(parse_arguments(arguments)).decode()

@@ -258,13 +258,15 @@ def test_ollamas_parallel_calls_reach_codex_apart(ollama: RunningRouter) -> None
 
 
 def test_calls_one_after_another_still_stream_live() -> None:
-    """The second call's block starts when its first piece arrives, not at the end."""
+    """The second call's block starts when its first piece arrives, not at the end; the
+    first call's input goes out whole as its block stops, the second's piece is held."""
     stream = anthropic_reply.MessagesStream()
     stream.feed(chunk({"role": "assistant", "content": ""}))
     stream.feed(call(0, '{"city": "Paris"}', "weather"))
     second = b"".join(stream.feed(call(1, '{"q": ', "search")))
     assert b"content_block_stop" in second and b"content_block_start" in second
-    assert b'"partial_json":"{\\"q\\": "' in second
+    assert b'"partial_json":"{\\"city\\": \\"Paris\\"}"' in second
+    assert b'\\"q\\"' not in second
 
 
 # Any interleaving of any split of several calls' arguments and some text.

@@ -414,8 +414,9 @@ def test_last_request_is_kept_only_when_asked(start_sim: Callable[..., SimThread
 
 
 def test_every_fault_has_a_test_here() -> None:
-    others = Path(__file__).with_name("test_simulator_other_servers.py")  # other servers' words
-    source = Path(__file__).read_text() + others.read_text()
+    here = Path(__file__)
+    others = ("test_simulator_other_servers.py", "test_simulator_tool_faults.py")  # by theme
+    source = "".join(here.with_name(n).read_text() for n in (here.name, *others))
     assert all(f'"{name}' in source or f"+{name}" in source for name in FAULTS)
 
 
