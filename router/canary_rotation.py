@@ -10,17 +10,32 @@ looked for day by day, newest first, back to `RECALL_DAYS` (30) or `retention_da
 shorter, as the gates' recall walks (`recall_days`): only yesterday and today were read, and
 after a longer gap (a router stopped over a weekend, rounds every few days, `canary run` by
 hand weekly) every suite started at its first case again (found in review).
+
+Each suite goes on after its own latest round: the walk goes on until every suite among the
+cases has rows, or to the bound. It stopped at the newest day holding any row and took that
+day's latest round for all: after a one-off `canary run --config subset.yaml` on the same
+ledger, every suite that run left out (all of them, were its suites no longer configured)
+started at its first case again though an older day held its latest round (found in
+re-review). Keeping only the configured suites' rows would still do so to those a subset
+left out. A suite no round ran (one just added) walks each start to the bound until one
+does: what the gates' recall may cost a start (`Follower.recall_rounds`).
+
+Rows stamped later than now (by more than `CLOCK_SKEW_S`) are left out, and no day after
+now's is read: a round stamped in the future (a clock ahead, then stepped back) stayed the
+latest until the clock caught up, and every round since ran the same sample (found in
+re-review).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from evals.suite import Case
-from router.ledger.recent import RecentRows, recall_days
+from router.ledger.recent import CLOCK_SKEW_S, RecentRows
 
 log = logging.getLogger("smf_router.canary")
 
@@ -45,14 +60,20 @@ def rotating_sample(cases: Sequence[Case], per_suite: int, offsets: dict[str, in
 
 
 def resumed_offsets(cases: Sequence[Case], rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Where each suite's rotation goes on after the latest round among `rows` (rows of
-    `canary_results`): the case after the end of its sample there. A suite that round did
-    not run, or ran whole, starts at its first case."""
+    """Where each suite's rotation goes on after its latest round among `rows` (rows of
+    `canary_results`): the case after the end of its sample there. A suite no round ran,
+    or whose latest ran whole, starts at its first case."""
     rows = list(rows)
-    if not rows:
-        return {}
-    latest = max(rows, key=lambda row: row["ts"])["run_id"]
-    ran = {(row["suite"], row["case_id"]) for row in rows if row["run_id"] == latest}
+    latest: dict[str, Mapping[str, Any]] = {}
+    for row in rows:
+        known = latest.get(row["suite"])
+        if known is None or row["ts"] > known["ts"]:
+            latest[row["suite"]] = row
+    ran = {
+        (row["suite"], row["case_id"])
+        for row in rows
+        if row["run_id"] == latest[row["suite"]]["run_id"]
+    }
     offsets: dict[str, int] = {}
     for suite, members in by_suite(cases).items():
         taken = {i for i, case in enumerate(members) if (suite, case.id) in ran}
@@ -63,19 +84,31 @@ def resumed_offsets(cases: Sequence[Case], rows: Iterable[Mapping[str, Any]]) ->
 
 
 def resume(ledger: Path, cases: Sequence[Case], now: float, retention_days: int) -> dict[str, int]:
-    """`resumed_offsets` from the ledger's latest round (blocking reads): the days of
-    `canary_results` on disk, newest first, one at a time (`recall_days`), up to the first
-    that holds any row. A backend's rows of a round share its `ts` and so its day, each with
-    the whole sample: the latest round is on that day, and a recent one costs today's files
-    alone. None back to `RECALL_DAYS` (or `retention_days`, when shorter): the rotation
-    starts at each suite's first case. Unreadable, it is logged and starts there too."""
+    """`resumed_offsets` from each suite's latest round in the ledger (blocking reads): the
+    days of `canary_results` on disk, newest first, one at a time (`RecentRows.days_back`),
+    until each suite of `cases` has rows, only rows of the suites still without. A backend's
+    rows of a round share its `ts` and so its day, each with the whole sample: a suite's
+    latest round is on the first day holding its rows, and a recent round of every suite
+    costs today's files alone. Rows stamped later than `now` (`CLOCK_SKEW_S` on) are left
+    out. None back to `RECALL_DAYS` (or `retention_days`, when shorter): the rotation
+    starts at each suite's first case. Unreadable, it is logged and starts there too (a
+    table it may not list too, logged as `RecentRows` logs a file it skips)."""
     results = RecentRows(ledger, "canary_results")
+    # the ledger keeps naive UTC
+    stamped_by = datetime.fromtimestamp(now + CLOCK_SKEW_S, UTC).replace(tzinfo=None)
+    missing = set(by_suite(cases))
     rows: list[dict[str, Any]] = []
     try:
-        for day in recall_days(ledger, "canary_results", now, retention_days):
-            rows = results.read(day, day)  # a one-off: its files are not kept
-            if rows:
+        for day in results.days_back(now, retention_days):
+            if not missing:
                 break
+            found = [
+                row
+                for row in results.read(day, day)  # a one-off: its files are not kept
+                if row["suite"] in missing and row["ts"] <= stamped_by
+            ]
+            rows.extend(found)
+            missing -= {row["suite"] for row in found}
     except Exception as exc:  # a fresh start is no reason to lose the round
         log.warning(
             "canary: the latest round in the ledger is unreadable (%s); the sample "

@@ -11,7 +11,9 @@ once until a read of it succeeds: it was logged never before, and every minute w
 A file compaction marked damaged (`router.ledger.damage`) is not listed: it is logged once
 too, while it stays marked, or its rows would be missing without a word.
 `recall_days` lists the days a start reads back one at a time, newest first (the canary's
-gate recall and where its rotation resumes), as far as `RECALL_DAYS` goes.
+gate recall and where its rotation resumes), as far as `RECALL_DAYS` goes, and no day after
+now's: a round stamped in the future (a clock ahead, then stepped back) was the "latest"
+until the clock caught up, and every round since resumed after it (found in re-review).
 """
 
 from __future__ import annotations
@@ -26,20 +28,37 @@ log = logging.getLogger("smf_router.ledger.recent")
 # How far back a start reads canary rounds (`Follower.recall_rounds`, why 30 there). Here:
 # `router.canary_rotation` reads it too, and it is imported by what `canary_follow` imports.
 RECALL_DAYS = 30
+# How far past `now` a row's `ts` may be and still be of a round that ran. The canary
+# process that wrote it may run on another node than the one reading (a CronJob's pod): under
+# NTP their clocks agree within well under a second, and a minute leaves room for one whose
+# sync lags. Past that, the writer's clock was ahead. Far below the time between rounds (15 min
+# for the CronJob's): a round stamped ahead by less than it is still older than the next one.
+CLOCK_SKEW_S = 60.0
 
 
-def recall_days(directory: Path, table: str, now: float, retention_days: int) -> list[str]:
+def recall_days(
+    directory: Path,
+    table: str,
+    now: float,
+    retention_days: int,
+    warnings: list[str] | None = None,
+) -> list[str]:
     """The days of `table` on disk (UTC, YYYY-MM-DD), newest first, back to `RECALL_DAYS`
     or `retention_days` before `now`, whichever is nearer (as `compaction.apply_retention`
-    counts days: a read must not depend on whether compaction has dropped them yet). Only
+    counts days: a read must not depend on whether compaction has dropped them yet), and up
+    to now's day (`CLOCK_SKEW_S` on): a later one holds rows stamped in the future. Only
     days there are: a walk back reads them one at a time (`RecentRows.read(day, day)`)
-    and opens no empty day. A table it may not list has none."""
+    and opens no empty day. A table it may not list has none, said in `warnings` when given
+    (`RecentRows.days_back` logs them), as is a directory that is no day."""
     from router.ledger import segments  # PyArrow, as `RecentRows` loads it: when read
 
     days_back = min(RECALL_DAYS, retention_days)
     oldest = (datetime.fromtimestamp(now, UTC) - timedelta(days=days_back)).date()
-    days = {segments.partition_day(path) for path in segments.day_dirs(directory, table)}
-    return sorted((d.isoformat() for d in days if d is not None and d >= oldest), reverse=True)
+    newest = datetime.fromtimestamp(now + CLOCK_SKEW_S, UTC).date()
+    listed = segments.day_dirs(directory, table, warnings)
+    days = {segments.partition_day(path) for path in listed}
+    found = (d.isoformat() for d in days if d is not None and oldest <= d <= newest)
+    return sorted(found, reverse=True)
 
 
 class RecentRows:
@@ -51,6 +70,15 @@ class RecentRows:
         self._files: dict[Path, list[dict[str, Any]]] = {}
         self._failed: set[Path] = set()  # listed files whose last read failed (logged once)
         self._warned: set[str] = set()  # what the listing left out, marked files too (once)
+
+    def days_back(self, now: float, retention_days: int) -> list[str]:
+        """`recall_days` of this table, what its listing leaves out logged as a one-off
+        read's is. A `canary_results/` it may not list started the rotation over without a
+        word, where a read had said so (found in re-review)."""
+        warnings: list[str] = []
+        days = recall_days(self.directory, self.table, now, retention_days, warnings)
+        self._log_warnings(warnings, keep=False)
+        return days
 
     def read(self, first_day: str, last_day: str | None = None) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD), to `last_day` if given;
@@ -95,9 +123,15 @@ class RecentRows:
     def _log_warnings(self, warnings: list[str], keep: bool = True) -> None:
         """Log each thing the listing left out once, while it lasts: a file marked damaged,
         or a table it may not list (dropped, a `canary_results/` another account's made the
-        canary follower read nothing, every minute, and say nothing; found in review)."""
+        canary follower read nothing, every minute, and say nothing; found in review).
+        A one-off read's are added to those said: a walk back reads a day at a time, and each
+        listing says the table's again (a `day=….bak` was logged once per day walked, found
+        in re-review). A read of the latest days replaces them with its own: what it does not
+        say now is said again once back, and what a one-off said, still so, is not twice."""
         for warning in warnings:
             if warning not in self._warned:
                 log.warning("%s: %s", self.table, warning)
-        if keep:  # not a one-off read's: it would be said again at the next read
+        if keep:  # what the latest days' listing says now
             self._warned = set(warnings)
+        else:
+            self._warned |= set(warnings)
