@@ -68,6 +68,7 @@ class Tally:
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
+    so_far: events.SoFar = field(default_factory=events.SoFar)  # a Responses stream's items
 
     def see(self, obj: dict[str, Any]) -> bool:
         """Take in one event (a chat chunk or a whole reply); True when it renumbered the

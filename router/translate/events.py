@@ -6,7 +6,8 @@ ones alike (both speak the client's API by the time the relay sees them). A fail
 ends with the API's own in-band error: Anthropic's `error` event, which the `anthropic`
 SDK raises on, or Responses' `response.failed`, which Codex reports. An upstream's own
 in-band error keeps its names there: Claude Code waits out an `overloaded_error`, Codex
-compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`.
+compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`. The
+`response.failed` carries the output streamed so far (`SoFar`), as OpenAI's does.
 """
 
 from __future__ import annotations
@@ -36,6 +37,88 @@ class KeptCall:
         return "".join(self.pieces)
 
 
+_SO_FAR_EVENTS = (  # what `SoFar.see` reads besides the text and arguments deltas
+    "response.output_item.added",
+    "response.content_part.added",
+    "response.refusal.delta",
+    "response.custom_tool_call_input.delta",
+)
+_NOWHERE = object()  # equal to no output_index: no item open
+
+
+@dataclass(slots=True)
+class _Open:
+    """An output item begun (`output_item.added`) and not yet done: its pieces so far."""
+
+    item: dict[str, Any]
+    parts: list[tuple[dict[str, Any], list[str]]] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)  # a call's arguments or input
+
+    def cut(self) -> dict[str, Any]:
+        item = {**self.item, "status": "incomplete"}
+        if self.parts:
+            item["content"] = [_filled(part, "".join(text)) for part, text in self.parts]
+        if item.get("type") == "function_call":
+            item["arguments"] = "".join(self.pieces)
+        elif item.get("type") == "custom_tool_call":
+            item["input"] = "".join(self.pieces)
+        return item
+
+
+def _filled(part: dict[str, Any], text: str) -> dict[str, Any]:
+    return {**part, "refusal" if part.get("type") == "refusal" else "text": text}
+
+
+@dataclass(slots=True)
+class SoFar:
+    """The output items a Responses stream sent, for the `response.failed` that ends it
+    when it breaks: each done item as it was sent, the open one `incomplete` with its pieces
+    so far. With `output: []` there the `openai` SDK's `responses.stream` took the stream
+    for one without output (it rebuilds the items only when `output` is absent) and lost
+    what had been streamed (found in review).
+
+    A delta is nearly every event of a stream, so `grow` only checks that it is for the
+    part (or call) begun last, the one OpenAI, vLLM and the translators write into: items
+    and parts come one after another."""
+
+    done: dict[int, dict[str, Any]] = field(default_factory=dict)
+    open: dict[int, _Open] = field(default_factory=dict)
+    _index: object = _NOWHERE  # the output_index and content_index the deltas are for
+    _part: object = None  # (None: a call's, which have no content_index)
+    _pieces: list[str] = field(default_factory=list)
+
+    def grow(self, obj: dict[str, Any], delta: Any) -> None:
+        """A text, refusal, arguments or input delta."""
+        at = obj.get("output_index") == self._index and obj.get("content_index") == self._part
+        if at and isinstance(delta, str):
+            self._pieces.append(delta)
+
+    def see(self, kind: str, obj: dict[str, Any]) -> None:
+        """An item added or done, a content part added, or a delta `grow` takes."""
+        index, given = obj.get("output_index"), obj.get("item")
+        if not isinstance(index, int):
+            return
+        if kind == "response.output_item.added" and isinstance(given, dict):
+            self.open[index] = _Open(given)
+            self._index, self._part, self._pieces = index, None, self.open[index].pieces
+        elif kind == "response.output_item.done" and isinstance(given, dict):
+            self.open.pop(index, None)
+            self.done[index] = given
+            if index == self._index:
+                self._index = _NOWHERE
+        elif kind == "response.content_part.added" and isinstance(obj.get("part"), dict):
+            item = self.open.get(index)
+            if item is not None and index == self._index:
+                item.parts.append((obj["part"], []))
+                self._part, self._pieces = obj.get("content_index"), item.parts[-1][1]
+        elif kind.endswith(".delta"):
+            self.grow(obj, obj.get("delta"))
+
+    def output(self) -> list[dict[str, Any]]:
+        indexes = sorted(self.done.keys() | self.open.keys())
+        return [self.done[i] if i in self.done else self.open[i].cut() for i in indexes]
+
+
 class Watched(Protocol):
     """What the relay's tally keeps (see `router.relay.Tally`)."""
 
@@ -49,6 +132,7 @@ class Watched(Protocol):
     done: bool
     sequence: int
     response_id: str
+    so_far: SoFar  # a Responses stream's output items
 
 
 def failure(api: str, obj: dict[str, Any]) -> Any:
@@ -92,7 +176,7 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
         "status": "failed",
         "error": {"code": code or "server_error", "message": error.message},
         "incomplete_details": None,
-        "output": [],
+        "output": tally.so_far.output(),
         "usage": None,
     }
     failed: dict[str, Any] = {
@@ -233,12 +317,18 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
     if isinstance(sequence, int):
         tally.sequence = sequence
     if kind == "response.output_text.delta":
-        _count(tally, obj.get("delta"))
+        delta = obj.get("delta")
+        _count(tally, delta)
+        tally.so_far.grow(obj, delta)
     elif kind == "response.function_call_arguments.delta":
         delta = obj.get("delta")
         tally.output_chars += len(delta) if isinstance(delta, str) else 0
+        tally.so_far.grow(obj, delta)
     elif kind == "response.output_item.done":
         _keep_item_call(tally, obj.get("output_index"), obj.get("item") or {})
+        tally.so_far.see(kind, obj)
+    elif kind in _SO_FAR_EVENTS:
+        tally.so_far.see(kind, obj)
     elif kind == "response.created":
         tally.response_id = str((obj.get("response") or {}).get("id") or "")
     elif kind in _RESPONSES_ENDS:

@@ -6,6 +6,13 @@ content_part.added / output_text.delta… / output_text.done / content_part.done
 function call function_call_arguments.delta… / .done; output_item.done with the whole
 item (Codex builds its history from these); finally response.completed (or
 response.incomplete when the token limit cut the answer) carrying the usage. No [DONE].
+
+An answer cut by the output limit or a content filter (chat's `finish_reason` "length" or
+"content_filter") marks the items it cut `status: "incomplete"`, as OpenAI does: the one
+the model was writing when it stopped, and any call whose arguments are not whole JSON. An
+earlier item it had finished (the text before a call, a whole call before the cut one)
+stays completed. A client acting on each output_item.done (Codex) must not run a call
+whose arguments were cut, and only the final response.incomplete said so.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import orjson
 from router.ledger.usage import normalize_usage
 from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
 from router.translate.wire import content_text, first_choice, named_event
+
+CUT = frozenset({"length", "content_filter"})  # finish reasons that stop an item midway
 
 
 def usage(chat_usage: Any) -> dict[str, Any] | None:
@@ -90,7 +99,7 @@ def text_item(
         "id": item_id,
         "status": status,
         "role": "assistant",
-        "content": [part] if status == "completed" else [],
+        "content": [] if status == "in_progress" else [part],
     }
 
 
@@ -98,7 +107,7 @@ def call_item(
     item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
 ) -> dict[str, Any]:
     if custom:
-        raw = orjson.loads(arguments) if status == "completed" and arguments else {}
+        raw = orjson.loads(arguments) if status != "in_progress" and arguments else {}
         # The model was shown a one-string-argument function; anything else goes through raw.
         given = raw["input"] if isinstance(raw, dict) and "input" in raw else arguments
         return {
@@ -127,6 +136,7 @@ def from_chat(
     message = choice.get("message") or {}
     base = str(chat.get("id") or time.time_ns())
     out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
+    cut = choice.get("finish_reason") in CUT
     text = content_text(message.get("content"))
     if text:
         out["output"].append(text_item(f"msg_{base}", text))
@@ -135,16 +145,28 @@ def from_chat(
     for index, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
         name = str(function.get("name") or "")
+        arguments = str(function.get("arguments") or "")
         out["output"].append(
             call_item(
                 f"fc_{base}_{index}",
                 str(call.get("id") or f"call_{index}"),
                 name,
-                _safe_arguments(function.get("arguments"), name in custom),
+                _safe_arguments(arguments, name in custom),
                 name in custom,
+                "incomplete" if cut and not _parses(arguments) else "completed",
             )
         )
+    if cut and out["output"]:  # the last item is the one the model was writing
+        out["output"][-1]["status"] = "incomplete"
     return _finish(out, choice.get("finish_reason"), chat.get("usage"))
+
+
+def _parses(arguments: str) -> bool:
+    try:
+        orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _safe_arguments(arguments: Any, custom: bool) -> str:
@@ -186,6 +208,7 @@ class ResponsesStream:
         self._finish: str | None = None
         self._began = False  # a choice came: its end must say why it stopped
         self._usage: Any = None
+        self._last = -1  # the output index of the item the model was writing at its end
 
     @property
     def finished(self) -> bool:
@@ -225,7 +248,10 @@ class ResponsesStream:
         if self.ended or not self.started:
             return []
         self.ended = True
-        out = self._events(self._blocks.end())
+        steps = self._blocks.end()
+        stopped = [block.slot for step, block, _ in steps if step == "stop"]
+        self._last = stopped[-1] if stopped else -1
+        out = self._events(steps)
         final = envelope(self._rid, self._model, self._request, "completed")
         final["output"] = self._done
         _finish(final, self._finish, self._usage)
@@ -297,24 +323,34 @@ class ResponsesStream:
         self._items.append(item)
         return item
 
+    def _status(self, item: _Item, joined: str) -> str:
+        """Incomplete when the end cut it (see the module's docstring): only items still
+        open then can be, as one closes mid-stream only when the model moved on from it."""
+        if not self.ended or self._finish not in CUT:
+            return "completed"
+        if item.index == self._last or (item.kind == "call" and not _parses(joined)):
+            return "incomplete"
+        return "completed"
+
     def _close(self, item: _Item) -> list[bytes]:
         joined = "".join(item.text)
+        status = self._status(item, joined)
         out: list[bytes] = []
         if item.kind == "text":
-            whole = text_item(item.item_id, joined)
+            whole = text_item(item.item_id, joined, status)
             part = whole["content"][0]
             out.append(
                 self._emit("response.output_text.done", self._in(item, text=joined, logprobs=[]))
             )
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         elif item.kind == REFUSAL:
-            whole = text_item(item.item_id, joined, refusal=True)
+            whole = text_item(item.item_id, joined, status, refusal=True)
             part = whole["content"][0]
             out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
             arguments = _safe_arguments(joined, item.custom)
-            whole = call_item(item.item_id, item.call_id, item.name, arguments, item.custom)
+            whole = call_item(item.item_id, item.call_id, item.name, arguments, item.custom, status)
             if not item.custom:
                 fields = self._at(item, item_id=item.item_id, arguments=arguments)
                 out.append(self._emit("response.function_call_arguments.done", fields))
