@@ -40,6 +40,7 @@ from router.record import CHAT_APIS, Api, Outcome, Usage
 from router.sse import DONE, event
 from router.translate import events
 from router.translate.calls import CallKeys
+from router.translate.so_far import SoFar
 from router.translate.wire import content_text, named_event
 from router.upstream_errors import UNFINISHED, in_band, misshapen, unfinished
 
@@ -68,7 +69,7 @@ class Tally:
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
-    so_far: events.SoFar = field(default_factory=events.SoFar)  # a Responses stream's items
+    so_far: SoFar = field(default_factory=SoFar)  # a Responses stream's items
 
     def see(self, obj: dict[str, Any]) -> bool:
         """Take in one event (a chat chunk or a whole reply); True when it renumbered the
