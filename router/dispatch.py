@@ -34,6 +34,7 @@ from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import named_as_sent, nothing_tried
 from router.request_size import output_limit
 from router.retirement import Retirement
+from router.silence import SILENT, silent
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
@@ -152,6 +153,8 @@ class Dispatcher:
         attempt = Attempt(settings.name, settings.tier)
         call.record.attempts.append(attempt)
         started = time.monotonic()
+        timeouts = settings.timeouts
+        hold = Hold(timeouts.idle_s, started + timeouts.total_s)
         self._started(attempt, backend)
         span = self.tracing.start_attempt(call.span, settings)
         headers = call.headers
@@ -159,7 +162,7 @@ class Dispatcher:
             headers = dict(headers)
             self.tracing.inject(span, headers)
         try:
-            committed = await self._open(call, backend, attempt, started, headers)
+            committed = await self._open(call, backend, attempt, started, hold, headers)
         except UpstreamError as error:
             status: int | None = error.upstream_status or error.status
             if isinstance(error, Unreachable | Timeout):
@@ -170,7 +173,14 @@ class Dispatcher:
             self._failed(backend, attempt, span, started, error.kind, status)
             raise
         except asyncio.CancelledError:
-            self._failed(backend, attempt, span, started, "cancelled", None)
+            # The client's hang-up is neutral for the breaker, unless the backend had said
+            # nothing for so long that the silence is its failure (`router.silence`).
+            waited = time.monotonic() - started
+            dead = silent(call.stream, hold.opened, waited, timeouts.first_token_s)
+            blame = SILENT if call.client_left and dead else None
+            self._failed(
+                backend, attempt, span, started, "cancelled", None, call.client_left, blame
+            )
             raise
         except Exception as exc:  # a reply nothing foresaw (or a bug reading it): count it,
             # fall back. A bug making the request is a `RouterFault` (`backends.base.building`).
@@ -191,14 +201,18 @@ class Dispatcher:
         started: float,
         kind: str,
         status: int | None,
+        client_left: bool = False,
+        blame: str | None = None,
     ) -> None:
         """An attempt that ended before its reply was committed: the in-flight count and a
-        half-open circuit's trial are released here, whatever ended it."""
+        half-open circuit's trial are released here, whatever ended it. `blame` is the kind
+        the judges are told when not `kind`: a hang-up after the backend's silence
+        (`router.silence`), which its span then calls a failure too."""
         attempt.outcome, attempt.error_kind = "error", kind
         attempt.status = status
         attempt.duration_s = time.monotonic() - started
-        self.tracing.end(span, error=kind)
-        self._finished(attempt, backend)
+        self._end_span(span, kind, client_left and blame is None)
+        self._finished(attempt, backend, blame)
 
     async def _open(
         self,
@@ -206,13 +220,15 @@ class Dispatcher:
         backend: Backend,
         attempt: Attempt,
         started: float,
+        hold: Hold,
         headers: dict[str, str],
     ) -> Committed:
+        """Send, and hold a stream until its first token, within the attempt's deadlines.
+        `hold` is the caller's: how far the stream got when a cancellation ended it."""
         timeouts = backend.settings.timeouts
-        deadline = started + timeouts.total_s
+        deadline = hold.deadline
         budget = timeouts.first_token_s if call.stream else timeouts.total_s
         name = backend.settings.name
-        hold = Hold(timeouts.idle_s, deadline)
         try:
             async with asyncio.timeout(budget) as hold.limit:
                 reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
@@ -243,8 +259,11 @@ class Dispatcher:
                 f"{name}: no answer within {budget:g} s", backend=name, kind=kind
             ) from None
 
-    def finish_attempt(self, committed: Committed, error_kind: str | None = None) -> None:
-        """Called by the relay when the committed attempt is over."""
+    def finish_attempt(
+        self, committed: Committed, error_kind: str | None = None, client_left: bool = False
+    ) -> None:
+        """Called by the relay when the committed attempt is over. A hang-up after the commit
+        is never the backend's failure: it had sent its first token."""
         if committed.finished:
             return
         committed.finished = True
@@ -252,8 +271,19 @@ class Dispatcher:
         attempt.duration_s = time.monotonic() - committed.started
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
-        self.tracing.end(committed.span, error=error_kind)
+        self._end_span(committed.span, error_kind, client_left)
         self._finished(attempt, committed.backend)
+
+    def _end_span(self, span: Any, kind: str | None, hung_up: bool) -> None:
+        """End an attempt's span: `error.type` names what ended it, and status ERROR says
+        it failed, but not when the client's hang-up (`cancelled`) ended it. As for the
+        request span (docs/metrics.md), a trace backend's error rate then counts the
+        backends' failures, not hang-ups: the attempt spans said ERROR where the request
+        span said UNSET (found in review)."""
+        if hung_up and kind == "cancelled":
+            self.tracing.end(span, {"error.type": kind})
+        else:
+            self.tracing.end(span, error=kind)
 
     def _started(self, attempt: Attempt, backend: Backend) -> None:
         self.retirement.started(backend)
@@ -263,7 +293,9 @@ class Dispatcher:
             for judge in self.judges:
                 judge.attempt_started(attempt.backend, attempt.tier)
 
-    def _finished(self, attempt: Attempt, backend: Backend) -> None:
+    def _finished(self, attempt: Attempt, backend: Backend, blame: str | None = None) -> None:
+        """Tell the observers how the attempt ended, and the judges too, or `blame` when set:
+        what the breaker is to count where the row says otherwise (`router.silence`)."""
         name, tier, outcome, kind = (
             attempt.backend,
             attempt.tier,
@@ -274,7 +306,7 @@ class Dispatcher:
             observer.attempt_finished(name, tier, outcome, kind)
         if self.judges and not self.retirement.is_retired(backend):
             for judge in self.judges:
-                judge.attempt_finished(name, tier, outcome, kind)
+                judge.attempt_finished(name, tier, outcome, blame or kind)
         self.retirement.finished(backend)  # last: a retired backend may close now
 
 

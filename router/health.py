@@ -22,6 +22,7 @@ import httpx
 from evals.urls import joined
 from router.config import Backend as BackendSettings
 from router.policy import Circuit
+from router.silence import SILENT
 
 log = logging.getLogger("smf_router.health")
 
@@ -35,9 +36,11 @@ STILL_DOWN_LOG_S = 900.0
 # Attempt errors that say "this backend is not working" (a refused key fails every request
 # until someone fixes it). Rate limits, overload, context length and client rejections are
 # answers from a working backend; cancellation is the client's doing. Neither kind moves
-# the breaker.
+# the breaker, but a stream its client gave up on after the backend's long silence does
+# (`silent`: `router.silence`; the attempt is still recorded `cancelled`).
 FAILURE_KINDS = frozenset(
     {
+        SILENT,
         "unreachable",
         "timeout",
         "first_token_timeout",

@@ -1,0 +1,113 @@
+"""A backend that takes connections, passes `/health` and never says a word: clients that give
+up on it before `first_token_s` open its circuit (`router.silence`). Before, each such
+attempt ended `cancelled`, neutral for the breaker: every request went to the dead backend
+first, none fell back, and its circuit never opened (found in review). A hang-up before the
+silence threshold, or after the first token, stays the client's doing. Real sockets on
+127.0.0.1 (ports 18000-18999), the official `openai` SDK with its own timeout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from router import silence
+from tests.canary.servers import router, simulator
+from tests.harness import Collect, Running, RunningRouter, collected, config_for, sdk
+from tests.resilience.conftest import CODING, FAST, chat, status, until
+
+THRESHOLD = 3  # failures in a row that open a circuit
+# Open for long: the circuit stays open while the test looks at it, whatever its probes say.
+RESILIENCE = {**FAST, "failure_threshold": THRESHOLD, "open_s": 60.0, "max_open_s": 60.0}
+TIMEOUTS = {"first_token_s": 3.0, "idle_s": 3.0}  # the router's own deadline never fires
+
+
+@pytest.fixture
+def pair() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model", tokens_per_s=20) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+def _local(proxy: RunningRouter) -> dict[str, Any]:
+    backend: dict[str, Any] = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
+    return backend
+
+
+def _give_up(proxy: RunningRouter, n: int, timeout_s: float, stream: bool = True) -> None:
+    """`n` requests whose SDK gives up after `timeout_s` without an answer."""
+    client = sdk(proxy, timeout=timeout_s)
+    for _ in range(n):
+        with pytest.raises(openai.APITimeoutError):
+            client.chat.completions.create(model="coding", messages=CODING, stream=stream)
+
+
+def _all_cancelled(records: Collect, n: int) -> None:
+    """Wait for `n` records; each a hang-up (499) whose one attempt, on local, says so."""
+    until(lambda: len(records.records) >= n, what=f"{n} records")
+    for record in records.records:
+        assert (record.outcome, record.status) == ("cancelled", 499)
+        assert [(a.backend, a.error_kind) for a in record.attempts] == [("local", "cancelled")]
+
+
+def test_clients_giving_up_on_a_silent_backend_open_its_circuit(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)  # under first_token_s: the threshold
+    config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE)
+    with router(config) as proxy:
+        records = collected(proxy)
+        pair["local"].control("faults", {"fault": "no_response"})
+        _give_up(proxy, THRESHOLD, timeout_s=1.5)
+        until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
+        _all_cancelled(records, THRESHOLD)
+        metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
+        served = chat(proxy.url)
+    assert served.status_code == 200
+    assert served.headers["x-smf-backend"] == "cloud"
+    assert served.headers["x-smf-attempts"] == "1"  # local skipped, not tried again
+    assert 'smf_router_backend_up{backend="local",tier="local"} 0.0' in metrics
+
+
+def test_hang_ups_before_the_threshold_or_after_the_first_token_leave_it_closed(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An impatient client is no verdict on a backend: a stream left before the threshold, a
+    whole reply left after it (a healthy backend sends nothing of one until it is done), a
+    stream left after its first token (the backend was working)."""
+    monkeypatch.setattr(silence, "SILENT_S", 2.0)
+    config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE)
+    n = THRESHOLD + 1
+    with router(config) as proxy:
+        records = collected(proxy)
+        pair["local"].control("faults", {"fault": "no_response"})
+        _give_up(proxy, n, timeout_s=0.5)
+        _give_up(proxy, n, timeout_s=2.5, stream=False)
+        _all_cancelled(records, 2 * n)
+        pair["local"].control("faults", {"fault": None})
+        for _ in range(n):
+            with sdk(proxy).chat.completions.create(
+                model="coding", messages=CODING, stream=True, max_tokens=200
+            ) as stream:
+                next(iter(stream))  # the first chunk, then the client leaves
+        until(lambda: len(records.records) >= 3 * n, what="mid-stream hang-ups recorded")
+        local = _local(proxy)
+    assert [r.outcome for r in records.records] == ["cancelled"] * (3 * n)
+    assert (local["circuit"], local["consecutive_failures"]) == ("closed", 0)
+
+
+def test_the_threshold_is_first_token_s_capped_at_silent_s() -> None:
+    """A client that waited as long as the router's own deadline saw what it judges; a long
+    deadline (README's 60 s) waits 30 s, past an impatient Esc at 12 s."""
+    assert silence.silent_after(5.0) == 5.0
+    assert silence.silent_after(60.0) == silence.SILENT_S == 30.0
+    assert silence.silent(stream=True, opened=False, waited_s=30.0, first_token_s=60.0)
+    assert not silence.silent(stream=True, opened=False, waited_s=12.0, first_token_s=60.0)
+    assert not silence.silent(stream=True, opened=True, waited_s=59.0, first_token_s=60.0)
+    assert not silence.silent(stream=False, opened=False, waited_s=59.0, first_token_s=60.0)
