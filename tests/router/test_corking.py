@@ -20,6 +20,7 @@ class Recorder:
     def __init__(self) -> None:
         self.writes: list[bytes] = []
         self.closed = False
+        self.buffered = 0  # what the socket has not taken yet
 
     def write(self, data: bytes) -> None:
         self.writes.append(data)
@@ -31,7 +32,10 @@ class Recorder:
         self.closed = True
 
     def get_write_buffer_size(self) -> int:
-        return 0
+        return self.buffered
+
+    def get_extra_info(self, name: str) -> None:
+        return None  # no socket: no send queue to ask about
 
 
 def corked() -> tuple[CorkedTransport, Recorder]:
@@ -77,6 +81,24 @@ async def test_nothing_is_written_to_a_connection_that_went_away() -> None:
     recorder.closed = True  # the client hung up before the flush
     await asyncio.sleep(0)
     assert recorder.writes == []
+
+
+async def test_bytes_taken_grows_as_the_client_reads_even_while_more_is_written() -> None:
+    """The stall timer's measure of progress: a write landing as the buffer drains leaves
+    its size where it was, yet the client took bytes."""
+    transport, recorder = corked()
+    transport.write(b"x" * 100)
+    await asyncio.sleep(0)
+    recorder.buffered = 100  # none taken yet
+    assert transport.bytes_taken() == 0
+    transport.write(b"y" * 60)
+    await asyncio.sleep(0)
+    recorder.buffered = 100  # the client took 60 as 60 more came: the same size as before
+    assert transport.bytes_taken() == 60
+    recorder.closed = True  # nothing handed to a closed transport counts as taken
+    transport.write(b"z" * 10)
+    await asyncio.sleep(0)
+    assert transport.bytes_taken() == 60
 
 
 @pytest.fixture(scope="module")
