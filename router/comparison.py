@@ -152,14 +152,30 @@ def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
     if not isinstance(function, Mapping):  # an upstream's odd call: no name, no arguments
         function = {}
     raw = function.get("arguments")
-    if isinstance(raw, str):
-        try:
-            args: Any = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
-            args = raw.strip()
-    else:
-        args = raw or {}
-    return str(function.get("name")), args
+    args = _arguments(raw) if isinstance(raw, str) else raw or {}
+    return str(function.get("name")), _unwrapped(args)
+
+
+def _arguments(raw: str) -> Any:
+    """A call's arguments text as JSON; text that is no JSON as itself."""
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except (json.JSONDecodeError, RecursionError):
+        return raw.strip()
+
+
+def _unwrapped(args: Any) -> Any:
+    """Arguments that are no JSON object as the chat text gives them. A Messages reply over
+    chat wraps them in one, as a tool_use input must be (`wire.parse_arguments`:
+    `{"_raw_arguments": text}`, `{"value": json}`), while a shadow asked in chat has the
+    text: a small model's `{"city": Paris}` never agreed with itself (found in review). A
+    tool whose only argument is named `value` reads the same either side."""
+    if isinstance(args, dict) and len(args) == 1:
+        if isinstance(args.get("_raw_arguments"), str):
+            return _arguments(args["_raw_arguments"])
+        if "value" in args and not isinstance(args["value"], dict):
+            return args["value"]
+    return args
 
 
 def _integral(value: Any) -> Any:

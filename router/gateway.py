@@ -317,14 +317,15 @@ class Gateway:
         # Not the wall clock again: a step back (NTP) mid-request ended it before it began
         record.ended_at = record.started_at + record.duration_s
         usage = usage_of(call.api, tally.usage)
+        generated = tally.output_chars + tally.held_chars  # sent, and held back when it ended
         if usage is None and record.backend:
             usage = Usage(
                 prompt_tokens=size.estimate_prompt_tokens(call.api, call.body),
-                completion_tokens=size.estimate_tokens(tally.output_chars),
+                completion_tokens=size.estimate_tokens(generated),
                 estimated=True,
             )
         elif usage is not None and not tally.usage_final:  # a Messages stream cut short
-            estimate = max(usage.completion_tokens, size.estimate_tokens(tally.output_chars))
+            estimate = max(usage.completion_tokens, size.estimate_tokens(generated))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
         if record.backend and call.api == "responses":  # a chat backend's: the router made it

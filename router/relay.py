@@ -38,6 +38,7 @@ from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
 from router.record import CHAT_APIS, Api, Outcome, Usage
 from router.sse import DONE, event
+from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
 from router.translate.so_far import SoFar
@@ -59,6 +60,9 @@ class Tally:
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
+    # characters the model generated that the client was never sent (`Reply.held_chars`):
+    # the usage estimate counts them as well
+    held_chars: int = 0
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
     # per chat choice: which call a fragment grows (its key is the `index` a client sees)
@@ -198,6 +202,7 @@ async def relay(
         dispatcher.finish_attempt(committed, error_kind, call.client_left)
         if committed.reply.usage_estimated():
             tally.usage_final = False  # the gateway estimates it and marks it so
+        tally.held_chars = committed.reply.held_chars()
         finish(call, tally)
 
 
@@ -266,60 +271,6 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     ):
         raise Cut(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
-
-
-class Stall:
-    """Cancels the wait for the next piece once it lasts longer than that wait's limit.
-
-    Like `asyncio.timeout` around each wait, but with one timer per stream instead of one
-    armed and cancelled per piece (that was ~4 % of the router's CPU on a token-by-token
-    stream): the timer wakes at the earliest due time and re-arms itself when a piece
-    arrived since. Time spent outside a wait (writing to a slow client) never counts.
-    """
-
-    __slots__ = ("_cancelling", "_due", "_fired", "_handle", "_loop", "_task")
-
-    def __init__(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._task: asyncio.Task[Any] | None = None
-        self._handle: asyncio.TimerHandle | None = None
-        self._due = 0.0
-        self._cancelling = 0
-        self._fired = False
-
-    def arm(self, wait: float) -> None:
-        """A wait of at most `wait` seconds begins now, in the current task."""
-        task = asyncio.current_task()
-        assert task is not None
-        self._task, self._cancelling = task, task.cancelling()
-        self._due = self._loop.time() + wait
-        if self._handle is None:
-            self._handle = self._loop.call_at(self._due, self._check)
-
-    def disarm(self) -> None:
-        self._task = None
-
-    def expired(self) -> bool:
-        """Whether the CancelledError being handled came from this stall (and is undone)."""
-        if not self._fired or self._task is None:
-            return False
-        self._fired = False
-        return self._task.uncancel() <= self._cancelling
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
-
-    def _check(self) -> None:
-        self._handle = None
-        if self._task is None:
-            return  # between waits: the next `arm` sets a timer again
-        if self._loop.time() < self._due:
-            self._handle = self._loop.call_at(self._due, self._check)
-            return
-        self._fired = True
-        self._task.cancel()
 
 
 def _forward(

@@ -30,6 +30,10 @@ def _reported() -> bool:
     return False
 
 
+def _none_held() -> int:
+    return 0
+
+
 @dataclass(slots=True)
 class Reply:
     """An upstream's successful answer: a whole body, or a byte stream still arriving."""
@@ -42,6 +46,10 @@ class Reply:
     # Whether the usage in the reply is the router's estimate, not the upstream's count (a
     # Messages reply must carry one, and a chat upstream may send none); asked once it is over.
     usage_estimated: Callable[[], bool] = field(default=_reported)
+    # Characters the upstream generated that no event to the client carried (a translated
+    # tool call's input is held until its block stops); asked once it is over: a stream
+    # cut before then never sends them, and the usage estimate counts them still.
+    held_chars: Callable[[], int] = field(default=_none_held)
 
 
 class Backend(Protocol):

@@ -14,14 +14,21 @@ as one input_json_delta, the arguments as they came when they are a JSON object,
 object the whole reply gives (`wire.tool_input`: `{"_raw_arguments": "..."}` for a small
 model's `{"city": Paris}`, or for a call the token limit cut mid-JSON, whose stop reason is
 max_tokens). The `anthropic` SDK and Claude Code parse the input accumulated at every delta:
-a piece that could never parse raised mid-stream and lost the turn, recorded ok. Each piece
-held still sends an empty input_json_delta (Anthropic's own first delta of a tool_use block
-is one): a client's stream watchdog (Claude Code's aborts after minutes without an event, and
-its SDK drops `ping`s) and the time to first token still see the model generating.
+a piece that could never parse raised mid-stream and lost the turn, recorded ok. A block's
+first piece held, then one a second at most (`KEEP_ALIVE_S`), sends an empty
+input_json_delta (Anthropic's own first delta of a tool_use block is one): a client's stream
+watchdog (Claude Code's aborts after minutes without an event, and its SDK drops `ping`s)
+and the time to first token still see the model generating. One per piece was 100,031
+events (13 MB) for a 100 KB input streamed a character at a time. A stream that ends before
+the block stops (a cut, a stall, the user pressing Esc mid-Write) never sends the input it
+held, yet the model generated it: `held_chars` tells the ledger's estimate (it recorded such
+a call at ~0 output tokens).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -44,6 +51,7 @@ STOP_REASONS = {
     "function_call": "tool_use",
     "content_filter": "refusal",
 }
+KEEP_ALIVE_S = 1.0  # the least time between two empty deltas of a held tool call's input
 
 
 def stop_reason(
@@ -123,7 +131,9 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
 class MessagesStream:
     """Chat chunks in, Anthropic events out. `feed` per chunk, `end` once at [DONE]."""
 
-    def __init__(self, estimated_input: int = 0) -> None:
+    def __init__(
+        self, estimated_input: int = 0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.started = False
         self.ended = False
         self._estimated_input = estimated_input
@@ -136,6 +146,8 @@ class MessagesStream:
         self._refused = False
         self._usage: Any = None
         self._sent = 0  # characters of text and tool input sent: the output's estimate
+        self._clock = clock
+        self._alive_at: float | None = None  # the open call's last empty delta, if one went
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else [self._start(chunk)]
@@ -194,6 +206,14 @@ class MessagesStream:
         """No usage came: the counts sent are the router's estimates."""
         return self._usage is None
 
+    @property
+    def held_chars(self) -> int:
+        """Characters generated that no event carried yet: the open tool call's arguments
+        (sent at its stop, then counted as sent instead) and the pieces waiting behind it."""
+        open_ = self._blocks.open
+        held = sum(map(len, open_.pieces)) if open_ is not None and open_.key != TEXT else 0
+        return held + self._blocks.waiting_chars()
+
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self.started = True
         message: dict[str, Any] = {
@@ -219,13 +239,17 @@ class MessagesStream:
         if step == "open":
             index = block.slot = self._opened
             self._opened += 1
+            self._alive_at = None
             start = {"type": "content_block_start", "index": index, "content_block": _shell(block)}
             return [named_event("content_block_start", start)]
         out: list[bytes] = []
         if step == "piece" and block.key == TEXT:
             out.append(self._delta(block.slot, "text_delta", "text", text))
         elif step == "piece":  # held: an empty piece (Anthropic's first is one) says it grows
-            out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
+            now = self._clock()
+            if self._alive_at is None or now - self._alive_at >= KEEP_ALIVE_S:
+                self._alive_at = now
+                out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
         elif block.key != TEXT:  # a tool call's stop: its input, whole
             given = tool_input("".join(block.pieces))
             out.append(self._delta(block.slot, "input_json_delta", "partial_json", given))

@@ -127,6 +127,10 @@ class Sequencer:
         text = arguments if isinstance(arguments, str) else ""
         return self.piece(self._calls.key(call, position), text, call)
 
+    def waiting_chars(self) -> int:
+        """Characters of the pieces waiting for the open block to stop: none went out yet."""
+        return sum(len(piece) for block in self._waiting.values() for piece in block.pieces)
+
     def end(self) -> list[Step]:
         """Stop the open block, then open, fill and stop every waiting one."""
         steps = self._stop()

@@ -39,6 +39,9 @@ class ChatStream(Protocol):
     @property
     def usage_estimated(self) -> bool: ...
 
+    @property
+    def held_chars(self) -> int: ...
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
 
     def end(self) -> list[bytes]: ...
@@ -73,6 +76,7 @@ async def send(
         stream=events,
         close=reply.close,
         usage_estimated=lambda: out.usage_estimated,
+        held_chars=lambda: out.held_chars,
     )
 
 

@@ -225,6 +225,12 @@ class ResponsesStream:
         estimates it for the record)."""
         return False
 
+    @property
+    def held_chars(self) -> int:
+        """Characters generated that no event carried yet: the pieces waiting behind the
+        open item (`Sequencer`); text and arguments otherwise go out as they come."""
+        return self._blocks.waiting_chars()
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else self._start(chunk)
         if chunk.get("usage"):

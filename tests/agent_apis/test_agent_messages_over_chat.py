@@ -9,6 +9,7 @@ the ledger recorded its estimate.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,10 +22,13 @@ import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from pydantic import TypeAdapter
 
+from router.config import parse
+from router.request_size import estimate_tokens
+from router.simulator.generation import argument_pieces
 from router.translate import anthropic_reply
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import stack, stack_config
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
-from tests.harness import Running, RunningRouter, wait_until
+from tests.harness import Running, RunningRouter, router, wait_until
 
 TOOLS: Any = [
     {
@@ -160,3 +164,99 @@ def test_a_tool_call_cut_by_the_token_limit_streams_as_the_whole_reply_gives_it(
     assert snapshot is not None and snapshot.stop_reason == whole["stop_reason"] == "max_tokens"
     streamed = [b.input for b in snapshot.content if b.type == "tool_use"]
     assert streamed == [b["input"] for b in whole["content"]] == [{"_raw_arguments": cut}]
+
+
+# A call to write a file whose content is the user's one long word: one argument piece of
+# 4,000 characters (the simulator's tokens are words), held until the block stops.
+WRITE: Any = [
+    {
+        "name": "write_file",
+        "description": "Write a file",
+        "input_schema": {
+            "type": "object",
+            "properties": {"content": {"type": "string"}},
+            "required": ["content"],
+        },
+    }
+]
+LONG = "Write " + "x" * 4_000
+WRITE_ASK: Any = {
+    "tools": WRITE,
+    "tool_choice": {"type": "any"},
+    "messages": [{"role": "user", "content": LONG}],
+}
+
+
+def generated(frames: int | None = None) -> int:
+    """Characters of the call's arguments in the simulator's first `frames` argument
+    frames (all without), each one chat chunk (`argument_pieces`)."""
+    arguments = json.dumps({"content": LONG})
+    return sum(map(len, argument_pieces(arguments)[:frames]))
+
+
+@contextmanager
+def alone(servers: dict[str, Running], tmp: Path, idle_s: float) -> Iterator[RunningRouter]:
+    """The router on `cloud` without a breaker, so that failures leave no open circuit."""
+    config = stack_config(servers, tmp, ["cloud"]).model_dump()
+    config["resilience"]["enabled"] = False
+    for backend in config["backends"]:
+        backend["timeouts"]["idle_s"] = idle_s
+    with router(parse(config)) as running:
+        yield running
+
+
+@pytest.mark.parametrize(
+    ("name", "frames"),
+    [("error_event:4", 3), ("cut_stream", 1), ("stall:5", 1)],  # after the opening chunk
+)
+def test_a_stream_that_fails_mid_tool_call_records_the_input_it_held(
+    servers: dict[str, Running], tmp_path: Path, name: str, frames: int
+) -> None:
+    """The input is sent whole at the block's stop, so a stream that ends before it (an
+    error event, a cut, a stall) sent none of it; the ledger's estimate counted only what
+    was sent, and recorded 4,000 characters the model generated as 0 tokens (found in
+    review)."""
+    with alone(servers, tmp_path, 1.5) as running, fault(servers["cloud"], name):
+        with (
+            pytest.raises(anthropic.APIStatusError),
+            client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s,
+        ):
+            request_id = s.response.headers["x-request-id"]
+            for _ in s:
+                pass
+        row = ledger_row(tmp_path / "ledger", request_id)
+    assert row == ("upstream_error", row[1], estimate_tokens(generated(frames)), True)
+    assert frames == 1 or generated(frames) > 4_000  # the long word was held too
+
+
+def test_a_client_that_leaves_mid_tool_call_records_the_input_held(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """Claude Code's user pressing Esc during a long Write: the input held is counted."""
+    # the client leaves during the stall, long before the stall timer would end it
+    with alone(servers, tmp_path, 30) as running, fault(servers["cloud"], "stall:30"):
+        with client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s:
+            request_id = s.response.headers["x-request-id"]
+            for event in s:
+                if event.type == "content_block_delta":  # the first piece, held
+                    break
+        row = ledger_row(tmp_path / "ledger", request_id)
+    assert row == ("cancelled", row[1], estimate_tokens(generated(1)), True)
+
+
+def test_a_finished_tool_call_is_counted_once(
+    proxy: tuple[RunningRouter, Path], servers: dict[str, Running]
+) -> None:
+    """The input held becomes the input sent at the block's stop: counted once, as the
+    usage the client is given says."""
+    running, ledger = proxy
+    with (
+        fault(servers["cloud"], "no_usage"),
+        client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s,
+    ):
+        final = s.get_final_message()
+        request_id = s.response.headers["x-request-id"]
+    assert final.content[0].type == "tool_use" and final.content[0].input == {"content": LONG}
+    row = ledger_row(ledger, request_id)
+    assert row == ("ok", row[1], estimate_tokens(generated()), True)
+    assert final.usage.output_tokens == row[2]

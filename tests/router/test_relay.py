@@ -14,7 +14,8 @@ from router import relay as relay_module
 from router.backends.base import Reply
 from router.dispatch import Call, Committed, Dispatcher
 from router.record import Attempt, Record
-from router.relay import Stall, relay
+from router.relay import relay
+from router.stall import Stall
 from tests.harness import breaks_on_call
 
 

@@ -197,6 +197,21 @@ def test_tests_not_run_are_not_reported_as_passed() -> None:
             [_call("get_weather", {"city": "Paris"})],
             False,
         ),
+        # a Messages reply over chat wraps arguments that are no object (a tool_use input
+        # must be one); the shadow, asked in chat, has them as they came
+        (
+            [_call("f", {"_raw_arguments": '{"city": Paris}'})],
+            [_call("f", '{"city": Paris}')],
+            True,
+        ),
+        (
+            [_call("f", {"_raw_arguments": '{"city": Paris}'})],
+            [_call("f", '{"city": Rome}')],
+            False,
+        ),
+        ([_call("f", {"value": [1, 2]})], [_call("f", "[1, 2]")], True),
+        ([_call("f", {"value": "x"})], [_call("f", '"x"')], True),
+        ([_call("f", {"value": "x"})], [_call("f", '"y"')], False),
     ],
 )
 def test_tool_calls(live: list[Any], shadow: list[Any], agreed: bool) -> None:

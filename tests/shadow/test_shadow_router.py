@@ -10,6 +10,7 @@ import yaml
 
 from classifier import INTENTS
 from router import reload
+from router.config import parse
 from router.ledger import Ledger
 from tests.harness import Running, config_for, router, simulator
 from tests.shadow.shadow_status import until
@@ -163,6 +164,43 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
     assert rows[4:] == [("cloud", "local", True, "tool_call", None)] * 2
+
+
+def test_a_messages_call_whose_arguments_are_no_json_agrees_with_its_shadow(
+    tmp_path: Path,
+) -> None:
+    """A small model's `{"city": Paris}`: the live Messages reply, translated from chat,
+    carries it wrapped (`{"_raw_arguments": ...}`: a tool_use input is an object), the
+    shadow asked in chat as it came. The same call, whole or streamed, yet it never agreed
+    (found in review)."""
+    weather = {
+        **AGENT_BODIES["messages"],
+        "messages": [{"role": "user", "content": "What's the weather in Paris? Use the tool."}],
+        "tools": TOOLS_MESSAGES,
+        "tool_choice": {"type": "any"},
+    }
+    with (
+        simulator(profile="vllm", model="local-model", fault="malformed_arguments") as local,
+        simulator(profile="cloud", model="cloud-model", fault="malformed_arguments") as cloud,
+    ):
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            shadow={"rates": {"tool_calling": 1.0}},
+            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
+        ).model_dump()
+        for backend in config["backends"]:  # the live reply is translated from chat
+            backend["apis"] = ["chat"]
+        with router(parse(config)) as r:
+            for stream in (False, True):
+                reply = httpx.post(
+                    f"{r.url}/messages", json={**weather, "stream": stream}, timeout=10
+                )
+                assert reply.status_code == 200 and "_raw_arguments" in reply.text
+            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
+        assert _chats(local) == 2 and _chats(cloud) == 2
+    rows = _shadow_rows(tmp_path / "ledger")
+    assert rows == [("cloud", "local", True, "tool_call", None)] * 2
 
 
 def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
