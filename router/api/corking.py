@@ -16,8 +16,11 @@ transport's own buffer past its high-water mark, 64 KiB, the socket's send queue
 connection is checked for progress; after `CLIENT_STALL_S` in which the client's end took
 none of the router's bytes it is aborted, and the request's hang-up watcher
 (`router.api.hangup`) then cancels it, which closes the upstream and records `cancelled`.
-A client that takes some, however slowly, is not cut (`CorkedTransport.bytes_taken`: timing
-the pause alone cut a reader of 600 B/s at 60 s). An answer that fits in the kernel's
+A client that takes some is not cut (`CorkedTransport.bytes_taken`: timing the pause alone
+cut a reader of 600 B/s at 60 s), as far as its kernel tells: a full receive buffer reopens
+only once the client has read about a segment's worth, ~64 KiB on loopback (a reader of
+under ~1 KB/s there is seen taking nothing for 60 s, and cut), ~1.4 KB on a network. An
+answer that fits in the kernel's
 buffers (MBs on loopback) is never paused: it has left the router, and a client that reads
 none of it is not told from one that reads it all.
 
@@ -85,8 +88,10 @@ class CorkedTransport:
         data = pending[0] if len(pending) == 1 else b"".join(pending)
         self._pending, self._size = [], 0
         if not self._transport.is_closing():  # the client left: nobody to send it to
-            self._transport.write(data)
+            # counted first: the transport calls `pause_writing` from inside `write`, and
+            # the stall check's baseline taken there must see these bytes handed over
             self._handed += len(data)
+            self._transport.write(data)
 
     def get_write_buffer_size(self) -> int:
         return self._size + self._transport.get_write_buffer_size()

@@ -101,6 +101,25 @@ async def test_bytes_taken_grows_as_the_client_reads_even_while_more_is_written(
     assert transport.bytes_taken() == 60
 
 
+async def test_bytes_handed_count_before_the_write_that_pauses_the_protocol() -> None:
+    """A transport calls `pause_writing` from inside `write`, where the stall check takes
+    its baseline: counted after the write, the bytes it was given were missing from it, the
+    first check saw them as taken, and a client that had stopped reading was cut a stall
+    period late (found in re-review)."""
+    transport, recorder = corked()
+    seen: list[int] = []
+
+    def write_and_pause(data: bytes) -> None:
+        recorder.writes.append(data)
+        recorder.buffered += len(data)  # none of it taken: the socket is full
+        seen.append(transport.bytes_taken())  # what `pause_writing` would measure
+
+    recorder.write = write_and_pause  # type: ignore[method-assign]
+    transport.write(b"x" * 100)
+    await asyncio.sleep(0)
+    assert seen == [0] and transport.bytes_taken() == 0
+
+
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     with (
