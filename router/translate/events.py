@@ -38,11 +38,19 @@ class KeptCall:
         return "".join(self.pieces)
 
 
-_SO_FAR_EVENTS = (  # what `SoFar.see` reads besides the text and arguments deltas
-    "response.output_item.added",
-    "response.content_part.added",
-    "response.refusal.delta",
-    "response.custom_tool_call_input.delta",
+# what `SoFar.see` reads besides the text and arguments deltas: vLLM streams a reasoning
+# item's text as reasoning parts, OpenAI its summary as summary parts
+_SO_FAR_EVENTS = frozenset(
+    {
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.refusal.delta",
+        "response.custom_tool_call_input.delta",
+        "response.reasoning_part.added",
+        "response.reasoning_text.delta",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_text.delta",
+    }
 )
 
 
