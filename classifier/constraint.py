@@ -50,8 +50,8 @@ BREAKS = (
     ("？", "？\n"),
 )
 MAX_SENTENCES = 40
-_MARK = "\x00"  # its own token: the mark between sentences tokenised together
-_JOIN = f"\n{_MARK}\n"
+MARK = "\x00"  # its own token: the mark between sentences tokenised together
+JOIN = f"\n{MARK}\n"
 MIN_CHARS = 4  # CJK sentences are short: 每行五个字。 is six
 SCORE = "c:constraint"
 HIGH = "c:constraint_hi"
@@ -63,15 +63,25 @@ FORM_WORDS = frozenset(WORDS["literary_form"])
 FORM_CJK = CJK["literary_form"]
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences the detector reads: at most `MAX_SENTENCES`, none shorter than
-    `MIN_CHARS` (list markers, stray punctuation)."""
+def lines(text: str) -> list[str]:
+    """`text` cut at every sentence end: the sentences, and the short lines between them."""
     for mark, cut in BREAKS:
         if mark in text:
             text = text.replace(mark, cut)
+    return text.splitlines()
+
+
+def is_sentence(line: str) -> bool:
+    """A line the detector reads, not a list marker or stray punctuation."""
+    return len(line.strip()) >= MIN_CHARS
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences the detector reads: at most `MAX_SENTENCES`, none shorter than
+    `MIN_CHARS` (list markers, stray punctuation)."""
     out: list[str] = []
-    for part in text.splitlines():
-        if len(part.strip()) >= MIN_CHARS:
+    for part in lines(text):
+        if is_sentence(part):
             out.append(part)
             if len(out) == MAX_SENTENCES:
                 break
@@ -93,16 +103,22 @@ def each_sentence_tokens(parts: list[str]) -> list[list[str]]:
     final-sigma context of `lower` as the end of a string does), so each sentence gets
     exactly its own tokens; a text holding a NUL itself is tokenised sentence by sentence.
     """
-    if len(parts) < 2 or any(_MARK in part for part in parts):
+    if len(parts) < 2 or any(MARK in part for part in parts):
         return [sentence_tokens(part) for part in parts]
-    toks = tokens(_JOIN.join(parts))
+    each = split_at_marks(tokens(JOIN.join(parts)), len(parts))
+    return [list(dict.fromkeys(toks)) for toks in each]
+
+
+def split_at_marks(toks: list[str], texts: int) -> list[list[str]]:
+    """The tokens of `texts` texts joined by `JOIN`, one list per text (a NUL in the texts
+    themselves would cut one in two: the caller checks there is none)."""
     out: list[list[str]] = []
     start = 0
-    for _ in range(len(parts) - 1):
-        end = toks.index(_MARK, start)
-        out.append(list(dict.fromkeys(toks[start:end])))
+    for _ in range(texts - 1):
+        end = toks.index(MARK, start)
+        out.append(toks[start:end])
         start = end + 1
-    out.append(list(dict.fromkeys(toks[start:])))
+    out.append(toks[start:])
     return out
 
 
@@ -147,21 +163,39 @@ class ConstraintDetector:
         total = 0.0
         fired = 0
         cache = self.token_cache
-        for tok in toks:
-            hit = cache.get(tok)  # inline: a method call per token cost a tenth of a request
-            weight, n = hit if hit is not None else self._token(tok)
-            total += weight
-            fired += n
+        try:  # inline, and a subscript: `get` per token cost a fifth more on long messages
+            for tok in toks:
+                weight, n = cache[tok]
+                total += weight
+                fired += n
+        except KeyError:  # a token met for the first time, or one too long to keep
+            total, fired = self._sums(toks)
         z = self.bias + (total / math.sqrt(fired) if fired else 0.0)
         return 1.0 / (1.0 + math.exp(-z))
+
+    def _sums(self, toks: list[str]) -> tuple[float, int]:
+        """The summed weight and the firings of `toks`, added in the same order as
+        `_probability` adds them, each token's looked up or learnt."""
+        total = 0.0
+        fired = 0
+        for tok in toks:
+            weight, n = self._token(tok)
+            total += weight
+            fired += n
+        return total, fired
 
     def strongest(self, text: str) -> Verdict:
         """The highest sentence probability in `text`, that sentence, whether a sentence
         names a literary form (read from the same tokens: no second pass over the text), and
         whether the answer head calls that sentence an answer directive."""
-        best, where, form, best_toks = 0.0, "", False, []
         parts = sentences(text)
-        for sentence, toks in zip(parts, each_sentence_tokens(parts), strict=True):
+        return self.judge(text, parts, each_sentence_tokens(parts))
+
+    def judge(self, text: str, parts: list[str], each_toks: list[list[str]]) -> Verdict:
+        """`strongest(text)` from its sentences `parts` and their `sentence_tokens`, when
+        the caller has them already (`classifier.reading`)."""
+        best, where, form, best_toks = 0.0, "", False, []
+        for sentence, toks in zip(parts, each_toks, strict=True):
             form = form or not FORM_WORDS.isdisjoint(toks)
             p = self._probability(toks)
             if p > best:

@@ -122,6 +122,9 @@ _ANSWER_PHRASES = (
     "the correct option",
     "the correct answer",
 )
+# English letters and the space, the rarest first (`_keyed`)
+_RAREST_FIRST = "zqxjkvbpygfwmucldrhsnioate "
+Needles = tuple[tuple[str, str], ...]  # (the needle's rarest character, the needle)
 HEAD_TOKENS = 160
 TAIL_TOKENS = 40
 SHAPE_CHARS = 1200
@@ -133,12 +136,20 @@ SHAPE_CHARS = 1200
 LEXICAL = ("w:", "p:", "m:")
 
 
-def _by_first_word(phrases: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    out: dict[str, tuple[str, ...]] = {}
+def _by_first_word(phrases: tuple[str, ...]) -> dict[str, Needles]:
+    out: dict[str, Needles] = {}
     for phrase in phrases:
         first = tokens(phrase)[0]
-        out[first] = (*out.get(first, ()), phrase)
+        out[first] = (*out.get(first, ()), *_keyed((phrase,)))
     return out
+
+
+def _keyed(needles: tuple[str, ...]) -> Needles:
+    """Each needle with its rarest character (anything but a lower-case letter or a space,
+    else the rarest letter), which `_present` looks for first: one fast C scan for a
+    character skips the slower search for the needle in most texts, and the hints and
+    phrases are searched in every request (a sixth of a long English message's time)."""
+    return tuple((min(needle, key=_RAREST_FIRST.find), needle) for needle in needles)
 
 
 def tokens(text: str) -> list[str]:
@@ -167,6 +178,16 @@ def tokens(text: str) -> list[str]:
 
 
 _FORMAT_FIRST = _by_first_word(_FORMAT_PHRASES)
+_HINTS = (
+    ("code", _keyed(_CODE_HINTS)),
+    ("trace", _keyed(_TRACE_HINTS)),
+    ("count", _keyed(_COUNT_HINTS)),
+)
+_ANSWER_KEYED = _keyed(_ANSWER_PHRASES)
+_CJK_BY_FIRST: dict[str, list[tuple[str, str]]] = {}  # first character -> (concept, word)
+for _concept, _words in CJK.items():
+    for _word in _words:
+        _CJK_BY_FIRST.setdefault(_word[0], []).append((_concept, _word))
 
 
 def _bucket(n: int) -> int:
@@ -179,12 +200,12 @@ def _format_cues(low: str, words: set[str]) -> int:
     return _present(low, [p for w in words & _FORMAT_FIRST.keys() for p in _FORMAT_FIRST[w]])
 
 
-def _present(text: str, needles: Iterable[str]) -> int:
-    """How many of `needles` occur in `text`. A plain loop: in CPython 3.11 it takes a third
-    fewer instructions than sum() over a generator or over map(text.__contains__)."""
+def _present(text: str, needles: Iterable[tuple[str, str]]) -> int:
+    """How many of `needles` (`_keyed`) occur in `text`. A plain loop: in CPython 3.11 it
+    takes a third fewer instructions than sum() over a generator or over map()."""
     n = 0
-    for needle in needles:
-        if needle in text:
+    for rarest, needle in needles:
+        if rarest in text and needle in text:
             n += 1
     return n
 
@@ -204,7 +225,7 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
         n = _occurrences(text, chars)
         if n:
             feats[f"f:{name}{min(_bucket(n), 4)}"] = 1.0
-    for name, hints in (("code", _CODE_HINTS), ("trace", _TRACE_HINTS), ("count", _COUNT_HINTS)):
+    for name, hints in _HINTS:
         n = _present(text, hints)
         if n:
             feats[f"f:{name}{min(n, 3)}"] = 1.0
@@ -213,7 +234,7 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
     if n:
         feats[f"f:format{min(n, 6)}"] = 1.0
         feats["m:format"] = math.sqrt(n)
-    if _present(low, _ANSWER_PHRASES):
+    if _present(low, _ANSWER_KEYED):
         feats["m:answer"] = 1.0
     if _EQUATION.search(text[:600]):
         feats["f:equation"] = 1.0
@@ -221,9 +242,24 @@ def _shape(text: str, feats: dict[str, float], words: set[str]) -> None:
         feats["f:asks"] = 1.0
     if not text.isascii() and _CJK_CHARS.search(text):
         feats["f:cjk"] = 1.0
-        for concept, cjk_words in CJK.items():
-            if any(w in text for w in cjk_words):
+        found = _cjk_concepts(text)
+        for concept in CJK:  # in the table's order, as the features were always added
+            if concept in found:
                 feats["m:" + concept] = feats.get("m:" + concept, 0.0) + 1.0
+
+
+def _cjk_concepts(text: str) -> set[str]:
+    """The concepts whose CJK words occur in `text`. A word is searched for only when its
+    first character occurs (one fast C scan, shared by the words that begin with it):
+    searching all ~90 words of `CJK` in a CJK text, each a slower two-character search, was
+    a sixth of a long Chinese message's time (docs/benchmarks.md, 2026-12-03)."""
+    found: set[str] = set()
+    for first, words in _CJK_BY_FIRST.items():
+        if first in text:
+            for concept, word in words:
+                if concept not in found and word in text:
+                    found.add(concept)
+    return found
 
 
 def read_tokens(text: str, head: int, tail: int) -> list[str]:
@@ -231,10 +267,18 @@ def read_tokens(text: str, head: int, tail: int) -> list[str]:
     of a long text, e.g. a system prompt, is not even tokenised)."""
     if not tail:  # `toks[-0:]` would be every token again
         return tokens(text[: head * 16])[:head]
-    toks = tokens(text)
+    return head_and_tail(tokens(text), head, tail)
+
+
+def head_and_tail(toks: list[str], head: int, tail: int) -> list[str]:
+    """The first `head` and last `tail` (at least one) of a text's tokens `toks`."""
     return toks if len(toks) <= head + tail else toks[:head] + toks[-tail:]
 
 
+# word -> the concept features (`m:`) it names
+CONCEPT_FEATURES: dict[str, tuple[str, ...]] = {
+    w: tuple("m:" + c for c in cs) for w, cs in WORD_CONCEPT.items()
+}
 # token -> the features it fires (word, 5-char prefix) and the concepts it names. Real
 # traffic repeats a small vocabulary, so the string work happens once per word per process.
 _TOKEN_CACHE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
@@ -264,7 +308,7 @@ def token_entry(tok: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     entry = _TOKEN_CACHE.get(tok)
     if entry is None:
         fired = ("w:" + tok, "p:" + tok[:5]) if len(tok) > 5 else ("w:" + tok,)
-        entry = (fired, tuple("m:" + c for c in WORD_CONCEPT.get(tok, ())))
+        entry = (fired, CONCEPT_FEATURES.get(tok, ()))
         remember(_TOKEN_CACHE, tok, entry)
     return entry
 

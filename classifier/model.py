@@ -75,11 +75,9 @@ class IntentModel:
     # vocabulary indices of the features read from words (`features.LEXICAL`): a request
     # with none of them gave the model nothing it learnt to read
     lexical: frozenset[int] = field(init=False, repr=False, compare=False)
-    # token -> (vocabulary indices of its word/prefix features, its concepts); filled by
-    # `classifier.fast` as tokens are met
-    token_index: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = field(
-        init=False, repr=False, compare=False
-    )
+    # token -> vocabulary indices of its word/prefix features; filled by `classifier.fast`
+    # as tokens are met
+    token_index: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
     # (text, head) -> indexed features of a conversation's first user message or system
     # prompt, which an agent resends unchanged on every turn; filled by `classifier.fast`
     context_index: dict[tuple[str, int], dict[int, float]] = field(

@@ -227,7 +227,9 @@ has about four characters to one, so a long Chinese message was read to about fo
 the tokens of an English one: 0.48 ms CPU p50 to classify, against 0.21 ms for an English
 one at the bound (the 0.2 ms target; docs/benchmarks.md). Counted in bytes of UTF-8, as
 tokenisers count, the bound reads a third as many CJK characters and ASCII text as before
-(it is never encoded): the long Chinese message takes 0.33 ms. Training now reads its rows
+(it is never encoded): the long Chinese message takes 0.33 ms (0.22-0.23 ms, and the
+English one 0.17 ms, since one tokenisation serves the features and the constraint
+detector, no output changed; docs/benchmarks.md, 2026-12-03). Training now reads its rows
 through the same clip (it read them whole): 298 training rows are cut differently (233
 Chinese WritingBench rows, 64 long team rows stored unclipped, 1 more), and 21 held-out
 rows (English HelloBench texts with typographic

@@ -36,22 +36,26 @@ _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
 
 def clip(text: str, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> str:
     """Keep a bounded head and tail, in bytes of UTF-8: the ask is usually at the start or
-    the end. ASCII text (most requests) is never encoded."""
-    if len(text) <= head + tail and (text.isascii() or _size(text) <= head + tail):
+    the end. ASCII text (most requests) is never encoded; text of up to head + tail
+    characters is encoded once, and cut from that encoding."""
+    if len(text) > head + tail:  # over the bound whatever the script: encode only the ends
+        return f"{_head(text, head)}\n…\n{_tail(text, tail)}"
+    if text.isascii():
         return text
-    return f"{_head(text, head)}\n…\n{_tail(text, tail)}"
-
-
-def _size(text: str) -> int:
-    return len(text.encode(errors="surrogatepass"))
+    raw = text.encode(errors="surrogatepass")
+    if len(raw) <= head + tail:
+        return text
+    return f"{_head_of(raw, head)}\n…\n{_tail_of(raw, tail)}"
 
 
 def _head(text: str, size: int) -> str:
     """The longest start of `text` within `size` bytes."""
     part = text[:size]
-    if part.isascii():
-        return part
-    raw = part.encode(errors="surrogatepass")
+    return part if part.isascii() else _head_of(part.encode(errors="surrogatepass"), size)
+
+
+def _head_of(raw: bytes, size: int) -> str:
+    """The longest start of the UTF-8 text `raw` within `size` bytes, decoded."""
     cut = min(size, len(raw))
     while cut < len(raw) and _continues(raw[cut]):  # not inside a character
         cut -= 1
@@ -61,9 +65,11 @@ def _head(text: str, size: int) -> str:
 def _tail(text: str, size: int) -> str:
     """The longest end of `text` within `size` bytes."""
     part = text[-size:]
-    if part.isascii():
-        return part
-    raw = part.encode(errors="surrogatepass")
+    return part if part.isascii() else _tail_of(part.encode(errors="surrogatepass"), size)
+
+
+def _tail_of(raw: bytes, size: int) -> str:
+    """The longest end of the UTF-8 text `raw` within `size` bytes, decoded."""
     start = max(0, len(raw) - size)
     while start < len(raw) and _continues(raw[start]):
         start += 1
@@ -189,7 +195,9 @@ def view(body: object) -> RequestView:
     messages = _messages(body)
     first_msg, latest_msg = _user_messages(messages)
     latest = content_text(latest_msg.get("content")) if isinstance(latest_msg, dict) else ""
-    first = content_text(first_msg.get("content")) if isinstance(first_msg, dict) else ""
+    first = ""  # the first user message, unless it is the latest (not clipped again)
+    if first_msg is not latest_msg and isinstance(first_msg, dict):
+        first = content_text(first_msg.get("content"))
     system = body.get("system") if isinstance(body.get("system"), str) else ""
     if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
         system = content_text(messages[0].get("content"))
@@ -200,7 +208,7 @@ def view(body: object) -> RequestView:
         tools, tool_choice = _legacy_tools(body, tools, tool_choice)
     return RequestView(
         latest=latest,
-        first="" if first_msg is latest_msg else first,
+        first=first,
         system=str(system)[:SYSTEM_CHARS],
         tool_text=_tool_text(tools),
         has_tools=bool(tools) and tool_choice != "none",
