@@ -69,6 +69,21 @@ def saturation(
     return "queue" if expected_wait(waiting, slots, load.service_s) > max_wait_s else None
 
 
+def queued(limit: int | None, load: Load, now: float, fresh_s: float) -> bool:
+    """Whether a live attempt on this backend may be waiting in its queue
+    (`router.silence.Life`): the others, live or the router's own, fill its configured
+    concurrency, or its last poll, fresh, counts requests waiting (vLLM sends a queued stream
+    its headers alone). Unlike `saturation`, the attempt asking is not counted (a backend
+    with `max_concurrency: 1` would always seem full to its one request) and any queue is
+    one, however short: the question is whether a silence is explained, not where to send."""
+    if limit is not None and load.inflight - 1 + load.replays >= limit:
+        return True
+    polled = load.polled
+    if polled is None or now - load.polled_at > fresh_s:
+        return False
+    return (polled.waiting or 0.0) > 0
+
+
 class Capacity:
     """In-flight counts (an attempt judge), service times, polled gauges, windows.
 
@@ -146,6 +161,9 @@ class Capacity:
     def saturated(self, settings: BackendSettings, max_wait_s: float, fresh_s: float) -> str | None:
         load = self.load(settings.name)
         return saturation(settings.max_concurrency, load, self.clock(), max_wait_s, fresh_s)
+
+    def queued(self, settings: BackendSettings, fresh_s: float) -> bool:
+        return queued(settings.max_concurrency, self.load(settings.name), self.clock(), fresh_s)
 
 
 def metrics_url(settings: BackendSettings) -> str | None:

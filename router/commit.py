@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +22,10 @@ import orjson
 from router.errors import Cut, Malformed, UpstreamError
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
+from router.silence import shows_work
 from router.sse import DONE
 from router.translate import events
+from router.translate.pairing import native
 from router.upstream_errors import in_band, misshapen, unfinished
 
 if TYPE_CHECKING:
@@ -35,12 +38,20 @@ class Hold:
     event; once it opened, the wait is for its first token, and what bounds it is the gap
     between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
     reasons for minutes streams reasoning the Messages and Responses translators drop, and
-    it is working, not late (found in review)."""
+    it is working, not late (found in review). `working` says an event showed the engine at
+    work on the request (`router.silence.shows_work`), and `heard` is told so each time."""
 
     idle_s: float
     deadline: float
     limit: asyncio.Timeout | None = None
     opened: bool = False
+    working: bool = False
+    heard: Callable[[], None] = lambda: None
+
+    def worked(self) -> None:
+        """An event showed the engine at work (its first output or end included)."""
+        self.working = True
+        self.heard()
 
     def alive(self) -> None:
         """A piece arrived after the stream opened: the next may take up to `idle_s`."""
@@ -56,6 +67,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
+    translated = not native(api, committed.backend.settings)
     try:
         async for piece in reply.stream:
             hold.alive()
@@ -63,10 +75,15 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
             found = list(committed.events.feed(piece))
             committed.first_events.extend(found)
             for _, data in found:
-                if data is not None:
-                    if _check_first(data, name, api):
-                        return
-                    hold.opened = True
+                if data is None:
+                    continue
+                obj = _check_first(data, name, api)
+                if obj is None:
+                    hold.worked()
+                    return
+                hold.opened = True
+                if shows_work(api, translated, obj):
+                    hold.worked()
             if len(committed.first_events) > MAX_HELD_EVENTS:
                 return  # held in memory until the commit: a bound, not a decision
     except UpstreamError:
@@ -86,11 +103,12 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     raise Cut(f"{name}: stream ended before its first token", backend=name)
 
 
-def _check_first(data: bytes, name: str, api: Api) -> bool:
-    """Raises for an event that fails the attempt; True when the event decides it (the
-    stream may be committed), False for a chat chunk that carries nothing yet."""
+def _check_first(data: bytes, name: str, api: Api) -> dict[str, Any] | None:
+    """Raises for an event that fails the attempt; None when the event decides it (the
+    stream may be committed), else the event (an opener, a chat chunk that carries nothing
+    yet)."""
     if data == DONE:
-        return True
+        return None
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -105,7 +123,7 @@ def _check_first(data: bytes, name: str, api: Api) -> bool:
     stopped = misshapen(obj, name) or unfinished(obj, name) if api in CHAT_APIS else None
     if stopped is not None:  # before the commit: the next backend may answer
         raise stopped
-    return carries_output(api, obj) or _ends(api, obj)
+    return None if carries_output(api, obj) or _ends(api, obj) else obj
 
 
 MAX_HELD_EVENTS = 10_000

@@ -9,6 +9,7 @@ error. A plan whose every backend was skipped is refused as `router.refusals` sa
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import time
@@ -34,7 +35,7 @@ from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import named_as_sent, nothing_tried
 from router.request_size import output_limit
 from router.retirement import Retirement
-from router.silence import SILENT, silent
+from router.silence import SILENT, Life, silent
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
@@ -102,6 +103,7 @@ class Dispatcher:
         tracing: Tracing | None = None,
         judges: list[AttemptObserver] | None = None,
         retirement: Retirement | None = None,
+        life: Life | None = None,
     ) -> None:
         self.backends = backends
         self.observers: list[AttemptObserver] = observers if observers is not None else []
@@ -109,6 +111,7 @@ class Dispatcher:
         self.tracing = tracing or Tracing.disabled()
         # Shared by the dispatchers a reload makes: attempts on old backends count there.
         self.retirement = retirement if retirement is not None else Retirement()
+        self.life = life if life is not None else Life()  # shared too: which backends showed life
 
     async def execute(self, call: Call) -> Committed:
         """Try the plan's backends in order; return the first that commits, else raise."""
@@ -154,7 +157,8 @@ class Dispatcher:
         call.record.attempts.append(attempt)
         started = time.monotonic()
         timeouts = settings.timeouts
-        hold = Hold(timeouts.idle_s, started + timeouts.total_s)
+        heard = functools.partial(self.life.heard, backend)
+        hold = Hold(timeouts.idle_s, started + timeouts.total_s, heard=heard)
         self._started(attempt, backend)
         span = self.tracing.start_attempt(call.span, settings)
         headers = call.headers
@@ -174,10 +178,12 @@ class Dispatcher:
             raise
         except asyncio.CancelledError:
             # The client's hang-up is neutral for the breaker, unless the backend had said
-            # nothing for so long that the silence is its failure (`router.silence`).
+            # nothing for so long that the silence is its failure (`router.silence`), and
+            # was not busy with others meanwhile.
             waited = time.monotonic() - started
-            dead = silent(call.stream, hold.opened, waited, timeouts.first_token_s)
-            blame = SILENT if call.client_left and dead else None
+            dead = silent(call.stream, hold.working, waited, timeouts.first_token_s)
+            dead = dead and call.client_left and not self.life.busy(backend, started)
+            blame = SILENT if dead else None
             self._failed(
                 backend, attempt, span, started, "cancelled", None, call.client_left, blame
             )
@@ -191,6 +197,8 @@ class Dispatcher:
                 backend=settings.name,
             ) from None
         committed.span = span
+        if committed.pieces is not None:  # what the relay reads shows the backend at work
+            committed.pieces = self.life.relayed(backend, committed.pieces)
         return committed
 
     def _failed(

@@ -192,6 +192,7 @@ class Reloader:
             old.dispatcher.tracing,
             old.dispatcher.judges,
             old.dispatcher.retirement,
+            old.dispatcher.life,
         )
         gateway = Gateway(
             config,

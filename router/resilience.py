@@ -82,6 +82,10 @@ class Resilience:
         rs = self.settings
         return self.capacity.saturated(settings, rs.max_queue_wait_s, 3 * rs.capacity_poll_s)
 
+    def queued(self, settings: BackendSettings) -> bool:
+        """Whether a live attempt on the backend may wait in its queue (`Capacity.queued`)."""
+        return self.capacity.queued(settings, 3 * self.settings.capacity_poll_s)
+
     def states(self) -> Mapping[str, BackendState]:
         """With when a skipped backend may serve again: its open circuit's next trial, and
         for a gated one the end of its next canary round (the 503 of a request none can serve
@@ -347,6 +351,8 @@ def install(components: Components) -> None:
     components.gateway.dispatcher.judges.append(resilience)
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     components.gateway.dispatcher.judges.append(resilience.health)
+    # A backend that queues is busy, not silent: its queued streams' hang-ups are no failure.
+    components.gateway.dispatcher.life.queues.append(resilience.queued)
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
     components.status_sections["resilience"] = resilience.status

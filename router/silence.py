@@ -6,14 +6,26 @@ only when a client waits that long. Clients give up sooner (a person pressing Es
 Code, an SDK's timeout), and a hang-up is the client's doing, neutral for the breaker: every
 request went to the dead backend first, none fell back, its circuit never opened and
 `smf_router_backend_up` stayed 1 (found in review). So a streamed attempt its client left
-after waiting `silent_after` with nothing from the backend that the first-token deadline
-would count (no event yet) counts for the breaker as the backend's failure, kind `SILENT`.
-The request is still `cancelled` (499) and the attempt's row and metrics still say
-`cancelled`: that is what ended them; only the breaker's verdict (and the attempt span's
-status, `router.dispatch`) differs.
+after waiting `silent_after` with nothing from the backend that shows its engine at work on
+the request (`shows_work`) counts for the breaker as the backend's failure, kind `SILENT`,
+unless the backend is evidently alive or busy (`Life.busy`): silence is judged only of a
+backend silent to everyone, with no queue it reports. The request is still `cancelled`
+(499) and the attempt's row and metrics still say `cancelled`: that is what ended them; only
+the breaker's verdict (and the attempt span's status, `router.dispatch`) differs.
 """
 
 from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from router.record import CHAT_APIS, Api
+
+if TYPE_CHECKING:
+    from router.backends.base import Backend
+    from router.config import Backend as BackendSettings
 
 # The kind the breaker is told (`router.health.FAILURE_KINDS`), named in the log line of the
 # opening: not `first_token_timeout`, a deadline that did not fire.
@@ -38,11 +50,68 @@ def silent_after(first_token_s: float) -> float:
     return min(first_token_s, SILENT_S)
 
 
-def silent(stream: bool, opened: bool, waited_s: float, first_token_s: float) -> bool:
-    """Whether an attempt its client left after `waited_s` counts as its backend's failure:
-    a stream with no event yet (`Hold.opened` false; headers alone, which vLLM sends before
-    prefill, are no answer), after at least `silent_after(first_token_s)`. Never a whole
-    reply: a healthy backend sends nothing of one until it is complete (a long answer takes
-    minutes, bounded by `total_s` alone), so its silence is how an answer looks. Never a
-    stream after its first event: the backend was working when the client left."""
-    return stream and not opened and waited_s >= silent_after(first_token_s)
+def silent(stream: bool, working: bool, waited_s: float, first_token_s: float) -> bool:
+    """Whether an attempt its client left after `waited_s` counts as its backend's failure
+    (unless `Life.busy` excuses it): a stream that showed nothing of its engine at work yet
+    (`Hold.working` false: headers, keep-alive comments and openers are no answer), after at
+    least `silent_after(first_token_s)`. Never a whole reply: a healthy backend sends nothing
+    of one until it is complete (a long answer takes minutes, bounded by `total_s` alone), so
+    its silence is how an answer looks. Never a stream after its engine showed work: the
+    backend was working when the client left."""
+    return stream and not working and waited_s >= silent_after(first_token_s)
+
+
+def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
+    """Whether a held stream event (a parsed `data:` object before the first output or end,
+    which show it anyway: `router.commit`) shows the engine at work on the request.
+
+    A chat chunk with a choice does, a role-only one too: vLLM (as llama.cpp and SGLang)
+    sends it with the engine's first output, and the chat API has no opener a server sends
+    before; a chunk without one (Azure's prompt-filter results) comes before generation.
+    Every event translated from a chat backend's stream comes from such a chunk (its
+    `message_start` from the role chunk; a reasoning model's thinking, which the translators
+    drop, follows it). A native Messages or Responses event before the first output does
+    not: servers open those streams before the engine takes the request up, one waiting in
+    a full vLLM's queue included (Anthropic's `message_start` and `ping`s, vLLM's
+    `response.created` and `response.in_progress`), and a block or an item opens empty
+    before its first delta. A model reasoning unseen behind an open item (OpenAI's hidden
+    reasoning) is taken for silent then; its backend's other answers excuse it (`Life`)."""
+    if translated:
+        return True
+    return api in CHAT_APIS and bool(obj.get("choices"))
+
+
+class Life:
+    """Evidence that a backend is alive or busy, against which a silence proves nothing:
+    when any stream on it last showed its engine at work, and the sources (`queues`: the
+    capacity tracker, `Capacity.queued`) that say a request sent there now may wait in its
+    queue. A vLLM with `max-num-seqs` full sends a queued stream its headers alone, and
+    clients giving up on such streams opened the circuit of a backend streaming other
+    answers (found in re-review): an overloaded backend is a working one. Kept per backend
+    object, so a reload that re-points a backend starts its evidence over; shared by the
+    dispatchers a reload makes."""
+
+    def __init__(self) -> None:
+        self._heard: weakref.WeakKeyDictionary[Backend, float] = weakref.WeakKeyDictionary()
+        self.queues: list[Callable[[BackendSettings], bool]] = []
+
+    def heard(self, backend: Backend) -> None:
+        """A stream on `backend` showed its engine at work, now."""
+        self._heard[backend] = time.monotonic()
+
+    async def relayed(self, backend: Backend, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """The rest of a committed stream (its engine has shown work), marking `backend`
+        heard at each piece with an event in it; a keep-alive comment (or an empty piece of a
+        translated stream) is no output."""
+        async for piece in pieces:
+            if b"data:" in piece:
+                self._heard[backend] = time.monotonic()
+            yield piece
+
+    def busy(self, backend: Backend, since: float) -> bool:
+        """Whether `backend` is evidently alive or busy for an attempt started at `since`
+        (monotonic): a stream on it showed work since, or a source says it queues."""
+        heard = self._heard.get(backend)
+        if heard is not None and heard > since:
+            return True
+        return any(queued(backend.settings) for queued in self.queues)

@@ -107,7 +107,7 @@ def test_the_threshold_is_first_token_s_capped_at_silent_s() -> None:
     deadline (README's 60 s) waits 30 s, past an impatient Esc at 12 s."""
     assert silence.silent_after(5.0) == 5.0
     assert silence.silent_after(60.0) == silence.SILENT_S == 30.0
-    assert silence.silent(stream=True, opened=False, waited_s=30.0, first_token_s=60.0)
-    assert not silence.silent(stream=True, opened=False, waited_s=12.0, first_token_s=60.0)
-    assert not silence.silent(stream=True, opened=True, waited_s=59.0, first_token_s=60.0)
-    assert not silence.silent(stream=False, opened=False, waited_s=59.0, first_token_s=60.0)
+    assert silence.silent(stream=True, working=False, waited_s=30.0, first_token_s=60.0)
+    assert not silence.silent(stream=True, working=False, waited_s=12.0, first_token_s=60.0)
+    assert not silence.silent(stream=True, working=True, waited_s=59.0, first_token_s=60.0)
+    assert not silence.silent(stream=False, working=False, waited_s=59.0, first_token_s=60.0)

@@ -1,0 +1,204 @@
+"""A silence is judged only of a backend silent to everyone, with no queue it reports
+(`router.silence.Life`), and only by events that show its engine at work
+(`router.silence.shows_work`). A vLLM whose `max-num-seqs` is full sends a queued stream its
+headers alone: three clients giving up on such streams opened the circuit of a backend
+streaming another answer all along (found in re-review). And servers that open a Messages or
+Responses stream before generating (Anthropic, vLLM's Responses) made every hang-up on them
+neutral. Real sockets on 127.0.0.1 (ports 18000-18999); client timeouts stand for impatient
+people, `SILENT_S` patched small stands for 30 s."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from router import silence
+from router.config import parse
+from tests.canary.servers import router, simulator
+from tests.harness import Running, RunningRouter, collected, config_for, sdk
+from tests.resilience.conftest import CODING, FAST, status, until
+
+PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
+RESILIENCE = {**FAST, "open_s": 60.0, "max_open_s": 60.0}  # an opened circuit stays open
+TIMEOUTS = {"first_token_s": 60.0, "idle_s": 60.0, "total_s": 120.0}
+
+
+def _local(proxy: RunningRouter) -> dict[str, Any]:
+    backend: dict[str, Any] = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
+    return backend
+
+
+def _give_up(proxy: RunningRouter, n: int, timeout_s: float) -> None:
+    """`n` private streams whose SDK gives up after `timeout_s` with nothing received."""
+    client = sdk(proxy, timeout=timeout_s)
+    for _ in range(n):
+        with pytest.raises(openai.APITimeoutError):
+            client.chat.completions.create(
+                model="coding", messages=CODING, stream=True, max_tokens=5, extra_headers=PRIVATE
+            )
+
+
+def _config(servers: dict[str, Running], tmp_path: Path, metrics_read: bool) -> Any:
+    data = config_for(servers, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE).model_dump(
+        mode="json"
+    )
+    if not metrics_read:  # a JSON page, no vLLM gauges: the router learns no queue
+        data["backends"][0]["metrics_url"] = f"{servers['local'].url}/models"
+    return parse(data)
+
+
+@pytest.mark.parametrize("metrics_read", [True, False], ids=["metrics", "no_metrics"])
+def test_queued_streams_of_a_busy_vllm_leave_its_circuit_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, metrics_read: bool
+) -> None:
+    """One long stream fills `max-num-seqs`; three more queue behind it, their clients
+    leaving past the threshold. Without the router's poll of `/metrics` (its queue unseen),
+    the long stream's output alone shows the backend at work."""
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    with (
+        simulator(profile="vllm", model="local-model", tokens_per_s=4, max_num_seqs=1) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers = {"local": local, "cloud": cloud}
+        with router(_config(servers, tmp_path, metrics_read)) as proxy:
+            records = collected(proxy)
+            streaming, leave = threading.Event(), threading.Event()
+
+            def long_one() -> None:
+                with sdk(proxy, timeout=60).chat.completions.create(
+                    model="coding",
+                    messages=CODING,
+                    stream=True,
+                    max_tokens=400,
+                    extra_headers=PRIVATE,
+                ) as stream:
+                    for _ in stream:
+                        streaming.set()
+                        if leave.is_set():
+                            return
+
+            runner = threading.Thread(target=long_one)
+            runner.start()
+            try:
+                assert streaming.wait(30), "the long stream never began"
+                _give_up(proxy, 3, timeout_s=1.5)
+                until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
+                local_state = _local(proxy)
+                metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
+            finally:
+                leave.set()  # its client leaves mid-stream: the slot is free again
+                runner.join(60)
+            served = httpx.post(
+                f"{proxy.url}/chat/completions",
+                json={"model": "coding", "messages": CODING, "max_tokens": 5},
+                headers=PRIVATE,
+                timeout=60,
+            )
+    assert [(r.outcome, r.status) for r in records.records[:3]] == [("cancelled", 499)] * 3
+    assert (local_state["circuit"], local_state["consecutive_failures"]) == ("closed", 0)
+    assert served.status_code == 200
+    assert 'smf_router_backend_up{backend="local",tier="local"} 1.0' in metrics
+
+
+def test_a_queue_the_backend_reports_excuses_a_silence_seen_by_everyone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing streams at all: the one running request is in a long prefill (headers only
+    after 60 s), and vLLM's `/metrics` counts the others waiting behind it."""
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    with (
+        simulator(profile="vllm", model="local-model", max_num_seqs=1) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        resilience = {**RESILIENCE, "capacity_poll_s": 0.5}  # a poll fresh for 1.5 s
+        config = config_for(
+            {"local": local, "cloud": cloud}, tmp_path, timeouts=TIMEOUTS, resilience=resilience
+        )
+        with router(config) as proxy:
+            records = collected(proxy)
+            local.control("faults", {"fault": "slow_first_token:60"})
+            with _sent(proxy, "/chat/completions", {"messages": CODING, "stream": True}):
+                until(lambda: local.stats()["running"] == 1, what="the prefill running")
+                _give_up(proxy, 3, timeout_s=2.5)
+                until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
+                local_state = _local(proxy)
+    assert (local_state["circuit"], local_state["consecutive_failures"]) == ("closed", 0)
+
+
+@contextmanager
+def _sent(proxy: RunningRouter, path: str, body: dict[str, Any]) -> Iterator[None]:
+    """A private request sent on a socket of its own, left when the block ends."""
+    data = json.dumps({"model": "coding", **body}).encode()
+    url = httpx.URL(proxy.url + path)
+    head = (
+        f"POST {url.raw_path.decode()} HTTP/1.1\r\nhost: {url.host}:{url.port}\r\n"
+        f"content-type: application/json\r\nx-smf-private: true\r\n"
+        f"content-length: {len(data)}\r\n\r\n"
+    )
+    with socket.create_connection((url.host, url.port or 80), timeout=5) as sock:
+        sock.sendall(head.encode() + data)
+        yield
+
+
+BODIES = {
+    "messages": ("/messages", {"max_tokens": 50, "messages": CODING}),
+    "responses": ("/responses", {"input": "Write a Python function that adds two numbers."}),
+    "chat": ("/chat/completions", {"messages": CODING}),
+}
+
+
+def _failures_after_giving_up(proxy: RunningRouter, api: str, records: Any, n: int) -> int:
+    """`local`'s consecutive failures once a stream of `api` its client left is recorded
+    (the `n`th record): the breaker was told before the record was made."""
+    path, body = BODIES[api]
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(
+            proxy.url + path,
+            json={"model": "coding", "stream": True, **body},
+            headers={"anthropic-version": "2023-06-01"},
+            timeout=1.5,
+        )
+    until(lambda: len(records.records) >= n, what=f"the {api} hang-up recorded")
+    failures: int = _local(proxy)["consecutive_failures"]
+    return failures
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "translated"])
+def test_openers_before_generating_are_no_answer_a_chat_chunk_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, native: bool
+) -> None:
+    """`late_first_token`: opening events at once, the first token a minute later. Natively,
+    Messages' `message_start` (and its empty block) and Responses' `response.created` are
+    sent before the engine takes a request up: the hang-ups count. A chat stream's role chunk
+    comes with vLLM's first output, and so does every event translated from a chat stream:
+    the backend was at work, the hang-up is the client's."""
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    apis = ["chat", "completions", "responses", "messages"] if native else ["chat"]
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            timeouts=TIMEOUTS,
+            resilience={**RESILIENCE, "failure_threshold": 100},
+        ).model_dump(mode="json")
+        data["backends"][0]["apis"] = apis
+        with router(parse(data)) as proxy:
+            records = collected(proxy)
+            local.control("faults", {"fault": "late_first_token:60"})
+            seen = [
+                _failures_after_giving_up(proxy, api, records, n + 1)
+                for n, api in enumerate(BODIES)
+            ]
+    assert seen == ([1, 2, 2] if native else [0, 0, 0])
