@@ -202,6 +202,9 @@ async def relay(
         dispatcher.finish_attempt(committed, error_kind, call.client_left)
         if committed.reply.usage_estimated():
             tally.usage_final = False  # the gateway estimates it and marks it so
+        counted = committed.reply.upstream_usage()
+        if counted is not None:  # a translated stream's, sent to the client or cut before it
+            tally.usage, tally.usage_final = counted, True
         tally.held_chars = committed.reply.held_chars()
         finish(call, tally)
 

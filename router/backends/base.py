@@ -34,6 +34,10 @@ def _none_held() -> int:
     return 0
 
 
+def _no_usage() -> dict[str, Any] | None:
+    return None
+
+
 @dataclass(slots=True)
 class Reply:
     """An upstream's successful answer: a whole body, or a byte stream still arriving."""
@@ -50,6 +54,10 @@ class Reply:
     # tool call's input is held until its block stops); asked once it is over: a stream
     # cut before then never sends them, and the usage estimate counts them still.
     held_chars: Callable[[], int] = field(default=_none_held)
+    # The upstream's usage in the client's API once it came, when no event to the client
+    # may have carried it yet (a translated stream sends it at its end: one cut after the
+    # usage chunk, before [DONE], never did); asked once it is over, and final when given.
+    upstream_usage: Callable[[], dict[str, Any] | None] = field(default=_no_usage)
 
 
 class Backend(Protocol):

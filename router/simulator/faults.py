@@ -30,6 +30,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
+| `cut_before_done` | streams: the connection closes mid-body just before that event |
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
 | `abort[:N]` | chat and completions: the engine drops the request after N tokens (default 2) |
 | `ollama_tool_calls` | chat: a call to every offered tool at once, streamed as Ollama does |
@@ -46,6 +47,10 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 `hold` is for tests that act while a request is at the backend: `/sim/stats` counts the
 held ones (`held`), and `POST /sim/release` lets all of them go (see `hold.py`); later
 requests are held again while the fault stays chosen.
+
+`cut_before_done` is a connection lost at the very end: a chat stream's finish reason and
+usage chunk came, its `[DONE]` never does (Messages' `message_stop` and Responses'
+`response.completed`, which carries the usage, likewise). A whole reply is sent as usual.
 
 `abort` is vLLM's engine dropping a request it was generating (shutdown, sleep mode,
 scale-down): the answer so far (a tool call cut mid-arguments) ends with `finish_reason:
@@ -94,6 +99,7 @@ FaultName = Literal[
     "cut_stream",
     "malformed_chunk",
     "missing_done",
+    "cut_before_done",
     "no_usage",
     "abort",
     "ollama_tool_calls",

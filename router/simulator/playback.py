@@ -24,6 +24,8 @@ MIDSTREAM = frozenset(
     {"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token", "thinking"}
 )
 PAUSES = frozenset({"stall", "late_first_token"})
+PACED = MIDSTREAM | {"cut_before_done"}  # faults the unpaced fast path cannot play
+DROP_LAST = frozenset({"missing_done", "cut_before_done"})  # faults without the last frame
 BATCH = 256  # frames a write when unpaced: few syscalls, and a first write that comes soon
 
 
@@ -60,12 +62,12 @@ async def stream(
     the last frame if there are fewer; `failure(i)` is the in-band error event that
     `error_event` ends the stream with, in place of frame `i`."""
     marked = _marked(frames)
-    if fault is not None and fault.name == "missing_done":
+    if fault is not None and fault.name in DROP_LAST:
         marked = ((data, token, False) for data, token, last in marked if not last)
     if fault is not None and fault.name == "queued":
         await resp.start(200, headers)
         await _keep_alive(resp, fault.value)
-    elif pace == 0 and (fault is None or fault.name not in MIDSTREAM):
+    elif pace == 0 and (fault is None or fault.name not in PACED):
         await resp.stream_all(200, headers, (data for data, _, _ in marked), BATCH)
         return
     else:
@@ -110,7 +112,15 @@ async def stream(
         first = first and not is_token
         batch.append(data)
     await resp.chunks(batch)
-    await resp.end()
+    await _close(resp, fault)
+
+
+async def _close(resp: Response, fault: Fault | None) -> None:
+    """The body's end: `cut_before_done` closes the connection where it was due, mid-body."""
+    if fault is not None and fault.name == "cut_before_done":
+        resp.cut()
+    else:
+        await resp.end()
 
 
 async def _think(resp: Response, opening: bytes, seconds: float) -> None:

@@ -15,11 +15,10 @@ object the whole reply gives (`wire.tool_input`: `{"_raw_arguments": "..."}` for
 model's `{"city": Paris}`, or for a call the token limit cut mid-JSON, whose stop reason is
 max_tokens). The `anthropic` SDK and Claude Code parse the input accumulated at every delta:
 a piece that could never parse raised mid-stream and lost the turn, recorded ok. A block's
-first piece held, then one a second at most (`KEEP_ALIVE_S`), sends an empty
+first piece held, then one a second at most (`keep_alive`), sends an empty
 input_json_delta (Anthropic's own first delta of a tool_use block is one): a client's stream
 watchdog (Claude Code's aborts after minutes without an event, and its SDK drops `ping`s)
-and the time to first token still see the model generating. One per piece was 100,031
-events (13 MB) for a 100 KB input streamed a character at a time. A stream that ends before
+and the time to first token still see the model generating. A stream that ends before
 the block stops (a cut, a stall, the user pressing Esc mid-Write) never sends the input it
 held, yet the model generated it: `held_chars` tells the ledger's estimate (it recorded such
 a call at ~0 output tokens).
@@ -36,6 +35,7 @@ import orjson
 from router.ledger.usage import normalize_usage
 from router.request_size import estimate_tokens
 from router.translate.blocks import TEXT, Block, Sequencer, Step
+from router.translate.keep_alive import KeepAlive
 from router.translate.wire import (
     content_text,
     first_choice,
@@ -51,7 +51,6 @@ STOP_REASONS = {
     "function_call": "tool_use",
     "content_filter": "refusal",
 }
-KEEP_ALIVE_S = 1.0  # the least time between two empty deltas of a held tool call's input
 
 
 def stop_reason(
@@ -146,8 +145,7 @@ class MessagesStream:
         self._refused = False
         self._usage: Any = None
         self._sent = 0  # characters of text and tool input sent: the output's estimate
-        self._clock = clock
-        self._alive_at: float | None = None  # the open call's last empty delta, if one went
+        self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else [self._start(chunk)]
@@ -207,6 +205,12 @@ class MessagesStream:
         return self._usage is None
 
     @property
+    def upstream_usage(self) -> dict[str, int] | None:
+        """The upstream's usage as message_delta carries it, once its usage chunk came: a
+        stream cut after it, before [DONE], never sent it, and the ledger records it still."""
+        return usage(self._usage) if isinstance(self._usage, dict) else None
+
+    @property
     def held_chars(self) -> int:
         """Characters generated that no event carried yet: the open tool call's arguments
         (sent at its stop, then counted as sent instead) and the pieces waiting behind it."""
@@ -239,16 +243,14 @@ class MessagesStream:
         if step == "open":
             index = block.slot = self._opened
             self._opened += 1
-            self._alive_at = None
+            self._alive.reset()
             start = {"type": "content_block_start", "index": index, "content_block": _shell(block)}
             return [named_event("content_block_start", start)]
         out: list[bytes] = []
         if step == "piece" and block.key == TEXT:
             out.append(self._delta(block.slot, "text_delta", "text", text))
         elif step == "piece":  # held: an empty piece (Anthropic's first is one) says it grows
-            now = self._clock()
-            if self._alive_at is None or now - self._alive_at >= KEEP_ALIVE_S:
-                self._alive_at = now
+            if self._alive.due():
                 out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
         elif block.key != TEXT:  # a tool call's stop: its input, whole
             given = tool_input("".join(block.pieces))

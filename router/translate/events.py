@@ -45,12 +45,19 @@ _SO_FAR_EVENTS = frozenset(
         "response.output_item.added",
         "response.content_part.added",
         "response.refusal.delta",
-        "response.custom_tool_call_input.delta",
         "response.reasoning_part.added",
         "response.reasoning_text.delta",
         "response.reasoning_summary_part.added",
         "response.reasoning_summary_text.delta",
     }
+)
+
+
+# a function call's arguments and a custom tool call's input, counted as output: without the
+# latter a custom call (Codex's `apply_patch`) was missing from the estimate of a stream
+# without usage
+_CALL_DELTAS = frozenset(
+    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
 )
 
 
@@ -255,7 +262,7 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
         _count(tally, delta)
         tally.so_far.grow(obj, delta)
-    elif kind == "response.function_call_arguments.delta":
+    elif kind in _CALL_DELTAS:
         delta = obj.get("delta")
         tally.output_chars += len(delta) if isinstance(delta, str) else 0
         tally.so_far.grow(obj, delta)

@@ -42,6 +42,9 @@ class ChatStream(Protocol):
     @property
     def held_chars(self) -> int: ...
 
+    @property
+    def upstream_usage(self) -> dict[str, Any] | None: ...
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
 
     def end(self) -> list[bytes]: ...
@@ -77,6 +80,7 @@ async def send(
         close=reply.close,
         usage_estimated=lambda: out.usage_estimated,
         held_chars=lambda: out.held_chars,
+        upstream_usage=lambda: out.upstream_usage,
     )
 
 

@@ -3,9 +3,17 @@
 The event order is the one OpenAI and vLLM send and the `openai` SDK and Codex read:
 response.created, response.in_progress; per output item output_item.added, then for text
 content_part.added / output_text.delta… / output_text.done / content_part.done, for a
-function call function_call_arguments.delta… / .done; output_item.done with the whole
+function call function_call_arguments.delta… / .done, for a custom tool call (Codex's
+`apply_patch`) custom_tool_call_input.delta… / .done; output_item.done with the whole
 item (Codex builds its history from these); finally response.completed (or
 response.incomplete when the token limit cut the answer) carrying the usage. No [DONE].
+
+A custom tool call reaches the chat backend as a function of one string argument, so its
+input comes back as JSON (`{"input": "..."}`), unwrapped only once whole: its pieces are
+held until the call closes, then sent as one input delta. Meanwhile its first piece, then
+one a second at most, sends an empty input delta (`keep_alive`): the stream commits and the
+client sees progress (a first call sent nothing until it was whole). A stream cut before
+it closes never sends the input: `held_chars` counts it for the ledger's estimate.
 
 An answer cut by the output limit or a content filter (chat's `finish_reason` "length" or
 "content_filter") marks the items it cut `status: "incomplete"`, as OpenAI does: the one
@@ -18,114 +26,24 @@ whose arguments were cut, and only the final response.incomplete said so.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from router.ledger.usage import normalize_usage
 from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
+from router.translate.keep_alive import KeepAlive
+from router.translate.responses_items import (
+    CUT,
+    call_item,
+    envelope,
+    finish,
+    parses,
+    response_id,
+    safe_arguments,
+    text_item,
+    usage,
+)
 from router.translate.wire import content_text, first_choice, named_event
-
-CUT = frozenset({"length", "content_filter"})  # finish reasons that stop an item midway
-
-
-def usage(chat_usage: Any) -> dict[str, Any] | None:
-    if not isinstance(chat_usage, dict):
-        return None
-    counts = normalize_usage("chat", chat_usage)
-    prompt, completion = counts.prompt_tokens, counts.completion_tokens
-    return {
-        "input_tokens": prompt,
-        "input_tokens_details": {
-            "cached_tokens": counts.cached_tokens,
-            "cache_write_tokens": counts.cache_write_tokens,
-        },
-        "output_tokens": completion,
-        "output_tokens_details": {"reasoning_tokens": counts.reasoning_tokens},
-        "total_tokens": prompt + completion,
-    }
-
-
-def response_id(chat_id: Any) -> str:
-    return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
-
-
-def envelope(rid: str, model: Any, request: dict[str, Any], status: str) -> dict[str, Any]:
-    """The Response object around the output, echoing what the client asked for."""
-    return {
-        "id": rid,
-        "object": "response",
-        "created_at": int(time.time()),
-        "status": status,
-        "error": None,
-        "incomplete_details": None,
-        "instructions": request.get("instructions"),
-        "max_output_tokens": request.get("max_output_tokens"),
-        "model": model,
-        "output": [],
-        "parallel_tool_calls": request.get("parallel_tool_calls", True),
-        "previous_response_id": None,
-        "temperature": request.get("temperature", 1.0),
-        "tool_choice": request.get("tool_choice", "auto"),
-        "tools": request.get("tools") or [],
-        "top_p": request.get("top_p", 1.0),
-        "usage": None,
-        "metadata": request.get("metadata") or {},
-    }
-
-
-def _finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:
-    if reason == "length":
-        out["status"] = "incomplete"
-        out["incomplete_details"] = {"reason": "max_output_tokens"}
-    elif reason == "content_filter":
-        out["status"] = "incomplete"
-        out["incomplete_details"] = {"reason": "content_filter"}
-    else:
-        out["status"] = "completed"
-    out["usage"] = usage(chat_usage)
-    return out
-
-
-def text_item(
-    item_id: str, text: str, status: str = "completed", refusal: bool = False
-) -> dict[str, Any]:
-    part: dict[str, Any] = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
-    if refusal:
-        part = {"type": "refusal", "refusal": text}
-    return {
-        "type": "message",
-        "id": item_id,
-        "status": status,
-        "role": "assistant",
-        "content": [] if status == "in_progress" else [part],
-    }
-
-
-def call_item(
-    item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
-) -> dict[str, Any]:
-    if custom:
-        raw = orjson.loads(arguments) if status != "in_progress" and arguments else {}
-        # The model was shown a one-string-argument function; anything else goes through raw.
-        given = raw["input"] if isinstance(raw, dict) and "input" in raw else arguments
-        return {
-            "type": "custom_tool_call",
-            "id": item_id,
-            "call_id": call_id,
-            "name": name,
-            "input": given if isinstance(given, str) else orjson.dumps(given).decode(),
-            "status": status,
-        }
-    return {
-        "type": "function_call",
-        "id": item_id,
-        "call_id": call_id,
-        "name": name,
-        "arguments": arguments,
-        "status": status,
-    }
 
 
 def from_chat(
@@ -151,32 +69,14 @@ def from_chat(
                 f"fc_{base}_{index}",
                 str(call.get("id") or f"call_{index}"),
                 name,
-                _safe_arguments(arguments, name in custom),
+                safe_arguments(arguments, name in custom),
                 name in custom,
-                "incomplete" if cut and not _parses(arguments) else "completed",
+                "incomplete" if cut and not parses(arguments) else "completed",
             )
         )
     if cut and out["output"]:  # the last item is the one the model was writing
         out["output"][-1]["status"] = "incomplete"
-    return _finish(out, choice.get("finish_reason"), chat.get("usage"))
-
-
-def _parses(arguments: str) -> bool:
-    try:
-        orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
-def _safe_arguments(arguments: Any, custom: bool) -> str:
-    text = str(arguments or "")
-    if custom:
-        try:
-            orjson.loads(text or "{}")
-        except orjson.JSONDecodeError:
-            return orjson.dumps({"input": text}).decode()
-    return text
+    return finish(out, choice.get("finish_reason"), chat.get("usage"))
 
 
 @dataclass(slots=True)
@@ -193,7 +93,12 @@ class _Item:
 class ResponsesStream:
     """Chat chunks in, Responses events out. `feed` per chunk, `end` once at [DONE]."""
 
-    def __init__(self, request: dict[str, Any], custom: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        request: dict[str, Any],
+        custom: frozenset[str] = frozenset(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.started = False
         self.ended = False
         self._request = request
@@ -209,6 +114,7 @@ class ResponsesStream:
         self._began = False  # a choice came: its end must say why it stopped
         self._usage: Any = None
         self._last = -1  # the output index of the item the model was writing at its end
+        self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
 
     @property
     def finished(self) -> bool:
@@ -226,10 +132,20 @@ class ResponsesStream:
         return False
 
     @property
+    def upstream_usage(self) -> dict[str, Any] | None:
+        """The upstream's usage as response.completed carries it, once its usage chunk came:
+        a stream cut after it, before [DONE], never sent it, and the ledger records it still."""
+        return usage(self._usage)
+
+    @property
     def held_chars(self) -> int:
-        """Characters generated that no event carried yet: the pieces waiting behind the
-        open item (`Sequencer`); text and arguments otherwise go out as they come."""
-        return self._blocks.waiting_chars()
+        """Characters generated that no event carried yet: an open custom call's input and the
+        pieces waiting behind the open item (`Sequencer`); text and a function call's
+        arguments otherwise go out as they come."""
+        open_ = self._blocks.open
+        custom = open_ is not None and self._items[open_.slot].custom
+        held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
+        return held + self._blocks.waiting_chars()
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else self._start(chunk)
@@ -260,7 +176,7 @@ class ResponsesStream:
         out = self._events(steps)
         final = envelope(self._rid, self._model, self._request, "completed")
         final["output"] = self._done
-        _finish(final, self._finish, self._usage)
+        finish(final, self._finish, self._usage)
         name = "response.completed" if final["status"] == "completed" else "response.incomplete"
         out.append(self._emit(name, {"response": final}))
         return out
@@ -309,6 +225,7 @@ class ResponsesStream:
         item.call_id = str(block.meta.get("id") or f"call_{block.key}")
         item.name = str(function.get("name") or "")
         item.custom = item.name in self._custom
+        self._alive.reset()
         added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
         return [self._emit("response.output_item.added", self._at(item, item=added))]
 
@@ -319,8 +236,11 @@ class ResponsesStream:
             return [self._emit("response.output_text.delta", fields)]
         if item.kind == REFUSAL:
             return [self._emit("response.refusal.delta", self._in(item, delta=text))]
-        if item.custom:  # a freeform tool's input is only whole once its JSON is
-            return []
+        if item.custom:  # a freeform tool's input is only whole once its JSON is: held
+            if not self._alive.due():
+                return []
+            fields = self._at(item, item_id=item.item_id, delta="")
+            return [self._emit("response.custom_tool_call_input.delta", fields)]
         fields = self._at(item, item_id=item.item_id, delta=text)
         return [self._emit("response.function_call_arguments.delta", fields)]
 
@@ -334,7 +254,7 @@ class ResponsesStream:
         open then can be, as one closes mid-stream only when the model moved on from it."""
         if not self.ended or self._finish not in CUT:
             return "completed"
-        if item.index == self._last or (item.kind == "call" and not _parses(joined)):
+        if item.index == self._last or (item.kind == "call" and not parses(joined)):
             return "incomplete"
         return "completed"
 
@@ -355,9 +275,14 @@ class ResponsesStream:
             out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
-            arguments = _safe_arguments(joined, item.custom)
+            arguments = safe_arguments(joined, item.custom)
             whole = call_item(item.item_id, item.call_id, item.name, arguments, item.custom, status)
-            if not item.custom:
+            if item.custom:  # the input held, unwrapped
+                given = self._at(item, item_id=item.item_id, delta=whole["input"])
+                out.append(self._emit("response.custom_tool_call_input.delta", given))
+                given = self._at(item, item_id=item.item_id, input=whole["input"])
+                out.append(self._emit("response.custom_tool_call_input.done", given))
+            else:
                 fields = self._at(item, item_id=item.item_id, arguments=arguments)
                 out.append(self._emit("response.function_call_arguments.done", fields))
         self._done.append(whole)

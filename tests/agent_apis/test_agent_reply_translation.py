@@ -15,7 +15,7 @@ import orjson
 import pytest
 from pydantic import TypeAdapter
 
-from router.translate import anthropic_reply, responses_reply
+from router.translate import anthropic_reply, responses_items, responses_reply
 from tests.agent_apis.chat_chunks import TEXT_STREAM, TOOL_STREAM, USAGE, chunk, run
 
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
@@ -65,7 +65,7 @@ def test_cache_writes_reported_by_a_chat_backend_reach_both_agent_apis() -> None
     messages = at.Usage.model_validate(anthropic_reply.usage(chat_usage))
     assert (messages.input_tokens, messages.cache_creation_input_tokens) == (10, 100_000)
     assert messages.cache_read_input_tokens == 2_000
-    responses = responses_reply.usage(chat_usage)
+    responses = responses_items.usage(chat_usage)
     assert responses is not None
     assert responses["input_tokens_details"] == {
         "cached_tokens": 2_000,

@@ -240,6 +240,25 @@ def test_missing_done_ends_cleanly_without_it(vllm: SimThread) -> None:
     assert json.loads(lines[-1])["choices"][0]["finish_reason"] == "stop"
 
 
+def test_cut_before_done_closes_mid_body_after_the_usage_chunk(vllm: SimThread) -> None:
+    """The answer and its usage came; the connection drops where [DONE] was due."""
+    asked = body(stream=True) | {"stream_options": {"include_usage": True}}
+    lines: list[str] = []
+    with (
+        pytest.raises(httpx.RemoteProtocolError),
+        HTTP.stream(
+            "POST",
+            vllm.url + "/v1/chat/completions",
+            json=asked,
+            headers={"x-sim-fault": "cut_before_done"},
+            timeout=10,
+        ) as resp,
+    ):
+        lines += (line[6:] for line in resp.iter_lines() if line.startswith("data: "))
+    assert "[DONE]" not in lines
+    assert json.loads(lines[-1])["usage"]["completion_tokens"] > 0
+
+
 def test_no_usage_leaves_usage_out_even_when_asked_for(vllm: SimThread) -> None:
     """A server that ignores `stream_options` (and one whose whole reply has no usage)."""
     asked = body(stream=True) | {"stream_options": {"include_usage": True}}

@@ -1,0 +1,133 @@
+"""The Response object and its output items, as OpenAI writes them: shared by a whole reply
+translated from chat and by a stream's events (`router.translate.responses_reply`).
+
+A custom tool call reaches a chat backend as a function of one string argument (`input`):
+its item unwraps that argument, and arguments that are not JSON stay the input as they came.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from router.ledger.usage import normalize_usage
+
+CUT = frozenset({"length", "content_filter"})  # finish reasons that stop an item midway
+
+
+def usage(chat_usage: Any) -> dict[str, Any] | None:
+    if not isinstance(chat_usage, dict):
+        return None
+    counts = normalize_usage("chat", chat_usage)
+    prompt, completion = counts.prompt_tokens, counts.completion_tokens
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {
+            "cached_tokens": counts.cached_tokens,
+            "cache_write_tokens": counts.cache_write_tokens,
+        },
+        "output_tokens": completion,
+        "output_tokens_details": {"reasoning_tokens": counts.reasoning_tokens},
+        "total_tokens": prompt + completion,
+    }
+
+
+def response_id(chat_id: Any) -> str:
+    return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
+
+
+def envelope(rid: str, model: Any, request: dict[str, Any], status: str) -> dict[str, Any]:
+    """The Response object around the output, echoing what the client asked for."""
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": status,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": request.get("instructions"),
+        "max_output_tokens": request.get("max_output_tokens"),
+        "model": model,
+        "output": [],
+        "parallel_tool_calls": request.get("parallel_tool_calls", True),
+        "previous_response_id": None,
+        "temperature": request.get("temperature", 1.0),
+        "tool_choice": request.get("tool_choice", "auto"),
+        "tools": request.get("tools") or [],
+        "top_p": request.get("top_p", 1.0),
+        "usage": None,
+        "metadata": request.get("metadata") or {},
+    }
+
+
+def finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:
+    if reason == "length":
+        out["status"] = "incomplete"
+        out["incomplete_details"] = {"reason": "max_output_tokens"}
+    elif reason == "content_filter":
+        out["status"] = "incomplete"
+        out["incomplete_details"] = {"reason": "content_filter"}
+    else:
+        out["status"] = "completed"
+    out["usage"] = usage(chat_usage)
+    return out
+
+
+def text_item(
+    item_id: str, text: str, status: str = "completed", refusal: bool = False
+) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    if refusal:
+        part = {"type": "refusal", "refusal": text}
+    return {
+        "type": "message",
+        "id": item_id,
+        "status": status,
+        "role": "assistant",
+        "content": [] if status == "in_progress" else [part],
+    }
+
+
+def call_item(
+    item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
+) -> dict[str, Any]:
+    if custom:
+        raw = orjson.loads(arguments) if status != "in_progress" and arguments else {}
+        # The model was shown a one-string-argument function; anything else goes through raw.
+        given = raw["input"] if isinstance(raw, dict) and "input" in raw else arguments
+        return {
+            "type": "custom_tool_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "input": given if isinstance(given, str) else orjson.dumps(given).decode(),
+            "status": status,
+        }
+    return {
+        "type": "function_call",
+        "id": item_id,
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": status,
+    }
+
+
+def parses(arguments: str) -> bool:
+    try:
+        orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def safe_arguments(arguments: Any, custom: bool) -> str:
+    text = str(arguments or "")
+    if custom:
+        try:
+            orjson.loads(text or "{}")
+        except orjson.JSONDecodeError:
+            return orjson.dumps({"input": text}).decode()
+    return text
