@@ -288,56 +288,6 @@ def test_abort_ends_the_answer_early_with_finish_reason_abort_then_done(vllm: Si
     assert [float(line.rpartition(" ")[2]) for line in counted] == [2.0]  # as vLLM counts it
 
 
-def test_ollama_tool_calls_streams_parallel_calls_all_at_index_0(vllm: SimThread) -> None:
-    """Ollama's parallel calls: one whole call per chunk, each its own id, all `index: 0`."""
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-        for name in ("read", "write")
-    ]
-    ask = body(stream=True, text="Read and write") | {"tools": tools}
-    headers = {"x-sim-fault": "ollama_tool_calls"}
-    with HTTP.stream(
-        "POST", vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10
-    ) as resp:
-        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: {")]
-    deltas = [json.loads(line)["choices"][0]["delta"] for line in lines]
-    calls = [c for d in deltas for c in d.get("tool_calls") or ()]
-    assert [(c["index"], c["function"]) for c in calls] == [
-        (0, {"name": "read", "arguments": "{}"}),
-        (0, {"name": "write", "arguments": "{}"}),
-    ]
-    assert len({c["id"] for c in calls}) == 2
-    ask["stream"] = False
-    whole = HTTP.post(vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10)
-    listed = whole.json()["choices"][0]["message"]["tool_calls"]
-    assert [c["function"]["name"] for c in listed] == ["read", "write"]
-    assert len({c["id"] for c in listed}) == 2
-
-
-def test_unindexed_tool_calls_streams_parallel_calls_in_one_delta_without_index(
-    vllm: SimThread,
-) -> None:
-    """Ollama before 0.4.7 (ollama/ollama#7881): the calls side by side, none with `index`."""
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-        for name in ("read", "write")
-    ]
-    ask = body(stream=True, text="Read and write") | {"tools": tools}
-    headers = {"x-sim-fault": "unindexed_tool_calls"}
-    with HTTP.stream(
-        "POST", vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10
-    ) as resp:
-        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: {")]
-    deltas = [json.loads(line)["choices"][0]["delta"] for line in lines]
-    batches = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
-    assert len(batches) == 1
-    assert [c["function"] for c in batches[0]] == [
-        {"name": "read", "arguments": "{}"},
-        {"name": "write", "arguments": "{}"},
-    ]
-    assert not any("index" in c for c in batches[0]) and len({c["id"] for c in batches[0]}) == 2
-
-
 def test_error_event_fails_the_stream_in_band_as_vllm_does(vllm: SimThread) -> None:
     lines = data_lines(vllm, "error_event")
     assert lines[-1] == "[DONE]"  # vLLM still ends the stream after its error line
