@@ -15,11 +15,11 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from router.errors import Cut, Malformed, UpstreamError
+from router.errors import Cut, Malformed, Timeout, UpstreamError
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.silence import shows_work
@@ -53,11 +53,31 @@ class Hold:
         self.working = True
         self.heard()
 
+    # What bounds the wait now, for the message when it fires: None until `alive` moved
+    # the limit (the budget `first_token_s` still does), then `idle_s` or the deadline.
+    bound: Literal["idle", "total"] | None = None
+
     def alive(self) -> None:
-        """A piece arrived after the stream opened: the next may take up to `idle_s`."""
+        """A piece arrived after the stream opened, or opened it: the next may take up to
+        `idle_s`, and no longer than the total deadline."""
         if self.opened and self.limit is not None:
-            left = min(self.idle_s, self.deadline - time.monotonic())
+            left = self.deadline - time.monotonic()
+            self.bound = "idle" if self.idle_s < left else "total"
+            left = min(self.idle_s, left)
             self.limit.reschedule(asyncio.get_running_loop().time() + left)
+
+    def expired(self, name: str, budget: float, stream: bool) -> Timeout:
+        """The error for the limit that fired. It named `idle_s` for every opened stream, yet
+        one whose opener came alone in its first piece still waited on `first_token_s`, and
+        one near its total deadline waits on that (found in review)."""
+        if self.bound == "idle":
+            message = f"{name}: stream stalled for {self.idle_s:g} s before its first token"
+            return Timeout(message, backend=name, kind="stall")
+        if self.bound == "total":
+            message = f"{name}: total time limit reached before its first token"
+            return Timeout(message, backend=name)
+        kind = "first_token_timeout" if stream else "timeout"
+        return Timeout(f"{name}: no answer within {budget:g} s", backend=name, kind=kind)
 
 
 async def hold_until_first_token(committed: Committed, name: str, api: Api, hold: Hold) -> None:
@@ -70,7 +90,6 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     translated = not native(api, committed.backend.settings)
     try:
         async for piece in reply.stream:
-            hold.alive()
             # Keep every event of this piece: those after the decisive one belong to the reply.
             found = list(committed.events.feed(piece))
             committed.first_events.extend(found)
@@ -84,6 +103,9 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
                 hold.opened = True
                 if shows_work(api, translated, obj):
                     hold.worked()
+            # after `opened`: the piece that opened the stream starts the `idle_s` wait too
+            # (before it, an opener alone in the first piece left `first_token_s` running)
+            hold.alive()
             if len(committed.first_events) > MAX_HELD_EVENTS:
                 return  # held in memory until the commit: a bound, not a decision
     except UpstreamError:

@@ -153,7 +153,9 @@ def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
         function = {}
     raw = function.get("arguments")
     args = _arguments(raw) if isinstance(raw, str) else raw or {}
-    return str(function.get("name")), _unwrapped(args)
+    if isinstance(call, Mapping) and call.get("wrapped") is True:  # `Tally.answer_tool_calls`
+        args = _unwrapped(args)
+    return str(function.get("name")), args
 
 
 def _arguments(raw: str) -> Any:
@@ -165,15 +167,16 @@ def _arguments(raw: str) -> Any:
 
 
 def _unwrapped(args: Any) -> Any:
-    """Arguments that are no JSON object as the chat text gives them. A Messages reply over
-    chat wraps them in one, as a tool_use input must be (`wire.parse_arguments`:
+    """A call's arguments that were no JSON object, as the chat text gives them. A Messages
+    reply over chat wraps them in one, as a tool_use input must be (`wire.parse_arguments`:
     `{"_raw_arguments": text}`, `{"value": json}`), while a shadow asked in chat has the
-    text: a small model's `{"city": Paris}` never agreed with itself (found in review). A
-    tool whose only argument is named `value` reads the same either side."""
+    text: a small model's `{"city": Paris}` never agreed with itself (found in review). Only
+    a call the relay's tally marks `wrapped` is read so: a tool whose one argument is
+    `value`, called right (`{"value": 5}`), agreed with a shadow's invalid bare `5`."""
     if isinstance(args, dict) and len(args) == 1:
         if isinstance(args.get("_raw_arguments"), str):
             return _arguments(args["_raw_arguments"])
-        if "value" in args and not isinstance(args["value"], dict):
+        if "value" in args:
             return args["value"]
     return args
 

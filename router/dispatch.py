@@ -256,16 +256,7 @@ class Dispatcher:
                 await hold_until_first_token(committed, name, call.api, hold)
                 return committed
         except TimeoutError:
-            if hold.opened:
-                raise Timeout(
-                    f"{name}: stream stalled for {timeouts.idle_s:g} s before its first token",
-                    backend=name,
-                    kind="stall",
-                ) from None
-            kind = "first_token_timeout" if call.stream else "timeout"
-            raise Timeout(
-                f"{name}: no answer within {budget:g} s", backend=name, kind=kind
-            ) from None
+            raise hold.expired(name, budget, call.stream) from None
 
     def finish_attempt(
         self, committed: Committed, error_kind: str | None = None, client_left: bool = False

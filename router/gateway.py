@@ -273,6 +273,7 @@ class Gateway:
         if committed.parsed is not None:
             tally.see(committed.parsed)
         tally.usage_final = not committed.reply.usage_estimated()
+        tally.wrapped = committed.reply.wrapped()
         call.record.ttft_s = time.monotonic() - call.started
         self.finish(call, tally)
 

@@ -63,6 +63,7 @@ class Tally:
     # characters the model generated that the client was never sent (`Reply.held_chars`):
     # the usage estimate counts them as well
     held_chars: int = 0
+    wrapped: frozenset[int] = frozenset()  # the tool calls the translation wrapped (`Reply`)
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
     # per chat choice: which call a fragment grows (its key is the `index` a client sees)
@@ -148,13 +149,15 @@ class Tally:
         return renumbered
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
-        """The kept tool calls in OpenAI's message shape, in the order they began."""
+        """The kept tool calls in OpenAI's message shape, in the order they began; those the
+        translation wrapped marked `wrapped` (`router.comparison` reads them unwrapped)."""
         return [
             {
                 "type": "function",
                 "function": {"name": c.name, "arguments": c.arguments},
+                **({"wrapped": True} if position in self.wrapped else {}),
             }
-            for _, c in sorted(self.tool_calls.items())
+            for position, c in sorted(self.tool_calls.items())
         ]
 
 
@@ -206,6 +209,7 @@ async def relay(
         if counted is not None:  # a translated stream's, sent to the client or cut before it
             tally.usage, tally.usage_final = counted, True
         tally.held_chars = committed.reply.held_chars()
+        tally.wrapped = committed.reply.wrapped()
         finish(call, tally)
 
 

@@ -30,6 +30,10 @@ def _reported() -> bool:
     return False
 
 
+def _none_wrapped() -> frozenset[int]:
+    return frozenset()
+
+
 def _none_held() -> int:
     return 0
 
@@ -58,6 +62,9 @@ class Reply:
     # may have carried it yet (a translated stream sends it at its end: one cut after the
     # usage chunk, before [DONE], never did); asked once it is over, and final when given.
     upstream_usage: Callable[[], dict[str, Any] | None] = field(default=_no_usage)
+    # The content indexes of the tool calls whose input the translation wrapped, being no
+    # JSON object (`wire.parse_arguments`); asked once it is over, for the shadow comparison.
+    wrapped: Callable[[], frozenset[int]] = field(default=_none_wrapped)
 
 
 class Backend(Protocol):

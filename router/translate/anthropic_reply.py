@@ -42,6 +42,7 @@ from router.translate.wire import (
     named_event,
     parse_arguments,
     tool_input,
+    wraps,
 )
 
 STOP_REASONS = {
@@ -127,6 +128,16 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     }
 
 
+def wrapped_inputs(chat: dict[str, Any], message: dict[str, Any]) -> frozenset[int]:
+    """The content indexes of the tool_use blocks of `message` (`from_chat(chat)`) whose
+    input is their call's arguments wrapped (`wraps`)."""
+    calls = (first_choice(chat).get("message") or {}).get("tool_calls") or ()
+    uses = [i for i, block in enumerate(message["content"]) if block["type"] == "tool_use"]
+    arguments = (str((call.get("function") or {}).get("arguments") or "") for call in calls)
+    # one block per call (`from_chat`)
+    return frozenset(i for i, text in zip(uses, arguments, strict=False) if wraps(text))
+
+
 class MessagesStream:
     """Chat chunks in, Anthropic events out. `feed` per chunk, `end` once at [DONE]."""
 
@@ -146,6 +157,7 @@ class MessagesStream:
         self._usage: Any = None
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
+        self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else [self._start(chunk)]
@@ -218,6 +230,11 @@ class MessagesStream:
         held = sum(map(len, open_.pieces)) if open_ is not None and open_.key != TEXT else 0
         return held + self._blocks.waiting_chars()
 
+    @property
+    def wrapped(self) -> frozenset[int]:
+        """The tool_use blocks whose input is the arguments wrapped (`wraps`)."""
+        return frozenset(self._wrapped)
+
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self.started = True
         message: dict[str, Any] = {
@@ -253,7 +270,10 @@ class MessagesStream:
             if self._alive.due():
                 out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
         elif block.key != TEXT:  # a tool call's stop: its input, whole
-            given = tool_input("".join(block.pieces))
+            arguments = "".join(block.pieces)
+            given = tool_input(arguments)
+            if wraps(arguments):
+                self._wrapped.add(block.slot)
             out.append(self._delta(block.slot, "input_json_delta", "partial_json", given))
         if step == "stop":
             stop = {"type": "content_block_stop", "index": block.slot}

@@ -45,6 +45,9 @@ class ChatStream(Protocol):
     @property
     def upstream_usage(self) -> dict[str, Any] | None: ...
 
+    @property
+    def wrapped(self) -> frozenset[int]: ...
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
 
     def end(self) -> list[bytes]: ...
@@ -67,8 +70,15 @@ async def send(
             raise stopped
         whole = reply_from_chat(api, body, answer)
         guessed = api == "messages" and not isinstance(answer.get("usage"), dict)
+        wrapped = (
+            anthropic_reply.wrapped_inputs(answer, whole) if api == "messages" else frozenset()
+        )
         return Reply(
-            reply.status, reply.headers, body=orjson.dumps(whole), usage_estimated=lambda: guessed
+            reply.status,
+            reply.headers,
+            body=orjson.dumps(whole),
+            usage_estimated=lambda: guessed,
+            wrapped=lambda: wrapped,
         )
     assert reply.stream is not None
     out = stream_for(api, body)
@@ -81,6 +91,7 @@ async def send(
         usage_estimated=lambda: out.usage_estimated,
         held_chars=lambda: out.held_chars,
         upstream_usage=lambda: out.upstream_usage,
+        wrapped=lambda: out.wrapped,
     )
 
 

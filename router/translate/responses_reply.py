@@ -147,6 +147,11 @@ class ResponsesStream:
         held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
         return held + self._blocks.waiting_chars()
 
+    @property
+    def wrapped(self) -> frozenset[int]:
+        """None: a call's arguments are a string here, sent as they came."""
+        return frozenset()
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else self._start(chunk)
         if chunk.get("usage"):

@@ -24,7 +24,34 @@ _PART_KEYS = {
     "response.reasoning_summary_part.added": "summary_index",
 }
 
-_Parts = list[tuple[dict[str, Any], list[str]]]
+
+@dataclass(slots=True)
+class _Text:
+    """The deltas of a part (or a call) so far. Every `_LOOSE` deltas are joined into one
+    piece: a delta is a few characters, and each kept as its own `str` cost some 60 bytes,
+    15 times the text (16 MB for 1 MB streamed, found in review). Joining only those since
+    the last join, not all the text again, keeps the work linear."""
+
+    pieces: list[str] = field(default_factory=list)
+    full: int = _LOOSE  # how many pieces it holds when its loose deltas are joined
+
+    def add(self, delta: str) -> None:
+        pieces = self.pieces
+        pieces.append(delta)
+        if len(pieces) == self.full:
+            self.join()
+
+    def join(self) -> None:
+        """The last `_LOOSE` deltas into one piece (the pieces before are joined ones)."""
+        joined = self.full - _LOOSE
+        self.pieces[joined:] = ["".join(self.pieces[joined:])]
+        self.full = joined + 1 + _LOOSE
+
+    def __str__(self) -> str:
+        return "".join(self.pieces)
+
+
+_Parts = list[tuple[Any, dict[str, Any], _Text]]  # each part's index, the part, its text
 
 
 @dataclass(slots=True)
@@ -34,7 +61,7 @@ class _Open:
     item: dict[str, Any]
     parts: _Parts = field(default_factory=list)  # content: text, refusal, reasoning text
     summary: _Parts = field(default_factory=list)  # a reasoning item's summary
-    pieces: list[str] = field(default_factory=list)  # a call's arguments or input
+    pieces: _Text = field(default_factory=_Text)  # a call's arguments or input
 
     def cut(self) -> dict[str, Any]:
         """The item `incomplete`, with the text of its parts, as OpenAI and vLLM write a
@@ -42,14 +69,23 @@ class _Open:
         summary in `summary` (`summary_text` parts)."""
         item = {**self.item, "status": "incomplete"}
         if self.parts:
-            item["content"] = [_filled(part, "".join(text)) for part, text in self.parts]
+            item["content"] = [_filled(part, str(text)) for _, part, text in self.parts]
         if self.summary:
-            item["summary"] = [_filled(part, "".join(text)) for part, text in self.summary]
+            item["summary"] = [_filled(part, str(text)) for _, part, text in self.summary]
         if item.get("type") == "function_call":
-            item["arguments"] = "".join(self.pieces)
+            item["arguments"] = str(self.pieces)
         elif item.get("type") == "custom_tool_call":
-            item["input"] = "".join(self.pieces)
+            item["input"] = str(self.pieces)
         return item
+
+    def text_of(self, obj: dict[str, Any]) -> _Text | None:
+        """The text a delta names by its `summary_index` or `content_index` (the last part
+        with that index), or a call's arguments when it names no part."""
+        for key, parts in (("summary_index", self.summary), ("content_index", self.parts)):
+            if key in obj:
+                at = obj[key]
+                return next((text for index, _, text in reversed(parts) if index == at), None)
+        return self.pieces
 
 
 def _filled(part: dict[str, Any], text: str) -> dict[str, Any]:
@@ -64,35 +100,38 @@ class SoFar:
     for one without output (it rebuilds the items only when `output` is absent) and lost
     what had been streamed (found in review).
 
-    A delta is nearly every event of a stream, so `grow` only checks that it is for the
-    part (or call) begun last, the one OpenAI, vLLM and the translators write into: items
-    and parts come one after another. Every `_LOOSE` deltas it joins into one piece: a
-    delta is a few characters, and each kept as its own `str` cost some 60 bytes, 15 times
-    the text (16 MB for 1 MB streamed, found in review). Joining only those since the last
-    join, not all the text again, keeps the work linear."""
+    A delta is nearly every event of a stream, so `grow` first checks only that it is for
+    the part (or call) begun last, the one OpenAI, vLLM and the translators write into:
+    items and parts come one after another. A delta for another open part (by its
+    `content_index` or `summary_index`) is looked up: the `openai` SDK appends it to that
+    part, and dropping it made the output here disagree with the SDK's (found in review)."""
 
     done: dict[int, dict[str, Any]] = field(default_factory=dict)
     open: dict[int, _Open] = field(default_factory=dict)
     _index: object = _NOWHERE  # the output_index and part the deltas are for:
     _key: str = "content_index"  # the field that names the part in a delta,
     _part: object = None  # and its value (None: a call's, which have no content_index)
-    _pieces: list[str] = field(default_factory=list)  # what they go into,
-    _full: int = _LOOSE  # and how many pieces it holds when its loose deltas are joined
+    _text: _Text = field(default_factory=_Text)  # what they go into
 
     def grow(self, obj: dict[str, Any], delta: Any) -> None:
         """A text, refusal, reasoning, summary, arguments or input delta."""
-        at = obj.get("output_index") == self._index and obj.get(self._key) == self._part
-        if at and isinstance(delta, str):
-            pieces = self._pieces
-            pieces.append(delta)
-            if len(pieces) == self._full:
-                self._join(pieces)
+        if obj.get("output_index") == self._index and obj.get(self._key) == self._part:
+            if isinstance(delta, str):
+                text = self._text
+                pieces = text.pieces
+                pieces.append(delta)
+                if len(pieces) == text.full:
+                    text.join()
+        elif isinstance(delta, str):
+            self._late(obj, delta)
 
-    def _join(self, pieces: list[str]) -> None:
-        """The last `_LOOSE` deltas into one piece (the pieces before are joined ones)."""
-        joined = self._full - _LOOSE
-        pieces[joined:] = ["".join(pieces[joined:])]
-        self._full = joined + 1 + _LOOSE
+    def _late(self, obj: dict[str, Any], delta: str) -> None:
+        """A delta for an open part (or call) begun before the last one."""
+        index = obj.get("output_index")
+        item = self.open.get(index) if isinstance(index, int) else None
+        text = item.text_of(obj) if item is not None else None
+        if text is not None:
+            text.add(delta)
 
     def see(self, kind: str, obj: dict[str, Any]) -> None:
         """An item added or done, a part added, or a delta `grow` takes."""
@@ -102,7 +141,7 @@ class SoFar:
         if kind == "response.output_item.added" and isinstance(given, dict):
             self.open[index] = _Open(given)
             self._index, self._key, self._part = index, "content_index", None
-            self._pieces, self._full = self.open[index].pieces, _LOOSE
+            self._text = self.open[index].pieces
         elif kind == "response.output_item.done" and isinstance(given, dict):
             self.open.pop(index, None)
             self.done[index] = given
@@ -110,13 +149,12 @@ class SoFar:
                 self._index = _NOWHERE
         elif kind in _PART_KEYS and isinstance(obj.get("part"), dict):
             item = self.open.get(index)
-            if item is not None and index == self._index:
+            if item is not None:
                 key = _PART_KEYS[kind]
-                pieces: list[str] = []
+                text = _Text()
                 into = item.summary if key == "summary_index" else item.parts
-                into.append((obj["part"], pieces))
-                self._key, self._part = key, obj.get(key)
-                self._pieces, self._full = pieces, _LOOSE
+                into.append((obj.get(key), obj["part"], text))
+                self._index, self._key, self._part, self._text = index, key, obj.get(key), text
         elif kind.endswith(".delta"):
             self.grow(obj, obj.get("delta"))
 

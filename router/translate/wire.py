@@ -54,6 +54,16 @@ def parse_arguments(arguments: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
+def wraps(arguments: str) -> bool:
+    """Whether `parse_arguments` wraps these arguments (they are no JSON object): a shadow
+    comparison reads a wrapped input as the text it wraps, and only a wrapped one (a tool
+    whose one argument is `value` has `{"value": 5}` as its own)."""
+    try:
+        return not isinstance(orjson.loads(arguments or "{}"), dict)
+    except orjson.JSONDecodeError:
+        return True
+
+
 def tool_input(arguments: str) -> str:
     """A tool call's arguments as the JSON text of the input a client is given: as they came
     when they are an object, else the object `parse_arguments` makes of them (a whole reply's

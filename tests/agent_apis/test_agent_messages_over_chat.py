@@ -22,7 +22,9 @@ import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from pydantic import TypeAdapter
 
+from router.comparison import Reply, compare_tool_calls
 from router.config import parse
+from router.relay import Tally
 from router.request_size import estimate_tokens
 from router.simulator.generation import argument_pieces
 from router.translate import anthropic_reply
@@ -164,6 +166,45 @@ def test_a_tool_call_cut_by_the_token_limit_streams_as_the_whole_reply_gives_it(
     assert snapshot is not None and snapshot.stop_reason == whole["stop_reason"] == "max_tokens"
     streamed = [b.input for b in snapshot.content if b.type == "tool_use"]
     assert streamed == [b["input"] for b in whole["content"]] == [{"_raw_arguments": cut}]
+
+
+def test_the_calls_it_wraps_are_marked_for_the_shadow_comparison() -> None:
+    """A bare `5` goes out wrapped, `{"value": 5}`, as a value tool's right call does: the
+    comparison read both as `5`, and a shadow's bare `5` agreed with the right call (found
+    in review). Streamed or whole, the translation names the wrapped block, the relay's
+    tally marks its call, and only that one is read unwrapped."""
+    calls = [("set_volume", "5"), ("set_volume", '{"value": 5}')]
+    chunks = [chunk({"role": "assistant", "content": "Setting it."})]
+    whole_calls = []
+    for i, (name, arguments) in enumerate(calls):
+        opening = {"id": f"call_{i}", "type": "function", "function": {"name": name}}
+        chunks.append(chunk({"tool_calls": [{"index": i, **opening}]}))
+        chunks.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": arguments}}]}))
+        whole_calls.append({**opening, "function": {"name": name, "arguments": arguments}})
+    chunks += [chunk({}, "tool_calls"), {**chunk({}), "choices": [], "usage": USAGE}]
+    stream = anthropic_reply.MessagesStream()
+    streamed = [payload for _, payload in run(stream, chunks)]
+    message = {"role": "assistant", "content": "Setting it.", "tool_calls": whole_calls}
+    chat = {
+        "id": "c1",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+    }
+    whole = anthropic_reply.from_chat({**chat, "usage": USAGE})
+    wrapped = anthropic_reply.wrapped_inputs(chat, whole)
+    assert stream.wrapped == wrapped == {1}  # block 0 is the text
+
+    def shadow(*arguments: str) -> Reply:
+        return Reply(
+            "", tuple({"function": {"name": "set_volume", "arguments": a}} for a in arguments)
+        )
+
+    for events in (streamed, [whole]):
+        tally = Tally(keep_text=True, api="messages", wrapped=wrapped)
+        for event in events:
+            tally.see(event)
+        live = Reply("", tuple(tally.answer_tool_calls()))
+        assert compare_tool_calls(live, shadow("5", '{"value": 5}')).agreed is True
+        assert compare_tool_calls(live, shadow("5", "5")).agreed is False
 
 
 # A call to write a file whose content is the user's one long word: one argument piece of

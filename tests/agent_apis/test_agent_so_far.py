@@ -138,3 +138,34 @@ def test_a_long_stream_keeps_few_of_its_deltas(
     cut = tally.so_far.output()
     first = cut[0]["content"][0]["text"] if where else cut[0]["arguments"]
     assert (first, cut[1]["arguments"]) == ("".join(deltas[:6000]), "".join(deltas[6000:]))
+
+
+def test_a_delta_for_an_earlier_part_goes_into_that_part() -> None:
+    """Deltas for part 0 after part 1 opened, and for a summary part before the last: the
+    `openai` SDK appends each to the part its index names; they were dropped here, and the
+    output disagreed with the SDK's (found in review). Many of them, interleaved, are still
+    joined as they come."""
+    deltas = [f"{n:04x}" for n in range(6000)]  # each its own new string
+    unfed = max(sys.getrefcount(delta) for delta in deltas)
+    stream = [*TEXT, _delta("response.output_text.delta", 0, "Hello ", content_index=0)]
+    stream.append({**_part_added(0, TEXT_PART), "content_index": 1})
+    for number, text in enumerate(deltas):
+        stream.append(_delta("response.output_text.delta", 0, text, content_index=number % 2))
+    tally = Tally(api="responses")
+    for event in stream:
+        tally.see(event)
+    del stream, event
+    kept = sum(sys.getrefcount(delta) > unfed for delta in deltas)
+    assert kept <= 2 * 2 * 256
+    texts = [part["text"] for part in tally.so_far.output()[0]["content"]]
+    assert texts == ["Hello " + "".join(deltas[::2]), "".join(deltas[1::2])]
+
+    summary = "response.reasoning_summary_text.delta"
+    stream = [_added(0, {"type": "reasoning", "id": "rs_1", "summary": []})]
+    for number in range(2):
+        added = {"type": "response.reasoning_summary_part.added", "output_index": 0}
+        stream.append({**added, "summary_index": number, "part": {"type": "summary_text"}})
+    stream += [_delta(summary, 0, "first", summary_index=0)]
+    stream += [_delta(summary, 0, "second", summary_index=1)]
+    read = ResponseReasoningItem.model_validate(_failed(stream)["response"]["output"][0])
+    assert [part.text for part in read.summary] == ["first", "second"]

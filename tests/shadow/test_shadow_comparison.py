@@ -28,6 +28,11 @@ def _call(name: str, args: Any) -> dict[str, Any]:
     return {"id": "x", "type": "function", "function": {"name": name, "arguments": raw}}
 
 
+def _wrapped(name: str, args: Any) -> dict[str, Any]:
+    """A call whose arguments the translation wrapped, as `Tally.answer_tool_calls` marks it."""
+    return {**_call(name, args), "wrapped": True}
+
+
 @pytest.mark.parametrize(
     ("text", "want"),
     [
@@ -198,20 +203,25 @@ def test_tests_not_run_are_not_reported_as_passed() -> None:
             False,
         ),
         # a Messages reply over chat wraps arguments that are no object (a tool_use input
-        # must be one); the shadow, asked in chat, has them as they came
+        # must be one), and the relay's tally marks the call so; the shadow, asked in chat,
+        # has them as they came
         (
-            [_call("f", {"_raw_arguments": '{"city": Paris}'})],
+            [_wrapped("f", {"_raw_arguments": '{"city": Paris}'})],
             [_call("f", '{"city": Paris}')],
             True,
         ),
         (
-            [_call("f", {"_raw_arguments": '{"city": Paris}'})],
+            [_wrapped("f", {"_raw_arguments": '{"city": Paris}'})],
             [_call("f", '{"city": Rome}')],
             False,
         ),
-        ([_call("f", {"value": [1, 2]})], [_call("f", "[1, 2]")], True),
-        ([_call("f", {"value": "x"})], [_call("f", '"x"')], True),
-        ([_call("f", {"value": "x"})], [_call("f", '"y"')], False),
+        ([_wrapped("f", {"value": [1, 2]})], [_call("f", "[1, 2]")], True),
+        ([_wrapped("f", {"value": "x"})], [_call("f", '"x"')], True),
+        ([_wrapped("f", {"value": "x"})], [_call("f", '"y"')], False),
+        # a tool whose one argument is `value`, called right, against a shadow's invalid
+        # bare value: they agreed, both read as `5` (found in review)
+        ([_call("set_volume", {"value": 5})], [_call("set_volume", "5")], False),
+        ([_call("set_volume", {"value": 5})], [_call("set_volume", {"value": 5})], True),
     ],
 )
 def test_tool_calls(live: list[Any], shadow: list[Any], agreed: bool) -> None:
