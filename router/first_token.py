@@ -4,8 +4,9 @@ A stream's first event is not its first token. Responses opens with `response.cr
 and Messages with `message_start`, both sent before prefill ends: taking TTFT there
 measured the connection, not the model, and left the prefill in the time per output token.
 vLLM's chat sends a role chunk, which carries no token, with its first output
-(`router.silence` reads it as the engine at work). TTFT (docs/metrics.md: arrival to the first content byte sent)
-is taken at the first event with text, reasoning, a refusal or tool-call arguments.
+(`router.silence` reads it as the engine at work). TTFT (docs/metrics.md: arrival to the
+first content byte sent) is taken at the first event with text, reasoning, a refusal or
+tool-call arguments.
 """
 
 from __future__ import annotations
