@@ -42,7 +42,7 @@ from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
 from router.translate.so_far import SoFar
-from router.translate.wire import content_text, named_event
+from router.translate.wire import content_text, final_usage, named_event
 from router.upstream_errors import UNFINISHED, in_band, misshapen, unfinished
 
 log = logging.getLogger("smf_router")
@@ -82,9 +82,6 @@ class Tally:
         if self.api not in CHAT_APIS:
             events.see(self.api, self, obj)
             return False
-        usage = obj.get("usage")
-        if usage:
-            self.usage = usage
         renumbered = False
         # its shape was checked before (`misshapen`: the relay's `_inspect` for a chunk,
         # dispatch for a whole reply): choices are a list of objects here
@@ -112,6 +109,8 @@ class Tally:
                 self.finish_reasons += [reason] if text else []
                 self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
+        if obj.get("usage"):  # after the finish reasons: a running count is not final
+            self.usage, self.usage_final = obj["usage"], final_usage(obj, bool(self.open_choices))
         return renumbered
 
     @property
@@ -207,7 +206,9 @@ async def relay(
             tally.usage_final = False  # the gateway estimates it and marks it so
         counted = committed.reply.upstream_usage()
         if counted is not None:  # a translated stream's, sent to the client or cut before it
-            tally.usage, tally.usage_final = counted, True
+            # a running count cut mid-answer is not final: the gateway takes the larger of it
+            # and its estimate
+            tally.usage, tally.usage_final = counted, not committed.reply.usage_estimated()
         tally.held_chars = committed.reply.held_chars()
         tally.wrapped = committed.reply.wrapped()
         finish(call, tally)

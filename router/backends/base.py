@@ -52,7 +52,8 @@ class Reply:
     stream: AsyncIterator[bytes] | None = None
     close: Callable[[], Awaitable[None]] = field(default=_nothing)
     # Whether the usage in the reply is the router's estimate, not the upstream's count (a
-    # Messages reply must carry one, and a chat upstream may send none); asked once it is over.
+    # Messages reply must carry one, and a chat upstream may send none), or the upstream's
+    # running count of an answer that did not finish; asked once it is over.
     usage_estimated: Callable[[], bool] = field(default=_reported)
     # Characters the upstream generated that no event to the client carried (a translated
     # tool call's input is held until its block stops); asked once it is over: a stream
@@ -60,7 +61,8 @@ class Reply:
     held_chars: Callable[[], int] = field(default=_none_held)
     # The upstream's usage in the client's API once it came, when no event to the client
     # may have carried it yet (a translated stream sends it at its end: one cut after the
-    # usage chunk, before [DONE], never did); asked once it is over, and final when given.
+    # usage chunk, before [DONE], never did); asked once it is over, and final unless
+    # `usage_estimated` (a running count, as vLLM's `continuous_usage_stats` sends).
     upstream_usage: Callable[[], dict[str, Any] | None] = field(default=_no_usage)
     # The content indexes of the tool calls whose input the translation wrapped, being no
     # JSON object (`wire.parse_arguments`); asked once it is over, for the shadow comparison.

@@ -295,7 +295,7 @@ class Simulator:
         chat_fault = fault.name if fault is not None and api.name in _CHAT_FAULTS else None
         no_usage = chat_fault == "no_usage"
         if no_usage:
-            ask = replace(ask, include_usage=False)
+            ask = replace(ask, include_usage=False, continuous_usage=False)
         if chat_fault == "abort" and fault is not None:
             gen = aborted(gen, int(fault.value))
         if chat_fault == "malformed_arguments":

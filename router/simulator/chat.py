@@ -108,6 +108,7 @@ class ChatApi:
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
         options = body.get("stream_options")
+        options = options if isinstance(options, dict) else {}
         tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
         return Ask(
             model=model,
@@ -118,7 +119,10 @@ class ChatApi:
             ignore_eos=bool(body.get("ignore_eos")),
             n=n,
             stream=bool(body.get("stream")),
-            include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
+            include_usage=bool(options.get("include_usage")),
+            # vLLM reads it only beside include_usage
+            continuous_usage=bool(options.get("include_usage"))
+            and bool(options.get("continuous_usage_stats")),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -177,10 +181,19 @@ def _named(meta: Meta, ask: Ask, choice: Choice) -> bool:
 
 def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason
-    (after a natural end or a forced tool call, a chunk of its own does)."""
+    (after a natural end or a forced tool call, a chunk of its own does). With
+    `continuous_usage_stats` every choice chunk carries its choice's running usage too."""
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
     head["model"] = meta.model
     fingerprint = {} if ask.include_usage else {"system_fingerprint": VLLM_FINGERPRINT}
+    made = [0] * len(gen.choices)  # each choice's tokens so far (`per_chunk` a delta)
+
+    def running(index: int) -> dict[str, Any]:
+        if not ask.continuous_usage:
+            return {}
+        prompt, count = gen.prompt_tokens, made[index]
+        counts = {"prompt_tokens": prompt, "total_tokens": prompt + count}
+        return {"usage": counts | {"completion_tokens": count}}
 
     def chunk(
         index: int, delta: dict[str, Any], finish: str | None, stop: int | None = None
@@ -188,21 +201,22 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
         if finish:
             choice["stop_reason"] = stop
-        return sse(
-            head | {"choices": [choice | {"token_ids": None}]} | (fingerprint if finish else {})
-        )
+            made[index] = gen.choices[index].tokens
+        out = head | {"choices": [choice | {"token_ids": None}]} | (fingerprint if finish else {})
+        return sse(out | running(index))
 
     role = {"index": 0, "delta": {"role": "assistant", "content": ""}}
     for index in range(len(gen.choices)):
         first = head | {
             "choices": [role | {"index": index, "logprobs": None, "finish_reason": None}]
         }
-        yield sse(first | {"prompt_token_ids": None, "prompt_text": None}), False
+        yield sse(first | {"prompt_token_ids": None, "prompt_text": None} | running(index)), False
     per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
     finishes = ["stop" if _named(meta, ask, c) else c.finish for c in gen.choices]
     spoke: set[int] = set()
     for index, delta, final in interleave(per_choice):
         spoke.add(index)
+        made[index] = min(made[index] + gen.per_chunk, gen.choices[index].tokens)
         last = final and finishes[index] not in OWN_CHUNK
         yield chunk(index, delta, finishes[index] if last else None), True
     for index, choice in enumerate(gen.choices):

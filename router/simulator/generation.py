@@ -33,6 +33,8 @@ class Ask:
     n: int = 1
     stream: bool = False
     include_usage: bool = False
+    # vLLM's `stream_options.continuous_usage_stats`: a running usage on every chunk (chat)
+    continuous_usage: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -38,6 +38,7 @@ from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.keep_alive import KeepAlive
 from router.translate.wire import (
     content_text,
+    final_usage,
     first_choice,
     named_event,
     parse_arguments,
@@ -155,14 +156,13 @@ class MessagesStream:
         self._matched: Any = None  # vLLM's `stop_reason`: the stop string it matched
         self._refused = False
         self._usage: Any = None
+        self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else [self._start(chunk)]
-        if chunk.get("usage"):
-            self._usage = chunk["usage"]
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
@@ -179,6 +179,8 @@ class MessagesStream:
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
             self._matched = choice.get("stop_reason")
+        if chunk.get("usage"):
+            self._usage, self._usage_final = chunk["usage"], final_usage(chunk, self.answering)
         return out
 
     def end(self) -> list[bytes]:
@@ -213,13 +215,16 @@ class MessagesStream:
 
     @property
     def usage_estimated(self) -> bool:
-        """No usage came: the counts sent are the router's estimates."""
-        return self._usage is None
+        """No whole usage came: the counts sent are the router's estimates, or a running
+        count (`feed`) the gateway records the larger of it and its estimate."""
+        return not self._usage_final
 
     @property
     def upstream_usage(self) -> dict[str, int] | None:
         """The upstream's usage as message_delta carries it, once its usage chunk came: a
-        stream cut after it, before [DONE], never sent it, and the ledger records it still."""
+        stream cut after it, before [DONE], never sent it, and the ledger records it still.
+        A running count (`feed`) too, which `usage_estimated` says is not the whole answer's.
+        """
         return usage(self._usage) if isinstance(self._usage, dict) else None
 
     @property

@@ -43,7 +43,7 @@ from router.translate.responses_items import (
     text_item,
     usage,
 )
-from router.translate.wire import content_text, first_choice, named_event
+from router.translate.wire import content_text, final_usage, first_choice, named_event
 
 
 def from_chat(
@@ -113,6 +113,7 @@ class ResponsesStream:
         self._finish: str | None = None
         self._began = False  # a choice came: its end must say why it stopped
         self._usage: Any = None
+        self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
 
@@ -127,14 +128,17 @@ class ResponsesStream:
 
     @property
     def usage_estimated(self) -> bool:
-        """Never: without the upstream's usage the Response carries none (the gateway then
-        estimates it for the record)."""
-        return False
+        """Only when a running count (`feed`) is all that came: the Response carries it, and
+        the gateway records the larger of it and its estimate. Without usage the Response
+        carries none (the gateway then estimates it for the record)."""
+        return self._usage is not None and not self._usage_final
 
     @property
     def upstream_usage(self) -> dict[str, Any] | None:
         """The upstream's usage as response.completed carries it, once its usage chunk came:
-        a stream cut after it, before [DONE], never sent it, and the ledger records it still."""
+        a stream cut after it, before [DONE], never sent it, and the ledger records it still.
+        A running count (`feed`) too, which `usage_estimated` says is not the whole answer's.
+        """
         return usage(self._usage)
 
     @property
@@ -154,8 +158,6 @@ class ResponsesStream:
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         out = [] if self.started else self._start(chunk)
-        if chunk.get("usage"):
-            self._usage = chunk["usage"]
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
@@ -169,6 +171,8 @@ class ResponsesStream:
             out.extend(self._events(self._blocks.tool_call(call, position)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
+        if chunk.get("usage"):
+            self._usage, self._usage_final = chunk["usage"], final_usage(chunk, self.answering)
         return out
 
     def end(self) -> list[bytes]:

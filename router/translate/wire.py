@@ -26,6 +26,14 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def final_usage(chunk: dict[str, Any], answering: bool) -> bool:
+    """Whether `chunk`'s usage is the whole count: the usage chunk's (no choices), or one
+    that came with or after the finish reason. vLLM's `continuous_usage_stats` puts a running
+    count on every chunk: one mid-answer (`answering`) is not whole, as a stream cut after it
+    had generated more, so the ledger takes the larger of it and its estimate instead."""
+    return not chunk.get("choices") or not answering
+
+
 def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("text",)) -> str:
     """The text of a chat message's or delta's `content`: a string as it is, a list of
     parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
