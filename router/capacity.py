@@ -69,14 +69,18 @@ def saturation(
     return "queue" if expected_wait(waiting, slots, load.service_s) > max_wait_s else None
 
 
-def queued(limit: int | None, load: Load, now: float, fresh_s: float) -> bool:
+def queued(limit: int | None, load: Load, now: float, fresh_s: float, alive: bool) -> bool:
     """Whether a live attempt on this backend may be waiting in its queue
     (`router.silence.Life`): the others, live or the router's own, fill its configured
     concurrency, or its last poll, fresh, counts requests waiting (vLLM sends a queued stream
     its headers alone). Unlike `saturation`, the attempt asking is not counted (a backend
     with `max_concurrency: 1` would always seem full to its one request) and any queue is
-    one, however short: the question is whether a silence is explained, not where to send."""
-    if limit is not None and load.inflight - 1 + load.replays >= limit:
+    one, however short: the question is whether a silence is explained, not where to send.
+    The others count only when the backend was `alive` (heard of late): others hung on a
+    dead backend fill its slots as well, and two clients at a time on a dead backend with
+    `max_concurrency: 1` excused every hang-up, its circuit never opening (found in
+    re-review). Its own poll's queue needs no such proof."""
+    if alive and limit is not None and load.inflight - 1 + load.replays >= limit:
         return True
     polled = load.polled
     if polled is None or now - load.polled_at > fresh_s:
@@ -162,8 +166,13 @@ class Capacity:
         load = self.load(settings.name)
         return saturation(settings.max_concurrency, load, self.clock(), max_wait_s, fresh_s)
 
-    def queued(self, settings: BackendSettings, fresh_s: float) -> bool:
-        return queued(settings.max_concurrency, self.load(settings.name), self.clock(), fresh_s)
+    def queued(self, settings: BackendSettings, fresh_s: float, alive: bool) -> bool:
+        """`queued` for a backend; never one without a load, which a reload removed (`load`
+        made one for it again, and nothing removed that)."""
+        load = self.loads.get(settings.name)
+        if load is None:
+            return False
+        return queued(settings.max_concurrency, load, self.clock(), fresh_s, alive)
 
 
 def metrics_url(settings: BackendSettings) -> str | None:

@@ -199,6 +199,8 @@ class Dispatcher:
         committed.span = span
         if committed.pieces is not None:  # what the relay reads shows the backend at work
             committed.pieces = self.life.relayed(backend, committed.pieces)
+        else:  # a whole reply: the backend is working (`Life.busy` reads it)
+            self.life.heard(backend)
         return committed
 
     def _failed(

@@ -52,6 +52,12 @@ FAILURE_KINDS = frozenset(
     }
 )
 
+# Failures a probe cannot test for: a backend that hangs on completions (`first_token_timeout`,
+# `stall`, `silent`) passes `/health`, so a probe's pass closed the circuit they opened, and
+# live traffic went to the dead backend first again after every open period: open ~8 s of
+# every ~38 s (found in re-review). As for a refusal, only a live request's success clears them.
+UNPROBED_KINDS = frozenset({SILENT, "first_token_timeout", "stall"})
+
 
 @dataclass(frozen=True, slots=True)
 class BreakerPolicy:
@@ -134,7 +140,8 @@ class Health:
     """Breakers for every backend, judged by live attempts and probes (an attempt observer).
 
     `live_trials` names the backends without a probe: for them a live request is the
-    half-open trial. Backends with a probe keep live traffic away until a probe succeeds.
+    half-open trial. Backends with a probe keep live traffic away until a probe succeeds,
+    unless their failures are ones a probe cannot see (`refused`, `unprobed`).
     """
 
     def __init__(
@@ -151,6 +158,8 @@ class Health:
         # Backends whose circuit a refusal opened (a wrong key, a missing model): a probe
         # cannot clear them (/health answers without the key), so only a live trial can.
         self.refused: set[str] = set()
+        # Backends that failed as a probe cannot see (`UNPROBED_KINDS`): likewise.
+        self.unprobed: set[str] = set()
         self.outages: dict[str, Outage] = {}
 
     def breaker(self, backend: str) -> Breaker:
@@ -163,6 +172,7 @@ class Health:
         """A backend that a reload changed or removed: its next breaker starts closed."""
         self.breakers.pop(backend, None)
         self.refused.discard(backend)
+        self.unprobed.discard(backend)
         self.outages.pop(backend, None)
 
     def circuit(self, backend: str) -> Circuit:
@@ -185,7 +195,7 @@ class Health:
         return max(0.0, breaker.retry_at - self.clock())
 
     def takes_live_trial(self, backend: str) -> bool:
-        return backend in self.live_trials or backend in self.refused
+        return backend in self.live_trials or backend in self.refused or backend in self.unprobed
 
     def attempt_started(self, backend: str, tier: str) -> None:
         if self.takes_live_trial(backend):
@@ -208,6 +218,7 @@ class Health:
         opening (~760 lines an hour; found in review)."""
         if live:
             self.refused.discard(backend)
+            self.unprobed.discard(backend)
         self._change(backend, lambda b, now: b.success(live))
         outage = self.outages.get(backend)
         if outage is None:
@@ -230,6 +241,8 @@ class Health:
     def failed(self, backend: str, why: str) -> None:
         if why == "backend_refused":
             self.refused.add(backend)
+        if why in UNPROBED_KINDS:
+            self.unprobed.add(backend)
         self._probe_outlived(backend)
         policy = self.policy()
         before = self.breaker(backend).circuit  # stored: a claimed trial reads half_open

@@ -82,9 +82,9 @@ class Resilience:
         rs = self.settings
         return self.capacity.saturated(settings, rs.max_queue_wait_s, 3 * rs.capacity_poll_s)
 
-    def queued(self, settings: BackendSettings) -> bool:
+    def queued(self, settings: BackendSettings, alive: bool) -> bool:
         """Whether a live attempt on the backend may wait in its queue (`Capacity.queued`)."""
-        return self.capacity.queued(settings, 3 * self.settings.capacity_poll_s)
+        return self.capacity.queued(settings, 3 * self.settings.capacity_poll_s, alive)
 
     def states(self) -> Mapping[str, BackendState]:
         """With when a skipped backend may serve again: its open circuit's next trial, and
@@ -195,7 +195,7 @@ class Resilience:
         if not can_probe(settings):
             return False
         state = self.health.breaker(settings.name).state(self.clock())
-        if state == "half_open":  # unless only a live request can tell (a refused key)
+        if state == "half_open":  # unless only a live request can tell (a refused key, a hang)
             return not self.health.takes_live_trial(settings.name)
         return state == "closed" and self.clock() >= self._next_probe.get(settings.name, 0.0)
 

@@ -69,10 +69,11 @@ def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
     sends it with the engine's first output, and the chat API has no opener a server sends
     before; a chunk without one (Azure's prompt-filter results) comes before generation.
     Every event translated from a chat backend's stream comes from such a chunk (its
-    `message_start` from the role chunk; a reasoning model's thinking, which the translators
-    drop, follows it). A native Messages or Responses event before the first output does
-    not: servers open those streams before the engine takes the request up, one waiting in
-    a full vLLM's queue included (Anthropic's `message_start` and `ping`s, vLLM's
+    `message_start` from the role chunk, the translators holding their openers back past a
+    choice-less one; a reasoning model's thinking, which they drop, follows it). A native
+    Messages or Responses event before the first output does not: servers open those
+    streams before the engine takes the request up, one waiting in a full vLLM's queue
+    included (Anthropic's `message_start` and `ping`s, vLLM's
     `response.created` and `response.in_progress`), and a block or an item opens empty
     before its first delta. A model reasoning unseen behind an open item (OpenAI's hidden
     reasoning) is taken for silent then; its backend's other answers excuse it (`Life`)."""
@@ -93,10 +94,12 @@ class Life:
 
     def __init__(self) -> None:
         self._heard: weakref.WeakKeyDictionary[Backend, float] = weakref.WeakKeyDictionary()
-        self.queues: list[Callable[[BackendSettings], bool]] = []
+        # settings, and whether the backend was heard of late (`busy`): in-flight counts
+        # are evidence of a queue only then
+        self.queues: list[Callable[[BackendSettings, bool], bool]] = []
 
     def heard(self, backend: Backend) -> None:
-        """A stream on `backend` showed its engine at work, now."""
+        """A stream on `backend` showed its engine at work, now, or a whole reply came."""
         self._heard[backend] = time.monotonic()
 
     async def relayed(self, backend: Backend, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -110,8 +113,14 @@ class Life:
 
     def busy(self, backend: Backend, since: float) -> bool:
         """Whether `backend` is evidently alive or busy for an attempt started at `since`
-        (monotonic): a stream on it showed work since, or a source says it queues."""
+        (monotonic): a stream on it showed work since, or a source says it queues. Whether
+        it was heard within `silent_after` before the attempt began is what the sources are
+        told: the attempt waited that long since, so a window ending now would hold nothing
+        the first test had not taken; a backend heard of late may well have its slots full
+        of live requests, one heard of long before (or never) is no evidence of that."""
         heard = self._heard.get(backend)
         if heard is not None and heard > since:
             return True
-        return any(queued(backend.settings) for queued in self.queues)
+        window = silent_after(backend.settings.timeouts.first_token_s)
+        alive = heard is not None and heard >= since - window
+        return any(queued(backend.settings, alive) for queued in self.queues)

@@ -160,8 +160,16 @@ class MessagesStream:
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
+        self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
+        """The events for one chunk. `message_start` waits for a chunk with a choice (or
+        usage, or the end): Azure opens a stream with a choice-less prompt-filter chunk
+        before generating, and an opener made from it showed a silent backend at work
+        (`router.silence.shows_work`), so it was never judged silent (found in re-review)."""
+        if not self.started and not chunk.get("choices") and not chunk.get("usage"):
+            self._held = self._held or chunk
+            return []
         out = [] if self.started else [self._start(chunk)]
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
@@ -184,7 +192,10 @@ class MessagesStream:
         return out
 
     def end(self) -> list[bytes]:
-        """The closing events; [] when already ended (or never started: nothing to close)."""
+        """The closing events; [] when already ended (or never started: nothing to close),
+        after the held opener when only choice-less chunks came (an empty message)."""
+        if not self.started and self._held is not None:
+            return [self._start(self._held), *self.end()]
         if self.ended or not self.started:
             return []
         self.ended = True

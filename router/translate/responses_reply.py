@@ -116,6 +116,7 @@ class ResponsesStream:
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
+        self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
 
     @property
     def finished(self) -> bool:
@@ -157,6 +158,12 @@ class ResponsesStream:
         return frozenset()
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
+        """The events for one chunk. The openers (`response.created`, `.in_progress`) wait
+        for a chunk with a choice (or usage, or the end), as in `MessagesStream.feed`: made
+        from Azure's choice-less prompt-filter chunk, they showed a silent backend at work."""
+        if not self.started and not chunk.get("choices") and not chunk.get("usage"):
+            self._held = self._held or chunk
+            return []
         out = [] if self.started else self._start(chunk)
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
@@ -176,6 +183,9 @@ class ResponsesStream:
         return out
 
     def end(self) -> list[bytes]:
+        """The closing events, after the held openers when only choice-less chunks came."""
+        if not self.started and self._held is not None:
+            return [*self._start(self._held), *self.end()]
         if self.ended or not self.started:
             return []
         self.ended = True

@@ -129,6 +129,21 @@ def test_a_refused_backend_is_cleared_by_a_live_request_not_by_a_probe() -> None
     assert health.circuit("local") == "closed" and "local" not in health.refused
 
 
+@pytest.mark.parametrize("kind", ["silent", "first_token_timeout", "stall"])
+def test_a_hanging_backend_is_cleared_by_a_live_request_not_by_a_probe(kind: str) -> None:
+    """A backend that hangs on completions passes `/health`: a probe closed the circuit its
+    hangs opened, and live traffic went to it first again after every open period."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    for _ in range(3):
+        health.attempt_finished("local", "local", "error", kind)
+    clock.now += 1.0
+    assert health.circuit("local") == "half_open"  # offered to one live request, no probe
+    health.attempt_started("local", "local")
+    health.attempt_finished("local", "local", "ok", None)
+    assert health.circuit("local") == "closed" and "local" not in health.unprobed
+
+
 def test_listeners_hear_the_trial_begin() -> None:
     """An expired open circuit already reads half-open, so comparing states before and after
     claiming the trial saw no change: the half_open gauge was never 1 (found in review)."""

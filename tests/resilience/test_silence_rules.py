@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from router.capacity import Load, queued
+from router.capacity import Capacity, Load, queued
 from router.config import Backend as BackendSettings
-from router.silence import Life, shows_work
+from router.silence import Life, shows_work, silent_after
 from router.vllm_metrics import VllmCapacity
 
 ROLE_CHUNK = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
@@ -56,9 +56,33 @@ def test_output_on_any_stream_since_an_attempt_began_or_a_queue_makes_a_backend_
     assert not life.busy(local, after)
     assert not life.busy(_Backend("local"), before)
     asked: list[str] = []
-    life.queues.append(lambda settings: asked.append(settings.name) or settings.name == "local")
+    life.queues.append(
+        lambda settings, alive: asked.append(settings.name) or settings.name == "local"
+    )
     assert life.busy(local, after)
     assert asked == ["local"]
+
+
+def test_the_queue_sources_hear_whether_the_backend_was_heard_of_late() -> None:
+    """Heard within `silent_after` before the attempt began: its slots may be full of live
+    requests; heard long before, or never, they may be hung."""
+    life = Life()
+    local: Any = _Backend("local")
+    told: list[bool] = []
+    life.queues.append(lambda settings, alive: told.append(alive) or False)
+    window = silent_after(local.settings.timeouts.first_token_s)
+    assert not life.busy(local, time.monotonic())
+    life.heard(local)
+    assert not life.busy(local, time.monotonic() + window / 2)
+    assert not life.busy(local, time.monotonic() + window * 2)
+    assert told == [False, True, False]
+
+
+def test_a_backend_no_longer_configured_is_not_queued_and_gets_no_load() -> None:
+    capacity = Capacity(time.monotonic)
+    settings = BackendSettings(name="gone", tier="local", base_url="http://h/v1", model="m")
+    assert not capacity.queued(settings, fresh_s=3.0, alive=True)
+    assert capacity.loads == {}
 
 
 def _polled(waiting: float, at: float = 0.0) -> Load:
@@ -66,19 +90,22 @@ def _polled(waiting: float, at: float = 0.0) -> Load:
 
 
 @pytest.mark.parametrize(
-    ("limit", "load", "expected"),
+    ("limit", "load", "heard", "unheard"),
     [
-        (1, Load(inflight=1), False),  # the asking attempt alone: a dead backend is judged
-        (1, Load(inflight=2), True),  # another fills the one slot
-        (2, Load(inflight=1, replays=1), False),
-        (2, Load(inflight=2, replays=1), True),  # the router's own calls fill slots too
-        (None, Load(inflight=100), False),  # no limit configured: its count says nothing
-        (None, _polled(0), False),
-        (None, _polled(1), True),  # any queue, however short (saturation's wait aside)
-        (None, _polled(5, at=-10.0), False),  # a stale poll is ignored
+        (1, Load(inflight=1), False, False),  # the asking attempt alone: a dead one is judged
+        (1, Load(inflight=2), True, False),  # another fills the one slot, if not hung as well
+        (2, Load(inflight=1, replays=1), False, False),
+        (2, Load(inflight=2, replays=1), True, False),  # the router's own calls fill slots too
+        (None, Load(inflight=100), False, False),  # no limit configured: its count says nothing
+        (None, _polled(0), False, False),
+        (None, _polled(1), True, True),  # any queue, however short; the backend's own word
+        (None, _polled(5, at=-10.0), False, False),  # a stale poll is ignored
     ],
 )
 def test_a_request_may_wait_in_the_backend_queue(
-    limit: int | None, load: Load, expected: bool
+    limit: int | None, load: Load, heard: bool, unheard: bool
 ) -> None:
-    assert queued(limit, load, now=0.0, fresh_s=3.0) is expected
+    """Others filling the slots count only of a backend heard of late (`alive`): on a dead
+    one they may be hung as well (found in re-review)."""
+    assert queued(limit, load, now=0.0, fresh_s=3.0, alive=True) is heard
+    assert queued(limit, load, now=0.0, fresh_s=3.0, alive=False) is unheard

@@ -7,6 +7,9 @@ silence threshold, or after the first token, stays the client's doing. Real sock
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ import openai
 import pytest
 
 from router import silence
+from router.config import parse
 from tests.canary.servers import router, simulator
 from tests.harness import Collect, Running, RunningRouter, collected, config_for, sdk
 from tests.resilience.conftest import CODING, FAST, chat, status, until
@@ -73,6 +77,74 @@ def test_clients_giving_up_on_a_silent_backend_open_its_circuit(
     assert served.headers["x-smf-backend"] == "cloud"
     assert served.headers["x-smf-attempts"] == "1"  # local skipped, not tried again
     assert 'smf_router_backend_up{backend="local",tier="local"} 0.0' in metrics
+
+
+def test_a_probe_leaves_a_silent_backends_circuit_to_a_live_trial(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A silent backend passes `/health`: the probe trial closed the circuit its silence
+    opened (the defaults' open_s, 1 s), and live traffic went to the dead backend first
+    again. Now its trial is a live request, and that request's success closes it."""
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    resilience = {**RESILIENCE, "open_s": 1.0, "max_open_s": 8.0}
+    config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=resilience)
+    with router(config) as proxy:
+        records = collected(proxy)
+        pair["local"].control("faults", {"fault": "no_response"})
+        _give_up(proxy, THRESHOLD, timeout_s=1.5)
+        until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
+        until(lambda: _local(proxy)["circuit"] == "half_open", what="trial due")
+        time.sleep(4 * RESILIENCE["probe_interval_s"])  # ticks a probe trial would have taken
+        assert _local(proxy)["circuit"] == "half_open"
+        pair["local"].control("faults", {"fault": None})
+        served = chat(proxy.url)
+        local = _local(proxy)
+    assert served.status_code == 200 and served.headers["x-smf-backend"] == "local"
+    assert [a.backend for a in records.records[-1].attempts] == ["local"]
+    assert local["circuit"] == "closed"
+
+
+def test_a_dead_backend_full_of_hung_requests_is_judged(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`max_concurrency: 1` and two clients at a time: every hang-up saw another request
+    fill the slot and was excused as queued, though that one hung on the dead backend too,
+    and its circuit never opened. Never heard, the backend's in-flight count is no queue."""
+    monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    data = config_for(
+        {"local": pair["local"]}, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE
+    ).model_dump(mode="json")
+    data["backends"][0]["max_concurrency"] = 1
+    with router(parse(data)) as proxy:
+        records = collected(proxy)
+        pair["local"].control("faults", {"fault": "no_response"})
+        client = sdk(proxy, timeout=1.5)
+
+        def hang_up() -> None:  # the last may find the circuit open: a 503
+            with contextlib.suppress(openai.APIError):
+                client.chat.completions.create(model="coding", messages=CODING, stream=True)
+
+        clients = []
+        for _ in range(THRESHOLD + 1):  # each overlaps the one before
+            clients.append(threading.Thread(target=hang_up))
+            clients[-1].start()
+            time.sleep(0.75)
+        for thread in clients:
+            thread.join(30)
+        until(lambda: len(records.records) >= THRESHOLD + 1, what="the hang-ups recorded")
+        until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
+
+
+def test_a_whole_reply_shows_the_backend_at_work(pair: dict[str, Running], tmp_path: Path) -> None:
+    """A non-streamed success is heard too (`Life.busy`), as a stream's output is."""
+    config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE)
+    with router(config) as proxy:
+        dispatcher = proxy.components.gateway.dispatcher
+        before = time.monotonic()
+        served = chat(proxy.url)
+        heard = dispatcher.life.busy(dispatcher.backends["local"], before)
+    assert served.status_code == 200 and served.headers["x-smf-backend"] == "local"
+    assert heard
 
 
 def test_hang_ups_before_the_threshold_or_after_the_first_token_leave_it_closed(
