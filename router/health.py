@@ -219,6 +219,10 @@ class Health:
         if live:
             self.refused.discard(backend)
             self.unprobed.discard(backend)
+        elif self.breaker(backend).circuit == "closed":
+            # a hang the circuit outlived closed is history: a later opening a probe can see
+            # (the backend down) must not wait for live traffic (found in re-review)
+            self.unprobed.discard(backend)
         self._change(backend, lambda b, now: b.success(live))
         outage = self.outages.get(backend)
         if outage is None:

@@ -110,7 +110,10 @@ class Tally:
                 self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
         if obj.get("usage"):  # after the finish reasons: a running count is not final
-            self.usage, self.usage_final = obj["usage"], final_usage(obj, bool(self.open_choices))
+            # of several choices, a choice's chunk counts that choice alone (vLLM's running
+            # usage): only the usage chunk holds them all (found in re-review)
+            pending = bool(self.open_choices) or len(self.choices) > 1
+            self.usage, self.usage_final = obj["usage"], final_usage(obj, pending)
         return renumbered
 
     @property

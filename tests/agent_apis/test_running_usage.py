@@ -79,6 +79,13 @@ def test_a_chat_streams_running_usage_is_final_only_once_every_choice_ended() ->
     assert not two.usage_final
     two.see(USAGE_CHUNK)
     assert two.usage == USAGE and two.usage_final
+    both = Tally()  # each choice's last chunk with its own running count, both finished
+    both.see({**chunk({}, "stop"), "usage": running(2)})
+    both.see({**chunk({}), "choices": [{"index": 1, "delta": {}, "finish_reason": "stop"}]})
+    both.see({**chunk({}), "choices": [{"index": 1, "delta": {}}], "usage": running(2)})
+    assert not both.open_choices and not both.usage_final  # one choice's count alone
+    both.see(USAGE_CHUNK)
+    assert both.usage == USAGE and both.usage_final
 
 
 @pytest.fixture(scope="module")

@@ -144,6 +144,21 @@ def test_a_hanging_backend_is_cleared_by_a_live_request_not_by_a_probe(kind: str
     assert health.circuit("local") == "closed" and "local" not in health.unprobed
 
 
+def test_a_hang_the_circuit_outlived_leaves_a_later_outage_to_probes() -> None:
+    """One stall, a probe passing while the circuit stayed closed, then the backend down
+    (unreachable, which a probe sees): the stall's mark kept probes away from that outage's
+    circuit, and it stayed open until live traffic came (found in re-review)."""
+    clock = Clock()
+    health = Health(lambda: POLICY, clock)
+    health.attempt_finished("local", "local", "error", "stall")
+    health.succeeded("local", live=False)  # a probe while closed
+    for _ in range(3):
+        health.attempt_finished("local", "local", "error", "unreachable")
+    clock.now += 1.0
+    assert not health.takes_live_trial("local")
+    assert health.claim_probe_trial("local")
+
+
 def test_listeners_hear_the_trial_begin() -> None:
     """An expired open circuit already reads half-open, so comparing states before and after
     claiming the trial saw no change: the half_open gauge was never 1 (found in review)."""
