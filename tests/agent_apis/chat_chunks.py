@@ -70,3 +70,12 @@ def run(stream: Any, chunks: list[dict[str, Any]]) -> list[tuple[str, dict[str, 
         events.extend(stream.feed(c))
     events.extend(stream.end())
     return payloads(events)
+
+
+def call(index: int, arguments: str, name: str | None = None) -> dict[str, Any]:
+    """A chunk with a piece of call `index` (its first, when it is `name`d)."""
+    piece: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if name:
+        piece |= {"id": f"call_{name}", "type": "function"}
+        piece["function"]["name"] = name
+    return chunk({"tool_calls": [piece]})

@@ -11,17 +11,7 @@ from router.relay import Tally
 from router.translate import anthropic_reply, responses_reply
 from router.translate.events import see
 from router.translate.keep_alive import KEEP_ALIVE_S
-from tests.agent_apis.chat_chunks import chunk, payloads
-
-
-def call(index: int, arguments: str, name: str | None = None) -> dict[str, Any]:
-    """A chunk with a piece of call `index` (its first, when it is `name`d)."""
-    piece: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
-    if name:
-        piece |= {"id": f"call_{name}", "type": "function"}
-        piece["function"]["name"] = name
-    return chunk({"tool_calls": [piece]})
-
+from tests.agent_apis.chat_chunks import call, chunk, payloads
 
 # two calls whose pieces interleave after a sentence: the second waits behind the first
 FED = [

@@ -62,30 +62,33 @@ def test_malformed_arguments_are_unquoted_strings_streamed_and_whole(
 
 
 HTTP = httpx.Client(trust_env=False)
-PARALLEL: dict[str, Any] = {"model": "tiny", "stream": True}
+TWO_TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("read", "write")
+]
+PARALLEL: dict[str, Any] = {"model": "tiny", "stream": True, "tools": TWO_TOOLS}
 PARALLEL["messages"] = [{"role": "user", "content": "Read and write"}]
+
+
+def streamed_deltas(vllm: SimThread, fault: str) -> list[dict[str, Any]]:
+    """The deltas of a streamed ask for both tools, under `fault`."""
+    headers = {"x-sim-fault": fault}
+    url = vllm.url + "/v1/chat/completions"
+    with HTTP.stream("POST", url, json=PARALLEL, headers=headers, timeout=10) as resp:
+        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: {")]
+    return [json.loads(line)["choices"][0]["delta"] for line in lines]
 
 
 def test_ollama_tool_calls_streams_parallel_calls_all_at_index_0(vllm: SimThread) -> None:
     """Ollama's parallel calls: one whole call per chunk, each its own id, all `index: 0`."""
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-        for name in ("read", "write")
-    ]
-    ask = PARALLEL | {"tools": tools}
-    headers = {"x-sim-fault": "ollama_tool_calls"}
-    with HTTP.stream(
-        "POST", vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10
-    ) as resp:
-        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: {")]
-    deltas = [json.loads(line)["choices"][0]["delta"] for line in lines]
+    deltas = streamed_deltas(vllm, "ollama_tool_calls")
     calls = [c for d in deltas for c in d.get("tool_calls") or ()]
     assert [(c["index"], c["function"]) for c in calls] == [
         (0, {"name": "read", "arguments": "{}"}),
         (0, {"name": "write", "arguments": "{}"}),
     ]
     assert len({c["id"] for c in calls}) == 2
-    ask["stream"] = False
+    ask, headers = PARALLEL | {"stream": False}, {"x-sim-fault": "ollama_tool_calls"}
     whole = HTTP.post(vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10)
     listed = whole.json()["choices"][0]["message"]["tool_calls"]
     assert [c["function"]["name"] for c in listed] == ["read", "write"]
@@ -96,17 +99,7 @@ def test_unindexed_tool_calls_streams_parallel_calls_in_one_delta_without_index(
     vllm: SimThread,
 ) -> None:
     """Ollama before 0.4.7 (ollama/ollama#7881): the calls side by side, none with `index`."""
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-        for name in ("read", "write")
-    ]
-    ask = PARALLEL | {"tools": tools}
-    headers = {"x-sim-fault": "unindexed_tool_calls"}
-    with HTTP.stream(
-        "POST", vllm.url + "/v1/chat/completions", json=ask, headers=headers, timeout=10
-    ) as resp:
-        lines = [line[6:] for line in resp.iter_lines() if line.startswith("data: {")]
-    deltas = [json.loads(line)["choices"][0]["delta"] for line in lines]
+    deltas = streamed_deltas(vllm, "unindexed_tool_calls")
     batches = [d["tool_calls"] for d in deltas if d.get("tool_calls")]
     assert len(batches) == 1
     assert [c["function"] for c in batches[0]] == [
