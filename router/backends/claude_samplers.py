@@ -5,8 +5,13 @@ specified for this model") from Claude Sonnet 4.5, Haiku 4.5 and Opus 4.1 on, wh
 provider serves the model (Anthropic, Bedrock, Vertex), and litellm 1.110 sends both on (its
 `drop_params` covers only Claude 4.7 on, which takes neither). Many agents send a default
 for each: they had a 400 they could do nothing about. Older Claude models take both, and
-keep both. A model is known by its name: one litellm cannot name (a Bedrock
-inference-profile ARN) is not recognised, and gets both as the client sent them.
+keep both. A model is known by its name wherever it stands in the backend's model (the
+search is not anchored): Bedrock's model and inference-profile IDs and ARNs
+(`us.anthropic.claude-sonnet-4-5-20250929-v1:0`, `arn:…:inference-profile/global.anthropic.…`)
+and Vertex's `claude-sonnet-4-5@20250929` are. An ARN that names no model (an application
+inference profile, a provisioned model) is not recognised and gets both as the client sent
+them; litellm takes such a profile as `model: bedrock/converse/<the model's id>` with the ARN
+as `model_id` (`extra_body`), and that name is recognised.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-# claude-sonnet-4-5, anthropic.claude-opus-4-1-20250805-v1:0, claude-haiku-4-5@20251001;
+# claude-sonnet-4-5, us.anthropic.claude-opus-4-1-20250805-v1:0, claude-haiku-4-5@20251001;
 # claude-opus-4-20250514 is Opus 4.0 (a minor has one or two digits, a date eight)
 _NAMED = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2})(?!\d))?")
 

@@ -39,6 +39,41 @@ def test_the_claude_models_that_refuse_both_samplers_are_known_by_name(
     assert one_sampler_only(model) is refuses_both
 
 
+ARN = "arn:aws:bedrock:us-east-1:123456789012"
+
+
+@pytest.mark.parametrize(
+    ("model", "refuses_both"),
+    [  # as a backend's `model` is written for litellm: Bedrock, then Vertex
+        (f"bedrock/{ARN}:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("bedrock/converse/us.anthropic.claude-opus-4-1-20250805-v1:0", True),
+        ("bedrock/invoke/eu.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("bedrock/global.anthropic.claude-haiku-4-5-20251001-v1:0", True),
+        (
+            "bedrock/arn:aws:bedrock:us-east-1::foundation-model/"
+            "anthropic.claude-opus-4-1-20250805-v1:0",
+            True,
+        ),
+        ("bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0", False),  # Sonnet 4.0
+        ("bedrock/converse/us.anthropic.claude-opus-4-20250514-v1:0", False),  # Opus 4.0
+        ("bedrock/us.anthropic.claude-3-5-sonnet-20241022-v2:0", False),
+        ("bedrock/meta.llama3-70b-instruct-v1:0", False),
+        ("bedrock/amazon.nova-pro-v1:0", False),
+        # an application inference profile's ARN names no model: both go as sent
+        (f"bedrock/converse/{ARN}:application-inference-profile/a1b2c3d4e5f6", False),
+        ("vertex_ai/claude-sonnet-4-5@20250929", True),
+        ("vertex_ai/claude-opus-4-1@20250805", True),
+        ("vertex_ai/claude-sonnet-4@20250514", False),
+        ("vertex_ai/claude-3-5-sonnet-v2@20241022", False),
+    ],
+)
+def test_bedrock_and_vertex_ids_of_those_models_are_known_too(
+    model: str, refuses_both: bool
+) -> None:
+    assert one_sampler_only(model) is refuses_both
+
+
 @pytest.mark.parametrize(
     ("merged", "sent", "kept"),
     [
