@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from router.backend_refused import BackendRefused
 from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.errors import (
-    BackendRefused,
     ContextTooLong,
     Malformed,
     OutputTooLong,

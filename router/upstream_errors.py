@@ -50,9 +50,8 @@ from typing import Any
 
 import orjson
 
+from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.errors import (
-    REFUSAL_STATUSES,
-    BackendRefused,
     ContextTooLong,
     Cut,
     Malformed,

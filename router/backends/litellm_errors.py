@@ -16,10 +16,9 @@ from typing import Any
 
 import httpx
 
+from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.backends.litellm_words import first_line
 from router.errors import (
-    REFUSAL_STATUSES,
-    BackendRefused,
     ContextTooLong,
     Cut,
     Malformed,

@@ -165,8 +165,9 @@ def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(
 def test_a_refusal_does_not_hide_a_later_rate_limit() -> None:
     """Whether the client was told to wait and retry depended on plan order (found in
     review): a rate limit anywhere in the plan is the answer, with the soonest wait."""
+    from router.backend_refused import BackendRefused
     from router.dispatch import _most_meaningful
-    from router.errors import BackendRefused, RateLimited, ServerError
+    from router.errors import RateLimited, ServerError
 
     chosen = _most_meaningful(
         [
