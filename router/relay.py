@@ -75,6 +75,9 @@ class Tally:
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
     so_far: SoFar = field(default_factory=SoFar)  # a Responses stream's items
+    # the input its open call holds, by output index: the reply's (`Reply.held_input`), once
+    # the relay has it; `dict` (none) before
+    held_input: Callable[[], dict[int, str]] = dict
 
     def see(self, obj: dict[str, Any]) -> bool:
         """Take in one event (a chat chunk or a whole reply); True when it renumbered the
@@ -176,6 +179,7 @@ async def relay(
     """Yield the client's stream; always hands the record to `finish` exactly once. The
     caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
     tally = tally or Tally(api=call.api)
+    tally.held_input = committed.reply.held_input
     error_kind: str | None = None
     record = call.record
     try:

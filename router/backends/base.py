@@ -38,6 +38,10 @@ def _none_held() -> int:
     return 0
 
 
+def _none_held_input() -> dict[int, str]:
+    return {}
+
+
 def _no_usage() -> dict[str, Any] | None:
     return None
 
@@ -59,6 +63,10 @@ class Reply:
     # tool call's input is held until its block stops); asked once it is over: a stream
     # cut before then never sends them, and the usage estimate counts them still.
     held_chars: Callable[[], int] = field(default=_none_held)
+    # The input of a tool call no event carried yet, by its item's output index, as the
+    # item gives it once whole (a translated Responses custom call's, held until it closes);
+    # asked when the stream fails, for the `response.failed` that shows the output so far.
+    held_input: Callable[[], dict[int, str]] = field(default=_none_held_input)
     # The upstream's usage in the client's API once it came, when no event to the client
     # may have carried it yet (a translated stream sends it at its end: one cut after the
     # usage chunk, before [DONE], never did); asked once it is over, and final unless

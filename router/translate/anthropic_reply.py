@@ -247,6 +247,11 @@ class MessagesStream:
         return held + self._blocks.waiting_chars()
 
     @property
+    def held_input(self) -> dict[int, str]:
+        """None: Anthropic's error event, which ends a failed stream, carries no content."""
+        return {}
+
+    @property
     def wrapped(self) -> frozenset[int]:
         """The tool_use blocks whose input is the arguments wrapped (`wraps`)."""
         return frozenset(self._wrapped)

@@ -12,6 +12,7 @@ compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`. The
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -76,6 +77,10 @@ class Watched(Protocol):
     response_id: str
     so_far: SoFar  # a Responses stream's output items
 
+    @property
+    def held_input(self) -> Callable[[], dict[int, str]]:
+        """The input its open call holds, by output index (`Reply.held_input`)."""
+
 
 def failure(api: str, obj: dict[str, Any]) -> Any:
     """The upstream's error object when this event says it failed (for
@@ -118,7 +123,7 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
         "status": "failed",
         "error": {"code": code or "server_error", "message": error.message},
         "incomplete_details": None,
-        "output": tally.so_far.output(),
+        "output": tally.so_far.output(tally.held_input()),
         "usage": None,
     }
     failed: dict[str, Any] = {

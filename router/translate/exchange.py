@@ -43,6 +43,9 @@ class ChatStream(Protocol):
     def held_chars(self) -> int: ...
 
     @property
+    def held_input(self) -> dict[int, str]: ...
+
+    @property
     def upstream_usage(self) -> dict[str, Any] | None: ...
 
     @property
@@ -90,6 +93,7 @@ async def send(
         close=reply.close,
         usage_estimated=lambda: out.usage_estimated,
         held_chars=lambda: out.held_chars,
+        held_input=lambda: out.held_input,
         upstream_usage=lambda: out.upstream_usage,
         wrapped=lambda: out.wrapped,
     )

@@ -13,7 +13,9 @@ input comes back as JSON (`{"input": "..."}`), unwrapped only once whole: its pi
 held until the call closes, then sent as one input delta. Meanwhile its first piece, then
 one a second at most, sends an empty input delta (`keep_alive`): the stream commits and the
 client sees progress (a first call sent nothing until it was whole). A stream cut before
-it closes never sends the input: `held_chars` counts it for the ledger's estimate.
+it closes never sends the input: `held_chars` counts it for the ledger's estimate, and
+`held_input` gives it, unwrapped as far as it goes, to the `response.failed` that ends the
+stream (`router.translate.so_far`), which showed the call with an empty input.
 
 An answer cut by the output limit or a content filter (chat's `finish_reason` "length" or
 "content_filter") marks the items it cut `status: "incomplete"`, as OpenAI does: the one
@@ -35,11 +37,11 @@ from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
     CUT,
     call_item,
+    custom_input,
     envelope,
     finish,
     parses,
     response_id,
-    safe_arguments,
     text_item,
     usage,
 )
@@ -69,7 +71,7 @@ def from_chat(
                 f"fc_{base}_{index}",
                 str(call.get("id") or f"call_{index}"),
                 name,
-                safe_arguments(arguments, name in custom),
+                arguments,
                 name in custom,
                 "incomplete" if cut and not parses(arguments) else "completed",
             )
@@ -151,6 +153,16 @@ class ResponsesStream:
         custom = open_ is not None and self._items[open_.slot].custom
         held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
         return held + self._blocks.waiting_chars()
+
+    @property
+    def held_input(self) -> dict[int, str]:
+        """The input of the open custom call so far, by its output index, as its item gives
+        it once whole (`custom_input`: cut JSON as far as it goes): no event carried it yet."""
+        open_ = self._blocks.open
+        item = self._items[open_.slot] if open_ is not None else None
+        if item is None or not item.custom:
+            return {}
+        return {item.index: custom_input("".join(item.text))}
 
     @property
     def wrapped(self) -> frozenset[int]:
@@ -294,15 +306,14 @@ class ResponsesStream:
             out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
-            arguments = safe_arguments(joined, item.custom)
-            whole = call_item(item.item_id, item.call_id, item.name, arguments, item.custom, status)
+            whole = call_item(item.item_id, item.call_id, item.name, joined, item.custom, status)
             if item.custom:  # the input held, unwrapped
                 given = self._at(item, item_id=item.item_id, delta=whole["input"])
                 out.append(self._emit("response.custom_tool_call_input.delta", given))
                 given = self._at(item, item_id=item.item_id, input=whole["input"])
                 out.append(self._emit("response.custom_tool_call_input.done", given))
             else:
-                fields = self._at(item, item_id=item.item_id, arguments=arguments)
+                fields = self._at(item, item_id=item.item_id, arguments=joined)
                 out.append(self._emit("response.function_call_arguments.done", fields))
         self._done.append(whole)
         out.append(self._emit("response.output_item.done", self._at(item, item=whole)))

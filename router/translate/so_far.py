@@ -4,11 +4,13 @@ OpenAI's `response.failed` carries the output streamed before the failure; the r
 carried `output: []`, and the `openai` SDK's `responses.stream`, which rebuilds the items
 only when `output` is absent, took the stream for one without output and lost what had been
 streamed (found in review). The relay's tally feeds a `SoFar` the stream's item and delta
-events (`router.translate.events`).
+events (`router.translate.events`); a translated custom tool call's input, which no event
+carried until its call closed, comes from the translator (`Reply.held_input`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,10 +65,11 @@ class _Open:
     summary: _Parts = field(default_factory=list)  # a reasoning item's summary
     pieces: _Text = field(default_factory=_Text)  # a call's arguments or input
 
-    def cut(self) -> dict[str, Any]:
+    def cut(self, held: str = "") -> dict[str, Any]:
         """The item `incomplete`, with the text of its parts, as OpenAI and vLLM write a
         done one: a reasoning item's text in `content` (`reasoning_text` parts), its
-        summary in `summary` (`summary_text` parts)."""
+        summary in `summary` (`summary_text` parts); a custom call's input is the one sent,
+        then the one `held` (the translator's, which sent only empty deltas)."""
         item = {**self.item, "status": "incomplete"}
         if self.parts:
             item["content"] = [_filled(part, str(text)) for _, part, text in self.parts]
@@ -75,7 +78,7 @@ class _Open:
         if item.get("type") == "function_call":
             item["arguments"] = str(self.pieces)
         elif item.get("type") == "custom_tool_call":
-            item["input"] = str(self.pieces)
+            item["input"] = str(self.pieces) + held
         return item
 
     def text_of(self, obj: dict[str, Any]) -> _Text | None:
@@ -158,6 +161,11 @@ class SoFar:
         elif kind.endswith(".delta"):
             self.grow(obj, obj.get("delta"))
 
-    def output(self) -> list[dict[str, Any]]:
+    def output(self, held: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
+        """The items so far; `held`: an open call's input no event carried, by output index
+        (a cut custom call showed an empty input, though the router held what came)."""
+        held = held or {}
         indexes = sorted(self.done.keys() | self.open.keys())
-        return [self.done[i] if i in self.done else self.open[i].cut() for i in indexes]
+        return [
+            self.done[i] if i in self.done else self.open[i].cut(held.get(i, "")) for i in indexes
+        ]

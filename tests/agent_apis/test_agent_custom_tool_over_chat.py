@@ -48,23 +48,54 @@ def openai_client(running: RunningRouter) -> openai.OpenAI:
     ("name", "frames"),
     [("error_event:4", 3), ("cut_stream", 1), ("stall:5", 1)],  # after the opening chunk
 )
-def test_a_custom_call_commits_at_its_first_piece_and_a_failure_records_what_it_held(
+def test_a_custom_call_commits_at_its_first_piece_and_a_failure_shows_what_it_held(
     servers: dict[str, Running], tmp_path: Path, name: str, frames: int
 ) -> None:
+    """The `response.failed` shows the cut call with the input that came, unwrapped from its
+    JSON as far as it goes, as a cut function call shows its arguments: it showed the call
+    with an empty input, the router holding what came (found in review)."""
     request_id = uuid.uuid4().hex
     with alone(servers, tmp_path, 1.5) as running, fault(servers["cloud"], name):
         with openai_client(running).responses.stream(
             model="cloud", extra_headers={"x-request-id": request_id}, **ASK
         ) as stream:
-            kinds = [event.type for event in stream]
+            events = list(stream)
         row = ledger_row(tmp_path / "ledger", request_id)
-    assert kinds[2:] == [
+    assert [event.type for event in events][2:] == [
         "response.output_item.added",
         "response.custom_tool_call_input.delta",  # empty: the call grows
         "response.failed",
     ]
     assert row == ("upstream_error", row[1], estimate_tokens(generated(frames)), True)
     assert frames == 1 or generated(frames) > 4_000  # the long word was held too
+    [call] = events[-1].response.output  # type: ignore[union-attr]
+    assert (call.type, call.status) == ("custom_tool_call", "incomplete")  # type: ignore[union-attr]
+    assert call.input == ("" if frames == 1 else LONG)  # type: ignore[union-attr]  # `{"input` cut
+
+
+@pytest.mark.parametrize(
+    ("tokens", "given"),
+    [(8, "Fix "), (11, 'Fix "the'), (13, 'Fix "the" bug')],  # mid-escape, mid-string
+)
+def test_a_custom_call_cut_midway_shows_its_input_so_far(
+    servers: dict[str, Running], tmp_path: Path, tokens: int, given: str
+) -> None:
+    """vLLM's engine drops the request (`abort:N`) after N tokens of the call's arguments
+    (`{"input": "Fix \\"the\\" bug in main.py, then"}`, the user's first six words): the
+    `response.failed` shows the call with the input that came, its JSON string decoded as far
+    as it goes."""
+    ask: Any = {**ASK, "input": 'Fix "the" bug in main.py, then run the tests'}
+    with (
+        alone(servers, tmp_path, 1.5) as running,
+        fault(servers["cloud"], f"abort:{tokens}"),
+        openai_client(running).responses.stream(model="cloud", **ask) as stream,
+    ):
+        events = list(stream)
+    failed = events[-1]
+    assert failed.type == "response.failed"
+    [call] = failed.response.output
+    assert (call.type, call.status) == ("custom_tool_call", "incomplete")  # type: ignore[union-attr]
+    assert call.input == given  # type: ignore[union-attr]
 
 
 def test_a_whole_custom_call_without_usage_is_counted_once(

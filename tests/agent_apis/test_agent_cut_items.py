@@ -139,19 +139,32 @@ def test_the_item_the_answer_was_cut_in_is_incomplete(
     assert _statuses(end.response.output) == statuses
 
 
-def test_a_cut_custom_tool_call_is_incomplete_with_its_input_as_it_came() -> None:
+@pytest.mark.parametrize(
+    ("cut", "given"),
+    [
+        ('{"input": "*** Begin Patch\\n*** Upd', "*** Begin Patch\n*** Upd"),
+        ('{"input": "a\\tb\\u00e9\\ud83d\\ude00c\\u00', "a\tb\u00e9\U0001f600c"),  # cut escape
+        ('{"input": "x\\ud83d', "x"),  # a surrogate pair cut in two: no text yet
+        ("*** Begin Patch\n*** Upd", "*** Begin Patch\n*** Upd"),  # no JSON: as it came
+    ],
+)
+def test_a_cut_custom_tool_call_is_incomplete_with_its_input_so_far(cut: str, given: str) -> None:
     """Codex's `apply_patch` (a freeform tool, a one-string function to chat) cut by the
-    limit: its input is the arguments that came, not those wrapped once more in JSON."""
-    cut = '{"input": "*** Begin Patch\\n*** Upd'
+    limit: its input is the JSON string's text as far as it came, not the arguments with
+    their `{"input": "` and escapes (as it was), nor those wrapped once more in JSON."""
     call = {"id": "call_9", "type": "function", "function": {"name": "apply_patch"}}
     chunks = [chunk({"tool_calls": [_call(call, cut, index=0)]}), chunk({}, "length")]
     stream = responses_reply.ResponsesStream({"model": "auto"}, frozenset({"apply_patch"}))
     done = next(p for n, p in run(stream, chunks) if n == "response.output_item.done")["item"]
-    assert (done["type"], done["status"], done["input"]) == ("custom_tool_call", "incomplete", cut)
+    assert (done["type"], done["status"], done["input"]) == (
+        "custom_tool_call",
+        "incomplete",
+        given,
+    )
     message = {"role": "assistant", "tool_calls": [_call(call, cut)]}
     whole = {"id": "c", "choices": [{"index": 0, "message": message, "finish_reason": "length"}]}
     reply = responses_reply.from_chat(whole, {"model": "auto"}, frozenset({"apply_patch"}))
-    assert (reply["output"][0]["status"], reply["output"][0]["input"]) == ("incomplete", cut)
+    assert (reply["output"][0]["status"], reply["output"][0]["input"]) == ("incomplete", given)
 
 
 def test_a_failed_stream_carries_the_output_streamed_so_far(proxy: RunningRouter) -> None:
