@@ -4,7 +4,13 @@ Mapping: `instructions` → a system message; input `message` items → chat mes
 (`developer` becomes `system`, which every chat server accepts); `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, and their
-calls and outputs map the same way; an `allowed_tools` choice offers only those tools.
+calls and outputs map the same way; an `allowed_tools` choice offers only those tools. A
+replayed call's arguments that are no JSON object (a call cut mid-arguments, `incomplete`)
+go wrapped as the Messages translation wraps them (`{"_raw_arguments": "..."}`, a value
+that is no object `{"value": ...}`): vLLM json-parses every assistant tool call's arguments
+for the chat template, which wants an object (`_postprocess_messages` in
+vllm/entrypoints/chat_utils.py), and refuses the request otherwise, so every later turn of
+the conversation.
 Reasoning items and hosted tools have no chat equivalent and are dropped.
 `previous_response_id` and `conversation` need server-side state a chat backend does not
 have, and `background: true` a server that runs the response while no one waits: the
@@ -35,7 +41,7 @@ from typing import Any
 
 import orjson
 
-from router.translate.wire import MAX_TOKENS, content_text
+from router.translate.wire import MAX_TOKENS, content_text, tool_input
 
 CUSTOM_PARAMETERS = {
     "type": "object",
@@ -161,6 +167,8 @@ def _item(item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bo
         arguments = item.get("arguments")
         if kind == "custom_tool_call":
             arguments = orjson.dumps({"input": item.get("input", "")}).decode()
+        elif isinstance(arguments, str):  # a JSON object, or wrapped as one (see above)
+            arguments = tool_input(arguments)
         call = {
             "id": str(item.get("call_id") or item.get("id") or ""),
             "type": "function",

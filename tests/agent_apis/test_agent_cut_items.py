@@ -12,6 +12,7 @@ every item streamed (found in review).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -21,7 +22,7 @@ import openai
 import orjson
 import pytest
 
-from router.translate import responses_reply
+from router.translate import responses_reply, responses_request
 from tests.agent_apis.agent_stack import stack
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.harness import Running, RunningRouter, config_for, router, upstream
@@ -67,13 +68,41 @@ def _whole(ask: str) -> dict[str, Any]:
     return {**chunk({}), "object": "chat.completion", "choices": [choice], "usage": USAGE}
 
 
+def _template_refusal(messages: list[dict[str, Any]]) -> bytes | None:
+    """vLLM's 400 for an assistant tool call whose arguments are no JSON object: it
+    json-parses them for the chat template (`_postprocess_messages` in
+    vllm/entrypoints/chat_utils.py), which reads them as a mapping."""
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            try:
+                parsed = json.loads(call["function"]["arguments"] or "{}")
+            except ValueError as exc:
+                problem = f"{exc} None"
+            else:
+                if isinstance(parsed, dict):
+                    continue
+                problem = "Can only get item pairs from a mapping. None"
+            error = {"message": problem, "type": "BadRequestError", "param": None, "code": 400}
+            return orjson.dumps({"error": error})
+    return None
+
+
 class Scripted(BaseHTTPRequestHandler):
     """A chat backend answering the user's text ("SHAPE:END", see `_chunks`), streamed or
-    whole as asked."""
+    whole as asked; refusing, as vLLM does, tool calls in the history that its chat
+    template cannot read."""
 
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         ask = str(body["messages"][-1]["content"])
+        refusal = _template_refusal(body["messages"])
+        if refusal is not None:
+            self.send_response(400)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(refusal)))
+            self.end_headers()
+            self.wfile.write(refusal)
+            return
         if body.get("stream"):
             kind = "text/event-stream"
             sent = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in _chunks(ask))
@@ -187,6 +216,32 @@ def test_a_failed_stream_carries_the_output_streamed_so_far(proxy: RunningRouter
     cut = raw[-1].response.output  # type: ignore[union-attr]
     assert _statuses(cut) == [("message", "incomplete")]
     assert cut[0].content[0].text == TEXT  # type: ignore[union-attr,index]
+
+
+def test_a_cut_call_replayed_next_turn_reaches_the_backend_as_an_object(
+    proxy: RunningRouter,
+) -> None:
+    """Codex sends the items of the last turn back as input. The cut call's arguments
+    (`{"city": "Lo`) went to the chat backend as they came, and vLLM, which json-parses them
+    for its chat template, refused the turn (and every later one of the conversation): they
+    go wrapped, as the Messages translation wraps a model's broken arguments."""
+    client = _client(proxy)
+    cut = client.responses.create(model="coding", input="calls:length", tools=TOOLS)
+    assert _statuses(cut.output) == CUT_CALLS
+    history: list[Any] = [{"role": "user", "content": "calls:length"}]
+    history += [item.model_dump(exclude_none=True) for item in cut.output]
+    history += [
+        {"type": "function_call_output", "call_id": call_id, "output": "sunny"}
+        for call_id in ("call_1", "call_2")
+    ]
+    history.append({"role": "user", "content": "text:stop"})
+    replied = client.responses.create(model="coding", input=history, tools=TOOLS)
+    assert replied.status == "completed" and replied.output_text == TEXT
+    calls = responses_request.to_chat({"model": "coding", "input": history})["messages"][1]
+    assert [c["function"]["arguments"] for c in calls["tool_calls"]] == [
+        WHOLE_ARGS,
+        orjson.dumps({"_raw_arguments": CUT_ARGS}).decode(),
+    ]
 
 
 def test_the_sdk_final_response_depends_on_the_backend_for_a_cut_answer(
