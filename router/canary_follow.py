@@ -8,7 +8,8 @@ shorter, it reads the rounds of yesterday and today it has not judged yet; its f
 (a start's, and a canary router's recall) also reads older days, newest first, until each
 gate's window is full or `RECALL_DAYS` back (`router.ledger.recent`); `/readyz` waits for
 that first read (`Components.holding`). A round counts once all the results its
-`canary_runs` row announces are on disk: a flush may split one.
+`canary_runs` row announces are on disk: a flush may split one. Rows stamped more than
+`CLOCK_SKEW_S` after now are not read (`stamped_by`), as where the rotation resumes.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
 """
@@ -93,8 +94,8 @@ class Follower:
         self._runs = RecentRows(directory, "canary_runs")
         self._results = RecentRows(directory, "canary_results")
         self._judged: dict[tuple[str, str], float] = {}  # round -> ts, for the days read
-        # The suites the job runs, as of the last reload that loaded them (start loads none
-        # with the canary off): None, every suite counts.
+        # The suites the job runs, as of the start or the last reload that loaded them
+        # (`job_suites`): None, every suite counts.
         self.suites: set[str] | None = None
         # backend -> (its fingerprint when the servers were said, None for no such backend;
         # the servers whose skipped rounds were said)
@@ -109,8 +110,13 @@ class Follower:
         self._stopped.set()
 
     def _read(self, first_day: str) -> list[Round]:
-        """Blocking: the file reads, run on a worker thread."""
-        runs, results = self._runs.read(first_day), self._results.read(first_day)
+        """Blocking: the file reads, run on a worker thread. Rows stamped later than now
+        (`stamped_by`: a writer's clock ahead) are left out until the clock reaches them, as
+        where the rotation resumes leaves them out: read, such a round sorted last, its
+        results the newest in each window and its row the backend's `last_run`, at each
+        start until the clock caught up, and judged after any round read with it."""
+        now = self.clock()
+        runs, results = self._runs.read(first_day, now=now), self._results.read(first_day, now=now)
         return finished_rounds(runs, results, self._judged)
 
     def recall_rounds(self, first_day: str) -> list[Round]:
@@ -137,7 +143,10 @@ class Follower:
         Only gates: a suite's window without a floor (configured or learned) is not filled,
         or a suite no backend grades (code cases without a sandbox) sends every start to the
         bound even with no floor for it; a reload that gives it a floor then decides on the
-        results read since the start, where a restart reads back its window (README)."""
+        results read since the start, where a restart reads back its window (README). Only
+        suites the rounds run: a floor on one the job does not run (learned from a baseline
+        of more suites) sent every follower's start there, ~10 s over 30 uncompacted days,
+        while only a reload loaded the job's suites; the start loads them now (`install`)."""
         rounds = self._read(first_day)
         configured = {b.name: b for b in self.config().backends}
         short = dict.fromkeys(self.judge.gates(), self.judge.book.window)
@@ -285,18 +294,21 @@ def hold_ready(components: Any, judge: Judge) -> Callable[[], None]:
     return components.holding(RECALLING) if judge.gates() else _nothing
 
 
-def job_suites(config: Config) -> set[str] | None:
+def job_suites(
+    config: Config, meanwhile: str = "the canary gates stay as they are"
+) -> set[str] | None:
     """The suites the CronJob runs on `config`, so those it dropped leave the gates; None
-    when they do not load here. Start loads no suite with the canary off, so such a config
-    starts fine, and a reload rejected it (found in review): now a warning, the gates stay
-    (the job reports its own error). With `canary.enabled` (applied at the next restart)
-    start loads them, and so a suite that does not load rejects the reload."""
+    when they do not load here. A config with the canary off whose suites do not load
+    starts fine, and a reload rejected it (found in review): now a warning saying what
+    holds `meanwhile`, the gates stay (the job reports its own error). With
+    `canary.enabled` (applied at the next restart) start loads them, and so a suite that
+    does not load rejects the reload."""
     try:
         return {case.suite for case in load_cases(config)}
     except ConfigError as exc:
         if config.canary.enabled:
             raise
-        log.warning("%s; the canary gates stay as they are", exc)
+        log.warning("%s; %s", exc, meanwhile)
         return None
 
 
@@ -319,7 +331,21 @@ def install(components: Any) -> None:
 
     async def job() -> None:
         ensure_gated(gateway, judge.gated)  # another feature may have replaced the state source
+        await known_suites()
         await follower.loop(recalled)
+
+    async def known_suites() -> None:
+        """The suites the job runs, loaded before the recall as a reload loads them: a gate
+        of a suite it does not run never fills (`Follower.recall_rounds`). Off the start's
+        path, on a thread (the shipped suites take 0.15 s); never in the follower's way."""
+        loaded = components.config
+        try:
+            suites = await asyncio.to_thread(job_suites, loaded, "every suite's rounds count")
+        except Exception:
+            log.exception("canary: loading canary.suites failed; every suite's rounds count")
+            return
+        if follower.suites is None and components.config is loaded:  # else a reload's say
+            follower.suites = suites
 
     def prepare(new: Config) -> Callable[[], None]:
         old = components.config.canary

@@ -17,8 +17,11 @@ day's latest round for all: after a one-off `canary run --config subset.yaml` on
 ledger, every suite that run left out (all of them, were its suites no longer configured)
 started at its first case again though an older day held its latest round (found in
 re-review). Keeping only the configured suites' rows would still do so to those a subset
-left out. A suite no round ran (one just added) walks each start to the bound until one
-does: what the gates' recall may cost a start (`Follower.recall_rounds`).
+left out. A suite no round ran (one just added) walks a start to the bound, in the one
+pass that resolves every suite (each day on disk read once): at the defaults, 4.5 s over
+30 uncompacted days, 0.9 s compacted. Once: its first round writes its rows, and later
+starts find them there. The ledger cannot bound it further: no row says which suites a
+round's config had, and a round without the suite may be a one-off subset run (above).
 
 Rows stamped later than now (by more than `CLOCK_SKEW_S`) are left out, and no day after
 now's is read: a round stamped in the future (a clock ahead, then stepped back) stayed the
@@ -30,12 +33,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from evals.suite import Case
-from router.ledger.recent import CLOCK_SKEW_S, RecentRows
+from router.ledger.recent import RecentRows
 
 log = logging.getLogger("smf_router.canary")
 
@@ -89,13 +91,11 @@ def resume(ledger: Path, cases: Sequence[Case], now: float, retention_days: int)
     until each suite of `cases` has rows, only rows of the suites still without. A backend's
     rows of a round share its `ts` and so its day, each with the whole sample: a suite's
     latest round is on the first day holding its rows, and a recent round of every suite
-    costs today's files alone. Rows stamped later than `now` (`CLOCK_SKEW_S` on) are left
+    costs today's files alone. Rows stamped later than `now` (`stamped_by`) are left
     out. None back to `RECALL_DAYS` (or `retention_days`, when shorter): the rotation
     starts at each suite's first case. Unreadable, it is logged and starts there too (a
     table it may not list too, logged as `RecentRows` logs a file it skips)."""
     results = RecentRows(ledger, "canary_results")
-    # the ledger keeps naive UTC
-    stamped_by = datetime.fromtimestamp(now + CLOCK_SKEW_S, UTC).replace(tzinfo=None)
     missing = set(by_suite(cases))
     rows: list[dict[str, Any]] = []
     try:
@@ -104,8 +104,8 @@ def resume(ledger: Path, cases: Sequence[Case], now: float, retention_days: int)
                 break
             found = [
                 row
-                for row in results.read(day, day)  # a one-off: its files are not kept
-                if row["suite"] in missing and row["ts"] <= stamped_by
+                for row in results.read(day, day, now)  # a one-off: its files are not kept
+                if row["suite"] in missing
             ]
             rows.extend(found)
             missing -= {row["suite"] for row in found}

@@ -14,6 +14,8 @@ too, while it stays marked, or its rows would be missing without a word.
 gate recall and where its rotation resumes), as far as `RECALL_DAYS` goes, and no day after
 now's: a round stamped in the future (a clock ahead, then stepped back) was the "latest"
 until the clock caught up, and every round since resumed after it (found in re-review).
+A read given `now` leaves such rows out too, and the days after now's: the one rule
+(`stamped_by`) for every reader of rounds, the follower's reads each minute as a start's.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ RECALL_DAYS = 30
 CLOCK_SKEW_S = 60.0
 
 
+def stamped_by(now: float) -> datetime:
+    """The latest `ts` a row read at `now` may carry and be of a round that ran (naive
+    UTC, as the ledger keeps it): later, its writer's clock was ahead (`CLOCK_SKEW_S`)."""
+    return datetime.fromtimestamp(now + CLOCK_SKEW_S, UTC).replace(tzinfo=None)
+
+
 def recall_days(
     directory: Path,
     table: str,
@@ -54,7 +62,7 @@ def recall_days(
 
     days_back = min(RECALL_DAYS, retention_days)
     oldest = (datetime.fromtimestamp(now, UTC) - timedelta(days=days_back)).date()
-    newest = datetime.fromtimestamp(now + CLOCK_SKEW_S, UTC).date()
+    newest = stamped_by(now).date()
     listed = segments.day_dirs(directory, table, warnings)
     days = {segments.partition_day(path) for path in listed}
     found = (d.isoformat() for d in days if d is not None and oldest <= d <= newest)
@@ -80,12 +88,16 @@ class RecentRows:
         self._log_warnings(warnings, keep=False)
         return days
 
-    def read(self, first_day: str, last_day: str | None = None) -> list[dict[str, Any]]:
+    def read(
+        self, first_day: str, last_day: str | None = None, now: float | None = None
+    ) -> list[dict[str, Any]]:
         """Every row of the days from `first_day` (UTC, YYYY-MM-DD), to `last_day` if given;
         blocking file I/O. A read to `last_day` (a restart's recall, one older day at a
         time) is a one-off: its files are not kept, and those of the latest days are not let
         go (they were re-read at the next read); what its listing leaves out is said unless
-        already said. Its own reader said a non-day directory a second time each start."""
+        already said. Its own reader said a non-day directory a second time each start.
+        Given `now`, rows stamped later (`stamped_by`) are left out, and later days not
+        read: a round stamped ahead is read once the clock reaches it."""
         try:
             if not (self.directory / self.table).is_dir():
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
@@ -93,9 +105,13 @@ class RecentRows:
             pass  # a ledger this account may not search: the listing says so
         import pyarrow.parquet as pq
 
-        from router.ledger import checksum, segments
+        from router.ledger import checksum, schema, segments
 
-        listing = segments.list_table(self.directory, self.table, first_day, last_day)
+        bound = None if now is None else stamped_by(now)
+        newest = last_day
+        if bound is not None and (newest is None or bound.date().isoformat() < newest):
+            newest = bound.date().isoformat()
+        listing = segments.list_table(self.directory, self.table, first_day, newest)
         self._log_warnings(listing.warnings, keep=last_day is None)
         files: dict[Path, list[dict[str, Any]]] = {}
         for segment in listing.segments:
@@ -118,7 +134,11 @@ class RecentRows:
         if last_day is None:
             self._files = files  # files of days left behind, or merged away, are let go
             self._failed &= {segment.path for segment in listing.segments}  # and failed ones
-        return [row for rows in files.values() for row in rows]
+        found = (row for rows in files.values() for row in rows)
+        if bound is None:
+            return list(found)
+        stamped = schema.TIME_COLUMN[self.table]
+        return [row for row in found if row[stamped] <= bound]
 
     def _log_warnings(self, warnings: list[str], keep: bool = True) -> None:
         """Log each thing the listing left out once, while it lasts: a file marked damaged,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import subprocess
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from router.canary_judge import Judge, fingerprint, gate_book
 from router.config import parse
 from router.ledger import LedgerWriter
 from router.ledger.recent import RecentRows
+from tests.canary.test_canary_recall import CANARY as RECALLED
+from tests.canary.test_canary_recall import write_rounds
 from tests.harness import VENV_BIN, config_for, router, scrape, simulator
 from tests.resilience.conftest import status, until
 
@@ -196,3 +199,40 @@ def test_skipped_rounds_are_said_once_per_backend_and_server(
     assert sum(same in r.getMessage() for r in caplog.records) == 1
     assert len(caplog.records) == 5
     assert follower.last_run["local"]["run_id"] == "r7-here"
+
+
+def test_rounds_stamped_in_the_future_do_not_decide_what_the_follower_reports(
+    tmp_path: Path,
+) -> None:
+    """A writer's clock a day or two ahead, then stepped back: the follower read its round
+    from yesterday on with no upper bound, and it sorted last. At each start until the clock
+    caught up, its failures were the newest results, pushing the later passes out of the
+    window (the gate closed), and it was the backend's `last_run`; read each minute, it was
+    judged after the round read with it. Left out, as where the rotation resumes."""
+    ledger = tmp_path / "ledger"
+    write_rounds(ledger, -2, {"cloud": ["fail"] * 20}, n=1)  # two days ahead
+    write_rounds(ledger, 0.1, {"cloud": ["pass"] * 10}, n=1)  # run r0.1-0
+    canary = {**RECALLED, "interval_s": 0.3}  # window 20, floor 0.6; read every 0.3 s
+    data = {"backends": [LOCAL, CLOUD], "ledger": {"path": str(ledger)}, "canary": canary}
+    with router(parse(data | {"resilience": {"enabled": False}})) as proxy:
+        readyz = f"{proxy.root}/readyz"
+        until(lambda: httpx.get(readyz, timeout=5).status_code == 200, what="the recall")
+        assert reported(proxy.root) == (1, "r0.1-0", {})
+
+        write_rounds(ledger, -1, {"cloud": ["fail"] * 20}, n=1)  # a day ahead
+        write_rounds(ledger, 0, {"cloud": ["pass"] * 5}, n=1)  # run r0-0, written after it
+        until(lambda: reported(proxy.root)[0] >= 2, what="the next round read")
+        assert reported(proxy.root) == (2, "r0-0", {})
+        metrics = scrape(proxy.root)
+        assert metrics.get("smf_router_route_gated", backend="cloud", intent="math") == 0
+        assert metrics.get("smf_router_canary_pass_ratio", backend="cloud", suite="math") == 1
+        graded = metrics.get(
+            "smf_router_canary_last_run_timestamp_seconds", backend="cloud", suite="math"
+        )
+        assert graded is not None and graded <= time.time()
+
+
+def reported(root: str) -> tuple[int, str, dict[str, list[str]]]:
+    """The follower's status: its runs, cloud's last run and the gates."""
+    section = status(root)["extra"]["canary"]
+    return section["runs"], section["last_run"]["cloud"]["run_id"], section["gated"]

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from evals.suite import SHIPPED, load
@@ -23,6 +24,9 @@ from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.ledger import LedgerWriter, checksum
 from router.ledger.recent import RECALL_DAYS, RecentRows
+from tests.canary.servers import router
+from tests.resilience.conftest import status as router_status
+from tests.resilience.conftest import until
 
 LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 CLOUD = {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -118,6 +122,28 @@ def test_the_recall_stops_once_every_window_is_full(
     assert ago(3) in read and not any(day <= ago(9) for day in read)
 
 
+def test_a_floor_on_a_suite_the_job_does_not_run_sends_no_start_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A floor on a suite the CronJob does not run (here coding; or one learned from a
+    baseline of more suites): its gate never fills, and a router following the job, which
+    loaded none of its suites at start, read back every day on disk to the bound at every
+    start (12 s over 30 uncompacted days, `/readyz` waiting). It knows the job's suites
+    from its start now, as after a reload: math's full windows end the recall."""
+    write_rounds(tmp_path, 6, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
+    write_rounds(tmp_path, 3, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
+    write_rounds(tmp_path, 0.1, {"cloud": ["pass"] * 20, "local": ["pass"] * 20}, n=1)
+    read = spy_days(monkeypatch)
+    canary = {**CANARY, "suites": str(SHIPPED / "math"), "floors": {"math": 0.6, "coding": 0.6}}
+    data = {"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}, "canary": canary}
+    with router(parse(data | {"resilience": {"enabled": False}})) as proxy:
+        readyz = f"{proxy.root}/readyz"
+        until(lambda: httpx.get(readyz, timeout=5).status_code == 200, what="the recall")
+        section = router_status(proxy.root)["extra"]["canary"]
+    assert section["gated"] == {} and section["runs"] == 1
+    assert read and min(read) == ago(1)  # yesterday's and today's rounds, no older day
+
+
 def test_a_window_is_recalled_across_several_old_days(tmp_path: Path) -> None:
     """Three failures on each of two days, six and eight days back: six results, a gate
     neither day closes alone (min_samples 5), read together, oldest first."""
@@ -131,9 +157,9 @@ def spy_days(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     days: list[str] = []
     read = RecentRows.read
 
-    def spy(self: RecentRows, first_day: str, *rest: Any) -> Any:
+    def spy(self: RecentRows, first_day: str, *rest: Any, **named: Any) -> Any:
         days.append(first_day)
-        return read(self, first_day, *rest)
+        return read(self, first_day, *rest, **named)
 
     monkeypatch.setattr(RecentRows, "read", spy)
     return days
@@ -155,8 +181,10 @@ def older_days_read(monkeypatch: pytest.MonkeyPatch, each: Callable[[int], None]
     days: list[str] = []
     read = RecentRows.read
 
-    def spy(self: RecentRows, first_day: str, last_day: str | None = None) -> Any:
-        rows = read(self, first_day, last_day)
+    def spy(
+        self: RecentRows, first_day: str, last_day: str | None = None, now: float | None = None
+    ) -> Any:
+        rows = read(self, first_day, last_day, now)
         if last_day is not None and self.table == "canary_runs":
             days.append(first_day)
             each(len(days))

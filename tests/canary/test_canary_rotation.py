@@ -60,9 +60,11 @@ def spy_days(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     read = RecentRows.read
     days: list[str] = []
 
-    def spied(self: RecentRows, first_day: str, last_day: str | None = None) -> Any:
+    def spied(
+        self: RecentRows, first_day: str, last_day: str | None = None, now: float | None = None
+    ) -> Any:
         days.append(first_day)
-        return read(self, first_day, last_day)
+        return read(self, first_day, last_day, now)
 
     monkeypatch.setattr(RecentRows, "read", spied)
     return days
@@ -237,3 +239,22 @@ def test_each_suite_goes_on_after_its_own_latest_round(
     assert read == [ago(1), ago(2), ago(5)]
     write_round(tmp_path, 0, ["retired-2"], "again")
     assert resume(tmp_path, CASES, NOW, 730) == {"math": 2}
+
+
+def test_a_suite_no_round_ran_costs_one_pass_over_the_days_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One just added: the walk goes to the bound looking for it, but in the one pass that
+    resolves every suite (each day on disk read once, newest first, no empty day), and the
+    other suites go on where they would without it. Its first round writes its rows: the
+    next start finds it on today's files."""
+    write_round(tmp_path, 9, ["math-0", "math-1", "math-2"])
+    write_round(tmp_path, 2, ["math-3", "math-4", "math-5"])
+    cases = CASES + [_case("new", i) for i in range(4)]
+    read = spy_days(monkeypatch)
+    assert resume(tmp_path, cases, NOW, 730) == resume(tmp_path, CASES, NOW, 730) == {"math": 6}
+    assert read == [ago(2), ago(9), ago(2)]  # the pass with `new`, then the one without it
+    write_round(tmp_path, 0, ["math-6", "math-0", "math-1", "new-0", "new-1", "new-2"])
+    read.clear()
+    assert resume(tmp_path, cases, NOW, 730) == {"math": 2, "new": 3}
+    assert read == [ago(0)]
