@@ -26,6 +26,19 @@ APIS: dict[str, list[str]] = {
     "cloud": ["chat", "completions"],
     "claude": ["messages"],
 }
+# Claude Code's kind of tool call, in Messages' shape, and a turn that asks for it.
+WEATHER_TOOLS: Any = [
+    {
+        "name": "get_weather",
+        "description": "Current weather for a city",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+]
+WEATHER_ASK: Any = [{"role": "user", "content": "What's the weather in Paris?"}]
 
 
 def stack_config(servers: dict[str, Running], tmp: Path, route: list[str]) -> Config:
@@ -68,11 +81,22 @@ def stack(
         yield running
 
 
+def anthropic_client(server: Running) -> anthropic.Anthropic:
+    """The official `anthropic` SDK on `server` (its root: the SDK adds /v1), without
+    retries: a test sees each answer as it was sent."""
+    return anthropic.Anthropic(base_url=server.root, api_key="none", max_retries=0)
+
+
+def openai_client(server: Running) -> openai.OpenAI:
+    """The official `openai` SDK on `server`, without retries."""
+    return openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
+
+
 def messages_stream_error(
     proxy: RunningRouter, model: str, ask: list[dict[str, Any]], max_tokens: int = 200
 ) -> dict[str, Any]:
     """The `error` object of the Anthropic error event that ends a Messages stream."""
-    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    client = anthropic_client(proxy)
     with (
         pytest.raises(anthropic.APIStatusError) as failed,
         client.messages.stream(model=model, max_tokens=max_tokens, messages=ask) as s,  # type: ignore[arg-type]
@@ -87,7 +111,7 @@ def messages_stream_error(
 
 def responses_stream_error(proxy: RunningRouter, model: str, ask: list[dict[str, Any]]) -> Any:
     """The error of the `response.failed` that ends a Responses stream (nothing completed)."""
-    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    client = openai_client(proxy)
     events = list(client.responses.create(model=model, input=ask, stream=True))  # type: ignore[arg-type]
     assert events[-1].type == "response.failed"
     assert not any(e.type in ("response.completed", "response.incomplete") for e in events)

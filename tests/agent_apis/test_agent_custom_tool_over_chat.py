@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
-import openai
 import pytest
 
 from router.request_size import estimate_tokens
 from router.simulator.generation import argument_pieces
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.agent_apis.test_agent_messages_over_chat import alone, fault, ledger_row
 from tests.harness import Running, RunningRouter
 
@@ -38,10 +38,6 @@ def generated(frames: int) -> int:
     """Characters of the call's JSON arguments in the simulator's first `frames` argument
     frames, each one chat chunk (`argument_pieces`)."""
     return sum(map(len, argument_pieces(json.dumps({"input": LONG}))[:frames]))
-
-
-def openai_client(running: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
 
 
 @pytest.mark.parametrize(
@@ -121,7 +117,7 @@ def streamed(running: RunningRouter, api: str, request_id: str) -> None:
         with sdk.responses.stream(model="cloud", input="Say hi", extra_headers=headers) as s:
             list(s)
         return
-    client = anthropic.Anthropic(base_url=running.root, api_key="none", max_retries=0)
+    client = anthropic_client(running)
     ask: Any = [{"role": "user", "content": "Say hi"}]
     with (
         contextlib.suppress(anthropic.APIStatusError),

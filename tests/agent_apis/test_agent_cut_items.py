@@ -18,12 +18,11 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-import openai
 import orjson
 import pytest
 
 from router.translate import responses_reply, responses_request
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import openai_client, stack
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.harness import Running, RunningRouter, config_for, router, upstream
 
@@ -126,10 +125,6 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
         yield running
 
 
-def _client(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-
-
 def _statuses(items: Any) -> list[tuple[str, str | None]]:
     return [(item.type, item.status) for item in items]
 
@@ -153,7 +148,7 @@ def test_the_item_the_answer_was_cut_in_is_incomplete(
 ) -> None:
     """The cut call, or the text the answer ended in; the text and the whole call before a
     cut call were finished. A cut message keeps its text, as OpenAI's does."""
-    client = _client(proxy)
+    client = openai_client(proxy)
     whole = client.responses.create(model="coding", input=ask, tools=TOOLS)
     assert _statuses(whole.output) == statuses
     assert whole.output_text == TEXT
@@ -201,7 +196,9 @@ def test_a_failed_stream_carries_the_output_streamed_so_far(proxy: RunningRouter
     arguments that came: as OpenAI's `response.failed` carries the output so far."""
     statuses = [("message", "completed"), ("function_call", "completed")]
     statuses += [("function_call", "incomplete")]
-    with _client(proxy).responses.stream(model="coding", input="calls:error", tools=TOOLS) as s:
+    with openai_client(proxy).responses.stream(
+        model="coding", input="calls:error", tools=TOOLS
+    ) as s:
         events = list(s)
         with pytest.raises(RuntimeError, match=r"response\.completed"):
             s.get_final_response()
@@ -212,7 +209,9 @@ def test_a_failed_stream_carries_the_output_streamed_so_far(proxy: RunningRouter
     assert [getattr(item, "arguments", None) for item in output] == [None, WHOLE_ARGS, CUT_ARGS]
     assert output[0].content[0].text == TEXT  # type: ignore[union-attr,index]
 
-    raw = list(_client(proxy).responses.create(model="coding", input="text:error", stream=True))
+    raw = list(
+        openai_client(proxy).responses.create(model="coding", input="text:error", stream=True)
+    )
     cut = raw[-1].response.output  # type: ignore[union-attr]
     assert _statuses(cut) == [("message", "incomplete")]
     assert cut[0].content[0].text == TEXT  # type: ignore[union-attr,index]
@@ -225,7 +224,7 @@ def test_a_cut_call_replayed_next_turn_reaches_the_backend_as_an_object(
     (`{"city": "Lo`) went to the chat backend as they came, and vLLM, which json-parses them
     for its chat template, refused the turn (and every later one of the conversation): they
     go wrapped, as the Messages translation wraps a model's broken arguments."""
-    client = _client(proxy)
+    client = openai_client(proxy)
     cut = client.responses.create(model="coding", input="calls:length", tools=TOOLS)
     assert _statuses(cut.output) == CUT_CALLS
     history: list[Any] = [{"role": "user", "content": "calls:length"}]
@@ -253,9 +252,9 @@ def test_the_sdk_final_response_depends_on_the_backend_for_a_cut_answer(
     with stack(servers, tmp_path) as proxy:
         ask: Any = {"input": "Tell me about the router.", "max_output_tokens": 3}
         refused = pytest.raises(RuntimeError, match=r"Didn't receive a `response\.completed`")
-        with _client(proxy).responses.stream(model="cloud", **ask) as translated, refused:
+        with openai_client(proxy).responses.stream(model="cloud", **ask) as translated, refused:
             translated.get_final_response()
-        with _client(proxy).responses.stream(model="local", **ask) as native:
+        with openai_client(proxy).responses.stream(model="local", **ask) as native:
             final = native.get_final_response()
         assert final.status == "incomplete" and final.incomplete_details is not None
         assert final.incomplete_details.reason == "max_output_tokens"
@@ -270,7 +269,9 @@ def test_a_native_responses_stream_that_fails_carries_its_output_too(
     try:
         with stack(servers, tmp_path) as proxy:
             ask = "Tell me about the router."
-            events = list(_client(proxy).responses.create(model="local", input=ask, stream=True))
+            events = list(
+                openai_client(proxy).responses.create(model="local", input=ask, stream=True)
+            )
     finally:
         servers["local"].control("faults", {"fault": None})
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")

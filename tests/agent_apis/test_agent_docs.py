@@ -10,7 +10,7 @@ import anthropic
 import pytest
 import yaml
 
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import anthropic_client, stack
 from tests.harness import REPO, simulator
 
 MODEL_VARIABLES = {
@@ -53,7 +53,7 @@ def test_the_router_serves_the_documented_models_and_not_claude_names(tmp_path: 
         simulator(profile="vllm", model="local-model") as local,
         stack({"local": local}, tmp_path, ["local"]) as proxy,
     ):
-        client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+        client = anthropic_client(proxy)
         ask = [{"role": "user", "content": "Name this session in three words."}]
         for model in sorted(models):
             reply = client.messages.create(model=model, max_tokens=50, messages=ask)

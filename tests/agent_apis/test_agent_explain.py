@@ -4,16 +4,13 @@ API, and says what serving it does: a Messages body read as chat took Anthropic'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import httpx
-import openai
 import pytest
 
-from tests.agent_apis.agent_stack import stack
-from tests.harness import Running, RunningRouter
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
+from tests.harness import RunningRouter
 
 TOOL = {
     "name": "web_search",
@@ -21,14 +18,6 @@ TOOL = {
     "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
 }
 SONNET = "Don't search for anything; just write me a sonnet about the sea."
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("explain")) as running:
-        yield running
 
 
 def explained(proxy: RunningRouter, api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +35,7 @@ def test_explain_reads_a_messages_body_as_serving_does(proxy: RunningRouter) -> 
         "tool_choice": {"type": "none"},
         "messages": [{"role": "user", "content": SONNET}],
     }
-    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    client = anthropic_client(proxy)
     served = client.messages.with_raw_response.create(**body)
     plan = explained(proxy, "messages", body)
     assert (plan["intent"]["label"], plan["route"]) == (
@@ -64,7 +53,7 @@ def test_explain_reads_a_responses_body_as_serving_does(proxy: RunningRouter) ->
             {"role": "user", "content": [{"type": "input_text", "text": SONNET}]},
         ],
     }
-    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    client = openai_client(proxy)
     served = client.responses.with_raw_response.create(**body)
     plan = explained(proxy, "responses", body)
     assert plan["intent"]["label"] == served.headers["x-smf-intent"]

@@ -19,7 +19,15 @@ import openai
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import messages_stream_error, responses_stream_error, stack_config
+from tests.agent_apis.agent_stack import (
+    WEATHER_ASK,
+    WEATHER_TOOLS,
+    anthropic_client,
+    messages_stream_error,
+    openai_client,
+    responses_stream_error,
+    stack_config,
+)
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
@@ -122,27 +130,20 @@ def test_the_routers_own_failures_keep_the_routers_codes(proxy: RunningRouter, f
     assert messages_stream_error(proxy, "local", ASK)["type"] == "api_error"
 
 
-TOOLS = [
-    {
-        "name": "get_weather",
-        "description": "Current weather for a city",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-]
-WEATHER = [{"role": "user", "content": "What's the weather in Paris?"}]
 RESPONSES_TOOLS = [
-    {"type": "function", "name": t["name"], "parameters": t["input_schema"]} for t in TOOLS
+    {"type": "function", "name": t["name"], "parameters": t["input_schema"]} for t in WEATHER_TOOLS
 ]
 CUT_CALL = "abort:7"  # the engine stops inside {"city": "Paris
 
 
 def abort_messages(proxy: RunningRouter, stream: bool) -> Any:
-    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
-    kwargs: Any = {"model": "cloud", "max_tokens": 300, "tools": TOOLS, "messages": WEATHER}
+    client = anthropic_client(proxy)
+    kwargs: Any = {
+        "model": "cloud",
+        "max_tokens": 300,
+        "tools": WEATHER_TOOLS,
+        "messages": WEATHER_ASK,
+    }
     with pytest.raises(anthropic.APIStatusError) as failed:
         if stream:
             with client.messages.stream(**kwargs, tool_choice={"type": "any"}) as s:
@@ -154,8 +155,8 @@ def abort_messages(proxy: RunningRouter, stream: bool) -> Any:
 
 
 def abort_responses(proxy: RunningRouter, stream: bool) -> Any:
-    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-    kwargs: Any = {"model": "cloud", "input": WEATHER, "tools": RESPONSES_TOOLS}
+    client = openai_client(proxy)
+    kwargs: Any = {"model": "cloud", "input": WEATHER_ASK, "tools": RESPONSES_TOOLS}
     if stream:
         events = list(client.responses.create(**kwargs, tool_choice="required", stream=True))
         assert not any(e.type == "response.completed" for e in events)
@@ -200,7 +201,7 @@ def test_an_engine_abort_is_an_error_for_chat_clients_too(proxy: RunningRouter, 
     the answer reads as complete. A stream ends with the in-band error; a whole reply falls
     back to the next backend, as any reply that broke before the commit point."""
     fault("local", "abort")
-    client = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    client = openai_client(proxy)
     ask: Any = [{"role": "user", "content": "Tell me a short story about a cat."}]
 
     def streamed() -> list[str]:
@@ -223,13 +224,13 @@ def test_an_abort_before_the_first_token_falls_back_for_claude_code_and_codex(
     and the stream committed on it: Claude Code and Codex got a 200 and then the abort,
     where the next backend could answer, as a chat client's request did (found in review)."""
     with cloud_first(servers, tmp_path, "abort:0") as proxy:
-        claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+        claude = anthropic_client(proxy)
         with claude.messages.with_streaming_response.create(
             model="auto", max_tokens=50, messages=ASK, stream=True
         ) as reply:  # type: ignore[call-overload]
             assert reply.headers["x-smf-backend"] == "local"
             assert reply.headers["x-smf-attempts"] == "2"
-        codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        codex = openai_client(proxy)
         with codex.responses.with_streaming_response.create(
             model="auto", input=ASK, stream=True
         ) as response:  # type: ignore[call-overload]
@@ -245,7 +246,7 @@ def test_a_model_reasoning_past_first_token_s_is_not_cut_for_claude_code_and_cod
     and after three of them an open circuit (found in review). A stream that opened and keeps
     sending is bounded by idle_s (1.5 s here) between pieces, as after the commit."""
     with cloud_first(servers, tmp_path, "thinking:3") as proxy:
-        claude = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+        claude = anthropic_client(proxy)
         with claude.messages.with_streaming_response.create(
             model="auto", max_tokens=50, messages=ASK, stream=True
         ) as reply:  # type: ignore[call-overload]
@@ -254,7 +255,7 @@ def test_a_model_reasoning_past_first_token_s_is_not_cut_for_claude_code_and_cod
                 "1",
             )
             assert b"message_stop" in b"".join(reply.iter_bytes())
-        codex = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+        codex = openai_client(proxy)
         with codex.responses.with_streaming_response.create(
             model="auto", input=ASK, stream=True
         ) as response:  # type: ignore[call-overload]

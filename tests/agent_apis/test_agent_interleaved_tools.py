@@ -8,9 +8,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import anthropic.types as at
-import openai
 import openai.types.responses as rt
 import orjson
 import pytest
@@ -23,7 +21,7 @@ from pydantic import TypeAdapter
 
 from router.translate import anthropic_reply, responses_reply
 from router.translate.blocks import TEXT, Key, Sequencer
-from tests.agent_apis.agent_stack import stack_config
+from tests.agent_apis.agent_stack import anthropic_client, openai_client, stack_config
 from tests.harness import RunningRouter, router, simulator
 
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
@@ -228,7 +226,7 @@ WANT_E2E = [("read_file", {"path": "src/main.py"}), ("write_file", {"path": "src
 
 def test_ollamas_parallel_calls_reach_claude_code_apart(ollama: RunningRouter) -> None:
     """They came as one tool_use whose input was `{...}{...}`: the SDK could not parse it."""
-    client = anthropic.Anthropic(base_url=ollama.root, api_key="none", max_retries=0)
+    client = anthropic_client(ollama)
     messages: Any = [{"role": "user", "content": ASK_TWO}]
     with client.messages.stream(
         model="auto",
@@ -244,7 +242,7 @@ def test_ollamas_parallel_calls_reach_claude_code_apart(ollama: RunningRouter) -
 
 def test_ollamas_parallel_calls_reach_codex_apart(ollama: RunningRouter) -> None:
     """They came as one function_call whose arguments were not JSON."""
-    client = openai.OpenAI(base_url=ollama.url, api_key="none", max_retries=0)
+    client = openai_client(ollama)
     tools: Any = [
         {"type": "function", "name": t["name"], "parameters": t["input_schema"]} for t in TWO_TOOLS
     ]

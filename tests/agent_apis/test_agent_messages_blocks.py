@@ -4,25 +4,14 @@ bodies through the router to the `cloud` simulator (chat only), which keeps what
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.agent_apis.agent_stack import stack
 from tests.harness import Running, RunningRouter
 
 ASK = {"type": "text", "text": "Summarize this."}
 NOT_PASSED = "(%s was attached here; it could not be passed on)"
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("blocks")) as running:
-        yield running
 
 
 def sent_for(

@@ -28,22 +28,16 @@ from router.relay import Tally
 from router.request_size import estimate_tokens
 from router.simulator.generation import argument_pieces
 from router.translate import anthropic_reply
-from tests.agent_apis.agent_stack import stack, stack_config
+from tests.agent_apis.agent_stack import (
+    WEATHER_ASK,
+    WEATHER_TOOLS,
+    anthropic_client,
+    stack,
+    stack_config,
+)
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.harness import Running, RunningRouter, router, wait_until
 
-TOOLS: Any = [
-    {
-        "name": "get_weather",
-        "description": "Current weather for a city",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-]
-ASK: Any = [{"role": "user", "content": "What's the weather in Paris?"}]
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
 
 
@@ -66,16 +60,12 @@ def fault(server: Running, name: str) -> Iterator[None]:
         server.control("faults", {"fault": None})
 
 
-def client(proxy: RunningRouter) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
-
-
 def whole_and_streamed(
     proxy: RunningRouter, **ask: Any
 ) -> list[tuple[anthropic.types.Message, str]]:
     """The reply to `ask` made whole, then streamed (as the SDK accumulates it), each with
     its request id."""
-    sdk = client(proxy)
+    sdk = anthropic_client(proxy)
     raw = sdk.messages.with_raw_response.create(model="cloud", max_tokens=300, **ask)
     with sdk.messages.stream(model="cloud", max_tokens=300, **ask) as stream:
         final = stream.get_final_message()
@@ -109,7 +99,7 @@ def test_tool_arguments_that_are_not_json_stream_as_the_whole_reply_gives_them(
     running, ledger = proxy
     with fault(servers["cloud"], "malformed_arguments"):
         replies = whole_and_streamed(
-            running, tools=TOOLS, tool_choice={"type": "any"}, messages=ASK
+            running, tools=WEATHER_TOOLS, tool_choice={"type": "any"}, messages=WEATHER_ASK
         )
     inputs = []
     for message, request_id in replies:
@@ -125,9 +115,9 @@ def test_usage_without_the_backends_count_is_the_ledgers_estimate(
     proxy: tuple[RunningRouter, Path], servers: dict[str, Running], tools: bool
 ) -> None:
     running, ledger = proxy
-    ask: dict[str, Any] = {"messages": ASK}
+    ask: dict[str, Any] = {"messages": WEATHER_ASK}
     if tools:
-        ask |= {"tools": TOOLS, "tool_choice": {"type": "any"}}
+        ask |= {"tools": WEATHER_TOOLS, "tool_choice": {"type": "any"}}
     with fault(servers["cloud"], "no_usage"):
         replies = whole_and_streamed(running, **ask)
     for message, request_id in replies:
@@ -260,7 +250,9 @@ def test_a_stream_that_fails_mid_tool_call_records_the_input_it_held(
     with alone(servers, tmp_path, 1.5) as running, fault(servers["cloud"], name):
         with (
             pytest.raises(anthropic.APIStatusError),
-            client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s,
+            anthropic_client(running).messages.stream(
+                model="cloud", max_tokens=300, **WRITE_ASK
+            ) as s,
         ):
             request_id = s.response.headers["x-request-id"]
             for _ in s:
@@ -276,7 +268,9 @@ def test_a_client_that_leaves_mid_tool_call_records_the_input_held(
     """Claude Code's user pressing Esc during a long Write: the input held is counted."""
     # the client leaves during the stall, long before the stall timer would end it
     with alone(servers, tmp_path, 30) as running, fault(servers["cloud"], "stall:30"):
-        with client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s:
+        with anthropic_client(running).messages.stream(
+            model="cloud", max_tokens=300, **WRITE_ASK
+        ) as s:
             request_id = s.response.headers["x-request-id"]
             for event in s:
                 if event.type == "content_block_delta":  # the first piece, held
@@ -293,7 +287,7 @@ def test_a_finished_tool_call_is_counted_once(
     running, ledger = proxy
     with (
         fault(servers["cloud"], "no_usage"),
-        client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s,
+        anthropic_client(running).messages.stream(model="cloud", max_tokens=300, **WRITE_ASK) as s,
     ):
         final = s.get_final_message()
         request_id = s.response.headers["x-request-id"]

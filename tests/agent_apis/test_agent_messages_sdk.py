@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import anthropic
@@ -10,33 +9,10 @@ import httpx
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import WEATHER_ASK, WEATHER_TOOLS, anthropic_client, stack
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator, wait_for
 
-TOOLS = [
-    {
-        "name": "get_weather",
-        "description": "Current weather for a city",
-        "input_schema": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-]
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("messages")) as running:
-        yield running
-
-
-def client(proxy: RunningRouter) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
 
 
 @pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
@@ -44,7 +20,7 @@ def test_create_is_served_natively_or_translated(
     proxy: RunningRouter, servers: dict[str, Running], backend: str
 ) -> None:
     before = servers[backend].stats()["by_path"]
-    raw = client(proxy).messages.with_raw_response.create(
+    raw = anthropic_client(proxy).messages.with_raw_response.create(
         model=backend, max_tokens=200, messages=ASK
     )
     message = raw.parse()
@@ -60,7 +36,7 @@ def test_create_is_served_natively_or_translated(
 
 @pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
 def test_stream_events_accumulate_in_the_sdk(proxy: RunningRouter, backend: str) -> None:
-    with client(proxy).messages.stream(
+    with anthropic_client(proxy).messages.stream(
         model=backend, max_tokens=200, messages=[{"role": "user", "content": "Tell a story."}]
     ) as stream:
         kinds = [event.type for event in stream]
@@ -74,21 +50,20 @@ def test_stream_events_accumulate_in_the_sdk(proxy: RunningRouter, backend: str)
 
 @pytest.mark.parametrize("backend", ["local", "cloud", "claude"])
 def test_tool_use_then_tool_result(proxy: RunningRouter, backend: str) -> None:
-    sdk = client(proxy)
-    ask = [{"role": "user", "content": "What's the weather in Paris?"}]
+    sdk = anthropic_client(proxy)
     with sdk.messages.stream(
         model=backend,
         max_tokens=300,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=WEATHER_TOOLS,  # type: ignore[arg-type]
         tool_choice={"type": "any"},
-        messages=ask,  # type: ignore[arg-type]
+        messages=WEATHER_ASK,  # type: ignore[arg-type]
     ) as stream:
         first = stream.get_final_message()
     assert first.stop_reason == "tool_use"
     call = next(b for b in first.content if b.type == "tool_use")
     assert call.name == "get_weather" and "city" in call.input  # type: ignore[operator]
     turn = [
-        *ask,
+        *WEATHER_ASK,
         {"role": "assistant", "content": [b.model_dump() for b in first.content]},
         {
             "role": "user",
@@ -98,7 +73,7 @@ def test_tool_use_then_tool_result(proxy: RunningRouter, backend: str) -> None:
     second = sdk.messages.create(
         model=backend,
         max_tokens=300,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=WEATHER_TOOLS,  # type: ignore[arg-type]
         messages=turn,  # type: ignore[arg-type]
     )
     assert second.stop_reason in ("end_turn", "max_tokens")
@@ -108,7 +83,7 @@ def test_tool_use_then_tool_result(proxy: RunningRouter, backend: str) -> None:
 def test_count_tokens_is_exact_from_a_native_backend_and_estimated_otherwise(
     proxy: RunningRouter,
 ) -> None:
-    sdk = client(proxy)
+    sdk = anthropic_client(proxy)
     counted = sdk.messages.count_tokens(model="local", messages=ASK)  # type: ignore[arg-type]
     assert counted.input_tokens > 0
     raw = httpx.post(
@@ -160,7 +135,7 @@ def test_count_tokens_of_a_private_conversation_never_asks_the_cloud(
 def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
     proxy: RunningRouter,
 ) -> None:
-    raw = client(proxy).messages.with_raw_response.create(
+    raw = anthropic_client(proxy).messages.with_raw_response.create(
         model="auto",
         max_tokens=100,
         messages=ASK,
@@ -171,7 +146,7 @@ def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
 
 
 def test_errors_come_back_in_anthropic_shape(proxy: RunningRouter) -> None:
-    sdk = client(proxy)
+    sdk = anthropic_client(proxy)
     with pytest.raises(anthropic.BadRequestError) as missing:
         sdk.messages.create(model="local", max_tokens=0, messages=ASK)  # type: ignore[arg-type]
     assert missing.value.body["type"] == "error"  # type: ignore[index]
@@ -206,7 +181,7 @@ def test_fallback_mid_conversation_moves_to_the_next_backend(
     servers: dict[str, Running], tmp_path: Path
 ) -> None:
     with stack(servers, tmp_path) as proxy:
-        sdk = client(proxy)
+        sdk = anthropic_client(proxy)
         first = sdk.messages.with_raw_response.create(model="auto", max_tokens=100, messages=ASK)
         assert first.headers["x-smf-backend"] == "local"
         history = [
@@ -238,7 +213,9 @@ def test_a_stream_broken_after_the_commit_point_raises_in_the_sdk(
         try:
             with (
                 pytest.raises(anthropic.APIStatusError) as broken,
-                client(proxy).messages.stream(model="local", max_tokens=200, messages=ASK) as s,
+                anthropic_client(proxy).messages.stream(
+                    model="local", max_tokens=200, messages=ASK
+                ) as s,
             ):
                 for _ in s:
                     pass
@@ -259,7 +236,9 @@ def test_a_native_stream_that_finished_its_answer_without_message_stop_completes
         proxy.components.gateway.sinks.append(records)
         servers["local"].control("faults", {"fault": "missing_done"})
         try:
-            with client(proxy).messages.stream(model="local", max_tokens=30, messages=ASK) as s:
+            with anthropic_client(proxy).messages.stream(
+                model="local", max_tokens=30, messages=ASK
+            ) as s:
                 kinds = [event.type for event in s]
                 final = s.get_final_message()
         finally:
@@ -310,14 +289,14 @@ def test_a_pdf_alone_is_classified_as_an_image_alone_is(
     png = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
     heard = {}
     for kind, source in (("document", pdf), ("image", png)):
-        raw = client(proxy).messages.with_raw_response.create(
+        raw = anthropic_client(proxy).messages.with_raw_response.create(
             model="auto",
             max_tokens=20,
             messages=[{"role": "user", "content": [{"type": kind, "source": source}]}],  # type: ignore[misc, list-item]
         )
         heard[kind] = (raw.headers["x-smf-intent"], raw.headers["x-smf-confidence"])
     assert heard["document"] == heard["image"]
-    client(proxy).messages.create(
+    anthropic_client(proxy).messages.create(
         model="cloud",
         max_tokens=20,
         messages=[{"role": "user", "content": [{"type": "document", "source": pdf}]}],  # type: ignore[misc, list-item]

@@ -18,12 +18,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import orjson
 import pytest
 
-from tests.agent_apis.agent_stack import messages_stream_error, responses_stream_error
+from tests.agent_apis.agent_stack import (
+    anthropic_client,
+    messages_stream_error,
+    openai_client,
+    responses_stream_error,
+)
 from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream, simulator
 
 ASK = [{"role": "user", "content": "hi"}]
@@ -74,24 +77,16 @@ def routed(
             yield proxy, records
 
 
-def _anthropic(proxy: RunningRouter) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
-
-
-def _openai(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-
-
 def answered(proxy: RunningRouter, api: str, stream: bool) -> str:
     """The text of a chat, Messages or Responses answer, streamed or whole."""
     if api == "chat":
-        chat = _openai(proxy).chat.completions
+        chat = openai_client(proxy).chat.completions
         if stream:
             chunks = chat.create(model="coding", messages=ASK, stream=True)  # type: ignore[arg-type]
             return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
         return chat.create(model="coding", messages=ASK).choices[0].message.content or ""  # type: ignore[arg-type]
     if api == "messages":
-        client = _anthropic(proxy)
+        client = anthropic_client(proxy)
         message: Any
         if stream:
             with client.messages.stream(model="coding", max_tokens=50, messages=ASK) as s:  # type: ignore[arg-type]
@@ -99,7 +94,7 @@ def answered(proxy: RunningRouter, api: str, stream: bool) -> str:
         else:
             message = client.messages.create(model="coding", max_tokens=50, messages=ASK)  # type: ignore[arg-type]
         return "".join(b.text for b in message.content if b.type == "text")
-    responses = _openai(proxy).responses
+    responses = openai_client(proxy).responses
     if stream:
         events: list[Any] = list(responses.create(model="coding", input=ASK, stream=True))  # type: ignore[arg-type]
         assert events[-1].type == "response.completed"

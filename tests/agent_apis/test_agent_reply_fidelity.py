@@ -6,17 +6,13 @@ upstream did not say (its usage, a finished answer) must not be reported as if i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import anthropic
 import anthropic.types as at
-import openai
 import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
 from router.translate import anthropic_reply
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.agent_apis.chat_chunks import chunk, run
 from tests.harness import Collect, Running, RunningRouter
 
@@ -54,27 +50,19 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
     assert whole_ids == stream_ids == ["toolu_0", "toolu_1"]
 
 
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("fidelity")) as running:
-        yield running
-
-
 def test_the_token_limit_reaches_a_chat_backend_as_max_tokens(
     proxy: RunningRouter, servers: dict[str, Running]
 ) -> None:
     """The name every server that speaks chat reads: Ollama ignores `max_completion_tokens`,
     so a translated limit sent only under that name was lost there (found in review). The
     limit binds: the answer stops there."""
-    messages = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    messages = anthropic_client(proxy)
     ask = [{"role": "user", "content": "Write a long essay about the sea."}]
     message = messages.messages.create(model="cloud", max_tokens=5, messages=ask)  # type: ignore[arg-type]
     sent = servers["cloud"].stats()["last_request"]
     assert sent["max_tokens"] == 5 and "max_completion_tokens" not in sent
     assert message.stop_reason == "max_tokens" and message.usage.output_tokens == 5
-    responses = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    responses = openai_client(proxy)
     response = responses.responses.create(model="cloud", input=ask, max_output_tokens=16)  # type: ignore[arg-type]
     sent = servers["cloud"].stats()["last_request"]
     assert sent["max_tokens"] == 16 and "max_completion_tokens" not in sent
@@ -114,7 +102,7 @@ def test_a_messages_reply_without_upstream_usage_is_recorded_as_estimated(
     records = Collect()
     proxy.components.gateway.sinks.append(records)
     servers["cloud"].control("faults", {"fault": "no_usage"})
-    client = anthropic.Anthropic(base_url=proxy.root, api_key="none", max_retries=0)
+    client = anthropic_client(proxy)
     ask = [{"role": "user", "content": "Write a long essay about the sea."}]
     try:
         if stream:

@@ -6,14 +6,13 @@ server state a 400 naming the field: all were dropped without a word, answered w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import openai_client
 from tests.harness import Running, RunningRouter
 
 PDF = "data:application/pdf;base64,JVBERi0xLjQK"
@@ -21,17 +20,9 @@ PNG = "data:image/png;base64,iVBORw0KGgo="
 UNPASSED = "({} was attached here; it could not be passed on)"
 
 
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("over_chat")) as running:
-        yield running
-
-
 def over_chat(proxy: RunningRouter, servers: dict[str, Running], **ask: Any) -> dict[str, Any]:
     """The chat body the cloud (chat only: the router translates) got for `ask`."""
-    sdk = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    sdk = openai_client(proxy)
     raw = sdk.responses.with_raw_response.create(model="cloud", max_output_tokens=20, **ask)
     assert raw.headers["x-smf-backend"] == "cloud"
     assert raw.parse().status in ("completed", "incomplete")
@@ -142,7 +133,7 @@ def test_background_on_a_chat_backend_is_a_400_naming_it_never_sent(
 ) -> None:
     """A chat backend answers only while the client waits: the 200 was no background run
     (`background` not echoed, nothing to poll)."""
-    sdk = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+    sdk = openai_client(proxy)
     before = servers["cloud"].stats()["by_path"]
     with pytest.raises(openai.BadRequestError) as refused:
         sdk.responses.create(model="cloud", input="hi", background=True)

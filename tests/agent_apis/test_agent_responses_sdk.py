@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from tests.agent_apis.agent_stack import stack
+from tests.agent_apis.agent_stack import openai_client, stack
 from tests.harness import Running, RunningRouter
 
 TOOLS: list[Any] = [
@@ -29,24 +28,12 @@ TOOLS: list[Any] = [
 ASK = "Write a Python function that reverses a list."
 
 
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with stack(servers, tmp_path_factory.mktemp("responses")) as running:
-        yield running
-
-
-def client(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-
-
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_create_is_served_natively_or_translated(
     proxy: RunningRouter, servers: dict[str, Running], backend: str
 ) -> None:
     before = servers[backend].stats()["by_path"]
-    raw = client(proxy).responses.with_raw_response.create(
+    raw = openai_client(proxy).responses.with_raw_response.create(
         model=backend, input=ASK, instructions="Be brief.", max_output_tokens=200
     )
     response = raw.parse()
@@ -62,7 +49,9 @@ def test_create_is_served_natively_or_translated(
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_stream_has_the_typed_events_in_order(proxy: RunningRouter, backend: str) -> None:
     events = list(
-        client(proxy).responses.create(model=backend, input="Tell me a short story.", stream=True)
+        openai_client(proxy).responses.create(
+            model=backend, input="Tell me a short story.", stream=True
+        )
     )
     kinds = [e.type for e in events]
     assert kinds[:2] == ["response.created", "response.in_progress"]
@@ -79,7 +68,7 @@ def test_stream_has_the_typed_events_in_order(proxy: RunningRouter, backend: str
 
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_function_call_streamed_then_answered(proxy: RunningRouter, backend: str) -> None:
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     ask: list[Any] = [{"role": "user", "content": "What's the weather in Paris?"}]
     with sdk.responses.stream(
         model=backend, input=ask, tools=TOOLS, tool_choice="required"
@@ -104,7 +93,7 @@ def test_function_call_streamed_then_answered(proxy: RunningRouter, backend: str
 
 
 def test_auto_is_classified_and_prompt_cache_key_is_accepted(proxy: RunningRouter) -> None:
-    raw = client(proxy).responses.with_raw_response.create(
+    raw = openai_client(proxy).responses.with_raw_response.create(
         model="auto", input=ASK, prompt_cache_key="codex-conversation-1"
     )
     assert raw.headers["x-smf-intent"] == "coding"
@@ -112,7 +101,7 @@ def test_auto_is_classified_and_prompt_cache_key_is_accepted(proxy: RunningRoute
 
 
 def test_errors_keep_the_openai_shape(proxy: RunningRouter) -> None:
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     with pytest.raises(openai.NotFoundError) as unknown:
         sdk.responses.create(model="no-such-model", input="hi")
     assert unknown.value.code == "model_not_found"
@@ -134,7 +123,7 @@ def test_a_stale_previous_response_id_is_the_clients_404_not_a_broken_backend(
     refuses the router" it fell back and counted toward the circuit: one client with a stale
     id opened the local circuit for everyone (found in review)."""
     with stack(servers, tmp_path) as proxy:
-        sdk = client(proxy)
+        sdk = openai_client(proxy)
         for _ in range(4):
             with pytest.raises(openai.NotFoundError) as stale:
                 sdk.responses.create(model="auto", input=ASK, previous_response_id="resp_gone")
@@ -149,7 +138,7 @@ def test_fallback_mid_conversation_moves_to_the_next_backend(
     servers: dict[str, Running], tmp_path: Path
 ) -> None:
     with stack(servers, tmp_path) as proxy:
-        sdk = client(proxy)
+        sdk = openai_client(proxy)
         first = sdk.responses.with_raw_response.create(model="auto", input=ASK)
         assert first.headers["x-smf-backend"] == "local"
         history: list[Any] = [
@@ -177,7 +166,9 @@ def test_a_stream_broken_after_the_commit_point_ends_with_response_failed(
     with stack(servers, tmp_path, ["local"]) as proxy:
         servers["local"].control("faults", {"fault": fault})
         try:
-            events = list(client(proxy).responses.create(model="local", input=ASK, stream=True))
+            events = list(
+                openai_client(proxy).responses.create(model="local", input=ASK, stream=True)
+            )
         finally:
             servers["local"].control("faults", {"fault": None})
     assert events[-1].type == "response.failed"

@@ -18,6 +18,7 @@ import yaml
 
 from router import reload
 from router.config import Config, hash_key, parse
+from tests.agent_apis.agent_stack import openai_client
 from tests.harness import Running, RunningRouter, collected, router, simulator
 
 MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud's intent
@@ -80,12 +81,8 @@ def proxy(
         yield running
 
 
-def client(proxy: RunningRouter) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
-
-
 def test_a_coding_follow_up_of_a_cloud_answer_stays_on_the_cloud(proxy: RunningRouter) -> None:
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     first = sdk.responses.with_raw_response.create(model="auto", input=MATH)
     assert first.headers["x-smf-backend"] == "cloud"
     second = sdk.responses.with_raw_response.create(
@@ -97,7 +94,7 @@ def test_a_coding_follow_up_of_a_cloud_answer_stays_on_the_cloud(proxy: RunningR
 
 
 def test_a_math_follow_up_of_a_streamed_local_answer_stays_local(proxy: RunningRouter) -> None:
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     events = list(sdk.responses.create(model="auto", input=CODE, stream=True))
     assert events[-1].type == "response.completed"
     turn1 = events[-1].response.id  # type: ignore[union-attr]
@@ -127,7 +124,9 @@ def test_an_unknown_id_is_routed_as_before_and_its_refusal_names_the_backend(
     """The backend's own 4xx passes through, and `x-smf-backend` says whose it is (it was
     empty: the record names a backend only once one served)."""
     with pytest.raises(error) as refused:
-        client(proxy).responses.create(model="auto", input=ask, previous_response_id="resp_gone")
+        openai_client(proxy).responses.create(
+            model="auto", input=ask, previous_response_id="resp_gone"
+        )
     assert "resp_gone" in refused.value.message
     assert refused.value.response.headers["x-smf-backend"] == backend
     assert refused.value.response.headers["x-smf-attempts"] == "1"  # no fallback
@@ -136,7 +135,7 @@ def test_an_unknown_id_is_routed_as_before_and_its_refusal_names_the_backend(
 def test_a_private_turn_continuing_a_cloud_response_is_refused_never_sent(
     proxy: RunningRouter, servers: dict[str, Running]
 ) -> None:
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     turn1 = sdk.responses.create(model="auto", input=MATH).id
     before = {name: s.stats()["by_path"].get("/v1/responses", 0) for name, s in servers.items()}
     with pytest.raises(openai.BadRequestError) as refused:
@@ -155,7 +154,7 @@ def test_a_private_turn_continuing_a_cloud_response_is_refused_never_sent(
 
 def test_a_response_not_stored_pins_nothing(proxy: RunningRouter) -> None:
     """`store: false`: nothing to continue, and nothing to remember."""
-    sdk = client(proxy)
+    sdk = openai_client(proxy)
     turn1 = sdk.responses.create(model="auto", input=MATH, store=False).id
     with pytest.raises(openai.NotFoundError):  # routed as before: local, which refuses it
         sdk.responses.create(model="auto", input=FOLLOW_CODE, previous_response_id=turn1)
@@ -168,7 +167,9 @@ def test_a_response_not_stored_pins_nothing(proxy: RunningRouter) -> None:
 def test_store_as_a_string_is_refused_not_read_as_stored(proxy: RunningRouter) -> None:
     """OpenAI refuses `store: "false"`; the router remembered it as stored."""
     with pytest.raises(openai.BadRequestError) as refused:
-        client(proxy).responses.create(model="auto", input=MATH, extra_body={"store": "false"})
+        openai_client(proxy).responses.create(
+            model="auto", input=MATH, extra_body={"store": "false"}
+        )
     assert refused.value.body["param"] == "store"  # type: ignore[index]
 
 
@@ -183,7 +184,7 @@ def test_a_reload_keeps_where_the_responses_live(
     path.write_text(yaml.safe_dump(reloaded))
     with router(config) as proxy:
         reload.reloader_of(proxy.components).source = path
-        sdk = client(proxy)
+        sdk = openai_client(proxy)
         turn1 = sdk.responses.create(model="auto", input=MATH).id
         assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
         assert proxy.components.gateway.stored.table.max_entries == 10
@@ -215,7 +216,7 @@ def test_a_response_the_router_made_over_chat_is_one_clear_400_never_sent(
     """Its id is the router's own: no backend holds it. A math follow-up reached the cloud,
     whose translation refused it as a 400 naming the cloud and counted as its attempt; a
     coding one reached local, whose 404 said only "not found" (found in review)."""
-    sdk = client(over_chat)
+    sdk = openai_client(over_chat)
     first = sdk.responses.with_raw_response.create(model="auto", input=MATH)
     assert first.headers["x-smf-backend"] == "cloud"
     records, before = collected(over_chat), sent(servers)

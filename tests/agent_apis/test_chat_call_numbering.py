@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import orjson
 import pytest
 
 from router.relay import Tally
-from tests.agent_apis.agent_stack import stack_config
+from tests.agent_apis.agent_stack import openai_client, stack_config
 from tests.harness import config_for, router, scripted_stream, simulator
 
 TOOLS: Any = [
@@ -40,7 +39,7 @@ def test_ollamas_parallel_calls_reach_the_openai_sdk_apart(fault: str, tmp_path:
         simulator(profile="cloud", model="cloud-model", fault=fault) as sim,
         router(stack_config({"cloud": sim}, tmp_path, ["cloud"])) as running,
     ):
-        client = openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
+        client = openai_client(running)
         with client.chat.completions.stream(model="auto", messages=MESSAGES, tools=TOOLS) as stream:
             seen = [
                 (c.index, c.function.name if c.function else None)
