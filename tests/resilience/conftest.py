@@ -1,14 +1,16 @@
-"""Shared pieces for resilience tests: fast breaker settings and small request helpers."""
+"""Shared pieces for resilience tests: fast breaker settings, a local and a cloud simulator,
+and small request helpers."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from router.config import parse
@@ -49,8 +51,25 @@ def until(check: Callable[[], bool], limit_s: float = 20.0, what: str = "conditi
     raise AssertionError(f"{what} did not happen within {limit_s} s")
 
 
+def backend_state(root: str, backend: str) -> dict[str, Any]:
+    """`backend`'s part of the router's resilience status: its circuit, failures in a row,
+    requests in flight."""
+    state: dict[str, Any] = status(root)["extra"]["resilience"]["backends"][backend]
+    return state
+
+
 def circuit(root: str, backend: str) -> str:
-    return str(status(root)["extra"]["resilience"]["backends"][backend]["circuit"])
+    return str(backend_state(root, backend)["circuit"])
+
+
+def give_up(client: openai.OpenAI, n: int, **ask: Any) -> None:
+    """`n` coding requests (streamed unless `ask` says otherwise) that `client`, with a
+    timeout shorter than the backend takes, gives up on before any answer: an impatient
+    person, one after another."""
+    body: Any = {"model": "coding", "messages": CODING, "stream": True, **ask}
+    for _ in range(n):
+        with pytest.raises(openai.APITimeoutError):
+            client.chat.completions.create(**body)
 
 
 def without(data: dict[str, Any], name: str) -> dict[str, Any]:
@@ -75,11 +94,21 @@ def with_one_to_remove(tmp_path: Path) -> Iterator[tuple[dict[str, Any], Running
             yield data, proxy
 
 
+@contextmanager
+def local_and_cloud(
+    make: Callable[..., AbstractContextManager[Running]] = simulator, **local: Any
+) -> Iterator[dict[str, Running]]:
+    """A local vLLM simulator (with the settings `local`) and a cloud one, as `make` runs
+    them (`tests.canary.servers.simulator` for ports 18000-18999)."""
+    with (
+        make(profile="vllm", model="local-model", **local) as vllm,
+        make(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": vllm, "cloud": cloud}
+
+
 @pytest.fixture
 def pair() -> Iterator[dict[str, Running]]:
-    """A local vLLM simulator and a cloud one (a test module may define its own)."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
+    """`local_and_cloud` as they start (a test module may define its own)."""
+    with local_and_cloud() as servers:
+        yield servers

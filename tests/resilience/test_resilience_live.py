@@ -23,16 +23,13 @@ from tests.harness import (
     silent_server,
     simulator,
 )
-from tests.resilience.conftest import CODING, FAST, chat, circuit, status, until
+from tests.resilience.conftest import CODING, FAST, chat, circuit, local_and_cloud, status, until
 
 
 @pytest.fixture
 def pair() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model", max_model_len=4096) as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
+    with local_and_cloud(max_model_len=4096) as servers:
+        yield servers
 
 
 def posts(server: Running) -> int:

@@ -22,7 +22,15 @@ from router import silence
 from router.config import parse
 from tests.canary.servers import router, simulator
 from tests.harness import Collect, Running, RunningRouter, collected, config_for, sdk
-from tests.resilience.conftest import CODING, FAST, chat, status, until
+from tests.resilience.conftest import (
+    CODING,
+    FAST,
+    backend_state,
+    chat,
+    give_up,
+    local_and_cloud,
+    until,
+)
 
 THRESHOLD = 3  # failures in a row that open a circuit
 # Open for long: the circuit stays open while the test looks at it, whatever its probes say.
@@ -32,24 +40,20 @@ TIMEOUTS = {"first_token_s": 3.0, "idle_s": 3.0}  # the router's own deadline ne
 
 @pytest.fixture
 def pair() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model", tokens_per_s=20) as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
+    with local_and_cloud(simulator, tokens_per_s=20) as servers:
+        yield servers
 
 
 def _local(proxy: RunningRouter) -> dict[str, Any]:
-    backend: dict[str, Any] = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
-    return backend
+    return backend_state(proxy.root, "local")
 
 
-def _give_up(proxy: RunningRouter, n: int, timeout_s: float, stream: bool = True) -> None:
-    """`n` requests whose SDK gives up after `timeout_s` without an answer."""
-    client = sdk(proxy, timeout=timeout_s)
-    for _ in range(n):
-        with pytest.raises(openai.APITimeoutError):
-            client.chat.completions.create(model="coding", messages=CODING, stream=stream)
+def _silence_opens_its_circuit(proxy: RunningRouter, local: Running) -> None:
+    """`local` falls silent and `THRESHOLD` clients give up on it past the threshold: its
+    circuit opens."""
+    local.control("faults", {"fault": "no_response"})
+    give_up(sdk(proxy, timeout=1.5), THRESHOLD)
+    until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
 
 
 def _all_cancelled(records: Collect, n: int) -> None:
@@ -67,9 +71,7 @@ def test_clients_giving_up_on_a_silent_backend_open_its_circuit(
     config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=RESILIENCE)
     with router(config) as proxy:
         records = collected(proxy)
-        pair["local"].control("faults", {"fault": "no_response"})
-        _give_up(proxy, THRESHOLD, timeout_s=1.5)
-        until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
+        _silence_opens_its_circuit(proxy, pair["local"])
         _all_cancelled(records, THRESHOLD)
         metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
         served = chat(proxy.url)
@@ -90,9 +92,7 @@ def test_a_probe_leaves_a_silent_backends_circuit_to_a_live_trial(
     config = config_for(pair, tmp_path, timeouts=TIMEOUTS, resilience=resilience)
     with router(config) as proxy:
         records = collected(proxy)
-        pair["local"].control("faults", {"fault": "no_response"})
-        _give_up(proxy, THRESHOLD, timeout_s=1.5)
-        until(lambda: _local(proxy)["circuit"] == "open", what="circuit open")
+        _silence_opens_its_circuit(proxy, pair["local"])
         until(lambda: _local(proxy)["circuit"] == "half_open", what="trial due")
         time.sleep(4 * RESILIENCE["probe_interval_s"])  # ticks a probe trial would have taken
         assert _local(proxy)["circuit"] == "half_open"
@@ -159,8 +159,8 @@ def test_hang_ups_before_the_threshold_or_after_the_first_token_leave_it_closed(
     with router(config) as proxy:
         records = collected(proxy)
         pair["local"].control("faults", {"fault": "no_response"})
-        _give_up(proxy, n, timeout_s=0.5)
-        _give_up(proxy, n, timeout_s=2.5, stream=False)
+        give_up(sdk(proxy, timeout=0.5), n)
+        give_up(sdk(proxy, timeout=2.5), n, stream=False)
         _all_cancelled(records, 2 * n)
         pair["local"].control("faults", {"fault": None})
         for _ in range(n):

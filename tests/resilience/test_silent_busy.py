@@ -18,33 +18,22 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from router import silence
 from router.config import parse
 from tests.canary.servers import router, simulator
 from tests.harness import Running, RunningRouter, collected, config_for, sdk
-from tests.resilience.conftest import CODING, FAST, status, until
+from tests.resilience.conftest import CODING, FAST, backend_state, give_up, local_and_cloud, until
 
 PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
+SHORT_PRIVATE: Any = {"max_tokens": 5, "extra_headers": PRIVATE}
 RESILIENCE = {**FAST, "open_s": 60.0, "max_open_s": 60.0}  # an opened circuit stays open
 TIMEOUTS = {"first_token_s": 60.0, "idle_s": 60.0, "total_s": 120.0}
 
 
 def _local(proxy: RunningRouter) -> dict[str, Any]:
-    backend: dict[str, Any] = status(proxy.root)["extra"]["resilience"]["backends"]["local"]
-    return backend
-
-
-def _give_up(proxy: RunningRouter, n: int, timeout_s: float) -> None:
-    """`n` private streams whose SDK gives up after `timeout_s` with nothing received."""
-    client = sdk(proxy, timeout=timeout_s)
-    for _ in range(n):
-        with pytest.raises(openai.APITimeoutError):
-            client.chat.completions.create(
-                model="coding", messages=CODING, stream=True, max_tokens=5, extra_headers=PRIVATE
-            )
+    return backend_state(proxy.root, "local")
 
 
 def _config(servers: dict[str, Running], tmp_path: Path, metrics_read: bool) -> Any:
@@ -65,44 +54,42 @@ def test_queued_streams_of_a_busy_vllm_leave_its_circuit_closed(
     the long stream's output alone shows the backend at work."""
     monkeypatch.setattr(silence, "SILENT_S", 0.5)
     with (
-        simulator(profile="vllm", model="local-model", tokens_per_s=4, max_num_seqs=1) as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
+        local_and_cloud(simulator, tokens_per_s=4, max_num_seqs=1) as servers,
+        router(_config(servers, tmp_path, metrics_read)) as proxy,
     ):
-        servers = {"local": local, "cloud": cloud}
-        with router(_config(servers, tmp_path, metrics_read)) as proxy:
-            records = collected(proxy)
-            streaming, leave = threading.Event(), threading.Event()
+        records = collected(proxy)
+        streaming, leave = threading.Event(), threading.Event()
 
-            def long_one() -> None:
-                with sdk(proxy, timeout=60).chat.completions.create(
-                    model="coding",
-                    messages=CODING,
-                    stream=True,
-                    max_tokens=400,
-                    extra_headers=PRIVATE,
-                ) as stream:
-                    for _ in stream:
-                        streaming.set()
-                        if leave.is_set():
-                            return
+        def long_one() -> None:
+            with sdk(proxy, timeout=60).chat.completions.create(
+                model="coding",
+                messages=CODING,
+                stream=True,
+                max_tokens=400,
+                extra_headers=PRIVATE,
+            ) as stream:
+                for _ in stream:
+                    streaming.set()
+                    if leave.is_set():
+                        return
 
-            runner = threading.Thread(target=long_one)
-            runner.start()
-            try:
-                assert streaming.wait(30), "the long stream never began"
-                _give_up(proxy, 3, timeout_s=1.5)
-                until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
-                local_state = _local(proxy)
-                metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
-            finally:
-                leave.set()  # its client leaves mid-stream: the slot is free again
-                runner.join(60)
-            served = httpx.post(
-                f"{proxy.url}/chat/completions",
-                json={"model": "coding", "messages": CODING, "max_tokens": 5},
-                headers=PRIVATE,
-                timeout=60,
-            )
+        runner = threading.Thread(target=long_one)
+        runner.start()
+        try:
+            assert streaming.wait(30), "the long stream never began"
+            give_up(sdk(proxy, timeout=1.5), 3, **SHORT_PRIVATE)
+            until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
+            local_state = _local(proxy)
+            metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
+        finally:
+            leave.set()  # its client leaves mid-stream: the slot is free again
+            runner.join(60)
+        served = httpx.post(
+            f"{proxy.url}/chat/completions",
+            json={"model": "coding", "messages": CODING, "max_tokens": 5},
+            headers=PRIVATE,
+            timeout=60,
+        )
     assert [(r.outcome, r.status) for r in records.records[:3]] == [("cancelled", 499)] * 3
     assert (local_state["circuit"], local_state["consecutive_failures"]) == ("closed", 0)
     assert served.status_code == 200
@@ -115,20 +102,16 @@ def test_a_queue_the_backend_reports_excuses_a_silence_seen_by_everyone(
     """Nothing streams at all: the one running request is in a long prefill (headers only
     after 60 s), and vLLM's `/metrics` counts the others waiting behind it."""
     monkeypatch.setattr(silence, "SILENT_S", 0.5)
-    with (
-        simulator(profile="vllm", model="local-model", max_num_seqs=1) as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
+    with local_and_cloud(simulator, max_num_seqs=1) as servers:
+        local = servers["local"]
         resilience = {**RESILIENCE, "capacity_poll_s": 0.5}  # a poll fresh for 1.5 s
-        config = config_for(
-            {"local": local, "cloud": cloud}, tmp_path, timeouts=TIMEOUTS, resilience=resilience
-        )
+        config = config_for(servers, tmp_path, timeouts=TIMEOUTS, resilience=resilience)
         with router(config) as proxy:
             records = collected(proxy)
             local.control("faults", {"fault": "slow_first_token:60"})
             with _sent(proxy, "/chat/completions", {"messages": CODING, "stream": True}):
                 until(lambda: local.stats()["running"] == 1, what="the prefill running")
-                _give_up(proxy, 3, timeout_s=2.5)
+                give_up(sdk(proxy, timeout=2.5), 3, **SHORT_PRIVATE)
                 until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
                 local_state = _local(proxy)
     assert (local_state["circuit"], local_state["consecutive_failures"]) == ("closed", 0)
@@ -147,6 +130,16 @@ def _sent(proxy: RunningRouter, path: str, body: dict[str, Any]) -> Iterator[Non
     with socket.create_connection((url.host, url.port or 80), timeout=5) as sock:
         sock.sendall(head.encode() + data)
         yield
+
+
+def _counting(servers: dict[str, Running], tmp_path: Path, apis: list[str]) -> Any:
+    """A config whose `local` speaks `apis` and whose breaker counts failures in a row
+    without ever opening a circuit."""
+    resilience = {**RESILIENCE, "failure_threshold": 100}
+    data = config_for(servers, tmp_path, timeouts=TIMEOUTS, resilience=resilience)
+    dumped = data.model_dump(mode="json")
+    dumped["backends"][0]["apis"] = apis
+    return parse(dumped)
 
 
 BODIES = {
@@ -184,21 +177,12 @@ def test_openers_before_generating_are_no_answer_a_chat_chunk_is(
     monkeypatch.setattr(silence, "SILENT_S", 0.5)
     apis = ["chat", "completions", "responses", "messages"] if native else ["chat"]
     with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
+        local_and_cloud(simulator) as servers,
+        router(_counting(servers, tmp_path, apis)) as proxy,
     ):
-        data = config_for(
-            {"local": local, "cloud": cloud},
-            tmp_path,
-            timeouts=TIMEOUTS,
-            resilience={**RESILIENCE, "failure_threshold": 100},
-        ).model_dump(mode="json")
-        data["backends"][0]["apis"] = apis
-        with router(parse(data)) as proxy:
-            records = collected(proxy)
-            local.control("faults", {"fault": "late_first_token:60"})
-            seen = [
-                _failures_after_giving_up(proxy, api, records, n + 1)
-                for n, api in enumerate(BODIES)
-            ]
+        records = collected(proxy)
+        servers["local"].control("faults", {"fault": "late_first_token:60"})
+        seen = [
+            _failures_after_giving_up(proxy, api, records, n + 1) for n, api in enumerate(BODIES)
+        ]
     assert seen == ([1, 2, 2] if native else [0, 0, 0])

@@ -16,13 +16,12 @@ import orjson
 import pytest
 
 from router import silence
-from router.config import parse
 from router.translate.anthropic_reply import MessagesStream
 from router.translate.responses_reply import ResponsesStream
 from tests.agent_apis.chat_chunks import TEXT_STREAM, run
 from tests.canary.servers import router, simulator
-from tests.harness import Running, collected, config_for, send_json, upstream
-from tests.resilience.test_silent_busy import RESILIENCE, TIMEOUTS, _failures_after_giving_up
+from tests.harness import Running, collected, send_json, upstream
+from tests.resilience.test_silent_busy import _counting, _failures_after_giving_up
 
 FILTER = {
     "id": "",
@@ -68,14 +67,9 @@ def test_hang_ups_after_a_prompt_filter_chunk_count_on_every_api(
 ) -> None:
     monkeypatch.setattr(silence, "SILENT_S", 0.5)
     with simulator(profile="cloud", model="cloud-model") as cloud:
-        data = config_for(
-            {"local": azure_hanging, "cloud": cloud},
-            tmp_path,
-            timeouts=TIMEOUTS,
-            resilience={**RESILIENCE, "failure_threshold": 100},
-        ).model_dump(mode="json")
-        data["backends"][0]["apis"] = ["chat"]  # Messages and Responses translated
-        with router(parse(data)) as proxy:
+        servers = {"local": azure_hanging, "cloud": cloud}
+        # only chat: Messages and Responses translated
+        with router(_counting(servers, tmp_path, ["chat"])) as proxy:
             records = collected(proxy)
             seen = [
                 _failures_after_giving_up(proxy, api, records, n + 1)
