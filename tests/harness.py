@@ -261,6 +261,16 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None
     handler.wfile.write(data)
 
 
+def read_body(handler: socketserver.StreamRequestHandler) -> bytes:
+    """The request body a raw socket upstream was sent, past its head (`content-length`)."""
+    length = 0
+    while line := handler.rfile.readline().strip():
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    return handler.rfile.read(length)
+
+
 @contextmanager
 def simulator(**settings: Any) -> Iterator[Running]:
     settings.setdefault("keep_requests", 1)  # its body at /sim/stats as last_request

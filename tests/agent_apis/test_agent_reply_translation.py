@@ -22,30 +22,26 @@ ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
 RESPONSES_EVENT: TypeAdapter[Any] = TypeAdapter(rt.ResponseStreamEvent)
 
 
-def test_chat_reply_becomes_a_valid_anthropic_message() -> None:
-    chat = {
+def chat_reply(message: dict[str, Any], finish: str) -> dict[str, Any]:
+    """A whole chat reply of the one choice `message`, ended by `finish`, with `USAGE`."""
+    choice = {"index": 0, "finish_reason": finish, "message": message}
+    return {
         "id": "c1",
         "object": "chat.completion",
         "model": "m",
         "usage": USAGE,
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": "Let me check.",
-                    "tool_calls": [
-                        {
-                            "id": "call_1",
-                            "type": "function",
-                            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
-                        }
-                    ],
-                },
-            }
-        ],
+        "choices": [choice],
     }
+
+
+def test_chat_reply_becomes_a_valid_anthropic_message() -> None:
+    call = {"name": "get_weather", "arguments": '{"city":"Paris"}'}
+    said = {
+        "role": "assistant",
+        "content": "Let me check.",
+        "tool_calls": [{"id": "call_1", "type": "function", "function": call}],
+    }
+    chat = chat_reply(said, "tool_calls")
     message = at.Message.model_validate(anthropic_reply.from_chat(chat))
     assert message.stop_reason == "tool_use"
     assert message.content[1].type == "tool_use" and message.content[1].input == {"city": "Paris"}
@@ -98,19 +94,7 @@ def test_chat_stream_becomes_anthropic_events_in_order(
 
 
 def test_chat_reply_becomes_a_valid_response() -> None:
-    chat = {
-        "id": "c1",
-        "object": "chat.completion",
-        "model": "m",
-        "usage": USAGE,
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "length",
-                "message": {"role": "assistant", "content": "partial"},
-            }
-        ],
-    }
+    chat = chat_reply({"role": "assistant", "content": "partial"}, "length")
     response = rt.Response.model_validate(responses_reply.from_chat(chat, {"model": "auto"}))
     assert response.output_text == "partial"
     assert response.status == "incomplete"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import socket
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +20,8 @@ from router.config import Config
 from router.simulator.runner import SimThread
 from router.simulator.settings import SimSettings
 from tests import harness
-from tests.harness import Running, RunningRouter
+from tests.harness import VENV_BIN, Running, RunningRouter, wait_for
+from tests.processes import killed_if_left_running
 
 PORTS = range(18000, 19000)
 
@@ -59,6 +61,23 @@ def router(config: Config) -> Iterator[RunningRouter]:
     """`tests.harness.router` on a free port of `PORTS`."""
     with harness.router(config, free_port()) as running:
         yield running
+
+
+@contextmanager
+def served(config: Config, tmp: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`smf-router serve` on `config` (`tmp/router.yaml`) as a subprocess on a free port of
+    `PORTS`, its output in `tmp/router.log`, up: its root URL and the process, for a test
+    that signals it and waits for its exit (killed at the end if it still runs)."""
+    path = tmp / "router.yaml"
+    path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+    port = free_port()
+    command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
+    with open(tmp / "router.log", "wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        with killed_if_left_running(process) as serve:
+            root = f"http://127.0.0.1:{port}"
+            wait_for(f"{root}/healthz", 30)
+            yield root, serve
 
 
 def reloaded(proxy: RunningRouter, tmp: Path, data: dict[str, Any]) -> None:

@@ -23,10 +23,15 @@ from router.config import parse
 from router.ledger import Ledger, LedgerWriter, columns, segment_write, segments
 from router.ledger.schema import rows_table
 from tests.canary.servers import reloaded
-from tests.canary.test_canary_reload_judging import backend, canary_of
+from tests.canary.test_canary_reload_judging import (
+    backend,
+    canary_of,
+    judged_without_math,
+    repointed_afresh,
+)
 from tests.canary.test_canary_reload_judging import config as router_config
 from tests.canary.test_canary_suites_reload import suites
-from tests.harness import VENV_BIN, router, scrape, simulator
+from tests.harness import VENV_BIN, router, simulator
 from tests.resilience.conftest import until
 
 # The routers run no canary of their own, and read the ledger every 0.3 s.
@@ -65,12 +70,7 @@ def test_a_round_read_after_a_reload_dropped_its_suite_is_not_judged_for_it(
             case = {"suite": suite, "case_id": f"{suite}-1", "status": passed}
             writer.submit_row("canary_results", row | case)
         writer.close()
-        until(lambda: canary_of(proxy)["runs"] == 1, what="the round read back")
-        canary = canary_of(proxy)
-        assert canary["gated"] == {}  # was {"local": ["math"]}, for good
-        assert {s["intent"] for s in canary["standings"]} == {"reasoning"}
-        now = scrape(proxy.root)
-        assert [n for n, labels in now.samples if ("suite", "math") in labels] == []
+        judged_without_math(proxy)
 
 
 def test_rounds_of_a_server_the_backend_no_longer_points_at_are_not_judged(
@@ -102,11 +102,7 @@ def test_a_reload_that_repoints_a_backend_opens_the_gates_the_old_server_closed(
             cronjob(tmp_path, data)
             until(lambda: canary_of(proxy)["gated"] == {"b": ["math"]}, what="the gate closed")
             reloaded(proxy, tmp_path, {**data, "backends": [backend("b", new.url)]})
-            canary = canary_of(proxy)
-            assert canary["gated"] == {} and canary["standings"] == []
-            now = scrape(proxy.root)
-            assert now.get("smf_router_route_gated", backend="b", intent="math") == 0
-            assert now.get("smf_router_canary_pass_ratio", backend="b", suite="math") is None
+            repointed_afresh(proxy)
 
 
 def test_rounds_from_files_written_before_rows_named_their_server_are_judged(

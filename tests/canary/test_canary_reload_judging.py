@@ -21,7 +21,7 @@ from router.config import parse
 from router.ledger.recent import RecentRows
 from tests.canary.servers import reloaded
 from tests.canary.test_canary_suites_reload import suites
-from tests.harness import Running, RunningRouter, router, scrape, simulator
+from tests.harness import Running, RunningRouter, Scrape, router, scrape, simulator
 from tests.resilience.conftest import status, until
 
 CANARY = {"enabled": True, "interval_s": 600, "sample_per_suite": 1, "min_samples": 1}
@@ -52,6 +52,28 @@ def canary_of(proxy: RunningRouter) -> dict[str, Any]:
     return section
 
 
+def judged_without_math(proxy: RunningRouter) -> Scrape:
+    """Once the one round is judged: judged without the math suite a reload dropped (no gate
+    closed, no standing, no series of it). The metrics then, for more checks."""
+    until(lambda: canary_of(proxy)["runs"] == 1, what="the round judged")
+    canary = canary_of(proxy)
+    assert canary["gated"] == {}  # was {"local": ["math"]}, for good
+    assert {s["intent"] for s in canary["standings"]} == {"reasoning"}
+    now = scrape(proxy.root)
+    assert [n for n, labels in now.samples if ("suite", "math") in labels] == []
+    return now
+
+
+def repointed_afresh(proxy: RunningRouter) -> None:
+    """After a reload pointed backend `b` at another server: no gate, no standing, and no
+    pass ratio of the old server's rounds (its gate gauge 0)."""
+    canary = canary_of(proxy)
+    assert canary["gated"] == {} and canary["standings"] == []
+    now = scrape(proxy.root)
+    assert now.get("smf_router_route_gated", backend="b", intent="math") == 0
+    assert now.get("smf_router_canary_pass_ratio", backend="b", suite="math") is None
+
+
 def test_a_suite_dropped_while_its_round_is_in_flight_is_not_judged(tmp_path: Path) -> None:
     # held until released, then every math case wrong
     with simulator(profile="vllm", model="m", fault="hold", quality={"math": 0.0}) as local:
@@ -62,12 +84,7 @@ def test_a_suite_dropped_while_its_round_is_in_flight_is_not_judged(tmp_path: Pa
             fewer = suites(tmp_path, "reasoning")
             reloaded(proxy, tmp_path, {**data, "canary": {**data["canary"], "suites": fewer}})
             let_go(local)
-            until(lambda: canary_of(proxy)["runs"] == 1, what="the round's end")
-            canary = canary_of(proxy)
-            assert canary["gated"] == {}  # was {"local": ["math"]}, for good
-            assert {s["intent"] for s in canary["standings"]} == {"reasoning"}
-            now = scrape(proxy.root)
-            assert [n for n, labels in now.samples if ("suite", "math") in labels] == []
+            now = judged_without_math(proxy)
             assert now.get("smf_router_route_gated", backend="local", intent="math") == 0
 
 
@@ -119,11 +136,7 @@ def test_a_reload_that_repoints_a_backend_opens_its_gates_and_starts_its_window_
             assert canary_of(proxy)["gated"] == {"b": ["math"]}  # the same server
 
             reloaded(proxy, tmp_path, {**data, "backends": [backend("b", new.url)]})
-            canary = canary_of(proxy)
-            assert canary["gated"] == {} and canary["standings"] == []
-            now = scrape(proxy.root)
-            assert now.get("smf_router_route_gated", backend="b", intent="math") == 0
-            assert now.get("smf_router_canary_pass_ratio", backend="b", suite="math") is None
+            repointed_afresh(proxy)
 
 
 def test_an_extra_body_is_json_as_sent_so_its_server_has_a_fingerprint() -> None:

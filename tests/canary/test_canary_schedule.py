@@ -5,7 +5,6 @@ the ledger's rounds from start, and a shutdown that writes the rows of the run u
 from __future__ import annotations
 
 import signal
-import subprocess
 import time
 from datetime import datetime
 from itertools import pairwise
@@ -14,12 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 from evals.suite import SHIPPED
 from router.ledger import Ledger
-from tests.canary.servers import free_port, reloaded, router, simulator
-from tests.harness import VENV_BIN, config_for, wait_for
+from tests.canary.servers import reloaded, router, served, simulator
+from tests.harness import config_for
 from tests.resilience.conftest import status, until
 
 MATH = "Compute the sum of 1234 and 4321."
@@ -199,25 +197,14 @@ def test_stopping_serve_mid_run_writes_the_rows_of_the_backend_still_running(
         config = config_for(
             {"local": local, "cloud": cloud}, tmp_path, canary=canary, server={"drain_s": drain_s}
         )
-        path = tmp_path / "router.yaml"
-        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
-        port = free_port()
-        command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
-        with open(tmp_path / "router.log", "wb") as log:
-            serve = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                root = f"http://127.0.0.1:{port}"
-                wait_for(f"{root}/healthz", 30)
-                until(
-                    lambda: cloud.stats()["held"] >= 1 and "local" in canary_of(root)["last_run"],
-                    30,
-                    what="local's round done, cloud's held",
-                )
-                serve.send_signal(signal.SIGTERM)
-                assert serve.wait(timeout=20) == 0  # at once: not the cases' 60 s
-            finally:
-                if serve.poll() is None:
-                    serve.kill()
+        with served(config, tmp_path) as (root, serve):
+            until(
+                lambda: cloud.stats()["held"] >= 1 and "local" in canary_of(root)["last_run"],
+                30,
+                what="local's round done, cloud's held",
+            )
+            serve.send_signal(signal.SIGTERM)
+            assert serve.wait(timeout=20) == 0  # at once: not the cases' 60 s
     with Ledger(tmp_path / "ledger") as ledger:
         runs = ledger.sql("SELECT backend, cases, errors FROM canary_runs ORDER BY backend")
         errors = ledger.sql(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 import router.canary as canary_module
 from classifier import INTENTS
@@ -23,9 +21,9 @@ from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
 from router.ledger import Ledger
-from tests.canary.servers import free_port, simulator
+from tests.canary.servers import served, simulator
 from tests.canary.test_canary_scheduler import Rows
-from tests.harness import VENV_BIN, Running, config_for, local_backend, wait_for, wait_until
+from tests.harness import Running, config_for, local_backend, wait_until
 from tests.resilience.conftest import status, until
 
 STORY = [{"role": "user", "content": "Tell me a long story."}]
@@ -63,36 +61,26 @@ def test_the_canary_stops_as_the_drain_starts_not_after_it(tmp_path: Path) -> No
             canary=canary,
             server={"drain_s": 60},  # longer than the test waits: the stream outlasts it
         )
-        path = tmp_path / "router.yaml"
-        path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
-        port, ledger = free_port(), tmp_path / "ledger"
-        command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
-        with open(tmp_path / "router.log", "wb") as log:
-            serve = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                root = f"http://127.0.0.1:{port}"
-                wait_for(f"{root}/healthz", 30)
-                until(lambda: cloud.stats()["held"] >= 1, 30, what="the canary's case held")
-                assert status(root)["extra"]["canary"]["running_since"] is not None
-                body: dict[str, Any] = {"model": "local", "messages": STORY, "stream": True}
-                body |= {"max_tokens": 600, "ignore_eos": True}  # 120 s of tokens
-                with httpx.stream(
-                    "POST", f"{root}/v1/chat/completions", json=body, timeout=30
-                ) as stream:
-                    lines = stream.iter_lines()
-                    assert next(line for line in lines if line.startswith("data: {"))
-                    serve.send_signal(signal.SIGTERM)
-                    until(
-                        lambda: any(run[0] == "cloud" for run in canary_runs(ledger)),
-                        20,
-                        what="the cut-short round's row on disk while the stream is drained",
-                    )
-                    assert next(line for line in lines if line.startswith("data: "))  # drained
-                    assert serve.poll() is None
-                assert serve.wait(timeout=30) == 0  # the stream's client left: the drain ended
-            finally:
-                if serve.poll() is None:
-                    serve.kill()
+        ledger = tmp_path / "ledger"
+        with served(config, tmp_path) as (root, serve):
+            until(lambda: cloud.stats()["held"] >= 1, 30, what="the canary's case held")
+            assert status(root)["extra"]["canary"]["running_since"] is not None
+            body: dict[str, Any] = {"model": "local", "messages": STORY, "stream": True}
+            body |= {"max_tokens": 600, "ignore_eos": True}  # 120 s of tokens
+            with httpx.stream(
+                "POST", f"{root}/v1/chat/completions", json=body, timeout=30
+            ) as stream:
+                lines = stream.iter_lines()
+                assert next(line for line in lines if line.startswith("data: {"))
+                serve.send_signal(signal.SIGTERM)
+                until(
+                    lambda: any(run[0] == "cloud" for run in canary_runs(ledger)),
+                    20,
+                    what="the cut-short round's row on disk while the stream is drained",
+                )
+                assert next(line for line in lines if line.startswith("data: "))  # drained
+                assert serve.poll() is None
+            assert serve.wait(timeout=30) == 0  # the stream's client left: the drain ended
     runs = canary_runs(ledger)
     assert ("cloud", 1, 1) in runs  # its case an error: "no reply before the round ended"
     with Ledger(ledger) as read:

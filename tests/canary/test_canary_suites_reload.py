@@ -23,8 +23,8 @@ from router import reload
 from router.config import parse
 from router.ledger import LedgerWriter
 from tests.canary import servers
+from tests.harness import Running, scrape, simulator
 from tests.harness import router as running_router
-from tests.harness import scrape, simulator
 from tests.resilience.conftest import status, until
 
 
@@ -36,36 +36,39 @@ def suites(tmp: Path, *names: str) -> str:
     return str(where)
 
 
+def math_gating(local: Running, tmp: Path, where: str) -> dict[str, Any]:
+    """`local` the one backend, and a canary of the suites at `where` whose first round (one
+    case a suite) closes math's gate when the case fails; no breaker."""
+    return {
+        "backends": [{"name": "local", "tier": "local", "base_url": local.url, "model": "m"}],
+        "routes": {intent: ["local"] for intent in INTENTS},
+        "ledger": {"path": str(tmp / "ledger")},
+        "canary": {
+            "enabled": True,
+            "interval_s": 600,
+            "suites": where,
+            "sample_per_suite": 1,
+            "floors": {"math": 0.2},
+            "min_samples": 1,
+        },
+        "resilience": {"enabled": False},
+    }
+
+
 def test_a_suite_dropped_by_a_reload_leaves_its_gate_open_and_its_gauges_gone(
     tmp_path: Path,
 ) -> None:
     with simulator(profile="vllm", model="m", quality={"math": 0.0}) as local:  # math fails
-        data: dict[str, Any] = {
-            "backends": [{"name": "local", "tier": "local", "base_url": local.url, "model": "m"}],
-            "routes": {intent: ["local"] for intent in INTENTS},
-            "ledger": {"path": str(tmp_path / "ledger")},
-            "canary": {
-                "enabled": True,
-                "interval_s": 600,
-                "suites": suites(tmp_path, "math", "reasoning"),
-                "sample_per_suite": 1,
-                "floors": {"math": 0.2},
-                "min_samples": 1,
-            },
-            "resilience": {"enabled": False},
-        }
+        data = math_gating(local, tmp_path, suites(tmp_path, "math", "reasoning"))
         with running_router(parse(data)) as proxy:
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] == 1, what="the run")
             assert status(proxy.root)["extra"]["canary"]["gated"] == {"local": ["math"]}
             pass_ratio = {"backend": "local", "suite": "math"}
             assert scrape(proxy.root).get("smf_router_canary_pass_ratio", **pass_ratio) == 0
 
-            path = tmp_path / "router.yaml"
             fewer = suites(tmp_path, "reasoning")
             dropped = {**data, "canary": {**data["canary"], "suites": fewer}}
-            path.write_text(yaml.safe_dump(dropped))
-            reload.reloader_of(proxy.components).source = path
-            assert httpx.post(f"{proxy.url}/router/reload", timeout=30).status_code == 200
+            servers.reloaded(proxy, tmp_path, dropped)
 
             canary = status(proxy.root)["extra"]["canary"]
             assert canary["gated"] == {}
@@ -130,20 +133,7 @@ def test_a_reload_reads_the_suites_again_under_the_same_path(tmp_path: Path) -> 
     load was reloaded, while `serve` would refuse it (found in review)."""
     where = suites(tmp_path, "math", "reasoning")
     with servers.simulator(profile="vllm", model="m", quality={"math": 0.0}) as local:
-        data: dict[str, Any] = {
-            "backends": [{"name": "local", "tier": "local", "base_url": local.url, "model": "m"}],
-            "routes": {intent: ["local"] for intent in INTENTS},
-            "ledger": {"path": str(tmp_path / "ledger")},
-            "canary": {
-                "enabled": True,
-                "interval_s": 600,
-                "suites": where,
-                "sample_per_suite": 1,
-                "floors": {"math": 0.2},
-                "min_samples": 1,
-            },
-            "resilience": {"enabled": False},
-        }
+        data = math_gating(local, tmp_path, where)
         with servers.router(parse(data)) as proxy:
             until(lambda: status(proxy.root)["extra"]["canary"]["runs"] == 1, what="the run")
             assert status(proxy.root)["extra"]["canary"]["gated"] == {"local": ["math"]}

@@ -32,6 +32,20 @@ def renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     return {**data, "backends": backends, "routes": routes}
 
 
+def asked_aside(proxy: RunningRouter, model: str) -> tuple[threading.Thread, list[int]]:
+    """A coding request for `model` sent from a thread of its own, started: the thread, and
+    the list its answer's status lands in."""
+    answers: list[int] = []
+    body = {"model": model, "messages": CODING}
+    thread = threading.Thread(
+        target=lambda: answers.append(
+            httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
+        )
+    )
+    thread.start()
+    return thread, answers
+
+
 def state_names(res: Resilience) -> dict[str, set[str]]:
     """Every backend name resilience keeps something for, by where it keeps it."""
     return {
@@ -58,14 +72,7 @@ def test_renaming_reloads_keep_no_state_for_removed_names_while_attempts_run_or_
             reload.reloader_of(proxy.components).source = path
             res = proxy.components.gateway.state_source
             assert isinstance(res, Resilience)
-            answers: list[int] = []
-            body = {"model": "local0", "messages": CODING}
-            thread = threading.Thread(
-                target=lambda: answers.append(
-                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
-                )
-            )
-            thread.start()
+            thread, answers = asked_aside(proxy, "local0")
             until(lambda: res.capacity.load("local0").inflight == 1, what="attempt in flight")
 
             current = first
@@ -162,6 +169,16 @@ class Held:
         self.path.write_text(yaml.safe_dump(data))
         assert httpx.post(f"{self.proxy.url}/router/reload").status_code == 200
 
+    def series_go(self, what: str) -> None:
+        """After a reload that moved both backends: idle `cloud0`'s series is gone at once,
+        `local0`'s (its attempt still running) goes once the attempt is released."""
+        root = self.proxy.root
+        now = scrape(root)
+        assert now.get(INFLIGHT, backend="cloud0", tier="cloud") is None  # idle: gone now
+        assert now.get(INFLIGHT, backend="local0", tier="local") == 1  # still running
+        self.release()
+        until(lambda: scrape(root).get(INFLIGHT, backend="local0", tier="local") is None, what=what)
+
 
 @contextmanager
 def local_attempt_held(tmp_path: Path) -> Iterator[Held]:
@@ -179,14 +196,7 @@ def local_attempt_held(tmp_path: Path) -> Iterator[Held]:
             reload.reloader_of(proxy.components).source = path
             ask = {"model": "cloud0", "messages": CODING}
             assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
-            answers: list[int] = []
-            body = {"model": "local0", "messages": CODING}
-            thread = threading.Thread(
-                target=lambda: answers.append(
-                    httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=60).status_code
-                )
-            )
-            thread.start()
+            thread, answers = asked_aside(proxy, "local0")
             until(
                 lambda: scrape(proxy.root).get(INFLIGHT, backend="local0", tier="local") == 1,
                 what="attempt in flight",
@@ -210,14 +220,7 @@ def test_a_removed_backends_inflight_series_goes_once_its_last_attempt_ends(
         assert scrape(root).get(INFLIGHT, backend="cloud0", tier="cloud") == 0
         both = renamed(renamed(held.first, "local0", "local1"), "cloud0", "cloud1")
         held.reload(both)
-        now = scrape(root)
-        assert now.get(INFLIGHT, backend="cloud0", tier="cloud") is None  # idle: gone now
-        assert now.get(INFLIGHT, backend="local0", tier="local") == 1  # still running
-        held.release()
-        until(
-            lambda: scrape(root).get(INFLIGHT, backend="local0", tier="local") is None,
-            what="local0's series gone with its last attempt",
-        )
+        held.series_go("local0's series gone with its last attempt")
 
 
 def test_a_backend_moved_to_another_tier_leaves_no_inflight_series_under_the_old_one(
@@ -233,14 +236,7 @@ def test_a_backend_moved_to_another_tier_leaves_no_inflight_series_under_the_old
             "backends": [{**b, "tier": OTHER[b["tier"]]} for b in held.first["backends"]],
         }
         held.reload(swapped)
-        now = scrape(root)
-        assert now.get(INFLIGHT, backend="cloud0", tier="cloud") is None  # idle: gone now
-        assert now.get(INFLIGHT, backend="local0", tier="local") == 1  # still running
-        held.release()
-        until(
-            lambda: scrape(root).get(INFLIGHT, backend="local0", tier="local") is None,
-            what="local0's old-tier series gone with its last attempt",
-        )
+        held.series_go("local0's old-tier series gone with its last attempt")
         ask = held.ask_cloud
         assert httpx.post(f"{held.proxy.url}/chat/completions", json=ask).status_code == 200
         assert scrape(root).get(INFLIGHT, backend="cloud0", tier="local") == 0

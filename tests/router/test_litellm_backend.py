@@ -6,6 +6,7 @@ import asyncio
 import gc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -78,16 +79,22 @@ def test_plain_and_streamed_through_litellm(setup: tuple[Running, Running, Runni
     assert claude.completions("/v1/messages") == 2
 
 
-def test_anthropic_overload_falls_back(setup: tuple[Running, Running, RunningRouter]) -> None:
+def written_with(setup: tuple[Running, Running, RunningRouter], fault: str, ask: str) -> Any:
+    """The raw answer to a writing request `ask` (routed to claude, then local) while
+    claude's simulator has `fault`."""
     claude, _, proxy = setup
-    claude.control("faults", {"fault": "server_error:529"})
+    claude.control("faults", {"fault": fault})
     try:
         client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-        raw = client.chat.completions.with_raw_response.create(
-            model="writing", messages=[{"role": "user", "content": "Draft a memo."}], max_tokens=40
+        return client.chat.completions.with_raw_response.create(
+            model="writing", messages=[{"role": "user", "content": ask}], max_tokens=40
         )
     finally:
         claude.control("faults", {"fault": None})
+
+
+def test_anthropic_overload_falls_back(setup: tuple[Running, Running, RunningRouter]) -> None:
+    raw = written_with(setup, "server_error:529", "Draft a memo.")
     assert raw.headers["x-smf-backend"] == "local"
     assert raw.headers["x-smf-attempts"] == "2"
 
@@ -110,15 +117,7 @@ def test_anthropic_bad_request_passes_through_without_fallback(
 
 
 def test_anthropic_context_error_falls_back(setup: tuple[Running, Running, RunningRouter]) -> None:
-    claude, _, proxy = setup
-    claude.control("faults", {"fault": "context_length"})
-    try:
-        client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-        raw = client.chat.completions.with_raw_response.create(
-            model="writing", messages=[{"role": "user", "content": "a long one"}], max_tokens=40
-        )
-    finally:
-        claude.control("faults", {"fault": None})
+    raw = written_with(setup, "context_length", "a long one")
     assert raw.headers["x-smf-backend"] == "local"
 
 

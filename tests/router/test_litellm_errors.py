@@ -33,6 +33,7 @@ from tests.harness import (
     claude_beside,
     collected,
     local_backend,
+    read_body,
     router,
     sdk,
     simulator,
@@ -204,12 +205,7 @@ class _OverloadedMidStream(socketserver.StreamRequestHandler):
     """Anthropic overloaded mid-stream: two text deltas, then its in-band `error` event."""
 
     def handle(self) -> None:
-        length = 0
-        while line := self.rfile.readline().strip():
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        self.rfile.read(length)
+        read_body(self)
         head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
         self.wfile.write(head + OVERLOADED_MID_STREAM)
 

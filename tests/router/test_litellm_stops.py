@@ -26,6 +26,7 @@ from tests.harness import (
     collected,
     local_backend,
     openai_via_litellm,
+    read_body,
     router,
     scrape,
     sdk,
@@ -48,12 +49,7 @@ class _Stops(socketserver.StreamRequestHandler):
     the request's last message (so each test says which reason it wants)."""
 
     def handle(self) -> None:
-        length = 0
-        while line := self.rfile.readline().strip():
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        body = json.loads(read_body(self) or b"{}")
         reason = body["messages"][-1]["content"] if body.get("messages") else "stop"
         if body.get("stream"):
             events = [
