@@ -69,6 +69,15 @@ def run_load(
         w.join(timeout=600)
 
 
+def wait_answered(tally: Tally, count: int, limit_s: float = 120.0) -> None:
+    """Until `count` requests were answered; fails after `limit_s` (a router that stopped
+    answering must end the test, not hang it)."""
+    deadline = time.monotonic() + limit_s
+    while len(tally.answered) < count:
+        assert time.monotonic() < deadline, f"{len(tally.answered)} of {count} answered"
+        time.sleep(0.05)
+
+
 def ledger_ids(directory: Path) -> list[str]:
     with Ledger(directory) as ledger:
         return [str(r[0]) for r in ledger.sql("SELECT request_id FROM records")]

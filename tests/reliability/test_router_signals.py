@@ -11,7 +11,7 @@ from typing import Any
 
 from tests.harness import config_for, simulator
 from tests.processes import router_process
-from tests.reliability.load import Tally, ledger_ids, run_load
+from tests.reliability.load import Tally, ledger_ids, run_load, wait_answered
 
 FLUSH_S = 0.2
 
@@ -35,8 +35,7 @@ def test_sigterm_mid_traffic_loses_no_record(tmp_path: Path) -> None:
             tally, stop = Tally(), threading.Event()
             load = threading.Thread(target=run_load, args=(running.url, tally, 4, 200, stop))
             load.start()
-            while len(tally.answered) < 20:
-                time.sleep(0.05)
+            wait_answered(tally, 20)
             proc.send_signal(signal.SIGTERM)
             stop.set()
             load.join(timeout=60)
@@ -58,8 +57,7 @@ def test_sigkill_mid_traffic_loses_at_most_the_last_flush(tmp_path: Path) -> Non
             tally, stop = Tally(), threading.Event()
             load = threading.Thread(target=run_load, args=(running.url, tally, 4, 300, stop))
             load.start()
-            while len(tally.answered) < 40:
-                time.sleep(0.05)
+            wait_answered(tally, 40)
             killed_at = time.monotonic()
             proc.kill()
             proc.wait(timeout=10)
