@@ -10,7 +10,8 @@ import base64
 import math
 import os
 import re
-from typing import Any, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from urllib.parse import unquote, urlsplit
 
 import orjson
@@ -34,6 +35,24 @@ class Strict(BaseModel):
     # `.inf` passed as a deadline and stopped `serve` with an OverflowError; `.nan` passes
     # every bound check.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
+        """YAML reads `yes/no`, `on/off` and `true/false` as booleans, and pydantic took them
+        as 1 and 0 in any number: `context_window: on` was a 1-token window that sent every
+        request to the cloud, `retention_days: yes` dropped all but yesterday (found in
+        review). Refused wherever a number goes, in a mapping's values too (`shadow.rates`);
+        a `${VAR}` string or `730.0` is still read as a number (strict numbers refused them)."""
+        field = cls.model_fields.get(info.field_name or "")
+        where = None if field is None else _boolean_in(value, field.annotation)
+        if where is None:
+            return value
+        what = "is" if where == "" else f"the value of {where!r} is"
+        raise ValueError(
+            f"{what} yes/no, on/off or true/false, which YAML reads as a boolean, not a "
+            "number; give a number"
+        )
 
 
 class Timeouts(Strict):
@@ -248,6 +267,29 @@ class Backend(Strict):
             return None
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+
+
+def _boolean_in(value: Any, kind: Any) -> str | None:
+    """Where `value` holds a boolean that `kind` would read as the number 1 or 0: '' for
+    `value` itself, the key of a mapping's value; None when nowhere."""
+    if get_origin(kind) is Annotated:
+        return _boolean_in(value, get_args(kind)[0])
+    if isinstance(value, bool):
+        return "" if _takes_number(kind) else None
+    args = get_args(kind)
+    if isinstance(value, dict) and get_origin(kind) is dict and len(args) == 2:
+        return next((str(k) for k, v in value.items() if _boolean_in(v, args[1]) == ""), None)
+    return None
+
+
+def _takes_number(kind: Any) -> bool:
+    """Whether `kind` reads a number and no boolean: `int`, `float`, either optional."""
+    if get_origin(kind) is Annotated:
+        return _takes_number(get_args(kind)[0])
+    if get_origin(kind) in (Union, types.UnionType):
+        choices = get_args(kind)
+        return bool not in choices and any(_takes_number(choice) for choice in choices)
+    return kind in (int, float)
 
 
 def _json_value(value: Any, where: str) -> Any:

@@ -9,7 +9,7 @@ window), which need more than one section.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -52,15 +52,6 @@ class LedgerSettings(Strict):
     # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
     # honours flock across machines. Off with store_text and no such job, texts are kept: a warning.
     housekeeping: bool = True
-
-    @field_validator("text_retention_days", "retention_days", mode="before")
-    @classmethod
-    def _not_a_boolean(cls, days: Any) -> Any:
-        """YAML's `yes` was read as 1 day: housekeeping would drop all but yesterday. A
-        `${VAR}` string or `730.0` is still read as a number (strict ints refused them)."""
-        if isinstance(days, bool):
-            raise ValueError("is a boolean (yes/no/true/false); give a number of days")
-        return days
 
 
 class ShadowSettings(Strict):
