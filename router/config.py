@@ -73,9 +73,13 @@ class Config(Strict):
         names = [b.name for b in self.backends]
         if not names:
             raise ValueError("backends: at least one backend is required")
-        dupes = {n for n in names if names.count(n) > 1}
-        if dupes:
-            raise ValueError(f"backends: duplicate name(s) {sorted(dupes)}")
+        first_of: dict[str, int] = {}
+        for index, name in enumerate(names):  # at the second one: `backends` had no line
+            if (first := first_of.setdefault(name, index)) != index:
+                raise ValueError(
+                    f"backends.{index}.name: {name!r} is also the name of backends.{first}; "
+                    "routes, aliases and the ledger name a backend by it: give each its own"
+                )
         for route, members in self.routes.items():
             if not members:
                 raise ValueError(f"routes.{route}: a route needs at least one backend")
@@ -267,6 +271,8 @@ def _read(path: Path) -> bytes:
 
 
 def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:
+    if data is None:  # what YAML reads from a file with nothing in it but comments
+        raise ConfigError(f"{source}: the file is empty; a config needs at least `backends:`")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping")
     try:

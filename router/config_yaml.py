@@ -125,6 +125,7 @@ def describe(exc: ValidationError, source: str, text: str | None) -> str:
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
         loc, msg = _field_of(tuple(err["loc"]), err["msg"])
+        msg = msg.removeprefix(_RAISED)  # pydantic's mark of a ValueError: no news to a reader
         loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
         at = f" (line {where})" if where else ""
@@ -140,7 +141,8 @@ def without_header_names(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     return loc
 
 
-_NAMED = re.compile(r"^Value error, ([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
+_RAISED = "Value error, "
+_NAMED = re.compile(rf"^{_RAISED}([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
 
 
 def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ...], str]:

@@ -1,0 +1,45 @@
+"""Config errors say the user's mistake in the user's terms: no pydantic wording, the line of
+the entry at fault, what an empty file or left-out routes mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from router.config import ConfigError, load
+from tests.router.test_config import GOOD, write
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        (GOOD.replace("https://api.example.com/v1", "spark:8000/v1"), "backends.1.base_url"),
+        (GOOD + "server: {allowed_hosts: ['http://x:80']}\n", "server.allowed_hosts"),
+        (GOOD + "server: {allowed_origins: [x]}\n", "server.allowed_origins"),
+        (GOOD + "ledger: {retention_days: yes}\n", "ledger.retention_days"),
+    ],
+)
+def test_a_refused_value_is_said_without_pydantics_value_error_prefix(
+    tmp_path: Path, text: str, field: str
+) -> None:
+    """Found in review: "base_url (line 9): Value error, must be an http:// ..."."""
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, text), env={})
+    message = str(info.value)
+    assert f"  {field} (line " in message
+    assert "Value error" not in message
+
+
+def test_a_backend_name_given_twice_points_at_the_second_entry(tmp_path: Path) -> None:
+    """It said `backends (line 2): duplicate name(s) ['local']` (found in review)."""
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, GOOD.replace("name: cloud", "name: local")), env={})
+    assert "backends.1.name (line 7): 'local' is also the name of backends.0" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "# nothing yet\n"])
+def test_an_empty_config_file_says_it_is_empty(tmp_path: Path, text: str) -> None:
+    """It said "the top level must be a mapping" (found in review)."""
+    with pytest.raises(ConfigError, match=r"router\.yaml: the file is empty; .*backends:"):
+        load(write(tmp_path, text), env={})
