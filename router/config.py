@@ -87,6 +87,8 @@ class Config(Strict):
             if twice:  # the fallback would only try the same backend again
                 raise ValueError(f"routes.{route}: {twice} listed more than once")
             for member in members:
+                if member not in names and "routes" not in self.model_fields_set:
+                    raise ValueError(_default_routes_unmet(member))
                 if member not in names:
                     raise ValueError(f"routes.{route}: unknown backend {member!r}")
         missing = [i for i in INTENTS if i not in self.routes]
@@ -222,6 +224,17 @@ class Config(Strict):
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+def _default_routes_unmet(missing: str) -> str:
+    """Without `routes:` the defaults apply, and they name `local` and `cloud`: a newcomer with
+    one vLLM box named otherwise was told `routes.coding: unknown backend 'cloud'`, of a
+    section the file does not have, with no line (found in review)."""
+    return (
+        f"routes: not given, so the default routes apply, and they name the backends 'local' "
+        f"and 'cloud' (there is no backend {missing!r}); add a routes: section naming your "
+        f"backends for each intent ({', '.join(INTENTS)}), e.g. `coding: [<backend>]`"
+    )
 
 
 class ConfigError(Exception):

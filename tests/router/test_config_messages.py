@@ -43,3 +43,18 @@ def test_an_empty_config_file_says_it_is_empty(tmp_path: Path, text: str) -> Non
     """It said "the top level must be a mapping" (found in review)."""
     with pytest.raises(ConfigError, match=r"router\.yaml: the file is empty; .*backends:"):
         load(write(tmp_path, text), env={})
+
+
+def test_left_out_routes_say_the_defaults_name_local_and_cloud(tmp_path: Path) -> None:
+    """One vLLM box named `spark` and no `routes:` got `routes.coding: unknown backend
+    'cloud'`, of a section the file does not have (found in review)."""
+    text = "backends:\n  - name: spark\n    tier: local\n    base_url: http://127.0.0.1:9/v1\n"
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, text + "    model: m\n"), env={})
+    message = str(info.value)
+    assert "routes: not given, so the default routes apply" in message
+    assert "name the backends 'local' and 'cloud' (there is no backend 'local')" in message
+    assert "add a routes: section" in message and "coding, tool_calling" in message
+    given = text + "    model: m\nroutes: {coding: [cloud]}\n"  # written: said of its line
+    with pytest.raises(ConfigError, match=r"routes\.coding \(line 6\): unknown backend 'cloud'"):
+        load(write(tmp_path, given), env={})
