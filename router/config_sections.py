@@ -41,7 +41,10 @@ class ClassifierSettings(Strict):
 
 class LedgerSettings(Strict):
     path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
-    flush_interval_s: float = Field(1.0, gt=0)
+    # The writer thread waits this long on a threading.Event: 1e10 ended it with an
+    # OverflowError while the server looked ready, and records piled up unwritten (found in
+    # review). An hour is already a long time for records to wait in memory.
+    flush_interval_s: float = Field(1.0, gt=0, le=3600)
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
@@ -81,7 +84,9 @@ class ShadowSettings(Strict):
 
 class CanarySettings(Strict):
     enabled: bool = False
-    interval_s: float = Field(900.0, gt=0)
+    # `/v1/router/status` shows the next run as a date: past year 9999 (1e300) it answered
+    # 500 (found in review). A canary run less than monthly is no canary.
+    interval_s: float = Field(900.0, gt=0, le=30 * 86400)
     suites: str | None = None  # a directory; None means the suites shipped in evals/
     sample_per_suite: int = Field(3, ge=1)
     concurrency: int = Field(2, ge=1)

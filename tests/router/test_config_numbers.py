@@ -55,3 +55,25 @@ def test_booleans_where_booleans_go_and_numbers_from_variables_still_load(
     config = load(write(tmp_path, text), env={"FLUSH": "2"})
     assert config.ledger.store_text and config.server.proxy_headers
     assert config.ledger.flush_interval_s == 2.0
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "most"),
+    [
+        ("ledger: {flush_interval_s: 1e10}\n", "ledger.flush_interval_s (line 16)", "3600"),
+        ("canary: {interval_s: 1e300}\n", "canary.interval_s (line 16)", "2592000"),
+    ],
+)
+def test_a_wait_too_long_for_what_waits_on_it_is_refused(
+    tmp_path: Path, extra: str, field: str, most: str
+) -> None:
+    """`flush_interval_s: 1e10` passed, and the ledger writer thread died of an
+    OverflowError in `Event.wait` while the server looked ready; with `canary.interval_s:
+    1e300`, `/v1/router/status` answered 500 writing the next run's date (found in review)."""
+    done = config_check(write(tmp_path, GOOD + extra))
+    assert done.returncode == 2, done.stdout
+    assert f"{field}: Input should be less than or equal to {most}" in done.stderr
+    kept = load(
+        write(tmp_path, GOOD + extra.replace("1e10", "3600").replace("1e300", "86400")), env={}
+    )
+    assert (kept.ledger.flush_interval_s, kept.canary.interval_s) in {(3600, 900), (1, 86400)}
