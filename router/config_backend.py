@@ -113,7 +113,12 @@ class Backend(Strict):
 
     @field_validator("apis")
     @classmethod
-    def _litellm_speaks_chat(cls, apis: list[ApiName], info: ValidationInfo) -> list[ApiName]:
+    def _check_apis(cls, apis: list[ApiName], info: ValidationInfo) -> list[ApiName]:
+        if not apis:  # `[]` loaded, and no request of any API could ever reach the backend
+            raise ValueError(
+                "a backend needs at least one API (chat, completions, responses, messages), "
+                "or no request could reach it; leave apis out for its kind's default"
+            )
         if info.data.get("kind") == "litellm" and set(apis) - {"chat"}:
             raise ValueError(
                 "a litellm backend speaks chat only (Messages and Responses are translated "

@@ -58,3 +58,10 @@ def test_left_out_routes_say_the_defaults_name_local_and_cloud(tmp_path: Path) -
     given = text + "    model: m\nroutes: {coding: [cloud]}\n"  # written: said of its line
     with pytest.raises(ConfigError, match=r"routes\.coding \(line 6\): unknown backend 'cloud'"):
         load(write(tmp_path, given), env={})
+
+
+def test_a_backend_with_no_apis_is_refused(tmp_path: Path) -> None:
+    """`apis: []` loaded: a backend no request of any API could reach (found in review)."""
+    text = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: []")
+    with pytest.raises(ConfigError, match=r"backends\.1\.apis \(line 11\): .*at least one API"):
+        load(write(tmp_path, text), env={})
