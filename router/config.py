@@ -15,6 +15,7 @@ import functools
 import hashlib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -283,7 +284,14 @@ def _read(path: Path) -> bytes:
     return data
 
 
-def parse(data: Any, source: str = "<config>", text: str | None = None) -> Config:
+def parse(
+    data: Any,
+    source: str = "<config>",
+    text: str | None = None,
+    variables: Mapping[config_yaml.Loc, str] | None = None,
+) -> Config:
+    """`data` validated; an error names each field and its line in `text`, or the
+    environment `variables` that filled it in (`router.default_config`)."""
     if data is None:  # what YAML reads from a file with nothing in it but comments
         raise ConfigError(f"{source}: the file is empty; a config needs at least `backends:`")
     if not isinstance(data, dict):
@@ -291,7 +299,7 @@ def parse(data: Any, source: str = "<config>", text: str | None = None) -> Confi
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(config_yaml.describe(exc, source, text)) from None
+        raise ConfigError(config_yaml.describe(exc, source, text, variables)) from None
 
 
 def hash_key(key: str) -> str:

@@ -17,6 +17,7 @@ construct is named by its tag only, never by the reason, which quotes it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -120,16 +121,30 @@ def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     return line
 
 
-def describe(exc: ValidationError, source: str, text: str | None) -> str:
-    """A validation error as the lines `config check` prints: each field with its line."""
+Loc = tuple[int | str, ...]
+
+
+def describe(
+    exc: ValidationError,
+    source: str,
+    text: str | None,
+    variables: Mapping[Loc, str] | None = None,
+) -> str:
+    """A validation error as the lines `config check` prints: each field with its line, or,
+    for a config built from environment `variables` (each at the place it filled in), with
+    the variables set there: `backends.0.base_url` is no name their user ever wrote."""
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
         loc, msg = _field_of(tuple(err["loc"]), err["msg"])
         msg = msg.removeprefix(_RAISED)  # pydantic's mark of a ValueError: no news to a reader
         loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
+        field = ".".join(str(p) for p in loc) or "<root>"
         at = f" (line {where})" if where else ""
-        lines.append(f"  {'.'.join(str(p) for p in loc) or '<root>'}{at}: {msg}")
+        named = [name for place, name in (variables or {}).items() if place[: len(loc)] == loc]
+        if loc and named:  # the variables behind this field, or behind this backend
+            field, at = ", ".join(named), f" ({field})"
+        lines.append(f"  {field}{at}: {msg}")
     return "\n".join(lines)
 
 

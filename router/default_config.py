@@ -23,6 +23,14 @@ LAGUNA_SETTINGS: dict[str, Any] = {
     "context_window": 262144,
 }
 BACKEND_VARIABLES = ("SMF_LOCAL_URL", "SMF_LOCAL_MODEL", "SMF_CLOUD_URL", "SMF_CLOUD_MODEL")
+# Where each variable's value goes: an error names the variable the user set, not the field.
+_FILLS: dict[str, tuple[int | str, ...]] = {
+    "SMF_LOCAL_URL": ("backends", 0, "base_url"),
+    "SMF_LOCAL_MODEL": ("backends", 0, "model"),
+    "SMF_CLOUD_URL": ("backends", 1, "base_url"),
+    "SMF_CLOUD_MODEL": ("backends", 1, "model"),
+    "SMF_CLOUD_API_KEY_ENV": ("backends", 1, "api_key_env"),
+}
 # Demo mode's ledger: apart from the default `./var/ledger`, where a real router on the same
 # defaults would count the simulator's fake cloud dollars and offload as its own.
 DEMO_LEDGER = "./var/demo-ledger"
@@ -57,7 +65,8 @@ def from_environment(env: Mapping[str, str] | None = None) -> Config:
     }
     if local_model == LAGUNA:
         local |= LAGUNA_SETTINGS
-    return parse({"backends": [local, cloud]}, source="built-in defaults")
+    variables = {where: name for name, where in _FILLS.items() if name in env}
+    return parse({"backends": [local, cloud]}, source="built-in defaults", variables=variables)
 
 
 def demo(local_url: str, cloud_url: str) -> Config:

@@ -78,6 +78,37 @@ def test_built_in_variables_set_but_empty_count_as_unset() -> None:
     assert config.backend("local").base_url == "http://box:8000/v1"
 
 
+def test_a_bad_built_in_variable_is_named_by_config_check() -> None:
+    """`SMF_LOCAL_URL=spark:8000/v1` was reported as `backends.0.base_url`, a name the user
+    never wrote (found in review)."""
+    env = {k: v for k, v in os.environ.items() if k != "SMF_ROUTER_CONFIG"}
+    done = subprocess.run(
+        [str(VENV_BIN / "smf-router"), "config", "check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "SMF_LOCAL_URL": "spark:8000/v1"},
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout
+    assert "built-in defaults: invalid configuration" in done.stderr
+    assert "  SMF_LOCAL_URL (backends.0.base_url): must be an http:// or https://" in done.stderr
+
+
+def test_an_error_across_built_in_variables_names_each_and_no_value() -> None:
+    with pytest.raises(ConfigError) as error:
+        from_environment({"SMF_LOCAL_URL": "http://box:8000/v1", "SMF_CLOUD_API_KEY_ENV": "sk-x y"})
+    message = str(error.value)
+    assert "  SMF_CLOUD_API_KEY_ENV (backends.1.api_key_env): must name" in message
+    assert "sk-x" not in message
+    both = {"SMF_CLOUD_URL": "http://u:pw@127.0.0.1:9/v1", "SMF_CLOUD_API_KEY_ENV": "KEY"}
+    with pytest.raises(ConfigError) as error:
+        from_environment(both)
+    assert "  SMF_CLOUD_URL, SMF_CLOUD_API_KEY_ENV (backends.1): base_url: a user" in str(
+        error.value
+    )
+
+
 def test_laguna_settings_are_laguna_s_only() -> None:
     """Another local model got Laguna's window (262144), concurrency and thinking switch: a
     configured window wins over the learned one, so a prompt too long for the real window
