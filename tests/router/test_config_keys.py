@@ -84,3 +84,5 @@ def test_config_check_says_where_a_key_may_come_from_without_a_key_variable(tmp_
     )
     assert [b["api_key"] for b in shown] == [neutral, "MISSING"] + [neutral] * 5
     assert "sk-abc" not in str(shown) and "pw@" not in str(shown)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"`{neutral}`" in " ".join(readme.split())  # it said `none` (found in review)
