@@ -25,7 +25,6 @@ from router.record import CHAT_APIS, Api
 from router.silence import shows_work
 from router.sse import DONE
 from router.translate import events
-from router.translate.pairing import native
 from router.upstream_errors import in_band, misshapen, unfinished
 
 if TYPE_CHECKING:
@@ -37,9 +36,10 @@ class Hold:
     """The wait before a stream commits. `first_token_s` bounds the wait for its first
     event; once it opened, the wait is for its first token, and what bounds it is the gap
     between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
-    reasons for minutes streams reasoning the Messages and Responses translators drop, and
-    it is working, not late (found in review). `working` says an event showed the engine at
-    work on the request (`router.silence.shows_work`), and `heard` is told so each time."""
+    reasons for minutes streams reasoning the Responses translator drops (the Messages one
+    sends a ping for it, which commits), and it is working, not late (found in review).
+    `working` says an event showed the engine at work on the request
+    (`router.silence.shows_work`), and `heard` is told so each time."""
 
     idle_s: float
     deadline: float
@@ -87,7 +87,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
-    translated = not native(api, committed.backend.settings)
+    translated = reply.translated
     try:
         async for piece in reply.stream:
             # Keep every event of this piece: those after the decisive one belong to the reply.
@@ -96,7 +96,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
             for _, data in found:
                 if data is None:
                     continue
-                obj = _check_first(data, name, api)
+                obj = _check_first(data, name, api, translated)
                 if obj is None:
                     hold.worked()
                     return
@@ -125,7 +125,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     raise Cut(f"{name}: stream ended before its first token", backend=name)
 
 
-def _check_first(data: bytes, name: str, api: Api) -> dict[str, Any] | None:
+def _check_first(data: bytes, name: str, api: Api, translated: bool) -> dict[str, Any] | None:
     """Raises for an event that fails the attempt; None when the event decides it (the
     stream may be committed), else the event (an opener, a chat chunk that carries nothing
     yet)."""
@@ -145,7 +145,7 @@ def _check_first(data: bytes, name: str, api: Api) -> dict[str, Any] | None:
     stopped = misshapen(obj, name) or unfinished(obj, name) if api in CHAT_APIS else None
     if stopped is not None:  # before the commit: the next backend may answer
         raise stopped
-    return None if carries_output(api, obj) or _ends(api, obj) else obj
+    return None if carries_output(api, obj, translated) or _ends(api, obj) else obj
 
 
 MAX_HELD_EVENTS = 10_000

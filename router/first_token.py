@@ -6,7 +6,9 @@ measured the connection, not the model, and left the prefill in the time per out
 vLLM's chat sends a role chunk, which carries no token, with its first output
 (`router.silence` reads it as the engine at work). TTFT (docs/metrics.md: arrival to the
 first content byte sent) is taken at the first event with text, reasoning, a refusal or
-tool-call arguments.
+tool-call arguments. A Messages stream translated from chat sends a `ping` for reasoning it
+does not show, and for nothing else (`router.translate.anthropic_reply`): there, a ping is
+the model's output; a native server's pings come before it, while a request waits too.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ _CHAT_OUTPUT = (
 )
 
 
-def carries_output(api: Api, obj: dict[str, Any]) -> bool:
-    """Whether this stream event (a parsed `data:` object) holds generated output."""
+def carries_output(api: Api, obj: dict[str, Any], translated: bool = False) -> bool:
+    """Whether this stream event (a parsed `data:` object) holds generated output;
+    `translated`: the router made it from a chat backend's stream."""
     kind = obj.get("type")
-    if api == "messages":
-        return kind == "content_block_delta"  # text, thinking or tool-input JSON
+    if api == "messages":  # text, thinking or tool-input JSON; a translated stream's reasoning
+        return kind == "content_block_delta" or (translated and kind == "ping")
     if api == "responses":  # output_text, reasoning, refusal, function-call arguments...
         return isinstance(kind, str) and kind.startswith("response.") and kind.endswith(".delta")
     for choice in obj.get("choices") or ():

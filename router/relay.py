@@ -69,6 +69,7 @@ class Tally:
     # per chat choice: which call a fragment grows (its key is the `index` a client sees)
     call_keys: dict[int, CallKeys] = field(default_factory=dict)
     keep_text: bool = False
+    translated: bool = False  # the router makes the stream from a chat backend's (`relay`)
     done: bool = False
     stopped: bool = False  # a chat choice ended with a reason that says it did not finish
     api: Api = "chat"
@@ -180,6 +181,7 @@ async def relay(
     caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
     tally = tally or Tally(api=call.api)
     tally.held_input = committed.reply.held_input
+    tally.translated = committed.reply.translated
     error_kind: str | None = None
     record = call.record
     try:
@@ -325,7 +327,7 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         raise Malformed("upstream sent an event that is not JSON", backend="") from None
     if not isinstance(obj, dict):
         raise Malformed("upstream sent an event that is not a JSON object", backend="")
-    if call.record.ttft_s is None and carries_output(call.api, obj):
+    if call.record.ttft_s is None and carries_output(call.api, obj, tally.translated):
         call.record.ttft_s = time.monotonic() - call.started
     if call.api not in CHAT_APIS:
         problem = events.failure(call.api, obj)

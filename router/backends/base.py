@@ -75,6 +75,9 @@ class Reply:
     # The content indexes of the tool calls whose input the translation wrapped, being no
     # JSON object (`wire.parse_arguments`); asked once it is over, for the shadow comparison.
     wrapped: Callable[[], frozenset[int]] = field(default=_none_wrapped)
+    # The router made this reply from a chat backend's (`router.translate.exchange`): its
+    # events come from the chat chunks, a Messages `ping` from reasoning (`first_token`).
+    translated: bool = False
 
 
 class Backend(Protocol):

@@ -314,10 +314,13 @@ class Simulator:
             pace *= self.settings.tokens_per_chunk  # a packed delta took that many steps
             failure = partial(self._failure, api, flavor, fault) if fault is not None else None
             if fault is not None and fault.name == "thinking" and api.name != "chat":
-                fault = None  # reasoning deltas are chat's (`reasoning_content`)
+                fault = None  # reasoning deltas are chat's
+            # vLLM's since 2026 (FACTS.md; its whole message's `"reasoning": null` too), the
+            # older name elsewhere (DeepSeek's API, SGLang)
+            reasoning = "reasoning" if self.settings.profile == "vllm" else "reasoning_content"
             try:
                 await playback.stream(
-                    resp, self.headers(flavor, SSE, ids), frames, pace, fault, failure
+                    resp, self.headers(flavor, SSE, ids), frames, pace, fault, failure, reasoning
                 )
             except (ClientGone, asyncio.CancelledError):
                 self.stats.abandoned += 1  # the client closed before the stream was done

@@ -25,7 +25,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `slow_first_token[:S]` | headers only after S more seconds (default 10) |
 | `queued[:S]` | streams: headers at once, S s of SSE comments, then events (default 10) |
 | `late_first_token[:S]` | streams: opening events at once, the first token S s later (10) |
-| `thinking[:S]` | chat streams: `reasoning_content` deltas for S s before the answer (10) |
+| `thinking[:S]` | chat streams: reasoning deltas for S s before the answer (10; see below) |
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
@@ -67,6 +67,11 @@ before 0.4.7 (ollama/ollama#7881): the same calls side by side in one delta, non
 `malformed_arguments` is a small local model's tool call whose arguments are not JSON: the
 object's string values written without their quotes (`{"city": Paris}`), streamed in pieces
 and in a whole reply alike. Arguments holding no string value stay valid. It applies to chat.
+
+`thinking` is a model with a reasoning parser: `"delta": {"reasoning": "Let me think. "}`
+chunks four a second, shaped like the stream's own, before the answer, as vLLM names the
+field since January 2026 (FACTS.md); the other profiles use the older `reasoning_content`,
+as DeepSeek's API and SGLang still do. It applies to chat streams.
 
 `error_event` is what a server sends when generation fails after the 200 went out: chat and
 completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its

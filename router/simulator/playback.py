@@ -19,6 +19,7 @@ from router.simulator.wire import Frame
 
 MALFORMED = b"data: {this is not json\n\n"
 QUEUED = b": queued\n\n"
+THOUGHT = "Let me think. "  # each reasoning delta of `thinking`
 KEEP_ALIVE_S = 0.25
 MIDSTREAM = frozenset(
     {"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token", "thinking"}
@@ -56,11 +57,13 @@ async def stream(
     pace: float,
     fault: Fault | None,
     failure: Callable[[int], bytes] | None = None,
+    reasoning: str = "reasoning",
 ) -> None:
     """Send SSE frames as a chunked 200, as they are made, one token per `pace` seconds,
     faults included. A mid-stream fault strikes after a number of token frames, or before
     the last frame if there are fewer; `failure(i)` is the in-band error event that
-    `error_event` ends the stream with, in place of frame `i`."""
+    `error_event` ends the stream with, in place of frame `i`; `reasoning` names the delta
+    field `thinking` streams."""
     marked = _marked(frames)
     if fault is not None and fault.name in DROP_LAST:
         marked = ((data, token, False) for data, token, last in marked if not last)
@@ -94,7 +97,7 @@ async def stream(
                 await resp.end()
                 return
             if strikes.name == "thinking":
-                await _think(resp, opening, strikes.value)
+                await _think(resp, opening, strikes.value, reasoning)
             elif strikes.name in PAUSES:
                 await asyncio.sleep(strikes.value)
             else:
@@ -123,12 +126,13 @@ async def _close(resp: Response, fault: Fault | None) -> None:
         await resp.end()
 
 
-async def _think(resp: Response, opening: bytes, seconds: float) -> None:
+async def _think(resp: Response, opening: bytes, seconds: float, field: str) -> None:
     """Reasoning deltas every `KEEP_ALIVE_S` until `seconds` have passed, shaped like the
-    stream's own opening chunk: what vLLM's reasoning parser streams before the answer."""
+    stream's own opening chunk: what vLLM's reasoning parser streams before the answer, its
+    text in `field`."""
     chunk = orjson.loads(opening.removeprefix(b"data: ").strip())
     chunk.pop("usage", None)
-    delta = {"reasoning_content": "Let me think. "}
+    delta = {field: THOUGHT}
     chunk["choices"] = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]
     thought = b"data: " + orjson.dumps(chunk) + b"\n\n"
     end = asyncio.get_running_loop().time() + seconds

@@ -7,7 +7,23 @@ usage) and message_stop. Usage follows Anthropic's convention: `input_tokens` ex
 cache reads (FACTS.md). Without the upstream's usage (Anthropic's is required) both counts
 are the router's estimates, the ones the ledger records: the input from the request, the
 output from the characters the client was sent, as the relay's tally counts them (the text,
-and each tool call's input as JSON).
+and each tool call's input as JSON), and the reasoning it was not (`held_chars`).
+
+A chat backend's reasoning (`wire.reasoning_text`: vLLM's `reasoning`, `reasoning_content`)
+is not shown: a `thinking` block is Anthropic's to sign, and Claude Code sends its blocks
+back with their `signature`, which Anthropic checks. One the router made would carry none
+it accepts, and a later turn of the session routed to an Anthropic backend would be refused
+(400, `Invalid signature in thinking block`) for as long as the history holds it. While the
+model reasons, the client gets a `ping` instead (Anthropic's keep-alive, which the SDKs
+accept anywhere after message_start): on the first reasoning piece, then one a second at
+most (`keep_alive`) while the chunks carry nothing else. That ping is the stream's first
+output (`router.first_token`): it commits the stream, as reasoning commits a chat one, and
+takes the time to first token: a client waiting minutes on a reasoning model gets its
+headers and a byte a second, where it got nothing (Claude Code 2.1.173 sent a request to a
+gateway again after about 300 s without a byte), and proxies' idle timers see bytes. Claude
+Code's stream watchdog (on by default since 2.1.198: 5 minutes without an event) does not:
+its SDK drops pings, so it counts from message_start still. The reasoning's characters are
+generated output all the same: `held_chars` counts them for the estimate.
 
 A tool call's input is not streamed: its pieces are held until its block stops, then sent
 as one input_json_delta, the arguments as they came when they are a JSON object, else the
@@ -42,9 +58,12 @@ from router.translate.wire import (
     first_choice,
     named_event,
     parse_arguments,
+    reasoning_text,
     tool_input,
     wraps,
 )
+
+PING = named_event("ping", {"type": "ping"})
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -114,9 +133,10 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
     if isinstance(refusal, str) and refusal:
         stop, sequence = "refusal", None
     counts = usage(chat.get("usage"))
-    if not isinstance(chat.get("usage"), dict):
+    if not isinstance(chat.get("usage"), dict):  # the reasoning was generated too
         counts["input_tokens"] = estimated_input
-        counts["output_tokens"] = estimate_tokens(sum(map(_chars, content)))
+        reasoned = len(reasoning_text(message))
+        counts["output_tokens"] = estimate_tokens(sum(map(_chars, content)) + reasoned)
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -159,6 +179,8 @@ class MessagesStream:
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
+        self._pings = KeepAlive(clock)  # when the next ping may go while the model reasons
+        self._reasoned = 0  # characters of reasoning: generated, never sent
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
 
@@ -171,6 +193,7 @@ class MessagesStream:
             self._held = self._held or chunk
             return []
         out = [] if self.started else [self._start(chunk)]
+        opened = len(out)
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
@@ -184,6 +207,11 @@ class MessagesStream:
         for position, call in enumerate(delta.get("tool_calls") or ()):
             self._has_tools = True
             out.extend(self._events(self._blocks.tool_call(call, position)))
+        thought = reasoning_text(delta)
+        if thought:  # not shown; a ping says the model is at work when nothing else does
+            self._reasoned += len(thought)
+            if len(out) == opened and self._pings.due():
+                out.append(PING)
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
             self._matched = choice.get("stop_reason")
@@ -206,7 +234,7 @@ class MessagesStream:
         final = usage(self._usage)
         if self._usage is None:
             final["input_tokens"] = self._estimated_input
-            final["output_tokens"] = estimate_tokens(self._sent)
+            final["output_tokens"] = estimate_tokens(self._sent + self._reasoned)
         delta = {"stop_reason": stop, "stop_sequence": sequence}
         out.append(
             named_event("message_delta", {"type": "message_delta", "delta": delta, "usage": final})
@@ -240,11 +268,12 @@ class MessagesStream:
 
     @property
     def held_chars(self) -> int:
-        """Characters generated that no event carried yet: the open tool call's arguments
-        (sent at its stop, then counted as sent instead) and the pieces waiting behind it."""
+        """Characters generated that no event carried: the reasoning (never sent), the open
+        tool call's arguments (sent at its stop, then counted as sent instead) and the
+        pieces waiting behind it."""
         open_ = self._blocks.open
         held = sum(map(len, open_.pieces)) if open_ is not None and open_.key != TEXT else 0
-        return held + self._blocks.waiting_chars()
+        return self._reasoned + held + self._blocks.waiting_chars()
 
     @property
     def held_input(self) -> dict[int, str]:

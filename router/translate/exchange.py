@@ -82,6 +82,7 @@ async def send(
             body=orjson.dumps(whole),
             usage_estimated=lambda: guessed,
             wrapped=lambda: wrapped,
+            translated=True,
         )
     assert reply.stream is not None
     out = stream_for(api, body)
@@ -96,6 +97,7 @@ async def send(
         held_input=lambda: out.held_input,
         upstream_usage=lambda: out.upstream_usage,
         wrapped=lambda: out.wrapped,
+        translated=True,
     )
 
 

@@ -6,7 +6,8 @@ model writes it: a client's stream watchdog gives up (Claude Code's aborts after
 without an event), the stream is not committed (`router.commit` waits for a first output)
 and the time to first token is taken only at its end. The call's first piece sends an
 empty delta at once, then one per `KEEP_ALIVE_S` at most: one per piece was 100,031 events
-(13 MB) for a 100 KB input streamed a character at a time.
+(13 MB) for a 100 KB input streamed a character at a time. A Messages stream paces the
+`ping`s it sends while the model reasons unseen (`router.translate.anthropic_reply`) so too.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ KEEP_ALIVE_S = 1.0  # the least time between two empty deltas of a held tool cal
 
 class KeepAlive:
     """`due` per held piece: True when it sends its empty delta (the open call's first piece,
-    or `KEEP_ALIVE_S` after the last one sent). `reset` as a call opens."""
+    or `KEEP_ALIVE_S` after the last one sent). `reset` as a call opens. (Per reasoning piece
+    likewise, for a ping.)"""
 
     __slots__ = ("_at", "_clock")
 

@@ -38,8 +38,8 @@ def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("t
     """The text of a chat message's or delta's `content`: a string as it is, a list of
     parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
     `[{"type": "thinking", "thinking": [...]}, {"type": "text", "text": "..."}]`, whole and
-    streamed) as its text parts joined. Thinking parts are reasoning, which the translators
-    drop as they drop vLLM's `reasoning_content`; anything else is no text (`str()` of the
+    streamed) as its text parts joined. Thinking parts are reasoning (`reasoning_text`), no
+    part of the answer; anything else is no text (`str()` of the
     list was its repr). A reply's parts are pieces of one text; a user's are separate texts
     (a reminder, then the ask), which `joined_by="\n"` keeps from running together. `kinds`:
     the part types that hold text (Responses' are `input_text`, `output_text`, ...)."""
@@ -51,6 +51,24 @@ def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("t
         part.get("text") for part in content if isinstance(part, dict) and part.get("type") in kinds
     )
     return joined_by.join(text for text in texts if isinstance(text, str))
+
+
+def reasoning_text(part: Any) -> str:
+    """The reasoning in a chat message or delta, which no translated reply shows: vLLM's
+    `reasoning` (FACTS.md), else the `reasoning_content` vLLM sent before 2026 and DeepSeek's
+    API and SGLang still send (one of them: a server may send the same text under both),
+    and the thinking parts of a `content` list (Magistral's, `content_text`)."""
+    if not isinstance(part, dict):
+        return ""
+    for key in ("reasoning", "reasoning_content"):
+        text = part.get(key)
+        if isinstance(text, str) and text:
+            return text
+    content = part.get("content")
+    if not isinstance(content, list):
+        return ""
+    parts = (p for p in content if isinstance(p, dict) and p.get("type") == "thinking")
+    return "".join(content_text(p.get("thinking")) for p in parts)
 
 
 def parse_arguments(arguments: str) -> dict[str, Any]:

@@ -83,3 +83,15 @@ def _chunk(delta: dict[str, Any]) -> dict[str, Any]:
 )
 def test_which_events_carry_output(api: Any, event: dict[str, Any], output: bool) -> None:
     assert carries_output(api, event) is output
+
+
+def test_a_translated_messages_streams_ping_is_its_models_reasoning() -> None:
+    """The Messages translator sends a ping for a chat backend's reasoning, which it does not
+    show, and for nothing else: that ping is the first output, as reasoning is on chat (the
+    stream committed only at the answer's first text, minutes later, with its TTFT). A native
+    server's pings come before the model works, a request waiting in its queue included."""
+    ping = {"type": "ping"}
+    assert carries_output("messages", ping, translated=True)
+    assert not carries_output("messages", ping, translated=False)
+    assert not carries_output("messages", {"type": "message_start"}, translated=True)
+    assert not carries_output("responses", ping, translated=True)

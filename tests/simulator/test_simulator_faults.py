@@ -202,15 +202,17 @@ def test_late_first_token_sends_the_opening_events_then_waits(vllm: SimThread) -
 
 
 def test_thinking_streams_reasoning_before_the_answer(vllm: SimThread) -> None:
-    """vLLM with a reasoning parser: `reasoning_content` deltas, shaped like the stream's own
-    chunks, for the given time, then the answer as usual."""
+    """vLLM with a reasoning parser: `reasoning` deltas (the name vLLM gives it since 2026,
+    FACTS.md), shaped like the stream's own chunks, for the given time, then the answer as
+    usual."""
     payloads = data_lines(vllm, "thinking:0.6")
     chunks = [json.loads(p) for p in payloads if p != "[DONE]"]
     deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
-    thoughts = [d for d in deltas if "reasoning_content" in d]
+    thoughts = [d for d in deltas if "reasoning" in d]
     assert deltas[0] == {"role": "assistant", "content": ""} and len(thoughts) >= 2
+    assert not any("reasoning_content" in d for d in deltas)
     first_thought = deltas.index(thoughts[0])
-    assert all("reasoning_content" not in d for d in deltas[first_thought + len(thoughts) :])
+    assert all("reasoning" not in d for d in deltas[first_thought + len(thoughts) :])
     assert any(d.get("content") for d in deltas[first_thought + len(thoughts) :])
     assert {c["id"] for c in chunks} == {chunks[0]["id"]} and payloads[-1] == "[DONE]"
 

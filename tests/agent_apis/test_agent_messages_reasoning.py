@@ -1,0 +1,204 @@
+"""A chat backend's reasoning on the Messages API (Claude Code through a reasoning model).
+
+The translator dropped the reasoning and sent nothing in its place: no event, not even the
+headers (the stream waits for its first output to commit), for as long as the model
+reasoned, minutes on a long task; and a stream the client left mid-reasoning was recorded
+at 0 output tokens. Now the reasoning is still not shown (a `thinking` block would need
+Anthropic's signature), but a `ping` goes out at once and then a second at most, which
+commits the stream, and its characters count in the estimate of the output.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx
+import httpx2
+import pytest
+
+from router.config import parse
+from router.request_size import estimate_tokens
+from router.simulator.playback import THOUGHT
+from router.translate import anthropic_reply
+from router.translate.keep_alive import KEEP_ALIVE_S
+from tests.agent_apis.chat_chunks import chunk, payloads
+from tests.harness import Running, RunningRouter, collected, config_for, router, simulator
+
+
+def thinking_part(text: str, answer: str = "") -> dict[str, Any]:
+    thought = {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
+    return {"content": [thought, *([{"type": "text", "text": answer}] if answer else [])]}
+
+
+# a delta with reasoning (and maybe answer text) in each spelling: vLLM's since 2026, its
+# older one (DeepSeek's API, SGLang), and Magistral's thinking parts of `content`
+SPELLINGS = {
+    "reasoning": lambda text, answer="": {"reasoning": text, "content": answer},
+    "reasoning_content": lambda text, answer="": {"reasoning_content": text, "content": answer},
+    "thinking_part": thinking_part,
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_reasoning_sends_a_ping_at_once_then_a_second_at_most_and_counts_as_output(
+    spelling: str,
+) -> None:
+    now = 0.0
+    stream = anthropic_reply.MessagesStream(clock=lambda: now)
+    thought = SPELLINGS[spelling]
+
+    def sent(*deltas: Any) -> list[str]:
+        return [name for d in deltas for name, _ in payloads(stream.feed(chunk(d)))]
+
+    # DeepSeek's first chunk names the role beside the first reasoning: the ping follows
+    assert sent({"role": "assistant", **thought("Let me")}) == ["message_start", "ping"]
+    assert sent(thought(" think")) == []
+    now = 0.999
+    assert sent(thought(".")) == []
+    now = KEEP_ALIVE_S
+    assert sent(thought(" Hm"), thought(".")) == ["ping"]
+    now += 5  # the answer's text says the model is at work: no ping beside it
+    assert sent(thought(" So", "Hi")) == ["content_block_start", "content_block_delta"]
+    assert stream.held_chars == len("Let me think. Hm. So")  # generated, never sent
+    ended = dict(payloads(stream.end()))
+    estimated = estimate_tokens(len("Hi") + len("Let me think. Hm. So"))
+    assert ended["message_delta"]["usage"]["output_tokens"] == estimated
+
+
+def test_reasoning_under_both_names_is_counted_once_and_a_whole_replys_is_counted() -> None:
+    stream = anthropic_reply.MessagesStream()
+    stream.feed(chunk({"role": "assistant", "reasoning": "abc", "reasoning_content": "abc"}))
+    assert stream.held_chars == 3
+    message = {"role": "assistant", "content": "Hi", "reasoning": "x" * 40}
+    whole = {**chunk({}), "object": "chat.completion"}
+    whole["choices"] = [{"index": 0, "message": message, "finish_reason": "stop"}]
+    del whole["usage"]  # no upstream usage: the router's estimate, reasoning included
+    reply = anthropic_reply.from_chat(whole)
+    assert reply["content"] == [{"type": "text", "text": "Hi"}]
+    assert reply["usage"]["output_tokens"] == estimate_tokens(42)
+
+
+@pytest.fixture(scope="module")
+def sims() -> Iterator[dict[str, Running]]:
+    """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
+    `reasoning_content`), both speaking chat only to the router: Messages is translated."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    data = config_for(sims, tmp_path_factory.mktemp("reasoning")).model_dump(mode="json")
+    for backend in data["backends"]:
+        backend["apis"] = ["chat"]
+    with router(parse(data)) as running:
+        yield running
+
+
+class Tee(httpx2.BaseTransport):
+    """The SDK's transport (its own `httpx2`), keeping the bytes of every response it reads:
+    the SDK drops pings, so only the bytes show them."""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.HTTPTransport()
+        self.read: list[bytes] = []
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = self.inner.handle_request(request)
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=Kept(response.stream, self.read),
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class Kept(httpx2.SyncByteStream):
+    def __init__(self, inner: Any, read: list[bytes]) -> None:
+        self.inner, self.kept = inner, read
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self.inner:
+            self.kept.append(piece)
+            yield piece
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_a_reasoning_phase_sends_pings_and_the_sdk_gets_the_whole_answer(
+    proxy: RunningRouter, sims: dict[str, Running], backend: str
+) -> None:
+    """Seconds of reasoning before the answer: pings after message_start, before the first
+    block, which the SDK takes in its stride; its final message is the answer."""
+    tee = Tee()
+    client = anthropic.Anthropic(
+        base_url=proxy.root,
+        api_key="none",
+        max_retries=0,
+        http_client=httpx2.Client(transport=tee, timeout=30),
+    )
+    sims[backend].control("faults", {"fault": "thinking:3"})
+    try:
+        with client.messages.stream(model=backend, max_tokens=50, messages=ASK) as stream:  # type: ignore[arg-type]
+            kinds = [event.type for event in stream]
+            final = stream.get_final_message()
+    finally:
+        sims[backend].control("faults", {"fault": None})
+    lines = b"".join(tee.read).decode().splitlines()
+    names = [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
+    reasoning = names[: names.index("content_block_start")]
+    assert reasoning[0] == "message_start" and reasoning.count("ping") >= 1
+    assert set(reasoning[1:]) == {"ping"}
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert final.content[0].type == "text" and final.content[0].text
+    assert final.stop_reason in ("end_turn", "max_tokens") and final.usage.output_tokens > 0
+
+
+def test_a_stream_left_mid_reasoning_records_the_reasoning_and_kept_the_backend_heard(
+    proxy: RunningRouter, sims: dict[str, Running], tmp_path: Path
+) -> None:
+    """Claude Code's Esc while the model reasons: the model generated a ping's worth of
+    reasoning at least per ping, recorded as estimated output (it was 0), and each ping told
+    the breaker's evidence (`router.silence.Life`) that the backend was at work."""
+    records = collected(proxy)
+    dispatcher = proxy.components.gateway.dispatcher
+    local = dispatcher.backends["local"]
+    body = {"model": "local", "max_tokens": 50, "stream": True, "messages": ASK}
+    pings, since, heard = 0, 0.0, False
+    sims["local"].control("faults", {"fault": "thinking:15"})
+    try:
+        with httpx.stream("POST", f"{proxy.url}/messages", json=body, timeout=30) as reply:
+            for line in reply.iter_lines():
+                assert "content_block" not in line  # still reasoning: the client leaves first
+                if line != "event: ping":
+                    continue
+                pings += 1
+                if pings == 1:
+                    since = time.monotonic()
+                elif dispatcher.life.busy(local, since) or pings > 20:
+                    heard = pings <= 20
+                    break  # the client leaves
+        record = records.wait(5.0)
+    finally:
+        sims["local"].control("faults", {"fault": None})
+        proxy.components.gateway.sinks.remove(records)
+    assert heard
+    assert record.outcome == "cancelled" and record.usage.estimated
+    assert record.usage.completion_tokens >= estimate_tokens(pings * len(THOUGHT)) > 0
