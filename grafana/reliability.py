@@ -2,7 +2,8 @@
 
 Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
 use, the ledger's queue, flushes and drops, and the router process's memory, CPU and
-garbage collections (a slow leak or a full collection shows here first).
+garbage collections (a slow leak or a full collection shows here first), and whether its
+last config reload applied.
 """
 
 from __future__ import annotations
@@ -142,5 +143,24 @@ def process_panels() -> list[dict[str, Any]]:
             ],
             description="Generation 2 is a full collection, which pauses every request; "
             "it should stay near zero once the router has started.",
+        ),
+        panel(
+            "Router config: last reload and its age",
+            [
+                (
+                    "min by (instance) (smf_router_config_last_reload_successful)",
+                    "{{instance}}: last reload applied",
+                ),
+                (
+                    "time() - max by (instance) "
+                    "(smf_router_config_last_reload_success_timestamp_seconds)",
+                    "{{instance}}: running config loaded",
+                ),
+            ],
+            kind="stat",
+            units={"B": "s"},  # a 0/1 flag and an age: a unit each
+            description="Last reload applied reads 0 while the router runs an older config "
+            "than its file, which it refused (alert SmfRouterConfigReloadFailed); the age "
+            "counts from start, or from the last reload that applied.",
         ),
     ]

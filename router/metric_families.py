@@ -47,6 +47,23 @@ class MetricFamilies:
             "demo", "1 when the router runs in demo mode: every backend is a simulator.", ()
         )
 
+    def _define_config(self) -> None:
+        # As Prometheus reports its own config (`prometheus_config_last_reload_successful`):
+        # a refused reload keeps the old config serving, and the file on disk, which the next
+        # restart reads, differs from it unseen (alert SmfRouterConfigReloadFailed).
+        self.config_reload_ok = self._gauge(
+            "config_last_reload_successful",
+            "0 when the last config reload was refused (the running config is older than "
+            "the file); 1 when it applied, and from start until the first reload.",
+            (),
+        )
+        self.config_loaded_at = self._gauge(
+            "config_last_reload_success_timestamp_seconds",
+            "When the running config was loaded: at start, or by the last reload that "
+            "applied (unix time).",
+            (),
+        )
+
     def _define_requests(self) -> None:
         where = ("intent", "route", "backend", "tier")
         self.requests = self._counter(

@@ -12,6 +12,7 @@ in agreement.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry
@@ -46,6 +47,8 @@ class Metrics(MetricFamilies):
         self._families: list[Family] = []
         self._define_demo()
         self.demo.set((), 1 if demo else 0)
+        self._define_config()
+        self.config_reloaded(True, time.time())  # the config this process started with
         self._define_requests()
         metric_zeros.refusals(self)  # at 0, so the first shows (those of the config: build)
         self._define_backends()
@@ -56,6 +59,13 @@ class Metrics(MetricFamilies):
         # Whether a backend (name, tier) is in the running config (`components.build` sets
         # it): a reload may keep the name and change the tier, which labels the series too.
         self.configured: Callable[[str, str], bool] = lambda _, __: True
+
+    def config_reloaded(self, ok: bool, at: float) -> None:
+        """A reload attempt (`router.reload`), from a SIGHUP or the endpoint: whether it
+        applied, and if it did, when (unix time)."""
+        self.config_reload_ok.set((), 1 if ok else 0)
+        if ok:
+            self.config_loaded_at.set((), at)
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.inflight.inc((backend, tier))

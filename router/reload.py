@@ -20,7 +20,10 @@ address others reach says NO AUTH, as a start does (`router.open_listener`).
 The reply lists the warnings the log gives (`Config.warnings`, NO AUTH): a deploy script
 calling the endpoint saw none of them. The status section keeps the last attempt, from
 either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused file
-showed only in the journal.
+showed only in the journal. So do two gauges, as Prometheus has for its own config
+(`smf_router_config_last_reload_successful`, `..._success_timestamp_seconds`): a refused
+file left /metrics and the alert rules silent while the running config and the file the
+next restart reads drifted apart.
 """
 
 from __future__ import annotations
@@ -113,7 +116,9 @@ class Reloader:
         """Load, validate and swap. `state` is the app's state, whose references move too."""
         async with self._lock:
             outcome = await self._attempt(state, config)
-            self.last = outcome.as_last(datetime.now(UTC))
+            now = datetime.now(UTC)
+            self.last = outcome.as_last(now)
+            self.components.metrics.config_reloaded(outcome.ok, now.timestamp())
             return outcome
 
     async def _attempt(self, state: Any | None, config: Config | None) -> Outcome:

@@ -196,6 +196,35 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
             ),
         ],
     ),
+    # one router refused a reload at 5m and took a fixed file at 12m; `for: 5m`. Another
+    # refused one at 5m and was fixed at 8m, before the alert: never an alert.
+    "SmfRouterConfigReloadFailed": (
+        [
+            series("smf_router_config_last_reload_successful", "1x4 0x6 1x10"),
+            series(
+                "smf_router_config_last_reload_successful", "1x4 0x2 1x14", instance="router:4001"
+            ),
+        ],
+        [
+            quiet("SmfRouterConfigReloadFailed", "9m"),
+            fired(
+                "SmfRouterConfigReloadFailed",
+                "10m",
+                {"instance": "router:4000", "severity": "warning"},
+                {
+                    "summary": "smf-router router:4000 refused its last config reload: it "
+                    "runs an older config",
+                    "description": (
+                        "The file on disk is not what the router runs, and a restart may fail "
+                        "on it. The router's log (and the reply to POST /v1/router/reload) "
+                        "says why; fix the file and reload again. A router started without a "
+                        "config file has none to reload: restart it to apply a change."
+                    ),
+                },
+            ),
+            quiet("SmfRouterConfigReloadFailed", "12m"),
+        ],
+    ),
 }
 
 

@@ -16,11 +16,13 @@ import pytest
 import yaml
 
 from router import reload
-from tests.harness import RunningRouter, config_for, router, simulator
+from tests.harness import RunningRouter, config_for, router, scrape, simulator
 from tests.processes import router_process
 from tests.resilience.conftest import status, until
 
 SECRET = "sk-RELOAD-REPORT-SECRET-1"
+APPLIED = "smf_router_config_last_reload_successful"
+LOADED_AT = "smf_router_config_last_reload_success_timestamp_seconds"
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:
@@ -94,6 +96,7 @@ def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
         assert refused["ok"] is False and refused["restart_needed"] == []
         assert "message" not in refused and "ghost" in rejected.json()["error"]["message"]
         assert refused["at"] >= after["at"]
+        assert scrape(proxy.root).get(APPLIED) == 0  # and so says /metrics
 
 
 def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path) -> None:
@@ -123,3 +126,30 @@ def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path
             assert good["restart_needed"] == ["ledger"]
             assert good["at"] >= refused["at"]
             assert status(proxy.root)["extra"]["reload"]["reloads"] == 1
+
+
+def test_metrics_say_a_reload_was_refused_until_one_applies(tmp_path: Path) -> None:
+    """A refused file showed in the log and in status, never in /metrics, and no alert rule
+    could see it: the running config and the file the next restart reads drifted apart
+    unseen (found in review). Two gauges now say it, as Prometheus's say it of its own."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        with router_process(data, tmp_path) as (proxy, process):
+            (path,) = tmp_path.glob("router-*.yaml")
+            start = scrape(proxy.root)
+            started = start.get(LOADED_AT)
+            assert start.get(APPLIED) == 1 and started is not None and started > 0
+
+            path.write_text("backends: [\n")  # not YAML
+            process.send_signal(signal.SIGHUP)
+            until(lambda: scrape(proxy.root).get(APPLIED) == 0, what="0 after a refused file")
+            assert scrape(proxy.root).get(LOADED_AT) == started  # it still runs that config
+
+            write(path, data)
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+            fixed = scrape(proxy.root)
+            loaded = fixed.get(LOADED_AT)
+            assert fixed.get(APPLIED) == 1 and loaded is not None and loaded > started
