@@ -119,7 +119,8 @@ def config_check(config: ConfigOption = None) -> None:
         typer.echo(f"warning: {warning}", err=True)
     # Only a warning: this check may run as another user than `serve` (or before systemd's
     # StateDirectory exists), and the permissions it reads are not the whole story.
-    if (unwritable := location.not_writable(ledger)) is not None:
+    compacts = loaded.ledger.housekeeping  # type: ignore[attr-defined]
+    if (unwritable := location.not_writable(ledger, compacts)) is not None:
         typer.echo(f"warning: {unwritable}", err=True)
 
 

@@ -164,7 +164,8 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     load_model()  # a model that cannot be read stops the start (ModelUnavailable)
     backend_factory.check(config)  # a litellm model no provider serves stops it (ConfigError)
     if not config.demo:  # a demo tried from a read-only directory may lose its fake records
-        location.prepare(config.ledger.path)  # a ledger.path that never works stops it too
+        # a ledger.path that never works stops it too, as does a part of it (`records/`)
+        location.prepare(config.ledger.path, compacts=config.ledger.housekeeping)
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry(), demo=config.demo)
     tracing = Tracing.from_env()

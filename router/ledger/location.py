@@ -6,18 +6,28 @@ does: `serve` answered traffic while every record piled up in memory, and shutdo
 they were lost (found in review). Such a path now stops `serve` and `canary run` (exit 2,
 naming `ledger.path`), `config check` says what it can tell without creating anything, and
 a reload to such a path is rejected, since the restart it asks for would fail.
+
+The directories under it count too: the writer writes into `<table>/day=…/`, and a ledger
+once written by root (`sudo smf-router serve`) and then served as its service user started
+"ready" and lost every row it could not write into root's `records/` (found in review). So
+each table's directory that exists, and the day directories the writer is about to write,
+are tried for real; with housekeeping, every other day directory is checked for the write
+and search permission compaction and retention need.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from router.config import ConfigError
+from router.ledger.columns import ROW_COLUMNS
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -38,10 +48,24 @@ PERMANENT = frozenset(
 )
 
 
-def prepare(path: str) -> None:
-    """Create the ledger directory and write (and remove) a file in it, as the writer will:
-    a permanent failure is a ConfigError naming `ledger.path`; a passing one is left to
-    the writer, which logs it and retries."""
+# The tables the writer writes, as `<table>/day=YYYY-MM-DD/<file>` (`router.ledger.segments`),
+# and the rollups compaction writes beside them. Names only: the schemas import Arrow.
+WRITTEN_TABLES = ("records", "texts", *ROW_COLUMNS)
+COMPACTED_TABLES = (*WRITTEN_TABLES, "rollups")
+_DAY = re.compile(r"day=\d{4}-\d{2}-\d{2}")
+# A directory under the ledger that another user made (root's `serve` or `ledger compact`)
+_GIVE_BACK = (
+    "Give this user back what another one made there (`chown -R`), or point ledger.path at "
+    "a directory this user can write"
+)
+
+
+def prepare(path: str, compacts: bool = False, today: date | None = None) -> None:
+    """Create the ledger directory and write (and remove) a file in it and in the directories
+    under it the writer writes into, as the writer will: a permanent failure is a ConfigError
+    naming `ledger.path` (and the directory); a passing one is left to the writer, which logs
+    it and retries. `compacts`: this process runs housekeeping, which rewrites and deletes
+    every day directory (`today`: the UTC date, for tests)."""
     directory = Path(path)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -50,20 +74,81 @@ def prepare(path: str) -> None:
             raise ConfigError(never_a_directory(path) or _not_a_directory(path)) from None
         _refuse_if_permanent(path, exc, f"cannot create {str(exc.filename or path)!r}")
         return
+    if _probe_failed(path, directory, "cannot create a file in it"):
+        return
     try:
-        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=directory)
+        for part, written in _parts(directory, compacts, today or datetime.now(UTC).date()):
+            if not part.is_dir():
+                raise ConfigError(_part_not_a_directory(path, part))
+            if written:
+                _probe_failed(path, part, f"cannot create a file in {str(part)!r}", _GIVE_BACK)
+            elif not os.access(part, os.W_OK | os.X_OK):
+                raise ConfigError(_cannot_compact(path, part))
+    except OSError as exc:  # a table's directory this user may not list
+        _refuse_if_permanent(path, exc, f"cannot list {str(exc.filename)!r}", _GIVE_BACK)
+
+
+def _probe_failed(path: str, folder: Path, doing: str, fix: str | None = None) -> bool:
+    """Write and remove a file in `folder`; a permanent failure raises, one that may pass
+    (a full disk) returns True."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        _refuse_if_permanent(path, exc, "cannot create a file in it")
+        _refuse_if_permanent(path, exc, doing, fix)
+        return True
+    return False
 
 
-def _refuse_if_permanent(path: str, exc: OSError, doing: str) -> None:
+def _parts(directory: Path, compacts: bool, today: date) -> Iterator[tuple[Path, bool]]:
+    """The directories under the ledger this process will write into that exist already, and
+    whether the writer does from the start (True: tried for real) or only compaction and
+    retention do (False: their permissions are read). The writer makes its day directories
+    in each table's and takes their merge locks there; it writes yesterday's to tomorrow's
+    day (UTC: a request begun before midnight is written after it). Housekeeping writes the
+    rollups too, and rewrites and deletes every other day."""
+    near = {f"day={today + timedelta(days=n)}" for n in (-1, 0, 1)}
+    for table in COMPACTED_TABLES if compacts else WRITTEN_TABLES:
+        folder = directory / table
+        if not os.path.lexists(folder):
+            continue
+        written = table in WRITTEN_TABLES
+        yield folder, written
+        if not folder.is_dir():
+            continue  # the caller refuses it
+        names = near | (
+            {p.name for p in folder.iterdir() if _DAY.fullmatch(p.name)} if compacts else set()
+        )
+        for name in sorted(names):
+            day = folder / name
+            if os.path.lexists(day) and (name in near or day.is_dir()):
+                yield day, written and name in near
+
+
+def _refuse_if_permanent(path: str, exc: OSError, doing: str, fix: str | None = None) -> None:
     if exc.errno in PERMANENT:
         raise ConfigError(
             f"ledger.path: {path!r} can never hold the ledger: {doing}: {exc.strerror}; every "
-            "record would be lost. Point it at a directory this user can create or write"
+            "record would be lost. "
+            + (fix or "Point it at a directory this user can create or write")
         ) from None
+
+
+def _part_not_a_directory(path: str, part: Path) -> str:
+    return (
+        f"ledger.path: {path!r} can never hold the ledger: {str(part)!r} is not a directory; "
+        "every record would be lost. Move it away, or point ledger.path at another directory"
+    )
+
+
+def _cannot_compact(path: str, part: Path) -> str:
+    return (
+        f"ledger.path: {path!r}: this user cannot write {str(part)!r}, so housekeeping could "
+        "never compact what it holds nor delete it past retention. "
+        + _GIVE_BACK
+        + ", or turn ledger.housekeeping off where a job run as that user does it"
+    )
 
 
 def never_a_directory(path: str) -> str | None:
@@ -72,7 +157,10 @@ def never_a_directory(path: str) -> str | None:
     directory = Path(path)
     nearest = _nearest(directory)
     if nearest.is_dir():
-        return None
+        today = datetime.now(UTC).date()
+        parts = _parts(directory, False, today) if nearest == directory else iter(())
+        found = next((part for part, _ in parts if not part.is_dir()), None)
+        return None if found is None else _part_not_a_directory(path, found)
     if nearest == directory:
         return _not_a_directory(path)
     return (
@@ -81,13 +169,16 @@ def never_a_directory(path: str) -> str | None:
     )
 
 
-def not_writable(path: str) -> str | None:
-    """Why this user could not create `path` or write into it, judged from permissions
-    without creating anything. Only as good as they are: root may write where they say
-    no one can, and a mount may refuse what they allow; `serve` tries for real."""
+def not_writable(path: str, compacts: bool = False) -> str | None:
+    """Why this user could not create `path` or write into it or into the directories under
+    it that `serve` writes (`prepare`), judged from permissions without creating anything.
+    Only as good as they are: root may write where they say no one can, and a mount may
+    refuse what they allow; `serve` tries for real."""
     nearest = _nearest(Path(path))
-    if not nearest.is_dir() or os.access(nearest, os.W_OK | os.X_OK):
+    if not nearest.is_dir():
         return None
+    if os.access(nearest, os.W_OK | os.X_OK):
+        return _part_not_writable(path, compacts) if nearest == Path(path) else None
     if nearest != Path(path):  # still to be made: by whom is not for permissions to say
         return (
             f"ledger.path: {path!r} does not exist and this user cannot create it in "
@@ -100,13 +191,29 @@ def not_writable(path: str) -> str | None:
     )
 
 
+def _part_not_writable(path: str, compacts: bool) -> str | None:
+    """`not_writable` for the directories under an existing, writable `path`."""
+    try:
+        for part, written in _parts(Path(path), compacts, datetime.now(UTC).date()):
+            if part.is_dir() and not os.access(part, os.W_OK | os.X_OK):
+                if not written:
+                    return _cannot_compact(path, part)
+                return (
+                    f"ledger.path: this user cannot write {str(part)!r}, so {path!r} could not "
+                    "hold the ledger: `serve` run as this user would refuse to start. " + _GIVE_BACK
+                )
+    except OSError as exc:
+        return f"ledger.path: this user cannot list {str(exc.filename)!r}: {exc.strerror}"
+    return None
+
+
 def reload_check(running: str) -> Callable[[Config], Callable[[], None]]:
     """A reload hook: a new `ledger.path` applies at the next restart only, and one that
     restart would refuse rejects the reload now, while the running config can stay."""
 
     def check(config: Config) -> Callable[[], None]:
-        path = config.ledger.path
-        if path != running and (why := never_a_directory(path) or not_writable(path)):
+        path, compacts = config.ledger.path, config.ledger.housekeeping
+        if path != running and (why := never_a_directory(path) or not_writable(path, compacts)):
             raise ConfigError(why)
         return lambda: None
 

@@ -13,6 +13,7 @@ import errno
 import os
 import socket
 import subprocess
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ from router import reload
 from router.components import build
 from router.config import ConfigError, parse
 from router.ledger import location
+from router.ledger.schema import SCHEMAS
 from tests.harness import INTENTS, VENV_BIN
+from tests.ledger.test_ledger_permissions import unwritable
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens: no test here gets as far as a request
 
@@ -120,6 +123,72 @@ def test_canary_run_stops_before_running_a_case(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "error: ledger.path: " in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""  # no round ran: its results could never have been recorded
+
+
+def test_serve_stops_on_a_records_directory_it_could_never_write(tmp_path: Path) -> None:
+    """A ledger once written by root and then served as another user: only the top
+    directory was tried, so `serve` started "ready" and lost every row it could not write
+    into root's `records/` (found in review). Refused now, naming it; `config check`, which
+    may run as another user than `serve`, warns. Root too is refused an immutable one."""
+    ledger = tmp_path / "ledger"
+    records = ledger / "records"
+    records.mkdir(parents=True)
+    config = write_config(tmp_path, str(ledger))
+    with unwritable(records):
+        done = smf_router("serve", "--config", str(config), "--port", str(port()))
+        checked = smf_router("config", "check", "--config", str(config))
+    assert done.returncode == 2, done.stderr
+    why = f"error: ledger.path: {str(ledger)!r} can never hold the ledger: "
+    assert why + f"cannot create a file in {str(records)!r}" in done.stderr
+    assert "chown -R" in done.stderr and "Traceback" not in done.stderr
+    assert checked.returncode == 0, checked.stderr
+    assert f"warning: ledger.path: this user cannot write {str(records)!r}" in checked.stderr
+
+
+def test_serve_and_config_check_stop_on_a_records_path_that_is_a_file(tmp_path: Path) -> None:
+    """The same for any user, root included: `records` is not a directory at all."""
+    ledger = tmp_path / "ledger"
+    ledger.mkdir()
+    (ledger / "records").write_text("not a table\n")
+    config = write_config(tmp_path, str(ledger))
+    for command in (["serve", "--port", str(port())], ["config", "check"]):
+        done = smf_router(command[0], *command[1:], "--config", str(config))
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        why = f"error: ledger.path: {str(ledger)!r} can never hold the ledger: "
+        assert why + f"{str(ledger / 'records')!r} is not a directory" in done.stderr, command
+        assert "Traceback" not in done.stderr
+
+
+def test_the_days_the_writer_writes_and_those_housekeeping_rewrites_are_tried(
+    tmp_path: Path,
+) -> None:
+    """Today's day directory (the writer's, whatever its table) is tried for real; with
+    housekeeping, a closed day is checked for the write permission its compaction and
+    retention need, and one that is a file where today's goes is refused."""
+    today = date(2026, 6, 2)
+    ledger = tmp_path / "ledger"
+    live = ledger / "shadow_comparisons" / "day=2026-06-02"
+    closed = ledger / "records" / "day=2026-01-01"
+    for folder in (live, closed):
+        folder.mkdir(parents=True)
+    with unwritable(live), pytest.raises(ConfigError) as refused:
+        location.prepare(str(ledger), today=today)
+    assert f"cannot create a file in {str(live)!r}" in str(refused.value)
+    with unwritable(closed):
+        location.prepare(str(ledger), today=today)  # housekeeping off: another job's
+        with pytest.raises(ConfigError, match="housekeeping could never compact") as old:
+            location.prepare(str(ledger), compacts=True, today=today)
+    assert f"cannot write {str(closed)!r}" in str(old.value)
+    (ledger / "texts").mkdir()
+    (ledger / "texts" / "day=2026-06-01").write_text("")  # yesterday's: still written
+    with pytest.raises(ConfigError, match="day=2026-06-01' is not a directory"):
+        location.prepare(str(ledger), today=today)
+    assert not list(ledger.rglob(".probe.*"))
+
+
+def test_every_table_the_ledger_writes_is_tried() -> None:
+    """`location` names the tables without importing their Arrow schemas: the same ones."""
+    assert set(location.COMPACTED_TABLES) == {*SCHEMAS, "rollups"}
 
 
 def test_a_full_disk_keeps_the_writers_retry(

@@ -261,9 +261,9 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
     import json
     import time
 
-    ledger = tmp_path / "ledger"  # a ledger.path that never works stops the start: one
-    ledger.mkdir()  # table's directory that cannot be made fails the writes that follow
-    (ledger / "records").write_text("")
+    # A ledger.path, or a table's directory under it, that never works stops the start: the
+    # records' directory made impossible once the router is up fails the writes that follow.
+    ledger = tmp_path / "ledger"
     with simulator(profile="vllm", model="local-model") as local:
         intents = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
         config = {
@@ -274,6 +274,7 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
             "ledger": {"path": str(ledger), "flush_interval_s": 0.2},
         }
         with router_process(config, tmp_path) as (proxy, _):
+            (ledger / "records").write_text("")
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
             client.chat.completions.create(
                 model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
