@@ -183,6 +183,13 @@ def compact_command(
     dropped = compaction.apply_retentions(directory, keep, text_keep, now, kept)
     result = compaction.compact(directory, now, grace_s=grace_hours * 3600)
     said = [f"warning: {warning}" for warning in kept + result.warnings]
+    # A day another process held read as nothing to do ("compacted 0 day(s)", status 0): a
+    # cron log could not tell them apart. Still no failure: the next run compacts it.
+    said += [
+        f"skipped (locked): {day}: another process is merging it (a compaction, or a "
+        "writer's merge); the next run compacts it"
+        for day in result.skipped
+    ]
     if keep is None and config is None:
         # Not the config model's defaults: a real config may keep days longer than they do,
         # and a compaction without it must not delete them. Said, so no one believes it ran.

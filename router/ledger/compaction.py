@@ -44,6 +44,9 @@ class CompactionResult:
     rollups: int = 0
     failed: int = 0  # closed days left as they were by an error (a full disk, no permission)
     warnings: list[str] = field(default_factory=list)
+    # `table/day=…` of closed days another process held the lock of (a compactor, a
+    # writer's merge): left to it, or to the next pass; no failure, but said
+    skipped: list[str] = field(default_factory=list)
 
 
 class _Unreadable(Exception):
@@ -218,6 +221,7 @@ def compact(
                         _compact_day(directory, table, path, result)
                     else:  # its merge is another's: a compactor's, or a writer's of its files
                         log.info("%s is being merged elsewhere; skipped", path)
+                        result.skipped.append(f"{table}/{path.name}")
             except OSError as exc:  # a full disk: this day's inputs stay as they are
                 result.failed += 1
                 result.warnings.append(f"not compacting {path}: {exc.strerror or exc}")
