@@ -11,13 +11,16 @@ The directories under it count too: the writer writes into `<table>/day=…/`, a
 once written by root (`sudo smf-router serve`) and then served as its service user started
 "ready" and lost every row it could not write into root's `records/` (found in review). So
 each table's directory that exists, and the day directories the writer is about to write,
-are tried for real; with housekeeping, every other day directory is checked for the write
-and search permission compaction and retention need.
+are tried for real. With housekeeping, every other day directory is checked for the write
+and search permission compaction and retention need, and one this user lacks is a warning:
+the records are safe, only their merge and deletion would fail (hourly, in the log), and a
+router that will not start stops every agent's traffic for a chore.
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import tempfile
@@ -48,6 +51,8 @@ PERMANENT = frozenset(
 )
 
 
+log = logging.getLogger("smf_router.ledger")
+
 # The tables the writer writes, as `<table>/day=YYYY-MM-DD/<file>` (`router.ledger.segments`),
 # and the rollups compaction writes beside them. Names only: the schemas import Arrow.
 WRITTEN_TABLES = ("records", "texts", *ROW_COLUMNS)
@@ -65,7 +70,7 @@ def prepare(path: str, compacts: bool = False, today: date | None = None) -> Non
     under it the writer writes into, as the writer will: a permanent failure is a ConfigError
     naming `ledger.path` (and the directory); a passing one is left to the writer, which logs
     it and retries. `compacts`: this process runs housekeeping, which rewrites and deletes
-    every day directory (`today`: the UTC date, for tests)."""
+    every day directory: one it may not is logged, once (`today`: the UTC date, for tests)."""
     directory = Path(path)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -76,14 +81,16 @@ def prepare(path: str, compacts: bool = False, today: date | None = None) -> Non
         return
     if _probe_failed(path, directory, "cannot create a file in it"):
         return
+    warned = False
     try:
         for part, written in _parts(directory, compacts, today or datetime.now(UTC).date()):
             if not part.is_dir():
                 raise ConfigError(_part_not_a_directory(path, part))
             if written:
                 _probe_failed(path, part, f"cannot create a file in {str(part)!r}", _GIVE_BACK)
-            elif not os.access(part, os.W_OK | os.X_OK):
-                raise ConfigError(_cannot_compact(path, part))
+            elif not os.access(part, os.W_OK | os.X_OK) and not warned:
+                log.warning("%s", _cannot_compact(path, part))
+                warned = True
     except OSError as exc:  # a table's directory this user may not list
         _refuse_if_permanent(path, exc, f"cannot list {str(exc.filename)!r}", _GIVE_BACK)
 
@@ -212,8 +219,8 @@ def reload_check(running: str) -> Callable[[Config], Callable[[], None]]:
     restart would refuse rejects the reload now, while the running config can stay."""
 
     def check(config: Config) -> Callable[[], None]:
-        path, compacts = config.ledger.path, config.ledger.housekeeping
-        if path != running and (why := never_a_directory(path) or not_writable(path, compacts)):
+        path = config.ledger.path  # housekeeping's directories are no reason to refuse
+        if path != running and (why := never_a_directory(path) or not_writable(path)):
             raise ConfigError(why)
         return lambda: None
 
