@@ -2,19 +2,19 @@
 translated from chat and by a stream's events (`router.translate.responses_reply`).
 
 A custom tool call reaches a chat backend as a function of one string argument (`input`):
-its item unwraps that argument; arguments cut short (`{"input": "*** Begin Pa`) give the
-string's text as far as it goes, and others that are not JSON stay the input as they came.
+its item unwraps that argument (`router.translate.custom_input`), whole or, in an item not
+completed, as far as it came.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 import orjson
 
 from router.ledger.usage import normalize_usage
+from router.translate.custom_input import custom_input
 
 CUT = frozenset({"length", "content_filter"})  # finish reasons that stop an item midway
 
@@ -101,7 +101,9 @@ def call_item(
             "id": item_id,
             "call_id": call_id,
             "name": name,
-            "input": "" if status == "in_progress" else custom_input(arguments),
+            "input": ""
+            if status == "in_progress"
+            else custom_input(arguments, status != "completed"),
             "status": status,
         }
     return {
@@ -120,45 +122,3 @@ def parses(arguments: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return True
-
-
-def custom_input(arguments: str) -> str:
-    """A custom tool call's input from the arguments of the function it was shown as: their
-    `input`; anything else the model wrote goes through raw (JSON as its text), and arguments
-    that are no JSON as far as `partial_input` reads them."""
-    try:
-        raw = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return partial_input(arguments)
-    given = raw["input"] if isinstance(raw, dict) and "input" in raw else arguments
-    return given if isinstance(given, str) else orjson.dumps(given).decode()
-
-
-# The opening of the arguments a custom call's function is called with (whole, and cut short),
-# and the longest run of its string's JSON that decodes: characters, escapes, and surrogate
-# pairs only whole (a high one cut from its low one is no text yet). Possessive: nothing is
-# ever retried.
-_OPENING = re.compile(r'\s*\{\s*"input"\s*:\s*"')
-_OPENING_SO_FAR = re.compile(r'\s*(?:\{\s*(?:"(?:i(?:n(?:p(?:u(?:t(?:"\s*(?::\s*)?)?)?)?)?)?)?)?)?')
-_STRING_SO_FAR = re.compile(
-    r'(?:[^"\\]++|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4}'
-    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})*+"
-)
-
-
-def partial_input(arguments: str) -> str:
-    """The input of a custom call whose arguments are no JSON: those cut short after their
-    `{"input": "` give the string's text decoded as far as it goes, those cut in that opening
-    none (a client was shown the wrapping, `{"input`, and escapes, `\\n`, as the patch's
-    text); others, and a string orjson does not take (a raw control character), the
-    arguments as they came."""
-    opening = _OPENING.match(arguments)
-    if opening is None:
-        return "" if _OPENING_SO_FAR.fullmatch(arguments) else arguments
-    so_far = _STRING_SO_FAR.match(arguments, opening.end())
-    assert so_far is not None  # it matches the empty string at least
-    try:
-        text = orjson.loads(f'"{so_far[0]}"')
-    except orjson.JSONDecodeError:
-        return arguments
-    return text if isinstance(text, str) else arguments

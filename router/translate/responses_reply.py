@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
+from router.translate.custom_input import custom_input
 from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
     CUT,
     call_item,
-    custom_input,
     envelope,
     finish,
     parses,
@@ -157,12 +157,12 @@ class ResponsesStream:
     @property
     def held_input(self) -> dict[int, str]:
         """The input of the open custom call so far, by its output index, as its item gives
-        it once whole (`custom_input`: cut JSON as far as it goes): no event carried it yet."""
+        it when cut (`custom_input`: as far as it came): no event carried it yet."""
         open_ = self._blocks.open
         item = self._items[open_.slot] if open_ is not None else None
         if item is None or not item.custom:
             return {}
-        return {item.index: custom_input("".join(item.text))}
+        return {item.index: custom_input("".join(item.text), cut=True)}
 
     @property
     def wrapped(self) -> frozenset[int]:

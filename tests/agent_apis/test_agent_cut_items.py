@@ -38,6 +38,14 @@ WHOLE_CALL = {"id": "call_1", "type": "function", "function": {"name": "get_weat
 CUT_CALL = {"id": "call_2", "type": "function", "function": {"name": "get_weather"}}
 WHOLE_ARGS, CUT_ARGS = '{"city": "Paris"}', '{"city": "Lo'
 FAILURE = {"error": {"message": "boom", "type": "server_error", "param": None, "code": None}}
+PATCH_TOOLS: Any = [{"type": "custom", "name": "apply_patch"}]
+PATCH_CALL = {"id": "call_3", "type": "function", "function": {"name": "apply_patch"}}
+# a custom call's arguments as small models write them (no JSON: Python's `\'`, a raw
+# newline), by the shape asked for, and the input they give
+PATCHES = {
+    "quote": ('{"input": "echo don\\\'t"}', "echo don't"),
+    "newline": ('{"input": "*** Begin Patch\n*** End Patch"}', "*** Begin Patch\n*** End Patch"),
+}
 
 
 def _call(call: dict[str, Any], arguments: str, **index: int) -> dict[str, Any]:
@@ -52,6 +60,10 @@ def _chunks(ask: str) -> list[dict[str, Any]]:
     if shape == "calls":
         out.append(chunk({"tool_calls": [_call(WHOLE_CALL, WHOLE_ARGS, index=0)]}))
         out.append(chunk({"tool_calls": [_call(CUT_CALL, CUT_ARGS, index=1)]}))
+    if shape in PATCHES:  # in two pieces (the quote's cut in the middle of its escape)
+        arguments = PATCHES[shape][0]
+        out.append(chunk({"tool_calls": [_call(PATCH_CALL, arguments[:20], index=0)]}))
+        out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[20:]}}]}))
     if end == "error":
         return [*out, FAILURE]
     return [*out, chunk({}, end), {**chunk({}), "choices": [], "usage": USAGE}]
@@ -63,6 +75,8 @@ def _whole(ask: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": TEXT}
     if shape == "calls":
         message["tool_calls"] = [_call(WHOLE_CALL, WHOLE_ARGS), _call(CUT_CALL, CUT_ARGS)]
+    if shape in PATCHES:
+        message["tool_calls"] = [_call(PATCH_CALL, PATCHES[shape][0])]
     choice = {"index": 0, "message": message, "finish_reason": end}
     return {**chunk({}), "object": "chat.completion", "choices": [choice], "usage": USAGE}
 
@@ -189,6 +203,27 @@ def test_a_cut_custom_tool_call_is_incomplete_with_its_input_so_far(cut: str, gi
     whole = {"id": "c", "choices": [{"index": 0, "message": message, "finish_reason": "length"}]}
     reply = responses_reply.from_chat(whole, {"model": "auto"}, frozenset({"apply_patch"}))
     assert (reply["output"][0]["status"], reply["output"][0]["input"]) == ("incomplete", given)
+
+
+@pytest.mark.parametrize("ask", ["quote:tool_calls", "newline:tool_calls", "quote:length"])
+def test_a_custom_call_with_loose_json_gives_all_its_input(proxy: RunningRouter, ask: str) -> None:
+    """Arguments that are no JSON (`{"input": "echo don\\'t"}`) gave, whole, `echo don` as
+    if cut at the escape, and with a raw newline the arguments with their `{"input": "`
+    wrapping (found in review): the input the model meant, whole or streamed, cut by the
+    limit after it or not."""
+    shape, end = ask.split(":")
+    status = "completed" if end == "tool_calls" else "incomplete"
+    client = openai_client(proxy)
+    whole = client.responses.create(model="coding", input=ask, tools=PATCH_TOOLS)
+    events = list(
+        client.responses.create(model="coding", input=ask, tools=PATCH_TOOLS, stream=True)
+    )
+    done = [e.item for e in events if e.type == "response.output_item.done"]
+    given = [e.delta for e in events if e.type == "response.custom_tool_call_input.delta"]
+    for call in (whole.output[-1], done[-1], events[-1].response.output[-1]):  # type: ignore[union-attr]
+        assert (call.type, call.status) == ("custom_tool_call", status)
+        assert call.input == PATCHES[shape][1]  # type: ignore[union-attr]
+    assert "".join(given) == PATCHES[shape][1]
 
 
 def test_a_failed_stream_carries_the_output_streamed_so_far(proxy: RunningRouter) -> None:
