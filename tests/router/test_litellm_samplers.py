@@ -44,7 +44,7 @@ ARN = "arn:aws:bedrock:us-east-1:123456789012"
 
 @pytest.mark.parametrize(
     ("model", "refuses_both"),
-    [  # as a backend's `model` is written for litellm: Bedrock, then Vertex
+    [  # as a backend's `model` is written for litellm: Bedrock, Vertex, then others
         (f"bedrock/{ARN}:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
         ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
         ("bedrock/converse/us.anthropic.claude-opus-4-1-20250805-v1:0", True),
@@ -66,9 +66,19 @@ ARN = "arn:aws:bedrock:us-east-1:123456789012"
         ("vertex_ai/claude-opus-4-1@20250805", True),
         ("vertex_ai/claude-sonnet-4@20250514", False),
         ("vertex_ai/claude-3-5-sonnet-v2@20241022", False),
+        ("openrouter/anthropic/claude-sonnet-4.5", True),
+        ("openrouter/anthropic/claude-3.7-sonnet", False),
+        ("azure_ai/claude-opus-4-1", True),
+        ("databricks/databricks-claude-sonnet-4-5", True),
+        ("databricks/databricks-claude-3-7-sonnet", False),
+        # a name that only holds a Claude model's (found in review: it lost its top_p)
+        ("ollama/hf.co/someorg/Qwen3-8B-Claude-Sonnet-4.5-Distill-GGUF", False),
+        ("hosted_vllm/my-claude-sonnet-4-5-distill", False),
+        # one that begins with it is taken for Claude (the module's docstring says why)
+        ("hosted_vllm/claude-opus-4-1-style-llama", True),
     ],
 )
-def test_bedrock_and_vertex_ids_of_those_models_are_known_too(
+def test_bedrock_vertex_and_other_providers_ids_of_those_models_are_known_too(
     model: str, refuses_both: bool
 ) -> None:
     assert one_sampler_only(model) is refuses_both
