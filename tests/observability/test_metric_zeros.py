@@ -19,6 +19,7 @@ import yaml
 from dashboard_queries import dashboard_files
 
 from router import errors, reload
+from router.backend_refused import BackendRefused
 from router.config import parse
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
@@ -167,6 +168,8 @@ def test_the_routers_refusals_start_at_zero(tmp_path: Path, dead_port: int) -> N
 def upstream_errors(
     cls: type[errors.UpstreamError] = errors.UpstreamError,
 ) -> list[type[errors.UpstreamError]]:
+    """`cls` and its subclasses: those of modules imported (`BackendRefused` is in its own,
+    imported above, not through whatever else this module happens to import)."""
     return [cls, *(sub for c in cls.__subclasses__() for sub in upstream_errors(c))]
 
 
@@ -174,6 +177,7 @@ def test_the_kinds_created_at_zero_are_those_the_code_can_give() -> None:
     """Each upstream error's kind (a timeout's three) and a cancellation can end an attempt;
     those retried move on to the next backend; each refusal's code names its kind."""
     timeouts = {"timeout", "first_token_timeout", "stall"}
+    assert BackendRefused in upstream_errors()
     assert set(ATTEMPT_ERROR_KINDS) == {c.kind for c in upstream_errors()} | timeouts | {
         "cancelled"
     }
