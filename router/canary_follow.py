@@ -337,14 +337,19 @@ def install(components: Any) -> None:
     async def known_suites() -> None:
         """The suites the job runs, loaded before the recall as a reload loads them: a gate
         of a suite it does not run never fills (`Follower.recall_rounds`). Off the start's
-        path, on a thread (the shipped suites take 0.15 s); never in the follower's way."""
-        loaded = components.config
+        path, on a thread (the shipped suites take 0.15 s); never in the follower's way.
+        A reload meanwhile that loaded its suites set them, and they stand; one whose suites
+        did not load said the gates stay as they are, and so the start's suites hold: kept
+        only when no reload came, its gates of suites the job does not run sent the recall
+        back `RECALL_DAYS` (found in re-review)."""
         try:
-            suites = await asyncio.to_thread(job_suites, loaded, "every suite's rounds count")
+            suites = await asyncio.to_thread(
+                job_suites, components.config, "every suite's rounds count"
+            )
         except Exception:
             log.exception("canary: loading canary.suites failed; every suite's rounds count")
             return
-        if follower.suites is None and components.config is loaded:  # else a reload's say
+        if follower.suites is None:  # else a reload's, loaded meanwhile
             follower.suites = suites
 
     def prepare(new: Config) -> Callable[[], None]:

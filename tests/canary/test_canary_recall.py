@@ -15,8 +15,10 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from evals.suite import SHIPPED, load
+from router import canary_follow, reload
 from router.canary import Canary
 from router.canary_follow import Follower
 from router.canary_judge import Judge, gate_book
@@ -130,18 +132,67 @@ def test_a_floor_on_a_suite_the_job_does_not_run_sends_no_start_back(
     loaded none of its suites at start, read back every day on disk to the bound at every
     start (12 s over 30 uncompacted days, `/readyz` waiting). It knows the job's suites
     from its start now, as after a reload: math's full windows end the recall."""
-    write_rounds(tmp_path, 6, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
-    write_rounds(tmp_path, 3, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
-    write_rounds(tmp_path, 0.1, {"cloud": ["pass"] * 20, "local": ["pass"] * 20}, n=1)
+    data = coding_floor_on_math_rounds(tmp_path)
     read = spy_days(monkeypatch)
-    canary = {**CANARY, "suites": str(SHIPPED / "math"), "floors": {"math": 0.6, "coding": 0.6}}
-    data = {"backends": [LOCAL, CLOUD], "ledger": {"path": str(tmp_path)}, "canary": canary}
-    with router(parse(data | {"resilience": {"enabled": False}})) as proxy:
+    with router(parse(data)) as proxy:
         readyz = f"{proxy.root}/readyz"
         until(lambda: httpx.get(readyz, timeout=5).status_code == 200, what="the recall")
         section = router_status(proxy.root)["extra"]["canary"]
     assert section["gated"] == {} and section["runs"] == 1
     assert read and min(read) == ago(1)  # yesterday's and today's rounds, no older day
+
+
+def test_a_reload_whose_suites_fail_during_the_starts_load_keeps_the_starts_suites(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload (the canary off) whose suites do not load says "the canary gates stay as
+    they are": landing while the start still loaded the job's suites, it had the start
+    throw them away, and the coding floor the job does not run sent the recall back to
+    every day on disk. Deterministic: the start's load waits until the reload is done."""
+    data = coding_floor_on_math_rounds(tmp_path)
+    broken = tmp_path / "broken"
+    (broken / "math").mkdir(parents=True)
+    (broken / "math" / "cases.yaml").write_text("this: [is not\n")
+    started, reloaded = threading.Event(), threading.Event()
+    calls: list[str | None] = []
+    loads = canary_follow.job_suites
+
+    def held(config: Config, *meanwhile: str) -> set[str] | None:
+        calls.append(config.canary.suites)
+        if len(calls) == 1:  # the start's: it waits for the reload, its own bounded
+            started.set()
+            reloaded.wait(30)
+        return loads(config, *meanwhile)
+
+    monkeypatch.setattr(canary_follow, "job_suites", held)
+    read = spy_days(monkeypatch)
+    with router(parse(data)) as proxy:
+        assert started.wait(30), "the start loaded no suites"
+        path = tmp_path / "router.yaml"
+        canary = {**data["canary"], "suites": str(broken)}  # a directory, its math breaks
+        path.write_text(yaml.safe_dump({**data, "canary": canary}))
+        reload.reloader_of(proxy.components).source = path
+        answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+        reloaded.set()
+        assert answer.status_code == 200, answer.text
+        readyz = f"{proxy.root}/readyz"
+        until(lambda: httpx.get(readyz, timeout=5).status_code == 200, what="the recall")
+        section = router_status(proxy.root)["extra"]["canary"]
+    assert calls == [str(SHIPPED / "math"), str(broken)]  # the start's, then the reload's
+    assert section["gated"] == {} and section["runs"] == 1
+    assert read and min(read) == ago(1)  # the start's suites count: no older day read
+
+
+def coding_floor_on_math_rounds(ledger: Path) -> dict[str, Any]:
+    """A follower's config with a coding floor, on a ledger of math rounds only (the job
+    runs the shipped math suite): a start that knows the job's suites reads today's full
+    windows and no older day; one that does not walks to the failures 3 and 6 days back."""
+    write_rounds(ledger, 6, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
+    write_rounds(ledger, 3, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
+    write_rounds(ledger, 0.1, {"cloud": ["pass"] * 20, "local": ["pass"] * 20}, n=1)
+    canary = {**CANARY, "suites": str(SHIPPED / "math"), "floors": {"math": 0.6, "coding": 0.6}}
+    backends = {"backends": [LOCAL, CLOUD], "ledger": {"path": str(ledger)}}
+    return backends | {"canary": canary, "resilience": {"enabled": False}}
 
 
 def test_a_window_is_recalled_across_several_old_days(tmp_path: Path) -> None:
