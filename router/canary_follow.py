@@ -111,10 +111,11 @@ class Follower:
 
     def _read(self, first_day: str) -> list[Round]:
         """Blocking: the file reads, run on a worker thread. Rows stamped later than now
-        (`stamped_by`: a writer's clock ahead) are left out until the clock reaches them, as
-        where the rotation resumes leaves them out: read, such a round sorted last, its
-        results the newest in each window and its row the backend's `last_run`, at each
-        start until the clock caught up, and judged after any round read with it."""
+        (`stamped_by`: a writer's clock ahead) are left out until the clock is within
+        `CLOCK_SKEW_S` (a minute) of them, as where the rotation resumes leaves them out:
+        read, such a round sorted last, its results the newest in each window and its row
+        the backend's `last_run`, at each start until the clock caught up, and judged after
+        any round read with it."""
         now = self.clock()
         runs, results = self._runs.read(first_day, now=now), self._results.read(first_day, now=now)
         return finished_rounds(runs, results, self._judged)
@@ -337,7 +338,7 @@ def install(components: Any) -> None:
     async def known_suites() -> None:
         """The suites the job runs, loaded before the recall as a reload loads them: a gate
         of a suite it does not run never fills (`Follower.recall_rounds`). Off the start's
-        path, on a thread (the shipped suites take 0.15 s); never in the follower's way.
+        path, on a thread (the shipped suites load in 0.07-0.2 s); the first read waits for it.
         A reload meanwhile that loaded its suites set them, and they stand; one whose suites
         did not load said the gates stay as they are, and so the start's suites hold: kept
         only when no reload came, its gates of suites the job does not run sent the recall

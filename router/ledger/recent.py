@@ -97,7 +97,7 @@ class RecentRows:
         go (they were re-read at the next read); what its listing leaves out is said unless
         already said. Its own reader said a non-day directory a second time each start.
         Given `now`, rows stamped later (`stamped_by`) are left out, and later days not
-        read: a round stamped ahead is read once the clock reaches it."""
+        read: a round stamped ahead is read once the clock is within `CLOCK_SKEW_S` of it."""
         try:
             if not (self.directory / self.table).is_dir():
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
