@@ -13,7 +13,7 @@ import functools
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -261,10 +261,16 @@ class Dispatcher:
             raise hold.expired(name, budget, call.stream) from None
 
     def finish_attempt(
-        self, committed: Committed, error_kind: str | None = None, client_left: bool = False
+        self,
+        committed: Committed,
+        error_kind: str | None = None,
+        client_left: bool = False,
+        said: Sequence[str] = (),
     ) -> None:
         """Called by the relay when the committed attempt is over. A hang-up after the commit
-        is never the backend's failure: it had sent its first token."""
+        is never the backend's failure: it had sent its first token. `said`: the finish
+        reasons of the events the client was sent, the backend's own unless the reply was
+        translated (its span then says the upstream's: `Reply.upstream_finish_reasons`)."""
         if committed.finished:
             return
         committed.finished = True
@@ -272,19 +278,25 @@ class Dispatcher:
         attempt.duration_s = time.monotonic() - committed.started
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
-        self._end_span(committed.span, error_kind, client_left)
+        upstream = committed.reply.upstream_finish_reasons()
+        reasons = said if upstream is None else upstream
+        self._end_span(committed.span, error_kind, client_left, reasons)
         self._finished(attempt, committed.backend)
 
-    def _end_span(self, span: Any, kind: str | None, hung_up: bool) -> None:
+    def _end_span(
+        self, span: Any, kind: str | None, hung_up: bool, reasons: Sequence[str] = ()
+    ) -> None:
         """End an attempt's span: `error.type` names what ended it, and status ERROR says
         it failed, but not when the client's hang-up (`cancelled`) ended it. As for the
         request span (docs/metrics.md), a trace backend's error rate then counts the
         backends' failures, not hang-ups: the attempt spans said ERROR where the request
-        span said UNSET (found in review)."""
+        span said UNSET (found in review). `reasons`: the backend's finish reasons, as it
+        said them (a chat backend's `stop` under a Messages request's `end_turn`)."""
+        attributes = {"gen_ai.response.finish_reasons": list(reasons)} if reasons else {}
         if hung_up and kind == "cancelled":
-            self.tracing.end(span, {"error.type": kind})
+            self.tracing.end(span, {**attributes, "error.type": kind})
         else:
-            self.tracing.end(span, error=kind)
+            self.tracing.end(span, attributes, error=kind)
 
     def _started(self, attempt: Attempt, backend: Backend) -> None:
         self.retirement.started(backend)

@@ -267,11 +267,13 @@ class Gateway:
 
     def finish_whole(self, call: Call, committed: Committed) -> None:
         """A non-streamed reply was sent in full."""
-        self.dispatcher.finish_attempt(committed)
         tally = Tally(keep_text=self.keep_text(call))
         tally.api = call.api
-        if committed.parsed is not None:
-            tally.see(committed.parsed)
+        try:
+            if committed.parsed is not None:
+                tally.see(committed.parsed)
+        finally:  # the attempt ends whatever reading the reply did: its span names the reasons
+            self.dispatcher.finish_attempt(committed, said=tally.finish_reasons)
         tally.usage_final = not committed.reply.usage_estimated()
         tally.wrapped = committed.reply.wrapped()
         call.record.ttft_s = time.monotonic() - call.started

@@ -210,7 +210,7 @@ async def relay(
         yield error_event(call.api, internal_error(), tally)
     finally:
         await committed.reply.close()
-        dispatcher.finish_attempt(committed, error_kind, call.client_left)
+        dispatcher.finish_attempt(committed, error_kind, call.client_left, tally.finish_reasons)
         if committed.reply.usage_estimated():
             tally.usage_final = False  # the gateway estimates it and marks it so
         counted = committed.reply.upstream_usage()

@@ -1,6 +1,7 @@
 """What the router's spans say: GenAI attributes from a finished record and per backend.
 
-Pure: `router.tracing` starts and ends the spans and asks here for their attributes. Names
+Pure but for litellm's own reading of a model's provider prefix (`request_model`, cached):
+`router.tracing` starts and ends the spans and asks here for their attributes. Names
 follow the GenAI semantic conventions (`gen_ai.*`, opentelemetry.io/docs/specs/semconv/
 gen-ai/) and the general ones (`server.*`, `error.type`); ours live under `smf.`. Never
 prompt text, the caller, a key or a URL's user info, path or query.
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from router.backends.litellm import model_of
 from router.record import Record, Usage
 
 if TYPE_CHECKING:
@@ -125,6 +127,16 @@ SEMCONV_PROVIDERS = {
     "watsonx": "ibm.watsonx.ai",
     "xai": "x_ai",
 }
+
+
+def request_model(backend: BackendSettings) -> str:
+    """`gen_ai.request.model` of a backend: the model's name at its provider. A litellm
+    backend's model without litellm's provider prefix (`echo500` for `openai/echo500`, which
+    the span's `gen_ai.provider.name` says), as litellm itself reads it (`model_of`: cached,
+    no network); any other backend's as configured, which is what the server is sent."""
+    if backend.kind == "litellm":
+        return model_of(backend)
+    return backend.model
 
 
 def provider_name(backend: BackendSettings) -> str:

@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from evals.urls import masked_url
 from router import trace_context
@@ -26,6 +27,7 @@ from router.span_attributes import (
     OPERATIONS,
     provider_name,
     record_attributes,
+    request_model,
     server_addresses,
     server_attributes,
 )
@@ -193,8 +195,10 @@ class Tracing:
             },
         )
 
-    def start_child(self, parent: Any, name: str, attributes: Attributes | None = None) -> Any:
-        """A child span: "classify", "attempt <backend>" (a client span) or "ledger"."""
+    def start_child(
+        self, parent: Any, name: str, attributes: Attributes | None = None, kind: str = INTERNAL
+    ) -> Any:
+        """A child span: "classify", "ledger", or an attempt's client span (`start_attempt`)."""
         if parent is NO_SPAN:
             return NO_SPAN
         return SpanRecord(
@@ -202,7 +206,7 @@ class Tracing:
             trace_id=parent.trace_id,
             span_id=self._rand.getrandbits(64) or 1,
             parent_id=parent.span_id,
-            kind=CLIENT if name.startswith("attempt ") else INTERNAL,
+            kind=kind,
             start_ns=time.time_ns(),
             sampled=parent.sampled,
             tracestate=parent.tracestate,
@@ -214,7 +218,8 @@ class Tracing:
         a reload begun since may have replaced): the request's operation (the conventions
         require it of a GenAI client span), the provider, model and server, and
         `smf.traffic` "live" as the request span's, so a query on client spans alone tells
-        live calls from the shadow's and the canary's."""
+        live calls from the shadow's and the canary's. Named as the conventions name a GenAI
+        client span, `{operation} {model}` (`chat sim-a`); `smf.backend` names the backend."""
         if parent is NO_SPAN:
             return NO_SPAN
         operation = parent.attributes.get("gen_ai.operation.name", "chat")
@@ -223,7 +228,8 @@ class Tracing:
         # the request span names the provider of the backend it ends on as called, not as
         # a reload since may have renamed or removed it (`finish_request`)
         parent.attributes["gen_ai.provider.name"] = attrs["gen_ai.provider.name"]
-        return self.start_child(parent, f"attempt {settings.name}", attrs)
+        name = f"{operation} {attrs['gen_ai.request.model']}"
+        return self.start_child(parent, name, attrs, CLIENT)
 
     def start_call(
         self,
@@ -249,7 +255,7 @@ class Tracing:
         if attributes:
             attrs.update(attributes)
         return SpanRecord(
-            name=f"{traffic} chat {settings.model}",
+            name=f"{traffic} chat {attrs['gen_ai.request.model']}",
             trace_id=trace_id,
             span_id=self._rand.getrandbits(64) or 1,
             parent_id=None,
@@ -272,7 +278,7 @@ class Tracing:
         return {
             "gen_ai.operation.name": operation,
             "gen_ai.provider.name": provider_name(settings),
-            "gen_ai.request.model": settings.model,
+            "gen_ai.request.model": request_model(settings),
             **server,
             "smf.backend": settings.name,
             "smf.tier": settings.tier,
@@ -349,11 +355,16 @@ def server_failed(record: Record) -> bool:
 
 
 def traces_endpoint(env: Mapping[str, str]) -> str | None:
-    """The OTLP/HTTP traces URL: the signal variable as is, or the base plus `/v1/traces`."""
+    """The OTLP/HTTP traces URL: the signal variable as is, or the base with `v1/traces`
+    appended to its path (opentelemetry.io/docs/specs/otel/protocol/exporter/, "Endpoint URLs
+    for OTLP/HTTP"), its query kept: appended to the whole string, a base with
+    `?access_token=…` sent the spans to the base's path with the token corrupted (found in
+    review)."""
     specific = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
     if specific:
         return specific
     base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
-    if base:
-        return base.rstrip("/") + "/v1/traces"
-    return None
+    if not base:
+        return None
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/v1/traces"))

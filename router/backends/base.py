@@ -46,6 +46,10 @@ def _no_usage() -> dict[str, Any] | None:
     return None
 
 
+def _as_sent() -> list[str] | None:
+    return None
+
+
 @dataclass(slots=True)
 class Reply:
     """An upstream's successful answer: a whole body, or a byte stream still arriving."""
@@ -78,6 +82,10 @@ class Reply:
     # The router made this reply from a chat backend's (`router.translate.exchange`): its
     # events come from the chat chunks, a Messages `ping` from reasoning (`first_token`).
     translated: bool = False
+    # The finish reasons the upstream itself said, when a translation turned them into the
+    # client API's (a chat backend's `stop`, sent as `end_turn`); None when the events are
+    # the upstream's own (they say them). Asked once it is over, for the attempt's span.
+    upstream_finish_reasons: Callable[[], list[str] | None] = field(default=_as_sent)
 
 
 class Backend(Protocol):

@@ -141,6 +141,14 @@ def provider_of(settings: BackendSettings) -> str | None:
     return _provider(settings.model, _named_provider(settings), settings.base_url)[1]
 
 
+def model_of(settings: BackendSettings) -> str:
+    """litellm's name for the backend's model at its provider (`echo500` for
+    `openai/echo500`, `anthropic/claude-3` for `openrouter/anthropic/claude-3`): the prefix
+    only when it names a provider litellm knows; the model as configured when litellm cannot
+    tell. Asked once per model, as `provider_of` (no network: litellm's own tables)."""
+    return _provider(settings.model, _named_provider(settings), settings.base_url)[0]
+
+
 def _named_provider(settings: BackendSettings) -> str | None:
     """The provider the config names in `extra_body: {custom_llm_provider: ...}`, if any."""
     provider = settings.extra_body.get("custom_llm_provider")

@@ -76,6 +76,7 @@ async def send(
         wrapped = (
             anthropic_reply.wrapped_inputs(answer, whole) if api == "messages" else frozenset()
         )
+        said = finish_reasons(answer)
         return Reply(
             reply.status,
             reply.headers,
@@ -83,10 +84,12 @@ async def send(
             usage_estimated=lambda: guessed,
             wrapped=lambda: wrapped,
             translated=True,
+            upstream_finish_reasons=lambda: said,
         )
     assert reply.stream is not None
     out = stream_for(api, body)
-    events = _translated(reply.stream, out, name)
+    reasons: list[str] = []
+    events = _translated(reply.stream, out, name, reasons)
     return Reply(
         reply.status,
         reply.headers,
@@ -98,7 +101,16 @@ async def send(
         upstream_usage=lambda: out.upstream_usage,
         wrapped=lambda: out.wrapped,
         translated=True,
+        upstream_finish_reasons=lambda: reasons,
     )
+
+
+def finish_reasons(chat: dict[str, Any]) -> list[str]:
+    """The finish reasons a chat reply or chunk says, one per choice that ended (`misshapen`
+    checked its shape: choices are a list of objects). What the attempt's span says the
+    backend answered, whatever the translation sent the client for it."""
+    choices = chat.get("choices") or ()
+    return [c["finish_reason"] for c in choices if isinstance(c.get("finish_reason"), str)]
 
 
 def keeps_cache(settings: BackendSettings) -> bool:
@@ -141,7 +153,7 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
 
 
 async def _translated(
-    pieces: AsyncIterator[bytes], out: ChatStream, name: str
+    pieces: AsyncIterator[bytes], out: ChatStream, name: str, reasons: list[str] | None = None
 ) -> AsyncIterator[bytes]:
     """Chat SSE bytes in, the client API's events out; raises the upstream's error event.
 
@@ -152,10 +164,12 @@ async def _translated(
     (`misshapen`) or a [DONE] before the answer said why it stopped (a cut, as on the chat
     API) raises its typed error (after the events before it): the relay or the dispatcher
     renders it in the client's API, or falls back before the commit. A close without [DONE]
-    before then yields no end: the relay calls that a cut too."""
+    before then yields no end: the relay calls that a cut too. The chat finish reasons go
+    to `reasons` as they come."""
+    reasons = [] if reasons is None else reasons
     buffer = EventBuffer()
     async for piece in pieces:
-        events, over, failed = _events(buffer.feed(piece), out, name)
+        events, over, failed = _events(buffer.feed(piece), out, name, reasons)
         yield b"".join(events)
         if failed is not None:
             raise failed
@@ -166,7 +180,7 @@ async def _translated(
 
 
 def _events(
-    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream, name: str
+    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream, name: str, reasons: list[str]
 ) -> tuple[list[bytes], bool, UpstreamError | None]:
     """The client API's events for one upstream piece's chat events, whether the stream is
     over (its end, or garbage the relay reports as malformed), and its error, if it sent one."""
@@ -190,6 +204,7 @@ def _events(
             if odd is not None:  # what the relay says of it on the chat API
                 return events, True, odd
             events.extend(out.feed(chunk))
+            reasons += finish_reasons(chunk)
             stopped = unfinished(chunk, name) if chunk.get("choices") else None
             if stopped is not None:  # not a stop reason: a half tool call must not run
                 return events, True, stopped

@@ -24,7 +24,7 @@ from classifier.intent import INTENTS
 from router.config import Backend, parse
 from router.record import Attempt, Record, Usage
 from router.span_attributes import provider_name
-from router.tracing import NO_SPAN, Tracing, traces_endpoint
+from router.tracing import NO_SPAN, Tracing
 from tests.harness import config_for, router, simulator
 
 LOCAL = Backend(name="local", tier="local", base_url="http://h/v1", model="m")
@@ -160,16 +160,17 @@ def test_streamed_request_with_fallback_exports_the_span_tree(
     assert receiver.paths and set(receiver.paths) == {"/v1/traces"}
     assert receiver.service_names() == {"smf-router"}
     spans = {s.name: s for s in receiver.spans()}
-    assert set(spans) == {"chat auto", "classify", "attempt local", "attempt cloud", "ledger"}
+    names = {"chat auto", "classify", f"chat {laguna}", "chat gpt-4o", "ledger"}
+    assert set(spans) == names
     req = spans["chat auto"]
     # continues the caller's trace; every child hangs under the request span
     assert req.trace_id.hex() == "0af7651916cd43dd8448eb211c80319c"
     assert req.parent_span_id.hex() == "b7ad6b7169203331"
-    for name in ("classify", "attempt local", "attempt cloud", "ledger"):
+    for name in names - {"chat auto"}:
         assert spans[name].parent_span_id == req.span_id
         assert spans[name].trace_id == req.trace_id
     # traceparent for the backend call names the attempt span
-    trace_hex, span_hex = req.trace_id.hex(), spans["attempt cloud"].span_id.hex()
+    trace_hex, span_hex = req.trace_id.hex(), spans["chat gpt-4o"].span_id.hex()
     assert headers["traceparent"] == f"00-{trace_hex}-{span_hex}-01"
 
     a = attrs(req)
@@ -188,12 +189,12 @@ def test_streamed_request_with_fallback_exports_the_span_tree(
     assert req.kind == req.SPAN_KIND_SERVER
     assert req.status.code == req.status.STATUS_CODE_UNSET
 
-    failed = spans["attempt local"]
+    failed = spans[f"chat {laguna}"]
     assert failed.kind == failed.SPAN_KIND_CLIENT
     assert failed.status.code == failed.status.STATUS_CODE_ERROR
     assert attrs(failed)["error.type"] == "unreachable"
     assert attrs(failed)["gen_ai.provider.name"] == "vllm"
-    assert attrs(spans["attempt cloud"])["gen_ai.usage.output_tokens"] == 12
+    assert attrs(spans["chat gpt-4o"])["gen_ai.usage.output_tokens"] == 12
 
     every_value = [str(v) for s in spans.values() for v in attrs(s).values()]
     assert not any("alice" in v or "secret prompt" in v for v in every_value)
@@ -234,7 +235,7 @@ def test_refused_and_explained_requests_leave_no_orphan_spans_nor_classifier_cou
     assert (refused.status_code, explained.status_code, served.status_code) == (400, 200, 200)
     assert "smf_router_classifier_duration_seconds_count 1.0" in metrics.splitlines()
     spans = receiver.spans()  # the router's exit flushed them
-    assert sorted(s.name for s in spans) == ["attempt local", "chat auto", "classify", "ledger"]
+    assert sorted(s.name for s in spans) == ["chat auto", "chat local-model", "classify", "ledger"]
     ids = {s.span_id for s in spans}
     assert all(s.parent_span_id in ids for s in spans if s.name != "chat auto")
 
@@ -261,18 +262,6 @@ def test_off_means_no_sdk_objects_and_no_spans(env: dict[str, str]) -> None:
     tracing.finish_request(span, Record(request_id="r", started_at=0.0))
     tracing.shutdown()
     assert headers == {}
-
-
-def test_traces_endpoint_follows_the_otlp_rules() -> None:
-    assert traces_endpoint({}) is None
-    assert traces_endpoint({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"}) == (
-        "http://c:4318/v1/traces"
-    )
-    both = {
-        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318",
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:4318/x",
-    }
-    assert traces_endpoint(both) == "http://t:4318/x"
 
 
 def test_off_imports_no_sdk_at_all() -> None:

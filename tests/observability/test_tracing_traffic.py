@@ -72,7 +72,7 @@ def test_attempt_spans_name_the_operation_and_the_server_never_its_secrets(
 
     spans = {s.name: s for s in traced_router_env.spans()}
     assert attrs(spans["text_completion auto"])["smf.traffic"] == "live"
-    local, cloud, claude = (attrs(spans[f"attempt {b}"]) for b in ("local", "cloud", "claude"))
+    local, cloud, claude = (attrs(spans[f"text_completion {m}"]) for m in ("m", "g", "claude-x"))
     assert local["gen_ai.operation.name"] == "text_completion"  # the request's operation
     assert local["smf.traffic"] == "live"  # as the request span: client spans alone tell it
     assert (local["server.address"], local["server.port"]) == ("10.0.0.5", 8001)
@@ -103,7 +103,8 @@ def test_each_shadow_replay_is_a_client_span_linked_to_the_request_it_mirrors(
 
     (live,) = [s for s in spans if s.kind == s.SPAN_KIND_SERVER]
     assert attrs(live)["smf.traffic"] == "live"
-    (attempt,) = [s for s in spans if s.name == "attempt cloud"]
+    (attempt,) = [s for s in spans if s.name == "chat cloud-model"]
+    assert attempt.parent_span_id == live.span_id and attrs(attempt)["smf.backend"] == "cloud"
     assert attrs(attempt)["gen_ai.operation.name"] == "chat"
     assert attrs(attempt)["server.address"] == "127.0.0.1"
     assert attrs(attempt)["server.port"] == _port(cloud.url)
