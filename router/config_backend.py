@@ -10,12 +10,19 @@ import base64
 import math
 import os
 import re
-import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from evals.urls import check_url
 from router.config_checks import header_safe, is_header_name
@@ -36,50 +43,53 @@ class Strict(BaseModel):
     # every bound check.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _not_a_boolean(cls, value: Any, info: ValidationInfo) -> Any:
-        """YAML reads `yes/no`, `on/off` and `true/false` as booleans, and pydantic took them
-        as 1 and 0 in any number: `context_window: on` was a 1-token window that sent every
-        request to the cloud, `retention_days: yes` dropped all but yesterday (found in
-        review). Refused wherever a number goes, in a mapping's values too (`shadow.rates`);
-        a `${VAR}` string or `730.0` is still read as a number (strict numbers refused them)."""
-        field = cls.model_fields.get(info.field_name or "")
-        where = None if field is None else _boolean_in(value, field.annotation)
-        if where is None:
-            return value
-        what = "is" if where == "" else f"the value of {where!r} is"
+
+def _no_bool(value: Any) -> Any:
+    """YAML reads `yes/no`, `on/off` and `true/false` as booleans, and pydantic took them as
+    1 and 0 in any number: `context_window: on` was a 1-token window that sent every request
+    to the cloud, `retention_days: yes` dropped all but yesterday (found in review). Refused
+    wherever a number goes; a `${VAR}` string or `730.0` is still read as a number (strict
+    numbers refused them)."""
+    if isinstance(value, bool):
         raise ValueError(
-            f"{what} yes/no, on/off or true/false, which YAML reads as a boolean, not a "
-            "number; give a number"
+            "is yes/no, on/off or true/false, which YAML reads as a boolean, not a number; "
+            "give a number"
         )
+    return value
+
+
+# Every number in the config is one of these (tests/router/test_config_numbers.py walks the
+# model to see): the check is on the number itself, so it holds inside a mapping or a list
+# too, and each bad value is reported at its own key.
+Number = Annotated[float, BeforeValidator(_no_bool)]
+Count = Annotated[int, BeforeValidator(_no_bool)]
 
 
 class Timeouts(Strict):
     """Per-attempt deadlines. A slow first token moves on before the client saw anything."""
 
-    connect_s: float = Field(5.0, gt=0)
-    first_token_s: float = Field(60.0, gt=0)
-    idle_s: float = Field(60.0, gt=0)
-    total_s: float = Field(600.0, gt=0)
+    connect_s: Number = Field(5.0, gt=0)
+    first_token_s: Number = Field(60.0, gt=0)
+    idle_s: Number = Field(60.0, gt=0)
+    total_s: Number = Field(600.0, gt=0)
 
 
 class LocalCost(Strict):
     """What a local box costs to run: hardware amortised over time, plus power."""
 
-    hardware_usd: float = Field(0.0, ge=0)
-    amortization_months: float = Field(36.0, gt=0)
-    power_watts: float = Field(0.0, ge=0)
-    electricity_usd_per_kwh: float = Field(0.0, ge=0)
-    monthly_fixed_usd: float = Field(0.0, ge=0)
+    hardware_usd: Number = Field(0.0, ge=0)
+    amortization_months: Number = Field(36.0, gt=0)
+    power_watts: Number = Field(0.0, ge=0)
+    electricity_usd_per_kwh: Number = Field(0.0, ge=0)
+    monthly_fixed_usd: Number = Field(0.0, ge=0)
 
 
 class Price(Strict):
     """A per-backend price override, in dollars per million tokens."""
 
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-    cached_input_per_mtok: float | None = Field(None, ge=0)
+    input_per_mtok: Number = Field(ge=0)
+    output_per_mtok: Number = Field(ge=0)
+    cached_input_per_mtok: Number | None = Field(None, ge=0)
 
 
 class Backend(Strict):
@@ -95,13 +105,13 @@ class Backend(Strict):
     headers: dict[str, str] = Field(default_factory=dict)
     apis: list[ApiName] = Field(default_factory=lambda: list(_DEFAULT_APIS))
     timeouts: Timeouts = Timeouts()
-    max_concurrency: int | None = Field(None, ge=1)
-    context_window: int | None = Field(None, ge=1)
+    max_concurrency: Count | None = Field(None, ge=1)
+    context_window: Count | None = Field(None, ge=1)
     metrics_url: str | None = None  # vLLM's /metrics, for capacity; derived when None
     health_path: str = Field("/health", pattern=r"^/")
     price: Price | None = None
     local_cost: LocalCost | None = None
-    retry_after_max_s: float = Field(2.0, ge=0)
+    retry_after_max_s: Number = Field(2.0, ge=0)
 
     @model_validator(mode="before")
     @classmethod
@@ -272,29 +282,6 @@ class Backend(Strict):
             return None
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-
-
-def _boolean_in(value: Any, kind: Any) -> str | None:
-    """Where `value` holds a boolean that `kind` would read as the number 1 or 0: '' for
-    `value` itself, the key of a mapping's value; None when nowhere."""
-    if get_origin(kind) is Annotated:
-        return _boolean_in(value, get_args(kind)[0])
-    if isinstance(value, bool):
-        return "" if _takes_number(kind) else None
-    args = get_args(kind)
-    if isinstance(value, dict) and get_origin(kind) is dict and len(args) == 2:
-        return next((str(k) for k, v in value.items() if _boolean_in(v, args[1]) == ""), None)
-    return None
-
-
-def _takes_number(kind: Any) -> bool:
-    """Whether `kind` reads a number and no boolean: `int`, `float`, either optional."""
-    if get_origin(kind) is Annotated:
-        return _takes_number(get_args(kind)[0])
-    if get_origin(kind) in (Union, types.UnionType):
-        choices = get_args(kind)
-        return bool not in choices and any(_takes_number(choice) for choice in choices)
-    return kind in (int, float)
 
 
 def _json_value(value: Any, where: str) -> Any:

@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from evals import results
-from router.config_backend import Strict
+from router.config_backend import Count, Number, Strict
 from router.config_checks import check_host_name, check_origin, known_intents
 
-Fraction = Annotated[float, Field(ge=0, le=1)]
+Fraction = Annotated[Number, Field(ge=0, le=1)]
 
 
 class RouterKey(Strict):
@@ -35,7 +35,7 @@ class Auth(Strict):
 
 
 class ClassifierSettings(Strict):
-    min_confidence: float = Field(0.35, ge=0, le=1)
+    min_confidence: Number = Field(0.35, ge=0, le=1)
     default_route: str = "coding"
 
 
@@ -44,12 +44,12 @@ class LedgerSettings(Strict):
     # The writer thread waits this long on a threading.Event: 1e10 ended it with an
     # OverflowError while the server looked ready, and records piled up unwritten (found in
     # review). An hour is already a long time for records to wait in memory.
-    flush_interval_s: float = Field(1.0, gt=0, le=3600)
+    flush_interval_s: Number = Field(1.0, gt=0, le=3600)
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
-    text_retention_days: int = Field(30, ge=1)
-    retention_days: int = Field(730, ge=1)
+    text_retention_days: Count = Field(30, ge=1)
+    retention_days: Count = Field(730, ge=1)
     # The router's retention (records' and texts') and compaction, a minute after start, then
     # hourly (router.maintenance). Off where one job does it for every replica (the Kubernetes
     # CronJob): N replicas compacting one shared ledger at once are safe only where its storage
@@ -62,9 +62,9 @@ class ShadowSettings(Strict):
     route_rates: dict[str, Fraction] = Field(default_factory=dict)  # route -> fraction (wins)
     targets: dict[str, str] = Field(default_factory=dict)  # intent -> backend
     allow_cloud_targets: bool = False
-    max_concurrency: int = Field(2, ge=1)
-    queue_size: int = Field(100, ge=1)
-    timeout_s: float = Field(120.0, gt=0)
+    max_concurrency: Count = Field(2, ge=1)
+    queue_size: Count = Field(100, ge=1)
+    timeout_s: Number = Field(120.0, gt=0)
     judge_backend: str | None = None
     # Coding: run the fenced asserts of the client's message against both answers. Off by
     # default: that is code any API client wrote, run on this host in the evals sandbox.
@@ -86,16 +86,16 @@ class CanarySettings(Strict):
     enabled: bool = False
     # `/v1/router/status` shows the next run as a date: past year 9999 (1e300) it answered
     # 500 (found in review). A canary run less than monthly is no canary.
-    interval_s: float = Field(900.0, gt=0, le=30 * 86400)
+    interval_s: Number = Field(900.0, gt=0, le=30 * 86400)
     suites: str | None = None  # a directory; None means the suites shipped in evals/
-    sample_per_suite: int = Field(3, ge=1)
-    concurrency: int = Field(2, ge=1)
-    window: int = Field(20, ge=1)
-    min_samples: int = Field(5, ge=1)  # results in the window before a gate may close
-    timeout_s: float = Field(120.0, gt=0)  # per case
+    sample_per_suite: Count = Field(3, ge=1)
+    concurrency: Count = Field(2, ge=1)
+    window: Count = Field(20, ge=1)
+    min_samples: Count = Field(5, ge=1)  # results in the window before a gate may close
+    timeout_s: Number = Field(120.0, gt=0)  # per case
     floors: dict[str, Fraction] = Field(default_factory=dict)  # intent -> pass-rate floor
     baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
-    floor_margin: float = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
+    floor_margin: Number = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
 
     @model_validator(mode="after")
     def _check_paths(self) -> CanarySettings:
@@ -124,21 +124,21 @@ class ResilienceSettings(Strict):
     """Circuit breaking, probing, capacity overflow and sticky conversations."""
 
     enabled: bool = True  # off: every backend presumed healthy and free (read at start)
-    failure_threshold: int = Field(3, ge=1)  # consecutive failures that open a circuit
-    open_s: float = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
-    max_open_s: float = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend
-    probe_interval_s: float = Field(5.0, gt=0)  # probes of healthy backends (0 cost)
-    probe_timeout_s: float = Field(2.0, gt=0)
-    capacity_poll_s: float = Field(1.0, gt=0)  # vLLM /metrics read interval
-    max_queue_wait_s: float = Field(2.0, ge=0)  # more expected queueing than this overflows
-    models_refresh_s: float = Field(300.0, gt=0)  # re-read /v1/models max_model_len
-    sticky_ttl_s: float = Field(1800.0, ge=0)  # 0 turns sticky conversations off
-    sticky_max_entries: int = Field(50_000, ge=1)
+    failure_threshold: Count = Field(3, ge=1)  # consecutive failures that open a circuit
+    open_s: Number = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
+    max_open_s: Number = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend
+    probe_interval_s: Number = Field(5.0, gt=0)  # probes of healthy backends (0 cost)
+    probe_timeout_s: Number = Field(2.0, gt=0)
+    capacity_poll_s: Number = Field(1.0, gt=0)  # vLLM /metrics read interval
+    max_queue_wait_s: Number = Field(2.0, ge=0)  # more expected queueing than this overflows
+    models_refresh_s: Number = Field(300.0, gt=0)  # re-read /v1/models max_model_len
+    sticky_ttl_s: Number = Field(1800.0, ge=0)  # 0 turns sticky conversations off
+    sticky_max_entries: Count = Field(50_000, ge=1)
 
 
 class ServerSettings(Strict):
-    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024)
-    drain_s: float = Field(30.0, ge=0)
+    max_body_bytes: Count = Field(8 * 1024 * 1024, ge=1024)
+    drain_s: Number = Field(30.0, ge=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     # uvicorn's proxy-header middleware: X-Forwarded-Proto/-For from --forwarded-allow-ips
     # become the request's scheme and client (what the app sees of them: the scheme of its

@@ -3,48 +3,95 @@ and no duration so long that what waits on it breaks."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import Annotated, Any, get_args, get_origin
 
 import pytest
+from pydantic import BaseModel, Field
 
-from router.config import load
+from router.config import Config, load
+from router.config_backend import Count, Number, Strict, _no_bool
 from tests.router.test_config import GOOD, write
 from tests.router.test_config_file import config_check
 
 
 @pytest.mark.parametrize(
-    ("text", "field", "named"),
+    ("text", "field"),
     [
         (
             GOOD.replace("tier: local", "tier: local\n    context_window: on"),
             "backends.0.context_window (line 5)",
-            "",
         ),
         (
             GOOD.replace("tier: local", "tier: local\n    max_concurrency: true"),
             "backends.0.max_concurrency (line 5)",
-            "",
         ),
-        (GOOD + "classifier: {min_confidence: yes}\n", "classifier.min_confidence (line 16)", ""),
-        (GOOD + "shadow: {rates: {math: on}}\n", "shadow.rates (line 16)", "the value of 'math'"),
+        (GOOD + "classifier: {min_confidence: yes}\n", "classifier.min_confidence (line 16)"),
+        (GOOD + "shadow: {rates: {math: on}}\n", "shadow.rates.math (line 16)"),
         (
             GOOD.replace("tier: local", "tier: local\n    timeouts: {total_s: off}"),
             "backends.0.timeouts.total_s (line 5)",
-            "",
         ),
     ],
     ids=["context_window", "max_concurrency", "min_confidence", "shadow_rate", "total_s"],
 )
 def test_a_yaml_boolean_where_a_number_goes_is_refused_naming_the_field(
-    tmp_path: Path, text: str, field: str, named: str
+    tmp_path: Path, text: str, field: str
 ) -> None:
     """YAML reads on/yes/true as true, and every int and float field but the two retentions
     took it as 1: `context_window: on` was a 1-token window, so every request skipped the
     local backend for the paid cloud without a word (found in review)."""
     done = config_check(write(tmp_path, text))
     assert done.returncode == 2, done.stdout
-    assert re.search(rf"{re.escape(field)}: .*{named}.*boolean, not a number", done.stderr)
+    assert f"{field}: is yes/no, on/off or true/false, which YAML reads as a boolean, not a " in (
+        done.stderr
+    )
+
+
+def test_each_boolean_in_a_mapping_is_said_at_its_own_key(tmp_path: Path) -> None:
+    """The check looked into a mapping's values for the first boolean only, and said it of
+    the whole mapping (`shadow.rates (line 17): the value of 'math' is ...`)."""
+    text = GOOD + "shadow:\n  rates:\n    math: on\n    prose: 0.5\n    coding: yes\n"
+    done = config_check(write(tmp_path, text))
+    assert done.returncode == 2, done.stdout
+    for field in ("shadow.rates.math (line 18)", "shadow.rates.coding (line 20)"):
+        assert f"  {field}: is yes/no, on/off or true/false, which YAML reads" in done.stderr
+    assert "prose" not in done.stderr
+
+
+def _unchecked(annotation: Any, metadata: list[Any], where: str, seen: set[type]) -> list[str]:
+    """Where `annotation` holds an int or a float that is not `Number` or `Count` (which
+    refuse a YAML boolean), inside models, containers and unions all the way down."""
+    if get_origin(annotation) is Annotated:
+        inner, *more = get_args(annotation)
+        return _unchecked(inner, [*metadata, *more], where, seen)
+    if annotation in (int, float):
+        checked = any(getattr(m, "func", None) is _no_bool for m in metadata)
+        return [] if checked else [where]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation in seen:
+            return []
+        seen.add(annotation)
+        fields = annotation.model_fields.items()
+        return [
+            bad
+            for name, info in fields
+            for bad in _unchecked(info.annotation, info.metadata, f"{where}.{name}", seen)
+        ]
+    return [bad for arg in get_args(annotation) for bad in _unchecked(arg, [], where, seen)]
+
+
+def test_every_number_in_the_config_refuses_a_boolean() -> None:
+    """The next number field cannot forget the check: one given as a bare `int` or `float`,
+    or inside a list, a tuple, a mapping or a union, took `on` as 1 (found in review)."""
+    assert _unchecked(Config, [], "", set()) == []
+
+    class Planted(Strict):  # what the walk must find
+        plain: float = 0.0
+        nested: dict[str, list[tuple[Number, int]]] = Field(default_factory=dict)
+        optional: Count | None = None
+
+    assert _unchecked(Planted, [], "", set()) == [".plain", ".nested"]
 
 
 def test_booleans_where_booleans_go_and_numbers_from_variables_still_load(
