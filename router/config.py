@@ -89,7 +89,7 @@ class Config(Strict):
                 raise ValueError(f"routes.{route}: {twice} listed more than once")
             for member in members:
                 if member not in names and "routes" not in self.model_fields_set:
-                    raise ValueError(_default_routes_unmet(member))
+                    raise ValueError(_default_routes_unmet(names))
                 if member not in names:
                     raise ValueError(f"routes.{route}: unknown backend {member!r}")
         missing = [i for i in INTENTS if i not in self.routes]
@@ -227,14 +227,19 @@ class Config(Strict):
         raise KeyError(name)
 
 
-def _default_routes_unmet(missing: str) -> str:
+def _default_routes_unmet(names: list[str]) -> str:
     """Without `routes:` the defaults apply, and they name `local` and `cloud`: a newcomer with
     one vLLM box named otherwise was told `routes.coding: unknown backend 'cloud'`, of a
-    section the file does not have, with no line (found in review)."""
+    section the file does not have, with no line (found in review). Each default name that
+    is missing is said (naming the first only, it sent the user who renamed `spark` to
+    `local` on to the same error for `cloud`)."""
+    defaults = dict.fromkeys(name for members in DEFAULT_ROUTES.values() for name in members)
+    missing = " or ".join(repr(name) for name in defaults if name not in names)
     return (
-        f"routes: not given, so the default routes apply, and they name the backends 'local' "
-        f"and 'cloud' (there is no backend {missing!r}); add a routes: section naming your "
-        f"backends for each intent ({', '.join(INTENTS)}), e.g. `coding: [<backend>]`"
+        f"routes: not given, so the default routes apply, and they name the backends "
+        f"{' and '.join(map(repr, defaults))} (there is no backend {missing}); add a routes: "
+        f"section naming your backends for each intent ({', '.join(INTENTS)}), e.g. "
+        "`coding: [<backend>]`"
     )
 
 

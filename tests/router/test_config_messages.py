@@ -53,11 +53,26 @@ def test_left_out_routes_say_the_defaults_name_local_and_cloud(tmp_path: Path) -
         load(write(tmp_path, text + "    model: m\n"), env={})
     message = str(info.value)
     assert "routes: not given, so the default routes apply" in message
-    assert "name the backends 'local' and 'cloud' (there is no backend 'local')" in message
+    assert "name the backends 'local' and 'cloud' (there is no backend 'local' or 'cloud')" in (
+        message
+    )
     assert "add a routes: section" in message and "coding, tool_calling" in message
     given = text + "    model: m\nroutes: {coding: [cloud]}\n"  # written: said of its line
     with pytest.raises(ConfigError, match=r"routes\.coding \(line 6\): unknown backend 'cloud'"):
         load(write(tmp_path, given), env={})
+
+
+@pytest.mark.parametrize(
+    ("local", "missing"), [("spark", "'local' or 'cloud'"), ("local", "'cloud'")]
+)
+def test_left_out_routes_name_each_default_backend_missing(
+    tmp_path: Path, local: str, missing: str
+) -> None:
+    """Backends `spark` and `remote` were told "(there is no backend 'local')" alone, and
+    the user who renamed spark met the same error for 'cloud' next (found in review)."""
+    text = GOOD.replace("name: local", f"name: {local}").replace("name: cloud", "name: remote")
+    with pytest.raises(ConfigError, match=rf"\(there is no backend {missing}\); add a routes:"):
+        load(write(tmp_path, text), env={})
 
 
 def test_a_backend_with_no_apis_is_refused(tmp_path: Path) -> None:
