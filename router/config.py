@@ -68,6 +68,8 @@ class Config(Strict):
     demo: bool = False  # true in the built-in demo config only: `load` refuses it in a file
     # Where `load` put a variable's value: the value as it may be shown (`config_mask`).
     _from_env: dict[config_env.Where, str] = PrivateAttr(default_factory=dict)
+    # The environment variables `parse` was told filled each place (`router.default_config`).
+    _variables: dict[config_yaml.Loc, str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check_references(self) -> Config:
@@ -200,6 +202,12 @@ class Config(Strict):
                 )
         return self
 
+    def field_name(self, *loc: int | str) -> str:
+        """The field at `loc` as an error found after loading (`router.backends.check`) names
+        it: for the built-in defaults, by the SMF_* variable that filled it, as `parse` does
+        (it said `backends.1.model` of `SMF_CLOUD_MODEL=antropic/...`, found in review)."""
+        return config_yaml.field_name(loc, variables=self._variables)
+
     @property
     def from_env(self) -> dict[config_env.Where, str]:
         """Where `load` put a variable's value, with that value as it may be shown."""
@@ -302,9 +310,11 @@ def parse(
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping")
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(config_yaml.describe(exc, source, text, variables)) from None
+    config._variables = dict(variables or {})
+    return config
 
 
 def hash_key(key: str) -> str:

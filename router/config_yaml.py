@@ -139,13 +139,21 @@ def describe(
         msg = msg.removeprefix(_RAISED)  # pydantic's mark of a ValueError: no news to a reader
         loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
-        field = ".".join(str(p) for p in loc) or "<root>"
-        at = f" (line {where})" if where else ""
-        named = [name for place, name in (variables or {}).items() if place[: len(loc)] == loc]
-        if loc and named:  # the variables behind this field, or behind this backend
-            field, at = ", ".join(named), f" ({field})"
-        lines.append(f"  {field}{at}: {msg}")
+        lines.append(f"  {field_name(loc, where, variables)}: {msg}")
     return "\n".join(lines)
+
+
+def field_name(
+    loc: Loc, line: int | None = None, variables: Mapping[Loc, str] | None = None
+) -> str:
+    """The field at `loc` as an error names it: with its `line` in the file, or with the
+    environment `variables` set there (or anywhere in this backend) for a config built from
+    them: `backends.0.base_url` is no name their user ever wrote."""
+    field = ".".join(str(p) for p in loc) or "<root>"
+    named = [name for place, name in (variables or {}).items() if place[: len(loc)] == loc]
+    if loc and named:
+        return f"{', '.join(named)} ({field})"
+    return f"{field} (line {line})" if line else field
 
 
 def without_header_names(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:

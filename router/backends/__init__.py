@@ -14,7 +14,7 @@ def check(config: Config) -> None:
         if settings.kind == "litellm":
             from router.backends.litellm import check_model
 
-            check_model(settings, index)
+            check_model(settings, config.field_name("backends", index, "model"))
 
 
 def create(settings: BackendSettings) -> Backend:

@@ -102,7 +102,7 @@ async def stop_logging_worker() -> None:
         await GLOBAL_LOGGING_WORKER.stop(timeout=2.0)
 
 
-def check_model(settings: BackendSettings, index: int) -> None:
+def check_model(settings: BackendSettings, field: str) -> None:
     """A model whose prefix names no provider litellm knows (`antropic/…`) is a config error.
 
     `config check` passes it (it does not import litellm) and each request would fail with it
@@ -110,7 +110,8 @@ def check_model(settings: BackendSettings, index: int) -> None:
     litellm for a litellm backend anyway. Asked as a request asks: a provider given as
     `extra_body: {custom_llm_provider: ...}` serves an unprefixed model (refused before,
     found in review). Only litellm's own "no provider" answer refuses: anything else it
-    raises says nothing of the model, so the backend starts and its requests will tell."""
+    raises says nothing of the model, so the backend starts and its requests will tell.
+    `field` names the setting as the config's errors do (`Config.field_name`)."""
     litellm = import_litellm()
     try:
         litellm.get_llm_provider(
@@ -128,7 +129,7 @@ def check_model(settings: BackendSettings, index: int) -> None:
             )
             return
         raise ConfigError(
-            f"backends.{index}.model: litellm knows no provider for {settings.model!r}; "
+            f"{field}: litellm knows no provider for {settings.model!r}; "
             "prefix it with one such as anthropic/, gemini/, bedrock/ or openai/, or name "
             "one in extra_body: {custom_llm_provider: ...}"
         ) from None

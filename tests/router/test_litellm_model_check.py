@@ -6,6 +6,7 @@ a model, are in `test_litellm_errors`.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,25 @@ def test_a_model_no_provider_serves_stops_serve(tmp_path: Path) -> None:
     assert "backends.0.model" in done.stderr and MISTYPED in done.stderr
     assert "Traceback" not in done.stderr
     assert "Pass in" not in done.stderr  # our words, not litellm's cut mid-sentence
+
+
+def test_a_built_in_model_no_provider_serves_is_named_by_its_variable(tmp_path: Path) -> None:
+    """`SMF_CLOUD_MODEL=antropic/...` stopped `serve` naming `backends.1.model`, a field of
+    the built-in defaults the user never wrote, where a refused value in `parse` names the
+    variable (found in review)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
+    done = subprocess.run(
+        [VENV_BIN / "smf-router", "serve", "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "SMF_CLOUD_MODEL": MISTYPED},
+        cwd=tmp_path,  # the default ./var/ledger, were it ever made
+    )
+    assert done.returncode == 2, done.stderr
+    said = f"error: SMF_CLOUD_MODEL (backends.1.model): litellm knows no provider for {MISTYPED!r}"
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_provider_named_in_extra_body_serves_an_unprefixed_model(tmp_path: Path) -> None:
