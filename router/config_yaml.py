@@ -100,11 +100,16 @@ def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
     """The line of the deepest part of `loc` the YAML holds: the key itself, or for a
     missing key its list item or section (matching the first `key:` in the text pointed
     at another backend's lines)."""
+    return _find(text, loc)[0]
+
+
+def _find(text: str, loc: tuple[int | str, ...]) -> tuple[int | None, int]:
+    """`line_of`, and how many parts of `loc` the YAML holds (all: the field is written)."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
-        return None
-    line = None
+        return None, 0
+    line, found = None, 0
     for part in loc:
         if isinstance(node, yaml.MappingNode):
             pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
@@ -118,7 +123,8 @@ def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
             line = node.start_mark.line + 1
         else:
             break
-    return line
+        found += 1
+    return line, found
 
 
 Loc = tuple[int | str, ...]
@@ -135,7 +141,7 @@ def describe(
     the variables set there: `backends.0.base_url` is no name their user ever wrote."""
     lines = [f"{source}: invalid configuration"]
     for err in exc.errors():
-        loc, msg = _field_of(tuple(err["loc"]), err["msg"])
+        loc, msg = _field_of(tuple(err["loc"]), err["msg"], text)
         msg = msg.removeprefix(_RAISED)  # pydantic's mark of a ValueError: no news to a reader
         loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
@@ -168,16 +174,22 @@ _RAISED = "Value error, "
 _NAMED = re.compile(rf"^{_RAISED}([A-Za-z_][\w-]*(?:\.[\w-]+)*): (.*)$", re.DOTALL)
 
 
-def _field_of(loc: tuple[int | str, ...], msg: str) -> tuple[tuple[int | str, ...], str]:
-    """A model validator's error is located at its model, and its message names the field
-    (`routes.coding: unknown backend`): that field, so the error gets the field's line."""
+def _field_of(
+    loc: tuple[int | str, ...], msg: str, text: str | None
+) -> tuple[tuple[int | str, ...], str]:
+    """A model validator's error is located at its model, and its message names the field:
+    the whole path (`routes.coding: unknown backend`), or one in that model (a backend's
+    `base_url: ...`), when the file has it. That field, so the error gets the field's line
+    (`backends.0 (line 2): base_url: ...` sent the reader looking for it)."""
     named = _NAMED.match(msg)
     if named is None:
         return loc, msg
     parts = tuple(int(p) if p.isdigit() else p for p in named.group(1).split("."))
-    if parts[: len(loc)] != loc:
-        return loc, msg
-    return parts, named.group(2)
+    if parts[: len(loc)] == loc:
+        return parts, named.group(2)
+    if text is not None and _find(text, loc + parts)[1] == len(loc + parts):
+        return loc + parts, named.group(2)
+    return loc, msg
 
 
 def _check_size(root: yaml.Node) -> None:

@@ -75,6 +75,37 @@ def test_left_out_routes_name_each_default_backend_missing(
         load(write(tmp_path, text), env={})
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (
+            "https://api.example.com/v1",
+            "https://u:pw@api.example.com/v1",
+            "backends.1.base_url (line 9): a user and password in it and api_key_env",
+        ),
+        (
+            "/v1\n    model: gpt-4o",
+            "/v1?v=1\n    model: gpt-4o\n    kind: litellm",
+            "backends.1.base_url (line 9): a `kind: litellm` backend cannot send a query",
+        ),
+        (  # not in the file: said of the backend, whose line is there
+            "    base_url: https://api.example.com/v1\n",
+            "",
+            "backends.1 (line 7): base_url: a `kind: openai` backend needs one",
+        ),
+    ],
+)
+def test_a_backends_own_check_is_said_at_the_field_it_names(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    """A check of the whole backend names its field in its message, and was said of the
+    backend: `backends.1 (line 7): base_url: ...`, two lines above the URL (found in
+    review)."""
+    with pytest.raises(ConfigError) as info:
+        load(write(tmp_path, GOOD.replace(old, new)), env={"CLOUD_KEY": "k"})
+    assert f"  {said}" in str(info.value)
+
+
 def test_a_backend_with_no_apis_is_refused(tmp_path: Path) -> None:
     """`apis: []` loaded: a backend no request of any API could reach (found in review)."""
     text = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: []")
