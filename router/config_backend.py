@@ -99,7 +99,7 @@ class Backend(Strict):
     tier: Tier
     kind: BackendKind = "openai"
     base_url: str = ""
-    model: str = Field(min_length=1)  # '' (an empty `${VAR}`) would ask the backend for nothing
+    model: str
     api_key_env: str | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
@@ -120,6 +120,15 @@ class Backend(Strict):
         if isinstance(data, dict) and data.get("kind") == "litellm" and "apis" not in data:
             return {**data, "apis": ["chat"]}
         return data
+
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, model: str) -> str:
+        """'' (an empty `${VAR}`) would ask the backend for no model, and so would spaces:
+        `model: "  "` and `SMF_LOCAL_MODEL='  '` loaded (found in review)."""
+        if not model.strip():
+            raise ValueError("is empty or only spaces: name the model the backend serves")
+        return model
 
     @field_validator("apis")
     @classmethod

@@ -13,6 +13,7 @@ from router.config import ConfigError, load
 from router.config_env import interpolate
 from router.default_config import from_environment
 from tests.harness import REPO, VENV_BIN
+from tests.router.test_config import write
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,20 @@ def test_an_empty_model_or_ledger_path_is_an_error_naming_the_field(tmp_path: Pa
         load(path, env={"MODEL": "", "LEDGER": ""})
     assert "backends.0.model (line 5)" in str(error.value)
     assert "ledger.path (line 7)" in str(error.value)
+
+
+@pytest.mark.parametrize("model", ['""', '"   "', "'\t'"])
+def test_a_blank_model_name_is_refused(tmp_path: Path, model: str) -> None:
+    """`model: "   "` loaded, with min_length=1 its only check: a backend asked for a
+    model named by spaces (found in review)."""
+    text = "backends:\n  - name: local\n    tier: local\n    base_url: http://127.0.0.1:9/v1\n"
+    with pytest.raises(ConfigError, match=r"backends\.0\.model \(line 5\): is empty or only"):
+        load(write(tmp_path, text + f"    model: {model}\n"), env={})
+
+
+def test_a_blank_built_in_model_is_named_by_its_variable() -> None:
+    with pytest.raises(ConfigError, match=r"SMF_LOCAL_MODEL \(backends\.0\.model\): is empty"):
+        from_environment({"SMF_LOCAL_MODEL": "   "})
 
 
 def test_built_in_variables_set_but_empty_count_as_unset() -> None:
