@@ -111,6 +111,14 @@ def _kind(value: Any) -> str:
     return "nothing" if value is None else f"{value!r}"[:60]
 
 
+def number_given(value: Any) -> str:
+    """A value given where a number goes, as a message shows it: `max_tokens: yes` said only
+    `got True` (found in review)."""
+    if isinstance(value, bool):
+        return f"{value!r} (a boolean: YAML reads yes/no, on/off and true/false so; give a number)"
+    return f"{value!r}"[:60]
+
+
 def _is_text(value: Any) -> bool:
     """Text, or a number written where text is meant (``expected: 42``); never a boolean."""
     return not isinstance(value, bool) and isinstance(value, str | int | float)
@@ -177,7 +185,9 @@ def _contains(expected: Any, metadata: Mapping[str, Any]) -> None:
     need = _whole(metadata["min_matches"])
     if need is None or need < 1:
         given = metadata["min_matches"]
-        raise FieldProblem(f"'min_matches' must be a positive whole number, got {given!r}")
+        raise FieldProblem(
+            f"'min_matches' must be a positive whole number, got {number_given(given)}"
+        )
     listed = len(keywords) if isinstance(keywords, list) else 1
     if need > listed:
         raise FieldProblem(

@@ -274,7 +274,9 @@ def _number(value: Any, field_name: str, where: str) -> float:
         else:
             if math.isfinite(number):
                 return number
-    raise SuiteError(f"{where}: {field_name!r} must be a number, got {value!r}")
+    raise SuiteError(
+        f"{where}: {field_name!r} must be a number, got {grader_fields.number_given(value)}"
+    )
 
 
 def _documents(path: Path) -> Iterator[tuple[Any, yaml.Node | None]]:

@@ -305,8 +305,10 @@ def parse(
 ) -> Config:
     """`data` validated; an error names each field and its line in `text`, or the
     environment `variables` that filled it in (`router.default_config`)."""
-    if data is None:  # what YAML reads from a file with nothing in it but comments
-        raise ConfigError(f"{source}: the file is empty; a config needs at least `backends:`")
+    if data is None:  # what YAML reads from a file of comments, or of `null`, `~` or `---`
+        raise ConfigError(
+            f"{source}: the file holds no settings; a config needs at least `backends:`"
+        )
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping")
     try:

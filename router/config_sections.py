@@ -11,13 +11,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evals import results
 from router.config_backend import Count, Number, Strict
 from router.config_checks import check_host_name, check_origin, known_intents
 
 Fraction = Annotated[Number, Field(ge=0, le=1)]
+
+
+def _at_most(seconds: int, said: str) -> AfterValidator:
+    """`le=seconds` with the bound also said as a reader counts it: pydantic's message alone
+    said "less than or equal to 2592000" (found in review)."""
+
+    def check(value: float) -> float:
+        if value > seconds:
+            raise ValueError(f"Input should be less than or equal to {seconds} ({said})")
+        return value
+
+    return AfterValidator(check)
 
 
 class RouterKey(Strict):
@@ -44,7 +56,7 @@ class LedgerSettings(Strict):
     # The writer thread waits this long on a threading.Event: 1e10 ended it with an
     # OverflowError while the server looked ready, and records piled up unwritten (found in
     # review). An hour is already a long time for records to wait in memory.
-    flush_interval_s: Number = Field(1.0, gt=0, le=3600)
+    flush_interval_s: Annotated[Number, _at_most(3600, "an hour")] = Field(1.0, gt=0)
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
@@ -86,7 +98,7 @@ class CanarySettings(Strict):
     enabled: bool = False
     # `/v1/router/status` shows the next run as a date: past year 9999 (1e300) it answered
     # 500 (found in review). A canary run less than monthly is no canary.
-    interval_s: Number = Field(900.0, gt=0, le=30 * 86400)
+    interval_s: Annotated[Number, _at_most(30 * 86400, "30 days")] = Field(900.0, gt=0)
     suites: str | None = None  # a directory; None means the suites shipped in evals/
     sample_per_suite: Count = Field(3, ge=1)
     concurrency: Count = Field(2, ge=1)

@@ -217,7 +217,7 @@ def test_a_prompt_is_still_required_where_we_would_send_one(tmp_path: Path) -> N
         ("temperature: -1", "'temperature' must not be negative"),
         ("max_tokens: lots", "'max_tokens' must be a number, got 'lots'"),
         ("max_tokens: 0", "'max_tokens' must be a positive whole number"),
-        ("max_tokens: true", "'max_tokens' must be a number, got True"),
+        ("max_tokens: yes", r"'max_tokens' must be a number, got True \(a boolean: YAML reads"),
         ("prompt: [a, b]", "'prompt' must be text, got list"),
         ("metadata: {tools: get_weather}", "'metadata.tools' must be a list of tool mappings"),
         ("evaluator: regex_mach", "'evaluator' 'regex_mach' is not one smf-bench has"),
@@ -283,6 +283,10 @@ UNIT_TEST = "evaluator: programmatic, metadata: {eval_type: unit_test}"
         (
             "evaluator: text_contains, expected_keywords: [a], min_matches: 0",
             "'min_matches' must be a positive whole number",
+        ),
+        (
+            "evaluator: text_contains, expected_keywords: [a], min_matches: on",
+            r"'min_matches' must be a positive whole number, got True \(a boolean: YAML reads",
         ),
     ],
 )

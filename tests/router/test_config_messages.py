@@ -38,10 +38,11 @@ def test_a_backend_name_given_twice_points_at_the_second_entry(tmp_path: Path) -
     assert "backends.1.name (line 7): 'local' is also the name of backends.0" in str(info.value)
 
 
-@pytest.mark.parametrize("text", ["", "# nothing yet\n"])
-def test_an_empty_config_file_says_it_is_empty(tmp_path: Path, text: str) -> None:
-    """It said "the top level must be a mapping" (found in review)."""
-    with pytest.raises(ConfigError, match=r"router\.yaml: the file is empty; .*backends:"):
+@pytest.mark.parametrize("text", ["", "# nothing yet\n", "null\n", "~\n", "---\n"])
+def test_a_config_file_without_settings_says_so(tmp_path: Path, text: str) -> None:
+    """It said "the top level must be a mapping" (found in review), then "the file is empty"
+    of a file holding `null`, `~` or `---` too."""
+    with pytest.raises(ConfigError, match=r"router\.yaml: the file holds no settings; .*backends:"):
         load(write(tmp_path, text), env={})
 
 

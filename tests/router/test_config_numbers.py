@@ -107,8 +107,12 @@ def test_booleans_where_booleans_go_and_numbers_from_variables_still_load(
 @pytest.mark.parametrize(
     ("extra", "field", "most"),
     [
-        ("ledger: {flush_interval_s: 1e10}\n", "ledger.flush_interval_s (line 16)", "3600"),
-        ("canary: {interval_s: 1e300}\n", "canary.interval_s (line 16)", "2592000"),
+        (
+            "ledger: {flush_interval_s: 1e10}\n",
+            "ledger.flush_interval_s (line 16)",
+            "3600 (an hour)",
+        ),
+        ("canary: {interval_s: 1e300}\n", "canary.interval_s (line 16)", "2592000 (30 days)"),
     ],
 )
 def test_a_wait_too_long_for_what_waits_on_it_is_refused(
@@ -116,7 +120,8 @@ def test_a_wait_too_long_for_what_waits_on_it_is_refused(
 ) -> None:
     """`flush_interval_s: 1e10` passed, and the ledger writer thread died of an
     OverflowError in `Event.wait` while the server looked ready; with `canary.interval_s:
-    1e300`, `/v1/router/status` answered 500 writing the next run's date (found in review)."""
+    1e300`, `/v1/router/status` answered 500 writing the next run's date (found in review).
+    The bound is said in hours or days too: 2592000 alone meant little."""
     done = config_check(write(tmp_path, GOOD + extra))
     assert done.returncode == 2, done.stdout
     assert f"{field}: Input should be less than or equal to {most}" in done.stderr
