@@ -96,7 +96,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
             for _, data in found:
                 if data is None:
                     continue
-                obj = _check_first(data, name, api, translated)
+                obj = _check_first(data, name, api, translated, committed.backend.secret_values)
                 if obj is None:
                     hold.worked()
                     return
@@ -125,10 +125,12 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     raise Cut(f"{name}: stream ended before its first token", backend=name)
 
 
-def _check_first(data: bytes, name: str, api: Api, translated: bool) -> dict[str, Any] | None:
+def _check_first(
+    data: bytes, name: str, api: Api, translated: bool, secrets: Callable[[], tuple[str, ...]]
+) -> dict[str, Any] | None:
     """Raises for an event that fails the attempt; None when the event decides it (the
     stream may be committed), else the event (an opener, a chat chunk that carries nothing
-    yet)."""
+    yet). An error event's text is cleaned of the backend's `secrets` (`in_band`)."""
     if data == DONE:
         return None
     try:
@@ -139,7 +141,7 @@ def _check_first(data: bytes, name: str, api: Api, translated: bool) -> dict[str
         raise Malformed(f"{name}: the first streamed event is not a JSON object", backend=name)
     problem = obj.get("error") if api in CHAT_APIS else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
-        error = in_band(api, problem, name)
+        error = in_band(api, problem, name, secrets())
         error.message = f"{name}: error event before the first token: {error.message}"
         raise error
     stopped = misshapen(obj, name) or unfinished(obj, name) if api in CHAT_APIS else None

@@ -292,6 +292,25 @@ class Backend(Strict):
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
 
+    def secret_values(self, *more: str | None) -> tuple[str, ...]:
+        """What the router sends this backend that no one else may read, as exact values:
+        the key in `api_key_env`, each configured header's value, the password and query
+        values in `base_url` (as written and decoded), the basic-auth token made of them;
+        and `more` (a litellm provider's own variable). `router.redaction` takes them out of
+        the backend's error texts: a gateway that repeats its request gave a client the
+        operator's key (found in review). Read now: the variable is read as requests are."""
+        parts = urlsplit(self.base_url or "")
+        found = [self.api_key, *self.headers.values(), *more]
+        if parts.password:
+            found += [parts.password, unquote(parts.password)]
+        for pair in parts.query.split("&"):
+            value = pair.partition("=")[2]
+            found += [value, unquote(value)]
+        basic = self.basic_auth()
+        if basic:
+            found.append(basic.removeprefix("Basic "))
+        return tuple(value for value in found if value)
+
 
 def _json_value(value: Any, where: str) -> Any:
     """`value` with int keys as the strings JSON sends; any other key, a key twice, NaN or

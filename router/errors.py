@@ -38,10 +38,13 @@ for the client's error event (`router.upstream_errors.in_band`).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from router.redaction import redacted, redacted_body
 
 
 class RouterError(Exception):
@@ -206,7 +209,12 @@ class WireError:
 
 
 class UpstreamError(RouterError):
-    """An attempt failed. `kind` is the closed name the ledger and metrics use."""
+    """An attempt failed. `kind` is the closed name the ledger and metrics use.
+
+    Its message may be the upstream's own words, which a gateway may fill with what it was
+    sent: it is cleaned here, once, of the backend's `secrets` (the exact values the router
+    holds for it) and of whatever looks like a credential (`router.redaction`), before the
+    client, a log, a span or the canary's details can see it."""
 
     kind = "server_error"
     retryable = True
@@ -214,8 +222,15 @@ class UpstreamError(RouterError):
     upstream_status: int | None = None  # when the status the client sees is not the backend's
     wire: WireError | None = None  # set when the upstream said it in-band, in its own words
 
-    def __init__(self, message: str, *, backend: str = "", param: str | None = None) -> None:
-        super().__init__(message, param=param)
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str = "",
+        param: str | None = None,
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(redacted(message, secrets), param=param)
         self.backend = backend
 
     def body(self) -> dict[str, Any]:
@@ -250,8 +265,15 @@ class Timeout(UpstreamError):
     kind = "timeout"
     code = "upstream_timeout"
 
-    def __init__(self, message: str, *, backend: str = "", kind: str = "timeout") -> None:
-        super().__init__(message, backend=backend)
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str = "",
+        kind: str = "timeout",
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, secrets=secrets)
         self.kind = kind  # timeout | first_token_timeout | stall
 
 
@@ -261,8 +283,15 @@ class RateLimited(UpstreamError):
     type = "rate_limit_error"
     code = "rate_limit_exceeded"
 
-    def __init__(self, message: str, *, backend: str = "", retry_after: float | None = None):
-        super().__init__(message, backend=backend)
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str = "",
+        retry_after: float | None = None,
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, secrets=secrets)
         self.retry_after = retry_after
 
 
@@ -274,8 +303,15 @@ class Overloaded(UpstreamError):
     kind = "overloaded"
     code = "upstream_overloaded"
 
-    def __init__(self, message: str, *, backend: str = "", retry_after: float | None = None):
-        super().__init__(message, backend=backend)
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str = "",
+        retry_after: float | None = None,
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, secrets=secrets)
         self.retry_after = None if retry_after is None else max(1.0, retry_after)
 
 
@@ -307,15 +343,24 @@ class OutputTooLong(ContextTooLong):
 
 
 class Rejected(UpstreamError):
-    """An upstream 4xx that is the client's problem: passed through, never retried."""
+    """An upstream 4xx that is the client's problem: passed through, never retried. The
+    upstream's body, which the client gets, is cleaned as the message is."""
 
     kind = "rejected"
     retryable = False
 
-    def __init__(self, message: str, *, backend: str, status: int, upstream: dict[str, Any]):
-        super().__init__(message, backend=backend)
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str,
+        status: int,
+        upstream: dict[str, Any],
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, secrets=secrets)
         self.status = status
-        self.upstream = upstream
+        self.upstream: dict[str, Any] = redacted_body(upstream, secrets)
 
     def body(self) -> dict[str, Any]:
         return self.upstream

@@ -79,6 +79,9 @@ class Tally:
     # the input its open call holds, by output index: the reply's (`Reply.held_input`), once
     # the relay has it; `dict` (none) before
     held_input: Callable[[], dict[int, str]] = dict
+    # the committed backend's secrets (`Backend.secret_values`), asked only when its stream
+    # sends an error, which is cleaned of them (`in_band`); none before the relay has them
+    secrets: Callable[[], tuple[str, ...]] = tuple
 
     def see(self, obj: dict[str, Any]) -> bool:
         """Take in one event (a chat chunk or a whole reply); True when it renumbered the
@@ -182,6 +185,7 @@ async def relay(
     tally = tally or Tally(api=call.api)
     tally.held_input = committed.reply.held_input
     tally.translated = committed.reply.translated
+    tally.secrets = lambda: committed.backend.secret_values()
     error_kind: str | None = None
     record = call.record
     try:
@@ -332,11 +336,11 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
     if call.api not in CHAT_APIS:
         problem = events.failure(call.api, obj)
         if problem is not None:
-            raise in_band(call.api, problem, "")
+            raise in_band(call.api, problem, "", tally.secrets())
         events.see(call.api, tally, obj)
         return raw
     if obj.get("error") is not None:  # `"error": null` beside the choices is no error
-        raise in_band(call.api, obj["error"], "")
+        raise in_band(call.api, obj["error"], "", tally.secrets())
     odd = misshapen(obj, "")
     if odd is not None:
         raise odd

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from router.log_sparing import Sparing
+from router.redaction import without_secrets
 from router.span_export_env import batch_settings
 
 log = logging.getLogger("smf_router.span_export")
@@ -242,20 +243,6 @@ class ExportLogLimiter(logging.Filter):
 
 MAX_FAILURE_KINDS = 16
 GAVE_UP = "gave up"  # a batch's last line with no failure seen before it (see `failure_kind`)
-
-# What of a URL may hold a credential: its user info (`//user:pass@`) and its query. A query
-# runs to the next white space: requests leaves quotes and parentheses unquoted in the URL
-# urllib3 then prints ("... with url: /v1/traces?token=a(b)c (Caused by ...)").
-_USERINFO = re.compile(r"//[^\s/?#]*@")
-_QUERY = re.compile(r"\?\S+")
-
-
-def without_secrets(text: str) -> str:
-    """`text` with every URL's user info and query replaced by `***`. By pattern, on the whole
-    text, before any cut: the configured query removed by exact string missed a token that
-    requests had re-quoted (`%7E` printed as `~`), and a cut at 300 characters made before
-    the removal left the head of a long token in the log (both found in review)."""
-    return _QUERY.sub("?***", _USERINFO.sub("//***@", text))
 
 
 def failure_kind(msg: str, args: Any, last: str) -> str:

@@ -44,6 +44,7 @@ import email.utils
 import math
 import re
 import time
+from collections.abc import Collection
 from datetime import UTC
 from http import HTTPStatus
 from typing import Any
@@ -177,33 +178,42 @@ def _error_fields(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def classify_error(
-    status: int, raw: bytes, headers: Any, backend: str, names_stored_state: bool = False
+    status: int,
+    raw: bytes,
+    headers: Any,
+    backend: str,
+    names_stored_state: bool = False,
+    secrets: Collection[str] = (),
 ) -> UpstreamError:
     """`names_stored_state`: the request refers to something the server stored for the
     client (a Responses `previous_response_id`); a 404 then says the client's reference is
-    stale, not that the backend is misconfigured."""
+    stale, not that the backend is misconfigured. `secrets`: the backend's
+    (`Backend.secret_values`), which the error's text and body are cleaned of."""
     body = parse_body(raw)
     message = error_message(body)
+    wait = retry_after(headers)
     if status == 429:
-        return RateLimited(message, backend=backend, retry_after=retry_after(headers))
+        return RateLimited(message, backend=backend, retry_after=wait, secrets=secrets)
     if status in (503, 529):  # 529: Anthropic's overloaded_error
-        return Overloaded(message, backend=backend, retry_after=retry_after(headers))
+        return Overloaded(message, backend=backend, retry_after=wait, secrets=secrets)
     if status >= 500:
-        error = ServerError(message, backend=backend)
+        error = ServerError(message, backend=backend, secrets=secrets)
         error.status = 502
         return error
     if status in _CONTEXT_STATUSES and is_context_error(body):
-        return _too_long(message, backend, _context_param(body))
+        return _too_long(message, backend, _context_param(body), secrets)
     if status == 408:
-        return ServerError(message, backend=backend)
+        return ServerError(message, backend=backend, secrets=secrets)
     if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
         return BackendRefused(backend, status)
-    return Rejected(message, backend=backend, status=status, upstream=_openai_shaped(body, status))
+    upstream = _openai_shaped(body, status)
+    return Rejected(message, backend=backend, status=status, upstream=upstream, secrets=secrets)
 
 
-def in_band(api: str, error: Any, backend: str) -> UpstreamError:
+def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -> UpstreamError:
     """An error event from the upstream's stream (`error` its error object), typed as the
-    same error over HTTP would be, with its own names kept in `wire` for the client."""
+    same error over HTTP would be, with its own names kept in `wire` for the client; its
+    message cleaned of `secrets` as `classify_error`'s."""
     body = {"error": error}
     fields = _error_fields(body)
     kind, code = fields.get("type"), fields.get("code")
@@ -214,13 +224,13 @@ def in_band(api: str, error: Any, backend: str) -> UpstreamError:
         status = 400  # no names to go by (TGI's streamed validation error): its words say
     typed: UpstreamError
     if status == 429:
-        typed = RateLimited(message, backend=backend)
+        typed = RateLimited(message, backend=backend, secrets=secrets)
     elif status in (503, 529):
-        typed = Overloaded(message, backend=backend)
+        typed = Overloaded(message, backend=backend, secrets=secrets)
     elif status in _CONTEXT_STATUSES and too_long:
-        typed = _too_long(message, backend, _context_param(body))
+        typed = _too_long(message, backend, _context_param(body), secrets)
     else:
-        typed = ServerError(message, backend=backend)
+        typed = ServerError(message, backend=backend, secrets=secrets)
     names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)
     typed.wire = WireError(api, *names)
     return typed
@@ -324,10 +334,12 @@ def _odd_choices(choices: object, whole: bool) -> str | None:
     return None
 
 
-def _too_long(message: str, backend: str, param: str) -> ContextTooLong:
+def _too_long(
+    message: str, backend: str, param: str, secrets: Collection[str] = ()
+) -> ContextTooLong:
     """A context-length refusal; one that names the output limit is `OutputTooLong`."""
     kind = OutputTooLong if param in _OUTPUT_LIMITS else ContextTooLong
-    return kind(message, backend=backend, param=param)
+    return kind(message, backend=backend, param=param, secrets=secrets)
 
 
 def _context_param(body: dict[str, Any]) -> str:

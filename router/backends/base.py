@@ -100,6 +100,12 @@ class Backend(Protocol):
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> Reply: ...
 
+    def secret_values(self) -> tuple[str, ...]:
+        """What the router sends this upstream that no client may read (its key, headers,
+        a password or query in its URL): an error text from it is cleaned of them
+        (`router.redaction`)."""
+        ...
+
     def warm(self) -> None:
         """Slow one-time preparation, run in a thread before the router is ready."""
 

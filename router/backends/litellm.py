@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -216,8 +216,16 @@ class LiteLLMBackend:
             if not stream:
                 return Reply(200, {}, body=orjson.dumps(_plain(response)))
         except Exception as exc:
-            raise translate(exc, self.settings.name) from None
-        return Reply(200, {}, stream=_events(response, self.settings.name))
+            raise translate(exc, self.settings.name, secrets=self.secret_values()) from None
+        return Reply(200, {}, stream=_events(response, self.settings.name, self.secret_values))
+
+    def secret_values(self) -> tuple[str, ...]:
+        """What its errors are cleaned of (`Backend.secret_values`), and the provider's own
+        key variable (`ANTHROPIC_API_KEY`, …, litellm's names), which litellm reads when
+        the backend sets no `api_key_env`."""
+        provider = provider_of(self.settings)
+        own = os.environ.get(f"{provider.upper()}_API_KEY") if provider else None
+        return self.settings.secret_values(own)
 
     def _arguments(
         self, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -260,14 +268,16 @@ class LiteLLMBackend:
         return None
 
 
-async def _events(response: Any, name: str) -> AsyncIterator[bytes]:
+async def _events(
+    response: Any, name: str, secrets: Callable[[], tuple[str, ...]]
+) -> AsyncIterator[bytes]:
     try:
         async for chunk in response:
             data = _plain(chunk)
             _restore_streamed_stop(data, getattr(response, "received_finish_reason", None))
             yield b"data: " + orjson.dumps(data) + b"\n\n"
     except Exception as exc:
-        raise translate(exc, name, sent=True) from None
+        raise translate(exc, name, sent=True, secrets=secrets()) from None
     yield b"data: [DONE]\n\n"
 
 

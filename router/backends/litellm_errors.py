@@ -11,7 +11,7 @@ import json
 import logging
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 import httpx
@@ -31,6 +31,7 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
+from router.redaction import redacted
 from router.upstream_errors import in_band, retry_after
 
 log = logging.getLogger("smf_router")
@@ -48,52 +49,59 @@ STREAM_ENDED = "Stream ended before a finish_reason was received"
 OUT_OF_CREDIT = "Your credit balance is too low to access the Anthropic API"
 
 
-def translate(exc: Exception, name: str, sent: bool = False) -> UpstreamError:
+def translate(
+    exc: Exception, name: str, sent: bool = False, secrets: Collection[str] = ()
+) -> UpstreamError:
     """litellm's exception classes → our typed errors (by class name: litellm need not be
     imported here).
 
     `sent`: the request was already on its way (a stream broke), so this cannot be a request
     litellm failed to convert. Anything litellm did not raise was raised by the adapter
     itself: a bug of ours, not the backend's. Messages keep the provider's own words, one
-    line (`router.backends.litellm_words`)."""
+    line (`router.backends.litellm_words`), cleaned of the backend's `secrets` as every
+    upstream error's are (`router.errors.UpstreamError`)."""
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)
-    told = _told_in_band_or_wrapped(exc, name)
+    told = _told_in_band_or_wrapped(exc, name, secrets)
     if told is not None:
         return told
     kind = type(exc).__name__
     message = first_line(exc)
     status = int(getattr(exc, "status_code", 0) or 0)
     if kind == "ContextWindowExceededError":
-        return ContextTooLong(message, backend=name, param="messages")
+        return ContextTooLong(message, backend=name, param="messages", secrets=secrets)
     if kind == "RateLimitError" or status == 429:
-        return RateLimited(message, backend=name, retry_after=_retry_after(exc))
+        wait = _retry_after(exc)
+        return RateLimited(message, backend=name, retry_after=wait, secrets=secrets)
     if kind in ("Timeout", "APITimeoutError"):
-        return Timeout(message, backend=name)
+        return Timeout(message, backend=name, secrets=secrets)
     if 400 <= status < 500:  # an answer (the provider's or litellm's own), whatever is under it
-        return _refused(exc, name, status, sent)
+        return _refused(exc, name, status, sent, secrets)
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
         if _reply_began(exc) or (sent and not _never_connected(exc)):
             return Cut(f"{name}: the reply broke off ({type(broken).__name__})", backend=name)
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
-    refused = None if sent else _misconfigured(exc, name)
+    refused = None if sent else _misconfigured(exc, name, secrets)
     if refused is not None:
         return refused
     if kind == "APIConnectionError":  # litellm's name for whatever else went wrong
         return _unreadable_or_unconverted(exc, name, sent)
-    named = _named_mid_stream(exc, name) if sent and status >= 500 else None
+    named = _named_mid_stream(exc, name, secrets) if sent and status >= 500 else None
     if named is not None:
         return named
     if kind == "ServiceUnavailableError" or status == 503 or _overloaded(exc):
-        return Overloaded(message, backend=name, retry_after=_retry_after(exc))
+        wait = _retry_after(exc)
+        return Overloaded(message, backend=name, retry_after=wait, secrets=secrets)
     if status >= 500 or kind in ("InternalServerError", "APIError"):
-        return ServerError(message, backend=name)
-    return ServerError(f"{kind}: {message}", backend=name)
+        return ServerError(message, backend=name, secrets=secrets)
+    return ServerError(f"{kind}: {message}", backend=name, secrets=secrets)
 
 
-def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamError:
+def _refused(
+    exc: Exception, name: str, status: int, sent: bool, secrets: Collection[str]
+) -> UpstreamError:
     """A 4xx: the backend's configuration (no provider for its model, a 401/403/404 said by
     litellm or by the provider, an account out of credit), else the client's request, passed
     on and never retried. Looked at before any connection failure under it: litellm's
@@ -105,7 +113,7 @@ def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamErro
     purpose, and the provider's 400 winning made a wrong key the client's 400, nothing else
     tried (found in review). The provider's own status is the one a client's error carries:
     litellm makes Anthropic's 413 `request_too_large` a BadRequestError (400)."""
-    refused = None if sent else _misconfigured(exc, name)
+    refused = None if sent else _misconfigured(exc, name, secrets)
     if refused is not None:
         return refused
     provider = _provider_status(exc)
@@ -116,7 +124,8 @@ def _refused(exc: Exception, name: str, status: int, sent: bool) -> UpstreamErro
     if _out_of_credit(exc, message):
         return BackendRefused(name, 402)
     status = provider or status
-    return Rejected(message, backend=name, status=status, upstream=error_body(message))
+    body = error_body(message)
+    return Rejected(message, backend=name, status=status, upstream=body, secrets=secrets)
 
 
 def _out_of_credit(exc: Exception, message: str) -> bool:
@@ -177,15 +186,17 @@ def _never_connected(exc: Exception) -> bool:
     return False
 
 
-def _told_in_band_or_wrapped(exc: Exception, name: str) -> UpstreamError | None:
+def _told_in_band_or_wrapped(
+    exc: Exception, name: str, secrets: Collection[str]
+) -> UpstreamError | None:
     """An error event the upstream sent, typed as it says; else what litellm's
     MidStreamFallbackError wraps (its class says nothing of what broke); else None."""
     said = _error_event(exc)
     if said is not None:
-        return in_band("chat", said, name)
+        return in_band("chat", said, name, secrets)
     original = getattr(exc, "original_exception", None)
     if type(exc).__name__ == "MidStreamFallbackError" and isinstance(original, Exception):
-        return translate(original, name, sent=True)
+        return translate(original, name, sent=True, secrets=secrets)
     return None
 
 
@@ -232,16 +243,16 @@ def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> Upstrea
     return Rejected(message, backend=name, status=400, upstream=error_body(message))
 
 
-def _misconfigured(exc: Exception, name: str) -> BackendRefused | None:
+def _misconfigured(exc: Exception, name: str, secrets: Collection[str]) -> BackendRefused | None:
     """What litellm found wrong with the backend's configuration before sending: no
     provider for its model (a 400 of litellm's own, which blamed the client), or no key."""
     if NO_PROVIDER in first_line(exc):
         status = int(getattr(exc, "status_code", 0) or 400)
         return BackendRefused(name, status, why=NO_PROVIDER_WHY)
-    return _missing_key(exc, name)
+    return _missing_key(exc, name, secrets)
 
 
-def _missing_key(exc: Exception, name: str) -> BackendRefused | None:
+def _missing_key(exc: Exception, name: str, secrets: Collection[str]) -> BackendRefused | None:
     """litellm found no key for the provider before sending (a backend without
     `api_key_env` whose provider's own variable is unset): some providers raise a plain
     ValueError ("Missing Gemini API key. Set the GEMINI_API_KEY ..."), which litellm wraps
@@ -253,7 +264,7 @@ def _missing_key(exc: Exception, name: str) -> BackendRefused | None:
     for cause in _causes(exc):
         text = first_line(cause) if isinstance(cause, Exception) else ""
         if _before_sending(cause) and "api key" in text.lower().replace("_", " "):
-            return BackendRefused(name, 401, said=text)
+            return BackendRefused(name, 401, said=redacted(text, secrets))
     return None
 
 
@@ -309,7 +320,7 @@ _ANTHROPIC_IN_BAND = (
 )
 
 
-def _named_mid_stream(exc: Exception, name: str) -> UpstreamError | None:
+def _named_mid_stream(exc: Exception, name: str, secrets: Collection[str]) -> UpstreamError | None:
     """A 500 that litellm made of an error event Anthropic sent mid-stream, typed as that
     event (`in_band`): a rate limit or an overload is a working backend, busy right now,
     never a failure that opens its circuit; the client's error event keeps Anthropic's name.
@@ -322,7 +333,7 @@ def _named_mid_stream(exc: Exception, name: str) -> UpstreamError | None:
     said = next((e for e in reversed(chain) if _is_reply(e)), exc)
     for kind, words in _ANTHROPIC_IN_BAND:
         if any(word in text for word in words):
-            return in_band("messages", {"type": kind, "message": first_line(said)}, name)
+            return in_band("messages", {"type": kind, "message": first_line(said)}, name, secrets)
     return None
 
 

@@ -77,7 +77,8 @@ class OpenAICompatibleBackend:
         if conn.status >= 400:
             raw = await _read(conn, name)
             stored = body.get("previous_response_id") is not None
-            raise classify_error(conn.status, raw, conn.headers, name, stored)
+            secrets = self.secret_values()
+            raise classify_error(conn.status, raw, conn.headers, name, stored, secrets)
         if stream:
             return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
         return Reply(conn.status, conn.headers, body=await _read(conn, name))
@@ -120,6 +121,10 @@ class OpenAICompatibleBackend:
             raise Unreachable(f"{name}: {why}", backend=name) from None
         except OSError:
             raise Unreachable(f"{name}: connection refused", backend=name) from None
+
+    def secret_values(self) -> tuple[str, ...]:
+        """What its errors are cleaned of: its settings' secrets (`Backend.secret_values`)."""
+        return self.settings.secret_values()
 
     def warm(self) -> None:
         if self._pool.secure:

@@ -24,8 +24,16 @@ from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
 from router.simulator.completions import CompletionsApi
 from router.simulator.control import Control
-from router.simulator.errors import ApiError, Flavor, missing_model, render, sse_error
-from router.simulator.faults import Fault, FaultError, choose, split_model
+from router.simulator.errors import (
+    ApiError,
+    Flavor,
+    Kind,
+    echoed_credentials,
+    missing_model,
+    render,
+    sse_error,
+)
+from router.simulator.faults import IN_BAND, Fault, FaultError, choose, split_model
 from router.simulator.generation import (
     Ask,
     Generation,
@@ -45,6 +53,12 @@ from router.simulator.wire import Api, CallNumbering, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
+_ECHO_KINDS: dict[int, Kind] = {
+    400: "bad_request",
+    429: "rate_limit",
+    503: "overloaded",
+    529: "overloaded",
+}
 _CHAT_FAULTS = ("chat", "completions")  # where `no_usage`, `abort` and the tool-call ones apply
 SSE = "text/event-stream; charset=utf-8"
 _NUMBERING: dict[str, CallNumbering] = {  # the faults that number tool calls as Ollama does
@@ -173,6 +187,8 @@ class Simulator:
         except FaultError as exc:
             raise ApiError(400, "bad_request", str(exc), "model") from None
         fault = self._fault(req, from_model)
+        if fault is not None and fault.name == "echo_credentials":
+            fault = replace(fault, echo=echoed_credentials(req.headers, req.path, req.query))
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
         if fault is not None and fault.name == "hold":
@@ -226,7 +242,7 @@ class Simulator:
             raise ApiError(503, "overloaded", retry_after=fault.value)
         if name == "bad_request":
             raise ApiError(400, "bad_request", "The request was refused (the bad_request fault).")
-        if name == "error_event" and not ask.stream:
+        if name in IN_BAND and not ask.stream:
             raise self._error_event(fault)
         if name == "context_length" or name in servers.SERVERS:
             window = self.settings.window
@@ -342,8 +358,11 @@ class Simulator:
         return sse_error(api.name, flavor, err, self.settings.profile, sequence)
 
     def _error_event(self, fault: Fault) -> ApiError:
-        """The error `error_event[:N[:STATUS]]` stands for (a 500 by default)."""
+        """The error `error_event[:N[:STATUS]]` stands for (a 500 by default); for
+        `echo_credentials` one of that status saying what the request carried."""
         status = fault.status or 500
+        if fault.name == "echo_credentials":
+            return ApiError(status, _ECHO_KINDS.get(status, "server_error"), fault.echo)
         if status == 429:
             return ApiError(429, "rate_limit", _rate_message(1.0))
         if status in (503, 529):

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Literal
@@ -67,6 +68,24 @@ def _shown(given: Any) -> str:
         return f"<{type(given).__name__} of {len(given)} items>"
     text = str(given)
     return text[:200] + "...[truncated]" if len(text) > 200 else text
+
+
+# Headers a gateway that repeats its request names (`echo_credentials`): by these words.
+_CREDENTIAL_WORDS = ("auth", "key", "token")
+
+
+def echoed_credentials(headers: Mapping[str, str], path: str, query: str) -> str:
+    """The message of a gateway that repeats what it was sent (the `echo_credentials`
+    fault): the target with its query, the bare key of the Authorization (Bearer) or
+    `x-api-key` header, as OpenAI's 401 quotes a key, and each credential header whole."""
+    target = f"{path}?{query}" if query else path
+    bearer = headers.get("authorization", "")
+    key = bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("x-api-key", "")
+    named = [f"{k}: {v}" for k, v in headers.items() if any(w in k for w in _CREDENTIAL_WORDS)]
+    return (
+        f"the gateway could not serve POST {target} with key {key or '(none)'} "
+        f"({'; '.join(named) or 'no credential headers'})"
+    )
 
 
 def missing_model(voice: Flavor, model: str, served: str) -> ApiError:

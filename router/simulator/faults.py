@@ -37,6 +37,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `unindexed_tool_calls` | chat: as `ollama_tool_calls`, all in one delta with no `index` |
 | `malformed_arguments` | chat: tool-call arguments that are not JSON, string values unquoted |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
+| `echo_credentials[:N[:STATUS]]` | as `error_event`, its message repeating the request's keys |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `context_length_sglang` | SGLang's flat context-length 400 (see `servers.py`) |
 | `context_length_llamacpp` | llama.cpp's `exceed_context_size_error` 400 |
@@ -79,6 +80,13 @@ completions a `data: {"error": ...}` line (vLLM then `data: [DONE]`, from its
 STATUS (default 500) picks the error, named as the profile names it over HTTP: 429 a rate
 limit, 503 or 529 an overload (Anthropic's `overloaded_error`), 400 the context length. A
 whole (non-streamed) reply gets that status.
+
+`echo_credentials` is a gateway in front of a provider that repeats what it was sent in its
+errors (a Python gateway returning an HTTP error's text with the whole URL, Gemini's `?key=`
+in it: BerriAI/litellm#24902): where `error_event` would strike, and with the same statuses
+(400 a plain bad request here), an error whose message names the request's target with its
+query, the key of its Authorization or `x-api-key` header bare, and each header named for a
+key, a token or auth with its value (`errors.echoed_credentials`).
 """
 
 from __future__ import annotations
@@ -111,6 +119,7 @@ FaultName = Literal[
     "unindexed_tool_calls",
     "malformed_arguments",
     "error_event",
+    "echo_credentials",
     "context_length",
     "context_length_sglang",
     "context_length_llamacpp",
@@ -123,6 +132,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "rate_limit": 1.0,
     "overloaded": 1.0,
     "error_event": 2.0,
+    "echo_credentials": 2.0,
     "abort": 2.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
@@ -132,7 +142,8 @@ DEFAULT_ARGS: dict[str, float] = {
     "stall": 10.0,
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2
-ERROR_STATUSES = ("400", "429", "500", "503", "529")  # error_event's
+ERROR_STATUSES = ("400", "429", "500", "503", "529")  # error_event's and echo_credentials'
+IN_BAND = ("error_event", "echo_credentials")  # the faults that end a stream with an error
 
 
 class FaultError(ValueError):
@@ -143,7 +154,8 @@ class FaultError(ValueError):
 class Fault:
     name: FaultName
     arg: float | None = None
-    status: int | None = None  # error_event's second argument
+    status: int | None = None  # error_event's (and echo_credentials') second argument
+    echo: str = ""  # echo_credentials': what the request carried (`app`), not in `spec`
 
     @property
     def value(self) -> float:
@@ -158,8 +170,8 @@ class Fault:
 
 
 def parse(spec: str) -> Fault:
-    """`NAME`, `NAME:ARG` or `error_event:N:STATUS` → Fault; raises FaultError naming the
-    known faults."""
+    """`NAME`, `NAME:ARG` or `error_event:N:STATUS` (`echo_credentials` too) → Fault;
+    raises FaultError naming the known faults."""
     name, _, raw = spec.strip().partition(":")
     if name not in FAULTS:
         raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
@@ -172,12 +184,10 @@ def parse(spec: str) -> Fault:
         raise FaultError(f"server_error takes an HTTP status from 500 to 599, not {raw!r}")
     if not second:
         return Fault(name, arg)
-    if name != "error_event":
-        raise FaultError(f"only error_event takes a second argument, not {name}")
+    if name not in IN_BAND:
+        raise FaultError(f"only {' and '.join(IN_BAND)} take a second argument, not {name}")
     if second not in ERROR_STATUSES:
-        raise FaultError(
-            f"error_event's status is one of {', '.join(ERROR_STATUSES)}, not {second}"
-        )
+        raise FaultError(f"{name}'s status is one of {', '.join(ERROR_STATUSES)}, not {second}")
     return Fault(name, arg, int(second))
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from router.simulator.faults import TOKENS_BEFORE_MIDSTREAM_FAULT, Fault
+from router.simulator.faults import IN_BAND, TOKENS_BEFORE_MIDSTREAM_FAULT, Fault
 from router.simulator.httpserver import Response
 from router.simulator.wire import Frame
 
@@ -22,7 +22,7 @@ QUEUED = b": queued\n\n"
 THOUGHT = "Let me think. "  # each reasoning delta of `thinking`
 KEEP_ALIVE_S = 0.25
 MIDSTREAM = frozenset(
-    {"stall", "cut_stream", "malformed_chunk", "error_event", "late_first_token", "thinking"}
+    {"stall", "cut_stream", "malformed_chunk", "late_first_token", "thinking", *IN_BAND}
 )
 PAUSES = frozenset({"stall", "late_first_token"})
 PACED = MIDSTREAM | {"cut_before_done"}  # faults the unpaced fast path cannot play
@@ -32,10 +32,11 @@ BATCH = 256  # frames a write when unpaced: few syscalls, and a first write that
 
 def _tokens_before(fault: Fault) -> int:
     """How many token frames go out before a mid-stream fault strikes (`late_first_token`,
-    `thinking`: none; `error_event:N`: N, and -1 for before the first frame of all)."""
+    `thinking`: none; `error_event:N` and `echo_credentials:N`: N, and -1 for before the
+    first frame of all)."""
     if fault.name in ("late_first_token", "thinking"):
         return 0
-    if fault.name == "error_event":
+    if fault.name in IN_BAND:
         tokens = int(fault.value)
         return tokens if tokens > 0 else -1
     return TOKENS_BEFORE_MIDSTREAM_FAULT
@@ -62,8 +63,8 @@ async def stream(
     """Send SSE frames as a chunked 200, as they are made, one token per `pace` seconds,
     faults included. A mid-stream fault strikes after a number of token frames, or before
     the last frame if there are fewer; `failure(i)` is the in-band error event that
-    `error_event` ends the stream with, in place of frame `i`; `reasoning` names the delta
-    field `thinking` streams."""
+    `error_event` (or `echo_credentials`) ends the stream with, in place of frame `i`;
+    `reasoning` names the delta field `thinking` streams."""
     marked = _marked(frames)
     if fault is not None and fault.name in DROP_LAST:
         marked = ((data, token, False) for data, token, last in marked if not last)
@@ -92,7 +93,7 @@ async def stream(
             if strikes.name == "cut_stream":
                 resp.cut()
                 return
-            if strikes.name == "error_event":
+            if strikes.name in IN_BAND:
                 await resp.chunks([failure(i)] if failure is not None else [])
                 await resp.end()
                 return

@@ -9,7 +9,7 @@ fallback and the relay work the same either way. Translation never forwards the
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, Protocol
 
 import orjson
@@ -89,7 +89,7 @@ async def send(
     assert reply.stream is not None
     out = stream_for(api, body)
     reasons: list[str] = []
-    events = _translated(reply.stream, out, name, reasons)
+    events = _translated(reply.stream, out, name, backend.secret_values, reasons)
     return Reply(
         reply.status,
         reply.headers,
@@ -153,7 +153,11 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
 
 
 async def _translated(
-    pieces: AsyncIterator[bytes], out: ChatStream, name: str, reasons: list[str] | None = None
+    pieces: AsyncIterator[bytes],
+    out: ChatStream,
+    name: str,
+    secrets: Callable[[], tuple[str, ...]] = tuple,
+    reasons: list[str] | None = None,
 ) -> AsyncIterator[bytes]:
     """Chat SSE bytes in, the client API's events out; raises the upstream's error event.
 
@@ -164,12 +168,13 @@ async def _translated(
     (`misshapen`) or a [DONE] before the answer said why it stopped (a cut, as on the chat
     API) raises its typed error (after the events before it): the relay or the dispatcher
     renders it in the client's API, or falls back before the commit. A close without [DONE]
-    before then yields no end: the relay calls that a cut too. The chat finish reasons go
-    to `reasons` as they come."""
+    before then yields no end: the relay calls that a cut too. `secrets`: the backend's
+    (`Backend.secret_values`), asked for when an error event comes, which is cleaned of them.
+    The chat finish reasons go to `reasons` as they come."""
     reasons = [] if reasons is None else reasons
     buffer = EventBuffer()
     async for piece in pieces:
-        events, over, failed = _events(buffer.feed(piece), out, name, reasons)
+        events, over, failed = _events(buffer.feed(piece), out, name, secrets, reasons)
         yield b"".join(events)
         if failed is not None:
             raise failed
@@ -180,7 +185,11 @@ async def _translated(
 
 
 def _events(
-    parsed: Iterable[tuple[bytes, bytes | None]], out: ChatStream, name: str, reasons: list[str]
+    parsed: Iterable[tuple[bytes, bytes | None]],
+    out: ChatStream,
+    name: str,
+    secrets: Callable[[], tuple[str, ...]],
+    reasons: list[str],
 ) -> tuple[list[bytes], bool, UpstreamError | None]:
     """The client API's events for one upstream piece's chat events, whether the stream is
     over (its end, or garbage the relay reports as malformed), and its error, if it sent one."""
@@ -199,7 +208,7 @@ def _events(
             return [*events, b"data: " + data + b"\n\n"], True, None
         if isinstance(chunk, dict):
             if chunk.get("error") is not None:  # `"error": null` is none (`events.failure`)
-                return events, True, in_band("chat", chunk["error"], name)
+                return events, True, in_band("chat", chunk["error"], name, secrets())
             odd = misshapen(chunk, name)
             if odd is not None:  # what the relay says of it on the chat API
                 return events, True, odd

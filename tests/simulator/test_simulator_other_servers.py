@@ -1,11 +1,13 @@
 """The `context_length_<server>` faults: other servers' context-length refusals, byte for
-byte as those servers send them (`router.simulator.servers`), whatever the profile."""
+byte as those servers send them (`router.simulator.servers`), whatever the profile; and
+`echo_credentials`, a gateway in front of a provider that repeats its request in its errors."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import httpx
+import orjson
 import pytest
 
 from router.simulator import SimThread
@@ -50,3 +52,35 @@ def test_each_servers_refusal_whatever_the_profile(
         "Given: 513 `inputs` tokens and 9 `max_new_tokens`",
         "error_type": "validation",
     }
+
+
+def test_echo_credentials_repeats_the_requests_keys_and_target(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """As BerriAI/litellm#24902's gateway, where `error_event` strikes and with its statuses:
+    the router's tests (`test_error_secrets`) show none of it reaches a client."""
+    sim = start_sim(profile="vllm")
+    sent = {"authorization": "Bearer KEY-1", "x-team-token": "TOK-2", "accept": "*/*"}
+    said = (
+        "the gateway could not serve POST /v1/chat/completions?key=Q-3 with key KEY-1 "
+        "(authorization: Bearer KEY-1; x-team-token: TOK-2)"
+    )
+
+    def answer(fault: str, stream: bool = False) -> httpx.Response:
+        url = sim.url + "/v1/chat/completions?key=Q-3"
+        headers = {**sent, "x-sim-fault": fault}
+        with httpx.Client(trust_env=False) as http:
+            return http.post(url, json={**ASK, "stream": stream}, headers=headers)
+
+    whole = answer("echo_credentials")
+    assert whole.status_code == 500 and whole.json()["error"]["message"] == said
+    for status in (400, 429, 503):
+        assert answer(f"echo_credentials:2:{status}").status_code == status
+    events = [
+        orjson.loads(line[6:])
+        for line in answer("echo_credentials", True).text.split("\n")
+        if line.startswith("data: {")
+    ]
+    assert events[-1]["error"]["message"] == said
+    tokens = [e["choices"][0]["delta"].get("content") for e in events[:-1]]
+    assert len([t for t in tokens if t]) == 2  # in-band, after two tokens
