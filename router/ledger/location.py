@@ -15,6 +15,11 @@ are tried for real. With housekeeping, every other day directory is checked for 
 and search permission compaction and retention need, and one this user lacks is a warning:
 the records are safe, only their merge and deletion would fail (hourly, in the log), and a
 router that will not start stops every agent's traffic for a chore.
+
+Another process's retention (a second router's housekeeping, `ledger compact`) deletes
+closed days while this one looks at them: a directory gone between its listing and its
+check is skipped, neither refused as "not a directory" (`serve` exited 2, and systemd's
+RestartPreventExitStatus kept it down) nor warned about (found in re-review).
 """
 
 from __future__ import annotations
@@ -85,10 +90,12 @@ def prepare(path: str, compacts: bool = False, today: date | None = None) -> Non
     try:
         for part, written in _parts(directory, compacts, today or datetime.now(UTC).date()):
             if not part.is_dir():
+                if not os.path.lexists(part):
+                    continue  # deleted since it was listed: another process's retention
                 raise ConfigError(_part_not_a_directory(path, part))
             if written:
                 _probe_failed(path, part, f"cannot create a file in {str(part)!r}", _GIVE_BACK)
-            elif not os.access(part, os.W_OK | os.X_OK) and not warned:
+            elif not warned and not os.access(part, os.W_OK | os.X_OK) and os.path.lexists(part):
                 log.warning("%s", _cannot_compact(path, part))
                 warned = True
     except OSError as exc:  # a table's directory this user may not list
@@ -97,13 +104,14 @@ def prepare(path: str, compacts: bool = False, today: date | None = None) -> Non
 
 def _probe_failed(path: str, folder: Path, doing: str, fix: str | None = None) -> bool:
     """Write and remove a file in `folder`; a permanent failure raises, one that may pass
-    (a full disk) returns True."""
+    (a full disk), or a folder deleted meanwhile (the writer makes it again), returns True."""
     try:
         fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        _refuse_if_permanent(path, exc, doing, fix)
+        if exc.errno != errno.ENOENT or os.path.lexists(folder):
+            _refuse_if_permanent(path, exc, doing, fix)
         return True
     return False
 
@@ -124,9 +132,13 @@ def _parts(directory: Path, compacts: bool, today: date) -> Iterator[tuple[Path,
         yield folder, written
         if not folder.is_dir():
             continue  # the caller refuses it
-        names = near | (
-            {p.name for p in folder.iterdir() if _DAY.fullmatch(p.name)} if compacts else set()
-        )
+        try:
+            listed = (
+                {p.name for p in folder.iterdir() if _DAY.fullmatch(p.name)} if compacts else set()
+            )
+        except FileNotFoundError:
+            continue  # deleted since it was seen: the writer makes it again
+        names = near | listed
         for name in sorted(names):
             day = folder / name
             if os.path.lexists(day) and (name in near or day.is_dir()):

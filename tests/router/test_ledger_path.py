@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import subprocess
+import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,46 @@ def test_the_days_the_writer_writes_and_those_housekeeping_rewrites_are_tried(
     with pytest.raises(ConfigError, match="day=2026-06-01' is not a directory"):
         location.prepare(str(ledger), today=today)
     assert not list(ledger.rglob(".probe.*"))
+
+
+def test_a_day_another_process_deletes_meanwhile_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A second router's housekeeping or `ledger compact` deletes closed days past retention
+    while `serve` starts: one gone between its listing and its check was refused as "not a
+    directory" (exit 2, and systemd's RestartPreventExitStatus=2 kept the router down), and
+    one gone before `os.access` was warned about as unwritable (found in re-review). The
+    deletion is put between the two by hand, where a real race puts it now and then."""
+    today = date(2026, 6, 2)
+    ledger = tmp_path / "ledger"
+    old = [ledger / "records" / f"day=2025-0{m}-01" for m in (1, 2)]
+    live = ledger / "texts" / "day=2026-06-02"
+    for folder in (*old, live):
+        folder.mkdir(parents=True)
+    parts, access, mkstemp = location._parts, os.access, tempfile.mkstemp
+
+    def retention_between(*args: Any) -> Any:  # deletes the first old day once listed
+        for part, written in parts(*args):
+            if part == old[0]:
+                part.rmdir()
+            yield part, written
+
+    def access_after_retention(where: Any, mode: int) -> bool:
+        if Path(where) == old[1]:
+            old[1].rmdir()
+        return access(where, mode)
+
+    def mkstemp_after_retention(prefix: str, dir: Path) -> tuple[int, str]:
+        if dir == live:
+            live.rmdir()
+        return mkstemp(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(location, "_parts", retention_between)
+    monkeypatch.setattr(os, "access", access_after_retention)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_after_retention)
+    location.prepare(str(ledger), compacts=True, today=today)  # no ConfigError
+    assert not any(folder.exists() for folder in (*old, live))
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_every_table_the_ledger_writes_is_tried() -> None:
