@@ -120,10 +120,14 @@ def _parts(directory: Path, compacts: bool, today: date) -> Iterator[tuple[Path,
     """The directories under the ledger this process will write into that exist already, and
     whether the writer does from the start (True: tried for real) or only compaction and
     retention do (False: their permissions are read). The writer makes its day directories
-    in each table's and takes their merge locks there; it writes yesterday's to tomorrow's
-    day (UTC: a request begun before midnight is written after it). Housekeeping writes the
-    rollups too, and rewrites and deletes every other day."""
-    near = {f"day={today + timedelta(days=n)}" for n in (-1, 0, 1)}
+    in each table's and takes their merge locks there. A row's day is that of its
+    `started_at` or `ts`, which this process sets (rows held after a failed write are in
+    memory only), so from its start it writes today's day and tomorrow's (UTC: a start
+    just before midnight writes tomorrow's within seconds); yesterday's was written by
+    the process before it, and is closed: refusing a start over it stopped all traffic for
+    a day no one writes again (found in re-review). Housekeeping writes the rollups too,
+    and rewrites and deletes every other day."""
+    near = {f"day={today + timedelta(days=n)}" for n in (0, 1)}
     for table in COMPACTED_TABLES if compacts else WRITTEN_TABLES:
         folder = directory / table
         if not os.path.lexists(folder):

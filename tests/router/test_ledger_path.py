@@ -167,7 +167,7 @@ def test_the_days_the_writer_writes_and_those_housekeeping_rewrites_are_tried(
     """Today's day directory (the writer's, whatever its table) is tried for real; with
     housekeeping, a closed day is checked for the write permission its compaction and
     retention need (a warning: a router refusing to start over a chore stops all traffic),
-    and one that is a file where today's goes is refused."""
+    and one that is a file where tomorrow's goes is refused."""
     today = date(2026, 6, 2)
     ledger = tmp_path / "ledger"
     live = ledger / "shadow_comparisons" / "day=2026-06-02"
@@ -185,10 +185,29 @@ def test_the_days_the_writer_writes_and_those_housekeeping_rewrites_are_tried(
     assert "housekeeping could never compact" in warning
     assert f"cannot write {str(closed)!r}" in warning
     (ledger / "texts").mkdir()
-    (ledger / "texts" / "day=2026-06-01").write_text("")  # yesterday's: still written
-    with pytest.raises(ConfigError, match="day=2026-06-01' is not a directory"):
+    (ledger / "texts" / "day=2026-06-03").write_text("")  # tomorrow's: written from midnight
+    with pytest.raises(ConfigError, match="day=2026-06-03' is not a directory"):
         location.prepare(str(ledger), today=today)
     assert not list(ledger.rglob(".probe.*"))
+
+
+def test_yesterdays_day_is_closed_for_a_process_that_starts_today(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process dates its rows by its own clock from its start on (`started_at`, `ts`;
+    rows held after a failed write are in memory only), so it never writes yesterday's day:
+    one this user cannot write refused the start, stopping all traffic over a day no one
+    writes again (found in re-review). It is a closed day now: with housekeeping, a warning."""
+    today = date(2026, 6, 2)
+    ledger = tmp_path / "ledger"
+    yesterday = ledger / "records" / "day=2026-06-01"
+    yesterday.mkdir(parents=True)
+    with unwritable(yesterday):
+        location.prepare(str(ledger), today=today)
+        assert not caplog.records
+        location.prepare(str(ledger), compacts=True, today=today)
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert f"cannot write {str(yesterday)!r}" in warning and "housekeeping" in warning
 
 
 def test_a_day_another_process_deletes_meanwhile_is_skipped(
