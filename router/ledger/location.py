@@ -63,7 +63,9 @@ log = logging.getLogger("smf_router.ledger")
 WRITTEN_TABLES = ("records", "texts", *ROW_COLUMNS)
 COMPACTED_TABLES = (*WRITTEN_TABLES, "rollups")
 _DAY = re.compile(r"day=\d{4}-\d{2}-\d{2}")
-# A directory under the ledger that another user made (root's `serve` or `ledger compact`)
+# A directory under the ledger that another user made (root's `serve` or `ledger compact`):
+# the advice for EACCES there. A read-only mount (EROFS) or an immutable directory (EPERM,
+# chattr +i) is no one's to give back, and gets the generic advice.
 _GIVE_BACK = (
     "Give this user back what another one made there (`chown -R`), or point ledger.path at "
     "a directory this user can write"
@@ -150,11 +152,14 @@ def _parts(directory: Path, compacts: bool, today: date) -> Iterator[tuple[Path,
 
 
 def _refuse_if_permanent(path: str, exc: OSError, doing: str, fix: str | None = None) -> None:
+    """A ConfigError for a failure no retry fixes. `fix` is the advice for EACCES, which
+    under the ledger means another user's directory; any other error gets the generic one."""
     if exc.errno in PERMANENT:
+        advice = fix if fix and exc.errno == errno.EACCES else None
         raise ConfigError(
             f"ledger.path: {path!r} can never hold the ledger: {doing}: {exc.strerror}; every "
             "record would be lost. "
-            + (fix or "Point it at a directory this user can create or write")
+            + (advice or "Point it at a directory this user can create or write")
         ) from None
 
 

@@ -142,7 +142,8 @@ def test_serve_stops_on_a_records_directory_it_could_never_write(tmp_path: Path)
     assert done.returncode == 2, done.stderr
     why = f"error: ledger.path: {str(ledger)!r} can never hold the ledger: "
     assert why + f"cannot create a file in {str(records)!r}" in done.stderr
-    assert "chown -R" in done.stderr and "Traceback" not in done.stderr
+    denied = "Permission denied" in done.stderr  # mode 0555; root meets chattr +i: EPERM
+    assert ("chown -R" in done.stderr) == denied and "Traceback" not in done.stderr
     assert checked.returncode == 0, checked.stderr
     assert f"warning: ledger.path: this user cannot write {str(records)!r}" in checked.stderr
 
@@ -248,6 +249,34 @@ def test_a_day_another_process_deletes_meanwhile_is_skipped(
     location.prepare(str(ledger), compacts=True, today=today)  # no ConfigError
     assert not any(folder.exists() for folder in (*old, live))
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize(
+    ("code", "chown"), [(errno.EACCES, True), (errno.EPERM, False), (errno.EROFS, False)]
+)
+def test_chown_is_the_advice_for_another_users_directory_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, chown: bool
+) -> None:
+    """EACCES under the ledger is most likely a directory another user (root) made; a
+    read-only mount (EROFS) or an immutable directory (EPERM, chattr +i) is no one's to
+    give back, and `chown -R` would not help (found in re-review)."""
+    ledger = tmp_path / "ledger"
+    records = ledger / "records"
+    records.mkdir(parents=True)
+    mkstemp = tempfile.mkstemp
+
+    def refused(prefix: str, dir: Path) -> tuple[int, str]:
+        if dir == records:
+            raise OSError(code, os.strerror(code))
+        return mkstemp(prefix=prefix, dir=dir)
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    with pytest.raises(ConfigError) as raised:
+        location.prepare(str(ledger))
+    message = str(raised.value)
+    assert f"cannot create a file in {str(records)!r}: {os.strerror(code)}" in message
+    assert ("chown -R" in message) == chown
+    assert chown or "Point it at a directory this user can create or write" in message
 
 
 def test_every_table_the_ledger_writes_is_tried() -> None:
