@@ -23,7 +23,10 @@ either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused
 showed only in the journal. So do two gauges, as Prometheus has for its own config
 (`smf_router_config_last_reload_successful`, `..._success_timestamp_seconds`): a refused
 file left /metrics and the alert rules silent while the running config and the file the
-next restart reads drifted apart.
+next restart reads drifted apart. A router started without a file (from SMF_* variables,
+or in demo mode) has none to drift from: a reload there is refused (a 400, a log line, the
+status's `last`) and leaves the gauges as they were; at 0, they fired an alert that no
+fix of a file could clear, only a restart that changed nothing.
 """
 
 from __future__ import annotations
@@ -115,10 +118,12 @@ class Reloader:
     async def reload(self, state: Any | None = None, config: Config | None = None) -> Outcome:
         """Load, validate and swap. `state` is the app's state, whose references move too."""
         async with self._lock:
+            no_file = config is None and self.source is None
             outcome = await self._attempt(state, config)
             now = datetime.now(UTC)
             self.last = outcome.as_last(now)
-            self.components.metrics.config_reloaded(outcome.ok, now.timestamp())
+            if not no_file:  # from the environment: no file to drift from (found in re-review)
+                self.components.metrics.config_reloaded(outcome.ok, now.timestamp())
             return outcome
 
     async def _attempt(self, state: Any | None, config: Config | None) -> Outcome:

@@ -153,3 +153,24 @@ def test_metrics_say_a_reload_was_refused_until_one_applies(tmp_path: Path) -> N
             fixed = scrape(proxy.root)
             loaded = fixed.get(LOADED_AT)
             assert fixed.get(APPLIED) == 1 and loaded is not None and loaded > started
+
+
+def test_a_router_without_a_config_file_keeps_its_reload_gauges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started from SMF_* variables (or in demo mode), a router has no file to re-read: a
+    reload is a 400 and a log line, and set the gauge to 0 until a restart, though nothing
+    drifted apart (found in re-review). The gauges stay; status keeps the attempt."""
+    monkeypatch.delenv("SMF_ROUTER_CONFIG", raising=False)
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy,
+    ):
+        assert reload.reloader_of(proxy.components).source is None
+        started = scrape(proxy.root).get(LOADED_AT)
+        refused = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert refused.status_code == 400 and "no config file to reload" in refused.text
+        assert last(proxy.root)["ok"] is False
+        after = scrape(proxy.root)
+        assert after.get(APPLIED) == 1 and after.get(LOADED_AT) == started
