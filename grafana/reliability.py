@@ -3,7 +3,7 @@
 Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
 use, the ledger's queue, flushes and drops, and the router process's memory, CPU and
 garbage collections (a slow leak or a full collection shows here first), and whether its
-last config reload applied.
+last config reload applied or left settings waiting for a restart.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def process_panels() -> list[dict[str, Any]]:
             "it should stay near zero once the router has started.",
         ),
         panel(
-            "Router config: last reload and its age",
+            "Router config: last reload, restart needed, age",
             [
                 (
                     "min by (instance) (smf_router_config_last_reload_successful)",
@@ -156,11 +156,18 @@ def process_panels() -> list[dict[str, Any]]:
                     "(smf_router_config_last_reload_success_timestamp_seconds)",
                     "{{instance}}: running config loaded",
                 ),
+                (
+                    "max by (instance) (smf_router_config_restart_needed)",
+                    "{{instance}}: restart needed",
+                ),
             ],
             kind="stat",
-            units={"B": "s"},  # a 0/1 flag and an age: a unit each
+            units={"B": "s"},  # two 0/1 flags and an age: a unit each
             description="Last reload applied reads 0 while the router runs an older config "
-            "than its file, which it refused (alert SmfRouterConfigReloadFailed); the age "
-            "counts from start, or from the last reload that applied.",
+            "than its file, which it refused (alert SmfRouterConfigReloadFailed); restart "
+            "needed reads 1 while a reload that applied left settings only a restart applies "
+            "(ledger, server, ...: the reload's restart_needed), so the file and what runs "
+            "differ until then; the age counts from start, or from the last reload that "
+            "applied.",
         ),
     ]

@@ -63,6 +63,15 @@ class MetricFamilies:
             "applied (unix time).",
             (),
         )
+        # A reload that applied but left settings read at start only (ledger.path, server,
+        # resilience.enabled, ...) reads 1 above, yet the file and what runs differ until a
+        # restart (found in re-review).
+        self.config_restart_needed = self._gauge(
+            "config_restart_needed",
+            "1 while a config reload that applied left settings that only a restart applies "
+            "(the reload's restart_needed); 0 from start, and after a reload that left none.",
+            (),
+        )
 
     def _define_requests(self) -> None:
         where = ("intent", "route", "backend", "tier")

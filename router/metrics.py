@@ -60,12 +60,14 @@ class Metrics(MetricFamilies):
         # it): a reload may keep the name and change the tier, which labels the series too.
         self.configured: Callable[[str, str], bool] = lambda _, __: True
 
-    def config_reloaded(self, ok: bool, at: float) -> None:
+    def config_reloaded(self, ok: bool, at: float, restart_needed: bool = False) -> None:
         """A reload attempt (`router.reload`), from a SIGHUP or the endpoint: whether it
-        applied, and if it did, when (unix time)."""
+        applied, and if it did, when (unix time) and whether it left settings waiting for a
+        restart (a refused one leaves what runs, and so that flag, as it was)."""
         self.config_reload_ok.set((), 1 if ok else 0)
         if ok:
             self.config_loaded_at.set((), at)
+            self.config_restart_needed.set((), 1 if restart_needed else 0)
 
     def attempt_started(self, backend: str, tier: str) -> None:
         self.inflight.inc((backend, tier))

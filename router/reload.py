@@ -23,10 +23,13 @@ either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused
 showed only in the journal. So do two gauges, as Prometheus has for its own config
 (`smf_router_config_last_reload_successful`, `..._success_timestamp_seconds`): a refused
 file left /metrics and the alert rules silent while the running config and the file the
-next restart reads drifted apart. A router started without a file (from SMF_* variables,
-or in demo mode) has none to drift from: a reload there is refused (a 400, a log line, the
-status's `last`) and leaves the gauges as they were; at 0, they fired an alert that no
-fix of a file could clear, only a restart that changed nothing.
+next restart reads drifted apart. A third, `smf_router_config_restart_needed`, is 1 while
+a reload that applied left settings for a restart (`restart_needed`): the other two then
+read "applied, just now", though the file and what runs differ until the restart.
+A router started without a file (from SMF_* variables, or in demo mode) has none to drift
+from: a reload there is refused (a 400, a log line, the status's `last`) and leaves the
+gauges as they were; at 0, they fired an alert that no fix of a file could clear, only a
+restart that changed nothing.
 """
 
 from __future__ import annotations
@@ -123,7 +126,8 @@ class Reloader:
             now = datetime.now(UTC)
             self.last = outcome.as_last(now)
             if not no_file:  # from the environment: no file to drift from (found in re-review)
-                self.components.metrics.config_reloaded(outcome.ok, now.timestamp())
+                pending = bool(outcome.restart_needed)
+                self.components.metrics.config_reloaded(outcome.ok, now.timestamp(), pending)
             return outcome
 
     async def _attempt(self, state: Any | None, config: Config | None) -> Outcome:

@@ -23,6 +23,7 @@ from tests.resilience.conftest import status, until
 SECRET = "sk-RELOAD-REPORT-SECRET-1"
 APPLIED = "smf_router_config_last_reload_successful"
 LOADED_AT = "smf_router_config_last_reload_success_timestamp_seconds"
+RESTART = "smf_router_config_restart_needed"
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:
@@ -174,3 +175,28 @@ def test_a_router_without_a_config_file_keeps_its_reload_gauges(
         assert last(proxy.root)["ok"] is False
         after = scrape(proxy.root)
         assert after.get(APPLIED) == 1 and after.get(LOADED_AT) == started
+
+
+def test_metrics_say_a_reload_left_settings_waiting_for_a_restart(tmp_path: Path) -> None:
+    """A reload that moved `ledger.path` applied (1, and a fresh timestamp), so /metrics
+    said the running config was the file's, though the ledger still wrote where it started
+    until a restart (found in re-review). A third gauge says so until the change is put back;
+    a refused reload in between leaves it."""
+    with reloadable(tmp_path) as (proxy, data, path):
+        assert scrape(proxy.root).get(RESTART) == 0  # from start
+        moved = {**data, "ledger": {**data["ledger"], "path": str(tmp_path / "elsewhere")}}
+        write(path, moved)
+        answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert answer.status_code == 200 and answer.json()["restart_needed"] == ["ledger"]
+        pending = scrape(proxy.root)
+        assert pending.get(RESTART) == 1 and pending.get(APPLIED) == 1
+
+        write(path, {**moved, "routes": {"coding": ["ghost"]}})  # refused: what runs stays
+        assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 400
+        refused = scrape(proxy.root)
+        assert refused.get(APPLIED) == 0 and refused.get(RESTART) == 1
+
+        write(path, data)  # put back: nothing waits for a restart any more
+        answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert answer.status_code == 200 and answer.json()["restart_needed"] == []
+        assert scrape(proxy.root).get(RESTART) == 0
