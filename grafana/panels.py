@@ -12,6 +12,10 @@ DATASOURCE = {"type": "prometheus", "uid": "smf-prometheus"}
 RATE = "$__rate_interval"
 B = 'backend=~"$backend"'
 I = 'intent=~"$intent"'  # noqa: E741 - the variable's name
+# A stat panel's one colour for any number: Grafana's default thresholds (green, red from 80)
+# turned a config's age red after 80 s and offloaded dollars red past $80, and showed a
+# backend down (0) green. What a value means is said by its `states` (value mappings) only.
+PLAIN = {"mode": "absolute", "steps": [{"color": "text", "value": None}]}
 
 
 def target(expr: str, legend: str = "", ref: str = "A", table: bool = False) -> dict[str, Any]:
@@ -23,6 +27,17 @@ def target(expr: str, legend: str = "", ref: str = "A", table: bool = False) -> 
     return out
 
 
+def states(*named: tuple[str, str]) -> list[dict[str, Any]]:
+    """Value mappings for a gauge of states 0, 1, …: each one's (text, colour), in order."""
+    options = {
+        str(i): {"text": text, "color": color, "index": i} for i, (text, color) in enumerate(named)
+    }
+    return [{"type": "value", "options": options}]
+
+
+UP = states(("down", "red"), ("up", "green"))  # a 0/1 gauge where 1 is well
+
+
 def panel(
     title: str,
     queries: list[tuple[str, str]],
@@ -30,9 +45,12 @@ def panel(
     unit: str = "short",
     description: str = "",
     units: dict[str, str] | None = None,
+    mappings: dict[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """One panel; `queries` are (PromQL, legend) pairs. `units` gives some queries (by refId)
-    a unit of their own: Grafana draws them on an axis of their own."""
+    a unit of their own: Grafana draws them on an axis of their own. `mappings` gives some
+    (a 0/1 gauge's) their values' names and colours (`states`); a stat panel colours no
+    other number (`PLAIN`)."""
     refs = "ABCDEFGH"
     table = kind == "table"
     overrides = [
@@ -41,13 +59,22 @@ def panel(
             "properties": [{"id": "unit", "value": own}],
         }
         for ref, own in (units or {}).items()
+    ] + [
+        {
+            "matcher": {"id": "byFrameRefID", "options": ref},
+            "properties": [{"id": "mappings", "value": named}],
+        }
+        for ref, named in (mappings or {}).items()
     ]
+    defaults: dict[str, Any] = {"unit": unit}
+    if kind == "stat":
+        defaults["thresholds"] = PLAIN
     out: dict[str, Any] = {
         "type": kind,
         "title": title,
         "description": description,
         "datasource": DATASOURCE,
-        "fieldConfig": {"defaults": {"unit": unit}, "overrides": overrides},
+        "fieldConfig": {"defaults": defaults, "overrides": overrides},
         "options": {"legend": {"displayMode": "table", "placement": "bottom"}},
         "targets": [target(e, legend, refs[i], table) for i, (e, legend) in enumerate(queries)],
     }

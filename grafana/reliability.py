@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from panels import RATE, B, dashboard, panel
+from panels import RATE, UP, B, dashboard, panel, states
 
 
 def build() -> dict[str, Any]:
@@ -60,6 +60,7 @@ def build() -> dict[str, Any]:
                 "Backend up",
                 [(f"max by (backend, tier) (smf_router_backend_up{{{B}}})", "{{backend}}")],
                 kind="stat",
+                mappings={"A": UP},
             ),
             panel(
                 "Circuit state",
@@ -163,6 +164,10 @@ def process_panels() -> list[dict[str, Any]]:
             ],
             kind="stat",
             units={"B": "s"},  # two 0/1 flags and an age: a unit each
+            mappings={
+                "A": states(("refused", "red"), ("applied", "green")),
+                "C": states(("no", "green"), ("yes", "orange")),
+            },
             description="Last reload applied reads 0 while the router runs an older config "
             "than its file, which it refused (alert SmfRouterConfigReloadFailed); restart "
             "needed reads 1 while a reload that applied left settings only a restart applies "

@@ -1,4 +1,5 @@
-"""Each panel's unit says what its numbers are: a rate per second, a count, seconds."""
+"""Each panel's unit says what its numbers are: a rate per second, a count, seconds; and a
+stat panel's colours say only what a state means, never how big a number is."""
 
 from __future__ import annotations
 
@@ -37,3 +38,58 @@ def test_the_ledger_flush_time_has_an_axis_in_seconds() -> None:
             "properties": [{"id": "unit", "value": "s"}],
         }
     ]
+
+
+# The 0/1 gauges stat panels show, and what each of their states means (text, colour).
+FLAGS = {
+    "smf_router_backend_up": {"0": ("down", "red"), "1": ("up", "green")},
+    "smf_router_config_last_reload_successful": {
+        "0": ("refused", "red"),
+        "1": ("applied", "green"),
+    },
+    "smf_router_config_restart_needed": {"0": ("no", "green"), "1": ("yes", "orange")},
+}
+
+
+def stat_panels() -> list[dict[str, Any]]:
+    return [panel for panel in panels().values() if panel["type"] == "stat"]
+
+
+def mappings_of(panel: dict[str, Any], ref: str) -> list[dict[str, Any]]:
+    return [
+        prop["value"]
+        for override in panel["fieldConfig"]["overrides"]
+        if override["matcher"] == {"id": "byFrameRefID", "options": ref}
+        for prop in override["properties"]
+        if prop["id"] == "mappings"
+    ]
+
+
+def test_no_stat_panel_colours_a_number_by_its_size() -> None:
+    """With no thresholds Grafana's default (green, red from 80) applied: the running
+    config's age turned red after 80 s, offloaded dollars past $80 (found in re-review)."""
+    assert len(stat_panels()) == 5
+    for panel in stat_panels():
+        thresholds = panel["fieldConfig"]["defaults"]["thresholds"]
+        assert thresholds == {"mode": "absolute", "steps": [{"color": "text", "value": None}]}
+
+
+def test_a_flags_states_are_named_and_coloured() -> None:
+    """A backend down (0) and a refused reload (0) showed green by the same default; each
+    0/1 gauge a stat panel shows now maps its states, and nothing else is mapped (an age of
+    exactly 1 s must not read "applied")."""
+    flagged = set()
+    for panel in stat_panels():
+        for target in panel["targets"]:
+            shown = [name for name in FLAGS if name in target["expr"]]
+            found = mappings_of(panel, target["refId"])
+            if not shown:
+                assert found == [], (panel["title"], target["refId"])
+                continue
+            [name] = shown
+            flagged.add(name)
+            [[mapping]] = found
+            assert mapping["type"] == "value"
+            named = {k: (v["text"], v["color"]) for k, v in mapping["options"].items()}
+            assert named == FLAGS[name], (panel["title"], name)
+    assert flagged == set(FLAGS)
