@@ -176,7 +176,9 @@ class Gateway:
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         span = (
-            self.tracing.start_request(api, str(body["model"])[:200], headers)
+            self.tracing.start_request(
+                api, target.name or target.mode, headers, str(body["model"])[:200]
+            )
             if traffic
             else NO_SPAN
         )

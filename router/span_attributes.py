@@ -1,6 +1,7 @@
 """What the router's spans say: GenAI attributes from a finished record and per backend.
 
-Pure but for litellm's own reading of a model's provider prefix (`request_model`, cached):
+Pure but for litellm's own reading of a model's provider (`request_model`,
+`provider_name`: cached):
 `router.tracing` starts and ends the spans and asks here for their attributes. Names
 follow the GenAI semantic conventions (`gen_ai.*`, opentelemetry.io/docs/specs/semconv/
 gen-ai/) and the general ones (`server.*`, `error.type`); ours live under `smf.`. Never
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from router.backends.litellm import model_of
+from router.backends.litellm import model_of, provider_of
 from router.record import Record, Usage
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def record_attributes(
 ) -> dict[str, Any]:
     """The span attributes a finished record supplies (never prompt text or the caller). The
     request id is the ledger row's and the reply's `x-request-id`: it leads from either to
-    the trace."""
+    the trace. Not `gen_ai.response.model`: the record's `served_model` is the config's,
+    prefix and all; `Tracing.finish_request` names the model as the attempt did."""
     tried = [a for a in record.attempts if a.outcome != "skipped"]
     attrs: dict[str, Any] = {
         "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
@@ -56,8 +58,6 @@ def record_attributes(
         attrs["smf.backend"] = record.backend
     if record.tier:
         attrs["smf.tier"] = record.tier
-    if record.served_model:
-        attrs["gen_ai.response.model"] = record.served_model
     if record.fallback_reason:
         attrs["smf.fallback_reason"] = record.fallback_reason
     if record.intent_source:
@@ -140,12 +140,19 @@ def request_model(backend: BackendSettings) -> str:
 
 
 def provider_name(backend: BackendSettings) -> str:
-    """`gen_ai.provider.name` of a backend: the conventions' name for litellm's provider
-    prefix, else a guess by URL. Cheap enough per call: a call names the provider of the
-    settings it is made with, whatever a reload since did to the backend's name."""
-    if backend.kind == "litellm" and "/" in backend.model:
-        prefix = backend.model.split("/", 1)[0]
-        return SEMCONV_PROVIDERS.get(prefix, prefix)
+    """`gen_ai.provider.name` of a backend: the conventions' name for the provider litellm
+    sends a litellm backend's model to (`provider_of`, the lookup `request_model` reads:
+    cached, no network), its prefix only when litellm cannot tell; else a guess by URL. Not
+    the prefix first: with `extra_body: {custom_llm_provider: hosted_vllm}`, a model named
+    as on Hugging Face (`meta-llama/Llama-3.1-8B-Instruct`) said provider `meta-llama`
+    (found in review). Cheap enough per call: a call names the provider of the settings it
+    is made with, whatever a reload since did to the backend's name."""
+    if backend.kind == "litellm":
+        found = provider_of(backend)
+        if found is None and "/" in backend.model:
+            found = backend.model.split("/", 1)[0]
+        if found is not None:
+            return SEMCONV_PROVIDERS.get(found, found)
     if "api.openai.com" in backend.base_url:
         return "openai"
     if backend.tier == "local":

@@ -51,6 +51,9 @@ log = logging.getLogger("smf_router.tracing")
 
 Attributes = Mapping[str, str | bool | int | float | Sequence[str]]
 
+# What an attempt leaves on its request span for `finish_request` (`start_attempt`)
+CALLED = ("gen_ai.provider.name", "gen_ai.response.model")
+
 
 class _NoSpan:
     """The span handed out when tracing is off; every method ignores it."""
@@ -166,10 +169,19 @@ class Tracing:
         return cls(shipper, sampler)
 
     def start_request(
-        self, api: str, requested_model: str, headers: Mapping[str, str] | None = None
+        self,
+        api: str,
+        target: str,
+        headers: Mapping[str, str] | None = None,
+        requested_model: str | None = None,
     ) -> Any:
         """The server span of one client request; continues the caller's `traceparent`, and
-        keeps its `tracestate` for the backend calls (`router.trace_context`)."""
+        keeps its `tracestate` for the backend calls (`router.trace_context`). Named
+        `{operation} {target}`, the route, backend or `auto` the request resolved to: a name
+        from the config, so span names stay a fixed set. Named by the client's `model`, any
+        client made a new span name per request, as `x-smf-route` picks the target and
+        leaves `model` unchecked (found in review). `requested_model`, the client's `model`
+        as sent (the target when not given), is `gen_ai.request.model` alone."""
         if self._shipper is None:
             return NO_SPAN
         operation = OPERATIONS.get(api, "chat")
@@ -179,7 +191,7 @@ class Tracing:
         else:
             trace_id, parent_id, parent_sampled = parent.trace_id, parent.span_id, parent.sampled
         return SpanRecord(
-            name=f"{operation} {requested_model}".strip(),
+            name=f"{operation} {target}".strip(),
             trace_id=trace_id,
             span_id=self._rand.getrandbits(64) or 1,
             parent_id=parent_id,
@@ -190,7 +202,7 @@ class Tracing:
             tracestate=parent.tracestate if parent is not None else None,
             attributes={
                 "gen_ai.operation.name": operation,
-                "gen_ai.request.model": requested_model,
+                "gen_ai.request.model": target if requested_model is None else requested_model,
                 "smf.traffic": "live",
             },
         )
@@ -225,9 +237,10 @@ class Tracing:
         operation = parent.attributes.get("gen_ai.operation.name", "chat")
         attrs = self._backend_attributes(operation, settings)
         attrs["smf.traffic"] = "live"
-        # the request span names the provider of the backend it ends on as called, not as
-        # a reload since may have renamed or removed it (`finish_request`)
+        # the request span names the provider and model of the backend it ends on as
+        # called, not as a reload since may have renamed or removed it (`finish_request`)
         parent.attributes["gen_ai.provider.name"] = attrs["gen_ai.provider.name"]
+        parent.attributes["gen_ai.response.model"] = attrs["gen_ai.request.model"]
         name = f"{operation} {attrs['gen_ai.request.model']}"
         return self.start_child(parent, name, attrs, CLIENT)
 
@@ -317,13 +330,17 @@ class Tracing:
         self, span: Any, record: Record, finish_reasons: Sequence[str] | None = None
     ) -> None:
         """Fill the request span from its finished record, then end it: `error.type` when
-        it did not succeed, status ERROR only when the router failed it (`server_failed`)."""
+        it did not succeed, status ERROR only when the router failed it (`server_failed`).
+        The provider and model its last attempt called, as that attempt's span names them:
+        the record's `served_model` is the config's (`openai/m`), where the attempt says `m`,
+        and a query by model missed the litellm backends' requests (found in review)."""
         if span is NO_SPAN:
             return
         attributes = record_attributes(record, finish_reasons)
-        called = span.attributes.pop("gen_ai.provider.name", None)  # the last attempt's
-        if record.backend and called is not None:  # the backend it ended on, as it was called
-            attributes["gen_ai.provider.name"] = called
+        for key in CALLED:  # the last attempt's: the backend it ended on, as it was called
+            called = span.attributes.pop(key, None)
+            if record.backend and called is not None:
+                attributes[key] = called
         error = None if record.outcome == "ok" else (record.error_kind or record.outcome)
         if error is not None:
             attributes["error.type"] = error

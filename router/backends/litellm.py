@@ -74,6 +74,8 @@ CHAT_FIELDS = frozenset(
     }
 )
 _ADAPTERS_OWN = frozenset({"model", "stream"})
+# The words of a Bedrock model naming the API litellm calls it by (`bedrock/converse/<id>`)
+BEDROCK_ROUTES = ("converse/", "invoke/")
 
 
 def import_litellm() -> Any:
@@ -146,8 +148,15 @@ def model_of(settings: BackendSettings) -> str:
     """litellm's name for the backend's model at its provider (`echo500` for
     `openai/echo500`, `anthropic/claude-3` for `openrouter/anthropic/claude-3`): the prefix
     only when it names a provider litellm knows; the model as configured when litellm cannot
-    tell. Asked once per model, as `provider_of` (no network: litellm's own tables)."""
-    return _provider(settings.model, _named_provider(settings), settings.base_url)[0]
+    tell. Asked once per model, as `provider_of` (no network: litellm's own tables). On
+    Bedrock, without the word naming the API litellm calls (`converse/`, `invoke/`), which
+    litellm leaves in: a routing word of litellm's, no part of the Bedrock model id."""
+    model, found = _provider(settings.model, _named_provider(settings), settings.base_url)
+    if found == "bedrock":
+        for route in BEDROCK_ROUTES:
+            if model.startswith(route):
+                return model.removeprefix(route)
+    return model
 
 
 def _named_provider(settings: BackendSettings) -> str | None:

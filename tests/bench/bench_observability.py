@@ -1,9 +1,9 @@
 """Benchmark: what metrics and tracing add to one request, and how long a /metrics scrape takes.
 
 Per request it does exactly what the router does: two attempts (a fallback), classification,
-the finished record; with tracing, the request span, classify, two attempt spans with
-`traceparent` injection, the ledger span and `finish_request`, exported over real OTLP/HTTP
-to a receiver on 127.0.0.1. The scrape renders a registry with every label combination of
+the finished record; with tracing, the request span, classify, two attempt (client) spans
+with `traceparent` injection, the ledger span and `finish_request`, exported over real
+OTLP/HTTP to a receiver on 127.0.0.1. The scrape renders a registry with every label combination of
 a busy router populated. Run: ``.venv/bin/python tests/bench/bench_observability.py``.
 """
 

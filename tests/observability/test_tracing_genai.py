@@ -5,6 +5,7 @@ the finish reasons its backend said, whatever API the client used. Real sockets 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,47 @@ def test_attempt_spans_follow_the_genai_conventions_whatever_api_the_client_used
     assert attempt.name == "chat cloud-model"
     assert (a["gen_ai.request.model"], a["gen_ai.provider.name"]) == ("cloud-model", "openai")
     assert a["smf.backend"] == "ll"
+    # the request span's model too: it said the config's `openai/cloud-model`
+    assert request["gen_ai.response.model"] == "cloud-model"
     said = chat.parse().choices[0].finish_reason
     assert a["gen_ai.response.finish_reasons"] == request["gen_ai.response.finish_reasons"]
     assert a["gen_ai.response.finish_reasons"] == [said]
+
+
+def test_request_spans_are_named_by_the_target_never_by_the_clients_model(
+    traced: Receiver, tmp_path: Path
+) -> None:
+    """The request span was `{operation} {model}`, the client's `model` as sent: with
+    `x-smf-route` picking the target, `model` is never checked, and any client made a new
+    span name per request in Tempo or Jaeger (found in review). Now the route, backend or
+    `auto` the request resolved to names it (an alias by what it means); the client's model
+    stays `gen_ai.request.model`."""
+    with simulator(profile="cloud", model="cloud-model") as cloud:
+        backend = {"name": "chat", "tier": "cloud", "base_url": cloud.url, "model": "cloud-model"}
+        config = parse(
+            {
+                "backends": [{**backend, "apis": ["chat"], "timeouts": TIMEOUTS}],
+                "routes": {intent: ["chat"] for intent in INTENTS},
+                "aliases": {"auto": "auto", "fast": "coding"},
+                "ledger": {"path": str(tmp_path / "ledger")},
+                "resilience": {"enabled": False},
+            }
+        )
+        asked: dict[str, tuple[str, str]] = {}  # request id: (target, the client's model)
+        with router(config) as proxy:
+            create = openai_client(proxy).chat.completions.with_raw_response.create
+            for target in ("chat", "coding", "auto", "chat", "coding"):  # backend, route, auto
+                model = f"client-{uuid.uuid4().hex[:8]}"
+                route = {"x-smf-route": target}
+                reply = create(model=model, messages=ASK, extra_headers=route)
+                asked[reply.headers["x-request-id"]] = (target, model)
+            for model, target in (("fast", "coding"), ("auto", "auto"), ("chat", "chat")):
+                reply = create(model=model, messages=ASK)
+                asked[reply.headers["x-request-id"]] = (target, model)
+    requests = [s for s in traced.spans() if s.kind == s.SPAN_KIND_SERVER]
+    assert len(requests) == len(asked)
+    for span in requests:
+        a = attrs(span)
+        target, model = asked[a["smf.request_id"]]
+        assert (span.name, a["gen_ai.request.model"]) == (f"chat {target}", model)
+    assert {s.name for s in requests} == {"chat chat", "chat coding", "chat auto"}
