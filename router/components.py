@@ -142,12 +142,12 @@ class Components:
 
 
 def _warm_prices(pricer: Pricer, config: Config) -> None:
+    """Fill the rate cache; an unpriced backend is warned of with the config's warnings
+    (`router.config_warnings`), which `serve` and a reload print."""
     for backend in config.backends:
         if backend.tier == "cloud":
-            try:
+            with contextlib.suppress(KeyError):
                 pricer.rates(backend)
-            except KeyError as exc:
-                log.warning("no price for backend %s: %s; its cost counts as 0", backend.name, exc)
 
 
 class LedgerSink:

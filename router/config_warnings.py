@@ -13,6 +13,9 @@ print or log, where refusing the config would stop a router for something harmle
 - `ledger.store_text` is on and `ledger.housekeeping` off: the hourly housekeeping is what
   applies `text_retention_days` (and `retention_days`), so without a `smf-router ledger
   compact --config` job prompts and completions are kept for ever.
+- A cloud backend has no `price` and litellm's map does not know its model: its cost is
+  stored as unknown (NULL), and the report's dollars leave it out (`router.pricing`); only
+  a line logged at `serve` said so before.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ TEXTS_KEPT = (
     " until `smf-router ledger compact --config` runs; make sure a job runs it (the Kubernetes"
     " CronJob smf-router-ledger-compact does), or text_retention_days is never applied"
 )
+UNPRICED = (
+    "backends.{name}: no price for cloud model {model!r} (not in litellm's price map, no"
+    " `price` set): its requests' cost, and the counterfactual cost of routes it prices, are"
+    " stored as unknown and left out of the report's dollars; set `price:` on the backend"
+)
 
 
 def of(config: Config) -> list[str]:
@@ -50,4 +58,8 @@ def of(config: Config) -> list[str]:
                 said.append(CLOUD_TARGET.format(intent=intent, name=name))
     if config.ledger.store_text and not config.ledger.housekeeping:
         said.append(TEXTS_KEPT)
+    from router import pricing  # `router.pricing` imports `router.config`, which imports this
+
+    for name in pricing.unpriced_backends(config):
+        said.append(UNPRICED.format(name=name, model=config.backend(name).model))
     return said

@@ -76,7 +76,7 @@ class ClassifyObserver(Protocol):
 
 
 class Pricing(Protocol):
-    def price(self, record: Record) -> tuple[float, float]: ...
+    def price(self, record: Record) -> tuple[float | None, float | None]: ...
 
 
 class States(Protocol):

@@ -121,12 +121,14 @@ class Metrics(MetricFamilies):
         usage = record.usage
         self.prompt_tokens.inc(where, usage.prompt_tokens)
         self.completion_tokens.inc(where, usage.completion_tokens)
-        self.cost.inc(where, max(0.0, record.cost_usd))
-        self.counterfactual.inc(where, max(0.0, record.counterfactual_usd))
-        if record.tier == "local":
+        # An unknown (unpriced) cost adds nothing: the ledger keeps it NULL, the report counts it.
+        cost, counterfactual = record.cost_usd, record.counterfactual_usd
+        self.cost.inc(where, max(0.0, cost or 0.0))
+        self.counterfactual.inc(where, max(0.0, counterfactual or 0.0))
+        if record.tier == "local" and cost is not None and counterfactual is not None:
             # A local request that cost more than the cloud would have offloaded nothing;
             # the exact net is counterfactual_usd_total - cost_usd_total.
-            saved = record.counterfactual_usd - record.cost_usd
+            saved = counterfactual - cost
             self.offloaded.inc(where, max(0.0, saved))
 
     def _count_attempts(self, record: Record) -> bool:

@@ -112,7 +112,12 @@ def litellm_rates(model: str) -> Rates:
 
 
 class Pricer:
-    """Prices records for one config. `price(record) -> (cost_usd, counterfactual_usd)`."""
+    """Prices records for one config. `price(record) -> (cost_usd, counterfactual_usd)`.
+
+    A cloud price the router does not know (no `price` in the config, a model litellm's
+    map lacks) is None, stored as NULL: priced 0 it read as $0 of spend, and a route whose
+    counterfactual backend was unpriced as negative offload, without a word. The report
+    leaves NULLs out of its sums and counts the requests as `unpriced_requests`."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -137,8 +142,9 @@ class Pricer:
         candidates = [self.config.backend(n) for n in names] + list(self.config.backends)
         return next((b for b in candidates if b.tier == "cloud"), None)
 
-    def price(self, record: Record) -> tuple[float, float]:
-        """(cost_usd, counterfactual_usd). Failed attempts are never billed."""
+    def price(self, record: Record) -> tuple[float | None, float | None]:
+        """(cost_usd, counterfactual_usd), None where a cloud price is unknown. Failed
+        attempts are never billed."""
         if record.backend is None:
             return 0.0, 0.0
         try:
@@ -153,11 +159,24 @@ class Pricer:
         other = self.counterfactual_backend(record.route)
         return cost, self._cloud_cost(other, record.usage) if other else 0.0
 
-    def _cloud_cost(self, backend: Backend, usage: Usage) -> float:
+    def _cloud_cost(self, backend: Backend, usage: Usage) -> float | None:
         try:
             return token_cost(usage, self.rates(backend))
         except KeyError as exc:
             if backend.name not in self.unpriced:
                 self.unpriced.add(backend.name)
-                log.warning("backend %s is priced at 0: %s", backend.name, exc)
-            return 0.0  # an unpriced model must not fail the request it prices
+                log.warning("backend %s has no price, its cost is unknown: %s", backend.name, exc)
+            return None  # an unpriced model must not fail the request it prices
+
+
+def unpriced_backends(config: Config) -> list[str]:
+    """Names of the cloud backends with no configured `price` whose model litellm's map
+    does not know either: their requests are stored with an unknown (NULL) cost."""
+    out = []
+    for backend in config.backends:
+        if backend.tier == "cloud" and backend.price is None:
+            try:
+                litellm_rates(backend.model)
+            except KeyError:
+                out.append(backend.name)
+    return out

@@ -125,8 +125,10 @@ class Record:
     usage: Usage = field(default_factory=Usage)
     ttft_s: float | None = None
     duration_s: float = 0.0
-    cost_usd: float = 0.0  # what this request actually cost (cloud price or local cost)
-    counterfactual_usd: float = 0.0  # what the route's cloud backend would have charged
+    # What this request actually cost (cloud price or local cost), and what the route's cloud
+    # backend would have charged; None when that cloud price is unknown (router.pricing).
+    cost_usd: float | None = 0.0
+    counterfactual_usd: float | None = 0.0
     conversation: str | None = None  # a hash, never the text
     auto_routed: bool = False  # the router chose the backend: only then a conversation sticks
     detour: bool = False  # served only after a preferred backend's passing trouble: no sticking

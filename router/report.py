@@ -38,12 +38,12 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN tier = 'cloud' THEN cost_usd ELSE 0 END AS cloud_usd,
        CASE WHEN tier = 'local' THEN cost_usd ELSE 0 END AS local_usd,
        CASE WHEN tier = 'cloud' THEN cost_usd ELSE counterfactual_usd END AS counterfactual_usd,
-       CASE WHEN tier = 'local' THEN counterfactual_usd - cost_usd ELSE 0 END AS offloaded_usd,
+       CASE WHEN tier = 'local' THEN saved_usd ELSE 0 END AS offloaded_usd,
        CASE WHEN tier = 'local' THEN requests ELSE 0 END AS local_requests,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
-       errors, fallbacks, first_at, last_at
+       errors, fallbacks, unpriced, first_at, last_at
 FROM base
 """
 _ROLLED = """
@@ -53,8 +53,9 @@ SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIG
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens, sum(cost_usd) AS cost_usd,
-       sum(counterfactual_usd) AS counterfactual_usd, sum(seconds) AS seconds,
-       sum(errors)::BIGINT AS errors, sum(fallbacks)::BIGINT AS fallbacks,
+       sum(counterfactual_usd) AS counterfactual_usd, sum(saved_usd) AS saved_usd,
+       sum(seconds) AS seconds, sum(errors)::BIGINT AS errors,
+       sum(fallbacks)::BIGINT AS fallbacks, sum(unpriced)::BIGINT AS unpriced,
        min(first_at) AS first_at, max(last_at) AS last_at
 FROM rollup_sums GROUP BY ALL
 """
@@ -64,7 +65,8 @@ sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGIN
 sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(local_usd),
 sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
-sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT
+sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
+sum(unpriced)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -81,6 +83,7 @@ _SUM_NAMES = [
     "errors",
     "fallbacks",
     "refused",
+    "unpriced_requests",
 ]
 
 _GROUP_COLUMN: dict[str, str] = {
@@ -253,6 +256,21 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
     }
 
 
+def _unpriced_warning(ledger: Ledger, totals: dict[str, Any]) -> list[str]:
+    """One line when some requests' dollars are unknown: a sum without them reads as
+    complete (a $0 spend, a negative offload, before they were stored as NULL)."""
+    n = totals["unpriced_requests"]
+    if not n:
+        return []
+    rows = ledger.sql("SELECT DISTINCT route, backend FROM agg WHERE unpriced > 0 ORDER BY 1, 2")
+    where = ", ".join(f"{backend} on route {route}" for route, backend in rows)
+    return [
+        f"{n} request(s) with no known cloud price ({where}): their cost or counterfactual"
+        " cost is left out of the dollar sums; give the cloud backend a `price` in the config"
+        " (`smf-router config check` names it)"
+    ]
+
+
 def _window_days(ledger: Ledger) -> float:
     """Days between the window's first and last record (≥ 1; 0 when there is none).
 
@@ -336,7 +354,7 @@ def _build(
             "daily_by_backend": _daily(ledger, "backend"),
             "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": _break_even(ledger, config, window_days),
-            "warnings": list(ledger.warnings),
+            "warnings": list(ledger.warnings) + _unpriced_warning(ledger, totals),
         }
 
 

@@ -64,7 +64,9 @@ def _cards(report: dict[str, Any]) -> str:
 def _groups_table(report: dict[str, Any]) -> str:
     head = "<tr><th>{}</th><th>requests</th><th>tokens</th><th>local share</th><th>cloud</th>"
     head += "<th>local cost</th><th>counterfactual</th><th>offloaded</th><th>errors</th>"
-    head += "<th>fallbacks</th></tr>"
+    head += "<th>fallbacks</th>"
+    unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
+    head += "<th>unpriced</th></tr>" if unpriced else "</tr>"
     rows = [head.format(escape(report["by"]))]
     for g in [*report["groups"], {**report["totals"], "key": "total"}]:
         cells = [
@@ -79,6 +81,8 @@ def _groups_table(report: dict[str, Any]) -> str:
             _pct(g["error_rate"]),
             _pct(g["fallback_rate"]),
         ]
+        if unpriced:
+            cells.append(f"{g['unpriced_requests']:,}")
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return "<table>" + "".join(rows) + "</table>"
 

@@ -32,7 +32,8 @@ CSV_COLUMNS = [
     "local_share_tokens",
     "error_rate",
     "fallback_rate",
-    "refused",  # last: the columns before it kept their places (readers by position)
+    "refused",  # new columns go last: those before keep their places (readers by position)
+    "unpriced_requests",
 ]
 
 
@@ -74,11 +75,14 @@ def to_table(
     )
     headers = ["", "requests", "prompt tok", "compl. tok", "local share", "cloud $"]
     headers += ["local $", "counterfactual $", "offloaded $", "errors", "fallbacks"]
+    unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
+    if unpriced:
+        headers.append("unpriced")
     for header in headers:
         table.add_column(header, justify="left" if not header else "right")
     rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
     for g in rows:
-        table.add_row(
+        cells = [
             escape(held(str(g["key"]), charset)),  # a key like `ci[bot]` is text, not markup
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
@@ -90,8 +94,10 @@ def to_table(
             _usd(g["offloaded_usd"]),
             _pct(g["error_rate"]),
             _pct(g["fallback_rate"]),
-            end_section=g["key"] == "TOTAL" or g is rows[-2],
-        )
+        ]
+        if unpriced:
+            cells.append(f"{g['unpriced_requests']:,}")
+        table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
     console.print(table)
     for lat in report["latency"]:
         t, d = lat["ttft_s"], lat["total_s"]

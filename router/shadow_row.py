@@ -19,7 +19,7 @@ from router.span_export import SpanLink
 
 
 class Pricing(Protocol):
-    def price(self, record: Record) -> tuple[float, float]: ...
+    def price(self, record: Record) -> tuple[float | None, float | None]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +45,14 @@ class Judged:
     tier: Tier = "local"  # read before the call: a reload may remove the judge meanwhile
     usage: Usage | None = None
     latency_s: float = 0.0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: a cloud judge with no known price (router.pricing)
 
 
 def call_cost(
     pricing: Pricing | None, record: Record, backend: str, tier: Tier, usage: Usage, took: float
-) -> float:
+) -> float | None:
     """What one of the shadow's calls cost (a local backend's by its time, `took`); 0
-    without a pricer."""
+    without a pricer, None for a cloud backend with no known price (stored NULL)."""
     if pricing is None:
         return 0.0
     priced = Record(
@@ -84,7 +84,7 @@ def comparison_row(
     """The `shadow_comparisons` row of one replay (`usage`: the shadow's, None when it
     failed or gave none; `pricing`: the pricer the shadow's call was made under)."""
     record = job.record
-    shadow_cost = 0.0
+    shadow_cost: float | None = 0.0
     if usage is not None:
         shadow_cost = call_cost(pricing, record, job.target, job.target_tier, usage, latency)
     return {

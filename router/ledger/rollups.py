@@ -27,8 +27,9 @@ from router.ledger.segments import Segment
 
 TABLE = "rollups"
 # Part of the digest: a change of rollup format invalidates old files. 2: `seconds` is the
-# serving attempt's time, as pricing charges it, not the whole request's.
-VERSION = "2"
+# serving attempt's time, as pricing charges it, not the whole request's. 3: `unpriced`
+# and `saved_usd` (an older rollup lacks them: its day is read raw until compacted again).
+VERSION = "3"
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 
@@ -38,7 +39,13 @@ ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 SERVED_SECONDS = """CASE WHEN attempts[-1].backend = backend AND attempts[-1].outcome = 'ok'
     AND attempts[-1].duration_s > 0 THEN attempts[-1].duration_s ELSE duration_s END"""
 
+# A served request whose cost or counterfactual cost is NULL: a cloud price was unknown
+# (router.pricing). Rows written before NULL was stored say 0 and cannot be told apart.
+UNPRICED = "backend IS NOT NULL AND (cost_usd IS NULL OR counterfactual_usd IS NULL)"
+
 # The report's per-group sums; {source} is a records view or file list, {caller} an expression.
+# `sum` leaves NULL (unknown) costs out; `saved_usd` is summed per row, so a request whose
+# counterfactual is unknown adds neither its cost nor its counterfactual to the offload.
 SUMS_SQL = f"""
 SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}} AS caller,
        count(*)::BIGINT AS requests,
@@ -47,6 +54,8 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
        sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
+       sum(counterfactual_usd - cost_usd) AS saved_usd,
+       count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
        sum({SERVED_SECONDS}) AS seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
        count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,

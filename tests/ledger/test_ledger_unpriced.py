@@ -1,0 +1,155 @@
+"""Requests priced by a cloud backend with no known price: stored with an unknown (NULL)
+cost, counted by the report as `unpriced_requests` and warned of in every format, and named
+by `config check` (found in review: they read as $0 spend and negative offload)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from router import report
+from router.cli import app as main_app
+from router.config import Config, parse
+from router.ledger import Ledger, LedgerWriter, compaction
+from router.ledger.cli import app
+from router.pricing import Pricer
+from router.record import Attempt, Record, Usage
+from tests.router.test_config import write
+
+DAY = datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp()
+NOW = datetime(2026, 3, 10, tzinfo=UTC)
+UNKNOWN = "acme/frontier-x-2027"  # in no price map
+CONFIG = f"""
+backends:
+  - {{name: local, tier: local, base_url: "http://127.0.0.1:9/v1", model: laguna,
+      local_cost: {{hardware_usd: 3000, amortization_months: 36}}}}
+  - {{name: frontier, tier: cloud, base_url: "http://127.0.0.1:9/v1", model: {UNKNOWN}}}
+  - {{name: cloud, tier: cloud, base_url: "http://127.0.0.1:9/v1", model: gpt-4o}}
+routes:
+  math: [frontier, local]
+  reasoning: [local, frontier]
+  coding: [local, cloud]
+  tool_calling: [local, cloud]
+  instruction: [local, cloud]
+  prose: [cloud, local]
+  writing: [cloud, local]
+"""
+
+
+def config() -> Config:
+    return parse(yaml.safe_load(CONFIG))
+
+
+def _record(rid: str, route: str, backend: str, tier: str) -> Record:
+    return Record(
+        rid,
+        DAY,
+        route=route,
+        intent=route,
+        backend=backend,
+        tier=tier,  # type: ignore[arg-type]
+        attempts=[Attempt(backend, tier, duration_s=2.0)],  # type: ignore[arg-type]
+        usage=Usage(1000, 200),
+        duration_s=2.0,
+    )
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    """math served by the unpriced cloud backend; reasoning served locally, its
+    counterfactual the unpriced one; coding served locally against a priced cloud."""
+    pricer = Pricer(config())
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="unpriced")
+    for rid, route, backend, tier in (
+        ("m", "math", "frontier", "cloud"),
+        ("r", "reasoning", "local", "local"),
+        ("c", "coding", "local", "local"),
+    ):
+        record = _record(rid, route, backend, tier)
+        record.cost_usd, record.counterfactual_usd = pricer.price(record)
+        writer.submit(record)
+    writer.close()
+    return tmp_path / "ledger"
+
+
+def _cli(ledger: Path, fmt: str, *more: str) -> tuple[str, str]:
+    """(stdout, stderr) of `report`."""
+    args = ["report", "--ledger", str(ledger), "--since", "2026-01-01", "--format", fmt, *more]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout, result.stderr
+
+
+def test_an_unpriced_cost_is_stored_unknown_not_zero(ledger: Path) -> None:
+    with Ledger(ledger) as read:
+        rows = read.sql("SELECT request_id, cost_usd, counterfactual_usd FROM records ORDER BY 1")
+    by_id = {rid: (cost, counterfactual) for rid, cost, counterfactual in rows}
+    assert by_id["m"] == (None, None)
+    assert by_id["r"][0] > 0 and by_id["r"][1] is None  # its local cost is known
+    assert by_id["c"][0] > 0 and by_id["c"][1] > by_id["c"][0]
+
+
+def test_the_report_counts_unpriced_requests_and_offloads_nothing_negative(ledger: Path) -> None:
+    out, err = _cli(ledger, "json")
+    data = json.loads(out)
+    t = data["totals"]
+    assert t["unpriced_requests"] == 2
+    groups = {g["key"]: g for g in data["groups"]}
+    assert {k: g["unpriced_requests"] for k, g in groups.items()} == {
+        "math": 1,
+        "reasoning": 1,
+        "coding": 0,
+    }
+    # reasoning's counterfactual is unknown: no offload from it, where it was −(local cost)
+    assert groups["reasoning"]["offloaded_usd"] == 0
+    assert groups["coding"]["offloaded_usd"] > 0
+    assert t["offloaded_usd"] == groups["coding"]["offloaded_usd"]
+    [said] = [w for w in data["warnings"] if "no known cloud price" in w]
+    assert said.startswith("2 request(s) with no known cloud price")
+    assert "frontier on route math" in said and "local on route reasoning" in said
+    assert f"warning: {said}" in err
+
+
+def test_every_format_says_so(ledger: Path) -> None:
+    table = _cli(ledger, "table")[0]
+    assert "unpriced" in table and "2 request(s) with no known cloud price" in table
+    text, err = _cli(ledger, "csv")
+    rows = list(csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#")))
+    assert rows[-1]["route"] == "TOTAL" and rows[-1]["unpriced_requests"] == "2"
+    assert "warning: 2 request(s) with no known cloud price" in err
+    html = _cli(ledger, "html")[0]
+    assert "<th>unpriced</th>" in html and "2 request(s) with no known cloud price" in html
+
+
+def test_a_rolled_up_day_keeps_the_count(ledger: Path) -> None:
+    raw = report.build(ledger)
+    assert compaction.compact(ledger, now=NOW).rollups == 1
+    with Ledger(ledger) as read:
+        assert read.use_rollups(datetime(1970, 1, 1), datetime(9999, 1, 1)) == 1
+    rolled = report.build(ledger)
+    assert rolled["totals"] == raw["totals"]
+    assert rolled["totals"]["unpriced_requests"] == 2
+
+
+def test_config_check_names_a_cloud_backend_without_a_price(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main_app, ["config", "check", "--config", str(write(tmp_path, CONFIG))]
+    )
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "no price for cloud model" in line]
+    assert len(said) == 1 and said[0].startswith("warning: backends.frontier:")
+    priced = CONFIG.replace(
+        f"model: {UNKNOWN}}}",
+        f"model: {UNKNOWN}, price: {{input_per_mtok: 1, output_per_mtok: 2}}}}",
+    )
+    result = CliRunner().invoke(
+        main_app, ["config", "check", "--config", str(write(tmp_path, priced))]
+    )
+    assert "no price for cloud model" not in result.stderr
