@@ -328,7 +328,8 @@ def _build(
         raise ValueError(f"by must be one of {sorted(_GROUP_COLUMN)}, not {by!r}")
     since, until = _naive_utc(since), _naive_utc(until)
     first_day = since.date().isoformat() if since else None
-    last_day = until.date().isoformat() if until else None
+    # `until` is exclusive: a window ending at midnight does not read (nor warn of) that day
+    last_day = (until - timedelta(microseconds=1)).date().isoformat() if until else None
     with Ledger(Path(directory), first_day, last_day, tables=("records",)) as ledger:
         lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.

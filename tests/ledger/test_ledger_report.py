@@ -89,6 +89,19 @@ def test_time_window_filters_records(ledger: Path) -> None:
     assert report.build(ledger, until=until)["totals"]["requests"] == 1
 
 
+def test_a_window_ending_at_midnight_does_not_read_the_next_day(ledger: Path) -> None:
+    """`until` is exclusive, yet a window ending at midnight listed that day's files too, and
+    warned of a damaged one there that no number of the report came from (found in review)."""
+    junk = ledger / "records" / "day=2026-03-02" / "junk.parquet"
+    junk.write_bytes(b"garbage")
+    until = datetime(2026, 3, 2, tzinfo=UTC)
+    data = report.build(ledger, since=datetime(2026, 3, 1, tzinfo=UTC), until=until)
+    assert data["totals"]["requests"] == 2
+    assert data["warnings"] == []
+    later = report.build(ledger, until=datetime(2026, 3, 2, 0, 0, 1, tzinfo=UTC))
+    assert [w for w in later["warnings"] if str(junk) in w]  # a day the window reaches
+
+
 def test_json_and_csv_renderings(ledger: Path) -> None:
     data = report.build(ledger, by="intent")
     assert json.loads(to_json(data))["totals"]["requests"] == 4
