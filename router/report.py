@@ -43,7 +43,7 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
-       errors, fallbacks, unpriced, first_at, last_at
+       errors, fallbacks, unpriced, estimated, estimated_tokens, first_at, last_at
 FROM base
 """
 _ROLLED = """
@@ -56,6 +56,7 @@ SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIG
        sum(counterfactual_usd) AS counterfactual_usd, sum(saved_usd) AS saved_usd,
        sum(seconds) AS seconds, sum(errors)::BIGINT AS errors,
        sum(fallbacks)::BIGINT AS fallbacks, sum(unpriced)::BIGINT AS unpriced,
+       sum(estimated)::BIGINT AS estimated, sum(estimated_tokens)::BIGINT AS estimated_tokens,
        min(first_at) AS first_at, max(last_at) AS last_at
 FROM rollup_sums GROUP BY ALL
 """
@@ -66,7 +67,7 @@ sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(l
 sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
 sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
-sum(unpriced)::BIGINT
+sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -84,6 +85,8 @@ _SUM_NAMES = [
     "fallbacks",
     "refused",
     "unpriced_requests",
+    "estimated_requests",  # token counts the router estimated (no usage from the backend)
+    "estimated_tokens",
 ]
 
 _GROUP_COLUMN: dict[str, str] = {

@@ -10,6 +10,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
+from router.report_render import estimate_note
 from router.report_svg import line_chart, stacked_bars
 
 CSS = """
@@ -66,7 +67,9 @@ def _groups_table(report: dict[str, Any]) -> str:
     head += "<th>local cost</th><th>counterfactual</th><th>offloaded</th><th>errors</th>"
     head += "<th>fallbacks</th>"
     unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
-    head += "<th>unpriced</th></tr>" if unpriced else "</tr>"
+    head += "<th>unpriced</th>" if unpriced else ""
+    estimated = bool(report["totals"].get("estimated_requests"))
+    head += "<th>estimated tokens</th></tr>" if estimated else "</tr>"
     rows = [head.format(escape(report["by"]))]
     for g in [*report["groups"], {**report["totals"], "key": "total"}]:
         cells = [
@@ -83,8 +86,11 @@ def _groups_table(report: dict[str, Any]) -> str:
         ]
         if unpriced:
             cells.append(f"{g['unpriced_requests']:,}")
+        if estimated:
+            cells.append(f"{g['estimated_tokens']:,}")
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return "<table>" + "".join(rows) + "</table>"
+    note = f"<p>{escape(estimate_note(report['totals']))}</p>" if estimated else ""
+    return "<table>" + "".join(rows) + "</table>" + note
 
 
 def _latency_table(report: dict[str, Any]) -> str:

@@ -34,6 +34,8 @@ CSV_COLUMNS = [
     "fallback_rate",
     "refused",  # new columns go last: those before keep their places (readers by position)
     "unpriced_requests",
+    "estimated_requests",
+    "estimated_tokens",
 ]
 
 
@@ -78,6 +80,9 @@ def to_table(
     unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
     if unpriced:
         headers.append("unpriced")
+    estimated = bool(report["totals"].get("estimated_requests"))
+    if estimated:
+        headers.append("est. tok")
     for header in headers:
         table.add_column(header, justify="left" if not header else "right")
     rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
@@ -97,6 +102,8 @@ def to_table(
         ]
         if unpriced:
             cells.append(f"{g['unpriced_requests']:,}")
+        if estimated:
+            cells.append(f"{g['estimated_tokens']:,}")
         table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
     console.print(table)
     for lat in report["latency"]:
@@ -115,6 +122,8 @@ def to_table(
             f"in this window, {_usd(be['savings_per_day_usd'])}/day {arrow} {when} at this rate",
             markup=False,
         )
+    if estimated:
+        console.print(estimate_note(report["totals"]), markup=False)
     version = report.get("price_map_version") or "none recorded"
     console.print(f"price map: {version}", markup=False)
     for warning in report["warnings"]:  # paths and decode errors: text, not markup
@@ -123,6 +132,15 @@ def to_table(
         console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def estimate_note(totals: dict[str, Any]) -> str:
+    """The line saying how much of the token counts the router estimated itself."""
+    return (
+        f"{totals['estimated_tokens']:,} of the tokens ({totals['estimated_requests']:,}"
+        " request(s)) are the router's estimates: the backend reported no usage, or a stream"
+        " ended before its count"
+    )
 
 
 def held(text: str, charset: str | None) -> str:

@@ -29,7 +29,8 @@ TABLE = "rollups"
 # Part of the digest: a change of rollup format invalidates old files. 2: `seconds` is the
 # serving attempt's time, as pricing charges it, not the whole request's. 3: `unpriced`
 # and `saved_usd` (an older rollup lacks them: its day is read raw until compacted again).
-VERSION = "3"
+# 4: `estimated` and `estimated_tokens`, the same way.
+VERSION = "4"
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 
@@ -56,6 +57,9 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
        sum(counterfactual_usd - cost_usd) AS saved_usd,
        count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
+       count(*) FILTER (WHERE tokens_estimated) AS estimated,
+       coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE tokens_estimated), 0)::BIGINT
+           AS estimated_tokens,
        sum({SERVED_SECONDS}) AS seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
        count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,

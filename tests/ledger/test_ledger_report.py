@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -14,11 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from router import report
-from router.ledger import Ledger, LedgerWriter
+from router.ledger import Ledger, LedgerWriter, compaction
 from router.ledger.cli import app
-from router.record import Attempt, Record
+from router.record import Attempt, Record, Usage
 from router.report_html import to_html
 from router.report_render import to_csv, to_json, to_table
+from tests.ledger.known_ledger import DAY1 as DAY
 from tests.ledger.known_ledger import known_config, write_known_ledger
 
 
@@ -100,6 +102,28 @@ def test_a_window_ending_at_midnight_does_not_read_the_next_day(ledger: Path) ->
     assert data["warnings"] == []
     later = report.build(ledger, until=datetime(2026, 3, 2, 0, 0, 1, tzinfo=UTC))
     assert [w for w in later["warnings"] if str(junk) in w]  # a day the window reaches
+
+
+def test_estimated_token_counts_are_counted_in_every_format(tmp_path: Path) -> None:
+    """Token counts the router estimated (no usage from the backend, a stream cut short)
+    were summed with the backends' own and no output said so (found in review). Counted
+    from raw records and from a compacted day's rollup alike."""
+    writer = LedgerWriter(tmp_path, process_tag="est")
+    for rid, estimated in (("a", True), ("b", False), ("c", True)):
+        usage = Usage(100, 20, estimated=estimated)
+        writer.submit(Record(rid, DAY, route="coding", backend="local", tier="local", usage=usage))
+    writer.close()
+    raw = report.build(tmp_path)
+    assert compaction.compact(tmp_path, now=datetime(2026, 3, 10, tzinfo=UTC)).rollups == 1
+    for data in (raw, report.build(tmp_path)):
+        t = data["totals"]
+        assert (t["estimated_requests"], t["estimated_tokens"]) == (2, 240)
+        assert data["groups"][0]["estimated_requests"] == 2
+    rows = list(csv.DictReader(io.StringIO(to_csv(raw))))
+    assert (rows[-1]["estimated_requests"], rows[-1]["estimated_tokens"]) == ("2", "240")
+    note = "240 of the tokens (2 request(s)) are the router's estimates"
+    assert note in to_table(raw) and html.escape(note) in to_html(raw)
+    assert "est. tok" in to_table(raw) and "<th>estimated tokens</th>" in to_html(raw)
 
 
 def test_json_and_csv_renderings(ledger: Path) -> None:
