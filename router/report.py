@@ -259,6 +259,22 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
     }
 
 
+def _shadow_spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
+    """What the shadow's replays and its judge's calls cost, kept apart from live spend
+    (never in `cloud_usd` nor the offload: no client asked for them). They were in the
+    ledger and in no report (found in review). Canary calls carry no cost (not recorded)."""
+    n, shadow, judge = ledger.sql(
+        "SELECT count(*)::BIGINT, sum(shadow_cost_usd), sum(judge_cost_usd)"
+        " FROM shadow_comparisons WHERE ts >= ? AND ts < ?",
+        [since, until],
+    )[0]
+    return {
+        "comparisons": int(n or 0),
+        "shadow_usd": round(float(shadow or 0.0), 6),
+        "judge_usd": round(float(judge or 0.0), 6),
+    }
+
+
 def _unpriced_warning(ledger: Ledger, totals: dict[str, Any]) -> list[str]:
     """One line when some requests' dollars are unknown: a sum without them reads as
     complete (a $0 spend, a negative offload, before they were stored as NULL)."""
@@ -333,7 +349,8 @@ def _build(
     first_day = since.date().isoformat() if since else None
     # `until` is exclusive: a window ending at midnight does not read (nor warn of) that day
     last_day = (until - timedelta(microseconds=1)).date().isoformat() if until else None
-    with Ledger(Path(directory), first_day, last_day, tables=("records",)) as ledger:
+    tables = ("records", "shadow_comparisons")
+    with Ledger(Path(directory), first_day, last_day, tables=tables) as ledger:
         lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
         caller = "caller" if by == "caller" else "''"
@@ -358,6 +375,7 @@ def _build(
             "daily_by_backend": _daily(ledger, "backend"),
             "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": _break_even(ledger, config, window_days),
+            "shadow_spend": _shadow_spend(ledger, lo, hi),
             "warnings": list(ledger.warnings) + _unpriced_warning(ledger, totals),
         }
 

@@ -10,7 +10,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
-from router.report_render import estimate_note
+from router.report_render import estimate_note, shadow_line
 from router.report_svg import line_chart, stacked_bars
 
 CSS = """
@@ -91,6 +91,13 @@ def _groups_table(report: dict[str, Any]) -> str:
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     note = f"<p>{escape(estimate_note(report['totals']))}</p>" if estimated else ""
     return "<table>" + "".join(rows) + "</table>" + note
+
+
+def _shadow(report: dict[str, Any]) -> str:
+    side = report.get("shadow_spend")
+    if not side or not side["comparisons"]:
+        return ""
+    return f"<h2>Shadow</h2><p>{escape(shadow_line(side))}</p>"
 
 
 def _latency_table(report: dict[str, Any]) -> str:
@@ -185,6 +192,7 @@ def to_html(report: dict[str, Any]) -> str:
         f"{_cards(report)}{_charts(report)}"
         f"<h2>By {escape(report['by'])}</h2>{_groups_table(report)}"
         f"<h2>Latency per backend</h2>{_latency_table(report)}"
+        + _shadow(report)
         + (f"<h2>Warnings</h2><ul>{warnings}</ul>" if warnings else "")
         + "</body></html>\n"
     )

@@ -44,13 +44,17 @@ def to_json(report: dict[str, Any]) -> str:
 
 
 def to_csv(report: dict[str, Any]) -> str:
-    """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS."""
+    """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS. Then, only when
+    the shadow ran, `#` lines (comments, not rows) with what it cost, apart."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([report["by"] if c == "key" else c for c in CSV_COLUMNS])
     for group in report["groups"]:
         writer.writerow([group.get(c) for c in CSV_COLUMNS])
     writer.writerow(["TOTAL"] + [report["totals"].get(c) for c in CSV_COLUMNS[1:]])
+    side = report.get("shadow_spend")
+    for name, value in side.items() if side and side["comparisons"] else ():
+        out.write(f"# shadow_spend.{name}: {value}\n")
     return out.getvalue()
 
 
@@ -124,6 +128,9 @@ def to_table(
         )
     if estimated:
         console.print(estimate_note(report["totals"]), markup=False)
+    side = report.get("shadow_spend")
+    if side and side["comparisons"]:
+        console.print(shadow_line(side), markup=False)
     version = report.get("price_map_version") or "none recorded"
     console.print(f"price map: {version}", markup=False)
     for warning in report["warnings"]:  # paths and decode errors: text, not markup
@@ -132,6 +139,14 @@ def to_table(
         console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def shadow_line(side: dict[str, Any]) -> str:
+    """What the shadow cost, said apart from the live spend it is not part of."""
+    return (
+        f"shadow, apart from the above: {side['comparisons']:,} comparison(s), replays"
+        f" {_usd(side['shadow_usd'])}, judge {_usd(side['judge_usd'])}"
+    )
 
 
 def estimate_note(totals: dict[str, Any]) -> str:

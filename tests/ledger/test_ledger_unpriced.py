@@ -153,3 +153,27 @@ def test_config_check_names_a_cloud_backend_without_a_price(tmp_path: Path) -> N
         main_app, ["config", "check", "--config", str(write(tmp_path, priced))]
     )
     assert "no price for cloud model" not in result.stderr
+
+
+def test_the_shadow_and_judge_spend_is_reported_apart_from_live_spend(tmp_path: Path) -> None:
+    """What shadow replays and their judge cost was in the ledger and in no report (found
+    in review): shown apart, never in cloud_usd nor the offload; rows outside the window
+    are not counted."""
+    from tests.ledger.known_ledger import DAY1, write_known_ledger
+
+    ledger = write_known_ledger(tmp_path / "ledger")
+    live = report.build(ledger, since=datetime(2026, 3, 1, tzinfo=UTC))["totals"]
+    writer = LedgerWriter(ledger, process_tag="shadow")
+    for ts, shadow, judge in ((DAY1, 0.25, 0.5), (DAY1 + 60, 0.125, None), (DAY1 - 86400, 9, 9)):
+        row = {"ts": ts, "request_id": "a", "shadow_cost_usd": shadow, "judge_cost_usd": judge}
+        writer.submit_row("shadow_comparisons", row)
+    writer.close()
+    out, _ = _cli(ledger, "json", "--since", "2026-03-01")
+    data = json.loads(out)
+    assert data["shadow_spend"] == {"comparisons": 2, "shadow_usd": 0.375, "judge_usd": 0.5}
+    assert data["totals"] == live  # live spend and offload untouched
+    line = "shadow, apart from the above: 2 comparison(s), replays $0.38, judge $0.50"
+    assert line in _cli(ledger, "table", "--since", "2026-03-01")[0]
+    assert line in _cli(ledger, "html", "--since", "2026-03-01")[0]
+    text = _cli(ledger, "csv", "--since", "2026-03-01")[0]
+    assert "# shadow_spend.shadow_usd: 0.375\n# shadow_spend.judge_usd: 0.5\n" in text
