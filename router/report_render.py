@@ -55,6 +55,8 @@ def to_csv(report: dict[str, Any]) -> str:
     side = report.get("shadow_spend")
     for name, value in side.items() if side and side["comparisons"] else ():
         out.write(f"# shadow_spend.{name}: {value}\n")
+    if report["warnings"]:  # on stderr too; here so a file alone says it is incomplete
+        out.write(f"# warnings: {len(report['warnings'])}\n")
     return out.getvalue()
 
 

@@ -21,6 +21,8 @@ from router.cli_config import load_or_exit
 from router.config import Config
 from router.config_checks import MAX_DAYS
 
+PARTIAL = 3  # `report`'s exit status when it has warnings: written, but incomplete
+
 app = typer.Typer(help="Usage reports and ledger maintenance.", no_args_is_help=True)
 
 
@@ -147,6 +149,11 @@ def report_command(
         sys.stdout.write(text)
     for warning in data["warnings"] if fmt != Format.table else []:
         typer.echo(f"warning: {warning}", err=True)
+    if data["warnings"]:
+        # Partial: the report is written, but its numbers leave something out (a skipped
+        # file, unpriced requests). It exited 0, and a cron job could not tell (found in
+        # review); not 1, which says no report was made.
+        raise typer.Exit(PARTIAL)
 
 
 @app.command("compact")
