@@ -377,6 +377,8 @@ def _build(
             "break_even": _break_even(ledger, config, window_days),
             "shadow_spend": _shadow_spend(ledger, lo, hi),
             "warnings": list(ledger.warnings) + _unpriced_warning(ledger, totals),
+            # rows left out: a file skipped (damaged, unreadable); unpriced rows are counted
+            "incomplete": bool(ledger.warnings),
         }
 
 

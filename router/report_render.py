@@ -44,19 +44,15 @@ def to_json(report: dict[str, Any]) -> str:
 
 
 def to_csv(report: dict[str, Any]) -> str:
-    """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS. Then, only when
-    the shadow ran, `#` lines (comments, not rows) with what it cost, apart."""
+    """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS, and nothing else:
+    a spreadsheet or `csv` reader takes every line for a row. The shadow's spend and the
+    warnings are in the other formats (JSON) and on stderr."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([report["by"] if c == "key" else c for c in CSV_COLUMNS])
     for group in report["groups"]:
         writer.writerow([group.get(c) for c in CSV_COLUMNS])
     writer.writerow(["TOTAL"] + [report["totals"].get(c) for c in CSV_COLUMNS[1:]])
-    side = report.get("shadow_spend")
-    for name, value in side.items() if side and side["comparisons"] else ():
-        out.write(f"# shadow_spend.{name}: {value}\n")
-    if report["warnings"]:  # on stderr too; here so a file alone says it is incomplete
-        out.write(f"# warnings: {len(report['warnings'])}\n")
     return out.getvalue()
 
 

@@ -149,10 +149,11 @@ def report_command(
         sys.stdout.write(text)
     for warning in data["warnings"] if fmt != Format.table else []:
         typer.echo(f"warning: {warning}", err=True)
-    if data["warnings"]:
-        # Partial: the report is written, but its numbers leave something out (a skipped
-        # file, unpriced requests). It exited 0, and a cron job could not tell (found in
-        # review); not 1, which says no report was made.
+    if data["incomplete"]:
+        # Partial: the report is written, but its numbers leave rows out (a skipped file).
+        # It exited 0, and a cron job could not tell (found in review); not 1, which says no
+        # report was made. Unpriced requests are counted and warned of, not left out: a
+        # status for them would say "partial" for a month after a price was added.
         raise typer.Exit(PARTIAL)
 
 
