@@ -27,13 +27,14 @@ from router.simulator.control import Control
 from router.simulator.errors import (
     ApiError,
     Flavor,
-    Kind,
+    echo_error,
     echoed_credentials,
+    echoed_names,
     missing_model,
     render,
     sse_error,
 )
-from router.simulator.faults import IN_BAND, Fault, FaultError, choose, split_model
+from router.simulator.faults import ECHOES, IN_BAND, Fault, FaultError, choose, split_model
 from router.simulator.generation import (
     Ask,
     Generation,
@@ -53,12 +54,6 @@ from router.simulator.wire import Api, CallNumbering, Meta
 
 Endpoint = Callable[[Request, Response], Awaitable[None]]
 JSON = "application/json"
-_ECHO_KINDS: dict[int, Kind] = {
-    400: "bad_request",
-    429: "rate_limit",
-    503: "overloaded",
-    529: "overloaded",
-}
 _CHAT_FAULTS = ("chat", "completions")  # where `no_usage`, `abort` and the tool-call ones apply
 SSE = "text/event-stream; charset=utf-8"
 _NUMBERING: dict[str, CallNumbering] = {  # the faults that number tool calls as Ollama does
@@ -187,8 +182,9 @@ class Simulator:
         except FaultError as exc:
             raise ApiError(400, "bad_request", str(exc), "model") from None
         fault = self._fault(req, from_model)
-        if fault is not None and fault.name == "echo_credentials":
-            fault = replace(fault, echo=echoed_credentials(req.headers, req.path, req.query))
+        if fault is not None and fault.name in ECHOES:
+            echo = echoed_credentials(req.headers, req.path, req.query)
+            fault = replace(fault, echo=echo, echo_names=echoed_names(req.headers))
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
         if fault is not None and fault.name == "hold":
@@ -359,10 +355,10 @@ class Simulator:
 
     def _error_event(self, fault: Fault) -> ApiError:
         """The error `error_event[:N[:STATUS]]` stands for (a 500 by default); for
-        `echo_credentials` one of that status saying what the request carried."""
+        `echo_credentials` faults one of that status saying what the request carried."""
         status = fault.status or 500
-        if fault.name == "echo_credentials":
-            return ApiError(status, _ECHO_KINDS.get(status, "server_error"), fault.echo)
+        if fault.name in ECHOES:
+            return echo_error(fault.name, status, fault.echo, fault.echo_names)
         if status == 429:
             return ApiError(429, "rate_limit", _rate_message(1.0))
         if status in (503, 529):

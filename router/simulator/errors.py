@@ -49,6 +49,7 @@ class ApiError(Exception):
     prompt_tokens: int = 0
     detail: str = ""  # vLLM's pydantic message for a "validation" error
     raw: bytes = b""  # the whole body, as another server words it (`servers.py`)
+    names: tuple[str, str] | None = None  # its `type` and `code`, when not the flavor's
 
 
 def validation_error(
@@ -72,6 +73,16 @@ def _shown(given: Any) -> str:
 
 # Headers a gateway that repeats its request names (`echo_credentials`): by these words.
 _CREDENTIAL_WORDS = ("auth", "key", "token")
+# The error each status of the `echo_credentials` faults stands for.
+_ECHO_KINDS: dict[int, Kind] = {
+    400: "bad_request",
+    429: "rate_limit",
+    503: "overloaded",
+    529: "overloaded",
+}
+# Where `echo_credentials_long` and `_page` begin to repeat the key: its copies go on past
+# character 500, where a client showing 500 characters cuts through one.
+LONG_KEY_AT = 460
 
 
 def echoed_credentials(headers: Mapping[str, str], path: str, query: str) -> str:
@@ -79,13 +90,42 @@ def echoed_credentials(headers: Mapping[str, str], path: str, query: str) -> str
     fault): the target with its query, the bare key of the Authorization (Bearer) or
     `x-api-key` header, as OpenAI's 401 quotes a key, and each credential header whole."""
     target = f"{path}?{query}" if query else path
-    bearer = headers.get("authorization", "")
-    key = bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("x-api-key", "")
     named = [f"{k}: {v}" for k, v in headers.items() if any(w in k for w in _CREDENTIAL_WORDS)]
     return (
-        f"the gateway could not serve POST {target} with key {key or '(none)'} "
+        f"the gateway could not serve POST {target} with key {_bare_key(headers) or '(none)'} "
         f"({'; '.join(named) or 'no credential headers'})"
     )
+
+
+def echoed_names(headers: Mapping[str, str]) -> tuple[str, str]:
+    """The `type` and `code` of `echo_credentials_named`'s error: the bare key, and the
+    value of the first other credential header (the key again when there is none)."""
+    key = _bare_key(headers) or "(none)"
+    others = [
+        value
+        for name, value in headers.items()
+        if name not in ("authorization", "x-api-key") and any(w in name for w in _CREDENTIAL_WORDS)
+    ]
+    return key, others[0] if others else key
+
+
+def _bare_key(headers: Mapping[str, str]) -> str:
+    bearer = headers.get("authorization", "")
+    return bearer[7:] if bearer.lower().startswith("bearer ") else headers.get("x-api-key", "")
+
+
+def echo_error(name: str, status: int, echo: str, names: tuple[str, str]) -> ApiError:
+    """The error of the `echo_credentials` fault `name` (`faults.ECHOES`) at `status`:
+    `echo` the request's credentials in words (`echoed_credentials`), `names` the bare key
+    and another credential (`echoed_names`)."""
+    kind = _ECHO_KINDS.get(status, "server_error")
+    if name == "echo_credentials_named":
+        return ApiError(status, kind, "the gateway refused the request", names=names)
+    if name in ("echo_credentials_long", "echo_credentials_page"):
+        text = f"{echo}; it said: ".ljust(LONG_KEY_AT, ".") + f"{names[0]} " * 8
+        page = text.encode() if name == "echo_credentials_page" else b""
+        return ApiError(status, kind, text, raw=page)
+    return ApiError(status, kind, echo)
 
 
 def missing_model(voice: Flavor, model: str, served: str) -> ApiError:
@@ -162,7 +202,17 @@ _ANTHROPIC: dict[int, str] = {
 
 
 def envelope(flavor: Flavor, err: ApiError, server: Flavor | None = None) -> dict[str, Any]:
-    """The JSON body for `err` in `flavor`'s envelope, worded by `server` (default: same)."""
+    """The JSON body for `err` in `flavor`'s envelope, worded by `server` (default: same),
+    its `type` and `code` the error's `names` when it has them."""
+    body = _envelope(flavor, err, server)
+    if err.names is not None:
+        body["error"]["type"] = err.names[0]
+        if flavor != "anthropic":
+            body["error"]["code"] = err.names[1]
+    return body
+
+
+def _envelope(flavor: Flavor, err: ApiError, server: Flavor | None) -> dict[str, Any]:
     voice = server or flavor
     if voice == "vllm" and err.kind == "validation":
         flavor = "vllm"  # FastAPI's handler, whichever API the endpoint speaks
@@ -216,6 +266,7 @@ def sse_error(
     """An error as an in-stream event (after a 200 has been sent), as each API sends it."""
     if api == "responses":  # OpenAI's ResponseErrorEvent, with OpenAI's codes
         code = _CLOUD[err.kind][1] or ("server_error" if err.status >= 500 else err.kind)
+        code = err.names[1] if err.names is not None else code
         message = envelope("cloud", err, server)["error"]["message"]
         event: dict[str, Any] = {"type": "error", "code": code, "param": None}
         event |= {"message": message, "sequence_number": sequence}

@@ -38,6 +38,9 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `malformed_arguments` | chat: tool-call arguments that are not JSON, string values unquoted |
 | `error_event[:N[:STATUS]]` | after N tokens (default 2; 0: first), an in-band error ends it |
 | `echo_credentials[:N[:STATUS]]` | as `error_event`, its message repeating the request's keys |
+| `echo_credentials_named[:N[:STATUS]]` | as `echo_credentials`, the keys as its `type` and `code` |
+| `echo_credentials_long[:N[:STATUS]]` | as `echo_credentials`, long, the key past character 500 |
+| `echo_credentials_page[:N[:STATUS]]` | as `echo_credentials_long`, a whole reply a text page |
 | `context_length` | the profile's context-length 400, whatever the prompt |
 | `context_length_sglang` | SGLang's flat context-length 400 (see `servers.py`) |
 | `context_length_llamacpp` | llama.cpp's `exceed_context_size_error` 400 |
@@ -86,7 +89,12 @@ errors (a Python gateway returning an HTTP error's text with the whole URL, Gemi
 in it: BerriAI/litellm#24902): where `error_event` would strike, and with the same statuses
 (400 a plain bad request here), an error whose message names the request's target with its
 query, the key of its Authorization or `x-api-key` header bare, and each header named for a
-key, a token or auth with its value (`errors.echoed_credentials`).
+key, a token or auth with its value (`errors.echoed_credentials`). Two variants:
+`echo_credentials_named` says the key in its error's names instead, its `type` the bare key
+and its `code` the first other credential header's value (its message names nothing);
+`echo_credentials_long` pads its message and repeats the bare key from its 460th character
+on (a client that shows 500 characters of it cuts through a key); `echo_credentials_page`
+answers a whole reply with that text as is, a proxy's error page, not JSON.
 """
 
 from __future__ import annotations
@@ -120,6 +128,9 @@ FaultName = Literal[
     "malformed_arguments",
     "error_event",
     "echo_credentials",
+    "echo_credentials_named",
+    "echo_credentials_long",
+    "echo_credentials_page",
     "context_length",
     "context_length_sglang",
     "context_length_llamacpp",
@@ -133,6 +144,9 @@ DEFAULT_ARGS: dict[str, float] = {
     "overloaded": 1.0,
     "error_event": 2.0,
     "echo_credentials": 2.0,
+    "echo_credentials_named": 2.0,
+    "echo_credentials_long": 2.0,
+    "echo_credentials_page": 2.0,
     "abort": 2.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
@@ -143,7 +157,13 @@ DEFAULT_ARGS: dict[str, float] = {
 }
 TOKENS_BEFORE_MIDSTREAM_FAULT = 2
 ERROR_STATUSES = ("400", "429", "500", "503", "529")  # error_event's and echo_credentials'
-IN_BAND = ("error_event", "echo_credentials")  # the faults that end a stream with an error
+ECHOES = (
+    "echo_credentials",
+    "echo_credentials_named",
+    "echo_credentials_long",
+    "echo_credentials_page",
+)
+IN_BAND = ("error_event", *ECHOES)  # the faults that end a stream with an error
 
 
 class FaultError(ValueError):
@@ -155,7 +175,8 @@ class Fault:
     name: FaultName
     arg: float | None = None
     status: int | None = None  # error_event's (and echo_credentials') second argument
-    echo: str = ""  # echo_credentials': what the request carried (`app`), not in `spec`
+    echo: str = ""  # the ECHOES': what the request carried (`app`), not in `spec`
+    echo_names: tuple[str, str] = ("", "")  # the bare key, another credential (`app`)
 
     @property
     def value(self) -> float:
@@ -185,7 +206,7 @@ def parse(spec: str) -> Fault:
     if not second:
         return Fault(name, arg)
     if name not in IN_BAND:
-        raise FaultError(f"only {' and '.join(IN_BAND)} take a second argument, not {name}")
+        raise FaultError(f"only {', '.join(IN_BAND)} take a second argument, not {name}")
     if second not in ERROR_STATUSES:
         raise FaultError(f"{name}'s status is one of {', '.join(ERROR_STATUSES)}, not {second}")
     return Fault(name, arg, int(second))

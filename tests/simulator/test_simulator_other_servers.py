@@ -1,6 +1,7 @@
 """The `context_length_<server>` faults: other servers' context-length refusals, byte for
 byte as those servers send them (`router.simulator.servers`), whatever the profile; and
-`echo_credentials`, a gateway in front of a provider that repeats its request in its errors."""
+`echo_credentials`, a gateway in front of a provider that repeats its request in its errors,
+and its variants."""
 
 from __future__ import annotations
 
@@ -84,3 +85,36 @@ def test_echo_credentials_repeats_the_requests_keys_and_target(
     assert events[-1]["error"]["message"] == said
     tokens = [e["choices"][0]["delta"].get("content") for e in events[:-1]]
     assert len([t for t in tokens if t]) == 2  # in-band, after two tokens
+
+
+def test_echo_credentials_variants_name_the_key_or_repeat_it_past_500_characters(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """`_named`: the key as the error's `type`, another credential as its `code` (in-band
+    too); `_long`: the key from character 460 on, through 500; `_page`: that text as a whole
+    reply's body, not JSON."""
+    sim = start_sim(profile="vllm")
+    sent = {"authorization": "Bearer KEY-1-long-enough", "x-team-token": "TOK-2"}
+
+    def answer(fault: str, stream: bool = False) -> httpx.Response:
+        headers = {**sent, "x-sim-fault": fault}
+        with httpx.Client(trust_env=False) as http:
+            body = {**ASK, "stream": stream}
+            return http.post(sim.url + "/v1/chat/completions", json=body, headers=headers)
+
+    named = answer("echo_credentials_named:2:400")
+    assert named.status_code == 400
+    assert named.json()["error"] == {
+        "message": "the gateway refused the request",
+        "type": "KEY-1-long-enough",
+        "param": None,
+        "code": "TOK-2",
+    }
+    event = [
+        line for line in answer("echo_credentials_named", True).text.split("\n") if "error" in line
+    ]
+    assert orjson.loads(event[0][6:])["error"]["code"] == "TOK-2"
+    long = answer("echo_credentials_long").json()["error"]["message"]
+    assert long[460:].startswith("KEY-1-long-enough KEY-1") and len(long) > 500
+    page = answer("echo_credentials_page")
+    assert page.status_code == 500 and page.text == long
