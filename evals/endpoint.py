@@ -98,7 +98,7 @@ def request_body(
 UNFINISHED = frozenset({"abort", "error", "insufficient_system_resource"})
 """Finish reasons that say the server stopped the answer, not the model: vLLM's and SGLang's
 "abort" (the engine dropped the request: shutdown, sleep mode, scale-down), vLLM's "error",
-DeepSeek's "insufficient_system_resource". The router's ``upstream_errors.UNFINISHED``."""
+DeepSeek's "insufficient_system_resource". The router's ``reply_checks.UNFINISHED``."""
 
 
 def parse_answer(payload: Any) -> tuple[Answer, int | None]:

@@ -22,9 +22,10 @@ from evals.endpoint import Ask, TransportProblem, parse_answer
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
+from router.reply_checks import misshapen, unfinished
 from router.span_attributes import usage_attributes
 from router.tracing import Tracing
-from router.upstream_errors import classify_error, misshapen, unfinished
+from router.upstream_errors import classify_error
 
 
 def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,10 +22,11 @@ import orjson
 from router.errors import Cut, Malformed, Timeout, UpstreamError
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
+from router.reply_checks import misshapen, unfinished
 from router.silence import shows_work
 from router.sse import DONE
 from router.translate import events
-from router.upstream_errors import in_band, misshapen, unfinished
+from router.upstream_errors import in_band
 
 if TYPE_CHECKING:
     from router.dispatch import Committed
@@ -126,7 +127,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
 
 
 def _check_first(
-    data: bytes, name: str, api: Api, translated: bool, secrets: Callable[[], tuple[str, ...]]
+    data: bytes, name: str, api: Api, translated: bool, secrets: Callable[[], Collection[str]]
 ) -> dict[str, Any] | None:
     """Raises for an event that fails the attempt; None when the event decides it (the
     stream may be committed), else the event (an opener, a chat chunk that carries nothing

@@ -33,13 +33,13 @@ from router.errors import (
 from router.policy import SHORT_WAIT_S, Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import named_as_sent, nothing_tried
+from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import output_limit
 from router.retirement import Retirement
 from router.silence import SILENT, Life, silent
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
-from router.upstream_errors import misshapen, reply_object, unfinished
 
 log = logging.getLogger("smf_router")
 
@@ -248,7 +248,9 @@ class Dispatcher:
                     committed.parsed = reply_object(reply.body or b"", name)
                     parsed = committed.parsed
                     stopped = (
-                        misshapen(parsed, name, whole=True) or unfinished(parsed, name)
+                        whole_error(parsed, call.api, name, backend.secret_values())
+                        or misshapen(parsed, name, whole=True)
+                        or unfinished(parsed, name)
                         if call.api in CHAT_APIS
                         else None
                     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,13 +37,14 @@ from router.errors import (
 from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
 from router.record import CHAT_APIS, Api, Outcome, Usage
+from router.reply_checks import UNFINISHED, misshapen, unfinished
 from router.sse import DONE, event
 from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
 from router.translate.so_far import SoFar
 from router.translate.wire import content_text, final_usage, named_event
-from router.upstream_errors import UNFINISHED, in_band, misshapen, unfinished
+from router.upstream_errors import in_band
 
 log = logging.getLogger("smf_router")
 
@@ -81,7 +82,7 @@ class Tally:
     held_input: Callable[[], dict[int, str]] = dict
     # the committed backend's secrets (`Backend.secret_values`), asked only when its stream
     # sends an error, which is cleaned of them (`in_band`); none before the relay has them
-    secrets: Callable[[], tuple[str, ...]] = tuple
+    secrets: Callable[[], Collection[str]] = tuple
 
     def see(self, obj: dict[str, Any]) -> bool:
         """Take in one event (a chat chunk or a whole reply); True when it renumbered the

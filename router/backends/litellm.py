@@ -27,7 +27,7 @@ from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
 from router.record import Api
-from router.upstream_errors import UNFINISHED
+from router.reply_checks import UNFINISHED
 
 log = logging.getLogger("smf_router")
 

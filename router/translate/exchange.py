@@ -9,7 +9,7 @@ fallback and the relay work the same either way. Translation never forwards the
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Collection, Iterable
 from typing import Any, Protocol
 
 import orjson
@@ -19,11 +19,12 @@ from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Rejected, UpstreamError
 from router.record import Api
+from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
-from router.upstream_errors import in_band, misshapen, reply_object, unfinished
+from router.upstream_errors import in_band
 
 
 class ChatStream(Protocol):
@@ -68,7 +69,11 @@ async def send(
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
         answer = reply_object(reply.body or b"", name)
-        stopped = misshapen(answer, name, whole=True) or unfinished(answer, name)
+        stopped = (
+            whole_error(answer, "chat", name, backend.secret_values())
+            or misshapen(answer, name, whole=True)
+            or unfinished(answer, name)
+        )
         if stopped is not None:  # the gateway falls back, or answers with the error
             raise stopped
         whole = reply_from_chat(api, body, answer)
@@ -156,7 +161,7 @@ async def _translated(
     pieces: AsyncIterator[bytes],
     out: ChatStream,
     name: str,
-    secrets: Callable[[], tuple[str, ...]] = tuple,
+    secrets: Callable[[], Collection[str]] = tuple,
     reasons: list[str] | None = None,
 ) -> AsyncIterator[bytes]:
     """Chat SSE bytes in, the client API's events out; raises the upstream's error event.
@@ -188,7 +193,7 @@ def _events(
     parsed: Iterable[tuple[bytes, bytes | None]],
     out: ChatStream,
     name: str,
-    secrets: Callable[[], tuple[str, ...]],
+    secrets: Callable[[], Collection[str]],
     reasons: list[str],
 ) -> tuple[list[bytes], bool, UpstreamError | None]:
     """The client API's events for one upstream piece's chat events, whether the stream is

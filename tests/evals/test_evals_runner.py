@@ -147,7 +147,7 @@ async def test_a_finish_reason_that_is_no_text_costs_its_case_not_the_run(sim: R
 
 def test_the_runner_knows_the_finish_reasons_the_router_treats_as_stopped() -> None:
     from evals.endpoint import UNFINISHED
-    from router.upstream_errors import UNFINISHED as ROUTER_UNFINISHED
+    from router.reply_checks import UNFINISHED as ROUTER_UNFINISHED
 
     assert UNFINISHED == ROUTER_UNFINISHED
 
