@@ -36,6 +36,13 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
 # A name shown in logs and by `config check`: a Groq `gsk_...` or HF `hf_...` key passes
 # ENV_NAME, but keys are mixed case and conventional variable names are not.
 _SHOWN_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+# Headers and query parameters whose values are credentials (`secret_values`), by name:
+# `Authorization`, `x-api-key`, `cf-aig-authorization`, `Cookie`, ...; Azure's `sig`
+# (a SAS signature) and `code` (a function key).
+_CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|passw|cookie|credential|signature", re.I)
+_CREDENTIAL_QUERY = re.compile(
+    r".*(?:key|token|secret|passw|auth|credential|signature).*|sig|code|pwd", re.I
+)
 
 
 class Strict(BaseModel):
@@ -294,18 +301,26 @@ class Backend(Strict):
 
     def secret_values(self, *more: str | None) -> tuple[str, ...]:
         """What the router sends this backend that no one else may read, as exact values:
-        the key in `api_key_env`, each configured header's value, the password and query
-        values in `base_url` (as written and decoded), the basic-auth token made of them;
-        and `more` (a litellm provider's own variable). `router.redaction` takes them out of
-        the backend's error texts: a gateway that repeats its request gave a client the
-        operator's key (found in review). Read now: the variable is read as requests are."""
+        the key in `api_key_env`; the value of each header and query parameter named for a
+        credential (`_CREDENTIAL_HEADER`, `_CREDENTIAL_QUERY`), a header's also without its
+        scheme (`Bearer X`: X, which a gateway repeats bare); the password in `base_url`,
+        the basic-auth token made of it; and `more` (what litellm may read for itself).
+        Query values and the password as written and decoded. `router.redaction` takes them
+        out of the backend's error texts: a gateway that repeats its request gave a client
+        the operator's key (found in review). Not every value: `X-Title: chat` masked the
+        "chat" of every path in the backend's errors (found in review)."""
         parts = urlsplit(self.base_url or "")
-        found = [self.api_key, *self.headers.values(), *more]
+        found = [self.api_key, *more]
+        for name, value in self.headers.items():
+            if _CREDENTIAL_HEADER.search(name):
+                words = value.split()
+                found += [value, words[-1] if len(words) > 1 else None]
         if parts.password:
             found += [parts.password, unquote(parts.password)]
         for pair in parts.query.split("&"):
-            value = pair.partition("=")[2]
-            found += [value, unquote(value)]
+            name, _, value = pair.partition("=")
+            if _CREDENTIAL_QUERY.fullmatch(unquote(name)):
+                found += [value, unquote(value)]
         basic = self.basic_auth()
         if basic:
             found.append(basic.removeprefix("Basic "))

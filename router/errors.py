@@ -344,7 +344,8 @@ class OutputTooLong(ContextTooLong):
 
 class Rejected(UpstreamError):
     """An upstream 4xx that is the client's problem: passed through, never retried. The
-    upstream's body, which the client gets, is cleaned as the message is."""
+    upstream's body, which the client gets, is cleaned as the message is; one too large to
+    clean (`redacted_body`) gives way to the message."""
 
     kind = "rejected"
     retryable = False
@@ -360,7 +361,8 @@ class Rejected(UpstreamError):
     ) -> None:
         super().__init__(message, backend=backend, secrets=secrets)
         self.status = status
-        self.upstream: dict[str, Any] = redacted_body(upstream, secrets)
+        cleaned = redacted_body(upstream, secrets)
+        self.upstream: dict[str, Any] = cleaned or super().body()
 
     def body(self) -> dict[str, Any]:
         return self.upstream

@@ -4,16 +4,17 @@ An upstream's error text goes to the client that asked (`router.errors.UpstreamE
 a gateway in front of a provider may repeat in it what it was sent: the router's key, a
 configured header, the URL with Gemini's `?key=` (BerriAI/litellm#24902). Any client with a
 router key then read the operator's cloud key. So every such text is cleaned once, where an
-error takes it in: first the exact values the router holds for that backend
-(`config_backend.Backend.secret_values`), then patterns for what else looks like one (a
-URL's user info and query, `Bearer ...`, `sk-...`, `AIza...`, `x-api-key: ...`). The rest of
-the text stays, so the error still says what went wrong.
+error takes it in: first the exact values the router holds for that backend, compiled once
+per backend (`Secrets`, from `config_backend.Backend.secret_values`), then patterns for what
+else looks like one (a URL's user info and query, `Bearer ...`, `sk-...`, `AIza...`,
+`x-api-key: ...`). The rest of the text stays, so the error still says what went wrong.
 """
 
 from __future__ import annotations
 
+import base64
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -21,27 +22,104 @@ MASK = "***"
 # A value shorter than this is no credential worth the damage: masking `1` or `true` (a
 # header's value) everywhere would garble the message around it.
 MIN_SECRET_CHARS = 4
+# A value shorter than this is masked only as a whole word: a header `X-Title: chat` masked
+# the "chat" of "/v1/chat/completions" (found in review). A longer one is no word anyone
+# writes by chance, and is masked wherever it stands (glued to a `_suffix` too).
+WORD_BOUNDED_BELOW = 16
+# The shortest head of a secret that is masked at the very end of a cut text.
+MIN_TAIL = 8
 # Deeper than this, a passed-through error body is not read: replaced whole (a real error
 # body nests three or four levels; orjson writes no more than 254 anyway).
 MAX_DEPTH = 64
+# What a passed-through error body may hold, keys and values: a real one has a handful of
+# strings; 1M of them took the event loop for 10 s, a regex pass each (found in review).
+MAX_BODY_STRINGS = 512
+MAX_BODY_CHARS = 64 * 1024
 
-# What of a URL may hold a credential: its user info (`//user:pass@`) and its query. A query
-# runs to the next white space: requests leaves quotes and parentheses unquoted in the URL
-# urllib3 then prints ("... with url: /v1/traces?token=a(b)c (Caused by ...)").
+# What of a URL may hold a credential: its user info (`//user:pass@`) and its query, from a
+# `?` to the next white space if a `=` follows in it ("right?ok" is prose). requests leaves
+# quotes and parentheses unquoted in the URL urllib3 then prints ("... with url:
+# /v1/traces?token=a(b)c (Caused by ...)").
 _USERINFO = re.compile(r"//[^\s/?#]*@")
-_QUERY = re.compile(r"\?\S+")
+_QUERY = re.compile(r"\?[^\s=]*=\S*")
 # What looks like a credential wherever it stands: a bearer token, a key header or parameter
-# named so, OpenAI's and Anthropic's `sk-` keys, Google's `AIza` keys. Not `Basic ...`: "a
-# basic question" is prose (the router's own basic-auth token is an exact value).
+# named so, OpenAI's and Anthropic's `sk-` keys, Google's `AIza` keys; each with a digit in
+# it, as keys have, so that prose is left alone ("the bearer token field is required",
+# "sk-learn-compatible", "api-key: header missing"). Not `Basic ...`: "a basic question" is
+# prose (the router's own basic-auth token is an exact value).
+_TOKEN = r"(?=[^\s\"',;&]*\d)[^\s\"',;&]"
 _TOKENS = (
-    (re.compile(r"\b(Bearer)\s+\S+", re.I), rf"\1 {MASK}"),
+    (re.compile(rf"\b(Bearer)\s+{_TOKEN}{{16,}}", re.I), rf"\1 {MASK}"),
     (
-        re.compile(r"\b((?:x-)?(?:goog-)?api[-_]?key)([\"']?\s*[:=]\s*[\"']?)[^\s\"',;&]+", re.I),
+        re.compile(rf"\b((?:x-)?(?:goog-)?api[-_]?key)([\"']?\s*[:=]\s*[\"']?){_TOKEN}+", re.I),
         rf"\1\2{MASK}",
     ),
-    (re.compile(r"\bsk-[\w-]{8,}"), MASK),
+    (re.compile(r"\bsk-(?=[\w-]*\d)[\w-]{20,}"), MASK),
     (re.compile(r"\bAIza[\w-]{20,}"), MASK),
 )
+
+
+class Secrets(Collection[str]):
+    """A backend's secrets as exact values, and every form an error text may carry them in,
+    compiled into one pattern once (per backend, when its adapter is made): sorting and
+    quoting them again for each string of a passed-through body cost seconds (found in
+    review). Iterates over the values it was given."""
+
+    __slots__ = ("_forms", "_pattern", "_values")
+
+    def __init__(self, values: Iterable[str | None] = ()) -> None:
+        self._values = tuple(dict.fromkeys(v for v in values if v))
+        forms = {form for v in self._values if len(v) >= MIN_SECRET_CHARS for form in _forms(v)}
+        self._forms = tuple(sorted(forms, key=len, reverse=True))  # a key holding another first
+        alternatives = "|".join(re.escape(form) for form in self._forms)
+        # Plain literals, no look-around: a look-behind in each branch made the pattern
+        # sixteen times slower (it loses the scan for first characters); word edges are
+        # checked on a match instead (`_masked`).
+        self._pattern = re.compile(alternatives) if alternatives else None
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clean(self, text: str) -> str:
+        """`text` without these secrets nor anything the patterns take for a credential."""
+        if self._pattern is not None:
+            text = self._pattern.sub(_masked, text)
+        text = without_secrets(text)
+        for pattern, shown in _TOKENS:
+            text = pattern.sub(shown, text)
+        return text
+
+    def cut(self, text: str, limit: int) -> str:
+        """`text` cleaned, then at most `limit` characters of it: cleaned first, as a key
+        the cut went through kept its head (found in review); and a head of a secret left at
+        the very end (a text the upstream had cut itself) is masked too."""
+        text = self.clean(text)
+        if len(text) <= limit:
+            return text
+        text = text[:limit]
+        for form in (form for form in self._forms if len(form) > MIN_TAIL):
+            start = text.find(form[:MIN_TAIL], max(0, len(text) - len(form)))
+            while start != -1:
+                if form.startswith(text[start:]):
+                    return text[:start] + MASK
+                start = text.find(form[:MIN_TAIL], start + 1)
+        return text
+
+
+NO_SECRETS = Secrets()
+
+
+def as_secrets(secrets: Collection[str]) -> Secrets:
+    """`secrets` compiled, unless they are already."""
+    if isinstance(secrets, Secrets):
+        return secrets
+    return Secrets(secrets) if secrets else NO_SECRETS
 
 
 def without_secrets(text: str) -> str:
@@ -53,34 +131,92 @@ def without_secrets(text: str) -> str:
 
 
 def redacted(text: str, secrets: Collection[str] = ()) -> str:
-    """`text` without `secrets` (each as written and URL-encoded, the longest first, so a
-    key holding another goes whole) nor anything the patterns take for a credential."""
-    for value in _forms(secrets):
-        text = text.replace(value, MASK)
-    text = without_secrets(text)
-    for pattern, shown in _TOKENS:
-        text = pattern.sub(shown, text)
-    return text
+    """`text` without `secrets` (`Secrets.clean`)."""
+    return as_secrets(secrets).clean(text)
 
 
-def redacted_body(value: Any, secrets: Collection[str] = (), depth: int = 0) -> Any:
+def cut(text: str, limit: int, secrets: Collection[str] = ()) -> str:
+    """At most `limit` characters of `text`, cleaned before the cut (`Secrets.cut`)."""
+    return as_secrets(secrets).cut(text, limit)
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def wire_name(name: Any, secrets: Collection[str] = ()) -> str | None:
+    """An upstream's error `type` or `code` when it looks like a name and holds no secret,
+    else None (the router's own name goes out): an in-band error whose type was the key went
+    to the client as its `type` (found in review)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return None
+    return name if as_secrets(secrets).clean(name) == name else None
+
+
+def redacted_body(value: Any, secrets: Collection[str] = ()) -> Any | None:
     """A JSON value (an upstream's error body, passed to the client) with every string in
-    it `redacted`; keys are names, left as they are."""
-    if depth > MAX_DEPTH:
-        return MASK
-    if isinstance(value, str):
-        return redacted(value, secrets)
-    if isinstance(value, dict):
-        return {k: redacted_body(v, secrets, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redacted_body(v, secrets, depth + 1) for v in value]
-    return value
+    it, keys included, `redacted`; None when it holds more than `MAX_BODY_STRINGS` strings
+    or `MAX_BODY_CHARS` characters, which no error needs (the error's message is shown)."""
+    walk = _Walk(as_secrets(secrets))
+    try:
+        return walk.value(value, 0)
+    except _TooBig:
+        return None
 
 
-def _forms(secrets: Collection[str]) -> list[str]:
-    """Each secret as written and as a URL carries it, longest first."""
-    forms: set[str] = set()
-    for value in secrets:
-        if len(value) >= MIN_SECRET_CHARS:
-            forms.update((value, quote(value, safe="")))
-    return sorted(forms, key=len, reverse=True)
+class _TooBig(Exception):
+    pass
+
+
+class _Walk:
+    """One body's cleaning, counting what it read so far."""
+
+    def __init__(self, secrets: Secrets) -> None:
+        self.secrets = secrets
+        self.strings = 0
+        self.chars = 0
+
+    def text(self, text: str) -> str:
+        self.strings += 1
+        self.chars += len(text)
+        if self.strings > MAX_BODY_STRINGS or self.chars > MAX_BODY_CHARS:
+            raise _TooBig
+        return self.secrets.clean(text)
+
+    def value(self, value: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            return MASK
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v, depth + 1) for v in value]
+        return value
+
+
+def _masked(match: re.Match[str]) -> str:
+    """A secret's form found in a text: `***`, unless it is a short one inside a word."""
+    form, text, start, end = match.group(), match.string, match.start(), match.end()
+    if len(form) < WORD_BOUNDED_BELOW and (
+        (_wordy(form[0]) and start > 0 and _wordy(text[start - 1]))
+        or (_wordy(form[-1]) and end < len(text) and _wordy(text[end]))
+    ):
+        return form
+    return MASK
+
+
+def _wordy(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _forms(value: str) -> set[str]:
+    """Each way a text may carry `value`: as written, URL-encoded, JSON-escaped (every
+    character as `\\uXXXX`, or its `/` as `\\/`, in a body that is not JSON and so was not
+    decoded), base64 (standard and URL-safe, padded or not)."""
+    forms = {value, quote(value, safe=""), value.replace("/", "\\/")}
+    forms.add("".join(f"\\u{ord(c):04x}" for c in value))
+    forms.add("".join(f"\\u{ord(c):04X}" for c in value))
+    raw = value.encode()
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        forms.update((encoded.decode("ascii"), encoded.decode("ascii").rstrip("=")))
+    return forms

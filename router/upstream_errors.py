@@ -60,6 +60,7 @@ from router.errors import (
     UpstreamError,
     WireError,
 )
+from router.redaction import cut, wire_name
 
 _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",
@@ -95,12 +96,23 @@ _NAMED_LIMIT = re.compile(  # "max_tokens=600 cannot be …", "… (parameter=ma
 )
 
 
-def parse_body(raw: bytes) -> dict[str, Any]:
+# How much of an error reply is read: a real one is a few hundred bytes; a megabyte of
+# strings, each cleaned of secrets, held the event loop for seconds (found in review).
+MAX_ERROR_BYTES = 64 * 1024
+# How much of an error reply that is no JSON object becomes its message (an HTML page).
+_SHOWN_CHARS = 500
+
+
+def parse_body(raw: bytes, secrets: Collection[str] = ()) -> dict[str, Any]:
+    """The reply as an object; one that is not becomes its message, cleaned of `secrets`
+    before it is cut: a key the cut went through kept its head (found in review)."""
     try:
         data = orjson.loads(raw) if raw else {}
     except orjson.JSONDecodeError:
-        return {"error": {"message": raw[:500].decode(errors="replace")}}
-    return data if isinstance(data, dict) else {"error": {"message": str(data)[:500]}}
+        return {"error": {"message": cut(raw.decode(errors="replace"), _SHOWN_CHARS, secrets)}}
+    if isinstance(data, dict):
+        return data
+    return {"error": {"message": cut(str(data), _SHOWN_CHARS, secrets)}}
 
 
 def error_message(body: dict[str, Any]) -> str:
@@ -185,7 +197,7 @@ def classify_error(
     client (a Responses `previous_response_id`); a 404 then says the client's reference is
     stale, not that the backend is misconfigured. `secrets`: the backend's
     (`Backend.secret_values`), which the error's text and body are cleaned of."""
-    body = parse_body(raw)
+    body = parse_body(raw, secrets)
     message = error_message(body)
     wait = retry_after(headers)
     if status == 429:
@@ -208,8 +220,9 @@ def classify_error(
 
 def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -> UpstreamError:
     """An error event from the upstream's stream (`error` its error object), typed as the
-    same error over HTTP would be, with its own names kept in `wire` for the client; its
-    message cleaned of `secrets` as `classify_error`'s."""
+    same error over HTTP would be, with its own names kept in `wire` for the client (those
+    that are names and hold no secret: `wire_name`); its message cleaned of `secrets` as
+    `classify_error`'s."""
     body = {"error": error}
     fields = _error_fields(body)
     kind, code = fields.get("type"), fields.get("code")
@@ -227,8 +240,7 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
         typed = _too_long(message, backend, _context_param(body), secrets)
     else:
         typed = ServerError(message, backend=backend, secrets=secrets)
-    names = (kind if isinstance(kind, str) else None, code if isinstance(code, str) else None)
-    typed.wire = WireError(api, *names)
+    typed.wire = WireError(api, wire_name(kind, secrets), wire_name(code, secrets))
     return typed
 
 

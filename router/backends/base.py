@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from router.config import Backend as BackendSettings
 from router.errors import RouterFault, UpstreamError
 from router.record import Api
+from router.redaction import Secrets
 
 log = logging.getLogger("smf_router")
 
@@ -100,10 +101,10 @@ class Backend(Protocol):
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> Reply: ...
 
-    def secret_values(self) -> tuple[str, ...]:
+    def secret_values(self) -> Secrets:
         """What the router sends this upstream that no client may read (its key, headers,
-        a password or query in its URL): an error text from it is cleaned of them
-        (`router.redaction`)."""
+        a password or query in its URL), compiled when the adapter was made: an error text
+        from it is cleaned of them (`router.redaction`)."""
         ...
 
     def warm(self) -> None:

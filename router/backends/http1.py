@@ -194,15 +194,20 @@ class Connection(asyncio.Protocol):
                 raise self.error
             await self._wait()
 
-    async def read(self) -> bytes:
-        """The whole body."""
+    async def read(self, limit: int | None = None) -> bytes:
+        """The whole body; or, past `limit` bytes, its first `limit` bytes, the connection
+        then closed (the rest is not worth waiting for: an error page of megabytes)."""
         while not self.complete:
             if self.error is not None:
                 raise self.error
+            if limit is not None and self._buffered > limit:
+                self.close()
+                break
             await self._wait()
         pieces = self._pieces
         self._pieces = []
-        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        body = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        return body if limit is None else body[:limit]
 
     def stream(self) -> AsyncIterator[bytes]:
         """The body as it arrives: everything buffered so far, each time."""

@@ -12,8 +12,9 @@ import asyncio
 import functools
 import logging
 import os
+import re
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from typing import Any
 
 import httpx
@@ -27,6 +28,7 @@ from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
 from router.record import Api
+from router.redaction import Secrets
 from router.reply_checks import UNFINISHED
 
 log = logging.getLogger("smf_router")
@@ -76,6 +78,14 @@ CHAT_FIELDS = frozenset(
 _ADAPTERS_OWN = frozenset({"model", "stream"})
 # The words of a Bedrock model naming the API litellm calls it by (`bedrock/converse/<id>`)
 BEDROCK_ROUTES = ("converse/", "invoke/")
+# The variables litellm may read a credential from for a backend without `api_key_env`, by
+# the ends of their names: its providers' own are not `<PROVIDER>_API_KEY` alone (Azure's
+# AZURE_OPENAI_API_KEY comes first, then HF_TOKEN, CO_API_KEY, TOGETHER_API_KEY,
+# ANTHROPIC_AUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, ...; litellm's own
+# `SENTRY_DENYLIST` lists such names by the same words).
+_CREDENTIAL_VARIABLE = re.compile(r"\w+_(?:KEY|TOKEN|SECRET|PASSWORD)", re.I)
+# A value shorter than this in such a variable is a setting, not a credential (`1`, `true`).
+_MIN_CREDENTIAL_CHARS = 8
 
 
 def import_litellm() -> Any:
@@ -207,6 +217,7 @@ class LiteLLMBackend:
         self._litellm: Any = None
         self.one_choice_only = False  # known once warmed (`_one_choice_only`)
         self.one_sampler_only = False  # likewise (`_one_sampler_only`)
+        self._secrets = Secrets(settings.secret_values(*credential_variables(os.environ)))
 
     async def send(
         self, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -228,13 +239,11 @@ class LiteLLMBackend:
             raise translate(exc, self.settings.name, secrets=self.secret_values()) from None
         return Reply(200, {}, stream=_events(response, self.settings.name, self.secret_values))
 
-    def secret_values(self) -> tuple[str, ...]:
-        """What its errors are cleaned of (`Backend.secret_values`), and the provider's own
-        key variable (`ANTHROPIC_API_KEY`, …, litellm's names), which litellm reads when
-        the backend sets no `api_key_env`."""
-        provider = provider_of(self.settings)
-        own = os.environ.get(f"{provider.upper()}_API_KEY") if provider else None
-        return self.settings.secret_values(own)
+    def secret_values(self) -> Secrets:
+        """What its errors are cleaned of (`Backend.secret_values`), and the value of every
+        variable litellm may take a credential from (`credential_variables`); read when the
+        adapter was made (at start, at a reload), not at each error."""
+        return self._secrets
 
     def _arguments(
         self, body: dict[str, Any], headers: dict[str, str], stream: bool
@@ -277,8 +286,18 @@ class LiteLLMBackend:
         return None
 
 
+def credential_variables(environ: Mapping[str, str]) -> list[str]:
+    """The values of the variables named like credentials (`_CREDENTIAL_VARIABLE`): what
+    litellm may send a backend without `api_key_env`, whichever of them its provider reads
+    (found in review: Azure's key, read first, was not hidden)."""
+    found = (
+        value.strip() for name, value in environ.items() if _CREDENTIAL_VARIABLE.fullmatch(name)
+    )
+    return [value for value in found if len(value) >= _MIN_CREDENTIAL_CHARS]
+
+
 async def _events(
-    response: Any, name: str, secrets: Callable[[], tuple[str, ...]]
+    response: Any, name: str, secrets: Callable[[], Collection[str]]
 ) -> AsyncIterator[bytes]:
     try:
         async for chunk in response:

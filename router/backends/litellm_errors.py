@@ -31,7 +31,6 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
-from router.redaction import redacted
 from router.upstream_errors import in_band, retry_after
 
 log = logging.getLogger("smf_router")
@@ -67,7 +66,7 @@ def translate(
     if told is not None:
         return told
     kind = type(exc).__name__
-    message = first_line(exc)
+    message = first_line(exc, secrets)
     status = int(getattr(exc, "status_code", 0) or 0)
     if kind == "ContextWindowExceededError":
         return ContextTooLong(message, backend=name, param="messages", secrets=secrets)
@@ -120,7 +119,7 @@ def _refused(
     for said in (status, provider):
         if said in REFUSAL_STATUSES:
             return BackendRefused(name, said)
-    message = _image_unfetched(exc, name) or first_line(exc)
+    message = _image_unfetched(exc, name) or first_line(exc, secrets)
     if _out_of_credit(exc, message):
         return BackendRefused(name, 402)
     status = provider or status
@@ -262,9 +261,9 @@ def _missing_key(exc: Exception, name: str, secrets: Collection[str]) -> Backend
     backend's configuration, as a 401 would be: it falls back, and the message keeps the
     library's words, which name the variable."""
     for cause in _causes(exc):
-        text = first_line(cause) if isinstance(cause, Exception) else ""
+        text = first_line(cause, secrets) if isinstance(cause, Exception) else ""
         if _before_sending(cause) and "api key" in text.lower().replace("_", " "):
-            return BackendRefused(name, 401, said=redacted(text, secrets))
+            return BackendRefused(name, 401, said=text)
     return None
 
 
@@ -333,7 +332,8 @@ def _named_mid_stream(exc: Exception, name: str, secrets: Collection[str]) -> Up
     said = next((e for e in reversed(chain) if _is_reply(e)), exc)
     for kind, words in _ANTHROPIC_IN_BAND:
         if any(word in text for word in words):
-            return in_band("messages", {"type": kind, "message": first_line(said)}, name, secrets)
+            said_first = first_line(said, secrets)
+            return in_band("messages", {"type": kind, "message": said_first}, name, secrets)
     return None
 
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Collection
 from typing import Any
+
+from router.redaction import NO_SECRETS, cut
 
 # litellm's class names before the provider's words, one or several: `litellm.X: `,
 # `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `,
@@ -29,20 +32,25 @@ _SUFFIX = re.compile(
 )
 _DECODER = json.JSONDecoder()
 # How much of a message is read: a body quoted whole can be megabytes, or nested so deep
-# that decoding it recurses without end; the client gets one line of it anyway.
+# that decoding it recurses without end; the client gets one line of it anyway. (That cut
+# shows nothing of what it goes through: the line shown begins the text, and is cut at
+# `_SHOWN` once cleaned.)
 _READ = 64 * 1024
+_SHOWN = 500
 
 
-def first_line(exc: Exception) -> str:
+def first_line(exc: Exception, secrets: Collection[str] = NO_SECRETS) -> str:
     """The provider's own message (`error.message` of its JSON body) when litellm quotes the
     body, else litellm's message without its prefixes and suffixes; one line, at most 500
-    characters (the rest can be a Python traceback); the class name when nothing is left."""
+    characters (the rest can be a Python traceback), cleaned of `secrets` and of what looks
+    like a credential before that cut (`router.redaction.cut`: a key the cut went through
+    kept its head, found in review); the class name when nothing is left."""
     try:
         text = str(getattr(exc, "message", "") or exc)[:_READ].strip()
     except Exception:  # an exception whose message cannot be read still has its class
         return type(exc).__name__
     said = provider_message(text) or text
-    return said.splitlines()[0][:500] if said.strip() else type(exc).__name__
+    return cut(said.splitlines()[0], _SHOWN, secrets) if said.strip() else type(exc).__name__
 
 
 def provider_message(text: str) -> str:

@@ -20,7 +20,8 @@ from router.backends.base import PATHS, Reply, building, prepare_body
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable
 from router.record import Api
-from router.upstream_errors import classify_error
+from router.redaction import Secrets
+from router.upstream_errors import MAX_ERROR_BYTES, classify_error
 
 _IDLE_CONNECTIONS = 256  # kept open per backend when it sets no max_concurrency
 
@@ -50,6 +51,7 @@ class OpenAICompatibleBackend:
         self._headers = headers
         self._heads = {api: _head(self._path(api), headers) for api in PATHS}
         self._renames_max_tokens = openai_hosted(settings.base_url)
+        self._secrets = Secrets(settings.secret_values())
 
     def body_for(self, api: Api, body: dict[str, Any]) -> dict[str, Any]:
         """What this backend is sent: `prepare_body`, and on OpenAI's own API chat's
@@ -75,10 +77,9 @@ class OpenAICompatibleBackend:
         else:
             conn = await self._open(request, self._whole_s, idle_timed=False)
         if conn.status >= 400:
-            raw = await _read(conn, name)
+            raw = await _read(conn, name, MAX_ERROR_BYTES)
             stored = body.get("previous_response_id") is not None
-            secrets = self.secret_values()
-            raise classify_error(conn.status, raw, conn.headers, name, stored, secrets)
+            raise classify_error(conn.status, raw, conn.headers, name, stored, self._secrets)
         if stream:
             return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
         return Reply(conn.status, conn.headers, body=await _read(conn, name))
@@ -122,9 +123,10 @@ class OpenAICompatibleBackend:
         except OSError:
             raise Unreachable(f"{name}: connection refused", backend=name) from None
 
-    def secret_values(self) -> tuple[str, ...]:
-        """What its errors are cleaned of: its settings' secrets (`Backend.secret_values`)."""
-        return self.settings.secret_values()
+    def secret_values(self) -> Secrets:
+        """What its errors are cleaned of: its settings' secrets (`Backend.secret_values`),
+        as they were when it was made, which is when its headers were."""
+        return self._secrets
 
     def warm(self) -> None:
         if self._pool.secure:
@@ -147,9 +149,9 @@ def _head(path: str, headers: Mapping[str, str]) -> bytes:
     return ("\r\n".join(lines) + "\r\n").encode("latin-1")
 
 
-async def _read(conn: http1.Connection, name: str) -> bytes:
+async def _read(conn: http1.Connection, name: str, limit: int | None = None) -> bytes:
     try:
-        return await conn.read()
+        return await conn.read(limit)
     except http1.ReadTimeout:
         raise Timeout(f"{name}: reply not finished in time", backend=name) from None
     except http1.BadReply:

@@ -6,14 +6,24 @@ The running router's side (every API, litellm, the canary) is in `test_error_sec
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
 
-from router.backends.litellm import LiteLLMBackend
+from router import redaction
+from router.backends.litellm import LiteLLMBackend, credential_variables
 from router.config_backend import Backend
 from router.errors import Rejected, ServerError
-from router.redaction import MAX_DEPTH, redacted, redacted_body
+from router.redaction import (
+    MAX_BODY_STRINGS,
+    MAX_DEPTH,
+    Secrets,
+    cut,
+    redacted,
+    redacted_body,
+    wire_name,
+)
 
 KEY = "gw-7f3a9c2e1b5d-router-key"
 
@@ -32,11 +42,25 @@ KEY = "gw-7f3a9c2e1b5d-router-key"
             [],
             "POST /v1beta/models/g:generateContent?*** failed",
         ),
-        ("got Authorization: Bearer abc.def-ghi", [], "got Authorization: Bearer ***"),
+        ("got Authorization: Bearer eyJhbGciOi.e30.abc123", [], "got Authorization: Bearer ***"),
         ("a basic question, Basic dXNlcjpwdw==", ["dXNlcjpwdw=="], "a basic question, Basic ***"),
         ("x-api-key: sk-ant-abc123 refused", [], "x-api-key: *** refused"),
         ("{'api_key': 'zzz9'} refused", [], "{'api_key': '***'} refused"),
-        ("key sk-proj-abcdefgh12 and AIzaSyA1b2c3d4e5f6g7h8i9j0k", [], "key *** and ***"),
+        ("key sk-proj-abcdefgh12345678 and AIzaSyA1b2c3d4e5f6g7h8i9j0k", [], "key *** and ***"),
+        (  # prose that looks like the patterns: no digit, no `=` after a `?`
+            "The bearer token field is required; api-key: header missing; "
+            "sk-learn-compatible-estimator; is this right?ok",
+            [],
+            "The bearer token field is required; api-key: header missing; "
+            "sk-learn-compatible-estimator; is this right?ok",
+        ),
+        ("POST /v1/chat/completions, chatty", ["chat"], "POST /v1/***/completions, chatty"),
+        ("the EMPTY key, EMPTYSET", ["EMPTY"], "the *** key, EMPTYSET"),  # short: whole words
+        (f"{KEY}_2 and x{KEY}", [KEY], "***_2 and x***"),  # long: wherever it stands
+        # the forms a text that is no decoded JSON carries it in
+        ("key \\u0067\\u0077\\u002d\\u0037 in it", ["gw-7"], "key *** in it"),
+        ("url http:\\/\\/h\\/v1\\/a", ["/v1/a"], "url http:\\/\\/h***"),
+        (f"token {base64.b64encode(KEY.encode()).decode()}.", [KEY], "token ***."),
         ("task-abcdefghij and desk-0123456789", [], "task-abcdefghij and desk-0123456789"),
         (
             "Rate limit reached for requests. Did you mean gpt-4o? Try again in 2s.",
@@ -53,8 +77,9 @@ def test_a_text_keeps_its_words_and_loses_its_credentials(
 
 def test_a_passed_through_body_is_cleaned_in_every_string_and_keeps_its_shape() -> None:
     body = {"error": {"message": f"no {KEY}", "code": 400, "details": [f"k={KEY}", None]}}
-    assert redacted_body(body, [KEY]) == {
-        "error": {"message": "no ***", "code": 400, "details": ["k=***", None]}
+    assert redacted_body(body | {KEY: 1}, [KEY]) == {
+        "error": {"message": "no ***", "code": 400, "details": ["k=***", None]},
+        "***": 1,  # its keys too
     }
     deep: Any = "x"
     for _ in range(MAX_DEPTH + 5):
@@ -71,24 +96,94 @@ def test_an_error_takes_its_text_in_cleaned() -> None:
     assert KEY not in str(rejected.body()) and rejected.body()["error"]["message"] == "bad key ***"
 
 
+def test_a_body_too_large_to_clean_is_not_read_to_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A million strings: cleaned one by one, a regex pass each, they held the event loop for
+    ten seconds. Past `MAX_BODY_STRINGS` the walk stops (None: the error's message is
+    shown instead); counted, not timed."""
+    cleaned: list[str] = []
+    clean = Secrets.clean
+
+    def counted(self: Secrets, text: str) -> str:
+        cleaned.append(text)
+        return clean(self, text)
+
+    monkeypatch.setattr(Secrets, "clean", counted)
+    assert redacted_body({"error": {"message": "m"}, "x": ["ab"] * 1_000_000}, [KEY]) is None
+    assert len(cleaned) == MAX_BODY_STRINGS  # keys included; none past the limit
+    assert redacted_body({"x": ["ab"] * (MAX_BODY_STRINGS - 1)}, [KEY]) is not None
+
+
+def test_secrets_are_compiled_once_into_one_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One compile per backend, whatever the number of texts cleaned after."""
+    compiled: list[str] = []
+    compile_ = redaction.re.compile
+    monkeypatch.setattr(
+        redaction.re, "compile", lambda p, *a: compiled.append(p) or compile_(p, *a)
+    )
+    secrets = Secrets([KEY, "hdr-0c4e8a2f6b1d"])
+    for _ in range(100):
+        secrets.clean(f"no {KEY}")
+    assert len(compiled) == 1
+
+
+def test_a_cut_text_keeps_no_head_of_a_secret() -> None:
+    """Cleaned before the cut; and a head the upstream left at the very end (it cut its own
+    text) is masked too, from `MIN_TAIL` characters on."""
+    text = "x" * 490 + f" {KEY} tail"
+    assert cut(text, 500, [KEY]) == "x" * 490 + " *** tail"  # cut at 500, 9 of it were shown
+    assert cut(text + "!" * 20, 500, [KEY]) == "x" * 490 + " *** tail" + "!"
+    assert cut("y" * 10 + KEY[:12], 20, [KEY]) == "y" * 10 + "***"
+    assert cut("y" * 10 + KEY[:5] + "zzzzzzzz", 20, [KEY]) == "y" * 10 + KEY[:5] + "zzzzz"
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("context_length_exceeded", True),
+        ("rate_limit_error", True),
+        ("server_is_overloaded", True),
+        (KEY, False),  # a name, but the key
+        ("Bearer abc", False),  # no name
+        ("x" * 65, False),
+        (502, False),
+    ],
+)
+def test_an_in_band_errors_names_go_on_only_when_they_are_names_and_no_secret(
+    name: object, kept: bool
+) -> None:
+    assert wire_name(name, [KEY]) == (name if kept else None)
+
+
 def test_a_backends_secrets_are_everything_the_router_sends_it_to_authenticate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Of the headers and query parameters, those named for a credential only: `X-Title:
+    chat` or `api-version=2024-10-21` masked those words in every error. A header's value
+    without its scheme too: a gateway repeats the bare key."""
     monkeypatch.setenv("SMF_TEST_REDACTION_KEY", f" {KEY}\n")
     keyed = Backend(
         name="keyed",
         tier="cloud",
-        base_url="https://gw.example/v1?key=q%2Bval&api-version=2024-10-21",
+        base_url="https://gw.example/v1?key=q%2Bval&api-version=2024-10-21&sig=s1g&format=json",
         model="m",
         api_key_env="SMF_TEST_REDACTION_KEY",
-        headers={"x-gateway-token": "hdr-0c4e8a2f6b1d"},
+        headers={
+            "x-gateway-token": "hdr-0c4e8a2f6b1d",
+            "cf-aig-authorization": "Bearer cf-9a8b7c6d",
+            "X-Title": "chat",
+            "HTTP-Referer": "https://app.example",
+        },
     )
     assert set(keyed.secret_values()) == {
         KEY,  # stripped, as it is sent
         "hdr-0c4e8a2f6b1d",
+        "Bearer cf-9a8b7c6d",
+        "cf-9a8b7c6d",
         "q%2Bval",
         "q+val",
-        "2024-10-21",
+        "s1g",
     }
     basic = Backend(name="basic", tier="local", base_url="http://me:p%40ss@h:8000/v1", model="m")
     token = basic.basic_auth()
@@ -96,10 +191,24 @@ def test_a_backends_secrets_are_everything_the_router_sends_it_to_authenticate(
     assert set(basic.secret_values("more")) == {"p%40ss", "p@ss", token[6:], "more"}
 
 
-def test_a_litellm_backend_without_api_key_env_hides_its_providers_own_key(
+def test_a_litellm_backend_hides_every_credential_litellm_may_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """litellm then reads the provider's variable itself: that key is the backend's too."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-own-key-123")
-    settings = Backend(name="c", tier="cloud", kind="litellm", model="anthropic/claude-sonnet-4-5")
-    assert "anthropic-own-key-123" in LiteLLMBackend(settings).secret_values()
+    """Without `api_key_env` litellm reads its provider's variables itself, which are not
+    `<PROVIDER>_API_KEY` alone: Azure's AZURE_OPENAI_API_KEY first, HF_TOKEN, AWS's secret
+    and session token... Every variable named like a credential counts; short values
+    (settings such as `1`) and other names do not."""
+    for name, value in {
+        "AZURE_OPENAI_API_KEY": "azure-own-key-123",
+        "HF_TOKEN": "hf_own_token_456",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret-789",
+        "AWS_SESSION_TOKEN": "aws-session-012",
+        "SOME_SETTING_KEY": "1",
+        "SMF_TEST_REDACTION_MODEL": "not-a-credential",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings = Backend(name="c", tier="cloud", kind="litellm", model="azure/gpt-4o-deployment")
+    secrets = set(LiteLLMBackend(settings).secret_values())
+    assert {"azure-own-key-123", "hf_own_token_456", "aws-secret-789", "aws-session-012"} <= secrets
+    assert not {"1", "not-a-credential"} & secrets
+    assert "hf_own_token_456" in credential_variables({"HF_TOKEN": " hf_own_token_456\n"})
