@@ -88,7 +88,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
-    translated = reply.translated
+    translated = reply.translation is not None
     try:
         async for piece in reply.stream:
             # Keep every event of this piece: those after the decisive one belong to the reply.

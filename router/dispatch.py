@@ -272,7 +272,7 @@ class Dispatcher:
         """Called by the relay when the committed attempt is over. A hang-up after the commit
         is never the backend's failure: it had sent its first token. `said`: the finish
         reasons of the events the client was sent, the backend's own unless the reply was
-        translated (its span then says the upstream's: `Reply.upstream_finish_reasons`)."""
+        translated (its span then says the upstream's: `Translation`'s)."""
         if committed.finished:
             return
         committed.finished = True
@@ -280,8 +280,8 @@ class Dispatcher:
         attempt.duration_s = time.monotonic() - committed.started
         if error_kind:
             attempt.outcome, attempt.error_kind = "error", error_kind
-        upstream = committed.reply.upstream_finish_reasons()
-        reasons = said if upstream is None else upstream
+        translation = committed.reply.translation
+        reasons = said if translation is None else translation.upstream_finish_reasons
         self._end_span(committed.span, error_kind, client_left, reasons)
         self._finished(attempt, committed.backend)
 

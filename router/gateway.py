@@ -276,8 +276,9 @@ class Gateway:
                 tally.see(committed.parsed)
         finally:  # the attempt ends whatever reading the reply did: its span names the reasons
             self.dispatcher.finish_attempt(committed, said=tally.finish_reasons)
-        tally.usage_final = not committed.reply.usage_estimated()
-        tally.wrapped = committed.reply.wrapped()
+        translation = committed.reply.translation
+        tally.usage_final = translation is None or not translation.usage_estimated
+        tally.wrapped = translation.wrapped if translation else frozenset()
         call.record.ttft_s = time.monotonic() - call.started
         self.finish(call, tally)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from router.backends.base import Translation
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     Cut,
@@ -61,25 +62,23 @@ class Tally:
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
-    # characters the model generated that the client was never sent (`Reply.held_chars`):
+    # characters the model generated that the client was never sent (`Translation.held_chars`):
     # the usage estimate counts them as well
     held_chars: int = 0
-    wrapped: frozenset[int] = frozenset()  # the tool calls the translation wrapped (`Reply`)
+    wrapped: frozenset[int] = frozenset()  # the tool calls the translation wrapped (`Translation`)
     text: list[str] = field(default_factory=list)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
     # per chat choice: which call a fragment grows (its key is the `index` a client sees)
     call_keys: dict[int, CallKeys] = field(default_factory=dict)
     keep_text: bool = False
-    translated: bool = False  # the router makes the stream from a chat backend's (`relay`)
     done: bool = False
     stopped: bool = False  # a chat choice ended with a reason that says it did not finish
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
     so_far: SoFar = field(default_factory=SoFar)  # a Responses stream's items
-    # the input its open call holds, by output index: the reply's (`Reply.held_input`), once
-    # the relay has it; `dict` (none) before
-    held_input: Callable[[], dict[int, str]] = dict
+    # what the reply the router made from a chat backend's knows (`relay`); None: native
+    translation: Translation | None = None
     # the committed backend's secrets (`Backend.secret_values`), asked only when its stream
     # sends an error, which is cleaned of them (`in_band`); none before the relay has them
     secrets: Callable[[], Collection[str]] = tuple
@@ -184,8 +183,7 @@ async def relay(
     """Yield the client's stream; always hands the record to `finish` exactly once. The
     caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
     tally = tally or Tally(api=call.api)
-    tally.held_input = committed.reply.held_input
-    tally.translated = committed.reply.translated
+    tally.translation = translation = committed.reply.translation
     tally.secrets = lambda: committed.backend.secret_values()
     error_kind: str | None = None
     record = call.record
@@ -216,15 +214,15 @@ async def relay(
     finally:
         await committed.reply.close()
         dispatcher.finish_attempt(committed, error_kind, call.client_left, tally.finish_reasons)
-        if committed.reply.usage_estimated():
-            tally.usage_final = False  # the gateway estimates it and marks it so
-        counted = committed.reply.upstream_usage()
-        if counted is not None:  # a translated stream's, sent to the client or cut before it
-            # a running count cut mid-answer is not final: the gateway takes the larger of it
-            # and its estimate
-            tally.usage, tally.usage_final = counted, not committed.reply.usage_estimated()
-        tally.held_chars = committed.reply.held_chars()
-        tally.wrapped = committed.reply.wrapped()
+        if translation is not None:
+            if translation.usage_estimated:
+                tally.usage_final = False  # the gateway estimates it and marks it so
+            counted = translation.upstream_usage
+            if counted is not None:  # sent to the client or cut before it
+                # a running count cut mid-answer is not final: the gateway takes the larger
+                # of it and its estimate
+                tally.usage, tally.usage_final = counted, not translation.usage_estimated
+            tally.held_chars, tally.wrapped = translation.held_chars, translation.wrapped
         finish(call, tally)
 
 
@@ -332,7 +330,7 @@ def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
         raise Malformed("upstream sent an event that is not JSON", backend="") from None
     if not isinstance(obj, dict):
         raise Malformed("upstream sent an event that is not a JSON object", backend="")
-    if call.record.ttft_s is None and carries_output(call.api, obj, tally.translated):
+    if call.record.ttft_s is None and carries_output(call.api, obj, tally.translation is not None):
         call.record.ttft_s = time.monotonic() - call.started
     if call.api not in CHAT_APIS:
         problem = events.failure(call.api, obj)

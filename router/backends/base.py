@@ -27,28 +27,46 @@ async def _nothing() -> None:
     return None
 
 
-def _reported() -> bool:
-    return False
+class Translation(Protocol):
+    """What the router knows of a reply it made from a chat backend's, beyond the events
+    (`router.translate.exchange`: a translator stream, or a whole reply's `Whole`). Those
+    events come from chat chunks (a Messages `ping` from reasoning: `first_token`). Each is
+    asked once the reply is over, unless said otherwise."""
 
+    @property
+    def usage_estimated(self) -> bool:
+        """The usage in the reply is the router's estimate, not the upstream's count (a
+        Messages reply must carry one, and a chat upstream may send none), or the upstream's
+        running count of an answer that did not finish."""
 
-def _none_wrapped() -> frozenset[int]:
-    return frozenset()
+    @property
+    def held_chars(self) -> int:
+        """Characters the upstream generated that no event to the client carried (a tool
+        call's input is held until its block stops): a stream cut before then never sends
+        them, and the usage estimate counts them still."""
 
+    @property
+    def held_input(self) -> dict[int, str]:
+        """The input of a tool call no event carried yet, by its item's output index, as the
+        item gives it once whole (a Responses custom call's, held until it closes); asked
+        when the stream fails, for the `response.failed` that shows the output so far."""
 
-def _none_held() -> int:
-    return 0
+    @property
+    def upstream_usage(self) -> dict[str, Any] | None:
+        """The upstream's usage in the client's API once it came, when no event to the
+        client may have carried it yet (a stream sends it at its end: one cut after the
+        usage chunk, before [DONE], never did); final unless `usage_estimated` (a running
+        count, as vLLM's `continuous_usage_stats` sends)."""
 
+    @property
+    def wrapped(self) -> frozenset[int]:
+        """The content indexes of the tool calls whose input the translation wrapped, being
+        no JSON object (`wire.parse_arguments`), for the shadow comparison."""
 
-def _none_held_input() -> dict[int, str]:
-    return {}
-
-
-def _no_usage() -> dict[str, Any] | None:
-    return None
-
-
-def _as_sent() -> list[str] | None:
-    return None
+    @property
+    def upstream_finish_reasons(self) -> list[str]:
+        """The finish reasons the upstream itself said (a chat backend's `stop`, sent as
+        `end_turn`), for the attempt's span."""
 
 
 @dataclass(slots=True)
@@ -60,33 +78,7 @@ class Reply:
     body: bytes | None = None
     stream: AsyncIterator[bytes] | None = None
     close: Callable[[], Awaitable[None]] = field(default=_nothing)
-    # Whether the usage in the reply is the router's estimate, not the upstream's count (a
-    # Messages reply must carry one, and a chat upstream may send none), or the upstream's
-    # running count of an answer that did not finish; asked once it is over.
-    usage_estimated: Callable[[], bool] = field(default=_reported)
-    # Characters the upstream generated that no event to the client carried (a translated
-    # tool call's input is held until its block stops); asked once it is over: a stream
-    # cut before then never sends them, and the usage estimate counts them still.
-    held_chars: Callable[[], int] = field(default=_none_held)
-    # The input of a tool call no event carried yet, by its item's output index, as the
-    # item gives it once whole (a translated Responses custom call's, held until it closes);
-    # asked when the stream fails, for the `response.failed` that shows the output so far.
-    held_input: Callable[[], dict[int, str]] = field(default=_none_held_input)
-    # The upstream's usage in the client's API once it came, when no event to the client
-    # may have carried it yet (a translated stream sends it at its end: one cut after the
-    # usage chunk, before [DONE], never did); asked once it is over, and final unless
-    # `usage_estimated` (a running count, as vLLM's `continuous_usage_stats` sends).
-    upstream_usage: Callable[[], dict[str, Any] | None] = field(default=_no_usage)
-    # The content indexes of the tool calls whose input the translation wrapped, being no
-    # JSON object (`wire.parse_arguments`); asked once it is over, for the shadow comparison.
-    wrapped: Callable[[], frozenset[int]] = field(default=_none_wrapped)
-    # The router made this reply from a chat backend's (`router.translate.exchange`): its
-    # events come from the chat chunks, a Messages `ping` from reasoning (`first_token`).
-    translated: bool = False
-    # The finish reasons the upstream itself said, when a translation turned them into the
-    # client API's (a chat backend's `stop`, sent as `end_turn`); None when the events are
-    # the upstream's own (they say them). Asked once it is over, for the attempt's span.
-    upstream_finish_reasons: Callable[[], list[str] | None] = field(default=_as_sent)
+    translation: Translation | None = None  # None: the upstream's own answer, untranslated
 
 
 class Backend(Protocol):

@@ -55,6 +55,7 @@ from router.translate.keep_alive import KeepAlive
 from router.translate.wire import (
     content_text,
     final_usage,
+    finish_reasons,
     first_choice,
     named_event,
     parse_arguments,
@@ -183,6 +184,7 @@ class MessagesStream:
         self._reasoned = 0  # characters of reasoning: generated, never sent
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
+        self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
 
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         """The events for one chunk. `message_start` waits for a chunk with a choice (or
@@ -215,6 +217,7 @@ class MessagesStream:
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
             self._matched = choice.get("stop_reason")
+        self._said += finish_reasons(chunk)  # every choice's: the attempt's span says them
         if chunk.get("usage"):
             self._usage, self._usage_final = chunk["usage"], final_usage(chunk, self.answering)
         return out
@@ -284,6 +287,11 @@ class MessagesStream:
     def wrapped(self) -> frozenset[int]:
         """The tool_use blocks whose input is the arguments wrapped (`wraps`)."""
         return frozenset(self._wrapped)
+
+    @property
+    def upstream_finish_reasons(self) -> list[str]:
+        """The chat finish reasons, as the upstream said them (`stop`, not `end_turn`)."""
+        return list(self._said)
 
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self.started = True

@@ -12,12 +12,12 @@ compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`. The
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
 
+from router.backends.base import Translation
 from router.errors import RouterError
 from router.translate.so_far import SoFar
 from router.translate.wire import named_event
@@ -76,10 +76,7 @@ class Watched(Protocol):
     sequence: int
     response_id: str
     so_far: SoFar  # a Responses stream's output items
-
-    @property
-    def held_input(self) -> Callable[[], dict[int, str]]:
-        """The input its open call holds, by output index (`Reply.held_input`)."""
+    translation: Translation | None  # a translated stream's (`Reply.translation`)
 
 
 def failure(api: str, obj: dict[str, Any]) -> Any:
@@ -123,7 +120,7 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
         "status": "failed",
         "error": {"code": code or "server_error", "message": error.message},
         "incomplete_details": None,
-        "output": tally.so_far.output(tally.held_input()),
+        "output": tally.so_far.output(tally.translation.held_input if tally.translation else {}),
         "usage": None,
     }
     failed: dict[str, Any] = {

@@ -10,11 +10,12 @@ fallback and the relay work the same either way. Translation never forwards the
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Collection, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 
-from router.backends.base import Backend, Reply, building
+from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Rejected, UpstreamError
@@ -24,10 +25,11 @@ from router.request_size import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
 from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
 from router.translate.pairing import native
+from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
 
 
-class ChatStream(Protocol):
+class ChatStream(Translation, Protocol):
     started: bool
     ended: bool
 
@@ -37,24 +39,24 @@ class ChatStream(Protocol):
     @property
     def answering(self) -> bool: ...
 
-    @property
-    def usage_estimated(self) -> bool: ...
-
-    @property
-    def held_chars(self) -> int: ...
-
-    @property
-    def held_input(self) -> dict[int, str]: ...
-
-    @property
-    def upstream_usage(self) -> dict[str, Any] | None: ...
-
-    @property
-    def wrapped(self) -> frozenset[int]: ...
-
     def feed(self, chunk: dict[str, Any]) -> list[bytes]: ...
 
     def end(self) -> list[bytes]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Whole:
+    """A whole translated reply's `Translation`: known once made, nothing held back."""
+
+    usage_estimated: bool
+    wrapped: frozenset[int]
+    upstream_finish_reasons: list[str]
+    held_chars: int = 0
+    upstream_usage: dict[str, Any] | None = None
+
+    @property
+    def held_input(self) -> dict[int, str]:
+        return {}
 
 
 async def send(
@@ -81,41 +83,12 @@ async def send(
         wrapped = (
             anthropic_reply.wrapped_inputs(answer, whole) if api == "messages" else frozenset()
         )
-        said = finish_reasons(answer)
-        return Reply(
-            reply.status,
-            reply.headers,
-            body=orjson.dumps(whole),
-            usage_estimated=lambda: guessed,
-            wrapped=lambda: wrapped,
-            translated=True,
-            upstream_finish_reasons=lambda: said,
-        )
+        facts = Whole(guessed, wrapped, finish_reasons(answer))
+        return Reply(reply.status, reply.headers, body=orjson.dumps(whole), translation=facts)
     assert reply.stream is not None
     out = stream_for(api, body)
-    reasons: list[str] = []
-    events = _translated(reply.stream, out, name, backend.secret_values, reasons)
-    return Reply(
-        reply.status,
-        reply.headers,
-        stream=events,
-        close=reply.close,
-        usage_estimated=lambda: out.usage_estimated,
-        held_chars=lambda: out.held_chars,
-        held_input=lambda: out.held_input,
-        upstream_usage=lambda: out.upstream_usage,
-        wrapped=lambda: out.wrapped,
-        translated=True,
-        upstream_finish_reasons=lambda: reasons,
-    )
-
-
-def finish_reasons(chat: dict[str, Any]) -> list[str]:
-    """The finish reasons a chat reply or chunk says, one per choice that ended (`misshapen`
-    checked its shape: choices are a list of objects). What the attempt's span says the
-    backend answered, whatever the translation sent the client for it."""
-    choices = chat.get("choices") or ()
-    return [c["finish_reason"] for c in choices if isinstance(c.get("finish_reason"), str)]
+    events = _translated(reply.stream, out, name, backend.secret_values)
+    return Reply(reply.status, reply.headers, stream=events, close=reply.close, translation=out)
 
 
 def keeps_cache(settings: BackendSettings) -> bool:
@@ -162,7 +135,6 @@ async def _translated(
     out: ChatStream,
     name: str,
     secrets: Callable[[], Collection[str]] = tuple,
-    reasons: list[str] | None = None,
 ) -> AsyncIterator[bytes]:
     """Chat SSE bytes in, the client API's events out; raises the upstream's error event.
 
@@ -174,12 +146,10 @@ async def _translated(
     API) raises its typed error (after the events before it): the relay or the dispatcher
     renders it in the client's API, or falls back before the commit. A close without [DONE]
     before then yields no end: the relay calls that a cut too. `secrets`: the backend's
-    (`Backend.secret_values`), asked for when an error event comes, which is cleaned of them.
-    The chat finish reasons go to `reasons` as they come."""
-    reasons = [] if reasons is None else reasons
+    (`Backend.secret_values`), asked for when an error event comes, which is cleaned of them."""
     buffer = EventBuffer()
     async for piece in pieces:
-        events, over, failed = _events(buffer.feed(piece), out, name, secrets, reasons)
+        events, over, failed = _events(buffer.feed(piece), out, name, secrets)
         yield b"".join(events)
         if failed is not None:
             raise failed
@@ -194,7 +164,6 @@ def _events(
     out: ChatStream,
     name: str,
     secrets: Callable[[], Collection[str]],
-    reasons: list[str],
 ) -> tuple[list[bytes], bool, UpstreamError | None]:
     """The client API's events for one upstream piece's chat events, whether the stream is
     over (its end, or garbage the relay reports as malformed), and its error, if it sent one."""
@@ -218,7 +187,6 @@ def _events(
             if odd is not None:  # what the relay says of it on the chat API
                 return events, True, odd
             events.extend(out.feed(chunk))
-            reasons += finish_reasons(chunk)
             stopped = unfinished(chunk, name) if chunk.get("choices") else None
             if stopped is not None:  # not a stop reason: a half tool call must not run
                 return events, True, stopped

@@ -45,7 +45,13 @@ from router.translate.responses_items import (
     text_item,
     usage,
 )
-from router.translate.wire import content_text, final_usage, first_choice, named_event
+from router.translate.wire import (
+    content_text,
+    final_usage,
+    finish_reasons,
+    first_choice,
+    named_event,
+)
 
 
 def from_chat(
@@ -119,6 +125,7 @@ class ResponsesStream:
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
+        self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
 
     @property
     def finished(self) -> bool:
@@ -169,6 +176,11 @@ class ResponsesStream:
         """None: a call's arguments are a string here, sent as they came."""
         return frozenset()
 
+    @property
+    def upstream_finish_reasons(self) -> list[str]:
+        """The chat finish reasons, as the upstream said them (the Response has a status)."""
+        return list(self._said)
+
     def feed(self, chunk: dict[str, Any]) -> list[bytes]:
         """The events for one chunk. The openers (`response.created`, `.in_progress`) wait
         for a chunk with a choice (or usage, or the end), as in `MessagesStream.feed`: made
@@ -190,6 +202,7 @@ class ResponsesStream:
             out.extend(self._events(self._blocks.tool_call(call, position)))
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
+        self._said += finish_reasons(chunk)  # every choice's: the attempt's span says them
         if chunk.get("usage"):
             self._usage, self._usage_final = chunk["usage"], final_usage(chunk, self.answering)
         return out

@@ -5,7 +5,7 @@ carried `output: []`, and the `openai` SDK's `responses.stream`, which rebuilds 
 only when `output` is absent, took the stream for one without output and lost what had been
 streamed (found in review). The relay's tally feeds a `SoFar` the stream's item and delta
 events (`router.translate.events`); a translated custom tool call's input, which no event
-carried until its call closed, comes from the translator (`Reply.held_input`).
+carried until its call closed, comes from the translator (`Translation.held_input`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,14 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def finish_reasons(chat: dict[str, Any]) -> list[str]:
+    """The finish reasons a chat reply or chunk says, one per choice that ended (`misshapen`
+    checked its shape: choices are a list of objects). What the attempt's span says the
+    backend answered, whatever the translation sent the client for it."""
+    choices = chat.get("choices") or ()
+    return [c["finish_reason"] for c in choices if isinstance(c.get("finish_reason"), str)]
+
+
 def final_usage(chunk: dict[str, Any], answering: bool) -> bool:
     """Whether `chunk`'s usage is the whole count: the usage chunk's (no choices), or one
     that came with or after the finish reason. vLLM's `continuous_usage_stats` puts a running
