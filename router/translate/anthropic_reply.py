@@ -15,14 +15,18 @@ back with their `signature`, which Anthropic checks. One the router made would c
 it accepts, and a later turn of the session routed to an Anthropic backend would be refused
 (400, `Invalid signature in thinking block`) for as long as the history holds it. While the
 model reasons, the client gets a `ping` instead (Anthropic's keep-alive, which the SDKs
-accept anywhere after message_start): on the first reasoning piece, then one a second at
-most (`keep_alive`) while the chunks carry nothing else. That ping is the stream's first
-output (`router.first_token`): it commits the stream, as reasoning commits a chat one, and
-takes the time to first token: a client waiting minutes on a reasoning model gets its
-headers and a byte a second, where it got nothing (Claude Code 2.1.173 sent a request to a
-gateway again after about 300 s without a byte), and proxies' idle timers see bytes. Claude
-Code's stream watchdog (on by default since 2.1.198: 5 minutes without an event) does not:
-its SDK drops pings, so it counts from message_start still. The reasoning's characters are
+accept anywhere after message_start): once it has reasoned `REASONING_GRACE_S` (from its
+first reasoning piece), then one a second at most (`keep_alive`) while the chunks carry
+nothing else. That ping is the stream's first output (`router.first_token`): it commits the
+stream, as reasoning commits a chat one, and takes the time to first token: a client
+waiting minutes on a reasoning model gets its headers and a byte a second, where it got
+nothing (Claude Code 2.1.173 sent a request to a gateway again after about 300 s without a
+byte), and proxies' idle timers see bytes. Claude Code's stream watchdog (on by default
+since 2.1.198: 5 minutes without an event) does not: its SDK drops pings, so it counts from
+message_start still. The grace keeps the fallback for reasoning that fails before any text
+(an error event, vLLM's `abort` on shutdown or sleep, a closed connection): a ping on the
+first reasoning piece committed the stream there, and Claude Code got the error where the
+next backend would have answered (found in re-review). The reasoning's characters are
 generated output all the same: `held_chars` counts them for the estimate.
 
 A tool call's input is not streamed: its pieces are held until its block stops, then sent
@@ -65,6 +69,12 @@ from router.translate.wire import (
 )
 
 PING = named_event("ping", {"type": "ping"})
+
+# How long a model reasons before its first ping (and so the commit): long enough that most
+# short reasoning, and a backend that fails in its first seconds, still fall back; far inside
+# the minutes a client waits for a first byte (Claude Code's ~300 s), a proxy's idle timer
+# (60 s and more) and the router's `idle_s`, which bounds the gaps between chunks, not this.
+REASONING_GRACE_S = 10.0
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -180,7 +190,8 @@ class MessagesStream:
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
-        self._pings = KeepAlive(clock)  # when the next ping may go while the model reasons
+        # when the next ping may go while the model reasons (read here: tests shorten it)
+        self._pings = KeepAlive(clock, first_after=REASONING_GRACE_S)
         self._reasoned = 0  # characters of reasoning: generated, never sent
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener

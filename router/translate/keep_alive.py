@@ -7,7 +7,8 @@ without an event), the stream is not committed (`router.commit` waits for a firs
 and the time to first token is taken only at its end. The call's first piece sends an
 empty delta at once, then one per `KEEP_ALIVE_S` at most: one per piece was 100,031 events
 (13 MB) for a 100 KB input streamed a character at a time. A Messages stream paces the
-`ping`s it sends while the model reasons unseen (`router.translate.anthropic_reply`) so too.
+`ping`s it sends while the model reasons unseen (`router.translate.anthropic_reply`) so too,
+after a grace (`first_after`): its first ping commits the stream.
 """
 
 from __future__ import annotations
@@ -21,19 +22,27 @@ KEEP_ALIVE_S = 1.0  # the least time between two empty deltas of a held tool cal
 class KeepAlive:
     """`due` per held piece: True when it sends its empty delta (the open call's first piece,
     or `KEEP_ALIVE_S` after the last one sent). `reset` as a call opens. (Per reasoning piece
-    likewise, for a ping.)"""
+    likewise, for a ping.) With `first_after`, none is due until that long after the first
+    piece asked (`due`'s first call since the last `reset`)."""
 
-    __slots__ = ("_at", "_clock")
+    __slots__ = ("_at", "_clock", "_first_after", "_since")
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, first_after: float = 0.0
+    ) -> None:
         self._clock = clock
+        self._first_after = first_after
         self._at: float | None = None  # the open call's last empty delta, if one went
+        self._since: float | None = None  # when the first piece asked
 
     def reset(self) -> None:
-        self._at = None
+        self._at = self._since = None
 
     def due(self) -> bool:
         now = self._clock()
+        self._since = now if self._since is None else self._since
+        if now - self._since < self._first_after:
+            return False
         if self._at is not None and now - self._at < KEEP_ALIVE_S:
             return False
         self._at = now

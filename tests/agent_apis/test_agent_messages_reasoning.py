@@ -4,8 +4,10 @@ The translator dropped the reasoning and sent nothing in its place: no event, no
 headers (the stream waits for its first output to commit), for as long as the model
 reasoned, minutes on a long task; and a stream the client left mid-reasoning was recorded
 at 0 output tokens. Now the reasoning is still not shown (a `thinking` block would need
-Anthropic's signature), but a `ping` goes out at once and then a second at most, which
-commits the stream, and its characters count in the estimate of the output.
+Anthropic's signature), but a `ping` goes out once the model has reasoned for a grace
+(`REASONING_GRACE_S`) and then a second at most, which commits the stream, and its
+characters count in the estimate of the output. The grace keeps the fallback for a backend
+that reasons and then fails before any text (a ping at once committed it there).
 """
 
 from __future__ import annotations
@@ -18,15 +20,26 @@ from typing import Any
 import anthropic
 import httpx
 import httpx2
+import orjson
 import pytest
 
 from router.config import parse
 from router.request_size import estimate_tokens
 from router.simulator.playback import THOUGHT
 from router.translate import anthropic_reply
+from router.translate.anthropic_reply import REASONING_GRACE_S
 from router.translate.keep_alive import KEEP_ALIVE_S
+from tests.agent_apis.agent_stack import anthropic_client
 from tests.agent_apis.chat_chunks import chunk, payloads
-from tests.harness import Running, RunningRouter, collected, config_for, router, simulator
+from tests.harness import (
+    Running,
+    RunningRouter,
+    collected,
+    config_for,
+    router,
+    scripted_stream,
+    simulator,
+)
 
 
 def thinking_part(text: str, answer: str = "") -> dict[str, Any]:
@@ -44,7 +57,7 @@ SPELLINGS = {
 
 
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
-def test_reasoning_sends_a_ping_at_once_then_a_second_at_most_and_counts_as_output(
+def test_reasoning_sends_a_ping_after_the_grace_then_a_second_at_most_and_counts_as_output(
     spelling: str,
 ) -> None:
     now = 0.0
@@ -54,18 +67,22 @@ def test_reasoning_sends_a_ping_at_once_then_a_second_at_most_and_counts_as_outp
     def sent(*deltas: Any) -> list[str]:
         return [name for d in deltas for name, _ in payloads(stream.feed(chunk(d)))]
 
-    # DeepSeek's first chunk names the role beside the first reasoning: the ping follows
-    assert sent({"role": "assistant", **thought("Let me")}) == ["message_start", "ping"]
+    # DeepSeek's first chunk names the role beside the first reasoning: no ping yet, nor
+    # all through the grace (a failure then still falls back: nothing committed)
+    assert sent({"role": "assistant", **thought("Let me")}) == ["message_start"]
+    now = REASONING_GRACE_S - 0.001
     assert sent(thought(" think")) == []
-    now = 0.999
-    assert sent(thought(".")) == []
-    now = KEEP_ALIVE_S
-    assert sent(thought(" Hm"), thought(".")) == ["ping"]
+    now = REASONING_GRACE_S
+    assert sent(thought(".")) == ["ping"]
+    now += KEEP_ALIVE_S - 0.001
+    assert sent(thought(" Hm")) == []
+    now += 0.001
+    assert sent(thought("."), thought(".")) == ["ping"]
     now += 5  # the answer's text says the model is at work: no ping beside it
     assert sent(thought(" So", "Hi")) == ["content_block_start", "content_block_delta"]
-    assert stream.held_chars == len("Let me think. Hm. So")  # generated, never sent
+    assert stream.held_chars == len("Let me think. Hm.. So")  # generated, never sent
     ended = dict(payloads(stream.end()))
-    estimated = estimate_tokens(len("Hi") + len("Let me think. Hm. So"))
+    estimated = estimate_tokens(len("Hi") + len("Let me think. Hm.. So"))
     assert ended["message_delta"]["usage"]["output_tokens"] == estimated
 
 
@@ -80,6 +97,41 @@ def test_reasoning_under_both_names_is_counted_once_and_a_whole_replys_is_counte
     reply = anthropic_reply.from_chat(whole)
     assert reply["content"] == [{"type": "text", "text": "Hi"}]
     assert reply["usage"]["output_tokens"] == estimate_tokens(42)
+
+
+def _sse(*chunks: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
+
+
+DONE = b"data: [DONE]\n\n"
+FAILURES = {  # how a reasoning backend fails before its first text
+    "error_event": b'data: {"error": {"message": "boom", "code": 500}}\n\n' + DONE,
+    "abort": _sse(chunk({}, "abort")) + DONE,  # vLLM's engine on shutdown, sleep, scale-down
+    "close": b"",  # the connection closes, no [DONE]
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failure: str) -> None:
+    """Reasoning, then a failure before any text: nothing reached the client (the ping waits
+    out the grace), so the next backend answers. A ping on the first reasoning piece had
+    committed the stream, and Claude Code got the error instead (found in re-review)."""
+    thinking = [chunk({"reasoning": "Let me think. "}) for _ in range(5)]
+    body = _sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
+    with (
+        scripted_stream(body) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy,
+    ):
+        records = collected(proxy)
+        client = anthropic_client(proxy)
+        with client.messages.stream(model="coding", max_tokens=50, messages=ASK) as stream:  # type: ignore[arg-type]
+            final = stream.get_final_message()
+        record = records.wait(10)
+    assert final.content[0].type == "text" and final.content[0].text
+    assert [a.backend for a in record.attempts] == ["local", "cloud"]
+    assert record.attempts[0].error_kind is not None and record.attempts[1].error_kind is None
+    assert (record.outcome, record.backend) == ("ok", "cloud")
 
 
 @pytest.fixture(scope="module")
@@ -141,12 +193,21 @@ class Kept(httpx2.SyncByteStream):
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 
 
+@pytest.fixture
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grace well inside the simulator's seconds of reasoning (the router runs in this
+    process, and each stream reads the constant as it starts)."""
+    monkeypatch.setattr(anthropic_reply, "REASONING_GRACE_S", 0.5)
+
+
+@pytest.mark.usefixtures("short_grace")
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_a_reasoning_phase_sends_pings_and_the_sdk_gets_the_whole_answer(
     proxy: RunningRouter, sims: dict[str, Running], backend: str
 ) -> None:
-    """Seconds of reasoning before the answer: pings after message_start, before the first
-    block, which the SDK takes in its stride; its final message is the answer."""
+    """Seconds of reasoning before the answer: pings after message_start (past the grace),
+    before the first block, which the SDK takes in its stride; its final message is the
+    answer."""
     tee = Tee()
     client = anthropic.Anthropic(
         base_url=proxy.root,
@@ -171,6 +232,7 @@ def test_a_reasoning_phase_sends_pings_and_the_sdk_gets_the_whole_answer(
     assert final.stop_reason in ("end_turn", "max_tokens") and final.usage.output_tokens > 0
 
 
+@pytest.mark.usefixtures("short_grace")
 def test_a_stream_left_mid_reasoning_records_the_reasoning_and_kept_the_backend_heard(
     proxy: RunningRouter, sims: dict[str, Running], tmp_path: Path
 ) -> None:
