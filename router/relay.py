@@ -44,7 +44,7 @@ from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
 from router.translate.so_far import SoFar
-from router.translate.wire import content_text, final_usage, named_event
+from router.translate.wire import content_text, final_usage, named_event, reasoning_text
 from router.upstream_errors import in_band
 
 log = logging.getLogger("smf_router")
@@ -106,6 +106,8 @@ class Tally:
                 self.output_chars += len(piece)
                 if self.keep_text and number == 0:  # one answer, not n mixed
                     self.text.append(piece)
+            # generated output too: a stream left mid-reasoning was estimated at 0 tokens
+            self.output_chars += len(reasoning_text(delta))
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
                 streamed = "delta" in choice  # a whole message's calls have no index to fix

@@ -51,6 +51,7 @@ from router.translate.wire import (
     finish_reasons,
     first_choice,
     named_event,
+    reasoning_text,
 )
 
 
@@ -124,6 +125,7 @@ class ResponsesStream:
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
+        self._reasoned = 0  # characters of reasoning: generated, never sent
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
         self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
 
@@ -153,13 +155,13 @@ class ResponsesStream:
 
     @property
     def held_chars(self) -> int:
-        """Characters generated that no event carried yet: an open custom call's input and the
-        pieces waiting behind the open item (`Sequencer`); text and a function call's
-        arguments otherwise go out as they come."""
+        """Characters generated that no event carried yet: the reasoning (never sent), an open
+        custom call's input and the pieces waiting behind the open item (`Sequencer`); text
+        and a function call's arguments otherwise go out as they come."""
         open_ = self._blocks.open
         custom = open_ is not None and self._items[open_.slot].custom
         held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
-        return held + self._blocks.waiting_chars()
+        return self._reasoned + held + self._blocks.waiting_chars()
 
     @property
     def held_input(self) -> dict[int, str]:
@@ -200,6 +202,7 @@ class ResponsesStream:
             out.extend(self._events(self._blocks.piece(REFUSAL, refusal)))
         for position, call in enumerate(delta.get("tool_calls") or ()):
             out.extend(self._events(self._blocks.tool_call(call, position)))
+        self._reasoned += len(reasoning_text(delta))  # dropped, yet generated: the estimate's
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
         self._said += finish_reasons(chunk)  # every choice's: the attempt's span says them

@@ -12,8 +12,10 @@ that reasons and then fails before any text (a ping at once committed it there).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from router.translate.anthropic_reply import REASONING_GRACE_S
 from router.translate.keep_alive import KEEP_ALIVE_S
 from tests.agent_apis.agent_stack import anthropic_client
 from tests.agent_apis.chat_chunks import chunk, payloads
+from tests.agent_apis.test_agent_messages_over_chat import ledger_row
 from tests.harness import (
     Running,
     RunningRouter,
@@ -39,6 +42,7 @@ from tests.harness import (
     router,
     scripted_stream,
     simulator,
+    upstream,
 )
 
 
@@ -132,6 +136,58 @@ def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failur
     assert [a.backend for a in record.attempts] == ["local", "cloud"]
     assert record.attempts[0].error_kind is not None and record.attempts[1].error_kind is None
     assert (record.outcome, record.backend) == ("ok", "cloud")
+
+
+class Held(BaseHTTPRequestHandler):
+    """A chat upstream that streams `BODY` and then holds its stream open (up to 15 s, until
+    `RELEASED`): a model still at work when the client leaves."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()  # HTTP/1.0: the body ends with the connection
+        self.wfile.write(LEFT_BODY)
+        self.wfile.flush()
+        RELEASED.wait(15)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+RELEASED = threading.Event()
+THOUGHTS = 10
+LEFT_BODY = _sse(
+    chunk({"role": "assistant", "content": ""}),
+    *[chunk({"reasoning": THOUGHT}) for _ in range(THOUGHTS)],
+    chunk({"content": "Hi"}),
+)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_chat_or_responses_client_that_leaves_records_the_reasoning(
+    tmp_path: Path, api: str
+) -> None:
+    """The client leaves at the answer's first text, the model still at work: the ledger's
+    estimate counts the reasoning it generated before (the chat tally counted content and
+    tool calls only, the Responses translator its held tool input: "Hi" alone, 1 token)."""
+    path, body = {
+        "chat": ("chat/completions", {"model": "coding", "stream": True, "messages": ASK}),
+        "responses": ("responses", {"model": "coding", "stream": True, "input": "Hi"}),
+    }[api]
+    RELEASED.clear()
+    try:
+        with upstream(Held) as local, router(config_for({"local": local}, tmp_path)) as proxy:
+            with httpx.stream("POST", f"{proxy.url}/{path}", json=body, timeout=30) as reply:
+                request_id = reply.headers["x-request-id"]
+                for line in reply.iter_lines():
+                    if '"Hi"' in line:
+                        break  # the client leaves
+            row = ledger_row(tmp_path / "ledger", request_id)
+    finally:
+        RELEASED.set()
+    generated = len("Hi") + THOUGHTS * len(THOUGHT)
+    assert (row[0], row[2], row[3]) == ("cancelled", estimate_tokens(generated), True)
 
 
 @pytest.fixture(scope="module")
