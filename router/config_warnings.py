@@ -39,9 +39,10 @@ TEXTS_KEPT = (
     " CronJob smf-router-ledger-compact does), or text_retention_days is never applied"
 )
 UNPRICED = (
-    "backends.{name}: no price for cloud model {model!r} (not in litellm's price map, no"
-    " `price` set): its requests' cost, and the counterfactual cost of routes it prices, are"
-    " stored as unknown and left out of the report's dollars; set `price:` on the backend"
+    "backends.{name}: the router found no price for cloud model {model!r} (none in litellm's"
+    " price map under that name, no `price` set): its requests' cost, and the counterfactual"
+    " cost of routes it prices, are stored as unknown and left out of the report's dollars;"
+    " set `price:` on the backend"
 )
 
 

@@ -1,8 +1,10 @@
 """litellm's bundled price map, read as data: no `import litellm` (seconds, ~200 MB) needed.
 
 The map ships inside the litellm wheel as `model_prices_and_context_window_backup.json`;
-the router reads it offline, once, and looks models up the way litellm does: the exact
-name, then the name without its provider prefix.
+the router reads it offline, once, and looks a model up by its exact name, then by the
+part after each `/` in turn: `bedrock/converse/us.anthropic.claude-...` is listed as
+`us.anthropic.claude-...`, so route words (`converse/`, `invoke/`) fall away with the
+provider prefix, much as litellm's own Bedrock lookup strips them.
 """
 
 from __future__ import annotations
@@ -31,9 +33,14 @@ def load() -> dict[str, dict[str, Any]]:
 
 
 def entry(model: str) -> dict[str, Any] | None:
+    """The map's entry for `model`: the longest suffix after a `/` the map lists, whole name
+    first. Dropping only the first prefix missed the README's Bedrock application-profile
+    form (`bedrock/converse/...`), stored its cost unknown and warned it unpriced."""
     prices = load()
-    if model in prices:
-        return prices[model]
-    if "/" in model:
-        return prices.get(model.split("/", 1)[1])
-    return None
+    name = model
+    while True:
+        if name in prices:
+            return prices[name]
+        if "/" not in name:
+            return None
+        name = name.split("/", 1)[1]
