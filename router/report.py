@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from router import report_shadow
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
@@ -259,22 +260,6 @@ def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> di
     }
 
 
-def _shadow_spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
-    """What the shadow's replays and its judge's calls cost, kept apart from live spend
-    (never in `cloud_usd` nor the offload: no client asked for them). They were in the
-    ledger and in no report (found in review). Canary calls carry no cost (not recorded)."""
-    n, shadow, judge = ledger.sql(
-        "SELECT count(*)::BIGINT, sum(shadow_cost_usd), sum(judge_cost_usd)"
-        " FROM shadow_comparisons WHERE ts >= ? AND ts < ?",
-        [since, until],
-    )[0]
-    return {
-        "comparisons": int(n or 0),
-        "shadow_usd": round(float(shadow or 0.0), 6),
-        "judge_usd": round(float(judge or 0.0), 6),
-    }
-
-
 def _unpriced_warning(ledger: Ledger, totals: dict[str, Any]) -> list[str]:
     """One line when some requests' dollars are unknown: a sum without them reads as
     complete (a $0 spend, a negative offload, before they were stored as NULL)."""
@@ -360,6 +345,7 @@ def _build(
         ledger.sql(_AGG.format(raw=raw, rolled=rolled), [lo, hi])
         window_days = _window_days(ledger)
         totals = _totals(ledger)
+        side = report_shadow.spend(ledger, lo, hi)
         return {
             "schema_version": SCHEMA_VERSION,
             "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -375,8 +361,10 @@ def _build(
             "daily_by_backend": _daily(ledger, "backend"),
             "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": _break_even(ledger, config, window_days),
-            "shadow_spend": _shadow_spend(ledger, lo, hi),
-            "warnings": list(ledger.warnings) + _unpriced_warning(ledger, totals),
+            "shadow_spend": side,
+            "warnings": list(ledger.warnings)
+            + _unpriced_warning(ledger, totals)
+            + report_shadow.warning(side),
             # rows left out: a file skipped (damaged, unreadable); unpriced rows are counted
             "incomplete": bool(ledger.warnings),
         }

@@ -144,6 +144,7 @@ def shadow_line(side: dict[str, Any]) -> str:
     return (
         f"shadow, apart from the above: {side['comparisons']:,} comparison(s), replays"
         f" {_usd(side['shadow_usd'])}, judge {_usd(side['judge_usd'])}"
+        + (f" ({side['unpriced']:,} with no known price left out)" if side.get("unpriced") else "")
     )
 
 

@@ -54,11 +54,22 @@ def _table(summaries: list[PairSummary]) -> Table:
             agree,
             f"{s.low:.0%}–{s.high:.0%}",
             f"{_seconds(s.live_p50_s)} / {_seconds(s.shadow_p50_s)}",
-            f"{s.live_cost_usd:.4f} / {s.shadow_cost_usd:.4f} / {s.judge_cost_usd:.4f}",
+            " / ".join(_usd(c) for c in (s.live_cost_usd, s.shadow_cost_usd, s.judge_cost_usd)),
             judge,
             str(s.errors),
         )
     return table
+
+
+UNPRICED_NOTE = (
+    "? : a call of that group had tokens and no known cloud price, so its dollars are unknown;"
+    " give the backend a `price` in the config (`smf-router config check` names it)"
+)
+
+
+def _usd(cost: float | None) -> str:
+    """A group's dollars; "?" when a call in it had no known price (not a $0 to read)."""
+    return f"{cost:.4f}" if cost is not None else "?"
 
 
 @app.command("report")
@@ -106,5 +117,7 @@ def report(
         console.print("no shadow comparisons in the ledger yet")
         return
     console.print(_table(summaries))
+    if any(None in (s.live_cost_usd, s.shadow_cost_usd, s.judge_cost_usd) for s in summaries):
+        console.print(UNPRICED_NOTE)
     for s in summaries:
         console.print(s.recommendation)

@@ -50,6 +50,9 @@ COLUMNS = (
     "live_tier",
     "shadow_tier",
     "judge_cost_usd",
+    "live_tokens",
+    "shadow_tokens",
+    "judge_tokens",
 )
 
 NEEDS_TIERS = "no advice: the backends' tiers are unknown (run with --config)"
@@ -77,9 +80,10 @@ class PairSummary:
     high: float
     live_p50_s: float | None
     shadow_p50_s: float | None
-    live_cost_usd: float
-    shadow_cost_usd: float
-    judge_cost_usd: float  # what asking the judge cost (0 in rows written before it was kept)
+    # None: some call of the group had tokens and no known price (`_cost`)
+    live_cost_usd: float | None
+    shadow_cost_usd: float | None
+    judge_cost_usd: float | None  # asking the judge (0 in rows written before it was kept)
     judge: Mapping[str, int] = field(default_factory=dict)
     recommendation: str = ""
     route: str = ""  # the route the requests took ("" when the rows did not say)
@@ -88,6 +92,22 @@ class PairSummary:
         out = asdict(self)
         out["judge"] = dict(self.judge)
         return out
+
+
+def _cost(rows: Sequence[Mapping[str, Any]], side: str) -> float | None:
+    """The group's `side` ("live", "shadow", "judge") dollars; None when a call had tokens
+    and no known price (a NULL cost: `router.pricing`). Summed as 0 it read as a free cloud
+    backend (found in review). A NULL cost with no tokens is a call never made, or a row
+    written before the column was kept: 0, as before."""
+    total = 0.0
+    for r in rows:
+        cost = r.get(f"{side}_cost_usd")
+        if cost is None:
+            if r.get(f"{side}_tokens"):
+                return None
+            continue
+        total += float(cost)
+    return round(total, 6)
 
 
 def _p50(values: Sequence[float]) -> float | None:
@@ -129,9 +149,9 @@ def _pair(
             [float(r["shadow_latency_s"]) for r in ok if r.get("shadow_latency_s") is not None]
         ),
         # every live request was paid for, whether or not its shadow failed
-        live_cost_usd=round(sum(float(r.get("live_cost_usd") or 0) for r in rows), 6),
-        shadow_cost_usd=round(sum(float(r.get("shadow_cost_usd") or 0) for r in rows), 6),
-        judge_cost_usd=round(sum(float(r.get("judge_cost_usd") or 0) for r in rows), 6),
+        live_cost_usd=_cost(rows, "live"),
+        shadow_cost_usd=_cost(rows, "shadow"),
+        judge_cost_usd=_cost(rows, "judge"),
         judge=judge,
     )
     return _with_advice(summary, tiers, firsts)

@@ -171,7 +171,12 @@ def test_the_shadow_and_judge_spend_is_reported_apart_from_live_spend(tmp_path: 
     out, _, status = _cli(ledger, "json", "--since", "2026-03-01")
     assert status == 0
     data = json.loads(out)
-    assert data["shadow_spend"] == {"comparisons": 2, "shadow_usd": 0.375, "judge_usd": 0.5}
+    assert data["shadow_spend"] == {
+        "comparisons": 2,
+        "shadow_usd": 0.375,
+        "judge_usd": 0.5,
+        "unpriced": 0,
+    }
     assert data["totals"] == live  # live spend and offload untouched
     line = "shadow, apart from the above: 2 comparison(s), replays $0.38, judge $0.50"
     assert line in _cli(ledger, "table", "--since", "2026-03-01")[0]
