@@ -13,15 +13,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from router import report_shadow
+from router import report_break_even, report_shadow
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
-from router.pricing import MONTH_S
+from router.report_break_even import DAY_S
 
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
-DAY_S = 86400.0
 EXACT_MAX = 1_000_000  # above this, latency percentiles come from ~1 % histograms
 SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sampled for them
 
@@ -223,43 +222,6 @@ def _histogram_latency(ledger: Ledger, since: datetime, until: datetime) -> list
     ]
 
 
-def _break_even(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, Any] | None:
-    """When savings pay back the local hardware, at the rate seen in the report window.
-
-    Savings here are offloaded dollars plus the amortisation share already charged to local
-    requests, so the hardware is not counted twice. `daily` holds them per day: the HTML
-    chart sums those, so its line crosses the hardware price where this says it is paid
-    (it drew offloaded dollars alone, and crossed later than `payback_months`).
-    """
-    boxes = [b for b in (config.backends if config else []) if b.local_cost is not None]
-    hardware = sum(b.local_cost.hardware_usd for b in boxes if b.local_cost)
-    if not boxes or hardware <= 0:
-        return None
-    per_second = {
-        b.name: b.local_cost.hardware_usd / b.local_cost.amortization_months / MONTH_S
-        for b in boxes
-        if b.local_cost
-    }
-    daily: dict[str, float] = {}
-    for day, backend, seconds, offloaded in ledger.sql(
-        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(offloaded_usd)"
-        " FROM agg GROUP BY ALL ORDER BY 1, 2"
-    ):
-        amortized = float(seconds or 0.0) * per_second.get(backend, 0.0)
-        daily[day] = daily.get(day, 0.0) + float(offloaded or 0.0) + amortized
-    recovered = sum(daily.values())
-    per_day = recovered / window_days if window_days > 0 else 0.0
-    months = hardware / (per_day * MONTH_S / DAY_S) if per_day > 0 else None
-    return {
-        "hardware_usd": round(hardware, 2),
-        "recovered_usd": round(recovered, 6),
-        "savings_per_day_usd": round(per_day, 6),
-        "payback_months": round(months, 2) if months is not None else None,
-        "window_days": round(window_days, 3),
-        "daily": [{"day": d, "recovered_usd": round(v, 6)} for d, v in daily.items()],
-    }
-
-
 def _unpriced_warning(ledger: Ledger, totals: dict[str, Any]) -> list[str]:
     """One line when some requests' dollars are unknown: a sum without them reads as
     complete (a $0 spend, a negative offload, before they were stored as NULL)."""
@@ -360,7 +322,7 @@ def _build(
             "daily_by_route": _daily(ledger, "route"),
             "daily_by_backend": _daily(ledger, "backend"),
             "latency": _latency(ledger, lo, hi, totals["requests"]),
-            "break_even": _break_even(ledger, config, window_days),
+            "break_even": report_break_even.of(ledger, config, window_days),
             "shadow_spend": side,
             "warnings": list(ledger.warnings)
             + _unpriced_warning(ledger, totals)

@@ -10,6 +10,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
+from router import report_break_even
 from router.report_render import estimate_note, shadow_line
 from router.report_svg import line_chart, stacked_bars
 
@@ -130,6 +131,8 @@ def _charts(report: dict[str, Any]) -> str:
             " requests (as the payback is counted), summed over time, against the price of"
             " the local hardware: where the lines cross, the box has paid for itself."
         )
+        if (said := report_break_even.note(be)) is not None:
+            caption += f" {said}."
     else:
         offl_svg = line_chart(days_o, {"cumulative offloaded $": cumulative}, None)
         title = "Cumulative offloaded dollars"

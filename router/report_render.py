@@ -16,6 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from router import report_break_even
+
 CSV_COLUMNS = [
     "key",
     "requests",
@@ -119,11 +121,15 @@ def to_table(
     if be:
         months = be["payback_months"]  # None: nothing recovered ("pays back in never")
         when = f"pays back in {months} months" if months is not None else "does not pay back"
+        if months is None and be.get("unpriced_local_requests"):
+            when = "payback unknown"  # every local request's saving is unknown
         console.print(
             f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
             f"in this window, {_usd(be['savings_per_day_usd'])}/day {arrow} {when} at this rate",
             markup=False,
         )
+        if (said := report_break_even.note(be)) is not None:
+            console.print(said, markup=False, soft_wrap=True)  # one line, as the warnings
     if estimated:
         console.print(estimate_note(report["totals"]), markup=False)
     side = report.get("shadow_spend")

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from router import report
 from router.ledger import Ledger, LedgerWriter, compaction
 from router.ledger.cli import app
+from router.pricing import MONTH_S
 from router.record import Attempt, Record, Usage
 from router.report_html import to_html
 from router.report_render import to_csv, to_json, to_table
@@ -73,12 +74,12 @@ def test_local_share_latency_and_break_even(ledger: Path) -> None:
     assert be["hardware_usd"] == 3000
     # Two serving attempts of 1 s: d's 2 s include a second lost on a rate-limited cloud
     # attempt, which its cost (pricing.served_duration) does not charge either.
-    amortized = 2.0 * 3000 / 36 / report.MONTH_S
+    amortized = 2.0 * 3000 / 36 / MONTH_S
     assert be["recovered_usd"] == pytest.approx(0.77 + amortized, abs=1e-6)
     # first record DAY1 10:00, last DAY2 10:01 → the window is just over one day
     window = 1 + 60 / 86400
     assert be["window_days"] == pytest.approx(window, abs=1e-3)
-    per_month = (0.77 + amortized) / window * report.MONTH_S / 86400
+    per_month = (0.77 + amortized) / window * MONTH_S / 86400
     assert be["payback_months"] == pytest.approx(3000 / per_month, abs=0.01)
     assert report.build(ledger)["break_even"] is None  # no config, no hardware price
 

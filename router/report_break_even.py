@@ -1,0 +1,74 @@
+"""The report's break-even: when savings pay back the local hardware, at the window's rate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.config import Config
+from router.ledger.query import Ledger
+from router.pricing import MONTH_S
+
+DAY_S = 86400.0
+
+
+def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, Any] | None:
+    """When savings pay back the local hardware, at the rate seen in the report window.
+
+    Savings here are offloaded dollars plus the amortisation share already charged to local
+    requests, so the hardware is not counted twice. `daily` holds them per day: the HTML
+    chart sums those, so its line crosses the hardware price where this says it is paid
+    (it drew offloaded dollars alone, and crossed later than `payback_months`).
+
+    A local request whose route has no known cloud price (counterfactual NULL) saved an
+    unknown amount: its offload is left out, its hardware share still counted (the rollups
+    keep no seconds apart for it). `unpriced_local_requests` says how many, and the table
+    and HTML say so; when every local request is one, `payback_months` is None (unknown,
+    where the share alone read as a payback).
+    """
+    boxes = [b for b in (config.backends if config else []) if b.local_cost is not None]
+    hardware = sum(b.local_cost.hardware_usd for b in boxes if b.local_cost)
+    if not boxes or hardware <= 0:
+        return None
+    per_second = {
+        b.name: b.local_cost.hardware_usd / b.local_cost.amortization_months / MONTH_S
+        for b in boxes
+        if b.local_cost
+    }
+    daily: dict[str, float] = {}
+    local, unpriced = 0, 0
+    for day, backend, seconds, offloaded, n, n_unpriced in ledger.sql(
+        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(offloaded_usd),"
+        " sum(local_requests)::BIGINT,"
+        " sum(CASE WHEN tier = 'local' THEN unpriced ELSE 0 END)::BIGINT"
+        " FROM agg GROUP BY ALL ORDER BY 1, 2"
+    ):
+        amortized = float(seconds or 0.0) * per_second.get(backend, 0.0)
+        daily[day] = daily.get(day, 0.0) + float(offloaded or 0.0) + amortized
+        local, unpriced = local + int(n or 0), unpriced + int(n_unpriced or 0)
+    recovered = sum(daily.values())
+    per_day = recovered / window_days if window_days > 0 else 0.0
+    months = hardware / (per_day * MONTH_S / DAY_S) if per_day > 0 else None
+    if local and unpriced == local:  # no local request's saving is known: nor the payback
+        months = None
+    return {
+        "hardware_usd": round(hardware, 2),
+        "recovered_usd": round(recovered, 6),
+        "savings_per_day_usd": round(per_day, 6),
+        "payback_months": round(months, 2) if months is not None else None,
+        "window_days": round(window_days, 3),
+        "local_requests": local,
+        "unpriced_local_requests": unpriced,
+        "daily": [{"day": d, "recovered_usd": round(v, 6)} for d, v in daily.items()],
+    }
+
+
+def note(be: dict[str, Any]) -> str | None:
+    """The line saying how many local requests the savings could not price, if any."""
+    n = be.get("unpriced_local_requests")
+    if not n:
+        return None
+    unknown = ": the payback is unknown" if n == be.get("local_requests") else ""
+    return (
+        f"{n:,} of {be['local_requests']:,} local request(s) have no known cloud price: what"
+        f" they saved is left out of the recovered dollars (their hardware share is not){unknown}"
+    )
