@@ -13,6 +13,10 @@ uses a day's rollup only while that day's trusted segments still hash to the sam
 so a late record, a new merge or a lost file makes it fall back to the raw segments of that
 day instead of reporting stale numbers. The latency file is renamed into place before the
 sums file, and readers look for the sums file, so a crash between the two is harmless.
+
+Each sums file also holds its `VERSION` in its Parquet metadata (`VERSION_KEY`): a
+compaction leaves alone a day whose rollup a newer router wrote. It rewrote any rollup not
+its own, so an older compaction CronJob and a newer router undid each other every pass.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from router.ledger import checksum, segment_write, segments
 from router.ledger.segments import Segment
@@ -31,6 +37,7 @@ TABLE = "rollups"
 # and `saved_usd` (an older rollup lacks them: its day is read raw until compacted again).
 # 4: `estimated` and `estimated_tokens`, the same way.
 VERSION = "4"
+VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 
@@ -180,12 +187,34 @@ class Damaged(checksum.Mismatch):
         self.path = path
 
 
+def _newer(folder: Path) -> bool:
+    """Whether a sums file in `folder` holds a rollup format newer than this `VERSION`.
+    A file that cannot be read, or says no version, is not: it is rewritten as before."""
+    try:
+        found = list(folder.glob(f"*.sums{segments.SUFFIX}"))
+    except OSError:
+        return False
+    for path in found:
+        try:
+            said = (pq.read_metadata(path).metadata or {}).get(VERSION_KEY, b"")
+            if said.decode().isdigit() and int(said) > int(VERSION):
+                return True
+        except Exception:  # torn or unreadable: not a newer rollup to keep
+            continue
+    return False
+
+
 def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
     """Write the rollup of a closed day (unless current); remove stale ones. True if written.
+
+    A day holding a newer router's rollup (`_newer`) is left alone: that router keeps it
+    current, and this one reads the day raw meanwhile (its rollup is not found).
 
     Raises `Damaged` if a segment is damaged: a rollup of its values would outlive it, and
     hide it from every report that reads the day from the rollup."""
     if not day_segments or current(directory, day, day_segments):
+        return False
+    if _newer(segments.day_dir(directory, TABLE, day)):
         return False
     for seg in day_segments:
         try:
@@ -206,7 +235,8 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
             SUMS_SQL.format(source=source, caller="caller"), params=window
         ).to_arrow_table()
     segment_write.write_segment(latency_path, latency)
-    segment_write.write_segment(sums_path, sums)
+    meta = {**(sums.schema.metadata or {}), VERSION_KEY: VERSION.encode()}
+    segment_write.write_segment(sums_path, sums.replace_schema_metadata(meta))
     keep = {sums_path, latency_path, checksum.sidecar(sums_path), checksum.sidecar(latency_path)}
     for stale in sums_path.parent.iterdir():
         if stale not in keep:

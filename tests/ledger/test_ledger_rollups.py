@@ -126,3 +126,38 @@ def test_retention_drops_rollups_with_their_days(tmp_path: Path) -> None:
     compaction.apply_retention(tmp_path, "records", 30, now=NOW)
     days = [p.name for p in segments.day_dirs(tmp_path, rollups.TABLE)]
     assert days == [f"day={(NOW - timedelta(days=5)).date()}"]
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((directory / rollups.TABLE).rglob("*.*"))}
+
+
+def test_a_newer_router_s_rollup_is_left_alone(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older compaction (a CronJob not yet upgraded) rewrote a newer router's rollups,
+    which rewrote them back, every pass (found in review). It leaves them alone and reads
+    those days raw; a rollup of an older format is still replaced."""
+    raw = report.build(ledger, config=known_config())
+    newer = str(int(rollups.VERSION) + 1)
+    with monkeypatch.context() as m:
+        m.setattr(rollups, "VERSION", newer)
+        assert compaction.compact(ledger, now=NOW).rollups == 2
+    written = _files(ledger)
+    assert compaction.compact(ledger, now=NOW).rollups == 0
+    assert _files(ledger) == written  # untouched, none of this version's added
+    assert rolled_up_days(ledger) == 0  # not this version's: read raw, the same numbers
+    assert comparable(report.build(ledger, config=known_config())) == comparable(raw)
+    with monkeypatch.context() as m:
+        m.setattr(rollups, "VERSION", str(int(rollups.VERSION) - 1))
+        compaction.compact(ledger, now=NOW)  # an older router's: it leaves the newer too
+    assert _files(ledger) == written
+
+
+def test_an_older_rollup_is_replaced(ledger: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        m.setattr(rollups, "VERSION", str(int(rollups.VERSION) - 1))
+        assert compaction.compact(ledger, now=NOW).rollups == 2
+    older = _files(ledger)
+    assert compaction.compact(ledger, now=NOW).rollups == 2
+    assert rolled_up_days(ledger) == 2 and not set(older) & set(_files(ledger))
