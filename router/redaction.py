@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -39,24 +39,47 @@ MAX_BODY_CHARS = 64 * 1024
 # What of a URL may hold a credential: its user info (`//user:pass@`) and its query, from a
 # `?` to the next white space if a `=` follows in it ("right?ok" is prose). requests leaves
 # quotes and parentheses unquoted in the URL urllib3 then prints ("... with url:
-# /v1/traces?token=a(b)c (Caused by ...)").
+# /v1/traces?token=a(b)c (Caused by ...)"). The name stops at the next `?`: `[^\s=]*` read
+# from each `?` of "????..." to the end of the run, quadratic (64 KiB took seconds, found in
+# review); a `?key=` after another `?` is still found, from its own `?`.
 _USERINFO = re.compile(r"//[^\s/?#]*@")
-_QUERY = re.compile(r"\?[^\s=]*=\S*")
+_QUERY = re.compile(r"\?[^\s=?]*=\S*")
 # What looks like a credential wherever it stands: a bearer token, a key header or parameter
 # named so, OpenAI's and Anthropic's `sk-` keys, Google's `AIza` keys; each with a digit in
 # it, as keys have, so that prose is left alone ("the bearer token field is required",
 # "sk-learn-compatible", "api-key: header missing"). Not `Basic ...`: "a basic question" is
-# prose (the router's own basic-auth token is an exact value).
-_TOKEN = r"(?=[^\s\"',;&]*\d)[^\s\"',;&]"
-_TOKENS = (
-    (re.compile(rf"\b(Bearer)\s+{_TOKEN}{{16,}}", re.I), rf"\1 {MASK}"),
+# prose (the router's own basic-auth token is an exact value). The digit is looked for in
+# the match (`_token_masker`), not by a look-ahead: one read to the end of the run from each
+# start, so "sk-sk-sk-..." of 64 KiB took 13 s and held the event loop (found in review);
+# a whole run is matched once, and a run with no digit has none in any of its tails either.
+_TOKEN = r"[^\s\"',;&]"
+_TOKENS = (  # (pattern, what a match becomes, whether its value must hold a digit)
+    (re.compile(rf"\b(Bearer)\s+({_TOKEN}{{16,}})", re.I), rf"\1 {MASK}", True),
     (
-        re.compile(rf"\b((?:x-)?(?:goog-)?api[-_]?key)([\"']?\s*[:=]\s*[\"']?){_TOKEN}+", re.I),
+        re.compile(rf"\b((?:x-)?(?:goog-)?api[-_]?key)([\"']?\s*[:=]\s*[\"']?)({_TOKEN}+)", re.I),
         rf"\1\2{MASK}",
+        True,
     ),
-    (re.compile(r"\bsk-(?=[\w-]*\d)[\w-]{20,}"), MASK),
-    (re.compile(r"\bAIza[\w-]{20,}"), MASK),
+    (re.compile(r"\bsk-[\w-]{20,}"), MASK, True),
+    (re.compile(r"\bAIza[\w-]{20,}"), MASK, False),
 )
+_DIGIT = re.compile(r"\d")
+
+
+def _token_masker(shown: str, digit: bool) -> Callable[[re.Match[str]], str]:
+    """What a `_TOKENS` match becomes: `shown`, unless a digit is asked for and its value
+    (the last group, else the whole match) has none; then the match as it was."""
+
+    def mask(match: re.Match[str]) -> str:
+        value = match.group(match.lastindex or 0)
+        if digit and not _DIGIT.search(value):
+            return match.group()
+        return match.expand(shown)
+
+    return mask
+
+
+_MASKERS = tuple((pattern, _token_masker(shown, digit)) for pattern, shown, digit in _TOKENS)
 
 
 class Secrets(Collection[str]):
@@ -91,8 +114,8 @@ class Secrets(Collection[str]):
         if self._pattern is not None:
             text = self._pattern.sub(_masked, text)
         text = without_secrets(text)
-        for pattern, shown in _TOKENS:
-            text = pattern.sub(shown, text)
+        for pattern, masker in _MASKERS:
+            text = pattern.sub(masker, text)
         return text
 
     def cut(self, text: str, limit: int) -> str:
