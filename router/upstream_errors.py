@@ -103,16 +103,58 @@ MAX_ERROR_BYTES = 64 * 1024
 _SHOWN_CHARS = 500
 
 
-def parse_body(raw: bytes, secrets: Collection[str] = ()) -> dict[str, Any]:
+# A field of an error reply cut at `MAX_ERROR_BYTES`: its key, then a JSON string literal,
+# closed or cut (`_cut_fields`). Not after a backslash: a `\"message\"` quoted in a string.
+_CUT_FIELD = r'(?<!\\)"{}"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'
+_CUT_FIELDS = {
+    key: re.compile(_CUT_FIELD.format(key)) for key in ("message", "type", "code", "param")
+}
+
+
+def parse_body(
+    raw: bytes, secrets: Collection[str] = (), truncated: bool = False
+) -> dict[str, Any]:
     """The reply as an object; one that is not becomes its message, cleaned of `secrets`
-    before it is cut: a key the cut went through kept its head (found in review)."""
+    before it is cut: a key the cut went through kept its head (found in review). One
+    `truncated` (read to `MAX_ERROR_BYTES` only) is read for its error's string fields
+    (`_cut_fields`): whole, the JSON text became the message, and the upstream's names
+    were lost (found in review)."""
     try:
         data = orjson.loads(raw) if raw else {}
     except orjson.JSONDecodeError:
+        fields = _cut_fields(raw.decode(errors="replace")) if truncated else None
+        if fields is not None:
+            return {"error": fields}
         return {"error": {"message": cut(raw.decode(errors="replace"), _SHOWN_CHARS, secrets)}}
     if isinstance(data, dict):
         return data
     return {"error": {"message": cut(str(data), _SHOWN_CHARS, secrets)}}
+
+
+def _cut_fields(text: str) -> dict[str, Any] | None:
+    """The `message`, `type`, `code` and `param` string fields of a JSON error reply cut
+    short, each the first of its name (a cut string read to the cut), as an OpenAI error
+    (`type` an `invalid_request_error` when it is not there); None when none is."""
+    fields: dict[str, Any] = {}
+    for key, pattern in _CUT_FIELDS.items():
+        found = pattern.search(text)
+        value = None if found is None else _json_string(found.group(1))
+        if value is not None:
+            fields[key] = value
+    if not fields:
+        return None
+    return {"type": "invalid_request_error", "param": None, "code": None} | fields
+
+
+def _json_string(inner: str) -> str | None:
+    """A JSON string literal's content decoded; cut, maybe in an escape (`\\u12`)."""
+    for end in range(len(inner), max(0, len(inner) - 6) - 1, -1):
+        try:
+            value = orjson.loads(f'"{inner[:end]}"')
+        except orjson.JSONDecodeError:
+            continue
+        return value if isinstance(value, str) else None
+    return None
 
 
 def error_message(body: dict[str, Any]) -> str:
@@ -164,9 +206,11 @@ def _seconds(text: str | None) -> float | None:
     return max(0.0, value) if math.isfinite(value) else None
 
 
-def is_context_error(body: dict[str, Any]) -> bool:
+def is_context_error(body: dict[str, Any], by_words: bool = True) -> bool:
+    """`by_words` False: by the error's names only, not its message (a reply cut short,
+    whose message may be the client's prompt quoted, the words saying what was quoted)."""
     fields = _error_fields(body)
-    if _QUOTES_INPUT.match(str(fields.get("message") or "")):
+    if not by_words or _QUOTES_INPUT.match(str(fields.get("message") or "")):
         fields = {key: value for key, value in fields.items() if key != "message"}
     text = orjson.dumps(fields).decode().lower()
     return any(marker in text for marker in _CONTEXT_MARKERS)
@@ -192,12 +236,15 @@ def classify_error(
     backend: str,
     names_stored_state: bool = False,
     secrets: Collection[str] = (),
+    truncated: bool = False,
 ) -> UpstreamError:
     """`names_stored_state`: the request refers to something the server stored for the
     client (a Responses `previous_response_id`); a 404 then says the client's reference is
     stale, not that the backend is misconfigured. `secrets`: the backend's
-    (`Backend.secret_values`), which the error's text and body are cleaned of."""
-    body = parse_body(raw, secrets)
+    (`Backend.secret_values`), which the error's text and body are cleaned of.
+    `truncated`: `raw` is the head of a longer reply (`parse_body`), a context error then
+    only by its names: the words of a cut message may be the client's (found in review)."""
+    body = parse_body(raw, secrets, truncated)
     message = error_message(body)
     wait = retry_after(headers)
     if status == 429:
@@ -208,7 +255,7 @@ def classify_error(
         error = ServerError(message, backend=backend, secrets=secrets)
         error.status = 502
         return error
-    if status in _CONTEXT_STATUSES and is_context_error(body):
+    if status in _CONTEXT_STATUSES and is_context_error(body, by_words=not truncated):
         return _too_long(message, backend, _context_param(body), secrets)
     if status == 408:
         return ServerError(message, backend=backend, secrets=secrets)

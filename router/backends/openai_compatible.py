@@ -77,9 +77,18 @@ class OpenAICompatibleBackend:
         else:
             conn = await self._open(request, self._whole_s, idle_timed=False)
         if conn.status >= 400:
-            raw = await _read(conn, name, MAX_ERROR_BYTES)
+            raw = await _read(conn, name, MAX_ERROR_BYTES + 1)  # one more: was it cut?
             stored = body.get("previous_response_id") is not None
-            raise classify_error(conn.status, raw, conn.headers, name, stored, self._secrets)
+            truncated = len(raw) > MAX_ERROR_BYTES
+            raise classify_error(
+                conn.status,
+                raw[:MAX_ERROR_BYTES],
+                conn.headers,
+                name,
+                stored,
+                self._secrets,
+                truncated=truncated,
+            )
         if stream:
             return Reply(conn.status, conn.headers, stream=conn.stream(), close=conn.finish)
         return Reply(conn.status, conn.headers, body=await _read(conn, name))
