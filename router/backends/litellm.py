@@ -82,10 +82,18 @@ BEDROCK_ROUTES = ("converse/", "invoke/")
 # the ends of their names: its providers' own are not `<PROVIDER>_API_KEY` alone (Azure's
 # AZURE_OPENAI_API_KEY comes first, then HF_TOKEN, CO_API_KEY, TOGETHER_API_KEY,
 # ANTHROPIC_AUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, ...; litellm's own
-# `SENTRY_DENYLIST` lists such names by the same words).
-_CREDENTIAL_VARIABLE = re.compile(r"\w+_(?:KEY|TOKEN|SECRET|PASSWORD)", re.I)
+# `SENTRY_DENYLIST` lists such names by the same words), nor end in those words alone:
+# AWS_BEARER_TOKEN_BEDROCK, WATSONX_APIKEY, WATSONX_ZENAPIKEY, SNOWFLAKE_JWT,
+# *_CREDENTIALS (found in review).
+_CREDENTIAL_VARIABLE = re.compile(
+    r"\w+_(?:KEY|TOKEN|SECRET|PASSWORD)|\w*(?:_TOKEN_|APIKEY|_JWT|CREDENTIALS)\w*", re.I
+)
 # A value shorter than this in such a variable is a setting, not a credential (`1`, `true`).
 _MIN_CREDENTIAL_CHARS = 8
+# A value under this length counts only with a digit in it: a container's stock
+# POSTGRES_PASSWORD=postgres or MINIO_SECRET_KEY=minioadmin is a word the error's own text
+# holds ("could not connect to postgres"), masked there (found in review).
+_WORDLIKE_BELOW = 16
 
 
 def import_litellm() -> Any:
@@ -293,7 +301,14 @@ def credential_variables(environ: Mapping[str, str]) -> list[str]:
     found = (
         value.strip() for name, value in environ.items() if _CREDENTIAL_VARIABLE.fullmatch(name)
     )
-    return [value for value in found if len(value) >= _MIN_CREDENTIAL_CHARS]
+    return [value for value in found if _credential_like(value)]
+
+
+def _credential_like(value: str) -> bool:
+    """Long enough to be a credential, and not a word: a digit in it, or long."""
+    if len(value) < _MIN_CREDENTIAL_CHARS:
+        return False
+    return len(value) >= _WORDLIKE_BELOW or any(c.isdigit() for c in value)
 
 
 async def _events(

@@ -212,3 +212,28 @@ def test_a_litellm_backend_hides_every_credential_litellm_may_read(
     assert {"azure-own-key-123", "hf_own_token_456", "aws-secret-789", "aws-session-012"} <= secrets
     assert not {"1", "not-a-credential"} & secrets
     assert "hf_own_token_456" in credential_variables({"HF_TOKEN": " hf_own_token_456\n"})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "counted"),
+    [
+        ("AWS_BEARER_TOKEN_BEDROCK", "ABSKQmVkcm9ja0FQSUtleS1hYmM", True),
+        ("WATSONX_APIKEY", "wx-apikey-0a1b2c3d", True),
+        ("WATSONX_ZENAPIKEY", "zen-9f8e7d6c5b4a", True),
+        ("SNOWFLAKE_JWT", "eyJhbGciOiJSUzI1NiJ9.e30.sig", True),
+        ("VERTEX_CREDENTIALS", "/run/secrets/vertex-sa.json", True),
+        ("VLLM_API_KEY", "token-abc123", True),  # short, with a digit
+        ("GPG_KEY", "A035C8C19219BA821ECEA86B64E628F8D684696D", True),
+        ("POSTGRES_PASSWORD", "postgres", False),  # a word the error's own text says
+        ("MINIO_SECRET_KEY", "minioadmin", False),
+        ("SORT_KEY", "created_at", False),
+        ("REDIS_PASSWORD", "password", False),
+        ("SOME_SETTING_KEY", "1", False),
+        ("HOME", "/root/some/long/home/dir", False),  # no credential's name
+    ],
+)
+def test_credential_variables_by_name_and_by_value(name: str, value: str, counted: bool) -> None:
+    """Names litellm's providers read a credential from that are not `*_KEY`-like at the
+    end count; a short word without a digit (a stock container password) does not: masking
+    it garbled "could not connect to postgres" (found in review)."""
+    assert (value in credential_variables({name: value})) is counted
