@@ -153,6 +153,20 @@ def without_secrets(text: str) -> str:
     return _QUERY.sub(f"?{MASK}", _USERINFO.sub(f"//{MASK}@", text))
 
 
+def head(text: str, limit: int) -> str:
+    """At most `limit` characters of `text` to clean, never ending inside a run of non-space
+    characters the cut went through: a credential cut there is no longer whole for the exact
+    values nor the patterns to see, and its head went to the client once cleaning had
+    shortened the text under its own cut (found in review). That run is `***`."""
+    if len(text) <= limit:
+        return text
+    kept = text[:limit]
+    if text[limit].isspace() or kept[-1:].isspace():
+        return kept
+    space = max(kept.rfind(" "), kept.rfind("\n"), kept.rfind("\t"), kept.rfind("\r"))
+    return kept[: space + 1] + MASK
+
+
 def redacted(text: str, secrets: Collection[str] = ()) -> str:
     """`text` without `secrets` (`Secrets.clean`)."""
     return as_secrets(secrets).clean(text)

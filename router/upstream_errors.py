@@ -60,7 +60,7 @@ from router.errors import (
     UpstreamError,
     WireError,
 )
-from router.redaction import cut, wire_name
+from router.redaction import cut, head, wire_name
 
 _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",
@@ -276,9 +276,10 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
     message = str(fields.get("message") or kind or "upstream error mid-stream")
     # Cut as an error reply is read (`MAX_ERROR_BYTES`): a client's prompt quoted back in a
     # streamed error is no bound, and its cleaning held the event loop (found in review).
-    # Cleaned from twice that before the cut, so that a key the cut goes through is whole.
+    # Cleaned from twice that before the cut, so that a key the cut goes through is whole;
+    # that slice ends before a run of non-space it would go through (`head`).
     if len(message) > MAX_ERROR_BYTES:
-        message = cut(message[: 2 * MAX_ERROR_BYTES], MAX_ERROR_BYTES, secrets)
+        message = cut(head(message, 2 * MAX_ERROR_BYTES), MAX_ERROR_BYTES, secrets)
     status = _in_band_status(kind, code)
     too_long = is_context_error(body)
     if kind is None and code is None and too_long:

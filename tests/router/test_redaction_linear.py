@@ -67,3 +67,16 @@ def test_an_in_band_message_is_cut_before_it_is_cleaned() -> None:
     message = error.body()["error"]["message"]
     assert len(message) <= MAX_ERROR_BYTES
     assert "abcdefgh" not in message  # the key the cut went through is masked, not its head
+
+
+def test_a_key_across_the_slice_an_in_band_message_is_cleaned_from_is_masked() -> None:
+    """Twice `MAX_ERROR_BYTES` of the message are cleaned: a key across that slice was cut
+    before cleaning, and cleaning the key-like text before it shortened the text under its
+    own cut, so the key's head (24 of 26 characters) reached the client."""
+    secret = "gw-7f3a9c2e1b5d-router-key"
+    filler = "sk-" + "a1" * 30 + " "
+    before = filler * ((2 * MAX_ERROR_BYTES - 24) // len(filler))
+    before += "." * (2 * MAX_ERROR_BYTES - 24 - len(before))
+    error = in_band("chat", {"message": before + secret + " more"}, "b", [secret])
+    message = error.body()["error"]["message"]
+    assert "gw-7f3a9c2e" not in message and message.endswith("***")
