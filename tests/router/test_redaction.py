@@ -67,6 +67,16 @@ KEY = "gw-7f3a9c2e1b5d-router-key"
             [],
             "Rate limit reached for requests. Did you mean gpt-4o? Try again in 2s.",
         ),
+        (  # a run left as it was (no digit) ends in a key name: the next run is looked at
+            "Authorization: Bearer missing-or-malformed-Bearer 9f86d081884c7d659a2feaa0c5",
+            [],
+            "Authorization: Bearer missing-or-malformed-Bearer ***",
+        ),
+        (
+            "got api_key=placeholder-api_key: AbC123dEf456GhI7",
+            [],
+            "got api_key=placeholder-api_key: ***",
+        ),
     ],
 )
 def test_a_text_keeps_its_words_and_loses_its_credentials(
