@@ -35,6 +35,7 @@ restart that changed nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -275,14 +276,14 @@ def _warm(backends: dict[str, Backend], running: dict[str, Backend]) -> None:
 
 
 def _warm_pricer(config: Config) -> Pricer:
-    """A pricer whose cloud rates are already looked up (off the event loop)."""
+    """A pricer whose cloud rates are already looked up (off the event loop). One that has
+    none is said among the reload's warnings (`Config.warnings`), as at start; its own line
+    here said its cost "counts as 0", which it no longer does (stored as unknown)."""
     pricer = Pricer(config)
     for backend in config.backends:
         if backend.tier == "cloud":
-            try:
+            with contextlib.suppress(KeyError):
                 pricer.rates(backend)
-            except KeyError:
-                log.warning("no price for backend %s; its cost counts as 0", backend.name)
     return pricer
 
 

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from router import reload
+from router.config import parse
 from tests.harness import RunningRouter, config_for, router, scrape, simulator
 from tests.processes import router_process
 from tests.resilience.conftest import status, until
@@ -43,8 +44,11 @@ def reloadable(tmp: Path) -> Iterator[tuple[RunningRouter, dict[str, Any], Path]
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        config = config_for({"local": local, "cloud": cloud}, tmp)
-        data = config.model_dump(mode="json")
+        data = config_for({"local": local, "cloud": cloud}, tmp).model_dump(mode="json")
+        # priced, or every reload warns that its cost is unknown (a warning these tests
+        # do not look for: they read the others)
+        data["backends"][1]["price"] = {"input_per_mtok": 1.0, "output_per_mtok": 2.0}
+        config = parse(data)
         path = write(tmp / "router.yaml", data)
         with router(config) as proxy:
             reload.reloader_of(proxy.components).source = path
