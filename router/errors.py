@@ -277,11 +277,11 @@ class Timeout(UpstreamError):
         self.kind = kind  # timeout | first_token_timeout | stall
 
 
-class RateLimited(UpstreamError):
-    status = 429
-    kind = "rate_limited"
-    type = "rate_limit_error"
-    code = "rate_limit_exceeded"
+class _Retrying(UpstreamError):
+    """An error that says when to ask again: `retry_after`, its `Retry-After` in seconds, at
+    least `min_retry_after_s` when that is set."""
+
+    min_retry_after_s: float | None = None
 
     def __init__(
         self,
@@ -292,27 +292,27 @@ class RateLimited(UpstreamError):
         secrets: Collection[str] = (),
     ) -> None:
         super().__init__(message, backend=backend, secrets=secrets)
+        floor = self.min_retry_after_s
+        if retry_after is not None and floor is not None:
+            retry_after = max(floor, retry_after)
         self.retry_after = retry_after
 
 
-class Overloaded(UpstreamError):
+class RateLimited(_Retrying):
+    status = 429
+    kind = "rate_limited"
+    type = "rate_limit_error"
+    code = "rate_limit_exceeded"
+
+
+class Overloaded(_Retrying):
     """Busy (a 503, Anthropic's 529); `retry_after`: its `Retry-After`, floored at 1 s (why:
     `router.api.errors.error_headers`)."""
 
     status = 503
     kind = "overloaded"
     code = "upstream_overloaded"
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        backend: str = "",
-        retry_after: float | None = None,
-        secrets: Collection[str] = (),
-    ) -> None:
-        super().__init__(message, backend=backend, secrets=secrets)
-        self.retry_after = None if retry_after is None else max(1.0, retry_after)
+    min_retry_after_s = 1.0
 
 
 class ServerError(UpstreamError):

@@ -5,6 +5,7 @@ reading the log."""
 from __future__ import annotations
 
 import signal
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -17,7 +18,7 @@ import yaml
 
 from router import reload
 from router.config import parse
-from tests.harness import RunningRouter, config_for, router, scrape, simulator
+from tests.harness import Running, RunningRouter, config_for, router, scrape, simulator
 from tests.processes import router_process
 from tests.resilience.conftest import status, until
 
@@ -53,6 +54,22 @@ def reloadable(tmp: Path) -> Iterator[tuple[RunningRouter, dict[str, Any], Path]
         with router(config) as proxy:
             reload.reloader_of(proxy.components).source = path
             yield proxy, data, path
+
+
+@contextmanager
+def served_process(
+    tmp: Path,
+) -> Iterator[tuple[Running, subprocess.Popen[bytes], dict[str, Any], Path]]:
+    """`smf-router serve` on a local and a cloud simulator, as a process, from a file: the
+    router, its process (for SIGHUP), its config as data and the file it reads."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp).model_dump(mode="json")
+        with router_process(data, tmp) as (proxy, process):
+            (path,) = tmp.glob("router-*.yaml")
+            yield proxy, process, data, path
 
 
 def test_a_reload_replies_with_its_warnings(
@@ -107,57 +124,45 @@ def test_status_keeps_the_last_http_reload(tmp_path: Path) -> None:
 def test_a_refused_sighup_reload_shows_in_status_until_a_good_one(tmp_path: Path) -> None:
     """`systemctl reload` sends a SIGHUP and reports success whatever the router makes of
     it: a refused file showed only in the journal (found in review)."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
-        with router_process(data, tmp_path) as (proxy, process):
-            (path,) = tmp_path.glob("router-*.yaml")
-            assert last(proxy.root) is None
+    with served_process(tmp_path) as (proxy, process, data, path):
+        assert last(proxy.root) is None
 
-            path.write_text("backends: [\n")  # not YAML
-            process.send_signal(signal.SIGHUP)
-            until(lambda: last(proxy.root) is not None, what="the refused reload in status")
-            refused = last(proxy.root)
-            assert refused["ok"] is False and refused["restart_needed"] == []
-            assert set(refused) == {"at", "ok", "restart_needed"}
-            assert status(proxy.root)["extra"]["reload"]["reloads"] == 0
+        path.write_text("backends: [\n")  # not YAML
+        process.send_signal(signal.SIGHUP)
+        until(lambda: last(proxy.root) is not None, what="the refused reload in status")
+        refused = last(proxy.root)
+        assert refused["ok"] is False and refused["restart_needed"] == []
+        assert set(refused) == {"at", "ok", "restart_needed"}
+        assert status(proxy.root)["extra"]["reload"]["reloads"] == 0
 
-            write(path, {**data, "ledger": {**data["ledger"], "flush_interval_s": 0.5}})
-            process.send_signal(signal.SIGHUP)
-            until(lambda: last(proxy.root)["ok"], what="the good reload in status")
-            good = last(proxy.root)
-            assert good["restart_needed"] == ["ledger"]
-            assert good["at"] >= refused["at"]
-            assert status(proxy.root)["extra"]["reload"]["reloads"] == 1
+        write(path, {**data, "ledger": {**data["ledger"], "flush_interval_s": 0.5}})
+        process.send_signal(signal.SIGHUP)
+        until(lambda: last(proxy.root)["ok"], what="the good reload in status")
+        good = last(proxy.root)
+        assert good["restart_needed"] == ["ledger"]
+        assert good["at"] >= refused["at"]
+        assert status(proxy.root)["extra"]["reload"]["reloads"] == 1
 
 
 def test_metrics_say_a_reload_was_refused_until_one_applies(tmp_path: Path) -> None:
     """A refused file showed in the log and in status, never in /metrics, and no alert rule
     could see it: the running config and the file the next restart reads drifted apart
     unseen (found in review). Two gauges now say it, as Prometheus's say it of its own."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
-        with router_process(data, tmp_path) as (proxy, process):
-            (path,) = tmp_path.glob("router-*.yaml")
-            start = scrape(proxy.root)
-            started = start.get(LOADED_AT)
-            assert start.get(APPLIED) == 1 and started is not None and started > 0
+    with served_process(tmp_path) as (proxy, process, data, path):
+        start = scrape(proxy.root)
+        started = start.get(LOADED_AT)
+        assert start.get(APPLIED) == 1 and started is not None and started > 0
 
-            path.write_text("backends: [\n")  # not YAML
-            process.send_signal(signal.SIGHUP)
-            until(lambda: scrape(proxy.root).get(APPLIED) == 0, what="0 after a refused file")
-            assert scrape(proxy.root).get(LOADED_AT) == started  # it still runs that config
+        path.write_text("backends: [\n")  # not YAML
+        process.send_signal(signal.SIGHUP)
+        until(lambda: scrape(proxy.root).get(APPLIED) == 0, what="0 after a refused file")
+        assert scrape(proxy.root).get(LOADED_AT) == started  # it still runs that config
 
-            write(path, data)
-            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
-            fixed = scrape(proxy.root)
-            loaded = fixed.get(LOADED_AT)
-            assert fixed.get(APPLIED) == 1 and loaded is not None and loaded > started
+        write(path, data)
+        assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+        fixed = scrape(proxy.root)
+        loaded = fixed.get(LOADED_AT)
+        assert fixed.get(APPLIED) == 1 and loaded is not None and loaded > started
 
 
 def test_a_router_without_a_config_file_keeps_its_reload_gauges(
