@@ -75,7 +75,9 @@ def feed(metrics: Metrics, n: int) -> None:
     metrics.rejected_request("chat", 400)
     metrics.rejected_request("other", 401)
     metrics.shadow_dropped("queue_full")
-    metrics.config_reloaded(ok=False, at=0.0)  # a refused file: the reload alert can fire
+    # a reload that left a setting for the restart, then a refused file: both alerts can fire
+    metrics.config_reloaded(ok=True, at=0.0, restart_needed=True)
+    metrics.config_reloaded(ok=False, at=0.0)
     metrics.backend_state("local", "local", up=False, circuit="open")
     metrics.backend_state("cloud", "cloud", up=True, circuit="closed")
     metrics.capacity("local", running=30, waiting=4, kv_cache_usage=0.93)

@@ -251,6 +251,34 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
             ),
         ],
     ),
+    # a reload at 10m left a setting for the restart; the operator restarted at 80m, 10
+    # minutes after the alert. Another router's restart came within the hour: never an alert.
+    "SmfRouterRestartNeeded": (
+        [
+            series("smf_router_config_restart_needed", "0x9 1x70 0x10"),
+            series("smf_router_config_restart_needed", "0x9 1x50 0x30", instance="router:4001"),
+        ],
+        [
+            quiet("SmfRouterRestartNeeded", "69m"),
+            fired(
+                "SmfRouterRestartNeeded",
+                "71m",
+                {**ROUTER, "severity": "info"},
+                {
+                    "summary": (
+                        "smf-router router:4000 has run for an hour without settings its "
+                        "config file asks for"
+                    ),
+                    "description": (
+                        "A config reload applied, but some of its changes only take effect at "
+                        "a restart (the reload's reply and GET /v1/router/status list them in "
+                        "restart_needed). Restart the router when convenient."
+                    ),
+                },
+            ),
+            quiet("SmfRouterRestartNeeded", "85m"),
+        ],
+    ),
 }
 
 
