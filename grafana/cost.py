@@ -1,7 +1,9 @@
 """The cost dashboard (`smf-cost`): what routing spends and what it saves, by route.
 
-Spend, the counterfactual all-cloud cost and offloaded dollars by route, spend per hour by
-tier, tokens per route and the local share of tokens; it spans a day rather than six hours.
+Spend by route with the unpriced requests by backend beside it (their dollars are missing
+from every dollar panel), the counterfactual all-cloud cost and offloaded dollars by route,
+spend per hour by tier, tokens per route and the local share of tokens; it spans a day
+rather than six hours.
 """
 
 from __future__ import annotations
@@ -9,6 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from panels import RATE, B, I, dashboard, panel, share
+
+# Beside the spend, because an unpriced backend's spend reads $0 there, as if it were free.
+UNPRICED = (
+    "Requests whose price is unknown: their dollars are missing from the spend, "
+    "counterfactual and offload panels (the report counts them as unpriced_requests). "
+    "A cloud backend here has no price: litellm's map does not know its model, so set "
+    "`price` (input_per_mtok, output_per_mtok) on it in the config. A local backend here "
+    "served routes whose cloud backend, which its offload is measured against, has none: "
+    "price that one. 0 for a priced backend."
+)
 
 
 def build() -> dict[str, Any]:
@@ -24,6 +36,20 @@ def build() -> dict[str, Any]:
                 [(by_route("smf_router_cost_usd_total"), "{{route}}")],
                 kind="bargauge",
                 unit="currencyUSD",
+                description="What requests cost. A request with no known price adds nothing "
+                "(not $0 of spend, but unknown): see Unpriced requests by backend.",
+            ),
+            panel(
+                "Unpriced requests by backend (range)",
+                [
+                    (
+                        "sum by (backend) "
+                        f"(increase(smf_router_unpriced_requests_total{{{I},{B}}}[$__range]))",
+                        "{{backend}}",
+                    )
+                ],
+                kind="bargauge",
+                description=UNPRICED,
             ),
             panel(
                 "Counterfactual cloud cost by route (range)",

@@ -125,6 +125,14 @@ class MetricFamilies:
         self.offloaded = self._counter(
             "offloaded_usd_total", "Counterfactual minus cost, for locally served requests.", where
         )
+        # Their dollars are in none of the three above: without a count of its own, an
+        # unpriced cloud backend read as $0 on the cost dashboard, as if it were free.
+        self.unpriced = self._counter(
+            "unpriced_requests_total",
+            "Served requests whose cost or counterfactual is unknown (a cloud backend with no "
+            "price), left out of the dollar counters.",
+            where,
+        )
         self.confidence = self._histogram(
             "classifier_confidence",
             "Classifier confidence per chosen intent.",

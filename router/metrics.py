@@ -121,7 +121,11 @@ class Metrics(MetricFamilies):
         usage = record.usage
         self.prompt_tokens.inc(where, usage.prompt_tokens)
         self.completion_tokens.inc(where, usage.completion_tokens)
-        # An unknown (unpriced) cost adds nothing: the ledger keeps it NULL, the report counts it.
+        # An unknown (unpriced) cost adds no dollars: the ledger keeps it NULL and the report
+        # counts the request, as `unpriced_requests_total` does here (the record's same
+        # `unpriced`), so $0 on a dashboard can be told from "free". A priced request adds 0,
+        # creating the series, so an unpriced one after it shows in `increase()`.
+        self.unpriced.inc(where, 1.0 if record.unpriced else 0.0)
         cost, counterfactual = record.cost_usd, record.counterfactual_usd
         self.cost.inc(where, max(0.0, cost or 0.0))
         self.counterfactual.inc(where, max(0.0, counterfactual or 0.0))

@@ -141,6 +141,15 @@ class Record:
         """How many times the request moved to another backend (see `backend_moves`)."""
         return len(backend_moves(self.attempts)) if len(self.attempts) > 1 else 0
 
+    @property
+    def unpriced(self) -> bool:
+        """Served, with a cost or counterfactual the pricer could not know (None, which the
+        ledger stores as NULL): the rows `router.ledger.rollups.UNPRICED` counts as the
+        report's `unpriced_requests`, and `smf_router_unpriced_requests_total` counts."""
+        return self.backend is not None and (
+            self.cost_usd is None or self.counterfactual_usd is None
+        )
+
 
 def backend_moves(attempts: Iterable[Attempt]) -> list[tuple[Attempt, Attempt]]:
     """Each move from one backend to another among the attempts that ran: the fallbacks.

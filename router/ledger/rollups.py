@@ -49,6 +49,7 @@ SERVED_SECONDS = """CASE WHEN attempts[-1].backend = backend AND attempts[-1].ou
 
 # A served request whose cost or counterfactual cost is NULL: a cloud price was unknown
 # (router.pricing). Rows written before NULL was stored say 0 and cannot be told apart.
+# `Record.unpriced` is this test on the record, which the live metrics count by.
 UNPRICED = "backend IS NOT NULL AND (cost_usd IS NULL OR counterfactual_usd IS NULL)"
 
 # The report's per-group sums; {source} is a records view or file list, {caller} an expression.

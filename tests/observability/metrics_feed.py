@@ -65,6 +65,19 @@ def feed(metrics: Metrics, n: int) -> None:
             metrics.attempt_started(a.backend, a.tier)
             metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind)
         metrics.shadow_compared(intent, "cloud", "local", agreed=i % 2 == 0)
+    # a cloud backend with no known price: served, its cost unknown (None)
+    unpriced = Record(
+        request_id=f"u{n}",
+        started_at=0.0,
+        intent="math",
+        route="math",
+        backend="cloud",
+        tier="cloud",
+        attempts=[Attempt("cloud", "cloud")],
+        cost_usd=None,
+        counterfactual_usd=None,
+    )
+    metrics.record_finished(unpriced)
     failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
     failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502
     metrics.record_finished(failed)
