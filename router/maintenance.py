@@ -83,7 +83,7 @@ REPORT_PARAMETERS = ("since", "until", "by")
 
 
 async def _report(
-    request: Request, ledger: LedgerSettings, since: str, until: str | None, by: str
+    request: Request, ledger: LedgerSettings, since: str | None, until: str | None, by: str
 ) -> dict[str, Any]:
     """The offload report as JSON (admin key): computed in a thread, never on the loop."""
     from router import report  # DuckDB: imported when a report is asked for, not at start
@@ -97,8 +97,9 @@ async def _report(
             + ", ".join(REPORT_PARAMETERS),
             param=unknown[0],
         )
-    start = _report_time(since, "since")
+    start = _report_time(since, "since") if since else None  # `since=`: the default
     end = _report_time(until, "until") if until else None  # `until=`: none, as `--until ""`
+    start = start or report.default_since(end)  # 30 days before `until`, as `--since`
     try:
         report.check_window(start, end)
     except ValueError as exc:
@@ -165,7 +166,7 @@ def install(components: Any) -> None:
 
     @endpoints.get("/v1/router/report")
     async def report_endpoint(
-        request: Request, since: str = "30d", until: str | None = None, by: str = "route"
+        request: Request, since: str | None = None, until: str | None = None, by: str = "route"
     ) -> dict[str, Any]:
         return await _report(request, started.ledger, since, until, by)
 

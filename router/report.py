@@ -23,6 +23,7 @@ By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
 EXACT_MAX = 1_000_000  # above this, latency percentiles come from ~1 % histograms
 SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sampled for them
+DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before its end
 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
 # Closed days come pre-summed from their rollups; only the other days are scanned.
@@ -332,11 +333,17 @@ def _build(
         }
 
 
+def _now() -> datetime:
+    """Now, to the second: a window counted from it prints as the report's `generated_at`
+    does, not with six digits of a second no one asked for."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
 def parse_since(text: str, now: datetime | None = None) -> datetime:
     """`30d`, `12h`, `2w`, `90m` before now, or an ISO date/time (UTC when naive), in UTC.
 
     Raises ValueError for anything else, a time outside years 1-9999 in UTC included."""
-    now = now or datetime.now(UTC)
+    now = now or _now()
     units = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
     text = text.strip()
     try:
@@ -353,8 +360,26 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
         ) from None
 
 
-def check_window(since: datetime, until: datetime | None) -> None:
+def default_since(until: datetime | None, now: datetime | None = None) -> datetime:
+    """`since` when none is given: `DEFAULT_DAYS` before `until`, else before now. Counted
+    from now whatever `until` said, `--until 2026-01-31` alone, run in December, read from
+    November to the end of January, and one before last month was refused as inverted."""
+    end = until or now or _now()
+    try:
+        return end - timedelta(days=DEFAULT_DAYS)
+    except OverflowError:  # an `until` in the first month of year 1: from its start
+        return datetime.min.replace(tzinfo=UTC)
+
+
+def check_window(
+    since: datetime, until: datetime | None, names: tuple[str, str] = ("since", "until")
+) -> None:
     """Raise ValueError for a window that ends where it starts or before: it reported 0
-    requests and $0 without a word, as a billing script with its arguments swapped read."""
+    requests and $0 without a word, as a billing script with its arguments swapped read.
+    `names` are how the caller spells the two (`--since`, `--until` on the command line)."""
     if until is not None and until <= since:
-        raise ValueError(f"until ({until.isoformat()}) must be after since ({since.isoformat()})")
+        first, last = names
+        raise ValueError(
+            f"{last} ({until.isoformat()}) must be after {first} ({since.isoformat()}):"
+            " the window would be empty"
+        )

@@ -109,6 +109,7 @@ def to_table(
         if estimated:
             cells.append(f"{g['estimated_tokens']:,}")
         table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
+    console.print(window_line(report, arrow), markup=False, soft_wrap=True)
     console.print(table)
     for lat in report["latency"]:
         t, d = lat["ttft_s"], lat["total_s"]
@@ -143,6 +144,15 @@ def to_table(
         console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def window_line(report: dict[str, Any], arrow: str = "→") -> str:
+    """The window the report covers, from its own `since` and `until` (as JSON gives them):
+    a pasted table did not say which 30 days it summed. An open end is "now", when the
+    report was made; an open start, the ledger's first record."""
+    since = report.get("since") or "the first record"
+    until = report.get("until") or f"{report['generated_at']} (now)"
+    return f"window (UTC): {since} {arrow} {until}"
 
 
 def shadow_line(side: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,6 +20,9 @@ from evals import cli_stdout
 from router.cli_config import load_or_exit
 from router.config import Config
 from router.config_checks import MAX_DAYS
+
+if TYPE_CHECKING:  # pyarrow, imported by the command that compacts, not at start
+    from router.ledger.compaction import CompactionResult
 
 PARTIAL = 3  # `report`'s exit status when it has warnings: written, but incomplete
 
@@ -105,7 +108,13 @@ def _parse_time(text: str, option: str) -> datetime:
 
 @app.command("report")
 def report_command(
-    since: Annotated[str, typer.Option(help="`30d`, `12h`, `2w` or an ISO date.")] = "30d",
+    since: Annotated[
+        str | None,
+        typer.Option(
+            help="`30d`, `12h`, `2w` before now, or an ISO date/time (default: 30 days"
+            " before --until, else before now)."
+        ),
+    ] = None,
     until: Annotated[str | None, typer.Option(help="ISO date/time (exclusive).")] = None,
     by: Annotated[GroupBy, typer.Option(help="Group rows by.")] = GroupBy.route,
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.table,
@@ -117,12 +126,13 @@ def report_command(
     from router import report, report_html, report_render
 
     config = load_or_exit(config_path)
-    start = _parse_time(since, "--since")
+    start = _parse_time(since, "--since") if since else None  # `--since ""`: the default
     end = _parse_time(until, "--until") if until else None
+    start = start or report.default_since(end)
     try:
-        report.check_window(start, end)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--until'") from None
+        report.check_window(start, end, ("--since", "--until"))
+    except ValueError as exc:  # the usage error (status 2) of both options, named in it
+        raise typer.BadParameter(str(exc)) from None
     directory = ledger_dir(ledger, config)
     try:
         data = report.build(directory, start, end, by.value, config)
@@ -209,10 +219,7 @@ def compact_command(
     if kept or result.failed:
         cli_stdout.failing(1)  # even when the reader of the summary went away (`| head`)
     try:
-        typer.echo(
-            f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
-            f" dropped {len(dropped)} day partition(s)"
-        )
+        typer.echo(compact_summary(result, len(dropped)))
     finally:  # said, and exit 1, whether or not the summary could be written
         for line in said:
             typer.echo(line, err=True)
@@ -220,3 +227,15 @@ def compact_command(
             failures = f"{len(kept)} retention and {result.failed} compaction failure(s)"
             typer.echo(f"error: {failures}, named above", err=True)
             raise typer.Exit(1)
+
+
+def compact_summary(result: CompactionResult, dropped: int) -> str:
+    """`compact`'s one line: the days merged, the days rolled up, the partitions dropped.
+    Rollups rebuilt after an upgrade (a new rollup format) read as "compacted 0 day(s)",
+    nothing done, while every closed day was read again (found in review)."""
+    rebuilt = result.rollups_upgraded
+    why = f" ({rebuilt} rebuilt from an older rollup format)" if rebuilt else ""
+    return (
+        f"compacted {result.days} day(s): {result.files_in} files → {result.files_out};"
+        f" rolled up {result.rollups} day(s){why}; dropped {dropped} day partition(s)"
+    )

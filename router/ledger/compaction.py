@@ -41,7 +41,8 @@ class CompactionResult:
     days: int = 0
     files_in: int = 0
     files_out: int = 0
-    rollups: int = 0
+    rollups: int = 0  # days rolled up (written again included)
+    rollups_upgraded: int = 0  # …of which rebuilt over an older rollup format's of its files
     failed: int = 0  # closed days left as they were by an error (a full disk, no permission)
     warnings: list[str] = field(default_factory=list)
     # `table/day=…` of closed days another process held the lock of (a compactor, a
@@ -271,7 +272,9 @@ def _roll_up(
     todo = list(day_segments)
     while True:  # each turn writes, gives up, or leaves out one more segment
         try:
-            result.rollups += rollups.write_day(directory, day, todo)
+            written = rollups.write_day(directory, day, todo)
+            result.rollups += written is not None
+            result.rollups_upgraded += written == "upgraded"
             return
         except rollups.Damaged as exc:
             result.warnings.append(f"not rolling up damaged segment {exc}")

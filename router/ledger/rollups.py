@@ -25,6 +25,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 
 import pyarrow.parquet as pq
 
@@ -130,9 +131,10 @@ def percentiles(hist: Iterable[tuple[int, float]], qs: Sequence[float]) -> list[
     return out
 
 
-def digest(names: Iterable[str]) -> str:
-    """Which segment files a rollup covers, as a short hash of their names."""
-    text = "\n".join([VERSION, *sorted(names)])
+def digest(names: Iterable[str], version: str | None = None) -> str:
+    """Which segment files a rollup covers, as a short hash of their names (and of the
+    rollup format: `version`, this `VERSION` unless given)."""
+    text = "\n".join([version or VERSION, *sorted(names)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -205,8 +207,24 @@ def _newer(folder: Path) -> bool:
     return False
 
 
-def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> bool:
-    """Write the rollup of a closed day (unless current); remove stale ones. True if written.
+def _upgrades(folder: Path, day_segments: Sequence[Segment]) -> bool:
+    """Whether `folder` holds a rollup of these very segments in an older format: writing
+    this one is an upgrade's rebuild, not a new day's rollup nor one of changed files."""
+    names = [seg.path.name for seg in day_segments]
+    older = {digest(names, str(version)) for version in range(1, int(VERSION))}
+    try:
+        return any(path.name.partition(".")[0] in older for path in folder.iterdir())
+    except OSError:  # no rollup yet (or none this process may list): not a rebuild
+        return False
+
+
+def write_day(
+    directory: Path, day: str, day_segments: Sequence[Segment]
+) -> Literal["written", "upgraded"] | None:
+    """Write the rollup of a closed day (unless current); remove stale ones. Says whether it
+    wrote one, and whether that one replaced an older format's of the same segments (a
+    compaction after an upgrade rebuilds every day's: it said it did nothing, found in
+    review), or None.
 
     A day holding a newer router's rollup (`_newer`) is left alone: that router keeps it
     current, and this one reads the day raw meanwhile (its rollup is not found).
@@ -214,9 +232,11 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
     Raises `Damaged` if a segment is damaged: a rollup of its values would outlive it, and
     hide it from every report that reads the day from the rollup."""
     if not day_segments or current(directory, day, day_segments):
-        return False
-    if _newer(segments.day_dir(directory, TABLE, day)):
-        return False
+        return None
+    folder = segments.day_dir(directory, TABLE, day)
+    if _newer(folder):
+        return None
+    upgraded = _upgrades(folder, day_segments)
     for seg in day_segments:
         try:
             checksum.verify(seg.path)
@@ -242,7 +262,7 @@ def write_day(directory: Path, day: str, day_segments: Sequence[Segment]) -> boo
     for stale in sums_path.parent.iterdir():
         if stale not in keep:
             stale.unlink(missing_ok=True)
-    return True
+    return "upgraded" if upgraded else "written"
 
 
 def drop_before(directory: Path, cutoff: str, warnings: list[str]) -> None:

@@ -215,7 +215,7 @@ def test_cli_report_json_and_bad_since(ledger: Path, tmp_path: Path) -> None:
     assert "neither a time before now" in words(bad.output)
     swapped = ["--since", "2030-01-02", "--until", "2030-01-01"]  # 0 requests, $0, before
     refused = CliRunner().invoke(app, ["report", "--ledger", str(ledger), *swapped])
-    assert refused.exit_code == 2 and "must be after since" in words(refused.output)
+    assert refused.exit_code == 2 and "must be after --since" in words(refused.output)
 
 
 def words(output: str) -> str:

@@ -14,6 +14,7 @@ from router import report
 from router.ledger import Ledger, LedgerWriter, compaction, rollups, segments
 from router.record import Attempt, Record, Usage
 from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
+from tests.processes import smf_router
 
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
 ALL = (datetime(1970, 1, 1), datetime(9999, 1, 1))
@@ -161,3 +162,30 @@ def test_an_older_rollup_is_replaced(ledger: Path, monkeypatch: pytest.MonkeyPat
     older = _files(ledger)
     assert compaction.compact(ledger, now=NOW).rollups == 2
     assert rolled_up_days(ledger) == 2 and not set(older) & set(_files(ledger))
+
+
+def test_compact_says_it_rebuilt_the_rollups_of_an_older_format(
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade (a new rollup format) `ledger compact` rebuilt every closed day's
+    rollup and said "compacted 0 day(s)", as for nothing done (found in review). A rollup
+    written again because its day's files changed is no rebuild of an older format."""
+    with monkeypatch.context() as m:
+        m.setattr(rollups, "VERSION", str(int(rollups.VERSION) - 1))
+        assert compaction.compact(ledger, now=NOW).rollups == 2
+    upgraded = smf_router("ledger", "compact", "--ledger", str(ledger))
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert upgraded.stdout == (
+        "compacted 0 day(s): 0 files → 0; rolled up 2 day(s) (2 rebuilt from an older"
+        " rollup format); dropped 0 day partition(s)\n"
+    )
+    assert rolled_up_days(ledger) == 2
+    late = LedgerWriter(ledger, process_tag="late")
+    late.submit(Record("late", DAY1 + 3600, route="coding", backend="local", tier="local"))
+    late.close()
+    merged = smf_router("ledger", "compact", "--ledger", str(ledger))
+    assert merged.stdout == (
+        "compacted 1 day(s): 2 files → 1; rolled up 1 day(s); dropped 0 day partition(s)\n"
+    )
+    again = smf_router("ledger", "compact", "--ledger", str(ledger))
+    assert again.stdout.startswith("compacted 0 day(s): 0 files → 0; rolled up 0 day(s);")

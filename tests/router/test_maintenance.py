@@ -109,6 +109,13 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
                 timeout=60,
             )
             assert open_ended.status_code == 200 and open_ended.json()["until"] is None
+            until_alone = httpx.get(  # 30 days before it, as the CLI's --until alone
+                f"{proxy.root}/v1/router/report?until=2026-01-02",
+                headers={"authorization": f"Bearer {ADMIN}"},
+                timeout=60,
+            )
+            assert until_alone.status_code == 200, until_alone.text
+            assert until_alone.json()["since"] == "2025-12-03T00:00:00+00:00"
             unencoded = httpx.get(  # the + of the offset arrives as a space
                 f"{proxy.root}/v1/router/report?since=2026-12-03T00:00+02:00",
                 headers={"authorization": f"Bearer {ADMIN}"},
