@@ -50,6 +50,7 @@ from typing import Any
 import orjson
 
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
+from router.cut_error_body import cut_fields
 from router.errors import (
     ContextTooLong,
     OutputTooLong,
@@ -103,58 +104,24 @@ MAX_ERROR_BYTES = 64 * 1024
 _SHOWN_CHARS = 500
 
 
-# A field of an error reply cut at `MAX_ERROR_BYTES`: its key, then a JSON string literal,
-# closed or cut (`_cut_fields`). Not after a backslash: a `\"message\"` quoted in a string.
-_CUT_FIELD = r'(?<!\\)"{}"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)'
-_CUT_FIELDS = {
-    key: re.compile(_CUT_FIELD.format(key)) for key in ("message", "type", "code", "param")
-}
-
-
 def parse_body(
     raw: bytes, secrets: Collection[str] = (), truncated: bool = False
 ) -> dict[str, Any]:
     """The reply as an object; one that is not becomes its message, cleaned of `secrets`
     before it is cut: a key the cut went through kept its head (found in review). One
-    `truncated` (read to `MAX_ERROR_BYTES` only) is read for its error's string fields
-    (`_cut_fields`): whole, the JSON text became the message, and the upstream's names
+    `truncated` (read to `MAX_ERROR_BYTES` only) is read for its error's own fields
+    (`cut_fields`): whole, the JSON text became the message, and the upstream's names
     were lost (found in review)."""
     try:
         data = orjson.loads(raw) if raw else {}
     except orjson.JSONDecodeError:
-        fields = _cut_fields(raw.decode(errors="replace")) if truncated else None
+        fields = cut_fields(raw.decode(errors="replace")) if truncated else None
         if fields is not None:
             return {"error": fields}
         return {"error": {"message": cut(raw.decode(errors="replace"), _SHOWN_CHARS, secrets)}}
     if isinstance(data, dict):
         return data
     return {"error": {"message": cut(str(data), _SHOWN_CHARS, secrets)}}
-
-
-def _cut_fields(text: str) -> dict[str, Any] | None:
-    """The `message`, `type`, `code` and `param` string fields of a JSON error reply cut
-    short, each the first of its name (a cut string read to the cut), as an OpenAI error
-    (`type` an `invalid_request_error` when it is not there); None when none is."""
-    fields: dict[str, Any] = {}
-    for key, pattern in _CUT_FIELDS.items():
-        found = pattern.search(text)
-        value = None if found is None else _json_string(found.group(1))
-        if value is not None:
-            fields[key] = value
-    if not fields:
-        return None
-    return {"type": "invalid_request_error", "param": None, "code": None} | fields
-
-
-def _json_string(inner: str) -> str | None:
-    """A JSON string literal's content decoded; cut, maybe in an escape (`\\u12`)."""
-    for end in range(len(inner), max(0, len(inner) - 6) - 1, -1):
-        try:
-            value = orjson.loads(f'"{inner[:end]}"')
-        except orjson.JSONDecodeError:
-            continue
-        return value if isinstance(value, str) else None
-    return None
 
 
 def error_message(body: dict[str, Any]) -> str:

@@ -8,7 +8,9 @@ its history (found in review). Real sockets: the router, a fake upstream
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import _json
+import json
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -16,23 +18,61 @@ import openai
 import orjson
 import pytest
 
+from router import cut_error_body
 from router.config import parse
 from router.errors import ContextTooLong, Rejected
-from router.upstream_errors import MAX_ERROR_BYTES, classify_error
+from router.upstream_errors import MAX_ERROR_BYTES, classify_error, parse_body
 from tests.harness import INTENTS, RunningRouter, router, send_json, upstream
 
 PROMPT = "Explain what 'maximum context length' means for a model. " * 1300  # ~72 KB
 
 
+def flat_pydantic(quoted: str) -> bytes:
+    """vLLM's validation handler, older: the flat error, its message quoting the request."""
+    message = f"1 validation error: {{'type': 'value_error', 'input': '{quoted}'}}"
+    error = {"object": "error", "message": message, "type": "BadRequestError"}
+    return orjson.dumps(error | {"param": None, "code": 400})
+
+
+def vllm_pydantic(quoted: str) -> bytes:
+    """vLLM's validation handler now (`router.simulator.errors`): the envelope, `type`
+    "Bad Request" and its integer `code`."""
+    message = f"1 validation error: {{'type': 'value_error', 'input': '{quoted}'}}"
+    error = {"message": message, "type": "Bad Request", "param": "body.messages", "code": 400}
+    return orjson.dumps({"error": error})
+
+
+def cloud_too_long(quoted: str) -> bytes:
+    """OpenAI's refusal of a string over its limit, in its envelope, string `code`."""
+    message = f"Invalid 'messages[0].content': string too long. Got: '{quoted}'"
+    error = {"message": message, "type": "invalid_request_error", "param": "messages"}
+    return orjson.dumps({"error": error | {"code": "string_above_max_length"}})
+
+
+REPLIES: dict[str, Callable[[str], bytes]] = {
+    "vllm": flat_pydantic,
+    "vllm-new": vllm_pydantic,
+    "cloud": cloud_too_long,
+}
+
+
+def landing_in(reply: Callable[[str], bytes], value: bytes) -> str:
+    """A prompt whose `reply` is cut (at `MAX_ERROR_BYTES`) three bytes into `value`: two
+    bytes a character in most of it, so that what is read holds fewer characters than a
+    passed-through body may (`redaction.MAX_BODY_CHARS`)."""
+    prompt = "Résumé ça " * 3000
+    at = reply(prompt).index(b'"' + value + b'"') + 1 + 3
+    assert at < MAX_ERROR_BYTES
+    return prompt + "." * (MAX_ERROR_BYTES - at)
+
+
 class Pydantic400(BaseHTTPRequestHandler):
-    """vLLM's validation handler: the flat error, its message quoting the request."""
+    """A 400 quoting the request's prompt, shaped as the backend (the model) says."""
 
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         quoted = str(body["messages"][0]["content"])
-        message = f"1 validation error: {{'type': 'value_error', 'input': '{quoted}'}}"
-        error = {"object": "error", "message": message, "type": "BadRequestError"}
-        send_json(self, 400, orjson.dumps(error | {"param": None, "code": 400}))
+        send_json(self, 400, REPLIES[str(body["model"])](quoted))
 
     def log_message(self, *args: object) -> None:
         pass
@@ -43,8 +83,11 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     with upstream(Pydantic400) as fake:
         config = parse(
             {
-                "backends": [{"name": "vllm", "tier": "local", "base_url": fake.url, "model": "m"}],
-                "routes": {intent: ["vllm"] for intent in INTENTS},
+                "backends": [
+                    {"name": name, "tier": "local", "base_url": fake.url, "model": name}
+                    for name in REPLIES
+                ],
+                "routes": {intent: list(REPLIES) for intent in INTENTS},
                 "ledger": {"path": str(Path(tmp_path_factory.mktemp("cut")) / "ledger")},
                 "resilience": {"enabled": False},
             }
@@ -79,3 +122,162 @@ def test_a_cut_reply_keeps_the_names_it_holds_and_a_context_error_is_one_by_them
     error = classify_error(400, head[:MAX_ERROR_BYTES], {}, "b", truncated=True)
     assert isinstance(error, Rejected)  # its words alone, cut: maybe the client's
     assert error.body()["error"]["message"].startswith("Say: This model")
+
+
+@pytest.mark.parametrize(
+    ("model", "cut_in", "kind", "param", "code"),
+    [
+        ("vllm-new", b"Bad Request", "invalid_request_error", None, None),
+        ("vllm-new", b"body.messages", "Bad Request", None, None),  # its 400 is no name
+        ("cloud", b"string_above_max_length", "invalid_request_error", "messages", None),
+    ],
+    ids=["type", "param", "code"],
+)
+def test_a_name_the_cut_went_through_is_not_passed_on_in_part(
+    proxy: RunningRouter,
+    model: str,
+    cut_in: bytes,
+    kind: str,
+    param: str | None,
+    code: str | None,
+) -> None:
+    """The head of the upstream's `type` ("Bad"), `param` or `code` went to the client."""
+    prompt = landing_in(REPLIES[model], cut_in)
+    assert len(REPLIES[model](prompt)) > MAX_ERROR_BYTES
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=model, messages=[{"role": "user", "content": prompt}])
+    assert (raised.value.type, raised.value.param, raised.value.code) == (kind, param, code)
+    error = raised.value.body
+    assert isinstance(error, dict), error
+    assert "." * 100 + "'" in str(error["message"])  # the whole message, before the cut
+
+
+ANTHROPIC = {"type": "error", "error": {"type": "not_found_error", "message": "x " * 9}}
+NESTED = {
+    "message": "2 errors",
+    "details": [{"type": "string_too_long", "code": "too_long", "message": "inner"}],
+    "type": "invalid_request_error",
+    "code": "string_above_max_length",
+}
+
+
+@pytest.mark.parametrize(
+    ("head", "fields"),
+    [
+        # Anthropic's envelope: its own `"type": "error"` is no name of the error.
+        (orjson.dumps(ANTHROPIC)[:-3], {"type": "not_found_error", "message": "x " * 9}),
+        # The error's own fields, not those of its details, nor of a quoted body.
+        (
+            orjson.dumps({"error": NESTED | {"input": "y" * 50}})[:-20],
+            {k: v for k, v in NESTED.items() if k != "details"},
+        ),
+        (
+            b'{"error": {"message": "said: {\\"type\\": \\"x\\"} \\\\", "type": "t", "code": "c',
+            {"message": 'said: {"type": "x"} \\', "type": "t"},
+        ),
+        # vLLM's integer `code`, and a number the cut may have shortened is not read.
+        (
+            b'{"error": {"type": "Bad Request", "code": 400, "message": "m',
+            {"type": "Bad Request", "code": 400, "message": "m"},
+        ),
+        (
+            b'{"error": {"type": "Bad Request", "message": "m", "code": 40',
+            {"type": "Bad Request", "message": "m"},
+        ),
+        (
+            b'{"object": "error", "type": "BadRequestError", "code": 400, "message": "m',
+            {"type": "BadRequestError", "code": 400, "message": "m"},
+        ),
+        # A name cut is not read; a cut message is, to the cut (not into an escape).
+        (b'{"error": {"message": "m\\u00e9\\u00', {"message": "mé"}),
+        (b'{"error": {"message": "m", "type": "BadReq', {"message": "m"}),
+        # TGI's error is its message.
+        (
+            b'{"error": "Input validation error: `inputs` ',
+            {"message": "Input validation error: `inputs` "},
+        ),
+        # Neither envelope: none.
+        (b'{"detail": [{"type": "missing", "msg": "Field required", "input": {"a', None),
+        (b'[{"error": {"code": 400, "message": "m', None),
+        (b'{"error": {"details": [{"type": "x", "message": "y"}, "', None),
+    ],
+    ids=[
+        "anthropic",
+        "nested",
+        "quoted",
+        "int-code",
+        "cut-number",
+        "flat",
+        "cut-escape",
+        "cut-name",
+        "tgi",
+        "fastapi",
+        "list",
+        "details",
+    ],
+)
+def test_a_cut_reply_is_read_for_its_error_objects_own_fields(
+    head: bytes, fields: dict[str, object] | None
+) -> None:
+    assert parse_body(head, truncated=True) == _read_as(head, fields)
+
+
+def _read_as(head: bytes, fields: dict[str, object] | None) -> dict[str, object]:
+    """What `parse_body` makes of a cut `head` of which `fields` are read: an OpenAI error;
+    if none are, one whose message is the text (as a reply that is no JSON)."""
+    if fields is None:
+        return {"error": {"message": head.decode()[:500]}}
+    return {"error": {"type": "invalid_request_error", "param": None, "code": None} | fields}
+
+
+def test_a_cut_reply_is_cleaned_of_the_backends_secrets_where_it_is_read() -> None:
+    key = "gw-7f3a9c2e1b5d-router-key"
+    head = orjson.dumps({"error": {"message": f"bad {key}", "type": "t", "code": key}})
+    error = classify_error(400, head[:-2] + b', "x": "', {}, "b", secrets=[key], truncated=True)
+    assert error.body()["error"] == {
+        "message": "bad ***",
+        "type": "t",
+        "param": None,
+        "code": "***",
+    }
+
+
+N = MAX_ERROR_BYTES
+ADVERSARIAL = {  # each 64 KiB, and what is read of it
+    "deep": ("[" * N, None),
+    "keys": ('{"error": ' + '{"type": ' * (N // 10), None),
+    "names": ('{"error": {' + '"type": "t", ' * (N // 13), {"type": "t"}),
+    "escapes": ('{"error": {"message": "' + '\\"' * (N // 2), {"message": '"' * (N // 2)}),
+    "details": ('{"error": {"d": [' + '{"type": "x"}, ' * (N // 15), None),
+    # More digits than Python reads into an int (4300): no `code`, and the rest still read.
+    "digits": ('{"error": {"code": ' + "1" * N + ', "type": "t", ', {"type": "t"}),
+    "number": ('{"error": {"code": ' + "1" * N, None),
+    "spaces": ('{"error": {"type": "t"' + " " * N, {"type": "t"}),
+}
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL)
+def test_a_cut_reply_is_read_in_one_pass(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each token is read from where the last one ended, and each string's characters
+    once: linear in the text, however it is built (the redaction patterns once read 64 KiB
+    in seconds, found in review). Counted, not timed."""
+    text, fields = ADVERSARIAL[name]
+    read: list[int] = []
+
+    def scanstring(text: str, start: int, strict: bool) -> tuple[str, int]:
+        try:
+            value, end = _json.scanstring(text, start, strict)
+        except json.JSONDecodeError:
+            read.append(len(text) - start)
+            raise
+        read.append(end - start)
+        return value, end
+
+    monkeypatch.setattr(cut_error_body, "scanstring", scanstring)
+    ends = [0]
+    for token in cut_error_body._tokens(text):
+        assert token.start >= ends[-1]  # never back
+        ends.append(token.end)
+    assert len(ends) - 1 <= len(text) and sum(read) <= len(text)
+    assert parse_body(text.encode(), truncated=True) == _read_as(text.encode(), fields)

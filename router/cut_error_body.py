@@ -1,0 +1,198 @@
+"""The fields of a JSON error reply read only in part (cut at `MAX_ERROR_BYTES`).
+
+Whole, such a reply is JSON no more, and its raw text became the message: the upstream's
+names were lost (found in review). Its own fields are read by walking its tokens once, in
+order, keeping track of where each one stands: the `error` object's own `message`, `type`,
+`code` and `param` (OpenAI's, vLLM's and Anthropic's envelopes), the flat ones of SGLang and
+older vLLM (`{"object": "error", "message", ...}`), TGI's `{"error": "<message>"}`. Not the
+first `"type"` anywhere, as a pattern had read them: that was the `"error"` of Anthropic's
+envelope, a nested `details[0].type`, or the head of a name the cut went through. A name
+is kept only when its closing quote came before the cut, a number only when something
+followed it; only the message may be cut (what it says still helps).
+
+One pass, linear in the text: each token is read from where the last one ended, by
+`json.decoder.scanstring` or a pattern anchored there (`_tokens`); the redaction patterns
+read 64 KiB quadratically once (found in review). What is read is cleaned of secrets later,
+where the body is taken in (`router.errors`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from _json import scanstring  # the C scanner that `json.decoder` reads strings with
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+_FIELDS = ("message", "type", "code", "param")
+_NEXT = re.compile(r"[ \t\n\r]*+(.)", re.S)  # a token's first character, after white space
+_SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+_PUNCTUATION = frozenset("{}[]:,")
+_OPENING = frozenset("{[")
+_CLOSING = frozenset("}]")
+_STRING = '"'
+_SCALAR_TOKEN = "scalar"
+_NOTHING = object()  # a token with no value: punctuation, or a string the cut went through
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    """One JSON token: `kind` a punctuation character, `"` or `scalar`; `value` its value,
+    `_NOTHING` if it has none; `cut` for the last string, which the text ended inside
+    (`value` then the message it would be, if it can be read: `_cut_string`)."""
+
+    kind: str
+    start: int
+    end: int
+    value: Any = _NOTHING
+    cut: bool = False
+
+
+def cut_fields(text: str) -> dict[str, Any] | None:
+    """The error's own fields in `text`, the head of a JSON error reply, as an OpenAI error
+    (`type` an `invalid_request_error` when it is not there); None when none is."""
+    reading = _Reading()
+    for token in _tokens(text):
+        reading.take(token)
+    fields = reading.fields()
+    if not fields:
+        return None
+    return {"type": "invalid_request_error", "param": None, "code": None} | fields
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open object or array: `key` the key whose value comes next in an object."""
+
+    kind: str
+    key: str | None = None
+    is_error: bool = False  # the top-level `error` object
+
+
+@dataclass(slots=True)
+class _Reading:
+    """Where a walk through the tokens stands, and what it kept of the error's fields."""
+
+    stack: list[_Frame] = field(default_factory=list)
+    flat: dict[str, Any] = field(default_factory=dict)
+    own: dict[str, Any] = field(default_factory=dict)
+    error_seen: bool = False  # a top-level `error` key: its value is the error, not `flat`
+    done: bool = False  # the top level closed, or the text is no object
+
+    def take(self, token: _Token) -> None:
+        if self.done:
+            return
+        if not self.stack:  # the reply itself: an object, or it is not read
+            if token.kind == "{":
+                self.stack.append(_Frame("{"))
+            else:
+                self.done = True
+            return
+        frame = self.stack[-1]
+        if token.kind in _CLOSING:
+            self.stack.pop()
+            self.done = not self.stack
+        elif token.kind == ",":
+            frame.key = None
+        elif token.kind == ":":
+            pass
+        elif frame.kind == "{" and frame.key is None:
+            key = token.value if token.kind == _STRING else ""
+            frame.key = key if isinstance(key, str) else ""
+        else:
+            self._value(frame, token)
+
+    def _value(self, frame: _Frame, token: _Token) -> None:
+        """A value in `frame`, kept when it is one of the error's own fields."""
+        key, depth = frame.key, len(self.stack)
+        frame.key = ""  # its value is taken: a string after it is no key before a `,`
+        if token.kind in _OPENING:
+            self.stack.append(_Frame(token.kind, is_error=depth == 1 and key == "error"))
+        if depth == 1 and key == "error":
+            self.error_seen = True
+            if token.kind == _STRING:  # TGI's `{"error": "<message>"}`
+                _keep(self.own, "message", token)
+        elif key in _FIELDS and (depth == 1 or frame.is_error):
+            _keep(self.flat if depth == 1 else self.own, key, token)
+
+    def fields(self) -> dict[str, Any]:
+        return self.own if self.error_seen else self.flat
+
+
+def _keep(fields: dict[str, Any], key: str, token: _Token) -> None:
+    """`token` as the field `key` when it can be one: a message a string, cut or not; a
+    `type` a whole string; a `code` or `param` a whole string, an integer or null."""
+    value = token.value
+    if value is _NOTHING:
+        return
+    if key == "message":
+        kept = isinstance(value, str)
+    elif token.cut:
+        kept = False
+    elif key == "type":
+        kept = isinstance(value, str)
+    else:
+        kept = value is None or (isinstance(value, str | int) and not isinstance(value, bool))
+    if kept:
+        fields[key] = value
+
+
+def _tokens(text: str) -> Iterator[_Token]:
+    """The JSON tokens of `text` in order, each read from where the last one ended; they
+    end at a string the text ends inside, or at anything that is no JSON token."""
+    end = len(text)
+    pos = 0
+    while (found := _NEXT.match(text, pos)) is not None:
+        pos = found.start(1)
+        char = found.group(1)
+        if char in _PUNCTUATION:
+            yield _Token(char, pos, pos + 1)
+            pos += 1
+        elif char == _STRING:
+            try:
+                value, after = scanstring(text, pos + 1, False)
+            except json.JSONDecodeError:  # cut inside it (or not JSON after all)
+                yield _Token(_STRING, pos, end, _cut_string(text[pos + 1 :]), cut=True)
+                return
+            yield _Token(_STRING, pos, after, _valid(value))
+            pos = after
+        else:
+            scalar = _SCALAR.match(text, pos)
+            if scalar is None or scalar.end() == end:  # no JSON, or a number maybe cut
+                return
+            yield _Token(_SCALAR_TOKEN, pos, scalar.end(), _scalar(scalar.group()))
+            pos = scalar.end()
+
+
+def _scalar(text: str) -> Any:
+    """A number, `true`, `false` or `null`; a number of more digits than Python reads into
+    an int (4300) has no value."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOTHING
+
+
+def _valid(value: str) -> Any:
+    """`value`, unless an escaped lone surrogate made it no text that can be written out
+    (`orjson.dumps` raised on it)."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return _NOTHING
+    return value
+
+
+def _cut_string(inner: str) -> Any:
+    """What a JSON string literal cut short holds (`inner` its text after the opening
+    quote), as far as it can be read: the cut may be inside an escape (`\\u12`)."""
+    for end in range(len(inner), max(0, len(inner) - 6) - 1, -1):
+        try:
+            value = orjson.loads(f'"{inner[:end]}"')
+        except orjson.JSONDecodeError:
+            continue
+        return value if isinstance(value, str) else _NOTHING
+    return _NOTHING
