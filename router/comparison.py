@@ -1,14 +1,23 @@
 """Comparing a live answer with its shadow: cheap, deterministic checks per intent.
 
 Pure functions of the request and two answers, linear in their length (an answer over
-`MAX_COMPARED_CHARS` is not compared). Math and reasoning compare final answers (found
-and normalised by `router.answers`); coding compares extracted code (parses, same
-top-level definitions, and the request's own tests when it carries them and an executor
-is given: the shadow gives one only when `shadow.run_request_tests` is on); tool calls
-compare the tools and their arguments as canonical JSON, parallel calls in any order;
-prose-like intents compare structure, requested keywords and length.
-`agreed` is None when the comparison cannot decide (e.g. neither answer has a number).
-Details name counts and kinds, never answer text: they are stored in the ledger.
+`MAX_COMPARED_CHARS` is not compared). What each measures, and what it does not:
+- math and reasoning: the final answers (found and normalised by `router.answers`) are
+  equal; not the working. No final answer on either side: undecided.
+- coding: the extracted code parses on both sides and defines the same top-level functions
+  and classes (by name: not what their bodies do); with the request's own tests and an
+  executor (the shadow gives one only when `shadow.run_request_tests` is on), whether both
+  pass them. Code that defines nothing on either side, with no tests run: undecided.
+- tool calls: the same tools (parallel calls in any order), each call's arguments that the
+  request's schema marks `required` equal after normalising whitespace and numbers
+  (`router.tool_arguments`); optional arguments (a free-text description) are not compared.
+  Not whether the arguments would do the same thing (`ls` against `ls -a`).
+- prose-like intents (prose, writing, instruction): the shape only, paragraph and line
+  counts, length within 2x and the words the user quoted present in both. Not content,
+  language, tone, a refusal against an answer, or instructions such as "all lowercase":
+  their agreement says the answers look alike, not that they say the same.
+`agreed` is None when the comparison cannot decide; the report leaves those out of the
+agreement rate. Details name counts and kinds, never answer text: they are stored in the ledger.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from typing import Any
 from evals.graders import count_units, extract_code
 from evals.sandbox import RunOutcome, SandboxUnavailable
 from router.answers import final_answer, same_answer
+from router.tool_arguments import call_parts, compared_call, ignores_some, required_arguments
 from router.translate.wire import content_text
 
 Executor = Callable[[str], RunOutcome]
@@ -130,12 +140,17 @@ def compare_code(
         return Comparison(
             False, "code_defs", f"defs differ: {len(a)} vs {len(b)}, {len(a & b)} shared"
         )
+    # Without tests, names are all this compares: two snippets that define nothing ("Sorry"
+    # and "Done" parse too) agreed on nothing at all (found in review), so no verdict.
+    agreed: bool | None = True
     same_defs = f"both parse, same {len(a)} top-level defs"
+    if not a:
+        agreed, same_defs = None, "both parse, no top-level defs to compare"
     tests = request_tests(body)
     if tests is None:
-        return Comparison(True, "code_defs", same_defs)
+        return Comparison(agreed, "code_defs", same_defs)
     if execute is None:  # say so: a reader must not take this for tests that passed
-        return Comparison(True, "code_defs", same_defs + "; the request's tests not run")
+        return Comparison(agreed, "code_defs", same_defs + "; the request's tests not run")
     try:
         live_ok = execute(f"{a_src}\n\n{tests}\n").completed
         shadow_ok = execute(f"{b_src}\n\n{tests}\n").completed
@@ -147,77 +162,33 @@ def compare_code(
     )
 
 
-def _call(call: Mapping[str, Any]) -> tuple[str, Any]:
-    function = (call.get("function") if isinstance(call, Mapping) else None) or {}
-    if not isinstance(function, Mapping):  # an upstream's odd call: no name, no arguments
-        function = {}
-    raw = function.get("arguments")
-    args = _arguments(raw) if isinstance(raw, str) else raw or {}
-    if isinstance(call, Mapping) and call.get("wrapped") is True:  # `Tally.answer_tool_calls`
-        args = _unwrapped(args)
-    return str(function.get("name")), args
-
-
-def _arguments(raw: str) -> Any:
-    """A call's arguments text as JSON; text that is no JSON as itself."""
-    try:
-        return json.loads(raw) if raw.strip() else {}
-    except (json.JSONDecodeError, RecursionError):
-        return raw.strip()
-
-
-def _unwrapped(args: Any) -> Any:
-    """A call's arguments that were no JSON object, as the chat text gives them. A Messages
-    reply over chat wraps them in one, as a tool_use input must be (`wire.parse_arguments`:
-    `{"_raw_arguments": text}`, `{"value": json}`), while a shadow asked in chat has the
-    text: a small model's `{"city": Paris}` never agreed with itself (found in review). Only
-    a call the relay's tally marks `wrapped` is read so: a tool whose one argument is
-    `value`, called right (`{"value": 5}`), agreed with a shadow's invalid bare `5`."""
-    if isinstance(args, dict) and len(args) == 1:
-        if isinstance(args.get("_raw_arguments"), str):
-            return _arguments(args["_raw_arguments"])
-        if "value" in args:
-            return args["value"]
-    return args
-
-
-def _integral(value: Any) -> Any:
-    """JSON values with 1.0 read as 1 (one JSON number); booleans stay apart from numbers."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    return value
-
-
-def canonical_call(call: Mapping[str, Any]) -> tuple[str, str]:
-    """A call as (name, canonical JSON of its arguments): key order does not matter, types
-    do (Python's == said `1 == true` and `0 == false`)."""
-    name, args = _call(call)
-    try:
-        text = json.dumps(_integral(args), sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(args)
-    return name, text
-
-
-def compare_tool_calls(live: Reply, shadow: Reply) -> Comparison:
-    """The same calls, as a multiset: parallel calls may come in any order."""
+def compare_tool_calls(
+    live: Reply, shadow: Reply, body: Mapping[str, Any] | None = None
+) -> Comparison:
+    """The same calls, as a multiset (parallel calls may come in any order), each compared
+    on the arguments the request's schema for its tool marks required (`router.tool_arguments`:
+    a free-text description or a repeated default is no disagreement)."""
     if not live.tool_calls and not shadow.tool_calls:
         return compare_prose({}, live, shadow)
     if not live.tool_calls or not shadow.tool_calls:
         return Comparison(False, "tool_call", "only one side called a tool")
-    a = Counter(canonical_call(c) for c in live.tool_calls)
-    b = Counter(canonical_call(c) for c in shadow.tool_calls)
+    required = required_arguments(body or {})
+    a = Counter(compared_call(c, required) for c in live.tool_calls)
+    b = Counter(compared_call(c, required) for c in shadow.tool_calls)
     if Counter(n for n, _ in a.elements()) != Counter(n for n, _ in b.elements()):
         calls = f"({len(live.tool_calls)} vs {len(shadow.tool_calls)} calls)"
         return Comparison(False, "tool_call", f"different tools {calls}")
-    same = a == b
-    return Comparison(
-        same, "tool_call", "same tool, " + ("same" if same else "different") + " args"
-    )
+    if a != b:
+        differ = sum((a - b).values())
+        return Comparison(
+            False,
+            "tool_call",
+            f"same tools, different arguments ({differ} of {len(live.tool_calls)} calls)",
+        )
+    both = (*live.tool_calls, *shadow.tool_calls)
+    some_left = any(ignores_some(c, required) for c in both)
+    detail = "same tools, same required arguments" if some_left else "same tools, same arguments"
+    return Comparison(True, "tool_call", detail)
 
 
 def requested_keywords(body: Mapping[str, Any]) -> list[str]:
@@ -262,7 +233,7 @@ def compare(
     if longest > MAX_COMPARED_CHARS:
         return Comparison(None, "too_long", f"an answer of {longest} characters, not compared")
     if live.tool_calls or shadow.tool_calls or intent == "tool_calling":
-        return compare_tool_calls(live, shadow)
+        return compare_tool_calls(live, shadow, body)
     if intent in ("math", "reasoning"):
         return compare_final_answers(live, shadow, intent)
     if intent == "coding":
@@ -293,7 +264,7 @@ def _question(body: Mapping[str, Any]) -> str:
 
 def _shown(reply: Reply) -> str:
     if reply.tool_calls:
-        calls = [{"name": n, "arguments": a} for n, a in (_call(c) for c in reply.tool_calls)]
+        calls = [{"name": n, "arguments": a} for n, a in (call_parts(c) for c in reply.tool_calls)]
         return reply.text + "\nTool calls: " + json.dumps(calls)
     return reply.text
 
@@ -334,7 +305,7 @@ def judge_verdict(payload: Any, live_first: bool) -> str | None:
     calls = message.get("tool_calls")
     winner: Any = None
     for call in calls if isinstance(calls, list) else []:
-        name, args = _call(call)
+        name, args = call_parts(call)
         if name == "verdict" and isinstance(args, Mapping):
             winner = args.get("winner")
     if winner is None:

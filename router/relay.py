@@ -161,7 +161,7 @@ class Tally:
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
         """The kept tool calls in OpenAI's message shape, in the order they began; those the
-        translation wrapped marked `wrapped` (`router.comparison` reads them unwrapped)."""
+        translation wrapped marked `wrapped` (`router.tool_arguments` reads them unwrapped)."""
         return [
             {
                 "type": "function",

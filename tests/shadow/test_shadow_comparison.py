@@ -88,6 +88,8 @@ SAME_DEFS = "Sure:\n```python\ndef add(x, y):\n    return x + y\n```"
 WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
 BROKEN = "```python\ndef add(a, b:\n    return a\n```"
 OTHER = "```python\ndef plus(a, b):\n    return a + b\n```"
+SNIPPET = "```python\nprint(sorted([3, 1, 2]))\n```"
+OTHER_SNIPPET = "```python\nimport os\nprint(os.getcwd())\n```"
 
 
 @pytest.mark.parametrize(
@@ -96,11 +98,28 @@ OTHER = "```python\ndef plus(a, b):\n    return a + b\n```"
         (GOOD, SAME_DEFS, True, "code_defs"),
         (GOOD, OTHER, False, "code_defs"),
         (GOOD, BROKEN, False, "code_parse"),
+        # nothing defined on either side: names cannot tell them apart, so no verdict (two
+        # unrelated snippets, or one-word replies, which parse too, agreed: found in review)
+        (SNIPPET, OTHER_SNIPPET, None, "code_defs"),
+        ("Sorry", "Done", None, "code_defs"),
+        (GOOD, "Done", False, "code_defs"),
+        (SNIPPET, GOOD, False, "code_defs"),
     ],
 )
-def test_code_structure(live: str, shadow: str, agreed: bool, method: str) -> None:
+def test_code_structure(live: str, shadow: str, agreed: bool | None, method: str) -> None:
     result = compare("coding", _chat("Write add(a, b)"), Reply(live), Reply(shadow))
     assert (result.agreed, result.method) == (agreed, method)
+
+
+def test_code_that_defines_nothing_is_decided_only_by_the_requests_tests() -> None:
+    plain = compare("coding", _chat("Sort x"), Reply(SNIPPET), Reply(OTHER_SNIPPET))
+    assert plain.detail == "both parse, no top-level defs to compare"
+    body = _chat("Sort it.\n```python\nassert sorted([2, 1]) == [1, 2]\n```")
+    not_run = compare("coding", body, Reply(SNIPPET), Reply(OTHER_SNIPPET))
+    assert (not_run.agreed, not_run.method) == (None, "code_defs")
+    assert not_run.detail.endswith("the request's tests not run")
+    ran = compare("coding", body, Reply(SNIPPET), Reply(OTHER_SNIPPET), run_python)
+    assert (ran.agreed, ran.method) == (True, "code_tests")
 
 
 INSTALL_FIRST = (

@@ -256,6 +256,19 @@ def test_live_cost_counts_every_live_request_even_when_its_shadow_failed() -> No
     assert (prose.live_cost_usd, prose.errors) == (0.06, 1)
 
 
+def test_undecided_comparisons_stay_out_of_the_agreement_rate() -> None:
+    """Code that defines nothing on either side is compared undecided (`agreed` NULL, no
+    shadow error): it counts as undecided, not as a sample that agreed."""
+    rows = [_row("coding", "cloud", "local", i < 15, 1.0, 1.0, 0.0) for i in range(20)]
+    rows += [_row("coding", "cloud", "local", None, 1.0, 1.0, 0.0) for _ in range(30)]
+    (coding,) = summarize(rows, TIERS)
+    assert (coding.samples, coding.agreed, coding.undecided, coding.errors) == (20, 15, 30, 0)
+    assert coding.agreement == 0.75
+    assert "on 75% ± " in coding.recommendation and "of 20 shadowed requests" in (
+        coding.recommendation
+    )
+
+
 def test_fallback_traffic_gets_no_advice_to_move_its_route(tmp_path: Path) -> None:
     """Coding is routed local first: its requests that fell back or overflowed to the cloud,
     shadowed on local, were told "consider routing coding to local first" (or "keep coding on

@@ -1,0 +1,206 @@
+"""Tool calls compared on the arguments the tool's schema requires, normalised: the free-text
+and default optional ones Claude Code's and Codex's tools carry made the same call disagree."""
+
+from __future__ import annotations
+
+import json
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from classifier import INTENTS
+from router.comparison import Reply, compare
+from router.ledger import Ledger
+from tests.harness import config_for, router, sdk, send_json, simulator, upstream
+from tests.shadow.shadow_status import shadow_counts, until
+
+BASH = {
+    "type": "function",
+    "function": {
+        "name": "Bash",
+        "description": "Run a shell command",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string"},
+                "description": {"type": "string"},
+                "timeout": {"type": "number"},
+            },
+            "required": ["command"],
+        },
+    },
+}
+READ = {
+    "type": "function",
+    "function": {
+        "name": "Read",
+        "parameters": {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["file_path"],
+        },
+    },
+}
+NO_REQUIRED = {
+    "type": "function",
+    "function": {"name": "search", "parameters": {"type": "object", "properties": {}}},
+}
+
+
+def _body(*tools: dict[str, Any]) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": "list the files"}], "tools": list(tools)}
+
+
+def _call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "x",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+
+
+def _bash(command: str, **more: Any) -> dict[str, Any]:
+    return _call("Bash", {"command": command, **more})
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "agreed", "detail"),
+    [
+        # optional free text and defaults are not compared when the schema says what is required
+        (
+            [_bash("ls -la", description="List files in current directory")],
+            [_bash("ls -la", description="List all files")],
+            True,
+            "same tools, same required arguments",
+        ),
+        ([_bash("ls -la")], [_bash("ls -la", timeout=120000)], True, None),
+        (
+            [_call("Read", {"file_path": "/src/a.py"})],
+            [_call("Read", {"file_path": "/src/a.py", "limit": 2000})],
+            True,
+            None,
+        ),
+        # required strings compare stripped, whitespace runs collapsed; numbers as JSON numbers
+        ([_bash("ls -la")], [_bash(" ls  -la\n")], True, "same tools, same arguments"),
+        # the required arguments still decide
+        (
+            [_bash("ls -la", description="List files")],
+            [_bash("ls -a", description="List files")],
+            False,
+            "same tools, different arguments (1 of 1 calls)",
+        ),
+        ([_bash("ls -la")], [_call("Bash", {"description": "ls -la"})], False, None),
+        (
+            [_bash("ls")],
+            [_call("Read", {"file_path": "ls"})],
+            False,
+            "different tools (1 vs 1 calls)",
+        ),
+        # parallel calls: matched as a multiset, each on its required arguments
+        (
+            [_bash("ls", description="a"), _call("Read", {"file_path": "/x", "limit": 5})],
+            [_call("Read", {"file_path": "/x"}), _bash("ls", description="b")],
+            True,
+            None,
+        ),
+        (
+            [_bash("ls"), _call("Read", {"file_path": "/x"})],
+            [_bash("ls"), _call("Read", {"file_path": "/y"})],
+            False,
+            "same tools, different arguments (1 of 2 calls)",
+        ),
+        # a tool with no `required`: every argument compared, normalised
+        (
+            [_call("search", {"q": "a  b", "n": 1})],
+            [_call("search", {"q": "a b", "n": 1.0})],
+            True,
+            None,
+        ),
+        ([_call("search", {"q": "a"})], [_call("search", {"q": "a", "n": 2})], False, None),
+        ([_call("search", {"n": 1})], [_call("search", {"n": True})], False, None),
+        ([_call("search", {"n": "1"})], [_call("search", {"n": 1})], False, None),
+    ],
+)
+def test_calls_agree_on_their_required_arguments(
+    live: list[Any], shadow: list[Any], agreed: bool, detail: str | None
+) -> None:
+    body = _body(BASH, READ, NO_REQUIRED)
+    result = compare("tool_calling", body, Reply("", live), Reply("", shadow))
+    assert (result.agreed, result.method) == (agreed, "tool_call")
+    if detail is not None:
+        assert result.detail == detail
+
+
+def test_a_tool_the_request_does_not_describe_has_all_its_arguments_compared() -> None:
+    live = Reply("", [_bash("ls -la", description="List files in current directory")])
+    shadow = Reply("", [_bash("ls -la", description="List all files")])
+    plain = {"messages": [{"role": "user", "content": "list the files"}]}
+    assert compare("tool_calling", plain, live, shadow).agreed is False
+    odd = {**plain, "tools": [{"type": "function", "function": {"name": "Bash"}}, "junk", {}]}
+    assert compare("tool_calling", odd, live, shadow).agreed is False
+    assert compare("tool_calling", _body(BASH), live, shadow).agreed is True
+
+
+def test_details_name_no_arguments() -> None:
+    live, shadow = Reply("", [_bash("cat secret.txt")]), Reply("", [_bash("rm -rf build")])
+    result = compare("tool_calling", _body(BASH), live, shadow)
+    assert "secret" not in result.detail and "build" not in result.detail
+
+
+class _Live(BaseHTTPRequestHandler):
+    """A live backend whose Bash call carries Claude Code's free-text `description` (and,
+    asked for hidden files, another command than the shadow's)."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        hidden = "hidden" in body["messages"][-1]["content"]
+        args = {"command": "ls -a" if hidden else "ls -la", "description": "List files here"}
+        call = {"id": "call_1", "type": "function", "function": {"name": "Bash"}}
+        call["function"]["arguments"] = json.dumps(args)  # type: ignore[index]
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        reply = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1_790_000_000,
+            "model": "cloud-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30},
+        }
+        send_json(self, 200, json.dumps(reply).encode())
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_shadowed_call_that_differs_only_in_an_optional_description_agrees(
+    tmp_path: Path,
+) -> None:
+    """Through the router: the local shadow (a simulator) calls Bash with the required
+    `command` only; the live call adds a `description`. The same command agrees (it
+    disagreed, its arguments compared byte for byte); another command does not."""
+    with upstream(_Live) as cloud, simulator(profile="vllm", model="local-model") as local:
+        config = config_for(
+            {"local": local, "cloud": cloud},
+            tmp_path,
+            shadow={"rates": {intent: 1.0 for intent in INTENTS}},
+            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
+        )
+        with router(config) as r:
+            client = sdk(r, timeout=10)
+            for done, ask in enumerate(("List the files.", "List the hidden files."), 1):
+                reply = client.chat.completions.create(
+                    model="auto",
+                    messages=[{"role": "user", "content": ask}],
+                    tools=[BASH],  # type: ignore[list-item]
+                    tool_choice="required",
+                )
+                assert reply.choices[0].message.tool_calls is not None
+                until(lambda done=done: shadow_counts(r).get("compared", 0) == done)
+    with Ledger(tmp_path / "ledger") as ledger:
+        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons ORDER BY ts")
+    assert rows == [
+        (True, "tool_call", "same tools, same required arguments"),
+        (False, "tool_call", "same tools, different arguments (1 of 1 calls)"),
+    ]
