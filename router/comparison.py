@@ -9,7 +9,7 @@ Pure functions of the request and two answers, linear in their length (an answer
   executor (the shadow gives one only when `shadow.run_request_tests` is on), whether both
   pass them. Code that defines nothing on either side, with no tests run: undecided.
 - tool calls: the same tools (parallel calls in any order), each call's arguments that the
-  request's schema marks `required` equal after normalising whitespace and numbers
+  request's schema marks `required` equal after normalising line ends and numbers
   (`router.tool_arguments`); optional arguments (a free-text description) are not compared.
   Not whether the arguments would do the same thing (`ls` against `ls -a`).
 - prose-like intents (prose, writing, instruction): the shape only, paragraph and line

@@ -1,12 +1,12 @@
 """A tool call's arguments as the shadow comparison reads them: parsed, unwrapped, normalised.
 
-Pure functions of a call (OpenAI shape) and the request's `tools`. Two calls of one tool
-are the same call when the arguments its schema marks `required` are equal once strings
-are stripped with whitespace runs collapsed and 1.0 reads as 1; the optional ones (Claude
-Code's free-text `description` of a Bash command, a default repeated as `limit: 2000`) are
-not compared. A tool the request gives no schema, or no `required` list, has all its
-arguments compared so. Nested objects are compared whole (normalised), not by their own
-schemas; types still count (`1` is not `true`, nor `"1"`).
+Pure functions of a call (OpenAI shape) and the request's `tools`. Two calls of one tool are
+the same call when the arguments its schema marks `required` are equal once strings are
+stripped (at both ends and at each line's end, `\r\n` read as `\n`) and 1.0 reads as 1; the
+optional ones (Claude Code's free-text `description` of a Bash command, a default repeated
+as `limit: 2000`) are not compared. A tool the request gives no schema, or no `required`
+list, has all its arguments compared so. Nested objects are compared whole (normalised), not
+by their own schemas; types still count (`1` is not `true`, nor `"1"`).
 """
 
 from __future__ import annotations
@@ -52,11 +52,14 @@ def _unwrapped(args: Any) -> Any:
 
 
 def normalised(value: Any) -> Any:
-    """JSON values as compared: strings stripped with whitespace runs collapsed
-    ("ls -la " is "ls -la"), 1.0 read as 1 (one JSON number); booleans stay apart from
-    numbers, and strings from numbers."""
+    """JSON values as compared: strings stripped at both ends and at each line's end, with
+    Windows line ends read as `\n` ("ls -la " is "ls -la"), 1.0 read as 1 (one JSON
+    number); booleans stay apart from numbers, and strings from numbers. Whitespace inside a
+    line counts: a file's indentation (a Write call's `content`, Python) or a quoted
+    string's spaces change what the call does."""
     if isinstance(value, str):
-        return " ".join(value.split())
+        lines = value.replace("\r\n", "\n").split("\n")
+        return "\n".join(line.rstrip() for line in lines).strip()
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):

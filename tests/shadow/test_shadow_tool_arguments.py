@@ -82,8 +82,22 @@ def _bash(command: str, **more: Any) -> dict[str, Any]:
             True,
             None,
         ),
-        # required strings compare stripped, whitespace runs collapsed; numbers as JSON numbers
-        ([_bash("ls -la")], [_bash(" ls  -la\n")], True, "same tools, same arguments"),
+        # required strings compare stripped at the ends and each line's end; numbers as JSON
+        # numbers; whitespace inside a line counts (indentation, quoted spaces)
+        ([_bash("ls -la")], [_bash(" ls -la \r\n")], True, "same tools, same arguments"),
+        ([_bash("a \r\n b")], [_bash("a\n b")], True, "same tools, same arguments"),
+        (
+            [_bash("echo 'a  b'")],
+            [_bash("echo 'a b'")],
+            False,
+            "same tools, different arguments (1 of 1 calls)",
+        ),
+        (
+            [_bash("if x:\n    y")],
+            [_bash("if x:\ny")],
+            False,
+            "same tools, different arguments (1 of 1 calls)",
+        ),
         # the required arguments still decide
         (
             [_bash("ls -la", description="List files")],
@@ -113,8 +127,8 @@ def _bash(command: str, **more: Any) -> dict[str, Any]:
         ),
         # a tool with no `required`: every argument compared, normalised
         (
-            [_call("search", {"q": "a  b", "n": 1})],
-            [_call("search", {"q": "a b", "n": 1.0})],
+            [_call("search", {"q": "a b", "n": 1})],
+            [_call("search", {"q": " a b\n", "n": 1.0})],
             True,
             None,
         ),
