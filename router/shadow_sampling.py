@@ -51,6 +51,31 @@ def default_target(record: Record, config: Config) -> str | None:
     return chosen[0].name if chosen else None
 
 
+def aimed_at(record: Record, config: Config) -> str | None:
+    """The backend the shadow would replay `record` on: the intent's `shadow.targets` entry,
+    else the default target; None when there is none."""
+    return config.shadow.targets.get(record.intent) or default_target(record, config)
+
+
+def choose(record: Record, config: Config) -> Decision:
+    """Where a sampled request's shadow goes as far as the config decides it (the target, or
+    why the config forbids one); `decide` adds the backends' state. Pure, and what
+    `router.config_warnings` asks of the config's own routes, so a setup that can never
+    sample is warned of by the very rule that drops its samples."""
+    target = aimed_at(record, config)
+    if target is None or target == record.backend:
+        return Decision(drop="no_target")
+    settings = config.backend(target)
+    tier = settings.tier
+    if tier != "local" and record.private:
+        return Decision(drop="private")
+    if tier != "local" and not config.shadow.allow_cloud_targets:
+        return Decision(drop="not_allowed")
+    if not native("chat", settings):  # `config check` refuses such a configured target
+        return Decision(drop="api_unsupported")
+    return Decision(target=target)
+
+
 def decide(
     record: Record,
     config: Config,
@@ -63,18 +88,10 @@ def decide(
         return None
     if rng.random() >= rate:
         return None
-    target = config.shadow.targets.get(record.intent) or default_target(record, config)
-    if target is None or target == record.backend:
-        return Decision(drop="no_target")
-    settings = config.backend(target)
-    tier = settings.tier
-    if tier != "local" and record.private:
-        return Decision(drop="private")
-    if tier != "local" and not config.shadow.allow_cloud_targets:
-        return Decision(drop="not_allowed")
-    if not native("chat", settings):  # `config check` refuses such a configured target
-        return Decision(drop="api_unsupported")
-    state = states.get(target)
+    decision = choose(record, config)
+    if decision.target is None:
+        return decision
+    state = states.get(decision.target)
     if state is not None and (state.saturated or state.circuit == "open"):
         return Decision(drop="saturated")
-    return Decision(target=target)
+    return decision

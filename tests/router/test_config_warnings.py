@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from router.cli import app
 from router.config import load
 from tests.router.test_config import GOOD, write
+from tests.router.test_config_file import config_check
 
 RESPONSES_ONLY = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
 LEFTOVER = (
@@ -77,3 +78,73 @@ def test_texts_kept_without_housekeeping_are_warned_of(
     assert any(TEXTS_KEPT in w for w in said) is warned, said
     logged = load(path, env={"CLOUD_KEY": "sk-x"}).warnings()
     assert any(TEXTS_KEPT in w for w in logged) is warned
+
+
+def _shadow_said(tmp_path: Path, shadow: str, backends: str = "") -> list[str]:
+    """The shadow warnings the real `smf-router config check` prints for GOOD (plus
+    `backends`, appended to its list) with this `shadow:` section."""
+    text = GOOD.replace("auth:\n", backends + "auth:\n") + "shadow:\n" + shadow
+    done = config_check(write(tmp_path, text))
+    assert done.returncode == 0, done.stderr
+    return [
+        line.removeprefix("warning: ")
+        for line in done.stderr.splitlines()
+        if line.startswith("warning: shadow.")
+    ]
+
+
+LOCAL2 = "  - name: local2\n    tier: local\n    base_url: http://127.0.0.1:8889/v1\n    model: m\n"
+
+
+def test_a_shadow_rate_its_first_backend_can_never_be_sampled_at_is_warned_of(
+    tmp_path: Path,
+) -> None:
+    """Common setups sampled nothing and `config check`, `serve` and a reload said nothing
+    (found in review): `rates: {coding: 1.0}` alone (coding is served locally first, its
+    default target is the cloud, and `allow_cloud_targets` is off: every sample
+    `not_allowed`), and a `targets` entry naming the route's first backend (`no_target`)."""
+    said = _shadow_said(tmp_path, "  rates: {coding: 1.0}\n")
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        "shadow.rates.coding: coding is served by backend 'local' first (routes.coding), and"
+        " its shadow target 'cloud' is on the cloud tier"
+    )
+    assert "dropped (not_allowed); set allow_cloud_targets: true, or a shadow.targets" in said[0]
+    logged = load(write(tmp_path, GOOD + "shadow:\n  rates: {coding: 1.0}\n"), env={}).warnings()
+    assert [w for w in logged if w.startswith("shadow.")] == said  # as `serve` logs them
+
+    said = _shadow_said(
+        tmp_path, "  rates: {tool_calling: 0.5}\n  targets: {tool_calling: local}\n"
+    )
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        "shadow.targets.tool_calling: backend 'local' is the first backend of routes.tool_calling"
+    )
+    assert "dropped (no_target); name another backend there" in said[0]
+
+    # a route rate counts too; the default target is the other tier's, whatever local2 is
+    said = _shadow_said(tmp_path, "  route_rates: {instruction: 0.1}\n", LOCAL2)
+    assert [w.split(":")[0] for w in said] == ["shadow.route_rates.instruction"], said
+
+
+def test_a_shadow_judge_that_can_never_be_a_third_backend_is_warned_of(tmp_path: Path) -> None:
+    """With two backends, `judge_backend: local` is the live or the shadow backend of every
+    sample, and the shadow skips such a judge: no comparison was ever judged, silently
+    (found in review)."""
+    said = _shadow_said(tmp_path, "  rates: {math: 0.2}\n  judge_backend: local\n")
+    assert said == [
+        "shadow.judge_backend: backend 'local' is the live or the shadow backend of every"
+        " request the shadow can sample (cloud -> local), and the judge must be a third"
+        " backend, so no comparison is ever judged; name a backend that is neither, or add one"
+    ]
+
+
+def test_a_shadow_that_can_sample_and_judge_is_not_warned_of(tmp_path: Path) -> None:
+    """Math goes to the cloud first and is replayed locally; coding to `local2` by its
+    `targets` entry; the judge `local2` is third for math: nothing to say. Nor for coding
+    replayed on the cloud once `allow_cloud_targets` is on."""
+    shadow = (
+        "  rates: {math: 0.2, coding: 0.5}\n  targets: {coding: local2}\n  judge_backend: local2\n"
+    )
+    assert _shadow_said(tmp_path, shadow, LOCAL2) == []
+    assert _shadow_said(tmp_path, "  rates: {coding: 1.0}\n  allow_cloud_targets: true\n") == []
