@@ -37,8 +37,9 @@ class Hold:
     """The wait before a stream commits. `first_token_s` bounds the wait for its first
     event; once it opened, the wait is for its first token, and what bounds it is the gap
     between pieces (`idle_s`, up to the total deadline), as after the commit: a model that
-    reasons for minutes streams reasoning the Responses translator drops (the Messages one
-    sends a ping for it, which commits), and it is working, not late (found in review).
+    reasons streams reasoning the translators hold for a grace before they show it (a
+    Messages ping, a Responses reasoning item, which commit), and it is working, not late
+    (found in review).
     `working` says an event showed the engine at work on the request
     (`router.silence.shows_work`), and `heard` is told so each time."""
 

@@ -70,8 +70,8 @@ def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
     before; a chunk without one (Azure's prompt-filter results) comes before generation.
     Every event translated from a chat backend's stream comes from such a chunk (its
     `message_start` from the role chunk, the translators holding their openers back past a
-    choice-less one; the Messages one's `ping`s from a reasoning model's thinking, which the
-    Responses one drops). A native
+    choice-less one; the Messages one's `ping`s and the Responses one's reasoning items from
+    a reasoning model's thinking). A native
     Messages or Responses event before the first output does not: servers open those
     streams before the engine takes the request up, one waiting in a full vLLM's queue
     included (Anthropic's `message_start` and `ping`s, vLLM's

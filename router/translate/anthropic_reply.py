@@ -54,6 +54,7 @@ import orjson
 
 from router.ledger.usage import normalize_usage
 from router.request_size import estimate_tokens
+from router.translate import keep_alive
 from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.keep_alive import KeepAlive
 from router.translate.wire import (
@@ -69,12 +70,6 @@ from router.translate.wire import (
 )
 
 PING = named_event("ping", {"type": "ping"})
-
-# How long a model reasons before its first ping (and so the commit): long enough that most
-# short reasoning, and a backend that fails in its first seconds, still fall back; far inside
-# the minutes a client waits for a first byte (Claude Code's ~300 s), a proxy's idle timer
-# (60 s and more) and the router's `idle_s`, which bounds the gaps between chunks, not this.
-REASONING_GRACE_S = 10.0
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -191,7 +186,7 @@ class MessagesStream:
         self._sent = 0  # characters of text and tool input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
         # when the next ping may go while the model reasons (read here: tests shorten it)
-        self._pings = KeepAlive(clock, first_after=REASONING_GRACE_S)
+        self._pings = KeepAlive(clock, first_after=keep_alive.REASONING_GRACE_S)
         self._reasoned = 0  # characters of reasoning: generated, never sent
         self._wrapped: set[int] = set()  # the blocks whose input `tool_input` wrapped
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener

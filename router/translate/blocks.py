@@ -7,11 +7,11 @@ vLLM stream one call after another, and their clients see every piece live; an i
 upstream must not cost them that, nor lose a piece.
 
 The rule: a piece for another block than the open one waits while the open block may still
-grow. A text block may stop at any time; a tool call may stop once its arguments are a whole
-JSON object (more would make them invalid, so a piece that still comes for it is dropped).
-When the open block can stop, it does, and the waiting blocks follow in arrival order, each
-with its pieces so far. At the end everything stops. A sequential upstream therefore
-streams exactly as before.
+grow. A text block (a refusal, a Responses reasoning item) may stop at any time; a tool
+call may stop once its arguments are a whole JSON object (more would make them invalid, so
+a piece that still comes for it is dropped). When the open block can stop, it does, and the
+waiting blocks follow in arrival order, each with its pieces so far. At the end everything
+stops. A sequential upstream therefore streams exactly as before.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from router.translate.calls import CallKeys
 
 TEXT: Literal["text"] = "text"
 REFUSAL: Literal["refusal"] = "refusal"  # a model's refusal (OpenAI structured outputs)
-Key = int | Literal["text", "refusal"]  # a tool call's key (`CallKeys`), the text, a refusal
-_PROSE = (TEXT, REFUSAL)
+REASONING: Literal["reasoning"] = "reasoning"  # a reasoning model's thinking (Responses shows it)
+# a tool call's key (`CallKeys`), the text, a refusal, the reasoning
+Key = int | Literal["text", "refusal", "reasoning"]
+_PROSE = (TEXT, REFUSAL, REASONING)
 
 
 @dataclass(slots=True)

@@ -39,26 +39,30 @@ class KeptCall:
         return "".join(self.pieces)
 
 
-# what `SoFar.see` reads besides the text and arguments deltas: vLLM streams a reasoning
-# item's text as reasoning parts, OpenAI its summary as summary parts
+# what `SoFar.see` reads besides the text, reasoning and arguments deltas: vLLM streams a
+# reasoning item's text as reasoning parts, OpenAI its summary as summary parts
 _SO_FAR_EVENTS = frozenset(
     {
         "response.output_item.added",
         "response.content_part.added",
         "response.refusal.delta",
         "response.reasoning_part.added",
-        "response.reasoning_text.delta",
         "response.reasoning_summary_part.added",
         "response.reasoning_summary_text.delta",
     }
 )
 
 
-# a function call's arguments and a custom tool call's input, counted as output: without the
-# latter a custom call (Codex's `apply_patch`) was missing from the estimate of a stream
-# without usage
-_CALL_DELTAS = frozenset(
-    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
+# a function call's arguments, a custom tool call's input and a reasoning item's text, counted
+# as output but no answer text: without the input a custom call (Codex's `apply_patch`) was
+# missing from the estimate of a stream without usage, and without the reasoning a stream
+# left mid-reasoning (vLLM's, or translated from a chat backend's) was estimated at 0 tokens
+_UNSAID_DELTAS = frozenset(
+    {
+        "response.function_call_arguments.delta",
+        "response.custom_tool_call_input.delta",
+        "response.reasoning_text.delta",
+    }
 )
 
 
@@ -264,7 +268,7 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")
         _count(tally, delta)
         tally.so_far.grow(obj, delta)
-    elif kind in _CALL_DELTAS:
+    elif kind in _UNSAID_DELTAS:
         delta = obj.get("delta")
         tally.output_chars += len(delta) if isinstance(delta, str) else 0
         tally.so_far.grow(obj, delta)
@@ -298,8 +302,11 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         if not isinstance(item, dict):
             continue
         for part in item.get("content") or ():
-            if isinstance(part, dict):
-                _count(tally, part.get("text"))
+            text = part.get("text") if isinstance(part, dict) else None
+            if item.get("type") == "reasoning" and isinstance(text, str):
+                tally.output_chars += len(text)  # generated, yet no part of the answer
+            elif isinstance(part, dict):
+                _count(tally, text)
         arguments = item.get("arguments") or item.get("input")
         if isinstance(arguments, str):
             tally.output_chars += len(arguments)

@@ -8,7 +8,8 @@ and the time to first token is taken only at its end. The call's first piece sen
 empty delta at once, then one per `KEEP_ALIVE_S` at most: one per piece was 100,031 events
 (13 MB) for a 100 KB input streamed a character at a time. A Messages stream paces the
 `ping`s it sends while the model reasons unseen (`router.translate.anthropic_reply`) so too,
-after a grace (`first_after`): its first ping commits the stream.
+after a grace (`first_after`): its first ping commits the stream. A Responses stream holds
+the reasoning it shows for that same grace (`router.translate.responses_reply`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ import time
 from collections.abc import Callable
 
 KEEP_ALIVE_S = 1.0  # the least time between two empty deltas of a held tool call's input
+
+# How long a model reasons before the translated stream shows it (a Messages `ping`, a
+# Responses reasoning item), which commits the stream: long enough that most short
+# reasoning, and a backend that fails in its first seconds, still fall back; far inside the
+# minutes a client waits for a first byte (Claude Code's ~300 s), a proxy's idle timer (60 s
+# and more) and the router's `idle_s`, which bounds the gaps between chunks, not this. Read
+# as each stream starts (tests shorten it).
+REASONING_GRACE_S = 10.0
 
 
 class KeepAlive:

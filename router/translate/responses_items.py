@@ -92,6 +92,16 @@ def text_item(
     }
 
 
+def reasoning_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
+    """A chat backend's reasoning as vLLM's Responses server writes it: its text a
+    `reasoning_text` part of `content`, no summary (the model wrote none), no
+    `encrypted_content`. Announced (`in_progress`) without content, as vLLM does."""
+    item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": []}
+    if status != "in_progress":
+        item["content"] = [{"type": "reasoning_text", "text": text}]
+    return item | {"status": status}
+
+
 def call_item(
     item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
 ) -> dict[str, Any]:

@@ -23,6 +23,14 @@ the model was writing when it stopped, and any call whose arguments are not whol
 earlier item it had finished (the text before a call, a whole call before the cut one)
 stays completed. A client acting on each output_item.done (Codex) must not run a call
 whose arguments were cut, and only the final response.incomplete said so.
+
+A chat backend's reasoning (`wire.reasoning_text`) is a `reasoning` item, as vLLM's own
+Responses server writes it: output_item.added, reasoning_part.added, reasoning_text.delta…,
+.done, reasoning_part.done, output_item.done, its text a `reasoning_text` part (a whole
+reply's item likewise, first). Dropped, Codex got no event while a model reasoned for
+minutes. It is held while nothing else went out, for `keep_alive.REASONING_GRACE_S` from
+its first piece (a delta commits the stream: a backend failing sooner still falls back, as
+on Messages); then, or at the answer or the end, it goes out, and later pieces as they come.
 """
 
 from __future__ import annotations
@@ -32,7 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.translate.blocks import REFUSAL, TEXT, Block, Sequencer, Step
+from router.translate import keep_alive
+from router.translate.blocks import REASONING, REFUSAL, TEXT, Block, Sequencer, Step
 from router.translate.custom_input import custom_input
 from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
@@ -41,6 +50,7 @@ from router.translate.responses_items import (
     envelope,
     finish,
     parses,
+    reasoning_item,
     response_id,
     text_item,
     usage,
@@ -64,6 +74,9 @@ def from_chat(
     base = str(chat.get("id") or time.time_ns())
     out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
     cut = choice.get("finish_reason") in CUT
+    thought = reasoning_text(message)
+    if thought:  # before the answer, as vLLM's Responses server puts it
+        out["output"].append(reasoning_item(f"rs_{base}", thought))
     text = content_text(message.get("content"))
     if text:
         out["output"].append(text_item(f"msg_{base}", text))
@@ -92,7 +105,7 @@ def from_chat(
 class _Item:
     index: int
     item_id: str
-    kind: str  # "text" or "call"
+    kind: str  # "text", "refusal", "reasoning" or "call"
     text: list[str] = field(default_factory=list)
     call_id: str = ""
     name: str = ""
@@ -125,7 +138,10 @@ class ResponsesStream:
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
-        self._reasoned = 0  # characters of reasoning: generated, never sent
+        # the reasoning held through its grace, until it or the answer shows (`_reason`)
+        self._grace = KeepAlive(clock, first_after=keep_alive.REASONING_GRACE_S)
+        self._thinking: list[str] = []
+        self._holding = True  # nothing shown yet: the reasoning waits out the grace
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
         self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
 
@@ -155,13 +171,14 @@ class ResponsesStream:
 
     @property
     def held_chars(self) -> int:
-        """Characters generated that no event carried yet: the reasoning (never sent), an open
-        custom call's input and the pieces waiting behind the open item (`Sequencer`); text
-        and a function call's arguments otherwise go out as they come."""
+        """Characters generated that no event carried yet: the reasoning held through its
+        grace, an open custom call's input and the pieces waiting behind the open item
+        (`Sequencer`); text, reasoning shown and a function call's arguments go out as they
+        come (the relay's tally counts those)."""
         open_ = self._blocks.open
         custom = open_ is not None and self._items[open_.slot].custom
         held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
-        return self._reasoned + held + self._blocks.waiting_chars()
+        return sum(map(len, self._thinking)) + held + self._blocks.waiting_chars()
 
     @property
     def held_input(self) -> dict[int, str]:
@@ -194,15 +211,21 @@ class ResponsesStream:
         choice = first_choice(chunk)
         self._began = self._began or bool(choice)
         delta = choice.get("delta") or {}
+        thought = reasoning_text(delta)
+        if thought:  # a delta's reasoning comes before its answer (Magistral's parts)
+            out.extend(self._reason(thought))
         text = content_text(delta.get("content"))
+        refusal = delta.get("refusal")
+        refusal = refusal if isinstance(refusal, str) else ""
+        calls = delta.get("tool_calls") or ()
+        if text or refusal or calls:  # the answer: the reasoning held goes first
+            out.extend(self._shown())
         if text:
             out.extend(self._events(self._blocks.piece(TEXT, text)))
-        refusal = delta.get("refusal")
-        if isinstance(refusal, str) and refusal:
+        if refusal:
             out.extend(self._events(self._blocks.piece(REFUSAL, refusal)))
-        for position, call in enumerate(delta.get("tool_calls") or ()):
+        for position, call in enumerate(calls):
             out.extend(self._events(self._blocks.tool_call(call, position)))
-        self._reasoned += len(reasoning_text(delta))  # dropped, yet generated: the estimate's
         if choice.get("finish_reason"):
             self._finish = choice["finish_reason"]
         self._said += finish_reasons(chunk)  # every choice's: the attempt's span says them
@@ -217,16 +240,33 @@ class ResponsesStream:
         if self.ended or not self.started:
             return []
         self.ended = True
+        out = self._shown()  # reasoning only, within its grace: shown now
         steps = self._blocks.end()
         stopped = [block.slot for step, block, _ in steps if step == "stop"]
         self._last = stopped[-1] if stopped else -1
-        out = self._events(steps)
+        out.extend(self._events(steps))
         final = envelope(self._rid, self._model, self._request, "completed")
         final["output"] = self._done
         finish(final, self._finish, self._usage)
         name = "response.completed" if final["status"] == "completed" else "response.incomplete"
         out.append(self._emit(name, {"response": final}))
         return out
+
+    def _reason(self, thought: str) -> list[bytes]:
+        """A reasoning piece: held while nothing was shown and its grace (from the first
+        piece) runs, so a backend failing then still falls back; then shown as it comes."""
+        if not self._holding:
+            return self._events(self._blocks.piece(REASONING, thought))
+        self._thinking.append(thought)
+        return self._shown() if self._grace.due() else []
+
+    def _shown(self) -> list[bytes]:
+        """The reasoning held, as one piece, once the stream shows anything (the first to)."""
+        if not self._holding:
+            return []
+        self._holding = False
+        held, self._thinking = "".join(self._thinking), []
+        return self._events(self._blocks.piece(REASONING, held)) if held else []
 
     def _emit(self, name: str, fields: dict[str, Any]) -> bytes:
         payload = {"type": name, "sequence_number": self._sequence, **fields}
@@ -257,6 +297,14 @@ class ResponsesStream:
 
     def _open(self, block: Block) -> list[bytes]:
         block.slot = len(self._items)
+        if block.key == REASONING:
+            item = self._new(REASONING, f"rs_{self._base}_{block.slot}")
+            added = reasoning_item(item.item_id, "", "in_progress")
+            empty = {"type": "reasoning_text", "text": ""}
+            return [
+                self._emit("response.output_item.added", self._at(item, item=added)),
+                self._emit("response.reasoning_part.added", self._in(item, part=empty)),
+            ]
         if block.key in (TEXT, REFUSAL):
             item = self._new(str(block.key), f"msg_{self._base}_{block.slot}")
             added = text_item(item.item_id, "", "in_progress")
@@ -283,6 +331,8 @@ class ResponsesStream:
             return [self._emit("response.output_text.delta", fields)]
         if item.kind == REFUSAL:
             return [self._emit("response.refusal.delta", self._in(item, delta=text))]
+        if item.kind == REASONING:
+            return [self._emit("response.reasoning_text.delta", self._in(item, delta=text))]
         if item.custom:  # a freeform tool's input is only whole once its JSON is: held
             if not self._alive.due():
                 return []
@@ -321,6 +371,11 @@ class ResponsesStream:
             part = whole["content"][0]
             out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
+        elif item.kind == REASONING:
+            whole = reasoning_item(item.item_id, joined, status)
+            part = whole["content"][0]
+            out.append(self._emit("response.reasoning_text.done", self._in(item, text=joined)))
+            out.append(self._emit("response.reasoning_part.done", self._in(item, part=part)))
         else:
             whole = call_item(item.item_id, item.call_id, item.name, joined, item.custom, status)
             if item.custom:  # the input held, unwrapped

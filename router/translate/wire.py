@@ -62,7 +62,8 @@ def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("t
 
 
 def reasoning_text(part: Any) -> str:
-    """The reasoning in a chat message or delta, which no translated reply shows: vLLM's
+    """The reasoning in a chat message or delta (a Responses reply shows it as a reasoning
+    item, a Messages one does not, `anthropic_reply` says why): vLLM's
     `reasoning` (FACTS.md), else the `reasoning_content` vLLM sent before 2026 and DeepSeek's
     API and SGLang still send (one of them: a server may send the same text under both),
     and the thinking parts of a `content` list (Magistral's, `content_text`)."""

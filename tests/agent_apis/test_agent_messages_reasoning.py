@@ -28,9 +28,8 @@ import pytest
 from router.config import parse
 from router.request_size import estimate_tokens
 from router.simulator.playback import THOUGHT
-from router.translate import anthropic_reply
-from router.translate.anthropic_reply import REASONING_GRACE_S
-from router.translate.keep_alive import KEEP_ALIVE_S
+from router.translate import anthropic_reply, keep_alive
+from router.translate.keep_alive import KEEP_ALIVE_S, REASONING_GRACE_S
 from tests.agent_apis.agent_stack import anthropic_client
 from tests.agent_apis.chat_chunks import chunk, payloads
 from tests.agent_apis.test_agent_messages_over_chat import ledger_row
@@ -253,7 +252,7 @@ ASK = [{"role": "user", "content": "Write a Python function that reverses a list
 def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     """A grace well inside the simulator's seconds of reasoning (the router runs in this
     process, and each stream reads the constant as it starts)."""
-    monkeypatch.setattr(anthropic_reply, "REASONING_GRACE_S", 0.5)
+    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 0.5)
 
 
 @pytest.mark.usefixtures("short_grace")

@@ -5,7 +5,8 @@ reasoning first: `[{"type": "thinking", "thinking": [{"type": "text", ...}]}, {"
 "text", "text": "..."}]` (BerriAI/litellm#16272 shows the stream). The Messages and Responses
 translators wrote a whole reply's list as its Python repr and dropped a stream's; the chat
 API's ledger recorded no text for it. Now the text parts are the answer, the thinking parts
-are dropped as `reasoning_content` is, and chat clients still get the content as it came.
+are reasoning as `reasoning_content` is (a Responses reasoning item, no Messages block), and
+chat clients still get the content as it came.
 
 Some servers serialise every chunk with its `"error": null`: read as an in-band error, it
 failed every stream of theirs on every API. A null error is none; a real one still ends
@@ -93,14 +94,19 @@ def test_reply_text_takes_the_text_parts_and_never_a_repr() -> None:
 def test_the_translators_read_magistral_parts_as_text() -> None:
     whole = _whole_magistral()
     assert messages_from_chat(whole)["content"] == [{"type": "text", "text": ANSWER}]
-    output = responses_from_chat(whole, {})["output"]
-    assert [part["text"] for item in output for part in item["content"]] == [ANSWER]
+    output = responses_from_chat(whole, {})["output"]  # the thinking is a reasoning item
+    assert [(item["type"], [p["text"] for p in item["content"]]) for item in output] == [
+        ("reasoning", ["2 plus 2 makes 4."]),
+        ("message", [ANSWER]),
+    ]
     said = run(MessagesStream(), MAGISTRAL_STREAM)
     texts = [e["delta"]["text"] for n, e in said if n == "content_block_delta"]
     assert "".join(texts) == ANSWER
     said = run(ResponsesStream({}), MAGISTRAL_STREAM)
     texts = [e["delta"] for n, e in said if n == "response.output_text.delta"]
     assert "".join(texts) == ANSWER
+    thoughts = [e["delta"] for n, e in said if n == "response.reasoning_text.delta"]
+    assert "".join(thoughts) == "2 plus 2 makes 4."
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])

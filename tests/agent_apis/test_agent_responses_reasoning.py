@@ -1,0 +1,319 @@
+"""A chat backend's reasoning on the Responses API (Codex through a reasoning model).
+
+The translator dropped the reasoning (it only counted its characters): while the model
+reasoned, minutes on a long task, Codex got no event at all and its stream idle timeout
+gave up; a whole reply carried no reasoning item. Now it is a `reasoning` item as vLLM's
+own Responses server writes one (output_item.added, reasoning_part.added,
+reasoning_text.delta…, reasoning_text.done, reasoning_part.done, output_item.done), before
+the answer. Its first pieces are held for a grace (`REASONING_GRACE_S`), as the Messages
+translation holds its first ping, so that a backend failing in its first seconds still
+falls back; then the held reasoning goes out and the rest streams as it comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai.types.responses import Response, ResponseReasoningItem
+
+from router.config import parse
+from router.errors import Cut
+from router.relay import Tally
+from router.simulator.playback import THOUGHT
+from router.translate import events, keep_alive, responses_reply, responses_request
+from router.translate.keep_alive import REASONING_GRACE_S
+from tests.agent_apis.agent_stack import openai_client
+from tests.agent_apis.chat_chunks import USAGE, call, chunk, payloads
+from tests.agent_apis.test_agent_messages_reasoning import FAILURES, SPELLINGS, _sse
+from tests.harness import (
+    Running,
+    RunningRouter,
+    collected,
+    config_for,
+    router,
+    scripted_stream,
+    simulator,
+)
+
+# the events of one reasoning item, in vLLM's order, before what follows it
+OPENED = ["response.output_item.added", "response.reasoning_part.added"]
+CLOSED = [
+    "response.reasoning_text.done",
+    "response.reasoning_part.done",
+    "response.output_item.done",
+]
+
+
+def names(events: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    return [name for name, _ in events]
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
+    spelling: str,
+) -> None:
+    now = 0.0
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    thought = SPELLINGS[spelling]
+
+    def sent(*deltas: Any) -> list[tuple[str, dict[str, Any]]]:
+        return [event for d in deltas for event in payloads(stream.feed(chunk(d)))]
+
+    # nothing but the openers all through the grace: a failure then still falls back
+    opened = sent({"role": "assistant", **thought("Let me")})
+    assert names(opened) == ["response.created", "response.in_progress"]
+    now = REASONING_GRACE_S - 0.001
+    assert sent(thought(" think")) == []
+    assert stream.held_chars == len("Let me think")  # generated, not yet sent
+    now = REASONING_GRACE_S  # the grace is over: what was held goes out as one delta
+    shown = sent(thought("."))
+    assert names(shown) == [*OPENED, "response.reasoning_text.delta"]
+    added, part, delta = (event for _, event in shown)
+    assert added["item"] == {
+        "type": "reasoning",
+        "id": added["item"]["id"],
+        "summary": [],
+        "status": "in_progress",
+    }
+    assert part["part"] == {"type": "reasoning_text", "text": ""}
+    assert (delta["output_index"], delta["content_index"]) == (0, 0)
+    assert delta["delta"] == "Let me think." and stream.held_chars == 0
+    now += 0.001  # later pieces as they come, the answer after the reasoning item
+    assert names(sent(thought(" Hm."))) == ["response.reasoning_text.delta"]
+    answered = sent(thought(" So", "Hi"))
+    assert names(answered) == [
+        "response.reasoning_text.delta",
+        *CLOSED,
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+    ]
+    done = answered[3][1]["item"]
+    thinking = "Let me think. Hm. So"
+    assert done == {
+        "type": "reasoning",
+        "id": added["item"]["id"],
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": thinking}],
+        "status": "completed",
+    }
+    assert answered[4][1]["output_index"] == 1  # the message follows it
+    final = payloads(stream.feed(chunk({}, "stop")) + stream.end())[-1][1]["response"]
+    assert [item["type"] for item in final["output"]] == ["reasoning", "message"]
+    parsed = Response.model_validate(final)  # as the `openai` SDK reads it
+    assert isinstance(parsed.output[0], ResponseReasoningItem)
+    assert parsed.output[0].content is not None and parsed.output[0].content[0].text == thinking
+
+
+def test_reasoning_within_the_grace_goes_out_first_when_the_answer_comes() -> None:
+    """The model moves on before the grace is over: its answer commits the stream anyway,
+    and the reasoning held goes before it, the reasoning item first."""
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    fed = [
+        chunk({"role": "assistant", "reasoning": "I need "}),
+        chunk({"reasoning": "the weather."}),
+        call(0, "", "get_weather"),
+        call(0, '{"city": "Paris"}'),
+        chunk({}, "tool_calls"),
+    ]
+    said: list[tuple[str, dict[str, Any]]] = []
+    for one in fed:
+        said += payloads(stream.feed(one))
+    said += payloads(stream.end())
+    assert names(said)[2:9] == [
+        *OPENED,
+        "response.reasoning_text.delta",
+        *CLOSED,
+        "response.output_item.added",
+    ]
+    assert said[4][1]["delta"] == "I need the weather."
+    final = said[-1][1]["response"]
+    assert [(i["type"], i["status"]) for i in final["output"]] == [
+        ("reasoning", "completed"),
+        ("function_call", "completed"),
+    ]
+
+
+def test_reasoning_alone_within_the_grace_shows_at_the_end_cut_when_the_limit_cut_it() -> None:
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    held = stream.feed(chunk({"role": "assistant", "reasoning": "Let me think"}))
+    assert names(payloads(held)) == ["response.created", "response.in_progress"]
+    assert stream.feed(chunk({}, "length")) == []
+    ended = payloads(stream.end())
+    assert names(ended) == [
+        *OPENED,
+        "response.reasoning_text.delta",
+        *CLOSED,
+        "response.incomplete",
+    ]
+    assert ended[-2][1]["item"]["status"] == "incomplete"
+    assert ended[-1][1]["response"]["output"][0]["content"][0]["text"] == "Let me think"
+
+
+def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_output() -> None:
+    """Past the grace the reasoning went out: the `response.failed` that ends a stream cut
+    there shows it as far as it went, and the ledger's estimate counts it as sent (the
+    translator no longer holds it), not as answer text."""
+    now = 0.0
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    sent = stream.feed(chunk({"role": "assistant", "reasoning": "Let me "}))
+    now = REASONING_GRACE_S
+    sent += stream.feed(chunk({"reasoning": "think"}))
+    sent += stream.feed(chunk({"reasoning": " more"}))
+    tally = Tally(api="responses", keep_text=True, translation=stream)
+    for _, payload in payloads(sent):
+        events.see("responses", tally, payload)
+    assert (tally.output_chars, stream.held_chars, tally.text) == (len("Let me think more"), 0, [])
+    failed = payloads([events.error_event("responses", Cut("cut"), tally)])[0][1]
+    assert failed["response"]["output"] == [
+        {
+            "type": "reasoning",
+            "id": failed["response"]["output"][0]["id"],
+            "summary": [],
+            "status": "incomplete",
+            "content": [{"type": "reasoning_text", "text": "Let me think more"}],
+        }
+    ]
+
+
+def whole_reply(message: dict[str, Any], usage: Any = USAGE) -> dict[str, Any]:
+    choice = {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}
+    reply = {"id": "c", "object": "chat.completion", "created": 0, "model": "local-model"}
+    return reply | {"choices": [choice], "usage": usage}
+
+
+@pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
+def test_a_whole_reply_has_the_reasoning_item_first_counted_as_output_not_text(field: str) -> None:
+    chat = whole_reply({field: "Two and two.", "content": "4", "tool_calls": []})
+    reply = responses_reply.from_chat(chat, {"model": "auto"})
+    assert reply["output"][0] == {
+        "type": "reasoning",
+        "id": "rs_c",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": "Two and two."}],
+        "status": "completed",
+    }
+    assert [item["type"] for item in reply["output"]] == ["reasoning", "message"]
+    assert isinstance(Response.model_validate(reply).output[0], ResponseReasoningItem)
+    tally = Tally(api="responses", keep_text=True)
+    events.see("responses", tally, reply)
+    assert (tally.output_chars, tally.text) == (len("Two and two.") + 1, ["4"])
+
+
+def test_a_replayed_reasoning_item_with_its_text_and_no_encrypted_content_is_dropped() -> None:
+    """Codex sends each turn's reasoning items back in the next one's `input`; chat has no
+    place for them (and a backend given its own thinking back may refuse it)."""
+    body = {
+        "model": "auto",
+        "input": [
+            {"role": "user", "content": "What is 2 + 2?"},
+            {
+                "type": "reasoning",
+                "id": "rs_c",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": "Two and two."}],
+                "status": "completed",
+            },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "4"}],
+            },
+            {"role": "user", "content": "And 3 + 3?"},
+        ],
+    }
+    messages = responses_request.to_chat(body)["messages"]
+    assert messages == [
+        {"role": "user", "content": "What is 2 + 2?"},
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": "And 3 + 3?"},
+    ]
+
+
+ASK = "Write a Python function that reverses a list."
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failure: str) -> None:
+    """Reasoning, then a failure before any text: nothing reached Codex (the reasoning waits
+    out the grace), so the next backend answers, as on Messages."""
+    thinking = [chunk({"reasoning": "Let me think. "}) for _ in range(5)]
+    body = _sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
+    with (
+        scripted_stream(body) as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path)) as proxy,
+    ):
+        records = collected(proxy)
+        sent = list(openai_client(proxy).responses.create(model="coding", input=ASK, stream=True))
+        record = records.wait(10)
+    assert sent[-1].type == "response.completed"
+    assert not any(e.type.startswith("response.reasoning") for e in sent)  # the cloud's answer
+    assert [a.backend for a in record.attempts] == ["local", "cloud"]
+    assert (record.outcome, record.backend) == ("ok", "cloud")
+
+
+@pytest.fixture(scope="module")
+def sims() -> Iterator[dict[str, Running]]:
+    """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
+    `reasoning_content`), both speaking chat only to the router: Responses is translated."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    data = config_for(sims, tmp_path_factory.mktemp("reasoning")).model_dump(mode="json")
+    for backend in data["backends"]:
+        backend["apis"] = ["chat"]
+    with router(parse(data)) as running:
+        yield running
+
+
+@pytest.fixture
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grace inside the simulator's reasoning, a piece a second (the router runs in this
+    process, and each stream reads the constant as it starts)."""
+    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 0.5)
+
+
+@pytest.mark.usefixtures("short_grace")
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_codex_gets_the_reasoning_as_it_comes_and_the_sdk_reads_its_item(
+    proxy: RunningRouter, sims: dict[str, Running], backend: str
+) -> None:
+    """Seconds of reasoning: after the grace the reasoning item streams, the SDK parses its
+    done item as a `ResponseReasoningItem` and its final response has it first; its next
+    turn, replaying the items as Codex does, is answered."""
+    sdk = openai_client(proxy)
+    sims[backend].control("faults", {"fault": "thinking:3"})
+    try:
+        sent = list(sdk.responses.create(model=backend, input=ASK, stream=True))
+        with sdk.responses.stream(model=backend, input=ASK) as stream:
+            list(stream)
+            final = stream.get_final_response()
+    finally:
+        sims[backend].control("faults", {"fault": None})
+    kinds = [e.type for e in sent]
+    first = kinds.index("response.output_item.added")
+    assert kinds[first : first + 3] == [*OPENED, "response.reasoning_text.delta"]
+    assert kinds.index("response.reasoning_text.done") < kinds.index("response.output_text.delta")
+    thinking = "".join(e.delta for e in sent if e.type == "response.reasoning_text.delta")  # type: ignore[union-attr]
+    assert thinking and thinking == THOUGHT * thinking.count(THOUGHT)
+    done = [e.item for e in sent if e.type == "response.output_item.done"]  # type: ignore[union-attr]
+    assert isinstance(done[0], ResponseReasoningItem) and done[0].content is not None
+    assert done[0].content[0].text == thinking
+    assert sent[-1].type == "response.completed"
+    assert [item.type for item in sent[-1].response.output] == ["reasoning", "message"]  # type: ignore[union-attr]
+    assert isinstance(final.output[0], ResponseReasoningItem) and final.output_text
+    replayed = [{"role": "user", "content": ASK}, *(i.model_dump() for i in final.output)]
+    follow = [*replayed, {"role": "user", "content": "Now in Rust."}]
+    assert sdk.responses.create(model=backend, input=follow).output_text  # type: ignore[arg-type]
