@@ -76,6 +76,9 @@ class ShadowSettings(Strict):
     allow_cloud_targets: bool = False
     max_concurrency: Count = Field(2, ge=1)
     queue_size: Count = Field(100, ge=1)
+    # What queued and replaying jobs may hold in bodies (as received) and live answers: with
+    # `queue_size` alone, 100 bodies of 7 MB behind a hanging target took ~770 MB (review).
+    queue_bytes: Count = Field(64 * 1024 * 1024, ge=1)
     timeout_s: Number = Field(120.0, gt=0)
     judge_backend: str | None = None
     # Coding: run the fenced asserts of the client's message against both answers. Off by

@@ -70,6 +70,7 @@ class Call:
     wants_usage: bool = False
     span: Any = NO_SPAN
     client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
+    body_bytes: int | None = None  # the body's size as received (the shadow queue counts it)
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:
         """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it

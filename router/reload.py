@@ -15,7 +15,7 @@ Ledger and server settings (but the server's `max_body_bytes`, `allowed_origins`
 `allowed_hosts`, read per request), and whether resilience, the canary and the shadow run
 at all, are read once at start: a change there is applied to nothing and reported as needing a
 restart. The canary and the shadow read the running config and backends on each run or job
-(the shadow's queue size and concurrency too). A reloaded config that leaves no keys on an
+(the shadow's queue bounds and concurrency too). A reloaded config that leaves no keys on an
 address others reach says NO AUTH, as a start does (`router.open_listener`).
 The reply lists the warnings the log gives (`Config.warnings`, NO AUTH): a deploy script
 calling the endpoint saw none of them. The status section keeps the last attempt, from

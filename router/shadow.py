@@ -3,13 +3,14 @@
 Which requests are sampled, and toward which backend, is `router.shadow_sampling`'s pure
 decision; this module is the call sink that offers each finished request to it and the
 background job that replays what it sampled. The client never waits, never sees a shadow
-error. Bounded: at most `max_concurrency` replays in flight, a queue of at most `queue_size`
-whose overflow is counted (both read from the running config), and a target that saturated
-while its job waited is skipped. Each replay's call (and the judge's) is told to the
-`ReplayObserver`s (`router.own_load`) while it runs: capacity counts it with the live
-attempts, so a live request finds a backend full of shadows full (and overflows, not queued
-on the GPU behind them), and a shadow starts only where a slot is free (live + replays + 1
-<= the backend's `max_concurrency`). The target's slot is given back as its call ends, not
+error. Bounded: at most `max_concurrency` replays in flight, a queue of `queue_size` jobs
+holding with those `queue_bytes` at most (`router.shadow_queue`), whose overflow is counted
+(all read from the running config), and a target that saturated while its job waited is
+skipped. Each replay's call (and the judge's) is told to the `ReplayObserver`s
+(`router.own_load`) while it runs: capacity counts it with the live attempts, so a live
+request finds a backend full of shadows full (and overflows, not queued on the GPU behind
+them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
+`max_concurrency`). The target's slot is given back as its call ends, not
 after the comparison and judge. Comparisons run in threads; a request's own tests
 (`run_request_tests`) run under the sandbox bound the evals runner and canary share
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
@@ -58,6 +59,7 @@ from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
+from router.shadow_queue import JobQueue, job_size
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
 from router.span_attributes import usage_attributes
@@ -126,8 +128,8 @@ class Shadow:
         self.execute = execute
         self.observers = observers  # the components' list: read at each replay
         self.tracing = tracing or Tracing.disabled()
-        # Unbounded here: `offer` holds it to `queue_size` of the running config.
-        self.queue: asyncio.Queue[Job] = asyncio.Queue()
+        # `offer` holds it to `queue_size` and `queue_bytes` of the running config.
+        self.queue = JobQueue()
         self.counts: Counter[str] = Counter()
         self.in_flight = 0
         self._freed = asyncio.Event()  # a replay ended: a slot may be free
@@ -157,7 +159,8 @@ class Shadow:
             if call.api not in MIRRORED_APIS or not tally.keep_text:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
-            self.offer(call.record, call.body, live, call.api, self.tracing.link_to(call.span))
+            link = self.tracing.link_to(call.span)
+            self.offer(call.record, call.body, live, call.api, link, call.body_bytes)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
@@ -168,6 +171,7 @@ class Shadow:
         live: Reply,
         api: Api = "chat",
         link: SpanLink | None = None,
+        body_bytes: int | None = None,
     ) -> None:
         decision = decide(record, self.config, self.states(), self.rng)
         if decision is None:
@@ -176,11 +180,11 @@ class Shadow:
         if decision.target is None:
             self._drop(decision.drop or "no_target")
             return
-        if self.queue.qsize() >= self.settings.queue_size:
-            self._drop("queue_full")
-            return
         tier = self.config.backend(decision.target).tier
-        self.queue.put_nowait(Job(record, body, live, decision.target, api, tier, link))
+        size = job_size(body, body_bytes, live)
+        job = Job(record, body, live, decision.target, api, tier, link, size)
+        if not self.queue.admit(job, self.settings.queue_size, self.settings.queue_bytes):
+            self._drop("queue_full")
 
     def _drop(self, reason: ShadowDropReason) -> None:
         self.counts[f"dropped_{reason}"] += 1
@@ -205,12 +209,17 @@ class Shadow:
             self._freed.clear()
             await self._freed.wait()
         job = await self.queue.get()
-        if not self._has_room(job.target):
-            self._drop("saturated")  # it filled up while the job waited
+        slot: Slot | None = None
+        try:  # The target's slot now, not in the task: the next job's check must see it.
+            slot = Slot(self.observers, job.target) if self._has_room(job.target) else None
+        finally:
+            if slot is None:  # it filled up while the job waited (or a bug): let go
+                self.queue.done(job)
+        if slot is None:
+            self._drop("saturated")
             return
         self.in_flight += 1
-        # The target's slot now, not in the task: the next job's check must see it.
-        group.create_task(self._replay_one(job, Slot(self.observers, job.target)))
+        group.create_task(self._replay_one(job, slot))
 
     def _has_room(self, backend: str) -> bool:
         """Whether a replay may take a slot of `backend` now: not when live attempts and
@@ -228,14 +237,14 @@ class Shadow:
             log.exception("shadow: replay of %s failed", job.record.request_id)
         finally:
             self.in_flight -= 1
+            self.queue.done(job)  # its body and answer are let go now, not when it was taken
             slot.release()  # if the replay ended before its call (or the call never ended)
             self._freed.set()
 
     def close(self) -> None:
         """Jobs still queued at shutdown are dropped, and counted (replays in flight count
         as they are cancelled)."""
-        while not self.queue.empty():
-            self.queue.get_nowait()
+        for _ in self.queue.drain():
             self._drop("shutdown")
 
     async def replay(self, job: Job, slot: Slot | None = None) -> dict[str, Any] | None:
@@ -367,6 +376,8 @@ class Shadow:
             "queued": self.queue.qsize(),
             "in_flight": self.in_flight,
             "max_concurrency": self.settings.max_concurrency,
+            "held_bytes": self.queue.held_bytes,  # by the jobs queued and in flight
+            "queue_bytes": self.settings.queue_bytes,
             "counts": dict(self.counts),
         }
 

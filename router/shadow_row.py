@@ -33,6 +33,7 @@ class Job:
     api: Api = "chat"
     target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
     link: SpanLink | None = None  # the live request's span, which the replay's span links to
+    size: int = 0  # bytes it holds, body and live answer, until its replay ends (`shadow_queue`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,16 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
 
 async def receive_json(receive: Receive, declared: str | None, limit: int) -> dict[str, Any] | None:
     """`read_json` for a raw ASGI `receive`; None when the client left before the body ended."""
+    received = await receive_sized(receive, declared, limit)
+    return None if received is None else received[0]
+
+
+async def receive_sized(
+    receive: Receive, declared: str | None, limit: int
+) -> tuple[dict[str, Any], int] | None:
+    """`receive_json`'s body and its size in bytes as received: what a shadow job holding
+    the body counts (`router.shadow_queue`), where measuring it again would serialise
+    megabytes a second time."""
     check_declared(declared, limit)
     chunks: list[bytes] = []
     size = 0
@@ -63,7 +73,7 @@ async def receive_json(receive: Receive, declared: str | None, limit: int) -> di
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
-    return parse_json(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+    return parse_json(chunks[0] if len(chunks) == 1 else b"".join(chunks)), size
 
 
 def check_declared(declared: str | None, limit: int) -> None:

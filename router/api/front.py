@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
 from typing import Any, cast
 
 from router import request as req
-from router.api.body import receive_json
+from router.api.body import receive_sized
 from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
 from router.api.headers import request_headers
@@ -106,10 +106,12 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
         headers = arrival.headers = request_headers(scope)
         caller = arrival.caller = state.auth.caller(headers)
         limit = gateway.config.server.max_body_bytes
-        body = arrival.body = await receive_json(receive, headers.get("content-length"), limit)
-        if body is None:
+        received = await receive_sized(receive, headers.get("content-length"), limit)
+        if received is None:
             return  # the client left before its body ended: a request never made
+        body = arrival.body = received[0]
         call = gateway.prepare(api, body, caller, headers)
+        call.body_bytes = received[1]
     except RouterError as error:
         state.components.metrics.rejected_request(api, error.status)
         await _refused(gateway, send, arrival, error)

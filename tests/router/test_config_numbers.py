@@ -28,12 +28,20 @@ from tests.router.test_config_file import config_check
         ),
         (GOOD + "classifier: {min_confidence: yes}\n", "classifier.min_confidence (line 16)"),
         (GOOD + "shadow: {rates: {math: on}}\n", "shadow.rates.math (line 16)"),
+        (GOOD + "shadow: {queue_bytes: yes}\n", "shadow.queue_bytes (line 16)"),
         (
             GOOD.replace("tier: local", "tier: local\n    timeouts: {total_s: off}"),
             "backends.0.timeouts.total_s (line 5)",
         ),
     ],
-    ids=["context_window", "max_concurrency", "min_confidence", "shadow_rate", "total_s"],
+    ids=[
+        "context_window",
+        "max_concurrency",
+        "min_confidence",
+        "shadow_rate",
+        "shadow_queue_bytes",
+        "total_s",
+    ],
 )
 def test_a_yaml_boolean_where_a_number_goes_is_refused_naming_the_field(
     tmp_path: Path, text: str, field: str

@@ -239,12 +239,18 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             sampled = _shadow_status(r)["counts"]["sampled"]
             bigger = {
                 **moved,
-                "shadow": {**moved["shadow"], "queue_size": 500, "max_concurrency": 7},
+                "shadow": {
+                    **moved["shadow"],
+                    "queue_size": 500,
+                    "queue_bytes": 10**8,
+                    "max_concurrency": 7,
+                },
             }
             path.write_text(yaml.safe_dump(bigger))  # rates back on, queue and pool: no restart
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
             assert answer.json()["restart_needed"] == []
-            assert _shadow_status(r)["max_concurrency"] == 7
+            status = _shadow_status(r)
+            assert (status["max_concurrency"], status["queue_bytes"]) == (7, 10**8)
             _post(r, MATH)  # and the running shadow replays again, to the moved backend
             until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
         assert (_chats(old), _chats(new)) == (1, 2)
