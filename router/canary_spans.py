@@ -7,7 +7,9 @@ backend from live traffic, and finds the call of a case that failed. A failed ca
 `error.type` is the kind a live attempt's span would say (`rate_limited`, `overloaded`,
 `unreachable`, `cut`, ...: `problem_kind`); all of them said "transport". So is a 200 the
 engine stopped or that has no readable answer (`stopped_kind`), which the ledger counts as
-an error too. With tracing off the send is handed back as it is: no cost per case.
+an error too. The reply's finish reasons are `gen_ai.response.finish_reasons`, as on a live
+attempt's span (they said none: a `length` answer looked like any other). With tracing off
+the send is handed back as it is: no cost per case.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
 from router.reply_checks import misshapen, unfinished
-from router.span_attributes import usage_attributes
+from router.span_attributes import finish_attributes, reply_finish_reasons, usage_attributes
 from router.tracing import Tracing
 from router.upstream_errors import classify_error
 
@@ -61,7 +63,8 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
             raise
         finally:
             usage = usage_of("chat", payload.get("usage")) if isinstance(payload, dict) else None
-            tracing.end(span, usage_attributes(usage), error)
+            said = finish_attributes(reply_finish_reasons(payload))  # "abort" beside its `cut`
+            tracing.end(span, {**usage_attributes(usage), **said}, error)
         return payload
 
     return sending

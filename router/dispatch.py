@@ -37,6 +37,7 @@ from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import output_limit
 from router.retirement import Retirement
 from router.silence import SILENT, Life, silent
+from router.span_attributes import finish_attributes
 from router.sse import EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
@@ -295,7 +296,7 @@ class Dispatcher:
         backends' failures, not hang-ups: the attempt spans said ERROR where the request
         span said UNSET (found in review). `reasons`: the backend's finish reasons, as it
         said them (a chat backend's `stop` under a Messages request's `end_turn`)."""
-        attributes = {"gen_ai.response.finish_reasons": list(reasons)} if reasons else {}
+        attributes: dict[str, Any] = finish_attributes(reasons)
         if hung_up and kind == "cancelled":
             self.tracing.end(span, {**attributes, "error.type": kind})
         else:

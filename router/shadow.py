@@ -15,6 +15,9 @@ after the comparison and judge. Comparisons run in threads; a request's own test
 (`run_request_tests`) run under the sandbox bound the evals runner and canary share
 (`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
 only when `shadow.allow_cloud_targets`, never for a private request.
+A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
+by the output limit where the live answer was not) is a failed replay, not a disagreement
+(`router.shadow_reply`).
 Answer text lives in memory only; the ledger gets the verdict. With tracing on, each replay's
 call is a span of its own (`smf.traffic` "shadow") linked to the live request span it mirrors.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
@@ -60,13 +63,13 @@ from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
 from router.shadow_queue import JobQueue, job_size
+from router.shadow_reply import ShadowReply, cut_by_limit, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import decide, rate_for
-from router.span_attributes import usage_attributes
+from router.span_attributes import finish_attributes, usage_attributes
 from router.span_export import SpanLink
 from router.tracing import NO_SPAN, Tracing
 from router.translate.exchange import keeps_cache, to_chat
-from router.translate.wire import content_text
 
 log = logging.getLogger("smf_router.shadow")
 
@@ -83,23 +86,6 @@ class ShadowMetrics(Protocol):
     ) -> None: ...
 
     def shadow_dropped(self, reason: ShadowDropReason) -> None: ...
-
-
-def parse_reply(body: bytes) -> tuple[Reply, dict[str, Any] | None]:
-    """A chat completion's first message and usage; raises ValueError when malformed (a
-    `message` that is null or no object, `tool_calls` that are no list of objects: read
-    anyway, they raised AttributeError out of the replay, and the comparison left no row)."""
-    payload = orjson.loads(body)
-    try:
-        message = payload["choices"][0]["message"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise ValueError("malformed completion") from exc
-    if not isinstance(message, dict):
-        raise ValueError("malformed completion: the message is no object")
-    calls = message.get("tool_calls") or []
-    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
-        raise ValueError("malformed completion: tool_calls is no list of objects")
-    return Reply(content_text(message.get("content")), tuple(calls)), payload.get("usage")
 
 
 class Shadow:
@@ -160,7 +146,8 @@ class Shadow:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
             link = self.tracing.link_to(call.span)
-            self.offer(call.record, call.body, live, call.api, link, call.body_bytes)
+            cut = cut_by_limit(tally.finish_reasons)
+            self.offer(call.record, call.body, live, call.api, link, call.body_bytes, live_cut=cut)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
@@ -172,6 +159,7 @@ class Shadow:
         api: Api = "chat",
         link: SpanLink | None = None,
         body_bytes: int | None = None,
+        live_cut: bool = False,
     ) -> None:
         decision = decide(record, self.config, self.states(), self.rng)
         if decision is None:
@@ -182,7 +170,7 @@ class Shadow:
             return
         tier = self.config.backend(decision.target).tier
         size = job_size(body, body_bytes, live)
-        job = Job(record, body, live, decision.target, api, tier, link, size)
+        job = Job(record, body, live, decision.target, api, tier, link, size, live_cut)
         if not self.queue.admit(job, self.settings.queue_size, self.settings.queue_bytes):
             self._drop("queue_full")
 
@@ -267,14 +255,16 @@ class Shadow:
         error: str | None = None
         usage: Usage | None = None
         shadow = Reply()
+        read: ShadowReply | None = None
         failed: ShadowDropReason = "error"
         span = NO_SPAN  # tracing off: no span, nor its attributes, is built
         if self.tracing.enabled:
             named = {"smf.request_id": record.request_id}  # the live request's (its ledger row)
             span = self.tracing.start_call("shadow", backend.settings, named, job.link)
         try:
-            shadow, raw_usage = parse_reply(await self._ask_target(backend, body, slot, span))
-            usage = usage_of("chat", raw_usage)
+            read = parse_reply(await self._ask_target(backend, body, slot, span))
+            shadow, usage = read.reply, usage_of("chat", read.usage)
+            error = read.unfinished(job.live_cut)  # no answer to compare: `shadow_reply`
         except TimeoutError:
             error, failed = "timeout", "timeout"
         except Timeout as exc:  # the backend's own deadline (`first_token_timeout`, `stall`)
@@ -288,7 +278,9 @@ class Shadow:
             self.tracing.end(span, error="cancelled" if cancelled else type(exc).__name__)
             raise
         latency = time.monotonic() - began
-        self.tracing.end(span, usage_attributes(usage), error)
+        said = finish_attributes(read.finish_reasons) if read is not None else {}
+        kind = read.error_kind if read is not None else error  # as a live attempt says it
+        self.tracing.end(span, {**usage_attributes(usage), **said}, kind)
         if error is not None:
             self._drop(failed)
             verdict = Comparison(None, "none", f"shadow failed: {error}")

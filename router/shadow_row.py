@@ -34,6 +34,7 @@ class Job:
     target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
     link: SpanLink | None = None  # the live request's span, which the replay's span links to
     size: int = 0  # bytes it holds, body and live answer, until its replay ends (`shadow_queue`)
+    live_cut: bool = False  # the live answer was cut by an output limit (`shadow_reply`)
 
 
 @dataclass(frozen=True, slots=True)

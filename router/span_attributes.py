@@ -62,9 +62,25 @@ def record_attributes(
         attrs["smf.fallback_reason"] = record.fallback_reason
     if record.intent_source:
         attrs["smf.intent_source"] = record.intent_source
-    if finish_reasons:
-        attrs["gen_ai.response.finish_reasons"] = list(finish_reasons)
+    attrs.update(finish_attributes(finish_reasons or ()))
     return attrs
+
+
+def finish_attributes(reasons: Sequence[str]) -> dict[str, list[str]]:
+    """`gen_ai.response.finish_reasons`, one per choice that ended, as the reply said them
+    (none when it said none): of a request, a live attempt, a shadow replay, a canary call."""
+    return {"gen_ai.response.finish_reasons": list(reasons)} if reasons else {}
+
+
+def reply_finish_reasons(reply: Any) -> list[str]:
+    """The finish reasons that are text of a whole chat reply of any shape: the canary's and
+    the shadow's, read whatever the reply holds (`wire.finish_reasons` expects choices whose
+    shape was checked)."""
+    choices = reply.get("choices") if isinstance(reply, dict) else None
+    if not isinstance(choices, list):
+        return []
+    said = (c.get("finish_reason") for c in choices if isinstance(c, dict))
+    return [reason for reason in said if isinstance(reason, str)]
 
 
 def client_status(record: Record) -> int:

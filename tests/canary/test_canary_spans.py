@@ -30,12 +30,18 @@ def canary_config(base_url: str, tmp_path: Path) -> Config:
     )
 
 
-def canary_error_type(config: Config) -> str:
-    """The `error.type` of the one case's span of one round against `config`'s backend."""
+def canary_span(config: Config) -> Any:
+    """The one case's span of one round against `config`'s backend."""
     tracing, kept = tracing_on()
     one_round(Canary(config, load_cases(config), GateBook({}), tracing=tracing))
     (span,) = kept.spans
     assert span.attributes["smf.traffic"] == "canary"
+    return span
+
+
+def canary_error_type(config: Config) -> str:
+    """The `error.type` of the one case's span of one round against `config`'s backend."""
+    span = canary_span(config)
     assert span.attributes["error.type"] == span.error
     return str(span.error)
 
@@ -75,6 +81,17 @@ def test_a_reply_the_engine_stopped_is_an_error(tmp_path: Path) -> None:
     the case an error, and the span ended OK, with no `error.type`."""
     with simulator(model="local-model", fault="abort") as local:
         assert canary_error_type(canary_config(local.url, tmp_path)) == "cut"
+
+
+@pytest.mark.parametrize(("fault", "said"), [(None, ["stop"]), ("abort", ["abort"])])
+def test_the_span_says_the_replys_finish_reasons(
+    fault: str | None, said: list[str], tmp_path: Path
+) -> None:
+    """A canary call's span said no finish reason, where a live attempt's says the
+    backend's: an aborted answer was told only by its `error.type`."""
+    with simulator(model="local-model", fault=fault) as local:
+        span = canary_span(canary_config(local.url, tmp_path))
+    assert list(span.attributes["gen_ai.response.finish_reasons"]) == said
 
 
 def test_a_reply_with_no_readable_answer_is_malformed() -> None:

@@ -41,6 +41,12 @@ def _port(url: str) -> int:
     return port
 
 
+def _replays_ended(proxy: Any) -> int:
+    """The shadow's replays compared or failed (`error`)."""
+    counts = status_extra(proxy)["shadow"]["counts"]
+    return int(counts.get("compared", 0) + counts.get("dropped_error", 0))
+
+
 def _values(spans: list[Any]) -> list[str]:
     return [str(v) for s in spans for v in attrs(s).values()]
 
@@ -122,8 +128,34 @@ def test_each_shadow_replay_is_a_client_span_linked_to_the_request_it_mirrors(
     assert (a["server.address"], a["server.port"]) == ("127.0.0.1", _port(local.url))
     assert a["smf.request_id"] == attrs(live)["smf.request_id"]
     assert a["gen_ai.usage.output_tokens"] > 0
+    assert a["gen_ai.response.finish_reasons"] == ["stop"]  # as on the live attempt's span
+    assert attrs(attempt)["gen_ai.response.finish_reasons"] == ["stop"]
     assert shadow.status.code == shadow.status.STATUS_CODE_UNSET
     assert not any("1234" in v for v in _values(spans))  # no prompt text anywhere
+
+
+def test_a_shadow_reply_the_engine_stopped_says_so_on_its_span(
+    traced_router_env: Receiver, tmp_path: Path
+) -> None:
+    """The replay's span said no finish reason, and ended OK for an answer vLLM aborted:
+    now `gen_ai.response.finish_reasons` ["abort"] and `error.type` `cut`, as a live
+    attempt's span says of it (its ledger row: "unfinished: abort")."""
+    with (
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="vllm", model="local-model", fault="abort") as local,
+    ):
+        config = config_for(
+            {"local": local, "cloud": cloud}, tmp_path, shadow={"rates": {"math": 1.0}}
+        )
+        with router(config) as proxy:
+            reply = httpx.post(f"{proxy.url}/chat/completions", json=MATH, timeout=10)
+            assert reply.headers["x-smf-backend"] == "cloud"
+            until(lambda: _replays_ended(proxy) == 1)
+    (shadow,) = [s for s in traced_router_env.spans() if s.name == "shadow chat local-model"]
+    a = attrs(shadow)
+    assert a["gen_ai.response.finish_reasons"] == ["abort"]
+    assert a["error.type"] == "cut" and shadow.status.code == shadow.status.STATUS_CODE_ERROR
+    assert a["gen_ai.usage.output_tokens"] > 0
 
 
 def test_each_canary_case_call_is_a_root_span_naming_its_suite_and_case(
@@ -151,6 +183,7 @@ def test_each_canary_case_call_is_a_root_span_naming_its_suite_and_case(
         assert (a["smf.backend"], a["gen_ai.request.model"]) == ("local", "local-model")
         assert (a["server.address"], a["server.port"]) == ("127.0.0.1", _port(local.url))
         assert not any(cases[a["smf.canary.case_id"]].prompt in v for v in _values([span]))
+        assert a["gen_ai.response.finish_reasons"] == ["stop"]  # as an attempt's span says
 
 
 def test_a_shadow_of_a_request_the_caller_did_not_sample_is_not_exported(

@@ -298,7 +298,7 @@ def test_an_answer_in_parts_is_read_as_its_text_parts() -> None:
     from router.shadow import parse_reply
 
     whole = {"choices": [{"message": {"role": "assistant", "content": MAGISTRAL}}]}
-    reply, _ = parse_reply(json.dumps(whole).encode())
+    reply = parse_reply(json.dumps(whole).encode()).reply
     assert reply.text == "tie"
     assert judge_verdict(whole, live_first=True) == "tie"
 
