@@ -12,8 +12,10 @@ followed it; only the message may be cut (what it says still helps).
 
 One pass, linear in the text: each token is read from where the last one ended, by
 `json.decoder.scanstring` or a pattern anchored there (`_tokens`); the redaction patterns
-read 64 KiB quadratically once (found in review). What is read is cleaned of secrets later,
-where the body is taken in (`router.errors`).
+read 64 KiB quadratically once (found in review). The walk stops where the reply's object
+ends, or after `MAX_TOKENS`. What is read is cleaned of secrets later, where the body is
+taken in (`router.errors`); the end of a message the cut went through is masked here
+(`redaction.masked_end`), as no cleaning can see a key the cut left in part.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from router.redaction import masked_end
 
 _FIELDS = ("message", "type", "code", "param")
 _NEXT = re.compile(r"[ \t\n\r]*+(.)", re.S)  # a token's first character, after white space
@@ -34,6 +36,18 @@ _PUNCTUATION = frozenset("{}[]:,")
 _OPENING = frozenset("{[")
 _CLOSING = frozenset("}]")
 _STRING = '"'
+# A string's content up to its closing quote or the end of the text: any character but a
+# quote or a backslash, or a backslash and the character it escapes, whatever that is.
+_CONTENT = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
+# A run of content whose escapes are JSON's, then one that is not (`\x`, `\u12`, or the
+# backslash the text ends with); the last match is the run alone. Read left to right, so
+# that an escaped backslash (`\\u12`) is never taken for the start of an escape.
+_ESCAPES = re.compile(
+    r'((?:[^\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)(\\(?:u[0-9a-fA-F]{0,3}|.)?)?', re.S
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HIGH_SURROGATES = ("\ud800", "\udbff")
+_REPLACEMENT = "\ufffd"
 _SCALAR_TOKEN = "scalar"
 _NOTHING = object()  # a token with no value: punctuation, or a string the cut went through
 
@@ -51,12 +65,22 @@ class _Token:
     cut: bool = False
 
 
+# How many tokens are read at most. An error envelope is 20 to 30 tokens in all (OpenAI's
+# 21, 6 before its message), a string one token however long; this leaves room for a list
+# of details before the fields, and costs well under a millisecond. Without it a reply
+# echoing the client's JSON (FastAPI's 422 `{"detail": [...]}`) was read to its 30,000th
+# token: 180 ms of the event loop, which any client could ask for (found in re-review).
+MAX_TOKENS = 256
+
+
 def cut_fields(text: str) -> dict[str, Any] | None:
     """The error's own fields in `text`, the head of a JSON error reply, as an OpenAI error
     (`type` an `invalid_request_error` when it is not there); None when none is."""
     reading = _Reading()
-    for token in _tokens(text):
+    for count, token in enumerate(_tokens(text), 1):
         reading.take(token)
+        if reading.done or count >= MAX_TOKENS:
+            break
     fields = reading.fields()
     if not fields:
         return None
@@ -83,8 +107,6 @@ class _Reading:
     done: bool = False  # the top level closed, or the text is no object
 
     def take(self, token: _Token) -> None:
-        if self.done:
-            return
         if not self.stack:  # the reply itself: an object, or it is not read
             if token.kind == "{":
                 self.stack.append(_Frame("{"))
@@ -111,8 +133,9 @@ class _Reading:
         frame.key = ""  # its value is taken: a string after it is no key before a `,`
         if token.kind in _OPENING:
             self.stack.append(_Frame(token.kind, is_error=depth == 1 and key == "error"))
-        if depth == 1 and key == "error":
-            self.error_seen = True
+        if depth == 1 and key == "error":  # the last one counts, as for orjson
+            self.own = {}
+            self.error_seen = token.value is not None  # null: the flat fields are the error
             if token.kind == _STRING:  # TGI's `{"error": "<message>"}`
                 _keep(self.own, "message", token)
         elif key in _FIELDS and (depth == 1 or frame.is_error):
@@ -123,13 +146,16 @@ class _Reading:
 
 
 def _keep(fields: dict[str, Any], key: str, token: _Token) -> None:
-    """`token` as the field `key` when it can be one: a message a string, cut or not; a
-    `type` a whole string; a `code` or `param` a whole string, an integer or null."""
+    """`token` as the field `key` when it can be one: a message a string, cut or not (then
+    its last run of non-space characters masked: `masked_end`); a `type` a whole string; a
+    `code` or `param` a whole string, an integer or null."""
     value = token.value
     if value is _NOTHING:
         return
     if key == "message":
         kept = isinstance(value, str)
+        if kept and token.cut:
+            value = masked_end(value)
     elif token.cut:
         kept = False
     elif key == "type":
@@ -154,11 +180,14 @@ def _tokens(text: str) -> Iterator[_Token]:
         elif char == _STRING:
             try:
                 value, after = scanstring(text, pos + 1, False)
-            except json.JSONDecodeError:  # cut inside it (or not JSON after all)
-                yield _Token(_STRING, pos, end, _cut_string(text[pos + 1 :]), cut=True)
+            except json.JSONDecodeError:  # cut inside it, or an escape JSON has not
+                token = _lenient_string(text, pos)
+            else:
+                token = _Token(_STRING, pos, after, _text(value))
+            yield token
+            if token.cut:
                 return
-            yield _Token(_STRING, pos, after, _valid(value))
-            pos = after
+            pos = token.end
         else:
             scalar = _SCALAR.match(text, pos)
             if scalar is None or scalar.end() == end:  # no JSON, or a number maybe cut
@@ -176,23 +205,43 @@ def _scalar(text: str) -> Any:
         return _NOTHING
 
 
-def _valid(value: str) -> Any:
-    """`value`, unless an escaped lone surrogate made it no text that can be written out
-    (`orjson.dumps` raised on it)."""
+def _text(value: str) -> str:
+    """`value` with each lone surrogate (an escaped `\\ud83d` without its pair) as U+FFFD:
+    as it was, it is no text that can be written out (`orjson.dumps` raised on it), and
+    the message it was in was lost (found in re-review)."""
     try:
         value.encode()
-    except UnicodeEncodeError:
-        return _NOTHING
+    except UnicodeEncodeError:  # the scanner joined each pair: a surrogate left is lone
+        return _SURROGATE.sub(_REPLACEMENT, value)
     return value
 
 
-def _cut_string(inner: str) -> Any:
-    """What a JSON string literal cut short holds (`inner` its text after the opening
-    quote), as far as it can be read: the cut may be inside an escape (`\\u12`)."""
-    for end in range(len(inner), max(0, len(inner) - 6) - 1, -1):
-        try:
-            value = orjson.loads(f'"{inner[:end]}"')
-        except orjson.JSONDecodeError:
-            continue
-        return value if isinstance(value, str) else _NOTHING
-    return _NOTHING
+def _lenient_string(text: str, start: int) -> _Token:
+    """The string token at `start` that the scanner refused: cut by the end of the text
+    (`cut`), or with an escape JSON has not. Read as far as it can be: an escape the cut
+    went through (`\\u12`) is dropped, and a high surrogate whose pair it was (`\\ud83d`
+    of an emoji, 12 characters escaped); an escape that is none is U+FFFD. It was read back
+    from the cut 6 characters at most, as JSON, so that a cut in an emoji's pair, or a
+    single bad escape anywhere in the message, lost all of it (found in re-review)."""
+    content = _CONTENT.match(text, start + 1)
+    assert content is not None  # it matches an empty string
+    cut = text[content.end() : content.end() + 1] != _STRING
+    inner = text[start + 1 :] if cut else content.group()
+
+    def escape(match: re.Match[str]) -> str:
+        if match.group(2) is None:
+            return match.group(1)
+        dropped = cut and match.end() == len(inner)
+        return match.group(1) + ("" if dropped else _REPLACEMENT)
+
+    value: Any
+    try:
+        value, _ = scanstring(_ESCAPES.sub(escape, inner) + _STRING, 0, False)
+    except json.JSONDecodeError:  # not expected: every escape left is JSON's
+        value = _NOTHING
+    else:
+        if cut and _HIGH_SURROGATES[0] <= value[-1:] <= _HIGH_SURROGATES[1]:
+            value = value[:-1]
+        value = _text(value)
+    end = len(text) if cut else content.end() + 1
+    return _Token(_STRING, start, end, value, cut=cut)
