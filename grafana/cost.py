@@ -14,12 +14,19 @@ from panels import RATE, B, I, dashboard, panel, share
 
 # Beside the spend, because an unpriced backend's spend reads $0 there, as if it were free.
 UNPRICED = (
-    "Requests whose price is unknown: their dollars are missing from the spend, "
-    "counterfactual and offload panels (the report counts them as unpriced_requests). "
-    "A cloud backend here has no price: litellm's map does not know its model, so set "
+    "Requests whose price is unknown, in the range: their dollars are missing from the "
+    "spend, counterfactual and offload panels (the report counts them as unpriced_requests). "
+    "A backend the config leaves unpriced is listed from the router's start, at 0 until it "
+    "serves one; a priced one is not (nor one a reload priced, once the range has passed its "
+    "last). A cloud backend here has no price: litellm's map does not know its model, so set "
     "`price` (input_per_mtok, output_per_mtok) on it in the config. A local backend here "
-    "served routes whose cloud backend, which its offload is measured against, has none: "
-    "price that one. 0 for a priced backend."
+    "serves routes whose cloud backend, which its offload is measured against, has none: "
+    "price that one. 0 when no backend is unpriced."
+)
+
+# Rounded: `increase()` extrapolates to the range's ends, so a count read 1.3 requests.
+UNPRICED_QUERY = (
+    f"round(sum by (backend) (increase(smf_router_unpriced_requests_total{{{I},{B}}}[$__range])))"
 )
 
 
@@ -41,15 +48,11 @@ def build() -> dict[str, Any]:
             ),
             panel(
                 "Unpriced requests by backend (range)",
-                [
-                    (
-                        "sum by (backend) "
-                        f"(increase(smf_router_unpriced_requests_total{{{I},{B}}}[$__range]))",
-                        "{{backend}}",
-                    )
-                ],
+                [(UNPRICED_QUERY, "{{backend}}")],
                 kind="bargauge",
                 description=UNPRICED,
+                no_value="0",
+                decimals=0,
             ),
             panel(
                 "Counterfactual cloud cost by route (range)",

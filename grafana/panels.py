@@ -46,11 +46,14 @@ def panel(
     description: str = "",
     units: dict[str, str] | None = None,
     mappings: dict[str, list[dict[str, Any]]] | None = None,
+    no_value: str | None = None,
+    decimals: int | None = None,
 ) -> dict[str, Any]:
     """One panel; `queries` are (PromQL, legend) pairs. `units` gives some queries (by refId)
     a unit of their own: Grafana draws them on an axis of their own. `mappings` gives some
     (a 0/1 gauge's) their values' names and colours (`states`); a stat panel colours no
-    other number (`PLAIN`)."""
+    other number (`PLAIN`). `no_value` is shown instead of "No data" when no series is
+    there, where none means none of a thing; `decimals` fixes how many a value shows."""
     refs = "ABCDEFGH"
     table = kind == "table"
     overrides = [
@@ -67,6 +70,10 @@ def panel(
         for ref, named in (mappings or {}).items()
     ]
     defaults: dict[str, Any] = {"unit": unit}
+    if no_value is not None:
+        defaults["noValue"] = no_value
+    if decimals is not None:
+        defaults["decimals"] = decimals
     if kind == "stat":
         defaults["thresholds"] = PLAIN
     out: dict[str, Any] = {

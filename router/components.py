@@ -197,7 +197,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     # Not only through resilience's hook: attempts are counted with resilience off too.
     components.reload_hooks.append(lambda _: metrics.forget_idle_inflight)
     metric_zeros.configured(metrics, config)  # each backend's and route's counters, at 0
-    components.reload_hooks.append(lambda new: lambda: metric_zeros.configured(metrics, new))
+    components.reload_hooks.append(lambda new: metric_zeros.expecting(metrics, new))
     components.reload_hooks.append(location.reload_check(config.ledger.path))
     for install in FEATURES:
         install(components)

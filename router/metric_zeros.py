@@ -12,21 +12,29 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 - `fallbacks_total`: each ordered pair of backends that share a route (a skipped backend, a
   sticky one or an overflow can put any member before another) with each reason a plan
   moves on after: 13 series per pair;
+- `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
+  a price (`router.pricing.unpriced_on`): the intents that can take each route
+  (`router.policy.intents_on`) with its members whose cost or counterfactual is unknown, and
+  each backend forced by name. Only where unpriced, so none in a priced config. A priced
+  request never adds to it (it once added 0, which created no unpriced series: a label set
+  is priced or not for every request, so each unpriced one was born at 1 and the cost
+  dashboard read 0, "priced", for it, after every restart);
 - `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
   router's own refusals, closed sets created once, at start.
 
 A reload creates the new config's. A zero series that config can no longer produce (a
-removed backend, one whose tier changed, two backends that no longer share a route) goes,
-or every renaming reload would leave its set behind for good; one that counted something
-stays, as a removed backend's counters do (they are history).
+removed backend, one whose tier changed, two backends that no longer share a route, a
+backend given a price) goes, or every renaming reload would leave its set behind for good;
+one that counted something stays, as a removed backend's counters do (they are history).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, get_args
 
+from router import pricing
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
     FALLBACK_REASONS,
@@ -35,6 +43,7 @@ from router.metric_labels import (
     REFUSAL_STATUSES,
 )
 from router.metric_store import Family
+from router.policy import intents_on
 from router.record import Api
 
 if TYPE_CHECKING:
@@ -56,13 +65,43 @@ def refusals(metrics: Metrics) -> None:
 
 
 def configured(metrics: Metrics, config: Config) -> None:
-    """The attempts and fallbacks `config` can produce, at 0; at start and on each reload."""
+    """The attempts, fallbacks and unpriced requests `config` can produce, at 0, at start."""
+    expecting(metrics, config)()
+
+
+def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
+    """What creates `config`'s series, worked out here (the unpriced ones look models up in
+    the price map: a reload calls this in a thread) and applied by the returned call (on
+    the event loop, where the counters change)."""
     kinds = [("ok", "none"), *(("error", kind) for kind in ATTEMPT_ERROR_KINDS)]
     attempts = [(b.name, b.tier, *kind) for b in config.backends for kind in kinds]
     pairs = {pair for route in config.routes.values() for pair in itertools.permutations(route, 2)}
     moves = [(*pair, reason) for pair in sorted(pairs) for reason in FALLBACK_REASONS]
-    _expect(metrics.attempts, attempts)
-    _expect(metrics.fallbacks, moves)
+    unpriced = unpriced_series(config)
+
+    def apply() -> None:
+        _expect(metrics.attempts, attempts)
+        _expect(metrics.fallbacks, moves)
+        _expect(metrics.unpriced, unpriced)
+
+    return apply
+
+
+def unpriced_series(config: Config) -> list[Labels]:
+    """(intent, route, backend, tier) of each request `config` would leave unpriced: the
+    routes' members, and each backend forced by name (its name is then the route). Not a
+    backend a stored response brings onto a route it is not in: rare, and every route
+    for each such backend would multiply the series."""
+    unpriced = pricing.unpriced_backends(config)
+    if not unpriced:
+        return []
+    ways = [*config.routes.items(), *((b.name, [b.name]) for b in config.backends)]
+    out: list[Labels] = []
+    for route, members in ways:
+        for served in map(config.backend, members):
+            if pricing.unpriced_on(config, route, served, unpriced):
+                out += [(i, route, served.name, served.tier) for i in intents_on(route, config)]
+    return out
 
 
 def _expect(family: Family, expected: Sequence[Labels]) -> None:

@@ -123,9 +123,11 @@ class Metrics(MetricFamilies):
         self.completion_tokens.inc(where, usage.completion_tokens)
         # An unknown (unpriced) cost adds no dollars: the ledger keeps it NULL and the report
         # counts the request, as `unpriced_requests_total` does here (the record's same
-        # `unpriced`), so $0 on a dashboard can be told from "free". A priced request adds 0,
-        # creating the series, so an unpriced one after it shows in `increase()`.
-        self.unpriced.inc(where, 1.0 if record.unpriced else 0.0)
+        # `unpriced`), so $0 on a dashboard can be told from "free". Its series are created
+        # at 0 from the config (`router.metric_zeros`), so the first one shows in
+        # `increase()`; a priced request adds none (its +0 never created an unpriced one).
+        if record.unpriced:
+            self.unpriced.inc(where)
         cost, counterfactual = record.cost_usd, record.counterfactual_usd
         self.cost.inc(where, max(0.0, cost or 0.0))
         self.counterfactual.inc(where, max(0.0, counterfactual or 0.0))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from classifier.intent import Intent
+from classifier.intent import INTENTS, UNREAD, Intent
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api, Attempt
@@ -142,6 +142,17 @@ def route_for(intent: Intent, target: Target, config: Config) -> str:
     if intent.source == "default" or intent.confidence < config.classifier.min_confidence:
         return config.classifier.default_route
     return intent.label
+
+
+def intents_on(route: str, config: Config) -> tuple[str, ...]:
+    """The intent labels a request on `route` (or forced onto the backend of that name) can
+    carry, by `route_for` and the gateway's classifying: a route named after an intent, not
+    the default, takes that intent only (classified sure of it, or forced by naming the
+    route); the default route, any other route and a forced backend take any, `unknown`
+    (nothing read) too."""
+    if route in INTENTS and route != config.classifier.default_route:
+        return (route,)
+    return (*INTENTS, UNREAD)
 
 
 def plan(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
@@ -137,10 +138,7 @@ class Pricer:
         return litellm_rates(backend.model)
 
     def counterfactual_backend(self, route: str) -> Backend | None:
-        """The first cloud backend of the route, else the first cloud backend configured."""
-        names = self.config.routes.get(route, [])
-        candidates = [self.config.backend(n) for n in names] + list(self.config.backends)
-        return next((b for b in candidates if b.tier == "cloud"), None)
+        return counterfactual_backend(self.config, route)
 
     def price(self, record: Record) -> tuple[float | None, float | None]:
         """(cost_usd, counterfactual_usd), None where a cloud price is unknown. Failed
@@ -180,3 +178,22 @@ def unpriced_backends(config: Config) -> list[str]:
             except KeyError:
                 out.append(backend.name)
     return out
+
+
+def counterfactual_backend(config: Config, route: str) -> Backend | None:
+    """The first cloud backend of the route, else the first cloud backend configured (a
+    request forced onto a backend has that backend's name as its route, which lists none)."""
+    names = config.routes.get(route, [])
+    candidates = [config.backend(n) for n in names] + list(config.backends)
+    return next((b for b in candidates if b.tier == "cloud"), None)
+
+
+def unpriced_on(config: Config, route: str, served: Backend, unpriced: Collection[str]) -> bool:
+    """Whether `Pricer.price` leaves a request `served` answered on `route` unpriced, given
+    `unpriced_backends(config)`: a cloud backend's own cost, or a local one's counterfactual
+    (its route's cloud backend). Pure: a config prices a (route, backend) one way always,
+    which is why `router.metric_zeros` can create the unpriced counter's series up front."""
+    if served.tier == "cloud":
+        return served.name in unpriced
+    other = counterfactual_backend(config, route)
+    return other is not None and other.name in unpriced
