@@ -9,8 +9,9 @@ Pure functions of the request and two answers, linear in their length (an answer
   executor (the shadow gives one only when `shadow.run_request_tests` is on), whether both
   pass them. Code that defines nothing on either side, with no tests run: undecided.
 - tool calls: the same tools (parallel calls in any order), each call's arguments that the
-  request's schema marks `required` equal after normalising line ends and numbers
-  (`router.tool_arguments`); optional arguments (a free-text description) are not compared.
+  request's schema marks `required` (in nested objects too) equal, strings exactly but for
+  line ends and blank lines around them, 1.0 as 1 (`router.tool_arguments`); optional
+  arguments (a free-text description) are not compared, unless a call lacks a required one.
   Not whether the arguments would do the same thing (`ls` against `ls -a`).
 - prose-like intents (prose, writing, instruction): the shape only, paragraph and line
   counts, length within 2x and the words the user quoted present in both. Not content,
@@ -33,7 +34,7 @@ from typing import Any
 from evals.graders import count_units, extract_code
 from evals.sandbox import RunOutcome, SandboxUnavailable
 from router.answers import final_answer, same_answer
-from router.tool_arguments import call_parts, compared_call, ignores_some, required_arguments
+from router.tool_arguments import call_parts, compared_call, ignores_some, tool_schemas
 from router.translate.wire import content_text
 
 Executor = Callable[[str], RunOutcome]
@@ -172,9 +173,9 @@ def compare_tool_calls(
         return compare_prose({}, live, shadow)
     if not live.tool_calls or not shadow.tool_calls:
         return Comparison(False, "tool_call", "only one side called a tool")
-    required = required_arguments(body or {})
-    a = Counter(compared_call(c, required) for c in live.tool_calls)
-    b = Counter(compared_call(c, required) for c in shadow.tool_calls)
+    schemas = tool_schemas(body or {})
+    a = Counter(compared_call(c, schemas) for c in live.tool_calls)
+    b = Counter(compared_call(c, schemas) for c in shadow.tool_calls)
     if Counter(n for n, _ in a.elements()) != Counter(n for n, _ in b.elements()):
         calls = f"({len(live.tool_calls)} vs {len(shadow.tool_calls)} calls)"
         return Comparison(False, "tool_call", f"different tools {calls}")
@@ -186,7 +187,7 @@ def compare_tool_calls(
             f"same tools, different arguments ({differ} of {len(live.tool_calls)} calls)",
         )
     both = (*live.tool_calls, *shadow.tool_calls)
-    some_left = any(ignores_some(c, required) for c in both)
+    some_left = any(ignores_some(c, schemas) for c in both)
     detail = "same tools, same required arguments" if some_left else "same tools, same arguments"
     return Comparison(True, "tool_call", detail)
 

@@ -59,6 +59,7 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
+    first_reasons: list[str] = field(default_factory=list)  # `answer_finish_reasons`
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
@@ -116,6 +117,7 @@ class Tally:
             if reason:  # one that is not text stops it too: the relay names it (`unfinished`)
                 text = isinstance(reason, str)
                 self.finish_reasons += [reason] if text else []
+                self.first_reasons += [reason] if text and number == 0 else []
                 self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
         if obj.get("usage"):  # after the finish reasons: a running count is not final
@@ -124,6 +126,13 @@ class Tally:
             pending = bool(self.open_choices) or len(self.choices) > 1
             self.usage, self.usage_final = obj["usage"], final_usage(obj, pending)
         return renumbered
+
+    @property
+    def answer_finish_reasons(self) -> list[str]:
+        """How the answer kept for the shadow ended: a chat reply's first choice, whose text
+        and calls are kept (another choice cut by the limit said the compared one was cut,
+        found in re-review); the reply's own of the other APIs, which have one answer."""
+        return self.first_reasons if self.api in CHAT_APIS else self.finish_reasons
 
     @property
     def open_choices(self) -> set[int]:

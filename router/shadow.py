@@ -17,7 +17,7 @@ after the comparison and judge. Comparisons run in threads; a request's own test
 only when `shadow.allow_cloud_targets`, never for a private request.
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
-(`router.shadow_reply`).
+(`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
 Answer text lives in memory only; the ledger gets the verdict. With tracing on, each replay's
 call is a span of its own (`smf.traffic` "shadow") linked to the live request span it mirrors.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
@@ -74,6 +74,7 @@ from router.translate.exchange import keeps_cache, to_chat
 log = logging.getLogger("smf_router.shadow")
 
 MIRRORED_APIS: tuple[Api, ...] = ("chat", "messages", "responses")
+_NOT_SENT = ("stream", "stream_options")  # the replay is one whole reply, `n` its 1
 
 
 class RowSink(Protocol):
@@ -146,7 +147,7 @@ class Shadow:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
             link = self.tracing.link_to(call.span)
-            cut = cut_by_limit(tally.finish_reasons)
+            cut = cut_by_limit(tally.answer_finish_reasons)  # the compared choice's
             self.offer(call.record, call.body, live, call.api, link, call.body_bytes, live_cut=cut)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
@@ -242,7 +243,7 @@ class Shadow:
         if backend is None:  # a reload removed the target after the job was queued
             self._drop("no_target")
             return None
-        body = {k: v for k, v in job.body.items() if k not in ("stream", "stream_options")}
+        body = {k: 1 if k == "n" else v for k, v in job.body.items() if k not in _NOT_SENT}
         if job.api != "chat":
             try:
                 cache = keeps_cache(backend.settings)  # as `exchange.send` would

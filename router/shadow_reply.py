@@ -15,6 +15,11 @@ backend and the comparison stays fair. A live answer cut where the shadow's fini
 compared as before: it is what the client got. `content_filter` is an end (as for live
 traffic, which hands it to the client): a shadow backend that filters the request would
 filter it for the client too, a true difference.
+
+Only the first choice is compared, so only its finish reason decides: the replay asks for
+one (`n: 1`); of a reply with more (a backend that ignores `n`), another choice cut by the
+limit made a failed replay of a whole first one (found in re-review). The live reply's
+first choice likewise says whether the live answer was cut (`Tally.answer_finish_reasons`).
 """
 
 from __future__ import annotations
@@ -45,23 +50,25 @@ def cut_by_limit(reasons: Iterable[str]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ShadowReply:
-    """The first choice's answer, the reply's usage and every choice's finish reason."""
+    """The first choice's answer and finish reason, the reply's usage and every choice's
+    finish reason (for the span, as the reply said them)."""
 
     reply: Reply
     usage: dict[str, Any] | None
     finish_reasons: tuple[str, ...] = ()
+    first_reason: str | None = None
 
     @property
     def stopped(self) -> str | None:
-        """The reason that says the engine stopped the answer (`UNFINISHED`), if any."""
-        return next((r for r in self.finish_reasons if r in UNFINISHED), None)
+        """The first choice's reason when it says the engine stopped it (`UNFINISHED`)."""
+        return self.first_reason if self.first_reason in UNFINISHED else None
 
     def unfinished(self, live_cut: bool) -> str | None:
         """The row's `shadow_error` when this is no answer to compare ("unfinished: abort",
         "unfinished: length"), else None. `live_cut`: the live answer was cut by a limit."""
         if self.stopped is not None:
             return f"unfinished: {self.stopped}"
-        if "length" in self.finish_reasons and not live_cut:
+        if self.first_reason == "length" and not live_cut:
             return "unfinished: length"
         return None
 
@@ -74,10 +81,11 @@ class ShadowReply:
 
 
 def parse_reply(body: bytes) -> ShadowReply:
-    """A chat completion's first message, usage and finish reasons; raises ValueError when
-    malformed (a `message` that is null or no object, `tool_calls` that are no list of
-    objects: read anyway, they raised AttributeError out of the replay, and the comparison
-    left no row; a finish reason that is not text, which live traffic calls malformed)."""
+    """A chat completion's first message and finish reason, its usage and every choice's
+    finish reason; raises ValueError when malformed (a `message` that is null or no object,
+    `tool_calls` that are no list of objects: read anyway, they raised AttributeError out of
+    the replay, and the comparison left no row; a finish reason that is not text, which live
+    traffic calls malformed)."""
     payload = orjson.loads(body)
     try:
         choices = payload["choices"]
@@ -93,4 +101,5 @@ def parse_reply(body: bytes) -> ShadowReply:
     if any(r is not None and not isinstance(r, str) for r in said):
         raise ValueError("malformed completion: a finish_reason is not text")
     reply = Reply(content_text(message.get("content")), tuple(calls))
-    return ShadowReply(reply, payload.get("usage"), tuple(reply_finish_reasons(payload)))
+    reasons = tuple(reply_finish_reasons(payload))
+    return ShadowReply(reply, payload.get("usage"), reasons, choices[0].get("finish_reason"))

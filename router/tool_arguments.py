@@ -1,12 +1,26 @@
-"""A tool call's arguments as the shadow comparison reads them: parsed, unwrapped, normalised.
+r"""A tool call's arguments as the shadow comparison reads them: parsed, unwrapped, normalised.
 
 Pure functions of a call (OpenAI shape) and the request's `tools`. Two calls of one tool are
-the same call when the arguments its schema marks `required` are equal once strings are
-stripped (at both ends and at each line's end, `\r\n` read as `\n`) and 1.0 reads as 1; the
-optional ones (Claude Code's free-text `description` of a Bash command, a default repeated
-as `limit: 2000`) are not compared. A tool the request gives no schema, or no `required`
-list, has all its arguments compared so. Nested objects are compared whole (normalised), not
-by their own schemas; types still count (`1` is not `true`, nor `"1"`).
+the same call when the arguments its schema marks `required` are equal, strings exactly but
+for `\r\n` read as `\n` and blank lines (whitespace only) dropped at their start and end,
+and 1.0 read as 1. The optional ones (Claude Code's free-text `description` of a Bash
+command, a default repeated as `limit: 2000`) are not compared, nor in nested objects whose
+schema says what they require (MultiEdit's `edits: [{old_string, new_string}]` beside a
+repeated `replace_all: false`: object `properties` and `required`, array `items`, to
+`MAX_DEPTH` levels; `$ref`, `anyOf` and the like are not followed, their values compared
+whole). A tool the request gives no schema, or no `required` list, has all its arguments
+compared so; so has a call (or a nested object) lacking an argument its schema requires:
+filtered, two calls each missing `command` agreed whatever else they said. Types count (`1`
+is not `true`, nor `"1"`).
+
+Why strings are compared so nearly exactly: whitespace changes what a call does. The first
+line's indentation of an Edit's `new_string` is the code's; trailing spaces in an
+`old_string` decide whether it matches the file; a Bash line ending `\ ` escapes a space
+where `\` continues the line; a quoted string's inner spaces are its text. Stripped at both
+ends and at each line's end, as they were, each of those agreed with the call without them.
+A line end convention and blank lines around a value (a command ending in a newline, a
+file's last newline) change nothing a tool reads. So `"ls -la "` disagrees with `"ls -la"`:
+rarer from a model than the differences a looser rule hides.
 """
 
 from __future__ import annotations
@@ -52,14 +66,11 @@ def _unwrapped(args: Any) -> Any:
 
 
 def normalised(value: Any) -> Any:
-    """JSON values as compared: strings stripped at both ends and at each line's end, with
-    Windows line ends read as `\n` ("ls -la " is "ls -la"), 1.0 read as 1 (one JSON
-    number); booleans stay apart from numbers, and strings from numbers. Whitespace inside a
-    line counts: a file's indentation (a Write call's `content`, Python) or a quoted
-    string's spaces change what the call does."""
+    """JSON values as compared: strings as they came but for Windows line ends read as `\n`
+    and the blank lines at their start and end (the module's docstring says why), 1.0 read
+    as 1 (one JSON number); booleans stay apart from numbers, and strings from numbers."""
     if isinstance(value, str):
-        lines = value.replace("\r\n", "\n").split("\n")
-        return "\n".join(line.rstrip() for line in lines).strip()
+        return _trimmed(value.replace("\r\n", "\n"))
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
@@ -69,32 +80,75 @@ def normalised(value: Any) -> Any:
     return value
 
 
-def required_arguments(body: Mapping[str, Any]) -> dict[str, frozenset[str] | None]:
-    """Each function tool the chat request offers, by name, with the argument names its
-    schema marks `required`; None when it marks none (or its schema is no object): all of
-    that tool's arguments are compared."""
-    found: dict[str, frozenset[str] | None] = {}
+def _trimmed(text: str) -> str:
+    """`text` without its leading and trailing blank lines (whitespace only, a last newline
+    among them); the first line's indentation and every other line's spaces stay."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    end = len(lines)
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[start:end])
+
+
+Schemas = Mapping[str, Mapping[str, Any] | None]
+"""Each tool's parameters' schema by its name (`tool_schemas`)."""
+
+MAX_DEPTH = 8
+"""How deep a tool's schema is followed into its arguments (MultiEdit's `edits` items are
+the third level); below, values are compared whole. A request's schema is the client's:
+never a recursion the size of whatever it nests."""
+
+
+def tool_schemas(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any] | None]:
+    """Each function tool the chat request offers, by name, with its parameters' schema;
+    None when that is no object (all of that tool's arguments are compared)."""
+    found: dict[str, Mapping[str, Any] | None] = {}
     tools = body.get("tools")
     for tool in tools if isinstance(tools, list) else []:
         function = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
             continue
         schema = function.get("parameters")
-        required = schema.get("required") if isinstance(schema, Mapping) else None
-        names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-        found[function["name"]] = frozenset(names) or None
+        found[function["name"]] = schema if isinstance(schema, Mapping) else None
     return found
 
 
-def compared_call(
-    call: Mapping[str, Any], required: Mapping[str, frozenset[str] | None]
-) -> tuple[str, str]:
+def _required_only(value: Any, schema: Any, depth: int = MAX_DEPTH) -> tuple[Any, bool]:
+    """`value` with only what `schema` requires, object by object (an array's items by its
+    `items`), and whether anything was left out. An object whose schema lists no `required`,
+    or that lacks one of them, keeps every key: a call without its required argument is
+    compared whole, not as `{}` (`{"cmd": "rm -rf /"}` agreed with `{"cmd": "ls"}`)."""
+    if depth <= 0 or not isinstance(schema, Mapping):
+        return value, False
+    if isinstance(value, list):
+        items = schema.get("items")
+        pairs = [_required_only(v, items, depth - 1) for v in value]
+        return [v for v, _ in pairs], any(left for _, left in pairs)
+    if not isinstance(value, dict):
+        return value, False
+    listed = schema.get("required")
+    names = {n for n in listed if isinstance(n, str)} if isinstance(listed, list) else set()
+    if not names <= value.keys():
+        return value, False
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    kept: dict[str, Any] = {}
+    left = False
+    for key, item in value.items():
+        if names and key not in names:
+            left = True
+            continue
+        kept[key], inner = _required_only(item, properties.get(key), depth - 1)
+        left = left or inner
+    return kept, left
+
+
+def compared_call(call: Mapping[str, Any], schemas: Schemas) -> tuple[str, str]:
     """A call as (name, canonical JSON of the arguments that count, normalised): key order
     does not matter, types do (Python's == said `1 == true` and `0 == false`)."""
     name, args = call_parts(call)
-    names = required.get(name)
-    if names is not None and isinstance(args, dict):  # one side's missing key: no match
-        args = {key: value for key, value in args.items() if key in names}
+    args, _ = _required_only(args, schemas.get(name))
     try:
         text = json.dumps(normalised(args), sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
@@ -102,8 +156,7 @@ def compared_call(
     return name, text
 
 
-def ignores_some(call: Mapping[str, Any], required: Mapping[str, frozenset[str] | None]) -> bool:
+def ignores_some(call: Mapping[str, Any], schemas: Schemas) -> bool:
     """Whether the call carries arguments the comparison leaves out (optional ones)."""
     name, args = call_parts(call)
-    names = required.get(name)
-    return names is not None and isinstance(args, dict) and not set(args) <= names
+    return _required_only(args, schemas.get(name))[1]

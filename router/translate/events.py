@@ -314,7 +314,15 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
 
 
 def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None:
-    """A Responses function (or custom tool) call, kept whole as its item is done."""
-    if item.get("type") in ("function_call", "custom_tool_call"):
-        arguments = item.get("arguments", item.get("input"))
-        _keep_call(tally, position, item.get("name"), str(arguments or ""))
+    """A Responses function (or custom tool) call, kept whole as its item is done. A custom
+    call (Codex's `apply_patch`) is kept as a function of one argument `input`: the shape
+    the shadow, asked in chat, gets the tool in (`responses_request.CUSTOM_PARAMETERS`) and
+    answers in. Kept as its bare text, it never equalled the shadow's `{"input": ...}`, and
+    every apply_patch comparison disagreed, the same patch on both sides too."""
+    kind = item.get("type")
+    if kind == "function_call":
+        _keep_call(tally, position, item.get("name"), str(item.get("arguments") or ""))
+    elif kind == "custom_tool_call":
+        text = item.get("input")
+        arguments = orjson.dumps({"input": text if isinstance(text, str) else ""}).decode()
+        _keep_call(tally, position, item.get("name"), arguments)

@@ -13,6 +13,7 @@ import pytest
 from classifier import INTENTS
 from router.comparison import Reply, compare
 from router.ledger import Ledger
+from router.tool_arguments import MAX_DEPTH
 from tests.harness import config_for, router, sdk, send_json, simulator, upstream
 from tests.shadow.shadow_status import shadow_counts, until
 
@@ -82,10 +83,10 @@ def _bash(command: str, **more: Any) -> dict[str, Any]:
             True,
             None,
         ),
-        # required strings compare stripped at the ends and each line's end; numbers as JSON
-        # numbers; whitespace inside a line counts (indentation, quoted spaces)
-        ([_bash("ls -la")], [_bash(" ls -la \r\n")], True, "same tools, same arguments"),
-        ([_bash("a \r\n b")], [_bash("a\n b")], True, "same tools, same arguments"),
+        # required strings compare exactly but for line ends and the blank lines around them;
+        # numbers as JSON numbers; whitespace inside a line counts (indentation, quoted spaces)
+        ([_bash("ls -la")], [_bash("\r\n  \nls -la\r\n \n")], True, "same tools, same arguments"),
+        ([_bash("a\r\n b")], [_bash("a\n b")], True, "same tools, same arguments"),
         (
             [_bash("echo 'a  b'")],
             [_bash("echo 'a b'")],
@@ -128,7 +129,7 @@ def _bash(command: str, **more: Any) -> dict[str, Any]:
         # a tool with no `required`: every argument compared, normalised
         (
             [_call("search", {"q": "a b", "n": 1})],
-            [_call("search", {"q": " a b\n", "n": 1.0})],
+            [_call("search", {"q": "a b\n", "n": 1.0})],
             True,
             None,
         ),
@@ -145,6 +146,118 @@ def test_calls_agree_on_their_required_arguments(
     assert (result.agreed, result.method) == (agreed, "tool_call")
     if detail is not None:
         assert result.detail == detail
+
+
+def _function(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": required}
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+STRING = {"type": "string"}
+EDIT_ITEM = {"old_string": STRING, "new_string": STRING, "replace_all": {"type": "boolean"}}
+EDIT = _function(
+    "Edit", {"file_path": STRING, **EDIT_ITEM}, ["file_path", "old_string", "new_string"]
+)
+MULTI_EDIT = _function(
+    "MultiEdit",
+    {
+        "file_path": STRING,
+        "edits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": EDIT_ITEM,
+                "required": ["old_string", "new_string"],
+            },
+        },
+    },
+    ["file_path", "edits"],
+)
+WRITE = _function("Write", {"file_path": STRING, "content": STRING}, ["file_path", "content"])
+
+
+def _edit(old: str, new: str) -> dict[str, Any]:
+    return _call("Edit", {"file_path": "a.py", "old_string": old, "new_string": new})
+
+
+def _multi(*edits: dict[str, Any]) -> dict[str, Any]:
+    return _call("MultiEdit", {"file_path": "a.py", "edits": list(edits)})
+
+
+def _write(content: str) -> dict[str, Any]:
+    return _call("Write", {"file_path": "a.py", "content": content})
+
+
+SAME, SOME_LEFT = "same tools, same arguments", "same tools, same required arguments"
+DIFFERENT = "same tools, different arguments (1 of 1 calls)"
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "detail"),
+    [
+        # whitespace that changes what the call does counts: the first line's indentation
+        # (stripped whole, it agreed), trailing spaces an `old_string` must match in the
+        # file, a Bash `\ ` (an escaped space) against `\` (the line goes on); each line's
+        # end was stripped, so these agreed
+        (_edit("    return x", "    return y"), _edit("    return x", "return y"), DIFFERENT),
+        (_edit("x = 1", "x = 2"), _edit("x = 1   ", "x = 2"), DIFFERENT),
+        (_edit("if a:\n    x = 1", "y"), _edit("if a:  \n    x = 1", "y"), DIFFERENT),
+        (_bash("ls \\\n  -la"), _bash("ls \\  \n  -la"), DIFFERENT),
+        (_bash("ls -la"), _bash("ls -la "), DIFFERENT),
+        # what changes nothing a tool reads does not: line ends, blank lines around the text
+        (_edit("    return x", "    return y\n"), _edit("\n    return x", "    return y"), SAME),
+        (_write("def f():\r\n    pass\r\n"), _write("\n \ndef f():\n    pass"), SAME),
+        # a call lacking a required argument is compared whole: filtered to `{}`, any two agreed
+        (_call("Bash", {"cmd": "rm -rf /"}), _call("Bash", {"cmd": "ls"}), DIFFERENT),
+        (_call("Bash", {"cmd": "ls"}), _call("Bash", {"cmd": "ls"}), SAME),
+        (_bash("ls", description="a"), _call("Bash", {"description": "a"}), DIFFERENT),
+        # nested objects keep only what their schema requires: a repeated default in an
+        # `edits` item disagreed
+        (
+            _multi({"old_string": "a", "new_string": "b"}),
+            _multi({"old_string": "a", "new_string": "b", "replace_all": False}),
+            SOME_LEFT,
+        ),
+        (
+            _multi({"old_string": "a", "new_string": "b"}),
+            _multi({"old_string": "a", "new_string": "c", "replace_all": False}),
+            DIFFERENT,
+        ),
+        (
+            _multi({"old_string": "a", "replace_all": True}),
+            _multi({"old_string": "a", "replace_all": False}),
+            DIFFERENT,
+        ),
+    ],
+)
+def test_arguments_compare_as_the_tool_reads_them(
+    live: dict[str, Any], shadow: dict[str, Any], detail: str
+) -> None:
+    body = _body(BASH, EDIT, MULTI_EDIT, WRITE)
+    for a, b in ((live, shadow), (shadow, live)):
+        result = compare("tool_calling", body, Reply("", [a]), Reply("", [b]))
+        assert (result.agreed, result.detail) == (detail != DIFFERENT, detail)
+
+
+def _nested(levels: int) -> tuple[dict[str, Any], Reply, Reply]:
+    """A tool whose required `x` nests `levels` deep to an object requiring `v`, and two
+    calls differing only in that object's optional `note`."""
+    schema: dict[str, Any] = {"type": "object", "properties": {"v": STRING}, "required": ["v"]}
+    plain: dict[str, Any] = {"v": "x"}
+    noted: dict[str, Any] = {"v": "x", "note": "n"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"x": schema}, "required": ["x"]}
+        plain, noted = {"x": plain}, {"x": noted}
+    tool = {"type": "function", "function": {"name": "deep", "parameters": schema}}
+    return _body(tool), Reply("", [_call("deep", plain)]), Reply("", [_call("deep", noted)])
+
+
+def test_a_schema_is_followed_only_so_deep() -> None:
+    """An object `MAX_DEPTH` levels down is compared whole, its optional keys too: the
+    client's schema decides how far the comparison recurses, to a bound."""
+    near = compare("tool_calling", *_nested(MAX_DEPTH - 1))
+    assert (near.agreed, near.detail) == (True, SOME_LEFT)
+    assert compare("tool_calling", *_nested(MAX_DEPTH)).agreed is False
 
 
 def test_a_tool_the_request_does_not_describe_has_all_its_arguments_compared() -> None:

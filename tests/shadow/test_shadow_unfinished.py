@@ -11,15 +11,18 @@ and simulators, the rows read from the DuckDB ledger.
 
 from __future__ import annotations
 
+import json
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 
 from classifier.intent import INTENTS
 from router.ledger import Ledger
-from tests.harness import config_for, router, sdk, simulator
+from router.shadow_reply import parse_reply
+from tests.harness import config_for, router, sdk, send_json, simulator, upstream
 from tests.shadow.shadow_status import shadow_counts, until
 
 MATH = "What is 1234 + 4321?"  # live on the cloud, shadowed on local
@@ -130,3 +133,87 @@ def test_both_answers_cut_by_the_clients_limit_are_compared(tmp_path: Path) -> N
     rows = _rows(tmp_path / "ledger")
     assert [row[0] for row in rows] == [None] * len(CUT_BOTH)
     assert counts["compared"] == len(CUT_BOTH) and counts.get("dropped_error", 0) == 0
+
+
+class _Choices(BaseHTTPRequestHandler):
+    """A chat backend answering `n` choices, each ending as `reasons` say (a "length" one cut
+    short, a "stop" one whole); it keeps the `n` each request asked for."""
+
+    reasons: ClassVar[list[str]] = []
+    asked: ClassVar[list[int]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        self.asked.append(body.get("n", 1))
+        choices = [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": SHORT if said == "stop" else "The"},
+                "finish_reason": said,
+            }
+            for i, said in enumerate(self.reasons[: body.get("n", 1)])
+        ]
+        usage = {"prompt_tokens": 9, "completion_tokens": 9, "total_tokens": 18}
+        reply = {"id": "c", "object": "chat.completion", "created": 0, "model": body["model"]}
+        send_json(self, 200, json.dumps({**reply, "choices": choices, "usage": usage}).encode())
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Live(_Choices):
+    pass
+
+
+class _Shadow(_Choices):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "row"),
+    [
+        # another shadow choice cut by the limit made a failed replay of a whole first one
+        (["stop", "stop"], ["stop", "length"], (None, True, "final_answer")),
+        # another live choice cut by the limit said the compared one was cut, and a cut
+        # shadow answer was compared with a whole live one
+        (["stop", "length"], ["length", "stop"], ("unfinished: length", None, "none")),
+    ],
+)
+def test_only_the_first_choice_is_replayed_and_its_reason_decides(
+    live: list[str], shadow: list[str], row: tuple[Any, ...], tmp_path: Path
+) -> None:
+    """A client's `n: 2`: the first choice alone is compared, so the replay asks for one
+    (it asked for two, paid for one never read) and the first choice's finish reason
+    decides on each side (every choice's did)."""
+    _Live.reasons, _Shadow.reasons = live, shadow
+    _Live.asked, _Shadow.asked = [], []
+    with (
+        upstream(_Live) as cloud,
+        upstream(_Shadow) as local,
+        router(_cut_config(cloud, local, tmp_path)) as r,
+    ):
+        reply = sdk(r, timeout=10).chat.completions.create(
+            model="auto", n=2, messages=[{"role": "user", "content": MATH}]
+        )
+        assert [c.finish_reason for c in reply.choices] == live
+        until(lambda: _replayed(r) == 1)
+    assert _rows(tmp_path / "ledger") == [(*row, True)]
+    assert (_Live.asked, _Shadow.asked) == ([2], [1])
+
+
+@pytest.mark.parametrize(
+    ("reasons", "unfinished"),
+    [(["stop", "length"], None), (["stop", "abort"], None), (["length", "stop"], "length")],
+)
+def test_a_reply_with_more_choices_than_asked_is_read_by_its_first(
+    reasons: list[str], unfinished: str | None
+) -> None:
+    """A backend that ignores `n: 1`: the first choice, the one compared, says whether the
+    answer finished; the span still gets every choice's reason."""
+    choices = [
+        {"index": i, "message": {"content": SHORT}, "finish_reason": said}
+        for i, said in enumerate(reasons)
+    ]
+    read = parse_reply(json.dumps({"choices": choices}).encode())
+    assert read.unfinished(live_cut=False) == (unfinished and f"unfinished: {unfinished}")
+    assert read.finish_reasons == tuple(reasons)
