@@ -29,6 +29,7 @@ from router.translate import events
 from router.upstream_errors import in_band
 
 if TYPE_CHECKING:
+    from router.backends.base import Translation
     from router.dispatch import Committed
 
 
@@ -41,7 +42,8 @@ class Hold:
     Messages ping, a Responses reasoning item, which commit), and it is working, not late
     (found in review).
     `working` says an event showed the engine at work on the request
-    (`router.silence.shows_work`), and `heard` is told so each time."""
+    (`router.silence.shows_work`), and `heard` is told so each time. `translation`: the
+    translated reply's, once held (`unsent_chars`)."""
 
     idle_s: float
     deadline: float
@@ -49,6 +51,15 @@ class Hold:
     opened: bool = False
     working: bool = False
     heard: Callable[[], None] = lambda: None
+    translation: Translation | None = None
+
+    @property
+    def unsent_chars(self) -> int:
+        """Characters the model generated that the translator held and no event carried (the
+        reasoning waiting out its grace): an attempt that ends before its commit sent the
+        client none of them, yet they were generated, and the record's estimate counts the
+        last attempt's (`Call.unsent_chars`). It recorded 0 output tokens (found in review)."""
+        return self.translation.held_chars if self.translation is not None else 0
 
     def worked(self) -> None:
         """An event showed the engine at work (its first output or end included)."""
@@ -89,6 +100,7 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
+    hold.translation = reply.translation
     translated = reply.translation is not None
     try:
         async for piece in reply.stream:

@@ -71,6 +71,8 @@ class Call:
     wants_usage: bool = False
     span: Any = NO_SPAN
     client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
+    # what the last attempt that ended before its commit generated and never sent (`Hold`)
+    unsent_chars: int = 0
     body_bytes: int | None = None  # the body's size as received (the shadow queue counts it)
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:
@@ -168,7 +170,11 @@ class Dispatcher:
             headers = dict(headers)
             self.tracing.inject(span, headers)
         try:
-            committed = await self._open(call, backend, attempt, started, hold, headers)
+            try:
+                committed = await self._open(call, backend, attempt, started, hold, headers)
+            except BaseException:  # failed, cancelled or a bug: the request may end here
+                call.unsent_chars = hold.unsent_chars
+                raise
         except UpstreamError as error:
             status: int | None = error.upstream_status or error.status
             if isinstance(error, Unreachable | Timeout):

@@ -312,7 +312,9 @@ class Gateway:
             "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )
         record.error_kind = error_kind(error)
-        self.finish(call, Tally())
+        unsent = Tally()  # what the last attempt generated and held when it ended uncommitted
+        unsent.held_chars = call.unsent_chars
+        self.finish(call, unsent)
 
     def finish(self, call: Call, tally: Tally) -> None:
         """Complete the record and hand it to every sink, exactly once."""
@@ -324,7 +326,8 @@ class Gateway:
         record.ended_at = record.started_at + record.duration_s
         usage = usage_of(call.api, tally.usage)
         generated = tally.output_chars + tally.held_chars  # sent, and held back when it ended
-        if usage is None and record.backend:
+        # an attempt that ended uncommitted (no backend served) generated what it held too
+        if usage is None and (record.backend or generated):
             usage = Usage(
                 prompt_tokens=size.estimate_prompt_tokens(call.api, call.body),
                 completion_tokens=size.estimate_tokens(generated),

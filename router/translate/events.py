@@ -39,8 +39,9 @@ class KeptCall:
         return "".join(self.pieces)
 
 
-# what `SoFar.see` reads besides the text, reasoning and arguments deltas: vLLM streams a
-# reasoning item's text as reasoning parts, OpenAI its summary as summary parts
+# what `SoFar.see` reads besides the text, reasoning and arguments deltas: OpenAI and the
+# router's translation stream a reasoning item's text as content parts, vLLM as reasoning
+# parts (no event of OpenAI's spec, read all the same), OpenAI its summary as summary parts
 _SO_FAR_EVENTS = frozenset(
     {
         "response.output_item.added",

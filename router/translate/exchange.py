@@ -1,10 +1,11 @@
 """Sending one agent-API request to one backend: natively, or translated through chat.
 
 The dispatcher calls `send` for every attempt. A backend that speaks the client's API gets
-the body untouched (pass-through); a chat backend gets the translated request and its
-reply comes back already in the client's API, so the commit point (the first event),
-fallback and the relay work the same either way. Translation never forwards the
-`anthropic-*` headers: they mean nothing to a chat server.
+the body untouched (pass-through), but for the Responses reasoning items the router made
+itself (`native_responses`: OpenAI answers 404 for them); a chat backend gets the
+translated request and its reply comes back already in the client's API, so the commit
+point (the first event), fallback and the relay work the same either way. Translation
+never forwards the `anthropic-*` headers: they mean nothing to a chat server.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from router.record import Api
 from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer
-from router.translate import anthropic_reply, anthropic_request, responses_reply, responses_request
+from router.translate import (
+    anthropic_reply,
+    anthropic_request,
+    native_responses,
+    responses_reply,
+    responses_request,
+)
 from router.translate.pairing import native
 from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
@@ -62,8 +69,9 @@ class Whole:
 async def send(
     backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
 ) -> Reply:
-    if native(api, backend.settings):
-        return await backend.send(api, body, headers, stream)
+    if native(api, backend.settings):  # as sent, but for the router's own reasoning items
+        sent = native_responses.for_native(body) if api == "responses" else body
+        return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
         chat = to_chat(api, body, stream, name, cache=keeps_cache(backend.settings))

@@ -92,6 +92,18 @@ def text_item(
     }
 
 
+# The id of every reasoning item the router makes: OpenAI's own are `rs_` and hex digits, so
+# no item OpenAI made begins so. A client that replays the router's item to a backend that
+# speaks Responses itself would get OpenAI's 404 for an item it does not hold: it is left
+# out there (`router.translate.native_responses`).
+OWN_REASONING = "rs_smf_"
+
+
+def reasoning_id(base: str) -> str:
+    """The id of a reasoning item the router made from a chat backend's reasoning."""
+    return f"{OWN_REASONING}{base}"
+
+
 def reasoning_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
     """A chat backend's reasoning as vLLM's Responses server writes it: its text a
     `reasoning_text` part of `content`, no summary (the model wrote none), no

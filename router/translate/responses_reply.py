@@ -24,13 +24,15 @@ earlier item it had finished (the text before a call, a whole call before the cu
 stays completed. A client acting on each output_item.done (Codex) must not run a call
 whose arguments were cut, and only the final response.incomplete said so.
 
-A chat backend's reasoning (`wire.reasoning_text`) is a `reasoning` item, as vLLM's own
-Responses server writes it: output_item.added, reasoning_part.added, reasoning_text.delta…,
-.done, reasoning_part.done, output_item.done, its text a `reasoning_text` part (a whole
-reply's item likewise, first). Dropped, Codex got no event while a model reasoned for
-minutes. It is held while nothing else went out, for `keep_alive.REASONING_GRACE_S` from
-its first piece (a delta commits the stream: a backend failing sooner still falls back, as
-on Messages); then, or at the answer or the end, it goes out, and later pieces as they come.
+A chat backend's reasoning (`wire.reasoning_text`) is a `reasoning` item, as OpenAI streams
+one: output_item.added, content_part.added / reasoning_text.delta… / .done /
+content_part.done with a `reasoning_text` part, output_item.done (a whole reply's item
+likewise, first). vLLM's `reasoning_part` events, sent at first, are no events of OpenAI's
+spec: the `openai` SDK typed them as audio deltas (found in re-review). The reasoning is held
+while nothing else went out, for the grace (`held_reasoning`: a delta commits the stream, so
+a backend failing sooner still falls back); then, or at the answer or the end, it goes out,
+and later pieces as they come. Its id (`responses_items.reasoning_id`) says the router made
+it: replayed to a backend that speaks Responses itself, it is left out (`native_responses`).
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.translate import keep_alive
 from router.translate.blocks import REASONING, REFUSAL, TEXT, Block, Sequencer, Step
 from router.translate.custom_input import custom_input
+from router.translate.held_reasoning import HeldReasoning
 from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
     CUT,
@@ -50,6 +52,7 @@ from router.translate.responses_items import (
     envelope,
     finish,
     parses,
+    reasoning_id,
     reasoning_item,
     response_id,
     text_item,
@@ -76,7 +79,7 @@ def from_chat(
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it
-        out["output"].append(reasoning_item(f"rs_{base}", thought))
+        out["output"].append(reasoning_item(reasoning_id(base), thought))
     text = content_text(message.get("content"))
     if text:
         out["output"].append(text_item(f"msg_{base}", text))
@@ -139,9 +142,7 @@ class ResponsesStream:
         self._last = -1  # the output index of the item the model was writing at its end
         self._alive = KeepAlive(clock)  # when the open custom call's next empty delta may go
         # the reasoning held through its grace, until it or the answer shows (`_reason`)
-        self._grace = KeepAlive(clock, first_after=keep_alive.REASONING_GRACE_S)
-        self._thinking: list[str] = []
-        self._holding = True  # nothing shown yet: the reasoning waits out the grace
+        self._reasoning = HeldReasoning(clock)
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
         self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
 
@@ -178,7 +179,7 @@ class ResponsesStream:
         open_ = self._blocks.open
         custom = open_ is not None and self._items[open_.slot].custom
         held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
-        return sum(map(len, self._thinking)) + held + self._blocks.waiting_chars()
+        return self._reasoning.chars + held + self._blocks.waiting_chars()
 
     @property
     def held_input(self) -> dict[int, str]:
@@ -255,17 +256,13 @@ class ResponsesStream:
     def _reason(self, thought: str) -> list[bytes]:
         """A reasoning piece: held while nothing was shown and its grace (from the first
         piece) runs, so a backend failing then still falls back; then shown as it comes."""
-        if not self._holding:
+        if not self._reasoning.holding:
             return self._events(self._blocks.piece(REASONING, thought))
-        self._thinking.append(thought)
-        return self._shown() if self._grace.due() else []
+        return self._shown() if self._reasoning.hold(thought) else []
 
     def _shown(self) -> list[bytes]:
         """The reasoning held, as one piece, once the stream shows anything (the first to)."""
-        if not self._holding:
-            return []
-        self._holding = False
-        held, self._thinking = "".join(self._thinking), []
+        held = self._reasoning.release()
         return self._events(self._blocks.piece(REASONING, held)) if held else []
 
     def _emit(self, name: str, fields: dict[str, Any]) -> bytes:
@@ -298,12 +295,12 @@ class ResponsesStream:
     def _open(self, block: Block) -> list[bytes]:
         block.slot = len(self._items)
         if block.key == REASONING:
-            item = self._new(REASONING, f"rs_{self._base}_{block.slot}")
+            item = self._new(REASONING, reasoning_id(f"{self._base}_{block.slot}"))
             added = reasoning_item(item.item_id, "", "in_progress")
             empty = {"type": "reasoning_text", "text": ""}
             return [
                 self._emit("response.output_item.added", self._at(item, item=added)),
-                self._emit("response.reasoning_part.added", self._in(item, part=empty)),
+                self._emit("response.content_part.added", self._in(item, part=empty)),
             ]
         if block.key in (TEXT, REFUSAL):
             item = self._new(str(block.key), f"msg_{self._base}_{block.slot}")
@@ -375,7 +372,7 @@ class ResponsesStream:
             whole = reasoning_item(item.item_id, joined, status)
             part = whole["content"][0]
             out.append(self._emit("response.reasoning_text.done", self._in(item, text=joined)))
-            out.append(self._emit("response.reasoning_part.done", self._in(item, part=part)))
+            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
             whole = call_item(item.item_id, item.call_id, item.name, joined, item.custom, status)
             if item.custom:  # the input held, unwrapped

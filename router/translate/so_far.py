@@ -18,8 +18,9 @@ _NOWHERE = object()  # equal to no output_index: no item open
 _LOOSE = 256  # the deltas of a part kept as they came before they are joined into one
 
 # The part events `SoFar.see` opens a part on, and the field of the deltas that names it:
-# vLLM streams its reasoning text as `reasoning_part`s (OpenAI as content parts), OpenAI its
-# reasoning summary as `reasoning_summary_part`s, counted apart by `summary_index`.
+# OpenAI (and the router's translation) stream reasoning text as content parts of type
+# `reasoning_text`, vLLM as `reasoning_part`s (its stopgap, no event of OpenAI's spec), OpenAI
+# its reasoning summary as `reasoning_summary_part`s, counted apart by `summary_index`.
 _PART_KEYS = {
     "response.content_part.added": "content_index",
     "response.reasoning_part.added": "content_index",
@@ -28,11 +29,12 @@ _PART_KEYS = {
 
 
 @dataclass(slots=True)
-class _Text:
+class Text:
     """The deltas of a part (or a call) so far. Every `_LOOSE` deltas are joined into one
     piece: a delta is a few characters, and each kept as its own `str` cost some 60 bytes,
     15 times the text (16 MB for 1 MB streamed, found in review). Joining only those since
-    the last join, not all the text again, keeps the work linear."""
+    the last join, not all the text again, keeps the work linear. (The Responses translator
+    holds a reasoning's first pieces in one too: `router.translate.held_reasoning`.)"""
 
     pieces: list[str] = field(default_factory=list)
     full: int = _LOOSE  # how many pieces it holds when its loose deltas are joined
@@ -53,7 +55,7 @@ class _Text:
         return "".join(self.pieces)
 
 
-_Parts = list[tuple[Any, dict[str, Any], _Text]]  # each part's index, the part, its text
+_Parts = list[tuple[Any, dict[str, Any], Text]]  # each part's index, the part, its text
 
 
 @dataclass(slots=True)
@@ -63,7 +65,7 @@ class _Open:
     item: dict[str, Any]
     parts: _Parts = field(default_factory=list)  # content: text, refusal, reasoning text
     summary: _Parts = field(default_factory=list)  # a reasoning item's summary
-    pieces: _Text = field(default_factory=_Text)  # a call's arguments or input
+    pieces: Text = field(default_factory=Text)  # a call's arguments or input
 
     def cut(self, held: str = "") -> dict[str, Any]:
         """The item `incomplete`, with the text of its parts, as OpenAI and vLLM write a
@@ -81,7 +83,7 @@ class _Open:
             item["input"] = str(self.pieces) + held
         return item
 
-    def text_of(self, obj: dict[str, Any]) -> _Text | None:
+    def text_of(self, obj: dict[str, Any]) -> Text | None:
         """The text a delta names by its `summary_index` or `content_index` (the last part
         with that index), or a call's arguments when it names no part."""
         for key, parts in (("summary_index", self.summary), ("content_index", self.parts)):
@@ -114,7 +116,7 @@ class SoFar:
     _index: object = _NOWHERE  # the output_index and part the deltas are for:
     _key: str = "content_index"  # the field that names the part in a delta,
     _part: object = None  # and its value (None: a call's, which have no content_index)
-    _text: _Text = field(default_factory=_Text)  # what they go into
+    _text: Text = field(default_factory=Text)  # what they go into
 
     def grow(self, obj: dict[str, Any], delta: Any) -> None:
         """A text, refusal, reasoning, summary, arguments or input delta."""
@@ -154,7 +156,7 @@ class SoFar:
             item = self.open.get(index)
             if item is not None:
                 key = _PART_KEYS[kind]
-                text = _Text()
+                text = Text()
                 into = item.summary if key == "summary_index" else item.parts
                 into.append((obj.get(key), obj["part"], text))
                 self._index, self._key, self._part, self._text = index, key, obj.get(key), text

@@ -12,6 +12,7 @@ that reasons and then fails before any text (a ping at once committed it there).
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ from tests.harness import (
     scripted_stream,
     simulator,
     upstream,
+    wait_until,
 )
 
 
@@ -106,6 +108,7 @@ def _sse(*chunks: dict[str, Any]) -> bytes:
     return b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
 
 
+ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 DONE = b"data: [DONE]\n\n"
 FAILURES = {  # how a reasoning backend fails before its first text
     "error_event": b'data: {"error": {"message": "boom", "code": 500}}\n\n' + DONE,
@@ -189,6 +192,91 @@ def test_a_chat_or_responses_client_that_leaves_records_the_reasoning(
     assert (row[0], row[2], row[3]) == ("cancelled", estimate_tokens(generated), True)
 
 
+UNSENT = THOUGHT * 20  # reasoning no event carried when the request ended
+
+
+def _reasons_then(ending: bytes | None) -> type[BaseHTTPRequestHandler]:
+    """A chat upstream whose first chunk names the role and reasons `UNSENT` (the openers and
+    the held reasoning come of that one chunk), then sends `ending` (a failure), or, given
+    None, holds its stream open (up to 15 s, until `RELEASED`): a model still reasoning."""
+
+    class Reasons(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()  # HTTP/1.0: the body ends with the connection
+            self.wfile.write(_sse(chunk({"role": "assistant", "reasoning": UNSENT})))
+            self.wfile.flush()
+            if ending is None:
+                RELEASED.wait(15)
+            else:
+                self.wfile.write(ending)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return Reasons
+
+
+UNCOMMITTED = {  # the API's path and body
+    "messages": ("/messages", {"max_tokens": 50, "messages": ASK}),
+    "responses": ("/responses", {"input": ASK[0]["content"]}),
+}
+
+
+@pytest.mark.parametrize("api", sorted(UNCOMMITTED))
+@pytest.mark.parametrize("ending", ["backend_fails", "client_leaves"])
+def test_reasoning_held_when_the_request_ends_uncommitted_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: str, ending: str
+) -> None:
+    """The model reasoned inside the grace, then its only backend failed, or the client
+    left: nothing reached the client, but the reasoning was generated (a Responses item or
+    a Messages ping would have shown it), and the record's estimate counts it (it said 0
+    output tokens, not estimated: the estimate was made for a committed stream only)."""
+    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 300.0)  # nothing commits
+    path, body = UNCOMMITTED[api]
+    fails = ending == "backend_fails"
+    handler = _reasons_then(FAILURES["error_event"] if fails else None)
+    RELEASED.clear()
+    try:
+        with upstream(handler) as local:
+            config = config_for({"local": local}, tmp_path, {"idle_s": 30, "total_s": 60})
+            with router(config) as proxy:
+                records = collected(proxy)
+                data = orjson.dumps({"model": "coding", "stream": True, **body})
+                if fails:
+                    assert httpx.post(proxy.url + path, content=data, timeout=30).status_code == 502
+                else:
+                    _left_once_reasoning(proxy, path, data)
+                record = records.wait(10)
+                row = ledger_row(tmp_path / "ledger", record.request_id)
+    finally:
+        RELEASED.set()
+    outcome = "upstream_error" if fails else "cancelled"
+    assert (record.backend, record.outcome) == (None, outcome)  # no backend served it
+    assert row[0] == outcome and row[1] > 0  # the prompt, which the backend read, estimated
+    assert (row[2], row[3]) == (estimate_tokens(len(UNSENT)), True)
+
+
+def _left_once_reasoning(proxy: RunningRouter, path: str, data: bytes) -> None:
+    """Send a request on a socket of its own and leave once the backend reasoned: its
+    stream's openers showed it at work (`Life.heard`), after the translator held the chunk
+    they came of."""
+    dispatcher = proxy.components.gateway.dispatcher
+    local = dispatcher.backends["local"]
+    url = httpx.URL(proxy.url + path)
+    head = (
+        f"POST {url.raw_path.decode()} HTTP/1.1\r\nhost: {url.host}:{url.port}\r\n"
+        f"content-type: application/json\r\ncontent-length: {len(data)}\r\n\r\n"
+    )
+    since = time.monotonic()
+    with socket.create_connection((url.host, url.port or 80), timeout=10) as sock:
+        sock.sendall(head.encode() + data)
+        assert wait_until(lambda: dispatcher.life.busy(local, since))
+    # the client left
+
+
 @pytest.fixture(scope="module")
 def sims() -> Iterator[dict[str, Running]]:
     """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
@@ -243,9 +331,6 @@ class Kept(httpx2.SyncByteStream):
 
     def close(self) -> None:
         self.inner.close()
-
-
-ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 
 
 @pytest.fixture

@@ -2,28 +2,40 @@
 
 The translator dropped the reasoning (it only counted its characters): while the model
 reasoned, minutes on a long task, Codex got no event at all and its stream idle timeout
-gave up; a whole reply carried no reasoning item. Now it is a `reasoning` item as vLLM's
-own Responses server writes one (output_item.added, reasoning_part.added,
-reasoning_text.delta…, reasoning_text.done, reasoning_part.done, output_item.done), before
-the answer. Its first pieces are held for a grace (`REASONING_GRACE_S`), as the Messages
-translation holds its first ping, so that a backend failing in its first seconds still
-falls back; then the held reasoning goes out and the rest streams as it comes.
+gave up; a whole reply carried no reasoning item. Now it is a `reasoning` item as OpenAI
+streams one (output_item.added, content_part.added with a `reasoning_text` part,
+reasoning_text.delta…, reasoning_text.done, content_part.done, output_item.done), before
+the answer: every event one the `openai` SDK types (vLLM's `reasoning_part` events, sent at
+first, it typed as audio deltas). Its first pieces are held for a grace
+(`REASONING_GRACE_S`), as the Messages translation holds its first ping, so that a backend
+failing in its first seconds still falls back; then the held reasoning goes out and the
+rest streams as it comes. Its id says the router made it: a client replaying it to a
+backend that speaks Responses itself (OpenAI, which answers 404 for an item it never made)
+does not send it there.
 """
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from openai.types.responses import Response, ResponseReasoningItem
+from openai.types.responses import Response, ResponseReasoningItem, ResponseStreamEvent
+from pydantic import TypeAdapter
 
 from router.config import parse
 from router.errors import Cut
 from router.relay import Tally
 from router.simulator.playback import THOUGHT
-from router.translate import events, keep_alive, responses_reply, responses_request
+from router.translate import (
+    events,
+    keep_alive,
+    native_responses,
+    responses_reply,
+    responses_request,
+)
 from router.translate.keep_alive import REASONING_GRACE_S
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import USAGE, call, chunk, payloads
@@ -38,17 +50,24 @@ from tests.harness import (
     simulator,
 )
 
-# the events of one reasoning item, in vLLM's order, before what follows it
-OPENED = ["response.output_item.added", "response.reasoning_part.added"]
+# the events of one reasoning item, in OpenAI's order, before what follows it
+OPENED = ["response.output_item.added", "response.content_part.added"]
 CLOSED = [
     "response.reasoning_text.done",
-    "response.reasoning_part.done",
+    "response.content_part.done",
     "response.output_item.done",
 ]
+EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)  # as the `openai` SDK reads one
 
 
 def names(events: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return [name for name, _ in events]
+
+
+def typed(events: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The `openai` SDK's class for each event, which must read it whole (its type among
+    `ResponseStreamEvent`'s): a `reasoning_part` event it refused."""
+    return [type(EVENTS.validate_python(event)).__name__ for _, event in events]
 
 
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
@@ -79,6 +98,12 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
         "status": "in_progress",
     }
     assert part["part"] == {"type": "reasoning_text", "text": ""}
+    assert typed(shown) == [
+        "ResponseOutputItemAddedEvent",
+        "ResponseContentPartAddedEvent",
+        "ResponseReasoningTextDeltaEvent",
+    ]
+    assert added["item"]["id"].startswith("rs_smf_")  # made by the router
     assert (delta["output_index"], delta["content_index"]) == (0, 0)
     assert delta["delta"] == "Let me think." and stream.held_chars == 0
     now += 0.001  # later pieces as they come, the answer after the reasoning item
@@ -91,6 +116,12 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
         "response.content_part.added",
         "response.output_text.delta",
     ]
+    assert typed(answered)[1:4] == [
+        "ResponseReasoningTextDoneEvent",
+        "ResponseContentPartDoneEvent",
+        "ResponseOutputItemDoneEvent",
+    ]
+    assert answered[2][1]["part"] == {"type": "reasoning_text", "text": "Let me think. Hm. So"}
     done = answered[3][1]["item"]
     thinking = "Let me think. Hm. So"
     assert done == {
@@ -153,6 +184,29 @@ def test_reasoning_alone_within_the_grace_shows_at_the_end_cut_when_the_limit_cu
     assert ended[-1][1]["response"]["output"][0]["content"][0]["text"] == "Let me think"
 
 
+def test_reasoning_held_through_the_grace_is_joined_as_it_comes() -> None:
+    """Held, a piece of a few characters each cost some 60 bytes as its own string: 2 MB of
+    reasoning in 4-character deltas held 30 MB (found in re-review). They are joined as
+    they come (`so_far.Text`), and shown whole once the grace is over."""
+    now = 0.0
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    stream.feed(chunk({"role": "assistant", "content": ""}))
+    count = 50_000  # 200 KB
+    tracemalloc.start()
+    try:
+        for n in range(count):  # each piece a string of its own, as each parsed chunk's is
+            assert stream.feed(chunk({"reasoning": f"ab{n % 100:02d}"})) == []
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert stream.held_chars == 4 * count
+    assert held < 3 * stream.held_chars  # the text, and the joining's spare room
+    now = REASONING_GRACE_S
+    shown = payloads(stream.feed(chunk({"reasoning": "."})))
+    whole = "".join(f"ab{n % 100:02d}" for n in range(count)) + "."
+    assert shown[-1][1]["delta"] == whole and stream.held_chars == 0
+
+
 def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_output() -> None:
     """Past the grace the reasoning went out: the `response.failed` that ends a stream cut
     there shows it as far as it went, and the ledger's estimate counts it as sent (the
@@ -191,7 +245,7 @@ def test_a_whole_reply_has_the_reasoning_item_first_counted_as_output_not_text(f
     reply = responses_reply.from_chat(chat, {"model": "auto"})
     assert reply["output"][0] == {
         "type": "reasoning",
-        "id": "rs_c",
+        "id": "rs_smf_c",
         "summary": [],
         "content": [{"type": "reasoning_text", "text": "Two and two."}],
         "status": "completed",
@@ -231,6 +285,25 @@ def test_a_replayed_reasoning_item_with_its_text_and_no_encrypted_content_is_dro
         {"role": "assistant", "content": "4"},
         {"role": "user", "content": "And 3 + 3?"},
     ]
+
+
+def test_the_routers_own_reasoning_items_stay_behind_when_forwarded_natively() -> None:
+    """Only the items the router made (`rs_smf_…`): OpenAI's own, with or without their
+    `encrypted_content`, and every other item go as sent; a body without one is itself."""
+    own = {"type": "reasoning", "id": "rs_smf_chatcmpl-1_0", "summary": [], "content": []}
+    openai_own = {"type": "reasoning", "id": "rs_68ab01", "summary": []}
+    encrypted = {**openai_own, "id": "rs_68ab02", "encrypted_content": "gAAAA"}
+    message = {"type": "message", "role": "assistant", "id": "rs_smf_x", "content": "4"}
+    asked = {"role": "user", "content": "And 3 + 3?"}
+    body = {"model": "auto", "input": [own, openai_own, encrypted, message, asked]}
+    assert native_responses.for_native(body) == {
+        "model": "auto",
+        "input": [openai_own, encrypted, message, asked],
+    }
+    assert [item["id"] for item in body["input"][:2]] == [own["id"], openai_own["id"]]  # kept
+    plain = {"model": "auto", "input": [openai_own, asked]}
+    assert native_responses.for_native(plain) is plain
+    assert native_responses.for_native({"input": "hi"}) == {"input": "hi"}
 
 
 ASK = "Write a Python function that reverses a list."
@@ -303,6 +376,8 @@ def test_codex_gets_the_reasoning_as_it_comes_and_the_sdk_reads_its_item(
     finally:
         sims[backend].control("faults", {"fault": None})
     kinds = [e.type for e in sent]
+    # each event read as its own class: the SDK took a `reasoning_part` one for an audio delta
+    assert [type(EVENTS.validate_python(e.to_dict())) for e in sent] == list(map(type, sent))
     first = kinds.index("response.output_item.added")
     assert kinds[first : first + 3] == [*OPENED, "response.reasoning_text.delta"]
     assert kinds.index("response.reasoning_text.done") < kinds.index("response.output_text.delta")
@@ -317,3 +392,44 @@ def test_codex_gets_the_reasoning_as_it_comes_and_the_sdk_reads_its_item(
     replayed = [{"role": "user", "content": ASK}, *(i.model_dump() for i in final.output)]
     follow = [*replayed, {"role": "user", "content": "Now in Rust."}]
     assert sdk.responses.create(model=backend, input=follow).output_text  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("short_grace")
+def test_a_turn_replaying_the_routers_reasoning_item_to_a_native_backend_leaves_it_out(
+    sims: dict[str, Running], tmp_path: Path
+) -> None:
+    """Turn 1 came from a chat backend (its reasoning an item the router made); the client
+    appends `response.output` to its next input, as OpenAI documents, and turn 2 goes to a
+    backend that speaks Responses itself. OpenAI answers 404 for a reasoning item it never
+    made, and the router forwarded it: the turn failed. Now that backend gets the turn
+    without it, and with OpenAI's own reasoning item (its `encrypted_content`) as sent."""
+    data = config_for(sims, tmp_path).model_dump(mode="json")
+    data["backends"][0]["apis"] = ["chat"]  # local: translated
+    data["backends"][1]["apis"] = ["chat", "responses"]  # cloud: Responses itself
+    with router(parse(data)) as running:
+        sdk = openai_client(running)
+        sims["local"].control("faults", {"fault": "thinking:2"})
+        try:
+            with sdk.responses.stream(model="local", input=ASK, store=False) as stream:
+                list(stream)
+                first = stream.get_final_response()
+        finally:
+            sims["local"].control("faults", {"fault": None})
+        assert [item.type for item in first.output] == ["reasoning", "message"]
+        theirs = {"type": "reasoning", "id": "rs_68ab03", "summary": [], "encrypted_content": "gA"}
+        follow = [
+            {"role": "user", "content": ASK},
+            *(item.model_dump() for item in first.output),
+            theirs,
+            {"role": "user", "content": "Now in Rust."},
+        ]
+        answer = sdk.responses.create(model="cloud", input=follow, store=False)  # type: ignore[arg-type]
+        got = sims["cloud"].stats()["last_request"]
+    assert answer.output_text
+    kinds = [(item.get("type") or item.get("role"), item.get("id")) for item in got["input"]]
+    assert kinds == [
+        ("user", None),
+        ("message", first.output[1].id),
+        ("reasoning", "rs_68ab03"),
+        ("user", None),
+    ]
