@@ -6,10 +6,11 @@ router judges the rounds the job wrote, as its own canary would judge them (the 
 book, gates, gauges and status section): every `FOLLOW_S`, or `canary.interval_s` when
 shorter, it reads the rounds of yesterday and today it has not judged yet; its first read
 (a start's, and a canary router's recall) also reads older days, newest first, until each
-gate's window is full or `RECALL_DAYS` back (`router.ledger.recent`); `/readyz` waits for
-that first read (`Components.holding`). A round counts once all the results its
-`canary_runs` row announces are on disk: a flush may split one. Rows stamped more than
-`CLOCK_SKEW_S` after now are not read (`stamped_by`), as where the rotation resumes.
+gate holds what it depends on (`GateBook.memory`) or `RECALL_DAYS` back
+(`router.ledger.recent`); `/readyz` waits for that first read (`Components.holding`). A
+round counts once all the results its `canary_runs` row announces are on disk: a flush may
+split one. Rows stamped more than `CLOCK_SKEW_S` after now are not read (`stamped_by`), as
+where the rotation resumes.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
 """
@@ -128,10 +129,11 @@ class Follower:
         older (a router stopped over a weekend, rounds every two days, rounds that only
         errored since) opened at a restart, while the running router kept it closed, and the
         backend that failed its canary had auto-routed traffic again until new rounds closed
-        it (found in review). A gate depends on its last `window` results and the config,
+        it (found in review). A gate depends on its last `memory` results (3 windows less
+        one: its hysteresis reads the verdicts of the last two windows) and the config,
         however old (the config has no age past which a result stops counting, and a running
         router never forgets one), so the recall goes on until each gate that may close
-        (`Judge.gates`) holds `window` results, or `RECALL_DAYS` back. Not `retention_days`
+        (`Judge.gates`) holds `memory` results, or `RECALL_DAYS` back. Not `retention_days`
         (730 by default): a gate that cannot fill (its backend errs or is N/A on every case
         of a suite with a floor, as code cases do without a sandbox) sends every start to
         the bound, and a day of rounds at the defaults (3 backends, 7 suites, every 15 min)
@@ -150,7 +152,7 @@ class Follower:
         while only a reload loaded the job's suites; the start loads them now (`install`)."""
         rounds = self._read(first_day)
         configured = {b.name: b for b in self.config().backends}
-        short = dict.fromkeys(self.judge.gates(), self.judge.book.window)
+        short = dict.fromkeys(self.judge.gates(), self.judge.book.memory)
         self._fill(short, rounds, configured)
         older: list[Round] = []
         for day in self._days_before(first_day):

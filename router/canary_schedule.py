@@ -7,9 +7,9 @@
 - A reload wakes the wait, which counts the new `interval_s` from the last start: the old
   wait used to run out first (15 minutes at the default), while status showed the new one.
 - At start the gate book takes the ledger's rounds of yesterday and today, and older ones
-  until each gate's window is full (`Follower.recall_rounds`), read as a router following
-  the CronJob reads them (`router.canary_follow`), and the status their count and each
-  backend's latest. Started with empty windows, a
+  until each gate holds what it depends on (`Follower.recall_rounds`), read as a router
+  following the CronJob reads them (`router.canary_follow`), and the status their count and
+  each backend's latest. Started with empty windows, a
   restarted router sent auto-routed traffic to a backend it had gated until new rounds
   closed the gate again (two rounds, 30 minutes at the defaults), while a follower on the
   same ledger kept it gated. `/readyz` answers 503 until the recall is over

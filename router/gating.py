@@ -1,11 +1,12 @@
 """Eval-gated routing, the pure part: recent canary results per backend and intent → gates.
 
-A gate closes when the Wilson lower bound of the pass rate over the last K results falls
-below the intent's floor, and opens again once it is back at or above it; with fewer
-results than a record of all passes needs to clear the floor, the upper bound decides
-instead. A gate depends on the window only, so a restarted router replaying the ledger
-agrees with the running one. Nothing here does I/O; time comes in as an injected clock so
-tests decide when things happen.
+A window's verdict is "closed" when the Wilson lower bound of the pass rate over its last K
+results is below the intent's floor (with fewer results than a record of all passes needs to
+clear the floor, the upper bound decides instead). A gate follows a verdict only once it has
+held for half a window of results in a row (`settling`): that is its hysteresis. A gate
+depends on the last few windows' results only (`GateBook.memory`), so a restarted router
+replaying the ledger agrees with the running one. Nothing here does I/O; time comes in as an
+injected clock so tests decide when things happen.
 """
 
 from __future__ import annotations
@@ -48,6 +49,53 @@ def samples_to_clear(floor: float, z: float = Z_95) -> int:
     if floor >= 1:
         return NEVER  # no record clears it
     return math.ceil(floor * z * z / (1 - floor) - 1e-9)
+
+
+def settling(window: int) -> int:
+    """Results in a row a window's verdict must hold for before a gate follows it.
+
+    Consecutive windows share all but one result, so the pass count of a backend whose rate
+    sits where the verdict turns (17 of 20 for a floor of 0.6) walks across that line one
+    result at a time, and a gate that followed every window flapped: ~400 changes a month at
+    a true rate of 0.85 (docs/benchmarks.md). A verdict that holds while half the window is
+    replaced rests mostly on other results than the one that first said it; a walk sitting on
+    the line rarely stays on one side that long, a backend clearly on one side always does.
+    The rule is symmetric, so it does not move how often a gate is closed, only when: each
+    change comes this many results after its verdict first showed.
+    """
+    return max(1, math.ceil(window / 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What one window says: whether its gate should be closed, and the numbers that say so."""
+
+    gated: bool
+    lower: float
+    upper: float
+    passes: int
+    n: int
+
+
+def settled(verdicts: list[Verdict], hold: int) -> Verdict | None:
+    """The newest verdict that ended a run of `hold` alike, in order; None: no run that long."""
+    run = 0
+    for i in range(len(verdicts) - 1, -1, -1):
+        alike = i + 1 < len(verdicts) and verdicts[i].gated == verdicts[i + 1].gated
+        run = run + 1 if alike else 1
+        if run >= hold:
+            return verdicts[i + hold - 1]
+    return None
+
+
+def majority(verdicts: list[Verdict]) -> Verdict:
+    """With no verdict that held (`settled`): the newest that says what most say, open on an
+    even split. A verdict that turns every few results (a pass rate sitting on the line, or
+    a fixed set of cases some of which a grader always fails) gives no run that long; the
+    newest verdict alone flipped the gate every round there, the share of the last
+    `lookback` moves slowly."""
+    side = 2 * sum(v.gated for v in verdicts) > len(verdicts)
+    return next(v for v in reversed(verdicts) if v.gated == side)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +147,19 @@ def learn_floors(
 
 
 class GateBook:
-    """The last `window` graded canary results per backend × intent, and the gates they imply.
+    """Graded canary results per backend × intent, and the gates they imply.
 
     Errors and N/A never enter the window: a down backend is not a quality signal (the
-    circuit breaker handles that). A gate needs `min_samples` results before it may close.
-    Its lower bound decides once the window holds as many as a record of all passes needs
-    to clear the floor (`needed`); with fewer, only an upper bound under the floor closes
-    it, as a perfect record never could. Whether a gate is closed depends on the window and
-    the settings only, never on what it was: a book fed the same results agrees with one
-    that saw the settings change (`retune`) on the way.
+    circuit breaker handles that). A window (the last `window` results) needs `min_samples`
+    results before its verdict may be "closed". Its lower bound decides once it holds as many
+    as a record of all passes needs to clear the floor (`needed`); with fewer, only an upper
+    bound under the floor closes it, as a perfect record never could. A gate follows the
+    newest verdict that held for `hold` results in a row among the last `lookback`; with none
+    that long, what most of them say (`majority`; windows of fewer than `min_samples` say
+    nothing). Whether a gate is closed depends on
+    the last `memory` results and the settings only, never on what it was: a book fed the
+    same results agrees with one that saw the settings change (`retune`) on the way, and with
+    a restarted router that read them back from the ledger.
     """
 
     def __init__(
@@ -128,10 +180,26 @@ class GateBook:
         self._results: dict[tuple[str, str], deque[bool]] = {}
         self._gated: dict[tuple[str, str], float] = {}
 
+    @property
+    def hold(self) -> int:
+        """Results in a row a verdict must hold for before a gate follows it (`settling`)."""
+        return settling(self.window)
+
+    @property
+    def lookback(self) -> int:
+        """The newest windows (one ending at each result) searched for a verdict that held."""
+        return 2 * self.window
+
+    @property
+    def memory(self) -> int:
+        """Results kept per backend × intent: the `lookback` windows' results, all that a gate
+        depends on, so what a restart's recall reads back (`Follower.recall_rounds`)."""
+        return self.window + self.lookback - 1
+
     def observe(self, backend: str, intent: str, passed: Iterable[bool]) -> Change | None:
         """Add graded results (oldest first); returns the gate change they caused, if any."""
         key = (backend, intent)
-        results = self._results.setdefault(key, deque(maxlen=self.window))
+        results = self._results.setdefault(key, deque(maxlen=self.memory))
         results.extend(passed)
         return self._decide(key)
 
@@ -169,44 +237,63 @@ class GateBook:
         configured one). With fewer, only an upper bound under the floor closes the gate."""
         return max(self.min_samples, min(samples_to_clear(floor, self.z), self.window))
 
-    def _decide(self, key: tuple[str, str]) -> Change | None:
-        """Closed when the window holds `min_samples` results and the floor is above their
-        lower bound, or, with fewer than `needed`, above even their upper bound; open
-        otherwise. A perfect record's upper bound is 1, so too few results to tell a good
-        backend from a bad one close no gate, while a backend that failed all 12 cases stays
-        gated when a reload raises the floor from 0.5 to 0.8 (16 needed). The rule reads the
-        window only: it used to keep a gate closed on too few results only if it was closed
-        already, so a router restarted after that reload rebuilt the gate from the ledger open
-        while the running one kept it closed (found in re-review)."""
-        floor = self.floor(*key)
+    def _window(self, key: tuple[str, str]) -> list[bool]:
+        """The last `window` results: what the gauges, status and the newest verdict read."""
         results = self._results.get(key, deque())
+        return list(results)[-self.window :]
+
+    def _verdict(self, results: list[bool], floor: float | None) -> Verdict:
+        """Closed when the window holds `min_samples` results and the floor is above their
+        lower bound, or, with fewer than `needed`, above even their upper bound. A perfect
+        record's upper bound is 1, so too few results to tell a good backend from a bad one
+        say "open", while a backend that failed all 12 cases says "closed" when a reload
+        raises the floor from 0.5 to 0.8 (16 needed)."""
         n, passes = len(results), sum(results)
         lower, upper = wilson_interval(passes, n, self.z)
-        was = key in self._gated
         needed = 0 if floor is None else self.needed(floor)
-        now_gated = (
+        gated = (
             floor is not None
             and n >= self.min_samples
             and (lower if n >= needed else upper) < floor
         )
-        if now_gated == was:
+        return Verdict(gated, lower, upper, passes, n)
+
+    def _decide(self, key: tuple[str, str]) -> Change | None:
+        """The gate as the verdicts of the last `lookback` windows say (`settled`, else
+        `majority`); a `Change` with the deciding window's numbers if it
+        moved. The rule reads the results only: it used to keep a gate closed on too few
+        results only if it was closed already, so a router restarted after that reload
+        rebuilt the gate from the ledger open while the running one kept it closed (found in
+        re-review)."""
+        floor = self.floor(*key)
+        results = list(self._results.get(key, ()))
+        first = max(1, len(results) - self.lookback + 1)
+        windows = [
+            results[max(0, end - self.window) : end] for end in range(first, len(results) + 1)
+        ]
+        verdicts = [self._verdict(w, floor) for w in windows if len(w) >= self.min_samples]
+        if not verdicts:  # too few results for any verdict
+            verdicts = [self._verdict(results[-self.window :], floor)]
+        deciding = settled(verdicts, self.hold) or majority(verdicts)
+        was = key in self._gated
+        if deciding.gated == was:
             return None
         at = self.clock()
-        if now_gated:
+        if deciding.gated:
             self._gated[key] = at
         else:
             del self._gated[key]
         return Change(
             key[0],
             key[1],
-            now_gated,
-            lower,
+            deciding.gated,
+            deciding.lower,
             floor or 0.0,
-            passes,
-            n,
+            deciding.passes,
+            deciding.n,
             at,
-            needed,
-            upper,
+            0 if floor is None else self.needed(floor),
+            deciding.upper,
             self.min_samples,
         )
 
@@ -224,7 +311,7 @@ class GateBook:
             self.learned = dict(learned)
         if window is not None and window != self.window:
             self.window = window
-            self._results = {k: deque(r, maxlen=window) for k, r in self._results.items()}
+            self._results = {k: deque(r, maxlen=self.memory) for k, r in self._results.items()}
         if min_samples is not None:
             self.min_samples = min_samples
         changes = [self._decide(key) for key in list(self._results)]
@@ -253,18 +340,19 @@ class GateBook:
         return {b: frozenset(i) for b, i in out.items()}
 
     def pass_ratio(self, backend: str, intent: str) -> float | None:
-        results = self._results.get((backend, intent))
+        results = self._window((backend, intent))
         return sum(results) / len(results) if results else None
 
     def lower_bound(self, backend: str, intent: str) -> float | None:
         """The Wilson lower bound of the window's pass rate: the number a gate compares with
         the floor (once the window holds `needed(floor)` results), not the raw pass ratio."""
-        results = self._results.get((backend, intent))
+        results = self._window((backend, intent))
         return wilson_lower(sum(results), len(results), self.z) if results else None
 
     def standings(self) -> list[Standing]:
         out = []
-        for (backend, intent), results in sorted(self._results.items()):
+        for backend, intent in sorted(self._results):
+            results = self._window((backend, intent))
             n, passes = len(results), sum(results)
             out.append(
                 Standing(

@@ -41,8 +41,10 @@ def test_gate_closes_below_floor_and_opens_when_back() -> None:
     now[0] = 200.0
     assert book.observe("local", "math", [True] * 3) is None  # window 4/6
     assert book.observe("local", "math", [True, True]) is None  # 5/6: lower 0.44 < 0.5
-    reopened = book.observe("local", "math", [True])  # 6/6: lower 0.61
+    assert book.observe("local", "math", [True, True]) is None  # 6/6: lower 0.61, twice
+    reopened = book.observe("local", "math", [True])  # held for `hold` (3) results
     assert reopened is not None and not reopened.gated and reopened.at == 200.0
+    assert book.hold == 3 and reopened.passes == reopened.n == 6
     assert book.gated() == {}
 
 
@@ -56,8 +58,8 @@ def test_no_gate_before_min_samples_or_without_floor() -> None:
 
 def test_learned_floor_per_backend_wins_over_config() -> None:
     book = GateBook({"coding": 0.2}, {("local", "coding"): 0.7}, window=10, min_samples=5)
-    book.observe("local", "coding", [True] * 6 + [False] * 4)
-    book.observe("cloud", "coding", [True] * 6 + [False] * 4)
+    book.observe("local", "coding", ([True] * 6 + [False] * 4) * 2)  # every window 6/10
+    book.observe("cloud", "coding", ([True] * 6 + [False] * 4) * 2)
     assert book.gated() == {"local": frozenset({"coding"})}
     assert book.floor("cloud", "coding") == 0.2
 
@@ -159,14 +161,14 @@ def test_a_raised_floor_keeps_a_gate_closed_on_results_still_under_it(
     recovering = GateBook({"math": 0.5}, window=20, min_samples=4)
     recovering.observe("local", "math", [False] * 4)
     assert recovering.retune({"math": 0.8}) == []
-    for _ in range(4):  # up to 4 failures and 4 passes: upper bound 0.78
-        assert recovering.observe("local", "math", [True]) is None
-    opened = recovering.observe("local", "math", [True])  # 5 of 9: 0.81
-    assert opened is not None and not opened.gated and (opened.n, opened.needed) == (9, 16)
+    for _ in range(8):  # up to 4 failures and 4 passes: upper bound 0.78, "closed" 5 times
+        assert recovering.observe("local", "math", [True]) is None  # then "open", too few
+    opened = recovering.observe("local", "math", [True])  # 9 of 13: "open" 5 times of 10
+    assert opened is not None and not opened.gated and (opened.n, opened.needed) == (13, 16)
     with caplog.at_level(logging.WARNING, "smf_router.canary"):
         judge.announce(opened)
-    assert "(9 results in the window, fewer than the 16" in caplog.text
-    assert "upper bound 0.81 >= floor 0.80: no verdict; 5/9 recent cases passed" in caplog.text
+    assert "(13 results in the window, fewer than the 16" in caplog.text
+    assert "upper bound 0.87 >= floor 0.80: no verdict; 9/13 recent cases passed" in caplog.text
 
 
 def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:
@@ -176,7 +178,7 @@ def test_learn_floors_is_baseline_lower_bound_minus_margin() -> None:
 
 def test_standings_report_every_window() -> None:
     book = GateBook({"math": 0.5}, window=4, min_samples=2)
-    book.observe("cloud", "math", [True, False, False, False])
+    book.observe("cloud", "math", [False, False, True, False, False, False])
     (standing,) = book.standings()
     assert (standing.backend, standing.passes, standing.n, standing.gated) == ("cloud", 1, 4, True)
 
@@ -196,8 +198,9 @@ def test_a_failing_backend_is_gated_once_a_perfect_record_could_have_cleared_the
     does (0.43), 2 of 5 (0.77) is no verdict."""
     book = GateBook({"coding": 0.6}, window=20, min_samples=5)
     assert book.observe("local", "coding", [True] * 2 + [False] * 3) is None  # 5 cannot clear 0.6
-    change = book.observe("local", "coding", [False])
-    assert change is not None and change.gated and change.n == 6
+    assert book.observe("local", "coding", [False]) is None  # "closed" once, "open" once
+    change = book.observe("local", "coding", [False])  # most windows say "closed"
+    assert change is not None and change.gated and change.n == 7
     assert change.lower < 0.6 <= change.upper
     failed = GateBook({"coding": 0.6}, window=20, min_samples=5)
     assert failed.observe("local", "coding", [False] * 4) is None  # under `min_samples`
@@ -263,8 +266,12 @@ def test_a_learned_floor_out_of_reach_is_capped_and_said(
     assert "cloud" in warning and "math" in warning and "canary.window of 22" in warning
     for _ in range(30):
         assert book.observe("cloud", "math", [True]) is None  # a perfect backend stays
-    change = book.observe("cloud", "math", [False])  # and a failure still closes the gate
-    assert change is not None and change.gated
+    # and a failure still closes the gate, once it held for half a window of results
+    assert book.observe("cloud", "math", [False]) is None
+    for _ in range(book.hold - 2):
+        assert book.observe("cloud", "math", [True]) is None
+    change = book.observe("cloud", "math", [True])
+    assert change is not None and change.gated and change.passes == 19
 
 
 def test_a_baseline_for_no_backend_is_a_config_error_at_its_line(tmp_path: Path) -> None:

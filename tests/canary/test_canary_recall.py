@@ -115,10 +115,11 @@ def test_the_recall_reads_no_further_back_than_recall_days(
 def test_the_recall_stops_once_every_window_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Older results could only be pushed out of a full window: a day with 20 results of
-    each gate ends the walk, and the failures before it are not read (nor gate)."""
+    """Older results could only be pushed out of what a gate depends on: a day with the 59
+    results of each gate that a window of 20 keeps (`GateBook.memory`) ends the walk, and
+    the failures before it are not read (nor gate)."""
     write_rounds(tmp_path, 9, {"cloud": ["fail"] * 3, "local": ["fail"] * 3})
-    write_rounds(tmp_path, 3, {"cloud": ["pass"] * 10, "local": ["pass"] * 10})
+    write_rounds(tmp_path, 3, {"cloud": ["pass"] * 30, "local": ["pass"] * 30})
     read = spy_days(monkeypatch)
     assert follower_gates(settings(tmp_path)) == {}
     assert ago(3) in read and not any(day <= ago(9) for day in read)
@@ -185,11 +186,12 @@ def test_a_reload_whose_suites_fail_during_the_starts_load_keeps_the_starts_suit
 
 def coding_floor_on_math_rounds(ledger: Path) -> dict[str, Any]:
     """A follower's config with a coding floor, on a ledger of math rounds only (the job
-    runs the shipped math suite): a start that knows the job's suites reads today's full
-    windows and no older day; one that does not walks to the failures 3 and 6 days back."""
+    runs the shipped math suite): a start that knows the job's suites reads today's 59
+    results per gate (`GateBook.memory`) and no older day; one that does not walks to the
+    failures 3 and 6 days back."""
     write_rounds(ledger, 6, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
     write_rounds(ledger, 3, {"cloud": ["fail"] * 3, "local": ["fail"] * 3}, n=1)
-    write_rounds(ledger, 0.1, {"cloud": ["pass"] * 20, "local": ["pass"] * 20}, n=1)
+    write_rounds(ledger, 0.1, {"cloud": ["pass"] * 59, "local": ["pass"] * 59}, n=1)
     canary = {**CANARY, "suites": str(SHIPPED / "math"), "floors": {"math": 0.6, "coding": 0.6}}
     backends = {"backends": [LOCAL, CLOUD], "ledger": {"path": str(ledger)}}
     return backends | {"canary": canary, "resilience": {"enabled": False}}
