@@ -16,9 +16,18 @@ print or log, where refusing the config would stop a router for something harmle
   dropped as `no_target` or `not_allowed` (found in review: `rates: {coding: 1.0}` alone
   sampled nothing). `router.shadow_sampling.choose`, the sampler's own rule, says so; a
   route that fell back to another backend may still be shadowed, hence a warning.
-- A `shadow.judge_backend` that is the live or the shadow backend of every request the
-  shadow can sample (two backends, one of them the judge): the judge must be a third one
-  (`router.shadow.Shadow._judge`), so no comparison is ever judged.
+- A `shadow.route_rates` entry for a route that is not an intent's (`agents`), or for a
+  backend (`local`: requests pinned with `model: local`), whose first backend can never be
+  shadowed, whatever the request's intent: walked as the intents are (found in review:
+  `route_rates: {local: 1}` sampled nothing, every sample `not_allowed`, without a word).
+- A `shadow.judge_backend` that judges no request the shadow can sample, by the shadow's own
+  rule (`router.shadow_sampling.judge_for`): the live or the shadow backend of every one (two
+  backends, one of them the judge: it must be a third one), or on the cloud tier while
+  `shadow.allow_cloud_targets` is off (found in review: such a judge was never asked).
+- `shadow.queue_bytes` no larger than `server.max_body_bytes`: a job holds its body and the
+  live answer, so the largest request the router takes can never be queued (every such
+  sample dropped as `queue_full`; `queue_bytes: 64` dropped them all). The defaults, 64 MiB
+  against 8 MiB, say nothing.
 - `ledger.store_text` is on and `ledger.housekeeping` off: the hourly housekeeping is what
   applies `text_retention_days` (and `retention_days`), so without a `smf-router ledger
   compact --config` job prompts and completions are kept for ever.
@@ -62,6 +71,30 @@ NO_TARGET = (
     " {live!r} serves is dropped (no_target); add a shadow.targets entry for {intent} naming"
     " another backend"
 )
+ROUTE_NEVER = (
+    "shadow.route_rates.{key}: {served}, and the shadow can replay none of its requests,"
+    " whatever their intent ({why}), so every sample is dropped; {fix}"
+)
+WHY = {
+    "not_allowed": "target {target!r} is on the cloud tier while shadow.allow_cloud_targets"
+    " is off: not_allowed",
+    "no_target": "no backend to replay on but the one that answered: no_target",
+}
+FIX = {
+    "not_allowed": "set allow_cloud_targets: true, or shadow.targets entries naming a local"
+    " backend other than {live!r}",
+    "no_target": "add shadow.targets entries naming a backend other than {live!r}",
+}
+JUDGE_CLOUD = (
+    "shadow.judge_backend: backend {judge!r} is on the cloud tier and"
+    " shadow.allow_cloud_targets is off, so the shadow never shows it a request and no"
+    " comparison is ever judged; set allow_cloud_targets: true or name a local backend"
+)
+QUEUE_SMALL = (
+    "shadow.queue_bytes: {queue} bytes is no more than server.max_body_bytes ({body}), and a"
+    " job holds its body and the live answer, so a request of the largest size the router"
+    " takes is never shadowed (dropped: queue_full); set queue_bytes well above max_body_bytes"
+)
 JUDGE_NEVER = (
     "shadow.judge_backend: backend {judge!r} is the live or the shadow backend of every request"
     " the shadow can sample ({pairs}), and the judge must be a third backend, so no comparison"
@@ -92,8 +125,11 @@ def of(config: Config) -> list[str]:
             if config.backend(name).tier != "local":
                 said.append(CLOUD_TARGET.format(intent=intent, name=name))
     said.extend(_never_sampled(config))
-    if (judge := _judge_never_third(config)) is not None:
-        said.append(judge)
+    said.extend(_route_never_sampled(config))
+    said.extend(_judge_never(config))
+    if config.shadow.samples and config.shadow.queue_bytes <= config.server.max_body_bytes:
+        queue, body = config.shadow.queue_bytes, config.server.max_body_bytes
+        said.append(QUEUE_SMALL.format(queue=queue, body=body))
     if config.ledger.store_text and not config.ledger.housekeeping:
         said.append(TEXTS_KEPT)
     from router import pricing  # `router.pricing` imports `router.config`, which imports this
@@ -131,16 +167,48 @@ def _never_sampled(config: Config) -> list[str]:
     return said
 
 
-def _judge_never_third(config: Config) -> str | None:
-    """The judge's warning when every (live, target) pair the shadow could sample holds it.
-    Every route (and every backend, as `model: <backend>` pins one) with every backend live
-    (fallback, a stored response's home) is tried, so only a judge that cannot be third
-    whatever the traffic and health is named."""
-    from router.shadow_sampling import choose, rate_for  # it imports `router.config`
+def _route_never_sampled(config: Config) -> list[str]:
+    """Each `route_rates` entry for a route that is no intent's, or for a backend (the route
+    of a request pinned to it), whose first backend the sampler can shadow for no intent
+    (the intents' own routes: `_never_sampled`)."""
+    from router.shadow_sampling import aimed_at, choose  # it imports `router.config`
+
+    said = []
+    for key, rate in config.shadow.route_rates.items():
+        if rate <= 0 or key in INTENTS:
+            continue
+        if key in config.routes:  # a route before a backend, as `policy.resolve_target` reads
+            live = config.routes[key][0]
+            served = f"route {key} is served by backend {live!r} first (routes.{key})"
+        else:
+            live = key
+            served = f"a request pinned to backend {key!r} (model: {key}) is served by it alone"
+        drops: dict[str, str | None] = {}
+        for intent in INTENTS:
+            record = _served(config, intent, key, live)
+            decision = choose(record, config)
+            if decision.drop is None:
+                break  # some intent is replayed
+            drops.setdefault(decision.drop, aimed_at(record, config))
+        else:
+            why = "; ".join(WHY[d].format(target=t) for d, t in drops.items() if d in WHY)
+            fix = " or ".join(FIX[d].format(live=live) for d in drops if d in FIX)
+            said.append(ROUTE_NEVER.format(key=key, served=served, why=why, fix=fix))
+    return said
+
+
+def _judge_never(config: Config) -> list[str]:
+    """Why the judge judges no request the shadow can sample, when it judges none. Every
+    route (and every backend, as `model: <backend>` pins one) with every backend live
+    (fallback, a stored response's home) is tried with the shadow's own rule
+    (`shadow_sampling.judge_for`), so only a judge that can judge nothing whatever the
+    traffic and health is named: the live or the target of every sample (it must be a third
+    backend), or on the cloud tier while `allow_cloud_targets` is off."""
+    from router.shadow_sampling import choose, judge_for, rate_for  # it imports `router.config`
 
     judge = config.shadow.judge_backend
     if judge is None or not config.shadow.samples:
-        return None
+        return []
     names = [b.name for b in config.backends]
     pairs: set[tuple[str, str]] = set()
     for route in [*config.routes, *names]:
@@ -148,8 +216,15 @@ def _judge_never_third(config: Config) -> str | None:
             for intent in INTENTS:
                 record = _served(config, intent, route, live)
                 if rate_for(record, config) > 0 and (target := choose(record, config).target):
+                    if judge_for(record, target, config) is not None:
+                        return []  # it judges this one
                     pairs.add((live, target))
-    if not pairs or any(judge not in pair for pair in pairs):
-        return None  # none sampled (warned above), or a pair leaves the judge third
-    shown = ", ".join(f"{live} -> {target}" for live, target in sorted(pairs))
-    return JUDGE_NEVER.format(judge=judge, pairs=shown)
+    if not pairs:
+        return []  # nothing is ever sampled: warned of above
+    said = []
+    if all(judge in pair for pair in pairs):
+        shown = ", ".join(f"{live} -> {target}" for live, target in sorted(pairs))
+        said.append(JUDGE_NEVER.format(judge=judge, pairs=shown))
+    if config.backend(judge).tier != "local" and not config.shadow.allow_cloud_targets:
+        said.append(JUDGE_CLOUD.format(judge=judge))
+    return said

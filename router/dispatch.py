@@ -73,7 +73,8 @@ class Call:
     client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
     # what the last attempt that ended before its commit generated and never sent (`Hold`)
     unsent_chars: int = 0
-    body_bytes: int | None = None  # the body's size as received (the shadow queue counts it)
+    # the body as received, kept only when a shadow may replay it (`Gateway.may_replay`)
+    raw_body: bytes | None = None
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:
         """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it

@@ -294,6 +294,11 @@ class Gateway:
         """Whether the relay keeps the answer text: the ledger stores it or a call sink wants it."""
         return self.config.ledger.store_text or any(s.wants_answer(call) for s in self.call_sinks)
 
+    def may_replay(self, call: Call) -> bool:
+        """Whether a call sink may replay `call` (a shadow rate for its route or intent): the
+        front then keeps its body as received for the sink (`Call.raw_body`)."""
+        return any(s.wants_answer(call) for s in self.call_sinks)
+
     def fail(self, call: Call, error: RouterError, outcome: Outcome | None = None) -> None:
         """Record a request that ended in `error` (a no-op once its record was finished)."""
         record = call.record

@@ -10,11 +10,11 @@ skipped. Each replay's call (and the judge's) is told to the `ReplayObserver`s
 (`router.own_load`) while it runs: capacity counts it with the live attempts, so a live
 request finds a backend full of shadows full (and overflows, not queued on the GPU behind
 them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
-`max_concurrency`). The target's slot is given back as its call ends, not
-after the comparison and judge. Comparisons run in threads; a request's own tests
-(`run_request_tests`) run under the sandbox bound the evals runner and canary share
-(`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
-only when `shadow.allow_cloud_targets`, never for a private request.
+`max_concurrency`). The target's slot is given back as its call ends, not after the
+comparison and judge. Comparisons run in threads; a request's own tests (`run_request_tests`)
+run under the sandbox bound the evals runner and canary share (`evals.runner.sandbox_slots`).
+The judge keeps the sampling's privacy rule: a cloud judge only when
+`shadow.allow_cloud_targets`, never for a private request (`judge_for`).
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
 (`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
@@ -62,10 +62,10 @@ from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason, Usage
 from router.relay import Tally, usage_of
-from router.shadow_queue import JobQueue, job_size
+from router.shadow_queue import JobQueue, job_size, parsed_body
 from router.shadow_reply import ShadowReply, cut_by_limit, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
-from router.shadow_sampling import decide, rate_for
+from router.shadow_sampling import decide, judge_for, rate_for
 from router.span_attributes import finish_attributes, usage_attributes
 from router.span_export import SpanLink
 from router.tracing import NO_SPAN, Tracing
@@ -148,20 +148,21 @@ class Shadow:
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
             link = self.tracing.link_to(call.span)
             cut = cut_by_limit(tally.answer_finish_reasons)  # the compared choice's
-            self.offer(call.record, call.body, live, call.api, link, call.body_bytes, live_cut=cut)
+            self.offer(call.record, call.raw_body or call.body, live, call.api, link, live_cut=cut)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
     def offer(
         self,
         record: Record,
-        body: dict[str, Any],
+        body: dict[str, Any] | bytes,
         live: Reply,
         api: Api = "chat",
         link: SpanLink | None = None,
         body_bytes: int | None = None,
         live_cut: bool = False,
     ) -> None:
+        """Queue a sampled replay, holding `body` as bytes (a parsed one is serialised)."""
         decision = decide(record, self.config, self.states(), self.rng)
         if decision is None:
             return
@@ -170,8 +171,9 @@ class Shadow:
             self._drop(decision.drop or "no_target")
             return
         tier = self.config.backend(decision.target).tier
-        size = job_size(body, body_bytes, live)
-        job = Job(record, body, live, decision.target, api, tier, link, size, live_cut)
+        raw = body if isinstance(body, bytes) else orjson.dumps(body)
+        size = job_size(raw, body_bytes, live)
+        job = Job(record, raw, live, decision.target, api, tier, link, size, live_cut)
         if not self.queue.admit(job, self.settings.queue_size, self.settings.queue_bytes):
             self._drop("queue_full")
 
@@ -243,7 +245,8 @@ class Shadow:
         if backend is None:  # a reload removed the target after the job was queued
             self._drop("no_target")
             return None
-        body = {k: 1 if k == "n" else v for k, v in job.body.items() if k not in _NOT_SENT}
+        sent = parsed_body(job.body)  # its dict lives only while the replay does
+        body = {k: 1 if k == "n" else v for k, v in sent.items() if k not in _NOT_SENT}
         if job.api != "chat":
             try:
                 cache = keeps_cache(backend.settings)  # as `exchange.send` would
@@ -334,12 +337,10 @@ class Shadow:
     async def _judge(self, record: Record, body: dict[str, Any], job: Job, shadow: Reply) -> Judged:
         """A blind pairwise verdict from a third backend, if one is configured, allowed and
         has a free slot (the judge's call is shadow load like the replay), and its usage."""
-        name = self.settings.judge_backend
-        if not name or name in (record.backend, job.target) or name not in self.backends:
+        name = judge_for(record, job.target, self.config)
+        if name is None or name not in self.backends:
             return Judged()
         tier = self.config.backend(name).tier
-        if tier != "local" and (record.private or not self.settings.allow_cloud_targets):
-            return Judged()
         if not self._has_room(name):
             log.info("shadow: judge %s is full; no verdict for %s", name, record.request_id)
             return Judged()

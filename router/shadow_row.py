@@ -27,7 +27,7 @@ class Job:
     """One queued replay: the request, the live answer (in memory only) and live facts."""
 
     record: Record
-    body: dict[str, Any]  # as the client sent it, in `api`
+    body: bytes  # as the client sent it, in `api`; parsed as its replay starts
     live: Reply
     target: str
     api: Api = "chat"

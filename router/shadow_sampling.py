@@ -76,6 +76,23 @@ def choose(record: Record, config: Config) -> Decision:
     return Decision(target=target)
 
 
+def judge_for(record: Record, target: str, config: Config) -> str | None:
+    """The backend that judges `record`'s replay on `target`: `shadow.judge_backend` when it
+    is a third backend (neither live nor the target) and the sampling's privacy rule lets
+    it see the request (a cloud judge only with `allow_cloud_targets`, never for a private
+    request); else None. Pure: `router.shadow` asks it of each replay, and
+    `router.config_warnings` of the config's routes, to warn of a judge that never judges."""
+    settings = config.shadow
+    name = settings.judge_backend
+    if not name or name in (record.backend, target) or name not in config.backend_names:
+        return None
+    if config.backend(name).tier != "local" and (
+        record.private or not settings.allow_cloud_targets
+    ):
+        return None
+    return name
+
+
 def decide(
     record: Record,
     config: Config,

@@ -80,10 +80,10 @@ def test_texts_kept_without_housekeeping_are_warned_of(
     assert any(TEXTS_KEPT in w for w in logged) is warned
 
 
-def _shadow_said(tmp_path: Path, shadow: str, backends: str = "") -> list[str]:
+def _shadow_said(tmp_path: Path, shadow: str, backends: str = "", other: str = "") -> list[str]:
     """The shadow warnings the real `smf-router config check` prints for GOOD (plus
-    `backends`, appended to its list) with this `shadow:` section."""
-    text = GOOD.replace("auth:\n", backends + "auth:\n") + "shadow:\n" + shadow
+    `backends`, appended to its list, and `other` sections) with this `shadow:` section."""
+    text = GOOD.replace("auth:\n", backends + "auth:\n") + other + "shadow:\n" + shadow
     done = config_check(write(tmp_path, text))
     assert done.returncode == 0, done.stderr
     return [
@@ -148,3 +148,82 @@ def test_a_shadow_that_can_sample_and_judge_is_not_warned_of(tmp_path: Path) -> 
     )
     assert _shadow_said(tmp_path, shadow, LOCAL2) == []
     assert _shadow_said(tmp_path, "  rates: {coding: 1.0}\n  allow_cloud_targets: true\n") == []
+
+
+AGENTS = """routes:
+  agents: [local, cloud]
+  coding: [local, cloud]
+  tool_calling: [local, cloud]
+  instruction: [local, cloud]
+  math: [cloud, local]
+  reasoning: [cloud, local]
+  prose: [cloud, local]
+  writing: [cloud, local]
+"""  # the operator's own route beside the intents' (as they are by default)
+JUDGE = LOCAL2.replace("local2", "judge").replace("tier: local", "tier: cloud")
+
+
+def test_a_route_rate_for_a_backend_or_a_custom_route_that_never_samples_is_warned_of(
+    tmp_path: Path,
+) -> None:
+    """`route_rates: {local: 1}` (requests pinned with `model: local`) and `{agents: 1}` (a
+    route of the operator's own) are replayed on the cloud, with `allow_cloud_targets` off:
+    every sample `not_allowed`, and `config check` said nothing (found in review): only the
+    intents' own routes were walked. Allowed, they sample: nothing to say."""
+    said = _shadow_said(tmp_path, "  route_rates: {local: 1.0}\n")
+    assert said == [
+        "shadow.route_rates.local: a request pinned to backend 'local' (model: local) is served"
+        " by it alone, and the shadow can replay none of its requests, whatever their intent"
+        " (target 'cloud' is on the cloud tier while shadow.allow_cloud_targets is off:"
+        " not_allowed), so every sample is dropped; set allow_cloud_targets: true, or"
+        " shadow.targets entries naming a local backend other than 'local'"
+    ]
+    said = _shadow_said(tmp_path, "  route_rates: {agents: 1.0}\n", other=AGENTS)
+    assert len(said) == 1, said
+    assert said[0].startswith(
+        "shadow.route_rates.agents: route agents is served by backend 'local' first"
+        " (routes.agents), and the shadow can replay none of its requests"
+    )
+    allowed = "  route_rates: {local: 1.0, agents: 1.0}\n  allow_cloud_targets: true\n"
+    assert _shadow_said(tmp_path, allowed, other=AGENTS) == []
+    # a route served in the cloud first is replayed locally: nothing to say either
+    assert _shadow_said(tmp_path, "  route_rates: {cloud: 1.0}\n") == []
+
+
+def test_a_cloud_judge_without_allow_cloud_targets_is_warned_of(tmp_path: Path) -> None:
+    """A third backend on the cloud tier judges nothing while `allow_cloud_targets` is off
+    (the shadow's rule, `shadow_sampling.judge_for`): no comparison was ever judged, and
+    `config check` said nothing (found in review)."""
+    shadow = "  rates: {math: 1.0}\n  judge_backend: judge\n"
+    assert _shadow_said(tmp_path, shadow, JUDGE) == [
+        "shadow.judge_backend: backend 'judge' is on the cloud tier and"
+        " shadow.allow_cloud_targets is off, so the shadow never shows it a request and no"
+        " comparison is ever judged; set allow_cloud_targets: true or name a local backend"
+    ]
+    assert _shadow_said(tmp_path, shadow + "  allow_cloud_targets: true\n", JUDGE) == []
+
+
+@pytest.mark.parametrize(
+    ("queue_bytes", "warned"),
+    [(64, True), (8 * 1024 * 1024, True), (None, False)],  # None: the default, 64 MiB
+)
+def test_a_shadow_queue_smaller_than_the_largest_body_is_warned_of(
+    tmp_path: Path, queue_bytes: int | None, warned: bool
+) -> None:
+    """`queue_bytes: 64` dropped every job as `queue_full`, and `config check` said nothing
+    (found in review). A queue no larger than `server.max_body_bytes` (8 MiB by default) can
+    never hold the largest request with its answer; the defaults say nothing."""
+    shadow = "  rates: {math: 1.0}\n"
+    if queue_bytes is not None:
+        shadow += f"  queue_bytes: {queue_bytes}\n"
+    said = _shadow_said(tmp_path, shadow)
+    assert said == (
+        [
+            f"shadow.queue_bytes: {queue_bytes} bytes is no more than server.max_body_bytes"
+            " (8388608), and a job holds its body and the live answer, so a request of the"
+            " largest size the router takes is never shadowed (dropped: queue_full); set"
+            " queue_bytes well above max_body_bytes"
+        ]
+        if warned
+        else []
+    )

@@ -8,6 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from router.backends.base import Reply as BackendReply
 from router.comparison import Reply
 from router.config import Backend
@@ -49,7 +51,7 @@ def test_a_replayed_messages_turn_keeps_its_cache_breakpoints(tmp_path: Path) ->
     record = Record(
         "r1", 0.0, intent="math", route="math", backend="cloud", tier="cloud", usage=Usage(1, 1)
     )
-    job = Job(record, dict(TURN), Reply("5555"), "claude", "messages", "cloud")
+    job = Job(record, orjson.dumps(TURN), Reply("5555"), "claude", "messages", "cloud")
     asyncio.run(sink.replay(job))
     (asked,) = target.asked
     assert asked["messages"][0]["content"] == [
