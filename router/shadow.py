@@ -21,9 +21,8 @@ by the output limit where the live answer was not) is a failed replay, not a dis
 Answer text lives in memory only; the ledger gets the verdict. With tracing on, each replay's
 call is a span of its own (`smf.traffic` "shadow") linked to the live request span it mirrors.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
-the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`). Each call is priced by
-the pricer of the config it was made under: a reload that removes its backend meanwhile
-would price it at $0.
+the judge's (`judge_tokens`, `judge_cost_usd`: `router.shadow_row`), priced under the config
+the call was made under (a reload that removes its backend meanwhile would price it at $0).
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat (translated like any chat backend would be), the answers compared as
 text and tool calls; so only a backend that speaks chat is a target (`shadow_sampling`).
