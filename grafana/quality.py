@@ -1,7 +1,8 @@
 """The quality dashboard (`smf-quality`): whether the backends answer well enough to route to.
 
 Canary pass rates and their margin over the gate's floor, time since the last run, the
-intents each gate keeps away from a backend, and shadow agreement, results and drops.
+cases asked by outcome (errors too: a canary that grades nothing), the intents each gate
+keeps away from a backend, and shadow agreement, results and drops.
 """
 
 from __future__ import annotations
@@ -51,6 +52,23 @@ def build() -> dict[str, Any]:
                 ],
                 kind="table",
                 unit="s",
+            ),
+            panel(
+                "Canary cases by outcome (per hour)",
+                [
+                    (
+                        "sum by (backend, status, error_kind) "
+                        f"(increase(smf_router_canary_cases_total{{{B}}}[1h]))",
+                        "{{backend}}: {{status}} {{error_kind}}",
+                    )
+                ],
+                description="Cases the canary asked in the hour before each point: passed and "
+                "failed ones are graded; errors (by kind) are not, and never enter a gate's "
+                "window. A backend whose cases are all errors grades nothing (alert "
+                "SmfCanaryBlind, per suite): its gates and the pass rates above stay as they "
+                "were. transport: a refused or failed request (a 4xx, a backend down); "
+                "timeout: no reply in time; sandbox: code cases cannot run on this host; case: "
+                "a suite case that cannot be graded; grader, canary: a bug on the router's side.",
             ),
             panel(
                 "Eval gates (1 = intent kept away from backend)",

@@ -61,7 +61,11 @@ def finished_rounds(
     for row in results:
         cases = found.setdefault((row["run_id"], row["backend"]), {})
         cases[(row["suite"], row["case_id"])] = CaseResult(
-            row["case_id"], row["suite"], row.get("difficulty") or "", row["status"]
+            row["case_id"],
+            row["suite"],
+            row.get("difficulty") or "",
+            row["status"],
+            row.get("failure_kind"),
         )
     rounds: dict[tuple[str, str], Round] = {}
     for row in runs:
@@ -199,6 +203,8 @@ class Follower:
     async def follow_once(self) -> None:
         now = datetime.fromtimestamp(self.clock(), UTC)
         first_day = (now - timedelta(days=1)).date().isoformat()
+        news = self._recalled  # the recall's rounds are history: judged, not counted
+        self.judge.counts.expect()  # at 0 before the first round after the recall counts
         read = self._read if self._recalled else self.recall_rounds
         try:
             rounds = await asyncio.to_thread(read, first_day)
@@ -220,7 +226,7 @@ class Follower:
                 continue
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
-            self.judge.judge(backend, found.results, found.summary["ts"])
+            self.judge.judge(backend, found.results, found.summary["ts"], count=news)
         self.runs += len({found.key[0] for found in rounds} - counted)
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}

@@ -21,6 +21,7 @@ from classifier.intent import INTENTS
 from evals import results as eval_results
 from evals.results import CaseResult
 from evals.urls import masked_url
+from router.canary_counts import CaseCounts, CaseMetrics
 from router.config import Backend as BackendSettings
 from router.config_sections import CanarySettings
 from router.gating import Change, GateBook, learn_floors, samples_to_clear
@@ -28,7 +29,7 @@ from router.gating import Change, GateBook, learn_floors, samples_to_clear
 log = logging.getLogger("smf_router.canary")
 
 
-class CanaryMetrics(Protocol):
+class CanaryMetrics(CaseMetrics, Protocol):
     def canary_result(
         self,
         backend: str,
@@ -166,17 +167,23 @@ class Judge:
         self.suites = suites
         self._shown: set[str] = set()  # backends whose gate gauges exist
         self._judged: dict[tuple[str, str], float] = {}  # (backend, suite) -> last run's ts
+        self.counts = CaseCounts(metrics, backends, suites)  # every case, errors too
 
     def gated(self) -> dict[str, frozenset[str]]:
         return self.book.gated()
 
-    def judge(self, backend: str, results: Sequence[CaseResult], ts: float) -> None:
-        """Feed graded results to the gate book; publish pass ratios and any gate change.
+    def judge(
+        self, backend: str, results: Sequence[CaseResult], ts: float, *, count: bool = True
+    ) -> None:
+        """Feed graded results to the gate book; publish pass ratios and any gate change;
+        `count` the cases, errors too (not a recall's rounds: they are no news).
 
         Results of a suite no longer configured are left out: a round's sample is fixed when
         it starts, and one that ended after a reload dropped a suite brought back the window,
         gauges and gate the reload forgot, a gate no later round would reopen (found in
         review)."""
+        if count:
+            self.counts.count(backend, results)
         for suite, passed in sorted(self.graded(results).items()):
             change = self.book.observe(backend, suite, passed)
             self._judged[(backend, suite)] = ts
@@ -211,9 +218,10 @@ class Judge:
 
     def show_open_gates(self) -> None:
         """Every gate starts open, and says so: a backend's gauges appear with it (also one
-        a reload added), not when its first gate moves."""
+        a reload added), not when its first gate moves; so do its case counters."""
         if self.metrics is None:
             return
+        self.counts.expect()
         for name in self.backends():
             if name not in self._shown:
                 self._shown.add(name)
@@ -304,6 +312,7 @@ class Judge:
         (FEATURES order)."""
         if self.metrics is None:
             return
+        self.counts.expect()
         for (backend, suite), ts in self._judged.items():
             self._publish(backend, suite, ts)
         gated = self.gated()

@@ -190,6 +190,15 @@ class MetricFamilies:
             "When the canary last graded this suite on this backend (unix time).",
             bs,
         )
+        # Errors never enter a gate's window (`router.gating`): a backend that answers every
+        # case with an error leaves its gates and gauges frozen as they were, and only this
+        # count shows it (alert SmfCanaryBlind).
+        self.case_outcomes = self._counter(
+            "canary_cases_total",
+            "Canary cases asked, by outcome: passed, failed (graded) or error (not graded, "
+            "by kind).",
+            ("backend", "suite", "status", "error_kind"),
+        )
         self.gated = self._gauge(
             "route_gated",
             "1 when canary quality turned an intent away from a backend.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from classifier.intent import INTENTS, UNREAD
+from evals.runner import ErrorKind as CaseErrorKind
 from router.record import (
     Api,
     AttemptErrorKind,
@@ -41,6 +42,11 @@ FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected",
 REFUSAL_KINDS: tuple[ErrorKind, ...] = get_args(RefusalKind)
 REFUSAL_STATUSES = ("400", "401", "403", "404", "408", "413", "415")
 OTHER_REFUSAL_STATUSES = ("405", "431")
+# A canary case as `canary_cases_total` counts it: graded (passed or failed) or not (an
+# error, by the runner's kind of error, or `canary`: its round failed on the router's side or
+# was cut short, `router.canary_bound`). An N/A case was never asked and is not counted.
+CANARY_STATUSES = {"pass": "passed", "fail": "failed", "error": "error"}
+CANARY_ERROR_KINDS: tuple[str, ...] = (*get_args(CaseErrorKind), "canary")
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 

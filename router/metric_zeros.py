@@ -20,7 +20,13 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   is priced or not for every request, so each unpriced one was born at 1 and the cost
   dashboard read 0, "priced", for it, after every restart);
 - `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
-  router's own refusals, closed sets created once, at start.
+  router's own refusals, closed sets created once, at start;
+- `canary_cases_total`: each configured backend with each suite the canary runs, `passed`,
+  `failed`, and `error` with each kind of error: 8 series per backend and suite. The suites
+  are loaded from files, not read from the config, so the canary's judge creates them
+  (`router.canary_counts.CaseCounts.expect`), before its first round: created by that
+  round's count, a backend whose every case errs from the start showed no increase. Unlike
+  the others, a backend's or suite's that left the config go even once they counted.
 
 A reload creates the new config's. A zero series that config can no longer produce (a
 removed backend, one whose tier changed, two backends that no longer share a route, a
@@ -31,12 +37,13 @@ one that counted something stays, as a removed backend's counters do (they are h
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, get_args
 
 from router import pricing
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
+    CANARY_ERROR_KINDS,
     FALLBACK_REASONS,
     OTHER_REFUSAL_STATUSES,
     REFUSAL_KINDS,
@@ -102,6 +109,19 @@ def unpriced_series(config: Config) -> list[Labels]:
             if pricing.unpriced_on(config, route, served, unpriced):
                 out += [(i, route, served.name, served.tier) for i in intents_on(route, config)]
     return out
+
+
+def canary(metrics: Metrics, backends: Sequence[str], suites: Collection[str]) -> None:
+    """The canary case counters of `backends` × `suites`, at 0, each time they may change;
+    those of a backend or suite no longer configured go, counted or not, with that backend's
+    or suite's other canary series (`Metrics.forget_backend`, `forget_suite`): a suite whose
+    cases were all errors has no gate window, and so nothing else forgets it."""
+    outcomes = [("passed", ""), ("failed", ""), *(("error", k) for k in CANARY_ERROR_KINDS)]
+    cases = [(b, s, *o) for b in backends for s in sorted(suites) for o in outcomes]
+    family, keep = metrics.case_outcomes, {labels[:2] for labels in cases}
+    for labels in [k for k in family.values if k[:2] not in keep]:
+        family.remove(labels)
+    _expect(family, cases)
 
 
 def _expect(family: Family, expected: Sequence[Labels]) -> None:

@@ -13,7 +13,7 @@ in agreement.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 from prometheus_client import CollectorRegistry
 
@@ -22,6 +22,8 @@ from router.metric_families import MetricFamilies
 from router.metric_labels import (
     APIS,
     ATTEMPT_OUTCOMES,
+    CANARY_ERROR_KINDS,
+    CANARY_STATUSES,
     CIRCUIT_STATES,
     ERROR_KINDS,
     OUTCOMES,
@@ -37,6 +39,7 @@ from router.metrics_scraped import LedgerSource, ScrapedFamilies, SpanSource
 from router.record import Record, ShadowDropReason, backend_moves
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_CANARY_KINDS = frozenset(CANARY_ERROR_KINDS)
 
 
 class Metrics(MetricFamilies):
@@ -164,7 +167,8 @@ class Metrics(MetricFamilies):
         """A backend a reload removed: its gauges go, or its last `up=0` or a pass ratio
         below its floor would keep an alert firing until a restart (the canary publishes a
         changed backend's again). Counters and histograms stay (they are history), but for
-        the counters still at 0, which the reload removes (`router.metric_zeros`)."""
+        the counters still at 0, which the reload removes (`router.metric_zeros`), and its
+        canary case counts, which go with its other canary series."""
         self.forget_capacity(backend)
         for gauge in (
             self.up,
@@ -174,13 +178,21 @@ class Metrics(MetricFamilies):
             self.canary_floor,
             self.canary_last,
             self.gated,
+            self.case_outcomes,
         ):
             gauge.drop("backend", backend)
 
     def forget_suite(self, suite: str) -> None:
-        """A canary suite a reload dropped: its standing gauges go (no run updates them)."""
-        for gauge in (self.canary_pass, self.canary_lower, self.canary_floor, self.canary_last):
-            gauge.drop("suite", suite)
+        """A canary suite a reload dropped: its standing gauges and case counts go (no run
+        updates them)."""
+        for family in (
+            self.canary_pass,
+            self.canary_lower,
+            self.canary_floor,
+            self.canary_last,
+            self.case_outcomes,
+        ):
+            family.drop("suite", suite)
 
     def forget_standings(self, backend: str) -> None:
         """A backend a reload pointed at another server: its canary standings go (they were
@@ -245,6 +257,22 @@ class Metrics(MetricFamilies):
         else:
             self.canary_floor.set(key, floor)
         self.canary_last.set(key, ts)
+
+    def canary_cases(
+        self, backend: str, suite: str, status: str, error_kind: str | None, n: int = 1
+    ) -> None:
+        """`n` canary cases of a round that ended with `status` (a `CaseResult`'s: `pass`,
+        `fail`, `error`; an N/A case, never asked, is not counted). An error's kind is the
+        runner's, `other` for one outside that set; a graded case has none ("")."""
+        shown = CANARY_STATUSES.get(status)
+        if shown is None:
+            return
+        kind = closed(error_kind, _CANARY_KINDS, empty="other") if shown == "error" else ""
+        self.case_outcomes.inc((backend, suite, shown, kind), n)
+
+    def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None:
+        """Each backend × suite's case counters at 0 (`router.metric_zeros.canary`)."""
+        metric_zeros.canary(self, backends, suites)
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
         self.gated.set((backend, intent_label(intent)), 1 if gated else 0)

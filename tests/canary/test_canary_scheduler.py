@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,14 @@ class Metrics:
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
         self.gates.append((backend, intent, gated))
+
+    def canary_cases(
+        self, backend: str, suite: str, status: str, error_kind: str | None, n: int = 1
+    ) -> None:
+        pass
+
+    def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None:
+        pass
 
 
 def test_rotating_sample_walks_each_suite_and_wraps() -> None:

@@ -99,3 +99,11 @@ def feed(metrics: Metrics, n: int) -> None:
     metrics.canary_result("local", "coding", pass_ratio=0.9, lower=0.7, floor=0.6, ts=ts)
     metrics.canary_result("local", "prose", pass_ratio=0.5, lower=0.2, floor=None, ts=ts)
     metrics.route_gated("local", "math", gated=True)
+    # every case of local's tool_calling an error (SmfCanaryBlind); the rest graded
+    metrics.canary_cases_expected(["local", "cloud"], ["math", "tool_calling"])
+    metrics.canary_cases("local", "tool_calling", "error", "transport", 3)
+    metrics.canary_cases("local", "math", "pass", None, 2)
+    metrics.canary_cases("local", "math", "fail", None)
+    metrics.canary_cases("cloud", "math", "error", "timeout")
+    metrics.canary_cases("cloud", "math", "pass", None, 2)
+    metrics.canary_cases("cloud", "tool_calling", "pass", None, 3)

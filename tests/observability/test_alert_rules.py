@@ -61,6 +61,34 @@ def refused_reload(instance: str) -> dict[str, str]:
     }
 
 
+CASES = "smf_router_canary_cases_total"
+TOOLS = {"backend": "local", "suite": "tool_calling"}
+MATH = {"backend": "local", "suite": "math"}
+CLOUD = {"backend": "cloud", "suite": "tool_calling"}
+SANDBOX = {"backend": "local", "suite": "coding"}
+REPLICA = {"instance": "router:4001"}
+
+
+def blind(backend: str, suite: str) -> tuple[dict[str, str], dict[str, str]]:
+    """SmfCanaryBlind's labels and annotations for `suite` on `backend`."""
+    return {"backend": backend, "suite": suite, "severity": "warning"}, {
+        "summary": (
+            f"The canary graded no {suite} case on {backend} in an hour: every one was an error"
+        ),
+        "description": (
+            f"Errors are no quality verdict, so the {suite} gate of {backend} stays as it "
+            "was, open or closed, while the canary cannot tell whether the backend answers "
+            "well. The kind of error says why (the smf-quality dashboard's \"Canary cases by "
+            'outcome", or error_kind of smf_router_canary_cases_total): transport is a '
+            "refused or failed request (a 4xx such as vLLM without --enable-auto-tool-choice "
+            "refusing tools requests, a revoked key, a backend down), timeout no reply in "
+            "time, sandbox code cases that cannot run on this host, case a suite case that "
+            "cannot be graded as written, grader or canary a bug on the router's side (its "
+            "log says which)."
+        ),
+    }
+
+
 # Each case: (input series, checks); one sample a minute, rules evaluated every 30 s. The
 # annotations are written out here, not read from alerts.yml: compared with what promtool
 # renders from that same file, read text would pass whatever it said.
@@ -122,6 +150,34 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
                     ),
                 },
             ),
+        ],
+    ),
+    # local's tool_calling cases are all errors from the start (a vLLM that refuses tools),
+    # counted by two replicas, until passes come at 60m; `for: 20m`. Its math cases pass
+    # beside them, and cloud's tool_calling errs for 10 minutes only (a restart): neither
+    # is blind. A backend × suite with no graded series at all (only errors ever) is.
+    "SmfCanaryBlind": (
+        [
+            series(CASES, "0+3x100", **TOOLS, status="error", error_kind="transport"),
+            series(CASES, "0x59 0+3x40", **TOOLS, status="passed", error_kind=""),
+            series(CASES, "0x100", **TOOLS, status="failed", error_kind=""),
+            series(CASES, "0+3x100", **TOOLS, status="error", error_kind="transport", **REPLICA),
+            series(CASES, "0+1x100", **MATH, status="error", error_kind="timeout"),
+            series(CASES, "0+2x100", **MATH, status="passed", error_kind=""),
+            series(CASES, "0+3x10 30x90", **CLOUD, status="error", error_kind="transport"),
+            series(CASES, "0x10 0+3x90", **CLOUD, status="passed", error_kind=""),
+            series(CASES, "0x30 0+1x70", **SANDBOX, status="error", error_kind="sandbox"),
+        ],
+        [
+            quiet("SmfCanaryBlind", "20m"),
+            fired("SmfCanaryBlind", "22m", *blind("local", "tool_calling")),
+            fired(
+                "SmfCanaryBlind",
+                "52m",
+                *blind("local", "tool_calling"),
+                blind("local", "coding"),
+            ),
+            fired("SmfCanaryBlind", "62m", *blind("local", "coding")),
         ],
     ),
     # 3 records dropped at 6m; no `for:`, and quiet again once the drop leaves the window.
