@@ -3,7 +3,10 @@
 ``run_cases`` is what the router's canary scheduler calls. Transport problems (connection
 refused, HTTP errors, timeouts, unparsable replies) are ``error``, never ``fail``: a down
 backend is not a quality signal. Unit-test grading runs in the sandbox on a worker thread,
-at most one program per CPU at once (``SANDBOX_SLOTS``), whatever the request concurrency.
+at most one program per CPU at once (``SANDBOX_SLOTS``), whatever the request concurrency;
+every other answer is graded in a grading process (``evals.grading``), never on the event
+loop: a suite's regex that backtracks for minutes held every live request of the router.
+Not graded within its limit, a case is an ``error`` of kind ``grader``.
 Cases go over HTTP (``evals.endpoint.ask``) unless the caller passes its own ``ask`` (the
 canary does for backends the router reaches through litellm).
 """
@@ -32,6 +35,7 @@ from evals.endpoint import (
     request_body,
 )
 from evals.graders import SUPPORTED, CaseProblem, Executor, evaluator_of, grade
+from evals.grading import Grader, GradingFailed, GradingTimedOut
 from evals.results import CaseResult
 from evals.sandbox import NotRun, SandboxUnavailable, run_python
 from evals.suite import Case
@@ -78,7 +82,8 @@ def _skip(case: Case, reason: str) -> CaseResult:
 
 ErrorKind = Literal["timeout", "transport", "sandbox", "case", "grader"]
 """Why a case was not graded: no reply in time, no usable reply, no sandbox, a case that
-cannot be graded as written, a grader that raised. Reports count them apart from failures."""
+cannot be graded as written, a grader that raised or ran past its time limit
+(``evals.grading``). Reports count them apart from failures."""
 
 
 def _error(case: Case, kind: ErrorKind, detail: str) -> CaseResult:
@@ -95,8 +100,10 @@ async def run_case(
     thinking: bool | None = False,
     execute: Executor = run_python,
     max_tokens: int | None = None,
+    grader: Grader | None = None,
 ) -> CaseResult:
-    """Ask, then grade one case (the caller decided it is applicable)."""
+    """Ask, then grade one case (the caller decided it is applicable); ``grader`` grades
+    its answer unless it is a unit test (None: a grader of its own, closed after)."""
     started = time.monotonic()
     deadline = asyncio.timeout(timeout_s)
     asking = ASKED.set(Asked(case, deadline))
@@ -115,8 +122,17 @@ async def run_case(
         if evaluator_of(case) == "unit_test":
             async with sandbox_slots():
                 verdict = await asyncio.to_thread(grade, case, answer, execute)
+        elif grader is not None:
+            verdict = await grader.grade(case, answer)
         else:
-            verdict = grade(case, answer)
+            async with Grader() as own:
+                verdict = await own.grade(case, answer)
+    except GradingTimedOut as exc:
+        log.warning("case %s: %s; its grading process was killed", case.id, exc)
+        return _error(case, "grader", f"{exc} (a regex that backtracks?): stopped")
+    except GradingFailed as exc:
+        log.error("grading %s failed: %s\n%s", case.id, exc.name, exc.details)
+        return _error(case, "grader", f"grading failed: {exc.name}")
     except NotRun as exc:  # before SandboxUnavailable, which it is
         return _error(case, "sandbox", f"not run: {exc}")
     except SandboxUnavailable as exc:
@@ -164,12 +180,15 @@ async def run_cases(
     on_result: Callable[[CaseResult], None] | None = None,
     client: httpx.AsyncClient | None = None,
     ask_one: Ask | None = None,
+    grader: Grader | None = None,
 ) -> list[CaseResult]:
     """Run ``cases`` against ``endpoint``, at most ``concurrency`` requests in flight.
 
     Results come back in the order of ``cases``. ``on_result`` is called as each finishes
     (progress bars, live metrics). Pass ``client`` to reuse a pooled ``httpx.AsyncClient``,
-    or ``ask_one`` to send each body some other way.
+    ``ask_one`` to send each body some other way, ``grader`` to grade in a grading process
+    that outlives the run (the canary's; without one, the run starts its own and kills it
+    as it ends).
     """
     caps = capabilities or Capabilities()
     results: list[CaseResult | None] = [None] * len(cases)
@@ -177,6 +196,8 @@ async def run_cases(
     for index in range(len(cases)):
         queue.put_nowait(index)
     owned: httpx.AsyncClient | None = None  # a client made here, closed here
+    own_grader = Grader() if grader is None else None  # likewise
+    grading = grader or own_grader
     send: Ask
     if ask_one is not None:
         send = ask_one
@@ -197,7 +218,9 @@ async def run_cases(
                 result = _skip(case, reason)
             else:
                 budget = answer_budget(case, caps)
-                result = await run_case(send, case, endpoint, timeout_s, thinking, execute, budget)
+                result = await run_case(
+                    send, case, endpoint, timeout_s, thinking, execute, budget, grading
+                )
             results[index] = result
             if on_result is not None:
                 on_result(result)
@@ -209,4 +232,6 @@ async def run_cases(
     finally:
         if owned is not None:
             await owned.aclose()
+        if own_grader is not None:
+            await own_grader.aclose()
     return [r for r in results if r is not None]

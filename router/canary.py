@@ -34,6 +34,7 @@ import orjson
 from evals.applicability import Capabilities
 from evals.endpoint import Ask, Endpoint, TransportProblem, ask
 from evals.graders import Executor
+from evals.grading import Grader
 from evals.results import CaseResult
 from evals.runner import run_cases
 from evals.sandbox import run_python
@@ -87,7 +88,8 @@ class Canary:
     uses; on its own (`smf-router canary`), it takes a config and makes its own adapters.
     Given `history` (the ledger's directory), its first run's sample goes on after the
     ledger's latest round; `deadline_s` bounds each run (None: no deadline). `execute`
-    runs code cases' programs (the sandbox), none once a round has ended.
+    runs code cases' programs (the sandbox), none once a round has ended; `grader` grades
+    the other answers in its process, off the router's event loop (killed at `aclose`).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class Canary:
         deadline_s: float | None = None,
         tracing: Tracing | None = None,
         execute: Executor = run_python,
+        grader: Grader | None = None,
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -120,6 +123,7 @@ class Canary:
         self.states = states
         self.runner = runner
         self.execute = execute
+        self.grader = grader or Grader()
         self.clock = clock
         self.observers = observers  # the components' list: read at each case
         self.tracing = tracing or Tracing.disabled()  # a span per case asked (`canary_spans`)
@@ -269,6 +273,7 @@ class Canary:
             # each call as load, within the round's bounds (`router.canary_bound`)
             ask_one=Bounded(counted(self.observers, backend.name, send), end),
             execute=Unstarted(self.execute, end),  # no program starts once the round ended
+            grader=self.grader,
         )
 
     async def _http(self) -> httpx.AsyncClient:
@@ -308,6 +313,7 @@ class Canary:
         adapters, self._adapters = self._adapters, {}
         for adapter in adapters.values():
             await adapter.aclose()
+        await self.grader.aclose()
 
     def _record(
         self,

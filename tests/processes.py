@@ -127,3 +127,42 @@ def smf_router(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
         env=kept | {"PYTHONIOENCODING": "utf-8"} | (env or {}),
         check=False,
     )
+
+
+def process_state(pid: int) -> str | None:
+    """A process's state letter from `/proc` (`R` running, `S` sleeping, …), None when it is
+    gone. A zombie (`Z`) is gone too: it runs nothing, and whoever adopted it reaps it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    state = stat.rsplit(")", 1)[1].split()[0]  # after the command name, which may hold spaces
+    return None if state == "Z" else state
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used (user and system), 0 when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()  # utime and stime are fields 14 and 15
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def grading_workers(parent: int) -> list[int]:
+    """The grading processes (`evals.grading_worker`) `parent` started and that still run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # ended meanwhile
+            continue
+        ppid = next((line.split()[1] for line in status.splitlines() if line[:5] == "PPid:"), "")
+        ours = ppid == str(parent) and b"evals.grading_worker" in command
+        if ours and process_state(int(entry.name)) is not None:
+            found.append(int(entry.name))
+    return found
