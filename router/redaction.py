@@ -26,8 +26,11 @@ MIN_SECRET_CHARS = 4
 # the "chat" of "/v1/chat/completions" (found in review). A longer one is no word anyone
 # writes by chance, and is masked wherever it stands (glued to a `_suffix` too).
 WORD_BOUNDED_BELOW = 16
-# The shortest head of a secret that is masked at the very end of a cut text.
-MIN_TAIL = 8
+# The shortest head of a secret that is masked at the very end of a text: as short as a
+# secret can be. At 8, and only past the cut's limit, a short text the upstream had cut in a
+# key showed 20 of its characters, and a long one cleaned down under the limit its last 7
+# (found in re-review).
+MIN_TAIL = MIN_SECRET_CHARS
 # Deeper than this, a passed-through error body is not read: replaced whole (a real error
 # body nests three or four levels; orjson writes no more than 254 anyway).
 MAX_DEPTH = 64
@@ -143,18 +146,26 @@ class Secrets(Collection[str]):
     def cut(self, text: str, limit: int) -> str:
         """`text` cleaned, then at most `limit` characters of it: cleaned first, as a key
         the cut went through kept its head (found in review); and a head of a secret left at
-        the very end (a text the upstream had cut itself) is masked too."""
-        text = self.clean(text)
-        if len(text) <= limit:
-            return text
-        text = text[:limit]
-        for form in (form for form in self._forms if len(form) > MIN_TAIL):
-            start = text.find(form[:MIN_TAIL], max(0, len(text) - len(form)))
-            while start != -1:
-                if form.startswith(text[start:]):
-                    return text[:start] + MASK
+        the very end, whatever the length (a text the upstream had cut itself, or this cut),
+        is masked too (`_tail`): checked only past the limit, the head stayed when cleaning
+        had shortened the text under it (found in re-review)."""
+        text = self.clean(text)[:limit]
+        start = self._tail(text)
+        return text if start is None else text[:start] + MASK
+
+    def _tail(self, text: str) -> int | None:
+        """Where the earliest head of a secret's form (`MIN_TAIL` characters or more, not the
+        whole of it) that `text` ends in begins; one of a short form only at a word's start,
+        as `_masked` shows it inside a word."""
+        found: int | None = None
+        for form in self._forms:
+            start = text.find(form[:MIN_TAIL], max(0, len(text) - len(form) + 1))
+            while start != -1 and (found is None or start < found):
+                if form.startswith(text[start:]) and not _inside_word(form, text, start):
+                    found = start
+                    break
                 start = text.find(form[:MIN_TAIL], start + 1)
-        return text
+        return found
 
 
 NO_SECRETS = Secrets()
@@ -270,6 +281,13 @@ def _masked(match: re.Match[str]) -> str:
     ):
         return form
     return MASK
+
+
+def _inside_word(form: str, text: str, start: int) -> bool:
+    """Whether a short form found at `start` of `text` is glued to the word before it."""
+    return (
+        len(form) < WORD_BOUNDED_BELOW and _wordy(form[0]) and start > 0 and _wordy(text[start - 1])
+    )
 
 
 def _wordy(char: str) -> bool:

@@ -61,7 +61,7 @@ from router.errors import (
     UpstreamError,
     WireError,
 )
-from router.redaction import cut, head, wire_name
+from router.redaction import cut, head, masked_end, wire_name
 
 _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",
@@ -111,17 +111,26 @@ def parse_body(
     before it is cut: a key the cut went through kept its head (found in review). One
     `truncated` (read to `MAX_ERROR_BYTES` only) is read for its error's own fields
     (`cut_fields`): whole, the JSON text became the message, and the upstream's names
-    were lost (found in review)."""
+    were lost (found in review). When none are found, its text ends in `masked_end`, as
+    the message `cut_fields` reads: a reply of other words (FastAPI's `detail`, a page)
+    that cleaning shortened under the 500 characters shown showed the head of the key
+    the read went through (found in re-review)."""
     try:
         data = orjson.loads(raw) if raw else {}
     except orjson.JSONDecodeError:
-        fields = cut_fields(raw.decode(errors="replace")) if truncated else None
+        text = raw.decode(errors="replace")
+        fields = cut_fields(text) if truncated else None
         if fields is not None:
             return {"error": fields}
-        return {"error": {"message": cut(raw.decode(errors="replace"), _SHOWN_CHARS, secrets)}}
+        return {"error": {"message": _shown(text, truncated, secrets)}}
     if isinstance(data, dict):
         return data
-    return {"error": {"message": cut(str(data), _SHOWN_CHARS, secrets)}}
+    return {"error": {"message": _shown(str(data), truncated, secrets)}}
+
+
+def _shown(text: str, truncated: bool, secrets: Collection[str]) -> str:
+    """What a reply that is no JSON object says, its end masked when the read was cut."""
+    return cut(masked_end(text) if truncated else text, _SHOWN_CHARS, secrets)
 
 
 def error_message(body: dict[str, Any]) -> str:

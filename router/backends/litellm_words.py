@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from router.redaction import NO_SECRETS, cut
+from router.redaction import NO_SECRETS, cut, head
 
 # litellm's class names before the provider's words, one or several: `litellm.X: `,
 # `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `,
@@ -32,9 +32,10 @@ _SUFFIX = re.compile(
 )
 _DECODER = json.JSONDecoder()
 # How much of a message is read: a body quoted whole can be megabytes, or nested so deep
-# that decoding it recurses without end; the client gets one line of it anyway. (That cut
-# shows nothing of what it goes through: the line shown begins the text, and is cut at
-# `_SHOWN` once cleaned.)
+# that decoding it recurses without end; the client gets one line of it anyway. Read by
+# `head`, which masks the run of non-space that cut goes through: a line cleaned down under
+# `_SHOWN` (`?a=` and 64 KiB: `?***`) showed the head of a key the cut had left in part
+# (found in re-review).
 _READ = 64 * 1024
 _SHOWN = 500
 
@@ -46,7 +47,7 @@ def first_line(exc: Exception, secrets: Collection[str] = NO_SECRETS) -> str:
     like a credential before that cut (`router.redaction.cut`: a key the cut went through
     kept its head, found in review); the class name when nothing is left."""
     try:
-        text = str(getattr(exc, "message", "") or exc)[:_READ].strip()
+        text = head(str(getattr(exc, "message", "") or exc), _READ).strip()
     except Exception:  # an exception whose message cannot be read still has its class
         return type(exc).__name__
     said = provider_message(text) or text

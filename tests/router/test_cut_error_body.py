@@ -21,6 +21,7 @@ import pytest
 from router import cut_error_body
 from router.config import parse
 from router.errors import ContextTooLong, Rejected
+from router.redaction import masked_end
 from router.upstream_errors import MAX_ERROR_BYTES, classify_error, parse_body
 from tests.harness import INTENTS, RunningRouter, router, send_json, upstream
 
@@ -254,9 +255,10 @@ def test_a_cut_reply_is_read_for_its_error_objects_own_fields(
 
 def _read_as(head: bytes, fields: dict[str, object] | None) -> dict[str, object]:
     """What `parse_body` makes of a cut `head` of which `fields` are read: an OpenAI error;
-    if none are, one whose message is the text (as a reply that is no JSON)."""
+    if none are, one whose message is the text (as a reply that is no JSON), the run of
+    non-space the cut went through masked, as a message's (`masked_end`)."""
     if fields is None:
-        return {"error": {"message": head.decode()[:500]}}
+        return {"error": {"message": masked_end(head.decode())[:500]}}
     return {"error": {"type": "invalid_request_error", "param": None, "code": None} | fields}
 
 

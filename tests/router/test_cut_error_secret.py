@@ -2,22 +2,29 @@
 reaches the client masked, not in part: the message read from the cut reply
 (`router.cut_error_body`) was cleaned as a whole one, whose keys are whole, so the 29 of the
 key's 30 characters before the cut went to the client, as did the head of an `sk-` key or a
-bearer token too short there for its pattern (found in re-review). Real sockets: the router,
-a fake upstream (`tests.harness.upstream`), the official openai SDK.
+bearer token too short there for its pattern (found in re-review). A cut reply of other words
+(FastAPI's `detail`, a page, plain text) became its text cut at 500 characters once cleaned:
+a `?a=` before 64 KiB of filler, cleaned to `?***`, showed the end of the read, 30 of the
+key's 31 characters (found in re-review). Real sockets: the router, a fake upstream
+(`tests.harness.upstream`), the official openai and anthropic SDKs, on chat, Messages and
+Responses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
+import anthropic
 import openai
 import orjson
 import pytest
 
 from router.config import parse
 from router.upstream_errors import MAX_ERROR_BYTES
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.harness import INTENTS, RunningRouter, router, send_json, upstream
 
 ENV = "SMF_TEST_CUT_ERROR_SECRET_KEY"
@@ -49,19 +56,56 @@ def reply(model: str, secret: str, keep: int) -> bytes:
     return data
 
 
+# Replies no envelope: (content type, what comes before the filler, what ends it).
+SHAPES = {
+    "detail": ("application/json", '{"detail":"', ' (see logs)"}'),
+    "html": ("text/html", "<html><body><p>", " (see logs)</p></body></html>"),
+    "plain": ("text/plain", "", " (see logs)"),
+}
+
+
+def other_words(shape: str, form: str, secret: str, keep: int) -> bytes:
+    """A 400 of `shape`, longer than the router reads: `?a=` and a filler of non-space that
+    cleaning takes for a URL's query, then `form` with `secret`, the first `keep` of its
+    characters the last the router reads."""
+    _, opening, ending = SHAPES[shape]
+    said = " upstream said " + FORMS[form].format(secret)
+    at = len(opening) + len("?a=") + said.index(secret)
+    filler = "x" * (MAX_ERROR_BYTES - at - keep)
+    data = (opening + "?a=" + filler + said + ending).encode()
+    assert data[:MAX_ERROR_BYTES].endswith(secret[:keep].encode())
+    return data
+
+
 class Repeating(BaseHTTPRequestHandler):
     """Answers with `reply`: the model names the form, the prompt how much of the secret
-    (the key it was sent, for `header`) comes before the cut."""
+    (the key it was sent, for `header`) comes before the cut. A model named for a shape
+    answers with `other_words`, the prompt `form:keep`."""
 
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        model, keep = str(body["model"]), int(body["messages"][0]["content"])
+        model, prompt = str(body["model"]), _prompt(body)
         key = self.headers.get("authorization", "").removeprefix("Bearer ")
-        secret = key if model == "header" else SECRETS[model]
-        send_json(self, 400, reply(model, secret, keep))
+        if model not in SHAPES:
+            secret = key if model == "header" else SECRETS[model]
+            send_json(self, 400, reply(model, secret, int(prompt)))
+            return
+        form, keep = prompt.split(":")
+        data = other_words(model, form, key if form == "header" else SECRETS[form], int(keep))
+        self.send_response(400)
+        self.send_header("content-type", SHAPES[model][0])
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    """The text of the chat request's one message (a list of parts from Messages)."""
+    content = body["messages"][-1]["content"]
+    return str(content if isinstance(content, str) else content[0]["text"])
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +117,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
                 "backends": [
                     {"name": name, "tier": "cloud", "base_url": fake.url, "model": name}
                     | {"api_key_env": ENV, "apis": ["chat"]}
-                    for name in FORMS
+                    for name in [*FORMS, *SHAPES]
                 ],
                 "routes": {intent: list(FORMS) for intent in INTENTS},
                 "ledger": {"path": str(Path(tmp_path_factory.mktemp("secret")) / "ledger")},
@@ -102,3 +146,38 @@ def test_a_key_the_cut_goes_through_reaches_the_client_masked(
         assert isinstance(error, dict), error
         message = str(error["message"])
         assert "gateway rejected request; prompt: xxx" in message and message.endswith("***")
+
+
+def _chat(proxy: RunningRouter, model: str, prompt: str) -> None:
+    messages: Any = [{"role": "user", "content": prompt}]
+    openai_client(proxy).chat.completions.create(model=model, messages=messages)
+
+
+def _messages(proxy: RunningRouter, model: str, prompt: str) -> None:
+    messages: Any = [{"role": "user", "content": prompt}]
+    anthropic_client(proxy).messages.create(model=model, max_tokens=10, messages=messages)
+
+
+def _responses(proxy: RunningRouter, model: str, prompt: str) -> None:
+    openai_client(proxy).responses.create(model=model, input=prompt)
+
+
+APIS: dict[str, Callable[[RunningRouter, str, str], None]] = {
+    "chat": _chat,
+    "messages": _messages,
+    "responses": _responses,
+}
+
+
+@pytest.mark.parametrize("api", list(APIS))
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_a_key_the_cut_goes_through_in_a_reply_of_other_words_reaches_the_client_masked(
+    proxy: RunningRouter, shape: str, api: str
+) -> None:
+    for form, secret in SECRETS.items():
+        for keep in (4, 12, len(secret) - 1):
+            with pytest.raises((openai.BadRequestError, anthropic.BadRequestError)) as raised:
+                APIS[api](proxy, shape, f"{form}:{keep}")
+            shown = raised.value.response.text
+            assert "upstream said" in shown, (form, keep, shown[-120:])  # the reply's words
+            assert secret[:4] not in shown, (form, keep, shown[-120:])

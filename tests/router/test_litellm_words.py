@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from router.backends.litellm_words import first_line
+from router.backends.litellm_words import _READ, first_line
 
 DEEP_JSON = "AnthropicException - " + '{"a":' * 100_000 + "1" + "}" * 100_000
 DEEP_BYTES = "litellm.BadRequestError: AnthropicException - b''" + "-" * 200_000 + "1"
@@ -46,3 +46,23 @@ def test_a_body_too_deep_to_read_is_one_line_not_an_error(text: str) -> None:
 )
 def test_litellms_prefixes_come_off(text: str, said: str) -> None:
     assert first_line(Exception(text)) == said
+
+
+KEY = "gwlive7f3a9c2e5b1d4f60a8e2c9d0e"
+SK = "sk-proj-4fA9b2C7d1E8f3G6h5J0k"
+
+
+@pytest.mark.parametrize(("secret", "secrets"), [(KEY, [KEY]), (SK, [])], ids=["key", "sk"])
+def test_a_key_the_read_goes_through_is_masked_when_cleaning_shortens_the_line(
+    secret: str, secrets: list[str]
+) -> None:
+    """Read to 64 KiB and cleaned, `?a=` and its filler became `?***`, and the line, under
+    the 500 characters shown, ended in the head of the key the read had cut."""
+    lead = "litellm.BadRequestError: OpenAIException - ?a="
+    said = " headers: authorization=" + secret
+    for keep in (4, 12, len(secret) - 1):
+        filler = "x" * (_READ - len(lead) - len(said) + len(secret) - keep)
+        text = lead + filler + said + " more"
+        assert text[:_READ].endswith(" authorization=" + secret[:keep])
+        shown = first_line(Exception(text), secrets)
+        assert shown == "?*** headers: ***", (keep, shown)

@@ -149,6 +149,26 @@ def test_a_cut_text_keeps_no_head_of_a_secret() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("proxy echo: authorization=" + KEY[:20], "proxy echo: authorization=***"),  # its own cut
+        ("said " + KEY[:4], "said ***"),
+        ("?a=" + "x" * 600 + " said " + KEY[:7], "?*** said ***"),  # cleaned under the limit
+        ("said " + KEY[:3], "said " + KEY[:3]),  # no secret is that short
+        ("xab12cd", "xab12cd"),  # a short one's head inside a word, as it is whole
+        ("said ab12cd", "said ***"),
+    ],
+    ids=["upstream_cut", "four", "cleaned_short", "three", "in_word", "short_form"],
+)
+def test_a_text_ending_in_a_secrets_head_has_it_masked_whatever_its_length(
+    text: str, shown: str
+) -> None:
+    """The head at the end was masked only past the limit, from 8 characters on: a text the
+    upstream had cut showed 20 of the key's, one cleaned down under the limit its last 7."""
+    assert cut(text, 500, Secrets([KEY, "ab12cd34ef"])) == shown
+
+
+@pytest.mark.parametrize(
     ("name", "kept"),
     [
         ("context_length_exceeded", True),
