@@ -15,6 +15,7 @@ import pytest
 
 from evals.graders import Answer, grade
 from evals.suite import Case
+from tests.evals import boxed_patterns
 from tests.evals.shipped_cases import SHIPPED_CASES
 
 NUMBERS: dict[str, tuple[str, str]] = {
@@ -226,3 +227,24 @@ def test_the_cases_are_still_graded_by_regex_match() -> None:
     cases: list[Case] = [BY_ID[cid] for cid in _boxed_cases()]
     assert {case.evaluator for case in cases} == {"regex_match"}
     assert all(case.metadata.get("must_not_match") for case in cases)
+
+
+def _built(case_id: str) -> str:
+    """The inner pattern `boxed_patterns` builds from the case's hand-worked answer."""
+    if case_id in NAMES:
+        return boxed_patterns.name(NAMES[case_id])
+    answer, kind = NUMBERS[case_id]
+    if "/" in answer:
+        top, bottom = map(int, answer.split("/"))
+        value = boxed_patterns.fraction(top, bottom, str(top / bottom))
+    else:
+        value = boxed_patterns.integer(int(answer))
+    return boxed_patterns.numeric(value, kind if kind in ("dollars", "cents") else "count")
+
+
+@pytest.mark.parametrize("case_id", sorted({*NUMBERS, *NAMES}))
+def test_each_shipped_pattern_is_the_builders(case_id: str) -> None:
+    """The long patterns are built, not typed: a new case is written with the builder."""
+    case, inner = BY_ID[case_id], _built(case_id)
+    assert case.expected == boxed_patterns.boxed(inner)
+    assert case.metadata["must_not_match"] == [boxed_patterns.other_box(inner)]
