@@ -57,18 +57,22 @@ def build() -> dict[str, Any]:
                 "Canary cases by outcome (per hour)",
                 [
                     (
-                        "sum by (backend, status, error_kind) "
-                        f"(increase(smf_router_canary_cases_total{{{B}}}[1h]))",
+                        "max by (backend, status, error_kind) "
+                        "(sum by (instance, backend, status, error_kind) "
+                        f"(increase(smf_router_canary_cases_total{{{B}}}[1h])))",
                         "{{backend}}: {{status}} {{error_kind}}",
                     )
                 ],
-                description="Cases the canary asked in the hour before each point: passed and "
-                "failed ones are graded; errors (by kind) are not, and never enter a gate's "
-                "window. A backend whose cases are all errors grades nothing (alert "
-                "SmfCanaryBlind, per suite): its gates and the pass rates above stay as they "
-                "were. transport: a refused or failed request (a 4xx, a backend down); "
-                "timeout: no reply in time; sandbox: code cases cannot run on this host; case: "
-                "a suite case that cannot be graded; grader, canary: a bug on the router's side.",
+                description="Cases the canary asked in the hour before each point, as one "
+                "replica counted them (every replica following the ledger counts each round "
+                "it reads, so the "
+                "max across replicas, not their sum): passed and failed ones are graded; errors"
+                " (by kind) are not, and never enter a gate's window. A backend whose cases are"
+                " all errors grades nothing (alert SmfCanaryBlind, per suite): its gates and "
+                "the pass rates above stay as they were. transport: a refused or failed request"
+                " (a 4xx, a backend down); timeout: no reply in time; sandbox: code cases "
+                "cannot run on this host; case: a suite case that cannot be graded; grader, "
+                "canary: a bug on the router's side.",
             ),
             panel(
                 "Eval gates (1 = intent kept away from backend)",

@@ -5,7 +5,8 @@ grown at that pace every 5 s for 80 minutes, is the input of `promtool test rule
 evaluates each panel's exact query (macros replaced as Grafana would: `$__range` 1h,
 `$__rate_interval` 15s), and docs/metrics.md's local-share query. Prometheus divides only
 series that exist: with no local, streamed or agreed series the panels were empty, which
-reads as "broken", not "none" (found in review).
+reads as "broken", not "none" (found in review). And a count every replica holds whole
+(the canary's cases) reads as one replica's, not as their sum.
 """
 
 from __future__ import annotations
@@ -142,3 +143,27 @@ def test_unpriced_requests_read_per_backend_and_none_for_a_priced_one(tmp_path: 
     # grown at 2 (and 0) a step: 720 steps of 5 s in the panel's hour
     want = {'{backend="frontier"}': 2 * 720}
     assert check(tmp_path, series, {panel("Unpriced requests by backend (range)"): want}) == ""
+
+
+def test_canary_cases_read_one_replicas_counts_when_every_replica_counts_each_round(
+    tmp_path: Path,
+) -> None:
+    """Every replica following the ledger counts each round it reads (canary_follow.py), so
+    three replicas scraped as three instances hold the same counts. The panel summed them:
+    on the shipped 3-replica Deployment it read 3x the cases asked (found in review)."""
+    metrics = Metrics()
+    metrics.canary_cases("local", "math", "pass", None, 2)
+    metrics.canary_cases("local", "coding", "pass", None)
+    metrics.canary_cases("local", "math", "error", "timeout")
+    one = grown(metrics, ("smf_router_canary_cases_total",))
+    replicas = [
+        {**s, "series": s["series"].replace("{", f'{{instance="10.0.0.{n}:4000",', 1)}
+        for n in (1, 2)
+        for s in one
+    ]
+    # a step's growth is its scraped count (suites summed), over the hour's 720 steps of 5 s
+    want = {
+        '{backend="local",status="passed"}': 3 * 720,
+        '{backend="local",status="error",error_kind="timeout"}': 720,
+    }
+    assert check(tmp_path, replicas, {panel("Canary cases by outcome (per hour)"): want}) == ""
