@@ -58,7 +58,8 @@ class Hold:
         """Characters the model generated that the translator held and no event carried (the
         reasoning waiting out its grace): an attempt that ends before its commit sent the
         client none of them, yet they were generated, and the record's estimate counts the
-        last attempt's (`Call.unsent_chars`). It recorded 0 output tokens (found in review)."""
+        failed attempts' (`Call.unsent_chars`, summed). It recorded 0 output tokens (found
+        in review)."""
         return self.translation.held_chars if self.translation is not None else 0
 
     def worked(self) -> None:

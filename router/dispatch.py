@@ -71,7 +71,8 @@ class Call:
     wants_usage: bool = False
     span: Any = NO_SPAN
     client_left: bool = False  # the client hung up: a cancellation is its doing, not ours
-    # what the last attempt that ended before its commit generated and never sent (`Hold`)
+    # what the attempts that ended before a commit generated and never sent (`Hold`),
+    # summed: each one's model generated it. Zeroed at a commit: the served reply counts.
     unsent_chars: int = 0
     # the body as received, kept only when a shadow may replay it (`Gateway.may_replay`)
     raw_body: bytes | None = None
@@ -174,7 +175,8 @@ class Dispatcher:
             try:
                 committed = await self._open(call, backend, attempt, started, hold, headers)
             except BaseException:  # failed, cancelled or a bug: the request may end here
-                call.unsent_chars = hold.unsent_chars
+                # added, not set: a fallback that failed holding nothing (a 404) left 0
+                call.unsent_chars += hold.unsent_chars
                 raise
         except UpstreamError as error:
             status: int | None = error.upstream_status or error.status
@@ -206,6 +208,9 @@ class Dispatcher:
                 backend=settings.name,
             ) from None
         committed.span = span
+        # what the failed attempts held is no part of the served request's count (the ledger
+        # has no usage per attempt), nor of an estimate if a bug ends it (`Gateway.abandon`)
+        call.unsent_chars = 0
         if committed.pieces is not None:  # what the relay reads shows the backend at work
             committed.pieces = self.life.relayed(backend, committed.pieces)
         else:  # a whole reply: the backend is working (`Life.busy` reads it)

@@ -317,7 +317,7 @@ class Gateway:
             "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )
         record.error_kind = error_kind(error)
-        unsent = Tally()  # what the last attempt generated and held when it ended uncommitted
+        unsent = Tally()  # what the attempts generated and held, ended uncommitted
         unsent.held_chars = call.unsent_chars
         self.finish(call, unsent)
 

@@ -36,7 +36,7 @@ from router.metric_labels import (
 )
 from router.metric_store import Family, FamilyCollector, render
 from router.metrics_scraped import LedgerSource, ScrapedFamilies, SpanSource
-from router.record import Record, ShadowDropReason, backend_moves
+from router.record import Record, ShadowDropReason, Usage, backend_moves
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _CANARY_KINDS = frozenset(CANARY_ERROR_KINDS)
@@ -121,7 +121,11 @@ class Metrics(MetricFamilies):
 
     def _count_money(self, record: Record, where: tuple[str, ...]) -> None:
         """Tokens and dollars; zero increments still create the series, so panels show 0."""
-        usage = record.usage
+        # Tokens a backend served only: a request none served (its attempts failed before
+        # a commit) has the router's estimate in the ledger (the report's `unserved_tokens`),
+        # but under `backend="none"` here it read as served traffic in every sum across backends
+        # and tiers (a local share of tokens, say). Its +0 still creates the series.
+        usage = record.usage if record.backend else Usage()
         self.prompt_tokens.inc(where, usage.prompt_tokens)
         self.completion_tokens.inc(where, usage.completion_tokens)
         # An unknown (unpriced) cost adds no dollars: the ledger keeps it NULL and the report

@@ -28,13 +28,18 @@ DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
 # Closed days come pre-summed from their rollups; only the other days are scanned.
 # A request refused before it was classified has no route nor intent: `(none)`, as a
-# request no backend served has backend `(none)`.
+# request no backend served has backend `(none)`. Its tokens (the router's estimate of what
+# an attempt that failed uncommitted read and generated) are `unserved_tokens`, apart from
+# the token columns and shares, which count what a backend served: counted in, a local
+# request that failed mid-reasoning halved the local share of tokens (found in re-review).
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
 WITH base AS ({raw}{rolled})
 SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        coalesce(nullif(intent, ''), '(none)') AS intent, coalesce(backend, '(none)') AS backend,
-       coalesce(tier, 'none') AS tier, caller, requests, prompt_tokens, completion_tokens,
+       coalesce(tier, 'none') AS tier, caller, requests,
+       CASE WHEN backend IS NULL THEN 0 ELSE prompt_tokens END AS prompt_tokens,
+       CASE WHEN backend IS NULL THEN 0 ELSE completion_tokens END AS completion_tokens,
        cached_tokens, reasoning_tokens,
        CASE WHEN tier = 'cloud' THEN cost_usd ELSE 0 END AS cloud_usd,
        CASE WHEN tier = 'local' THEN cost_usd ELSE 0 END AS local_usd,
@@ -44,7 +49,13 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
-       errors, fallbacks, unpriced, estimated, estimated_tokens, first_at, last_at
+       errors, fallbacks, unpriced,
+       CASE WHEN backend IS NULL THEN 0 ELSE estimated END AS estimated,
+       CASE WHEN backend IS NULL THEN 0 ELSE estimated_tokens END AS estimated_tokens,
+       CASE WHEN backend IS NULL THEN estimated ELSE 0 END AS unserved_estimated,
+       CASE WHEN backend IS NULL THEN prompt_tokens + completion_tokens ELSE 0 END
+           AS unserved_tokens,
+       first_at, last_at
 FROM base
 """
 _ROLLED = """
@@ -68,7 +79,8 @@ sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(l
 sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
 sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
-sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT
+sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT,
+sum(unserved_estimated)::BIGINT, sum(unserved_tokens)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -88,6 +100,8 @@ _SUM_NAMES = [
     "unpriced_requests",
     "estimated_requests",  # token counts the router estimated (no usage from the backend)
     "estimated_tokens",
+    "unserved_requests",  # ended before any backend served them, with estimated tokens
+    "unserved_tokens",  # those estimates: in no token column above
 ]
 
 _GROUP_COLUMN: dict[str, str] = {

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 from router import report_break_even
-from router.report_render import estimate_note, shadow_line
+from router.report_render import shadow_line, token_notes
 from router.report_svg import line_chart, stacked_bars
 
 CSS = """
@@ -90,7 +90,7 @@ def _groups_table(report: dict[str, Any]) -> str:
         if estimated:
             cells.append(f"{g['estimated_tokens']:,}")
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    note = f"<p>{escape(estimate_note(report['totals']))}</p>" if estimated else ""
+    note = "".join(f"<p>{escape(line)}</p>" for line in token_notes(report["totals"]))
     return "<table>" + "".join(rows) + "</table>" + note
 
 

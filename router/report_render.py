@@ -38,6 +38,8 @@ CSV_COLUMNS = [
     "unpriced_requests",
     "estimated_requests",
     "estimated_tokens",
+    "unserved_requests",
+    "unserved_tokens",
 ]
 
 
@@ -131,8 +133,8 @@ def to_table(
         )
         if (said := report_break_even.note(be)) is not None:
             console.print(said, markup=False, soft_wrap=True)  # one line, as the warnings
-    if estimated:
-        console.print(estimate_note(report["totals"]), markup=False)
+    for note in token_notes(report["totals"]):
+        console.print(note, markup=False)
     side = report.get("shadow_spend")
     if side and side["comparisons"]:
         console.print(shadow_line(side), markup=False)
@@ -170,6 +172,22 @@ def estimate_note(totals: dict[str, Any]) -> str:
         f"{totals['estimated_tokens']:,} of the tokens ({totals['estimated_requests']:,}"
         " request(s)) are the router's estimates: the backend reported no usage, or a stream"
         " ended before its count"
+    )
+
+
+def token_notes(totals: dict[str, Any]) -> list[str]:
+    """The footnotes on the token counts: how much the router estimated, and the estimates
+    of requests no backend served, which no token column holds (each only when any)."""
+    notes = [estimate_note(totals)] if totals.get("estimated_requests") else []
+    return notes + ([unserved_note(totals)] if totals.get("unserved_tokens") else [])
+
+
+def unserved_note(totals: dict[str, Any]) -> str:
+    """The line saying the estimated tokens of requests no backend served, left out above."""
+    return (
+        f"apart from the above: {totals['unserved_tokens']:,} estimated token(s) of"
+        f" {totals['unserved_requests']:,} request(s) no backend served (an attempt read the"
+        " prompt and generated, then failed or was left before anything reached the client)"
     )
 
 

@@ -70,7 +70,13 @@ async def send(
     backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
 ) -> Reply:
     if native(api, backend.settings):  # as sent, but for the router's own reasoning items
-        sent = native_responses.for_native(body) if api == "responses" else body
+        try:
+            sent = native_responses.for_native(body) if api == "responses" else body
+        except native_responses.OnlyOwnReasoning as exc:  # the router's own 400, not the
+            # backend's "input: Field required" for the empty input it would have got
+            name = backend.settings.name
+            refusal = _invalid(str(exc), param="input")
+            raise Rejected(f"{name}: {exc}", backend=name, status=400, upstream=refusal) from None
         return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
@@ -203,7 +209,7 @@ def _events(
     return events, False, None
 
 
-def _invalid(message: str) -> dict[str, Any]:
+def _invalid(message: str, param: str | None = None) -> dict[str, Any]:
     return {
-        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+        "error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}
     }

@@ -8,7 +8,9 @@ holds no item by that id, it answered `404 Item with id 'rs_…' not found` and 
 failed, because the one before had come from a chat backend (found in re-review). Such an
 item holds no `encrypted_content` and no state any server keeps: it only shows the reasoning
 to the client, and dropping it loses the backend nothing. Every other reasoning item (OpenAI's
-own, with or without `encrypted_content`) goes as sent.
+own, with or without `encrypted_content`) goes as sent. An `input` of nothing but such items
+is refused (`OnlyOwnReasoning`): sent empty, the backend answered "input: Field required",
+which named no cause the client could see (found in re-review).
 """
 
 from __future__ import annotations
@@ -18,13 +20,24 @@ from typing import Any
 from router.translate.responses_items import OWN_REASONING
 
 
+class OnlyOwnReasoning(ValueError):
+    """The `input` holds only the router's own reasoning items: nothing is left to send."""
+
+
 def for_native(body: dict[str, Any]) -> dict[str, Any]:
     """`body` without the router's own reasoning items in its `input` (itself when it has
-    none: the body is copied only to drop one)."""
+    none: the body is copied only to drop one). Raises `OnlyOwnReasoning` when dropping
+    them leaves the `input` empty."""
     items = body.get("input")
     if not isinstance(items, list) or not any(map(_own_reasoning, items)):
         return body
-    return {**body, "input": [item for item in items if not _own_reasoning(item)]}
+    kept = [item for item in items if not _own_reasoning(item)]
+    if not kept:
+        raise OnlyOwnReasoning(
+            "`input` holds only reasoning items the router made (ids starting"
+            f" {OWN_REASONING!r}), which are not sent to a backend: give it a message"
+        )
+    return {**body, "input": kept}
 
 
 def _own_reasoning(item: Any) -> bool:
