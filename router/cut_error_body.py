@@ -2,10 +2,12 @@
 
 Whole, such a reply is JSON no more, and its raw text became the message: the upstream's
 names were lost (found in review). Its own fields are read by walking its tokens once, in
-order, keeping track of where each one stands: the `error` object's own `message`, `type`,
-`code` and `param` (OpenAI's, vLLM's and Anthropic's envelopes), the flat ones of SGLang and
-older vLLM (`{"object": "error", "message", ...}`), TGI's `{"error": "<message>"}`. Not the
-first `"type"` anywhere, as a pattern had read them: that was the `"error"` of Anthropic's
+order, keeping track of where each one stands: the top-level `error` and the `message`,
+`type`, `code` and `param` of the top level and of the `error` object. Which of them are
+the error's is the rule a whole reply is read by (`router.error_fields`): the `error`
+object's (OpenAI's, vLLM's and Anthropic's envelopes), TGI's `{"error": "<message>"}`, the
+flat ones of SGLang and older vLLM (`{"object": "error", "message", ...}`). Not the first
+`"type"` anywhere, as a pattern had read them: that was the `"error"` of Anthropic's
 envelope, a nested `details[0].type`, or the head of a name the cut went through. A name
 is kept only when its closing quote came before the cut, a number only when something
 followed it; only the message may be cut (what it says still helps).
@@ -27,9 +29,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from router.error_fields import FIELDS, error_fields
 from router.redaction import masked_end
 
-_FIELDS = ("message", "type", "code", "param")
 _NEXT = re.compile(r"[ \t\n\r]*+(.)", re.S)  # a token's first character, after white space
 _SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 _PUNCTUATION = frozenset("{}[]:,")
@@ -103,7 +105,10 @@ class _Reading:
     stack: list[_Frame] = field(default_factory=list)
     flat: dict[str, Any] = field(default_factory=dict)
     own: dict[str, Any] = field(default_factory=dict)
-    error_seen: bool = False  # a top-level `error` key: its value is the error, not `flat`
+    error_seen: bool = False  # a top-level `error` key
+    # Its value as read: the object's own fields (`own`), a string's message as kept (TGI's),
+    # None (null: the flat fields are the error), `_NOTHING` (anything else: no fields).
+    error: Any = None
     done: bool = False  # the top level closed, or the text is no object
 
     def take(self, token: _Token) -> None:
@@ -135,23 +140,29 @@ class _Reading:
             self.stack.append(_Frame(token.kind, is_error=depth == 1 and key == "error"))
         if depth == 1 and key == "error":  # the last one counts, as for orjson
             self.own = {}
-            self.error_seen = token.value is not None  # null: the flat fields are the error
-            if token.kind == _STRING:  # TGI's `{"error": "<message>"}`
-                _keep(self.own, "message", token)
-        elif key in _FIELDS and (depth == 1 or frame.is_error):
-            _keep(self.flat if depth == 1 else self.own, key, token)
+            self.error_seen = True
+            if token.kind == "{":
+                self.error = self.own
+            else:
+                self.error = None if token.value is None else _kept("message", token)
+        elif key in FIELDS and (depth == 1 or frame.is_error):
+            value = _kept(key, token)
+            if value is not _NOTHING:
+                (self.flat if depth == 1 else self.own)[key] = value
 
     def fields(self) -> dict[str, Any]:
-        return self.own if self.error_seen else self.flat
+        """What of the kept fields is the error's, by the rule for a whole reply."""
+        body = self.flat | {"error": self.error} if self.error_seen else self.flat
+        return {key: value for key, value in error_fields(body).items() if value is not _NOTHING}
 
 
-def _keep(fields: dict[str, Any], key: str, token: _Token) -> None:
-    """`token` as the field `key` when it can be one: a message a string, cut or not (then
-    its last run of non-space characters masked: `masked_end`); a `type` a whole string; a
-    `code` or `param` a whole string, an integer or null."""
+def _kept(key: str, token: _Token) -> Any:
+    """`token`'s value as the field `key` when it can be one, else `_NOTHING`: a message a
+    string, cut or not (then its last run of non-space characters masked: `masked_end`); a
+    `type` a whole string; a `code` or `param` a whole string, an integer or null."""
     value = token.value
     if value is _NOTHING:
-        return
+        return _NOTHING
     if key == "message":
         kept = isinstance(value, str)
         if kept and token.cut:
@@ -162,8 +173,7 @@ def _keep(fields: dict[str, Any], key: str, token: _Token) -> None:
         kept = isinstance(value, str)
     else:
         kept = value is None or (isinstance(value, str | int) and not isinstance(value, bool))
-    if kept:
-        fields[key] = value
+    return value if kept else _NOTHING
 
 
 def _tokens(text: str) -> Iterator[_Token]:

@@ -51,6 +51,7 @@ import orjson
 
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.cut_error_body import cut_fields
+from router.error_fields import error_fields
 from router.errors import (
     ContextTooLong,
     OutputTooLong,
@@ -185,24 +186,11 @@ def _seconds(text: str | None) -> float | None:
 def is_context_error(body: dict[str, Any], by_words: bool = True) -> bool:
     """`by_words` False: by the error's names only, not its message (a reply cut short,
     whose message may be the client's prompt quoted, the words saying what was quoted)."""
-    fields = _error_fields(body)
+    fields = error_fields(body)
     if not by_words or _QUOTES_INPUT.match(str(fields.get("message") or "")):
         fields = {key: value for key, value in fields.items() if key != "message"}
     text = orjson.dumps(fields).decode().lower()
     return any(marker in text for marker in _CONTEXT_MARKERS)
-
-
-def _error_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """The error's own fields: its `error` object, TGI's `error` string as its message, or
-    the flat fields of SGLang and older vLLM (`{"object": "error", "message", ...}`), which
-    were not read, so their context-length 400 was passed on instead of falling back. Only
-    those fields: a body's other ones may echo the client's input (FastAPI's `detail`)."""
-    error = body.get("error")
-    if isinstance(error, dict):
-        return error
-    if error is not None:
-        return {"message": error}
-    return {key: body[key] for key in ("message", "type", "code", "param") if key in body}
 
 
 def classify_error(
@@ -247,7 +235,7 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
     that are names and hold no secret: `wire_name`); its message cleaned of `secrets` as
     `classify_error`'s."""
     body = {"error": error}
-    fields = _error_fields(body)
+    fields = error_fields(body)
     kind, code = fields.get("type"), fields.get("code")
     message = str(fields.get("message") or kind or "upstream error mid-stream")
     # Cut as an error reply is read (`MAX_ERROR_BYTES`): a client's prompt quoted back in a
@@ -320,7 +308,7 @@ def _context_param(body: dict[str, Any]) -> str:
     """The field a context-length refusal names: its `param`, else the output limit its
     message begins with or names (vLLM's Messages error has no `param`, nor had its older
     "max_tokens=8192 cannot be greater than max_model_len=..."), else the prompt."""
-    param = _error_fields(body).get("param")
+    param = error_fields(body).get("param")
     if param in _OUTPUT_LIMITS:
         return str(param)
     if param is not None:  # a field named, not an output limit: the prompt's, whatever it says
