@@ -135,21 +135,27 @@ class Secrets(Collection[str]):
         return len(self._values)
 
     def clean(self, text: str) -> str:
-        """`text` without these secrets nor anything the patterns take for a credential."""
+        """`text` without these secrets nor anything the patterns take for a credential, nor
+        a head of a secret it ends in (`_tail`: a text the upstream cut in a key). That check
+        was `cut`'s only: an envelope's message, an in-band error's, a passed-through body's
+        strings showed the 20 characters of a key an upstream had cut its own text in
+        (found in re-review)."""
         if self._pattern is not None:
             text = self._pattern.sub(_masked, text)
         text = without_secrets(text)
         for pattern, masker in _MASKERS:
             text = _sub_tokens(pattern, masker, text)
-        return text
+        return self._end_masked(text)
 
     def cut(self, text: str, limit: int) -> str:
-        """`text` cleaned, then at most `limit` characters of it: cleaned first, as a key
-        the cut went through kept its head (found in review); and a head of a secret left at
-        the very end, whatever the length (a text the upstream had cut itself, or this cut),
-        is masked too (`_tail`): checked only past the limit, the head stayed when cleaning
-        had shortened the text under it (found in re-review)."""
-        text = self.clean(text)[:limit]
+        """`text` cleaned (`clean`), then at most `limit` characters of it: cleaned first,
+        as a key the cut went through kept its head (found in review). The end this cut
+        makes is checked again (`_tail`): a text may hold a head of a key mid-text, which
+        no cleaning masks, and this cut may end just after it."""
+        return self._end_masked(self.clean(text)[:limit])
+
+    def _end_masked(self, text: str) -> str:
+        """`text` with the head of a secret it ends in (`_tail`) as `***`."""
         start = self._tail(text)
         return text if start is None else text[:start] + MASK
 

@@ -77,15 +77,29 @@ def other_words(shape: str, form: str, secret: str, keep: int) -> bytes:
     return data
 
 
+ECHO = "echo"
+
+
+def echo(key: str, keep: int) -> bytes:
+    """A whole 400, shorter than the router reads, whose message the upstream itself cut
+    `keep` characters into the key it repeats."""
+    message = "proxy echo: authorization=" + key[:keep]
+    error = {"type": "invalid_request_error", "code": "request_rejected", "message": message}
+    return orjson.dumps({"error": error})
+
+
 class Repeating(BaseHTTPRequestHandler):
     """Answers with `reply`: the model names the form, the prompt how much of the secret
     (the key it was sent, for `header`) comes before the cut. A model named for a shape
-    answers with `other_words`, the prompt `form:keep`."""
+    answers with `other_words`, the prompt `form:keep`; `echo` with `echo`."""
 
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
         model, prompt = str(body["model"]), _prompt(body)
         key = self.headers.get("authorization", "").removeprefix("Bearer ")
+        if model == ECHO:
+            send_json(self, 400, echo(key, int(prompt)))
+            return
         if model not in SHAPES:
             secret = key if model == "header" else SECRETS[model]
             send_json(self, 400, reply(model, secret, int(prompt)))
@@ -117,7 +131,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
                 "backends": [
                     {"name": name, "tier": "cloud", "base_url": fake.url, "model": name}
                     | {"api_key_env": ENV, "apis": ["chat"]}
-                    for name in [*FORMS, *SHAPES]
+                    for name in [*FORMS, *SHAPES, ECHO]
                 ],
                 "routes": {intent: list(FORMS) for intent in INTENTS},
                 "ledger": {"path": str(Path(tmp_path_factory.mktemp("secret")) / "ledger")},
@@ -181,3 +195,18 @@ def test_a_key_the_cut_goes_through_in_a_reply_of_other_words_reaches_the_client
             shown = raised.value.response.text
             assert "upstream said" in shown, (form, keep, shown[-120:])  # the reply's words
             assert secret[:4] not in shown, (form, keep, shown[-120:])
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_a_key_a_whole_reply_ends_in_the_head_of_reaches_the_client_masked(
+    proxy: RunningRouter, api: str
+) -> None:
+    """Only a cut text's end was checked for a key's head: a whole envelope whose message
+    the upstream had cut in the key showed the client its first 20 characters, as did the
+    passed-through body (found in re-review)."""
+    for keep in (4, 12, 20, len(KEY) - 1):
+        with pytest.raises((openai.BadRequestError, anthropic.BadRequestError)) as raised:
+            APIS[api](proxy, ECHO, str(keep))
+        shown = raised.value.response.text
+        assert KEY[:4] not in shown, (keep, shown[-120:])
+        assert "proxy echo: authorization=***" in shown, (keep, shown[-120:])

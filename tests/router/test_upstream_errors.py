@@ -59,3 +59,15 @@ def test_a_retry_after_date_is_read_as_the_seconds_until_it(
     """A 429 whose Retry-After was a date reached the client with none, so its SDK retried
     on its own short backoff what the backend asked to wait for (found in review)."""
     assert retry_after({"retry-after": header}, now=NOW) == seconds
+
+
+def test_an_error_whose_message_ends_in_the_head_of_a_key_has_it_masked() -> None:
+    """The upstream cut its own message in the key it repeats: only a text the router cut
+    was checked for that, and an envelope's or an in-band message showed the key's first
+    20 characters (found in re-review)."""
+    key = "gwlive7f3a9c2e5b1d4f60a8e2c9d0e"
+    said = {"message": "proxy echo: authorization=" + key[:20], "type": "invalid_request_error"}
+    over_http = classify_error(400, orjson.dumps({"error": said}), {}, "b", secrets=[key])
+    mid_stream = in_band("chat", said, "b", [key])
+    for error in (over_http, mid_stream):
+        assert error.body()["error"]["message"] == "proxy echo: authorization=***"
