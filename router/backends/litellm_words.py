@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from router.cut_error_body import cut_fields
 from router.redaction import NO_SECRETS, cut, head
 
 # litellm's class names before the provider's words, one or several: `litellm.X: `,
@@ -47,23 +48,30 @@ def first_line(exc: Exception, secrets: Collection[str] = NO_SECRETS) -> str:
     like a credential before that cut (`router.redaction.cut`: a key the cut went through
     kept its head, found in review); the class name when nothing is left."""
     try:
-        text = head(str(getattr(exc, "message", "") or exc), _READ).strip()
+        message = str(getattr(exc, "message", "") or exc)
     except Exception:  # an exception whose message cannot be read still has its class
         return type(exc).__name__
-    said = provider_message(text) or text
+    text = head(message, _READ).strip()
+    said = provider_message(text, cut_short=len(message) > _READ) or text
     return cut(said.splitlines()[0], _SHOWN, secrets) if said.strip() else type(exc).__name__
 
 
-def provider_message(text: str) -> str:
+def provider_message(text: str, cut_short: bool = False) -> str:
     """`text` without litellm's words, and the message of the body it quotes if any; never
-    raises (a reply's body, whatever it holds, must not become the router's own error)."""
-    bare = _SUFFIX.sub("", _PREFIX.sub("", text[:_READ].strip(), count=1)).strip()
+    raises (a reply's body, whatever it holds, must not become the router's own error).
+    `cut_short`: `text` is the head of a longer one (`_READ`), and a body the cut went
+    through is read as an error reply cut short is (`cut_fields`); it was no JSON, and the
+    client got its raw text (`{"error":{"type":...,"message":"string too long. Got: ***`,
+    found in re-review)."""
+    bare = _SUFFIX.sub("", _PREFIX.sub("", text.strip(), count=1)).strip()
     body = _decoded(bare)
     if body.startswith("{"):
         try:
             data, _ = _DECODER.raw_decode(body)
         except Exception:  # not JSON, cut short, or nested too deep (RecursionError)
-            return bare
+            if not cut_short:
+                return bare
+            data = {"error": cut_fields(body)}
         message = _message_of(data)
         if message:
             return message

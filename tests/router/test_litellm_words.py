@@ -66,3 +66,36 @@ def test_a_key_the_read_goes_through_is_masked_when_cleaning_shortens_the_line(
         assert text[:_READ].endswith(" authorization=" + secret[:keep])
         shown = first_line(Exception(text), secrets)
         assert shown == "?*** headers: ***", (keep, shown)
+
+
+LONG = "x" * (_READ + 100)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (
+            '{"error": {"type": "invalid_request_error", "message": "string too long. Got: '
+            + LONG
+            + '"}}',
+            "string too long. Got: ***",
+        ),
+        (
+            '{"type": "error", "error": {"type": "invalid_request_error", "message": "prompt '
+            + "is too long, it said: "
+            + LONG
+            + '"}}',
+            "prompt is too long, it said: ***",
+        ),
+        ('{"error": "too long: ' + LONG + '"}', "too long: ***"),
+    ],
+    ids=["openai", "anthropic", "tgi"],
+)
+def test_a_quoted_body_longer_than_the_read_is_read_for_its_message(body: str, said: str) -> None:
+    """Read to 64 KiB, the body was JSON no more, and the client got its raw text."""
+    assert first_line(Exception("litellm.BadRequestError: OpenAIException - " + body)) == said
+
+
+def test_a_quoted_body_that_is_no_json_whole_is_passed_on_as_it_is() -> None:
+    text = 'litellm.BadRequestError: OpenAIException - {"error": {"message": "hi'
+    assert first_line(Exception(text)) == '{"error": {"message": "hi'
