@@ -20,17 +20,16 @@ from urllib.parse import quote
 
 MASK = "***"
 # A value shorter than this is no credential worth the damage: masking `1` or `true` (a
-# header's value) everywhere would garble the message around it.
+# header's value) everywhere would garble the message around it. Also the shortest head of
+# a secret masked at the very end of a text (`Secrets._tail`), as short as a secret can be:
+# at 8, and only past the cut's limit, a short text the upstream had cut in a key showed 20
+# of its characters, and a long one cleaned down under the limit its last 7 (found in
+# re-review).
 MIN_SECRET_CHARS = 4
 # A value shorter than this is masked only as a whole word: a header `X-Title: chat` masked
 # the "chat" of "/v1/chat/completions" (found in review). A longer one is no word anyone
 # writes by chance, and is masked wherever it stands (glued to a `_suffix` too).
 WORD_BOUNDED_BELOW = 16
-# The shortest head of a secret that is masked at the very end of a text: as short as a
-# secret can be. At 8, and only past the cut's limit, a short text the upstream had cut in a
-# key showed 20 of its characters, and a long one cleaned down under the limit its last 7
-# (found in re-review).
-MIN_TAIL = MIN_SECRET_CHARS
 # Deeper than this, a passed-through error body is not read: replaced whole (a real error
 # body nests three or four levels; orjson writes no more than 254 anyway).
 MAX_DEPTH = 64
@@ -113,13 +112,15 @@ class Secrets(Collection[str]):
     quoting them again for each string of a passed-through body cost seconds (found in
     review). Iterates over the values it was given."""
 
-    __slots__ = ("_forms", "_pattern", "_values")
+    __slots__ = ("_heads", "_pattern", "_values")
 
     def __init__(self, values: Iterable[str | None] = ()) -> None:
         self._values = tuple(dict.fromkeys(v for v in values if v))
-        forms = {form for v in self._values if len(v) >= MIN_SECRET_CHARS for form in _forms(v)}
-        self._forms = tuple(sorted(forms, key=len, reverse=True))  # a key holding another first
-        alternatives = "|".join(re.escape(form) for form in self._forms)
+        found = {form for v in self._values if len(v) >= MIN_SECRET_CHARS for form in _forms(v)}
+        forms = sorted(found, key=len, reverse=True)  # a key holding another first
+        # Each form with its head, the shortest that `_tail` looks for.
+        self._heads = tuple((form, form[:MIN_SECRET_CHARS]) for form in forms)
+        alternatives = "|".join(re.escape(form) for form in forms)
         # Plain literals, no look-around: a look-behind in each branch made the pattern
         # sixteen times slower (it loses the scan for first characters); word edges are
         # checked on a match instead (`_masked`).
@@ -160,17 +161,17 @@ class Secrets(Collection[str]):
         return text if start is None else text[:start] + MASK
 
     def _tail(self, text: str) -> int | None:
-        """Where the earliest head of a secret's form (`MIN_TAIL` characters or more, not the
-        whole of it) that `text` ends in begins; one of a short form only at a word's start,
-        as `_masked` shows it inside a word."""
+        """Where the earliest head of a secret's form (`MIN_SECRET_CHARS` characters or more,
+        not the whole of it) that `text` ends in begins; one of a short form only at a word's
+        start, as `_masked` shows it inside a word."""
         found: int | None = None
-        for form in self._forms:
-            start = text.find(form[:MIN_TAIL], max(0, len(text) - len(form) + 1))
+        for form, first in self._heads:
+            start = text.find(first, max(0, len(text) - len(form) + 1))
             while start != -1 and (found is None or start < found):
                 if form.startswith(text[start:]) and not _inside_word(form, text, start):
                     found = start
                     break
-                start = text.find(form[:MIN_TAIL], start + 1)
+                start = text.find(first, start + 1)
         return found
 
 
@@ -281,19 +282,17 @@ class _Walk:
 def _masked(match: re.Match[str]) -> str:
     """A secret's form found in a text: `***`, unless it is a short one inside a word."""
     form, text, start, end = match.group(), match.string, match.start(), match.end()
-    if len(form) < WORD_BOUNDED_BELOW and (
-        (_wordy(form[0]) and start > 0 and _wordy(text[start - 1]))
-        or (_wordy(form[-1]) and end < len(text) and _wordy(text[end]))
-    ):
-        return form
-    return MASK
+    return form if _inside_word(form, text, start, end) else MASK
 
 
-def _inside_word(form: str, text: str, start: int) -> bool:
-    """Whether a short form found at `start` of `text` is glued to the word before it."""
-    return (
-        len(form) < WORD_BOUNDED_BELOW and _wordy(form[0]) and start > 0 and _wordy(text[start - 1])
-    )
+def _inside_word(form: str, text: str, start: int, end: int | None = None) -> bool:
+    """Whether a short form found at `start` of `text` is glued to the word before it or,
+    `end` given (where it ends: a whole form), to the word after it."""
+    if len(form) >= WORD_BOUNDED_BELOW:
+        return False
+    before = _wordy(form[0]) and start > 0 and _wordy(text[start - 1])
+    after = end is not None and _wordy(form[-1]) and end < len(text) and _wordy(text[end])
+    return before or after
 
 
 def _wordy(char: str) -> bool:

@@ -126,7 +126,8 @@ def parse_body(
         return {"error": {"message": _shown(text, truncated, secrets)}}
     if isinstance(data, dict):
         return data
-    return {"error": {"message": _shown(str(data), truncated, secrets)}}
+    # Parsed whole, a value was not cut (white space after it was): its end is no key's head.
+    return {"error": {"message": _shown(str(data), False, secrets)}}
 
 
 def _shown(text: str, truncated: bool, secrets: Collection[str]) -> str:

@@ -140,7 +140,7 @@ def test_secrets_are_compiled_once_into_one_pattern(monkeypatch: pytest.MonkeyPa
 
 def test_a_cut_text_keeps_no_head_of_a_secret() -> None:
     """Cleaned before the cut; and a head the upstream left at the very end (it cut its own
-    text) is masked too, from `MIN_TAIL` characters on."""
+    text) is masked too, from `MIN_SECRET_CHARS` characters on."""
     text = "x" * 490 + f" {KEY} tail"
     assert cut(text, 500, [KEY]) == "x" * 490 + " *** tail"  # cut at 500, 9 of it were shown
     assert cut(text + "!" * 20, 500, [KEY]) == "x" * 490 + " *** tail" + "!"

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from router.errors import Overloaded, RateLimited, ServerError
-from router.upstream_errors import classify_error, in_band, retry_after
+from router.upstream_errors import classify_error, in_band, parse_body, retry_after
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
@@ -71,3 +71,11 @@ def test_an_error_whose_message_ends_in_the_head_of_a_key_has_it_masked() -> Non
     mid_stream = in_band("chat", said, "b", [key])
     for error in (over_http, mid_stream):
         assert error.body()["error"]["message"] == "proxy echo: authorization=***"
+
+
+def test_a_reply_parsed_whole_has_nothing_of_its_end_masked() -> None:
+    """A JSON string read whole before the cut (white space came after it) is no text the
+    cut went through: its last word was masked as though it were."""
+    assert parse_body(b'"upstream said no"', truncated=True) == {
+        "error": {"message": "upstream said no"}
+    }
