@@ -21,7 +21,6 @@ import pytest
 from router import cut_error_body
 from router.config import parse
 from router.errors import ContextTooLong, Rejected
-from router.redaction import masked_end
 from router.upstream_errors import MAX_ERROR_BYTES, classify_error, parse_body
 from tests.harness import INTENTS, RunningRouter, router, send_json, upstream
 
@@ -219,10 +218,16 @@ NESTED = {
             b'{"error": "Input validation error: `inputs` ',
             {"message": "Input validation error: `inputs` "},
         ),
-        # Neither envelope: none.
-        (b'{"detail": [{"type": "missing", "msg": "Field required", "input": {"a', None),
-        (b'[{"error": {"code": 400, "message": "m', None),
-        (b'{"error": {"details": [{"type": "x", "message": "y"}, "', None),
+        # Neither envelope: none, and the text is the message, its last run masked.
+        (
+            b'{"detail": [{"type": "missing", "msg": "Field required", "input": {"a',
+            '{"detail": [{"type": "missing", "msg": "Field required", "input": ***',
+        ),
+        (b'[{"error": {"code": 400, "message": "m', '[{"error": {"code": 400, "message": ***'),
+        (
+            b'{"error": {"details": [{"type": "x", "message": "y"}, "',
+            '{"error": {"details": [{"type": "x", "message": "y"}, ***',
+        ),
     ],
     ids=[
         "anthropic",
@@ -248,17 +253,17 @@ NESTED = {
     ],
 )
 def test_a_cut_reply_is_read_for_its_error_objects_own_fields(
-    head: bytes, fields: dict[str, object] | None
+    head: bytes, fields: dict[str, object] | str
 ) -> None:
-    assert parse_body(head, truncated=True) == _read_as(head, fields)
+    assert parse_body(head, truncated=True) == _read_as(fields)
 
 
-def _read_as(head: bytes, fields: dict[str, object] | None) -> dict[str, object]:
-    """What `parse_body` makes of a cut `head` of which `fields` are read: an OpenAI error;
-    if none are, one whose message is the text (as a reply that is no JSON), the run of
-    non-space the cut went through masked, as a message's (`masked_end`)."""
-    if fields is None:
-        return {"error": {"message": masked_end(head.decode())[:500]}}
+def _read_as(fields: dict[str, object] | str) -> dict[str, object]:
+    """What `parse_body` makes of a cut reply of which `fields` are read: an OpenAI error;
+    `fields` a text when none are, the message then (the reply's text, as one that is no
+    JSON, its last run of non-space masked, as a cut message's, and at most 500 of it)."""
+    if isinstance(fields, str):
+        return {"error": {"message": fields}}
     return {"error": {"type": "invalid_request_error", "param": None, "code": None} | fields}
 
 
@@ -276,18 +281,21 @@ def test_a_cut_reply_is_cleaned_of_the_backends_secrets_where_it_is_read() -> No
 
 N = MAX_ERROR_BYTES
 ADVERSARIAL = {  # each 64 KiB, and what is read of it
-    "deep": ("[" * N, None),
-    "keys": ('{"error": ' + '{"type": ' * (N // 10), None),
+    "deep": ("[" * N, "***"),
+    "keys": ('{"error": ' + '{"type": ' * (N // 10), ('{"error": ' + '{"type": ' * 60)[:500]),
     "names": ('{"error": {' + '"type": "t", ' * (N // 13), {"type": "t"}),
     "escapes": ('{"error": {"message": "' + '\\" ' * (N // 3), {"message": '" ' * (N // 3)}),
     "bad-escapes": (
         '{"error": {"message": "' + "\\x " * (N // 3),
         {"message": "\ufffd " * (N // 3)},
     ),
-    "details": ('{"error": {"d": [' + '{"type": "x"}, ' * (N // 15), None),
+    "details": (
+        '{"error": {"d": [' + '{"type": "x"}, ' * (N // 15),
+        ('{"error": {"d": [' + '{"type": "x"}, ' * 40)[:500],
+    ),
     # More digits than Python reads into an int (4300): no `code`, and the rest still read.
     "digits": ('{"error": {"code": ' + "1" * N + ', "type": "t", ', {"type": "t"}),
-    "number": ('{"error": {"code": ' + "1" * N, None),
+    "number": ('{"error": {"code": ' + "1" * N, '{"error": {"code": ***'),
     "spaces": ('{"error": {"type": "t"' + " " * N, {"type": "t"}),
 }
 
@@ -316,21 +324,29 @@ def test_a_cut_reply_is_read_in_one_pass(name: str, monkeypatch: pytest.MonkeyPa
         assert token.start >= ends[-1]  # never back
         ends.append(token.end)
     assert len(ends) - 1 <= len(text) and sum(read) <= 2 * len(text)
-    assert parse_body(text.encode(), truncated=True) == _read_as(text.encode(), fields)
+    assert parse_body(text.encode(), truncated=True) == _read_as(fields)
 
 
 @pytest.mark.parametrize(
-    ("text", "most"),
+    ("text", "most", "fields"),
     [
-        (("[" + "1," * N)[:N], 1),  # no object
-        (('{"error": {"message": "m", "type": "t"}}' + "1," * N)[:N], 13),  # after its end
-        (('{"detail": [' + "1," * N)[:N], cut_error_body.MAX_TOKENS),  # FastAPI's 422
-        (('{"error": {"details": [' + "[]," * N)[:N], cut_error_body.MAX_TOKENS),
+        (("[" + "1," * N)[:N], 1, "***"),  # no object
+        (  # after its end
+            ('{"error": {"message": "m", "type": "t"}}' + "1," * N)[:N],
+            13,
+            {"message": "m", "type": "t"},
+        ),
+        (('{"detail": [' + "1," * N)[:N], cut_error_body.MAX_TOKENS, '{"detail": ***'),  # 422
+        (
+            ('{"error": {"details": [' + "[]," * N)[:N],
+            cut_error_body.MAX_TOKENS,
+            '{"error": {"details": ***',
+        ),
     ],
     ids=["list", "after-end", "detail", "details"],
 )
 def test_a_cut_reply_is_read_no_further_than_its_error_can_be(
-    text: str, most: int, monkeypatch: pytest.MonkeyPatch
+    text: str, most: int, fields: dict[str, object] | str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not past the end of the reply's object, nor past `MAX_TOKENS`: a 422 echoing the
     client's JSON list was read to its 30,000th token, 180 ms of the event loop that any
@@ -345,8 +361,7 @@ def test_a_cut_reply_is_read_no_further_than_its_error_can_be(
             yield token
 
     monkeypatch.setattr(cut_error_body, "_tokens", counted)
-    fields = {"message": "m", "type": "t"} if text.startswith('{"error": {"m') else None
-    assert parse_body(text.encode(), truncated=True) == _read_as(text.encode(), fields)
+    assert parse_body(text.encode(), truncated=True) == _read_as(fields)
     assert read <= most
 
 
