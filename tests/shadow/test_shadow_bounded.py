@@ -15,8 +15,8 @@ import httpx
 
 from router import comparison
 from router.comparison import Reply, compare, final_answer
-from router.ledger import Ledger
 from tests.harness import config_for, router, simulator
+from tests.shadow.shadow_status import comparison_rows
 
 STALL = "\\boxed{" * 5000  # 35 KB: the reviewer's input
 
@@ -82,6 +82,6 @@ def test_the_router_answers_while_it_compares_a_pathological_answer(tmp_path: Pa
                     break
                 time.sleep(0.05)
             assert compared == 1
-    with Ledger(tmp_path / "ledger") as ledger:
-        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
-    assert rows == [(False, "final_answer", "only one side has a final answer")]
+    assert comparison_rows(tmp_path / "ledger") == [
+        (False, "final_answer", "only one side has a final answer")
+    ]

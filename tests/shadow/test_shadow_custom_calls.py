@@ -14,10 +14,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from classifier import INTENTS
-from router.ledger import Ledger
-from tests.harness import config_for, router, sdk, send_json, upstream
-from tests.shadow.shadow_status import shadow_counts, until
+from tests.harness import router, sdk, send_json, upstream
+from tests.shadow.shadow_status import comparison_rows, shadow_counts, shadowed_locally, until
 
 TOOLS: Any = [{"type": "custom", "name": "apply_patch", "description": "Apply a patch"}]
 CHOICE: Any = {"type": "custom", "name": "apply_patch"}
@@ -81,33 +79,28 @@ def test_the_same_patch_agrees_and_another_indentation_does_not(tmp_path: Path) 
     """Live in the cloud, shadowed on local, both chat backends behind the Responses API:
     the same patch, whole and streamed, agrees (it disagreed); a patch whose added line is
     indented by two spaces instead of four disagrees."""
-    with upstream(_Patcher) as cloud, upstream(_Obliging) as local:
-        config = config_for(
-            {"local": local, "cloud": cloud},
-            tmp_path,
-            shadow={"rates": {intent: 1.0 for intent in INTENTS}},
-            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
-        )
-        with router(config) as r:
-            client = sdk(r, timeout=10)
-            asks = [
-                ("Fix the bug in a.py", False),
-                ("Fix the bug in a.py", True),
-                ("Fix the bug in a.py, indenting by two spaces", False),
-            ]
-            for done, (ask, stream) in enumerate(asks, 1):
-                kwargs: Any = {"model": "auto", "input": ask, "tools": TOOLS}
-                if stream:
-                    with client.responses.stream(**kwargs, tool_choice=CHOICE) as events:
-                        reply = events.get_final_response()
-                else:
-                    reply = client.responses.create(**kwargs, tool_choice=CHOICE)
-                [item] = reply.output
-                assert item.type == "custom_tool_call" and item.input == patch("    ")
-                until(lambda done=done: shadow_counts(r).get("compared", 0) == done)
-    with Ledger(tmp_path / "ledger") as ledger:
-        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons ORDER BY ts")
-    assert rows == [
+    with (
+        upstream(_Patcher) as cloud,
+        upstream(_Obliging) as local,
+        router(shadowed_locally(local, cloud, tmp_path)) as r,
+    ):
+        client = sdk(r, timeout=10)
+        asks = [
+            ("Fix the bug in a.py", False),
+            ("Fix the bug in a.py", True),
+            ("Fix the bug in a.py, indenting by two spaces", False),
+        ]
+        for done, (ask, stream) in enumerate(asks, 1):
+            kwargs: Any = {"model": "auto", "input": ask, "tools": TOOLS}
+            if stream:
+                with client.responses.stream(**kwargs, tool_choice=CHOICE) as events:
+                    reply = events.get_final_response()
+            else:
+                reply = client.responses.create(**kwargs, tool_choice=CHOICE)
+            [item] = reply.output
+            assert item.type == "custom_tool_call" and item.input == patch("    ")
+            until(lambda done=done: shadow_counts(r).get("compared", 0) == done)
+    assert comparison_rows(tmp_path / "ledger") == [
         (True, "tool_call", "same tools, same arguments"),
         (True, "tool_call", "same tools, same arguments"),
         (False, "tool_call", "same tools, different arguments (1 of 1 calls)"),

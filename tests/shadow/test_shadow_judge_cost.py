@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import httpx
 import openai
 import pytest
 from typer.testing import CliRunner
@@ -19,6 +17,7 @@ from router.config import Config, parse
 from router.ledger import Ledger
 from router.shadow_cli import app
 from tests.harness import Running, router, simulator, wait_until
+from tests.shadow.shadow_status import shadow_status
 
 MATH = "What is 1234 + 4321?"
 JUDGE_PRICE = {"input_per_mtok": 3000.0, "output_per_mtok": 15000.0}  # large, to be seen
@@ -71,13 +70,6 @@ def _cost(server: Running, price: dict[str, float]) -> float:
     ) / 1e6
 
 
-def _shadow_counts(root: str) -> dict[str, Any]:
-    shadow: dict[str, Any] = httpx.get(f"{root}/v1/router/status", timeout=5).json()["extra"][
-        "shadow"
-    ]
-    return shadow
-
-
 def test_the_judges_spend_is_priced_kept_and_reported_apart_from_live(tmp_path: Path) -> None:
     """The judge's reply usage was thrown away: a priced cloud judge cost money that no
     ledger column, report or metric held (found in review)."""
@@ -95,8 +87,7 @@ def test_the_judges_spend_is_priced_kept_and_reported_apart_from_live(tmp_path: 
                 assert raw.headers["x-smf-backend"] == "cloud"
             assert wait_until(
                 lambda: (
-                    (c := _shadow_counts(r.root))["counts"].get("compared") == 2
-                    and c["in_flight"] == 0
+                    (c := shadow_status(r))["counts"].get("compared") == 2 and c["in_flight"] == 0
                 ),
                 20,
             )

@@ -8,12 +8,11 @@ from typing import Any
 import httpx
 import yaml
 
-from classifier import INTENTS
 from router import reload
 from router.config import parse
 from router.ledger import Ledger
 from tests.harness import Running, config_for, router, simulator
-from tests.shadow.shadow_status import until
+from tests.shadow.shadow_status import comparison_rows, shadow_status, shadowed_locally, until
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 
@@ -38,11 +37,6 @@ def _chats(server: Running) -> int:
     return int(server.stats()["by_path"].get("/v1/chat/completions", 0))
 
 
-def _shadow_status(r: Any) -> dict[str, Any]:
-    status: dict[str, Any] = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()
-    return status["extra"].get("shadow", {})
-
-
 def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: Path) -> None:
     """The cloud sends the same bytes for the same request (`repeatable`), a token every
     20 ms when streaming, so the client's bytes can be compared: with shadowing on and off,
@@ -64,9 +58,9 @@ def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: 
                 streamed = _post(r, {**MATH, "stream": True})
                 got[mode] = [whole.content, streamed.content]
                 if mode == "on":
-                    until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 2)
+                    until(lambda r=r: shadow_status(r)["counts"].get("compared", 0) == 2)
                 else:
-                    assert _shadow_status(r) == {}
+                    assert shadow_status(r) == {}
         assert _chats(local) == 2  # the two shadows; live went to the cloud
         forwarded = cloud.stats()["recent_requests"]
         assert forwarded[:2] == forwarded[2:]  # the router asked the same with shadowing on
@@ -96,9 +90,9 @@ def test_private_requests_never_leave_the_local_tier(tmp_path: Path) -> None:
             for _ in range(3):
                 response = _post(r, code, {"x-smf-private": "true"})
                 assert response.headers["x-smf-backend"] == "local"
-            until(lambda: _shadow_status(r)["counts"].get("dropped_private", 0) == 3)
+            until(lambda: shadow_status(r)["counts"].get("dropped_private", 0) == 3)
             _post(r, code)  # not private: allowed to mirror to the cloud
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 1)
         assert _chats(cloud) == 1
 
 
@@ -140,14 +134,7 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
-        rates = {"math": 1.0, "tool_calling": 1.0}
-        config = config_for(
-            {"local": local, "cloud": cloud},
-            tmp_path,
-            shadow={"rates": rates},
-            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
-        )
-        with router(config) as r:
+        with router(shadowed_locally(local, cloud, tmp_path, ["math", "tool_calling"])) as r:
             for api, body in AGENT_BODIES.items():
                 for stream in (False, True):
                     reply = httpx.post(
@@ -159,7 +146,7 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
                     f"{r.url}/messages", json={**weather, "stream": stream}, timeout=10
                 )
                 assert reply.status_code == 200 and reply.headers["x-smf-intent"] == "tool_calling"
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 6)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 6)
         assert _chats(local) == 6  # every shadow asked in chat
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
@@ -183,12 +170,7 @@ def test_a_messages_call_whose_arguments_are_no_json_agrees_with_its_shadow(
         simulator(profile="vllm", model="local-model", fault="malformed_arguments") as local,
         simulator(profile="cloud", model="cloud-model", fault="malformed_arguments") as cloud,
     ):
-        config = config_for(
-            {"local": local, "cloud": cloud},
-            tmp_path,
-            shadow={"rates": {"tool_calling": 1.0}},
-            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
-        ).model_dump()
+        config = shadowed_locally(local, cloud, tmp_path, ["tool_calling"]).model_dump()
         for backend in config["backends"]:  # the live reply is translated from chat
             backend["apis"] = ["chat"]
         with router(parse(config)) as r:
@@ -197,7 +179,7 @@ def test_a_messages_call_whose_arguments_are_no_json_agrees_with_its_shadow(
                     f"{r.url}/messages", json={**weather, "stream": stream}, timeout=10
                 )
                 assert reply.status_code == 200 and "_raw_arguments" in reply.text
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 2)
         assert _chats(local) == 2 and _chats(cloud) == 2
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows == [("cloud", "local", True, "tool_call", None)] * 2
@@ -219,7 +201,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
         with router(config) as r:
             reload.reloader_of(r.components).source = path
             _post(r, MATH)
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 1)
             moved = {
                 **data,
                 "backends": [
@@ -230,13 +212,13 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             path.write_text(yaml.safe_dump(moved))
             assert httpx.post(f"{r.url}/router/reload", timeout=30).status_code == 200
             _post(r, MATH)
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 2)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 2)
             off = {**moved, "shadow": {**moved["shadow"], "rates": {}}}
             path.write_text(yaml.safe_dump(off))
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
             assert answer.status_code == 200 and answer.json()["restart_needed"] == []
             _post(r, MATH)
-            sampled = _shadow_status(r)["counts"]["sampled"]
+            sampled = shadow_status(r)["counts"]["sampled"]
             bigger = {
                 **moved,
                 "shadow": {
@@ -249,10 +231,10 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             path.write_text(yaml.safe_dump(bigger))  # rates back on, queue and pool: no restart
             answer = httpx.post(f"{r.url}/router/reload", timeout=30)
             assert answer.json()["restart_needed"] == []
-            status = _shadow_status(r)
+            status = shadow_status(r)
             assert (status["max_concurrency"], status["queue_bytes"]) == (7, 10**8)
             _post(r, MATH)  # and the running shadow replays again, to the moved backend
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 3)
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 3)
         assert (_chats(old), _chats(new)) == (1, 2)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
 
@@ -275,9 +257,8 @@ def test_a_clients_tests_run_only_when_the_operator_opts_in(tmp_path: Path) -> N
             config = config_for({"local": local, "local2": local2}, tmp_path / mode, shadow=shadow)
             with router(config) as r:
                 assert _post(r, body).headers["x-smf-backend"] == "local"
-                until(lambda r=r: _shadow_status(r)["counts"].get("compared", 0) == 1)
-            with Ledger(tmp_path / mode / "ledger") as ledger:
-                rows[mode] = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
+                until(lambda r=r: shadow_status(r)["counts"].get("compared", 0) == 1)
+            rows[mode] = comparison_rows(tmp_path / mode / "ledger")
     assert rows["default"] == [
         (True, "code_defs", "both parse, same 1 top-level defs; the request's tests not run")
     ]
@@ -297,7 +278,7 @@ def test_a_clients_tests_cannot_cost_the_comparison_its_row(tmp_path: Path) -> N
         config = config_for({"local": local, "local2": local2}, tmp_path, shadow=shadow)
         with router(config) as r:
             assert _post(r, body).headers["x-smf-backend"] == "local"
-            until(lambda: _shadow_status(r)["counts"].get("compared", 0) == 1)
-    with Ledger(tmp_path / "ledger") as ledger:
-        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons")
-    assert rows == [(True, "code_tests", "live tests True, shadow True")]
+            until(lambda: shadow_status(r)["counts"].get("compared", 0) == 1)
+    assert comparison_rows(tmp_path / "ledger") == [
+        (True, "code_tests", "live tests True, shadow True")
+    ]

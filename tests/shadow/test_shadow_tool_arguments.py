@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
-from classifier import INTENTS
 from router.comparison import Reply, compare
-from router.ledger import Ledger
 from router.tool_arguments import MAX_DEPTH
-from tests.harness import config_for, router, sdk, send_json, simulator, upstream
-from tests.shadow.shadow_status import shadow_counts, until
+from tests.harness import router, sdk, send_json, simulator, upstream
+from tests.shadow.shadow_status import comparison_rows, shadow_counts, shadowed_locally, until
 
 BASH = {
     "type": "function",
@@ -307,27 +305,22 @@ def test_a_shadowed_call_that_differs_only_in_an_optional_description_agrees(
     """Through the router: the local shadow (a simulator) calls Bash with the required
     `command` only; the live call adds a `description`. The same command agrees (it
     disagreed, its arguments compared byte for byte); another command does not."""
-    with upstream(_Live) as cloud, simulator(profile="vllm", model="local-model") as local:
-        config = config_for(
-            {"local": local, "cloud": cloud},
-            tmp_path,
-            shadow={"rates": {intent: 1.0 for intent in INTENTS}},
-            routes={intent: ["cloud"] for intent in INTENTS},  # live in the cloud, shadow local
-        )
-        with router(config) as r:
-            client = sdk(r, timeout=10)
-            for done, ask in enumerate(("List the files.", "List the hidden files."), 1):
-                reply = client.chat.completions.create(
-                    model="auto",
-                    messages=[{"role": "user", "content": ask}],
-                    tools=[BASH],  # type: ignore[list-item]
-                    tool_choice="required",
-                )
-                assert reply.choices[0].message.tool_calls is not None
-                until(lambda done=done: shadow_counts(r).get("compared", 0) == done)
-    with Ledger(tmp_path / "ledger") as ledger:
-        rows = ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons ORDER BY ts")
-    assert rows == [
+    with (
+        upstream(_Live) as cloud,
+        simulator(profile="vllm", model="local-model") as local,
+        router(shadowed_locally(local, cloud, tmp_path)) as r,
+    ):
+        client = sdk(r, timeout=10)
+        for done, ask in enumerate(("List the files.", "List the hidden files."), 1):
+            reply = client.chat.completions.create(
+                model="auto",
+                messages=[{"role": "user", "content": ask}],
+                tools=[BASH],  # type: ignore[list-item]
+                tool_choice="required",
+            )
+            assert reply.choices[0].message.tool_calls is not None
+            until(lambda done=done: shadow_counts(r).get("compared", 0) == done)
+    assert comparison_rows(tmp_path / "ledger") == [
         (True, "tool_call", "same tools, same required arguments"),
         (False, "tool_call", "same tools, different arguments (1 of 1 calls)"),
     ]
