@@ -74,7 +74,9 @@ class Call:
     # what the attempts that ended before a commit generated and never sent (`Hold`),
     # summed: each one's model generated it. Zeroed at a commit: the served reply counts.
     unsent_chars: int = 0
-    # the body as received, kept only when a shadow may replay it (`Gateway.may_replay`)
+    # picked by a call sink's dice as it arrived (`Gateway.prepare`): only then does the
+    # front keep the body as received (`raw_body`) and the relay the answer text, to replay
+    sampled: bool = False
     raw_body: bytes | None = None
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:

@@ -62,11 +62,12 @@ class Sink(Protocol):
 class CallSink(Protocol):
     """Sees a finished call whole (body and live answer): shadow replays sample it.
 
-    `wants_answer` is asked before the reply so the relay keeps the answer text for it;
+    `samples` is asked once, as the call is prepared (it rolls the dice): a call it picks
+    keeps its body as received and its answer text for it (`Call.sampled`), no other one.
     `call_finished` runs after the client got the last byte and must never block or raise.
     """
 
-    def wants_answer(self, call: Call) -> bool: ...
+    def samples(self, call: Call) -> bool: ...
 
     def call_finished(self, call: Call, tally: Tally) -> None: ...
 
@@ -154,7 +155,10 @@ class Gateway:
     ) -> Call:
         """Validate, classify and plan a request to serve. Raises a `RouterError` for the
         client to see."""
-        return self._prepare(api, body, caller, headers, traffic=True)
+        call = self._prepare(api, body, caller, headers, traffic=True)
+        # every sink rolls its dice (no short cut): each is asked once, as the call arrives
+        call.sampled = any([sink.samples(call) for sink in self.call_sinks])
+        return call
 
     def _prepare(
         self,
@@ -291,13 +295,9 @@ class Gateway:
         self.fail(call, internal_error(), "router_error")
 
     def keep_text(self, call: Call) -> bool:
-        """Whether the relay keeps the answer text: the ledger stores it or a call sink wants it."""
-        return self.config.ledger.store_text or any(s.wants_answer(call) for s in self.call_sinks)
-
-    def may_replay(self, call: Call) -> bool:
-        """Whether a call sink may replay `call` (a shadow rate for its route or intent): the
-        front then keeps its body as received for the sink (`Call.raw_body`)."""
-        return any(s.wants_answer(call) for s in self.call_sinks)
+        """Whether the relay keeps the answer text: the ledger stores it or a call sink picked
+        the call (`Call.sampled`)."""
+        return self.config.ledger.store_text or call.sampled
 
     def fail(self, call: Call, error: RouterError, outcome: Outcome | None = None) -> None:
         """Record a request that ended in `error` (a no-op once its record was finished)."""

@@ -1,20 +1,21 @@
 """Shadow evaluation: replay a sample of finished live requests on another backend, compare.
 
 Which requests are sampled, and toward which backend, is `router.shadow_sampling`'s pure
-decision; this module is the call sink that offers each finished request to it and the
-background job that replays what it sampled. The client never waits, never sees a shadow
-error. Bounded: at most `max_concurrency` replays in flight, a queue of `queue_size` jobs
-holding with those `queue_bytes` at most (`router.shadow_queue`), whose overflow is counted
-(all read from the running config), and a target that saturated while its job waited is
-skipped. Each replay's call (and the judge's) is told to the `ReplayObserver`s
-(`router.own_load`) while it runs: capacity counts it with the live attempts, so a live
-request finds a backend full of shadows full (and overflows, not queued on the GPU behind
-them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
-`max_concurrency`). The target's slot is given back as its call ends, not after the
-comparison and judge. Comparisons run in threads; a request's own tests (`run_request_tests`)
-run under the sandbox bound the evals runner and canary share (`evals.runner.sandbox_slots`).
-The judge keeps the sampling's privacy rule: a cloud judge only when
-`shadow.allow_cloud_targets`, never for a private request (`judge_for`).
+decision; this module is the call sink that rolls its dice as each request arrives, offers
+each picked one to it once finished, and the background job that replays what it sampled.
+The client never waits, never sees a shadow error. Bounded: at most `max_concurrency`
+replays in flight, a queue of `queue_size` jobs holding with those `queue_bytes` at most
+(`router.shadow_queue`), whose overflow is counted (all read from the running config), and
+a target that saturated while its job waited is skipped. Each replay's call (and the
+judge's) is told to the `ReplayObserver`s (`router.own_load`) while it runs: capacity
+counts it with the live attempts, so a live request finds a backend full of shadows full
+(and overflows, not queued on the GPU behind them), and a shadow starts only where a slot
+is free (live + replays + 1 <= the backend's `max_concurrency`). The target's slot is
+given back as its call ends, not after the comparison and judge. Comparisons run in
+threads; a request's own tests (`run_request_tests`) run under the sandbox bound the evals
+runner and canary share (`evals.runner.sandbox_slots`). The judge keeps the sampling's
+privacy rule: a cloud judge only when `shadow.allow_cloud_targets`, never for a private
+request (`judge_for`).
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
 (`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
@@ -64,7 +65,7 @@ from router.relay import Tally, usage_of
 from router.shadow_queue import JobQueue, job_size, parsed_body
 from router.shadow_reply import ShadowReply, cut_by_limit, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
-from router.shadow_sampling import decide, judge_for, rate_for
+from router.shadow_sampling import decide, judge_for, rolls
 from router.span_attributes import finish_attributes, usage_attributes
 from router.span_export import SpanLink
 from router.tracing import NO_SPAN, Tracing
@@ -136,33 +137,34 @@ class Shadow:
     def pricing(self) -> Pricing | None:
         return self._pricing()
 
-    def wants_answer(self, call: Call) -> bool:
-        return call.api in MIRRORED_APIS and rate_for(call.record, self.config) > 0
+    def samples(self, call: Call) -> bool:
+        """The dice, rolled once as `call` arrives (`shadow_sampling.rolls`)."""
+        return call.api in MIRRORED_APIS and rolls(call.record, self.config, self.rng)
 
     def call_finished(self, call: Call, tally: Tally) -> None:
         """Runs after the live reply finished; never raises into the request path."""
         try:
-            if call.api not in MIRRORED_APIS or not tally.keep_text:
+            raw = call.raw_body  # the front keeps it for a picked call only
+            if not call.sampled or raw is None:
                 return
             live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
             link = self.tracing.link_to(call.span)
             cut = cut_by_limit(tally.answer_finish_reasons)  # the compared choice's
-            self.offer(call.record, call.raw_body or call.body, live, call.api, link, live_cut=cut)
+            self.offer(call.record, raw, live, call.api, link, live_cut=cut)
         except Exception:
             log.exception("shadow: could not consider request %s", call.record.request_id)
 
     def offer(
         self,
         record: Record,
-        body: dict[str, Any] | bytes,
+        body: bytes,
         live: Reply,
         api: Api = "chat",
         link: SpanLink | None = None,
-        body_bytes: int | None = None,
         live_cut: bool = False,
     ) -> None:
-        """Queue a sampled replay, holding `body` as bytes (a parsed one is serialised)."""
-        decision = decide(record, self.config, self.states(), self.rng)
+        """Queue the replay of a request the dice picked, holding `body`, the bytes received."""
+        decision = decide(record, self.config, self.states())
         if decision is None:
             return
         self.counts["sampled"] += 1
@@ -170,9 +172,8 @@ class Shadow:
             self._drop(decision.drop or "no_target")
             return
         tier = self.config.backend(decision.target).tier
-        raw = body if isinstance(body, bytes) else orjson.dumps(body)
-        size = job_size(raw, body_bytes, live)
-        job = Job(record, raw, live, decision.target, api, tier, link, size, live_cut)
+        size = job_size(body, live)
+        job = Job(record, body, live, decision.target, api, tier, link, size, live_cut)
         if not self.queue.admit(job, self.settings.queue_size, self.settings.queue_bytes):
             self._drop("queue_full")
 

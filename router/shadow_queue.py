@@ -19,7 +19,6 @@ replay in flight holds its parsed body besides, `max_concurrency` of them at mos
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -28,14 +27,11 @@ from router.comparison import Reply
 from router.shadow_row import Job
 
 
-def job_size(body: Mapping[str, Any] | bytes, body_bytes: int | None, live: Reply) -> int:
-    """The bytes a job holds: its body as the client sent it (`body_bytes` when measured as
-    it was read, else the bytes' length; a parsed body is serialised to measure it) and the
-    live answer's text and tool calls in UTF-8."""
-    if body_bytes is None:
-        body_bytes = len(body) if isinstance(body, bytes) else len(orjson.dumps(body))
+def job_size(raw: bytes, live: Reply) -> int:
+    """The bytes a job holds: its body as the client sent it, and the live answer's text and
+    tool calls in UTF-8."""
     calls = len(orjson.dumps(list(live.tool_calls), default=str)) if live.tool_calls else 0
-    return body_bytes + len(live.text.encode("utf-8", "surrogatepass")) + calls
+    return len(raw) + len(live.text.encode("utf-8", "surrogatepass")) + calls
 
 
 def parsed_body(raw: bytes) -> dict[str, Any]:
@@ -72,9 +68,6 @@ class JobQueue:
         """The next job; its bytes stay held until `done`."""
         return await self._jobs.get()
 
-    def get_nowait(self) -> Job:
-        return self._jobs.get_nowait()
-
     def done(self, job: Job) -> None:
         """`job`, taken by `get`, let go: replayed, failed, dropped or cancelled."""
         self.held_bytes -= job.size
@@ -89,6 +82,3 @@ class JobQueue:
 
     def qsize(self) -> int:
         return self._jobs.qsize()
-
-    def empty(self) -> bool:
-        return self._jobs.empty()

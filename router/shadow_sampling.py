@@ -1,12 +1,17 @@
-"""Which finished requests the shadow mirrors, and to which backend: a pure decision.
+"""Which requests the shadow mirrors, and to which backend: a pure decision.
 
-Made after the live reply finished, with an injected `random.Random`, so tests are
-deterministic. Privacy first: shadows go toward the local tier unless
-`shadow.allow_cloud_targets`, and a private request never leaves the local tier. A
-saturated (or open-circuit) target is skipped, and every skip is a counted drop reason.
-The shadow asks every target in chat, so a target must speak chat itself (`pairing.native`):
-a backend that only speaks Responses or Messages got POST /chat/completions on every replay.
-`router.shadow` queues and replays what this samples.
+Made in two steps. The dice are rolled as the request arrives (`rolls`, with an injected
+`random.Random`, so tests are deterministic): only a picked request keeps its body as
+received and its answer text while it is served (at `rates: {coding: 0.01}` every coding
+request held both, found in review). The roll is independent of how the request ends, so
+among the requests that succeed the picked share is still the rate. After the live reply
+finished, `decide` takes a picked one that succeeded to a target, or says why not.
+Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and
+a private request never leaves the local tier. A saturated (or open-circuit) target is
+skipped, and every skip is a counted drop reason. The shadow asks every target in chat, so
+a target must speak chat itself (`pairing.native`): a backend that only speaks Responses
+or Messages got POST /chat/completions on every replay. `router.shadow` queues and replays
+what this samples.
 """
 
 from __future__ import annotations
@@ -93,17 +98,18 @@ def judge_for(record: Record, target: str, config: Config) -> str | None:
     return name
 
 
-def decide(
-    record: Record,
-    config: Config,
-    states: Mapping[str, BackendState],
-    rng: random.Random,
-) -> Decision | None:
-    """None when not sampled; else a target or the counted reason there is none. Pure."""
+def rolls(record: Record, config: Config, rng: random.Random) -> bool:
+    """Whether the dice pick `record`, at its rate (`rate_for`: its route and intent are known
+    once it is planned). Rolled once per request, as it arrives (`Gateway.prepare`)."""
     rate = rate_for(record, config)
-    if rate <= 0 or record.outcome != "ok" or record.backend is None:
-        return None
-    if rng.random() >= rate:
+    return rate > 0 and rng.random() < rate
+
+
+def decide(record: Record, config: Config, states: Mapping[str, BackendState]) -> Decision | None:
+    """For a request the dice picked (`rolls`), once its live reply finished: None when there
+    is nothing to replay (it failed, or no backend answered); else a target or the counted
+    reason there is none. Pure."""
+    if record.outcome != "ok" or record.backend is None:
         return None
     decision = choose(record, config)
     if decision.target is None:

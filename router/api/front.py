@@ -111,8 +111,8 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
             return  # the client left before its body ended: a request never made
         body = arrival.body = received[0]
         call = gateway.prepare(api, body, caller, headers)
-        # The bytes as received go on only to a shadow that may replay them; else let go now
-        call.raw_body = received[1] if gateway.may_replay(call) else None
+        # The bytes as received go on only to a shadow that picked the call; else let go now
+        call.raw_body = received[1] if call.sampled else None
         received = None
     except RouterError as error:
         state.components.metrics.rejected_request(api, error.status)

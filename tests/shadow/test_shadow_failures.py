@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 
 from router.backends.base import Reply as BackendReply
 from router.comparison import Reply
@@ -85,10 +86,11 @@ def _replay(backends: dict[str, Canned], tmp: Path, **shadow: Any) -> tuple[Shad
     record = Record(
         "r1", 0.0, intent="math", route="math", backend="cloud", tier="cloud", usage=Usage(1, 1)
     )
-    sink.offer(record, dict(MATH), Reply("\\boxed{5555}"))
+    sink.offer(record, orjson.dumps(MATH), Reply("\\boxed{5555}"))
 
     async def go() -> None:
-        await sink.replay(sink.queue.get_nowait())
+        assert sink.queue.qsize() == 1  # taken at once, as the replay loop takes it
+        await sink.replay(await sink.queue.get())
 
     asyncio.run(go())
     return sink, rows

@@ -10,25 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx
 import orjson
 
 from router.backends.base import Reply as BackendReply
 from router.comparison import Reply
 from router.config import Config
+from router.dispatch import Call
 from router.errors import UpstreamError
 from router.ledger import Ledger
 from router.policy import BackendState
 from router.record import Record, Usage
+from router.relay import Tally
 from router.shadow import Shadow
 from router.shadow_queue import job_size
 from router.shadow_row import Job
-from tests.harness import Running, config_for, router, sdk, simulator
-from tests.shadow.shadow_status import until
+from tests.harness import Running, config_for, router, simulator
+from tests.shadow.shadow_status import shadow_status, until
 
 MATH = "What is 1234 + 4321?"  # live on the cloud, shadowed on local
 MiB = 1024 * 1024
@@ -46,12 +48,6 @@ def _math_with_image(size: int) -> bytes:
     body = orjson.dumps(shell, option=orjson.OPT_INDENT_2)
     assert len(body) == size
     return body
-
-
-def _shadow_status(r: Any) -> dict[str, Any]:
-    status = httpx.get(f"{r.root}/v1/router/status", timeout=5).json()
-    shadow: dict[str, Any] = status["extra"]["shadow"]
-    return shadow
 
 
 def test_a_hanging_target_leaves_the_queue_no_more_than_queue_bytes(tmp_path: Path) -> None:
@@ -78,8 +74,8 @@ def test_a_hanging_target_leaves_the_queue_no_more_than_queue_bytes(tmp_path: Pa
                 sent = client.post(f"{r.url}/chat/completions", content=body, headers=headers)
                 assert (sent.status_code, sent.headers["x-smf-backend"]) == (200, "cloud")
                 answer = sent.json()["choices"][0]["message"]["content"]
-            until(lambda: shadow.counts["sampled"] == 7 and _shadow_status(r)["in_flight"] == 1)
-            status = _shadow_status(r)
+            until(lambda: shadow.counts["sampled"] == 7 and shadow_status(r)["in_flight"] == 1)
+            status = shadow_status(r)
             assert local.stats()["requests"] == 1  # the replay in flight, never answered
         counts = shadow.counts  # the router stopped: the replay cancelled, the queue emptied
     assert (status["in_flight"], status["queued"]) == (1, 2)
@@ -121,9 +117,15 @@ def _record() -> Record:
     return Record("r1", 0.0, intent="math", route="math", backend="cloud", usage=usage)
 
 
-def _offer(shadow: Shadow, body_bytes: int) -> None:
-    question = {"model": "auto", "messages": [{"role": "user", "content": MATH}]}
-    shadow.offer(_record(), question, Reply("\\boxed{5555}"), body_bytes=body_bytes)
+def _question(size: int) -> bytes:
+    """A math question, `size` bytes as sent (spaces after the JSON fill it up)."""
+    raw = orjson.dumps({"model": "auto", "messages": [{"role": "user", "content": MATH}]})
+    assert len(raw) <= size
+    return raw + b" " * (size - len(raw))
+
+
+def _offer(shadow: Shadow, size: int) -> None:
+    shadow.offer(_record(), _question(size), Reply("\\boxed{5555}"))
 
 
 async def _settle() -> None:
@@ -138,7 +140,7 @@ def test_the_byte_bound_counts_queued_and_replaying_jobs_and_follows_a_reload(
     config = _config(tmp_path, queue_bytes=1000)
     running = [config]
     shadow = Shadow(lambda: running[0], {"local": Gated()})
-    answer = job_size({}, 0, Reply("\\boxed{5555}"))
+    answer = job_size(b"", Reply("\\boxed{5555}"))
     _offer(shadow, 1001)  # larger than the whole bound: never fits
     for _ in range(3):
         _offer(shadow, 400)
@@ -169,7 +171,7 @@ def _run(shadow: Shadow, target: Gated, jobs: int, then: str) -> tuple[int, int]
         if then == "open":
             target.opened.set()
             for _ in range(500):  # 5 s at most: comparisons run in a thread
-                if shadow.in_flight == 0 and shadow.queue.empty():
+                if shadow.in_flight == 0 and shadow.queue.qsize() == 0:
                     break
                 await asyncio.sleep(0.01)
         runner.cancel()  # what the router's shutdown does to its background jobs
@@ -185,7 +187,7 @@ def _run(shadow: Shadow, target: Gated, jobs: int, then: str) -> tuple[int, int]
 def test_a_replay_holds_its_bytes_until_it_ends_however_it_ends(tmp_path: Path) -> None:
     """In flight, a job still holds its body and answer (2 jobs: both counted); let go once
     compared, failed (the target's error, or a bug), or cancelled at shutdown."""
-    size = job_size({}, 100, Reply("\\boxed{5555}"))
+    size = job_size(_question(100), Reply("\\boxed{5555}"))
     for then, counted in [("answer", "compared"), ("fail", "dropped_error"), ("bug", None)]:
         target = Gated(then)
         shadow = Shadow(_config(tmp_path), {"local": target})
@@ -218,10 +220,62 @@ def test_a_job_dropped_as_it_is_taken_lets_its_bytes_go(tmp_path: Path) -> None:
 
 def test_a_jobs_size_is_its_body_as_received_and_its_live_answer() -> None:
     body = {"model": "auto", "messages": [{"role": "user", "content": "é"}]}
+    sent = orjson.dumps(body, option=orjson.OPT_INDENT_2)  # longer than serialised again
     call = {"type": "function", "function": {"name": "f", "arguments": "{}"}}
-    assert job_size(body, 5000, Reply("é")) == 5002  # the size read, not measured again
-    assert job_size(body, None, Reply()) == len(orjson.dumps(body))  # unknown: measured
-    assert job_size(body, 0, Reply("", (call,))) == len(orjson.dumps([call]))
+    assert job_size(_question(5000), Reply("é")) == 5002  # the answer in UTF-8
+    assert job_size(sent, Reply()) == len(sent) > len(orjson.dumps(body))  # as received
+    assert job_size(b"", Reply("", (call,))) == len(orjson.dumps([call]))
+
+
+class Dice(random.Random):
+    """Rolls the values given, in order: which request the shadow picks."""
+
+    def __init__(self, *values: float) -> None:
+        super().__init__(0)
+        self.values = list(values)
+
+    def random(self) -> float:
+        return self.values.pop(0)
+
+
+def test_only_a_request_the_dice_picked_keeps_its_bytes_and_answer(tmp_path: Path) -> None:
+    """The bytes as received (and the answer text) were kept for every request of a route
+    with a shadow rate above 0, picked or not: at `rates: {coding: 0.01}` every coding
+    request in flight held its body twice, as bytes beside the parsed dict (found in
+    re-review). The dice are rolled as a request arrives: one they pass over keeps neither,
+    one they pick keeps both, and is replayed."""
+    body = _indented({"model": "auto", "messages": [{"role": "user", "content": MATH}]})
+    with (
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
+        config = config_for(
+            {"local": local, "cloud": cloud}, tmp_path, shadow={"rates": {"math": 0.5}}
+        )
+        with router(config) as r, httpx.Client(timeout=30, trust_env=False) as client:
+            (shadow,) = [s for s in r.components.gateway.call_sinks if isinstance(s, Shadow)]
+            shadow.rng = Dice(0.9, 0.1)  # passed over (0.9 >= 0.5), then picked
+            kept: list[tuple[bytes | None, bool]] = []
+            finished = shadow.call_finished
+
+            def seen(call: Call, tally: Tally) -> None:
+                kept.append((call.raw_body, tally.keep_text))
+                finished(call, tally)
+
+            shadow.call_finished = seen  # type: ignore[method-assign]
+            headers = {"content-type": "application/json"}
+            for _ in range(2):
+                sent = client.post(f"{r.url}/chat/completions", content=body, headers=headers)
+                assert (sent.status_code, sent.headers["x-smf-backend"]) == (200, "cloud")
+            until(lambda: shadow.counts["compared"] == 1)
+            assert local.stats()["requests"] == 1  # the one replay
+    assert kept == [(None, False), (body, True)]
+    assert shadow.counts["sampled"] == 1
+
+
+def _indented(body: dict[str, Any]) -> bytes:
+    """`body` as a client may send it: indented, so serialised again it would be shorter."""
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2)
 
 
 def test_a_job_holds_the_body_as_received_and_replays_chat_messages_and_responses(
@@ -230,13 +284,13 @@ def test_a_job_holds_the_body_as_received_and_replays_chat_messages_and_response
     """A queued job held the parsed body, up to six times the bytes counted for it (4.02 MB
     of many small turns took 25.2 MB; 16 such jobs grew the router by ~500 MB more than
     shadowing off: found in review). It holds the bytes the client sent, exactly what is
-    counted (a chat body sent indented: serialised again it would be shorter), parsed as its
-    replay starts; and a chat, a Messages and a Responses request, sent with the official
-    clients, are still replayed and compared."""
-    chat = orjson.dumps(
-        {"model": "auto", "messages": [{"role": "user", "content": MATH}]},
-        option=orjson.OPT_INDENT_2,
-    )
+    counted (each body sent indented: serialised again it would be shorter), parsed as its
+    replay starts; and a chat, a Messages and a Responses request are still replayed and
+    compared."""
+    question = [{"role": "user", "content": MATH}]
+    chat = _indented({"model": "auto", "messages": question})
+    messages = _indented({"model": "auto", "max_tokens": 64, "messages": question})
+    responses = _indented({"model": "auto", "input": MATH})
     with (
         simulator(profile="cloud", model="cloud-model") as cloud,
         simulator(profile="vllm", model="local-model") as local,
@@ -244,7 +298,7 @@ def test_a_job_holds_the_body_as_received_and_replays_chat_messages_and_response
         config = config_for(
             {"local": local, "cloud": cloud}, tmp_path, shadow={"rates": {"math": 1.0}}
         )
-        with router(config) as r:
+        with router(config) as r, httpx.Client(timeout=30, trust_env=False) as client:
             (shadow,) = [s for s in r.components.gateway.call_sinks if isinstance(s, Shadow)]
             jobs: list[Job] = []
             admit = shadow.queue.admit
@@ -255,14 +309,12 @@ def test_a_job_holds_the_body_as_received_and_replays_chat_messages_and_response
 
             shadow.queue.admit = seen  # type: ignore[method-assign]
             headers = {"content-type": "application/json"}
-            sent = httpx.post(f"{r.url}/chat/completions", content=chat, headers=headers)
+            sent = client.post(f"{r.url}/chat/completions", content=chat, headers=headers)
             assert (sent.status_code, sent.headers["x-smf-backend"]) == (200, "cloud")
             answer = sent.json()["choices"][0]["message"]["content"]
-            claude = anthropic.Anthropic(base_url=r.root, api_key="none", max_retries=0)
-            claude.messages.create(
-                model="auto", max_tokens=64, messages=[{"role": "user", "content": MATH}]
-            )
-            sdk(r).responses.create(model="auto", input=MATH)
+            for path, body in (("messages", messages), ("responses", responses)):
+                other = client.post(f"{r.url}/{path}", content=body, headers=headers)
+                assert (other.status_code, other.headers["x-smf-backend"]) == (200, "cloud")
             until(lambda: shadow.counts["compared"] == 3)
     assert [(job.api, type(job.body)) for job in jobs] == [
         ("chat", bytes),
@@ -270,6 +322,7 @@ def test_a_job_holds_the_body_as_received_and_replays_chat_messages_and_response
         ("responses", bytes),
     ]
     assert jobs[0].body == chat and jobs[0].size == len(chat) + len(answer.encode())
+    assert (jobs[1].body, jobs[2].body) == (messages, responses)  # exactly the bytes sent
     assert orjson.loads(jobs[1].body)["messages"] == [{"role": "user", "content": MATH}]
     assert orjson.loads(jobs[2].body)["input"] == MATH
     with Ledger(tmp_path / "ledger") as ledger:

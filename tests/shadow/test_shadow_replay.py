@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from evals.runner import SANDBOX_SLOTS, sandbox_slots
 from evals.sandbox import RunOutcome, run_python
 from router import backends as backend_factory
@@ -22,7 +24,10 @@ from router.record import Record, Usage
 from router.shadow import Shadow
 from tests.harness import Running, config_for, simulator
 
-QUESTION = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
+# the bytes a client sent, as the front hands them to the shadow
+QUESTION = orjson.dumps(
+    {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
+)
 PRICE = {"input_per_mtok": 1.0, "output_per_mtok": 4.0}
 
 
@@ -85,6 +90,12 @@ def _shadow(config: Config, rows: Rows, **kw: Any) -> tuple[Shadow, dict[str, An
     return Shadow(config, backends, rows=rows, pricing=Pricer(config), **kw), backends
 
 
+async def _taken(shadow: Shadow) -> Any:
+    """The next queued job, taken as the replay loop takes it; there must be one (no wait)."""
+    assert shadow.queue.qsize() > 0, "nothing was queued"
+    return await shadow.queue.get()
+
+
 async def _replayed(shadow: Shadow, job: Any) -> dict[str, Any]:
     row = await shadow.replay(job)
     assert row is not None, "the job was dropped, not replayed"
@@ -102,8 +113,8 @@ def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Pa
         shadow, backends = _shadow(config, rows)
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), dict(QUESTION), Reply("Adding: \\boxed{5555}"))
-            job = shadow.queue.get_nowait()
+            shadow.offer(_record(), QUESTION, Reply("Adding: \\boxed{5555}"))
+            job = await _taken(shadow)
             try:
                 return await _replayed(shadow, job)
             finally:
@@ -125,12 +136,12 @@ def test_a_target_removed_by_a_reload_while_queued_is_dropped(tmp_path: Path) ->
         rows = Rows()
         live = {b.name: backend_factory.create(b) for b in config.backends}
         shadow = Shadow(config, lambda: live, rows=rows)
-        shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         retired = live.pop("local")  # the reload's new backend set has no `local`
 
         async def go() -> dict[str, Any] | None:
             try:
-                return await shadow.replay(shadow.queue.get_nowait())
+                return await shadow.replay(await _taken(shadow))
             finally:
                 await _close({**live, "local": retired})
 
@@ -146,11 +157,11 @@ def test_a_responses_request_chat_cannot_carry_is_dropped_not_an_error(tmp_path:
     with sims(tmp_path) as (config, servers):
         rows = Rows()
         shadow, backends = _shadow(config, rows)
-        shadow.offer(_record(), stateful, Reply("five thousand"), "responses")
+        shadow.offer(_record(), orjson.dumps(stateful), Reply("five thousand"), "responses")
 
         async def go() -> dict[str, Any] | None:
             try:
-                return await shadow.replay(shadow.queue.get_nowait())
+                return await shadow.replay(await _taken(shadow))
             finally:
                 await _close(backends)
 
@@ -165,9 +176,9 @@ def test_saturated_local_gets_no_shadow(tmp_path: Path) -> None:
         states = {"local": BackendState(saturated=True)}
         shadow, backends = _shadow(config, rows, states=lambda: states)
         for _ in range(5):
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         asyncio.run(_close(backends))
-        assert shadow.queue.empty() and shadow.counts["dropped_saturated"] == 5
+        assert shadow.queue.qsize() == 0 and shadow.counts["dropped_saturated"] == 5
         assert servers["local"].stats()["requests"] == 0
 
 
@@ -175,7 +186,7 @@ def test_bounded_queue_counts_drops(tmp_path: Path) -> None:
     with sims(tmp_path, queue_size=2) as (config, _):
         shadow, backends = _shadow(config, Rows())
         for _ in range(5):
-            shadow.offer(_record(), dict(QUESTION), Reply("x"))
+            shadow.offer(_record(), QUESTION, Reply("x"))
         asyncio.run(_close(backends))
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 3
         shadow.close()
@@ -187,7 +198,7 @@ def test_workers_never_exceed_max_concurrency(tmp_path: Path) -> None:
         servers["local"].control("faults", {"fault": "slow_first_token:0.2"})
         shadow, backends = _shadow(config, Rows())
         for _ in range(6):
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         peak = _peak_while_replaying(shadow, backends, compared=6)
         assert shadow.counts["compared"] == 6
         assert peak == 2
@@ -201,12 +212,12 @@ def test_queue_size_and_max_concurrency_follow_the_running_config(tmp_path: Path
         backends = {b.name: backend_factory.create(b) for b in config.backends}
         shadow = Shadow(lambda: running[0], backends, rows=Rows(), pricing=Pricer(config))
         for _ in range(4):
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 2
         bigger = config.shadow.model_copy(update={"queue_size": 6, "max_concurrency": 3})
         running[0] = config.model_copy(update={"shadow": bigger})
         for _ in range(4):
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         assert shadow.queue.qsize() == 6 and shadow.counts["dropped_queue_full"] == 2
         peak = _peak_while_replaying(shadow, backends, compared=6)
         assert shadow.counts["compared"] == 6
@@ -238,9 +249,9 @@ def _judged(tmp: Path, value: float) -> tuple[dict[str, Any], str]:
         shadow, backends = _shadow(config, Rows(), rng=FixedRandom(value))
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), dict(QUESTION), Reply("LIVE-ANSWER \\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("LIVE-ANSWER \\boxed{5555}"))
             try:
-                return await _replayed(shadow, shadow.queue.get_nowait())
+                return await _replayed(shadow, await _taken(shadow))
             finally:
                 await _close(backends)
 
@@ -264,9 +275,9 @@ def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
         shadow, backends = _shadow(config, Rows())
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
             try:
-                return await _replayed(shadow, shadow.queue.get_nowait())
+                return await _replayed(shadow, await _taken(shadow))
             finally:
                 await _close(backends)
 
@@ -303,8 +314,8 @@ def test_the_judges_call_holds_a_slot_and_a_full_judge_is_not_asked(tmp_path: Pa
             rows = []
             for state in (BackendState(), BackendState(saturated=True)):
                 full["localjudge"] = state
-                shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
-                rows.append(await _replayed(shadow, shadow.queue.get_nowait()))
+                shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+                rows.append(await _replayed(shadow, await _taken(shadow)))
             await _close(backends)
             return rows
 
@@ -342,11 +353,11 @@ def test_the_queue_holds_queue_size_jobs_and_shutdown_counts_every_one(tmp_path:
 
     async def go() -> None:
         runner = asyncio.create_task(shadow.run())
-        shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+        shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
         await settle()
         assert (shadow.in_flight, hung.asked) == (1, 1)
         for _ in range(3):
-            shadow.offer(_record(), dict(QUESTION), Reply("\\boxed{5555}"))
+            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
             await settle()
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 1
         runner.cancel()  # what the router's shutdown does to its background jobs
@@ -383,9 +394,9 @@ def test_a_requests_tests_run_under_the_shared_sandbox_bound(tmp_path: Path) -> 
                 return run_python(source)
 
             shadow, backends = _shadow(config, Rows(), execute=execute)
-            shadow.offer(record, body, Reply(live))
+            shadow.offer(record, orjson.dumps(body), Reply(live))
             try:
-                return await _replayed(shadow, shadow.queue.get_nowait())
+                return await _replayed(shadow, await _taken(shadow))
             finally:
                 await _close(backends)
 

@@ -11,7 +11,7 @@ import pytest
 from router.config import parse
 from router.policy import BackendState
 from router.record import Record
-from router.shadow_sampling import decide, default_target
+from router.shadow_sampling import Decision, decide, default_target, rolls
 
 
 def _config(**shadow: Any) -> Any:
@@ -35,6 +35,13 @@ def _record(intent: str, backend: str = "cloud", private: bool = False, route: s
     )
 
 
+def _sampled(
+    record: Record, config: Any, states: dict[str, BackendState], rng: random.Random
+) -> Decision | None:
+    """Both steps: the dice as the request arrives, then the decision once it finished."""
+    return decide(record, config, states) if rolls(record, config, rng) else None
+
+
 def _within(count: int, n: int, rate: float) -> bool:
     """Inside 4.5 standard deviations of the binomial mean (false alarm ~1e-5)."""
     return abs(count - n * rate) <= 4.5 * math.sqrt(n * rate * (1 - rate))
@@ -48,19 +55,31 @@ def test_per_intent_rates_hold(seed: int) -> None:
     counts = {"math": 0, "prose": 0, "coding": 0}
     for _ in range(n):
         for intent in counts:
-            if decide(_record(intent), config, {}, rng) is not None:
+            if _sampled(_record(intent), config, {}, rng) is not None:
                 counts[intent] += 1
     assert _within(counts["math"], n, 0.1)
     assert _within(counts["prose"], n, 0.5)
     assert counts["coding"] == 0  # default off
 
 
+def test_the_dice_are_rolled_on_what_is_known_as_a_request_arrives() -> None:
+    """Its route and intent, before any backend answered (`Gateway.prepare` rolls them): the
+    rate holds, and a request with no rate is never picked."""
+    config = _config(rates={"math": 0.25})
+    rng = random.Random(5)
+    arriving = Record("r", 0.0, intent="math", route="math")
+    assert arriving.backend is None
+    assert _within(sum(rolls(arriving, config, rng) for _ in range(4000)), 4000, 0.25)
+    coding = Record("r", 0.0, intent="coding", route="coding")
+    assert not any(rolls(coding, config, rng) for _ in range(100))
+
+
 def test_route_rate_wins_over_intent_rate() -> None:
     # a math request sent down the coding route (an x-smf-route header) takes coding's rate
     config = _config(rates={"math": 1.0}, route_rates={"coding": 0.0, "math": 0.25})
     rng = random.Random(7)
-    assert decide(_record("math", route="coding"), config, {}, rng) is None
-    hits = sum(decide(_record("math"), config, {}, rng) is not None for _ in range(4000))
+    assert _sampled(_record("math", route="coding"), config, {}, rng) is None
+    hits = sum(_sampled(_record("math"), config, {}, rng) is not None for _ in range(4000))
     assert _within(hits, 4000, 0.25)
 
 
@@ -68,43 +87,43 @@ def test_a_request_pinned_to_a_backend_takes_that_backends_route_rate() -> None:
     """`model: cloud` takes the route `cloud`, which is what `route_rates` is looked up by,
     but a backend's name there was refused at load (found in review)."""
     config = _config(rates={"coding": 0.0}, route_rates={"cloud": 1.0})
-    pinned = decide(_record("coding", route="cloud"), config, {}, random.Random(0))
+    pinned = _sampled(_record("coding", route="cloud"), config, {}, random.Random(0))
     assert pinned is not None and pinned.target == "local"
-    assert decide(_record("coding"), config, {}, random.Random(0)) is None
+    assert _sampled(_record("coding"), config, {}, random.Random(0)) is None
 
 
 def test_default_target_is_the_other_tier_toward_local() -> None:
     config = _config(rates={"math": 1.0})
-    decision = decide(_record("math", "cloud"), config, {}, random.Random(0))
+    decision = _sampled(_record("math", "cloud"), config, {}, random.Random(0))
     assert decision is not None and decision.target == "local"
     assert default_target(_record("coding", "local"), config) == "cloud"
 
 
 def test_cloud_targets_need_the_switch() -> None:
-    off = decide(_record("coding", "local"), _config(rates={"coding": 1.0}), {}, random.Random(0))
+    off = _sampled(_record("coding", "local"), _config(rates={"coding": 1.0}), {}, random.Random(0))
     assert off is not None and (off.target, off.drop) == (None, "not_allowed")
     on = _config(rates={"coding": 1.0}, allow_cloud_targets=True)
-    allowed = decide(_record("coding", "local"), on, {}, random.Random(0))
+    allowed = _sampled(_record("coding", "local"), on, {}, random.Random(0))
     assert allowed is not None and allowed.target == "cloud"
 
 
 def test_private_requests_never_leave_local_even_when_allowed() -> None:
     config = _config(rates={"coding": 1.0}, allow_cloud_targets=True)
-    private = decide(_record("coding", "local", private=True), config, {}, random.Random(0))
+    private = _sampled(_record("coding", "local", private=True), config, {}, random.Random(0))
     assert private is not None and (private.target, private.drop) == (None, "private")
 
 
 def test_saturated_local_target_gets_no_shadow() -> None:
     config = _config(rates={"math": 1.0})
     states = {"local": BackendState(saturated=True)}
-    decision = decide(_record("math", "cloud"), config, states, random.Random(0))
+    decision = _sampled(_record("math", "cloud"), config, states, random.Random(0))
     assert decision is not None and (decision.target, decision.drop) == (None, "saturated")
 
 
 def test_failed_live_requests_are_not_shadowed() -> None:
     record = _record("math", "cloud")
     record.outcome = "upstream_error"
-    assert decide(record, _config(rates={"math": 1.0}), {}, random.Random(0)) is None
+    assert _sampled(record, _config(rates={"math": 1.0}), {}, random.Random(0)) is None
 
 
 def test_targets_are_backends_that_speak_chat() -> None:
@@ -124,10 +143,10 @@ def test_targets_are_backends_that_speak_chat() -> None:
     shadow = {"rates": {"coding": 1.0}, "allow_cloud_targets": True}
     alone = parse({"backends": backends, "shadow": shadow})
     record = _record("coding", backend="local")
-    decision = decide(record, alone, {}, random.Random(0))
+    decision = _sampled(record, alone, {}, random.Random(0))
     assert decision is not None and decision.drop == "api_unsupported"
     chat = {"name": "cloud2", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "d"}
     beside = parse({"backends": [*backends, chat], "shadow": shadow})
     assert default_target(record, beside) == "cloud2"
-    decision = decide(record, beside, {}, random.Random(0))
+    decision = _sampled(record, beside, {}, random.Random(0))
     assert decision is not None and decision.target == "cloud2"
