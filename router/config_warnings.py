@@ -169,9 +169,11 @@ def _never_sampled(config: Config) -> list[str]:
 
 def _route_never_sampled(config: Config) -> list[str]:
     """Each `route_rates` entry for a route that is no intent's, or for a backend (the route
-    of a request pinned to it), whose first backend the sampler can shadow for no intent
-    (the intents' own routes: `_never_sampled`)."""
-    from router.shadow_sampling import aimed_at, choose  # it imports `router.config`
+    of a request pinned to it), whose first backend the sampler can shadow for no intent the
+    route can carry (`policy.intents_on`: `unknown` too, which no `targets` entry names;
+    the intents' own routes: `_never_sampled`)."""
+    from router.policy import intents_on  # these import `router.config`
+    from router.shadow_sampling import aimed_at, choose
 
     said = []
     for key, rate in config.shadow.route_rates.items():
@@ -184,7 +186,7 @@ def _route_never_sampled(config: Config) -> list[str]:
             live = key
             served = f"a request pinned to backend {key!r} (model: {key}) is served by it alone"
         drops: dict[str, str | None] = {}
-        for intent in INTENTS:
+        for intent in intents_on(key, config):  # `unknown` too: nothing read, any route
             record = _served(config, intent, key, live)
             decision = choose(record, config)
             if decision.drop is None:
@@ -200,20 +202,22 @@ def _route_never_sampled(config: Config) -> list[str]:
 def _judge_never(config: Config) -> list[str]:
     """Why the judge judges no request the shadow can sample, when it judges none. Every
     route (and every backend, as `model: <backend>` pins one) with every backend live
-    (fallback, a stored response's home) is tried with the shadow's own rule
+    (fallback, a stored response's home) and every intent it can carry
+    (`policy.intents_on`) is tried with the shadow's own rule
     (`shadow_sampling.judge_for`), so only a judge that can judge nothing whatever the
     traffic and health is named: the live or the target of every sample (it must be a third
     backend), or on the cloud tier while `allow_cloud_targets` is off."""
-    from router.shadow_sampling import choose, judge_for, rate_for  # it imports `router.config`
+    from router.policy import intents_on  # these import `router.config`
+    from router.shadow_sampling import choose, judge_for, rate_for
 
     judge = config.shadow.judge_backend
     if judge is None or not config.shadow.samples:
         return []
-    names = [b.name for b in config.backends]
+    names = sorted(config.backend_names)
     pairs: set[tuple[str, str]] = set()
     for route in [*config.routes, *names]:
         for live in names:
-            for intent in INTENTS:
+            for intent in intents_on(route, config):
                 record = _served(config, intent, route, live)
                 if rate_for(record, config) > 0 and (target := choose(record, config).target):
                     if judge_for(record, target, config) is not None:

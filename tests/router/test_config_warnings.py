@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from classifier.intent import INTENTS
 from router.cli import app
 from router.config import load
 from tests.router.test_config import GOOD, write
@@ -80,10 +81,12 @@ def test_texts_kept_without_housekeeping_are_warned_of(
     assert any(TEXTS_KEPT in w for w in logged) is warned
 
 
-def _shadow_said(tmp_path: Path, shadow: str, backends: str = "", other: str = "") -> list[str]:
-    """The shadow warnings the real `smf-router config check` prints for GOOD (plus
+def _shadow_said(
+    tmp_path: Path, shadow: str, backends: str = "", other: str = "", base: str = GOOD
+) -> list[str]:
+    """The shadow warnings the real `smf-router config check` prints for `base` (plus
     `backends`, appended to its list, and `other` sections) with this `shadow:` section."""
-    text = GOOD.replace("auth:\n", backends + "auth:\n") + other + "shadow:\n" + shadow
+    text = base.replace("auth:\n", backends + "auth:\n") + other + "shadow:\n" + shadow
     done = config_check(write(tmp_path, text))
     assert done.returncode == 0, done.stderr
     return [
@@ -125,6 +128,18 @@ def test_a_shadow_rate_its_first_backend_can_never_be_sampled_at_is_warned_of(
     # a route rate counts too; the default target is the other tier's, whatever local2 is
     said = _shadow_said(tmp_path, "  route_rates: {instruction: 0.1}\n", LOCAL2)
     assert [w.split(":")[0] for w in said] == ["shadow.route_rates.instruction"], said
+
+
+def test_a_shadow_rate_with_no_backend_on_the_other_tier_is_warned_of(tmp_path: Path) -> None:
+    """Both backends local: math is served by `cloud` (local here) first, and the default
+    target is on the other tier, of which there is none: every sample `no_target`."""
+    only_local = GOOD.replace("tier: cloud", "tier: local")
+    assert _shadow_said(tmp_path, "  rates: {math: 1.0}\n", base=only_local) == [
+        "shadow.rates.math: math is served by backend 'cloud' first (routes.math), and there"
+        " is no backend on the other tier to replay it on, so every sample for math that"
+        " 'cloud' serves is dropped (no_target); add a shadow.targets entry for math naming"
+        " another backend"
+    ]
 
 
 def test_a_shadow_judge_that_can_never_be_a_third_backend_is_warned_of(tmp_path: Path) -> None:
@@ -188,6 +203,23 @@ def test_a_route_rate_for_a_backend_or_a_custom_route_that_never_samples_is_warn
     assert _shadow_said(tmp_path, allowed, other=AGENTS) == []
     # a route served in the cloud first is replayed locally: nothing to say either
     assert _shadow_said(tmp_path, "  route_rates: {cloud: 1.0}\n") == []
+
+
+def test_a_route_rate_is_not_warned_of_when_only_unread_requests_can_be_replayed(
+    tmp_path: Path,
+) -> None:
+    """A request with nothing the model can read (intent `unknown`) takes any route and has
+    no `targets` entry, so on `agents` it goes to the default target, the cloud: with every
+    intent's target the route's own first backend, those are still replayed, yet `config
+    check` said the route could replay none (found in re-review: only the seven intents were
+    walked, `policy.intents_on` is what a route can carry). Without `allow_cloud_targets`
+    none is replayed, and it says so."""
+    targets = "{" + ", ".join(f"{intent}: local" for intent in INTENTS) + "}"
+    shadow = f"  route_rates: {{agents: 1.0}}\n  targets: {targets}\n"
+    allowed = shadow + "  allow_cloud_targets: true\n"
+    assert _shadow_said(tmp_path, allowed, other=AGENTS) == []
+    said = _shadow_said(tmp_path, shadow, other=AGENTS)
+    assert [w.split(":")[0] for w in said] == ["shadow.route_rates.agents"], said
 
 
 def test_a_cloud_judge_without_allow_cloud_targets_is_warned_of(tmp_path: Path) -> None:
