@@ -25,8 +25,9 @@ from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.relay import usage_of
 from router.reply_checks import misshapen, unfinished
-from router.span_attributes import finish_attributes, reply_finish_reasons, usage_attributes
+from router.span_attributes import finish_attributes, usage_attributes
 from router.tracing import Tracing
+from router.translate.wire import finish_reasons
 from router.upstream_errors import classify_error
 
 
@@ -63,7 +64,7 @@ def traced(tracing: Tracing, backend: BackendSettings, send: Ask) -> Ask:
             raise
         finally:
             usage = usage_of("chat", payload.get("usage")) if isinstance(payload, dict) else None
-            said = finish_attributes(reply_finish_reasons(payload))  # "abort" beside its `cut`
+            said = finish_attributes(finish_reasons(payload))  # "abort" beside its `cut`
             tracing.end(span, {**usage_attributes(usage), **said}, error)
         return payload
 

@@ -34,7 +34,7 @@ from typing import Any
 from evals.graders import count_units, extract_code
 from evals.sandbox import RunOutcome, SandboxUnavailable
 from router.answers import final_answer, same_answer
-from router.tool_arguments import call_parts, compared_call, ignores_some, tool_schemas
+from router.tool_arguments import call_parts, compared_call, tool_schemas
 from router.translate.wire import content_text
 
 Executor = Callable[[str], RunOutcome]
@@ -174,8 +174,10 @@ def compare_tool_calls(
     if not live.tool_calls or not shadow.tool_calls:
         return Comparison(False, "tool_call", "only one side called a tool")
     schemas = tool_schemas(body or {})
-    a = Counter(compared_call(c, schemas) for c in live.tool_calls)
-    b = Counter(compared_call(c, schemas) for c in shadow.tool_calls)
+    live_calls = [compared_call(c, schemas) for c in live.tool_calls]
+    shadow_calls = [compared_call(c, schemas) for c in shadow.tool_calls]
+    a = Counter(call for call, _ in live_calls)
+    b = Counter(call for call, _ in shadow_calls)
     if Counter(n for n, _ in a.elements()) != Counter(n for n, _ in b.elements()):
         calls = f"({len(live.tool_calls)} vs {len(shadow.tool_calls)} calls)"
         return Comparison(False, "tool_call", f"different tools {calls}")
@@ -186,8 +188,7 @@ def compare_tool_calls(
             "tool_call",
             f"same tools, different arguments ({differ} of {len(live.tool_calls)} calls)",
         )
-    both = (*live.tool_calls, *shadow.tool_calls)
-    some_left = any(ignores_some(c, schemas) for c in both)
+    some_left = any(left for _, left in (*live_calls, *shadow_calls))
     detail = "same tools, same required arguments" if some_left else "same tools, same arguments"
     return Comparison(True, "tool_call", detail)
 

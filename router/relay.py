@@ -59,7 +59,7 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
-    first_reasons: list[str] = field(default_factory=list)  # `answer_finish_reasons`
+    first_reason: str | None = None  # the first chat choice's (`answer_finish_reasons`)
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
@@ -117,7 +117,8 @@ class Tally:
             if reason:  # one that is not text stops it too: the relay names it (`unfinished`)
                 text = isinstance(reason, str)
                 self.finish_reasons += [reason] if text else []
-                self.first_reasons += [reason] if text and number == 0 else []
+                if text and number == 0:  # a choice ends once
+                    self.first_reason = reason
                 self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
         if obj.get("usage"):  # after the finish reasons: a running count is not final
@@ -132,7 +133,9 @@ class Tally:
         """How the answer kept for the shadow ended: a chat reply's first choice, whose text
         and calls are kept (another choice cut by the limit said the compared one was cut,
         found in re-review); the reply's own of the other APIs, which have one answer."""
-        return self.first_reasons if self.api in CHAT_APIS else self.finish_reasons
+        if self.api not in CHAT_APIS:
+            return self.finish_reasons
+        return [] if self.first_reason is None else [self.first_reason]
 
     @property
     def open_choices(self) -> set[int]:

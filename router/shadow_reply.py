@@ -33,7 +33,6 @@ import orjson
 from router.comparison import Reply
 from router.errors import Cut
 from router.reply_checks import UNFINISHED
-from router.span_attributes import reply_finish_reasons
 from router.translate.wire import content_text
 
 # The finish reasons that say an output limit cut the answer, in each client API's words:
@@ -101,5 +100,5 @@ def parse_reply(body: bytes) -> ShadowReply:
     if any(r is not None and not isinstance(r, str) for r in said):
         raise ValueError("malformed completion: a finish_reason is not text")
     reply = Reply(content_text(message.get("content")), tuple(calls))
-    reasons = tuple(reply_finish_reasons(payload))
+    reasons = tuple(r for r in said if r is not None)  # text, every one: checked above
     return ShadowReply(reply, payload.get("usage"), reasons, choices[0].get("finish_reason"))

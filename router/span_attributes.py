@@ -72,17 +72,6 @@ def finish_attributes(reasons: Sequence[str]) -> dict[str, list[str]]:
     return {"gen_ai.response.finish_reasons": list(reasons)} if reasons else {}
 
 
-def reply_finish_reasons(reply: Any) -> list[str]:
-    """The finish reasons that are text of a whole chat reply of any shape: the canary's and
-    the shadow's, read whatever the reply holds (`wire.finish_reasons` expects choices whose
-    shape was checked)."""
-    choices = reply.get("choices") if isinstance(reply, dict) else None
-    if not isinstance(choices, list):
-        return []
-    said = (c.get("finish_reason") for c in choices if isinstance(c, dict))
-    return [reason for reason in said if isinstance(reason, str)]
-
-
 def client_status(record: Record) -> int:
     """The HTTP status the client got. A stream that failed once a backend was committed
     ended with an in-band error event after a 200; `record.status` keeps that error's status

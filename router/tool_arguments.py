@@ -144,19 +144,14 @@ def _required_only(value: Any, schema: Any, depth: int = MAX_DEPTH) -> tuple[Any
     return kept, left
 
 
-def compared_call(call: Mapping[str, Any], schemas: Schemas) -> tuple[str, str]:
+def compared_call(call: Mapping[str, Any], schemas: Schemas) -> tuple[tuple[str, str], bool]:
     """A call as (name, canonical JSON of the arguments that count, normalised): key order
-    does not matter, types do (Python's == said `1 == true` and `0 == false`)."""
+    does not matter, types do (Python's == said `1 == true` and `0 == false`); and whether
+    it carries arguments the comparison leaves out (optional ones)."""
     name, args = call_parts(call)
-    args, _ = _required_only(args, schemas.get(name))
+    args, left = _required_only(args, schemas.get(name))
     try:
         text = json.dumps(normalised(args), sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         text = repr(args)
-    return name, text
-
-
-def ignores_some(call: Mapping[str, Any], schemas: Schemas) -> bool:
-    """Whether the call carries arguments the comparison leaves out (optional ones)."""
-    name, args = call_parts(call)
-    return _required_only(args, schemas.get(name))[1]
+    return (name, text), left

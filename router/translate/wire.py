@@ -26,12 +26,16 @@ def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def finish_reasons(chat: dict[str, Any]) -> list[str]:
-    """The finish reasons a chat reply or chunk says, one per choice that ended (`misshapen`
-    checked its shape: choices are a list of objects). What the attempt's span says the
-    backend answered, whatever the translation sent the client for it."""
-    choices = chat.get("choices") or ()
-    return [c["finish_reason"] for c in choices if isinstance(c.get("finish_reason"), str)]
+def finish_reasons(chat: Any) -> list[str]:
+    """The finish reasons that are text a chat reply or chunk says, one per choice that
+    ended, whatever its shape (a canary's reply is read before anything checked it): what
+    the span of an attempt, a canary call or a shadow replay says the backend answered,
+    whatever the translation sent the client for it."""
+    choices = chat.get("choices") if isinstance(chat, dict) else None
+    if not isinstance(choices, list):
+        return []
+    said = (c.get("finish_reason") for c in choices if isinstance(c, dict))
+    return [reason for reason in said if isinstance(reason, str)]
 
 
 def final_usage(chunk: dict[str, Any], answering: bool) -> bool:

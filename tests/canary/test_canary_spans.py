@@ -13,6 +13,7 @@ from router.canary import Canary, load_cases
 from router.canary_spans import stopped_kind
 from router.config import Config, parse
 from router.gating import GateBook
+from router.translate.wire import finish_reasons
 from tests.canary.rounds import one_round
 from tests.canary.servers import free_port, simulator
 from tests.observability.test_tracing_call_settings import tracing_on
@@ -92,6 +93,24 @@ def test_the_span_says_the_replys_finish_reasons(
     with simulator(model="local-model", fault=fault) as local:
         span = canary_span(canary_config(local.url, tmp_path))
     assert list(span.attributes["gen_ai.response.finish_reasons"]) == said
+
+
+@pytest.mark.parametrize(
+    ("payload", "said"),
+    [
+        ([1], []),
+        ({"choices": {"0": {"finish_reason": "stop"}}}, []),
+        ({"choices": ["hi", None, {"finish_reason": 5}, {"finish_reason": "length"}]}, ["length"]),
+        ({"choices": [{"finish_reason": "stop"}, {"finish_reason": "abort"}]}, ["stop", "abort"]),
+    ],
+    ids=["a list", "choices no list", "odd choices", "every choice's"],
+)
+def test_the_finish_reasons_of_a_reply_of_any_shape_are_its_text_ones(
+    payload: Any, said: list[str]
+) -> None:
+    """A canary's reply reaches its span before anything checked its shape: the span reads
+    what it can (`wire.finish_reasons`, which an attempt's span reads too)."""
+    assert finish_reasons(payload) == said
 
 
 def test_a_reply_with_no_readable_answer_is_malformed() -> None:
