@@ -5,17 +5,16 @@ decision; this module is the call sink that rolls its dice as each request arriv
 each picked one to it once finished, and the background job that replays what it sampled.
 The client never waits, never sees a shadow error. Bounded: at most `max_concurrency`
 replays in flight, a queue of `queue_size` jobs holding with those `queue_bytes` at most
-(`router.shadow_queue`), whose overflow is counted (all read from the running config), and
-a target that saturated while its job waited is skipped. Each replay's call (and the
-judge's) is told to the `ReplayObserver`s (`router.own_load`) while it runs: capacity
-counts it with the live attempts, so a live request finds a backend full of shadows full
-(and overflows, not queued on the GPU behind them), and a shadow starts only where a slot
-is free (live + replays + 1 <= the backend's `max_concurrency`). The target's slot is
-given back as its call ends, not after the comparison and judge. Comparisons run in
-threads; a request's own tests (`run_request_tests`) run under the sandbox bound the evals
-runner and canary share (`evals.runner.sandbox_slots`). The judge keeps the sampling's
-privacy rule: a cloud judge only when `shadow.allow_cloud_targets`, never for a private
-request (`judge_for`).
+(`router.shadow_queue`), whose overflow is counted, and a target that saturated while its
+job waited is skipped. Each replay's call (and the judge's) is told to the `ReplayObserver`s
+(`router.own_load`) while it runs: capacity counts it with the live attempts, so a live
+request finds a backend full of shadows full (and overflows, not queued on the GPU behind
+them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
+`max_concurrency`). The target's slot is given back as its call ends, not after the
+comparison and judge. Comparisons run in threads; a request's own tests
+(`run_request_tests`) run under the sandbox bound the evals runner and canary share
+(`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
+only when `shadow.allow_cloud_targets`, never for a private request (`judge_for`).
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
 (`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
