@@ -13,12 +13,12 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   sticky one or an overflow can put any member before another) with each reason a plan
   moves on after: 13 series per pair;
 - `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
-  a price (`router.pricing.unpriced_on`): the intents that can take each route
-  (`router.policy.intents_on`) with its members whose cost or counterfactual is unknown, and
-  each backend forced by name. Only where unpriced, so none in a priced config. A priced
-  request never adds to it (it once added 0, which created no unpriced series: a label set
-  is priced or not for every request, so each unpriced one was born at 1 and the cost
-  dashboard read 0, "priced", for it, after every restart);
+  a price (`router.pricing.Pricer`, asked about a request on each): the intents that can take
+  each route (`router.policy.intents_on`) with its members whose cost or counterfactual is
+  unknown, and each backend forced by name. Only where unpriced, so none in a priced
+  config. A priced request never adds to it (it once added 0, which created no unpriced
+  series: a label set is priced or not for every request, so each unpriced one was born at
+  1 and the cost dashboard read 0, "priced", for it, after every restart);
 - `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
   router's own refusals, closed sets created once, at start;
 - `canary_cases_total`: each configured backend with each suite the canary runs, `passed`,
@@ -51,7 +51,7 @@ from router.metric_labels import (
 )
 from router.metric_store import Family
 from router.policy import intents_on
-from router.record import Api
+from router.record import Api, Record
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -102,11 +102,15 @@ def unpriced_series(config: Config) -> list[Labels]:
     unpriced = pricing.unpriced_backends(config)
     if not unpriced:
         return []
+    pricer = pricing.Pricer(config)
+    pricer.unpriced.update(unpriced)  # known: serve logs their "no price", not this walk
     ways = [*config.routes.items(), *((b.name, [b.name]) for b in config.backends)]
     out: list[Labels] = []
     for route, members in ways:
         for served in map(config.backend, members):
-            if pricing.unpriced_on(config, route, served, unpriced):
+            record = Record("", 0.0, route=route, backend=served.name, tier=served.tier)
+            record.cost_usd, record.counterfactual_usd = pricer.price(record)
+            if record.unpriced:  # the pricer's own rule: a config prices a pair one way always
                 out += [(i, route, served.name, served.tier) for i in intents_on(route, config)]
     return out
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Collection
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
@@ -137,9 +136,6 @@ class Pricer:
             )
         return litellm_rates(backend.model)
 
-    def counterfactual_backend(self, route: str) -> Backend | None:
-        return counterfactual_backend(self.config, route)
-
     def price(self, record: Record) -> tuple[float | None, float | None]:
         """(cost_usd, counterfactual_usd), None where a cloud price is unknown. Failed
         attempts are never billed."""
@@ -154,7 +150,7 @@ class Pricer:
             return cost, cost
         local = served.local_cost
         cost = local_cost_parts(served_duration(record), local).total if local else 0.0
-        other = self.counterfactual_backend(record.route)
+        other = counterfactual_backend(self.config, record.route)
         return cost, self._cloud_cost(other, record.usage) if other else 0.0
 
     def _cloud_cost(self, backend: Backend, usage: Usage) -> float | None:
@@ -186,14 +182,3 @@ def counterfactual_backend(config: Config, route: str) -> Backend | None:
     names = config.routes.get(route, [])
     candidates = [config.backend(n) for n in names] + list(config.backends)
     return next((b for b in candidates if b.tier == "cloud"), None)
-
-
-def unpriced_on(config: Config, route: str, served: Backend, unpriced: Collection[str]) -> bool:
-    """Whether `Pricer.price` leaves a request `served` answered on `route` unpriced, given
-    `unpriced_backends(config)`: a cloud backend's own cost, or a local one's counterfactual
-    (its route's cloud backend). Pure: a config prices a (route, backend) one way always,
-    which is why `router.metric_zeros` can create the unpriced counter's series up front."""
-    if served.tier == "cloud":
-        return served.name in unpriced
-    other = counterfactual_backend(config, route)
-    return other is not None and other.name in unpriced

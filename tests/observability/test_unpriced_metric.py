@@ -22,7 +22,7 @@ import yaml
 from dashboard_queries import panel_queries
 from prometheus_server import Prometheus, require_prometheus
 
-from router import reload, report
+from router import metric_zeros, pricing, reload, report
 from router.config import parse
 from tests.harness import INTENTS, Running, config_for, router, scrape, simulator
 
@@ -204,3 +204,19 @@ def test_unpriced_series_exist_at_0_from_the_start_and_follow_a_reload_of_prices
             assert set(after) == {(r, r, *b) for r in routes for b in (local, priced)} | {
                 (i, "priced", *priced) for i in every
             }
+
+
+def test_the_zero_series_walk_asks_the_pricer_and_says_nothing(
+    tmp_path: Path, dead_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`router.metric_zeros` prices a request on each (route, backend) with a `Pricer`: the
+    decision is the pricer's own, and its "no price" line is serve's to log, not the walk's
+    (at start and on every reload)."""
+    said: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(pricing.log, "warning", lambda *args: said.append(args))
+    dead = Running(f"http://127.0.0.1:{dead_port}/v1", f"http://127.0.0.1:{dead_port}")
+    series = metric_zeros.unpriced_series(parse(four_backends(tmp_path, dead, dead_port)))
+    assert ("math", "math", "cu", "cloud") in series
+    assert ("reasoning", "reasoning", "local", "local") in series  # its counterfactual, `cu`
+    assert not [s for s in series if s[2] == "priced" or s[1] == "prose"]
+    assert said == []
