@@ -32,6 +32,8 @@ DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before 
 # an attempt that failed uncommitted read and generated) are `unserved_tokens`, apart from
 # the token columns and shares, which count what a backend served: counted in, a local
 # request that failed mid-reasoning halved the local share of tokens (found in re-review).
+# An unserved row's tokens are only ever estimates (`Gateway.finish` counts tokens without a
+# backend only by estimating them), so `unserved_tokens` is its `estimated_tokens`.
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
 WITH base AS ({raw}{rolled})
@@ -53,8 +55,7 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated END AS estimated,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated_tokens END AS estimated_tokens,
        CASE WHEN backend IS NULL THEN estimated ELSE 0 END AS unserved_estimated,
-       CASE WHEN backend IS NULL THEN prompt_tokens + completion_tokens ELSE 0 END
-           AS unserved_tokens,
+       CASE WHEN backend IS NULL THEN estimated_tokens ELSE 0 END AS unserved_tokens,
        first_at, last_at
 FROM base
 """

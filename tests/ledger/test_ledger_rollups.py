@@ -189,3 +189,21 @@ def test_compact_says_it_rebuilt_the_rollups_of_an_older_format(
     )
     again = smf_router("ledger", "compact", "--ledger", str(ledger))
     assert again.stdout.startswith("compacted 0 day(s): 0 files → 0; rolled up 0 day(s);")
+
+
+def test_unserved_estimates_read_the_same_from_a_rollup(tmp_path: Path) -> None:
+    """A request no backend served carries only the router's estimate (what its attempt read
+    and held): `unserved_tokens`, in no token column, from raw records and rollups alike."""
+    writer = LedgerWriter(tmp_path, process_tag="t")
+    served = Record("s", DAY1, route="coding", backend="local", tier="local", usage=Usage(100, 20))
+    failed = Record("u", DAY1 + 60, route="coding", outcome="upstream_error", status=502)
+    failed.usage = Usage(30, 40, estimated=True)
+    for record in (served, failed):
+        writer.submit(record)
+    writer.close()
+    raw = report.build(tmp_path)["totals"]
+    assert (raw["unserved_requests"], raw["unserved_tokens"]) == (1, 70)
+    assert (raw["prompt_tokens"], raw["completion_tokens"], raw["estimated_tokens"]) == (100, 20, 0)
+    assert compaction.compact(tmp_path, now=NOW).rollups == 1
+    assert rolled_up_days(tmp_path) == 1
+    assert report.build(tmp_path)["totals"] == raw
