@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import socketserver
+import subprocess
 import sys
 import threading
 import time
@@ -146,14 +147,29 @@ def breaks_on_call(n: int, real: Callable[..., Any]) -> Callable[..., Any]:
     return maybe_broken
 
 
-def wait_for(url: str, deadline_s: float = 20.0) -> None:
+def wait_for(
+    url: str,
+    deadline_s: float = 20.0,
+    process: subprocess.Popen[Any] | None = None,
+    log: Path | None = None,
+    ready_only: bool = False,
+) -> None:
+    """Until `url` answers (with `ready_only`, below 500: a 503 while it starts is not up):
+    TimeoutError after `deadline_s`, but at once a RuntimeError with its exit status (and the
+    end of `log`) when `process`, the server, exits first (a refused config), not after the
+    whole wait."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
+        if process is not None and process.poll() is not None:
+            said = f": {log.read_text(errors='replace')[-2000:]}" if log else ""
+            raise RuntimeError(f"{url}: {process.args} exited {process.returncode}{said}")
         try:
-            httpx.get(url, timeout=1, trust_env=False)  # tests talk to 127.0.0.1 only
-            return
+            status = httpx.get(url, timeout=2, trust_env=False).status_code  # 127.0.0.1 only
+            if not ready_only or status < 500:
+                return
         except httpx.TransportError:
-            time.sleep(0.02)
+            pass
+        time.sleep(0.02)
     raise TimeoutError(f"{url} did not come up in {deadline_s} s")
 
 

@@ -38,7 +38,9 @@ def router_process(
     )
     root = f"http://127.0.0.1:{port}"
     try:
-        _wait_serving(root, process, tmp / f"router-{port}.log")
+        # up to 90 s, as a loaded machine can take a litellm import that long (a CI
+        # neighbour's 30 s ran out once), yet at once with its log if it exits first
+        wait_for(f"{root}/healthz", 90, process, tmp / f"router-{port}.log")
         yield Running(f"{root}/v1", root), process
     finally:
         if process.poll() is None:
@@ -48,22 +50,6 @@ def router_process(
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
-
-
-def _wait_serving(root: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    """Until the router answers `/healthz`: up to 90 s, as a loaded machine can take a
-    litellm import that long (a CI neighbour's 30 s ran out once), yet at once with its log
-    when the process exits first (a refused config), not after the whole wait."""
-    end = time.monotonic() + 90
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise RuntimeError(f"the router exited {process.returncode}: {log.read_text()[-2000:]}")
-        try:
-            wait_for(f"{root}/healthz", 1)
-            return
-        except TimeoutError:
-            continue
-    raise TimeoutError(f"{root}/healthz did not come up in 90 s")
 
 
 @contextmanager

@@ -12,7 +12,7 @@ import yaml
 
 from router.config import load, parse
 from router.config_sections import ShadowSettings
-from tests.deploy.test_deploy_files import DEPLOY, docs, manifests
+from tests.deploy.test_deploy_files import DEPLOY, docs, manifests, pod_specs
 from tests.harness import REPO
 
 NODE_CPU = 1.8  # a 2-vCPU node's allocatable CPU is about 1.9 cores
@@ -64,8 +64,7 @@ def test_every_pod_has_the_deployments_hardening() -> None:
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     jobs = cronjobs()
     assert {"smf-router-canary", "smf-router-ledger-compact"} <= set(jobs)
-    pods = [pod] + [j["spec"]["jobTemplate"]["spec"]["template"]["spec"] for j in jobs.values()]
-    for spec in pods:
+    for spec in pod_specs():  # the Deployment's and every CronJob's
         assert spec["automountServiceAccountToken"] is False  # none calls the Kubernetes API
         assert pod["securityContext"].items() <= spec["securityContext"].items()
         for container in spec["containers"]:
@@ -81,10 +80,7 @@ def test_read_only_pods_can_write_where_their_commands_write() -> None:
     where DuckDB spills (`.tmp`)."""
     text = (DEPLOY / "Dockerfile").read_text()
     workdir = re.findall(r"^WORKDIR (\S+)", text, re.M)[-1]
-    pods = [deployment()["spec"]["template"]["spec"]] + [
-        j["spec"]["jobTemplate"]["spec"]["template"]["spec"] for j in cronjobs().values()
-    ]
-    for spec in pods:
+    for spec in pod_specs():
         for container in spec["containers"]:
             if not container["securityContext"].get("readOnlyRootFilesystem"):
                 continue

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import httpx
 import yaml
 
 from classifier.intent import INTENTS
+from tests.harness import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -44,23 +44,13 @@ WEATHER_TOOL = {
 
 class Proc:
     def __init__(self, args: list[str], log: Path) -> None:
-        self.log = log.open("wb")
+        self.path, self.log = log, log.open("wb")
         env = dict(os.environ, NO_PROXY="127.0.0.1", LITELLM_LOCAL_MODEL_COST_MAP="True")
         env.pop("SMF_ROUTER_CONFIG", None)
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, env=env)
 
     def wait_http(self, url: str, timeout_s: float = 30) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.proc.args} exited {self.proc.returncode}")
-            try:
-                if httpx.get(url, timeout=2, trust_env=False).status_code < 500:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise TimeoutError(f"{url} did not answer in {timeout_s}s")
+        wait_for(url, timeout_s, self.proc, self.path, ready_only=True)
 
     def stop(self) -> None:
         self.proc.terminate()

@@ -9,8 +9,6 @@ shows those series at 0 from the start (`router.metric_zeros`).
 from __future__ import annotations
 
 import gzip
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -24,14 +22,6 @@ pytestmark = pytest.mark.slow
 MOVE = 'smf_router_fallbacks_total{from_backend="local",to_backend="cloud",reason="unreachable"}'
 REFUSED = 'smf_router_rejected_requests_total{api="chat",status="415"}'
 KIND = 'smf_router_errors_total{intent="none",kind="unsupported_content_encoding"}'
-
-
-@pytest.fixture
-def dead_port() -> Iterator[int]:
-    """A port bound and never listening: connections to it are refused for the whole test."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
 
 
 def test_increase_counts_the_first_fallback_and_the_first_refusal(

@@ -8,13 +8,10 @@ dead primary's one fallback before its circuit opened never showed (found in rev
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import yaml
 from dashboard_queries import dashboard_files
 
@@ -49,14 +46,6 @@ def pairs(now: Scrape) -> set[tuple[str, str]]:
     return {
         (d["from_backend"], d["to_backend"]) for labels in series(now, F) for d in [dict(labels)]
     }
-
-
-@pytest.fixture
-def dead_port() -> Iterator[int]:
-    """A port bound and never listening: connections to it are refused for the whole test."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
 
 
 def three_backends(tmp_path: Path, cloud: Running, dead_port: int) -> dict[str, Any]:

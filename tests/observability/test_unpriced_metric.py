@@ -11,8 +11,6 @@ exist at 0 from the config (`router.metric_zeros`).
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,14 +72,6 @@ def test_unpriced_requests_are_counted_per_backend_as_the_report_counts_them(
     totals = report.build(tmp_path / "ledger")["totals"]
     assert totals["requests"] == sum(sent.values())
     assert totals["unpriced_requests"] == counted == 3
-
-
-@pytest.fixture
-def dead_port() -> Iterator[int]:
-    """A port bound and never listening: connections to it are refused for the whole test."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        yield int(sock.getsockname()[1])
 
 
 def four_backends(tmp_path: Path, sim: Running, dead_port: int) -> dict[str, Any]:

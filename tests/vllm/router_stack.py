@@ -21,25 +21,12 @@ import yaml
 from vllm_process import MODEL_NAME, free_port
 
 from router.ledger.query import Ledger
+from tests.harness import wait_for
 
 BIN = Path(sys.executable).parent
 SMF_ROUTER = str(BIN / "smf-router")
 CLOUD_MODEL = "gpt-4o"
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
-
-
-def wait_until_up(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60.0) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url}: process exited with {proc.returncode}")
-        try:
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} not up after {deadline_s} s")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -100,7 +87,7 @@ def start_stack(vllm_url: str, work: Path) -> Stack:
          "--model", CLOUD_MODEL],
         stdout=(work / "cloud.log").open("wb"), stderr=subprocess.STDOUT, env=env,
     )  # fmt: skip
-    wait_until_up(f"{cloud_root}/v1/models", cloud)
+    wait_for(f"{cloud_root}/v1/models", 60, cloud, work / "cloud.log", ready_only=True)
     config = work / "router.yaml"
     config.write_text(yaml.safe_dump(router_config(vllm_url, cloud_root, work / "ledger")))
     router = subprocess.Popen(
@@ -109,7 +96,7 @@ def start_stack(vllm_url: str, work: Path) -> Stack:
     )  # fmt: skip
     root = f"http://127.0.0.1:{router_port}"
     try:
-        wait_until_up(f"{root}/readyz", router)
+        wait_for(f"{root}/readyz", 60, router, ready_only=True)  # its log: below
     except (RuntimeError, TimeoutError):
         stop(cloud)
         stop(router)
