@@ -147,6 +147,7 @@ def test_the_cost_panel_counts_a_fresh_routers_first_unpriced_requests(
     # each at least its count: a series born at 0 is not extrapolated back before it
     assert set(sent) <= set(read) and all(read[b] >= n for b, n in sent.items()), read
     assert "priced" not in read, read  # a priced backend is not listed
+    assert all(value.is_integer() for value in read.values()), read  # rounded: a count
 
 
 def test_unpriced_series_exist_at_0_from_the_start_and_follow_a_reload_of_prices(
