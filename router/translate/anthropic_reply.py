@@ -281,7 +281,7 @@ class MessagesStream:
         tool call's arguments (sent at its stop, then counted as sent instead) and the
         pieces waiting behind it."""
         open_ = self._blocks.open
-        held = sum(map(len, open_.pieces)) if open_ is not None and open_.key != TEXT else 0
+        held = open_.chars() if open_ is not None and open_.key != TEXT else 0
         return self._reasoned + held + self._blocks.waiting_chars()
 
     @property
@@ -334,7 +334,7 @@ class MessagesStream:
             if self._alive.due():
                 out.append(self._delta(block.slot, "input_json_delta", "partial_json", ""))
         elif block.key != TEXT:  # a tool call's stop: its input, whole
-            arguments = "".join(block.pieces)
+            arguments = str(block.pieces)
             given = tool_input(arguments)
             if wraps(arguments):
                 self._wrapped.add(block.slot)

@@ -12,6 +12,11 @@ call may stop once its arguments are a whole JSON object (more would make them i
 a piece that still comes for it is dropped). When the open block can stop, it does, and the
 waiting blocks follow in arrival order, each with its pieces so far. At the end everything
 stops. A sequential upstream therefore streams exactly as before.
+
+A block keeps its pieces while it waits, and a call's all along (the Messages translator
+sends a call's input whole at its stop); an open prose block's go out as they come and are
+not kept: its translator has them (a reasoning's pieces kept here too held 17 times the
+text, found in re-review). Kept pieces are joined as they come (`so_far.Text`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from router.translate.calls import CallKeys
+from router.translate.so_far import Text
 
 TEXT: Literal["text"] = "text"
 REFUSAL: Literal["refusal"] = "refusal"  # a model's refusal (OpenAI structured outputs)
@@ -33,21 +39,25 @@ _PROSE = (TEXT, REFUSAL, REASONING)
 class Block:
     key: Key
     meta: dict[str, Any]  # a tool call's first fragment (id, name), as the upstream sent it
-    pieces: list[str] = field(default_factory=list)
+    pieces: Text = field(default_factory=Text)  # while it waits; a call's, all along
     slot: int = -1  # where the translator put it: content block index, output index
-    shape: JsonShape = field(default_factory=lambda: JsonShape())  # arguments read so far
-    read: int = 0  # pieces the shape has read: only asked for at a transition, read once
+    shape: JsonShape = field(default_factory=lambda: JsonShape())  # a call's arguments so far
+    opened: bool = False  # the Sequencer opened it: an open prose block keeps no pieces
 
     def add(self, text: str) -> None:
-        self.pieces.append(text)
+        if self.key in _PROSE:
+            if not self.opened:
+                self.pieces.add(text)
+            return
+        self.pieces.add(text)
+        self.shape.feed(text)  # read once, as it comes: re-reading at each piece was quadratic
+
+    def chars(self) -> int:
+        """Characters of the pieces kept."""
+        return sum(map(len, self.pieces.pieces))
 
     def can_stop(self) -> bool:
-        if self.key in _PROSE:
-            return True
-        for piece in self.pieces[self.read :]:
-            self.shape.feed(piece)
-        self.read = len(self.pieces)
-        return self.shape.whole
+        return self.key in _PROSE or self.shape.whole
 
 
 class JsonShape:
@@ -131,7 +141,7 @@ class Sequencer:
 
     def waiting_chars(self) -> int:
         """Characters of the pieces waiting for the open block to stop: none went out yet."""
-        return sum(len(piece) for block in self._waiting.values() for piece in block.pieces)
+        return sum(block.chars() for block in self._waiting.values())
 
     def end(self) -> list[Step]:
         """Stop the open block, then open, fill and stop every waiting one."""
@@ -156,8 +166,10 @@ class Sequencer:
         return self._waiting.pop(key)
 
     def _start(self, block: Block) -> list[Step]:
-        self.open = block
-        joined = "".join(block.pieces)
+        self.open, block.opened = block, True
+        joined = str(block.pieces)
+        if block.key in _PROSE:  # its pieces go out now; its translator keeps what it shows
+            block.pieces = Text()
         return [("open", block, ""), ("piece", block, joined)] if joined else [("open", block, "")]
 
     def _stop(self) -> list[Step]:

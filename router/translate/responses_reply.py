@@ -58,6 +58,7 @@ from router.translate.responses_items import (
     text_item,
     usage,
 )
+from router.translate.so_far import Text
 from router.translate.wire import (
     content_text,
     final_usage,
@@ -109,7 +110,7 @@ class _Item:
     index: int
     item_id: str
     kind: str  # "text", "refusal", "reasoning" or "call"
-    text: list[str] = field(default_factory=list)
+    text: Text = field(default_factory=Text)  # joined as it comes: a str per delta held 15x
     call_id: str = ""
     name: str = ""
     custom: bool = False
@@ -178,7 +179,7 @@ class ResponsesStream:
         come (the relay's tally counts those)."""
         open_ = self._blocks.open
         custom = open_ is not None and self._items[open_.slot].custom
-        held = sum(map(len, open_.pieces)) if open_ is not None and custom else 0
+        held = open_.chars() if open_ is not None and custom else 0
         return self._reasoning.chars + held + self._blocks.waiting_chars()
 
     @property
@@ -189,7 +190,7 @@ class ResponsesStream:
         item = self._items[open_.slot] if open_ is not None else None
         if item is None or not item.custom:
             return {}
-        return {item.index: custom_input("".join(item.text), cut=True)}
+        return {item.index: custom_input(str(item.text), cut=True)}
 
     @property
     def wrapped(self) -> frozenset[int]:
@@ -322,7 +323,7 @@ class ResponsesStream:
         return [self._emit("response.output_item.added", self._at(item, item=added))]
 
     def _piece(self, item: _Item, text: str) -> list[bytes]:
-        item.text.append(text)
+        item.text.add(text)
         if item.kind == "text":
             fields = self._in(item, delta=text, logprobs=[])
             return [self._emit("response.output_text.delta", fields)]
@@ -353,7 +354,7 @@ class ResponsesStream:
         return "completed"
 
     def _close(self, item: _Item) -> list[bytes]:
-        joined = "".join(item.text)
+        joined = str(item.text)
         status = self._status(item, joined)
         out: list[bytes] = []
         if item.kind == "text":
