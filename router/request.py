@@ -14,6 +14,8 @@ import orjson
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
+from router.translate.native_responses import only_own_reasoning
+from router.translate.responses_items import OWN_REASONING
 from router.translate.responses_request import TEXT_PARTS
 from router.translate.wire import content_text
 
@@ -197,6 +199,12 @@ def _validate_responses(body: dict[str, Any]) -> None:
             if content is not None and not isinstance(content, str | list):
                 param = f"input[{index}].content"
                 raise BadRequest(f"'{param}' must be a string or an array", param=param)
+        if only_own_reasoning(items):  # none is sent to a backend (`native_responses`)
+            raise BadRequest(
+                "'input' holds only reasoning items the router made (ids starting"
+                f" {OWN_REASONING!r}), which are not sent to a backend: give it a message",
+                param="input",
+            )
     limit = body.get("max_output_tokens")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise BadRequest(

@@ -19,7 +19,7 @@ import orjson
 from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
-from router.errors import Cut, Rejected, UpstreamError
+from router.errors import BadRequest, Cut, Rejected, UpstreamError
 from router.record import Api
 from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import estimate_prompt_tokens
@@ -70,13 +70,7 @@ async def send(
     backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
 ) -> Reply:
     if native(api, backend.settings):  # as sent, but for the router's own reasoning items
-        try:
-            sent = native_responses.for_native(body) if api == "responses" else body
-        except native_responses.OnlyOwnReasoning as exc:  # the router's own 400, not the
-            # backend's "input: Field required" for the empty input it would have got
-            name = backend.settings.name
-            refusal = _invalid(str(exc), param="input")
-            raise Rejected(f"{name}: {exc}", backend=name, status=400, upstream=refusal) from None
+        sent = native_responses.for_native(body) if api == "responses" else body
         return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
@@ -125,10 +119,10 @@ def to_chat(
         try:
             return responses_request.to_chat(body, stream)
         except responses_request.Untranslatable as exc:
-            raise Rejected(
-                f"{name}: {exc}", backend=name, status=400, upstream=_invalid(str(exc))
-            ) from None
-    raise Rejected(f"{name} cannot serve {api}", backend=name, status=400, upstream=_invalid(api))
+            refusal = BadRequest(str(exc)).body()
+            raise Rejected(f"{name}: {exc}", backend=name, status=400, upstream=refusal) from None
+    refusal = BadRequest(api).body()
+    raise Rejected(f"{name} cannot serve {api}", backend=name, status=400, upstream=refusal)
 
 
 def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
@@ -207,9 +201,3 @@ def _events(
         if out.ended:
             return events, True, None
     return events, False, None
-
-
-def _invalid(message: str, param: str | None = None) -> dict[str, Any]:
-    return {
-        "error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}
-    }

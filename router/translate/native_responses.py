@@ -9,8 +9,9 @@ failed, because the one before had come from a chat backend (found in re-review)
 item holds no `encrypted_content` and no state any server keeps: it only shows the reasoning
 to the client, and dropping it loses the backend nothing. Every other reasoning item (OpenAI's
 own, with or without `encrypted_content`) goes as sent. An `input` of nothing but such items
-is refused (`OnlyOwnReasoning`): sent empty, the backend answered "input: Field required",
-which named no cause the client could see (found in re-review).
+is refused before any attempt (`router.request`, with `only_own_reasoning`), for every
+backend: sent empty, a native backend answered "input: Field required", which named no
+cause the client could see, and a chat one got `{"messages": []}` (found in re-review).
 """
 
 from __future__ import annotations
@@ -20,24 +21,19 @@ from typing import Any
 from router.translate.responses_items import OWN_REASONING
 
 
-class OnlyOwnReasoning(ValueError):
-    """The `input` holds only the router's own reasoning items: nothing is left to send."""
-
-
 def for_native(body: dict[str, Any]) -> dict[str, Any]:
     """`body` without the router's own reasoning items in its `input` (itself when it has
-    none: the body is copied only to drop one). Raises `OnlyOwnReasoning` when dropping
-    them leaves the `input` empty."""
+    none: the body is copied only to drop one)."""
     items = body.get("input")
     if not isinstance(items, list) or not any(map(_own_reasoning, items)):
         return body
-    kept = [item for item in items if not _own_reasoning(item)]
-    if not kept:
-        raise OnlyOwnReasoning(
-            "`input` holds only reasoning items the router made (ids starting"
-            f" {OWN_REASONING!r}), which are not sent to a backend: give it a message"
-        )
-    return {**body, "input": kept}
+    return {**body, "input": [item for item in items if not _own_reasoning(item)]}
+
+
+def only_own_reasoning(items: list[Any]) -> bool:
+    """Whether `items` (a non-empty `input`) holds nothing but the router's own reasoning
+    items: no backend would be sent anything."""
+    return all(map(_own_reasoning, items))
 
 
 def _own_reasoning(item: Any) -> bool:

@@ -1,7 +1,8 @@
 """Requests no backend served: what their attempts generated before failing uncommitted is
 estimated (`Call.unsent_chars`) and kept apart from what backends served (the report's
-`unserved_tokens`, no per-backend token counter), and a native Responses turn left with
-nothing to send once the router's own reasoning items are dropped is refused by the router."""
+`unserved_tokens`, no per-backend token counter), and a Responses turn of nothing but the
+router's own reasoning items (which no backend is sent) is refused by the router, before any
+attempt."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ import orjson
 import pytest
 from prometheus_client import CollectorRegistry
 
+from router import request
 from router.api import front
 from router.config import parse
+from router.errors import BadRequest
 from router.metrics import Metrics
 from router.record import Usage
 from router.request_size import estimate_tokens
@@ -162,8 +165,37 @@ OWN = {"type": "reasoning", "id": "rs_smf_chatcmpl-1_0", "summary": [], "content
 
 
 def test_an_input_of_only_the_routers_reasoning_items_is_refused() -> None:
-    with pytest.raises(native_responses.OnlyOwnReasoning, match="router made"):
-        native_responses.for_native({"model": "cloud", "input": [OWN, OWN]})
+    with pytest.raises(BadRequest, match="router made") as refused:
+        request.validate("responses", {"model": "cloud", "input": [OWN, OWN]})
+    assert refused.value.param == "input"
+    assert native_responses.for_native({"model": "cloud", "input": [OWN, "hi"]})["input"] == ["hi"]
+
+
+def test_a_chat_first_route_refuses_it_before_any_attempt(tmp_path: Path) -> None:
+    """Refused per attempt, a chat backend first in the route was sent `{"messages": []}`
+    and its 400 relayed as the backend's rejected attempt. The router refuses it before
+    any, whatever the backends speak: no attempt, no request sent."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        data: dict[str, Any] = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(
+            mode="json"
+        )
+        data["backends"][0]["apis"] = ["chat"]  # local, first: translated
+        data["backends"][1]["apis"] = ["chat", "responses"]  # cloud: Responses itself
+        with router(parse(data)) as proxy:
+            records = collected(proxy)
+            with pytest.raises(openai.BadRequestError) as refused:
+                openai_client(proxy).responses.create(model="coding", input=[OWN])  # type: ignore[list-item]
+            record = records.wait(10)
+            sent = [sim.stats().get("requests") for sim in (local, cloud)]
+    error = refused.value.body
+    assert isinstance(error, dict)
+    assert (error["param"], error["type"]) == ("input", "invalid_request_error")
+    assert "reasoning items the router made" in error["message"]
+    assert record.attempts == [] and record.backend is None
+    assert sent == [0, 0]
 
 
 def test_a_native_turn_left_with_no_input_gets_the_routers_own_400(tmp_path: Path) -> None:
