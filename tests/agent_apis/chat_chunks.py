@@ -1,11 +1,15 @@
 """Chat chunks shaped like vLLM's, and a runner that feeds them to an agent API's stream
-translator: the input every reply translation test starts from, kept in one place."""
+translator: the input every reply translation test starts from, kept in one place. Also the
+reasoning tests' shared pieces: a delta's reasoning in each spelling, the ways a reasoning
+backend fails before its first text, and the prompt they answer."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
+
+from router.simulator.playback import THOUGHT
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -79,3 +83,30 @@ def call(index: int, arguments: str, name: str | None = None) -> dict[str, Any]:
         piece |= {"id": f"call_{name}", "type": "function"}
         piece["function"]["name"] = name
     return chunk({"tool_calls": [piece]})
+
+
+def sse(*chunks: dict[str, Any]) -> bytes:
+    """The chunks as a chat stream's `data:` events (no [DONE])."""
+    return b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
+
+
+def thinking_part(text: str, answer: str = "") -> dict[str, Any]:
+    thought = {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
+    return {"content": [thought, *([{"type": "text", "text": answer}] if answer else [])]}
+
+
+# a delta with reasoning (and maybe answer text) in each spelling: vLLM's since 2026, its
+# older one (DeepSeek's API, SGLang), and Magistral's thinking parts of `content`
+SPELLINGS = {
+    "reasoning": lambda text, answer="": {"reasoning": text, "content": answer},
+    "reasoning_content": lambda text, answer="": {"reasoning_content": text, "content": answer},
+    "thinking_part": thinking_part,
+}
+ASK = "Write a Python function that reverses a list."
+DONE = b"data: [DONE]\n\n"
+FAILURES = {  # how a reasoning backend fails before its first text
+    "error_event": b'data: {"error": {"message": "boom", "code": 500}}\n\n' + DONE,
+    "abort": sse(chunk({}, "abort")) + DONE,  # vLLM's engine on shutdown, sleep, scale-down
+    "close": b"",  # the connection closes, no [DONE]
+}
+UNSENT = THOUGHT * 20  # reasoning no event carried when the request ended

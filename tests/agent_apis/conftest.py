@@ -1,5 +1,7 @@
 """The simulators and the router of the agent stack: one of each per test module
-(module-scoped), which a module may replace with its own `servers` or `proxy` fixture."""
+(module-scoped), which a module may replace with its own `servers` or `proxy` fixture. Also
+a router whose backends speak chat only (`chat_proxy`: every agent API translated) and the
+reasoning grace, shortened or lengthened."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from router.config import parse
+from router.translate import keep_alive
 from tests.agent_apis.agent_stack import simulators, stack
-from tests.harness import Running, RunningRouter
+from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 
 @pytest.fixture(scope="module")
@@ -24,3 +28,40 @@ def proxy(
     """The router over `servers`, every route trying `local` then `cloud`."""
     with stack(servers, tmp_path_factory.mktemp("stack")) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def chat_sims() -> Iterator[dict[str, Running]]:
+    """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
+    `reasoning_content`)."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def chat_proxy(
+    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    """The router over `chat_sims`, both speaking chat only to it: Messages and Responses
+    are translated."""
+    data = config_for(chat_sims, tmp_path_factory.mktemp("reasoning")).model_dump(mode="json")
+    for backend in data["backends"]:
+        backend["apis"] = ["chat"]
+    with router(parse(data)) as running:
+        yield running
+
+
+@pytest.fixture
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grace well inside the simulator's seconds of reasoning, a piece a second (the
+    router runs in this process, and each stream reads the constant as it starts)."""
+    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 0.5)
+
+
+@pytest.fixture
+def long_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grace no test outlasts: held reasoning never commits a stream."""
+    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 300.0)

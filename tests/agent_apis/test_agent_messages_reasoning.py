@@ -26,13 +26,20 @@ import httpx2
 import orjson
 import pytest
 
-from router.config import parse
 from router.request_size import estimate_tokens
 from router.simulator.playback import THOUGHT
-from router.translate import anthropic_reply, keep_alive
+from router.translate import anthropic_reply
 from router.translate.keep_alive import KEEP_ALIVE_S, REASONING_GRACE_S
 from tests.agent_apis.agent_stack import anthropic_client
-from tests.agent_apis.chat_chunks import chunk, payloads
+from tests.agent_apis.chat_chunks import (
+    ASK,
+    FAILURES,
+    SPELLINGS,
+    UNSENT,
+    chunk,
+    payloads,
+    sse,
+)
 from tests.agent_apis.test_agent_messages_over_chat import ledger_row
 from tests.harness import (
     Running,
@@ -45,20 +52,6 @@ from tests.harness import (
     upstream,
     wait_until,
 )
-
-
-def thinking_part(text: str, answer: str = "") -> dict[str, Any]:
-    thought = {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
-    return {"content": [thought, *([{"type": "text", "text": answer}] if answer else [])]}
-
-
-# a delta with reasoning (and maybe answer text) in each spelling: vLLM's since 2026, its
-# older one (DeepSeek's API, SGLang), and Magistral's thinking parts of `content`
-SPELLINGS = {
-    "reasoning": lambda text, answer="": {"reasoning": text, "content": answer},
-    "reasoning_content": lambda text, answer="": {"reasoning_content": text, "content": answer},
-    "thinking_part": thinking_part,
-}
 
 
 @pytest.mark.parametrize("spelling", sorted(SPELLINGS))
@@ -104,17 +97,7 @@ def test_reasoning_under_both_names_is_counted_once_and_a_whole_replys_is_counte
     assert reply["usage"]["output_tokens"] == estimate_tokens(42)
 
 
-def _sse(*chunks: dict[str, Any]) -> bytes:
-    return b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
-
-
-ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
-DONE = b"data: [DONE]\n\n"
-FAILURES = {  # how a reasoning backend fails before its first text
-    "error_event": b'data: {"error": {"message": "boom", "code": 500}}\n\n' + DONE,
-    "abort": _sse(chunk({}, "abort")) + DONE,  # vLLM's engine on shutdown, sleep, scale-down
-    "close": b"",  # the connection closes, no [DONE]
-}
+MESSAGES = [{"role": "user", "content": ASK}]
 
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))
@@ -123,7 +106,7 @@ def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failur
     out the grace), so the next backend answers. A ping on the first reasoning piece had
     committed the stream, and Claude Code got the error instead (found in re-review)."""
     thinking = [chunk({"reasoning": "Let me think. "}) for _ in range(5)]
-    body = _sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
+    body = sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
     with (
         scripted_stream(body) as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
@@ -131,7 +114,7 @@ def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failur
     ):
         records = collected(proxy)
         client = anthropic_client(proxy)
-        with client.messages.stream(model="coding", max_tokens=50, messages=ASK) as stream:  # type: ignore[arg-type]
+        with client.messages.stream(model="coding", max_tokens=50, messages=MESSAGES) as stream:  # type: ignore[arg-type]
             final = stream.get_final_message()
         record = records.wait(10)
     assert final.content[0].type == "text" and final.content[0].text
@@ -159,7 +142,7 @@ class Held(BaseHTTPRequestHandler):
 
 RELEASED = threading.Event()
 THOUGHTS = 10
-LEFT_BODY = _sse(
+LEFT_BODY = sse(
     chunk({"role": "assistant", "content": ""}),
     *[chunk({"reasoning": THOUGHT}) for _ in range(THOUGHTS)],
     chunk({"content": "Hi"}),
@@ -174,7 +157,7 @@ def test_a_chat_or_responses_client_that_leaves_records_the_reasoning(
     estimate counts the reasoning it generated before (the chat tally counted content and
     tool calls only, the Responses translator its held tool input: "Hi" alone, 1 token)."""
     path, body = {
-        "chat": ("chat/completions", {"model": "coding", "stream": True, "messages": ASK}),
+        "chat": ("chat/completions", {"model": "coding", "stream": True, "messages": MESSAGES}),
         "responses": ("responses", {"model": "coding", "stream": True, "input": "Hi"}),
     }[api]
     RELEASED.clear()
@@ -192,9 +175,6 @@ def test_a_chat_or_responses_client_that_leaves_records_the_reasoning(
     assert (row[0], row[2], row[3]) == ("cancelled", estimate_tokens(generated), True)
 
 
-UNSENT = THOUGHT * 20  # reasoning no event carried when the request ended
-
-
 def _reasons_then(ending: bytes | None) -> type[BaseHTTPRequestHandler]:
     """A chat upstream whose first chunk names the role and reasons `UNSENT` (the openers and
     the held reasoning come of that one chunk), then sends `ending` (a failure), or, given
@@ -206,7 +186,7 @@ def _reasons_then(ending: bytes | None) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()  # HTTP/1.0: the body ends with the connection
-            self.wfile.write(_sse(chunk({"role": "assistant", "reasoning": UNSENT})))
+            self.wfile.write(sse(chunk({"role": "assistant", "reasoning": UNSENT})))
             self.wfile.flush()
             if ending is None:
                 RELEASED.wait(15)
@@ -220,21 +200,21 @@ def _reasons_then(ending: bytes | None) -> type[BaseHTTPRequestHandler]:
 
 
 UNCOMMITTED = {  # the API's path and body
-    "messages": ("/messages", {"max_tokens": 50, "messages": ASK}),
-    "responses": ("/responses", {"input": ASK[0]["content"]}),
+    "messages": ("/messages", {"max_tokens": 50, "messages": MESSAGES}),
+    "responses": ("/responses", {"input": ASK}),
 }
 
 
+@pytest.mark.usefixtures("long_grace")  # nothing commits
 @pytest.mark.parametrize("api", sorted(UNCOMMITTED))
 @pytest.mark.parametrize("ending", ["backend_fails", "client_leaves"])
 def test_reasoning_held_when_the_request_ends_uncommitted_is_recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: str, ending: str
+    tmp_path: Path, api: str, ending: str
 ) -> None:
     """The model reasoned inside the grace, then its only backend failed, or the client
     left: nothing reached the client, but the reasoning was generated (a Responses item or
     a Messages ping would have shown it), and the record's estimate counts it (it said 0
     output tokens, not estimated: the estimate was made for a committed stream only)."""
-    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 300.0)  # nothing commits
     path, body = UNCOMMITTED[api]
     fails = ending == "backend_fails"
     handler = _reasons_then(FAILURES["error_event"] if fails else None)
@@ -277,28 +257,6 @@ def _left_once_reasoning(proxy: RunningRouter, path: str, data: bytes) -> None:
     # the client left
 
 
-@pytest.fixture(scope="module")
-def sims() -> Iterator[dict[str, Running]]:
-    """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
-    `reasoning_content`), both speaking chat only to the router: Messages is translated."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    data = config_for(sims, tmp_path_factory.mktemp("reasoning")).model_dump(mode="json")
-    for backend in data["backends"]:
-        backend["apis"] = ["chat"]
-    with router(parse(data)) as running:
-        yield running
-
-
 class Tee(httpx2.BaseTransport):
     """The SDK's transport (its own `httpx2`), keeping the bytes of every response it reads:
     the SDK drops pings, so only the bytes show them."""
@@ -333,35 +291,28 @@ class Kept(httpx2.SyncByteStream):
         self.inner.close()
 
 
-@pytest.fixture
-def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A grace well inside the simulator's seconds of reasoning (the router runs in this
-    process, and each stream reads the constant as it starts)."""
-    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 0.5)
-
-
 @pytest.mark.usefixtures("short_grace")
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_a_reasoning_phase_sends_pings_and_the_sdk_gets_the_whole_answer(
-    proxy: RunningRouter, sims: dict[str, Running], backend: str
+    chat_proxy: RunningRouter, chat_sims: dict[str, Running], backend: str
 ) -> None:
     """Seconds of reasoning before the answer: pings after message_start (past the grace),
     before the first block, which the SDK takes in its stride; its final message is the
     answer."""
     tee = Tee()
     client = anthropic.Anthropic(
-        base_url=proxy.root,
+        base_url=chat_proxy.root,
         api_key="none",
         max_retries=0,
         http_client=httpx2.Client(transport=tee, timeout=30),
     )
-    sims[backend].control("faults", {"fault": "thinking:3"})
+    chat_sims[backend].control("faults", {"fault": "thinking:3"})
     try:
-        with client.messages.stream(model=backend, max_tokens=50, messages=ASK) as stream:  # type: ignore[arg-type]
+        with client.messages.stream(model=backend, max_tokens=50, messages=MESSAGES) as stream:  # type: ignore[arg-type]
             kinds = [event.type for event in stream]
             final = stream.get_final_message()
     finally:
-        sims[backend].control("faults", {"fault": None})
+        chat_sims[backend].control("faults", {"fault": None})
     lines = b"".join(tee.read).decode().splitlines()
     names = [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
     reasoning = names[: names.index("content_block_start")]
@@ -374,19 +325,19 @@ def test_a_reasoning_phase_sends_pings_and_the_sdk_gets_the_whole_answer(
 
 @pytest.mark.usefixtures("short_grace")
 def test_a_stream_left_mid_reasoning_records_the_reasoning_and_kept_the_backend_heard(
-    proxy: RunningRouter, sims: dict[str, Running], tmp_path: Path
+    chat_proxy: RunningRouter, chat_sims: dict[str, Running]
 ) -> None:
     """Claude Code's Esc while the model reasons: the model generated a ping's worth of
     reasoning at least per ping, recorded as estimated output (it was 0), and each ping told
     the breaker's evidence (`router.silence.Life`) that the backend was at work."""
-    records = collected(proxy)
-    dispatcher = proxy.components.gateway.dispatcher
+    records = collected(chat_proxy)
+    dispatcher = chat_proxy.components.gateway.dispatcher
     local = dispatcher.backends["local"]
-    body = {"model": "local", "max_tokens": 50, "stream": True, "messages": ASK}
+    body = {"model": "local", "max_tokens": 50, "stream": True, "messages": MESSAGES}
     pings, since, heard = 0, 0.0, False
-    sims["local"].control("faults", {"fault": "thinking:15"})
+    chat_sims["local"].control("faults", {"fault": "thinking:15"})
     try:
-        with httpx.stream("POST", f"{proxy.url}/messages", json=body, timeout=30) as reply:
+        with httpx.stream("POST", f"{chat_proxy.url}/messages", json=body, timeout=30) as reply:
             for line in reply.iter_lines():
                 assert "content_block" not in line  # still reasoning: the client leaves first
                 if line != "event: ping":
@@ -399,8 +350,8 @@ def test_a_stream_left_mid_reasoning_records_the_reasoning_and_kept_the_backend_
                     break  # the client leaves
         record = records.wait(5.0)
     finally:
-        sims["local"].control("faults", {"fault": None})
-        proxy.components.gateway.sinks.remove(records)
+        chat_sims["local"].control("faults", {"fault": None})
+        chat_proxy.components.gateway.sinks.remove(records)
     assert heard
     assert record.outcome == "cancelled" and record.usage.estimated
     assert record.usage.completion_tokens >= estimate_tokens(pings * len(THOUGHT)) > 0

@@ -11,13 +11,12 @@ first, it typed as audio deltas). Its first pieces are held for a grace
 failing in its first seconds still falls back; then the held reasoning goes out and the
 rest streams as it comes. Its id says the router made it: a client replaying it to a
 backend that speaks Responses itself (OpenAI, which answers 404 for an item it never made)
-does not send it there.
+does not send it there (`test_agent_replayed_reasoning`).
 """
 
 from __future__ import annotations
 
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +24,22 @@ import pytest
 from openai.types.responses import Response, ResponseReasoningItem, ResponseStreamEvent
 from pydantic import TypeAdapter
 
-from router.config import parse
 from router.errors import Cut
 from router.relay import Tally
 from router.simulator.playback import THOUGHT
-from router.translate import (
-    events,
-    keep_alive,
-    native_responses,
-    responses_reply,
-    responses_request,
-)
+from router.translate import events, responses_reply
 from router.translate.keep_alive import REASONING_GRACE_S
 from tests.agent_apis.agent_stack import openai_client
-from tests.agent_apis.chat_chunks import USAGE, call, chunk, payloads
-from tests.agent_apis.test_agent_messages_reasoning import FAILURES, SPELLINGS, _sse
+from tests.agent_apis.chat_chunks import (
+    ASK,
+    FAILURES,
+    SPELLINGS,
+    USAGE,
+    call,
+    chunk,
+    payloads,
+    sse,
+)
 from tests.harness import (
     Running,
     RunningRouter,
@@ -270,64 +270,12 @@ def test_a_whole_reply_has_the_reasoning_item_first_counted_as_output_not_text(f
     assert (tally.output_chars, tally.text) == (len("Two and two.") + 1, ["4"])
 
 
-def test_a_replayed_reasoning_item_with_its_text_and_no_encrypted_content_is_dropped() -> None:
-    """Codex sends each turn's reasoning items back in the next one's `input`; chat has no
-    place for them (and a backend given its own thinking back may refuse it)."""
-    body = {
-        "model": "auto",
-        "input": [
-            {"role": "user", "content": "What is 2 + 2?"},
-            {
-                "type": "reasoning",
-                "id": "rs_c",
-                "summary": [],
-                "content": [{"type": "reasoning_text", "text": "Two and two."}],
-                "status": "completed",
-            },
-            {
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": "4"}],
-            },
-            {"role": "user", "content": "And 3 + 3?"},
-        ],
-    }
-    messages = responses_request.to_chat(body)["messages"]
-    assert messages == [
-        {"role": "user", "content": "What is 2 + 2?"},
-        {"role": "assistant", "content": "4"},
-        {"role": "user", "content": "And 3 + 3?"},
-    ]
-
-
-def test_the_routers_own_reasoning_items_stay_behind_when_forwarded_natively() -> None:
-    """Only the items the router made (`rs_smf_…`): OpenAI's own, with or without their
-    `encrypted_content`, and every other item go as sent; a body without one is itself."""
-    own = {"type": "reasoning", "id": "rs_smf_chatcmpl-1_0", "summary": [], "content": []}
-    openai_own = {"type": "reasoning", "id": "rs_68ab01", "summary": []}
-    encrypted = {**openai_own, "id": "rs_68ab02", "encrypted_content": "gAAAA"}
-    message = {"type": "message", "role": "assistant", "id": "rs_smf_x", "content": "4"}
-    asked = {"role": "user", "content": "And 3 + 3?"}
-    body = {"model": "auto", "input": [own, openai_own, encrypted, message, asked]}
-    assert native_responses.for_native(body) == {
-        "model": "auto",
-        "input": [openai_own, encrypted, message, asked],
-    }
-    assert [item["id"] for item in body["input"][:2]] == [own["id"], openai_own["id"]]  # kept
-    plain = {"model": "auto", "input": [openai_own, asked]}
-    assert native_responses.for_native(plain) is plain
-    assert native_responses.for_native({"input": "hi"}) == {"input": "hi"}
-
-
-ASK = "Write a Python function that reverses a list."
-
-
 @pytest.mark.parametrize("failure", sorted(FAILURES))
 def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failure: str) -> None:
     """Reasoning, then a failure before any text: nothing reached Codex (the reasoning waits
     out the grace), so the next backend answers, as on Messages."""
     thinking = [chunk({"reasoning": "Let me think. "}) for _ in range(5)]
-    body = _sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
+    body = sse(chunk({"role": "assistant", "content": ""}), *thinking) + FAILURES[failure]
     with (
         scripted_stream(body) as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
@@ -342,52 +290,23 @@ def test_reasoning_that_fails_within_the_grace_falls_back(tmp_path: Path, failur
     assert (record.outcome, record.backend) == ("ok", "cloud")
 
 
-@pytest.fixture(scope="module")
-def sims() -> Iterator[dict[str, Running]]:
-    """`local`, vLLM's profile (its reasoning in `reasoning`), and `cloud`, a chat cloud (in
-    `reasoning_content`), both speaking chat only to the router: Responses is translated."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    data = config_for(sims, tmp_path_factory.mktemp("reasoning")).model_dump(mode="json")
-    for backend in data["backends"]:
-        backend["apis"] = ["chat"]
-    with router(parse(data)) as running:
-        yield running
-
-
-@pytest.fixture
-def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A grace inside the simulator's reasoning, a piece a second (the router runs in this
-    process, and each stream reads the constant as it starts)."""
-    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 0.5)
-
-
 @pytest.mark.usefixtures("short_grace")
 @pytest.mark.parametrize("backend", ["local", "cloud"])
 def test_codex_gets_the_reasoning_as_it_comes_and_the_sdk_reads_its_item(
-    proxy: RunningRouter, sims: dict[str, Running], backend: str
+    chat_proxy: RunningRouter, chat_sims: dict[str, Running], backend: str
 ) -> None:
     """Seconds of reasoning: after the grace the reasoning item streams, the SDK parses its
     done item as a `ResponseReasoningItem` and its final response has it first; its next
     turn, replaying the items as Codex does, is answered."""
-    sdk = openai_client(proxy)
-    sims[backend].control("faults", {"fault": "thinking:3"})
+    sdk = openai_client(chat_proxy)
+    chat_sims[backend].control("faults", {"fault": "thinking:3"})
     try:
         sent = list(sdk.responses.create(model=backend, input=ASK, stream=True))
         with sdk.responses.stream(model=backend, input=ASK) as stream:
             list(stream)
             final = stream.get_final_response()
     finally:
-        sims[backend].control("faults", {"fault": None})
+        chat_sims[backend].control("faults", {"fault": None})
     kinds = [e.type for e in sent]
     # each event read as its own class: the SDK took a `reasoning_part` one for an audio delta
     assert [type(EVENTS.validate_python(e.to_dict())) for e in sent] == list(map(type, sent))
@@ -405,44 +324,3 @@ def test_codex_gets_the_reasoning_as_it_comes_and_the_sdk_reads_its_item(
     replayed = [{"role": "user", "content": ASK}, *(i.model_dump() for i in final.output)]
     follow = [*replayed, {"role": "user", "content": "Now in Rust."}]
     assert sdk.responses.create(model=backend, input=follow).output_text  # type: ignore[arg-type]
-
-
-@pytest.mark.usefixtures("short_grace")
-def test_a_turn_replaying_the_routers_reasoning_item_to_a_native_backend_leaves_it_out(
-    sims: dict[str, Running], tmp_path: Path
-) -> None:
-    """Turn 1 came from a chat backend (its reasoning an item the router made); the client
-    appends `response.output` to its next input, as OpenAI documents, and turn 2 goes to a
-    backend that speaks Responses itself. OpenAI answers 404 for a reasoning item it never
-    made, and the router forwarded it: the turn failed. Now that backend gets the turn
-    without it, and with OpenAI's own reasoning item (its `encrypted_content`) as sent."""
-    data = config_for(sims, tmp_path).model_dump(mode="json")
-    data["backends"][0]["apis"] = ["chat"]  # local: translated
-    data["backends"][1]["apis"] = ["chat", "responses"]  # cloud: Responses itself
-    with router(parse(data)) as running:
-        sdk = openai_client(running)
-        sims["local"].control("faults", {"fault": "thinking:2"})
-        try:
-            with sdk.responses.stream(model="local", input=ASK, store=False) as stream:
-                list(stream)
-                first = stream.get_final_response()
-        finally:
-            sims["local"].control("faults", {"fault": None})
-        assert [item.type for item in first.output] == ["reasoning", "message"]
-        theirs = {"type": "reasoning", "id": "rs_68ab03", "summary": [], "encrypted_content": "gA"}
-        follow = [
-            {"role": "user", "content": ASK},
-            *(item.model_dump() for item in first.output),
-            theirs,
-            {"role": "user", "content": "Now in Rust."},
-        ]
-        answer = sdk.responses.create(model="cloud", input=follow, store=False)  # type: ignore[arg-type]
-        got = sims["cloud"].stats()["last_request"]
-    assert answer.output_text
-    kinds = [(item.get("type") or item.get("role"), item.get("id")) for item in got["input"]]
-    assert kinds == [
-        ("user", None),
-        ("message", first.output[1].id),
-        ("reasoning", "rs_68ab03"),
-        ("user", None),
-    ]

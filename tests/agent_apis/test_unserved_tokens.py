@@ -1,8 +1,6 @@
 """Requests no backend served: what their attempts generated before failing uncommitted is
 estimated (`Call.unsent_chars`) and kept apart from what backends served (the report's
-`unserved_tokens`, no per-backend token counter), and a Responses turn of nothing but the
-router's own reasoning items (which no backend is sent) is refused by the router, before any
-attempt."""
+`unserved_tokens`, no per-backend token counter)."""
 
 from __future__ import annotations
 
@@ -12,31 +10,23 @@ import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import httpx
-import openai
 import orjson
 import pytest
 from prometheus_client import CollectorRegistry
 
-from router import request
 from router.api import front
-from router.config import parse
-from router.errors import BadRequest
 from router.metrics import Metrics
 from router.record import Usage
 from router.request_size import estimate_tokens
-from router.translate import keep_alive, native_responses
 from tests.agent_apis.agent_stack import openai_client
-from tests.agent_apis.chat_chunks import chunk
+from tests.agent_apis.chat_chunks import ASK, FAILURES, UNSENT, chunk, sse
 from tests.agent_apis.test_agent_messages_over_chat import ledger_row
-from tests.agent_apis.test_agent_messages_reasoning import FAILURES, UNSENT, _sse
-from tests.harness import collected, config_for, router, simulator, upstream
+from tests.harness import collected, config_for, router, send_json, simulator, upstream
 from tests.observability.test_router_metrics import local_coding_record
 
 SMF_ROUTER = str(Path(sys.executable).parent / "smf-router")
-ASK = "Write a Python function that reverses a list."
 SERVED_USAGE = {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}
 
 
@@ -46,11 +36,11 @@ class ReasonsOrAnswers(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        self.send_response(200)
         if b"FAIL" in body:
+            self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()  # HTTP/1.0: the body ends with the connection
-            reasoning = _sse(chunk({"role": "assistant", "reasoning": UNSENT}))
+            reasoning = sse(chunk({"role": "assistant", "reasoning": UNSENT}))
             self.wfile.write(reasoning + FAILURES["error_event"])
             return
         message = {"role": "assistant", "content": "Done."}
@@ -62,11 +52,7 @@ class ReasonsOrAnswers(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": SERVED_USAGE,
         }
-        data = orjson.dumps(answer)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, orjson.dumps(answer))
 
     def log_message(self, *args: object) -> None:
         pass
@@ -77,20 +63,11 @@ class NotFound(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
-        data = orjson.dumps({"error": {"message": "no such model", "type": "not_found"}})
-        self.send_response(404)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        error = {"error": {"message": "no such model", "type": "not_found"}}
+        send_json(self, 404, orjson.dumps(error))
 
     def log_message(self, *args: object) -> None:
         pass
-
-
-@pytest.fixture
-def long_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(keep_alive, "REASONING_GRACE_S", 300.0)  # nothing commits
 
 
 def _failing_responses_request(url: str) -> str:
@@ -159,62 +136,6 @@ def test_reasoning_held_by_a_failed_attempt_counts_when_the_fallback_fails_too(
     assert [a.backend for a in record.attempts] == ["local", "cloud"]
     assert record.backend is None and row[1] > 0
     assert (row[2], row[3]) == (estimate_tokens(len(UNSENT)), True)
-
-
-OWN = {"type": "reasoning", "id": "rs_smf_chatcmpl-1_0", "summary": [], "content": []}
-
-
-def test_an_input_of_only_the_routers_reasoning_items_is_refused() -> None:
-    with pytest.raises(BadRequest, match="router made") as refused:
-        request.validate("responses", {"model": "cloud", "input": [OWN, OWN]})
-    assert refused.value.param == "input"
-    assert native_responses.for_native({"model": "cloud", "input": [OWN, "hi"]})["input"] == ["hi"]
-
-
-def test_a_chat_first_route_refuses_it_before_any_attempt(tmp_path: Path) -> None:
-    """Refused per attempt, a chat backend first in the route was sent `{"messages": []}`
-    and its 400 relayed as the backend's rejected attempt. The router refuses it before
-    any, whatever the backends speak: no attempt, no request sent."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        data: dict[str, Any] = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(
-            mode="json"
-        )
-        data["backends"][0]["apis"] = ["chat"]  # local, first: translated
-        data["backends"][1]["apis"] = ["chat", "responses"]  # cloud: Responses itself
-        with router(parse(data)) as proxy:
-            records = collected(proxy)
-            with pytest.raises(openai.BadRequestError) as refused:
-                openai_client(proxy).responses.create(model="coding", input=[OWN])  # type: ignore[list-item]
-            record = records.wait(10)
-            sent = [sim.stats().get("requests") for sim in (local, cloud)]
-    error = refused.value.body
-    assert isinstance(error, dict)
-    assert (error["param"], error["type"]) == ("input", "invalid_request_error")
-    assert "reasoning items the router made" in error["message"]
-    assert record.attempts == [] and record.backend is None
-    assert sent == [0, 0]
-
-
-def test_a_native_turn_left_with_no_input_gets_the_routers_own_400(tmp_path: Path) -> None:
-    """Dropping the router's reasoning items left `input: []`, and the backend answered
-    "input: Field required", a field the client had sent. The router answers itself, in
-    OpenAI's shape, naming `input`, and sends the backend nothing."""
-    with simulator(profile="cloud", model="cloud-model") as cloud:
-        data: dict[str, Any] = config_for({"cloud": cloud}, tmp_path).model_dump(mode="json")
-        data["backends"][0]["apis"] = ["chat", "responses"]  # Responses itself
-        with router(parse(data)) as proxy:
-            before = cloud.stats().get("requests")
-            with pytest.raises(openai.BadRequestError) as refused:
-                openai_client(proxy).responses.create(model="cloud", input=[OWN])  # type: ignore[list-item]
-            after = cloud.stats().get("requests")
-    error = refused.value.body
-    assert isinstance(error, dict)
-    assert error["param"] == "input" and error["type"] == "invalid_request_error"
-    assert "reasoning items the router made" in error["message"]
-    assert before == after  # the backend got nothing
 
 
 @pytest.mark.usefixtures("long_grace")
