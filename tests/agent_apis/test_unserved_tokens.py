@@ -10,6 +10,7 @@ import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -119,13 +120,10 @@ def test_tokens_of_a_request_no_backend_served_are_no_backends_in_the_metrics() 
         assert metrics.registry.get_sample_value(name, where) == 0  # the series, at 0
 
 
-@pytest.mark.usefixtures("long_grace")
-def test_reasoning_held_by_a_failed_attempt_counts_when_the_fallback_fails_too(
-    tmp_path: Path,
-) -> None:
-    """Local reasons and fails, the fallback refuses (a 404, nothing held): the estimate
-    sums the attempts' held output. The last attempt's overwrote it: 0 tokens, not estimated."""
-    with upstream(ReasonsOrAnswers) as local, upstream(NotFound) as cloud:
+def _both_failed(fallback: type[BaseHTTPRequestHandler], tmp_path: Path) -> Any:
+    """The ledger row of a request that local (`ReasonsOrAnswers`) and then `fallback`
+    failed, after checking that both were tried and neither served it."""
+    with upstream(ReasonsOrAnswers) as local, upstream(fallback) as cloud:
         backends = {"local": local, "cloud": cloud}
         config = config_for(backends, tmp_path, {"idle_s": 30, "total_s": 60})
         with router(config) as proxy:
@@ -135,7 +133,25 @@ def test_reasoning_held_by_a_failed_attempt_counts_when_the_fallback_fails_too(
             row = ledger_row(tmp_path / "ledger", request_id)
     assert [a.backend for a in record.attempts] == ["local", "cloud"]
     assert record.backend is None and row[1] > 0
+    return row
+
+
+@pytest.mark.usefixtures("long_grace")
+def test_reasoning_held_by_a_failed_attempt_counts_when_the_fallback_fails_too(
+    tmp_path: Path,
+) -> None:
+    """Local reasons and fails, the fallback refuses (a 404, nothing held): the estimate
+    sums the attempts' held output. The last attempt's overwrote it: 0 tokens, not estimated."""
+    row = _both_failed(NotFound, tmp_path)
     assert (row[2], row[3]) == (estimate_tokens(len(UNSENT)), True)
+
+
+@pytest.mark.usefixtures("long_grace")
+def test_reasoning_held_by_every_failed_attempt_is_summed(tmp_path: Path) -> None:
+    """Both backends reason `UNSENT` and fail: the estimate counts both attempts' held
+    output, not the larger one nor the last one's."""
+    row = _both_failed(ReasonsOrAnswers, tmp_path)
+    assert (row[2], row[3]) == (estimate_tokens(2 * len(UNSENT)), True)
 
 
 @pytest.mark.usefixtures("long_grace")
