@@ -317,9 +317,8 @@ class Gateway:
             "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
         )
         record.error_kind = error_kind(error)
-        unsent = Tally()  # what the attempts generated and held, ended uncommitted
-        unsent.held_chars = call.unsent_chars
-        self.finish(call, unsent)
+        # what the attempts generated and held, ended uncommitted
+        self.finish(call, Tally(held_chars=call.unsent_chars))
 
     def finish(self, call: Call, tally: Tally) -> None:
         """Complete the record and hand it to every sink, exactly once."""

@@ -38,6 +38,7 @@ from tests.agent_apis.chat_chunks import (
     call,
     chunk,
     payloads,
+    run,
     sse,
 )
 from tests.harness import (
@@ -93,7 +94,7 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
     added, part, delta = (event for _, event in shown)
     assert added["item"] == {
         "type": "reasoning",
-        "id": added["item"]["id"],
+        "id": "rs_smf_chatcmpl-1_0",  # made by the router, from the chunk's id and its place
         "summary": [],
         "status": "in_progress",
     }
@@ -168,6 +169,32 @@ def test_reasoning_within_the_grace_goes_out_first_when_the_answer_comes() -> No
     ]
 
 
+@pytest.mark.parametrize("before", ["text", "call"])
+def test_reasoning_after_text_or_a_call_opens_a_new_item_after_it(before: str) -> None:
+    """An item once closed takes no more: reasoning that comes after the answer began (a
+    model thinking again after a call, as an interleaved-thinking model does) is an item of
+    its own, after the one before it, and so is the text after that."""
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    fed = [chunk({"role": "assistant", "reasoning": "First."})]
+    if before == "text":
+        fed.append(chunk({"content": "Hi"}))
+    else:
+        fed += [call(0, "", "get_weather"), call(0, '{"city": "Paris"}')]
+    fed += [chunk({"reasoning": "Then."}), chunk({"content": "Done."}), chunk({}, "stop")]
+    final = run(stream, fed)[-1][1]["response"]
+    middle = ("message", "msg_chatcmpl-1_1")
+    if before == "call":
+        middle = ("function_call", "fc_chatcmpl-1_1")
+    assert [(item["type"], item["id"]) for item in final["output"]] == [
+        ("reasoning", "rs_smf_chatcmpl-1_0"),
+        middle,
+        ("reasoning", "rs_smf_chatcmpl-1_2"),
+        ("message", "msg_chatcmpl-1_3"),
+    ]
+    thoughts = [item["content"][0]["text"] for item in final["output"][::2]]
+    assert thoughts == ["First.", "Then."]
+
+
 def test_reasoning_alone_within_the_grace_shows_at_the_end_cut_when_the_limit_cut_it() -> None:
     stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
     held = stream.feed(chunk({"role": "assistant", "reasoning": "Let me think"}))
@@ -238,7 +265,7 @@ def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_o
     assert failed["response"]["output"] == [
         {
             "type": "reasoning",
-            "id": failed["response"]["output"][0]["id"],
+            "id": "rs_smf_chatcmpl-1_0",
             "summary": [],
             "status": "incomplete",
             "content": [{"type": "reasoning_text", "text": "Let me think more"}],
