@@ -9,42 +9,22 @@ Bounded (fixed rounds and seeds), no clock. Run: `python tests/bench/bench_gate_
 
 from __future__ import annotations
 
-import random
+import sys
 from collections import Counter
+from pathlib import Path
 
-from router.gating import GateBook
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-ROUNDS, PER_ROUND, SEEDS = 2880, 3, 5
+from tests.canary.gate_simulation import regression, replay
+
+ROUNDS, SEEDS = 2880, 5
 REGRESSION_SEEDS = 1000
 
 
 def month(rate: float, seed: int) -> tuple[int, float, int | None]:
     """Gate changes, share of rounds closed, and the first closing round."""
-    rng = random.Random(seed)
-    book = GateBook({"math": 0.6}, window=20, min_samples=5, clock=lambda: 0.0)
-    changes = closed = 0
-    first: int | None = None
-    for r in range(ROUNDS):
-        change = book.observe("local", "math", [rng.random() < rate for _ in range(PER_ROUND)])
-        changes += change is not None
-        if book.gated():
-            closed += 1
-            first = r if first is None else first
+    changes, closed, first = replay(rate, seed, ROUNDS)
     return changes, closed / ROUNDS, first
-
-
-def regression(seed: int, before: int) -> int | None:
-    """Rounds after a drop from 0.95 (for `before` rounds) to 0.4 until the gate closes
-    (None: not in 200)."""
-    rng = random.Random(seed)
-    book = GateBook({"math": 0.6}, window=20, min_samples=5, clock=lambda: 0.0)
-    for _ in range(before):
-        book.observe("local", "math", [rng.random() < 0.95 for _ in range(PER_ROUND)])
-    for r in range(1, 201):
-        book.observe("local", "math", [rng.random() < 0.4 for _ in range(PER_ROUND)])
-        if book.gated():
-            return r
-    return None
 
 
 def main() -> None:
@@ -58,7 +38,7 @@ def main() -> None:
         first = f"{min(firsts)}–{max(firsts)}" if firsts else "never"
         print(f"| {rate:.2f} | {changes:.1f} | {closed:.1%} | {first} |")
     for before in (40, 200):  # the review's lead-in, and a longer one
-        delays = [regression(seed, before) for seed in range(REGRESSION_SEEDS)]
+        delays = [regression(seed, before, 0.95) for seed in range(REGRESSION_SEEDS)]
         known = [d for d in delays if d is not None]
         print(
             f"\n0.95 for {before} rounds → 0.4: closed after {min(known)}–{max(known)} rounds "

@@ -10,31 +10,15 @@ from __future__ import annotations
 import random
 
 from router.gating import GateBook
+from tests.canary.gate_simulation import lead_in, replay, rounds_to_close
 
 ROUNDS = 300  # about three days at 900 s
-PER_ROUND = 3  # canary.sample_per_suite
-
-
-def replay(rate: float, seed: int, rounds: int = ROUNDS) -> tuple[int, int, int | None]:
-    """Gate changes, rounds closed and the first closing round of a backend passing `rate`."""
-    rng = random.Random(seed)
-    book = GateBook({"math": 0.6}, window=20, min_samples=5, clock=lambda: 0.0)
-    changes = closed = 0
-    first: int | None = None
-    for r in range(rounds):
-        change = book.observe("local", "math", [rng.random() < rate for _ in range(PER_ROUND)])
-        changes += change is not None
-        gated = bool(book.gated())
-        closed += gated
-        if gated and first is None:
-            first = r
-    return changes, closed, first
 
 
 def test_a_backend_near_the_line_does_not_flap() -> None:
     """At 0.85 the window's count walks across 16|17 of 20 one result at a time: the old
     rule followed it, 48 changes in these 300 rounds (seed 7); it now changes under 20."""
-    changes, closed, _ = replay(0.85, seed=7)
+    changes, closed, _ = replay(0.85, seed=7, rounds=ROUNDS)
     assert changes <= 20
     assert 0 < closed < ROUNDS  # still gated at times: the rule moves when, not how often
 
@@ -52,14 +36,9 @@ def test_a_regression_closes_the_gate_within_a_few_rounds() -> None:
     bound (from 0.95, about 1 % of seeds take 8-11: docs/benchmarks.md)."""
     for seed in range(10):
         rng = random.Random(seed)
-        book = GateBook({"math": 0.6}, window=20, min_samples=5)
-        for _ in range(50):
-            book.observe("local", "math", [True] * PER_ROUND)
+        book = lead_in(rng, before=50, rate=1.0)
         assert book.gated() == {}
-        for _ in range(7):
-            book.observe("local", "math", [rng.random() < 0.4 for _ in range(PER_ROUND)])
-            if book.gated():
-                break
+        rounds_to_close(book, rng, limit=7)
         assert book.gated() == {"local": frozenset({"math"})}, f"seed {seed}: open after 7"
 
 
