@@ -55,7 +55,7 @@ class CaseCounts:
 
     def expect(self) -> None:
         """The counters of the backends and suites configured now, at 0; those of a backend
-        or suite that left, still at 0, go (`router.metric_zeros.canary`). Nothing while the
+        or suite that left go, counted or not (`router.metric_zeros.canary`). Nothing while the
         suites are not known (a follower loads them after its start): the first round then
         creates its series."""
         suites = self.suites()

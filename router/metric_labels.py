@@ -44,9 +44,11 @@ REFUSAL_STATUSES = ("400", "401", "403", "404", "408", "413", "415")
 OTHER_REFUSAL_STATUSES = ("405", "431")
 # A canary case as `canary_cases_total` counts it: graded (passed or failed) or not (an
 # error, by the runner's kind of error, or `canary`: its round failed on the router's side or
-# was cut short, `router.canary_bound`). An N/A case was never asked and is not counted.
+# was cut short, `router.canary_bound`), or `other`: a kind outside those, or none (a follower
+# reads rows that a router of another version wrote). An N/A case was never asked and is not
+# counted.
 CANARY_STATUSES = {"pass": "passed", "fail": "failed", "error": "error"}
-CANARY_ERROR_KINDS: tuple[str, ...] = (*get_args(CaseErrorKind), "canary")
+CANARY_ERROR_KINDS: tuple[str, ...] = (*get_args(CaseErrorKind), "canary", "other")
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 

@@ -22,11 +22,11 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 - `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
   router's own refusals, closed sets created once, at start;
 - `canary_cases_total`: each configured backend with each suite the canary runs, `passed`,
-  `failed`, and `error` with each kind of error: 8 series per backend and suite. The suites
-  are loaded from files, not read from the config, so the canary's judge creates them
-  (`router.canary_counts.CaseCounts.expect`), before its first round: created by that
-  round's count, a backend whose every case errs from the start showed no increase. Unlike
-  the others, a backend's or suite's that left the config go even once they counted.
+  `failed`, and `error` with each kind of error, `other` too: 9 series per backend and
+  suite. The suites are loaded from files, not read from the config, so the canary's judge
+  creates them (`router.canary_counts.CaseCounts.expect`), before its first round: created
+  by that round's count, a backend whose every case errs from the start showed no increase.
+  Unlike the others, a backend's or suite's that left the config go even once they counted.
 
 A reload creates the new config's. A zero series that config can no longer produce (a
 removed backend, one whose tier changed, two backends that no longer share a route, a
