@@ -11,7 +11,6 @@ on a suite whose cases were all errors for an hour.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
@@ -24,18 +23,6 @@ class CaseMetrics(Protocol):
     ) -> None: ...
 
     def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None: ...
-
-
-def tally(
-    results: Sequence[CaseResult], suites: Collection[str] | None
-) -> Counter[tuple[str, str, str | None]]:
-    """(suite, status, error kind) → cases, of the suites configured (None: every suite),
-    as the judge feeds only those to the book. A graded case has no error kind."""
-    counts: Counter[tuple[str, str, str | None]] = Counter()
-    for r in results:
-        if suites is None or r.suite in suites:
-            counts[(r.suite, r.status, r.failure_kind if r.status == "error" else None)] += 1
-    return counts
 
 
 class CaseCounts:
@@ -52,24 +39,36 @@ class CaseCounts:
         self.backends = backends
         self.suites = suites
         self._expected: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        # Suites with series: expected, or counted while the suites were not known.
+        self._shown: set[str] = set()
 
     def expect(self) -> None:
-        """The counters of the backends and suites configured now, at 0; those of a backend
-        or suite that left go, counted or not (`router.metric_zeros.canary`). Nothing while the
-        suites are not known (a follower loads them after its start): the first round then
-        creates its series."""
+        """The counters of the backends and suites configured now, at 0; those still at 0 of
+        a backend or suite that left go (`router.metric_zeros.canary`), the counted ones
+        went with its other canary series (`Judge.forget_removed`, `Judge.forget_suites`).
+        Nothing while the suites are not known (a follower loads them after its start): the
+        first round then creates its series. Called at each run and each round read: only a
+        change of backends or suites reaches the metrics."""
         suites = self.suites()
         if self.metrics is None or suites is None:
             return
         now = (tuple(self.backends()), tuple(sorted(suites)))
         if now != self._expected:
             self._expected = now
+            self._shown.update(now[1])
             self.metrics.canary_cases_expected(*now)
 
     def count(self, backend: str, results: Sequence[CaseResult]) -> None:
-        """A judged round's cases."""
+        """A judged round's cases, of the suites configured (`Judge.configured`), whose
+        series `expect` created before (`Judge.show_open_gates`, ahead of every round)."""
         if self.metrics is None:
             return
-        self.expect()
-        for (suite, status, kind), n in tally(results, self.suites()).items():
-            self.metrics.canary_cases(backend, suite, status, kind, n)
+        for r in results:
+            self._shown.add(r.suite)
+            self.metrics.canary_cases(backend, r.suite, r.status, r.failure_kind)
+
+    def leave(self, keep: Collection[str]) -> set[str]:
+        """The suites with series that are not in `keep`: a reload dropped them."""
+        gone = self._shown.difference(keep)
+        self._shown -= gone
+        return gone

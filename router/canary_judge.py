@@ -183,7 +183,7 @@ class Judge:
         gauges and gate the reload forgot, a gate no later round would reopen (found in
         review)."""
         if count:
-            self.counts.count(backend, results)
+            self.counts.count(backend, self.configured(results))
         for suite, passed in sorted(self.graded(results).items()):
             change = self.book.observe(backend, suite, passed)
             self._judged[(backend, suite)] = ts
@@ -191,14 +191,16 @@ class Judge:
             if change is not None:
                 self.announce(change)
 
+    def configured(self, results: Sequence[CaseResult]) -> list[CaseResult]:
+        """The results of the suites configured (all while they are not known)."""
+        suites = self.suites()
+        return [r for r in results if suites is None or r.suite in suites]
+
     def graded(self, results: Sequence[CaseResult]) -> dict[str, list[bool]]:
         """Per suite, the results `judge` feeds the book: passes and failures (errors and
         N/A are no quality signal) of the suites configured, if known."""
-        suites = self.suites()
         graded: dict[str, list[bool]] = {}
-        for r in results:
-            if suites is not None and r.suite not in suites:
-                continue
+        for r in self.configured(results):
             if r.status in ("pass", "fail"):
                 graded.setdefault(r.suite, []).append(r.status == "pass")
         return graded
@@ -283,11 +285,14 @@ class Judge:
         self._judged = {k: ts for k, ts in self._judged.items() if k[0] not in names}
 
     def forget_suites(self, keep: Collection[str]) -> None:
-        """Suites no longer in `canary.suites`: their windows, gates and gauges go (the
-        `route_gated` gauges follow in `republish`)."""
-        for suite in sorted(self.book.forget_suites(keep)):
+        """Suites no longer in `canary.suites`: their windows, gates, gauges and case counts
+        go (the `route_gated` gauges follow in `republish`); also those of a suite with no
+        window, whose cases were all errors."""
+        windowed = self.book.forget_suites(keep)
+        for suite in sorted(windowed):
             log.warning("canary: suite %s left canary.suites; its gates open", suite)
-            if self.metrics is not None:
+        if self.metrics is not None:
+            for suite in sorted(windowed | self.counts.leave(keep)):
                 self.metrics.forget_suite(suite)
         self._judged = {k: ts for k, ts in self._judged.items() if k[1] in keep}
 

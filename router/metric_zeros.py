@@ -26,7 +26,8 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   suite. The suites are loaded from files, not read from the config, so the canary's judge
   creates them (`router.canary_counts.CaseCounts.expect`), before its first round: created
   by that round's count, a backend whose every case errs from the start showed no increase.
-  Unlike the others, a backend's or suite's that left the config go even once they counted.
+  Unlike the others, a backend's or suite's that left the config go even once they counted,
+  with its other canary series (`router.canary_judge.Judge.forget_removed`, `forget_suites`).
 
 A reload creates the new config's. A zero series that config can no longer produce (a
 removed backend, one whose tier changed, two backends that no longer share a route, a
@@ -116,16 +117,12 @@ def unpriced_series(config: Config) -> list[Labels]:
 
 
 def canary(metrics: Metrics, backends: Sequence[str], suites: Collection[str]) -> None:
-    """The canary case counters of `backends` × `suites`, at 0, each time they may change;
-    those of a backend or suite no longer configured go, counted or not, with that backend's
-    or suite's other canary series (`Metrics.forget_backend`, `forget_suite`): a suite whose
-    cases were all errors has no gate window, and so nothing else forgets it."""
+    """The canary case counters of `backends` × `suites`, at 0, each time they may change.
+    Those of a backend or suite no longer configured that counted went before, with its
+    other canary series (`router.canary_judge.Judge.forget_removed`, `forget_suites`)."""
     outcomes = [("passed", ""), ("failed", ""), *(("error", k) for k in CANARY_ERROR_KINDS)]
     cases = [(b, s, *o) for b in backends for s in sorted(suites) for o in outcomes]
-    family, keep = metrics.case_outcomes, {labels[:2] for labels in cases}
-    for labels in [k for k in family.values if k[:2] not in keep]:
-        family.remove(labels)
-    _expect(family, cases)
+    _expect(metrics.case_outcomes, cases)
 
 
 def _expect(family: Family, expected: Sequence[Labels]) -> None:
