@@ -34,6 +34,7 @@ from typing import Any
 import evals
 from evals.graders import Answer, CaseProblem, Grade
 from evals.grading_worker import HEADER, READY, frame
+from evals.sandbox import Limits
 from evals.suite import Case
 
 LIMIT_S = 5.0
@@ -72,13 +73,12 @@ class Grader:
     it also leaves when its socket closes and, on Linux, is killed when its parent dies.
     """
 
-    def __init__(self, limit_s: float | None = None, start_limit_s: float = START_LIMIT_S) -> None:
+    def __init__(self, limit_s: float | None = None) -> None:
         self.limit_s = LIMIT_S if limit_s is None else limit_s  # read now: tests shorten it
-        self.start_limit_s = start_limit_s
         self._process: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None  # the loop's (`_locked`)
         self._dying: list[subprocess.Popen[bytes]] = []  # killed, not yet reaped
 
     @property
@@ -134,7 +134,7 @@ class Grader:
     def _locked(self) -> asyncio.Lock:
         """The lock of the running loop: one answer at a time in the worker."""
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:  # a grader kept from an earlier `asyncio.run`
+        if self._lock is None or self._loop is not loop:  # or kept from an earlier `asyncio.run`
             self._loop, self._lock = loop, asyncio.Lock()
         return self._lock
 
@@ -147,12 +147,14 @@ class Grader:
             return self._sock
         ours, theirs = socket.socketpair()
         command = [sys.executable, "-P", "-m", "evals.grading_worker"]
+        # its address space, as the sandbox's: given here, the worker imports no sandbox
+        limits = [str(theirs.fileno()), str(os.getpid()), str(Limits().memory_bytes)]
         try:
             # On the loop's thread, not `to_thread`: the worker's PR_SET_PDEATHSIG fires when
             # the thread that started it ends. A spawn (vfork, exec) takes milliseconds, once
             # per worker, where the grading it replaces held the loop for as long as it ran.
             self._process = subprocess.Popen(  # noqa: ASYNC220
-                [*command, str(theirs.fileno()), str(os.getpid())],
+                [*command, *limits],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -166,7 +168,7 @@ class Grader:
         ours.setblocking(False)
         self._sock = ours
         try:
-            async with asyncio.timeout(self.start_limit_s):
+            async with asyncio.timeout(START_LIMIT_S):
                 said = await _receive(asyncio.get_running_loop(), ours)
         except TimeoutError:
             said = None

@@ -1,7 +1,7 @@
 """The grading process: grades one answer at a time for ``evals.grading.Grader``.
 
-Run as ``python -P -m evals.grading_worker FD PARENT_PID``, ``FD`` its end of a socket
-pair. It says it is ready once its imports are done (so that they never count against an
+Run as ``python -P -m evals.grading_worker FD PARENT_PID MEMORY_BYTES``, ``FD`` its end of
+a socket pair. It says it is ready once its imports are done (so that they never count against an
 answer's time limit), then answers each request with a reply, until the socket closes.
 Each message is a 4-byte big-endian length and a pickle: a request is ``(case, answer)``;
 a reply is ``("grade", Grade)``, ``("case", message)`` for a ``CaseProblem`` or
@@ -12,8 +12,9 @@ Its life is its parent's: it dies with it (``PR_SET_PDEATHSIG`` on Linux, so tha
 a regex that never ends does not outlive a router killed with SIGKILL), it leaves when
 the socket closes, and it ignores SIGINT and SIGTERM, which a terminal's Ctrl-C or a
 service manager send to the whole group: the parent kills it when it is done with it.
-Its address space is limited (``MEMORY_BYTES``): a pattern that backtracks while it
-allocates ends as a ``MemoryError``, a bug reply, not as the host's memory.
+Its address space is limited (``MEMORY_BYTES``, the sandbox's: ``evals.sandbox.Limits``): a
+pattern that backtracks while it allocates ends as a ``MemoryError``, a bug reply, not as
+the host's memory.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ HEADER = struct.Struct("!I")
 
 READY = "ready"
 """The first message: the imports are done."""
-
-MEMORY_BYTES = 1 << 30
-"""The process's address space, as the sandbox's (``evals.sandbox.Limits``)."""
 
 _PR_SET_PDEATHSIG = 1
 
@@ -63,13 +61,14 @@ def _die_with(parent: int) -> None:
         sys.exit(0)
 
 
-def serve(fd: int, parent: int) -> None:
-    """Grade requests from the socket ``fd`` until it closes."""
+def serve(fd: int, parent: int, memory_bytes: int) -> None:
+    """Grade requests from the socket ``fd`` until it closes, in ``memory_bytes`` of address
+    space."""
     _die_with(parent)
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, signal.SIG_IGN)
     with contextlib.suppress(ValueError, OSError):  # macOS refuses it: unlimited there
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     from evals.graders import CaseProblem, grade  # after the limits: counted in them
 
     with socket.socket(fileno=fd) as sock, sock.makefile("rb") as reading:
@@ -90,4 +89,4 @@ def serve(fd: int, parent: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]), int(sys.argv[2]))
+    serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

@@ -97,13 +97,13 @@ async def run_case(
     case: Case,
     endpoint: Endpoint,
     timeout_s: float,
+    grader: Grader,
     thinking: bool | None = False,
     execute: Executor = run_python,
     max_tokens: int | None = None,
-    grader: Grader | None = None,
 ) -> CaseResult:
     """Ask, then grade one case (the caller decided it is applicable); ``grader`` grades
-    its answer unless it is a unit test (None: a grader of its own, closed after)."""
+    its answer unless it is a unit test (the run's: ``run_cases``)."""
     started = time.monotonic()
     deadline = asyncio.timeout(timeout_s)
     asking = ASKED.set(Asked(case, deadline))
@@ -122,11 +122,8 @@ async def run_case(
         if evaluator_of(case) == "unit_test":
             async with sandbox_slots():
                 verdict = await asyncio.to_thread(grade, case, answer, execute)
-        elif grader is not None:
-            verdict = await grader.grade(case, answer)
         else:
-            async with Grader() as own:
-                verdict = await own.grade(case, answer)
+            verdict = await grader.grade(case, answer)
     except GradingTimedOut as exc:
         log.warning("case %s: %s; its grading process was killed", case.id, exc)
         return _error(case, "grader", f"{exc} (a regex that backtracks?): stopped")
@@ -196,8 +193,8 @@ async def run_cases(
     for index in range(len(cases)):
         queue.put_nowait(index)
     owned: httpx.AsyncClient | None = None  # a client made here, closed here
-    own_grader = Grader() if grader is None else None  # likewise
-    grading = grader or own_grader
+    grading = grader or Grader()
+    own_grader = None if grading is grader else grading  # likewise
     send: Ask
     if ask_one is not None:
         send = ask_one
@@ -219,7 +216,7 @@ async def run_cases(
             else:
                 budget = answer_budget(case, caps)
                 result = await run_case(
-                    send, case, endpoint, timeout_s, thinking, execute, budget, grading
+                    send, case, endpoint, timeout_s, grading, thinking, execute, budget
                 )
             results[index] = result
             if on_result is not None:

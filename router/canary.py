@@ -88,8 +88,8 @@ class Canary:
     uses; on its own (`smf-router canary`), it takes a config and makes its own adapters.
     Given `history` (the ledger's directory), its first run's sample goes on after the
     ledger's latest round; `deadline_s` bounds each run (None: no deadline). `execute`
-    runs code cases' programs (the sandbox), none once a round has ended; `grader` grades
-    the other answers in its process, off the router's event loop (killed at `aclose`).
+    runs code cases' programs (the sandbox), none once a round has ended; its `grader`
+    grades the other answers in a process, off the router's event loop (killed at `aclose`).
     """
 
     def __init__(
@@ -108,7 +108,6 @@ class Canary:
         deadline_s: float | None = None,
         tracing: Tracing | None = None,
         execute: Executor = run_python,
-        grader: Grader | None = None,
     ) -> None:
         self._config = live.source(config)
         self._shared = adapters
@@ -123,7 +122,7 @@ class Canary:
         self.states = states
         self.runner = runner
         self.execute = execute
-        self.grader = grader or Grader()
+        self.grader = Grader()  # one grading process for every run, closed at `aclose`
         self.clock = clock
         self.observers = observers  # the components' list: read at each case
         self.tracing = tracing or Tracing.disabled()  # a span per case asked (`canary_spans`)

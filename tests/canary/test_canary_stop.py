@@ -16,6 +16,7 @@ import pytest
 
 from classifier import INTENTS
 from evals.endpoint import Endpoint
+from evals.grading import Grader
 from evals.runner import run_case, run_cases
 from evals.sandbox import Limits, RunOutcome, SandboxUnavailable
 from evals.suite import SHIPPED, Case, load
@@ -168,9 +169,9 @@ def test_a_round_ended_runs_no_program() -> None:
         end.stop("SIGTERM")
         with pytest.raises(SandboxUnavailable) as refused:
             await asyncio.to_thread(guarded, "second")
-        graded = await run_case(
-            answered, case, Endpoint("http://127.0.0.1:9/v1", "m"), 5.0, execute=guarded
-        )
+        endpoint = Endpoint("http://127.0.0.1:9/v1", "m")
+        async with Grader() as grader:  # not started: a code case runs in the sandbox
+            graded = await run_case(answered, case, endpoint, 5.0, grader, execute=guarded)
         assert (graded.status, graded.failure_kind) == ("error", "sandbox")
         return ran, str(refused.value), graded.detail
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evals import grading, grading_worker
+from evals import grading
 from evals.endpoint import Endpoint, ask
 from evals.graders import Answer, CaseProblem
 from evals.grading import Grader
@@ -85,7 +85,7 @@ async def test_the_worker_is_limited_and_gone_once_closed() -> None:
     assert verdict.passed
     pid = grader.pid
     assert pid is not None and grading_workers(os.getpid()) == [pid]
-    assert address_space(pid) == [str(grading_worker.MEMORY_BYTES)] * 2  # soft, hard
+    assert address_space(pid) == [str(1 << 30)] * 2  # soft, hard: the sandbox's 1 GiB
     await grader.aclose()
     assert process_state(pid) is None
     assert grader.pid is None
