@@ -75,6 +75,7 @@ class Verdict:
     upper: float
     passes: int
     n: int
+    needed: int  # results the lower bound needs (`GateBook.needed`); 0 without a floor
 
 
 def settled(verdicts: list[Verdict], hold: int) -> Verdict | None:
@@ -256,7 +257,7 @@ class GateBook:
             and n >= self.min_samples
             and (lower if n >= needed else upper) < floor
         )
-        return Verdict(gated, lower, upper, passes, n)
+        return Verdict(gated, lower, upper, passes, n, needed)
 
     def _decide(self, key: tuple[str, str]) -> Change | None:
         """The gate as the verdicts of the last `lookback` windows say (`settled`, else
@@ -292,7 +293,7 @@ class GateBook:
             deciding.passes,
             deciding.n,
             at,
-            0 if floor is None else self.needed(floor),
+            deciding.needed,
             deciding.upper,
             self.min_samples,
         )

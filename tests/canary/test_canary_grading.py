@@ -17,14 +17,13 @@ import yaml
 
 from router.ledger import Ledger
 from tests.canary.servers import served, simulator
+from tests.evals.backtracking import BACKTRACKS, SENTENCE
 from tests.harness import Running, config_for, sdk
 from tests.processes import cpu_seconds, grading_workers, process_state
 from tests.resilience.conftest import status, until
 
 PROMPT = "Where is the park? Answer in one sentence."
 PLAIN = "Where is the park? Name it in a sentence."
-SENTENCE = "The park is north of the river and the zoo is east of it"
-BACKTRACKS = r"(?:\w+\s?)+!$"  # on SENTENCE, 2^45 ways or so to fail: it never ends
 
 
 def backtracking_canary(tmp: Path) -> dict[str, Any]:

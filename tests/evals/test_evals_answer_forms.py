@@ -248,3 +248,22 @@ def test_each_shipped_pattern_is_the_builders(case_id: str) -> None:
     case, inner = BY_ID[case_id], _built(case_id)
     assert case.expected == boxed_patterns.boxed(inner)
     assert case.metadata["must_not_match"] == [boxed_patterns.other_box(inner)]
+
+
+def test_the_builder_groups_thousands_as_a_boxed_answer_writes_them() -> None:
+    """No shipped answer reaches 1000, so `integer`'s grouping (and `_thousands`) ran on no
+    case: a case built for 1234567 passes it grouped by `,`, `{,}` or `\\,`, and not grouped
+    wrong. (Each separator is optional on its own: `1234,567` passes too.)"""
+    inner = boxed_patterns.numeric(boxed_patterns.integer(1234567))
+    metadata = {"must_not_match": [boxed_patterns.other_box(inner)]}
+    expected = boxed_patterns.boxed(inner)
+    case = Case("big", "big", "math", "easy", "p", "regex_match", expected, metadata=metadata)
+
+    def passes(text: str) -> bool:
+        return grade(case, Answer(content=f"So the answer is {text}")).passed
+
+    assert _thousands("1234567") == ["1,234,567", "1{,}234{,}567"]
+    for number in [*numbers("1234567"), r"1\,234\,567"]:
+        assert passes(rf"\boxed{{{number}}}"), number
+    for number in ("1,23,4567", "12,345,67", "1.234.567", "1,234,568"):
+        assert not passes(rf"\boxed{{{number}}}"), number

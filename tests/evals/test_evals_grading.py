@@ -18,14 +18,9 @@ from evals.graders import Answer, CaseProblem
 from evals.grading import Grader
 from evals.runner import run_cases
 from evals.suite import Case, case_from_dict
+from tests.evals.backtracking import BACKTRACKS, SENTENCE
 from tests.harness import Running
 from tests.processes import grading_workers, process_state
-
-BACKTRACKS = r"(?:\w+\s?)+!$"
-"""Searched in a sentence without its `!`, ``re`` tries every way to split each word among
-the group's turns: 2^45 or so here, longer than any test runs, on any machine."""
-
-SENTENCE = "The park is north of the river and the zoo is east of it"
 
 
 def regex_case(name: str, expected: str) -> Case:
