@@ -21,14 +21,22 @@ def _unit(words: str, glued: str = "") -> str:
     return "(?:" + spaced + r"|\s+" + words + (r"|\s*" + glued if glued else "") + ")?"
 
 
+THOUSANDS = ("", ",", r"\{,\}", r"\\,")  # none, `1,234`, `1{,}234`, `1\,234`
+
+
 def integer(n: int) -> str:
-    """`n`, `n.`-free: `.0`/`.00` allowed, thousands separated by `,`, `{,}` or `\\,`."""
+    """`n`, `n.`-free: `.0`/`.00` allowed, thousands separated by `,`, `{,}` or `\\,`.
+
+    Grouping is all or nothing, one separator throughout: an alternative per separator, so
+    `1234,567`, `1,234567` and `1,234{,}567` (a separator optional group by group would take
+    them all as 1234567) match none."""
     digits = str(n)
-    if n >= 1000:
-        cut = len(digits) % 3 or 3
-        groups = (r"(?:,|\{,\}|\\,)?" + digits[i : i + 3] for i in range(cut, len(digits), 3))
-        digits = digits[:cut] + "".join(groups)
-    return digits + r"(?:\.0*)?"
+    if n < 1000:
+        return digits + r"(?:\.0*)?"
+    cut = len(digits) % 3 or 3
+    groups = [digits[i : i + 3] for i in range(cut, len(digits), 3)]
+    ways = "|".join(sep + sep.join(groups) for sep in THOUSANDS)
+    return digits[:cut] + "(?:" + ways + r")(?:\.0*)?"
 
 
 def fraction(top: int, bottom: int, decimal: str) -> str:

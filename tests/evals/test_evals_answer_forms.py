@@ -253,7 +253,8 @@ def test_each_shipped_pattern_is_the_builders(case_id: str) -> None:
 def test_the_builder_groups_thousands_as_a_boxed_answer_writes_them() -> None:
     """No shipped answer reaches 1000, so `integer`'s grouping (and `_thousands`) ran on no
     case: a case built for 1234567 passes it grouped by `,`, `{,}` or `\\,`, and not grouped
-    wrong. (Each separator is optional on its own: `1234,567` passes too.)"""
+    wrong. Grouping is all or nothing with one separator: `1234,567`, `1,234567` and
+    `1,234{,}567` passed as 1234567 while each separator was optional on its own."""
     inner = boxed_patterns.numeric(boxed_patterns.integer(1234567))
     metadata = {"must_not_match": [boxed_patterns.other_box(inner)]}
     expected = boxed_patterns.boxed(inner)
@@ -266,4 +267,10 @@ def test_the_builder_groups_thousands_as_a_boxed_answer_writes_them() -> None:
     for number in [*numbers("1234567"), r"1\,234\,567"]:
         assert passes(rf"\boxed{{{number}}}"), number
     for number in ("1,23,4567", "12,345,67", "1.234.567", "1,234,568"):
+        assert not passes(rf"\boxed{{{number}}}"), number
+    for number in ("1234567", "1,234,567", "1{,}234{,}567", r"1\,234\,567", "1,234,567.00"):
+        assert passes(rf"\boxed{{{number}}}"), number
+    grouped_part_way = ("1234,567", "1,234567", "1{,}234567", r"1234\,567", "1234567,")
+    mixed = ("1,234{,}567", r"1{,}234\,567", r"1\,234,567")
+    for number in (*grouped_part_way, *mixed):
         assert not passes(rf"\boxed{{{number}}}"), number
