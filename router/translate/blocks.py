@@ -16,7 +16,11 @@ stops. A sequential upstream therefore streams exactly as before.
 A block keeps its pieces while it waits, and a call's all along (the Messages translator
 sends a call's input whole at its stop); an open prose block's go out as they come and are
 not kept: its translator has them (a reasoning's pieces kept here too held 17 times the
-text, found in re-review). Kept pieces are joined as they come (`so_far.Text`).
+text, found in re-review). Kept pieces are joined as they come (`so_far.Text`). A call
+that came as chat `tool_calls` fragments (`Sequencer.tool_call`) keeps no pieces of its own:
+it shares the arguments its `CallKeys` keeps, which hold every piece of it (a copy here
+too held twice the arguments, found in re-review), and those dropped once it stopped, which
+nothing reads then.
 """
 
 from __future__ import annotations
@@ -43,13 +47,15 @@ class Block:
     slot: int = -1  # where the translator put it: content block index, output index
     shape: JsonShape = field(default_factory=lambda: JsonShape())  # a call's arguments so far
     opened: bool = False  # the Sequencer opened it: an open prose block keeps no pieces
+    shared: bool = False  # its pieces are its call's `CallKeys` arguments, added to there
 
     def add(self, text: str) -> None:
         if self.key in _PROSE:
             if not self.opened:
                 self.pieces.add(text)
             return
-        self.pieces.add(text)
+        if not self.shared:
+            self.pieces.add(text)
         self.shape.feed(text)  # read once, as it comes: re-reading at each piece was quadratic
 
     def chars(self) -> int:
@@ -112,8 +118,11 @@ class Sequencer:
         self._stopped: dict[Key, Block] = {}  # tool calls only: text may start a new block
         self._calls = CallKeys()
 
-    def piece(self, key: Key, text: str, meta: dict[str, Any] | None = None) -> list[Step]:
-        """`text` (may be empty: a tool call's first fragment) for the block `key`."""
+    def piece(
+        self, key: Key, text: str, meta: dict[str, Any] | None = None, kept: Text | None = None
+    ) -> list[Step]:
+        """`text` (may be empty: a tool call's first fragment) for the block `key`; `kept`:
+        the pieces of `key` so far, `text` among them, kept by its `CallKeys` (shared)."""
         open_ = self.open
         if open_ is not None and open_.key == key:
             return self._grow(open_, text)
@@ -124,6 +133,8 @@ class Sequencer:
         if key in self._stopped:  # a whole call can take no more: a piece would break it
             return []
         block = Block(key, meta or {})
+        if kept is not None:
+            block.pieces, block.shared = kept, True
         if text:
             block.add(text)
         if open_ is not None and not open_.can_stop():
@@ -137,7 +148,8 @@ class Sequencer:
         function = call.get("function") or {}
         arguments = function.get("arguments")
         text = arguments if isinstance(arguments, str) else ""
-        return self.piece(self._calls.key(call, position), text, call)
+        key = self._calls.key(call, position)
+        return self.piece(key, text, call, self._calls.arguments)
 
     def waiting_chars(self) -> int:
         """Characters of the pieces waiting for the open block to stop: none went out yet."""

@@ -110,7 +110,7 @@ class _Item:
     index: int
     item_id: str
     kind: str  # "text", "refusal", "reasoning" or "call"
-    text: Text = field(default_factory=Text)  # joined as it comes: a str per delta held 15x
+    text: Text = field(default_factory=Text)  # joined as it comes; a call's: its block's
     call_id: str = ""
     name: str = ""
     custom: bool = False
@@ -318,12 +318,14 @@ class ResponsesStream:
         item.call_id = str(block.meta.get("id") or f"call_{block.key}")
         item.name = str(function.get("name") or "")
         item.custom = item.name in self._custom
+        item.text = block.pieces  # a block keeps a call's arguments all along: read there
         self._alive.reset()
         added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
         return [self._emit("response.output_item.added", self._at(item, item=added))]
 
     def _piece(self, item: _Item, text: str) -> list[bytes]:
-        item.text.add(text)
+        if item.kind != "call":  # a call's `text` is its block's pieces, which have `text`
+            item.text.add(text)
         if item.kind == "text":
             fields = self._in(item, delta=text, logprobs=[])
             return [self._emit("response.output_text.delta", fields)]
