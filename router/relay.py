@@ -59,7 +59,9 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
-    first_reason: str | None = None  # the first chat choice's (`answer_finish_reasons`)
+    # the first chat choice's (`answer_finish_reasons`): a list, as an upstream may repeat
+    # one after `length` (litellm's streams did): kept last only, a cut answer read as whole
+    first_choice_reasons: list[str] = field(default_factory=list)
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
     output_chars: int = 0
@@ -117,8 +119,8 @@ class Tally:
             if reason:  # one that is not text stops it too: the relay names it (`unfinished`)
                 text = isinstance(reason, str)
                 self.finish_reasons += [reason] if text else []
-                if text and number == 0:  # a choice ends once
-                    self.first_reason = reason
+                if text and number == 0:
+                    self.first_choice_reasons.append(reason)
                 self.stopped = self.stopped or not text or reason in UNFINISHED
                 self.ended_choices.add(number)
         if obj.get("usage"):  # after the finish reasons: a running count is not final
@@ -135,7 +137,7 @@ class Tally:
         found in re-review); the reply's own of the other APIs, which have one answer."""
         if self.api not in CHAT_APIS:
             return self.finish_reasons
-        return [] if self.first_reason is None else [self.first_reason]
+        return self.first_choice_reasons
 
     @property
     def open_choices(self) -> set[int]:

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from router.relay import Tally, usage_of
+from router.shadow_reply import cut_by_limit
 from router.translate import anthropic_reply, responses_reply
 from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run
 
@@ -114,3 +115,22 @@ def test_parallel_chat_calls_are_kept_apart_without_openai_numbering() -> None:
     assert _kept_calls("chat", same_index) == want
     assert _kept_calls("chat", no_index) == want
     assert _kept_calls("chat", TOOL_STREAM) == want[:1]  # OpenAI's numbering, as before
+
+
+def test_a_first_choice_cut_by_the_limit_stays_cut_when_a_later_chunk_says_stop() -> None:
+    """Upstreams repeat a finish reason (litellm's streams sent `stop` after `length`): the
+    shadow read only the last, so a live answer the limit cut was compared as whole (found
+    in re-review). Another choice's `length` does not count: only the first is compared."""
+    tally = Tally()
+    tally.see(chunk({"content": "half an ans"}, "length"))
+    tally.see(chunk({}, "stop"))
+    assert tally.answer_finish_reasons == ["length", "stop"]
+    assert cut_by_limit(tally.answer_finish_reasons)
+
+    other = chunk({}, "length")
+    other["choices"][0]["index"] = 1
+    whole = Tally()
+    whole.see(chunk({"content": "all of it"}, "stop"))
+    whole.see(other)
+    assert whole.answer_finish_reasons == ["stop"]
+    assert not cut_by_limit(whole.answer_finish_reasons)
