@@ -137,42 +137,66 @@ class Secrets(Collection[str]):
 
     def clean(self, text: str) -> str:
         """`text` without these secrets nor anything the patterns take for a credential, nor
-        a head of a secret it ends in (`_tail`: a text the upstream cut in a key). That check
-        was `cut`'s only: an envelope's message, an in-band error's, a passed-through body's
-        strings showed the 20 characters of a key an upstream had cut its own text in
-        (found in re-review)."""
+        a head of a secret it ends in that may be key material the upstream cut its own text
+        in (`_tail`, `whole`): that check was `cut`'s only, and an envelope's message, an
+        in-band error's, a passed-through body's strings showed the 20 characters of a key
+        an upstream had cut (found in re-review). Not a head that is a whole word of the
+        key's front: with vLLM's `--api-key token-abc123`, "prompt ends with an unfinished
+        token" reached the client as "... unfinished ***", "expected scheme Bearer" (of a
+        header `Bearer gw-...`) as "expected scheme ***" (found in re-review)."""
+        return self._end_masked(self._cleaned(text), whole=True)
+
+    def cut(self, text: str, limit: int) -> str:
+        """`text` cleaned, then at most `limit` characters of it: cleaned first, as a key the
+        cut went through kept its head (found in review). Its end is checked for a head of
+        a secret (`_tail`) before and after this cut, whatever the head: the text may be one
+        an upstream or the router cut (a `masked_end` run is not one to spare), and a head of
+        a key held mid-text, which no cleaning masks, may end just where this cut does."""
+        return self._end_masked(self._end_masked(self._cleaned(text))[:limit])
+
+    def _cleaned(self, text: str) -> str:
+        """`text` without these secrets nor anything the patterns take for a credential."""
         if self._pattern is not None:
             text = self._pattern.sub(_masked, text)
         text = without_secrets(text)
         for pattern, masker in _MASKERS:
             text = _sub_tokens(pattern, masker, text)
-        return self._end_masked(text)
+        return text
 
-    def cut(self, text: str, limit: int) -> str:
-        """`text` cleaned (`clean`), then at most `limit` characters of it: cleaned first,
-        as a key the cut went through kept its head (found in review). The end this cut
-        makes is checked again (`_tail`): a text may hold a head of a key mid-text, which
-        no cleaning masks, and this cut may end just after it."""
-        return self._end_masked(self.clean(text)[:limit])
-
-    def _end_masked(self, text: str) -> str:
+    def _end_masked(self, text: str, whole: bool = False) -> str:
         """`text` with the head of a secret it ends in (`_tail`) as `***`."""
-        start = self._tail(text)
+        start = self._tail(text, whole)
         return text if start is None else text[:start] + MASK
 
-    def _tail(self, text: str) -> int | None:
+    def _tail(self, text: str, whole: bool = False) -> int | None:
         """Where the earliest head of a secret's form (`MIN_SECRET_CHARS` characters or more,
         not the whole of it) that `text` ends in begins; one of a short form only at a word's
-        start, as `_masked` shows it inside a word."""
+        start, as `_masked` shows it inside a word. In a `whole` text (no cut of the
+        router's), only a head that may be key material cut mid-run (`_cut_inside`)."""
         found: int | None = None
         for form, first in self._heads:
             start = text.find(first, max(0, len(text) - len(form) + 1))
             while start != -1 and (found is None or start < found):
-                if form.startswith(text[start:]) and not _inside_word(form, text, start):
+                shown = text[start:]
+                if (
+                    form.startswith(shown)
+                    and not _inside_word(form, text, start)
+                    and (not whole or self._cut_inside(form, shown))
+                ):
                     found = start
                     break
                 start = text.find(first, start + 1)
         return found
+
+    def _cut_inside(self, form: str, shown: str) -> bool:
+        """Whether `shown`, a head of `form` a whole text ends in, may be key material cut
+        mid-run: it ends glued to the form's next character (`sk-proj-ab|c...`), holds a
+        digit as keys do (`gw-7f3a|-b9c2...`), or is no head of a secret as written (an
+        encoded form's). Else it is a whole word of the key's front, as anyone may write
+        (`token|-abc123`, `Bearer| gw-...`), and stays."""
+        if _DIGIT.search(shown) or not any(value.startswith(shown) for value in self._values):
+            return True
+        return _glued(shown[-1], form[len(shown)])
 
 
 NO_SECRETS = Secrets()
@@ -290,9 +314,14 @@ def _inside_word(form: str, text: str, start: int, end: int | None = None) -> bo
     `end` given (where it ends: a whole form), to the word after it."""
     if len(form) >= WORD_BOUNDED_BELOW:
         return False
-    before = _wordy(form[0]) and start > 0 and _wordy(text[start - 1])
-    after = end is not None and _wordy(form[-1]) and end < len(text) and _wordy(text[end])
+    before = start > 0 and _glued(text[start - 1], form[0])
+    after = end is not None and end < len(text) and _glued(form[-1], text[end])
     return before or after
+
+
+def _glued(left: str, right: str) -> bool:
+    """Whether two characters side by side are of one word."""
+    return _wordy(left) and _wordy(right)
 
 
 def _wordy(char: str) -> bool:

@@ -88,10 +88,23 @@ def echo(key: str, keep: int) -> bytes:
     return orjson.dumps({"error": error})
 
 
+WORDS = "words"  # a backend whose key begins with a word (vLLM's documented `--api-key`)
+WORDS_ENV = "SMF_TEST_CUT_ERROR_SECRET_WORDS_KEY"
+WORDS_KEY = "token-abc123"
+
+
+def unfinished(ending: str) -> bytes:
+    """A whole 400, shorter than the router reads, whose message and code end in `ending`."""
+    message = "prompt ends with an unfinished " + ending
+    error = {"type": "BadRequestError", "code": ending, "param": None, "message": message}
+    return orjson.dumps({"error": error})
+
+
 class Repeating(BaseHTTPRequestHandler):
     """Answers with `reply`: the model names the form, the prompt how much of the secret
     (the key it was sent, for `header`) comes before the cut. A model named for a shape
-    answers with `other_words`, the prompt `form:keep`; `echo` with `echo`."""
+    answers with `other_words`, the prompt `form:keep`; `echo` with `echo`; `words` with
+    `unfinished`, the prompt how the message ends."""
 
     def do_POST(self) -> None:
         body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
@@ -99,6 +112,9 @@ class Repeating(BaseHTTPRequestHandler):
         key = self.headers.get("authorization", "").removeprefix("Bearer ")
         if model == ECHO:
             send_json(self, 400, echo(key, int(prompt)))
+            return
+        if model == WORDS:
+            send_json(self, 400, unfinished(prompt))
             return
         if model not in SHAPES:
             secret = key if model == "header" else SECRETS[model]
@@ -126,12 +142,17 @@ def _prompt(body: dict[str, Any]) -> str:
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     with pytest.MonkeyPatch.context() as env, upstream(Repeating) as fake:
         env.setenv(ENV, KEY)
+        env.setenv(WORDS_ENV, WORDS_KEY)
         config = parse(
             {
                 "backends": [
                     {"name": name, "tier": "cloud", "base_url": fake.url, "model": name}
                     | {"api_key_env": ENV, "apis": ["chat"]}
                     for name in [*FORMS, *SHAPES, ECHO]
+                ]
+                + [
+                    {"name": WORDS, "tier": "cloud", "base_url": fake.url, "model": WORDS}
+                    | {"api_key_env": WORDS_ENV, "apis": ["chat"]}
                 ],
                 "routes": {intent: list(FORMS) for intent in INTENTS},
                 "ledger": {"path": str(Path(tmp_path_factory.mktemp("secret")) / "ledger")},
@@ -210,3 +231,23 @@ def test_a_key_a_whole_reply_ends_in_the_head_of_reaches_the_client_masked(
         shown = raised.value.response.text
         assert KEY[:4] not in shown, (keep, shown[-120:])
         assert "proxy echo: authorization=***" in shown, (keep, shown[-120:])
+
+
+@pytest.mark.parametrize("api", list(APIS))
+def test_a_whole_reply_ending_in_a_word_the_key_begins_with_reaches_the_client_as_it_is(
+    proxy: RunningRouter, api: str
+) -> None:
+    """A whole text's end was masked for any head of a key: with vLLM's `--api-key
+    token-abc123`, "prompt ends with an unfinished token" reached the client as "... an
+    unfinished ***", its code "token" as "***" (found in re-review). A head that ends inside
+    a run of the key's letters and digits is still masked: it may be a key the upstream cut."""
+    for ending, shown in (("token", "token"), ("token-abc", "***"), ("token-ab", "***")):
+        with pytest.raises((openai.BadRequestError, anthropic.BadRequestError)) as raised:
+            APIS[api](proxy, WORDS, ending)
+        text = raised.value.response.text
+        assert "prompt ends with an unfinished " + shown in text, (ending, text)
+        assert WORDS_KEY[:7] not in text, (ending, text)
+        if shown == "token" and isinstance(raised.value, openai.BadRequestError):
+            assert isinstance(raised.value.body, dict)
+            assert raised.value.body["message"] == "prompt ends with an unfinished token"
+            assert raised.value.code == "token"

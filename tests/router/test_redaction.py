@@ -168,6 +168,53 @@ def test_a_text_ending_in_a_secrets_head_has_it_masked_whatever_its_length(
     assert cut(text, 500, Secrets([KEY, "ab12cd34ef"])) == shown
 
 
+BEARER = Backend(
+    name="gw",
+    tier="cloud",
+    base_url="https://gw.example/v1",
+    model="m",
+    headers={"Authorization": "Bearer gw-9f86d081884c7d659a2feaa0c55ad015"},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets", "shown"),
+    [
+        ("gw: 401 expected scheme Bearer", BEARER.secret_values(), None),  # a word it begins with
+        ("Bearer", BEARER.secret_values(), None),
+        ("Bearer gw", BEARER.secret_values(), None),
+        ("prompt ends with an unfinished token", ["token-abc123"], None),
+        ("unfinished token-", ["token-abc123"], None),
+        ("said Bearer gw-9f8", BEARER.secret_values(), "said ***"),  # cut in a run
+        ("said token-ab", ["token-abc123"], "said ***"),
+        ("said sk-proj-ab", ["sk-proj-abcdefgh12345678"], "said ***"),
+        ("said " + KEY[:15], [KEY], "said ***"),  # `gw-7f3a9c2e1b5d|-router`: a digit
+        ("said abcd\\/efgh", ["abcd/efgh-12"], "said ***"),  # an escaped form's: no word of it
+    ],
+)
+def test_a_whole_text_keeps_a_word_a_key_begins_with_at_its_end(
+    text: str, secrets: tuple[str, ...], shown: str | None
+) -> None:
+    """Every whole text's end was masked for any head of a key: with a header `Bearer
+    gw-...`, "expected scheme Bearer" became "expected scheme ***", a `hint: "Bearer"`
+    "***"; with `--api-key token-abc123`, an upstream's code "token" was dropped (found in
+    re-review). A head that may be key material cut mid-run is masked still. A text the
+    router cut has any head masked (`cut`: it may have cut there, or `masked_end` did)."""
+    assert redacted(text, secrets) == (text if shown is None else shown)
+    assert redacted_body({"hint": text}, secrets) == {"hint": text if shown is None else shown}
+    assert cut(text, 500, secrets).endswith("***")
+
+
+@pytest.mark.parametrize(
+    ("name", "secrets"),
+    [("token", ["token-abc123"]), ("Bearer", BEARER.secret_values())],
+)
+def test_an_upstream_name_that_a_key_begins_with_goes_on(
+    name: str, secrets: tuple[str, ...]
+) -> None:
+    assert wire_name(name, secrets) == name
+
+
 @pytest.mark.parametrize(
     ("name", "kept"),
     [
