@@ -345,7 +345,7 @@ class Gateway:
             home = record.backend if native(call.api, self.config.backend(record.backend)) else None
             self.stored.made(call.api, call.body, record.caller, tally.response_id, home)
         if tally.keep_text and self.config.ledger.store_text:
-            record.completion_text = "".join(tally.text)
+            record.completion_text = str(tally.text)
         if self.pricing is not None and record.backend:
             record.cost_usd, record.counterfactual_usd = self.pricing.price(record)
         handoff = self.tracing.start_child(call.span, "ledger")

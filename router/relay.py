@@ -43,7 +43,7 @@ from router.sse import DONE, event
 from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
-from router.translate.so_far import SoFar
+from router.translate.so_far import SoFar, Text
 from router.translate.wire import content_text, final_usage, named_event, reasoning_text
 from router.upstream_errors import in_band
 
@@ -69,9 +69,11 @@ class Tally:
     # the usage estimate counts them as well
     held_chars: int = 0
     wrapped: frozenset[int] = frozenset()  # the tool calls the translation wrapped (`Translation`)
-    text: list[str] = field(default_factory=list)
+    # the answer's, joined as it comes: a str per delta held 15 times the text (`Text`)
+    text: Text = field(default_factory=Text)
     tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
-    # per chat choice: which call a fragment grows (its key is the `index` a client sees)
+    # per chat choice: which call a fragment grows (its key is the `index` a client sees),
+    # and its arguments so far, which the first choice's kept calls share (`_join_calls`)
     call_keys: dict[int, CallKeys] = field(default_factory=dict)
     keep_text: bool = False
     done: bool = False
@@ -108,7 +110,7 @@ class Tally:
             if isinstance(piece, str):
                 self.output_chars += len(piece)
                 if self.keep_text and number == 0:  # one answer, not n mixed
-                    self.text.append(piece)
+                    self.text.add(piece)
             # generated output too: a stream left mid-reasoning was estimated at 0 tokens
             self.output_chars += len(reasoning_text(delta))
             if isinstance(delta, dict) and delta.get("tool_calls"):
@@ -147,8 +149,10 @@ class Tally:
 
     def _join_calls(self, number: int, streamed: bool, calls: Any) -> bool:
         """Key each tool call of choice `number`: whole calls (a message) or fragments
-        (`streamed` deltas). The first choice's calls are kept with the text; a delta's
-        fragment whose `index` is not its key gets the key (True when any did)."""
+        (`streamed` deltas). The first choice's calls are kept with the text, their
+        arguments those their `CallKeys` keeps, every piece of the call (a list of their
+        own held 15 times the arguments, found in re-review); a delta's fragment whose
+        `index` is not its key gets the key (True when any did)."""
         keys = self.call_keys.get(number)
         if keys is None:
             keys = self.call_keys[number] = CallKeys()
@@ -163,14 +167,11 @@ class Tally:
             if not keep:
                 continue
             slot = self.tool_calls.get(key)  # inline: this runs once per fragment
-            if slot is None:
-                slot = self.tool_calls[key] = events.KeptCall()
+            if slot is None:  # `keys.arguments`: those of the call `key`, this piece among them
+                slot = self.tool_calls[key] = events.KeptCall(pieces=keys.arguments)
             function = call.get("function") or {}
             if function.get("name"):
                 slot.name = str(function["name"])
-            arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                slot.pieces.append(arguments)
         return renumbered
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:

@@ -146,7 +146,7 @@ class Shadow:
             raw = call.raw_body  # the front keeps it for a picked call only
             if not call.sampled or raw is None:
                 return
-            live = Reply("".join(tally.text), tuple(tally.answer_tool_calls()))
+            live = Reply(str(tally.text), tuple(tally.answer_tool_calls()))
             link = self.tracing.link_to(call.span)
             cut = cut_by_limit(tally.answer_finish_reasons)  # the compared choice's
             self.offer(call.record, raw, live, call.api, link, live_cut=cut)

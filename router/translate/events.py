@@ -19,7 +19,7 @@ import orjson
 
 from router.backends.base import Translation
 from router.errors import RouterError
-from router.translate.so_far import SoFar
+from router.translate.so_far import SoFar, Text
 from router.translate.wire import named_event
 
 _RESPONSES_ENDS = ("response.completed", "response.incomplete")
@@ -27,16 +27,23 @@ _RESPONSES_ENDS = ("response.completed", "response.incomplete")
 
 @dataclass(slots=True)
 class KeptCall:
-    """A tool call of the answer, kept for shadow comparison. Its arguments stay the pieces
-    they streamed in, joined once when read: adding each piece to one string copied it every
-    time, quadratic in the call's length (an agent writing a large file sends 80,000)."""
+    """A tool call of the answer, kept for shadow comparison. Its arguments are kept as they
+    streamed in, joined as they come (`so_far.Text`), and whole when read: adding each piece
+    to one string copied it every time, quadratic in the call's length (an agent writing a
+    large file sends 80,000), and a list of one str per piece held 15 times the arguments
+    (found in re-review). A chat call's are its `CallKeys`' own, kept there once (`Tally`); a
+    custom call's (Codex's `apply_patch`) are its input as it came, read as the one argument
+    `input` (`_keep_item_call`): encoded when kept, they were a second copy of the input its
+    done item holds."""
 
     name: str = ""
-    pieces: list[str] = field(default_factory=list)
+    pieces: Text = field(default_factory=Text)
+    custom: bool = False  # `pieces` are a custom call's input: read as `{"input": ...}`
 
     @property
     def arguments(self) -> str:
-        return "".join(self.pieces)
+        text = str(self.pieces)
+        return orjson.dumps({"input": text}).decode() if self.custom else text
 
 
 # what `SoFar.see` reads besides the text, reasoning and arguments deltas: OpenAI and the
@@ -74,7 +81,7 @@ class Watched(Protocol):
     usage_final: bool  # False while `usage` is a Messages stream's message_start placeholder
     finish_reasons: list[str]
     output_chars: int
-    text: list[str]
+    text: Text  # the answer's, joined as it comes (a str per delta held 15 times the text)
     tool_calls: dict[int, KeptCall]  # by position; kept with the text
     keep_text: bool
     done: bool
@@ -201,12 +208,14 @@ def _count(tally: Watched, text: Any) -> None:
     if isinstance(text, str):
         tally.output_chars += len(text)
         if tally.keep_text:
-            tally.text.append(text)
+            tally.text.add(text)
 
 
-def _keep_call(tally: Watched, position: Any, name: Any, arguments: str = "") -> None:
+def _keep_call(
+    tally: Watched, position: Any, name: Any, arguments: str = "", custom: bool = False
+) -> None:
     if tally.keep_text and isinstance(position, int) and isinstance(name, str):
-        tally.tool_calls[position] = KeptCall(name, [arguments])
+        tally.tool_calls[position] = KeptCall(name, Text([arguments]), custom)
 
 
 def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
@@ -250,7 +259,7 @@ def _see_block_delta(tally: Watched, obj: dict[str, Any]) -> None:
         index = obj.get("index")
         call = tally.tool_calls.get(index) if isinstance(index, int) else None
         if call is not None:  # a tool_use block whose start was kept
-            call.pieces.append(piece)
+            call.pieces.add(piece)
 
 
 def _merge(tally: Watched, usage: Any) -> None:
@@ -316,14 +325,14 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
 
 def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None:
     """A Responses function (or custom tool) call, kept whole as its item is done. A custom
-    call (Codex's `apply_patch`) is kept as a function of one argument `input`: the shape
+    call (Codex's `apply_patch`) is read as a function of one argument `input`: the shape
     the shadow, asked in chat, gets the tool in (`responses_request.CUSTOM_PARAMETERS`) and
-    answers in. Kept as its bare text, it never equalled the shadow's `{"input": ...}`, and
-    every apply_patch comparison disagreed, the same patch on both sides too."""
+    answers in. Read as its bare text, it never equalled the shadow's `{"input": ...}`, and
+    every apply_patch comparison disagreed, the same patch on both sides too. Either is kept
+    as the item's own string (a stream's `SoFar` holds its done item too), not a copy."""
     kind = item.get("type")
     if kind == "function_call":
         _keep_call(tally, position, item.get("name"), str(item.get("arguments") or ""))
     elif kind == "custom_tool_call":
         text = item.get("input")
-        arguments = orjson.dumps({"input": text if isinstance(text, str) else ""}).decode()
-        _keep_call(tally, position, item.get("name"), arguments)
+        _keep_call(tally, position, item.get("name"), text if isinstance(text, str) else "", True)

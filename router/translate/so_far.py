@@ -150,8 +150,9 @@ class SoFar:
         elif kind == "response.output_item.done" and isinstance(given, dict):
             self.open.pop(index, None)
             self.done[index] = given
-            if index == self._index:
-                self._index = _NOWHERE
+            if index == self._index:  # its text let go: the done item has it whole (the
+                # `_Open`'s was held on here, a second copy of it, found in re-review)
+                self._index, self._text = _NOWHERE, Text()
         elif kind in _PART_KEYS and isinstance(obj.get("part"), dict):
             item = self.open.get(index)
             if item is not None:

@@ -142,4 +142,4 @@ def test_the_kept_text_of_several_choices_is_the_first_choices() -> None:
     tally = Tally(keep_text=True)
     for index, word in [(0, "And "), (1, "Cost "), (0, "every"), (1, "so")]:
         tally.see({"choices": [{"index": index, "delta": {"content": word}}]})
-    assert "".join(tally.text) == "And every"
+    assert str(tally.text) == "And every"

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+import tracemalloc
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 
 from router import relay as relay_module
 from router.backends.base import Reply
 from router.dispatch import Call, Committed, Dispatcher
-from router.record import Attempt, Record
-from router.relay import relay
+from router.record import Api, Attempt, Record
+from router.relay import Tally, relay
 from router.stall import Stall
+from router.translate.wire import named_event
+from tests.agent_apis.chat_chunks import call, chunk, sse
 from tests.harness import breaks_on_call
 
 
@@ -147,3 +152,150 @@ async def test_a_bug_mid_piece_still_sends_the_events_before_it(
 def _responses_event(kind: str, sequence: int, **fields: Any) -> tuple[bytes, bytes]:
     data = json.dumps({"type": kind, "sequence_number": sequence, **fields}).encode()
     return b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n", data
+
+
+_COUNT = 50_000  # 4-character deltas: 200 KB, a big file's `write_file` or `apply_patch`
+_WHOLE = "".join(f"ab{n % 100:02d}" for n in range(_COUNT))
+
+
+@pytest.mark.parametrize(
+    ("api", "kind"),
+    [
+        ("chat", "text"),
+        ("chat", "call"),
+        ("messages", "text"),
+        ("messages", "call"),
+        ("responses", "text"),
+        ("responses", "call"),
+    ],
+)
+async def test_a_long_answer_is_kept_once_for_the_shadow_and_the_ledger(
+    api: Api, kind: str
+) -> None:
+    """With `keep_text` (a request picked for shadow replay, or `store_text`) the relay kept
+    the answer's text and each call's arguments as a list of one str per delta: 15 times
+    their size (16.5 a chat call's, its `CallKeys` kept them joined too; 3.1 a Responses
+    custom call's, encoded again beside the `SoFar`'s done item and its deltas, still held),
+    found in re-review. Now they are joined as they come, a chat call's shared with its
+    `CallKeys`, a custom call's input with its done item, which the `SoFar` keeps for a
+    `response.failed` (a Responses text's second copy is the done message's). What the
+    shadow and the ledger read is the same."""
+    events, calls = _stream(api, kind)
+    committed = Committed(
+        backend=_Upstream(),  # type: ignore[arg-type]
+        attempt=Attempt("local", "local"),
+        reply=Reply(200, {}),
+        started=0.0,
+        deadline=float("inf"),
+        pieces=_pieces(events),
+    )
+    call_ = Call(api, {}, True, Record("r1", 0.0, api=api), None, 0.0)  # type: ignore[arg-type]
+    finished: list[Tally] = []
+    tally = Tally(api=api, keep_text=True)
+    tracemalloc.start()
+    try:
+        stream = relay(call_, committed, Dispatcher({}), lambda _, t: finished.append(t), tally)
+        assert await _drained(stream) > len(_WHOLE)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    copies = 2 if (api, kind) == ("responses", "text") else 1
+    assert kept < (copies + 0.5) * len(_WHOLE)  # and the joining's spare room
+    assert finished == [tally] and call_.record.outcome == "ok"
+    assert str(tally.text) == ("" if calls else _WHOLE)
+    assert tally.answer_tool_calls() == calls
+
+
+class _Upstream:
+    """What the relay asks of the committed backend mid-stream: its name and idle limit."""
+
+    settings = SimpleNamespace(name="local", timeouts=SimpleNamespace(idle_s=60.0))
+
+
+async def _drained(stream: AsyncIterator[bytes]) -> int:
+    """The bytes sent, none held: a chunk still held (the last, 200 KB) was counted as kept."""
+    return sum([len(chunk) async for chunk in stream])
+
+
+async def _pieces(events: list[bytes]) -> AsyncIterator[bytes]:
+    for piece in events:  # one event a piece, as an upstream that flushes every token sends
+        yield piece
+
+
+def _stream(api: Api, kind: str) -> tuple[list[bytes], list[dict[str, Any]]]:
+    """A stream of `_WHOLE` in 4-character deltas, as text or as a call's arguments (a
+    Responses call's: a custom call's input), and the tool calls the tally reads from it."""
+    deltas = [_WHOLE[n : n + 4] for n in range(0, len(_WHOLE), 4)]
+    arguments = '{"content": "' + _WHOLE + '"}'
+    function = {"name": "write_file", "arguments": arguments}
+    if api == "responses" and kind == "call":
+        function = {"name": "apply_patch", "arguments": orjson.dumps({"input": _WHOLE}).decode()}
+    calls = [{"type": "function", "function": function}] if kind == "call" else []
+    if api == "chat":
+        return _chat(kind, deltas), calls
+    if api == "messages":
+        return _messages(kind, deltas), calls
+    return _responses(kind, deltas), calls
+
+
+def _chat(kind: str, deltas: list[str]) -> list[bytes]:
+    if kind == "text":
+        body = [chunk({"content": d}) for d in deltas]
+    else:
+        parts = ['{"content": "', *deltas, '"}']
+        body = [call(0, p, None if n else "write_file") for n, p in enumerate(parts)]
+    chunks = [chunk({"role": "assistant", "content": ""}), *body]
+    chunks.append(chunk({}, "stop" if kind == "text" else "tool_calls"))
+    return [*map(sse, chunks), b"data: [DONE]\n\n"]
+
+
+def _messages(kind: str, deltas: list[str]) -> list[bytes]:
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m"}
+    message |= {"content": [], "stop_reason": None, "usage": {"input_tokens": 9}}
+    if kind == "text":
+        block: dict[str, Any] = {"type": "text", "text": ""}
+        pieces = [{"type": "text_delta", "text": d} for d in deltas]
+    else:
+        block = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}
+        parts = ['{"content": "', *deltas, '"}']
+        pieces = [{"type": "input_json_delta", "partial_json": p} for p in parts]
+    events = [
+        {"type": "message_start", "message": message},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        *({"type": "content_block_delta", "index": 0, "delta": p} for p in pieces),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn" if kind == "text" else "tool_use"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    return [named_event(e["type"], e) for e in events]
+
+
+def _responses(kind: str, deltas: list[str]) -> list[bytes]:
+    response = {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}
+    at = {"output_index": 0}
+    if kind == "text":
+        item: dict[str, Any] = {"type": "message", "id": "msg_1", "role": "assistant"}
+        opened = [{"type": "response.content_part.added", **at, "content_index": 0}]
+        opened[0]["part"] = {"type": "output_text", "text": ""}
+        delta = {"type": "response.output_text.delta", **at, "content_index": 0}
+        done = {**item, "content": [{"type": "output_text", "text": _WHOLE}]}
+    else:
+        item = {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1"}
+        item |= {"name": "apply_patch", "input": ""}
+        opened = []
+        delta = {"type": "response.custom_tool_call_input.delta", **at}
+        done = {**item, "input": _WHOLE}
+    completed = {**response, "status": "completed", "output": [done]}
+    events = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", **at, "item": item},
+        *opened,
+        *({**delta, "delta": d} for d in deltas),
+        {"type": "response.output_item.done", **at, "item": done},
+        {"type": "response.completed", "response": completed},
+    ]
+    return [named_event(e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events)]
