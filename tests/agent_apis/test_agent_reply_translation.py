@@ -7,7 +7,6 @@ user's agent). Requests are in `test_agent_request_translation`.
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import anthropic.types as at
@@ -26,6 +25,7 @@ from tests.agent_apis.chat_chunks import (
     payloads,
     run,
 )
+from tests.memory import small_deltas, traced
 
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
 RESPONSES_EVENT: TypeAdapter[Any] = TypeAdapter(rt.ResponseStreamEvent)
@@ -265,15 +265,10 @@ def test_a_long_answer_in_small_deltas_is_kept_joined(api: str, kind: str) -> No
     if kind == "call":
         stream.feed(call(0, '{"path": "', "write_file"))
     count = 50_000  # 200 KB
-    tracemalloc.start()
-    try:
-        for n in range(count):  # each piece a string of its own, as each parsed chunk's is
-            piece = f"ab{n % 100:02d}"
+    with traced() as kept:
+        for piece in small_deltas(count):
             stream.feed(call(0, piece) if kind == "call" else chunk({"content": piece}))
-        kept, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert kept < 4 * 4 * count  # a few copies of the text, and the joining's spare room
+    assert kept.held < 4 * 4 * count  # a few copies of the text, and the joining's spare room
 
 
 @pytest.mark.parametrize(
@@ -293,17 +288,13 @@ def test_a_streamed_calls_arguments_are_kept_once(api: str, name: str) -> None:
     stream.feed(chunk({"role": "assistant", "content": ""}))
     stream.feed(call(0, '{"input": "', name))
     count = 50_000  # 200 KB
-    tracemalloc.start()
-    try:
-        for n in range(count):  # each piece a string of its own, as each parsed chunk's is
-            stream.feed(call(0, f"ab{n % 100:02d}"))
-        kept, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert kept < 1.5 * 4 * count  # once, and the joining's spare room
+    with traced() as kept:
+        for piece in small_deltas(count):
+            stream.feed(call(0, piece))
+    assert kept.held < 1.5 * 4 * count  # once, and the joining's spare room
     events = payloads([*stream.feed(call(0, '"}')), *stream.feed(chunk({}, "tool_calls"))])
     events += payloads(stream.end())
-    text = "".join(f"ab{n % 100:02d}" for n in range(count))
+    text = "".join(small_deltas(count))
     arguments = '{"input": "' + text + '"}'
     if api == "messages":
         given = [p["delta"]["partial_json"] for n, p in events if n == "content_block_delta"]

@@ -16,7 +16,6 @@ does not send it there (`test_agent_replayed_reasoning`).
 
 from __future__ import annotations
 
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from tests.harness import (
     scripted_stream,
     simulator,
 )
+from tests.memory import small_deltas, traced
 
 # the events of one reasoning item, in OpenAI's order, before what follows it
 OPENED = ["response.output_item.added", "response.content_part.added"]
@@ -220,31 +220,21 @@ def test_reasoning_held_through_the_grace_is_joined_as_it_comes() -> None:
     stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
     stream.feed(chunk({"role": "assistant", "content": ""}))
     count = 50_000  # 200 KB
-    tracemalloc.start()
-    try:
-        for n in range(count):  # each piece a string of its own, as each parsed chunk's is
-            assert stream.feed(chunk({"reasoning": f"ab{n % 100:02d}"})) == []
-        held, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    with traced() as held:
+        for piece in small_deltas(count):
+            assert stream.feed(chunk({"reasoning": piece})) == []
     assert stream.held_chars == 4 * count
-    assert held < 3 * stream.held_chars  # the text, and the joining's spare room
+    assert held.held < 3 * stream.held_chars  # the text, and the joining's spare room
     now = REASONING_GRACE_S
     shown = payloads(stream.feed(chunk({"reasoning": "."})))
-    whole = "".join(f"ab{n % 100:02d}" for n in range(count)) + "."
+    whole = "".join(small_deltas(count)) + "."
     assert shown[-1][1]["delta"] == whole and stream.held_chars == 0
-    tracemalloc.start()
-    try:
-        for n in range(count):  # shown as they come, kept for the item's done event
-            assert len(stream.feed(chunk({"reasoning": f"cd{n % 100:02d}"}))) == 1
-        kept, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert kept < 3 * 4 * count
+    with traced() as kept:
+        for piece in small_deltas(count, "cd"):  # shown as they come, kept for the done item
+            assert len(stream.feed(chunk({"reasoning": piece}))) == 1
+    assert kept.held < 3 * 4 * count
     done = payloads(stream.feed(chunk({"content": "Hi"})))[2][1]
-    assert done["item"]["content"][0]["text"] == whole + "".join(
-        f"cd{n % 100:02d}" for n in range(count)
-    )
+    assert done["item"]["content"][0]["text"] == whole + "".join(small_deltas(count, "cd"))
 
 
 def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_output() -> None:

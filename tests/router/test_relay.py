@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -22,6 +21,7 @@ from router.stall import Stall
 from router.translate.wire import named_event
 from tests.agent_apis.chat_chunks import call, chunk, sse
 from tests.harness import breaks_on_call
+from tests.memory import small_deltas, traced
 
 
 async def test_a_wait_longer_than_its_limit_is_a_stall() -> None:
@@ -155,7 +155,7 @@ def _responses_event(kind: str, sequence: int, **fields: Any) -> tuple[bytes, by
 
 
 _COUNT = 50_000  # 4-character deltas: 200 KB, a big file's `write_file` or `apply_patch`
-_WHOLE = "".join(f"ab{n % 100:02d}" for n in range(_COUNT))
+_WHOLE = "".join(small_deltas(_COUNT))
 
 
 @pytest.mark.parametrize(
@@ -192,15 +192,11 @@ async def test_a_long_answer_is_kept_once_for_the_shadow_and_the_ledger(
     call_ = Call(api, {}, True, Record("r1", 0.0, api=api), None, 0.0)  # type: ignore[arg-type]
     finished: list[Tally] = []
     tally = Tally(api=api, keep_text=True)
-    tracemalloc.start()
-    try:
+    with traced() as kept:
         stream = relay(call_, committed, Dispatcher({}), lambda _, t: finished.append(t), tally)
         assert await _drained(stream) > len(_WHOLE)
-        kept, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
     copies = 2 if (api, kind) == ("responses", "text") else 1
-    assert kept < (copies + 0.5) * len(_WHOLE)  # and the joining's spare room
+    assert kept.held < (copies + 0.5) * len(_WHOLE)  # and the joining's spare room
     assert finished == [tally] and call_.record.outcome == "ok"
     assert str(tally.text) == ("" if calls else _WHOLE)
     assert tally.answer_tool_calls() == calls
