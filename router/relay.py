@@ -59,8 +59,9 @@ class Tally:
     usage: dict[str, Any] | None = None
     usage_final: bool = True
     finish_reasons: list[str] = field(default_factory=list)
-    # the first chat choice's (`answer_finish_reasons`): a list, as an upstream may repeat
-    # one after `length` (litellm's streams did): kept last only, a cut answer read as whole
+    # the first chat choice's (`answer_finish_reasons`), every one: upstreams repeat one
+    # (litellm's streams sent `stop` after `length`), and the last alone read a cut answer
+    # as whole
     first_choice_reasons: list[str] = field(default_factory=list)
     choices: set[int] = field(default_factory=set)  # the chat choices seen, and those
     ended_choices: set[int] = field(default_factory=set)  # with their finish reason
