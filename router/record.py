@@ -66,6 +66,7 @@ ShadowDropReason = Literal[
     "untranslatable",
     "saturated",
     "api_unsupported",
+    "rate_zero",
 ]
 
 

@@ -5,16 +5,17 @@ decision; this module is the call sink that rolls its dice as each request arriv
 each picked one to it once finished, and the background job that replays what it sampled.
 The client never waits, never sees a shadow error. Bounded: at most `max_concurrency`
 replays in flight, a queue of `queue_size` jobs holding with those `queue_bytes` at most
-(`router.shadow_queue`), whose overflow is counted, and a target that saturated while its
-job waited is skipped. Each replay's call (and the judge's) is told to the `ReplayObserver`s
-(`router.own_load`) while it runs: capacity counts it with the live attempts, so a live
-request finds a backend full of shadows full (and overflows, not queued on the GPU behind
-them), and a shadow starts only where a slot is free (live + replays + 1 <= the backend's
-`max_concurrency`). The target's slot is given back as its call ends, not after the
-comparison and judge. Comparisons run in threads; a request's own tests
-(`run_request_tests`) run under the sandbox bound the evals runner and canary share
-(`evals.runner.sandbox_slots`). The judge keeps the sampling's privacy rule: a cloud judge
-only when `shadow.allow_cloud_targets`, never for a private request (`judge_for`).
+(`router.shadow_queue`), whose overflow is counted, and a job whose target saturated, or
+whose rate a reload set to 0, while it waited is skipped (`held_back`). Each replay's call
+(and the judge's) is told to the `ReplayObserver`s (`router.own_load`) while it runs:
+capacity counts it with the live attempts, so a live request finds a backend full of
+shadows full (and overflows, not queued on the GPU behind them), and a shadow starts only
+where a slot is free (live + replays + 1 <= the backend's `max_concurrency`). The target's
+slot is given back as its call ends, not after the comparison and judge. Comparisons run
+in threads; a request's own tests (`run_request_tests`) run under the sandbox bound the
+evals runner and canary share (`evals.runner.sandbox_slots`). The judge keeps the
+sampling's privacy rule: a cloud judge only when `shadow.allow_cloud_targets`, never for a
+private request (`judge_for`).
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
 (`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
@@ -64,7 +65,7 @@ from router.relay import Tally, usage_of
 from router.shadow_queue import JobQueue, job_size, parsed_body
 from router.shadow_reply import ShadowReply, cut_by_limit, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
-from router.shadow_sampling import decide, judge_for, rolls
+from router.shadow_sampling import decide, held_back, judge_for, rolls
 from router.span_attributes import finish_attributes, usage_attributes
 from router.span_export import SpanLink
 from router.tracing import NO_SPAN, Tracing
@@ -200,13 +201,15 @@ class Shadow:
             await self._freed.wait()
         job = await self.queue.get()
         slot: Slot | None = None
+        skip: ShadowDropReason | None = None
         try:  # The target's slot now, not in the task: the next job's check must see it.
-            slot = Slot(self.observers, job.target) if self._has_room(job.target) else None
+            skip = held_back(job.record, job.target, self.config, self.states())
+            slot = Slot(self.observers, job.target) if skip is None else None
         finally:
-            if slot is None:  # it filled up while the job waited (or a bug): let go
+            if slot is None:  # turned off or filled up while the job waited (or a bug): let go
                 self.queue.done(job)
         if slot is None:
-            self._drop("saturated")
+            self._drop(skip or "saturated")
             return
         self.in_flight += 1
         group.create_task(self._replay_one(job, slot))

@@ -6,6 +6,8 @@ received and its answer text while it is served (at `rates: {coding: 0.01}` ever
 request held both, found in review). The roll is independent of how the request ends, so
 among the requests that succeed the picked share is still the rate. After the live reply
 finished, `decide` takes a picked one that succeeded to a target, or says why not.
+A reload that sets its rate to 0 meanwhile (to stop mirroring, for privacy or cost) stops
+it (`turned_off`): at `decide`, and again as a queued job's replay starts (`held_back`).
 Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and
 a private request never leaves the local tier. A saturated (or open-circuit) target is
 skipped, and every skip is a counted drop reason. The shadow asks every target in chat, so
@@ -105,16 +107,44 @@ def rolls(record: Record, config: Config, rng: random.Random) -> bool:
     return rate > 0 and rng.random() < rate
 
 
+def turned_off(record: Record, config: Config) -> bool:
+    """Whether the running `config` gives `record` a rate of 0 (`rate_for`): a reload since
+    its dice were rolled turned its shadow off (to stop mirroring, for privacy or cost). It
+    is then not replayed, and is a counted `rate_zero` drop, so every picked request still
+    ends compared or dropped for a reason. A rate lowered but not to 0 does not roll again:
+    the request was picked fairly at the rate it arrived under, and a second roll would
+    sample those in flight at the product of the two rates."""
+    return rate_for(record, config) <= 0
+
+
 def decide(record: Record, config: Config, states: Mapping[str, BackendState]) -> Decision | None:
     """For a request the dice picked (`rolls`), once its live reply finished: None when there
     is nothing to replay (it failed, or no backend answered); else a target or the counted
-    reason there is none. Pure."""
+    reason there is none, `rate_zero` first (`turned_off`). Pure."""
     if record.outcome != "ok" or record.backend is None:
         return None
+    if turned_off(record, config):
+        return Decision(drop="rate_zero")
     decision = choose(record, config)
     if decision.target is None:
         return decision
-    state = states.get(decision.target)
-    if state is not None and (state.saturated or state.circuit == "open"):
+    if _full(states.get(decision.target)):
         return Decision(drop="saturated")
     return decision
+
+
+def held_back(
+    record: Record, target: str, config: Config, states: Mapping[str, BackendState]
+) -> ShadowDropReason | None:
+    """Why a queued job's replay on `target` does not start now, or None: a reload set its
+    rate to 0 while it waited (`turned_off`: a queue can hold jobs a while), or its target
+    filled up (or its circuit opened) meanwhile. Pure: `router.shadow` asks it as it takes
+    each job, before the target's slot."""
+    if turned_off(record, config):
+        return "rate_zero"
+    return "saturated" if _full(states.get(target)) else None
+
+
+def _full(state: BackendState | None) -> bool:
+    """A target saturated by live attempts and replays, or with its circuit open."""
+    return state is not None and (state.saturated or state.circuit == "open")

@@ -11,7 +11,7 @@ import pytest
 from router.config import parse
 from router.policy import BackendState
 from router.record import Record
-from router.shadow_sampling import Decision, decide, default_target, rolls
+from router.shadow_sampling import Decision, decide, default_target, held_back, rolls
 
 
 def _config(**shadow: Any) -> Any:
@@ -150,3 +150,30 @@ def test_targets_are_backends_that_speak_chat() -> None:
     assert default_target(record, beside) == "cloud2"
     decision = _sampled(record, beside, {}, random.Random(0))
     assert decision is not None and decision.target == "cloud2"
+
+
+@pytest.mark.parametrize(
+    ("shadow", "expected"),
+    [
+        ({}, "rate_zero"),  # shadowing turned off altogether
+        ({"rates": {"math": 0.0}}, "rate_zero"),
+        ({"rates": {"math": 1.0}, "route_rates": {"math": 0.0}}, "rate_zero"),  # the route's wins
+        ({"rates": {"math": 0.01}}, None),  # lowered, not to 0: no second roll
+    ],
+)
+def test_a_pick_whose_rate_a_reload_set_to_0_is_not_replayed(
+    shadow: dict[str, Any], expected: str | None
+) -> None:
+    """Picked at rate 1 as it arrived, then decided (and its queued job started) under the
+    reloaded config: a rate of 0 there is a `rate_zero` drop, before any other reason (the
+    target is saturated here too); a lower rate still replays it, unless saturated."""
+    record = _record("math")
+    assert rolls(record, _config(rates={"math": 1.0}), random.Random(0))
+    reloaded = _config(**shadow)
+    full = {"local": BackendState(saturated=True)}
+    decision = decide(record, reloaded, {})
+    assert decision is not None and decision.drop == expected
+    assert held_back(record, "local", reloaded, {}) == expected
+    assert held_back(record, "local", reloaded, full) == (expected or "saturated")
+    saturated = decide(record, reloaded, full)
+    assert saturated is not None and saturated.drop == (expected or "saturated")
