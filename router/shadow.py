@@ -65,7 +65,7 @@ from router.relay import Tally, usage_of
 from router.shadow_queue import JobQueue, job_size, parsed_body
 from router.shadow_reply import ShadowReply, cut_by_limit, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
-from router.shadow_sampling import decide, held_back, judge_for, rolls
+from router.shadow_sampling import decide, full, held_back, judge_for, rolls
 from router.span_attributes import finish_attributes, usage_attributes
 from router.span_export import SpanLink
 from router.tracing import NO_SPAN, Tracing
@@ -217,8 +217,7 @@ class Shadow:
     def _has_room(self, backend: str) -> bool:
         """Whether a replay may take a slot of `backend` now: not when live attempts and
         replays already fill it (saturated), nor when its circuit is open."""
-        state = self.states().get(backend)
-        return state is None or not (state.saturated or state.circuit == "open")
+        return not full(self.states().get(backend))
 
     async def _replay_one(self, job: Job, slot: Slot) -> None:
         try:

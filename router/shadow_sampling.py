@@ -128,7 +128,7 @@ def decide(record: Record, config: Config, states: Mapping[str, BackendState]) -
     decision = choose(record, config)
     if decision.target is None:
         return decision
-    if _full(states.get(decision.target)):
+    if full(states.get(decision.target)):
         return Decision(drop="saturated")
     return decision
 
@@ -142,9 +142,9 @@ def held_back(
     each job, before the target's slot."""
     if turned_off(record, config):
         return "rate_zero"
-    return "saturated" if _full(states.get(target)) else None
+    return "saturated" if full(states.get(target)) else None
 
 
-def _full(state: BackendState | None) -> bool:
+def full(state: BackendState | None) -> bool:
     """A target saturated by live attempts and replays, or with its circuit open."""
     return state is not None and (state.saturated or state.circuit == "open")
