@@ -20,13 +20,12 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
-from evals import grader_fields
+from evals import grader_fields, yaml_mapping
 
 _BOOL = "tag:yaml.org,2002:bool"
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_MERGE = "tag:yaml.org,2002:merge"
 _TEXT_DEPTH = 3
 _CODE = frozenset({"unit_test", "programmatic"})
 
@@ -46,13 +45,10 @@ Path = tuple[str | int, ...]
 """Where a value sits in a case: mapping keys and list indexes."""
 
 
-class _Loader(yaml.SafeLoader):
-    """``SafeLoader`` without timestamps or base-60 numbers, refusing duplicate keys, and
-    turning a value it cannot construct into a ``ConstructorError`` with its line."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._checked: set[yaml.Node] = set()  # nodes, not ids: a freed node's id comes back
+class _Loader(yaml_mapping.SafeLoader):
+    """``SafeLoader`` without timestamps or base-60 numbers, with merges by the spec and
+    duplicate keys refused (``evals.yaml_mapping``), and turning a value it cannot construct
+    into a ``ConstructorError`` with its line."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
@@ -62,15 +58,6 @@ class _Loader(yaml.SafeLoader):
         except Exception:  # `!!int abc` is a ValueError, `!!bool x` a KeyError, ...
             text = f"cannot read this value as {node.tag}"
             raise ConstructorError(None, None, text, node.start_mark) from None
-
-    def flatten_mapping(self, node: yaml.MappingNode) -> None:
-        """Duplicates are looked for in a mapping's own keys, once, before its merges are
-        flattened: flattening rewrites ``node.value`` in place, so a mapping built after
-        one that merged it (``<<: *X`` before ``X``) showed each key it overrides twice."""
-        if node not in self._checked:
-            _refuse_duplicates(node)
-            self._checked.add(node)
-        super().flatten_mapping(node)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -232,19 +219,3 @@ def _replaced(value: Any, path: Path, word: str) -> Any:
     if isinstance(value, list) and isinstance(head, int) and head < len(value):
         return [*value[:head], _replaced(value[head], rest, word), *value[head + 1 :]]
     return value
-
-
-def _refuse_duplicates(node: yaml.MappingNode) -> None:
-    """A key written twice in one mapping (not one a ``<<`` merge brings in)."""
-    seen: dict[tuple[str, str], yaml.Node] = {}
-    for key, _ in node.value:
-        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
-            continue
-        first = seen.setdefault((key.tag, key.value), key)
-        if first is not key:
-            raise ConstructorError(
-                None,
-                None,
-                f"the key {key.value!r} is given twice (first on line {line(first)})",
-                key.start_mark,
-            )

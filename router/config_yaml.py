@@ -25,15 +25,17 @@ from pydantic import ValidationError
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 
+from evals import yaml_mapping
+
 # Limits far above any real config (a few hundred values, a few levels deep) and far below
 # what costs noticeable time or memory.
 MAX_VALUES = 100_000  # scalars, lists and mappings once aliases are expanded
 MAX_DEPTH = 100
-_MERGE = "tag:yaml.org,2002:merge"
 
 
-class _Loader(yaml.SafeLoader):
-    """`SafeLoader` with a depth limit, duplicate keys refused and construct errors marked."""
+class _Loader(yaml_mapping.SafeLoader):
+    """`SafeLoader` with merges by the spec, duplicate keys refused (`evals.yaml_mapping`),
+    a depth limit and construct errors marked."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -61,10 +63,6 @@ class _Loader(yaml.SafeLoader):
             # not there: a secret written in the file. The tag and the place say enough.
             problem = f"cannot read this {_kind(node)} as {node.tag}"
             raise ConstructorError(None, None, problem, node.start_mark) from None
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        _refuse_duplicates(node)
-        return super().construct_mapping(node, deep)
 
 
 def read(text: str) -> Any:
@@ -220,22 +218,6 @@ def _check_size(root: yaml.Node) -> None:
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack += ((key, depth + 1), (value, depth + 1))
-
-
-def _refuse_duplicates(node: yaml.MappingNode) -> None:
-    """A key written twice in one mapping (not one a `<<` merge brings in: those yield)."""
-    seen: dict[tuple[str, str], yaml.Node] = {}
-    for key, _ in node.value:
-        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
-            continue
-        first = seen.setdefault((key.tag, key.value), key)
-        if first is not key:
-            raise ConstructorError(
-                None,
-                None,
-                f"the key {key.value!r} is given twice (first on line {first.start_mark.line + 1})",
-                key.start_mark,
-            )
 
 
 def _kind(node: yaml.Node) -> str:

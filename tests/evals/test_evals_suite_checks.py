@@ -305,6 +305,10 @@ def test_a_json_boolean_where_text_belongs_says_to_quote_it(tmp_path: Path) -> N
             "- {id: a, prompt: p, evaluator: json_contains, expected: &e {x: *e}}\n",
             "the case at line 1 holds itself$",
         ),
+        (  # it loaded as if the merge were not there
+            "- &a {id: a, prompt: p, evaluator: text_match, expected: x, <<: *a}\n",
+            r"line 1: this mapping merges itself \(through `<<`\)$",
+        ),
     ],
 )
 def test_a_bad_yaml_file_is_one_short_line_naming_the_file_and_line(
@@ -317,44 +321,3 @@ def test_a_bad_yaml_file_is_one_short_line_naming_the_file_and_line(
     with pytest.raises(SuiteError, match=rf"^{tmp_path}/bad\.yaml: {message}") as caught:
         load(tmp_path)
     assert "\n" not in str(caught.value)
-
-
-def test_merged_keys_are_not_duplicates(tmp_path: Path) -> None:
-    (tmp_path / "merge.yaml").write_text(
-        "- &base {id: a, prompt: p, evaluator: text_match, expected: x}\n"
-        "- {<<: *base, id: b, expected: y}\n"
-    )
-    assert [(c.id, c.expected) for c in load(tmp_path)] == [("a", "x"), ("b", "y")]
-
-
-def test_a_mapping_merged_before_it_is_built_keeps_its_overrides(tmp_path: Path) -> None:
-    """`derived: &X {<<: *Y, note: ...}` merged into a later case was refused as "the key
-    'note' is given twice": the later case's merge flattened X in place before X itself was
-    built, and the check then saw Y's keys beside X's own (found in review)."""
-    (tmp_path / "merge.yaml").write_text(
-        "- id: a\n  evaluator: text_match\n  prompt: say hi\n  expected: hi\n  metadata:\n"
-        "    base: &Y {unit: line, note: base}\n"
-        "    derived: &X\n      <<: *Y\n      note: derived\n"
-        "- <<: *X\n  id: b\n  evaluator: text_match\n  prompt: say yo\n  expected: yo\n"
-    )
-    a, b = load(tmp_path)
-    assert a.metadata["derived"] == {"unit": "line", "note": "derived"}
-    assert b.metadata == {"unit": "line", "note": "derived"}
-
-
-@pytest.mark.parametrize(
-    ("text", "where"),
-    [
-        ("- &Y {id: a, id: b}\n- {<<: *Y, prompt: p}\n", r"line 1: the key 'id' .*line 1\)$"),
-        (
-            "- id: a\n  metadata: &X {<<: &Y {u: 1}, u: 2}\n- {<<: *X, id: b, id: c}\n",
-            r"line 3: the key 'id' is given twice \(first on line 3\)$",
-        ),
-    ],
-)
-def test_a_key_twice_in_one_mapping_is_refused_where_merges_are(
-    tmp_path: Path, text: str, where: str
-) -> None:
-    (tmp_path / "bad.yaml").write_text(text)
-    with pytest.raises(SuiteError, match=rf"^{tmp_path}/bad\.yaml: {where}"):
-        load(tmp_path)

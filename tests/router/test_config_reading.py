@@ -1,17 +1,21 @@
 """Reading a config file before its values are checked: the YAML and `${VAR}` in values.
 
 A file that cannot be read is a config error naming the line (and column) and quoting no
-line of it, which may hold a secret; anchors and merge keys work, but aliases cannot
-expand without bound.
+line of it, which may hold a secret; anchors and merge keys work (as the YAML merge spec
+says), but aliases cannot expand without bound.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
+from router import config_yaml
 from router.config import ConfigError, load
+from tests.processes import smf_router
 from tests.router.test_config import GOOD, write
 
 
@@ -149,3 +153,75 @@ def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
     )
     config = load(write(tmp_path, text), env={})
     assert (config.backend("cloud").tier, config.backend("cloud").model) == ("cloud", "m")
+
+
+# https://yaml.org/type/merge.html, as written there, and with its keys spelled out: PyYAML
+# got the one-letter keys right by luck (Python caches one-letter strings).
+SPEC_EXAMPLE = """\
+- &CENTER { x: 1, y: 2 }
+- &LEFT { x: 0, y: 2 }
+- &BIG { r: 10 }
+- &SMALL { r: 1 }
+- x: 1
+  y: 2
+  r: 10
+  label: center/big
+- << : *CENTER
+  r: 10
+  label: center/big
+- << : [ *CENTER, *BIG ]
+  label: center/big
+- << : [ *BIG, *LEFT, *SMALL ]
+  x: 1
+  label: center/big
+"""
+SPELLED_OUT = SPEC_EXAMPLE.replace("x:", "across:").replace("y:", "down:").replace("r:", "radius:")
+
+
+@pytest.mark.parametrize("text", [SPEC_EXAMPLE, SPELLED_OUT], ids=["as-written", "spelled-out"])
+def test_the_merge_specs_example_gives_four_equal_maps(text: str) -> None:
+    """`<<: [*BIG, *LEFT, *SMALL]` took SMALL's `radius: 1`: earlier maps win."""
+    explicit, *merged = config_yaml.read(text)[4:]
+    assert merged == [explicit] * 3
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # earlier mappings in the list win (it was the last)
+            "x-a: &a {long key: 1}\nx-b: &b {long key: 2}\nb: {<<: [*a, *b]}\n",
+            {"x-a": {"long key": 1}, "x-b": {"long key": 2}, "b": {"long key": 1}},
+        ),
+        (  # X's own `a: 2` wins over the `a` it merges, also where X is merged (y was 1)
+            "c: &C {a: 1}\nx: &X {<<: *C, a: 2}\ny: {<<: *X}\n",
+            {"c": {"a": 1}, "x": {"a": 2}, "y": {"a": 2}},
+        ),
+        (  # refused as "the key 'a' is given twice": y's merge had rewritten X in place
+            "y: {<<: &X {<<: &C {a: 1}, a: 2}}\nz: *X\n",
+            {"y": {"a": 2}, "z": {"a": 2}},
+        ),
+    ],
+    ids=["list", "nested", "aliased-after-merge"],
+)
+def test_merges_follow_the_spec_whatever_python_does_with_the_key(
+    text: str, expected: dict[str, Any]
+) -> None:
+    """PyYAML kept the first merged pair of a key by the identity of its Python string, and
+    construction the last: the result hung on whether CPython reused the string."""
+    assert config_yaml.read(text) == expected
+
+
+def test_config_check_merges_a_backend_from_a_list_earlier_first(tmp_path: Path) -> None:
+    """A backend merging `[*cloud, *local]` got local's tier, URL and model: the later
+    mapping won, the spec says the earlier."""
+    text = GOOD.replace("  - name: cloud", "  - &cloud\n    name: cloud").replace(
+        "  - name: local", "  - &local\n    name: local"
+    )
+    text = text.replace("auth:", "  - <<: [*cloud, *local]\n    name: cloud-2\nauth:")
+    done = smf_router("config", "check", "--config", str(write(tmp_path, text)))
+    assert done.returncode == 0, done.stderr
+    shown = yaml.safe_load(done.stdout)
+    backend = next(b for b in shown["backends"] if b["name"] == "cloud-2")
+    cloud = next(b for b in shown["backends"] if b["name"] == "cloud")
+    assert backend == cloud | {"name": "cloud-2"}
+    assert (backend["tier"], backend["model"]) == ("cloud", "gpt-4o")
