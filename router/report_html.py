@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from router import report_break_even
+from router.money import usd
 from router.report_render import shadow_line, token_notes
 from router.report_svg import line_chart, stacked_bars
 
@@ -25,10 +26,6 @@ text-align:right}th:first-child,td:first-child{text-align:left}.warn{color:#8d2b
 figure{margin:1.5rem 0}figcaption{color:#52606d;font-size:.9rem}svg text{font-size:11px;
 fill:#3e4c59}
 """
-
-
-def _usd(v: float) -> str:
-    return f"${v:,.2f}"
 
 
 def _pct(v: float) -> str:
@@ -47,10 +44,10 @@ def _series(rows: list[dict[str, Any]], field: str) -> tuple[list[str], dict[str
 def _cards(report: dict[str, Any]) -> str:
     t = report["totals"]
     items = [
-        (_usd(t["offloaded_usd"]), "offloaded: what local serving saved"),
+        (usd(t["offloaded_usd"]), "offloaded: what local serving saved"),
         (_pct(t["local_share_requests"]), "of requests served locally"),
-        (_usd(t["cloud_usd"]), "spent on cloud"),
-        (_usd(t["counterfactual_usd"]), "had everything gone to cloud"),
+        (usd(t["cloud_usd"]), "spent on cloud"),
+        (usd(t["counterfactual_usd"]), "had everything gone to cloud"),
         (f"{t['requests']:,}", "requests"),
         (f"{t['prompt_tokens'] + t['completion_tokens']:,}", "tokens"),
     ]
@@ -78,10 +75,10 @@ def _groups_table(report: dict[str, Any]) -> str:
             f"{g['requests']:,}",
             f"{g['prompt_tokens'] + g['completion_tokens']:,}",
             _pct(g["local_share_requests"]),
-            _usd(g["cloud_usd"]),
-            _usd(g["local_usd"]),
-            _usd(g["counterfactual_usd"]),
-            _usd(g["offloaded_usd"]),
+            usd(g["cloud_usd"]),
+            usd(g["local_usd"]),
+            usd(g["counterfactual_usd"]),
+            usd(g["offloaded_usd"]),
             _pct(g["error_rate"]),
             _pct(g["fallback_rate"]),
         ]

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from router import report_break_even
+from router.money import usd
 
 CSV_COLUMNS = [
     "key",
@@ -60,10 +61,6 @@ def to_csv(report: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def _usd(value: float) -> str:
-    return f"${value:,.2f}"
-
-
 def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
@@ -99,10 +96,10 @@ def to_table(
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
             _pct(g["local_share_requests"]),
-            _usd(g["cloud_usd"]),
-            _usd(g["local_usd"]),
-            _usd(g["counterfactual_usd"]),
-            _usd(g["offloaded_usd"]),
+            usd(g["cloud_usd"]),
+            usd(g["local_usd"]),
+            usd(g["counterfactual_usd"]),
+            usd(g["offloaded_usd"]),
             _pct(g["error_rate"]),
             _pct(g["fallback_rate"]),
         ]
@@ -127,8 +124,8 @@ def to_table(
         if months is None and be.get("unpriced_local_requests"):
             when = "payback unknown"  # every local request's saving is unknown
         console.print(
-            f"hardware {_usd(be['hardware_usd'])}: recovered {_usd(be['recovered_usd'])} "
-            f"in this window, {_usd(be['savings_per_day_usd'])}/day {arrow} {when} at this rate",
+            f"hardware {usd(be['hardware_usd'])}: recovered {usd(be['recovered_usd'])} "
+            f"in this window, {usd(be['savings_per_day_usd'])}/day {arrow} {when} at this rate",
             markup=False,
         )
         if (said := report_break_even.note(be)) is not None:
@@ -161,7 +158,7 @@ def shadow_line(side: dict[str, Any]) -> str:
     """What the shadow cost, said apart from the live spend it is not part of."""
     return (
         f"shadow, apart from the above: {side['comparisons']:,} comparison(s), replays"
-        f" {_usd(side['shadow_usd'])}, judge {_usd(side['judge_usd'])}"
+        f" {usd(side['shadow_usd'])}, judge {usd(side['judge_usd'])}"
         + (f" ({side['unpriced']:,} with no known price left out)" if side.get("unpriced") else "")
     )
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
+from router.money import figure
+
 PALETTE = ("#2f6fdf", "#f08c2e", "#2fa36b", "#c2415d", "#7b5cd6", "#8f7c3d", "#4aa3b5", "#999")
 W, H = 900, 300
 LEFT, RIGHT, TOP, BOTTOM = 70, 170, 15, 40
@@ -18,7 +20,9 @@ def _fmt(value: float) -> str:
             return f"{value / size:.1f}{unit}"
     if value == 0 or abs(value) >= 10:
         return f"{value:.0f}"
-    return f"{value:.2f}"
+    # ticks under a dollar at two decimals read 0.00 on a demo's savings chart, as the
+    # table's cells did: the tables' own rule (1 and up keeps its two decimals)
+    return figure(value)
 
 
 def _frame(body: str, y_max: float, days: list[str], label: str, pct: bool = False) -> str:

@@ -1,0 +1,27 @@
+"""How the reports write an amount of dollars: one rule for the terminal table and the HTML.
+
+At two decimals a demo's 34 requests read `$0.00` in every cell while JSON said 0.004542
+offloaded, and the total (`$0.01`) was no sum of the rows shown (found by a new user's
+review). CSV and JSON keep the raw numbers.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def usd(value: float) -> str:
+    """`$0` for zero; under a dollar, two significant digits (`$0.0045`, `$0.77`); from a
+    dollar on, cents (`$1,234.50`). A negative amount keeps its sign after the `$`."""
+    return f"${figure(value)}"
+
+
+def figure(value: float) -> str:
+    """`value` as `usd` writes it, without the `$` (a chart's axis ticks)."""
+    if value == 0:
+        return "0"
+    rounded = float(f"{value:.2g}")  # two significant digits: 0.0999 is read 0.10
+    if abs(rounded) >= 1:
+        return f"{value:,.2f}"
+    decimals = 1 - math.floor(math.log10(abs(rounded)))  # 0.0045: 4, 0.77: 2
+    return f"{rounded:.{max(2, decimals)}f}"

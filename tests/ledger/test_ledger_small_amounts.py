@@ -1,0 +1,82 @@
+"""A report of a few cheap requests: its dollars read in the table and the HTML page, as
+`smf-router report` prints them from a real ledger."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from router.ledger import LedgerWriter
+from router.money import usd
+from router.record import Attempt, Record, Usage
+from tests.processes import smf_router
+
+DAY = datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp()
+WINDOW = ["--since", "2026-03-01", "--until", "2026-03-02"]
+
+
+def write_cheap_ledger(directory: Path) -> Path:
+    """34 requests as a demo makes: 30 served locally (each saving $0.00015 of a $0.00025
+    cloud price), 4 sent to the cloud at $0.0003 each."""
+    writer = LedgerWriter(directory)
+    for i in range(34):
+        local = i < 30
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY + i,
+                route="coding" if local else "math",
+                backend="local" if local else "cloud",
+                tier="local" if local else "cloud",
+                attempts=[Attempt("local" if local else "cloud", "local" if local else "cloud")],
+                usage=Usage(50, 20),
+                cost_usd=0.0001 if local else 0.0003,
+                counterfactual_usd=0.00025 if local else 0.0003,
+            )
+        )
+    writer.close()
+    return directory
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0, "$0"),
+        (0.004542, "$0.0045"),
+        (0.0999, "$0.10"),  # rounded to two digits first: not $0.100
+        (0.77, "$0.77"),
+        (0.999, "$1.00"),
+        (1234.5, "$1,234.50"),
+        (-0.004542, "$-0.0045"),
+    ],
+)
+def test_usd_keeps_two_significant_digits_under_a_dollar(value: float, shown: str) -> None:
+    assert usd(value) == shown
+
+
+def test_the_report_of_a_few_cheap_requests_shows_its_dollars(tmp_path: Path) -> None:
+    """Every dollar cell of 34 demo requests read $0.00 (the TOTAL offloaded too) while JSON
+    said 0.0045, and the total cloud spend was no sum of the rows shown (found in review)."""
+    ledger = str(write_cheap_ledger(tmp_path / "ledger"))
+    table = smf_router("report", "--ledger", ledger, *WINDOW)
+    assert table.returncode == 0, table.stderr
+    lines = [line.split("│") for line in table.stdout.splitlines() if line.startswith("│")]
+    # the cloud $, local $, counterfactual $ and offloaded $ cells of each row
+    cells = {row[1].strip(): [c.strip() for c in row[6:10]] for row in lines}
+    assert cells["coding"] == ["$0", "$0.0030", "$0.0075", "$0.0045"]
+    assert cells["math"] == ["$0.0012", "$0", "$0.0012", "$0"]
+    assert cells["TOTAL"] == ["$0.0012", "$0.0030", "$0.0087", "$0.0045"]
+    assert "$0.00 " not in table.stdout and "$0.01" not in table.stdout
+
+    raw = json.loads(smf_router("report", "--ledger", ledger, *WINDOW, "--format", "json").stdout)
+    assert raw["totals"]["offloaded_usd"] == pytest.approx(0.0045)  # JSON stays a number
+
+    page = smf_router("report", "--ledger", ledger, *WINDOW, "--format", "html").stdout
+    assert "<b>$0.0045</b><span>offloaded" in page and "<b>$0.0087</b>" in page
+    assert "<td>$0.0030</td><td>$0.0075</td><td>$0.0045</td>" in page  # the coding row
+    ticks = re.findall(r"text-anchor='end'>([^<]*)</text>", page)
+    assert ticks[-5:] == ["0", "0.0012", "0.0025", "0.0037", "0.0050"]  # the savings axis (+10%)
