@@ -169,7 +169,11 @@ class Reloader:
             log.exception("config reload failed; keeping the running config")
             return Outcome(False, f"cannot apply the new config: {exc}")
         self.reloads += 1
-        log.warning("config reloaded: %s", outcome.message)
+        # Applied is routine: info, as a start's "listening" line. A warning only when a
+        # changed setting waits for a restart (the message says which); the config's own
+        # warnings follow as warnings. Every success was a warning (found by a new user).
+        level = logging.WARNING if outcome.restart_needed else logging.INFO
+        log.log(level, "config reloaded: %s", outcome.message)
         warnings = config.warnings()
         for warning in warnings:
             log.warning("%s", warning)

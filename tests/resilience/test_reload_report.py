@@ -4,6 +4,7 @@ reading the log."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -209,3 +210,32 @@ def test_metrics_say_a_reload_left_settings_waiting_for_a_restart(tmp_path: Path
         answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
         assert answer.status_code == 200 and answer.json()["restart_needed"] == []
         assert scrape(proxy.root).get(RESTART) == 0
+
+
+def test_a_reload_that_applied_is_logged_at_info_and_its_warnings_at_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every reload that applied was logged at "warning", a clean one too: a log alert on
+    warnings fired on each `systemctl reload` (found by a new user). The line is info now;
+    the config's warnings stay warnings, and so does a change waiting for a restart."""
+    monkeypatch.delenv("RELOAD_REPORT_UNSET", raising=False)
+    with served_process(tmp_path) as (proxy, _, data, path):
+        data["backends"][1]["price"] = {"input_per_mtok": 1.0, "output_per_mtok": 2.0}
+        unset = {**data["backends"][1], "api_key_env": "RELOAD_REPORT_UNSET"}
+        slower = {**data["ledger"], "flush_interval_s": 0.5}
+        for new in (data, {**data, "backends": [data["backends"][0], unset]}):
+            write(path, new)
+            assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+        write(path, {**data, "ledger": slower})
+        assert httpx.post(f"{proxy.url}/router/reload", timeout=60).status_code == 200
+    (log,) = tmp_path.glob("router-*.log")
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    said = [(line["level"], line["msg"]) for line in lines if line["logger"] == "smf_router.reload"]
+    no_key = "requests to it carry no key"
+    reloaded = "config reloaded: 2 backend(s); added [], removed [], changed ['cloud']"
+    assert said == [
+        ("info", reloaded),  # priced: nothing to warn of
+        ("info", reloaded),
+        ("warning", f"backend 'cloud': {unset['api_key_env']} (api_key_env) is not set; {no_key}"),
+        ("warning", f"{reloaded}; needs a restart to apply: ledger"),
+    ]
