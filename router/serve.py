@@ -35,6 +35,7 @@ from router.logs import configure as configure_logging
 from router.open_listener import warn_if_open
 
 log = logging.getLogger("smf_router")
+STARTUP_FAILURE = 3  # uvicorn's exit status when it cannot bind (uvicorn.server)
 
 
 def run(
@@ -60,6 +61,12 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 async def _serve(
     config: Config | None, demo: bool, host: str, port: int, config_path: Path | None = None
 ) -> None:
+    # The address first: a port in use stopped `serve` only once the demo's simulators ran
+    # and its banner said DEMO MODE (or a config's warnings and start-up had run), the
+    # error last (found by a new user). Demo mode logs at the default level, info.
+    configure_logging(config.server.log_level if config is not None else "info")
+    if not await _address_free(host, port):
+        raise SystemExit(STARTUP_FAILURE)
     simulators: list[asyncio.Task[None]] = []
     if demo:
         config, simulators = await _start_demo_backends()
@@ -88,6 +95,21 @@ async def _serve(
     finally:
         for task in simulators:
             task.cancel()
+
+
+async def _address_free(host: str, port: int) -> bool:
+    """Whether `host:port` can be bound, tried as uvicorn will bind it (the loop's own
+    `create_server`, every address `host` names) and let go at once; if not, uvicorn's own
+    error line. The port may still be taken in between: uvicorn then fails as before."""
+    loop = asyncio.get_running_loop()
+    try:
+        probe = await loop.create_server(asyncio.Protocol, host, port, start_serving=False)
+    except OSError as exc:
+        logging.getLogger("uvicorn.error").error(exc)  # as uvicorn.Server.startup logs it
+        return False
+    probe.close()
+    await probe.wait_closed()
+    return True
 
 
 def uvicorn_config(app: Any, config: Config, host: str, port: int) -> uvicorn.Config:

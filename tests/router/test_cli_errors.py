@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -14,7 +15,9 @@ import pytest
 from tests.harness import VENV_BIN
 
 
-def smf_router(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def smf_router(
+    *args: str, timeout: float = 120, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
     return subprocess.run(
         [str(VENV_BIN / "smf-router"), *args],
@@ -22,6 +25,7 @@ def smf_router(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
         text=True,
         timeout=timeout,
         env=env,
+        cwd=cwd,
         check=False,
     )
 
@@ -98,4 +102,22 @@ def test_serve_on_a_port_in_use_says_so_and_never_that_it_listens(tmp_path: Path
     output = done.stdout + done.stderr
     assert done.returncode == 3, output
     assert "listening on" not in output and "Traceback" not in output
-    assert [line for line in output.splitlines() if "address already in use" in line]
+    (line,) = output.splitlines()  # nor the config's warnings first (its unpriced cloud)
+    assert "address already in use" in line
+
+
+def test_demo_mode_on_a_port_in_use_says_only_that(tmp_path: Path) -> None:
+    """With no config, `serve` started its simulators and logged the whole DEMO MODE banner,
+    then failed on the port (found by a new user): the address is tried first now, and its
+    error, uvicorn's as before, is all it says; nothing was started (no demo ledger)."""
+    with taken_port() as port:
+        done = smf_router("serve", "--port", str(port), cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "" and "DEMO MODE" not in done.stderr
+    (line,) = [json.loads(line) for line in done.stderr.splitlines()]
+    assert line["level"] == "error" and line["logger"] == "uvicorn.error"
+    assert line["msg"] == (
+        f"[Errno 98] error while attempting to bind on address ('127.0.0.1', {port}):"
+        " address already in use"
+    )
+    assert list(tmp_path.iterdir()) == []
