@@ -7,6 +7,11 @@ one-second start budget. `load_with_skops` reads the same file through skops' ow
 loader; the tests check that both agree. Both check every array's shape against its
 vocabulary and the labels, and that every number is finite: a damaged file is a ValueError
 naming the entry (the router's start reports it), not garbage scores on every request.
+
+skops names each array's zip member, and every node's `__id__`, by the `id()` of a Python
+object, and stamps every member with the time of writing: two saves of one model differed
+in bytes, so a retrain always dirtied the git tree (found in review). `save` therefore
+rewrites skops' zip with the same schema and arrays under stable names (`stable_zip`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from classifier.model import Embedding, IntentModel
 ARTIFACT_DIR = Path(__file__).parent / "artifacts"
 MODEL_PATH = ARTIFACT_DIR / "intent_model.skops"
 FORMAT = "smf-intent-linear/1"
+# the zip format's earliest date, as reproducible-build tools stamp every member
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
@@ -52,7 +59,7 @@ def save(model: IntentModel, path: Path = MODEL_PATH) -> None:
     }
     import skops.io as sio
 
-    sio.dump(payload, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    path.write_bytes(stable_zip(sio.dumps(payload)))
     meta = path.with_suffix(".json")
     meta.write_text(json.dumps(model.metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -67,6 +74,46 @@ def _answer_head(detector: ConstraintDetector) -> dict[str, Any]:
         "detector_answer_weights": head.weights.astype(np.float64),
         "detector_answer_bias": json.dumps(head.bias),
     }
+
+
+def stable_zip(written: bytes) -> bytes:
+    """skops' zip `written`, rewritten to depend on its content only: each array's member
+    named after its payload key, the `__id__`s numbered in order of first appearance (equal
+    ids stay equal: skops' loader shares the objects of one id), each member stamped
+    `ZIP_EPOCH` and deflated at level 9, in skops' order, `schema.json` last and formatted
+    as skops writes it. The schema's node kinds are untouched, so both loaders read it as
+    before, skops' audit included."""
+    with zipfile.ZipFile(io.BytesIO(written)) as zf:
+        schema = json.loads(zf.read("schema.json"))
+        arrays: dict[str, bytes] = {}
+        for key, node in schema["content"].items():
+            if "file" in node:
+                name = f"{key}.npy"
+                arrays[name] = zf.read(node["file"])
+                node["file"] = name
+    _renumber(schema, {})
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        members = [*arrays.items(), ("schema.json", json.dumps(schema, indent=2).encode())]
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
+            info.create_system = 3  # Unix, wherever it is written
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+    return out.getvalue()
+
+
+def _renumber(node: Any, ids: dict[int, int]) -> None:
+    """Replace every `__id__` in the schema tree `node` by 1, 2, ... in order of first
+    appearance (the same old id, the same new one)."""
+    if isinstance(node, dict):
+        if "__id__" in node:
+            node["__id__"] = ids.setdefault(node["__id__"], len(ids) + 1)
+        for value in node.values():
+            _renumber(value, ids)
+    elif isinstance(node, list):
+        for value in node:
+            _renumber(value, ids)
 
 
 def _read_payload(path: Path) -> dict[str, Any]:

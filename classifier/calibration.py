@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -41,16 +41,20 @@ def out_of_fold(
     sentences: Sequence[Sentence],
     config: TrainConfig,
     embedding: Embedding | None = None,
+    progress: Callable[[str], None] = lambda _: None,
 ) -> tuple[F64, npt.NDArray[np.int64]]:
     """Each training row's class scores from a model fit without its source (with the same
     embedding block as the shipped one), and its gold label's index. The scores are the log
     probabilities `classify` computes, which differ from the logits by a constant per row:
     the same softmax at every temperature. Rows the fold's model reads nothing in
-    (classified `unknown`) are left out: their confidence is 0 whatever the temperature."""
+    (classified `unknown`) are left out: their confidence is 0 whatever the temperature.
+    Each fold is told to `progress` as it starts: the folds are most of a training's time."""
     scores: list[list[float]] = []
     gold: list[int] = []
-    for source in sorted({r.source for r in rows}):
+    sources = sorted({r.source for r in rows})
+    for n, source in enumerate(sources, 1):
         rest = [r for r in rows if r.source != source]
+        progress(f"calibration fold {n}/{len(sources)}: {len(rest):,} rows, {source} left out")
         detector = fit_detector(sentences, rest, config)
         fold = fit(rest, config, embedding=embedding, detector=detector)
         for row in rows:

@@ -63,7 +63,9 @@ VARIANTS_NOTE = """\
 
 Measured on the same held-out validation rows (1,079 prompts from six sources that appear
 nowhere in training). Latency is per request on the build machine (one shared AMD EPYC core),
-feature extraction included.
+feature extraction included; the shipped model's is measured by `tests/bench/bench_classifier.py`
+into [docs/benchmarks.md](benchmarks.md#classifier), not here, so that a retrain rewrites this
+page to the same bytes.
 
 | variant | macro-F1 | route acc. | latency |
 |---|---|---|---|

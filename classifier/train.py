@@ -1,4 +1,9 @@
-"""Fit the intent model from `classifier/data/`: deterministic for a given seed and data."""
+"""Fit the intent model from `classifier/data/`: deterministic for a given seed and data.
+
+The same data, seed and library versions give the same weights to the bit in any process, on
+any core count (`lbfgs_fit`); only another CPU family can move the last bits, through the
+BLAS kernels OpenBLAS picks for it (the artifact's metadata names them).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
 from classifier.constraint import ConstraintDetector, sentence_tokens, sentences
 from classifier.corpus import ANSWER_DIRECTIVE, ANSWER_KINDS, Example, Sentence
@@ -121,8 +127,23 @@ def _fit_head(
     clf = LogisticRegression(
         C=1.0, max_iter=config.max_iter, random_state=config.seed, class_weight=weigh
     )
-    clf.fit(x, np.array(y, dtype=int))
+    lbfgs_fit(clf, x, np.array(y, dtype=int))
     return ConstraintDetector(vocab, clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
+
+
+def lbfgs_fit(
+    clf: LogisticRegression, x: csr_matrix, y: np.ndarray, weights: np.ndarray | None = None
+) -> None:
+    """`clf.fit` with BLAS on one thread. OpenBLAS splits a long dot product (the squared
+    norm of the weights that the L2 penalty adds, L-BFGS's own) among its threads and adds
+    their partial sums, so one thread and two or more differ in the last bit, and L-BFGS
+    grows that to ~1e-9 in the weights: a retrain with another core count, or with
+    `OPENBLAS_NUM_THREADS=1`, wrote a different artifact (found in review; measured, the
+    thread count of OpenMP and `PYTHONHASHSEED` change nothing). One thread is no slower:
+    on the busy 2-core build machine the whole training took 36 s instead of 186 s, the two
+    threads waiting on each other (docs/benchmarks.md, "Training on one BLAS thread")."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        clf.fit(x, y, sample_weight=weights)
 
 
 def _detector_row(fired: Counter[str], index: dict[str, int]) -> tuple[list[int], list[float]]:
@@ -162,7 +183,7 @@ def fit(
         x = hstack([x, csr_matrix(dense_matrix(embedding, feats))]).tocsr()
     y = np.array([INTENTS.index(r.label) for r in rows])
     clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
-    clf.fit(x, y, sample_weight=sample_weights(rows))
+    lbfgs_fit(clf, x, y, sample_weights(rows))
     coef = np.zeros((x.shape[1], len(INTENTS)))
     bias = np.zeros(len(INTENTS))
     coef[:, clf.classes_] = clf.coef_.T
