@@ -13,6 +13,7 @@ import yaml
 
 from evals import suite_yaml, yaml_mapping
 from evals.suite import SuiteError, load
+from tests.yaml_merge_spec import EXAMPLES
 
 
 def test_merged_keys_are_not_duplicates(tmp_path: Path) -> None:
@@ -56,36 +57,7 @@ def test_a_key_twice_in_one_mapping_is_refused_where_merges_are(
         load(tmp_path)
 
 
-SPEC_EXAMPLE = """\
-- &CENTER { x: 1, y: 2 }
-- &LEFT { x: 0, y: 2 }
-- &BIG { r: 10 }
-- &SMALL { r: 1 }
-- x: 1
-  y: 2
-  r: 10
-  label: center/big
-- << : *CENTER
-  r: 10
-  label: center/big
-- << : [ *CENTER, *BIG ]
-  label: center/big
-- << : [ *BIG, *LEFT, *SMALL ]
-  x: 1
-  label: center/big
-"""
-"""https://yaml.org/type/merge.html's example: the four last maps are equal.
-Spelled out, it failed: PyYAML got one-letter keys right by luck (Python caches them)."""
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        SPEC_EXAMPLE,
-        SPEC_EXAMPLE.replace("x:", "across:").replace("y:", "down:").replace("r:", "radius:"),
-    ],
-    ids=["as-written", "spelled-out"],
-)
+@pytest.mark.parametrize("text", EXAMPLES.values(), ids=EXAMPLES.keys())
 def test_the_merge_specs_example_gives_four_equal_maps(text: str) -> None:
     ((doc, _),) = suite_yaml.documents(text)
     assert doc[5:] == [doc[4]] * 3

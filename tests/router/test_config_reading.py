@@ -17,6 +17,7 @@ from router import config_yaml
 from router.config import ConfigError, load
 from tests.processes import smf_router
 from tests.router.test_config import GOOD, write
+from tests.yaml_merge_spec import EXAMPLES
 
 
 def test_env_interpolation(tmp_path: Path) -> None:
@@ -155,30 +156,7 @@ def test_anchors_and_merge_keys_still_work(tmp_path: Path) -> None:
     assert (config.backend("cloud").tier, config.backend("cloud").model) == ("cloud", "m")
 
 
-# https://yaml.org/type/merge.html, as written there, and with its keys spelled out: PyYAML
-# got the one-letter keys right by luck (Python caches one-letter strings).
-SPEC_EXAMPLE = """\
-- &CENTER { x: 1, y: 2 }
-- &LEFT { x: 0, y: 2 }
-- &BIG { r: 10 }
-- &SMALL { r: 1 }
-- x: 1
-  y: 2
-  r: 10
-  label: center/big
-- << : *CENTER
-  r: 10
-  label: center/big
-- << : [ *CENTER, *BIG ]
-  label: center/big
-- << : [ *BIG, *LEFT, *SMALL ]
-  x: 1
-  label: center/big
-"""
-SPELLED_OUT = SPEC_EXAMPLE.replace("x:", "across:").replace("y:", "down:").replace("r:", "radius:")
-
-
-@pytest.mark.parametrize("text", [SPEC_EXAMPLE, SPELLED_OUT], ids=["as-written", "spelled-out"])
+@pytest.mark.parametrize("text", EXAMPLES.values(), ids=EXAMPLES.keys())
 def test_the_merge_specs_example_gives_four_equal_maps(text: str) -> None:
     """`<<: [*BIG, *LEFT, *SMALL]` took SMALL's `radius: 1`: earlier maps win."""
     explicit, *merged = config_yaml.read(text)[4:]
