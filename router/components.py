@@ -193,6 +193,9 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     components = Components(
         config, backends, gateway, Authenticator(config.auth), metrics, tracing, ledger, pricer
     )
+    # The ledger's health beside the features' (a full disk): the writer is always built,
+    # its path a restart-only setting, so the section is there from start to stop.
+    components.status_sections["ledger"] = ledger.status
     metrics.configured = lambda name, tier: (name, tier) in components.config.backend_tiers
     # Not only through resilience's hook: attempts are counted with resilience off too.
     components.reload_hooks.append(lambda _: metrics.forget_idle_inflight)

@@ -53,6 +53,9 @@ class Appender:
         self.process_tag = process_tag
         self.store_text = store_text
         self.dropped: Counter[str] = Counter()  # rows given up, by table
+        # A write (or split into days) of the last flush that tried one failed; a flush with
+        # nothing to write leaves it. Read by `/v1/router/status` on another thread.
+        self.write_failed = False
         self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -103,6 +106,8 @@ class Appender:
             if done:
                 written[table] += done
                 recovered += done
+        if batches:
+            self.write_failed = any(b.error is not None for b in batches.values())
         left = {key: b for key, b in batches.items() if b.held or b.fresh}
         self.dropped += self._backlog.settle(left, recovered, wrote=bool(written))
         return written

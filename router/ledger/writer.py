@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("smf_router.ledger.writer")
 
 ROW_TABLES = tuple(ROW_COLUMNS)
+TABLES = ("records", "texts", *ROW_TABLES)  # every table the writer writes
 _ROW_NAMES = {table: frozenset(name for name, _ in cols) for table, cols in ROW_COLUMNS.items()}
 
 
@@ -77,6 +78,7 @@ class LedgerWriter:
         self._thread: threading.Thread | None = None
         self._dropped_queued: Counter[str] = Counter()  # refused by a full queue, by table
         self.last_flush_seconds = 0.0
+        self.last_ok_flush_unix: float | None = None  # the last flush that left no row unwritten
         self.written_total = 0
 
     @property
@@ -101,6 +103,27 @@ class LedgerWriter:
         """Rows held in memory because their write failed (every table): not in the queue,
         but no more on disk than it. 0 while writes work; a SIGKILL loses them."""
         return self._appender.pending_rows if self._appender else 0
+
+    @property
+    def last_write_failed(self) -> bool:
+        """Whether a write of the last flush that tried one failed (its rows are held)."""
+        return self._appender.write_failed if self._appender else False
+
+    def status(self) -> dict[str, Any]:
+        """The `ledger` section of `/v1/router/status`: a full disk or an unwritable directory
+        showed only in the log and Prometheus (found in an operations review). Counts and
+        times only, never a row; polled, so it reads counters and touches no file."""
+        dropped = self.dropped_rows
+        return {
+            "path": str(self.directory),
+            "queue_depth": self.queue_depth,
+            "pending_rows": self.pending_rows,
+            "max_queue": self.max_queue,
+            "dropped_rows": {table: dropped[table] for table in (*TABLES, *dropped)},
+            "written_records": self.written_total,
+            "last_write_failed": self.last_write_failed,
+            "last_ok_flush_unix": self.last_ok_flush_unix,
+        }
 
     def start(self) -> None:
         """Start the flush thread (idempotent)."""
@@ -162,6 +185,8 @@ class LedgerWriter:
             records = self._drain(self._records)
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
             written = appender.append(records, rows)
+            if not appender.write_failed:
+                self.last_ok_flush_unix = time.time()
             appender.remove_doomed(time.monotonic())
             self.written_total += written["records"]
             self.last_flush_seconds = time.perf_counter() - began
