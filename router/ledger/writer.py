@@ -90,8 +90,11 @@ class LedgerWriter:
 
     @property
     def dropped_rows(self) -> Counter[str]:
-        """Rows lost, by table."""
-        return self._dropped_queued + (self._appender.dropped if self._appender else Counter())
+        """Rows lost, by table. The appender's counts grow on the flush thread, a new table's
+        as a new key: read by a scrape or the status, iterating them could meet that and
+        raise, so they are copied first (`dict` copies a dict in one step)."""
+        flushed = dict(self._appender.dropped) if self._appender else {}
+        return self._dropped_queued + Counter(flushed)
 
     @property
     def queue_depth(self) -> int:
