@@ -12,14 +12,18 @@ import math
 
 def usd(value: float) -> str:
     """`$0` for zero; under a dollar, two significant digits (`$0.0045`, `$0.77`); from a
-    dollar on, cents (`$1,234.50`). A negative amount keeps its sign after the `$`."""
-    return f"${figure(value)}"
+    dollar on, cents (`$1,234.50`). A negative amount is written `-$0.0045`, as people
+    write a loss."""
+    shown = figure(value)
+    return f"-${shown[1:]}" if shown.startswith("-") else f"${shown}"
 
 
 def figure(value: float) -> str:
     """`value` as `usd` writes it, without the `$` (a chart's axis ticks)."""
     if value == 0:
         return "0"
+    if not math.isfinite(value):  # no report sums to one today; it raised, where it said nan
+        return str(value)
     rounded = float(f"{value:.2g}")  # two significant digits: 0.0999 is read 0.10
     if abs(rounded) >= 1:
         return f"{value:,.2f}"

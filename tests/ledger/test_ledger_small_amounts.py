@@ -51,7 +51,10 @@ def write_cheap_ledger(directory: Path) -> Path:
         (0.77, "$0.77"),
         (0.999, "$1.00"),
         (1234.5, "$1,234.50"),
-        (-0.004542, "$-0.0045"),
+        (-0.004542, "-$0.0045"),
+        (-1234.5, "-$1,234.50"),
+        (float("nan"), "$nan"),  # math.floor(log10(nan)) raised ValueError
+        (float("-inf"), "-$inf"),
     ],
 )
 def test_usd_keeps_two_significant_digits_under_a_dollar(value: float, shown: str) -> None:
