@@ -2,7 +2,8 @@
 
 At two decimals a demo's 34 requests read `$0.00` in every cell while JSON said 0.004542
 offloaded, and the total (`$0.01`) was no sum of the rows shown (found by a new user's
-review). CSV and JSON keep the raw numbers.
+review). Two significant digits make that rarer, not impossible (`$0.0045` twice totals
+`$0.0091`): rounded figures never quite add up. CSV and JSON keep the raw numbers.
 """
 
 from __future__ import annotations
