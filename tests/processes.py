@@ -100,9 +100,12 @@ def on_terminal(
     return (os.waitstatus_to_exitcode(status) if ended else None), output
 
 
-def smf_router(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`smf-router ARGS` as a real command, its stdout and stderr as UTF-8 text; none of
-    the environment's `SMF_` variables (`SMF_ROUTER_CONFIG`) reaches it unless in `env`."""
+def smf_router(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`smf-router ARGS` as a real command (in `cwd`, by default this one), its stdout and
+    stderr as UTF-8 text; none of the environment's `SMF_` variables (`SMF_ROUTER_CONFIG`)
+    reaches it unless in `env`."""
     kept = {k: v for k, v in os.environ.items() if not k.startswith(("SMF_", "PYTHONIO"))}
     return subprocess.run(
         [str(VENV_BIN / "smf-router"), *args],
@@ -111,6 +114,7 @@ def smf_router(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
         encoding="utf-8",
         timeout=120,
         env=kept | {"PYTHONIOENCODING": "utf-8"} | (env or {}),
+        cwd=cwd,
         check=False,
     )
 

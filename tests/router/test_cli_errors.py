@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -13,21 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import VENV_BIN
-
-
-def smf_router(
-    *args: str, timeout: float = 120, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
-    return subprocess.run(
-        [str(VENV_BIN / "smf-router"), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=cwd,
-        check=False,
-    )
+from tests.processes import smf_router
 
 
 @contextmanager
