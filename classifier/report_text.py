@@ -64,9 +64,9 @@ VARIANTS_NOTE = """\
 Measured on the same held-out validation rows (1,079 prompts from six sources that appear
 nowhere in training). Latency is per request, feature extraction included, on the machine
 of the day each variant was tried (one shared AMD EPYC core; the libraries line above names
-the BLAS of the machine that last trained); the shipped model's is measured by `tests/bench/bench_classifier.py`
-into [docs/benchmarks.md](benchmarks.md#classifier), not here, so that a retrain rewrites this
-page to the same bytes.
+the BLAS of the machine that last trained); the shipped model's is measured by
+`tests/bench/bench_classifier.py` into [docs/benchmarks.md](benchmarks.md#classifier), not
+here, so that a retrain rewrites this page to the same bytes.
 
 | variant | macro-F1 | route acc. | latency |
 |---|---|---|---|
