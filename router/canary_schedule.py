@@ -15,6 +15,13 @@
   same ledger kept it gated. `/readyz` answers 503 until the recall is over
   (`Components.holding`): it said ready as the recall began, and traffic came while every
   gate was still open (found in re-review).
+- The first run goes on where the ledger's runs left off: `interval_s` after the start of
+  the newest recalled run (its rounds' earliest start, `ts`: a round cut by a crash may be
+  missing), at once when that is past, or with no run recalled (a failed recall, or rounds
+  this config does not judge: none of a backend it has, or of the server it asks now).
+  Every start ran a run at once: under systemd's `Restart=on-failure` a crash loop sent a
+  full run (21 cloud calls at the defaults) every few seconds (found in an operations
+  review). The wait is `_until_next`'s: a reload recounts it, a shutdown ends it.
 - At shutdown the run under way is stopped (`Canary.stop`) as the requests' drain starts
   (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
   from the stop: cancelled, it lost the rows of the backends still running, where the
@@ -28,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -72,7 +79,8 @@ class Schedule:
         self.config = config
         self.ledger = ledger
         self.running_since: float | None = None  # the run under way's start (unix time)
-        self._started: tuple[float, float] | None = None  # the last start: loop time, unix
+        # the last start (the ledger's last run's, until one here): loop time, unix time
+        self._started: tuple[float, float] | None = None
         self._wake: asyncio.Event | None = None  # set by a reload
         # each backend's last round that graded a case: its length, seconds (`_round_s`)
         self._graded_s: dict[str, float] = {}
@@ -81,7 +89,8 @@ class Schedule:
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
 
     async def run(self) -> None:
-        """The ledger's rounds into the gates, then a run now and every `interval_s`; a
+        """The ledger's rounds into the gates, then a run `interval_s` after the ledger's
+        last one started (now, if that is past or none is known) and every `interval_s`; a
         failed recall or run is logged, never fatal."""
         self._wake = asyncio.Event()
         try:
@@ -93,6 +102,8 @@ class Schedule:
             log.exception("canary: recalling the ledger's rounds failed; the runs go on")
         finally:
             self.recalled()
+        if self._started is not None:  # the ledger's last run (`recall`): its interval first
+            await self._until_next()
         while self._stop_began is None:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
             self.running_since = self._started[1]
@@ -129,6 +140,23 @@ class Schedule:
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
         self._remember_rounds()
+        self._resume(follower.last_run)
+
+    def _resume(self, recalled: dict[str, dict[str, Any]]) -> None:
+        """The start of the ledger's newest run among the `recalled` rounds (each backend's
+        latest) as the last start, in both clocks: the first run waits out its interval.
+        One stamped later than now (a writer's clock ahead, `CLOCK_SKEW_S`) counts as now."""
+        start = last_start(recalled.values())
+        if start is None:
+            return
+        now = self.canary.clock()
+        start = min(start, now)
+        self._started = (asyncio.get_running_loop().time() - (now - start), start)
+        log.info(
+            "canary: the ledger's last run started %s; the next run starts %s",
+            iso(start),
+            iso(self.next_run_at()),
+        )
 
     def stopping(self) -> None:
         """The shutdown began (`Components.shutting_down`, as the requests' drain starts):
@@ -287,6 +315,18 @@ class Schedule:
             "running_since": None if running is None else iso(running),
             "next_run_at": iso(self.next_run_at()),
         }
+
+
+def last_start(rounds: Iterable[dict[str, Any]]) -> float | None:
+    """When the newest run among `rounds` (`last_run` entries) started: its rounds' earliest
+    start (`ts`, a round's start, not its end), None without any round. A run's rounds start
+    a few milliseconds apart; one cut by a crash may lack some backends' rounds, whose
+    latest are then of an earlier run, left out."""
+    known = list(rounds)
+    if not known:
+        return None
+    newest = max(known, key=lambda run: float(run["ts"]))["run_id"]
+    return min(float(run["ts"]) for run in known if run["run_id"] == newest)
 
 
 def _length(run: dict[str, Any] | None, earlier: float | None) -> float | None:

@@ -26,7 +26,7 @@ from router.config_sections import CanarySettings
 from router.gating import GateBook
 from router.ledger import Ledger
 from router.ledger.recent import RecentRows
-from tests.canary.rounds import one_round
+from tests.canary.rounds import aged, one_round
 from tests.harness import VENV_BIN, Running, config_for, router, simulator, wait_until
 from tests.slots import must_reach, status_extra
 
@@ -260,13 +260,16 @@ def test_suites_that_do_not_load_are_one_line_and_exit_2(tmp_path: Path, command
 
 def test_a_restarted_router_goes_on_where_its_canary_left_off(tmp_path: Path) -> None:
     """A router's canary kept its place in memory only: each restart ran the first cases
-    of each suite again."""
+    of each suite again. The first run is made older than `interval_s` before the restart:
+    a restart within it waits it out (`router.canary_schedule`)."""
     canary = {"enabled": True, "interval_s": 3600, "suites": MATH, "sample_per_suite": 3}
     with simulator(profile="vllm", model="local-model") as sim:
         config = config_for({"local": sim}, tmp_path, canary=canary)
         for runs in (1, 2):  # the ledger is flushed as each router stops
             with router(config) as r:  # and the next counts the runs it recalls from it
                 must_reach(lambda n=runs: status_extra(r)["canary"]["runs"] == n, "a round", 60)
+            if runs == 1:
+                aged(tmp_path / "ledger", 2 * 3600)
     rows = Ledger(tmp_path / "ledger").sql(
         "select list(case_id) from canary_results group by run_id order by min(ts)"
     )

@@ -16,6 +16,7 @@ import pytest
 
 from evals.suite import SHIPPED
 from router.ledger import Ledger
+from tests.canary.rounds import aged
 from tests.canary.servers import reloaded, router, served, simulator
 from tests.harness import config_for
 from tests.resilience.conftest import status, until
@@ -127,6 +128,8 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
         with router(config) as proxy:
             until(lambda: canary_of(proxy.root)["gated"] == {"cloud": ["math"]}, 60)
         runs, latest = ledger_runs(tmp_path / "ledger")
+        # older than the restart's `interval_s`, which a restart within it waits out first
+        aged(tmp_path / "ledger", 1200)
 
         cloud.control("faults", {"fault": "hold"})  # no round of the restart's can gate
         restart = config.canary.model_copy(update={"interval_s": 600})
@@ -165,6 +168,7 @@ def test_a_restarted_canary_router_keeps_the_gates_of_the_ledgers_rounds(tmp_pat
         other = {"suites": str(SHIPPED / "reasoning"), "floors": {}, "interval_s": 600}
         later = config.model_copy(update={"canary": config.canary.model_copy(update=other)})
         runs, _ = ledger_runs(tmp_path / "ledger")
+        aged(tmp_path / "ledger", 1200)  # the restarts' runs too: older than `interval_s`
         with router(later) as proxy:
             until(lambda: canary_of(proxy.root)["runs"] == runs + 1, what="a run on reasoning")
             section = canary_of(proxy.root)

@@ -1,0 +1,131 @@
+"""A restarted router's canary goes on where the ledger's runs left off
+(`router.canary_schedule`): every start ran a run at once, whatever `interval_s`, and under
+systemd's `Restart=on-failure` (`RestartSec=2`) a crash loop sent a full run to every backend
+every few seconds (found in an operations review). Through a real router on simulators, on
+a ledger holding a round written as a router writes it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from router.canary_schedule import last_start
+from router.config import Config
+from router.ledger import Ledger
+from tests.canary.servers import math_gating_canary, reloaded, router, simulator
+from tests.canary.test_canary_recall import write_rounds
+from tests.harness import Running, RunningRouter, config_for
+from tests.resilience.conftest import status, until
+
+INTERVAL = 900.0
+
+
+def canary_of(proxy: RunningRouter) -> dict[str, Any]:
+    section: dict[str, Any] = status(proxy.root)["extra"]["canary"]
+    return section
+
+
+def unix(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+@contextmanager
+def backends(tmp_path: Path) -> Iterator[tuple[Config, Running, Running]]:
+    """local and cloud simulators, and a canary config (math, a floor: `/readyz` waits for
+    the recall) every `INTERVAL` on the ledger in `tmp_path`."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = math_gating_canary(INTERVAL, 20, timeout_s=30)
+        yield config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary), local, cloud
+
+
+def recalled(proxy: RunningRouter) -> dict[str, Any]:
+    """The canary section once the recall is over (`/readyz` 200)."""
+    ready = f"{proxy.root}/readyz"
+    until(lambda: httpx.get(ready, timeout=5).status_code == 200, what="the recall")
+    return canary_of(proxy)
+
+
+def ledger_runs(tmp_path: Path) -> int:
+    with Ledger(tmp_path / "ledger") as ledger:
+        ((runs,),) = ledger.sql("SELECT count(DISTINCT run_id) FROM canary_runs")
+    return int(runs)
+
+
+def passes(seconds_ago: float) -> tuple[float, dict[str, list[str]]]:
+    """`write_rounds`' days back for a round `seconds_ago`, and both backends passing."""
+    return seconds_ago / 86400, {"local": ["pass"] * 3, "cloud": ["pass"] * 3}
+
+
+def test_a_restart_a_minute_after_a_run_waits_out_its_interval(tmp_path: Path) -> None:
+    """A run a minute ago, `interval_s` 900: the restart sends the backends nothing, the
+    status counts the recalled run and shows the next one 900 s after its start, and the
+    ledger holds no new run when the router stops (before: a run at once, whose rows the
+    shutdown wrote)."""
+    write_rounds(tmp_path / "ledger", *passes(60), n=1)
+    with backends(tmp_path) as (config, local, cloud), router(config) as proxy:
+        section = recalled(proxy)
+        started = section["last_run"]["local"]["ts"]
+        assert section["runs"] == 1 and section["running_since"] is None
+        assert abs(unix(section["next_run_at"]) - (started + INTERVAL)) < 1.0
+        assert local.completions() == 0 and cloud.completions() == 0
+    assert ledger_runs(tmp_path) == 1
+
+
+def test_a_reload_recounts_the_wait_for_the_first_run(tmp_path: Path) -> None:
+    """The wait for the first run is the one between runs: a reload wakes it and counts the
+    new `interval_s` from the recalled run's start, 600 s (later still), then 30 s (past: a
+    run at once)."""
+    write_rounds(tmp_path / "ledger", *passes(60), n=1)
+    with backends(tmp_path) as (config, local, _), router(config) as proxy:
+        started = recalled(proxy)["last_run"]["local"]["ts"]
+        data = config.model_dump(mode="json")
+
+        def every(interval_s: float) -> dict[str, Any]:
+            return {**data, "canary": {**data["canary"], "interval_s": interval_s}}
+
+        reloaded(proxy, tmp_path, every(600.0))
+        section = canary_of(proxy)
+        assert section["runs"] == 1 and section["running_since"] is None
+        assert abs(unix(section["next_run_at"]) - (started + 600.0)) < 1.0
+        reloaded(proxy, tmp_path, every(30.0))
+        until(lambda: canary_of(proxy)["runs"] >= 2, 30, what="a run on the shorter interval")
+        assert canary_of(proxy)["last_run"]["local"]["ts"] > started
+        assert local.completions() > 0
+
+
+def test_a_restart_after_a_run_older_than_interval_s_runs_at_once(tmp_path: Path) -> None:
+    """A run 1000 s ago, `interval_s` 900: the first run starts at once, as before."""
+    write_rounds(tmp_path / "ledger", *passes(1000), n=1)
+    with backends(tmp_path) as (config, local, cloud), router(config) as proxy:
+        until(lambda: canary_of(proxy)["runs"] == 2, 30, what="a run at start")
+        section = canary_of(proxy)
+        assert local.completions() > 0 and cloud.completions() > 0
+        started = section["last_run"]["local"]["ts"]
+        assert abs(unix(section["next_run_at"]) - (started + INTERVAL)) < 1.0
+
+
+def test_a_restart_on_an_empty_ledger_runs_at_once(tmp_path: Path) -> None:
+    with backends(tmp_path) as (config, local, _), router(config) as proxy:
+        until(lambda: canary_of(proxy)["runs"] == 1, 30, what="a run at start")
+        assert local.completions() > 0
+
+
+def test_the_last_start_is_the_newest_runs_earliest_round() -> None:
+    """A run's rounds start a few milliseconds apart; a backend whose round of the newest
+    run is missing (a crash cut the run) shows an earlier run's round, left out."""
+    rounds = [
+        {"run_id": "b", "ts": 1000.02, "backend": "local"},
+        {"run_id": "b", "ts": 1000.01, "backend": "cloud"},
+        {"run_id": "a", "ts": 100.0, "backend": "other"},
+    ]
+    assert last_start(rounds) == 1000.01
+    assert last_start(rounds[2:]) == 100.0
+    assert last_start([]) is None
