@@ -2,8 +2,8 @@
 
 Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
 use, the ledger's queue, flushes and drops, and the router process's memory, CPU and
-garbage collections (a slow leak or a full collection shows here first), and whether its
-last config reload applied or left settings waiting for a restart.
+garbage collections (a slow leak or a full collection shows here first), whether its
+last config reload applied or left settings waiting for a restart, and how many it refused.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def process_panels() -> list[dict[str, Any]]:
             "it should stay near zero once the router has started.",
         ),
         panel(
-            "Router config: last reload, restart needed, age",
+            "Router config: last reload, restart needed, age, refused reloads",
             [
                 (
                     "min by (instance) (smf_router_config_last_reload_successful)",
@@ -161,6 +161,12 @@ def process_panels() -> list[dict[str, Any]]:
                     "max by (instance) (smf_router_config_restart_needed)",
                     "{{instance}}: restart needed",
                 ),
+                (
+                    # rounded: `increase()` extrapolates to the range's ends (1.3 reloads)
+                    "round(sum by (instance) (increase(smf_router_config_reloads_total"
+                    '{outcome="rejected"}[$__range])))',
+                    "{{instance}}: reloads refused in range",
+                ),
             ],
             kind="stat",
             units={"B": "s"},  # two 0/1 flags and an age: a unit each
@@ -173,6 +179,8 @@ def process_panels() -> list[dict[str, Any]]:
             "needed reads 1 while a reload that applied left settings only a restart applies "
             "(ledger, server, ...: the reload's restart_needed), so the file and what runs "
             "differ until then; the age counts from start, or from the last reload that "
-            "applied.",
+            "applied. Reloads refused counts those over the dashboard's range, one fixed "
+            "since too (last reload applied then reads applied again): each was an edit "
+            "that did not apply when it was meant to.",
         ),
     ]

@@ -8,7 +8,7 @@ in agreement.
 
 from __future__ import annotations
 
-from router.metric_labels import SHADOW_DROP_REASONS
+from router.metric_labels import RELOAD_OUTCOMES, SHADOW_DROP_REASONS
 from router.metric_store import Family, HistogramFamily
 
 P = "smf_router_"
@@ -72,6 +72,17 @@ class MetricFamilies:
             "(the reload's restart_needed); 0 from start, and after a reload that left none.",
             (),
         )
+        # The gauges say how the last attempt ended: a file refused, then fixed a minute
+        # later, left no trace in them (nor an alert, which waits 5 minutes). Each attempt
+        # counts here, one from a router with no file to re-read too (refused all the same).
+        self.config_reloads = self._counter(
+            "config_reloads_total",
+            "Config reload attempts (SIGHUP or POST /v1/router/reload), by outcome: applied, "
+            "or rejected (the running config stays).",
+            ("outcome",),
+        )
+        for outcome in RELOAD_OUTCOMES:  # a closed set: show zeros
+            self.config_reloads.inc((outcome,), 0)
 
     def _define_requests(self) -> None:
         where = ("intent", "route", "backend", "tier")

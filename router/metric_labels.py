@@ -24,6 +24,10 @@ from router.record import (
 
 Circuit = Literal["closed", "open", "half_open"]
 CIRCUIT_STATES: tuple[Circuit, ...] = ("closed", "open", "half_open")
+# A config reload attempt (`router.reload`): the new config swapped in (the reply's status
+# "reloaded"), or refused ("rejected": the running one stays).
+ReloadOutcome = Literal["applied", "rejected"]
+RELOAD_OUTCOMES: tuple[ReloadOutcome, ...] = get_args(ReloadOutcome)
 OUTCOMES = frozenset(get_args(Outcome))
 APIS = frozenset(get_args(Api))
 ATTEMPT_OUTCOMES = frozenset(get_args(AttemptOutcome))

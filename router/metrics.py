@@ -51,7 +51,7 @@ class Metrics(MetricFamilies):
         self._define_demo()
         self.demo.set((), 1 if demo else 0)
         self._define_config()
-        self.config_reloaded(True, time.time())  # the config this process started with
+        self._config_in_force(True, time.time())  # the config this process started with
         self._define_requests()
         metric_zeros.refusals(self)  # at 0, so the first shows (those of the config: build)
         self._define_backends()
@@ -63,10 +63,19 @@ class Metrics(MetricFamilies):
         # it): a reload may keep the name and change the tier, which labels the series too.
         self.configured: Callable[[str, str], bool] = lambda _, __: True
 
-    def config_reloaded(self, ok: bool, at: float, restart_needed: bool = False) -> None:
-        """A reload attempt (`router.reload`), from a SIGHUP or the endpoint: whether it
-        applied, and if it did, when (unix time) and whether it left settings waiting for a
-        restart (a refused one leaves what runs, and so that flag, as it was)."""
+    def config_reloaded(
+        self, ok: bool, at: float, restart_needed: bool = False, *, from_file: bool = True
+    ) -> None:
+        """A reload attempt (`router.reload`), from a SIGHUP or the endpoint: counted by
+        outcome, and in the gauges whether it applied, and if it did, when (unix time) and
+        whether it left settings waiting for a restart (a refused one leaves what runs, and
+        so that flag, as it was). Not `from_file` (the router started from the environment
+        or in demo mode): counted, but the gauges stay, as nothing can differ from a file."""
+        self.config_reloads.inc(("applied" if ok else "rejected",))
+        if from_file:
+            self._config_in_force(ok, at, restart_needed)
+
+    def _config_in_force(self, ok: bool, at: float, restart_needed: bool = False) -> None:
         self.config_reload_ok.set((), 1 if ok else 0)
         if ok:
             self.config_loaded_at.set((), at)

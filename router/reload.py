@@ -29,7 +29,9 @@ read "applied, just now", though the file and what runs differ until the restart
 A router started without a file (from SMF_* variables, or in demo mode) has none to drift
 from: a reload there is refused (a 400, a log line, the status's `last`) and leaves the
 gauges as they were; at 0, they fired an alert that no fix of a file could clear, only a
-restart that changed nothing.
+restart that changed nothing. Every attempt, that one too, counts in
+`smf_router_config_reloads_total` by outcome: a file refused and fixed a minute later left the
+gauges as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -126,9 +128,11 @@ class Reloader:
             outcome = await self._attempt(state, config)
             now = datetime.now(UTC)
             self.last = outcome.as_last(now)
-            if not no_file:  # from the environment: no file to drift from (found in re-review)
-                pending = bool(outcome.restart_needed)
-                self.components.metrics.config_reloaded(outcome.ok, now.timestamp(), pending)
+            # from the environment: no file to drift from, the gauges stay (found in
+            # re-review); the attempt still counts, refused
+            self.components.metrics.config_reloaded(
+                outcome.ok, now.timestamp(), bool(outcome.restart_needed), from_file=not no_file
+            )
             return outcome
 
     async def _attempt(self, state: Any | None, config: Config | None) -> Outcome:

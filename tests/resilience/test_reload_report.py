@@ -27,6 +27,7 @@ SECRET = "sk-RELOAD-REPORT-SECRET-1"
 APPLIED = "smf_router_config_last_reload_successful"
 LOADED_AT = "smf_router_config_last_reload_success_timestamp_seconds"
 RESTART = "smf_router_config_restart_needed"
+RELOADS = "smf_router_config_reloads_total"
 
 
 def write(path: Path, data: dict[str, Any]) -> Path:
@@ -166,12 +167,42 @@ def test_metrics_say_a_reload_was_refused_until_one_applies(tmp_path: Path) -> N
         assert fixed.get(APPLIED) == 1 and loaded is not None and loaded > started
 
 
+def test_metrics_count_each_reload_so_a_refused_file_fixed_since_still_shows(
+    tmp_path: Path,
+) -> None:
+    """The gauges say how the last reload ended: a file refused, then fixed before the next
+    scrape or the alert's 5 minutes, left no trace on /metrics or a dashboard. A counter of
+    attempts by outcome keeps it, its series at 0 from start so that `increase()` counts the
+    first one."""
+    with served_process(tmp_path) as (proxy, process, data, path):
+        start = scrape(proxy.root)
+        assert start.get(RELOADS, outcome="applied") == 0
+        assert start.get(RELOADS, outcome="rejected") == 0
+
+        path.write_text("backends: [\n")  # not YAML
+        process.send_signal(signal.SIGHUP)
+        until(
+            lambda: scrape(proxy.root).get(RELOADS, outcome="rejected") == 1,
+            what="the refused reload counted",
+        )
+        write(path, data)
+        process.send_signal(signal.SIGHUP)
+        until(
+            lambda: scrape(proxy.root).get(RELOADS, outcome="applied") == 1,
+            what="the good reload counted",
+        )
+        fixed = scrape(proxy.root)
+        assert fixed.get(APPLIED) == 1  # the gauge forgot the refusal
+        assert fixed.get(RELOADS, outcome="rejected") == 1  # the counter keeps it
+
+
 def test_a_router_without_a_config_file_keeps_its_reload_gauges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Started from SMF_* variables (or in demo mode), a router has no file to re-read: a
     reload is a 400 and a log line, and set the gauge to 0 until a restart, though nothing
-    drifted apart (found in re-review). The gauges stay; status keeps the attempt."""
+    drifted apart (found in re-review). The gauges stay; status and the counter keep the
+    attempt."""
     monkeypatch.delenv("SMF_ROUTER_CONFIG", raising=False)
     with (
         simulator(profile="vllm", model="local-model") as local,
@@ -185,6 +216,9 @@ def test_a_router_without_a_config_file_keeps_its_reload_gauges(
         assert last(proxy.root)["ok"] is False
         after = scrape(proxy.root)
         assert after.get(APPLIED) == 1 and after.get(LOADED_AT) == started
+        # the attempt still counts, refused: an edit meant to apply did not
+        assert after.get(RELOADS, outcome="rejected") == 1
+        assert after.get(RELOADS, outcome="applied") == 0
 
 
 def test_metrics_say_a_reload_left_settings_waiting_for_a_restart(tmp_path: Path) -> None:
