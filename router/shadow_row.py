@@ -1,6 +1,6 @@
 """One shadow comparison as its ledger row: the job, what the judge said, what each call cost.
 
-Pure: `router.shadow` makes the calls and hands their facts here. Every call the shadow
+Pure: `router.shadow_replay` makes the calls and hands their facts here. Every call the shadow
 makes is priced as a live request to that backend would be (a cloud judge bills its tokens
 as surely as a cloud shadow), and none of it is the live route's spend: the shadow's cost
 is `shadow_cost_usd`, the judge's `judge_cost_usd`. Each is priced by the pricer of the

@@ -87,7 +87,7 @@ def judge_for(record: Record, target: str, config: Config) -> str | None:
     """The backend that judges `record`'s replay on `target`: `shadow.judge_backend` when it
     is a third backend (neither live nor the target) and the sampling's privacy rule lets
     it see the request (a cloud judge only with `allow_cloud_targets`, never for a private
-    request); else None. Pure: `router.shadow` asks it of each replay, and
+    request); else None. Pure: `router.shadow_replay` asks it of each replay, and
     `router.config_warnings` of the config's routes, to warn of a judge that never judges."""
     settings = config.shadow
     name = settings.judge_backend

@@ -295,7 +295,7 @@ def test_an_answer_in_parts_is_read_as_its_text_parts() -> None:
     """A Magistral shadow or judge answer was read as the list's repr: the shadow compared
     with its thinking and escaped newlines, the judge's verdict taken from its thinking
     ("A looks wrong") (found in review)."""
-    from router.shadow import parse_reply
+    from router.shadow_reply import parse_reply
 
     whole = {"choices": [{"message": {"role": "assistant", "content": MAGISTRAL}}]}
     reply = parse_reply(json.dumps(whole).encode()).reply
