@@ -78,7 +78,10 @@ class LedgerWriter:
         self._thread: threading.Thread | None = None
         self._dropped_queued: Counter[str] = Counter()  # refused by a full queue, by table
         self.last_flush_seconds = 0.0
-        self.last_ok_flush_unix: float | None = None  # the last flush that left no row unwritten
+        # The last flush that left no row unwritten: one with nothing to write too, so it moves
+        # every interval while writes work. When rows last reached the disk is `last_write_unix`.
+        self.last_ok_flush_unix: float | None = None
+        self.last_write_unix: float | None = None  # the last flush that wrote a row (any table)
         self.written_total = 0
 
     @property
@@ -126,6 +129,7 @@ class LedgerWriter:
             "written_records": self.written_total,
             "last_write_failed": self.last_write_failed,
             "last_ok_flush_unix": self.last_ok_flush_unix,
+            "last_write_unix": self.last_write_unix,
         }
 
     def start(self) -> None:
@@ -188,8 +192,11 @@ class LedgerWriter:
             records = self._drain(self._records)
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
             written = appender.append(records, rows)
+            now = time.time()
+            if written.total():
+                self.last_write_unix = now
             if not appender.write_failed:
-                self.last_ok_flush_unix = time.time()
+                self.last_ok_flush_unix = now
             appender.remove_doomed(time.monotonic())
             self.written_total += written["records"]
             self.last_flush_seconds = time.perf_counter() - began

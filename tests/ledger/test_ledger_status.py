@@ -13,7 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
+from router.ledger import LedgerWriter
+from router.record import Record
 from tests.harness import RunningRouter, config_for, router, sdk, simulator, wait_until
+from tests.ledger.failing_disk import Disk
 from tests.ledger.test_ledger_permissions import unwritable
 from tests.slots import status_extra
 
@@ -72,6 +75,11 @@ def test_a_healthy_router_shows_its_ledger_written_and_nothing_held(
     }
     assert section["last_write_failed"] is False
     assert started <= section["last_ok_flush_unix"] <= time.time()
+    assert started <= section["last_write_unix"] <= section["last_ok_flush_unix"]
+    # a flush with nothing to write moves the one, not the other
+    idle = wait_until(lambda: ledger(proxy)["last_ok_flush_unix"] > section["last_write_unix"])
+    assert idle, ledger(proxy)
+    assert ledger(proxy)["last_write_unix"] == section["last_write_unix"]
     # counts and times only: no row's contents
     assert PROMPT not in httpx.get(f"{proxy.root}/v1/router/status", timeout=5).text
 
@@ -95,9 +103,44 @@ def test_an_unwritable_ledger_shows_its_held_rows_until_it_is_writable_again(
         ask(proxy, 1)  # a later failed flush does not pass for a successful one
         assert wait_until(lambda: ledger(proxy)["pending_rows"] >= 3), ledger(proxy)
         assert ledger(proxy)["last_ok_flush_unix"] == failing["last_ok_flush_unix"]
+        assert ledger(proxy)["last_write_unix"] == failing["last_write_unix"] is not None
     assert wait_until(lambda: ledger(proxy)["pending_rows"] == 0), ledger(proxy)
     recovered = written(proxy, 4)
     assert recovered["written_records"] == 4
     assert recovered["last_write_failed"] is False
     assert recovered["last_ok_flush_unix"] > failing["last_ok_flush_unix"]
+    assert recovered["last_write_unix"] > failing["last_write_unix"]
     assert sum(recovered["dropped_rows"].values()) == 0
+
+
+def test_the_last_write_is_when_rows_were_written_not_the_last_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`last_ok_flush_unix` moves with every flush that leaves nothing unwritten, one with
+    nothing to write too: on an idle router it said when the flush thread last ran, not when
+    rows last reached the disk (found in review). `last_write_unix` says that."""
+    disk = Disk(monkeypatch)
+    disk.full = False
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    assert writer.status()["last_write_unix"] is None
+    assert writer.flush() == 0
+    assert writer.status()["last_write_unix"] is None  # a flush, but no row written yet
+    before = time.time()
+    writer.submit(Record("r1", before))
+    assert writer.flush() == 1
+    wrote = writer.status()
+    assert before <= wrote["last_write_unix"] == wrote["last_ok_flush_unix"] <= time.time()
+    assert writer.flush() == 0  # nothing to write: a successful flush, no write
+    idle = writer.status()
+    assert idle["last_write_unix"] == wrote["last_write_unix"]
+    assert idle["last_ok_flush_unix"] >= wrote["last_ok_flush_unix"]
+    disk.full = True
+    writer.submit(Record("r2", time.time()))
+    assert writer.flush() == 0  # a failed write moves neither
+    failed = writer.status()
+    assert failed["last_write_unix"] == wrote["last_write_unix"]
+    assert failed["last_ok_flush_unix"] == idle["last_ok_flush_unix"]
+    disk.full = False
+    assert writer.flush() == 1
+    assert writer.status()["last_write_unix"] >= failed["last_ok_flush_unix"]
+    writer.close()
