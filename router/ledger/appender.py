@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from router.ledger import compaction, daylock, segment_write, segments
-from router.ledger.backlog import UNSPLIT, Backlog, Batch
+from router.ledger.backlog import UNSPLIT, Backlog, Batch, Key
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
 from router.ledger.segments import Segment
 from router.pricing import price_map_version
@@ -56,6 +56,7 @@ class Appender:
         # A write (or split into days) of the last flush that tried one failed; a flush with
         # nothing to write leaves it. Read by `/v1/router/status` on another thread.
         self.write_failed = False
+        self._last_raised: str | None = None  # what the last flush raised, if it did
         self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -79,38 +80,74 @@ class Appender:
         """Write `records` and the other tables' `rows`, then rows held from failed writes,
         as `router.ledger.backlog` says: new rows first, one file per (table, day), then the
         held ones in chunks while writes work. Returns the rows written per table; the rows
-        left unwritten are held for the next call."""
+        left unwritten are held for the next call.
+
+        Whatever raises once the held rows are taken out of the backlog (a bug, not a write's
+        failure: `_write` keeps those) fails the flush's unwritten rows like a failed write:
+        they go back to the backlog and `write_failed` is set, until a later flush writes
+        them. Raised out of here, they were lost uncounted, and with nothing left to try,
+        `write_failed` stayed true (found in review)."""
         batches = self._batches(self._tables(records, rows))
         probes = {key for key, batch in batches.items() if not batch.fresh}
-        written: Counter[str] = Counter()
+        new: Counter[str] = Counter()  # rows written, by table: counted as each file is
+        held: Counter[str] = Counter()  # of them, the held rows written back
+        try:
+            self._write_new(batches, new)
+            self._write_held(batches, probes, held)
+        except Exception as exc:
+            self._raised(exc, batches)
+        else:
+            self._last_raised = None
+        written = new + held
+        if batches:
+            self.write_failed = any(b.error is not None for b in batches.values())
+        left = {key: b for key, b in batches.items() if b.held or b.fresh}
+        self.dropped += self._backlog.settle(left, held.total(), wrote=bool(written))
+        return written
+
+    def _raised(self, exc: Exception, batches: dict[Key, Batch]) -> None:
+        """Fail the rows `batches` still hold with `exc`, so they are held for the next
+        flush; log it, with its traceback, unless the last flush raised the same (a bug
+        that raises every flush: the outage's reports go on saying it, a line a minute)."""
+        said = f"{type(exc).__name__}: {exc}"
+        if said != self._last_raised:
+            # the error and where it was raised, never a row: a row may hold a caller's data
+            log.error(
+                "ledger flush raised; its unwritten rows are held for the next: %s",
+                said,
+                exc_info=exc,
+            )
+        self._last_raised = said
+        for batch in batches.values():
+            if batch.error is None and (batch.held or batch.fresh):
+                batch.error = exc
+
+    def _write_new(self, batches: dict[Key, Batch], written: Counter[str]) -> None:
+        """Write each (table, day)'s new rows as one file."""
         for (table, day), batch in batches.items():
             if batch.fresh and batch.error is None:
                 data = pa.concat_tables(batch.fresh)
                 if self._write(table, day, data, batch):
                     written[table] += data.num_rows
                     batch.fresh = []
+
+    def _write_held(
+        self, batches: dict[Key, Batch], probes: set[Key], written: Counter[str]
+    ) -> None:
+        """Write the held rows back, in chunks, up to the first failed write. Those of a
+        (table, day) follow its written new rows; those of one without new rows (`probes`)
+        are tried only while no write of this flush failed (one failed chunk at most)."""
         failing = any(b.error is not None for (_, day), b in batches.items() if day != UNSPLIT)
-        recovered = 0
         for (table, day), batch in batches.items():
-            # held rows follow their (table, day)'s written new rows; without new rows, they
-            # are tried only while no write of this flush failed (one failed chunk at most)
             if batch.error is not None or not batch.held or (failing and (table, day) in probes):
                 continue
-            done = 0
             for chunk in batch.held_chunks():
                 if not self._write(table, day, chunk, batch):
                     failing = True
                     break
-                done += chunk.num_rows
-            batch.forget_held(done)
-            if done:
-                written[table] += done
-                recovered += done
-        if batches:
-            self.write_failed = any(b.error is not None for b in batches.values())
-        left = {key: b for key, b in batches.items() if b.held or b.fresh}
-        self.dropped += self._backlog.settle(left, recovered, wrote=bool(written))
-        return written
+                # forgotten as written: rows raised past go back to the backlog, not these
+                batch.forget_held(chunk.num_rows)
+                written[table] += chunk.num_rows
 
     def _batches(self, fresh: list[tuple[str, pa.Table]]) -> dict[tuple[str, str], Batch]:
         """The held rows and the new ones, by (table, day). Rows that cannot be split into
@@ -133,14 +170,18 @@ class Appender:
 
     def _write(self, table: str, day: str, data: pa.Table, batch: Batch) -> bool:
         """Write `data` as one file of `batch`'s (table, day); a failure is kept in
-        `batch.error`."""
-        path = self._next_path(table, day)
+        `batch.error`. True once the file is written, whatever its tracking for merges
+        does: rows written and held again would be written twice."""
         try:
+            path = self._next_path(table, day)
             segment_write.write_segment(path, data, price_map_version=self._version)
         except Exception as exc:
             batch.error = exc
             return False
-        self._track(table, day, Segment(path, day, data.num_rows))
+        try:
+            self._track(table, day, Segment(path, day, data.num_rows))
+        except Exception:  # the file stays as written: closed-day compaction merges it
+            log.exception("%s file %s written but not tracked for merges", table, path.name)
         return True
 
     def remove_doomed(self, now: float) -> None:

@@ -1,0 +1,141 @@
+"""A flush that raises (a bug, not a failed write) loses no row and leaves no stuck status,
+through the real writer, its flush thread and files.
+
+Found in review: `Appender.append` took the held rows out of the backlog, and an exception
+after that (anywhere but in a segment write, which the appender keeps for a retry) went up
+to the flush thread, which logged it and carried on: the taken rows were gone, counted
+nowhere (`pending_rows` still said they were held), and with nothing left to try,
+`last_write_failed` stayed true for good.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router.ledger import LedgerWriter
+from router.ledger.appender import Appender
+from tests.ledger.failing_disk import Disk, ids, submit
+from tests.waiting import wait_until
+
+
+class Fault:
+    """`Appender.<name>` raising on `times` calls in a row, after `after` others."""
+
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, name: str, after: int = 0, times: int = 1
+    ) -> None:
+        self.calls = 0
+        self.raised = 0
+        real = getattr(Appender, name)
+
+        def method(appender: Appender, *args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            if after < self.calls <= after + times:
+                self.raised += 1
+                raise RuntimeError(f"injected into {name}")
+            return real(appender, *args, **kwargs)
+
+        monkeypatch.setattr(Appender, name, method)
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[LedgerWriter]:
+    """A writer over `tmp_path`; its flush thread, once started, flushes every 50 ms."""
+    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
+    try:
+        yield writer
+    finally:
+        writer.close()
+
+
+def settled(writer: LedgerWriter, records: int) -> dict[str, Any]:
+    """The status once `records` records are written and nothing is held or failing (a
+    hang guard, not a timed assertion)."""
+
+    def done() -> bool:
+        status = writer.status()
+        return (
+            status["written_records"] >= records
+            and status["pending_rows"] == 0
+            and status["last_write_failed"] is False
+        )
+
+    ok = wait_until(done)
+    status = writer.status()
+    assert ok, f"{status}"  # whole, not cut short
+    return status
+
+
+def test_held_rows_a_raising_flush_took_go_back_and_are_written_by_the_next(
+    writer: LedgerWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """3 rows held by a full disk; the disk recovers, and the flush that writes 2 new rows
+    raises on writing the held ones back. Before: the 2 were on disk uncounted, the 3 lost,
+    `pending_rows` 3 and `last_write_failed` true ever after."""
+    disk = Disk(monkeypatch)
+    n = submit(writer, 3, 0, time.time())
+    assert writer.flush() == 0 and writer.pending_rows == 3 and writer.last_write_failed
+    fault = Fault(monkeypatch, "_write", after=1)  # the new rows' file, then the held rows'
+    n = submit(writer, 2, n, time.time())
+    disk.full = False
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.start()
+        status = settled(writer, n)
+    assert fault.raised == 1
+    assert status["written_records"] == 5
+    assert sum(status["dropped_rows"].values()) == 0
+    assert status["last_write_unix"] is not None
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any("RuntimeError: injected into _write" in line for line in errors), errors
+    writer.close()
+    assert ids(tmp_path) == [f"r{i:04d}" for i in range(5)]  # each once
+
+
+def test_a_written_file_whose_tracking_raises_counts_as_written_and_is_not_rewritten(
+    writer: LedgerWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception after the file is written (tracking it for merges): its rows are on disk,
+    so they count as written; held again, they would be written twice. Before: the flush
+    raised, and `written_records` stayed 0 with the 3 rows on disk."""
+    fault = Fault(monkeypatch, "_track")
+    n = submit(writer, 3, 0, time.time())
+    writer.start()
+    status = settled(writer, n)
+    assert fault.raised == 1
+    assert status["written_records"] == 3
+    assert sum(status["dropped_rows"].values()) == 0
+    writer.close()
+    assert ids(tmp_path) == ["r0000", "r0001", "r0002"]  # each once
+
+
+def test_a_flush_that_raises_every_time_is_logged_once_and_its_rows_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same exception flush after flush (a bug that every retry meets) is one error
+    line, not one a flush; the rows stay held, shown as failing, until a flush writes them."""
+    fault = Fault(monkeypatch, "_write", times=5)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    submit(writer, 2, 0, time.time())
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        for _ in range(5):
+            assert writer.flush() == 0
+            assert writer.pending_rows == 2 and writer.last_write_failed
+        assert writer.flush() == 2
+    assert fault.raised == 5
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [
+        "ledger flush raised; its unwritten rows are held for the next: "
+        "RuntimeError: injected into _write"
+    ]
+    assert writer.pending_rows == 0 and not writer.last_write_failed
+    writer.close()
+    assert ids(tmp_path) == ["r0000", "r0001"]
