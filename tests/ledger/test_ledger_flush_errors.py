@@ -5,11 +5,14 @@ Found in review: `Appender.append` took the held rows out of the backlog, and an
 after that (anywhere but in a segment write, which the appender keeps for a retry) went up
 to the flush thread, which logged it and carried on: the taken rows were gone, counted
 nowhere (`pending_rows` still said they were held), and with nothing left to try,
-`last_write_failed` stayed true for good.
+`last_write_failed` stayed true for good. And rows written count as written whatever the
+cleanup after them does: a merged-away file that could not be deleted raised out of the
+flush before `written_total` counted its rows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Iterator
@@ -18,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from router.ledger import LedgerWriter
+from router.ledger import LedgerWriter, segments
 from router.ledger.appender import Appender
 from tests.ledger.failing_disk import Disk, ids, submit
+from tests.ledger.test_ledger_permissions import unwritable
 from tests.waiting import wait_until
 
 
@@ -139,3 +143,38 @@ def test_a_flush_that_raises_every_time_is_logged_once_and_its_rows_wait(
     assert writer.pending_rows == 0 and not writer.last_write_failed
     writer.close()
     assert ids(tmp_path) == ["r0000", "r0001"]
+
+
+def test_rows_written_count_whatever_deleting_merged_away_files_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Files merged in twos, deleted as soon as merged; the first one cannot be (immutable,
+    as a file root left behind is). The flush that tries still counts its rows, and the
+    next one too. Before: `PermissionError` out of that flush, its rows written, uncounted."""
+    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
+    monkeypatch.setattr("router.ledger.appender.SOURCE_GRACE_S", 0.0)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    n = submit(writer, 1, 0, now)
+    assert writer.flush() == 1
+    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    flushed = []
+    with (
+        contextlib.ExitStack() as stack,
+        caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
+    ):
+        stack.enter_context(unwritable(first))
+        for _ in range(3):  # the second file has the two merged; the next flushes delete them
+            n = submit(writer, 1, n, now)
+            flushed.append(writer.flush())
+            writer.wait_for_merges()
+        assert first.exists()
+    assert flushed == [1, 1, 1]
+    assert writer.status()["written_records"] == writer.written_total == 4
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any(
+        "could not delete merged-away ledger files" in w and "PermissionError" in w
+        for w in warnings
+    ), warnings
+    writer.close()
+    assert ids(tmp_path) == [f"r{i:04d}" for i in range(4)]  # the merged-away file unread
