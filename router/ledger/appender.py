@@ -56,7 +56,8 @@ class Appender:
         # A write (or split into days) of the last flush that tried one failed; a flush with
         # nothing to write leaves it. Read by `/v1/router/status` on another thread.
         self.write_failed = False
-        self._last_raised: str | None = None  # what the last flush raised, if it did
+        # what each step of the flush (`_first_time`) raised last time, while it does
+        self._raised_at: dict[str, str] = {}
         self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -97,7 +98,7 @@ class Appender:
         except Exception as exc:
             self._raised(exc, batches)
         else:
-            self._last_raised = None
+            self._raised_at.pop("write", None)
         written = new + held
         if batches:
             self.write_failed = any(b.error is not None for b in batches.values())
@@ -109,18 +110,26 @@ class Appender:
         """Fail the rows `batches` still hold with `exc`, so they are held for the next
         flush; log it, with its traceback, unless the last flush raised the same (a bug
         that raises every flush: the outage's reports go on saying it, a line a minute)."""
-        said = f"{type(exc).__name__}: {exc}"
-        if said != self._last_raised:
+        if self._first_time("write", exc):
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(
-                "ledger flush raised; its unwritten rows are held for the next: %s",
-                said,
+                "ledger flush raised; its unwritten rows are held for the next: %s: %s",
+                type(exc).__name__,
+                exc,
                 exc_info=exc,
             )
-        self._last_raised = said
         for batch in batches.values():
             if batch.error is None and (batch.held or batch.fresh):
                 batch.error = exc
+
+    def _first_time(self, step: str, exc: Exception) -> bool:
+        """Whether `exc` is not what `step` raised at the last flush that reached it (which
+        clears it once it does not raise): a bug that raises every flush is one error line,
+        not one a flush; its rows are counted all the same."""
+        said = f"{type(exc).__name__}: {exc}"
+        first = self._raised_at.get(step) != said
+        self._raised_at[step] = said
+        return first
 
     def _write_new(self, batches: dict[Key, Batch], written: Counter[str]) -> None:
         """Write each (table, day)'s new rows as one file."""
@@ -215,16 +224,50 @@ class Appender:
     ) -> list[tuple[str, pa.Table]]:
         tables: list[tuple[str, pa.Table]] = []
         if records:
-            records, table = self._convert("records", records, records_table)
-            tables.append(("records", table))
-            if self.store_text:
-                texts = self._convert("texts", records, texts_table)[1]
-                if texts.num_rows:
-                    tables.append(("texts", texts))
+            converted = self._converted("records", records, records_table, len)
+            if converted is not None:
+                records, table = converted
+                tables.append(("records", table))
+                if self.store_text:
+                    texts = self._converted("texts", records, texts_table, _with_text)
+                    if texts is not None and texts[1].num_rows:
+                        tables.append(("texts", texts[1]))
         for name, batch in rows.items():
             if batch:
-                tables.append((name, self._convert(name, batch, partial(rows_table, name))[1]))
+                table_rows = self._converted(name, batch, partial(rows_table, name), len)
+                if table_rows is not None:
+                    tables.append((name, table_rows[1]))
         return tables
+
+    def _converted(
+        self,
+        table: str,
+        items: Sequence[_T],
+        convert: Callable[[Sequence[_T]], pa.Table],
+        rows: Callable[[Sequence[_T]], int],
+    ) -> tuple[Sequence[_T], pa.Table] | None:
+        """`_convert`, or None when it raises past its per-row fallback (a bug, no memory):
+        the `rows(items)` rows are then dropped, counted and logged (once while flush after
+        flush raises the same). Raised out of the flush, they were lost uncounted, and the
+        flush's other tables' rows with them (found in review)."""
+        try:
+            converted = self._convert(table, items, convert)
+        except Exception as exc:
+            lost = rows(items)
+            self.dropped[table] += lost
+            if self._first_time(f"convert {table}", exc):
+                # the error and where it was raised, never a row: a row may hold a caller's data
+                log.error(
+                    "ledger dropped %d %s rows it could not convert: %s: %s",
+                    lost,
+                    table,
+                    type(exc).__name__,
+                    exc,
+                    exc_info=exc,
+                )
+            return None
+        self._raised_at.pop(f"convert {table}", None)
+        return converted
 
     def _convert(
         self, table: str, items: Sequence[_T], convert: Callable[[Sequence[_T]], pa.Table]
@@ -250,7 +293,8 @@ class Appender:
                 errors.append(exc)
             else:
                 good.append(item)
-        if errors:
+        converted = pa.concat_tables(parts) if parts else convert([])
+        if errors:  # counted once this returns: raised, every item is (`_converted`)
             self.dropped[table] += len(errors)
             # the error's type and message, never the row: a row may hold a caller's data
             log.error(
@@ -260,7 +304,7 @@ class Appender:
                 type(errors[0]).__name__,
                 errors[0],
             )
-        return good, pa.concat_tables(parts) if parts else convert([])
+        return good, converted
 
     def _next_path(self, table: str, day: str) -> Path:
         with self._lock:  # the merge thread names its outputs too
@@ -328,3 +372,8 @@ class Appender:
         # (Called under `_lock`.)
         for key in [k for k in self._owned if k[1] < day]:
             del self._owned[key]
+
+
+def _with_text(records: Sequence[Record]) -> int:
+    """The rows of `texts` that `records` make: those that carry a text (`texts_table`)."""
+    return sum(1 for r in records if r.prompt_text is not None or r.completion_text is not None)

@@ -1,0 +1,104 @@
+"""Rows that a flush which raises can neither write nor hold are counted as dropped and
+logged, and the flush thread goes on writing: through the real writer, its flush thread and
+files, with the failure injected at one step of the flush.
+
+Found in review: rows that never reached the backlog (converting them to Arrow raised past
+its per-row fallback) were lost, counted nowhere; the flush raised, so the other tables'
+rows of that flush were lost with them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from router.ledger import Ledger, LedgerWriter, appender
+from router.record import Record
+from tests.ledger.failing_disk import ids, submit
+from tests.ledger.test_ledger_flush_errors import settled
+from tests.waiting import wait_until
+
+
+def run_ids(directory: Path) -> list[str]:
+    with Ledger(directory) as ledger:
+        return sorted(r[0] for r in ledger.sql("SELECT run_id FROM canary_runs"))
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_records_whose_conversion_raises_past_the_per_row_fallback_are_counted_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Converting a flush's 3 records raises (as out of memory) past the per-row fallback:
+    they are dropped, counted and logged once; the same flush's canary row is written, and so
+    are the records of the flushes after. Before: all 4 rows lost, counted nowhere."""
+    real = appender.Appender._convert
+
+    def convert(self: appender.Appender, table: str, *args: Any) -> Any:
+        if table == "records" and not converted:
+            converted.append(table)
+            raise MemoryError("injected into _convert")
+        return real(self, table, *args)
+
+    converted: list[str] = []
+    monkeypatch.setattr(appender.Appender, "_convert", convert)
+    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
+    n = submit(writer, 3, 0, time.time())
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.start()
+        dropped = wait_until(lambda: writer.status()["dropped_rows"]["records"] == 3)
+        assert dropped, writer.status()
+        n = submit(writer, 2, n, time.time())
+        status = settled(writer, 2)
+    assert status["written_records"] == 2
+    assert status["dropped_rows"]["records"] == 3
+    assert sum(status["dropped_rows"].values()) == 3  # the canary row was written
+    assert errors(caplog) == [
+        "ledger dropped 3 records rows it could not convert: MemoryError: injected into _convert"
+    ]
+    writer.close()
+    assert ids(tmp_path) == ["r0003", "r0004"]
+    assert run_ids(tmp_path) == ["x"]
+
+
+def test_a_table_whose_conversion_fails_whole_loses_no_other_tables_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`records_table` broken for one flush, whatever it is given (no row converts, nor
+    none: the per-row fallback raises too). Its records are counted once, in one error line;
+    the canary row of the same flush is written. Before: the records were counted and the
+    flush raised, losing the canary row uncounted, and the log said it twice."""
+    real = appender.records_table
+    broken = [True]
+
+    def records_table(records: Sequence[Record]) -> pa.Table:
+        if broken[0]:
+            raise MemoryError("injected into records_table")
+        return real(records)
+
+    monkeypatch.setattr(appender, "records_table", records_table)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    n = submit(writer, 3, 0, time.time())
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        assert writer.flush() == 1
+    assert writer.status()["dropped_rows"]["records"] == 3
+    assert errors(caplog) == [
+        "ledger dropped 3 records rows it could not convert: MemoryError: injected into "
+        "records_table"
+    ]
+    broken[0] = False
+    submit(writer, 1, n, time.time())
+    assert writer.flush() == 1
+    writer.close()
+    assert ids(tmp_path) == ["r0003"]
+    assert run_ids(tmp_path) == ["x"]
