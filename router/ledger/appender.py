@@ -103,8 +103,30 @@ class Appender:
         if batches:
             self.write_failed = any(b.error is not None for b in batches.values())
         left = {key: b for key, b in batches.items() if b.held or b.fresh}
-        self.dropped += self._backlog.settle(left, held.total(), wrote=bool(written))
+        try:
+            self.dropped += self._backlog.settle(left, held.total(), wrote=bool(written))
+        except Exception as exc:
+            self._unsettled(exc, left)
+        else:
+            self._raised_at.pop("settle", None)
         return written
+
+    def _unsettled(self, exc: Exception, left: dict[Key, Batch]) -> None:
+        """`Backlog.settle` raised (a bug, no memory to combine the rows): the rows of `left`
+        it did not hold are dropped, counted and logged (once while flush after flush raises
+        the same). Raised out of the flush, they were lost uncounted, and so were the rows
+        the flush had written (found in review)."""
+        lost = self._backlog.salvage(left)
+        self.dropped += lost
+        if self._first_time("settle", exc):
+            # the counts and the error, never a row: a row may hold a caller's data
+            log.error(
+                "ledger dropped %s it could not hold for the next flush: %s: %s",
+                ", ".join(f"{n} {table} rows" for table, n in sorted(lost.items())) or "no rows",
+                type(exc).__name__,
+                exc,
+                exc_info=exc,
+            )
 
     def _raised(self, exc: Exception, batches: dict[Key, Batch]) -> None:
         """Fail the rows `batches` still hold with `exc`, so they are held for the next

@@ -22,7 +22,8 @@ The held rows are in memory only: a SIGKILL loses them all. `rows` is their coun
 `smf_router_ledger_pending_records` shows. At most `max_rows` are held (every table
 together; the writer's `max_queue`, 1,000,000 by default: ~0.33 KB of Arrow memory per
 request record, ~330 MB in all, and a text row holds its texts); the new rows of a failed
-write that would pass it are dropped and counted, held ones never are.
+write that would pass it are dropped and counted, held ones never are (only rows that
+`settle` raised on before it held them: `salvage` counts those).
 """
 
 from __future__ import annotations
@@ -114,6 +115,20 @@ class Backlog:
         error = next((b.error for b in left.values() if b.error is not None), None)
         self._report(error, dropped, recovered, wrote)
         return dropped
+
+    def salvage(self, left: dict[Key, Batch]) -> Counter[str]:
+        """After `settle(left, ...)` raised: keep what it held by then, and return the rest of
+        `left`'s rows, by table, as lost. What it held all came from `left`: `take` had
+        emptied the backlog."""
+        lost: Counter[str] = Counter()
+        for (table, _), batch in left.items():
+            lost[table] += batch.held_rows() + sum(t.num_rows for t in batch.fresh)
+        kept = 0
+        for (table, _), data in self._held.items():
+            lost[table] -= data.num_rows
+            kept += data.num_rows
+        self.rows = kept
+        return +lost  # no table below zero, nor at it
 
     def close(self) -> Counter[str]:
         """Give up the held rows (the writer is closing): returns them, by table, and logs

@@ -4,7 +4,8 @@ files, with the failure injected at one step of the flush.
 
 Found in review: rows that never reached the backlog (converting them to Arrow raised past
 its per-row fallback) were lost, counted nowhere; the flush raised, so the other tables'
-rows of that flush were lost with them.
+rows of that flush were lost with them. And a flush whose holding of its unwritten rows
+(`Backlog.settle`) raised lost them uncounted, and did not count the rows it had written.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from router.ledger import Ledger, LedgerWriter, appender
+from router.ledger import Ledger, LedgerWriter, appender, backlog
+from router.ledger.backlog import Backlog
 from router.record import Record
-from tests.ledger.failing_disk import ids, submit
+from tests.ledger.failing_disk import Disk, ids, submit
 from tests.ledger.test_ledger_flush_errors import settled
 from tests.waiting import wait_until
 
@@ -102,3 +104,79 @@ def test_a_table_whose_conversion_fails_whole_loses_no_other_tables_rows(
     writer.close()
     assert ids(tmp_path) == ["r0003"]
     assert run_ids(tmp_path) == ["x"]
+
+
+def test_rows_a_flush_cannot_hold_are_counted_dropped_and_its_written_rows_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Holding a flush's unwritten rows for the next (`Backlog.settle`) raises, for two
+    flushes: on a full disk, the 2 rows held from before and the 3 new ones can no longer be
+    held, so they are dropped, counted and logged once; on a working disk, the 2 rows written
+    count as written. Later flushes hold and write as ever. Before: the flush raised, the 5
+    rows lost uncounted, the 2 written ones uncounted."""
+    real = Backlog.settle
+    failing = [False]
+
+    def settle(backlog: Backlog, *args: Any, **kwargs: Any) -> Any:
+        if failing[0]:
+            raise RuntimeError("injected into settle")
+        return real(backlog, *args, **kwargs)
+
+    monkeypatch.setattr(Backlog, "settle", settle)
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    n = submit(writer, 2, 0, time.time())
+    assert writer.flush() == 0 and writer.pending_rows == 2
+    failing[0] = True
+    n = submit(writer, 3, n, time.time())
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        assert writer.flush() == 0
+        assert writer.pending_rows == 0
+        assert writer.status()["dropped_rows"]["records"] == 5
+        disk.full = False
+        n = submit(writer, 2, n, time.time())
+        assert writer.flush() == 2
+        assert writer.status()["written_records"] == 2
+    assert errors(caplog) == [
+        "ledger dropped 5 records rows it could not hold for the next flush: RuntimeError: "
+        "injected into settle"
+    ]
+    failing[0] = False
+    disk.full = True
+    n = submit(writer, 1, n, time.time())
+    assert writer.flush() == 0 and writer.pending_rows == 1
+    disk.full = False
+    assert writer.flush() == 1
+    status = writer.status()
+    assert status["written_records"] == 3 and status["pending_rows"] == 0
+    assert status["dropped_rows"]["records"] == 5
+    writer.close()
+    assert ids(tmp_path) == ["r0005", "r0006", "r0007"]
+
+
+def test_rows_held_before_holding_raised_stay_held_and_only_the_rest_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Backlog.settle` raising halfway: the 2 rows held from before are held again, then
+    joining the 3 new ones to them raises. The 2 stay held (and are written once the disk
+    works), only the 3 are counted dropped."""
+    real = backlog._combined
+
+    def combined(tables: list[pa.Table]) -> pa.Table:
+        if len(tables) > 1:
+            raise MemoryError("injected into _combined")
+        return real(tables)
+
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    n = submit(writer, 2, 0, time.time())
+    assert writer.flush() == 0 and writer.pending_rows == 2
+    monkeypatch.setattr(backlog, "_combined", combined)
+    submit(writer, 3, n, time.time())
+    assert writer.flush() == 0
+    assert writer.pending_rows == 2
+    assert writer.status()["dropped_rows"]["records"] == 3
+    disk.full = False
+    assert writer.flush() == 2
+    writer.close()
+    assert ids(tmp_path) == ["r0000", "r0001"]
