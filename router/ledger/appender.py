@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from router.ledger import compaction, daylock, segment_write, segments
 from router.ledger.backlog import UNSPLIT, Backlog, Batch, Key
+from router.ledger.doomed import Doomed
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
 from router.ledger.segments import Segment
 from router.pricing import price_map_version
@@ -62,7 +63,7 @@ class Appender:
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
         self._owned: dict[tuple[str, str], list[_Owned]] = {}
-        self._doomed: deque[tuple[float, list[Path]]] = deque()  # in due order
+        self._doomed = Doomed()  # merged-away files, deleted once readers are done
         self._lock = threading.Lock()
         self._merger = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-merge")
         self._merges: list[Future[None]] = []
@@ -216,12 +217,9 @@ class Appender:
         return True
 
     def remove_doomed(self, now: float) -> None:
-        """Delete merged-away files whose grace time for readers has passed."""
-        with self._lock:
-            due = []
-            while self._doomed and self._doomed[0][0] <= now:
-                due.extend(self._doomed.popleft()[1])
-        compaction.remove(due)
+        """Delete merged-away files whose grace time for readers has passed; those that
+        cannot be are tried again later, and warned of once (`router.ledger.doomed`)."""
+        self._doomed.remove_due(now, SOURCE_GRACE_S)
 
     def wait_for_merges(self) -> None:
         """Return when no merge is running or queued (a finished merge can queue the next
@@ -382,8 +380,8 @@ class Appender:
         if not replaced:  # under two inputs decodable: nothing was written to track
             return
         rows = sum(o.segment.rows for o in group)
+        self._doomed.add(time.monotonic() + SOURCE_GRACE_S, replaced)
         with self._lock:
-            self._doomed.append((time.monotonic() + SOURCE_GRACE_S, replaced))
             owned = self._owned.get((table, day))
             if owned is not None:  # not a past day by now
                 owned.append(_Owned(Segment(out, day, rows), level + 1))

@@ -204,10 +204,10 @@ class LedgerWriter:
 
     @staticmethod
     def _remove_doomed(appender: Appender) -> None:
-        """Delete the merged-away files that are due. One that cannot be (a directory made
-        read-only) stays, ignored by readers, and closed-day compaction deletes it: the
-        flush's rows are written all the same. Raised, it skipped counting them in
-        `written_total` (found in review)."""
+        """Delete the merged-away files that are due; one that cannot be (a directory made
+        read-only) stays, ignored by readers, tried again later (`router.ledger.doomed`).
+        Whatever else raises there is a warning: the flush's rows are written all the same.
+        Raised, it skipped counting them in `written_total` (found in review)."""
         try:
             appender.remove_doomed(time.monotonic())
         except Exception as exc:

@@ -7,7 +7,8 @@ to the flush thread, which logged it and carried on: the taken rows were gone, c
 nowhere (`pending_rows` still said they were held), and with nothing left to try,
 `last_write_failed` stayed true for good. And rows written count as written whatever the
 cleanup after them does: a merged-away file that could not be deleted raised out of the
-flush before `written_total` counted its rows.
+flush before `written_total` counted its rows; and the files of its group after the one
+that could not be deleted were not tried again (they waited for closed-day compaction).
 """
 
 from __future__ import annotations
@@ -178,3 +179,40 @@ def test_rows_written_count_whatever_deleting_merged_away_files_does(
     ), warnings
     writer.close()
     assert ids(tmp_path) == [f"r{i:04d}" for i in range(4)]  # the merged-away file unread
+
+
+def test_merged_away_files_a_delete_failed_on_are_tried_again_and_warned_of_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Files merged in twos, deleted as soon as merged (no grace, so retried at every
+    flush); the first of the pair cannot be (immutable). The second is deleted all the same;
+    the first, tried again flush after flush, is warned of once, and deleted once it can be.
+    Before: the second was not tried after the first failed, and stayed."""
+    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
+    monkeypatch.setattr("router.ledger.appender.SOURCE_GRACE_S", 0.0)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    n = submit(writer, 1, 0, now)
+    assert writer.flush() == 1
+    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    second = first.with_name(f"{writer.process_tag}-{2:08d}{segments.SUFFIX}")
+    with (
+        contextlib.ExitStack() as stack,
+        caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
+    ):
+        stack.enter_context(unwritable(first))
+        for _ in range(4):  # the second file merges the two; the next flushes delete them
+            n = submit(writer, 1, n, now)
+            assert writer.flush() == 1
+            writer.wait_for_merges()
+        assert first.exists()
+        assert not second.exists()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "could not delete merged-away ledger files (1;" in warnings[0]
+    assert first.name in warnings[0] and "PermissionError" in warnings[0]
+    n = submit(writer, 1, n, now)
+    assert writer.flush() == 1  # tried again, and deleted now
+    assert not first.exists()
+    writer.close()
+    assert ids(tmp_path) == [f"r{i:04d}" for i in range(n)]
