@@ -83,6 +83,7 @@ class LedgerWriter:
         self.last_ok_flush_unix: float | None = None
         self.last_write_unix: float | None = None  # the last flush that wrote a row (any table)
         self.written_total = 0
+        self._flush_raised: str | None = None  # what the last flush raised, while they do
 
     @property
     def dropped_total(self) -> int:
@@ -191,7 +192,12 @@ class LedgerWriter:
             appender = self._appender or self._make_appender()
             records = self._drain(self._records)
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
-            written = appender.append(records, rows)
+            try:
+                written = appender.append(records, rows)
+            except Exception as exc:
+                self._append_raised(appender, exc, records, rows)
+                return 0
+            self._flush_raised = None
             now = time.time()
             if written.total():
                 self.last_write_unix = now
@@ -201,6 +207,37 @@ class LedgerWriter:
             self._remove_doomed(appender)
             self.last_flush_seconds = time.perf_counter() - began
             return written.total()
+
+    def _append_raised(
+        self,
+        appender: Appender,
+        exc: Exception,
+        records: list[Record],
+        rows: dict[str, list[dict[str, Any]]],
+    ) -> None:
+        """`append` raised past its own guards (a bug): the rows this flush took from the
+        queues are counted as dropped, as the appender counts its own, and it is logged as
+        an error, once while flush after flush raises the same. Raised out of the flush,
+        they were lost uncounted (found in review)."""
+        lost = Counter({table: len(taken) for table, taken in rows.items() if taken})
+        if records:
+            lost["records"] = len(records)
+        appender.dropped += lost
+        self._failed(
+            exc,
+            "ledger flush failed; dropped the rows it had taken (%s)",
+            ", ".join(f"{n} {table} rows" for table, n in sorted(lost.items())) or "none",
+        )
+
+    def _failed(self, exc: BaseException, message: str, *args: Any) -> None:
+        """Log `message` (the error appended) with its traceback, unless the last flush
+        failed the same: a bug that fails every flush would write a line (and a traceback)
+        every interval. What it loses is counted all the same."""
+        said = f"{type(exc).__name__}: {exc}"
+        if said != self._flush_raised:
+            # the error and where it was raised, never a row: a row may hold a caller's data
+            log.error(f"{message}: %s", *args, said, exc_info=exc)
+        self._flush_raised = said
 
     @staticmethod
     def _remove_doomed(appender: Appender) -> None:
@@ -231,8 +268,9 @@ class LedgerWriter:
                 return
             try:
                 self.flush()
-            except Exception:  # the writer must outlive any one bad batch
-                log.exception("ledger flush failed")
+            except BaseException as exc:  # uncaught, even a SystemExit ends the thread
+                # silently, and every later row waits in the queue for good
+                self._failed(exc, "ledger flush failed")
 
     @staticmethod
     def _drain(queue: deque[Any]) -> list[Any]:

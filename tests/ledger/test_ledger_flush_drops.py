@@ -6,25 +6,37 @@ Found in review: rows that never reached the backlog (converting them to Arrow r
 its per-row fallback) were lost, counted nowhere; the flush raised, so the other tables'
 rows of that flush were lost with them. And a flush whose holding of its unwritten rows
 (`Backlog.settle`) raised lost them uncounted, and did not count the rows it had written.
+Past those, the flush thread logged whatever a flush raised, with its traceback, at every
+flush while it lasted, counted nothing, and died of a `SystemExit`.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
-from router.ledger import Ledger, LedgerWriter, appender, backlog
+from router.ledger import Ledger, LedgerWriter, appender, backlog, segment_write
 from router.ledger.backlog import Backlog
 from router.record import Record
 from tests.ledger.failing_disk import Disk, ids, submit
-from tests.ledger.test_ledger_flush_errors import settled
+from tests.ledger.test_ledger_flush_errors import Fault, settled
 from tests.waiting import wait_until
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[LedgerWriter]:
+    """A writer over `tmp_path`; its flush thread, once started, flushes every 50 ms."""
+    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
+    try:
+        yield writer
+    finally:
+        writer.close()
 
 
 def run_ids(directory: Path) -> list[str]:
@@ -37,7 +49,10 @@ def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def test_records_whose_conversion_raises_past_the_per_row_fallback_are_counted_dropped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    writer: LedgerWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Converting a flush's 3 records raises (as out of memory) past the per-row fallback:
     they are dropped, counted and logged once; the same flush's canary row is written, and so
@@ -52,7 +67,6 @@ def test_records_whose_conversion_raises_past_the_per_row_fallback_are_counted_d
 
     converted: list[str] = []
     monkeypatch.setattr(appender.Appender, "_convert", convert)
-    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
     n = submit(writer, 3, 0, time.time())
     writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
     with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
@@ -180,3 +194,67 @@ def test_rows_held_before_holding_raised_stay_held_and_only_the_rest_are_dropped
     assert writer.flush() == 2
     writer.close()
     assert ids(tmp_path) == ["r0000", "r0001"]
+
+
+def test_rows_of_flushes_that_raise_are_counted_dropped_and_the_thread_writes_on(
+    writer: LedgerWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`Appender.append` raising past its own guards (a bug) at three flushes of the flush
+    thread in a row: the first took 3 records and a canary row, which are counted dropped;
+    one error line for the three; the rows queued after are written. Before: nothing
+    counted, and an error with its traceback at every flush."""
+    fault = Fault(monkeypatch, "append", times=3)
+    n = submit(writer, 3, 0, time.time())
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.start()
+        assert wait_until(lambda: fault.raised == 3 and fault.calls > 3), fault.calls
+        n = submit(writer, 2, n, time.time())
+        status = settled(writer, 2)
+    assert status["written_records"] == 2
+    assert status["dropped_rows"]["records"] == 3
+    assert status["dropped_rows"]["canary_runs"] == 1
+    assert errors(caplog) == [
+        "ledger flush failed; dropped the rows it had taken (1 canary_runs rows, 3 records "
+        "rows): RuntimeError: injected into append"
+    ]
+    writer.close()
+    assert ids(tmp_path) == ["r0003", "r0004"]
+    assert run_ids(tmp_path) == []
+
+
+def test_the_flush_thread_outlives_a_flush_that_raises_anything(
+    writer: LedgerWriter,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The flush side cannot be made, at three flushes in a row, and the first time with a
+    `SystemExit` (a bug calling `sys.exit`): the thread logs each distinct failure once and
+    writes the queued rows once it can. Before: the `SystemExit` ended the thread silently,
+    and no row was written again."""
+    failures: list[BaseException] = [SystemExit(3), OSError("injected"), OSError("injected")]
+    real = segment_write.close_private_tables
+
+    def close_private_tables(directory: Path) -> None:
+        if failures:
+            raise failures.pop(0)
+        real(directory)
+
+    monkeypatch.setattr(segment_write, "close_private_tables", close_private_tables)
+    n = submit(writer, 3, 0, time.time())
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        writer.start()
+        status = settled(writer, n)
+    assert not failures
+    assert status["written_records"] == 3
+    assert sum(status["dropped_rows"].values()) == 0  # they waited in the queue
+    assert errors(caplog) == [
+        "ledger flush failed: SystemExit: 3",
+        "ledger flush failed: OSError: injected",
+    ]
+    writer.close()
+    assert ids(tmp_path) == ["r0000", "r0001", "r0002"]
