@@ -15,13 +15,15 @@
   same ledger kept it gated. `/readyz` answers 503 until the recall is over
   (`Components.holding`): it said ready as the recall began, and traffic came while every
   gate was still open (found in re-review).
-- The first run goes on where the ledger's runs left off: `interval_s` after the start of
-  the newest recalled run (its rounds' earliest start, `ts`: a round cut by a crash may be
-  missing), at once when that is past, or with no run recalled (a failed recall, or rounds
-  this config does not judge: none of a backend it has, or of the server it asks now).
-  Every start ran a run at once: under systemd's `Restart=on-failure` a crash loop sent a
-  full run (21 cloud calls at the defaults) every few seconds (found in an operations
-  review). The wait is `_until_next`'s: a reload recounts it, a shutdown ends it.
+- The first run goes on where the last one left off: `interval_s` after the start of the
+  newest recalled run (its rounds' earliest start, `ts`: a round cut by a crash may be
+  missing) or of the last run marked as it started (`router.canary_resume`: a run killed
+  before any of its rounds reached the ledger), whichever is later; at once when that is
+  past, or with neither (no round nor mark of a server this config asks now; a failed
+  recall still reads the mark). Every start ran a run at once: under systemd's
+  `Restart=on-failure` a crash loop sent a full run (21 cloud calls at the defaults) every
+  few seconds (found in an operations review). The wait is `_until_next`'s: a reload
+  recounts it, a shutdown ends it.
 - At shutdown the run under way is stopped (`Canary.stop`) as the requests' drain starts
   (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
   from the stop: cancelled, it lost the rows of the backends still running, where the
@@ -35,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ from router.canary import Canary, load_cases
 from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
+from router.canary_resume import last_start, mark_start, marked_start
 from router.config import Config
 
 log = logging.getLogger("smf_router.canary")
@@ -89,20 +92,22 @@ class Schedule:
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
 
     async def run(self) -> None:
-        """The ledger's rounds into the gates, then a run `interval_s` after the ledger's
-        last one started (now, if that is past or none is known) and every `interval_s`; a
-        failed recall or run is logged, never fatal."""
+        """The ledger's rounds into the gates, then a run `interval_s` after the last one
+        started (`_resume`; now, if that is past or none is known) and every `interval_s`;
+        a failed recall or run is logged, never fatal."""
         self._wake = asyncio.Event()
         try:
-            await self.recall()
-        except Exception:
-            # Past the read (the status's counts, a dropped suite's gates): uncaught, it
-            # ended the job with no word, no round ran until a restart, and `/readyz` said
-            # 503 until `READY_WAIT_S` (found in re-review).
-            log.exception("canary: recalling the ledger's rounds failed; the runs go on")
+            try:
+                await self.recall()
+            except Exception:
+                # Past the read (the status's counts, a dropped suite's gates): uncaught, it
+                # ended the job with no word, no round ran until a restart, and `/readyz`
+                # said 503 until `READY_WAIT_S` (found in re-review).
+                log.exception("canary: recalling the ledger's rounds failed; the runs go on")
+            await self._resume()  # before `/readyz` says ready: the status shows the wait
         finally:
             self.recalled()
-        if self._started is not None:  # the ledger's last run (`recall`): its interval first
+        if self._started is not None:  # the last run's (`_resume`): its interval first
             await self._until_next()
         while self._stop_began is None:
             self._started = (asyncio.get_running_loop().time(), self.canary.clock())
@@ -140,23 +145,40 @@ class Schedule:
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
         self._remember_rounds()
-        self._resume(follower.last_run)
 
-    def _resume(self, recalled: dict[str, dict[str, Any]]) -> None:
-        """The start of the ledger's newest run among the `recalled` rounds (each backend's
-        latest) as the last start, in both clocks: the first run waits out its interval.
-        One stamped later than now (a writer's clock ahead, `CLOCK_SKEW_S`) counts as now."""
-        start = last_start(recalled.values())
-        if start is None:
+    async def _resume(self) -> None:
+        """The last start, in both clocks, from what the start found: the newest recalled
+        run's (`last_start` of each backend's latest round) or the run mark's, whichever is
+        later (`router.canary_resume`); the first run waits out its interval. One stamped
+        later than now (a writer's clock ahead, `CLOCK_SKEW_S`) counts as now. Never
+        fatal: a mark that cannot be read is logged, and the rounds alone decide."""
+        recalled = last_start(self.canary.last_run.values())
+        backends, now = self.canary.backends, self.canary.clock()
+        try:
+            marked = await asyncio.to_thread(marked_start, self.ledger, backends, now)
+        except Exception:
+            log.exception("canary: reading the run mark failed; the ledger's rounds decide")
+            marked = None
+        known = [start for start in (recalled, marked) if start is not None]
+        if not known:
             return
-        now = self.canary.clock()
-        start = min(start, now)
+        latest = max(known)
+        start = min(latest, now)
         self._started = (asyncio.get_running_loop().time() - (now - start), start)
         log.info(
-            "canary: the ledger's last run started %s; the next run starts %s",
+            "canary: the last run started %s (%s); the next run starts %s",
             iso(start),
+            "its rounds in the ledger" if latest == recalled else "marked as it started",
             iso(self.next_run_at()),
         )
+
+    async def _mark(self, started: float) -> None:
+        """The run that starts now marked in the ledger's directory (`mark_start`), off the
+        event loop; a failure is a warning, the run goes on unmarked."""
+        try:
+            await asyncio.to_thread(mark_start, self.ledger, started, self.canary.backends)
+        except Exception as exc:
+            log.warning("canary: could not mark the run's start in %s: %s", self.ledger, exc)
 
     def stopping(self) -> None:
         """The shutdown began (`Components.shutting_down`, as the requests' drain starts):
@@ -181,6 +203,8 @@ class Schedule:
             self._wake.set()
 
     async def _once(self) -> None:
+        if self.running_since is not None:  # before any case is asked: a kill now is a run
+            await self._mark(self.running_since)
         try:
             await self.canary.run_once()
         except Exception:
@@ -315,18 +339,6 @@ class Schedule:
             "running_since": None if running is None else iso(running),
             "next_run_at": iso(self.next_run_at()),
         }
-
-
-def last_start(rounds: Iterable[dict[str, Any]]) -> float | None:
-    """When the newest run among `rounds` (`last_run` entries) started: its rounds' earliest
-    start (`ts`, a round's start, not its end), None without any round. A run's rounds start
-    a few milliseconds apart; one cut by a crash may lack some backends' rounds, whose
-    latest are then of an earlier run, left out."""
-    known = list(rounds)
-    if not known:
-        return None
-    newest = max(known, key=lambda run: float(run["ts"]))["run_id"]
-    return min(float(run["ts"]) for run in known if run["run_id"] == newest)
 
 
 def _length(run: dict[str, Any] | None, earlier: float | None) -> float | None:

@@ -1,8 +1,9 @@
-"""A restarted router's canary goes on where the ledger's runs left off
+"""A restarted router's canary goes on where the last run left off
 (`router.canary_schedule`): every start ran a run at once, whatever `interval_s`, and under
 systemd's `Restart=on-failure` (`RestartSec=2`) a crash loop sent a full run to every backend
 every few seconds (found in an operations review). Through a real router on simulators, on
-a ledger holding a round written as a router writes it."""
+a ledger holding a round written as a router writes it, or after a router process that was
+killed mid-run; and the run mark's reading (`router.canary_resume`) on real files."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
-from router.canary_schedule import last_start
+from router.canary_resume import MARK_FILE, last_start, mark_start, marked_start
 from router.config import Config
 from router.ledger import Ledger
-from tests.canary.servers import math_gating_canary, reloaded, router, simulator
+from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator
 from tests.canary.test_canary_recall import write_rounds
 from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import status, until
@@ -129,3 +131,73 @@ def test_the_last_start_is_the_newest_runs_earliest_round() -> None:
     assert last_start(rounds) == 1000.01
     assert last_start(rounds[2:]) == 100.0
     assert last_start([]) is None
+
+
+def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
+    tmp_path: Path,
+) -> None:
+    """A router killed (SIGKILL) mid-run, before any of its rounds reached the ledger, left
+    no trace of the run: its restart ran a full run at once, and so did each restart of a
+    crash loop. The run's start is marked as it starts: the restart asks the backends
+    nothing and shows the next run `interval_s` after the killed run's start."""
+    with backends(tmp_path) as (config, local, cloud):
+        for sim in (local, cloud):
+            sim.control("faults", {"fault": "hold"})  # no round ends: no row is written
+        with served(config, tmp_path) as (root, serve):
+            until(
+                lambda: min(local.stats()["held"], cloud.stats()["held"]) >= 1,
+                30,
+                what="the run's cases in flight",
+            )
+            started = status(root)["extra"]["canary"]["running_since"]
+            serve.kill()
+            assert serve.wait(timeout=20) == -9
+        assert not (tmp_path / "ledger" / "canary_runs").exists()  # the run left no round
+        asked = local.completions(), cloud.completions()
+        with router(config) as proxy:
+            section = recalled(proxy)
+            assert section["runs"] == 0 and section["running_since"] is None
+            assert abs(unix(section["next_run_at"]) - (unix(started) + INTERVAL)) < 1.0
+            assert (local.completions(), cloud.completions()) == asked
+
+
+def test_a_restart_with_an_unreadable_run_mark_runs_at_once(tmp_path: Path) -> None:
+    """A mark that does not read is ignored (`marked_start` logs it): the first run starts
+    at once on an empty ledger, as before."""
+    (tmp_path / "ledger").mkdir()
+    (tmp_path / "ledger" / MARK_FILE).write_bytes(b'{"started": 17')  # cut short
+    with backends(tmp_path) as (config, local, _), router(config) as proxy:
+        until(lambda: canary_of(proxy)["runs"] == 1, 30, what="a run at start")
+        assert local.completions() > 0
+
+
+def offline(tmp_path: Path) -> Config:
+    """A config of two backends no test asks: the mark's reading needs their servers only."""
+    down = Running("http://127.0.0.1:9/v1", "http://127.0.0.1:9")
+    return config_for({"local": down, "cloud": down}, tmp_path / "config")
+
+
+def test_the_run_mark_counts_for_the_servers_it_names(tmp_path: Path) -> None:
+    """Written and read back; not for a config whose backends point elsewhere, nor stamped
+    over a minute ahead of now (a clock that ran ahead)."""
+    servers = offline(tmp_path).backends
+    mark_start(tmp_path / "ledger", 1000.5, servers)
+    assert marked_start(tmp_path / "ledger", servers, now=2000.0) == 1000.5
+    assert marked_start(tmp_path / "ledger", servers[1:], now=2000.0) == 1000.5
+    moved = [b.model_copy(update={"model": "other"}) for b in servers]
+    assert marked_start(tmp_path / "ledger", moved, now=2000.0) is None
+    assert marked_start(tmp_path / "ledger", servers, now=900.0) is None
+    assert marked_start(tmp_path / "none", servers, now=2000.0) is None
+    assert [p.name for p in (tmp_path / "ledger").iterdir()] == [MARK_FILE]  # no draft left
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"", b"{not json", b"[1000]", b'{"started": "soon", "servers": {}}', b'{"started": 1}'],
+)
+def test_a_run_mark_that_does_not_read_is_ignored_with_a_warning(
+    tmp_path: Path, text: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / MARK_FILE).write_bytes(text)
+    assert marked_start(tmp_path, offline(tmp_path).backends, now=2000.0) is None
+    assert f"ignored the run mark {tmp_path / MARK_FILE}" in caplog.text
