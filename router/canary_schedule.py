@@ -47,6 +47,7 @@ from router.canary import Canary, load_cases
 from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
+from router.canary_lengths import round_length
 from router.canary_resume import last_start, mark_start, marked_start
 from router.config import Config
 
@@ -143,6 +144,8 @@ class Schedule:
             self._recaller = None
         self.canary.runs += follower.runs
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
+        # the lengths of rounds before each backend's latest (which may have graded none)
+        self._graded_s = {**follower.graded_s, **self._graded_s}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
         self._remember_rounds()
 
@@ -312,16 +315,17 @@ class Schedule:
         next client back at the run's start, into a round that then ran past its "estimate"
         (found in re-review). Nor one case's `timeout_s` as a guess: in a first run that
         told a client 109 s where the gate reopened after 24, and the SDK gave up."""
-        known = _length(self.canary.last_run.get(backend), self._graded_s.get(backend))
+        known = round_length(self.canary.last_run.get(backend), self._graded_s.get(backend))
         return None if known is None else known * ROUND_SLACK
 
     def _remember_rounds(self) -> None:
         """Keep each backend's last round that graded a case (`_round_s`): its next round
-        may grade none. A backend a reload removed is forgotten with its `last_run`."""
+        may grade none, as a recalled latest may (the recall's are `Follower.graded_s`). A
+        backend a reload removed is forgotten with its `last_run`."""
         last_run = self.canary.last_run
         kept = {name: s for name, s in self._graded_s.items() if name in last_run}
         for name, run in last_run.items():
-            length = _length(run, kept.get(name))
+            length = round_length(run, kept.get(name))
             if length is not None:
                 kept[name] = length
         self._graded_s = kept
@@ -339,28 +343,6 @@ class Schedule:
             "running_since": None if running is None else iso(running),
             "next_run_at": iso(self.next_run_at()),
         }
-
-
-def _length(run: dict[str, Any] | None, earlier: float | None) -> float | None:
-    """A backend's round length as far as known, from its last round (`run`) and the length
-    kept from before (`earlier`): the last round's if it graded a case, but no shorter than
-    the earlier one when it had errors (a round cut short at shutdown grades a few cases;
-    found in re-review); else the earlier one. A round with errors is still a length with
-    nothing earlier: a case that errs every round (no sandbox, a slow case) left a gate
-    without any time for good (found in re-review); a restart after a cut round may tell
-    too short a time, and then none once it has passed."""
-    if run is None or not _graded(run):
-        return earlier
-    length = float(run["duration_s"])
-    if run.get("errors") and earlier is not None:
-        return max(length, earlier)
-    return length
-
-
-def _graded(run: dict[str, Any]) -> bool:
-    """Whether a round (a `last_run` entry) graded a case, its length known."""
-    passed, failed = run.get("passed") or 0, run.get("failed") or 0
-    return run.get("duration_s") is not None and int(passed) + int(failed) > 0
 
 
 def iso(ts: float) -> str:

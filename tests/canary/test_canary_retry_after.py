@@ -19,6 +19,7 @@ import openai
 import pytest
 
 from router.canary_schedule import ROUND_SLACK
+from router.ledger import LedgerWriter
 from tests.canary.servers import math_gating_canary, router, simulator
 from tests.harness import RunningRouter, config_for, scrape
 from tests.resilience.conftest import FAST, until
@@ -160,3 +161,53 @@ def test_a_client_told_when_the_gate_may_reopen_comes_back_after_the_round_and_i
     assert served.headers["x-smf-backend"] == "local", told
     assert served.retries_taken >= 1  # waited past the end of local's round, not its start
     assert before + round_s - 1 <= int(told[0]) <= before + round_s + 1, (told, before)
+
+
+def _rounds_of(ledger: Path, backend: str, rounds: list[tuple[float, list[str], float]]) -> None:
+    """`backend`'s rounds of math, each (seconds ago, its cases' statuses, its length), in
+    `ledger` as a router writes them."""
+    writer = LedgerWriter(ledger, flush_interval_s=60)
+    for ago, statuses, duration_s in rounds:
+        summary = {"run_id": f"run-{ago}", "ts": time.time() - ago, "backend": backend}
+        counts = {
+            "passed": statuses.count("pass"),
+            "failed": statuses.count("fail"),
+            "errors": statuses.count("error"),
+        }
+        writer.submit_row(
+            "canary_runs",
+            summary | counts | {"cases": len(statuses), "suites": "math", "duration_s": duration_s},
+        )
+        for k, status in enumerate(statuses):
+            row = summary | {"suite": "math", "case_id": f"m-{k}", "status": status}
+            writer.submit_row("canary_results", row)
+    writer.close()
+
+
+def test_a_restart_after_a_round_that_graded_none_still_tells_the_time(tmp_path: Path) -> None:
+    """local's latest round graded nothing (a run cut at shutdown: every case an error), the
+    one before failed its math in 2 s and closed the gate. The recall kept the latest
+    round's length only, none: after such a restart every gated 503 went without
+    `Retry-After` until a round graded a case again (found in review). It keeps the length
+    of the last round that graded one, as a running router does."""
+    _rounds_of(
+        tmp_path / "ledger",
+        "local",
+        [(120.0, ["fail"] * 3, 2.0), (60.0, ["error"] * 3, 0.2)],
+    )
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 14 min
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as r:
+            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
+            assert _canary(r)["last_run"]["local"]["duration_s"] == 0.2  # graded none
+            before = _next_run_in(r) + 2.0 * ROUND_SLACK
+            refused = _ask(r)
+            after = _next_run_in(r) + 2.0 * ROUND_SLACK
+            assert _canary(r)["running_since"] is None and local.completions() == 0
+    assert refused.status_code == 503, refused.text
+    seconds = int(refused.headers["retry-after"])
+    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
