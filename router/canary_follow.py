@@ -205,8 +205,7 @@ class Follower:
         return [day for day in days if day < first_day]
 
     async def follow_once(self) -> None:
-        now = datetime.fromtimestamp(self.clock(), UTC)
-        first_day = (now - timedelta(days=1)).date().isoformat()
+        first_day = first_read_day(self.clock())
         news = self._recalled  # the recall's rounds are history: judged, not counted
         self.judge.counts.expect()  # at 0 before the first round after the recall counts
         read = self._read if self._recalled else self.recall_rounds
@@ -296,6 +295,12 @@ class Follower:
             "last_run": self.last_run,
             **self.judge.status(),
         }
+
+
+def first_read_day(now: float) -> str:
+    """The first day (UTC, YYYY-MM-DD) each read reads whole: yesterday. Days before it only
+    a start's recall reads, and only the rounds the gates' windows need."""
+    return (datetime.fromtimestamp(now, UTC) - timedelta(days=1)).date().isoformat()
 
 
 def _nothing() -> None:

@@ -2,7 +2,15 @@
 `interval_s` from there (`router.canary_schedule`).
 
 Two witnesses, the later one counts:
-- the ledger's rounds the start recalls: the newest run's start (`last_start`);
+- the ledger's rounds: the newest run's start (`last_start`) among the rounds the start
+  recalls; with none of yesterday or today (nor a mark), the newest run of the newest
+  earlier day on disk within `interval_s` (`earlier_start`: only an `interval_s` over a day
+  reaches one). The recall reads yesterday and today whole, and older days only for the
+  results the gates' windows still need (none without a floor, none in rounds that graded
+  nothing): a run two or more days ago went unseen, and the restart ran at once where
+  `interval_s` (30 days at most) was not over (found in review). The mark does not cover
+  that: rounds of `smf-router canary run` on the same ledger, or of a version before the
+  mark, have none;
 - the mark the schedule writes in the ledger's directory as each run starts (`mark_start`,
   `MARK_FILE`), before it asks any case. The rounds alone were not enough: a router killed
   (SIGKILL, the OOM killer, a crash) before a round of its run reached the ledger left no
@@ -25,14 +33,16 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from router.canary_judge import fingerprint
+from router.canary_follow import first_read_day
+from router.canary_judge import asked, fingerprint
 from router.config import Backend as BackendSettings
-from router.ledger.recent import CLOCK_SKEW_S
+from router.ledger.recent import CLOCK_SKEW_S, RecentRows, recall_days
 
 log = logging.getLogger("smf_router.canary")
 
@@ -49,6 +59,65 @@ def last_start(rounds: Iterable[dict[str, Any]]) -> float | None:
         return None
     newest = max(known, key=lambda run: float(run["ts"]))["run_id"]
     return min(float(run["ts"]) for run in known if run["run_id"] == newest)
+
+
+def resumed_from(
+    directory: Path,
+    recalled: float | None,
+    backends: Sequence[BackendSettings],
+    now: float,
+    interval_s: float,
+    retention_days: int,
+) -> tuple[float, str] | None:
+    """Blocking: the last start a restart goes on from, and what says it: the later of the
+    `recalled` run's start and the mark's (`marked_start`), and when neither is of the
+    days every read reads whole, the earlier days' (`earlier_start`); None with none."""
+    found = {
+        "its rounds in the ledger": recalled,
+        "marked as it started": marked_start(directory, backends, now),
+    }
+    since = datetime.fromisoformat(first_read_day(now)).replace(tzinfo=UTC).timestamp()
+    if all(start is None or start < since for start in found.values()):
+        try:
+            earlier = earlier_start(directory, backends, now, interval_s, retention_days)
+        except Exception:  # never fatal: the first run starts as the others say
+            log.exception("canary: reading the runs of earlier days failed")
+            earlier = None
+        found["its rounds of an earlier day in the ledger"] = earlier
+    known = [(start, why) for why, start in found.items() if start is not None]
+    return max(known) if known else None
+
+
+def earlier_start(
+    directory: Path,
+    backends: Sequence[BackendSettings],
+    now: float,
+    interval_s: float,
+    retention_days: int,
+) -> float | None:
+    """Blocking: the start (`last_start`) of the newest run in `canary_runs` on a day before
+    the ones every read reads whole (`first_read_day`) that may have started within
+    `interval_s` of `now`, among rounds of a server among `backends`; None when no such
+    day holds one. The days on disk are listed (`recall_days`: no further back than the
+    recall goes) and read newest first, `canary_runs` alone, until one holds such a round:
+    with `interval_s` under a day, no day at all."""
+    first_day = first_read_day(now)
+    oldest = datetime.fromtimestamp(now - interval_s, UTC).date().isoformat()
+    configured = {backend.name: backend for backend in backends}
+    rows = RecentRows(directory, "canary_runs")
+    for day in recall_days(directory, "canary_runs", now, retention_days):
+        if day >= first_day:
+            continue
+        if day < oldest:
+            break
+        found = [
+            {**row, "ts": row["ts"].replace(tzinfo=UTC).timestamp()}  # the ledger's naive UTC
+            for row in rows.read(day, day, now=now)
+            if row["backend"] in configured and asked(row, configured[row["backend"]])
+        ]
+        if found:
+            return last_start(found)
+    return None
 
 
 def mark_start(directory: Path, started: float, backends: Sequence[BackendSettings]) -> None:

@@ -17,7 +17,8 @@
   gate was still open (found in re-review).
 - The first run goes on where the last one left off: `interval_s` after the start of the
   newest recalled run (its rounds' earliest start, `ts`: a round cut by a crash may be
-  missing) or of the last run marked as it started (`router.canary_resume`: a run killed
+  missing; with `interval_s` over a day, an earlier day's too, which the recall may not
+  read) or of the last run marked as it started (`router.canary_resume`: a run killed
   before any of its rounds reached the ledger), whichever is later; at once when that is
   past, or with neither (no round nor mark of a server this config asks now; a failed
   recall still reads the mark). Every start ran a run at once: under systemd's
@@ -48,7 +49,7 @@ from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.canary_lengths import round_length
-from router.canary_resume import last_start, mark_start, marked_start
+from router.canary_resume import last_start, mark_start, resumed_from
 from router.config import Config
 
 log = logging.getLogger("smf_router.canary")
@@ -150,28 +151,31 @@ class Schedule:
         self._remember_rounds()
 
     async def _resume(self) -> None:
-        """The last start, in both clocks, from what the start found: the newest recalled
-        run's (`last_start` of each backend's latest round) or the run mark's, whichever is
-        later (`router.canary_resume`); the first run waits out its interval. One stamped
-        later than now (a writer's clock ahead, `CLOCK_SKEW_S`) counts as now. Never
-        fatal: a mark that cannot be read is logged, and the rounds alone decide."""
+        """The last start, in both clocks, from what the start found (`resumed_from`): the
+        newest recalled run's (`last_start` of each backend's latest round), the run mark's
+        or an earlier day's, the latest (`router.canary_resume`); the first run waits out
+        its interval. One stamped later than now (a writer's clock ahead, `CLOCK_SKEW_S`)
+        counts as now. Never fatal: what cannot be read is logged, and the rest decide."""
         recalled = last_start(self.canary.last_run.values())
         backends, now = self.canary.backends, self.canary.clock()
+        interval_s = self.canary.settings.interval_s
         try:
-            marked = await asyncio.to_thread(marked_start, self.ledger, backends, now)
+            retention_days = self.config().ledger.retention_days
+            found = await asyncio.to_thread(
+                resumed_from, self.ledger, recalled, backends, now, interval_s, retention_days
+            )
         except Exception:
-            log.exception("canary: reading the run mark failed; the ledger's rounds decide")
-            marked = None
-        known = [start for start in (recalled, marked) if start is not None]
-        if not known:
+            log.exception("canary: finding the last run's start failed; the recall's decides")
+            found = None if recalled is None else (recalled, "its rounds in the ledger")
+        if found is None:
             return
-        latest = max(known)
+        latest, why = found
         start = min(latest, now)
         self._started = (asyncio.get_running_loop().time() - (now - start), start)
         log.info(
             "canary: the last run started %s (%s); the next run starts %s",
             iso(start),
-            "its rounds in the ledger" if latest == recalled else "marked as it started",
+            why,
             iso(self.next_run_at()),
         )
 

@@ -7,9 +7,10 @@ killed mid-run; and the run mark's reading (`router.canary_resume`) on real file
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,39 @@ def test_a_restart_after_a_run_older_than_interval_s_runs_at_once(tmp_path: Path
         assert local.completions() > 0 and cloud.completions() > 0
         started = section["last_run"]["local"]["ts"]
         assert abs(unix(section["next_run_at"]) - (started + INTERVAL)) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("floors", "cases"),
+    [({}, ["pass"] * 3), ({"math": 0.4}, ["error"] * 3)],
+    ids=["no-floor", "rounds-of-errors"],
+)
+def test_a_restart_two_days_after_a_run_waits_out_an_interval_of_three(
+    tmp_path: Path, floors: dict[str, float], cases: list[str]
+) -> None:
+    """`interval_s` three days, a run two days ago: the recall reads yesterday and today,
+    and earlier days only for the results the gates still need (none without a floor, none
+    in rounds of errors), so the restart saw no run and ran at once. The newest earlier day
+    holding a run is read: the next run is three days after its start. The ledger holds no
+    run mark (rounds of `canary run`, or of a version before the mark)."""
+    write_rounds(tmp_path / "ledger", 2, {"local": cases, "cloud": cases}, n=1)
+    with Ledger(tmp_path / "ledger") as ledger:
+        ((earliest,),) = ledger.sql("SELECT min(ts) FROM canary_runs")
+    started = earliest.replace(tzinfo=UTC).timestamp()
+    days = 3 * 86400.0
+    with backends(tmp_path) as (config, local, cloud):
+        canary = config.canary.model_copy(update={"interval_s": days, "floors": floors})
+        with router(config.model_copy(update={"canary": canary})) as proxy:
+            until(
+                lambda: unix(recalled(proxy)["next_run_at"]) > time.time() + 3600,
+                10,
+                what="the next run hours away",
+            )
+            section = canary_of(proxy)
+            assert section["running_since"] is None and section["runs"] == 0
+            assert abs(unix(section["next_run_at"]) - (started + days)) < 1.0
+            assert local.completions() == 0 and cloud.completions() == 0
+    assert ledger_runs(tmp_path) == 1
 
 
 def test_a_restart_on_an_empty_ledger_runs_at_once(tmp_path: Path) -> None:
