@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from router.ledger import compaction, daylock, segment_write, segments
+from router.ledger import compaction, daylock, leftovers, segment_write, segments
 from router.ledger.backlog import UNSPLIT, Backlog, Batch, Key
 from router.ledger.doomed import Doomed
 from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
@@ -67,6 +67,9 @@ class Appender:
         self._lock = threading.Lock()
         self._merger = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-merge")
         self._merges: list[Future[None]] = []
+        # a merge killed with this router's last run left its temporary in today's directory
+        self._sweeps = leftovers.Sweeps()  # the merge thread's alone
+        self._merges.append(self._merger.submit(self._sweeps.today, directory))
         self._seq = 0
         self._version = price_map_version()
         segment_write.close_private_tables(directory)
@@ -362,7 +365,8 @@ class Appender:
         from reading its inputs to renaming its output: a compaction of the day (`ledger
         compact --grace-hours 0` at midnight) that listed them meanwhile merged them too,
         and both files held their rows. Refused, it leaves them to that compaction. Where
-        flock is unavailable (NFSv3 without lockd) it merges without it (`daylock`)."""
+        flock is unavailable (NFSv3 without lockd) it merges without it (`daylock`). Under
+        it, it deletes the day's dead temporaries now and then (`leftovers.Sweeps`)."""
         out = self._next_path(table, day)
         try:
             with daylock.day_lock(out.parent, shared=True) as held:
@@ -370,6 +374,7 @@ class Appender:
                     left = len(group)
                     log.info("%s/%s is being compacted: %d files left to it", table, day, left)
                     return
+                self._sweeps.sweep(out.parent)
                 inputs = [o.segment for o in group]
                 replaced, warnings = compaction.merge(inputs, out, delete=False)
         except Exception:

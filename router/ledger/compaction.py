@@ -9,11 +9,9 @@ day's compaction and a writer's merge of that day never run at once (`router.led
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -22,14 +20,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import checksum, damage, rollups, segment_write, segments
+from router.ledger import checksum, damage, leftovers, rollups, segment_write, segments
 from router.ledger.daylock import day_lock, lock_path
 from router.ledger.schema import SCHEMAS
 from router.ledger.segments import Segment
 
 log = logging.getLogger("smf_router.ledger.compaction")
-
-DEAD_TEMPORARY_S = 600.0  # a temporary file not written for this long: its writer is dead
 
 
 @dataclass(slots=True)
@@ -235,7 +231,7 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     A damaged file is named once, then marked (`router.ledger.damage`): later passes and
     readers list the day without it, so its healthy rest is merged and rolled up once. A
     day with a file whose footer could not be read is not merged in that pass."""
-    _remove_dead_temporaries(path)
+    leftovers.remove_dead_temporaries(path)
     damage.renew(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)
@@ -285,26 +281,6 @@ def _roll_up(
             if isinstance(exc, OSError):  # a full disk, no permission: left as it was
                 result.failed += 1
             return
-
-
-def _remove_dead_temporaries(path: Path) -> None:
-    """Delete the temporary files of writes killed midway (a merge's can be as big as the
-    day) in a closed day, checksums whose file was never renamed into place (or was deleted
-    before them), and damage marks whose file is gone. Only old ones: a writer still merging
-    its own files of the day before keeps writing to its temporary file, so that file's mtime
-    stays recent."""
-    cutoff = time.time() - DEAD_TEMPORARY_S
-    for file in path.iterdir():
-        if not (
-            checksum.orphaned(file)
-            or checksum.orphaned(file, damage.SUFFIX)
-            or segment_write.TEMPORARY.fullmatch(file.name)
-        ):
-            continue
-        with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile
-            if file.stat().st_mtime < cutoff:
-                file.unlink()
-                log.info("deleted %s, left by a write that never finished", file)
 
 
 def apply_retentions(

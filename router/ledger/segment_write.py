@@ -29,7 +29,7 @@ from router.ledger.segments import PRICE_MAP_KEY, SOURCES_KEY
 
 ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + one input
 # The hidden name a file is written under before its rename (`write_tables`): a process
-# killed mid-write leaves it behind, and closed-day compaction deletes it.
+# killed mid-write leaves it behind, and `router.ledger.leftovers` deletes it once it is old.
 TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 # Tables whose rows are callers' words: the router's user's alone (the other tables stay as
 # the umask makes them, for an operator's account to report on).

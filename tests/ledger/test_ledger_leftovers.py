@@ -1,0 +1,81 @@
+"""What writes killed midway leave behind, and what deleting it may not stop: a killed
+merge's temporary file in the open day, and merged-away files after one that cannot go."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from router.ledger import LedgerWriter, appender, leftovers, segments
+from router.record import Record
+from tests.ledger.ledger_days import count
+
+AN_HOUR = 3600.0
+
+
+def _temporary(day: Path, name: str, age_s: float) -> Path:
+    """A half-written file under the hidden name `segment_write` writes to, last written
+    `age_s` ago, as a process killed midway leaves it."""
+    day.mkdir(parents=True, exist_ok=True)
+    file = day / f".{name}.parquet.deadbeef.tmp"
+    file.write_bytes(b"PAR1 half a merge")
+    then = time.time() - age_s
+    os.utime(file, (then, then))
+    return file
+
+
+def _flush_one(writer: LedgerWriter, n: int) -> int:
+    writer.submit(Record(f"r{n}", time.time()))
+    assert writer.flush() == 1
+    return n + 1
+
+
+def test_a_starting_writer_deletes_dead_temporaries_of_the_open_day(tmp_path: Path) -> None:
+    """A router killed (SIGKILL) while merging the open day's files left the merge's
+    temporary, as big as the day so far, until the day closed and compaction ran, a day
+    later. A writer that starts deletes those of today not written for ten minutes; a
+    recent one may be a live writer's (another process's), and stays."""
+    today = datetime.now(UTC).date().isoformat()
+    records = segments.day_dir(tmp_path, "records", today)
+    texts = segments.day_dir(tmp_path, "texts", today)
+    dead = [_temporary(records, "killed-00000061", AN_HOUR), _temporary(texts, "killed-2", AN_HOUR)]
+    live = _temporary(records, "other-00000003", 1.0)
+    writer = LedgerWriter(tmp_path, process_tag="restarted")
+    try:
+        _flush_one(writer, 0)
+        writer.wait_for_merges()
+        assert [file.exists() for file in dead] == [False, False]
+        assert live.exists()
+    finally:
+        writer.close()
+    assert count(tmp_path) == 1
+
+
+def test_a_writer_deletes_a_temporary_that_died_after_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A router restarted at once after the kill finds its temporary still recent, and
+    keeps it: its merges of the day look again (every ten minutes at most; at each here),
+    and delete it once it is old."""
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (3, 24))
+    monkeypatch.setattr(leftovers, "SWEEP_S", 0.0, raising=False)
+    today = datetime.now(UTC).date().isoformat()
+    killed = _temporary(segments.day_dir(tmp_path, "records", today), "killed-00000061", 1.0)
+    writer = LedgerWriter(tmp_path, process_tag="restarted")
+    try:
+        n = _flush_one(writer, 0)
+        writer.wait_for_merges()
+        assert killed.exists(), "recent: it may be a live writer's"
+        an_hour_ago = time.time() - AN_HOUR
+        os.utime(killed, (an_hour_ago, an_hour_ago))  # as it is once its writer is long dead
+        for _ in range(2):  # the third file queues a merge
+            n = _flush_one(writer, n)
+        writer.wait_for_merges()
+        assert not killed.exists()
+    finally:
+        writer.close()
+    assert count(tmp_path) == 3
