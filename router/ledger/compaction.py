@@ -66,7 +66,8 @@ def merge(
     Inputs are read one at a time and streamed into `out` (`segment_write.write_tables`), so a
     merge needs memory for one input, not for all of them. The replaced files are deleted
     unless `delete` is False (a live writer defers that, so a reader that listed them a
-    moment ago can still finish; readers ignore them anyway). A file that cannot be decoded
+    moment ago can still finish; readers ignore them anyway), each on its own: those that
+    cannot be are named in the warnings, and still returned. A file that cannot be decoded
     is left in place (readers skip and name it) and is not listed as a source, so it is
     never deleted by accident. Fewer than two readable inputs are left as they are: merging
     one file is a rewrite that compaction would otherwise repeat on every pass. Inputs left
@@ -91,7 +92,7 @@ def merge(
             todo.remove(bad.segment)
             continue
         if delete:
-            remove(replaced)
+            warnings += undeleted(remove(replaced))
         return replaced, warnings
     return [], warnings
 
@@ -158,10 +159,28 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def remove(paths: Sequence[Path]) -> None:
+def remove(paths: Sequence[Path]) -> dict[Path, OSError]:
+    """Delete each of `paths`, then its checksum, each file on its own; returns why those
+    that could not be were not (an immutable file, a passing NFS error). Stopping at the
+    first failure left the files after it for a later pass, and failed their day (found in
+    review). Each is a merged file's source, which readers ignore while it stays."""
+    failed: dict[Path, OSError] = {}
     for path in paths:
-        path.unlink(missing_ok=True)
-        checksum.remove(path)
+        try:
+            path.unlink(missing_ok=True)
+            checksum.remove(path)  # once its file is gone: a file that stays is still checked
+        except OSError as exc:
+            failed[path] = exc
+    return failed
+
+
+def undeleted(failed: dict[Path, OSError]) -> list[str]:
+    """A warning for each file `remove` could not delete (or its checksum)."""
+    return [
+        f"could not delete merged-away {exc.filename or path}: {exc.strerror or exc}; "
+        "readers ignore it, and the next pass tries again"
+        for path, exc in failed.items()
+    ]
 
 
 def compacted_name(inputs: Sequence[Segment]) -> str:
@@ -240,13 +259,15 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     # (a writer killed within its grace keeps both): merged and deleted, those rows were
     # counted twice once it read again. The day waits for a pass that reads every footer.
     whole = not listing.unread
+    left: list[str] = []  # sources that stay: the merge below names them again, not twice
     if whole:  # sources a crashed merge left behind: the day is closed, the merged file is here
-        remove([path / name for seg in listing.segments for name in seg.sources])
+        left = undeleted(remove([path / name for seg in listing.segments for name in seg.sources]))
+        result.warnings.extend(left)
     merged = False
     if whole and len(listing.segments) >= 2:
         out = path / compacted_name(listing.segments)
         replaced, warnings = merge(listing.segments, out, damaged=damaged, covers=listing.rejected)
-        result.warnings.extend(warnings)
+        result.warnings.extend(w for w in warnings if w not in left)
         if replaced:
             result.days += 1
             result.files_in += len(replaced)

@@ -52,14 +52,18 @@ class Doomed:
                 due.extend((tries, path) for path in paths)
         failed: list[Exception] = []  # of files at their first try
         for tries, path in due:  # deleted outside the lock: the merge thread goes on
+            error: Exception | None
             try:
-                compaction.remove([path])
-            except Exception as exc:
-                if tries == 0:
-                    failed.append(exc)
-                if tries + 1 < DELETE_TRIES:
-                    with self._lock:
-                        self._push(now + retry_s * 2**tries, tries + 1, (path,))
+                error = compaction.remove([path]).get(path)
+            except Exception as exc:  # no OS error: tried again all the same
+                error = exc
+            if error is None:
+                continue
+            if tries == 0:
+                failed.append(error)
+            if tries + 1 < DELETE_TRIES:
+                with self._lock:
+                    self._push(now + retry_s * 2**tries, tries + 1, (path,))
         if failed:
             error = failed[0]
             log.warning(

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from router.ledger import LedgerWriter, appender, leftovers, segments
+from router.ledger import LedgerWriter, appender, checksum, compaction, leftovers, segments
 from router.record import Record
-from tests.ledger.ledger_days import count
+from tests.ledger.ledger_days import count, write_day
+from tests.ledger.test_ledger_permissions import unwritable
 
 AN_HOUR = 3600.0
 
@@ -79,3 +80,37 @@ def test_a_writer_deletes_a_temporary_that_died_after_it_started(
     finally:
         writer.close()
     assert count(tmp_path) == 3
+
+
+@pytest.mark.parametrize("left_by", ["merge", "killed writer"])
+def test_a_merged_away_file_that_cannot_be_deleted_stops_no_other_delete(
+    tmp_path: Path, left_by: str
+) -> None:
+    """Compaction deleted a day's merged-away files in one go that stopped at the first
+    failure (an immutable file, a passing NFS error): the files after it stayed, the day
+    counted as failed, and it was not rolled up, pass after pass. Now each is deleted on
+    its own, the one that cannot be is named once, and the day is rolled up: readers
+    ignore the file (the merged file names it), and the next pass deletes it. Left by a
+    writer killed before its deletes, it is also in the merge of its day: named once."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    path = write_day(tmp_path, day, 3, "a")
+    files = sorted(path.glob("a-*.parquet"))
+    if left_by == "killed writer":  # merged within its grace, a file written after
+        listed = segments.list_day(path).segments
+        compaction.merge(listed, path / "w-00000009.parquet", delete=False)
+        write_day(tmp_path, day, 1, "b")
+    later = day + timedelta(days=3)
+    with unwritable(files[0]):
+        result = compaction.compact(tmp_path, now=later, tables=["records"])
+        assert files[0].exists() and checksum.sidecar(files[0]).exists()
+        assert count(tmp_path) == 3 + (left_by == "killed writer")
+    gone = [not (f.exists() or checksum.sidecar(f).exists()) for f in files[1:]]
+    assert gone == [True, True]
+    assert (result.failed, result.days, result.rollups) == (0, 1, 1)
+    assert len(result.warnings) == 1, result.warnings
+    assert result.warnings[0].startswith(f"could not delete merged-away {files[0]}: ")
+    again = compaction.compact(tmp_path, now=later, tables=["records"])
+    assert (again.warnings, again.failed) == ([], 0)
+    assert not files[0].exists() and not checksum.sidecar(files[0]).exists()
+    assert [p.name[:10] for p in path.glob("*.parquet")] == ["compacted-"]
+    assert count(tmp_path) == 3 + (left_by == "killed writer")
