@@ -250,7 +250,7 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     A damaged file is named once, then marked (`router.ledger.damage`): later passes and
     readers list the day without it, so its healthy rest is merged and rolled up once. A
     day with a file whose footer could not be read is not merged in that pass."""
-    leftovers.remove_dead_temporaries(path)
+    result.warnings.extend(leftovers.undeleted(leftovers.remove_dead_temporaries(path)))
     damage.renew(path)
     listing = segments.list_day(path)
     result.warnings.extend(listing.warnings)

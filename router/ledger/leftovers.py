@@ -15,7 +15,6 @@ it resumes: its rows are written again, or its merge's inputs stay as they are.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from datetime import UTC, datetime
@@ -30,12 +29,18 @@ DEAD_TEMPORARY_S = 600.0  # a temporary file not written for this long: its writ
 SWEEP_S = DEAD_TEMPORARY_S  # a writer looks through a day it merges at most this often
 
 
-def remove_dead_temporaries(day: Path) -> None:
+def remove_dead_temporaries(day: Path) -> dict[Path, OSError]:
     """Delete the temporary files of writes killed midway in `day` (a directory), checksums
     whose file was never renamed into place (or was deleted before them), and damage marks
     whose file is gone: those not written for `DEAD_TEMPORARY_S`. Raises `OSError` when
-    `day` cannot be listed."""
+    `day` cannot be listed.
+
+    Each is deleted on its own; returns why those that could not be were not (an immutable
+    file, a passing NFS error). The first such failure ended the loop: the files after it
+    stayed, and compaction counted the day as failed, unmerged and not rolled up, on every
+    pass while the file stayed (found in review). Readers pass every one of them by."""
     cutoff = time.time() - DEAD_TEMPORARY_S
+    failed: dict[Path, OSError] = {}
     for file in day.iterdir():
         if not (
             checksum.orphaned(file)
@@ -43,10 +48,24 @@ def remove_dead_temporaries(day: Path) -> None:
             or segment_write.TEMPORARY.fullmatch(file.name)
         ):
             continue
-        with contextlib.suppress(FileNotFoundError):  # renamed into place meanwhile
+        try:
             if file.stat().st_mtime < cutoff:
                 file.unlink()
                 log.info("deleted %s, left by a write that never finished", file)
+        except FileNotFoundError:  # renamed into place meanwhile
+            pass
+        except OSError as exc:
+            failed[file] = exc
+    return failed
+
+
+def undeleted(failed: dict[Path, OSError]) -> list[str]:
+    """A warning for each file `remove_dead_temporaries` could not delete."""
+    return [
+        f"could not delete dead temporary {path}: {exc.strerror or exc}; "
+        "readers ignore it, and the next pass tries again"
+        for path, exc in failed.items()
+    ]
 
 
 class Sweeps:
@@ -61,6 +80,9 @@ class Sweeps:
 
     def __init__(self) -> None:
         self._last: dict[Path, float] = {}  # day directory: when it was looked through
+        # day directory: the files it could not delete there at its last look, each named
+        # once (an immutable file stays for good, and a warning every sweep said nothing new)
+        self._stuck: dict[Path, set[Path]] = {}
 
     def today(self, directory: Path) -> None:
         """Look through today's (UTC) directory of every table there is one of."""
@@ -70,17 +92,31 @@ class Sweeps:
 
     def sweep(self, day: Path) -> None:
         """`remove_dead_temporaries` in `day` unless it was done there within `SWEEP_S`.
-        Never raises: a day that cannot be listed is a warning, and the merge goes on."""
+        Never raises: a day that cannot be listed is a warning, and the merge goes on; so
+        is each file that cannot be deleted, the first time it cannot."""
         now = time.monotonic()
         last = self._last.get(day)
         if last is not None and now - last < SWEEP_S:
             return
         # older days are compaction's now: forget them (a late row's merge only adds a look)
         self._last = {path: t for path, t in self._last.items() if path.name >= day.name}
+        self._stuck = {path: s for path, s in self._stuck.items() if path.name >= day.name}
         self._last[day] = now
         try:
-            remove_dead_temporaries(day)
+            failed = remove_dead_temporaries(day)
         except FileNotFoundError:  # no such day (yet), or dropped meanwhile
-            pass
+            return
         except OSError as exc:
             log.warning("could not look through %s for dead temporaries: %s", day, exc)
+            return
+        named = self._stuck.pop(day, set())
+        for file, error in failed.items():
+            if file not in named:
+                log.warning(
+                    "could not delete %s, left by a write that never finished: %s; "
+                    "readers ignore it, and later merges of its day try again",
+                    file,
+                    error.strerror or error,
+                )
+        if failed:
+            self._stuck[day] = set(failed)

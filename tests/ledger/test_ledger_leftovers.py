@@ -3,6 +3,7 @@ merge's temporary file in the open day, and merged-away files after one that can
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from datetime import UTC, datetime, timedelta
@@ -114,3 +115,66 @@ def test_a_merged_away_file_that_cannot_be_deleted_stops_no_other_delete(
     assert not files[0].exists() and not checksum.sidecar(files[0]).exists()
     assert [p.name[:10] for p in path.glob("*.parquet")] == ["compacted-"]
     assert count(tmp_path) == 3 + (left_by == "killed writer")
+
+
+def test_a_dead_temporary_that_cannot_be_deleted_fails_no_day(tmp_path: Path) -> None:
+    """Compaction deleted a closed day's dead temporaries in one go that stopped at the
+    first it could not delete (an immutable file, a passing NFS error): the others stayed,
+    the day counted as failed (`ledger compact` exited 1), unmerged and not rolled up, pass
+    after pass, and the warning did not name the file. Now each is deleted on its own, the
+    one that cannot be is named, and the day is compacted; released, the next pass deletes
+    it without a word."""
+    day = datetime(2026, 6, 1, tzinfo=UTC)
+    path = write_day(tmp_path, day, 3, "a")
+    stuck = _temporary(path, "killed-1", AN_HOUR)
+    other = _temporary(path, "zz-killed-2", AN_HOUR)
+    later = day + timedelta(days=3)
+    with unwritable(stuck):
+        result = compaction.compact(tmp_path, now=later, tables=["records"])
+        assert stuck.exists()
+    assert not other.exists()
+    assert (result.failed, result.days, result.rollups) == (0, 1, 1)
+    assert len(result.warnings) == 1, result.warnings
+    assert result.warnings[0].startswith(f"could not delete dead temporary {stuck}: ")
+    again = compaction.compact(tmp_path, now=later, tables=["records"])
+    assert (again.warnings, again.failed) == ([], 0)
+    assert not stuck.exists()
+    assert count(tmp_path) == 3
+
+
+def test_a_writer_names_a_dead_temporary_it_cannot_delete_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A writer's look through the open day stopped at the first dead temporary it could
+    not delete: the others stayed until the day closed, and the warning did not name the
+    file. Now the others go, and the one that stays is named once, not at every look."""
+    monkeypatch.setattr(appender, "MERGE_FANOUT", (3, 24))
+    monkeypatch.setattr(leftovers, "SWEEP_S", 0.0, raising=False)
+    today = datetime.now(UTC).date().isoformat()
+    records = segments.day_dir(tmp_path, "records", today)
+    stuck = _temporary(records, "killed-00000061", AN_HOUR)
+    other = _temporary(records, "zz-killed-2", AN_HOUR)
+    looks: list[Path] = []
+    remove = leftovers.remove_dead_temporaries
+
+    def counted(day: Path) -> dict[Path, OSError]:
+        looks.append(day)
+        return remove(day)
+
+    monkeypatch.setattr(leftovers, "remove_dead_temporaries", counted)
+    with unwritable(stuck), caplog.at_level(logging.WARNING, logger="smf_router"):
+        writer = LedgerWriter(tmp_path, process_tag="restarted")
+        try:
+            n = 0
+            for _ in range(6):  # a look at start, then one at each of two merges
+                n = _flush_one(writer, n)
+                writer.wait_for_merges()
+            assert stuck.exists()
+            assert not other.exists()
+            assert looks.count(records) >= 3  # the file stayed at each look after the first
+        finally:
+            writer.close()
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(logged) == 1, logged
+    assert logged[0].startswith(f"could not delete {stuck}, left by a write that never finished")
+    assert count(tmp_path) == 6
