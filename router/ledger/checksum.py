@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 import uuid
 import zlib
+from collections import OrderedDict
 from pathlib import Path
 
 SUFFIX = ".crc32"
@@ -70,6 +73,51 @@ def verify(path: Path) -> None:
     actual = f"{compute(path):08x}"
     if actual != expected:
         raise Mismatch(f"checksum {actual} is not {expected}: damaged on disk")
+
+
+PASSED_MAX = 1024  # files remembered as matching (`verify_once`): a few hundred bytes each
+SETTLED_S = 2.0  # a file changed this recently may change again unseen (coarse timestamps)
+_passed: OrderedDict[tuple[object, ...], None] = OrderedDict()
+_passed_lock = threading.Lock()
+
+
+def verify_once(path: Path) -> None:
+    """`verify`, skipped for a file already found to match in this process, as it was then.
+
+    A listing vouches for a merged file whose sources are still on disk by its checksum
+    (`segments._vouched`): one that stays (immutable, another user's) made every report over
+    its day read the whole day's file again (found in review). A file is known by the state
+    of it and its checksum (inode, size, mtime, ctime), so a rewrite or a restore is read
+    again. One changed within `SETTLED_S` is not remembered: timestamps tick coarsely, and a
+    change within the same tick looks like none. Rot on disk changes none of these: whoever
+    would delete rows on the strength of the check (compaction) calls `verify`."""
+    before, changed_ns = _state(path)
+    with _passed_lock:
+        if before in _passed:
+            _passed.move_to_end(before)
+            return
+    verify(path)
+    settled = time.time_ns() - changed_ns > SETTLED_S * 1e9
+    if settled and _state(path)[0] == before:
+        with _passed_lock:
+            _passed[before] = None
+            while len(_passed) > PASSED_MAX:
+                _passed.popitem(last=False)
+
+
+def _state(path: Path) -> tuple[tuple[object, ...], int]:
+    """The state of `path` and its checksum file, and when either last changed (ctime, ns);
+    raises `OSError` when `path` cannot be looked at."""
+    side: tuple[int, ...] | None = None
+    changed_ns = 0
+    try:
+        st = os.stat(sidecar(path))
+        side, changed_ns = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), st.st_ctime_ns
+    except FileNotFoundError:
+        pass
+    st = os.stat(path)
+    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, side)
+    return key, max(changed_ns, st.st_ctime_ns)
 
 
 def remove(path: Path) -> None:

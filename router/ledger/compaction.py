@@ -252,7 +252,7 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     day with a file whose footer could not be read is not merged in that pass."""
     result.warnings.extend(leftovers.undeleted(leftovers.remove_dead_temporaries(path)))
     damage.renew(path)
-    listing = segments.list_day(path)
+    listing = segments.list_day(path, afresh=True)  # its sources are deleted on this proof
     result.warnings.extend(listing.warnings)
     damaged = listing.unread - {seg.path for seg in listing.rejected}  # `mark` proves each
     # A file whose footer could not be read may be a merged file hiding files listed now

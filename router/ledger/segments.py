@@ -10,7 +10,8 @@ read is skipped with a warning naming it, as is, unread, one compaction marked d
 and checked by whoever scans the file's rows, not here: listing a year to read a few days of
 it (or only its footers, for rollup digests and price-map versions) must not read every byte.
 The one exception is a merged file whose sources are still here: it must prove its checksum
-before it may hide them (`_vouched`).
+before it may hide them (`_vouched`), once per state of the file in a process, but to
+compaction, which deletes them on that proof.
 """
 
 from __future__ import annotations
@@ -191,17 +192,19 @@ def partition_day(path: Path) -> date | None:
         return None
 
 
-def list_day(path: Path, full: bool = False) -> Listing:
+def list_day(path: Path, full: bool = False, afresh: bool = False) -> Listing:
     """The trusted segments of one day directory, without files a merged file replaced.
 
     A file that vanishes between the directory listing and its footer was merged away, and
     its merged file may be newer than the listing: the day is listed again (a few times at
-    most), or its rows would be missing without a word."""
+    most), or its rows would be missing without a word. `afresh`: a merged file whose
+    sources are here proves its checksum now, even if it did in this process before
+    (`checksum.verify_once`), for a caller that deletes those sources on that proof."""
     for _ in range(LIST_ATTEMPTS - 1):
-        listing = _list_once(path, full)
+        listing = _list_once(path, full, afresh)
         if listing is not None:
             return listing
-    listing = _list_once(path, full, vanished_ok=True) or Listing()
+    listing = _list_once(path, full, afresh, vanished_ok=True) or Listing()
     listing.warnings.append(f"{path}: files kept vanishing while listed (a merge running?)")
     return listing
 
@@ -209,7 +212,7 @@ def list_day(path: Path, full: bool = False) -> Listing:
 LIST_ATTEMPTS = 5
 
 
-def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | None:
+def _list_once(path: Path, full: bool, afresh: bool, vanished_ok: bool = False) -> Listing | None:
     listing = Listing()
     found: list[Segment] = []
     files = sorted(path.iterdir())
@@ -232,7 +235,7 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
             listing.warnings.append(f"skipped unreadable segment {file}: {exc}")
             listing.unread.add(file)
     try:
-        found = _vouched(found, listing)
+        found = _vouched(found, listing, afresh)
     except FileNotFoundError:
         if not vanished_ok:
             return None
@@ -241,12 +244,15 @@ def _list_once(path: Path, full: bool, vanished_ok: bool = False) -> Listing | N
     return listing
 
 
-def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
+def _vouched(found: list[Segment], listing: Listing, afresh: bool) -> list[Segment]:
     """`found` without merged files that fail their checksum while the files they replaced
     are still here (a writer keeps them a grace period after its merge; a merge killed
     before its deletes keeps them for good). A merged file hides those files, and compaction
-    deletes them: a damaged one must not, or intact rows would be lost with it. Rare, so
-    checking the whole file costs nothing that matters. Those left out are named in the
+    deletes them: a damaged one must not, or intact rows would be lost with it. Rare, but
+    a source that cannot be deleted stays for good: each file is checked once as it is
+    (`checksum.verify_once`), not at every report over its day, unless `afresh`. Rot on
+    disk leaves a file as it was to that: a reader scanning it checks it, and compaction,
+    which deletes the sources, lists `afresh`. Those left out are named in the
     listing's warnings, and kept in its `rejected`. A marked file counts as here: unlisted,
     its rows (for a restore) are still in no other file, and compaction deletes what a
     merged file hides."""
@@ -255,7 +261,7 @@ def _vouched(found: list[Segment], listing: Listing) -> list[Segment]:
     for seg in found:
         if seg.sources & names:
             try:
-                checksum.verify(seg.path)
+                (checksum.verify if afresh else checksum.verify_once)(seg.path)
             except FileNotFoundError:
                 raise
             except Exception as exc:  # damaged, or unread now: not vouched

@@ -6,6 +6,7 @@ too: restored from a backup, as the warning said to, it was counted beside it, t
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +219,66 @@ def test_a_merged_file_with_a_source_gone_whose_checksum_one_pass_could_not_read
     compact(ledger)
     check_report(ledger, HEALTHY, damaged=None)
     assert len(list(day_dir(ledger).glob("*.parquet"))) == 1, "the day merged into one file"
+
+
+def test_a_merged_file_whose_sources_stay_is_checked_once_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merged file whose sources stay (one that cannot be deleted) proved its checksum at
+    every listing of its day: every report over the day read the whole day's file again
+    (found in review). Now once per state of the file in a process: changed in place, it
+    is checked again; compaction, which deletes the sources on that proof, checks afresh."""
+    monkeypatch.setattr(checksum, "SETTLED_S", 0.05, raising=False)
+    ledger = tmp_path / "ledger"
+    merged = _merged_by_a_killed_writer(ledger, ["a", "b", "c"], "w-00000009.parquet")
+    _settle(merged, 0.05)
+    real, verified = checksum.verify, []
+
+    def counted(path: Path) -> None:
+        verified.append(Path(path))
+        real(path)
+
+    monkeypatch.setattr(checksum, "verify", counted)
+    day = day_dir(ledger)
+    for _ in range(2):
+        assert [seg.path for seg in segments.list_day(day).segments] == [merged]
+    assert verified == [merged]
+    assert [seg.path for seg in segments.list_day(day, afresh=True).segments] == [merged]
+    assert verified == [merged] * 2
+
+    damage_file(merged)  # in place: the same inode and size, another ctime
+    listing = segments.list_day(day)
+    assert verified == [merged] * 3
+    assert [seg.path for seg in listing.rejected] == [merged]
+    assert merged not in [seg.path for seg in listing.segments]
+    check_report(ledger, HEALTHY, damaged=merged.name)
+
+
+def test_compaction_checks_a_merged_file_afresh_before_deleting_its_sources(
+    tmp_path: Path,
+) -> None:
+    """Rot on disk changes no timestamp: a merged file found to match once is taken as
+    matching by later listings in the process, damaged since or not. Compaction deletes the
+    sources on that proof, so it checks afresh: the damaged file is left out, its sources
+    are merged instead, and no row is lost."""
+    ledger = tmp_path / "ledger"
+    merged = _merged_by_a_killed_writer(ledger, ["a", "b", "c"], "w-00000009.parquet")
+    damage_file(merged)
+    state, _ = checksum._state(merged)  # as it was when it matched, for all a stat can tell
+    checksum._passed[state] = None
+    assert [seg.path for seg in segments.list_day(day_dir(ledger)).segments] == [merged]
+
+    result = compact(ledger)
+    assert [w for w in result.warnings if merged.name in w] == result.warnings != []
+    assert not merged.exists(), "replaced by the merge of its sources"
+    check_report(ledger, HEALTHY, damaged=None)
+
+
+def _settle(path: Path, seconds: float) -> None:
+    """Wait until `path` and its checksum last changed more than `seconds` ago."""
+    changed = max(p.stat().st_ctime_ns for p in (path, checksum.sidecar(path))) / 1e9
+    for _ in range(100):
+        if time.time() - changed > seconds:
+            return
+        time.sleep(seconds / 10)
+    raise AssertionError(f"{path} changed {time.time() - changed:.3f} s ago, still")
