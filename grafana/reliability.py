@@ -181,6 +181,8 @@ def process_panels() -> list[dict[str, Any]]:
             "differ until then; the age counts from start, or from the last reload that "
             "applied. Reloads refused counts those over the dashboard's range, one fixed "
             "since too (last reload applied then reads applied again): each was an edit "
-            "that did not apply when it was meant to.",
+            "that did not apply when it was meant to. It is meant for ranges of an hour or "
+            "more: over a few scrape intervals increase() extrapolates to the range's ends, "
+            "and can overstate it (one refusal in a 1-minute range can read 2).",
         ),
     ]
