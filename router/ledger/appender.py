@@ -59,6 +59,9 @@ class Appender:
         self.write_failed = False
         # what each step of the flush (`_first_time`) raised last time, while it does
         self._raised_at: dict[str, str] = {}
+        # A `SystemExit` or `KeyboardInterrupt` a step of the last flush met and handled as a
+        # bug's exception: the writer raises it again once it has counted the flush.
+        self.interrupted: BaseException | None = None
         self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -91,7 +94,13 @@ class Appender:
         failure: `_write` keeps those) fails the flush's unwritten rows like a failed write:
         they go back to the backlog and `write_failed` is set, until a later flush writes
         them. Raised out of here, they were lost uncounted, and with nothing left to try,
-        `write_failed` stayed true (found in review)."""
+        `write_failed` stayed true (found in review).
+
+        Each step's guard catches a `SystemExit` or `KeyboardInterrupt` (a bug calling
+        `sys.exit`, a ^C at close) too, and handles it as such a bug's exception; it is kept
+        in `interrupted`, for the writer to raise again once it has counted the rows written.
+        Caught as `Exception` only, it went up with the held rows taken out of the backlog
+        and the new ones, lost uncounted (found in review)."""
         batches = self._batches(self._tables(records, rows))
         probes = {key for key, batch in batches.items() if not batch.fresh}
         new: Counter[str] = Counter()  # rows written, by table: counted as each file is
@@ -99,7 +108,7 @@ class Appender:
         try:
             self._write_new(batches, new)
             self._write_held(batches, probes, held)
-        except Exception as exc:
+        except BaseException as exc:
             self._raised(exc, batches)
         else:
             self._raised_at.pop("write", None)
@@ -109,17 +118,24 @@ class Appender:
         left = {key: b for key, b in batches.items() if b.held or b.fresh}
         try:
             self.dropped += self._backlog.settle(left, held.total(), wrote=bool(written))
-        except Exception as exc:
+        except BaseException as exc:
             self._unsettled(exc, left)
         else:
             self._raised_at.pop("settle", None)
         return written
 
-    def _unsettled(self, exc: Exception, left: dict[Key, Batch]) -> None:
+    def _interrupted(self, exc: BaseException) -> None:
+        """Keep `exc` for the writer to raise again if it is no `Exception` (a `SystemExit`,
+        a `KeyboardInterrupt`): the first one, if steps of one flush meet several."""
+        if not isinstance(exc, Exception) and self.interrupted is None:
+            self.interrupted = exc
+
+    def _unsettled(self, exc: BaseException, left: dict[Key, Batch]) -> None:
         """`Backlog.settle` raised (a bug, no memory to combine the rows): the rows of `left`
         it did not hold are dropped, counted and logged (once while flush after flush raises
         the same). Raised out of the flush, they were lost uncounted, and so were the rows
         the flush had written (found in review)."""
+        self._interrupted(exc)
         lost = self._backlog.salvage(left)
         self.dropped += lost
         if self._first_time("settle", exc):
@@ -132,10 +148,11 @@ class Appender:
                 exc_info=exc,
             )
 
-    def _raised(self, exc: Exception, batches: dict[Key, Batch]) -> None:
+    def _raised(self, exc: BaseException, batches: dict[Key, Batch]) -> None:
         """Fail the rows `batches` still hold with `exc`, so they are held for the next
         flush; log it, with its traceback, unless the last flush raised the same (a bug
         that raises every flush: the outage's reports go on saying it, a line a minute)."""
+        self._interrupted(exc)
         if self._first_time("write", exc):
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(
@@ -148,7 +165,7 @@ class Appender:
             if batch.error is None and (batch.held or batch.fresh):
                 batch.error = exc
 
-    def _first_time(self, step: str, exc: Exception) -> bool:
+    def _first_time(self, step: str, exc: BaseException) -> bool:
         """Whether `exc` is not what `step` raised at the last flush that reached it (which
         clears it once it does not raise): a bug that raises every flush is one error line,
         not one a flush; its rows are counted all the same."""
@@ -193,7 +210,8 @@ class Appender:
         for table, data, was_held in unsplit + [(table, data, False) for table, data in fresh]:
             try:
                 parts = segments.split_by_day(data, TIME_COLUMN[table])
-            except Exception as exc:  # whatever went wrong, the rows wait for a retry
+            except BaseException as exc:  # whatever went wrong, the rows wait for a retry
+                self._interrupted(exc)
                 batch = batches.setdefault((table, UNSPLIT), Batch())
                 (batch.held if was_held else batch.fresh).append(data)
                 batch.error = exc
@@ -215,7 +233,8 @@ class Appender:
             return False
         try:
             self._track(table, day, Segment(path, day, data.num_rows))
-        except Exception:  # the file stays as written: closed-day compaction merges it
+        except BaseException as exc:  # the file stays as written: closed-day compaction merges it
+            self._interrupted(exc)
             log.exception("%s file %s written but not tracked for merges", table, path.name)
         return True
 
@@ -275,7 +294,8 @@ class Appender:
         flush's other tables' rows with them (found in review)."""
         try:
             converted = self._convert(table, items, convert)
-        except Exception as exc:
+        except BaseException as exc:
+            self._interrupted(exc)
             lost = rows(items)
             self.dropped[table] += lost
             if self._first_time(f"convert {table}", exc):

@@ -53,7 +53,7 @@ class Batch:
 
     held: list[pa.Table] = field(default_factory=list)
     fresh: list[pa.Table] = field(default_factory=list)
-    error: Exception | None = None  # why a write (or the split into days) failed
+    error: BaseException | None = None  # why a write (or the split into days) failed
 
     def held_rows(self) -> int:
         return sum(t.num_rows for t in self.held)
@@ -156,7 +156,7 @@ class Backlog:
         return lost
 
     def _report(
-        self, error: Exception | None, dropped: Counter[str], recovered: int, wrote: bool
+        self, error: BaseException | None, dropped: Counter[str], recovered: int, wrote: bool
     ) -> None:
         now = time.monotonic()
         outage = self._outage

@@ -159,8 +159,10 @@ class LedgerWriter:
         queue.append(row)
 
     def close(self) -> None:
-        """Stop the thread and flush everything still queued (idempotent). Never raises: the
-        shutdown steps after the ledger's (tracing's) must still run."""
+        """Stop the thread and flush everything still queued (idempotent). Never raises an
+        `Exception`: the shutdown steps after the ledger's (tracing's) must still run. A
+        `SystemExit` or `KeyboardInterrupt` the last flush met goes on up, once the rows it
+        left held are counted as lost."""
         self._stop = True
         self._wake.set()
         if self._thread is not None:
@@ -170,6 +172,10 @@ class LedgerWriter:
             self.flush()
         except Exception:
             log.exception("ledger flush at close failed")
+        finally:
+            self._close_appender()
+
+    def _close_appender(self) -> None:
         with self._lock:
             if self._appender is not None:
                 try:
@@ -186,7 +192,10 @@ class LedgerWriter:
     def flush(self) -> int:
         """Write what is queued now; returns rows written (all tables). Safe from any thread.
         `written_total` counts request records only: it is what a dashboard compares with
-        the requests served, and shadow, canary and text rows would inflate it."""
+        the requests served, and shadow, canary and text rows would inflate it.
+
+        A `SystemExit` or `KeyboardInterrupt` raised in the flush is raised again from here
+        once its rows are written, held or counted as dropped, and those written counted."""
         with self._lock:
             began = time.perf_counter()
             appender = self._appender or self._make_appender()
@@ -194,8 +203,12 @@ class LedgerWriter:
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
             try:
                 written = appender.append(records, rows)
-            except Exception as exc:
+            except BaseException as exc:
                 self._append_raised(appender, exc, records, rows)
+                if not isinstance(exc, Exception):
+                    appender.interrupted = None  # this one goes up in its place
+                    raise
+                self._raise_interrupted(appender)
                 return 0
             self._flush_raised = None
             now = time.time()
@@ -206,12 +219,22 @@ class LedgerWriter:
             self.written_total += written["records"]  # before any cleanup: they are written
             self._remove_doomed(appender)
             self.last_flush_seconds = time.perf_counter() - began
+            self._raise_interrupted(appender)
             return written.total()
+
+    def _raise_interrupted(self, appender: Appender) -> None:
+        """Raise the `SystemExit` or `KeyboardInterrupt` the appender caught in this flush
+        and handled as a bug's exception (so logged, its rows held or counted): a flush is
+        no place to swallow it. `_run`, which outlives it, does not log it a second time."""
+        interrupted, appender.interrupted = appender.interrupted, None
+        if interrupted is not None:
+            self._flush_raised = _said(interrupted)
+            raise interrupted
 
     def _append_raised(
         self,
         appender: Appender,
-        exc: Exception,
+        exc: BaseException,
         records: list[Record],
         rows: dict[str, list[dict[str, Any]]],
     ) -> None:
@@ -233,7 +256,7 @@ class LedgerWriter:
         """Log `message` (the error appended) with its traceback, unless the last flush
         failed the same: a bug that fails every flush would write a line (and a traceback)
         every interval. What it loses is counted all the same."""
-        said = f"{type(exc).__name__}: {exc}"
+        said = _said(exc)
         if said != self._flush_raised:
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(f"{message}: %s", *args, said, exc_info=exc)
@@ -276,3 +299,7 @@ class LedgerWriter:
     def _drain(queue: deque[Any]) -> list[Any]:
         # popleft of a counted prefix: appends racing with us stay for the next flush
         return [queue.popleft() for _ in range(len(queue))]
+
+
+def _said(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
