@@ -54,8 +54,9 @@ class Appender:
         self.process_tag = process_tag
         self.store_text = store_text
         self.dropped: Counter[str] = Counter()  # rows given up, by table
-        # A write (or split into days) of the last flush that tried one failed; a flush with
-        # nothing to write leaves it. Read by `/v1/router/status` on another thread.
+        # A write (or split into days) of the last flush failed; one with nothing to write
+        # (so nothing held either) clears it, as does a flush that writes everything. Read by
+        # `/v1/router/status` on another thread.
         self.write_failed = False
         # what each step of the flush (`_first_time`) raised last time, while it does
         self._raised_at: dict[str, str] = {}
@@ -113,8 +114,10 @@ class Appender:
         else:
             self._raised_at.pop("write", None)
         written = new + held
-        if batches:
-            self.write_failed = any(b.error is not None for b in batches.values())
+        # No batches: nothing was held (`take` found none) nor new. Left as it was then, it
+        # stayed true for good after rows were dropped rather than held (`salvage`), and
+        # `last_ok_flush_unix` stopped (found in review).
+        self.write_failed = any(b.error is not None for b in batches.values())
         left = {key: b for key, b in batches.items() if b.held or b.fresh}
         try:
             self.dropped += self._backlog.settle(left, held.total(), wrote=bool(written))

@@ -113,7 +113,9 @@ class LedgerWriter:
 
     @property
     def last_write_failed(self) -> bool:
-        """Whether a write of the last flush that tried one failed (its rows are held)."""
+        """Whether a write of the last flush failed (its rows are held, or dropped past
+        `max_queue`), or the flush raised and dropped its rows; a flush with nothing to
+        write, nothing held, clears it."""
         return self._appender.write_failed if self._appender else False
 
     def status(self) -> dict[str, Any]:
@@ -246,6 +248,8 @@ class LedgerWriter:
         if records:
             lost["records"] = len(records)
         appender.dropped += lost
+        if lost:  # until a flush goes through: it is not an ok flush, and the status says so
+            appender.write_failed = True
         self._failed(
             exc,
             "ledger flush failed; dropped the rows it had taken (%s)",

@@ -196,6 +196,53 @@ def test_rows_held_before_holding_raised_stay_held_and_only_the_rest_are_dropped
     assert ids(tmp_path) == ["r0000", "r0001"]
 
 
+def test_once_rows_a_flush_could_not_hold_are_dropped_the_next_idle_flush_is_ok(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3 rows held by a full disk; holding them again raises, so they are dropped; then a
+    flush's rows are dropped as `append` raises past its guards. Each time the status shows
+    the failure until a flush with nothing to write and nothing held: that one is an ok
+    flush. Before: after the first, `last_write_failed` stayed true and
+    `last_ok_flush_unix` stood still for good (nothing held, no flush wrote again); a flush
+    whose rows `append` dropped did not show as failed."""
+    real = backlog._combined
+
+    def combined(tables: list[pa.Table]) -> pa.Table:
+        if failing:
+            failing.pop()
+            raise MemoryError("injected into _combined")
+        return real(tables)
+
+    failing: list[bool] = []
+    monkeypatch.setattr(backlog, "_combined", combined)
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    submit(writer, 3, 0, time.time())
+    assert writer.flush() == 0
+    failed = writer.status()
+    assert failed["last_write_failed"] and failed["last_ok_flush_unix"] is None
+    failing.append(True)
+    assert writer.flush() == 0
+    status = writer.status()
+    assert status["dropped_rows"]["records"] == 3 and status["pending_rows"] == 0
+    assert status["last_write_failed"] is True  # this flush's write failed
+    disk.full = False
+    assert writer.flush() == 0  # nothing to write, nothing held
+    idle = writer.status()
+    assert idle["last_write_failed"] is False and idle["last_ok_flush_unix"] is not None
+    fault = Fault(monkeypatch, "append")
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
+    assert writer.flush() == 0 and fault.raised == 1
+    dropped = writer.status()
+    assert dropped["dropped_rows"]["canary_runs"] == 1
+    assert dropped["last_write_failed"] is True
+    assert dropped["last_ok_flush_unix"] == idle["last_ok_flush_unix"]
+    assert writer.flush() == 0
+    assert writer.status()["last_write_failed"] is False
+    writer.close()
+    assert ids(tmp_path) == []
+
+
 def test_rows_of_flushes_that_raise_are_counted_dropped_and_the_thread_writes_on(
     writer: LedgerWriter,
     tmp_path: Path,
