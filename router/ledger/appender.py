@@ -267,14 +267,21 @@ class Appender:
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
     ) -> list[tuple[str, pa.Table]]:
+        """The new rows as Arrow, by table. The text row of a record that does not convert
+        is lost with it, and counted in `dropped["texts"]`, as when the writer's full queue
+        refuses the record: `texts` counts every text lost, made into a row or not. Records
+        dropped whole (`_converted`) lost their texts uncounted, those dropped one by one
+        too (found in review)."""
         tables: list[tuple[str, pa.Table]] = []
         if records:
             converted = self._converted("records", records, records_table, len)
+            good = converted[0] if converted is not None else []
+            if self.store_text:
+                self.dropped["texts"] += _with_text(records) - _with_text(good)
             if converted is not None:
-                records, table = converted
-                tables.append(("records", table))
+                tables.append(("records", converted[1]))
                 if self.store_text:
-                    texts = self._converted("texts", records, texts_table, _with_text)
+                    texts = self._converted("texts", good, texts_table, _with_text)
                     if texts is not None and texts[1].num_rows:
                         tables.append(("texts", texts[1]))
         for name, batch in rows.items():

@@ -142,9 +142,12 @@ class LedgerWriter:
             self._thread.start()
 
     def submit(self, record: Record) -> None:
-        """Queue one record; never blocks. Drops (and counts) when the queue is full."""
+        """Queue one record; never blocks. Drops (and counts) when the queue is full: with
+        `store_text`, its text too, in `texts`, as the flush counts a lost text row."""
         if len(self._records) >= self.max_queue:
             self._dropped_queued["records"] += 1
+            if self.store_text and (record.prompt_text, record.completion_text) != (None, None):
+                self._dropped_queued["texts"] += 1
             return
         self._records.append(record)
 

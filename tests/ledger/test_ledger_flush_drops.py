@@ -23,7 +23,7 @@ import pytest
 
 from router.ledger import Ledger, LedgerWriter, appender, backlog, segment_write
 from router.ledger.backlog import Backlog
-from router.record import Record
+from router.record import Record, Usage
 from tests.ledger.failing_disk import Disk, ids, submit
 from tests.ledger.test_ledger_flush_errors import Fault, settled
 from tests.waiting import wait_until
@@ -118,6 +118,45 @@ def test_a_table_whose_conversion_fails_whole_loses_no_other_tables_rows(
     writer.close()
     assert ids(tmp_path) == ["r0003"]
     assert run_ids(tmp_path) == ["x"]
+
+
+def texts(directory: Path) -> list[str]:
+    with Ledger(directory) as ledger:
+        return sorted(r[0] for r in ledger.sql("SELECT request_id FROM texts"))
+
+
+@pytest.mark.parametrize("how", ["one by one", "whole", "queue full"])
+def test_a_text_lost_with_its_record_is_counted_in_texts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """With `store_text`, 2 records with a text and 1 without are lost: unconvertible (a
+    token count beyond int64) beside one that converts, their whole conversion raising, or
+    refused by a full queue. Their 2 texts are counted in `texts`, as a text row that fails
+    to write is; the record kept is written with its text. Before: a text lost before its
+    row was made was counted nowhere."""
+    real = appender.Appender._convert
+
+    def convert(self: appender.Appender, table: str, items: Any, *args: Any) -> Any:
+        if how == "whole" and table == "records" and len(items) == 3:
+            raise MemoryError("injected into _convert")
+        return real(self, table, items, *args)
+
+    monkeypatch.setattr(appender.Appender, "_convert", convert)
+    writer = LedgerWriter(
+        tmp_path, flush_interval_s=3600, store_text=True, max_queue=1 if how == "queue full" else 9
+    )
+    now = time.time()
+    writer.submit(Record("kept", now, prompt_text="hello", completion_text="hi"))
+    if how == "whole":
+        assert writer.flush() == 2  # before the 3 come: the records' and the texts' rows
+    odd = Usage(2**63) if how == "one by one" else Usage()
+    writer.submit(Record("r0", now, usage=odd, prompt_text="hello"))
+    writer.submit(Record("r1", now, usage=odd, completion_text="hi"))
+    writer.submit(Record("r2", now, usage=odd))
+    writer.close()
+    assert writer.dropped_rows["records"] == 3
+    assert writer.dropped_rows["texts"] == 2
+    assert ids(tmp_path) == texts(tmp_path) == ["kept"]
 
 
 def test_rows_a_flush_cannot_hold_are_counted_dropped_and_its_written_rows_written(
