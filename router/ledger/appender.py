@@ -196,12 +196,12 @@ class Appender:
         for (table, day), batch in batches.items():
             if batch.error is not None or not batch.held or (failing and (table, day) in probes):
                 continue
-            for chunk in batch.held_chunks():
+            for chunk, rest in batch.held_chunks():
                 if not self._write(table, day, chunk, batch):
                     failing = True
                     break
                 # forgotten as written: rows raised past go back to the backlog, not these
-                batch.forget_held(chunk.num_rows)
+                batch.held = rest
                 written[table] += chunk.num_rows
 
     def _batches(self, fresh: list[tuple[str, pa.Table]]) -> dict[tuple[str, str], Batch]:

@@ -58,16 +58,16 @@ class Batch:
     def held_rows(self) -> int:
         return sum(t.num_rows for t in self.held)
 
-    def held_chunks(self) -> Iterator[pa.Table]:
-        """The held rows in write-back files, oldest first (zero-copy slices)."""
+    def held_chunks(self) -> Iterator[tuple[pa.Table, list[pa.Table]]]:
+        """The held rows in write-back files, oldest first (zero-copy slices), each with the
+        rows after it: what `held` becomes once it is written. Made before it is written, so
+        forgetting a written chunk is an assignment, which cannot fail: forgotten by a call
+        after the write, a chunk that call raised on was held, and written, again (found in
+        review)."""
         held = _one(self.held)
         for start in range(0, held.num_rows, RETRY_CHUNK_ROWS):
-            yield held.slice(start, RETRY_CHUNK_ROWS)
-
-    def forget_held(self, rows: int) -> None:
-        """Drop the first `rows` held rows from the batch: they are written."""
-        left = _one(self.held).slice(rows)
-        self.held = [left] if left.num_rows else []
+            rest = held.slice(start + RETRY_CHUNK_ROWS)
+            yield held.slice(start, RETRY_CHUNK_ROWS), [rest] if rest.num_rows else []
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from router.ledger import LedgerWriter, segments
+from router.ledger import LedgerWriter, backlog, segment_write, segments
 from router.ledger.appender import Appender
 from tests.ledger.failing_disk import Disk, ids, submit
 from tests.ledger.test_ledger_permissions import unwritable
@@ -120,6 +120,44 @@ def test_a_written_file_whose_tracking_raises_counts_as_written_and_is_not_rewri
     assert sum(status["dropped_rows"].values()) == 0
     writer.close()
     assert ids(tmp_path) == ["r0000", "r0001", "r0002"]  # each once
+
+
+def test_a_written_chunk_of_held_rows_is_not_held_again_whatever_raises_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3 rows held by a full disk; the disk recovers, and the flush that writes them back
+    meets an error once their file is written: joining or slicing held rows (`_one`) raises
+    (no memory), once. They count as written, and are not written again. Before: the chunk
+    was forgotten by a call after its write, which raised, so it was held again and written
+    twice by the next flush (each request's cost counted twice)."""
+    disk = Disk(monkeypatch)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    submit(writer, 3, 0, time.time())
+    assert writer.flush() == 0 and writer.pending_rows == 3
+    wrote: list[Path] = []
+    write, one = segment_write.write_segment, backlog._one
+
+    def written(path: Path, *args: Any, **kwargs: Any) -> None:
+        write(path, *args, **kwargs)
+        wrote.append(path)
+
+    def failing_once(tables: list[Any]) -> Any:
+        if wrote and not raised:
+            raised.append(True)
+            raise MemoryError("injected into _one")
+        return one(tables)
+
+    raised: list[bool] = []
+    monkeypatch.setattr(segment_write, "write_segment", written)
+    monkeypatch.setattr(backlog, "_one", failing_once)
+    disk.full = False
+    assert writer.flush() == 3
+    assert writer.flush() == 0
+    status = writer.status()
+    assert (status["written_records"], status["pending_rows"]) == (3, 0)
+    writer.close()
+    assert ids(tmp_path) == ["r0000", "r0001", "r0002"]  # each once
+    assert len(wrote) == 1
 
 
 def test_a_flush_that_raises_every_time_is_logged_once_and_its_rows_wait(
