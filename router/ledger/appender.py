@@ -144,11 +144,10 @@ class Appender:
         if self._first_time("settle", exc):
             # the counts and the error, never a row: a row may hold a caller's data
             log.error(
-                "ledger dropped %s it could not hold for the next flush: %s: %s",
+                "ledger dropped %s it could not hold for the next flush: %s",
                 ", ".join(f"{n} {table} rows" for table, n in sorted(lost.items())) or "no rows",
-                type(exc).__name__,
-                exc,
-                exc_info=exc,
+                _said(exc),
+                exc_info=_traced(exc),
             )
 
     def _raised(self, exc: BaseException, batches: dict[Key, Batch]) -> None:
@@ -159,10 +158,9 @@ class Appender:
         if self._first_time("write", exc):
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(
-                "ledger flush raised; its unwritten rows are held for the next: %s: %s",
-                type(exc).__name__,
-                exc,
-                exc_info=exc,
+                "ledger flush raised; its unwritten rows are held for the next: %s",
+                _said(exc),
+                exc_info=_traced(exc),
             )
         for batch in batches.values():
             if batch.error is None and (batch.held or batch.fresh):
@@ -311,12 +309,11 @@ class Appender:
             if self._first_time(f"convert {table}", exc):
                 # the error and where it was raised, never a row: a row may hold a caller's data
                 log.error(
-                    "ledger dropped %d %s rows it could not convert: %s: %s",
+                    "ledger dropped %d %s rows it could not convert: %s",
                     lost,
                     table,
-                    type(exc).__name__,
-                    exc,
-                    exc_info=exc,
+                    _said(exc),
+                    exc_info=_traced(exc),
                 )
             return None
         self._raised_at.pop(f"convert {table}", None)
@@ -351,11 +348,10 @@ class Appender:
             self.dropped[table] += len(errors)
             # the error's type and message, never the row: a row may hold a caller's data
             log.error(
-                "ledger dropped %d %s rows it could not convert: %s: %s",
+                "ledger dropped %d %s rows it could not convert: %s",
                 len(errors),
                 table,
-                type(errors[0]).__name__,
-                errors[0],
+                _said(errors[0]),
             )
         return good, converted
 
@@ -427,6 +423,36 @@ class Appender:
         # (Called under `_lock`.)
         for key in [k for k in self._owned if k[1] < day]:
             del self._owned[key]
+
+
+_QUOTES = "Could not convert"  # PyArrow's conversion error, which quotes the value
+
+
+def _said(exc: BaseException) -> str:
+    """`exc` as the log says it: its type and message, less the value a conversion error
+    quotes. PyArrow's names the value it could not convert in full ("Could not convert
+    'sk-…' with type str: tried to convert to int64"), and a value of a row may be a
+    caller's prompt or key: logged, it said the value (found in review). The log says
+    "Could not convert a value with type str: tried to convert to int64"."""
+    message = str(exc)
+    head, quotes, tail = message.partition(_QUOTES)
+    if quotes:
+        _, typed, reason = tail.rpartition(" with type ")  # the last: the value may hold one
+        message = f"{head}{_QUOTES} a value" + (f" with type {reason}" if typed else "")
+    return f"{type(exc).__name__}: {message}"
+
+
+def _traced(exc: BaseException) -> BaseException | None:
+    """`exc` for a log line's traceback, or None if it, or one it was raised in the
+    handling of, quotes a value (`_said`): a traceback ends with each one's message."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if _QUOTES in str(link):
+            return None
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return exc
 
 
 def _with_text(records: Sequence[Record]) -> int:

@@ -1,9 +1,11 @@
 """A ledger directory holding what the ledger never wrote: a stray `day=…` directory, and
-token counts no request can have. Reports and compaction read past them and say so."""
+token counts no request can have. Reports and compaction read past them and say so. And a
+value the writer cannot store: dropped with its row, and never logged."""
 
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import subprocess
 import time
@@ -13,8 +15,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import LedgerWriter, normalize_usage, segments
+from router.ledger import LedgerWriter, appender, normalize_usage, segments
 from router.ledger.cli import app
+from router.ledger.schema import records_table
 from router.record import Record, Usage
 from tests.harness import VENV_BIN, config_for, router, simulator
 from tests.ledger.known_ledger import write_known_ledger
@@ -129,3 +132,41 @@ def test_the_report_endpoint_says_why_it_cannot_add_up_the_ledger(tmp_path: Path
     assert response.status_code == 500
     message = response.json()["error"]["message"]
     assert message.startswith(f"cannot add up the ledger at {config.ledger.path}: Conversion")
+
+
+def test_a_value_that_cannot_be_stored_is_dropped_with_its_row_and_never_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A key where a token count goes, in a record and in a canary row: each row is
+    dropped alone, and the log says what could not be converted to what, never the value.
+    Then the same record while converting nothing at all fails too (no memory): its
+    traceback, which shows the conversion error it was raised in the handling of, is left
+    out. Before: PyArrow's message, logged, quoted the value in full."""
+    key = "sk-proj-do-not-log-7f3a"
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    writer.submit(Record("good", now))
+    writer.submit(Record("odd", now, usage=Usage(key)))  # type: ignore[arg-type]
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": now, "backend": "local", "cases": key})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        assert writer.flush() == 1
+        real = records_table
+
+        def broken_when_empty(records: list[Record]) -> object:
+            if not records:
+                raise MemoryError("injected into records_table")
+            return real(records)
+
+        monkeypatch.setattr(appender, "records_table", broken_when_empty)
+        writer.submit(Record("odd-again", now, usage=Usage(key)))  # type: ignore[arg-type]
+        assert writer.flush() == 0
+    writer.close()
+    assert writer.dropped_rows["records"] == 2 and writer.dropped_rows["canary_runs"] == 1
+    assert key not in caplog.text
+    said = "Could not convert a value with type str: tried to convert to"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"ledger dropped 1 records rows it could not convert: ArrowInvalid: {said} int64",
+        f"ledger dropped 1 canary_runs rows it could not convert: ArrowInvalid: {said} int32",
+        "ledger dropped 1 records rows it could not convert: MemoryError: injected into "
+        "records_table",
+    ]
