@@ -257,10 +257,13 @@ class Appender:
     def close(self) -> None:
         """Let a running merge finish and drop queued ones: their inputs are complete files
         already, and closed-day compaction merges them later. Rows still kept for a retry
-        are lost now, counted and logged (`Backlog.close`)."""
+        are lost now, counted and logged (`Backlog.close`). Merged-away files are deleted
+        now, due or not; those that cannot be are left to closed-day compaction
+        (`Doomed.remove_all`)."""
         self._merger.shutdown(wait=True, cancel_futures=True)
         lost = self._backlog.close()
         self.dropped += lost
+        self._doomed.remove_all()
 
     def _tables(
         self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]

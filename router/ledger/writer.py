@@ -185,7 +185,6 @@ class LedgerWriter:
             if self._appender is not None:
                 try:
                     self._appender.close()
-                    self._appender.remove_doomed(float("inf"))
                 except Exception:
                     log.exception("ledger close failed")
 

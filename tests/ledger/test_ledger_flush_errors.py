@@ -254,3 +254,39 @@ def test_merged_away_files_a_delete_failed_on_are_tried_again_and_warned_of_once
     assert not first.exists()
     writer.close()
     assert ids(tmp_path) == [f"r{i:04d}" for i in range(n)]
+
+
+def test_merged_away_files_a_delete_fails_on_at_close_are_left_to_compaction_so_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Files merged in twos, within their grace for readers when the writer closes, which
+    deletes them; the first cannot be (immutable). The warning says it is left to
+    closed-day compaction: no flush comes to try it again. Before: it said it would be
+    tried again for about an hour."""
+    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    n = submit(writer, 1, 0, now)
+    assert writer.flush() == 1
+    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    second = first.with_name(f"{writer.process_tag}-{2:08d}{segments.SUFFIX}")
+    submit(writer, 1, n, now)
+    assert writer.flush() == 1
+    writer.wait_for_merges()
+    assert first.exists() and second.exists()  # merged, within their grace
+    with (
+        contextlib.ExitStack() as stack,
+        caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
+    ):
+        stack.enter_context(unwritable(first))
+        writer.close()
+        assert first.exists()
+        assert not second.exists()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(
+        "could not delete merged-away ledger files (1; readers ignore them; the writer is "
+        "closing: left to closed-day compaction): PermissionError"
+    ), warnings
+    assert first.name in warnings[0]
+    assert ids(tmp_path) == ["r0000", "r0001"]  # the merged-away file unread
