@@ -1,7 +1,9 @@
 """The ledger writer's flush side: Arrow tables, segment files, merges of its own files.
 
-Everything here needs PyArrow, so `LedgerWriter` imports this module at its first flush, on
-its own thread, instead of at start (see `router.ledger.writer`).
+The new rows become Arrow tables in `router.ledger.conversion`; what each step of a flush
+raised is kept and logged by `router.ledger.flush_errors`. Everything here needs PyArrow,
+so `LedgerWriter` imports this module at its first flush, on its own thread, instead of at
+start (see `router.ledger.writer`).
 
 Merges run on a thread of their own. A level-2 merge reads 24 minutes of traffic (seconds
 of work on a busy router); done on the flush thread it held every flush behind it, so a
@@ -15,19 +17,20 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pyarrow as pa
 
 from router.ledger import compaction, daylock, leftovers, segment_write, segments
 from router.ledger.backlog import UNSPLIT, Backlog, Batch, Key
+from router.ledger.conversion import Converter
 from router.ledger.doomed import Doomed
-from router.ledger.schema import TIME_COLUMN, records_table, rows_table, texts_table
+from router.ledger.flush_errors import Raised, said, traced
+from router.ledger.schema import TIME_COLUMN
 from router.ledger.segments import Segment
 from router.pricing import price_map_version
 from router.record import Record
@@ -36,8 +39,6 @@ log = logging.getLogger("smf_router.ledger.appender")
 
 MERGE_FANOUT = (60, 24)  # merge 60 level-0 files into one level-1, 24 level-1 into a level-2
 SOURCE_GRACE_S = 30.0  # merged-away files stay this long for readers that already listed them
-
-_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -58,11 +59,8 @@ class Appender:
         # (so nothing held either) clears it, as does a flush that writes everything. Read by
         # `/v1/router/status` on another thread.
         self.write_failed = False
-        # what each step of the flush (`_first_time`) raised last time, while it does
-        self._raised_at: dict[str, str] = {}
-        # A `SystemExit` or `KeyboardInterrupt` a step of the last flush met and handled as a
-        # bug's exception: the writer raises it again once it has counted the flush.
-        self.interrupted: BaseException | None = None
+        self.raised = Raised()  # what each step of the flush raised, while it does
+        self._converter = Converter(store_text, self.raised)
         self._backlog = Backlog(max_kept)  # rows whose write failed, at most `max_kept`
         # files of this process that are not being merged, by (table, day); guarded by _lock,
         # which the flush thread and the merge thread share
@@ -99,10 +97,10 @@ class Appender:
 
         Each step's guard catches a `SystemExit` or `KeyboardInterrupt` (a bug calling
         `sys.exit`, a ^C at close) too, and handles it as such a bug's exception; it is kept
-        in `interrupted`, for the writer to raise again once it has counted the rows written.
+        in `raised.interrupted`, for the writer to raise again once it counted the rows written.
         Caught as `Exception` only, it went up with the held rows taken out of the backlog
         and the new ones, lost uncounted (found in review)."""
-        batches = self._batches(self._tables(records, rows))
+        batches = self._batches(self._converter.tables(records, rows, self.dropped))
         probes = {key for key, batch in batches.items() if not batch.fresh}
         new: Counter[str] = Counter()  # rows written, by table: counted as each file is
         held: Counter[str] = Counter()  # of them, the held rows written back
@@ -112,7 +110,7 @@ class Appender:
         except BaseException as exc:
             self._raised(exc, batches)
         else:
-            self._raised_at.pop("write", None)
+            self.raised.passed("write")
         written = new + held
         # No batches: nothing was held (`take` found none) nor new. Left as it was then, it
         # stayed true for good after rows were dropped rather than held (`salvage`), and
@@ -124,56 +122,39 @@ class Appender:
         except BaseException as exc:
             self._unsettled(exc, left)
         else:
-            self._raised_at.pop("settle", None)
+            self.raised.passed("settle")
         return written
-
-    def _interrupted(self, exc: BaseException) -> None:
-        """Keep `exc` for the writer to raise again if it is no `Exception` (a `SystemExit`,
-        a `KeyboardInterrupt`): the first one, if steps of one flush meet several."""
-        if not isinstance(exc, Exception) and self.interrupted is None:
-            self.interrupted = exc
 
     def _unsettled(self, exc: BaseException, left: dict[Key, Batch]) -> None:
         """`Backlog.settle` raised (a bug, no memory to combine the rows): the rows of `left`
         it did not hold are dropped, counted and logged (once while flush after flush raises
         the same). Raised out of the flush, they were lost uncounted, and so were the rows
         the flush had written (found in review)."""
-        self._interrupted(exc)
         lost = self._backlog.salvage(left)
         self.dropped += lost
-        if self._first_time("settle", exc):
+        if self.raised.first_time("settle", exc):
             # the counts and the error, never a row: a row may hold a caller's data
             log.error(
                 "ledger dropped %s it could not hold for the next flush: %s",
                 ", ".join(f"{n} {table} rows" for table, n in sorted(lost.items())) or "no rows",
-                _said(exc),
-                exc_info=_traced(exc),
+                said(exc),
+                exc_info=traced(exc),
             )
 
     def _raised(self, exc: BaseException, batches: dict[Key, Batch]) -> None:
         """Fail the rows `batches` still hold with `exc`, so they are held for the next
         flush; log it, with its traceback, unless the last flush raised the same (a bug
         that raises every flush: the outage's reports go on saying it, a line a minute)."""
-        self._interrupted(exc)
-        if self._first_time("write", exc):
+        if self.raised.first_time("write", exc):
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(
                 "ledger flush raised; its unwritten rows are held for the next: %s",
-                _said(exc),
-                exc_info=_traced(exc),
+                said(exc),
+                exc_info=traced(exc),
             )
         for batch in batches.values():
             if batch.error is None and (batch.held or batch.fresh):
                 batch.error = exc
-
-    def _first_time(self, step: str, exc: BaseException) -> bool:
-        """Whether `exc` is not what `step` raised at the last flush that reached it (which
-        clears it once it does not raise): a bug that raises every flush is one error line,
-        not one a flush; its rows are counted all the same."""
-        said = f"{type(exc).__name__}: {exc}"
-        first = self._raised_at.get(step) != said
-        self._raised_at[step] = said
-        return first
 
     def _write_new(self, batches: dict[Key, Batch], written: Counter[str]) -> None:
         """Write each (table, day)'s new rows as one file."""
@@ -212,7 +193,7 @@ class Appender:
             try:
                 parts = segments.split_by_day(data, TIME_COLUMN[table])
             except BaseException as exc:  # whatever went wrong, the rows wait for a retry
-                self._interrupted(exc)
+                self.raised.keep(exc)
                 batch = batches.setdefault((table, UNSPLIT), Batch())
                 (batch.held if was_held else batch.fresh).append(data)
                 batch.error = exc
@@ -235,7 +216,7 @@ class Appender:
         try:
             self._track(table, day, Segment(path, day, data.num_rows))
         except BaseException as exc:  # the file stays as written: closed-day compaction merges it
-            self._interrupted(exc)
+            self.raised.keep(exc)
             log.exception("%s file %s written but not tracked for merges", table, path.name)
         return True
 
@@ -264,99 +245,6 @@ class Appender:
         lost = self._backlog.close()
         self.dropped += lost
         self._doomed.remove_all()
-
-    def _tables(
-        self, records: Sequence[Record], rows: dict[str, list[dict[str, Any]]]
-    ) -> list[tuple[str, pa.Table]]:
-        """The new rows as Arrow, by table. The text row of a record that does not convert
-        is lost with it, and counted in `dropped["texts"]`, as when the writer's full queue
-        refuses the record: `texts` counts every text lost, made into a row or not. Records
-        dropped whole (`_converted`) lost their texts uncounted, those dropped one by one
-        too (found in review)."""
-        tables: list[tuple[str, pa.Table]] = []
-        if records:
-            converted = self._converted("records", records, records_table, len)
-            good = converted[0] if converted is not None else []
-            if self.store_text:
-                self.dropped["texts"] += _with_text(records) - _with_text(good)
-            if converted is not None:
-                tables.append(("records", converted[1]))
-                if self.store_text:
-                    texts = self._converted("texts", good, texts_table, _with_text)
-                    if texts is not None and texts[1].num_rows:
-                        tables.append(("texts", texts[1]))
-        for name, batch in rows.items():
-            if batch:
-                table_rows = self._converted(name, batch, partial(rows_table, name), len)
-                if table_rows is not None:
-                    tables.append((name, table_rows[1]))
-        return tables
-
-    def _converted(
-        self,
-        table: str,
-        items: Sequence[_T],
-        convert: Callable[[Sequence[_T]], pa.Table],
-        rows: Callable[[Sequence[_T]], int],
-    ) -> tuple[Sequence[_T], pa.Table] | None:
-        """`_convert`, or None when it raises past its per-row fallback (a bug, no memory):
-        the `rows(items)` rows are then dropped, counted and logged (once while flush after
-        flush raises the same). Raised out of the flush, they were lost uncounted, and the
-        flush's other tables' rows with them (found in review)."""
-        try:
-            converted = self._convert(table, items, convert)
-        except BaseException as exc:
-            self._interrupted(exc)
-            lost = rows(items)
-            self.dropped[table] += lost
-            if self._first_time(f"convert {table}", exc):
-                # the error and where it was raised, never a row: a row may hold a caller's data
-                log.error(
-                    "ledger dropped %d %s rows it could not convert: %s",
-                    lost,
-                    table,
-                    _said(exc),
-                    exc_info=_traced(exc),
-                )
-            return None
-        self._raised_at.pop(f"convert {table}", None)
-        return converted
-
-    def _convert(
-        self, table: str, items: Sequence[_T], convert: Callable[[Sequence[_T]], pa.Table]
-    ) -> tuple[Sequence[_T], pa.Table]:
-        """`items` as Arrow, and the items that converted."""
-        try:
-            return items, convert(items)
-        except Exception:
-            return self._convert_each(table, items, convert)
-
-    def _convert_each(
-        self, table: str, items: Sequence[_T], convert: Callable[[Sequence[_T]], pa.Table]
-    ) -> tuple[list[_T], pa.Table]:
-        """One odd value (a token count beyond int64) must not lose the whole batch with it:
-        convert one item at a time, and drop (and count) only those that fail."""
-        good: list[_T] = []
-        parts: list[pa.Table] = []
-        errors: list[Exception] = []
-        for item in items:
-            try:
-                parts.append(convert([item]))
-            except Exception as exc:
-                errors.append(exc)
-            else:
-                good.append(item)
-        converted = pa.concat_tables(parts) if parts else convert([])
-        if errors:  # counted once this returns: raised, every item is (`_converted`)
-            self.dropped[table] += len(errors)
-            # the error's type and message, never the row: a row may hold a caller's data
-            log.error(
-                "ledger dropped %d %s rows it could not convert: %s",
-                len(errors),
-                table,
-                _said(errors[0]),
-            )
-        return good, converted
 
     def _next_path(self, table: str, day: str) -> Path:
         with self._lock:  # the merge thread names its outputs too
@@ -426,38 +314,3 @@ class Appender:
         # (Called under `_lock`.)
         for key in [k for k in self._owned if k[1] < day]:
             del self._owned[key]
-
-
-_QUOTES = "Could not convert"  # PyArrow's conversion error, which quotes the value
-
-
-def _said(exc: BaseException) -> str:
-    """`exc` as the log says it: its type and message, less the value a conversion error
-    quotes. PyArrow's names the value it could not convert in full ("Could not convert
-    'sk-…' with type str: tried to convert to int64"), and a value of a row may be a
-    caller's prompt or key: logged, it said the value (found in review). The log says
-    "Could not convert a value with type str: tried to convert to int64"."""
-    message = str(exc)
-    head, quotes, tail = message.partition(_QUOTES)
-    if quotes:
-        _, typed, reason = tail.rpartition(" with type ")  # the last: the value may hold one
-        message = f"{head}{_QUOTES} a value" + (f" with type {reason}" if typed else "")
-    return f"{type(exc).__name__}: {message}"
-
-
-def _traced(exc: BaseException) -> BaseException | None:
-    """`exc` for a log line's traceback, or None if it, or one it was raised in the
-    handling of, quotes a value (`_said`): a traceback ends with each one's message."""
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen:
-        if _QUOTES in str(link):
-            return None
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return exc
-
-
-def _with_text(records: Sequence[Record]) -> int:
-    """The rows of `texts` that `records` make: those that carry a text (`texts_table`)."""
-    return sum(1 for r in records if r.prompt_text is not None or r.completion_text is not None)

@@ -210,7 +210,7 @@ class LedgerWriter:
             except BaseException as exc:
                 self._append_raised(appender, exc, records, rows)
                 if not isinstance(exc, Exception):
-                    appender.interrupted = None  # this one goes up in its place
+                    appender.raised.interrupted = None  # this one goes up in its place
                     raise
                 self._raise_interrupted(appender)
                 return 0
@@ -230,7 +230,7 @@ class LedgerWriter:
         """Raise the `SystemExit` or `KeyboardInterrupt` the appender caught in this flush
         and handled as a bug's exception (so logged, its rows held or counted): a flush is
         no place to swallow it. `_run`, which outlives it, does not log it a second time."""
-        interrupted, appender.interrupted = appender.interrupted, None
+        interrupted, appender.raised.interrupted = appender.raised.interrupted, None
         if interrupted is not None:
             self._flush_raised = _said(interrupted)
             raise interrupted

@@ -21,7 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from router.ledger import Ledger, LedgerWriter, appender, backlog, segment_write
+from router.ledger import Ledger, LedgerWriter, backlog, conversion, segment_write
 from router.ledger.backlog import Backlog
 from router.record import Record, Usage
 from tests.ledger.failing_disk import Disk, ids, submit
@@ -57,16 +57,16 @@ def test_records_whose_conversion_raises_past_the_per_row_fallback_are_counted_d
     """Converting a flush's 3 records raises (as out of memory) past the per-row fallback:
     they are dropped, counted and logged once; the same flush's canary row is written, and so
     are the records of the flushes after. Before: all 4 rows lost, counted nowhere."""
-    real = appender.Appender._convert
+    real = conversion.Converter._convert
 
-    def convert(self: appender.Appender, table: str, *args: Any) -> Any:
+    def convert(self: conversion.Converter, table: str, *args: Any) -> Any:
         if table == "records" and not converted:
             converted.append(table)
             raise MemoryError("injected into _convert")
         return real(self, table, *args)
 
     converted: list[str] = []
-    monkeypatch.setattr(appender.Appender, "_convert", convert)
+    monkeypatch.setattr(conversion.Converter, "_convert", convert)
     n = submit(writer, 3, 0, time.time())
     writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
     with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
@@ -93,7 +93,7 @@ def test_a_table_whose_conversion_fails_whole_loses_no_other_tables_rows(
     none: the per-row fallback raises too). Its records are counted once, in one error line;
     the canary row of the same flush is written. Before: the records were counted and the
     flush raised, losing the canary row uncounted, and the log said it twice."""
-    real = appender.records_table
+    real = conversion.records_table
     broken = [True]
 
     def records_table(records: Sequence[Record]) -> pa.Table:
@@ -101,7 +101,7 @@ def test_a_table_whose_conversion_fails_whole_loses_no_other_tables_rows(
             raise MemoryError("injected into records_table")
         return real(records)
 
-    monkeypatch.setattr(appender, "records_table", records_table)
+    monkeypatch.setattr(conversion, "records_table", records_table)
     writer = LedgerWriter(tmp_path, flush_interval_s=3600)
     n = submit(writer, 3, 0, time.time())
     writer.submit_row("canary_runs", {"run_id": "x", "ts": time.time(), "backend": "local"})
@@ -134,14 +134,14 @@ def test_a_text_lost_with_its_record_is_counted_in_texts(
     refused by a full queue. Their 2 texts are counted in `texts`, as a text row that fails
     to write is; the record kept is written with its text. Before: a text lost before its
     row was made was counted nowhere."""
-    real = appender.Appender._convert
+    real = conversion.Converter._convert
 
-    def convert(self: appender.Appender, table: str, items: Any, *args: Any) -> Any:
+    def convert(self: conversion.Converter, table: str, items: Any, *args: Any) -> Any:
         if how == "whole" and table == "records" and len(items) == 3:
             raise MemoryError("injected into _convert")
         return real(self, table, items, *args)
 
-    monkeypatch.setattr(appender.Appender, "_convert", convert)
+    monkeypatch.setattr(conversion.Converter, "_convert", convert)
     writer = LedgerWriter(
         tmp_path, flush_interval_s=3600, store_text=True, max_queue=1 if how == "queue full" else 9
     )

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from router.ledger import LedgerWriter, appender, normalize_usage, segments
+from router.ledger import LedgerWriter, conversion, normalize_usage, segments
 from router.ledger.cli import app
 from router.ledger.schema import records_table
 from router.record import Record, Usage
@@ -157,7 +157,7 @@ def test_a_value_that_cannot_be_stored_is_dropped_with_its_row_and_never_logged(
                 raise MemoryError("injected into records_table")
             return real(records)
 
-        monkeypatch.setattr(appender, "records_table", broken_when_empty)
+        monkeypatch.setattr(conversion, "records_table", broken_when_empty)
         writer.submit(Record("odd-again", now, usage=Usage(key)))  # type: ignore[arg-type]
         assert writer.flush() == 0
     writer.close()
