@@ -25,7 +25,7 @@ from router.ledger import LedgerWriter
 from router.ledger.recent import RECALL_DAYS, RecentRows
 from tests.canary.rounds import one_round
 from tests.harness import INTENTS
-from tests.ledger.test_ledger_permissions import unlistable
+from tests.ledger.file_modes import unlistable
 
 NOW = time.time()
 

@@ -25,7 +25,7 @@ import pytest
 from router.ledger import LedgerWriter, backlog, segment_write, segments
 from router.ledger.appender import Appender
 from tests.ledger.failing_disk import Disk, ids, submit
-from tests.ledger.test_ledger_permissions import unwritable
+from tests.ledger.file_modes import undeletable
 from tests.waiting import wait_until
 
 
@@ -202,7 +202,7 @@ def test_rows_written_count_whatever_deleting_merged_away_files_does(
         contextlib.ExitStack() as stack,
         caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
     ):
-        stack.enter_context(unwritable(first))
+        stack.enter_context(undeletable(first))
         for _ in range(3):  # the second file has the two merged; the next flushes delete them
             n = submit(writer, 1, n, now)
             flushed.append(writer.flush())
@@ -238,7 +238,7 @@ def test_merged_away_files_a_delete_failed_on_are_tried_again_and_warned_of_once
         contextlib.ExitStack() as stack,
         caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
     ):
-        stack.enter_context(unwritable(first))
+        stack.enter_context(undeletable(first))
         for _ in range(4):  # the second file merges the two; the next flushes delete them
             n = submit(writer, 1, n, now)
             assert writer.flush() == 1
@@ -278,7 +278,7 @@ def test_merged_away_files_a_delete_fails_on_at_close_are_left_to_compaction_so_
         contextlib.ExitStack() as stack,
         caplog.at_level(logging.WARNING, logger="smf_router.ledger"),
     ):
-        stack.enter_context(unwritable(first))
+        stack.enter_context(undeletable(first))
         writer.close()
         assert first.exists()
         assert not second.exists()

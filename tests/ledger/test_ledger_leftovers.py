@@ -13,8 +13,8 @@ import pytest
 
 from router.ledger import LedgerWriter, appender, checksum, compaction, leftovers, segments
 from router.record import Record
+from tests.ledger.file_modes import undeletable
 from tests.ledger.ledger_days import count, write_day
-from tests.ledger.test_ledger_permissions import unwritable
 
 AN_HOUR = 3600.0
 
@@ -101,7 +101,7 @@ def test_a_merged_away_file_that_cannot_be_deleted_stops_no_other_delete(
         compaction.merge(listed, path / "w-00000009.parquet", delete=False)
         write_day(tmp_path, day, 1, "b")
     later = day + timedelta(days=3)
-    with unwritable(files[0]):
+    with undeletable(files[0]):
         result = compaction.compact(tmp_path, now=later, tables=["records"])
         assert files[0].exists() and checksum.sidecar(files[0]).exists()
         assert count(tmp_path) == 3 + (left_by == "killed writer")
@@ -129,7 +129,7 @@ def test_a_dead_temporary_that_cannot_be_deleted_fails_no_day(tmp_path: Path) ->
     stuck = _temporary(path, "killed-1", AN_HOUR)
     other = _temporary(path, "zz-killed-2", AN_HOUR)
     later = day + timedelta(days=3)
-    with unwritable(stuck):
+    with undeletable(stuck):
         result = compaction.compact(tmp_path, now=later, tables=["records"])
         assert stuck.exists()
     assert not other.exists()
@@ -162,7 +162,7 @@ def test_a_writer_names_a_dead_temporary_it_cannot_delete_once(
         return remove(day)
 
     monkeypatch.setattr(leftovers, "remove_dead_temporaries", counted)
-    with unwritable(stuck), caplog.at_level(logging.WARNING, logger="smf_router"):
+    with undeletable(stuck), caplog.at_level(logging.WARNING, logger="smf_router"):
         writer = LedgerWriter(tmp_path, process_tag="restarted")
         try:
             n = 0

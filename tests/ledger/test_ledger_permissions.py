@@ -2,20 +2,14 @@
 root): compaction and retention go on, and what they cannot delete is said, not counted;
 reports skip what they cannot read, and say so.
 
-Files are made unwritable with their mode; root ignores modes, so when the tests run as
-root the file is also made immutable (`chattr +i`), and they skip where neither holds.
-Directories are made unreadable with their mode too, and as root by refusing them in
-`Path` as the kernel refuses anyone else, so those tests run under any user."""
+How files and directories are made so: `tests.ledger.file_modes`."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import logging
 import os
-import subprocess
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,73 +22,9 @@ from router.ledger import compaction, segments
 from router.ledger.cli import app
 from router.maintenance import housekeep
 from tests.harness import config_for, router, simulator
+from tests.ledger.file_modes import unlistable, unwritable
 from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
 from tests.ledger.ledger_days import count, write_day
-
-
-def _refused(path: Path) -> bool:
-    """Whether this process is refused writing `path` (a file) or into it (a directory)."""
-    try:
-        if path.is_dir():
-            (path / ".probe").touch()
-            (path / ".probe").unlink()
-        else:
-            path.open("a").close()
-    except PermissionError:
-        return True
-    return False
-
-
-@contextlib.contextmanager
-def unwritable(path: Path) -> Iterator[None]:
-    """`path` read-only for this process while the block runs, as a file root left is for
-    the service user; restored after, so tmp_path can be cleaned up."""
-    mode = path.stat().st_mode & 0o777
-    path.chmod(0o555 if path.is_dir() else 0o444)
-    immutable = False
-    try:
-        if os.geteuid() == 0:
-            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
-            immutable = done.returncode == 0
-        if not _refused(path):
-            pytest.skip(f"cannot make {path} unwritable here (root without chattr +i)")
-        yield
-    finally:
-        if immutable:
-            subprocess.run(["chattr", "-i", str(path)], check=True)
-        path.chmod(mode)
-
-
-@contextlib.contextmanager
-def unlistable(path: Path) -> Iterator[None]:
-    """`path`, a directory, mode 000 while the block runs, as another user's mode-700
-    directory is for the service user: neither it nor anything inside it can be looked at.
-    Root ignores modes, so there `Path` refuses them as the kernel does anyone else."""
-    mode = path.stat().st_mode & 0o777
-    path.chmod(0)
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            if os.access(path, os.R_OK | os.X_OK):  # root
-                real_iterdir, real_stat = Path.iterdir, Path.stat
-
-                def refused(p: Path) -> PermissionError:
-                    return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))
-
-                def iterdir(self: Path) -> Iterator[Path]:
-                    if self == path or path in self.parents:
-                        raise refused(self)
-                    return real_iterdir(self)
-
-                def stat(self: Path, *, follow_symlinks: bool = True) -> os.stat_result:
-                    if path in self.parents:
-                        raise refused(self)
-                    return real_stat(self, follow_symlinks=follow_symlinks)
-
-                patch.setattr(Path, "iterdir", iterdir)
-                patch.setattr(Path, "stat", stat)
-            yield
-    finally:
-        path.chmod(mode)
 
 
 @pytest.fixture

@@ -373,7 +373,7 @@ def test_a_canary_table_it_may_not_list_is_named_once(
 ) -> None:
     """`canary_results/` another account's (0700): the following router read nothing every
     minute and said nothing, so the canary gates never moved (found in review)."""
-    from tests.ledger.test_ledger_permissions import unlistable
+    from tests.ledger.file_modes import unlistable
 
     _write_canary_results(tmp_path, 3)
     folder = tmp_path / "canary_results"

@@ -17,7 +17,7 @@ from router.ledger import LedgerWriter
 from router.record import Record
 from tests.harness import RunningRouter, config_for, router, sdk, simulator, wait_until
 from tests.ledger.failing_disk import Disk
-from tests.ledger.test_ledger_permissions import unwritable
+from tests.ledger.file_modes import unwritable
 from tests.slots import status_extra
 
 PROMPT = "Say something about ledgers, please."

@@ -28,7 +28,7 @@ from router.config import ConfigError, parse
 from router.ledger import location
 from router.ledger.schema import SCHEMAS
 from tests.harness import INTENTS, VENV_BIN
-from tests.ledger.test_ledger_permissions import unwritable
+from tests.ledger.file_modes import unwritable
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens: no test here gets as far as a request
 
