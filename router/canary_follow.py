@@ -31,7 +31,7 @@ from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
-from router.canary_lengths import round_length
+from router.canary_lengths import Graded, graded_after
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows, recall_days
@@ -97,9 +97,10 @@ class Follower:
         self.clock = clock
         self.runs = 0
         self.last_run: dict[str, dict[str, Any]] = {}
-        # each backend's last round that graded a case: its length (`round_length`), which a
-        # later round that graded none does not lose; a canary router's recall hands it on
-        self.graded_s: dict[str, float] = {}
+        # each backend's last round that graded a case and the length of the one before
+        # (`graded_after`), which a later round that graded none does not lose; a canary
+        # router's recall hands it on
+        self.graded: dict[str, Graded] = {}
         self._runs = RecentRows(directory, "canary_runs")
         self._results = RecentRows(directory, "canary_results")
         self._judged: dict[tuple[str, str], float] = {}  # round -> ts, for the days read
@@ -229,9 +230,9 @@ class Follower:
                 continue
             self.judge.show_open_gates()
             self.last_run[backend] = found.summary
-            length = round_length(found.summary, self.graded_s.get(backend))
-            if length is not None:
-                self.graded_s[backend] = length
+            known = graded_after(found.summary, self.graded.get(backend))
+            if known is not None:
+                self.graded[backend] = known
             self.judge.judge(backend, found.results, found.summary["ts"], count=news)
         self.runs += len({found.key[0] for found in rounds} - counted)
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()

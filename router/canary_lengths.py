@@ -4,30 +4,65 @@ backend's `Retry-After` is counted from (`Schedule.reopen_in`).
 A round that graded no case says nothing of it: skipped, every case an error (an
 unreachable backend's, over in milliseconds), or cut at shutdown before it graded one. The
 length kept is then the one before, in a running router's schedule as in its recall
-(`Follower.graded_s`): taken from the latest round alone, a restart after a run cut at
+(`Follower.graded`): taken from the latest round alone, a restart after a run cut at
 shutdown knew no length, and every gated 503 went without `Retry-After` until the next run
 graded a round (found in review).
+
+A round with errors may have been cut short (at shutdown, at a deadline: a few cases graded,
+the rest errors), so it counts no shorter than the graded round before it, that round's own
+length. Not the length kept before: that is itself the longer of two, and where every round
+has errors (code cases without a sandbox) it never came down, each restart's recall running
+it over two days of rounds: one slow round (a backend that hung) told every client 750 s
+for a 5 s round (found in review). Two cut rounds in a row take the second's length.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 
-def round_length(run: dict[str, Any] | None, earlier: float | None) -> float | None:
-    """A backend's round length as far as known, from its last round (`run`) and the length
-    kept from before (`earlier`): the last round's if it graded a case, but no shorter than
-    the earlier one when it had errors (a round cut short at shutdown grades a few cases;
-    found in re-review); else the earlier one. A round with errors is still a length with
-    nothing earlier: a case that errs every round (no sandbox, a slow case) left a gate
-    without any time for good (found in re-review); a restart after a cut round may tell
-    too short a time, and then none once it has passed."""
+@dataclass(frozen=True, slots=True)
+class Graded:
+    """A backend's last round that graded a case (`key`: its run, start and length) and the
+    own length of the graded round before it (`before`, None if none is known)."""
+
+    key: tuple[Any, float, float]
+    length: float  # its `duration_s`
+    errors: bool
+    before: float | None
+
+    @property
+    def seconds(self) -> float:
+        """How long a round takes: this one's, or the one before's if longer and this one
+        had errors (it may have been cut short)."""
+        if self.errors and self.before is not None:
+            return max(self.length, self.before)
+        return self.length
+
+
+def graded_after(run: dict[str, Any] | None, known: Graded | None) -> Graded | None:
+    """What is known of a backend's graded rounds once its round `run` (a `last_run` entry)
+    is over, from what was `known` before: `known` itself when `run` graded no case or is
+    the round `known` already holds (the latest round is read again and again)."""
     if run is None or not graded(run):
-        return earlier
+        return known
     length = float(run["duration_s"])
-    if run.get("errors") and earlier is not None:
-        return max(length, earlier)
-    return length
+    key = (run.get("run_id"), float(run["ts"]), length)
+    if known is not None and known.key == key:
+        return known
+    before = None if known is None else known.length
+    return Graded(key, length, bool(run.get("errors")), before)
+
+
+def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | None:
+    """A backend's round length as far as known (`Graded.seconds`), from its last round
+    (`run`) and its graded rounds before (`known`); None before any graded a case. A round
+    with errors and nothing before it is still a length: a case that errs every round (no
+    sandbox, a slow case) left a gate without any time for good (found in re-review); a
+    restart after a cut round may tell too short a time, and then none once it has passed."""
+    after = graded_after(run, known)
+    return None if after is None else after.seconds
 
 
 def graded(run: dict[str, Any]) -> bool:

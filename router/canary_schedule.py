@@ -48,7 +48,7 @@ from router.canary import Canary, load_cases
 from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
-from router.canary_lengths import round_length
+from router.canary_lengths import Graded, graded_after, round_length
 from router.canary_resume import last_start, mark_start, resumed_from
 from router.config import Config
 
@@ -87,8 +87,8 @@ class Schedule:
         # the last start (the ledger's last run's, until one here): loop time, unix time
         self._started: tuple[float, float] | None = None
         self._wake: asyncio.Event | None = None  # set by a reload
-        # each backend's last round that graded a case: its length, seconds (`_round_s`)
-        self._graded_s: dict[str, float] = {}
+        # each backend's last round that graded a case, and the one before's length
+        self._graded: dict[str, Graded] = {}
         self._running: tuple[str, ...] = ()  # the backends of the run under way
         self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
@@ -145,8 +145,8 @@ class Schedule:
             self._recaller = None
         self.canary.runs += follower.runs
         self.canary.last_run = {**follower.last_run, **self.canary.last_run}
-        # the lengths of rounds before each backend's latest (which may have graded none)
-        self._graded_s = {**follower.graded_s, **self._graded_s}
+        # the graded rounds up to each backend's latest (which may have graded none)
+        self._graded = {**follower.graded, **self._graded}
         self.canary.judge.forget_suites({case.suite for case in self.canary.cases})
         self._remember_rounds()
 
@@ -319,20 +319,20 @@ class Schedule:
         next client back at the run's start, into a round that then ran past its "estimate"
         (found in re-review). Nor one case's `timeout_s` as a guess: in a first run that
         told a client 109 s where the gate reopened after 24, and the SDK gave up."""
-        known = round_length(self.canary.last_run.get(backend), self._graded_s.get(backend))
+        known = round_length(self.canary.last_run.get(backend), self._graded.get(backend))
         return None if known is None else known * ROUND_SLACK
 
     def _remember_rounds(self) -> None:
         """Keep each backend's last round that graded a case (`_round_s`): its next round
-        may grade none, as a recalled latest may (the recall's are `Follower.graded_s`). A
+        may grade none, as a recalled latest may (the recall's are `Follower.graded`). A
         backend a reload removed is forgotten with its `last_run`."""
         last_run = self.canary.last_run
-        kept = {name: s for name, s in self._graded_s.items() if name in last_run}
+        kept = {name: known for name, known in self._graded.items() if name in last_run}
         for name, run in last_run.items():
-            length = round_length(run, kept.get(name))
-            if length is not None:
-                kept[name] = length
-        self._graded_s = kept
+            known = graded_after(run, kept.get(name))
+            if known is not None:
+                kept[name] = known
+        self._graded = kept
 
     def _judged_since(self, backend: str, since: float) -> bool:
         """Whether `backend`'s round of the run that started at `since` is over."""

@@ -134,6 +134,23 @@ def test_a_round_with_errors_is_no_shorter_than_the_last_clean_one() -> None:
     assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)
 
 
+def test_a_slow_round_with_errors_counts_for_the_next_round_only() -> None:
+    """Every round has errors (a case that errs each round): one slow round (a backend that
+    hung) counts for the round after it, which may have been cut short, and no further.
+    Compared with the length kept, itself the longer of two, it never came down (found in
+    review)."""
+    slow = {**ROUND, "ts": START - 3 * INTERVAL_S, "errors": 1, "duration_s": 600.0}
+    made = schedule(START + 9, slow)
+    made._remember_rounds()
+    told = []
+    for runs_ago in (2, 1):
+        quick = {**ROUND, "ts": START - runs_ago * INTERVAL_S, "errors": 1, "duration_s": 5.0}
+        made.canary.last_run["local"] = quick
+        made._remember_rounds()
+        told.append(made.reopen_in("local"))
+    assert told == pytest.approx([INTERVAL_S - 9 + s * ROUND_SLACK for s in (600.0, 5.0)])
+
+
 def test_a_backend_a_reload_added_mid_run_is_not_waited_for() -> None:
     """The next run waits for the rounds of the run under way, not for a backend a reload
     added since: it has no round in it, and its unknown length hid every gate's time."""

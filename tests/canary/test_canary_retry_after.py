@@ -211,3 +211,32 @@ def test_a_restart_after_a_round_that_graded_none_still_tells_the_time(tmp_path:
     assert refused.status_code == 503, refused.text
     seconds = int(refused.headers["retry-after"])
     assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+
+
+def test_one_slow_round_with_errors_sets_the_time_for_one_round_only(tmp_path: Path) -> None:
+    """Every round of local has an error (a case that errs each round, as code cases do
+    without a sandbox), and one, long ago, took 600 s (a backend that hung). A round with
+    errors counts no shorter than the one before (it may have been cut at shutdown), and
+    that "one before" was the length kept, itself the longer of two: it never came down,
+    and the restart's recall carried the 600 s over two days of rounds, telling clients
+    750 s for a round of 5 (found in review). Each round is compared with the graded round
+    before it, its own length."""
+    slow = (3000.0, ["fail", "error", "error"], 600.0)
+    quick = [(ago, ["fail", "fail", "error"], 5.0) for ago in (2000.0, 1000.0, 100.0)]
+    _rounds_of(tmp_path / "ledger", "local", [slow, *quick])
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 13 min
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as r:
+            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
+            assert _canary(r)["last_run"]["local"]["duration_s"] == 5.0
+            before = _next_run_in(r) + 5.0 * ROUND_SLACK
+            refused = _ask(r)
+            after = _next_run_in(r) + 5.0 * ROUND_SLACK
+            assert _canary(r)["running_since"] is None and local.completions() == 0
+    assert refused.status_code == 503, refused.text
+    seconds = int(refused.headers["retry-after"])
+    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
