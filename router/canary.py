@@ -178,11 +178,14 @@ class Canary:
 
         return apply
 
-    async def run_once(self) -> None:
+    async def run_once(self, asking: Callable[[], Awaitable[None]] | None = None) -> None:
         """One run: the same rotating sample against every backend, backends in parallel.
         None once stopped: a run the schedule started in the stop's loop turn wrote a round
         of "not asked" errors per backend and moved the rotation (found in re-review), and so
-        did one stopped while its first run read the ledger's history (found in re-review)."""
+        did one stopped while its first run read the ledger's history (found in re-review).
+        `asking` is awaited once the run is about to ask its first case, past those checks
+        (the schedule marks the run's start then, `router.canary_resume`); a stop meanwhile
+        still ends the run before it asks anything."""
         if self._history is not None:
             history, self._history = self._history, None
             retention_days = self._config().ledger.retention_days
@@ -190,6 +193,10 @@ class Canary:
             self._offsets = await asyncio.to_thread(read)
         if self.stopped is not None:
             return
+        if asking is not None:
+            await asking()
+            if self.stopped is not None:
+                return
         self._end = end = RunEnd(self.deadline_s)
         self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)

@@ -11,8 +11,10 @@ Two witnesses, the later one counts:
   `interval_s` (30 days at most) was not over (found in review). The mark does not cover
   that: rounds of `smf-router canary run` on the same ledger, or of a version before the
   mark, have none;
-- the mark the schedule writes in the ledger's directory as each run starts (`mark_start`,
-  `MARK_FILE`), before it asks any case. The rounds alone were not enough: a router killed
+- the mark the schedule writes in the ledger's directory as each run is about to ask its
+  first case (`mark_start`, `MARK_FILE`), stamped with the run's start: a run stopped before
+  that (while its first run reads the rotation's history) asks nothing and leaves the last
+  mark as it was (found in review). The rounds alone were not enough: a router killed
   (SIGKILL, the OOM killer, a crash) before a round of its run reached the ledger left no
   trace of the run, and each restart of a crash loop, or of a run whose first round takes
   long to land, started a full run at once (found in review).

@@ -210,10 +210,19 @@ class Schedule:
             self._wake.set()
 
     async def _once(self) -> None:
-        if self.running_since is not None:  # before any case is asked: a kill now is a run
-            await self._mark(self.running_since)
+        """One run, marked (`_mark`) once it is about to ask its first case: a kill from then
+        on is a run. Marked before `run_once`, a run stopped before it asked anything (at a
+        deploy's SIGTERM soon after a start, while the first run reads the rotation's
+        history) left a mark, and the restart skipped a run for a whole `interval_s` (found
+        in review)."""
+        started = self.running_since
+
+        async def asking() -> None:
+            if started is not None:
+                await self._mark(started)
+
         try:
-            await self.canary.run_once()
+            await self.canary.run_once(asking)
         except Exception:
             log.exception("canary run failed")
 
