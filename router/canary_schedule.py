@@ -49,7 +49,8 @@ from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.canary_lengths import Graded, graded_after, round_length
-from router.canary_resume import last_start, mark_start, resumed_from
+from router.canary_mark import mark_start
+from router.canary_resume import last_start, resumed_from
 from router.config import Config
 
 log = logging.getLogger("smf_router.canary")

@@ -3,7 +3,7 @@
 systemd's `Restart=on-failure` (`RestartSec=2`) a crash loop sent a full run to every backend
 every few seconds (found in an operations review). Through a real router on simulators, on
 a ledger holding a round written as a router writes it, or after a router process that was
-killed mid-run; and the run mark's reading (`router.canary_resume`) on real files."""
+killed mid-run; and the run mark's reading (`router.canary_mark`) on real files."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from router.canary_resume import MARK_FILE, last_start, mark_start, marked_start
+from router.canary_mark import MARK_FILE, mark_start, marked_start
+from router.canary_resume import last_start
 from router.config import Config
 from router.ledger import Ledger
 from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator

@@ -1,4 +1,4 @@
-"""The mark a router's canary writes as a run starts (`router.canary_resume`,
+"""The mark a router's canary writes as a run starts (`router.canary_mark`,
 `Schedule._mark`): only for a run that asks a case. A real schedule on a simulator, its
 mark a real file in the ledger's directory."""
 
@@ -16,7 +16,7 @@ import router.canary as canary_module
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
-from router.canary_resume import mark_start, marked_start
+from router.canary_mark import mark_start, marked_start
 from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
