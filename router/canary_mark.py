@@ -7,11 +7,20 @@ the run asked (`fingerprint`): like rounds of servers the config no longer has, 
 none it has now counts for nothing. One that does not read (a corrupt file, another shape)
 or is stamped later than now by over `CLOCK_SKEW_S` (a clock that ran ahead) is ignored
 with a warning, never fatal: the first run then starts as the rounds alone say.
+
+A router's schedule writes it through a `Marker`: off the event loop, waited for
+`MARK_WAIT_S` at most, then the run goes on unmarked while the write finishes on its own
+thread. Awaited without a limit, a stalled ledger volume stopped every run while the status
+showed one under way (found in review). One write is in flight at a time; a run that starts
+meanwhile has its start written after it, so a late write never leaves an older start over
+a newer one, nor do stalled writes pile up on the worker threads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -29,6 +38,61 @@ from router.ledger.recent import CLOCK_SKEW_S
 log = logging.getLogger("smf_router.canary")
 
 MARK_FILE = "canary-run-started.json"  # in the ledger's directory, beside `conversation.key`
+MARK_WAIT_S = 5.0  # a run waits this long at most for its mark (an fsync takes milliseconds)
+
+
+class Marker:
+    """Writes the schedule's marks (`mark_start`) one at a time, each run's start in turn."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._writing: asyncio.Future[None] | None = None  # the write in flight, if any
+        # the start to write once it is over, and the servers of its run
+        self._next: tuple[float, list[BackendSettings]] | None = None
+
+    async def mark(self, started: float, backends: Sequence[BackendSettings]) -> None:
+        """Mark a run that starts at `started` (unix time) on `backends`: waits for the
+        write `MARK_WAIT_S` at most; a failure or a write that takes longer is a warning,
+        the run goes on. With a write still in flight (a stalled volume), this one follows
+        it, not waited for."""
+        if self._writing is not None and not self._writing.done():
+            self._next = (started, list(backends))
+            log.warning(
+                "canary: the last run's mark in %s is still being written; this run's start "
+                "is written after it",
+                self.directory,
+            )
+            return
+        writing = self._write(started, list(backends))
+        try:
+            async with asyncio.timeout(MARK_WAIT_S):
+                await asyncio.shield(writing)
+        except TimeoutError:
+            log.warning(
+                "canary: the run's mark in %s is not written after %g s (a stalled volume?); "
+                "the run goes on, the write finishes on its own",
+                self.directory,
+                MARK_WAIT_S,
+            )
+        except Exception:
+            return  # said by `_written`, as a late one is
+
+    def _write(self, started: float, backends: list[BackendSettings]) -> asyncio.Future[None]:
+        write = functools.partial(mark_start, self.directory, started, backends)
+        self._writing = asyncio.get_running_loop().run_in_executor(None, write)
+        self._writing.add_done_callback(self._written)
+        return self._writing
+
+    def _written(self, writing: asyncio.Future[None]) -> None:
+        """A write is over (on the loop, however late): its failure said, the next begun."""
+        if writing.cancelled():
+            return
+        exc = writing.exception()
+        if exc is not None:
+            log.warning("canary: could not mark the run's start in %s: %s", self.directory, exc)
+        if self._next is not None:
+            (started, backends), self._next = self._next, None
+            self._write(started, backends)
 
 
 def mark_start(directory: Path, started: float, backends: Sequence[BackendSettings]) -> None:

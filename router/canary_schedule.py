@@ -49,7 +49,7 @@ from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.canary_lengths import Graded, graded_after, round_length
-from router.canary_mark import mark_start
+from router.canary_mark import Marker
 from router.canary_resume import last_start, resumed_from
 from router.config import Config
 
@@ -93,6 +93,7 @@ class Schedule:
         self._running: tuple[str, ...] = ()  # the backends of the run under way
         self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
+        self._marker = Marker(ledger)  # each run's start, as it asks its first case
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run `interval_s` after the last one
@@ -180,14 +181,6 @@ class Schedule:
             iso(self.next_run_at()),
         )
 
-    async def _mark(self, started: float) -> None:
-        """The run that starts now marked in the ledger's directory (`mark_start`), off the
-        event loop; a failure is a warning, the run goes on unmarked."""
-        try:
-            await asyncio.to_thread(mark_start, self.ledger, started, self.canary.backends)
-        except Exception as exc:
-            log.warning("canary: could not mark the run's start in %s: %s", self.ledger, exc)
-
     def stopping(self) -> None:
         """The shutdown began (`Components.shutting_down`, as the requests' drain starts):
         the run under way ends now and writes its rows, and none starts after it. Stopped
@@ -211,16 +204,16 @@ class Schedule:
             self._wake.set()
 
     async def _once(self) -> None:
-        """One run, marked (`_mark`) once it is about to ask its first case: a kill from then
-        on is a run. Marked before `run_once`, a run stopped before it asked anything (at a
-        deploy's SIGTERM soon after a start, while the first run reads the rotation's
-        history) left a mark, and the restart skipped a run for a whole `interval_s` (found
-        in review)."""
+        """One run, marked once it is about to ask its first case (`Marker`, waited for
+        `MARK_WAIT_S` at most): a kill from then on is a run. Marked before `run_once`, a
+        run stopped before it asked anything (at a deploy's SIGTERM soon after a start,
+        while the first run reads the rotation's history) left a mark, and the restart
+        skipped a run for a whole `interval_s` (found in review)."""
         started = self.running_since
 
         async def asking() -> None:
             if started is not None:
-                await self._mark(started)
+                await self._marker.mark(started, self.canary.backends)
 
         try:
             await self.canary.run_once(asking)

@@ -5,6 +5,7 @@ mark a real file in the ledger's directory."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from pathlib import Path
@@ -13,10 +14,11 @@ from typing import Any
 import pytest
 
 import router.canary as canary_module
+import router.canary_mark as canary_mark
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
-from router.canary_mark import mark_start, marked_start
+from router.canary_mark import MARK_FILE, mark_start, marked_start
 from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
@@ -97,3 +99,74 @@ def test_a_run_that_asks_is_marked_with_its_start(tmp_path: Path) -> None:
         assert local.completions() == 1
     assert canary.runs == 1
     assert marked_start(ledger, config.backends, time.time()) == starts[0]
+
+
+class Recorded(Schedule):
+    """A schedule that keeps each run's start (`running_since`)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.starts: list[float] = []
+
+    async def _once(self) -> None:
+        assert self.running_since is not None
+        self.starts.append(self.running_since)
+        await super()._once()
+
+
+async def until_true(check: Any, what: str) -> None:
+    """Until `check()`, 10 s at most, the event loop running meanwhile."""
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_stalled_mark_holds_up_no_run_and_is_not_left_over_a_newer_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The first run's mark does not reach the disk (a stalled ledger volume): awaited with
+    no limit, every run stopped there while the status showed one under way (found in
+    review). Runs go on after `MARK_WAIT_S`; once the volume answers, the newest run's
+    start is written after the stalled one, never under it."""
+    stalled = threading.Event()
+    fsyncs: list[int] = []
+
+    class Stalling:
+        """The `os` the mark is written with: its first fsync waits for the test."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def fsync(self, fd: int) -> None:
+            fsyncs.append(fd)
+            if len(fsyncs) == 1:
+                stalled.wait(30)  # released by the test
+            os.fsync(fd)
+
+    monkeypatch.setattr(canary_mark, "os", Stalling())
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.2)
+    ledger = tmp_path / "ledger"
+    with simulator(profile="vllm", model="local-model") as local:
+        config = math_canary(local, interval_s=0.3)
+        canary = Canary(config, load_cases(config), GateBook({}), Rows(), history=ledger)
+        schedule = Recorded(canary, lambda: config, ledger)
+
+        async def stalled_then_released() -> None:
+            job = asyncio.ensure_future(schedule.run())
+            try:
+                await until_true(lambda: canary.runs >= 3, "three runs with the mark stalled")
+                assert len(fsyncs) == 1  # one write in flight, none piled up behind it
+            finally:
+                schedule.stopping()
+                await asyncio.wait_for(job, 10)
+                await canary.aclose()
+                assert not (ledger / MARK_FILE).exists()
+                stalled.set()  # the volume answers: the stalled write lands, and then?
+            await until_true(lambda: len(fsyncs) == 2, "the newest start written after it")
+            await until_true(lambda: not any(ledger.glob(".*")), "both writes over")
+
+        asyncio.run(stalled_then_released())
+    assert "is not written after 0.2 s" in caplog.text
+    assert marked_start(ledger, config.backends, time.time()) == schedule.starts[-1]
