@@ -25,12 +25,13 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from router.bug_log import kind_of
 from router.canary_judge import fingerprint
 from router.config import Backend as BackendSettings
 from router.ledger.recent import CLOCK_SKEW_S
@@ -42,13 +43,19 @@ MARK_WAIT_S = 5.0  # a run waits this long at most for its mark (an fsync takes 
 
 
 class Marker:
-    """Writes the schedule's marks (`mark_start`) one at a time, each run's start in turn."""
+    """Writes the schedule's marks (`mark_start`) one at a time, each run's start in turn.
+
+    What goes wrong is said once per kind (`kind_of`, and an `OSError`'s errno: a full disk
+    and a read-only one are both `OSError`), as `router.bug_log` says a background job's
+    bugs, and that the marks are written again once one is: warned at each run, a volume
+    that refused them said so every `interval_s` for as long (found in review)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._writing: asyncio.Future[None] | None = None  # the write in flight, if any
         # the start to write once it is over, and the servers of its run
         self._next: tuple[float, list[BackendSettings]] | None = None
+        self._said: set[Hashable] = set()  # the kinds of trouble said since a mark was written
 
     async def mark(self, started: float, backends: Sequence[BackendSettings]) -> None:
         """Mark a run that starts at `started` (unix time) on `backends`: waits for the
@@ -57,8 +64,9 @@ class Marker:
         it, not waited for."""
         if self._writing is not None and not self._writing.done():
             self._next = (started, list(backends))
-            log.warning(
-                "canary: the last run's mark in %s is still being written; this run's start "
+            self._say(
+                "queued",
+                "canary: the last run's mark in %s is still being written; each run's start "
                 "is written after it",
                 self.directory,
             )
@@ -68,7 +76,8 @@ class Marker:
             async with asyncio.timeout(MARK_WAIT_S):
                 await asyncio.shield(writing)
         except TimeoutError:
-            log.warning(
+            self._say(
+                "slow",
                 "canary: the run's mark in %s is not written after %g s (a stalled volume?); "
                 "the run goes on, the write finishes on its own",
                 self.directory,
@@ -84,15 +93,30 @@ class Marker:
         return self._writing
 
     def _written(self, writing: asyncio.Future[None]) -> None:
-        """A write is over (on the loop, however late): its failure said, the next begun."""
+        """A write is over (on the loop, however late): its failure said, or that the marks
+        are written again; the next begun."""
         if writing.cancelled():
             return
         exc = writing.exception()
         if exc is not None:
-            log.warning("canary: could not mark the run's start in %s: %s", self.directory, exc)
+            self._say(
+                (kind_of(exc), getattr(exc, "errno", None)),
+                "canary: could not mark the run's start in %s: %s (said again only for "
+                "another kind of error, or once marks were written again)",
+                self.directory,
+                exc,
+            )
+        elif self._said:
+            self._said.clear()
+            log.warning("canary: the run's mark in %s is written again", self.directory)
         if self._next is not None:
             (started, backends), self._next = self._next, None
             self._write(started, backends)
+
+    def _say(self, kind: Hashable, message: str, *args: Any) -> None:
+        if kind not in self._said:
+            self._said.add(kind)
+            log.warning(message, *args)
 
 
 def mark_start(directory: Path, started: float, backends: Sequence[BackendSettings]) -> None:

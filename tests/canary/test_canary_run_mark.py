@@ -170,3 +170,33 @@ def test_a_stalled_mark_holds_up_no_run_and_is_not_left_over_a_newer_one(
         asyncio.run(stalled_then_released())
     assert "is not written after 0.2 s" in caplog.text
     assert marked_start(ledger, config.backends, time.time()) == schedule.starts[-1]
+
+
+def test_a_mark_that_cannot_be_written_is_said_once_and_again_when_it_is(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The mark's path is a directory (any write fails alike): warned at every run, the
+    same failure was said every `interval_s` for as long. Said once, runs go on, and once
+    a mark is written the log says so."""
+    ledger = tmp_path / "ledger"
+    (ledger / MARK_FILE).mkdir(parents=True)
+    with simulator(profile="vllm", model="local-model") as local:
+        config = math_canary(local, interval_s=0.2)
+        canary = Canary(config, load_cases(config), GateBook({}), Rows(), history=ledger)
+        schedule = Recorded(canary, lambda: config, ledger)
+
+        async def failing_then_fixed() -> None:
+            job = asyncio.ensure_future(schedule.run())
+            try:
+                await until_true(lambda: canary.runs >= 3, "three runs, none marked")
+                (ledger / MARK_FILE).rmdir()
+                await until_true(lambda: (ledger / MARK_FILE).is_file(), "a mark written")
+            finally:
+                schedule.stopping()
+                await asyncio.wait_for(job, 10)
+                await canary.aclose()
+
+        asyncio.run(failing_then_fixed())
+    said = [r.getMessage() for r in caplog.records if "mark" in r.getMessage()]
+    assert len([m for m in said if "could not mark the run's start" in m]) == 1, said
+    assert said[-1] == f"canary: the run's mark in {ledger} is written again", said
