@@ -8,6 +8,14 @@ none it has now counts for nothing. One that does not read (a corrupt file, anot
 or is stamped later than now by over `CLOCK_SKEW_S` (a clock that ran ahead) is ignored
 with a warning, never fatal: the first run then starts as the rounds alone say.
 
+It names its writer too (`router_name`: the host's name and the address the router listens
+on), and a router honours its own mark alone. Several canary routers on one ledger each
+waited out the others' runs, whose results they never see (a router reads the ledger's
+rounds only at its start), their gates a whole `interval_s` behind (found in review); the
+rounds in the ledger still count, as the recall judged them. They share one file, the last
+writer's: a router whose mark another overwrote goes on from the rounds alone. A mark that
+names no writer (of the version before) counts for none.
+
 A router's schedule writes it through a `Marker`: off the event loop, waited for
 `MARK_WAIT_S` at most, then the run goes on unmarked while the write finishes on its own
 thread. Awaited without a limit, a stalled ledger volume stopped every run while the status
@@ -24,8 +32,9 @@ import functools
 import logging
 import math
 import os
+import socket
 import tempfile
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +59,9 @@ class Marker:
     bugs, and that the marks are written again once one is: warned at each run, a volume
     that refused them said so every `interval_s` for as long (found in review)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, writer: Callable[[], str]) -> None:
         self.directory = directory
+        self.writer = writer  # this router's name (`router_name`), read at each mark
         self._writing: asyncio.Future[None] | None = None  # the write in flight, if any
         # the start to write once it is over, and the servers of its run
         self._next: tuple[float, list[BackendSettings]] | None = None
@@ -87,7 +97,7 @@ class Marker:
             return  # said by `_written`, as a late one is
 
     def _write(self, started: float, backends: list[BackendSettings]) -> asyncio.Future[None]:
-        write = functools.partial(mark_start, self.directory, started, backends)
+        write = functools.partial(mark_start, self.directory, started, backends, self.writer())
         self._writing = asyncio.get_running_loop().run_in_executor(None, write)
         self._writing.add_done_callback(self._written)
         return self._writing
@@ -119,12 +129,23 @@ class Marker:
             log.warning(message, *args)
 
 
-def mark_start(directory: Path, started: float, backends: Sequence[BackendSettings]) -> None:
-    """Blocking: the mark of a run that starts at `started` (unix time) on `backends`, in
-    place of the last one. Flushed to the disk before the rename: a power cut must not
-    leave an empty file for the last mark. Raises `OSError` (the caller logs it)."""
+def router_name(listen: str) -> str:
+    """Who writes a router's marks: its host's name and `listen`, the address it serves on
+    (`host:port`, `Components.listen`): two routers on one host differ by their port, and a
+    restart keeps both (a Kubernetes pod's name is its host's, kept while its container
+    restarts). Empty `listen` (a schedule run outside `serve`): the host's name alone."""
+    return f"{socket.gethostname()} {listen}".rstrip()
+
+
+def mark_start(
+    directory: Path, started: float, backends: Sequence[BackendSettings], writer: str
+) -> None:
+    """Blocking: the mark of a run that starts at `started` (unix time) on `backends`, by
+    `writer` (`router_name`), in place of the last one. Flushed to the disk before the
+    rename: a power cut must not leave an empty file for the last mark. Raises `OSError`
+    (the caller logs it)."""
     servers = {backend.name: fingerprint(backend) for backend in backends}
-    data = orjson.dumps({"started": started, "servers": servers})
+    data = orjson.dumps({"started": started, "servers": servers, "writer": writer})
     directory.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{MARK_FILE}.", dir=directory)
     try:
@@ -139,18 +160,29 @@ def mark_start(directory: Path, started: float, backends: Sequence[BackendSettin
         raise
 
 
-def marked_start(directory: Path, backends: Sequence[BackendSettings], now: float) -> float | None:
-    """Blocking: the start the mark in `directory` says, if it names a server among
-    `backends` (by name and `fingerprint`); None without a mark, or with one that does not
-    count (logged as a warning when it is unreadable or stamped ahead of `now`)."""
+def marked_start(
+    directory: Path, backends: Sequence[BackendSettings], now: float, writer: str
+) -> float | None:
+    """Blocking: the start the mark in `directory` says, if `writer` wrote it (`router_name`)
+    and it names a server among `backends` (by name and `fingerprint`); None without a mark,
+    or with one that does not count (logged as a warning when it is unreadable or stamped
+    ahead of `now`, at info when another router wrote it)."""
     path = directory / MARK_FILE
     try:
         data = orjson.loads(path.read_bytes())
-        started, servers = _read(data)
+        started, servers, wrote = _read(data)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:  # orjson.JSONDecodeError is a ValueError
         log.warning("canary: ignored the run mark %s: %s", path, exc)
+        return None
+    if wrote != writer:
+        log.info(
+            "canary: ignored the run mark %s: another router wrote it (%s), not this one (%s)",
+            path,
+            wrote or "no writer named",
+            writer,
+        )
         return None
     if started > now + CLOCK_SKEW_S:
         log.warning("canary: ignored the run mark %s: it is stamped ahead of now", path)
@@ -160,13 +192,14 @@ def marked_start(directory: Path, backends: Sequence[BackendSettings], now: floa
     return started
 
 
-def _read(data: Any) -> tuple[float, dict[str, Any]]:
-    """A mark's start and servers, or `ValueError` when it is not a mark."""
+def _read(data: Any) -> tuple[float, dict[str, Any], str | None]:
+    """A mark's start, servers and writer (None if it names none), or `ValueError` when it
+    is not a mark."""
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    started, servers = data.get("started"), data.get("servers")
+    started, servers, writer = data.get("started"), data.get("servers"), data.get("writer")
     if not isinstance(started, int | float) or isinstance(started, bool):
         raise ValueError("no start time")
     if not math.isfinite(started) or not isinstance(servers, dict):
         raise ValueError("no finite start time, or no servers")
-    return float(started), servers
+    return float(started), servers, writer if isinstance(writer, str) else None

@@ -58,13 +58,15 @@ def resumed_from(
     now: float,
     interval_s: float,
     retention_days: int,
+    writer: str,
 ) -> tuple[float, str] | None:
     """Blocking: the last start a restart goes on from, and what says it: the later of the
-    `recalled` run's start and the mark's (`marked_start`), and when neither is of the
-    days every read reads whole, the earlier days' (`earlier_start`); None with none."""
+    `recalled` run's start and the mark's (`marked_start`, if `writer` wrote it), and when
+    neither is of the days every read reads whole, the earlier days' (`earlier_start`);
+    None with none."""
     found = {
         "its rounds in the ledger": recalled,
-        "marked as it started": marked_start(directory, backends, now),
+        "marked as it started": marked_start(directory, backends, now, writer),
     }
     since = datetime.fromisoformat(first_read_day(now)).replace(tzinfo=UTC).timestamp()
     if all(start is None or start < since for start in found.values()):

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -49,7 +50,7 @@ from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.canary_lengths import Graded, graded_after, round_length
-from router.canary_mark import Marker
+from router.canary_mark import Marker, router_name
 from router.canary_resume import last_start, resumed_from
 from router.config import Config
 
@@ -93,7 +94,8 @@ class Schedule:
         self._running: tuple[str, ...] = ()  # the backends of the run under way
         self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
-        self._marker = Marker(ledger)  # each run's start, as it asks its first case
+        self.listen: Callable[[], str] = str  # where it serves (`Components.listen`): ""
+        self._marker = Marker(ledger, self.writer)  # each run's start, as it asks a case
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run `interval_s` after the last one
@@ -163,9 +165,8 @@ class Schedule:
         interval_s = self.canary.settings.interval_s
         try:
             retention_days = self.config().ledger.retention_days
-            found = await asyncio.to_thread(
-                resumed_from, self.ledger, recalled, backends, now, interval_s, retention_days
-            )
+            find = functools.partial(resumed_from, self.ledger, recalled, backends, now)
+            found = await asyncio.to_thread(find, interval_s, retention_days, self.writer())
         except Exception:
             log.exception("canary: finding the last run's start failed; the recall's decides")
             found = None if recalled is None else (recalled, "its rounds in the ledger")
@@ -180,6 +181,10 @@ class Schedule:
             why,
             iso(self.next_run_at()),
         )
+
+    def writer(self) -> str:
+        """This router's name in its run marks (`router_name`): only its own count."""
+        return router_name(self.listen())
 
     def stopping(self) -> None:
         """The shutdown began (`Components.shutting_down`, as the requests' drain starts):
@@ -379,6 +384,7 @@ def install(components: Any) -> None:
     )
     recalled = hold_ready(components, canary.judge)
     schedule = Schedule(canary, lambda: components.config, ledger, recalled)
+    schedule.listen = lambda: components.listen  # set by `serve` after the install
     ensure_gated(gateway, canary.gated, schedule.reopen_in)
 
     async def job() -> None:

@@ -80,6 +80,9 @@ class Components:
     # Told of each call the router makes on its own (shadow replays, their judge, canary
     # cases): capacity counts them.
     replay_observers: list[own_load.ReplayObserver] = field(default_factory=list)
+    # Where it serves (`host:port`), set by `serve` before the start: names this router
+    # among others on its host and ledger (the canary's run mark, `router.canary_mark`).
+    listen: str = ""
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:

@@ -87,6 +87,7 @@ async def _serve(
     for warning in config.warnings():
         log.warning("%s", warning)
     app = create_app(config)
+    app.state.components.listen = f"{host}:{port}"
     server = _Server(uvicorn_config(app, config, host, port), app.state.components.shutting_down)
     _reload_on_sighup(app.state, config_path)
     warn_if_open(config, host, app.state.behind_proxy)

@@ -362,6 +362,7 @@ def router(config: Config, port: int | None = None) -> Iterator[RunningRouter]:
     drain starts, then the lifespan)."""
     port = port or free_port()
     components = build(config)
+    components.listen = f"127.0.0.1:{port}"  # as `serve` says where it listens
     app = create_app(config, components)
     settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
     settings.timeout_graceful_shutdown = 5

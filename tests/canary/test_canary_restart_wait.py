@@ -21,12 +21,14 @@ from router.canary_mark import MARK_FILE, mark_start, marked_start
 from router.canary_resume import last_start
 from router.config import Config
 from router.ledger import Ledger
+from tests import harness
 from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator
 from tests.canary.test_canary_recall import write_rounds
 from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import status, until
 
 INTERVAL = 900.0
+ME = "this-host 127.0.0.1:4000"  # the router that reads the marks (`router_name`)
 
 
 def canary_of(proxy: RunningRouter) -> dict[str, Any]:
@@ -189,11 +191,25 @@ def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
             assert serve.wait(timeout=20) == -9
         assert not (tmp_path / "ledger" / "canary_runs").exists()  # the run left no round
         asked = local.completions(), cloud.completions()
-        with router(config) as proxy:
+        port = int(root.rsplit(":", 1)[1])  # restarted where it served: its mark names it
+        with harness.router(config, port) as proxy:
             section = recalled(proxy)
             assert section["runs"] == 0 and section["running_since"] is None
             assert abs(unix(section["next_run_at"]) - (unix(started) + INTERVAL)) < 1.0
             assert (local.completions(), cloud.completions()) == asked
+
+
+def test_a_mark_another_router_wrote_is_not_waited_for(tmp_path: Path) -> None:
+    """Two canary routers on one ledger: the other one started a run 5 s ago. Its mark
+    counted, and this router waited out a run whose results it never sees (it reads the
+    ledger's rounds only at its start), its gates an `interval_s` behind (found in review).
+    A router honours the marks it wrote alone: on an empty ledger it runs at once."""
+    with backends(tmp_path) as (config, local, _):
+        other = "another-host 127.0.0.1:4000"
+        mark_start(tmp_path / "ledger", time.time() - 5, config.backends, other)
+        with router(config) as proxy:
+            until(lambda: canary_of(proxy)["runs"] == 1, 30, what="a run at start")
+            assert local.completions() > 0
 
 
 def test_a_restart_with_an_unreadable_run_mark_runs_at_once(tmp_path: Path) -> None:
@@ -214,15 +230,16 @@ def offline(tmp_path: Path) -> Config:
 
 def test_the_run_mark_counts_for_the_servers_it_names(tmp_path: Path) -> None:
     """Written and read back; not for a config whose backends point elsewhere, nor stamped
-    over a minute ahead of now (a clock that ran ahead)."""
+    over a minute ahead of now (a clock that ran ahead), nor by another router."""
     servers = offline(tmp_path).backends
-    mark_start(tmp_path / "ledger", 1000.5, servers)
-    assert marked_start(tmp_path / "ledger", servers, now=2000.0) == 1000.5
-    assert marked_start(tmp_path / "ledger", servers[1:], now=2000.0) == 1000.5
+    mark_start(tmp_path / "ledger", 1000.5, servers, ME)
+    assert marked_start(tmp_path / "ledger", servers, now=2000.0, writer=ME) == 1000.5
+    assert marked_start(tmp_path / "ledger", servers[1:], now=2000.0, writer=ME) == 1000.5
     moved = [b.model_copy(update={"model": "other"}) for b in servers]
-    assert marked_start(tmp_path / "ledger", moved, now=2000.0) is None
-    assert marked_start(tmp_path / "ledger", servers, now=900.0) is None
-    assert marked_start(tmp_path / "none", servers, now=2000.0) is None
+    assert marked_start(tmp_path / "ledger", moved, now=2000.0, writer=ME) is None
+    assert marked_start(tmp_path / "ledger", servers, now=900.0, writer=ME) is None
+    assert marked_start(tmp_path / "none", servers, now=2000.0, writer=ME) is None
+    assert marked_start(tmp_path / "ledger", servers, now=2000.0, writer="other") is None
     assert [p.name for p in (tmp_path / "ledger").iterdir()] == [MARK_FILE]  # no draft left
 
 
@@ -234,5 +251,5 @@ def test_a_run_mark_that_does_not_read_is_ignored_with_a_warning(
     tmp_path: Path, text: bytes, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / MARK_FILE).write_bytes(text)
-    assert marked_start(tmp_path, offline(tmp_path).backends, now=2000.0) is None
+    assert marked_start(tmp_path, offline(tmp_path).backends, now=2000.0, writer=ME) is None
     assert f"ignored the run mark {tmp_path / MARK_FILE}" in caplog.text

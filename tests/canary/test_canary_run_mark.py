@@ -18,7 +18,7 @@ import router.canary_mark as canary_mark
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
-from router.canary_mark import MARK_FILE, mark_start, marked_start
+from router.canary_mark import MARK_FILE, mark_start, marked_start, router_name
 from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
@@ -55,7 +55,7 @@ def test_a_run_stopped_before_it_asks_anything_leaves_the_last_mark(
     with simulator(profile="vllm", model="local-model") as local:
         config = math_canary(local)
         earlier = time.time() - 2000.0  # the last run, over `interval_s` ago: a run at once
-        mark_start(ledger, earlier, config.backends)
+        mark_start(ledger, earlier, config.backends, router_name(""))
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows, history=ledger)
         schedule = Schedule(canary, lambda: config, ledger)
@@ -70,7 +70,7 @@ def test_a_run_stopped_before_it_asks_anything_leaves_the_last_mark(
         asyncio.run(stopped_while_reading())
         assert local.completions() == 0
     assert rows.rows == []
-    assert marked_start(ledger, config.backends, time.time()) == earlier
+    assert marked_start(ledger, config.backends, time.time(), router_name("")) == earlier
 
 
 def test_a_run_that_asks_is_marked_with_its_start(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_run_that_asks_is_marked_with_its_start(tmp_path: Path) -> None:
         asyncio.run(one_run())
         assert local.completions() == 1
     assert canary.runs == 1
-    assert marked_start(ledger, config.backends, time.time()) == starts[0]
+    assert marked_start(ledger, config.backends, time.time(), router_name("")) == starts[0]
 
 
 class Recorded(Schedule):
@@ -169,7 +169,9 @@ def test_a_stalled_mark_holds_up_no_run_and_is_not_left_over_a_newer_one(
 
         asyncio.run(stalled_then_released())
     assert "is not written after 0.2 s" in caplog.text
-    assert marked_start(ledger, config.backends, time.time()) == schedule.starts[-1]
+    assert (
+        marked_start(ledger, config.backends, time.time(), router_name("")) == schedule.starts[-1]
+    )
 
 
 def test_a_mark_that_cannot_be_written_is_said_once_and_again_when_it_is(
