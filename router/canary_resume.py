@@ -25,6 +25,7 @@ How the mark is written and read: `router.canary_mark`.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,11 +60,12 @@ def resumed_from(
     interval_s: float,
     retention_days: int,
     writer: str,
+    stopped: threading.Event | None = None,
 ) -> tuple[float, str] | None:
     """Blocking: the last start a restart goes on from, and what says it: the later of the
     `recalled` run's start and the mark's (`marked_start`, if `writer` wrote it), and when
-    neither is of the days every read reads whole, the earlier days' (`earlier_start`);
-    None with none."""
+    neither is of the days every read reads whole, the earlier days' (`earlier_start`, which
+    reads no further day once `stopped` is set); None with none."""
     found = {
         "its rounds in the ledger": recalled,
         "marked as it started": marked_start(directory, backends, now, writer),
@@ -71,7 +73,7 @@ def resumed_from(
     since = datetime.fromisoformat(first_read_day(now)).replace(tzinfo=UTC).timestamp()
     if all(start is None or start < since for start in found.values()):
         try:
-            earlier = earlier_start(directory, backends, now, interval_s, retention_days)
+            earlier = earlier_start(directory, backends, now, interval_s, retention_days, stopped)
         except Exception:  # never fatal: the first run starts as the others say
             log.exception("canary: reading the runs of earlier days failed")
             earlier = None
@@ -86,13 +88,17 @@ def earlier_start(
     now: float,
     interval_s: float,
     retention_days: int,
+    stopped: threading.Event | None = None,
 ) -> float | None:
     """Blocking: the start (`last_start`) of the newest run in `canary_runs` on a day before
     the ones every read reads whole (`first_read_day`) that may have started within
     `interval_s` of `now`, among rounds of a server among `backends`; None when no such
     day holds one. The days on disk are listed (`recall_days`: no further back than the
     recall goes) and read newest first, `canary_runs` alone, until one holds such a round:
-    with `interval_s` under a day, no day at all."""
+    with `interval_s` under a day, no day at all. None once `stopped` is set (the shutdown
+    began, any thread): the walk reads no further day. A worker thread cannot be cancelled,
+    and a shutdown during a walk of up to 30 days waited for all of it (found in review),
+    as a recall's did (`Follower.stop`)."""
     first_day = first_read_day(now)
     oldest = datetime.fromtimestamp(now - interval_s, UTC).date().isoformat()
     configured = {backend.name: backend for backend in backends}
@@ -100,7 +106,7 @@ def earlier_start(
     for day in recall_days(directory, "canary_runs", now, retention_days):
         if day >= first_day:
             continue
-        if day < oldest:
+        if day < oldest or (stopped is not None and stopped.is_set()):
             break
         found = [
             {**row, "ts": row["ts"].replace(tzinfo=UTC).timestamp()}  # the ledger's naive UTC

@@ -30,7 +30,7 @@
   from the stop: cancelled, it lost the rows of the backends still running, where the
   ledger holds one row per backend per round. Cancelled past that wait, each backend's
   round still writes what it graded, the rest as errors. No run starts after the stop, and a
-  recall under way reads no further day (`Follower.stop`).
+  recall under way reads no further day (`Follower.stop`), nor the walk of earlier days.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -94,6 +95,7 @@ class Schedule:
         self._running: tuple[str, ...] = ()  # the backends of the run under way
         self._stop_began: float | None = None  # loop time of the shutdown's stop (`stopping`)
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
+        self._stopped = threading.Event()  # `stopping`'s, for the earlier days' walk
         self.listen: Callable[[], str] = str  # where it serves (`Components.listen`): ""
         self._marker = Marker(ledger, self.writer)  # each run's start, as it asks a case
 
@@ -165,8 +167,8 @@ class Schedule:
         interval_s = self.canary.settings.interval_s
         try:
             retention_days = self.config().ledger.retention_days
-            find = functools.partial(resumed_from, self.ledger, recalled, backends, now)
-            found = await asyncio.to_thread(find, interval_s, retention_days, self.writer())
+            find = functools.partial(resumed_from, self.ledger, recalled, backends, now, interval_s)
+            found = await asyncio.to_thread(find, retention_days, self.writer(), self._stopped)
         except Exception:
             log.exception("canary: finding the last run's start failed; the recall's decides")
             found = None if recalled is None else (recalled, "its rounds in the ledger")
@@ -198,6 +200,7 @@ class Schedule:
         if self.running_since is not None:
             log.info("canary: shutting down; the run under way stops now and writes its rows")
         self.canary.stop("shutdown")
+        self._stopped.set()  # nor does the walk of earlier days (`earlier_start`)
         if self._recaller is not None:
             self._recaller.stop()  # a recall under way reads no further day
         if self._wake is not None:

@@ -7,6 +7,8 @@ killed mid-run; and the run mark's reading (`router.canary_mark`) on real files.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +19,15 @@ from typing import Any
 import httpx
 import pytest
 
+import router.canary_resume as canary_resume
+from router.canary import Canary, load_cases
 from router.canary_mark import MARK_FILE, mark_start, marked_start
 from router.canary_resume import last_start
+from router.canary_schedule import Schedule
 from router.config import Config
+from router.gating import GateBook
 from router.ledger import Ledger
+from router.ledger.recent import RecentRows
 from tests import harness
 from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator
 from tests.canary.test_canary_recall import write_rounds
@@ -149,6 +156,46 @@ def test_a_restart_two_days_after_a_run_waits_out_an_interval_of_three(
             assert abs(unix(section["next_run_at"]) - (started + days)) < 1.0
             assert local.completions() == 0 and cloud.completions() == 0
     assert ledger_runs(tmp_path) == 1
+
+
+def test_a_shutdown_during_the_walk_of_earlier_days_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`interval_s` 30 days and rounds on five earlier days, none of a configured backend:
+    the walk for the last run's start reads each day, on a worker thread that a shutdown
+    cannot cancel, and the shutdown waited for all of it. A stop ends it at the next day,
+    as it ends a recall's walk."""
+    write_rounds(tmp_path / "ledger", 2, {"gone": ["pass"]}, n=1)
+    for days in range(3, 7):
+        write_rounds(tmp_path / "ledger", days, {"gone": ["pass"]}, n=1)
+    reading, stopped = threading.Event(), threading.Event()
+    days_read: list[str] = []
+
+    class Held(RecentRows):
+        """The walk's reads: the first waits for the test's stop."""
+
+        def read(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+            days_read.append(args[0])
+            reading.set()
+            stopped.wait(10)
+            return super().read(*args, **kwargs)
+
+    monkeypatch.setattr(canary_resume, "RecentRows", Held)
+    down = Running("http://127.0.0.1:9/v1", "http://127.0.0.1:9")  # never asked
+    config = config_for({"local": down}, tmp_path, canary=math_gating_canary(30 * 86400.0, 20))
+    canary = Canary(config, load_cases(config), GateBook({}))
+    schedule = Schedule(canary, lambda: config, tmp_path / "ledger")
+
+    async def stopped_mid_walk() -> None:
+        job = asyncio.ensure_future(schedule.run())
+        await asyncio.to_thread(reading.wait, 10)
+        schedule.stopping()
+        stopped.set()
+        await asyncio.wait_for(job, 10)
+        await canary.aclose()
+
+    asyncio.run(stopped_mid_walk())
+    assert len(days_read) == 1 and canary.runs == 0
 
 
 def test_a_restart_on_an_empty_ledger_runs_at_once(tmp_path: Path) -> None:
