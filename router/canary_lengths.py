@@ -1,5 +1,5 @@
 """How long a backend's canary round takes, as far as its rounds tell: what a gated
-backend's `Retry-After` is counted from (`Schedule.reopen_in`).
+backend's `Retry-After` is counted from (`router.canary_reopen`).
 
 A round that graded no case says nothing of it: skipped, every case an error (an
 unreachable backend's, over in milliseconds), or cut at shutdown before it graded one. The

@@ -50,8 +50,9 @@ from router.canary import Canary, load_cases
 from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
-from router.canary_lengths import Graded, graded_after, round_length
+from router.canary_lengths import Graded, graded_after
 from router.canary_mark import Marker, router_name
+from router.canary_reopen import Runs
 from router.canary_resume import last_start, resumed_from
 from router.config import Config
 
@@ -65,11 +66,6 @@ log = logging.getLogger("smf_router.canary")
 # at shutdown: the stop starts with the drain (`Schedule.stopping`), so a shutdown takes the
 # longer of the two, not their sum.
 STOP_WAIT_S = Limits().wall_s + 2.0
-
-# A round asks the same number of cases each run, but its backend answers faster or slower:
-# a client told to come back when the last round's length has passed again would sometimes
-# meet the round still under way.
-ROUND_SLACK = 1.25
 
 
 class Schedule:
@@ -280,63 +276,24 @@ class Schedule:
         return max(now, self._started[1] + self.canary.settings.interval_s)
 
     def reopen_in(self, backend: str) -> float | None:
-        """Seconds until a round of `backend` may reopen its gates (the `Review` of the
-        gates, `router.canary_gates`): when its round of the run under way ends, or else of
-        the next run. The gate is judged when the round ends, not when the run starts: told
-        the start, a client came back into the round under way, was refused with no time
-        (none was known then), and its SDK gave up seconds before the gate reopened (found
-        in re-review). None when a round it waits for has no known length (none graded a
-        case yet) or runs past its estimate: no time rather than a wrong one."""
-        now = self.canary.clock()
-        round_s = self._round_s(backend)
-        running = self.running_since
-        if round_s is None:
-            return None
-        if running is None:
-            return self.next_run_at() - now + round_s
-        if not self._judged_since(backend, running):
-            left = running + round_s - now
-            return left if left > 0 else None
-        next_run = self._next_run_after(running)
-        return None if next_run is None else next_run - now + round_s
-
-    def _next_run_after(self, running: float) -> float | None:
-        """When the run after the one under way (started at `running`) starts: `interval_s`
-        after its start, or when its last round ends if later (the run waits for every
-        backend's). Taken as `next_run_at`, "now" in a run longer than `interval_s`, each
-        refusal said "retry in" one round until the slowest round ended, and the SDK gave up
-        (found in re-review). None while a round not over yet has no known length or runs
-        past its estimate."""
-        assert self._started is not None
-        now = self.canary.clock()
-        ends: list[float] = []
-        configured = {b.name for b in self.canary.backends}
-        for name in self._running:  # a backend a reload added meanwhile is not in this run
-            # one it removed ends its round unjudged: no `last_run` says it is over, and
-            # waited for, it hid every gate's time until the run ended (found in re-review)
-            if name not in configured or self._judged_since(name, running):
-                continue
-            round_s = self._round_s(name)
-            if round_s is None or running + round_s <= now:
-                return None
-            ends.append(running + round_s)
-        return max(self._started[1] + self.canary.settings.interval_s, now, *ends)
-
-    def _round_s(self, backend: str) -> float | None:
-        """How long a round of `backend` takes, as far as known: the length of its last
-        round that graded a case, with `ROUND_SLACK` (a round of the same sample takes about
-        as long, give or take); None before any did. Not a round that graded none: skipped,
-        or every case an error (an unreachable backend's, over in milliseconds), it sent the
-        next client back at the run's start, into a round that then ran past its "estimate"
-        (found in re-review). Nor one case's `timeout_s` as a guess: in a first run that
-        told a client 109 s where the gate reopened after 24, and the SDK gave up."""
-        known = round_length(self.canary.last_run.get(backend), self._graded.get(backend))
-        return None if known is None else known * ROUND_SLACK
+        """Seconds until a round of `backend` may reopen its gates (their `Retry-After`,
+        `router.canary_gates`), as `Runs.reopen_in` counts it from the runs as they stand
+        now; None when no time is known."""
+        canary = self.canary
+        return Runs(
+            now=canary.clock(),
+            next_run_at=self.next_run_at(),
+            running_since=self.running_since,
+            running=self._running,
+            configured=frozenset(b.name for b in canary.backends),
+            last_run=canary.last_run,
+            graded=self._graded,
+        ).reopen_in(backend)
 
     def _remember_rounds(self) -> None:
-        """Keep each backend's last round that graded a case (`_round_s`): its next round
-        may grade none, as a recalled latest may (the recall's are `Follower.graded`). A
-        backend a reload removed is forgotten with its `last_run`."""
+        """Keep each backend's last round that graded a case (`router.canary_reopen`): its
+        next round may grade none, as a recalled latest may (the recall's are
+        `Follower.graded`). A backend a reload removed is forgotten with its `last_run`."""
         last_run = self.canary.last_run
         kept = {name: known for name, known in self._graded.items() if name in last_run}
         for name, run in last_run.items():
@@ -344,11 +301,6 @@ class Schedule:
             if known is not None:
                 kept[name] = known
         self._graded = kept
-
-    def _judged_since(self, backend: str, since: float) -> bool:
-        """Whether `backend`'s round of the run that started at `since` is over."""
-        last = self.canary.last_run.get(backend)
-        return last is not None and float(last["ts"]) >= since
 
     def status(self) -> dict[str, Any]:
         """The canary's `canary` status section, with when it runs."""

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from router.canary_schedule import ROUND_SLACK, Schedule
+from router.canary_reopen import ROUND_SLACK
+from router.canary_schedule import Schedule
 
 START = 1_000.0  # the last run's start, unix time
 INTERVAL_S, TIMEOUT_S, ROUND_S = 20.0, 120.0, 8.0

@@ -18,7 +18,7 @@ import httpx
 import openai
 import pytest
 
-from router.canary_schedule import ROUND_SLACK
+from router.canary_reopen import ROUND_SLACK
 from router.ledger import LedgerWriter
 from tests.canary.servers import math_gating_canary, router, simulator
 from tests.harness import RunningRouter, config_for, scrape
