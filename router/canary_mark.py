@@ -62,7 +62,10 @@ class Marker:
     def __init__(self, directory: Path, writer: Callable[[], str]) -> None:
         self.directory = directory
         self.writer = writer  # this router's name (`router_name`), read at each mark
-        self._writing: asyncio.Future[None] | None = None  # the write in flight, if any
+        # The write in flight, until its `_written` ran: a write merely done may not have
+        # started the start queued behind it yet, and a run's start written meanwhile had
+        # two writes in flight, the older landing last (found in review).
+        self._writing: asyncio.Future[None] | None = None
         # the start to write once it is over, and the servers of its run
         self._next: tuple[float, list[BackendSettings]] | None = None
         self._said: set[Hashable] = set()  # the kinds of trouble said since a mark was written
@@ -72,7 +75,7 @@ class Marker:
         write `MARK_WAIT_S` at most; a failure or a write that takes longer is a warning,
         the run goes on. With a write still in flight (a stalled volume), this one follows
         it, not waited for."""
-        if self._writing is not None and not self._writing.done():
+        if self._writing is not None:
             self._next = (started, list(backends))
             self._say(
                 "queued",
@@ -105,6 +108,7 @@ class Marker:
     def _written(self, writing: asyncio.Future[None]) -> None:
         """A write is over (on the loop, however late): its failure said, or that the marks
         are written again; the next begun."""
+        self._writing = None
         if writing.cancelled():
             return
         exc = writing.exception()

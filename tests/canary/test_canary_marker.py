@@ -1,0 +1,106 @@
+"""How a router's schedule writes its run marks (`router.canary_mark.Marker`): one write in
+flight at a time, the newest start last, what goes wrong said once. Real files in a
+temporary ledger directory; the write of each start held where a test needs it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import router.canary_mark as canary_mark
+from router.canary_mark import MARK_FILE, Marker
+
+
+class Volume:
+    """Stands in for `mark_start`: the real write, each start's held while the test holds it
+    (`hold`), and each start's entry and end seen (`entered`, `written`)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.real = canary_mark.mark_start
+        self.hold: dict[float, threading.Event] = {}
+        self.entered: defaultdict[float, threading.Event] = defaultdict(threading.Event)
+        self.written: list[float] = []
+        monkeypatch.setattr(canary_mark, "mark_start", self)
+
+    def held(self, started: float) -> threading.Event:
+        """Hold the write of `started` until the returned event is set."""
+        self.hold[started] = threading.Event()
+        return self.hold[started]
+
+    def __call__(self, directory: Path, started: float, *args: Any) -> None:
+        self.entered[started].set()
+        if started in self.hold:
+            self.hold[started].wait(10)
+        self.real(directory, started, *args)
+        self.written.append(started)
+
+
+class Recording(ThreadPoolExecutor):
+    """The loop's default executor, keeping the future of each write it runs."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=4)
+        self.futures: list[Future[Any]] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        return future
+
+
+def marked(directory: Path) -> float | None:
+    """The start the mark file in `directory` says; None without one."""
+    path = directory / MARK_FILE
+    return float(orjson.loads(path.read_bytes())["started"]) if path.exists() else None
+
+
+async def until_true(check: Any, what: str) -> None:
+    """Until `check()`, 10 s at most, the event loop running meanwhile."""
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_run_that_starts_as_a_write_ends_has_its_start_written_after_the_queued_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run 1's write stalled, run 2's start queued behind it. Run 3 starts in the loop turn
+    the stalled write ends, before that write's callback runs: it saw the write done and
+    wrote its own start at once, and the callback then started run 2's, two writes in
+    flight, the older landing last (found in review). Run 3's start takes run 2's place in
+    the queue, and is the one the file says."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+    stalled = volume.held(1.0)
+    third_written = threading.Event()
+    volume.hold[2.0] = third_written  # run 2's write, if it starts, lands after run 3's
+    executor = Recording()
+
+    async def runs() -> None:
+        asyncio.get_running_loop().set_default_executor(executor)
+        marker = Marker(tmp_path, lambda: "me")
+        await marker.mark(1.0, [])  # past `MARK_WAIT_S`: the run goes on
+        await marker.mark(2.0, [])  # queued
+        ended = threading.Event()
+        (first,) = executor.futures
+        first.add_done_callback(lambda _: ended.set())  # after the loop was told it ended
+        stalled.set()
+        assert ended.wait(10)  # the loop blocked: the end is queued on it, not yet seen
+        await asyncio.ensure_future(marker.mark(3.0, []))  # before the write's callback
+        await until_true(lambda: 3.0 in volume.written, "run 3's start written")
+        third_written.set()
+        await until_true(lambda: all(f.done() for f in executor.futures), "every write over")
+
+    asyncio.run(runs())
+    executor.shutdown()
+    assert volume.written == [1.0, 3.0]
+    assert marked(tmp_path) == 3.0
