@@ -49,6 +49,7 @@ log = logging.getLogger("smf_router.canary")
 
 MARK_FILE = "canary-run-started.json"  # in the ledger's directory, beside `conversation.key`
 MARK_WAIT_S = 5.0  # a run waits this long at most for its mark (an fsync takes milliseconds)
+SLOWNESS = frozenset({"slow", "queued"})  # what a `Marker` says of writes that land late
 
 
 class Marker:
@@ -57,7 +58,10 @@ class Marker:
     What goes wrong is said once per kind (`kind_of`, and an `OSError`'s errno: a full disk
     and a read-only one are both `OSError`), as `router.bug_log` says a background job's
     bugs, and that the marks are written again once one is: warned at each run, a volume
-    that refused them said so every `interval_s` for as long (found in review)."""
+    that refused them said so every `interval_s` for as long (found in review). A write
+    that is slow (past `MARK_WAIT_S`) but lands is no failure: it is said slow once, and
+    again only after a write was quick; it cleared what had been said, and on a slow
+    volume each run said "slow" and then "written again" (found in review)."""
 
     def __init__(self, directory: Path, writer: Callable[[], str]) -> None:
         self.directory = directory
@@ -68,7 +72,7 @@ class Marker:
         self._writing: asyncio.Future[None] | None = None
         # the start to write once it is over, and the servers of its run
         self._next: tuple[float, list[BackendSettings]] | None = None
-        self._said: set[Hashable] = set()  # the kinds of trouble said since a mark was written
+        self._said: set[Hashable] = set()  # the kinds of trouble said, and not over since
 
     async def mark(self, started: float, backends: Sequence[BackendSettings]) -> None:
         """Mark a run that starts at `started` (unix time) on `backends`: waits for the
@@ -98,6 +102,8 @@ class Marker:
             )
         except Exception:
             return  # said by `_written`, as a late one is
+        else:
+            self._said -= SLOWNESS  # a quick write: the next stall is news
 
     def _write(self, started: float, backends: list[BackendSettings]) -> asyncio.Future[None]:
         write = functools.partial(mark_start, self.directory, started, backends, self.writer())
@@ -120,8 +126,8 @@ class Marker:
                 self.directory,
                 exc,
             )
-        elif self._said:
-            self._said.clear()
+        elif self._said - SLOWNESS:  # a failure said: not merely a slow write
+            self._said &= SLOWNESS
             log.warning("canary: the run's mark in %s is written again", self.directory)
         if self._next is not None:
             (started, backends), self._next = self._next, None

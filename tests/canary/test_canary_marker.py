@@ -61,6 +61,18 @@ def marked(directory: Path) -> float | None:
     return float(orjson.loads(path.read_bytes())["started"]) if path.exists() else None
 
 
+async def settled() -> None:
+    """Until the writes begun are over and their ends seen (`Marker._written`): the loop's
+    executor has one worker (`one_worker`), which runs this after them, and the loop sees
+    this one end after theirs."""
+    await asyncio.get_running_loop().run_in_executor(None, lambda: None)
+
+
+def one_worker() -> None:
+    """The running loop's writes on one thread, one after the other (`settled`)."""
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=1))
+
+
 async def until_true(check: Any, what: str) -> None:
     """Until `check()`, 10 s at most, the event loop running meanwhile."""
     for _ in range(1000):
@@ -104,3 +116,55 @@ def test_a_run_that_starts_as_a_write_ends_has_its_start_written_after_the_queue
     executor.shutdown()
     assert volume.written == [1.0, 3.0]
     assert marked(tmp_path) == 3.0
+
+
+def test_a_slow_volume_that_writes_every_mark_is_said_slow_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each mark is written, each past `MARK_WAIT_S` (a slow network volume). The slow
+    write cleared what had been said, and its end said the marks were "written again":
+    two warnings every run, for as long (found in review). Slowness is said once; "written
+    again" follows a write that failed."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+
+    async def runs() -> None:
+        one_worker()
+        marker = Marker(tmp_path, lambda: "me")
+        for start in (1.0, 2.0, 3.0, 4.0):
+            released = volume.held(start)
+            await marker.mark(start, [])  # past `MARK_WAIT_S`: the run goes on
+            released.set()  # and then the write lands
+            await settled()
+            assert marked(tmp_path) == start
+
+    asyncio.run(runs())
+    said = [r.getMessage() for r in caplog.records if "mark" in r.getMessage()]
+    assert len([m for m in said if "is not written after 0.05 s" in m]) == 1, said
+    assert not [m for m in said if "written again" in m], said
+    assert marked(tmp_path) == 4.0
+
+
+def test_slowness_is_said_again_after_a_quick_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A volume that stalls, answers quickly for a while, then stalls again: each stall is
+    news. Said once more, with no "written again" between."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+
+    async def runs() -> None:
+        one_worker()
+        marker = Marker(tmp_path, lambda: "me")
+        for start in (1.0, 2.0, 3.0):
+            released = volume.held(start) if start != 2.0 else None
+            await marker.mark(start, [])
+            if released is not None:
+                released.set()
+            await settled()
+            assert marked(tmp_path) == start
+
+    asyncio.run(runs())
+    said = [r.getMessage() for r in caplog.records if "mark" in r.getMessage()]
+    assert len([m for m in said if "is not written after 0.05 s" in m]) == 2, said
+    assert not [m for m in said if "written again" in m], said
