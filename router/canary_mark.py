@@ -129,9 +129,22 @@ class Marker:
         elif self._said - SLOWNESS:  # a failure said: not merely a slow write
             self._said &= SLOWNESS
             log.warning("canary: the run's mark in %s is written again", self.directory)
-        if self._next is not None:
-            (started, backends), self._next = self._next, None
+        if self._next is None:
+            return
+        (started, backends), self._next = self._next, None
+        try:
             self._write(started, backends)
+        except RuntimeError as exc:  # the loop's executor is shut down (`asyncio.run` exits)
+            # A write that stalled until the exit lands as the loop waits for its threads:
+            # starting the next on them failed in this callback, and that start was lost
+            # with no word of it but asyncio's traceback (found in review).
+            log.warning(
+                "canary: the last run's start (unix time %s) was not written in %s: the router is "
+                "exiting (%s); a restart goes on from the mark before it and the rounds",
+                started,
+                self.directory,
+                exc,
+            )
 
     def _say(self, kind: Hashable, message: str, *args: Any) -> None:
         if kind not in self._said:

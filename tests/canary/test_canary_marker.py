@@ -168,3 +168,34 @@ def test_slowness_is_said_again_after_a_quick_write(
     said = [r.getMessage() for r in caplog.records if "mark" in r.getMessage()]
     assert len([m for m in said if "is not written after 0.05 s" in m]) == 2, said
     assert not [m for m in said if "written again" in m], said
+
+
+def test_a_start_queued_behind_a_stalled_write_at_exit_is_said_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The router exits with run 1's write stalled and run 2's start queued behind it. As
+    the loop shuts its executor down, the stalled write lands, and starting the queued one
+    on that executor failed in the loop's callback ("Exception in callback ... Executor
+    shutdown has been called"), run 2's start lost without a word (found in review). One
+    warning says it was not written."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+    stalled = volume.held(1.0)
+
+    async def exiting() -> None:
+        marker = Marker(tmp_path, lambda: "me")
+        await marker.mark(1.0, [])  # past `MARK_WAIT_S`: the run goes on
+        await marker.mark(2.0, [])  # queued
+        loop = asyncio.get_running_loop()
+        shutdown = asyncio.ensure_future(loop.shutdown_default_executor())  # as `run` exits
+        await asyncio.sleep(0)  # it has begun: the executor takes no more work
+        stalled.set()
+        await shutdown
+
+    asyncio.run(exiting())
+    assert volume.written == [1.0]
+    assert marked(tmp_path) == 1.0
+    assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
+    said = [r.getMessage() for r in caplog.records if "was not written" in r.getMessage()]
+    assert len(said) == 1, caplog.text
+    assert "the router is exiting" in said[0]
