@@ -185,7 +185,7 @@ class Canary:
         did one stopped while its first run read the ledger's history (found in re-review).
         `asking` is awaited once the run is about to ask its first case, past those checks
         (the schedule marks the run's start then, `router.canary_resume`); a stop meanwhile
-        still ends the run before it asks anything."""
+        still ends the run before it asks anything (and the schedule takes its mark back)."""
         if self._history is not None:
             history, self._history = self._history, None
             retention_days = self._config().ledger.retention_days

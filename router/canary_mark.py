@@ -21,7 +21,9 @@ A router's schedule writes it through a `Marker`: off the event loop, waited for
 thread. Awaited without a limit, a stalled ledger volume stopped every run while the status
 showed one under way (found in review). One write is in flight at a time; a run that starts
 meanwhile has its start written after it, so a late write never leaves an older start over
-a newer one, nor do stalled writes pile up on the worker threads.
+a newer one, nor do stalled writes pile up on the worker threads. A run stopped while its
+mark was written asks nothing: its mark is taken back (`Marker.unmark`), the file put back
+as that write found it, in turn with the other writes.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import socket
 import tempfile
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 import orjson
 
@@ -50,6 +52,10 @@ log = logging.getLogger("smf_router.canary")
 MARK_FILE = "canary-run-started.json"  # in the ledger's directory, beside `conversation.key`
 MARK_WAIT_S = 5.0  # a run waits this long at most for its mark (an fsync takes milliseconds)
 SLOWNESS = frozenset({"slow", "queued"})  # what a `Marker` says of writes that land late
+
+Start = tuple[float, list[BackendSettings]]  # a run's start (unix time) and its servers
+RESTORE: Final = "restore"  # put the mark file back as the last start's write found it
+Job = Start | Literal["restore"]  # a `Marker`'s write
 
 
 class Marker:
@@ -69,9 +75,15 @@ class Marker:
         # The write in flight, until its `_written` ran: a write merely done may not have
         # started the start queued behind it yet, and a run's start written meanwhile had
         # two writes in flight, the older landing last (found in review).
-        self._writing: asyncio.Future[None] | None = None
-        # the start to write once it is over, and the servers of its run
-        self._next: tuple[float, list[BackendSettings]] | None = None
+        self._writing: asyncio.Future[Any] | None = None
+        self._next: Job | None = None  # the write to begin once the one in flight is over
+        # The last run's start (`mark`), while `unmark` may take it back, and the write it
+        # took the place of in `_next` (None: none).
+        self._last: Start | None = None
+        self._replaced: Job | None = None
+        # The mark file as the last start's write found it, once that write landed ((None,):
+        # there was none); None when there is nothing to put back.
+        self._found: tuple[bytes | None] | None = None
         self._said: set[Hashable] = set()  # the kinds of trouble said, and not over since
 
     async def mark(self, started: float, backends: Sequence[BackendSettings]) -> None:
@@ -79,8 +91,28 @@ class Marker:
         write `MARK_WAIT_S` at most; a failure or a write that takes longer is a warning,
         the run goes on. With a write still in flight (a stalled volume), this one follows
         it, not waited for."""
+        start = (started, list(backends))
+        self._last, self._replaced = start, self._next
+        await self._begin(start)
+
+    async def unmark(self) -> None:
+        """The run last marked asks nothing after all (stopped while its mark was written,
+        `Schedule._once`): the mark file goes back as that mark's write found it (removed if
+        there was none), after the write in flight, waited for as a mark is; a start still
+        queued is dropped, and the one it took the place of queued again. Left, it marked a
+        run that never asked, and the restart waited a whole `interval_s` (found in review)."""
+        last, self._last = self._last, None
+        if last is None:
+            return
+        if self._next is last:
+            self._next = self._replaced
+            return
+        await self._begin(RESTORE)
+
+    async def _begin(self, job: Job) -> None:
+        """Write `job` now, waited for `MARK_WAIT_S` at most, or after the write in flight."""
         if self._writing is not None:
-            self._next = (started, list(backends))
+            self._next = job
             self._say(
                 "queued",
                 "canary: the last run's mark in %s is still being written; each run's start "
@@ -88,7 +120,9 @@ class Marker:
                 self.directory,
             )
             return
-        writing = self._write(started, list(backends))
+        writing = self._write(job)
+        if writing is None:
+            return
         try:
             async with asyncio.timeout(MARK_WAIT_S):
                 await asyncio.shield(writing)
@@ -105,45 +139,64 @@ class Marker:
         else:
             self._said -= SLOWNESS  # a quick write: the next stall is news
 
-    def _write(self, started: float, backends: list[BackendSettings]) -> asyncio.Future[None]:
-        write = functools.partial(mark_start, self.directory, started, backends, self.writer())
+    def _write(self, job: Job) -> asyncio.Future[Any] | None:
+        """`job`'s write begun on a worker thread; None for a mark to put back whose own
+        write failed (the file is as it found it)."""
+        write: Callable[[], bytes | None]
+        if isinstance(job, tuple):
+            started, backends = job
+            write = functools.partial(swap_mark, self.directory, started, backends, self.writer())
+        elif self._found is None:
+            return None
+        else:
+            (found,), self._found = self._found, None
+            write = functools.partial(restore_mark, self.directory, found)
         self._writing = asyncio.get_running_loop().run_in_executor(None, write)
-        self._writing.add_done_callback(self._written)
+        self._writing.add_done_callback(functools.partial(self._written, job))
         return self._writing
 
-    def _written(self, writing: asyncio.Future[None]) -> None:
+    def _written(self, job: Job, writing: asyncio.Future[Any]) -> None:
         """A write is over (on the loop, however late): its failure said, or that the marks
         are written again; the next begun."""
         self._writing = None
         if writing.cancelled():
             return
         exc = writing.exception()
+        if isinstance(job, tuple):
+            self._found = None if exc is not None else (writing.result(),)
         if exc is not None:
             self._say(
                 (kind_of(exc), getattr(exc, "errno", None)),
-                "canary: could not mark the run's start in %s: %s (said again only for "
-                "another kind of error, or once marks were written again)",
+                "canary: could not %s in %s: %s (said again only for another kind of error, "
+                "or once marks were written again)",
+                "mark the run's start" if isinstance(job, tuple) else "put the run's mark back",
                 self.directory,
                 exc,
             )
         elif self._said - SLOWNESS:  # a failure said: not merely a slow write
             self._said &= SLOWNESS
             log.warning("canary: the run's mark in %s is written again", self.directory)
-        if self._next is None:
-            return
-        (started, backends), self._next = self._next, None
+        if self._next is not None:
+            job, self._next = self._next, None
+            self._begin_at_exit(job)
+
+    def _begin_at_exit(self, job: Job) -> None:
+        """Begin the queued `job`, but for at exit, where it is said not written: a write
+        that stalled until then lands as `asyncio.run` waits for the executor's threads, and
+        beginning the next on them failed in `_written` ("Executor shutdown has been
+        called"), that start lost with no word of it but asyncio's traceback (found in
+        review)."""
         try:
-            self._write(started, backends)
-        except RuntimeError as exc:  # the loop's executor is shut down (`asyncio.run` exits)
-            # A write that stalled until the exit lands as the loop waits for its threads:
-            # starting the next on them failed in this callback, and that start was lost
-            # with no word of it but asyncio's traceback (found in review).
+            self._write(job)
+        except RuntimeError as exc:  # the loop's executor is shut down: the router exits
+            if isinstance(job, tuple):
+                what = f"the last run's start (unix time {job[0]}) was not written"
+                then = "a restart goes on from the mark before it and the rounds"
+            else:
+                what = "the mark of a run that asked nothing was not put back"
+                then = "a restart waits out that run's interval"
             log.warning(
-                "canary: the last run's start (unix time %s) was not written in %s: the router is "
-                "exiting (%s); a restart goes on from the mark before it and the rounds",
-                started,
-                self.directory,
-                exc,
+                "canary: %s in %s: the router is exiting (%s); %s", what, self.directory, exc, then
             )
 
     def _say(self, kind: Hashable, message: str, *args: Any) -> None:
@@ -168,7 +221,35 @@ def mark_start(
     rename: a power cut must not leave an empty file for the last mark. Raises `OSError`
     (the caller logs it)."""
     servers = {backend.name: fingerprint(backend) for backend in backends}
-    data = orjson.dumps({"started": started, "servers": servers, "writer": writer})
+    _put(directory, orjson.dumps({"started": started, "servers": servers, "writer": writer}))
+
+
+def swap_mark(
+    directory: Path, started: float, backends: Sequence[BackendSettings], writer: str
+) -> bytes | None:
+    """Blocking: `mark_start`, and the mark file it replaced: its bytes, or None when there
+    was none, or one that did not read (which a restart counts as none, `marked_start`)."""
+    try:
+        found = (directory / MARK_FILE).read_bytes()
+    except OSError:
+        found = None
+    mark_start(directory, started, backends, writer)
+    return found
+
+
+def restore_mark(directory: Path, found: bytes | None) -> None:
+    """Blocking: the mark file back as `swap_mark` found it, written as a mark is; removed
+    when there was none. Raises `OSError`."""
+    if found is None:
+        with contextlib.suppress(FileNotFoundError):
+            (directory / MARK_FILE).unlink()
+    else:
+        _put(directory, found)
+
+
+def _put(directory: Path, data: bytes) -> None:
+    """Blocking: `data` as the mark file, whole or not at all (written under another name,
+    flushed to the disk, renamed into place)."""
     directory.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{MARK_FILE}.", dir=directory)
     try:

@@ -212,12 +212,16 @@ class Schedule:
         `MARK_WAIT_S` at most): a kill from then on is a run. Marked before `run_once`, a
         run stopped before it asked anything (at a deploy's SIGTERM soon after a start,
         while the first run reads the rotation's history) left a mark, and the restart
-        skipped a run for a whole `interval_s` (found in review)."""
+        skipped a run for a whole `interval_s` (found in review); so did one stopped while
+        its mark was written (found in review): that mark is taken back (`Marker.unmark`)."""
         started = self.running_since
 
         async def asking() -> None:
-            if started is not None:
-                await self._marker.mark(started, self.canary.backends)
+            if started is None:
+                return
+            await self._marker.mark(started, self.canary.backends)
+            if self.canary.stopped is not None:  # `run_once` then asks nothing
+                await self._marker.unmark()
 
         try:
             await self.canary.run_once(asking)

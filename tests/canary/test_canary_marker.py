@@ -199,3 +199,56 @@ def test_a_start_queued_behind_a_stalled_write_at_exit_is_said_not_written(
     said = [r.getMessage() for r in caplog.records if "was not written" in r.getMessage()]
     assert len(said) == 1, caplog.text
     assert "the router is exiting" in said[0]
+
+
+def test_a_mark_taken_back_after_its_slow_write_lands_leaves_the_one_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run 2's write is past `MARK_WAIT_S` when the run is stopped before it asks anything
+    (`Schedule._once`): the mark goes back as that write found it, once it has landed."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+    stalled = volume.held(2.0)
+
+    async def runs() -> None:
+        one_worker()
+        marker = Marker(tmp_path, lambda: "me")
+        await marker.mark(1.0, [])
+        await marker.mark(2.0, [])  # past `MARK_WAIT_S`: the run goes on, and is stopped
+        await marker.unmark()  # after the write in flight: not waited for
+        assert volume.written == [1.0]
+        stalled.set()
+        await settled()  # run 2's write
+        await settled()  # and the mark put back after it
+        assert volume.written == [1.0, 2.0]
+
+    asyncio.run(runs())
+    assert marked(tmp_path) == 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MARK_FILE]
+
+
+def test_a_queued_start_taken_back_leaves_the_one_it_replaced_in_the_queue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run 1's write stalls; run 2's start queues behind it, then run 3's in its place, and
+    run 3 is stopped before it asks anything: run 2's start is written after run 1's, as if
+    run 3 had never been marked."""
+    monkeypatch.setattr(canary_mark, "MARK_WAIT_S", 0.05)
+    volume = Volume(monkeypatch)
+    stalled = volume.held(1.0)
+
+    async def runs() -> None:
+        one_worker()
+        marker = Marker(tmp_path, lambda: "me")
+        for start in (1.0, 2.0, 3.0):
+            await marker.mark(start, [])
+        await marker.unmark()
+        stalled.set()
+        await settled()  # run 1's write
+        await settled()  # and the one queued after it
+        await marker.unmark()  # nothing more to take back: the last mark was taken back
+        await settled()
+
+    asyncio.run(runs())
+    assert volume.written == [1.0, 2.0]
+    assert marked(tmp_path) == 2.0

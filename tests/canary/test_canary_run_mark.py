@@ -73,6 +73,51 @@ def test_a_run_stopped_before_it_asks_anything_leaves_the_last_mark(
     assert marked_start(ledger, config.backends, time.time(), router_name("")) == earlier
 
 
+@pytest.mark.parametrize("before", ["a mark", "no mark"])
+def test_a_run_stopped_while_its_mark_is_written_leaves_the_last_mark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: str
+) -> None:
+    """A SIGTERM arrives while the run's mark is being written (a slow volume's fsync): the
+    run then asks nothing, but the write landed, and the restart waited a whole
+    `interval_s` for a run that never asked (found in review). The mark goes back as the
+    write found it: the last one, or none."""
+    real = canary_mark.mark_start
+    writing, released = threading.Event(), threading.Event()
+
+    def slow(*args: Any) -> None:
+        writing.set()
+        released.wait(10)  # until the stop
+        real(*args)
+
+    ledger = tmp_path / "ledger"
+    with simulator(profile="vllm", model="local-model") as local:
+        config = math_canary(local)
+        earlier = time.time() - 2000.0  # the last run, over `interval_s` ago: a run at once
+        if before == "a mark":
+            mark_start(ledger, earlier, config.backends, router_name(""))
+        monkeypatch.setattr(canary_mark, "mark_start", slow)
+        rows = Rows()
+        canary = Canary(config, load_cases(config), GateBook({}), rows, history=ledger)
+        schedule = Schedule(canary, lambda: config, ledger)
+
+        async def stopped_while_marking() -> None:
+            job = asyncio.ensure_future(schedule.run())
+            await asyncio.to_thread(writing.wait, 10)
+            schedule.stopping()
+            released.set()
+            await asyncio.wait_for(job, 10)
+            await canary.aclose()
+
+        asyncio.run(stopped_while_marking())
+        assert writing.is_set() and local.completions() == 0
+    assert rows.rows == []
+    marked = marked_start(ledger, config.backends, time.time(), router_name(""))
+    assert marked == (earlier if before == "a mark" else None)
+    assert not any(ledger.glob(f".{MARK_FILE}.*"))
+    if before == "no mark":
+        assert not (ledger / MARK_FILE).exists()
+
+
 def test_a_run_that_asks_is_marked_with_its_start(tmp_path: Path) -> None:
     """The mark still says when the run started (`running_since`), before its first case."""
     ledger = tmp_path / "ledger"
