@@ -18,6 +18,7 @@ for a 5 s round (found in review). Two cut rounds in a row take the second's len
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,13 @@ def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | No
 
 
 def graded(run: dict[str, Any]) -> bool:
-    """Whether a round (a `last_run` entry) graded a case, its length known."""
+    """Whether a round (a `last_run` entry) graded a case, its length known: a finite number
+    of seconds, zero or more. A recalled row may say NaN or less than zero (one another
+    writer corrupted): NaN reached `math.ceil` as a gated 503 was made, and the request
+    failed (found in review); such a round says nothing of the length, as one that graded
+    none."""
     passed, failed = run.get("passed") or 0, run.get("failed") or 0
-    return run.get("duration_s") is not None and int(passed) + int(failed) > 0
+    length = run.get("duration_s")
+    if not isinstance(length, int | float) or isinstance(length, bool):
+        return False
+    return math.isfinite(length) and length >= 0 and int(passed) + int(failed) > 0

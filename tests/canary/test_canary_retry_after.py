@@ -240,3 +240,33 @@ def test_one_slow_round_with_errors_sets_the_time_for_one_round_only(tmp_path: P
     assert refused.status_code == 503, refused.text
     seconds = int(refused.headers["retry-after"])
     assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+
+
+@pytest.mark.parametrize("length", [math.nan, -30.0], ids=["nan", "negative"])
+def test_a_recalled_round_of_no_real_length_leaves_the_time_to_the_one_before(
+    tmp_path: Path, length: float
+) -> None:
+    """local's latest round in the ledger says a length that is none (NaN, or below zero: a
+    row another writer corrupted). NaN reached `math.ceil` as the gated 503 was made, and
+    the request failed with a ValueError; a negative length told a time before the round's
+    end. Such a round is no graded round: the one before it (2 s) tells the time."""
+    _rounds_of(
+        tmp_path / "ledger",
+        "local",
+        [(120.0, ["fail"] * 3, 2.0), (60.0, ["fail"] * 3, length)],
+    )
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 14 min
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as r:
+            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
+            before = _next_run_in(r) + 2.0 * ROUND_SLACK
+            refused = _ask(r)
+            after = _next_run_in(r) + 2.0 * ROUND_SLACK
+            assert _canary(r)["running_since"] is None and local.completions() == 0
+    assert refused.status_code == 503, refused.text
+    seconds = int(refused.headers["retry-after"])
+    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
