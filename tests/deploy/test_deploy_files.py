@@ -218,6 +218,15 @@ def published_host_ips(service: dict[str, Any]) -> list[str]:
     return out
 
 
+def test_compose_router_keeps_its_host_name_across_recreated_containers() -> None:
+    """The canary's run mark names its writer by host name (`router_name`), and a router
+    honours its own mark alone. Left to Docker, the host name is the container's id, and a
+    recreated container (a new build, an edited file) was another router to its mark."""
+    (compose,) = docs(DEPLOY / "compose.yaml")
+    hostname = compose["services"]["router"].get("hostname")
+    assert isinstance(hostname, str) and hostname, "the router service sets no hostname"
+
+
 def test_compose_publishes_ports_on_loopback_only() -> None:
     """The example config has no router keys: published on every interface, anyone on the
     LAN could spend the cloud key through the router (found in review). Prometheus and the
