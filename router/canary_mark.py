@@ -23,7 +23,9 @@ showed one under way (found in review). One write is in flight at a time; a run 
 meanwhile has its start written after it, so a late write never leaves an older start over
 a newer one, nor do stalled writes pile up on the worker threads. A run stopped while its
 mark was written asks nothing: its mark is taken back (`Marker.unmark`), the file put back
-as that write found it, in turn with the other writes.
+as that write found it, in turn with the other writes, if it still holds that mark: put
+back over another router's newer mark, that router's restart went on from an older start
+than its last (found in review).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ MARK_WAIT_S = 5.0  # a run waits this long at most for its mark (an fsync takes 
 SLOWNESS = frozenset({"slow", "queued"})  # what a `Marker` says of writes that land late
 
 Start = tuple[float, list[BackendSettings]]  # a run's start (unix time) and its servers
+Swap = tuple[bytes | None, bytes]  # the mark file a start's write found (None: none), and wrote
 RESTORE: Final = "restore"  # put the mark file back as the last start's write found it
 Job = Start | Literal["restore"]  # a `Marker`'s write
 
@@ -81,9 +84,9 @@ class Marker:
         # took the place of in `_next` (None: none).
         self._last: Start | None = None
         self._replaced: Job | None = None
-        # The mark file as the last start's write found it, once that write landed ((None,):
-        # there was none); None when there is nothing to put back.
-        self._found: tuple[bytes | None] | None = None
+        # The mark file as the last start's write found it and left it, once that write
+        # landed (`swap_mark`); None when there is nothing to put back.
+        self._found: Swap | None = None
         self._said: set[Hashable] = set()  # the kinds of trouble said, and not over since
 
     async def mark(self, started: float, backends: Sequence[BackendSettings]) -> None:
@@ -142,15 +145,15 @@ class Marker:
     def _write(self, job: Job) -> asyncio.Future[Any] | None:
         """`job`'s write begun on a worker thread; None for a mark to put back whose own
         write failed (the file is as it found it)."""
-        write: Callable[[], bytes | None]
+        write: Callable[[], Swap | None]
         if isinstance(job, tuple):
             started, backends = job
             write = functools.partial(swap_mark, self.directory, started, backends, self.writer())
         elif self._found is None:
             return None
         else:
-            (found,), self._found = self._found, None
-            write = functools.partial(restore_mark, self.directory, found)
+            swap, self._found = self._found, None
+            write = functools.partial(restore_mark, self.directory, swap)
         self._writing = asyncio.get_running_loop().run_in_executor(None, write)
         self._writing.add_done_callback(functools.partial(self._written, job))
         return self._writing
@@ -163,7 +166,7 @@ class Marker:
             return
         exc = writing.exception()
         if isinstance(job, tuple):
-            self._found = None if exc is not None else (writing.result(),)
+            self._found = None if exc is not None else writing.result()
         if exc is not None:
             self._say(
                 (kind_of(exc), getattr(exc, "errno", None)),
@@ -215,34 +218,50 @@ def router_name(listen: str) -> str:
 
 def mark_start(
     directory: Path, started: float, backends: Sequence[BackendSettings], writer: str
-) -> None:
+) -> bytes:
     """Blocking: the mark of a run that starts at `started` (unix time) on `backends`, by
-    `writer` (`router_name`), in place of the last one. Flushed to the disk before the
-    rename: a power cut must not leave an empty file for the last mark. Raises `OSError`
-    (the caller logs it)."""
+    `writer` (`router_name`), in place of the last one; returns the bytes written. Flushed
+    to the disk before the rename: a power cut must not leave an empty file for the last
+    mark. Raises `OSError` (the caller logs it)."""
     servers = {backend.name: fingerprint(backend) for backend in backends}
-    _put(directory, orjson.dumps({"started": started, "servers": servers, "writer": writer}))
+    data = orjson.dumps({"started": started, "servers": servers, "writer": writer})
+    _put(directory, data)
+    return data
 
 
 def swap_mark(
     directory: Path, started: float, backends: Sequence[BackendSettings], writer: str
-) -> bytes | None:
-    """Blocking: `mark_start`, and the mark file it replaced: its bytes, or None when there
-    was none, or one that did not read (which a restart counts as none, `marked_start`)."""
+) -> Swap:
+    """Blocking: `mark_start`, the mark file it replaced (its bytes, or None when there was
+    none, or one that did not read, which a restart counts as none, `marked_start`) and the
+    bytes it wrote."""
     try:
         found = (directory / MARK_FILE).read_bytes()
     except OSError:
         found = None
-    mark_start(directory, started, backends, writer)
-    return found
+    return found, mark_start(directory, started, backends, writer)
 
 
-def restore_mark(directory: Path, found: bytes | None) -> None:
-    """Blocking: the mark file back as `swap_mark` found it, written as a mark is; removed
-    when there was none. Raises `OSError`."""
+def restore_mark(directory: Path, swap: Swap) -> None:
+    """Blocking: the mark file back as `swap_mark` found it (`swap`), written as a mark is,
+    removed when there was none; only if it still holds exactly what that `swap_mark` wrote.
+    Another router on the ledger may have marked its own run since: put back over it, the
+    older mark had that router's restart go on from an older start than its last (found in
+    review); a file gone or changed is left as it is. Compared, then replaced: a write of
+    another router's between the two is lost, a window of a read's length; closing it would
+    take a lock that holds across the machines sharing the volume. Raises `OSError`."""
+    found, wrote = swap
+    path = directory / MARK_FILE
+    try:
+        now = path.read_bytes()
+    except FileNotFoundError:
+        now = None
+    if now != wrote:
+        log.info("canary: left the run mark %s as it is: another router marked a run since", path)
+        return
     if found is None:
         with contextlib.suppress(FileNotFoundError):
-            (directory / MARK_FILE).unlink()
+            path.unlink()
     else:
         _put(directory, found)
 

@@ -34,12 +34,13 @@ class Volume:
         self.hold[started] = threading.Event()
         return self.hold[started]
 
-    def __call__(self, directory: Path, started: float, *args: Any) -> None:
+    def __call__(self, directory: Path, started: float, *args: Any) -> bytes:
         self.entered[started].set()
         if started in self.hold:
             self.hold[started].wait(10)
-        self.real(directory, started, *args)
+        wrote = self.real(directory, started, *args)
         self.written.append(started)
+        return wrote
 
 
 class Recording(ThreadPoolExecutor):
@@ -252,3 +253,27 @@ def test_a_queued_start_taken_back_leaves_the_one_it_replaced_in_the_queue(
     asyncio.run(runs())
     assert volume.written == [1.0, 2.0]
     assert marked(tmp_path) == 2.0
+
+
+def test_a_mark_taken_back_leaves_another_routers_newer_mark(tmp_path: Path) -> None:
+    """Routers on one ledger share the mark file. R1 marks a run (over R2's mark of run 1)
+    that is stopped before it asks anything, and R2 marks its run 3 before R1's mark is
+    taken back: putting run 1's mark back over run 3's had R2's restart go on from run 1
+    (found in review). A mark file gone meanwhile is not brought back either."""
+    canary_mark.mark_start(tmp_path, 1.0, [], "R2 :4000")
+    swap = canary_mark.swap_mark(tmp_path, 2.0, [], "R1 :4000")
+    canary_mark.mark_start(tmp_path, 3.0, [], "R2 :4000")
+    canary_mark.restore_mark(tmp_path, swap)
+    assert marked(tmp_path) == 3.0
+    assert orjson.loads((tmp_path / MARK_FILE).read_bytes())["writer"] == "R2 :4000"
+
+    swap = canary_mark.swap_mark(tmp_path, 4.0, [], "R1 :4000")
+    (tmp_path / MARK_FILE).unlink()
+    canary_mark.restore_mark(tmp_path, swap)
+    assert marked(tmp_path) is None
+
+    canary_mark.mark_start(tmp_path, 5.0, [], "R2 :4000")
+    swap = canary_mark.swap_mark(tmp_path, 6.0, [], "R1 :4000")
+    canary_mark.restore_mark(tmp_path, swap)  # untouched since: put back
+    assert marked(tmp_path) == 5.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [MARK_FILE]

@@ -84,10 +84,10 @@ def test_a_run_stopped_while_its_mark_is_written_leaves_the_last_mark(
     real = canary_mark.mark_start
     writing, released = threading.Event(), threading.Event()
 
-    def slow(*args: Any) -> None:
+    def slow(*args: Any) -> bytes:
         writing.set()
         released.wait(10)  # until the stop
-        real(*args)
+        return real(*args)  # what it wrote: the mark is put back only over that
 
     ledger = tmp_path / "ledger"
     with simulator(profile="vllm", model="local-model") as local:
