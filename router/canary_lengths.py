@@ -18,9 +18,13 @@ for a 5 s round (found in review). Two cut rounds in a row take the second's len
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
+
+# The longest round length believed: the longest `canary.interval_s` allowed (30 days). A
+# recalled row may say any finite number: 1.5e308 s, with `ROUND_SLACK`, overflowed to inf,
+# and `math.ceil` raised OverflowError as a gated 503 was made (found in review).
+MAX_ROUND_S = 30 * 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +72,12 @@ def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | No
 
 def graded(run: dict[str, Any]) -> bool:
     """Whether a round (a `last_run` entry) graded a case, its length known: a finite number
-    of seconds, zero or more. A recalled row may say NaN or less than zero (one another
-    writer corrupted): NaN reached `math.ceil` as a gated 503 was made, and the request
-    failed (found in review); such a round says nothing of the length, as one that graded
-    none."""
+    of seconds, zero to `MAX_ROUND_S`. A recalled row may say NaN, less than zero or
+    something huge (one another writer corrupted): NaN reached `math.ceil` as a gated 503
+    was made, and the request failed (found in review); such a round says nothing of the
+    length, as one that graded none."""
     passed, failed = run.get("passed") or 0, run.get("failed") or 0
     length = run.get("duration_s")
     if not isinstance(length, int | float) or isinstance(length, bool):
         return False
-    return math.isfinite(length) and length >= 0 and int(passed) + int(failed) > 0
+    return 0 <= length <= MAX_ROUND_S and int(passed) + int(failed) > 0

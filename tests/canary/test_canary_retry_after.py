@@ -242,13 +242,14 @@ def test_one_slow_round_with_errors_sets_the_time_for_one_round_only(tmp_path: P
     assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
 
 
-@pytest.mark.parametrize("length", [math.nan, -30.0], ids=["nan", "negative"])
+@pytest.mark.parametrize("length", [math.nan, -30.0, 1.5e308], ids=["nan", "negative", "huge"])
 def test_a_recalled_round_of_no_real_length_leaves_the_time_to_the_one_before(
     tmp_path: Path, length: float
 ) -> None:
-    """local's latest round in the ledger says a length that is none (NaN, or below zero: a
-    row another writer corrupted). NaN reached `math.ceil` as the gated 503 was made, and
-    the request failed with a ValueError; a negative length told a time before the round's
+    """local's latest round in the ledger says a length that is none (NaN, below zero, or
+    huge: a row another writer corrupted). NaN reached `math.ceil` as the gated 503 was
+    made, and the request failed with a ValueError; a huge one overflowed to inf with
+    `ROUND_SLACK` there (OverflowError); a negative length told a time before the round's
     end. Such a round is no graded round: the one before it (2 s) tells the time."""
     _rounds_of(
         tmp_path / "ledger",
