@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from router.api import browsers
 from router.canary_schedule import STOP_WAIT_S
 from router.config import load, parse
 from tests.harness import REPO, VENV_BIN
@@ -221,10 +222,25 @@ def published_host_ips(service: dict[str, Any]) -> list[str]:
 def test_compose_router_keeps_its_host_name_across_recreated_containers() -> None:
     """The canary's run mark names its writer by host name (`router_name`), and a router
     honours its own mark alone. Left to Docker, the host name is the container's id, and a
-    recreated container (a new build, an edited file) was another router to its mark."""
+    recreated container (a new build, an edited file) was another router to its mark.
+
+    The keyless router answers a Host that is its machine's name (`browsers.LOCAL_NAMES`):
+    `smf-router` was a fixed single-label name a DNS-rebinding page could take for its own
+    (found in review). A `*.localhost` name never leaves the machine, so it passes the Host
+    check as it is, and a page cannot be served under it."""
     (compose,) = docs(DEPLOY / "compose.yaml")
     hostname = compose["services"]["router"].get("hostname")
     assert isinstance(hostname, str) and hostname, "the router service sets no hostname"
+    label, dot, rest = hostname.lower().partition(".")
+    assert label and dot and rest == "localhost", f"{hostname}: not a <name>.localhost name"
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "server": ("172.18.0.2", 4000),
+        "headers": [(b"host", f"{hostname}:4000".encode())],
+    }
+    assert browsers.refusal(scope, allowed_hosts=("router",), keyless=True) is None
 
 
 def test_compose_publishes_ports_on_loopback_only() -> None:
