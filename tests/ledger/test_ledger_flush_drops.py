@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,27 +25,13 @@ from router.ledger import Ledger, LedgerWriter, backlog, conversion, segment_wri
 from router.ledger.backlog import Backlog
 from router.record import Record, Usage
 from tests.ledger.failing_disk import Disk, ids, submit
-from tests.ledger.test_ledger_flush_errors import Fault, settled
+from tests.ledger.raising_flush import Fault, errors, settled
 from tests.waiting import wait_until
-
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Iterator[LedgerWriter]:
-    """A writer over `tmp_path`; its flush thread, once started, flushes every 50 ms."""
-    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
-    try:
-        yield writer
-    finally:
-        writer.close()
 
 
 def run_ids(directory: Path) -> list[str]:
     with Ledger(directory) as ledger:
         return sorted(r[0] for r in ledger.sql("SELECT run_id FROM canary_runs"))
-
-
-def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_records_whose_conversion_raises_past_the_per_row_fallback_are_counted_dropped(

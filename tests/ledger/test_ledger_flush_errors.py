@@ -16,65 +16,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from router.ledger import LedgerWriter, backlog, segment_write, segments
-from router.ledger.appender import Appender
 from tests.ledger.failing_disk import Disk, ids, submit
 from tests.ledger.file_modes import undeletable
-from tests.waiting import wait_until
-
-
-class Fault:
-    """`Appender.<name>` raising on `times` calls in a row, after `after` others."""
-
-    def __init__(
-        self, monkeypatch: pytest.MonkeyPatch, name: str, after: int = 0, times: int = 1
-    ) -> None:
-        self.calls = 0
-        self.raised = 0
-        real = getattr(Appender, name)
-
-        def method(appender: Appender, *args: Any, **kwargs: Any) -> Any:
-            self.calls += 1
-            if after < self.calls <= after + times:
-                self.raised += 1
-                raise RuntimeError(f"injected into {name}")
-            return real(appender, *args, **kwargs)
-
-        monkeypatch.setattr(Appender, name, method)
-
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Iterator[LedgerWriter]:
-    """A writer over `tmp_path`; its flush thread, once started, flushes every 50 ms."""
-    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
-    try:
-        yield writer
-    finally:
-        writer.close()
-
-
-def settled(writer: LedgerWriter, records: int) -> dict[str, Any]:
-    """The status once `records` records are written and nothing is held or failing (a
-    hang guard, not a timed assertion)."""
-
-    def done() -> bool:
-        status = writer.status()
-        return (
-            status["written_records"] >= records
-            and status["pending_rows"] == 0
-            and status["last_write_failed"] is False
-        )
-
-    ok = wait_until(done)
-    status = writer.status()
-    assert ok, f"{status}"  # whole, not cut short
-    return status
+from tests.ledger.raising_flush import Fault, settled
 
 
 def test_held_rows_a_raising_flush_took_go_back_and_are_written_by_the_next(
@@ -184,19 +134,30 @@ def test_a_flush_that_raises_every_time_is_logged_once_and_its_rows_wait(
     assert ids(tmp_path) == ["r0000", "r0001"]
 
 
+def _first_file_flushed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grace_s: float | None = None
+) -> tuple[LedgerWriter, int, float, Path]:
+    """A writer over `tmp_path` that merges files in twos, deleting the merged-away ones
+    after `grace_s` (the appender's own grace if None), with one record flushed to a file
+    of its own: the writer, the next record's number, the records' start, and that file."""
+    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
+    if grace_s is not None:
+        monkeypatch.setattr("router.ledger.appender.SOURCE_GRACE_S", grace_s)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
+    now = time.time()
+    n = submit(writer, 1, 0, now)
+    assert writer.flush() == 1
+    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    return writer, n, now, first
+
+
 def test_rows_written_count_whatever_deleting_merged_away_files_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Files merged in twos, deleted as soon as merged; the first one cannot be (immutable,
     as a file root left behind is). The flush that tries still counts its rows, and the
     next one too. Before: `PermissionError` out of that flush, its rows written, uncounted."""
-    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
-    monkeypatch.setattr("router.ledger.appender.SOURCE_GRACE_S", 0.0)
-    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
-    now = time.time()
-    n = submit(writer, 1, 0, now)
-    assert writer.flush() == 1
-    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    writer, n, now, first = _first_file_flushed(tmp_path, monkeypatch, grace_s=0.0)
     flushed = []
     with (
         contextlib.ExitStack() as stack,
@@ -226,13 +187,7 @@ def test_merged_away_files_a_delete_failed_on_are_tried_again_and_warned_of_once
     flush); the first of the pair cannot be (immutable). The second is deleted all the same;
     the first, tried again flush after flush, is warned of once, and deleted once it can be.
     Before: the second was not tried after the first failed, and stayed."""
-    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
-    monkeypatch.setattr("router.ledger.appender.SOURCE_GRACE_S", 0.0)
-    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
-    now = time.time()
-    n = submit(writer, 1, 0, now)
-    assert writer.flush() == 1
-    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    writer, n, now, first = _first_file_flushed(tmp_path, monkeypatch, grace_s=0.0)
     second = first.with_name(f"{writer.process_tag}-{2:08d}{segments.SUFFIX}")
     with (
         contextlib.ExitStack() as stack,
@@ -263,12 +218,7 @@ def test_merged_away_files_a_delete_fails_on_at_close_are_left_to_compaction_so_
     deletes them; the first cannot be (immutable). The warning says it is left to
     closed-day compaction: no flush comes to try it again. Before: it said it would be
     tried again for about an hour."""
-    monkeypatch.setattr("router.ledger.appender.MERGE_FANOUT", (2, 24))
-    writer = LedgerWriter(tmp_path, flush_interval_s=3600)
-    now = time.time()
-    n = submit(writer, 1, 0, now)
-    assert writer.flush() == 1
-    (first,) = (s.path for s in segments.list_table(tmp_path, "records").segments)
+    writer, n, now, first = _first_file_flushed(tmp_path, monkeypatch)
     second = first.with_name(f"{writer.process_tag}-{2:08d}{segments.SUFFIX}")
     submit(writer, 1, n, now)
     assert writer.flush() == 1

@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import pytest
 from router.ledger import LedgerWriter, segment_write
 from router.ledger.appender import Appender
 from tests.ledger.failing_disk import ids, submit
-from tests.ledger.test_ledger_flush_errors import settled
+from tests.ledger.raising_flush import errors, settled
 from tests.waiting import wait_until
 
 
@@ -54,20 +53,6 @@ class Faults:
         if self.exit and where == self.where:
             self.exits += 1
             raise SystemExit(3)
-
-
-@pytest.fixture
-def writer(tmp_path: Path) -> Iterator[LedgerWriter]:
-    """A writer over `tmp_path`; its flush thread, once started, flushes every 50 ms."""
-    writer = LedgerWriter(tmp_path, flush_interval_s=0.05)
-    try:
-        yield writer
-    finally:
-        writer.close()
-
-
-def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_a_system_exit_in_a_write_loses_neither_the_held_rows_nor_the_new_ones(
