@@ -16,6 +16,7 @@ import pytest
 
 import router.canary_mark as canary_mark
 from router.canary_mark import MARK_FILE, Marker
+from tests.canary.stopping import until_true
 
 
 class Volume:
@@ -72,15 +73,6 @@ async def settled() -> None:
 def one_worker() -> None:
     """The running loop's writes on one thread, one after the other (`settled`)."""
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=1))
-
-
-async def until_true(check: Any, what: str) -> None:
-    """Until `check()`, 10 s at most, the event loop running meanwhile."""
-    for _ in range(1000):
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_run_that_starts_as_a_write_ends_has_its_start_written_after_the_queued_one(

@@ -30,6 +30,7 @@ from router.ledger import Ledger
 from router.ledger.recent import RecentRows
 from tests import harness
 from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator
+from tests.canary.stopping import stopped_at
 from tests.canary.test_canary_recall import write_rounds
 from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import status, until
@@ -185,16 +186,7 @@ def test_a_shutdown_during_the_walk_of_earlier_days_ends_it(
     config = config_for({"local": down}, tmp_path, canary=math_gating_canary(30 * 86400.0, 20))
     canary = Canary(config, load_cases(config), GateBook({}))
     schedule = Schedule(canary, lambda: config, tmp_path / "ledger")
-
-    async def stopped_mid_walk() -> None:
-        job = asyncio.ensure_future(schedule.run())
-        await asyncio.to_thread(reading.wait, 10)
-        schedule.stopping()
-        stopped.set()
-        await asyncio.wait_for(job, 10)
-        await canary.aclose()
-
-    asyncio.run(stopped_mid_walk())
+    asyncio.run(stopped_at(schedule, canary, reading, stopped))
     assert len(days_read) == 1 and canary.runs == 0
 
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import router.canary as canary_module
 import router.canary_mark as canary_mark
 from classifier import INTENTS
 from evals.suite import SHIPPED
@@ -23,6 +22,7 @@ from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
 from tests.canary.servers import simulator
+from tests.canary.stopping import slow_resume, stopped_at, until_true
 from tests.canary.test_canary_scheduler import Rows
 from tests.harness import Running, local_backend
 
@@ -42,15 +42,7 @@ def test_a_run_stopped_before_it_asks_anything_leaves_the_last_mark(
     rotation stands: it asks nothing and writes no round. Its start was marked before it
     read, and the restart skipped a run for a whole `interval_s` (found in review). The
     mark is written once the run is about to ask its first case: the last one stands."""
-    read = canary_module.resume
-    reading = threading.Event()
-
-    def slow_read(*args: Any, **kwargs: Any) -> Any:
-        reading.set()
-        time.sleep(0.5)  # a large ledger
-        return read(*args, **kwargs)
-
-    monkeypatch.setattr(canary_module, "resume", slow_read)
+    reading = slow_resume(monkeypatch)
     ledger = tmp_path / "ledger"
     with simulator(profile="vllm", model="local-model") as local:
         config = math_canary(local)
@@ -59,15 +51,7 @@ def test_a_run_stopped_before_it_asks_anything_leaves_the_last_mark(
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows, history=ledger)
         schedule = Schedule(canary, lambda: config, ledger)
-
-        async def stopped_while_reading() -> None:
-            job = asyncio.ensure_future(schedule.run())
-            await asyncio.to_thread(reading.wait, 10)
-            schedule.stopping()
-            await asyncio.wait_for(job, 10)
-            await canary.aclose()
-
-        asyncio.run(stopped_while_reading())
+        asyncio.run(stopped_at(schedule, canary, reading))
         assert local.completions() == 0
     assert rows.rows == []
     assert marked_start(ledger, config.backends, time.time(), router_name("")) == earlier
@@ -99,16 +83,7 @@ def test_a_run_stopped_while_its_mark_is_written_leaves_the_last_mark(
         rows = Rows()
         canary = Canary(config, load_cases(config), GateBook({}), rows, history=ledger)
         schedule = Schedule(canary, lambda: config, ledger)
-
-        async def stopped_while_marking() -> None:
-            job = asyncio.ensure_future(schedule.run())
-            await asyncio.to_thread(writing.wait, 10)
-            schedule.stopping()
-            released.set()
-            await asyncio.wait_for(job, 10)
-            await canary.aclose()
-
-        asyncio.run(stopped_while_marking())
+        asyncio.run(stopped_at(schedule, canary, writing, released))
         assert writing.is_set() and local.completions() == 0
     assert rows.rows == []
     marked = marked_start(ledger, config.backends, time.time(), router_name(""))
@@ -157,15 +132,6 @@ class Recorded(Schedule):
         assert self.running_since is not None
         self.starts.append(self.running_since)
         await super()._once()
-
-
-async def until_true(check: Any, what: str) -> None:
-    """Until `check()`, 10 s at most, the event loop running meanwhile."""
-    for _ in range(1000):
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_stalled_mark_holds_up_no_run_and_is_not_left_over_a_newer_one(

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-import router.canary as canary_module
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
@@ -22,6 +19,7 @@ from router.config import Config, parse
 from router.gating import GateBook
 from router.ledger import Ledger
 from tests.canary.servers import served, simulator
+from tests.canary.stopping import slow_resume
 from tests.canary.test_canary_scheduler import Rows
 from tests.harness import Running, config_for, local_backend, wait_until
 from tests.resilience.conftest import status, until
@@ -162,15 +160,7 @@ def test_a_run_stopped_while_it_reads_the_ledgers_history_records_nothing(
     then (a SIGTERM at the start of `canary run`, a shutdown just after a router's recall)
     found the run past its check, and each backend's round was written with every case
     "not asked", the rotation and `last_run` moved (found in re-review)."""
-    read = canary_module.resume
-    reading = threading.Event()
-
-    def slow_read(*args: Any, **kwargs: Any) -> Any:
-        reading.set()
-        time.sleep(0.5)  # a large ledger
-        return read(*args, **kwargs)
-
-    monkeypatch.setattr(canary_module, "resume", slow_read)
+    reading = slow_resume(monkeypatch)
     with simulator(profile="vllm", model="local-model") as local:
         config = _math_canary(local, 600, 30, sample=2)
         rows = Rows()
