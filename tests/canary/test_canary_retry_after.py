@@ -198,33 +198,44 @@ def _rounds_of(ledger: Path, backend: str, rounds: list[tuple[float, list[str], 
     writer.close()
 
 
+def _told_after_a_restart(
+    tmp_path: Path,
+    rounds: list[tuple[float, list[str], float]],
+    kept_s: float,
+    last_s: float | None = None,
+) -> None:
+    """A router restarted over local's `rounds` (as `_rounds_of`), local gated and its next
+    run minutes away, refuses a private math request, and tells the time of local's next
+    round's end: a round taken to last `kept_s`, and `ROUND_SLACK` more. `last_s`, where
+    given, is the length the status says of local's last round."""
+    _rounds_of(tmp_path / "ledger", "local", rounds)
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 13-14 min
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
+        with router(config) as r:
+            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
+            if last_s is not None:
+                assert _canary(r)["last_run"]["local"]["duration_s"] == last_s
+            before = _next_run_in(r) + kept_s * ROUND_SLACK
+            refused = _ask(r)
+            after = _next_run_in(r) + kept_s * ROUND_SLACK
+            assert _canary(r)["running_since"] is None and local.completions() == 0
+    assert refused.status_code == 503, refused.text
+    seconds = int(refused.headers["retry-after"])
+    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+
+
 def test_a_restart_after_a_round_that_graded_none_still_tells_the_time(tmp_path: Path) -> None:
     """local's latest round graded nothing (a run cut at shutdown: every case an error), the
     one before failed its math in 2 s and closed the gate. The recall kept the latest
     round's length only, none: after such a restart every gated 503 went without
     `Retry-After` until a round graded a case again (found in review). It keeps the length
     of the last round that graded one, as a running router does."""
-    _rounds_of(
-        tmp_path / "ledger",
-        "local",
-        [(120.0, ["fail"] * 3, 2.0), (60.0, ["error"] * 3, 0.2)],
-    )
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 14 min
-        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
-        with router(config) as r:
-            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
-            assert _canary(r)["last_run"]["local"]["duration_s"] == 0.2  # graded none
-            before = _next_run_in(r) + 2.0 * ROUND_SLACK
-            refused = _ask(r)
-            after = _next_run_in(r) + 2.0 * ROUND_SLACK
-            assert _canary(r)["running_since"] is None and local.completions() == 0
-    assert refused.status_code == 503, refused.text
-    seconds = int(refused.headers["retry-after"])
-    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+    rounds = [(120.0, ["fail"] * 3, 2.0), (60.0, ["error"] * 3, 0.2)]
+    _told_after_a_restart(tmp_path, rounds, kept_s=2.0, last_s=0.2)  # the last graded none
 
 
 def test_one_slow_round_with_errors_sets_the_time_for_one_round_only(tmp_path: Path) -> None:
@@ -237,23 +248,7 @@ def test_one_slow_round_with_errors_sets_the_time_for_one_round_only(tmp_path: P
     before it, its own length."""
     slow = (3000.0, ["fail", "error", "error"], 600.0)
     quick = [(ago, ["fail", "fail", "error"], 5.0) for ago in (2000.0, 1000.0, 100.0)]
-    _rounds_of(tmp_path / "ledger", "local", [slow, *quick])
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 13 min
-        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
-        with router(config) as r:
-            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
-            assert _canary(r)["last_run"]["local"]["duration_s"] == 5.0
-            before = _next_run_in(r) + 5.0 * ROUND_SLACK
-            refused = _ask(r)
-            after = _next_run_in(r) + 5.0 * ROUND_SLACK
-            assert _canary(r)["running_since"] is None and local.completions() == 0
-    assert refused.status_code == 503, refused.text
-    seconds = int(refused.headers["retry-after"])
-    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+    _told_after_a_restart(tmp_path, [slow, *quick], kept_s=5.0, last_s=5.0)
 
 
 @pytest.mark.parametrize("length", [math.nan, -30.0, 1.5e308], ids=["nan", "negative", "huge"])
@@ -265,23 +260,5 @@ def test_a_recalled_round_of_no_real_length_leaves_the_time_to_the_one_before(
     made, and the request failed with a ValueError; a huge one overflowed to inf with
     `ROUND_SLACK` there (OverflowError); a negative length told a time before the round's
     end. Such a round is no graded round: the one before it (2 s) tells the time."""
-    _rounds_of(
-        tmp_path / "ledger",
-        "local",
-        [(120.0, ["fail"] * 3, 2.0), (60.0, ["fail"] * 3, length)],
-    )
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        canary = math_gating_canary(INTERVAL_S * 3, window=6)  # the restart waits 14 min
-        config = config_for({"local": local, "cloud": cloud}, tmp_path, canary=canary)
-        with router(config) as r:
-            until(lambda: "math" in _canary(r)["gated"].get("local", []), what="local gated")
-            before = _next_run_in(r) + 2.0 * ROUND_SLACK
-            refused = _ask(r)
-            after = _next_run_in(r) + 2.0 * ROUND_SLACK
-            assert _canary(r)["running_since"] is None and local.completions() == 0
-    assert refused.status_code == 503, refused.text
-    seconds = int(refused.headers["retry-after"])
-    assert math.ceil(after) - 1 <= seconds <= math.ceil(before) + 1
+    rounds = [(120.0, ["fail"] * 3, 2.0), (60.0, ["fail"] * 3, length)]
+    _told_after_a_restart(tmp_path, rounds, kept_s=2.0)
