@@ -22,8 +22,8 @@ from router.canary_judge import Judge, fingerprint, gate_book
 from router.config import parse
 from router.ledger import LedgerWriter
 from router.ledger.recent import RecentRows
-from tests.canary.test_canary_recall import CANARY as RECALLED
-from tests.canary.test_canary_recall import write_rounds
+from tests.canary.past_rounds import CANARY as RECALLED
+from tests.canary.past_rounds import write_rounds
 from tests.harness import VENV_BIN, config_for, router, scrape, simulator
 from tests.resilience.conftest import status, until
 

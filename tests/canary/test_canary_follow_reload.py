@@ -22,15 +22,15 @@ from router.canary_judge import Judge, gate_book
 from router.config import parse
 from router.ledger import Ledger, LedgerWriter, columns, segment_write, segments
 from router.ledger.schema import rows_table
-from tests.canary.servers import reloaded
-from tests.canary.test_canary_reload_judging import (
+from tests.canary.reloading import (
     backend,
     canary_of,
     judged_without_math,
     repointed_afresh,
+    suites,
 )
-from tests.canary.test_canary_reload_judging import config as router_config
-from tests.canary.test_canary_suites_reload import suites
+from tests.canary.reloading import config as router_config
+from tests.canary.servers import reloaded
 from tests.harness import VENV_BIN, router, simulator
 from tests.resilience.conftest import until
 

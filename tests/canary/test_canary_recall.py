@@ -24,15 +24,12 @@ from router.canary_follow import Follower
 from router.canary_judge import Judge, gate_book
 from router.canary_schedule import Schedule
 from router.config import Config, parse
-from router.ledger import LedgerWriter, checksum
+from router.ledger import checksum
 from router.ledger.recent import RECALL_DAYS, RecentRows
+from tests.canary.past_rounds import CANARY, CLOUD, LOCAL, write_rounds
 from tests.canary.servers import router
 from tests.resilience.conftest import status as router_status
 from tests.resilience.conftest import until
-
-LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
-CLOUD = {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
-CANARY = {"window": 20, "min_samples": 5, "floors": {"math": 0.6}}
 
 
 def settings(ledger: Path, **ledger_settings: Any) -> Config:
@@ -43,23 +40,6 @@ def settings(ledger: Path, **ledger_settings: Any) -> Config:
             "canary": CANARY,
         }
     )
-
-
-def write_rounds(ledger: Path, days_ago: float, statuses: dict[str, list[str]], n: int = 2) -> None:
-    """`n` rounds of math results per backend, `days_ago` days back, through the writer."""
-    writer = LedgerWriter(ledger, flush_interval_s=60)
-    start = (datetime.now(UTC) - timedelta(days=days_ago)).timestamp()
-    for i in range(n):
-        run_id, ts = f"r{days_ago}-{i}", start + 900 * i
-        for backend, cases in statuses.items():
-            summary: dict[str, Any] = {"run_id": run_id, "ts": ts, "backend": backend}
-            passed = cases.count("pass")
-            done = {"cases": len(cases), "suites": "math", "passed": passed}
-            writer.submit_row("canary_runs", summary | done)
-            for k, status in enumerate(cases):
-                row = summary | {"suite": "math", "case_id": f"m-{k}", "status": status}
-                writer.submit_row("canary_results", row)
-    writer.close()
 
 
 def follower_gates(config: Config) -> dict[str, frozenset[str]]:

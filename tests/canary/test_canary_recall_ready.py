@@ -19,8 +19,8 @@ from router import components
 from router.canary_follow import Follower
 from router.canary_judge import Judge
 from router.config import Config, parse
+from tests.canary.past_rounds import CANARY, CLOUD, LOCAL, write_rounds
 from tests.canary.servers import router
-from tests.canary.test_canary_recall import CANARY, CLOUD, LOCAL, write_rounds
 from tests.harness import RunningRouter, wait_until
 
 WAITING = {"status": "starting", "waiting_for": ["recalling canary gates"]}

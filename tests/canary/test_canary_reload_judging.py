@@ -15,63 +15,26 @@ from typing import Any
 
 import pytest
 
-from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.config import parse
 from router.ledger.recent import RecentRows
+from tests.canary.reloading import (
+    backend,
+    canary_of,
+    config,
+    judged_without_math,
+    repointed_afresh,
+    suites,
+)
 from tests.canary.servers import reloaded
-from tests.canary.test_canary_suites_reload import suites
-from tests.harness import Running, RunningRouter, Scrape, router, scrape, simulator
-from tests.resilience.conftest import status, until
-
-CANARY = {"enabled": True, "interval_s": 600, "sample_per_suite": 1, "min_samples": 1}
-
-
-def backend(name: str, url: str, **extra: Any) -> dict[str, Any]:
-    return {"name": name, "tier": "local", "base_url": url, "model": "m", **extra}
-
-
-def config(tmp: Path, backends: list[dict[str, Any]], **canary: Any) -> dict[str, Any]:
-    return {
-        "backends": backends,
-        "routes": {intent: [b["name"] for b in backends] for intent in INTENTS},
-        "ledger": {"path": str(tmp / "ledger"), "flush_interval_s": 0.2},
-        "canary": {**CANARY, **canary},
-        "resilience": {"enabled": False},
-    }
+from tests.harness import Running, router, scrape, simulator
+from tests.resilience.conftest import until
 
 
 def let_go(server: Running) -> None:
     """Answer the held requests, and the next ones at once."""
     server.control("faults", {"fault": None})
     server.control("release", {})
-
-
-def canary_of(proxy: RunningRouter) -> dict[str, Any]:
-    section: dict[str, Any] = status(proxy.root)["extra"]["canary"]
-    return section
-
-
-def judged_without_math(proxy: RunningRouter) -> Scrape:
-    """Once the one round is judged: judged without the math suite a reload dropped (no gate
-    closed, no standing, no series of it). The metrics then, for more checks."""
-    until(lambda: canary_of(proxy)["runs"] == 1, what="the round judged")
-    canary = canary_of(proxy)
-    assert canary["gated"] == {}  # was {"local": ["math"]}, for good
-    assert {s["intent"] for s in canary["standings"]} == {"reasoning"}
-    now = scrape(proxy.root)
-    assert [n for n, labels in now.samples if ("suite", "math") in labels] == []
-    return now
-
-
-def repointed_afresh(proxy: RunningRouter) -> None:
-    """After a reload pointed backend `b` at another server: no gate, no standing, and no
-    pass ratio of the old server's rounds (its gate gauge 0)."""
-    canary = canary_of(proxy)
-    assert canary["gated"] == {} and canary["standings"] == []
-    now = scrape(proxy.root)
-    assert now.get("smf_router_route_gated", backend="b", intent="math") == 0
-    assert now.get("smf_router_canary_pass_ratio", backend="b", suite="math") is None
 
 
 def test_a_suite_dropped_while_its_round_is_in_flight_is_not_judged(tmp_path: Path) -> None:

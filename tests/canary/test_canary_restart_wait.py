@@ -29,9 +29,9 @@ from router.gating import GateBook
 from router.ledger import Ledger
 from router.ledger.recent import RecentRows
 from tests import harness
+from tests.canary.past_rounds import write_rounds
 from tests.canary.servers import math_gating_canary, reloaded, router, served, simulator
 from tests.canary.stopping import stopped_at
-from tests.canary.test_canary_recall import write_rounds
 from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import status, until
 

@@ -21,9 +21,9 @@ from router.canary_mark import MARK_FILE, mark_start, marked_start, router_name
 from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
+from tests.canary.recorded_rows import Rows
 from tests.canary.servers import simulator
 from tests.canary.stopping import slow_resume, stopped_at, until_true
-from tests.canary.test_canary_scheduler import Rows
 from tests.harness import Running, local_backend
 
 

@@ -17,6 +17,7 @@ from router.config import parse
 from router.gateway import NoStates
 from router.gating import GateBook
 from router.policy import BackendState
+from tests.canary.recorded_rows import Rows
 
 
 def _case(suite: str, i: int) -> Case:
@@ -32,14 +33,6 @@ def _config(**canary: Any) -> Any:
         {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "c"},
     ]
     return parse({"backends": backends, "canary": {"enabled": True, **canary}})
-
-
-class Rows:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, dict[str, Any]]] = []
-
-    def submit_row(self, table: str, row: dict[str, Any]) -> None:
-        self.rows.append((table, row))
 
 
 class Metrics:

@@ -18,9 +18,9 @@ from router.canary_schedule import Schedule
 from router.config import Config, parse
 from router.gating import GateBook
 from router.ledger import Ledger
+from tests.canary.recorded_rows import Rows
 from tests.canary.servers import served, simulator
 from tests.canary.stopping import slow_resume
-from tests.canary.test_canary_scheduler import Rows
 from tests.harness import Running, config_for, local_backend, wait_until
 from tests.resilience.conftest import status, until
 

@@ -26,7 +26,7 @@ from router.canary_bound import RunEnd, Unstarted
 from router.canary_schedule import STOP_WAIT_S, Schedule
 from router.config import parse
 from router.gating import GateBook
-from tests.canary.test_canary_scheduler import Rows
+from tests.canary.recorded_rows import Rows
 
 PASSED = RunOutcome(0, False, True, "", "", 0.0, isolated_network=True)
 ANSWER = {"choices": [{"message": {"content": "```python\nx = 1\n```"}, "finish_reason": "stop"}]}

@@ -18,22 +18,14 @@ import pytest
 import yaml
 
 from classifier import INTENTS
-from evals.suite import SHIPPED
 from router import reload
 from router.config import parse
 from router.ledger import LedgerWriter
 from tests.canary import servers
+from tests.canary.reloading import suites
 from tests.harness import Running, scrape, simulator
 from tests.harness import router as running_router
 from tests.resilience.conftest import status, until
-
-
-def suites(tmp: Path, *names: str) -> str:
-    """A suites directory holding the shipped suites `names`."""
-    where = tmp / "-".join(names)
-    for name in names:
-        shutil.copytree(SHIPPED / name, where / name)
-    return str(where)
 
 
 def math_gating(local: Running, tmp: Path, where: str) -> dict[str, Any]:
