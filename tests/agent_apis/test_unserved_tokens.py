@@ -25,7 +25,7 @@ from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import ASK, FAILURES, UNSENT, chunk, sse
 from tests.agent_apis.test_agent_messages_over_chat import ledger_row
 from tests.harness import collected, config_for, router, send_json, simulator, upstream
-from tests.observability.test_router_metrics import local_coding_record
+from tests.observability.finished_records import local_coding_record
 
 SMF_ROUTER = str(Path(sys.executable).parent / "smf-router")
 SERVED_USAGE = {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}

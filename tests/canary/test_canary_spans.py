@@ -16,7 +16,7 @@ from router.gating import GateBook
 from router.translate.wire import finish_reasons
 from tests.canary.rounds import one_round
 from tests.canary.servers import free_port, simulator
-from tests.observability.test_tracing_call_settings import tracing_on
+from tests.observability.kept_spans import tracing_on
 
 
 def canary_config(base_url: str, tmp_path: Path) -> Config:

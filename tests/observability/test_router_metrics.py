@@ -12,7 +12,8 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.metrics import Metrics
-from router.record import Attempt, Record, Usage
+from router.record import Attempt, Usage
+from tests.observability.finished_records import local_coding_record
 
 
 @pytest.fixture
@@ -22,27 +23,6 @@ def metrics() -> Metrics:
 
 def value(m: Metrics, name: str, **labels: str) -> float | None:
     return m.registry.get_sample_value(name, labels)
-
-
-def local_coding_record(**kw: object) -> Record:
-    base: dict[str, object] = {
-        "request_id": "r1",
-        "started_at": 1_700_000_000.0,
-        "intent": "coding",
-        "confidence": 0.9,
-        "route": "coding",
-        "backend": "local",
-        "tier": "local",
-        "stream": True,
-        "attempts": [Attempt("local", "local", duration_s=2.0)],
-        "usage": Usage(prompt_tokens=100, completion_tokens=11),
-        "ttft_s": 0.5,
-        "duration_s": 1.5,
-        "cost_usd": 0.001,
-        "counterfactual_usd": 0.011,
-    }
-    base.update(kw)
-    return Record(**base)  # type: ignore[arg-type]
 
 
 def test_request_counts_tokens_money_and_latency(metrics: Metrics) -> None:

@@ -17,23 +17,7 @@ from evals.suite import SHIPPED, load
 from router.canary_spans import traced
 from router.config import Backend, Config, parse
 from router.record import Record
-from router.span_export import SpanRecord
-from router.tracing import Sampler, Tracing
-
-
-class Kept:
-    """Stands in for the `SpanShipper`: keeps the spans submitted, exports nothing."""
-
-    def __init__(self) -> None:
-        self.spans: list[SpanRecord] = []
-
-    def submit(self, span: SpanRecord) -> None:
-        self.spans.append(span)
-
-
-def tracing_on() -> tuple[Tracing, Kept]:
-    kept = Kept()
-    return Tracing(kept, Sampler()), kept  # type: ignore[arg-type]
+from tests.observability.kept_spans import tracing_on
 
 
 def config(base_url: str, tier: str) -> Config:
