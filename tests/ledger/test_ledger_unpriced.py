@@ -21,7 +21,7 @@ from router.ledger import Ledger, LedgerWriter, compaction
 from router.ledger.cli import app
 from router.pricing import Pricer
 from router.record import Attempt, Record, Usage
-from tests.router.test_config import write
+from tests.router.config_files import write
 
 DAY = datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp()
 NOW = datetime(2026, 3, 10, tzinfo=UTC)

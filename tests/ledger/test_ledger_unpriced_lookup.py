@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from router import price_map
 from router.cli import app as main_app
 from router.pricing import litellm_rates
-from tests.router.test_config import write
+from tests.router.config_files import write
 
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"  # in the pinned litellm's map
 

@@ -21,7 +21,7 @@ from classifier.intent import INTENTS
 from tests.harness import simulator
 from tests.processes import router_process
 from tests.resilience.conftest import until
-from tests.router.test_config_secrets import config_check
+from tests.router.env_config_check import config_check
 
 UNSET = "SMF_TEST_KEY_NOBODY_SETS"
 TEXT = f"""backends:

@@ -1,7 +1,7 @@
 """Config validation: what each field may hold, and errors that name the field and its line.
 
-Reading the file itself (YAML, `${VAR}` in values) is tested in test_config_reading.py,
-which shares `GOOD` and `write` from here.
+Reading the file itself (YAML, `${VAR}` in values) is tested in test_config_reading.py;
+both take `GOOD` and `write` from `tests.router.config_files`.
 """
 
 from __future__ import annotations
@@ -15,29 +15,7 @@ from pydantic import BaseModel
 
 from router.config import Config, ConfigError, hash_key, load
 from router.config_mask import masked
-
-GOOD = """
-backends:
-  - name: local
-    tier: local
-    base_url: http://127.0.0.1:8888/v1
-    model: ${LOCAL_MODEL:-laguna}
-  - name: cloud
-    tier: cloud
-    base_url: https://api.example.com/v1
-    model: gpt-4o
-    api_key_env: CLOUD_KEY
-auth:
-  keys:
-    - name: alice
-      sha256: "HASH_OF_ALICE"
-""".replace("HASH_OF_ALICE", hash_key("sk-alice"))
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "router.yaml"
-    path.write_text(text)
-    return path
+from tests.router.config_files import GOOD, write
 
 
 def test_loads_with_env_defaults_and_default_routes(tmp_path: Path) -> None:

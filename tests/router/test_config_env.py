@@ -13,7 +13,7 @@ from router.config import ConfigError, load
 from router.config_env import interpolate
 from router.default_config import from_environment
 from tests.harness import REPO, VENV_BIN
-from tests.router.test_config import write
+from tests.router.config_files import write
 
 
 @pytest.mark.parametrize(

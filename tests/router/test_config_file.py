@@ -4,23 +4,13 @@ on a reload, anything else is a config error naming the path."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import httpx
 
 from router import reload
-from tests.harness import VENV_BIN, config_for, router, simulator
-
-
-def config_check(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(VENV_BIN / "smf-router"), "config", "check", "--config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from tests.harness import config_for, router, simulator
+from tests.router.config_files import config_check
 
 
 def sparse(path: Path, size: int) -> Path:

@@ -11,7 +11,7 @@ import pytest
 from router.config import ConfigError, load
 from router.config_mask import masked
 from router.policy import resolve_target
-from tests.router.test_config import GOOD, write
+from tests.router.config_files import GOOD, write
 
 
 def _with_extra_body(extra_body: str) -> str:

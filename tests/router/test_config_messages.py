@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from router.config import ConfigError, load
-from tests.router.test_config import GOOD, write
+from tests.router.config_files import GOOD, write
 
 
 @pytest.mark.parametrize(

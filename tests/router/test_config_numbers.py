@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 
 from router.config import Config, load
 from router.config_backend import Count, Number, Strict, _no_bool
-from tests.router.test_config import GOOD, write
-from tests.router.test_config_file import config_check
+from tests.router.config_files import GOOD, config_check, write
 
 
 @pytest.mark.parametrize(

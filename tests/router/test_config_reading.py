@@ -16,7 +16,7 @@ import yaml
 from router import config_yaml
 from router.config import ConfigError, load
 from tests.processes import smf_router
-from tests.router.test_config import GOOD, write
+from tests.router.config_files import GOOD, write
 from tests.yaml_merge_spec import EXAMPLES
 
 

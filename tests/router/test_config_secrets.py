@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +10,7 @@ import yaml
 
 from evals.urls import masked_url
 from router.config import ConfigError, load
-from tests.harness import VENV_BIN
+from tests.router.env_config_check import config_check
 
 CLOUD = """  - name: cloud
     tier: cloud
@@ -25,21 +23,6 @@ def backends(local_url: str) -> str:
     """A config whose local backend has `local_url` (quoted: it may hold `#` or `${}`)."""
     local = f"  - name: local\n    tier: local\n    base_url: '{local_url}'\n    model: m\n"
     return "backends:\n" + local + CLOUD
-
-
-def config_check(
-    tmp_path: Path, text: str, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    path = tmp_path / "router.yaml"
-    path.write_text(text)
-    return subprocess.run(
-        [str(VENV_BIN / "smf-router"), "config", "check", "--config", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **env},
-        check=False,
-    )
 
 
 def test_config_check_masks_secrets_that_came_through_variables_or_sit_in_urls(

@@ -11,8 +11,7 @@ from typer.testing import CliRunner
 from classifier.intent import INTENTS
 from router.cli import app
 from router.config import load
-from tests.router.test_config import GOOD, write
-from tests.router.test_config_file import config_check
+from tests.router.config_files import GOOD, config_check, write
 
 RESPONSES_ONLY = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
 LEFTOVER = (

@@ -10,17 +10,11 @@ import openai
 import orjson
 import pytest
 
-from router.config import Config, parse
+from router.config import parse
 from router.errors import ContextTooLong
 from router.upstream_errors import classify_error
 from tests.harness import Running, config_for, router, scrape, sdk, simulator
-
-
-def windowed(local: Running, cloud: Running, tmp_path: Path, windows: tuple[int, int]) -> Config:
-    """The two simulators as backends whose context windows are `windows` (local, cloud)."""
-    data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump()
-    data["backends"][0]["context_window"], data["backends"][1]["context_window"] = windows
-    return parse(data)
+from tests.router.context_windows import windowed
 
 
 def test_prompt_over_every_window_is_a_400_the_sdk_does_not_retry(tmp_path: Path) -> None:

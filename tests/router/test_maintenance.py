@@ -32,16 +32,9 @@ from tests.harness import (
     wait_until,
 )
 from tests.ledger.ledger_days import write_day
+from tests.router.offline import INTENTS, OFFLINE
 
 ADMIN = "sk-admin"
-INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
-# one backend nobody calls: housekeeping needs only the ledger settings
-OFFLINE = {
-    "backends": [
-        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
-    ],
-    "routes": {intent: ["local"] for intent in INTENTS},
-}
 
 
 def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from router.ledger import compaction
 from router.ledger.compaction import CompactionResult
 from tests.harness import config_for, router, simulator
 from tests.ledger.ledger_days import write_day
-from tests.router.test_maintenance import OFFLINE
+from tests.router.offline import OFFLINE
 
 
 def closed_days(ledger: Path, n: int, files: int, text: bool = False) -> list[Path]:

@@ -17,7 +17,8 @@ import pytest
 
 from router.api import request_head
 from router.log_sparing import Sparing
-from tests.harness import RunningRouter, Scrape, config_for, router, scrape, simulator, wait_until
+from tests.harness import RunningRouter, config_for, router, scrape, simulator, wait_until
+from tests.router.raw_requests import connect, read_reply, read_until_closed, rejected
 
 CHAT = {"model": "local", "messages": [{"role": "user", "content": "say hi"}]}
 START = b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
@@ -48,32 +49,8 @@ def fresh_400_lines(monkeypatch: pytest.MonkeyPatch) -> Sparing:
     return lines
 
 
-def connect(proxy: RunningRouter) -> socket.socket:
-    host, port = proxy.root.removeprefix("http://").split(":")
-    return socket.create_connection((host, int(port)), timeout=10)
-
-
 def request(body: bytes, extra: bytes = b"") -> bytes:
     return START + extra + b"content-length: %d\r\n\r\n" % len(body) + body
-
-
-def read_reply(sock: socket.socket) -> tuple[bytes, bytes]:
-    """One whole reply (its head and its content-length body) from a kept-alive connection."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        data += sock.recv(65536)
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
-    while len(body) < length:
-        body += sock.recv(65536)
-    return head, body
-
-
-def read_until_closed(sock: socket.socket) -> bytes:
-    data = b""
-    while chunk := sock.recv(65536):
-        data += chunk
-    return data
 
 
 def refusal(data: bytes) -> tuple[bytes, dict[str, str]]:
@@ -84,10 +61,6 @@ def refusal(data: bytes) -> tuple[bytes, dict[str, str]]:
     error = orjson.loads(body)["error"]
     assert error["type"] == "invalid_request_error" and error["message"]
     return lines[0].encode(), {**headers, "code": error["code"]}
-
-
-def rejected(metrics: Scrape, status: str) -> float:
-    return metrics.get("smf_router_rejected_requests_total", api="other", status=status) or 0
 
 
 def test_an_endless_header_line_is_refused_before_the_router_reads_it_all(

@@ -19,7 +19,7 @@ import pytest
 from router.api import request_head
 from router.log_sparing import Sparing
 from tests.harness import RunningRouter, scrape
-from tests.router.test_request_head import connect, read_reply, read_until_closed, rejected
+from tests.router.raw_requests import connect, read_reply, read_until_closed, rejected
 
 UPGRADES = [
     b"GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade, HTTP2-Settings\r\n"

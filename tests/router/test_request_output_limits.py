@@ -16,7 +16,7 @@ from router.record import Api
 from router.refusals import PROMPT_FIELDS
 from router.request_size import OUTPUT_LIMITS
 from tests.harness import Running, RunningRouter, router, simulator
-from tests.router.test_context_window import windowed
+from tests.router.context_windows import windowed
 
 HI = [{"role": "user", "content": "hi"}]
 
