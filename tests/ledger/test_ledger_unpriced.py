@@ -11,54 +11,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from router import report
 from router.cli import app as main_app
-from router.config import Config, parse
 from router.ledger import Ledger, LedgerWriter, compaction
 from router.ledger.cli import app
 from router.pricing import Pricer
-from router.record import Attempt, Record, Usage
+from tests.ledger.unpriced_config import CONFIG, UNKNOWN, config, request_record
 from tests.router.config_files import write
 
-DAY = datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp()
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
-UNKNOWN = "acme/frontier-x-2027"  # in no price map
-CONFIG = f"""
-backends:
-  - {{name: local, tier: local, base_url: "http://127.0.0.1:9/v1", model: laguna,
-      local_cost: {{hardware_usd: 3000, amortization_months: 36}}}}
-  - {{name: frontier, tier: cloud, base_url: "http://127.0.0.1:9/v1", model: {UNKNOWN}}}
-  - {{name: cloud, tier: cloud, base_url: "http://127.0.0.1:9/v1", model: gpt-4o}}
-routes:
-  math: [frontier, local]
-  reasoning: [local, frontier]
-  coding: [local, cloud]
-  tool_calling: [local, cloud]
-  instruction: [local, cloud]
-  prose: [cloud, local]
-  writing: [cloud, local]
-"""
-
-
-def config() -> Config:
-    return parse(yaml.safe_load(CONFIG))
-
-
-def _record(rid: str, route: str, backend: str, tier: str) -> Record:
-    return Record(
-        rid,
-        DAY,
-        route=route,
-        intent=route,
-        backend=backend,
-        tier=tier,  # type: ignore[arg-type]
-        attempts=[Attempt(backend, tier, duration_s=2.0)],  # type: ignore[arg-type]
-        usage=Usage(1000, 200),
-        duration_s=2.0,
-    )
 
 
 @pytest.fixture
@@ -72,7 +35,7 @@ def ledger(tmp_path: Path) -> Path:
         ("r", "reasoning", "local", "local"),
         ("c", "coding", "local", "local"),
     ):
-        record = _record(rid, route, backend, tier)
+        record = request_record(rid, route, backend, tier)
         record.cost_usd, record.counterfactual_usd = pricer.price(record)
         writer.submit(record)
     writer.close()

@@ -13,14 +13,14 @@ from router.ledger import LedgerWriter
 from router.pricing import Pricer
 from router.report_html import to_html
 from router.report_render import to_table
-from tests.ledger.test_ledger_unpriced import _record, config
+from tests.ledger.unpriced_config import config, request_record
 
 
 def _ledger(path: Path, *rows: tuple[str, str, str, str]) -> Path:
     pricer = Pricer(config())
     writer = LedgerWriter(path, process_tag="break-even")
     for rid, route, backend, tier in rows:
-        record = _record(rid, route, backend, tier)
+        record = request_record(rid, route, backend, tier)
         record.cost_usd, record.counterfactual_usd = pricer.price(record)
         writer.submit(record)
     writer.close()
