@@ -16,15 +16,10 @@ import yaml
 from router.api import browsers
 from router.canary_schedule import STOP_WAIT_S
 from router.config import load, parse
+from tests.deploy.manifests import DEPLOY, K8S, docs, manifests, pod_specs
 from tests.harness import REPO, VENV_BIN
 
-DEPLOY = REPO / "deploy"
-K8S = DEPLOY / "k8s"
 YAMLS = sorted([*DEPLOY.rglob("*.yaml"), *DEPLOY.rglob("*.yml")])
-
-
-def docs(path: Path) -> list[Any]:
-    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
 
 
 @pytest.mark.parametrize("path", YAMLS, ids=lambda p: str(p.relative_to(DEPLOY)))
@@ -65,10 +60,6 @@ REQUIRED_SPEC: dict[str, tuple[str, ...]] = {
 }
 
 
-def manifests() -> list[dict[str, Any]]:
-    return [d for path in sorted(K8S.glob("*.yaml")) for d in docs(path)]
-
-
 def test_manifests_have_the_fields_kubernetes_requires() -> None:
     kinds = set()
     for doc in manifests():
@@ -78,16 +69,6 @@ def test_manifests_have_the_fields_kubernetes_requires() -> None:
         for key in REQUIRED_SPEC.get(doc["kind"], ()):
             assert key in doc["spec"], f"{doc['kind']} {doc['metadata']['name']}: spec.{key}"
     assert kinds >= set(REQUIRED_SPEC) | {"ConfigMap"}
-
-
-def pod_specs() -> list[dict[str, Any]]:
-    out = []
-    for doc in manifests():
-        if doc["kind"] == "Deployment":
-            out.append(doc["spec"]["template"]["spec"])
-        elif doc["kind"] == "CronJob":
-            out.append(doc["spec"]["jobTemplate"]["spec"]["template"]["spec"])
-    return out
 
 
 def test_pods_are_complete_and_mount_what_they_declare() -> None:

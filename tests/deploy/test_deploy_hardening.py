@@ -12,7 +12,7 @@ import yaml
 
 from router.config import load, parse
 from router.config_sections import ShadowSettings
-from tests.deploy.test_deploy_files import DEPLOY, docs, manifests, pod_specs
+from tests.deploy.manifests import DEPLOY, docs, manifests, pod_specs
 from tests.harness import REPO
 
 NODE_CPU = 1.8  # a 2-vCPU node's allocatable CPU is about 1.9 cores
