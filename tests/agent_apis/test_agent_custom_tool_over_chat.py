@@ -24,7 +24,7 @@ import pytest
 from router.request_size import estimate_tokens
 from router.simulator.generation import argument_pieces
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
-from tests.agent_apis.test_agent_messages_over_chat import alone, fault, ledger_row
+from tests.agent_apis.over_chat import alone, fault, ledger_row
 from tests.harness import Running, RunningRouter
 
 TOOLS: Any = [{"type": "custom", "name": "apply_patch", "description": "Apply a patch"}]

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import anthropic.types as at
-import duckdb
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from pydantic import TypeAdapter
 
 from router.comparison import Reply, compare_tool_calls
-from router.config import parse
 from router.relay import Tally
 from router.request_size import estimate_tokens
 from router.simulator.generation import argument_pieces
@@ -33,10 +30,10 @@ from tests.agent_apis.agent_stack import (
     WEATHER_TOOLS,
     anthropic_client,
     stack,
-    stack_config,
 )
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
-from tests.harness import Running, RunningRouter, router, wait_until
+from tests.agent_apis.over_chat import alone, fault, ledger_row
+from tests.harness import Running, RunningRouter
 
 ANTHROPIC_EVENT: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
 
@@ -51,15 +48,6 @@ def proxy(
         yield running, tmp / "ledger"
 
 
-@contextmanager
-def fault(server: Running, name: str) -> Iterator[None]:
-    server.control("faults", {"fault": name})
-    try:
-        yield
-    finally:
-        server.control("faults", {"fault": None})
-
-
 def whole_and_streamed(
     proxy: RunningRouter, **ask: Any
 ) -> list[tuple[anthropic.types.Message, str]]:
@@ -71,26 +59,6 @@ def whole_and_streamed(
         final = stream.get_final_message()
         streamed_id = stream.response.headers["x-request-id"]
     return [(raw.parse(), raw.headers["x-request-id"]), (final, streamed_id)]
-
-
-def ledger_row(ledger: Path, request_id: str) -> tuple[Any, ...]:
-    """(outcome, prompt_tokens, completion_tokens, tokens_estimated) of the request's row."""
-    query = (
-        "SELECT outcome, prompt_tokens, completion_tokens, tokens_estimated"
-        " FROM read_parquet(?, union_by_name = true) WHERE request_id = ?"
-    )
-    rows: list[tuple[Any, ...]] = []
-
-    def written() -> bool:
-        with duckdb.connect() as con:
-            try:
-                rows[:] = con.execute(query, [f"{ledger}/**/*.parquet", request_id]).fetchall()
-            except duckdb.Error:  # no file yet
-                return False
-        return bool(rows)
-
-    assert wait_until(written), f"no ledger row for {request_id}"
-    return rows[0]
 
 
 def test_tool_arguments_that_are_not_json_stream_as_the_whole_reply_gives_them(
@@ -223,17 +191,6 @@ def generated(frames: int | None = None) -> int:
     frames (all without), each one chat chunk (`argument_pieces`)."""
     arguments = json.dumps({"content": LONG})
     return sum(map(len, argument_pieces(arguments)[:frames]))
-
-
-@contextmanager
-def alone(servers: dict[str, Running], tmp: Path, idle_s: float) -> Iterator[RunningRouter]:
-    """The router on `cloud` without a breaker, so that failures leave no open circuit."""
-    config = stack_config(servers, tmp, ["cloud"]).model_dump()
-    config["resilience"]["enabled"] = False
-    for backend in config["backends"]:
-        backend["timeouts"]["idle_s"] = idle_s
-    with router(parse(config)) as running:
-        yield running
 
 
 @pytest.mark.parametrize(

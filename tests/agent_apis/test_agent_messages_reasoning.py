@@ -40,7 +40,7 @@ from tests.agent_apis.chat_chunks import (
     payloads,
     sse,
 )
-from tests.agent_apis.test_agent_messages_over_chat import ledger_row
+from tests.agent_apis.over_chat import ledger_row
 from tests.harness import (
     Running,
     RunningRouter,

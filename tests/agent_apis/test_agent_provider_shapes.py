@@ -31,7 +31,7 @@ from router.translate.responses_reply import ResponsesStream
 from router.translate.responses_reply import from_chat as responses_from_chat
 from router.translate.wire import content_text
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
-from tests.agent_apis.test_agent_odd_chat import ASK, answered, routed, served_by
+from tests.agent_apis.scripted_chat import ASK, answered, routed, served_by
 from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream
 
 ANSWER = "The answer is 4."

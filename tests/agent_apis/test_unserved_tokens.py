@@ -23,7 +23,7 @@ from router.record import Usage
 from router.request_size import estimate_tokens
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import ASK, FAILURES, UNSENT, chunk, sse
-from tests.agent_apis.test_agent_messages_over_chat import ledger_row
+from tests.agent_apis.over_chat import ledger_row
 from tests.harness import collected, config_for, router, send_json, simulator, upstream
 from tests.observability.finished_records import local_coding_record
 
