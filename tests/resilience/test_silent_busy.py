@@ -24,16 +24,18 @@ from router import silence
 from router.config import parse
 from tests.canary.servers import router, simulator
 from tests.harness import Running, RunningRouter, collected, config_for, sdk
-from tests.resilience.conftest import CODING, FAST, backend_state, give_up, local_and_cloud, until
+from tests.resilience.conftest import CODING, give_up, local_and_cloud, until
+from tests.resilience.giving_up import (
+    BODIES,
+    RESILIENCE,
+    TIMEOUTS,
+    counting,
+    failures_after_giving_up,
+    local_backend,
+)
 
 PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
 SHORT_PRIVATE: Any = {"max_tokens": 5, "extra_headers": PRIVATE}
-RESILIENCE = {**FAST, "open_s": 60.0, "max_open_s": 60.0}  # an opened circuit stays open
-TIMEOUTS = {"first_token_s": 60.0, "idle_s": 60.0, "total_s": 120.0}
-
-
-def _local(proxy: RunningRouter) -> dict[str, Any]:
-    return backend_state(proxy.root, "local")
 
 
 def _config(servers: dict[str, Running], tmp_path: Path, metrics_read: bool) -> Any:
@@ -79,7 +81,7 @@ def test_queued_streams_of_a_busy_vllm_leave_its_circuit_closed(
             assert streaming.wait(30), "the long stream never began"
             give_up(sdk(proxy, timeout=1.5), 3, **SHORT_PRIVATE)
             until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
-            local_state = _local(proxy)
+            local_state = local_backend(proxy)
             metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
         finally:
             leave.set()  # its client leaves mid-stream: the slot is free again
@@ -113,7 +115,7 @@ def test_a_queue_the_backend_reports_excuses_a_silence_seen_by_everyone(
                 until(lambda: local.stats()["running"] == 1, what="the prefill running")
                 give_up(sdk(proxy, timeout=2.5), 3, **SHORT_PRIVATE)
                 until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
-                local_state = _local(proxy)
+                local_state = local_backend(proxy)
     assert (local_state["circuit"], local_state["consecutive_failures"]) == ("closed", 0)
 
 
@@ -132,39 +134,6 @@ def _sent(proxy: RunningRouter, path: str, body: dict[str, Any]) -> Iterator[Non
         yield
 
 
-def _counting(servers: dict[str, Running], tmp_path: Path, apis: list[str]) -> Any:
-    """A config whose `local` speaks `apis` and whose breaker counts failures in a row
-    without ever opening a circuit."""
-    resilience = {**RESILIENCE, "failure_threshold": 100}
-    data = config_for(servers, tmp_path, timeouts=TIMEOUTS, resilience=resilience)
-    dumped = data.model_dump(mode="json")
-    dumped["backends"][0]["apis"] = apis
-    return parse(dumped)
-
-
-BODIES = {
-    "messages": ("/messages", {"max_tokens": 50, "messages": CODING}),
-    "responses": ("/responses", {"input": "Write a Python function that adds two numbers."}),
-    "chat": ("/chat/completions", {"messages": CODING}),
-}
-
-
-def _failures_after_giving_up(proxy: RunningRouter, api: str, records: Any, n: int) -> int:
-    """`local`'s consecutive failures once a stream of `api` its client left is recorded
-    (the `n`th record): the breaker was told before the record was made."""
-    path, body = BODIES[api]
-    with pytest.raises(httpx.TimeoutException):
-        httpx.post(
-            proxy.url + path,
-            json={"model": "coding", "stream": True, **body},
-            headers={"anthropic-version": "2023-06-01"},
-            timeout=1.5,
-        )
-    until(lambda: len(records.records) >= n, what=f"the {api} hang-up recorded")
-    failures: int = _local(proxy)["consecutive_failures"]
-    return failures
-
-
 @pytest.mark.parametrize("native", [True, False], ids=["native", "translated"])
 def test_openers_before_generating_are_no_answer_a_chat_chunk_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, native: bool
@@ -178,11 +147,11 @@ def test_openers_before_generating_are_no_answer_a_chat_chunk_is(
     apis = ["chat", "completions", "responses", "messages"] if native else ["chat"]
     with (
         local_and_cloud(simulator) as servers,
-        router(_counting(servers, tmp_path, apis)) as proxy,
+        router(counting(servers, tmp_path, apis)) as proxy,
     ):
         records = collected(proxy)
         servers["local"].control("faults", {"fault": "late_first_token:60"})
         seen = [
-            _failures_after_giving_up(proxy, api, records, n + 1) for n, api in enumerate(BODIES)
+            failures_after_giving_up(proxy, api, records, n + 1) for n, api in enumerate(BODIES)
         ]
     assert seen == ([1, 2, 2] if native else [0, 0, 0])

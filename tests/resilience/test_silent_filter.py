@@ -21,7 +21,7 @@ from router.translate.responses_reply import ResponsesStream
 from tests.agent_apis.chat_chunks import TEXT_STREAM, run
 from tests.canary.servers import router, simulator
 from tests.harness import Running, collected, send_json, upstream
-from tests.resilience.test_silent_busy import _counting, _failures_after_giving_up
+from tests.resilience.giving_up import counting, failures_after_giving_up
 
 FILTER = {
     "id": "",
@@ -69,10 +69,10 @@ def test_hang_ups_after_a_prompt_filter_chunk_count_on_every_api(
     with simulator(profile="cloud", model="cloud-model") as cloud:
         servers = {"local": azure_hanging, "cloud": cloud}
         # only chat: Messages and Responses translated
-        with router(_counting(servers, tmp_path, ["chat"])) as proxy:
+        with router(counting(servers, tmp_path, ["chat"])) as proxy:
             records = collected(proxy)
             seen = [
-                _failures_after_giving_up(proxy, api, records, n + 1)
+                failures_after_giving_up(proxy, api, records, n + 1)
                 for n, api in enumerate(["messages", "responses", "chat"])
             ]
     assert seen == [1, 2, 3]
