@@ -92,7 +92,7 @@ def merge(
             todo.remove(bad.segment)
             continue
         if delete:
-            warnings += undeleted(remove(replaced))
+            warnings += leftovers.undeleted(remove(replaced), "merged-away")
         return replaced, warnings
     return [], warnings
 
@@ -174,15 +174,6 @@ def remove(paths: Sequence[Path]) -> dict[Path, OSError]:
     return failed
 
 
-def undeleted(failed: dict[Path, OSError]) -> list[str]:
-    """A warning for each file `remove` could not delete (or its checksum)."""
-    return [
-        f"could not delete merged-away {exc.filename or path}: {exc.strerror or exc}; "
-        "readers ignore it, and the next pass tries again"
-        for path, exc in failed.items()
-    ]
-
-
 def compacted_name(inputs: Sequence[Segment]) -> str:
     """A name derived from the inputs: two compactors racing on one day write the same file."""
     digest = hashlib.sha256("\n".join(sorted(s.path.name for s in inputs)).encode())
@@ -250,7 +241,9 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     A damaged file is named once, then marked (`router.ledger.damage`): later passes and
     readers list the day without it, so its healthy rest is merged and rolled up once. A
     day with a file whose footer could not be read is not merged in that pass."""
-    result.warnings.extend(leftovers.undeleted(leftovers.remove_dead_temporaries(path)))
+    result.warnings.extend(
+        leftovers.undeleted(leftovers.remove_dead_temporaries(path), "dead temporary")
+    )
     damage.renew(path)
     listing = segments.list_day(path, afresh=True)  # its sources are deleted on this proof
     result.warnings.extend(listing.warnings)
@@ -261,7 +254,9 @@ def _compact_day(directory: Path, table: str, path: Path, result: CompactionResu
     whole = not listing.unread
     left: list[str] = []  # sources that stay: the merge below names them again, not twice
     if whole:  # sources a crashed merge left behind: the day is closed, the merged file is here
-        left = undeleted(remove([path / name for seg in listing.segments for name in seg.sources]))
+        left = leftovers.undeleted(
+            remove([path / name for seg in listing.segments for name in seg.sources]), "merged-away"
+        )
         result.warnings.extend(left)
     merged = False
     if whole and len(listing.segments) >= 2:

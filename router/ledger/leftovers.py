@@ -59,10 +59,12 @@ def remove_dead_temporaries(day: Path) -> dict[Path, OSError]:
     return failed
 
 
-def undeleted(failed: dict[Path, OSError]) -> list[str]:
-    """A warning for each file `remove_dead_temporaries` could not delete."""
+def undeleted(failed: dict[Path, OSError], what: str) -> list[str]:
+    """A warning for each file a pass could not delete (`remove_dead_temporaries`, or
+    `compaction.remove`, whose failure may name a file's checksum rather than the file):
+    `what` says which kind of leftover it is."""
     return [
-        f"could not delete dead temporary {path}: {exc.strerror or exc}; "
+        f"could not delete {what} {exc.filename or path}: {exc.strerror or exc}; "
         "readers ignore it, and the next pass tries again"
         for path, exc in failed.items()
     ]
