@@ -89,8 +89,8 @@ class Appender:
         held ones in chunks while writes work. Returns the rows written per table; the rows
         left unwritten are held for the next call.
 
-        Whatever raises once the held rows are taken out of the backlog (a bug, not a write's
-        failure: `_write` keeps those) fails the flush's unwritten rows like a failed write:
+        Whatever raises once the rows are in batches (a bug, not a write's failure: `_write`
+        keeps those) fails the flush's unwritten rows like a failed write:
         they go back to the backlog and `write_failed` is set, until a later flush writes
         them. Raised out of here, they were lost uncounted, and with nothing left to try,
         `write_failed` stayed true (found in review).
@@ -99,9 +99,19 @@ class Appender:
         `sys.exit`, a ^C at close) too, and handles it as such a bug's exception; it is kept
         in `raised.interrupted`, for the writer to raise again once it counted the rows written.
         Caught as `Exception` only, it went up with the held rows taken out of the backlog
-        and the new ones, lost uncounted (found in review)."""
-        batches = self._batches(self._converter.tables(records, rows, self.dropped))
-        probes = {key for key, batch in batches.items() if not batch.fresh}
+        and the new ones, lost uncounted (found in review).
+
+        Whatever raises while the rows are put in batches, before any is written, puts the
+        held rows back in the backlog as they were, and goes on up: the writer counts the
+        new rows as dropped. Raised with the held rows taken, they were lost uncounted while
+        `pending_rows` went on showing them (found in review)."""
+        fresh = self._converter.tables(records, rows, self.dropped)
+        try:
+            batches = self._batches(fresh)
+            probes = {key for key, batch in batches.items() if not batch.fresh}
+        except BaseException:
+            self._backlog.put_back()
+            raise
         new: Counter[str] = Counter()  # rows written, by table: counted as each file is
         held: Counter[str] = Counter()  # of them, the held rows written back
         try:
