@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from router.ledger.flush_errors import Raised, said, traced
 from router.ledger.schema import records_table, rows_table, texts_table
+from router.ledger.tally import with_text
 from router.record import Record
 
 log = logging.getLogger("smf_router.ledger.conversion")
@@ -136,8 +137,3 @@ class Converter:
                 said(errors[0]),
             )
         return good, converted
-
-
-def with_text(records: Sequence[Record]) -> int:
-    """The rows of `texts` that `records` make: those that carry a text (`texts_table`)."""
-    return sum(1 for r in records if r.prompt_text is not None or r.completion_text is not None)

@@ -29,6 +29,7 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from router.ledger import tally
 from router.ledger.columns import ROW_COLUMNS
 from router.record import Record
 
@@ -146,7 +147,7 @@ class LedgerWriter:
         `store_text`, its text too, in `texts`, as the flush counts a lost text row."""
         if len(self._records) >= self.max_queue:
             self._dropped_queued["records"] += 1
-            if self.store_text and (record.prompt_text, record.completion_text) != (None, None):
+            if self.store_text and tally.has_text(record):
                 self._dropped_queued["texts"] += 1
             return
         self._records.append(record)
@@ -203,12 +204,14 @@ class LedgerWriter:
         with self._lock:
             began = time.perf_counter()
             appender = self._appender or self._make_appender()
+            counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops
             records = self._drain(self._records)
             rows = {table: self._drain(queue) for table, queue in self._rows.items()}
             try:
                 written = appender.append(records, rows)
             except BaseException as exc:
-                self._append_raised(appender, exc, records, rows)
+                taken = tally.rows(records, rows, self.store_text)
+                self._append_raised(appender, exc, taken - (appender.dropped - counted))
                 if not isinstance(exc, Exception):
                     appender.raised.interrupted = None  # this one goes up in its place
                     raise
@@ -235,27 +238,23 @@ class LedgerWriter:
             self._flush_raised = _said(interrupted)
             raise interrupted
 
-    def _append_raised(
-        self,
-        appender: Appender,
-        exc: BaseException,
-        records: list[Record],
-        rows: dict[str, list[dict[str, Any]]],
-    ) -> None:
+    def _append_raised(self, appender: Appender, exc: BaseException, lost: Counter[str]) -> None:
         """`append` raised past its own guards (a bug): the rows this flush took from the
         queues are counted as dropped, as the appender counts its own, and it is logged as
         an error, once while flush after flush raises the same. Raised out of the flush,
-        they were lost uncounted (found in review)."""
-        lost = Counter({table: len(taken) for table, taken in rows.items() if taken})
-        if records:
-            lost["records"] = len(records)
+        they were lost uncounted (found in review).
+
+        `lost` is what the flush took (with `store_text`, the texts of its records too) less
+        what `append` counted as dropped before it raised (a record it could not convert):
+        counted again, or texts not counted at all, the status did not add up to the
+        records submitted (found in review)."""
         appender.dropped += lost
         if lost:  # until a flush goes through: it is not an ok flush, and the status says so
             appender.write_failed = True
         self._failed(
             exc,
             "ledger flush failed; dropped the rows it had taken (%s)",
-            ", ".join(f"{n} {table} rows" for table, n in sorted(lost.items())) or "none",
+            tally.described(lost) or "none",
         )
 
     def _failed(self, exc: BaseException, message: str, *args: Any) -> None:

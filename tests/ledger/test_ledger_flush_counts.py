@@ -3,11 +3,14 @@ or counted as dropped, once: through the real writer and files, with the failure
 one step of the flush.
 
 Found in review: a flush that raised while putting its rows in batches had taken the held
-rows out of the backlog, and lost them uncounted while `pending_rows` went on showing them.
+rows out of the backlog, and lost them uncounted while `pending_rows` went on showing them;
+a flush that raised after its conversion dropped a record counted that record twice, and
+never counted the texts of the records it lost.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,9 @@ from typing import Any
 import pytest
 
 from router.ledger import LedgerWriter, appender
+from router.record import Record, Usage
 from tests.ledger.failing_disk import Disk, ids, submit
+from tests.ledger.raising_flush import Fault, errors
 
 
 class BatchFault:
@@ -63,3 +68,40 @@ def test_held_rows_stay_held_when_putting_a_flush_in_batches_raises(
     writer.close()
     assert (writer.written_total, writer.dropped_total) == (5, 1)
     assert ids(tmp_path) == [f"r{i:04d}" for i in range(5)]  # each once
+
+
+@pytest.mark.parametrize("where", ["append", "batches"])
+def test_a_raising_flush_counts_each_lost_record_once_and_their_texts(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    where: str,
+) -> None:
+    """With `store_text`, a flush of 3 records, 2 with a text, one of those unconvertible (a
+    token count beyond int64), raises past its guards: `append` raises at once, or once the
+    conversion dropped (and counted) that record, while it puts the rows in batches. Either
+    way 3 records and 2 texts are counted dropped. Before: the unconvertible record was
+    counted twice, and the texts lost with the flush were counted nowhere."""
+    if where == "append":
+        fault: Fault | BatchFault = Fault(monkeypatch, "append")
+    else:
+        fault = BatchFault(monkeypatch, MemoryError("injected into Batch"))
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, store_text=True)
+    now = time.time()
+    writer.submit(Record("r0", now, prompt_text="hello", completion_text="hi"))
+    writer.submit(Record("r1", now))
+    writer.submit(Record("r2", now, usage=Usage(2**63), prompt_text="hello"))
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        assert writer.flush() == 0
+    assert fault.raised == 1
+    dropped = writer.status()["dropped_rows"]
+    assert (dropped["records"], dropped["texts"]) == (3, 2)
+    assert sum(dropped.values()) == 5
+    assert any(
+        line.startswith("ledger flush failed; dropped the rows it") for line in errors(caplog)
+    )
+    writer.submit(Record("r3", now, prompt_text="hello"))
+    assert writer.flush() == 2  # the record and its text
+    writer.close()
+    assert ids(tmp_path) == ["r3"]
+    assert writer.dropped_rows == {"records": 3, "texts": 2}
