@@ -77,7 +77,8 @@ class LedgerWriter:
         self._wake = threading.Event()
         self._stop = False
         self._thread: threading.Thread | None = None
-        self._dropped_queued: Counter[str] = Counter()  # refused by a full queue, by table
+        # refused by a full queue, or left in it at close, by table
+        self._dropped_queued: Counter[str] = Counter()
         self.last_flush_seconds = 0.0
         # The last flush that left no row unwritten: one with nothing to write too, so it moves
         # every interval while writes work. When rows last reached the disk is `last_write_unix`.
@@ -168,7 +169,7 @@ class LedgerWriter:
         """Stop the thread and flush everything still queued (idempotent). Never raises an
         `Exception`: the shutdown steps after the ledger's (tracing's) must still run. A
         `SystemExit` or `KeyboardInterrupt` the last flush met goes on up, once the rows it
-        left held are counted as lost."""
+        left held are counted as lost, and those it left queued (`_drop_queued`)."""
         self._stop = True
         self._wake.set()
         if self._thread is not None:
@@ -180,6 +181,20 @@ class LedgerWriter:
             log.exception("ledger flush at close failed")
         finally:
             self._close_appender()
+            self._drop_queued()
+
+    def _drop_queued(self) -> None:
+        """Count as dropped, and log once (counts only), the rows still queued after the
+        last flush: it failed before taking them (the flush side could not be made), or
+        they came after it. No flush comes for them now. Left in the queue, they were lost
+        uncounted, `queue_depth` the only sign of them (found in review)."""
+        with self._lock:
+            records = self._drain(self._records)
+            rows = {table: self._drain(queue) for table, queue in self._rows.items()}
+        lost = tally.rows(records, rows, self.store_text)
+        if lost:
+            self._dropped_queued += lost
+            log.error("ledger closed with %s still queued: they are lost", tally.described(lost))
 
     def _close_appender(self) -> None:
         with self._lock:

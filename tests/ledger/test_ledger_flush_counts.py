@@ -1,11 +1,12 @@
-"""Every row a flush that raises past its guards (a bug, no memory) takes is written, held
-or counted as dropped, once: through the real writer and files, with the failure injected at
-one step of the flush.
+"""Every row a flush that raises past its guards (a bug, no memory) takes, or leaves queued,
+is written, held or counted as dropped, once: through the real writer and files, with the
+failure injected at one step of the flush.
 
 Found in review: a flush that raised while putting its rows in batches had taken the held
 rows out of the backlog, and lost them uncounted while `pending_rows` went on showing them;
 a flush that raised after its conversion dropped a record counted that record twice, and
-never counted the texts of the records it lost.
+never counted the texts of the records it lost; and rows left queued by a last flush that
+could not make its flush side were counted nowhere at close.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from router.ledger import LedgerWriter, appender
+from router.ledger import LedgerWriter, appender, segment_write
 from router.record import Record, Usage
 from tests.ledger.failing_disk import Disk, ids, submit
 from tests.ledger.raising_flush import Fault, errors
@@ -105,3 +106,48 @@ def test_a_raising_flush_counts_each_lost_record_once_and_their_texts(
     writer.close()
     assert ids(tmp_path) == ["r3"]
     assert writer.dropped_rows == {"records": 3, "texts": 2}
+
+
+@pytest.mark.parametrize("exc", [OSError("injected"), SystemExit(3)])
+def test_rows_left_queued_by_a_last_flush_that_cannot_start_are_counted_at_close(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    exc: BaseException,
+) -> None:
+    """The flush side cannot be made (its start-up raises, once) when the writer closes,
+    with 3 records (2 with a text, `store_text` on) and a canary row queued: they are
+    counted dropped, by table, in one error line, and the queue is empty; a second `close()`
+    counts nothing more. Before: they stayed in the queue, counted nowhere, written never."""
+    failures = [exc]
+    real = segment_write.close_private_tables
+
+    def close_private_tables(directory: Path) -> None:
+        if failures:
+            raise failures.pop()
+        real(directory)
+
+    monkeypatch.setattr(segment_write, "close_private_tables", close_private_tables)
+    writer = LedgerWriter(tmp_path, flush_interval_s=3600, store_text=True)
+    now = time.time()
+    writer.submit(Record("r0", now, prompt_text="hello"))
+    writer.submit(Record("r1", now, completion_text="hi"))
+    writer.submit(Record("r2", now))
+    writer.submit_row("canary_runs", {"run_id": "x", "ts": now, "backend": "local"})
+    with caplog.at_level(logging.ERROR, logger="smf_router.ledger"):
+        if isinstance(exc, Exception):
+            writer.close()
+        else:
+            with pytest.raises(SystemExit):
+                writer.close()
+        assert not failures
+        for _ in range(2):  # the second close makes the flush side, and finds nothing queued
+            status = writer.status()
+            assert (status["queue_depth"], status["written_records"]) == (0, 0)
+            assert writer.dropped_rows == {"records": 3, "texts": 2, "canary_runs": 1}
+            writer.close()
+    lost = [line for line in errors(caplog) if "still queued" in line]
+    assert lost == [
+        "ledger closed with 1 canary_runs rows, 3 records rows, 2 texts rows still queued: "
+        "they are lost"
+    ]
