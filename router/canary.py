@@ -68,6 +68,8 @@ Runner = Callable[..., Awaitable[list[CaseResult]]]
 class RowSink(Protocol):
     def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
 
+    def flush_soon(self) -> None: ...
+
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
     """A backend as the eval runner sees it: its URL, model, key, headers and extras."""
@@ -178,14 +180,14 @@ class Canary:
 
         return apply
 
-    async def run_once(self, asking: Callable[[], Awaitable[None]] | None = None) -> None:
+    async def run_once(self, starting: Callable[[str], None] | None = None) -> None:
         """One run: the same rotating sample against every backend, backends in parallel.
         None once stopped: a run the schedule started in the stop's loop turn wrote a round
         of "not asked" errors per backend and moved the rotation (found in re-review), and so
         did one stopped while its first run read the ledger's history (found in re-review).
-        `asking` is awaited once the run is about to ask its first case, past those checks
-        (the schedule marks the run's start then, `router.canary_resume`); a stop meanwhile
-        still ends the run before it asks anything (and the schedule takes its mark back)."""
+        `starting` is called with the run's id once it is about to ask its first case, past
+        those checks, in the loop turn its cases begin (the schedule writes the run's start
+        then, `router.canary_starts`): a run that asks nothing leaves no start."""
         if self._history is not None:
             history, self._history = self._history, None
             retention_days = self._config().ledger.retention_days
@@ -193,14 +195,12 @@ class Canary:
             self._offsets = await asyncio.to_thread(read)
         if self.stopped is not None:
             return
-        if asking is not None:
-            await asking()
-            if self.stopped is not None:
-                return
+        run_id = uuid.uuid4().hex[:16]
+        if starting is not None:
+            starting(run_id)
         self._end = end = RunEnd(self.deadline_s)
         self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)
-        run_id = uuid.uuid4().hex[:16]
         runs = (self._run_backend(b, sample, run_id, end) for b in self.backends)
         await asyncio.gather(*runs)
         self.runs += 1

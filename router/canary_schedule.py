@@ -18,13 +18,13 @@
 - The first run goes on where the last one left off: `interval_s` after the start of the
   newest recalled run (its rounds' earliest start, `ts`: a round cut by a crash may be
   missing; with `interval_s` over a day, an earlier day's too, which the recall may not
-  read) or of the last run marked as it started (`router.canary_resume`: a run killed
-  before any of its rounds reached the ledger), whichever is later; at once when that is
-  past, or with neither (no round nor mark of a server this config asks now; a failed
-  recall still reads the mark). Every start ran a run at once: under systemd's
-  `Restart=on-failure` a crash loop sent a full run (21 cloud calls at the defaults) every
-  few seconds (found in an operations review). The wait is `_until_next`'s: a reload
-  recounts it, a shutdown ends it.
+  read) or of this router's last run start in the ledger (`router.canary_starts`: a run
+  killed before any of its rounds reached the ledger), whichever is later
+  (`router.canary_resume`); at once when that is past, or with neither (no round nor start
+  of a server this config asks now; a failed recall still reads the starts). Every start
+  ran a run at once: under systemd's `Restart=on-failure` a crash loop sent a full run (21
+  cloud calls at the defaults) every few seconds (found in an operations review). The wait
+  is `_until_next`'s: a reload recounts it, a shutdown ends it.
 - At shutdown the run under way is stopped (`Canary.stop`) as the requests' drain starts
   (`stopping`), and its rows written before the job ends, waiting `STOP_WAIT_S` at most
   from the stop: cancelled, it lost the rows of the backends still running, where the
@@ -51,9 +51,9 @@ from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
 from router.canary_lengths import Graded, graded_after
-from router.canary_mark import Marker, router_name
 from router.canary_reopen import Runs
 from router.canary_resume import last_start, resumed_from
+from router.canary_starts import router_name, write_start
 from router.config import Config
 
 log = logging.getLogger("smf_router.canary")
@@ -93,7 +93,6 @@ class Schedule:
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
         self._stopped = threading.Event()  # `stopping`'s, for the earlier days' walk
         self.listen: Callable[[], str] = str  # where it serves (`Components.listen`): ""
-        self._marker = Marker(ledger, self.writer)  # each run's start, as it asks a case
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run `interval_s` after the last one
@@ -154,8 +153,9 @@ class Schedule:
 
     async def _resume(self) -> None:
         """The last start, in both clocks, from what the start found (`resumed_from`): the
-        newest recalled run's (`last_start` of each backend's latest round), the run mark's
-        or an earlier day's, the latest (`router.canary_resume`); the first run waits out
+        newest recalled run's (`last_start` of each backend's latest round), this router's
+        last start in the ledger or an earlier day's, the latest (`router.canary_resume`);
+        the first run waits out
         its interval. One stamped later than now (a writer's clock ahead, `CLOCK_SKEW_S`)
         counts as now. Never fatal: what cannot be read is logged, and the rest decide."""
         recalled = last_start(self.canary.last_run.values())
@@ -181,7 +181,7 @@ class Schedule:
         )
 
     def writer(self) -> str:
-        """This router's name in its run marks (`router_name`): only its own count."""
+        """This router's name in its run starts (`router_name`): only its own count."""
         return router_name(self.listen())
 
     def stopping(self) -> None:
@@ -208,25 +208,22 @@ class Schedule:
             self._wake.set()
 
     async def _once(self) -> None:
-        """One run, marked once it is about to ask its first case (`Marker`, waited for
-        `MARK_WAIT_S` at most): a kill from then on is a run. Marked before `run_once`, a
-        run stopped before it asked anything (at a deploy's SIGTERM soon after a start,
-        while the first run reads the rotation's history) left a mark, and the restart
-        skipped a run for a whole `interval_s` (found in review); so did one stopped while
-        its mark was written (found in review): that mark is taken back (`Marker.unmark`)."""
-        started = self.running_since
-
-        async def asking() -> None:
-            if started is None:
-                return
-            await self._marker.mark(started, self.canary.backends)
-            if self.canary.stopped is not None:  # `run_once` then asks nothing
-                await self._marker.unmark()
-
+        """One run, its start written to the ledger as it is about to ask its first case
+        (`_starting`): a kill from then on is a run."""
         try:
-            await self.canary.run_once(asking)
+            await self.canary.run_once(self._starting)
         except Exception:
             log.exception("canary run failed")
+
+    def _starting(self, run_id: str) -> None:
+        """The run under way, `run_id`, asks its first case now: its start to the ledger
+        (`router.canary_starts`). Written before `run_once`, a run stopped before it asked
+        anything (at a deploy's SIGTERM soon after a start, while the first run reads the
+        rotation's history) left a start, and the restart skipped a run for a whole
+        `interval_s` (found in review)."""
+        rows, started = self.canary.rows, self.running_since
+        if rows is not None and started is not None:
+            write_start(rows, run_id, started, self.canary.backends, self.writer())
 
     async def _until_next(self) -> None:
         """Until `interval_s` after the last start, as it stands now: a reload wakes it."""

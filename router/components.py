@@ -81,7 +81,7 @@ class Components:
     # cases): capacity counts them.
     replay_observers: list[own_load.ReplayObserver] = field(default_factory=list)
     # Where it serves (`host:port`), set by `serve` before the start: names this router
-    # among others on its host and ledger (the canary's run mark, `router.canary_mark`).
+    # among others on its host and ledger (its canary run starts, `router.canary_starts`).
     listen: str = ""
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
 

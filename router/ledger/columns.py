@@ -41,6 +41,19 @@ CANARY_RUNS: Columns = (
     ("server", "string"),  # router.canary_judge.fingerprint: the one that decides
 )
 
+# One row per backend as a router's canary run is about to ask its first case: a run killed
+# before any of its rounds landed left no trace, and each restart of a crash loop ran a full
+# run at once (`router.canary_starts`). Reports and the gates read `canary_runs` alone.
+CANARY_STARTS: Columns = (
+    ("run_id", "string"),
+    ("ts", "timestamp"),
+    ("backend", "string"),
+    ("model", "string"),
+    ("base_url", "string"),
+    ("server", "string"),
+    ("writer", "string"),  # the router that ran it: its host's name and `host:port`
+)
+
 SHADOW_COMPARISONS: Columns = (
     ("ts", "timestamp"),
     ("request_id", "string"),
@@ -73,5 +86,6 @@ SHADOW_COMPARISONS: Columns = (
 ROW_COLUMNS: dict[str, Columns] = {
     "canary_results": CANARY_RESULTS,
     "canary_runs": CANARY_RUNS,
+    "canary_starts": CANARY_STARTS,
     "shadow_comparisons": SHADOW_COMPARISONS,
 }

@@ -95,6 +95,7 @@ def _row_schema(spec: Columns) -> pa.Schema:
 
 CANARY_RESULTS = _row_schema(columns.CANARY_RESULTS)
 CANARY_RUNS = _row_schema(columns.CANARY_RUNS)
+CANARY_STARTS = _row_schema(columns.CANARY_STARTS)
 SHADOW_COMPARISONS = _row_schema(columns.SHADOW_COMPARISONS)
 
 SCHEMAS: dict[str, pa.Schema] = {
@@ -102,6 +103,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "texts": TEXTS,
     "canary_results": CANARY_RESULTS,
     "canary_runs": CANARY_RUNS,
+    "canary_starts": CANARY_STARTS,
     "shadow_comparisons": SHADOW_COMPARISONS,
 }
 
@@ -111,6 +113,7 @@ TIME_COLUMN: dict[str, str] = {
     "texts": "started_at",
     "canary_results": "ts",
     "canary_runs": "ts",
+    "canary_starts": "ts",
     "shadow_comparisons": "ts",
 }
 

@@ -154,7 +154,7 @@ class LedgerWriter:
         self._records.append(record)
 
     def submit_row(self, table: str, row: dict[str, Any]) -> None:
-        """Queue one row of `canary_results` or `shadow_comparisons`."""
+        """Queue one row of a row table (`ROW_TABLES`: canary and shadow rows)."""
         queue = self._rows.get(table)
         if queue is None:
             raise ValueError(f"unknown ledger table {table!r}; expected one of {ROW_TABLES}")
@@ -164,6 +164,13 @@ class LedgerWriter:
             self._dropped_queued[table] += 1
             return
         queue.append(row)
+
+    def flush_soon(self) -> None:
+        """Have the flush thread write what is queued now, not at the end of its interval:
+        for a row whose loss at a kill costs more than the others (a canary run's start,
+        `router.canary_starts`). Never blocks: a stalled volume stalls the thread, not the
+        caller."""
+        self._wake.set()
 
     def close(self) -> None:
         """Stop the thread and flush everything still queued (idempotent). Never raises an
@@ -307,6 +314,7 @@ class LedgerWriter:
     def _run(self) -> None:
         while not self._stop:
             self._wake.wait(self.flush_interval_s)
+            self._wake.clear()  # a `flush_soon` from here on is written by the next flush
             if self._stop:
                 return
             try:

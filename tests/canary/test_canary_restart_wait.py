@@ -3,7 +3,8 @@
 systemd's `Restart=on-failure` (`RestartSec=2`) a crash loop sent a full run to every backend
 every few seconds (found in an operations review). Through a real router on simulators, on
 a ledger holding a round written as a router writes it, or after a router process that was
-killed mid-run; and the run mark's reading (`router.canary_mark`) on real files."""
+killed mid-run; and the reading of a router's own run starts (`router.canary_starts`) on
+real ledger files."""
 
 from __future__ import annotations
 
@@ -21,12 +22,12 @@ import pytest
 
 import router.canary_resume as canary_resume
 from router.canary import Canary, load_cases
-from router.canary_mark import MARK_FILE, mark_start, marked_start
-from router.canary_resume import last_start
+from router.canary_resume import last_start, resumed_from
 from router.canary_schedule import Schedule
+from router.canary_starts import write_start
 from router.config import Config
 from router.gating import GateBook
-from router.ledger import Ledger
+from router.ledger import Ledger, LedgerWriter
 from router.ledger.recent import RecentRows
 from tests import harness
 from tests.canary.past_rounds import write_rounds
@@ -36,7 +37,7 @@ from tests.harness import Running, RunningRouter, config_for
 from tests.resilience.conftest import status, until
 
 INTERVAL = 900.0
-ME = "this-host 127.0.0.1:4000"  # the router that reads the marks (`router_name`)
+ME = "this-host 127.0.0.1:4000"  # the router that reads its starts (`router_name`)
 
 
 def canary_of(proxy: RunningRouter) -> dict[str, Any]:
@@ -138,7 +139,7 @@ def test_a_restart_two_days_after_a_run_waits_out_an_interval_of_three(
     and earlier days only for the results the gates still need (none without a floor, none
     in rounds of errors), so the restart saw no run and ran at once. The newest earlier day
     holding a run is read: the next run is three days after its start. The ledger holds no
-    run mark (rounds of `canary run`, or of a version before the mark)."""
+    run start (rounds of `canary run`, or of a version before the starts)."""
     write_rounds(tmp_path / "ledger", 2, {"local": cases, "cloud": cases}, n=1)
     with Ledger(tmp_path / "ledger") as ledger:
         ((earliest,),) = ledger.sql("SELECT min(ts) FROM canary_runs")
@@ -173,12 +174,13 @@ def test_a_shutdown_during_the_walk_of_earlier_days_ends_it(
     days_read: list[str] = []
 
     class Held(RecentRows):
-        """The walk's reads: the first waits for the test's stop."""
+        """The walk's reads of rounds: the first waits for the test's stop."""
 
         def read(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-            days_read.append(args[0])
-            reading.set()
-            stopped.wait(10)
+            if self.table == "canary_runs":
+                days_read.append(args[0])
+                reading.set()
+                stopped.wait(10)
             return super().read(*args, **kwargs)
 
     monkeypatch.setattr(canary_resume, "RecentRows", Held)
@@ -209,28 +211,37 @@ def test_the_last_start_is_the_newest_runs_earliest_round() -> None:
     assert last_start([]) is None
 
 
+def starts_on_disk(ledger: Path) -> int:
+    """The `canary_starts` files written so far."""
+    return len(list((ledger / "canary_starts").rglob("*.parquet")))
+
+
 def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
     tmp_path: Path,
 ) -> None:
     """A router killed (SIGKILL) mid-run, before any of its rounds reached the ledger, left
     no trace of the run: its restart ran a full run at once, and so did each restart of a
-    crash loop. The run's start is marked as it starts: the restart asks the backends
-    nothing and shows the next run `interval_s` after the killed run's start."""
+    crash loop. The run's start reaches the ledger as it starts, long before the writer's
+    interval (60 s here): the restart asks the backends nothing and shows the next run
+    `interval_s` after the killed run's start."""
     with backends(tmp_path) as (config, local, cloud):
         for sim in (local, cloud):
             sim.control("faults", {"fault": "hold"})  # no round ends: no row is written
+        ledger_section = config.ledger.model_copy(update={"flush_interval_s": 60.0})
+        config = config.model_copy(update={"ledger": ledger_section})
         with served(config, tmp_path) as (root, serve):
             until(
                 lambda: min(local.stats()["held"], cloud.stats()["held"]) >= 1,
                 30,
                 what="the run's cases in flight",
             )
+            until(lambda: starts_on_disk(tmp_path / "ledger") > 0, 30, what="the run's start")
             started = status(root)["extra"]["canary"]["running_since"]
             serve.kill()
             assert serve.wait(timeout=20) == -9
         assert not (tmp_path / "ledger" / "canary_runs").exists()  # the run left no round
         asked = local.completions(), cloud.completions()
-        port = int(root.rsplit(":", 1)[1])  # restarted where it served: its mark names it
+        port = int(root.rsplit(":", 1)[1])  # restarted where it served: its start names it
         with harness.router(config, port) as proxy:
             section = recalled(proxy)
             assert section["runs"] == 0 and section["running_since"] is None
@@ -238,57 +249,87 @@ def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
             assert (local.completions(), cloud.completions()) == asked
 
 
-def test_a_mark_another_router_wrote_is_not_waited_for(tmp_path: Path) -> None:
-    """Two canary routers on one ledger: the other one started a run 5 s ago. Its mark
+def started_by(ledger: Path, config: Config, writer: str, started: float) -> None:
+    """A run's start in `ledger`, written as a router's schedule writes it."""
+    rows = LedgerWriter(ledger, flush_interval_s=60)
+    write_start(rows, "r-1", started, config.backends, writer)
+    rows.close()
+
+
+def test_a_start_another_router_wrote_is_not_waited_for(tmp_path: Path) -> None:
+    """Two canary routers on one ledger: the other one started a run 5 s ago. Its start
     counted, and this router waited out a run whose results it never sees (it reads the
     ledger's rounds only at its start), its gates an `interval_s` behind (found in review).
-    A router honours the marks it wrote alone: on an empty ledger it runs at once."""
+    A router honours the starts it wrote alone: on an empty ledger it runs at once."""
     with backends(tmp_path) as (config, local, _):
         other = "another-host 127.0.0.1:4000"
-        mark_start(tmp_path / "ledger", time.time() - 5, config.backends, other)
+        started_by(tmp_path / "ledger", config, other, time.time() - 5)
         with router(config) as proxy:
             until(lambda: canary_of(proxy)["runs"] == 1, 30, what="a run at start")
             assert local.completions() > 0
 
 
-def test_a_restart_with_an_unreadable_run_mark_runs_at_once(tmp_path: Path) -> None:
-    """A mark that does not read is ignored (`marked_start` logs it): the first run starts
-    at once on an empty ledger, as before."""
-    (tmp_path / "ledger").mkdir()
-    (tmp_path / "ledger" / MARK_FILE).write_bytes(b'{"started": 17')  # cut short
+def test_a_restart_with_an_unreadable_start_file_runs_at_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A `canary_starts` file that does not read is skipped with a warning: the first run
+    starts at once on an empty ledger, as before."""
+    day = datetime.now(UTC).date().isoformat()
+    broken = tmp_path / "ledger" / "canary_starts" / f"day={day}" / "x-1.parquet"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"PAR1 cut short")
     with backends(tmp_path) as (config, local, _), router(config) as proxy:
         until(lambda: canary_of(proxy)["runs"] == 1, 30, what="a run at start")
         assert local.completions() > 0
+    assert f"canary_starts: skipped unreadable segment {broken}" in caplog.text
 
 
 def offline(tmp_path: Path) -> Config:
-    """A config of two backends no test asks: the mark's reading needs their servers only."""
+    """A config of two backends no test asks: reading starts needs their servers only."""
     down = Running("http://127.0.0.1:9/v1", "http://127.0.0.1:9")
     return config_for({"local": down, "cloud": down}, tmp_path / "config")
 
 
-def test_the_run_mark_counts_for_the_servers_it_names(tmp_path: Path) -> None:
+def test_a_start_counts_for_the_servers_it_names_and_its_writer(tmp_path: Path) -> None:
     """Written and read back; not for a config whose backends point elsewhere, nor stamped
     over a minute ahead of now (a clock that ran ahead), nor by another router."""
-    servers = offline(tmp_path).backends
-    mark_start(tmp_path / "ledger", 1000.5, servers, ME)
-    assert marked_start(tmp_path / "ledger", servers, now=2000.0, writer=ME) == 1000.5
-    assert marked_start(tmp_path / "ledger", servers[1:], now=2000.0, writer=ME) == 1000.5
-    moved = [b.model_copy(update={"model": "other"}) for b in servers]
-    assert marked_start(tmp_path / "ledger", moved, now=2000.0, writer=ME) is None
-    assert marked_start(tmp_path / "ledger", servers, now=900.0, writer=ME) is None
-    assert marked_start(tmp_path / "none", servers, now=2000.0, writer=ME) is None
-    assert marked_start(tmp_path / "ledger", servers, now=2000.0, writer="other") is None
-    assert [p.name for p in (tmp_path / "ledger").iterdir()] == [MARK_FILE]  # no draft left
+    config = offline(tmp_path)
+    servers, ledger, now = config.backends, tmp_path / "ledger", time.time()
+    started_by(ledger, config, ME, now - 100.5)
+
+    def found(backends: Any = servers, at: float = now, writer: str = ME) -> float | None:
+        start = resumed_from(ledger, None, backends, at, INTERVAL, 30, writer)
+        return None if start is None else start[0]
+
+    assert found() == pytest.approx(now - 100.5, abs=1e-3)
+    assert found(servers[1:]) == pytest.approx(now - 100.5, abs=1e-3)
+    assert found([b.model_copy(update={"model": "other"}) for b in servers]) is None
+    assert found(at=now - 200.0) is None
+    assert found(writer="other") is None
+    assert resumed_from(tmp_path / "none", None, servers, now, INTERVAL, 30, ME) is None
 
 
-@pytest.mark.parametrize(
-    "text",
-    [b"", b"{not json", b"[1000]", b'{"started": "soon", "servers": {}}', b'{"started": 1}'],
-)
-def test_a_run_mark_that_does_not_read_is_ignored_with_a_warning(
-    tmp_path: Path, text: bytes, caplog: pytest.LogCaptureFixture
-) -> None:
-    (tmp_path / MARK_FILE).write_bytes(text)
-    assert marked_start(tmp_path, offline(tmp_path).backends, now=2000.0, writer=ME) is None
-    assert f"ignored the run mark {tmp_path / MARK_FILE}" in caplog.text
+def test_a_restart_goes_on_from_the_later_of_its_start_and_the_rounds(tmp_path: Path) -> None:
+    """The rounds say a run 60 s ago, this router's start one 10 s ago (killed before its
+    rounds landed), or the other way round: the later one counts, and says why."""
+    config, ledger, now = offline(tmp_path), tmp_path / "ledger", time.time()
+    started_by(ledger, config, ME, now - 10.0)
+    start, why = resumed_from(ledger, now - 60.0, config.backends, now, INTERVAL, 30, ME) or (0, "")
+    assert (start, why) == (pytest.approx(now - 10.0, abs=1e-3), "its start in the ledger")
+    later = resumed_from(ledger, now - 5.0, config.backends, now, INTERVAL, 30, ME)
+    assert later == (now - 5.0, "its rounds in the ledger")
+
+
+def test_a_start_two_days_ago_counts_within_an_interval_of_three(tmp_path: Path) -> None:
+    """A run killed two days ago before its rounds landed, `interval_s` three days: the walk
+    of earlier days reads this router's starts as well as the rounds; with `interval_s`
+    under two days, that day is not read."""
+    config, ledger, now = offline(tmp_path), tmp_path / "ledger", time.time()
+    started_by(ledger, config, ME, now - 2 * 86400.0)
+    days = 3 * 86400.0
+    found = resumed_from(ledger, None, config.backends, now, days, 30, ME)
+    assert found == (
+        pytest.approx(now - 2 * 86400.0, abs=1e-3),
+        "its rounds or start of an earlier day in the ledger",
+    )
+    assert resumed_from(ledger, None, config.backends, now, 86400.0, 30, ME) is None
