@@ -27,10 +27,10 @@ def one_round(canary: Canary) -> None:
 
 def aged(ledger: Path, seconds: float) -> None:
     """Every canary round in `ledger` rewritten `seconds` earlier, as if run then: a restart
-    waits out `interval_s` from the start of the newest run it recalls or finds marked
+    waits out `interval_s` from the start of the newest run it recalls or wrote a start of
     (`router.canary_schedule`), so a test that restarts a router to see its first run makes
     the runs before older than that. The ledger's other tables go with the old directory,
-    and so does the mark of the last run's start (`router.canary_resume`)."""
+    `canary_starts` with them (the last run's start, `router.canary_starts`)."""
     rows = {table: RecentRows(ledger, table).read("0000-01-01") for table in TABLES}
     shutil.rmtree(ledger)
     writer = LedgerWriter(ledger, flush_interval_s=60)

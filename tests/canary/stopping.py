@@ -1,5 +1,5 @@
 """Stopping a canary at a chosen step, and waiting within a running event loop: shared by
-the tests of runs stopped midway (a deploy's SIGTERM) and of the run mark's writes."""
+the tests of runs stopped midway (a deploy's SIGTERM) and of the runs' starts."""
 
 from __future__ import annotations
 

@@ -201,9 +201,9 @@ def published_host_ips(service: dict[str, Any]) -> list[str]:
 
 
 def test_compose_router_keeps_its_host_name_across_recreated_containers() -> None:
-    """The canary's run mark names its writer by host name (`router_name`), and a router
-    honours its own mark alone. Left to Docker, the host name is the container's id, and a
-    recreated container (a new build, an edited file) was another router to its mark.
+    """The canary's run starts name their writer by host name (`router_name`), and a router
+    honours its own starts alone. Left to Docker, the host name is the container's id, and a
+    recreated container (a new build, an edited file) was another router to its starts.
 
     The keyless router answers a Host that is its machine's name (`browsers.LOCAL_NAMES`):
     `smf-router` was a fixed single-label name a DNS-rebinding page could take for its own
