@@ -71,6 +71,7 @@ def test_a_healthy_router_shows_its_ledger_written_and_nothing_held(
         "texts": 0,
         "canary_results": 0,
         "canary_runs": 0,
+        "canary_starts": 0,
         "shadow_comparisons": 0,
     }
     assert section["last_write_failed"] is False
