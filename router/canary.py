@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import time
 import uuid
 from collections import Counter
@@ -68,7 +69,7 @@ Runner = Callable[..., Awaitable[list[CaseResult]]]
 class RowSink(Protocol):
     def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
 
-    def flush_soon(self) -> None: ...
+    def flush_soon(self) -> threading.Event: ...
 
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
@@ -180,14 +181,13 @@ class Canary:
 
         return apply
 
-    async def run_once(self, starting: Callable[[str], None] | None = None) -> None:
+    async def run_once(self, starting: Callable[[str], Awaitable[None]] | None = None) -> None:
         """One run: the same rotating sample against every backend, backends in parallel.
         None once stopped: a run the schedule started in the stop's loop turn wrote a round
         of "not asked" errors per backend and moved the rotation (found in re-review), and so
         did one stopped while its first run read the ledger's history (found in re-review).
-        `starting` is called with the run's id once it is about to ask its first case, past
-        those checks, in the loop turn its cases begin (the schedule writes the run's start
-        then, `router.canary_starts`): a run that asks nothing leaves no start."""
+        `starting` is awaited with the run's id as it is about to ask its first case, past
+        those checks (the schedule writes its start, `router.canary_starts`)."""
         if self._history is not None:
             history, self._history = self._history, None
             retention_days = self._config().ledger.retention_days
@@ -197,7 +197,9 @@ class Canary:
             return
         run_id = uuid.uuid4().hex[:16]
         if starting is not None:
-            starting(run_id)
+            await starting(run_id)
+            if self.stopped is not None:
+                return
         self._end = end = RunEnd(self.deadline_s)
         self.judge.show_open_gates()
         sample = rotating_sample(self.cases, self.settings.sample_per_suite, self._offsets)

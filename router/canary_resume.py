@@ -61,11 +61,13 @@ def resumed_from(
     and when neither is of those days, the earlier days' (`earlier_start`, which reads no
     further day once `stopped` is set); None with none."""
     first_day = first_read_day(now)
-    starts = RecentRows(directory, "canary_starts").read(first_day, now=now)
-    found = {
-        "its rounds in the ledger": recalled,
-        "its start in the ledger": own_start(starts, backends, writer),
-    }
+    try:
+        starts = RecentRows(directory, "canary_starts").read(first_day, now=now)
+        started = own_start(starts, backends, writer)
+    except Exception:  # never fatal, nor the end of the other witnesses
+        log.exception("canary: reading this router's run starts failed")
+        started = None
+    found = {"its rounds in the ledger": recalled, "its start in the ledger": started}
     since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
     if all(start is None or start < since for start in found.values()):
         try:

@@ -67,6 +67,11 @@ log = logging.getLogger("smf_router.canary")
 # longer of the two, not their sum.
 STOP_WAIT_S = Limits().wall_s + 2.0
 
+# A run waits this long at most for its start to reach the disk before it asks (a flush takes
+# milliseconds): not waited for, a router killed within milliseconds of its run's first case
+# left no start, and a crash loop dying there ran a full run at each restart (found in review).
+START_WAIT_S = 5.0
+
 
 class Schedule:
     """Runs a canary's rounds in a router (`run`, its background job) and says when."""
@@ -93,6 +98,7 @@ class Schedule:
         self._recaller: Follower | None = None  # the recall's, while it reads (`stopping`)
         self._stopped = threading.Event()  # `stopping`'s, for the earlier days' walk
         self.listen: Callable[[], str] = str  # where it serves (`Components.listen`): ""
+        self._start_late = False  # a run's start took over `START_WAIT_S`, said once
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run `interval_s` after the last one
@@ -215,15 +221,28 @@ class Schedule:
         except Exception:
             log.exception("canary run failed")
 
-    def _starting(self, run_id: str) -> None:
-        """The run under way, `run_id`, asks its first case now: its start to the ledger
-        (`router.canary_starts`). Written before `run_once`, a run stopped before it asked
-        anything (at a deploy's SIGTERM soon after a start, while the first run reads the
-        rotation's history) left a start, and the restart skipped a run for a whole
-        `interval_s` (found in review)."""
+    async def _starting(self, run_id: str) -> None:
+        """The run under way, `run_id`, is about to ask its first case: its start to the
+        ledger (`router.canary_starts`), waited for `START_WAIT_S` at most, and said once
+        when it takes longer, until one is quick again. Written before `run_once`, a run
+        stopped before it asked anything (at a deploy's SIGTERM soon after a start, while
+        the first run reads the rotation's history) left a start, and the restart skipped a
+        run for a whole `interval_s` (found in review). One stopped during this wait asks
+        nothing, and its start stays: the restart waits out that run, once."""
         rows, started = self.canary.rows, self.running_since
-        if rows is not None and started is not None:
-            write_start(rows, run_id, started, self.canary.backends, self.writer())
+        if rows is None or started is None:
+            return
+        written = write_start(rows, run_id, started, self.canary.backends, self.writer())
+        if await asyncio.to_thread(written.wait, START_WAIT_S):
+            self._start_late = False
+        elif not self._start_late:
+            self._start_late = True
+            log.warning(
+                "canary: the run's start is not in the ledger %s after %g s (a stalled "
+                "volume?); the run goes on, and the start is written when the volume answers",
+                self.ledger,
+                START_WAIT_S,
+            )
 
     async def _until_next(self) -> None:
         """Until `interval_s` after the last start, as it stands now: a reload wakes it."""

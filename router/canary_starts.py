@@ -7,10 +7,10 @@ ledger left no trace of the run, and each restart of a crash loop ran a full run
 (found in review). So the run's start is a row per backend it asks, stamped with the run's
 start and naming the server asked (`server`): like rounds, a start of none this config has
 counts for nothing. They go through the ledger writer as every row does, flushed at once
-(`LedgerWriter.flush_soon`) rather than at the end of its interval, and never waited for:
-a stalled or full volume holds up no run, and is said as the ledger says any failed write
-(its rows held for the next flush). They are queued in the loop turn the run's first case
-is asked in (`Canary.run_once`), so a run stopped before it asks anything leaves none.
+(`LedgerWriter.flush_soon`) rather than at the end of its interval, and the run asks its
+first case once they are written, or after `START_WAIT_S` (`router.canary_schedule`): a
+stalled volume holds up no run for longer, and a failed write is said as the ledger says
+any (its rows held for the next flush). A run stopped before it asks anything writes none.
 Reports and gates read `canary_runs` alone.
 
 Each row names the router that ran it (`router_name`), and a router honours its own starts
@@ -23,6 +23,7 @@ router, as the recall judged them.
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
@@ -48,13 +49,14 @@ def write_start(
     started: float,
     backends: Sequence[BackendSettings],
     writer: str,
-) -> None:
+) -> threading.Event:
     """Queue the start (unix time) of run `run_id` on `backends`, run by `writer`, and have
-    the ledger write it now. Never blocks."""
+    the ledger write it now; the event is set once it was (`LedgerWriter.flush_soon`).
+    Never blocks."""
     for backend in backends:
         row = {"run_id": run_id, "ts": started, "backend": backend.name, "writer": writer}
         rows.submit_row("canary_starts", {**row, **server(backend)})
-    rows.flush_soon()
+    return rows.flush_soon()
 
 
 def own_start(

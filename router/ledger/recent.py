@@ -97,7 +97,8 @@ class RecentRows:
         go (they were re-read at the next read); what its listing leaves out is said unless
         already said. Its own reader said a non-day directory a second time each start.
         Given `now`, rows stamped later (`stamped_by`) are left out, and later days not
-        read: a round stamped ahead is read once the clock is within `CLOCK_SKEW_S` of it."""
+        read: a round stamped ahead is read once the clock is within `CLOCK_SKEW_S` of it.
+        So are rows stamped with no time: compared, one stopped every read (found in review)."""
         try:
             if not (self.directory / self.table).is_dir():
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
@@ -138,7 +139,7 @@ class RecentRows:
         if bound is None:
             return list(found)
         stamped = schema.TIME_COLUMN[self.table]
-        return [row for row in found if row[stamped] <= bound]
+        return [row for row in found if row[stamped] is not None and row[stamped] <= bound]
 
     def _log_warnings(self, warnings: list[str], keep: bool = True) -> None:
         """Log each thing the listing left out once, while it lasts: a file marked damaged,

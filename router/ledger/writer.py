@@ -75,6 +75,7 @@ class LedgerWriter:
         self._appender: Appender | None = None  # the flush side, made by the first flush
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._soon: deque[threading.Event] = deque()  # `flush_soon`s, for the next flush
         self._stop = False
         self._thread: threading.Thread | None = None
         # refused by a full queue, or left in it at close, by table
@@ -165,12 +166,17 @@ class LedgerWriter:
             return
         queue.append(row)
 
-    def flush_soon(self) -> None:
-        """Have the flush thread write what is queued now, not at the end of its interval:
+    def flush_soon(self) -> threading.Event:
+        """Have the flush thread write what is queued now, not at the end of its interval,
         for a row whose loss at a kill costs more than the others (a canary run's start,
-        `router.canary_starts`). Never blocks: a stalled volume stalls the thread, not the
-        caller."""
+        `router.canary_starts`). The event is set once a flush that took it is over (its
+        rows written, or held or dropped as any flush's are), or the writer closed. Never
+        blocks: the caller waits as long as it chooses, and a stalled volume stalls the
+        flush thread alone."""
+        done = threading.Event()
+        self._soon.append(done)
         self._wake.set()
+        return done
 
     def close(self) -> None:
         """Stop the thread and flush everything still queued (idempotent). Never raises an
@@ -189,6 +195,8 @@ class LedgerWriter:
         finally:
             self._close_appender()
             self._drop_queued()
+            for done in self._drain(self._soon):
+                done.set()
 
     def _drop_queued(self) -> None:
         """Count as dropped, and log once (counts only), the rows still queued after the
@@ -317,11 +325,14 @@ class LedgerWriter:
             self._wake.clear()  # a `flush_soon` from here on is written by the next flush
             if self._stop:
                 return
+            answered = self._drain(self._soon)  # submitted before they asked: in this flush
             try:
                 self.flush()
             except BaseException as exc:  # uncaught, even a SystemExit ends the thread
                 # silently, and every later row waits in the queue for good
                 self._failed(exc, "ledger flush failed")
+            for done in answered:
+                done.set()
 
     @staticmethod
     def _drain(queue: deque[Any]) -> list[Any]:

@@ -3,6 +3,7 @@ that look at a round's rows without a ledger on disk."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 
@@ -13,5 +14,8 @@ class Rows:
     def submit_row(self, table: str, row: dict[str, Any]) -> None:
         self.rows.append((table, row))
 
-    def flush_soon(self) -> None:
-        """Nothing to flush: the rows are kept as submitted (a run's start calls it)."""
+    def flush_soon(self) -> threading.Event:
+        """Nothing to flush: the rows are kept as submitted (a run's start waits for it)."""
+        written = threading.Event()
+        written.set()
+        return written

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import router.canary_resume as canary_resume
@@ -27,7 +29,7 @@ from router.canary_schedule import Schedule
 from router.canary_starts import write_start
 from router.config import Config
 from router.gating import GateBook
-from router.ledger import Ledger, LedgerWriter
+from router.ledger import SCHEMAS, Ledger, LedgerWriter
 from router.ledger.recent import RecentRows
 from tests import harness
 from tests.canary.past_rounds import write_rounds
@@ -211,19 +213,14 @@ def test_the_last_start_is_the_newest_runs_earliest_round() -> None:
     assert last_start([]) is None
 
 
-def starts_on_disk(ledger: Path) -> int:
-    """The `canary_starts` files written so far."""
-    return len(list((ledger / "canary_starts").rglob("*.parquet")))
-
-
 def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
     tmp_path: Path,
 ) -> None:
     """A router killed (SIGKILL) mid-run, before any of its rounds reached the ledger, left
     no trace of the run: its restart ran a full run at once, and so did each restart of a
-    crash loop. The run's start reaches the ledger as it starts, long before the writer's
-    interval (60 s here): the restart asks the backends nothing and shows the next run
-    `interval_s` after the killed run's start."""
+    crash loop. The run's start reaches the ledger before its first case is asked, long
+    before the writer's interval (60 s here): the restart asks the backends nothing and
+    shows the next run `interval_s` after the killed run's start."""
     with backends(tmp_path) as (config, local, cloud):
         for sim in (local, cloud):
             sim.control("faults", {"fault": "hold"})  # no round ends: no row is written
@@ -235,7 +232,6 @@ def test_a_restart_after_a_kill_before_any_round_landed_waits_out_that_run(
                 30,
                 what="the run's cases in flight",
             )
-            until(lambda: starts_on_disk(tmp_path / "ledger") > 0, 30, what="the run's start")
             started = status(root)["extra"]["canary"]["running_since"]
             serve.kill()
             assert serve.wait(timeout=20) == -9
@@ -333,3 +329,19 @@ def test_a_start_two_days_ago_counts_within_an_interval_of_three(tmp_path: Path)
         "its rounds or start of an earlier day in the ledger",
     )
     assert resumed_from(ledger, None, config.backends, now, 86400.0, 30, ME) is None
+
+
+def test_a_start_row_with_no_time_stops_no_restart_witness(tmp_path: Path) -> None:
+    """A `canary_starts` file of today holding a row with no time (written by hand, or by
+    another tool): compared with now, it raised, and the restart lost this router's starts
+    and the walk of earlier days with it (found in review). It is no row: this router's
+    start of two days ago still counts within an interval of three days."""
+    config, ledger, now = offline(tmp_path), tmp_path / "ledger", time.time()
+    started_by(ledger, config, ME, now - 2 * 86400.0)
+    day = datetime.fromtimestamp(now, UTC).date().isoformat()
+    odd = ledger / "canary_starts" / f"day={day}" / "by-hand-1.parquet"
+    odd.parent.mkdir(parents=True)
+    row = {"run_id": "x", "ts": None, "backend": "local", "writer": ME}
+    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMAS["canary_starts"]), odd)
+    found = resumed_from(ledger, None, config.backends, now, 3 * 86400.0, 30, ME)
+    assert found is not None and found[0] == pytest.approx(now - 2 * 86400.0, abs=1e-3)

@@ -1,7 +1,7 @@
 """The start a router's canary writes to the ledger as a run is about to ask its first case
-(`router.canary_starts`, `Schedule._starting`): only for a run that asks, at once rather
-than at the writer's interval, and never held up by the ledger. A real schedule on a
-simulator, its starts in a real ledger."""
+(`router.canary_starts`, `Schedule._starting`): only for a run that asks, on disk before
+the run asks rather than at the writer's interval, and a run held up by a stalled ledger
+for `START_WAIT_S` at most. A real schedule on a simulator, its starts in a real ledger."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import router.canary_schedule as canary_schedule
 from classifier import INTENTS
 from evals.suite import SHIPPED
 from router.canary import Canary, load_cases
@@ -119,12 +120,9 @@ def test_a_run_that_asks_has_its_start_written_at_once(tmp_path: Path) -> None:
     assert own_start([start], config.backends, ME) == pytest.approx(schedule.starts[0], abs=1e-3)
 
 
-def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The ledger's first write does not return (a stalled volume): runs go on meanwhile,
-    as they did not while a run awaited its start's write with no limit (found in review),
-    and once the volume answers every run's start is written, the newest last."""
+def stalled_ledger(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """The ledger's first write stalls (a stalled volume) until the second event is set;
+    the first is set once it stalls."""
     stalled, released = threading.Event(), threading.Event()
     append = Appender.append
 
@@ -135,6 +133,18 @@ def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
         return append(self, *args)
 
     monkeypatch.setattr(Appender, "append", stalling)
+    return stalled, released
+
+
+def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The ledger's first write does not return (a stalled volume): runs go on meanwhile,
+    each after `START_WAIT_S`, as they did not while a run awaited its start's write with no
+    limit (found in review), said once; once the volume answers every run's start is
+    written, the newest last."""
+    stalled, released = stalled_ledger(monkeypatch)
+    monkeypatch.setattr(canary_schedule, "START_WAIT_S", 0.2)
     ledger = tmp_path / "ledger"
     writer = LedgerWriter(ledger, flush_interval_s=60)
     writer.start()
@@ -160,3 +170,25 @@ def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
     assert len({row["run_id"] for row in starts}) == len(schedule.starts) >= 3
     found = own_start(starts, config.backends, ME)
     assert found == pytest.approx(schedule.starts[-1], abs=1e-3)
+    said = [r.getMessage() for r in caplog.records if "run's start is not in" in r.getMessage()]
+    assert len(said) == 1, said
+
+
+def test_a_run_stopped_while_its_start_is_written_asks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM while the run's start is being written (a slow volume): the run asks
+    nothing and writes no round; its start stays, so a restart waits out that run once."""
+    stalled, released = stalled_ledger(monkeypatch)
+    ledger = tmp_path / "ledger"
+    writer = LedgerWriter(ledger, flush_interval_s=60)
+    writer.start()
+    with simulator(profile="vllm", model="local-model") as local:
+        config = math_canary(local)
+        canary = Canary(config, load_cases(config), GateBook({}), writer, history=ledger)
+        schedule = Schedule(canary, lambda: config, ledger)
+        asyncio.run(stopped_at(schedule, canary, stalled, released))
+        assert local.completions() == 0
+    writer.close()
+    assert rows_of(ledger, "canary_runs") == [] and canary.runs == 0
+    assert len(rows_of(ledger, "canary_starts")) == 1

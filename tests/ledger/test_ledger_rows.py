@@ -66,3 +66,23 @@ def test_the_written_records_counter_counts_request_records_only(tmp_path: Path)
     writer.submit_row("canary_runs", {"run_id": "r2", "ts": 0.0, "backend": "local", "cases": 3})
     assert writer.flush() == 3
     assert writer.written_total == 1
+
+
+def test_flush_soon_writes_now_and_says_when(tmp_path: Path) -> None:
+    """`flush_soon` (a canary run's start) has the flush thread write what is queued at
+    once, not at its interval (an hour here), and its event says when that flush is over;
+    a writer closed before its thread flushed answers at close."""
+    writer = LedgerWriter(tmp_path / "started", flush_interval_s=3600)
+    writer.start()
+    writer.submit_row("canary_starts", {"run_id": "r1", "ts": time.time(), "backend": "local"})
+    assert writer.flush_soon().wait(30)
+    assert len(list((tmp_path / "started" / "canary_starts").rglob("*.parquet"))) == 1
+    writer.close()
+
+    idle = LedgerWriter(tmp_path / "idle", flush_interval_s=3600)  # its thread never started
+    idle.submit_row("canary_starts", {"run_id": "r2", "ts": time.time(), "backend": "local"})
+    written = idle.flush_soon()
+    assert not written.is_set()
+    idle.close()
+    assert written.is_set()
+    assert len(list((tmp_path / "idle" / "canary_starts").rglob("*.parquet"))) == 1
