@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -87,16 +89,28 @@ def test_a_run_stopped_before_it_asks_anything_leaves_no_start(
     assert found == pytest.approx(earlier, abs=1e-3)
 
 
+@contextmanager
+def ledgered(tmp_path: Path, interval_s: float = 600.0) -> Iterator[tuple[Running, Config, Canary]]:
+    """A simulator and a canary on it (`math_canary`) whose rows go to a started ledger
+    writer in `tmp_path / "ledger"` flushing every 60 s, closed on leaving."""
+    ledger = tmp_path / "ledger"
+    writer = LedgerWriter(ledger, flush_interval_s=60)
+    writer.start()
+    try:
+        with simulator(profile="vllm", model="local-model") as local:
+            config = math_canary(local, interval_s)
+            canary = Canary(config, load_cases(config), GateBook({}), writer, history=ledger)
+            yield local, config, canary
+    finally:
+        writer.close()
+
+
 def test_a_run_that_asks_has_its_start_written_at_once(tmp_path: Path) -> None:
     """The start says when the run started (`running_since`), of which server, by which
     router, under the run's id; it reaches the disk as the run asks, while the round's rows
     wait for the writer's interval (60 s here): a kill meanwhile still leaves the start."""
     ledger = tmp_path / "ledger"
-    writer = LedgerWriter(ledger, flush_interval_s=60)
-    writer.start()
-    with simulator(profile="vllm", model="local-model") as local:
-        config = math_canary(local)
-        canary = Canary(config, load_cases(config), GateBook({}), writer, history=ledger)
+    with ledgered(tmp_path) as (local, config, canary):
         schedule = Recorded(canary, lambda: config, ledger)
 
         async def one_run() -> None:
@@ -112,7 +126,6 @@ def test_a_run_that_asks_has_its_start_written_at_once(tmp_path: Path) -> None:
 
         asyncio.run(one_run())
         assert local.completions() == 1
-    writer.close()
     ((start,), (round_,)) = rows_of(ledger, "canary_starts"), rows_of(ledger, "canary_runs")
     (backend,) = config.backends
     assert start["run_id"] == round_["run_id"] and start["backend"] == "local"
@@ -146,11 +159,7 @@ def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
     stalled, released = stalled_ledger(monkeypatch)
     monkeypatch.setattr(canary_schedule, "START_WAIT_S", 0.2)
     ledger = tmp_path / "ledger"
-    writer = LedgerWriter(ledger, flush_interval_s=60)
-    writer.start()
-    with simulator(profile="vllm", model="local-model") as local:
-        config = math_canary(local, interval_s=0.3)
-        canary = Canary(config, load_cases(config), GateBook({}), writer, history=ledger)
+    with ledgered(tmp_path, interval_s=0.3) as (_, config, canary):
         schedule = Recorded(canary, lambda: config, ledger)
 
         async def stalled_then_released() -> None:
@@ -165,7 +174,6 @@ def test_a_stalled_ledger_holds_up_no_run_and_loses_no_start(
                 released.set()
 
         asyncio.run(stalled_then_released())
-    writer.close()
     starts = rows_of(ledger, "canary_starts")
     assert len({row["run_id"] for row in starts}) == len(schedule.starts) >= 3
     found = own_start(starts, config.backends, ME)
@@ -181,14 +189,9 @@ def test_a_run_stopped_while_its_start_is_written_asks_nothing(
     nothing and writes no round; its start stays, so a restart waits out that run once."""
     stalled, released = stalled_ledger(monkeypatch)
     ledger = tmp_path / "ledger"
-    writer = LedgerWriter(ledger, flush_interval_s=60)
-    writer.start()
-    with simulator(profile="vllm", model="local-model") as local:
-        config = math_canary(local)
-        canary = Canary(config, load_cases(config), GateBook({}), writer, history=ledger)
+    with ledgered(tmp_path) as (local, config, canary):
         schedule = Schedule(canary, lambda: config, ledger)
         asyncio.run(stopped_at(schedule, canary, stalled, released))
         assert local.completions() == 0
-    writer.close()
     assert rows_of(ledger, "canary_runs") == [] and canary.runs == 0
     assert len(rows_of(ledger, "canary_starts")) == 1
