@@ -3,8 +3,9 @@
 Mapping: `instructions` → a system message; input `message` items → chat messages
 (`developer` becomes `system`, which every chat server accepts); `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
-`custom` tools (apply_patch) become functions with one string argument `input`, and their
-calls and outputs map the same way; an `allowed_tools` choice offers only those tools. A
+`custom` tools (apply_patch) become functions with one string argument `input`, their
+input's grammar told in the description (`custom_format`), and their calls and outputs map
+the same way; an `allowed_tools` choice offers only those tools. A
 replayed call's arguments that are no JSON object (a call cut mid-arguments, `incomplete`)
 go wrapped as the Messages translation wraps them (`{"_raw_arguments": "..."}`, a value
 that is no object `{"value": ...}`): vLLM json-parses every assistant tool call's arguments
@@ -41,6 +42,7 @@ from typing import Any
 
 import orjson
 
+from router.translate.custom_format import described
 from router.translate.wire import MAX_TOKENS, content_text, tool_input
 
 CUSTOM_PARAMETERS = {
@@ -282,8 +284,11 @@ def _tool(tool: Any) -> dict[str, Any] | None:
         function = {"name": tool["name"], "parameters": CUSTOM_PARAMETERS}
     else:
         return None  # hosted tools (web_search, file_search, …) run at OpenAI only
-    if tool.get("description"):
-        function["description"] = tool["description"]
+    description = tool.get("description")
+    if tool.get("type") == "custom":  # its input's grammar, which chat has no field for
+        description = described(description, tool.get("format"))
+    if description:
+        function["description"] = description
     if tool.get("strict") is not None:
         function["strict"] = tool["strict"]
     return {"type": "function", "function": function}

@@ -169,3 +169,33 @@ def api_calls(servers: dict[str, Running]) -> dict[str, dict[str, int]]:
         name: {path: n for path, n in server.stats()["by_path"].items() if path in API_PATHS}
         for name, server in servers.items()
     }
+
+
+# Codex's `apply_patch`, as it sends it: the grammar is the only place the patch syntax is
+# defined (a few rules of it here)
+APPLY_PATCH = {
+    "type": "custom",
+    "name": "apply_patch",
+    "description": "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do"
+    " not wrap the patch in JSON.",
+    "format": {
+        "type": "grammar",
+        "syntax": "lark",
+        "definition": 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF',
+    },
+}
+
+
+def test_a_custom_tools_grammar_reaches_the_chat_model_in_its_description(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """The function a chat backend is shown for a freeform tool had the tool's description
+    alone, its `format` dropped: a chat model never saw the `*** Begin Patch` syntax (found
+    in review). It is told the grammar, and that `input` holds the raw text."""
+    sent = over_chat(proxy, servers, input="edit a.py", tools=[APPLY_PATCH])
+    [tool] = sent["tools"]
+    description = tool["function"]["description"]
+    assert tool["function"]["name"] == "apply_patch"
+    assert description.startswith(APPLY_PATCH["description"])
+    assert APPLY_PATCH["format"]["definition"] in description  # type: ignore[index]
+    assert "Lark grammar" in description and "`input`" in description
