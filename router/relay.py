@@ -82,6 +82,7 @@ class Tally:
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
     response_id: str = ""
+    created: dict[str, Any] | None = None  # the Response `response.created` announced
     so_far: SoFar = field(default_factory=SoFar)  # a Responses stream's items
     # what the reply the router made from a chat backend's knows (`relay`); None: native
     translation: Translation | None = None

@@ -7,7 +7,8 @@ ends with the API's own in-band error: Anthropic's `error` event, which the `ant
 SDK raises on, or Responses' `response.failed`, which Codex reports. An upstream's own
 in-band error keeps its names there: Claude Code waits out an `overloaded_error`, Codex
 compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`. The
-`response.failed` carries the output streamed so far (`router.translate.so_far`), as OpenAI's does.
+`response.failed` carries the output streamed so far (`router.translate.so_far`), as OpenAI's does,
+in the Response `response.created` announced.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class Watched(Protocol):
     done: bool
     sequence: int
     response_id: str
+    created: dict[str, Any] | None  # the Response of `response.created`, which failed extends
     so_far: SoFar  # a Responses stream's output items
     translation: Translation | None  # a translated stream's (`Reply.translation`)
 
@@ -118,7 +120,9 @@ def see(api: str, tally: Watched, obj: dict[str, Any]) -> None:
 
 
 def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
-    """The last event of a stream that broke after the commit point, in the API's shape."""
+    """The last event of a stream that broke after the commit point, in the API's shape. A
+    `response.failed` carries the Response its `response.created` announced, failed: made
+    of the id alone, the `openai` SDK read its model, created_at and tools as None."""
     if api == "messages":
         payload = {
             "type": "error",
@@ -127,8 +131,8 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
         return named_event("error", payload)
     code = _openai_code(error)
     response: dict[str, Any] = {
+        **(tally.created or {"object": "response"}),
         "id": tally.response_id or "resp_router",
-        "object": "response",
         "status": "failed",
         "error": {"code": code or "server_error", "message": error.message},
         "incomplete_details": None,
@@ -288,7 +292,10 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
     elif kind in _SO_FAR_EVENTS:
         tally.so_far.see(kind, obj)
     elif kind == "response.created":
-        tally.response_id = str((obj.get("response") or {}).get("id") or "")
+        response = obj.get("response")
+        response = response if isinstance(response, dict) else {}
+        tally.response_id = str(response.get("id") or "")
+        tally.created = response
     elif kind in _RESPONSES_ENDS:
         _see_response(tally, obj.get("response") or {}, count=False)
         tally.done = True

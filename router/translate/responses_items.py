@@ -40,12 +40,15 @@ def response_id(chat_id: Any) -> str:
     return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
 
 
-def envelope(rid: str, model: Any, request: dict[str, Any], status: str) -> dict[str, Any]:
-    """The Response object around the output, echoing what the client asked for."""
+def envelope(
+    rid: str, model: Any, request: dict[str, Any], status: str, created_at: int
+) -> dict[str, Any]:
+    """The Response object around the output, echoing what the client asked for. One
+    response's every event carries the same `created_at`: its caller takes the time once."""
     return {
         "id": rid,
         "object": "response",
-        "created_at": int(time.time()),
+        "created_at": created_at,
         "status": status,
         "error": None,
         "incomplete_details": None,

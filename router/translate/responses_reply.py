@@ -76,7 +76,8 @@ def from_chat(
     choice = first_choice(chat)
     message = choice.get("message") or {}
     base = str(chat.get("id") or time.time_ns())
-    out = envelope(response_id(chat.get("id")), chat.get("model"), request, "completed")
+    rid = response_id(chat.get("id"))
+    out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it
@@ -132,6 +133,7 @@ class ResponsesStream:
         self._sequence = 0
         self._rid = ""
         self._base = ""
+        self._created_at = 0  # taken once, at the start: every event's Response carries it
         self._model: Any = None
         self._items: list[_Item] = []
         self._blocks = Sequencer()
@@ -247,7 +249,7 @@ class ResponsesStream:
         stopped = [block.slot for step, block, _ in steps if step == "stop"]
         self._last = stopped[-1] if stopped else -1
         out.extend(self._events(steps))
-        final = envelope(self._rid, self._model, self._request, "completed")
+        final = envelope(self._rid, self._model, self._request, "completed", self._created_at)
         final["output"] = self._done
         finish(final, self._finish, self._usage)
         name = "response.completed" if final["status"] == "completed" else "response.incomplete"
@@ -276,7 +278,8 @@ class ResponsesStream:
         self._base = str(chunk.get("id") or time.time_ns())
         self._rid = response_id(chunk.get("id"))
         self._model = chunk.get("model")
-        response = envelope(self._rid, self._model, self._request, "in_progress")
+        self._created_at = int(time.time())
+        response = envelope(self._rid, self._model, self._request, "in_progress", self._created_at)
         return [
             self._emit("response.created", {"response": response}),
             self._emit("response.in_progress", {"response": response}),

@@ -11,6 +11,7 @@ import openai
 import pytest
 
 from tests.agent_apis.agent_stack import openai_client, stack
+from tests.agent_apis.over_chat import fault
 from tests.harness import Running, RunningRouter
 
 TOOLS: list[Any] = [
@@ -174,3 +175,46 @@ def test_a_stream_broken_after_the_commit_point_ends_with_response_failed(
     assert events[-1].type == "response.failed"
     assert events[-1].response.error is not None  # type: ignore[union-attr]
     assert not any(e.type == "response.completed" for e in events)
+
+
+def test_one_response_has_one_created_at_however_long_it_streams(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """A chat backend's answer, translated: each event's Response read the clock anew, and
+    a stream longer than a second (1.5 s of reasoning here) was created at one time and
+    completed at another, the same response (found in review)."""
+    with fault(servers["cloud"], "thinking:1.5"):
+        events = list(openai_client(proxy).responses.create(model="cloud", input=ASK, stream=True))
+    ends = [e.response for e in events if e.type in ("response.created", "response.completed")]  # type: ignore[union-attr]
+    assert [e.type for e in events][-1] == "response.completed" and len(ends) == 2
+    assert ends[0].id == ends[1].id
+    assert ends[0].created_at == ends[1].created_at
+
+
+@pytest.mark.parametrize("backend", ["local", "cloud"])
+def test_response_failed_is_the_response_created_announced(
+    servers: dict[str, Running], tmp_path: Path, backend: str
+) -> None:
+    """The `response.failed` the router ends a broken stream with carried the id alone of
+    the Response: the SDK read its model, created_at, tools, parallel_tool_calls and
+    tool_choice as None (found in review). It is the one `response.created` announced,
+    failed, for a backend that speaks Responses (`local`) and a translated one alike."""
+    with stack(servers, tmp_path, [backend]) as running, fault(servers[backend], "cut_stream"):
+        events = list(
+            openai_client(running).responses.create(
+                model=backend,
+                input=ASK,
+                tools=TOOLS,
+                tool_choice="auto",
+                parallel_tool_calls=False,
+                stream=True,
+            )
+        )
+    created, failed = events[0], events[-1]
+    assert (created.type, failed.type) == ("response.created", "response.failed")
+    announced, ended = created.response, failed.response  # type: ignore[union-attr]
+    assert ended.status == "failed" and ended.error is not None
+    kept = ("id", "model", "created_at", "tools", "parallel_tool_calls", "tool_choice")
+    assert {k: getattr(ended, k) for k in kept} == {k: getattr(announced, k) for k in kept}
+    assert announced.model and announced.created_at
+    assert [t.name for t in announced.tools] == ["get_weather"]  # type: ignore[union-attr]
