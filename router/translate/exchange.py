@@ -30,6 +30,7 @@ from router.translate import (
     native_responses,
     responses_reply,
     responses_request,
+    responses_whole,
 )
 from router.translate.pairing import native
 from router.translate.wire import finish_reasons
@@ -128,7 +129,7 @@ def to_chat(
 def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
         return anthropic_reply.from_chat(chat, estimate_prompt_tokens("messages", request))
-    return responses_reply.from_chat(chat, request, responses_request.custom_tools(request))
+    return responses_whole.from_chat(chat, request, responses_request.custom_tools(request))
 
 
 def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:

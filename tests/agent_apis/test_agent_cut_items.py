@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router.translate import responses_reply, responses_request
+from router.translate import responses_reply, responses_request, responses_whole
 from tests.agent_apis.agent_stack import openai_client, stack
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.harness import Running, RunningRouter, config_for, router, upstream
@@ -201,7 +201,7 @@ def test_a_cut_custom_tool_call_is_incomplete_with_its_input_so_far(cut: str, gi
     )
     message = {"role": "assistant", "tool_calls": [_call(call, cut)]}
     whole = {"id": "c", "choices": [{"index": 0, "message": message, "finish_reason": "length"}]}
-    reply = responses_reply.from_chat(whole, {"model": "auto"}, frozenset({"apply_patch"}))
+    reply = responses_whole.from_chat(whole, {"model": "auto"}, frozenset({"apply_patch"}))
     assert (reply["output"][0]["status"], reply["output"][0]["input"]) == ("incomplete", given)
 
 

@@ -28,7 +28,7 @@ from router.translate import events
 from router.translate.anthropic_reply import MessagesStream
 from router.translate.anthropic_reply import from_chat as messages_from_chat
 from router.translate.responses_reply import ResponsesStream
-from router.translate.responses_reply import from_chat as responses_from_chat
+from router.translate.responses_whole import from_chat as responses_from_chat
 from router.translate.wire import content_text
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.agent_apis.scripted_chat import ASK, answered, routed, served_by

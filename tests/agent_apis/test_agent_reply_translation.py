@@ -15,7 +15,7 @@ import orjson
 import pytest
 from pydantic import TypeAdapter
 
-from router.translate import anthropic_reply, responses_items, responses_reply
+from router.translate import anthropic_reply, responses_items, responses_reply, responses_whole
 from tests.agent_apis.chat_chunks import (
     TEXT_STREAM,
     TOOL_STREAM,
@@ -104,7 +104,7 @@ def test_chat_stream_becomes_anthropic_events_in_order(
 
 def test_chat_reply_becomes_a_valid_response() -> None:
     chat = chat_reply({"role": "assistant", "content": "partial"}, "length")
-    response = rt.Response.model_validate(responses_reply.from_chat(chat, {"model": "auto"}))
+    response = rt.Response.model_validate(responses_whole.from_chat(chat, {"model": "auto"}))
     assert response.output_text == "partial"
     assert response.status == "incomplete"
     assert response.usage is not None and response.usage.input_tokens_details.cached_tokens == 30
@@ -230,7 +230,7 @@ def test_a_refusal_is_not_an_empty_success() -> None:
     }
     message = at.Message.model_validate(anthropic_reply.from_chat(whole))
     assert message.stop_reason == "refusal" and message.content[0].text == "I can't help."  # type: ignore[union-attr]
-    response = rt.Response.model_validate(responses_reply.from_chat(whole, {"model": "auto"}))
+    response = rt.Response.model_validate(responses_whole.from_chat(whole, {"model": "auto"}))
     assert response.output[0].content[0].type == "refusal"  # type: ignore[union-attr,index]
 
     chunks = [

@@ -26,7 +26,7 @@ from pydantic import TypeAdapter
 from router.errors import Cut
 from router.relay import Tally
 from router.simulator.playback import THOUGHT
-from router.translate import events, responses_reply
+from router.translate import events, responses_reply, responses_whole
 from router.translate.keep_alive import REASONING_GRACE_S
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import (
@@ -273,7 +273,7 @@ def whole_reply(message: dict[str, Any], usage: Any = USAGE) -> dict[str, Any]:
 @pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
 def test_a_whole_reply_has_the_reasoning_item_first_counted_as_output_not_text(field: str) -> None:
     chat = whole_reply({field: "Two and two.", "content": "4", "tool_calls": []})
-    reply = responses_reply.from_chat(chat, {"model": "auto"})
+    reply = responses_whole.from_chat(chat, {"model": "auto"})
     assert reply["output"][0] == {
         "type": "reasoning",
         "id": "rs_smf_c",

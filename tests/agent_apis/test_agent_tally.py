@@ -9,7 +9,7 @@ import orjson
 
 from router.relay import Tally, usage_of
 from router.shadow_reply import cut_by_limit
-from router.translate import anthropic_reply, responses_reply
+from router.translate import anthropic_reply, responses_reply, responses_whole
 from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run
 
 
@@ -34,7 +34,7 @@ def test_usage_is_normalised_from_the_events_the_relay_watches() -> None:
     assert usage is not None and tally.done and tally.finish_reasons == ["end_turn"]
     assert (usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens) == (40, 30, 9)
     tally = Tally(api="responses")
-    final = responses_reply.from_chat(
+    final = responses_whole.from_chat(
         {
             "id": "c",
             "model": "m",
@@ -87,7 +87,7 @@ def test_tool_calls_are_kept_from_messages_and_responses_answers() -> None:
     assert _kept_calls("messages", [p for _, p in messages]) == want
     assert _kept_calls("responses", [p for _, p in responses]) == want
     assert _kept_calls("messages", [anthropic_reply.from_chat(whole_chat)]) == want
-    assert _kept_calls("responses", [responses_reply.from_chat(whole_chat, {})]) == want
+    assert _kept_calls("responses", [responses_whole.from_chat(whole_chat, {})]) == want
     unkept = Tally(api="messages")  # the text is not kept: neither are the calls
     for _, payload in messages:
         unkept.see(payload)

@@ -1,0 +1,58 @@
+"""A whole chat completion as a whole OpenAI Responses reply (a stream's events:
+`router.translate.responses_reply`, whose docstring says what the items and their statuses
+mean, the same either way)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from router.translate.responses_items import (
+    CUT,
+    call_item,
+    envelope,
+    finish,
+    parses,
+    reasoning_id,
+    reasoning_item,
+    response_id,
+    text_item,
+)
+from router.translate.wire import content_text, first_choice, reasoning_text
+
+
+def from_chat(
+    chat: dict[str, Any], request: dict[str, Any], custom: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """A whole chat completion → a whole Response."""
+    choice = first_choice(chat)
+    message = choice.get("message") or {}
+    base = str(chat.get("id") or time.time_ns())
+    rid = response_id(chat.get("id"))
+    out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
+    cut = choice.get("finish_reason") in CUT
+    thought = reasoning_text(message)
+    if thought:  # before the answer, as vLLM's Responses server puts it
+        out["output"].append(reasoning_item(reasoning_id(base), thought))
+    text = content_text(message.get("content"))
+    if text:
+        out["output"].append(text_item(f"msg_{base}", text))
+    if isinstance(message.get("refusal"), str) and message["refusal"]:
+        out["output"].append(text_item(f"msg_{base}_r", message["refusal"], refusal=True))
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        function = call.get("function") or {}
+        name = str(function.get("name") or "")
+        arguments = str(function.get("arguments") or "")
+        out["output"].append(
+            call_item(
+                f"fc_{base}_{index}",
+                str(call.get("id") or f"call_{index}"),
+                name,
+                arguments,
+                name in custom,
+                "incomplete" if cut and not parses(arguments) else "completed",
+            )
+        )
+    if cut and out["output"]:  # the last item is the one the model was writing
+        out["output"][-1]["status"] = "incomplete"
+    return finish(out, choice.get("finish_reason"), chat.get("usage"))
