@@ -42,7 +42,9 @@ _PROSE = (TEXT, REFUSAL, REASONING)
 @dataclass(slots=True)
 class Block:
     key: Key
-    meta: dict[str, Any]  # a tool call's first fragment (id, name), as the upstream sent it
+    # a tool call's first fragment (id, name) as the upstream sent it, and what later ones
+    # gave that it lacked (`learn`)
+    meta: dict[str, Any]
     pieces: Text = field(default_factory=Text)  # while it waits; a call's, all along
     slot: int = -1  # where the translator put it: content block index, output index
     shape: JsonShape = field(default_factory=lambda: JsonShape())  # a call's arguments so far
@@ -57,6 +59,23 @@ class Block:
         if not self.shared:
             self.pieces.add(text)
         self.shape.feed(text)  # read once, as it comes: re-reading at each piece was quadratic
+
+    def learn(self, fragment: dict[str, Any]) -> None:
+        """A later fragment's call id and function name, where the call had none: some
+        upstreams send the name after an id-only first fragment, and the call kept the
+        first's, none. One had stays: some send another id on later fragments (`CallKeys`),
+        or the name again on each."""
+        function = self.meta.get("function")
+        function = function if isinstance(function, dict) else {}
+        given = fragment.get("function")
+        name = given.get("name") if isinstance(given, dict) else None
+        learned: dict[str, Any] = {}
+        if not self.meta.get("id") and isinstance(fragment.get("id"), str) and fragment["id"]:
+            learned["id"] = fragment["id"]
+        if not function.get("name") and isinstance(name, str) and name:
+            learned["function"] = {**function, "name": name}
+        if learned:  # a copy: the upstream's chunk stays as it came
+            self.meta = {**self.meta, **learned}
 
     def chars(self) -> int:
         """Characters of the pieces kept."""
@@ -125,8 +144,12 @@ class Sequencer:
         the pieces of `key` so far, `text` among them, kept by its `CallKeys` (shared)."""
         open_ = self.open
         if open_ is not None and open_.key == key:
+            if meta:
+                open_.learn(meta)
             return self._grow(open_, text)
         if key in self._waiting:
+            if meta:
+                self._waiting[key].learn(meta)
             if text:
                 self._waiting[key].add(text)
             return []

@@ -49,7 +49,9 @@ from router.translate.held_reasoning import HeldReasoning
 from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
     CUT,
+    call_id,
     call_item,
+    call_stem,
     envelope,
     finish,
     parses,
@@ -79,6 +81,7 @@ class _Item:
     call_id: str = ""
     name: str = ""
     custom: bool = False
+    announced: bool = True  # its output_item.added went out (a call's waits: `_announce`)
 
 
 class ResponsesStream:
@@ -98,6 +101,7 @@ class ResponsesStream:
         self._rid = ""
         self._base = ""
         self._created_at = 0  # taken once, at the start: every event's Response carries it
+        self._stem = call_stem()  # the random part of the call ids made up (`call_id`)
         self._model: Any = None
         self._items: list[_Item] = []
         self._blocks = Sequencer()
@@ -254,10 +258,16 @@ class ResponsesStream:
         for step, block, text in steps:
             if step == "open":
                 out.extend(self._open(block))
-            elif step == "piece":
-                out.extend(self._piece(self._items[block.slot], text))
+                continue
+            item = self._items[block.slot]
+            if not item.announced:  # a call's arguments began, or it stopped: named or not
+                out.extend(self._announce(item, block))
+            if step == "piece":
+                out.extend(self._piece(item, text))
             else:
-                out.extend(self._close(self._items[block.slot]))
+                if item.kind == "call" and not item.name:  # named after it was announced
+                    item.name = _name(block)
+                out.extend(self._close(item))
         return out
 
     def _open(self, block: Block) -> list[bytes]:
@@ -280,12 +290,23 @@ class ResponsesStream:
                 self._emit("response.output_item.added", self._at(item, item=added)),
                 self._emit("response.content_part.added", self._in(item, part=part)),
             ]
-        function = block.meta.get("function") or {}
         item = self._new("call", f"fc_{self._base}_{block.slot}")
-        item.call_id = str(block.meta.get("id") or f"call_{block.key}")
-        item.name = str(function.get("name") or "")
-        item.custom = item.name in self._custom
         item.text = block.pieces  # a block keeps a call's arguments all along: read there
+        item.announced = False
+        return self._announce(item, block) if block.meta.get("id") and _name(block) else []
+
+    def _announce(self, item: _Item, block: Block) -> list[bytes]:
+        """A call's output_item.added, once its fragments gave its id and name, or at its
+        first argument piece or its stop, whichever comes first: some upstreams send the
+        name (or the id) after the first fragment, and a call announced at that one went
+        out nameless (Codex cannot dispatch a call named "") under the id made up for it.
+        Its id and kind (custom or function) are fixed here: the `openai` SDK refuses an
+        output_item.done whose call id or type differs from its added one. A name that comes
+        later still fills the done item (`_events`)."""
+        item.announced = True
+        item.call_id = call_id(block.meta.get("id"), self._stem, block.key)
+        item.name = _name(block)
+        item.custom = item.name in self._custom
         self._alive.reset()
         added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
         return [self._emit("response.output_item.added", self._at(item, item=added))]
@@ -365,3 +386,9 @@ class ResponsesStream:
     def _in(which: _Item, /, **fields: Any) -> dict[str, Any]:
         where = {"item_id": which.item_id, "output_index": which.index, "content_index": 0}
         return where | fields
+
+
+def _name(block: Block) -> str:
+    """The function name a call's fragments gave so far (`Block.learn`), else ""."""
+    function = block.meta.get("function")
+    return str(function.get("name") or "") if isinstance(function, dict) else ""

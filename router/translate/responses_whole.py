@@ -9,7 +9,9 @@ from typing import Any
 
 from router.translate.responses_items import (
     CUT,
+    call_id,
     call_item,
+    call_stem,
     envelope,
     finish,
     parses,
@@ -30,6 +32,7 @@ def from_chat(
     base = str(chat.get("id") or time.time_ns())
     rid = response_id(chat.get("id"))
     out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
+    stem = call_stem()
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it
@@ -46,7 +49,7 @@ def from_chat(
         out["output"].append(
             call_item(
                 f"fc_{base}_{index}",
-                str(call.get("id") or f"call_{index}"),
+                call_id(call.get("id"), stem, index),
                 name,
                 arguments,
                 name in custom,

@@ -1,0 +1,128 @@
+"""A chat backend's tool call as Codex gets it over the Responses API: named, and under an
+id of its own, whichever fragment the upstream sent the name and id in.
+
+The call's id and name were read from its first chat fragment only: a name that came in a
+later one gave a `function_call` named "" (Codex cannot dispatch it), and a call without
+an id was `call_0` in every turn, so a Codex history held the same call id again and again
+(found in review). The chat API passes the upstream's fragments through as they came.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from router.translate.responses_reply import ResponsesStream
+from tests.agent_apis.agent_stack import openai_client
+from tests.agent_apis.chat_chunks import DONE, USAGE, chunk, run, sse
+from tests.agent_apis.scripted_chat import ASK, routed
+
+TOOLS: Any = [
+    {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+]
+ARGUMENTS = '{"city": "Paris"}'
+
+
+def fragment(**fields: Any) -> dict[str, Any]:
+    """A chunk with one piece of call 0: `id`, and `name` and `arguments` of its function."""
+    function = {k: fields.pop(k) for k in ("name", "arguments") if k in fields}
+    return chunk({"tool_calls": [{"index": 0, "type": "function", "function": function, **fields}]})
+
+
+# the name in the second fragment, with the arguments; no id at all
+NAMED_LATE = sse(
+    chunk({"role": "assistant", "content": ""}),
+    fragment(arguments=""),
+    fragment(name="get_weather", arguments=ARGUMENTS),
+    chunk({}, "tool_calls"),
+    {**chunk({}), "choices": [], "usage": USAGE},
+)
+
+
+def test_a_call_named_in_a_later_fragment_reaches_codex_named_under_an_id_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """Two turns of the same answer: each call is named in every event that carries it,
+    and their ids differ (both were `call_0`, the calls named "")."""
+    calls = []
+    with routed(tmp_path, NAMED_LATE + DONE) as (proxy, _):
+        for _ in range(2):
+            with openai_client(proxy).responses.stream(
+                model="coding", input=ASK, tools=TOOLS
+            ) as stream:
+                events = list(stream)
+                final = stream.get_final_response()
+            [added] = [e.item for e in events if e.type == "response.output_item.added"]  # type: ignore[union-attr]
+            [done] = [e.item for e in events if e.type == "response.output_item.done"]  # type: ignore[union-attr]
+            [call] = final.output
+            assert call.type == "function_call" and call.arguments == ARGUMENTS
+            assert [added.name, done.name, call.name] == ["get_weather"] * 3  # type: ignore[union-attr]
+            assert added.call_id == done.call_id == call.call_id  # type: ignore[union-attr]
+            calls.append(call.call_id)
+    assert all(c.startswith("call_") and c != "call_0" for c in calls)
+    assert calls[0] != calls[1]
+
+
+def test_a_whole_replys_calls_without_ids_get_ids_of_their_own(tmp_path: Path) -> None:
+    """The non-streamed reply: its calls were `call_0`, `call_1` in every turn."""
+    call = {"type": "function", "function": {"name": "get_weather", "arguments": ARGUMENTS}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call, call]}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    whole = {"id": "c", "object": "chat.completion", "model": "m", "choices": [choice]}
+    with routed(tmp_path, orjson.dumps(whole | {"usage": USAGE}), whole=True) as (proxy, _):
+        turns = [
+            openai_client(proxy).responses.create(model="coding", input=ASK, tools=TOOLS)
+            for _ in range(2)
+        ]
+    ids = [item.call_id for turn in turns for item in turn.output]  # type: ignore[union-attr]
+    assert len(ids) == 4 and len(set(ids)) == 4
+    assert all(i.startswith("call_") and i not in ("call_0", "call_1") for i in ids)
+
+
+def items(events: list[tuple[str, dict[str, Any]]], name: str) -> list[dict[str, Any]]:
+    return [payload["item"] for kind, payload in events if kind == name]
+
+
+def test_a_name_after_the_arguments_began_fills_the_done_call() -> None:
+    """The call went out at its first argument piece, nameless: its done item and the
+    final response carry the name that came after. The id a later fragment gave before
+    that is the upstream's."""
+    said = run(
+        ResponsesStream({}),
+        [
+            fragment(arguments=""),
+            fragment(id="call_up", arguments='{"city": '),
+            fragment(name="get_weather", arguments='"Paris"}'),
+            chunk({}, "tool_calls"),
+        ],
+    )
+    [added] = items(said, "response.output_item.added")
+    [done] = items(said, "response.output_item.done")
+    [final] = said[-1][1]["response"]["output"]
+    assert added["name"] == ""
+    assert done["name"] == final["name"] == "get_weather"
+    assert added["call_id"] == done["call_id"] == final["call_id"] == "call_up"
+    assert done["arguments"] == ARGUMENTS
+
+
+def test_an_id_and_name_once_given_stay() -> None:
+    """Some upstreams send another id on later fragments of one call, or the name again on
+    each: the first given stays (the `openai` SDK refuses a done item under another id)."""
+    said = run(
+        ResponsesStream({}),
+        [
+            fragment(id="call_a", name="get_weather", arguments=""),
+            fragment(id="call_b", name="other", arguments=ARGUMENTS),
+            chunk({}, "tool_calls"),
+        ],
+    )
+    [added] = items(said, "response.output_item.added")
+    [done] = items(said, "response.output_item.done")
+    assert (added["call_id"], added["name"]) == (done["call_id"], done["name"])
+    assert (done["call_id"], done["name"]) == ("call_a", "get_weather")
