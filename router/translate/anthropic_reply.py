@@ -57,6 +57,7 @@ from router.request_size import estimate_tokens
 from router.translate import keep_alive
 from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.keep_alive import KeepAlive
+from router.translate.tool_ids import ToolIds
 from router.translate.wire import (
     content_text,
     final_usage,
@@ -111,9 +112,13 @@ def message_id(chat_id: Any) -> str:
     return f"msg_{chat_id}" if chat_id else "msg_router"
 
 
-def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
+def from_chat(
+    chat: dict[str, Any], estimated_input: int = 0, ids: ToolIds | None = None
+) -> dict[str, Any]:
     """A whole chat completion → a whole Messages reply. Without the upstream's usage both
-    counts are the router's estimates (Anthropic's usage is required), as in a stream."""
+    counts are the router's estimates (Anthropic's usage is required), as in a stream. Its
+    tool_use ids are `ids`' (`router.translate.tool_ids`), a new message's by default."""
+    ids = ids or ToolIds()
     choice = first_choice(chat)
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []
@@ -128,7 +133,7 @@ def from_chat(chat: dict[str, Any], estimated_input: int = 0) -> dict[str, Any]:
         content.append(
             {
                 "type": "tool_use",
-                "id": tool_use_id(call.get("id"), position),
+                "id": ids.id(call.get("id"), position),
                 "name": str(function.get("name") or ""),
                 "input": parse_arguments(str(function.get("arguments") or "")),
             }
@@ -169,9 +174,13 @@ class MessagesStream:
     """Chat chunks in, Anthropic events out. `feed` per chunk, `end` once at [DONE]."""
 
     def __init__(
-        self, estimated_input: int = 0, clock: Callable[[], float] = time.monotonic
+        self,
+        estimated_input: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+        ids: ToolIds | None = None,
     ) -> None:
         self.started = False
+        self._ids = ids or ToolIds()  # the tool_use ids (`router.translate.tool_ids`)
         self.ended = False
         self._estimated_input = estimated_input
         self._blocks = Sequencer()
@@ -325,7 +334,8 @@ class MessagesStream:
             index = block.slot = self._opened
             self._opened += 1
             self._alive.reset()
-            start = {"type": "content_block_start", "index": index, "content_block": _shell(block)}
+            shell = _shell(block, self._ids)
+            start = {"type": "content_block_start", "index": index, "content_block": shell}
             return [named_event("content_block_start", start)]
         out: list[bytes] = []
         if step == "piece" and block.key == TEXT:
@@ -354,12 +364,6 @@ class MessagesStream:
         return named_event("content_block_delta", payload)
 
 
-def tool_use_id(chat_id: Any, position: Any) -> str:
-    """The upstream's call id, else `toolu_N` (N the call's place): Claude Code answers a
-    tool_use by its id, so an empty one would leave the result nothing to pair with."""
-    return str(chat_id or f"toolu_{position}")
-
-
 def _chars(block: dict[str, Any]) -> int:
     """A whole reply's block in characters, as the relay's tally counts it (`events`)."""
     if block["type"] == "tool_use":
@@ -367,14 +371,14 @@ def _chars(block: dict[str, Any]) -> int:
     return len(block["text"])
 
 
-def _shell(block: Block) -> dict[str, Any]:
+def _shell(block: Block, ids: ToolIds) -> dict[str, Any]:
     """The content block as content_block_start announces it: empty."""
     if block.key == TEXT:
         return {"type": "text", "text": ""}
     function = block.meta.get("function") or {}
     return {
         "type": "tool_use",
-        "id": tool_use_id(block.meta.get("id"), block.key),
+        "id": ids.id(block.meta.get("id"), block.key),
         "name": str(function.get("name") or ""),
         "input": {},
     }

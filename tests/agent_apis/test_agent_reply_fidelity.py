@@ -12,6 +12,7 @@ import pytest
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
 from router.translate import anthropic_reply
+from router.translate.tool_ids import ToolIds
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.agent_apis.chat_chunks import chunk, run
 from tests.harness import Collect, Running, RunningRouter
@@ -24,7 +25,9 @@ CALLS = [
 
 def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None:
     """A chat upstream that sends no call id: the stream said `toolu_N`, the whole reply an
-    empty id, which leaves Claude Code's tool_result nothing to pair with (found in review)."""
+    empty id, which leaves Claude Code's tool_result nothing to pair with (found in review).
+    The ids are `toolu_<part>_N`, the part one message's own (`tool_ids`): given the same
+    part, both translations give the same ids."""
     whole = {
         "id": "c1",
         "model": "m",
@@ -36,10 +39,10 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
             }
         ],
     }
-    message = at.Message.model_validate(anthropic_reply.from_chat(whole))
+    message = at.Message.model_validate(anthropic_reply.from_chat(whole, ids=ToolIds("p1")))
     whole_ids = [block.id for block in message.content if block.type == "tool_use"]
     streamed = run(
-        anthropic_reply.MessagesStream(),
+        anthropic_reply.MessagesStream(ids=ToolIds("p1")),
         [chunk({"tool_calls": [call]}) for call in CALLS] + [chunk({}, "tool_calls")],
     )
     stream_ids = [
@@ -47,7 +50,7 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
         for name, payload in streamed
         if name == "content_block_start" and payload["content_block"]["type"] == "tool_use"
     ]
-    assert whole_ids == stream_ids == ["toolu_0", "toolu_1"]
+    assert whole_ids == stream_ids == ["toolu_p1_0", "toolu_p1_1"]
 
 
 def test_the_token_limit_reaches_a_chat_backend_as_max_tokens(

@@ -1,0 +1,57 @@
+"""The ids of the tool_use blocks a chat reply becomes: ones Anthropic's API takes back.
+
+Claude Code sends every tool_use of the session back with each turn, and a session may move
+to a native Anthropic backend later (a fallback, a route). Anthropic refuses a history whose
+ids repeat ("tool_use ids must be unique") or hold other characters than
+`^[a-zA-Z0-9_-]+$`. A chat backend that names no call gave `toolu_0` on every turn, and a
+Kimi-K2-style vLLM parser names one `functions.get_weather:0` (found in review). So a call
+without an id gets one made unique by a random part per message (`toolu_<part>_<n>`),
+every other character becomes `_`, and an id the history holds already gets the part too:
+the same mapping for a whole reply and a stream. What goes back to a chat backend is the id
+the client was given, in its tool_use and its tool_result alike: a chat backend pairs a
+call with its result within one request only, so no mapping back is needed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+_OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def message_part() -> str:
+    """A random part for one message's made-up ids: 64 bits, no two messages alike."""
+    return secrets.token_hex(8)
+
+
+def history_ids(request: dict[str, Any]) -> frozenset[str]:
+    """The tool_use ids a Messages request's history holds already."""
+    found: set[str] = set()
+    for turn in request.get("messages") or ():
+        content = turn.get("content") if isinstance(turn, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                found.add(str(block.get("id")))
+    return frozenset(found)
+
+
+class ToolIds:
+    """The ids of one message's tool_use blocks, given in the order its calls come.
+    `taken`: the ids the conversation holds already (`history_ids`)."""
+
+    def __init__(self, part: str | None = None, taken: frozenset[str] = frozenset()) -> None:
+        self._part = part or message_part()
+        self._taken = set(taken)
+
+    def id(self, chat_id: Any, position: Any) -> str:
+        """The upstream's call id made safe, else `toolu_<part>_<position>`. One taken
+        already, in the history (a backend that numbers its calls per reply: `call_0` every
+        turn) or in this message (`a.b` after `a:b`, cleaned alike), gets this message's
+        part and its place added: Claude Code answers each tool_use by its id."""
+        given = _OUTSIDE.sub("_", str(chat_id)) if chat_id else f"toolu_{self._part}_{position}"
+        if given in self._taken:
+            given = f"{given}_{self._part}_{position}"
+        self._taken.add(given)
+        return given
