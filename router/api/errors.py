@@ -25,7 +25,7 @@ from router.errors import (
     internal_error,
 )
 from router.policy import SHORT_WAIT_S
-from router.translate.events import anthropic_error
+from router.translate.events import anthropic_error_body
 
 log = logging.getLogger("smf_router")
 
@@ -113,7 +113,7 @@ def shaped_response(request: Request, error: RouterError) -> Response:
     request_id = req.request_id(request_headers(request.scope))
     response = error_response(error, {"x-request-id": request_id})
     if request.url.path.startswith(ANTHROPIC_PATHS):
-        response.body = anthropic_error(error.status, bytes(response.body))
+        response.body = anthropic_error_body(error)
         response.headers["content-length"] = str(len(response.body))
     return response
 

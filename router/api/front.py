@@ -296,8 +296,8 @@ async def _send_error(
     send: Send, api: Api, error: RouterError, headers: dict[str, str] | None = None
 ) -> None:
     body = error.json()
-    if api == "messages":
-        body = events.anthropic_error(error.status, body)
+    if api == "messages":  # Anthropic's envelope and words
+        body = events.anthropic_error_body(error)
     raw = _raw(error_headers(error, headers))
     raw.append((b"content-length", str(len(body)).encode()))
     raw.append(_JSON)

@@ -20,6 +20,7 @@ import orjson
 
 from router.backends.base import Translation
 from router.errors import RouterError
+from router.translate.context_refusal import anthropic_words, is_context_refusal
 from router.translate.so_far import SoFar, Text
 from router.translate.wire import named_event
 
@@ -126,7 +127,7 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
     if api == "messages":
         payload = {
             "type": "error",
-            "error": {"type": _anthropic_kind(error), "message": error.message},
+            "error": {"type": _anthropic_kind(error), "message": anthropic_words(error)},
         }
         return named_event("error", payload)
     code = _openai_code(error)
@@ -178,9 +179,16 @@ def _anthropic_kind(error: RouterError) -> str:
     return anthropic_type(error.status)
 
 
-def anthropic_error(status: int, body: bytes) -> bytes:
-    """An error body in Anthropic's envelope; a body already in it (an Anthropic upstream's)
-    stays byte for byte."""
+def anthropic_error_body(error: RouterError) -> bytes:
+    """`error`'s answer to a Messages client: its body in Anthropic's envelope, a context
+    refusal in Anthropic's words (`context_refusal`: Claude Code compacts on them)."""
+    worded = anthropic_words(error) if is_context_refusal(error) else None
+    return anthropic_error(error.status, error.json(), worded)
+
+
+def anthropic_error(status: int, body: bytes, message: str | None = None) -> bytes:
+    """An error body in Anthropic's envelope, with `message` when given, else the body's;
+    a body already in it (an Anthropic upstream's) stays byte for byte."""
     try:
         parsed: Any = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -188,7 +196,8 @@ def anthropic_error(status: int, body: bytes) -> bytes:
     if isinstance(parsed, dict) and parsed.get("type") == "error":
         return body
     error = parsed.get("error") if isinstance(parsed, dict) else None
-    message = error.get("message") if isinstance(error, dict) else str(error or "error")
+    if message is None:
+        message = error.get("message") if isinstance(error, dict) else str(error or "error")
     shaped = {"type": "error", "error": {"type": anthropic_type(status), "message": str(message)}}
     return orjson.dumps(shaped)
 

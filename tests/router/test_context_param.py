@@ -97,14 +97,18 @@ def test_an_output_limit_over_the_window_is_named_as_each_openai_api_names_it(
 def test_a_messages_client_hears_the_backends_words_in_anthropics_envelope(
     proxy: RunningRouter,
 ) -> None:
-    """Anthropic's error envelope has no `param`; its message is the backend's, as sent."""
+    """Anthropic's error envelope has no `param`; its message is the backend's, as sent,
+    after Anthropic's own words for the refusal, on which Claude Code acts
+    (`router.translate.context_refusal`)."""
     client = anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
     with pytest.raises(anthropic.BadRequestError) as caught:
         client.messages.create(model="local-small", max_tokens=OVER, messages=HI)  # type: ignore[arg-type]
     error = caught.value.body["error"]  # type: ignore[index]
     assert error["type"] == "invalid_request_error"
     assert "param" not in error
-    assert error["message"].startswith("max_tokens=600 cannot be greater than max_model_len=512")
+    assert error["message"].startswith("input length and `max_tokens` exceed context limit")
+    backends = error["message"].split("try again. ", 1)[1]
+    assert backends.startswith("max_tokens=600 cannot be greater than max_model_len=512")
 
 
 def test_a_context_error_in_band_names_the_completions_prompt(
