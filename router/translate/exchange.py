@@ -2,7 +2,9 @@
 
 The dispatcher calls `send` for every attempt. A backend that speaks the client's API gets
 the body untouched (pass-through), but for the Responses reasoning items the router made
-itself (`native_responses`: OpenAI answers 404 for them); a chat backend gets the
+itself (`native_responses`: OpenAI answers 404 for them) and a Messages history's tool ids
+outside Anthropic's pattern or repeated (`native_messages`: Anthropic refuses the request
+for them, and they came from a chat backend's turns); a chat backend gets the
 translated request and its reply comes back already in the client's API, so the commit
 point (the first event), fallback and the relay work the same either way. Translation
 never forwards the `anthropic-*` headers: they mean nothing to a chat server.
@@ -27,6 +29,7 @@ from router.sse import DONE, EventBuffer
 from router.translate import (
     anthropic_reply,
     anthropic_request,
+    native_messages,
     native_responses,
     responses_reply,
     responses_request,
@@ -71,8 +74,8 @@ class Whole:
 async def send(
     backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
 ) -> Reply:
-    if native(api, backend.settings):  # as sent, but for the router's own reasoning items
-        sent = native_responses.for_native(body) if api == "responses" else body
+    if native(api, backend.settings):  # as sent, but for what the native API would refuse
+        sent = _for_native(api, body)
         return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
@@ -99,6 +102,16 @@ async def send(
     out = stream_for(api, body)
     events = _translated(reply.stream, out, name, backend.secret_values)
     return Reply(reply.status, reply.headers, stream=events, close=reply.close, translation=out)
+
+
+def _for_native(api: Api, body: dict[str, Any]) -> dict[str, Any]:
+    """The body a native backend gets: Responses without the router's own reasoning items
+    (`native_responses`), Messages with tool ids Anthropic takes (`native_messages`)."""
+    if api == "responses":
+        return native_responses.for_native(body)
+    if api == "messages":
+        return native_messages.for_native(body)
+    return body
 
 
 def keeps_cache(settings: BackendSettings) -> bool:

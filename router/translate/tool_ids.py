@@ -1,24 +1,25 @@
-"""The ids of the tool_use blocks a chat reply becomes: ones Anthropic's API takes back.
+"""The ids of the tool_use blocks a chat reply becomes: present, and unique in the session.
 
-Claude Code sends every tool_use of the session back with each turn, and a session may move
-to a native Anthropic backend later (a fallback, a route). Anthropic refuses a history whose
-ids repeat ("tool_use ids must be unique") or hold other characters than
-`^[a-zA-Z0-9_-]+$`. A chat backend that names no call gave `toolu_0` on every turn, and a
-Kimi-K2-style vLLM parser names one `functions.get_weather:0` (found in review). So a call
-without an id gets one made unique by a random part per message (`toolu_<part>_<n>`),
-every other character becomes `_`, and an id the history holds already gets the part too:
-the same mapping for a whole reply and a stream. What goes back to a chat backend is the id
-the client was given, in its tool_use and its tool_result alike: a chat backend pairs a
-call with its result within one request only, so no mapping back is needed.
+Claude Code answers each tool_use by its id and sends every tool_use of the session back
+with each turn. A chat backend that names no call gave `toolu_0` on every turn, and one
+that numbers its calls per reply (`call_0`) repeats an id of the history. So a call without
+an id gets one made unique by a random part per message (`toolu_<part>_<n>`), and an id the
+history holds already gets the part too: the same mapping for a whole reply and a stream.
+Any other id reaches the client as the upstream gave it, characters and all: Kimi-K2 on
+vLLM names its calls `functions.get_weather:0`, its chat template prints the history's ids
+back into the prompt and vLLM's parser expects new calls of that form, so a cleaned
+`functions_get_weather_0`, which the model may copy, would stop its calls parsing (found in
+review). What goes back to a chat backend is the id the client was given, in its tool_use
+and its tool_result alike: a chat backend pairs a call with its result within one request
+only, so no mapping back is needed. Anthropic's API refuses ids outside `^[a-zA-Z0-9_-]+$`
+and repeated ones: a request to a backend that speaks Messages itself has its history's ids
+made so there, for that request only (`router.translate.native_messages`).
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from typing import Any
-
-_OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def message_part() -> str:
@@ -46,11 +47,11 @@ class ToolIds:
         self._taken = set(taken)
 
     def id(self, chat_id: Any, position: Any) -> str:
-        """The upstream's call id made safe, else `toolu_<part>_<position>`. One taken
+        """The upstream's call id as it gave it, else `toolu_<part>_<position>`. One taken
         already, in the history (a backend that numbers its calls per reply: `call_0` every
-        turn) or in this message (`a.b` after `a:b`, cleaned alike), gets this message's
-        part and its place added: Claude Code answers each tool_use by its id."""
-        given = _OUTSIDE.sub("_", str(chat_id)) if chat_id else f"toolu_{self._part}_{position}"
+        turn) or in this message, gets this message's part and its place added: Claude Code
+        answers each tool_use by its id."""
+        given = str(chat_id) if chat_id else f"toolu_{self._part}_{position}"
         if given in self._taken:
             given = f"{given}_{self._part}_{position}"
         self._taken.add(given)

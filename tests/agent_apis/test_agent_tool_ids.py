@@ -1,7 +1,9 @@
-"""The tool_use ids a chat backend's calls become must be ones Anthropic's API takes back,
-when the session moves on to a native Anthropic backend: unique in the conversation, and of
-`^[a-zA-Z0-9_-]+$`. A backend that named no call gave `toolu_0` every turn, a Kimi-K2-style
-vLLM parser `functions.get_weather:0`, and Anthropic refused the history (found in review).
+"""The tool_use ids a chat backend's calls become: present and unique in the session, and
+otherwise the backend's own. A backend that named no call gave `toolu_0` every turn, and a
+native Anthropic backend refused the history (found in review). Kimi-K2 on vLLM names its
+calls `functions.get_weather:0` and needs that form back in its prompt, so an id reaches the
+client as given, and only a request to a native Anthropic backend has its history's ids made
+of `^[a-zA-Z0-9_-]+$` and unique (cleaned in the reply, they broke Kimi: found in review).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 
 from router.config import parse
 from router.translate import anthropic_reply, anthropic_request
-from tests.agent_apis.agent_stack import WEATHER_TOOLS, anthropic_client, stack_config
+from tests.agent_apis.agent_stack import WEATHER_ASK, WEATHER_TOOLS, anthropic_client, stack_config
 from tests.agent_apis.chat_chunks import chunk, run
 from tests.harness import router, scripted_stream, simulator
 
@@ -97,7 +99,8 @@ def test_a_chat_backends_call_ids_are_taken_back_by_a_native_anthropic_backend(
         assert uses[0] == "functions_get_weather_0"  # its own id, cleaned
 
 
-def test_a_cleaned_id_is_the_same_whole_and_streamed() -> None:
+def test_an_upstream_id_is_kept_the_same_whole_and_streamed() -> None:
+    """Kimi's `functions.get_weather:0` stays itself, whole and streamed alike."""
     calls = [weather_call(KIMI)]
     whole = {
         "id": "c1",
@@ -115,8 +118,8 @@ def test_a_cleaned_id_is_the_same_whole_and_streamed() -> None:
         anthropic_reply.MessagesStream(), [chunk({"tool_calls": calls}), chunk({}, "tool_calls")]
     )
     started = [p["content_block"] for name, p in streamed if name == "content_block_start"]
-    assert [b.id for b in message.content if b.type == "tool_use"] == ["functions_get_weather_0"]
-    assert [block["id"] for block in started] == ["functions_get_weather_0"]
+    assert [b.id for b in message.content if b.type == "tool_use"] == [KIMI]
+    assert [block["id"] for block in started] == [KIMI]
 
 
 def test_each_message_makes_its_own_ids_for_unnamed_calls() -> None:
@@ -162,3 +165,140 @@ def test_the_ids_go_back_to_a_chat_backend_paired_as_the_client_sent_them() -> N
     chat = anthropic_request.to_chat({"model": "m", "max_tokens": 5, "messages": history}, False)
     call = chat["messages"][1]["tool_calls"][0]
     assert call["id"] == chat["messages"][2]["tool_call_id"] == "functions_get_weather_0"
+
+
+def tool_turns(*turns: list[str]) -> list[dict[str, Any]]:
+    """A history: per list of ids, an assistant turn calling get_weather under each, then a
+    user turn answering each in order."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "Paris, then Rome?"}]
+    for ids in turns:
+        history.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": i, "name": "get_weather", "input": {"city": "P"}}
+                    for i in ids
+                ],
+            }
+        )
+        history.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": i, "content": "18C"} for i in ids
+                ],
+            }
+        )
+    return history
+
+
+def without_ids(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    ids = ("id", "tool_use_id")
+    return [
+        {**turn, "content": [{k: v for k, v in b.items() if k not in ids} for b in turn["content"]]}
+        if isinstance(turn["content"], list)
+        else turn
+        for turn in history
+    ]
+
+
+# Kimi's ids; one whose cleaned form another id holds already; a `toolu_0` of every turn,
+# twice in one message too: a history Anthropic refuses as sent.
+REFUSED = tool_turns(
+    [KIMI, "toolu_0"],
+    ["functions_get_weather_0", "toolu_0"],
+    ["toolu_0", "toolu_0"],
+)
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_chat_backends_call_id_reaches_the_client_as_the_backend_gave_it(
+    tmp_path: Path, streamed: bool
+) -> None:
+    """Kimi-K2 on vLLM reads its calls' ids back from the history in its prompt, and its
+    parser expects new calls as `functions.<name>:<idx>`: the client gets the id unchanged
+    (it was cleaned to `functions_get_weather_0`, which the model might copy)."""
+    call = weather_call(KIMI)
+    whole = {
+        "id": "c1",
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+            }
+        ],
+    }
+    streamed_reply = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [call]}),
+        chunk({}, "tool_calls"),
+    ]
+    reply, kind = (
+        (sse(streamed_reply), "text/event-stream")
+        if streamed
+        else (orjson.dumps(whole), "application/json")
+    )
+    with (
+        scripted_stream(reply, kind) as chat,
+        router(stack_config({"cloud": chat}, tmp_path, ["cloud"])) as proxy,
+    ):
+        client = anthropic_client(proxy)
+        ask: Any = {"model": "cloud", "max_tokens": 50, "tools": WEATHER_TOOLS}
+        if streamed:
+            with client.messages.stream(**ask, messages=WEATHER_ASK) as stream:
+                message = stream.get_final_message()
+        else:
+            message = client.messages.create(**ask, messages=WEATHER_ASK)
+    assert [block.id for block in message.content if block.type == "tool_use"] == [KIMI]
+
+
+def test_a_native_anthropic_backend_gets_the_historys_ids_valid_unique_and_paired(
+    tmp_path: Path,
+) -> None:
+    """One mapping for the request: an id outside Anthropic's pattern is cleaned (past an id
+    that is its cleaned form already), a repeated tool_use id is made unique, and each
+    tool_result gets the id of the tool_use it answers, the one of the turn before it."""
+    with (
+        simulator(profile="anthropic", model="claude-model", keep_requests=1) as claude,
+        router(stack_config({"claude": claude}, tmp_path, ["claude"])) as proxy,
+    ):
+        anthropic_client(proxy).messages.create(
+            model="claude",
+            max_tokens=50,
+            tools=WEATHER_TOOLS,
+            messages=REFUSED,  # type: ignore[arg-type]
+        )
+        sent = claude.stats()["last_request"]["messages"]
+    uses = [[b["id"] for b in turn["content"]] for turn in sent[1::2]]
+    answered = [[b["tool_use_id"] for b in turn["content"]] for turn in sent[2::2]]
+    flat = [given for turn in uses for given in turn]
+    assert all(ANTHROPIC_ID.match(given) for given in flat)
+    assert len(flat) == len(set(flat)) == 6
+    assert answered == uses  # each result answers its own turn's tool_use, in order
+    # an id Anthropic takes, met first, stays itself; Kimi's is cleaned, past its look-alike
+    assert uses[1][0] == "functions_get_weather_0" and uses[0][1] == "toolu_0"
+    assert uses[0][0].startswith("functions_get_weather_0_")
+    assert without_ids(sent) == without_ids(REFUSED)  # all but the ids went as sent
+
+
+def test_a_chat_backend_gets_the_historys_ids_as_the_client_sent_them(tmp_path: Path) -> None:
+    """Only a native Anthropic backend has the ids rewritten: a chat backend (Kimi on vLLM)
+    gets each call's id and its result's as the client sent them, Kimi's form kept."""
+    with (
+        simulator(profile="vllm", model="cloud-model", keep_requests=1) as chat,
+        router(stack_config({"cloud": chat}, tmp_path, ["cloud"])) as proxy,
+    ):
+        anthropic_client(proxy).messages.create(
+            model="cloud",
+            max_tokens=50,
+            tools=WEATHER_TOOLS,
+            messages=REFUSED,  # type: ignore[arg-type]
+        )
+        sent = chat.stats()["last_request"]["messages"]
+    calls = [[c["id"] for c in m["tool_calls"]] for m in sent if m.get("tool_calls")]
+    results = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    expected = [[b["id"] for b in turn["content"]] for turn in REFUSED[1::2]]
+    assert calls == expected
+    assert results == [given for turn in expected for given in turn]
