@@ -25,7 +25,11 @@ def _fmt(value: float) -> str:
     return figure(value)
 
 
-def _frame(body: str, y_max: float, days: list[str], label: str, pct: bool = False) -> str:
+def _frame(
+    body: str, axis: tuple[float, float], days: list[str], label: str, pct: bool = False
+) -> str:
+    """The chart's box: five ticks from `axis`'s bottom to its top, the days under it."""
+    y_min, y_max = axis
     plot_h = H - TOP - BOTTOM
     parts = [
         f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' viewBox='0 0 {W} {H}' "
@@ -33,7 +37,7 @@ def _frame(body: str, y_max: float, days: list[str], label: str, pct: bool = Fal
     ]
     for i in range(5):
         y = TOP + plot_h * (1 - i / 4)
-        tick = f"{i * 25}%" if pct else _fmt(y_max * i / 4)
+        tick = f"{i * 25}%" if pct else _fmt(y_min + (y_max - y_min) * i / 4)
         parts.append(
             f"<line x1='{LEFT}' x2='{W - RIGHT}' y1='{y:.1f}' y2='{y:.1f}' stroke='#e4e7eb'/>"
         )
@@ -86,21 +90,30 @@ def stacked_bars(
                 f"<title>{escape(day)} {escape(name)}: {_fmt(value)}</title></rect>"
             )
             base += frac
-    return _frame("".join(bars) + _legend(names), y_max, days, label, pct=normalize)
+    return _frame("".join(bars) + _legend(names), (0.0, y_max), days, label, pct=normalize)
 
 
 def line_chart(
     days: list[str], lines: dict[str, list[float]], hline: tuple[str, float] | None = None
 ) -> str:
-    """Lines over days, with an optional horizontal reference line (e.g. hardware cost)."""
+    """Lines over days, with an optional horizontal reference line (e.g. hardware cost),
+    and a line at zero."""
     values = [v for vs in lines.values() for v in vs] + ([hline[1]] if hline else [])
-    y_max = max(values, default=0.0) * 1.1 or 1.0
+    y_min, y_max = axis(values)
     plot_w, plot_h = W - LEFT - RIGHT, H - TOP - BOTTOM
-    body, names = [], list(lines)
+
+    def y_of(value: float) -> float:
+        return TOP + plot_h * (y_max - value) / (y_max - y_min)
+
+    zero = y_of(0.0)
+    body = [
+        f"<line class='zero' x1='{LEFT}' x2='{W - RIGHT}' y1='{zero:.1f}' y2='{zero:.1f}' "
+        "stroke='#7b8794' stroke-width='1'/>"
+    ]
+    names = list(lines)
     for j, name in enumerate(names):
         points = " ".join(
-            f"{LEFT + plot_w * (i + 0.5) / max(1, len(days)):.1f},"
-            f"{TOP + plot_h * (1 - v / y_max):.1f}"
+            f"{LEFT + plot_w * (i + 0.5) / max(1, len(days)):.1f},{y_of(v):.1f}"
             for i, v in enumerate(lines[name])
         )
         color = PALETTE[j % len(PALETTE)]
@@ -109,7 +122,7 @@ def line_chart(
             f"stroke-width='2.5'><title>{escape(name)}</title></polyline>"
         )
     if hline:
-        y = TOP + plot_h * (1 - hline[1] / y_max)
+        y = y_of(hline[1])
         body.append(
             f"<line class='target' x1='{LEFT}' x2='{W - RIGHT}' y1='{y:.1f}' y2='{y:.1f}' "
             "stroke='#c2415d' stroke-dasharray='6 4' stroke-width='2'/>"
@@ -118,4 +131,16 @@ def line_chart(
             f"<text x='{W - RIGHT + 12}' y='{y + 4:.1f}' fill='#c2415d'>"
             f"{escape(hline[0])} ${_fmt(hline[1])}</text>"
         )
-    return _frame("".join(body) + _legend(names), y_max, days, "line chart")
+    return _frame("".join(body) + _legend(names), (y_min, y_max), days, "line chart")
+
+
+def axis(values: list[float]) -> tuple[float, float]:
+    """The value axis's bottom and top: from min(0, lowest) to max(0, highest), each end
+    away from zero given 10 % of room, so zero is always on it. A loss (negative savings:
+    the local box cost more than the cloud would have) drew above the top of an axis
+    counted from max(values) alone, or below the frame (found in review); all zero: 0 to 1.
+    """
+    low, high = min([0.0, *values]), max([0.0, *values])
+    if low == high:
+        return 0.0, 1.0
+    return low * 1.1, high * 1.1

@@ -9,8 +9,10 @@ import shutil
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
+import yaml
 
 from router import report
 from router.config import parse
@@ -19,7 +21,9 @@ from router.pricing import MONTH_S
 from router.record import Attempt, Record
 from router.report import DAY_S
 from router.report_html import to_html
+from router.report_svg import BOTTOM, TOP, H
 from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
+from tests.processes import smf_router
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -123,3 +127,51 @@ def test_the_savings_chart_crosses_the_hardware_price_on_the_day_payback_says(
     crossing = next((i for i, y in enumerate(heights) if y <= target), None)  # SVG y: down
     assert crossing is not None, "the line never reaches the hardware price"
     assert days[crossing] == paid.date().isoformat()
+
+
+@pytest.mark.parametrize("hardware", [None, 1.0])
+def test_the_savings_chart_draws_a_loss_below_zero_and_inside_its_frame(
+    tmp_path: Path, hardware: float | None
+) -> None:
+    """Local serving that cost more than the cloud would have ($1 against $0.50 a day) is a
+    loss growing each day. The axis ran from 0 to 1.1 × the largest value: negative when
+    every value was, drawn upside down; with a hardware price above zero, the loss fell
+    below the frame (found in review)."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="loss")
+    for i in range(3):
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY1 + i * DAY_S,
+                route="coding",
+                backend="local",
+                tier="local",
+                attempts=[Attempt("local", "local", duration_s=0.0)],
+                cost_usd=1.0,
+                counterfactual_usd=0.5,
+            )
+        )
+    writer.close()
+    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", "2026-03-04"]
+    if hardware is not None:
+        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
+        box = {"hardware_usd": hardware, "amortization_months": 36}
+        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
+        backends = [{**local, "model": "m", "local_cost": box}, cloud]
+        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
+        args += ["--config", str(tmp_path / "router.yaml")]
+    done = smf_router("report", *args, "--format", "html")
+    assert done.returncode == 0, done.stderr
+    chart = ElementTree.fromstring(re.findall(r"<svg .*?</svg>", done.stdout)[-1])
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    (line,) = chart.findall("svg:polyline[@class='line']", ns)
+    heights = [float(point.split(",")[1]) for point in line.attrib["points"].split()]
+    assert len(heights) == 3
+    top, bottom = TOP, H - BOTTOM
+    assert all(top <= y <= bottom for y in heights), heights  # within the frame
+    (zero,) = chart.findall("svg:line[@class='zero']", ns)
+    zero_y = float(zero.attrib["y1"])
+    assert top <= zero_y < bottom
+    for y in heights:  # SVG y grows downwards: below zero is a larger y
+        assert zero_y < y, (zero_y, heights)
+    assert heights == sorted(heights)  # -$0.50, -$1, -$1.50: each lower than the last
