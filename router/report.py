@@ -125,8 +125,10 @@ GROUP BY backend ORDER BY backend
 def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in zip(_SUM_NAMES, values, strict=True):
-        is_usd = name.endswith("_usd")
-        out[name] = round(float(value or 0), 6) if is_usd else int(value or 0)
+        # dollars unrounded: at six decimals a few short local requests ($3e-7 each) were
+        # 0.0 in JSON and CSV and "$0" in the table (found in review); rounding is the
+        # renderers' (`router.money.usd`)
+        out[name] = float(value or 0) if name.endswith("_usd") else int(value or 0)
     # Shares of what the router routed: a request refused before it was planned (a bad
     # body, an unknown model) is an error, but no request local or the cloud could serve;
     # counted in, a client's stream of bad requests read as a fall in the local share.
@@ -184,7 +186,7 @@ def _daily(ledger: Ledger, column: str) -> list[dict[str, Any]]:
         f" FROM agg GROUP BY ALL ORDER BY 1, 2"
     )
     return [
-        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": round(o or 0.0, 6)}
+        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": float(o or 0.0)}
         for d, k, n, t, o in rows
     ]
 

@@ -51,14 +51,14 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
     if local and unpriced == local:  # no local request's saving is known: nor the payback
         months = None
     return {
-        "hardware_usd": round(hardware, 2),
-        "recovered_usd": round(recovered, 6),
-        "savings_per_day_usd": round(per_day, 6),
+        "hardware_usd": hardware,  # dollars unrounded, as the totals' (`report._summary`)
+        "recovered_usd": recovered,
+        "savings_per_day_usd": per_day,
         "payback_months": round(months, 2) if months is not None else None,
         "window_days": round(window_days, 3),
         "local_requests": local,
         "unpriced_local_requests": unpriced,
-        "daily": [{"day": d, "recovered_usd": round(v, 6)} for d, v in daily.items()],
+        "daily": [{"day": d, "recovered_usd": v} for d, v in daily.items()],
     }
 
 

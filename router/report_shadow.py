@@ -24,8 +24,8 @@ def spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
     )[0]
     return {
         "comparisons": int(n or 0),
-        "shadow_usd": round(float(shadow or 0.0), 6),
-        "judge_usd": round(float(judge or 0.0), 6),
+        "shadow_usd": float(shadow or 0.0),  # unrounded, as the report's other dollars
+        "judge_usd": float(judge or 0.0),
         "unpriced": int(unpriced or 0),
     }
 

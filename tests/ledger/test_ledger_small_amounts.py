@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -83,3 +85,45 @@ def test_the_report_of_a_few_cheap_requests_shows_its_dollars(tmp_path: Path) ->
     assert "<td>$0.0030</td><td>$0.0075</td><td>$0.0045</td>" in page  # the coding row
     ticks = re.findall(r"text-anchor='end'>([^<]*)</text>", page)
     assert ticks[-5:] == ["0", "0.0012", "0.0025", "0.0037", "0.0050"]  # the savings axis (+10%)
+
+
+def test_a_fraction_of_a_microdollar_is_kept_in_the_data_and_shown(tmp_path: Path) -> None:
+    """A 10 ms local request on a $3,000 box costs $3.17e-7: the report rounded its dollars
+    to six decimals before any renderer saw them, so JSON and CSV said 0.0 and the table and
+    HTML "$0", which README keeps for exactly zero (found in review). Rounded only where
+    written for people: two significant digits."""
+    writer = LedgerWriter(tmp_path / "ledger")
+    writer.submit(
+        Record(
+            "tiny",
+            DAY,
+            route="coding",
+            backend="local",
+            tier="local",
+            attempts=[Attempt("local", "local", duration_s=0.01)],
+            usage=Usage(5, 1),
+            duration_s=0.01,
+            cost_usd=3.17e-7,
+            counterfactual_usd=1e-6,
+        )
+    )
+    writer.close()
+    args = ["report", "--ledger", str(tmp_path / "ledger"), *WINDOW]
+    done = smf_router(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    for row in (data["totals"], data["groups"][0]):
+        assert row["local_usd"] == pytest.approx(3.17e-7, rel=1e-9)
+        assert row["offloaded_usd"] == pytest.approx(6.83e-7, rel=1e-9)
+    assert data["daily_by_route"][0]["offloaded_usd"] == pytest.approx(6.83e-7, rel=1e-9)
+
+    rows = list(csv.DictReader(io.StringIO(smf_router(*args, "--format", "csv").stdout)))
+    assert [float(r["local_usd"]) for r in rows] == pytest.approx([3.17e-7] * 2, rel=1e-9)
+
+    table = smf_router(*args).stdout
+    lines = [line.split("│") for line in table.splitlines() if line.startswith("│")]
+    cells = {row[1].strip(): [c.strip() for c in row[6:10]] for row in lines}
+    assert cells["TOTAL"] == ["$0", "$0.00000032", "$0.0000010", "$0.00000068"]
+
+    page = smf_router(*args, "--format", "html").stdout
+    assert "<td>$0.00000032</td><td>$0.0000010</td><td>$0.00000068</td>" in page
