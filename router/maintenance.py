@@ -86,7 +86,7 @@ async def _report(
     request: Request, ledger: LedgerSettings, since: str | None, until: str | None, by: str
 ) -> dict[str, Any]:
     """The offload report as JSON (admin key): computed in a thread, never on the loop."""
-    from router import report  # DuckDB: imported when a report is asked for, not at start
+    from router import report, report_window  # DuckDB: imported when a report is asked for
 
     request.app.state.auth.admin(request_headers(request.scope))
     config: Config = request.app.state.gateway.config  # names and prices: the running ones
@@ -97,19 +97,20 @@ async def _report(
             + ", ".join(REPORT_PARAMETERS),
             param=unknown[0],
         )
-    start = _report_time(since, "since") if since else None  # `since=`: the default
-    end = _report_time(until, "until") if until else None  # `until=`: none, as `--until ""`
-    start = start or report.default_since(end)  # 30 days before `until`, as `--since`
+    now = report_window.now()  # one now: `since=7d`, the window's check and its end
+    start = _report_time(since, "since", now) if since else None  # `since=`: the default
+    end = _report_time(until, "until", now) if until else None  # `until=`: none
+    start = start or report_window.default_since(end, now)  # 30 days before `until`
     try:
-        report.check_window(start, end)
-    except ValueError as exc:
-        raise BadRequest(str(exc), param="until") from None
+        report_window.check_window(start, end, at=now)
+    except ValueError as exc:  # without `until`, a `since` from now on is the one to fix
+        raise BadRequest(str(exc), param="until" if end else "since") from None
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     group: Any = by  # checked against the closed set just above
     try:
         data: dict[str, Any] = await asyncio.to_thread(
-            report.build, Path(ledger.path), start, end, group, config
+            report.build, Path(ledger.path), start, end, group, config, now
         )
     except report.Unsummable as exc:  # as `smf-router report` says it
         log.warning("report: %s", exc)
@@ -119,12 +120,12 @@ async def _report(
     return data
 
 
-def _report_time(text: str, param: str) -> datetime:
+def _report_time(text: str, param: str, now: datetime) -> datetime:
     """`since` or `until` as `smf-router report` reads `--since` and `--until`."""
-    from router import report
+    from router import report_window
 
     try:
-        return report.parse_since(text)
+        return report_window.parse_since(text, now)
     except ValueError as exc:
         # `?since=2026-12-03T00:00+02:00` arrives with a space for the `+`
         hint = " (a '+' in a URL query is a space: write it as %2B)" if " " in text else ""

@@ -13,17 +13,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from router import report_break_even, report_shadow
+from router import report_break_even, report_shadow, report_window
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
-from router.report_break_even import DAY_S
+from router.report_break_even import DAY_S as DAY_S
+from router.report_window import check_window as check_window
+from router.report_window import default_since as default_since
+from router.report_window import parse_since as parse_since
 
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
 EXACT_MAX = 1_000_000  # above this, latency percentiles come from ~1 % histograms
 SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sampled for them
-DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before its end
 
 # Tier is a group key, so per-tier sums are split after grouping, over the small table.
 # Closed days come pre-summed from their rollups; only the other days are scanned.
@@ -255,18 +257,6 @@ def _unpriced_warning(ledger: Ledger, totals: dict[str, Any]) -> list[str]:
     ]
 
 
-def _window_days(ledger: Ledger) -> float:
-    """Days between the window's first and last record (≥ 1; 0 when there is none).
-
-    Rates ("per day", break-even) use the span that had traffic, so a ledger that started
-    a week ago is not diluted over a 30-day window.
-    """
-    first, last = ledger.sql("SELECT min(first_at), max(last_at) FROM agg")[0]
-    if first is None:
-        return 0.0
-    return max(1.0, float((last - first).total_seconds()) / DAY_S)
-
-
 def _iso_utc(value: datetime | None) -> str | None:
     """A naive UTC time as ISO 8601 with its offset: bare, it read as the reader's local time."""
     return value.replace(tzinfo=UTC).isoformat() if value else None
@@ -290,10 +280,14 @@ def build(
     until: datetime | None = None,
     by: By = "route",
     config: Config | None = None,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
-    """The whole report as plain JSON-ready data (see docs/ledger.md for the schema)."""
+    """The whole report as plain JSON-ready data (see docs/ledger.md for the schema).
+
+    `now` (default: the clock's) ends a window without `until` and is its `generated_at`:
+    the CLI and the endpoint pass the one they parsed `since` against."""
     try:
-        return _build(directory, since, until, by, config)
+        return _build(directory, since, until, by, config, now or report_window.now())
     except DATA_ERRORS as exc:
         reason = str(exc).partition("\n")[0]
         raise Unsummable(f"cannot add up the ledger at {directory}: {reason}") from None
@@ -303,32 +297,35 @@ def build(
 
 def _build(
     directory: Path,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    by: By = "route",
-    config: Config | None = None,
+    since: datetime | None,
+    until: datetime | None,
+    by: By,
+    config: Config | None,
+    now: datetime,
 ) -> dict[str, Any]:
     if by not in _GROUP_COLUMN:
         raise ValueError(f"by must be one of {sorted(_GROUP_COLUMN)}, not {by!r}")
     since, until = _naive_utc(since), _naive_utc(until)
+    at = now.astimezone(UTC).replace(tzinfo=None)
+    # read to `until`, else to now (not to year 9999 while the table's header says "now")
+    lo, hi = since or datetime(1970, 1, 1), until or at
     first_day = since.date().isoformat() if since else None
-    # `until` is exclusive: a window ending at midnight does not read (nor warn of) that day
-    last_day = (until - timedelta(microseconds=1)).date().isoformat() if until else None
+    # `hi` is exclusive: a window ending at midnight does not read (nor warn of) that day
+    last_day = (hi - timedelta(microseconds=1)).date().isoformat()
     tables = ("records", "shadow_comparisons")
     with Ledger(Path(directory), first_day, last_day, tables=tables) as ledger:
-        lo, hi = since or datetime(1970, 1, 1), until or datetime(9999, 1, 1)
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
         caller = "caller" if by == "caller" else "''"
         raw = rollups.SUMS_SQL.format(source="records_open", caller=caller)
         ledger.use_rollups(lo, hi)  # the rollup views exist, empty or not: always read them
         rolled = _ROLLED.format(caller=caller)
         ledger.sql(_AGG.format(raw=raw, rolled=rolled), [lo, hi])
-        window_days = _window_days(ledger)
+        window_days = report_window.window_days(ledger, lo, min(hi, at))
         totals = _totals(ledger)
         side = report_shadow.spend(ledger, lo, hi)
         return {
             "schema_version": SCHEMA_VERSION,
-            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "generated_at": now.astimezone(UTC).isoformat(timespec="seconds"),
             "ledger": str(directory),
             "since": _iso_utc(since),
             "until": _iso_utc(until),
@@ -348,55 +345,3 @@ def _build(
             # rows left out: a file skipped (damaged, unreadable); unpriced rows are counted
             "incomplete": bool(ledger.warnings),
         }
-
-
-def _now() -> datetime:
-    """Now, to the second: a window counted from it prints as the report's `generated_at`
-    does, not with six digits of a second no one asked for."""
-    return datetime.now(UTC).replace(microsecond=0)
-
-
-def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """`30d`, `12h`, `2w`, `90m` before now, or an ISO date/time (UTC when naive), in UTC.
-
-    Raises ValueError for anything else, a time outside years 1-9999 in UTC included."""
-    now = now or _now()
-    units = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-    text = text.strip()
-    try:
-        if text[:-1].isdigit() and text[-1:] in units:
-            return now - timedelta(seconds=int(text[:-1]) * units[text[-1]])
-        value = datetime.fromisoformat(text)
-        # converted here, where a bad value is the caller's error, not later in the report
-        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    except OverflowError:
-        raise ValueError(f"{text!r} lies outside the years 1-9999 (UTC)") from None
-    except ValueError:
-        raise ValueError(
-            f"{text!r} is neither a time before now (30d, 12h, 2w, 90m) nor an ISO date/time"
-        ) from None
-
-
-def default_since(until: datetime | None, now: datetime | None = None) -> datetime:
-    """`since` when none is given: `DEFAULT_DAYS` before `until`, else before now. Counted
-    from now whatever `until` said, `--until 2026-01-31` alone, run in December, read from
-    November to the end of January, and one before last month was refused as inverted."""
-    end = until or now or _now()
-    try:
-        return end - timedelta(days=DEFAULT_DAYS)
-    except OverflowError:  # an `until` in the first month of year 1: from its start
-        return datetime.min.replace(tzinfo=UTC)
-
-
-def check_window(
-    since: datetime, until: datetime | None, names: tuple[str, str] = ("since", "until")
-) -> None:
-    """Raise ValueError for a window that ends where it starts or before: it reported 0
-    requests and $0 without a word, as a billing script with its arguments swapped read.
-    `names` are how the caller spells the two (`--since`, `--until` on the command line)."""
-    if until is not None and until <= since:
-        first, last = names
-        raise ValueError(
-            f"{last} ({until.isoformat()}) must be after {first} ({since.isoformat()}):"
-            " the window would be empty"
-        )

@@ -12,7 +12,8 @@ DAY_S = 86400.0
 
 
 def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, Any] | None:
-    """When savings pay back the local hardware, at the rate seen in the report window.
+    """When savings pay back the local hardware, at the rate seen in the report window
+    (`window_days` long: see `report_window.window_days`).
 
     Savings here are offloaded dollars plus the amortisation share already charged to local
     requests, so the hardware is not counted twice. `daily` holds them per day: the HTML

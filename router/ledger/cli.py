@@ -97,11 +97,11 @@ def _write(out: Path, text: str) -> None:
         raise typer.Exit(2) from None
 
 
-def _parse_time(text: str, option: str) -> datetime:
-    from router import report
+def _parse_time(text: str, option: str, now: datetime) -> datetime:
+    from router import report_window
 
     try:
-        return report.parse_since(text)
+        return report_window.parse_since(text, now)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint=f"'{option}'") from None
 
@@ -123,19 +123,20 @@ def report_command(
     config_path: ConfigOption = None,
 ) -> None:
     """Requests, tokens, cloud spend and offloaded dollars from the ledger."""
-    from router import report, report_html, report_render
+    from router import report, report_html, report_render, report_window
 
     config = load_or_exit(config_path)
-    start = _parse_time(since, "--since") if since else None  # `--since ""`: the default
-    end = _parse_time(until, "--until") if until else None
-    start = start or report.default_since(end)
+    now = report_window.now()  # one now: `--since 7d`, the window's check and its end
+    start = _parse_time(since, "--since", now) if since else None  # `--since ""`: default
+    end = _parse_time(until, "--until", now) if until else None
+    start = start or report_window.default_since(end, now)
     try:
-        report.check_window(start, end, ("--since", "--until"))
-    except ValueError as exc:  # the usage error (status 2) of both options, named in it
+        report_window.check_window(start, end, ("--since", "--until"), now)
+    except ValueError as exc:  # the usage error (status 2) of the options, named in it
         raise typer.BadParameter(str(exc)) from None
     directory = ledger_dir(ledger, config)
     try:
-        data = report.build(directory, start, end, by.value, config)
+        data = report.build(directory, start, end, by.value, config, now)
     except report.Unsummable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -61,7 +61,7 @@ def test_groups_by_route_and_by_day(ledger: Path) -> None:
 
 
 def test_local_share_latency_and_break_even(ledger: Path) -> None:
-    data = report.build(ledger, config=known_config())
+    data = report.build(ledger, until=datetime(2026, 3, 3, tzinfo=UTC), config=known_config())
     assert [(d["day"], d["share_requests"]) for d in data["local_share"]] == [
         ("2026-03-01", 0.5),
         ("2026-03-02", 0.5),
@@ -76,8 +76,8 @@ def test_local_share_latency_and_break_even(ledger: Path) -> None:
     # attempt, which its cost (pricing.served_duration) does not charge either.
     amortized = 2.0 * 3000 / 36 / MONTH_S
     assert be["recovered_usd"] == pytest.approx(0.77 + amortized, abs=1e-6)
-    # first record DAY1 10:00, last DAY2 10:01 → the window is just over one day
-    window = 1 + 60 / 86400
+    # from the midnight before the first record (DAY1 10:00) to `until`, March 3: 2 days
+    window = 2.0
     assert be["window_days"] == pytest.approx(window, abs=1e-3)
     per_month = (0.77 + amortized) / window * MONTH_S / 86400
     assert be["payback_months"] == pytest.approx(3000 / per_month, abs=0.01)

@@ -36,11 +36,13 @@ def ledger(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("by", ["route", "caller", "day", "backend"])
 def test_report_from_rollups_equals_report_from_records(ledger: Path, by: report.By) -> None:
-    raw = report.build(ledger, by=by, config=known_config())
+    raw = report.build(ledger, by=by, config=known_config(), now=NOW)
     assert rolled_up_days(ledger) == 0
     assert compaction.compact(ledger, now=NOW).rollups == 2
     assert rolled_up_days(ledger) == 2
-    assert comparable(report.build(ledger, by=by, config=known_config())) == comparable(raw)
+    assert comparable(report.build(ledger, by=by, config=known_config(), now=NOW)) == comparable(
+        raw
+    )
     assert compaction.compact(ledger, now=NOW).rollups == 0  # current ones are kept
 
 
@@ -60,17 +62,17 @@ def test_a_late_record_makes_its_day_read_raw_again(ledger: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["torn", "empty"])
 def test_an_unreadable_rollup_is_named_read_around_and_rewritten(ledger: Path, damage: str) -> None:
-    raw = report.build(ledger, config=known_config())
+    raw = report.build(ledger, config=known_config(), now=NOW)
     compaction.compact(ledger, now=NOW)
     sums = next((ledger / rollups.TABLE).rglob("*.sums.parquet"))
     sums.write_bytes(sums.read_bytes()[:-20] if damage == "torn" else b"")
-    damaged = report.build(ledger, config=known_config())
+    damaged = report.build(ledger, config=known_config(), now=NOW)
     assert damaged["totals"] == raw["totals"]
     assert any(str(sums) in warning for warning in damaged["warnings"])
     assert rolled_up_days(ledger) == 1
     assert compaction.compact(ledger, now=NOW).rollups == 1  # written again
     assert rolled_up_days(ledger) == 2
-    assert comparable(report.build(ledger, config=known_config())) == comparable(raw)
+    assert comparable(report.build(ledger, config=known_config(), now=NOW)) == comparable(raw)
 
 
 def test_days_partly_inside_the_window_are_read_raw(ledger: Path) -> None:
@@ -139,7 +141,7 @@ def test_a_newer_router_s_rollup_is_left_alone(
     """An older compaction (a CronJob not yet upgraded) rewrote a newer router's rollups,
     which rewrote them back, every pass (found in review). It leaves them alone and reads
     those days raw; a rollup of an older format is still replaced."""
-    raw = report.build(ledger, config=known_config())
+    raw = report.build(ledger, config=known_config(), now=NOW)
     newer = str(int(rollups.VERSION) + 1)
     with monkeypatch.context() as m:
         m.setattr(rollups, "VERSION", newer)
@@ -148,7 +150,7 @@ def test_a_newer_router_s_rollup_is_left_alone(
     assert compaction.compact(ledger, now=NOW).rollups == 0
     assert _files(ledger) == written  # untouched, none of this version's added
     assert rolled_up_days(ledger) == 0  # not this version's: read raw, the same numbers
-    assert comparable(report.build(ledger, config=known_config())) == comparable(raw)
+    assert comparable(report.build(ledger, config=known_config(), now=NOW)) == comparable(raw)
     with monkeypatch.context() as m:
         m.setattr(rollups, "VERSION", str(int(rollups.VERSION) - 1))
         compaction.compact(ledger, now=NOW)  # an older router's: it leaves the newer too

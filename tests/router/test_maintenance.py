@@ -96,6 +96,12 @@ def test_report_endpoint_serves_the_ledger_to_admins(tmp_path: Path) -> None:
                 headers={"authorization": f"Bearer {ADMIN}"},
             )
             assert swapped.status_code == 400 and swapped.json()["error"]["param"] == "until"
+            ahead = httpx.get(  # open, so ending now: empty, a $0 report with 200 before
+                f"{proxy.root}/v1/router/report?since=2099-01-01",
+                headers={"authorization": f"Bearer {ADMIN}"},
+            )
+            assert ahead.status_code == 400 and ahead.json()["error"]["param"] == "since"
+            assert "must be before now" in ahead.json()["error"]["message"]
             open_ended = httpx.get(  # an empty until is none, as the CLI's --until ""
                 f"{proxy.root}/v1/router/report?since=1d&until=",
                 headers={"authorization": f"Bearer {ADMIN}"},

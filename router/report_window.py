@@ -1,0 +1,103 @@
+"""The report's window: `--since` and `--until` as read, the one refused as empty, and the
+days its rates ("per day", the break-even) are counted over.
+
+One "now" serves a whole report: the CLI and the endpoint take it once and pass it to the
+parsing of a relative `--since`, to the check of the window and to `report.build`, whose
+reading ends there and whose `generated_at` says it. An open `until` read to year 9999
+while the header said "now", and an open window starting in the future reported $0.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from router.ledger.query import Ledger
+from router.report_break_even import DAY_S
+
+DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before its end
+
+
+def now() -> datetime:
+    """Now, exactly (the end of a report without `until`: a record of this second counts)."""
+    return datetime.now(UTC)
+
+
+def _to_second(moment: datetime) -> datetime:
+    """`moment` to the second: a window counted from it prints as the report's
+    `generated_at` does, not with six digits of a second no one asked for."""
+    return moment.replace(microsecond=0)
+
+
+def parse_since(text: str, at: datetime | None = None) -> datetime:
+    """`30d`, `12h`, `2w`, `90m` before `at` (default now), or an ISO date/time (UTC when
+    naive), in UTC.
+
+    Raises ValueError for anything else, a time outside years 1-9999 in UTC included."""
+    at = _to_second(at or now())
+    units = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+    text = text.strip()
+    try:
+        if text[:-1].isdigit() and text[-1:] in units:
+            return at - timedelta(seconds=int(text[:-1]) * units[text[-1]])
+        value = datetime.fromisoformat(text)
+        # converted here, where a bad value is the caller's error, not later in the report
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    except OverflowError:
+        raise ValueError(f"{text!r} lies outside the years 1-9999 (UTC)") from None
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a time before now (30d, 12h, 2w, 90m) nor an ISO date/time"
+        ) from None
+
+
+def default_since(until: datetime | None, at: datetime | None = None) -> datetime:
+    """`since` when none is given: `DEFAULT_DAYS` before `until`, else before now. Counted
+    from now whatever `until` said, `--until 2026-01-31` alone, run in December, read from
+    November to the end of January, and one before last month was refused as inverted."""
+    end = until or _to_second(at or now())
+    try:
+        return end - timedelta(days=DEFAULT_DAYS)
+    except OverflowError:  # an `until` in the first month of year 1: from its start
+        return datetime.min.replace(tzinfo=UTC)
+
+
+def check_window(
+    since: datetime,
+    until: datetime | None,
+    names: tuple[str, str] = ("since", "until"),
+    at: datetime | None = None,
+) -> None:
+    """Raise ValueError for a window that ends where it starts or before: it reported 0
+    requests and $0 without a word, as a billing script with its arguments swapped read.
+    Without `until` the window ends at `at` (now): a `since` from then on is as empty (it
+    reported $0 with status 0, found in review). `names` are how the caller spells the two
+    (`--since`, `--until` on the command line); the message names the one to change."""
+    first, last = names
+    if until is not None and until <= since:
+        raise ValueError(
+            f"{last} ({until.isoformat()}) must be after {first} ({since.isoformat()}):"
+            " the window would be empty"
+        )
+    end = at or now()
+    if until is None and since >= end:
+        raise ValueError(
+            f"{first} ({since.isoformat()}) must be before now"
+            f" ({_to_second(end).isoformat()}) when there is no {last}:"
+            " the window would be empty"
+        )
+
+
+def window_days(ledger: Ledger, since: datetime, until: datetime) -> float:
+    """Days from `since`, or the UTC midnight of the window's first record if later, to
+    `until` (the report's end: its `until`, else now); 0 when the window has no record.
+
+    Rates ("per day", break-even) are the window's: a day without traffic counts, as it
+    earns nothing, except the days before the ledger's first record in it, so a ledger
+    that started a week ago is not diluted over a 30-day window. Divided by the span from
+    the first to the last record, traffic at 09:00 and 17:00 each weekday made a week's
+    savings the rate of 4⅓ days (found in review)."""
+    (first,) = ledger.sql("SELECT min(first_at) FROM agg")[0]
+    if first is None:
+        return 0.0
+    start = max(since, datetime.combine(first.date(), datetime.min.time()))
+    return max(0.0, (until - start).total_seconds() / DAY_S)
