@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from router import report_break_even, report_shadow, report_window
+from router import money, report_break_even, report_shadow, report_window
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
@@ -127,10 +127,8 @@ GROUP BY backend ORDER BY backend
 def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in zip(_SUM_NAMES, values, strict=True):
-        # dollars unrounded: at six decimals a few short local requests ($3e-7 each) were
-        # 0.0 in JSON and CSV and "$0" in the table (found in review); rounding is the
-        # renderers' (`router.money.usd`)
-        out[name] = float(value or 0) if name.endswith("_usd") else int(value or 0)
+        # dollars to ten decimals (`money.data`); the renderers round them (`money.usd`)
+        out[name] = money.data(float(value or 0)) if name.endswith("_usd") else int(value or 0)
     # Shares of what the router routed: a request refused before it was planned (a bad
     # body, an unknown model) is an error, but no request local or the cloud could serve;
     # counted in, a client's stream of bad requests read as a fall in the local share.
@@ -188,7 +186,7 @@ def _daily(ledger: Ledger, column: str) -> list[dict[str, Any]]:
         f" FROM agg GROUP BY ALL ORDER BY 1, 2"
     )
     return [
-        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": float(o or 0.0)}
+        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": money.data(o or 0.0)}
         for d, k, n, t, o in rows
     ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from router import money
 from router.config import Config
 from router.ledger.query import Ledger
 from router.pricing import MONTH_S
@@ -52,14 +53,14 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
     if local and unpriced == local:  # no local request's saving is known: nor the payback
         months = None
     return {
-        "hardware_usd": hardware,  # dollars unrounded, as the totals' (`report._summary`)
-        "recovered_usd": recovered,
-        "savings_per_day_usd": per_day,
+        "hardware_usd": money.data(hardware),  # as the totals' (`report._summary`)
+        "recovered_usd": money.data(recovered),
+        "savings_per_day_usd": money.data(per_day),
         "payback_months": round(months, 2) if months is not None else None,
         "window_days": round(window_days, 3),
         "local_requests": local,
         "unpriced_local_requests": unpriced,
-        "daily": [{"day": d, "recovered_usd": v} for d, v in daily.items()],
+        "daily": [{"day": d, "recovered_usd": money.data(v)} for d, v in daily.items()],
     }
 
 

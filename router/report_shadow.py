@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from router import money
 from router.ledger.query import Ledger
 
 
@@ -24,8 +25,8 @@ def spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
     )[0]
     return {
         "comparisons": int(n or 0),
-        "shadow_usd": float(shadow or 0.0),  # unrounded, as the report's other dollars
-        "judge_usd": float(judge or 0.0),
+        "shadow_usd": money.data(float(shadow or 0.0)),  # as the report's other dollars
+        "judge_usd": money.data(float(judge or 0.0)),
         "unpriced": int(unpriced or 0),
     }
 

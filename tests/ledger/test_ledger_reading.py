@@ -163,16 +163,9 @@ def _flip_a_bit_that_still_decodes(path: Path, column: str, read: Callable[[Path
     raise AssertionError(f"no bit of {column} in {path} decodes to another value")
 
 
-def approx(usd: float) -> object:
-    """A report's unrounded dollar sum: equal to `usd` but for the float error of adding
-    (249.50000000000009); a flipped bit that `_flip_a_bit_of_the_costs` finds changes the
-    sum at 6 decimals, so moves it by half a millionth at least."""
-    return pytest.approx(usd, abs=1e-9)
-
-
 def _duckdb_sums(path: Path) -> object:
-    """A rollup's sums file's totals (USD to 6 places: a change that shows), read by a DuckDB
-    of its own (no cache of the file from before the flip)."""
+    """What a report shows of a rollup's sums file (USD to 6 places), read by a DuckDB of its
+    own (no cache of the file from before the flip)."""
     with duckdb.connect(":memory:") as con:
         sql = "select sum(requests), round(sum(cost_usd), 6) from read_parquet(?)"
         return con.execute(sql, [str(path)]).fetchall()
@@ -185,7 +178,7 @@ def test_a_segment_damaged_on_disk_is_left_out_and_named_not_added_up(tmp_path: 
     damaged = sorted(segments.day_dir(tmp_path, "records", "2026-03-01").glob("*.parquet"))[1]
     _flip_a_bit_of_the_costs(damaged)
     built = report.build(tmp_path, since=DAY - timedelta(days=1))
-    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (500, approx(124.75))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (500, 124.75)
     assert [w for w in built["warnings"] if damaged.name in w and "checksum" in w]
 
 
@@ -200,7 +193,7 @@ def test_compaction_does_not_merge_a_damaged_segment_into_the_day(tmp_path: Path
     assert result.files_in == 2 and damaged.exists()
     assert [w for w in result.warnings if damaged.name in w]
     built = report.build(tmp_path, since=DAY - timedelta(days=1), until=DAY + timedelta(days=1))
-    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, approx(249.5))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, 249.5)
     assert [w for w in built["warnings"] if damaged.name in w]
 
 
@@ -227,13 +220,13 @@ def test_a_rolled_up_day_is_answered_without_reading_its_segments(
     _flip_a_bit_of_the_costs(merged)
     monkeypatch.setattr(report, "EXACT_MAX", 0)  # as if big: no exact latency over every record
     built = report.build(tmp_path, since=DAY - timedelta(days=1))
-    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, approx(249.5))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, 249.5)
     assert built["warnings"] == []
     again = compaction.compact(tmp_path, now=DAY + timedelta(days=2))
     assert (again.files_in, again.rollups, again.warnings) == (0, 0, [])
     monkeypatch.undo()  # exact latency again: it reads every record
     built = report.build(tmp_path, since=DAY - timedelta(days=1))
-    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, approx(249.5))
+    assert (built["totals"]["requests"], built["totals"]["cloud_usd"]) == (1000, 249.5)
     assert [w for w in built["warnings"] if merged.name in w and "checksum" in w]
 
 
