@@ -28,6 +28,9 @@ def test_a_messages_answer_and_its_stream_carry_request_id(proxy: RunningRouter)
         "".join(streamed.iter_text())
     assert streamed.request_id is not None
     assert streamed.request_id == streamed.headers["x-request-id"]
+    counted = sdk.messages.with_raw_response.count_tokens(model="cloud", messages=ASK)  # type: ignore[arg-type]
+    assert counted.request_id is not None
+    assert counted.request_id == counted.headers["x-request-id"]
 
 
 def test_a_messages_refusal_carries_request_id_whoever_refused(
