@@ -85,6 +85,12 @@ def call(index: int, arguments: str, name: str | None = None) -> dict[str, Any]:
     return chunk({"tool_calls": [piece]})
 
 
+def whole_reply(message: dict[str, Any], finish: str = "tool_calls") -> dict[str, Any]:
+    """A whole chat completion of one choice, `message` (a call or an answer)."""
+    choice = {"index": 0, "finish_reason": finish, "message": {"role": "assistant", **message}}
+    return {"id": "c1", "model": "m", "choices": [choice]}
+
+
 def sse(*chunks: dict[str, Any]) -> bytes:
     """The chunks as a chat stream's `data:` events (no [DONE])."""
     return b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)

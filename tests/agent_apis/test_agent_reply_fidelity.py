@@ -14,7 +14,7 @@ from router.config import Backend
 from router.translate import anthropic_reply
 from router.translate.tool_ids import ToolIds
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
-from tests.agent_apis.chat_chunks import chunk, run
+from tests.agent_apis.chat_chunks import chunk, run, whole_reply
 from tests.harness import Collect, Running, RunningRouter
 
 CALLS = [
@@ -28,17 +28,7 @@ def test_a_tool_call_without_an_id_gets_the_same_id_whole_and_streamed() -> None
     empty id, which leaves Claude Code's tool_result nothing to pair with (found in review).
     The ids are `toolu_<part>_N`, the part one message's own (`tool_ids`): given the same
     part, both translations give the same ids."""
-    whole = {
-        "id": "c1",
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "content": None, "tool_calls": CALLS},
-            }
-        ],
-    }
+    whole = whole_reply({"content": None, "tool_calls": CALLS})
     message = at.Message.model_validate(anthropic_reply.from_chat(whole, ids=ToolIds("p1")))
     whole_ids = [block.id for block in message.content if block.type == "tool_use"]
     streamed = run(

@@ -19,16 +19,11 @@ import pytest
 from router.config import parse
 from router.translate import anthropic_reply, anthropic_request
 from tests.agent_apis.agent_stack import WEATHER_ASK, WEATHER_TOOLS, anthropic_client, stack_config
-from tests.agent_apis.chat_chunks import chunk, run
+from tests.agent_apis.chat_chunks import DONE, chunk, run, sse, whole_reply
 from tests.harness import router, scripted_stream, simulator
 
 ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # Anthropic's own check of tool_use.id
 KIMI = "functions.get_weather:0"
-
-
-def sse(chunks: list[dict[str, Any]]) -> bytes:
-    events = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
-    return events + b"data: [DONE]\n\n"
 
 
 def weather_call(call_id: str | None) -> dict[str, Any]:
@@ -47,12 +42,13 @@ def test_a_chat_backends_call_ids_are_taken_back_by_a_native_anthropic_backend(
     """Two turns from a chat backend that names every call alike (or not at all), then the
     session's next turn to the Anthropic backend: the history it gets holds distinct ids of
     Anthropic's pattern, each answered by its tool_result."""
-    reply = sse(
-        [
+    reply = (
+        sse(
             chunk({"role": "assistant", "content": ""}),
             chunk({"tool_calls": [weather_call(call_id)]}),
             chunk({}, "tool_calls"),
-        ]
+        )
+        + DONE
     )
     with (
         scripted_stream(reply) as chat,
@@ -102,17 +98,7 @@ def test_a_chat_backends_call_ids_are_taken_back_by_a_native_anthropic_backend(
 def test_an_upstream_id_is_kept_the_same_whole_and_streamed() -> None:
     """Kimi's `functions.get_weather:0` stays itself, whole and streamed alike."""
     calls = [weather_call(KIMI)]
-    whole = {
-        "id": "c1",
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "content": None, "tool_calls": calls},
-            }
-        ],
-    }
+    whole = whole_reply({"content": None, "tool_calls": calls})
     message = at.Message.model_validate(anthropic_reply.from_chat(whole))
     streamed = run(
         anthropic_reply.MessagesStream(), [chunk({"tool_calls": calls}), chunk({}, "tool_calls")]
@@ -124,17 +110,7 @@ def test_an_upstream_id_is_kept_the_same_whole_and_streamed() -> None:
 
 def test_each_message_makes_its_own_ids_for_unnamed_calls() -> None:
     """The same reply twice (a backend that names no call, turn after turn): two ids."""
-    whole = {
-        "id": "c1",
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "tool_calls": [weather_call(None)]},
-            }
-        ],
-    }
+    whole = whole_reply({"tool_calls": [weather_call(None)]})
     first, second = (anthropic_reply.from_chat(whole)["content"][0]["id"] for _ in range(2))
     assert first != second and all(ANTHROPIC_ID.match(given) for given in (first, second))
 
@@ -219,24 +195,14 @@ def test_a_chat_backends_call_id_reaches_the_client_as_the_backend_gave_it(
     parser expects new calls as `functions.<name>:<idx>`: the client gets the id unchanged
     (it was cleaned to `functions_get_weather_0`, which the model might copy)."""
     call = weather_call(KIMI)
-    whole = {
-        "id": "c1",
-        "model": "m",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
-            }
-        ],
-    }
+    whole = whole_reply({"content": None, "tool_calls": [call]})
     streamed_reply = [
         chunk({"role": "assistant", "content": ""}),
         chunk({"tool_calls": [call]}),
         chunk({}, "tool_calls"),
     ]
     reply, kind = (
-        (sse(streamed_reply), "text/event-stream")
+        (sse(*streamed_reply) + DONE, "text/event-stream")
         if streamed
         else (orjson.dumps(whole), "application/json")
     )
