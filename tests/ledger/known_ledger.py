@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -102,9 +103,10 @@ def known_records() -> list[Record]:
     ]
 
 
-def write_known_ledger(directory: Path) -> Path:
+def write_known_ledger(directory: Path, records: Iterable[Record] | None = None) -> Path:
+    """`records` (the known ones by default) written to `directory` through the writer."""
     writer = LedgerWriter(directory, process_tag="known")
-    for record in known_records():
+    for record in known_records() if records is None else records:
         writer.submit(record)
     writer.close()
     return directory

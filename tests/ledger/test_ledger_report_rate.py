@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from router.ledger import LedgerWriter
 from router.pricing import MONTH_S
 from router.record import Attempt, Record, Usage
+from tests.ledger.known_ledger import write_known_ledger
 from tests.processes import smf_router
 
 DAY_S = 86400
@@ -53,11 +53,7 @@ def local_record(rid: str, at: datetime) -> Record:
 
 
 def write(directory: Path, *times: datetime) -> Path:
-    writer = LedgerWriter(directory, process_tag="rate")
-    for i, at in enumerate(times):
-        writer.submit(local_record(f"r{i}", at))
-    writer.close()
-    return directory
+    return write_known_ledger(directory, (local_record(f"r{i}", at) for i, at in enumerate(times)))
 
 
 @pytest.fixture
