@@ -17,10 +17,6 @@ from router import money, report_break_even, report_shadow, report_window
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
-from router.report_break_even import DAY_S as DAY_S
-from router.report_window import check_window as check_window
-from router.report_window import default_since as default_since
-from router.report_window import parse_since as parse_since
 
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1

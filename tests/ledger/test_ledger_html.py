@@ -19,7 +19,7 @@ from router.config import parse
 from router.ledger import LedgerWriter
 from router.pricing import MONTH_S
 from router.record import Attempt, Record
-from router.report import DAY_S
+from router.report_break_even import DAY_S
 from router.report_html import to_html
 from router.report_svg import BOTTOM, TOP, H
 from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger

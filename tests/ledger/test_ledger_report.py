@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from router import report
+from router import report, report_window
 from router.ledger import Ledger, LedgerWriter, compaction
 from router.ledger.cli import app
 from router.pricing import MONTH_S
@@ -276,9 +276,9 @@ def test_cli_report_names_the_option_holding_a_time_out_of_range(
 
 def test_parse_since() -> None:
     now = datetime(2026, 3, 31, tzinfo=UTC)
-    assert report.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)
-    assert report.parse_since("12h", now) == datetime(2026, 3, 30, 12, tzinfo=UTC)
-    assert report.parse_since("2026-03-05", now) == datetime(2026, 3, 5, tzinfo=UTC)
+    assert report_window.parse_since("30d", now) == datetime(2026, 3, 1, tzinfo=UTC)
+    assert report_window.parse_since("12h", now) == datetime(2026, 3, 30, 12, tzinfo=UTC)
+    assert report_window.parse_since("2026-03-05", now) == datetime(2026, 3, 5, tzinfo=UTC)
 
 
 def test_a_report_right_after_the_router_started_finds_an_empty_ledger(tmp_path: Path) -> None:
