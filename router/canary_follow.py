@@ -70,7 +70,7 @@ def finished_rounds(
         )
     rounds: dict[tuple[str, str], Round] = {}
     for row in runs:
-        summary = {**row, "ts": _unix(row["ts"])}
+        summary = {**row, "ts": unix(row["ts"])}
         cases = found.get((row["run_id"], row["backend"]), {})
         if len(cases) >= (row.get("cases") or 0):
             rounds[(row["run_id"], row["backend"])] = Round(summary, list(cases.values()))
@@ -78,8 +78,9 @@ def finished_rounds(
     return sorted(fresh, key=lambda r: r.summary["ts"])
 
 
-def _unix(ts: datetime) -> float:
-    return ts.replace(tzinfo=UTC).timestamp()  # the ledger keeps naive UTC
+def unix(ts: datetime) -> float:
+    """A ledger time (naive UTC) as unix time."""
+    return ts.replace(tzinfo=UTC).timestamp()
 
 
 class Follower:

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from router.canary_follow import first_read_day
+from router.canary_follow import first_read_day, unix
 from router.canary_judge import asked
 from router.canary_starts import own_start
 from router.config import Backend as BackendSettings
@@ -116,7 +116,7 @@ def earlier_start(
         if day < oldest or (stopped is not None and stopped.is_set()):
             break
         found = [
-            {**row, "ts": row["ts"].replace(tzinfo=UTC).timestamp()}  # the ledger's naive UTC
+            {**row, "ts": unix(row["ts"])}
             for row in rounds.read(day, day, now=now)
             if row["backend"] in configured and asked(row, configured[row["backend"]])
         ]

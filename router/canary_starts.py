@@ -25,9 +25,9 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterable, Sequence
-from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from router.canary_follow import unix
 from router.canary_judge import fingerprint, server
 from router.config import Backend as BackendSettings
 
@@ -66,7 +66,7 @@ def own_start(
     server among `backends` (by name and `fingerprint`); None without one."""
     servers = {backend.name: fingerprint(backend) for backend in backends}
     starts = [
-        row["ts"].replace(tzinfo=UTC).timestamp()  # the ledger's naive UTC
+        unix(row["ts"])
         for row in rows
         if row["writer"] == writer and row["server"] == servers.get(row["backend"], "")
     ]
