@@ -106,11 +106,12 @@ class Appender:
         new rows as dropped. Raised with the held rows taken, they were lost uncounted while
         `pending_rows` went on showing them (found in review)."""
         fresh = self._converter.tables(records, rows, self.dropped)
+        taken = self._backlog.take()
         try:
-            batches = self._batches(fresh)
+            batches = self._batches(taken, fresh)
             probes = {key for key, batch in batches.items() if not batch.fresh}
         except BaseException:
-            self._backlog.put_back()
+            self._backlog.put_back(taken)
             raise
         new: Counter[str] = Counter()  # rows written, by table: counted as each file is
         held: Counter[str] = Counter()  # of them, the held rows written back
@@ -193,10 +194,12 @@ class Appender:
                 batch.held = rest
                 written[table] += chunk.num_rows
 
-    def _batches(self, fresh: list[tuple[str, pa.Table]]) -> dict[tuple[str, str], Batch]:
-        """The held rows and the new ones, by (table, day). Rows that cannot be split into
-        days go under `UNSPLIT` with the error, held rows of it are split again here."""
-        held = self._backlog.take()
+    def _batches(
+        self, held: dict[tuple[str, str], pa.Table], fresh: list[tuple[str, pa.Table]]
+    ) -> dict[tuple[str, str], Batch]:
+        """The `held` rows (`Backlog.take`) and the new ones, by (table, day). Rows that
+        cannot be split into days go under `UNSPLIT` with the error, held rows of it are
+        split again here."""
         batches = {key: Batch(held=[data]) for key, data in held.items() if key[1] != UNSPLIT}
         unsplit = [(table, data, True) for (table, day), data in held.items() if day == UNSPLIT]
         for table, data, was_held in unsplit + [(table, data, False) for table, data in fresh]:

@@ -86,28 +86,25 @@ class Backlog:
         self.max_rows = max_rows
         self.rows = 0  # held now; read by a scrape on another thread, so set only when known
         self._held: dict[Key, pa.Table] = {}
-        self._taken: dict[Key, pa.Table] = {}  # what `take` returned, until `settle` runs
         self._outage: _Outage | None = None
 
     def take(self) -> dict[Key, pa.Table]:
         """The held rows, for a flush to retry; `settle` gets back those still failing, or
         `put_back` all of them. `rows` goes on counting them meanwhile."""
         held, self._held = self._held, {}
-        self._taken = held
         return held
 
-    def put_back(self) -> None:
-        """Hold again, as they were, the rows `take` returned: the flush that took them
-        raised before it tried any (splitting them into batches). Only before `settle`,
-        which empties what this puts back; `take` left nothing else held. Taken and not put
-        back, they were lost uncounted, and `rows` went on showing them (found in review)."""
-        self._held, self._taken = self._taken, {}
+    def put_back(self, held: dict[Key, pa.Table]) -> None:
+        """Hold again, as they were, the rows `take` returned (`held`): the flush that took
+        them raised before it tried any (splitting them into batches). Only before `settle`:
+        `take` left nothing else held. Taken and not put back, they were lost uncounted,
+        and `rows` went on showing them (found in review)."""
+        self._held = held
 
     def settle(self, left: dict[Key, Batch], recovered: int, wrote: bool) -> Counter[str]:
         """Hold the rows the flush left unwritten: the rows held before first (they fit
         before), then new ones while they fit under `max_rows`; returns those dropped, by
         table. `recovered`: held rows the flush wrote; `wrote`: whether any write worked."""
-        self._taken = {}  # `left` has them, less those written
         kept = 0
         for key, batch in left.items():
             if batch.held:
@@ -148,7 +145,6 @@ class Backlog:
         for (table, _), data in self.take().items():
             lost[table] += data.num_rows
         self.rows = 0
-        self._taken = {}
         outage, self._outage = self._outage, None
         if outage is not None:
             failing = time.monotonic() - outage.since

@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from router.ledger import columns
 from router.ledger.columns import Columns
+from router.ledger.tally import has_text
 from router.record import Attempt, Record
 
 ATTEMPT_TYPE = pa.struct(
@@ -206,7 +207,7 @@ def records_table(records: Sequence[Record]) -> pa.Table:
 
 def texts_table(records: Iterable[Record]) -> pa.Table:
     """The prompt/completion text of records that carry any (store_text on)."""
-    rows = [r for r in records if r.prompt_text is not None or r.completion_text is not None]
+    rows = [r for r in records if has_text(r)]
     return pa.Table.from_arrays(
         [
             pa.array([r.request_id for r in rows], pa.string()),
