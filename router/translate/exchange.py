@@ -36,7 +36,7 @@ from router.translate import (
     responses_whole,
 )
 from router.translate.pairing import native
-from router.translate.tool_ids import ToolIds, history_ids
+from router.translate.tool_ids import ToolIds
 from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
 
@@ -142,14 +142,14 @@ def to_chat(
 
 def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
-        ids = ToolIds(taken=history_ids(request))
+        ids = ToolIds(request=request)
         return anthropic_reply.from_chat(chat, estimate_prompt_tokens("messages", request), ids)
     return responses_whole.from_chat(chat, request, responses_request.custom_tools(request))
 
 
 def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
     if api == "messages":
-        ids = ToolIds(taken=history_ids(request))
+        ids = ToolIds(request=request)
         return anthropic_reply.MessagesStream(estimate_prompt_tokens("messages", request), ids=ids)
     echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
     return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request))

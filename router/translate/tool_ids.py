@@ -40,11 +40,19 @@ def history_ids(request: dict[str, Any]) -> frozenset[str]:
 
 class ToolIds:
     """The ids of one message's tool_use blocks, given in the order its calls come.
-    `taken`: the ids the conversation holds already (`history_ids`)."""
+    `request`: the Messages request it answers, whose history's ids (`history_ids`) are
+    read at the first call only: a reply without one walks no history."""
 
-    def __init__(self, part: str | None = None, taken: frozenset[str] = frozenset()) -> None:
+    def __init__(self, part: str | None = None, request: dict[str, Any] | None = None) -> None:
         self._part = part or message_part()
-        self._taken = set(taken)
+        self._request = request
+        self._held: set[str] | None = None
+
+    @property
+    def _taken(self) -> set[str]:
+        if self._held is None:
+            self._held = set(history_ids(self._request)) if self._request else set()
+        return self._held
 
     def id(self, chat_id: Any, position: Any) -> str:
         """The upstream's call id as it gave it, else `toolu_<part>_<position>`. One taken
