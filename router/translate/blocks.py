@@ -60,11 +60,19 @@ class Block:
             self.pieces.add(text)
         self.shape.feed(text)  # read once, as it comes: re-reading at each piece was quadratic
 
+    @property
+    def name(self) -> str:
+        """A call's function name as its fragments gave it so far, else ""."""
+        function = self.meta.get("function")
+        return str(function.get("name") or "") if isinstance(function, dict) else ""
+
     def learn(self, fragment: dict[str, Any]) -> None:
         """A later fragment's call id and function name, where the call had none: some
         upstreams send the name after an id-only first fragment, and the call kept the
         first's, none. One had stays: some send another id on later fragments (`CallKeys`),
         or the name again on each."""
+        if self.meta.get("id") and self.name:  # each argument piece comes here: done
+            return
         function = self.meta.get("function")
         function = function if isinstance(function, dict) else {}
         given = fragment.get("function")
@@ -72,7 +80,7 @@ class Block:
         learned: dict[str, Any] = {}
         if not self.meta.get("id") and isinstance(fragment.get("id"), str) and fragment["id"]:
             learned["id"] = fragment["id"]
-        if not function.get("name") and isinstance(name, str) and name:
+        if not self.name and isinstance(name, str) and name:
             learned["function"] = {**function, "name": name}
         if learned:  # a copy: the upstream's chunk stays as it came
             self.meta = {**self.meta, **learned}

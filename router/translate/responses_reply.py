@@ -266,7 +266,7 @@ class ResponsesStream:
                 out.extend(self._piece(item, text))
             else:
                 if item.kind == "call" and not item.name:  # named after it was announced
-                    item.name = _name(block)
+                    item.name = block.name
                 out.extend(self._close(item))
         return out
 
@@ -293,7 +293,7 @@ class ResponsesStream:
         item = self._new("call", f"fc_{self._base}_{block.slot}")
         item.text = block.pieces  # a block keeps a call's arguments all along: read there
         item.announced = False
-        return self._announce(item, block) if block.meta.get("id") and _name(block) else []
+        return self._announce(item, block) if block.meta.get("id") and block.name else []
 
     def _announce(self, item: _Item, block: Block) -> list[bytes]:
         """A call's output_item.added, once its fragments gave its id and name, or at its
@@ -305,7 +305,7 @@ class ResponsesStream:
         later still fills the done item (`_events`)."""
         item.announced = True
         item.call_id = call_id(block.meta.get("id"), self._stem, block.key)
-        item.name = _name(block)
+        item.name = block.name
         item.custom = item.name in self._custom
         self._alive.reset()
         added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
@@ -386,9 +386,3 @@ class ResponsesStream:
     def _in(which: _Item, /, **fields: Any) -> dict[str, Any]:
         where = {"item_id": which.item_id, "output_index": which.index, "content_index": 0}
         return where | fields
-
-
-def _name(block: Block) -> str:
-    """The function name a call's fragments gave so far (`Block.learn`), else ""."""
-    function = block.meta.get("function")
-    return str(function.get("name") or "") if isinstance(function, dict) else ""
