@@ -12,7 +12,7 @@ from typing import Any
 
 from router import report_break_even
 from router.money import usd
-from router.report_render import shadow_line, token_notes
+from router.report_render import group_figures, optional_columns, pct, shadow_line, token_notes
 from router.report_svg import line_chart, stacked_bars
 
 CSS = """
@@ -28,10 +28,6 @@ fill:#3e4c59}
 """
 
 
-def _pct(v: float) -> str:
-    return f"{v * 100:.1f}%"
-
-
 def _series(rows: list[dict[str, Any]], field: str) -> tuple[list[str], dict[str, list[float]]]:
     days = sorted({r["day"] for r in rows})
     index = {d: i for i, d in enumerate(days)}
@@ -45,7 +41,7 @@ def _cards(report: dict[str, Any]) -> str:
     t = report["totals"]
     items = [
         (usd(t["offloaded_usd"]), "offloaded: what local serving saved"),
-        (_pct(t["local_share_requests"]), "of requests served locally"),
+        (pct(t["local_share_requests"]), "of requests served locally"),
         (usd(t["cloud_usd"]), "spent on cloud"),
         (usd(t["counterfactual_usd"]), "had everything gone to cloud"),
         (f"{t['requests']:,}", "requests"),
@@ -64,9 +60,8 @@ def _groups_table(report: dict[str, Any]) -> str:
     head = "<tr><th>{}</th><th>requests</th><th>tokens</th><th>local share</th><th>cloud</th>"
     head += "<th>local cost</th><th>counterfactual</th><th>offloaded</th><th>errors</th>"
     head += "<th>fallbacks</th>"
-    unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
+    unpriced, estimated = optional_columns(report["totals"])
     head += "<th>unpriced</th>" if unpriced else ""
-    estimated = bool(report["totals"].get("estimated_requests"))
     head += "<th>estimated tokens</th></tr>" if estimated else "</tr>"
     rows = [head.format(escape(report["by"]))]
     for g in [*report["groups"], {**report["totals"], "key": "total"}]:
@@ -74,18 +69,8 @@ def _groups_table(report: dict[str, Any]) -> str:
             escape(str(g["key"])),
             f"{g['requests']:,}",
             f"{g['prompt_tokens'] + g['completion_tokens']:,}",
-            _pct(g["local_share_requests"]),
-            usd(g["cloud_usd"]),
-            usd(g["local_usd"]),
-            usd(g["counterfactual_usd"]),
-            usd(g["offloaded_usd"]),
-            _pct(g["error_rate"]),
-            _pct(g["fallback_rate"]),
+            *group_figures(g, unpriced, estimated),
         ]
-        if unpriced:
-            cells.append(f"{g['unpriced_requests']:,}")
-        if estimated:
-            cells.append(f"{g['estimated_tokens']:,}")
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     note = "".join(f"<p>{escape(line)}</p>" for line in token_notes(report["totals"]))
     return "<table>" + "".join(rows) + "</table>" + note

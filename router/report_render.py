@@ -1,6 +1,7 @@
 """Report renderers for the terminal and for other tools: a rich table, CSV and JSON.
 
-The HTML report has its own module (`router.report_html`) because it draws charts.
+The HTML report has its own module (`router.report_html`) because it draws charts; its
+table takes the cells it shares with the terminal's from here (`group_figures`).
 """
 
 from __future__ import annotations
@@ -61,8 +62,35 @@ def to_csv(report: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def _pct(value: float) -> str:
+def pct(value: float) -> str:
     return f"{value * 100:.1f}%"
+
+
+def optional_columns(totals: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether the group tables have an `unpriced` and an `estimated tokens` column: each only
+    when the totals count any, in the terminal and the HTML table alike."""
+    return bool(totals.get("unpriced_requests")), bool(totals.get("estimated_requests"))
+
+
+def group_figures(group: dict[str, Any], unpriced: bool, estimated: bool) -> list[str]:
+    """A group's cells after its key and token counts (`optional_columns` says which of the
+    last two it has). One list for the terminal and the HTML table, which differ only in how
+    they show the key and the tokens: written twice, a column added to one and not the other,
+    or formatted another way, would make the two reports of one ledger disagree."""
+    cells = [
+        pct(group["local_share_requests"]),
+        usd(group["cloud_usd"]),
+        usd(group["local_usd"]),
+        usd(group["counterfactual_usd"]),
+        usd(group["offloaded_usd"]),
+        pct(group["error_rate"]),
+        pct(group["fallback_rate"]),
+    ]
+    if unpriced:
+        cells.append(f"{group['unpriced_requests']:,}")
+    if estimated:
+        cells.append(f"{group['estimated_tokens']:,}")
+    return cells
 
 
 def to_table(
@@ -80,10 +108,9 @@ def to_table(
     )
     headers = ["", "requests", "prompt tok", "compl. tok", "local share", "cloud $"]
     headers += ["local $", "counterfactual $", "offloaded $", "errors", "fallbacks"]
-    unpriced = bool(report["totals"].get("unpriced_requests"))  # a column only when any
+    unpriced, estimated = optional_columns(report["totals"])
     if unpriced:
         headers.append("unpriced")
-    estimated = bool(report["totals"].get("estimated_requests"))
     if estimated:
         headers.append("est. tok")
     for header in headers:
@@ -95,18 +122,8 @@ def to_table(
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
-            _pct(g["local_share_requests"]),
-            usd(g["cloud_usd"]),
-            usd(g["local_usd"]),
-            usd(g["counterfactual_usd"]),
-            usd(g["offloaded_usd"]),
-            _pct(g["error_rate"]),
-            _pct(g["fallback_rate"]),
+            *group_figures(g, unpriced, estimated),
         ]
-        if unpriced:
-            cells.append(f"{g['unpriced_requests']:,}")
-        if estimated:
-            cells.append(f"{g['estimated_tokens']:,}")
         table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
     console.print(window_line(report, arrow), markup=False, soft_wrap=True)
     console.print(table)
