@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.answer import Prompt
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import (
@@ -25,26 +25,16 @@ from router.simulator.wire import (
     greedy_n,
     int_field,
     interleave,
+    last_user_text,
     required,
     sse,
-    tool_schema,
+    tool_spec,
 )
 
 
 def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
-    user = next(
-        (
-            tokens.content_text(m.get("content"))
-            for m in reversed(messages)
-            if isinstance(m, dict) and m.get("role") == "user"
-        ),
-        "",
-    )
     specs = tuple(
-        ToolSpec(
-            str(fn.get("name", "tool")),
-            tool_schema(fn.get("parameters"), f"tools.{index}.function.parameters"),
-        )
+        tool_spec(fn, "parameters", f"tools.{index}.function.parameters")
         for index, t in enumerate(body.get("tools") or [])
         if isinstance(t, dict) and isinstance(fn := t.get("function"), dict)
     )
@@ -54,7 +44,7 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
         forced = choice["function"].get("name")
     last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
     return Prompt(
-        user=user,
+        user=last_user_text(messages),
         tools=specs,
         forced_tool=forced,
         tools_disabled=choice == "none",

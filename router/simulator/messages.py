@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.answer import Prompt
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import (
@@ -26,8 +26,9 @@ from router.simulator.wire import (
     bad_request,
     check_temperature,
     event,
+    last_user_text,
     required,
-    tool_schema,
+    tool_spec,
 )
 
 _STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
@@ -100,19 +101,8 @@ class MessagesApi:
         model, messages = body["model"], body["messages"]
         if not messages:
             raise bad_request(_EMPTY[profile == "vllm"])
-        user = next(
-            (
-                tokens.content_text(m.get("content"))
-                for m in reversed(messages)
-                if isinstance(m, dict) and m.get("role") == "user"
-            ),
-            "",
-        )
         specs = tuple(
-            ToolSpec(
-                str(t.get("name", "tool")),
-                tool_schema(t.get("input_schema"), f"tools.{index}.input_schema"),
-            )
+            tool_spec(t, "input_schema", f"tools.{index}.input_schema")
             for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict)
         )
@@ -120,7 +110,7 @@ class MessagesApi:
         kind = choice.get("type") if isinstance(choice, dict) else None
         forced = choice.get("name") if isinstance(choice, dict) else None
         prompt = Prompt(
-            user,
+            last_user_text(messages),
             specs,
             forced,
             tools_disabled=kind == "none",

@@ -15,22 +15,26 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, ToolSpec
+from router.simulator.answer import Prompt
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
-from router.simulator.wire import Frame, Meta, bad_request, event, int_field, tool_schema
+from router.simulator.wire import (
+    Frame,
+    Meta,
+    bad_request,
+    event,
+    int_field,
+    last_user_text,
+    tool_spec,
+)
 
 
 def _input_text(items: Any) -> tuple[str, bool]:
     """The last user text and whether the input ends with a function call's output."""
     if isinstance(items, str):
         return items, False
-    user = ""
-    for item in items:
-        if isinstance(item, dict) and item.get("role") == "user":
-            user = tokens.content_text(item.get("content"))
     last = items[-1] if items and isinstance(items[-1], dict) else {}
-    return user, last.get("type") == "function_call_output"
+    return last_user_text(items), last.get("type") == "function_call_output"
 
 
 class ResponsesApi:
@@ -50,10 +54,7 @@ class ResponsesApi:
             raise bad_request("model: Field required", "model")
         user, after_tool = _input_text(items)
         specs = tuple(
-            ToolSpec(
-                str(t.get("name", "tool")),
-                tool_schema(t.get("parameters"), f"tools.{index}.parameters"),
-            )
+            tool_spec(t, "parameters", f"tools.{index}.parameters")
             for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict) and t.get("type") == "function"
         )

@@ -9,6 +9,8 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import orjson
 
+from router.simulator import tokens
+from router.simulator.answer import ToolSpec
 from router.simulator.errors import ApiError, Flavor, validation_error
 from router.simulator.generation import Ask, Generation
 
@@ -113,6 +115,27 @@ def tool_schema(value: Any, field: str) -> dict[str, Any]:
             message, field, "dict_type", "Input should be a valid dictionary", value
         )
     return value
+
+
+def tool_spec(tool: dict[str, Any], schema: str, field: str) -> ToolSpec:
+    """A tool definition as every API reads it: its `name` (`tool` without one) and the JSON
+    schema under `schema`, checked at `field` (`tool_schema`). The APIs differ only in where
+    a definition sits and what its schema is called (`parameters`, `input_schema`)."""
+    return ToolSpec(str(tool.get("name", "tool")), tool_schema(tool.get(schema), field))
+
+
+def last_user_text(messages: list[Any]) -> str:
+    """The text of the last user message, "" without one: what the simulated model answers
+    (`Prompt.user`). Chat's and Anthropic's messages and Responses' input items all say it
+    with `role: user` and a `content` (`tokens.content_text` reads either API's parts)."""
+    return next(
+        (
+            tokens.content_text(m.get("content"))
+            for m in reversed(messages)
+            if isinstance(m, dict) and m.get("role") == "user"
+        ),
+        "",
+    )
 
 
 def int_field(
