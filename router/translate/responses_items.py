@@ -8,7 +8,6 @@ completed, as far as it came.
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import Any
 
@@ -39,18 +38,6 @@ def usage(chat_usage: Any) -> dict[str, Any] | None:
 
 def response_id(chat_id: Any) -> str:
     return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
-
-
-def call_stem() -> str:
-    """The random part of the call ids one reply makes up (`call_id`), drawn once a reply."""
-    return secrets.token_hex(6)
-
-
-def call_id(given: Any, stem: str, key: int | str) -> str:
-    """The upstream's call id, else `call_<stem>_<key>` (key: the call's place). Codex
-    answers a call by its id and keeps every turn's in its history: the `call_0` it was,
-    whatever the turn, paired a later output with an earlier call (found in review)."""
-    return str(given or f"call_{stem}_{key}")
 
 
 def envelope(

@@ -49,9 +49,7 @@ from router.translate.held_reasoning import HeldReasoning
 from router.translate.keep_alive import KeepAlive
 from router.translate.responses_items import (
     CUT,
-    call_id,
     call_item,
-    call_stem,
     envelope,
     finish,
     parses,
@@ -62,6 +60,7 @@ from router.translate.responses_items import (
     usage,
 )
 from router.translate.so_far import Text
+from router.translate.tool_ids import ToolIds
 from router.translate.wire import (
     content_text,
     final_usage,
@@ -101,7 +100,7 @@ class ResponsesStream:
         self._rid = ""
         self._base = ""
         self._created_at = 0  # taken once, at the start: every event's Response carries it
-        self._stem = call_stem()  # the random part of the call ids made up (`call_id`)
+        self._ids = ToolIds(prefix="call")  # the call ids (`router.translate.tool_ids`)
         self._model: Any = None
         self._items: list[_Item] = []
         self._blocks = Sequencer()
@@ -304,7 +303,7 @@ class ResponsesStream:
         output_item.done whose call id or type differs from its added one. A name that comes
         later still fills the done item (`_events`)."""
         item.announced = True
-        item.call_id = call_id(block.meta.get("id"), self._stem, block.key)
+        item.call_id = self._ids.id(block.meta.get("id"), block.key)
         item.name = block.name
         item.custom = item.name in self._custom
         self._alive.reset()

@@ -9,9 +9,7 @@ from typing import Any
 
 from router.translate.responses_items import (
     CUT,
-    call_id,
     call_item,
-    call_stem,
     envelope,
     finish,
     parses,
@@ -20,6 +18,7 @@ from router.translate.responses_items import (
     response_id,
     text_item,
 )
+from router.translate.tool_ids import ToolIds
 from router.translate.wire import content_text, first_choice, reasoning_text
 
 
@@ -32,7 +31,7 @@ def from_chat(
     base = str(chat.get("id") or time.time_ns())
     rid = response_id(chat.get("id"))
     out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
-    stem = call_stem()
+    ids = ToolIds(prefix="call")
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it
@@ -49,7 +48,7 @@ def from_chat(
         out["output"].append(
             call_item(
                 f"fc_{base}_{index}",
-                call_id(call.get("id"), stem, index),
+                ids.id(call.get("id"), index),
                 name,
                 arguments,
                 name in custom,

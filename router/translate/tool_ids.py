@@ -1,10 +1,13 @@
-"""The ids of the tool_use blocks a chat reply becomes: present, and unique in the session.
+"""The ids of the tool calls a chat reply becomes, on Messages (tool_use blocks) and on
+Responses (function and custom tool calls): present, and unique in the session.
 
-Claude Code answers each tool_use by its id and sends every tool_use of the session back
-with each turn. A chat backend that names no call gave `toolu_0` on every turn, and one
-that numbers its calls per reply (`call_0`) repeats an id of the history. So a call without
-an id gets one made unique by a random part per message (`toolu_<part>_<n>`), and an id the
-history holds already gets the part too: the same mapping for a whole reply and a stream.
+Claude Code and Codex answer each call by its id and send every call of the session back
+with each turn. A chat backend that names no call gave `toolu_0` (`call_0` on Responses) on
+every turn, pairing a later output with an earlier call, and one that numbers its calls per
+reply (`call_0`) repeats an id of the history. So a call without an id gets one made unique
+by a random part per reply (`toolu_<part>_<n>`, `call_<part>_<n>`), and an id this reply or,
+on Messages, the history holds already gets the part too: the same mapping for a whole reply
+and a stream.
 Any other id reaches the client as the upstream gave it, characters and all: Kimi-K2 on
 vLLM names its calls `functions.get_weather:0`, its chat template prints the history's ids
 back into the prompt and vLLM's parser expects new calls of that form, so a cleaned
@@ -22,8 +25,8 @@ import secrets
 from typing import Any
 
 
-def message_part() -> str:
-    """A random part for one message's made-up ids: 64 bits, no two messages alike."""
+def reply_part() -> str:
+    """A random part for one reply's made-up ids: 64 bits, no two replies alike."""
     return secrets.token_hex(8)
 
 
@@ -39,12 +42,19 @@ def history_ids(request: dict[str, Any]) -> frozenset[str]:
 
 
 class ToolIds:
-    """The ids of one message's tool_use blocks, given in the order its calls come.
+    """The ids of one reply's tool calls, given in the order its calls come. `prefix`: the
+    made-up ids' (`toolu` on Messages, `call` on Responses, as each API names its calls).
     `request`: the Messages request it answers, whose history's ids (`history_ids`) are
     read at the first call only: a reply without one walks no history."""
 
-    def __init__(self, part: str | None = None, request: dict[str, Any] | None = None) -> None:
-        self._part = part or message_part()
+    def __init__(
+        self,
+        part: str | None = None,
+        request: dict[str, Any] | None = None,
+        prefix: str = "toolu",
+    ) -> None:
+        self._part = part or reply_part()
+        self._prefix = prefix
         self._request = request
         self._held: set[str] | None = None
 
@@ -55,11 +65,11 @@ class ToolIds:
         return self._held
 
     def id(self, chat_id: Any, position: Any) -> str:
-        """The upstream's call id as it gave it, else `toolu_<part>_<position>`. One taken
+        """The upstream's call id as it gave it, else `<prefix>_<part>_<position>`. One taken
         already, in the history (a backend that numbers its calls per reply: `call_0` every
-        turn) or in this message, gets this message's part and its place added: Claude Code
-        answers each tool_use by its id."""
-        given = str(chat_id) if chat_id else f"toolu_{self._part}_{position}"
+        turn) or in this reply, gets this reply's part and its place added: Claude Code and
+        Codex answer each call by its id."""
+        given = str(chat_id) if chat_id else f"{self._prefix}_{self._part}_{position}"
         if given in self._taken:
             given = f"{given}_{self._part}_{position}"
         self._taken.add(given)

@@ -126,3 +126,29 @@ def test_an_id_and_name_once_given_stay() -> None:
     [done] = items(said, "response.output_item.done")
     assert (added["call_id"], added["name"]) == (done["call_id"], done["name"])
     assert (done["call_id"], done["name"]) == ("call_a", "get_weather")
+
+
+def test_calls_of_one_reply_under_one_id_reach_codex_apart(tmp_path: Path) -> None:
+    """A backend that gives each of a reply's calls the same id (`call_0`): Codex got two
+    calls under one id, and answers each call by its id. The second now carries the
+    reply's random part, as on Messages (`router.translate.tool_ids`), whole and streamed."""
+    call = {"id": "call_0", "type": "function", "function": {"name": "get_weather"}}
+    whole_call = {**call, "function": {"name": "get_weather", "arguments": ARGUMENTS}}
+    message = {"role": "assistant", "content": None, "tool_calls": [whole_call, whole_call]}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    whole = {"id": "c", "object": "chat.completion", "model": "m", "choices": [choice]}
+    with routed(tmp_path, orjson.dumps(whole | {"usage": USAGE}), whole=True) as (proxy, _):
+        reply = openai_client(proxy).responses.create(model="coding", input=ASK, tools=TOOLS)
+    whole_ids = [item.call_id for item in reply.output]  # type: ignore[union-attr]
+    said = run(
+        ResponsesStream({}),
+        [
+            chunk({"tool_calls": [{**call, "index": 0, "function": {**call["function"]}}]}),
+            chunk({"tool_calls": [{**call, "index": 1, "function": {**call["function"]}}]}),
+            chunk({}, "tool_calls"),
+        ],
+    )
+    streamed_ids = [item["call_id"] for item in items(said, "response.output_item.done")]
+    for ids in (whole_ids, streamed_ids):
+        assert len(ids) == 2 and ids[0] == "call_0"
+        assert ids[1] != "call_0" and ids[1].startswith("call_0_")
