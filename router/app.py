@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from router.api import admin, body, browsers, demo, errors, front, messages, openai
+from router.api import admin, anthropic_paths, body, browsers, demo, errors, front, messages, openai
 from router.components import Components, build
 from router.config import Config
 from router.errors import Forbidden, RouterError
@@ -25,6 +25,8 @@ class RouterApp(FastAPI):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and self.state.components.config.demo:
             send = demo.marked(send)  # every answer, errors too, says it is not real
+        if scope["type"] == "http" and anthropic_paths.anthropic_path(scope["path"]):
+            send = anthropic_paths.named(send)  # its id under Anthropic's name too
         # Before FastAPI's middleware: the reason the front exists.
         api = front.hot_api(scope)
         if scope["type"] == "http" and (refused := self._refusal(scope)) is not None:

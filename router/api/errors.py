@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 from router import request as req
+from router.api.anthropic_paths import anthropic_path
 from router.api.headers import request_headers
 from router.errors import (
     BadRequest,
@@ -106,29 +107,19 @@ def shaped_response(request: Request, error: RouterError) -> Response:
     Every such answer is the router's own refusal, so it is counted, as `other`: the model
     APIs' own refusals are answered (and recorded) in the front, `router.api.front`. Its
     `x-request-id` is the client's own when valid, else a new one, as on every error reply
-    (no record holds it: these paths record no request), and on Anthropic's paths its
-    `request-id` too (`anthropic_ids`)."""
+    (no record holds it: these paths record no request); on Anthropic's paths it goes out
+    as `request-id` too (`router.api.anthropic_paths`)."""
     components = getattr(request.app.state, "components", None)
     if components is not None:
         components.metrics.rejected_request("other", error.status)
     headers = {"x-request-id": req.request_id(request_headers(request.scope))}
-    if not request.url.path.startswith(ANTHROPIC_PATHS):
-        return error_response(error, headers)
-    response = error_response(error, anthropic_ids(headers))
-    response.body = anthropic_error_body(error)
-    response.headers["content-length"] = str(len(response.body))
+    response = error_response(error, headers)
+    if anthropic_path(request.url.path):
+        response.body = anthropic_error_body(error)
+        response.headers["content-length"] = str(len(response.body))
     return response
 
 
-def anthropic_ids(headers: dict[str, str]) -> dict[str, str]:
-    """`headers` with their `x-request-id` as `request-id` too: the name Anthropic's API
-    gives it, which the `anthropic` SDKs read (`APIStatusError.request_id`, a raw
-    response's `request_id`) and Claude Code shows with an error; they read no other."""
-    request_id = headers.get("x-request-id")
-    return headers if request_id is None else {**headers, "request-id": request_id}
-
-
-ANTHROPIC_PATHS = ("/v1/messages", "/v1/v1/messages")  # the second: a base URL ending in /v1
 POSTED = (
     "/v1/chat/completions",
     "/v1/completions",

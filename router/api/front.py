@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from router import request as req
 from router.api.body import receive_sized
-from router.api.errors import anthropic_ids, error_headers
+from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
 from router.api.headers import request_headers
 from router.api.refusal import Arrival
@@ -279,11 +279,11 @@ def decision_headers(call: Call) -> dict[str, str]:
     """What the router decided, on every answer that went through the gateway. The backend
     is the one that answered; on an error answer, the last one tried, as the record's last
     attempt names it (its `backend` stays empty: nothing was served), so that a backend's
-    own 4xx passed through says whose it is. Empty when none was tried. A Messages answer
-    carries its id as `request-id` too (`anthropic_ids`)."""
+    own 4xx passed through says whose it is. Empty when none was tried. (A Messages answer
+    names its id as `request-id` too: `router.api.anthropic_paths`.)"""
     record = call.record
     tried = [a.backend for a in record.attempts if a.outcome != "skipped"]
-    headers = {
+    return {
         "x-smf-intent": record.intent,
         "x-smf-confidence": f"{record.confidence:.3f}",
         "x-smf-backend": record.backend or (tried[-1] if tried else ""),
@@ -291,16 +291,14 @@ def decision_headers(call: Call) -> dict[str, str]:
         "x-smf-route": record.route,
         "x-request-id": record.request_id,
     }
-    return anthropic_ids(headers) if call.api == "messages" else headers
 
 
 async def _send_error(
     send: Send, api: Api, error: RouterError, headers: dict[str, str] | None = None
 ) -> None:
     body = error.json()
-    if api == "messages":  # Anthropic's envelope and words, and its name for the id
+    if api == "messages":  # Anthropic's envelope and words
         body = events.anthropic_error_body(error)
-        headers = anthropic_ids(headers or {})
     raw = _raw(error_headers(error, headers))
     raw.append((b"content-length", str(len(body)).encode()))
     raw.append(_JSON)

@@ -18,7 +18,7 @@ from fastapi.responses import Response
 import classifier
 from router import request as req
 from router.api.body import read_json
-from router.api.errors import anthropic_ids, shaped_response
+from router.api.errors import shaped_response
 from router.api.headers import request_headers
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
@@ -49,12 +49,12 @@ async def count_tokens(request: Request) -> Response:
         log.exception("count_tokens failed")
         return shaped_response(request, internal_error())
     payload = orjson.dumps({"input_tokens": counted})
-    # its request id as every answer names it, and as Anthropic's (`anthropic_ids`): a count
-    # named none, where its refusals named both (found in review)
+    # its request id as every answer names it (as Anthropic's too: `anthropic_paths`): a
+    # count named none, where its refusals named it (found in review)
     said = {"x-request-id": req.request_id(headers), "x-smf-estimated": str(source == "").lower()}
     if source:  # an estimate has no backend: no empty header
         said["x-smf-backend"] = source
-    return Response(payload, media_type="application/json", headers=anthropic_ids(said))
+    return Response(payload, media_type="application/json", headers=said)
 
 
 async def _count(
