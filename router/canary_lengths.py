@@ -21,10 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# The longest round length believed: the longest `canary.interval_s` allowed (30 days). A
-# recalled row may say any finite number: 1.5e308 s, with `ROUND_SLACK`, overflowed to inf,
-# and `math.ceil` raised OverflowError as a gated 503 was made (found in review).
-MAX_ROUND_S = 30 * 86400.0
+from router.config_sections import MAX_CANARY_INTERVAL_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +69,13 @@ def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | No
 
 def graded(run: dict[str, Any]) -> bool:
     """Whether a round (a `last_run` entry) graded a case, its length known: a finite number
-    of seconds, zero to `MAX_ROUND_S`. A recalled row may say NaN, less than zero or
-    something huge (one another writer corrupted): NaN reached `math.ceil` as a gated 503
-    was made, and the request failed (found in review); such a round says nothing of the
-    length, as one that graded none."""
+    of seconds, zero to the longest `canary.interval_s` allowed. A recalled row may say NaN,
+    less than zero or something huge (one another writer corrupted): NaN reached `math.ceil`
+    as a gated 503 was made, and the request failed, and 1.5e308 s, with `ROUND_SLACK`,
+    overflowed to inf, where `math.ceil` raised OverflowError (found in review); such a
+    round says nothing of the length, as one that graded none."""
     passed, failed = run.get("passed") or 0, run.get("failed") or 0
     length = run.get("duration_s")
     if not isinstance(length, int | float) or isinstance(length, bool):
         return False
-    return 0 <= length <= MAX_ROUND_S and int(passed) + int(failed) > 0
+    return 0 <= length <= MAX_CANARY_INTERVAL_S and int(passed) + int(failed) > 0

@@ -97,11 +97,15 @@ class ShadowSettings(Strict):
         return self
 
 
+# The longest `canary.interval_s`: `/v1/router/status` shows the next run as a date, and past
+# year 9999 (1e300) it answered 500 (found in review). A canary run less than monthly is no
+# canary. Also the longest round length believed (`router.canary_lengths`).
+MAX_CANARY_INTERVAL_S = 30 * 86400
+
+
 class CanarySettings(Strict):
     enabled: bool = False
-    # `/v1/router/status` shows the next run as a date: past year 9999 (1e300) it answered
-    # 500 (found in review). A canary run less than monthly is no canary.
-    interval_s: Annotated[Number, _at_most(30 * 86400, "30 days")] = Field(900.0, gt=0)
+    interval_s: Annotated[Number, _at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(900.0, gt=0)
     suites: str | None = None  # a directory; None means the suites shipped in evals/
     sample_per_suite: Count = Field(3, ge=1)
     concurrency: Count = Field(2, ge=1)
