@@ -6,12 +6,13 @@ invalid regular expression as the model's mismatch, a count of 3.7 as 3, a ``min
 above the number of keywords as a failure of every answer, assertions that do not parse as
 the model's syntax error, a mapping where tags or keywords belong as one no answer has, an
 unknown count unit or comparison as an error on every run. So would a case its grader would
-pass whatever the answer. ``evals.suite`` raises these as a ``SuiteError`` naming the file,
-the case and the field.
+pass whatever the answer (a key in a ``tool_call``'s ``expected`` that it never reads).
+``evals.suite`` raises these as a ``SuiteError`` naming the file, the case and the field.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import warnings
 from collections.abc import Mapping
@@ -265,10 +266,17 @@ def _tags(expected: Any) -> None:
         )
 
 
+TOOL_CALL_FIELDS = ("tool", "args_contains", "args_json")
+"""What ``tool_call`` reads in ``expected`` (``evals.graders.grade_tool_call``)."""
+
+
 def _tool_call(expected: Any) -> None:
     """``{tool: name, args_contains: ..., args_json: ...}``: without a tool name every call
     was compared with None and failed, and so was every call with ``args_json`` not a
-    mapping (FORMAT.md: it "equals the parsed arguments exactly")."""
+    mapping (FORMAT.md: it "equals the parsed arguments exactly"). Any other key is one the
+    grader never reads: ``arg_contains: {x: Tokyo}`` passed a call with any arguments."""
+    if isinstance(expected, Mapping):
+        _known_keys(expected, TOOL_CALL_FIELDS, "expected")
     if not isinstance(expected, Mapping) or not isinstance(expected.get("tool"), str):
         raise FieldProblem(
             f"tool_call needs 'expected' as a mapping with a 'tool' name, got {_kind(expected)}"
@@ -284,6 +292,18 @@ def _tool_call(expected: Any) -> None:
         raise FieldProblem(
             "'expected.args_json' must be the arguments as a mapping ({a: 1}, not JSON text),"
             f" got {_kind(expected['args_json'])}"
+        )
+
+
+def _known_keys(given: Mapping[Any, Any], known: tuple[str, ...], name: str) -> None:
+    """Refuse the first key of ``given`` not in ``known``, with the nearest known one."""
+    for key in given:
+        if key in known:
+            continue
+        near = difflib.get_close_matches(str(key), known, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise FieldProblem(
+            f"'{name}.{key}' is not a field the grader reads{hint}; it reads {', '.join(known)}"
         )
 
 

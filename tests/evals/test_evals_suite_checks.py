@@ -90,6 +90,42 @@ def test_a_case_whose_own_fields_are_wrong_does_not_load(
         load(tmp_path)
 
 
+OFFERS_F = "metadata: {tools: [{type: function, function: {name: f}}]}"
+
+
+@pytest.mark.parametrize(
+    ("expected", "message"),
+    [
+        (
+            "{tool: f, arg_contains: {x: Tokyo}}",
+            r"'expected\.arg_contains' is not a field the grader reads"
+            r" \(did you mean 'args_contains'\?\); it reads tool, args_contains, args_json$",
+        ),
+        ("{tol: f}", r"'expected\.tol' is not a field the grader reads \(did you mean 'tool'\?\)"),
+        ("{tool: f, args_json: {x: 1}, strict: yes}", r"'expected\.strict' is not a field the"),
+        ("{tool: f, 1: x}", r"'expected\.1' is not a field the grader reads; it reads tool,"),
+    ],
+)
+def test_a_tool_call_expectation_the_grader_does_not_read_does_not_load(
+    tmp_path: Path, expected: str, message: str
+) -> None:
+    """`tool_call` reads `tool`, `args_contains` and `args_json` only: `arg_contains: {x:
+    Tokyo}` loaded, was never read, and a call f({"x": "Paris"}) passed (found in review)."""
+    (tmp_path / "odd.yaml").write_text(
+        f"- {{id: odd, prompt: p, evaluator: tool_call, expected: {expected}, {OFFERS_F}}}\n"
+    )
+    with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
+        load(tmp_path)
+    spelled = expected.replace("arg_contains", "args_contains")
+    (tmp_path / "odd.yaml").write_text(
+        f"- {{id: ok, prompt: p, evaluator: tool_call, expected: {spelled}, {OFFERS_F}}}\n"
+    )
+    if spelled != expected:  # spelled right, the same case loads and grades the arguments
+        (case,) = load(tmp_path)
+        paris = {"function": {"name": "f", "arguments": '{"x": "Paris"}'}}
+        assert not graders.grade(case, graders.Answer(tool_calls=[paris])).passed
+
+
 def test_what_these_graders_take_still_loads() -> None:
     """Plural units, every op, a list of keys, tags with brackets, a single keyword, and
     assertions Python only warns about (an invalid escape) all load."""
