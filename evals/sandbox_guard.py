@@ -4,8 +4,9 @@
 nothing. It reports that it started on the pipe `<fd>`, closed before the program runs so the
 program cannot fake or erase it (without the report the sandbox itself failed: not the
 program's fault), reads a one-time nonce from stdin (so no text the program prints can contain
-it by accident), installs the guard, runs ``program.py`` as ``__main__``, then writes the
-nonce to a copy of fd 1 (the program may rebind ``sys.stdout``). Exit status 0 without the
+it by accident), puts /dev/null in stdin's place (the program reads empty input, never the
+nonce), installs the guard, runs ``program.py`` as ``__main__``, then writes the nonce to a
+copy of fd 1 (the program may rebind ``sys.stdout``). Exit status 0 without the
 nonce means the program exited early (e.g. sys.exit(0) before the assertions ran). That
 guards against mistakes, not malice: the program shares this interpreter and could find the
 nonce in memory (review finding).
@@ -330,7 +331,7 @@ def main() -> None:
     os.write(ready, STARTED.encode())
     os.close(ready)
     nonce = sys.stdin.readline().strip()
-    sys.stdin.close()
+    _empty_stdin()
     import runpy
 
     # The nonce goes to a copy of fd 1, not through sys.stdout: a correct program may rebind
@@ -350,6 +351,23 @@ def main() -> None:
         os.write(out if _identity(out) == original else 1, line)
     except OSError:
         os.write(1, line)
+
+
+def _empty_stdin() -> None:
+    """From here on stdin is /dev/null: the program cannot read the nonce's pipe again, and
+    a correct program that reads its input (`sys.stdin.read()`, `for line in sys.stdin`, as
+    competitive programmers write `main()`) reads none and ends, where a closed `sys.stdin`
+    raised "I/O operation on closed file". fd 0 itself is replaced, for `os.read(0, ...)`."""
+    encoding, errors = sys.stdin.encoding, sys.stdin.errors
+    sys.stdin.close()  # with whatever it buffered; fd 0 stays open (closefd=False) until dup2
+    null = os.open(os.devnull, os.O_RDONLY)
+    if null != 0:
+        os.dup2(null, 0)
+        os.close(null)
+    # stdin for the rest of the process's life, as Python's own is: no `with` to close it
+    stdin = open(0, encoding=encoding, errors=errors, closefd=False)  # noqa: SIM115
+    sys.stdin = stdin
+    sys.__stdin__ = stdin  # type: ignore[misc]  # the closed one is no use to the program
 
 
 def _identity(fd: int) -> tuple[int, int] | None:

@@ -58,6 +58,34 @@ def test_a_program_that_closes_inherited_fds_still_completes(closing: str) -> No
     assert out.stdout == "before"
 
 
+READS_STDIN = """
+import os, sys
+
+def main():
+    data = sys.stdin.read()
+    lines = [line for line in sys.stdin]
+    print(repr(data), len(lines), repr(sys.stdin.readline()))
+
+if __name__ == "__main__":
+    main()
+try:
+    input()
+except EOFError:
+    print("EOF")
+print(os.read(0, 64), sys.__stdin__ is sys.stdin, os.readlink("/proc/self/fd/0"))
+assert 2 + 2 == 4
+"""
+
+
+def test_a_program_that_reads_stdin_reads_empty_input() -> None:
+    """The guard closed stdin after reading its nonce: a correct competitive-programming
+    `main()` that reads `sys.stdin` failed with "ValueError: I/O operation on closed file"
+    (found in review). stdin is /dev/null now: empty input, then EOF, and never the nonce."""
+    out = run_python(READS_STDIN, FAST)
+    assert out.completed and out.exit_code == 0, out
+    assert out.stdout == "'' 0 ''\nEOF\nb'' True /dev/null"
+
+
 def test_infinite_loop_is_killed_at_the_wall_clock_limit() -> None:
     out = run_python("while True:\n    pass\n", Limits(wall_s=1.0, cpu_s=5))
     assert out.timed_out and not out.completed and out.exit_code is None
