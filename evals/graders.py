@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any, Literal
 
-from evals.grader_fields import REGEX_FLAGS, BooleanWord
+from evals.grader_fields import REGEX_FLAGS, BooleanWord, is_unit_test
 from evals.json_values import NOT_JSON, contains, parsed_or_not, same_json, shown
 from evals.sandbox import RunOutcome
 from evals.suite import Case
@@ -349,10 +349,11 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def evaluator_of(case: Case) -> str:
-    """The grader name: ``programmatic`` + ``eval_type: unit_test`` counts as ``unit_test``."""
-    if case.evaluator == "programmatic":
-        return str(case.metadata.get("eval_type", "programmatic"))
-    return case.evaluator
+    """The grader name: ``programmatic`` + ``eval_type: unit_test`` counts as ``unit_test``.
+    Any other ``programmatic`` case stays ``programmatic`` (N/A: smf-bench's ``checker``
+    grades it): taking its ``eval_type`` as the grader graded ``eval_type: text_match``
+    with our text_match instead of its checker (found in review)."""
+    return "unit_test" if is_unit_test(case.evaluator, case.metadata) else case.evaluator
 
 
 _TEXT_GRADERS: dict[str, Callable[[Case, str], Grade]] = {

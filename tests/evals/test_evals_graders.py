@@ -7,18 +7,22 @@ from typing import Any
 
 import pytest
 
+from evals.endpoint import Endpoint
 from evals.graders import (
     Answer,
     CaseProblem,
     Grade,
     count_units,
+    evaluator_of,
     extract_code,
     grade,
     grade_run,
     reference_answer,
 )
+from evals.runner import run_cases
 from evals.sandbox import RunOutcome, run_python
 from evals.suite import Case, case_from_dict
+from tests.harness import Running
 
 
 def case(evaluator: str, expected: Any = None, **extra: Any) -> Case:
@@ -346,6 +350,23 @@ def test_html_valid_requires_tags() -> None:
 def test_unknown_evaluator_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown evaluator"):
         text(case("llm_judge"), "x")
+
+
+async def test_a_programmatic_case_with_a_checker_is_not_applicable(sim: Running) -> None:
+    """docs/evals.md: `programmatic` with a `checker` is N/A (smf-bench's checker grades it).
+    With `eval_type: text_match` it was graded by our text_match instead, and "42" passed
+    whatever the checker says (found in review). `eval_type: unit_test` still runs."""
+    checker = {"checker": "checks.parity", "eval_type": "text_match"}
+    checked = case("programmatic", "42", metadata=checker)
+    assert evaluator_of(checked) == "programmatic"
+    (out,) = await run_cases([checked], Endpoint(sim.url, "fake-model"))
+    assert (out.status, out.detail) == ("n/a", "unsupported evaluator 'programmatic'")
+    assert sim.stats()["requests"] == 0
+    with pytest.raises(ValueError, match="unknown evaluator 'programmatic'"):
+        text(checked, "42")
+    unit = case("programmatic", "assert f() == 1", metadata={**checker, "eval_type": "unit_test"})
+    assert evaluator_of(unit) == "unit_test"
+    assert text(unit, "def f():\n    return 1\n").passed
 
 
 def test_a_case_built_without_expectations_is_a_case_problem_not_a_pass() -> None:
