@@ -6,7 +6,8 @@ invalid regular expression as the model's mismatch, a count of 3.7 as 3, a ``min
 above the number of keywords as a failure of every answer, assertions that do not parse as
 the model's syntax error, a mapping where tags or keywords belong as one no answer has, an
 unknown count unit or comparison as an error on every run. So would a case its grader would
-pass whatever the answer (a key in a ``tool_call``'s ``expected`` that it never reads).
+pass whatever the answer (a key in a ``tool_call``'s ``expected`` that it never reads), or
+fail whatever the answer (a ``tool_call`` expecting a tool the case does not offer).
 ``evals.suite`` raises these as a ``SuiteError`` naming the file, the case and the field.
 """
 
@@ -100,6 +101,7 @@ def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
         _count(expected, metadata)
     if evaluator == "tool_call":
         _tool_call(expected)
+        _offered(expected["tool"], metadata.get("tools"))
     if evaluator == "json_contains":
         _json(expected)
     if evaluator == "html_valid":
@@ -304,6 +306,25 @@ def _known_keys(given: Mapping[Any, Any], known: tuple[str, ...], name: str) -> 
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise FieldProblem(
             f"'{name}.{key}' is not a field the grader reads{hint}; it reads {', '.join(known)}"
+        )
+
+
+def _offered(tool: str, tools: Any) -> None:
+    """The expected tool is one the case offers (``metadata.tools``, sent as the request's
+    ``tools``): with no tools, or without that one, no call could name it, and every answer
+    failed as the model's."""
+    functions = [t.get("function") for t in tools or () if isinstance(t, Mapping)]
+    names = [f.get("name") for f in functions if isinstance(f, Mapping)]
+    if not names:
+        raise FieldProblem(
+            f"tool_call needs 'metadata.tools' offering the expected tool {tool!r}:"
+            " with no tools offered no answer could pass"
+        )
+    if tool not in names:
+        offered = ", ".join(repr(name) for name in names)
+        raise FieldProblem(
+            f"'expected.tool' {tool!r} is not among the tools in 'metadata.tools' ({offered}):"
+            " no answer could pass"
         )
 
 

@@ -191,7 +191,11 @@ def _evaluator(raw: Mapping[str, Any], where: str) -> str:
 
 
 def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, str | None]:
-    """The prompt, and why the case cannot be sent when smf-bench's harness builds it."""
+    """The prompt, and why the case cannot be sent when smf-bench's harness builds it. A
+    case with both ``prompt`` and ``messages`` is refused: FORMAT.md does not say which one
+    is sent, and ``messages`` was dropped without a word."""
+    if "prompt" in raw and "messages" in raw:
+        raise SuiteError(f"{where} has both 'prompt' and 'messages': give one of them")
     if "prompt" in raw:
         prompt = raw["prompt"]
         if isinstance(prompt, bool) or not isinstance(prompt, str | int | float):

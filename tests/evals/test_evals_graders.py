@@ -26,6 +26,9 @@ from tests.harness import Running
 
 
 def case(evaluator: str, expected: Any = None, **extra: Any) -> Case:
+    if evaluator == "tool_call":  # a tool case offers the tool it expects (else it won't load)
+        offered = {"type": "function", "function": {"name": expected["tool"]}}
+        extra.setdefault("metadata", {"tools": [offered]})
     return case_from_dict(
         {"id": "t", "prompt": "p", "evaluator": evaluator, "expected": expected, **extra}
     )

@@ -309,6 +309,7 @@ def test_smf_bench_graders_without_fixed_expectations_still_load() -> None:
 
 
 TOOL = "evaluator: tool_call, metadata: {tools: [{type: function, function: {name: f}}]}"
+OFFERS = {"metadata": {"tools": [{"type": "function", "function": {"name": "f"}}]}}
 
 
 @pytest.mark.parametrize(
@@ -366,12 +367,13 @@ def test_what_the_format_allows_still_loads(bench_sample: Path) -> None:
         {"id": "n", "prompt": "p", "evaluator": "regex_match", "expected": 42},
         {"id": "t", "prompt": "p", "evaluator": "text_match", "expected": 7.5},
         {"id": "c", "prompt": "p", "evaluator": "structural_count", "expected": "3"},
-        {"id": "a", "prompt": "p", "evaluator": "tool_call", "expected": {"tool": "f"}},
+        {"id": "a", "prompt": "p", "evaluator": "tool_call", "expected": {"tool": "f"}, **OFFERS},
         {
             "id": "l",
             "prompt": "p",
             "evaluator": "tool_call",
             "expected": {"tool": "f", "args_contains": ["x"]},
+            **OFFERS,
         },
         {
             "id": "k",

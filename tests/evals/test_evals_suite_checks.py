@@ -76,6 +76,19 @@ COUNT = "evaluator: structural_count, expected: 3"
             f"{UNIT_TEST[:-1]}, language: [js]}}, expected: 'assert f()'",
             r"'metadata.language' must be a language name, got \['js'\]",
         ),
+        (
+            "evaluator: tool_call, expected: {tool: f}",
+            "tool_call needs 'metadata.tools' offering the expected tool 'f': with no tools",
+        ),
+        (
+            "evaluator: tool_call, expected: {tool: f}, metadata: {tools: []}",
+            "tool_call needs 'metadata.tools' offering the expected tool 'f'",
+        ),
+        (
+            "evaluator: tool_call, expected: {tool: f}, metadata: {tools: [{type: function,"
+            " function: {name: g}}, {type: function, function: {name: h}}]}",
+            r"'expected.tool' 'f' is not among the tools in 'metadata.tools' \('g', 'h'\): no",
+        ),
     ],
 )
 def test_a_case_whose_own_fields_are_wrong_does_not_load(
@@ -83,8 +96,9 @@ def test_a_case_whose_own_fields_are_wrong_does_not_load(
 ) -> None:
     """These loaded and every answer then failed as the model's: assertions that do not parse
     as `syntax_error` (counted in the coding syntax floor), json_contains with nothing as
-    "JSON {...} lacks null", a mapping of tags or keywords as one no answer has; an unknown
-    count unit or op was an error on every run (found in review)."""
+    "JSON {...} lacks null", a mapping of tags or keywords as one no answer has, a tool call
+    of a tool the case never offers; an unknown count unit or op was an error on every run
+    (found in review)."""
     (tmp_path / "odd.yaml").write_text(f"- {{id: odd, prompt: p, {fields}}}\n")
     with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
         load(tmp_path)
@@ -124,6 +138,23 @@ def test_a_tool_call_expectation_the_grader_does_not_read_does_not_load(
         (case,) = load(tmp_path)
         paris = {"function": {"name": "f", "arguments": '{"x": "Paris"}'}}
         assert not graders.grade(case, graders.Answer(tool_calls=[paris])).passed
+
+
+def test_a_case_with_both_prompt_and_messages_does_not_load(tmp_path: Path) -> None:
+    """FORMAT.md defines `prompt` and says nothing of which wins over smf-bench's `messages`:
+    the prompt was sent and `messages` dropped without a word (found in review). Either
+    alone still loads (`messages` alone is N/A: we do not send them)."""
+    fields = "evaluator: text_match, expected: x"
+    (tmp_path / "both.yaml").write_text(
+        f"- {{id: both, prompt: p, messages: [{{role: user, content: q}}], {fields}}}\n"
+    )
+    with pytest.raises(SuiteError, match=r"both\.yaml: case 'both' has both 'prompt' and"):
+        load(tmp_path)
+    (tmp_path / "both.yaml").write_text(
+        f"- {{id: p, prompt: p, {fields}}}\n- {{id: m, messages: [{{role: user}}], {fields}}}\n"
+    )
+    cases = {c.id: c for c in load(tmp_path)}
+    assert cases["p"].not_runnable is None and "multimodal messages" in str(cases["m"].not_runnable)
 
 
 def test_what_these_graders_take_still_loads() -> None:
@@ -201,7 +232,8 @@ QUIRKS = """
 - {id: nulls, prompt: p, evaluator: text_match, expected: x, category: null, difficulty: ~,
    max_tokens: null, requires_modalities: null, metadata: {unit: null}, min_matches: null}
 - {id: json, prompt: p, evaluator: json_contains, expected: {active: yes, at: 2024-01-15}}
-- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: on, args_json: {a: off}}}
+- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: on, args_json: {a: off}},
+   metadata: {tools: [{type: function, function: {name: 'on'}}]}}
 - {id: num, prompt: p, evaluator: structural_count, expected: 3, temperature: 0.5, n: 1_000}
 - {id: flag, prompt: p, evaluator: performance, stream: true, metadata: {warm: yes}}
 """
@@ -241,7 +273,8 @@ NUMBERS = """
 - {id: list, prompt: p, evaluator: text_contains, expected: [1.10, 010], expected_keywords: [1e3]}
 - {id: count, prompt: p, evaluator: structural_count, expected: 010, min_matches: 0x10}
 - {id: json, prompt: p, evaluator: json_contains, expected: {v: 3.10, n: 010}}
-- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: 1.0, args_json: {a: 1.50}}}
+- {id: tool, prompt: p, evaluator: tool_call, expected: {tool: 1.0, args_json: {a: 1.50}},
+   metadata: {tools: [{type: function, function: {name: '1.0'}}]}}
 """
 
 

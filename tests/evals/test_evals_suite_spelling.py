@@ -37,12 +37,20 @@ def test_a_number_spelled_only_as_yaml_spells_it_is_the_number(tmp_path: Path) -
 
 
 TOOL_ARGS = """
-- {id: zip, prompt: p, evaluator: tool_call, expected: {tool: weather, args_contains: {zip: 02134}}}
-- {id: off, prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: [porch, off]}}
-- {id: ver, prompt: p, evaluator: tool_call, expected: {tool: install, args_contains: {v: 1.10}}}
-- {id: big, prompt: p, evaluator: tool_call, expected: {tool: f, args_contains: {n: 1_000}}}
-- {id: said, prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: ["off"]}}
-- {id: exact, prompt: p, evaluator: tool_call, expected: {tool: f, args_json: {zip: 010, lit: yes}}}
+- {id: zip, metadata: {tools: &offers [{type: function, function: {name: weather}},
+     {type: function, function: {name: light}}, {type: function, function: {name: install}},
+     {type: function, function: {name: f}}]},
+   prompt: p, evaluator: tool_call, expected: {tool: weather, args_contains: {zip: 02134}}}
+- {id: off, metadata: {tools: *offers},
+   prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: [porch, off]}}
+- {id: ver, metadata: {tools: *offers},
+   prompt: p, evaluator: tool_call, expected: {tool: install, args_contains: {v: 1.10}}}
+- {id: big, metadata: {tools: *offers},
+   prompt: p, evaluator: tool_call, expected: {tool: f, args_contains: {n: 1_000}}}
+- {id: said, metadata: {tools: *offers},
+   prompt: p, evaluator: tool_call, expected: {tool: light, args_contains: ["off"]}}
+- {id: exact, metadata: {tools: *offers},
+   prompt: p, evaluator: tool_call, expected: {tool: f, args_json: {zip: 010, lit: yes}}}
 """
 
 
