@@ -152,7 +152,8 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
         ids = ToolIds(request=request)
         return anthropic_reply.MessagesStream(estimate_prompt_tokens("messages", request), ids=ids)
     echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
-    return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request))
+    ids = ToolIds(request=request, prefix="call")
+    return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request), ids=ids)
 
 
 async def _translated(

@@ -84,13 +84,17 @@ class _Item:
 
 
 class ResponsesStream:
-    """Chat chunks in, Responses events out. `feed` per chunk, `end` once at [DONE]."""
+    """Chat chunks in, Responses events out. `feed` per chunk, `end` once at [DONE].
+    `request`: the fields the Response echoes; `ids`: the call ids, made unique past the
+    request's history by the caller that has it (`exchange.stream_for`), a new reply's
+    alone by default."""
 
     def __init__(
         self,
         request: dict[str, Any],
         custom: frozenset[str] = frozenset(),
         clock: Callable[[], float] = time.monotonic,
+        ids: ToolIds | None = None,
     ) -> None:
         self.started = False
         self.ended = False
@@ -100,7 +104,8 @@ class ResponsesStream:
         self._rid = ""
         self._base = ""
         self._created_at = 0  # taken once, at the start: every event's Response carries it
-        self._ids = ToolIds(prefix="call")  # the call ids (`router.translate.tool_ids`)
+        # the call ids (`router.translate.tool_ids`): the request's, read past its history
+        self._ids = ids or ToolIds(prefix="call")
         self._model: Any = None
         self._items: list[_Item] = []
         self._blocks = Sequencer()

@@ -25,13 +25,14 @@ from router.translate.wire import content_text, first_choice, reasoning_text
 def from_chat(
     chat: dict[str, Any], request: dict[str, Any], custom: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """A whole chat completion → a whole Response."""
+    """A whole chat completion → a whole Response. Its call ids are unique in the session:
+    `request`'s input items hold the ids of earlier turns (`router.translate.tool_ids`)."""
     choice = first_choice(chat)
     message = choice.get("message") or {}
     base = str(chat.get("id") or time.time_ns())
     rid = response_id(chat.get("id"))
     out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
-    ids = ToolIds(prefix="call")
+    ids = ToolIds(request=request, prefix="call")
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it

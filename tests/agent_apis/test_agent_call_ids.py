@@ -9,15 +9,22 @@ an id was `call_0` in every turn, so a Codex history held the same call id again
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
+from openai import OpenAI
 
 from router.translate.responses_reply import ResponsesStream
+from router.translate.tool_ids import ToolIds, history_ids
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import DONE, USAGE, chunk, run, sse
 from tests.agent_apis.scripted_chat import ASK, routed
+from tests.harness import Running, config_for, router, upstream
 
 TOOLS: Any = [
     {
@@ -152,3 +159,115 @@ def test_calls_of_one_reply_under_one_id_reach_codex_apart(tmp_path: Path) -> No
     for ids in (whole_ids, streamed_ids):
         assert len(ids) == 2 and ids[0] == "call_0"
         assert ids[1] != "call_0" and ids[1].startswith("call_0_")
+
+
+# a backend that numbers its calls per reply (some vLLM tool parsers, Ollama): `call_0`
+CALL_ZERO = {
+    "id": "call_0",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": ARGUMENTS},
+}
+
+
+@contextmanager
+def numbering_per_reply() -> Iterator[tuple[Running, list[dict[str, Any]]]]:
+    """A chat upstream answering every request, streamed or whole as asked, with one call
+    under `CALL_ZERO`'s id; and the chat bodies it was sent, in order."""
+    sent: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+            sent.append(body)
+            if body.get("stream"):
+                kind = "text/event-stream"
+                first = chunk({"role": "assistant", "content": None})
+                calls = chunk({"tool_calls": [{**CALL_ZERO, "index": 0}]})
+                usage = {**chunk({}), "choices": [], "usage": USAGE}
+                answer = sse(first, calls, chunk({}, "tool_calls"), usage) + DONE
+            else:
+                kind = "application/json"
+                message = {"role": "assistant", "content": None, "tool_calls": [CALL_ZERO]}
+                choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+                whole = {"id": "c", "object": "chat.completion", "model": "m"}
+                answer = orjson.dumps(whole | {"choices": [choice], "usage": USAGE})
+            self.send_response(200)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with upstream(Handler) as server:
+        yield server, sent
+
+
+def codex_turn(client: OpenAI, history: list[dict[str, Any]], stream: bool) -> Any:
+    """The one function call of a Responses answer to `history`, streamed or whole."""
+    if stream:
+        events: list[Any] = list(
+            client.responses.create(model="coding", input=history, tools=TOOLS, stream=True)  # type: ignore[arg-type]
+        )
+        assert events[-1].type == "response.completed"
+        [done] = [e.item for e in events if e.type == "response.output_item.done"]
+        [call] = events[-1].response.output
+        assert done.call_id == call.call_id
+    else:
+        [call] = client.responses.create(model="coding", input=history, tools=TOOLS).output  # type: ignore[arg-type]
+    assert call.type == "function_call"
+    return call
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_call_id_codexs_history_holds_reaches_it_as_another(tmp_path: Path, stream: bool) -> None:
+    """The backend answers `call_0` in every turn: Codex got `call_0` in turn 1 and 2, then
+    sent both calls and both outputs under one id, which the chat backend got as duplicate
+    tool_call ids (an output paired with the wrong call). An id the input items hold
+    already now gets the reply's random part, as on Messages (`router.translate.tool_ids`);
+    the history goes to the chat backend under the ids Codex sent, each call and its
+    output alike, turn after turn."""
+    history: list[dict[str, Any]] = list(ASK)
+    given: list[str] = []
+    with (
+        numbering_per_reply() as (chat, sent),
+        router(config_for({"local": chat}, tmp_path)) as proxy,
+    ):
+        for _ in range(3):
+            call = codex_turn(openai_client(proxy), history, stream)
+            given.append(call.call_id)
+            history += [
+                {
+                    "type": "function_call",
+                    "id": call.id,
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                },
+                {"type": "function_call_output", "call_id": call.call_id, "output": "18C"},
+            ]
+    assert given[0] == "call_0"  # nothing to step past in the first turn: as given
+    assert len(set(given)) == 3 and all(i.startswith("call_0_") for i in given[1:])
+    for turn, body in enumerate(sent):
+        calls = [c["id"] for m in body["messages"] for c in m.get("tool_calls") or ()]
+        outputs = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+        assert calls == outputs == given[:turn]
+
+
+def test_the_ids_a_responses_history_holds_are_its_calls_and_their_outputs() -> None:
+    """Function and custom tool calls, and an output whose call is no longer in the input
+    (it pairs, on the chat backend, with any call of its id); not a message's id."""
+    request = {
+        "input": [
+            {"role": "user", "content": "hi", "id": "msg_1"},
+            {"type": "function_call", "call_id": "call_a", "name": "f", "arguments": "{}"},
+            {"type": "custom_tool_call", "call_id": "call_b", "name": "apply_patch", "input": ""},
+            {"type": "custom_tool_call_output", "call_id": "call_b", "output": "done"},
+            {"type": "function_call_output", "call_id": "call_c", "output": "18C"},
+        ]
+    }
+    assert history_ids(request) == {"call_a", "call_b", "call_c"}
+    ids = ToolIds(part="p", request=request, prefix="call")
+    given = [ids.id(upstream, n) for n, upstream in enumerate(("call_a", "call_c", "call_d"))]
+    assert given == ["call_a_p_0", "call_c_p_1", "call_d"]
