@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from router.translate.wire import MAX_TOKENS
+from router.translate.wire import MAX_TOKENS, streamed
 
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
 
@@ -67,9 +67,7 @@ def to_chat(
     response_format = _output_format(body)
     if response_format:
         out["response_format"] = response_format
-    if stream:
-        out["stream"] = True
-        out["stream_options"] = {"include_usage": True}
+    out.update(streamed(stream))
     return out
 
 

@@ -43,7 +43,7 @@ from typing import Any
 import orjson
 
 from router.translate.custom_format import described
-from router.translate.wire import MAX_TOKENS, content_text, tool_input
+from router.translate.wire import MAX_TOKENS, content_text, streamed, tool_input
 
 CUSTOM_PARAMETERS = {
     "type": "object",
@@ -138,9 +138,7 @@ def to_chat(
     response_format = _format(body.get("text"))
     if response_format:
         out["response_format"] = response_format
-    if stream:
-        out["stream"] = True
-        out["stream_options"] = {"include_usage": True}
+    out.update(streamed(stream))
     return out
 
 

@@ -1,4 +1,5 @@
-"""What the translators share: typed SSE framing, reading a chat choice, chat's token limit."""
+"""What the translators share: typed SSE framing, reading a chat choice, chat's token limit
+and stream fields."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ import orjson
 # reads (Ollama ignores `max_completion_tokens`). OpenAI's own API, whose reasoning models
 # refuse it, gets the newer name from its adapter (`backends.openai_compatible`).
 MAX_TOKENS = "max_tokens"
+
+
+def streamed(stream: bool | None) -> dict[str, Any]:
+    """The fields of a translated chat request asked to stream, the same for Messages and
+    Responses: with the usage chunk, which OpenAI and vLLM send only when asked and the
+    translated reply (and the ledger) take the counts from; none for a whole reply, which
+    carries its usage in its body."""
+    return {"stream": True, "stream_options": {"include_usage": True}} if stream else {}
 
 
 def named_event(name: str, payload: dict[str, Any]) -> bytes:
