@@ -58,14 +58,20 @@ LedgerOption = Annotated[
 
 
 def ledger_dir(ledger: Path | None, config: Config | None) -> Path:
-    """The ledger directory, which must exist: a typo must not read as "no traffic" (a
-    report of zeros), "no shadow comparisons yet" (`shadow report`) nor as "nothing to do"
-    (a cron job that never applies retention)."""
+    """The ledger directory, which must hold a ledger: a typo, or a directory next to the
+    ledger (its parent, its `records/`), must not read as "no traffic" (a report of zeros),
+    "no shadow comparisons yet" (`shadow report`) nor as "nothing to do" (a cron job that
+    never applies retention). A ledger with no rows yet is one (`router.ledger.presence`)."""
+    from router.ledger import presence
+
     directory = ledger or Path(config.ledger.path if config else "./var/ledger")
-    if not directory.is_dir():
+    if not presence.is_ledger(directory):
+        what = " (a directory with no ledger's tables in it)" if directory.is_dir() else ""
+        near = presence.meant(directory) if directory.is_dir() else None
+        hint = f"; there is one at {near}: --ledger {near}" if near is not None else ""
         typer.echo(
-            f"error: no ledger at {directory} (--ledger or the config's ledger.path)"
-            + _demo_hint(ledger, config),
+            f"error: no ledger at {directory}{what} (--ledger or the config's ledger.path)"
+            + (hint or _demo_hint(ledger, config)),
             err=True,
         )
         raise typer.Exit(2)

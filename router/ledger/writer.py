@@ -61,8 +61,9 @@ class LedgerWriter:
         max_queue: int = 1_000_000,
     ) -> None:
         self.directory = Path(directory)
-        try:  # at once, so a report right after start finds the (empty) ledger
-            self.directory.mkdir(parents=True, exist_ok=True)
+        try:  # at once, so a report right after start finds the (empty) ledger: `records/`
+            # is what says a directory is one (`router.ledger.presence`), rows or not
+            (self.directory / "records").mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # one that passes (a full disk): the writes say so, and retry;
             # `serve` and `canary run` refuse one that never does (`router.ledger.location`)
             log.error("cannot create the ledger directory %s: %s", self.directory, exc)

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from classifier.intent import INTENTS
+from router.ledger import LedgerWriter
 from tests.canary.servers import free_port
 from tests.harness import VENV_BIN, wait_for
 from tests.processes import killed_if_left_running
@@ -28,7 +29,7 @@ BUFFERING = pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered"
 
 def commands(tmp_path: Path) -> list[list[str]]:
     """A command printing with rich, one writing to sys.stdout, one printing with typer."""
-    (tmp_path / "ledger").mkdir(exist_ok=True)
+    LedgerWriter(tmp_path / "ledger").close()  # an empty ledger, as a new router leaves it
     return [
         ["--help"],
         ["report", "--ledger", str(tmp_path / "ledger"), "--format", "csv"],

@@ -97,6 +97,7 @@ def test_other_commands_print_what_a_stdout_that_is_not_utf8_cannot_hold_as_a_qu
     """`ledger compact`'s summary (`→`) died the same way under a Latin-1 stdout; so did
     anything printed through one that could not hold it (found in review). (click writes
     UTF-8 to an ASCII stdout itself, taking it for a misconfigured one.)"""
+    LedgerWriter(tmp_path).close()  # an empty ledger, as a new router leaves it
     done = run(
         [SMF_ROUTER, "ledger", "compact", "--ledger", str(tmp_path)],
         {"PYTHONIOENCODING": "latin-1"},
