@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -19,6 +20,10 @@ from rich.text import Text
 
 from router import report_break_even
 from router.money import usd
+
+# The narrowest the key column folds to on a terminal too narrow for the table (a key that
+# fits stays whole): narrower, a caller's name takes more lines than it saves columns.
+FOLDED_KEY = 24
 
 CSV_COLUMNS = [
     "key",
@@ -94,13 +99,13 @@ def group_figures(group: dict[str, Any], unpriced: bool, estimated: bool) -> lis
 
 
 def to_table(
-    report: dict[str, Any], console: Console | None = None, charset: str | None = None
+    report: dict[str, Any], charset: str | None = None, terminal_width: int | None = None
 ) -> str:
     """A terminal table of the groups plus totals, latency and break-even lines; drawn in
     ASCII for a stdout whose `charset` cannot hold box drawing (None: one that holds any
     character), where it was a grid of `?` (rich draws ASCII itself only for a console
-    writing to such a stream, not this one)."""
-    console = console or Console(record=True, width=140, file=io.StringIO())
+    writing to such a stream, not this one). `terminal_width`: the terminal's, where the
+    table goes to one (`table_width`); None, as wide as the table."""
     ascii_only = charset is not None
     dot, arrow = (" | ", "->") if ascii_only else (" · ", "→")
     table = Table(
@@ -113,18 +118,24 @@ def to_table(
         headers.append("unpriced")
     if estimated:
         headers.append("est. tok")
-    for header in headers:
-        table.add_column(header, justify="left" if not header else "right")
+    # Never "…" in a cell: `platform…` named no caller, `$0.00000…` no amount (found in a new
+    # user's review). The key folds onto more lines; a number, and its header, never breaks.
+    table.add_column(headers[0], overflow="fold")
+    for header in headers[1:]:
+        table.add_column(header, justify="right", no_wrap=True)
     rows = [*report["groups"], {**report["totals"], "key": "TOTAL"}]
-    for g in rows:
+    keys = [held(str(g["key"]), charset) for g in rows]
+    for g, key in zip(rows, keys, strict=True):
         cells = [
-            escape(held(str(g["key"]), charset)),  # a key like `ci[bot]` is text, not markup
+            escape(key),  # a key like `ci[bot]` is text, not markup
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
             *group_figures(g, unpriced, estimated),
         ]
         table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
+    width = table_width(table, max(map(cell_len, keys)), terminal_width)
+    console = Console(record=True, width=width, file=io.StringIO())
     console.print(window_line(report, arrow), markup=False, soft_wrap=True)
     console.print(table)
     for lat in report["latency"]:
@@ -160,6 +171,19 @@ def to_table(
         console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def table_width(table: Table, key_width: int, terminal_width: int | None) -> int:
+    """The width to lay `table` out in so that it cuts no cell (`key_width`: its widest key).
+    A fixed 140 columns cut a long key and the widest dollar cells to `…` (found in a new
+    user's review). Out of a terminal (a pipe, a file): the table's own width, each row on
+    one line. On a terminal: its width, as far as the table fits in it with its keys folded
+    down to `FOLDED_KEY` columns; one wider still is laid out wider, and the terminal wraps
+    its lines rather than it losing digits."""
+    natural = Console(width=1_000_000, file=io.StringIO()).measure(table).maximum
+    if terminal_width is None:
+        return natural
+    return max(terminal_width, natural - key_width + min(key_width, FOLDED_KEY))
 
 
 def window_line(report: dict[str, Any], arrow: str = "→") -> str:

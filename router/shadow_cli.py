@@ -110,8 +110,8 @@ def report(
     if as_json:
         typer.echo(json.dumps([s.as_dict() for s in summaries], indent=2))
         return
-    # As `smf-router report`'s: at a pipe's 80 columns, or a narrow terminal's, rich cut the
-    # table's own numbers (95% CI `50%–7…`; found in review).
+    # At a pipe's 80 columns, or a narrow terminal's, rich cut the table's own numbers (95% CI
+    # `50%–7…`; found in review); every column folds what is wider than 140 instead.
     console = Console(width=140)
     if not summaries:
         console.print("no shadow comparisons in the ledger yet")

@@ -4,11 +4,14 @@ processes), and a command on a pseudo-terminal (what a user at a terminal sees).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import select
 import signal
+import struct
 import subprocess
+import termios
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,13 +71,16 @@ def killed_if_left_running(
 
 
 def on_terminal(
-    argv: list[str], env: dict[str, str], limit_s: float = 60.0
+    argv: list[str], env: dict[str, str], limit_s: float = 60.0, columns: int | None = None
 ) -> tuple[int | None, bytes]:
     """Run `argv` with a pseudo-terminal for its stdin, stdout and stderr: its exit status
-    (None: still running at `limit_s`, then killed) and everything it wrote there."""
+    (None: still running at `limit_s`, then killed) and everything it wrote there.
+    `columns`: the terminal's width (else the pseudo-terminal's, which has none)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child
         try:
+            if columns is not None:  # set before the command starts: it asks at once
+                fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
             os.execve(argv[0], argv, env)
         finally:
             os._exit(127)

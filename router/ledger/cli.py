@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -103,6 +104,16 @@ def _write(out: Path, text: str) -> None:
         raise typer.Exit(2) from None
 
 
+def _terminal_width(out: Path | None) -> int | None:
+    """The width of the terminal the report is printed on; None for `--out`, a pipe or a
+    file, which get the table at its own width."""
+    if out is not None or not sys.stdout.isatty():
+        return None
+    # $COLUMNS first, as rich and every pager read it; a terminal with no size (0) is none
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns
+    return columns or None
+
+
 def _parse_time(text: str, option: str, now: datetime) -> datetime:
     from router import report_window
 
@@ -149,7 +160,9 @@ def report_command(
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     narrow = None if out is not None or cli_stdout.writes_unicode(encoding) else encoding
     renders: dict[Format, Callable[[dict[str, Any]], str]] = {
-        Format.table: partial(report_render.to_table, charset=narrow),
+        Format.table: partial(
+            report_render.to_table, charset=narrow, terminal_width=_terminal_width(out)
+        ),
         Format.csv: report_render.to_csv,
         Format.json: report_render.to_json,
         Format.html: report_html.to_html,

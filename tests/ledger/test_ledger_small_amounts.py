@@ -127,3 +127,48 @@ def test_a_fraction_of_a_microdollar_is_kept_in_the_data_and_shown(tmp_path: Pat
 
     page = smf_router(*args, "--format", "html").stdout
     assert "<td>$0.00000032</td><td>$0.0000010</td><td>$0.00000068</td>" in page
+
+
+def write_long_keyed_ledger(directory: Path) -> Path:
+    """A CI runner with a long key, its local requests costing millionths of a dollar, and a
+    caller whose offloaded dollars run to millions: the widest key and dollar cells."""
+    writer = LedgerWriter(directory)
+    for i, (caller, cost, counterfactual) in enumerate(
+        [(LONG_CALLER, 3.17e-6, 0.0045678), ("big", 1.0, 1_234_567.0)]
+    ):
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY + i,
+                route="coding",
+                backend="local",
+                tier="local",
+                caller=caller,
+                attempts=[Attempt("local", "local", duration_s=0.01)],
+                usage=Usage(123_456, 654_321),
+                cost_usd=cost,
+                counterfactual_usd=counterfactual,
+            )
+        )
+    writer.close()
+    return directory
+
+
+LONG_CALLER = "platform-team-ci-runner-eu-west-1"
+
+
+def test_the_table_in_a_pipe_cuts_no_key_and_no_dollars(tmp_path: Path) -> None:
+    """At a fixed 140 columns, `report --by caller` cut the runner's key to `platform…` and
+    its local dollars to `$0.00000…`, where README promises two significant digits (found
+    in a new user's review). Out of a terminal the table is as wide as its cells."""
+    ledger = str(write_long_keyed_ledger(tmp_path / "ledger"))
+    for args in (["--by", "caller"], ["--by", "caller", "--out", str(tmp_path / "r.txt")]):
+        done = smf_router("report", "--ledger", ledger, *WINDOW, *args)
+        assert done.returncode == 0, done.stderr
+        table = (tmp_path / "r.txt").read_text() if "--out" in args else done.stdout
+        assert "…" not in table
+        lines = [line.split("│") for line in table.splitlines() if line.startswith("│")]
+        cells = {row[1].strip(): [c.strip() for c in row[6:10]] for row in lines}
+        assert cells[LONG_CALLER] == ["$0", "$0.0000032", "$0.0046", "$0.0046"]
+        assert cells["big"] == ["$0", "$1.00", "$1,234,567.00", "$1,234,566.00"]
+        assert cells["TOTAL"] == ["$0", "$1.00", "$1,234,567.00", "$1,234,566.00"]

@@ -106,6 +106,40 @@ def test_other_commands_print_what_a_stdout_that_is_not_utf8_cannot_hold_as_a_qu
     assert done.stdout.decode("latin-1").startswith("compacted 0 day(s): 0 files ? 0;")
 
 
+def test_report_on_a_narrow_terminal_folds_a_long_key_and_cuts_no_number(
+    tmp_path: Path,
+) -> None:
+    """Laid out in 140 columns whatever the terminal, the report cut a long key to
+    `platform…` and dollar cells to `…` (found in a new user's review). On a terminal it
+    takes the terminal's width: a key too long for it folds onto a second line, and the
+    numbers stay whole (wider than the terminal if they must: it wraps, nothing is lost)."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="t")
+    for n, (caller, cost) in enumerate([("platform-team-ci-runner-eu-west-1", 3.17e-6), ("b", 1)]):
+        writer.submit(
+            Record(f"r{n}", time.time() - 3600, caller=caller, backend="local", tier="local",
+                   cost_usd=cost, counterfactual_usd=1_234_567.0)
+        )  # fmt: skip
+    writer.close()
+    argv = [SMF_ROUTER, "report", "--ledger", str(tmp_path / "ledger"), "--by", "caller"]
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(("SMF_", "COLUMNS"))}
+    for columns in (100, 200):
+        status, output = on_terminal(argv, kept | {"NO_COLOR": "1"}, columns=columns)
+        text = re.sub(r"\x1b\[[0-9;]*m", "", output.decode()).replace("\r\n", "\n")
+        assert status == 0, text
+        assert "…" not in text
+        rows = [line.split("│") for line in text.splitlines() if line.startswith("│")]
+        keys = [row[1].strip() for row in rows]
+        runner = ["platform-team-ci-runner-", "eu-west-1"]  # folded at 100 columns
+        assert keys == ["b", *(runner if columns == 100 else ["".join(runner)]), "TOTAL"]
+        assert [c.strip() for c in rows[keys.index("b")][6:10]] == [
+            "$0", "$1.00", "$1,234,567.00", "$1,234,566.00"
+        ]  # fmt: skip
+        assert "$0.0000032" in text and "$2,469,134.00" in text  # the runner's, the total's
+        widths = {len(line) for line in text.splitlines() if line.startswith(("┏", "│", "└"))}
+        assert len(widths) == 1, widths  # one table, every line as wide
+        assert columns == 100 or widths.pop() <= columns  # it fits in a wide enough terminal
+
+
 # An SGR parameter that sets a colour: 30-39 and 40-49 (38/48 start 256-colour and RGB ones),
 # 90-97 and 100-107 (bright). 1 (bold), 2 (dim), 0 (reset) are styles, not colours.
 COLOUR = re.compile(r"^(3[0-9]|4[0-9]|9[0-7]|10[0-7])$")
