@@ -7,8 +7,10 @@ HOW = """\
 
 1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
    named function) gives tool_calling (0.97); tools offered and a latest user message that
-   asks for them (phrases such as "look up", "send an email", or two content words shared
-   with the tool names/descriptions) gives tool_calling (0.90). The deprecated chat fields
+   asks for them (phrases such as "look up", "send an email", or two words of a tool's name
+   in their order: "the current weather" names `get_current_weather`) gives tool_calling
+   (0.90). Descriptions are not compared: an agent's are in everyday words ("command",
+   "file", "list"), which any coding task shares. The deprecated chat fields
    are read alike when the current ones are absent: `functions` as `tools`, and
    `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse

@@ -89,7 +89,7 @@ class RequestView(NamedTuple):
     latest: str = ""
     first: str = ""
     system: str = ""
-    tool_text: str = ""
+    tool_names: str = ""
     has_tools: bool = False
     tool_forced: bool = False
     tools_disabled: bool = False
@@ -150,21 +150,25 @@ def _user_messages(messages: list[Any]) -> tuple[object, object]:
     return first, latest
 
 
-def _tool_text(tools: list[Any]) -> str:
-    texts: list[str] = []
-    size = -1  # the joined length: one space fewer than texts
+def _tool_names(tools: list[Any]) -> str:
+    """The offered tools' names, space-separated, to `TOOL_CHARS`: what a request must name to
+    ask for them (`rules.asks_for_tools`). Not their descriptions: an agent's tools are
+    described in everyday words (Claude Code's Bash "executes a given bash command", Codex's
+    update_plan "a list of plan items"), and two of them shared with an ask made "Make the
+    export command write a CSV file" tool_calling (found in review)."""
+    names: list[str] = []
+    size = -1  # the joined length: one space fewer than names
     for tool in tools[:SCAN_TOOLS]:
         if size >= TOOL_CHARS:  # what follows would be cut off anyway
             break
         if not isinstance(tool, dict):
             continue
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-        for key in ("name", "description"):
-            value = fn.get(key) if isinstance(fn, dict) else None
-            if isinstance(value, str):
-                texts.append(value[:200])
-                size += len(texts[-1]) + 1
-    return " ".join(texts)[:TOOL_CHARS]
+        inner = tool.get("function")
+        name = (inner if isinstance(inner, dict) else tool).get("name")
+        if isinstance(name, str):
+            names.append(name[:200])
+            size += len(names[-1]) + 1
+    return " ".join(names)[:TOOL_CHARS]
 
 
 def _forced(tool_choice: object) -> bool:
@@ -210,7 +214,7 @@ def view(body: object) -> RequestView:
         latest=latest,
         first=first,
         system=str(system)[:SYSTEM_CHARS],
-        tool_text=_tool_text(tools),
+        tool_names=_tool_names(tools),
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=bool(tools) and _forced(tool_choice),
         tools_disabled=tool_choice == "none",

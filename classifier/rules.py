@@ -1,14 +1,17 @@
 """Deterministic signals that beat the model: tool use forced or clearly asked for.
 
 `tool_choice` forcing a call means a tool call whatever the text says. Tools offered with a
-request that names them (or asks to look up, search, book, send…) is tool use too. Tools
-merely present are only a weak prior: coding agents send their tool schemas on every turn.
+request that names one (two words of its name, in order) or asks to look up, search, book,
+send… is tool use too. Tools merely present are only a weak prior: coding agents send their
+tool schemas on every turn, and their descriptions are never compared.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
+from itertools import pairwise
 
 from classifier.features import tokens
 from classifier.intent import Intent
@@ -28,25 +31,47 @@ _STOP_TEXT = (
 )
 _STOP = frozenset(_STOP_TEXT.split())
 _CAMEL = re.compile(r"(?=[A-Z])")
+_NAME_BREAKS = str.maketrans("_-.", "   ")
 
 
 @lru_cache(maxsize=256)
-def tool_words(tool_text: str) -> frozenset[str]:
-    """Content words of tool names and descriptions (`get_weather`, `getWeather` give
-    `weather`). Cached: agents send the same tool schemas on every turn."""
-    spaced = _CAMEL.sub(" ", tool_text.replace("_", " ").replace(".", " "))
-    return frozenset(t for t in tokens(spaced) if len(t) > 3 and t not in _STOP)
+def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
+    """The pairs of consecutive content words in each tool's name (`get_current_weather`,
+    `getCurrentWeather`, `get-current-weather` give `("current", "weather")`); a name of one
+    content word gives none, and cannot be named. Cached: agents send the same tools on
+    every turn."""
+    return frozenset(
+        pair
+        for name in tool_names.split(" ")
+        for pair in _pairs(tokens(_CAMEL.sub(" ", name.translate(_NAME_BREAKS))))
+    )
+
+
+def _pairs(words: list[str]) -> Iterator[tuple[str, str]]:
+    """Consecutive pairs of the content words among `words` (stop words and short ones are
+    skipped: "apply the patch" pairs `apply` with `patch`)."""
+    content = [t for t in words if len(t) > 3 and t not in _STOP]
+    return pairwise(content)
 
 
 def asks_for_tools(v: RequestView) -> str | None:
-    """Why the latest message asks for the offered tools, or None if it does not."""
+    """Why the latest message asks for the offered tools, or None if it does not: an asking
+    phrase, or two content words of a tool's name, one after the other as in the name
+    ("the current weather" names `get_current_weather`). Names, not descriptions: an
+    agent's tools are described in everyday words, and two of them in common with an ask
+    made "Make the export command write a CSV file" tool_calling (found in review). In
+    order and together, not anywhere: Claude Code offers TodoWrite and BashOutput, and
+    "write a todo app" or "why does the bash script print no output" are no tool calls."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:
             return f"asks: {phrase!r}"
-    shared = tool_words(v.tool_text) & {t for t in tokens(v.latest[:600]) if len(t) > 3}
-    if len(shared) >= 2:
-        return "names the offered tools: " + ", ".join(sorted(shared)[:4])
+    named = tool_words(v.tool_names)
+    if not named:
+        return None
+    for pair in _pairs(tokens(v.latest[:600])):
+        if pair in named:
+            return "names an offered tool: " + " ".join(pair)
     return None
 
 

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from router.translate.view import chat_view
+from tests.agent_shapes import claude_code_body, codex_body, user_item
 
 WEATHER = {
     "type": "function",
@@ -123,3 +125,52 @@ def test_legacy_functions_offered_are_tools_a_request_can_name() -> None:
     assert classify(body).source == "rule"  # no function_call: offered, as OpenAI reads it
     assert explain(body)["read"]["has_tools"]
     assert classify({**body, "function_call": "none"}).source == "model"
+
+
+AGENT_ASKS = [
+    # the review's: two everyday words shared with Claude Code's or Codex's descriptions
+    "Make the export command write a CSV file instead of JSON.",
+    "Explain how the session handling works in this codebase.",
+    "Write a function that returns the median of a list of numbers.",
+    # two words shared with the names of two tools (Read, Write), or of one out of order
+    # (TodoWrite) or apart (BashOutput): the agent's tools, not named
+    "Read the config loader and write a test for it.",
+    "Write a todo list app in React with local storage.",
+    "Why does the bash script output nothing when run from cron?",
+]
+
+
+@pytest.mark.parametrize("ask", AGENT_ASKS)
+@pytest.mark.parametrize("agent", ["claude_code", "codex"])
+def test_an_agents_tools_are_not_named_by_everyday_words(agent: str, ask: str) -> None:
+    """The rule compared the ask with the tools' names and descriptions: Claude Code's Bash
+    "executes a given bash command", Glob "returns matching file paths", Codex's update_plan
+    takes "a list of plan items", so these tasks read tool_calling 0.90 (found in review).
+    Only a tool's name is compared, two of its words in order."""
+    if agent == "claude_code":
+        body = chat_view("messages", claude_code_body([{"role": "user", "content": ask}]))
+    else:
+        body = chat_view("responses", codex_body([user_item(ask)]))
+    intent = classify(body)
+    assert intent.source != "rule", explain(body)["rule"]
+    assert intent.label != "tool_calling"
+
+
+SEND_EMAIL = {
+    "type": "function",
+    "function": {
+        "name": "send_email",
+        "description": "Send an email to a recipient, with a subject and a body.",
+    },
+}
+SEND_SLACK = {
+    "type": "function",
+    "function": {"name": "send_slack_message", "description": "Post to a Slack channel."},
+}
+
+
+def test_a_request_for_the_offered_tool_is_still_tool_calling() -> None:
+    assert classify(chat("send the report to Dana", tools=[SEND_EMAIL])).label == "tool_calling"
+    body = chat("Send a Slack message to Dana with the report", tools=[SEND_SLACK])
+    assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+    assert explain(body)["rule"] == "tools offered and names an offered tool: send slack"

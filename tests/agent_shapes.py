@@ -1,0 +1,180 @@
+"""What Claude Code and Codex send: their tools, the harness texts they put in user turns,
+and their turns' shapes, for the tests of what the classifier reads of agent traffic.
+
+The tool names are the agents' own; each description is the opening of the agent's, or
+close to it: everyday words ("command", "file", "list", "returns") that the classifier
+must not take for the user's words. The harness texts are shortened but keep their
+wrappers, as the agents send them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_CLAUDE_CODE = (
+    (
+        "Task",
+        "Launch a new agent to handle complex, multi-step tasks autonomously. When you are "
+        "searching for a keyword or file and are not confident that you will find the right "
+        "match in the first few tries, use this agent to perform the search for you.",
+    ),
+    (
+        "Bash",
+        "Executes a given bash command in a persistent shell session with optional timeout, "
+        "ensuring proper handling and security measures. If the command will create new "
+        "directories or files, first use `ls` to verify the parent directory exists.",
+    ),
+    (
+        "Glob",
+        "Fast file pattern matching tool that works with any codebase size. Returns matching "
+        "file paths sorted by modification time.",
+    ),
+    ("Grep", "A powerful search tool built on ripgrep. Supports full regex syntax."),
+    (
+        "ExitPlanMode",
+        "Use this tool when you are in plan mode and have finished presenting your plan and "
+        "are ready to code.",
+    ),
+    ("Read", "Reads a file from the local filesystem. You can access any file directly."),
+    (
+        "Edit",
+        "Performs exact string replacements in files. You must use your Read tool at least "
+        "once in the conversation before editing.",
+    ),
+    (
+        "Write",
+        "Writes a file to the local filesystem. This tool will overwrite the existing file "
+        "if there is one at the provided path.",
+    ),
+    (
+        "NotebookEdit",
+        "Completely replaces the contents of a specific cell in a Jupyter notebook (.ipynb "
+        "file) with new source.",
+    ),
+    ("WebFetch", "Fetches content from a specified URL and processes it using an AI model."),
+    (
+        "TodoWrite",
+        "Use this tool to create and manage a structured task list for your current coding "
+        "session. This helps you track progress and organize complex tasks.",
+    ),
+    ("WebSearch", "Allows Claude to search the web and use the results to inform responses."),
+    ("BashOutput", "Retrieves output from a running or completed background bash shell."),
+    ("KillShell", "Kills a running background bash shell by its ID."),
+    ("SlashCommand", "Execute a slash command within the main conversation."),
+)
+CLAUDE_CODE_TOOLS = [
+    {"name": name, "description": text, "input_schema": {"type": "object", "properties": {}}}
+    for name, text in _CLAUDE_CODE
+]
+CLAUDE_CODE_SYSTEM = [
+    {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+    {
+        "type": "text",
+        "text": "You are an interactive CLI tool that helps users with software engineering "
+        "tasks. Use the instructions below and the tools available to you to assist the user.",
+        "cache_control": {"type": "ephemeral"},
+    },
+]
+CODEX_TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "name": "shell",
+        "description": "Runs a shell command and returns its output.\n- Always set the "
+        "`workdir` param when using the shell function.",
+        "strict": False,
+        "parameters": {"type": "object", "properties": {"command": {"type": "array"}}},
+    },
+    {
+        "type": "function",
+        "name": "update_plan",
+        "description": "Updates the task plan.\nProvide an optional explanation and a list of "
+        "plan items, each with a step and status.",
+        "strict": False,
+        "parameters": {"type": "object", "properties": {"plan": {"type": "array"}}},
+    },
+    {
+        "type": "custom",
+        "name": "apply_patch",
+        "description": "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so "
+        "do not wrap the patch in JSON.",
+        "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch"},
+    },
+    {
+        "type": "function",
+        "name": "view_image",
+        "description": "Attach a local image (by filesystem path) to the conversation context "
+        "for this turn.",
+        "strict": False,
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+]
+CODEX_INSTRUCTIONS = (
+    "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI on a "
+    "user's computer."
+)
+
+# Claude Code's reminders: the claudeMd context before the first ask, and one of the
+# reminders it adds next to a tool result (here: the todo list's)
+CLAUDE_MD_REMINDER = (
+    "<system-reminder>\nAs you answer the user's questions, you can use the following "
+    "context:\n# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere "
+    "to these instructions.\n\nContents of /repo/CLAUDE.md (project instructions, checked "
+    "into the codebase):\n\n# Project\nWrite a short poem in every commit message. Use ruff "
+    "and mypy; run tests with make test.\n\n      IMPORTANT: this context may or may not be "
+    "relevant to your tasks.\n</system-reminder>\n"
+)
+TODO_REMINDER = (
+    "<system-reminder>\nThe TodoWrite tool hasn't been used recently. If you're working on "
+    "tasks that would benefit from tracking progress, consider using the TodoWrite tool to "
+    "track progress. Only use it if it's relevant to the current work. Make sure that you "
+    "NEVER mention this reminder to the user\n</system-reminder>"
+)
+# Codex's two user items before the task: AGENTS.md (older versions wrap it in
+# <user_instructions>, newer ones head it "# AGENTS.md instructions for <dir>") and the
+# environment
+AGENTS_MD = (
+    "<user_instructions>\n\n# AGENTS.md\nAlways run `make check` before finishing. Prefer "
+    "small functions, type hints everywhere, and a pytest unit test for every change.\n\n"
+    "</user_instructions>"
+)
+AGENTS_MD_NEW = (
+    "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nAlways run `make check` before "
+    "finishing. Prefer small functions, type hints everywhere, and a pytest unit test for "
+    "every change.\n</INSTRUCTIONS>"
+)
+ENVIRONMENT = (
+    "<environment_context>\n  <cwd>/repo</cwd>\n  <approval_policy>on-request</approval_policy>"
+    "\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted"
+    "</network_access>\n  <shell>bash</shell>\n</environment_context>"
+)
+
+
+def claude_code_body(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A Messages body as Claude Code sends it: its system blocks and tools."""
+    return {
+        "model": "auto",
+        "max_tokens": 64,
+        "system": CLAUDE_CODE_SYSTEM,
+        "tools": CLAUDE_CODE_TOOLS,
+        "messages": messages,
+        **extra,
+    }
+
+
+def codex_body(items: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A Responses body as Codex sends it: its instructions, tools and settings."""
+    return {
+        "model": "auto",
+        "instructions": CODEX_INSTRUCTIONS,
+        "input": items,
+        "tools": CODEX_TOOLS,
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+        "store": False,
+        **extra,
+    }
+
+
+def user_item(text: str) -> dict[str, Any]:
+    """A Codex user item."""
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
