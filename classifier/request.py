@@ -3,10 +3,15 @@
 Agents send long system prompts, tool schemas on every turn and huge conversations; the task
 lives in the latest and the first user message. Every read here is bounded (message count,
 part count, bytes), so a 200k-token conversation costs about what a short one does.
+
+Not every user message is an ask. Agents put their own texts in user turns
+(`HARNESS_BLOCKS`): a user message whose texts are nothing else is passed over, for the
+latest and the first ask alike.
 """
 
 from __future__ import annotations
 
+import re
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -32,6 +37,30 @@ SCAN_ROLES = 4096
 SCAN_PARTS = 16
 SCAN_TOOLS = 16
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
+
+# Texts an agent adds to a user turn, each an opening and a closing: not the user's words,
+# yet the classifier read them as the ask (found in review: a todo reminder beside a tool
+# result made a coding task tool_calling, Codex's AGENTS.md made a sonnet coding). Blocks at
+# the start or the end of a text (a part, or a string content) are cut from what is read;
+# a text of nothing else is no text, and a user message with no text left is no ask.
+HARNESS_BLOCKS = {
+    # Claude Code: the claudeMd context before the first ask, and reminders beside tool
+    # results (the todo list, a file changed on disk, a read file's malware note)
+    "<system-reminder>": "</system-reminder>",
+    # Codex: AGENTS.md, a user item before the task; older versions wrap it in a tag...
+    "<user_instructions>": "</user_instructions>",
+    # ...newer ones head it "# AGENTS.md instructions for <directory>"
+    "# AGENTS.md instructions": "</INSTRUCTIONS>",
+    # Codex: the working directory, sandbox and shell, a user item before the task
+    "<environment_context>": "</environment_context>",
+}
+# How far a block's closing is looked for, in characters (a CLAUDE.md of tens of KB): a
+# block closed further on is read as words, as before. `str.find` over it is ~10 µs.
+HARNESS_CHARS = 100_000
+_HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
+_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
+_CLOSING = re.compile("(" + "|".join(map(re.escape, HARNESS_BLOCKS.values())) + r")\s{0,64}\Z")
+_OPENING_OF = {closing: opening for opening, closing in HARNESS_BLOCKS.items()}
 
 
 def clip(text: str, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> str:
@@ -96,15 +125,65 @@ class RequestView(NamedTuple):
     after_tool_result: bool = False
 
 
+def own_words(text: str) -> str:
+    """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
+    the white space around them: `text` itself when it has none. Bounded: an opening is
+    looked for after at most 64 white spaces, a closing before them, and each block's
+    other end within `HARNESS_CHARS`."""
+    size = len(text)
+    start = _past_blocks(text, size) if _OPENING.match(text) else 0
+    end = size
+    if start < size and text[max(start, size - 100) :].rstrip().endswith(">"):
+        end = _before_blocks(text, start, size)
+    if start == 0 and end == size:
+        return text
+    return text[start:end].strip()
+
+
+def _past_blocks(text: str, end: int) -> int:
+    """Where the harness blocks that `text` starts with end."""
+    start = 0
+    for _ in range(_HARNESS_EACH_END):
+        opened = _OPENING.match(text, start, end)
+        if not opened:
+            break
+        closing = HARNESS_BLOCKS[opened.group(1)]
+        at = text.find(closing, opened.end(), opened.end() + HARNESS_CHARS)
+        if at < 0:
+            break
+        start = at + len(closing)
+    return start
+
+
+def _before_blocks(text: str, start: int, end: int) -> int:
+    """Where the harness blocks that `text[start:end]` ends with begin."""
+    for _ in range(_HARNESS_EACH_END):
+        closed = _CLOSING.search(text, max(start, end - 100), end)
+        if not closed:
+            break
+        opening = _OPENING_OF[closed.group(1)]
+        at = text.rfind(opening, max(start, closed.start() - HARNESS_CHARS), closed.start())
+        if at < 0:
+            break
+        end = at
+    return end
+
+
+def has_words(text: str) -> bool:
+    """Whether `text` holds words of the user's: more than white space and harness blocks.
+    What makes a user message an ask, here and in the router's view of other APIs
+    (`router.translate.view`)."""
+    rest = own_words(text)
+    return bool(rest) and not rest.isspace()
+
+
 def content_text(content: object) -> str:
     """Text of a message's content: a string, or the text parts of a part array (images
-    skipped), joined by line breaks; clipped alike, so parts read as their joined string."""
+    skipped), joined by line breaks, each without its harness blocks (`own_words`);
+    clipped alike, so parts read as their joined string."""
     if isinstance(content, str):
-        return clip(content)
-    if not isinstance(content, list):
-        return ""
-    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    texts = [text for part in parts if (text := _part_text(part))]
+        return clip(own_words(content))
+    texts = _texts(content)
     size = sum(map(len, texts)) + len(texts) - 1
     if size <= HEAD_BYTES + TAIL_BYTES:
         return clip("\n".join(texts))
@@ -112,6 +191,28 @@ def content_text(content: object) -> str:
     head = "\n".join(t[:HEAD_BYTES] for t in texts)[:HEAD_BYTES]
     tail = "\n".join(t[-TAIL_BYTES:] for t in texts)[-TAIL_BYTES:]
     return f"{_head(head, HEAD_BYTES)}\n…\n{_tail(tail, TAIL_BYTES)}"
+
+
+def _texts(content: object) -> list[str]:
+    """The texts of a part array's scanned parts (the first and last 8 of a long one),
+    without their harness blocks; none for anything else."""
+    if not isinstance(content, list):
+        return []
+    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
+    return [text for part in parts if (text := own_words(_part_text(part)))]
+
+
+def _asks(message: object) -> bool:
+    """A user message with words of the user's, or with no text at all: not only harness
+    text."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return has_words(content)
+    if not isinstance(content, list):
+        return True
+    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
+    texts = [text for part in parts if (text := _part_text(part))]
+    return not texts or any(has_words(text) for text in texts)
 
 
 def _part_text(part: object) -> str:
@@ -133,21 +234,31 @@ def _role(message: object) -> str:
     return ""
 
 
-def _user_messages(messages: list[Any]) -> tuple[object, object]:
-    """The first and the latest user message, scanning a bounded number from each end:
-    the first sits near the start; the latest may be far back behind a tool loop, so only
-    each message's role is read on the way (`islice`: no copy of the list)."""
-    first: object = None
+def _user_messages(messages: list[Any]) -> tuple[object, object, bool]:
+    """The first and the latest user message that asks (`_asks`), scanning a bounded number
+    from each end, and whether a tool result is the last message (user messages that ask
+    nothing after it aside: a reminder beside a tool result follows it as one). The first
+    sits near the start; the latest may be far back behind a tool loop, so only each
+    message's role is read on the way (`islice`: no copy of the list), and a user message's
+    content only for the first `SCAN_MESSAGES` that ask nothing."""
     latest: object = None
-    for message in messages[:SCAN_MESSAGES]:
-        if _role(message) == "user":
-            first = message
-            break
+    after_tool: bool | None = None
+    passed = 0
     for message in islice(reversed(messages), SCAN_ROLES):
         if isinstance(message, dict) and message.get("role") == "user":
-            latest = message
-            break
-    return first, latest
+            if _asks(message):
+                latest = message
+                break
+            passed += 1
+            if passed == SCAN_MESSAGES:
+                break
+        elif after_tool is None:
+            after_tool = _role(message) in ("tool", "function")
+    first = next(
+        (m for m in messages[:SCAN_MESSAGES] if _role(m) == "user" and (m is latest or _asks(m))),
+        None,
+    )
+    return first, latest, bool(after_tool)
 
 
 def _tool_names(tools: list[Any]) -> str:
@@ -197,7 +308,7 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    first_msg, latest_msg = _user_messages(messages)
+    first_msg, latest_msg, after_tool = _user_messages(messages)
     latest = content_text(latest_msg.get("content")) if isinstance(latest_msg, dict) else ""
     first = ""  # the first user message, unless it is the latest (not clipped again)
     if first_msg is not latest_msg and isinstance(first_msg, dict):
@@ -218,7 +329,7 @@ def view(body: object) -> RequestView:
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=bool(tools) and _forced(tool_choice),
         tools_disabled=tool_choice == "none",
-        after_tool_result=bool(messages) and _role(messages[-1]) in ("tool", "function"),
+        after_tool_result=after_tool,
     )
 
 
@@ -229,7 +340,7 @@ def cut_short(body: object) -> tuple[bool, bool]:
     whole texts, which a request's classification must not."""
     if not isinstance(body, dict):
         return False, False
-    first_msg, latest_msg = _user_messages(_messages(body))
+    first_msg, latest_msg, _ = _user_messages(_messages(body))
     first = first_msg if first_msg is not latest_msg else None
     return _cut(latest_msg), _cut(first)
 
@@ -239,8 +350,9 @@ def _cut(message: object) -> bool:
     if isinstance(content, list):
         if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips
-        read = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-        content = "\n".join(text for part in read if (text := _part_text(part)))
+        content = "\n".join(_texts(content))
+    elif isinstance(content, str):
+        content = own_words(content)
     return isinstance(content, str) and clip(content) is not content
 
 

@@ -2,7 +2,8 @@
 
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
-few and the last `_TAIL` turns and the user's latest words between them, the first and last
+few and the last `_TAIL` turns and the user's first and latest words between them (an
+agent's own text in a user turn is none: `classifier.request.has_words`), the first and last
 `_PARTS` blocks of each (and of a tool result's own blocks), `_TOOLS` tools (those the tool
 choice allows or names first) and system blocks from each end, so a 200k-token
 conversation, or one turn of 300k blocks, costs what a short one does. Nor does it hold
@@ -16,7 +17,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from classifier.request import SCAN_ROLES
+from classifier.request import SCAN_MESSAGES, SCAN_ROLES, has_words
 from router.record import Api
 from router.translate import anthropic_request, responses_request
 
@@ -72,28 +73,42 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _head_ask_tail(turns: list[Any]) -> list[Any]:
-    """The first `_HEAD` and last `_TAIL` turns, and between them the latest turn in which
-    the user wrote something: an agent's tool loop adds two turns a round, so after 31
-    rounds the ask fell out of the view and the first message decided alone (found in
-    review). Looked for by role and block type alone, as far back as the classifier looks
-    in a chat body (`SCAN_ROLES`)."""
+    """The first `_HEAD` and last `_TAIL` turns, and between them the first and the latest
+    turn in which the user wrote something: an agent's tool loop adds two turns a round, so
+    after 31 rounds the ask fell out of the view and the first message decided alone (found
+    in review); Codex's first two turns are its AGENTS.md and environment, no asks. Looked
+    for by role and block type, and a text block's ends (`_asks`), as far as the classifier
+    looks in a chat body: the first among `SCAN_MESSAGES`, the latest `SCAN_ROLES` back."""
     tail = len(turns) - _TAIL
-    for index in range(len(turns) - 1, max(len(turns) - 1 - SCAN_ROLES, _HEAD - 1), -1):
-        if _asks(turns[index]):
-            ask = [turns[index]] if index < tail else []
-            return [*turns[:_HEAD], *ask, *turns[tail:]]
-    return [*turns[:_HEAD], *turns[tail:]]
+    first = next((i for i in range(min(tail, SCAN_MESSAGES)) if _asks(turns[i])), tail)
+    latest = next(
+        (
+            index
+            for index in range(len(turns) - 1, max(len(turns) - 1 - SCAN_ROLES, _HEAD - 1), -1)
+            if _asks(turns[index])
+        ),
+        tail,
+    )
+    between = sorted({i for i in (first, latest) if _HEAD <= i < tail})
+    return [*turns[:_HEAD], *(turns[i] for i in between), *turns[tail:]]
 
 
 def _asks(turn: object) -> bool:
-    """A user turn with text in it (not only tool results)."""
+    """A user turn with words of the user's in it: not only tool results, images or an
+    agent's harness text (`has_words`, the classifier's own test)."""
     if not isinstance(turn, dict) or turn.get("role") != "user":
         return False
     content = turn.get("content")
     if isinstance(content, str):
-        return bool(content)
+        return has_words(content)
     blocks = _ends(content) if isinstance(content, list) else []
-    return any(isinstance(b, dict) and b.get("type") in _TEXT_TYPES for b in blocks)
+    return any(
+        isinstance(b, dict)
+        and b.get("type") in _TEXT_TYPES
+        and isinstance(text := b.get("text"), str)
+        and has_words(text)
+        for b in blocks
+    )
 
 
 def _unread_cut(turn: object) -> object:

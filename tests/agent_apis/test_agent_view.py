@@ -15,6 +15,7 @@ import pytest
 from classifier import classify, explain
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
+from tests.agent_shapes import AGENTS_MD, ENVIRONMENT, TODO_REMINDER, user_item
 
 ASK = "Write a haiku about autumn rain"
 TOOL = {"name": "lookup_weather", "description": "Weather for a city", "input_schema": {}}
@@ -228,5 +229,36 @@ def test_the_ask_behind_a_long_tool_loop_is_still_read(api: Any) -> None:
     ask: a coding request was classified as the sonnet of its first message (found in
     review)."""
     short, long = (classify(chat_view(api, _tool_loop(api, n))) for n in (3, 200))
+    assert short.label == "coding"
+    assert (long.label, long.confidence) == (short.label, short.confidence)
+
+
+def _reminded(body: dict[str, Any]) -> dict[str, Any]:
+    """`_tool_loop`'s Messages body with Claude Code's todo reminder beside every result."""
+    turns = [
+        {**t, "content": [*t["content"], {"type": "text", "text": TODO_REMINDER}]}
+        if isinstance(t["content"], list) and t["content"][0]["type"] == "tool_result"
+        else t
+        for t in body["messages"]
+    ]
+    return {**body, "messages": turns}
+
+
+def _codex_opened(body: dict[str, Any]) -> dict[str, Any]:
+    """`_tool_loop`'s Responses body as Codex opens it, its AGENTS.md and environment items
+    first, the coding ask the user's first, and then, after the tool loop, a "go on"."""
+    coding = body["input"][2:]
+    return {
+        **body,
+        "input": [user_item(AGENTS_MD), user_item(ENVIRONMENT), *coding, user_item("go on")],
+    }
+
+
+@pytest.mark.parametrize(("api", "shaped"), [("messages", _reminded), ("responses", _codex_opened)])
+def test_an_agents_own_turns_do_not_push_the_ask_out_of_the_view(api: Any, shaped: Any) -> None:
+    """A turn of an agent's own text counted as one in which the user wrote: the latest
+    such (a reminder beside a tool result) was kept and the ask dropped, and Codex's two
+    items filled the head the first ask was kept in (found in review)."""
+    short, long = (classify(chat_view(api, shaped(_tool_loop(api, n)))) for n in (3, 200))
     assert short.label == "coding"
     assert (long.label, long.confidence) == (short.label, short.confidence)

@@ -1,0 +1,94 @@
+"""What an agent adds to a user turn is not the user's ask: Claude Code's reminders, Codex's
+AGENTS.md and environment. Served through the router as the agents send them, a request is
+classified as the same conversation without those texts is (found in review: a reminder
+beside a tool result made a coding task tool_calling 0.90, and Codex's AGENTS.md, read as
+the first message, made a sonnet coding 0.82)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
+from tests.agent_shapes import (
+    AGENTS_MD,
+    AGENTS_MD_NEW,
+    CLAUDE_MD_REMINDER,
+    ENVIRONMENT,
+    TODO_REMINDER,
+    claude_code_body,
+    codex_body,
+    user_item,
+)
+from tests.harness import RunningRouter
+
+ASK = (
+    "Refactor the parse_config function in src/config.py so it raises a ValueError on "
+    "unknown keys, and add a pytest unit test for it."
+)
+SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
+
+
+def explained(proxy: RunningRouter, api: str, body: dict[str, Any]) -> dict[str, Any]:
+    reply = httpx.post(f"{proxy.root}/v1/router/explain", json={"api": api, **body})
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def claude_code_loop(reminders: bool) -> list[dict[str, Any]]:
+    """Claude Code's turns: the ask (after its claudeMd context), two rounds of reading a
+    file, the last result with the todo list's reminder beside it."""
+    ask: list[dict[str, Any]] = [{"type": "text", "text": ASK}]
+    if reminders:
+        ask.insert(0, {"type": "text", "text": CLAUDE_MD_REMINDER})
+    turns: list[dict[str, Any]] = [{"role": "user", "content": ask}]
+    for i in range(2):
+        use = {
+            "type": "tool_use",
+            "id": f"toolu_{i}",
+            "name": "Read",
+            "input": {"file_path": "/repo/src/config.py"},
+        }
+        result: list[dict[str, Any]] = [
+            {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "def parse_config(d):"}
+        ]
+        if reminders and i == 1:
+            result.append({"type": "text", "text": TODO_REMINDER})
+        turns += [
+            {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}, use]},
+            {"role": "user", "content": result},
+        ]
+    return turns
+
+
+def test_claude_codes_reminders_are_not_the_ask(proxy: RunningRouter) -> None:
+    plain = explained(proxy, "messages", claude_code_body(claude_code_loop(reminders=False)))
+    assert plain["intent"]["label"] == "coding"
+    body = claude_code_body(claude_code_loop(reminders=True))
+    served = anthropic_client(proxy).messages.with_raw_response.create(**body)
+    assert served.headers["x-smf-intent"] == "coding"
+    plan = explained(proxy, "messages", body)
+    assert plan["intent"] == plain["intent"]
+    assert plan["classifier"]["read"] == plain["classifier"]["read"]
+    assert plan["classifier"]["read"]["after_tool_result"]  # the reminder aside, it is
+
+
+@pytest.mark.parametrize("agents_md", [AGENTS_MD, AGENTS_MD_NEW])
+def test_codexs_agents_md_and_environment_are_not_the_first_ask(
+    proxy: RunningRouter, agents_md: str
+) -> None:
+    conversation = [
+        user_item(SONNET),
+        {"role": "assistant", "content": "Shall I go on with a second stanza?"},
+        user_item("continue"),
+    ]
+    plain = explained(proxy, "responses", codex_body(conversation))
+    assert plain["intent"]["label"] == "prose"
+    body = codex_body([user_item(agents_md), user_item(ENVIRONMENT), *conversation])
+    served = openai_client(proxy).responses.with_raw_response.create(**body)
+    assert served.headers["x-smf-intent"] == "prose"
+    plan = explained(proxy, "responses", body)
+    assert plan["intent"] == plain["intent"]
+    assert plan["classifier"]["read"]["first_chars"] == len(SONNET)
