@@ -25,8 +25,9 @@ HOW = """\
    agents add to a user turn is not the user's words: blocks of `<system-reminder>`
    (Claude Code), `<user_instructions>` or `# AGENTS.md instructions` and
    `<environment_context>` (Codex) at the start or end of a text are cut from it, and a
-   user message with no words left is no ask, neither the latest (at most 64 such are
-   passed over) nor the first; a tool result before it is still the last message.
+   user message with no words left (or only an image: a tool result's, which chat carries
+   in a user message after the tool messages) is no ask, neither the latest (at most 64
+   such are passed over) nor the first; a tool result before it is still the last message.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -5,8 +5,9 @@ lives in the latest and the first user message. Every read here is bounded (mess
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Not every user message is an ask. Agents put their own texts in user turns
-(`HARNESS_BLOCKS`): a user message whose texts are nothing else is passed over, for the
-latest and the first ask alike.
+(`HARNESS_BLOCKS`), and a tool result's image reaches chat as a user message after the
+tool messages: a user message with no words of the user's is passed over, for the latest
+and the first ask alike.
 """
 
 from __future__ import annotations
@@ -203,16 +204,11 @@ def _texts(content: object) -> list[str]:
 
 
 def _asks(message: object) -> bool:
-    """A user message with words of the user's, or with no text at all: not only harness
-    text."""
+    """A user message with words of the user's: not only images, files or harness text."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return has_words(content)
-    if not isinstance(content, list):
-        return True
-    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    texts = [text for part in parts if (text := _part_text(part))]
-    return not texts or any(has_words(text) for text in texts)
+    return any(not text.isspace() for text in _texts(content))
 
 
 def _part_text(part: object) -> str:
@@ -237,10 +233,10 @@ def _role(message: object) -> str:
 def _user_messages(messages: list[Any]) -> tuple[object, object, bool]:
     """The first and the latest user message that asks (`_asks`), scanning a bounded number
     from each end, and whether a tool result is the last message (user messages that ask
-    nothing after it aside: a reminder beside a tool result follows it as one). The first
-    sits near the start; the latest may be far back behind a tool loop, so only each
-    message's role is read on the way (`islice`: no copy of the list), and a user message's
-    content only for the first `SCAN_MESSAGES` that ask nothing."""
+    nothing after it aside: a reminder or an image beside a tool result follows it as one).
+    The first sits near the start; the latest may be far back behind a tool loop, so only
+    each message's role is read on the way (`islice`: no copy of the list), and a user
+    message's content only for the first `SCAN_MESSAGES` that ask nothing."""
     latest: object = None
     after_tool: bool | None = None
     passed = 0

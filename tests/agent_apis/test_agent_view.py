@@ -262,3 +262,26 @@ def test_an_agents_own_turns_do_not_push_the_ask_out_of_the_view(api: Any, shape
     short, long = (classify(chat_view(api, shaped(_tool_loop(api, n)))) for n in (3, 200))
     assert short.label == "coding"
     assert (long.label, long.confidence) == (short.label, short.confidence)
+
+
+def _image_result(api: str) -> dict[str, Any]:
+    """`_tool_loop` whose last tool result is an image (Claude Code's Read of a PNG, Codex's
+    view_image), which chat carries in a user message after the tool messages."""
+    body = _tool_loop(api, 3)
+    if api == "messages":
+        last = body["messages"][-1]["content"][0]
+        body["messages"][-1]["content"] = [{**last, "content": [PNG]}]
+    else:
+        image = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw=="}
+        body["input"][-1] = {**body["input"][-1], "output": [image]}
+    return body
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_a_tool_results_image_does_not_hide_the_ask(api: Any) -> None:
+    """The image-only user message after the tool messages was read as the latest ask, with
+    no text: coding 0.63 became tool_calling 0.27 (found in review)."""
+    view = chat_view(api, _image_result(api))
+    assert view["messages"][-1]["content"][0]["type"] == "image_url"  # as the router sends it
+    assert classify(view) == classify(chat_view(api, _tool_loop(api, 3)))
+    assert explain(view)["read"]["after_tool_result"]

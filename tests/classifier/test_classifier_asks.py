@@ -123,3 +123,25 @@ def test_the_search_past_user_messages_that_ask_nothing_is_bounded() -> None:
     assert near.latest == ASK
     far = view({"messages": [ask, *reminders * SCAN_MESSAGES]})
     assert (far.latest, far.first) == ("", ASK)
+
+
+IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+
+
+def test_a_tool_results_image_is_no_ask_and_the_result_is_still_the_last() -> None:
+    """Chat's tool messages carry text only, so a tool result's image follows them as a user
+    message of the image alone, which was read as the latest ask: no text, so the first
+    message decided alone, tool_calling 0.27 where the loop without it is coding 0.63
+    (found in review). It is not an ask, and the tool result is still the last message."""
+    plain = [{"role": "user", "content": ASK}, *TOOL_ROUND]
+    shown = [*plain, {"role": "user", "content": [IMAGE]}]
+    v = view({"messages": shown})
+    assert (v.latest, v.first, v.after_tool_result) == (ASK, "", True)
+    assert classify({"messages": shown}) == classify({"messages": plain})
+    assert explain({"messages": shown})["read"] == explain({"messages": plain})["read"]
+
+
+def test_an_image_sent_alone_after_an_ask_leaves_the_ask_the_latest() -> None:
+    messages = [{"role": "user", "content": SONNET}, {"role": "user", "content": [IMAGE]}]
+    v = view({"messages": messages})
+    assert (v.latest, v.first, v.after_tool_result) == (SONNET, "", False)
