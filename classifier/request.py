@@ -262,7 +262,8 @@ def _tool_names(tools: list[Any]) -> str:
     ask for them (`rules.asks_for_tools`). Not their descriptions: an agent's tools are
     described in everyday words (Claude Code's Bash "executes a given bash command", Codex's
     update_plan "a list of plan items"), and two of them shared with an ask made "Make the
-    export command write a CSV file" tool_calling (found in review)."""
+    export command write a CSV file" tool_calling (found in review). A chat tool keeps its
+    name under `function`, or under `custom` (a freeform tool); other APIs' at the top."""
     names: list[str] = []
     size = -1  # the joined length: one space fewer than names
     for tool in tools[:SCAN_TOOLS]:
@@ -270,7 +271,7 @@ def _tool_names(tools: list[Any]) -> str:
             break
         if not isinstance(tool, dict):
             continue
-        inner = tool.get("function")
+        inner = tool.get("function") or tool.get("custom")
         name = (inner if isinstance(inner, dict) else tool).get("name")
         if isinstance(name, str):
             names.append(name[:200])

@@ -174,3 +174,12 @@ def test_a_request_for_the_offered_tool_is_still_tool_calling() -> None:
     body = chat("Send a Slack message to Dana with the report", tools=[SEND_SLACK])
     assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
     assert explain(body)["rule"] == "tools offered and names an offered tool: send slack"
+
+
+def test_a_chat_custom_tool_is_named_by_its_name() -> None:
+    """A chat `custom` tool keeps its name under `custom`: it gave the rule nothing to
+    compare (found in review)."""
+    custom = {"type": "custom", "custom": {"name": "get_stock_quote", "description": "Quotes"}}
+    body = chat("What's the latest stock quote for ACME?", tools=[custom])
+    assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+    assert explain(body)["rule"] == "tools offered and names an offered tool: stock quote"
