@@ -24,7 +24,8 @@ HOW = """\
    the first 160 and last 40 tokens. Images and other non-text parts are ignored. What
    agents add to a user turn is not the user's words: blocks of `<system-reminder>`
    (Claude Code), `<user_instructions>` or `# AGENTS.md instructions` and
-   `<environment_context>` (Codex) at the start or end of a text are cut from it, and a
+   `<environment_context>` (Codex), and the few others `classifier/request.py` names, at
+   the start or end of a text are cut from it, and a
    user message with no words left (or only an image: a tool result's, which chat carries
    in a user message after the tool messages) is no ask, neither the latest (at most 64
    such are passed over) nor the first; a tool result before it is still the last message.

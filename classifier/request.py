@@ -54,6 +54,12 @@ HARNESS_BLOCKS = {
     "# AGENTS.md instructions": "</INSTRUCTIONS>",
     # Codex: the working directory, sandbox and shell, a user item before the task
     "<environment_context>": "</environment_context>",
+    # Codex: plugin and environment notes it puts beside the above (litellm's complexity
+    # router strips the same Codex blocks)
+    "<recommended_plugins>": "</recommended_plugins>",
+    "<environments_instructions>": "</environments_instructions>",
+    # Claude Code: the caveat it puts before the echo of a local command (`!ls`, `/model`)
+    "<local-command-caveat>": "</local-command-caveat>",
 }
 # How far a block's closing is looked for, in characters (a CLAUDE.md of tens of KB): a
 # block closed further on is read as words, as before. `str.find` over it is ~10 µs.
