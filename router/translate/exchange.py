@@ -171,10 +171,23 @@ async def _translated(
     (`misshapen`) or a [DONE] before the answer said why it stopped (a cut, as on the chat
     API) raises its typed error (after the events before it): the relay or the dispatcher
     renders it in the client's API, or falls back before the commit. A close without [DONE]
-    before then yields no end: the relay calls that a cut too. `secrets`: the backend's
-    (`Backend.secret_values`), asked for when an error event comes, which is cleaned of them."""
+    before then yields no end: the relay calls that a cut too. A connection that broke
+    instead of closing is read as a close: a finished answer is completed, else the relay
+    calls the transport's error a cut. `secrets`: the backend's (`Backend.secret_values`),
+    asked for when an error event comes, which is cleaned of them."""
     buffer = EventBuffer()
-    async for piece in pieces:
+    iterator = pieces.__aiter__()
+    while True:
+        try:
+            piece = await iterator.__anext__()
+        except StopAsyncIteration:
+            break
+        except (UpstreamError, TimeoutError):
+            raise  # an adapter's verdict, already typed; a stall is the relay's to name
+        except Exception:  # the transport's: the answer decides, as at a close
+            if out.finished:
+                break
+            raise
         events, over, failed = _events(buffer.feed(piece), out, name, secrets)
         yield b"".join(events)
         if failed is not None:
