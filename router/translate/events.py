@@ -188,13 +188,19 @@ def anthropic_error_body(error: RouterError) -> bytes:
 
 def anthropic_error(status: int, body: bytes, message: str | None = None) -> bytes:
     """An error body in Anthropic's envelope, with `message` when given, else the body's;
-    a body already in it (an Anthropic upstream's) stays byte for byte."""
+    a body already in it with one of Anthropic's types (an Anthropic upstream's) stays byte
+    for byte. vLLM's own /v1/messages answers in the envelope with its class names
+    (`BadRequestError`), which Claude Code does not know: they get the status's type, as
+    an error in its stream does (`_anthropic_kind`)."""
     try:
         parsed: Any = orjson.loads(body)
     except orjson.JSONDecodeError:
         parsed = {}
     if isinstance(parsed, dict) and parsed.get("type") == "error":
-        return body
+        inner = parsed.get("error")
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if isinstance(kind, str) and kind in ANTHROPIC_TYPES:
+            return body
     error = parsed.get("error") if isinstance(parsed, dict) else None
     if message is None:
         message = error.get("message") if isinstance(error, dict) else str(error or "error")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import httpx
@@ -175,6 +176,26 @@ def test_upstream_rejection_passes_through_unmodified(
     body = raw.json()
     assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
     assert body["error"]["message"].startswith("prompt is too long")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_vllm_refusal_gets_anthropics_error_type(
+    proxy: RunningRouter, servers: dict[str, Running], stream: bool
+) -> None:
+    """vLLM's own /v1/messages refuses in Anthropic's envelope with its class names
+    (`BadRequestError`), which reached Claude Code unchanged, where a translated request's
+    refusal says `invalid_request_error` (found in review). Its message is kept."""
+    servers["local"].control("faults", {"fault": "bad_request"})
+    try:
+        with pytest.raises(anthropic.BadRequestError) as refused:
+            anthropic_client(proxy).messages.create(
+                model="local", max_tokens=10, messages=ASK, stream=stream
+            )
+    finally:
+        servers["local"].control("faults", {"fault": None})
+    body: Any = refused.value.body
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"] == "The request was refused (the bad_request fault)."
 
 
 def test_fallback_mid_conversation_moves_to_the_next_backend(
