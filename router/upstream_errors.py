@@ -32,7 +32,9 @@ wording has always been read; only a refusal naming an output limit is `OutputTo
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on; one with no names
-at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length.
+at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length,
+and one whose `code` is only the Responses event's generic `server_error` (any 5xx) by its
+words too, when they say the server is busy (an overload, no failure for the breaker).
 What makes a 200 reply a failure is `router.reply_checks`'.
 """
 
@@ -246,6 +248,8 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
     if len(message) > MAX_ERROR_BYTES:
         message = cut(head(message, 2 * MAX_ERROR_BYTES), MAX_ERROR_BYTES, secrets)
     status = _in_band_status(kind, code)
+    if status == 500 and _plain(str(code)) == _GENERIC and _says_overloaded(message):
+        status = 503  # Responses' event codes every 5xx so: its words tell
     too_long = is_context_error(body)
     if kind is None and code is None and too_long:
         status = 400  # no names to go by (TGI's streamed validation error): its words say
@@ -285,6 +289,20 @@ _NAMED_STATUS = {_plain(s.phrase): s.value for s in HTTPStatus if s >= 400} | {
         "timeout_error": 504,
     }.items()
 }
+
+
+# A busy server's words, lower-cased: vLLM's queue-full "The engine is currently busy …",
+# OpenAI's "The server is overloaded or not ready yet.", Anthropic's "Overloaded".
+OVERLOAD_WORDS = ("currently busy", "overloaded")
+_GENERIC = _plain("server_error")  # the `code` of any 5xx in a Responses error event
+
+
+def _says_overloaded(message: str) -> bool:
+    """Whether an error's message says the server is busy: read where its name does not say
+    (Responses' generic `server_error`; litellm's 500 for Anthropic's event, which keeps
+    its message alone, reads the same words: `litellm_errors._ANTHROPIC_IN_BAND`)."""
+    text = message.lower()
+    return any(words in text for words in OVERLOAD_WORDS)
 
 
 def _in_band_status(kind: Any, code: Any) -> int:

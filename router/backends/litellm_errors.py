@@ -31,7 +31,7 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
-from router.upstream_errors import in_band, retry_after
+from router.upstream_errors import OVERLOAD_WORDS, in_band, retry_after
 
 log = logging.getLogger("smf_router")
 
@@ -315,7 +315,7 @@ def _overloaded(exc: Exception) -> bool:
 # when the event had no message), so a type is found by its name or its message's words.
 _ANTHROPIC_IN_BAND = (
     ("rate_limit_error", ("rate_limit_error", "rate limit")),
-    ("overloaded_error", ("overloaded_error", "overloaded")),
+    ("overloaded_error", ("overloaded_error", *OVERLOAD_WORDS)),
 )
 
 

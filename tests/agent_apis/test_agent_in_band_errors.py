@@ -98,6 +98,32 @@ def test_a_responses_failure_mid_stream_keeps_its_code_for_codex(
     assert record.error_kind == kind
 
 
+def chat_stream_error(proxy: RunningRouter, model: str) -> None:
+    """Stream a chat answer that fails mid-stream (the `openai` SDK raises its error event)."""
+    ask: Any = ASK  # the SDK's message type
+    stream = openai_client(proxy).chat.completions.create(model=model, messages=ask, stream=True)
+    with pytest.raises(openai.APIError):
+        for _ in stream:
+            pass
+
+
+def test_a_vllm_overload_mid_stream_is_recorded_alike_on_every_native_api(
+    proxy: RunningRouter, fault: Any
+) -> None:
+    """vLLM's busy 503 mid-stream: its chat error names the status (`code: 503`), its
+    Messages one the phrase (`Service Unavailable`), but a Responses error event carries
+    OpenAI's generic `code: "server_error"` alone, with vLLM's words. That was recorded a
+    502 `server_error`, a failure for the breaker, where the other APIs record a 503
+    `overloaded` (found in review). Codex still sees the event's own code."""
+    fault("local", "error_event:2:503")
+    _, chat = recorded(proxy, lambda: chat_stream_error(proxy, "local"))
+    _, messages = recorded(proxy, lambda: messages_stream_error(proxy, "local", ASK))
+    error, responses = recorded(proxy, lambda: responses_stream_error(proxy, "local", ASK))
+    seen = [(r.status, r.outcome, r.error_kind) for r in (chat, messages, responses)]
+    assert seen == [(503, "upstream_error", "overloaded")] * 3
+    assert error.code == "server_error" and "currently busy" in error.message
+
+
 def test_a_chat_backends_rate_limit_mid_stream_is_mapped_into_each_agent_api(
     proxy: RunningRouter, fault: Any
 ) -> None:
