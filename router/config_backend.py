@@ -78,7 +78,10 @@ class Timeouts(Strict):
     connect_s: Number = Field(5.0, gt=0)
     first_token_s: Number = Field(60.0, gt=0)
     idle_s: Number = Field(60.0, gt=0)
-    total_s: Number = Field(600.0, gt=0)
+    # Below the openai and anthropic SDKs' own default timeout (600 s): a whole reply's only
+    # bound is this one, and at 600 s a backend that never answers raced the client's
+    # give-up, the router's fallback or error often reaching a client already gone (a 499).
+    total_s: Number = Field(540.0, gt=0)
 
 
 class LocalCost(Strict):

@@ -1,8 +1,9 @@
 """Numbers in the config, through `smf-router config check`: no boolean where a number goes,
-and no duration so long that what waits on it breaks."""
+no duration so long that what waits on it breaks, and no default wait the clients outwait."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
@@ -136,3 +137,22 @@ def test_a_wait_too_long_for_what_waits_on_it_is_refused(
         write(tmp_path, GOOD + extra.replace("1e10", "3600").replace("1e300", "86400")), env={}
     )
     assert (kept.ledger.flush_interval_s, kept.canary.interval_s) in {(3600, 900), (1, 86400)}
+
+
+def _sdk_default_timeout_s() -> float:
+    """The openai SDK's default timeout (`DEFAULT_TIMEOUT`, the anthropic SDK's too) where
+    it is installed, else the 600 s both document."""
+    try:
+        openai = importlib.import_module("openai")
+    except ImportError:
+        return 600.0
+    return float(openai.DEFAULT_TIMEOUT.read)
+
+
+def test_the_default_total_s_leaves_the_client_an_answer(tmp_path: Path) -> None:
+    """A whole reply's only bound is `total_s`, which was 600 s by default: the SDKs' own
+    default timeout, so on a backend that never answers the router's fallback or error
+    raced the client giving up (2 of 5 ended a 499 `cancelled`, found in review). The
+    default is below it: a hung backend falls back or fails while the client still waits."""
+    config = load(write(tmp_path, GOOD), env={})
+    assert config.backend("local").timeouts.total_s < _sdk_default_timeout_s()
