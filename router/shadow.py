@@ -6,9 +6,11 @@ each picked one to it once finished, and the background job that replays what it
 (each replay itself, its call, comparison, judge and ledger row: `router.shadow_replay`).
 The client never waits, never sees a shadow error. Bounded: at most `max_concurrency`
 replays in flight, a queue of `queue_size` jobs holding with those `queue_bytes` at most
-(`router.shadow_queue`), whose overflow is counted, and a job whose target saturated, or
-whose rate a reload set to 0, while it waited is skipped (`held_back`). Each replay's call
-(and the judge's) is told to the `ReplayObserver`s (`router.own_load`) while it runs:
+(`router.shadow_queue`), whose overflow is counted, and a job is skipped whose target
+saturated while it waited, or whose rate a reload set to 0, or whose target the reloaded
+config forbids (cloud targets turned off, a private request's target moved to the cloud)
+(`held_back`). Each replay's call (and the judge's) is told to the `ReplayObserver`s
+(`router.own_load`) while it runs:
 capacity counts it with the live attempts, so a live request finds a backend full of
 shadows full (and overflows, not queued on the GPU behind them), and a shadow starts only
 where a slot is free (live + replays + 1 <= the backend's `max_concurrency`).
@@ -114,9 +116,8 @@ class Shadow(Replayer):
         if decision.target is None:
             self._drop(decision.drop or "no_target")
             return
-        tier = self.config.backend(decision.target).tier
         size = job_size(body, live)
-        job = Job(record, body, live, decision.target, api, tier, link, size, live_cut)
+        job = Job(record, body, live, decision.target, api, link, size, live_cut)
         if not self.queue.admit(job, self.settings.queue_size, self.settings.queue_bytes):
             self._drop("queue_full")
 

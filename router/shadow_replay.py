@@ -120,10 +120,11 @@ class Replayer:
     async def replay(self, job: Job, slot: Slot | None = None) -> dict[str, Any] | None:
         """Send the shadow, compare, judge if configured; returns the ledger row it wrote.
         `slot`, the target's slot this replay holds, is given back as the call ends."""
-        record, backend = job.record, self.backends.get(job.target)
-        if backend is None:  # a reload removed the target after the job was queued
+        record, backend, config = job.record, self.backends.get(job.target), self.config
+        if backend is None or job.target not in config.backend_names:  # a reload removed it
             self._drop("no_target")
             return None
+        tier = config.backend(job.target).tier  # now: a reload may have moved it since queued
         sent = parsed_body(job.body)  # its dict lives only while the replay does
         body = {k: 1 if k == "n" else v for k, v in sent.items() if k not in _NOT_SENT}
         if job.api != "chat":
@@ -176,7 +177,9 @@ class Replayer:
                 self.metrics.shadow_compared(
                     record.intent, record.backend or "", job.target, verdict.agreed
                 )
-        row = comparison_row(job, verdict, latency, usage, judged, error, pricing, time.time())
+        row = comparison_row(
+            job, tier, verdict, latency, usage, judged, error, pricing, time.time()
+        )
         if self.rows is not None:
             self.rows.submit_row("shadow_comparisons", row)
         return row

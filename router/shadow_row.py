@@ -4,8 +4,11 @@ Pure: `router.shadow_replay` makes the calls and hands their facts here. Every c
 makes is priced as a live request to that backend would be (a cloud judge bills its tokens
 as surely as a cloud shadow), and none of it is the live route's spend: the shadow's cost
 is `shadow_cost_usd`, the judge's `judge_cost_usd`. Each is priced by the pricer of the
-config its call was made under: the running one at row time may no longer know the backend
-(a reload removed it mid-call), and prices an unknown backend at $0.
+config its call was made under, at the tier that config gives its backend: the running one
+at row time may no longer know the backend (a reload removed it mid-call), and prices an
+unknown backend at $0. The row's `shadow_tier` is that config's too: the one a job was
+queued under may have had its target on the other tier (a reload moved it while the job
+waited), and a cloud replay was stored as local, for `shadow report` to read.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ class Job:
     live: Reply
     target: str
     api: Api = "chat"
-    target_tier: Tier = "local"  # read when queued: a reload may remove the target meanwhile
     link: SpanLink | None = None  # the live request's span, which the replay's span links to
     size: int = 0  # bytes it holds, body and live answer, until its replay ends (`shadow_queue`)
     live_cut: bool = False  # the live answer was cut by an output limit (`shadow_reply`)
@@ -75,6 +77,7 @@ def _tokens(usage: Usage | None) -> int | None:
 
 def comparison_row(
     job: Job,
+    tier: Tier,
     verdict: Comparison,
     latency: float,
     usage: Usage | None,
@@ -83,12 +86,13 @@ def comparison_row(
     pricing: Pricing | None,
     now: float,
 ) -> dict[str, Any]:
-    """The `shadow_comparisons` row of one replay (`usage`: the shadow's, None when it
-    failed or gave none; `pricing`: the pricer the shadow's call was made under)."""
+    """The `shadow_comparisons` row of one replay (`tier`: the target's, and `pricing`: the
+    pricer, both of the config the shadow's call was made under, not the one it was queued
+    under; `usage`: the shadow's, None when it failed or gave none)."""
     record = job.record
     shadow_cost: float | None = 0.0
     if usage is not None:
-        shadow_cost = call_cost(pricing, record, job.target, job.target_tier, usage, latency)
+        shadow_cost = call_cost(pricing, record, job.target, tier, usage, latency)
     return {
         "ts": now,
         "request_id": record.request_id,
@@ -108,7 +112,7 @@ def comparison_row(
         "judge": judged.verdict,
         "shadow_error": error,
         "live_tier": record.tier,
-        "shadow_tier": job.target_tier,
+        "shadow_tier": tier,
         "judge_backend": judged.backend,
         "judge_tokens": _tokens(judged.usage),
         "judge_cost_usd": judged.cost_usd,

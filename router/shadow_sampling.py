@@ -9,7 +9,9 @@ finished, `decide` takes a picked one that succeeded to a target, or says why no
 A reload that sets its rate to 0 meanwhile (to stop mirroring, for privacy or cost) stops
 it (`turned_off`): at `decide`, and again as a queued job's replay starts (`held_back`).
 Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and
-a private request never leaves the local tier. A saturated (or open-circuit) target is
+a private request never leaves the local tier (`refused`), asked at `decide` and again as
+a queued job starts: a reload that turns cloud targets off, or moves a target to the cloud
+tier, stops the jobs already queued for it too. A saturated (or open-circuit) target is
 skipped, and every skip is a counted drop reason. The shadow asks every target in chat, so
 a target must speak chat itself (`pairing.native`): a backend that only speaks Responses
 or Messages got POST /chat/completions on every replay. `router.shadow` queues and replays
@@ -70,17 +72,29 @@ def choose(record: Record, config: Config) -> Decision:
     `router.config_warnings` asks of the config's own routes, so a setup that can never
     sample is warned of by the very rule that drops its samples."""
     target = aimed_at(record, config)
-    if target is None or target == record.backend:
+    if target is None:
         return Decision(drop="no_target")
+    drop = refused(record, target, config)
+    return Decision(drop=drop) if drop is not None else Decision(target=target)
+
+
+def refused(record: Record, target: str, config: Config) -> ShadowDropReason | None:
+    """Why `config` forbids replaying `record` on `target`, or None: the target is gone or is
+    the live backend (`no_target`), privacy (`private`, `not_allowed`: only the local tier
+    unless `shadow.allow_cloud_targets`, and a private request never leaves it), or it does
+    not speak chat (`api_unsupported`). The one rule, asked as a request is offered
+    (`choose`) and again as its queued job starts (`held_back`), under the running config:
+    a reload meanwhile may have turned cloud targets off or moved the target to the cloud."""
+    if target == record.backend or target not in config.backend_names:
+        return "no_target"
     settings = config.backend(target)
-    tier = settings.tier
-    if tier != "local" and record.private:
-        return Decision(drop="private")
-    if tier != "local" and not config.shadow.allow_cloud_targets:
-        return Decision(drop="not_allowed")
+    if settings.tier != "local" and record.private:
+        return "private"
+    if settings.tier != "local" and not config.shadow.allow_cloud_targets:
+        return "not_allowed"
     if not native("chat", settings):  # `config check` refuses such a configured target
-        return Decision(drop="api_unsupported")
-    return Decision(target=target)
+        return "api_unsupported"
+    return None
 
 
 def judge_for(record: Record, target: str, config: Config) -> str | None:
@@ -136,12 +150,16 @@ def decide(record: Record, config: Config, states: Mapping[str, BackendState]) -
 def held_back(
     record: Record, target: str, config: Config, states: Mapping[str, BackendState]
 ) -> ShadowDropReason | None:
-    """Why a queued job's replay on `target` does not start now, or None: a reload set its
-    rate to 0 while it waited (`turned_off`: a queue can hold jobs a while), or its target
-    filled up (or its circuit opened) meanwhile. Pure: `router.shadow` asks it as it takes
-    each job, before the target's slot."""
+    """Why a queued job's replay on `target` does not start now, or None, under the running
+    `config` (a queue can hold jobs a while, and a reload may land meanwhile): its rate was
+    set to 0 (`turned_off`), the config now forbids the target (`refused`, the rule the job
+    was queued under: cloud targets turned off, or the target moved to the cloud tier with
+    a private request, or removed), or the target filled up (or its circuit opened). Pure:
+    `router.shadow` asks it as it takes each job, before the target's slot."""
     if turned_off(record, config):
         return "rate_zero"
+    if (drop := refused(record, target, config)) is not None:
+        return drop
     return "saturated" if full(states.get(target)) else None
 
 

@@ -12,7 +12,7 @@ import orjson
 
 from router.backends.base import Reply as BackendReply
 from router.comparison import Reply
-from router.config import Backend
+from router.config import Backend, parse
 from router.record import Record, Usage
 from router.shadow import Shadow
 from router.shadow_row import Job
@@ -45,13 +45,15 @@ class Anthropic:
 
 def test_a_replayed_messages_turn_keeps_its_cache_breakpoints(tmp_path: Path) -> None:
     nowhere = Running("http://127.0.0.1:9/v1", "http://127.0.0.1:9")
-    config = config_for({"local": nowhere, "cloud": nowhere}, tmp_path)
     target = Anthropic()
+    data = config_for({"local": nowhere, "cloud": nowhere}, tmp_path).model_dump(mode="json")
+    claude = target.settings.model_dump(mode="json")  # configured, as a router's target is
+    config = parse({**data, "backends": [*data["backends"], claude]})
     sink = Shadow(config, {"claude": target})
     record = Record(
         "r1", 0.0, intent="math", route="math", backend="cloud", tier="cloud", usage=Usage(1, 1)
     )
-    job = Job(record, orjson.dumps(TURN), Reply("5555"), "claude", "messages", "cloud")
+    job = Job(record, orjson.dumps(TURN), Reply("5555"), "claude", "messages")
     asyncio.run(sink.replay(job))
     (asked,) = target.asked
     assert asked["messages"][0]["content"] == [

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from classifier import INTENTS
 from router.config import parse
 from router.policy import BackendState
 from router.record import Record
@@ -177,3 +178,41 @@ def test_a_pick_whose_rate_a_reload_set_to_0_is_not_replayed(
     assert held_back(record, "local", reloaded, full) == (expected or "saturated")
     saturated = decide(record, reloaded, full)
     assert saturated is not None and saturated.drop == (expected or "saturated")
+
+
+@pytest.mark.parametrize(
+    ("private", "shadow", "tier", "expected"),
+    [
+        (False, {"allow_cloud_targets": False}, "cloud", "not_allowed"),  # turned off
+        (True, {"allow_cloud_targets": True}, "cloud", "private"),  # target moved to the cloud
+        (False, {"allow_cloud_targets": True}, "cloud", None),  # moved, and allowed there
+        (True, {"allow_cloud_targets": False}, "local", None),  # still local: fine
+        (False, {"allow_cloud_targets": True}, None, "no_target"),  # removed
+    ],
+)
+def test_a_queued_job_starts_only_where_the_reloaded_config_lets_its_offer_go(
+    private: bool, shadow: dict[str, Any], tier: str | None, expected: str | None
+) -> None:
+    """A job queued toward `gpu` (local, cloud targets allowed), then a reload: `held_back`
+    asks the rule `decide` asked at its offer, under the new config. It asked only the rate
+    and the target's room (found in review), so queued jobs, private ones too, went to a
+    backend the reload had made cloud or forbidden."""
+    gpu = {"name": "gpu", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "g"}
+    backends = [
+        {"name": "cloud", "tier": "cloud", "base_url": "http://127.0.0.1:9/v1", "model": "c"},
+        {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+    ]
+    routes = {intent: ["local"] for intent in INTENTS}
+    settings = {"rates": {"math": 1.0}, "targets": {"math": "gpu"}, "allow_cloud_targets": True}
+    queued = parse({"backends": [*backends, gpu], "routes": routes, "shadow": settings})
+    record = _record("math", "local", private=private)
+    offered = decide(record, queued, {})
+    assert offered is not None and offered.target == "gpu"
+    if tier is None:  # removed, and its `targets` entry with it (one naming no backend is refused)
+        moved, settings = backends, {"rates": {"math": 1.0}}
+    else:
+        moved = [*backends, {**gpu, "tier": tier}]
+    reloaded = parse({"backends": moved, "routes": routes, "shadow": {**settings, **shadow}})
+    assert held_back(record, "gpu", reloaded, {}) == expected
+    full = {"gpu": BackendState(saturated=True)}
+    assert held_back(record, "gpu", reloaded, full) == (expected or "saturated")
