@@ -80,7 +80,7 @@ class Shadow(Replayer):
         self.queue = JobQueue()
         self.counts: Counter[str] = Counter()
         self.in_flight = 0
-        self._freed = asyncio.Event()  # a replay ended: a slot may be free
+        self._freed = asyncio.Event()  # a replay ended, or a reload: a slot may be free
 
     def samples(self, call: Call) -> bool:
         """The dice, rolled once as `call` arrives (`shadow_sampling.rolls`)."""
@@ -123,8 +123,9 @@ class Shadow(Replayer):
 
     async def run(self) -> None:
         """Replay queued jobs, at most `max_concurrency` at once; the limit is read for each
-        job, so a hot reload applies to the next one. A bug while starting one job is logged
-        and the loop goes on: raised, it ended shadowing for good, with no word."""
+        job, and again on each reload (`reloaded`), so a raised one starts queued jobs at
+        once. A bug while starting one job is logged and the loop goes on: raised, it ended
+        shadowing for good, with no word."""
         async with asyncio.TaskGroup() as group:
             while True:
                 try:
@@ -167,6 +168,12 @@ class Shadow(Replayer):
             slot.release()  # if the replay ended before its call (or the call never ended)
             self._freed.set()
 
+    def reloaded(self) -> None:
+        """After a reload's swap: the loop looks at `max_concurrency` again. Waiting only for
+        a replay to end, a raised limit left queued jobs waiting behind a slow one (found in
+        review); a limit that did not change just sends the loop back to wait."""
+        self._freed.set()
+
     def close(self) -> None:
         """Jobs still queued at shutdown are dropped, and counted (replays in flight count
         as they are cancelled)."""
@@ -207,4 +214,5 @@ def install(components: Any) -> None:
     components.gateway.call_sinks.append(shadow)
     components.background.append(shadow.run)
     components.closers.append(shadow.close)
+    components.reload_hooks.append(lambda _: shadow.reloaded)  # applied in the swap
     components.status_sections["shadow"] = shadow.status

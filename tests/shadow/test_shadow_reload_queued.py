@@ -3,7 +3,8 @@
 Found in review: a queued job's replay asked only whether its rate was still above 0 and its
 target had room, so after a reload that turned `allow_cloud_targets` off, or moved the target
 to the cloud tier, up to `queue_size` jobs still went there (private requests too), and their
-rows said the tier of the config they were queued under.
+rows said the tier of the config they were queued under. And a raised
+`max_concurrency` waited for a replay in flight to end before starting queued jobs.
 """
 
 from __future__ import annotations
@@ -150,3 +151,31 @@ def test_a_reload_that_moves_the_target_to_the_cloud_keeps_private_jobs_away(
             " FROM shadow_comparisons ORDER BY ts"
         )
     assert rows == [("local2", "local", False), ("local2", "cloud", True)]
+
+
+def test_a_raised_max_concurrency_starts_queued_jobs_without_waiting(tmp_path: Path) -> None:
+    """local holds every replay: one in flight, two queued (`max_concurrency: 1`), when a
+    reload raises the limit to 4. The two queued start at once, while the first is still
+    held; they waited for it to end (the loop looked at the limit only as a replay ended)."""
+    shadow = {"rates": {"math": 1.0}, "max_concurrency": 1}
+    with (
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="vllm", model="local-model", fault="hold") as local,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path, LONG, shadow=shadow)
+        path = tmp_path / "router.yaml"
+        with router(config) as r:
+            reload.reloader_of(r.components).source = path
+            for _ in range(3):
+                _post(r, "cloud")
+            until(lambda: local.stats()["held"] == 1 and shadow_status(r)["queued"] == 2)
+            raised = config.model_dump(mode="json")
+            _reload(r, path, {**raised, "shadow": {**raised["shadow"], "max_concurrency": 4}})
+            until(lambda: shadow_status(r)["in_flight"] == 3)  # no new request, no replay ended
+            status = shadow_status(r)
+            held = local.stats()["held"]
+            _release(local)
+            until(lambda: _settled(r, 3))
+            counts = shadow_counts(r)
+    assert (status["in_flight"], status["queued"], status["max_concurrency"], held) == (3, 0, 4, 3)
+    assert counts["compared"] == 3
