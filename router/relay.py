@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from router.answer_end import finished
 from router.backends.base import Translation
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
@@ -285,7 +286,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
             except UpstreamError:
                 raise  # an adapter's or a translator's verdict on its stream, already typed
             except Exception as exc:  # transport errors while reading the upstream
-                if _finished(call, committed, tally):
+                if finished(call.api, call.body, tally):
                     break  # completed: an in-band error made the client pay twice for it
                 raise Cut(f"{name}: stream broke ({type(exc).__name__})", backend=name) from None
             finally:
@@ -300,25 +301,10 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     finally:
         stall.close()
     # The upstream closed, or its connection broke, without its terminal event: complete a
-    # finished answer, else cut, as docs/dispatch.md promises.
-    if not _finished(call, committed, tally):
+    # finished answer, else cut, as docs/dispatch.md promises (`router.answer_end`).
+    if not finished(call.api, call.body, tally):
         raise Cut(f"{name}: stream cut before the answer finished", backend=name)
     yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
-
-
-def _finished(call: Call, committed: Committed, tally: Tally) -> bool:
-    """Whether a stream that ended without its terminal event had finished its answer: its
-    finish reason seen, nothing half-read. A Messages answer is finished at the
-    message_delta with its stop_reason, so only message_stop is missing; a Responses answer
-    is whole only in its terminal event (`tally.done`). With `n` > 1 every choice must have
-    finished: one cut mid-answer is not a whole reply. One rule for a clean close and a
-    broken connection (`cut_before_done`): the answer decides, not how the stream ended."""
-    return not (
-        call.api == "responses"
-        or committed.events.rest().strip()
-        or not tally.finish_reasons
-        or tally.open_choices
-    )
 
 
 def _forward(

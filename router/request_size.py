@@ -1,5 +1,5 @@
 """How much a request asks for: its prompt in estimated tokens, the output it may take
-(`output_limit`), whether it asks for several choices.
+(`output_limit`), whether it asks for several choices and how many (`choices_asked`).
 
 Estimates count characters of the text parts, not a JSON dump, so a 200k-token body costs
 little; the backend's usage replaces them once it answers.
@@ -127,6 +127,23 @@ def several_choices(api: str, body: dict[str, Any]) -> bool:
         return False
     n = _lax_int(body["n"])
     return n is None or n > 1
+
+
+def choices_asked(api: Api, body: dict[str, Any]) -> int:
+    """How many choices a chat or completions stream answers: `n` as a lax upstream reads
+    it (`several_choices`; 1 when absent, and when unreadable or below 1: the backend refuses),
+    times the prompts of a `/v1/completions` batch (a list of strings or of token lists: a
+    choice per prompt and `n`, as vLLM and OpenAI number them; a list of token ids is one
+    prompt). A stream that ended without [DONE] is whole only once that many choices said
+    why they stopped (`router.answer_end`). 1 for the other APIs (their translators drop `n`)."""
+    if api not in ("chat", "completions"):
+        return 1
+    n = _lax_int(body["n"]) if body.get("n") is not None else None
+    n = n if n is not None and n > 0 else 1
+    prompt = body.get("prompt") if api == "completions" else None
+    if isinstance(prompt, list) and prompt and all(isinstance(p, str | list) for p in prompt):
+        return n * len(prompt)
+    return n
 
 
 def _lax_int(value: Any) -> int | None:
