@@ -36,12 +36,9 @@ def alone(servers: dict[str, Running], tmp: Path, idle_s: float) -> Iterator[Run
         yield running
 
 
-def ledger_row(ledger: Path, request_id: str) -> tuple[Any, ...]:
-    """(outcome, prompt_tokens, completion_tokens, tokens_estimated) of the request's row."""
-    query = (
-        "SELECT outcome, prompt_tokens, completion_tokens, tokens_estimated"
-        " FROM read_parquet(?, union_by_name = true) WHERE request_id = ?"
-    )
+def ledger_columns(ledger: Path, request_id: str, columns: str) -> tuple[Any, ...]:
+    """`columns` (SQL, comma-separated) of the request's row, once the ledger has written it."""
+    query = f"SELECT {columns} FROM read_parquet(?, union_by_name = true) WHERE request_id = ?"
     rows: list[tuple[Any, ...]] = []
 
     def written() -> bool:
@@ -54,3 +51,10 @@ def ledger_row(ledger: Path, request_id: str) -> tuple[Any, ...]:
 
     assert wait_until(written), f"no ledger row for {request_id}"
     return rows[0]
+
+
+def ledger_row(ledger: Path, request_id: str) -> tuple[Any, ...]:
+    """(outcome, prompt_tokens, completion_tokens, tokens_estimated) of the request's row."""
+    return ledger_columns(
+        ledger, request_id, "outcome, prompt_tokens, completion_tokens, tokens_estimated"
+    )

@@ -18,14 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import openai
 import pytest
 
 from router.config import parse
 from tests.agent_apis.agent_stack import anthropic_client, openai_client, stack_config
-from tests.agent_apis.over_chat import fault
-from tests.harness import Running, RunningRouter, router, wait_until
+from tests.agent_apis.over_chat import fault, ledger_columns
+from tests.harness import Running, RunningRouter, router
 
 ASK: Any = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 
@@ -44,22 +43,7 @@ def proxy(
 
 def recorded(ledger: Path, request_id: str) -> tuple[Any, ...]:
     """(status, outcome, error_kind, completion_tokens) of the request's ledger row."""
-    query = (
-        "SELECT status, outcome, error_kind, completion_tokens"
-        " FROM read_parquet(?, union_by_name = true) WHERE request_id = ?"
-    )
-    rows: list[tuple[Any, ...]] = []
-
-    def written() -> bool:
-        with duckdb.connect() as con:
-            try:
-                rows[:] = con.execute(query, [f"{ledger}/**/*.parquet", request_id]).fetchall()
-            except duckdb.Error:  # no file yet
-                return False
-        return bool(rows)
-
-    assert wait_until(written), f"no ledger row for {request_id}"
-    return rows[0]
+    return ledger_columns(ledger, request_id, "status, outcome, error_kind, completion_tokens")
 
 
 def chat_stream(running: RunningRouter, request_id: str) -> tuple[str, list[str]]:

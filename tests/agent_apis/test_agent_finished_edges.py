@@ -19,13 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import openai
 import orjson
 import pytest
 
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
-from tests.harness import RunningRouter, config_for, read_body, router, upstream, wait_until
+from tests.agent_apis.over_chat import ledger_columns
+from tests.harness import RunningRouter, config_for, read_body, router, upstream
 
 ASK: Any = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 HEAD = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
@@ -82,22 +82,7 @@ def script() -> Iterator[type[Script]]:
 
 def recorded(ledger: Path, request_id: str) -> tuple[Any, ...]:
     """(status, outcome, error_kind, tokens_estimated) of the request's ledger row."""
-    query = (
-        "SELECT status, outcome, error_kind, tokens_estimated"
-        " FROM read_parquet(?, union_by_name = true) WHERE request_id = ?"
-    )
-    rows: list[tuple[Any, ...]] = []
-
-    def written() -> bool:
-        with duckdb.connect() as con:
-            try:
-                rows[:] = con.execute(query, [f"{ledger}/**/*.parquet", request_id]).fetchall()
-            except duckdb.Error:  # no file yet
-                return False
-        return bool(rows)
-
-    assert wait_until(written), f"no ledger row for {request_id}"
-    return rows[0]
+    return ledger_columns(ledger, request_id, "status, outcome, error_kind, tokens_estimated")
 
 
 def chat(running: RunningRouter, request_id: str, **extra: Any) -> dict[int, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 from classifier import INTENTS
 from router.config import Config
@@ -56,3 +57,15 @@ def comparison_rows(ledger_dir: Path) -> list[tuple[Any, ...]]:
     """The `(agreed, method, detail)` of each comparison in the ledger, oldest first."""
     with Ledger(ledger_dir) as ledger:
         return ledger.sql("SELECT agreed, method, detail FROM shadow_comparisons ORDER BY ts")
+
+
+def chats(server: Running) -> int:
+    """Chat completions a simulator served (health probes and metric polls excluded)."""
+    return server.completions("/v1/chat/completions")
+
+
+def reload_to(r: Running, path: Path, data: dict[str, Any]) -> None:
+    """A hot reload to `data` through the endpoint (as a SIGHUP would), applied in full."""
+    path.write_text(yaml.safe_dump(data))
+    answer = httpx.post(f"{r.url}/router/reload", timeout=30)
+    assert answer.status_code == 200 and answer.json()["restart_needed"] == []

@@ -18,6 +18,7 @@ import openai
 
 from router.config import Config
 from tests.harness import Running, RunningRouter, config_for, router, sdk, simulator
+from tests.shadow.shadow_status import chats
 from tests.slots import must_reach, status_extra, with_max_concurrency
 
 MATH = "What is 1234 + 4321?"  # routed to the cloud first; shadowed to local
@@ -73,10 +74,6 @@ def _served_by(client: openai.OpenAI, prompt: str, stream: bool = False, user: s
     return str(raw.headers["x-smf-backend"])
 
 
-def _chats(server: Running) -> int:
-    return server.completions("/v1/chat/completions")
-
-
 def test_a_live_request_overflows_past_local_slots_that_shadows_fill(tmp_path: Path) -> None:
     """Two shadows in flight at local, as many as its slots: the router counted only live
     attempts, saw local free, and sent a streamed coding request there to wait behind them
@@ -90,8 +87,8 @@ def test_a_live_request_overflows_past_local_slots_that_shadows_fill(tmp_path: P
         assert _served_by(client, CODE, stream=True) == "cloud"
         local_load = status_extra(r)["resilience"]["backends"]["local"]
         assert (local_load["inflight"], local_load["replays_inflight"]) == (0, 2)  # no attempt
-        assert _chats(local) == 2 and local.stats()["held"] == 2  # only the two shadows
-        assert local.stats()["peak_in_flight"] == SLOTS and _chats(cloud) == 3
+        assert chats(local) == 2 and local.stats()["held"] == 2  # only the two shadows
+        assert local.stats()["peak_in_flight"] == SLOTS and chats(cloud) == 3
         local.control("release", {})
         must_reach(
             lambda: status_extra(r)["shadow"]["counts"].get("compared") == 2, "both compared"
@@ -128,4 +125,4 @@ def test_a_shadow_does_not_take_a_slot_live_traffic_and_shadows_fill(tmp_path: P
             waiting.join(timeout=60)
         assert live == ["local"]
         must_reach(lambda: status_extra(r)["shadow"]["counts"].get("compared") == 1, "one compared")
-        assert _chats(local) == 2  # the live request and the one shadow
+        assert chats(local) == 2  # the live request and the one shadow

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import httpx
-import yaml
 
 from router import reload
 from tests.harness import Running, config_for, router, scrape, simulator
-from tests.shadow.shadow_status import comparison_rows, shadow_status, until
+from tests.shadow.shadow_status import chats, comparison_rows, reload_to, shadow_status, until
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 LONG = {"first_token_s": 60, "idle_s": 60, "total_s": 120}  # held requests wait, not fail
@@ -28,17 +26,6 @@ def _post(r: Running) -> httpx.Response:
     response = httpx.post(f"{r.url}/chat/completions", json=MATH, timeout=60)
     assert (response.status_code, response.headers["x-smf-backend"]) == (200, "cloud")
     return response
-
-
-def _chats(server: Running) -> int:
-    return int(server.stats()["by_path"].get("/v1/chat/completions", 0))
-
-
-def _reload(r: Running, path: Path, data: dict[str, Any]) -> None:
-    """A hot reload to `data` through the endpoint (as a SIGHUP would), applied in full."""
-    path.write_text(yaml.safe_dump(data))
-    answer = httpx.post(f"{r.url}/router/reload", timeout=30)
-    assert answer.status_code == 200 and answer.json()["restart_needed"] == []
 
 
 def test_a_reload_to_rate_0_stops_queued_and_in_flight_picks(tmp_path: Path) -> None:
@@ -65,7 +52,7 @@ def test_a_reload_to_rate_0_stops_queued_and_in_flight_picks(tmp_path: Path) -> 
             third = pool.submit(_post, r)
             until(lambda: cloud.stats()["held"] == 1)  # picked as it arrived: rate 1
             off = config.model_dump(mode="json")
-            _reload(r, path, {**off, "shadow": {**off["shadow"], "rates": {}}})
+            reload_to(r, path, {**off, "shadow": {**off["shadow"], "rates": {}}})
             cloud.control("faults", {"fault": None})
             cloud.control("release", {})
             third.result(timeout=60)
@@ -76,7 +63,7 @@ def test_a_reload_to_rate_0_stops_queued_and_in_flight_picks(tmp_path: Path) -> 
             until(lambda: (shadow_status(r)["queued"], shadow_status(r)["in_flight"]) == (0, 0))
             counts = shadow_status(r)["counts"]
             after = scrape(r.root).get("smf_router_shadow_dropped_total", reason="rate_zero")
-        replayed = _chats(local)
+        replayed = chats(local)
     assert before == 0  # the series exists from the start, as every drop reason's does
     assert (counts["compared"], counts.get("dropped_rate_zero", 0), after) == (1, 2, 2)
     assert replayed == 1  # only the replay that started before the reload

@@ -10,17 +10,22 @@ rows said the tier of the config they were queued under. And a raised
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import httpx
-import yaml
 
 from classifier import INTENTS
 from router import reload
 from router.config import Config, parse
 from router.ledger import Ledger
 from tests.harness import Running, config_for, router, scrape, simulator
-from tests.shadow.shadow_status import comparison_rows, shadow_counts, shadow_status, until
+from tests.shadow.shadow_status import (
+    chats,
+    comparison_rows,
+    reload_to,
+    shadow_counts,
+    shadow_status,
+    until,
+)
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 SECRET = "What is 2468 + 1357?"  # the private requests' question: none may reach the cloud
@@ -33,17 +38,6 @@ def _post(r: Running, backend: str, question: str = "", private: bool = False) -
     headers = {"x-smf-private": "true"} if private else {}
     response = httpx.post(f"{r.url}/chat/completions", json=body, headers=headers, timeout=60)
     assert (response.status_code, response.headers["x-smf-backend"]) == (200, backend)
-
-
-def _chats(server: Running) -> int:
-    return int(server.stats()["by_path"].get("/v1/chat/completions", 0))
-
-
-def _reload(r: Running, path: Path, data: dict[str, Any]) -> None:
-    """A hot reload to `data` through the endpoint (as a SIGHUP would), applied in full."""
-    path.write_text(yaml.safe_dump(data))
-    answer = httpx.post(f"{r.url}/router/reload", timeout=30)
-    assert answer.status_code == 200 and answer.json()["restart_needed"] == []
 
 
 def _settled(r: Running, picks: int) -> bool:
@@ -85,12 +79,12 @@ def test_a_reload_that_turns_cloud_targets_off_drops_the_jobs_queued_for_the_clo
                 _post(r, "local")
             until(lambda: cloud.stats()["held"] == 1 and shadow_status(r)["queued"] == 2)
             off = config.model_dump(mode="json")
-            _reload(r, path, {**off, "shadow": {**off["shadow"], "allow_cloud_targets": False}})
+            reload_to(r, path, {**off, "shadow": {**off["shadow"], "allow_cloud_targets": False}})
             _release(cloud)
             until(lambda: _settled(r, 3))
             counts = shadow_counts(r)
             dropped = scrape(r.root).get("smf_router_shadow_dropped_total", reason="not_allowed")
-        replayed = _chats(cloud)
+        replayed = chats(cloud)
     assert replayed == 1  # only the replay sent before the reload
     assert (counts["compared"], counts.get("dropped_not_allowed", 0), dropped) == (1, 2, 2)
     assert len(comparison_rows(tmp_path / "ledger")) == 1
@@ -138,7 +132,7 @@ def test_a_reload_that_moves_the_target_to_the_cloud_keeps_private_jobs_away(
             until(lambda: shadow_status(r)["queued"] == 3)
             moved = config.model_dump(mode="json")
             moved["backends"][2]["tier"] = "cloud"
-            _reload(r, path, moved)
+            reload_to(r, path, moved)
             _release(gpu)
             until(lambda: _settled(r, 4))
             counts = shadow_counts(r)
@@ -170,7 +164,7 @@ def test_a_raised_max_concurrency_starts_queued_jobs_without_waiting(tmp_path: P
                 _post(r, "cloud")
             until(lambda: local.stats()["held"] == 1 and shadow_status(r)["queued"] == 2)
             raised = config.model_dump(mode="json")
-            _reload(r, path, {**raised, "shadow": {**raised["shadow"], "max_concurrency": 4}})
+            reload_to(r, path, {**raised, "shadow": {**raised["shadow"], "max_concurrency": 4}})
             until(lambda: shadow_status(r)["in_flight"] == 3)  # no new request, no replay ended
             status = shadow_status(r)
             held = local.stats()["held"]

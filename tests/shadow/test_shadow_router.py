@@ -12,7 +12,13 @@ from router import reload
 from router.config import parse
 from router.ledger import Ledger
 from tests.harness import Running, config_for, router, simulator
-from tests.shadow.shadow_status import comparison_rows, shadow_status, shadowed_locally, until
+from tests.shadow.shadow_status import (
+    chats,
+    comparison_rows,
+    shadow_status,
+    shadowed_locally,
+    until,
+)
 
 MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
 
@@ -30,11 +36,6 @@ def _post(
     response = httpx.post(f"{r.url}/chat/completions", json=body, headers=headers, timeout=10)
     response.raise_for_status()
     return response
-
-
-def _chats(server: Running) -> int:
-    """Chat completions a simulator served (health probes and metric polls excluded)."""
-    return int(server.stats()["by_path"].get("/v1/chat/completions", 0))
 
 
 def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: Path) -> None:
@@ -61,7 +62,7 @@ def test_live_bytes_identical_with_shadowing_on_and_comparison_stored(tmp_path: 
                     until(lambda r=r: shadow_status(r)["counts"].get("compared", 0) == 2)
                 else:
                     assert shadow_status(r) == {}
-        assert _chats(local) == 2  # the two shadows; live went to the cloud
+        assert chats(local) == 2  # the two shadows; live went to the cloud
         forwarded = cloud.stats()["recent_requests"]
         assert forwarded[:2] == forwarded[2:]  # the router asked the same with shadowing on
         own = _upstream_bytes(cloud, forwarded[2])
@@ -93,7 +94,7 @@ def test_private_requests_never_leave_the_local_tier(tmp_path: Path) -> None:
             until(lambda: shadow_status(r)["counts"].get("dropped_private", 0) == 3)
             _post(r, code)  # not private: allowed to mirror to the cloud
             until(lambda: shadow_status(r)["counts"].get("compared", 0) == 1)
-        assert _chats(cloud) == 1
+        assert chats(cloud) == 1
 
 
 TOOLS_MESSAGES = [
@@ -147,7 +148,7 @@ def test_claude_code_and_codex_traffic_is_mirrored_too(tmp_path: Path) -> None:
                 )
                 assert reply.status_code == 200 and reply.headers["x-smf-intent"] == "tool_calling"
             until(lambda: shadow_status(r)["counts"].get("compared", 0) == 6)
-        assert _chats(local) == 6  # every shadow asked in chat
+        assert chats(local) == 6  # every shadow asked in chat
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows[:4] == [("cloud", "local", True, "final_answer", None)] * 4
     assert rows[4:] == [("cloud", "local", True, "tool_call", None)] * 2
@@ -180,7 +181,7 @@ def test_a_messages_call_whose_arguments_are_no_json_agrees_with_its_shadow(
                 )
                 assert reply.status_code == 200 and "_raw_arguments" in reply.text
             until(lambda: shadow_status(r)["counts"].get("compared", 0) == 2)
-        assert _chats(local) == 2 and _chats(cloud) == 2
+        assert chats(local) == 2 and chats(cloud) == 2
     rows = _shadow_rows(tmp_path / "ledger")
     assert rows == [("cloud", "local", True, "tool_call", None)] * 2
 
@@ -235,7 +236,7 @@ def test_shadowing_follows_a_hot_reload(tmp_path: Path) -> None:
             assert (status["max_concurrency"], status["queue_bytes"]) == (7, 10**8)
             _post(r, MATH)  # and the running shadow replays again, to the moved backend
             until(lambda: shadow_status(r)["counts"].get("compared", 0) == 3)
-        assert (_chats(old), _chats(new)) == (1, 2)
+        assert (chats(old), chats(new)) == (1, 2)
         assert sampled == 2  # the third request, after the rate went to 0, was not sampled
 
 
