@@ -10,9 +10,11 @@ HOW = """\
    asks for them (phrases such as "look up", "send an email", or two words of a tool's name
    in their order: "the current weather" names `get_current_weather`) gives tool_calling
    (0.90). Descriptions are not compared: an agent's are in everyday words ("command",
-   "file", "list"), which any coding task shares. The deprecated chat fields
-   are read alike when the current ones are absent: `functions` as `tools`, and
-   `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
+   "file", "list"), which any coding task shares. Nor are the coding agents' built-in tools
+   (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
+   too ("store the todo write timestamp"); they still count as tools offered. The
+   deprecated chat fields are read alike when the current ones are absent: `functions` as
+   `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a

@@ -3,7 +3,8 @@
 `tool_choice` forcing a call means a tool call whatever the text says. Tools offered with a
 request that names one (two words of its name, in order) or asks to look up, search, book,
 send… is tool use too. Tools merely present are only a weak prior: coding agents send their
-tool schemas on every turn, and their descriptions are never compared.
+tool schemas on every turn, their descriptions are never compared, and their built-in tools
+(`HARNESS_TOOLS`) cannot be named.
 """
 
 from __future__ import annotations
@@ -33,16 +34,41 @@ _STOP = frozenset(_STOP_TEXT.split())
 _CAMEL = re.compile(r"(?=[A-Z])")
 _NAME_BREAKS = str.maketrans("_-.", "   ")
 
+# The built-in tools of the coding agents the router serves, as they name them: an agent's
+# harness, sent on every turn whatever the task, not tools a request was written for. Their
+# names are everyday words of coding, so naming one is no ask: "Add a plan mode to our CLI"
+# named ExitPlanMode, "Store the todo write timestamp" TodoWrite, "Add a slash command
+# /deploy" SlashCommand, all tool_calling 0.90 (found in review). So the name rule does not
+# compare them (`tool_words`); they still count as tools offered, for the tools prior. Exact
+# names: a chat app's own `web_search` or `getTodo` can still be named, and so can an
+# agent's MCP tools (`mcp__server__tool`). Single words (Bash, Read) have no pair of words
+# to name, and are listed so the set reads as the agents' whole harness.
+_CLAUDE_CODE_TOOLS = (  # tests/agent_shapes.py, with older and newer names
+    "Task Agent Bash BashOutput KillShell KillBash Glob Grep LS Read Edit MultiEdit Write "
+    "NotebookEdit NotebookRead WebFetch WebSearch TodoWrite TodoRead ExitPlanMode "
+    "EnterPlanMode SlashCommand Skill AskUserQuestion TaskOutput TaskStop LSP "
+    "ListMcpResourcesTool ReadMcpResourceTool"
+)
+# Codex's function and freeform tools, with the experimental file tools (its `local_shell`
+# and `web_search` are typed tools, without a name)
+_CODEX_TOOLS = (
+    "shell shell_command exec_command write_stdin update_plan apply_patch view_image "
+    "read_file list_dir grep_files list_mcp_resources list_mcp_resource_templates "
+    "read_mcp_resource"
+)
+HARNESS_TOOLS = frozenset(_CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split())
+
 
 @lru_cache(maxsize=256)
 def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     """The pairs of consecutive content words in each tool's name (`get_current_weather`,
     `getCurrentWeather`, `get-current-weather` give `("current", "weather")`); a name of one
-    content word gives none, and cannot be named. Cached: agents send the same tools on
-    every turn."""
+    content word gives none, and cannot be named, nor can an agent's own (`HARNESS_TOOLS`).
+    Cached: agents send the same tools on every turn."""
     return frozenset(
         pair
         for name in tool_names.split(" ")
+        if name not in HARNESS_TOOLS
         for pair in _pairs(tokens(_CAMEL.sub(" ", name.translate(_NAME_BREAKS))))
     )
 
@@ -60,8 +86,9 @@ def asks_for_tools(v: RequestView) -> str | None:
     ("the current weather" names `get_current_weather`). Names, not descriptions: an
     agent's tools are described in everyday words, and two of them in common with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). In
-    order and together, not anywhere: Claude Code offers TodoWrite and BashOutput, and
-    "write a todo app" or "why does the bash script print no output" are no tool calls."""
+    order and together, not anywhere: with a `todo_write` tool offered, "write a todo app"
+    names none. And never an agent's built-in tools (`HARNESS_TOOLS`): "store the todo
+    write timestamp" is no call of Claude Code's TodoWrite."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:

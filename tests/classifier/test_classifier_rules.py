@@ -7,8 +7,15 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.rules import HARNESS_TOOLS
 from router.translate.view import chat_view
-from tests.agent_shapes import claude_code_body, codex_body, user_item
+from tests.agent_shapes import (
+    CLAUDE_CODE_TOOLS,
+    CODEX_TOOLS,
+    claude_code_body,
+    codex_body,
+    user_item,
+)
 
 WEATHER = {
     "type": "function",
@@ -183,3 +190,46 @@ def test_a_chat_custom_tool_is_named_by_its_name() -> None:
     body = chat("What's the latest stock quote for ACME?", tools=[custom])
     assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
     assert explain(body)["rule"] == "tools offered and names an offered tool: stock quote"
+
+
+HARNESS_NAMED = [
+    # two words of a Claude Code tool's name, in order: ExitPlanMode, KillShell,
+    # NotebookEdit, TodoWrite, SlashCommand
+    ("claude_code", "Add a plan mode to our CLI so users can preview changes."),
+    ("claude_code", "Add a kill shell option to the terminal multiplexer config."),
+    ("claude_code", "Why does the notebook edit history get lost after reload?"),
+    ("claude_code", "Store the todo write timestamp in the database."),
+    ("claude_code", "Add a slash command /deploy to the Discord bot."),
+    # ...and of Codex's: apply_patch, view_image
+    ("codex", "Apply the patch from issue 42 to the release branch."),
+    ("codex", "Add a view image button to the photo gallery."),
+]
+
+
+@pytest.mark.parametrize(("agent", "ask"), HARNESS_NAMED)
+def test_an_agents_built_in_tools_are_not_named(agent: str, ask: str) -> None:
+    """Compared by name, the agents' own tools were named by everyday coding words: these
+    asks read tool_calling (rule) 0.90 (found in review). An agent's built-in tools are its
+    harness, not the request's tools; they still make the tools prior."""
+    if agent == "claude_code":
+        body = chat_view("messages", claude_code_body([{"role": "user", "content": ask}]))
+    else:
+        body = chat_view("responses", codex_body([user_item(ask)]))
+    intent = classify(body)
+    assert intent.source != "rule", explain(body)["rule"]
+    assert explain(body)["read"]["has_tools"]
+
+
+def test_a_users_tool_beside_an_agents_is_still_named() -> None:
+    """The harness names are left out one by one: a tool of the user's (an MCP server's,
+    say) offered beside Claude Code's is named as before."""
+    weather = {"name": "get_current_weather", "description": "Current weather for a city"}
+    ask = [{"role": "user", "content": "What's the current weather in Oslo?"}]
+    body = chat_view("messages", claude_code_body(ask, tools=[*CLAUDE_CODE_TOOLS, weather]))
+    assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+    assert explain(body)["rule"] == "tools offered and names an offered tool: current weather"
+
+
+def test_the_harness_set_holds_every_tool_the_agent_shapes_send() -> None:
+    names = {t["name"] for t in CLAUDE_CODE_TOOLS} | {t["name"] for t in CODEX_TOOLS}
+    assert names <= HARNESS_TOOLS
