@@ -81,7 +81,10 @@ def report(
             help="Router config (ledger path, tiers, routes: advice to move a route needs it).",
         ),
     ] = None,
-    ledger: Annotated[Path | None, typer.Option("--ledger", help="Ledger directory.")] = None,
+    ledger: Annotated[
+        Path | None,  # not `readable`: `ledger_dir` says what to do about an unreadable one
+        typer.Option("--ledger", help="Ledger directory.", readable=False),
+    ] = None,
     days: Annotated[
         int | None,
         typer.Option(min=1, max=MAX_DAYS, help=f"Only the last N days (1 to {MAX_DAYS})."),

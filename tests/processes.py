@@ -13,7 +13,7 @@ import struct
 import subprocess
 import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, AnyStr
@@ -107,14 +107,17 @@ def on_terminal(
 
 
 def smf_router(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    prefix: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """`smf-router ARGS` as a real command (in `cwd`, by default this one), its stdout and
-    stderr as UTF-8 text; none of the environment's `SMF_` variables (`SMF_ROUTER_CONFIG`)
-    reaches it unless in `env`."""
+    """`smf-router ARGS` as a real command (in `cwd`, by default this one; run by `prefix`,
+    such as `file_modes.modes_bind()`), its stdout and stderr as UTF-8 text; none of the
+    environment's `SMF_` variables (`SMF_ROUTER_CONFIG`) reaches it unless in `env`."""
     kept = {k: v for k, v in os.environ.items() if not k.startswith(("SMF_", "PYTHONIO"))}
     return subprocess.run(
-        [str(VENV_BIN / "smf-router"), *args],
+        [*prefix, str(VENV_BIN / "smf-router"), *args],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         encoding="utf-8",

@@ -53,8 +53,11 @@ CompactConfigOption = Annotated[
     Path | None,
     typer.Option("--config", help="Router config (for the ledger path and retention)."),
 ]
+# `readable=False`: click's own check refused a ledger this user may not read in a usage
+# box, before `ledger_dir` could say what to do about it
 LedgerOption = Annotated[
-    Path | None, typer.Option("--ledger", help="Ledger directory (default: from the config).")
+    Path | None,
+    typer.Option("--ledger", help="Ledger directory (default: from the config).", readable=False),
 ]
 
 
@@ -62,21 +65,31 @@ def ledger_dir(ledger: Path | None, config: Config | None) -> Path:
     """The ledger directory, which must hold a ledger: a typo, or a directory next to the
     ledger (its parent, its `records/`), must not read as "no traffic" (a report of zeros),
     "no shadow comparisons yet" (`shadow report`) nor as "nothing to do" (a cron job that
-    never applies retention). A ledger with no rows yet is one (`router.ledger.presence`)."""
+    never applies retention). A ledger with no rows yet is one (`router.ledger.presence`).
+    One this user may not look in (it, or its parent, not searchable) is neither: an error
+    that says so, where it was "no ledger" or a PermissionError traceback."""
     from router.ledger import presence
 
     directory = ledger or Path(config.ledger.path if config else "./var/ledger")
-    if not presence.is_ledger(directory):
+    try:
+        if presence.is_ledger(directory):
+            return directory
         what = " (a directory with no ledger's tables in it)" if directory.is_dir() else ""
         near = presence.meant(directory) if directory.is_dir() else None
-        hint = f"; there is one at {near}: --ledger {near}" if near is not None else ""
+    except PermissionError as exc:
         typer.echo(
-            f"error: no ledger at {directory}{what} (--ledger or the config's ledger.path)"
-            + (hint or _demo_hint(ledger, config)),
+            f"error: cannot read {directory}: {exc.strerror or os.strerror(errno.EACCES)} "
+            "(run as the ledger's user or group)",
             err=True,
         )
-        raise typer.Exit(2)
-    return directory
+        raise typer.Exit(2) from None
+    hint = f"; there is one at {near}: --ledger {near}" if near is not None else ""
+    typer.echo(
+        f"error: no ledger at {directory}{what} (--ledger or the config's ledger.path)"
+        + (hint or _demo_hint(ledger, config)),
+        err=True,
+    )
+    raise typer.Exit(2)
 
 
 def _demo_hint(ledger: Path | None, config: Config | None) -> str:

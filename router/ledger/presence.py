@@ -27,12 +27,27 @@ _LOOKED_AT = 1000
 
 def is_ledger(directory: Path) -> bool:
     """Whether `directory` holds what a ledger's writers make (a table's directory, or a
-    file `serve` or an older canary made beside them)."""
+    file `serve` or an older canary made beside them).
+
+    Raises PermissionError when this user may not look (the directory or its parent not
+    searchable: systemd's 0750 state directory, for a user outside its group): that is no
+    answer, and taken for "no", a ledger this user could not read was "no ledger at …"."""
     try:
         if any((directory / table).is_dir() for table in COMPACTED_TABLES):
             return True
         return any((directory / name).is_file() for name in (KEY_FILE, _OLD_CANARY_MARK))
-    except OSError:  # one this user may not search: none it can read either
+    except PermissionError:
+        raise
+    except OSError:  # a name too long, a loop of links: nothing a ledger could be at
+        return False
+
+
+def _holds_one(directory: Path) -> bool:
+    """`is_ledger` for a directory that was not asked for: one this user may not look in
+    is no hint."""
+    try:
+        return is_ledger(directory)
+    except OSError:
         return False
 
 
@@ -42,9 +57,9 @@ def meant(directory: Path) -> Path | None:
     (its `ledger/` first: `/var/lib/smf-router` for `/var/lib/smf-router/ledger`)."""
     here = Path(os.path.abspath(directory))  # `--ledger .` in `records/` has a parent too
     for above in (here.parent, here.parent.parent):
-        if above != here and is_ledger(above):
+        if above != here and _holds_one(above):
             return above
-    if is_ledger(directory / "ledger"):
+    if _holds_one(directory / "ledger"):
         return directory / "ledger"
     try:
         with os.scandir(directory) as entries:
@@ -55,4 +70,4 @@ def meant(directory: Path) -> Path | None:
             )
     except OSError:
         return None
-    return next((directory / name for name in names if is_ledger(directory / name)), None)
+    return next((directory / name for name in names if _holds_one(directory / name)), None)

@@ -5,7 +5,8 @@ Files are made unwritable with their mode; root ignores modes, so when the tests
 root the file is also made immutable (`chattr +i`), and they skip where neither holds. A
 file made undeletable needs `chattr +i`, so root. Directories are made unreadable with
 their mode too, and as root by refusing them in `Path` as the kernel refuses anyone else,
-so those tests run under any user."""
+so those tests run under any user. A command run as root obeys modes without the
+capabilities that override them (`modes_bind`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import contextlib
 import errno
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +101,27 @@ def unlistable(path: Path) -> Iterator[None]:
             yield
     finally:
         path.chmod(mode)
+
+
+# root's capabilities that override file modes: without them, its own files' modes bind it
+_OVERRIDES = "-dac_override,-dac_read_search"
+
+
+def modes_bind() -> list[str]:
+    """A command prefix under which file modes bind the command as they bind a user: none
+    for a user; for root, `setpriv` dropping the capabilities that override them. Skips
+    the test where that does not hold (no `setpriv`, capabilities it may not drop)."""
+    if os.geteuid() != 0:
+        return []
+    prefix = ["setpriv", f"--inh-caps={_OVERRIDES}", f"--bounding-set={_OVERRIDES}"]
+    with tempfile.TemporaryDirectory() as folder:
+        os.chmod(folder, 0)
+        try:
+            probe = subprocess.run([*prefix, "test", "-x", folder], capture_output=True)
+        except OSError as exc:
+            pytest.skip(f"root, and no setpriv to drop its mode overrides: {exc}")
+        finally:
+            os.chmod(folder, 0o700)
+    if probe.returncode != 1:
+        pytest.skip(f"root, and setpriv could not drop its mode overrides: {probe.stderr!r}")
+    return prefix

@@ -6,9 +6,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+import yaml
+
 from router.ledger import LedgerWriter
 from router.record import Record
 from tests.harness import config_for, router, simulator
+from tests.ledger.file_modes import modes_bind
 from tests.processes import smf_router
 
 
@@ -73,3 +77,36 @@ def test_a_ledger_that_has_no_rows_yet_reads_as_an_empty_one(tmp_path: Path) -> 
     assert all("TOTAL" in done.stdout for _, done in reports)
     assert all(done.stdout.startswith("compacted 0 day(s)") for _, done in compactions)
     assert all("no shadow comparisons in the ledger yet" in done.stdout for _, done in shadows)
+
+
+@pytest.mark.parametrize(
+    ("closed", "mode"),
+    [("ledger", 0o000), ("ledger", 0o444), ("parent", 0o000), ("parent", 0o640)],
+)
+def test_a_ledger_this_user_may_not_read_is_said_in_one_line(
+    tmp_path: Path, closed: str, mode: int
+) -> None:
+    """A ledger this user may not look in (0444: read, not searched) was "no ledger at …"
+    (mode 000: click's "not readable" usage box); under a parent it may not search
+    (systemd's 0750 state directory, to a user outside its group), a PermissionError
+    traceback (found in review). Now one line that says what to do, and status 2, for
+    every command that reads one, named by --ledger or by the config."""
+    ledger = _ledger_under(tmp_path / "lib")
+    config = tmp_path / "router.yaml"
+    local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    backends = [local, {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}]
+    config.write_text(yaml.safe_dump({"backends": backends, "ledger": {"path": str(ledger)}}))
+    folder = ledger if closed == "ledger" else ledger.parent
+    said = f"error: cannot read {ledger}: Permission denied (run as the ledger's user or group)\n"
+    prefix = modes_bind()
+    folder.chmod(mode)
+    try:
+        runs = [
+            (where, command, smf_router(*command, *where, prefix=prefix))
+            for where in (["--ledger", str(ledger)], ["--config", str(config)])
+            for command in (["report"], ["ledger", "compact"], ["shadow", "report"])
+        ]
+    finally:
+        folder.chmod(0o755)
+    for where, command, done in runs:
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", said), (where, command)
