@@ -24,7 +24,7 @@ from evals.cli_finish import finish, keep_partial, note_partial, print_compare
 from evals.endpoint import Endpoint, served_context_window
 from evals.graders import GRADER_RULES
 from evals.runner import run_cases
-from evals.suite import SHIPPED, Case, load, load_profile, published_count
+from evals.suite import SHIPPED, Case, load, load_profile, load_warnings, published_count
 from evals.urls import check_url, masked_url
 
 app = typer.Typer(
@@ -53,13 +53,17 @@ CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endp
 
 def select_cases(suites: Path, profile: str | None) -> list[Case]:
     """A published profile under an smf-bench checkout, or every case under ``suites``;
-    a path that does not load is the option's error, not a traceback."""
+    a path that does not load is the option's error, not a traceback. A case that loads
+    but must not run as written (N/A: ``evals.suite_flaws``) is warned of on stderr."""
     try:
-        return load_profile(suites, profile) if profile else load(suites)
+        cases = load_profile(suites, profile) if profile else load(suites)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
         raise typer.BadParameter(
             f"--suites: {exc or f'no such file or directory: {suites}'}"
         ) from None
+    for warning in load_warnings(cases):
+        typer.echo(f"warning: {warning}", err=True)
+    return cases
 
 
 def endpoint_url(url: str) -> str:

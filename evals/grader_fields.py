@@ -6,9 +6,15 @@ invalid regular expression as the model's mismatch, a count of 3.7 as 3, a ``min
 above the number of keywords as a failure of every answer, assertions that do not parse as
 the model's syntax error, a mapping where tags or keywords belong as one no answer has, an
 unknown count unit or comparison as an error on every run. So would a case its grader would
-pass whatever the answer (a key in a ``tool_call``'s ``expected`` that it never reads), or
-fail whatever the answer (a ``tool_call`` expecting a tool the case does not offer).
-``evals.suite`` raises these as a ``SuiteError`` naming the file, the case and the field.
+pass whatever the answer. ``evals.suite`` raises these as a ``SuiteError`` naming the file,
+the case and the field.
+
+Some cases its grader could grade are still not to be run (``not_runnable``): a key in a
+``tool_call``'s ``expected`` that it never reads (a misspelt ``arg_contains`` passed a call
+with any arguments), a ``tool_call`` expecting a tool the case does not offer (every answer
+failed). smf-bench's own grader ignores such a key (an ``expected.note`` is reasonable
+there), so refusing them failed the whole suite, and with it a router's canary config
+(found in review): they load, N/A, and the loader warns of them.
 """
 
 from __future__ import annotations
@@ -101,11 +107,21 @@ def check(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> None:
         _count(expected, metadata)
     if evaluator == "tool_call":
         _tool_call(expected)
-        _offered(expected["tool"], metadata.get("tools"))
     if evaluator == "json_contains":
         _json(expected)
     if evaluator == "html_valid":
         _tags(expected)
+
+
+def not_runnable(expected: Any, evaluator: str, metadata: Mapping[str, Any]) -> list[str]:
+    """Why a case that passed ``check`` must still not run, each naming the field; none
+    when it may. A ``tool_call`` with a key in ``expected`` its grader never reads would pass
+    a call with any arguments, one expecting a tool it does not offer fail every answer."""
+    if evaluator != "tool_call":
+        return []
+    unread = [_unread(key) for key in expected if key not in TOOL_CALL_FIELDS]
+    offered = _offered(expected["tool"], metadata.get("tools"))
+    return unread if offered is None else [*unread, offered]
 
 
 def _kind(value: Any) -> str:
@@ -276,9 +292,12 @@ def _tool_call(expected: Any) -> None:
     """``{tool: name, args_contains: ..., args_json: ...}``: without a tool name every call
     was compared with None and failed, and so was every call with ``args_json`` not a
     mapping (FORMAT.md: it "equals the parsed arguments exactly"). Any other key is one the
-    grader never reads: ``arg_contains: {x: Tokyo}`` passed a call with any arguments."""
-    if isinstance(expected, Mapping):
-        _known_keys(expected, TOOL_CALL_FIELDS, "expected")
+    grader never reads (``not_runnable``); without a tool name, the first such key is said
+    too, as it may be the name misspelt (``tol: f``)."""
+    if isinstance(expected, Mapping) and not isinstance(expected.get("tool"), str):
+        for key in expected:
+            if key not in TOOL_CALL_FIELDS:
+                raise FieldProblem(f"{_unread(key)}; and tool_call needs 'expected.tool'")
     if not isinstance(expected, Mapping) or not isinstance(expected.get("tool"), str):
         raise FieldProblem(
             f"tool_call needs 'expected' as a mapping with a 'tool' name, got {_kind(expected)}"
@@ -297,35 +316,31 @@ def _tool_call(expected: Any) -> None:
         )
 
 
-def _known_keys(given: Mapping[Any, Any], known: tuple[str, ...], name: str) -> None:
-    """Refuse the first key of ``given`` not in ``known``, with the nearest known one."""
-    for key in given:
-        if key in known:
-            continue
-        near = difflib.get_close_matches(str(key), known, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise FieldProblem(
-            f"'{name}.{key}' is not a field the grader reads{hint}; it reads {', '.join(known)}"
-        )
+def _unread(key: Any) -> str:
+    """A key of ``expected`` that ``tool_call`` never reads, with the field it is nearest."""
+    near = difflib.get_close_matches(str(key), TOOL_CALL_FIELDS, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    known = ", ".join(TOOL_CALL_FIELDS)
+    return f"'expected.{key}' is not a field the grader reads{hint}; it reads {known}"
 
 
-def _offered(tool: str, tools: Any) -> None:
-    """The expected tool is one the case offers (``metadata.tools``, sent as the request's
-    ``tools``): with no tools, or without that one, no call could name it, and every answer
-    failed as the model's."""
+def _offered(tool: str, tools: Any) -> str | None:
+    """Why no call could name the expected tool: the case does not offer it (``metadata.tools``,
+    sent as the request's ``tools``), and every answer failed as the model's."""
     functions = [t.get("function") for t in tools or () if isinstance(t, Mapping)]
     names = [f.get("name") for f in functions if isinstance(f, Mapping)]
     if not names:
-        raise FieldProblem(
+        return (
             f"tool_call needs 'metadata.tools' offering the expected tool {tool!r}:"
             " with no tools offered no answer could pass"
         )
     if tool not in names:
         offered = ", ".join(repr(name) for name in names)
-        raise FieldProblem(
+        return (
             f"'expected.tool' {tool!r} is not among the tools in 'metadata.tools' ({offered}):"
             " no answer could pass"
         )
+    return None
 
 
 def _searched_values(contains: Any) -> None:

@@ -5,8 +5,9 @@ file, loaded recursively; unknown top-level keys become metadata; cases smf-benc
 grades in ways we do not (templated prompts, timings, judges) load and are N/A, as is a
 case on an endpoint that cannot run it (``evals.applicability``).
 A malformed file or field is a ``SuiteError`` that names the file, the case and the field
-(a case without a usable ``id`` by its line, or in JSON its place in the list). A field
-given as null is absent. YAML is read by ``evals.suite_yaml``.
+(a case without a usable ``id`` by its line, or in JSON its place in the list); a case that
+must not run as written is N/A and says why in ``Case.warnings`` (``evals.suite_flaws``).
+A field given as null is absent. YAML is read by ``evals.suite_yaml``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from evals import grader_fields, suite_yaml
+from evals import grader_fields, suite_flaws, suite_yaml
 
 SHIPPED = Path(__file__).parent / "suites"
 """Our own canary suites (one directory per intent), each case with a reference answer."""
@@ -110,6 +111,12 @@ class Case:
     dimension: str = "quality"
     source: str = ""
     not_runnable: str | None = None  # why no endpoint can run it here (e.g. a templated prompt)
+    warnings: tuple[str, ...] = ()  # its mistakes that make it N/A, naming file, case and field
+
+
+def load_warnings(cases: Iterable[Case]) -> list[str]:
+    """What to warn of once the cases are loaded (``Case.warnings``), in their order."""
+    return [warning for case in cases for warning in case.warnings]
 
 
 def _where(source: str, raw: Mapping[str, Any], at: str) -> str:
@@ -137,7 +144,8 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
     or would pass whatever the answer. A case we cannot send as written (no ``prompt``:
     smf-bench builds it from ``prompt_template``, or sends multimodal ``messages``) loads
     and is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench
-    does not have is an error.
+    does not have is an error. A case that must not run as written (``evals.suite_flaws``)
+    loads, N/A with the reason, and names its mistakes in ``warnings``.
     """
     raw = _present(raw)
     where = _where(source, raw, at)
@@ -160,6 +168,9 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
             f"metadata.language is {language!r}, not read as Python 3 (write 'python' if it"
             " is): the sandbox runs Python only"
         )
+    flaws = suite_flaws.flaws(raw, evaluator, metadata, where)
+    if flaws:  # the reason to fix comes first, whatever else keeps the case from running
+        not_runnable = "; ".join(reason for reason, _ in flaws)
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),
@@ -178,6 +189,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
         dimension=str(raw.get("dimension", "quality")),
         source=source,
         not_runnable=not_runnable,
+        warnings=tuple(warning for _, warning in flaws),
     )
 
 
@@ -191,11 +203,7 @@ def _evaluator(raw: Mapping[str, Any], where: str) -> str:
 
 
 def _prompt(raw: Mapping[str, Any], evaluator: str, where: str) -> tuple[str, str | None]:
-    """The prompt, and why the case cannot be sent when smf-bench's harness builds it. A
-    case with both ``prompt`` and ``messages`` is refused: FORMAT.md does not say which one
-    is sent, and ``messages`` was dropped without a word."""
-    if "prompt" in raw and "messages" in raw:
-        raise SuiteError(f"{where} has both 'prompt' and 'messages': give one of them")
+    """The prompt, and why the case cannot be sent when smf-bench's harness builds it."""
     if "prompt" in raw:
         prompt = raw["prompt"]
         if isinstance(prompt, bool) or not isinstance(prompt, str | int | float):

@@ -76,19 +76,6 @@ COUNT = "evaluator: structural_count, expected: 3"
             f"{UNIT_TEST[:-1]}, language: [js]}}, expected: 'assert f()'",
             r"'metadata.language' must be a language name, got \['js'\]",
         ),
-        (
-            "evaluator: tool_call, expected: {tool: f}",
-            "tool_call needs 'metadata.tools' offering the expected tool 'f': with no tools",
-        ),
-        (
-            "evaluator: tool_call, expected: {tool: f}, metadata: {tools: []}",
-            "tool_call needs 'metadata.tools' offering the expected tool 'f'",
-        ),
-        (
-            "evaluator: tool_call, expected: {tool: f}, metadata: {tools: [{type: function,"
-            " function: {name: g}}, {type: function, function: {name: h}}]}",
-            r"'expected.tool' 'f' is not among the tools in 'metadata.tools' \('g', 'h'\): no",
-        ),
     ],
 )
 def test_a_case_whose_own_fields_are_wrong_does_not_load(
@@ -96,65 +83,12 @@ def test_a_case_whose_own_fields_are_wrong_does_not_load(
 ) -> None:
     """These loaded and every answer then failed as the model's: assertions that do not parse
     as `syntax_error` (counted in the coding syntax floor), json_contains with nothing as
-    "JSON {...} lacks null", a mapping of tags or keywords as one no answer has, a tool call
-    of a tool the case never offers; an unknown count unit or op was an error on every run
-    (found in review)."""
+    "JSON {...} lacks null", a mapping of tags or keywords as one no answer has; an unknown
+    count unit or op was an error on every run (found in review). A tool call of a tool the
+    case never offers loads, N/A (test_evals_suite_flaws.py)."""
     (tmp_path / "odd.yaml").write_text(f"- {{id: odd, prompt: p, {fields}}}\n")
     with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
         load(tmp_path)
-
-
-OFFERS_F = "metadata: {tools: [{type: function, function: {name: f}}]}"
-
-
-@pytest.mark.parametrize(
-    ("expected", "message"),
-    [
-        (
-            "{tool: f, arg_contains: {x: Tokyo}}",
-            r"'expected\.arg_contains' is not a field the grader reads"
-            r" \(did you mean 'args_contains'\?\); it reads tool, args_contains, args_json$",
-        ),
-        ("{tol: f}", r"'expected\.tol' is not a field the grader reads \(did you mean 'tool'\?\)"),
-        ("{tool: f, args_json: {x: 1}, strict: yes}", r"'expected\.strict' is not a field the"),
-        ("{tool: f, 1: x}", r"'expected\.1' is not a field the grader reads; it reads tool,"),
-    ],
-)
-def test_a_tool_call_expectation_the_grader_does_not_read_does_not_load(
-    tmp_path: Path, expected: str, message: str
-) -> None:
-    """`tool_call` reads `tool`, `args_contains` and `args_json` only: `arg_contains: {x:
-    Tokyo}` loaded, was never read, and a call f({"x": "Paris"}) passed (found in review)."""
-    (tmp_path / "odd.yaml").write_text(
-        f"- {{id: odd, prompt: p, evaluator: tool_call, expected: {expected}, {OFFERS_F}}}\n"
-    )
-    with pytest.raises(SuiteError, match=rf"odd\.yaml: case 'odd': {message}"):
-        load(tmp_path)
-    spelled = expected.replace("arg_contains", "args_contains")
-    (tmp_path / "odd.yaml").write_text(
-        f"- {{id: ok, prompt: p, evaluator: tool_call, expected: {spelled}, {OFFERS_F}}}\n"
-    )
-    if spelled != expected:  # spelled right, the same case loads and grades the arguments
-        (case,) = load(tmp_path)
-        paris = {"function": {"name": "f", "arguments": '{"x": "Paris"}'}}
-        assert not graders.grade(case, graders.Answer(tool_calls=[paris])).passed
-
-
-def test_a_case_with_both_prompt_and_messages_does_not_load(tmp_path: Path) -> None:
-    """FORMAT.md defines `prompt` and says nothing of which wins over smf-bench's `messages`:
-    the prompt was sent and `messages` dropped without a word (found in review). Either
-    alone still loads (`messages` alone is N/A: we do not send them)."""
-    fields = "evaluator: text_match, expected: x"
-    (tmp_path / "both.yaml").write_text(
-        f"- {{id: both, prompt: p, messages: [{{role: user, content: q}}], {fields}}}\n"
-    )
-    with pytest.raises(SuiteError, match=r"both\.yaml: case 'both' has both 'prompt' and"):
-        load(tmp_path)
-    (tmp_path / "both.yaml").write_text(
-        f"- {{id: p, prompt: p, {fields}}}\n- {{id: m, messages: [{{role: user}}], {fields}}}\n"
-    )
-    cases = {c.id: c for c in load(tmp_path)}
-    assert cases["p"].not_runnable is None and "multimodal messages" in str(cases["m"].not_runnable)
 
 
 def test_what_these_graders_take_still_loads() -> None:
