@@ -39,7 +39,7 @@ from evals.grading import Grader
 from evals.results import CaseResult
 from evals.runner import run_cases
 from evals.sandbox import run_python
-from evals.suite import SHIPPED, Case, load
+from evals.suite import SHIPPED, Case, load, load_warnings
 from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog
@@ -393,9 +393,13 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
         raise TransportProblem("reply is not JSON") from exc
 
 
-def load_cases(config: Config) -> list[Case]:
-    """The configured suites; one that does not load is the config's error, named so."""
+def load_cases(config: Config, warn: Callable[[str], None] = log.warning) -> list[Case]:
+    """The configured suites; one that does not load is the config's error, named so. A case
+    that loads N/A for a mistake (`evals.suite_flaws`) is said to `warn`, not refused."""
     try:
-        return load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
+        cases = load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
         raise ConfigError(f"canary.suites: {exc}") from None
+    for warning in load_warnings(cases):
+        warn(f"canary.suites: {warning}")
+    return cases

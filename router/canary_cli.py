@@ -105,7 +105,9 @@ def run(
         typer.echo("error: no config: give --config or set SMF_ROUTER_CONFIG", err=True)
         raise typer.Exit(2)
     try:  # before the ledger's writer starts: a bad suite is a message, not a traceback
-        cases = load_cases(settings)
+        cases = load_cases(
+            settings, warn=lambda warning: typer.echo(f"warning: {warning}", err=True)
+        )
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

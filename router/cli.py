@@ -134,7 +134,7 @@ def check_canary_suites(config: Config) -> None:
     if config.canary.suites is None:
         return  # the shipped suites
     try:
-        load_cases(config)
+        load_cases(config, warn=lambda warning: typer.echo(f"warning: {warning}", err=True))
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
