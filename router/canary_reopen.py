@@ -7,6 +7,11 @@ and its SDK gave up seconds before the gate reopened (found in re-review). A rou
 to last as long as the backend's last round that graded a case (`router.canary_lengths`),
 give or take (`ROUND_SLACK`); where that is unknown, or a round runs past it, no time is
 said rather than a wrong one.
+
+Its times are seconds from now, counted on the schedule's loop (monotonic) clock, as the
+run waits them out (`Schedule._until_next`): counted from wall-clock stamps, an NTP step
+back of an hour told clients an hour too long, and a step forward "now", into the same gate
+(found in review).
 """
 
 from __future__ import annotations
@@ -25,11 +30,11 @@ ROUND_SLACK = 1.25
 
 @dataclass(frozen=True, slots=True)
 class Runs:
-    """A schedule's runs as a gated request finds them (times are unix times)."""
+    """A schedule's runs as a gated request finds them (waits are seconds from now)."""
 
-    now: float
-    next_run_at: float  # `Schedule.next_run_at`: the next run's start, now if that is past
-    running_since: float | None  # the run under way's start; None between runs
+    next_run_in: float  # `Schedule.next_run_in`: until the next run's start, 0 if past
+    running_since: float | None  # the run under way's start (unix time); None between runs
+    running_for: float  # how long the run under way has run (loop time), 0 between runs
     running: tuple[str, ...]  # the backends of the run under way
     configured: frozenset[str]  # the backends the config has now
     last_run: Mapping[str, dict[str, Any]]  # each backend's last round (`Canary.last_run`)
@@ -44,17 +49,17 @@ class Runs:
         if round_s is None:
             return None
         if running is None:
-            return self.next_run_at - self.now + round_s
+            return self.next_run_in + round_s
         if not self._judged_since(backend, running):
-            left = running + round_s - self.now
+            left = round_s - self.running_for
             return left if left > 0 else None
         next_run = self._next_run_after(running)
-        return None if next_run is None else next_run - self.now + round_s
+        return None if next_run is None else next_run + round_s
 
     def _next_run_after(self, running: float) -> float | None:
-        """When the run after the one under way (started at `running`) starts: `interval_s`
-        after its start, or when its last round ends if later (the run waits for every
-        backend's). Taken as `next_run_at`, "now" in a run longer than `interval_s`, each
+        """Seconds until the run after the one under way (started at `running`) starts:
+        `interval_s` after its start, or when its last round ends if later (the run waits for
+        every backend's). Taken as `next_run_in`, "now" in a run longer than `interval_s`, each
         refusal said "retry in" one round until the slowest round ended, and the SDK gave up
         (found in re-review). None while a round not over yet has no known length or runs
         past its estimate."""
@@ -65,10 +70,10 @@ class Runs:
             if name not in self.configured or self._judged_since(name, running):
                 continue
             round_s = self._round_s(name)
-            if round_s is None or running + round_s <= self.now:
+            if round_s is None or round_s <= self.running_for:
                 return None
-            ends.append(running + round_s)
-        return max([self.next_run_at, *ends])
+            ends.append(round_s - self.running_for)
+        return max([self.next_run_in, *ends])
 
     def _round_s(self, backend: str) -> float | None:
         """How long a round of `backend` takes, as far as known: the length of its last

@@ -40,6 +40,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,12 +100,16 @@ class Schedule:
         self._stopped = threading.Event()  # `stopping`'s, for the earlier days' walk
         self.listen: Callable[[], str] = str  # where it serves (`Components.listen`): ""
         self._start_late = False  # a run's start took over `START_WAIT_S`, said once
+        # the loop's clock (`run` sets it), on which the runs wait (`_until_next`): what is
+        # said of the waits (`next_run_in`) reads it too, not the wall clock, which NTP steps
+        self.loop_time: Callable[[], float] = time.monotonic
 
     async def run(self) -> None:
         """The ledger's rounds into the gates, then a run `interval_s` after the last one
         started (`_resume`; now, if that is past or none is known) and every `interval_s`;
         a failed recall or run is logged, never fatal."""
         self._wake = asyncio.Event()
+        self.loop_time = asyncio.get_running_loop().time
         try:
             try:
                 await self.recall()
@@ -119,7 +124,7 @@ class Schedule:
         if self._started is not None:  # the last run's (`_resume`): its interval first
             await self._until_next()
         while self._stop_began is None:
-            self._started = (asyncio.get_running_loop().time(), self.canary.clock())
+            self._started = (self.loop_time(), self.canary.clock())
             self.running_since = self._started[1]
             self._running = tuple(b.name for b in self.canary.backends)
             run = asyncio.ensure_future(self._once())
@@ -178,7 +183,7 @@ class Schedule:
             return
         latest, why = found
         start = min(latest, now)
-        self._started = (asyncio.get_running_loop().time() - (now - start), start)
+        self._started = (self.loop_time() - (now - start), start)
         log.info(
             "canary: the last run started %s (%s); the next run starts %s",
             iso(start),
@@ -287,23 +292,33 @@ class Schedule:
             with contextlib.suppress(asyncio.CancelledError):
                 await run
 
-    def next_run_at(self) -> float:
-        """When the next run starts (unix time): `interval_s` after the last start, or now
-        when that is past (a run under way longer than that: as soon as it ends)."""
-        now = self.canary.clock()
+    def next_run_in(self) -> float:
+        """Seconds until the next run starts: `interval_s` after the last start, or 0 when
+        that is past (a run under way longer than that: as soon as it ends). Loop time, as
+        `_until_next` waits: from the last start's unix time, an NTP step back of an hour
+        said an hour more than the wait, and one forward "now" (found in review)."""
         if self._started is None:
-            return now
-        return max(now, self._started[1] + self.canary.settings.interval_s)
+            return 0.0
+        left = self._started[0] + self.canary.settings.interval_s - self.loop_time()
+        return max(0.0, left)
+
+    def next_run_at(self) -> float:
+        """When the next run starts (unix time, the status's): now plus `next_run_in`."""
+        return self.canary.clock() + self.next_run_in()
 
     def reopen_in(self, backend: str) -> float | None:
         """Seconds until a round of `backend` may reopen its gates (their `Retry-After`,
         `router.canary_gates`), as `Runs.reopen_in` counts it from the runs as they stand
         now; None when no time is known."""
-        canary = self.canary
+        canary, started, running = self.canary, self._started, self.running_since
+        # loop time since the run under way started (`_started` is its start meanwhile)
+        running_for = 0.0
+        if running is not None and started is not None:
+            running_for = max(0.0, self.loop_time() - started[0])
         return Runs(
-            now=canary.clock(),
-            next_run_at=self.next_run_at(),
-            running_since=self.running_since,
+            next_run_in=self.next_run_in(),
+            running_since=running,
+            running_for=running_for,
             running=self._running,
             configured=frozenset(b.name for b in canary.backends),
             last_run=canary.last_run,

@@ -33,7 +33,8 @@ def schedule(
         settings=SimpleNamespace(interval_s=INTERVAL_S, timeout_s=TIMEOUT_S),
     )
     made = Schedule(canary, dict, Path("ledger"))  # type: ignore[arg-type]
-    made._started = (0.0, START)
+    made._started = (0.0, START)  # loop time 0 at START: the two clocks agree
+    made.loop_time = lambda: now - START
     made.running_since = START if running else None
     made._running = tuple(b.name for b in canary.backends) if running else ()
     return made
@@ -172,3 +173,23 @@ def test_a_backend_a_reload_removed_mid_run_is_not_waited_for() -> None:
     made.canary.backends = [b for b in made.canary.backends if b.name != "dead"]
     del made.canary.last_run["dead"]  # as `Canary.prepare` drops a removed backend's
     assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 5 + ROUND_S * ROUND_SLACK)
+
+
+@pytest.mark.parametrize("step_s", [-3600.0, 3600.0])
+def test_a_step_of_the_wall_clock_moves_neither_wait(step_s: float) -> None:
+    """The runs wait on loop (monotonic) time (`Schedule._until_next`): the wall clock
+    stepped an hour by NTP after a start, the round under way, the next run and the gate's
+    `Retry-After` are as far away as that wait. Counted from the start's unix time, a step
+    back said an hour more, and a step forward "now", into the same gate (found in review)."""
+    wall, loop = [START], [0.0]
+    made = schedule(START, EARLIER, running=True)
+    made.canary.clock = lambda: wall[0]
+    made.loop_time = lambda: loop[0]
+    wall[0], loop[0] = START + 3 + step_s, 3.0
+    assert made.reopen_in("local") == pytest.approx(ROUND_S * ROUND_SLACK - 3)
+    made.running_since, made._running = None, ()  # the run is over, its round judged
+    made.canary.last_run["local"] = ROUND
+    wall[0], loop[0] = START + 9 + step_s, 9.0
+    assert made.next_run_in() == pytest.approx(INTERVAL_S - 9)
+    assert made.next_run_at() - wall[0] == pytest.approx(INTERVAL_S - 9)  # the status's
+    assert made.reopen_in("local") == pytest.approx(INTERVAL_S - 9 + ROUND_S * ROUND_SLACK)
