@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -274,6 +275,7 @@ def test_every_log_line_is_json_even_from_the_ledger_and_libraries(tmp_path: Pat
             "ledger": {"path": str(ledger), "flush_interval_s": 0.2},
         }
         with router_process(config, tmp_path) as (proxy, _):
+            shutil.rmtree(ledger / "records")  # made at the start, empty until the first write
             (ledger / "records").write_text("")
             client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0, timeout=30)
             client.chat.completions.create(
