@@ -14,6 +14,23 @@ from typing import Any
 
 from router.record import Record
 
+# What one queued request record holds in memory, its texts aside: ~1.4 KiB of resident
+# memory per request queued behind a hung write (a hung-volume probe of the running router;
+# tracemalloc of a bare `Record` says ~0.63 KB, the rest is what the request leaves on it).
+QUEUED_RECORD_BYTES = 1_400
+
+
+def queued_bytes(item: Record | Mapping[str, Any]) -> int:
+    """An estimate of the memory a queued record or row (canary, shadow) holds: the fixed
+    `QUEUED_RECORD_BYTES` plus the length of each text it carries, which with `store_text`
+    (a prompt, a completion) can be tens of KB. A cheap estimate, not a measure: `submit`
+    runs on the request path."""
+    if isinstance(item, Record):
+        texts = (item.prompt_text, item.completion_text)
+    else:
+        texts = tuple(item.values())
+    return QUEUED_RECORD_BYTES + sum(len(t) for t in texts if isinstance(t, str))
+
 
 def has_text(record: Record) -> bool:
     """Whether `record` makes a row of `texts` when texts are stored (`texts_table`)."""

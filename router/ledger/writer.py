@@ -9,7 +9,10 @@ flushes keep their pace, and a day holds a few hundred files per process instead
 `close()` flushes everything: a SIGTERM handler that calls it loses nothing; a SIGKILL
 loses at most the last interval, except while writes fail (a full disk): the rows of failed
 writes are then held in memory for the next flush (`pending_rows`, up to `max_queue` rows;
-`router.ledger.backlog`), and a SIGKILL loses them too.
+`router.ledger.backlog`), and a SIGKILL loses them too. While a write hangs (a hung NFS
+mount) the flush thread waits in it and new records queue: the queue is bounded by rows
+(`max_queue`) and by an estimate of their bytes (`max_queue_bytes`; texts count by their
+length), and past either new ones are dropped and counted.
 
 This module is the queueing side and imports no PyArrow; the flush side
 (`router.ledger.appender`: Arrow tables, segment files, merges) is imported by the first
@@ -40,6 +43,7 @@ log = logging.getLogger("smf_router.ledger.writer")
 
 ROW_TABLES = tuple(ROW_COLUMNS)
 TABLES = ("records", "texts", *ROW_TABLES)  # every table the writer writes
+MAX_QUEUE_BYTES = 256 * 1024 * 1024  # the queue's default bound in bytes (`tally.queued_bytes`)
 _ROW_NAMES = {table: frozenset(name for name, _ in cols) for table, cols in ROW_COLUMNS.items()}
 
 
@@ -59,6 +63,7 @@ class LedgerWriter:
         process_tag: str | None = None,
         store_text: bool = False,
         max_queue: int = 1_000_000,
+        max_queue_bytes: int = MAX_QUEUE_BYTES,
     ) -> None:
         self.directory = Path(directory)
         try:  # at once, so a report right after start finds the (empty) ledger: `records/`
@@ -71,6 +76,11 @@ class LedgerWriter:
         self.process_tag = process_tag or default_process_tag()
         self.store_text = store_text
         self.max_queue = max_queue
+        # Rows alone let a hung write queue ~1.4 GiB of records, tens of GiB with texts
+        # (found in a months-of-operation review): bytes bound the queue too.
+        self.max_queue_bytes = max_queue_bytes
+        self._queued_bytes = 0  # `tally.queued_bytes` of what is queued, under `_count_lock`
+        self._count_lock = threading.Lock()  # held for an addition, never across a write
         self._records: deque[Record] = deque()
         self._rows: dict[str, deque[dict[str, Any]]] = {t: deque() for t in ROW_TABLES}
         self._appender: Appender | None = None  # the flush side, made by the first flush
@@ -110,6 +120,12 @@ class LedgerWriter:
         return len(self._records) + sum(len(q) for q in self._rows.values())
 
     @property
+    def queued_bytes(self) -> int:
+        """The estimated bytes of the rows queued (`tally.queued_bytes`), bounded by
+        `max_queue_bytes`."""
+        return self._queued_bytes
+
+    @property
     def pending_rows(self) -> int:
         """Rows held in memory because their write failed (every table): not in the queue,
         but no more on disk than it. 0 while writes work; a SIGKILL loses them."""
@@ -132,6 +148,8 @@ class LedgerWriter:
             "queue_depth": self.queue_depth,
             "pending_rows": self.pending_rows,
             "max_queue": self.max_queue,
+            "queued_bytes": self.queued_bytes,
+            "max_queue_bytes": self.max_queue_bytes,
             "dropped_rows": {table: dropped[table] for table in (*TABLES, *dropped)},
             "written_records": self.written_total,
             "last_write_failed": self.last_write_failed,
@@ -146,14 +164,13 @@ class LedgerWriter:
             self._thread.start()
 
     def submit(self, record: Record) -> None:
-        """Queue one record; never blocks. Drops (and counts) when the queue is full: with
-        `store_text`, its text too, in `texts`, as the flush counts a lost text row."""
-        if len(self._records) >= self.max_queue:
+        """Queue one record; never waits on disk. Drops (and counts) when the queue is full,
+        in rows or bytes: with `store_text`, its text too, in `texts`, as the flush counts a
+        lost text row."""
+        if not self._admit(self._records, record):
             self._dropped_queued["records"] += 1
             if self.store_text and tally.has_text(record):
                 self._dropped_queued["texts"] += 1
-            return
-        self._records.append(record)
 
     def submit_row(self, table: str, row: dict[str, Any]) -> None:
         """Queue one row of a row table (`ROW_TABLES`: canary and shadow rows)."""
@@ -162,10 +179,31 @@ class LedgerWriter:
             raise ValueError(f"unknown ledger table {table!r}; expected one of {ROW_TABLES}")
         if not row.keys() <= _ROW_NAMES[table]:
             raise ValueError(f"{table}: unknown column(s) {sorted(row.keys() - _ROW_NAMES[table])}")
-        if len(queue) >= self.max_queue:
+        if not self._admit(queue, row):
             self._dropped_queued[table] += 1
-            return
-        queue.append(row)
+
+    def _admit(self, queue: deque[Any], item: Any) -> bool:
+        """Append `item` to `queue` unless that takes it past `max_queue` rows or the
+        queue past `max_queue_bytes`. The lock is held for a sum and an append only: the
+        flush thread takes it to subtract, never while it writes."""
+        size = tally.queued_bytes(item)
+        with self._count_lock:
+            if len(queue) >= self.max_queue or self._queued_bytes + size > self.max_queue_bytes:
+                return False
+            self._queued_bytes += size
+            queue.append(item)
+        return True
+
+    def _take_queued(self) -> tuple[list[Record], dict[str, list[dict[str, Any]]]]:
+        """Take every queued record and row, and subtract their bytes from `queued_bytes`
+        (sized outside the lock: a million rows take a while)."""
+        records = self._drain(self._records)
+        rows = {table: self._drain(queue) for table, queue in self._rows.items()}
+        size = sum(map(tally.queued_bytes, records))
+        size += sum(tally.queued_bytes(row) for taken in rows.values() for row in taken)
+        with self._count_lock:
+            self._queued_bytes -= size
+        return records, rows
 
     def flush_soon(self) -> threading.Event:
         """Have the flush thread write what is queued now, not at the end of its interval,
@@ -205,8 +243,7 @@ class LedgerWriter:
         they came after it. No flush comes for them now. Left in the queue, they were lost
         uncounted, `queue_depth` the only sign of them (found in review)."""
         with self._lock:
-            records = self._drain(self._records)
-            rows = {table: self._drain(queue) for table, queue in self._rows.items()}
+            records, rows = self._take_queued()
         lost = tally.rows(records, rows, self.store_text)
         if lost:
             self._dropped_queued += lost
@@ -233,32 +270,34 @@ class LedgerWriter:
         A `SystemExit` or `KeyboardInterrupt` raised in the flush is raised again from here
         once its rows are written, held or counted as dropped, and those written counted."""
         with self._lock:
-            began = time.perf_counter()
-            appender = self._appender or self._make_appender()
-            counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops
-            records = self._drain(self._records)
-            rows = {table: self._drain(queue) for table, queue in self._rows.items()}
-            try:
-                written = appender.append(records, rows)
-            except BaseException as exc:
-                taken = tally.rows(records, rows, self.store_text)
-                self._append_raised(appender, exc, taken - (appender.dropped - counted))
-                if not isinstance(exc, Exception):
-                    appender.raised.interrupted = None  # this one goes up in its place
-                    raise
-                self._raise_interrupted(appender)
-                return 0
-            self._flush_raised = None
-            now = time.time()
-            if written.total():
-                self.last_write_unix = now
-            if not appender.write_failed:
-                self.last_ok_flush_unix = now
-            self.written_total += written["records"]  # before any cleanup: they are written
-            self._remove_doomed(appender)
-            self.last_flush_seconds = time.perf_counter() - began
+            return self._flush_locked()
+
+    def _flush_locked(self) -> int:
+        began = time.perf_counter()
+        appender = self._appender or self._make_appender()
+        counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops
+        records, rows = self._take_queued()
+        try:
+            written = appender.append(records, rows)
+        except BaseException as exc:
+            taken = tally.rows(records, rows, self.store_text)
+            self._append_raised(appender, exc, taken - (appender.dropped - counted))
+            if not isinstance(exc, Exception):
+                appender.raised.interrupted = None  # this one goes up in its place
+                raise
             self._raise_interrupted(appender)
-            return written.total()
+            return 0
+        self._flush_raised = None
+        now = time.time()
+        if written.total():
+            self.last_write_unix = now
+        if not appender.write_failed:
+            self.last_ok_flush_unix = now
+        self.written_total += written["records"]  # before any cleanup: they are written
+        self._remove_doomed(appender)
+        self.last_flush_seconds = time.perf_counter() - began
+        self._raise_interrupted(appender)
+        return written.total()
 
     def _raise_interrupted(self, appender: Appender) -> None:
         """Raise the `SystemExit` or `KeyboardInterrupt` the appender caught in this flush

@@ -65,7 +65,9 @@ def bench_submit(n: int = 1_000_000) -> float:
     """Mean seconds per submit() with the flush thread running."""
     records = sample_records(1000)
     with tempfile.TemporaryDirectory() as tmp:
-        writer = LedgerWriter(Path(tmp), flush_interval_s=1.0, max_queue=n + 1)
+        writer = LedgerWriter(
+            Path(tmp), flush_interval_s=1.0, max_queue=n + 1, max_queue_bytes=(n + 1) * 10_000
+        )
         writer.start()
         began = time.perf_counter()
         for i in range(n):
@@ -79,7 +81,9 @@ def bench_ingest(n: int = 1_000_000) -> tuple[float, float]:
     """Records/s from first submit until all are on disk; and the longest flush (s)."""
     records = sample_records(n)
     with tempfile.TemporaryDirectory() as tmp:
-        writer = LedgerWriter(Path(tmp), flush_interval_s=1.0, max_queue=n + 1)
+        writer = LedgerWriter(
+            Path(tmp), flush_interval_s=1.0, max_queue=n + 1, max_queue_bytes=(n + 1) * 10_000
+        )
         writer.start()
         longest = 0.0
         began = time.perf_counter()
