@@ -29,6 +29,8 @@ class LedgerSource(Protocol):
     @property
     def last_flush_seconds(self) -> float: ...
     @property
+    def flush_running_seconds(self) -> float: ...
+    @property
     def dropped_total(self) -> int: ...
     @property
     def written_total(self) -> int: ...
@@ -54,6 +56,11 @@ class ScrapedFamilies:
         )
         self.ledger_flush = gauge(
             "ledger_last_flush_seconds", "How long the last ledger flush took.", ()
+        )
+        self.ledger_flush_running = gauge(
+            "ledger_flush_running_seconds",
+            "How long the ledger flush under way has run; 0 between flushes.",
+            (),
         )
         self.ledger_dropped = counter(
             "ledger_dropped_records_total", "Records the ledger had to drop.", ()
@@ -114,5 +121,6 @@ class ScrapedFamilies:
         self.ledger_queue.set((), float(src.queue_depth))
         self.ledger_pending.set((), float(src.pending_rows))
         self.ledger_flush.set((), float(src.last_flush_seconds))
+        self.ledger_flush_running.set((), float(src.flush_running_seconds))
         self.ledger_dropped.set((), float(src.dropped_total))
         self.ledger_written.set((), float(src.written_total))

@@ -81,6 +81,7 @@ class LedgerWriter:
         self.max_queue_bytes = max_queue_bytes
         self._queued_bytes = 0  # `tally.queued_bytes` of what is queued, under `_count_lock`
         self._count_lock = threading.Lock()  # held for an addition, never across a write
+        self._flush_began: float | None = None  # monotonic start of the flush under way
         self._records: deque[Record] = deque()
         self._rows: dict[str, deque[dict[str, Any]]] = {t: deque() for t in ROW_TABLES}
         self._appender: Appender | None = None  # the flush side, made by the first flush
@@ -126,6 +127,14 @@ class LedgerWriter:
         return self._queued_bytes
 
     @property
+    def flush_running_seconds(self) -> float:
+        """How long the flush under way has run; 0 between flushes. A write that hangs (a
+        hung NFS mount) shows here and nowhere else: `last_flush_seconds` is the last flush
+        that ended, and no write fails, so nothing is held (`pending_rows`)."""
+        began = self._flush_began
+        return 0.0 if began is None else max(0.0, time.monotonic() - began)
+
+    @property
     def pending_rows(self) -> int:
         """Rows held in memory because their write failed (every table): not in the queue,
         but no more on disk than it. 0 while writes work; a SIGKILL loses them."""
@@ -150,6 +159,7 @@ class LedgerWriter:
             "max_queue": self.max_queue,
             "queued_bytes": self.queued_bytes,
             "max_queue_bytes": self.max_queue_bytes,
+            "flush_running_seconds": self.flush_running_seconds,
             "dropped_rows": {table: dropped[table] for table in (*TABLES, *dropped)},
             "written_records": self.written_total,
             "last_write_failed": self.last_write_failed,
@@ -270,9 +280,14 @@ class LedgerWriter:
         A `SystemExit` or `KeyboardInterrupt` raised in the flush is raised again from here
         once its rows are written, held or counted as dropped, and those written counted."""
         with self._lock:
-            return self._flush_locked()
+            self._flush_began = time.monotonic()
+            try:
+                return self._flush_locked()
+            finally:
+                self._flush_began = None
 
     def _flush_locked(self) -> int:
+        """`flush` under `_lock`, while `flush_running_seconds` counts."""
         began = time.perf_counter()
         appender = self._appender or self._make_appender()
         counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops

@@ -49,7 +49,7 @@ def test_records_queued_behind_a_hung_write_are_bounded_in_bytes(
     flusher = threading.Thread(target=writer.flush, daemon=True)
     flusher.start()
     assert hung.entered.wait(60), "the flush never reached its write"
-    assert writer.queue_depth == 0
+    assert writer.flush_running_seconds > 0 and writer.queue_depth == 0
 
     for i in range(40):  # ~4 MB of text in 40 rows: far under `max_queue`, past the bytes
         writer.submit(Record(f"r{i:04d}", now, prompt_text="p" * TEXT, completion_text="ok"))
@@ -70,7 +70,7 @@ def test_records_queued_behind_a_hung_write_are_bounded_in_bytes(
     flusher.join(120)
     assert not flusher.is_alive()
     assert writer.flush() == 2 * kept  # the kept records and their texts
-    assert writer.queued_bytes == 0
+    assert writer.queued_bytes == 0 and writer.flush_running_seconds == 0
     writer.close()
     assert ids(tmp_path) == sorted(["first", *(f"r{i:04d}" for i in range(kept))])
     assert writer.dropped_total == 40 - kept  # nothing more lost at close

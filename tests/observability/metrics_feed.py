@@ -17,6 +17,7 @@ class ChattyLedger:
         self.queue_depth = 3
         self.pending_rows = 5  # writes failing: the held-rows alert can fire
         self.last_flush_seconds = 0.004
+        self.flush_running_seconds = 600.0  # a write that hangs: the stuck-flush alert fires
         self.written_total = 100
 
     @property

@@ -230,6 +230,37 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
             quiet("SmfLedgerWritesFailing", "10m30s"),
         ],
     ),
+    # one router's flush hangs in a write from 5m (the gauge grows 60 s a scrape) until 12m;
+    # `> 60` from 7m, `for: 2m`. Another's flush ran 61 s once (a slow merge-day write): never
+    # for 2 minutes, so never an alert. Written without the rule, no alert fired (review).
+    "SmfLedgerFlushStuck": (
+        [
+            series("smf_router_ledger_flush_running_seconds", "0x4 0+60x7 0x10"),
+            series(
+                "smf_router_ledger_flush_running_seconds", "0x5 61 0x10", instance="router:4001"
+            ),
+        ],
+        [
+            quiet("SmfLedgerFlushStuck", "8m30s"),
+            fired(
+                "SmfLedgerFlushStuck",
+                "9m30s",
+                {"instance": "router:4000", "severity": "critical"},
+                {
+                    "summary": "The ledger flush of router:4000 has been stuck for 240 s",
+                    "description": (
+                        "A ledger write does not return (a hung NFS mount or a stalled disk; "
+                        "mount and dmesg say which). Nothing is written meanwhile: records "
+                        "queue in memory, and past 256 MiB or 1,000,000 rows new ones are "
+                        "dropped (SmfLedgerDroppingRecords); a SIGKILL or crash loses the "
+                        "queue. Fix or remount the volume; a graceful stop waits on the same "
+                        "write."
+                    ),
+                },
+            ),
+            quiet("SmfLedgerFlushStuck", "13m30s"),
+        ],
+    ),
     # 100 spans a minute lost from 5m on, of one reason; `for: 10m`. The other reason lost one
     # batch at 6m (a collector restart): never for 10 minutes, so never an alert.
     "SmfTracingDroppingSpans": (

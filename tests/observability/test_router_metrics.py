@@ -254,6 +254,7 @@ class FakeLedger:
     queue_depth: int = 0
     pending_rows: int = 0
     last_flush_seconds: float = 0.0
+    flush_running_seconds: float = 0.0
     dropped_total: int = 0
     written_total: int = 0
 
@@ -268,6 +269,9 @@ def test_ledger_numbers_are_read_at_scrape_time(metrics: Metrics) -> None:
     ledger.pending_rows = 12
     assert value(metrics, "smf_router_ledger_pending_records") == 12
     assert value(metrics, "smf_router_ledger_last_flush_seconds") == 0.012
+    assert value(metrics, "smf_router_ledger_flush_running_seconds") == 0
+    ledger.flush_running_seconds = 95.5  # a write that hangs
+    assert value(metrics, "smf_router_ledger_flush_running_seconds") == 95.5
     assert value(metrics, "smf_router_ledger_written_records_total") == 40
     assert value(metrics, "smf_router_ledger_dropped_records_total") == 0
 
