@@ -12,7 +12,9 @@ HOW = """\
    (0.90). Descriptions are not compared: an agent's are in everyday words ("command",
    "file", "list"), which any coding task shares. Nor are the coding agents' built-in tools
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
-   too ("store the todo write timestamp"); they still count as tools offered. The
+   too ("store the todo write timestamp"), when three or more of them are offered (one
+   offered by an app of its own, `read_file`, can be named); they still count as tools
+   offered. The
    deprecated chat fields are read alike when the current ones are absent: `functions` as
    `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse

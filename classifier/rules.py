@@ -57,18 +57,26 @@ _CODEX_TOOLS = (
     "read_mcp_resource"
 )
 HARNESS_TOOLS = frozenset(_CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split())
+# How many of them make a request's tools an agent's harness. Some are common names of
+# their own (`read_file` of the MCP filesystem server, as Cline or the Agents SDK offer it
+# unprefixed; `view_image`, `WebFetch`): offered alone or by twos they can still be named
+# ("Read the file notes.txt" names `read_file`, found in review of the first version).
+HARNESS_SEEN = 3
 
 
 @lru_cache(maxsize=256)
 def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     """The pairs of consecutive content words in each tool's name (`get_current_weather`,
     `getCurrentWeather`, `get-current-weather` give `("current", "weather")`); a name of one
-    content word gives none, and cannot be named, nor can an agent's own (`HARNESS_TOOLS`).
+    content word gives none, and cannot be named, nor can an agent's own (`HARNESS_TOOLS`,
+    when at least `HARNESS_SEEN` of them say the tools are an agent's harness).
     Cached: agents send the same tools on every turn."""
+    names = tool_names.split(" ")
+    if len(HARNESS_TOOLS.intersection(names)) >= HARNESS_SEEN:
+        names = [name for name in names if name not in HARNESS_TOOLS]
     return frozenset(
         pair
-        for name in tool_names.split(" ")
-        if name not in HARNESS_TOOLS
+        for name in names
         for pair in _pairs(tokens(_CAMEL.sub(" ", name.translate(_NAME_BREAKS))))
     )
 

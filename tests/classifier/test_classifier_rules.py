@@ -233,3 +233,16 @@ def test_a_users_tool_beside_an_agents_is_still_named() -> None:
 def test_the_harness_set_holds_every_tool_the_agent_shapes_send() -> None:
     names = {t["name"] for t in CLAUDE_CODE_TOOLS} | {t["name"] for t in CODEX_TOOLS}
     assert names <= HARNESS_TOOLS
+
+
+def test_a_harness_name_offered_by_an_app_of_its_own_can_be_named() -> None:
+    """`read_file` is Codex's and the MCP filesystem server's, which Cline or the Agents SDK
+    offer unprefixed: with no agent's harness around it (fewer than `HARNESS_SEEN` of its
+    tools) the ask names it, as before the harness set (found in review)."""
+    tools = [
+        {"type": "function", "function": {"name": name, "description": "Files"}}
+        for name in ("read_file", "write_file", "list_directory")
+    ]
+    body = chat("Read the file notes.txt and summarise it", tools=tools)
+    assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+    assert explain(body)["rule"] == "tools offered and names an offered tool: read file"
