@@ -8,6 +8,7 @@ writer imports no PyArrow (`router.ledger.writer`).
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,14 +23,16 @@ QUEUED_RECORD_BYTES = 1_400
 
 def queued_bytes(item: Record | Mapping[str, Any]) -> int:
     """An estimate of the memory a queued record or row (canary, shadow) holds: the fixed
-    `QUEUED_RECORD_BYTES` plus the length of each text it carries, which with `store_text`
-    (a prompt, a completion) can be tens of KB. A cheap estimate, not a measure: `submit`
-    runs on the request path."""
+    `QUEUED_RECORD_BYTES` plus the size of each text it carries, which with `store_text`
+    (a prompt, a completion) can be tens of KB: `sys.getsizeof`, since Python keeps a
+    Chinese text at two bytes a character and one with an emoji at four (`len` counted a
+    character as one byte: a bound of 256 MiB let 1 GiB queue, found in review). A cheap
+    estimate, not a measure: `submit` runs on the request path."""
     if isinstance(item, Record):
         texts = (item.prompt_text, item.completion_text)
     else:
         texts = tuple(item.values())
-    return QUEUED_RECORD_BYTES + sum(len(t) for t in texts if isinstance(t, str))
+    return QUEUED_RECORD_BYTES + sum(sys.getsizeof(t) for t in texts if isinstance(t, str))
 
 
 def has_text(record: Record) -> bool:

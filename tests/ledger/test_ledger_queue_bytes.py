@@ -8,6 +8,7 @@ prompts, and nothing was dropped (so no alert fired) until a million had queued.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from router.ledger import LedgerWriter, segment_write
-from router.ledger.tally import QUEUED_RECORD_BYTES
+from router.ledger.tally import QUEUED_RECORD_BYTES, queued_bytes
 from router.record import Record
 from tests.ledger.failing_disk import ids
 
@@ -56,9 +57,10 @@ def test_records_queued_behind_a_hung_write_are_bounded_in_bytes(
     # a canary row past the bound is dropped the same way, counted under its table
     writer.submit_row("canary_runs", {"run_id": "x" * LIMIT, "ts": now, "backend": "local"})
 
-    kept = LIMIT // (QUEUED_RECORD_BYTES + TEXT + 2)
+    each = QUEUED_RECORD_BYTES + sys.getsizeof("p" * TEXT) + sys.getsizeof("ok")
+    kept = LIMIT // each
     assert 0 < kept < 40 and writer.queue_depth == kept
-    assert writer.queued_bytes == kept * (QUEUED_RECORD_BYTES + TEXT + 2) <= LIMIT
+    assert writer.queued_bytes == kept * each <= LIMIT
     status = writer.status()
     assert status["queued_bytes"] == writer.queued_bytes and status["max_queue_bytes"] == LIMIT
     dropped = status["dropped_rows"]
@@ -90,3 +92,11 @@ def test_the_byte_bound_frees_as_the_flush_takes_the_queue(tmp_path: Path) -> No
         assert writer.flush() == 3 and writer.queued_bytes == 0
     writer.close()
     assert len(ids(tmp_path)) == 9 and writer.dropped_total == 3
+
+
+@pytest.mark.parametrize(("char", "width"), [("p", 1), ("诗", 2), ("🙂", 4)])
+def test_a_text_counts_the_bytes_python_keeps_it_in(char: str, width: int) -> None:
+    """Python keeps a Chinese text at two bytes a character and one with an emoji at four:
+    counted by `len`, a queue bounded at 256 MiB could hold 1 GiB (found in review)."""
+    extra = queued_bytes(Record("r", time.time(), prompt_text=char * TEXT)) - QUEUED_RECORD_BYTES
+    assert width * TEXT <= extra < width * TEXT + 100
