@@ -7,14 +7,21 @@ cannot start fails every code case) left its windows, gauges and gates frozen as
 and nothing said so (found in review). Each case a judged round asked is counted here, by
 backend, suite and outcome (`smf_router_canary_cases_total`), and alert SmfCanaryBlind fires
 on a suite whose cases were all errors for an hour.
+
+A case with a mistake in it (`evals.suite_flaws`) loads N/A and is never asked, so it is in
+no count: a suite whose every case is such went as quiet as a blind one, a gate it closed
+before stayed closed, and only the log at load said why (found in review). `not_runnable`
+counts them per suite, at each load (`smf_router_canary_cases_not_runnable`, alert
+SmfCanaryCasesNotRunnable).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
 from evals.results import CaseResult
+from evals.suite import Case
 
 
 class CaseMetrics(Protocol):
@@ -72,3 +79,13 @@ class CaseCounts:
         gone = self._shown.difference(keep)
         self._shown -= gone
         return gone
+
+
+def not_runnable(cases: Iterable[Case]) -> dict[str, int]:
+    """Each loaded suite's cases N/A for a mistake in the case (those with `Case.warnings`),
+    0 for a suite without one. Not those N/A for what this host or endpoint cannot run (an
+    unsupported evaluator, a templated prompt): no fix to the suite file runs them."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.suite] = counts.get(case.suite, 0) + (1 if case.warnings else 0)
+    return counts

@@ -29,6 +29,7 @@ from typing import Any
 
 from evals.results import CaseResult
 from router.canary import load_cases
+from router.canary_counts import not_runnable
 from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
 from router.canary_lengths import Graded, graded_after
@@ -319,15 +320,16 @@ def hold_ready(components: Any, judge: Judge) -> Callable[[], None]:
 
 def job_suites(
     config: Config, meanwhile: str = "the canary gates stay as they are"
-) -> set[str] | None:
-    """The suites the CronJob runs on `config`, so those it dropped leave the gates; None
+) -> dict[str, int] | None:
+    """The suites the CronJob runs on `config`, so those it dropped leave the gates, each
+    with its count of cases N/A for a mistake (`router.canary_counts.not_runnable`); None
     when they do not load here. A config with the canary off whose suites do not load
     starts fine, and a reload rejected it (found in review): now a warning saying what
     holds `meanwhile`, the gates stay (the job reports its own error). With
     `canary.enabled` (applied at the next restart) start loads them, and so a suite that
     does not load rejects the reload."""
     try:
-        return {case.suite for case in load_cases(config)}
+        return not_runnable(load_cases(config))
     except ConfigError as exc:
         if config.canary.enabled:
             raise
@@ -372,8 +374,9 @@ def install(components: Any) -> None:
         except Exception:
             log.exception("canary: loading canary.suites failed; every suite's rounds count")
             return
-        if follower.suites is None:  # else a reload's, loaded meanwhile
-            follower.suites = suites
+        if follower.suites is None and suites is not None:  # else a reload's, loaded meanwhile
+            follower.suites = set(suites)
+            components.metrics.canary_suites_loaded(suites)
 
     def prepare(new: Config) -> Callable[[], None]:
         old = components.config.canary
@@ -388,6 +391,7 @@ def install(components: Any) -> None:
             follower.last_run = {b: run for b, run in follower.last_run.items() if b in names}
             if suites is not None:  # rounds read from now on: only the suites the job runs
                 follower.suites = set(suites)
+                components.metrics.canary_suites_loaded(suites)
             retune()
 
         return apply

@@ -48,6 +48,7 @@ from typing import Any
 
 from evals.sandbox import Limits
 from router.canary import Canary, load_cases
+from router.canary_counts import not_runnable
 from router.canary_follow import Follower, hold_ready
 from router.canary_gates import ensure_gated
 from router.canary_judge import gate_book
@@ -360,9 +361,12 @@ def install(components: Any) -> None:
         return
     gateway = components.gateway
     ledger = Path(config.ledger.path)
+    cases = load_cases(config)
+    metrics = components.metrics
+    metrics.canary_suites_loaded(not_runnable(cases))
     canary = Canary(
         lambda: components.config,
-        load_cases(config),
+        cases,
         gate_book(config.canary),
         rows=components.ledger,
         metrics=components.metrics,
@@ -384,6 +388,10 @@ def install(components: Any) -> None:
 
     components.background.append(job)
     components.reload_hooks.append(canary.prepare)
+    # after `prepare`'s swap of the cases: the suites it loaded
+    components.reload_hooks.append(
+        lambda _: lambda: metrics.canary_suites_loaded(not_runnable(canary.cases))
+    )
     components.reload_hooks.append(lambda _: schedule.reloaded)  # after the swap
     components.closers.append(canary.aclose)
     components.shutdown_hooks.append(schedule.stopping)

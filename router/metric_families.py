@@ -210,6 +210,17 @@ class MetricFamilies:
             "by kind).",
             ("backend", "suite", "status", "error_kind"),
         )
+        # A case with a mistake loads N/A and is never asked (`evals.suite_flaws`): in no
+        # count above, so a suite of only such cases went quiet (alert
+        # SmfCanaryCasesNotRunnable).
+        self.cases_not_runnable = self._gauge(
+            "canary_cases_not_runnable",
+            "Canary cases of a loaded suite that never run because of a mistake in the case "
+            "(a key the grader never reads, a tool not offered, both prompt and messages): "
+            "the ones `smf-router config check` warns of; not those N/A for an evaluator "
+            "this host cannot run. Set at each load of the suites.",
+            ("suite",),
+        )
         self.gated = self._gauge(
             "route_gated",
             "1 when canary quality turned an intent away from a backend.",

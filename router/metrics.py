@@ -13,7 +13,7 @@ in agreement.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from prometheus_client import CollectorRegistry
 
@@ -286,6 +286,17 @@ class Metrics(MetricFamilies):
     def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None:
         """Each backend × suite's case counters at 0 (`router.metric_zeros.canary`)."""
         metric_zeros.canary(self, backends, suites)
+
+    def canary_suites_loaded(self, not_runnable: Mapping[str, int]) -> None:
+        """The suites just loaded (start, reload), each with its count of cases N/A for a
+        mistake (`router.canary_counts.not_runnable`), 0 for a sound suite. A suite no longer
+        loaded loses its series, as its other canary series go (`forget_suite`); a fixed one
+        reads 0. The labels are the suites' names, from the configured files."""
+        family = self.cases_not_runnable
+        for labels in [k for k in family.values if k[0] not in not_runnable]:
+            family.remove(labels)
+        for suite, n in not_runnable.items():
+            family.set((suite,), n)
 
     def route_gated(self, backend: str, intent: str, gated: bool) -> None:
         self.gated.set((backend, intent_label(intent)), 1 if gated else 0)

@@ -15,13 +15,14 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 from typer.testing import CliRunner
 
 from classifier import INTENTS
 from router import reload
 from router.cli import app
 from router.config import parse
-from tests.evals.flawed_cases import FIELDS, flawed_suites
+from tests.evals.flawed_cases import FIELDS, FLAWED, flawed_suites
 from tests.harness import VENV_BIN, simulator
 from tests.harness import router as running_router
 from tests.resilience.conftest import status, until
@@ -95,3 +96,42 @@ def test_canary_run_and_config_check_warn_of_a_flawed_case_and_go_on(tmp_path: P
         counts = (summary["cases"], summary["passed"], summary["failed"], summary["errors"])
         assert counts == (1 + len(FIELDS), 1, 0, 0), summary
         assert local.completions() == 1
+
+
+def not_runnable(root: str) -> dict[str, float]:
+    """`smf_router_canary_cases_not_runnable` per suite, as a scrape of /metrics shows it."""
+    text = httpx.get(f"{root}/metrics", timeout=5).text
+    return {
+        sample.labels["suite"]: sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "smf_router_canary_cases_not_runnable"
+        for sample in family.samples
+    }
+
+
+def test_a_router_exports_how_many_cases_of_each_suite_a_mistake_keeps_from_running(
+    tmp_path: Path,
+) -> None:
+    """N/A cases are in no case count, so a suite of only flawed cases went quiet: no
+    SmfCanaryBlind, a gate it closed before closed for good, and only the log at load said
+    why (found in review). The gauge counts them per suite, at start and at each reload: the
+    file fixed, the count follows; the file gone, so is its series."""
+    with simulator(profile="vllm", model="m") as local:
+        data = canary_config(local.url, tmp_path, enabled=True)
+        flawed = tmp_path / "suites" / "flawed.yaml"  # its cases have no category
+        with running_router(parse(data)) as proxy:
+            assert not_runnable(proxy.root) == {"math": 0, "uncategorised": len(FIELDS)}
+
+            path = tmp_path / "router.yaml"
+            path.write_text(yaml.safe_dump(data))
+            reload.reloader_of(proxy.components).source = path
+            good = "- {id: good, prompt: p, evaluator: text_match, expected: x}\n"
+            flawed.write_text(FLAWED.strip().splitlines()[0] + "\n" + good)  # one mistake left
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert not_runnable(proxy.root) == {"math": 0, "uncategorised": 1}
+
+            flawed.unlink()
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
+            assert answer.status_code == 200, answer.text
+            assert not_runnable(proxy.root) == {"math": 0}

@@ -102,6 +102,7 @@ def feed(metrics: Metrics, n: int) -> None:
     metrics.route_gated("local", "math", gated=True)
     # every case of local's tool_calling an error (SmfCanaryBlind); the rest graded
     metrics.canary_cases_expected(["local", "cloud"], ["math", "tool_calling"])
+    metrics.canary_suites_loaded({"math": 0, "tool_calling": 1})  # one case has a mistake
     metrics.canary_cases("local", "tool_calling", "error", "transport", 3)
     metrics.canary_cases("local", "math", "pass", None, 2)
     metrics.canary_cases("local", "math", "fail", None)

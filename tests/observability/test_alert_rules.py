@@ -67,6 +67,7 @@ MATH = {"backend": "local", "suite": "math"}
 CLOUD = {"backend": "cloud", "suite": "tool_calling"}
 SANDBOX = {"backend": "local", "suite": "coding"}
 REPLICA = {"instance": "router:4001"}
+NOT_RUNNABLE = "smf_router_canary_cases_not_runnable"
 
 
 def blind(backend: str, suite: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -178,6 +179,36 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
                 blind("local", "coding"),
             ),
             fired("SmfCanaryBlind", "62m", *blind("local", "coding")),
+        ],
+    ),
+    # a router loaded tool_calling with 2 flawed cases from the start, a replica too (one
+    # alert); math is sound (0). The suite file was fixed and reloaded at 30m; `for: 10m`.
+    "SmfCanaryCasesNotRunnable": (
+        [
+            series(NOT_RUNNABLE, "2x29 0x20", suite="tool_calling"),
+            series(NOT_RUNNABLE, "2x29 0x20", suite="tool_calling", **REPLICA),
+            series(NOT_RUNNABLE, "0x50", suite="math"),
+        ],
+        [
+            quiet("SmfCanaryCasesNotRunnable", "9m"),
+            fired(
+                "SmfCanaryCasesNotRunnable",
+                "11m",
+                {"suite": "tool_calling", "severity": "warning"},
+                {
+                    "summary": (
+                        "Canary suite tool_calling holds 2 cases that never run: each has a mistake"
+                    ),
+                    "description": (
+                        "These cases are N/A in every canary round: never asked, neither pass "
+                        "nor fail. A suite whose cases are all such grades nothing, and its "
+                        "gate stays as it was, open or closed. Run `smf-router config check` "
+                        "on the router's config to see which case and field; fix the suite "
+                        "file and reload."
+                    ),
+                },
+            ),
+            quiet("SmfCanaryCasesNotRunnable", "31m"),
         ],
     ),
     # 3 records dropped at 6m; no `for:`, and quiet again once the drop leaves the window.
