@@ -147,6 +147,14 @@ AGENT_ASKS = [
 ]
 
 
+def agent_view(agent: str, ask: str) -> dict[str, Any]:
+    """`ask` as the first turn of Claude Code or Codex, with its tools, as the router's view
+    hands it to the classifier."""
+    if agent == "claude_code":
+        return chat_view("messages", claude_code_body([{"role": "user", "content": ask}]))
+    return chat_view("responses", codex_body([user_item(ask)]))
+
+
 @pytest.mark.parametrize("ask", AGENT_ASKS)
 @pytest.mark.parametrize("agent", ["claude_code", "codex"])
 def test_an_agents_tools_are_not_named_by_everyday_words(agent: str, ask: str) -> None:
@@ -154,10 +162,7 @@ def test_an_agents_tools_are_not_named_by_everyday_words(agent: str, ask: str) -
     "executes a given bash command", Glob "returns matching file paths", Codex's update_plan
     takes "a list of plan items", so these tasks read tool_calling 0.90 (found in review).
     Only a tool's name is compared, two of its words in order."""
-    if agent == "claude_code":
-        body = chat_view("messages", claude_code_body([{"role": "user", "content": ask}]))
-    else:
-        body = chat_view("responses", codex_body([user_item(ask)]))
+    body = agent_view(agent, ask)
     intent = classify(body)
     assert intent.source != "rule", explain(body)["rule"]
     assert intent.label != "tool_calling"
@@ -211,10 +216,7 @@ def test_an_agents_built_in_tools_are_not_named(agent: str, ask: str) -> None:
     """Compared by name, the agents' own tools were named by everyday coding words: these
     asks read tool_calling (rule) 0.90 (found in review). An agent's built-in tools are its
     harness, not the request's tools; they still make the tools prior."""
-    if agent == "claude_code":
-        body = chat_view("messages", claude_code_body([{"role": "user", "content": ask}]))
-    else:
-        body = chat_view("responses", codex_body([user_item(ask)]))
+    body = agent_view(agent, ask)
     intent = classify(body)
     assert intent.source != "rule", explain(body)["rule"]
     assert explain(body)["read"]["has_tools"]
