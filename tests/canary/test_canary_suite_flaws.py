@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ from router import reload
 from router.cli import app
 from router.config import parse
 from tests.evals.flawed_cases import FIELDS, FLAWED, flawed_suites
-from tests.harness import VENV_BIN, simulator
 from tests.harness import router as running_router
+from tests.harness import simulator
+from tests.processes import smf_router
 from tests.resilience.conftest import status, until
 
 NOT_RUN = "not run (N/A until fixed)"
@@ -84,12 +84,7 @@ def test_canary_run_and_config_check_warn_of_a_flawed_case_and_go_on(tmp_path: P
         checked = CliRunner().invoke(app, ["config", "check", "--config", str(path)])
         assert checked.exit_code == 0, checked.output
         said_once_each([w for w in checked.stderr.splitlines() if w.startswith("warning: ")])
-        done = subprocess.run(
-            [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path), "--json"],
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        done = smf_router("canary", "run", "--config", str(path), "--json")
         assert done.returncode == 0, done.stderr
         said_once_each([w for w in done.stderr.splitlines() if w.startswith("warning: ")])
         (summary,) = json.loads(done.stdout)
