@@ -9,7 +9,18 @@ from typing import Any
 from fastapi import FastAPI, Request
 from starlette.routing import Route
 
-from router.api import admin, anthropic_paths, body, browsers, demo, errors, front, messages, openai
+from router.api import (
+    admin,
+    anthropic_paths,
+    body,
+    browsers,
+    demo,
+    errors,
+    front,
+    messages,
+    openai,
+    request_ids,
+)
 from router.components import Components, build
 from router.config import Config
 from router.errors import Forbidden, RouterError
@@ -38,6 +49,8 @@ class RouterApp(FastAPI):
             )
             return
         if api is None:
+            if scope["type"] == "http":  # a redirect or `/v1/models` sets no id of its own
+                send = request_ids.identified(send, scope)
             await super().__call__(scope, receive, send)
         else:
             await front.serve(self.state, api, scope, receive, send)

@@ -82,11 +82,18 @@ async def serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Send
     try:
         await _serve(state, api, scope, receive, send)
     except asyncio.CancelledError:  # one `_serve` did not take (a refusal's send)
-        await _answer_stopped(send, api)
-    except Exception:
-        log.exception("internal error on %s", scope["path"])
+        await _answer_stopped(send, api, _own_id(scope))
+    except Exception:  # a bug outside what `_serve` answers: the line names the reply's id
+        said = _own_id(scope)
+        log.exception("internal error on %s (request %s)", scope["path"], said["x-request-id"])
         with contextlib.suppress(Exception):  # uvicorn refuses it if the answer began already
-            await _send_error(send, api, internal_error())
+            await _send_error(send, api, internal_error(), said)
+
+
+def _own_id(scope: Scope) -> dict[str, str]:
+    """The id of an answer no record names (the client's own when valid, else a new one),
+    as on every other: the user quotes it, the operator finds the log line by it."""
+    return {"x-request-id": req.request_id(request_headers(scope))}
 
 
 async def refuse(state: Any, api: Api, scope: Scope, send: Send, error: RouterError) -> None:

@@ -1,8 +1,8 @@
 """Every answer on Anthropic's paths (`/v1/messages`, `/v1/messages/count_tokens`, and the
-near misses that get a 404 or 405 there) carries `request-id`, equal to `x-request-id`:
-whoever answered it (the front, a FastAPI endpoint, an error handler, the app's own
-refusal before either) and whatever it says. The `anthropic` SDK reads the id from
-`request-id` only (`router.api.anthropic_paths`).
+near misses that get a 404, 405 or a redirect there) carries `request-id`, equal to
+`x-request-id`: whoever answered it (the front, a FastAPI endpoint, an error handler, the
+app's own refusal before either, Starlette's redirect) and whatever it says. The `anthropic`
+SDK reads the id from `request-id` only (`router.api.anthropic_paths`).
 
 Against a router with a key and a small body limit, on a socket, with httpx and the
 `anthropic` SDK.
@@ -76,6 +76,8 @@ CASES = [
     ("a wrong max_tokens", 400, {"path": MESSAGES, "body": {**ASKED, "max_tokens": "five"}}),
     ("a doubled /v1", 404, {"path": "/v1/v1/messages"}),
     ("a path under /v1/messages", 404, {"path": "/v1/messages/batches"}),
+    # Starlette's redirect of a trailing slash, which named no id at all
+    *[(f"{path}/ redirected", 307, {"path": path + "/"}) for path in (MESSAGES, COUNT)],
 ]
 
 

@@ -78,6 +78,38 @@ def test_a_bug_answers_500_in_openai_shape_and_is_logged(
     assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in caplog.records)
 
 
+@pytest.mark.parametrize("path", ["chat/completions", "messages"])
+def test_a_bug_past_the_refusals_answers_500_with_the_request_id_it_logs(
+    proxy: RunningRouter,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    path: str,
+) -> None:
+    """A bug that escapes even the refusal (handing its record on fails) is answered by
+    `serve`'s last resort: its 500 had no `x-request-id` (found in review), so a user had
+    no id to quote, and its log line none to find it by."""
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(proxy.components.gateway, "refused", broken)
+    body = {**BODY, "model": "no-such-model", "max_tokens": 5}  # refused: its record is handed on
+    with caplog.at_level(logging.ERROR, logger="smf_router"):
+        own = httpx.post(
+            f"{proxy.url}/{path}", json=body, headers={"x-request-id": "report-7"}, timeout=10
+        )
+        made = httpx.post(f"{proxy.url}/{path}", json=body, timeout=10)
+    assert (own.status_code, made.status_code) == (500, 500), made.text
+    assert own.headers.get("x-request-id") == "report-7"
+    assert made.headers.get("x-request-id")
+    if path == "messages":  # and under Anthropic's name, in Anthropic's envelope
+        assert made.headers.get("request-id") == made.headers["x-request-id"]
+        assert made.json()["error"]["type"] == "api_error"
+    logged = [r.getMessage() for r in caplog.records if r.exc_info]
+    assert any("report-7" in line for line in logged), logged
+    assert any(made.headers["x-request-id"] in line for line in logged), logged
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_bug_after_the_backend_answered_still_finishes_the_record_once(
     proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch, stream: bool
