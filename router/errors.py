@@ -101,7 +101,7 @@ class BodyTimeout(BadRequest):
 
 class HeadTooLarge(BadRequest):
     """The request line and headers passed the limit before they ended. Answered by the
-    connection's protocol (`router.api.request_head`), before any path is known."""
+    connection's protocol (`router.api.request_head`), before the app reads the request."""
 
     status = 431
     code = "request_header_too_large"

@@ -20,12 +20,16 @@ Neither covers a body the app reads or a response (`router.api.body` and
 `router.api.corking` bound those), nor a kept-alive connection waiting for its next
 request (uvicorn's `timeout_keep_alive` closes it); a body the app never read, left
 arriving after its reply, gets the same deadline (`on_response_complete`). Both answers
-are the router's own refusals, counted in `rejected_requests_total` as `other`: no path
-has been read. So is uvicorn's own 400 for a request the parser rejects (`send_400_response`:
+are the router's own refusals, counted in `rejected_requests_total` as `other`: no request
+was read whole. So is uvicorn's own 400 for a request the parser rejects (`send_400_response`:
 a head that is not HTTP, or a chunked body's bad framing, which comes after a complete head),
 whose WARNING line, one per request (~6,500 a second from one client with no key, found in
 review), is written sparingly, as the 431's is; and so is uvicorn's pair of lines for each
 request asking to upgrade the connection (`_unsupported_upgrade_warning`).
+
+The 431 and the 408 are in OpenAI's envelope; on Anthropic's paths in Anthropic's, with the
+id named `request-id` too, once the request line has ended: before, its path is not known
+(`_head_path`).
 """
 
 from __future__ import annotations
@@ -35,14 +39,17 @@ import logging
 import sys
 import time
 from typing import Any, Literal
+from urllib.parse import unquote
 
-from httptools import HttpParserCallbackError, HttpParserError
+from httptools import HttpParserCallbackError, HttpParserError, HttpParserInvalidURLError, parse_url
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from router.api import demo
+from router.api.anthropic_paths import anthropic_path
 from router.errors import HeadTimeout, HeadTooLarge, RouterError
 from router.log_sparing import Sparing
 from router.record import new_request_id
+from router.translate.events import anthropic_error_body
 
 # A head past this many bytes is refused. nginx's default `large_client_header_buffers`
 # holds 4 x 8 KB; an agent's heads are a few KB (keys, a session id, tracing headers).
@@ -110,6 +117,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     _head_bytes = 0
     _ended_in_chunk = False  # a request ended in the chunk being parsed
     _refused = False  # a head was refused: what follows is dropped, never parsed
+    _began = False  # the head's message began: uvicorn's `url` and `headers` are its own
     _deadline: asyncio.TimerHandle | None = None  # the head's; after a refusal, the linger's
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -199,6 +207,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self._unset_keepalive_if_required()  # one `_idle_again` armed in this very chunk
         if self._phase != "head":  # a request that began mid-chunk, after another ended
             self._head_began()
+        self._began = True
 
     def on_headers_complete(self) -> None:
         self._phase, self._head_bytes = "rest", 0
@@ -235,7 +244,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self._deadline = self.loop.call_later(HEAD_DEADLINE_S, self.transport.close)
 
     def _head_began(self) -> None:
-        self._phase = "head"
+        self._phase, self._began = "head", False
         if self._deadline is None:  # at a connection's start it runs since connection_made
             self._arm()
 
@@ -278,20 +287,37 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self._deadline = self.loop.call_later(LINGER_S, self.transport.close)
 
     def _raw_reply(self, error: RouterError, demo_mark: bool) -> bytes:
-        """`error` in OpenAI's envelope, written as uvicorn writes its own 400: no request
-        exists to answer through the app."""
-        body = error.json()
+        """`error` written as uvicorn writes its own 400: no request exists to answer through
+        the app. In Anthropic's envelope, its id named `request-id` too, when the head's path
+        is known and one of Anthropic's (`router.api.anthropic_paths`); else in OpenAI's."""
+        path = self._head_path()
+        anthropic = path is not None and anthropic_path(path)
+        body = anthropic_error_body(error) if anthropic else error.json()
+        request_id = new_request_id().encode()
         head = [STATUS_LINE[error.status]]
         for name, value in [
             *self.server_state.default_headers,
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
-            (b"x-request-id", new_request_id().encode()),
+            (b"x-request-id", request_id),
+            *([(b"request-id", request_id)] if anthropic else []),
             *([demo.HEADER] if demo_mark else []),
             (b"connection", b"close"),
         ]:
             head += [name, b": ", value, b"\r\n"]
         return b"".join([*head, b"\r\n", body])
+
+    def _head_path(self) -> str | None:
+        """The path of the head being read once its request line is whole, else None.
+        httptools hands uvicorn a header (`on_header`) only when the next one begins, so a
+        header held means the line ended. Before that, the URL read so far may be cut short
+        (`/v1/mess`): its path is not known, and the answer stays in OpenAI's envelope."""
+        if not (self._began and self.headers):
+            return None
+        try:
+            return unquote(parse_url(self.url).path.decode("latin-1"))  # as uvicorn's scope
+        except HttpParserInvalidURLError:
+            return None
 
 
 def _components(app: Any) -> Any | None:

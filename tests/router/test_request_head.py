@@ -140,6 +140,74 @@ def test_a_head_that_never_ends_gets_408_and_the_connection_closes(
     assert rejected(scrape(proxy.root), "408") == before + 1
 
 
+MESSAGES_START = b"POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+# What each head sent says of its path: httptools hands a header over only when the next
+# one begins, so only a head with one held shows its request line ended.
+HEADS = [
+    ("a header held", MESSAGES_START + b"content-type: application/json\r\n", True),
+    ("the line cut short", b"POST /v1/mess", False),  # `/v1/mess` may be any path yet
+    ("a chat path", START + b"content-type: application/json\r\n", False),
+]
+
+
+@pytest.mark.parametrize(("sent", "anthropic"), [h[1:] for h in HEADS], ids=[h[0] for h in HEADS])
+def test_a_head_on_anthropics_path_that_never_ends_gets_its_408_in_anthropics_envelope(
+    proxy: RunningRouter, short_deadline: float, sent: bytes, anthropic: bool
+) -> None:
+    """Claude Code reads an error in Anthropic's envelope, and its id from `request-id`: the
+    408 of a head on `/v1/messages` was OpenAI's (found in review). Where the path is not
+    known yet, it stays OpenAI's."""
+    with connect(proxy) as sock:
+        sock.sendall(sent)  # and nothing more
+        data = read_until_closed(sock)
+    status, headers, error = shaped_refusal(data, anthropic)
+    assert status == b"HTTP/1.1 408 Request Timeout" and headers["connection"] == "close"
+    assert "did not arrive within" in error["message"]
+
+
+def test_a_head_after_one_on_anthropics_path_is_not_taken_for_it(
+    proxy: RunningRouter, short_deadline: float
+) -> None:
+    """A kept-alive connection's next head began with a stray line end, which begins no
+    request: the URL and headers uvicorn holds then are the last request's, not its own."""
+    body = orjson.dumps({"model": "no-such-model", "max_tokens": 5, "messages": []})
+    with connect(proxy) as sock:
+        sock.sendall(MESSAGES_START + b"content-length: %d\r\n\r\n" % len(body) + body)
+        assert read_reply(sock)[0].startswith(b"HTTP/1.1 4")  # answered, kept alive
+        sock.sendall(b"\r\n")  # and nothing more
+        status, _, _ = shaped_refusal(read_until_closed(sock), anthropic=False)
+    assert status == b"HTTP/1.1 408 Request Timeout"
+
+
+def test_a_head_on_anthropics_path_over_the_limit_gets_its_431_in_anthropics_envelope(
+    proxy: RunningRouter,
+) -> None:
+    with connect(proxy) as sock:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # closed on us
+            sock.sendall(MESSAGES_START + b"x-big: " + b"a" * (request_head.HEAD_MAX_BYTES + 1))
+        sock.shutdown(socket.SHUT_WR)
+        data = read_until_closed(sock)
+    status, _, error = shaped_refusal(data, anthropic=True)
+    assert status == b"HTTP/1.1 431 Request Header Fields Too Large"
+    assert "larger than the limit" in error["message"]
+
+
+def shaped_refusal(data: bytes, anthropic: bool) -> tuple[bytes, dict[str, str], dict[str, str]]:
+    """A head's refusal in Anthropic's envelope with `request-id`, or in OpenAI's without."""
+    if not anthropic:
+        status, headers = refusal(data)
+        assert "request-id" not in headers
+        return status, headers, orjson.loads(data.partition(b"\r\n\r\n")[2])["error"]
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert int(headers["content-length"]) == len(body)
+    assert headers["x-request-id"] and headers.get("request-id") == headers["x-request-id"]
+    shaped = orjson.loads(body)
+    assert shaped["type"] == "error" and shaped["error"]["type"] == "invalid_request_error"
+    return lines[0].encode(), headers, shaped["error"]
+
+
 def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
     proxy: RunningRouter, short_deadline: float
 ) -> None:
