@@ -100,7 +100,9 @@ def test_malformed_json(proxy: RunningRouter, raw: bytes) -> None:
 
 def test_huge_body_is_413(proxy: RunningRouter) -> None:
     body = {"model": "auto", "messages": [{"role": "user", "content": "x" * 100_000}]}
-    assert_openai_error(post(proxy, body), 413)
+    refused = post(proxy, body)
+    assert_openai_error(refused, 413)
+    assert refused.headers["x-request-id"]  # the id a user quotes in a report
 
 
 def test_unknown_model_is_404_with_the_choices(proxy: RunningRouter) -> None:
@@ -372,7 +374,9 @@ def test_a_compressed_body_is_415_not_invalid_json(
     )
     assert response.status_code == 415, response.text
     assert response.headers["accept-encoding"] == "identity"  # RFC 9110: what it would take
+    assert response.headers["x-request-id"]  # the id a user quotes in a report
     if path.startswith("/v1/messages"):  # Claude Code reads Anthropic's envelope
+        assert response.headers["request-id"] == response.headers["x-request-id"]
         assert response.json()["type"] == "error"
         error = response.json()["error"]
         assert error["type"] == "invalid_request_error"
