@@ -7,8 +7,8 @@ backend through the router's litellm adapter, as live traffic reaches it), at mo
 rather than adding to its queue. Each case's call holds one of its backend's slots as load
 capacity counts (`router.own_load`): uncounted, the canary filled a local backend that
 routing saw idle, and live requests queued behind its cases. Results go to the ledger
-(`canary_runs`, `canary_results`) and to `router.canary_judge`, whose gate book
-(`router.gating`) decides the gates that the state source hands the policy. A bug on the
+(`canary_runs`, `canary_results`: `router.canary_rows`) and to `router.canary_judge`, whose
+gate book (`router.gating`) decides the gates that the state source hands the policy. A bug on the
 way to one backend (anything but the transport errors the runner maps) costs that backend's
 round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
 kind of error. A backend that stops answering, a run's deadline and a stop (SIGTERM) end a
@@ -21,13 +21,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 import orjson
@@ -44,8 +42,9 @@ from router import live
 from router.backends import Backend, create
 from router.bug_log import BugLog
 from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
-from router.canary_judge import CanaryMetrics, Judge, repointed, server, unjudged
+from router.canary_judge import CanaryMetrics, Judge, repointed, unjudged
 from router.canary_rotation import resume, rotating_sample
+from router.canary_rows import RowSink, run_row, write_round
 from router.canary_spans import traced
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
@@ -64,12 +63,6 @@ log = logging.getLogger("smf_router.canary")
 READ_AT_START = ("enabled",)
 
 Runner = Callable[..., Awaitable[list[CaseResult]]]
-
-
-class RowSink(Protocol):
-    def submit_row(self, table: str, row: dict[str, Any]) -> None: ...
-
-    def flush_soon(self) -> threading.Event: ...
 
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
@@ -332,40 +325,11 @@ class Canary:
         results: list[CaseResult],
         reason: str | None,
     ) -> dict[str, Any]:
-        """The run's rows to the ledger; returns its summary (a `last_run` entry), which
-        names the server asked (a follower judges only rounds of the server it knows)."""
-        statuses = Counter(r.status for r in results)
-        summary = {
-            "run_id": run_id,
-            "ts": ts,
-            "backend": backend.name,
-            "suites": ",".join(sorted({r.suite for r in results})),
-            "cases": len(results),
-            "passed": statuses["pass"],
-            "failed": statuses["fail"],
-            "errors": statuses["error"],
-            "skipped_reason": reason,
-            "duration_s": round(duration, 4),
-            **server(backend),
-        }
-        if self.rows is None:
-            return summary
-        self.rows.submit_row("canary_runs", summary)
-        for r in results:
-            self.rows.submit_row(
-                "canary_results",
-                {
-                    "run_id": run_id,
-                    "ts": ts,
-                    "backend": backend.name,
-                    "suite": r.suite,
-                    "case_id": r.id,
-                    "difficulty": r.difficulty,
-                    "status": r.status,
-                    "failure_kind": r.failure_kind,
-                    "latency_s": r.latency_s,
-                },
-            )
+        """The run's rows to the ledger (`router.canary_rows`); returns its summary (a
+        `last_run` entry)."""
+        summary = run_row(backend, run_id, ts, duration, results, reason)
+        if self.rows is not None:
+            write_round(self.rows, summary, results)
         return summary
 
     def status(self) -> dict[str, Any]:

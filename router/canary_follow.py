@@ -8,9 +8,9 @@ shorter, it reads the rounds of yesterday and today it has not judged yet; its f
 (a start's, and a canary router's recall) also reads older days, newest first, until each
 gate holds what it depends on (`GateBook.memory`) or `RECALL_DAYS` back
 (`router.ledger.recent`); `/readyz` waits for that first read (`Components.holding`). A
-round counts once all the results its `canary_runs` row announces are on disk: a flush may
-split one. Rows stamped more than `CLOCK_SKEW_S` after now are not read (`stamped_by`), as
-where the rotation resumes.
+round counts once all the results its `canary_runs` row announces are on disk
+(`router.canary_rows`): a flush may split one. Rows stamped more than `CLOCK_SKEW_S` after
+now are not read (`stamped_by`), as where the rotation resumes.
 Like its own canary's, it is judged under the router's config when read: only rounds of the
 server a backend points at now, and results of the suites the job runs now.
 """
@@ -21,18 +21,17 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from evals.results import CaseResult
 from router.canary import load_cases
 from router.canary_counts import not_runnable
 from router.canary_gates import ensure_gated
 from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
 from router.canary_lengths import Graded, graded_after
+from router.canary_rows import Round, finished_rounds
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows, recall_days
@@ -41,47 +40,6 @@ log = logging.getLogger("smf_router.canary")
 
 FOLLOW_S = 60.0  # a CronJob's round reaches the gates within this (the job runs every 15 min)
 RECALLING = "recalling canary gates"  # what `/readyz` says it waits for meanwhile
-
-
-@dataclass(frozen=True, slots=True)
-class Round:
-    """One backend's part of one canary run: its `canary_runs` row and its results."""
-
-    summary: dict[str, Any]
-    results: list[CaseResult]
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.summary["run_id"], self.summary["backend"]
-
-
-def finished_rounds(
-    runs: list[dict[str, Any]], results: list[dict[str, Any]], judged: Collection[tuple[str, str]]
-) -> list[Round]:
-    """The rounds whose every result is on disk and that are not judged yet, oldest first."""
-    found: dict[tuple[str, str], dict[tuple[str, str], CaseResult]] = {}
-    for row in results:
-        cases = found.setdefault((row["run_id"], row["backend"]), {})
-        cases[(row["suite"], row["case_id"])] = CaseResult(
-            row["case_id"],
-            row["suite"],
-            row.get("difficulty") or "",
-            row["status"],
-            row.get("failure_kind"),
-        )
-    rounds: dict[tuple[str, str], Round] = {}
-    for row in runs:
-        summary = {**row, "ts": unix(row["ts"])}
-        cases = found.get((row["run_id"], row["backend"]), {})
-        if len(cases) >= (row.get("cases") or 0):
-            rounds[(row["run_id"], row["backend"])] = Round(summary, list(cases.values()))
-    fresh = [r for key, r in rounds.items() if key not in judged]
-    return sorted(fresh, key=lambda r: r.summary["ts"])
-
-
-def unix(ts: datetime) -> float:
-    """A ledger time (naive UTC) as unix time."""
-    return ts.replace(tzinfo=UTC).timestamp()
 
 
 class Follower:

@@ -25,8 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from router.canary_follow import first_read_day, unix
+from router.canary_follow import first_read_day
 from router.canary_judge import asked
+from router.canary_rows import unix
 from router.canary_starts import own_start
 from router.config import Backend as BackendSettings
 from router.ledger.recent import RecentRows, recall_days

@@ -25,14 +25,11 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from router.canary_follow import unix
 from router.canary_judge import fingerprint, server
+from router.canary_rows import RowSink, unix
 from router.config import Backend as BackendSettings
-
-if TYPE_CHECKING:
-    from router.canary import RowSink
 
 
 def router_name(listen: str) -> str:

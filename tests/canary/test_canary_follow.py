@@ -17,8 +17,9 @@ import yaml
 
 from evals.suite import SHIPPED
 from router import reload
-from router.canary_follow import Follower, finished_rounds
+from router.canary_follow import Follower
 from router.canary_judge import Judge, fingerprint, gate_book
+from router.canary_rows import finished_rounds
 from router.config import parse
 from router.ledger import LedgerWriter
 from router.ledger.recent import RecentRows

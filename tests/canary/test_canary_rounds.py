@@ -19,8 +19,8 @@ from evals.suite import SHIPPED, Case, load
 from router.canary import Canary
 from router.canary_bound import UNANSWERED
 from router.canary_cli import error_details
-from router.canary_follow import finished_rounds
 from router.canary_rotation import resumed_offsets
+from router.canary_rows import finished_rounds
 from router.config import parse
 from router.config_sections import CanarySettings
 from router.gating import GateBook
