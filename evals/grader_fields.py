@@ -64,7 +64,8 @@ class BooleanWord(str):
 
 
 class FieldProblem(ValueError):
-    """A grader field the grader cannot use; the message names the field."""
+    """A case's field that cannot be used as given (a grader's here, a plain value's in
+    ``evals.case_values``); the message names the field, ``evals.suite`` the file and case."""
 
 
 def is_unit_test(evaluator: str, metadata: Mapping[str, Any]) -> bool:

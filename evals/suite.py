@@ -7,21 +7,22 @@ case on an endpoint that cannot run it (``evals.applicability``).
 A malformed file or field is a ``SuiteError`` that names the file, the case and the field
 (a case without a usable ``id`` by its line, or in JSON its place in the list); a case that
 must not run as written is N/A and says why in ``Case.warnings`` (``evals.suite_flaws``).
-A field given as null is absent. YAML is read by ``evals.suite_yaml``.
+A field given as null is absent. YAML is read by ``evals.suite_yaml``; plain values (numbers,
+names, tools) are checked by ``evals.case_values``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from evals import grader_fields, suite_flaws, suite_yaml
+from evals import case_values, grader_fields, suite_flaws, suite_yaml
 
 SHIPPED = Path(__file__).parent / "suites"
 """Our own canary suites (one directory per intent), each case with a reference answer."""
@@ -160,7 +161,8 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
         raise SuiteError(f"{where}: 'metadata' must be a mapping, got {type(given).__name__}")
     extra = {k: v for k, v in raw.items() if k not in _KNOWN}
     metadata = {**extra, **_present(given or {})}
-    tools = _tools(metadata, where)
+    with _naming(where):
+        tools = case_values.tools(metadata)
     prompt, not_runnable = _prompt(raw, evaluator, where)
     language = _check_grader_fields(raw.get("expected"), evaluator, metadata, where)
     if language is not None and not_runnable is None:
@@ -171,6 +173,11 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
     flaws = suite_flaws.flaws(raw, evaluator, metadata, where)
     if flaws:  # the reason to fix comes first, whatever else keeps the case from running
         not_runnable = "; ".join(reason for reason, _ in flaws)
+    with _naming(where):
+        max_tokens = case_values.positive_int(raw.get("max_tokens", 1024), "max_tokens")
+        temperature = case_values.temperature(raw.get("temperature", 0.0))
+        modalities = case_values.names(raw.get("requires_modalities", ("text",)), "modalities")
+        capabilities = case_values.names(raw.get("requires_capabilities"), "capabilities")
     return Case(
         id=str(raw["id"]),
         name=str(raw.get("name", raw["id"])),
@@ -179,11 +186,11 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
         prompt=prompt,
         evaluator=evaluator,
         expected=raw.get("expected"),
-        max_tokens=_positive_int(raw.get("max_tokens", 1024), "max_tokens", where),
-        temperature=_temperature(raw.get("temperature", 0.0), where),
+        max_tokens=max_tokens,
+        temperature=temperature,
         metadata=metadata,
-        requires_modalities=_names(raw.get("requires_modalities", ("text",)), "modalities", where),
-        requires_capabilities=_names(raw.get("requires_capabilities"), "capabilities", where),
+        requires_modalities=modalities,
+        requires_capabilities=capabilities,
         tools=tools,
         reference=None if raw.get("reference") is None else str(raw["reference"]),
         dimension=str(raw.get("dimension", "quality")),
@@ -225,70 +232,19 @@ def _check_grader_fields(
     """Refuse a case its grader cannot grade as written, or would pass whatever the answer
     (``evals.grader_fields`` says what each grader needs); return the language of a
     unit-test case's code when it is not Python (the case is N/A)."""
-    try:
+    with _naming(where):
         grader_fields.check(expected, evaluator, metadata)
         return grader_fields.foreign_language(evaluator, metadata)
+
+
+@contextmanager
+def _naming(where: str) -> Iterator[None]:
+    """A field's problem (``grader_fields.FieldProblem``) as a ``SuiteError`` that also names
+    the file and the case."""
+    try:
+        yield
     except grader_fields.FieldProblem as exc:
         raise SuiteError(f"{where}: {exc}") from None
-
-
-def _tools(metadata: Mapping[str, Any], where: str) -> list[dict[str, Any]] | None:
-    """``metadata.tools``, sent as the request's ``tools``: function tools with a name (a
-    backend refuses anything else, and every run of the case would be a transport error)."""
-    tools = metadata.get("tools")
-    if tools is None:
-        return None
-    if not isinstance(tools, list) or not all(_is_function_tool(t) for t in tools):
-        raise SuiteError(
-            f"{where}: 'metadata.tools' must be a list of tool mappings, each"
-            " {type: function, function: {name: ...}}"
-        )
-    return list(tools) or None
-
-
-def _is_function_tool(tool: Any) -> bool:
-    if not isinstance(tool, Mapping) or tool.get("type") != "function":
-        return False
-    function = tool.get("function")
-    return isinstance(function, Mapping) and isinstance(function.get("name"), str)
-
-
-def _names(value: Any, field_name: str, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise SuiteError(f"{where}: 'requires_{field_name}' must be a name or a list of names")
-
-
-def _positive_int(value: Any, field_name: str, where: str) -> int:
-    number = _number(value, field_name, where)
-    if number != int(number) or number < 1:
-        raise SuiteError(f"{where}: {field_name!r} must be a positive whole number, got {value!r}")
-    return int(number)
-
-
-def _temperature(value: Any, where: str) -> float:
-    number = _number(value, "temperature", where)
-    if number < 0:
-        raise SuiteError(f"{where}: 'temperature' must not be negative, got {value!r}")
-    return number
-
-
-def _number(value: Any, field_name: str, where: str) -> float:
-    if not isinstance(value, bool) and isinstance(value, int | float | str):
-        try:
-            number = float(value)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(number):
-                return number
-    raise SuiteError(
-        f"{where}: {field_name!r} must be a number, got {grader_fields.number_given(value)}"
-    )
 
 
 def _documents(path: Path) -> Iterator[tuple[Any, yaml.Node | None]]:
