@@ -1,50 +1,21 @@
-"""Each alert in alerts.yml fires once its `for:` has passed, not before, and says what it
-should, evaluated by `promtool test rules` with Prometheus's own rule engine.
+"""Each of the router's own alerts in alerts.yml (down, backends, fallbacks, canary, demo mode,
+config) fires once its `for:` has passed, not before, and says what it should, evaluated by
+`promtool test rules` with Prometheus's own rule engine.
 
-SmfCanaryGateClosed is tested from a real canary in test_canary_alert_rules.py. The ledger
-alert printed increase()'s extrapolated value ("dropped 3.25 records"); it now rounds and
-says "about" (found in review).
+SmfCanaryGateClosed is tested from a real canary in test_canary_alert_rules.py; the alerts
+that say the router is losing what it records (ledger rows, trace spans) are in
+test_record_loss_alert_rules.py, and this file checks that every alert has a case somewhere.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from alert_cases import ROUTER, Case, fired, promtool_account, quiet, series
 from dashboard_queries import ALERTS
-from prometheus_server import promtool_test
-
-ROUTER = {"instance": "router:4000", "job": "smf-router"}
-
-
-def series(name: str, values: str, **labels: str) -> dict[str, str]:
-    inner = ",".join(f'{k}="{v}"' for k, v in sorted({**ROUTER, **labels}.items()))
-    return {"series": f"{name}{{{inner}}}", "values": values}
-
-
-def fired(
-    alert: str,
-    at: str,
-    labels: dict[str, str],
-    annotations: dict[str, str],
-    *more: tuple[dict[str, str], dict[str, str]],
-) -> Any:
-    """`alert` firing at `at` with these labels and annotations, and `more` such pairs."""
-    return {
-        "eval_time": at,
-        "alertname": alert,
-        "exp_alerts": [
-            {"exp_labels": each, "exp_annotations": said}
-            for each, said in ((labels, annotations), *more)
-        ],
-    }
-
-
-def quiet(alert: str, at: str) -> dict[str, Any]:
-    return {"eval_time": at, "alertname": alert, "exp_alerts": []}
-
+from test_record_loss_alert_rules import CASES as RECORD_LOSS_CASES
 
 # A router's series as a federating Prometheus passes them on without honor_labels.
 FEDERATED = {"instance": "prom:9090", "job": "federate"}
@@ -61,7 +32,7 @@ def refused_reload(instance: str) -> dict[str, str]:
     }
 
 
-CASES = "smf_router_canary_cases_total"
+CANARY_CASES = "smf_router_canary_cases_total"
 TOOLS = {"backend": "local", "suite": "tool_calling"}
 MATH = {"backend": "local", "suite": "math"}
 CLOUD = {"backend": "cloud", "suite": "tool_calling"}
@@ -90,10 +61,9 @@ def blind(backend: str, suite: str) -> tuple[dict[str, str], dict[str, str]]:
     }
 
 
-# Each case: (input series, checks); one sample a minute, rules evaluated every 30 s. The
-# annotations are written out here, not read from alerts.yml: compared with what promtool
+# The annotations are written out here, not read from alerts.yml: compared with what promtool
 # renders from that same file, read text would pass whatever it said.
-CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
+CASES: dict[str, Case] = {
     # down from 5m on; `for: 2m`
     "SmfRouterDown": (
         [series("up", "1x4 0x20")],
@@ -159,15 +129,17 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
     # is blind. A backend × suite with no graded series at all (only errors ever) is.
     "SmfCanaryBlind": (
         [
-            series(CASES, "0+3x100", **TOOLS, status="error", error_kind="transport"),
-            series(CASES, "0x59 0+3x40", **TOOLS, status="passed", error_kind=""),
-            series(CASES, "0x100", **TOOLS, status="failed", error_kind=""),
-            series(CASES, "0+3x100", **TOOLS, status="error", error_kind="transport", **REPLICA),
-            series(CASES, "0+1x100", **MATH, status="error", error_kind="timeout"),
-            series(CASES, "0+2x100", **MATH, status="passed", error_kind=""),
-            series(CASES, "0+3x10 30x90", **CLOUD, status="error", error_kind="transport"),
-            series(CASES, "0x10 0+3x90", **CLOUD, status="passed", error_kind=""),
-            series(CASES, "0x30 0+1x70", **SANDBOX, status="error", error_kind="sandbox"),
+            series(CANARY_CASES, "0+3x100", **TOOLS, status="error", error_kind="transport"),
+            series(CANARY_CASES, "0x59 0+3x40", **TOOLS, status="passed", error_kind=""),
+            series(CANARY_CASES, "0x100", **TOOLS, status="failed", error_kind=""),
+            series(
+                CANARY_CASES, "0+3x100", **TOOLS, status="error", error_kind="transport", **REPLICA
+            ),
+            series(CANARY_CASES, "0+1x100", **MATH, status="error", error_kind="timeout"),
+            series(CANARY_CASES, "0+2x100", **MATH, status="passed", error_kind=""),
+            series(CANARY_CASES, "0+3x10 30x90", **CLOUD, status="error", error_kind="transport"),
+            series(CANARY_CASES, "0x10 0+3x90", **CLOUD, status="passed", error_kind=""),
+            series(CANARY_CASES, "0x30 0+1x70", **SANDBOX, status="error", error_kind="sandbox"),
         ],
         [
             quiet("SmfCanaryBlind", "20m"),
@@ -209,113 +181,6 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
                 },
             ),
             quiet("SmfCanaryCasesNotRunnable", "31m"),
-        ],
-    ),
-    # 3 records dropped at 6m; no `for:`, and quiet again once the drop leaves the window.
-    # Evaluated 30 s after a scrape, as rules mostly are, increase() extrapolates to 3.25.
-    "SmfLedgerDroppingRecords": (
-        [series("smf_router_ledger_dropped_records_total", "0x5 3x20")],
-        [
-            quiet("SmfLedgerDroppingRecords", "5m30s"),
-            *[
-                fired(
-                    "SmfLedgerDroppingRecords",
-                    at,
-                    {**ROUTER, "severity": "critical"},
-                    {
-                        "summary": "The ledger dropped about 3 records in 10 minutes",
-                        "description": (
-                            "Records are lost (disk full or not writable, or the writer cannot "
-                            "keep up). Offload reports will under-count until this is fixed."
-                        ),
-                    },
-                )
-                for at in ("6m30s", "12m30s")  # increase() reads 3.25, then 3.17
-            ],
-            quiet("SmfLedgerDroppingRecords", "17m30s"),
-        ],
-    ),
-    # one router's writes fail from 5m to 10m, its rows held in memory; `for: 3m`. Another's
-    # failed once (held rows for one scrape): never for 3 minutes, so never an alert.
-    "SmfLedgerWritesFailing": (
-        [
-            series("smf_router_ledger_pending_records", "0x4 1200x4 0x10"),
-            series("smf_router_ledger_pending_records", "0x5 40 0x10", instance="router:4001"),
-        ],
-        [
-            quiet("SmfLedgerWritesFailing", "7m30s"),
-            fired(
-                "SmfLedgerWritesFailing",
-                "8m",
-                {"instance": "router:4000", "severity": "critical"},
-                {
-                    "summary": "The ledger of router:4000 cannot write: 1200 rows wait in memory",
-                    "description": (
-                        "Its writes fail (disk full or not writable; the router's log says "
-                        "why). The rows are retried at every flush and written once the disk "
-                        "takes them; until then a SIGKILL or crash of the router loses them, "
-                        "and past 1,000,000 rows new ones are dropped."
-                    ),
-                },
-            ),
-            quiet("SmfLedgerWritesFailing", "10m30s"),
-        ],
-    ),
-    # one router's flush hangs in a write from 5m (the gauge grows 60 s a scrape) until 12m;
-    # `> 60` from 7m, `for: 2m`. Another's flush ran 61 s once (a slow merge-day write): never
-    # for 2 minutes, so never an alert. Written without the rule, no alert fired (review).
-    "SmfLedgerFlushStuck": (
-        [
-            series("smf_router_ledger_flush_running_seconds", "0x4 0+60x7 0x10"),
-            series(
-                "smf_router_ledger_flush_running_seconds", "0x5 61 0x10", instance="router:4001"
-            ),
-        ],
-        [
-            quiet("SmfLedgerFlushStuck", "8m30s"),
-            fired(
-                "SmfLedgerFlushStuck",
-                "9m30s",
-                {"instance": "router:4000", "severity": "critical"},
-                {
-                    "summary": "The ledger flush of router:4000 has been stuck for 240 s",
-                    "description": (
-                        "A ledger write does not return (a hung NFS mount or a stalled disk; "
-                        "mount and dmesg say which). Nothing is written meanwhile: records "
-                        "queue in memory, and past 256 MiB or 1,000,000 rows new ones are "
-                        "dropped (SmfLedgerDroppingRecords); a SIGKILL or crash loses the "
-                        "queue. Fix or remount the volume; a graceful stop waits on the same "
-                        "write."
-                    ),
-                },
-            ),
-            quiet("SmfLedgerFlushStuck", "13m30s"),
-        ],
-    ),
-    # 100 spans a minute lost from 5m on, of one reason; `for: 10m`. The other reason lost one
-    # batch at 6m (a collector restart): never for 10 minutes, so never an alert.
-    "SmfTracingDroppingSpans": (
-        [
-            series("smf_router_tracing_dropped_spans_total", "0x4 0+100x30", reason="queue_full"),
-            series("smf_router_tracing_dropped_spans_total", "0x5 512x30", reason="export_failed"),
-        ],
-        [
-            quiet("SmfTracingDroppingSpans", "15m"),
-            fired(
-                "SmfTracingDroppingSpans",
-                "17m",
-                {"instance": "router:4000", "reason": "queue_full", "severity": "warning"},
-                {
-                    "summary": "Tracing lost about 1000 spans in 10 minutes (queue_full)",
-                    "description": (
-                        "export_failed: the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT) is "
-                        "down, refusing or too slow; the router logs its host every 10 "
-                        "minutes. queue_full: spans arrive faster than it takes them "
-                        "(OTEL_BSP_MAX_QUEUE_SIZE bounds the queue). Requests are served as "
-                        "usual; their traces are missing."
-                    ),
-                },
-            ),
         ],
     ),
     # demo mode from 5m on; `for: 2m`
@@ -402,15 +267,10 @@ CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
 
 def test_every_alert_has_a_case_here_or_in_the_canary_test() -> None:
     rules = yaml.safe_load(ALERTS.read_text())["groups"][0]["rules"]
-    assert {r["alert"] for r in rules} == {*CASES, "SmfCanaryGateClosed"}
+    assert not CASES.keys() & RECORD_LOSS_CASES.keys()
+    assert {r["alert"] for r in rules} == {*CASES, *RECORD_LOSS_CASES, "SmfCanaryGateClosed"}
 
 
 @pytest.mark.parametrize("alert", sorted(CASES))
 def test_alert_fires_after_its_for_and_says_what_happened(tmp_path: Path, alert: str) -> None:
-    input_series, checks = CASES[alert]
-    test = {
-        "rule_files": [str(ALERTS)],
-        "evaluation_interval": "30s",  # scrapes every minute: rules also run between
-        "tests": [{"interval": "1m", "input_series": input_series, "alert_rule_test": checks}],
-    }
-    assert promtool_test(tmp_path, test) == ""
+    assert promtool_account(tmp_path, CASES[alert]) == ""
