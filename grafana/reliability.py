@@ -1,9 +1,10 @@
 """The reliability dashboard (`smf-reliability`): fallbacks, backend health and the router itself.
 
 Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
-use, the ledger's queue, flushes and drops, and the router process's memory, CPU and
-garbage collections (a slow leak or a full collection shows here first), whether its
-last config reload applied or left settings waiting for a restart, and how many it refused.
+use, the ledger's queue, flushes (one stuck in a write too) and drops, and the router
+process's memory, CPU and garbage collections (a slow leak or a full collection shows here
+first), whether its last config reload applied or left settings waiting for a restart, and
+how many it refused.
 """
 
 from __future__ import annotations
@@ -99,10 +100,15 @@ def build() -> dict[str, Any]:
                     ("max(smf_router_ledger_queue_depth)", "queued records"),
                     ("max(smf_router_ledger_last_flush_seconds)", "last flush"),
                     ("max(smf_router_ledger_pending_records)", "held after failed writes"),
+                    ("max(smf_router_ledger_flush_running_seconds)", "flush under way"),
                 ],
-                units={"B": "s"},  # counts and seconds: one axis each
+                units={"B": "s", "D": "s"},  # counts and seconds: one axis each
                 description="Held after failed writes should stay at zero: those rows are in "
-                "memory only, and an alert fires when they stay.",
+                "memory only, and an alert fires when they stay. Flush under way is how long "
+                "the flush now running has taken, 0 between flushes: a write that hangs (a "
+                "stalled volume) fails nothing, so nothing is held and the last flush keeps "
+                "its old time while this line climbs and the queue grows behind it; an alert "
+                "fires when it stays over a minute.",
             ),
             panel(
                 "Ledger records written and dropped",

@@ -27,16 +27,19 @@ def test_rates_of_records_and_replays_read_per_second() -> None:
 
 
 def test_the_ledger_flush_time_has_an_axis_in_seconds() -> None:
-    """A queue depth and a flush time shared one unitless axis: 0.05 s read as 0.05 records."""
+    """A queue depth and a flush time shared one unitless axis: 0.05 s read as 0.05 records.
+    The flush under way is in seconds too."""
     panel = panels()["Ledger queue and flush time"]
     refs = {t["refId"]: t["expr"] for t in panel["targets"]}
     flush = next(ref for ref, expr in refs.items() if "last_flush_seconds" in expr)
+    running = next(ref for ref, expr in refs.items() if "flush_running_seconds" in expr)
     assert panel["fieldConfig"]["defaults"]["unit"] == "short"  # the queue: records
     assert panel["fieldConfig"]["overrides"] == [
         {
-            "matcher": {"id": "byFrameRefID", "options": flush},
+            "matcher": {"id": "byFrameRefID", "options": ref},
             "properties": [{"id": "unit", "value": "s"}],
         }
+        for ref in (flush, running)
     ]
 
 
