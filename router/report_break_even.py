@@ -16,10 +16,17 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
     """When savings pay back the local hardware, at the rate seen in the report window
     (`window_days` long: see `report_window.window_days`).
 
-    Savings here are offloaded dollars plus the amortisation share already charged to local
-    requests, so the hardware is not counted twice. `daily` holds them per day: the HTML
-    chart sums those, so its line crosses the hardware price where this says it is paid
-    (it drew offloaded dollars alone, and crossed later than `payback_months`).
+    Recovered dollars are offloaded dollars plus the hardware amortisation the local
+    requests were charged: their offload had it taken out, and counting it again against
+    the hardware's price would count the hardware twice. The ledger stores a local
+    request's whole cost (amortisation, fixed cost and energy, by the config it was written
+    under), not its amortisation apart: that is the config's amortisation rate over the
+    seconds served, but never more than the local cost stored for them, per day and backend
+    (`_charged`). Taken from the config alone, it added back dollars never charged: a router
+    run without `local_cost` stored every local cost as $0, and the report's config added
+    its own share back as savings (1,000 requests of 30 s read $4.27 a day for $3.00).
+    `daily` holds them per day: the HTML chart sums those, so its line crosses the
+    hardware price where this says it is paid.
 
     A local request whose route has no known cloud price (counterfactual NULL) saved an
     unknown amount: its offload is left out, its hardware share still counted (the rollups
@@ -38,13 +45,13 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
     }
     daily: dict[str, float] = {}
     local, unpriced = 0, 0
-    for day, backend, seconds, offloaded, n, n_unpriced in ledger.sql(
-        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(offloaded_usd),"
-        " sum(local_requests)::BIGINT,"
+    for day, backend, seconds, cost, offloaded, n, n_unpriced in ledger.sql(
+        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(local_usd),"
+        " sum(offloaded_usd), sum(local_requests)::BIGINT,"
         " sum(CASE WHEN tier = 'local' THEN unpriced ELSE 0 END)::BIGINT"
         " FROM agg GROUP BY ALL ORDER BY 1, 2"
     ):
-        amortized = float(seconds or 0.0) * per_second.get(backend, 0.0)
+        amortized = _charged(seconds, per_second.get(backend, 0.0), cost)
         daily[day] = daily.get(day, 0.0) + float(offloaded or 0.0) + amortized
         local, unpriced = local + int(n or 0), unpriced + int(n_unpriced or 0)
     recovered = sum(daily.values())
@@ -62,6 +69,20 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
         "unpriced_local_requests": unpriced,
         "daily": [{"day": d, "recovered_usd": money.data(v)} for d, v in daily.items()],
     }
+
+
+def _charged(seconds: float | None, per_second: float, cost: float | None) -> float:
+    """The amortisation a day's local requests on one backend were charged: the config's
+    rate over their `seconds`, capped at the local `cost` the ledger stored for them.
+
+    Under the config the ledger was written with, the rate is below the cost by the
+    energy and fixed cost, which are spent, not paid off: they stay out. The cap holds
+    whatever config wrote the costs: $0 by a router without `local_cost` adds back
+    nothing, less before a price rise adds back no more than that (with energy in it, some
+    of that too). A price lowered since adds back the lower share: the savings lean low,
+    never high. Per day and backend, whatever `--by`, so the figure never changes with it.
+    """
+    return min(float(seconds or 0.0) * per_second, max(0.0, float(cost or 0.0)))
 
 
 def note(be: dict[str, Any]) -> str | None:
