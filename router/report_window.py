@@ -9,8 +9,10 @@ while the header said "now", and an open window starting in the future reported 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
+from router.ledger import segments
 from router.ledger.query import Ledger
 from router.report_break_even import DAY_S
 
@@ -88,16 +90,42 @@ def check_window(
 
 
 def window_days(ledger: Ledger, since: datetime, until: datetime) -> float:
-    """Days from `since`, or the UTC midnight of the window's first record if later, to
+    """Days from `since`, or the UTC midnight of the ledger's first record if later, to
     `until` (the report's end: its `until`, else now); 0 when the window has no record.
 
     Rates ("per day", break-even) are the window's: a day without traffic counts, as it
-    earns nothing, except the days before the ledger's first record in it, so a ledger
-    that started a week ago is not diluted over a 30-day window. Divided by the span from
+    earns nothing, except the days before the ledger had any traffic, so a ledger that
+    started a week ago is not diluted over a 30-day window. Divided by the span from
     the first to the last record, traffic at 09:00 and 17:00 each weekday made a week's
-    savings the rate of 4⅓ days (found in review)."""
+    savings the rate of 4⅓ days (found in review). Counted from the window's own first
+    record, a quiet first day of the window was left out as if the ledger had not begun
+    (found in review): the ledger's earlier days are looked at too (`_traffic_before`)."""
     (first,) = ledger.sql("SELECT min(first_at) FROM agg")[0]
     if first is None:
         return 0.0
-    start = max(since, datetime.combine(first.date(), datetime.min.time()))
+    start = since
+    if not _traffic_before(ledger.directory, first.date()):
+        start = max(since, datetime.combine(first.date(), datetime.min.time()))
     return max(0.0, (until - start).total_seconds() / DAY_S)
+
+
+def _traffic_before(directory: Path, day: date) -> bool:
+    """Whether the ledger holds a record of a day before `day` (the window's first record's).
+
+    Such a record is before `since` (else the window would hold it), so the ledger's
+    traffic began before the window did. Told from the `records/day=…` partitions, oldest
+    first, by their files' footers: no row is read, and the first day holding a file
+    answers (a partition may be empty: a writer makes today's and tomorrow's ahead). A file
+    damaged or unreadable still had rows written; a day this process may not list is
+    passed over, as the report passes over its files."""
+    for path in segments.day_dirs(directory, "records"):
+        found = segments.partition_day(path)
+        if found is None or found >= day:  # oldest first: none of the rest is earlier
+            return False
+        try:
+            listing = segments.list_day(path)
+        except OSError:  # gone (retention), or not ours to list
+            continue
+        if listing.marked or listing.unread or any(seg.rows for seg in listing.segments):
+            return True
+    return False

@@ -1,5 +1,5 @@
 """The report's window as its rates count it, through the real `smf-router report`: savings
-per day are over the days of the window (from its first record's day on), not the span
+per day are over the days of the window (from the ledger's first record's day on), not the span
 between the first and the last request; an open window ends now, and one that would start
 after now is refused."""
 
@@ -85,6 +85,35 @@ def test_a_week_s_savings_are_a_rate_per_day_of_the_week(week: list[str], since:
     assert be["payback_months"] == pytest.approx(HARDWARE / (10 / 7 * MONTH_S / DAY_S), abs=0.01)
     table = smf_router("report", *week, "--since", since, "--until", "2026-11-23").stdout
     assert "in this window, $1.43/day → pays back in 60.48 months at this rate" in table
+
+
+@pytest.mark.parametrize("before", ["traffic", "an empty partition"])
+def test_a_quiet_first_day_of_the_window_counts_when_the_ledger_ran_before(
+    tmp_path: Path, before: str
+) -> None:
+    """Traffic October 28-30 and November 1-3, none on the 31st: a window from the 31st
+    counted from the midnight of its own first record (November 1), 3 days where the ledger
+    had run through the quiet 31st: 4 (found in review). A partition made ahead (a writer
+    makes today's and tomorrow's) with no record in it is no traffic."""
+    days = [(11, 1), (11, 2), (11, 3)]
+    if before == "traffic":
+        days += [(10, 28), (10, 29), (10, 30)]
+    times = [datetime(2026, month, day, 12, tzinfo=UTC) for month, day in days]
+    ledger = write(tmp_path / "ledger", *times)
+    if before == "an empty partition":
+        (ledger / "records" / "day=2026-10-20").mkdir()
+    config = tmp_path / "router.yaml"
+    config.write_text(CONFIG)
+    window = ["--since", "2026-10-31", "--until", "2026-11-04"]
+    done = smf_router(
+        "report", "--ledger", str(ledger), "--config", str(config), *window, "--format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    be = json.loads(done.stdout)["break_even"]
+    assert be["recovered_usd"] == 3.0
+    days_counted = 4.0 if before == "traffic" else 3.0
+    assert be["window_days"] == days_counted
+    assert be["savings_per_day_usd"] == pytest.approx(3.0 / days_counted)
 
 
 def test_an_open_window_s_rate_counts_its_days_to_now(week: list[str]) -> None:
