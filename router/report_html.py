@@ -7,6 +7,7 @@ opens the same on a laptop without network as in a browser with a strict CSP.
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import date, datetime, timedelta
 from html import escape
 from typing import Any
 
@@ -28,13 +29,34 @@ fill:#3e4c59}
 """
 
 
-def _series(rows: list[dict[str, Any]], field: str) -> tuple[list[str], dict[str, list[float]]]:
-    days = sorted({r["day"] for r in rows})
+def _series(rows: list[dict[str, Any]], field: str, days: list[str]) -> dict[str, list[float]]:
+    """`field` summed per `key` over `days` (`_days`): 0 on a day without a row."""
     index = {d: i for i, d in enumerate(days)}
     series: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(days))
     for r in rows:
         series[str(r["key"])][index[r["day"]]] += float(r[field])
-    return days, dict(series)
+    return dict(series)
+
+
+def _days(report: dict[str, Any]) -> list[str]:
+    """Every day the charts draw, quiet ones too: from the first day with traffic to the
+    window's last day (`until` is exclusive: the day before it when it is a midnight; an
+    open window ends at the report's now).
+
+    Only the days with rows were drawn, side by side: a quiet day went missing between its
+    neighbours, and the savings line rose faster than it did (found in review). Days before
+    the first with traffic are not drawn: a `--since 0001-01-01` would make the line
+    hundreds of thousands of points long. A quiet day draws no bar and one point of line."""
+    seen = {r["day"] for r in report["daily_by_backend"]}
+    if not seen:
+        return []
+    first = date.fromisoformat(min(seen))
+    ends = [datetime.fromisoformat(report["generated_at"])]
+    if report.get("until"):
+        ends.append(datetime.fromisoformat(report["until"]))
+    last = (min(ends) - timedelta(microseconds=1)).date()
+    last = max(last, date.fromisoformat(max(seen)))  # never cut a day that has rows
+    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
 
 
 def _cards(report: dict[str, Any]) -> str:
@@ -98,15 +120,16 @@ def _latency_table(report: dict[str, Any]) -> str:
 
 
 def _charts(report: dict[str, Any]) -> str:
-    days, share = _series(report["daily_by_backend"], "requests")
+    days = _days(report)
+    share = _series(report["daily_by_backend"], "requests", days)
     share_svg = stacked_bars(days, share, normalize=True, label="share of requests")
-    days_t, tokens = _series(report["daily_by_route"], "tokens")
-    tokens_svg = stacked_bars(days_t, tokens, normalize=False, label="tokens")
+    tokens = _series(report["daily_by_route"], "tokens", days)
+    tokens_svg = stacked_bars(days, tokens, normalize=False, label="tokens")
     be = report.get("break_even")
-    days_o, cumulative = _cumulative_savings(report)
+    cumulative = _cumulative_savings(report, days)
     if be:
         hline = ("local hardware cost", float(be["hardware_usd"]))
-        offl_svg = line_chart(days_o, {"cumulative recovered $": cumulative}, hline)
+        offl_svg = line_chart(days, {"cumulative recovered $": cumulative}, hline)
         title = "Cumulative recovered dollars"
         caption = (
             "Offloaded dollars plus the hardware amortisation already charged to local"
@@ -116,7 +139,7 @@ def _charts(report: dict[str, Any]) -> str:
         if (said := report_break_even.note(be)) is not None:
             caption += f" {said}."
     else:
-        offl_svg = line_chart(days_o, {"cumulative offloaded $": cumulative}, None)
+        offl_svg = line_chart(days, {"cumulative offloaded $": cumulative}, None)
         title = "Cumulative offloaded dollars"
         caption = "Counterfactual cloud cost minus local cost, summed over time."
     return (
@@ -128,23 +151,24 @@ def _charts(report: dict[str, Any]) -> str:
     )
 
 
-def _cumulative_savings(report: dict[str, Any]) -> tuple[list[str], list[float]]:
-    """Days and the running total the savings chart draws: with a hardware price, what
+def _cumulative_savings(report: dict[str, Any], days: list[str]) -> list[float]:
+    """The running total the savings chart draws over `days`: with a hardware price, what
     `break_even` counts as recovered (offloaded dollars plus the amortisation charged to
     local requests), so the line crosses the price where `payback_months` says; without
-    one, offloaded dollars."""
+    one, offloaded dollars. A quiet day adds 0: the line stays flat over it."""
+    per_day = dict.fromkeys(days, 0.0)
     be = report.get("break_even")
     if be:
-        days = [d["day"] for d in be["daily"]]
-        per_day = [float(d["recovered_usd"]) for d in be["daily"]]
+        for d in be["daily"]:
+            per_day[d["day"]] = per_day.get(d["day"], 0.0) + float(d["recovered_usd"])
     else:
-        days, by_route = _series(report["daily_by_route"], "offloaded_usd")
-        per_day = [sum(values[i] for values in by_route.values()) for i in range(len(days))]
+        for r in report["daily_by_route"]:
+            per_day[r["day"]] = per_day.get(r["day"], 0.0) + float(r["offloaded_usd"])
     cumulative, running = [], 0.0
-    for value in per_day:
-        running += value
+    for day in days:
+        running += per_day[day]
         cumulative.append(running)
-    return days, cumulative
+    return cumulative
 
 
 def _figure(title: str, caption: str, svg: str) -> str:

@@ -3,6 +3,7 @@ and agree with the numbers printed beside them."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -176,3 +177,55 @@ def test_the_savings_chart_draws_a_loss_below_zero_and_inside_its_frame(
     for y in heights:  # SVG y grows downwards: below zero is a larger y
         assert zero_y < y, (zero_y, heights)
     assert heights == sorted(heights)  # -$0.50, -$1, -$1.50: each lower than the last
+
+
+@pytest.mark.parametrize("hardware", [None, 100.0])
+def test_a_quiet_day_is_drawn_flat_between_its_neighbours(
+    tmp_path: Path, hardware: float | None
+) -> None:
+    """$1 saved on March 1, 2 and 4, nothing on the 3rd nor the 5th: the charts drew
+    only the days with rows, side by side, so the 4th followed the 2nd a day apart and the
+    savings line climbed $1 a day where it had climbed $1 in two (found in review). Every
+    day of the window is drawn; a quiet one adds nothing."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="quiet")
+    for i in (0, 1, 3):
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY1 + i * DAY_S,
+                route="coding",
+                backend="local",
+                tier="local",
+                attempts=[Attempt("local", "local", duration_s=0.0)],
+                cost_usd=0.0,
+                counterfactual_usd=1.0,
+            )
+        )
+    writer.close()
+    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", "2026-03-06"]
+    if hardware is not None:
+        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
+        box = {"hardware_usd": hardware, "amortization_months": 36}
+        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
+        backends = [{**local, "model": "m", "local_cost": box}, cloud]
+        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
+        args += ["--config", str(tmp_path / "router.yaml")]
+    done = smf_router("report", *args, "--format", "html")
+    assert done.returncode == 0, done.stderr
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    charts = [ElementTree.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", done.stdout)]
+    for chart in charts:  # each chart's day labels: one per day, the quiet ones too
+        labels = [
+            t.text for t in chart.findall("svg:text", ns) if t.attrib["y"] == str(H - BOTTOM + 16)
+        ]
+        assert labels == ["03-01", "03-02", "03-03", "03-04", "03-05"], labels
+    titles = [str(t.text) for t in charts[0].findall("svg:rect[@class='bar']/svg:title", ns)]
+    assert [t[:10] for t in titles] == ["2026-03-01", "2026-03-02", "2026-03-04"]
+    (line,) = charts[-1].findall("svg:polyline[@class='line']", ns)
+    points = [tuple(map(float, p.split(","))) for p in line.attrib["points"].split()]
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    assert len(points) == 5
+    assert len({round(b - a, 1) for a, b in itertools.pairwise(xs)}) == 1  # a day apart
+    # $1, $2, $2, $3, $3: flat over the 3rd and the 5th, up by as much on the 2nd and 4th
+    assert ys[1] == ys[2] and ys[3] == ys[4]
+    assert ys[0] - ys[1] == pytest.approx(ys[2] - ys[3], abs=0.2) and ys[0] > ys[1]
