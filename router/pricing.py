@@ -15,7 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from router import price_map
 from router.config import Backend, Config, LocalCost
-from router.record import Record, Usage
+from router.record import CREDITED_OUTCOMES, Record, Usage
 
 log = logging.getLogger("smf_router.pricing")
 
@@ -138,7 +138,11 @@ class Pricer:
 
     def price(self, record: Record) -> tuple[float | None, float | None]:
         """(cost_usd, counterfactual_usd), None where a cloud price is unknown. Failed
-        attempts are never billed."""
+        attempts are never billed. A local request that did not deliver its answer (its
+        outcome not in `CREDITED_OUTCOMES`: it failed after the commit) keeps its cost and
+        displaced nothing: counterfactual 0. It was the cloud price of what the client got
+        an error for (an agent's failed 100k-token prompt, ~$0.30 at Sonnet's rates, read
+        as saved while its retry, often on the cloud, was paid for as well)."""
         if record.backend is None:
             return 0.0, 0.0
         try:
@@ -150,6 +154,8 @@ class Pricer:
             return cost, cost
         local = served.local_cost
         cost = local_cost_parts(served_duration(record), local).total if local else 0.0
+        if record.outcome not in CREDITED_OUTCOMES:
+            return cost, 0.0
         other = counterfactual_backend(self.config, record.route)
         return cost, self._cloud_cost(other, record.usage) if other else 0.0
 

@@ -19,6 +19,15 @@ Api = Literal["chat", "completions", "responses", "messages"]
 CHAT_APIS: tuple[Api, ...] = ("chat", "completions")  # the two that stream chat chunks
 Outcome = Literal["ok", "client_error", "upstream_error", "router_error", "cancelled"]
 AttemptOutcome = Literal["ok", "error", "skipped"]
+# The outcomes of a locally served request whose counterfactual (the cloud spend it
+# displaced) is credited as offloaded: its answer reached the client (`ok`), or it was
+# stopped mid-answer with no backend to blame (`cancelled`: the client left, or the router's
+# drain ran out), when a cloud backend would have billed the prompt and the tokens produced
+# just the same. A local failure displaced nothing: the client got an error, and its retry
+# (often served by the cloud) is what pays. `router.pricing` prices by it, the report reads
+# older rows by it (`router.ledger.rollups.COUNTERFACTUAL`).
+CREDITED_OUTCOMES: tuple[Outcome, ...] = ("ok", "cancelled")
+
 # What an attempt can end with (`router.dispatch`, `router.relay`): an upstream error's kind
 # (a timeout's three), a cancellation, or a bug of ours while sending (`RouterFault`).
 AttemptErrorKind = Literal[

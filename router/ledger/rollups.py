@@ -31,13 +31,15 @@ import pyarrow.parquet as pq
 
 from router.ledger import checksum, segment_write, segments
 from router.ledger.segments import Segment
+from router.record import CREDITED_OUTCOMES
 
 TABLE = "rollups"
 # Part of the digest: a change of rollup format invalidates old files. 2: `seconds` is the
 # serving attempt's time, as pricing charges it, not the whole request's. 3: `unpriced`
 # and `saved_usd` (an older rollup lacks them: its day is read raw until compacted again).
-# 4: `estimated` and `estimated_tokens`, the same way.
-VERSION = "4"
+# 4: `estimated` and `estimated_tokens`, the same way. 5: a local request's counterfactual
+# counts only when credited (`COUNTERFACTUAL`), so a day rolled up before is read raw.
+VERSION = "5"
 VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
@@ -48,10 +50,18 @@ ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
 SERVED_SECONDS = """CASE WHEN attempts[-1].backend = backend AND attempts[-1].outcome = 'ok'
     AND attempts[-1].duration_s > 0 THEN attempts[-1].duration_s ELSE duration_s END"""
 
+# A row's counterfactual as the report credits it: a local request's only when it ended
+# with one of `CREDITED_OUTCOMES` (its answer delivered, or cancelled by no backend's
+# fault), else 0. `router.pricing` stores 0 for the others; rows written before 2026-12-05
+# hold the route's cloud price whatever the outcome, and are read by the same rule here.
+_CREDITED = ", ".join(f"'{outcome}'" for outcome in CREDITED_OUTCOMES)
+COUNTERFACTUAL = f"""(CASE WHEN tier = 'local' AND outcome NOT IN ({_CREDITED}) THEN 0.0
+    ELSE counterfactual_usd END)"""
+
 # A served request whose cost or counterfactual cost is NULL: a cloud price was unknown
 # (router.pricing). Rows written before NULL was stored say 0 and cannot be told apart.
 # `Record.unpriced` is this test on the record, which the live metrics count by.
-UNPRICED = "backend IS NOT NULL AND (cost_usd IS NULL OR counterfactual_usd IS NULL)"
+UNPRICED = f"backend IS NOT NULL AND (cost_usd IS NULL OR {COUNTERFACTUAL} IS NULL)"
 
 # The report's per-group sums; {source} is a records view or file list, {caller} an expression.
 # `sum` leaves NULL (unknown) costs out; `saved_usd` is summed per row, so a request whose
@@ -63,8 +73,8 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
-       sum(cost_usd) AS cost_usd, sum(counterfactual_usd) AS counterfactual_usd,
-       sum(counterfactual_usd - cost_usd) AS saved_usd,
+       sum(cost_usd) AS cost_usd, sum({COUNTERFACTUAL}) AS counterfactual_usd,
+       sum({COUNTERFACTUAL} - cost_usd) AS saved_usd,
        count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
        count(*) FILTER (WHERE tokens_estimated) AS estimated,
        coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE tokens_estimated), 0)::BIGINT

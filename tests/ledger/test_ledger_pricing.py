@@ -16,7 +16,7 @@ from router.pricing import (
     price_map_version,
     token_cost,
 )
-from router.record import Attempt, Record, Usage
+from router.record import Attempt, Outcome, Record, Usage
 
 BOX = {
     "hardware_usd": 3600,
@@ -216,3 +216,41 @@ def test_cache_writes_behind_a_litellm_chat_backend_are_priced_and_stored(tmp_pa
         f"SELECT cache_write_tokens FROM read_parquet('{tmp_path}/**/*.parquet')"
     ).fetchall()
     assert stored == (100_000,)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "credited"),
+    [("ok", True), ("cancelled", True), ("upstream_error", False), ("router_error", False)],
+)
+def test_a_local_request_displaced_cloud_spend_only_if_it_delivered_or_was_cancelled(
+    outcome: Outcome, credited: bool
+) -> None:
+    """A local stream cut or ended by an error credited the cloud price of a prompt its
+    client got an error for (found in review). One the client left mid-answer is credited
+    what it produced: a cloud backend bills a stream cut by its client the same."""
+    record = Record(
+        "r",
+        0.0,
+        route="coding",
+        backend="local",
+        tier="local",
+        outcome=outcome,
+        attempts=[Attempt("local", "local", "ok" if credited else "error", duration_s=60.0)],
+        usage=Usage(100_000, 500),
+        duration_s=60.0,
+    )
+    cost, counterfactual = Pricer(config()).price(record)
+    assert cost == pytest.approx(local_cost_parts(60, LocalCost(**BOX)).total)  # it ran
+    assert counterfactual == (pytest.approx(100_000 * 2.5e-6 + 500 * 1e-5) if credited else 0.0)
+
+
+def test_a_failed_local_request_on_an_unpriced_route_is_not_unpriced() -> None:
+    """It displaced nothing, whatever the cloud would charge: known, not NULL."""
+    from tests.ledger.unpriced_config import config as unpriced_config
+    from tests.ledger.unpriced_config import request_record
+
+    record = request_record("r", "reasoning", "local", "local")  # its cloud: no known price
+    assert Pricer(unpriced_config()).price(record)[1] is None
+    record.outcome = "upstream_error"
+    record.cost_usd, record.counterfactual_usd = Pricer(unpriced_config()).price(record)
+    assert record.counterfactual_usd == 0.0 and not record.unpriced
