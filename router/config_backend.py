@@ -100,6 +100,11 @@ class Price(Strict):
     input_per_mtok: Number = Field(ge=0)
     output_per_mtok: Number = Field(ge=0)
     cached_input_per_mtok: Number | None = Field(None, ge=0)
+    # Prompt tokens written to a cache (Anthropic: 1.25x input for 5 minutes, 2x for an
+    # hour). Unset, they cost the input rate, as litellm bills a model whose map entry has
+    # no cache-write price: an override of Claude's rates then billed a 100k-token cache
+    # write 20 % under what Anthropic charges and litellm's own map prices.
+    cache_write_input_per_mtok: Number | None = Field(None, ge=0)
 
 
 class Backend(Strict):

@@ -128,11 +128,12 @@ class Pricer:
         """A backend's config price override, else litellm's map for its model."""
         if backend.price is not None:
             p = backend.price
-            cached = p.cached_input_per_mtok
+            cached, written = p.cached_input_per_mtok, p.cache_write_input_per_mtok
             return Rates(
                 p.input_per_mtok / MTOK,
                 p.output_per_mtok / MTOK,
                 cached / MTOK if cached is not None else None,
+                written / MTOK if written is not None else None,
             )
         return litellm_rates(backend.model)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from router.config import Config, LocalCost, parse
+from router import report
+from router.config import Config, ConfigError, LocalCost, load, parse
 from router.pricing import (
     MONTH_S,
     Pricer,
@@ -17,6 +19,8 @@ from router.pricing import (
     token_cost,
 )
 from router.record import Attempt, Outcome, Record, Usage
+from tests.harness import INTENTS
+from tests.router.config_files import write
 
 BOX = {
     "hardware_usd": 3600,
@@ -254,3 +258,51 @@ def test_a_failed_local_request_on_an_unpriced_route_is_not_unpriced() -> None:
     record.outcome = "upstream_error"
     record.cost_usd, record.counterfactual_usd = Pricer(unpriced_config()).price(record)
     assert record.counterfactual_usd == 0.0 and not record.unpriced
+
+
+CACHED_CLAUDE = """
+backends:
+  - {name: local, tier: local, base_url: "http://127.0.0.1:9/v1", model: laguna}
+  - name: override
+    tier: cloud
+    base_url: "http://127.0.0.1:9/v1"
+    model: claude-sonnet-4-5
+    price: {input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3,
+            cache_write_input_per_mtok: 3.75}
+  - name: no_write_rate
+    tier: cloud
+    base_url: "http://127.0.0.1:9/v1"
+    model: claude-sonnet-4-5
+    price: {input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3}
+  - {name: mapped, tier: cloud, base_url: "http://127.0.0.1:9/v1", model: claude-sonnet-4-5}
+routes: ROUTES
+""".replace("ROUTES", "{" + ", ".join(f"{i}: [override, local]" for i in INTENTS) + "}")
+
+
+def test_a_price_override_bills_cache_writes_at_its_own_rate(tmp_path: Path) -> None:
+    """An override had no cache-write rate: at Sonnet's 3/15/0.3, 100k tokens written to
+    Anthropic's cache and 1k out were $0.315, where litellm's map (and Anthropic) charge
+    $0.39 (found in review). Unset, the write rate is the input rate, as litellm bills a
+    model whose entry has none; a negative one is a config error naming the field."""
+    from router.ledger import LedgerWriter
+    from router.ledger.usage import normalize_usage
+
+    config = load(write(tmp_path, CACHED_CLAUDE))
+    usage = normalize_usage(
+        "messages",
+        {"input_tokens": 0, "cache_creation_input_tokens": 100_000, "output_tokens": 1000},
+    )
+    pricer = Pricer(config)
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="cache")
+    for name in ("override", "no_write_rate", "mapped"):
+        record = Record(name, 1_760_000_000.0, route="coding", backend=name, tier="cloud")
+        record.usage = usage
+        record.cost_usd, record.counterfactual_usd = pricer.price(record)
+        writer.submit(record)
+    writer.close()
+    built = report.build(tmp_path / "ledger", since=datetime(2025, 1, 1, tzinfo=UTC), by="backend")
+    spend = {group["key"]: group["cloud_usd"] for group in built["groups"]}
+    assert spend == {"override": 0.39, "mapped": 0.39, "no_write_rate": 0.315}
+    bad = CACHED_CLAUDE.replace("write_input_per_mtok: 3.75", "write_input_per_mtok: -1")
+    with pytest.raises(ConfigError, match="cache_write_input_per_mtok"):
+        load(write(tmp_path, bad))
