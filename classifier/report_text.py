@@ -28,7 +28,7 @@ HOW = """\
    the first 160 and last 40 tokens. Images and other non-text parts are ignored. What
    agents add to a user turn is not the user's words: blocks of `<system-reminder>`
    (Claude Code), `<user_instructions>` or `# AGENTS.md instructions` and
-   `<environment_context>` (Codex), and the few others `classifier/request.py` names, at
+   `<environment_context>` (Codex), and the few others `classifier/harness.py` names, at
    the start or end of a text are cut from it, and a
    user message with no words left (or only an image: a tool result's, which chat carries
    in a user message after the tool messages) is no ask, neither the latest (at most 64

@@ -5,16 +5,17 @@ lives in the latest and the first user message. Every read here is bounded (mess
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Not every user message is an ask. Agents put their own texts in user turns
-(`HARNESS_BLOCKS`), and a tool result's image reaches chat as a user message after the
+(`classifier.harness`), and a tool result's image reaches chat as a user message after the
 tool messages: a user message with no words of the user's is passed over, for the latest
 and the first ask alike.
 """
 
 from __future__ import annotations
 
-import re
 from itertools import islice
 from typing import Any, NamedTuple
+
+from classifier.harness import has_words, own_words
 
 # The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
 # characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
@@ -38,36 +39,6 @@ SCAN_ROLES = 4096
 SCAN_PARTS = 16
 SCAN_TOOLS = 16
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
-
-# Texts an agent adds to a user turn, each an opening and a closing: not the user's words,
-# yet the classifier read them as the ask (found in review: a todo reminder beside a tool
-# result made a coding task tool_calling, Codex's AGENTS.md made a sonnet coding). Blocks at
-# the start or the end of a text (a part, or a string content) are cut from what is read;
-# a text of nothing else is no text, and a user message with no text left is no ask.
-HARNESS_BLOCKS = {
-    # Claude Code: the claudeMd context before the first ask, and reminders beside tool
-    # results (the todo list, a file changed on disk, a read file's malware note)
-    "<system-reminder>": "</system-reminder>",
-    # Codex: AGENTS.md, a user item before the task; older versions wrap it in a tag...
-    "<user_instructions>": "</user_instructions>",
-    # ...newer ones head it "# AGENTS.md instructions for <directory>"
-    "# AGENTS.md instructions": "</INSTRUCTIONS>",
-    # Codex: the working directory, sandbox and shell, a user item before the task
-    "<environment_context>": "</environment_context>",
-    # Codex: plugin and environment notes it puts beside the above (litellm's complexity
-    # router strips the same Codex blocks)
-    "<recommended_plugins>": "</recommended_plugins>",
-    "<environments_instructions>": "</environments_instructions>",
-    # Claude Code: the caveat it puts before the echo of a local command (`!ls`, `/model`)
-    "<local-command-caveat>": "</local-command-caveat>",
-}
-# How far a block's closing is looked for, in characters (a CLAUDE.md of tens of KB): a
-# block closed further on is read as words, as before. `str.find` over it is ~10 µs.
-HARNESS_CHARS = 100_000
-_HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
-_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
-_CLOSING = re.compile("(" + "|".join(map(re.escape, HARNESS_BLOCKS.values())) + r")\s{0,64}\Z")
-_OPENING_OF = {closing: opening for opening, closing in HARNESS_BLOCKS.items()}
 
 
 def clip(text: str, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> str:
@@ -130,58 +101,6 @@ class RequestView(NamedTuple):
     tool_forced: bool = False
     tools_disabled: bool = False
     after_tool_result: bool = False
-
-
-def own_words(text: str) -> str:
-    """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
-    the white space around them: `text` itself when it has none. Bounded: an opening is
-    looked for after at most 64 white spaces, a closing before them, and each block's
-    other end within `HARNESS_CHARS`."""
-    size = len(text)
-    start = _past_blocks(text, size) if _OPENING.match(text) else 0
-    end = size
-    if start < size and text[max(start, size - 100) :].rstrip().endswith(">"):
-        end = _before_blocks(text, start, size)
-    if start == 0 and end == size:
-        return text
-    return text[start:end].strip()
-
-
-def _past_blocks(text: str, end: int) -> int:
-    """Where the harness blocks that `text` starts with end."""
-    start = 0
-    for _ in range(_HARNESS_EACH_END):
-        opened = _OPENING.match(text, start, end)
-        if not opened:
-            break
-        closing = HARNESS_BLOCKS[opened.group(1)]
-        at = text.find(closing, opened.end(), opened.end() + HARNESS_CHARS)
-        if at < 0:
-            break
-        start = at + len(closing)
-    return start
-
-
-def _before_blocks(text: str, start: int, end: int) -> int:
-    """Where the harness blocks that `text[start:end]` ends with begin."""
-    for _ in range(_HARNESS_EACH_END):
-        closed = _CLOSING.search(text, max(start, end - 100), end)
-        if not closed:
-            break
-        opening = _OPENING_OF[closed.group(1)]
-        at = text.rfind(opening, max(start, closed.start() - HARNESS_CHARS), closed.start())
-        if at < 0:
-            break
-        end = at
-    return end
-
-
-def has_words(text: str) -> bool:
-    """Whether `text` holds words of the user's: more than white space and harness blocks.
-    What makes a user message an ask, here and in the router's view of other APIs
-    (`router.translate.view`)."""
-    rest = own_words(text)
-    return bool(rest) and not rest.isspace()
 
 
 def content_text(content: object) -> str:

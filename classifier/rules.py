@@ -4,7 +4,7 @@
 request that names one (two words of its name, in order) or asks to look up, search, book,
 send… is tool use too. Tools merely present are only a weak prior: coding agents send their
 tool schemas on every turn, their descriptions are never compared, and their built-in tools
-(`HARNESS_TOOLS`) cannot be named.
+(`classifier.harness.HARNESS_TOOLS`) cannot be named.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from classifier.features import tokens
+from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS
 from classifier.intent import Intent
 from classifier.request import RequestView
 
@@ -33,35 +34,6 @@ _STOP_TEXT = (
 _STOP = frozenset(_STOP_TEXT.split())
 _CAMEL = re.compile(r"(?=[A-Z])")
 _NAME_BREAKS = str.maketrans("_-.", "   ")
-
-# The built-in tools of the coding agents the router serves, as they name them: an agent's
-# harness, sent on every turn whatever the task, not tools a request was written for. Their
-# names are everyday words of coding, so naming one is no ask: "Add a plan mode to our CLI"
-# named ExitPlanMode, "Store the todo write timestamp" TodoWrite, "Add a slash command
-# /deploy" SlashCommand, all tool_calling 0.90 (found in review). So the name rule does not
-# compare them (`tool_words`); they still count as tools offered, for the tools prior. Exact
-# names: a chat app's own `web_search` or `getTodo` can still be named, and so can an
-# agent's MCP tools (`mcp__server__tool`). Single words (Bash, Read) have no pair of words
-# to name, and are listed so the set reads as the agents' whole harness.
-_CLAUDE_CODE_TOOLS = (  # tests/agent_shapes.py, with older and newer names
-    "Task Agent Bash BashOutput KillShell KillBash Glob Grep LS Read Edit MultiEdit Write "
-    "NotebookEdit NotebookRead WebFetch WebSearch TodoWrite TodoRead ExitPlanMode "
-    "EnterPlanMode SlashCommand Skill AskUserQuestion TaskOutput TaskStop LSP "
-    "ListMcpResourcesTool ReadMcpResourceTool"
-)
-# Codex's function and freeform tools, with the experimental file tools (its `local_shell`
-# and `web_search` are typed tools, without a name)
-_CODEX_TOOLS = (
-    "shell shell_command exec_command write_stdin update_plan apply_patch view_image "
-    "read_file list_dir grep_files list_mcp_resources list_mcp_resource_templates "
-    "read_mcp_resource"
-)
-HARNESS_TOOLS = frozenset(_CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split())
-# How many of them make a request's tools an agent's harness. Some are common names of
-# their own (`read_file` of the MCP filesystem server, as Cline or the Agents SDK offer it
-# unprefixed; `view_image`, `WebFetch`): offered alone or by twos they can still be named
-# ("Read the file notes.txt" names `read_file`, found in review of the first version).
-HARNESS_SEEN = 3
 
 
 @lru_cache(maxsize=256)

@@ -3,7 +3,7 @@
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
 few and the last `_TAIL` turns and the user's first and latest words between them (an
-agent's own text in a user turn is none: `classifier.request.has_words`), the first and last
+agent's own text in a user turn is none: `classifier.harness.has_words`), the first and last
 `_PARTS` blocks of each (and of a tool result's own blocks), `_TOOLS` tools (those the tool
 choice allows or names first) and system blocks from each end, so a 200k-token
 conversation, or one turn of 300k blocks, costs what a short one does. Nor does it hold
@@ -17,7 +17,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from classifier.request import SCAN_MESSAGES, SCAN_ROLES, has_words
+from classifier.harness import has_words
+from classifier.request import SCAN_MESSAGES, SCAN_ROLES
 from router.record import Api
 from router.translate import anthropic_request, responses_request
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
-from classifier.request import HARNESS_CHARS, SCAN_MESSAGES, has_words, own_words, view
+from classifier.harness import HARNESS_CHARS, has_words, own_words
+from classifier.request import SCAN_MESSAGES, view
 from tests.agent_shapes import (
     AGENTS_MD,
     AGENTS_MD_NEW,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
-from classifier.rules import HARNESS_TOOLS
+from classifier.harness import HARNESS_TOOLS
 from router.translate.view import chat_view
 from tests.agent_shapes import (
     CLAUDE_CODE_TOOLS,
