@@ -1,10 +1,11 @@
 """What coding agents add to a request that is not the user's: texts in user turns and
 built-in tools.
 
-Claude Code and Codex put their own texts in user turns (reminders, AGENTS.md, the
-environment) and offer the same tools on every turn. The classifier reads the user's words
-and the request's own tools; these it leaves out (`classifier.request`, `classifier.rules`),
-and the router's view of other APIs asks the same of a turn (`router.translate.view`).
+Claude Code, Codex, Cline and Roo Code put their own texts in user turns (reminders,
+AGENTS.md, the editor's state) and offer the same tools on every turn. The classifier reads
+the user's words and the request's own tools; these it leaves out (`classifier.request`,
+`classifier.rules`), and the router's view of other APIs asks the same of a turn
+(`router.translate.view`).
 """
 
 from __future__ import annotations
@@ -32,14 +33,29 @@ HARNESS_BLOCKS = {
     "<environments_instructions>": "</environments_instructions>",
     # Claude Code: the caveat it puts before the echo of a local command (`!ls`, `/model`)
     "<local-command-caveat>": "</local-command-caveat>",
+    # Cline and Roo Code: the editor's state after every user turn's texts (visible files,
+    # open tabs, the time, the working directory's files, the mode), beside a tool result too
+    "<environment_details>": "</environment_details>",
 }
-# How far a block's closing is looked for, in characters (a CLAUDE.md of tens of KB): a
-# block closed further on is read as words, as before. `str.find` over it is ~10 µs.
+# Tags an agent wraps the user's own words in: the tags are cut, their inside is read (a
+# tag's "</" reads as code: a question on a bike chain in Cline's `<task>` tags was reasoning
+# 0.58, the question alone 0.92). A wrapper is unwrapped where a block could be cut, at the
+# start of a text past its blocks; what follows its closing is read too, without the blocks
+# it starts with.
+HARNESS_WRAPPERS = {
+    # Cline (and Roo Code before it renamed the tag): the first ask of a task
+    "<task>": "</task>",
+    # Roo Code: the first ask of a task
+    "<user_message>": "</user_message>",
+}
+# How far a block's or a wrapper's closing is looked for, in characters (a CLAUDE.md of tens
+# of KB): one closed further on is read as words, as before. `str.find` over it is ~10 µs.
 HARNESS_CHARS = 100_000
 _HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
 _CLOSING = re.compile("(" + "|".join(map(re.escape, HARNESS_BLOCKS.values())) + r")\s{0,64}\Z")
 _OPENING_OF = {closing: opening for opening, closing in HARNESS_BLOCKS.items()}
+_WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
 
 # The built-in tools of the coding agents the router serves, as they name them: an agent's
 # harness, sent on every turn whatever the task, not tools a request was written for. Their
@@ -73,28 +89,31 @@ HARNESS_SEEN = 3
 
 def own_words(text: str) -> str:
     """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
-    the white space around them: `text` itself when it has none. Bounded: an opening is
-    looked for after at most 64 white spaces, a closing before them, and each block's
-    other end within `HARNESS_CHARS`."""
+    the white space around them, and without the tags of a wrapper (`HARNESS_WRAPPERS`)
+    after its first blocks: `text` itself when it has none. Bounded: an opening is looked
+    for after at most 64 white spaces, a closing before them, and each block's or
+    wrapper's other end within `HARNESS_CHARS`."""
     size = len(text)
-    start = _past_blocks(text, size) if _OPENING.match(text) else 0
+    start = _past_blocks(text, 0, size) if _OPENING.match(text) else 0
     end = size
     if start < size and text[max(start, size - 100) :].rstrip().endswith(">"):
         end = _before_blocks(text, start, size)
+    wrapped = _WRAPPER.match(text, start, end)
+    if wrapped and (words := _unwrapped(text, wrapped, end)) is not None:
+        return words
     if start == 0 and end == size:
         return text
     return text[start:end].strip()
 
 
-def _past_blocks(text: str, end: int) -> int:
-    """Where the harness blocks that `text` starts with end."""
-    start = 0
+def _past_blocks(text: str, start: int, end: int) -> int:
+    """Where the harness blocks that `text[start:end]` starts with end."""
     for _ in range(_HARNESS_EACH_END):
         opened = _OPENING.match(text, start, end)
         if not opened:
             break
         closing = HARNESS_BLOCKS[opened.group(1)]
-        at = text.find(closing, opened.end(), opened.end() + HARNESS_CHARS)
+        at = text.find(closing, opened.end(), min(end, opened.end() + HARNESS_CHARS))
         if at < 0:
             break
         start = at + len(closing)
@@ -113,6 +132,22 @@ def _before_blocks(text: str, start: int, end: int) -> int:
             break
         end = at
     return end
+
+
+def _unwrapped(text: str, wrapped: re.Match[str], end: int) -> str | None:
+    """The words inside the wrapper `wrapped` opens, then what follows its closing up to
+    `end`, past the blocks that starts with; None when it is not closed before `end`
+    (within `HARNESS_CHARS`): the text is read as written."""
+    inside = wrapped.end()
+    closing = HARNESS_WRAPPERS[wrapped.group(1)]
+    at = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
+    if at < 0:
+        return None
+    after = at + len(closing)
+    if _OPENING.match(text, after, end):
+        after = _past_blocks(text, after, end)
+    words, rest = text[inside:at].strip(), text[after:end].strip()
+    return f"{words}\n{rest}" if words and rest else words or rest
 
 
 def has_words(text: str) -> bool:

@@ -1,5 +1,5 @@
-"""What Claude Code and Codex send: their tools, the harness texts they put in user turns,
-and their turns' shapes, for the tests of what the classifier reads of agent traffic.
+"""What Claude Code, Codex and Cline send: their tools, the harness texts they put in user
+turns, and their turns' shapes, for the tests of what the classifier reads of agent traffic.
 
 The tool names are the agents' own; each description is the opening of the agent's, or
 close to it: everyday words ("command", "file", "list", "returns") that the classifier
@@ -142,6 +142,22 @@ AGENTS_MD_NEW = (
     "finishing. Prefer small functions, type hints everywhere, and a pytest unit test for "
     "every change.\n</INSTRUCTIONS>"
 )
+# Cline's (and Roo Code's) editor state, after the texts of every user turn it sends, and
+# the tag around the first ask of a task
+CLINE_ENVIRONMENT = (
+    "<environment_details>\n# VSCode Visible Files\nsrc/config.py\n\n# VSCode Open Tabs\n"
+    "src/config.py\ntests/test_config.py\n\n# Current Time\n12/4/2026, 9:12:03 PM "
+    "(UTC, UTC+0:00)\n\n# Current Working Directory (/repo) Files\nREADME.md\nsrc/\n"
+    "src/config.py\ntests/\ntests/test_config.py\n\n# Current Mode\nACT MODE\n"
+    "</environment_details>"
+)
+
+
+def cline_task(ask: str) -> str:
+    """Cline's first ask of a task."""
+    return f"<task>\n{ask}\n</task>"
+
+
 ENVIRONMENT = (
     "<environment_context>\n  <cwd>/repo</cwd>\n  <approval_policy>on-request</approval_policy>"
     "\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted"

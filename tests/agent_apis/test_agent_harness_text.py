@@ -1,8 +1,8 @@
 """What an agent adds to a user turn is not the user's ask: Claude Code's reminders, Codex's
-AGENTS.md and environment. Served through the router as the agents send them, a request is
-classified as the same conversation without those texts is (found in review: a reminder
-beside a tool result made a coding task tool_calling 0.90, and Codex's AGENTS.md, read as
-the first message, made a sonnet coding 0.82)."""
+AGENTS.md and environment, Cline's editor state. Served through the router as the agents
+send them, a request is classified as the same conversation without those texts is (found
+in review: a reminder beside a tool result made a coding task tool_calling 0.90, and Codex's
+AGENTS.md, read as the first message, made a sonnet coding 0.82)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from tests.agent_shapes import (
     AGENTS_MD,
     AGENTS_MD_NEW,
     CLAUDE_MD_REMINDER,
+    CLINE_ENVIRONMENT,
     ENVIRONMENT,
     TODO_REMINDER,
     claude_code_body,
+    cline_task,
     codex_body,
     user_item,
 )
@@ -37,12 +39,15 @@ def explained(proxy: RunningRouter, api: str, body: dict[str, Any]) -> dict[str,
     return dict(reply.json())
 
 
-def claude_code_loop(reminders: bool) -> list[dict[str, Any]]:
+def claude_code_loop(reminders: bool, cline: bool = False) -> list[dict[str, Any]]:
     """Claude Code's turns: the ask (after its claudeMd context), two rounds of reading a
-    file, the last result with the todo list's reminder beside it."""
-    ask: list[dict[str, Any]] = [{"type": "text", "text": ASK}]
+    file, the last result with the todo list's reminder beside it. Or Cline's (`cline`):
+    the ask in its task tag, the editor's state after the ask and after each result."""
+    ask: list[dict[str, Any]] = [{"type": "text", "text": cline_task(ASK) if cline else ASK}]
     if reminders:
         ask.insert(0, {"type": "text", "text": CLAUDE_MD_REMINDER})
+    if cline:
+        ask.append({"type": "text", "text": CLINE_ENVIRONMENT})
     turns: list[dict[str, Any]] = [{"role": "user", "content": ask}]
     for i in range(2):
         use = {
@@ -56,6 +61,8 @@ def claude_code_loop(reminders: bool) -> list[dict[str, Any]]:
         ]
         if reminders and i == 1:
             result.append({"type": "text", "text": TODO_REMINDER})
+        if cline:
+            result.append({"type": "text", "text": CLINE_ENVIRONMENT})
         turns += [
             {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}, use]},
             {"role": "user", "content": result},
@@ -73,6 +80,16 @@ def test_claude_codes_reminders_are_not_the_ask(proxy: RunningRouter) -> None:
     assert plan["intent"] == plain["intent"]
     assert plan["classifier"]["read"] == plain["classifier"]["read"]
     assert plan["classifier"]["read"]["after_tool_result"]  # the reminder aside, it is
+
+
+def test_clines_task_tag_and_editor_state_are_not_the_ask(proxy: RunningRouter) -> None:
+    plain = explained(proxy, "messages", claude_code_body(claude_code_loop(reminders=False)))
+    body = claude_code_body(claude_code_loop(reminders=False, cline=True))
+    served = anthropic_client(proxy).messages.with_raw_response.create(**body)
+    assert served.headers["x-smf-intent"] == "coding"
+    plan = explained(proxy, "messages", body)
+    assert plan["intent"] == plain["intent"]
+    assert plan["classifier"]["read"] == plain["classifier"]["read"]
 
 
 @pytest.mark.parametrize("agents_md", [AGENTS_MD, AGENTS_MD_NEW])

@@ -15,7 +15,14 @@ import pytest
 from classifier import classify, explain
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
-from tests.agent_shapes import AGENTS_MD, ENVIRONMENT, TODO_REMINDER, user_item
+from tests.agent_shapes import (
+    AGENTS_MD,
+    CLINE_ENVIRONMENT,
+    ENVIRONMENT,
+    TODO_REMINDER,
+    cline_task,
+    user_item,
+)
 
 ASK = "Write a haiku about autumn rain"
 TOOL = {"name": "lookup_weather", "description": "Weather for a city", "input_schema": {}}
@@ -254,7 +261,26 @@ def _codex_opened(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize(("api", "shaped"), [("messages", _reminded), ("responses", _codex_opened)])
+def _cline_shaped(body: dict[str, Any]) -> dict[str, Any]:
+    """`_tool_loop`'s Messages body as Cline sends it with native tool calls: the ask in its
+    task tag, and the editor's state after the texts of every turn of blocks, tool results'
+    too."""
+    turns = []
+    for turn in body["messages"]:
+        if isinstance(turn["content"], list):
+            blocks = [
+                {**b, "text": cline_task(b["text"])} if b["type"] == "text" else b
+                for b in turn["content"]
+            ]
+            turn = {**turn, "content": [*blocks, {"type": "text", "text": CLINE_ENVIRONMENT}]}
+        turns.append(turn)
+    return {**body, "messages": turns}
+
+
+@pytest.mark.parametrize(
+    ("api", "shaped"),
+    [("messages", _reminded), ("responses", _codex_opened), ("messages", _cline_shaped)],
+)
 def test_an_agents_own_turns_do_not_push_the_ask_out_of_the_view(api: Any, shaped: Any) -> None:
     """A turn of an agent's own text counted as one in which the user wrote: the latest
     such (a reminder beside a tool result) was kept and the ask dropped, and Codex's two
