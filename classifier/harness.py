@@ -2,10 +2,10 @@
 built-in tools.
 
 Claude Code, Codex, Cline and Roo Code put their own texts in user turns (reminders,
-AGENTS.md, the editor's state) and offer the same tools on every turn. The classifier reads
-the user's words and the request's own tools; these it leaves out (`classifier.request`,
-`classifier.rules`), and the router's view of other APIs asks the same of a turn
-(`router.translate.view`).
+AGENTS.md, the editor's state, a slash command's echo) and offer the same tools on every
+turn. The classifier reads the user's words and the request's own tools; these it leaves
+out (`classifier.request`, `classifier.rules`), and the router's view of other APIs asks
+the same of a turn (`router.translate.view`).
 """
 
 from __future__ import annotations
@@ -31,22 +31,35 @@ HARNESS_BLOCKS = {
     # router strips the same Codex blocks)
     "<recommended_plugins>": "</recommended_plugins>",
     "<environments_instructions>": "</environments_instructions>",
-    # Claude Code: the caveat it puts before the echo of a local command (`!ls`, `/model`)
+    # Claude Code: the caveat it puts before the echo of a local command (`!ls`, `/model`)...
     "<local-command-caveat>": "</local-command-caveat>",
+    # ...a slash command's name and its "/x is running…" message (its arguments are the
+    # user's words: `HARNESS_WRAPPERS`)...
+    "<command-name>": "</command-name>",
+    "<command-message>": "</command-message>",
+    # ...a local command's output...
+    "<local-command-stdout>": "</local-command-stdout>",
+    "<local-command-stderr>": "</local-command-stderr>",
+    # ...and a `!` shell command, run by the user, not asked of the model, with its output
+    "<bash-input>": "</bash-input>",
+    "<bash-stdout>": "</bash-stdout>",
+    "<bash-stderr>": "</bash-stderr>",
     # Cline and Roo Code: the editor's state after every user turn's texts (visible files,
     # open tabs, the time, the working directory's files, the mode), beside a tool result too
     "<environment_details>": "</environment_details>",
 }
 # Tags an agent wraps the user's own words in: the tags are cut, their inside is read (a
 # tag's "</" reads as code: a question on a bike chain in Cline's `<task>` tags was reasoning
-# 0.58, the question alone 0.92). A wrapper is unwrapped where a block could be cut, at the
-# start of a text past its blocks; what follows its closing is read too, without the blocks
-# it starts with.
+# 0.58, in a slash command's `<command-args>` 0.43, the question alone 0.92). A wrapper is
+# unwrapped where a block could be cut, at the start of a text past its blocks; what follows
+# its closing is read too, without the blocks it starts with.
 HARNESS_WRAPPERS = {
     # Cline (and Roo Code before it renamed the tag): the first ask of a task
     "<task>": "</task>",
     # Roo Code: the first ask of a task
     "<user_message>": "</user_message>",
+    # Claude Code: a slash command's arguments, after its name and message
+    "<command-args>": "</command-args>",
 }
 # How far a block's or a wrapper's closing is looked for, in characters (a CLAUDE.md of tens
 # of KB): one closed further on is read as words, as before. `str.find` over it is ~10 µs.
