@@ -74,16 +74,18 @@ _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) 
 # harness, sent on every turn whatever the task, not tools a request was written for. Their
 # names are everyday words of coding, so naming one is no ask: "Add a plan mode to our CLI"
 # named ExitPlanMode, "Store the todo write timestamp" TodoWrite, "Add a slash command
-# /deploy" SlashCommand, all tool_calling 0.90 (found in review). So the name rule does not
-# compare them (`classifier.rules.tool_words`); they still count as tools offered, for the
-# tools prior. Exact names: a chat app's own `web_search` or `getTodo` can still be named,
-# and so can an agent's MCP tools (`mcp__server__tool`). Single words (Bash, Read) have no
-# pair of words to name, and are listed so the set reads as the agents' whole harness.
+# /deploy" SlashCommand, all tool_calling 0.90 (found in review). So the classifier's view
+# leaves them out of the names the name rule compares (`classifier.request`); they still
+# count as tools offered, for the tools prior. Exact names: a chat app's own `web_search` or
+# `getTodo` can still be named, and so can an agent's MCP tools (`mcp__server__tool`), which
+# Claude Code offers after some twenty of its own (`classifier.request.scanned_tools` reads
+# past these). Single words (Bash, Read) have no pair of words to name, and are listed so
+# the set reads as the agents' whole harness.
 _CLAUDE_CODE_TOOLS = (  # tests/agent_shapes.py, with older and newer names
     "Task Agent Bash BashOutput KillShell KillBash Glob Grep LS Read Edit MultiEdit Write "
     "NotebookEdit NotebookRead WebFetch WebSearch TodoWrite TodoRead ExitPlanMode "
     "EnterPlanMode SlashCommand Skill AskUserQuestion TaskOutput TaskStop LSP "
-    "ListMcpResourcesTool ReadMcpResourceTool"
+    "ListMcpResourcesTool ReadMcpResourceTool TaskCreate TaskGet TaskList TaskUpdate"
 )
 # Codex's function and freeform tools, with the experimental file tools (its `local_shell`
 # and `web_search` are typed tools, without a name)

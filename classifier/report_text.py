@@ -14,7 +14,7 @@ HOW = """\
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
    too ("store the todo write timestamp"), when three or more of them are offered (one
    offered by an app of its own, `read_file`, can be named); they still count as tools
-   offered. The
+   offered, and an MCP tool an agent offers after its own can be named. The
    deprecated chat fields are read alike when the current ones are absent: `functions` as
    `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
@@ -23,19 +23,20 @@ HOW = """\
    conversation whose last message is a tool result, double the odds of tool_calling.
 3. **Bounds** (`request.py`, `features.py`): the first user message among the first 64
    messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
-   thousands of messages after it), 16 content parts, 16 tools; texts clipped to 1,500 +
-   500 bytes of UTF-8 (characters of English, a third as many of Chinese); features from
-   the first 160 and last 40 tokens. Images and other non-text parts are ignored. What
-   agents add to a user turn is not the user's words (`harness.py`): blocks of
-   `<system-reminder>` and a slash or local command's echo and output (Claude Code),
-   `<user_instructions>` or `# AGENTS.md instructions` and `<environment_context>` (Codex),
-   `<environment_details>` (Cline, Roo Code), and the few others `classifier/harness.py`
-   names, at the start or end of a text are cut from it; the tags an agent wraps the
-   user's words in (Cline's `<task>`, a slash command's `<command-args>`) are cut and the
-   words read; a user message with no words left (or only an image: a tool result's, which
-   chat carries in a user message after the tool messages) is no ask, neither the latest
-   (at most 64 such are passed over) nor the first; a tool result before it is still the
-   last message.
+   thousands of messages after it), 16 content parts, 16 tools (of the first 64: an
+   agent's built-in tools, which Claude Code offers before its MCP tools, are not counted);
+   texts clipped to 1,500 + 500 bytes of UTF-8 (characters of English, a third as many of
+   Chinese); features from the first 160 and last 40 tokens. Images and other non-text
+   parts are ignored. What agents add to a user turn is not the user's words
+   (`harness.py`): blocks of `<system-reminder>` and a slash or local command's echo and
+   output (Claude Code), `<user_instructions>` or `# AGENTS.md instructions` and
+   `<environment_context>` (Codex), `<environment_details>` (Cline, Roo Code), and the few
+   others `classifier/harness.py` names, at the start or end of a text are cut from it;
+   the tags an agent wraps the user's words in (Cline's `<task>`, a slash command's
+   `<command-args>`) are cut and the words read; a user message with no words left (or
+   only an image: a tool result's, which chat carries in a user message after the tool
+   messages) is no ask, neither the latest (at most 64 such are passed over) nor the
+   first; a tool result before it is still the last message.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -7,15 +7,17 @@ part count, bytes), so a 200k-token conversation costs about what a short one do
 Not every user message is an ask. Agents put their own texts in user turns
 (`classifier.harness`), and a tool result's image reaches chat as a user message after the
 tool messages: a user message with no words of the user's is passed over, for the latest
-and the first ask alike.
+and the first ask alike. Nor is every tool the request's own: an agent offers its built-in
+tools first, and they are read past the bound on tools (`scanned_tools`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.harness import has_words, own_words
+from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS, has_words, own_words
 
 # The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
 # characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
@@ -38,6 +40,11 @@ SCAN_MESSAGES = 64
 SCAN_ROLES = 4096
 SCAN_PARTS = 16
 SCAN_TOOLS = 16
+# How many tools are looked at, at most, for `SCAN_TOOLS` of the request's own: an agent's
+# built-in tools (`classifier.harness.HARNESS_TOOLS`) are not counted. Claude Code offers
+# some twenty of its own before its MCP tools, so the first 16 tools held none of those,
+# and "create an issue" could never name `mcp__github__create_issue` (found in review).
+SCAN_TOOLS_READ = 64
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
 
 
@@ -183,25 +190,55 @@ def _user_messages(messages: list[Any]) -> tuple[object, object, bool]:
 
 
 def _tool_names(tools: list[Any]) -> str:
-    """The offered tools' names, space-separated, to `TOOL_CHARS`: what a request must name to
-    ask for them (`rules.asks_for_tools`). Not their descriptions: an agent's tools are
-    described in everyday words (Claude Code's Bash "executes a given bash command", Codex's
-    update_plan "a list of plan items"), and two of them shared with an ask made "Make the
-    export command write a CSV file" tool_calling (found in review). A chat tool keeps its
-    name under `function`, or under `custom` (a freeform tool); other APIs' at the top."""
+    """The names of the offered tools a request can name, space-separated, to `TOOL_CHARS`:
+    what it must name to ask for them (`rules.asks_for_tools`). Not their descriptions: an
+    agent's tools are described in everyday words (Claude Code's Bash "executes a given bash
+    command", Codex's update_plan "a list of plan items"), and two of them shared with an ask
+    made "Make the export command write a CSV file" tool_calling (found in review). Nor an
+    agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
+    tools read say the tools are an agent's harness. The tools read are `scanned_tools`',
+    in one pass: each name is looked up once."""
     names: list[str] = []
-    size = -1  # the joined length: one space fewer than names
-    for tool in tools[:SCAN_TOOLS]:
-        if size >= TOOL_CHARS:  # what follows would be cut off anyway
+    own = harness = 0
+    for tool in islice(tools, SCAN_TOOLS_READ):
+        if own == SCAN_TOOLS:
             break
-        if not isinstance(tool, dict):
-            continue
-        inner = tool.get("function") or tool.get("custom")
-        name = (inner if isinstance(inner, dict) else tool).get("name")
-        if isinstance(name, str):
+        name = tool_name(tool)
+        if not isinstance(name, str):
+            own += 1
+        elif name in HARNESS_TOOLS:
+            harness += 1
+            names.append(name)
+        else:
+            own += 1
             names.append(name[:200])
-            size += len(names[-1]) + 1
+    if harness >= HARNESS_SEEN:
+        names = [name for name in names if name not in HARNESS_TOOLS]
     return " ".join(names)[:TOOL_CHARS]
+
+
+def scanned_tools(tools: list[Any]) -> Iterator[Any]:
+    """The tools read for their names: the first `SCAN_TOOLS` that are not an agent's
+    built-ins (`HARNESS_TOOLS`), and the built-ins before and among them, from the first
+    `SCAN_TOOLS_READ` tools. What the router's view of other APIs keeps of a request's
+    tools, too (`router.translate.view`)."""
+    own = 0
+    for tool in islice(tools, SCAN_TOOLS_READ):
+        if own == SCAN_TOOLS:
+            return
+        name = tool_name(tool)
+        if not (isinstance(name, str) and name in HARNESS_TOOLS):
+            own += 1
+        yield tool
+
+
+def tool_name(tool: object) -> object:
+    """A tool's name, or whatever a body holds in its place: a chat tool keeps its name under
+    `function`, or under `custom` (a freeform tool); other APIs' at the top."""
+    if not isinstance(tool, dict):
+        return None
+    inner = tool.get("function") or tool.get("custom")
+    return (inner if isinstance(inner, dict) else tool).get("name")
 
 
 def _forced(tool_choice: object) -> bool:

@@ -15,7 +15,6 @@ from functools import lru_cache
 from itertools import pairwise
 
 from classifier.features import tokens
-from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS
 from classifier.intent import Intent
 from classifier.request import RequestView
 
@@ -40,15 +39,12 @@ _NAME_BREAKS = str.maketrans("_-.", "   ")
 def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     """The pairs of consecutive content words in each tool's name (`get_current_weather`,
     `getCurrentWeather`, `get-current-weather` give `("current", "weather")`); a name of one
-    content word gives none, and cannot be named, nor can an agent's own (`HARNESS_TOOLS`,
-    when at least `HARNESS_SEEN` of them say the tools are an agent's harness).
+    content word gives none, and cannot be named, nor can an agent's own, which the view
+    leaves out of `tool_names` (`classifier.harness.HARNESS_TOOLS`).
     Cached: agents send the same tools on every turn."""
-    names = tool_names.split(" ")
-    if len(HARNESS_TOOLS.intersection(names)) >= HARNESS_SEEN:
-        names = [name for name in names if name not in HARNESS_TOOLS]
     return frozenset(
         pair
-        for name in names
+        for name in tool_names.split(" ")
         for pair in _pairs(tokens(_CAMEL.sub(" ", name.translate(_NAME_BREAKS))))
     )
 
@@ -67,8 +63,8 @@ def asks_for_tools(v: RequestView) -> str | None:
     agent's tools are described in everyday words, and two of them in common with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). In
     order and together, not anywhere: with a `todo_write` tool offered, "write a todo app"
-    names none. And never an agent's built-in tools (`HARNESS_TOOLS`): "store the todo
-    write timestamp" is no call of Claude Code's TodoWrite."""
+    names none. And never an agent's built-in tools (`classifier.harness.HARNESS_TOOLS`):
+    "store the todo write timestamp" is no call of Claude Code's TodoWrite."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:

@@ -61,10 +61,36 @@ _CLAUDE_CODE = (
     ("BashOutput", "Retrieves output from a running or completed background bash shell."),
     ("KillShell", "Kills a running background bash shell by its ID."),
     ("SlashCommand", "Execute a slash command within the main conversation."),
+    (
+        "AskUserQuestion",
+        "Use this tool when you need to ask the user questions during execution.",
+    ),
+    ("Skill", "Execute a skill within the main conversation."),
+    (
+        "EnterPlanMode",
+        "Use this tool when you are about to start a non-trivial implementation task.",
+    ),
+    ("ListMcpResourcesTool", "List available resources from configured MCP servers."),
+    (
+        "ReadMcpResourceTool",
+        "Reads a specific resource from an MCP server, identified by server name and URI.",
+    ),
 )
 CLAUDE_CODE_TOOLS = [
     {"name": name, "description": text, "input_schema": {"type": "object", "properties": {}}}
     for name, text in _CLAUDE_CODE
+]
+# an MCP server's tools, which Claude Code offers after its own, named mcp__<server>__<tool>
+GITHUB_MCP_TOOLS = [
+    {
+        "name": f"mcp__github__{name}",
+        "description": text,
+        "input_schema": {"type": "object", "properties": {}},
+    }
+    for name, text in (
+        ("create_issue", "Create a new issue in a GitHub repository"),
+        ("list_pull_requests", "List pull requests in a GitHub repository"),
+    )
 ]
 CLAUDE_CODE_SYSTEM = [
     {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},

@@ -4,12 +4,12 @@ The classifier reads chat requests (messages with text, tools, tool_choice). A M
 Responses body is translated for it, bounded like the classifier's own reading: the first
 few and the last `_TAIL` turns and the user's first and latest words between them (an
 agent's own text in a user turn is none: `classifier.harness.has_words`), the first and last
-`_PARTS` blocks of each (and of a tool result's own blocks), `_TOOLS` tools (those the tool
-choice allows or names first) and system blocks from each end, so a 200k-token
-conversation, or one turn of 300k blocks, costs what a short one does. Nor does it hold
-what no reader of it reads: an assistant turn's text and tool input (`_unread_cut`), or the
-router's placeholder for an attachment chat cannot carry (the classifier would read it as the
-user's words).
+`_PARTS` blocks of each (and of a tool result's own blocks), the tools the classifier reads
+(`classifier.request.scanned_tools`; those the tool choice allows or names first) and system
+blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
+a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
+tool input (`_unread_cut`), or the router's placeholder for an attachment chat cannot carry
+(the classifier would read it as the user's words).
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from itertools import islice
 from typing import Any
 
 from classifier.harness import has_words
-from classifier.request import SCAN_MESSAGES, SCAN_ROLES
+from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.translate import anthropic_request, responses_request
 
 _HEAD = 2
 _TAIL = 62
 _PARTS = 8  # blocks kept from each end of a list: the classifier reads 8 + 8 parts
-_TOOLS = 16  # the classifier reads 16 tools; past them only "any tools?" matters
 _NESTED = ("content", "output")  # where a turn or a tool result keeps its blocks
 _TEXT_TYPES = ("text", "input_text")  # a user's words, in Messages and in Responses
 
@@ -139,14 +138,15 @@ def _block_cut(block: object) -> object:
 
 
 def _tools_kept(tools: list[Any], choice: object) -> list[Any]:
-    """The first `_TOOLS` tools, those the choice allows or names first: cut blindly, a
+    """The tools the classifier reads (`scanned_tools`: 16, an agent's built-ins aside; past
+    them only "any tools?" matters), those the choice allows or names first: cut blindly, a
     Responses request allowed only its 20th tool read as one with tools disabled."""
     chosen = _chosen_names(choice)
-    if len(tools) <= _TOOLS or not chosen:
-        return tools[:_TOOLS]
-    first = list(islice((t for t in tools if _tool_name(t) in chosen), _TOOLS))
-    rest = (t for t in tools[:_TOOLS] if _tool_name(t) not in chosen)
-    return [*first, *rest][:_TOOLS]
+    if len(tools) <= SCAN_TOOLS or not chosen:
+        return list(scanned_tools(tools))
+    first = list(islice((t for t in tools if _tool_name(t) in chosen), SCAN_TOOLS))
+    rest = (t for t in scanned_tools(tools) if _tool_name(t) not in chosen)
+    return list(scanned_tools([*first, *rest]))
 
 
 def _chosen_names(choice: object) -> frozenset[str]:
@@ -156,7 +156,7 @@ def _chosen_names(choice: object) -> frozenset[str]:
     listed = choice.get("tools") if choice.get("type") == "allowed_tools" else [choice]
     if not isinstance(listed, list):
         return frozenset()
-    return frozenset(n for t in listed[:_TOOLS] if isinstance(n := _tool_name(t), str))
+    return frozenset(n for t in listed[:SCAN_TOOLS] if isinstance(n := _tool_name(t), str))
 
 
 def _tool_name(tool: object) -> object:

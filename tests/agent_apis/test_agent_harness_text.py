@@ -2,7 +2,8 @@
 AGENTS.md and environment, Cline's editor state. Served through the router as the agents
 send them, a request is classified as the same conversation without those texts is (found
 in review: a reminder beside a tool result made a coding task tool_calling 0.90, and Codex's
-AGENTS.md, read as the first message, made a sonnet coding 0.82)."""
+AGENTS.md, read as the first message, made a sonnet coding 0.82). Nor are an agent's own
+tools the request's: they do not hide the MCP tools it offers after them."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.agent_shapes import (
     AGENTS_MD,
     AGENTS_MD_NEW,
+    CLAUDE_CODE_TOOLS,
     CLAUDE_MD_REMINDER,
     CLINE_ENVIRONMENT,
     ENVIRONMENT,
+    GITHUB_MCP_TOOLS,
     TODO_REMINDER,
     claude_code_body,
     cline_task,
@@ -90,6 +93,16 @@ def test_clines_task_tag_and_editor_state_are_not_the_ask(proxy: RunningRouter) 
     plan = explained(proxy, "messages", body)
     assert plan["intent"] == plain["intent"]
     assert plan["classifier"]["read"] == plain["classifier"]["read"]
+
+
+def test_an_mcp_tool_after_claude_codes_own_is_named(proxy: RunningRouter) -> None:
+    """Claude Code offers some twenty tools of its own first: the view kept 16 tools and the
+    classifier read 16, so an ask for its MCP tool was classified from its words alone."""
+    ask = [{"role": "user", "content": "Create an issue in our GitHub repo for the flaky test."}]
+    tools = [*CLAUDE_CODE_TOOLS, *GITHUB_MCP_TOOLS]
+    plan = explained(proxy, "messages", claude_code_body(ask, tools=tools))
+    assert plan["intent"]["label"] == "tool_calling"
+    assert plan["classifier"]["rule"] == "tools offered and names an offered tool: create issue"
 
 
 @pytest.mark.parametrize("agents_md", [AGENTS_MD, AGENTS_MD_NEW])

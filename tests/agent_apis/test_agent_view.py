@@ -13,13 +13,17 @@ import orjson
 import pytest
 
 from classifier import classify, explain
+from classifier.request import SCAN_TOOLS_READ
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
 from tests.agent_shapes import (
     AGENTS_MD,
+    CLAUDE_CODE_TOOLS,
     CLINE_ENVIRONMENT,
     ENVIRONMENT,
+    GITHUB_MCP_TOOLS,
     TODO_REMINDER,
+    claude_code_body,
     cline_task,
     user_item,
 )
@@ -311,3 +315,15 @@ def test_a_tool_results_image_does_not_hide_the_ask(api: Any) -> None:
     assert view["messages"][-1]["content"][0]["type"] == "image_url"  # as the router sends it
     assert classify(view) == classify(chat_view(api, _tool_loop(api, 3)))
     assert explain(view)["read"]["after_tool_result"]
+
+
+def test_an_agents_own_tools_do_not_push_its_mcp_tools_out_of_the_view() -> None:
+    """Claude Code offers some twenty tools of its own before its MCP tools, and the view
+    kept the first 16 (found in review): an agent's built-in tools are kept past the 16 the
+    classifier reads, as it reads them, to `SCAN_TOOLS_READ`."""
+    tools = [*CLAUDE_CODE_TOOLS, *GITHUB_MCP_TOOLS]
+    body = claude_code_body([{"role": "user", "content": ASK}], tools=tools)
+    view = chat_view("messages", body)
+    assert [t["function"]["name"] for t in view["tools"]] == [t["name"] for t in tools]
+    huge = chat_view("messages", {**body, "tools": [CLAUDE_CODE_TOOLS[1]] * 40_000})
+    assert len(huge["tools"]) == SCAN_TOOLS_READ

@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from classifier import classify, explain
-from classifier.harness import HARNESS_TOOLS
+from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS
+from classifier.request import SCAN_TOOLS_READ, TOOL_CHARS, scanned_tools, view
 from router.translate.view import chat_view
 from tests.agent_shapes import (
     CLAUDE_CODE_TOOLS,
     CODEX_TOOLS,
+    GITHUB_MCP_TOOLS,
     claude_code_body,
     codex_body,
     user_item,
@@ -230,6 +234,48 @@ def test_a_users_tool_beside_an_agents_is_still_named() -> None:
     body = chat_view("messages", claude_code_body(ask, tools=[*CLAUDE_CODE_TOOLS, weather]))
     assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
     assert explain(body)["rule"] == "tools offered and names an offered tool: current weather"
+
+
+ISSUE = "Create an issue in our GitHub repo about the flaky login test."
+
+
+def test_an_mcp_tool_offered_after_claude_codes_own_is_named() -> None:
+    """Claude Code offers some twenty tools of its own before its MCP tools: only the first
+    16 tools were read, so "create an issue" could never name `mcp__github__create_issue`
+    (found in review). An agent's built-in tools are read past the 16."""
+    tools = [*CLAUDE_CODE_TOOLS, *GITHUB_MCP_TOOLS]
+    assert len(CLAUDE_CODE_TOOLS) > 16
+    ask = [{"role": "user", "content": ISSUE}]
+    as_chat = chat(ISSUE, tools=[{"type": "function", "function": t} for t in tools])
+    for body in (chat_view("messages", claude_code_body(ask, tools=tools)), as_chat):
+        assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+        assert explain(body)["rule"] == "tools offered and names an offered tool: create issue"
+
+
+def test_tools_are_read_to_a_bound_whatever_they_are() -> None:
+    """Built-in tools are not counted, yet no more than `SCAN_TOOLS_READ` tools are read."""
+    bash = {"type": "function", "function": {"name": "Bash"}}
+    mcp = {"type": "function", "function": GITHUB_MCP_TOOLS[0]}
+    within = view(chat(ISSUE, tools=[bash] * (SCAN_TOOLS_READ - 1) + [mcp]))
+    assert within.tool_names == "mcp__github__create_issue"
+    past = view(chat(ISSUE, tools=[bash] * SCAN_TOOLS_READ + [mcp]))
+    assert (past.tool_names, past.has_tools) == ("", True)
+
+
+_NAMES = ["Bash", "Read", "TodoWrite", "read_file", "get_weather", "mcp__github__create_issue", 7]
+
+
+@given(
+    st.integers(0, 80).flatmap(lambda n: st.lists(st.sampled_from(_NAMES), min_size=n, max_size=n))
+)
+def test_the_names_read_are_the_scanned_tools(names: list[object]) -> None:
+    """The classifier reads the names of the tools the router's view keeps of other APIs'
+    requests (`scanned_tools`), an agent's own left out among `HARNESS_SEEN` or more."""
+    tools = [{"type": "function", "function": {"name": name}} for name in names]
+    read = [n for t in scanned_tools(tools) if isinstance(n := t["function"]["name"], str)]
+    if sum(name in HARNESS_TOOLS for name in read) >= HARNESS_SEEN:
+        read = [name for name in read if name not in HARNESS_TOOLS]
+    assert view(chat("hi", tools=tools)).tool_names == " ".join(read)[:TOOL_CHARS]
 
 
 def test_the_harness_set_holds_every_tool_the_agent_shapes_send() -> None:
