@@ -11,12 +11,17 @@ reader can use it too: the router may import `evals`, never the reverse.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 
 import yaml
 from yaml.constructor import ConstructorError
 
 _MERGE = "tag:yaml.org,2002:merge"
+# A key named in the error for a key given twice: a lower-case word, as every setting and
+# field is named. Any other may be a secret: a header pasted whole as a name under a
+# config's `headers` (`"Authorization: Bearer sk-..."`) was quoted (found in review).
+_SHOWN_KEY = re.compile(r"[a-z][a-z_]{0,39}")
 _VALUE = "tag:yaml.org,2002:value"
 
 Pair = tuple[yaml.Node, yaml.Node]
@@ -76,12 +81,9 @@ def _refuse_duplicates(node: yaml.MappingNode) -> None:
             continue
         first = seen.setdefault(_key(key), key)
         if first is not key:
-            raise ConstructorError(
-                None,
-                None,
-                f"the key {key.value!r} is given twice (first on line {first.start_mark.line + 1})",
-                key.start_mark,
-            )
+            named = f"the key {key.value!r}" if _SHOWN_KEY.fullmatch(key.value) else "a key"
+            problem = f"{named} is given twice (first on line {first.start_mark.line + 1})"
+            raise ConstructorError(None, None, problem, key.start_mark)
 
 
 def _split(node: yaml.MappingNode) -> tuple[list[Pair], list[yaml.MappingNode]]:

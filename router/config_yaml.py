@@ -8,10 +8,11 @@ as tracebacks and made a reload answer 500. Nested aliases expand without bound:
 twice silently took the last value. Here each of these is a `yaml.YAMLError` whose message
 names the line.
 
-PyYAML's own message quotes the offending lines of the file, and a config file holds
-literal secrets (a header value, a password in a URL): `problem` keeps only what went
-wrong, with its line and column, for the log and the reload answer; a value it cannot
-construct is named by its tag only, never by the reason, which quotes it.
+PyYAML's own message quotes the file, and a config file holds literal secrets (a header
+value, a password in a URL): `router.config_yaml_errors` says what went wrong with its line
+and column only, for the log and the reload answer; a value it cannot construct is named
+by its tag only, never by the reason, which quotes it; a character YAML refuses anywhere
+in the file, by its line and column, never its code.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import yaml
 from pydantic import ValidationError
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
+from yaml.reader import ReaderError
 
 from evals import yaml_mapping
 
@@ -67,7 +69,10 @@ class _Loader(yaml_mapping.SafeLoader):
 
 def read(text: str) -> Any:
     """The data in `text`, or a `yaml.YAMLError` naming the line (None for an empty file)."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # which first looks at every character
+    except ReaderError as exc:
+        raise _unreadable(text, exc.position) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -76,22 +81,6 @@ def read(text: str) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
-
-
-def problem(exc: yaml.YAMLError) -> str:
-    """What is wrong, where: PyYAML's text without the file lines it quotes."""
-    if not isinstance(exc, yaml.MarkedYAMLError):
-        return str(exc)  # a reader error: a character and its position, no line text
-    parts = [
-        f"{text} ({_at(mark)})" if mark is not None else text
-        for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
-        if text
-    ]
-    return ": ".join(parts) or "not YAML"
-
-
-def _at(mark: yaml.Mark) -> str:
-    return f"line {mark.line + 1}, column {mark.column + 1}"
 
 
 def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
@@ -218,6 +207,18 @@ def _check_size(root: yaml.Node) -> None:
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack += ((key, depth + 1), (value, depth + 1))
+
+
+def _unreadable(text: str, at: int) -> yaml.MarkedYAMLError:
+    """PyYAML's error for a character YAML does not allow names it by its code and says
+    where by its position in the whole text, on a second line: at its line and column
+    instead, without it."""
+    line = text.count("\n", 0, at)
+    mark = yaml.Mark("<config>", at, line, at - (text.rfind("\n", 0, at) + 1), None, 0)
+    problem = (
+        "a character YAML does not allow (such as a control character but tab or a line break)"
+    )
+    return yaml.MarkedYAMLError(None, None, problem, mark)
 
 
 def _kind(node: yaml.Node) -> str:

@@ -273,3 +273,31 @@ def test_a_reload_that_applied_is_logged_at_info_and_its_warnings_at_warning(
         ("warning", f"backend 'cloud': {unset['api_key_env']} (api_key_env) is not set; {no_key}"),
         ("warning", f"{reloaded}; needs a restart to apply: ledger"),
     ]
+
+
+def test_a_refused_reload_quotes_no_secret_of_the_file_in_its_answer_or_log(
+    tmp_path: Path,
+) -> None:
+    """A password starting with `!` or `*`, or a header pasted whole as a name and given
+    twice, was quoted by the YAML error: in the reload's 400 answer and in the log line of
+    a refused POST or SIGHUP reload (found in review)."""
+    with served_process(tmp_path) as (proxy, process, data, path):
+        text = yaml.safe_dump(data)
+        (log,) = tmp_path.glob("router-*.log")
+        refusals = (
+            ("api-key: !Pa55wordSECRET\n", "an unknown tag"),
+            ("api-key: *SECRETanchor2\n", "an undefined alias"),
+            ('"Authorization: Bearer sk-SECRETdup": a\n' * 2, "a key is given twice"),
+        )
+        for count, (broken, said) in enumerate(refusals, start=1):
+            path.write_text(text + broken)
+            answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+            assert answer.status_code == 400, answer.text
+            message = answer.json()["error"]["message"]
+            assert said in message and "line" in message and "SECRET" not in message
+            process.send_signal(signal.SIGHUP)
+            until(
+                lambda count=count: log.read_text().count("config reload rejected") == 2 * count,
+                what="the POST's and the SIGHUP's refusal in the log",
+            )
+        assert "SECRET" not in log.read_text()
