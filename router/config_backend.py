@@ -40,6 +40,9 @@ _SHOWN_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 # `Authorization`, `x-api-key`, `cf-aig-authorization`, `Cookie`, ...; Azure's `sig`
 # (a SAS signature) and `code` (a function key).
 _CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|passw|cookie|credential|signature", re.I)
+# The header litellm sends a backend's key in, by provider, where it is not Authorization
+# (its Anthropic and Azure adapters: `x-api-key`, `api-key`).
+_KEY_HEADERS = {"anthropic": "x-api-key", "azure": "api-key"}
 _CREDENTIAL_QUERY = re.compile(
     r".*(?:key|token|secret|passw|auth|credential|signature).*|sig|code|pwd", re.I
 )
@@ -288,6 +291,8 @@ class Backend(Strict):
                 "base_url: a user and password in it and api_key_env would both be the "
                 "Authorization header; keep one"
             )
+        if (problem := self._second_credential()) is not None:
+            raise ValueError(problem)
         if self.kind == "litellm" and urlsplit(self.base_url).query:
             raise ValueError(
                 "base_url: a `kind: litellm` backend cannot send a query (litellm puts the "
@@ -296,6 +301,51 @@ class Backend(Strict):
                 "which sends the query on every request"
             )
         return self
+
+    def _second_credential(self) -> str | None:
+        """Why `headers` would send a credential the router sends too, or None: with an
+        `Authorization` header beside api_key_env, requests sent the key alone and health
+        probes both (found in review); litellm lets one or the other win, or sends both."""
+        names = {name.lower() for name in self.headers}
+        if len(names) < len(self.headers):
+            return "headers: two names differ only in case, which HTTP reads as one; keep one"
+        ours = "api_key_env" if self.api_key_env else "the user and password in base_url"
+        if "authorization" in names and (self.api_key_env or self.basic_auth()):
+            return f"headers: an Authorization header and {ours} would both send one; keep one"
+        key = self.key_header()
+        if self.api_key_env and key != "authorization" and key in names:
+            return (
+                f"headers: litellm sends the key in api_key_env to this model's provider as "
+                f"the {key} header, and an {key} header would be a second one; keep one"
+            )
+        return None
+
+    def key_header(self) -> str:
+        """The header the key in `api_key_env` goes in, by lower-case name: Authorization
+        (`Bearer`), but for litellm's Anthropic (`x-api-key`) and Azure (`api-key`)
+        providers, named by the model's prefix or `extra_body: {custom_llm_provider: ...}`
+        (a bare `claude-...` is Anthropic's to litellm too)."""
+        if self.kind != "litellm":
+            return "authorization"
+        named = self.extra_body.get("custom_llm_provider")
+        prefix, slash, _ = self.model.partition("/")
+        provider = named if isinstance(named, str) else prefix if slash else None
+        if provider is None and self.model.startswith("claude"):
+            provider = "anthropic"
+        return _KEY_HEADERS.get(provider or "", "authorization")
+
+    def sent_headers(self) -> dict[str, str]:
+        """The headers every request to this backend carries, by lower-case name: `headers`,
+        and the key in `api_key_env` as a Bearer or the user and password in `base_url` as
+        basic auth. One merge for the requests, the health probes and the capacity reads,
+        which merged on their own and sent different Authorization headers (found in
+        review); litellm sends the key itself, `headers` beside it."""
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        elif basic := self.basic_auth():
+            headers["authorization"] = basic
+        return headers
 
     def basic_auth(self) -> str | None:
         """The Authorization header a `user:password@` in `base_url` stands for (a proxy with

@@ -328,10 +328,8 @@ def root_of(settings: BackendSettings) -> str:
 
 
 def auth_headers(settings: BackendSettings) -> dict[str, str]:
-    headers = dict(settings.headers)
-    if settings.api_key:
-        headers["authorization"] = f"Bearer {settings.api_key}"
-    return headers
+    """What a probe or capacity read sends: what every request sends (`sent_headers`)."""
+    return settings.sent_headers()
 
 
 def can_probe(settings: BackendSettings) -> bool:

@@ -42,12 +42,8 @@ class OpenAICompatibleBackend:
             "accept": "*/*",
             "user-agent": "smf-router",
             "content-type": "application/json",
-            **{k.lower(): v for k, v in settings.headers.items()},
+            **settings.sent_headers(),  # as the health probes send them
         }
-        if settings.api_key:
-            headers["authorization"] = f"Bearer {settings.api_key}"
-        elif basic := settings.basic_auth():
-            headers["authorization"] = basic
         self._headers = headers
         self._heads = {api: _head(self._path(api), headers) for api in PATHS}
         self._renames_max_tokens = openai_hosted(settings.base_url)

@@ -1,0 +1,90 @@
+"""A backend's credential goes in one header, sent alike by requests and health probes.
+
+An `Authorization` header beside `api_key_env` passed `config check`, and the code paths
+disagreed: requests sent the key's Bearer alone (the configured header silently dropped),
+health probes and capacity reads both Authorization headers (found in review). A user and
+password in `base_url` with `api_key_env` was already refused; a header that would be a
+second credential is refused the same way, by the field and never by its value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.router.env_config_check import config_check
+
+LOCAL = """backends:
+  - name: local
+    tier: local
+    base_url: http://127.0.0.1:9/v1
+    model: m
+"""
+VALUE = "Bearer sk-SECRET-in-header"
+
+
+def cloud(headers: str, *, kind: str = "openai", model: str = "gpt-4o", more: str = "") -> str:
+    """A config whose second backend (`backends.1`) sends `headers` (from line 11)."""
+    url = "https://api.example.com/v1" if kind == "openai" else "https://gw.example"
+    return LOCAL + (
+        f"  - name: cloud\n    tier: cloud\n    kind: {kind}\n    base_url: {url}\n"
+        f"    model: {model}\n    headers:\n{headers}{more}"
+    )
+
+
+KEYED = "    api_key_env: CREDENTIAL_TEST_KEY\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            cloud(f"      authorization: {VALUE}\n", more=KEYED),
+            "an Authorization header and api_key_env would both send one; keep one",
+        ),
+        (
+            cloud(f"      AUTHORIZATION: {VALUE}\n").replace(
+                "https://api.example.com", "https://user:pw@api.example.com"
+            ),
+            "an Authorization header and the user and password in base_url would both send one",
+        ),
+        (
+            cloud(f"      X-Api-Key: {VALUE}\n", kind="litellm", model="anthropic/c", more=KEYED),
+            "the x-api-key header, and an x-api-key header would be a second one",
+        ),
+        (
+            cloud(f"      Api-Key: {VALUE}\n", kind="litellm", model="azure/dep", more=KEYED),
+            "the api-key header, and an api-key header would be a second one",
+        ),
+        (
+            cloud(f"      X-Team: {VALUE}\n      x-team: {VALUE}\n"),
+            "two names differ only in case, which HTTP reads as one; keep one",
+        ),
+    ],
+    ids=["bearer-and-header", "basic-and-header", "anthropic", "azure", "case"],
+)
+def test_a_header_that_would_be_a_second_credential_is_refused_by_its_field(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    done = config_check(tmp_path, text, {"CREDENTIAL_TEST_KEY": "sk-SECRET-key"})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "backends.1.headers (line 11): " in output and said in output
+    assert "SECRET" not in output and "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        cloud(f"      Authorization: {VALUE}\n"),  # the header is the only credential
+        cloud("      X-Api-Key: gateway\n", kind="litellm", model="openai/gpt-4o", more=KEYED),
+    ],
+    ids=["header-alone", "gateway-key-beside-a-bearer"],
+)
+def test_a_header_that_is_the_only_one_of_its_name_is_still_taken(
+    tmp_path: Path, text: str
+) -> None:
+    done = config_check(tmp_path, text, {"CREDENTIAL_TEST_KEY": "sk-SECRET-key"})
+    assert done.returncode == 0, done.stderr
+    assert "SECRET" not in done.stdout + done.stderr
