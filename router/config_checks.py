@@ -37,15 +37,63 @@ def header_safe(value: str) -> bool:
     return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
 
 
+def check_origins(origins: list[str]) -> list[str]:
+    """`server.allowed_origins`, each normalised for comparing with the `Origin` header
+    (`check_origin`); an error names the entry by its index."""
+    checked = []
+    for index, origin in enumerate(origins):
+        try:
+            checked.append(check_origin(origin))
+        except ValueError as exc:
+            raise ValueError(f"entry {index} (counting from 0) {exc}") from None
+    return checked
+
+
 def check_origin(origin: str) -> str:
     """A web origin as browsers send it (`scheme://host[:port]`: a page's `https://...`, an
     extension's `chrome-extension://<id>`, an Electron app's `app://...`), normalised for
-    comparing with the `Origin` header: lower case, no trailing slash."""
-    origin = origin.rstrip("/").lower()
-    parts = urlsplit(origin)
-    if not parts.scheme or not parts.netloc or parts.path or parts.query or parts.fragment:
-        raise ValueError(f"{origin!r} is not an origin like https://chat.example:8443")
-    return origin
+    comparing with the `Origin` header: lower case, no trailing slash, no default port, a
+    name in another script in its punycode form. An entry is compared whole, so one no
+    browser sends (a wildcard, a user and password, a bad port) silently did nothing
+    (found in review): refused, saying why, never quoting it (it may hold a password)."""
+    text = origin.strip().rstrip("/").lower()
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:  # Python's message quotes the port: after a `:` in a password
+        parts, port = urlsplit(""), -1
+    if "*" in text:
+        why = "holds a *, but entries are compared whole, never as patterns: list each origin"
+    elif "@" in text:
+        why = "holds a user or password, which no browser sends in an Origin"
+    elif port == -1 or port == 0 or parts.netloc.endswith(":"):
+        why = "has a port that is not a number from 1 to 65535, or is no URL"
+    elif not parts.scheme or not parts.netloc or parts.path or parts.query or parts.fragment:
+        why = "is not an origin like https://chat.example:8443 (no path, query or fragment)"
+    elif (found := _origin(parts.scheme, parts.hostname or "", port)) is None:
+        why = "has no host a browser could send (a DNS name or an IP address)"
+    else:
+        return found
+    raise ValueError(why)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(scheme: str, host: str, port: int | None) -> str | None:
+    """The origin as browsers serialise it, without their default port (`https://x:443`
+    never matched), or None for a host no browser sends."""
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    if ":" in host:  # an IPv6 address (urlsplit checked it), without its brackets
+        host = f"[{host}]"
+    elif not _HOST_NAME.fullmatch(host):
+        return None
+    default = port is None or _DEFAULT_PORTS.get(scheme) == port
+    return f"{scheme}://{host}" if default else f"{scheme}://{host}:{port}"
 
 
 def check_host_name(name: str) -> str:

@@ -22,6 +22,8 @@ from router import reload
 from router.app import create_app
 from router.config import Config, ConfigError, hash_key, parse
 from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.router.config_files import GOOD
+from tests.router.env_config_check import config_check
 
 BODY = b'{"model": "local", "messages": [{"role": "user", "content": "hi"}]}'
 EVIL = "https://evil.example"
@@ -245,3 +247,52 @@ def test_allowed_hosts_must_be_host_names(served: tuple[Running, RunningRouter])
         assert "punycode form xn--" in str(e.value)
     server = parse({**data, "server": {"allowed_hosts": ["Router.LAN.", "smf_router"]}}).server
     assert server.allowed_hosts == ["router.lan", "smf_router"]
+
+
+ORIGINS = GOOD + "server:\n  allowed_origins:\n    - https://chat.team.example\n    - '{bad}'\n"
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ("https://*.team.example", "holds a *, but entries are compared whole, never as patterns"),
+        ("*", "holds a *, but entries are compared whole"),
+        ("https://u:pw-SECRET@x.com", "holds a user or password, which no browser sends"),
+        ("https://x.com:99999", "has a port that is not a number from 1 to 65535"),
+        ("https://x.com:", "has a port that is not a number from 1 to 65535"),
+        ("https://x.com/app", "is not an origin like https://chat.example:8443"),
+        ("https://a b.example", "has no host a browser could send"),
+    ],
+)
+def test_an_origin_no_browser_sends_is_refused_naming_its_entry(
+    tmp_path: Path, bad: str, why: str
+) -> None:
+    """An entry is compared whole with the `Origin` header: `https://*.team.example`, a
+    user and password or port 99999 passed `config check`, and a page from
+    `https://chat.team.example` was still refused (found in review), as `allowed_hosts`
+    already refuses what can never match."""
+    done = config_check(tmp_path, ORIGINS.replace("{bad}", bad), {})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert f"server.allowed_origins (line 17): entry 1 (counting from 0) {why}" in output
+    assert "SECRET" not in output and "Traceback" not in output
+
+
+async def test_a_listed_origin_matches_as_browsers_send_it(
+    served: tuple[Running, RunningRouter], tmp_path: Path
+) -> None:
+    """Browsers leave out the scheme's default port and send a name in another script in
+    its punycode form: `https://chat.team.example:443` and `https://bücher.example` were
+    kept as written and never matched (found in review)."""
+    local, _ = served
+    listed = ["HTTPS://Chat.Team.Example:443/", "https://Bücher.example", "http://[::1]:3000"]
+    config = config_for({"local": local}, tmp_path, server={"allowed_origins": listed})
+    assert config.server.allowed_origins == [
+        "https://chat.team.example",
+        "https://xn--bcher-kva.example",
+        "http://[::1]:3000",
+    ]
+    plain = {"content-type": "text/plain", "host": "127.0.0.1:4000"}
+    sent = ["https://chat.team.example", "https://xn--bcher-kva.example", "http://[::1]:3000"]
+    answers = await answers_in_a_container(config, [{**plain, "origin": o} for o in sent])
+    assert [a.status_code for a in answers] == [200, 200, 200]
