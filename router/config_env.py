@@ -3,8 +3,9 @@ YAML parsing, with the shell's (and Compose's) meaning: `:-` takes the default w
 variable is unset or empty, `-` only when it is unset. (`:-` used to keep an empty value,
 so `SMF_CLOUD_MODEL=` in a Compose `.env` gave a backend the model ''.) A default may
 itself use these forms (`${A:-${B:-x}}`); any other `${` (`${VAR:?msg}`, `${1}`) is an
-error, never kept as text. `$${` is a literal `${` (as in Compose), for a password that
-holds one; any other `$`, `$$` included, is text as it always was.
+error, never kept as text, and so is any `${` in a key (values only are filled in). `$${`
+is a literal `${` (as in Compose), for a password that holds one; any other `$`, `$$`
+included, is text as it always was.
 
 After parsing, not before: a comment is not read, and a variable's value (often a secret)
 can neither add YAML structure nor appear in a YAML syntax error. `through_env` remembers
@@ -135,8 +136,21 @@ def interpolate_values(data: Any, env: Mapping[str, str], where: str = "") -> An
             for i, v in enumerate(data)
         ]
     if isinstance(data, dict):
+        if any(isinstance(key, str) and "${" in key for key in data):
+            raise UnsetVariable(f"{where or '<root>'}: {KEY_REFUSED}")
         return {k: interpolate_values(v, env, _inside(where, k)) for k, v in data.items()}
     return data
+
+
+# `${VAR}` in a key was kept as written (`aliases: {"${MYALIAS}": math}` made an alias named
+# `${MYALIAS}`), where the README said any other `${` is never kept as text (found in
+# review). Refused rather than filled in: a key is a name the file gives, a variable's value
+# as a name would be hidden from `config check`'s masking, and no setting needs one. The key
+# is not quoted: under `headers` it may be a pasted `Authorization: Bearer sk-...`.
+KEY_REFUSED = (
+    "a key holds ${, but ${VAR} is filled in values only, never in keys (nor is $${ read "
+    "there): write the name itself"
+)
 
 
 def _inside(where: str, key: Any) -> str:

@@ -13,7 +13,8 @@ from router.config import ConfigError, load
 from router.config_env import interpolate
 from router.default_config import from_environment
 from tests.harness import REPO, VENV_BIN
-from tests.router.config_files import write
+from tests.router.config_files import GOOD, write
+from tests.router.env_config_check import config_check
 
 
 @pytest.mark.parametrize(
@@ -238,3 +239,33 @@ def test_a_literal_dollar_brace_is_written_twice_and_an_error_quotes_no_secret(
 def test_only_a_doubled_dollar_before_a_brace_is_an_escape(text: str, expected: str) -> None:
     """Any other `$` stays text, as before `$${` meant anything."""
     assert interpolate(text, {"A": "a"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("section", "where"),
+    [
+        ('aliases: {"${MYALIAS}": math}\n', "aliases"),
+        ('aliases: {"$${MYALIAS}": math}\n', "aliases"),
+        ("    extra_body: {'${FIELD}': 1}\n", "backends.1.extra_body"),
+    ],
+    ids=["variable", "escaped", "nested"],
+)
+def test_a_variable_in_a_key_is_refused_naming_the_mapping(
+    tmp_path: Path, section: str, where: str
+) -> None:
+    """Keys were not interpolated: `aliases: {"${MYALIAS}": math}` made an alias named
+    `${MYALIAS}`, though the README said any `${` is filled in or refused, never kept as
+    text (found in review). The key is not quoted: it may be a header pasted whole."""
+    if section.startswith(" "):
+        text = GOOD.replace(
+            "    api_key_env: CLOUD_KEY\n", "    api_key_env: CLOUD_KEY\n" + section
+        )
+    else:
+        text = GOOD + section
+    done = config_check(tmp_path, text, {"MYALIAS": "fast", "FIELD": "sk-SECRET"})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert f"{where}: a key holds ${{, but ${{VAR}} is filled in values only" in output
+    assert "MYALIAS" not in output and "SECRET" not in output and "FIELD" not in output
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "a `${` in a key is an error too" in readme
