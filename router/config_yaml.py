@@ -130,10 +130,25 @@ def describe(
     for err in exc.errors():
         loc, msg = _field_of(tuple(err["loc"]), err["msg"], text)
         msg = msg.removeprefix(_RAISED)  # pydantic's mark of a ValueError: no news to a reader
+        msg += _hint(loc, err["type"])
         loc = without_header_names(loc)
         where = line_of(text, loc) if text else None
         lines.append(f"  {field_name(loc, where, variables)}: {msg}")
     return "\n".join(lines)
+
+
+def _hint(loc: Loc, kind: str) -> str:
+    """What to write instead of a key a backend does not have, where the mistake is a
+    common one: `api_key: sk-...` is what other gateways take (the value is not shown)."""
+    if kind == "extra_forbidden" and len(loc) == 3 and loc[0] == "backends":
+        return _HINTS.get(str(loc[2]), "")
+    return ""
+
+
+_HINTS = {
+    "api_key": "; use api_key_env: the NAME of the environment variable that holds the key "
+    "(a key never goes in the file)",
+}
 
 
 def field_name(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from router.config import ConfigError, load
-from tests.router.config_files import GOOD, write
+from tests.router.config_files import GOOD, config_check, write
 
 
 @pytest.mark.parametrize(
@@ -112,3 +112,18 @@ def test_a_backend_with_no_apis_is_refused(tmp_path: Path) -> None:
     text = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: []")
     with pytest.raises(ConfigError, match=r"backends\.1\.apis \(line 11\): .*at least one API"):
         load(write(tmp_path, text), env={})
+
+
+def test_an_api_key_under_a_backend_says_to_name_its_variable(tmp_path: Path) -> None:
+    """`api_key: sk-...` (what other gateways take) got only "Extra inputs are not
+    permitted" (found in review): the hint names api_key_env, and never the value."""
+    text = GOOD.replace("api_key_env: CLOUD_KEY", "api_key: sk-proj-SECRET999")
+    done = config_check(write(tmp_path, text))
+    assert done.returncode == 2, done.stderr
+    assert (
+        "backends.1.api_key (line 11): Extra inputs are not permitted; use api_key_env: the "
+        "NAME of the environment variable that holds the key"
+    ) in done.stderr
+    assert "SECRET" not in done.stdout + done.stderr
+    other = config_check(write(tmp_path, GOOD.replace("model: gpt-4o", "modle: gpt-4o")))
+    assert "use api_key_env" not in other.stderr  # a hint for that key only
