@@ -1,14 +1,15 @@
 """The overview dashboard (`smf-overview`): where traffic goes and what that saves, at a glance.
 
-Route share by tier, requests by intent and backend, offloaded dollars, failures and errors,
-classifier confidence and the streaming share; the other four dashboards go into detail.
+Above it all, whether a router runs in demo mode (every answer then simulated); route share
+by tier, requests by intent and backend, offloaded dollars, failures and errors, classifier
+confidence and the streaming share; the other four dashboards go into detail.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from panels import RATE, B, I, dashboard, panel, quantiles, share
+from panels import RATE, B, I, banner, dashboard, panel, quantiles, share, states
 
 
 def build() -> dict[str, Any]:
@@ -95,4 +96,22 @@ def build() -> dict[str, Any]:
                 unit="percentunit",
             ),
         ],
+        banner=demo_banner(),
+    )
+
+
+def demo_banner() -> dict[str, Any]:
+    """In demo mode the simulator answers every request, and every panel below charts its
+    fake traffic as if it were real: a strip atop the overview says so, per replica, as
+    loudly as a dashboard can (alert SmfRouterDemo, after 2 minutes)."""
+    return banner(
+        "Demo mode (the built-in simulator answers every request)",
+        "max by (instance) (smf_router_demo)",
+        "{{instance}}",
+        states(("live backends", "green"), ("DEMO: answers are simulated", "red")),
+        description="DEMO on a replica means no backend is configured there: both backends "
+        "are the built-in simulator, every answer it gives is fake (marked x-smf-demo: true) "
+        "and its traffic is recorded in ./var/demo-ledger only, yet counted on every panel "
+        "of these dashboards. A router started without its config file or SMF_* variables "
+        "falls into demo mode: restore them and restart (alert SmfRouterDemo).",
     )

@@ -36,6 +36,7 @@ def states(*named: tuple[str, str]) -> list[dict[str, Any]]:
 
 
 UP = states(("down", "red"), ("up", "green"))  # a 0/1 gauge where 1 is well
+BANNER_HEIGHT = 3  # grid rows of a banner: one line of big text
 
 
 def panel(
@@ -90,6 +91,19 @@ def panel(
     return out
 
 
+def banner(
+    title: str, query: str, legend: str, named: list[dict[str, Any]], description: str
+) -> dict[str, Any]:
+    """A stat panel for a state nobody may miss, laid across the top of its dashboard
+    (`dashboard`'s `banner`): each series' whole box takes its state's colour (`states`),
+    not only its text, and is named by its legend."""
+    out = panel(
+        title, [(query, legend)], kind="stat", mappings={"A": named}, description=description
+    )
+    out["options"] |= {"colorMode": "background", "graphMode": "none", "textMode": "value_and_name"}
+    return out
+
+
 def quantiles(metric: str, by: str, selector: str, unit: str = "s") -> list[tuple[str, str]]:
     """p50/p95/p99 of a histogram, per `by`."""
     return [
@@ -127,11 +141,25 @@ def variable(name: str, metric: str) -> dict[str, Any]:
     }
 
 
-def dashboard(uid: str, title: str, panels: list[dict[str, Any]], hours: int = 6) -> dict[str, Any]:
-    """A dashboard with panels laid out two per row and the backend/intent variables."""
-    for i, p in enumerate(panels):
+def dashboard(
+    uid: str,
+    title: str,
+    panels: list[dict[str, Any]],
+    hours: int = 6,
+    banner: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A dashboard with panels laid out two per row and the backend/intent variables; a
+    `banner` (`banner()`) goes above them, a low strip the dashboard's full width."""
+    top = 0 if banner is None else BANNER_HEIGHT
+    grid = [
+        {"h": 8, "w": 12, "x": 12 * (i % 2), "y": top + 8 * (i // 2)} for i in range(len(panels))
+    ]
+    if banner is not None:
+        panels = [banner, *panels]
+        grid = [{"h": BANNER_HEIGHT, "w": 24, "x": 0, "y": 0}, *grid]
+    for i, (p, place) in enumerate(zip(panels, grid, strict=True)):
         p["id"] = i + 1
-        p["gridPos"] = {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)}
+        p["gridPos"] = place
     return {
         "uid": uid,
         "title": title,

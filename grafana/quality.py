@@ -1,8 +1,9 @@
 """The quality dashboard (`smf-quality`): whether the backends answer well enough to route to.
 
 Canary pass rates and their margin over the gate's floor, time since the last run, the
-cases asked by outcome (errors too: a canary that grades nothing), the intents each gate
-keeps away from a backend, and shadow agreement, results and drops.
+cases asked by outcome (errors too: a canary that grades nothing) and those never asked for
+a mistake in the case, the intents each gate keeps away from a backend, and shadow
+agreement, results and drops.
 """
 
 from __future__ import annotations
@@ -73,6 +74,25 @@ def build() -> dict[str, Any]:
                 " (a 4xx, a backend down); timeout: no reply in time; sandbox: code cases "
                 "cannot run on this host; case: a suite case that cannot be graded; grader, "
                 "canary: a bug on the router's side.",
+            ),
+            panel(
+                "Canary cases that never run (a mistake in the case), by suite",
+                [
+                    (
+                        "max by (suite) (smf_router_canary_cases_not_runnable)",
+                        "{{suite}}",
+                    )
+                ],
+                decimals=0,
+                description="Cases of each loaded suite that are N/A in every round for a "
+                "mistake in the case (a key the grader never reads, a tool the case does not "
+                "offer, both prompt and messages): never asked, so in no count above, and a "
+                "suite of only such cases grades nothing while its gate stays as it was. "
+                "Should read 0; alert SmfCanaryCasesNotRunnable fires when a suite stays above "
+                "0 for 10 minutes. `smf-router config check` names each case and field; fix "
+                "the suite file and reload (the line falls back to 0). Every replica loads the "
+                "same suites: the max across them, not their sum. Set at each load of the "
+                "suites (start, reload); a suite that leaves the config loses its line.",
             ),
             panel(
                 "Eval gates (1 = intent kept away from backend)",

@@ -1,10 +1,10 @@
 """The reliability dashboard (`smf-reliability`): fallbacks, backend health and the router itself.
 
 Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
-use, the ledger's queue, flushes (one stuck in a write too) and drops, and the router
-process's memory, CPU and garbage collections (a slow leak or a full collection shows here
-first), whether its last config reload applied or left settings waiting for a restart, and
-how many it refused.
+use, the ledger's queue, flushes (one stuck in a write too) and drops, the spans tracing
+lost, and the router process's memory, CPU and garbage collections (a slow leak or a full
+collection shows here first), whether its last config reload applied or left settings
+waiting for a restart, and how many it refused.
 """
 
 from __future__ import annotations
@@ -118,6 +118,23 @@ def build() -> dict[str, Any]:
                 ],
                 unit="reqps",  # one record per request (Grafana's `rps` is reads/s)
                 description="Dropped should stay at zero; an alert fires when it does not.",
+            ),
+            panel(
+                "Tracing: spans lost (per 10 minutes)",
+                [
+                    (
+                        "sum by (instance, reason) "
+                        "(increase(smf_router_tracing_dropped_spans_total[10m]))",
+                        "{{instance}}: {{reason}}",
+                    )
+                ],
+                description="Spans each replica lost in the 10 minutes before each point, as "
+                "alert SmfTracingDroppingSpans reads them (it fires when a line stays above "
+                "zero for 10 minutes); 0 while tracing is off. export_failed: the OTLP "
+                "collector (OTEL_EXPORTER_OTLP_ENDPOINT) is down, refusing or too slow; "
+                "queue_full: spans arrive faster than it takes them (OTEL_BSP_MAX_QUEUE_SIZE "
+                "bounds the queue). Requests are served as usual: only their traces are "
+                "missing. increase() extrapolates to the window's ends: 3 spans can read 3.25.",
             ),
             *process_panels(),
         ],

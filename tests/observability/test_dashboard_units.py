@@ -51,6 +51,10 @@ FLAGS = {
         "1": ("applied", "green"),
     },
     "smf_router_config_restart_needed": {"0": ("no", "green"), "1": ("yes", "orange")},
+    "smf_router_demo": {
+        "0": ("live backends", "green"),
+        "1": ("DEMO: answers are simulated", "red"),
+    },
 }
 
 
@@ -71,7 +75,7 @@ def mappings_of(panel: dict[str, Any], ref: str) -> list[dict[str, Any]]:
 def test_no_stat_panel_colours_a_number_by_its_size() -> None:
     """With no thresholds Grafana's default (green, red from 80) applied: the running
     config's age turned red after 80 s, offloaded dollars past $80 (found in re-review)."""
-    assert len(stat_panels()) == 5
+    assert len(stat_panels()) == 6
     for panel in stat_panels():
         thresholds = panel["fieldConfig"]["defaults"]["thresholds"]
         assert thresholds == {"mode": "absolute", "steps": [{"color": "text", "value": None}]}
@@ -96,3 +100,17 @@ def test_a_flags_states_are_named_and_coloured() -> None:
             named = {k: (v["text"], v["color"]) for k, v in mapping["options"].items()}
             assert named == FLAGS[name], (panel["title"], name)
     assert flagged == set(FLAGS)
+
+
+def test_demo_mode_is_a_red_strip_atop_the_overview() -> None:
+    """Alert SmfRouterDemo read a metric no panel showed: whoever it paged found nothing on
+    the dashboards, whose every panel charts a demo's simulated traffic as if real. The
+    overview now opens with it, the full width above every panel, each replica's box
+    coloured whole by its state (red: DEMO), not only its text."""
+    [overview] = [p for p in dashboard_files() if p.name == "smf-overview.json"]
+    first, *rest = json.loads(overview.read_text())["panels"]
+    assert [t["expr"] for t in first["targets"]] == ["max by (instance) (smf_router_demo)"]
+    assert first["type"] == "stat" and first["targets"][0]["legendFormat"] == "{{instance}}"
+    assert first["options"]["colorMode"] == "background"
+    assert first["gridPos"] == {"h": 3, "w": 24, "x": 0, "y": 0}
+    assert rest and all(p["gridPos"]["y"] >= 3 for p in rest)
