@@ -72,7 +72,10 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     worth it, and a backend's `Retry-After: 0` (or a date past) told that an exhausted plan
     may be retried at once. A 429's is passed on as named, under a second too (a backend's
     limit may well refill in 600 ms): the SDKs retry a 429 whatever it says, and wait their
-    own backoff for a wait of 0, as for none."""
+    own backoff for a wait of 0, as for none.
+
+    A refusal of the router's own that a retry cannot change (`FINAL`: a wrong key, a body
+    or model it refuses) says `x-should-retry: false` too."""
     out = dict(headers or {})
     if isinstance(error, BodyTimeout):
         out["connection"] = "close"  # the rest of the body must not be read as a request
@@ -93,7 +96,19 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     elif isinstance(error, NoBackendAvailable) and error.retry_after is not None:
         out["retry-after"] = str(error.retry_after)
         out["x-should-retry"] = _should_retry(error.retry_after)
+    elif error.status in FINAL:
+        out["x-should-retry"] = "false"
     return out
+
+
+# The router's own refusals that the same request, sent again, always gets again: a body,
+# model or path it refuses, a key it does not hold or that may not do this. The SDKs honour
+# `x-should-retry` before their status rules (openai-python, anthropic-sdk-python and their
+# TypeScript twins alike); Claude Code's own rule then retries a 401, thinking its key may
+# be refreshed: a wrong router key kept it retrying for minutes before it told its user
+# (found in review, Claude Code 2.1.197). Not 408 (a body that stopped arriving may arrive
+# whole next time), 409, 429 or a 5xx: the SDKs rightly retry those.
+FINAL = frozenset({400, 401, 403, 404, 405, 413, 415, 422, 431})
 
 
 def _should_retry(seconds: int) -> str:
