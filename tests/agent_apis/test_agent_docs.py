@@ -1,17 +1,23 @@
 """The Claude Code settings in README and docs/agents.md name every model Claude Code asks
-for, and the router serves each value they give."""
+for, and the router serves each value they give; their Codex settings choose the router's
+provider (`model_provider`), and the router serves Codex as configured there."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import anthropic
+import openai
 import pytest
 import yaml
 
-from tests.agent_apis.agent_stack import anthropic_client, stack
-from tests.harness import REPO, simulator
+from router.config import hash_key, parse
+from tests.agent_apis.agent_stack import anthropic_client, stack, stack_config
+from tests.harness import REPO, router, simulator
 
 MODEL_VARIABLES = {
     "ANTHROPIC_MODEL",  # the main conversation
@@ -73,3 +79,67 @@ def test_the_continue_config_has_the_keys_continue_requires() -> None:
     model = config["models"][0]
     assert (model["provider"], model["model"]) == ("openai", "auto")
     assert model["apiBase"] == "http://localhost:4000/v1"
+
+
+def _agents_doc_codex() -> dict[str, Any]:
+    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = text.split("## Codex CLI (Responses)", 1)[1].split("\n## ", 1)[0]
+    return tomllib.loads(section.split("```toml", 1)[1].split("```", 1)[0])
+
+
+def _readme_codex() -> dict[str, Any]:
+    """The README row's settings, each given as `key = "value"`, the table as
+    `[model_providers.<id>]`: as Codex would read them."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| Codex CLI |"))
+    settings = dict(re.findall(r'`(\w+) = "([^"`]*)"`', row))
+    tables = re.findall(r"`\[model_providers\.(\w+)\]`", row)
+    assert len(tables) == 1, row
+    keys = ("base_url", "wire_api", "env_key")
+    provider = {key: settings.pop(key) for key in keys if key in settings}
+    return {**settings, "model_providers": {tables[0]: provider}}
+
+
+def _codex_provider(config: dict[str, Any]) -> dict[str, Any]:
+    """The provider Codex uses under `config`: the one `model_provider` names. Without
+    `model_provider` Codex 0.171.0 ignored the table and kept reconnecting to OpenAI, which
+    the README's row left out (found in review)."""
+    assert "model_provider" in config, config
+    providers = config.get("model_providers") or {}
+    assert config["model_provider"] in providers, config
+    provider: dict[str, Any] = providers[config["model_provider"]]
+    assert provider["wire_api"] == "responses"
+    assert provider["base_url"] == "http://localhost:4000/v1"
+    assert config["model"] == "auto"
+    return provider
+
+
+def test_both_docs_point_codex_at_the_router_provider() -> None:
+    for config in (_agents_doc_codex(), _readme_codex()):
+        provider = _codex_provider(config)
+        assert provider["env_key"] == "SMF_ROUTER_KEY"  # for a router with keys
+    row_only = {  # what the README said: a table that no `model_provider` chooses
+        "model": "auto",
+        "model_providers": {"smf": {"base_url": "http://localhost:4000/v1"}},
+    }
+    with pytest.raises(AssertionError):
+        _codex_provider(row_only)
+
+
+def test_the_router_serves_codex_as_the_docs_configure_it(tmp_path: Path) -> None:
+    """The documented provider's path and model, on a router with a key: the key from the
+    variable `env_key` names, as Codex sends it, is served, and none is refused."""
+    config = _agents_doc_codex()
+    path = urlsplit(_codex_provider(config)["base_url"]).path
+    key = "sk-codex-docs-4e1f"
+    ask = {"model": config["model"], "input": "Reverse a list in Python."}
+    with simulator(profile="vllm", model="local-model") as local:
+        data = stack_config({"local": local}, tmp_path, ["local"]).model_dump(mode="json")
+        data["auth"] = {"keys": [{"name": "codex", "sha256": hash_key(key)}]}
+        with router(parse(data)) as proxy:
+            assert urlsplit(proxy.url).path == path
+            client = openai.OpenAI(base_url=proxy.url, api_key=key, max_retries=0)
+            assert client.responses.create(**ask).output_text
+            keyless = openai.OpenAI(base_url=proxy.url, api_key="none", max_retries=0)
+            with pytest.raises(openai.AuthenticationError):  # why the docs name `env_key`
+                keyless.responses.create(**ask)
