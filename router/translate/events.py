@@ -21,6 +21,7 @@ import orjson
 from router.backends.base import Translation
 from router.errors import RouterError
 from router.translate.context_refusal import anthropic_words, is_context_refusal
+from router.translate.namespaces import joined
 from router.translate.so_far import SoFar, Text
 from router.translate.wire import named_event
 
@@ -351,10 +352,15 @@ def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None
     the shadow, asked in chat, gets the tool in (`responses_request.CUSTOM_PARAMETERS`) and
     answers in. Read as its bare text, it never equalled the shadow's `{"input": ...}`, and
     every apply_patch comparison disagreed, the same patch on both sides too. Either is kept
-    as the item's own string (a stream's `SoFar` holds its done item too), not a copy."""
+    as the item's own string (a stream's `SoFar` holds its done item too), not a copy. A
+    namespaced tool's call is kept under its joined name, the one the shadow, asked in chat,
+    knows it by (`router.translate.namespaces`)."""
     kind = item.get("type")
+    name, namespace = item.get("name"), item.get("namespace")
+    if isinstance(name, str) and isinstance(namespace, str) and namespace:
+        name = joined(namespace, name)
     if kind == "function_call":
-        _keep_call(tally, position, item.get("name"), str(item.get("arguments") or ""))
+        _keep_call(tally, position, name, str(item.get("arguments") or ""))
     elif kind == "custom_tool_call":
         text = item.get("input")
-        _keep_call(tally, position, item.get("name"), text if isinstance(text, str) else "", True)
+        _keep_call(tally, position, name, text if isinstance(text, str) else "", True)

@@ -12,6 +12,7 @@ never forwards the `anthropic-*` headers: they mean nothing to a chat server.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -39,6 +40,8 @@ from router.translate.pairing import native
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
+
+log = logging.getLogger("smf_router")
 
 
 class ChatStream(Translation, Protocol):
@@ -132,19 +135,43 @@ def to_chat(
         return anthropic_request.to_chat(body, stream, cache=cache)
     if api == "responses":
         try:
-            return responses_request.to_chat(body, stream)
+            chat = responses_request.to_chat(body, stream)
         except responses_request.Untranslatable as exc:
             refusal = BadRequest(str(exc)).body()
             raise Rejected(f"{name}: {exc}", backend=name, status=400, upstream=refusal) from None
+        _tell_dropped(name, responses_request.dropped_tools(body))
+        return chat
     refusal = BadRequest(api).body()
     raise Rejected(f"{name} cannot serve {api}", backend=name, status=400, upstream=refusal)
+
+
+_TOLD: set[tuple[str, str]] = set()  # (backend, tool) whose drop the log has told
+_TOLD_MAX = 256  # a client naming tools at will cannot grow it past this
+
+
+def _tell_dropped(backend: str, tools: list[str]) -> None:
+    """Log, once per backend and tool, a tool the translation cannot offer a chat backend
+    (a hosted one, Codex's `web_search`): the request is answered without it, and only this
+    line says so (it names the tool's type and name, nothing the client wrote to the model)."""
+    for tool in tools:
+        if (backend, tool) in _TOLD or len(_TOLD) >= _TOLD_MAX:
+            continue
+        _TOLD.add((backend, tool))
+        log.info(
+            "backend %s speaks chat only: the Responses tool %s has no chat form (it runs at"
+            " OpenAI) and is not offered to its model; said once",
+            backend,
+            tool,
+        )
 
 
 def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
     if api == "messages":
         ids = ToolIds(request=request)
         return anthropic_reply.from_chat(chat, estimate_prompt_tokens("messages", request), ids)
-    return responses_whole.from_chat(chat, request, responses_request.custom_tools(request))
+    custom = responses_request.custom_tools(request)
+    namespaced = responses_request.namespaced_tools(request)
+    return responses_whole.from_chat(chat, request, custom, namespaced)
 
 
 def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
@@ -153,7 +180,9 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
         return anthropic_reply.MessagesStream(estimate_prompt_tokens("messages", request), ids=ids)
     echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
     ids = ToolIds(request=request, prefix="call")
-    return responses_reply.ResponsesStream(echo, responses_request.custom_tools(request), ids=ids)
+    custom = responses_request.custom_tools(request)
+    namespaced = responses_request.namespaced_tools(request)
+    return responses_reply.ResponsesStream(echo, custom, ids=ids, namespaced=namespaced)
 
 
 async def _translated(

@@ -118,14 +118,25 @@ def reasoning_item(item_id: str, text: str, status: str = "completed") -> dict[s
 
 
 def call_item(
-    item_id: str, call_id: str, name: str, arguments: str, custom: bool, status: str = "completed"
+    item_id: str,
+    call_id: str,
+    name: str,
+    arguments: str,
+    custom: bool,
+    status: str = "completed",
+    namespace: str | None = None,
 ) -> dict[str, Any]:
+    """A call's item; a namespaced tool's names the tool and its `namespace` apart, as
+    OpenAI's do (`router.translate.namespaces`: Codex dispatches by the two)."""
+    named: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        named["namespace"] = namespace
     if custom:
         return {
             "type": "custom_tool_call",
             "id": item_id,
             "call_id": call_id,
-            "name": name,
+            **named,
             "input": ""
             if status == "in_progress"
             else custom_input(arguments, status != "completed"),
@@ -135,7 +146,7 @@ def call_item(
         "type": "function_call",
         "id": item_id,
         "call_id": call_id,
-        "name": name,
+        **named,
         "arguments": arguments,
         "status": status,
     }

@@ -39,7 +39,7 @@ it: replayed to a backend that speaks Responses itself, it is left out (`native_
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,7 +87,7 @@ class ResponsesStream:
     """Chat chunks in, Responses events out. `feed` per chunk, `end` once at [DONE].
     `request`: the fields the Response echoes; `ids`: the call ids, made unique past the
     request's history by the caller that has it (`exchange.stream_for`), a new reply's
-    alone by default."""
+    alone by default. `custom`, `namespaced`: as for `responses_whole.from_chat`."""
 
     def __init__(
         self,
@@ -95,11 +95,13 @@ class ResponsesStream:
         custom: frozenset[str] = frozenset(),
         clock: Callable[[], float] = time.monotonic,
         ids: ToolIds | None = None,
+        namespaced: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         self.started = False
         self.ended = False
         self._request = request
         self._custom = custom
+        self._namespaced = namespaced or {}
         self._sequence = 0
         self._rid = ""
         self._base = ""
@@ -312,8 +314,15 @@ class ResponsesStream:
         item.name = block.name
         item.custom = item.name in self._custom
         self._alive.reset()
-        added = call_item(item.item_id, item.call_id, item.name, "", item.custom, "in_progress")
+        added = self._call(item, "", "in_progress")
         return [self._emit("response.output_item.added", self._at(item, item=added))]
+
+    def _call(self, item: _Item, arguments: str, status: str) -> dict[str, Any]:
+        """A call's item, its chat name (`item.name`) split back into namespace and name."""
+        namespace, name = self._namespaced.get(item.name, (None, item.name))
+        return call_item(
+            item.item_id, item.call_id, name, arguments, item.custom, status, namespace
+        )
 
     def _piece(self, item: _Item, text: str) -> list[bytes]:
         if item.kind != "call":  # a call's `text` is its block's pieces, which have `text`
@@ -369,7 +378,7 @@ class ResponsesStream:
             out.append(self._emit("response.reasoning_text.done", self._in(item, text=joined)))
             out.append(self._emit("response.content_part.done", self._in(item, part=part)))
         else:
-            whole = call_item(item.item_id, item.call_id, item.name, joined, item.custom, status)
+            whole = self._call(item, joined, status)
             if item.custom:  # the input held, unwrapped
                 given = self._at(item, item_id=item.item_id, delta=whole["input"])
                 out.append(self._emit("response.custom_tool_call_input.delta", given))

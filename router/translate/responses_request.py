@@ -5,14 +5,18 @@ Mapping: `instructions` → a system message; input `message` items → chat mes
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, their
 input's grammar told in the description (`custom_format`), and their calls and outputs map
-the same way; an `allowed_tools` choice offers only those tools. A
+the same way; an `allowed_tools` choice offers only those tools. A `namespace` tool's
+tools (Codex's sub-agent tools) become functions of their own, named `<namespace>__<name>`,
+and a replayed call of one (its item names the `namespace`) is sent under that name
+(`router.translate.namespaces`). A
 replayed call's arguments that are no JSON object (a call cut mid-arguments, `incomplete`)
 go wrapped as the Messages translation wraps them (`{"_raw_arguments": "..."}`, a value
 that is no object `{"value": ...}`): vLLM json-parses every assistant tool call's arguments
 for the chat template, which wants an object (`_postprocess_messages` in
 vllm/entrypoints/chat_utils.py), and refuses the request otherwise, so every later turn of
 the conversation.
-Reasoning items and hosted tools have no chat equivalent and are dropped.
+Reasoning items and hosted tools (`web_search`, `file_search`, …: they run at OpenAI) have
+no chat equivalent and are dropped; `dropped_tools` names the tools dropped, for the log.
 `previous_response_id` and `conversation` need server-side state a chat backend does not
 have, and `background: true` a server that runs the response while no one waits: the
 translator refuses them (the policy sends them to no chat backend). Pure.
@@ -43,6 +47,7 @@ from typing import Any
 import orjson
 
 from router.translate.custom_format import described
+from router.translate.namespaces import ChatNames, chat_names, flattened
 from router.translate.wire import MAX_TOKENS, content_text, streamed, tool_input
 
 CUSTOM_PARAMETERS = {
@@ -114,25 +119,26 @@ def to_chat(
     messages: list[dict[str, Any]] = []
     if isinstance(body.get("instructions"), str) and body["instructions"]:
         messages.append({"role": "system", "content": body["instructions"]})
+    names = chat_names(body.get("tools"))
     items = body.get("input")
     if isinstance(items, str):
         messages.append({"role": "user", "content": items})
     else:
         for item in items or ():
             if isinstance(item, dict):
-                _item(item, messages, placeholders)
+                _item(item, messages, placeholders, names)
         messages = _images_after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
         out[MAX_TOKENS] = body["max_output_tokens"]
     out.update(_settings(body))
-    tools = [t for t in (_tool(t) for t in body.get("tools") or ()) if t]
-    tools, raw_choice = _allowed_tools(tools, body.get("tool_choice"))
+    tools = [t for t in (_tool(t) for t in flattened(body.get("tools"), names)) if t]
+    tools, raw_choice = _allowed_tools(tools, body.get("tool_choice"), names)
     if tools:  # OpenAI refuses parallel_tool_calls without tools (Codex's compaction turn)
         out["tools"] = tools
         if body.get("parallel_tool_calls") is not None:
             out["parallel_tool_calls"] = body["parallel_tool_calls"]
-        choice = _tool_choice(raw_choice)
+        choice = _tool_choice(raw_choice, names)
         if choice is not None:
             out["tool_choice"] = choice
     response_format = _format(body.get("text"))
@@ -151,15 +157,33 @@ def _settings(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def custom_tools(body: dict[str, Any]) -> frozenset[str]:
-    """Names of the freeform tools, whose calls go back as `custom_tool_call` items."""
+    """Chat names of the freeform tools, whose calls go back as `custom_tool_call` items."""
+    tools = flattened(body.get("tools"), chat_names(body.get("tools")))
     return frozenset(
-        str(t.get("name"))
-        for t in body.get("tools") or ()
-        if isinstance(t, dict) and t.get("type") == "custom"
+        str(t.get("name")) for t in tools if isinstance(t, dict) and t.get("type") == "custom"
     )
 
 
-def _item(item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bool) -> None:
+def namespaced_tools(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The namespace and name of each namespaced tool, by its chat name: its calls go back
+    under the two."""
+    return chat_names(body.get("tools")).pairs
+
+
+def dropped_tools(body: dict[str, Any]) -> list[str]:
+    """The tools chat cannot offer, by type (and name, when they have one): hosted tools,
+    which run at OpenAI (`web_search`, `file_search`, …)."""
+    tools = flattened(body.get("tools"), chat_names(body.get("tools")))
+    return [
+        ":".join(str(part) for part in (t.get("type"), t.get("name")) if part)
+        for t in tools
+        if isinstance(t, dict) and _tool(t) is None
+    ]
+
+
+def _item(
+    item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bool, names: ChatNames
+) -> None:
     kind = item.get("type", "message")
     if kind == "message":
         messages.append(_message(item, placeholders))
@@ -169,10 +193,11 @@ def _item(item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bo
             arguments = orjson.dumps({"input": item.get("input", "")}).decode()
         elif isinstance(arguments, str):  # a JSON object, or wrapped as one (see above)
             arguments = tool_input(arguments)
+        name = names.chat(item.get("namespace"), str(item.get("name") or ""))
         call = {
             "id": str(item.get("call_id") or item.get("id") or ""),
             "type": "function",
-            "function": {"name": str(item.get("name") or ""), "arguments": arguments or "{}"},
+            "function": {"name": name, "arguments": arguments or "{}"},
         }
         last = messages[-1] if messages else {}
         if last.get("role") == "assistant":
@@ -292,7 +317,9 @@ def _tool(tool: Any) -> dict[str, Any] | None:
     return {"type": "function", "function": function}
 
 
-def _allowed_tools(tools: list[dict[str, Any]], choice: Any) -> tuple[list[dict[str, Any]], Any]:
+def _allowed_tools(
+    tools: list[dict[str, Any]], choice: Any, names: ChatNames
+) -> tuple[list[dict[str, Any]], Any]:
     """The tools and tool choice once an `allowed_tools` choice is applied. Chat has the same
     choice in another shape, but vLLM's chat API knows only none/auto/required/a function:
     offering only the allowed tools with `auto` or `required` means the same everywhere.
@@ -301,18 +328,24 @@ def _allowed_tools(tools: list[dict[str, Any]], choice: Any) -> tuple[list[dict[
         return tools, choice
     listed = choice.get("tools")
     allowed = listed if isinstance(listed, list) else []
-    names = {t["name"] for t in allowed if isinstance(t, dict) and isinstance(t.get("name"), str)}
-    kept = [t for t in tools if t["function"]["name"] in names]
+    chat = {
+        names.chat(t.get("namespace"), t["name"])
+        for t in allowed
+        if isinstance(t, dict) and isinstance(t.get("name"), str)
+    }
+    kept = [t for t in tools if t["function"]["name"] in chat]
     if not kept:
         return tools, "none"
     return kept, "required" if choice.get("mode") == "required" else "auto"
 
 
-def _tool_choice(choice: Any) -> Any:
+def _tool_choice(choice: Any, names: ChatNames) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
     if isinstance(choice, dict) and choice.get("type") in ("function", "custom"):
-        return {"type": "function", "function": {"name": choice.get("name")}}
+        name = choice.get("name")
+        chat = names.chat(choice.get("namespace"), name) if isinstance(name, str) else name
+        return {"type": "function", "function": {"name": chat}}
     return None
 
 

@@ -5,6 +5,7 @@ mean, the same either way)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from router.translate.responses_items import (
@@ -23,10 +24,16 @@ from router.translate.wire import content_text, first_choice, reasoning_text
 
 
 def from_chat(
-    chat: dict[str, Any], request: dict[str, Any], custom: frozenset[str] = frozenset()
+    chat: dict[str, Any],
+    request: dict[str, Any],
+    custom: frozenset[str] = frozenset(),
+    namespaced: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """A whole chat completion → a whole Response. Its call ids are unique in the session:
-    `request`'s input items hold the ids of earlier turns (`router.translate.tool_ids`)."""
+    `request`'s input items hold the ids of earlier turns (`router.translate.tool_ids`).
+    `custom`: the chat names of the freeform tools; `namespaced`: the namespace and name of
+    each namespaced tool, by its chat name (`router.translate.namespaces`)."""
+    namespaced = namespaced or {}
     choice = first_choice(chat)
     message = choice.get("message") or {}
     base = str(chat.get("id") or time.time_ns())
@@ -46,14 +53,16 @@ def from_chat(
         function = call.get("function") or {}
         name = str(function.get("name") or "")
         arguments = str(function.get("arguments") or "")
+        namespace, own = namespaced.get(name, (None, name))
         out["output"].append(
             call_item(
                 f"fc_{base}_{index}",
                 ids.id(call.get("id"), index),
-                name,
+                own,
                 arguments,
                 name in custom,
                 "incomplete" if cut and not parses(arguments) else "completed",
+                namespace,
             )
         )
     if cut and out["output"]:  # the last item is the one the model was writing

@@ -134,3 +134,23 @@ def test_a_first_choice_cut_by_the_limit_stays_cut_when_a_later_chunk_says_stop(
     whole.see(other)
     assert whole.answer_finish_reasons == ["stop"]
     assert not cut_by_limit(whole.answer_finish_reasons)
+
+
+def test_a_namespaced_call_is_kept_under_the_name_a_shadow_asked_in_chat_gives_it() -> None:
+    """A Responses call of a namespaced tool names it `spawn_agent` in `multi_agent_v1`; the
+    shadow, asked in chat, calls `multi_agent_v1__spawn_agent` (`router.translate.
+    namespaces`): kept under its bare name, the same call disagreed."""
+    namespaced = {"multi_agent_v1__spawn_agent": ("multi_agent_v1", "spawn_agent")}
+    chunks = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [{"index": 0, "id": "call_s", "type": "function", "function": {}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"name": "multi_agent_v1__spawn_agent"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"message":"go"}'}}]}),
+        chunk({}, "tool_calls"),
+    ]
+    stream = responses_reply.ResponsesStream({"model": "auto"}, namespaced=namespaced)
+    events = [payload for _, payload in run(stream, chunks)]
+    done = [e["item"] for e in events if e.get("type") == "response.output_item.done"]
+    assert [(i["namespace"], i["name"]) for i in done] == [("multi_agent_v1", "spawn_agent")]
+    want = [("multi_agent_v1__spawn_agent", {"message": "go"})]
+    assert _kept_calls("responses", events) == want
