@@ -38,6 +38,19 @@ ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = get_args(AttemptErrorKind)
 # Those a plan moves on after: not a backend's 4xx passed through (`Rejected`, never
 # retried), nor a cancellation (nothing is left to try for).
 FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
+# How a planned request can fail on the service's side, as `errors_total`'s (outcome, kind)
+# (`router.gateway.Gateway.fail`, `router.relay`): a backend's failure, the most telling of
+# the plan's (`router.dispatch`; a backend's 4xx passed through is the client's, but
+# `upstream_error` after a fallback), every backend of the plan skipped, or a bug of ours
+# (`RouterFault` while sending, else no kind). Their series start at 0
+# (`router.metric_zeros.failures`).
+FAILED_OUTCOMES: tuple[Outcome, ...] = ("upstream_error", "router_error")
+FAILURES: tuple[tuple[Outcome, str], ...] = (
+    *(("upstream_error", k) for k in ATTEMPT_ERROR_KINDS if k not in ("cancelled", "router_error")),
+    ("upstream_error", "no_backend_available"),
+    ("router_error", "router_error"),
+    ("router_error", "none"),
+)
 # The kinds of a request the router refused before classifying it (`router.api.refusal`, its
 # error's code), and the statuses it refuses with before a backend is chosen: those, and a
 # refused key's 401 (`router.api.front`). `OTHER_REFUSAL_STATUSES` are only ever `other`'s:

@@ -21,6 +21,21 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   1 and the cost dashboard read 0, "priced", for it, after every restart);
 - `errors_total` (intent `none`, `client_error`) and `rejected_requests_total`: the
   router's own refusals, closed sets created once, at start;
+- a planned request that failed on the service's side (`upstream_error`, `router_error`),
+  so that the first one of an outage shows (one failed math request read 1 in
+  `errors_total` and 0 in `increase()`, found in review): `errors_total` for each intent
+  with each (outcome, kind) such a failure can have (`metric_labels.FAILURES`, 16 an
+  intent, 128 in all), once, at start; and from the config `requests_total` for each
+  (intent, route) a request can take (`intents_on`, each backend forced by name too) with
+  backend `none` (no backend served), both outcomes and both `stream` values, and for a
+  stream cut or stalled after its backend answered, each member with `upstream_error`.
+  Client errors and cancellations are the client's: left to their first event;
+- `fallback_requests_total`: for each route of two or more backends, each (intent, route)
+  with each backend a request can end on after a move, `none` too (a request that never
+  moved creates its own series, at 0);
+- `shadow_comparisons_total`: each (intent, live backend, target) the shadow samples and
+  may replay on (`router.shadow_sampling.choose`, asked of each route's members), with each
+  result (a pair's first comparison created its siblings at 0, but its own result at 1);
 - `canary_cases_total`: each configured backend with each suite the canary runs, `passed`,
   `failed`, and `error` with each kind of error, `other` too: 9 series per backend and
   suite. The suites are loaded from files, not read from the config, so the canary's judge
@@ -41,18 +56,23 @@ import itertools
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, get_args
 
+from classifier.intent import INTENTS, UNREAD
 from router import pricing
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
     CANARY_ERROR_KINDS,
+    FAILED_OUTCOMES,
+    FAILURES,
     FALLBACK_REASONS,
     OTHER_REFUSAL_STATUSES,
     REFUSAL_KINDS,
     REFUSAL_STATUSES,
+    SHADOW_RESULTS,
 )
 from router.metric_store import Family
 from router.policy import intents_on
 from router.record import Api, Record
+from router.shadow_sampling import choose, rate_for
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -72,8 +92,17 @@ def refusals(metrics: Metrics) -> None:
         metrics.rejected.inc(("other", status), 0)
 
 
+def failures(metrics: Metrics) -> None:
+    """Each intent's failures on the service's side (`metric_labels.FAILURES`): a closed
+    set, so once, at start."""
+    for intent in (*INTENTS, UNREAD):
+        for outcome, kind in FAILURES:
+            metrics.errors.inc((intent, outcome, kind), 0)
+
+
 def configured(metrics: Metrics, config: Config) -> None:
-    """The attempts, fallbacks and unpriced requests `config` can produce, at 0, at start."""
+    """The series of `config`'s backends and routes (attempts, fallbacks, unpriced, failed
+    and moved requests, shadow comparisons), at 0, at start."""
     expecting(metrics, config)()
 
 
@@ -86,28 +115,82 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
     pairs = {pair for route in config.routes.values() for pair in itertools.permutations(route, 2)}
     moves = [(*pair, reason) for pair in sorted(pairs) for reason in FALLBACK_REASONS]
     unpriced = unpriced_series(config)
+    failed, moved = failed_series(config), moved_series(config)
+    shadowed = shadow_series(config)
 
     def apply() -> None:
         _expect(metrics.attempts, attempts)
         _expect(metrics.fallbacks, moves)
         _expect(metrics.unpriced, unpriced)
+        _expect(metrics.requests, failed)
+        _expect(metrics.fallback_requests, moved)
+        _expect(metrics.shadow, shadowed)
 
     return apply
 
 
+def ways(config: Config) -> list[tuple[str, list[str]]]:
+    """Each route with its members, and each backend forced by name (its name is then the
+    route). Not a backend a stored response brings onto a route it is not in: rare, and
+    every route for each such backend would multiply the series."""
+    return [*config.routes.items(), *((b.name, [b.name]) for b in config.backends)]
+
+
+def failed_series(config: Config) -> list[Labels]:
+    """`requests_total`'s (intent, route, backend, tier, outcome, stream) of a request that
+    failed on the service's side: with no backend serving, or a stream cut after its
+    backend answered (a whole reply that answered has nothing left to fail)."""
+    out: dict[Labels, None] = {}
+    for route, members in ways(config):
+        served = [(b.name, b.tier) for b in map(config.backend, members)]
+        for intent in intents_on(route, config):
+            for outcome in FAILED_OUTCOMES:
+                for stream in ("false", "true"):
+                    out[(intent, route, "none", "none", outcome, stream)] = None
+            for backend, tier in served:
+                out[(intent, route, backend, tier, "upstream_error", "true")] = None
+    return list(out)
+
+
+def moved_series(config: Config) -> list[Labels]:
+    """`fallback_requests_total`'s (intent, route, backend, tier) where a request can end
+    after a move: each route of two or more backends, on any of them (a skipped or sticky
+    backend reorders the plan) or on none."""
+    out: list[Labels] = []
+    for route, members in config.routes.items():
+        if len(members) < 2:
+            continue
+        ends = [*((b.name, b.tier) for b in map(config.backend, members)), ("none", "none")]
+        out += [(i, route, *end) for i in intents_on(route, config) for end in ends]
+    return out
+
+
+def shadow_series(config: Config) -> list[Labels]:
+    """`shadow_comparisons_total`'s (intent, live, target, result) of each request the shadow
+    samples (`rate_for`) and may replay (`choose`), served by each member of its route."""
+    out: dict[Labels, None] = {}
+    for route, members in ways(config):
+        for intent in intents_on(route, config):
+            for served in map(config.backend, members):
+                live = Record("", 0.0, intent=intent, route=route)
+                live.backend, live.tier = served.name, served.tier
+                if rate_for(live, config) <= 0 or (target := choose(live, config).target) is None:
+                    continue
+                for result in SHADOW_RESULTS:
+                    out[(intent, served.name, target, result)] = None
+    return list(out)
+
+
 def unpriced_series(config: Config) -> list[Labels]:
-    """(intent, route, backend, tier) of each request `config` would leave unpriced: the
-    routes' members, and each backend forced by name (its name is then the route). Not a
-    backend a stored response brings onto a route it is not in: rare, and every route
-    for each such backend would multiply the series."""
+    """(intent, route, backend, tier) of each request `config` would leave unpriced, by
+    `ways`."""
     unpriced = pricing.unpriced_backends(config)
     if not unpriced:
         return []
     pricer = pricing.Pricer(config)
     pricer.unpriced.update(unpriced)  # known: serve logs their "no price", not this walk
-    ways = [*config.routes.items(), *((b.name, [b.name]) for b in config.backends)]
     out: list[Labels] = []
-    for route, members in ways:
+    for route, members in ways(config):
         for served in map(config.backend, members):
             record = Record("", 0.0, route=route, backend=served.name, tier=served.tier)
             record.cost_usd, record.counterfactual_usd = pricer.price(record)

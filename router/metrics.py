@@ -54,6 +54,7 @@ class Metrics(MetricFamilies):
         self._config_in_force(True, time.time())  # the config this process started with
         self._define_requests()
         metric_zeros.refusals(self)  # at 0, so the first shows (those of the config: build)
+        metric_zeros.failures(self)
         self._define_backends()
         self._define_quality()
         self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process

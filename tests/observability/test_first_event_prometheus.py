@@ -1,9 +1,11 @@
-"""A real Prometheus sees a router's first fallback and first refusal of a kind.
+"""A real Prometheus sees a router's first fallback, first refusal of a kind and first
+failed request.
 
 A series born with its first event starts at 1: `increase()` and `rate()` have no earlier
 sample and read 0, so a dead primary's one fallback before its circuit opened never showed
-on "Fallbacks by path and reason" (found in review, with Prometheus 2.42). The router now
-shows those series at 0 from the start (`router.metric_zeros`).
+on "Fallbacks by path and reason" (found in review, with Prometheus 2.42), nor did one
+failed math request in `errors_total` (read 1, `increase()` 0: found in a later review).
+The router now shows those series at 0 from the start (`router.metric_zeros`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,14 @@ pytestmark = pytest.mark.slow
 MOVE = 'smf_router_fallbacks_total{from_backend="local",to_backend="cloud",reason="unreachable"}'
 REFUSED = 'smf_router_rejected_requests_total{api="chat",status="415"}'
 KIND = 'smf_router_errors_total{intent="none",kind="unsupported_content_encoding"}'
+# a math request: the cloud answered 500, then the dead local backend refused the connection
+MATH = 'intent="math",route="math",backend="none",tier="none"'
+FAILED = 'smf_router_errors_total{intent="math",outcome="upstream_error",kind="server_error"}'
+FAILED_REQUEST = f'smf_router_requests_total{{{MATH},outcome="upstream_error",stream="false"}}'
+MOVED_REQUEST = f"smf_router_fallback_requests_total{{{MATH}}}"
 
 
-def test_increase_counts_the_first_fallback_and_the_first_refusal(
+def test_increase_counts_the_first_fallback_refusal_and_failed_request(
     tmp_path: Path, dead_port: int
 ) -> None:
     require_prometheus()
@@ -47,7 +54,11 @@ def test_increase_counts_the_first_fallback_and_the_first_refusal(
                 f"{proxy.url}/chat/completions", content=packed, headers=encoded, timeout=10
             )
             assert refused.status_code == 415
-            for counter in (MOVE, REFUSED, KIND):
+            cloud.control("faults", {"fault": "server_error:500"})
+            math = {"model": "math", "messages": [{"role": "user", "content": "2+2?"}]}
+            failed = httpx.post(f"{proxy.url}/chat/completions", json=math, timeout=30)
+            assert failed.status_code == 502  # the cloud said 500; local refused the connection
+            for counter in (MOVE, REFUSED, KIND, FAILED, FAILED_REQUEST, MOVED_REQUEST):
                 prom.wait_for(f"max_over_time({counter}[5m])", 1)  # scraped once it moved
                 prom.wait_for(f"count_over_time({counter}[5m])", 2)  # born at 1: a 2nd sample
                 increase = prom.series(f"sum(increase({counter}[5m]))")
