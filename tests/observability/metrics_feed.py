@@ -79,6 +79,7 @@ def feed(metrics: Metrics, n: int) -> None:
         counterfactual_usd=None,
     )
     metrics.record_finished(unpriced)
+    # a failed request: 1 in 9 of those planned (SmfRequestsFailing)
     failed = Record(request_id=f"f{n}", started_at=0.0, intent="math", route="math")
     failed.outcome, failed.error_kind, failed.status = "upstream_error", "unreachable", 502
     metrics.record_finished(failed)
@@ -94,6 +95,7 @@ def feed(metrics: Metrics, n: int) -> None:
     metrics.config_reloaded(ok=False, at=0.0)
     metrics.backend_state("local", "local", up=False, circuit="open")
     metrics.backend_state("cloud", "cloud", up=True, circuit="closed")
+    metrics.backend_state("cloud2", "cloud", up=False, circuit="open")  # SmfCloudBackendDown
     metrics.capacity("local", running=30, waiting=4, kv_cache_usage=0.93)
     ts = 1_764_000_000
     metrics.canary_result("local", "math", pass_ratio=0.25, lower=0.1, floor=0.5, ts=ts)
