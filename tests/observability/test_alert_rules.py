@@ -4,7 +4,8 @@ config) fires once its `for:` has passed, not before, and says what it should, e
 
 SmfCanaryGateClosed is tested from a real canary in test_canary_alert_rules.py; the alerts
 that say the router is losing what it records (ledger rows, trace spans) are in
-test_record_loss_alert_rules.py, and this file checks that every alert has a case somewhere.
+test_record_loss_alert_rules.py, the outage alerts in test_alert_outage.py, and this file
+checks that every alert has a case somewhere.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 import yaml
 from alert_cases import ROUTER, Case, fired, promtool_account, quiet, series
 from dashboard_queries import ALERTS
+from test_alert_outage import TESTED as OUTAGE_ALERTS
 from test_record_loss_alert_rules import CASES as RECORD_LOSS_CASES
 
 # A router's series as a federating Prometheus passes them on without honor_labels.
@@ -268,7 +270,9 @@ CASES: dict[str, Case] = {
 def test_every_alert_has_a_case_here_or_in_the_canary_test() -> None:
     rules = yaml.safe_load(ALERTS.read_text())["groups"][0]["rules"]
     assert not CASES.keys() & RECORD_LOSS_CASES.keys()
-    assert {r["alert"] for r in rules} == {*CASES, *RECORD_LOSS_CASES, "SmfCanaryGateClosed"}
+    assert not CASES.keys() & OUTAGE_ALERTS
+    named = {*CASES, *RECORD_LOSS_CASES, *OUTAGE_ALERTS, "SmfCanaryGateClosed"}
+    assert {r["alert"] for r in rules} == named
 
 
 @pytest.mark.parametrize("alert", sorted(CASES))
