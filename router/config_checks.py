@@ -8,7 +8,7 @@ validators call them, so start, reload and `config check` refuse the same things
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -37,13 +37,15 @@ def header_safe(value: str) -> bool:
     return all(c == "\t" or (" " <= c <= "\xff" and c != "\x7f") for c in value)
 
 
-def check_origins(origins: list[str]) -> list[str]:
-    """`server.allowed_origins`, each normalised for comparing with the `Origin` header
-    (`check_origin`); an error names the entry by its index."""
+def check_entries(entries: list[str], check: Callable[[str], str]) -> list[str]:
+    """Each of a list's `entries` as `check` keeps it; an error names the entry by its
+    index and says why, never quoting it: an entry may hold a password
+    (`https://u:pw@x`), and the message reaches `config check`, the log of a refused reload
+    and its 400 answer (found in review). `check` says why after "entry N"."""
     checked = []
-    for index, origin in enumerate(origins):
+    for index, entry in enumerate(entries):
         try:
-            checked.append(check_origin(origin))
+            checked.append(check(entry))
         except ValueError as exc:
             raise ValueError(f"entry {index} (counting from 0) {exc}") from None
     return checked
@@ -101,20 +103,38 @@ def check_host_name(name: str) -> str:
     with it: lower case, no trailing dot. A port, scheme or path would never match a Host
     the router compares it with, so the entry would silently do nothing. A name in another
     script (`bücher.lan`) was refused as no host name, though browsers send it, in its
-    punycode form (`xn--bcher-kva.lan`): that form is what is kept (found in review)."""
+    punycode form (`xn--bcher-kva.lan`): that form is what is kept (found in review). Refused
+    saying why, never quoting it (`check_entries`): `http://u:pw@x` held a password."""
     host = name.strip().lower().rstrip(".")  # as the Host header is read
     if not host.isascii():
         try:
             host = host.encode("idna").decode("ascii")  # IDNA 2003: what Python ships
         except UnicodeError:
             host = ""  # an empty or overlong label: refused below
-    if not _HOST_NAME.fullmatch(host):
-        raise ValueError(
-            f"{name!r} is not a host name like router.lan or bücher.lan (its punycode form "
-            "xn--bcher-kva.lan too; no scheme, port, path or wildcard; IP addresses and "
-            "localhost need no listing)"
-        )
-    return host
+    if _HOST_NAME.fullmatch(host):
+        return host
+    raise ValueError(
+        f"{_not_host_name(name.strip())}, so it is not a host name like router.lan or "
+        "bücher.lan (its punycode form xn--bcher-kva.lan too; no scheme, port, path or "
+        "wildcard; IP addresses and localhost need no listing)"
+    )
+
+
+def _not_host_name(text: str) -> str:
+    """Why `text` is no host name, in words that quote none of it."""
+    if not text:
+        return "is empty"
+    if "://" in text:
+        return "has a scheme (such as http://)"
+    if "@" in text:
+        return "holds a user or password"
+    if "*" in text:
+        return "holds a *, but entries are compared whole, never as patterns"
+    if "/" in text:
+        return "has a path"
+    if ":" in text:
+        return "has a port (or is an IPv6 address, which needs no listing)"
+    return "has a character or a label a host name cannot have"
 
 
 def known_intents(where: str, keys: Iterable[str]) -> None:

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evals import results
 from router.config_backend import Count, Number, Strict
-from router.config_checks import check_host_name, check_origins, known_intents
+from router.config_checks import check_entries, check_host_name, check_origin, known_intents
 
 Fraction = Annotated[Number, Field(ge=0, le=1)]
 
@@ -173,9 +173,9 @@ class ServerSettings(Strict):
     @field_validator("allowed_origins")
     @classmethod
     def _origins(cls, origins: list[str]) -> list[str]:
-        return check_origins(origins)
+        return check_entries(origins, check_origin)
 
     @field_validator("allowed_hosts")
     @classmethod
     def _hosts(cls, hosts: list[str]) -> list[str]:
-        return [check_host_name(host) for host in hosts]
+        return check_entries(hosts, check_host_name)

@@ -301,3 +301,26 @@ def test_a_refused_reload_quotes_no_secret_of_the_file_in_its_answer_or_log(
                 what="the POST's and the SIGHUP's refusal in the log",
             )
         assert "SECRET" not in log.read_text()
+
+
+def test_a_refused_reload_quotes_no_allowed_hosts_entry_in_its_answer_or_log(
+    tmp_path: Path,
+) -> None:
+    """An `allowed_hosts` entry written as a URL with a password was quoted whole by the
+    error, in the reload's 400 answer and the log line of a refused POST or SIGHUP reload
+    (found in review): the entry is named by its index."""
+    with served_process(tmp_path) as (proxy, process, data, path):
+        (log,) = tmp_path.glob("router-*.log")
+        server = {**data["server"], "allowed_hosts": ["router.lan", "http://u:SECRET-pw@x"]}
+        write(path, {**data, "server": server})
+        answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+        assert answer.status_code == 400, answer.text
+        message = answer.json()["error"]["message"]
+        assert "server.allowed_hosts" in message and "entry 1 (counting from 0)" in message
+        assert "SECRET" not in message
+        process.send_signal(signal.SIGHUP)
+        until(
+            lambda: log.read_text().count("config reload rejected") == 2,
+            what="the POST's and the SIGHUP's refusal in the log",
+        )
+        assert "SECRET" not in log.read_text()

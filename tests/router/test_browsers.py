@@ -296,3 +296,32 @@ async def test_a_listed_origin_matches_as_browsers_send_it(
     sent = ["https://chat.team.example", "https://xn--bcher-kva.example", "http://[::1]:3000"]
     answers = await answers_in_a_container(config, [{**plain, "origin": o} for o in sent])
     assert [a.status_code for a in answers] == [200, 200, 200]
+
+
+HOSTS = GOOD + "server:\n  allowed_hosts:\n    - router.lan\n    - '{bad}'\n"
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ("http://u:pw-SECRET@x.lan", "has a scheme (such as http://)"),
+        ("u:pw-SECRET@x.lan", "holds a user or password"),
+        ("*.SECRET.lan", "holds a *, but entries are compared whole, never as patterns"),
+        ("x.lan/SECRET", "has a path"),
+        ("SECRET.lan:4000", "has a port (or is an IPv6 address, which needs no listing)"),
+        ("SECRET..lan", "has a character or a label a host name cannot have"),
+        ("  ", "is empty"),
+    ],
+)
+def test_a_host_that_is_no_host_name_is_refused_naming_its_entry_not_quoting_it(
+    tmp_path: Path, bad: str, why: str
+) -> None:
+    """`http://u:pw@x` was quoted whole by the error, and so printed by `config check`, the
+    log of a refused reload and its 400 answer (found in review): named by its index, as
+    an `allowed_origins` entry is."""
+    done = config_check(tmp_path, HOSTS.replace("{bad}", bad), {})
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    said = f"server.allowed_hosts (line 17): entry 1 (counting from 0) {why}, so it is not a host"
+    assert said in output and "punycode form xn--" in output
+    assert "secret" not in output.lower() and "Traceback" not in output
