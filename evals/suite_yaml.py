@@ -19,8 +19,9 @@ from typing import Any
 
 import yaml
 from yaml.constructor import ConstructorError
+from yaml.reader import ReaderError
 
-from evals import grader_fields, yaml_mapping
+from evals import grader_fields, yaml_errors, yaml_mapping
 
 _BOOL = "tag:yaml.org,2002:bool"
 _INT = "tag:yaml.org,2002:int"
@@ -71,7 +72,10 @@ _Loader.add_implicit_resolver(_FLOAT, _FLOAT_PATTERN, list("-+0123456789."))
 def documents(text: str) -> Iterator[tuple[Any, yaml.Node]]:
     """Each document of ``text``, parsed, with its node (for lines); a ``yaml.YAMLError``
     with a line when it does not parse."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # which first looks at every character
+    except ReaderError as exc:
+        raise yaml_errors.unreadable(text, exc.position) from None
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -83,13 +87,17 @@ def documents(text: str) -> Iterator[tuple[Any, yaml.Node]]:
 
 def problem(exc: yaml.YAMLError) -> str:
     """What is wrong and on which line, in one line: PyYAML's own text spans several and
-    names the file "<unicode string>"."""
+    names the file "<unicode string>". Said without any of the file (`evals.yaml_errors`):
+    PyYAML's message quoted a tag, an alias or a character of it, a piece of a prompt,
+    which no log may hold (found in review)."""
     if not isinstance(exc, yaml.MarkedYAMLError):
-        return str(exc)
-    text = exc.problem or exc.context or "not YAML"
-    if exc.problem and exc.context:
+        return yaml_errors.without_input(str(exc), exc)
+    problem_text = yaml_errors.without_input(exc.problem, exc) if exc.problem else None
+    context = yaml_errors.without_input(exc.context, exc) if exc.context else None
+    text = problem_text or context or "not YAML"
+    if problem_text and context:
         on = f" on line {exc.context_mark.line + 1}" if exc.context_mark else ""
-        text = f"{exc.problem} ({exc.context}{on})"
+        text = f"{problem_text} ({context}{on})"
     mark = exc.problem_mark or exc.context_mark
     return f"line {mark.line + 1}: {text}" if mark else text
 

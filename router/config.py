@@ -23,7 +23,8 @@ import yaml
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from classifier.intent import INTENTS
-from router import config_env, config_warnings, config_yaml, config_yaml_errors
+from evals import yaml_errors
+from router import config_env, config_warnings, config_yaml
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
 from router.config_backend import Strict
@@ -267,7 +268,7 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     try:
         data = config_yaml.read(raw)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {config_yaml_errors.problem(exc)}") from None
+        raise ConfigError(f"{path}: invalid YAML: {yaml_errors.problem(exc)}") from None
     except RecursionError:  # the reader's depth limit should come first; never a traceback
         raise ConfigError(f"{path}: invalid YAML: nested too deeply") from None
     if isinstance(data, dict) and data.get("demo"):  # the built-in demo config's mark

@@ -9,7 +9,7 @@ twice silently took the last value. Here each of these is a `yaml.YAMLError` who
 names the line.
 
 PyYAML's own message quotes the file, and a config file holds literal secrets (a header
-value, a password in a URL): `router.config_yaml_errors` says what went wrong with its line
+value, a password in a URL): `evals.yaml_errors` says what went wrong with its line
 and column only, for the log and the reload answer; a value it cannot construct is named
 by its tag only, never by the reason, which quotes it; a character YAML refuses anywhere
 in the file, by its line and column, never its code.
@@ -27,7 +27,7 @@ from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 from yaml.reader import ReaderError
 
-from evals import yaml_mapping
+from evals import yaml_errors, yaml_mapping
 
 # Limits far above any real config (a few hundred values, a few levels deep) and far below
 # what costs noticeable time or memory.
@@ -72,7 +72,7 @@ def read(text: str) -> Any:
     try:
         loader = _Loader(text)  # which first looks at every character
     except ReaderError as exc:
-        raise _unreadable(text, exc.position) from None
+        raise yaml_errors.unreadable(text, exc.position) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -222,18 +222,6 @@ def _check_size(root: yaml.Node) -> None:
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack += ((key, depth + 1), (value, depth + 1))
-
-
-def _unreadable(text: str, at: int) -> yaml.MarkedYAMLError:
-    """PyYAML's error for a character YAML does not allow names it by its code and says
-    where by its position in the whole text, on a second line: at its line and column
-    instead, without it."""
-    line = text.count("\n", 0, at)
-    mark = yaml.Mark("<config>", at, line, at - (text.rfind("\n", 0, at) + 1), None, 0)
-    problem = (
-        "a character YAML does not allow (such as a control character but tab or a line break)"
-    )
-    return yaml.MarkedYAMLError(None, None, problem, mark)
 
 
 def _kind(node: yaml.Node) -> str:

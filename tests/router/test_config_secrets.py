@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evals import yaml_errors
 from evals.urls import masked_url
-from router import config_yaml_errors
 from router.config import ConfigError, load
 from tests.router.env_config_check import config_check
 
@@ -260,9 +260,9 @@ def test_a_yaml_message_not_known_to_quote_nothing_is_cut_at_its_first_quote() -
     """A message a later PyYAML may add with the input in it: cut, never passed on."""
     mark = yaml.Mark("<config>", 0, 4, 2, None, 0)
     unknown = yaml.MarkedYAMLError("while reading", None, "found strange 'sk-SECRET' here", mark)
-    assert config_yaml_errors.problem(unknown) == (
+    assert yaml_errors.problem(unknown) == (
         "while reading: found strange (the rest is not shown: it would quote the file)"
         " (line 5, column 3)"
     )
     literal = yaml.MarkedYAMLError(None, None, "could not find expected ':'", mark)
-    assert config_yaml_errors.problem(literal) == "could not find expected ':' (line 5, column 3)"
+    assert yaml_errors.problem(literal) == "could not find expected ':' (line 5, column 3)"

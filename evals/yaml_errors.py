@@ -1,16 +1,21 @@
-"""A YAML error in a config file, said without any of the file's text: what went wrong,
-with its line and column.
+"""A YAML error said without any of the file's text: what went wrong, with its line and
+column.
 
-A config file holds literal secrets (a header value, a password in a URL), and PyYAML's
-messages quote the input: the lines around the problem, and in the message itself a tag
-(`could not determine a constructor for the tag '!Pa55wordSECRET'`), an alias, an anchor,
-the character the scanner stopped at, and our own a key given twice. Leaving out the lines
-was not enough: the rest reached `config check`, the log of a refused SIGHUP reload and the
-reload's 400 answer (found in review). Each message PyYAML is known to write with a piece
-of the input is said here without it; any other message is cut at its first quote, so one
-a later PyYAML adds cannot quote the file either. A value starting with `!`, `*` or `&` is
-the likely mistake behind a tag or alias error (a password that starts with one), so those
-say to quote it.
+A config file holds literal secrets (a header value, a password in a URL), a suite file
+prompts, which no log may hold unless a switch says so; PyYAML's messages quote the input:
+the lines around the problem, and in the message itself a tag (`could not determine a
+constructor for the tag '!Pa55wordSECRET'`), an alias, an anchor, the character the scanner
+stopped at, and our own a key given twice. Leaving out the lines was not enough: the rest
+reached `config check`, the log of a refused SIGHUP reload and the reload's 400 answer, and
+a suite's error the canary's log (found in review). Each message PyYAML is known to write
+with a piece of the input is said here without it; any other message is cut at its first
+quote, so one a later PyYAML adds cannot quote the file either. A value starting with `!`,
+`*` or `&` is the likely mistake behind a tag or alias error (a password that starts with
+one), so those say to quote it.
+
+In `evals`, so that the suite reader (`evals.suite_yaml`) and the router's config reader
+(`router.config_yaml`) both say errors this way: the router may import `evals`, never the
+reverse.
 """
 
 from __future__ import annotations
@@ -80,22 +85,35 @@ def problem(exc: yaml.YAMLError) -> str:
     """What is wrong, where: the context and the problem, each with its line and column,
     none quoting the file."""
     if not isinstance(exc, yaml.MarkedYAMLError):
-        return _without_input(str(exc), exc)  # `config_yaml.read` marks a reader's error
+        return without_input(str(exc), exc)  # a reader's error is marked (`unreadable`)
     parts = [
-        f"{_without_input(text, exc)} ({_at(mark)})"
+        f"{without_input(text, exc)} ({_at(mark)})"
         if mark is not None
-        else _without_input(text, exc)
+        else without_input(text, exc)
         for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
         if text
     ]
     return ": ".join(parts) or "not YAML"
 
 
+def unreadable(text: str, at: int) -> yaml.MarkedYAMLError:
+    """PyYAML's error for a character YAML does not allow (a `ReaderError`, at `at` in
+    `text`) names it by its code and says where by its position in the whole text, on a
+    second line: at its line and column instead, without it."""
+    line = text.count("\n", 0, at)
+    mark = yaml.Mark("<yaml>", at, line, at - (text.rfind("\n", 0, at) + 1), None, 0)
+    problem = (
+        "a character YAML does not allow (such as a control character but tab or a line break)"
+    )
+    return yaml.MarkedYAMLError(None, None, problem, mark)
+
+
 def _at(mark: yaml.Mark) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}"
 
 
-def _without_input(text: str, exc: yaml.YAMLError) -> str:
+def without_input(text: str, exc: yaml.YAMLError) -> str:
+    """One part of `exc`'s message (its problem or its context), without the input."""
     for pattern, said in _SAID:
         if pattern.fullmatch(text):
             return said or text
