@@ -336,13 +336,14 @@ class Backend(Strict):
 
     def sent_headers(self) -> dict[str, str]:
         """The headers every request to this backend carries, by lower-case name: `headers`,
-        and the key in `api_key_env` as a Bearer or the user and password in `base_url` as
-        basic auth. One merge for the requests, the health probes and the capacity reads,
-        which merged on their own and sent different Authorization headers (found in
-        review); litellm sends the key itself, `headers` beside it."""
+        and the key in `api_key_env` in the header its provider takes (`key_header`) or the
+        user and password in `base_url` as basic auth. One merge for the requests, the health
+        probes and the capacity reads, which merged on their own and sent the key in other
+        headers (found in review); litellm sends the key itself, `headers` beside it."""
         headers = {name.lower(): value for name, value in self.headers.items()}
         if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
+            key = self.key_header()
+            headers[key] = f"Bearer {self.api_key}" if key == "authorization" else self.api_key
         elif basic := self.basic_auth():
             headers["authorization"] = basic
         return headers

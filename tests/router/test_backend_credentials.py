@@ -9,10 +9,17 @@ second credential is refused the same way, by the field and never by its value.
 
 from __future__ import annotations
 
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any, ClassVar
 
+import httpx
 import pytest
 
+from router.capacity import read_context_window
+from router.config_backend import Backend
+from router.health import probe
+from tests.harness import send_json, upstream
 from tests.router.env_config_check import config_check
 
 LOCAL = """backends:
@@ -88,3 +95,60 @@ def test_a_header_that_is_the_only_one_of_its_name_is_still_taken(
     done = config_check(tmp_path, text, {"CREDENTIAL_TEST_KEY": "sk-SECRET-key"})
     assert done.returncode == 0, done.stderr
     assert "SECRET" not in done.stdout + done.stderr
+
+
+class _Captured(BaseHTTPRequestHandler):
+    """An upstream that answers every GET (a health path, `/v1/models`) with an empty model
+    list and keeps the headers it was sent, by lower-case name."""
+
+    seen: ClassVar[list[dict[str, str]]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append({name.lower(): value for name, value in self.headers.items()})
+        send_json(self, 200, b'{"object": "list", "data": []}')
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("model", "more", "header", "value"),
+    [
+        ("anthropic/claude-sonnet-4-5", {}, "x-api-key", "sk-SECRET-key"),
+        ("claude-sonnet-4-5", {}, "x-api-key", "sk-SECRET-key"),
+        ("azure/deployment", {}, "api-key", "sk-SECRET-key"),
+        ("gpt-4o", {"extra_body": {"custom_llm_provider": "azure"}}, "api-key", "sk-SECRET-key"),
+        ("openai/gpt-4o", {}, "authorization", "Bearer sk-SECRET-key"),
+    ],
+    ids=["anthropic", "bare-claude", "azure", "azure-named", "openai"],
+)
+async def test_probes_of_a_litellm_backend_send_its_key_as_its_provider_takes_it(
+    monkeypatch: pytest.MonkeyPatch, model: str, more: dict[str, Any], header: str, value: str
+) -> None:
+    """Health probes and `/v1/models` reads sent the key as `Authorization: Bearer` whatever
+    the provider, where litellm's requests send it as Anthropic's `x-api-key` or Azure's
+    `api-key` (found in review): a gateway or proxy checking that header saw none."""
+    monkeypatch.setenv("CREDENTIAL_TEST_KEY", "sk-SECRET-key")
+    monkeypatch.setattr(_Captured, "seen", [])
+    with upstream(_Captured) as server:
+        settings = Backend.model_validate(
+            {
+                "name": "cloud",
+                "tier": "cloud",
+                "kind": "litellm",
+                "base_url": server.url,
+                "model": model,
+                "api_key_env": "CREDENTIAL_TEST_KEY",
+                "headers": {"X-Team": "router"},
+                **more,
+            }
+        )
+        async with httpx.AsyncClient() as client:
+            assert await probe(client, settings, use_health=True, timeout_s=5) == (True, True)
+            assert await probe(client, settings, use_health=False, timeout_s=5) == (True, False)
+            assert await read_context_window(client, settings, timeout_s=5) is None
+    assert len(_Captured.seen) == 3
+    for sent in _Captured.seen:
+        assert sent[header] == value and sent["x-team"] == "router"
+        others = {"authorization", "x-api-key", "api-key"} - {header}
+        assert not others & sent.keys(), sent
