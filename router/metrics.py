@@ -111,7 +111,11 @@ class Metrics(MetricFamilies):
         # per request at times, so moves / requests could read 200%. A zero still creates
         # the series, so the ratio reads 0 rather than nothing.
         self.fallback_requests.inc((intent, route, backend, tier), 1.0 if moved else 0.0)
-        self.duration.observe((intent, backend, tier, stream), record.duration_s)
+        # How long serving takes: a refusal was never served, and its few milliseconds under
+        # backend `none` mixed with the requests every backend failed, the latency panels'
+        # "none" series (it is counted above and in `rejected_requests_total`).
+        if not record.refused:
+            self.duration.observe((intent, backend, tier, stream), record.duration_s)
         if record.ttft_s is not None:
             self.ttft.observe((intent, backend, tier), record.ttft_s)
             out = record.usage.completion_tokens

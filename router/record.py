@@ -152,6 +152,13 @@ class Record:
         return len(backend_moves(self.attempts)) if len(self.attempts) > 1 else 0
 
     @property
+    def refused(self) -> bool:
+        """Answered before the router planned it (`router.api.refusal`: a bad body or model,
+        or a bug or stop while the body was read). Only a plan names a route, so a refusal
+        has none: `route="none"` in the metrics, which is how the alerts leave them out."""
+        return not self.route
+
+    @property
     def unpriced(self) -> bool:
         """Served, with a cost or counterfactual the pricer could not know (None, which the
         ledger stores as NULL): the rows `router.ledger.rollups.UNPRICED` counts as the

@@ -10,7 +10,7 @@ was refused has no caller and no record (`router.api.front._refused`): only its 
 The record holds only what the router could read before it refused: who called (the key's
 name; never the key), the `model` the body named, the status and the error's code. No
 intent, route or backend: nothing was classified, planned nor sent, so the request costs
-nothing and has no latency to report.
+nothing and has no latency to report (no `request_duration_seconds` sample: `Record.refused`).
 No prompt text either, even with `ledger.store_text`: the body was unreadable, invalid or
 not yet read (a refused key's sender may not write text into the ledger). A refusal
 starts no trace span (`Gateway.prepare` starts it once a request can no longer be refused).
