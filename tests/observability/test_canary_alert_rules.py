@@ -43,8 +43,9 @@ def judged(rounds: list[tuple[str, int, int]]) -> tuple[Metrics, Judge]:
 
 
 def input_series(metrics: Metrics) -> list[dict[str, str]]:
-    """The canary and gate series of one scrape, held constant for 15 minutes."""
-    out = []
+    """The canary and gate series of one scrape, held constant for 15 minutes, and the
+    scrape's own `up` (without it, SmfRouterDown fires: no router target at all)."""
+    out = [{"series": 'up{instance="router:4000",job="smf-router"}', "values": "1x15"}]
     for family in text_string_to_metric_families(metrics.render()[0].decode()):
         for s in family.samples:
             if s.name.startswith(("smf_router_canary_", "smf_router_route_gated")):
