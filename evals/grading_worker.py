@@ -8,6 +8,8 @@ a reply is ``("grade", Grade)``, ``("case", message)`` for a ``CaseProblem`` or
 ``("bug", type name, traceback)``. Pickle is fine here: both ends are this code, and the
 socket is no one else's.
 
+It makes itself non-dumpable (Linux): it holds its parent's environment, keys included,
+and the sandbox's programs may run beside it as the same user.
 Its life is its parent's: it dies with it (``PR_SET_PDEATHSIG`` on Linux, so that even
 a regex that never ends does not outlive a router killed with SIGKILL), it leaves when
 the socket closes, and it ignores SIGINT and SIGTERM, which a terminal's Ctrl-C or a
@@ -37,7 +39,7 @@ HEADER = struct.Struct("!I")
 READY = "ready"
 """The first message: the imports are done."""
 
-_PR_SET_PDEATHSIG = 1
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4
 
 
 def frame(message: Any) -> bytes:
@@ -52,6 +54,15 @@ def _read(stream: Any, size: int) -> bytes | None:
     return data if data is not None and len(data) == size else None
 
 
+def _hide_environment() -> None:
+    """Non-dumpable, as `serve` and `canary run` make the router (`router.sandbox_layers`):
+    it holds the router's environment, cloud keys included, and the sandbox's programs run
+    as its user beside it (found in review: with the sandbox's kernel layers off, they could
+    read a dumpable process's /proc/<pid>/environ)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
 def _die_with(parent: int) -> None:
     """Be killed when the parent dies, and leave now if it already has."""
     if sys.platform.startswith("linux"):
@@ -64,6 +75,7 @@ def _die_with(parent: int) -> None:
 def serve(fd: int, parent: int, memory_bytes: int) -> None:
     """Grade requests from the socket ``fd`` until it closes, in ``memory_bytes`` of address
     space."""
+    _hide_environment()
     _die_with(parent)
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, signal.SIG_IGN)

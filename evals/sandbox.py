@@ -40,6 +40,9 @@ from evals.sandbox_guard import MARKER, STARTED
 # from run to run). The environment is entirely the sandbox's own (`_environment`), so
 # honouring PYTHON* variables lets nothing in from the router's.
 _PYTHON = (sys.executable, "-s", "-P", "-c")
+UNSHARE = ("unshare", "-rnp", "--fork", "--kill-child")
+"""User, network and PID namespaces, each program in its own: what a host must allow (the
+systemd unit's RestrictNamespaces=, which tests/deploy checks against these flags)."""
 
 
 @functools.cache
@@ -93,7 +96,7 @@ def namespaces_available() -> bool:
         return False
     try:
         probe = subprocess.run(
-            [exe, "-rnp", "--fork", "--kill-child", "true"],
+            [exe, *UNSHARE[1:], "true"],
             capture_output=True,
             timeout=5,
             check=False,
@@ -198,7 +201,7 @@ def run_python(source: str, limits: Limits | None = None) -> RunOutcome:
             if confined:  # the first program restricts itself, then executes the guard's
                 argv = [*_PYTHON, _source(landlock.__file__), *argv]
             if isolated:
-                argv = ["unshare", "-rnp", "--fork", "--kill-child", *argv]
+                argv = [*UNSHARE, *argv]
             started = time.monotonic()
             with (root / "stdout").open("wb") as out, (root / "stderr").open("wb") as err:
                 proc = subprocess.Popen(

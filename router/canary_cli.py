@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import signal
 from collections import Counter
 from collections.abc import Sequence
@@ -26,12 +27,14 @@ import typer
 
 from evals import cli_stdout
 from evals.results import CaseResult
+from evals.suite import Case
 from router.canary import Canary, load_cases
 from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
-from router.config import ConfigError
+from router.config import Config, ConfigError
 from router.ledger import LedgerWriter, location
+from router.sandbox_layers import CANARY, report, runs_code, undumpable
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
 
@@ -95,6 +98,7 @@ def run(
     ] = None,
 ) -> None:
     """Run one rotating sample of every suite against every backend and record the results."""
+    undumpable()  # before any sandboxed program: they must not read this environment
     if deadline_s is not None and not (math.isfinite(deadline_s) and deadline_s > 0):
         # 0 was taken: a round of cases "not asked" was recorded, and moved the rotation on
         raise typer.BadParameter(
@@ -111,6 +115,7 @@ def run(
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    say_sandbox_layers(settings, cases)
     book = gate_book(settings.canary)
     try:  # before any case runs: results the ledger could never take would be lost
         location.prepare(settings.ledger.path)
@@ -157,6 +162,18 @@ def run(
             )
         if status:
             raise typer.Exit(status)
+
+
+def say_sandbox_layers(settings: Config, cases: Sequence[Case]) -> None:
+    """`serve`'s line at start (`router.sandbox_layers`), on stderr, where code cases run."""
+    keys = [b.api_key_env for b in settings.backends if b.api_key_env]
+    features = [CANARY] if runs_code(cases) else []
+    said = report(features, os.environ, keys)
+    if said is not None:
+        _, line, warning = said
+        typer.echo(line, err=True)
+        if warning is not None:
+            typer.echo(f"warning: {warning}", err=True)
 
 
 def show(canary: Canary, backends: Sequence[BackendSettings], as_json: bool) -> None:

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.sandbox import Limits
+from router import sandbox_layers
 from router.canary import Canary, load_cases
 from router.canary_counts import not_runnable
 from router.canary_follow import Follower, hold_ready
@@ -364,6 +365,8 @@ def install(components: Any) -> None:
     cases = load_cases(config)
     metrics = components.metrics
     metrics.canary_suites_loaded(not_runnable(cases))
+    if sandbox_layers.runs_code(cases):
+        components.runs_code.append(sandbox_layers.CANARY)
     canary = Canary(
         lambda: components.config,
         cases,

@@ -64,8 +64,10 @@ def serve(
     from classifier.decision import ModelUnavailable
     from router.cli_config import locate
     from router.config import ConfigError
+    from router.sandbox_layers import undumpable
     from router.serve import run
 
+    undumpable()  # before any sandboxed program: they must not read this environment
     loaded, demo = load_config(config)
     try:
         run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evals.sandbox import run_python
-from router import live
+from router import live, sandbox_layers
 from router.backends.base import Backend
 from router.comparison import Executor, Reply
 from router.config import Config
@@ -212,6 +212,8 @@ def install(components: Any) -> None:
         tracing=components.tracing,
     )
     components.gateway.call_sinks.append(shadow)
+    if components.config.shadow.run_request_tests:
+        components.runs_code.append(sandbox_layers.SHADOW)
     components.background.append(shadow.run)
     components.closers.append(shadow.close)
     components.reload_hooks.append(lambda _: shadow.reloaded)  # applied in the swap

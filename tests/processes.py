@@ -8,6 +8,7 @@ import fcntl
 import os
 import pty
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -25,16 +26,22 @@ from tests.harness import VENV_BIN, Running, free_port, wait_for
 
 @contextmanager
 def router_process(
-    config: dict[str, Any], tmp: Path, env: dict[str, str] | None = None, host: str = "127.0.0.1"
+    config: dict[str, Any],
+    tmp: Path,
+    env: dict[str, str] | None = None,
+    host: str = "127.0.0.1",
+    wrapper: Sequence[str] = (),
 ) -> Iterator[tuple[Running, subprocess.Popen[bytes]]]:
     """`smf-router serve` as a real subprocess (for signals and multi-process tests); its
-    output goes to `tmp/router-<port>.log`."""
+    output goes to `tmp/router-<port>.log`. `wrapper`: the argv that runs it (`setpriv`,
+    `tests.syscall_filter`), each executing the next."""
     path = tmp / f"router-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump(config))
     port = free_port()
     log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
+    command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
     process = subprocess.Popen(
-        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port), "--host", host],
+        [*wrapper, *command, "--host", host],
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
@@ -53,6 +60,18 @@ def router_process(
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
+
+
+def without_capabilities() -> list[str] | None:
+    """The argv that runs a command as a service runs, with no capabilities (root's read
+    any process's memory, a non-dumpable one's too): nothing for a user other than root;
+    for root, an empty bounding set, as the systemd unit's `CapabilityBoundingSet=`.
+    None: root, and no `setpriv` to drop them."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        return None
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
 
 
 @contextmanager

@@ -232,9 +232,11 @@ def test_a_program_cannot_make_the_sandbox_look_broken() -> None:
 
 
 NOBODY_RUN = """
-import sys, threading
+import ctypes, sys, threading
 sys.path.insert(0, sys.argv[1])
 from evals.sandbox import run_python
+if sys.argv[3:] == ["undumpable"]:  # as `serve` makes the router (router.sandbox_layers)
+    assert ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE
 stop = threading.Event()
 for _ in range(int(sys.argv[2])):
     threading.Thread(target=stop.wait, daemon=True).start()
@@ -261,10 +263,12 @@ def _python_for_nobody(repo: str) -> str | None:
     return None
 
 
-def test_a_service_user_with_many_threads_still_runs_programs() -> None:
+@pytest.mark.parametrize("dumpable", ["dumpable", "undumpable"])
+def test_a_service_user_with_many_threads_still_runs_programs(dumpable: str) -> None:
     """RLIMIT_NPROC counts every thread of the user, not only the sandbox's: under the
     shipped non-root users (systemd, Docker) a router with ~64 threads left `unshare` no room
-    to fork, and every coding case failed (found in review)."""
+    to fork, and every coding case failed (found in review). Non-dumpable too, as `serve`
+    makes the router (its /proc files turn root's): its threads must still be counted."""
     import os
     import shutil
 
@@ -275,7 +279,7 @@ def test_a_service_user_with_many_threads_still_runs_programs() -> None:
     if python is None:
         pytest.skip("no Python the unprivileged user can run with this repo")
     done = subprocess.run(
-        [*AS_NOBODY, python, "-c", NOBODY_RUN, repo, "80"],
+        [*AS_NOBODY, python, "-c", NOBODY_RUN, repo, "80", dumpable],
         capture_output=True,
         text=True,
         check=False,

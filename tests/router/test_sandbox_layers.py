@@ -1,0 +1,113 @@
+"""`serve` says at start which of the sandbox's layers hold where model-written code runs,
+and warns when one is missing while secrets are in the environment, naming the variables,
+never their values: the systemd unit took both kernel layers away, and nothing said so
+(found in review). `smf-router serve` as a process, under the kernel's own filters."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router.sandbox_layers import Layers, probe, report, secret_names
+from tests import syscall_filter
+from tests.harness import INTENTS
+from tests.processes import router_process, without_capabilities
+
+KEY = "sk-sentinel-" + secrets.token_hex(12)
+
+
+def config(tmp: Path, request_tests: bool) -> dict[str, Any]:
+    """Two local backends (none answers), the shadow replaying coding on the second, and
+    running the tests requests carry with `request_tests`."""
+    backends = [
+        {"name": name, "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+        for name in ("local", "local2")
+    ]
+    backends[0]["api_key_env"] = "OPENAI_API_KEY"
+    shadow = {"rates": {"coding": 0.5}, "targets": {"coding": "local2"}}
+    return {
+        "backends": backends,
+        "routes": {intent: ["local"] for intent in INTENTS},
+        "ledger": {"path": str(tmp / "ledger")},
+        "shadow": {**shadow, "run_request_tests": request_tests},
+    }
+
+
+def started(tmp: Path, request_tests: bool, wrapper: list[str]) -> tuple[list[dict[str, Any]], str]:
+    """The lines `serve` run by `wrapper` logged by the time it answered, and its whole log."""
+    settings = config(tmp, request_tests)
+    with router_process(settings, tmp, env={"OPENAI_API_KEY": KEY}, wrapper=wrapper) as (proxy, _):
+        log = tmp / f"router-{proxy.root.rsplit(':', 1)[1]}.log"
+    text = log.read_text()
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")], text
+
+
+@pytest.mark.skipif(not syscall_filter.available(), reason="needs Linux and libseccomp")
+def test_a_host_without_the_kernel_layers_is_named_in_a_warning(tmp_path: Path) -> None:
+    """As a service runs, without capabilities: root's would be a missing layer too."""
+    prefix = without_capabilities()
+    if prefix is None:
+        pytest.skip("root without setpriv to drop its capabilities")
+    guard_only = syscall_filter.wrapper(syscall_filter.GUARD_ONLY)
+    lines, text = started(tmp_path, True, [*prefix, *guard_only])
+    (said,) = [
+        line for line in lines if line.get("event") == "sandbox_layers" and line["level"] == "info"
+    ]
+    assert said["msg"] == (
+        "sandbox for shadow.run_request_tests: namespaces no, Landlock none, non-dumpable yes"
+    )
+    assert (said["namespaces"], said["landlock_abi"], said["undumpable"]) == (False, 0, True)
+    (warning,) = [line for line in lines if line["level"] == "warning" and "SANDBOX" in line["msg"]]
+    assert warning["missing"] == ["namespaces", "Landlock"]
+    assert (
+        "without namespaces, Landlock, while OPENAI_API_KEY is in the environment"
+        in (warning["msg"])
+    )
+    assert "read this process's environment" not in warning["msg"]  # non-dumpable: it cannot
+    assert KEY not in text and KEY[12:] not in text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="non-dumpable: Linux only")
+@pytest.mark.parametrize("request_tests", [True, False], ids=["tests run", "no code"])
+def test_serve_names_the_layers_it_finds_where_code_runs(
+    tmp_path: Path, request_tests: bool
+) -> None:
+    lines, text = started(tmp_path, request_tests, [])
+    said = [line for line in lines if line.get("event") == "sandbox_layers"]
+    if not request_tests:
+        assert said == []  # no feature runs code: nothing to say
+        return
+    here = probe()  # this process's, but for the dumpable flag
+    fields = ("namespaces", "landlock_abi", "root")
+    assert [said[0][field] for field in fields] == [getattr(here, field) for field in fields]
+    assert said[0]["undumpable"] is True
+    missing = replace(here, undumpable=True).missing()
+    assert [line["level"] for line in said] == ["info"] + ["warning"] * bool(missing)
+    assert KEY not in text
+
+
+def test_the_warning_names_secrets_never_their_values() -> None:
+    environ = {"OPENAI_API_KEY": KEY, "HF_TOKEN": "hf_x", "MY_KEY_FILE_SECRET": "", "PATH": "/b"}
+    assert secret_names(environ, ["CUSTOM"]) == ["HF_TOKEN", "OPENAI_API_KEY"]
+    assert secret_names({**environ, "CUSTOM": "v"}, ["CUSTOM"])[0] == "CUSTOM"
+    bare = Layers(namespaces=False, landlock_abi=0, undumpable=False)
+    said = report(["canary code cases"], environ, layers=bare)
+    assert said is not None and said[2] is not None
+    assert (
+        "without namespaces, Landlock, non-dumpable, while HF_TOKEN, OPENAI_API_KEY are"
+        in (said[2])
+    )
+    assert "read this process's environment" in said[2] and KEY not in said[2]
+    assert report([], environ, layers=bare) is None  # nothing runs code
+    assert report(["canary code cases"], {"PATH": "/b"}, layers=bare)[2] is None  # type: ignore[index]
+    whole = Layers(namespaces=True, landlock_abi=6, undumpable=True)
+    assert report(["canary code cases"], environ, layers=whole)[1:] == (  # type: ignore[index]
+        "sandbox for canary code cases: namespaces yes, Landlock ABI 6, non-dumpable yes",
+        None,
+    )
