@@ -187,6 +187,27 @@ def test_compose_services_and_mounts_exist() -> None:
     assert "router:4000" in targets  # the compose service name and port
 
 
+def test_compose_forwards_every_variable_the_example_config_reads() -> None:
+    """router.example.yaml reads ${SMF_CLOUD_URL:-...} and ${SMF_CLOUD_MODEL:-gpt-4o}, and
+    its comments name ANTHROPIC_API_KEY, but compose passed none of them: set in the shell
+    or `.env`, they never reached the router, which went on with the defaults (found in
+    review). Each must be forwarded, or set by the image."""
+    text = (DEPLOY / "router.example.yaml").read_text()
+    read = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)", text))
+    read |= set(re.findall(r"api_key_env: *([A-Za-z_][A-Za-z0-9_]*)", text))  # comments too
+    assert {"SMF_LOCAL_URL", "SMF_CLOUD_URL", "SMF_CLOUD_MODEL", "OPENAI_API_KEY"} <= read
+    assert "ANTHROPIC_API_KEY" in read
+    (compose,) = docs(DEPLOY / "compose.yaml")
+    environment = compose["services"]["router"]["environment"]
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    image = set(re.findall(r"(?:^ENV |\\\n) *([A-Z_][A-Z0-9_]*)=", dockerfile, re.M))
+    assert "SMF_LEDGER_DIR" in image  # the one the image sets
+    for name in sorted(read - image):
+        assert name in environment, f"compose does not forward {name}"
+        # `${VAR:-...}`: unset, compose says nothing and the config takes its default
+        assert re.fullmatch(rf"\$\{{{name}:-[^}}]*\}}", environment[name]), environment[name]
+
+
 def published_host_ips(service: dict[str, Any]) -> list[str]:
     """The host address of each published port, in short ("127.0.0.1:4000:4000") or long
     syntax; "" for a port published on every interface ("4000:4000", "4000")."""
