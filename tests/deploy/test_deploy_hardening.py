@@ -184,3 +184,21 @@ def test_the_systemd_steps_work_on_ubuntu_24_04() -> None:
     after = re.search(r"^After=(.*)$", unit, re.M)
     assert after is not None and "time-sync.target" in after[1]
     assert "systemctl enable systemd-time-wait-sync.service" in steps
+
+
+def test_the_readme_says_how_to_upgrade_and_runs_python3() -> None:
+    """The systemd install is a copy (`pip install .`): there were no upgrade steps, and a
+    `git pull` alone changed nothing that ran. Debian and Ubuntu need python3-venv before
+    `python3 -m venv`; they have no `python` command; `sudo $EDITOR` edits as root with
+    root's editor settings."""
+    readme = (DEPLOY / "README.md").read_text()
+    (steps,) = re.findall(r"## Desk box \(systemd\)\n\n```sh\n(.*?)```", readme, re.S)
+    assert steps.index("apt install python3-venv") < steps.index("python3 -m venv")
+    assert "sudoedit /etc/smf-router/router.yaml" in steps and "$EDITOR" not in readme
+    (upgrade,) = re.findall(r"\n## Upgrading\n(.*?)\n## ", readme, re.S)
+    pulled = upgrade.index("git pull")
+    assert pulled < upgrade.index(".venv/bin/pip install -c constraints.txt .")
+    assert upgrade.index("pip install") < upgrade.index("sudo systemctl restart smf-router")
+    assert "docker compose -f deploy/compose.yaml up -d" in upgrade
+    for path in (DEPLOY / "README.md", DEPLOY / "router.example.yaml", REPO / "README.md"):
+        assert not re.search(r"(?<![\w/.])python -c", path.read_text()), path
