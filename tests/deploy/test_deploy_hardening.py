@@ -120,6 +120,20 @@ def test_every_compose_service_rotates_its_logs() -> None:
         assert rotates, f"{name}: {logging}"
 
 
+def test_compose_keeps_every_stateful_service_on_a_named_volume() -> None:
+    """Grafana's /var/lib/grafana (users, the admin password, dashboards saved in the UI)
+    had no volume: a recreated container (an `up` after a new image) lost it."""
+    (compose,) = docs(DEPLOY / "compose.yaml")
+    state = {
+        "router": "/var/lib/smf-router",
+        "prometheus": "/prometheus",
+        "grafana": "/var/lib/grafana",
+    }
+    for name, path in state.items():
+        mounts = dict(reversed(v.split(":")[:2]) for v in compose["services"][name]["volumes"])
+        assert mounts.get(path) in compose["volumes"], f"{name}: {path} on no named volume"
+
+
 def excluded(path: str, patterns: list[str]) -> bool:
     """Whether .dockerignore's `patterns` leave `path` (relative, with `/`) out of the build
     context: the last pattern matching it or a directory above it decides, `!` re-includes
