@@ -41,10 +41,11 @@ class RouterApp(FastAPI):
         # Before FastAPI's middleware: the reason the front exists.
         api = front.hot_api(scope)
         if scope["type"] == "http" and (refused := self._refusal(scope)) is not None:
-            if api is not None:  # a model API's request: refused with its record, as in the front
-                await front.refuse(self.state, api, scope, send, refused)
+            error, recorded = refused
+            if api is not None:  # a model API's request: refused as in the front
+                await front.refuse(self.state, api, scope, send, error, recorded)
                 return
-            await errors.shaped_response(Request({**scope, "app": self}), refused)(
+            await errors.shaped_response(Request({**scope, "app": self}), error)(
                 scope, receive, send
             )
             return
@@ -55,11 +56,17 @@ class RouterApp(FastAPI):
         else:
             await front.serve(self.state, api, scope, receive, send)
 
-    def _refusal(self, scope: Any) -> RouterError | None:
-        """What refuses this request before any endpoint reads it: a web page's request, a
-        compressed body (`body.encoding_refusal`)."""
+    def _refusal(self, scope: Any) -> tuple[RouterError, bool] | None:
+        """What refuses this request before any endpoint reads it, and whether a model API's
+        refusal is recorded: a web page's request is only counted, and its log line written
+        sparingly (`browsers.refused`); a compressed body (`body.encoding_refusal`) is an API
+        client's, recorded as its other refusals are."""
         why = self._from_a_web_page(scope)
-        return Forbidden(why) if why is not None else body.encoding_refusal(scope)
+        if why is not None:
+            browsers.refused(why)
+            return Forbidden(why), False
+        encoded = body.encoding_refusal(scope)
+        return None if encoded is None else (encoded, True)
 
     def _from_a_web_page(self, scope: Any) -> str | None:
         # The origins, hosts and keys follow a reload; whether a proxy names the host is how

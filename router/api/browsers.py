@@ -26,14 +26,26 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import logging
 import socket
+import time
 from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
 from router.api.headers import request_headers
+from router.log_sparing import Sparing
 
 LOCAL_NAMES = frozenset({"localhost", socket.gethostname().lower()})
+# A refused page's request leaves no record (`router.api.front.refuse`) and, past the first,
+# no line of its own: any page the user opens can send them at will, and a line each grew
+# the log at the flood's rate. One line per reason this often, saying how many it stands
+# for; each is counted in `rejected_requests_total` all the same. The line names neither the
+# Origin nor the Host: the page chose them.
+LOG_INTERVAL_S = 300.0
+_LINES: dict[str, Sparing] = {}  # by reason: the few fixed texts `refusal` returns
+
+log = logging.getLogger("smf_router.api")
 
 
 def refusal(
@@ -72,6 +84,20 @@ def refusal(
             "name clients use in server.allowed_hosts, or configure auth.keys"
         )
     return None
+
+
+def refused(why: str) -> None:
+    """Say, sparingly, that a request was refused for `why` (what `refusal` returned)."""
+    lines = _LINES.setdefault(why, Sparing(LOG_INTERVAL_S))
+    held = lines.passes(time.monotonic())
+    if held is not None:
+        log.warning(
+            "refused a request from a web page (403): %s (%d such lines held back since the "
+            "last; at most one every %.0f s, all counted in rejected_requests_total)",
+            why,
+            held,
+            lines.interval_s,
+        )
 
 
 # Read-only and spending nothing: Prometheus scrapes a keyless router in compose or

@@ -8,8 +8,9 @@ with plain ASGI messages; every other request goes on to the FastAPI app unchang
 
 Every request here goes the same way: the caller's key, the body limit, classification
 and plan, dispatch with fallback, decision headers, the record finished exactly once; one
-refused before the gateway took it (its key, body or model) has a record too
-(`router.api.refusal`). Errors leave in the API's envelope (OpenAI's; Anthropic's for
+refused before the gateway took it (its body or model) has a record too
+(`router.api.refusal`), except one whose key was refused or that a web page sent: those are
+only counted. Errors leave in the API's envelope (OpenAI's; Anthropic's for
 Messages), with the record's `x-request-id`. A bug never reaches uvicorn as a traceback:
 it is logged and answered with a 500 envelope (or, once a stream has begun, with an
 in-band error event in the API's shape). Nor does the end of the shutdown drain: what
@@ -96,12 +97,19 @@ def _own_id(scope: Scope) -> dict[str, str]:
     return {"x-request-id": req.request_id(request_headers(scope))}
 
 
-async def refuse(state: Any, api: Api, scope: Scope, send: Send, error: RouterError) -> None:
-    """Refuse a hot request before reading it (a web page's, `router.app`), as `_serve`
-    refuses one: with its record, and the caller's name if its key is a router key."""
+async def refuse(
+    state: Any, api: Api, scope: Scope, send: Send, error: RouterError, recorded: bool = True
+) -> None:
+    """Refuse a hot request before reading it (`router.app`). A compressed body's refusal
+    (an API client's) is recorded as `_serve` records one: the caller's name if its key is a
+    router key. A web page's (`recorded=False`, `router.api.browsers`) is only counted, as a
+    refused key is: on a keyless router every caller is `anonymous`, so any page the user
+    opened could write a ledger row, a log line and an error count per request (a flood of
+    20,000 wrote all three for each, ~29 GB of log a day at its rate; found in review)."""
     arrival = Arrival(api, headers=request_headers(scope))
-    with contextlib.suppress(RouterError):
-        arrival.caller = state.auth.caller(arrival.headers)
+    if recorded:
+        with contextlib.suppress(RouterError):
+            arrival.caller = state.auth.caller(arrival.headers)
     state.components.metrics.rejected_request(api, error.status)
     await _refused(state.gateway, send, arrival, error)
 
@@ -157,9 +165,10 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
 async def _refused(gateway: Gateway, send: Send, arrival: Arrival, error: RouterError) -> None:
     """Record a request answered before the gateway took it, then answer it with the
     record's `x-request-id`: the record first, so a send that fails loses no row. One whose
-    key was refused (or never read) is only counted (`rejected_requests_total`): a row for
-    each would let anyone without a key fill the ledger's disk (a flood of 401s wrote
-    ~2 GB a day, kept for the retention's two years; found in review)."""
+    key was refused (or never read, as a web page's) is only counted
+    (`rejected_requests_total`): a row for each would let anyone without a key fill the
+    ledger's disk (a flood of 401s wrote ~2 GB a day, kept for the retention's two years;
+    found in review)."""
     if arrival.caller is None:
         request_id = req.request_id(arrival.headers)
         await _send_error(send, arrival.api, error, {"x-request-id": request_id})

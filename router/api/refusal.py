@@ -1,11 +1,12 @@
 """The record of a model-API request answered before the gateway took it.
 
 "Bad input gets a clear error and loses nothing": a caller's request refused for its body or
-its model (400, 404, 413, 408, a web page's 403) is a request all the same. It leaves one
-record, handed to the same sinks as every other (ledger, metrics, log line), and its error
-reply carries that record's `x-request-id`, so the client can quote it and the operator
-find it. Without this, such requests only moved a label-only counter. A request whose key
-was refused has no caller and no record (`router.api.front._refused`): only its counter.
+its model (400, 404, 413, 408, 415) is a request all the same. It leaves one record, handed
+to the same sinks as every other (ledger, metrics, log line), and its error reply carries
+that record's `x-request-id`, so the client can quote it and the operator find it. Without
+this, such requests only moved a label-only counter. A request whose key was refused has no
+caller and no record (`router.api.front._refused`): only its counter; so has a web page's
+request (`router.api.front.refuse`), which no API client sends.
 
 The record holds only what the router could read before it refused: who called (the key's
 name; never the key), the `model` the body named, the status and the error's code. No

@@ -104,7 +104,7 @@ class Case:
     key: str | None = KEY
     caller: str = "alice"
     headers: dict[str, str] = field(default_factory=dict)
-    recorded: bool = True  # a refused key is only counted: no row for anyone without one
+    recorded: bool = True  # a refused key or web page is only counted: no row for either
 
 
 BODY = {"model": "auto", "messages": ASK}
@@ -130,8 +130,14 @@ CASES = [
         413,
         "request_too_large",
     ),
-    Case(  # refused unread
-        "web-page", CHAT, BODY, 403, "forbidden", headers={"origin": "https://attacker.example"}
+    Case(  # refused unread, and only counted: on a keyless router any page could fill the ledger
+        "web-page",
+        CHAT,
+        BODY,
+        403,
+        "forbidden",
+        headers={"origin": "https://attacker.example"},
+        recorded=False,
     ),
     Case(  # refused unread: nothing in front of the router decodes a compressed body
         "compressed",
