@@ -162,6 +162,8 @@ class ServerSettings(Strict):
     # uvicorn's proxy-header middleware: X-Forwarded-Proto/-For from --forwarded-allow-ips
     # become the request's scheme and client (what the app sees of them: the scheme of its
     # redirects). Off by default: it costs per request and the router records no client address.
+    # It leaves Host alone: without keys the Host the proxy forwards is checked as any
+    # (router.api.browsers), so its public name goes in allowed_hosts.
     proxy_headers: bool = False
     # Browser pages from these origins (scheme://host[:port]) may call the router; any other
     # page's request is refused (router.api.browsers: a desk box is reachable from every tab).

@@ -18,8 +18,17 @@ network addresses a keyless router). With keys, a rebound page gets only a 401 o
 loopback, so any Host is answered there; and off loopback `GET /metrics`, `/healthz` and
 `/readyz` are answered whatever the Host (they read, and spend nothing).
 A web app that calls the router from the browser through a CORS-adding proxy names its
-origin in `server.allowed_origins`; behind a reverse proxy (`server.proxy_headers`) `Host`
-is the proxy's public name and is not checked.
+origin in `server.allowed_origins`.
+
+Behind a reverse proxy (`server.proxy_headers`) `Host` is the proxy's public name. With keys
+it is not checked (a rebound page has no key). Without keys it is, as without a proxy: the
+check was skipped behind a proxy, and a keyless router on 127.0.0.1 served a rebound page
+its cloud backend and its reload (found in review). Nothing else tells a proxy from a page:
+a local proxy connects from 127.0.0.1 as the user's browser does, uvicorn rewrites only the
+scope's client and scheme from `X-Forwarded-*` (never `Host`), and a rebound page is
+same-origin with itself, so its script may send `X-Forwarded-For` or `-Host` as it likes,
+with no preflight (only `Host`, `Origin`, `Via`, `Sec-*` and the like are the browser's
+own). So the proxy's public name goes in `server.allowed_hosts`, as a service name does.
 """
 
 from __future__ import annotations
@@ -65,25 +74,36 @@ def refusal(
             "cross-origin requests from web pages are refused (API clients send no Origin "
             "header); list the page's origin in server.allowed_origins to allow it"
         )
-    if behind_proxy or host is None:
+    if host is None:
         return None
     name = _hostname(host)
     if _local_name(name) or name in allowed_hosts:
         return None
+    if behind_proxy and not keyless:
+        return None  # the proxy's public name: a rebound page has no key
     if _on_loopback(scope):
-        return (
+        why = (
             "on a loopback address the router answers only a Host that is an IP address, "
             "localhost, this machine's name or a name in server.allowed_hosts (a page that "
             "renamed itself to 127.0.0.1 would send its own name)"
         )
-    if keyless and not _read_only_probe(scope):
-        return (
+    elif keyless and not _read_only_probe(scope):
+        why = (
             "with no router keys (auth.keys) the router answers only a Host that is an IP "
             "address, localhost, this machine's name or a name in server.allowed_hosts (a "
             "page that renamed itself to this address would send its own name); list the "
             "name clients use in server.allowed_hosts, or configure auth.keys"
         )
-    return None
+    else:
+        return None
+    return why + _BEHIND_PROXY if behind_proxy else why
+
+
+_BEHIND_PROXY = (
+    "; so it does behind a proxy (server.proxy_headers) while auth.keys is empty, as such a "
+    "page may send X-Forwarded-* headers as a proxy does: list the name the proxy forwards "
+    "as Host in server.allowed_hosts, or configure auth.keys"
+)
 
 
 def refused(why: str) -> None:

@@ -62,9 +62,9 @@ def test_a_reload_advises_allowed_hosts_as_serve_started_not_as_its_config_says(
     monkeypatch: pytest.MonkeyPatch,
     started_behind_proxy: bool,
 ) -> None:
-    """Whether the Host is checked is how `serve` started (uvicorn's proxy headers), and so is
-    NO AUTH's advice to list server.allowed_hosts: a reload that turns `proxy_headers` over
-    changes neither (found in re-review)."""
+    """Which Host is checked is how `serve` started (uvicorn's proxy headers: the proxy's
+    public name behind one), and so is NO AUTH's advice on server.allowed_hosts: a reload
+    that turns `proxy_headers` over changes neither (found in re-review)."""
     monkeypatch.setattr(open_listener, "_HOSTS", set())
     with simulator(profile="vllm", model="local-model") as local:
         data = config_for({"local": local}, tmp_path).model_dump(mode="json")
@@ -83,4 +83,6 @@ def test_a_reload_advises_allowed_hosts_as_serve_started_not_as_its_config_says(
             answer = httpx.post(f"{proxy.url}/router/reload", headers=admin, timeout=60)
             assert answer.status_code == 200, answer.text
     (said,) = [w for w in answer.json()["warnings"] if "NO AUTH" in w]
-    assert ("allowed_hosts" in said) is not started_behind_proxy, said
+    assert "allowed_hosts" in said  # keyless, the Host is checked behind a proxy too
+    assert ("service name" in said) is not started_behind_proxy, said
+    assert ("name the proxy forwards" in said) is started_behind_proxy, said

@@ -360,9 +360,10 @@ def test_a_classifier_model_that_cannot_be_read_stops_serve_with_a_message(
 def test_no_auth_asks_for_allowed_hosts_only_where_the_host_is_checked(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Behind a proxy the Host is not checked, yet NO AUTH said a service name needs
-    listing in allowed_hosts; and whether it is checked is how `serve` started, not what a
-    reload says (found in re-review)."""
+    """Behind a proxy the Host a keyless router checks is the proxy's public name, yet NO
+    AUTH said a service name needs listing in allowed_hosts (the Host was not checked there
+    at all then; found in re-review, and in review that it must be); and which advice is how
+    `serve` started, not what a reload says."""
     from router import open_listener
     from router.config import parse
 
@@ -375,5 +376,6 @@ def test_no_auth_asks_for_allowed_hosts_only_where_the_host_is_checked(
         (behind,) = open_listener.warn_after_reload(direct, behind_proxy=True)
         open_listener.warn_if_open(direct, "0.0.0.0", behind_proxy=False)
         (direct_reloaded,) = open_listener.warn_after_reload(proxied, behind_proxy=False)
-    assert "allowed_hosts" not in behind
-    assert "allowed_hosts" in direct_reloaded
+    assert "service name" not in behind
+    assert "name the proxy forwards as Host in server.allowed_hosts" in behind
+    assert "allowed_hosts" in direct_reloaded and "proxy forwards" not in direct_reloaded
