@@ -74,7 +74,8 @@ class Appender:
         self._merges.append(self._merger.submit(self._sweeps.today, directory))
         self._seq = 0
         self._version = price_map_version()
-        segment_write.close_private_tables(directory)
+        for warning in segment_write.close_private_tables(directory):
+            log.warning("%s", warning)
 
     @property
     def pending_rows(self) -> int:

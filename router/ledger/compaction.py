@@ -217,7 +217,7 @@ def compact(
     longer than a service manager waits for a stop before it kills the process."""
     now = now or datetime.now(UTC)
     result = CompactionResult()
-    segment_write.close_private_tables(directory)
+    result.warnings += segment_write.close_private_tables(directory)
     for table in tables or list(SCHEMAS):
         for path in closed_days(directory, table, now, grace_s, result.warnings):
             if stop is not None and stop.is_set():

@@ -9,12 +9,17 @@ a reader never sees half a file from a live writer; its checksum is written besi
 The texts table holds what callers wrote and were answered: its directories are made 0700
 and its files 0600, as `conversation.key` is. Left to the umask they were 0755 and 0644, so
 every local user could read every prompt of a plain `smf-router serve` (found in review).
+Only a directory itself is closed, never what a symlink in its place names: whoever may
+write the ledger directory could point `texts` at `/etc`, and `smf-router ledger compact`
+run as root made that 0700 (found in review).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import logging
 import os
 import re
 import uuid
@@ -34,6 +39,9 @@ TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
 # Tables whose rows are callers' words: the router's user's alone (the other tables stay as
 # the umask makes them, for an operator's account to report on).
 PRIVATE_TABLES = frozenset({"texts"})
+
+log = logging.getLogger("smf_router.ledger")
+_SAID: set[Path] = set()  # the paths a writer said it left open (once each: it writes often)
 
 
 def write_segment(
@@ -95,31 +103,64 @@ def write_tables(
         tmp.unlink(missing_ok=True)
 
 
-def close_private_tables(directory: Path) -> None:
+def close_private_tables(directory: Path) -> list[str]:
     """Take group and other bits off each private table's directory that exists, whether or
     not this process writes to it: texts an older version left 0755 (files 0644) stayed
     readable by every account until a new text was written, and with `store_text` off never
-    (found in review). Closing the table's directory closes every file under it."""
-    for table in PRIVATE_TABLES:
-        folder = directory / table
-        with contextlib.suppress(OSError):
-            if folder.is_dir() and folder.stat().st_mode & 0o077:
-                folder.chmod(0o700)
+    (found in review). Closing the table's directory closes every file under it.
+    Returns a warning for each left as it was because it is not a directory itself (which
+    a writer then does not say again)."""
+    warnings = []
+    for table in sorted(PRIVATE_TABLES):
+        if (said := _close(directory / table)) is not None:
+            _said_once(directory / table)
+            warnings.append(said)
+    return warnings
 
 
 def _private_directories(day: Path) -> None:
     """Make a private table's directory and `day` 0700. Ones made before (by an older
     version, under its umask) lose their group and other bits: the files already in them,
     0644, are then out of others' reach too. One this user may not change (root's) stays
-    as it is."""
+    as it is, and so does a symlink (said once)."""
     day.parent.parent.mkdir(parents=True, exist_ok=True)
     for folder in (day.parent, day):
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
-            with contextlib.suppress(OSError):
-                if folder.is_dir() and folder.stat().st_mode & 0o077:
-                    folder.chmod(0o700)
+            said = _close(folder)
+            if said is not None and _said_once(folder):
+                log.warning("%s", said)
+
+
+def _said_once(folder: Path) -> bool:
+    """Whether a warning about `folder` is news in this process (then it is no longer)."""
+    if folder in _SAID or len(_SAID) >= 1024:  # bounded: one per symlink someone made
+        return False
+    _SAID.add(folder)
+    return True
+
+
+def _close(folder: Path) -> str | None:
+    """Make `folder` 0700 if it has group or other bits, through a descriptor opened without
+    following a symlink: `is_dir`, `stat` and `chmod` all follow one. None when done, when
+    there is nothing there, or when this user may not change it; else why it was left."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            return None  # not there, or not ours to open
+        return (
+            f"left {folder} as it is: it is a symlink or a file, not a directory, so its "
+            "mode was not changed (what it names may hold callers' texts: make that 0700)"
+        )
+    try:
+        with contextlib.suppress(OSError):  # another user's: left as it is
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
+    return None
 
 
 def _fsync(path: Path) -> None:

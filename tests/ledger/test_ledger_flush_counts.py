@@ -122,10 +122,10 @@ def test_rows_left_queued_by_a_last_flush_that_cannot_start_are_counted_at_close
     failures = [exc]
     real = segment_write.close_private_tables
 
-    def close_private_tables(directory: Path) -> None:
+    def close_private_tables(directory: Path) -> list[str]:
         if failures:
             raise failures.pop()
-        real(directory)
+        return real(directory)
 
     monkeypatch.setattr(segment_write, "close_private_tables", close_private_tables)
     writer = LedgerWriter(tmp_path, flush_interval_s=3600, store_text=True)

@@ -311,10 +311,10 @@ def test_the_flush_thread_outlives_a_flush_that_raises_anything(
     failures: list[BaseException] = [SystemExit(3), OSError("injected"), OSError("injected")]
     real = segment_write.close_private_tables
 
-    def close_private_tables(directory: Path) -> None:
+    def close_private_tables(directory: Path) -> list[str]:
         if failures:
             raise failures.pop(0)
-        real(directory)
+        return real(directory)
 
     monkeypatch.setattr(segment_write, "close_private_tables", close_private_tables)
     n = submit(writer, 3, 0, time.time())

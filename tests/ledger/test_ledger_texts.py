@@ -3,7 +3,10 @@ when the switch is off), readable by the router's user only."""
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,9 +14,9 @@ from pathlib import Path
 import openai
 import pytest
 
-from router.ledger import Ledger, checksum, compaction
-from tests.harness import config_for, router, simulator
-from tests.ledger.ledger_days import write_day
+from router.ledger import Ledger, checksum, compaction, segments
+from tests.harness import VENV_BIN, config_for, router, simulator
+from tests.ledger.ledger_days import count, write_day
 
 ASKS = ["Name a colour.", "Name a fruit."]
 
@@ -142,3 +145,52 @@ def test_a_table_another_account_may_not_list_is_skipped_with_its_error(
     later = day + timedelta(days=60)
     assert compaction.apply_retention(tmp_path, "texts", 30, later, warnings) == []
     assert warnings == [f"retention not applied to {texts}: Permission denied"]
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_compact_leaves_what_a_symlink_in_the_texts_place_names_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """`ln -s $PWD/victim ledger/texts; smf-router ledger compact` made victim 0700:
+    `is_dir`, `stat` and `chmod` follow a symlink, and as root it could have been /etc
+    (found in review). The real command on a real symlink: the target keeps its mode, the
+    command says why, and the rest of the ledger is compacted as before."""
+    ledger = tmp_path / "ledger"
+    day = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    write_day(ledger, day, 2, "old")  # two files of records to merge, no texts
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (ledger / "texts").symlink_to(victim)
+    done = subprocess.run(
+        [VENV_BIN / "smf-router", "ledger", "compact", "--ledger", ledger],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert victim.stat().st_mode & 0o777 == 0o755
+    assert f"warning: left {ledger / 'texts'} as it is: it is a symlink" in done.stderr
+    assert len(list((ledger / "records" / "day=2026-03-01").glob("*.parquet"))) == 1
+    assert count(ledger) == 2
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_a_writer_leaves_what_a_symlinked_day_names_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A day's directory under texts/ is closed as each text is written: through a symlink
+    in its place too, until now. Its target keeps its mode; said once, not per write."""
+    day = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    write_day(tmp_path, day, 1, "first", text=True)
+    folder = segments.day_dir(tmp_path, "texts", "2026-03-01")
+    shutil.rmtree(folder)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    folder.symlink_to(victim)
+    with caplog.at_level(logging.WARNING, logger="smf_router.ledger"):
+        write_day(tmp_path, day, 3, "second", text=True)  # three writes through it
+    assert victim.stat().st_mode & 0o777 == 0o755
+    (said,) = [r.getMessage() for r in caplog.records if str(folder) in r.getMessage()]
+    assert said.startswith(f"left {folder} as it is: it is a symlink")
+    assert modes(tmp_path / "texts")["texts"] == 0o700  # the table's own directory still closed
