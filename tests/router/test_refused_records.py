@@ -130,7 +130,7 @@ CASES = [
         413,
         "request_too_large",
     ),
-    Case(  # refused unread, and only counted: on a keyless router any page could fill the ledger
+    Case(  # refused unread, only counted: on a keyless router any page could fill the ledger
         "web-page",
         CHAT,
         BODY,
