@@ -20,24 +20,18 @@ from router.comparison import Reply
 from router.config import Config
 from router.policy import BackendState
 from router.pricing import Pricer
-from router.record import Record, Usage
 from router.shadow import Shadow
 from tests.harness import Running, config_for, simulator
-
-# the bytes a client sent, as the front hands them to the shadow
-QUESTION = orjson.dumps(
-    {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 + 4321?"}]}
+from tests.shadow.replaying import (
+    PRICE,
+    QUESTION,
+    Rows,
+    close_all,
+    cloud_record,
+    replayed,
+    shadow_of,
+    taken,
 )
-PRICE = {"input_per_mtok": 1.0, "output_per_mtok": 4.0}
-
-
-class Rows:
-    def __init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []
-
-    def submit_row(self, table: str, row: dict[str, Any]) -> None:
-        assert table == "shadow_comparisons"
-        self.rows.append(row)
 
 
 class FixedRandom(random.Random):
@@ -71,54 +65,18 @@ def sims(
         yield Config.model_validate(data), servers
 
 
-def _record(usage: Usage | None = None) -> Record:
-    return Record(
-        "req-1",
-        0.0,
-        intent="math",
-        route="math",
-        backend="cloud",
-        tier="cloud",
-        usage=usage or Usage(10, 20),
-        duration_s=0.5,
-        cost_usd=0.123,
-    )
-
-
-def _shadow(config: Config, rows: Rows, **kw: Any) -> tuple[Shadow, dict[str, Any]]:
-    backends = {b.name: backend_factory.create(b) for b in config.backends}
-    return Shadow(config, backends, rows=rows, pricing=Pricer(config), **kw), backends
-
-
-async def _taken(shadow: Shadow) -> Any:
-    """The next queued job, taken as the replay loop takes it; there must be one (no wait)."""
-    assert shadow.queue.qsize() > 0, "nothing was queued"
-    return await shadow.queue.get()
-
-
-async def _replayed(shadow: Shadow, job: Any) -> dict[str, Any]:
-    row = await shadow.replay(job)
-    assert row is not None, "the job was dropped, not replayed"
-    return row
-
-
-async def _close(backends: dict[str, Any]) -> None:
-    for b in backends.values():
-        await b.aclose()
-
-
 def test_replay_agrees_on_the_same_math_and_prices_the_shadow_apart(tmp_path: Path) -> None:
     with sims(tmp_path) as (config, servers):
         rows = Rows()
-        shadow, backends = _shadow(config, rows)
+        shadow, backends = shadow_of(config, rows)
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), QUESTION, Reply("Adding: \\boxed{5555}"))
-            job = await _taken(shadow)
+            shadow.offer(cloud_record(), QUESTION, Reply("Adding: \\boxed{5555}"))
+            job = await taken(shadow)
             try:
-                return await _replayed(shadow, job)
+                return await replayed(shadow, job)
             finally:
-                await _close(backends)
+                await close_all(backends)
 
         row = asyncio.run(go())
         assert servers["local"].stats()["requests"] == 1
@@ -136,14 +94,14 @@ def test_a_target_removed_by_a_reload_while_queued_is_dropped(tmp_path: Path) ->
         rows = Rows()
         live = {b.name: backend_factory.create(b) for b in config.backends}
         shadow = Shadow(config, lambda: live, rows=rows)
-        shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+        shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
         retired = live.pop("local")  # the reload's new backend set has no `local`
 
         async def go() -> dict[str, Any] | None:
             try:
-                return await shadow.replay(await _taken(shadow))
+                return await shadow.replay(await taken(shadow))
             finally:
-                await _close({**live, "local": retired})
+                await close_all({**live, "local": retired})
 
         assert asyncio.run(go()) is None
         assert shadow.counts["dropped_no_target"] == 1 and rows.rows == []
@@ -156,14 +114,14 @@ def test_a_responses_request_chat_cannot_carry_is_dropped_not_an_error(tmp_path:
     stateful = {"model": "auto", "input": "And now in words?", "previous_response_id": "resp_1"}
     with sims(tmp_path) as (config, servers):
         rows = Rows()
-        shadow, backends = _shadow(config, rows)
-        shadow.offer(_record(), orjson.dumps(stateful), Reply("five thousand"), "responses")
+        shadow, backends = shadow_of(config, rows)
+        shadow.offer(cloud_record(), orjson.dumps(stateful), Reply("five thousand"), "responses")
 
         async def go() -> dict[str, Any] | None:
             try:
-                return await shadow.replay(await _taken(shadow))
+                return await shadow.replay(await taken(shadow))
             finally:
-                await _close(backends)
+                await close_all(backends)
 
         assert asyncio.run(go()) is None
         assert shadow.counts["dropped_untranslatable"] == 1 and rows.rows == []
@@ -174,20 +132,20 @@ def test_saturated_local_gets_no_shadow(tmp_path: Path) -> None:
     with sims(tmp_path) as (config, servers):
         rows = Rows()
         states = {"local": BackendState(saturated=True)}
-        shadow, backends = _shadow(config, rows, states=lambda: states)
+        shadow, backends = shadow_of(config, rows, states=lambda: states)
         for _ in range(5):
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
-        asyncio.run(_close(backends))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
+        asyncio.run(close_all(backends))
         assert shadow.queue.qsize() == 0 and shadow.counts["dropped_saturated"] == 5
         assert servers["local"].stats()["requests"] == 0
 
 
 def test_bounded_queue_counts_drops(tmp_path: Path) -> None:
     with sims(tmp_path, queue_size=2) as (config, _):
-        shadow, backends = _shadow(config, Rows())
+        shadow, backends = shadow_of(config, Rows())
         for _ in range(5):
-            shadow.offer(_record(), QUESTION, Reply("x"))
-        asyncio.run(_close(backends))
+            shadow.offer(cloud_record(), QUESTION, Reply("x"))
+        asyncio.run(close_all(backends))
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 3
         shadow.close()
         assert shadow.counts["dropped_shutdown"] == 2
@@ -196,9 +154,9 @@ def test_bounded_queue_counts_drops(tmp_path: Path) -> None:
 def test_workers_never_exceed_max_concurrency(tmp_path: Path) -> None:
     with sims(tmp_path, max_concurrency=2) as (config, servers):
         servers["local"].control("faults", {"fault": "slow_first_token:0.2"})
-        shadow, backends = _shadow(config, Rows())
+        shadow, backends = shadow_of(config, Rows())
         for _ in range(6):
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
         peak = _peak_while_replaying(shadow, backends, compared=6)
         assert shadow.counts["compared"] == 6
         assert peak == 2
@@ -212,12 +170,12 @@ def test_queue_size_and_max_concurrency_follow_the_running_config(tmp_path: Path
         backends = {b.name: backend_factory.create(b) for b in config.backends}
         shadow = Shadow(lambda: running[0], backends, rows=Rows(), pricing=Pricer(config))
         for _ in range(4):
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 2
         bigger = config.shadow.model_copy(update={"queue_size": 6, "max_concurrency": 3})
         running[0] = config.model_copy(update={"shadow": bigger})
         for _ in range(4):
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
         assert shadow.queue.qsize() == 6 and shadow.counts["dropped_queue_full"] == 2
         peak = _peak_while_replaying(shadow, backends, compared=6)
         assert shadow.counts["compared"] == 6
@@ -238,7 +196,7 @@ def _peak_while_replaying(shadow: Shadow, backends: dict[str, Any], compared: in
                 break
             await asyncio.sleep(0.01)
         runner.cancel()
-        await _close(backends)
+        await close_all(backends)
 
     asyncio.run(go())
     return peak
@@ -246,14 +204,14 @@ def _peak_while_replaying(shadow: Shadow, backends: dict[str, Any], compared: in
 
 def _judged(tmp: Path, value: float) -> tuple[dict[str, Any], str]:
     with sims(tmp, judge=True, judge_backend="localjudge") as (config, servers):
-        shadow, backends = _shadow(config, Rows(), rng=FixedRandom(value))
+        shadow, backends = shadow_of(config, Rows(), rng=FixedRandom(value))
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), QUESTION, Reply("LIVE-ANSWER \\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("LIVE-ANSWER \\boxed{5555}"))
             try:
-                return await _replayed(shadow, await _taken(shadow))
+                return await replayed(shadow, await taken(shadow))
             finally:
-                await _close(backends)
+                await close_all(backends)
 
         row = asyncio.run(go())
         return row, str(servers["localjudge"].stats()["last_request"])
@@ -270,16 +228,18 @@ def test_judge_is_asked_blind_in_random_order(tmp_path: Path) -> None:
     assert "cloud" not in asked.lower().replace("localjudge-model", "")
 
 
-def test_cloud_judge_is_not_used_without_the_switch(tmp_path: Path) -> None:
+def test_a_judge_that_is_the_live_backend_is_not_asked(tmp_path: Path) -> None:
+    """A judge would grade its own answer. (The privacy rule for a cloud judge, which a
+    judge that is the live backend never reaches: `test_shadow_judge_privacy`.)"""
     with sims(tmp_path, judge=True, judge_backend="cloud") as (config, servers):
-        shadow, backends = _shadow(config, Rows())
+        shadow, backends = shadow_of(config, Rows())
 
         async def go() -> dict[str, Any]:
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
             try:
-                return await _replayed(shadow, await _taken(shadow))
+                return await replayed(shadow, await taken(shadow))
             finally:
-                await _close(backends)
+                await close_all(backends)
 
         row = asyncio.run(go())
         assert row["judge"] is None and servers["cloud"].stats()["requests"] == 0
@@ -308,15 +268,15 @@ def test_the_judges_call_holds_a_slot_and_a_full_judge_is_not_asked(tmp_path: Pa
     with sims(tmp_path, judge=True, judge_backend="localjudge") as (config, servers):
         full: dict[str, BackendState] = {}
         slots = Slots()
-        shadow, backends = _shadow(config, Rows(), states=lambda: full, observers=[slots])
+        shadow, backends = shadow_of(config, Rows(), states=lambda: full, observers=[slots])
 
         async def go() -> list[dict[str, Any]]:
             rows = []
             for state in (BackendState(), BackendState(saturated=True)):
                 full["localjudge"] = state
-                shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
-                rows.append(await _replayed(shadow, await _taken(shadow)))
-            await _close(backends)
+                shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
+                rows.append(await replayed(shadow, await taken(shadow)))
+            await close_all(backends)
             return rows
 
         free, busy = asyncio.run(go())
@@ -353,11 +313,11 @@ def test_the_queue_holds_queue_size_jobs_and_shutdown_counts_every_one(tmp_path:
 
     async def go() -> None:
         runner = asyncio.create_task(shadow.run())
-        shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+        shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
         await settle()
         assert (shadow.in_flight, hung.asked) == (1, 1)
         for _ in range(3):
-            shadow.offer(_record(), QUESTION, Reply("\\boxed{5555}"))
+            shadow.offer(cloud_record(), QUESTION, Reply("\\boxed{5555}"))
             await settle()
         assert shadow.queue.qsize() == 2 and shadow.counts["dropped_queue_full"] == 1
         runner.cancel()  # what the router's shutdown does to its background jobs
@@ -380,7 +340,7 @@ def test_a_requests_tests_run_under_the_shared_sandbox_bound(tmp_path: Path) -> 
         "messages": [{"role": "user", "content": f"Write a function dedupe.\n{tests}"}],
     }
     live = "```python\ndef dedupe(items):\n    return sorted(set(items))\n```"
-    record = dataclasses.replace(_record(), intent="coding", route="coding")
+    record = dataclasses.replace(cloud_record(), intent="coding", route="coding")
     with sims(tmp_path, rates={"coding": 1.0}, run_request_tests=True) as (config, _):
         held: list[bool] = []
 
@@ -393,12 +353,12 @@ def test_a_requests_tests_run_under_the_shared_sandbox_bound(tmp_path: Path) -> 
                 held.append(slots.locked())
                 return run_python(source)
 
-            shadow, backends = _shadow(config, Rows(), execute=execute)
+            shadow, backends = shadow_of(config, Rows(), execute=execute)
             shadow.offer(record, orjson.dumps(body), Reply(live))
             try:
-                return await _replayed(shadow, await _taken(shadow))
+                return await replayed(shadow, await taken(shadow))
             finally:
-                await _close(backends)
+                await close_all(backends)
 
         row = asyncio.run(go())
     assert (row["agreed"], row["method"]) == (True, "code_tests")
