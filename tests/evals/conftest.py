@@ -1,4 +1,5 @@
-"""Fixtures for the evals tests: a simulator to ask and the shared smf-bench sample."""
+"""Fixtures for the evals tests: a simulator to ask, the shared smf-bench sample, and the
+sandbox with its guard as the only layer."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evals import landlock, sandbox
 from tests.harness import Running, simulator
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,3 +33,17 @@ def bench_sample() -> Path:
         if (candidate / "FORMAT.md").is_file():
             return candidate
     pytest.skip(f"smf-bench sample not found at {REPO.parent / 'shared' / 'smf-bench-sample'}")
+
+
+@pytest.fixture(params=["every-layer", "guard-only"])
+def layers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test twice: with every layer of the sandbox this machine offers, and with the
+    guard alone, Landlock and namespaces off as on a kernel or container without them.
+    Where they are on, they refuse what the guard should refuse whether it does or not, so
+    only the second run shows the guard's own rule holds on this machine. `run_python`
+    decides the layers in this process and starts the sandbox from it, so patching them
+    here is what such a machine would see."""
+    if request.param == "guard-only":
+        monkeypatch.setattr(landlock, "abi", lambda: 0)
+        monkeypatch.setattr(sandbox, "namespaces_available", lambda: False)
+    return str(request.param)

@@ -89,9 +89,11 @@ def test_no_way_to_signal_a_process() -> None:
         assert "not allowed" in _refused(program), program
 
 
-def test_the_guards_wrappers_cannot_be_undone(tmp_path: Path) -> None:
+def test_the_guards_wrappers_cannot_be_undone(tmp_path: Path, layers: str) -> None:
     """Where CPython raises no event, the guard wraps the call; the original must not be
-    reachable (a fresh `posix`, the published `supports_*` sets, the wrapper's defaults)."""
+    reachable (a fresh `posix`, the published `supports_*` sets, the wrapper's defaults).
+    The guard must be what refuses: with Landlock on, the kernel refused the write with the
+    original in hand, and a guard that handed it out passed (found in review)."""
     relative_write = "('escaped.txt', os.O_WRONLY | os.O_CREAT, dir_fd=d)"
     here = f"import os, sys, _imp, gc\nd = os.open({str(tmp_path)!r}, os.O_RDONLY)\n"
     for grab in (
@@ -101,10 +103,14 @@ def test_the_guards_wrappers_cannot_be_undone(tmp_path: Path) -> None:
         "del sys.modules['_imp']\nimport _imp as fresh\nop = fresh.create_builtin",
         "op = os.open.__kwdefaults__['_original']",
         "op = [o for o in gc.get_referents(os.open) if isinstance(o, dict)][0]['_original']",
-        "op = next(f for f in os.supports_dir_fd if f.__name__ == 'open')",
+        # the guard takes the original out of the set: the program is left with the wrapper
+        "op = next((f for f in os.supports_dir_fd if f.__name__ == 'open'), os.open)",
     ):
         out = run_python(f"{here}{grab}\nos.close(op{relative_write})\n", FAST)
         assert not out.completed, grab
+        assert "sandbox:" in out.stderr, (grab, out.stderr[-500:])
+        if layers == "guard-only":
+            assert not out.confined_writes and not out.isolated_network
     assert list(tmp_path.iterdir()) == []
 
 
