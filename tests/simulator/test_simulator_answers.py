@@ -106,7 +106,15 @@ def test_partial_quality_is_seeded(start_sim: Callable[..., SimThread]) -> None:
 
 
 def test_shipped_suites_load_when_evals_is_present() -> None:
+    """`shipped_cases` answers no case at all when a suite does not load (the simulator stays
+    up, without canary answers), and an `all` over nothing passed (found in review): every
+    case the suites' files hold, each file loaded on its own, must be there."""
+    from evals.suite import SHIPPED, SUFFIXES, load_file
+
+    files = sorted(p for p in SHIPPED.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+    held = sum(len(load_file(f)) for f in files)
     cases = shipped_cases()
+    assert held > 0 and len(cases) == held
     assert all(case.prompt and case.suite for case in cases)
 
 
