@@ -85,20 +85,28 @@ _CLAUDE_CODE_TOOLS = (  # tests/agent_shapes.py, with older and newer names
     "Task Agent Bash BashOutput KillShell KillBash Glob Grep LS Read Edit MultiEdit Write "
     "NotebookEdit NotebookRead WebFetch WebSearch TodoWrite TodoRead ExitPlanMode "
     "EnterPlanMode SlashCommand Skill AskUserQuestion TaskOutput TaskStop LSP "
-    "ListMcpResourcesTool ReadMcpResourceTool TaskCreate TaskGet TaskList TaskUpdate"
+    "ListMcpResourcesTool ReadMcpResourceTool TaskCreate TaskGet TaskList TaskUpdate "
+    # ...and those its tools reference lists since: agent teams and messages, scheduling,
+    # worktrees, tool search, PowerShell, Monitor, workflows, artifacts
+    "SendMessage ListAgents TeamCreate TeamDelete CronCreate CronDelete CronList "
+    "ScheduleWakeup RemoteTrigger PushNotification EnterWorktree ExitWorktree ToolSearch "
+    "WaitForMcpServers PowerShell Monitor Workflow Artifact ShareOnboardingGuide"
 )
-# Codex's function and freeform tools, with the experimental file tools (its `local_shell`
-# and `web_search` are typed tools, without a name)
+# Codex's function and freeform tools, with the experimental file tools and the multi-agent
+# ones (both versions'; its `local_shell` and `web_search` are typed tools, without a name,
+# and the router drops hosted tools before the classifier reads a Responses request)
 _CODEX_TOOLS = (
     "shell shell_command exec_command write_stdin update_plan apply_patch view_image "
     "read_file list_dir grep_files list_mcp_resources list_mcp_resource_templates "
-    "read_mcp_resource"
+    "read_mcp_resource request_user_input spawn_agent send_input resume_agent wait_agent "
+    "close_agent send_message followup_task list_agents interrupt_agent"
 )
 HARNESS_TOOLS = frozenset(_CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split())
 # How many of them make a request's tools an agent's harness. Some are common names of
 # their own (`read_file` of the MCP filesystem server, as Cline or the Agents SDK offer it
-# unprefixed; `view_image`, `WebFetch`): offered alone or by twos they can still be named
-# ("Read the file notes.txt" names `read_file`, found in review of the first version).
+# unprefixed; a chat app's `send_message`; `view_image`, `WebFetch`): offered alone or by
+# twos they can still be named ("Read the file notes.txt" names `read_file`, found in review
+# of the first version).
 HARNESS_SEEN = 3
 
 

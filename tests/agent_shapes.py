@@ -75,6 +75,15 @@ _CLAUDE_CODE = (
         "ReadMcpResourceTool",
         "Reads a specific resource from an MCP server, identified by server name and URI.",
     ),
+    # newer versions' tools: messages to other agents, scheduled prompts, worktrees
+    (
+        "SendMessage",
+        "Send a message to another agent: a teammate by name, or a subagent to resume it.",
+    ),
+    ("CronCreate", "Schedule a recurring or one-shot prompt within the current session."),
+    ("CronList", "List all scheduled tasks in the session."),
+    ("EnterWorktree", "Create an isolated git worktree and switch into it."),
+    ("ToolSearch", "Search for and load deferred tools by name or keyword."),
 )
 CLAUDE_CODE_TOOLS = [
     {"name": name, "description": text, "input_schema": {"type": "object", "properties": {}}}
@@ -133,6 +142,22 @@ CODEX_TOOLS: list[dict[str, Any]] = [
         "strict": False,
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
     },
+    *(
+        # with multi-agent on: its sub-agents' tools; and its question to the user
+        {
+            "type": "function",
+            "name": name,
+            "description": text,
+            "strict": False,
+            "parameters": {"type": "object", "properties": {}},
+        }
+        for name, text in (
+            ("spawn_agent", "Spawn a sub-agent for a well-scoped task. Returns the agent id."),
+            ("send_message", "Send a message to an existing agent without starting a turn."),
+            ("wait_agent", "Wait for agents to reach a final status and return it."),
+            ("request_user_input", "Ask the user one to three short questions and wait."),
+        )
+    ),
 ]
 CODEX_INSTRUCTIONS = (
     "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI on a "

@@ -212,6 +212,14 @@ HARNESS_NAMED = [
     # ...and of Codex's: apply_patch, view_image
     ("codex", "Apply the patch from issue 42 to the release branch."),
     ("codex", "Add a view image button to the photo gallery."),
+    # newer tools of Claude Code's (SendMessage, CronCreate, EnterWorktree) and of Codex's
+    # (spawn_agent, send_message, request_user_input), missing from the set at first
+    ("claude_code", "Add a send message button to the chat widget."),
+    ("claude_code", "Why does the cron create step fail in the deploy script?"),
+    ("claude_code", "Document how to enter a worktree in CONTRIBUTING.md."),
+    ("codex", "Spawn an agent process per shard in the CI matrix."),
+    ("codex", "Add a send message button to the chat widget."),
+    ("codex", "Validate the request user input before saving the form."),
 ]
 
 
