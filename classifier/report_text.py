@@ -28,15 +28,17 @@ HOW = """\
    texts clipped to 1,500 + 500 bytes of UTF-8 (characters of English, a third as many of
    Chinese); features from the first 160 and last 40 tokens. Images and other non-text
    parts are ignored. What agents add to a user turn is not the user's words
-   (`harness.py`): blocks of `<system-reminder>` and a slash or local command's echo and
-   output (Claude Code), `<user_instructions>` or `# AGENTS.md instructions` and
-   `<environment_context>` (Codex), `<environment_details>` (Cline, Roo Code), and the few
-   others `classifier/harness.py` names, at the start or end of a text are cut from it;
-   the tags an agent wraps the user's words in (Cline's `<task>`, a slash command's
-   `<command-args>`) are cut and the words read; a user message with no words left (or
-   only an image: a tool result's, which chat carries in a user message after the tool
-   messages) is no ask, neither the latest (at most 64 such are passed over) nor the
-   first; a tool result before it is still the last message.
+   (`harness.py`): blocks of `<system-reminder>`, a slash or local command's echo and
+   output, `<task-notification>` and `<user-prompt-submit-hook>` (Claude Code),
+   `<user_instructions>` or `# AGENTS.md instructions` and `<environment_context>`
+   (Codex), `<environment_details>` and the nag for a tool use (Cline, Roo Code), and the
+   few others `classifier/harness.py` names, at the start or end of a text are cut from
+   it; the tags an agent wraps the user's words in (Cline's `<task>`, a slash command's
+   `<command-args>`) are cut and the words read, unless a local command's output follows
+   them (`/model opus` asks nothing); a user message with no words left (or only an
+   image: a tool result's, which chat carries in a user message after the tool messages)
+   is no ask, neither the latest (at most 64 such are passed over) nor the first; a tool
+   result before it is still the last message.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -14,7 +14,7 @@ tools first, and they are read past the bound on tools (`scanned_tools`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice
+from itertools import islice, pairwise
 from typing import Any, NamedTuple
 
 from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS, has_words, own_words
@@ -128,11 +128,13 @@ def content_text(content: object) -> str:
 
 def _texts(content: object) -> list[str]:
     """The texts of a part array's scanned parts (the first and last 8 of a long one),
-    without their harness blocks; none for anything else."""
+    without their harness blocks; none for anything else. Each part is read with the one
+    after it: Claude Code sends a local command's echo and its output as two parts."""
     if not isinstance(content, list):
         return []
     parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    return [text for part in parts if (text := own_words(_part_text(part)))]
+    texts = [*map(_part_text, parts), ""]
+    return [text for part, after in pairwise(texts) if (text := own_words(part, after))]
 
 
 def _asks(message: object) -> bool:

@@ -21,10 +21,14 @@ from tests.agent_shapes import (
     CLINE_ENVIRONMENT,
     ENVIRONMENT,
     GITHUB_MCP_TOOLS,
+    LOCAL_CAVEAT,
+    LOCAL_STDOUT,
+    SHELL_NOTIFICATION,
     TODO_REMINDER,
     claude_code_body,
     cline_task,
     codex_body,
+    slash_command,
     user_item,
 )
 from tests.harness import RunningRouter
@@ -122,3 +126,28 @@ def test_codexs_agents_md_and_environment_are_not_the_first_ask(
     plan = explained(proxy, "responses", body)
     assert plan["intent"] == plain["intent"]
     assert plan["classifier"]["read"]["first_chars"] == len(SONNET)
+
+
+def test_a_local_commands_echo_and_a_task_notification_are_not_the_ask(
+    proxy: RunningRouter,
+) -> None:
+    """`/model opus` typed before the prompt comes in its turn, a text block each (the
+    prompt with Claude Code's cache mark): its arguments were read as the ask's first words.
+    A background shell's completion comes later as a user message of its own: it was read
+    as the latest ask. Served, each is classified as the conversation without it is."""
+    echo = [CLAUDE_MD_REMINDER, LOCAL_CAVEAT, slash_command("model", "opus"), LOCAL_STDOUT]
+    cached = {"type": "text", "text": SONNET, "cache_control": {"type": "ephemeral"}}
+    turn = [*({"type": "text", "text": text} for text in echo), cached]
+    said = {"role": "assistant", "content": "I started the build in the background."}
+    plain = explained(proxy, "messages", claude_code_body([{"role": "user", "content": SONNET}]))
+    assert plain["intent"]["label"] == "prose"
+    for turns in (
+        [{"role": "user", "content": turn}],
+        [{"role": "user", "content": turn}, said, {"role": "user", "content": SHELL_NOTIFICATION}],
+    ):
+        body = claude_code_body(turns)
+        served = anthropic_client(proxy).messages.with_raw_response.create(**body)
+        assert served.headers["x-smf-intent"] == "prose"
+        plan = explained(proxy, "messages", body)
+        assert plan["intent"] == plain["intent"]
+        assert plan["classifier"]["read"] == plain["classifier"]["read"]

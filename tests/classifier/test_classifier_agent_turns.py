@@ -1,0 +1,116 @@
+"""An agent's own turns, and its own texts in the user's turns, ask nothing.
+
+Claude Code tells the model that a background shell or agent finished (`<task-notification>`)
+in a user message of its own, puts a hook's output on the prompt in
+`<user-prompt-submit-hook>`, and sends a local command's echo (`/model opus`) in the same turn
+as the next prompt. Cline and Roo Code, without native tool calls, nag the model in a user
+turn when a reply used no tool. Each was read as the user's ask (found in review).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from classifier import classify, explain
+from classifier.harness import has_words, own_words
+from classifier.request import view
+from router.translate.view import chat_view
+from tests.agent_shapes import (
+    AGENT_NOTIFICATION,
+    CLAUDE_MD_REMINDER,
+    CLINE_ENVIRONMENT,
+    CLINE_NO_TOOL,
+    LOCAL_CAVEAT,
+    LOCAL_STDOUT,
+    OLD_CAVEAT,
+    PROMPT_HOOK,
+    SHELL_NOTIFICATION,
+    claude_code_body,
+    cline_task,
+    slash_command,
+)
+
+ASK = "Refactor parse_config in src/config.py to raise ValueError on unknown keys."
+BIKE = "Why does my bike chain keep slipping when I climb hills?"
+CACHED = {"type": "ephemeral"}
+
+
+@pytest.mark.parametrize("notification", [SHELL_NOTIFICATION, AGENT_NOTIFICATION])
+def test_a_background_tasks_notification_is_no_ask(notification: str) -> None:
+    """Claude Code, idle after starting a shell or an agent in the background, sends its
+    completion as a user message: it was read as the latest ask, its summary and result
+    the user's words."""
+    plain = [
+        {"role": "user", "content": ASK},
+        {"role": "assistant", "content": "I started the test suite in the background."},
+    ]
+    notified = [*plain, {"role": "user", "content": notification}]
+    assert not has_words(notification)
+    v = view({"messages": notified})
+    assert (v.latest, v.first, v.after_tool_result) == (ASK, "", False)
+    assert classify({"messages": notified}) == classify({"messages": plain})
+    assert explain({"messages": notified})["read"] == explain({"messages": plain})["read"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{PROMPT_HOOK}\n{ASK}",
+        f"{ASK}\n\n{PROMPT_HOOK}",
+        f"{SHELL_NOTIFICATION}\n\n{ASK}",  # a notification the user typed after
+        f"{ASK}\n{AGENT_NOTIFICATION}",
+    ],
+)
+def test_claude_codes_notifications_and_hook_output_are_cut_from_the_words(text: str) -> None:
+    assert own_words(text) == ASK
+    assert view({"messages": [{"role": "user", "content": text}]}).latest == ASK
+
+
+def test_a_local_commands_arguments_are_no_ask() -> None:
+    """`/model opus` typed before the prompt comes in the prompt's turn: its caveat, its
+    echo with the arguments, its output, each a text block, the prompt last (with Claude
+    Code's cache mark, so the view keeps the blocks apart); older versions' caveat has no
+    tag. The arguments of a command run in the CLI were read as the first words of the
+    ask ("opus\\n..."), the untagged caveat as the whole of its start."""
+    for caveat in (LOCAL_CAVEAT, OLD_CAVEAT):
+        echo = [CLAUDE_MD_REMINDER, caveat, slash_command("model", "opus"), LOCAL_STDOUT]
+        texts = [{"type": "text", "text": text} for text in echo]
+        turn = [*texts, {"type": "text", "text": BIKE, "cache_control": CACHED}]
+        body = chat_view("messages", claude_code_body([{"role": "user", "content": turn}]))
+        assert view(body).latest == BIKE
+        joined = {"messages": [{"role": "user", "content": "\n".join([*echo, BIKE])}]}
+        assert view(joined).latest == BIKE
+        alone = {"messages": [{"role": "user", "content": BIKE}]}
+        assert classify(joined) == classify(alone)
+
+
+def test_a_prompt_commands_arguments_are_still_the_ask() -> None:
+    """Without a local command's output after them, a command's arguments are its ask."""
+    turn = [{"type": "text", "text": slash_command("ask", BIKE)}, {"type": "text", "text": ASK}]
+    assert view({"messages": [{"role": "user", "content": turn}]}).latest == f"{BIKE}\n{ASK}"
+
+
+def cline_turn(texts: list[str], joined: bool) -> dict[str, Any]:
+    """A user turn of Cline's: its texts and the editor's state, as text parts (its
+    OpenAI-compatible provider) or joined (the router's view of a Messages turn)."""
+    texts = [*texts, CLINE_ENVIRONMENT]
+    parts = [{"type": "text", "text": text} for text in texts]
+    return {"role": "user", "content": "\n".join(texts) if joined else parts}
+
+
+def cline_conversation(last: dict[str, Any]) -> list[dict[str, Any]]:
+    first = cline_turn([cline_task(ASK)], joined=False)
+    return [first, {"role": "assistant", "content": "<attempt_completion>"}, last]
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_clines_nag_for_a_tool_is_no_ask(joined: bool) -> None:
+    """Cline's "[ERROR] You did not use a tool..." turn was read as the latest ask; it is
+    the agent's, as a tool result is, and the task is still the ask."""
+    messages = cline_conversation(cline_turn([CLINE_NO_TOOL], joined))
+    v = view({"messages": messages})
+    assert (v.latest, v.first, v.after_tool_result) == (ASK, "", False)
+    plain = messages[:2]
+    assert classify({"messages": messages}) == classify({"messages": plain})
