@@ -3,10 +3,10 @@ built-in tools.
 
 Claude Code, Codex, Cline and Roo Code put their own texts in user turns (reminders,
 AGENTS.md, the editor's state, a slash command's echo, a background task's completion, a
-nag to use a tool) and offer the same tools on every turn. The classifier reads the user's
-words and the request's own tools; these it leaves out (`classifier.request`,
-`classifier.rules`), and the router's view of other APIs asks the same of a turn
-(`router.translate.view`).
+nag to use a tool), wrap the user's words in tags of theirs, and offer the same tools on
+every turn. The classifier reads the user's words and the request's own tools; these it
+leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
+asks the same of a turn (`router.translate.view`).
 """
 
 from __future__ import annotations
@@ -81,8 +81,25 @@ HARNESS_WRAPPERS = {
     # alone would, and ask nothing), only a prompt command's are (`/review the auth module`)
     "<command-args>": "</command-args>",
 }
-# How far a block's or a wrapper's closing is looked for, in characters (a CLAUDE.md of tens
-# of KB): one closed further on is read as words, as before. `str.find` over it is ~10 µs.
+# Tags Cline and Roo Code wrap the user's reply in at the end of a text of their own: the
+# follow-up on a tool's result or on a completion (`<feedback>`), the answer to the agent's
+# question (`<answer>`). What comes before is theirs: a lead-in ("The user has provided
+# feedback on the results. Consider their input ... and then attempt completion again."),
+# the tool's header ("[attempt_completion] Result:"), its output. When the opening starts
+# the text or follows one of `_LEAD_INS`, only the words inside are read (a question on a
+# bike chain as feedback read reasoning 0.51 with the lead-in and tags, 0.92 alone); a
+# user's own text ending in such tags after other words is read as written.
+HARNESS_REPLIES = {"<feedback>": "</feedback>", "<answer>": "</answer>"}
+_LEAD_INS = (
+    "and then attempt completion again.",  # after a completion
+    "the following feedback:",  # with a tool's result, or on denying it
+    "the following feedback to help guide you:",  # after too many mistakes
+    "the following context:",  # on approving a tool (Roo Code)
+    "] Result:",  # a tool's header: "[ask_followup_question for '...'] Result:"
+)
+# How far a block's or a wrapper's closing, or a reply's opening, is looked for, in
+# characters (a CLAUDE.md of tens of KB): one further on is read as words, as before.
+# `str.find` over it is ~10 µs.
 HARNESS_CHARS = 100_000
 _HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
@@ -91,9 +108,14 @@ _OPENINGS_OF: dict[str, tuple[str, ...]] = {  # a closing's openings: two end in
     for closing in HARNESS_BLOCKS.values()
 }
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
+_REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
 _ENDINGS = (">", *_PROSE_CLOSINGS)  # what a text's end is compared with before anything else
+# A tool's header alone ("[attempt_completion] Result:"), a text part of its own in Cline's
+# turns: with a reply in the part after it, no words either (in the reply's own text, the
+# header is a lead-in)
+_HEADER = re.compile(r"\s{0,64}\[.{0,500}\] Result:\s{0,64}\Z", re.DOTALL)
 _LOCAL_OUTPUT = re.compile(r"\s{0,64}<local-command-std(?:out|err)>")
 _NOTHING_MORE = re.compile(r"\s{0,64}\Z")
 
@@ -139,12 +161,16 @@ HARNESS_SEEN = 3
 
 def own_words(text: str, following: str = "") -> str:
     """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
-    the white space around them, and without the tags of a wrapper (`HARNESS_WRAPPERS`)
-    after its first blocks: `text` itself when it has none. `following` is the text after
-    it in the same turn (the next part), if any: a local command's output there makes the
-    slash command's arguments `text` ends with no words. Bounded: an opening is looked for
-    after at most 64 white spaces, a closing before them, and each block's or wrapper's
-    other end within `HARNESS_CHARS`."""
+    the white space around them; without the tags of a wrapper (`HARNESS_WRAPPERS`) after
+    its first blocks, or, when it ends in the user's reply in an agent's tags
+    (`HARNESS_REPLIES`), the words of that reply alone: `text` itself when it has none.
+    `following` is the text after it in the same turn (the next part), if any: a local
+    command's output there makes the slash command's arguments `text` ends with no words,
+    and a reply there a tool's header that is all of `text`. Bounded: an opening is looked
+    for after at most 64 white spaces, a closing before them, and each block's, wrapper's
+    or reply's other end within `HARNESS_CHARS`."""
+    if following and _HEADER.match(text) and _reply(following, 0, len(following)) is not None:
+        return ""
     size = len(text)
     start = _past_blocks(text, 0, size) if _OPENING.match(text) else 0
     end = size
@@ -153,6 +179,8 @@ def own_words(text: str, following: str = "") -> str:
         end = _before_blocks(text, start, size)
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
+        return words
+    if closed and (words := _reply(text, start, end)) is not None:
         return words
     if start == 0 and end == size:
         return text
@@ -227,6 +255,23 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         after = _past_blocks(text, after, end)
     rest = text[after:end].strip()
     return f"{words}\n{rest}" if words and rest else words or rest
+
+
+def _reply(text: str, start: int, end: int) -> str | None:
+    """The words of the reply (`HARNESS_REPLIES`) that `text[start:end]` ends with, when it
+    starts the text or follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
+    closed = _closing(text, start, end, _REPLY_OF)
+    if closed is None:
+        return None
+    close, closing = closed
+    opening = _REPLY_OF[closing]
+    at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
+    if at < 0:
+        return None
+    lead = text[max(start, at - 100) : at].rstrip()
+    if (lead or at - 100 > start) and not lead.endswith(_LEAD_INS):
+        return None
+    return text[at + len(opening) : close].strip()
 
 
 def has_words(text: str) -> bool:

@@ -258,7 +258,8 @@ def cline_task(ask: str) -> str:
     return f"<task>\n{ask}\n</task>"
 
 
-# Without native tool calls: Cline's nag when a reply used no tool (the middle shortened)
+# Without native tool calls: Cline's nag when a reply used no tool (the middle shortened), and
+# the user's replies in its tags after a tool's header ("[x] Result:"), as a turn's texts
 CLINE_NO_TOOL = (
     "[ERROR] You did not use a tool in your previous response! Please retry with a tool use."
     "\n\n# Reminder: Instructions for Tool Use\n\nTool uses are formatted using XML-style tags."
@@ -266,6 +267,20 @@ CLINE_NO_TOOL = (
     "tool.\nIf you require additional information from the user, use the ask_followup_question "
     "tool.\n(This is an automated message, so do not respond to it conversationally.)"
 )
+
+
+def cline_feedback(text: str) -> list[str]:
+    """Cline's turn when the user answers a completion with a follow-up."""
+    lead = (
+        "The user has provided feedback on the results. Consider their input to continue the "
+        "task, and then attempt completion again."
+    )
+    return ["[attempt_completion] Result:", f"{lead}\n<feedback>\n{text}\n</feedback>"]
+
+
+def cline_answer(question: str, text: str) -> list[str]:
+    """Cline's turn when the user answers its question."""
+    return [f"[ask_followup_question for '{question}'] Result:", f"<answer>\n{text}\n</answer>"]
 
 
 ENVIRONMENT = (

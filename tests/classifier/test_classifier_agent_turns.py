@@ -1,10 +1,13 @@
-"""An agent's own turns, and its own texts in the user's turns, ask nothing.
+"""An agent's own turns ask nothing, and the user's reply in an agent's text is read alone.
 
 Claude Code tells the model that a background shell or agent finished (`<task-notification>`)
 in a user message of its own, puts a hook's output on the prompt in
 `<user-prompt-submit-hook>`, and sends a local command's echo (`/model opus`) in the same turn
 as the next prompt. Cline and Roo Code, without native tool calls, nag the model in a user
-turn when a reply used no tool. Each was read as the user's ask (found in review).
+turn when a reply used no tool, and wrap the user's follow-up on a completion in
+`<feedback>` and an answer to their question in `<answer>`, after a lead-in of their own.
+Each was read as the user's ask, or the reply with the agent's words around it (found in
+review).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from tests.agent_shapes import (
     PROMPT_HOOK,
     SHELL_NOTIFICATION,
     claude_code_body,
+    cline_answer,
+    cline_feedback,
     cline_task,
     slash_command,
 )
@@ -114,3 +119,40 @@ def test_clines_nag_for_a_tool_is_no_ask(joined: bool) -> None:
     assert (v.latest, v.first, v.after_tool_result) == (ASK, "", False)
     plain = messages[:2]
     assert classify({"messages": messages}) == classify({"messages": plain})
+
+
+@pytest.mark.parametrize("joined", [False, True])
+@pytest.mark.parametrize(
+    ("texts", "words"),
+    [
+        (cline_feedback(BIKE), BIKE),
+        (
+            cline_answer("Which database should the cache use?", "Redis, as in prod"),
+            "Redis, as in prod",
+        ),
+    ],
+)
+def test_the_users_reply_in_clines_tags_is_read_alone(
+    texts: list[str], words: str, joined: bool
+) -> None:
+    """The user's follow-up on a completion came after Cline's header and lead-in, in
+    `<feedback>` tags: all read, a question on a bike chain was reasoning 0.51, alone 0.92.
+    The reply is the latest ask, read as if the user had sent it alone."""
+    messages = cline_conversation(cline_turn(texts, joined))
+    assert view({"messages": messages}).latest == words
+    sent = cline_conversation({"role": "user", "content": words})
+    assert classify({"messages": messages}) == classify({"messages": sent})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Shorten my essay using the reviewer's note:\n<feedback>\n{BIKE}\n</feedback>",
+        f"Grade this reply.\n<answer>\n{BIKE}\n</answer>",
+        f"{cline_feedback(BIKE)[1]}\nand keep the tone.",  # the reply does not end the text
+    ],
+)
+def test_a_users_own_tags_are_read_as_written(text: str) -> None:
+    """Only after an agent's lead-in, or alone, are such tags an agent's: a user's text
+    ending in a tagged note keeps all its words."""
+    assert own_words(text) is text
