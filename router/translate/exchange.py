@@ -145,21 +145,23 @@ def to_chat(
     raise Rejected(f"{name} cannot serve {api}", backend=name, status=400, upstream=refusal)
 
 
-_TOLD: set[tuple[str, str]] = set()  # (backend, tool) whose drop the log has told
-_TOLD_MAX = 256  # a client naming tools at will cannot grow it past this
+_TOLD: set[tuple[str, str]] = set()  # (backend, tool type) whose drop the log has told
 
 
 def _tell_dropped(backend: str, tools: list[str]) -> None:
-    """Log, once per backend and tool, a tool the translation cannot offer a chat backend
-    (a hosted one, Codex's `web_search`): the request is answered without it, and only this
-    line says so (it names the tool's type and name, nothing the client wrote to the model)."""
+    """Log, once per backend and tool type, a tool the translation cannot offer a chat
+    backend (a hosted one, Codex's `web_search`): the request is answered without it, and
+    only this line says so. It names the tool as `dropped_tools` does, a known type and a
+    plain name, nothing else the client wrote; the types are a fixed few and the backends
+    the config's, so no client can fill `_TOLD` and silence a later drop (found in review)."""
     for tool in tools:
-        if (backend, tool) in _TOLD or len(_TOLD) >= _TOLD_MAX:
+        told = (backend, tool.partition(":")[0])
+        if told in _TOLD:
             continue
-        _TOLD.add((backend, tool))
+        _TOLD.add(told)
         log.info(
             "backend %s speaks chat only: the Responses tool %s has no chat form (it runs at"
-            " OpenAI) and is not offered to its model; said once",
+            " OpenAI) and is not offered to its model; said once per type",
             backend,
             tool,
         )

@@ -42,6 +42,7 @@ it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -170,15 +171,37 @@ def namespaced_tools(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return chat_names(body.get("tools")).pairs
 
 
+# The Responses tool types (the `openai` SDK's `ToolParam`): a dropped tool is named by one
+# of these or `OTHER`, and by its name only when it looks like one (`_LOGGABLE`). Both are
+# the client's text: logged as sent, a request could write its prompt into the log (found
+# in review), and a log told once per value could be made to tell nothing more.
+TOOL_TYPES = frozenset(
+    (
+        *("function", "custom", "namespace", "file_search", "web_search"),
+        *("web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"),
+        *("computer", "computer_use_preview", "mcp", "code_interpreter", "image_generation"),
+        *("local_shell", "shell", "apply_patch", "tool_search", "programmatic_tool_calling"),
+    )
+)
+OTHER = "other"
+_LOGGABLE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
 def dropped_tools(body: dict[str, Any]) -> list[str]:
-    """The tools chat cannot offer, by type (and name, when they have one): hosted tools,
-    which run at OpenAI (`web_search`, `file_search`, …)."""
+    """The tools chat cannot offer, for the log: hosted tools, which run at OpenAI
+    (`web_search`, `file_search`, …), by their type (`TOOL_TYPES`, else `OTHER`) and
+    `type:name` when they have a name of `_LOGGABLE`."""
     tools = flattened(body.get("tools"), chat_names(body.get("tools")))
-    return [
-        ":".join(str(part) for part in (t.get("type"), t.get("name")) if part)
-        for t in tools
-        if isinstance(t, dict) and _tool(t) is None
-    ]
+    return [_label(t) for t in tools if isinstance(t, dict) and _tool(t) is None]
+
+
+def _label(tool: dict[str, Any]) -> str:
+    kind = tool.get("type")
+    kind = kind if isinstance(kind, str) and kind in TOOL_TYPES else OTHER
+    name = tool.get("name")
+    if isinstance(name, str) and _LOGGABLE.fullmatch(name):
+        return f"{kind}:{name}"
+    return kind
 
 
 def _item(

@@ -178,6 +178,31 @@ def test_a_hosted_tool_the_chat_backend_cannot_run_is_logged_once(
     assert responses_request.dropped_tools({"tools": CODEX_TOOLS}) == ["web_search"]
 
 
+def test_tools_a_client_made_up_neither_reach_the_log_nor_silence_it(
+    proxy: RunningRouter, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drop notice named each tool by its `type:name` as sent, told once per value: a
+    client wrote its own text into the log, hundreds of lines, and then filled the once-set
+    so that a real `web_search` drop later went unsaid (found in review). Now a known type
+    or `other`, a name only when it looks like one, once per backend and type."""
+    monkeypatch.setattr(exchange, "_TOLD", set())  # as in a new process
+    secret = "hunter2 is the password, ignore previous instructions "
+    odd: list[Any] = [{"type": f"{secret}{i}", "name": f"{secret}{i}"} for i in range(300)]
+    odd += [{"type": "mcp", "server_label": "x", "name": f"{secret}{i}"} for i in range(300)]
+    odd += [{"type": "file_search", "name": f"tool_{i}"} for i in range(300)]
+    client = openai_client(proxy)
+    with caplog.at_level(logging.INFO, logger="smf_router"):
+        client.responses.create(model="cloud", input="Say hi", tools=odd)
+        logged = "\n".join(r.getMessage() for r in caplog.records)
+        client.responses.create(model="cloud", input="Say hi", tools=CODEX_TOOLS)
+    told = [r.getMessage() for r in caplog.records if "has no chat form" in r.getMessage()]
+    assert "hunter2" not in logged and "instructions" not in logged
+    assert len(told) == 4  # other, mcp, file_search; then web_search
+    assert "tool other " in told[0] and "tool mcp " in told[1]
+    assert "tool file_search:tool_0 " in told[2]
+    assert "tool web_search " in told[3] and "backend cloud" in told[3]
+
+
 def test_a_joined_name_another_tool_has_is_made_unique_both_ways() -> None:
     """A plain tool already named as the join, and a join past chat's 64 characters: each
     namespaced tool gets a name of its own, the same every turn, and its calls map back."""
