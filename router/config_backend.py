@@ -6,12 +6,11 @@ reads (`router.config` keeps the whole model, loading and the cross-field checks
 
 from __future__ import annotations
 
-import base64
 import math
 import os
 import re
 from typing import Annotated, Any, Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import orjson
 from pydantic import (
@@ -26,6 +25,13 @@ from pydantic import (
 
 from evals.urls import check_url
 from router.config_checks import header_safe, is_header_name
+from router.config_credentials import (
+    basic_auth,
+    key_header,
+    second_credential,
+    secret_values,
+    sent_headers,
+)
 
 Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]
@@ -36,16 +42,6 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
 # A name shown in logs and by `config check`: a Groq `gsk_...` or HF `hf_...` key passes
 # ENV_NAME, but keys are mixed case and conventional variable names are not.
 _SHOWN_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
-# Headers and query parameters whose values are credentials (`secret_values`), by name:
-# `Authorization`, `x-api-key`, `cf-aig-authorization`, `Cookie`, ...; Azure's `sig`
-# (a SAS signature) and `code` (a function key).
-_CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|passw|cookie|credential|signature", re.I)
-# The header litellm sends a backend's key in, by provider, where it is not Authorization
-# (its Anthropic and Azure adapters: `x-api-key`, `api-key`).
-_KEY_HEADERS = {"anthropic": "x-api-key", "azure": "api-key"}
-_CREDENTIAL_QUERY = re.compile(
-    r".*(?:key|token|secret|passw|auth|credential|signature).*|sig|code|pwd", re.I
-)
 
 
 class Strict(BaseModel):
@@ -303,36 +299,13 @@ class Backend(Strict):
         return self
 
     def _second_credential(self) -> str | None:
-        """Why `headers` would send a credential the router sends too, or None: with an
-        `Authorization` header beside api_key_env, requests sent the key alone and health
-        probes both (found in review); litellm lets one or the other win, or sends both."""
-        names = {name.lower() for name in self.headers}
-        if len(names) < len(self.headers):
-            return "headers: two names differ only in case, which HTTP reads as one; keep one"
-        ours = "api_key_env" if self.api_key_env else "the user and password in base_url"
-        if "authorization" in names and (self.api_key_env or self.basic_auth()):
-            return f"headers: an Authorization header and {ours} would both send one; keep one"
-        key = self.key_header()
-        if self.api_key_env and key != "authorization" and key in names:
-            return (
-                f"headers: litellm sends the key in api_key_env to this model's provider as "
-                f"the {key} header, and an {key} header would be a second one; keep one"
-            )
-        return None
+        """Why `headers` would send a credential the router sends too, or None."""
+        key = self.key_header() if self.api_key_env else None
+        return second_credential(self.headers, key, self.basic_auth() is not None)
 
     def key_header(self) -> str:
-        """The header the key in `api_key_env` goes in, by lower-case name: Authorization
-        (`Bearer`), but for litellm's Anthropic (`x-api-key`) and Azure (`api-key`)
-        providers, named by the model's prefix or `extra_body: {custom_llm_provider: ...}`
-        (a bare `claude-...` is Anthropic's to litellm too)."""
-        if self.kind != "litellm":
-            return "authorization"
-        named = self.extra_body.get("custom_llm_provider")
-        prefix, slash, _ = self.model.partition("/")
-        provider = named if isinstance(named, str) else prefix if slash else None
-        if provider is None and self.model.startswith("claude"):
-            provider = "anthropic"
-        return _KEY_HEADERS.get(provider or "", "authorization")
+        """The header the key in `api_key_env` goes in (`config_credentials.key_header`)."""
+        return key_header(self.kind, self.model, self.extra_body)
 
     def sent_headers(self) -> dict[str, str]:
         """The headers every request to this backend carries, by lower-case name: `headers`,
@@ -340,50 +313,19 @@ class Backend(Strict):
         user and password in `base_url` as basic auth. One merge for the requests, the health
         probes and the capacity reads, which merged on their own and sent the key in other
         headers (found in review); litellm sends the key itself, `headers` beside it."""
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        if self.api_key:
-            key = self.key_header()
-            headers[key] = f"Bearer {self.api_key}" if key == "authorization" else self.api_key
-        elif basic := self.basic_auth():
-            headers["authorization"] = basic
-        return headers
+        return sent_headers(self.headers, self.api_key, self.key_header(), self.basic_auth())
 
     def basic_auth(self) -> str | None:
-        """The Authorization header a `user:password@` in `base_url` stands for (a proxy with
-        basic auth in front of vLLM), as httpx makes it for the health probes; without it the
-        probes passed and every request got a 401 (found in review)."""
-        parts = urlsplit(self.base_url or "")
-        if self.kind != "openai" or parts.username is None:
-            return None
-        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-        return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        """The Authorization header a `user:password@` in `base_url` stands for."""
+        return basic_auth(self.kind, self.base_url)
 
     def secret_values(self, *more: str | None) -> tuple[str, ...]:
-        """What the router sends this backend that no one else may read, as exact values:
-        the key in `api_key_env`; the value of each header and query parameter named for a
-        credential (`_CREDENTIAL_HEADER`, `_CREDENTIAL_QUERY`), a header's also without its
-        scheme (`Bearer X`: X, which a gateway repeats bare); the password in `base_url`,
-        the basic-auth token made of it; and `more` (what litellm may read for itself).
-        Query values and the password as written and decoded. `router.redaction` takes them
-        out of the backend's error texts: a gateway that repeats its request gave a client
-        the operator's key (found in review). Not every value: `X-Title: chat` masked the
-        "chat" of every path in the backend's errors (found in review)."""
-        parts = urlsplit(self.base_url or "")
-        found = [self.api_key, *more]
-        for name, value in self.headers.items():
-            if _CREDENTIAL_HEADER.search(name):
-                words = value.split()
-                found += [value, words[-1] if len(words) > 1 else None]
-        if parts.password:
-            found += [parts.password, unquote(parts.password)]
-        for pair in parts.query.split("&"):
-            name, _, value = pair.partition("=")
-            if _CREDENTIAL_QUERY.fullmatch(unquote(name)):
-                found += [value, unquote(value)]
-        basic = self.basic_auth()
-        if basic:
-            found.append(basic.removeprefix("Basic "))
-        return tuple(value for value in found if value)
+        """What the router sends this backend that no one else may read, as exact values
+        (`config_credentials.secret_values`): the key in `api_key_env`, credential headers
+        and query parameters, the password in `base_url`, and `more` (what litellm may read
+        for itself)."""
+        known = (self.api_key, *more)
+        return secret_values(self.base_url, self.headers, self.basic_auth(), known)
 
 
 def _json_value(value: Any, where: str) -> Any:

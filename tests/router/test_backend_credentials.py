@@ -57,6 +57,10 @@ KEYED = "    api_key_env: CREDENTIAL_TEST_KEY\n"
             "an Authorization header and the user and password in base_url would both send one",
         ),
         (
+            cloud(f"      Authorization: {VALUE}\n", kind="litellm", model="gpt-4o", more=KEYED),
+            "an Authorization header and api_key_env would both send one; keep one",
+        ),
+        (
             cloud(f"      X-Api-Key: {VALUE}\n", kind="litellm", model="anthropic/c", more=KEYED),
             "the x-api-key header, and an x-api-key header would be a second one",
         ),
@@ -69,7 +73,14 @@ KEYED = "    api_key_env: CREDENTIAL_TEST_KEY\n"
             "two names differ only in case, which HTTP reads as one; keep one",
         ),
     ],
-    ids=["bearer-and-header", "basic-and-header", "anthropic", "azure", "case"],
+    ids=[
+        "bearer-and-header",
+        "litellm-bearer-and-header",
+        "basic-and-header",
+        "anthropic",
+        "azure",
+        "case",
+    ],
 )
 def test_a_header_that_would_be_a_second_credential_is_refused_by_its_field(
     tmp_path: Path, text: str, said: str
@@ -86,8 +97,17 @@ def test_a_header_that_would_be_a_second_credential_is_refused_by_its_field(
     [
         cloud(f"      Authorization: {VALUE}\n"),  # the header is the only credential
         cloud("      X-Api-Key: gateway\n", kind="litellm", model="openai/gpt-4o", more=KEYED),
+        # the key goes as x-api-key or api-key: Authorization is a gateway's token (it loaded
+        # until every Authorization beside api_key_env was refused, found in review)
+        cloud(f"      Authorization: {VALUE}\n", kind="litellm", model="anthropic/c", more=KEYED),
+        cloud(f"      Authorization: {VALUE}\n", kind="litellm", model="azure/dep", more=KEYED),
     ],
-    ids=["header-alone", "gateway-key-beside-a-bearer"],
+    ids=[
+        "header-alone",
+        "gateway-key-beside-a-bearer",
+        "gateway-bearer-beside-an-anthropic-key",
+        "gateway-bearer-beside-an-azure-key",
+    ],
 )
 def test_a_header_that_is_the_only_one_of_its_name_is_still_taken(
     tmp_path: Path, text: str
@@ -152,3 +172,23 @@ async def test_probes_of_a_litellm_backend_send_its_key_as_its_provider_takes_it
         assert sent[header] == value and sent["x-team"] == "router"
         others = {"authorization", "x-api-key", "api-key"} - {header}
         assert not others & sent.keys(), sent
+
+
+def test_a_gateway_bearer_goes_beside_the_key_in_its_providers_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Anthropic's key as `x-api-key`, and the gateway's own token as Authorization: both."""
+    monkeypatch.setenv("CREDENTIAL_TEST_KEY", "sk-SECRET-key")
+    settings = Backend.model_validate(
+        {
+            "name": "cloud",
+            "tier": "cloud",
+            "kind": "litellm",
+            "model": "anthropic/claude-sonnet-4",
+            "api_key_env": "CREDENTIAL_TEST_KEY",
+            "headers": {"Authorization": "Bearer gw-token"},
+        }
+    )
+    sent = settings.sent_headers()
+    assert sent == {"authorization": "Bearer gw-token", "x-api-key": "sk-SECRET-key"}
+    assert {"gw-token", "sk-SECRET-key"} <= set(settings.secret_values())
