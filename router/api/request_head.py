@@ -46,6 +46,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from router.api import demo
 from router.api.anthropic_paths import anthropic_path
+from router.api.errors import error_headers
 from router.errors import HeadTimeout, HeadTooLarge, RouterError
 from router.log_sparing import Sparing
 from router.record import new_request_id
@@ -289,7 +290,10 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def _raw_reply(self, error: RouterError, demo_mark: bool) -> bytes:
         """`error` written as uvicorn writes its own 400: no request exists to answer through
         the app. In Anthropic's envelope, its id named `request-id` too, when the head's path
-        is known and one of Anthropic's (`router.api.anthropic_paths`); else in OpenAI's."""
+        is known and one of Anthropic's (`router.api.anthropic_paths`); else in OpenAI's.
+        With the headers the app would give it (`error_headers`): the 431's
+        `x-should-retry: false`, which docs/agents.md promised and it lacked (found in
+        review); none for the 408, which the SDKs rightly retry."""
         path = self._head_path()
         anthropic = path is not None and anthropic_path(path)
         body = anthropic_error_body(error) if anthropic else error.json()
@@ -300,6 +304,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
             (b"x-request-id", request_id),
+            *((k.encode(), v.encode()) for k, v in error_headers(error).items()),
             *([(b"request-id", request_id)] if anthropic else []),
             *([demo.HEADER] if demo_mark else []),
             (b"connection", b"close"),

@@ -86,6 +86,7 @@ def test_an_endless_header_line_is_refused_before_the_router_reads_it_all(
     assert status == b"HTTP/1.1 431 Request Header Fields Too Large"
     assert headers["code"] == "request_header_too_large"
     assert headers["connection"] == "close" and headers["x-request-id"]
+    assert headers["x-should-retry"] == "false"  # `FINAL`, as docs/agents.md says
     assert rejected(scrape(proxy.root), "431") == before + 1
 
 
@@ -137,6 +138,7 @@ def test_a_head_that_never_ends_gets_408_and_the_connection_closes(
     status, headers = refusal(data)
     assert status == b"HTTP/1.1 408 Request Timeout"
     assert headers["code"] == "request_timeout" and headers["connection"] == "close"
+    assert "x-should-retry" not in headers  # the SDKs retry a 408
     assert rejected(scrape(proxy.root), "408") == before + 1
 
 
@@ -187,8 +189,9 @@ def test_a_head_on_anthropics_path_over_the_limit_gets_its_431_in_anthropics_env
             sock.sendall(MESSAGES_START + b"x-big: " + b"a" * (request_head.HEAD_MAX_BYTES + 1))
         sock.shutdown(socket.SHUT_WR)
         data = read_until_closed(sock)
-    status, _, error = shaped_refusal(data, anthropic=True)
+    status, headers, error = shaped_refusal(data, anthropic=True)
     assert status == b"HTTP/1.1 431 Request Header Fields Too Large"
+    assert headers["x-should-retry"] == "false"
     assert "larger than the limit" in error["message"]
 
 
