@@ -50,6 +50,7 @@ from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Record, ShadowDropReason, Usage
 from router.relay import usage_of
+from router.shadow_names import live_names, renamed_calls, renamed_tools
 from router.shadow_queue import parsed_body
 from router.shadow_reply import ShadowReply, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
@@ -170,6 +171,8 @@ class Replayer:
             verdict = Comparison(None, "none", f"shadow failed: {error}")
             judged = Judged()
         else:
+            names = live_names(job.api, sent)  # namespaced calls as the live answer names them
+            shadow, body = renamed_calls(shadow, names), renamed_tools(body, names)
             verdict = await self._compare(record.intent, body, job.live, shadow)
             judged = await self._judge(record, body, job, shadow)
             self.counts["compared"] += 1

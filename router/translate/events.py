@@ -354,7 +354,8 @@ def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None
     every apply_patch comparison disagreed, the same patch on both sides too. Either is kept
     as the item's own string (a stream's `SoFar` holds its done item too), not a copy. A
     namespaced tool's call is kept under its joined name, the one the shadow, asked in chat,
-    knows it by (`router.translate.namespaces`)."""
+    knows it by (`router.translate.namespaces`; where chat's is hashed, the shadow's calls
+    are read back to it: `router.shadow_names`)."""
     kind = item.get("type")
     name, namespace = item.get("name"), item.get("namespace")
     if isinstance(name, str) and isinstance(namespace, str) and namespace:
