@@ -199,20 +199,16 @@ def _tool_names(tools: list[Any]) -> str:
     made "Make the export command write a CSV file" tool_calling (found in review). Nor an
     agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
     tools read say the tools are an agent's harness. The tools read are `scanned_tools`',
-    in one pass: each name is looked up once."""
+    with the names it looked up (`_scanned`): each is looked up once."""
     names: list[str] = []
-    own = harness = 0
-    for tool in islice(tools, SCAN_TOOLS_READ):
-        if own == SCAN_TOOLS:
-            break
-        name = tool_name(tool)
+    harness = 0
+    for _, name in _scanned(tools):
         if not isinstance(name, str):
-            own += 1
-        elif name in HARNESS_TOOLS:
+            continue
+        if name in HARNESS_TOOLS:
             harness += 1
             names.append(name)
         else:
-            own += 1
             names.append(name[:200])
     if harness >= HARNESS_SEEN:
         names = [name for name in names if name not in HARNESS_TOOLS]
@@ -224,6 +220,11 @@ def scanned_tools(tools: list[Any]) -> Iterator[Any]:
     built-ins (`HARNESS_TOOLS`), and the built-ins before and among them, from the first
     `SCAN_TOOLS_READ` tools. What the router's view of other APIs keeps of a request's
     tools, too (`router.translate.view`)."""
+    return (tool for tool, _ in _scanned(tools))
+
+
+def _scanned(tools: list[Any]) -> Iterator[tuple[Any, object]]:
+    """`scanned_tools`, each with its name (`tool_name`)."""
     own = 0
     for tool in islice(tools, SCAN_TOOLS_READ):
         if own == SCAN_TOOLS:
@@ -231,7 +232,7 @@ def scanned_tools(tools: list[Any]) -> Iterator[Any]:
         name = tool_name(tool)
         if not (isinstance(name, str) and name in HARNESS_TOOLS):
             own += 1
-        yield tool
+        yield tool, name
 
 
 def tool_name(tool: object) -> object:
