@@ -12,35 +12,17 @@ both from a real router's outage, evaluated by a real Prometheus.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import yaml
+from alert_cases import Case, fired, promtool_account, quiet, series
 from dashboard_queries import ALERTS
-from prometheus_server import Prometheus, promtool_test, require_prometheus
+from prometheus_server import Prometheus, require_prometheus
 
 from tests.harness import INTENTS, config_for, router, simulator
 
-ROUTER = {"instance": "router:4000", "job": "smf-router"}
 REQUESTS = "smf_router_requests_total"
-
-
-def series(name: str, values: str, **labels: str) -> dict[str, str]:
-    inner = ",".join(f'{k}="{v}"' for k, v in sorted({**ROUTER, **labels}.items()))
-    return {"series": f"{name}{{{inner}}}", "values": values}
-
-
-def fired(alert: str, at: str, labels: dict[str, str], annotations: dict[str, str]) -> Any:
-    return {
-        "eval_time": at,
-        "alertname": alert,
-        "exp_alerts": [{"exp_labels": labels, "exp_annotations": annotations}],
-    }
-
-
-def quiet(alert: str, at: str) -> dict[str, Any]:
-    return {"eval_time": at, "alertname": alert, "exp_alerts": []}
 
 
 def requests(values: str, route: str, outcome: str, **more: str) -> dict[str, str]:
@@ -76,10 +58,9 @@ def failing(share: str) -> dict[str, str]:
     }
 
 
-# Each case: (input series, checks); one sample a minute, rules evaluated every 30 s. The
-# annotations are written out here, not read from alerts.yml (read text would pass whatever
-# it said).
-CASES: dict[str, tuple[list[dict[str, str]], list[Any]]] = {
+# Each case is an `alert_cases.Case`. The annotations are written out here, not read from
+# alerts.yml (read text would pass whatever it said).
+CASES: dict[str, Case] = {
     # the cloud backend down from 5m on, as two replicas see it (one alert); a local one
     # down all along (SmfLocalBackendDown's, not this alert's); `for: 2m`
     "cloud backend down": (
@@ -146,13 +127,7 @@ def test_each_outage_alert_is_a_rule_with_cases_here() -> None:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_outage_alert_fires_after_its_for_and_says_what_happened(tmp_path: Path, case: str) -> None:
-    input_series, checks = CASES[case]
-    test = {
-        "rule_files": [str(ALERTS)],
-        "evaluation_interval": "30s",
-        "tests": [{"interval": "1m", "input_series": input_series, "alert_rule_test": checks}],
-    }
-    assert promtool_test(tmp_path, test) == ""
+    assert promtool_account(tmp_path, CASES[case]) == ""
 
 
 PENDING = 'ALERTS{{alertname="{}",alertstate="pending"{}}}'
