@@ -48,6 +48,9 @@ class Metrics(MetricFamilies):
 
     def __init__(self, registry: CollectorRegistry | None = None, *, demo: bool = False) -> None:
         self._families: list[Family] = []
+        # The series `router.metric_zeros` created at 0 ahead of their first event, by
+        # family name: a reload removes only those (still at 0, no longer expected).
+        self.zeros: dict[str, set[tuple[str, ...]]] = {}
         self._define_demo()
         self.demo.set((), 1 if demo else 0)
         self._define_config()

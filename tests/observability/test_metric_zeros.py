@@ -15,7 +15,7 @@ import httpx
 import yaml
 from dashboard_queries import dashboard_files
 
-from router import errors, reload
+from router import errors, metric_zeros, reload
 from router.backend_refused import BackendRefused
 from router.config import parse
 from router.metric_labels import (
@@ -25,6 +25,7 @@ from router.metric_labels import (
     REFUSAL_KINDS,
     REFUSAL_STATUSES,
 )
+from router.metrics import Metrics
 from tests.harness import INTENTS, Running, Scrape, config_for, router, scrape, simulator
 
 A, F = "smf_router_attempts_total", "smf_router_fallbacks_total"
@@ -184,3 +185,67 @@ def test_the_kinds_created_at_zero_are_those_the_code_can_give() -> None:
     assert set(REFUSAL_KINDS) <= ERROR_KINDS
     statuses = {str(c.status) for c in [*refusals, errors.Unauthorized]}
     assert statuses == set(REFUSAL_STATUSES)
+
+
+FR, SC = "smf_router_fallback_requests_total", "smf_router_shadow_comparisons_total"
+
+
+def test_a_reload_with_the_same_config_keeps_series_a_request_created_at_zero(
+    tmp_path: Path,
+) -> None:
+    """A request that did not move adds 0 to `fallback_requests_total`: on a backend forced
+    by name (no route of two) its series is the request's own, at 0. A reload with the same
+    config took every series at 0 for an unused zero of its own and removed it, and a panel
+    of the share of requests that needed a fallback lost it (found in review)."""
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path)
+        with router(config) as proxy:
+            ask = {"model": "local", "messages": [{"role": "user", "content": "hi"}]}
+            assert httpx.post(f"{proxy.url}/chat/completions", json=ask).status_code == 200
+            forced = {"route": "local", "backend": "local", "tier": "local"}
+            (intent,) = {dict(k)["intent"] for k in series(scrape(proxy.root), FR)}
+            assert scrape(proxy.root).get(FR, intent=intent, **forced) == 0
+            path = tmp_path / "router.yaml"
+            path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
+            reload.reloader_of(proxy.components).source = path
+            assert httpx.post(f"{proxy.url}/router/reload").status_code == 200
+            assert scrape(proxy.root).get(FR, intent=intent, **forced) == 0
+
+
+def test_a_reload_keeps_the_results_a_shadow_pairs_first_comparison_created() -> None:
+    """A live/shadow pair the config walk does not foresee (a stored response's backend)
+    has its three results created by its first comparison, its own at 1 and the others at 0:
+    a reload with the same config removed those two, and the agreement panel showed no
+    `agreed` bar for a pair that had always disagreed, rather than 0% (found in review)."""
+    config = parse(
+        {
+            "backends": [
+                {
+                    "name": "local",
+                    "tier": "local",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "m",
+                },
+                {
+                    "name": "cloud",
+                    "tier": "cloud",
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "model": "c",
+                },
+            ]
+        }
+    )
+    metrics = Metrics()
+    metric_zeros.configured(metrics, config)
+    metrics.shadow_compared("coding", "local", "cloud", False)
+    metric_zeros.expecting(metrics, config)()  # a reload with the same config
+    pair = {"intent": "coding", "live_backend": "local", "shadow_backend": "cloud"}
+    results = {
+        r: sample(metrics, SC, **pair, result=r) for r in ("agreed", "disagreed", "undecided")
+    }
+    assert results == {"agreed": 0, "disagreed": 1, "undecided": 0}
+
+
+def sample(metrics: Metrics, name: str, **labels: str) -> float | None:
+    """A sample as `/metrics` would show it, read from `metrics`' registry."""
+    return metrics.registry.get_sample_value(name, labels)
