@@ -30,6 +30,10 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   backend `none` (no backend served), both outcomes and both `stream` values, and for a
   stream cut or stalled after its backend answered, each member with `upstream_error`.
   Client errors and cancellations are the client's: left to their first event;
+- a bug of the router's met before the plan (`router_error` with intent, route, backend and
+  tier `none`): `errors_total` (kind `none`) and `requests_total` (both `stream` values),
+  once, at start. `SmfRequestsFailing` counts it, and a classifier that raises on every
+  request is an outage whose first 500s must show;
 - `fallback_requests_total`: for each route of two or more backends, each (intent, route)
   with each backend a request can end on after a move, `none` too (a request that never
   moved creates its own series, at 0);
@@ -95,11 +99,16 @@ def refusals(metrics: Metrics) -> None:
 
 
 def failures(metrics: Metrics) -> None:
-    """Each intent's failures on the service's side (`metric_labels.FAILURES`): a closed
-    set, so once, at start."""
+    """Each intent's failures on the service's side (`metric_labels.FAILURES`), and a bug
+    met before the plan (intent, route, backend and tier `none`, no kind: the record of
+    `router.api.refusal`): closed sets, so once, at start. The latter are no config's, and
+    a reload leaves them (`_expect` removes only its own)."""
     for intent in (*INTENTS, UNREAD):
         for outcome, kind in FAILURES:
             metrics.errors.inc((intent, outcome, kind), 0)
+    metrics.errors.inc(("none", "router_error", "none"), 0)
+    for stream in ("false", "true"):
+        metrics.requests.inc(("none", "none", "none", "none", "router_error", stream), 0)
 
 
 def configured(metrics: Metrics, config: Config) -> None:

@@ -116,7 +116,8 @@ class Metrics(MetricFamilies):
         self.fallback_requests.inc((intent, route, backend, tier), 1.0 if moved else 0.0)
         # How long serving takes: a refusal was never served, and its few milliseconds under
         # backend `none` mixed with the requests every backend failed, the latency panels'
-        # "none" series (it is counted above and in `rejected_requests_total`).
+        # "none" series (it is counted above and in `rejected_requests_total`). A bug met
+        # before the plan is no refusal: a request the router failed, as those are.
         if not record.refused:
             self.duration.observe((intent, backend, tier, stream), record.duration_s)
         if record.ttft_s is not None:

@@ -153,10 +153,14 @@ class Record:
 
     @property
     def refused(self) -> bool:
-        """Answered before the router planned it (`router.api.refusal`: a bad body or model,
-        or a bug or stop while the body was read). Only a plan names a route, so a refusal
-        has none: `route="none"` in the metrics, which is how the alerts leave them out."""
-        return not self.route
+        """Answered before the router planned it (`router.api.refusal`), and not for a fault
+        of its own: refused as the client's mistake (a bad body or model), or stopped while
+        its body was read (the drain ran out). Only a plan names a route, so such a request
+        has none: `route="none"` in the metrics. A bug of the router's met before the plan
+        (the classifier, planning, translation) has none either, but is no refusal: the
+        router failed a request it took to serve (`router_error`), as it fails one whose
+        every backend failed, and both take the time they took as a latency."""
+        return not self.route and self.outcome != "router_error"
 
     @property
     def unpriced(self) -> bool:

@@ -53,17 +53,21 @@ def test_failed_requests_series_start_at_zero_then_follow_reloads(
         config = config_for({"local": dead, "cloud": cloud}, tmp_path, shadow=shadow)
         with router(config) as proxy:
             before = scrape(proxy.root)
-            # each intent × each failure on the service's side; the refusals, as before
+            # each intent × each failure on the service's side; the refusals, as before, and
+            # a bug met before the plan (intent none, no kind)
             failures = {k: v for k, v in keyed(before, E, "intent", "outcome", "kind").items()}
             assert {k for k in failures if k[0] != "none"} == {
                 (i, o, k) for i in EVERY_INTENT for o, k in FAILURES
             }
-            assert set(failures.values()) == {0} and len(failures) == 128 + 6
+            assert ("none", "router_error", "none") in failures
+            assert set(failures.values()) == {0} and len(failures) == 128 + 6 + 1
             # (intent, route) × no backend × both outcomes × both streams, and a stream cut
             # after its backend answered: 30 ways on the default routes, each backend forced
-            # by name with any intent; math's route takes math alone
+            # by name with any intent; math's route takes math alone. And a bug met before
+            # the plan, with both `stream` values
             failed = requests_(before)
-            assert set(failed.values()) == {0} and len(failed) == 164
+            assert set(failed.values()) == {0} and len(failed) == 164 + 2
+            assert ("none", "none", "none", "none", "router_error", "false") in failed
             assert MATH_FAILED in failed
             assert ("math", "math", "local", "local", "upstream_error", "true") in failed
             assert ("unknown", "local", "none", "none", "router_error", "true") in failed
@@ -106,7 +110,8 @@ def test_failed_requests_series_start_at_zero_then_follow_reloads(
             assert shadowed(reloaded) == {
                 ("coding", "cloud", "local", r): 0 for r in SHADOW_RESULTS
             }
-            assert len(series(reloaded, E)) == 128 + 6  # a closed set: as it was
+            assert len(series(reloaded, E)) == 128 + 6 + 1  # a closed set: as it was
+            assert ("none", "none", "none", "none", "router_error", "true") in failed
 
 
 def test_the_failures_created_at_zero_are_those_the_code_can_give() -> None:

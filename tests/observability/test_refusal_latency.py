@@ -7,6 +7,9 @@ milliseconds with the requests every backend failed. Refusals stay counted in
 `requests_total` (route `none`) and `rejected_requests_total`; a request that failed after
 it was dispatched keeps its sample under backend `none`, as it has a latency to report.
 
+A bug of the router's met before the plan (the classifier raising) has no route either,
+but is no refusal: the router failed a request it took to serve, and its time is a sample.
+
 Through the real app on a socket, read back from its `/metrics`.
 """
 
@@ -18,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+import classifier
 from router.config import hash_key
 from tests.harness import Running, RunningRouter, config_for, router, scrape, simulator
 
@@ -89,3 +93,30 @@ def test_a_request_no_backend_served_keeps_its_sample(local: Running, proxy: Run
         local.control("faults", {"fault": None})
     assert failed.status_code >= 500
     assert total(proxy, DURATIONS, backend="none") - before == 1
+
+
+def test_a_bug_before_the_plan_is_a_failure_with_its_latency(
+    proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The classifier raises: a 500, recorded `router_error` with route `none`. `refused`
+    read "no route", so it was no latency sample, and SmfRequestsFailing (`route!="none"`)
+    never counted it (found in review). Its series exist at 0 before the first, so that
+    `increase()` reads the first bugs (`router.metric_zeros.failures`)."""
+    bug = {"intent": "none", "route": "none", "backend": "none", "tier": "none"}
+    requests = {"name": "smf_router_requests_total", **bug, "outcome": "router_error"}
+    errors = {"intent": "none", "outcome": "router_error", "kind": "none"}
+    first = scrape(proxy.root)
+    assert first.get(**requests, stream="false") == first.get(**requests, stream="true") == 0
+    assert first.get("smf_router_errors_total", **errors) == 0
+    before = total(proxy, DURATIONS, intent="none", backend="none")
+
+    def broken(view: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(classifier, "classify", broken)
+    for _ in range(3):
+        assert post(proxy, {"model": "auto", "messages": ASK}).status_code == 500
+    now = scrape(proxy.root)
+    assert now.get(**requests, stream="false") == 3
+    assert now.get("smf_router_errors_total", **errors) == 3
+    assert total(proxy, DURATIONS, intent="none", backend="none") - before == 3
