@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import classifier
 from classifier.intent import Intent
+from router import blame
 from router import request as req
 from router import request_size as size
 from router.auth import Caller
@@ -25,10 +26,7 @@ from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     BadRequest,
-    Rejected,
     RouterError,
-    RouterFault,
-    UpstreamError,
     cancellation,
     error_kind,
     internal_error,
@@ -305,18 +303,10 @@ class Gateway:
         if record.ended_at:
             return  # the sinks have it already, as it was
         record.status = error.status
-        if outcome is None and isinstance(error, RouterFault):
-            outcome = "router_error"  # a bug of ours met on the way to a backend
-        # a backend's 4xx that passes through (`Rejected`) is the client's too, as README says:
-        # counted as the upstream's, it showed beside real outages on the dashboards. Not
-        # after a fallback: a backend being down sent it where it was refused.
-        clients = not isinstance(error, UpstreamError) or (
-            isinstance(error, Rejected) and not record.fallback_reason
-        )
-        record.outcome = outcome or (
-            "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
-        )
-        record.error_kind = error_kind(error)
+        if outcome is None:  # whose failure it was (`router.blame`)
+            record.outcome, record.error_kind = blame.before_commit(error, record)
+        else:
+            record.outcome, record.error_kind = outcome, error_kind(error)
         # what the attempts generated and held, ended uncommitted
         self.finish(call, Tally(held_chars=call.unsent_chars))
 

@@ -24,8 +24,8 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 - a planned request that failed on the service's side (`upstream_error`, `router_error`),
   so that the first one of an outage shows (one failed math request read 1 in
   `errors_total` and 0 in `increase()`, found in review): `errors_total` for each intent
-  with each (outcome, kind) such a failure can have (`metric_labels.FAILURES`, 16 an
-  intent, 128 in all), once, at start; and from the config `requests_total` for each
+  with each (outcome, kind) such a failure can have (`metric_labels.FAILURES`, 14 an
+  intent, 112 in all), once, at start; and from the config `requests_total` for each
   (intent, route) a request can take (`intents_on`, each backend forced by name too) with
   backend `none` (no backend served), both outcomes and both `stream` values, and for a
   stream cut or stalled after its backend answered, each member with `upstream_error`.

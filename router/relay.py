@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from router import blame
 from router.answer_end import finished
 from router.backends.base import Translation
 from router.dispatch import Call, Committed, Dispatcher
@@ -29,7 +30,6 @@ from router.errors import (
     Cut,
     Malformed,
     RouterError,
-    RouterFault,
     Timeout,
     UpstreamError,
     cancellation,
@@ -38,7 +38,7 @@ from router.errors import (
 )
 from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
-from router.record import CHAT_APIS, Api, Outcome, Usage
+from router.record import CHAT_APIS, Api, Usage
 from router.reply_checks import UNFINISHED, misshapen, unfinished
 from router.sse import DONE, event
 from router.stall import Stall
@@ -218,8 +218,7 @@ async def relay(
                 yield out
     except UpstreamError as error:
         error_kind = error.kind
-        # An adapter's bug (`RouterFault`) is ours, as the gateway records it before the commit
-        outcome: Outcome = "router_error" if isinstance(error, RouterFault) else "upstream_error"
+        outcome = blame.after_commit(error)  # whose failure it was
         record.outcome, record.error_kind, record.status = outcome, error.kind, error.status
         yield error_event(call.api, call.named_as_sent(error), tally)
     except (asyncio.CancelledError, GeneratorExit):

@@ -15,7 +15,7 @@ import httpx
 import yaml
 from test_metric_zeros import series, upstream_errors
 
-from router import errors, reload
+from router import blame, errors, reload
 from router.metric_labels import FAILED_OUTCOMES, FAILURES, SHADOW_RESULTS
 from tests.harness import INTENTS, Running, Scrape, config_for, router, scrape, simulator
 
@@ -60,7 +60,7 @@ def test_failed_requests_series_start_at_zero_then_follow_reloads(
                 (i, o, k) for i in EVERY_INTENT for o, k in FAILURES
             }
             assert ("none", "router_error", "none") in failures
-            assert set(failures.values()) == {0} and len(failures) == 128 + 6 + 1
+            assert set(failures.values()) == {0} and len(failures) == 112 + 6 + 1
             # (intent, route) × no backend × both outcomes × both streams, and a stream cut
             # after its backend answered: 30 ways on the default routes, each backend forced
             # by name with any intent; math's route takes math alone. And a bug met before
@@ -110,19 +110,20 @@ def test_failed_requests_series_start_at_zero_then_follow_reloads(
             assert shadowed(reloaded) == {
                 ("coding", "cloud", "local", r): 0 for r in SHADOW_RESULTS
             }
-            assert len(series(reloaded, E)) == 128 + 6 + 1  # a closed set: as it was
+            assert len(series(reloaded, E)) == 112 + 6 + 1  # a closed set: as it was
             assert ("none", "none", "none", "none", "router_error", "true") in failed
 
 
 def test_the_failures_created_at_zero_are_those_the_code_can_give() -> None:
     """A planned request fails on the service's side with a backend's kind (a timeout's
     three; a 4xx passed through after a fallback), with every backend skipped, or with a bug
-    of ours: `RouterFault`'s kind while sending, none anywhere else."""
+    of ours: `RouterFault`'s kind while sending, none anywhere else. Not with a backend's
+    context-length refusal: the client's, or recorded as the failure after it (`blame`)."""
     timeouts = {"timeout", "first_token_timeout", "stall"}
     backends = {c.kind for c in upstream_errors() if c is not errors.RouterFault} | timeouts
-    assert {k for o, k in FAILURES if o == "upstream_error"} == backends | {
-        errors.NoBackendAvailable.code
-    }
+    assert {c.kind for c in upstream_errors(errors.ContextTooLong)} == blame.CONTEXT_KINDS
+    upstream = {k for o, k in FAILURES if o == "upstream_error"}
+    assert upstream == (backends - blame.CONTEXT_KINDS) | {errors.NoBackendAvailable.code}
     assert errors.error_kind(errors.internal_error()) is None
     assert {k for o, k in FAILURES if o == "router_error"} == {errors.RouterFault.kind, "none"}
     assert {o for o, _ in FAILURES} == set(FAILED_OUTCOMES)

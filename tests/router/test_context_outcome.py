@@ -1,0 +1,141 @@
+"""A backend's context-length refusal that ends a request is the client's (`router.blame`).
+
+Codex compacts its history on `context_length_exceeded`: a session whose prompt outgrew the
+window is normal use. Recorded `upstream_error`, three such refusals beside two requests a
+minute served made SmfRequestsFailing page (found in review), and the dashboards showed
+them beside real outages. A backend tried after the refusal (a larger window) that then
+failed is the upstream's failure still.
+
+Through the real app on a socket, with vLLM-like simulators whose window is 512 tokens; the
+records read back from the gateway, the counts from `/metrics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+
+from tests.harness import (
+    Collect,
+    Running,
+    RunningRouter,
+    collected,
+    config_for,
+    router,
+    scrape,
+    sdk,
+    simulator,
+)
+from tests.waiting import wait_until
+
+ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
+REQUESTS, ERRORS = "smf_router_requests_total", "smf_router_errors_total"
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model", max_model_len=512) as local,
+        simulator(profile="vllm", model="cloud-model", max_model_len=512) as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    """The default routes: `coding` is local, then cloud."""
+    config = config_for(servers, tmp_path_factory.mktemp("context_outcome"))
+    assert config.routes["coding"] == ["local", "cloud"]
+    with router(config) as running:
+        yield running
+
+
+@pytest.fixture
+def faults(servers: dict[str, Running]) -> Iterator[Any]:
+    """Set a simulator's fault for this test only."""
+
+    def fault(name: str, which: str) -> None:
+        servers[name].control("faults", {"fault": which})
+
+    yield fault
+    for server in servers.values():
+        server.control("faults", {"fault": None})
+
+
+def ended(records: Collect, n: int) -> list[tuple[int, str, str | None]]:
+    """(status, outcome, error_kind) of the first `n` records finished."""
+    assert wait_until(lambda: len(records.records) >= n), records.records
+    return [(r.status, r.outcome, r.error_kind) for r in records.records[:n]]
+
+
+def counted(proxy: RunningRouter, name: str, **labels: str) -> float:
+    """The sum of `name`'s samples over every series carrying `labels`."""
+    wanted = set(labels.items())
+    samples = scrape(proxy.root).samples.items()
+    return sum(v for (sample, series), v in samples if sample == name and wanted <= series)
+
+
+def refused(proxy: RunningRouter, model: str, **extra: Any) -> openai.BadRequestError:
+    with pytest.raises(openai.BadRequestError) as caught:
+        sdk(proxy).chat.completions.create(model=model, messages=ASK, **extra)  # type: ignore[call-overload]
+    return caught.value
+
+
+def test_a_prompt_every_backend_refuses_as_too_long_is_the_clients_error(
+    proxy: RunningRouter, faults: Any
+) -> None:
+    """Both windows refuse the prompt: on the route (local, then cloud's larger window) and
+    on local forced by name, the client gets the 400 Codex compacts on, and the record says
+    it was the client's: no failure for SmfRequestsFailing, none on the dashboards."""
+    faults("local", "context_length")
+    faults("cloud", "context_length")
+    failed = counted(proxy, REQUESTS, outcome="upstream_error")
+    records = collected(proxy)
+    for model in ("coding", "local"):
+        assert refused(proxy, model).code == "context_length_exceeded"
+    assert ended(records, 2) == [(400, "client_error", "context_too_long")] * 2
+    assert counted(proxy, REQUESTS, outcome="upstream_error") == failed
+    kinds = {"outcome": "client_error", "kind": "context_too_long"}
+    assert counted(proxy, ERRORS, intent="coding", **kinds) == 2
+
+
+def test_an_output_limit_every_window_refuses_is_the_clients_error(proxy: RunningRouter) -> None:
+    """vLLM refuses `max_tokens` over its window (`OutputTooLong`), and the plan moves on to
+    the cloud, which refuses it too: the client's choice to change, as a prompt's length."""
+    records = collected(proxy)
+    assert refused(proxy, "coding", max_tokens=600).param == "max_tokens"
+    assert ended(records, 1) == [(400, "client_error", "output_too_long")]
+
+
+def test_a_larger_backend_that_fails_after_the_refusal_is_the_upstreams_failure(
+    proxy: RunningRouter, faults: Any
+) -> None:
+    """Local's window refuses the prompt, and the cloud, which might have served it, fails
+    with a 500. The client still gets the refusal (the plan's first backend verdict), but the
+    request failed for the cloud's outage: recorded as that failure, the alert counts it."""
+    faults("local", "context_length")
+    faults("cloud", "server_error:500")
+    failed = counted(proxy, REQUESTS, outcome="upstream_error")
+    records = collected(proxy)
+    assert refused(proxy, "coding").code == "context_length_exceeded"
+    assert ended(records, 1) == [(400, "upstream_error", "server_error")]
+    assert counted(proxy, REQUESTS, outcome="upstream_error") - failed == 1
+
+
+def test_a_context_refusal_in_band_after_the_commit_is_the_clients_error(
+    proxy: RunningRouter, faults: Any
+) -> None:
+    """A stream that began and then ends in the backend's in-band context-length error: the
+    client's as before the commit, and the SDK raises the backend's code."""
+    faults("local", "error_event:2:400")
+    records = collected(proxy)
+    stream = sdk(proxy).chat.completions.create(model="local", messages=ASK, stream=True)  # type: ignore[arg-type]
+    with pytest.raises(openai.APIError):
+        for _ in stream:
+            pass
+    assert ended(records, 1) == [(400, "client_error", "context_too_long")]
