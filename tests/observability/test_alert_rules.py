@@ -290,15 +290,69 @@ CASES: dict[str, Case] = {
 
 # The router's target gone from 5m on (discovery dropped its pod, or the job was renamed):
 # `up == 0` had no series to compare and never fired (found in review). vLLM's target stays
-# up under its own job. Stale 5 minutes after its last sample (~9m); `for: 2m`.
+# up under its own job. Stale 5 minutes after its last sample (~9m), the router's gauges
+# with it; `for: 2m`.
 VANISHED: Case = (
-    [series("up", "1x4"), series("up", "1x30", job="vllm", instance="spark:8888")],
+    [
+        series("up", "1x4"),
+        series("smf_router_demo", "0x4"),
+        series("up", "1x30", job="vllm", instance="spark:8888"),
+    ],
     [
         quiet("SmfRouterDown", "4m"),
         quiet("SmfRouterDown", "10m"),
         fired("SmfRouterDown", "12m", {"job": "smf-router", "severity": "critical"}, router_down()),
     ],
 )
+
+
+# The router's target (and so `up`) missing, while a router's series are there, or not. A
+# federating Prometheus has the routers' series under its own job and no smf-router target:
+# `absent(up{job="smf-router"})` fired there for good (found in review), though the
+# federated cases above are meant to hold. Any router series will do (whichever the
+# federation passes on), until their router stops: its series go stale once the federated
+# Prometheus stops having them (last sample at 9m: absent from 14m). With no router series
+# at all, absent from the start; `for: 2m`. A router scraped under another job is not
+# watched while it runs; once its scrape fails (`stale`), it is.
+ROUTER_GONE: dict[str, Case] = {
+    "federated series only": (
+        [
+            series("smf_router_backend_up", "1x30", **FEDERATED, backend="local", tier="local"),
+            series("up", "1x30", **FEDERATED),
+        ],
+        [quiet("SmfRouterDown", at) for at in ("1m", "3m", "10m", "30m")],
+    ),
+    "federated router stopped": (
+        [series("smf_router_demo", "0x9", **FEDERATED), series("up", "1x30", **FEDERATED)],
+        [
+            quiet("SmfRouterDown", "16m"),
+            fired(
+                "SmfRouterDown", "17m", {"job": "smf-router", "severity": "critical"}, router_down()
+            ),
+        ],
+    ),
+    "nothing at all": (
+        [series("up", "1x30", job="vllm", instance="spark:8888")],
+        [
+            quiet("SmfRouterDown", "1m"),
+            fired(
+                "SmfRouterDown", "3m", {"job": "smf-router", "severity": "critical"}, router_down()
+            ),
+        ],
+    ),
+    "scraped under another job": (
+        [
+            series("up", "1x4 0x20", job="router"),
+            series("smf_router_demo", "0x4 stale", job="router"),
+        ],
+        [
+            quiet("SmfRouterDown", "4m"),
+            fired(
+                "SmfRouterDown", "8m", {"job": "smf-router", "severity": "critical"}, router_down()
+            ),
+        ],
+    ),
+}
 
 
 def test_every_alert_has_a_case_here_or_in_the_canary_test() -> None:
@@ -316,3 +370,10 @@ def test_alert_fires_after_its_for_and_says_what_happened(tmp_path: Path, alert:
 
 def test_router_down_fires_when_its_scrape_target_is_gone(tmp_path: Path) -> None:
     assert promtool_account(tmp_path, VANISHED) == ""
+
+
+@pytest.mark.parametrize("case", sorted(ROUTER_GONE))
+def test_router_down_fires_for_a_missing_target_only_with_no_router_series(
+    tmp_path: Path, case: str
+) -> None:
+    assert promtool_account(tmp_path, ROUTER_GONE[case]) == ""
