@@ -108,12 +108,12 @@ def close_private_tables(directory: Path) -> list[str]:
     not this process writes to it: texts an older version left 0755 (files 0644) stayed
     readable by every account until a new text was written, and with `store_text` off never
     (found in review). Closing the table's directory closes every file under it.
-    Returns a warning for each left as it was because it is not a directory itself (which
-    a writer then does not say again)."""
+    Returns a warning for each left as it was because it is not a directory itself, the
+    first time this process meets it (`_said_once`, which a writer shares): the router asks
+    at start and at each hourly compaction, which logged it every hour (found in review)."""
     warnings = []
     for table in sorted(PRIVATE_TABLES):
-        if (said := _close(directory / table)) is not None:
-            _said_once(directory / table)
+        if (said := _close(directory / table)) is not None and _said_once(directory / table):
             warnings.append(said)
     return warnings
 

@@ -14,9 +14,12 @@ from pathlib import Path
 import openai
 import pytest
 
+from router.config import parse
 from router.ledger import Ledger, checksum, compaction, segments
+from router.maintenance import housekeep
 from tests.harness import VENV_BIN, config_for, router, simulator
 from tests.ledger.ledger_days import count, write_day
+from tests.router.offline import OFFLINE
 
 ASKS = ["Name a colour.", "Name a fruit."]
 
@@ -194,3 +197,25 @@ def test_a_writer_leaves_what_a_symlinked_day_names_as_it_was(
     (said,) = [r.getMessage() for r in caplog.records if str(folder) in r.getMessage()]
     assert said.startswith(f"left {folder} as it is: it is a symlink")
     assert modes(tmp_path / "texts")["texts"] == 0o700  # the table's own directory still closed
+
+
+def test_the_router_says_a_symlink_in_the_texts_place_once_not_at_each_pass(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """docs/ledger.md: the router logs it once. Each compaction returned it again, and the
+    hourly housekeeping logged it at every pass (found in review)."""
+    ledger = tmp_path / "ledger"
+    ledger.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (ledger / "texts").symlink_to(victim)
+    config = parse({**OFFLINE, "ledger": {"path": str(ledger)}})
+    with caplog.at_level(logging.WARNING, logger="smf_router"):
+        for _ in range(3):  # the first pass after start, then hourly
+            housekeep(config)
+    said = [r.getMessage() for r in caplog.records if "it is a symlink" in r.getMessage()]
+    assert said == [
+        f"ledger housekeeping: left {ledger / 'texts'} as it is: it is a symlink or a file, not "
+        "a directory, so its mode was not changed (what it names may hold callers' texts: "
+        "make that 0700)"
+    ]
