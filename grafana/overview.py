@@ -52,9 +52,11 @@ def build() -> dict[str, Any]:
             panel(
                 "Failed requests by outcome",
                 [
-                    (  # what was routed; refusals come from their own counter, below
+                    (  # what was routed, and router bugs met before routing; refusals
+                        # come from their own counter, below
                         "sum by (outcome) (rate("
-                        f'{req}{{outcome!="ok",route!="none",{I},{B}}}[{RATE}]))',
+                        f'{req}{{outcome!="ok",route!="none",{I},{B}}}[{RATE}]) or rate('
+                        f'{req}{{outcome="router_error",route="none",{I},{B}}}[{RATE}]))',
                         "{{outcome}}",
                     ),
                     (
@@ -64,7 +66,8 @@ def build() -> dict[str, Any]:
                 ],
                 unit="reqps",
                 description=(
-                    "Requests the router routed that did not end ok, by outcome; and every"
+                    "Requests the router routed that did not end ok, by outcome (with the"
+                    " router's own bugs met before routing, under router_error); and every"
                     " request it refused itself before routing (a bad key, body or model, a"
                     " web page's, a compressed body; on every path), by API and status. A"
                     " refusal with a record is also a client_error of route none in"
