@@ -36,9 +36,14 @@ class EventBuffer:
 
 
 def data_of(event: bytes) -> bytes | None:
-    """The joined `data:` payload of one event, or None for comment-only events."""
-    if event.startswith(b"data:") and event.find(b"\n") == len(event) - 2:
-        return event[5:-2].lstrip(b" ")  # the usual event: one data line
+    """The joined `data:` payload of one event, or None for comment-only events.
+
+    The usual event has one data line, its last: chat's alone, a typed event's (Responses,
+    Messages) after its `event:` line. Its payload is sliced out without splitting the
+    event into lines, which cost a typed event three times what a chat chunk's took."""
+    last = event.rfind(b"\n", 0, -2) + 1  # where the event's last line starts
+    if event.find(b"data:") == last:  # no data line before it: the only one
+        return event[last + 5 : -2].lstrip(b" ")
     parts = []
     for line in event.split(b"\n"):
         if line.startswith(b"data:"):

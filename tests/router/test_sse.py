@@ -46,3 +46,25 @@ def test_data_of_joins_lines_and_ignores_comments() -> None:
     assert data_of(b"data: a\ndata: b\n\n") == b"a\nb"
     assert data_of(b": comment\n\n") is None
     assert data_of(b"event: x\ndata: y\n\n") == b"y"
+
+
+def _data_by_lines(event: bytes) -> bytes | None:
+    """Every `data:` line's payload, joined: what `data_of` reads, the long way."""
+    parts = [line[5:].lstrip(b" ") for line in event.split(b"\n") if line.startswith(b"data:")]
+    return b"\n".join(parts) if parts else None
+
+
+# lines of typed and chat events, and lines that only look like data lines
+_KNOWN = [b"data: {}", b"data:x", b"data:", b"data:  two", b"event: response.output_text.delta"]
+_ODD = [b"event: data: x", b"id: 7", b": data: comment", b"retry: 10", b"", b"xdata: y"]
+_LINE = st.one_of(
+    st.sampled_from(_KNOWN + _ODD), st.binary(max_size=12).map(lambda b: b.replace(b"\n", b""))
+)
+
+
+@given(st.lists(_LINE, max_size=5))
+def test_data_of_reads_any_event_as_line_by_line(lines: list[bytes]) -> None:
+    """The payload sliced out when the last line is the only data line (a chat chunk, a
+    typed event) is what reading the event line by line gives, for any event."""
+    event = b"".join(line + b"\n" for line in lines) + b"\n"
+    assert data_of(event) == _data_by_lines(event)
