@@ -1,6 +1,7 @@
 """Machine instructions per request, counted by valgrind: a measure this shared VM cannot blur.
 
     .venv/bin/python tests/bench/bench_instructions.py [--requests 400] [--cells plain:16]
+        [--api responses [--translate]]
 
 CPU time per request moves by ±15 % between identical runs here (other tenants, two cores
 shared by the load generator, the simulator and the router), so a change worth less than that
@@ -10,6 +11,8 @@ zeroed before and dumped after exactly N requests (`callgrind_control`), and the
 idle interval of the same length (pollers, timers) is subtracted; the busy interval ends
 with a pause in which the ledger writes the requests' rows. The same for
 `classify()` alone, and for uvicorn answering an empty ASGI app (the HTTP server's share).
+`--api responses` asks the router's cells on `/v1/responses`, passed through or, with
+`--translate`, translated over chat (as `bench_proxy.py` does).
 
 Under valgrind everything runs ~50x slower, so timers fire relatively more often; the idle
 subtraction removes that. Bounded: a few hundred requests per cell, minutes in all.
@@ -29,6 +32,8 @@ from pathlib import Path
 
 from bench_proxy import (
     BIN,
+    PATHS,
+    backend_apis,
     body,
     free_port,
     start,
@@ -70,11 +75,11 @@ functools.reduce(lambda _, __: classify(body), range(n), None)
 """
 
 
-async def _client(port: int, payload: bytes, total: int, concurrency: int) -> int:
+async def _client(port: int, payload: bytes, total: int, concurrency: int, path: str) -> int:
     """Send exactly `total` requests over `concurrency` keep-alive sockets; count non-200s."""
     request = (
-        b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n"
-        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(payload), payload)
+        b"POST /v1%s HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        b"content-length: %d\r\n\r\n%s" % (path.encode(), len(payload), payload)
     )
     failures = 0
 
@@ -98,8 +103,9 @@ async def _client(port: int, payload: bytes, total: int, concurrency: int) -> in
     return failures
 
 
-def send(port: int, payload: bytes, total: int, concurrency: int) -> None:
-    failures = asyncio.run(asyncio.wait_for(_client(port, payload, total, concurrency), 600))
+def send(port: int, payload: bytes, total: int, concurrency: int, api: str = "chat") -> None:
+    asked = _client(port, payload, total, concurrency, PATHS[api])
+    failures = asyncio.run(asyncio.wait_for(asked, 600))
     if failures:
         raise SystemExit(f"{failures} of {total} requests failed")
 
@@ -143,12 +149,14 @@ class Counted:
             time.sleep(0.2)
         raise TimeoutError("callgrind wrote no dump")
 
-    def per_request(self, port: int, payload: bytes, total: int, concurrency: int) -> int:
+    def per_request(
+        self, port: int, payload: bytes, total: int, concurrency: int, api: str = "chat"
+    ) -> int:
         """Instructions per request: a busy stretch (the requests, then a settling pause in
         which the ledger flushes what they left), less an idle stretch of the same length."""
         self.zero()
         began = time.monotonic()
-        send(port, payload, total, concurrency)
+        send(port, payload, total, concurrency, api)
         time.sleep(SETTLE_S)
         took = time.monotonic() - began
         busy = self.dump()
@@ -192,7 +200,12 @@ def main() -> None:
         default="plain:1,plain:16,stream:1,stream:16,uvicorn,classify",
         help="which cells, comma-separated (e.g. plain:16 to bisect one number)",
     )
+    parser.add_argument("--api", choices=sorted(PATHS), default="chat", help="the router's cells")
+    parser.add_argument("--translate", action="store_true", help="a chat-only backend")
     args = parser.parse_args()
+    api = args.api
+    apis = backend_apis(api, args.translate)
+    asked = "" if api == "chat" else f", {api}{' over chat' if args.translate else ''}"
     cells = set(args.cells.split(","))
     if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
         raise SystemExit("valgrind not found: apt-get install valgrind")
@@ -202,7 +215,7 @@ def main() -> None:
     try:
         simulator, upstream = start_upstream()
         procs.append(simulator)
-        config_path = write_router_config(upstream, tmp)
+        config_path = write_router_config(upstream, tmp, apis)
         port = free_port()
         argv = [str(BIN / "smf-router"), "serve", "--config", str(config_path)]
         router = Counted([*argv, "--port", str(port)], tmp)
@@ -214,8 +227,9 @@ def main() -> None:
                 mode = "stream" if stream else "plain"
                 if f"{mode}:{concurrency}" not in cells:
                     continue
-                n = router.per_request(port, body("auto", stream), args.requests, concurrency)
-                rows.append((mode, f"router c={concurrency}", n))
+                payload = body("auto", stream, api)
+                n = router.per_request(port, payload, args.requests, concurrency, api)
+                rows.append((mode, f"router c={concurrency}{asked}", n))
         stop(router.process)
 
         if "uvicorn" in cells:

@@ -2,6 +2,7 @@
 
     make bench-litellm   # LiteLLM's proxy in ~/.cache/smf-bench-litellm, once
     .venv/bin/python tests/bench/bench_proxy.py [--seconds 8] [--litellm PATH/TO/litellm]
+        [--api responses [--translate]] [--modes stream] [--concurrency 1,16]
 
 The upstream is the simulator with zero latency (a fast fake vLLM). Each target gets the
 same load from `wrk` (Debian package `wrk`; one C thread, so the load generator is not the
@@ -9,6 +10,11 @@ limit) at concurrency 1, 16, 64 and 256, plain and streamed (20 chunks). Reporte
 p50/p99, requests/s, the proxy process's CPU time per request (from /proc, user + system),
 and the added time to the first content chunk, measured one stream at a time on a bare
 socket (wrk cannot see inside a response). Bounded in time: `--seconds` per cell.
+
+`--api responses` sends the same prompt to `/v1/responses` (`max_output_tokens` 20: 20 text
+deltas when streamed) and declares the backend a Responses server, so the router passes the
+stream through; with `--translate` the backend speaks chat only and the router translates
+(Codex against vLLM's chat API). `--modes` and `--concurrency` pick the cells.
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ HERE = Path(__file__).resolve()
 REPO = HERE.parents[2]
 BIN = Path(sys.executable).parent
 CONCURRENCY = (1, 16, 64, 256)
+PATHS = {"chat": "/chat/completions", "responses": "/responses"}
+FIRST_OUTPUT = {"chat": b'"content"', "responses": b"response.output_text.delta"}
+PROMPT = "Write a Python function that adds two numbers."
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -65,18 +74,12 @@ def wait_up(url: str, deadline_s: float = 60) -> None:
     raise TimeoutError(url)
 
 
-def body(model: str, stream: bool) -> bytes:
-    return json.dumps(
-        {
-            "model": model,
-            "messages": [
-                {"role": "user", "content": "Write a Python function that adds two numbers."}
-            ],
-            "max_tokens": 20,
-            "ignore_eos": True,
-            "stream": stream,
-        }
-    ).encode()
+def body(model: str, stream: bool, api: str = "chat") -> bytes:
+    if api == "responses":
+        asked = {"input": PROMPT, "max_output_tokens": 20}
+    else:
+        asked = {"messages": [{"role": "user", "content": PROMPT}], "max_tokens": 20}
+    return json.dumps({"model": model, **asked, "ignore_eos": True, "stream": stream}).encode()
 
 
 @dataclass
@@ -96,13 +99,15 @@ def _ms(text: str) -> float:
     return float(value) * _UNITS[unit]
 
 
-def wrk(url: str, model: str, stream: bool, concurrency: int, seconds: int, tmp: Path) -> WrkResult:
+def wrk(
+    url: str, model: str, stream: bool, concurrency: int, seconds: int, tmp: Path, api: str = "chat"
+) -> WrkResult:
     """One cell driven by wrk (C, one thread): the load generator must not be the limit."""
-    script = tmp / f"{model}-{stream}.lua"
+    script = tmp / f"{model}-{stream}-{api}.lua"
     script.write_text(
         'wrk.method = "POST"\n'
         'wrk.headers["Content-Type"] = "application/json"\n'
-        f"wrk.body = {json.dumps(body(model, stream).decode())}\n"
+        f"wrk.body = {json.dumps(body(model, stream, api).decode())}\n"
     )
     out = subprocess.run(
         [
@@ -115,7 +120,7 @@ def wrk(url: str, model: str, stream: bool, concurrency: int, seconds: int, tmp:
             "--latency",
             "-s",
             str(script),
-            url + "/chat/completions",
+            url + PATHS[api],
         ],
         capture_output=True,
         text=True,
@@ -132,14 +137,14 @@ def wrk(url: str, model: str, stream: bool, concurrency: int, seconds: int, tmp:
     return WrkResult(p50, p99, rps, requests, errors)
 
 
-def ttft(url: str, model: str, total: int) -> list[float]:
+def ttft(url: str, model: str, total: int, api: str = "chat") -> list[float]:
     """Time to the first content chunk of streamed requests, one at a time on one keep-alive
     connection (wrk cannot see inside a response). A bare socket, because httpx's own
     per-request cost (~2.5 ms here) would swamp the proxies' difference."""
     parts = urlsplit(url)
-    payload = body(model, True)
+    payload = body(model, True, api)
     request = (
-        f"POST {parts.path}/chat/completions HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"POST {parts.path}{PATHS[api]} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
     ).encode() + payload
     out: list[float] = []
@@ -155,7 +160,7 @@ def ttft(url: str, model: str, total: int) -> list[float]:
                 if not piece:
                     raise ConnectionError("closed mid-response")
                 seen += piece
-                if first is None and b'"content"' in seen:
+                if first is None and FIRST_OUTPUT[api] in seen:
                     first = time.perf_counter() - began
             if first is not None:
                 out.append(first)
@@ -211,12 +216,12 @@ def start_upstream() -> tuple[subprocess.Popen[bytes], str]:
     return process, f"http://127.0.0.1:{port}/v1"
 
 
-def write_router_config(upstream: str, tmp: Path) -> Path:
-    """A router config sending every route to `upstream`, its ledger under `tmp`."""
+def write_router_config(upstream: str, tmp: Path, apis: list[str] | None = None) -> Path:
+    """A router config sending every route to `upstream`, its ledger under `tmp`; `apis`:
+    what the backend speaks (None: its kind's default, chat and completions)."""
+    backend = {"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}
     config = {
-        "backends": [
-            {"name": "local", "tier": "local", "base_url": upstream, "model": "fake-model"}
-        ],
+        "backends": [{**backend, **({"apis": apis} if apis else {})}],
         "routes": {intent: ["local"] for intent in INTENTS},
         "ledger": {"path": str(tmp / "ledger")},
         "server": {"log_level": "warning"},
@@ -226,6 +231,12 @@ def write_router_config(upstream: str, tmp: Path) -> Path:
     return path
 
 
+def backend_apis(api: str, translate: bool) -> list[str] | None:
+    """What the backend is said to speak: Responses too, for the router to pass a Responses
+    stream through; else None, its kind's default (chat and completions): translated over chat."""
+    return ["chat", "completions", "responses"] if api == "responses" and not translate else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=8, help="wrk duration per cell (bounded)")
@@ -233,7 +244,15 @@ def main() -> None:
     parser.add_argument(
         "--litellm", default=str(Path.home() / ".cache/smf-bench-litellm/bin/litellm")
     )
+    parser.add_argument("--api", choices=sorted(PATHS), default="chat", help="the API asked")
+    parser.add_argument("--translate", action="store_true", help="a chat-only backend")
+    parser.add_argument("--modes", default="plain,stream", help="plain and/or stream")
+    parser.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
     args = parser.parse_args()
+    api = args.api
+    apis = backend_apis(api, args.translate)
+    modes = args.modes.split(",")
+    concurrencies = [int(c) for c in args.concurrency.split(",")]
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk")
     # byte-compiled as an installed package would be (editable installs are not)
@@ -250,7 +269,7 @@ def main() -> None:
         procs.append(simulator)
 
         router_port = free_port()
-        config_path = write_router_config(upstream, tmp)
+        config_path = write_router_config(upstream, tmp, apis)
         began = time.perf_counter()
         router = start(
             [
@@ -269,6 +288,7 @@ def main() -> None:
             int(Path(f"/proc/{router.pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
         )
         print(f"router: start to ready {ready_s:.2f} s, idle RSS {rss_mb:.0f} MB")
+        print(f"api: {api}{' over chat (translated)' if args.translate else ''}")
 
         targets: dict[str, tuple[str, str, int | None]] = {
             "direct": (upstream, "fake-model", None),
@@ -322,19 +342,20 @@ def main() -> None:
         rows = []
         ttft_p50: dict[str, float] = {}
         for name, (url, model, _) in targets.items():
-            ttft(url, model, 10)  # warm up
-            ttft_p50[name] = pct(ttft(url, model, args.ttft_requests), 0.5) * 1000
-        for stream in (False, True):
-            for concurrency in CONCURRENCY:
+            ttft(url, model, 10, api)  # warm up
+            ttft_p50[name] = pct(ttft(url, model, args.ttft_requests, api), 0.5) * 1000
+        for stream in [mode == "stream" for mode in ("plain", "stream") if mode in modes]:
+            for concurrency in concurrencies:
                 base: WrkResult | None = None
                 for name, (url, model, pid) in targets.items():
-                    wrk(url, model, stream, min(concurrency, 8), 1, tmp)  # warm up
+                    wrk(url, model, stream, min(concurrency, 8), 1, tmp, api)  # warm up
                     cpu0 = cpu_seconds(pid) if pid else 0.0
-                    result = wrk(url, model, stream, concurrency, args.seconds, tmp)
+                    result = wrk(url, model, stream, concurrency, args.seconds, tmp, api)
                     cpu = (cpu_seconds(pid) - cpu0) / max(1, result.requests) if pid else None
                     base = base or result
                     rows.append(
                         {
+                            "api": api + (" over chat" if args.translate else ""),
                             "mode": "stream" if stream else "plain",
                             "c": concurrency,
                             "target": name,
