@@ -55,6 +55,45 @@ def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.Completed
     return subprocess.run([*base, *args], capture_output=True, text=True, timeout=90, check=False)
 
 
+def html_of_local_days(
+    tmp_path: Path,
+    days: tuple[int, ...],
+    until: str,
+    hardware: float | None,
+    cost_usd: float,
+    counterfactual_usd: float,
+) -> str:
+    """`smf-router report --format html` over one local request a day of `days` (counted
+    from March 1), each costing `cost_usd` and displacing `counterfactual_usd`; with
+    `hardware`, a config whose local box costs that much."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="days")
+    for i in days:
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY1 + i * DAY_S,
+                route="coding",
+                backend="local",
+                tier="local",
+                attempts=[Attempt("local", "local", duration_s=0.0)],
+                cost_usd=cost_usd,
+                counterfactual_usd=counterfactual_usd,
+            )
+        )
+    writer.close()
+    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", until]
+    if hardware is not None:
+        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
+        box = {"hardware_usd": hardware, "amortization_months": 36}
+        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
+        backends = [{**local, "model": "m", "local_cost": box}, cloud]
+        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
+        args += ["--config", str(tmp_path / "router.yaml")]
+    done = smf_router("report", *args, "--format", "html")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_html_report_renders_its_charts_in_chromium(tmp_path: Path) -> None:
     binary = chromium()
     ledger = write_known_ledger(tmp_path / "ledger")
@@ -139,32 +178,8 @@ def test_the_savings_chart_draws_a_loss_below_zero_and_inside_its_frame(
     loss growing each day. The axis ran from 0 to 1.1 × the largest value: negative when
     every value was, drawn upside down; with a hardware price above zero, the loss fell
     below the frame (found in review)."""
-    writer = LedgerWriter(tmp_path / "ledger", process_tag="loss")
-    for i in range(3):
-        writer.submit(
-            Record(
-                f"r{i}",
-                DAY1 + i * DAY_S,
-                route="coding",
-                backend="local",
-                tier="local",
-                attempts=[Attempt("local", "local", duration_s=0.0)],
-                cost_usd=1.0,
-                counterfactual_usd=0.5,
-            )
-        )
-    writer.close()
-    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", "2026-03-04"]
-    if hardware is not None:
-        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
-        box = {"hardware_usd": hardware, "amortization_months": 36}
-        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
-        backends = [{**local, "model": "m", "local_cost": box}, cloud]
-        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
-        args += ["--config", str(tmp_path / "router.yaml")]
-    done = smf_router("report", *args, "--format", "html")
-    assert done.returncode == 0, done.stderr
-    chart = ElementTree.fromstring(re.findall(r"<svg .*?</svg>", done.stdout)[-1])
+    stdout = html_of_local_days(tmp_path, (0, 1, 2), "2026-03-04", hardware, 1.0, 0.5)
+    chart = ElementTree.fromstring(re.findall(r"<svg .*?</svg>", stdout)[-1])
     ns = {"svg": "http://www.w3.org/2000/svg"}
     (line,) = chart.findall("svg:polyline[@class='line']", ns)
     heights = [float(point.split(",")[1]) for point in line.attrib["points"].split()]
@@ -187,33 +202,9 @@ def test_a_quiet_day_is_drawn_flat_between_its_neighbours(
     only the days with rows, side by side, so the 4th followed the 2nd a day apart and the
     savings line climbed $1 a day where it had climbed $1 in two (found in review). Every
     day of the window is drawn; a quiet one adds nothing."""
-    writer = LedgerWriter(tmp_path / "ledger", process_tag="quiet")
-    for i in (0, 1, 3):
-        writer.submit(
-            Record(
-                f"r{i}",
-                DAY1 + i * DAY_S,
-                route="coding",
-                backend="local",
-                tier="local",
-                attempts=[Attempt("local", "local", duration_s=0.0)],
-                cost_usd=0.0,
-                counterfactual_usd=1.0,
-            )
-        )
-    writer.close()
-    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", "2026-03-06"]
-    if hardware is not None:
-        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
-        box = {"hardware_usd": hardware, "amortization_months": 36}
-        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
-        backends = [{**local, "model": "m", "local_cost": box}, cloud]
-        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
-        args += ["--config", str(tmp_path / "router.yaml")]
-    done = smf_router("report", *args, "--format", "html")
-    assert done.returncode == 0, done.stderr
+    stdout = html_of_local_days(tmp_path, (0, 1, 3), "2026-03-06", hardware, 0.0, 1.0)
     ns = {"svg": "http://www.w3.org/2000/svg"}
-    charts = [ElementTree.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", done.stdout)]
+    charts = [ElementTree.fromstring(svg) for svg in re.findall(r"<svg .*?</svg>", stdout)]
     for chart in charts:  # each chart's day labels: one per day, the quiet ones too
         labels = [
             t.text for t in chart.findall("svg:text", ns) if t.attrib["y"] == str(H - BOTTOM + 16)
