@@ -105,7 +105,7 @@ class Usage:
     reasoning_tokens: int = 0
     estimated: bool = False
     # prompt tokens written to a prompt cache (Anthropic bills them above the input rate);
-    # included in `prompt_tokens`; priced, not stored as a column of its own
+    # included in `prompt_tokens`; priced apart, and the ledger's `cache_write_tokens`
     cache_write_tokens: int = 0
 
 
