@@ -110,6 +110,7 @@ def test_an_output_limit_every_window_refuses_is_the_clients_error(proxy: Runnin
     records = collected(proxy)
     assert refused(proxy, "coding", max_tokens=600).param == "max_tokens"
     assert ended(records, 1) == [(400, "client_error", "output_too_long")]
+    assert [a.backend for a in records.records[0].attempts] == ["local", "cloud"]
 
 
 def test_a_larger_backend_that_fails_after_the_refusal_is_the_upstreams_failure(
