@@ -171,8 +171,7 @@ def reply_from_chat(api: Api, request: dict[str, Any], chat: dict[str, Any]) -> 
     if api == "messages":
         ids = ToolIds(request=request)
         return anthropic_reply.from_chat(chat, estimate_prompt_tokens("messages", request), ids)
-    custom = responses_request.custom_tools(request)
-    namespaced = responses_request.namespaced_tools(request)
+    custom, namespaced = responses_request.reply_tools(request)
     return responses_whole.from_chat(chat, request, custom, namespaced)
 
 
@@ -182,8 +181,7 @@ def stream_for(api: Api, request: dict[str, Any]) -> ChatStream:
         return anthropic_reply.MessagesStream(estimate_prompt_tokens("messages", request), ids=ids)
     echo = {k: v for k, v in request.items() if k not in ("input", "stream")}
     ids = ToolIds(request=request, prefix="call")
-    custom = responses_request.custom_tools(request)
-    namespaced = responses_request.namespaced_tools(request)
+    custom, namespaced = responses_request.reply_tools(request)
     return responses_reply.ResponsesStream(echo, custom, ids=ids, namespaced=namespaced)
 
 

@@ -54,11 +54,6 @@ class ChatNames:
             return name
         return self.named.get((namespace, name)) or joined(namespace, name)
 
-    def split(self, chat_name: str) -> tuple[str | None, str]:
-        """The namespace and name of the tool a chat call named (no namespace: a plain one)."""
-        pair = self.pairs.get(chat_name)
-        return pair if pair is not None else (None, chat_name)
-
 
 def members(tool: Any) -> list[dict[str, Any]]:
     """A namespace tool's function and custom tools (none for any other tool)."""

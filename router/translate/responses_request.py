@@ -157,18 +157,16 @@ def _settings(body: dict[str, Any]) -> dict[str, Any]:
     return {key: body[key] for key in SHARED if body.get(key) is not None}
 
 
-def custom_tools(body: dict[str, Any]) -> frozenset[str]:
-    """Chat names of the freeform tools, whose calls go back as `custom_tool_call` items."""
-    tools = flattened(body.get("tools"), chat_names(body.get("tools")))
-    return frozenset(
+def reply_tools(body: dict[str, Any]) -> tuple[frozenset[str], dict[str, tuple[str, str]]]:
+    """What a chat reply's tool calls go back as, from one reading of the request's tools:
+    the chat names of the freeform tools (`custom_tool_call` items), and the namespace and
+    name of each namespaced tool, by its chat name."""
+    names = chat_names(body.get("tools"))
+    tools = flattened(body.get("tools"), names)
+    custom = frozenset(
         str(t.get("name")) for t in tools if isinstance(t, dict) and t.get("type") == "custom"
     )
-
-
-def namespaced_tools(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """The namespace and name of each namespaced tool, by its chat name: its calls go back
-    under the two."""
-    return chat_names(body.get("tools")).pairs
+    return custom, names.pairs
 
 
 # The Responses tool types (the `openai` SDK's `ToolParam`): a dropped tool is named by one

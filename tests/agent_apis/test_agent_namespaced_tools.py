@@ -217,7 +217,7 @@ def test_a_joined_name_another_tool_has_is_made_unique_both_ways() -> None:
     assert len(names) == len(set(names)) == 7
     assert names[0] == "multi_agent_v1__spawn_agent"  # the plain tool keeps its own
     assert all(len(name) <= MAX_NAME for name in names)
-    back = responses_request.namespaced_tools(body)
+    back = responses_request.reply_tools(body)[1]
     assert back[names[1]] == ("multi_agent_v1", "spawn_agent")
     assert back[names[-1]] == (long_space, "exec_command")
     assert names == [t["function"]["name"] for t in responses_request.to_chat(body)["tools"]]

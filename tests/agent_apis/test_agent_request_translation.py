@@ -149,7 +149,7 @@ def test_responses_request_becomes_chat_with_codex_shapes() -> None:
     assert orjson.loads(calls[1]["function"]["arguments"]) == {"input": "*** Begin"}
     assert [t["function"]["name"] for t in chat["tools"]] == ["shell", "apply_patch"]
     assert chat["max_tokens"] == 100 and chat["response_format"] == {"type": "json_object"}
-    assert responses_request.custom_tools(body) == {"apply_patch"}
+    assert responses_request.reply_tools(body)[0] == {"apply_patch"}
     with pytest.raises(Untranslatable):
         responses_request.to_chat({**body, "previous_response_id": "resp_1"})
     with pytest.raises(Untranslatable):  # the Conversations API's id was dropped without a word
