@@ -74,13 +74,11 @@ def refusal(
             "cross-origin requests from web pages are refused (API clients send no Origin "
             "header); list the page's origin in server.allowed_origins to allow it"
         )
-    if host is None:
-        return None
+    if host is None or (behind_proxy and not keyless):
+        return None  # behind a proxy with keys, the proxy's public name: a rebound page has no key
     name = _hostname(host)
     if _local_name(name) or name in allowed_hosts:
         return None
-    if behind_proxy and not keyless:
-        return None  # the proxy's public name: a rebound page has no key
     if _on_loopback(scope):
         why = (
             "on a loopback address the router answers only a Host that is an IP address, "
@@ -108,7 +106,9 @@ _BEHIND_PROXY = (
 
 def refused(why: str) -> None:
     """Say, sparingly, that a request was refused for `why` (what `refusal` returned)."""
-    lines = _LINES.setdefault(why, Sparing(LOG_INTERVAL_S))
+    lines = _LINES.get(why)
+    if lines is None:  # made once per reason, not on each request of a flood
+        lines = _LINES[why] = Sparing(LOG_INTERVAL_S)
     held = lines.passes(time.monotonic())
     if held is not None:
         log.warning(
