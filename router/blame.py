@@ -26,7 +26,7 @@ from router.errors import (
     UpstreamError,
     error_kind,
 )
-from router.record import Attempt, Outcome, Record
+from router.record import Attempt, Outcome, Record, backend_moves
 
 # The attempt kinds of a backend's context-length refusal: the client's when they end it.
 CONTEXT_KINDS = frozenset({ContextTooLong.kind, OutputTooLong.kind})
@@ -40,9 +40,9 @@ def before_commit(error: RouterError, record: Record) -> tuple[Outcome, str | No
         return _refused_for_length(error, record.attempts)
     # A backend's 4xx that passes through (`Rejected`) is the client's too, as README says:
     # counted as the upstream's, it showed beside real outages on the dashboards. Not after
-    # a fallback: a backend being down sent it where it was refused.
+    # a backend's failure moved the plan on: its being down sent it where it was refused.
     clients = not isinstance(error, UpstreamError) or (
-        isinstance(error, Rejected) and not record.fallback_reason
+        isinstance(error, Rejected) and not _failed_before(record.attempts)
     )
     outcome: Outcome = "client_error" if 400 <= error.status < 500 and clients else "upstream_error"
     return outcome, error_kind(error)
@@ -75,3 +75,13 @@ def _refused_for_length(
     if last.error_kind == RouterFault.kind:
         return "router_error", last.error_kind
     return "upstream_error", last.error_kind
+
+
+def _failed_before(attempts: Sequence[Attempt]) -> bool:
+    """Whether a backend's failure moved the plan on to the one that ended it. A refusal for
+    length is none: that backend judged the client's request and moved it to a larger
+    window, as a prompt no window holds is the client's, so a 4xx there is the client's as
+    one without a fallback is (before, `fallback_reason` alone decided, and a cloud's 400 for
+    a bad parameter past local's refusal for length was `upstream_error`). A retry on the
+    same backend moves nothing (`backend_moves`)."""
+    return any(prev.error_kind not in CONTEXT_KINDS for prev, _ in backend_moves(attempts))

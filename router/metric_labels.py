@@ -40,10 +40,11 @@ ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = get_args(AttemptErrorKind)
 FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
 # How a planned request can fail on the service's side, as `errors_total`'s (outcome, kind)
 # (`router.blame`): a backend's failure, the most telling of the plan's (`router.dispatch`;
-# a backend's 4xx passed through is the client's, but `upstream_error` after a fallback),
-# every backend of the plan skipped, or a bug of ours (`RouterFault` while sending, else no
-# kind). Not a backend's context-length refusal: the client's, or recorded as the failure
-# that came after it. Their series start at 0 (`router.metric_zeros.failures`).
+# a backend's 4xx passed through is the client's, but `upstream_error` after a backend's
+# failure moved the plan on), every backend of the plan skipped, or a bug of ours
+# (`RouterFault` while sending, else no kind). Not a backend's context-length refusal: the
+# client's, or recorded as the failure that came after it. Their series start at 0
+# (`router.metric_zeros.failures`).
 FAILED_OUTCOMES: tuple[Outcome, ...] = ("upstream_error", "router_error")
 _NOT_FAILURES = ("cancelled", "router_error", "context_too_long", "output_too_long")
 FAILURES: tuple[tuple[Outcome, str], ...] = (

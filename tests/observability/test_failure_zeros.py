@@ -116,9 +116,10 @@ def test_failed_requests_series_start_at_zero_then_follow_reloads(
 
 def test_the_failures_created_at_zero_are_those_the_code_can_give() -> None:
     """A planned request fails on the service's side with a backend's kind (a timeout's
-    three; a 4xx passed through after a fallback), with every backend skipped, or with a bug
-    of ours: `RouterFault`'s kind while sending, none anywhere else. Not with a backend's
-    context-length refusal: the client's, or recorded as the failure after it (`blame`)."""
+    three; a 4xx passed through after a backend's failure), with every backend skipped, or
+    with a bug of ours: `RouterFault`'s kind while sending, none anywhere else. Not with a
+    backend's context-length refusal: the client's, or recorded as the failure after it
+    (`blame`)."""
     timeouts = {"timeout", "first_token_timeout", "stall"}
     backends = {c.kind for c in upstream_errors() if c is not errors.RouterFault} | timeouts
     assert {c.kind for c in upstream_errors(errors.ContextTooLong)} == blame.CONTEXT_KINDS

@@ -13,11 +13,15 @@ records read back from the gateway, the counts from `/metrics`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
+from router import blame, errors
+from router.record import Attempt, Record, backend_moves
+from tests.agent_apis.over_chat import ledger_columns
 from tests.harness import (
     Collect,
     Running,
@@ -128,6 +132,60 @@ def test_a_larger_backend_that_fails_after_the_refusal_is_the_upstreams_failure(
     assert counted(proxy, REQUESTS, outcome="upstream_error") - failed == 1
 
 
+def test_a_4xx_passed_through_past_a_refusal_for_length_is_the_clients_error(
+    proxy: RunningRouter, faults: Any
+) -> None:
+    """Local refuses the prompt for length, and the cloud refuses the request with a 400 of
+    its own (a parameter it does not take): passed through, the client's, as a backend's
+    4xx without a fallback is. No backend failed to send it there (it was `upstream_error`
+    for any fallback, a refusal for length's too: found in review)."""
+    faults("local", "context_length")
+    faults("cloud", "bad_request")
+    failed = counted(proxy, REQUESTS, outcome="upstream_error")
+    kinds = {"intent": "coding", "outcome": "client_error", "kind": "rejected"}
+    rejected = counted(proxy, ERRORS, **kinds)
+    records = collected(proxy)
+    said = refused(proxy, "coding", extra_headers={"x-request-id": "refused-then-400"})
+    assert (said.status_code, said.code) == (400, None)
+    assert ended(records, 1) == [(400, "client_error", "rejected")]
+    assert tried(records.records[0]) == [
+        ("local", "error", "context_too_long"),
+        ("cloud", "error", "rejected"),
+    ]
+    assert counted(proxy, REQUESTS, outcome="upstream_error") == failed
+    assert counted(proxy, ERRORS, **kinds) == rejected + 1
+    assert ledger_row(proxy, "refused-then-400")[:3] == (400, "client_error", "rejected")
+
+
+def attempt(backend: str, kind: str | None = None) -> Attempt:
+    tier = "local" if backend == "local" else "cloud"
+    return Attempt(backend, tier, "error" if kind else "ok", kind)
+
+
+@pytest.mark.parametrize(
+    ("before", "outcome"),
+    [
+        ([], "client_error"),  # no fallback
+        ([attempt("local", "context_too_long")], "client_error"),
+        ([attempt("local", "output_too_long")], "client_error"),
+        ([attempt("local", "server_error")], "upstream_error"),  # local down sent it there
+        ([attempt("local", "context_too_long"), attempt("big", "server_error")], "upstream_error"),
+        ([attempt("local", "unreachable"), attempt("big", "context_too_long")], "upstream_error"),
+        ([attempt("cloud", "rate_limited")], "client_error"),  # a retry, on the same backend
+    ],
+)
+def test_a_4xx_passed_through_is_the_upstreams_only_past_a_backends_failure(
+    before: list[Attempt], outcome: str
+) -> None:
+    """Whose a cloud's 400 is, by the attempts that came before it on the plan; the record
+    as dispatch fills it, `fallback_reason` the first move's."""
+    record = Record("r", 0.0, attempts=[*before, attempt("cloud", "rejected")])
+    moves = backend_moves(record.attempts)
+    record.fallback_reason = moves[0][0].error_kind if moves else None
+    error = errors.Rejected("no", backend="cloud", status=400, upstream={})
+    assert blame.before_commit(error, record) == (outcome, "rejected")
+
+
 def test_a_context_refusal_in_band_after_the_commit_is_the_clients_error(
     proxy: RunningRouter, faults: Any
 ) -> None:
@@ -140,3 +198,14 @@ def test_a_context_refusal_in_band_after_the_commit_is_the_clients_error(
         for _ in stream:
             pass
     assert ended(records, 1) == [(400, "client_error", "context_too_long")]
+
+
+def tried(record: Record) -> list[tuple[str, str, str | None]]:
+    """(backend, outcome, error_kind) of each of the record's attempts."""
+    return [(a.backend, a.outcome, a.error_kind) for a in record.attempts]
+
+
+def ledger_row(proxy: RunningRouter, request_id: str) -> tuple[Any, ...]:
+    """(status, outcome, error_kind) of the request's row in the ledger's files."""
+    ledger = Path(proxy.components.config.ledger.path)
+    return tuple(ledger_columns(ledger, request_id, "status, outcome, error_kind"))
