@@ -210,8 +210,25 @@ def classify_error(
     stale, not that the backend is misconfigured. `secrets`: the backend's
     (`Backend.secret_values`), which the error's text and body are cleaned of.
     `truncated`: `raw` is the head of a longer reply (`parse_body`), a context error then
-    only by its names: the words of a cut message may be the client's (found in review)."""
+    only by its names: the words of a cut message may be the client's (found in review).
+    The backend's status is kept in `upstream_status` when the client's differs (a 500 is
+    a 502 to the client): the attempt's record says what the backend said."""
     body = parse_body(raw, secrets, truncated)
+    error = _typed(status, body, headers, backend, names_stored_state, secrets, truncated)
+    if error.upstream_status is None and error.status != status:
+        error.upstream_status = status  # the attempt's record says what the backend said
+    return error
+
+
+def _typed(
+    status: int,
+    body: dict[str, Any],
+    headers: Any,
+    backend: str,
+    names_stored_state: bool,
+    secrets: Collection[str],
+    truncated: bool,
+) -> UpstreamError:
     message = error_message(body)
     wait = retry_after(headers)
     if status == 429:
@@ -219,9 +236,7 @@ def classify_error(
     if status in (503, 529):  # 529: Anthropic's overloaded_error
         return Overloaded(message, backend=backend, retry_after=wait, secrets=secrets)
     if status >= 500:
-        error = ServerError(message, backend=backend, secrets=secrets)
-        error.status = 502
-        return error
+        return ServerError(message, backend=backend, secrets=secrets)
     if status in _CONTEXT_STATUSES and is_context_error(body, by_words=not truncated):
         return _too_long(message, backend, _context_param(body), secrets)
     if status == 408:

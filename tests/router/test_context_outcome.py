@@ -209,3 +209,18 @@ def ledger_row(proxy: RunningRouter, request_id: str) -> tuple[Any, ...]:
     """(status, outcome, error_kind) of the request's row in the ledger's files."""
     ledger = Path(proxy.components.config.ledger.path)
     return tuple(ledger_columns(ledger, request_id, "status, outcome, error_kind"))
+
+
+@pytest.mark.parametrize("status", [500, 504, 529])
+def test_a_failed_attempt_records_the_status_its_backend_said(
+    proxy: RunningRouter, faults: Any, status: int
+) -> None:
+    """Local fails with a 5xx and the cloud serves: the attempt's status is local's own, as a
+    refusing backend's 401 is, not the 502 or 503 a client would have been told (a 500, a
+    504 and Anthropic's 529 all read 502 or 503 in the ledger's attempts: found in review)."""
+    faults("local", f"server_error:{status}")
+    records = collected(proxy)
+    sdk(proxy).chat.completions.create(model="coding", messages=ASK)
+    assert wait_until(lambda: len(records.records) >= 1)
+    attempts = records.records[0].attempts
+    assert [(a.backend, a.status) for a in attempts] == [("local", status), ("cloud", 200)]
