@@ -47,12 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.sandbox import Limits
-from router import sandbox_layers
-from router.canary import Canary, load_cases
-from router.canary_counts import not_runnable
-from router.canary_follow import Follower, hold_ready
-from router.canary_gates import ensure_gated
-from router.canary_judge import gate_book
+from router.canary import Canary
+from router.canary_follow import Follower
 from router.canary_lengths import Graded, graded_after
 from router.canary_reopen import Runs
 from router.canary_resume import last_start, resumed_from
@@ -353,49 +349,3 @@ def iso(ts: float) -> str:
     """A unix time as the status shows times: ISO 8601 UTC, milliseconds."""
     at = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
     return at.replace("+00:00", "Z")
-
-
-def install(components: Any) -> None:
-    """FEATURES installer: schedule the canary and gate routes when `canary.enabled`."""
-    config: Config = components.config
-    if not config.canary.enabled:
-        return
-    gateway = components.gateway
-    ledger = Path(config.ledger.path)
-    cases = load_cases(config)
-    metrics = components.metrics
-    metrics.canary_suites_loaded(not_runnable(cases))
-    if sandbox_layers.runs_code(cases):
-        components.runs_code.append(sandbox_layers.CANARY)
-    canary = Canary(
-        lambda: components.config,
-        cases,
-        gate_book(config.canary),
-        rows=components.ledger,
-        metrics=components.metrics,
-        states=lambda: components.gateway.state_source.states(),
-        adapters=lambda: components.backends,
-        observers=components.replay_observers,
-        history=ledger,
-        tracing=components.tracing,
-    )
-    recalled = hold_ready(components, canary.judge)
-    schedule = Schedule(canary, lambda: components.config, ledger, recalled)
-    schedule.listen = lambda: components.listen  # set by `serve` after the install
-    ensure_gated(gateway, canary.gated, schedule.reopen_in)
-
-    async def job() -> None:
-        # another feature may have replaced the state source
-        ensure_gated(gateway, canary.gated, schedule.reopen_in)
-        await schedule.run()
-
-    components.background.append(job)
-    components.reload_hooks.append(canary.prepare)
-    # after `prepare`'s swap of the cases: the suites it loaded
-    components.reload_hooks.append(
-        lambda _: lambda: metrics.canary_suites_loaded(not_runnable(canary.cases))
-    )
-    components.reload_hooks.append(lambda _: schedule.reloaded)  # after the swap
-    components.closers.append(canary.aclose)
-    components.shutdown_hooks.append(schedule.stopping)
-    components.status_sections["canary"] = schedule.status

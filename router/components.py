@@ -16,8 +16,8 @@ from prometheus_client import CollectorRegistry
 from classifier.decision import load_model
 from router import backends as backend_factory
 from router import (
+    canary_feature,
     canary_follow,
-    canary_schedule,
     maintenance,
     metric_zeros,
     own_load,
@@ -218,7 +218,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
 FEATURES: list[Callable[[Components], None]] = [
     resilience.install,
     reload.install,
-    canary_schedule.install,
+    canary_feature.install,
     canary_follow.install,
     shadow.install,
     maintenance.install,
