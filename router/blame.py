@@ -63,7 +63,7 @@ def _refused_for_length(
     error: ContextTooLong, attempts: Sequence[Attempt]
 ) -> tuple[Outcome, str | None]:
     """A context-length refusal ended the request: the client got it, the plan's first
-    backend verdict (`router.dispatch._most_meaningful`). It is the client's
+    backend verdict (`router.plan_error.most_meaningful`). It is the client's
     when the plan's last word was a refusal for length. When it was a backend's failure,
     the request is recorded as that failure: past a prompt's refusal, dispatch tries only a
     backend whose window is larger or unknown (any, past an output limit's), one that could

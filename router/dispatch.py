@@ -3,7 +3,8 @@
 The commit point is the first byte to the client. Everything before it (connect, HTTP
 status, a stream up to its first token: `router.commit`) may fail over to the next backend;
 after it, the relay (`router.relay`) can only finish the stream or end it with an in-band
-error. A plan whose every backend was skipped is refused as `router.refusals` says.
+error. A plan whose every backend was skipped is refused as `router.refusals` says; one
+whose every attempt failed answers with the error `router.plan_error` picks.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import math
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from router.backend_refused import BackendRefused
 from router.backends.base import Backend, Reply
@@ -24,13 +24,13 @@ from router.errors import (
     ContextTooLong,
     Malformed,
     OutputTooLong,
-    Overloaded,
     RateLimited,
     Timeout,
     Unreachable,
     UpstreamError,
 )
-from router.policy import SHORT_WAIT_S, Plan
+from router.plan_error import most_meaningful
+from router.policy import Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import named_as_sent, nothing_tried
 from router.reply_checks import misshapen, reply_object, unfinished, whole_error
@@ -157,7 +157,7 @@ class Dispatcher:
                     await asyncio.sleep(error.retry_after)
         if not errors:
             raise nothing_tried(call.plan, call.record.api, output_limit(call.api, call.body))
-        raise call.named_as_sent(_most_meaningful(errors))
+        raise call.named_as_sent(most_meaningful(errors))
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
         settings = backend.settings
@@ -347,55 +347,3 @@ def _short_retry_after(error: UpstreamError, limit: float) -> bool:
         and error.retry_after is not None
         and error.retry_after <= limit
     )
-
-
-def _most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
-    """A rate limit if any backend asked to wait (retrying later may well succeed), else
-    the first error that carries an upstream verdict, else the first error.
-
-    A rate limit or an overload carries the soonest time any rate-limited or overloaded
-    backend said it would take a request again, so the client's SDK waits that long before
-    its own retry (`router.api.errors.error_headers`): a rate limit chosen over a backend
-    overloaded for 3 s told the client the other's 600 s (or no wait at all), though it may
-    come back when either may take it. A long wait only when no such backend
-    named none (`_soonest`), whichever came first."""
-    limited = [e for e in errors if isinstance(e, RateLimited)]
-    if limited:
-        return _soonest(limited[0], errors)
-    for error in errors:
-        if isinstance(error, Overloaded):
-            return _soonest(error, errors)
-        if not isinstance(error, Unreachable | Timeout):
-            return error
-    return errors[0]
-
-
-_Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
-
-
-def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
-    """`chosen`, with the soonest wait any rate limit or overload of `errors` named.
-
-    Decided on the set, never on which error came first: when one of them named no wait
-    (it may take a request any moment), another's wait is told only if short (whole
-    seconds under `SHORT_WAIT_S`, the SDKs' `SDK_WAIT_S`, as `retry-after` would show it),
-    as `router.policy` does for skipped backends; else none is. A 429 naming none, beside a
-    backend overloaded for 90 s, went out with retry-after 90 and `x-should-retry: false`,
-    and the SDKs gave up where they had retried with their own backoff (found in review);
-    and the same two backends in the other order told the client different things (a 429
-    with no wait, or "wait 90 s, do not retry": found in re-review). An overload told no
-    wait says `x-should-retry: false`; told another's short wait, that wait and `true`.
-
-    Only each backend's latest such answer counts: after a short 429 the same backend is
-    retried, and a first 0.5 s then a second 90 s told the client 0.5 s, though the backend
-    had since said 90 (found in re-review)."""
-    latest = {
-        e.backend or id(e): e for e in errors if isinstance(e, RateLimited | Overloaded)
-    }  # the last per backend; one unnamed (never from `execute`) stands alone
-    waiting = list(latest.values())
-    waits = [e.retry_after for e in waiting if e.retry_after is not None]
-    soonest = min(waits, default=None)
-    if soonest is not None and len(waits) < len(waiting) and math.ceil(soonest) >= SHORT_WAIT_S:
-        soonest = None  # one may take a request any moment: no long wait is told
-    chosen.retry_after = soonest
-    return chosen

@@ -166,10 +166,10 @@ def test_a_refusal_does_not_hide_a_later_rate_limit() -> None:
     """Whether the client was told to wait and retry depended on plan order (found in
     review): a rate limit anywhere in the plan is the answer, with the soonest wait."""
     from router.backend_refused import BackendRefused
-    from router.dispatch import _most_meaningful
     from router.errors import RateLimited, ServerError
+    from router.plan_error import most_meaningful
 
-    chosen = _most_meaningful(
+    chosen = most_meaningful(
         [
             BackendRefused("local", 401),
             RateLimited("slow down", backend="cloud", retry_after=3.0),

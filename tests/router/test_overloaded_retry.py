@@ -19,8 +19,8 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from router.config import parse
-from router.dispatch import _most_meaningful
 from router.errors import Overloaded, RateLimited, UpstreamError
+from router.plan_error import most_meaningful
 from tests.harness import (
     INTENTS,
     Running,
@@ -279,7 +279,7 @@ def test_the_wait_told_does_not_depend_on_the_plans_order(
     wait (the SDK retried), routes [b, a] 90 s and `x-should-retry: false` (found in
     re-review). The wait told is decided on the set of errors."""
     errors = [_waiting(*first, backend="a"), _waiting(*second, backend="b")]
-    chosen = _most_meaningful(errors if order == "as_listed" else errors[::-1])
+    chosen = most_meaningful(errors if order == "as_listed" else errors[::-1])
     assert isinstance(chosen, RateLimited | Overloaded)
     assert chosen.retry_after == told
 
@@ -300,6 +300,6 @@ def test_a_retried_backend_tells_its_latest_wait(
     from one backend: a first 0.5 s and a second 90 s told the client 0.5 s, though the
     backend had since said 90 (found in re-review). Only each backend's latest counts."""
     errors = [_waiting(kind, wait, backend) for backend, kind, wait in answers]
-    chosen = _most_meaningful(errors)
+    chosen = most_meaningful(errors)
     assert isinstance(chosen, RateLimited | Overloaded)
     assert chosen.retry_after == told

@@ -1,0 +1,64 @@
+"""The error a plan answers with when every attempt failed (`Dispatcher.execute`): the most
+meaningful of its attempts' errors, carrying the soonest wait any backend named. A plan
+whose every backend was skipped, nothing tried, is refused as `router.refusals` says.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeVar
+
+from router.errors import Overloaded, RateLimited, Timeout, Unreachable, UpstreamError
+from router.policy import SHORT_WAIT_S
+
+
+def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
+    """A rate limit if any backend asked to wait (retrying later may well succeed), else
+    the first error that carries an upstream verdict, else the first error.
+
+    A rate limit or an overload carries the soonest time any rate-limited or overloaded
+    backend said it would take a request again, so the client's SDK waits that long before
+    its own retry (`router.api.errors.error_headers`): a rate limit chosen over a backend
+    overloaded for 3 s told the client the other's 600 s (or no wait at all), though it may
+    come back when either may take it. A long wait only when no such backend
+    named none (`_soonest`), whichever came first."""
+    limited = [e for e in errors if isinstance(e, RateLimited)]
+    if limited:
+        return _soonest(limited[0], errors)
+    for error in errors:
+        if isinstance(error, Overloaded):
+            return _soonest(error, errors)
+        if not isinstance(error, Unreachable | Timeout):
+            return error
+    return errors[0]
+
+
+_Waiting = TypeVar("_Waiting", RateLimited, Overloaded)
+
+
+def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
+    """`chosen`, with the soonest wait any rate limit or overload of `errors` named.
+
+    Decided on the set, never on which error came first: when one of them named no wait
+    (it may take a request any moment), another's wait is told only if short (whole
+    seconds under `SHORT_WAIT_S`, the SDKs' `SDK_WAIT_S`, as `retry-after` would show it),
+    as `router.policy` does for skipped backends; else none is. A 429 naming none, beside a
+    backend overloaded for 90 s, went out with retry-after 90 and `x-should-retry: false`,
+    and the SDKs gave up where they had retried with their own backoff (found in review);
+    and the same two backends in the other order told the client different things (a 429
+    with no wait, or "wait 90 s, do not retry": found in re-review). An overload told no
+    wait says `x-should-retry: false`; told another's short wait, that wait and `true`.
+
+    Only each backend's latest such answer counts: after a short 429 the same backend is
+    retried, and a first 0.5 s then a second 90 s told the client 0.5 s, though the backend
+    had since said 90 (found in re-review)."""
+    latest = {
+        e.backend or id(e): e for e in errors if isinstance(e, RateLimited | Overloaded)
+    }  # the last per backend; one unnamed (never from `execute`) stands alone
+    waiting = list(latest.values())
+    waits = [e.retry_after for e in waiting if e.retry_after is not None]
+    soonest = min(waits, default=None)
+    if soonest is not None and len(waits) < len(waiting) and math.ceil(soonest) >= SHORT_WAIT_S:
+        soonest = None  # one may take a request any moment: no long wait is told
+    chosen.retry_after = soonest
+    return chosen
