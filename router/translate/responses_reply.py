@@ -1,5 +1,6 @@
 """A chat completions stream as an OpenAI Responses stream of typed events (a whole reply:
-`router.translate.responses_whole`).
+`router.translate.responses_whole`; the events of one output item, by kind:
+`router.translate.responses_item_events`).
 
 The event order is the one OpenAI and vLLM send and the `openai` SDK and Codex read:
 response.created, response.in_progress; per output item output_item.added, then for text
@@ -40,16 +41,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from router.translate.blocks import REASONING, REFUSAL, TEXT, Block, Sequencer, Step
 from router.translate.custom_input import custom_input
 from router.translate.held_reasoning import HeldReasoning
 from router.translate.keep_alive import KeepAlive
+from router.translate.responses_item_events import (
+    Event,
+    Item,
+    at,
+    call_of,
+    closed,
+    delta,
+    opened,
+)
 from router.translate.responses_items import (
     CUT,
-    call_item,
     envelope,
     finish,
     parses,
@@ -59,7 +67,6 @@ from router.translate.responses_items import (
     text_item,
     usage,
 )
-from router.translate.so_far import Text
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import (
     content_text,
@@ -69,18 +76,6 @@ from router.translate.wire import (
     named_event,
     reasoning_text,
 )
-
-
-@dataclass(slots=True)
-class _Item:
-    index: int
-    item_id: str
-    kind: str  # "text", "refusal", "reasoning" or "call"
-    text: Text = field(default_factory=Text)  # joined as it comes; a call's: its block's
-    call_id: str = ""
-    name: str = ""
-    custom: bool = False
-    announced: bool = True  # its output_item.added went out (a call's waits: `_announce`)
 
 
 class ResponsesStream:
@@ -109,7 +104,7 @@ class ResponsesStream:
         # the call ids (`router.translate.tool_ids`): the request's, read past its history
         self._ids = ids or ToolIds(prefix="call")
         self._model: Any = None
-        self._items: list[_Item] = []
+        self._items: list[Item] = []
         self._blocks = Sequencer()
         self._done: list[dict[str, Any]] = []
         self._finish: str | None = None
@@ -247,6 +242,9 @@ class ResponsesStream:
         self._sequence += 1
         return named_event(name, payload)
 
+    def _emit_all(self, events: list[Event]) -> list[bytes]:
+        return [self._emit(name, fields) for name, fields in events]
+
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
         self._base = str(chunk.get("id") or time.time_ns())
@@ -280,28 +278,16 @@ class ResponsesStream:
         block.slot = len(self._items)
         if block.key == REASONING:
             item = self._new(REASONING, reasoning_id(f"{self._base}_{block.slot}"))
-            added = reasoning_item(item.item_id, "", "in_progress")
-            empty = {"type": "reasoning_text", "text": ""}
-            return [
-                self._emit("response.output_item.added", self._at(item, item=added)),
-                self._emit("response.content_part.added", self._in(item, part=empty)),
-            ]
+            return self._emit_all(opened(item, reasoning_item(item.item_id, "", "in_progress")))
         if block.key in (TEXT, REFUSAL):
             item = self._new(str(block.key), f"msg_{self._base}_{block.slot}")
-            added = text_item(item.item_id, "", "in_progress")
-            part: dict[str, Any] = {"type": "refusal", "refusal": ""}
-            if block.key == TEXT:
-                part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-            return [
-                self._emit("response.output_item.added", self._at(item, item=added)),
-                self._emit("response.content_part.added", self._in(item, part=part)),
-            ]
+            return self._emit_all(opened(item, text_item(item.item_id, "", "in_progress")))
         item = self._new("call", f"fc_{self._base}_{block.slot}")
         item.text = block.pieces  # a block keeps a call's arguments all along: read there
         item.announced = False
         return self._announce(item, block) if block.meta.get("id") and block.name else []
 
-    def _announce(self, item: _Item, block: Block) -> list[bytes]:
+    def _announce(self, item: Item, block: Block) -> list[bytes]:
         """A call's output_item.added, once its fragments gave its id and name, or at its
         first argument piece or its stop, whichever comes first: some upstreams send the
         name (or the id) after the first fragment, and a call announced at that one went
@@ -314,40 +300,22 @@ class ResponsesStream:
         item.name = block.name
         item.custom = item.name in self._custom
         self._alive.reset()
-        added = self._call(item, "", "in_progress")
-        return [self._emit("response.output_item.added", self._at(item, item=added))]
+        added = call_of(item, "", "in_progress", self._namespaced)
+        return [self._emit("response.output_item.added", at(item, item=added))]
 
-    def _call(self, item: _Item, arguments: str, status: str) -> dict[str, Any]:
-        """A call's item, its chat name (`item.name`) split back into namespace and name."""
-        namespace, name = self._namespaced.get(item.name, (None, item.name))
-        return call_item(
-            item.item_id, item.call_id, name, arguments, item.custom, status, namespace
-        )
-
-    def _piece(self, item: _Item, text: str) -> list[bytes]:
+    def _piece(self, item: Item, text: str) -> list[bytes]:
         if item.kind != "call":  # a call's `text` is its block's pieces, which have `text`
             item.text.add(text)
-        if item.kind == "text":
-            fields = self._in(item, delta=text, logprobs=[])
-            return [self._emit("response.output_text.delta", fields)]
-        if item.kind == REFUSAL:
-            return [self._emit("response.refusal.delta", self._in(item, delta=text))]
-        if item.kind == REASONING:
-            return [self._emit("response.reasoning_text.delta", self._in(item, delta=text))]
-        if item.custom:  # a freeform tool's input is only whole once its JSON is: held
-            if not self._alive.due():
-                return []
-            fields = self._at(item, item_id=item.item_id, delta="")
-            return [self._emit("response.custom_tool_call_input.delta", fields)]
-        fields = self._at(item, item_id=item.item_id, delta=text)
-        return [self._emit("response.function_call_arguments.delta", fields)]
+        elif item.custom and not self._alive.due():
+            return []  # a freeform tool's input is only whole once its JSON is: held
+        return [self._emit(*delta(item, text))]
 
-    def _new(self, kind: str, item_id: str) -> _Item:
-        item = _Item(len(self._items), item_id, kind)
+    def _new(self, kind: str, item_id: str) -> Item:
+        item = Item(len(self._items), item_id, kind)
         self._items.append(item)
         return item
 
-    def _status(self, item: _Item, joined: str) -> str:
+    def _status(self, item: Item, joined: str) -> str:
         """Incomplete when the end cut it (see the module's docstring): only items still
         open then can be, as one closes mid-stream only when the model moved on from it."""
         if not self.ended or self._finish not in CUT:
@@ -356,46 +324,8 @@ class ResponsesStream:
             return "incomplete"
         return "completed"
 
-    def _close(self, item: _Item) -> list[bytes]:
+    def _close(self, item: Item) -> list[bytes]:
         joined = str(item.text)
-        status = self._status(item, joined)
-        out: list[bytes] = []
-        if item.kind == "text":
-            whole = text_item(item.item_id, joined, status)
-            part = whole["content"][0]
-            out.append(
-                self._emit("response.output_text.done", self._in(item, text=joined, logprobs=[]))
-            )
-            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
-        elif item.kind == REFUSAL:
-            whole = text_item(item.item_id, joined, status, refusal=True)
-            part = whole["content"][0]
-            out.append(self._emit("response.refusal.done", self._in(item, refusal=joined)))
-            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
-        elif item.kind == REASONING:
-            whole = reasoning_item(item.item_id, joined, status)
-            part = whole["content"][0]
-            out.append(self._emit("response.reasoning_text.done", self._in(item, text=joined)))
-            out.append(self._emit("response.content_part.done", self._in(item, part=part)))
-        else:
-            whole = self._call(item, joined, status)
-            if item.custom:  # the input held, unwrapped
-                given = self._at(item, item_id=item.item_id, delta=whole["input"])
-                out.append(self._emit("response.custom_tool_call_input.delta", given))
-                given = self._at(item, item_id=item.item_id, input=whole["input"])
-                out.append(self._emit("response.custom_tool_call_input.done", given))
-            else:
-                fields = self._at(item, item_id=item.item_id, arguments=joined)
-                out.append(self._emit("response.function_call_arguments.done", fields))
+        whole, events = closed(item, joined, self._status(item, joined), self._namespaced)
         self._done.append(whole)
-        out.append(self._emit("response.output_item.done", self._at(item, item=whole)))
-        return out
-
-    @staticmethod
-    def _at(which: _Item, /, **fields: Any) -> dict[str, Any]:
-        return {"output_index": which.index, **fields}
-
-    @staticmethod
-    def _in(which: _Item, /, **fields: Any) -> dict[str, Any]:
-        where = {"item_id": which.item_id, "output_index": which.index, "content_index": 0}
-        return where | fields
+        return self._emit_all(events)
