@@ -3,19 +3,16 @@ reply names that row with `x-request-id` (found in review: such refusals only mo
 label-only counter, and their replies carried no id at all, not even the client's own).
 
 Through the real app on a socket, with httpx and the openai SDK, read back from the real
-ledger files with DuckDB.
+ledger files with DuckDB. How the report counts such rows: test_refused_report.py.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,74 +20,26 @@ import openai
 import pytest
 
 from router.api import body as body_module
-from router.config import hash_key
-from router.ledger import Ledger, LedgerWriter
-from router.record import Record
-from router.report import build
-from router.report_render import to_csv
-from tests.harness import RunningRouter, config_for, router, scrape, simulator
-from tests.ledger.known_ledger import known_records, write_known_ledger
-
-KEY, WRONG = "sk-team-alice-3f9a", "sk-wrong-key-7c1e"
-PROMPT = "the launch codes are 0000"  # never in a refusal's row, store_text or not
-ASK = [{"role": "user", "content": PROMPT}]
-CHAT, MESSAGES, RESPONSES = "/v1/chat/completions", "/v1/messages", "/v1/responses"
-COLUMNS = (
-    "request_id, api, caller, requested_model, intent, route, backend, tier, status, outcome,"
-    " error_kind, n_attempts, prompt_tokens, completion_tokens, cost_usd, private, conversation"
+from tests.harness import RunningRouter, scrape
+from tests.router.refused_rows import (
+    ASK,
+    CHAT,
+    KEY,
+    MESSAGES,
+    PROMPT,
+    RESPONSES,
+    WRONG,
+    auth,
+    refusing_router,
+    rows,
+    the_row,
 )
 
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
-    tmp = tmp_path_factory.mktemp("refused")
-    with simulator(profile="vllm", model="local-model") as local:
-        config = config_for(
-            {"local": local},
-            tmp,
-            auth={"keys": [{"name": "alice", "sha256": hash_key(KEY)}]},
-            server={"max_body_bytes": 64 * 1024},
-            ledger={"path": str(tmp / "ledger"), "flush_interval_s": 0.2, "store_text": True},
-        )
-        with router(config) as running:
-            served = httpx.post(
-                running.root + CHAT, json={"model": "local", "messages": ASK}, headers=auth(KEY)
-            )
-            assert served.status_code == 200  # a served row (and a texts table) beside them
-            yield running
-
-
-def auth(key: str | None, **more: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {key}", **more} if key else dict(more)
-
-
-def rows(proxy: RunningRouter, request_id: str, refused: bool = True) -> list[dict[str, Any]]:
-    """The records rows with this id, read from the ledger's files; a refused one's with no
-    text, nor a key or the prompt in any column."""
-    assert proxy.components.ledger is not None
-    proxy.components.ledger.flush()
-    with Ledger(Path(proxy.components.config.ledger.path)) as ledger:
-        found = ledger.sql(f"SELECT {COLUMNS} FROM records WHERE request_id = ?", [request_id])
-        whole = ledger.sql("SELECT * FROM records WHERE request_id = ?", [request_id])
-        texts = ledger.sql("SELECT count(*) FROM texts WHERE request_id = ?", [request_id])
-    if refused:
-        assert texts == [(0,)]  # no prompt text, though store_text is on
-    for row in whole:
-        assert KEY not in str(row) and WRONG not in str(row) and PROMPT not in str(row)
-    names = [c.strip() for c in COLUMNS.split(",")]
-    return [dict(zip(names, row, strict=True)) for row in found]
-
-
-def the_row(proxy: RunningRouter, reply: httpx.Response, sent: str | None) -> dict[str, Any]:
-    """The one row the reply's `x-request-id` names: the client's own id when it sent one."""
-    request_id = reply.headers.get("x-request-id")
-    assert request_id, "the error reply carries no x-request-id"
-    if sent is not None:
-        assert request_id == sent
-    else:
-        assert re.fullmatch(r"[0-9a-f]{32}", request_id)
-    (row,) = rows(proxy, request_id)
-    return row
+    with refusing_router(tmp_path_factory.mktemp("refused")) as running:
+        yield running
 
 
 @dataclass(frozen=True)
@@ -353,24 +302,6 @@ def test_refusals_off_the_model_apis_carry_an_id_and_leave_no_row(proxy: Running
     assert re.fullmatch(r"[0-9a-f]{32}", models.headers["x-request-id"])
 
 
-def test_the_report_counts_refusals_as_errors_without_cost_or_latency(
-    proxy: RunningRouter,
-) -> None:
-    refused = httpx.post(proxy.url + "/chat/completions", json={}, headers=auth(KEY), timeout=10)
-    assert refused.status_code == 400
-    assert rows(proxy, refused.headers["x-request-id"])  # flushed
-    report = build(Path(proxy.components.config.ledger.path), by="route")
-    (none,) = [g for g in report["groups"] if g["key"] == "(none)"]
-    assert none["requests"] >= 1 and none["error_rate"] == 1.0
-    assert none["cloud_usd"] == none["local_usd"] == none["counterfactual_usd"] == 0
-    assert none["prompt_tokens"] == none["completion_tokens"] == 0
-    assert {entry["backend"] for entry in report["latency"]} == {"local"}  # the served one
-    by_intent = build(Path(proxy.components.config.ledger.path), by="intent")
-    assert "(none)" in {g["key"] for g in by_intent["groups"]} and "" not in {
-        g["key"] for g in by_intent["groups"]
-    }
-
-
 def test_a_bug_after_the_plan_answers_500_with_the_rows_id(
     proxy: RunningRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -391,28 +322,3 @@ def test_a_bug_after_the_plan_answers_500_with_the_rows_id(
     (row,) = rows(proxy, reply.headers["x-request-id"], refused=False)
     assert reply.headers["x-request-id"] == "bug-dispatch"
     assert (row["outcome"], row["status"], row["route"]) == ("router_error", 500, "local")
-
-
-def test_refusals_do_not_dilute_the_local_share_or_the_fallback_rate(tmp_path: Path) -> None:
-    """The report divided the local share and the fallback rate by every request, refused
-    ones included: a client's stream of bad requests read as traffic leaving the local box
-    (found in review; the dashboards already left them out)."""
-    plain = build(write_known_ledger(tmp_path / "plain"))["totals"]
-    writer = LedgerWriter(tmp_path / "refused", process_tag="refused")
-    for record in known_records():
-        writer.submit(record)
-    started = known_records()[0].started_at
-    for n in range(6):  # a client's bad bodies: no route, no backend
-        refused = Record(request_id=f"bad{n}", started_at=started, caller="alice")
-        refused.outcome, refused.error_kind, refused.status = "client_error", "invalid_request", 400
-        writer.submit(refused)
-    writer.close()
-    report = build(tmp_path / "refused")
-    totals = report["totals"]
-    assert (totals["requests"], totals["refused"]) == (plain["requests"] + 6, 6)
-    shares = ("local_share_requests", "local_share_tokens", "fallback_rate")
-    assert [totals[k] for k in shares] == [plain[k] for k in shares]
-    assert totals["error_rate"] > plain["error_rate"]  # refusals are errors all the same
-    assert sum(day["requests"] for day in report["local_share"]) == plain["requests"]
-    total = list(csv.DictReader(io.StringIO(to_csv(report))))[-1]  # the CSV says it too
-    assert (total["route"], total["refused"]) == ("TOTAL", "6")
