@@ -1,5 +1,5 @@
 """Shared pieces for resilience tests: fast breaker settings, a local and a cloud simulator,
-and small request helpers."""
+small request helpers, and config files to reload."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+import yaml
 
 from router.config import parse
 from tests.harness import Running, RunningRouter, config_for, router, simulator
@@ -39,6 +40,15 @@ def status(root: str) -> dict[str, Any]:
     response = httpx.get(f"{root}/v1/router/status", timeout=5, trust_env=False)
     result: dict[str, Any] = response.json()
     return result
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def model_ids(url: str, headers: dict[str, str] | None = None) -> list[str]:
+    return [m["id"] for m in httpx.get(f"{url}/models", headers=headers or {}).json()["data"]]
 
 
 def until(check: Callable[[], bool], limit_s: float = 20.0, what: str = "condition") -> None:
