@@ -21,18 +21,13 @@ from router import reload
 from router.config import parse
 from tests.harness import Running, RunningRouter, config_for, router, scrape, simulator
 from tests.processes import router_process
-from tests.resilience.conftest import status, until
+from tests.resilience.conftest import status, until, write
 
 SECRET = "sk-RELOAD-REPORT-SECRET-1"
 APPLIED = "smf_router_config_last_reload_successful"
 LOADED_AT = "smf_router_config_last_reload_success_timestamp_seconds"
 RESTART = "smf_router_config_restart_needed"
 RELOADS = "smf_router_config_reloads_total"
-
-
-def write(path: Path, data: dict[str, Any]) -> Path:
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def last(root: str) -> Any:
