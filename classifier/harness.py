@@ -89,13 +89,39 @@ HARNESS_WRAPPERS = {
 # the text or follows one of `_LEAD_INS`, only the words inside are read (a question on a
 # bike chain as feedback read reasoning 0.51 with the lead-in and tags, 0.92 alone); a
 # user's own text ending in such tags after other words is read as written.
-HARNESS_REPLIES = {"<feedback>": "</feedback>", "<answer>": "</answer>"}
+# A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
+# Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
+# and Cline a file the reply mentions, `<file_content path="...">`), it is read alone too,
+# when its opening is within `_REPLY_WITHIN` characters of the text's start (past its
+# blocks); followed by words, the text is read as written. Cline and Roo Code put the
+# message a user sends on resuming a task in `<user_message>`, after a lead-in of theirs.
+HARNESS_REPLIES = {
+    "<feedback>": "</feedback>",
+    "<answer>": "</answer>",
+    "<user_message>": "</user_message>",
+}
 _LEAD_INS = (
     "and then attempt completion again.",  # after a completion
     "the following feedback:",  # with a tool's result, or on denying it
     "the following feedback to help guide you:",  # after too many mistakes
     "the following context:",  # on approving a tool (Roo Code)
     "] Result:",  # a tool's header: "[ask_followup_question for '...'] Result:"
+    "New instructions for task continuation:",  # on resuming a task
+    "in the <response> parameter):",  # ...in plan mode ("...with plan_mode_respond tool")
+    "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
+)
+_REPLY_WITHIN = 2_000
+# Texts an agent starts a text with that run to its end, with no closing of their own (their
+# last words differ by mode and version): the text has no words of the user's, but for a
+# reply in it (`HARNESS_REPLIES`, after its lead-in). Matched by a stable start (exact
+# wordings from the agents' sources and from transcripts quoted in public repositories).
+HARNESS_NOTICES = (
+    # Cline and Roo Code: a task reopened from history ("...interrupted 4 minutes ago. It may
+    # or may not be complete..."), with the user's new message, if any, in `<user_message>`
+    # (the same text, or the next part: Cline's `formatResponse.taskResumption`)...
+    "[TASK RESUMPTION] This task was interrupted",
+    # ...and in Cline's plan mode, the part in its place when the user sent none
+    "(The user did not provide a new message.",
 )
 # How far a block's or a wrapper's closing, or a reply's opening, is looked for, in
 # characters (a CLAUDE.md of tens of KB): one further on is read as words, as before.
@@ -109,6 +135,9 @@ _OPENINGS_OF: dict[str, tuple[str, ...]] = {  # a closing's openings: two end in
 }
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
+_REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
+_NOTICE = re.compile(r"\s{0,64}(?:" + "|".join(map(re.escape, HARNESS_NOTICES)) + ")")
+_MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
 _ENDINGS = (">", *_PROSE_CLOSINGS)  # what a text's end is compared with before anything else
@@ -162,13 +191,15 @@ HARNESS_SEEN = 3
 def own_words(text: str, following: str = "") -> str:
     """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
     the white space around them; without the tags of a wrapper (`HARNESS_WRAPPERS`) after
-    its first blocks, or, when it ends in the user's reply in an agent's tags
-    (`HARNESS_REPLIES`), the words of that reply alone: `text` itself when it has none.
-    `following` is the text after it in the same turn (the next part), if any: a local
-    command's output there makes the slash command's arguments `text` ends with no words,
-    and a reply there a tool's header that is all of `text`. Bounded: an opening is looked
-    for after at most 64 white spaces, a closing before them, and each block's, wrapper's
-    or reply's other end within `HARNESS_CHARS`."""
+    its first blocks, or, when it holds the user's reply in an agent's tags
+    (`HARNESS_REPLIES`), the words of that reply alone; nothing when an agent's notice
+    (`HARNESS_NOTICES`) starts it past its blocks and holds no reply: `text` itself when
+    it has none of these. `following` is the text after it in the same turn (the next
+    part), if any: a local command's output there makes the slash command's arguments
+    `text` ends with no words, and a reply there a tool's header that is all of `text`.
+    Bounded: an opening is looked for after at most 64 white spaces, a closing before
+    them, a reply's opening within `_REPLY_WITHIN` characters, and each block's,
+    wrapper's or reply's other end within `HARNESS_CHARS`."""
     if following and _HEADER.match(text) and _reply(following, 0, len(following)) is not None:
         return ""
     size = len(text)
@@ -180,8 +211,10 @@ def own_words(text: str, following: str = "") -> str:
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
         return words
-    if closed and (words := _reply(text, start, end)) is not None:
+    if (words := _reply(text, start, end, closed)) is not None:
         return words
+    if _NOTICE.match(text, start, end):
+        return ""
     if start == 0 and end == size:
         return text
     return text[start:end].strip()
@@ -253,25 +286,39 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         words = ""
     if _OPENING.match(text, after, end):
         after = _past_blocks(text, after, end)
-    rest = text[after:end].strip()
+    if _NOTICE.match(text, after, end):  # Cline's first turn, resumed: the reply in it, if any
+        rest = _reply(text, after, end) or ""
+    else:
+        rest = text[after:end].strip()
     return f"{words}\n{rest}" if words and rest else words or rest
 
 
-def _reply(text: str, start: int, end: int) -> str | None:
-    """The words of the reply (`HARNESS_REPLIES`) that `text[start:end]` ends with, when it
-    starts the text or follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
-    closed = _closing(text, start, end, _REPLY_OF)
-    if closed is None:
+def _reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
+    """The words of the reply (`HARNESS_REPLIES`) that `text[start:end]` ends with (looked
+    for when `closed`: it ends like a closing), or else of the first within `_REPLY_WITHIN`
+    characters when the agent's markup follows it (`_MARKUP`), when it starts the text or
+    follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
+    ending = _closing(text, start, end, _REPLY_OF) if closed else None
+    if ending is not None:
+        close, closing = ending
+        opening = _REPLY_OF[closing]
+        at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
+        if at >= 0 and _led(text, start, at):
+            return text[at + len(opening) : close].strip()
+    found = _REPLY_OPENING.search(text, start, min(end, start + _REPLY_WITHIN))
+    if found is None or not _led(text, start, found.start()):
         return None
-    close, closing = closed
-    opening = _REPLY_OF[closing]
-    at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
-    if at < 0:
+    inside, closing = found.end(), HARNESS_REPLIES[found.group()]
+    close = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
+    if close < 0 or not _MARKUP.match(text, close + len(closing), end):
         return None
+    return text[inside:close].strip()
+
+
+def _led(text: str, start: int, at: int) -> bool:
+    """Whether a reply's opening at `at` starts `text[start:]` or follows a lead-in."""
     lead = text[max(start, at - 100) : at].rstrip()
-    if (lead or at - 100 > start) and not lead.endswith(_LEAD_INS):
-        return None
-    return text[at + len(opening) : close].strip()
+    return not (lead or at - 100 > start) or lead.endswith(_LEAD_INS)
 
 
 def has_words(text: str) -> bool:

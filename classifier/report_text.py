@@ -33,13 +33,16 @@ HOW = """\
    `<user_instructions>` or `# AGENTS.md instructions` and `<environment_context>`
    (Codex), `<environment_details>` and the nag for a tool use (Cline, Roo Code), and the
    few others `classifier/harness.py` names, at the start or end of a text are cut from
-   it; the tags an agent wraps the user's words in (Cline's `<task>`, a slash command's
-   `<command-args>`) are cut and the words read, unless a local command's output follows
-   them (`/model opus` asks nothing); of a text ending in the user's reply in Cline's
-   `<feedback>` or `<answer>`, after its lead-in, only the reply is read; a user message
-   with no words left (or only an image: a tool result's, which chat carries in a user
-   message after the tool messages) is no ask, neither the latest (at most 64 such are
-   passed over) nor the first; a tool result before it is still the last message.
+   it; a text an agent starts with a notice of its own (Cline's "[TASK RESUMPTION]") has
+   no words; the tags an agent wraps the user's words in (Cline's `<task>`, a slash
+   command's `<command-args>`) are cut and the words read, unless a local command's output
+   follows them (`/model opus` asks nothing); of a text holding the user's reply in
+   Cline's `<feedback>`, `<answer>` or `<user_message>` after its lead-in, at the text's
+   end or followed by the agent's markup (a file it read or names), only the reply is
+   read; a user message with no words left (or only an image: a tool result's, which chat
+   carries in a user message after the tool messages) is no ask, neither the latest (at
+   most 64 such are passed over) nor the first; a tool result before it is still the last
+   message.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
