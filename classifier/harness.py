@@ -57,6 +57,27 @@ HARNESS_BLOCKS = {
     "Full transcript available at:": ".output",
     # ...and the output of a hook on the user's prompt, in the tag its system prompt names
     "<user-prompt-submit-hook>": "</user-prompt-submit-hook>",
+    # ...a message from another session, a teammate of an agent team, or a channel (an MCP
+    # server's push: a chat, a webhook), each a user message of its own: openings with
+    # attributes (`<teammate-message teammate_id="a" summary="...">`, `<channel
+    # source="slack" chat_id="...">`, as channel servers' instructions quote it), so an
+    # opening here is how the tag starts. A teammate's own session gets every task so: with
+    # no other ask, it is classified from its tools alone.
+    "<cross-session-message": "</cross-session-message>",
+    "<teammate-message": "</teammate-message>",
+    "<channel source=": "</channel>",
+    # ...and its note that the user stopped a reply, before what they type next in the same
+    # turn: "[Request interrupted by user]", or "... for tool use]" mid tool call
+    "[Request interrupted by user": "]",
+    # ...and the summary a conversation compacted on its own starts with (then "The
+    # conversation is summarized below:", or in newer versions "The summary below covers the
+    # earlier portion of the conversation."), ending in its order to go on ("Please continue
+    # the conversation from where we left (it) off without asking the user any further
+    # questions. Continue with ..."). The summary of a `/compact` the user ran has no such
+    # end, and the prompt typed after it comes in the same turn: it is read as written.
+    "This session is being continued from a previous conversation that ran out of context.": (
+        "Continue with the last task that you were asked to work on."
+    ),
     # Cline and Roo Code: the editor's state after every user turn's texts (visible files,
     # open tabs, the time, the working directory's files, the mode), beside a tool result too
     "<environment_details>": "</environment_details>",
@@ -122,6 +143,13 @@ HARNESS_NOTICES = (
     "[TASK RESUMPTION] This task was interrupted",
     # ...and in Cline's plan mode, the part in its place when the user sent none
     "(The user did not provide a new message.",
+    # Claude Code: a message from another session, the `<cross-session-message>` after this
+    # line; and the note it puts after that element ("...not typed by your user...")
+    "Another Claude session sent a message:",
+    "This came from another Claude session",
+    # Claude Code: a Stop hook's reason to go on, a user message of its own ("Stop hook
+    # feedback:\n[~/.claude/hooks/check.sh]: ...")
+    "Stop hook feedback:",
 )
 # How far a block's or a wrapper's closing, or a reply's opening, is looked for, in
 # characters (a CLAUDE.md of tens of KB): one further on is read as words, as before.
@@ -235,7 +263,9 @@ def _past_blocks(text: str, start: int, end: int) -> int:
 
 
 def _before_blocks(text: str, start: int, end: int) -> int:
-    """Where the harness blocks that `text[start:end]` ends with begin."""
+    """Where the harness blocks that `text[start:end]` ends with begin: of an agent's prose,
+    a block whose first closing ends the text ("[Request interrupted by user]\nSort [b, a]"
+    ends in a "]" of the user's; a tag's closing is checked no further, as before)."""
     for _ in range(_HARNESS_EACH_END):
         closed = _closing(text, start, end, _OPENINGS_OF)
         if closed is None:
@@ -243,8 +273,8 @@ def _before_blocks(text: str, start: int, end: int) -> int:
         at, closing = closed
         bound = max(start, at - HARNESS_CHARS)
         opened = max(text.rfind(opening, bound, at) for opening in _OPENINGS_OF[closing])
-        if opened < 0:
-            break
+        if opened < 0 or (closing in _PROSE_CLOSINGS and text.find(closing, opened, at) >= 0):
+            break  # no opening, or one whose own closing is an earlier one ("]" is common)
         end = opened
     return end
 
