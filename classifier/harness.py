@@ -57,15 +57,10 @@ HARNESS_BLOCKS = {
     "Full transcript available at:": ".output",
     # ...and the output of a hook on the user's prompt, in the tag its system prompt names
     "<user-prompt-submit-hook>": "</user-prompt-submit-hook>",
-    # ...a message from another session, a teammate of an agent team, or a channel (an MCP
-    # server's push: a chat, a webhook), each a user message of its own: openings with
-    # attributes (`<teammate-message teammate_id="a" summary="...">`, `<channel
-    # source="slack" chat_id="...">`, as channel servers' instructions quote it), so an
-    # opening here is how the tag starts. A teammate's own session gets every task so: with
-    # no other ask, it is classified from its tools alone.
+    # ...a message from another session, a user message of its own: an opening with
+    # attributes (`<cross-session-message from="..." from-name="...">`), so an opening here
+    # is how the tag starts (a teammate's and a channel's are asks: `HARNESS_WRAPPERS`)
     "<cross-session-message": "</cross-session-message>",
-    "<teammate-message": "</teammate-message>",
-    "<channel source=": "</channel>",
     # ...and its note that the user stopped a reply, before what they type next in the same
     # turn: "[Request interrupted by user]", or "... for tool use]" mid tool call
     "[Request interrupted by user": "]",
@@ -101,6 +96,14 @@ HARNESS_WRAPPERS = {
     # local command's output follows them (`/model opus`: they set the command, as `/model`
     # alone would, and ask nothing), only a prompt command's are (`/review the auth module`)
     "<command-args>": "</command-args>",
+    # Claude Code: a teammate's message in an agent team (a teammate's own session gets every
+    # task from its lead so) and a channel's (an MCP server's push: a message from a chat, a
+    # CI run), each a user message of its own, whose inside is the ask; openings with
+    # attributes (`<teammate-message teammate_id="a" summary="...">`, `<channel
+    # source="slack" chat_id="...">`, as channel servers' instructions quote it), so an
+    # opening here is how the tag starts, and its words start past its ">"
+    "<teammate-message": "</teammate-message>",
+    "<channel source=": "</channel>",
 }
 # Tags Cline and Roo Code wrap the user's reply in at the end of a text of their own: the
 # follow-up on a tool's result or on a completion (`<feedback>`), the answer to the agent's
@@ -132,6 +135,7 @@ _LEAD_INS = (
     "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
 )
 _REPLY_WITHIN = 2_000
+_ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end within
 # Texts an agent starts a text with that run to its end, with no closing of their own (their
 # last words differ by mode and version): the text has no words of the user's, but for a
 # reply in it (`HARNESS_REPLIES`, after its lead-in). Matched by a stable start (exact
@@ -303,7 +307,12 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
     (within `HARNESS_CHARS`): the text is read as written. A slash command's arguments
     followed by a local command's output, here or at the start of `following`, are none."""
     inside = wrapped.end()
-    closing = HARNESS_WRAPPERS[wrapped.group(1)]
+    opening = wrapped.group(1)
+    if not opening.endswith(">"):  # attributes: the words start past the opening's end
+        inside = text.find(">", inside, min(end, inside + _ATTRIBUTES_CHARS)) + 1
+        if not inside:
+            return None
+    closing = HARNESS_WRAPPERS[opening]
     at = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
     if at < 0:
         return None

@@ -29,16 +29,17 @@ HOW = """\
    Chinese); features from the first 160 and last 40 tokens. Images and other non-text
    parts are ignored. What agents add to a user turn is not the user's words
    (`harness.py`): blocks of `<system-reminder>`, a slash or local command's echo and
-   output, `<task-notification>`, `<user-prompt-submit-hook>`, a peer session's, a
-   teammate's or a channel's message, the note that the user stopped a reply and the
+   output, `<task-notification>`, `<user-prompt-submit-hook>`, a peer session's message, the
+   note that the user stopped a reply and the
    summary of a conversation compacted on its own (Claude Code), `<user_instructions>` or
    `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
    and the nag for a tool use (Cline, Roo Code), and the few others `classifier/harness.py`
    names, at the start or end of a text are cut from it; a text an agent starts with a
    notice of its own (Cline's "[TASK RESUMPTION]", Claude Code's "Stop hook feedback:")
    has no words; the tags an agent wraps the user's words in (Cline's `<task>`, a slash
-   command's `<command-args>`) are cut and the words read, unless a local command's output
-   follows them (`/model opus` asks nothing); of a text holding the user's reply in
+   command's `<command-args>`, Claude Code's `<teammate-message>` and `<channel>`) are
+   cut and the words read, unless a local command's output follows them (`/model opus`
+   asks nothing); of a text holding the user's reply in
    Cline's `<feedback>`, `<answer>` or `<user_message>` after its lead-in, at the text's
    end or followed by the agent's markup (a file it read or names), only the reply is
    read; a user message with no words left (or only an image: a tool result's, which chat

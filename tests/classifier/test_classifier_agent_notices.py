@@ -198,11 +198,10 @@ def user(*items: Any) -> dict[str, Any]:
     return {"role": "user", "content": [i if isinstance(i, dict) else texts(i)[0] for i in items]}
 
 
-@pytest.mark.parametrize("message", [PEER, TEAMMATE, CHANNEL, STOP_HOOK])
+@pytest.mark.parametrize("message", [PEER, STOP_HOOK])
 def test_claude_codes_own_user_messages_are_no_ask(message: str) -> None:
-    """A peer's, a teammate's or a channel's message, or a Stop hook's reason to go on, was
-    the latest ask: a question on a bike chain was then coding (0.43 to 0.87); it is the
-    latest again, reasoning 0.82."""
+    """A peer's message, or a Stop hook's reason to go on, was the latest ask: a question on
+    a bike chain was then coding (0.43, 0.56); it is the latest again, reasoning 0.82."""
     body = claude_code(user(BIKE), DONE, user(message))
     assert not has_words(message)
     assert (view(body).latest, view(body).first) == (BIKE, "")
@@ -245,3 +244,22 @@ def test_a_compacted_conversations_summary_is_no_ask() -> None:
     assert classify(body).label == "reasoning"
     assert not has_words(SUMMARY)
     assert view(claude_code(user(SUMMARY), DONE)).latest == ""
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        (TEAMMATE, TEAMMATE.split(">\n", 1)[1].removesuffix("\n</teammate-message>")),
+        (CHANNEL, CHANNEL.split(">\n", 1)[1].removesuffix("\n</channel>")),
+    ],
+)
+def test_a_teammates_or_a_channels_message_is_read_without_its_tags(
+    message: str, words: str
+) -> None:
+    """A teammate's own session gets every task from its lead in `<teammate-message>`, and
+    a channel brings a chat's or a CI run's message: the inside is the ask, its tag and
+    attributes are not (read whole, the tag's "</" reads as code)."""
+    body = claude_code(user(BIKE), DONE, user(message))
+    assert view(body).latest == words
+    assert classify(body) == classify(claude_code(user(BIKE), DONE, user(words)))
+    assert own_words(f'<channel source="slack" chat_id="1">\n{BIKE}\n</channel>') == BIKE
