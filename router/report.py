@@ -317,9 +317,14 @@ def _build(
         window_days = report_window.window_days(ledger, lo, min(hi, at))
         totals = _totals(ledger)
         side = report_shadow.spend(ledger, lo, hi)
+        generated_at = now.astimezone(UTC).isoformat(timespec="seconds")
+        by_backend = _daily(ledger, "backend")
+        # the days the HTML charts draw, from the same fields: `daily` lists each of them
+        seen = (r["day"] for r in by_backend)
+        days = report_window.report_days(seen, generated_at, _iso_utc(until))
         return {
             "schema_version": SCHEMA_VERSION,
-            "generated_at": now.astimezone(UTC).isoformat(timespec="seconds"),
+            "generated_at": generated_at,
             "ledger": str(directory),
             "since": _iso_utc(since),
             "until": _iso_utc(until),
@@ -329,9 +334,9 @@ def _build(
             "groups": _groups(ledger, by),
             "local_share": _local_share(ledger),
             "daily_by_route": _daily(ledger, "route"),
-            "daily_by_backend": _daily(ledger, "backend"),
+            "daily_by_backend": by_backend,
             "latency": _latency(ledger, lo, hi, totals["requests"]),
-            "break_even": report_break_even.of(ledger, config, window_days),
+            "break_even": report_break_even.of(ledger, config, window_days, days),
             "shadow_spend": side,
             "warnings": list(ledger.warnings)
             + _unpriced_warning(ledger, totals)

@@ -12,7 +12,9 @@ from router.pricing import MONTH_S
 DAY_S = 86400.0
 
 
-def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, Any] | None:
+def of(
+    ledger: Ledger, config: Config | None, window_days: float, days: list[str]
+) -> dict[str, Any] | None:
     """When savings pay back the local hardware, at the rate seen in the report window
     (`window_days` long: see `report_window.window_days`).
 
@@ -25,8 +27,10 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
     (`_charged`). Taken from the config alone, it added back dollars never charged: a router
     run without `local_cost` stored every local cost as $0, and the report's config added
     its own share back as savings (1,000 requests of 30 s read $4.27 a day for $3.00).
-    `daily` holds them per day: the HTML chart sums those, so its line crosses the
-    hardware price where this says it is paid.
+    `daily` holds them per day, each of `days` (`report_window.report_days`, the days the
+    HTML charts draw) in order, $0 on a quiet one: the HTML chart sums those, so its line
+    crosses the hardware price where this says it is paid. Listing only the days with
+    records, a line plotted from the JSON jumped over the quiet ones.
 
     A local request whose route has no known cloud price (counterfactual NULL) saved an
     unknown amount: its offload is left out, its hardware share still counted (the rollups
@@ -43,7 +47,7 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
         for b in boxes
         if b.local_cost
     }
-    daily: dict[str, float] = {}
+    daily = dict.fromkeys(days, 0.0)
     local, unpriced = 0, 0
     for day, backend, seconds, cost, offloaded, n, n_unpriced in ledger.sql(
         "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(local_usd),"
@@ -67,7 +71,7 @@ def of(ledger: Ledger, config: Config | None, window_days: float) -> dict[str, A
         "window_days": round(window_days, 3),
         "local_requests": local,
         "unpriced_local_requests": unpriced,
-        "daily": [{"day": d, "recovered_usd": money.data(v)} for d, v in daily.items()],
+        "daily": [{"day": d, "recovered_usd": money.data(v)} for d, v in sorted(daily.items())],
     }
 
 

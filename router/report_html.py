@@ -7,11 +7,10 @@ opens the same on a laptop without network as in a browser with a strict CSP.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date, datetime, timedelta
 from html import escape
 from typing import Any
 
-from router import report_break_even
+from router import report_break_even, report_window
 from router.money import usd
 from router.report_render import group_figures, optional_columns, pct, shadow_line, token_notes
 from router.report_svg import line_chart, stacked_bars
@@ -39,24 +38,10 @@ def _series(rows: list[dict[str, Any]], field: str, days: list[str]) -> dict[str
 
 
 def _days(report: dict[str, Any]) -> list[str]:
-    """Every day the charts draw, quiet ones too: from the first day with traffic to the
-    window's last day (`until` is exclusive: the day before it when it is a midnight; an
-    open window ends at the report's now).
-
-    Only the days with rows were drawn, side by side: a quiet day went missing between its
-    neighbours, and the savings line rose faster than it did (found in review). Days before
-    the first with traffic are not drawn: a `--since 0001-01-01` would make the line
-    hundreds of thousands of points long. A quiet day draws no bar and one point of line."""
-    seen = {r["day"] for r in report["daily_by_backend"]}
-    if not seen:
-        return []
-    first = date.fromisoformat(min(seen))
-    ends = [datetime.fromisoformat(report["generated_at"])]
-    if report.get("until"):
-        ends.append(datetime.fromisoformat(report["until"]))
-    last = (min(ends) - timedelta(microseconds=1)).date()
-    last = max(last, date.fromisoformat(max(seen)))  # never cut a day that has rows
-    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    """Every day the charts draw, quiet ones too (`report_window.report_days`): a quiet day
+    draws no bar and one point of line."""
+    seen = (r["day"] for r in report["daily_by_backend"])
+    return report_window.report_days(seen, report["generated_at"], report.get("until"))
 
 
 def _cards(report: dict[str, Any]) -> str:

@@ -1,5 +1,6 @@
-"""The report's window: `--since` and `--until` as read, the one refused as empty, and the
-days its rates ("per day", the break-even) are counted over.
+"""The report's window: `--since` and `--until` as read, the one refused as empty, the
+days its rates ("per day", the break-even) are counted over, and the days its per-day
+series list (`report_days`).
 
 One "now" serves a whole report: the CLI and the endpoint take it once and pass it to the
 parsing of a relative `--since`, to the check of the window and to `report.build`, whose
@@ -9,6 +10,7 @@ while the header said "now", and an open window starting in the future reported 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -129,3 +131,27 @@ def _traffic_before(directory: Path, day: date) -> bool:
         if listing.marked or listing.unread or any(seg.rows for seg in listing.segments):
             return True
     return False
+
+
+def report_days(seen: Iterable[str], generated_at: str, until: str | None) -> list[str]:
+    """Every day a report's per-day series covers, quiet ones too: from the first of `seen`
+    (ISO days with records) to the window's last day (`until` is exclusive: the day before
+    it when it is a midnight; an open window ends at `generated_at`, the report's now).
+    Both ends as the report's JSON gives them, so the HTML drawn from that JSON and the JSON
+    itself (`break_even.daily`) count the same days.
+
+    Only the days with rows were drawn, side by side: a quiet day went missing between its
+    neighbours, and the savings line rose faster than it did (found in review); the JSON's
+    `daily` skipped it as well, and a line plotted from it (a Grafana JSON source) jumped
+    over it. Days before the first with records are not listed: a `--since 0001-01-01`
+    would make the series hundreds of thousands of days long."""
+    seen = set(seen)
+    if not seen:
+        return []
+    first = date.fromisoformat(min(seen))
+    ends = [datetime.fromisoformat(generated_at)]
+    if until:
+        ends.append(datetime.fromisoformat(until))
+    last = (min(ends) - timedelta(microseconds=1)).date()
+    last = max(last, date.fromisoformat(max(seen)))  # never cut a day that has rows
+    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
