@@ -49,7 +49,7 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
-       errors, fallbacks, unpriced,
+       errors, fallbacks, unpriced, uncredited,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated END AS estimated,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated_tokens END AS estimated_tokens,
        CASE WHEN backend IS NULL THEN estimated ELSE 0 END AS unserved_estimated,
@@ -68,6 +68,7 @@ SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIG
        sum(seconds) AS seconds, sum(errors)::BIGINT AS errors,
        sum(fallbacks)::BIGINT AS fallbacks, sum(unpriced)::BIGINT AS unpriced,
        sum(estimated)::BIGINT AS estimated, sum(estimated_tokens)::BIGINT AS estimated_tokens,
+       sum(uncredited)::BIGINT AS uncredited,
        min(first_at) AS first_at, max(last_at) AS last_at
 FROM rollup_sums GROUP BY ALL
 """
@@ -79,7 +80,7 @@ sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
 sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
 sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT,
-sum(unserved_estimated)::BIGINT, sum(unserved_tokens)::BIGINT
+sum(unserved_estimated)::BIGINT, sum(unserved_tokens)::BIGINT, sum(uncredited)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -101,6 +102,8 @@ _SUM_NAMES = [
     "estimated_tokens",
     "unserved_requests",  # ended before any backend served them, with estimated tokens
     "unserved_tokens",  # those estimates: in no token column above
+    # local requests that failed (`rollups.UNCREDITED`): their cloud price is not offloaded
+    "uncredited_local_requests",
 ]
 
 _GROUP_COLUMN: dict[str, str] = {

@@ -12,7 +12,14 @@ from typing import Any
 
 from router import report_break_even, report_window
 from router.money import usd
-from router.report_render import group_figures, optional_columns, pct, shadow_line, token_notes
+from router.report_render import (
+    group_figures,
+    optional_columns,
+    pct,
+    shadow_line,
+    token_notes,
+    uncredited_note,
+)
 from router.report_svg import line_chart, stacked_bars
 
 CSS = """
@@ -60,7 +67,9 @@ def _cards(report: dict[str, Any]) -> str:
     cards = "".join(
         f"<div class=card><b>{escape(v)}</b><span>{escape(k)}</span></div>" for v, k in items
     )
-    return f"<div class=cards>{cards}</div>"
+    # beside the offloaded card: how many local requests that figure does not credit
+    said = uncredited_note(t)
+    return f"<div class=cards>{cards}</div>" + (f"<p>{escape(said)}</p>" if said else "")
 
 
 def _groups_table(report: dict[str, Any]) -> str:

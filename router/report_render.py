@@ -47,6 +47,7 @@ CSV_COLUMNS = [
     "estimated_tokens",
     "unserved_requests",
     "unserved_tokens",
+    "uncredited_local_requests",
 ]
 
 
@@ -138,6 +139,8 @@ def to_table(
     console = Console(record=True, width=width, file=io.StringIO())
     console.print(window_line(report, arrow), markup=False, soft_wrap=True)
     console.print(table)
+    if (uncredited := uncredited_note(report["totals"])) is not None:
+        console.print(uncredited, markup=False, soft_wrap=True)  # under the offloaded column
     for lat in report["latency"]:
         t, d = lat["ttft_s"], lat["total_s"]
         console.print(
@@ -201,6 +204,19 @@ def shadow_line(side: dict[str, Any]) -> str:
         f"shadow, apart from the above: {side['comparisons']:,} comparison(s), replays"
         f" {usd(side['shadow_usd'])}, judge {usd(side['judge_usd'])}"
         + (f" ({side['unpriced']:,} with no known price left out)" if side.get("unpriced") else "")
+    )
+
+
+def uncredited_note(totals: dict[str, Any]) -> str | None:
+    """The line saying how many local requests failed and are not credited, if any: with
+    "offloaded $X" alone, a reader could not tell that X leaves out the cloud price of the
+    local requests whose client got an error (`router.record.CREDITED_OUTCOMES`)."""
+    n = totals.get("uncredited_local_requests")
+    if not n:
+        return None
+    return (
+        f"{n:,} of {totals['local_requests']:,} local request(s) failed, not credited: their"
+        " cloud price is not in the offloaded dollars (their local cost is)"
     )
 
 

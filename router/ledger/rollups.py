@@ -39,7 +39,8 @@ TABLE = "rollups"
 # and `saved_usd` (an older rollup lacks them: its day is read raw until compacted again).
 # 4: `estimated` and `estimated_tokens`, the same way. 5: a local request's counterfactual
 # counts only when credited (`COUNTERFACTUAL`), so a day rolled up before is read raw.
-VERSION = "5"
+# 6: `uncredited`, the local requests that counterfactual leaves out, the same way.
+VERSION = "6"
 VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
@@ -58,6 +59,10 @@ _CREDITED = ", ".join(f"'{outcome}'" for outcome in CREDITED_OUTCOMES)
 COUNTERFACTUAL = f"""(CASE WHEN tier = 'local' AND outcome NOT IN ({_CREDITED}) THEN 0.0
     ELSE counterfactual_usd END)"""
 
+# A local request `COUNTERFACTUAL` credits nothing for: it failed (the client got an error).
+# The report counts them beside the offload, which leaves their cloud price out.
+UNCREDITED = f"tier = 'local' AND outcome NOT IN ({_CREDITED})"
+
 # A served request whose cost or counterfactual cost is NULL: a cloud price was unknown
 # (router.pricing). Rows written before NULL was stored say 0 and cannot be told apart.
 # `Record.unpriced` is this test on the record, which the live metrics count by.
@@ -75,6 +80,7 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
        sum(cost_usd) AS cost_usd, sum({COUNTERFACTUAL}) AS counterfactual_usd,
        sum({COUNTERFACTUAL} - cost_usd) AS saved_usd,
+       count(*) FILTER (WHERE {UNCREDITED}) AS uncredited,
        count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
        count(*) FILTER (WHERE tokens_estimated) AS estimated,
        coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE tokens_estimated), 0)::BIGINT

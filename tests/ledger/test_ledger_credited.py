@@ -5,6 +5,9 @@ offloaded (found in review: `local, upstream_error, counterfactual 6.75e-05`).""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from router.config import parse
 from router.ledger import Ledger, LedgerWriter, compaction
 from router.record import Attempt, Outcome, Record, Usage
 from tests.harness import config_for, router, scrape, simulator
+from tests.processes import smf_router
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 PRICE = {"input_per_mtok": 3, "output_per_mtok": 15}  # Sonnet's, on the cloud backend
@@ -130,3 +134,47 @@ def test_an_older_ledgers_failed_local_requests_are_read_by_the_same_rule(tmp_pa
         assert read.use_rollups(datetime(1970, 1, 1), datetime(9999, 1, 1)) == 1
     rolled = report.build(tmp_path, since=datetime(2026, 3, 1, tzinfo=UTC))
     assert rolled["totals"] == totals and rolled["groups"] == raw["groups"]
+
+
+def _formats(ledger: Path) -> dict[str, str]:
+    """`smf-router report` of March 1-4 in each format, as a reader gets it."""
+    out = {}
+    for fmt in ("json", "table", "csv", "html"):
+        args = ["--ledger", str(ledger), "--since", "2026-03-01", "--until", "2026-03-05"]
+        done = smf_router("report", *args, "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        out[fmt] = done.stdout
+    return out
+
+
+def test_the_report_says_how_many_local_requests_failed_and_are_not_credited(
+    tmp_path: Path,
+) -> None:
+    """The report's "offloaded $0.31" said nothing of the two local requests that failed,
+    whose cloud price it leaves out (found in review): the table, the HTML page, the JSON
+    and the CSV count them, raw and rolled up alike; a cloud request that failed is not one."""
+    writer = LedgerWriter(tmp_path, process_tag="now")
+    for row in (
+        _old_row("ok", "ok", "local", 0.01, 0.3),
+        _old_row("cut", "upstream_error", "local", 0.01, 0.0),
+        _old_row("bug", "router_error", "local", 0.01, 0.0),
+        _old_row("left", "cancelled", "local", 0.01, 0.05),
+        _old_row("cloud_cut", "upstream_error", "cloud", 0.2, 0.2),
+    ):
+        writer.submit(row)
+    writer.close()
+    said = "2 of 4 local request(s) failed, not credited"
+    raw = _formats(tmp_path)
+    data = json.loads(raw["json"])
+    assert data["totals"]["uncredited_local_requests"] == 2
+    assert data["totals"]["offloaded_usd"] == pytest.approx(0.35 - 0.04)
+    assert [(g["key"], g["uncredited_local_requests"]) for g in data["groups"]] == [("coding", 2)]
+    assert said in raw["table"] and said in raw["html"]
+    (header, *_, total) = list(csv.reader(io.StringIO(raw["csv"])))
+    assert dict(zip(header, total, strict=True))["uncredited_local_requests"] == "2"
+    assert compaction.compact(tmp_path, now=datetime(2026, 3, 10, tzinfo=UTC)).rollups == 1
+    with Ledger(tmp_path) as read:
+        assert read.use_rollups(datetime(1970, 1, 1), datetime(9999, 1, 1)) == 1
+    rolled = _formats(tmp_path)
+    assert json.loads(rolled["json"])["totals"] == data["totals"]
+    assert said in rolled["table"] and said in rolled["html"]
