@@ -54,7 +54,8 @@ CONTEXT_WINDOW_HELP = "Prompt + answer tokens the model takes (default: the endp
 def select_cases(suites: Path, profile: str | None) -> list[Case]:
     """A published profile under an smf-bench checkout, or every case under ``suites``;
     a path that does not load is the option's error, not a traceback. A case that loads
-    but must not run as written (N/A: ``evals.suite_flaws``) is warned of on stderr."""
+    but must not run as written (N/A: ``evals.suite_flaws``), or runs but likely not as
+    meant (``evals.suite_notes``), is warned of on stderr."""
     try:
         cases = load_profile(suites, profile) if profile else load(suites)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError

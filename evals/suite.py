@@ -6,7 +6,9 @@ grades in ways we do not (templated prompts, timings, judges) load and are N/A, 
 case on an endpoint that cannot run it (``evals.applicability``).
 A malformed file or field is a ``SuiteError`` that names the file, the case and the field
 (a case without a usable ``id`` by its line, or in JSON its place in the list); a case that
-must not run as written is N/A and says why in ``Case.warnings`` (``evals.suite_flaws``).
+must not run as written is N/A and says why in ``Case.warnings`` (``evals.suite_flaws``), and
+one that runs but is likely not what its author meant (both ``prompt`` and
+``prompt_template``) is named there too (``evals.suite_notes``).
 A field given as null is absent. YAML is read by ``evals.suite_yaml``; plain values (numbers,
 names, tools) are checked by ``evals.case_values``.
 """
@@ -22,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from evals import case_values, grader_fields, suite_flaws, suite_yaml
+from evals import case_values, grader_fields, suite_flaws, suite_notes, suite_yaml
 
 SHIPPED = Path(__file__).parent / "suites"
 """Our own canary suites (one directory per intent), each case with a reference answer."""
@@ -112,7 +114,8 @@ class Case:
     dimension: str = "quality"
     source: str = ""
     not_runnable: str | None = None  # why no endpoint can run it here (e.g. a templated prompt)
-    warnings: tuple[str, ...] = ()  # its mistakes that make it N/A, naming file, case and field
+    warnings: tuple[str, ...] = ()  # what to warn of at load, naming file, case and field
+    flawed: bool = False  # N/A for a mistake in it (``evals.suite_flaws``), said in ``warnings``
 
 
 def load_warnings(cases: Iterable[Case]) -> list[str]:
@@ -146,7 +149,8 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
     smf-bench builds it from ``prompt_template``, or sends multimodal ``messages``) loads
     and is N/A, as is one with an smf-bench evaluator we do not run; an evaluator smf-bench
     does not have is an error. A case that must not run as written (``evals.suite_flaws``)
-    loads, N/A with the reason, and names its mistakes in ``warnings``.
+    loads, N/A with the reason, and names its mistakes in ``warnings``; so does one that
+    runs as written but likely not as meant (``evals.suite_notes``).
     """
     raw = _present(raw)
     where = _where(source, raw, at)
@@ -171,6 +175,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
             " is): the sandbox runs Python only"
         )
     flaws = suite_flaws.flaws(raw, evaluator, metadata, where)
+    notes = suite_notes.notes(raw, where)
     if flaws:  # the reason to fix comes first, whatever else keeps the case from running
         not_runnable = "; ".join(reason for reason, _ in flaws)
     with _naming(where):
@@ -196,7 +201,8 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
         dimension=str(raw.get("dimension", "quality")),
         source=source,
         not_runnable=not_runnable,
-        warnings=tuple(warning for _, warning in flaws),
+        warnings=(*(warning for _, warning in flaws), *notes),
+        flawed=bool(flaws),
     )
 
 

@@ -359,7 +359,8 @@ async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
 
 def load_cases(config: Config, warn: Callable[[str], None] = log.warning) -> list[Case]:
     """The configured suites; one that does not load is the config's error, named so. A case
-    that loads N/A for a mistake (`evals.suite_flaws`) is said to `warn`, not refused."""
+    that loads N/A for a mistake (`evals.suite_flaws`), or runs but likely not as meant
+    (`evals.suite_notes`), is said to `warn`, not refused."""
     try:
         cases = load(Path(config.canary.suites) if config.canary.suites else SHIPPED)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError
