@@ -8,7 +8,8 @@ A malformed file or field is a ``SuiteError`` that names the file, the case and 
 (a case without a usable ``id`` by its line, or in JSON its place in the list); a case that
 must not run as written is N/A and says why in ``Case.warnings`` (``evals.suite_flaws``), and
 one that runs but is likely not what its author meant (both ``prompt`` and
-``prompt_template``) is named there too (``evals.suite_notes``).
+``prompt_template``, a key near a field its grader reads: ``must_not_mach``) is named there
+too (``evals.suite_notes``).
 A field given as null is absent. YAML is read by ``evals.suite_yaml``; plain values (numbers,
 names, tools) are checked by ``evals.case_values``.
 """
@@ -175,7 +176,7 @@ def case_from_dict(raw: Mapping[str, Any], source: str = "", *, at: str = "") ->
             " is): the sandbox runs Python only"
         )
     flaws = suite_flaws.flaws(raw, evaluator, metadata, where)
-    notes = suite_notes.notes(raw, where)
+    notes = suite_notes.notes(raw, _present(given or {}), metadata, evaluator, where, _KNOWN)
     if flaws:  # the reason to fix comes first, whatever else keeps the case from running
         not_runnable = "; ".join(reason for reason, _ in flaws)
     with _naming(where):

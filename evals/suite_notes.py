@@ -1,27 +1,62 @@
 """Cases that load and run as smf-bench runs them, yet are likely not what their author meant.
 
 Unlike ``evals.suite_flaws`` (mistakes that make a case N/A), these cases are sent and graded
-as written, and each load warns of them (``Case.warnings``, shown where those are): both
-``prompt`` and ``prompt_template``. FORMAT.md makes ``prompt`` the user message and any key it
-does not name metadata, and smf-bench's runner sends ``prompt`` (it has no use for the
-template). We send the prompt too, so results compare with smf-bench's; but the prompt went
-out with no word that the template was left unused.
+as written, and each load warns of them (``Case.warnings``, shown where those are). Two kinds:
+
+- both ``prompt`` and ``prompt_template``: FORMAT.md makes ``prompt`` the user message and any
+  key it does not name metadata, and smf-bench's runner sends ``prompt`` (it has no use for
+  the template). We send the prompt too, so results compare with smf-bench's; but the prompt
+  went out with no word that the template was left unused.
+- a key near a field the case's evaluator reads (``must_not_mach``, ``units``,
+  ``expected_keyword``): FORMAT.md makes unknown keys metadata, so the misspelt key loaded,
+  was never read, and the grader applied its default (no excluded pattern, lines counted,
+  every keyword needed). Arbitrary metadata stays allowed: only a key within a small edit
+  distance of a field the case reads and does not give is named.
 
 A warning names keys only, never their values: a suite file holds prompts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 RUNS = "runs as written, but check:"
 """How each warning begins (``evals.suite_flaws.NOT_RUN`` begins those of N/A cases)."""
 
+GRADER_METADATA: Mapping[str, tuple[str, ...]] = {
+    "regex_match": ("must_not_match",),
+    "text_contains": ("expected_keywords", "min_matches"),
+    "structural_count": ("unit", "op"),
+    "programmatic": ("eval_type", "language", "checker"),
+    "unit_test": ("language",),
+}
+"""The metadata (or top-level) fields each evaluator reads (``evals.graders``,
+``evals.grader_fields``); ``tool_call``'s ``expected`` keys are ``evals.suite_flaws``'s."""
 
-def notes(raw: Mapping[str, Any], where: str) -> list[str]:
+EVERY_CASE_METADATA = ("tools",)
+"""Metadata read for every case: its tools are sent with the request."""
+
+SMF_BENCH_FIELDS = frozenset({"messages", "prompt_template", "timeout", "weight"})
+"""Top-level fields smf-bench reads and we do not: never a misspelling of ours."""
+
+CUTOFF = 0.8
+"""How alike a key and a field must be (``difflib`` ratio, compared in lower case): one
+letter in ten off, or a letter missing from a short name (``ops`` for ``op``)."""
+
+
+def notes(
+    raw: Mapping[str, Any],
+    given: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    evaluator: str,
+    where: str,
+    case_fields: Collection[str],
+) -> list[str]:
     """The warnings of a case that runs as written, each naming the file and case (``where``)
-    and the field; ``raw`` is the case as written."""
+    and the field. ``raw`` is the case as written, ``given`` its ``metadata`` mapping,
+    ``metadata`` both merged; ``case_fields`` the top-level fields the loader reads."""
     found: list[str] = []
     if "prompt" in raw and "prompt_template" in raw:
         found.append(
@@ -29,4 +64,25 @@ def notes(raw: Mapping[str, Any], where: str) -> list[str]:
             " smf-bench sends it (FORMAT.md: it is the user message, and the template unused"
             " metadata); drop the one not meant"
         )
-    return found
+    read = (*GRADER_METADATA.get(evaluator, ()), *EVERY_CASE_METADATA)
+    missing = [f for f in read if f not in metadata]  # one given: a key near it is another
+    own = {*case_fields, *SMF_BENCH_FIELDS}
+    top = sorted(f for f in case_fields if f not in raw)
+    near = [_near(key, key, missing, evaluator, top) for key in _unknown(raw, {*own, *read})]
+    near += [_near(key, f"metadata.{key}", missing, evaluator, []) for key in _unknown(given, read)]
+    return found + [f"{RUNS} {where}: {said}" for said in near if said]
+
+
+def _unknown(fields: Mapping[str, Any], known: Collection[str]) -> Iterable[str]:
+    """The keys of ``fields`` that are not ``known``: nothing reads them by name."""
+    return (str(key) for key in fields if str(key) not in known)
+
+
+def _near(key: str, shown: str, grader: list[str], evaluator: str, top: list[str]) -> str:
+    """``key`` (named ``shown``, where it is written) as the misspelling of the field it is
+    nearest: one ``evaluator``'s grader reads, else one of every case; "" if none."""
+    near = difflib.get_close_matches(key.lower(), [*grader, *top], n=1, cutoff=CUTOFF)
+    if not near:
+        return ""
+    reader = f"{evaluator} reads" if near[0] in GRADER_METADATA.get(evaluator, ()) else "of a case"
+    return f"{shown!r} is not a field {reader}; did you mean {near[0]!r}?"

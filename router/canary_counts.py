@@ -85,7 +85,7 @@ def not_runnable(cases: Iterable[Case]) -> dict[str, int]:
     """Each loaded suite's cases N/A for a mistake in the case (`Case.flawed`), 0 for a suite
     without one. Not those N/A for what this host or endpoint cannot run (an unsupported
     evaluator, a templated prompt): no fix to the suite file runs them; nor those that run
-    with a warning (`evals.suite_notes`)."""
+    with a warning (`evals.suite_notes`: a key near a field the grader reads)."""
     counts: dict[str, int] = {}
     for case in cases:
         counts[case.suite] = counts.get(case.suite, 0) + (1 if case.flawed else 0)
