@@ -6,6 +6,7 @@ the file, the case and the key (never a value: suite files hold prompts)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from evals.endpoint import Endpoint
 from evals.graders import Answer, grade
 from evals.runner import run_cases
 from evals.suite import Case, load, load_warnings
+from evals.suite_notes import EVERY_CASE_METADATA, GRADER_METADATA
 from router.canary_counts import not_runnable
 from tests.harness import INTENTS, Running, simulator
 from tests.processes import smf_router
@@ -249,3 +251,20 @@ def test_eval_run_and_config_check_warn_and_run_the_cases(tmp_path: Path) -> Non
             assert line.startswith(f"{before}{RUNS}{suites / 'odd.yaml'}: case {case!r}"), line
             assert message in line, line
             assert "What is" not in line and "context_scaling" not in line, line
+
+
+def test_the_fields_named_as_read_are_those_the_code_reads() -> None:
+    """`GRADER_METADATA` is kept by hand beside the graders: a field a grader comes to read
+    that is not in it would never be offered as what a misspelling meant, and one no code
+    reads any more would be offered still. Every `metadata` field read by name in evals/
+    and router/ must be one it (or `EVERY_CASE_METADATA`) names, and each it names read."""
+    root = Path(__file__).resolve().parents[2]
+    reads = re.compile(r"metadata(?:\.get\(|\[)\"([a-z_]+)\"")
+    read = {
+        name
+        for package in ("evals", "router")
+        for source in (root / package).rglob("*.py")
+        for name in reads.findall(source.read_text())
+    }
+    named = {f for fields in GRADER_METADATA.values() for f in fields} | set(EVERY_CASE_METADATA)
+    assert read == named
