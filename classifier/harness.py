@@ -6,13 +6,21 @@ AGENTS.md, the editor's state, a slash command's echo, a background task's compl
 nag to use a tool), wrap the user's words in tags of theirs, and offer the same tools on
 every turn. The classifier reads the user's words and the request's own tools; these it
 leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
-asks the same of a turn (`router.translate.view`).
+asks the same of a turn (`router.translate.view`). The user's reply inside Cline's and Roo
+Code's own texts is found by `classifier.replies`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+
+from classifier.replies import (
+    HARNESS_CHARS,
+    HARNESS_EACH_END,
+    HEADER,
+    blocks_before,
+    reply,
+)
 
 # Texts an agent adds to a user turn, each an opening and a closing: not the user's words,
 # yet the classifier read them as the ask (found in review: a todo reminder beside a tool
@@ -105,41 +113,12 @@ HARNESS_WRAPPERS = {
     "<teammate-message": "</teammate-message>",
     "<channel source=": "</channel>",
 }
-# Tags Cline and Roo Code wrap the user's reply in at the end of a text of their own: the
-# follow-up on a tool's result or on a completion (`<feedback>`), the answer to the agent's
-# question (`<answer>`). What comes before is theirs: a lead-in ("The user has provided
-# feedback on the results. Consider their input ... and then attempt completion again."),
-# the tool's header ("[attempt_completion] Result:"), its output. When the opening starts
-# the text or follows one of `_LEAD_INS`, only the words inside are read (a question on a
-# bike chain as feedback read reasoning 0.51 with the lead-in and tags, 0.92 alone); a
-# user's own text ending in such tags after other words is read as written.
-# A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
-# Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
-# and Cline a file the reply mentions, `<file_content path="...">`), it is read alone too,
-# when its opening is within `_REPLY_WITHIN` characters of the text's start (past its
-# blocks); followed by words, the text is read as written. Cline and Roo Code put the
-# message a user sends on resuming a task in `<user_message>`, after a lead-in of theirs.
-HARNESS_REPLIES = {
-    "<feedback>": "</feedback>",
-    "<answer>": "</answer>",
-    "<user_message>": "</user_message>",
-}
-_LEAD_INS = (
-    "and then attempt completion again.",  # after a completion
-    "the following feedback:",  # with a tool's result, or on denying it
-    "the following feedback to help guide you:",  # after too many mistakes
-    "the following context:",  # on approving a tool (Roo Code)
-    "] Result:",  # a tool's header: "[ask_followup_question for '...'] Result:"
-    "New instructions for task continuation:",  # on resuming a task
-    "in the <response> parameter):",  # ...in plan mode ("...with plan_mode_respond tool")
-    "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
-)
-_REPLY_WITHIN = 2_000
 _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end within
 # Texts an agent starts a text with that run to its end, with no closing of their own (their
 # last words differ by mode and version): the text has no words of the user's, but for a
-# reply in it (`HARNESS_REPLIES`, after its lead-in). Matched by a stable start (exact
-# wordings from the agents' sources and from transcripts quoted in public repositories).
+# reply in it (`HARNESS_REPLIES`, after its lead-in: `classifier.replies`). Matched by a
+# stable start (exact wordings from the agents' sources and from transcripts quoted in
+# public repositories).
 HARNESS_NOTICES = (
     # Cline and Roo Code: a task reopened from history ("...interrupted 4 minutes ago. It may
     # or may not be complete..."), with the user's new message, if any, in `<user_message>`
@@ -155,28 +134,16 @@ HARNESS_NOTICES = (
     # feedback:\n[~/.claude/hooks/check.sh]: ...")
     "Stop hook feedback:",
 )
-# How far a block's or a wrapper's closing, or a reply's opening, is looked for, in
-# characters (a CLAUDE.md of tens of KB): one further on is read as words, as before.
-# `str.find` over it is ~10 µs.
-HARNESS_CHARS = 100_000
-_HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
 _OPENINGS_OF: dict[str, tuple[str, ...]] = {  # a closing's openings: two end in ".output"
     closing: tuple(o for o, c in HARNESS_BLOCKS.items() if c == closing)
     for closing in HARNESS_BLOCKS.values()
 }
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
-_REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
-_REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
 _NOTICE = re.compile(r"\s{0,64}(?:" + "|".join(map(re.escape, HARNESS_NOTICES)) + ")")
-_MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
 _ENDINGS = (">", *_PROSE_CLOSINGS)  # what a text's end is compared with before anything else
-# A tool's header alone ("[attempt_completion] Result:"), a text part of its own in Cline's
-# turns: with a reply in the part after it, no words either (in the reply's own text, the
-# header is a lead-in)
-_HEADER = re.compile(r"\s{0,64}\[.{0,500}\] Result:\s{0,64}\Z", re.DOTALL)
 _LOCAL_OUTPUT = re.compile(r"\s{0,64}<local-command-std(?:out|err)>")
 _NOTHING_MORE = re.compile(r"\s{0,64}\Z")
 
@@ -232,29 +199,35 @@ def own_words(text: str, following: str = "") -> str:
     Bounded: an opening is looked for after at most 64 white spaces, a closing before
     them, a reply's opening within `_REPLY_WITHIN` characters, and each block's,
     wrapper's or reply's other end within `HARNESS_CHARS`."""
-    if following and _HEADER.match(text) and _reply(following, 0, len(following)) is not None:
+    if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
-    size = len(text)
-    start = _past_blocks(text, 0, size) if _OPENING.match(text) else 0
-    end = size
-    closed = start < size and text[max(start, size - 100) :].rstrip().endswith(_ENDINGS)
-    if closed:
-        end = _before_blocks(text, start, size)
+    start, end, closed = _bounds(text)
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
         return words
-    if (words := _reply(text, start, end, closed)) is not None:
+    if (words := reply(text, start, end, closed)) is not None:
         return words
     if _NOTICE.match(text, start, end):
         return ""
-    if start == 0 and end == size:
+    if start == 0 and end == len(text):
         return text
     return text[start:end].strip()
 
 
+def _bounds(text: str) -> tuple[int, int, bool]:
+    """Where `text` starts and ends past the harness blocks at its ends, and whether it
+    ends like a closing (a tag's, or an agent's prose's): only then are blocks looked for
+    at its end."""
+    size = len(text)
+    start = _past_blocks(text, 0, size) if _OPENING.match(text) else 0
+    closed = start < size and text[max(start, size - 100) :].rstrip().endswith(_ENDINGS)
+    end = blocks_before(text, start, size, _OPENINGS_OF, _PROSE_CLOSINGS) if closed else size
+    return start, end, closed
+
+
 def _past_blocks(text: str, start: int, end: int) -> int:
     """Where the harness blocks that `text[start:end]` starts with end."""
-    for _ in range(_HARNESS_EACH_END):
+    for _ in range(HARNESS_EACH_END):
         opened = _OPENING.match(text, start, end)
         if not opened:
             break
@@ -264,41 +237,6 @@ def _past_blocks(text: str, start: int, end: int) -> int:
             break
         start = at + len(closing)
     return start
-
-
-def _before_blocks(text: str, start: int, end: int) -> int:
-    """Where the harness blocks that `text[start:end]` ends with begin: of an agent's prose,
-    a block whose first closing ends the text ("[Request interrupted by user]\nSort [b, a]"
-    ends in a "]" of the user's; a tag's closing is checked no further, as before)."""
-    for _ in range(_HARNESS_EACH_END):
-        closed = _closing(text, start, end, _OPENINGS_OF)
-        if closed is None:
-            break
-        at, closing = closed
-        bound = max(start, at - HARNESS_CHARS)
-        opened = max(text.rfind(opening, bound, at) for opening in _OPENINGS_OF[closing])
-        if opened < 0 or (closing in _PROSE_CLOSINGS and text.find(closing, opened, at) >= 0):
-            break  # no opening, or one whose own closing is an earlier one ("]" is common)
-        end = opened
-    return end
-
-
-def _closing(text: str, start: int, end: int, closings: Container[str]) -> tuple[int, str] | None:
-    """Where the closing among `closings` that `text[start:end]` ends with (before at most
-    64 white spaces) starts, and which it is; None if it ends with none. No regex: a tag's
-    closing is the text from its last "</", a prose closing one of `_PROSE_CLOSINGS`."""
-    base = max(start, end - 100)
-    stop = base + len(text[base:end].rstrip())
-    if end - stop > 64:
-        return None
-    if text.endswith(">", base, stop):
-        at = text.rfind("</", base, stop)
-        closing = text[at:stop] if at >= 0 else ""
-        return (at, closing) if closing in closings else None
-    for closing in _PROSE_CLOSINGS:
-        if closing in closings and text.endswith(closing, base, stop):
-            return stop - len(closing), closing
-    return None
 
 
 def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> str | None:
@@ -323,41 +261,16 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         or (_NOTHING_MORE.match(text, after, end) and _LOCAL_OUTPUT.match(following))
     ):
         words = ""
-    if _OPENING.match(text, after, end):
-        after = _past_blocks(text, after, end)
+    after = _past_blocks(text, after, end)
     if _NOTICE.match(text, after, end):  # Cline's first turn, resumed: the reply in it, if any
-        rest = _reply(text, after, end) or ""
+        rest = reply(text, after, end) or ""
     else:
         rest = text[after:end].strip()
-    return f"{words}\n{rest}" if words and rest else words or rest
+    return _joined(words, rest)
 
 
-def _reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
-    """The words of the reply (`HARNESS_REPLIES`) that `text[start:end]` ends with (looked
-    for when `closed`: it ends like a closing), or else of the first within `_REPLY_WITHIN`
-    characters when the agent's markup follows it (`_MARKUP`), when it starts the text or
-    follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
-    ending = _closing(text, start, end, _REPLY_OF) if closed else None
-    if ending is not None:
-        close, closing = ending
-        opening = _REPLY_OF[closing]
-        at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
-        if at >= 0 and _led(text, start, at):
-            return text[at + len(opening) : close].strip()
-    found = _REPLY_OPENING.search(text, start, min(end, start + _REPLY_WITHIN))
-    if found is None or not _led(text, start, found.start()):
-        return None
-    inside, closing = found.end(), HARNESS_REPLIES[found.group()]
-    close = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
-    if close < 0 or not _MARKUP.match(text, close + len(closing), end):
-        return None
-    return text[inside:close].strip()
-
-
-def _led(text: str, start: int, at: int) -> bool:
-    """Whether a reply's opening at `at` starts `text[start:]` or follows a lead-in."""
-    lead = text[max(start, at - 100) : at].rstrip()
-    return not (lead or at - 100 > start) or lead.endswith(_LEAD_INS)
+def _joined(*words: str | None) -> str:
+    return "\n".join(w for w in words if w)
 
 
 def has_words(text: str) -> bool:

@@ -1,0 +1,129 @@
+"""The user's words inside Cline's and Roo Code's own texts: a reply in their tags.
+
+Without native tool calls, Cline and Roo Code send a tool's result as user text ("[read_file
+for 'x'] Result:" and the output), with the user's feedback on it in their tags after a
+lead-in of theirs. `classifier.harness` reads a text's own words; this module finds the
+user's in an agent's. The bounded scanning both use (a closing that ends a text, the blocks
+it ends with) is here, so the harness imports this module and not the reverse.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Mapping, Sequence
+
+# How far a block's or a wrapper's closing, or a reply's opening, is looked for, in
+# characters (a CLAUDE.md of tens of KB): one further on is read as words, as before.
+# `str.find` over it is ~10 µs.
+HARNESS_CHARS = 100_000
+HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
+
+# Tags Cline and Roo Code wrap the user's reply in at the end of a text of their own: the
+# follow-up on a tool's result or on a completion (`<feedback>`), the answer to the agent's
+# question (`<answer>`). What comes before is theirs: a lead-in ("The user has provided
+# feedback on the results. Consider their input ... and then attempt completion again."),
+# the tool's header ("[attempt_completion] Result:"), its output. When the opening starts
+# the text or follows one of `_LEAD_INS`, only the words inside are read (a question on a
+# bike chain as feedback read reasoning 0.51 with the lead-in and tags, 0.92 alone); a
+# user's own text ending in such tags after other words is read as written.
+# A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
+# Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
+# and Cline a file the reply mentions, `<file_content path="...">`), it is read alone too,
+# when its opening is within `_REPLY_WITHIN` characters of the text's start (past its
+# blocks); followed by words, the text is read as written. Cline and Roo Code put the
+# message a user sends on resuming a task in `<user_message>`, after a lead-in of theirs.
+HARNESS_REPLIES = {
+    "<feedback>": "</feedback>",
+    "<answer>": "</answer>",
+    "<user_message>": "</user_message>",
+}
+_LEAD_INS = (
+    "and then attempt completion again.",  # after a completion
+    "the following feedback:",  # with a tool's result, or on denying it
+    "the following feedback to help guide you:",  # after too many mistakes
+    "the following context:",  # on approving a tool (Roo Code)
+    "] Result:",  # a tool's header: "[ask_followup_question for '...'] Result:"
+    "New instructions for task continuation:",  # on resuming a task
+    "in the <response> parameter):",  # ...in plan mode ("...with plan_mode_respond tool")
+    "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
+)
+_REPLY_WITHIN = 2_000
+_REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
+_REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
+_MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
+# A tool's header alone ("[attempt_completion] Result:"), a text part of its own in Cline's
+# turns: with a reply in the part after it, no words either (in the reply's own text, the
+# header is a lead-in)
+HEADER = re.compile(r"\s{0,64}\[.{0,500}\] Result:\s{0,64}\Z", re.DOTALL)
+
+
+def closing_at(
+    text: str, start: int, end: int, closings: Container[str], prose: Sequence[str] = ()
+) -> tuple[int, str] | None:
+    """Where the closing among `closings` that `text[start:end]` ends with (before at most
+    64 white spaces) starts, and which it is; None if it ends with none. No regex: a tag's
+    closing is the text from its last "</", an agent's prose closing one of `prose`."""
+    base = max(start, end - 100)
+    stop = base + len(text[base:end].rstrip())
+    if end - stop > 64:
+        return None
+    if text.endswith(">", base, stop):
+        at = text.rfind("</", base, stop)
+        closing = text[at:stop] if at >= 0 else ""
+        return (at, closing) if closing in closings else None
+    for closing in prose:
+        if closing in closings and text.endswith(closing, base, stop):
+            return stop - len(closing), closing
+    return None
+
+
+def blocks_before(
+    text: str,
+    start: int,
+    end: int,
+    openings_of: Mapping[str, Sequence[str]],
+    prose: Sequence[str] = (),
+) -> int:
+    """Where the blocks that `text[start:end]` ends with begin, each a closing of
+    `openings_of` and the last of its openings before it: of an agent's prose (`prose`), a
+    block whose first closing ends the text ("[Request interrupted by user]\nSort [b, a]"
+    ends in a "]" of the user's; a tag's closing is checked no further, as before)."""
+    for _ in range(HARNESS_EACH_END):
+        closed = closing_at(text, start, end, openings_of, prose)
+        if closed is None:
+            break
+        at, closing = closed
+        bound = max(start, at - HARNESS_CHARS)
+        opened = max(text.rfind(opening, bound, at) for opening in openings_of[closing])
+        if opened < 0 or (closing in prose and text.find(closing, opened, at) >= 0):
+            break  # no opening, or one whose own closing is an earlier one ("]" is common)
+        end = opened
+    return end
+
+
+def reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
+    """The words of the reply that `text[start:end]` ends with (looked for when `closed`:
+    it ends like a closing), or else of the first within `_REPLY_WITHIN` characters when
+    the agent's markup follows it (`_MARKUP`), when it starts the text or follows an
+    agent's lead-in (`_LEAD_INS`); None otherwise."""
+    ending = closing_at(text, start, end, _REPLY_OF) if closed else None
+    if ending is not None:
+        close, closing = ending
+        opening = _REPLY_OF[closing]
+        at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
+        if at >= 0 and _led(text, start, at):
+            return text[at + len(opening) : close].strip()
+    found = _REPLY_OPENING.search(text, start, min(end, start + _REPLY_WITHIN))
+    if found is None or not _led(text, start, found.start()):
+        return None
+    inside, closing = found.end(), HARNESS_REPLIES[found.group()]
+    close = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
+    if close < 0 or not _MARKUP.match(text, close + len(closing), end):
+        return None
+    return text[inside:close].strip()
+
+
+def _led(text: str, start: int, at: int) -> bool:
+    """Whether a reply's opening at `at` starts `text[start:]` or follows a lead-in."""
+    lead = text[max(start, at - 100) : at].rstrip()
+    return not (lead or at - 100 > start) or lead.endswith(_LEAD_INS)
