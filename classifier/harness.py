@@ -13,10 +13,12 @@ Code's own texts is found by `classifier.replies`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from classifier.replies import (
     HARNESS_CHARS,
     HARNESS_EACH_END,
+    HARNESS_MENTIONS,
     HEADER,
     blocks_before,
     reply,
@@ -94,7 +96,8 @@ HARNESS_BLOCKS = {
 # tag's "</" reads as code: a question on a bike chain in Cline's `<task>` tags was reasoning
 # 0.58, in a slash command's `<command-args>` 0.43, the question alone 0.92). A wrapper is
 # unwrapped where a block could be cut, at the start of a text past its blocks; what follows
-# its closing is read too, without the blocks it starts with.
+# its closing is read too, without the blocks and the mentions (`HARNESS_MENTIONS`: a file's
+# content Cline appends to a task that names it) it starts with.
 HARNESS_WRAPPERS = {
     # Cline (and Roo Code before it renamed the tag): the first ask of a task
     "<task>": "</task>",
@@ -139,6 +142,9 @@ _OPENINGS_OF: dict[str, tuple[str, ...]] = {  # a closing's openings: two end in
     closing: tuple(o for o, c in HARNESS_BLOCKS.items() if c == closing)
     for closing in HARNESS_BLOCKS.values()
 }
+# What may follow the user's words past a wrapper's closing: blocks, or Cline's mentions
+_AFTER_WORDS = {**HARNESS_BLOCKS, **HARNESS_MENTIONS}
+_AFTER_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, _AFTER_WORDS)) + ")")
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
 _NOTICE = re.compile(r"\s{0,64}(?:" + "|".join(map(re.escape, HARNESS_NOTICES)) + ")")
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
@@ -190,15 +196,15 @@ HARNESS_SEEN = 3
 def own_words(text: str, following: str = "") -> str:
     """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
     the white space around them; without the tags of a wrapper (`HARNESS_WRAPPERS`) after
-    its first blocks, or, when it holds the user's reply in an agent's tags
-    (`HARNESS_REPLIES`), the words of that reply alone; nothing when an agent's notice
-    (`HARNESS_NOTICES`) starts it past its blocks and holds no reply: `text` itself when
-    it has none of these. `following` is the text after it in the same turn (the next
-    part), if any: a local command's output there makes the slash command's arguments
-    `text` ends with no words, and a reply there a tool's header that is all of `text`.
-    Bounded: an opening is looked for after at most 64 white spaces, a closing before
-    them, a reply's opening within `_REPLY_WITHIN` characters, and each block's,
-    wrapper's or reply's other end within `HARNESS_CHARS`."""
+    its first blocks, nor the blocks and mentions (`HARNESS_MENTIONS`) after its closing;
+    or, when it holds the user's reply in an agent's tags (`HARNESS_REPLIES`), the words of
+    that reply alone; nothing when an agent's notice (`HARNESS_NOTICES`) starts it past its
+    blocks and holds no reply: `text` itself when it has none of these. `following` is the
+    text after it in the same turn (the next part), if any: a local command's output there
+    makes the slash command's arguments `text` ends with no words, and a reply there a
+    tool's header that is all of `text`. Bounded: an opening is looked for after at most
+    64 white spaces, a closing before them, a reply's opening within `_REPLY_WITHIN`
+    characters, and each block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
     if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
     start, end, closed = _bounds(text)
@@ -225,13 +231,20 @@ def _bounds(text: str) -> tuple[int, int, bool]:
     return start, end, closed
 
 
-def _past_blocks(text: str, start: int, end: int) -> int:
-    """Where the harness blocks that `text[start:end]` starts with end."""
+def _past_blocks(
+    text: str,
+    start: int,
+    end: int,
+    opening: re.Pattern[str] = _OPENING,
+    table: Mapping[str, str] = HARNESS_BLOCKS,
+) -> int:
+    """Where the harness blocks (or those of `table`, whose openings `opening` matches)
+    that `text[start:end]` starts with end."""
     for _ in range(HARNESS_EACH_END):
-        opened = _OPENING.match(text, start, end)
+        opened = opening.match(text, start, end)
         if not opened:
             break
-        closing = HARNESS_BLOCKS[opened.group(1)]
+        closing = table[opened.group(1)]
         at = text.find(closing, opened.end(), min(end, opened.end() + HARNESS_CHARS))
         if at < 0:
             break
@@ -241,9 +254,10 @@ def _past_blocks(text: str, start: int, end: int) -> int:
 
 def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> str | None:
     """The words inside the wrapper `wrapped` opens, then what follows its closing up to
-    `end`, past the blocks that starts with; None when it is not closed before `end`
-    (within `HARNESS_CHARS`): the text is read as written. A slash command's arguments
-    followed by a local command's output, here or at the start of `following`, are none."""
+    `end`, past the blocks and mentions that starts with; None when it is not closed before
+    `end` (within `HARNESS_CHARS`): the text is read as written. A slash command's
+    arguments followed by a local command's output, here or at the start of `following`,
+    are none."""
     inside = wrapped.end()
     opening = wrapped.group(1)
     if not opening.endswith(">"):  # attributes: the words start past the opening's end
@@ -261,7 +275,7 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         or (_NOTHING_MORE.match(text, after, end) and _LOCAL_OUTPUT.match(following))
     ):
         words = ""
-    after = _past_blocks(text, after, end)
+    after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
     if _NOTICE.match(text, after, end):  # Cline's first turn, resumed: the reply in it, if any
         rest = reply(text, after, end) or ""
     else:

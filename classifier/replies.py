@@ -1,10 +1,12 @@
-"""The user's words inside Cline's and Roo Code's own texts: a reply in their tags.
+"""The user's words inside Cline's and Roo Code's own texts: a reply in their tags, and what
+they append to the user's words.
 
 Without native tool calls, Cline and Roo Code send a tool's result as user text ("[read_file
 for 'x'] Result:" and the output), with the user's feedback on it in their tags after a
-lead-in of theirs. `classifier.harness` reads a text's own words; this module finds the
-user's in an agent's. The bounded scanning both use (a closing that ends a text, the blocks
-it ends with) is here, so the harness imports this module and not the reverse.
+lead-in of theirs, and append a file's content to words that mention it. `classifier.harness`
+reads a text's own words; this module finds the user's in an agent's. The bounded scanning
+both use (a closing that ends a text, the blocks it ends with) is here, so the harness
+imports this module and not the reverse.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 # user's own text ending in such tags after other words is read as written.
 # A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
 # Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
-# and Cline a file the reply mentions, `<file_content path="...">`), it is read alone too,
-# when its opening is within `_REPLY_WITHIN` characters of the text's start (past its
-# blocks); followed by words, the text is read as written. Cline and Roo Code put the
-# message a user sends on resuming a task in `<user_message>`, after a lead-in of theirs.
+# and Cline a file the reply mentions, `HARNESS_MENTIONS`), it is read alone too, when its
+# opening is within `_REPLY_WITHIN` characters of the text's start (past its blocks), or
+# when only mentions follow it; followed by words, the text is read as written. Cline and
+# Roo Code put the message a user sends on resuming a task in `<user_message>`, after a
+# lead-in of theirs.
 HARNESS_REPLIES = {
     "<feedback>": "</feedback>",
     "<answer>": "</answer>",
@@ -48,8 +51,25 @@ _LEAD_INS = (
     "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
 )
 _REPLY_WITHIN = 2_000
+# What Cline (and Roo Code, after it) append to the user's words for each @-mention in them,
+# after a blank line, each with its closing (`parseMentions`: the mention itself becomes
+# "'notes/ride.md' (see below for file content)"): a file's content, a folder's listing and
+# its files' content, a web page, the editor's problems, the terminal's output, git's
+# working state or a commit. Not the user's words, yet read as the ask: a task's or a reply's
+# words are read without those that follow their closing (a wrapper's, `HARNESS_WRAPPERS` in
+# `classifier.harness`, or a reply's). Openings with attributes are matched by how they start.
+HARNESS_MENTIONS = {
+    "<file_content path=": "</file_content>",
+    "<folder_content path=": "</folder_content>",
+    "<url_content url=": "</url_content>",
+    "<workspace_diagnostics>": "</workspace_diagnostics>",
+    "<terminal_output>": "</terminal_output>",
+    "<git_working_state>": "</git_working_state>",
+    "<git_commit hash=": "</git_commit>",
+}
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
 _REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
+_MENTIONS_OF = {closing: (opening,) for opening, closing in HARNESS_MENTIONS.items()}
 _MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
 # A tool's header alone ("[attempt_completion] Result:"), a text part of its own in Cline's
 # turns: with a reply in the part after it, no words either (in the reply's own text, the
@@ -102,17 +122,19 @@ def blocks_before(
 
 
 def reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
-    """The words of the reply that `text[start:end]` ends with (looked for when `closed`:
-    it ends like a closing), or else of the first within `_REPLY_WITHIN` characters when
-    the agent's markup follows it (`_MARKUP`), when it starts the text or follows an
-    agent's lead-in (`_LEAD_INS`); None otherwise."""
-    ending = closing_at(text, start, end, _REPLY_OF) if closed else None
-    if ending is not None:
-        close, closing = ending
-        opening = _REPLY_OF[closing]
-        at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
-        if at >= 0 and _led(text, start, at):
-            return text[at + len(opening) : close].strip()
+    """The words of the reply that `text[start:end]` ends with, before the mentions after it
+    (looked for when `closed`: it ends like a closing), or else of the first within
+    `_REPLY_WITHIN` characters when the agent's markup follows it (`_MARKUP`), when it
+    starts the text or follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
+    if closed:
+        words = blocks_before(text, start, end, _MENTIONS_OF)
+        ending = closing_at(text, start, words, _REPLY_OF)
+        if ending is not None:
+            close, closing = ending
+            opening = _REPLY_OF[closing]
+            at = text.rfind(opening, max(start, close - HARNESS_CHARS), close)
+            if at >= 0 and _led(text, start, at):
+                return text[at + len(opening) : close].strip()
     found = _REPLY_OPENING.search(text, start, min(end, start + _REPLY_WITHIN))
     if found is None or not _led(text, start, found.start()):
         return None

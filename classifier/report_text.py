@@ -38,11 +38,13 @@ HOW = """\
    notice of its own (Cline's "[TASK RESUMPTION]", Claude Code's "Stop hook feedback:")
    has no words; the tags an agent wraps the user's words in (Cline's `<task>`, a slash
    command's `<command-args>`, Claude Code's `<teammate-message>` and `<channel>`) are
-   cut and the words read, unless a local command's output follows them (`/model opus`
-   asks nothing); of a text holding the user's reply in
-   Cline's `<feedback>`, `<answer>` or `<user_message>` after its lead-in, at the text's
-   end or followed by the agent's markup (a file it read or names), only the reply is
-   read; a user message with no words left (or only an image: a tool result's, which chat
+   cut and the words read (not what Cline appends for an @-mention in them:
+   `<file_content>`, `<folder_content>`, `<url_content>`, `<terminal_output>`...), unless
+   a local command's output follows them (`/model opus` asks nothing); of a text holding
+   the user's reply in Cline's `<feedback>`, `<answer>` or `<user_message>` after its
+   lead-in (`classifier/replies.py`), at the text's end, before its mentions, or followed
+   by the agent's markup (a file it read or names), only the reply is read; a user
+   message with no words left (or only an image: a tool result's, which chat
    carries in a user message after the tool messages) is no ask, neither the latest (at
    most 64 such are passed over) nor the first; a tool result before it is still the last
    message.
