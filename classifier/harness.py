@@ -6,22 +6,27 @@ AGENTS.md, the editor's state, a slash command's echo, a background task's compl
 nag to use a tool), wrap the user's words in tags of theirs, and offer the same tools on
 every turn. The classifier reads the user's words and the request's own tools; these it
 leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
-asks the same of a turn (`router.translate.view`). The user's reply inside Cline's and Roo
-Code's own texts is found by `classifier.replies`.
+asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
+Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
+`classifier.replies`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from classifier.replies import (
     HARNESS_CHARS,
     HARNESS_EACH_END,
     HARNESS_MENTIONS,
     HEADER,
+    TASK_RESUMPTION,
     blocks_before,
     reply,
+    resumed_at,
+    resumed_part,
 )
 
 # Texts an agent adds to a user turn, each an opening and a closing: not the user's words,
@@ -125,8 +130,9 @@ _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end 
 HARNESS_NOTICES = (
     # Cline and Roo Code: a task reopened from history ("...interrupted 4 minutes ago. It may
     # or may not be complete..."), with the user's new message, if any, in `<user_message>`
-    # (the same text, or the next part: Cline's `formatResponse.taskResumption`)...
-    "[TASK RESUMPTION] This task was interrupted",
+    # (the same text, or the next part: Cline's `formatResponse.taskResumption`); a tool's
+    # result before it in its turn asks nothing either (`classifier.replies.resumed_at`)...
+    TASK_RESUMPTION,  # "[TASK RESUMPTION] This task was interrupted"
     # ...and in Cline's plan mode, the part in its place when the user sent none
     "(The user did not provide a new message.",
     # Claude Code: a message from another session, the `<cross-session-message>` after this
@@ -199,18 +205,21 @@ def own_words(text: str, following: str = "") -> str:
     its first blocks, nor the blocks and mentions (`HARNESS_MENTIONS`) after its closing;
     or, when it holds the user's reply in an agent's tags (`HARNESS_REPLIES`), the words of
     that reply alone; nothing when an agent's notice (`HARNESS_NOTICES`) starts it past its
-    blocks and holds no reply: `text` itself when it has none of these. `following` is the
-    text after it in the same turn (the next part), if any: a local command's output there
-    makes the slash command's arguments `text` ends with no words, and a reply there a
-    tool's header that is all of `text`. Bounded: an opening is looked for after at most
-    64 white spaces, a closing before them, a reply's opening within `_REPLY_WITHIN`
-    characters, and each block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
+    blocks, or a tool's result that a resumption follows, but for a reply in them: `text`
+    itself when it has none of these. `following` is the text after it in the same turn
+    (the next part), if any: a local command's output there makes the slash command's
+    arguments `text` ends with no words, and a reply there a tool's header that is all of
+    `text`. Bounded: an opening is looked for after at most 64 white spaces, a closing
+    before them, a reply's opening within `_REPLY_WITHIN` characters, a resumption and each
+    block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
     if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
     start, end, closed = _bounds(text)
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
         return words
+    if (resumed := resumed_at(text, start, end)) >= 0:
+        return _joined(reply(text, start, resumed), reply(text, resumed, end, closed))
     if (words := reply(text, start, end, closed)) is not None:
         return words
     if _NOTICE.match(text, start, end):
@@ -218,6 +227,21 @@ def own_words(text: str, following: str = "") -> str:
     if start == 0 and end == len(text):
         return text
     return text[start:end].strip()
+
+
+def turn_words(texts: Sequence[str]) -> list[str]:
+    """The words of the user's in each of a turn's texts that has some (`own_words`, each
+    read with the one after it: Claude Code sends a local command's echo and its output as
+    two parts). A turn that starts with a tool's result and has the agent's resumption
+    among its texts (`classifier.replies.resumed_part`) has none before the resumption but
+    for a reply in them, as when the texts are joined."""
+    resumed = resumed_part(texts)
+    words = []
+    for index, (text, after) in enumerate(pairwise([*texts, ""])):
+        found = (reply(text, *_bounds(text)) or "") if index < resumed else own_words(text, after)
+        if found:
+            words.append(found)
+    return words
 
 
 def _bounds(text: str) -> tuple[int, int, bool]:

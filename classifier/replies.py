@@ -1,5 +1,5 @@
-"""The user's words inside Cline's and Roo Code's own texts: a reply in their tags, and what
-they append to the user's words.
+"""The user's words inside Cline's and Roo Code's own texts: a reply in their tags, what they
+append to the user's words, and a turn they resume after a tool ran.
 
 Without native tool calls, Cline and Roo Code send a tool's result as user text ("[read_file
 for 'x'] Result:" and the output), with the user's feedback on it in their tags after a
@@ -67,13 +67,20 @@ HARNESS_MENTIONS = {
     "<git_working_state>": "</git_working_state>",
     "<git_commit hash=": "</git_commit>",
 }
+# Cline's and Roo Code's text on reopening an interrupted task (`classifier.harness`'s
+# `HARNESS_NOTICES`). A task stopped after a tool ran is resumed in the turn that carries the
+# tool's result: its texts, then this one, then the user's message, if any. The result was
+# for the reply the task lost, and asks nothing now; only a reply before or after it is read.
+TASK_RESUMPTION = "[TASK RESUMPTION] This task was interrupted"
+_RESUMED = re.compile(r"\s{0,64}" + re.escape(TASK_RESUMPTION))
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
 _REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
 _MENTIONS_OF = {closing: (opening,) for opening, closing in HARNESS_MENTIONS.items()}
 _MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
-# A tool's header alone ("[attempt_completion] Result:"), a text part of its own in Cline's
-# turns: with a reply in the part after it, no words either (in the reply's own text, the
-# header is a lead-in)
+# A tool's header ("[read_file for 'x'] Result:") that starts a text, and one that is all
+# of it: a text part of its own in Cline's turns, which, with a reply in the part after it,
+# has no words either (in the reply's own text, the header is a lead-in)
+_RESULT = re.compile(r"\s{0,64}\[.{0,500}?\] Result:", re.DOTALL)
 HEADER = re.compile(r"\s{0,64}\[.{0,500}\] Result:\s{0,64}\Z", re.DOTALL)
 
 
@@ -149,3 +156,21 @@ def _led(text: str, start: int, at: int) -> bool:
     """Whether a reply's opening at `at` starts `text[start:]` or follows a lead-in."""
     lead = text[max(start, at - 100) : at].rstrip()
     return not (lead or at - 100 > start) or lead.endswith(_LEAD_INS)
+
+
+def resumed_at(text: str, start: int, end: int) -> int:
+    """Where the resumption (`TASK_RESUMPTION`) starts in `text[start:end]` when a tool's
+    result starts it (a turn's texts joined, as the router's view of a Messages turn has
+    them): the last at a line's start within `HARNESS_CHARS` of the end; -1 when none."""
+    if not _RESULT.match(text, start, end):
+        return -1
+    at = text.rfind("\n" + TASK_RESUMPTION, max(start, end - HARNESS_CHARS), end)
+    return at + 1 if at >= 0 else -1
+
+
+def resumed_part(texts: Sequence[str]) -> int:
+    """Which of a turn's texts starts with the resumption (`TASK_RESUMPTION`) when the first
+    is a tool's result; 0 when none does."""
+    if not texts or not _RESULT.match(texts[0]):
+        return 0
+    return next((i for i, text in enumerate(texts) if _RESUMED.match(text)), 0)

@@ -14,10 +14,10 @@ tools first, and they are read past the bound on tools (`scanned_tools`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice, pairwise
+from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS, has_words, own_words
+from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS, has_words, own_words, turn_words
 
 # The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
 # characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
@@ -128,13 +128,12 @@ def content_text(content: object) -> str:
 
 def _texts(content: object) -> list[str]:
     """The texts of a part array's scanned parts (the first and last 8 of a long one),
-    without their harness blocks; none for anything else. Each part is read with the one
-    after it: Claude Code sends a local command's echo and its output as two parts."""
+    without their harness blocks (`turn_words`: each part is read with the one after it,
+    and a resumed tool result with the resumption after it); none for anything else."""
     if not isinstance(content, list):
         return []
     parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    texts = [*map(_part_text, parts), ""]
-    return [text for part, after in pairwise(texts) if (text := own_words(part, after))]
+    return turn_words([*map(_part_text, parts)])
 
 
 def _asks(message: object) -> bool:

@@ -23,6 +23,7 @@ from tests.agent_shapes import (
     GITHUB_MCP_TOOLS,
     LOCAL_CAVEAT,
     LOCAL_STDOUT,
+    RESUMPTION,
     SHELL_NOTIFICATION,
     TODO_REMINDER,
     claude_code_body,
@@ -38,6 +39,16 @@ ASK = (
     "unknown keys, and add a pytest unit test for it."
 )
 SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
+CODE = (
+    "def parse_config(d):\n    for key in d:\n        if key not in KEYS:\n"
+    '            raise ValueError(f"unknown key: {key}")\n    return dict(d)'
+)
+
+
+def cline_body(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Messages body as Cline's Anthropic provider sends it without native tool calls."""
+    system = "You are Cline, a highly skilled software engineer."
+    return {"model": "auto", "max_tokens": 64, "system": system, "messages": messages}
 
 
 def explained(proxy: RunningRouter, api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -151,3 +162,26 @@ def test_a_local_commands_echo_and_a_task_notification_are_not_the_ask(
         plan = explained(proxy, "messages", body)
         assert plan["intent"] == plain["intent"]
         assert plan["classifier"]["read"] == plain["classifier"]["read"]
+
+
+def test_clines_mentions_and_a_resumed_tool_result_are_not_the_ask(proxy: RunningRouter) -> None:
+    """Cline appends a file the task mentions to the task's text, and resumes a task stopped
+    after a tool ran in the turn that carries the tool's result, its last block marked for
+    the cache (so the router's view keeps the blocks apart). The file and the result were
+    read as the ask, coding; served, each request is classified as its task's words are."""
+    named = f"'src/config.py' (see below for file content) {SONNET}"
+    task = f'{cline_task(named)}\n\n<file_content path="src/config.py">\n{CODE}\n</file_content>'
+    cached = {"type": "text", "text": CLINE_ENVIRONMENT, "cache_control": {"type": "ephemeral"}}
+    first = {"role": "user", "content": [{"type": "text", "text": task}, cached]}
+    read = ["[read_file for 'src/config.py'] Result:", CODE, CLINE_ENVIRONMENT, RESUMPTION]
+    resumed = {"role": "user", "content": [*({"type": "text", "text": t} for t in read), cached]}
+    said = {"role": "assistant", "content": "<read_file>\n<path>src/config.py</path>\n</read_file>"}
+    plain = explained(proxy, "messages", cline_body([{"role": "user", "content": named}]))
+    assert plain["intent"]["label"] == "prose"
+    for turns in ([first], [first, said, resumed]):
+        body = cline_body(turns)
+        served = anthropic_client(proxy).messages.with_raw_response.create(**body)
+        assert served.headers["x-smf-intent"] == "prose"
+        plan = explained(proxy, "messages", body)
+        assert plan["intent"] == plain["intent"]
+        assert plan["classifier"]["read"]["latest_chars"] == len(named)

@@ -1,8 +1,9 @@
 """An agent's notices in a user turn are not the user's words; the user's words in them are.
 
 Cline and Roo Code reopen an interrupted task with a "[TASK RESUMPTION]" text, and the user's
-new message after it in `<user_message>`, followed by a file it names; Roo Code puts the
-file a tool read after the user's feedback on approving the read. Claude Code sends a peer
+new message after it in `<user_message>`, followed by a file it names; a task stopped after a
+tool ran is resumed in the turn of the tool's result, which asks nothing then. Roo Code puts
+the file a tool read after the user's feedback on approving the read. Claude Code sends a peer
 session's, a teammate's and a channel's message, a Stop hook's reason to go on and its
 summary of a compacted conversation as user messages, and its note that the user stopped a
 reply before what they typed next. Each was read as the user's ask, or the user's words
@@ -179,13 +180,51 @@ def test_feedback_on_approving_a_read_is_read_alone(joined: bool) -> None:
     assert classify(body).label == "prose"
 
 
-def test_feedback_before_a_resumption_is_read_alone() -> None:
+@pytest.mark.parametrize("joined", [False, True])
+def test_feedback_before_a_resumption_is_read_alone(joined: bool) -> None:
     """A turn with the user's feedback, reopened before any reply, has the resumption after
     the feedback in the router's joined view: read with it, coding 0.28; alone prose 0.95."""
     turn = [*cline_feedback(SONNET), CLINE_ENVIRONMENT, RESUMPTION]
-    body = cline(turn, joined=True)
+    body = cline(turn, joined=joined)
     assert view(body).latest == SONNET
     assert classify(body) == classify(sent(SONNET))
+
+
+# A file Cline read, its tool's result: more than 2,000 characters, past which a reply
+# followed by the agent's markup is not looked for from the text's start
+READ = [
+    "[read_file for 'src/config.py'] Result:",
+    "".join(
+        f"def check_{i}(d):\n    if 'key_{i}' not in d:\n        raise KeyError({i})\n"
+        for i in range(30)
+    ),
+    CLINE_ENVIRONMENT,
+]
+
+
+@pytest.mark.parametrize("joined", [False, True])
+@pytest.mark.parametrize(
+    "resumed",
+    [
+        [RESUMPTION],
+        [RESUMPTION, resumed_with(SONNET)],  # Cline: two parts
+        [f"{RESUMPTION}\n\n{resumed_with(SONNET)}"],  # Roo Code: one text
+    ],
+)
+def test_a_tool_result_before_a_resumption_is_not_read(resumed: list[str], joined: bool) -> None:
+    """A task stopped after a tool ran is resumed in the turn that carries the tool's
+    result, the resumption after it. The result was read as the latest ask: a sonnet task
+    resumed was coding 0.66 (joined, reasoning 0.34), and a sonnet sent on resuming was
+    read after the file it read, prose 0.75 (alone in a joined turn only when the file was
+    short). The message is read alone, prose 0.98; without one, the task is the latest ask
+    again, prose 0.99."""
+    body = cline([*READ, *resumed], joined, task=SONNET)
+    message = any("<user_message>" in text for text in resumed)
+    alone = sent(NAMED, task=SONNET) if message else {"messages": body["messages"][:1]}
+    assert len(READ[1]) > 2_000
+    assert view(body).latest == (NAMED if message else SONNET)
+    assert classify(body) == classify(alone)
+    assert classify(body).label == "prose"
 
 
 def claude_code(*turns: dict[str, Any]) -> dict[str, Any]:
