@@ -31,10 +31,14 @@ HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 # A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
 # Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
 # and Cline a file the reply mentions, `HARNESS_MENTIONS`), it is read alone too, when its
-# opening is within `_REPLY_WITHIN` characters of the text's start (past its blocks), or
-# when only mentions follow it; followed by words, the text is read as written. Cline and
-# Roo Code put the message a user sends on resuming a task in `<user_message>`, after a
-# lead-in of theirs.
+# opening follows a lead-in within `_REPLY_WITHIN` characters of the text's start (past its
+# blocks), or when only mentions follow it; followed by words, the text is read as written.
+# Mid-text, the lead-in is required: a user's own text may start with such a tag and go on
+# with another tag or a bracket ("<answer>B</answer>\n[Explain why B is right]", a
+# sonnet asked for on `<feedback>` in `<instructions>` tags), and was read as the tag's
+# inside alone (found in review: prose 0.92 became tool_calling 0.63). Cline and Roo Code
+# put the message a user sends on resuming a task in `<user_message>`, after a lead-in of
+# theirs.
 HARNESS_REPLIES = {
     "<feedback>": "</feedback>",
     "<answer>": "</answer>",
@@ -130,9 +134,10 @@ def blocks_before(
 
 def reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
     """The words of the reply that `text[start:end]` ends with, before the mentions after it
-    (looked for when `closed`: it ends like a closing), or else of the first within
-    `_REPLY_WITHIN` characters when the agent's markup follows it (`_MARKUP`), when it
-    starts the text or follows an agent's lead-in (`_LEAD_INS`); None otherwise."""
+    (looked for when `closed`: it ends like a closing), when it starts the text or follows
+    an agent's lead-in (`_LEAD_INS`); or else of the first within `_REPLY_WITHIN`
+    characters when it follows a lead-in and the agent's markup follows it (`_MARKUP`);
+    None otherwise."""
     if closed:
         words = blocks_before(text, start, end, _MENTIONS_OF)
         ending = closing_at(text, start, words, _REPLY_OF)
@@ -143,7 +148,7 @@ def reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
             if at >= 0 and _led(text, start, at):
                 return text[at + len(opening) : close].strip()
     found = _REPLY_OPENING.search(text, start, min(end, start + _REPLY_WITHIN))
-    if found is None or not _led(text, start, found.start()):
+    if found is None or not _led(text, start, found.start(), alone=False):
         return None
     inside, closing = found.end(), HARNESS_REPLIES[found.group()]
     close = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
@@ -152,10 +157,13 @@ def reply(text: str, start: int, end: int, closed: bool = True) -> str | None:
     return text[inside:close].strip()
 
 
-def _led(text: str, start: int, at: int) -> bool:
-    """Whether a reply's opening at `at` starts `text[start:]` or follows a lead-in."""
+def _led(text: str, start: int, at: int, alone: bool = True) -> bool:
+    """Whether a reply's opening at `at` follows a lead-in, or (when `alone`) starts
+    `text[start:]`."""
     lead = text[max(start, at - 100) : at].rstrip()
-    return not (lead or at - 100 > start) or lead.endswith(_LEAD_INS)
+    if not lead and at - 100 <= start:
+        return alone
+    return lead.endswith(_LEAD_INS)
 
 
 def resumed_at(text: str, start: int, end: int) -> int:

@@ -156,3 +156,26 @@ def test_a_users_own_tags_are_read_as_written(text: str) -> None:
     """Only after an agent's lead-in, or alone, are such tags an agent's: a user's text
     ending in a tagged note keeps all its words."""
     assert own_words(text) is text
+
+
+# A user's own texts that start with a reply's tag and go on with a tag or a bracket of
+# theirs: no agent's lead-in before the tag
+FEEDBACK_SONNET = (
+    "<feedback>\nThe checkout page is slow\n</feedback>\n<instructions>Write a sonnet about "
+    "this customer feedback, in iambic pentameter</instructions>"
+)
+QUIZ = (
+    "<answer>B</answer>\n[Explain in detail why answer B is correct for the physics question "
+    "about torque]"
+)
+
+
+@pytest.mark.parametrize("text", [FEEDBACK_SONNET, QUIZ])
+def test_a_users_text_starting_with_a_reply_tag_is_read_as_written(text: str) -> None:
+    """Mid-text, a reply is Cline's only after its lead-in: a sonnet asked for on feedback in
+    the user's own tags was read as the feedback alone, "The checkout page is slow"
+    (tool_calling 0.63; whole, prose 0.92), and a quiz's explanation as "B"."""
+    assert own_words(text) is text
+    assert view({"messages": [{"role": "user", "content": text}]}).latest == text
+    if text is FEEDBACK_SONNET:
+        assert classify({"messages": [{"role": "user", "content": text}]}).label == "prose"
