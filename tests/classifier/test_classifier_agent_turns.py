@@ -34,6 +34,7 @@ from tests.agent_shapes import (
     cline_answer,
     cline_feedback,
     cline_task,
+    roo_approved,
     slash_command,
 )
 
@@ -179,3 +180,17 @@ def test_a_users_text_starting_with_a_reply_tag_is_read_as_written(text: str) ->
     assert view({"messages": [{"role": "user", "content": text}]}).latest == text
     if text is FEEDBACK_SONNET:
         assert classify({"messages": [{"role": "user", "content": text}]}).label == "prose"
+
+
+def test_a_reply_past_its_bound_followed_by_markup_is_not_read_as_one() -> None:
+    """A reply the agent's markup follows is looked for within 2,000 characters of the
+    text's start (`_REPLY_WITHIN`): Roo Code's feedback on approving a read, after a tool's
+    output that long, is not found, and the text is read as written; near the start, the
+    feedback alone is read."""
+    header, approved = roo_approved(BIKE)
+    near = f"{header}\nsrc/config.py: 2 lines\n{approved}"
+    output = "".join(f"{i:4d} | KEYS.add('key_{i}')\n" for i in range(100))
+    far = f"{header}\n{output}{approved}"
+    assert own_words(near) == BIKE
+    assert len(output) > 2_000
+    assert own_words(far) is far
