@@ -22,11 +22,12 @@ from classifier.replies import (
     HARNESS_EACH_END,
     HARNESS_MENTIONS,
     HEADER,
-    TASK_RESUMPTION,
+    RESUMED,
     blocks_before,
     reply,
     resumed_at,
     resumed_part,
+    resumption_end,
 )
 
 # Texts an agent adds to a user turn, each an opening and a closing: not the user's words,
@@ -128,12 +129,10 @@ _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end 
 # stable start (exact wordings from the agents' sources and from transcripts quoted in
 # public repositories).
 HARNESS_NOTICES = (
-    # Cline and Roo Code: a task reopened from history ("...interrupted 4 minutes ago. It may
-    # or may not be complete..."), with the user's new message, if any, in `<user_message>`
-    # (the same text, or the next part: Cline's `formatResponse.taskResumption`); a tool's
-    # result before it in its turn asks nothing either (`classifier.replies.resumed_at`)...
-    TASK_RESUMPTION,  # "[TASK RESUMPTION] This task was interrupted"
-    # ...and in Cline's plan mode, the part in its place when the user sent none
+    # Cline's plan mode: the part in place of the user's message when a task reopened from
+    # history ("[TASK RESUMPTION] This task was interrupted..."; that text is matched by its
+    # whole template, and a tool's result before it in its turn asks nothing either:
+    # `classifier.replies.resumption_end`, `resumed_at`) came with none
     "(The user did not provide a new message.",
     # Claude Code: a message from another session, the `<cross-session-message>` after this
     # line; and the note it puts after that element ("...not typed by your user...")
@@ -205,9 +204,10 @@ def own_words(text: str, following: str = "") -> str:
     its first blocks, nor the blocks and mentions (`HARNESS_MENTIONS`) after its closing;
     or, when it holds the user's reply in an agent's tags (`HARNESS_REPLIES`), the words of
     that reply alone; nothing when an agent's notice (`HARNESS_NOTICES`) starts it past its
-    blocks, or a tool's result that a resumption follows, but for a reply in them: `text`
-    itself when it has none of these. `following` is the text after it in the same turn
-    (the next part), if any: a local command's output there makes the slash command's
+    blocks, or a tool's result that a resumption follows, but for a reply in them; the
+    words after Cline's resumption when its whole template starts it (`resumption_end`):
+    `text` itself when it has none of these. `following` is the text after it in the same
+    turn (the next part), if any: a local command's output there makes the slash command's
     arguments `text` ends with no words, and a reply there a tool's header that is all of
     `text`. Bounded: an opening is looked for after at most 64 white spaces, a closing
     before them, a reply's opening within `_REPLY_WITHIN` characters, a resumption and each
@@ -220,6 +220,11 @@ def own_words(text: str, following: str = "") -> str:
         return words
     if (resumed := resumed_at(text, start, end)) >= 0:
         return _joined(reply(text, start, resumed), reply(text, resumed, end, closed))
+    if (past := resumption_end(text, start, end)) >= 0:
+        if (words := reply(text, past, end, closed)) is not None:
+            return words
+        start = _past_blocks(text, past, end)
+        return "" if _NOTICE.match(text, start, end) else text[start:end].strip()
     if (words := reply(text, start, end, closed)) is not None:
         return words
     if _NOTICE.match(text, start, end):
@@ -300,7 +305,8 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
     ):
         words = ""
     after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
-    if _NOTICE.match(text, after, end):  # Cline's first turn, resumed: the reply in it, if any
+    # Cline's first turn, resumed (Cline's by where it is): the reply in it, if any
+    if _NOTICE.match(text, after, end) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""
     else:
         rest = text[after:end].strip()

@@ -71,12 +71,34 @@ HARNESS_MENTIONS = {
     "<git_working_state>": "</git_working_state>",
     "<git_commit hash=": "</git_commit>",
 }
-# Cline's and Roo Code's text on reopening an interrupted task (`classifier.harness`'s
-# `HARNESS_NOTICES`). A task stopped after a tool ran is resumed in the turn that carries the
-# tool's result: its texts, then this one, then the user's message, if any. The result was
-# for the reply the task lost, and asks nothing now; only a reply before or after it is read.
+# Cline's and Roo Code's text on reopening an interrupted task. A task stopped after a tool
+# ran is resumed in the turn that carries the tool's result: its texts, then this one, then
+# the user's message, if any. The result was for the reply the task lost, and asks nothing
+# now; only a reply before or after it is read. After a tool's result or a task's closing,
+# the text is the agent's by where it is, and its first words name it (`RESUMED`).
 TASK_RESUMPTION = "[TASK RESUMPTION] This task was interrupted"
-_RESUMED = re.compile(r"\s{0,64}" + re.escape(TASK_RESUMPTION))
+RESUMED = re.compile(r"\s{0,64}" + re.escape(TASK_RESUMPTION))
+# Where a text starts with it, a user may be quoting it ("[TASK RESUMPTION] This task was
+# interrupted 3 minutes ago: what does Cline mean?" was no ask, found in review), so it is
+# matched through the end of its fixed template (Cline's `formatResponse.taskResumption`, and
+# Roo Code's before it dropped the text, which has no working directory): the last sentence
+# in act mode or in plan mode, then, when the task stopped under 30 seconds before, a note
+# on an edit reverted. What follows it in its text is read: the user's message in
+# `<user_message>` after its lead-in, or the words a user typed after pasting it.
+_RESUMPTION_ENDS = (
+    "the browser has been closed and you must launch a new browser if needed.",  # act mode
+    "so rather than continuing the task, you must respond to the user's message.",  # plan mode
+)
+_TEMPLATE = re.compile(
+    r"\s{0,64}"
+    + re.escape(TASK_RESUMPTION)
+    + r"\b.{0,2000}?(?:"
+    + "|".join(map(re.escape, _RESUMPTION_ENDS))
+    + r")(?:\s{0,64}IMPORTANT: If the last tool use was a .{0,300}?"
+    + re.escape("you do NOT need to re-read the file as you already have its up-to-date contents.")
+    + ")?",
+    re.DOTALL,
+)
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
 _REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
 _MENTIONS_OF = {closing: (opening,) for opening, closing in HARNESS_MENTIONS.items()}
@@ -181,4 +203,12 @@ def resumed_part(texts: Sequence[str]) -> int:
     is a tool's result; 0 when none does."""
     if not texts or not _RESULT.match(texts[0]):
         return 0
-    return next((i for i, text in enumerate(texts) if _RESUMED.match(text)), 0)
+    return next((i for i, text in enumerate(texts) if RESUMED.match(text)), 0)
+
+
+def resumption_end(text: str, start: int, end: int) -> int:
+    """Where the resumption that starts `text[start:end]` (past at most 64 white spaces)
+    ends, through its template's last sentence (`_TEMPLATE`, within 2,000 characters of its
+    start); -1 when the text does not start with the whole of it."""
+    found = _TEMPLATE.match(text, start, end)
+    return found.end() if found else -1

@@ -35,8 +35,9 @@ HOW = """\
    `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
    and the nag for a tool use (Cline, Roo Code), and the few others `classifier/harness.py`
    names, at the start or end of a text are cut from it; a text an agent starts with a
-   notice of its own (Cline's "[TASK RESUMPTION]", Claude Code's "Stop hook feedback:"),
-   or a tool's result that such a resumption follows in its turn, has no words; the tags
+   notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
+   matched through its template's last sentence, after which words are read), or a tool's
+   result that such a resumption follows in its turn, has no words; the tags
    an agent wraps the user's words in (Cline's `<task>`, a slash command's
    `<command-args>`, Claude Code's `<teammate-message>` and `<channel>`) are cut and the
    words read (not what Cline appends for an @-mention in them:

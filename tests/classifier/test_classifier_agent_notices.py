@@ -168,6 +168,30 @@ def test_a_users_own_text_with_an_agents_tags_is_read_as_written(text: str) -> N
     assert own_words(text) is text
 
 
+# Cline's note after its resumption when the task stopped under 30 seconds before
+REVERTED = (
+    "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was "
+    "interrupted, the file was reverted back to its original state before the interrupted "
+    "edit, and you do NOT need to re-read the file as you already have its up-to-date contents."
+)
+QUOTED = (
+    "[TASK RESUMPTION] This task was interrupted 3 minutes ago: what does Cline mean by that? "
+    "Explain the resume logic in Cline's source."
+)
+
+
+@pytest.mark.parametrize("resumption", [RESUMPTION, PLAN_RESUMPTION, RESUMPTION + REVERTED])
+def test_a_resumption_is_matched_through_its_templates_end(resumption: str) -> None:
+    """Cline's resumption is no ask to its last sentence (act or plan mode, and the note on
+    a reverted edit); a user's words after the whole of it, as when they paste it and ask
+    about it, are theirs (they were no ask: the question was unknown 0.0)."""
+    assert not has_words(resumption)
+    assert not has_words(f"{resumption}\n{CLINE_ENVIRONMENT}")
+    assert own_words(f"{resumption}\n\n{BIKE}") == BIKE
+    assert view(sent(QUOTED)).latest == QUOTED
+    assert own_words(QUOTED) is QUOTED
+
+
 @pytest.mark.parametrize("joined", [False, True])
 def test_feedback_on_approving_a_read_is_read_alone(joined: bool) -> None:
     """Roo Code puts the file it read after the user's feedback on approving the read: the
