@@ -78,8 +78,11 @@ HARNESS_BLOCKS = {
     # is how the tag starts (a teammate's and a channel's are asks: `HARNESS_WRAPPERS`)
     "<cross-session-message": "</cross-session-message>",
     # ...and its note that the user stopped a reply, before what they type next in the same
-    # turn: "[Request interrupted by user]", or "... for tool use]" mid tool call
-    "[Request interrupted by user": "]",
+    # turn, mid tool call or not: exactly one of two notes, each a block of its own with no
+    # closing (as one opening to the next "]", a user's "[Request interrupted by user is
+    # weird; sort arr = [3, 1, 2]" was cut up to that "]", all of it, found in review)
+    "[Request interrupted by user]": "",
+    "[Request interrupted by user for tool use]": "",
     # ...and the summary a conversation compacted on its own starts with (then "The
     # conversation is summarized below:", or in newer versions "The summary below covers the
     # earlier portion of the conversation."), ending in its order to go on ("Please continue
@@ -143,9 +146,11 @@ HARNESS_NOTICES = (
     "Stop hook feedback:",
 )
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
-_OPENINGS_OF: dict[str, tuple[str, ...]] = {  # a closing's openings: two end in ".output"
-    closing: tuple(o for o, c in HARNESS_BLOCKS.items() if c == closing)
-    for closing in HARNESS_BLOCKS.values()
+# How each block ends (a note, with no closing, with itself), and an ending's openings (two
+# end in ".output")
+_ENDS = {opening: closing or opening for opening, closing in HARNESS_BLOCKS.items()}
+_OPENINGS_OF: dict[str, tuple[str, ...]] = {
+    ending: tuple(o for o, e in _ENDS.items() if e == ending) for ending in _ENDS.values()
 }
 # What may follow the user's words past a wrapper's closing: blocks, or Cline's mentions
 _AFTER_WORDS = {**HARNESS_BLOCKS, **HARNESS_MENTIONS}

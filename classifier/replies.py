@@ -138,18 +138,20 @@ def blocks_before(
     prose: Sequence[str] = (),
 ) -> int:
     """Where the blocks that `text[start:end]` ends with begin, each a closing of
-    `openings_of` and the last of its openings before it: of an agent's prose (`prose`), a
-    block whose first closing ends the text ("[Request interrupted by user]\nSort [b, a]"
-    ends in a "]" of the user's; a tag's closing is checked no further, as before)."""
+    `openings_of` and the last of its openings before it (or the closing itself, for a note
+    that is its own: "[Request interrupted by user]"): of an agent's prose (`prose`), a
+    block whose first closing ends the text (a tag's closing is checked no further, as
+    before)."""
     for _ in range(HARNESS_EACH_END):
         closed = closing_at(text, start, end, openings_of, prose)
         if closed is None:
             break
         at, closing = closed
         bound = max(start, at - HARNESS_CHARS)
-        opened = max(text.rfind(opening, bound, at) for opening in openings_of[closing])
+        stop = at + len(closing)  # an opening starts before its closing ends: a note's at it
+        opened = max(text.rfind(opening, bound, stop) for opening in openings_of[closing])
         if opened < 0 or (closing in prose and text.find(closing, opened, at) >= 0):
-            break  # no opening, or one whose own closing is an earlier one ("]" is common)
+            break  # no opening, or one whose own closing is an earlier one
         end = opened
     return end
 

@@ -297,6 +297,20 @@ def test_the_note_that_the_user_stopped_a_reply_is_not_their_words(
     assert own_words(f"Sort it.\n{marker}\nThen [b, a]") == f"Sort it.\n{marker}\nThen [b, a]"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[Request interrupted by user is weird; sort arr = [3, 1, 2]",
+        "[Request interrupted by user for no reason] shows after every reply. Why?",
+    ],
+)
+def test_a_users_words_starting_like_the_note_are_read_as_written(text: str) -> None:
+    """The note is one of two exact texts: a user's words that start like it were cut up to
+    their first "]" after it (the first, all of it, was no ask)."""
+    assert own_words(text) is text
+    assert view(claude_code(user(text))).latest == text
+
+
 def test_a_compacted_conversations_summary_is_no_ask() -> None:
     """Claude Code compacts a full conversation before the prompt that filled it, and sends
     the summary with the prompt in one turn: read with it, a question on a bike chain was
