@@ -9,6 +9,17 @@ leaves out (`classifier.request`, `classifier.rules`), and the router's view of 
 asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
 Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
 `classifier.replies`.
+
+An agent's text is told from a user's by fixed wordings: an opening and a closing, a
+template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
+only a fixed start and run to the text's end, and for one of them a known trade-off is kept:
+Claude Code's Stop hook message ("Stop hook feedback:\n[<command>]: <output>", a user
+message of its own) ends with the hook's output, free-form (a command's stderr, a JSON
+reason, a prompt hook's verdict), which nothing tells from words a user types after pasting
+one. So a text starting so asks nothing, a user's bug report too ("Stop hook feedback:
+\n[check.sh]: exit 2\n\nWhy is my hook failing?" was reasoning 0.46 before, found in
+review); reading on would make every Stop hook's output an ask (its "commit and push these
+changes" the user's). Pasted after the question, the output is read with it.
 """
 
 from __future__ import annotations
@@ -142,7 +153,8 @@ HARNESS_NOTICES = (
     "Another Claude session sent a message:",
     "This came from another Claude session",
     # Claude Code: a Stop hook's reason to go on, a user message of its own ("Stop hook
-    # feedback:\n[~/.claude/hooks/check.sh]: ...")
+    # feedback:\n[~/.claude/hooks/check.sh]: ..."), to its end: it has no fixed end (the
+    # trade-off this module's docstring keeps)
     "Stop hook feedback:",
 )
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")

@@ -272,6 +272,17 @@ def test_claude_codes_own_user_messages_are_no_ask(message: str) -> None:
     assert classify(body).label == "reasoning"
 
 
+def test_a_stop_hooks_output_pasted_is_read_only_after_the_users_words() -> None:
+    """The kept trade-off (`classifier.harness`): the hook's output is free-form, so a text
+    that starts with it asks nothing, a user's question after it too; asked first, the
+    question is read with the output, as docs/agents.md tells users to."""
+    pasted = "Stop hook feedback:\n[~/.claude/hooks/check.sh]: exit 2"
+    question = "Why is my hook failing and how do I fix check.sh?"
+    assert not has_words(f"{pasted}\n\n{question}")
+    asked = f"{question}\n\n{pasted}"
+    assert view(claude_code(user(BIKE), DONE, user(asked))).latest == asked
+
+
 @pytest.mark.parametrize(
     ("before", "words", "marker"),
     [
