@@ -149,9 +149,9 @@ HARNESS_NOTICES = (
     # `classifier.replies.resumption_end`, `resumed_at`) came with none
     "(The user did not provide a new message.",
     # Claude Code: a message from another session, the `<cross-session-message>` after this
-    # line; and the note it puts after that element ("...not typed by your user...")
+    # line, then its note ("This came from another Claude session — not typed by your
+    # user..."), all one text (its formatter joins the three): the note never starts a text
     "Another Claude session sent a message:",
-    "This came from another Claude session",
     # Claude Code: a Stop hook's reason to go on, a user message of its own ("Stop hook
     # feedback:\n[~/.claude/hooks/check.sh]: ..."), to its end: it has no fixed end (the
     # trade-off this module's docstring keeps)

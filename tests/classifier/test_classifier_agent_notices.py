@@ -283,6 +283,18 @@ def test_a_stop_hooks_output_pasted_is_read_only_after_the_users_words() -> None
     assert view(claude_code(user(BIKE), DONE, user(asked))).latest == asked
 
 
+def test_a_users_words_starting_like_a_peers_note_are_read_as_written() -> None:
+    """Claude Code puts its note on a peer's message after the message, in the same text,
+    never at a text's start: a user's text starting with its words was no ask."""
+    text = (
+        "This came from another Claude session in my terminal: what does 'permission "
+        "laundering' mean?"
+    )
+    assert own_words(text) is text
+    assert "</cross-session-message>\n\nThis came from another Claude session" in PEER
+    assert not has_words(PEER)
+
+
 @pytest.mark.parametrize(
     ("before", "words", "marker"),
     [
