@@ -24,7 +24,7 @@ from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.reply_checks import misshapen, unfinished
 from router.silence import shows_work
-from router.sse import DONE
+from router.sse import DONE, Written
 from router.translate import events
 from router.upstream_errors import in_band
 
@@ -106,7 +106,8 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
     try:
         async for piece in reply.stream:
             # Keep every event of this piece: those after the decisive one belong to the reply.
-            found = list(committed.events.feed(piece))
+            # a translator's piece comes with its events as built: none is split or decoded
+            found = piece.events if type(piece) is Written else list(committed.events.feed(piece))
             committed.first_events.extend(found)
             for _, data in found:
                 if data is None:
@@ -141,19 +142,29 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
 
 
 def _check_first(
-    data: bytes, name: str, api: Api, translated: bool, secrets: Callable[[], Collection[str]]
+    data: bytes | dict[str, Any],
+    name: str,
+    api: Api,
+    translated: bool,
+    secrets: Callable[[], Collection[str]],
 ) -> dict[str, Any] | None:
     """Raises for an event that fails the attempt; None when the event decides it (the
     stream may be committed), else the event (an opener, a chat chunk that carries nothing
-    yet). An error event's text is cleaned of the backend's `secrets` (`in_band`)."""
-    if data == DONE:
+    yet). An error event's text is cleaned of the backend's `secrets` (`in_band`). An event
+    the router wrote comes with its object (`sse.Built`), read as it was built."""
+    if isinstance(data, dict):
+        obj = data
+    elif data == DONE:
         return None
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        raise Malformed(f"{name}: the first streamed event is not JSON", backend=name) from None
-    if not isinstance(obj, dict):  # `[1]`: garbage too, which the next backend may not send
-        raise Malformed(f"{name}: the first streamed event is not a JSON object", backend=name)
+    else:
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            message = f"{name}: the first streamed event is not JSON"
+            raise Malformed(message, backend=name) from None
+        if not isinstance(obj, dict):  # `[1]`: garbage too, which the next backend may not send
+            message = f"{name}: the first streamed event is not a JSON object"
+            raise Malformed(message, backend=name)
     problem = obj.get("error") if api in CHAT_APIS else events.failure(api, obj)
     if problem is not None:  # typed as its HTTP twin: a rate limit is not a broken backend
         error = in_band(api, problem, name, secrets())

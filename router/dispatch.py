@@ -38,7 +38,7 @@ from router.request_size import output_limit
 from router.retirement import Retirement
 from router.silence import SILENT, Life, silent
 from router.span_attributes import finish_attributes
-from router.sse import EventBuffer
+from router.sse import Data, EventBuffer
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
 
@@ -96,7 +96,7 @@ class Committed:
     started: float  # monotonic time the attempt began
     deadline: float  # monotonic time when the attempt's total budget runs out
     parsed: dict[str, Any] | None = None  # the whole body, for non-streamed replies
-    first_events: list[tuple[bytes, bytes | None]] = field(default_factory=list)
+    first_events: list[tuple[bytes, Data]] = field(default_factory=list)
     events: EventBuffer = field(default_factory=EventBuffer)
     pieces: AsyncIterator[bytes] | None = None
     span: Any = NO_SPAN

@@ -40,7 +40,7 @@ from router.first_token import carries_output
 from router.ledger.usage import normalize_usage
 from router.record import CHAT_APIS, Api, Usage
 from router.reply_checks import UNFINISHED, misshapen, unfinished
-from router.sse import DONE, event
+from router.sse import DONE, Data, Written, event
 from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
@@ -290,7 +290,9 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                 raise Cut(f"{name}: stream broke ({type(exc).__name__})", backend=name) from None
             finally:
                 stall.disarm()
-            chunk, broken = _forward(committed.events.feed(piece), call, tally)
+            # a translator's piece comes with its events as built: none is split or decoded
+            found = piece.events if type(piece) is Written else committed.events.feed(piece)
+            chunk, broken = _forward(found, call, tally)
             if chunk:
                 yield chunk  # one write per upstream piece, however many events it held
             if broken is not None:
@@ -307,7 +309,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
 
 
 def _forward(
-    events: Iterable[tuple[bytes, bytes | None]], call: Call, tally: Tally
+    events: Iterable[tuple[bytes, Data]], call: Call, tally: Tally
 ) -> tuple[bytes, Exception | None]:
     """The bytes to send for a run of events, and the error that cut the run short, if any.
 
@@ -325,24 +327,30 @@ def _forward(
             outs.append(out)
         if tally.done:
             break
-    return outs[0] if len(outs) == 1 else b"".join(outs), None
+    # plain bytes: a run of one `Built` event would carry its object on to the writes
+    # (joining one event of plain bytes gives it back, no copy)
+    return b"".join(outs), None
 
 
-def _inspect(raw: bytes, data: bytes | None, call: Call, tally: Tally) -> bytes:
-    """The bytes to forward for one event (b"" to drop it); marks the tally done at [DONE]."""
+def _inspect(raw: bytes, data: Data, call: Call, tally: Tally) -> bytes:
+    """The bytes to forward for one event (b"" to drop it); marks the tally done at [DONE].
+    An event the router wrote comes with its object (`sse.Built`), read as it was built."""
     if data is None:
         return raw  # comments and keep-alives pass through
-    if data == DONE:
+    if isinstance(data, dict):
+        obj = data
+    elif data == DONE:
         if tally.open_choices:  # litellm's adapter ends every stream so, finished or not
             raise Cut("upstream ended the stream with a choice unfinished", backend="")
         tally.done = True
         return raw
-    try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        raise Malformed("upstream sent an event that is not JSON", backend="") from None
-    if not isinstance(obj, dict):
-        raise Malformed("upstream sent an event that is not a JSON object", backend="")
+    else:
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise Malformed("upstream sent an event that is not JSON", backend="") from None
+        if not isinstance(obj, dict):
+            raise Malformed("upstream sent an event that is not a JSON object", backend="")
     if call.record.ttft_s is None and carries_output(call.api, obj, tally.translation is not None):
         call.record.ttft_s = time.monotonic() - call.started
     if call.api not in CHAT_APIS:

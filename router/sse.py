@@ -1,14 +1,49 @@
 """Server-sent events, incrementally: split an upstream byte stream into whole events.
 
 Bytes arrive in arbitrary pieces; the relay must only forward, inspect or strip whole
-events, so a usage chunk or a malformed line is never half-forwarded.
+events, so a usage chunk or a malformed line is never half-forwarded. A stream the router
+wrote itself (a translator's) comes in whole events already, each with the object it was
+written from (`Written`): those are read as they are, not split and decoded again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 DONE = b"[DONE]"
+
+# What an event's data says: its `data:` payload as sent (None: comments only), or, for an
+# event the router wrote itself (`Built`), the object it was written from.
+Data = bytes | dict[str, Any] | None
+
+
+class Built(bytes):
+    """One event the router wrote (`router.translate.wire.named_event`): its bytes, and the
+    object its `data:` line encodes, for whoever reads the event after the router wrote it
+    (the commit and the relay, through `Written`), so none decodes what the router encoded.
+    That object is read, never changed, by the translator that made it and the readers."""
+
+    payload: dict[str, Any]
+
+
+class Written(bytes):
+    """One piece of a stream the router wrote (a translator's, `router.translate.exchange`):
+    its events' bytes joined, as the client gets them, and the events with what their data
+    says (a `Built` one's object; any other's data, read as an upstream's), as an
+    `EventBuffer` would give them: the commit and the relay take these instead."""
+
+    events: list[tuple[bytes, Data]]
+
+    @classmethod
+    def of(cls, events: list[bytes]) -> Written:
+        """The piece of `events`, which it takes: the list is left empty, so a writer that
+        waits to be read again (a generator at its `yield`, which the relay leaves there once
+        the answer ends) holds none of them, nor their objects."""
+        piece = cls(b"".join(events))
+        piece.events = [(e, e.payload if type(e) is Built else data_of(e)) for e in events]
+        events.clear()
+        return piece
 
 
 class EventBuffer:

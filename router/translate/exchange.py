@@ -26,7 +26,7 @@ from router.errors import BadRequest, Cut, Rejected, UpstreamError
 from router.record import Api
 from router.reply_checks import misshapen, reply_object, unfinished, whole_error
 from router.request_size import estimate_prompt_tokens
-from router.sse import DONE, EventBuffer
+from router.sse import DONE, EventBuffer, Written
 from router.translate import (
     anthropic_reply,
     anthropic_request,
@@ -203,7 +203,8 @@ async def _translated(
     before then yields no end: the relay calls that a cut too. A connection that broke
     instead of closing is read as a close: a finished answer is completed, else the relay
     calls the transport's error a cut. `secrets`: the backend's (`Backend.secret_values`),
-    asked for when an error event comes, which is cleaned of them."""
+    asked for when an error event comes, which is cleaned of them. Each item is `Written`:
+    the commit and the relay read its events as the translator built them, not its bytes."""
     buffer = EventBuffer()
     iterator = pieces.__aiter__()
     while True:
@@ -218,13 +219,13 @@ async def _translated(
                 break
             raise
         events, over, failed = _events(buffer.feed(piece), out, name, secrets)
-        yield b"".join(events)
+        yield Written.of(events)
         if failed is not None:
             raise failed
         if over:
             return
     if out.finished:  # no [DONE], but the upstream had said why it stopped: a whole answer
-        yield b"".join(out.end())
+        yield Written.of(out.end())
 
 
 def _events(

@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 
+from router.sse import Built
+
 # The token limit a translated chat request carries: the name every server that speaks chat
 # reads (Ollama ignores `max_completion_tokens`). OpenAI's own API, whose reasoning models
 # refuse it, gets the newer name from its adapter (`backends.openai_compatible`).
@@ -22,9 +24,12 @@ def streamed(stream: bool | None) -> dict[str, Any]:
     return {"stream": True, "stream_options": {"include_usage": True}} if stream else {}
 
 
-def named_event(name: str, payload: dict[str, Any]) -> bytes:
-    """One typed SSE event (`event:` line then `data:`), as Anthropic and Responses send."""
-    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(payload) + b"\n\n"
+def named_event(name: str, payload: dict[str, Any]) -> Built:
+    """One typed SSE event (`event:` line then `data:`), as Anthropic and Responses send;
+    it carries `payload`, which the relay reads instead of decoding the event (`Built`)."""
+    event = Built(b"event: " + name.encode() + b"\ndata: " + orjson.dumps(payload) + b"\n\n")
+    event.payload = payload
+    return event
 
 
 def first_choice(chunk: dict[str, Any]) -> dict[str, Any]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.sse import EventBuffer, data_of
+from router.sse import EventBuffer, Written, data_of
+from router.translate.wire import named_event
 
 STREAM = (
     b'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'
@@ -68,3 +70,18 @@ def test_data_of_reads_any_event_as_line_by_line(lines: list[bytes]) -> None:
     typed event) is what reading the event line by line gives, for any event."""
     event = b"".join(line + b"\n" for line in lines) + b"\n"
     assert data_of(event) == _data_by_lines(event)
+
+
+def test_a_written_piece_holds_its_events_as_built_and_its_writer_keeps_none() -> None:
+    """A translator's piece: its events with their objects, for the relay to read without
+    splitting or decoding them; the list it was made of is left empty (a generator left at
+    its `yield` once the answer ended held the last piece's objects until it was closed)."""
+    delta = {"type": "response.output_text.delta", "delta": "Hi"}
+    events = [named_event("response.output_text.delta", delta), b": keep-alive\n\n"]
+    written = list(events)
+    piece = Written.of(written)
+    assert written == [] and piece == b"".join(events)
+    assert piece.events == [(events[0], delta), (events[1], None)]
+    assert piece.events[0][1] is delta
+    # its bytes, split and decoded, say the same
+    assert list(EventBuffer().feed(piece)) == [(events[0], orjson.dumps(delta)), (events[1], None)]
