@@ -15,10 +15,11 @@ class Stall:
     arrived since. Time spent outside a wait (writing to a slow client) never counts.
     """
 
-    __slots__ = ("_cancelling", "_due", "_fired", "_handle", "_loop", "_task")
+    __slots__ = ("_cancelling", "_due", "_fired", "_handle", "_loop", "_reader", "_task")
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._reader: asyncio.Task[Any] | None = None  # the task that waits (`arm`)
         self._task: asyncio.Task[Any] | None = None
         self._handle: asyncio.TimerHandle | None = None
         self._due = 0.0
@@ -26,9 +27,12 @@ class Stall:
         self._fired = False
 
     def arm(self, wait: float) -> None:
-        """A wait of at most `wait` seconds begins now, in the current task."""
-        task = asyncio.current_task()
-        assert task is not None
+        """A wait of at most `wait` seconds begins now, in the task that armed the first one:
+        a stream is read by one task (the request's), asked for once rather than per piece."""
+        task = self._reader
+        if task is None:
+            task = self._reader = asyncio.current_task()
+            assert task is not None
         self._task, self._cancelling = task, task.cancelling()
         self._due = self._loop.time() + wait
         if self._handle is None:
