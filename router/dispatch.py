@@ -181,10 +181,8 @@ class Dispatcher:
                 call.unsent_chars += hold.unsent_chars
                 raise
         except UpstreamError as error:
-            status: int | None = error.upstream_status or error.status
-            if isinstance(error, Unreachable | Timeout):
-                status = None
-            elif isinstance(error, BackendRefused):
+            status = _status_said(error)
+            if isinstance(error, BackendRefused):
                 log.warning("%s", error.naming_key(settings.key_hint(to_log=True)))
                 error.name_key(settings.key_hint())
             self._failed(backend, attempt, span, started, error.kind, status)
@@ -347,3 +345,12 @@ def _short_retry_after(error: UpstreamError, limit: float) -> bool:
         and error.retry_after is not None
         and error.retry_after <= limit
     )
+
+
+def _status_said(error: UpstreamError) -> int | None:
+    """The status a failed attempt records: the backend's own when it answered with an error
+    (its 500, which the client is told as a 502), none for a connection failure or a timeout
+    without an answer (a litellm backend's Timeout for its provider's 504 has one)."""
+    if error.upstream_status is not None:
+        return error.upstream_status
+    return None if isinstance(error, Unreachable | Timeout) else error.status

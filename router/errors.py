@@ -219,7 +219,8 @@ class UpstreamError(RouterError):
     kind = "server_error"
     retryable = True
     type = "upstream_error"
-    upstream_status: int | None = None  # when the status the client sees is not the backend's
+    # the backend's own HTTP status when the client's may differ: the attempt's record says it
+    upstream_status: int | None = None
     wire: WireError | None = None  # set when the upstream said it in-band, in its own words
 
     def __init__(

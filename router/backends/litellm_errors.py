@@ -62,6 +62,14 @@ def translate(
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)
+    error = _typed(exc, name, sent, secrets)
+    if error.upstream_status is None:  # a refusal names its own
+        error.upstream_status = _answered_status(exc)
+    return error
+
+
+def _typed(exc: Exception, name: str, sent: bool, secrets: Collection[str]) -> UpstreamError:
+    """`exc` as the typed error a client is told (`translate`)."""
     told = _told_in_band_or_wrapped(exc, name, secrets)
     if told is not None:
         return told
@@ -96,6 +104,22 @@ def translate(
     if status >= 500 or kind in ("InternalServerError", "APIError"):
         return ServerError(message, backend=name, secrets=secrets)
     return ServerError(f"{kind}: {message}", backend=name, secrets=secrets)
+
+
+def _answered_status(exc: Exception) -> int | None:
+    """The HTTP status the provider answered `exc` with, for the attempt's record
+    (`router.dispatch`): the error's own may differ (a 500 is the client's 502, Anthropic's
+    529 its 503), and litellm's class and status do too (a 500 for that 529, its Timeout for
+    a 504), so it is read from the HTTP reply in the chain. An error event that litellm gave
+    a status (Anthropic's in-band `api_error`, a 500) then names none, nor does the answer
+    of an image URL litellm fetched itself. Set when the same as the client's too: only the
+    attempt's record reads it."""
+    if type(exc).__name__ == "ImageFetchError":
+        return None
+    for cause in (exc, *_causes(exc)):
+        if isinstance(cause, httpx.HTTPStatusError):
+            return cause.response.status_code
+    return None
 
 
 def _refused(

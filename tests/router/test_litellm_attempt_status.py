@@ -1,0 +1,73 @@
+"""The status a litellm backend's failed attempt records: the one its provider answered.
+
+A client is told a 502 for a backend's 500 and a 503 for Anthropic's 529 (`router.errors`);
+the record's and ledger's attempts say what the backend itself said, as a `kind: openai`
+backend's do (`router.upstream_errors.classify_error`). litellm's exception carries it.
+Real sockets: the router, litellm, and a simulator speaking Anthropic's Messages API, a
+vLLM-like one behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from router.config import parse
+from tests.harness import (
+    INTENTS,
+    Running,
+    RunningRouter,
+    claude_backend,
+    collected,
+    local_backend,
+    router,
+    sdk,
+    simulator,
+)
+
+HELLO = [{"role": "user", "content": "Say hello."}]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, RunningRouter]]:
+    """claude (litellm) first, local behind it; no breaker, so each request reaches claude."""
+    with (
+        simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
+        simulator(profile="vllm", model="local-model") as local,
+    ):
+        config = parse(
+            {
+                "backends": [claude_backend(claude), local_backend(local)],
+                "routes": {i: ["claude", "local"] for i in INTENTS},
+                "ledger": {"path": str(tmp_path_factory.mktemp("status") / "ledger")},
+                "resilience": {"enabled": False},
+            }
+        )
+        with router(config) as proxy:
+            yield claude, proxy
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("status", [500, 504, 529])
+def test_a_failed_attempt_records_the_status_its_provider_said(
+    stack: tuple[Running, RunningRouter], status: int, stream: bool
+) -> None:
+    """claude answers a 500, a 504 or Anthropic's 529, local serves: claude's attempt says
+    so. It said 502 for the 500, none for the 504 (litellm raises its Timeout) and 503 for
+    the 529, where a `kind: openai` backend's attempt said the backend's own (found in
+    review)."""
+    claude, proxy = stack
+    records = collected(proxy)
+    claude.control("faults", {"fault": f"server_error:{status}"})
+    try:
+        reply = sdk(proxy).chat.completions.create(
+            model="coding", messages=HELLO, max_tokens=20, stream=stream
+        )
+        if stream:
+            for _ in reply:
+                pass
+        record = records.wait(5)
+    finally:
+        claude.control("faults", {"fault": None})
+    assert [(a.backend, a.status) for a in record.attempts] == [("claude", status), ("local", 200)]
