@@ -181,7 +181,7 @@ class Dispatcher:
                 call.unsent_chars += hold.unsent_chars
                 raise
         except UpstreamError as error:
-            status = _status_said(error)
+            status = _status_said(error, attempt.status)
             if isinstance(error, BackendRefused):
                 log.warning("%s", error.naming_key(settings.key_hint(to_log=True)))
                 error.name_key(settings.key_hint())
@@ -347,10 +347,17 @@ def _short_retry_after(error: UpstreamError, limit: float) -> bool:
     )
 
 
-def _status_said(error: UpstreamError) -> int | None:
+def _status_said(error: UpstreamError, head: int | None) -> int | None:
     """The status a failed attempt records: the backend's own when it answered with an error
-    (its 500, which the client is told as a 502), none for a connection failure or a timeout
-    without an answer (a litellm backend's Timeout for its provider's 504 has one)."""
+    (its 500, which the client is told as a 502; a litellm backend's Timeout for its
+    provider's 504), none for a connection failure or a timeout, else the status of the
+    reply's head when it came (`head`, `_open`'s): a 200 whose stream then began with an
+    error event or the engine's abort. The backend said 200; what failed after it is the
+    attempt's error kind, as for a reply that failed after the commit. A timeout's is
+    none even then: litellm opens some providers' streams on their first chunk (Gemini),
+    its 200 the adapter's own."""
     if error.upstream_status is not None:
         return error.upstream_status
-    return None if isinstance(error, Unreachable | Timeout) else error.status
+    if isinstance(error, Unreachable | Timeout):
+        return None
+    return head if head is not None else error.status

@@ -155,13 +155,18 @@ def _head(path: str, headers: Mapping[str, str]) -> bytes:
 
 
 async def _read(conn: http1.Connection, name: str, limit: int | None = None) -> bytes:
+    """The reply's body. A body that broke off keeps the status its head said (a 200, a
+    500) for the attempt's record (`router.dispatch`); a timeout records none."""
+    error: Cut | Malformed
     try:
         return await conn.read(limit)
     except http1.ReadTimeout:
         raise Timeout(f"{name}: reply not finished in time", backend=name) from None
     except http1.BadReply:
-        raise Malformed(f"{name}: the reply is not HTTP", backend=name) from None
+        error = Malformed(f"{name}: the reply is not HTTP", backend=name)
     except http1.UpstreamClosed:
-        raise Cut(f"{name}: reply cut mid-body", backend=name) from None
+        error = Cut(f"{name}: reply cut mid-body", backend=name)
     finally:
         conn.release()  # to the pool when read to the end, else closed
+    error.upstream_status = conn.status
+    raise error from None

@@ -86,14 +86,7 @@ async def send(
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
-        answer = reply_object(reply.body or b"", name)
-        stopped = (
-            whole_error(answer, "chat", name, backend.secret_values())
-            or misshapen(answer, name, whole=True)
-            or unfinished(answer, name)
-        )
-        if stopped is not None:  # the gateway falls back, or answers with the error
-            raise stopped
+        answer = _whole_answer(reply, backend)
         whole = reply_from_chat(api, body, answer)
         guessed = api == "messages" and not isinstance(answer.get("usage"), dict)
         wrapped = (
@@ -105,6 +98,28 @@ async def send(
     out = stream_for(api, body)
     events = _translated(reply.stream, out, name, backend.secret_values)
     return Reply(reply.status, reply.headers, stream=events, close=reply.close, translation=out)
+
+
+def _whole_answer(reply: Reply, backend: Backend) -> dict[str, Any]:
+    """A whole chat reply's object, else the error it is (an error object, the engine's
+    abort, no choices): the gateway falls back, or answers with it. The error keeps the
+    backend's status, a 200, for the attempt's record, as an untranslated reply checked
+    after `send` does (`router.dispatch`)."""
+    name = backend.settings.name
+    try:
+        answer = reply_object(reply.body or b"", name)
+        stopped = (
+            whole_error(answer, "chat", name, backend.secret_values())
+            or misshapen(answer, name, whole=True)
+            or unfinished(answer, name)
+        )
+    except UpstreamError as error:
+        error.upstream_status = error.upstream_status or reply.status
+        raise
+    if stopped is not None:
+        stopped.upstream_status = stopped.upstream_status or reply.status
+        raise stopped
+    return answer
 
 
 def _for_native(api: Api, body: dict[str, Any]) -> dict[str, Any]:

@@ -71,3 +71,28 @@ def test_a_failed_attempt_records_the_status_its_provider_said(
     finally:
         claude.control("faults", {"fault": None})
     assert [(a.backend, a.status) for a in record.attempts] == [("claude", status), ("local", 200)]
+
+
+@pytest.mark.parametrize("status", [500, 529])
+def test_an_error_event_first_in_its_stream_records_the_200(
+    stack: tuple[Running, RunningRouter], status: int
+) -> None:
+    """Anthropic's stream opens with a 200 and then an `event: error` (an `api_error`, an
+    `overloaded_error`), before any text: the backend said 200, what failed is the error
+    kind. It was recorded with the client's 502 or 503, which litellm's 500 for the event
+    would have become (found in review)."""
+    claude, proxy = stack
+    records = collected(proxy)
+    claude.control("faults", {"fault": f"error_event:0:{status}"})
+    try:
+        reply = sdk(proxy).chat.completions.create(
+            model="coding", messages=HELLO, max_tokens=20, stream=True
+        )
+        for _ in reply:
+            pass
+        record = records.wait(5)
+    finally:
+        claude.control("faults", {"fault": None})
+    kind = "overloaded" if status == 529 else "server_error"
+    seen = [(a.backend, a.error_kind, a.status) for a in record.attempts]
+    assert seen == [("claude", kind, 200), ("local", None, 200)]
