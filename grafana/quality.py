@@ -85,12 +85,15 @@ def build() -> dict[str, Any]:
                 ],
                 decimals=0,
                 description="Cases of each loaded suite that are N/A in every round for a "
-                "mistake in the case (a key the grader never reads, a tool the case does not "
-                "offer, both prompt and messages): never asked, so in no count above, and a "
-                "suite of only such cases grades nothing while its gate stays as it was. "
-                "Should read 0; alert SmfCanaryCasesNotRunnable fires when a suite stays above "
-                "0 for 10 minutes. `smf-router config check` names each case and field; fix "
-                "the suite file and reload (the line falls back to 0). Every replica loads the "
+                "mistake in the case (a key in a tool_call case's `expected` that the grader "
+                "never reads, a tool the case does not offer, both prompt and messages): never "
+                "asked, so in no count above, and a suite of only such cases grades nothing "
+                "while its gate stays as it was. Should read 0; alert "
+                "SmfCanaryCasesNotRunnable fires when a suite stays above 0 for 10 minutes. "
+                "`smf-router config check` names each case and field in its lines that begin "
+                "`not run (N/A until fixed):` (those that begin `runs as written, but check:` "
+                "are cases that run, not counted here); fix the suite file and reload (the "
+                "line falls back to 0). Every replica loads the "
                 "same suites: the max across them, not their sum. Set at each load of the "
                 "suites (start, reload); a suite that leaves the config loses its line.",
             ),

@@ -216,9 +216,10 @@ class MetricFamilies:
         self.cases_not_runnable = self._gauge(
             "canary_cases_not_runnable",
             "Canary cases of a loaded suite that never run because of a mistake in the case "
-            "(a key the grader never reads, a tool not offered, both prompt and messages): "
-            "the ones `smf-router config check` warns of; not those N/A for an evaluator "
-            "this host cannot run. Set at each load of the suites.",
+            "(a tool_call expected key the grader never reads, a tool not offered, both "
+            "prompt and messages): those `smf-router config check` says are `not run (N/A "
+            "until fixed)`; not those N/A for an evaluator this host cannot run, nor those "
+            "it warns of that run. Set at each load of the suites.",
             ("suite",),
         )
         self.gated = self._gauge(

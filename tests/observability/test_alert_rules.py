@@ -198,8 +198,10 @@ CASES: dict[str, Case] = {
                         "These cases are N/A in every canary round: never asked, neither pass "
                         "nor fail. A suite whose cases are all such grades nothing, and its "
                         "gate stays as it was, open or closed. Run `smf-router config check` "
-                        "on the router's config to see which case and field; fix the suite "
-                        "file and reload."
+                        "on the router's config: its lines that begin `not run (N/A until "
+                        "fixed):` name each such case and field (those that begin `runs as "
+                        "written, but check:` are cases that run, not counted here); fix the "
+                        "suite file and reload."
                     ),
                 },
             ),
