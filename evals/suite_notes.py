@@ -1,7 +1,7 @@
 """Cases that load and run as smf-bench runs them, yet are likely not what their author meant.
 
 Unlike ``evals.suite_flaws`` (mistakes that make a case N/A), these cases are sent and graded
-as written, and each load warns of them (``Case.warnings``, shown where those are). Two kinds:
+as written, and each load warns of them (``Case.warnings``, shown where those are). Three kinds:
 
 - both ``prompt`` and ``prompt_template``: FORMAT.md makes ``prompt`` the user message and any
   key it does not name metadata, and smf-bench's runner sends ``prompt`` (it has no use for
@@ -12,6 +12,9 @@ as written, and each load warns of them (``Case.warnings``, shown where those ar
   was never read, and the grader applied its default (no excluded pattern, lines counted,
   every keyword needed). Arbitrary metadata stays allowed: only a key within a small edit
   distance of a field the case reads and does not give is named.
+- a case field in ``metadata`` (``metadata: {max_tokens: 5}``), or a key there near one
+  (``temprature``): the loader reads those fields at the top level only, so the value went
+  unused, the default applied.
 
 A warning names keys only, never their values: a suite file holds prompts.
 """
@@ -69,7 +72,9 @@ def notes(
     own = {*case_fields, *SMF_BENCH_FIELDS}
     top = sorted(f for f in case_fields if f not in raw)
     near = [_near(key, key, missing, evaluator, top) for key in _unknown(raw, {*own, *read})]
-    near += [_near(key, f"metadata.{key}", missing, evaluator, []) for key in _unknown(given, read)]
+    near += [
+        _in_metadata(key, missing, evaluator, top, case_fields) for key in _unknown(given, read)
+    ]
     return found + [f"{RUNS} {where}: {said}" for said in near if said]
 
 
@@ -78,11 +83,28 @@ def _unknown(fields: Mapping[str, Any], known: Collection[str]) -> Iterable[str]
     return (str(key) for key in fields if str(key) not in known)
 
 
+def _in_metadata(
+    key: str, grader: list[str], evaluator: str, top: list[str], case_fields: Collection[str]
+) -> str:
+    """A key of ``metadata`` that nothing reads there: a case field (``max_tokens``), which
+    the loader reads at the top level only, so its value went unused without a word; else
+    as ``_near`` names it, a case field it is near too (``temprature``)."""
+    if key in case_fields:
+        said = "is a case field: in metadata it is not read; give it at the top level"
+        return f"'metadata.{key}' {said}"
+    return _near(key, f"metadata.{key}", grader, evaluator, top)
+
+
 def _near(key: str, shown: str, grader: list[str], evaluator: str, top: list[str]) -> str:
     """``key`` (named ``shown``, where it is written) as the misspelling of the field it is
-    nearest: one ``evaluator``'s grader reads, else one of every case; "" if none."""
+    nearest: one ``evaluator``'s grader reads, else one of every case (``top``: a case field
+    meant in ``metadata`` is meant at the top level); "" if none."""
     near = difflib.get_close_matches(key.lower(), [*grader, *top], n=1, cutoff=CUTOFF)
     if not near:
         return ""
-    reader = f"{evaluator} reads" if near[0] in GRADER_METADATA.get(evaluator, ()) else "of a case"
-    return f"{shown!r} is not a field {reader}; did you mean {near[0]!r}?"
+    if near[0] in GRADER_METADATA.get(evaluator, ()):
+        return f"{shown!r} is not a field {evaluator} reads; did you mean {near[0]!r}?"
+    if near[0] in top and shown.startswith("metadata."):
+        where = ", at the top level (in metadata it is not read)"
+        return f"{shown!r} is not a field of a case; did you mean {near[0]!r}{where}?"
+    return f"{shown!r} is not a field of a case; did you mean {near[0]!r}?"
