@@ -40,6 +40,8 @@ TABLE = "rollups"
 # 4: `estimated` and `estimated_tokens`, the same way. 5: a local request's counterfactual
 # counts only when credited (`COUNTERFACTUAL`), so a day rolled up before is read raw.
 # 6: `uncredited`, the local requests that counterfactual leaves out, the same way.
+# tests/fixtures/ledger-rollup-v5 is a day format 5 rolled up, which a report reads raw: a
+# test that only sets VERSION back writes this format's columns under the old number.
 VERSION = "6"
 VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100

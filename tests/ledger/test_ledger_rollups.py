@@ -4,10 +4,12 @@ never uses one that no longer matches its day's segments."""
 from __future__ import annotations
 
 import math
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from router import report
@@ -17,6 +19,8 @@ from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
 from tests.processes import smf_router
 
 NOW = datetime(2026, 3, 10, tzinfo=UTC)
+# A ledger rolled up by the router of rollup format 5 (tests/fixtures/ledger-rollup-v5.md)
+FORMAT_5 = Path(__file__).resolve().parents[1] / "fixtures" / "ledger-rollup-v5"
 ALL = (datetime(1970, 1, 1), datetime(9999, 1, 1))
 
 
@@ -209,3 +213,25 @@ def test_unserved_estimates_read_the_same_from_a_rollup(tmp_path: Path) -> None:
     assert compaction.compact(tmp_path, now=NOW).rollups == 1
     assert rolled_up_days(tmp_path) == 1
     assert report.build(tmp_path)["totals"] == raw
+
+
+def test_a_rollup_the_previous_format_wrote_is_read_raw_until_rebuilt(tmp_path: Path) -> None:
+    """Format 6 added `uncredited`. A day that the router before it rolled up has no such
+    column: taken as current, the report failed (`Binder Error: ... "uncredited"`). The tests
+    that set VERSION back wrote the new columns under the old number, and passed with
+    VERSION put back to 5 (found in review). The day is read raw, the same report as from a
+    fresh compaction's rollup, which rebuilds it."""
+    (sums,) = (FORMAT_5 / "rollups").rglob("*.sums.parquet")
+    assert (pq.read_metadata(sums).metadata or {})[rollups.VERSION_KEY] == b"5"
+    assert "uncredited" not in pq.read_schema(sums).names  # as that router wrote it
+    ledger = tmp_path / "ledger"
+    shutil.copytree(FORMAT_5, ledger)
+    assert rolled_up_days(ledger) == 0
+    since = datetime(2026, 3, 1, tzinfo=UTC)
+    raw = report.build(ledger, since=since, now=NOW)
+    totals = raw["totals"]
+    assert (totals["requests"], totals["uncredited_local_requests"]) == (5, 2)
+    assert totals["offloaded_usd"] == pytest.approx(0.35 - 0.04)
+    assert compaction.compact(ledger, now=NOW).rollups_upgraded == 1
+    assert rolled_up_days(ledger) == 1
+    assert comparable(report.build(ledger, since=since, now=NOW)) == comparable(raw)
