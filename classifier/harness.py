@@ -143,11 +143,6 @@ _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end 
 # stable start (exact wordings from the agents' sources and from transcripts quoted in
 # public repositories).
 HARNESS_NOTICES = (
-    # Cline's plan mode: the part in place of the user's message when a task reopened from
-    # history ("[TASK RESUMPTION] This task was interrupted..."; that text is matched by its
-    # whole template, and a tool's result before it in its turn asks nothing either:
-    # `classifier.replies.resumption_end`, `resumed_at`) came with none
-    "(The user did not provide a new message.",
     # Claude Code: a message from another session, the `<cross-session-message>` after this
     # line, then its note ("This came from another Claude session — not typed by your
     # user..."), all one text (its formatter joins the three): the note never starts a text
@@ -222,13 +217,13 @@ def own_words(text: str, following: str = "") -> str:
     or, when it holds the user's reply in an agent's tags (`HARNESS_REPLIES`), the words of
     that reply alone; nothing when an agent's notice (`HARNESS_NOTICES`) starts it past its
     blocks, or a tool's result that a resumption follows, but for a reply in them; the
-    words after Cline's resumption when its whole template starts it (`resumption_end`):
-    `text` itself when it has none of these. `following` is the text after it in the same
-    turn (the next part), if any: a local command's output there makes the slash command's
-    arguments `text` ends with no words, and a reply there a tool's header that is all of
-    `text`. Bounded: an opening is looked for after at most 64 white spaces, a closing
-    before them, a reply's opening within `_REPLY_WITHIN` characters, a resumption and each
-    block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
+    words after Cline's or Roo Code's resumption when the whole of it starts it
+    (`resumption_end`): `text` itself when it has none of these. `following` is the text
+    after it in the same turn (the next part), if any: a local command's output there makes
+    the slash command's arguments `text` ends with no words, and a reply there a tool's
+    header that is all of `text`. Bounded: an opening is looked for after at most 64 white
+    spaces, a closing before them, a reply's opening within `_REPLY_WITHIN` characters, a
+    resumption and each block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
     if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
     start, end, closed = _bounds(text)

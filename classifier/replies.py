@@ -83,20 +83,45 @@ RESUMED = re.compile(r"\s{0,64}" + re.escape(TASK_RESUMPTION))
 # matched through the end of its fixed template (Cline's `formatResponse.taskResumption`, and
 # Roo Code's before it dropped the text, which has no working directory): the last sentence
 # in act mode or in plan mode, then, when the task stopped under 30 seconds before, a note
-# on an edit reverted. What follows it in its text is read: the user's message in
+# on an edit reverted, then in plan mode, when the user sent no message, the note saying so
+# (`_NO_MESSAGE`). What follows it in its text is read: the user's message in
 # `<user_message>` after its lead-in, or the words a user typed after pasting it.
 _RESUMPTION_ENDS = (
     "the browser has been closed and you must launch a new browser if needed.",  # act mode
     "so rather than continuing the task, you must respond to the user's message.",  # plan mode
 )
+# Cline's plan-mode note in place of the user's message, whole: appended to the resumption
+# (older versions, with no space before it) or a part of its own after it (newer ones, which
+# added "suggest to them"). Matched by its start alone, it made a user's text that starts
+# with its words no ask.
+_NO_MESSAGE = (
+    re.escape(
+        "(The user did not provide a new message. Consider asking them how they'd like you "
+        "to proceed, or "
+    )
+    + "(?:suggest to them )?"
+    + re.escape("to switch to Act mode to continue with the task.)")
+)
+# Roo Code's text on reopening a task since it dropped the template, whole: sent only when
+# the turn would be empty (no tool's result to resume after, no message: a message comes in
+# `<user_message>` instead, with no resumption), so it is matched only where it starts a text
+# (Roo Code's `resumeTaskFromHistory`, "add a minimal resumption message"). Read as the
+# user's ask, it made a resumed task's latest ask "[TASK RESUMPTION] Resuming task...".
+_MINIMAL = "[TASK RESUMPTION] Resuming task..."
 _TEMPLATE = re.compile(
-    r"\s{0,64}"
+    r"\s{0,64}(?:"
     + re.escape(TASK_RESUMPTION)
     + r"\b.{0,2000}?(?:"
     + "|".join(map(re.escape, _RESUMPTION_ENDS))
     + r")(?:\s{0,64}IMPORTANT: If the last tool use was a .{0,300}?"
     + re.escape("you do NOT need to re-read the file as you already have its up-to-date contents.")
-    + ")?",
+    + r")?(?:\s{0,64}"
+    + _NO_MESSAGE
+    + ")?|"
+    + re.escape(_MINIMAL)
+    + "|"
+    + _NO_MESSAGE
+    + ")",
     re.DOTALL,
 )
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
@@ -211,6 +236,8 @@ def resumed_part(texts: Sequence[str]) -> int:
 def resumption_end(text: str, start: int, end: int) -> int:
     """Where the resumption that starts `text[start:end]` (past at most 64 white spaces)
     ends, through its template's last sentence (`_TEMPLATE`, within 2,000 characters of its
-    start); -1 when the text does not start with the whole of it."""
+    start) and the notes after it, or through Roo Code's whole text (`_MINIMAL`) or Cline's
+    note that no message came (`_NO_MESSAGE`), each a text of its own too; -1 when the text
+    does not start with the whole of one."""
     found = _TEMPLATE.match(text, start, end)
     return found.end() if found else -1

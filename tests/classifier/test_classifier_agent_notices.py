@@ -192,6 +192,43 @@ def test_a_resumption_is_matched_through_its_templates_end(resumption: str) -> N
     assert own_words(QUOTED) is QUOTED
 
 
+# Roo Code's text on reopening a task with no message since it dropped the template, and
+# Cline's older plan-mode note that no message came (appended to the resumption, no space)
+ROO_RESUMED = "[TASK RESUMPTION] Resuming task..."
+OLD_NO_MESSAGE = PLAN_NO_MESSAGE.replace("or suggest to them to switch", "or to switch")
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_roo_codes_minimal_resumption_is_no_ask(joined: bool) -> None:
+    """Newer Roo Code reopens a task with no message as "[TASK RESUMPTION] Resuming
+    task...", which nothing matched: it was the latest ask, and a sonnet task was prose 0.95
+    (alone 0.99). It is matched whole, as Cline's template is: the task is the latest again,
+    and words after it (or a `<user_message>` in it) are read."""
+    body = cline([ROO_RESUMED], joined, task=SONNET)
+    assert (view(body).latest, view(body).first) == (SONNET, "")
+    assert classify(body) == classify({"messages": body["messages"][:1]})
+    assert own_words(f"{ROO_RESUMED}\n\n{BIKE}") == BIKE
+    assert own_words(f"{ROO_RESUMED}\n<user_message>\n{BIKE}\n</user_message>") == BIKE
+    quoted = "[TASK RESUMPTION] Resuming task is all Roo Code sends now: why?"
+    assert own_words(quoted) is quoted
+
+
+@pytest.mark.parametrize("note", [PLAN_NO_MESSAGE, OLD_NO_MESSAGE])
+def test_the_note_that_no_message_came_is_matched_whole(note: str) -> None:
+    """Cline's plan-mode note in place of a message was matched by its first sentence: a
+    user's text starting with it was no ask. It is matched whole, a part of its own or after
+    the resumption; words after it are read."""
+    assert not has_words(note)
+    assert not has_words(f"{PLAN_RESUMPTION}{note}\n{CLINE_ENVIRONMENT}")
+    assert own_words(f"{PLAN_RESUMPTION}\n\n{note}\n\n{BIKE}") == BIKE
+    typed = (
+        "(The user did not provide a new message.) is all Cline shows in plan mode. How do I "
+        "switch to Act mode?"
+    )
+    assert own_words(typed) is typed
+    assert view(sent(typed)).latest == typed
+
+
 @pytest.mark.parametrize("joined", [False, True])
 def test_feedback_on_approving_a_read_is_read_alone(joined: bool) -> None:
     """Roo Code puts the file it read after the user's feedback on approving the read: the
