@@ -145,8 +145,15 @@ _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end 
 HARNESS_NOTICES = (
     # Claude Code: a message from another session, the `<cross-session-message>` after this
     # line, then its note ("This came from another Claude session — not typed by your
-    # user..."), all one text (its formatter joins the three): the note never starts a text
+    # user..."), all one text (its formatter joins the three): the note never starts a text.
+    # From an agent inside the same session (a subagent's report), the message is an
+    # `<agent-message from="...">` and the note "That \"other Claude session\" is an agent
+    # working inside this same session...", which never starts a text either...
     "Another Claude session sent a message:",
+    # ...and a message that came while a reply was running (beside the next tool's result),
+    # with the same message and note, then "After completing your current task, decide
+    # whether/how to respond (reply via SendMessage to the `from=` address)."
+    "Another Claude session sent a message while you were working:",
     # Claude Code: a Stop hook's reason to go on, a user message of its own ("Stop hook
     # feedback:\n[~/.claude/hooks/check.sh]: ..."), to its end: it has no fixed end (the
     # trade-off this module's docstring keeps)
