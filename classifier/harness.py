@@ -318,8 +318,10 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         return None
     after = at + len(closing)
     words = text[inside:at].strip()
+    # the output is looked for up to the text's own end: one that ends it is cut from `end`
+    # as a block (a turn's texts joined, the echo and the output were "opus", found in review)
     if closing == "</command-args>" and (
-        _LOCAL_OUTPUT.match(text, after, end)
+        _LOCAL_OUTPUT.match(text, after)
         or (_NOTHING_MORE.match(text, after, end) and _LOCAL_OUTPUT.match(following))
     ):
         words = ""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
-from classifier.harness import has_words, own_words
+from classifier.harness import has_words, own_words, turn_words
 from classifier.request import view
 from router.translate.view import chat_view
 from tests.agent_shapes import (
@@ -97,6 +97,22 @@ def test_a_local_commands_arguments_are_no_ask() -> None:
         assert view(joined).latest == BIKE
         alone = {"messages": [{"role": "user", "content": BIKE}]}
         assert classify(joined) == classify(alone)
+
+
+def test_a_local_commands_echo_and_output_joined_are_no_ask() -> None:
+    """Typed while a background task ran, `/model opus` comes in the turn of the task's
+    notification: joined (the router's view of a Messages turn), the output ending the text
+    was cut as a block before the arguments were checked for it, and "opus" was the latest
+    ask (read as parts, none)."""
+    echo = [LOCAL_CAVEAT, slash_command("model", "opus"), LOCAL_STDOUT, SHELL_NOTIFICATION]
+    for texts in (echo[:3], echo):
+        assert own_words("\n".join(texts)) == ""
+        assert turn_words(texts) == []
+    said = {"role": "assistant", "content": "The test suite is running in the background."}
+    body = chat_view(
+        "messages", claude_code_body([{"role": "user", "content": ASK}, said, user_turn(*echo)])
+    )
+    assert view(body).latest == ASK
 
 
 def test_a_prompt_commands_arguments_are_still_the_ask() -> None:
