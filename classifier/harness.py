@@ -268,6 +268,16 @@ def turn_words(texts: Sequence[str]) -> list[str]:
     return words
 
 
+def turn_asks(texts: Sequence[str]) -> bool:
+    """Whether a turn whose text parts are `texts`, in order, holds words of the user's
+    (`turn_words`): what makes a user message of parts an ask, in the classifier's view
+    (`classifier.request`) and in the router's view of other APIs, which keeps the turns
+    that ask by it (`router.translate.view`). Read part by part, a turn could ask in one
+    view and not in the other: a tool's result Cline resumes after, a local command's echo
+    before its output."""
+    return any(not words.isspace() for words in turn_words(texts))
+
+
 def _bounds(text: str) -> tuple[int, int, bool]:
     """Where `text` starts and ends past the harness blocks at its ends, and whether it
     ends like a closing (a tag's, or an agent's prose's): only then are blocks looked for
@@ -340,7 +350,8 @@ def _joined(*words: str | None) -> str:
 
 def has_words(text: str) -> bool:
     """Whether `text` holds words of the user's: more than white space and harness blocks.
-    What makes a user message an ask, in the classifier's view (`classifier.request`) and
-    in the router's view of other APIs (`router.translate.view`)."""
+    What makes a user message of one text an ask, in the classifier's view
+    (`classifier.request`) and in the router's view of other APIs (`router.translate.view`);
+    of parts, `turn_asks`."""
     rest = own_words(text)
     return bool(rest) and not rest.isspace()

@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS, has_words, own_words, turn_words
+from classifier.harness import (
+    HARNESS_SEEN,
+    HARNESS_TOOLS,
+    has_words,
+    own_words,
+    turn_asks,
+    turn_words,
+)
 
 # The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
 # characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
@@ -127,21 +134,28 @@ def content_text(content: object) -> str:
 
 
 def _texts(content: object) -> list[str]:
-    """The texts of a part array's scanned parts (the first and last 8 of a long one),
-    without their harness blocks (`turn_words`: each part is read with the one after it,
-    and a resumed tool result with the resumption after it); none for anything else."""
+    """The texts of a part array's scanned parts, without their harness blocks
+    (`turn_words`: each part is read with the one after it, and a resumed tool result with
+    the resumption after it); none for anything else."""
+    return turn_words(_part_texts(content))
+
+
+def _part_texts(content: object) -> list[str]:
+    """The text of each of a part array's scanned parts (the first and last 8 of a long
+    one), "" for a part of no text; none for anything else."""
     if not isinstance(content, list):
         return []
     parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    return turn_words([*map(_part_text, parts)])
+    return [*map(_part_text, parts)]
 
 
 def _asks(message: object) -> bool:
-    """A user message with words of the user's: not only images, files or harness text."""
+    """A user message with words of the user's: not only images, files or harness text
+    (`turn_asks`, as the router's view of other APIs asks it)."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return has_words(content)
-    return any(not text.isspace() for text in _texts(content))
+    return turn_asks(_part_texts(content))
 
 
 def _part_text(part: object) -> str:

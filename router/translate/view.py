@@ -3,7 +3,7 @@
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
 few and the last `_TAIL` turns and the user's first and latest words between them (an
-agent's own text in a user turn is none: `classifier.harness.has_words`), the first and last
+agent's own text in a user turn is none: `classifier.harness.turn_asks`), the first and last
 `_PARTS` blocks of each (and of a tool result's own blocks), the tools the classifier reads
 (`classifier.request.scanned_tools`; those the tool choice allows or names first) and system
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
@@ -17,7 +17,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from classifier.harness import has_words
+from classifier.harness import has_words, turn_asks
 from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.translate import anthropic_request, responses_request
@@ -95,19 +95,25 @@ def _head_ask_tail(turns: list[Any]) -> list[Any]:
 
 def _asks(turn: object) -> bool:
     """A user turn with words of the user's in it: not only tool results, images or an
-    agent's harness text (`has_words`, the classifier's own test)."""
+    agent's harness text (`has_words` of a string, `turn_asks` of its text blocks: the
+    classifier's own test). The texts are read together, as the classifier reads the
+    turn: each block alone, a Cline tool's result it resumes after, or a local command's
+    echo before its output, counted as an ask here and not there, and the view kept it
+    rather than the ask before it (found in review)."""
     if not isinstance(turn, dict) or turn.get("role") != "user":
         return False
     content = turn.get("content")
     if isinstance(content, str):
         return has_words(content)
     blocks = _ends(content) if isinstance(content, list) else []
-    return any(
-        isinstance(b, dict)
-        and b.get("type") in _TEXT_TYPES
-        and isinstance(text := b.get("text"), str)
-        and has_words(text)
-        for b in blocks
+    return turn_asks(
+        [
+            text
+            for b in blocks
+            if isinstance(b, dict)
+            and b.get("type") in _TEXT_TYPES
+            and isinstance(text := b.get("text"), str)
+        ]
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from classifier import classify, explain
 from classifier.request import SCAN_TOOLS_READ
+from classifier.request import view as request_view
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
 from tests.agent_shapes import (
@@ -22,9 +23,13 @@ from tests.agent_shapes import (
     CLINE_ENVIRONMENT,
     ENVIRONMENT,
     GITHUB_MCP_TOOLS,
+    LOCAL_CAVEAT,
+    LOCAL_STDOUT,
+    SHELL_NOTIFICATION,
     TODO_REMINDER,
     claude_code_body,
     cline_task,
+    slash_command,
     user_item,
 )
 
@@ -292,6 +297,25 @@ def test_an_agents_own_turns_do_not_push_the_ask_out_of_the_view(api: Any, shape
     short, long = (classify(chat_view(api, shaped(_tool_loop(api, n)))) for n in (3, 200))
     assert short.label == "coding"
     assert (long.label, long.confidence) == (short.label, short.confidence)
+
+
+def test_a_turn_is_kept_as_an_ask_as_the_classifier_reads_it() -> None:
+    """The view asked each text block alone whether it asks: of a local command typed while
+    a background task ran (its echo, its output and the task's notification, one turn after
+    the tool loop) the echo did ("opus"), though the turn as the classifier reads it asks
+    nothing. It was kept as the latest ask and the coding ask dropped: the request was
+    classified by the sonnet of its first message, prose 0.999 (coding 0.71 before the loop
+    grew; found in review)."""
+    body = _tool_loop("messages", 200)
+    echo = [LOCAL_CAVEAT, slash_command("model", "opus"), LOCAL_STDOUT, SHELL_NOTIFICATION]
+    body["messages"] += [
+        {"role": "assistant", "content": "The tests are running in the background."},
+        {"role": "user", "content": [{"type": "text", "text": text} for text in echo]},
+    ]
+    long, short = chat_view("messages", body), chat_view("messages", _tool_loop("messages", 3))
+    ask = body["messages"][2]["content"][0]["text"]
+    assert request_view(long).latest == request_view(short).latest == ask
+    assert classify(long).label == classify(short).label == "coding"
 
 
 def _image_result(api: str) -> dict[str, Any]:
