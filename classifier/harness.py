@@ -8,7 +8,8 @@ every turn. The classifier reads the user's words and the request's own tools; t
 leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
 asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
 Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
-`classifier.replies`.
+`classifier.replies`, and a message typed while Claude Code worked, in its texts, by
+`classifier.queued`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -28,6 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from classifier.queued import queued_after
 from classifier.replies import (
     HARNESS_CHARS,
     HARNESS_EACH_END,
@@ -230,9 +232,43 @@ def own_words(text: str, following: str = "") -> str:
     the slash command's arguments `text` ends with no words, and a reply there a tool's
     header that is all of `text`. Bounded: an opening is looked for after at most 64 white
     spaces, a closing before them, a reply's opening within `_REPLY_WITHIN` characters, a
-    resumption and each block's, wrapper's or reply's other end within `HARNESS_CHARS`."""
+    resumption and each block's, wrapper's or reply's other end within `HARNESS_CHARS`.
+    A message the user typed while a reply ran (`classifier.queued`) is read alone, and the
+    agent's texts around it are not (`_queued_words`)."""
     if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
+    queued = _queued_words(text, following)
+    return _words(text, following) if queued is None else queued
+
+
+def _queued_words(text: str, following: str) -> str | None:
+    """The words of `text` when it holds messages the user typed while a reply ran
+    (`queued_after`, at most `HARNESS_EACH_END`): each message's, and what the texts before,
+    between and after them hold of the user's (`_words`: a block, a notice, nothing), so a
+    notice that runs to the text's end ends at a message (Claude Code's turn, joined, may
+    hold another session's message and the user's). None when it holds none, or when one
+    not in a reminder has words of the user's before or after it: a text of theirs that
+    quotes or pastes one, read as written (a reminder's tags are the agent's, wherever)."""
+    words: list[str] = []
+    pos, bare = 0, False
+    for _ in range(HARNESS_EACH_END):
+        found = queued_after(text, pos, len(text))
+        if found is None:
+            break
+        before = _words(text[pos : found.start]).strip()
+        if before and not found.wrapped:
+            break
+        words += [before, found.words]
+        bare = bare or not found.wrapped
+        pos = found.end
+    if not pos:
+        return None
+    rest = _words(text[pos:], following).strip()
+    return None if rest and bare else _joined(*words, rest)
+
+
+def _words(text: str, following: str = "") -> str:
+    """`own_words` of a text that holds no message typed while a reply ran."""
     start, end, closed = _bounds(text)
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:

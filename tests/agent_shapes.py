@@ -258,6 +258,34 @@ PEER = (
     "permission laundering."
 )
 
+# ...mid-turn, beside the next tool's result: under another header, with a suffix after the note
+PEER_AFTER = (
+    " After completing your current task, decide whether/how to respond (reply via "
+    "SendMessage to the `from=` address)."
+)
+PEER_MID_TURN = PEER.replace("a message:", "a message while you were working:", 1) + PEER_AFTER
+
+# A message the user typed while Claude Code worked, beside the next tool's result, as request
+# bodies and transcripts recorded in public repositories show it: newer versions explain it
+# after it (a system turn of its own, or in a reminder); older ones order an answer after the
+# task (in a reminder)
+QUEUED_NEWER = (
+    "This is how Claude Code surfaces messages the user sends mid-turn — within the running "
+    "turn, often alongside the next tool result, rather than as a separate conversation turn. "
+    "Address the message above as you continue this turn."
+)
+QUEUED_OLDER = (
+    "IMPORTANT: After completing your current task, you MUST address the user's message above. "
+    "Do not ignore it."
+)
+
+
+def queued(words: str, footer: str = QUEUED_NEWER, reminder: bool = False) -> str:
+    """The user's `words` typed while Claude Code worked, as it sends them."""
+    text = f"The user sent a new message while you were working:\n{words}\n\n{footer}"
+    return f"<system-reminder>\n{text}\n</system-reminder>" if reminder else text
+
+
 # Cline's (and Roo Code's) editor state, after the texts of every user turn it sends, and
 # the tag around the first ask of a task
 CLINE_ENVIRONMENT = (

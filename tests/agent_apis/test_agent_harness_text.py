@@ -23,12 +23,14 @@ from tests.agent_shapes import (
     GITHUB_MCP_TOOLS,
     LOCAL_CAVEAT,
     LOCAL_STDOUT,
+    QUEUED_OLDER,
     RESUMPTION,
     SHELL_NOTIFICATION,
     TODO_REMINDER,
     claude_code_body,
     cline_task,
     codex_body,
+    queued,
     slash_command,
     user_item,
 )
@@ -157,6 +159,35 @@ def test_a_local_commands_echo_and_a_task_notification_are_not_the_ask(
         [{"role": "user", "content": turn}, said, {"role": "user", "content": SHELL_NOTIFICATION}],
     ):
         body = claude_code_body(turns)
+        served = anthropic_client(proxy).messages.with_raw_response.create(**body)
+        assert served.headers["x-smf-intent"] == "prose"
+        plan = explained(proxy, "messages", body)
+        assert plan["intent"] == plain["intent"]
+        assert plan["classifier"]["read"] == plain["classifier"]["read"]
+
+
+def test_a_message_typed_while_claude_code_works_is_the_ask(proxy: RunningRouter) -> None:
+    """Claude Code hands a message typed while it works to the model after the next tool's
+    result: older versions in a reminder beside it, cut whole as the agent's (the coding ask
+    stayed the latest, coding 0.93), newer ones as a system turn of its own, read with its
+    header and footer (prose 0.54). Served, each is classified as the same conversation with
+    the message sent beside the result is (prose 0.81)."""
+
+    def after_result(extra: str, system: bool = False) -> dict[str, Any]:
+        turns = claude_code_loop(reminders=True)
+        if system:
+            turns.append({"role": "system", "content": extra})
+        else:
+            last = turns[-1]["content"]
+            turns[-1] = {"role": "user", "content": [*last, {"type": "text", "text": extra}]}
+        return claude_code_body(turns)
+
+    plain = explained(proxy, "messages", after_result(SONNET))
+    assert plain["intent"]["label"] == "prose"
+    for body in (
+        after_result(queued(SONNET, QUEUED_OLDER, reminder=True)),
+        after_result(queued(SONNET), system=True),
+    ):
         served = anthropic_client(proxy).messages.with_raw_response.create(**body)
         assert served.headers["x-smf-intent"] == "prose"
         plan = explained(proxy, "messages", body)

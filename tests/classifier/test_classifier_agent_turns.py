@@ -29,7 +29,8 @@ from tests.agent_shapes import (
     LOCAL_CAVEAT,
     LOCAL_STDOUT,
     OLD_CAVEAT,
-    PEER,
+    PEER_AFTER,
+    PEER_MID_TURN,
     PROMPT_HOOK,
     SHELL_NOTIFICATION,
     claude_code_body,
@@ -221,8 +222,8 @@ def test_a_reply_past_its_bound_followed_by_markup_is_not_read_as_one() -> None:
 
 # Claude Code's message from an agent inside the same session (a subagent's report), with its
 # own note; mid-turn, beside the next tool's result, under another header, with a suffix
-# after the note (a peer session's: `PEER`), as transcripts and its bundle quoted in public
-# repositories show them
+# after the note (`PEER_AFTER`; a peer session's: `PEER_MID_TURN`), as transcripts and its
+# bundle quoted in public repositories show them
 PEER_REPORT = (
     '<agent-message from="a4320b8ef6db9c5c7">\nThree modules read the config: src/config.py, '
     "src/cli.py and src/server.py. Only src/config.py validates keys.\n</agent-message>"
@@ -238,10 +239,6 @@ INSIDE_NOTE = (
     "permission laundering."
 )
 MID_TURN = "Another Claude session sent a message while you were working:"
-MID_TURN_AFTER = (
-    " After completing your current task, decide whether/how to respond (reply via "
-    "SendMessage to the `from=` address)."
-)
 
 CALL = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}}
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "2 failed, 14 passed"}
@@ -250,8 +247,8 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "2 failed,
 @pytest.mark.parametrize(
     "message",
     [
-        f"{MID_TURN}\n{PEER_REPORT}\n\n{INSIDE_NOTE}{MID_TURN_AFTER}",  # a subagent's report
-        PEER.replace("Another Claude session sent a message:", MID_TURN, 1) + MID_TURN_AFTER,
+        f"{MID_TURN}\n{PEER_REPORT}\n\n{INSIDE_NOTE}{PEER_AFTER}",  # a subagent's report
+        PEER_MID_TURN,
     ],
 )
 def test_a_message_from_another_session_mid_turn_is_no_ask(message: str) -> None:
