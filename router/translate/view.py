@@ -3,7 +3,8 @@
 The classifier reads chat requests (messages with text, tools, tool_choice). A Messages or
 Responses body is translated for it, bounded like the classifier's own reading: the first
 few and the last `_TAIL` turns and the user's first and latest words between them (an
-agent's own text in a user turn is none: `classifier.harness.turn_asks`), the first and last
+agent's own text in a user turn is none: `classifier.harness.turn_asks`; a message the user
+typed mid-turn, in a Messages system turn, is some: `_typed`), the first and last
 `_PARTS` blocks of each (and of a tool result's own blocks), the tools the classifier reads
 (`classifier.request.scanned_tools`; those the tool choice allows or names first) and system
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
@@ -18,6 +19,7 @@ from itertools import islice
 from typing import Any
 
 from classifier.harness import has_words, turn_asks
+from classifier.queued import queued_after
 from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.translate import anthropic_request, responses_request
@@ -61,7 +63,7 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     out = dict(body)
     turns = body.get(key)
     if isinstance(turns, list):
-        kept = turns if len(turns) <= _HEAD + _TAIL else _head_ask_tail(turns)
+        kept = turns if len(turns) <= _HEAD + _TAIL else _head_ask_tail(turns, key)
         out[key] = [_clipped(turn, depth=2) for turn in kept]
         if key == "messages":
             out[key] = [_unread_cut(turn) for turn in out[key]]
@@ -72,7 +74,7 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     return out
 
 
-def _head_ask_tail(turns: list[Any]) -> list[Any]:
+def _head_ask_tail(turns: list[Any], key: str) -> list[Any]:
     """The first `_HEAD` and last `_TAIL` turns, and between them the first and the latest
     turn in which the user wrote something: an agent's tool loop adds two turns a round, so
     after 31 rounds the ask fell out of the view and the first message decided alone (found
@@ -80,12 +82,12 @@ def _head_ask_tail(turns: list[Any]) -> list[Any]:
     for by role and block type, and a text block's ends (`_asks`), as far as the classifier
     looks in a chat body: the first among `SCAN_MESSAGES`, the latest `SCAN_ROLES` back."""
     tail = len(turns) - _TAIL
-    first = next((i for i in range(min(tail, SCAN_MESSAGES)) if _asks(turns[i])), tail)
+    first = next((i for i in range(min(tail, SCAN_MESSAGES)) if _asks(turns[i], key)), tail)
     latest = next(
         (
             index
             for index in range(len(turns) - 1, max(len(turns) - 1 - SCAN_ROLES, _HEAD - 1), -1)
-            if _asks(turns[index])
+            if _asks(turns[index], key)
         ),
         tail,
     )
@@ -93,28 +95,46 @@ def _head_ask_tail(turns: list[Any]) -> list[Any]:
     return [*turns[:_HEAD], *(turns[i] for i in between), *turns[tail:]]
 
 
-def _asks(turn: object) -> bool:
+def _asks(turn: object, key: str) -> bool:
     """A user turn with words of the user's in it: not only tool results, images or an
     agent's harness text (`has_words` of a string, `turn_asks` of its text blocks: the
     classifier's own test). The texts are read together, as the classifier reads the
     turn: each block alone, a Cline tool's result it resumes after, or a local command's
     echo before its output, counted as an ask here and not there, and the view kept it
-    rather than the ask before it (found in review)."""
-    if not isinstance(turn, dict) or turn.get("role") != "user":
+    rather than the ask before it (found in review). A system turn of Messages asks when it
+    holds a message the user typed while a reply ran (`_typed`)."""
+    if not isinstance(turn, dict):
         return False
     content = turn.get("content")
+    if key == "messages" and turn.get("role") == "system":
+        return _typed(content)
+    if turn.get("role") != "user":
+        return False
     if isinstance(content, str):
         return has_words(content)
+    return turn_asks(_block_texts(content))
+
+
+def _block_texts(content: object) -> list[str]:
+    """The texts of the text blocks at a turn's ends (`_ends`)."""
     blocks = _ends(content) if isinstance(content, list) else []
-    return turn_asks(
-        [
-            text
-            for b in blocks
-            if isinstance(b, dict)
-            and b.get("type") in _TEXT_TYPES
-            and isinstance(text := b.get("text"), str)
-        ]
-    )
+    return [
+        text
+        for b in blocks
+        if isinstance(b, dict)
+        and b.get("type") in _TEXT_TYPES
+        and isinstance(text := b.get("text"), str)
+    ]
+
+
+def _typed(content: object) -> bool:
+    """Whether a Messages system turn's content holds a message the user typed while a reply
+    ran, with words (`classifier.queued`): newer Claude Code sends it so, after the tool's
+    result, and the translation reads the turn as a user's. Passed over as no user's turn,
+    it was dropped once a tool loop ran on past the tail, and the ask before it kept in its
+    place. Its other system turns (a note that the date changed) are no asks here, as before."""
+    texts = [content] if isinstance(content, str) else _block_texts(content)
+    return any((q := queued_after(t, 0, len(t))) is not None and q.words for t in texts)
 
 
 def _unread_cut(turn: object) -> object:

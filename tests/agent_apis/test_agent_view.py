@@ -29,6 +29,7 @@ from tests.agent_shapes import (
     TODO_REMINDER,
     claude_code_body,
     cline_task,
+    queued,
     slash_command,
     user_item,
 )
@@ -316,6 +317,25 @@ def test_a_turn_is_kept_as_an_ask_as_the_classifier_reads_it() -> None:
     ask = body["messages"][2]["content"][0]["text"]
     assert request_view(long).latest == request_view(short).latest == ask
     assert classify(long).label == classify(short).label == "coding"
+
+
+def test_a_message_typed_mid_turn_as_a_system_turn_is_kept_past_the_tail() -> None:
+    """Newer Claude Code sends a message the user typed while it worked as a system turn
+    after the tool's result, which the translation reads as a user's: the view passed it
+    over as no user's turn and, once the loop ran on past it beyond the tail, kept the ask
+    before it in its place. The request was classified by the coding ask, coding 0.71, not
+    as it reads whole, by the message, reasoning 0.74."""
+    body = _tool_loop("messages", 200)
+    steer = {"role": "system", "content": queued("Explain why the sky is blue.")}
+    at = len(body["messages"]) - 80  # after a tool's result, 80 turns from the end
+    assert body["messages"][at - 1]["content"][0]["type"] == "tool_result"
+    body["messages"].insert(at, steer)
+    view, whole = chat_view("messages", body), anthropic_request.to_chat(body)
+    assert request_view(view).latest == request_view(whole).latest == "Explain why the sky is blue."
+    assert classify(view) == classify(whole)
+    noted = {"role": "system", "content": "The date has changed. Today's date is now 2026-12-05."}
+    body["messages"][at] = noted  # its other system turns stay no asks here, as before
+    assert request_view(chat_view("messages", body)).latest.startswith("Now write a Python")
 
 
 def _image_result(api: str) -> dict[str, Any]:
