@@ -28,17 +28,21 @@ HARNESS_EACH_END = 8  # blocks cut from each end of a text, at most
 # the text or follows one of `_LEAD_INS`, only the words inside are read (a question on a
 # bike chain as feedback read reasoning 0.51 with the lead-in and tags, 0.92 alone); a
 # user's own text ending in such tags after other words is read as written.
-# A reply need not end the text: followed by the agent's own markup (a tag, or a bracket:
-# Roo Code puts a file it read after the feedback on approving the read, `<file><path>...`,
-# and Cline a file the reply mentions, `HARNESS_MENTIONS`), it is read alone too, when its
-# opening follows a lead-in within `_REPLY_WITHIN` characters of the text's start (past its
-# blocks), or when only mentions follow it; followed by words, the text is read as written.
-# Mid-text, the lead-in is required: a user's own text may start with such a tag and go on
-# with another tag or a bracket ("<answer>B</answer>\n[Explain why B is right]", a
-# sonnet asked for on `<feedback>` in `<instructions>` tags), and was read as the tag's
-# inside alone (found in review: prose 0.92 became tool_calling 0.63). Cline and Roo Code
-# put the message a user sends on resuming a task in `<user_message>`, after a lead-in of
-# theirs.
+# A reply need not end the text: followed by the agent's own markup (`_MARKUP`: Roo Code
+# puts a file it read after the feedback on approving the read, `<file><path>...`, Cline a
+# file the reply mentions, `HARNESS_MENTIONS`, and both the editor's state in a turn's texts
+# joined), it is read alone too, when its opening follows a lead-in within `_REPLY_WITHIN`
+# characters of the text's start (past its blocks), or when only mentions follow it;
+# followed by anything else, the text is read as written. Mid-text, the lead-in is
+# required: a user's own text may start with such a tag and go on with another tag or a
+# bracket ("<answer>B</answer>\n[Explain why B is right]", a sonnet asked for on
+# `<feedback>` in `<instructions>` tags), and was read as the tag's inside alone (found in
+# review: prose 0.92 became tool_calling 0.63). And the lead-in is no proof: a user's own
+# prompt uses its words too ("Improve my essay based on the following feedback:\n<feedback>
+# ...</feedback>\n<essay>...</essay>"), and was read as the feedback alone while any tag or
+# bracket could follow it (writing 0.81 became tool_calling 0.59, found in review). Cline
+# and Roo Code put the message a user sends on resuming a task in `<user_message>`, after a
+# lead-in of theirs.
 HARNESS_REPLIES = {
     "<feedback>": "</feedback>",
     "<answer>": "</answer>",
@@ -52,7 +56,6 @@ _LEAD_INS = (
     "] Result:",  # a tool's header: "[ask_followup_question for '...'] Result:"
     "New instructions for task continuation:",  # on resuming a task
     "in the <response> parameter):",  # ...in plan mode ("...with plan_mode_respond tool")
-    "New message to respond to:",  # ...so in a test of Cline's: unconfirmed in its sources
 )
 _REPLY_WITHIN = 2_000
 # What Cline (and Roo Code, after it) append to the user's words for each @-mention in them,
@@ -127,7 +130,13 @@ _TEMPLATE = re.compile(
 _REPLY_OF = {closing: opening for opening, closing in HARNESS_REPLIES.items()}
 _REPLY_OPENING = re.compile("|".join(map(re.escape, HARNESS_REPLIES)))
 _MENTIONS_OF = {closing: (opening,) for opening, closing in HARNESS_MENTIONS.items()}
-_MARKUP = re.compile(r"\s{0,64}(?:[<\[]|\Z)")  # a tag, a bracket, or nothing more
+# What may follow a reply mid-text: a mention's block, Roo Code's file, the editor's state,
+# or nothing more
+_MARKUP = re.compile(
+    r"\s{0,64}(?:"
+    + "|".join(map(re.escape, [*HARNESS_MENTIONS, "<file>", "<environment_details>"]))
+    + r"|\Z)"
+)
 # A tool's header ("[read_file for 'x'] Result:") that starts a text, and one that is all
 # of it: a text part of its own in Cline's turns, which, with a reply in the part after it,
 # has no words either (in the reply's own text, the header is a lead-in)

@@ -206,6 +206,38 @@ def test_a_users_text_starting_with_a_reply_tag_is_read_as_written(text: str) ->
         assert classify({"messages": [{"role": "user", "content": text}]}).label == "prose"
 
 
+# A user's own prompts with a lead-in's words ("the following feedback:", "] Result:")
+# before a reply's tag, and tags or brackets of their own after its closing
+ESSAY = (
+    "Improve my essay based on the following feedback:\n<feedback>\nThe thesis is unclear."
+    "\n</feedback>\n<essay>\nCities should ban cars because traffic is bad.\n</essay>"
+)
+GRADING = (
+    "[Q1] Result:\n<answer>Paris</answer>\n[Q2] Result:\n<answer>Rome</answer>\n\nGrade these "
+    "answers against the key and explain each mistake."
+)
+# ...and a lead-in no agent's source has (it was one: unconfirmed, after a test's wording)
+SUPPORT = (
+    "Draft a polite reply to this customer. New message to respond to:\n<user_message>\nMy "
+    "order arrived broken.\n</user_message>"
+)
+
+
+@pytest.mark.parametrize("text", [ESSAY, GRADING, SUPPORT])
+def test_a_users_prompt_with_a_lead_ins_words_is_read_as_written(text: str) -> None:
+    """Mid-text, a reply after a lead-in was read alone when any tag or bracket followed it,
+    and a user's prompt uses a lead-in's words too: the essay prompt was read as "The thesis
+    is unclear." (tool_calling 0.59; whole, writing 0.81), the grading one as "Paris". Only
+    the agents' own markup after the reply (a file Roo Code read, a mention's block, the
+    editor's state: `roo_approved`, `resumed_with`) makes it theirs. A customer's message
+    after "New message to respond to:" was read alone, at the text's end too."""
+    assert own_words(text) is text
+    body = {"messages": [{"role": "user", "content": text}]}
+    assert view(body).latest == text
+    if text is ESSAY:
+        assert classify(body).label == "writing"
+
+
 def test_a_reply_past_its_bound_followed_by_markup_is_not_read_as_one() -> None:
     """A reply the agent's markup follows is looked for within 2,000 characters of the
     text's start (`_REPLY_WITHIN`): Roo Code's feedback on approving a read, after a tool's
