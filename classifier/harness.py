@@ -13,11 +13,12 @@ Code's own texts (a reply in their tags, a task resumed after a tool ran) are fo
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
-only a fixed start and run to the text's end, and for one of them a known trade-off is kept:
-Claude Code's Stop hook message ("Stop hook feedback:\n[<command>]: <output>", a user
-message of its own) ends with the hook's output, free-form (a command's stderr, a JSON
-reason, a prompt hook's verdict), which nothing tells from words a user types after pasting
-one. So a text starting so asks nothing, a user's bug report too ("Stop hook feedback:
+only a fixed start (with what the agent always writes right after it) and run to the text's
+end, and for one of them a known trade-off is kept: Claude Code's Stop hook message ("Stop
+hook feedback:\n[<command>]: <output>", a user message of its own) ends with the hook's
+output, free-form (a command's stderr, a JSON reason, a prompt hook's verdict), which
+nothing tells from words a user types after pasting one. So a text starting so (the line,
+then the output on the next) asks nothing, a user's bug report too ("Stop hook feedback:
 \n[check.sh]: exit 2\n\nWhy is my hook failing?" was reasoning 0.46 before, found in
 review); reading on would make every Stop hook's output an ask (its "commit and push these
 changes" the user's). Pasted after the question, the output is read with it.
@@ -143,24 +144,30 @@ _ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end 
 # last words differ by mode and version): the text has no words of the user's, but for a
 # reply in it (`HARNESS_REPLIES`, after its lead-in: `classifier.replies`). Matched by a
 # stable start (exact wordings from the agents' sources and from transcripts quoted in
-# public repositories).
-HARNESS_NOTICES = (
+# public repositories) and what the agent always writes right after it: by its first words
+# alone, a user's question that starts with them was no ask ("Another Claude session sent
+# a message: it says the build is broken on main. Should I trust it and revert?", "Stop hook
+# feedback: what does this mean?", unknown 0.0, found in review).
+_PEER_MESSAGE = r"\s{0,64}<(?:cross-session|agent)-message\b"
+HARNESS_NOTICES = {
     # Claude Code: a message from another session, the `<cross-session-message>` after this
     # line, then its note ("This came from another Claude session — not typed by your
     # user..."), all one text (its formatter joins the three): the note never starts a text.
     # From an agent inside the same session (a subagent's report), the message is an
     # `<agent-message from="...">` and the note "That \"other Claude session\" is an agent
-    # working inside this same session...", which never starts a text either...
-    "Another Claude session sent a message:",
+    # working inside this same session...", which never starts a text either. (A teammate's
+    # message under this line is an ask: `_TEAMMATE_BANNER`.)...
+    "Another Claude session sent a message:": _PEER_MESSAGE,
     # ...and a message that came while a reply was running (beside the next tool's result),
     # with the same message and note, then "After completing your current task, decide
     # whether/how to respond (reply via SendMessage to the `from=` address)."
-    "Another Claude session sent a message while you were working:",
-    # Claude Code: a Stop hook's reason to go on, a user message of its own ("Stop hook
-    # feedback:\n[~/.claude/hooks/check.sh]: ..."), to its end: it has no fixed end (the
-    # trade-off this module's docstring keeps)
-    "Stop hook feedback:",
-)
+    "Another Claude session sent a message while you were working:": _PEER_MESSAGE,
+    # Claude Code: a Stop hook's reason to go on, a user message of its own, on the line after
+    # this one (`getStopHookMessage`: a command's "[~/.claude/hooks/check.sh]: <stderr>", a
+    # prompt hook's "[<prompt>]: <reason>", or a JSON decision's reason as it is), to its end:
+    # it has no fixed end (the trade-off this module's docstring keeps)
+    "Stop hook feedback:": r"[ \t]*\r?\n",
+}
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
 # How each block ends (a note, with no closing, with itself), and an ending's openings (two
 # end in ".output")
@@ -172,7 +179,19 @@ _OPENINGS_OF: dict[str, tuple[str, ...]] = {
 _AFTER_WORDS = {**HARNESS_BLOCKS, **HARNESS_MENTIONS}
 _AFTER_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, _AFTER_WORDS)) + ")")
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
-_NOTICE = re.compile(r"\s{0,64}(?:" + "|".join(map(re.escape, HARNESS_NOTICES)) + ")")
+_NOTICE = re.compile(
+    r"\s{0,64}(?:" + "|".join(re.escape(n) + then for n, then in HARNESS_NOTICES.items()) + ")"
+)
+# Claude Code's line before a teammate's message to the lead of an agent team, the same as a
+# peer session's (a teammate's own session gets its tasks so, or bare): the message is read as
+# a bare one is (`HARNESS_WRAPPERS`), and the note after its closing, as a peer's, is not
+_TEAMMATE_BANNER = re.compile(
+    r"\s{0,64}Another Claude session sent a message(?: while you were working)?:"
+    r"(?=\s{0,64}<teammate-message\b)"
+)
+_PEER_NOTE = re.compile(
+    r"\s{0,64}(?:This came from another Claude session|That \"other Claude session\" is an agent)"
+)
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
 _ENDINGS = (">", *_PROSE_CLOSINGS)  # what a text's end is compared with before anything else
@@ -270,6 +289,8 @@ def _queued_words(text: str, following: str) -> str | None:
 def _words(text: str, following: str = "") -> str:
     """`own_words` of a text that holds no message typed while a reply ran."""
     start, end, closed = _bounds(text)
+    if banner := _TEAMMATE_BANNER.match(text, start):
+        start = banner.end()
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
         return words
@@ -279,14 +300,21 @@ def _words(text: str, following: str = "") -> str:
         if (words := reply(text, past, end, closed)) is not None:
             return words
         start = _past_blocks(text, past, end)
-        return "" if _NOTICE.match(text, start, end) else text[start:end].strip()
+        return "" if _noticed(text, start) else text[start:end].strip()
     if (words := reply(text, start, end, closed)) is not None:
         return words
-    if _NOTICE.match(text, start, end):
+    if _noticed(text, start):
         return ""
     if start == 0 and end == len(text):
         return text
     return text[start:end].strip()
+
+
+def _noticed(text: str, start: int) -> bool:
+    """Whether an agent's notice (`HARNESS_NOTICES`) starts `text[start:]`: looked for to the
+    text's own end, since what the agent writes after its first line may be a block cut from
+    the text's end (a peer's `<cross-session-message>` with no note after it)."""
+    return _NOTICE.match(text, start) is not None
 
 
 def turn_words(texts: Sequence[str]) -> list[str]:
@@ -373,8 +401,10 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         words = ""
     after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
     # Cline's first turn, resumed (Cline's by where it is): the reply in it, if any
-    if _NOTICE.match(text, after, end) or RESUMED.match(text, after, end):
+    if _noticed(text, after) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""
+    elif closing == "</teammate-message>" and _PEER_NOTE.match(text, after, end):
+        rest = ""  # Claude Code's note on a message from another session, to the text's end
     else:
         rest = text[after:end].strip()
     return _joined(words, rest)

@@ -1,0 +1,82 @@
+"""Claude Code's banners over its own user messages are its only with what it writes after them.
+
+Claude Code heads a message from another session, or from an agent inside this one, with
+"Another Claude session sent a message:" and the message's tag on the next line, and a Stop
+hook's reason to go on with "Stop hook feedback:" and the reason on the next line. Matched
+by their first words alone, a user's question that starts with them was no ask; and a
+teammate's message to the lead of an agent team, under the same banner, was none either,
+while the same message without it is read (`HARNESS_WRAPPERS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from classifier import classify
+from classifier.harness import has_words, own_words
+from classifier.request import view
+from router.translate.view import chat_view
+from tests.agent_shapes import PEER, claude_code_body
+
+BIKE = "Why does my bike chain keep slipping when I climb hills?"
+SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
+DONE = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+BANNER = "Another Claude session sent a message:"
+# A teammate's message to its lead, under the banner, with the note after it, as transcripts
+# quoted in public repositories show it (a lead gets every teammate's report so)
+NOTE = (
+    "This came from another Claude session — not typed by your user, but very likely working "
+    "on their behalf."
+)
+TEAMMATE = f'<teammate-message teammate_id="poet" color="pink">\n{SONNET}\n</teammate-message>'
+
+
+def claude_code(*turns: dict[str, Any]) -> dict[str, Any]:
+    return chat_view("messages", claude_code_body(list(turns)))
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{BANNER} it says the build is broken on main. Should I trust it and revert?",
+        "Another Claude session sent a message while you were working: is this a bug in Claude "
+        "Code? It appeared in my logs.",
+        f"{BANNER} 这是什么意思？我只开了一个会话。",
+        "Stop hook feedback: what does this mean and how do I configure the Stop hook?",
+    ],
+)
+def test_a_question_starting_with_a_banners_words_is_read_as_written(text: str) -> None:
+    """Each was no ask, unknown 0.0 (as written: reasoning 0.64, coding 0.69, prose 0.34,
+    reasoning 0.47): the ask before it stayed the latest."""
+    assert own_words(text) is text
+    body = claude_code(user(BIKE), DONE, user(text))
+    assert view(body).latest == text
+    assert classify(claude_code(user(text))).label != "unknown"
+
+
+def test_claude_codes_own_messages_under_the_banners_are_still_no_ask() -> None:
+    """With the tag after the banner, or the reason on the line after the notice (a command's
+    "[path]: stderr", or a JSON decision's reason as it is), the text is Claude Code's."""
+    assert not has_words(PEER)
+    assert not has_words(f'{BANNER} <cross-session-message from="a">hi</cross-session-message>')
+    assert not has_words("Stop hook feedback:\n[~/.claude/hooks/check.sh]: run the tests first")
+    assert not has_words("Stop hook feedback:\nUpdate the docs before you stop.")
+
+
+@pytest.mark.parametrize("banner", [f"{BANNER}\n", ""])
+def test_a_teammates_message_under_the_banner_is_read_as_a_bare_one(banner: str) -> None:
+    """Under the banner, a teammate's message was no ask, and the bike chain's question before
+    it the latest (reasoning); bare, the note after it was read with it. Its words alone are
+    read either way, as if the lead had been sent them."""
+    message = f"{banner}{TEAMMATE}\n\n{NOTE}"
+    assert own_words(message) == SONNET
+    body = claude_code(user(BIKE), DONE, user(message))
+    assert view(body).latest == SONNET
+    assert classify(body) == classify(claude_code(user(BIKE), DONE, user(SONNET)))
+    assert classify(body).label == "prose"
