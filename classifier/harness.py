@@ -295,12 +295,10 @@ def _words(text: str, following: str = "") -> str:
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
         return words
     if (resumed := resumed_at(text, start, end)) >= 0:
-        return _joined(reply(text, start, resumed), reply(text, resumed, end, closed))
+        past = resumption_end(text, resumed, end)
+        return _joined(reply(text, start, resumed), _resumed(text, past, end, closed))
     if (past := resumption_end(text, start, end)) >= 0:
-        if (words := reply(text, past, end, closed)) is not None:
-            return words
-        start = _past_blocks(text, past, end)
-        return "" if _noticed(text, start) else text[start:end].strip()
+        return _resumed(text, past, end, closed)
     if (words := reply(text, start, end, closed)) is not None:
         return words
     if _noticed(text, start):
@@ -308,6 +306,15 @@ def _words(text: str, following: str = "") -> str:
     if start == 0 and end == len(text):
         return text
     return text[start:end].strip()
+
+
+def _resumed(text: str, past: int, end: int, closed: bool) -> str:
+    """The words in `text[past:end]`, after a resumption: the reply in them, if any, or else
+    what follows the blocks they start with, but for a notice."""
+    if (words := reply(text, past, end, closed)) is not None:
+        return words
+    start = _past_blocks(text, past, end)
+    return "" if _noticed(text, start) else text[start:end].strip()
 
 
 def _noticed(text: str, start: int) -> bool:

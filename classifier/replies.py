@@ -77,13 +77,14 @@ HARNESS_MENTIONS = {
 # Cline's and Roo Code's text on reopening an interrupted task. A task stopped after a tool
 # ran is resumed in the turn that carries the tool's result: its texts, then this one, then
 # the user's message, if any. The result was for the reply the task lost, and asks nothing
-# now; only a reply before or after it is read. After a tool's result or a task's closing,
-# the text is the agent's by where it is, and its first words name it (`RESUMED`).
+# now; only a reply before or after it is read. After a task's closing, the text is the
+# agent's by where it is, and its first words name it (`RESUMED`).
 TASK_RESUMPTION = "[TASK RESUMPTION] This task was interrupted"
 RESUMED = re.compile(r"\s{0,64}" + re.escape(TASK_RESUMPTION))
-# Where a text starts with it, a user may be quoting it ("[TASK RESUMPTION] This task was
-# interrupted 3 minutes ago: what does Cline mean?" was no ask, found in review), so it is
-# matched through the end of its fixed template (Cline's `formatResponse.taskResumption`, and
+# Where a text starts with it, or a tool's result comes before it (a bracketed "Result:" line
+# is a log's too), a user may be quoting it ("[TASK RESUMPTION] This task was interrupted 3
+# minutes ago: what does Cline mean?" was no ask, found in review), so it is matched
+# through the end of its fixed template (Cline's `formatResponse.taskResumption`, and
 # Roo Code's before it dropped the text, which has no working directory): the last sentence
 # in act mode or in plan mode, then, when the task stopped under 30 seconds before, a note
 # on an edit reverted, then in plan mode, when the user sent no message, the note saying so
@@ -225,21 +226,25 @@ def _led(text: str, start: int, at: int, alone: bool = True) -> bool:
 
 
 def resumed_at(text: str, start: int, end: int) -> int:
-    """Where the resumption (`TASK_RESUMPTION`) starts in `text[start:end]` when a tool's
-    result starts it (a turn's texts joined, as the router's view of a Messages turn has
-    them): the last at a line's start within `HARNESS_CHARS` of the end; -1 when none."""
+    """Where the resumption starts in `text[start:end]` when a tool's result starts it (a
+    turn's texts joined): the last `TASK_RESUMPTION` at a line's start within
+    `HARNESS_CHARS` of the end, when the whole of its template follows (`resumption_end`);
+    -1 when none. By its first words alone, a user's text that pastes a tool's output and
+    quotes them was no ask ("[execute_command for 'npm test'] Result:\nFAIL ...\n[TASK
+    RESUMPTION] This task was interrupted — why does Cline show this after my tests
+    fail?", found in review)."""
     if not _RESULT.match(text, start, end):
         return -1
     at = text.rfind("\n" + TASK_RESUMPTION, max(start, end - HARNESS_CHARS), end)
-    return at + 1 if at >= 0 else -1
+    return at + 1 if at >= 0 and resumption_end(text, at + 1, end) >= 0 else -1
 
 
 def resumed_part(texts: Sequence[str]) -> int:
-    """Which of a turn's texts starts with the resumption (`TASK_RESUMPTION`) when the first
-    is a tool's result; 0 when none does."""
+    """Which of a turn's texts starts with the whole resumption (`resumption_end`) when the
+    first is a tool's result; 0 when none does."""
     if not texts or not _RESULT.match(texts[0]):
         return 0
-    return next((i for i, text in enumerate(texts) if RESUMED.match(text)), 0)
+    return next((i for i, t in enumerate(texts) if resumption_end(t, 0, len(t)) >= 0), 0)
 
 
 def resumption_end(text: str, start: int, end: int) -> int:
