@@ -36,6 +36,7 @@ from classifier.replies import (
     HARNESS_EACH_END,
     HARNESS_MENTIONS,
     HEADER,
+    MENTIONED,
     RESUMED,
     blocks_before,
     reply,
@@ -120,7 +121,7 @@ HARNESS_BLOCKS = {
 # 0.58, in a slash command's `<command-args>` 0.43, the question alone 0.92). A wrapper is
 # unwrapped where a block could be cut, at the start of a text past its blocks; what follows
 # its closing is read too, without the blocks and the mentions (`HARNESS_MENTIONS`: a file's
-# content Cline appends to a task that names it) it starts with.
+# content Cline appends to a task that names it, `MENTIONED`) it starts with.
 HARNESS_WRAPPERS = {
     # Cline (and Roo Code before it renamed the tag): the first ask of a task
     "<task>": "</task>",
@@ -383,7 +384,8 @@ def _past_blocks(
 
 def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> str | None:
     """The words inside the wrapper `wrapped` opens, then what follows its closing up to
-    `end`, past the blocks and mentions that starts with; None when it is not closed before
+    `end`, past the blocks that starts with (and the mentions, when the words name one:
+    `MENTIONED`); None when it is not closed before
     `end` (within `HARNESS_CHARS`): the text is read as written. A slash command's
     arguments followed by a local command's output, here or at the start of `following`,
     are none."""
@@ -406,7 +408,10 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         or (_NOTHING_MORE.match(text, after, end) and _LOCAL_OUTPUT.match(following))
     ):
         words = ""
-    after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
+    if MENTIONED in words:  # Cline's mentions follow only words that name one
+        after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
+    else:
+        after = _past_blocks(text, after, end)
     # Cline's first turn, resumed (Cline's by where it is): the reply in it, if any
     if _noticed(text, after) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""

@@ -65,6 +65,11 @@ _REPLY_WITHIN = 2_000
 # working state or a commit. Not the user's words, yet read as the ask: a task's or a reply's
 # words are read without those that follow their closing (a wrapper's, `HARNESS_WRAPPERS` in
 # `classifier.harness`, or a reply's). Openings with attributes are matched by how they start.
+# Past a wrapper's closing, only when its words hold a mention's note (`MENTIONED`: each of
+# the seven has it, "Terminal Output (see below for output)", "Git commit 'a1b2c3d' (see below
+# for commit info)"...): a user's own "<task>Explain this</task>\n<terminal_output>...
+# </terminal_output>\nand propose a fix" was read without the output (found in review).
+MENTIONED = "(see below for"
 HARNESS_MENTIONS = {
     "<file_content path=": "</file_content>",
     "<folder_content path=": "</folder_content>",

@@ -92,6 +92,18 @@ def test_what_a_task_mentions_is_not_read_with_it(mention: str, joined: bool) ->
     assert classify(body).label == "prose"
 
 
+@pytest.mark.parametrize("mention", MENTIONS)
+def test_a_block_after_a_task_that_names_no_mention_is_the_users(mention: str) -> None:
+    """Cline appends a mention's block only to words with its note ("(see below for"): a
+    user's own task tags with such a block after them were read without it ("<task>Explain
+    this</task>\n<terminal_output>...</terminal_output>\nand propose a fix", coding 0.77,
+    was "Explain this\nand propose a fix", reasoning 0.41)."""
+    _, block = MENTIONS[mention]
+    text = f"<task>Explain this</task>\n{block}\nand propose a fix"
+    assert own_words(text) == f"Explain this\n{block}\nand propose a fix"
+    assert view(first_turn(text, joined=True)).latest.startswith(f"Explain this\n{block[:20]}")
+
+
 def test_several_mentions_and_a_resumption_after_a_task_are_not_read() -> None:
     """Cline appends one block a mention, in the order they come; a first turn resumed has
     the resumption after them, and the message sent with it is read with the task."""
