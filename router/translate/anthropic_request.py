@@ -37,10 +37,13 @@ def to_chat(
     *,
     placeholders: bool = True,
     cache: bool = False,
+    joined: bool = True,
 ) -> dict[str, Any]:
     """The chat body for a Messages body; `stream` asks for the usage chunk too;
     `placeholders=False` puts a textless file part where a document's placeholder would go;
-    `cache=True` keeps the blocks' `cache_control` (see the module's docstring)."""
+    `cache=True` keeps the blocks' `cache_control` (see the module's docstring);
+    `joined=False` keeps a user turn's text blocks as text parts rather than one text (the
+    classifier's view: it reads each block as the agent wrote it)."""
     messages: list[dict[str, Any]] = []
     system = _system(body.get("system"), cache)
     if system:
@@ -49,7 +52,7 @@ def to_chat(
         each
         for message in body.get("messages") or ()
         if isinstance(message, dict)
-        for each in _message(message, placeholders, cache)
+        for each in _message(message, placeholders, cache, joined)
     )
     messages.extend(_merged(translated))
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
@@ -121,7 +124,7 @@ def _cached(out: dict[str, Any], block: dict[str, Any], cache: bool) -> dict[str
 
 
 def _message(
-    message: dict[str, Any], placeholders: bool, cache: bool = False
+    message: dict[str, Any], placeholders: bool, cache: bool = False, joined: bool = True
 ) -> list[dict[str, Any]]:
     role = "assistant" if message.get("role") == "assistant" else "user"
     content = message.get("content")
@@ -138,7 +141,7 @@ def _message(
         _cached(p, b, cache) for b in blocks if (p := _user_part(b, placeholders)) is not None
     ]
     if parts:
-        only_text = all(p["type"] == "text" and "cache_control" not in p for p in parts)
+        only_text = joined and all(p["type"] == "text" and "cache_control" not in p for p in parts)
         merged: Any = "\n".join(p["text"] for p in parts) if only_text else parts
         results.append({"role": "user", "content": merged})
     return results

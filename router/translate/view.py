@@ -10,7 +10,12 @@ typed mid-turn, in a Messages system turn, is some: `_typed`), the first and las
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
 a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
 tool input (`_unread_cut`), or the router's placeholder for an attachment chat cannot carry
-(the classifier would read it as the user's words).
+(the classifier would read it as the user's words). A Messages user turn's text blocks stay
+text parts, as the classifier reads them and as `_asks` asks of them (`turn_words`: each
+block with the one after it): joined into one text, as the backend gets them, an agent's
+notice that runs to its text's end took the blocks after it too ("Stop hook feedback:\n
+[check.sh]: exit 2", then "Why is my hook failing?", was no ask), while the view kept that
+turn as the latest ask and dropped the one before it past the tail (found in review).
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if api == "completions":
         return {"messages": [{"role": "user", "content": _prompt_text(body.get("prompt"))}]}
     if api == "messages":
-        view = anthropic_request.to_chat(_bounded(body, "messages"), placeholders=False)
+        bounded = _bounded(body, "messages")
+        view = anthropic_request.to_chat(bounded, placeholders=False, joined=False)
     else:
         bounded = _bounded(body, "input")  # the view reads no stored state
         readable = responses_request.without_server_state(bounded)

@@ -5,7 +5,8 @@ Claude Code heads a message from another session, or from an agent inside this o
 hook's reason to go on with "Stop hook feedback:" and the reason on the next line. Matched
 by their first words alone, a user's question that starts with them was no ask; and a
 teammate's message to the lead of an agent team, under the same banner, was none either,
-while the same message without it is read (`HARNESS_WRAPPERS`).
+while the same message without it is read (`HARNESS_WRAPPERS`). Nor does a notice run past
+its own text block in a Messages turn, which the router's view keeps as parts.
 """
 
 from __future__ import annotations
@@ -17,12 +18,18 @@ import pytest
 from classifier import classify
 from classifier.harness import has_words, own_words
 from classifier.request import view
+from router.translate import anthropic_request
 from router.translate.view import chat_view
 from tests.agent_shapes import PEER, claude_code_body
 
 BIKE = "Why does my bike chain keep slipping when I climb hills?"
 SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
 DONE = {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+CALLED = {
+    "role": "assistant",
+    "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+}
+RESULT = {"type": "tool_result", "tool_use_id": "t", "content": "ok"}
 BANNER = "Another Claude session sent a message:"
 # A teammate's message to its lead, under the banner, with the note after it, as transcripts
 # quoted in public repositories show it (a lead gets every teammate's report so)
@@ -37,8 +44,9 @@ def claude_code(*turns: dict[str, Any]) -> dict[str, Any]:
     return chat_view("messages", claude_code_body(list(turns)))
 
 
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
+def user(*texts: str, before: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    """A Messages user turn of `before` (tool results) and text blocks."""
+    return {"role": "user", "content": [*before, *({"type": "text", "text": t} for t in texts)]}
 
 
 @pytest.mark.parametrize(
@@ -80,3 +88,33 @@ def test_a_teammates_message_under_the_banner_is_read_as_a_bare_one(banner: str)
     assert view(body).latest == SONNET
     assert classify(body) == classify(claude_code(user(BIKE), DONE, user(SONNET)))
     assert classify(body).label == "prose"
+
+
+def test_a_notice_in_a_messages_turn_ends_with_its_block() -> None:
+    """The router's view joined a Messages user turn's text blocks into one text, and a
+    notice that runs to its text's end took the blocks after it: a Stop hook's block, then
+    the user's question, was no ask (as chat parts, the question is read: reasoning 0.96).
+    The view asks of each block (`turn_asks`), so after a long tool loop it kept that turn
+    as the latest ask, and the one before it fell out: the first message's sonnet was read
+    as the latest. The blocks stay text parts in the view: the question is the ask."""
+    hook = "Stop hook feedback:\n[check.sh]: exit 2"
+    question = "Why is my hook failing?"
+    chat = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": hook}, {"type": "text", "text": question}],
+            }
+        ]
+    }
+    assert view(chat).latest == question
+    last = user(hook, question, before=(RESULT,))
+    loop = [turn for i in range(100) for turn in (CALLED, user(before=(RESULT,)))]
+    start = [user(SONNET), DONE, user(BIKE), *loop]
+    for body in (claude_code(*start, CALLED, last), claude_code(user(BIKE), CALLED, last)):
+        assert view(body).latest == question
+    plain = claude_code(user(BIKE), CALLED, user(question, before=(RESULT,)))
+    assert classify(claude_code(user(BIKE), CALLED, last)) == classify(plain)
+    # what the backend gets is as before: the turn's texts joined
+    forwarded = anthropic_request.to_chat(claude_code_body([user(BIKE), CALLED, last]))
+    assert forwarded["messages"][-1] == {"role": "user", "content": f"{hook}\n{question}"}

@@ -71,8 +71,8 @@ def texts(*items: str) -> list[dict[str, str]]:
 
 
 def first_turn(text: str, joined: bool) -> dict[str, Any]:
-    """Cline's first request: the task's text and the editor's state, as text parts or as
-    the router's view of a Messages turn joins them."""
+    """Cline's first request: the task's text and the editor's state, as text parts or
+    joined into one string."""
     parts = [text, CLINE_ENVIRONMENT]
     return {
         "messages": [{"role": "user", "content": "\n".join(parts) if joined else texts(*parts)}]
@@ -144,7 +144,7 @@ def test_feedback_after_a_long_output_is_read_without_what_it_mentions(joined: b
 
 
 def test_a_messages_body_is_read_so_too() -> None:
-    """Through the router's view of a Messages body, which joins a turn's texts."""
+    """Through the router's view of a Messages body, which keeps a turn's text blocks."""
     note, block = MENTIONS["file"]
     turn = texts(f"{cline_task(f'{note} {SONNET}')}\n\n{block}", CLINE_ENVIRONMENT)
     body = chat_view(

@@ -82,7 +82,7 @@ def texts(*items: str) -> list[dict[str, str]]:
 
 def cline(last: list[str], joined: bool, task: str = ASK) -> dict[str, Any]:
     """A Cline conversation: the task, a reply, and a user turn of `last` and the editor's
-    state, as text parts or joined (the router's view of a Messages turn)."""
+    state, as text parts or joined into one string."""
     turn = [*last, CLINE_ENVIRONMENT]
     first = {"role": "user", "content": texts(cline_task(task), CLINE_ENVIRONMENT)}
     reply = {"role": "assistant", "content": "<attempt_completion>"}
@@ -132,8 +132,8 @@ def test_resuming_a_task_without_a_message_leaves_the_task_the_ask(
 
 def test_a_first_turn_resumed_is_read_as_its_task() -> None:
     """A task stopped before any reply is resumed with its first turn's texts and the
-    resumption after them: the router's view joins them into one text, which was read with
-    the resumption, writing 0.28; the task alone is prose 0.99."""
+    resumption after them: joined into one text (as the router's view had them), it was
+    read with the resumption, writing 0.28; the task alone is prose 0.99."""
     joined = "\n".join([cline_task(SONNET), CLINE_ENVIRONMENT, RESUMPTION, CLINE_ENVIRONMENT])
     assert own_words(joined) == SONNET
     with_message = "\n".join([cline_task(SONNET), RESUMPTION, resumed_with(BIKE)])
@@ -277,8 +277,7 @@ def test_a_tool_result_before_a_resumption_is_not_read(resumed: list[str], joine
 
 
 def claude_code(*turns: dict[str, Any]) -> dict[str, Any]:
-    """The classifier's view of a Claude Code conversation (`chat_view` joins a turn's
-    texts)."""
+    """The classifier's view of a Claude Code conversation (`chat_view`)."""
     return chat_view("messages", claude_code_body(list(turns)))
 
 

@@ -4,8 +4,9 @@ Claude Code queues a message typed while a reply runs and hands it to the model 
 next tool's result, between a header and a footer of its own (`classifier.queued`): older
 versions in a `<system-reminder>`, which was cut whole as the agent's (the ask before it
 stayed the latest), newer ones as a text or a system turn of its own, read with the header
-and the footer. The router's view joins a turn's texts, so another session's message before
-it, a notice read to the text's end, swallowed it too (found in review).
+and the footer. A turn's texts joined (the router's view of a Messages turn had them so),
+another session's message before it, a notice read to the text's end, swallowed it too
+(found in review).
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ AROUND = {
 
 @pytest.mark.parametrize("texts", AROUND.values(), ids=AROUND)
 def test_the_message_is_read_without_the_agents_texts_around_it(texts: list[str]) -> None:
-    """The texts of the turn as parts (a chat request), joined (the router's view of a
-    Messages turn), and through the view: the user's words alone."""
+    """The texts of the turn as parts (a chat request), joined (one string), and through
+    the view: the user's words alone."""
     assert turn_words(texts) == [SKY]
     assert own_words("\n".join(texts)) == SKY
     body = loop(beside_result(*texts))

@@ -102,7 +102,8 @@ def test_a_local_commands_arguments_are_no_ask() -> None:
 
 def test_a_local_commands_echo_and_output_joined_are_no_ask() -> None:
     """Typed while a background task ran, `/model opus` comes in the turn of the task's
-    notification: joined (the router's view of a Messages turn), the output ending the text
+    notification: joined (one string, as the router's view of a Messages turn had it), the
+    output ending the text
     was cut as a block before the arguments were checked for it, and "opus" was the latest
     ask (read as parts, none)."""
     echo = [LOCAL_CAVEAT, slash_command("model", "opus"), LOCAL_STDOUT, SHELL_NOTIFICATION]
@@ -124,7 +125,7 @@ def test_a_prompt_commands_arguments_are_still_the_ask() -> None:
 
 def cline_turn(texts: list[str], joined: bool) -> dict[str, Any]:
     """A user turn of Cline's: its texts and the editor's state, as text parts (its
-    OpenAI-compatible provider) or joined (the router's view of a Messages turn)."""
+    OpenAI-compatible provider) or joined into one string."""
     texts = [*texts, CLINE_ENVIRONMENT]
     parts = [{"type": "text", "text": text} for text in texts]
     return {"role": "user", "content": "\n".join(texts) if joined else parts}

@@ -79,7 +79,7 @@ def test_a_text_of_harness_blocks_alone_has_no_words(text: str) -> None:
 )
 def test_harness_blocks_at_either_end_are_cut_from_the_users_words(text: str) -> None:
     """Claude Code's first turn is its claudeMd context, the ask, and sometimes a reminder
-    after it; the router's view joins a turn's texts into one string."""
+    after it, as parts or joined into one string."""
     assert own_words(text) == ASK
     assert view({"messages": [{"role": "user", "content": text}]}).latest == ASK
 
