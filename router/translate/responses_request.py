@@ -110,10 +110,16 @@ def _is_reference(item: Any) -> bool:
 
 
 def to_chat(
-    body: dict[str, Any], stream: bool | None = None, *, placeholders: bool = True
+    body: dict[str, Any],
+    stream: bool | None = None,
+    *,
+    placeholders: bool = True,
+    joined: bool = True,
 ) -> dict[str, Any]:
     """The chat body for a Responses body; `stream` asks for the usage chunk too;
-    `placeholders=False` puts a textless file part where an attachment's note would go."""
+    `placeholders=False` puts a textless file part where an attachment's note would go;
+    `joined=False` keeps a user message's text parts as parts rather than one text (the
+    classifier's view: it reads each part as the client wrote it)."""
     stateful = server_state(body)
     if stateful:
         raise Untranslatable(f"{stateful!r} needs a backend that serves Responses")
@@ -127,7 +133,7 @@ def to_chat(
     else:
         for item in items or ():
             if isinstance(item, dict):
-                _item(item, messages, placeholders, names)
+                _item(item, messages, placeholders, names, joined)
         messages = _images_after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
@@ -203,11 +209,15 @@ def _label(tool: dict[str, Any]) -> str:
 
 
 def _item(
-    item: dict[str, Any], messages: list[dict[str, Any]], placeholders: bool, names: ChatNames
+    item: dict[str, Any],
+    messages: list[dict[str, Any]],
+    placeholders: bool,
+    names: ChatNames,
+    joined: bool = True,
 ) -> None:
     kind = item.get("type", "message")
     if kind == "message":
-        messages.append(_message(item, placeholders))
+        messages.append(_message(item, placeholders, joined))
     elif kind in ("function_call", "custom_tool_call"):
         arguments = item.get("arguments")
         if kind == "custom_tool_call":
@@ -304,14 +314,14 @@ def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def _message(item: dict[str, Any], placeholders: bool) -> dict[str, Any]:
+def _message(item: dict[str, Any], placeholders: bool, joined: bool = True) -> dict[str, Any]:
     role = item.get("role", "user")
     role = "system" if role == "developer" else role
     content = item.get("content")
     if isinstance(content, str) or role != "user":
         return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
     parts = _parts(content, placeholders)
-    if all(p["type"] == "text" for p in parts):
+    if joined and all(p["type"] == "text" for p in parts):
         return {"role": role, "content": "\n".join(p["text"] for p in parts)}
     return {"role": role, "content": parts}
 

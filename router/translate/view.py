@@ -10,12 +10,13 @@ typed mid-turn, in a Messages system turn, is some: `_typed`), the first and las
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
 a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
 tool input (`_unread_cut`), or the router's placeholder for an attachment chat cannot carry
-(the classifier would read it as the user's words). A Messages user turn's text blocks stay
-text parts, as the classifier reads them and as `_asks` asks of them (`turn_words`: each
-block with the one after it): joined into one text, as the backend gets them, an agent's
-notice that runs to its text's end took the blocks after it too ("Stop hook feedback:\n
-[check.sh]: exit 2", then "Why is my hook failing?", was no ask), while the view kept that
-turn as the latest ask and dropped the one before it past the tail (found in review).
+(the classifier would read it as the user's words). A user turn's text blocks (a Responses
+user message's text parts) stay text parts, as the classifier reads them and as `_asks`
+asks of them (`turn_words`: each block with the one after it): joined into one text, as
+the backend gets them, an agent's notice that runs to its text's end took the blocks after
+it too ("Stop hook feedback:\n[check.sh]: exit 2", then "Why is my hook failing?", was no
+ask), while the view kept that turn as the latest ask and dropped the one before it past
+the tail (found in review).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     else:
         bounded = _bounded(body, "input")  # the view reads no stored state
         readable = responses_request.without_server_state(bounded)
-        view = responses_request.to_chat(readable, placeholders=False)
+        view = responses_request.to_chat(readable, placeholders=False, joined=False)
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]
     return view

@@ -18,9 +18,9 @@ import pytest
 from classifier import classify
 from classifier.harness import has_words, own_words
 from classifier.request import view
-from router.translate import anthropic_request
+from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
-from tests.agent_shapes import PEER, claude_code_body
+from tests.agent_shapes import PEER, claude_code_body, codex_body, user_item
 
 BIKE = "Why does my bike chain keep slipping when I climb hills?"
 SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
@@ -37,6 +37,8 @@ NOTE = (
     "This came from another Claude session — not typed by your user, but very likely working "
     "on their behalf."
 )
+HOOK = "Stop hook feedback:\n[check.sh]: exit 2"
+QUESTION = "Why is my hook failing?"
 TEAMMATE = f'<teammate-message teammate_id="poet" color="pink">\n{SONNET}\n</teammate-message>'
 
 
@@ -97,8 +99,7 @@ def test_a_notice_in_a_messages_turn_ends_with_its_block() -> None:
     The view asks of each block (`turn_asks`), so after a long tool loop it kept that turn
     as the latest ask, and the one before it fell out: the first message's sonnet was read
     as the latest. The blocks stay text parts in the view: the question is the ask."""
-    hook = "Stop hook feedback:\n[check.sh]: exit 2"
-    question = "Why is my hook failing?"
+    hook, question = HOOK, QUESTION
     chat = {
         "messages": [
             {
@@ -118,3 +119,15 @@ def test_a_notice_in_a_messages_turn_ends_with_its_block() -> None:
     # what the backend gets is as before: the turn's texts joined
     forwarded = anthropic_request.to_chat(claude_code_body([user(BIKE), CALLED, last]))
     assert forwarded["messages"][-1] == {"role": "user", "content": f"{hook}\n{question}"}
+
+
+def test_a_notice_in_a_responses_message_ends_with_its_part() -> None:
+    """So too the text parts of a Responses user message: joined in the view, the question
+    after a Stop hook's part was no ask (unknown 0.0), and the ask before it the latest."""
+    parts = [{"type": "input_text", "text": text} for text in (HOOK, QUESTION)]
+    item = {"type": "message", "role": "user", "content": parts}
+    body = chat_view("responses", codex_body([user_item(BIKE), item]))
+    assert view(body).latest == QUESTION
+    assert classify(body).label != "unknown"
+    forwarded = responses_request.to_chat(codex_body([item]))  # the backend's: as before
+    assert forwarded["messages"][-1] == {"role": "user", "content": f"{HOOK}\n{QUESTION}"}
