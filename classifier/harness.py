@@ -210,7 +210,7 @@ _NOTHING_MORE = re.compile(r"\s{0,64}\Z")
 # Claude Code offers after some twenty of its own (`classifier.request.scanned_tools` reads
 # past these). Single words (Bash, Read) have no pair of words to name, and are listed so
 # the set reads as the agents' whole harness.
-_CLAUDE_CODE_TOOLS = (  # tests/agent_shapes.py, with older and newer names
+_CLAUDE_CODE_TOOLS = (  # tests/agent_shapes/claude_code.py, with older and newer names
     "Task Agent Bash BashOutput KillShell KillBash Glob Grep LS Read Edit MultiEdit Write "
     "NotebookEdit NotebookRead WebFetch WebSearch TodoWrite TodoRead ExitPlanMode "
     "EnterPlanMode SlashCommand Skill AskUserQuestion TaskOutput TaskStop LSP "

@@ -1,10 +1,9 @@
-"""What Claude Code, Codex and Cline send: their tools, the harness texts they put in user
-turns, and their turns' shapes, for the tests of what the classifier reads of agent traffic.
+"""What Claude Code sends: its tools and system blocks, the texts it puts in user turns
+(reminders, a local command's echo, a background task's notification, a hook's output, a
+message from another session, a message the user typed while it worked), and its bodies.
 
-The tool names are the agents' own; each description is the opening of the agent's, or
-close to it: everyday words ("command", "file", "list", "returns") that the classifier
-must not take for the user's words. The harness texts are shortened but keep their
-wrappers, as the agents send them.
+The tool names are Claude Code's own; each description is the opening of its own, or close
+to it. The texts are shortened but keep their wrappers, as Claude Code sends them.
 """
 
 from __future__ import annotations
@@ -110,60 +109,6 @@ CLAUDE_CODE_SYSTEM = [
         "cache_control": {"type": "ephemeral"},
     },
 ]
-CODEX_TOOLS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "name": "shell",
-        "description": "Runs a shell command and returns its output.\n- Always set the "
-        "`workdir` param when using the shell function.",
-        "strict": False,
-        "parameters": {"type": "object", "properties": {"command": {"type": "array"}}},
-    },
-    {
-        "type": "function",
-        "name": "update_plan",
-        "description": "Updates the task plan.\nProvide an optional explanation and a list of "
-        "plan items, each with a step and status.",
-        "strict": False,
-        "parameters": {"type": "object", "properties": {"plan": {"type": "array"}}},
-    },
-    {
-        "type": "custom",
-        "name": "apply_patch",
-        "description": "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so "
-        "do not wrap the patch in JSON.",
-        "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch"},
-    },
-    {
-        "type": "function",
-        "name": "view_image",
-        "description": "Attach a local image (by filesystem path) to the conversation context "
-        "for this turn.",
-        "strict": False,
-        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-    },
-    *(
-        # with multi-agent on: its sub-agents' tools; and its question to the user
-        {
-            "type": "function",
-            "name": name,
-            "description": text,
-            "strict": False,
-            "parameters": {"type": "object", "properties": {}},
-        }
-        for name, text in (
-            ("spawn_agent", "Spawn a sub-agent for a well-scoped task. Returns the agent id."),
-            ("send_message", "Send a message to an existing agent without starting a turn."),
-            ("wait_agent", "Wait for agents to reach a final status and return it."),
-            ("request_user_input", "Ask the user one to three short questions and wait."),
-        )
-    ),
-]
-CODEX_INSTRUCTIONS = (
-    "You are Codex, based on GPT-5. You are running as a coding agent in the Codex CLI on a "
-    "user's computer."
-)
-
 # Claude Code's reminders: the claudeMd context before the first ask, and one of the
 # reminders it adds next to a tool result (here: the todo list's)
 CLAUDE_MD_REMINDER = (
@@ -179,19 +124,6 @@ TODO_REMINDER = (
     "tasks that would benefit from tracking progress, consider using the TodoWrite tool to "
     "track progress. Only use it if it's relevant to the current work. Make sure that you "
     "NEVER mention this reminder to the user\n</system-reminder>"
-)
-# Codex's two user items before the task: AGENTS.md (older versions wrap it in
-# <user_instructions>, newer ones head it "# AGENTS.md instructions for <dir>") and the
-# environment
-AGENTS_MD = (
-    "<user_instructions>\n\n# AGENTS.md\nAlways run `make check` before finishing. Prefer "
-    "small functions, type hints everywhere, and a pytest unit test for every change.\n\n"
-    "</user_instructions>"
-)
-AGENTS_MD_NEW = (
-    "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nAlways run `make check` before "
-    "finishing. Prefer small functions, type hints everywhere, and a pytest unit test for "
-    "every change.\n</INSTRUCTIONS>"
 )
 # Claude Code's local commands (`/model opus`, `/clear`, `!git status`): the caveat before
 # them, their echo and their output; a prompt command (`/review ...`) is echoed alike, and
@@ -286,106 +218,6 @@ def queued(words: str, footer: str = QUEUED_NEWER, reminder: bool = False) -> st
     return f"<system-reminder>\n{text}\n</system-reminder>" if reminder else text
 
 
-# Cline's (and Roo Code's) editor state, after the texts of every user turn it sends, and
-# the tag around the first ask of a task
-CLINE_ENVIRONMENT = (
-    "<environment_details>\n# VSCode Visible Files\nsrc/config.py\n\n# VSCode Open Tabs\n"
-    "src/config.py\ntests/test_config.py\n\n# Current Time\n12/4/2026, 9:12:03 PM "
-    "(UTC, UTC+0:00)\n\n# Current Working Directory (/repo) Files\nREADME.md\nsrc/\n"
-    "src/config.py\ntests/\ntests/test_config.py\n\n# Current Mode\nACT MODE\n"
-    "</environment_details>"
-)
-
-
-def cline_task(ask: str) -> str:
-    """Cline's first ask of a task."""
-    return f"<task>\n{ask}\n</task>"
-
-
-# Without native tool calls: Cline's nag when a reply used no tool (the middle shortened), and
-# the user's replies in its tags after a tool's header ("[x] Result:"), as a turn's texts
-CLINE_NO_TOOL = (
-    "[ERROR] You did not use a tool in your previous response! Please retry with a tool use."
-    "\n\n# Reminder: Instructions for Tool Use\n\nTool uses are formatted using XML-style tags."
-    "\n\n# Next Steps\n\nIf you have completed the user's task, use the attempt_completion "
-    "tool.\nIf you require additional information from the user, use the ask_followup_question "
-    "tool.\n(This is an automated message, so do not respond to it conversationally.)"
-)
-
-
-def cline_feedback(text: str) -> list[str]:
-    """Cline's turn when the user answers a completion with a follow-up."""
-    lead = (
-        "The user has provided feedback on the results. Consider their input to continue the "
-        "task, and then attempt completion again."
-    )
-    return ["[attempt_completion] Result:", f"{lead}\n<feedback>\n{text}\n</feedback>"]
-
-
-def cline_answer(question: str, text: str) -> list[str]:
-    """Cline's turn when the user answers its question."""
-    return [f"[ask_followup_question for '{question}'] Result:", f"<answer>\n{text}\n</answer>"]
-
-
-# Cline's (and Roo Code's) texts on reopening an interrupted task (`formatResponse.
-# taskResumption`, act and plan mode; verbatim but for the path), the user's new message, if
-# any, after them in `<user_message>` (Cline's next part, Roo Code's same text); and Roo
-# Code's feedback on approving a file's read, before the file it read
-RESUMPTION = (
-    "[TASK RESUMPTION] This task was interrupted 4 minutes ago. It may or may not be complete, "
-    "so please reassess the task context. Be aware that the project state may have changed "
-    "since then. The current working directory is now '/repo'. If the task has not been "
-    "completed, retry the last step before interruption and proceed with completing the task."
-    "\n\nNote: If you previously attempted a tool use that the user did not provide a result "
-    "for, you should assume the tool use was not successful and assess whether you should "
-    "retry. If the last tool was a browser_action, the browser has been closed and you must "
-    "launch a new browser if needed."
-)
-PLAN_RESUMPTION = (
-    "[TASK RESUMPTION] This task was interrupted just now. The conversation may have been "
-    "incomplete. Be aware that the project state may have changed since then. The current "
-    "working directory is now '/repo'.\n\nNote: If you previously attempted a tool use that "
-    "the user did not provide a result for, you should assume the tool use was not "
-    "successful. However you are in PLAN MODE, so rather than continuing the task, you must "
-    "respond to the user's message."
-)
-PLAN_NO_MESSAGE = (
-    "(The user did not provide a new message. Consider asking them how they'd like you to "
-    "proceed, or suggest to them to switch to Act mode to continue with the task.)"
-)
-
-
-def resumed_with(text: str, plan: bool = False) -> str:
-    """Cline's part with the user's message on resuming: a file it names follows it."""
-    lead = (
-        "New message to respond to with plan_mode_respond tool (be sure to provide your "
-        "response in the <response> parameter):"
-        if plan
-        else "New instructions for task continuation:"
-    )
-    return (
-        f"{lead}\n<user_message>\n'notes/ride.md' (see below for file content) {text}\n"
-        '</user_message>\n\n<file_content path="notes/ride.md">\nclimbs: 3\n</file_content>'
-    )
-
-
-def roo_approved(text: str) -> list[str]:
-    """Roo Code's turn when the user approves a file's read with feedback."""
-    lead = "The user approved this operation and provided the following context:"
-    read = '<file><path>src/config.py</path>\n<content lines="1-2">\n1 | def parse_config(d):'
-    return [
-        "[read_file for 'src/config.py'] Result:",
-        f"{lead}\n<feedback>\n{text}\n</feedback>\n{read}\n2 |     return d\n</content>\n</file>",
-    ]
-
-
-ENVIRONMENT = (
-    "<environment_context>\n  <cwd>/repo</cwd>\n  <approval_policy>on-request</approval_policy>"
-    "\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted"
-    "</network_access>\n  <shell>bash</shell>\n</environment_context>"
-)
-
-
 def claude_code_body(messages: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     """A Messages body as Claude Code sends it: its system blocks and tools."""
     return {
@@ -396,22 +228,3 @@ def claude_code_body(messages: list[dict[str, Any]], **extra: Any) -> dict[str, 
         "messages": messages,
         **extra,
     }
-
-
-def codex_body(items: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    """A Responses body as Codex sends it: its instructions, tools and settings."""
-    return {
-        "model": "auto",
-        "instructions": CODEX_INSTRUCTIONS,
-        "input": items,
-        "tools": CODEX_TOOLS,
-        "tool_choice": "auto",
-        "parallel_tool_calls": False,
-        "store": False,
-        **extra,
-    }
-
-
-def user_item(text: str) -> dict[str, Any]:
-    """A Codex user item."""
-    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}

@@ -1,0 +1,94 @@
+"""What Claude Code, Codex, Cline and Roo Code send: their tools, the harness texts they put
+in user turns, and their turns' shapes, for the tests of what the classifier reads of agent
+traffic. One module an agent (`claude_code`, `codex`, `cline`, which holds Roo Code's too);
+every name is importable from here.
+
+The tool names are the agents' own; each description is the opening of the agent's, or
+close to it: everyday words ("command", "file", "list", "returns") that the classifier
+must not take for the user's words. The harness texts are shortened but keep their
+wrappers, as the agents send them.
+"""
+
+from __future__ import annotations
+
+from tests.agent_shapes.claude_code import (
+    AGENT_NOTIFICATION,
+    CLAUDE_CODE_SYSTEM,
+    CLAUDE_CODE_TOOLS,
+    CLAUDE_MD_REMINDER,
+    GITHUB_MCP_TOOLS,
+    LOCAL_CAVEAT,
+    LOCAL_STDOUT,
+    OLD_CAVEAT,
+    PEER,
+    PEER_AFTER,
+    PEER_MID_TURN,
+    PROMPT_HOOK,
+    QUEUED_NEWER,
+    QUEUED_OLDER,
+    SHELL_NOTIFICATION,
+    TODO_REMINDER,
+    claude_code_body,
+    queued,
+    slash_command,
+)
+from tests.agent_shapes.cline import (
+    CLINE_ENVIRONMENT,
+    CLINE_NO_TOOL,
+    PLAN_NO_MESSAGE,
+    PLAN_RESUMPTION,
+    RESUMPTION,
+    cline_answer,
+    cline_feedback,
+    cline_task,
+    resumed_with,
+    roo_approved,
+)
+from tests.agent_shapes.codex import (
+    AGENTS_MD,
+    AGENTS_MD_NEW,
+    CODEX_INSTRUCTIONS,
+    CODEX_TOOLS,
+    ENVIRONMENT,
+    codex_body,
+    user_item,
+)
+
+__all__ = [
+    "AGENTS_MD",
+    "AGENTS_MD_NEW",
+    "AGENT_NOTIFICATION",
+    "CLAUDE_CODE_SYSTEM",
+    "CLAUDE_CODE_TOOLS",
+    "CLAUDE_MD_REMINDER",
+    "CLINE_ENVIRONMENT",
+    "CLINE_NO_TOOL",
+    "CODEX_INSTRUCTIONS",
+    "CODEX_TOOLS",
+    "ENVIRONMENT",
+    "GITHUB_MCP_TOOLS",
+    "LOCAL_CAVEAT",
+    "LOCAL_STDOUT",
+    "OLD_CAVEAT",
+    "PEER",
+    "PEER_AFTER",
+    "PEER_MID_TURN",
+    "PLAN_NO_MESSAGE",
+    "PLAN_RESUMPTION",
+    "PROMPT_HOOK",
+    "QUEUED_NEWER",
+    "QUEUED_OLDER",
+    "RESUMPTION",
+    "SHELL_NOTIFICATION",
+    "TODO_REMINDER",
+    "claude_code_body",
+    "cline_answer",
+    "cline_feedback",
+    "cline_task",
+    "codex_body",
+    "queued",
+    "resumed_with",
+    "roo_approved",
+    "slash_command",
+    "user_item",
+]
