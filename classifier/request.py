@@ -17,14 +17,8 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.harness import (
-    HARNESS_SEEN,
-    HARNESS_TOOLS,
-    has_words,
-    own_words,
-    turn_asks,
-    turn_words,
-)
+from classifier.harness import has_words, own_words, turn_asks, turn_words
+from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
 
 # The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
 # characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
@@ -48,7 +42,7 @@ SCAN_ROLES = 4096
 SCAN_PARTS = 16
 SCAN_TOOLS = 16
 # How many tools are looked at, at most, for `SCAN_TOOLS` of the request's own: an agent's
-# built-in tools (`classifier.harness.HARNESS_TOOLS`) are not counted. Claude Code offers
+# built-in tools (`classifier.harness_tools.HARNESS_TOOLS`) are not counted. Claude Code offers
 # some twenty of its own before its MCP tools, so the first 16 tools held none of those,
 # and "create an issue" could never name `mcp__github__create_issue` (found in review).
 SCAN_TOOLS_READ = 64

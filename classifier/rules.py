@@ -4,7 +4,7 @@
 request that names one (two words of its name, in order) or asks to look up, search, book,
 send… is tool use too. Tools merely present are only a weak prior: coding agents send their
 tool schemas on every turn, their descriptions are never compared, and their built-in tools
-(`classifier.harness.HARNESS_TOOLS`) cannot be named.
+(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     """The pairs of consecutive content words in each tool's name (`get_current_weather`,
     `getCurrentWeather`, `get-current-weather` give `("current", "weather")`); a name of one
     content word gives none, and cannot be named, nor can an agent's own, which the view
-    leaves out of `tool_names` (`classifier.harness.HARNESS_TOOLS`).
+    leaves out of `tool_names` (`classifier.harness_tools.HARNESS_TOOLS`).
     Cached: agents send the same tools on every turn."""
     return frozenset(
         pair
@@ -63,7 +63,7 @@ def asks_for_tools(v: RequestView) -> str | None:
     agent's tools are described in everyday words, and two of them in common with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). In
     order and together, not anywhere: with a `todo_write` tool offered, "write a todo app"
-    names none. And never an agent's built-in tools (`classifier.harness.HARNESS_TOOLS`):
+    names none. And never an agent's built-in tools (`classifier.harness_tools.HARNESS_TOOLS`):
     "store the todo write timestamp" is no call of Claude Code's TodoWrite."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:

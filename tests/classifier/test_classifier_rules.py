@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from classifier import classify, explain
-from classifier.harness import HARNESS_SEEN, HARNESS_TOOLS
+from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
 from classifier.request import SCAN_TOOLS_READ, TOOL_CHARS, scanned_tools, view
 from router.translate.view import chat_view
 from tests.agent_shapes import (
