@@ -6,9 +6,12 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import yaml
+
 from router.config import Config, parse
 from router.ledger import LedgerWriter
 from router.record import Attempt, Record, Usage
+from router.report_break_even import DAY_S
 
 DAY1 = datetime(2026, 3, 1, 10, tzinfo=UTC).timestamp()
 DAY2 = datetime(2026, 3, 2, 10, tzinfo=UTC).timestamp()
@@ -110,3 +113,39 @@ def write_known_ledger(directory: Path, records: Iterable[Record] | None = None)
         writer.submit(record)
     writer.close()
     return directory
+
+
+def local_days_ledger(
+    tmp_path: Path,
+    days: tuple[int, ...],
+    cost_usd: float,
+    counterfactual_usd: float,
+    hardware: float | None,
+) -> list[str]:
+    """A ledger under `tmp_path` of one local request a day of `days` (counted from March
+    1), each costing `cost_usd` and displacing `counterfactual_usd`; the report's arguments
+    for it, with `hardware` a `--config` whose local box costs that much."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="days")
+    for i in days:
+        writer.submit(
+            Record(
+                f"r{i}",
+                DAY1 + i * DAY_S,
+                route="coding",
+                backend="local",
+                tier="local",
+                attempts=[Attempt("local", "local", duration_s=0.0)],
+                cost_usd=cost_usd,
+                counterfactual_usd=counterfactual_usd,
+            )
+        )
+    writer.close()
+    args = ["--ledger", str(tmp_path / "ledger")]
+    if hardware is not None:
+        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
+        box = {"hardware_usd": hardware, "amortization_months": 36}
+        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
+        backends = [{**local, "model": "m", "local_cost": box}, cloud]
+        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
+        args += ["--config", str(tmp_path / "router.yaml")]
+    return args

@@ -13,7 +13,6 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-import yaml
 
 from router import report
 from router.config import parse
@@ -23,7 +22,7 @@ from router.record import Attempt, Record
 from router.report_break_even import DAY_S
 from router.report_html import to_html
 from router.report_svg import BOTTOM, TOP, H
-from tests.ledger.known_ledger import DAY1, known_config, write_known_ledger
+from tests.ledger.known_ledger import DAY1, known_config, local_days_ledger, write_known_ledger
 from tests.processes import smf_router
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -66,29 +65,8 @@ def html_of_local_days(
     """`smf-router report --format html` over one local request a day of `days` (counted
     from March 1), each costing `cost_usd` and displacing `counterfactual_usd`; with
     `hardware`, a config whose local box costs that much."""
-    writer = LedgerWriter(tmp_path / "ledger", process_tag="days")
-    for i in days:
-        writer.submit(
-            Record(
-                f"r{i}",
-                DAY1 + i * DAY_S,
-                route="coding",
-                backend="local",
-                tier="local",
-                attempts=[Attempt("local", "local", duration_s=0.0)],
-                cost_usd=cost_usd,
-                counterfactual_usd=counterfactual_usd,
-            )
-        )
-    writer.close()
-    args = ["--ledger", str(tmp_path / "ledger"), "--since", "2026-03-01", "--until", until]
-    if hardware is not None:
-        local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1"}
-        box = {"hardware_usd": hardware, "amortization_months": 36}
-        cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
-        backends = [{**local, "model": "m", "local_cost": box}, cloud]
-        (tmp_path / "router.yaml").write_text(yaml.safe_dump({"backends": backends}))
-        args += ["--config", str(tmp_path / "router.yaml")]
+    args = local_days_ledger(tmp_path, days, cost_usd, counterfactual_usd, hardware)
+    args += ["--since", "2026-03-01", "--until", until]
     done = smf_router("report", *args, "--format", "html")
     assert done.returncode == 0, done.stderr
     return done.stdout

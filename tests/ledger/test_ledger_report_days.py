@@ -12,13 +12,9 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-import yaml
 
-from router.ledger import LedgerWriter
-from router.record import Attempt, Record
-from router.report_break_even import DAY_S
 from router.report_svg import BOTTOM, H
-from tests.ledger.known_ledger import DAY1
+from tests.ledger.known_ledger import local_days_ledger
 from tests.processes import smf_router
 
 SVG = {"svg": "http://www.w3.org/2000/svg"}
@@ -27,28 +23,7 @@ SVG = {"svg": "http://www.w3.org/2000/svg"}
 def _ledger(tmp_path: Path, days: tuple[int, ...]) -> list[str]:
     """One local request a day of `days` (from March 1), each saving $1 and charged $0;
     the report's arguments for it, with a config whose local box costs $100."""
-    writer = LedgerWriter(tmp_path / "ledger", process_tag="days")
-    for i in days:
-        writer.submit(
-            Record(
-                f"r{i}",
-                DAY1 + i * DAY_S,
-                route="coding",
-                backend="local",
-                tier="local",
-                attempts=[Attempt("local", "local", duration_s=0.0)],
-                cost_usd=0.0,
-                counterfactual_usd=1.0,
-            )
-        )
-    writer.close()
-    local = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
-    box = {"hardware_usd": 100.0, "amortization_months": 36}
-    cloud = {**local, "name": "cloud", "tier": "cloud", "model": "gpt-4o"}
-    (tmp_path / "router.yaml").write_text(
-        yaml.safe_dump({"backends": [{**local, "local_cost": box}, cloud]})
-    )
-    return ["--ledger", str(tmp_path / "ledger"), "--config", str(tmp_path / "router.yaml")]
+    return local_days_ledger(tmp_path, days, 0.0, 1.0, 100.0)
 
 
 def _report(args: list[str], fmt: str) -> str:
