@@ -295,6 +295,21 @@ def openai_via_litellm(name: str, url: str, model: str) -> dict[str, Any]:
     return litellm_backend(name, f"openai/{model}", url)
 
 
+def claude_then_local(
+    claude: Running, local: Running, ledger_dir: Path, resilience: dict[str, Any]
+) -> Config:
+    """Every route on `claude` (litellm, Anthropic's Messages on the wire), then `local`
+    behind it, with `resilience` as the test needs the breaker."""
+    return parse(
+        {
+            "backends": [claude_backend(claude), local_backend(local)],
+            "routes": {intent: ["claude", "local"] for intent in INTENTS},
+            "ledger": {"path": str(ledger_dir / "ledger")},
+            "resilience": resilience,
+        }
+    )
+
+
 def local_backend(server: Running) -> dict[str, Any]:
     """A plain `local` backend on a simulator serving `local-model`."""
     return {"name": "local", "tier": "local", "base_url": server.url, "model": "local-model"}

@@ -13,20 +13,35 @@ from collections.abc import Iterator
 
 import pytest
 
-from router.config import parse
+from router.record import Record
 from tests.harness import (
-    INTENTS,
     Running,
     RunningRouter,
-    claude_backend,
+    claude_then_local,
     collected,
-    local_backend,
     router,
     sdk,
     simulator,
 )
 
 HELLO = [{"role": "user", "content": "Say hello."}]
+
+
+def attempts_under(stack: tuple[Running, RunningRouter], fault: str, stream: bool) -> Record:
+    """The record of one request with claude's `fault` set for it alone."""
+    claude, proxy = stack
+    records = collected(proxy)
+    claude.control("faults", {"fault": fault})
+    try:
+        reply = sdk(proxy).chat.completions.create(
+            model="coding", messages=HELLO, max_tokens=20, stream=stream
+        )
+        if stream:
+            for _ in reply:
+                pass
+        return records.wait(5)
+    finally:
+        claude.control("faults", {"fault": None})
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +51,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, R
         simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
         simulator(profile="vllm", model="local-model") as local,
     ):
-        config = parse(
-            {
-                "backends": [claude_backend(claude), local_backend(local)],
-                "routes": {i: ["claude", "local"] for i in INTENTS},
-                "ledger": {"path": str(tmp_path_factory.mktemp("status") / "ledger")},
-                "resilience": {"enabled": False},
-            }
-        )
+        ledger_dir = tmp_path_factory.mktemp("status")
+        config = claude_then_local(claude, local, ledger_dir, {"enabled": False})
         with router(config) as proxy:
             yield claude, proxy
 
@@ -57,19 +66,7 @@ def test_a_failed_attempt_records_the_status_its_provider_said(
     so. It said 502 for the 500, none for the 504 (litellm raises its Timeout) and 503 for
     the 529, where a `kind: openai` backend's attempt said the backend's own (found in
     review)."""
-    claude, proxy = stack
-    records = collected(proxy)
-    claude.control("faults", {"fault": f"server_error:{status}"})
-    try:
-        reply = sdk(proxy).chat.completions.create(
-            model="coding", messages=HELLO, max_tokens=20, stream=stream
-        )
-        if stream:
-            for _ in reply:
-                pass
-        record = records.wait(5)
-    finally:
-        claude.control("faults", {"fault": None})
+    record = attempts_under(stack, f"server_error:{status}", stream)
     assert [(a.backend, a.status) for a in record.attempts] == [("claude", status), ("local", 200)]
 
 
@@ -81,18 +78,7 @@ def test_an_error_event_first_in_its_stream_records_the_200(
     `overloaded_error`), before any text: the backend said 200, what failed is the error
     kind. It was recorded with the client's 502 or 503, which litellm's 500 for the event
     would have become (found in review)."""
-    claude, proxy = stack
-    records = collected(proxy)
-    claude.control("faults", {"fault": f"error_event:0:{status}"})
-    try:
-        reply = sdk(proxy).chat.completions.create(
-            model="coding", messages=HELLO, max_tokens=20, stream=True
-        )
-        for _ in reply:
-            pass
-        record = records.wait(5)
-    finally:
-        claude.control("faults", {"fault": None})
+    record = attempts_under(stack, f"error_event:0:{status}", True)
     kind = "overloaded" if status == 529 else "server_error"
     seen = [(a.backend, a.error_kind, a.status) for a in record.attempts]
     assert seen == [("claude", kind, 200), ("local", None, 200)]

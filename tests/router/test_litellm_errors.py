@@ -22,17 +22,14 @@ import yaml
 from router import reload
 from router.backends import litellm as adapter
 from router.backends import litellm_errors
-from router.config import parse
 from tests.harness import (
-    INTENTS,
     Collect,
     Running,
     RunningRouter,
     breaks_on_call,
-    claude_backend,
     claude_beside,
+    claude_then_local,
     collected,
-    local_backend,
     read_body,
     router,
     sdk,
@@ -53,14 +50,9 @@ def stack(
         simulator(profile="anthropic", model="claude-sonnet-4-5") as claude,
         simulator(profile="vllm", model="local-model") as local,
     ):
-        config = parse(
-            {
-                "backends": [claude_backend(claude), local_backend(local)],
-                "routes": {i: ["claude", "local"] for i in INTENTS},
-                "ledger": {"path": str(tmp_path_factory.mktemp("errors") / "ledger")},
-                "resilience": {"failure_threshold": 1, "open_s": 60, "max_open_s": 60},
-            }
-        )
+        ledger_dir = tmp_path_factory.mktemp("errors")
+        resilience = {"failure_threshold": 1, "open_s": 60, "max_open_s": 60}
+        config = claude_then_local(claude, local, ledger_dir, resilience)
         with router(config) as proxy:
             yield claude, local, proxy
 
