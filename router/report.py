@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from router import money, report_break_even, report_shadow, report_window
+from router import money, report_break_even, report_daily, report_shadow, report_window
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
@@ -156,40 +156,6 @@ def _groups(ledger: Ledger, by: By) -> list[dict[str, Any]]:
     return [{"key": row[0], **_summary(row[1:])} for row in rows]
 
 
-def _local_share(ledger: Ledger) -> list[dict[str, Any]]:
-    rows = ledger.sql(
-        "SELECT CAST(day AS VARCHAR), sum(requests)::BIGINT, sum(local_requests)::BIGINT,"
-        " sum(prompt_tokens + completion_tokens)::BIGINT, sum(local_tokens)::BIGINT"
-        " FROM agg WHERE route <> '(none)' OR backend <> '(none)'"  # what was routed
-        " GROUP BY day ORDER BY day"
-    )
-    return [
-        {
-            "day": day,
-            "requests": n,
-            "local_requests": local_n,
-            "share_requests": _ratio(local_n, n),
-            "tokens": tokens,
-            "local_tokens": local_tokens,
-            "share_tokens": _ratio(local_tokens, tokens),
-        }
-        for day, n, local_n, tokens, local_tokens in rows
-    ]
-
-
-def _daily(ledger: Ledger, column: str) -> list[dict[str, Any]]:
-    """Per day and route (or backend): the numbers the HTML charts draw."""
-    rows = ledger.sql(
-        f"SELECT CAST(day AS VARCHAR), {column}, sum(requests)::BIGINT,"
-        " sum(prompt_tokens + completion_tokens)::BIGINT, sum(offloaded_usd)"
-        f" FROM agg GROUP BY ALL ORDER BY 1, 2"
-    )
-    return [
-        {"day": d, "key": k, "requests": n, "tokens": t, "offloaded_usd": money.data(o or 0.0)}
-        for d, k, n, t, o in rows
-    ]
-
-
 def _pcts(values: list[float] | None) -> dict[str, float | None]:
     values = values or [None, None, None]  # type: ignore[list-item]
     return {f"p{q}": v for q, v in zip((50, 90, 99), values, strict=True)}
@@ -321,10 +287,8 @@ def _build(
         totals = _totals(ledger)
         side = report_shadow.spend(ledger, lo, hi)
         generated_at = now.astimezone(UTC).isoformat(timespec="seconds")
-        by_backend = _daily(ledger, "backend")
-        # the days the HTML charts draw, from the same fields: `daily` lists each of them
-        seen = (r["day"] for r in by_backend)
-        days = report_window.report_days(seen, generated_at, _iso_utc(until))
+        # every day of each per-day series, quiet ones too, and the days the HTML draws
+        days = report_window.report_days(report_daily.seen(ledger), generated_at, _iso_utc(until))
         return {
             "schema_version": SCHEMA_VERSION,
             "generated_at": generated_at,
@@ -335,9 +299,9 @@ def _build(
             "price_map_version": ",".join(sorted(ledger.price_map_versions)) or None,
             "totals": totals,
             "groups": _groups(ledger, by),
-            "local_share": _local_share(ledger),
-            "daily_by_route": _daily(ledger, "route"),
-            "daily_by_backend": by_backend,
+            "local_share": report_daily.local_share(ledger, days),
+            "daily_by_route": report_daily.by_key(ledger, "route", days),
+            "daily_by_backend": report_daily.by_key(ledger, "backend", days),
             "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": report_break_even.of(ledger, config, window_days, days),
             "shadow_spend": side,

@@ -10,7 +10,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
-from router import report_break_even, report_window
+from router import report_break_even
 from router.money import usd
 from router.report_render import (
     group_figures,
@@ -36,7 +36,7 @@ fill:#3e4c59}
 
 
 def _series(rows: list[dict[str, Any]], field: str, days: list[str]) -> dict[str, list[float]]:
-    """`field` summed per `key` over `days` (`_days`): 0 on a day without a row."""
+    """`field` per `key` over `days` (`_days`), from a series with a row a day and key."""
     index = {d: i for i, d in enumerate(days)}
     series: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(days))
     for r in rows:
@@ -45,10 +45,10 @@ def _series(rows: list[dict[str, Any]], field: str, days: list[str]) -> dict[str
 
 
 def _days(report: dict[str, Any]) -> list[str]:
-    """Every day the charts draw, quiet ones too (`report_window.report_days`): a quiet day
+    """Every day the charts draw: those the JSON's per-day series list, quiet ones too
+    (`router.report_daily`), so the page and the JSON count the same days. A quiet day
     draws no bar and one point of line."""
-    seen = (r["day"] for r in report["daily_by_backend"])
-    return report_window.report_days(seen, report["generated_at"], report.get("until"))
+    return [r["day"] for r in report["local_share"]]
 
 
 def _cards(report: dict[str, Any]) -> str:

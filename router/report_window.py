@@ -137,8 +137,9 @@ def report_days(seen: Iterable[str], generated_at: str, until: str | None) -> li
     """Every day a report's per-day series covers, quiet ones too: from the first of `seen`
     (ISO days with records) to the window's last day (`until` is exclusive: the day before
     it when it is a midnight; an open window ends at `generated_at`, the report's now).
-    Both ends as the report's JSON gives them, so the HTML drawn from that JSON and the JSON
-    itself (`break_even.daily`) count the same days.
+    Both ends as the report's JSON gives them. `report.build` counts them once, and every
+    per-day series lists each of them (`break_even.daily`, `router.report_daily`'s
+    `local_share` and `daily_by_*`), as the HTML charts drawn from those series draw them.
 
     Only the days with rows were drawn, side by side: a quiet day went missing between its
     neighbours, and the savings line rose faster than it did (found in review); the JSON's

@@ -102,7 +102,10 @@ def check_report(ledger: Path, parts: Any, damaged: str | None) -> None:
     totals = {k: data["totals"][k] for k in expected}
     assert totals == expected, f"{totals} != {expected}"
     shares = [d["requests"] for d in data["local_share"]]
-    assert shares == [expected["requests"]], shares
+    # every day from DAY's to the report's (now), DAY's with all the requests, the rest quiet
+    days = [d["day"] for d in data["local_share"]]
+    assert (days[0], days[-1]) == (DAY.date().isoformat(), data["generated_at"][:10]), days
+    assert shares == [expected["requests"]] + [0] * (len(days) - 1), shares
     named = [w for w in data["warnings"] if damaged and damaged in w]
     assert bool(named) == bool(damaged), data["warnings"]
 
