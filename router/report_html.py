@@ -76,16 +76,17 @@ def _groups_table(report: dict[str, Any]) -> str:
     head = "<tr><th>{}</th><th>requests</th><th>tokens</th><th>local share</th><th>cloud</th>"
     head += "<th>local cost</th><th>counterfactual</th><th>offloaded</th><th>errors</th>"
     head += "<th>fallbacks</th>"
-    unpriced, estimated = optional_columns(report["totals"])
-    head += "<th>unpriced</th>" if unpriced else ""
-    head += "<th>estimated tokens</th></tr>" if estimated else "</tr>"
+    columns = optional_columns(report["totals"])
+    head += "<th>unpriced</th>" if columns.unpriced else ""
+    head += "<th>not credited</th>" if columns.uncredited else ""
+    head += "<th>estimated tokens</th></tr>" if columns.estimated else "</tr>"
     rows = [head.format(escape(report["by"]))]
     for g in [*report["groups"], {**report["totals"], "key": "total"}]:
         cells = [
             escape(str(g["key"])),
             f"{g['requests']:,}",
             f"{g['prompt_tokens'] + g['completion_tokens']:,}",
-            *group_figures(g, unpriced, estimated),
+            *group_figures(g, columns),
         ]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     note = "".join(f"<p>{escape(line)}</p>" for line in token_notes(report["totals"]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich import box
 from rich.cells import cell_len
@@ -72,17 +72,32 @@ def pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
-def optional_columns(totals: dict[str, Any]) -> tuple[bool, bool]:
-    """Whether the group tables have an `unpriced` and an `estimated tokens` column: each only
-    when the totals count any, in the terminal and the HTML table alike."""
-    return bool(totals.get("unpriced_requests")), bool(totals.get("estimated_requests"))
+class OptionalColumns(NamedTuple):
+    """Which of the group tables' last columns there are, each only when the totals count
+    any (`optional_columns`), in the terminal and the HTML table alike, in this order."""
+
+    unpriced: bool  # requests with no known cloud price
+    uncredited: bool  # local requests that failed: not in the offloaded dollars
+    estimated: bool  # tokens the router estimated
 
 
-def group_figures(group: dict[str, Any], unpriced: bool, estimated: bool) -> list[str]:
-    """A group's cells after its key and token counts (`optional_columns` says which of the
-    last two it has). One list for the terminal and the HTML table, which differ only in how
+def optional_columns(totals: dict[str, Any]) -> OptionalColumns:
+    """The optional columns of the group tables of a report with these `totals`."""
+    return OptionalColumns(
+        bool(totals.get("unpriced_requests")),
+        bool(totals.get("uncredited_local_requests")),
+        bool(totals.get("estimated_requests")),
+    )
+
+
+def group_figures(group: dict[str, Any], columns: OptionalColumns) -> list[str]:
+    """A group's cells after its key and token counts (`columns` says which of the optional
+    last ones it has). One list for the terminal and the HTML table, which differ only in how
     they show the key and the tokens: written twice, a column added to one and not the other,
-    or formatted another way, would make the two reports of one ledger disagree."""
+    or formatted another way, would make the two reports of one ledger disagree. The
+    uncredited column says which groups the line under the table ("N of M local request(s)
+    failed, not credited") counts: JSON and CSV had the figure per group, these only the total.
+    """
     cells = [
         pct(group["local_share_requests"]),
         usd(group["cloud_usd"]),
@@ -92,9 +107,11 @@ def group_figures(group: dict[str, Any], unpriced: bool, estimated: bool) -> lis
         pct(group["error_rate"]),
         pct(group["fallback_rate"]),
     ]
-    if unpriced:
+    if columns.unpriced:
         cells.append(f"{group['unpriced_requests']:,}")
-    if estimated:
+    if columns.uncredited:
+        cells.append(f"{group['uncredited_local_requests']:,}")
+    if columns.estimated:
         cells.append(f"{group['estimated_tokens']:,}")
     return cells
 
@@ -114,10 +131,12 @@ def to_table(
     )
     headers = ["", "requests", "prompt tok", "compl. tok", "local share", "cloud $"]
     headers += ["local $", "counterfactual $", "offloaded $", "errors", "fallbacks"]
-    unpriced, estimated = optional_columns(report["totals"])
-    if unpriced:
+    columns = optional_columns(report["totals"])
+    if columns.unpriced:
         headers.append("unpriced")
-    if estimated:
+    if columns.uncredited:
+        headers.append("not credited")
+    if columns.estimated:
         headers.append("est. tok")
     # Never "…" in a cell: `platform…` named no caller, `$0.00000…` no amount (found in a new
     # user's review). The key folds onto more lines; a number, and its header, never breaks.
@@ -132,7 +151,7 @@ def to_table(
             f"{g['requests']:,}",
             f"{g['prompt_tokens']:,}",
             f"{g['completion_tokens']:,}",
-            *group_figures(g, unpriced, estimated),
+            *group_figures(g, columns),
         ]
         table.add_row(*cells, end_section=g["key"] == "TOTAL" or g is rows[-2])
     width = table_width(table, max(map(cell_len, keys)), terminal_width)

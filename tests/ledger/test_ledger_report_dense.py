@@ -2,11 +2,14 @@
 every day of the window, a quiet one as zeros for each route and backend of the window,
 and a share of nothing as null: they listed only the days with records, so a line plotted
 from the JSON jumped over a quiet weekend and a mean per day over the rows left it out.
-Through the real `smf-router report`, on a ledger written by the real writer, read raw and
-from its rollups."""
+And the table and HTML page say per group how many local requests were not credited, as
+JSON and CSV did. Through the real `smf-router report`, on a ledger written by the real
+writer, read raw and from its rollups."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -155,3 +158,37 @@ def test_the_html_charts_draw_the_quiet_day_empty(ledger: Path) -> None:
     ]
     drawn = [str(r.findtext("svg:title", "", SVG)) for r in tokens.findall("svg:rect", SVG)]
     assert not [title for title in drawn if title.startswith(GAP)]
+
+
+def test_the_table_and_html_say_per_group_how_many_were_not_credited(ledger: Path) -> None:
+    """The line under the table said how many local requests failed, not credited, in all;
+    which route they were on was in JSON and CSV alone."""
+    said = "1 of 2 local request(s) failed, not credited"
+    table = _report(ledger, "table")
+    assert said in table
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines()]
+    header = next(line for line in table.splitlines() if "requests" in line)
+    assert header.split("┃")[-2].strip() == "not credited"
+    cells = {row[0]: row[-1] for row in rows if row}
+    assert cells == {"coding": "1", "math": "0", "TOTAL": "1"}
+
+    html = _report(ledger, "html")
+    assert said in html
+    (groups,) = re.findall(r"<table><tr><th>route</th>.*?</table>", html)
+    assert "<th>not credited</th></tr>" in groups
+    last = dict(re.findall(r"<tr><td>([^<]*)</td>(?:<td>[^<]*</td>)*<td>([^<]*)</td></tr>", groups))
+    assert last == {"coding": "1", "math": "0", "total": "1"}
+
+    (header_row, *body) = list(csv.reader(io.StringIO(_report(ledger, "csv"))))
+    counts = {row[0]: row[header_row.index("uncredited_local_requests")] for row in body}
+    assert counts == {"coding": "1", "math": "0", "TOTAL": "1"}
+
+
+def test_a_table_without_failed_local_requests_has_no_such_column(tmp_path: Path) -> None:
+    """As the `unpriced` column: only when there is something to count."""
+    writer = LedgerWriter(tmp_path / "ledger", process_tag="ok")
+    writer.submit(_record("a", MARCH_1, "coding", "local"))
+    writer.close()
+    for fmt in ("table", "html"):
+        out = _report(tmp_path / "ledger", fmt)
+        assert "not credited" not in out
