@@ -8,8 +8,9 @@ every turn. The classifier reads the user's words and the request's own tools; t
 leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
 asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
 Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
-`classifier.replies`, and a message typed while Claude Code worked, in its texts, by
-`classifier.queued`.
+`classifier.replies`, a message typed while Claude Code worked, in its texts, by
+`classifier.queued`, and the messages of an agent team's sessions by
+`classifier.teammates`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -30,6 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from classifier import teammates
 from classifier.queued import queued_after
 from classifier.replies import (
     HARNESS_CHARS,
@@ -136,11 +138,11 @@ HARNESS_WRAPPERS = {
     # CI run), each a user message of its own, whose inside is the ask; openings with
     # attributes (`<teammate-message teammate_id="a" summary="...">`, `<channel
     # source="slack" chat_id="...">`, as channel servers' instructions quote it), so an
-    # opening here is how the tag starts, and its words start past its ">"
-    "<teammate-message": "</teammate-message>",
+    # opening here is how the tag starts, and its words start past its ">"; several in one
+    # text are read together (`classifier.teammates`)
+    "<teammate-message": teammates.CLOSING,
     "<channel source=": "</channel>",
 }
-_ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end within
 # Texts an agent starts a text with that run to its end, with no closing of their own (their
 # last words differ by mode and version): the text has no words of the user's, but for a
 # reply in it (`HARNESS_REPLIES`, after its lead-in: `classifier.replies`). Matched by a
@@ -157,7 +159,7 @@ HARNESS_NOTICES = {
     # From an agent inside the same session (a subagent's report), the message is an
     # `<agent-message from="...">` and the note "That \"other Claude session\" is an agent
     # working inside this same session...", which never starts a text either. (A teammate's
-    # message under this line is an ask: `_TEAMMATE_BANNER`.)...
+    # message under this line is an ask: `classifier.teammates.BANNER`.)...
     "Another Claude session sent a message:": _PEER_MESSAGE,
     # ...and a message that came while a reply was running (beside the next tool's result),
     # with the same message and note, then "After completing your current task, decide
@@ -182,16 +184,6 @@ _AFTER_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, _AFTER_WORDS)
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
 _NOTICE = re.compile(
     r"\s{0,64}(?:" + "|".join(re.escape(n) + then for n, then in HARNESS_NOTICES.items()) + ")"
-)
-# Claude Code's line before a teammate's message to the lead of an agent team, the same as a
-# peer session's (a teammate's own session gets its tasks so, or bare): the message is read as
-# a bare one is (`HARNESS_WRAPPERS`), and the note after its closing, as a peer's, is not
-_TEAMMATE_BANNER = re.compile(
-    r"\s{0,64}Another Claude session sent a message(?: while you were working)?:"
-    r"(?=\s{0,64}<teammate-message\b)"
-)
-_PEER_NOTE = re.compile(
-    r"\s{0,64}(?:This came from another Claude session|That \"other Claude session\" is an agent)"
 )
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
@@ -251,7 +243,7 @@ def _queued_words(text: str, following: str) -> str | None:
 def _words(text: str, following: str = "") -> str:
     """`own_words` of a text that holds no message typed while a reply ran."""
     start, end, closed = _bounds(text)
-    if banner := _TEAMMATE_BANNER.match(text, start):
+    if banner := teammates.BANNER.match(text, start):
         start = banner.end()
     wrapped = _WRAPPER.match(text, start, end)
     if wrapped and (words := _unwrapped(text, wrapped, end, following)) is not None:
@@ -344,17 +336,18 @@ def _past_blocks(
 
 
 def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> str | None:
-    """The words inside the wrapper `wrapped` opens, then what follows its closing up to
-    `end`, past the blocks that starts with (and the mentions, when the words name one:
-    `MENTIONED`); None when it is not closed before
-    `end` (within `HARNESS_CHARS`): the text is read as written. A slash command's
+    """The words inside the wrapper `wrapped` opens (and the teammates' messages after a
+    teammate's, `teammates.more_messages`), then what follows its closing up to `end`, past
+    the blocks that starts with (and the mentions, when the words name one: `MENTIONED`);
+    None when it is not closed before `end` (within `HARNESS_CHARS`): the text is read as
+    written. A slash command's
     arguments followed by a local command's output, here or at the start of `following`,
     are none."""
     inside = wrapped.end()
     opening = wrapped.group(1)
     if not opening.endswith(">"):  # attributes: the words start past the opening's end
-        inside = text.find(">", inside, min(end, inside + _ATTRIBUTES_CHARS)) + 1
-        if not inside:
+        inside = teammates.inside(text, inside, end)
+        if inside < 0:
             return None
     closing = HARNESS_WRAPPERS[opening]
     at = text.find(closing, inside, min(end, inside + HARNESS_CHARS))
@@ -362,6 +355,9 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         return None
     after = at + len(closing)
     words = text[inside:at].strip()
+    if closing == teammates.CLOSING:  # the others Claude Code delivered with it
+        more, after = teammates.more_messages(text, after, end)
+        words = _joined(words, *more)
     # the output is looked for up to the text's own end: one that ends it is cut from `end`
     # as a block (a turn's texts joined, the echo and the output were "opus", found in review)
     if closing == "</command-args>" and (
@@ -376,7 +372,7 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
     # Cline's first turn, resumed (Cline's by where it is): the reply in it, if any
     if _noticed(text, after) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""
-    elif closing == "</teammate-message>" and _PEER_NOTE.match(text, after, end):
+    elif closing == teammates.CLOSING and teammates.PEER_NOTE.match(text, after, end):
         rest = ""  # Claude Code's note on a message from another session, to the text's end
     else:
         rest = text[after:end].strip()

@@ -31,6 +31,7 @@ from tests.agent_shapes.claude_code import (
     claude_code_body,
     queued,
     slash_command,
+    teammate_messages,
 )
 from tests.agent_shapes.cline import (
     CLINE_ENVIRONMENT,
@@ -90,5 +91,6 @@ __all__ = [
     "resumed_with",
     "roo_approved",
     "slash_command",
+    "teammate_messages",
     "user_item",
 ]

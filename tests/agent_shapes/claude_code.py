@@ -190,6 +190,16 @@ PEER = (
     "permission laundering."
 )
 
+
+def teammate_messages(*messages: tuple[str, str]) -> str:
+    """A session's unread messages from its team, `(teammate, text)` each, in one text as
+    Claude Code delivers them (`formatTeammateMessages`: joined by a blank line)."""
+    return "\n\n".join(
+        f'<teammate-message teammate_id="{name}" color="blue">\n{text}\n</teammate-message>'
+        for name, text in messages
+    )
+
+
 # ...mid-turn, beside the next tool's result: under another header, with a suffix after the note
 PEER_AFTER = (
     " After completing your current task, decide whether/how to respond (reply via "

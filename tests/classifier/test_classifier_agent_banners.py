@@ -20,7 +20,7 @@ from classifier.harness import has_words, own_words
 from classifier.request import view
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
-from tests.agent_shapes import PEER, claude_code_body, codex_body, user_item
+from tests.agent_shapes import PEER, claude_code_body, codex_body, teammate_messages, user_item
 
 BIKE = "Why does my bike chain keep slipping when I climb hills?"
 SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
@@ -90,6 +90,25 @@ def test_a_teammates_message_under_the_banner_is_read_as_a_bare_one(banner: str)
     assert view(body).latest == SONNET
     assert classify(body) == classify(claude_code(user(BIKE), DONE, user(SONNET)))
     assert classify(body).label == "prose"
+
+
+@pytest.mark.parametrize("banner", [f"{BANNER}\n", ""])
+def test_several_teammates_messages_in_one_text_are_all_read(banner: str) -> None:
+    """Claude Code delivers a session's unread messages at once, in one text: only the
+    first was unwrapped, and the others' tags (under the banner, the note too) were read as
+    its words, prose 0.96 (0.82 with the note); all their words are read now, in their
+    order, as if the lead had been sent them: none is answered yet, each may ask its own."""
+    haiku = "Now write a haiku about the same river at night."
+    note = f"\n\n{NOTE}" if banner else ""
+    two = f"{banner}{teammate_messages(('poet', SONNET), ('editor', haiku))}{note}"
+    body = claude_code(user(BIKE), DONE, user(two))
+    assert view(body).latest == f"{SONNET}\n{haiku}"
+    assert classify(body) == classify(claude_code(user(BIKE), DONE, user(f"{SONNET}\n{haiku}")))
+    three = teammate_messages(("poet", SONNET), ("editor", haiku), ("rider", BIKE))
+    assert own_words(f"{banner}{three}{note}") == f"{SONNET}\n{haiku}\n{BIKE}"
+    # one not closed ends the run: it is read as written
+    late = f'<teammate-message teammate_id="late">\n{haiku}'
+    assert own_words(f"{three}\n\n{late}") == f"{SONNET}\n{haiku}\n{BIKE}\n{late}"
 
 
 def test_a_notice_in_a_messages_turn_ends_with_its_block() -> None:
