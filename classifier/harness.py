@@ -340,7 +340,7 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
     teammate's, `teammates.more_messages`), then what follows its closing up to `end`, past
     the blocks that starts with (and the mentions, when the words name one: `MENTIONED`);
     None when it is not closed before `end` (within `HARNESS_CHARS`): the text is read as
-    written. A slash command's
+    written; after Cline's whole resumption, as `_resumed` reads it. A slash command's
     arguments followed by a local command's output, here or at the start of `following`,
     are none."""
     inside = wrapped.end()
@@ -369,8 +369,11 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
         after = _past_blocks(text, after, end, _AFTER_OPENING, _AFTER_WORDS)
     else:
         after = _past_blocks(text, after, end)
-    # Cline's first turn, resumed (Cline's by where it is): the reply in it, if any
-    if _noticed(text, after) or RESUMED.match(text, after, end):
+    # Cline's first turn, resumed (Cline's by where it is): after its whole template, read as
+    # where it starts a text (typed words were lost); else only the reply in it, if any
+    if (past := resumption_end(text, after, end)) >= 0:
+        rest = _resumed(text, past, end, True)
+    elif _noticed(text, after) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""
     elif closing == teammates.CLOSING and teammates.PEER_NOTE.match(text, after, end):
         rest = ""  # Claude Code's note on a message from another session, to the text's end

@@ -13,7 +13,7 @@ import pytest
 from classifier import classify
 from classifier.harness import own_words, turn_words
 from classifier.request import view
-from tests.agent_shapes import RESUMPTION
+from tests.agent_shapes import CLINE_ENVIRONMENT, RESUMPTION, cline_task
 
 BIKE = "Why does my bike chain keep slipping when I climb hills?"
 # A user's texts: a test run's output, or a log's line, then the resumption's first words
@@ -52,3 +52,23 @@ def test_words_after_the_whole_resumption_are_read_as_at_a_texts_start() -> None
     assert own_words(f"{RESUMPTION}\n\n{BIKE}") == BIKE
     assert own_words(f"{result}\n\n{RESUMPTION}\n\n{BIKE}") == BIKE
     assert own_words(f"{result}\n\n{RESUMPTION}") == ""
+
+
+@pytest.mark.parametrize("after", ["", f"\n{CLINE_ENVIRONMENT}"])
+def test_words_after_a_first_turns_whole_resumption_are_read_with_its_task(after: str) -> None:
+    """A first turn resumed (its task, the editor's state, the resumption, joined) read only
+    a reply after the template, in `<user_message>`: words after it, as where the resumption
+    starts a text, were lost, and the task alone was the ask (prose 0.99, a question on a
+    bike chain after it unread). They are read with the task now (prose 0.83, as the two
+    alone)."""
+    sonnet = "Write a sonnet about autumn leaves falling on a quiet river."
+    joined = "\n".join([cline_task(sonnet), CLINE_ENVIRONMENT, RESUMPTION, f"\n{BIKE}{after}"])
+    assert own_words(joined) == f"{sonnet}\n{BIKE}"
+    body = {"messages": [{"role": "user", "content": joined}]}
+    assert view(body).latest == f"{sonnet}\n{BIKE}"
+    plain = {"messages": [{"role": "user", "content": f"{sonnet}\n{BIKE}"}]}
+    assert classify(body) == classify(plain)
+    # without them, or after only the template's first words, the task alone is read
+    assert own_words("\n".join([cline_task(sonnet), RESUMPTION, CLINE_ENVIRONMENT])) == sonnet
+    quoted = f"{cline_task(sonnet)}\n[TASK RESUMPTION] This task was interrupted just now.\n{BIKE}"
+    assert own_words(quoted) == sonnet
