@@ -250,7 +250,9 @@ def _words(text: str, following: str = "") -> str:
         return words
     if (resumed := resumed_at(text, start, end)) >= 0:
         past = resumption_end(text, resumed, end)
-        return _joined(reply(text, start, resumed), _resumed(text, past, end, closed))
+        # the reply ends the text before it but for the blocks after (mentions, editor state)
+        before = blocks_before(text, start, resumed, _OPENINGS_OF, _PROSE_CLOSINGS)
+        return _joined(reply(text, start, before), _resumed(text, past, end, closed))
     if (past := resumption_end(text, start, end)) >= 0:
         return _resumed(text, past, end, closed)
     if (words := reply(text, start, end, closed)) is not None:

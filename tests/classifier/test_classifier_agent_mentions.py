@@ -17,9 +17,10 @@ from classifier import classify
 from classifier.harness import own_words
 from classifier.request import view
 from router.translate.view import chat_view
-from tests.agent_shapes import CLINE_ENVIRONMENT, cline_task
+from tests.agent_shapes import CLINE_ENVIRONMENT, RESUMPTION, cline_task
 
 SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
+REFACTOR = "Refactor parse_config in src/config.py to raise ValueError on unknown keys."
 CODE = (
     "def parse_config(d):\n    for key in d:\n        if key not in KEYS:\n"
     '            raise ValueError(f"unknown key: {key}")\n    return dict(d)'
@@ -152,4 +153,34 @@ def test_a_messages_body_is_read_so_too() -> None:
         {"model": "auto", "max_tokens": 64, "messages": [{"role": "user", "content": turn}]},
     )
     assert view(body).latest == f"{note} {SONNET}"
+    assert classify(body).label == "prose"
+
+
+@pytest.mark.parametrize("mention", ["file", "terminal"])
+def test_feedback_before_a_resumption_is_read_without_what_follows_it(mention: str) -> None:
+    """A task reopened before any reply to the user's feedback has the resumption after the
+    feedback's text and the editor's state: joined (the router's view of a chat string), the
+    reply was looked for at the end of the text before the resumption, which the editor's
+    state ends, and then only within 2,000 characters of its start, where a long output's
+    feedback is not: it was lost, the turn no ask, and the task before it the latest (a
+    sonnet asked for as feedback on a refactor was coding 0.94). What ends the text before
+    the resumption is cut first (the editor's state, then the mentions): the feedback is
+    read alone, as in the turn's parts, prose 0.87."""
+    note, block = MENTIONS[mention]
+    feedback = f"{note} {SONNET}"
+    result = (
+        f"Command is still running in the user's terminal.\nHere's the output so far:\n{OUTPUT}"
+        f"\n\nThe user provided the following feedback:\n<feedback>\n{feedback}\n</feedback>"
+        f"\n\n{block}"
+    )
+    turn = ["[execute_command for 'pytest -v'] Result:", result, CLINE_ENVIRONMENT, RESUMPTION]
+    assert own_words("\n".join(turn)) == feedback
+    body = {
+        "messages": [
+            {"role": "user", "content": texts(cline_task(REFACTOR), CLINE_ENVIRONMENT)},
+            {"role": "assistant", "content": "<execute_command>"},
+            {"role": "user", "content": "\n".join(turn)},
+        ]
+    }
+    assert view(body).latest == feedback
     assert classify(body).label == "prose"
