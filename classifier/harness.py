@@ -9,8 +9,8 @@ leaves out (`classifier.request`, `classifier.rules`), and the router's view of 
 asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
 Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
 `classifier.replies`, a message typed while Claude Code worked, in its texts, by
-`classifier.queued`, and the messages of an agent team's sessions by
-`classifier.teammates`.
+`classifier.queued`, the messages of an agent team's sessions by `classifier.teammates`,
+and Claude Code's "Tool loaded." ending a turn by `classifier.boundary`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from classifier import teammates
+from classifier.boundary import before_boundary
 from classifier.queued import queued_after
 from classifier.replies import (
     HARNESS_CHARS,
@@ -309,9 +310,9 @@ def _bounds(text: str) -> tuple[int, int, bool]:
     """Where `text` starts and ends past the harness blocks at its ends, and whether it
     ends like a closing (a tag's, or an agent's prose's): only then are blocks looked for
     at its end."""
-    size = len(text)
-    start = _past_blocks(text, 0, size) if _OPENING.match(text) else 0
-    closed = start < size and text[max(start, size - 100) :].rstrip().endswith(_ENDINGS)
+    start = _past_blocks(text, 0, len(text)) if _OPENING.match(text) else 0
+    size = before_boundary(text, start, len(text))  # Claude Code's "Tool loaded.", if any
+    closed = start < size and text[max(start, size - 100) : size].rstrip().endswith(_ENDINGS)
     end = blocks_before(text, start, size, _OPENINGS_OF, _PROSE_CLOSINGS) if closed else size
     return start, end, closed
 

@@ -200,6 +200,20 @@ def teammate_messages(*messages: tuple[str, str]) -> str:
     )
 
 
+# What Claude Code appends to a user turn whose tool result holds a tool search's loaded
+# tools (`TOOL_REFERENCE_TURN_BOUNDARY`), the result itself, and its note that the date
+# changed, in the reminder it sends the note in
+TOOL_LOADED = "Tool loaded."
+TOOL_REFERENCE = {
+    "type": "tool_result",
+    "tool_use_id": "toolu_search",
+    "content": [{"type": "tool_reference", "tool_name": "mcp__github__create_issue"}],
+}
+DATE_CHANGED = (
+    "<system-reminder>\nThe date has changed. Today's date is now 2026-07-09. DO NOT mention "
+    "this to the user explicitly because they are already aware.\n</system-reminder>"
+)
+
 # ...mid-turn, beside the next tool's result: under another header, with a suffix after the note
 PEER_AFTER = (
     " After completing your current task, decide whether/how to respond (reply via "
