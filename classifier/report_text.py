@@ -30,17 +30,18 @@ HOW = """\
    parts are ignored. What agents add to a user turn is not the user's words
    (`harness.py`): blocks of `<system-reminder>`, a slash or local command's echo and
    output, `<task-notification>`, `<user-prompt-submit-hook>`, a peer session's message, the
-   note that the user stopped a reply and the
-   summary of a conversation compacted on its own (Claude Code), `<user_instructions>` or
+   note that the user stopped a reply, the summary of a conversation compacted on its own
+   and the "Tool loaded." ending a tool search's turn (Claude Code), `<user_instructions>` or
    `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
    and the nag for a tool use (Cline, Roo Code), and the few others `classifier/harness.py`
    names, at the start or end of a text are cut from it; a text an agent starts with a
    notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
-   matched through its template's last sentence, after which words are read), or a tool's
+   matched through its template's last sentence, after which words are read, also after a
+   first turn's `<task>`), or a tool's
    result that such a resumption follows in its turn, has no words; the tags
    an agent wraps the user's words in (Cline's `<task>`, a slash command's
-   `<command-args>`, Claude Code's `<teammate-message>` and `<channel>`) are cut and the
-   words read (not what Cline appends for an @-mention in them:
+   `<command-args>`, Claude Code's `<teammate-message>`, several in one text all read, and
+   `<channel>`) are cut and the words read (not what Cline appends for an @-mention in them:
    `<file_content>`, `<folder_content>`, `<url_content>`, `<terminal_output>`...), unless
    a local command's output follows them (`/model opus` asks nothing); of a text holding
    the user's reply in Cline's `<feedback>`, `<answer>` or `<user_message>` after its
