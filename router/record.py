@@ -76,6 +76,7 @@ ShadowDropReason = Literal[
     "saturated",
     "api_unsupported",
     "rate_zero",
+    "target_changed",
 ]
 
 

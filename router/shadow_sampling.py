@@ -11,10 +11,15 @@ it (`turned_off`): at `decide`, and again as a queued job's replay starts (`held
 Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and
 a private request never leaves the local tier (`refused`), asked at `decide` and again as
 a queued job starts: a reload that turns cloud targets off, or moves a target to the cloud
-tier, stops the jobs already queued for it too. A saturated (or open-circuit) target is
-skipped, and every skip is a counted drop reason. The shadow asks every target in chat, so
-a target must speak chat itself (`pairing.native`): a backend that only speaks Responses
-or Messages got POST /chat/completions on every replay. `router.shadow` queues and replays
+tier, stops the jobs already queued for it too. So does one that aims the request's shadow
+at another backend (`shadow.targets`, or a new default target): a queued job starts only
+where the running config would send a new sample (`held_back`), else it is dropped as
+`target_changed`, as one whose target was removed is (`no_target`), never re-sent to the
+new target: a reload that moves a target off a backend (too slow, or needed for live
+traffic) stops its replays at once. A saturated (or open-circuit) target is skipped, and
+every skip is a counted drop reason. The shadow asks every target in chat, so a target
+must speak chat itself (`pairing.native`): a backend that only speaks Responses or
+Messages got POST /chat/completions on every replay. `router.shadow` queues and replays
 what this samples.
 """
 
@@ -154,12 +159,17 @@ def held_back(
     `config` (a queue can hold jobs a while, and a reload may land meanwhile): its rate was
     set to 0 (`turned_off`), the config now forbids the target (`refused`, the rule the job
     was queued under: cloud targets turned off, or the target moved to the cloud tier with
-    a private request, or removed), or the target filled up (or its circuit opened). Pure:
-    `router.shadow` asks it as it takes each job, before the target's slot."""
+    a private request, or removed), the config now aims the request's shadow elsewhere
+    (`aimed_at`: `target_changed`; a reload of `shadow.targets` sent up to `queue_size`
+    queued jobs to the backend it moved them from, found in review), or the target filled
+    up (or its circuit opened). Pure: `router.shadow` asks it as it takes each job, before
+    the target's slot."""
     if turned_off(record, config):
         return "rate_zero"
     if (drop := refused(record, target, config)) is not None:
         return drop
+    if aimed_at(record, config) != target:
+        return "target_changed"
     return "saturated" if full(states.get(target)) else None
 
 

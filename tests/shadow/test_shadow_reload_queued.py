@@ -173,3 +173,43 @@ def test_a_raised_max_concurrency_starts_queued_jobs_without_waiting(tmp_path: P
             counts = shadow_counts(r)
     assert (status["in_flight"], status["queued"], status["max_concurrency"], held) == (3, 0, 4, 3)
     assert counts["compared"] == 3
+
+
+def test_a_reload_that_moves_the_target_drops_the_jobs_queued_for_the_old_one(
+    tmp_path: Path,
+) -> None:
+    """Math served in the cloud, shadowed on local, which holds every replay: one in flight,
+    two queued behind it, when a reload aims math's shadow at local2 (`shadow.targets`).
+    Released, the one in flight (sent before the reload) is compared; the two queued are
+    dropped as `target_changed`, sent neither to local nor to local2. The old shadow sent
+    all three to local, where README says a queued replay starts only where the new config
+    would send a new sample (found in review)."""
+    shadow = {"rates": {"math": 1.0}, "targets": {"math": "local"}, "max_concurrency": 1}
+    with (
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="vllm", model="local-model", fault="hold") as local,
+        simulator(profile="vllm", model="local2-model") as gpu,
+    ):
+        routes = {intent: ["cloud"] for intent in INTENTS}
+        servers = {"local": local, "cloud": cloud, "local2": gpu}
+        config = config_for(servers, tmp_path, LONG, shadow=shadow, routes=routes)
+        path = tmp_path / "router.yaml"
+        with router(config) as r:
+            reload.reloader_of(r.components).source = path
+            before = scrape(r.root).get("smf_router_shadow_dropped_total", reason="target_changed")
+            for _ in range(3):
+                _post(r, "cloud")
+            until(lambda: local.stats()["held"] == 1 and shadow_status(r)["queued"] == 2)
+            moved = config.model_dump(mode="json")
+            targets = {"math": "local2"}
+            reload_to(r, path, {**moved, "shadow": {**moved["shadow"], "targets": targets}})
+            _release(local)
+            until(lambda: _settled(r, 3))
+            counts = shadow_counts(r)
+            after = scrape(r.root).get("smf_router_shadow_dropped_total", reason="target_changed")
+        replayed = (chats(local), chats(gpu))
+    assert replayed == (1, 0)  # only the replay sent before the reload
+    assert before == 0  # the series exists from the start, as every drop reason's does
+    assert (counts["compared"], counts.get("dropped_target_changed", 0), after) == (1, 2, 2)
+    with Ledger(tmp_path / "ledger") as ledger:
+        assert ledger.sql("SELECT shadow_backend FROM shadow_comparisons") == [("local",)]

@@ -216,3 +216,26 @@ def test_a_queued_job_starts_only_where_the_reloaded_config_lets_its_offer_go(
     assert held_back(record, "gpu", reloaded, {}) == expected
     full = {"gpu": BackendState(saturated=True)}
     assert held_back(record, "gpu", reloaded, full) == (expected or "saturated")
+
+
+def test_a_queued_job_whose_target_a_reload_moved_is_dropped_not_resent() -> None:
+    """Queued toward `local` (the default target of a cloud-served request), then a reload:
+    a `shadow.targets` entry naming another backend, or a new default target (a local
+    backend listed first), aims new samples elsewhere, and the job is dropped as
+    `target_changed` (`held_back` asked only whether the old target was still allowed, so
+    queued jobs went on to it). A reload that leaves the target where it was starts it."""
+    record = _record("math")
+    offered = decide(record, _config(rates={"math": 1.0}), {})
+    assert offered is not None and offered.target == "local"
+    two = _config().model_dump(mode="json")["backends"]
+    gpu = {**two[0], "name": "gpu"}
+    rates, routes = {"rates": {"math": 1.0}}, {intent: ["cloud"] for intent in INTENTS}
+    pointed = parse({"backends": [*two, gpu], "shadow": {**rates, "targets": {"math": "gpu"}}})
+    assert held_back(record, "local", pointed, {}) == "target_changed"
+    first = parse({"backends": [gpu, *two], "routes": routes, "shadow": rates})
+    assert default_target(record, first) == "gpu"
+    assert held_back(record, "local", first, {}) == "target_changed"
+    beside = parse({"backends": [*two, gpu], "routes": routes, "shadow": rates})  # local first
+    assert held_back(record, "local", beside, {}) is None
+    full = {"local": BackendState(saturated=True)}
+    assert held_back(record, "local", beside, full) == "saturated"
