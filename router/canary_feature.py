@@ -28,8 +28,6 @@ def install(components: Any) -> None:
     cases = load_cases(config)
     metrics = components.metrics
     metrics.canary_suites_loaded(not_runnable(cases))
-    if sandbox_layers.runs_code(cases):
-        components.runs_code.append(sandbox_layers.CANARY)
     canary = Canary(
         lambda: components.config,
         cases,
@@ -42,6 +40,8 @@ def install(components: Any) -> None:
         history=ledger,
         tracing=components.tracing,
     )
+    # the suites running now: a reload may load others (`Canary.prepare`)
+    components.runs_code[sandbox_layers.CANARY] = lambda: sandbox_layers.runs_code(canary.cases)
     recalled = hold_ready(components, canary.judge)
     schedule = Schedule(canary, lambda: components.config, ledger, recalled)
     schedule.listen = lambda: components.listen  # set by `serve` after the install

@@ -80,9 +80,10 @@ class Components:
     # Told of each call the router makes on its own (shadow replays, their judge, canary
     # cases): capacity counts them.
     replay_observers: list[own_load.ReplayObserver] = field(default_factory=list)
-    # Features that run model-written code in the sandbox: `serve` says at start which of
-    # its layers hold for them (`router.sandbox_layers`).
-    runs_code: list[str] = field(default_factory=list)
+    # Features that may run model-written code in the sandbox, each with whether the running
+    # config has it run code: `serve` at start, and each reload, say which of the sandbox's
+    # layers hold for those that do (`router.sandbox_layers`).
+    runs_code: dict[str, Callable[[], bool]] = field(default_factory=dict)
     # Where it serves (`host:port`), set by `serve` before the start: names this router
     # among others on its host and ledger (its canary run starts, `router.canary_starts`).
     listen: str = ""

@@ -17,7 +17,8 @@ at all, are read once at start: a change there is applied to nothing and reporte
 restart. The canary and the shadow read the running config and backends on each run or job
 (the shadow's queue bounds and concurrency too). A reloaded config that leaves no keys on an
 address others reach says NO AUTH, as a start does (`router.open_listener`).
-The reply lists the warnings the log gives (`Config.warnings`, NO AUTH): a deploy script
+The reply lists the warnings the log gives (`Config.warnings`, NO AUTH, and SANDBOX when a
+feature runs model-written code, as a start says: `router.sandbox_layers`): a deploy script
 calling the endpoint saw none of them. The status section keeps the last attempt, from
 either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused file
 showed only in the journal. So do two gauges, as Prometheus has for its own config
@@ -49,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
-from router import canary, open_listener, resilience, shadow
+from router import canary, open_listener, resilience, sandbox_layers, shadow
 from router.api.headers import request_headers
 from router.auth import Authenticator
 from router.backends.base import Backend
@@ -185,6 +186,10 @@ class Reloader:
         # no app, as in-process tests reload, no `serve` started: the config says)
         behind_proxy = config.server.proxy_headers if state is None else state.behind_proxy
         warnings += open_listener.warn_after_reload(config, behind_proxy)
+        # as `serve` says at start, for what runs code now (the reload may have turned
+        # `shadow.run_request_tests` on, or loaded suites with code cases)
+        code = sandbox_layers.running(self.components.runs_code)
+        warnings += await asyncio.to_thread(sandbox_layers.say, config, code)
         return replace(outcome, warnings=tuple(warnings))
 
     def _adapters(self, config: Config) -> dict[str, Backend]:

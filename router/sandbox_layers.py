@@ -14,22 +14,33 @@ run that way, as the router's user, read the cloud keys from the router's
   the kernel then refuses its `/proc/<pid>/environ` and memory to the other processes of
   its user (root's with capabilities aside), whatever layers the sandbox has. The price:
   no core dumps, and a debugger or py-spy must run as root.
-- `report` says which layers hold, once at start, where code-running features are on, and
-  warns when one is missing while secrets are in the environment (their names, never their
-  values).
+- `report` says which layers hold, where code-running features are on, and warns when one
+  is missing while secrets are in the environment (their names, never their values).
+  `serve` says it at start and a reload again (`say`), for the features that run code
+  under the config now running (`running`): a reload that turned
+  `shadow.run_request_tests` on ran clients' code with no word of the layers, and its
+  reply's warnings said nothing (found in review).
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import logging
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from evals import landlock, sandbox
 from evals.graders import evaluator_of
 from evals.suite import Case
+
+if TYPE_CHECKING:
+    from router.config import Config
+
+log = logging.getLogger("smf_router.sandbox")
 
 CANARY = "canary code cases"
 SHADOW = "shadow.run_request_tests"
@@ -163,3 +174,28 @@ def report(
         "features off."
     )
     return layers, line, warning
+
+
+def running(features: Mapping[str, Callable[[], bool]]) -> list[str]:
+    """The features that run model-written code now: `Components.runs_code` names each
+    installed one with what says whether the running config has it run code."""
+    return [name for name, runs in features.items() if runs()]
+
+
+def say(
+    config: Config, features: Sequence[str], environ: Mapping[str, str] = os.environ
+) -> list[str]:
+    """Log `report`'s line (info) and its warning (warning), as `serve` starts and as a
+    reload applies; the warnings said, for the reload's reply (`[]` when none is, or no
+    feature runs code). Probes the kernel: off the event loop once it runs."""
+    keys = [b.api_key_env for b in config.backends if b.api_key_env]
+    said = report(features, environ, keys)
+    if said is None:
+        return []
+    layers, line, warning = said
+    fields = {"event": "sandbox_layers", "features": list(features), **dataclasses.asdict(layers)}
+    log.info("%s", line, extra={"fields": fields})
+    if warning is None:
+        return []
+    log.warning("%s", warning, extra={"fields": {**fields, "missing": layers.missing()}})
+    return [warning]

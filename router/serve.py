@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import math
 import os
@@ -89,7 +88,7 @@ async def _serve(
         log.warning("%s", warning)
     app = create_app(config)
     app.state.components.listen = f"{host}:{port}"
-    _say_sandbox_layers(config, app.state.components.runs_code)
+    sandbox_layers.say(config, sandbox_layers.running(app.state.components.runs_code))
     server = _Server(uvicorn_config(app, config, host, port), app.state.components.shutting_down)
     _reload_on_sighup(app.state, config_path)
     warn_if_open(config, host, app.state.behind_proxy)
@@ -98,20 +97,6 @@ async def _serve(
     finally:
         for task in simulators:
             task.cancel()
-
-
-def _say_sandbox_layers(config: Config, features: list[str]) -> None:
-    """Which of the sandbox's layers hold for the features that run model-written code,
-    and a warning when one is missing while secrets are in the environment."""
-    keys = [b.api_key_env for b in config.backends if b.api_key_env]
-    said = sandbox_layers.report(features, os.environ, keys)
-    if said is None:
-        return
-    layers, line, warning = said
-    fields = {"event": "sandbox_layers", "features": features, **dataclasses.asdict(layers)}
-    log.info("%s", line, extra={"fields": fields})
-    if warning is not None:
-        log.warning("%s", warning, extra={"fields": {**fields, "missing": layers.missing()}})
 
 
 async def _address_free(host: str, port: int) -> bool:

@@ -213,8 +213,8 @@ def install(components: Any) -> None:
         tracing=components.tracing,
     )
     components.gateway.call_sinks.append(shadow)
-    if components.config.shadow.run_request_tests:
-        components.runs_code.append(sandbox_layers.SHADOW)
+    # the running config's switch: a reload may turn it on (or off)
+    components.runs_code[sandbox_layers.SHADOW] = lambda: components.config.shadow.run_request_tests
     components.background.append(shadow.run)
     components.closers.append(shadow.close)
     components.reload_hooks.append(lambda _: shadow.reloaded)  # applied in the swap

@@ -4,15 +4,17 @@ reached through the adapter live traffic uses (no second adapter, no second pool
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 
 from classifier import INTENTS
 from evals.suite import SHIPPED
-from router import reload
+from router import reload, sandbox_layers
 from router.config import parse
 from tests.harness import claude_backend, router, scrape, simulator
 from tests.resilience.conftest import status, until
@@ -94,9 +96,10 @@ def floor_of(root: str, backend: str, intent: str) -> float | None:
 
 
 def test_a_reload_swaps_the_canary_suites_and_rejects_suites_that_do_not_load(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with simulator(profile="vllm", model="m") as local:
+    said = caplog.at_level(logging.INFO, "smf_router.sandbox")
+    with said, simulator(profile="vllm", model="m") as local:
         data: dict[str, Any] = {
             "backends": [backend("local", local.url)],
             "routes": {intent: ["local"] for intent in INTENTS},
@@ -107,6 +110,7 @@ def test_a_reload_swaps_the_canary_suites_and_rejects_suites_that_do_not_load(
         with router(parse(data)) as proxy:
             until(lambda: "local" in last_run(proxy.root), what="a first run")
             assert last_run(proxy.root)["local"]["suites"] == "math"
+            assert sandbox_layers.running(proxy.components.runs_code) == []  # no code cases
             path = tmp_path / "router.yaml"
             reload.reloader_of(proxy.components).source = path
 
@@ -119,6 +123,10 @@ def test_a_reload_swaps_the_canary_suites_and_rejects_suites_that_do_not_load(
             path.write_text(yaml.safe_dump(coding))
             answer = httpx.post(f"{proxy.url}/router/reload", timeout=30)
             assert answer.status_code == 200 and answer.json()["restart_needed"] == []
+            # the suites now run code: the reload said the sandbox's layers, as a start does
+            assert sandbox_layers.running(proxy.components.runs_code) == [sandbox_layers.CANARY]
+            lines = [r.getMessage() for r in caplog.records if r.name == "smf_router.sandbox"]
+            assert lines and lines[0].startswith("sandbox for canary code cases: namespaces ")
             until(
                 lambda: last_run(proxy.root)["local"]["suites"] == "coding",
                 what="a run on the new suite",

@@ -12,7 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+import yaml
 
 from router.sandbox_layers import Layers, probe, report, secret_names
 from tests import syscall_filter
@@ -111,3 +113,53 @@ def test_the_warning_names_secrets_never_their_values() -> None:
         "sandbox for canary code cases: namespaces yes, Landlock ABI 6, non-dumpable yes",
         None,
     )
+
+
+def _reload(proxy: Any, path: Path, tmp: Path, request_tests: bool) -> dict[str, Any]:
+    """The reply to a reload of `config(tmp, request_tests)` through the admin endpoint."""
+    path.write_text(yaml.safe_dump(config(tmp, request_tests)))
+    answer = httpx.post(f"{proxy.url}/router/reload", timeout=60)
+    assert answer.status_code == 200, answer.text
+    reply: dict[str, Any] = answer.json()
+    assert reply["restart_needed"] == []
+    return reply
+
+
+@pytest.mark.skipif(not syscall_filter.available(), reason="needs Linux and libseccomp")
+def test_a_reload_that_turns_request_tests_on_names_the_layers(tmp_path: Path) -> None:
+    """Started with `run_request_tests` off, nothing ran code and nothing was said; a reload
+    turned it on and clients' code ran with no word of the layers, in the log or in the
+    reply's warnings (found in review). A reload now says what a start says, for what runs
+    code under the new config: the layers line and the SANDBOX warning, the latter in the
+    reply too; a reload that turns it off again says neither."""
+    prefix = without_capabilities()
+    if prefix is None:
+        pytest.skip("root without setpriv to drop its capabilities")
+    guard_only = syscall_filter.wrapper(syscall_filter.GUARD_ONLY)
+    settings = config(tmp_path, False)
+    env = {"OPENAI_API_KEY": KEY}
+    with router_process(settings, tmp_path, env=env, wrapper=[*prefix, *guard_only]) as (proxy, _):
+        (path,) = tmp_path.glob("router-*.yaml")
+        on = _reload(proxy, path, tmp_path, True)
+        off = _reload(proxy, path, tmp_path, False)
+        log = tmp_path / f"router-{proxy.root.rsplit(':', 1)[1]}.log"
+    text = log.read_text()
+    lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    reloads = [i for i, line in enumerate(lines) if line["msg"].startswith("config reloaded")]
+    assert len(reloads) == 2
+    said = [i for i, line in enumerate(lines) if line.get("event") == "sandbox_layers"]
+    assert said, "no reload named the sandbox's layers"
+    assert reloads[0] < said[0] and said[-1] < reloads[1]  # after the first reload only
+    info, warning = (lines[i] for i in said)
+    assert (info["level"], warning["level"]) == ("info", "warning")
+    assert info["msg"] == (
+        "sandbox for shadow.run_request_tests: namespaces no, Landlock none, non-dumpable yes"
+    )
+    assert warning["missing"] == ["namespaces", "Landlock"]
+    assert on["warnings"] == [warning["msg"]]
+    assert warning["msg"].startswith(
+        "SANDBOX: shadow.run_request_tests run model-written code without namespaces,"
+        " Landlock, while OPENAI_API_KEY is in the environment."
+    )
+    assert off["warnings"] == []
+    assert KEY not in text and KEY not in json.dumps([on, off])
