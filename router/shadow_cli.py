@@ -12,7 +12,7 @@ from rich.table import Table
 
 from router.cli_config import load_or_exit
 from router.config_checks import MAX_DAYS
-from router.shadow_report import PairSummary, from_ledger, summarize
+from router.shadow_report import PairSummary, bounds, from_ledger, summarize
 
 app = typer.Typer(help="Shadow evaluation reports.", no_args_is_help=True)
 
@@ -52,7 +52,7 @@ def _table(summaries: list[PairSummary]) -> Table:
             f"{s.live_backend} → {s.shadow_backend}",
             str(s.samples),
             agree,
-            f"{s.low:.0%}–{s.high:.0%}",
+            bounds(s.low, s.high),  # as the advice lines print it
             f"{_seconds(s.live_p50_s)} / {_seconds(s.shadow_p50_s)}",
             " / ".join(_usd(c) for c in (s.live_cost_usd, s.shadow_cost_usd, s.judge_cost_usd)),
             judge,

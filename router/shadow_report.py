@@ -1,8 +1,17 @@
 """The shadow report: per intent and backend pair, how often the shadow agreed, and advice.
 
 `summarize` turns ledger rows into `PairSummary` values (pure); `from_ledger` reads them.
-Agreement carries a Wilson 95% interval, so "41% ± 6% of 230" is honest about its sample;
-the recommendation only moves a route when the interval is clear of the threshold.
+Agreement carries a Wilson 95% interval, printed as it is, rounded outward (`bounds`):
+"41% (95% CI 34%–48%) of 230 compared". A "± x%" of half its width read 100% of 30 as
+"± 6%", at least 94%, where the interval starts at 88% (found in review). The
+recommendation only moves a route when the interval is clear of the threshold. Failed
+replays (timeouts, errors, replies the engine aborted or the output limit cut) are left
+out of the agreement, and the headline counts them apart ("(253 failed)"); the advice to
+move a route to its cheaper shadow counts each as a disagreement (`served_interval`), so
+it is given only when the shadow agreed on enough of the replays tried, failed or not.
+Failures skew to the hard requests, leaving the easy ones to compare: "local agrees on
+100% of 47" said "local could serve math" while 253 of 300 replays had failed (found in
+review). A request local did not answer is one it did not answer as the cloud did.
 Advice depends on which backend is local: the tiers come from the config when given, else
 from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
 tiers neither knows gets no advice, and says that it needs `--config`.
@@ -22,6 +31,7 @@ if the live backend were the route's first.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -193,19 +203,38 @@ def summarize(
     return [_pair(key, groups[key], known, firsts or {}) for key in sorted(groups)]
 
 
+def bounds(low: float, high: float) -> str:
+    """'34%–48%': an interval in whole percents rounded outward, so that it holds the one
+    computed. Rounded to nearest, a lower bound of 89.7% read "90%–100%" beside advice that
+    it is not clear of 90% (the threshold is on the lower bound itself)."""
+    return f"{math.floor(low * 100 + 1e-9)}%–{math.ceil(high * 100 - 1e-9)}%"
+
+
+def ci(share: float, low: float, high: float) -> str:
+    """'41% (95% CI 34%–48%)': the interval itself (the Wilson interval is not symmetric,
+    least of all near 0 and 100%: a "±" of half its width misread it)."""
+    return f"{share:.0%} (95% CI {bounds(low, high)})"
+
+
+def served_interval(s: PairSummary) -> tuple[float, float]:
+    """The Wilson interval of the share of replays that answered and agreed: each failed
+    replay counted as a disagreement. What advice to move the route to the shadow reads."""
+    return wilson_interval(s.agreed, s.samples + s.errors)
+
+
 def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
-    """'math: local agrees with cloud on 41% ± 6% of 230 shadowed requests' ('math via coding:'
-    for math requests that took another route)."""
+    """'math: local agrees with cloud on 41% (95% CI 34%–48%) of 230 compared (12 failed)'
+    ('math via coding:' for math requests that took another route)."""
     label = s.intent if s.route in ("", s.intent) else f"{s.intent} via {s.route}"
     first, second = s.shadow_backend, s.live_backend
     if tiers.get(s.live_backend) == "local" and tiers.get(s.shadow_backend) != "local":
         first, second = second, first  # name the local backend first, whichever was live
+    failed = f" ({s.errors} failed)" if s.errors else ""
     if s.agreement is None:
-        return f"{label}: no decided comparison between {first} and {second} yet"
-    plus_minus = (s.high - s.low) / 2
+        return f"{label}: no decided comparison between {first} and {second} yet{failed}"
     return (
-        f"{label}: {first} agrees with {second} on {s.agreement:.0%} ± {plus_minus:.0%} "
-        f"of {s.samples} shadowed requests"
+        f"{label}: {first} agrees with {second} on {ci(s.agreement, s.low, s.high)} "
+        f"of {s.samples} compared{failed}"
     )
 
 
@@ -234,19 +263,38 @@ def advice(
         return NEEDS_TIERS
     if s.samples < MIN_SAMPLES:
         return f"too few samples to decide (need {MIN_SAMPLES}); keep shadowing"
-    cheaper_shadow = tiers.get(shadow) == "local" and tiers.get(live) != "local"
+    if tiers.get(shadow) == "local" and tiers.get(live) != "local":  # the shadow is cheaper
+        return _move_advice(s, threshold)
     if s.low >= threshold:
-        if cheaper_shadow:
-            return f"{shadow} could serve {intent}: consider routing {intent} to {shadow} first"
         return f"keep {intent} on {live}"
     if s.high < threshold:
-        if cheaper_shadow:
-            return f"keep {intent} on {live}"
         prefer = s.judge.get("shadow", 0)
         judged = sum(s.judge.values())
         extra = f" (the judge preferred {shadow} in {prefer} of {judged})" if judged else ""
         return f"{live} and {shadow} often disagree on {intent}: review {intent} on {live}{extra}"
     return "not conclusive yet; keep shadowing"
+
+
+def _move_advice(s: PairSummary, threshold: float) -> str:
+    """Whether the cheaper shadow could take the intent's route, on `served_interval`:
+    failed replays count against it, so no advice moves a route while they could hide the
+    disagreements (a failed replay of an easy request counts against it too: the bound
+    errs toward keeping the route as it is)."""
+    live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    tried = s.samples + s.errors
+    low, high = served_interval(s)
+    if low >= threshold:
+        return f"{shadow} could serve {intent}: consider routing {intent} to {shadow} first"
+    if high < threshold:
+        failed = f" ({shadow} failed {s.errors} of {tried} replays)" if s.errors else ""
+        return f"keep {intent} on {live}{failed}"
+    if not s.errors:
+        return "not conclusive yet; keep shadowing"
+    each = "each failed replay" if s.errors > 1 else "its failed replay"
+    return (
+        f"not conclusive yet: with {each} counted as a disagreement, {shadow} agrees on "
+        f"{ci(s.agreed / tried, low, high)} of {tried}; keep shadowing"
+    )
 
 
 def _with_advice(
