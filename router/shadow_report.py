@@ -11,7 +11,10 @@ move a route to its cheaper shadow counts each as a disagreement (`served_interv
 it is given only when the shadow agreed on enough of the replays tried, failed or not.
 Failures skew to the hard requests, leaving the easy ones to compare: "local agrees on
 100% of 47" said "local could serve math" while 253 of 300 replays had failed (found in
-review). A request local did not answer is one it did not answer as the cloud did.
+review). A request local did not answer is one it did not answer as the cloud did. The
+sample-size check reads the count of the interval the advice reads: compared and
+failed replays where it would move the route, so 5 compared with 295 failed is 300
+replays that keep the route where it is, not "too few samples" (found in review).
 Advice depends on which backend is local: the tiers come from the config when given, else
 from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
 tiers neither knows gets no advice, and says that it needs `--config`.
@@ -44,6 +47,7 @@ AGREE_THRESHOLD = 0.9
 """Agreement a backend needs (lower bound) before the report says it could take the traffic."""
 
 MIN_SAMPLES = 20
+"""Fewer than this in the count the advice reads, and it says to keep shadowing."""
 
 COLUMNS = (
     "intent",
@@ -97,6 +101,11 @@ class PairSummary:
     judge: Mapping[str, int] = field(default_factory=dict)
     recommendation: str = ""
     route: str = ""  # the route the requests took ("" when the rows did not say)
+
+    @property
+    def replays(self) -> int:
+        """Replays compared or failed: the count of `served_interval` (undecided ones apart)."""
+        return self.samples + self.errors
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -219,7 +228,7 @@ def ci(share: float, low: float, high: float) -> str:
 def served_interval(s: PairSummary) -> tuple[float, float]:
     """The Wilson interval of the share of replays that answered and agreed: each failed
     replay counted as a disagreement. What advice to move the route to the shadow reads."""
-    return wilson_interval(s.agreed, s.samples + s.errors)
+    return wilson_interval(s.agreed, s.replays)
 
 
 def headline(s: PairSummary, tiers: Mapping[str, str]) -> str:
@@ -246,10 +255,36 @@ def advice(
 ) -> str:
     """What to do with the intent's route, given the interval (never a move on a thin
     sample); `firsts`, each route's first backend, when the config is known."""
+    if (none := _no_advice(s, tiers, firsts or {})) is not None:
+        return none
+    if _moves(s, tiers):
+        return _move_advice(s, threshold)
+    live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
+    if s.samples < MIN_SAMPLES:
+        return (
+            f"too few samples to decide ({s.samples} compared, need {MIN_SAMPLES}); keep shadowing"
+        )
+    if s.low >= threshold:
+        return f"keep {intent} on {live}"
+    if s.high < threshold:
+        prefer = s.judge.get("shadow", 0)
+        judged = sum(s.judge.values())
+        extra = f" (the judge preferred {shadow} in {prefer} of {judged})" if judged else ""
+        return f"{live} and {shadow} often disagree on {intent}: review {intent} on {live}{extra}"
+    return "not conclusive yet; keep shadowing"
+
+
+def _moves(s: PairSummary, tiers: Mapping[str, str]) -> bool:
+    """Whether the advice is whether to move the route to its shadow: a cheaper one."""
+    return tiers.get(s.shadow_backend) == "local" and tiers.get(s.live_backend) != "local"
+
+
+def _no_advice(s: PairSummary, tiers: Mapping[str, str], firsts: Mapping[str, str]) -> str | None:
+    """Why the pair gets no advice on its route, if it gets none."""
     live, shadow, intent, route = s.live_backend, s.shadow_backend, s.intent, s.route
     if intent == UNREAD:  # no route is keyed by it: "route unknown to local" means nothing
         return UNREAD_ADVICE
-    first = (firsts or {}).get(route)  # None for a pinned backend: it has no fallback
+    first = firsts.get(route)  # None for a pinned backend: it has no fallback
     if first is not None and live != first:  # the route chose `first`; this is what it left
         where = (
             f"the {route} route starts with {first}"
@@ -261,27 +296,22 @@ def advice(
         return OTHER_ROUTE_ADVICE.format(intent=intent, route=route)
     if live not in tiers or shadow not in tiers:  # "keep prose on cloud" or its opposite
         return NEEDS_TIERS
-    if s.samples < MIN_SAMPLES:
-        return f"too few samples to decide (need {MIN_SAMPLES}); keep shadowing"
-    if tiers.get(shadow) == "local" and tiers.get(live) != "local":  # the shadow is cheaper
-        return _move_advice(s, threshold)
-    if s.low >= threshold:
-        return f"keep {intent} on {live}"
-    if s.high < threshold:
-        prefer = s.judge.get("shadow", 0)
-        judged = sum(s.judge.values())
-        extra = f" (the judge preferred {shadow} in {prefer} of {judged})" if judged else ""
-        return f"{live} and {shadow} often disagree on {intent}: review {intent} on {live}{extra}"
-    return "not conclusive yet; keep shadowing"
+    return None
 
 
 def _move_advice(s: PairSummary, threshold: float) -> str:
     """Whether the cheaper shadow could take the intent's route, on `served_interval`:
     failed replays count against it, so no advice moves a route while they could hide the
     disagreements (a failed replay of an easy request counts against it too: the bound
-    errs toward keeping the route as it is)."""
+    errs toward keeping the route as it is). Its sample is the replays tried, failed ones
+    too: 5 compared with 295 failed said "too few samples" where the 295 decide."""
     live, shadow, intent = s.live_backend, s.shadow_backend, s.intent
-    tried = s.samples + s.errors
+    tried = s.replays
+    if tried < MIN_SAMPLES:
+        return (
+            f"too few samples to decide ({tried} replays compared or failed, need"
+            f" {MIN_SAMPLES}); keep shadowing"
+        )
     low, high = served_interval(s)
     if low >= threshold:
         return f"{shadow} could serve {intent}: consider routing {intent} to {shadow} first"

@@ -3,6 +3,7 @@ against the shadow, the headline says how many failed, and the interval is print
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,19 @@ FAILURES = ("timeout", "first_token_timeout", "unfinished: abort", "unfinished: 
 
 
 def _row(
-    intent: str, live: str, shadow: str, agreed: bool | None, error: str | None = None
+    intent: str,
+    live: str,
+    shadow: str,
+    agreed: bool | None,
+    error: str | None = None,
+    route: str | None = None,
 ) -> dict[str, Any]:
     """A comparison row as the shadow writes it, with the tiers it stores."""
     return {
         "ts": 1_790_000_000.0,
         "request_id": "r",
         "intent": intent,
-        "route": intent,
+        "route": route or intent,
         "live_backend": live,
         "shadow_backend": shadow,
         "agreed": agreed,
@@ -103,18 +109,51 @@ def test_the_interval_is_printed_as_it_is() -> None:
     )
 
 
-def test_the_cli_says_how_many_failed_and_gives_no_advice_to_move(tmp_path: Path) -> None:
-    """`smf-router shadow report` on a ledger of the review's run."""
-    writer = LedgerWriter(tmp_path / "ledger", flush_interval_s=0.1)
-    for row in _mostly_failed():
+def _ledger(tmp: Path, rows: list[dict[str, Any]]) -> str:
+    """A ledger directory holding `rows`, written as the shadow writes them."""
+    writer = LedgerWriter(tmp / "ledger", flush_interval_s=0.1)
+    for row in rows:
         writer.submit_row("shadow_comparisons", row)
     writer.close()
-    table = CliRunner().invoke(
-        app, ["report", "--ledger", str(tmp_path / "ledger")], env={"COLUMNS": "200"}
-    )
+    return str(tmp / "ledger")
+
+
+def test_the_cli_says_how_many_failed_and_gives_no_advice_to_move(tmp_path: Path) -> None:
+    """`smf-router shadow report` on a ledger of the review's run."""
+    ledger = _ledger(tmp_path, _mostly_failed())
+    table = CliRunner().invoke(app, ["report", "--ledger", ledger], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     assert "on 100% (95% CI 92%–100%) of 47 compared (253 failed)" in table.output
     assert "keep math on cloud (local failed 253 of 300 replays)" in table.output
     assert "could serve" not in table.output
     (line,) = [line for line in table.output.splitlines() if line.startswith("│ math")]
     assert "│ 92%–100% │" in line and line.rstrip(" │").endswith("253")  # the errors column
+
+
+def test_failed_replays_count_toward_the_sample_the_advice_reads(tmp_path: Path) -> None:
+    """5 compared and 295 failed said "too few samples to decide (need 20)": the check
+    counted compared replays only, where the advice counts the failures against the shadow
+    and 300 replays decide (found in review). The check reads the count of the interval the
+    advice reads: replays compared or failed where it would move the route; compared ones
+    where a cloud shadow's failures do not count."""
+    rows = [_row("math", "cloud", "local", True) for _ in range(5)]
+    rows += [_row("math", "cloud", "local", None, FAILURES[i % 4]) for i in range(295)]
+    rows += [_row("coding", "local", "cloud", True) for _ in range(5)]
+    rows += [_row("coding", "local", "cloud", None, "timeout") for _ in range(295)]
+    rows += [_row("prose", "cloud", "local", True) for _ in range(3)]
+    rows += [_row("prose", "cloud", "local", None, "timeout") for _ in range(4)]
+    done = CliRunner().invoke(app, ["report", "--ledger", _ledger(tmp_path, rows), "--json"])
+    assert done.exit_code == 0, done.output
+    advice = {d["intent"]: d["recommendation"] for d in json.loads(done.output)}
+    assert advice["math"] == (
+        "math: local agrees with cloud on 100% (95% CI 56%–100%) of 5 compared (295 failed)"
+        " — keep math on cloud (local failed 295 of 300 replays)"
+    )
+    assert advice["coding"].endswith(
+        "of 5 compared (295 failed) — too few samples to decide (5 compared, need 20);"
+        " keep shadowing"
+    )
+    assert advice["prose"].endswith(
+        "of 3 compared (4 failed) — too few samples to decide (7 replays compared or failed,"
+        " need 20); keep shadowing"
+    )
