@@ -12,9 +12,10 @@ it is given only when the shadow agreed on enough of the replays tried, failed o
 Failures skew to the hard requests, leaving the easy ones to compare: "local agrees on
 100% of 47" said "local could serve math" while 253 of 300 replays had failed (found in
 review). A request local did not answer is one it did not answer as the cloud did. The
-sample-size check reads the count of the interval the advice reads: compared and
+sample-size check reads the count of the interval the advice reads (`basis`): compared and
 failed replays where it would move the route, so 5 compared with 295 failed is 300
-replays that keep the route where it is, not "too few samples" (found in review).
+replays that keep the route where it is, not "too few samples" (found in review); `--json`
+gives that interval beside the compared one (`PairSummary.as_dict`).
 Advice depends on which backend is local: the tiers come from the config when given, else
 from the rows (stored since the `live_tier` and `shadow_tier` columns exist); a pair whose
 tiers neither knows gets no advice, and says that it needs `--config`.
@@ -38,7 +39,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from classifier.intent import UNREAD
 from router.gating import wilson_interval
@@ -47,7 +48,9 @@ AGREE_THRESHOLD = 0.9
 """Agreement a backend needs (lower bound) before the report says it could take the traffic."""
 
 MIN_SAMPLES = 20
-"""Fewer than this in the count the advice reads, and it says to keep shadowing."""
+"""Fewer than this in the count the advice reads (`basis`), and it says to keep shadowing."""
+
+Basis = Literal["compared", "replays"]
 
 COLUMNS = (
     "intent",
@@ -101,6 +104,8 @@ class PairSummary:
     judge: Mapping[str, int] = field(default_factory=dict)
     recommendation: str = ""
     route: str = ""  # the route the requests took ("" when the rows did not say)
+    # what the advice read (`basis`): None where it gave none
+    advice_basis: Basis | None = None
 
     @property
     def replays(self) -> int:
@@ -108,8 +113,16 @@ class PairSummary:
         return self.samples + self.errors
 
     def as_dict(self) -> dict[str, Any]:
+        """The fields, and the failure-counted interval advice to move a route reads
+        (`replay_low`, `replay_high` of `replay_agreement`, over `replays`): a script read
+        only the compared one, and "keep math on cloud" beside a `low` of 0.92 (found in
+        review)."""
         out = asdict(self)
         out["judge"] = dict(self.judge)
+        low, high = served_interval(self)
+        out["replays"] = self.replays
+        out["replay_agreement"] = self.agreed / self.replays if self.replays else None
+        out["replay_low"], out["replay_high"] = low, high
         return out
 
 
@@ -274,6 +287,17 @@ def advice(
     return "not conclusive yet; keep shadowing"
 
 
+def basis(
+    s: PairSummary, tiers: Mapping[str, str], firsts: Mapping[str, str] | None = None
+) -> Basis | None:
+    """The count and interval `advice` reads, its sample-size check too: "replays" (compared
+    and failed, `served_interval`) where it would move the route to its cheaper shadow,
+    "compared" (`low`, `high` of `samples`) elsewhere; None where it gives no advice."""
+    if _no_advice(s, tiers, firsts or {}) is not None:
+        return None
+    return "replays" if _moves(s, tiers) else "compared"
+
+
 def _moves(s: PairSummary, tiers: Mapping[str, str]) -> bool:
     """Whether the advice is whether to move the route to its shadow: a cheaper one."""
     return tiers.get(s.shadow_backend) == "local" and tiers.get(s.live_backend) != "local"
@@ -331,7 +355,8 @@ def _with_advice(
     s: PairSummary, tiers: Mapping[str, str], firsts: Mapping[str, str]
 ) -> PairSummary:
     text = f"{headline(s, tiers)} — {advice(s, tiers, firsts=firsts)}"
-    return PairSummary(**{**asdict(s), "judge": dict(s.judge), "recommendation": text})
+    fields = {**asdict(s), "judge": dict(s.judge), "recommendation": text}
+    return PairSummary(**{**fields, "advice_basis": basis(s, tiers, firsts)})
 
 
 def from_ledger(ledger: Any, since_days: int | None = None) -> list[dict[str, Any]]:

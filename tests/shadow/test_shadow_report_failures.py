@@ -9,9 +9,10 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from router.gating import wilson_interval
 from router.ledger import LedgerWriter
 from router.shadow_cli import app
-from router.shadow_report import bounds, summarize
+from router.shadow_report import bounds, ci, summarize
 
 TIERS = {"local": "local", "cloud": "cloud"}
 # what failed replays' rows say (`router.shadow_replay`): most of them on the hard requests
@@ -157,3 +158,36 @@ def test_failed_replays_count_toward_the_sample_the_advice_reads(tmp_path: Path)
         "of 3 compared (4 failed) — too few samples to decide (7 replays compared or failed,"
         " need 20); keep shadowing"
     )
+
+
+def test_the_json_gives_the_interval_the_advice_read(tmp_path: Path) -> None:
+    """`--json` gave only the compared interval (`low` 0.92 beside "keep math on cloud"),
+    the failure-counted one the advice read only inside its text (found in review). It
+    gives that one too, by name, and which of the two the advice read."""
+    rows = _mostly_failed()
+    rows += [_row("prose", "cloud", "local", True) for _ in range(50)]
+    rows.append(_row("prose", "cloud", "local", None, "timeout"))
+    rows += [_row("coding", "local", "cloud", True) for _ in range(60)]
+    rows += [_row("coding", "local", "cloud", None, "timeout") for _ in range(10)]
+    rows += [_row("writing", "cloud", "local", True, route="coding") for _ in range(30)]
+    done = CliRunner().invoke(app, ["report", "--ledger", _ledger(tmp_path, rows), "--json"])
+    assert done.exit_code == 0, done.output
+    pairs = {d["intent"]: d for d in json.loads(done.output)}
+    math = pairs["math"]
+    assert (math["samples"], math["errors"], math["replays"]) == (47, 253, 300)
+    assert math["low"] > 0.9  # the compared interval: clear of the threshold
+    assert (math["replay_low"], math["replay_high"]) == wilson_interval(47, 300)
+    assert (math["replay_agreement"], math["advice_basis"]) == (47 / 300, "replays")
+    assert math["replay_high"] < 0.9 and math["recommendation"].endswith(
+        "keep math on cloud (local failed 253 of 300 replays)"
+    )
+    prose = pairs["prose"]  # the numbers in its advice are the JSON's own
+    said = ci(prose["replay_agreement"], prose["replay_low"], prose["replay_high"])
+    assert said == "98% (95% CI 89%–100%)"
+    assert prose["recommendation"].endswith(f"local agrees on {said} of 51; keep shadowing")
+    coding = pairs["coding"]  # a cloud shadow's failures: the advice read the compared ones
+    assert (coding["advice_basis"], coding["replays"]) == ("compared", 70)
+    assert coding["recommendation"].endswith("keep coding on local")
+    writing = pairs["writing"]  # another route's traffic: no advice, so no basis
+    assert writing["advice_basis"] is None and writing["route"] == "coding"
+    assert (writing["replays"], writing["replay_agreement"]) == (30, 1.0)
