@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
-import os
 import signal
 from collections import Counter
 from collections.abc import Sequence
@@ -27,14 +27,13 @@ import typer
 
 from evals import cli_stdout
 from evals.results import CaseResult
-from evals.suite import Case
 from router.canary import Canary, load_cases
 from router.canary_judge import gate_book
 from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
-from router.config import Config, ConfigError
+from router.config import ConfigError
 from router.ledger import LedgerWriter, location
-from router.sandbox_layers import CANARY, report, runs_code, undumpable
+from router.sandbox_layers import CANARY, runs_code, say, undumpable
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
 
@@ -115,7 +114,8 @@ def run(
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    say_sandbox_layers(settings, cases)
+    # `serve`'s line at start, where code cases run: on stderr, stdout may be the --json
+    say(settings, [CANARY] if runs_code(cases) else [], write=_on_stderr)
     book = gate_book(settings.canary)
     try:  # before any case runs: results the ledger could never take would be lost
         location.prepare(settings.ledger.path)
@@ -164,16 +164,11 @@ def run(
             raise typer.Exit(status)
 
 
-def say_sandbox_layers(settings: Config, cases: Sequence[Case]) -> None:
-    """`serve`'s line at start (`router.sandbox_layers`), on stderr, where code cases run."""
-    keys = [b.api_key_env for b in settings.backends if b.api_key_env]
-    features = [CANARY] if runs_code(cases) else []
-    said = report(features, os.environ, keys)
-    if said is not None:
-        _, line, warning = said
-        typer.echo(line, err=True)
-        if warning is not None:
-            typer.echo(f"warning: {warning}", err=True)
+def _on_stderr(level: int, text: str, _fields: dict[str, Any]) -> None:
+    """`router.sandbox_layers.say`'s lines as this command's others: on stderr, a warning
+    after `warning: `. No log is configured here: logged, the info line would go nowhere
+    (Python's last-resort handler prints warnings only)."""
+    typer.echo(f"warning: {text}" if level >= logging.WARNING else text, err=True)
 
 
 def show(canary: Canary, backends: Sequence[BackendSettings], as_json: bool) -> None:

@@ -19,7 +19,8 @@ run that way, as the router's user, read the cloud keys from the router's
   `serve` says it at start and a reload again (`say`), for the features that run code
   under the config now running (`running`): a reload that turned
   `shadow.run_request_tests` on ran clients' code with no word of the layers, and its
-  reply's warnings said nothing (found in review).
+  reply's warnings said nothing (found in review). `canary run`, which has no log, says
+  the same on stderr (`say`'s `write`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evals import landlock, sandbox
 from evals.graders import evaluator_of
@@ -182,20 +183,33 @@ def running(features: Mapping[str, Callable[[], bool]]) -> list[str]:
     return [name for name, runs in features.items() if runs()]
 
 
+Write = Callable[[int, str, dict[str, Any]], None]
+"""Where `say` puts a line: its level (`logging`'s), its text, and the fields a log keeps."""
+
+
+def to_log(level: int, text: str, fields: dict[str, Any]) -> None:
+    """`say`'s lines in the router's log (`smf_router.sandbox`), with their fields."""
+    log.log(level, "%s", text, extra={"fields": fields})
+
+
 def say(
-    config: Config, features: Sequence[str], environ: Mapping[str, str] = os.environ
+    config: Config,
+    features: Sequence[str],
+    environ: Mapping[str, str] = os.environ,
+    write: Write = to_log,
 ) -> list[str]:
-    """Log `report`'s line (info) and its warning (warning), as `serve` starts and as a
-    reload applies; the warnings said, for the reload's reply (`[]` when none is, or no
-    feature runs code). Probes the kernel: off the event loop once it runs."""
+    """Say `report`'s line (info) and its warning (warning), in the log as `serve` starts
+    and as a reload applies (`write`: on stderr as `canary run` starts); the warnings said,
+    for the reload's reply (`[]` when none is, or no feature runs code). Probes the kernel:
+    off the event loop once it runs."""
     keys = [b.api_key_env for b in config.backends if b.api_key_env]
     said = report(features, environ, keys)
     if said is None:
         return []
     layers, line, warning = said
     fields = {"event": "sandbox_layers", "features": list(features), **dataclasses.asdict(layers)}
-    log.info("%s", line, extra={"fields": fields})
+    write(logging.INFO, line, fields)
     if warning is None:
         return []
-    log.warning("%s", warning, extra={"fields": {**fields, "missing": layers.missing()}})
+    write(logging.WARNING, warning, {**fields, "missing": layers.missing()})
     return [warning]

@@ -6,6 +6,7 @@ never their values: the systemd unit took both kernel layers away, and nothing s
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sys
 from dataclasses import replace
@@ -16,7 +17,8 @@ import httpx
 import pytest
 import yaml
 
-from router.sandbox_layers import Layers, probe, report, secret_names
+from router.config import parse
+from router.sandbox_layers import CANARY, Layers, probe, report, say, secret_names
 from tests import syscall_filter
 from tests.harness import INTENTS
 from tests.processes import router_process, without_capabilities
@@ -113,6 +115,23 @@ def test_the_warning_names_secrets_never_their_values() -> None:
         "sandbox for canary code cases: namespaces yes, Landlock ABI 6, non-dumpable yes",
         None,
     )
+
+
+def test_say_writes_where_it_is_told(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`canary run` has no log: it gives `say` its stderr (`write`), where it built its own
+    key list and called `report` itself. The lines and fields are those the log gets."""
+    written: list[tuple[int, str, dict[str, Any]]] = []
+    caplog.set_level(logging.INFO, "smf_router.sandbox")
+    settings = parse(config(tmp_path, True))
+    warnings = say(settings, [CANARY], {"OPENAI_API_KEY": KEY}, lambda *line: written.append(line))
+    layers = probe()
+    assert written[0][:2] == (logging.INFO, f"sandbox for {CANARY}: {layers.summary()}")
+    assert written[0][2]["event"] == "sandbox_layers" and written[0][2]["features"] == [CANARY]
+    assert [text for level, text, _ in written if level == logging.WARNING] == warnings
+    assert len(written) == 1 + bool(layers.missing())  # a warning for a missing layer
+    assert [r for r in caplog.records if r.name == "smf_router.sandbox"] == []
+    assert KEY not in json.dumps(written)
+    assert say(settings, [], {"OPENAI_API_KEY": KEY}, lambda *line: written.append(line)) == []
 
 
 def _reload(proxy: Any, path: Path, tmp: Path, request_tests: bool) -> dict[str, Any]:
