@@ -59,6 +59,7 @@ from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.keep_alive import KeepAlive
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import (
+    arguments_text,
     content_text,
     final_usage,
     finish_reasons,
@@ -130,12 +131,13 @@ def from_chat(
         content.append({"type": "text", "text": refusal})
     for position, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
+        arguments = arguments_text(function.get("arguments"))
         content.append(
             {
                 "type": "tool_use",
                 "id": ids.id(call.get("id"), position),
                 "name": str(function.get("name") or ""),
-                "input": parse_arguments(str(function.get("arguments") or "")),
+                "input": parse_arguments(arguments),
             }
         )
     stop, sequence = stop_reason(
@@ -165,7 +167,7 @@ def wrapped_inputs(chat: dict[str, Any], message: dict[str, Any]) -> frozenset[i
     input is their call's arguments wrapped (`wraps`)."""
     calls = (first_choice(chat).get("message") or {}).get("tool_calls") or ()
     uses = [i for i, block in enumerate(message["content"]) if block["type"] == "tool_use"]
-    arguments = (str((call.get("function") or {}).get("arguments") or "") for call in calls)
+    arguments = (arguments_text((call.get("function") or {}).get("arguments")) for call in calls)
     # one block per call (`from_chat`)
     return frozenset(i for i, text in zip(uses, arguments, strict=False) if wraps(text))
 

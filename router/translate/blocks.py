@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from router.translate.calls import CallKeys
 from router.translate.so_far import Text
+from router.translate.wire import arguments_text
 
 TEXT: Literal["text"] = "text"
 REFUSAL: Literal["refusal"] = "refusal"  # a model's refusal (OpenAI structured outputs)
@@ -177,8 +178,7 @@ class Sequencer:
         """A chat `tool_calls[]` fragment, `position` in its delta's list: its call (see
         `CallKeys`) names the block, its arguments grow it."""
         function = call.get("function") or {}
-        arguments = function.get("arguments")
-        text = arguments if isinstance(arguments, str) else ""
+        text = arguments_text(function.get("arguments"))  # an object (TGI's) as its JSON
         key = self._calls.key(call, position)
         return self.piece(key, text, call, self._calls.arguments)
 

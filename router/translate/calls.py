@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from router.translate.so_far import Text
+from router.translate.wire import arguments_text
 
 
 class CallKeys:
@@ -59,9 +60,9 @@ class CallKeys:
             self._arguments[index] = Text()
         if named:
             self._ids[index] = named
-        piece = function.get("arguments")
+        piece = arguments_text(function.get("arguments"))  # an object (TGI's) as its JSON
         self.arguments = self._arguments[index]
-        if isinstance(piece, str):
+        if piece:
             self.arguments.add(piece)
         return self._keys[index]
 

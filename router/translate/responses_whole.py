@@ -20,7 +20,7 @@ from router.translate.responses_items import (
     text_item,
 )
 from router.translate.tool_ids import ToolIds
-from router.translate.wire import content_text, first_choice, reasoning_text
+from router.translate.wire import arguments_text, content_text, first_choice, reasoning_text
 
 
 def from_chat(
@@ -52,7 +52,7 @@ def from_chat(
     for index, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
         name = str(function.get("name") or "")
-        arguments = str(function.get("arguments") or "")
+        arguments = arguments_text(function.get("arguments"))
         namespace, own = namespaced.get(name, (None, name))
         out["output"].append(
             call_item(

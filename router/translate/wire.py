@@ -98,6 +98,22 @@ def reasoning_text(part: Any) -> str:
     return "".join(content_text(p.get("thinking")) for p in parts)
 
 
+def arguments_text(arguments: Any) -> str:
+    """A chat tool call's `function.arguments` as the JSON text OpenAI sends: a string as it
+    came; any other JSON value encoded. TGI and llama.cpp's server (`--tool-args-object`)
+    send the arguments as an object: `str()` of it was its Python repr (`{'city': 'Paris'}`,
+    no JSON), and a stream dropped it. None is none (""), as is a value orjson cannot write
+    (nested deeper than its 254 levels)."""
+    if isinstance(arguments, str):
+        return arguments
+    if arguments is None:
+        return ""
+    try:
+        return orjson.dumps(arguments).decode()
+    except orjson.JSONEncodeError:
+        return ""
+
+
 def parse_arguments(arguments: str) -> dict[str, Any]:
     """A tool call's JSON arguments as an object; a model's broken JSON is kept, not lost."""
     try:

@@ -11,6 +11,12 @@ chat clients still get the content as it came.
 Some servers serialise every chunk with its `"error": null`: read as an in-band error, it
 failed every stream of theirs on every API. A null error is none; a real one still ends
 the stream (`test_agent_in_band_errors`).
+
+TGI, and llama.cpp's server with `--tool-args-object`, send a tool call's
+`function.arguments` as a JSON object, not the JSON text OpenAI sends: a whole reply's
+became its Python repr (`{'city': 'Paris'}`, which Claude Code got as `_raw_arguments`
+and Codex as arguments no JSON parser reads), a stream's were dropped (an empty input).
+Now they are the object's JSON; a chat client gets them as they came.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from router.translate.anthropic_reply import MessagesStream
 from router.translate.anthropic_reply import from_chat as messages_from_chat
 from router.translate.responses_reply import ResponsesStream
 from router.translate.responses_whole import from_chat as responses_from_chat
-from router.translate.wire import content_text
+from router.translate.wire import arguments_text, content_text
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.agent_apis.chat_chunks import USAGE, chunk, run
 from tests.agent_apis.scripted_chat import ASK, answered, routed, served_by
 from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream
@@ -161,3 +168,64 @@ def test_a_native_upstreams_null_error_is_none_and_a_real_one_still_fails(api: s
     assert events.failure(api, {"error": real}) == real
     typed = {"type": "error", "error": real, "code": "server_error", "message": "boom"}
     assert events.failure(api, typed)
+
+
+PARIS = {"city": "Paris"}
+OBJECT_CALL = {"id": "c9", "type": "function", "function": {"name": "get_weather"}}
+
+
+def test_arguments_text_is_the_json_openai_sends() -> None:
+    assert arguments_text('{"city": "Paris"}') == '{"city": "Paris"}'  # as it came
+    assert arguments_text(PARIS) == '{"city":"Paris"}'
+    assert arguments_text([1]) == "[1]" and arguments_text(None) == ""
+    deep: Any = []
+    for _ in range(300):  # readable, yet deeper than orjson writes: none, not a traceback
+        deep = [deep]
+    assert arguments_text(deep) == ""
+
+
+def _object_arguments(stream: bool) -> bytes:
+    """One call whose arguments are an object, streamed or whole."""
+    call = {**OBJECT_CALL, "function": {"name": "get_weather", "arguments": PARIS}}
+    if stream:
+        calls = chunk({"tool_calls": [{"index": 0, **call}]})
+        return _sse([chunk({"role": "assistant", "content": ""}), calls, chunk({}, "tool_calls")])
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    return orjson.dumps({"id": "c", "object": "chat.completion", "model": "m", "choices": [choice]})
+
+
+def _called(proxy: RunningRouter, api: str, stream: bool) -> list[Any]:
+    """The calls' input (Messages) or parsed arguments (Responses), through the SDKs."""
+    tool = {"name": "get_weather", "input_schema": {"type": "object"}}
+    if api == "messages":
+        client = anthropic_client(proxy).messages
+        ask: Any = {"model": "coding", "max_tokens": 50, "messages": ASK, "tools": [tool]}
+        if stream:
+            with client.stream(**ask) as s:
+                message = s.get_final_message()
+        else:
+            message = client.create(**ask)
+        assert message.stop_reason == "tool_use"
+        return [b.input for b in message.content if b.type == "tool_use"]
+    function = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+    asked: Any = {"model": "coding", "input": ASK, "tools": [function]}
+    responses = openai_client(proxy).responses
+    if stream:
+        with responses.stream(**asked) as s:
+            response = s.get_final_response()
+    else:
+        response = responses.create(**asked)
+    assert response.status == "completed"
+    return [orjson.loads(i.arguments) for i in response.output if i.type == "function_call"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("api", ["messages", "responses"])
+def test_tool_arguments_sent_as_an_object_reach_agent_clients_as_their_json(
+    tmp_path: Path, api: str, stream: bool
+) -> None:
+    with routed(tmp_path, _object_arguments(stream), whole=not stream) as (proxy, records):
+        assert _called(proxy, api, stream) == [PARIS]
+        record = records.wait(10)
+    assert (record.outcome, served_by(record)) == ("ok", [("local", None)])

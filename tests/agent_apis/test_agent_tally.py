@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 
+from router.comparison import Reply, compare_tool_calls
 from router.relay import Tally, usage_of
 from router.shadow_reply import cut_by_limit
 from router.translate import anthropic_reply, responses_reply, responses_whole
-from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run
+from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run, whole_reply
 
 
 def test_usage_is_normalised_from_the_events_the_relay_watches() -> None:
@@ -154,3 +156,25 @@ def test_a_namespaced_call_is_kept_under_the_name_a_shadow_asked_in_chat_gives_i
     assert [(i["namespace"], i["name"]) for i in done] == [("multi_agent_v1", "spawn_agent")]
     want = [("multi_agent_v1__spawn_agent", {"message": "go"})]
     assert _kept_calls("responses", events) == want
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "stream"])
+def test_a_chat_call_whose_arguments_are_an_object_is_kept_as_their_json(streamed: bool) -> None:
+    """TGI's and llama.cpp's (`--tool-args-object`) arguments are an object, which a chat
+    client gets as it came. The relay kept none of them (""), and the shadow compared the
+    live call as `{}`: it disagreed with the same call (found in review)."""
+    arguments = {"city": "Paris"}
+    call = {"id": "c9", "type": "function", "function": {"name": "get_weather"}}
+    call["function"]["arguments"] = arguments
+    tally = Tally(keep_text=True)
+    if streamed:
+        tally.see(chunk({"tool_calls": [{"index": 0, **call}]}))
+        tally.see(chunk({}, "tool_calls"))
+    else:
+        tally.see(whole_reply({"content": None, "tool_calls": [call]}))
+    kept = tally.answer_tool_calls()
+    assert [c["function"] for c in kept] == [
+        {"name": "get_weather", "arguments": '{"city":"Paris"}'}
+    ]
+    shadow = Reply("", ({"function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},))
+    assert compare_tool_calls(Reply("", tuple(kept)), shadow).agreed is True
