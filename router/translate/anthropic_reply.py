@@ -6,8 +6,11 @@ input_json_delta) / content_block_stop, then message_delta (stop_reason and the 
 usage) and message_stop. Usage follows Anthropic's convention: `input_tokens` excludes
 cache reads (FACTS.md). Without the upstream's usage (Anthropic's is required) both counts
 are the router's estimates, the ones the ledger records: the input from the request, the
-output from the characters the client was sent, as the relay's tally counts them (the text,
-and each tool call's input as JSON), and the reasoning it was not (`held_chars`).
+output from the characters the client was sent, as the relay's tally counts a stream's (the
+text, and each tool call's input as JSON as the stream sends it, `wire.tool_input`: the
+arguments as they came when they are an object), and the reasoning it was not
+(`held_chars`). A whole reply counts its calls so too: its compact `input` counted fewer
+(4 tokens where the same call streamed counted 5, found in review).
 
 A chat backend's reasoning (`wire.reasoning_text`: vLLM's `reasoning`, `reasoning_content`)
 is not shown: a `thinking` block is Anthropic's to sign, and Claude Code sends its blocks
@@ -49,8 +52,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from typing import Any
-
-import orjson
 
 from router.ledger.usage import normalize_usage
 from router.request_size import estimate_tokens
@@ -129,9 +130,11 @@ def from_chat(
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
         content.append({"type": "text", "text": refusal})
+    inputs = 0  # characters of the calls' input as a stream sends it (`tool_input`)
     for position, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") or {}
         arguments = arguments_text(function.get("arguments"))
+        inputs += len(tool_input(arguments))
         content.append(
             {
                 "type": "tool_use",
@@ -149,7 +152,8 @@ def from_chat(
     if not isinstance(chat.get("usage"), dict):  # the reasoning was generated too
         counts["input_tokens"] = estimated_input
         reasoned = len(reasoning_text(message))
-        counts["output_tokens"] = estimate_tokens(sum(map(_chars, content)) + reasoned)
+        texts = sum(len(block["text"]) for block in content if block["type"] == "text")
+        counts["output_tokens"] = estimate_tokens(texts + inputs + reasoned)
     return {
         "id": message_id(chat.get("id")),
         "type": "message",
@@ -364,13 +368,6 @@ class MessagesStream:
             "delta": {"type": kind, field: text},
         }
         return named_event("content_block_delta", payload)
-
-
-def _chars(block: dict[str, Any]) -> int:
-    """A whole reply's block in characters, as the relay's tally counts it (`events`)."""
-    if block["type"] == "tool_use":
-        return len(orjson.dumps(block["input"]).decode())
-    return len(block["text"])
 
 
 def _shell(block: Block, ids: ToolIds) -> dict[str, Any]:

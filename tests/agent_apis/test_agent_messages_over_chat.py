@@ -82,12 +82,21 @@ def test_tool_arguments_that_are_not_json_stream_as_the_whole_reply_gives_them(
 def test_usage_without_the_backends_count_is_the_ledgers_estimate(
     proxy: tuple[RunningRouter, Path], servers: dict[str, Running], tools: bool
 ) -> None:
+    """Whole and streamed, the same answer is the same estimate: a whole reply counted its
+    call's compact `input` (`{"city":"Paris"}`), a stream the input as it sent it, the
+    arguments as they came (`{"city": "Paris"}`): 4 tokens and 5 (found in review)."""
     running, ledger = proxy
     ask: dict[str, Any] = {"messages": WEATHER_ASK}
     if tools:
         ask |= {"tools": WEATHER_TOOLS, "tool_choice": {"type": "any"}}
     with fault(servers["cloud"], "no_usage"):
         replies = whole_and_streamed(running, **ask)
+    said = [
+        [(b.type, getattr(b, "text", getattr(b, "input", None))) for b in m.content]
+        for m, _ in replies
+    ]
+    assert said[0] == said[1]  # the same answer
+    assert replies[0][0].usage.output_tokens == replies[1][0].usage.output_tokens
     for message, request_id in replies:
         usage = message.usage
         prompt = (
