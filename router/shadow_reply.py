@@ -8,13 +8,13 @@ the report's agreement and its advice (found in review). Which reasons say the a
 stopped is live traffic's decision (`reply_checks.UNFINISHED`: a live attempt ending so
 fails over), not a second list.
 
-A shadow answer cut by the output limit (`length`) is not the model's answer either, and is
-not compared either: unless the live answer was cut by a limit too (`cut_by_limit`), as a
-client's small `max_tokens` cuts both, when the two are what that client gets from each
-backend and the comparison stays fair. A live answer cut where the shadow's finished is
-compared as before: it is what the client got. `content_filter` is an end (as for live
-traffic, which hands it to the client): a shadow backend that filters the request would
-filter it for the client too, a true difference.
+A shadow answer cut by a token limit (`length`, Mistral's `model_length`) is not the
+model's answer either, and is not compared either: unless the live answer was cut by a
+limit too (`cut_by_limit`), as a client's small `max_tokens` cuts both, when the two are
+what that client gets from each backend and the comparison stays fair. A live answer cut
+where the shadow's finished is compared as before: it is what the client got.
+`content_filter` is an end (as for live traffic, which hands it to the client): a shadow
+backend that filters the request would filter it for the client too, a true difference.
 
 Only the first choice is compared, so only its finish reason decides: the replay asks for
 one (`n: 1`); of a reply with more (a backend that ignores `n`), another choice cut by the
@@ -33,12 +33,13 @@ import orjson
 from router.comparison import Reply
 from router.errors import Cut
 from router.reply_checks import UNFINISHED
-from router.translate.wire import content_text
+from router.translate.wire import LIMIT_REASONS, content_text
 
-# The finish reasons that say an output limit cut the answer, in each client API's words:
-# chat's "length", Messages' stop_reason "max_tokens", a Responses reply's
-# `incomplete_details.reason` "max_output_tokens" (what `Tally.finish_reasons` holds).
-LIMITED = frozenset({"length", "max_tokens", "max_output_tokens"})
+# The finish reasons that say a token limit cut the answer, in each client API's words:
+# chat's (`LIMIT_REASONS`: "length", Mistral's "model_length"), Messages' stop_reason
+# "max_tokens", a Responses reply's `incomplete_details.reason` "max_output_tokens" (what
+# `Tally.finish_reasons` holds).
+LIMITED = LIMIT_REASONS | {"max_tokens", "max_output_tokens"}
 
 
 def cut_by_limit(reasons: Iterable[str]) -> bool:
@@ -67,8 +68,8 @@ class ShadowReply:
         "unfinished: length"), else None. `live_cut`: the live answer was cut by a limit."""
         if self.stopped is not None:
             return f"unfinished: {self.stopped}"
-        if self.first_reason == "length" and not live_cut:
-            return "unfinished: length"
+        if self.first_reason in LIMIT_REASONS and not live_cut:
+            return f"unfinished: {self.first_reason}"
         return None
 
     @property

@@ -60,6 +60,7 @@ from router.translate.blocks import TEXT, Block, Sequencer, Step
 from router.translate.keep_alive import KeepAlive
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import (
+    LIMIT_REASONS,
     arguments_text,
     content_text,
     final_usage,
@@ -76,23 +77,24 @@ PING = named_event("ping", {"type": "ping"})
 
 STOP_REASONS = {
     "stop": "end_turn",
-    "length": "max_tokens",
+    **dict.fromkeys(LIMIT_REASONS, "max_tokens"),
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "content_filter": "refusal",
 }
+_CUT = LIMIT_REASONS | {"content_filter"}  # the reasons that may have cut a call's input
 
 
 def stop_reason(
     finish_reason: str | None, has_tool_calls: bool, matched: Any = None
 ) -> tuple[str, str | None]:
-    """Anthropic's stop reason and stop sequence. A reply that ran out of tokens or was
-    filtered says so even when it holds tool calls: their arguments may be cut, and a client
-    told "tool_use" would run a tool with half its input. vLLM may end a whole tool call
-    with "stop", and names the stop string it matched in `stop_reason` (a token id, or None,
-    for an end-of-sequence token)."""
+    """Anthropic's stop reason and stop sequence. A reply that ran out of tokens (`LIMIT_
+    REASONS`: Mistral's context window too) or was filtered says so even when it holds tool
+    calls: their arguments may be cut, and a client told "tool_use" would run a tool with
+    half its input. vLLM may end a whole tool call with "stop", and names the stop string
+    it matched in `stop_reason` (a token id, or None, for an end-of-sequence token)."""
     reason = finish_reason or "stop"
-    if has_tool_calls and reason not in ("length", "content_filter"):
+    if has_tool_calls and reason not in _CUT:
         return "tool_use", None
     if reason == "stop" and isinstance(matched, str):
         return "stop_sequence", matched

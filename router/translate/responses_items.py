@@ -15,8 +15,10 @@ import orjson
 
 from router.ledger.usage import normalize_usage
 from router.translate.custom_input import custom_input
+from router.translate.wire import LIMIT_REASONS
 
-CUT = frozenset({"length", "content_filter"})  # finish reasons that stop an item midway
+# finish reasons that stop an item midway: a token limit's (`LIMIT_REASONS`), a filter's
+CUT = LIMIT_REASONS | {"content_filter"}
 
 
 def usage(chat_usage: Any) -> dict[str, Any] | None:
@@ -68,7 +70,7 @@ def envelope(
 
 
 def finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:
-    if reason == "length":
+    if reason in LIMIT_REASONS:  # Mistral's `model_length` too: the context window cut it
         out["status"] = "incomplete"
         out["incomplete_details"] = {"reason": "max_output_tokens"}
     elif reason == "content_filter":

@@ -19,12 +19,13 @@ it closes never sends the input: `held_chars` counts it for the ledger's estimat
 `held_input` gives it, unwrapped as far as it goes, to the `response.failed` that ends the
 stream (`router.translate.so_far`), which showed the call with an empty input.
 
-An answer cut by the output limit or a content filter (chat's `finish_reason` "length" or
-"content_filter") marks the items it cut `status: "incomplete"`, as OpenAI does: the one
-the model was writing when it stopped, and any call whose arguments are not whole JSON. An
-earlier item it had finished (the text before a call, a whole call before the cut one)
-stays completed. A client acting on each output_item.done (Codex) must not run a call
-whose arguments were cut, and only the final response.incomplete said so.
+An answer cut by a token limit or a content filter (chat's `finish_reason` "length",
+Mistral's "model_length", or "content_filter") marks the items it cut `status:
+"incomplete"`, as OpenAI does: the one the model was writing when it stopped, and any call
+whose arguments are not whole JSON. An earlier item it had finished (the text before a
+call, a whole call before the cut one) stays completed. A client acting on each
+output_item.done (Codex) must not run a call whose arguments were cut, and only the final
+response.incomplete said so.
 
 A chat backend's reasoning (`wire.reasoning_text`) is a `reasoning` item, as OpenAI streams
 one: output_item.added, content_part.added / reasoning_text.delta… / .done /

@@ -15,6 +15,13 @@ from router.sse import Built
 # refuse it, gets the newer name from its adapter (`backends.openai_compatible`).
 MAX_TOKENS = "max_tokens"
 
+# The chat finish reasons that say a token limit cut the answer: OpenAI's "length" (the
+# output limit) and Mistral's "model_length" (the context window: its API's FinishReason is
+# stop, length, model_length, error, tool_calls). Each is the client API's own cut: Messages'
+# `max_tokens`, an incomplete Response for `max_output_tokens`; read as an end, a cut answer
+# reached Claude Code and Codex as complete.
+LIMIT_REASONS = frozenset({"length", "model_length"})
+
 
 def streamed(stream: bool | None) -> dict[str, Any]:
     """The fields of a translated chat request asked to stream, the same for Messages and

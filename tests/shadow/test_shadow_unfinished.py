@@ -217,3 +217,31 @@ def test_a_reply_with_more_choices_than_asked_is_read_by_its_first(
     read = parse_reply(json.dumps({"choices": choices}).encode())
     assert read.unfinished(live_cut=False) == (unfinished and f"unfinished: {unfinished}")
     assert read.finish_reasons == tuple(reasons)
+
+
+@pytest.mark.parametrize(
+    ("live", "shadow", "compared"),
+    [(["stop"], ["model_length"], False), (["model_length"], ["length"], True)],
+)
+def test_mistrals_model_length_is_a_cut_as_length_is(
+    live: list[str], shadow: list[str], compared: bool, tmp_path: Path
+) -> None:
+    """Mistral's `model_length` (the context window cut the answer) read as an end: a cut
+    shadow answer was compared with a whole live one, and a live answer so cut was not
+    known to be cut, so a shadow cut by the limit was a failed replay."""
+    _Live.reasons, _Shadow.reasons = live, shadow
+    with (
+        upstream(_Live) as cloud,
+        upstream(_Shadow) as local,
+        router(_cut_config(cloud, local, tmp_path)) as r,
+    ):
+        reply = sdk(r, timeout=10).chat.completions.create(
+            model="auto", messages=[{"role": "user", "content": MATH}]
+        )
+        assert [c.finish_reason for c in reply.choices] == live
+        until(lambda: _replayed(r) == 1)
+    [row] = _rows(tmp_path / "ledger")
+    if compared:  # both cut: what the client gets from each ("The": no answer to agree on)
+        assert row == (None, None, "final_answer", True)
+    else:
+        assert row == ("unfinished: model_length", None, "none", True)
