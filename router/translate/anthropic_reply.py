@@ -78,8 +78,6 @@ PING = named_event("ping", {"type": "ping"})
 STOP_REASONS = {
     "stop": "end_turn",
     **dict.fromkeys(LIMIT_REASONS, "max_tokens"),
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
     "content_filter": "refusal",
 }
 _CUT = LIMIT_REASONS | {"content_filter"}  # the reasons that may have cut a call's input
@@ -91,8 +89,12 @@ def stop_reason(
     """Anthropic's stop reason and stop sequence. A reply that ran out of tokens (`LIMIT_
     REASONS`: Mistral's context window too) or was filtered says so even when it holds tool
     calls: their arguments may be cut, and a client told "tool_use" would run a tool with
-    half its input. vLLM may end a whole tool call with "stop", and names the stop string
-    it matched in `stop_reason` (a token id, or None, for an end-of-sequence token)."""
+    half its input. "tool_use" is said of a reply with a tool call only, whatever the
+    upstream's reason: Anthropic never sends it without one, and a client looping on it
+    (run the calls, send their results) found none to run and crashed, for an upstream that
+    said "tool_calls" over a text answer (found in review). vLLM may end a whole tool call
+    with "stop", and names the stop string it matched in `stop_reason` (a token id, or None,
+    for an end-of-sequence token)."""
     reason = finish_reason or "stop"
     if has_tool_calls and reason not in _CUT:
         return "tool_use", None

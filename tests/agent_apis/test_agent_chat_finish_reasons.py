@@ -4,7 +4,10 @@ the official SDKs over a scripted chat upstream, streamed and whole.
 Found in review: Mistral's `finish_reason: "model_length"` (its API's FinishReason: the
 context window cut the answer) read as an end, so a cut answer reached Claude Code as
 `end_turn` (a cut tool call as `tool_use`, a tool to run with half its input) and Codex as
-`completed`; it is now a token limit's cut, as `length` is (`wire.LIMIT_REASONS`).
+`completed`; it is now a token limit's cut, as `length` is (`wire.LIMIT_REASONS`). And an
+upstream that said `tool_calls` over a text answer gave Claude Code `stop_reason:
+"tool_use"` with no tool_use block, which Anthropic never sends: a client looping on it
+found no call to run.
 """
 
 from __future__ import annotations
@@ -91,3 +94,26 @@ def test_mistrals_model_length_on_text_alone_is_max_tokens(tmp_path: Path, strea
     with routed(tmp_path, body, whole=not stream) as (proxy, _):
         message = _message(proxy, stream)
     assert message.stop_reason == "max_tokens" and message.content[0].text == "Hello wor"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_tool_calls_said_over_a_text_answer_is_no_tool_use(tmp_path: Path, stream: bool) -> None:
+    """`finish_reason: "tool_calls"` with no call: `end_turn`, the text the whole answer."""
+    body = _scripted({"content": "Hello"}, "tool_calls", stream)
+    with routed(tmp_path, body, whole=not stream) as (proxy, records):
+        message = _message(proxy, stream)
+        record = records.wait(10)
+    assert message.stop_reason == "end_turn" and message.stop_sequence is None
+    assert [(b.type, b.text) for b in message.content if b.type == "text"] == [("text", "Hello")]
+    assert record.outcome == "ok"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_tool_calls_with_a_call_is_still_tool_use(tmp_path: Path, stream: bool) -> None:
+    """The usual case stays as it was: a whole call said `tool_calls` is a tool to run."""
+    call = {**CUT_CALL, "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    body = _scripted({"content": None, "tool_calls": [call]}, "tool_calls", stream)
+    with routed(tmp_path, body, whole=not stream) as (proxy, _):
+        message = _message(proxy, stream)
+    assert message.stop_reason == "tool_use"
+    assert [b.input for b in message.content if b.type == "tool_use"] == [{"city": "Paris"}]
