@@ -33,8 +33,9 @@ wording has always been read; only a refusal naming an output limit is `OutputTo
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on; one with no names
 at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length,
-and one whose `code` is only the Responses event's generic `server_error` (any 5xx) by its
-words too, when they say the server is busy (an overload, no failure for the breaker).
+and one named only by the generic `server_error` (any 5xx: a Responses event's `code`, an
+OpenAI-style error's `type` with no code) by its words too, when they say the server is busy
+(an overload, no failure for the breaker).
 What makes a 200 reply a failure is `router.reply_checks`'.
 """
 
@@ -263,8 +264,8 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
     if len(message) > MAX_ERROR_BYTES:
         message = cut(head(message, 2 * MAX_ERROR_BYTES), MAX_ERROR_BYTES, secrets)
     status = _in_band_status(kind, code)
-    if status == 500 and _plain(str(code)) == _GENERIC and _says_overloaded(message):
-        status = 503  # Responses' event codes every 5xx so: its words tell
+    if status == 500 and _generic(kind, code) and _says_overloaded(message):
+        status = 503  # a name any 5xx has: its words tell
     too_long = is_context_error(body)
     if kind is None and code is None and too_long:
         status = 400  # no names to go by (TGI's streamed validation error): its words say
@@ -310,6 +311,17 @@ _NAMED_STATUS = {_plain(s.phrase): s.value for s in HTTPStatus if s >= 400} | {
 # OpenAI's "The server is overloaded or not ready yet.", Anthropic's "Overloaded".
 OVERLOAD_WORDS = ("currently busy", "overloaded")
 _GENERIC = _plain("server_error")  # the `code` of any 5xx in a Responses error event
+
+
+def _generic(kind: Any, code: Any) -> bool:
+    """Whether the name an in-band error's status was read from is the generic
+    `server_error`: Responses' event `code` for any 5xx, or an OpenAI-style error's `type`
+    when it has no code (`{"type": "server_error", "code": null, "message": "Overloaded"}`,
+    an overload in a chat stream: read by its code alone, it was a 502 `api_error` where the
+    same over HTTP is a 503 `overloaded_error`, which Claude Code waits out, found in
+    review)."""
+    named = kind if code is None else code
+    return isinstance(named, str) and _plain(named) == _GENERIC
 
 
 def _says_overloaded(message: str) -> bool:

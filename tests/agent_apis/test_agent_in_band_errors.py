@@ -150,6 +150,27 @@ def test_a_vllm_chat_overload_mid_stream_reaches_claude_code_as_overloaded_error
     assert code == "upstream_overloaded"
 
 
+@pytest.mark.parametrize("tokens", ["0", "2"], ids=["first", "mid-stream"])
+def test_a_chat_clouds_overload_in_its_stream_is_the_overload_a_whole_reply_is(
+    proxy: RunningRouter, fault: Any, tokens: str
+) -> None:
+    """OpenAI's chat error chunk names an overload by the generic type alone
+    (`{"type": "server_error", "code": null, "message": "Overloaded"}`). Read by its code
+    only, it was a 502 `api_error`, which Claude Code does not wait out, where the same
+    overload on a whole reply is a 503 `overloaded_error` (found in review)."""
+    fault("cloud", f"error_event:{tokens}:503")
+    error, record = recorded(proxy, lambda: messages_stream_error(proxy, "cloud", ASK))
+    assert error["type"] == "overloaded_error"
+    assert (record.status, record.error_kind) == (503, "overloaded")
+    with pytest.raises(anthropic.APIStatusError) as whole:
+        anthropic_client(proxy).messages.create(model="cloud", max_tokens=200, messages=ASK)  # type: ignore[arg-type]
+    assert whole.value.status_code == 503
+    assert isinstance(whole.value.body, dict)
+    assert whole.value.body["error"]["type"] == "overloaded_error"
+    if tokens == "2":  # committed: Codex's event names the overload too
+        assert responses_stream_error(proxy, "cloud", ASK).code == "upstream_overloaded"
+
+
 def test_the_routers_own_failures_keep_the_routers_codes(proxy: RunningRouter, fault: Any) -> None:
     fault("local", "cut_stream")
     assert responses_stream_error(proxy, "local", ASK).code == "upstream_cut"

@@ -117,8 +117,10 @@ def test_an_openai_style_error_event_keeps_its_names(
     guarded: tuple[Running, Running, RunningRouter],
 ) -> None:
     """OpenAI's in-band error names no status: `type: server_error`, read as a `kind: openai`
-    backend's is (a server error), with its message and type; it was litellm's `malformed`.
-    Last on `cloud`: a server error opens its circuit."""
+    backend's is, with its message and type; it was litellm's `malformed`. Named only by
+    that generic type (`code: null`), its words tell: "Overloaded" is an overload, as the
+    same over HTTP (a 503) is, and no failure for the breaker (it was a `server_error`,
+    which opened the circuit of a working backend; found in review). Last on `cloud`."""
     _, cloud, proxy = guarded
     records = collected(proxy)
     cloud.control("faults", {"fault": "error_event:2:503"})
@@ -127,4 +129,5 @@ def test_an_openai_style_error_event_keeps_its_names(
     finally:
         cloud.control("faults", {"fault": None})
     assert (error.type, error.message) == ("server_error", "Overloaded")
-    assert records.wait(5).error_kind == "server_error"
+    assert records.wait(5).error_kind == "overloaded"
+    assert circuit(proxy, "cloud") == "closed"

@@ -38,6 +38,25 @@ def test_an_in_band_error_is_typed_by_its_name_however_it_is_spelt(name: str, ty
     assert type(error) is typed
 
 
+@pytest.mark.parametrize(
+    ("error", "typed"),
+    [
+        ({"type": "server_error", "code": None, "message": "Overloaded"}, Overloaded),
+        ({"code": "server_error", "message": "The engine is currently busy"}, Overloaded),
+        ({"type": "server_error", "code": None, "message": "boom"}, ServerError),
+        # a code of its own names the error: the type's generic words are not read
+        ({"type": "server_error", "code": "engine_dead", "message": "overloaded"}, ServerError),
+        ({"type": "api_error", "message": "Overloaded"}, ServerError),  # Anthropic's own names
+    ],
+)
+def test_an_error_named_only_server_error_is_read_by_its_words(
+    error: dict[str, object], typed: type
+) -> None:
+    """OpenAI's chat error chunk names an overload by its generic `type` alone, `code: null`;
+    read by the code only, it was a 502 where the same over HTTP is a 503 (found in review)."""
+    assert type(in_band("chat", error, "b")) is typed
+
+
 NOW = 1_796_266_102.0  # Thu, 03 Dec 2026 02:48:22 GMT
 
 
