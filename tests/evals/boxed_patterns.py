@@ -4,15 +4,29 @@ Each boxed case's `expected` is `boxed(inner)` and its one `must_not_match` is
 `other_box(inner)`: any non-empty `\\boxed{...}` that is not the answer fails the case,
 wherever it stands (a hedge). `test_evals_answer_forms` checks that every shipped pattern is
 the one these functions build from its hand-worked answer, so a new case is written with
-them rather than by hand.
+them rather than by hand: build its patterns with `numeric`/`name` and `boxed`/`other_box`
+and paste them into the suite (a new unit goes into `UNIT_WORDS` first).
 """
 
 from __future__ import annotations
 
 WRAP = r"(?:\\(?:math|text)(?:bf|rm)?\{\s*)?"  # \mathbf{540}, \text{Cal}
 CURRENCY = r"(?:\\?\$\s*)?"
-WORDS = r"[a-z]+(?:\s[a-z]+)*"
-UNIT_WORDS = {"dollars": r"(?:dollars?|usd)", "cents": r"(?:cents?|¢)"}
+UNIT_WORDS = {
+    "dollars": r"(?:dollars?|usd)",
+    "cents": r"(?:cents?|¢)",
+    "meters": r"(?:m|meters?|metres?)(?:\s(?:per|a|each)\sweek)?",
+    "years": r"(?:years?|yrs?)(?:\sold)?",
+    "paths": r"(?:lattice\s)?paths?",
+    "integers": r"(?:integers?|numbers?)",
+    "zeros": r"(?:trailing\s)?zero(?:e?s)?",
+    "sheep": r"sheep",
+    "times": r"(?:times|overlaps)",
+}
+"""The words a case's answer may carry after its number, by unit: each case takes only its
+own. Any words at all (`[a-z]+(?:\\s[a-z]+)*`) passed `\\boxed{540 thousand}` for 540 and
+`\\boxed{4 minus nine}` for 4 (found in review): a scale, an operator or another unit after
+the number makes another answer."""
 
 
 def _unit(words: str, glued: str = "") -> str:
@@ -29,14 +43,15 @@ def integer(n: int) -> str:
 
     Grouping is all or nothing, one separator throughout: an alternative per separator, so
     `1234,567`, `1,234567` and `1,234{,}567` (a separator optional group by group would take
-    them all as 1234567) match none."""
-    digits = str(n)
-    if n < 1000:
-        return digits + r"(?:\.0*)?"
+    them all as 1234567) match none. A negative number is grouped as its magnitude, the sign
+    in front (`-1,234`): grouping read the signed value, so -1234 was never grouped."""
+    sign, digits = "-" if n < 0 else "", str(abs(n))
+    if abs(n) < 1000:
+        return sign + digits + r"(?:\.0*)?"
     cut = len(digits) % 3 or 3
     groups = [digits[i : i + 3] for i in range(cut, len(digits), 3)]
     ways = "|".join(sep + sep.join(groups) for sep in THOUSANDS)
-    return digits[:cut] + "(?:" + ways + r")(?:\.0*)?"
+    return sign + digits[:cut] + "(?:" + ways + r")(?:\.0*)?"
 
 
 def fraction(top: int, bottom: int, decimal: str) -> str:
@@ -46,13 +61,13 @@ def fraction(top: int, bottom: int, decimal: str) -> str:
     return "(?:" + frac + "|" + slash + "|" + decimal.replace(".", r"\.") + r"0*)\.?"
 
 
-def numeric(value: str, kind: str = "count") -> str:
-    """A number in a box, dressed, with a unit word (`kind` dollars and cents take only
-    theirs: the unit is the trap there) and, for dollars, a currency sign."""
-    sign = CURRENCY if kind == "dollars" else ""
-    glued = r"(?:¢|\\textcent)" if kind == "cents" else ""
-    unit = _unit(UNIT_WORDS.get(kind, WORDS), glued)
-    return r"\s*" + sign + WRAP + sign + value + unit + r"\s*(?:\}\s*)?\}"
+def numeric(value: str, unit: str = "") -> str:
+    """A number in a box, dressed, with its unit's words (`UNIT_WORDS[unit]`; none when
+    `unit` is empty) and, for dollars, a currency sign."""
+    sign = CURRENCY if unit == "dollars" else ""
+    glued = r"(?:¢|\\textcent)" if unit == "cents" else ""
+    words = _unit(UNIT_WORDS[unit], glued) if unit else ""
+    return r"\s*" + sign + WRAP + sign + value + words + r"\s*(?:\}\s*)?\}"
 
 
 def name(word: str) -> str:

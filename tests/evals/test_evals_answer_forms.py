@@ -212,6 +212,48 @@ def test_near_misses_still_fail(case_id: str) -> None:
         assert not _graded(case_id, text), text
 
 
+NOT_UNITS = ("thousand", "hundred", "million", "dozen", "minus nine", "plus one", "squared")
+OTHER_UNITS = ("percent", "kilometers", "dollars", "cents", "days")
+
+
+@pytest.mark.parametrize("case_id", sorted(NUMBERS))
+def test_a_scale_an_operator_or_another_unit_after_the_number_fails(case_id: str) -> None:
+    """Any words after the number passed: `\\boxed{540 thousand}` for 540 meters and
+    `\\boxed{4 minus nine}` for a remainder of 4 (found in review), and `must_not_match`,
+    built from the same pattern, took them for the answer beside a right box. Each case
+    takes only its own unit's words (none where the answer has no unit)."""
+    answer, kind = NUMBERS[case_id]
+    words = [w for w in (*NOT_UNITS, *OTHER_UNITS) if w != kind]
+    for word in words:
+        for text in (
+            rf"\boxed{{{answer} {word}}}",
+            rf"\boxed{{{answer} \text{{ {word}}}}}",
+            rf"{renderings(answer, kind)[0]}, that is \boxed{{{answer} {word}}}",
+        ):
+            assert not _graded(case_id, text), text
+
+
+UNIT_SPELLINGS = {
+    "smf.math.gsm8k.03": ["m", "metres", "meters per week", "meters a week"],
+    "smf.math.gsm8k.40": ["years old", "year", "yrs"],
+    "smf.math.hard.02": ["lattice paths"],
+    "smf.math.medium.02": ["numbers"],
+    "smf.math.expert.01": ["trailing zeros", "zeroes"],
+    "smf.reasoning.expert.02": ["overlaps"],
+    "smf.reasoning.medium.03": ["cent", "¢"],
+    "smf.math.gsm8k.11": ["dollar", "USD"],
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(UNIT_SPELLINGS))
+def test_the_cases_own_unit_passes_in_its_spellings(case_id: str) -> None:
+    """Narrowed to its own unit, a case still takes the ways a correct answer spells it."""
+    answer = NUMBERS[case_id][0]
+    for word in UNIT_SPELLINGS[case_id]:
+        for text in (rf"\boxed{{{answer} {word}}}", rf"\boxed{{{answer}\,\text{{{word}}}}}"):
+            assert _graded(case_id, text), text
+
+
 @pytest.mark.parametrize("case_id", sorted(NUMBERS))
 def test_agreeing_boxes_and_the_quoted_instruction_pass(case_id: str) -> None:
     """Only disagreement fails: the same answer boxed twice in two forms passes, and so does
@@ -239,7 +281,7 @@ def _built(case_id: str) -> str:
         value = boxed_patterns.fraction(top, bottom, str(top / bottom))
     else:
         value = boxed_patterns.integer(int(answer))
-    return boxed_patterns.numeric(value, kind if kind in ("dollars", "cents") else "count")
+    return boxed_patterns.numeric(value, kind)
 
 
 @pytest.mark.parametrize("case_id", sorted({*NUMBERS, *NAMES}))
@@ -273,4 +315,21 @@ def test_the_builder_groups_thousands_as_a_boxed_answer_writes_them() -> None:
     grouped_part_way = ("1234,567", "1,234567", "1{,}234567", r"1234\,567", "1234567,")
     mixed = ("1,234{,}567", r"1{,}234\,567", r"1\,234,567")
     for number in (*grouped_part_way, *mixed):
+        assert not passes(rf"\boxed{{{number}}}"), number
+
+
+def test_the_builder_groups_a_negative_number_after_its_sign() -> None:
+    """`integer` tested `n < 1000` on the signed value, so -1234 was built ungrouped and
+    `\\boxed{-1,234}` failed; the magnitude is grouped now, the sign in front."""
+    inner = boxed_patterns.numeric(boxed_patterns.integer(-1234))
+    metadata = {"must_not_match": [boxed_patterns.other_box(inner)]}
+    expected = boxed_patterns.boxed(inner)
+    case = Case("neg", "neg", "math", "easy", "p", "regex_match", expected, metadata=metadata)
+
+    def passes(text: str) -> bool:
+        return grade(case, Answer(content=f"So the answer is {text}")).passed
+
+    for number in ("-1234", "-1,234", "-1{,}234", r"-1\,234", "-1,234.00"):
+        assert passes(rf"\boxed{{{number}}}"), number
+    for number in ("1234", "1,234", "-1,2345", "-12,34", "-1,235", "--1,234"):
         assert not passes(rf"\boxed{{{number}}}"), number
