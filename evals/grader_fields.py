@@ -259,11 +259,16 @@ def _json(expected: Any) -> None:
             "json_contains needs 'expected' as a mapping of keys to values ('*': any)"
             f" or a list of keys, got {_kind(expected)}"
         )
-    odd = _keys_not_text(expected)
+    _keys_are_text(expected, "json_contains 'expected'")
+
+
+def _keys_are_text(value: Any, field: str) -> None:
+    """Every key at any depth is text: YAML reads ``on:``/``yes:`` as True and ``1:`` as a
+    number, which no JSON object has as a key (and ``on`` and ``yes`` in one mapping are the
+    same key, one value lost)."""
+    odd = _keys_not_text(value)
     if odd:
-        raise FieldProblem(
-            f"json_contains 'expected' has the key {odd[0]!r}: JSON keys are text (quote it)"
-        )
+        raise FieldProblem(f"{field} has the key {odd[0]!r}: JSON keys are text (quote it)")
 
 
 def _keys_not_text(value: Any) -> list[Any]:
@@ -292,9 +297,11 @@ TOOL_CALL_FIELDS = ("tool", "args_contains", "args_json")
 def _tool_call(expected: Any) -> None:
     """``{tool: name, args_contains: ..., args_json: ...}``: without a tool name every call
     was compared with None and failed, and so was every call with ``args_json`` not a
-    mapping (FORMAT.md: it "equals the parsed arguments exactly"). Any other key is one the
-    grader never reads (``not_runnable``); without a tool name, the first such key is said
-    too, as it may be the name misspelt (``tol: f``)."""
+    mapping (FORMAT.md: it "equals the parsed arguments exactly") or with a key that is not
+    text in it (``on: 2027-03-14`` read as ``True:``, found in review); in ``args_contains``
+    such keys collide (``on`` and ``yes`` are one key), losing a value to search for. Any
+    other key is one the grader never reads (``not_runnable``); without a tool name, the
+    first such key is said too, as it may be the name misspelt (``tol: f``)."""
     if isinstance(expected, Mapping) and not isinstance(expected.get("tool"), str):
         for key in expected:
             if key not in TOOL_CALL_FIELDS:
@@ -315,6 +322,8 @@ def _tool_call(expected: Any) -> None:
             "'expected.args_json' must be the arguments as a mapping ({a: 1}, not JSON text),"
             f" got {_kind(expected['args_json'])}"
         )
+    for field in ("args_contains", "args_json"):
+        _keys_are_text(expected.get(field), f"'expected.{field}'")
 
 
 def _unread(key: Any) -> str:

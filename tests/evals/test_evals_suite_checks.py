@@ -64,6 +64,18 @@ COUNT = "evaluator: structural_count, expected: 3"
             "evaluator: tool_call, expected: {tool: f, args_json: [1]}",
             r"'expected.args_json' must be the arguments as a mapping .* got \[1\]",
         ),
+        (  # YAML reads `on` as True: every call failed to equal {True: ...} (found in review)
+            'evaluator: tool_call, expected: {tool: f, args_json: {title: T, on: "2027-03-14"}}',
+            r"'expected.args_json' has the key True: JSON keys are text \(quote it\)",
+        ),
+        (
+            "evaluator: tool_call, expected: {tool: f, args_json: {at: [{1: x}]}}",
+            r"'expected.args_json' has the key 1: JSON keys are text \(quote it\)",
+        ),
+        (  # `on` and `yes` are both True: one key, and "porch" was never searched for
+            'evaluator: tool_call, expected: {tool: f, args_contains: {on: porch, yes: "off"}}',
+            r"'expected.args_contains' has the key True: JSON keys are text \(quote it\)",
+        ),
         (
             "evaluator: tool_call, expected: {tool: f, args_contains: {who: [ann, bo]}}",
             r"'expected.args_contains.who' must be text or a number .* got \['ann', 'bo'\]",
