@@ -7,7 +7,8 @@ backend through the router's litellm adapter, as live traffic reaches it), at mo
 rather than adding to its queue. Each case's call holds one of its backend's slots as load
 capacity counts (`router.own_load`): uncounted, the canary filled a local backend that
 routing saw idle, and live requests queued behind its cases. Results go to the ledger
-(`canary_runs`, `canary_results`: `router.canary_rows`) and to `router.canary_judge`, whose
+(`canary_runs`, `canary_results`: `router.canary_rows`, each case's with its call's tokens
+and cost, `router.canary_spend`) and to `router.canary_judge`, whose
 gate book (`router.gating`) decides the gates that the state source hands the policy. A bug on the
 way to one backend (anything but the transport errors the runner maps) costs that backend's
 round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
@@ -46,6 +47,7 @@ from router.canary_judge import CanaryMetrics, Judge, repointed, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.canary_rows import RowSink, run_row, write_round
 from router.canary_spans import traced
+from router.canary_spend import Pricing, Spend
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.config_sections import CanarySettings
@@ -86,6 +88,8 @@ class Canary:
     ledger's latest round; `deadline_s` bounds each run (None: no deadline). `execute`
     runs code cases' programs (the sandbox), none once a round has ended; its `grader`
     grades the other answers in a process, off the router's event loop (killed at `aclose`).
+    `pricing` (in a router, the running config's pricer) prices each case's call for its
+    row (`router.canary_spend`); none prices them at $0.
     """
 
     def __init__(
@@ -104,8 +108,10 @@ class Canary:
         deadline_s: float | None = None,
         tracing: Tracing | None = None,
         execute: Executor = run_python,
+        pricing: Pricing | Callable[[], Pricing | None] | None = None,
     ) -> None:
         self._config = live.source(config)
+        self._pricing = live.source(pricing)  # prices each call (`router.canary_spend`)
         self._shared = adapters
         self.cases = list(cases)
         self.judge = Judge(
@@ -224,21 +230,24 @@ class Canary:
         started, began = self.clock(), time.monotonic()
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
+        spend = Spend(backend, self._pricing())  # the round's settings' pricer: its calls'
         if reason is None:
             graded: list[CaseResult] = []
             try:
-                results = await self._probe(backend, sample, end, graded.append)
+                results = await self._probe(backend, sample, end, graded.append, spend)
             except asyncio.CancelledError:  # past a stop's wait: what it graded still counts
                 results = cut_short(sample, graded, end.why or "cancelled")
                 self.last_results[backend.name] = results
-                self._record(backend, run_id, started, time.monotonic() - began, results, None)
+                took = time.monotonic() - began
+                self._record(backend, run_id, started, took, results, None, spend)
                 raise
             except Exception as exc:  # this backend's round alone: the others' results stand
                 self._round_bugs.failed(backend.name, exc)
                 results = [round_failed(case, exc) for case in sample]
         else:
             log.info("canary: skipped backend %s (%s)", backend.name, reason)
-        summary = self._record(backend, run_id, started, time.monotonic() - began, results, reason)
+        took = time.monotonic() - began
+        summary = self._record(backend, run_id, started, took, results, reason, spend)
         why = unjudged(backend, self.backends)
         if why is not None:  # its rows stay in the ledger: the run did happen
             log.info("canary: backend %s %s during its run; not judged", backend.name, why)
@@ -253,6 +262,7 @@ class Canary:
         sample: list[Case],
         end: RunEnd,
         on_result: Callable[[CaseResult], None],
+        spend: Spend,
     ) -> list[CaseResult]:
         state = self.states().get(backend.name, BackendState())
         endpoint = endpoint_of(backend)
@@ -261,6 +271,7 @@ class Canary:
         if send is None:
             client = await self._http()
             send = functools.partial(ask, client, endpoint)
+        send = spend.wrap(send)  # each reply's usage and time, for the case's row
         send = traced(self.tracing, backend, send)  # a span per case asked, tracing on
         return await self.runner(
             sample,
@@ -324,12 +335,13 @@ class Canary:
         duration: float,
         results: list[CaseResult],
         reason: str | None,
+        spend: Spend,
     ) -> dict[str, Any]:
-        """The run's rows to the ledger (`router.canary_rows`); returns its summary (a
-        `last_run` entry)."""
+        """The run's rows to the ledger (`router.canary_rows`), each result's with what its
+        call cost (`spend`); returns its summary (a `last_run` entry)."""
         summary = run_row(backend, run_id, ts, duration, results, reason)
         if self.rows is not None:
-            write_round(self.rows, summary, results)
+            write_round(self.rows, summary, results, spend.columns)
         return summary
 
     def status(self) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.ledger import LedgerWriter, location
+from router.pricing import Pricer
 from router.sandbox_layers import CANARY, runs_code, say, undumpable
 
 app = typer.Typer(help="Canary evals against every configured backend.", no_args_is_help=True)
@@ -125,7 +126,15 @@ def run(
     ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
     writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
     writer.start()
-    canary = Canary(settings, cases, book, rows=writer, history=ledger, deadline_s=deadline_s)
+    canary = Canary(
+        settings,
+        cases,
+        book,
+        rows=writer,
+        history=ledger,
+        deadline_s=deadline_s,
+        pricing=Pricer(settings),  # each case's call priced, as a router's canary prices it
+    )
 
     async def once() -> None:
         loop = asyncio.get_running_loop()

@@ -39,6 +39,7 @@ def install(components: Any) -> None:
         observers=components.replay_observers,
         history=ledger,
         tracing=components.tracing,
+        pricing=lambda: components.pricer,  # the running config's: a reload swaps it
     )
     # the suites running now: a reload may load others (`Canary.prepare`)
     components.runs_code[sandbox_layers.CANARY] = lambda: sandbox_layers.runs_code(canary.cases)

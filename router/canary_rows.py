@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -51,8 +51,14 @@ def run_row(
     }
 
 
-def write_round(rows: RowSink, summary: dict[str, Any], results: list[CaseResult]) -> None:
-    """Queue a round's rows: its `canary_runs` row (`run_row`), then one per result."""
+def write_round(
+    rows: RowSink,
+    summary: dict[str, Any],
+    results: list[CaseResult],
+    spent: Callable[[CaseResult], dict[str, Any]] | None = None,
+) -> None:
+    """Queue a round's rows: its `canary_runs` row (`run_row`), then one per result, with
+    what its call cost when `spent` says (`router.canary_spend.Spend.columns`)."""
     run = {key: summary[key] for key in ("run_id", "ts", "backend")}
     rows.submit_row("canary_runs", summary)
     for r in results:
@@ -66,6 +72,7 @@ def write_round(rows: RowSink, summary: dict[str, Any], results: list[CaseResult
                 "status": r.status,
                 "failure_kind": r.failure_kind,
                 "latency_s": r.latency_s,
+                **(spent(r) if spent is not None else {}),
             },
         )
 

@@ -13,7 +13,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from router import money, report_break_even, report_daily, report_shadow, report_window
+from router import (
+    money,
+    report_break_even,
+    report_canary,
+    report_daily,
+    report_shadow,
+    report_window,
+)
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
@@ -275,7 +282,7 @@ def _build(
     first_day = since.date().isoformat() if since else None
     # `hi` is exclusive: a window ending at midnight does not read (nor warn of) that day
     last_day = (hi - timedelta(microseconds=1)).date().isoformat()
-    tables = ("records", "shadow_comparisons")
+    tables = ("records", "shadow_comparisons", "canary_results")
     with Ledger(Path(directory), first_day, last_day, tables=tables) as ledger:
         # Callers multiply the groups 20-fold: aggregate by caller only when asked to.
         caller = "caller" if by == "caller" else "''"
@@ -286,6 +293,7 @@ def _build(
         window_days = report_window.window_days(ledger, lo, min(hi, at))
         totals = _totals(ledger)
         side = report_shadow.spend(ledger, lo, hi)
+        canary = report_canary.spend(ledger, lo, hi)
         generated_at = now.astimezone(UTC).isoformat(timespec="seconds")
         # every day of each per-day series, quiet ones too, and the days the HTML draws
         days = report_window.report_days(report_daily.seen(ledger), generated_at, _iso_utc(until))
@@ -305,9 +313,11 @@ def _build(
             "latency": _latency(ledger, lo, hi, totals["requests"]),
             "break_even": report_break_even.of(ledger, config, window_days, days),
             "shadow_spend": side,
+            "canary_spend": canary,
             "warnings": list(ledger.warnings)
             + _unpriced_warning(ledger, totals)
-            + report_shadow.warning(side),
+            + report_shadow.warning(side)
+            + report_canary.warning(canary),
             # rows left out: a file skipped (damaged, unreadable); unpriced rows are counted
             "incomplete": bool(ledger.warnings),
         }

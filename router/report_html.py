@@ -10,7 +10,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
-from router import report_break_even
+from router import report_break_even, report_canary
 from router.money import usd
 from router.report_render import (
     group_figures,
@@ -98,6 +98,12 @@ def _shadow(report: dict[str, Any]) -> str:
     if not side or not side["comparisons"]:
         return ""
     return f"<h2>Shadow</h2><p>{escape(shadow_line(side))}</p>"
+
+
+def _canary(report: dict[str, Any]) -> str:
+    side = report.get("canary_spend")
+    said = report_canary.line(side) if side else None
+    return "" if said is None else f"<h2>Canary</h2><p>{escape(said)}</p>"
 
 
 def _latency_table(report: dict[str, Any]) -> str:
@@ -197,6 +203,7 @@ def to_html(report: dict[str, Any]) -> str:
         f"<h2>By {escape(report['by'])}</h2>{_groups_table(report)}"
         f"<h2>Latency per backend</h2>{_latency_table(report)}"
         + _shadow(report)
+        + _canary(report)
         + (f"<h2>Warnings</h2><ul>{warnings}</ul>" if warnings else "")
         + "</body></html>\n"
     )

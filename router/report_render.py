@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from router import report_break_even
+from router import report_break_even, report_canary
 from router.money import usd
 
 # The narrowest the key column folds to on a terminal too narrow for the table (a key that
@@ -57,8 +57,8 @@ def to_json(report: dict[str, Any]) -> str:
 
 def to_csv(report: dict[str, Any]) -> str:
     """One row per group, then a `TOTAL` row; columns as in CSV_COLUMNS, and nothing else:
-    a spreadsheet or `csv` reader takes every line for a row. The shadow's spend and the
-    warnings are in the other formats (JSON) and on stderr."""
+    a spreadsheet or `csv` reader takes every line for a row. The shadow's and the canary's
+    spend and the warnings are in the other formats (JSON) and on stderr."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([report["by"] if c == "key" else c for c in CSV_COLUMNS])
@@ -182,9 +182,7 @@ def to_table(
             console.print(said, markup=False, soft_wrap=True)  # one line, as the warnings
     for note in token_notes(report["totals"]):
         console.print(note, markup=False)
-    side = report.get("shadow_spend")
-    if side and side["comparisons"]:
-        console.print(shadow_line(side), markup=False)
+    _print_apart(console, report)
     version = report.get("price_map_version") or "none recorded"
     console.print(f"price map: {version}", markup=False)
     for warning in report["warnings"]:  # paths and decode errors: text, not markup
@@ -193,6 +191,17 @@ def to_table(
         console.print(warned, highlight=False, soft_wrap=True)
     text = console.export_text()
     return text if text.endswith("\n") else text + "\n"
+
+
+def _print_apart(console: Console, report: dict[str, Any]) -> None:
+    """The lines of what the router's own calls cost, apart from the live spend above: the
+    shadow's and the canary's, each when there were any."""
+    side = report.get("shadow_spend")
+    if side and side["comparisons"]:
+        console.print(shadow_line(side), markup=False)
+    canary = report.get("canary_spend")
+    if canary and (said := report_canary.line(canary)) is not None:
+        console.print(said, markup=False, soft_wrap=True)  # one line, as the warnings
 
 
 def table_width(table: Table, key_width: int, terminal_width: int | None) -> int:

@@ -13,7 +13,7 @@ from router.ledger.query import Ledger
 def spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
     """What the shadow's replays and its judge's calls cost, kept apart from live spend
     (never in `cloud_usd` nor the offload: no client asked for them). They were in the
-    ledger and in no report (found in review). Canary calls carry no cost (not recorded).
+    ledger and in no report (found in review). The canary's calls: `router.report_canary`.
     `unpriced` counts the comparisons whose replay or judge call had tokens and no known
     price (a NULL cost): left out of the sums, which read as $0 without a word before."""
     n, shadow, judge, unpriced = ledger.sql(

@@ -19,6 +19,15 @@ CANARY_RESULTS: Columns = (
     ("status", "string"),
     ("failure_kind", "string"),
     ("latency_s", "float64"),
+    # What the case's call cost (`router.canary_spend`): the backend's tier, its usage (the
+    # router's estimate when it reported none: `tokens_estimated`), and its price as a live
+    # request's to that backend, NULL when no cloud price is known. A case that got no reply
+    # has NULL tokens and cost 0; files written before these columns read all five as NULL.
+    ("tier", "string"),
+    ("prompt_tokens", "int64"),
+    ("completion_tokens", "int64"),
+    ("tokens_estimated", "bool"),
+    ("cost_usd", "float64"),
 )
 
 # One row per canary run per backend: when, how many cases, and why a backend was skipped.
