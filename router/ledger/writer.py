@@ -309,7 +309,7 @@ class LedgerWriter:
         if not appender.write_failed:
             self.last_ok_flush_unix = now
         self.written_total += written["records"]  # before any cleanup: they are written
-        self._remove_doomed(appender)
+        appender.remove_doomed(time.monotonic())  # never raises: rows are written
         self.last_flush_seconds = time.perf_counter() - began
         self._raise_interrupted(appender)
         return written.total()
@@ -351,22 +351,6 @@ class LedgerWriter:
             # the error and where it was raised, never a row: a row may hold a caller's data
             log.error(f"{message}: %s", *args, said, exc_info=exc)
         self._flush_raised = said
-
-    @staticmethod
-    def _remove_doomed(appender: Appender) -> None:
-        """Delete the merged-away files that are due; one that cannot be (a directory made
-        read-only) stays, ignored by readers, tried again later (`router.ledger.doomed`).
-        Whatever else raises there is a warning: the flush's rows are written all the same.
-        Raised, it skipped counting them in `written_total` (found in review)."""
-        try:
-            appender.remove_doomed(time.monotonic())
-        except Exception as exc:
-            log.warning(
-                "could not delete merged-away ledger files (readers ignore them; closed-day "
-                "compaction deletes them): %s: %s",
-                type(exc).__name__,
-                exc,
-            )
 
     def _make_appender(self) -> Appender:
         from router.ledger.appender import Appender  # PyArrow: see the module docstring
