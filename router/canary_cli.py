@@ -119,12 +119,16 @@ def run(
     say(settings, [CANARY] if runs_code(cases) else [], write=_on_stderr)
     book = gate_book(settings.canary)
     try:  # before any case runs: results the ledger could never take would be lost
-        location.prepare(settings.ledger.path)
+        unwritable = location.prepare(settings.ledger.path)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if unwritable is not None:  # as `serve`: a read-only remount, a full disk may pass
+        typer.echo(f"warning: {unwritable}", err=True)
     ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
     writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
+    if unwritable is not None:
+        writer.failed_at_start(unwritable)
     writer.start()
     canary = Canary(
         settings,

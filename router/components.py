@@ -170,9 +170,14 @@ class LedgerSink:
 def build(config: Config, registry: CollectorRegistry | None = None) -> Components:
     load_model()  # a model that cannot be read stops the start (ModelUnavailable)
     backend_factory.check(config)  # a litellm model no provider serves stops it (ConfigError)
+    unwritable = None
     if not config.demo:  # a demo tried from a read-only directory may lose its fake records
-        # a ledger.path that never works stops it too, as does a part of it (`records/`)
-        location.prepare(config.ledger.path, compacts=config.ledger.housekeeping)
+        # a ledger.path that never works stops it too, as does a part of it (`records/`);
+        # one that may work later (a read-only remount, a full disk) is a warning, and the
+        # writer holds the rows until it does, as after a failed write at runtime
+        unwritable = location.prepare(config.ledger.path, compacts=config.ledger.housekeeping)
+        if unwritable is not None:
+            log.warning("%s. The status says ledger.last_write_failed: true until then", unwritable)
     backends = {b.name: backend_factory.create(b) for b in config.backends}
     metrics = Metrics(registry or CollectorRegistry(), demo=config.demo)
     tracing = Tracing.from_env()
@@ -182,6 +187,8 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
         flush_interval_s=config.ledger.flush_interval_s,
         store_text=config.ledger.store_text,
     )
+    if unwritable is not None:
+        ledger.failed_at_start(unwritable)
     metrics.set_ledger_source(ledger)
     metrics.set_span_source(tracing)
     pricer = Pricer(config)

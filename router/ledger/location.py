@@ -20,6 +20,14 @@ Another process's retention (a second router's housekeeping, `ledger compact`) d
 closed days while this one looks at them: a directory gone between its listing and its
 check is skipped, neither refused as "not a directory" (`serve` exited 2, and systemd's
 RestartPreventExitStatus kept it down) nor warned about (found in re-review).
+
+A read-only filesystem (EROFS) may be a remount after a disk error, which passes, or
+systemd's `ProtectSystem=strict` over a path outside the unit's ReadWritePaths=, which does
+not. Refused as "can never hold the ledger", a restart during a remount kept the router
+down (exit 2, RestartPreventExitStatus=2) though it runs on through one (found in a
+long-running-operation review). A directory that holds a ledger already was writable once:
+`serve` starts on it, rows held in memory (`router.ledger.unwritable`). One that holds
+none is most likely the unit's mistake, and is refused, saying so.
 """
 
 from __future__ import annotations
@@ -36,19 +44,19 @@ from typing import TYPE_CHECKING
 
 from router.config import ConfigError
 from router.ledger.columns import ROW_COLUMNS
+from router.ledger.unwritable import Unwritable
 
 if TYPE_CHECKING:
     from router.config import Config
 
 # A failed mkdir or write that no retry fixes. Anything else (ENOSPC, EDQUOT, EIO) may pass,
-# and keeps the writer's log-and-retry.
+# and keeps the writer's log-and-retry; so may EROFS, where a ledger is already (above).
 PERMANENT = frozenset(
     {
         errno.EEXIST,  # mkdir(exist_ok=True) raises it only for something not a directory
         errno.ENOTDIR,
         errno.EACCES,
         errno.EPERM,
-        errno.EROFS,
         errno.ENOENT,  # a parent that cannot be made (`/proc/nope`)
         errno.ELOOP,
         errno.ENAMETOOLONG,
@@ -64,30 +72,33 @@ WRITTEN_TABLES = ("records", "texts", *ROW_COLUMNS)
 COMPACTED_TABLES = (*WRITTEN_TABLES, "rollups")
 _DAY = re.compile(r"day=\d{4}-\d{2}-\d{2}")
 # A directory under the ledger that another user made (root's `serve` or `ledger compact`):
-# the advice for EACCES there. A read-only mount (EROFS) or an immutable directory (EPERM,
-# chattr +i) is no one's to give back, and gets the generic advice.
+# the advice for EACCES there. An immutable directory (EPERM, chattr +i) is no one's to give
+# back, and gets the generic advice; a read-only mount (EROFS) its own (`_read_only_refusal`).
 _GIVE_BACK = (
     "Give this user back what another one made there (`chown -R`), or point ledger.path at "
     "a directory this user can write"
 )
 
 
-def prepare(path: str, compacts: bool = False, today: date | None = None) -> None:
+def prepare(path: str, compacts: bool = False, today: date | None = None) -> Unwritable | None:
     """Create the ledger directory and write (and remove) a file in it and in the directories
     under it the writer writes into, as the writer will: a permanent failure is a ConfigError
-    naming `ledger.path` (and the directory); a passing one is left to the writer, which logs
-    it and retries. `compacts`: this process runs housekeeping, which rewrites and deletes
-    every day directory: one it may not is logged, once (`today`: the UTC date, for tests)."""
+    naming `ledger.path` (and the directory); the first that may pass (a full disk, or a
+    read-only filesystem under a ledger that exists) is returned, for the caller to say and
+    the writer to show and retry. `compacts`: this process runs housekeeping, which rewrites
+    and deletes every day directory: one it may not is logged, once (`today`: the UTC date,
+    for tests)."""
     directory = Path(path)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         if exc.errno == errno.EEXIST:  # it, or a part of it, is something else
             raise ConfigError(never_a_directory(path) or _not_a_directory(path)) from None
-        _refuse_if_permanent(path, exc, f"cannot create {str(exc.filename or path)!r}")
-        return
-    if _probe_failed(path, directory, "cannot create a file in it"):
-        return
+        return _unless_permanent(
+            path, directory, exc, f"cannot create {str(exc.filename or path)!r}"
+        )
+    if (failed := _probe(path, directory, "cannot create a file in it")) is not None:
+        return failed
     warned = False
     try:
         for part, written in _parts(directory, compacts, today or datetime.now(UTC).date()):
@@ -96,26 +107,62 @@ def prepare(path: str, compacts: bool = False, today: date | None = None) -> Non
                     continue  # deleted since it was listed: another process's retention
                 raise ConfigError(_part_not_a_directory(path, part))
             if written:
-                _probe_failed(path, part, f"cannot create a file in {str(part)!r}", _GIVE_BACK)
+                doing = f"cannot create a file in {str(part)!r}"
+                found = _probe(path, part, doing, _GIVE_BACK)  # every part: one may never work
+                failed = failed or found
             elif not warned and not os.access(part, os.W_OK | os.X_OK) and os.path.lexists(part):
                 log.warning("%s", _cannot_compact(path, part))
                 warned = True
     except OSError as exc:  # a table's directory this user may not list
         _refuse_if_permanent(path, exc, f"cannot list {str(exc.filename)!r}", _GIVE_BACK)
+    return failed
 
 
-def _probe_failed(path: str, folder: Path, doing: str, fix: str | None = None) -> bool:
+def _probe(path: str, folder: Path, doing: str, fix: str | None = None) -> Unwritable | None:
     """Write and remove a file in `folder`; a permanent failure raises, one that may pass
-    (a full disk), or a folder deleted meanwhile (the writer makes it again), returns True."""
+    (a full disk, a read-only remount under a ledger) is returned, and a folder deleted
+    meanwhile (the writer makes it again) is no failure."""
     try:
         fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
         if exc.errno != errno.ENOENT or os.path.lexists(folder):
-            _refuse_if_permanent(path, exc, doing, fix)
-        return True
-    return False
+            return _unless_permanent(path, folder, exc, doing, fix)
+    return None
+
+
+def _unless_permanent(
+    path: str, folder: Path, exc: OSError, doing: str, fix: str | None = None
+) -> Unwritable:
+    """`exc`, which `doing` in `folder` met, as a failure that may pass; a ConfigError if it
+    never does. A read-only filesystem passes only where a ledger is already."""
+    if exc.errno == errno.EROFS and not _holds_ledger(Path(path)):
+        raise ConfigError(_read_only_refusal(path, doing, exc)) from None
+    _refuse_if_permanent(path, exc, doing, fix)
+    read_only = exc.errno == errno.EROFS
+    return Unwritable(path, folder, doing, exc.strerror or str(exc), read_only)
+
+
+def _holds_ledger(directory: Path) -> bool:
+    """Whether `directory` holds what a ledger's writers make: it was writable once. One
+    this user may not look in holds none it could write."""
+    from router.ledger.presence import is_ledger  # it imports this module's table names
+
+    try:
+        return is_ledger(directory)
+    except OSError:
+        return False
+
+
+def _read_only_refusal(path: str, doing: str, exc: OSError) -> str:
+    return (
+        f"ledger.path: {path!r} is read-only now ({doing}: {exc.strerror}), and holds no "
+        "ledger yet: every record would be lost. Most often this is systemd's "
+        "ProtectSystem=strict, which leaves only the unit's StateDirectory= and "
+        "ReadWritePaths= writable: add the path to ReadWritePaths=, or point ledger.path at "
+        "a writable directory. A filesystem remounted read-only must be made writable first"
+    )
 
 
 def _parts(directory: Path, compacts: bool, today: date) -> Iterator[tuple[Path, bool]]:
@@ -205,6 +252,16 @@ def not_writable(path: str, compacts: bool = False) -> str | None:
     nearest = _nearest(Path(path))
     if not nearest.is_dir():
         return None
+    if _mounted_read_only(nearest):  # `os.access` says no for root too: say why
+        if not _holds_ledger(Path(path)):
+            return (
+                f"ledger.path: {path!r} is read-only now, and holds no ledger yet: `serve` "
+                "would refuse to start"
+            )
+        return (
+            f"ledger.path: {path!r} is read-only now: `serve` would start anyway, and hold "
+            "its rows in memory until it is writable again"
+        )
     if os.access(nearest, os.W_OK | os.X_OK):
         return _part_not_writable(path, compacts) if nearest == Path(path) else None
     if nearest != Path(path):  # still to be made: by whom is not for permissions to say
@@ -217,6 +274,14 @@ def not_writable(path: str, compacts: bool = False) -> str | None:
         f"ledger.path: this user cannot write {path!r}, so it could not hold the ledger: "
         "`serve` run as this user would refuse to start"
     )
+
+
+def _mounted_read_only(folder: Path) -> bool:
+    """Whether `folder` lies on a filesystem mounted read-only (for now, maybe)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _part_not_writable(path: str, compacts: bool) -> str | None:

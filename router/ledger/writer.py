@@ -38,6 +38,7 @@ from router.record import Record
 
 if TYPE_CHECKING:
     from router.ledger.appender import Appender
+    from router.ledger.unwritable import Unwritable
 
 log = logging.getLogger("smf_router.ledger.writer")
 
@@ -99,6 +100,7 @@ class LedgerWriter:
         self.last_write_unix: float | None = None  # the last flush that wrote a row (any table)
         self.written_total = 0
         self._flush_raised: str | None = None  # what the last flush raised, while they do
+        self._unwritable: Unwritable | None = None  # the start's failed write, until one works
 
     @property
     def dropped_total(self) -> int:
@@ -144,8 +146,15 @@ class LedgerWriter:
     def last_write_failed(self) -> bool:
         """Whether a write of the last flush failed (its rows are held, or dropped past
         `max_queue`), or the flush raised and dropped its rows; a flush with nothing to
-        write, nothing held, clears it."""
-        return self._appender.write_failed if self._appender else False
+        write, nothing held, clears it. True from a start that could not write too, until
+        writes work (`failed_at_start`)."""
+        failed = self._appender.write_failed if self._appender else False
+        return failed or self._unwritable is not None
+
+    def failed_at_start(self, unwritable: Unwritable) -> None:
+        """The start could not write into the ledger (`router.ledger.unwritable`): a failed
+        write, to the status too, until the disk takes rows or an idle flush's probe."""
+        self._unwritable = unwritable
 
     def status(self) -> dict[str, Any]:
         """The `ledger` section of `/v1/router/status`: a full disk or an unwritable directory
@@ -306,7 +315,12 @@ class LedgerWriter:
         now = time.time()
         if written.total():
             self.last_write_unix = now
-        if not appender.write_failed:
+        if self._unwritable and self._unwritable.over(written.total(), appender.write_failed):
+            log.warning(
+                "ledger writes work in %s again (at start they did not)", self._unwritable.folder
+            )
+            self._unwritable = None
+        if not appender.write_failed and self._unwritable is None:
             self.last_ok_flush_unix = now
         self.written_total += written["records"]  # before any cleanup: they are written
         appender.remove_doomed(time.monotonic())  # never raises: rows are written

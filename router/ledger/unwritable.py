@@ -1,0 +1,65 @@
+"""A ledger the start could not write into for now, and the probe that finds out when it can.
+
+While running, a router goes on through a read-only remount or a full disk: rows are held
+in memory and written back once writes work (`router.ledger.backlog`). At start the same
+read-only remount was a refusal (exit 2, "can never hold the ledger"), and systemd's
+`RestartPreventExitStatus=2` kept the gateway down after a crash or a `systemctl restart`
+until someone came by (found in a long-running-operation review). `serve` now starts on it
+as it goes on at runtime, when the directory holds a ledger already (`router.ledger.location`
+refuses one that holds none: most likely systemd's `ProtectSystem=strict`).
+
+With no traffic nothing is written, so nothing would fail and the status would say all is
+well: the writer takes the start's failure for a failed write (`last_write_failed`) until
+rows reach the disk, or an idle flush's probe (`writable`) creates a file where the start
+could not.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Unwritable:
+    """The start's failed write: `folder` (the ledger or a directory under it) refused
+    `doing` with `error` (a strerror), which may pass (EROFS, ENOSPC, EDQUOT, EIO)."""
+
+    path: str  # `ledger.path`, as configured
+    folder: Path
+    doing: str
+    error: str
+    read_only: bool
+
+    def __str__(self) -> str:
+        why = "is read-only now" if self.read_only else "cannot be written now"
+        said = (
+            f"ledger.path: {self.path!r} {why} ({self.doing}: {self.error}): starting anyway, "
+            "with every row held in memory until it is writable again and written then (a "
+            "SIGKILL, a crash or an exit before that loses them)"
+        )
+        if not self.read_only:
+            return said
+        return said + (
+            ". If it stays read-only, it may lie outside systemd's ReadWritePaths= "
+            "(ProtectSystem=strict)"
+        )
+
+    def over(self, wrote: int, failing: bool) -> bool:
+        """Whether writes work again: a flush `wrote` rows, or one that failed none (it had
+        none to write, nor any held) finds `folder` writable."""
+        return wrote > 0 or (not failing and self.writable())
+
+    def writable(self) -> bool:
+        """Whether a file can be created in `folder` now (made first if it is missing, as
+        the writer makes its directories)."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=".probe.", dir=self.folder)  # as `location`
+            os.close(fd)
+            os.unlink(probe)
+        except OSError:
+            return False
+        return True

@@ -1,0 +1,58 @@
+"""A directory on a read-only mount for one command, as a filesystem remounted read-only
+after an error (or systemd's `ProtectSystem=strict`) is for the router: the real kernel
+answering EROFS, which neither a mode nor `chattr +i` gives (they give EACCES or EPERM).
+
+The command runs in a mount namespace of its own (`unshare`; for a user other than root,
+in a user namespace too), where the directory is bound onto itself read-only; the rest of
+the machine sees it writable. `writable_again` remounts it read-write for the running
+command, as an operator's `mount -o remount,rw` does. Skips where namespaces are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# binds "$1" onto itself read-only, then runs the rest of the argv in its place
+_BIND_RO = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+
+
+def _as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def read_only(folder: Path) -> list[str]:
+    """The argv that runs what follows it with `folder` read-only; skips the test where that
+    cannot be done here."""
+    namespaces = ["--mount"] if _as_root() else ["--user", "--map-root-user", "--mount"]
+    wrapper = [shutil.which("unshare") or "unshare", *namespaces, "sh", "-c", _BIND_RO, "sh"]
+    with tempfile.TemporaryDirectory() as probe:
+        try:
+            done = subprocess.run(
+                [*wrapper, probe, "touch", f"{probe}/x"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+        except OSError as exc:
+            pytest.skip(f"no unshare here: {exc}")
+    if done.returncode == 0 or "Read-only file system" not in done.stderr:
+        pytest.skip(f"cannot mount a directory read-only here: {done.stderr.strip()!r}")
+    return [*wrapper, str(folder)]
+
+
+def writable_again(pid: int, folder: Path) -> None:
+    """Remount `folder` read-write in the mount namespace of process `pid` (run under
+    `read_only`)."""
+    namespaces = ["-m"] if _as_root() else ["-U", "-m", "--preserve-credentials"]
+    subprocess.run(
+        ["nsenter", "-t", str(pid), *namespaces, "mount", "-o", "remount,bind,rw", str(folder)],
+        check=True,
+        timeout=30,
+    )
