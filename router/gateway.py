@@ -38,6 +38,7 @@ from router.policy import (
     detoured,
     one_choice_only,
     plan,
+    route_reason,
 )
 from router.record import Api, Outcome, Record, Usage
 from router.relay import Tally, usage_of
@@ -236,6 +237,7 @@ class Gateway:
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
     ) -> dict[str, Any]:
+        """Where `body` would go and why, nothing sent (`router.explanation` adds the rest)."""
         call = self._prepare(api, body, caller, headers, traffic=False)
         return {
             "intent": {
@@ -246,6 +248,9 @@ class Gateway:
             "classifier": classifier.explain(readable_view(api, body)),  # what classify read
             "mode": call.plan.target.mode,
             "route": call.plan.route,
+            # why the route is not the intent's label, when it is not (`route_for`'s reason)
+            "route_reason": route_reason(call.plan.intent, call.plan.target, self.config),
+            "min_confidence": self.config.classifier.min_confidence,
             "backends": [{"backend": s.backend, "reason": s.reason} for s in call.plan.steps],
             "skipped": [{"backend": s.backend, "reason": s.reason} for s in call.plan.skipped],
             "private": call.record.private,

@@ -22,6 +22,12 @@ from router.translate.pairing import can_serve, native
 SHORT_WAIT_S = 60.0
 
 Mode = Literal["auto", "route", "backend"]
+# Why a request takes its route (`route_reason`): its intent's label; the default route, for
+# a label below `classifier.min_confidence` or nothing read; or the route or backend the
+# request names (`model`, an alias, `x-smf-route`)
+RouteReason = Literal[
+    "label", "below_min_confidence", "nothing_read", "forced_route", "forced_backend"
+]
 Circuit = Literal["closed", "open", "half_open"]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
@@ -133,15 +139,32 @@ def resolve_target(model: str, config: Config) -> Target | None:
     return None
 
 
+def route_reason(intent: Intent, target: Target, config: Config) -> RouteReason:
+    """Why a request takes the route `route_for` gives it. One the classifier could not read
+    (source `default`: no text, a malformed body) takes the default route even with
+    `min_confidence` 0, where its confidence of 0 is not below the threshold: its label is
+    only a placeholder. Below the threshold the default route is taken whatever the label,
+    even when the two have the same name: the label did not decide it."""
+    if target.mode == "backend":
+        return "forced_backend"
+    if target.mode == "route":
+        return "forced_route"
+    if intent.source == "default":
+        return "nothing_read"
+    if intent.confidence < config.classifier.min_confidence:
+        return "below_min_confidence"
+    return "label"
+
+
 def route_for(intent: Intent, target: Target, config: Config) -> str:
-    """The route a request takes. One the classifier could not read (source `default`: no
-    text, a malformed body) takes the default route even with `min_confidence` 0, where its
-    confidence of 0 is not below the threshold: its label is only a placeholder."""
-    if target.mode != "auto":
+    """The route a request takes, for the reason `route_reason` names (explain and
+    `smf-router classify` tell it): a forced backend's is that backend's name."""
+    reason = route_reason(intent, target, config)
+    if reason in ("forced_backend", "forced_route"):
         return target.name
-    if intent.source == "default" or intent.confidence < config.classifier.min_confidence:
-        return config.classifier.default_route
-    return intent.label
+    if reason == "label":
+        return intent.label
+    return config.classifier.default_route
 
 
 def intents_on(route: str, config: Config) -> tuple[str, ...]:

@@ -8,16 +8,11 @@ import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from router import heap
+from router import explanation, heap
 from router.api.body import read_json
 from router.api.headers import request_headers
-from router.errors import BadRequest
 
 endpoints = APIRouter()
-# The body's API, named in its `api` field: a Messages or Responses body read as chat was
-# classified otherwise than when served (its `tool_choice`, system blocks and tool results
-# misread; found in review).
-EXPLAINED_APIS = ("chat", "completions", "messages", "responses")
 
 
 @endpoints.get("/healthz")
@@ -48,10 +43,7 @@ async def explain(request: Request) -> dict[str, Any]:
     headers = request_headers(request.scope)
     caller = state.auth.caller(headers)
     body = await read_json(request, state.gateway.config.server.max_body_bytes)
-    api = body.pop("api", "chat")  # `{"api": 5}` was explained as chat (found in review)
-    if not isinstance(api, str) or api not in EXPLAINED_APIS:
-        raise BadRequest(f"'api' must be one of {', '.join(EXPLAINED_APIS)}", param="api")
-    return state.gateway.explain(api, body, caller, headers)  # type: ignore[no-any-return]
+    return explanation.explain(state.gateway, body, caller, headers)
 
 
 @endpoints.get("/v1/router/status")
