@@ -6,7 +6,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -127,24 +127,36 @@ def prompt_text(text: str | None, limit: int = STDIN_BYTES) -> str:
 
 
 def show(text: str) -> None:
-    """Print why `text` (as a one-message chat request) gets its intent, as a table.
-
-    Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
-    (`:smile:`) in strings, so a prompt holding them crashed or was shown altered. A text
-    the model reads nothing in (source `default`) gets a line saying so and no tables: the
-    model's probabilities and features are not what decided it. (No rule fires here: they
-    need tools, which one message of text does not offer.) A feature's weight is its share
-    of the margin between the first and the second intent (`explain`)."""
+    """Print why `text` (as a one-message chat request) gets its intent, as a table (`render`).
+    (No rule fires here: they need tools, which one message of text does not offer.)"""
     from classifier import explain
-    from classifier.decision import ModelUnavailable, model
     from classifier.evaluation import body
 
-    try:  # as `serve` does: `explain` alone would answer "no text read" for a broken model
+    require_model()
+    render(explain(body(text)), has_text=bool(text.strip()))
+
+
+def require_model() -> None:
+    """The model, read as `serve` reads it, or one `error:` line and exit 2: `explain` alone
+    would answer "no text read" for a broken model."""
+    from classifier.decision import ModelUnavailable, model
+
+    try:
         model()
     except ModelUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    info = explain(body(text))
+
+
+def render(info: dict[str, Any], has_text: bool) -> None:
+    """Print an explanation (`classifier.explain`'s) as tables; `has_text`: whether the
+    request held any text, which the line of one read as nothing says.
+
+    Everything shown is a `Text`, never a string: rich reads markup (`[/b]`) and emoji codes
+    (`:smile:`) in strings, so a prompt holding them crashed or was shown altered. A request
+    the model reads nothing in (source `default`) gets a line saying so and no tables: the
+    model's probabilities and features are not what decided it. A feature's weight is its
+    share of the margin between the first and the second intent (`explain`)."""
     console = Console()
     rule = f"  rule: {info['rule']}" if info["rule"] else ""
     console.print(
@@ -154,7 +166,7 @@ def show(text: str) -> None:
         )
     )
     if info["source"] == "default":
-        why = "no word in it the model knows" if text.strip() else "no text"
+        why = "no word in it the model knows" if has_text else "no text"
         console.print(Text(f"nothing to classify: {why}"))
         return
     intents = Table("intent", "probability")

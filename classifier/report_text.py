@@ -73,8 +73,9 @@ HOW = """\
    final answer ("Reply with the letter only", `\\boxed{}`), a second sentence model, the
    answer head (353 sentences of its own), sends the score out as `c:answer_constraint(_hi)`:
    such a question stays reasoning or math. `explain()` names the sentence and its kind.
-6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`,
-   `smf-router classifier show`): `intent`, `confidence` and `source` are what `classify`
+6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`
+   and of `smf-router classify --json`, `smf-router classifier show`): `intent`,
+   `confidence` and `source` are what `classify`
    decides, `rule` the rule that decided it (or null). `top_intents`, `model_intent` and
    `features` are the model's reading: under source `rule` what the model alone would have
    said, which did not decide; under source `default` (nothing the model could read, or a

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 if sys.argv[1:2] == ["serve"]:  # first: importing typer and the rest takes a fifth of a second
@@ -26,32 +25,6 @@ ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", "-c", help="YAML config file (default: $SMF_ROUTER_CONFIG)."),
 ]
-# `classify`'s prompt, as `classifier.cli.TextArgument`: declared again here because the
-# command's annotations are resolved in this module's namespace
-TextArgument = Annotated[
-    str | None,
-    typer.Argument(
-        help="The prompt; '-' or none reads it from stdin (a text starting with '-': after --)."
-    ),
-]
-
-
-def load_config(path: Path | None) -> tuple[object, bool]:
-    """The config to run with, and whether it is demo mode. Exits with a clear message on errors."""
-    from router import default_config
-    from router.cli_config import load_or_exit
-    from router.config import ConfigError
-
-    loaded = load_or_exit(path)
-    if loaded is not None:
-        return loaded, False
-    try:
-        if default_config.is_demo(os.environ):
-            return None, True
-        return default_config.from_environment(), False
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -62,7 +35,7 @@ def serve(
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
     from classifier.decision import ModelUnavailable
-    from router.cli_config import locate
+    from router.cli_config import load_config, locate
     from router.config import ConfigError
     from router.sandbox_layers import undumpable
     from router.serve import run
@@ -70,7 +43,7 @@ def serve(
     undumpable()  # before any sandboxed program: they must not read this environment
     loaded, demo = load_config(config)
     try:
-        run(loaded, demo, host, port, config_path=locate(config))  # type: ignore[arg-type]
+        run(loaded, demo, host, port, config_path=locate(config))
     except (ConfigError, ModelUnavailable) as exc:  # found while building (a bad suite, model)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -103,25 +76,26 @@ def config_check(config: ConfigOption = None) -> None:
     """Validate the config and print it, effective values included, secrets masked."""
     import yaml
 
+    from router.cli_config import load_config
     from router.config_mask import masked
     from router.ledger import location
 
-    loaded, demo = load_config(config)
-    if demo:
+    loaded, _ = load_config(config)
+    if loaded is None:  # demo mode
         typer.echo("# no config and no backend variables: `serve` would start in DEMO MODE")
         return
-    check_canary_suites(loaded)  # type: ignore[arg-type]
-    ledger = loaded.ledger.path  # type: ignore[attr-defined]
+    check_canary_suites(loaded)
+    ledger = loaded.ledger.path
     if (why := location.never_a_directory(ledger)) is not None:  # as `serve` would refuse it
         typer.echo(f"error: {why}", err=True)
         raise typer.Exit(2)
-    shown = masked(loaded)  # type: ignore[arg-type]
+    shown = masked(loaded)
     typer.echo(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True))  # "…", not "\u2026"
-    for warning in loaded.warnings():  # type: ignore[attr-defined]
+    for warning in loaded.warnings():
         typer.echo(f"warning: {warning}", err=True)
     # Only a warning: this check may run as another user than `serve` (or before systemd's
     # StateDirectory exists), and the permissions it reads are not the whole story.
-    compacts = loaded.ledger.housekeeping  # type: ignore[attr-defined]
+    compacts = loaded.ledger.housekeeping
     if (unwritable := location.not_writable(ledger, compacts)) is not None:
         typer.echo(f"warning: {unwritable}", err=True)
 
@@ -142,55 +116,16 @@ def check_canary_suites(config: Config) -> None:
         raise typer.Exit(2) from None
 
 
-def _routing_config(path: Path | None) -> Config:
-    """The config whose routes and classifier settings `classify` reports: the file, else
-    the built-in defaults (demo mode routes the same way)."""
-    from router import default_config
-
-    loaded, _ = load_config(path)
-    return loaded if loaded is not None else default_config.from_environment()  # type: ignore[return-value]
-
-
-def route_line(text: str, config: Config) -> str:
-    """Where the router sends `text` as a one-message request, said the way the intent line
-    above it cannot: a label below `min_confidence` is not the route (found in review)."""
-    from classifier import classify
-    from classifier.evaluation import body
-    from router.policy import Target, route_for
-
-    intent = classify(body(text))
-    route = route_for(intent, Target("auto"), config)
-    backends = ", ".join(config.routes[route])
-    minimum = config.classifier.min_confidence
-    if intent.source == "default":
-        why = " (nothing to classify: the default route)"
-    elif route != intent.label:
-        below = f"confidence {intent.confidence:.4f} is below min_confidence {minimum}"
-        why = f" ({below}: the default route)"
-    else:
-        why = ""
-    return f"route: {route}{why} -> {backends}"
-
-
 def _mount_optional() -> None:
     """Sub-commands owned by other packages, mounted when present."""
     try:
         from classifier.cli import app as classifier_app
-        from classifier.cli import prompt_text, show
+        from router.classify_cli import classify
 
         app.add_typer(
             classifier_app, name="classifier", help="Train and inspect the intent classifier."
         )
-
-        @app.command()
-        def classify(text: TextArgument = None, config: ConfigOption = None) -> None:
-            """Show how a prompt (TEXT, or stdin) is classified, why, and the route the
-            router gives it."""
-            routing = _routing_config(config)  # a bad --config: its one line, before any work
-            prompt = prompt_text(text, routing.server.max_body_bytes)  # stdin: the body limit
-            show(prompt)
-            typer.echo(route_line(prompt, routing))
-
+        app.command()(classify)
     except ImportError:
         pass
     try:

@@ -28,3 +28,29 @@ def load_or_exit(path: Path | None) -> Config | None:
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def load_config(path: Path | None) -> tuple[Config | None, bool]:
+    """The config to run with (None in demo mode), and whether it is demo mode. Exits with a
+    clear message on errors."""
+    from router import default_config
+
+    loaded = load_or_exit(path)
+    if loaded is not None:
+        return loaded, False
+    try:
+        if default_config.is_demo(os.environ):
+            return None, True
+        return default_config.from_environment(), False
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def routing_config(path: Path | None) -> Config:
+    """The config whose routes and classifier settings `classify` reports: the file, else
+    the built-in defaults (demo mode routes the same way)."""
+    from router import default_config
+
+    loaded, _ = load_config(path)
+    return loaded if loaded is not None else default_config.from_environment()

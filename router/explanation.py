@@ -1,5 +1,5 @@
-"""The explain document: where a request would go and why, nothing sent
-(`POST /v1/router/explain`).
+"""The explain document: where a request would go and why, nothing sent. One function makes
+it for `POST /v1/router/explain` and for `smf-router classify --json`, so the two agree.
 
 The body names its API in an `api` field (default chat). A Messages or Responses body read
 as chat is classified otherwise than when served (its `tool_choice`, system blocks and tool
@@ -76,7 +76,8 @@ def unnamed_api_warning(api: Api, why: str) -> str:
     """What a body that looks like `api`'s (`looks_like`) but named none is told."""
     return (
         f'the body names no "api" and has {why}, as a {api} body does: it was read as chat, '
-        f'which may classify it otherwise than serving it does; add "api": "{api}"'
+        f'which may classify it otherwise than serving it does; add "api": "{api}" '
+        f"(smf-router classify: --api {api})"
     )
 
 

@@ -180,6 +180,25 @@ def test_classify_names_the_route_the_router_gives_the_prompt(tmp_path: Path) ->
     assert above.splitlines()[-1].startswith(f"route: {label} -> "), above
 
 
+def test_classify_says_below_min_confidence_when_the_default_route_is_the_label(
+    tmp_path: Path,
+) -> None:
+    """`classify "fix it"` printed "coding confidence 0.30" above "route: coding -> local,
+    cloud" though 0.30 < min_confidence 0.35 took the default route, coding too: someone
+    tuning min_confidence was misled (found in review)."""
+    prompt = "Write a Python function that sorts a list"
+    below = _classify(prompt, _config(tmp_path, 0.9999))
+    assert below.split()[0] == "coding"  # the default route's name
+    last = below.splitlines()[-1]
+    assert last.startswith("route: coding (confidence "), last
+    assert last.endswith(
+        "is below min_confidence 0.9999: the default route, which is also its label)"
+        " -> local, cloud"
+    ), last
+    above = _classify(prompt, _config(tmp_path, 0.0))
+    assert above.splitlines()[-1] == "route: coding -> local, cloud", above
+
+
 def test_classify_routes_the_text_it_shows_when_an_argument_is_not_utf8(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 reached the intent line as U+FFFD and the route line as lone
     surrogates, which the tokeniser splits at: "coding 0.54" above "route: math" (found in

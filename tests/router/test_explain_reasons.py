@@ -1,8 +1,13 @@
 """`POST /v1/router/explain` says why the route is not the intent's label (`route_reason`,
-`min_confidence`) and warns of a body that names no `api` but looks like another API's."""
+`min_confidence`) and warns of a body that names no `api` but looks like another API's; and
+`smf-router classify --json` prints the same document, offline, from the same config."""
 
 from __future__ import annotations
 
+import copy
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -157,3 +162,40 @@ def test_explain_names_api_in_the_refusal_of_a_body_chat_cannot_read(
     assert f'add "api": "{api}"' in reply.json()["error"]["message"]
     named = explained(proxy, {"api": api, **body})
     assert named["warning"] is None
+
+
+def _classify_json(config: Path, *args: str, stdin: str | None = None) -> dict[str, Any]:
+    """`smf-router classify --json ARGS` as a user runs it."""
+    smf_router = Path(sys.executable).parent / "smf-router"
+    done = subprocess.run(
+        [str(smf_router), "classify", "--json", "--config", str(config), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return dict(json.loads(done.stdout))
+
+
+@pytest.mark.parametrize("text", ["fix it", "lgtm, ship it", "Integrate x^2 from 0 to 3.", ""])
+def test_classify_json_is_what_explain_answers_for_a_prompt(
+    proxy: RunningRouter, config_path: Path, text: str
+) -> None:
+    assert _classify_json(config_path, "--", text) == explained(proxy, chat(text))
+
+
+@pytest.mark.parametrize("api", [None, "messages"])
+def test_classify_json_is_what_explain_answers_for_a_body(
+    proxy: RunningRouter, config_path: Path, tmp_path: Path, api: str | None
+) -> None:
+    """`--body FILE` reads a whole request, `--api` as explain's `api`: a Claude Code body
+    could be checked only as one chat message (found in review)."""
+    body_file = tmp_path / "body.json"
+    body_file.write_text(json.dumps(CLAUDE_CODE), encoding="utf-8")
+    options = ["--body", str(body_file), *(["--api", api] if api else [])]
+    served = explained(proxy, {"api": api, **CLAUDE_CODE} if api else copy.deepcopy(CLAUDE_CODE))
+    assert _classify_json(config_path, *options) == served
+    on_stdin = _classify_json(config_path, "--body", "-", stdin=json.dumps(CLAUDE_CODE))
+    assert on_stdin == explained(proxy, CLAUDE_CODE)
