@@ -23,6 +23,7 @@ import orjson
 from router.backends.base import Reply, prepare_body
 from router.backends.claude_samplers import keep_one_sampler, one_sampler_only
 from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
+from router.backends.litellm_fields import also_given, given, litellm_arguments
 from router.backends.litellm_words import first_line
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
@@ -33,49 +34,6 @@ from router.reply_checks import UNFINISHED
 
 log = logging.getLogger("smf_router")
 
-# What a client's body may carry to litellm: the fields of OpenAI's chat completions request,
-# each a named parameter of `litellm.acompletion`, which maps it per provider or drops it.
-# Anything else is dropped: litellm's keyword arguments steer litellm itself (`base_url` and
-# `api_key` send the backend's key elsewhere, `mock_response` answers without any upstream,
-# `timeout` or `num_retries` clash with the adapter's own). `metadata` is left out too:
-# litellm reads it as its own logging and routing data. `model` and `stream` are the adapter's.
-CHAT_FIELDS = frozenset(
-    {
-        "messages",
-        "audio",
-        "frequency_penalty",
-        "function_call",
-        "functions",
-        "logit_bias",
-        "logprobs",
-        "max_completion_tokens",
-        "max_tokens",
-        "modalities",
-        "n",
-        "parallel_tool_calls",
-        "prediction",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_cache_retention",
-        "reasoning_effort",
-        "response_format",
-        "safety_identifier",
-        "seed",
-        "service_tier",
-        "stop",
-        "store",
-        "stream_options",
-        "temperature",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "user",
-        "verbosity",
-        "web_search_options",
-    }
-)
-_ADAPTERS_OWN = frozenset({"model", "stream"})
 # The words of a Bedrock model naming the API litellm calls it by (`bedrock/converse/<id>`)
 BEDROCK_ROUTES = ("converse/", "invoke/")
 # The variables litellm may read a credential from for a backend without `api_key_env`, by
@@ -225,6 +183,7 @@ class LiteLLMBackend:
         self._litellm: Any = None
         self.one_choice_only = False  # known once warmed (`_one_choice_only`)
         self.one_sampler_only = False  # likewise (`_one_sampler_only`)
+        self._also_given: frozenset[str] = frozenset()  # likewise (`also_given`)
         self._secrets = Secrets(settings.secret_values(*credential_variables(os.environ)))
 
     async def send(
@@ -256,14 +215,12 @@ class LiteLLMBackend:
     def _arguments(
         self, body: dict[str, Any], headers: dict[str, str], stream: bool
     ) -> dict[str, Any]:
-        """litellm's keyword arguments: the client's chat fields, the configured extras as
-        their defaults (extras litellm does not name go on to the provider's body), then the
+        """litellm's keyword arguments: the client's chat fields and those the backend's
+        `extra_body` names (`router.backends.litellm_fields`), the configured extras as their
+        defaults (extras litellm does not name go on to the provider's body), then the
         adapter's own, which nothing in a body can replace."""
         settings, timeouts = self.settings, self.settings.timeouts
-        dropped = [k for k in body if k not in CHAT_FIELDS and k not in _ADAPTERS_OWN]
-        if dropped:  # names only: values may be anything the client sent
-            log.debug("%s: fields not given to litellm: %s", settings.name, sorted(dropped))
-        chat = prepare_body(settings, {k: v for k, v in body.items() if k in CHAT_FIELDS})
+        chat = prepare_body(settings, given(body, settings.name, self._also_given))
         if self.one_sampler_only:
             keep_one_sampler(chat, body)
         return {
@@ -286,6 +243,8 @@ class LiteLLMBackend:
             self._litellm = import_litellm()
             self.one_choice_only = _one_choice_only(self._litellm, self.settings)
             self.one_sampler_only = _one_sampler_only(self.settings)
+            arguments = litellm_arguments(self._litellm)
+            self._also_given = also_given(self.settings.extra_body, arguments)
 
     def retire(self) -> None:
         return None  # litellm's clients are its own, shared by every adapter

@@ -3,7 +3,8 @@
 litellm's keyword arguments steer litellm itself (`base_url`, `api_key`, `mock_response`,
 `timeout`, …): a body spread into them would let a client redirect the backend's request,
 with its key, or answer without any upstream. The adapter gives litellm only OpenAI's chat
-fields; the rest of a body is dropped. Real sockets: the router, litellm, and simulators
+fields and those the backend's `extra_body` names (`test_litellm_extra_body`); the rest of a
+body is dropped. Real sockets: the router, litellm, and simulators
 speaking Anthropic's Messages API (the configured one checks the configured key).
 """
 
