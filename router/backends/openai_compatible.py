@@ -51,10 +51,12 @@ class OpenAICompatibleBackend:
 
     def body_for(self, api: Api, body: dict[str, Any]) -> dict[str, Any]:
         """What this backend is sent: `prepare_body`, and on OpenAI's own API chat's
-        `max_tokens` under its current name."""
+        `max_tokens` under its current name, also beside a `max_completion_tokens: null`,
+        which is unset (`request_size.output_limit`): both went on, and OpenAI's reasoning
+        models refuse `max_tokens` (found in review)."""
         out = prepare_body(self.settings, body)
         renames = self._renames_max_tokens and api == "chat" and "max_tokens" in out
-        if renames and "max_completion_tokens" not in out:
+        if renames and out.get("max_completion_tokens") is None:
             out["max_completion_tokens"] = out.pop("max_tokens")
         return out
 

@@ -85,6 +85,20 @@ def test_openais_own_api_gets_the_token_limit_under_its_current_name(
     assert OpenAICompatibleBackend(settings).body_for("completions", body)["max_tokens"] == 64
 
 
+def test_a_null_max_completion_tokens_does_not_keep_max_tokens_for_openai() -> None:
+    """`max_completion_tokens: null` is unset, as the window check reads it: the rename ran
+    only when the key was missing, so both went on and a reasoning model refused the request
+    (found in review). Both null: one null, under the current name."""
+    settings = Backend(name="b", tier="cloud", base_url="https://api.openai.com/v1", model="m")
+    backend = OpenAICompatibleBackend(settings)
+    body = {"model": "auto", "messages": [], "max_tokens": 50, "max_completion_tokens": None}
+    out = backend.body_for("chat", body)
+    assert {k: v for k, v in out.items() if k.startswith("max_")} == {"max_completion_tokens": 50}
+    body = {"model": "auto", "messages": [], "max_tokens": None, "max_completion_tokens": None}
+    out = backend.body_for("chat", body)
+    assert {k: v for k, v in out.items() if k.startswith("max_")} == {"max_completion_tokens": None}
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_messages_reply_without_upstream_usage_is_recorded_as_estimated(
     proxy: RunningRouter, servers: dict[str, Running], stream: bool
