@@ -110,10 +110,14 @@ class Tally:
                 piece = choice.get("text")
             elif type(piece) is list:  # Magistral's parts: counted by their text (`content_text`)
                 piece = content_text(piece)
-            if isinstance(piece, str):
-                self.output_chars += len(piece)
-                if self.keep_text and number == 0:  # one answer, not n mixed
-                    self.text.add(piece)
+            # a model's refusal (OpenAI's `refusal`) is its answer: a streamed one was estimated
+            # at 0 tokens and compared as an empty answer (found in review)
+            refusal = delta.get("refusal") if isinstance(delta, dict) else None
+            for said in (piece, refusal):
+                if isinstance(said, str):
+                    self.output_chars += len(said)
+                    if self.keep_text and number == 0:  # one answer, not n mixed
+                        self.text.add(said)
             # generated output too: a stream left mid-reasoning was estimated at 0 tokens
             self.output_chars += len(reasoning_text(delta))
             if isinstance(delta, dict) and delta.get("tool_calls"):

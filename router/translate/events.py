@@ -306,6 +306,8 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
         _keep_item_call(tally, obj.get("output_index"), obj.get("item") or {})
         tally.so_far.see(kind, obj)
     elif kind in _SO_FAR_EVENTS:
+        if kind == "response.refusal.delta":  # the answer, as a chat refusal is (`Tally.see`)
+            _count(tally, obj.get("delta"))
         tally.so_far.see(kind, obj)
     elif kind == "response.created":
         response = obj.get("response")
@@ -339,7 +341,7 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
             if item.get("type") == "reasoning" and isinstance(text, str):
                 tally.output_chars += len(text)  # generated, yet no part of the answer
             elif isinstance(part, dict):
-                _count(tally, text)
+                _count(tally, part.get("refusal") if part.get("type") == "refusal" else text)
         arguments = item.get("arguments") or item.get("input")
         if isinstance(arguments, str):
             tally.output_chars += len(arguments)
