@@ -1,16 +1,28 @@
 """The router over a chat upstream that answers a scripted body, and the text of its answer
 through the chat, Messages or Responses API, streamed or whole: for the tests of what the
-translated paths make of a backend's odd replies."""
+translated paths make of a backend's odd replies. Also an upstream whose model refuses."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
-from tests.harness import Collect, RunningRouter, config_for, router, scripted_stream, simulator
+from tests.agent_apis.chat_chunks import DONE, chunk, sse, whole_reply
+from tests.harness import (
+    Collect,
+    RunningRouter,
+    config_for,
+    router,
+    scripted_stream,
+    send_json,
+    simulator,
+)
 
 ASK = [{"role": "user", "content": "hi"}]
 
@@ -60,3 +72,29 @@ def answered(proxy: RunningRouter, api: str, stream: bool) -> str:
 
 def served_by(record: Any) -> list[tuple[str, str | None]]:
     return [(a.backend, a.error_kind) for a in record.attempts]
+
+
+REFUSAL = "I'm sorry, but I can't help with that request because it asks for something unsafe. "
+REFUSAL *= 3
+
+
+class Refusing(BaseHTTPRequestHandler):
+    """A chat upstream that refuses every request, streamed or whole as asked, and sends no
+    usage (as a server that ignores `stream_options`): the router must estimate it."""
+
+    def do_POST(self) -> None:
+        body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        if not body.get("stream"):
+            message = {"content": None, "refusal": REFUSAL}
+            send_json(self, 200, orjson.dumps(whole_reply(message, "stop")))
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()  # HTTP/1.0: the body ends with the connection
+        half = len(REFUSAL) // 2
+        pieces = [{"role": "assistant", "refusal": ""}, {"refusal": REFUSAL[:half]}]
+        pieces.append({"refusal": REFUSAL[half:]})
+        self.wfile.write(sse(*(chunk(p) for p in pieces), chunk({}, "stop")) + DONE)
+
+    def log_message(self, *args: object) -> None:
+        pass

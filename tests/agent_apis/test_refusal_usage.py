@@ -10,43 +10,17 @@ empty (found in review). Real sockets: the router, a scripted chat upstream, the
 from __future__ import annotations
 
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from router.request_size import estimate_tokens
 from tests.agent_apis.agent_stack import anthropic_client, openai_client
-from tests.agent_apis.chat_chunks import DONE, chunk, sse, whole_reply
-from tests.harness import RunningRouter, collected, config_for, router, send_json, upstream
+from tests.agent_apis.scripted_chat import REFUSAL, Refusing
+from tests.harness import RunningRouter, collected, config_for, router, upstream
 
-REFUSAL = "I'm sorry, but I can't help with that request because it asks for something unsafe. "
-REFUSAL *= 3
 ASK = "Write a Python function that reverses a list."
-
-
-class Refusing(BaseHTTPRequestHandler):
-    """A chat upstream that refuses every request, streamed or whole as asked, and sends no
-    usage (as a server that ignores `stream_options`): the router must estimate it."""
-
-    def do_POST(self) -> None:
-        body = orjson.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-        if not body.get("stream"):
-            message = {"content": None, "refusal": REFUSAL}
-            send_json(self, 200, orjson.dumps(whole_reply(message, "stop")))
-            return
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.end_headers()  # HTTP/1.0: the body ends with the connection
-        half = len(REFUSAL) // 2
-        pieces = [{"role": "assistant", "refusal": ""}, {"refusal": REFUSAL[:half]}]
-        pieces.append({"refusal": REFUSAL[half:]})
-        self.wfile.write(sse(*(chunk(p) for p in pieces), chunk({}, "stop")) + DONE)
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
