@@ -53,11 +53,13 @@ class OpenAICompatibleBackend:
         """What this backend is sent: `prepare_body`, and on OpenAI's own API chat's
         `max_tokens` under its current name, also beside a `max_completion_tokens: null`,
         which is unset (`request_size.output_limit`): both went on, and OpenAI's reasoning
-        models refuse `max_tokens` (found in review)."""
+        models refuse `max_tokens` (found in review). Beside a number there, `max_tokens`
+        goes: the window check reads `max_completion_tokens` then, and so does OpenAI."""
         out = prepare_body(self.settings, body)
-        renames = self._renames_max_tokens and api == "chat" and "max_tokens" in out
-        if renames and out.get("max_completion_tokens") is None:
-            out["max_completion_tokens"] = out.pop("max_tokens")
+        if self._renames_max_tokens and api == "chat" and "max_tokens" in out:
+            max_tokens = out.pop("max_tokens")
+            if out.get("max_completion_tokens") is None:
+                out["max_completion_tokens"] = max_tokens
         return out
 
     def _path(self, api: Api) -> str:

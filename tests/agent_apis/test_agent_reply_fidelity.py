@@ -99,6 +99,22 @@ def test_a_null_max_completion_tokens_does_not_keep_max_tokens_for_openai() -> N
     assert {k: v for k, v in out.items() if k.startswith("max_")} == {"max_completion_tokens": None}
 
 
+def test_max_tokens_beside_a_max_completion_tokens_is_not_sent_to_openai() -> None:
+    """Both numbers: OpenAI's reasoning models refuse the request for `max_tokens` alone, and
+    the window check reads `max_completion_tokens` (`request_size.output_limit`), so that one
+    goes on. Another backend gets both, as the client sent them."""
+    body = {"model": "auto", "messages": [], "max_tokens": 50, "max_completion_tokens": 80}
+    hosted = Backend(name="b", tier="cloud", base_url="https://api.openai.com/v1", model="m")
+    out = OpenAICompatibleBackend(hosted).body_for("chat", body)
+    assert {k: v for k, v in out.items() if k.startswith("max_")} == {"max_completion_tokens": 80}
+    local = Backend(name="l", tier="local", base_url="http://127.0.0.1:9/v1", model="m")
+    out = OpenAICompatibleBackend(local).body_for("chat", body)
+    assert {k: v for k, v in out.items() if k.startswith("max_")} == {
+        "max_tokens": 50,
+        "max_completion_tokens": 80,
+    }
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_messages_reply_without_upstream_usage_is_recorded_as_estimated(
     proxy: RunningRouter, servers: dict[str, Running], stream: bool
