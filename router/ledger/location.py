@@ -36,7 +36,6 @@ import errno
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -44,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from router.config import ConfigError
 from router.ledger.columns import ROW_COLUMNS
-from router.ledger.unwritable import Unwritable
+from router.ledger.unwritable import Unwritable, try_a_file
 
 if TYPE_CHECKING:
     from router.config import Config
@@ -123,9 +122,7 @@ def _probe(path: str, folder: Path, doing: str, fix: str | None = None) -> Unwri
     (a full disk, a read-only remount under a ledger) is returned, and a folder deleted
     meanwhile (the writer makes it again) is no failure."""
     try:
-        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
+        try_a_file(folder)
     except OSError as exc:
         if exc.errno != errno.ENOENT or os.path.lexists(folder):
             return _unless_permanent(path, folder, exc, doing, fix)

@@ -57,9 +57,17 @@ class Unwritable:
         the writer makes its directories)."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, probe = tempfile.mkstemp(prefix=".probe.", dir=self.folder)  # as `location`
-            os.close(fd)
-            os.unlink(probe)
+            try_a_file(self.folder)
         except OSError:
             return False
         return True
+
+
+def try_a_file(folder: Path) -> None:
+    """Create a file in `folder` and remove it, as the writer will create its files there:
+    raises the OSError of the step that failed. The start's check (`router.ledger.location`)
+    and the idle writer's (`Unwritable.writable`) both ask so, and must ask alike: a
+    probe that differed could find the ledger writable where the writer's files are not."""
+    fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
+    os.close(fd)
+    os.unlink(probe)

@@ -304,7 +304,7 @@ def test_a_full_disk_keeps_the_writers_retry(
     monkeypatch.setattr(Path, "mkdir", full)
     made = location.prepare(str(tmp_path / "ledger"))  # no ConfigError
     monkeypatch.undo()
-    monkeypatch.setattr(location.tempfile, "mkstemp", full)
+    monkeypatch.setattr(tempfile, "mkstemp", full)
     written = location.prepare(str(tmp_path / "ledger"))
     for held in (made, written):
         assert held is not None and not held.read_only and held.folder == tmp_path / "ledger"
