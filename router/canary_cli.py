@@ -7,7 +7,9 @@ It prints one line per backend for a person (`--json`: the round's summaries for
 A SIGTERM (Kubernetes' `activeDeadlineSeconds`), a SIGINT (Ctrl-C) or `--deadline-s` ends
 the round early: each backend's rows are written with what it finished (`router.canary_bound`).
 Exit status: 0 once some backend graded a case, `NOTHING_GRADED` when none did (every backend
-unreachable: nothing was measured), 128 + the signal's number when one ended the round.
+unreachable: nothing was measured), `ROWS_LOST` when the ledger did not take the round's rows,
+128 + the signal's number when one ended the round; 2 for a config, suites or a ledger that
+cannot take a round now (`not_now`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from router.cli_config import load_or_exit
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.ledger import LedgerWriter, location
+from router.ledger.unwritable import Unwritable
 from router.pricing import Pricer
 from router.sandbox_layers import CANARY, runs_code, say, undumpable
 
@@ -44,6 +47,10 @@ MAX_DETAIL_CHARS = 200
 # at once, with nothing printed and the round under way unwritten (found in review).
 STOPPING = (signal.SIGTERM, signal.SIGINT)
 NOTHING_GRADED = 3  # as `eval run`'s: a round that measured nothing is no success
+# A round whose rows the ledger did not take (it went read-only or full while the round ran,
+# and the writer gave them up at the exit): measured, but recorded nowhere. It exited 0 with
+# the writer's "they are lost" on stderr (found in review); 1, as a failed write of stdout.
+ROWS_LOST = 1
 
 
 def error_details(results: Sequence[CaseResult]) -> list[tuple[str, int]]:
@@ -118,17 +125,9 @@ def run(
     # `serve`'s line at start, where code cases run: on stderr, stdout may be the --json
     say(settings, [CANARY] if runs_code(cases) else [], write=_on_stderr)
     book = gate_book(settings.canary)
-    try:  # before any case runs: results the ledger could never take would be lost
-        unwritable = location.prepare(settings.ledger.path)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    if unwritable is not None:  # as `serve`: a read-only remount, a full disk may pass
-        typer.echo(f"warning: {unwritable}", err=True)
+    writable_or_exit(settings.ledger.path)  # before any case runs
     ledger = Path(settings.ledger.path)  # the rotation goes on after the latest round there
     writer = LedgerWriter(ledger, settings.ledger.flush_interval_s)
-    if unwritable is not None:
-        writer.failed_at_start(unwritable)
     writer.start()
     canary = Canary(
         settings,
@@ -156,8 +155,11 @@ def run(
     finally:
         writer.close()
     graded = any(run["passed"] + run["failed"] for run in canary.last_run.values())
+    lost = writer.dropped_rows.total()  # the writer logged them, by table, as it closed
     if canary.stopped is not None:
         status = 128 + signal.Signals[canary.stopped]
+    elif lost:
+        status = ROWS_LOST
     else:
         status = 0 if graded else NOTHING_GRADED
     # Declared before the lines are shown, and said whether or not they could be: with the
@@ -166,6 +168,12 @@ def run(
     try:
         show(canary, settings.backends, as_json)
     finally:
+        if lost:
+            typer.echo(
+                f"error: the ledger did not take {lost} row(s) of this round: its results "
+                f"are not recorded (exit status {ROWS_LOST} unless a signal ended it)",
+                err=True,
+            )
         if canary.stopped is not None:
             typer.echo(f"stopped by {canary.stopped}: unfinished cases are errors", err=True)
         elif not graded:
@@ -175,6 +183,33 @@ def run(
             )
         if status:
             raise typer.Exit(status)
+
+
+def writable_or_exit(path: str) -> None:
+    """Exit 2 unless the ledger at `path` takes rows now: results it could never take, or
+    could not take before the round exits, would be lost."""
+    try:
+        unwritable = location.prepare(path)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if unwritable is not None:  # `serve` starts on it (`router.ledger.unwritable`); not a round
+        typer.echo(f"error: {not_now(unwritable)}", err=True)
+        raise typer.Exit(2)
+
+
+def not_now(unwritable: Unwritable) -> str:
+    """Why a round does not start on a ledger the start could not write into (a read-only
+    remount, a full disk). `serve` starts on one and holds its rows until writes work again
+    (`router.ledger.unwritable`); a round exits within minutes, and its held rows are lost
+    then: it started, spent every backend's calls (a paid cloud's too) and lost every result
+    with exit 0 (found in review). Refused as before that change, with exit 2, saying so."""
+    why = "is read-only now" if unwritable.read_only else "cannot be written now"
+    return (
+        f"ledger.path: {unwritable.path!r} {why} ({unwritable.doing}: {unwritable.error}): "
+        "a canary round would ask every backend and lose its results at its exit, so none "
+        "is run. Run it again once the ledger is writable"
+    )
 
 
 def _on_stderr(level: int, text: str, _fields: dict[str, Any]) -> None:

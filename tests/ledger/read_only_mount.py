@@ -5,7 +5,10 @@ answering EROFS, which neither a mode nor `chattr +i` gives (they give EACCES or
 The command runs in a mount namespace of its own (`unshare`; for a user other than root,
 in a user namespace too), where the directory is bound onto itself read-only; the rest of
 the machine sees it writable. `writable_again` remounts it read-write for the running
-command, as an operator's `mount -o remount,rw` does. Skips where namespaces are refused.
+command, as an operator's `mount -o remount,rw` does. `own_mount` binds it writable, for
+`read_only_again` to remount it read-only under the running command, as the kernel does
+after a disk error. `full` mounts a filesystem there with no file left to create, for the
+kernel's ENOSPC. Skips where namespaces are refused.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ import pytest
 
 # binds "$1" onto itself read-only, then runs the rest of the argv in its place
 _BIND_RO = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+_BIND = 'mount --bind "$1" "$1" && shift && exec "$@"'  # writable, its own mount to remount
+# a tmpfs over "$1" whose one inode is its root: creating any file there is ENOSPC
+_FULL = 'mount -t tmpfs -o nr_inodes=1,size=1m tmpfs "$1" && shift && exec "$@"'
 
 
 def _as_root() -> bool:
@@ -47,12 +53,33 @@ def read_only(folder: Path) -> list[str]:
     return [*wrapper, str(folder)]
 
 
+def own_mount(folder: Path) -> list[str]:
+    """The argv that runs what follows it with `folder` writable, on a mount of its own that
+    `read_only_again` can make read-only while it runs; skips as `read_only` does."""
+    unshare = read_only(folder)[:-5]  # its namespaces, found to work; not its script
+    return [*unshare, "sh", "-c", _BIND, "sh", str(folder)]
+
+
+def full(folder: Path) -> list[str]:
+    """The argv that runs what follows it with `folder` full (an empty filesystem that takes
+    no file: ENOSPC, as a full disk); skips as `read_only` does."""
+    unshare = read_only(folder)[:-5]
+    return [*unshare, "sh", "-c", _FULL, "sh", str(folder)]
+
+
 def writable_again(pid: int, folder: Path) -> None:
     """Remount `folder` read-write in the mount namespace of process `pid` (run under
     `read_only`)."""
+    _remount(pid, folder, "rw")
+
+
+def read_only_again(pid: int, folder: Path) -> None:
+    """Remount `folder` read-only in the mount namespace of process `pid` (run under
+    `own_mount`, or after `writable_again`)."""
+    _remount(pid, folder, "ro")
+
+
+def _remount(pid: int, folder: Path, mode: str) -> None:
     namespaces = ["-m"] if _as_root() else ["-U", "-m", "--preserve-credentials"]
-    subprocess.run(
-        ["nsenter", "-t", str(pid), *namespaces, "mount", "-o", "remount,bind,rw", str(folder)],
-        check=True,
-        timeout=30,
-    )
+    remount = ["mount", "-o", f"remount,bind,{mode}", str(folder)]
+    subprocess.run(["nsenter", "-t", str(pid), *namespaces, *remount], check=True, timeout=30)

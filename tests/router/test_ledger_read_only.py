@@ -9,6 +9,10 @@ crash or a `systemctl restart` during the remount left the gateway down until so
 came (found in a long-running-operation review). A directory that holds a ledger is now
 served as at runtime; one that holds none (most likely systemd's ProtectSystem=strict over
 a path outside ReadWritePaths=) is still refused, with exit 2, saying what it is.
+
+`canary run` is not `serve`: it exits within minutes, and rows still held then are lost.
+It is refused on a ledger it cannot write now (exit 2, as before), and a round whose rows
+the ledger did not take by its exit fails (exit 1).
 """
 
 from __future__ import annotations
@@ -20,18 +24,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from router.ledger import LedgerWriter
 from router.ledger.conversation_key import conversation_secret
 from router.ledger.unwritable import Unwritable
 from router.record import Record
-from tests.harness import VENV_BIN, config_for, free_port, sdk, simulator
+from tests.canary.servers import math_gating_canary
+from tests.harness import INTENTS, VENV_BIN, Running, config_for, free_port, sdk, simulator
 from tests.ledger.failing_disk import ids
 from tests.ledger.file_modes import unwritable
-from tests.ledger.read_only_mount import read_only, writable_again
+from tests.ledger.read_only_mount import (
+    full,
+    own_mount,
+    read_only,
+    read_only_again,
+    writable_again,
+)
 from tests.processes import router_process
 from tests.router.test_ledger_path import write_config
-from tests.slots import status_extra
+from tests.slots import must_reach, status_extra
 from tests.waiting import wait_until
 
 ASKED = 3
@@ -121,22 +133,99 @@ def test_serve_refuses_a_read_only_directory_that_holds_no_ledger_saying_so(
     assert "holds no ledger yet: `serve` would refuse to start" in checked.stderr
 
 
-def test_canary_run_and_config_check_on_a_read_only_ledger(tmp_path: Path) -> None:
-    """`canary run` shares the start's check: it runs as `serve` starts, warned, its rows
-    held until the exit (lost then, if still read-only: said as an error)."""
+def canary_config(tmp_path: Path, ledger: Path, cloud: Running) -> Path:
+    """A config whose one backend is the simulator `cloud`, and a canary of three math
+    cases, asked one at a time."""
+    data = {
+        "backends": [
+            {
+                "name": "cloud",
+                "tier": "cloud",
+                "base_url": cloud.url,
+                "model": "cloud-model",
+                "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
+            }
+        ],
+        "routes": {intent: ["cloud"] for intent in INTENTS},
+        "ledger": {"path": str(ledger), "flush_interval_s": 0.1},
+        "resilience": {"enabled": False},
+        "canary": math_gating_canary(3600, window=6, concurrency=1),
+    }
+    path = tmp_path / "router.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["read-only", "full"])
+def test_canary_run_refuses_a_ledger_it_cannot_write_now_asking_nothing(
+    tmp_path: Path, kind: str
+) -> None:
+    """`canary run` started on a read-only ledger as `serve` starts: against a live backend
+    it asked every case, then lost every result at its exit ("rows it could not write: they
+    are lost") and exited 0 (found in review); so on a full disk. A round exits within
+    minutes, before a remount or a full disk is likely to pass: it is refused, exit 2,
+    asking nothing. `config check` still says what `serve` would do."""
     ledger = tmp_path / "ledger"
     made_ledger(ledger)
-    wrapper = read_only(ledger)
-    config = write_config(tmp_path, str(ledger))
-    done = smf_router(wrapper, "canary", "run", "--config", str(config))
-    assert done.returncode == 3, done.stdout + done.stderr  # nothing graded: a dead backend
-    assert f"warning: ledger.path: {str(ledger)!r} is read-only now (" in done.stderr
-    assert "rows it could not write: they are lost" in done.stderr
-    assert "error: ledger.path" not in done.stderr and "Traceback" not in done.stderr
+    wrapper = read_only(ledger) if kind == "read-only" else full(ledger)
+    with simulator(profile="cloud", model="cloud-model") as cloud:
+        config = canary_config(tmp_path, ledger, cloud)
+        done = smf_router(wrapper, "canary", "run", "--config", str(config))
+        asked = cloud.completions()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert asked == 0
+    why = "is read-only now (" if kind == "read-only" else "cannot be written now ("
+    assert f"error: ledger.path: {str(ledger)!r} {why}" in done.stderr
+    assert "would ask every backend and lose its results at its exit" in done.stderr
+    assert "Run it again once the ledger is writable" in done.stderr
+    assert "they are lost" not in done.stderr and "warning: ledger.path" not in done.stderr
+    assert "Traceback" not in done.stderr and not done.stdout
+    assert ids(ledger) == ["before"]
+    if kind == "full":
+        assert "No space left on device" in done.stderr
+        return
     checked = smf_router(wrapper, "config", "check", "--config", str(config))
     assert checked.returncode == 0, checked.stderr
     assert "is read-only now: `serve` would start anyway" in checked.stderr
+
+
+def test_canary_run_whose_ledger_goes_read_only_mid_round_fails(tmp_path: Path) -> None:
+    """The round's rows the ledger did not take by its exit are lost: the writer said so on
+    stderr, and the run exited 0 all the same, a success to its CronJob. It exits 1 now,
+    saying how many rows of the round are not recorded. The ledger is remounted read-only
+    while the backend holds the round's first case, as the kernel does after a disk error."""
+    ledger = tmp_path / "ledger"
+    made_ledger(ledger)
+    wrapper = own_mount(ledger)
+    with simulator(profile="cloud", model="cloud-model") as cloud:
+        cloud.control("faults", {"fault": "hold"})
+        command = ["canary", "run", "--config", str(canary_config(tmp_path, ledger, cloud))]
+        process = subprocess.Popen(
+            [*wrapper, str(VENV_BIN / "smf-router"), *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            must_reach(lambda: cloud.stats()["held"] == 1, "the first case at the backend", 60)
+            read_only_again(process.pid, ledger)
+        finally:
+            cloud.control("faults", {"fault": None})
+            cloud.control("release", {})
+            try:
+                out, err = process.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                raise
+        asked = cloud.completions()
+    assert process.returncode == 1, out + err
+    assert asked == 3
+    assert "ledger closed with 3 canary_results rows it could not write: they are lost" in err
+    assert "error: the ledger did not take 4 row(s) of this round" in err  # and its summary
+    assert "cloud: " in out and "Traceback" not in err
     assert ids(ledger) == ["before"]
+    assert not list(ledger.glob("canary_*/**/*.parquet"))
 
 
 def test_an_idle_writer_finds_the_ledger_writable_again_without_a_row(
