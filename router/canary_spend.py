@@ -9,9 +9,10 @@ estimates a live request's), priced by `router.pricing` as a live request to tha
 backend's round started under, whose settings the round's calls are made with: a reload
 meanwhile does not price a call by another backend's price, nor at $0 by a config that no
 longer knows it. A call that got no reply (no reply in time, refused, an HTTP error) is
-billed nothing, as a failed live attempt is not; a reply the runner could not grade (cut by
-the engine, malformed) was served, and is counted. None of it is live spend: the report
-says it apart (`router.report_canary`).
+billed nothing, as a failed live attempt is not; nor is a 200 that holds no answer (an
+error in its place, which a live attempt fails on, or no choices at all). A reply the runner
+could not grade (cut by the engine, malformed) was served, and is counted. None of it is
+live spend: the report says it apart (`router.report_canary`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from evals.results import CaseResult
 from router.config import Backend as BackendSettings
 from router.record import Record, Usage
 from router.relay import Tally, usage_of
-from router.reply_checks import misshapen
+from router.reply_checks import answerless, misshapen
 from router.request_size import estimate_prompt_tokens, estimate_tokens
 
 
@@ -44,13 +45,17 @@ class Calls:
 
 def reply_usage(body: dict[str, Any], payload: Any) -> Usage | None:
     """The usage of a reply: the backend's, else the router's estimate from the prompt and
-    the text generated (as a live request's: `estimated`); None for a reply that says no
-    usage and holds no answer to count (not an object, or choices nobody can read), which
-    a live attempt fails on and never bills."""
-    said = usage_of("chat", payload.get("usage")) if isinstance(payload, dict) else None
+    the text generated (as a live request's: `estimated`); None for a reply that is no
+    answer (not an object; an `error` in place of one, which a live attempt fails on and
+    never bills, or no choices: `answerless`), or that says no usage and holds no answer to
+    count (choices nobody can read). A 200 with `{"error": ...}` had its prompt estimated
+    and priced, a call that answered nothing billed (found in review)."""
+    if not isinstance(payload, dict) or answerless(payload):
+        return None
+    said = usage_of("chat", payload.get("usage"))
     if said is not None:
         return said
-    if not isinstance(payload, dict) or misshapen(payload, "", whole=True) is not None:
+    if misshapen(payload, "", whole=True) is not None:
         return None
     tally = Tally()
     tally.see(payload)

@@ -1,6 +1,6 @@
 """What makes a 200 reply, or one event of a stream, a failure: an answer stopped short
 (`unfinished`), choices no client can read (`misshapen`), a whole reply that is no JSON
-object (`reply_object`) or that is an error and no answer (`whole_error`).
+object (`reply_object`) or that is an error and no answer (`whole_error`, `answerless`).
 
 Apart from `router.upstream_errors`, which types the upstream's error replies: these are
 replies the upstream sent as answers.
@@ -98,8 +98,16 @@ def whole_error(
     backend's `secrets`: a proxy's, which vLLM and OpenAI never send. It went to the client
     as the answer, its text unread and no other backend tried (found in review)."""
     error = reply.get("error")
-    if error is None or reply.get("choices"):
+    if error is None or not answerless(reply):
         return None
     typed = in_band(api, error, name, secrets)
     typed.message = f"{name}: error in place of the reply: {typed.message}"
     return typed
+
+
+def answerless(reply: dict[str, Any]) -> bool:
+    """Whether a whole chat reply holds no answer: no `choices`, or an empty list. Beside an
+    `error` it is that error (`whole_error`: a live attempt fails on it); an `error` beside
+    choices is no error, as in a stream. The canary bills no such reply: it answered
+    nothing (`router.canary_spend`)."""
+    return not reply.get("choices")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from router.config import parse
 from router.ledger import Ledger
 from router.money import usd
 from tests.canary.servers import math_gating_canary
-from tests.harness import VENV_BIN, Running, router, simulator
+from tests.harness import VENV_BIN, Running, router, send_json, simulator, upstream
 from tests.slots import must_reach, status_extra
 
 PRICE = {"input_per_mtok": 3000.0, "output_per_mtok": 15000.0}  # large, to be seen
@@ -183,3 +184,77 @@ def test_a_cronjob_rounds_estimated_and_unpriced_calls_are_said(tmp_path: Path) 
     assert f"warning: {warned}" in report.stderr
     table = _report(ledger, "table").stdout
     assert "(3 with no known price left out; 3 with estimated tokens)" in table
+
+
+# What each backend of `_Replies` answers every chat call with, by the first part of its
+# path: a 200 that holds no answer (an error in its place, with or without a usage, no
+# choices, nothing), one whose choice no client can read, and a real answer without usage
+_ANSWER = {"role": "assistant", "content": r"The answer is \boxed{7}."}
+_OVERLOADED = {"message": "The server is currently overloaded", "type": "server_error"}
+_REPLIES: dict[str, dict[str, Any]] = {
+    "error": {"error": _OVERLOADED},
+    "errorusage": {"error": _OVERLOADED, "usage": {"prompt_tokens": 90, "completion_tokens": 0}},
+    "empty": {"choices": []},
+    "bare": {},
+    "unreadable": {"choices": [{"index": 0, "message": None, "finish_reason": "stop"}]},
+    "fine": {"choices": [{"index": 0, "message": _ANSWER, "finish_reason": "stop"}]},
+}
+
+
+class _Replies(BaseHTTPRequestHandler):
+    """A backend per `_REPLIES` entry on one server: `/<name>/v1/...`."""
+
+    def do_GET(self) -> None:  # the model list, for the window's look-up
+        send_json(self, 200, json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        send_json(self, 200, json.dumps(_REPLIES[self.path.split("/")[1]]).encode())
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_reply_that_holds_no_answer_is_billed_nothing(tmp_path: Path) -> None:
+    """A 200 with `{"error": ...}` in place of the answer (a live attempt fails on it and is
+    never billed), with `{"choices": []}` or `{}` had its prompt's tokens estimated and
+    priced: a case that got no answer cost dollars (found in review). None is billed now,
+    nor a reply with no usage whose only choice no client can read; a real answer without
+    usage still is, estimated."""
+    ledger = tmp_path / "ledger"
+    with upstream(_Replies) as server:
+        backends = [
+            {
+                "name": name,
+                "tier": "cloud",
+                "base_url": f"{server.root}/{name}/v1",
+                "model": "m",
+                "price": PRICE,
+            }
+            for name in _REPLIES
+        ]
+        data = {
+            "backends": backends,
+            "routes": {intent: list(_REPLIES) for intent in INTENTS},
+            "ledger": {"path": str(ledger), "flush_interval_s": 0.1},
+            "resilience": {"enabled": False},
+            "canary": math_gating_canary(3600, window=6, concurrency=1),
+        }
+        path = tmp_path / "router.yaml"
+        path.write_text(yaml.safe_dump(data))
+        command = [str(VENV_BIN / "smf-router"), "canary", "run", "--config", str(path)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr  # `fine`'s cases were graded
+    rows = _rows(ledger)
+    assert len(rows) == 3 * len(_REPLIES)
+    unbilled = [row for row in rows if row["backend"] != "fine"]
+    assert {row["status"] for row in unbilled} == {"error"}
+    for row in unbilled:
+        assert (row["prompt_tokens"], row["completion_tokens"]) == (None, None), row
+        assert row["cost_usd"] == 0.0 and row["tokens_estimated"] is None, row
+    fine = [row for row in rows if row["backend"] == "fine"]
+    assert all(row["tokens_estimated"] and row["prompt_tokens"] > 0 for row in fine)
+    assert all(row["cost_usd"] > 0 for row in fine)
+    side = json.loads(_report(ledger, "json").stdout)["canary_spend"]
+    assert (side["calls"], side["estimated_calls"]) == (3, 3)
+    assert side["cloud_usd"] == pytest.approx(sum(row["cost_usd"] for row in fine), abs=1e-9)
