@@ -31,5 +31,6 @@ def before_boundary(text: str, start: int, end: int) -> int:
     if end - stop > 64 or not text.endswith(TOOL_LOADED, base, stop):
         return end
     at = stop - len(TOOL_LOADED)
-    lead = text[max(start, at - 64) : at].rstrip(" \t")
+    # 64 spaces and the line's break before them: 64 after a break were not seen to follow one
+    lead = text[max(start, at - 65) : at].rstrip(" \t")
     return at if lead.endswith("\n") or (not lead and at - 64 <= start) else end

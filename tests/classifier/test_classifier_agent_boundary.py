@@ -68,6 +68,18 @@ def test_tool_loaded_is_cut_only_where_it_ends_a_text_on_a_line_of_its_own() -> 
     assert own_words(f"{BIKE}\n{TOOL_LOADED}") == BIKE
 
 
+def test_tool_loaded_is_cut_after_at_most_64_spaces_on_its_line() -> None:
+    """As Claude Code's other notes are looked for: past 64 spaces (or tabs) on its line, it
+    is the text's, read as written, at the text's start (where nothing tested it) as after
+    a line break. 64 after a line break were not cut, though 64 at the start were."""
+    for spaces in (" " * 64, "\t" * 64, " " * 63 + "\t"):
+        assert own_words(f"{spaces}{TOOL_LOADED}") == ""
+        assert own_words(f"{BIKE}\n{spaces}{TOOL_LOADED}") == BIKE
+    for spaces in (" " * 65, "\t" * 65, " " * 200):
+        for text in (f"{spaces}{TOOL_LOADED}", f"{BIKE}\n{spaces}{TOOL_LOADED}"):
+            assert own_words(text) is text
+
+
 def test_the_note_that_the_date_changed_is_no_ask() -> None:
     """Claude Code's note when the date changes mid-session comes in a reminder, which is cut
     whole: beside a tool's result it asks nothing, before the user's words it is not read."""
