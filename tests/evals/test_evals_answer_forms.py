@@ -10,6 +10,7 @@ suites' `reference` texts are whole solutions), and every form is tried on every
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -318,18 +319,27 @@ def test_the_builder_groups_thousands_as_a_boxed_answer_writes_them() -> None:
         assert not passes(rf"\boxed{{{number}}}"), number
 
 
-def test_the_builder_groups_a_negative_number_after_its_sign() -> None:
-    """`integer` tested `n < 1000` on the signed value, so -1234 was built ungrouped and
-    `\\boxed{-1,234}` failed; the magnitude is grouped now, the sign in front."""
-    inner = boxed_patterns.numeric(boxed_patterns.integer(-1234))
+def _boxes(n: int) -> Callable[[str], bool]:
+    """Whether `\\boxed{text}` passes a case built for `n` (`boxed_patterns.integer`)."""
+    inner = boxed_patterns.numeric(boxed_patterns.integer(n))
     metadata = {"must_not_match": [boxed_patterns.other_box(inner)]}
     expected = boxed_patterns.boxed(inner)
     case = Case("neg", "neg", "math", "easy", "p", "regex_match", expected, metadata=metadata)
+    return lambda text: grade(case, Answer(content=f"So the answer is \\boxed{{{text}}}")).passed
 
-    def passes(text: str) -> bool:
-        return grade(case, Answer(content=f"So the answer is {text}")).passed
 
+def test_the_builder_groups_a_negative_number_after_its_sign() -> None:
+    """`integer` tested `n < 1000` on the signed value, so -1234 was built ungrouped and
+    `\\boxed{-1,234}` failed; the magnitude is grouped now, the sign in front. Six digits
+    tell it from grouping the signed text (its seven characters cut 1 + 3 + 3, the sign alone
+    in front: `-,123,456`), which four and five digits group alike."""
+    passes = _boxes(-1234)
     for number in ("-1234", "-1,234", "-1{,}234", r"-1\,234", "-1,234.00"):
-        assert passes(rf"\boxed{{{number}}}"), number
+        assert passes(number), number
     for number in ("1234", "1,234", "-1,2345", "-12,34", "-1,235", "--1,234"):
-        assert not passes(rf"\boxed{{{number}}}"), number
+        assert not passes(number), number
+    passes = _boxes(-123456)
+    for number in ("-123456", "-123,456", "-123{,}456", r"-123\,456", "-123,456.0"):
+        assert passes(number), number
+    for number in ("123,456", "-,123,456", "-12,3456", "-1,23,456", "-123,457"):
+        assert not passes(number), number

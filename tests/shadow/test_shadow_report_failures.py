@@ -103,6 +103,10 @@ def test_the_interval_is_printed_as_it_is() -> None:
         "35%–47%",
         "0%–100%",
     )
+    # a bound on a whole percent is that percent, though float's percent lies just past it
+    # (0.29 * 100 is 28.999999999999996, 0.56 * 100 is 56.00000000000001): outward by
+    # that error alone, an interval computed as 29%–56% read "28%–57%"
+    assert bounds(0.29, 0.56) == "29%–56%"
     failed = [_row("prose", "cloud", "local", None, "timeout") for _ in range(5)]
     (prose,) = summarize(failed, TIERS)
     assert prose.recommendation.startswith(
