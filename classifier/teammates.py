@@ -24,6 +24,9 @@ from classifier.replies import HARNESS_CHARS, HARNESS_EACH_END
 ATTRIBUTES_CHARS = 1_000  # an opening's attributes (a teammate's summary) end within
 CLOSING = "</teammate-message>"
 _NEXT = re.compile(r"\s{0,64}<teammate-message\b")
+# An opening's attributes to its ">": quoted values whole (a ">" in them is theirs), each
+# other character but a quote
+_ATTRIBUTES = re.compile(r"""(?:[^>"']|"[^"]*"|'[^']*')*>""")
 # Claude Code's line before a teammate's message to the lead of an agent team, the same as a
 # peer session's (a teammate's own session gets its tasks so, or bare): the message is read as
 # a bare one is (`HARNESS_WRAPPERS`), and the note after its closing, as a peer's, is not
@@ -38,8 +41,14 @@ PEER_NOTE = re.compile(
 
 def inside(text: str, at: int, end: int) -> int:
     """Where the words of a wrapper whose opening with attributes ends its known start at
-    `at` begin: past the ">" within `ATTRIBUTES_CHARS`; -1 when there is none before `end`."""
-    close = text.find(">", at, min(end, at + ATTRIBUTES_CHARS))
+    `at` begin: past the ">" that ends its attributes, within `ATTRIBUTES_CHARS`; -1 when
+    there is none before `end`. A ">" in a quoted value is the value's: the first ">" ended
+    the opening at `summary="rename foo -> bar"`, and `bar">` was read as the words. With a
+    quote left open (a summary's own `"` unescaped) the first ">" ends it, as it did."""
+    limit = min(end, at + ATTRIBUTES_CHARS)
+    if opening := _ATTRIBUTES.match(text, at, limit):
+        return opening.end()
+    close = text.find(">", at, limit)
     return close + 1 if close >= 0 else -1
 
 

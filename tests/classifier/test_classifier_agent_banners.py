@@ -111,6 +111,27 @@ def test_several_teammates_messages_in_one_text_are_all_read(banner: str) -> Non
     assert own_words(f"{three}\n\n{late}") == f"{SONNET}\n{haiku}\n{BIKE}\n{late}"
 
 
+def test_a_teammates_summary_with_a_greater_than_sign_is_no_part_of_its_words() -> None:
+    """Claude Code puts a teammate's summary in the opening's attributes: the first ">"
+    ended the opening, so at `summary="rename foo -> bar"` the words read were
+    `bar">` and the message. A ">" in a quoted value is the value's now, in the first
+    message of a text as in those after it. A quote left open (an unescaped `"` in the
+    summary) ends it at the first ">", as before, not at none."""
+    rename = "Please rename the helper everywhere and update its tests."
+    lint = "Then run the linter on the whole package."
+    first = '<teammate-message teammate_id="lead" color="blue" summary="rename foo -> bar">'
+    second = '<teammate-message teammate_id="qa" color="red" summary="don\'t map a=>b">'
+    one = f"{first}\n{rename}\n</teammate-message>"
+    assert own_words(one) == rename
+    body = claude_code(user(BIKE), DONE, user(f"{BANNER}\n{one}\n\n{NOTE}"))
+    assert view(body).latest == rename
+    assert classify(body) == classify(claude_code(user(BIKE), DONE, user(rename)))
+    two = f"{one}\n\n{second}\n{lint}\n</teammate-message>"
+    assert view(claude_code(user(BIKE), DONE, user(two))).latest == f"{rename}\n{lint}"
+    open_quote = f'<teammate-message teammate_id="lead" summary="say "hi">\n{rename}\n'
+    assert own_words(f"{open_quote}</teammate-message>") == rename  # not read as written
+
+
 def test_a_notice_in_a_messages_turn_ends_with_its_block() -> None:
     """The router's view joined a Messages user turn's text blocks into one text, and a
     notice that runs to its text's end took the blocks after it: a Stop hook's block, then
