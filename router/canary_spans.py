@@ -75,9 +75,9 @@ def stopped_kind(payload: Any, backend: str) -> str | None:
     """The kind of a 200 reply no answer can be read from, as a live attempt names it (an
     engine's `abort`: `cut`; choices that are not objects: `malformed`), else None. The
     runner counts such a reply an error once the send has returned (`parse_answer`): the
-    span ended OK beside a ledger row that says error. What the live path passes but the
-    runner cannot read (no `choices`, no `message`, content that is not text) is
-    `malformed` too (found in re-review)."""
+    span ended OK beside a ledger row that says error. What the runner cannot read (no
+    `message`, content that is not text, and no `choices`, which the live path fails as
+    `malformed` too: `reply_checks.no_answer`) is `malformed` (found in re-review)."""
     if isinstance(payload, dict):
         stopped = misshapen(payload, backend, whole=True) or unfinished(payload, backend)
         if stopped is not None:

@@ -33,7 +33,7 @@ from router.plan_error import most_meaningful
 from router.policy import Plan
 from router.record import CHAT_APIS, Api, Attempt, Record
 from router.refusals import named_as_sent, nothing_tried
-from router.reply_checks import misshapen, reply_object, unfinished, whole_error
+from router.reply_checks import reply_object, whole_failure
 from router.request_size import output_limit
 from router.retirement import Retirement
 from router.silence import SILENT, Life, silent
@@ -261,10 +261,8 @@ class Dispatcher:
                 if not call.stream:
                     committed.parsed = reply_object(reply.body or b"", name)
                     parsed = committed.parsed
-                    stopped = (
-                        whole_error(parsed, call.api, name, backend.secret_values())
-                        or misshapen(parsed, name, whole=True)
-                        or unfinished(parsed, name)
+                    stopped = (  # a native Responses or Messages reply has no choices
+                        whole_failure(parsed, call.api, name, backend.secret_values())
                         if call.api in CHAT_APIS
                         else None
                     )

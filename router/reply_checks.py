@@ -1,6 +1,8 @@
 """What makes a 200 reply, or one event of a stream, a failure: an answer stopped short
 (`unfinished`), choices no client can read (`misshapen`), a whole reply that is no JSON
-object (`reply_object`) or that is an error and no answer (`whole_error`, `answerless`).
+object (`reply_object`), that is an error and no answer (`whole_error`) or that holds no
+answer at all (`no_answer`); `whole_failure` checks a whole chat or completions reply for
+them all.
 
 Apart from `router.upstream_errors`, which types the upstream's error replies: these are
 replies the upstream sent as answers.
@@ -106,8 +108,37 @@ def whole_error(
 
 
 def answerless(reply: dict[str, Any]) -> bool:
-    """Whether a whole chat reply holds no answer: no `choices`, or an empty list. Beside an
-    `error` it is that error (`whole_error`: a live attempt fails on it); an `error` beside
-    choices is no error, as in a stream. The canary bills no such reply: it answered
-    nothing (`router.canary_spend`)."""
+    """Whether a whole chat reply holds no answer: no `choices`, or an empty list. A live
+    attempt fails on it: beside an `error` as that error (`whole_error`), else as a
+    malformed reply (`no_answer`); an `error` beside choices is no error, as in a stream.
+    The canary bills no such reply: it answered nothing (`router.canary_spend`)."""
     return not reply.get("choices")
+
+
+def no_answer(reply: dict[str, Any], name: str) -> Malformed | None:
+    """The error when a whole chat or completions reply holds no answer and no error says
+    why (`{}`, `{"choices": []}`): it went to the client as the answer, recorded ok with no
+    other backend tried, where the OpenAI SDK's `choices[0]` then failed and a Messages or
+    Responses client got an empty answer (found in review). Several choices, or one whose
+    content is null beside its tool calls, are answers."""
+    if not answerless(reply):
+        return None
+    said = "the reply holds no choices, so no answer"
+    return Malformed(f"{name}: {said}" if name else said, backend=name)
+
+
+def whole_failure(
+    reply: dict[str, Any], api: str, name: str, secrets: Collection[str] = ()
+) -> UpstreamError | None:
+    """What fails a whole 200 chat or completions reply (`api` the one its error is mapped
+    into): an error in place of the answer, choices no client can read, no answer at all,
+    or an answer stopped short. One list for the native path (`router.dispatch`) and the
+    translated one (`router.translate.exchange`): a check added to one alone left the other
+    serving what it fails. A Responses or Messages backend's own reply has no `choices`:
+    its callers never check one here."""
+    return (
+        whole_error(reply, api, name, secrets)
+        or misshapen(reply, name, whole=True)
+        or no_answer(reply, name)
+        or unfinished(reply, name)
+    )

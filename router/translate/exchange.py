@@ -24,7 +24,7 @@ from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
 from router.errors import BadRequest, Cut, Rejected, UpstreamError
 from router.record import Api
-from router.reply_checks import misshapen, reply_object, unfinished, whole_error
+from router.reply_checks import misshapen, reply_object, unfinished, whole_failure
 from router.request_size import estimate_prompt_tokens
 from router.sse import DONE, EventBuffer, Written
 from router.translate import (
@@ -108,11 +108,7 @@ def _whole_answer(reply: Reply, backend: Backend) -> dict[str, Any]:
     name = backend.settings.name
     try:
         answer = reply_object(reply.body or b"", name)
-        stopped = (
-            whole_error(answer, "chat", name, backend.secret_values())
-            or misshapen(answer, name, whole=True)
-            or unfinished(answer, name)
-        )
+        stopped = whole_failure(answer, "chat", name, backend.secret_values())
     except UpstreamError as error:
         error.upstream_status = error.upstream_status or reply.status
         raise

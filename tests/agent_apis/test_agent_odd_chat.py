@@ -105,6 +105,21 @@ def test_an_unreadable_whole_reply_falls_back(
 
 
 @pytest.mark.parametrize("api", ["messages", "responses"])
+@pytest.mark.parametrize("body", [b"{}", _whole([])], ids=["empty-object", "empty-choices"])
+def test_an_answerless_whole_reply_falls_back(
+    tmp_path: Path, body: bytes, api: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A whole chat reply with no choices and no error became an empty `end_turn` or
+    `completed` answer, recorded ok; now malformed, and the next backend answers (the chat
+    and completions APIs: tests/router/test_answerless_replies.py)."""
+    with routed(tmp_path, body, whole=True, fallback=True) as (proxy, records):
+        assert answered(proxy, api, stream=False)
+        record = records.wait(10)
+    assert served_by(record) == [("local", "malformed"), ("cloud", None)]
+    assert no_traceback(caplog)
+
+
+@pytest.mark.parametrize("api", ["messages", "responses"])
 @pytest.mark.parametrize("end", [b"data: [DONE]\n\n", b""], ids=["done", "close"])
 def test_a_stream_that_ends_before_its_answer_finished_is_cut(
     tmp_path: Path, end: bytes, api: str
