@@ -95,14 +95,16 @@ class Hold:
 
 
 async def hold_until_first_token(committed: Committed, name: str, api: Api, hold: Hold) -> None:
-    """Read until the first event that decides the attempt: its first output, its end or
-    `[DONE]` (or `MAX_HELD_EVENTS`, which no real opener needs), within `Hold`'s limits. An
-    error, an abort, garbage or an early end before it raises, and the attempt falls back."""
+    """Read until the first event that decides the attempt: its first output, its end (or
+    `MAX_HELD_EVENTS`, which no real opener needs), within `Hold`'s limits. An error, an
+    abort, garbage or an early end before it raises, a chat stream's `[DONE]` too
+    (`done_before_answer`), and the attempt falls back."""
     reply = committed.reply
     assert reply.stream is not None
     committed.pieces = reply.stream
     hold.translation = reply.translation
     translated = reply.translation is not None
+    began = False  # a chat chunk with a choice was held
     try:
         async for piece in reply.stream:
             # Keep every event of this piece: those after the decisive one belong to the reply.
@@ -112,11 +114,14 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
             for _, data in found:
                 if data is None:
                     continue
+                if data == DONE and api in CHAT_APIS:
+                    raise done_before_answer(name, began)
                 obj = _check_first(data, name, api, translated, committed.backend.secret_values)
                 if obj is None:
                     hold.worked()
                     return
                 hold.opened = True
+                began = began or bool(api in CHAT_APIS and obj.get("choices"))
                 if shows_work(api, translated, obj):
                     hold.worked()
             # after `opened`: the piece that opened the stream starts the `idle_s` wait too
@@ -139,6 +144,22 @@ async def hold_until_first_token(committed: Committed, name: str, api: Api, hold
         raise
     await reply.close()
     raise Cut(f"{name}: stream ended before its first token", backend=name)
+
+
+def done_before_answer(name: str, began: bool) -> UpstreamError:
+    """The error for a chat or completions stream that says `[DONE]` while held: no choice
+    had output or a finish reason yet (either commits), so it ends with no answer. `[DONE]`
+    was the commit point, and a stream of `[DONE]` alone, or of a usage chunk (`"choices":
+    []`) and `[DONE]`, reached the client as an empty answer, recorded ok with no other
+    backend tried (found in review; a translated Messages or Responses client got a cut,
+    and a whole reply with no choices is `malformed`: `reply_checks.no_answer`). So no
+    choice at all is that malformed reply; choices that began (a role chunk) and never
+    finished are cut, as when the stream closes there, which the relay cut after the commit
+    at `[DONE]` (`Tally.open_choices`), where the next backend could have answered."""
+    if began:
+        return Cut(f"{name}: stream ended before its first token", backend=name)
+    said = "the stream ended with no choice, so no answer"
+    return Malformed(f"{name}: {said}", backend=name)
 
 
 def _check_first(
