@@ -1,9 +1,11 @@
 """The rows of a row table's latest days, read straight from its segments for a live router.
 
 A router that follows rows another process writes (the canary CronJob's `canary_runs` and
-`canary_results`) reads them every minute: with PyArrow, which the writer loads anyway, not
-DuckDB (a router that only writes never pays for it), and each file once (checking its
-checksum then), since a segment never changes after its rename. A merge's output is a new
+`canary_results`) reads them every minute: with PyArrow, which the writer loads with its
+first row, not DuckDB (a router that only writes never pays for it), and none while the
+table is not there (every router follows, a canary or none: an idle one loaded PyArrow for
+nothing, found in review); and each file once (checking its checksum then), since a
+segment never changes after its rename. A merge's output is a new
 file; `segments.list_table` leaves out the files it replaced. A file that fails its check
 or does not decode is tried again at the next read (an error on a network volume may pass;
 an operator may restore the file or delete its checksum, as docs/ledger.md says), and logged
@@ -58,6 +60,11 @@ def recall_days(
     days there are: a walk back reads them one at a time (`RecentRows.read(day, day)`)
     and opens no empty day. A table it may not list has none, said in `warnings` when given
     (`RecentRows.days_back` logs them), as is a directory that is no day."""
+    try:
+        if not (directory / table).is_dir():
+            return []  # no rows yet: no need to load PyArrow for it, as in `read`
+    except OSError:
+        pass  # a ledger this account may not search: the listing says so
     from router.ledger import segments  # PyArrow, as `RecentRows` loads it: when read
 
     days_back = min(RECALL_DAYS, retention_days)

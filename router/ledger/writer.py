@@ -16,8 +16,10 @@ length), and past either new ones are dropped and counted.
 
 This module is the queueing side and imports no PyArrow; the flush side
 (`router.ledger.appender`: Arrow tables, segment files, merges) is imported by the first
-flush. Records queue from the first request on, and the ~0.2 s of imports happen on the
-flush thread an interval after start, off the router's path from start to ready.
+flush that has a row to write. Records queue from the first request on, and the ~0.2 s of
+imports happen on the flush thread, off the router's path from start to ready. A router
+with no traffic yet loads no PyArrow (~40 MB resident, which it held for nothing from its
+first interval on: found in review); the appender's chores at its start wait with it.
 """
 
 from __future__ import annotations
@@ -298,7 +300,13 @@ class LedgerWriter:
     def _flush_locked(self) -> int:
         """`flush` under `_lock`, while `flush_running_seconds` counts."""
         began = time.perf_counter()
-        appender = self._appender or self._make_appender()
+        appender = self._appender
+        if appender is None and not self.queue_depth:  # no row yet: no PyArrow (module doc)
+            self._flush_raised = None  # nothing to write, none held: an ok flush
+            self.last_ok_flush_unix = time.time()
+            self.last_flush_seconds = time.perf_counter() - began
+            return 0
+        appender = appender or self._make_appender()
         counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops
         records, rows = self._take_queued()
         try:

@@ -1,0 +1,105 @@
+"""What an idle `smf-router serve` holds in memory for its ledger: no PyArrow until a row.
+
+The writer's first flush made its appender, loading PyArrow (~40 MB resident), with nothing
+to write: a router that served nothing held it from its first interval on, and the idle
+memory measured at ready missed it (found in review)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from classifier.intent import INTENTS
+from tests.harness import sdk, simulator
+from tests.processes import router_process
+from tests.slots import must_reach, status_extra
+
+ARROW = "libarrow"  # PyArrow's C++ library, mapped once `import pyarrow` ran
+
+IDLE_WRITER = """
+import json, sys, time
+from router.ledger import LedgerWriter
+from router.ledger.recent import recall_days
+writer = LedgerWriter(sys.argv[1])
+idle = {"flushed": writer.flush(), "ok": writer.last_ok_flush_unix}
+idle["arrow after flush"] = "pyarrow" in sys.modules
+idle["days"] = recall_days(writer.directory, "canary_runs", time.time(), 730)
+idle["arrow after recall"] = "pyarrow" in sys.modules
+writer.close()
+idle["arrow after close"] = "pyarrow" in sys.modules
+idle["status"] = writer.status()
+print(json.dumps(idle))
+"""
+
+
+def mapped(process: subprocess.Popen[bytes], library: str) -> bool:
+    """Whether `library` is mapped into the running process. `serve` makes itself
+    non-dumpable: only root (with its capabilities) may read its maps."""
+    try:
+        maps = Path(f"/proc/{process.pid}/maps").read_text()
+    except PermissionError:
+        pytest.skip("this user may not read a non-dumpable router's /proc/PID/maps")
+    return library in maps
+
+
+def test_a_flush_with_nothing_queued_is_ok_and_imports_no_arrow(tmp_path: Path) -> None:
+    """Before its first row the writer makes no appender (PyArrow), yet says the flush went
+    through; nor does a close with nothing queued, or a look for canary days in a ledger
+    that has none."""
+    done = subprocess.run(
+        [sys.executable, "-c", IDLE_WRITER, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    idle = json.loads(done.stdout)
+    assert idle["flushed"] == 0 and idle["ok"] is not None and idle["days"] == []
+    loaded = [step for step in ("flush", "recall", "close") if idle[f"arrow after {step}"]]
+    assert loaded == []
+    status = idle["status"]
+    assert status["last_ok_flush_unix"] is not None and status["last_write_unix"] is None
+    assert status["last_write_failed"] is False and status["pending_rows"] == 0
+    assert set(status["dropped_rows"].values()) == {0}
+    assert (tmp_path / "records").is_dir()  # a ledger at once, rows or not (presence)
+
+
+def test_an_idle_router_loads_no_arrow_until_its_first_record(tmp_path: Path) -> None:
+    """Flushes with nothing to write are ok flushes (`last_ok_flush_unix` moves) and leave
+    PyArrow unloaded; the first record's flush loads it, and writes the record."""
+    with simulator(profile="vllm", model="local-model") as local:
+        config = {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+            ],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {
+                "path": str(tmp_path / "ledger"),
+                "flush_interval_s": 0.1,
+                "housekeeping": False,  # a minute after start: it loads PyArrow on its own
+            },
+        }
+        with router_process(config, tmp_path) as (proxy, process):
+            seen: set[float] = set()
+
+            def idle_flushes() -> bool:
+                ledger = status_extra(proxy)["ledger"]
+                assert ledger["written_records"] == 0 and ledger["queue_depth"] == 0
+                if ledger["last_ok_flush_unix"] is not None:
+                    seen.add(ledger["last_ok_flush_unix"])
+                return len(seen) >= 3
+
+            must_reach(idle_flushes, "three ok flushes with nothing to write", 60)
+            assert status_extra(proxy)["ledger"]["last_write_failed"] is False
+            assert not mapped(process, ARROW)
+
+            sdk(proxy, timeout=30).chat.completions.create(
+                model="auto", messages=[{"role": "user", "content": "Say hello."}]
+            )
+            must_reach(lambda: status_extra(proxy)["ledger"]["written_records"] == 1, "the write")
+            assert mapped(process, ARROW)
+    assert list((tmp_path / "ledger" / "records").rglob("*.parquet"))
