@@ -2,7 +2,8 @@
 
 `Ledger` (the DuckDB reader) is imported on first use: a router that only writes never
 pays for DuckDB. PyArrow, too, loads only where a module needs it: the writer's flush thread
-imports it after the router is ready, so it is not on the path from start to ready.
+imports it with the first row it writes, so it is not on the path from start to ready, and
+a router that has written nothing has not loaded it.
 """
 
 from __future__ import annotations

@@ -111,8 +111,6 @@ class RecentRows:
                 return []  # nothing written yet (or ever): no need to load PyArrow for it
         except OSError:
             pass  # a ledger this account may not search: the listing says so
-        import pyarrow.parquet as pq
-
         from router.ledger import checksum, schema, segments
 
         bound = None if now is None else stamped_by(now)
@@ -127,7 +125,7 @@ class RecentRows:
             if rows is None:
                 try:
                     checksum.verify(segment.path)
-                    rows = pq.read_table(segment.path).to_pylist()
+                    rows = segments.read_file(segment.path).to_pylist()
                 except FileNotFoundError:  # merged away since listed
                     continue
                 except (OSError, ValueError, checksum.Mismatch) as exc:

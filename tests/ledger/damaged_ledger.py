@@ -115,8 +115,8 @@ def fail_once(
 ) -> None:
     """The first read of `victim` by a merge (its rows) or by a listing (its footer) raises
     `exc`; later reads succeed."""
-    module, name = (pq, "read_table") if where == "merge" else (segments, "read_segment")
-    real = getattr(module, name)
+    name = "read_file" if where == "merge" else "read_segment"  # a merge reads rows by the first
+    real = getattr(segments, name)
     failed: list[Path] = []
 
     def flaky(path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -125,4 +125,4 @@ def fail_once(
             raise exc
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(module, name, flaky)
+    monkeypatch.setattr(segments, name, flaky)
