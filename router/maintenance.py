@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from router.api.headers import request_headers
 from router.config import Config
 from router.config_sections import LedgerSettings
 from router.errors import BadRequest, RouterError
+from router.ledger.writer import TABLES
 
 log = logging.getLogger("smf_router")
 
@@ -44,12 +46,12 @@ def housekeep(config: Config, stop: threading.Event | None = None) -> None:
     A pass runs in a thread, which a SIGTERM does not interrupt, and the interpreter waits
     for it at exit: a restart during a pass over a large backlog waited for all of it, past
     systemd's stop timeout. Once `stop` is set it begins no further table or day."""
+    directory = Path(config.ledger.path)
+    if not directory.exists() or not _holds_days(directory):
+        return
     # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
     from router.ledger.compaction import apply_retentions, compact
 
-    directory = Path(config.ledger.path)
-    if not directory.exists():
-        return
     # Retention first, as `smf-router ledger compact` does: on a full disk a merge fails,
     # and dropping old days is then what must still happen (it frees the space).
     ledger = config.ledger
@@ -68,6 +70,26 @@ def housekeep(config: Config, stop: threading.Event | None = None) -> None:
         )
     if stop is not None and stop.is_set():
         log.info("ledger housekeeping: stopped for shutdown; the rest waits for the next pass")
+
+
+def _holds_days(directory: Path) -> bool:
+    """Whether a table of the ledger (or its rollups) holds a `day=` directory: without one
+    there is nothing to drop or merge, and the pass would only load PyArrow (~40 MB) into a
+    router that has written no row yet. Yes too for what the pass has to say something of:
+    a symlink (or a file) where a table's directory goes (`texts/`), or a directory it
+    cannot look in."""
+    try:
+        with os.scandir(directory) as tables:
+            for table in tables:
+                if table.is_symlink() or (table.name in TABLES and not table.is_dir()):
+                    return True
+                if table.is_dir():
+                    with os.scandir(table.path) as days:
+                        if any(day.name.startswith("day=") for day in days):
+                            return True
+    except OSError:
+        return True
+    return False
 
 
 def _pass(config: Config, stop: threading.Event) -> None:

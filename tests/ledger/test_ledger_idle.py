@@ -109,6 +109,36 @@ def test_writing_merging_and_following_rows_import_neither_compute_nor_datasets(
     assert done.stdout.strip().split(maxsplit=2) == ["4", "3", "[]"]
 
 
+HOUSEKEEPING = """
+import sys
+from router.config import parse
+from router.maintenance import housekeep
+from tests.router.offline import OFFLINE
+housekeep(parse({**OFFLINE, "ledger": {"path": sys.argv[1]}}))
+print("pyarrow" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("day", [None, "day=2026-03-01"], ids=["no day", "a day"])
+def test_housekeeping_loads_arrow_only_for_a_ledger_with_days(
+    tmp_path: Path, day: str | None
+) -> None:
+    """Housekeeping a minute after start loaded PyArrow into a router that had written no
+    row, with nothing to drop or merge."""
+    (tmp_path / "records").mkdir()
+    (tmp_path / "texts").mkdir()
+    if day is not None:
+        (tmp_path / "texts" / day).mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", HOUSEKEEPING, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == str(day is not None)
+
+
 def test_an_idle_router_loads_no_arrow_until_its_first_record(tmp_path: Path) -> None:
     """Flushes with nothing to write are ok flushes (`last_ok_flush_unix` moves) and leave
     PyArrow unloaded; the first record's flush loads it, and writes the record."""
@@ -118,11 +148,7 @@ def test_an_idle_router_loads_no_arrow_until_its_first_record(tmp_path: Path) ->
                 {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
             ],
             "routes": {intent: ["local"] for intent in INTENTS},
-            "ledger": {
-                "path": str(tmp_path / "ledger"),
-                "flush_interval_s": 0.1,
-                "housekeeping": False,  # a minute after start: it loads PyArrow on its own
-            },
+            "ledger": {"path": str(tmp_path / "ledger"), "flush_interval_s": 0.1},
         }
         with router_process(config, tmp_path) as (proxy, process):
             seen: set[float] = set()
