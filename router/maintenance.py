@@ -50,6 +50,15 @@ def housekeep(config: Config, stop: threading.Event | None = None) -> None:
     if not directory.exists() or not _holds_days(directory):
         return
     # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
+    from router.ledger.compaction import give_back_memory
+
+    try:
+        _housekeep(config, directory, stop)
+    finally:
+        give_back_memory()  # a closed day's merge peaks at one input and a row group
+
+
+def _housekeep(config: Config, directory: Path, stop: threading.Event | None) -> None:
     from router.ledger.compaction import apply_retentions, compact
 
     # Retention first, as `smf-router ledger compact` does: on a full disk a merge fails,

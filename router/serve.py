@@ -38,9 +38,18 @@ log = logging.getLogger("smf_router")
 STARTUP_FAILURE = 3  # uvicorn's exit status when it cannot bind (uvicorn.server)
 
 
+# Arrow's own allocator (mimalloc) kept what the ledger's merges freed: a served router held
+# ~40 MB more for good from its first merge on, after a minute of traffic. The C library's,
+# trimmed after each merge (`compaction.give_back_memory`), gives it back, and ingested ~15 %
+# faster here. Arrow reads this when it first allocates: set before anything imports
+# PyArrow, and an operator's own setting stands.
+ARROW_POOL = ("ARROW_DEFAULT_MEMORY_POOL", "system")
+
+
 def run(
     config: Config | None, demo: bool, host: str, port: int, config_path: Path | None = None
 ) -> None:
+    os.environ.setdefault(*ARROW_POOL)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(_serve(config, demo, host, port, config_path))
 

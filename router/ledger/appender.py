@@ -322,6 +322,8 @@ class Appender:
         except Exception:
             log.exception("merge of %d %s files failed; they stay unmerged", len(group), table)
             return
+        finally:
+            compaction.give_back_memory()
         for warning in warnings:
             log.warning("%s", warning)
         if not replaced:  # under two inputs decodable: nothing was written to track

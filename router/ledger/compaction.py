@@ -141,6 +141,14 @@ def _merge_readable(
     return [out.parent / name for name in sorted(sources)]
 
 
+def give_back_memory() -> None:
+    """Return to the system what Arrow's allocator keeps of memory freed: after a merge,
+    whose peak (about one input and a row group) a live process held for good otherwise.
+    With the C library's allocator (`router.serve.ARROW_POOL`) this trims every thread's
+    free pages; with mimalloc or jemalloc it does what they can (the calling thread's)."""
+    pa.default_memory_pool().release_unused()
+
+
 def _read(seg: Segment) -> pa.Table:
     try:
         return segments.read_file(seg.path)

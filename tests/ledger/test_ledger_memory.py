@@ -1,5 +1,5 @@
-"""What a router's ledger loads into it: no PyArrow until a row, and of PyArrow no more than
-writing, merging and following rows need.
+"""What a router's ledger holds in memory: no PyArrow until a row, of PyArrow no more than
+writing, merging and following rows need, and not what a merge freed.
 
 The writer's first flush made its appender, loading PyArrow (~40 MB resident), with nothing
 to write: a router that served nothing held it from its first interval on, and the idle
@@ -9,6 +9,7 @@ loaded for good: what a rare path needs is imported by that path."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from classifier.intent import INTENTS
+from router.serve import ARROW_POOL
 from tests.harness import sdk, simulator
 from tests.processes import router_process
 from tests.slots import must_reach, status_extra
@@ -107,6 +109,102 @@ def test_writing_merging_and_following_rows_import_neither_compute_nor_datasets(
         check=True,
     )
     assert done.stdout.strip().split(maxsplit=2) == ["4", "3", "[]"]
+
+
+RECORDS = """
+import sys, time
+from pathlib import Path
+from router.config import parse
+from router.ledger import LedgerWriter, appender, rollups
+from router.maintenance import housekeep
+from router.record import Attempt, Record, Usage
+from tests.router.offline import OFFLINE
+def resident_mb():
+    return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
+def records(at):
+    return [Record(f"req-{n}", at, ended_at=at + 1.2, caller="agent-1", requested_model="auto",
+                   intent="coding", route="coding", backend="local", tier="local",
+                   served_model="laguna", attempts=[Attempt("local", "local", duration_s=1.2)],
+                   usage=Usage(1800, 400, 1024, 0), ttft_s=0.21, duration_s=1.2,
+                   conversation=f"c{n % 97}") for n in range(1500)]
+writer = LedgerWriter(Path(sys.argv[1]))
+"""
+MERGES = {
+    # two merges of 60 files each: two minutes of a busy router's flushes
+    "the writer's merges": """
+writer.submit(records(time.time())[0])
+writer.flush()  # PyArrow loaded: the baseline
+before = resident_mb()
+for _ in range(2):
+    for _ in range(60):
+        for record in records(time.time()):
+            writer.submit(record)
+        writer.flush()
+    writer.wait_for_merges()
+writer.close()
+""",
+    # a closed day of 60 files, merged by the hourly pass (its rollup left out: DuckDB
+    # grows the process on its own, see docs/benchmarks.md)
+    "housekeeping": """
+appender.MERGE_FANOUT = (10_000, 24)
+rollups.write_day = lambda *args: None
+for _ in range(60):
+    for record in records(time.time() - 3 * 86_400):
+        writer.submit(record)
+    writer.flush()
+writer.close()
+before = resident_mb()
+housekeep(parse({**OFFLINE, "ledger": {"path": sys.argv[1]}}))
+""",
+}
+
+
+@pytest.mark.parametrize("merged_by", sorted(MERGES))
+def test_what_a_merge_freed_is_given_back(tmp_path: Path, merged_by: str) -> None:
+    """A merge peaks at about one input and a row group (tens of MB on a busy router), and
+    Arrow's allocator kept that after it: a served router held 35-50 MB more for good from
+    its first merge on (found measuring it). With the C library's allocator, as `serve`
+    sets it, each merge (the writer's, and housekeeping's of closed days) is followed by a
+    trim: 3-11 MB grown here, 34-37 before."""
+    script = RECORDS + MERGES[merged_by] + "print(resident_mb() - before)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, ARROW_POOL[0]: ARROW_POOL[1]},
+    )
+    assert float(done.stdout) < 20
+
+
+POOL = """
+import sys
+from router import serve
+async def started(*args, **kwargs):
+    import pyarrow as pa
+    print(pa.default_memory_pool().backend_name)
+serve._serve = started  # what `serve` sets up before it serves, without serving
+serve.run(None, False, "127.0.0.1", 4000)
+"""
+
+
+@pytest.mark.parametrize("set_by", ["serve", "operator"])
+def test_serve_sets_arrow_s_allocator_unless_the_operator_did(set_by: str) -> None:
+    """`serve` picks the C library's allocator for Arrow (see the test above); an
+    operator's `ARROW_DEFAULT_MEMORY_POOL` stands."""
+    env = {k: v for k, v in os.environ.items() if k != ARROW_POOL[0]}
+    if set_by == "operator":
+        env[ARROW_POOL[0]] = "mimalloc"
+    done = subprocess.run(
+        [sys.executable, "-c", POOL],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=env,
+    )
+    assert done.stdout.strip() == ("system" if set_by == "serve" else "mimalloc")
 
 
 HOUSEKEEPING = """
