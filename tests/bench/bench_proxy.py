@@ -9,7 +9,9 @@ same load from `wrk` (Debian package `wrk`; one C thread, so the load generator 
 limit) at concurrency 1, 16, 64 and 256, plain and streamed (20 chunks). Reported: latency
 p50/p99, requests/s, the proxy process's CPU time per request (from /proc, user + system),
 and the added time to the first content chunk, measured one stream at a time on a bare
-socket (wrk cannot see inside a response). Bounded in time: `--seconds` per cell.
+socket (wrk cannot see inside a response). Bounded in time: `--seconds` per cell. The
+router's resident memory is read at ready, idle a few ledger flushes later, after
+`--memory-requests` mixed requests, after the cells and after a report (`proxy_memory`).
 
 `--api responses` sends the same prompt to `/v1/responses` (`max_output_tokens` 20: 20 text
 deltas when streamed) and declares the backend a Responses server, so the router passes the
@@ -36,6 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import proxy_memory
 import yaml
 
 from classifier.intent import INTENTS
@@ -248,6 +251,9 @@ def main() -> None:
     parser.add_argument("--translate", action="store_true", help="a chat-only backend")
     parser.add_argument("--modes", default="plain,stream", help="plain and/or stream")
     parser.add_argument("--concurrency", default=",".join(map(str, CONCURRENCY)))
+    parser.add_argument(
+        "--memory-requests", type=int, default=200, help="mixed requests before the idle RSS"
+    )
     args = parser.parse_args()
     api = args.api
     apis = backend_apis(api, args.translate)
@@ -284,11 +290,15 @@ def main() -> None:
         procs.append(router)
         wait_up(f"http://127.0.0.1:{router_port}/readyz")
         ready_s = time.perf_counter() - began
-        rss_mb = (
-            int(Path(f"/proc/{router.pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
-        )
-        print(f"router: start to ready {ready_s:.2f} s, idle RSS {rss_mb:.0f} MB")
+        root = f"http://127.0.0.1:{router_port}"
+        memory = [proxy_memory.read(router.pid, "at ready")]
+        print(f"router: start to ready {ready_s:.2f} s")
         print(f"api: {api}{' over chat (translated)' if args.translate else ''}")
+        proxy_memory.wait_flushes(root)
+        memory.append(proxy_memory.read(router.pid, "idle, 3 flushes later"))
+        memory.append(proxy_memory.after_requests(root, api, router.pid, args.memory_requests))
+        for reading in memory:
+            print(reading, flush=True)
 
         targets: dict[str, tuple[str, str, int | None]] = {
             "direct": (upstream, "fake-model", None),
@@ -371,9 +381,15 @@ def main() -> None:
                         }
                     )
                     print(describe(rows[-1]), flush=True)
+        time.sleep(proxy_memory.SETTLE_S)
+        memory.append(proxy_memory.read(router.pid, "after the load cells"))
+        memory.append(proxy_memory.after_report(root, router.pid))
+        for reading in memory[-2:]:
+            print(reading)
+        rss_mb = {reading.stage: round(reading.rss_mb, 1) for reading in memory}
         (REPO / "test-artifacts").mkdir(exist_ok=True)
         (REPO / "test-artifacts" / "bench_proxy.json").write_text(
-            json.dumps({"ready_s": ready_s, "idle_rss_mb": rss_mb, "rows": rows}, indent=1)
+            json.dumps({"ready_s": ready_s, "rss_mb": rss_mb, "rows": rows}, indent=1)
         )
     finally:
         for process in procs:
