@@ -303,7 +303,9 @@ class LedgerWriter:
         appender = self._appender
         if appender is None and not self.queue_depth:  # no row yet: no PyArrow (module doc)
             self._flush_raised = None  # nothing to write, none held: an ok flush
-            self.last_ok_flush_unix = time.time()
+            self._found_writable(0, failing=False)  # unless the start found it unwritable
+            if self._unwritable is None:
+                self.last_ok_flush_unix = time.time()
             self.last_flush_seconds = time.perf_counter() - began
             return 0
         appender = appender or self._make_appender()
@@ -323,11 +325,7 @@ class LedgerWriter:
         now = time.time()
         if written.total():
             self.last_write_unix = now
-        if self._unwritable and self._unwritable.over(written.total(), appender.write_failed):
-            log.warning(
-                "ledger writes work in %s again (at start they did not)", self._unwritable.folder
-            )
-            self._unwritable = None
+        self._found_writable(written.total(), appender.write_failed)
         if not appender.write_failed and self._unwritable is None:
             self.last_ok_flush_unix = now
         self.written_total += written["records"]  # before any cleanup: they are written
@@ -335,6 +333,15 @@ class LedgerWriter:
         self.last_flush_seconds = time.perf_counter() - began
         self._raise_interrupted(appender)
         return written.total()
+
+    def _found_writable(self, wrote: int, failing: bool) -> None:
+        """Clear the start's unwritable mark once a flush wrote rows, or found the folder
+        writable with none to write (an idle router's flushes probe it)."""
+        if self._unwritable and self._unwritable.over(wrote, failing):
+            log.warning(
+                "ledger writes work in %s again (at start they did not)", self._unwritable.folder
+            )
+            self._unwritable = None
 
     def _raise_interrupted(self, appender: Appender) -> None:
         """Raise the `SystemExit` or `KeyboardInterrupt` the appender caught in this flush
