@@ -1,7 +1,8 @@
 """What makes a 200 reply, or one event of a stream, a failure: an answer stopped short
 (`unfinished`), choices no client can read (`misshapen`), a whole reply that is no JSON
-object (`reply_object`), that is an error and no answer (`whole_error`) or that holds no
-answer at all (`no_answer`); `whole_failure` checks a whole chat or completions reply for
+object (`reply_object`), that is an error and no answer (`whole_error`), that holds no
+answer at all (`no_answer`) or a choice without one (`choice_without_answer`);
+`whole_failure` checks a whole chat or completions reply for
 them all.
 
 Apart from `router.upstream_errors`, which types the upstream's error replies: these are
@@ -127,6 +128,26 @@ def no_answer(reply: dict[str, Any], name: str) -> Malformed | None:
     return Malformed(f"{name}: {said}" if name else said, backend=name)
 
 
+# Where a whole reply's choice holds its answer, by API.
+ANSWER_KEYS = {"chat": "message", "completions": "text"}
+
+
+def choice_without_answer(reply: dict[str, Any], api: str, name: str) -> Malformed | None:
+    """The error when a whole reply's choice has no `message` (chat) or `text` (completions)
+    at all: the OpenAI SDK's `choices[0].message` raised AttributeError in the client, and
+    the Messages and Responses translators read it as an empty `end_turn` answer, recorded
+    ok with no other backend tried (found in review). A null `content` beside tool calls is
+    an answer; a null `message` is `misshapen`'s."""
+    key = ANSWER_KEYS.get(api)
+    choices = reply.get("choices")
+    if key is None or not isinstance(choices, list):
+        return None
+    if all(not isinstance(choice, dict) or key in choice for choice in choices):
+        return None
+    said = f"a choice holds no {key}, so no answer"
+    return Malformed(f"{name}: {said}" if name else said, backend=name)
+
+
 def whole_failure(
     reply: dict[str, Any], api: str, name: str, secrets: Collection[str] = ()
 ) -> UpstreamError | None:
@@ -140,5 +161,6 @@ def whole_failure(
         whole_error(reply, api, name, secrets)
         or misshapen(reply, name, whole=True)
         or no_answer(reply, name)
+        or choice_without_answer(reply, api, name)
         or unfinished(reply, name)
     )

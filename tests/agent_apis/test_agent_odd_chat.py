@@ -39,6 +39,7 @@ WHOLE = {
     "text-message": [{**WHOLE_HI, "message": "hi"}],
     "text-tool-calls": [{**WHOLE_HI, "message": {"role": "assistant", "tool_calls": ["x"]}}],
     "null-message": [{**WHOLE_HI, "message": None}],  # became an empty ok answer
+    "no-message": [{"index": 0, "finish_reason": "stop"}],  # so did this
 }
 
 

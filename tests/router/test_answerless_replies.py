@@ -31,6 +31,8 @@ ANSWERLESS = {
     "empty-choices": HEAD | {"choices": [], "usage": USAGE},
     "null-choices": HEAD | {"choices": None, "usage": USAGE},
     "null-error": HEAD | {"choices": [], "error": None},  # a null error says nothing
+    # a choice with no `message` (chat) or `text` (completions) key at all
+    "choice-without-answer": HEAD | {"choices": [{"index": 0, "finish_reason": "stop"}]},
 }
 HI = {"role": "assistant", "content": "hi"}
 CALL = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
