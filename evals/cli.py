@@ -21,8 +21,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from evals import cli_stdout, report, results
 from evals.applicability import Capabilities
 from evals.cli_finish import finish, keep_partial, note_partial, print_compare
-from evals.endpoint import Endpoint, served_context_window
+from evals.endpoint import Endpoint, said, served_context_window
 from evals.graders import GRADER_RULES
+from evals.redaction import Secrets
 from evals.runner import run_cases
 from evals.suite import SHIPPED, Case, load, load_profile, load_warnings, published_count
 from evals.urls import check_url, masked_url
@@ -74,6 +75,12 @@ def endpoint_url(url: str) -> str:
         return check_url(url)
     except ValueError as exc:
         raise typer.BadParameter(f"--endpoint: {exc}") from None
+
+
+def endpoint_of(url: str, model: str, key: str | None) -> Endpoint:
+    """``--endpoint``, ``--model`` and the key in ``--api-key-env`` as the endpoint to ask,
+    its error texts cleaned of the key (``Endpoint.secrets``)."""
+    return Endpoint(endpoint_url(url), model, api_key=key, secrets=Secrets([key]))
 
 
 def request_timeout(seconds: float) -> float:
@@ -191,7 +198,10 @@ def run_document(
         outcome = asyncio.run(cli_stdout.unless_unwritable(work) if while_writable else work)
     except (KeyboardInterrupt, Exception) as exc:
         run["finished_at"] = dt.datetime.now(dt.UTC).isoformat()
-        run["partial"] = {"stopped_by": stopped_by(exc), "not_run": len(cases) - len(finished)}
+        run["partial"] = {
+            "stopped_by": stopped_by(exc, endpoint),
+            "not_run": len(cases) - len(finished),
+        }
         order = {(c.suite, c.id): i for i, c in enumerate(cases)}
         done = sorted(finished, key=lambda r: order.get((r.suite, r.id), len(cases)))
         raise Interrupted(results.to_document(done, run)) from exc
@@ -202,15 +212,17 @@ def run_document(
     return results.to_document(outcome, run)
 
 
-def stopped_by(exc: BaseException) -> str:
-    """What ended a run early: ``SIGINT``, or the error (the one inside a task group's)."""
+def stopped_by(exc: BaseException, endpoint: Endpoint) -> str:
+    """What ended a run early: ``SIGINT``, or the error (the one inside a task group's),
+    cleaned as an upstream's words (``evals.endpoint.said``): an error's text may quote the
+    endpoint's URL or reply."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     if isinstance(exc, Terminated):
         return "SIGTERM"
     if isinstance(exc, KeyboardInterrupt):
         return "SIGINT"
-    return f"{type(exc).__name__}: {exc}"[:200]
+    return said(endpoint, f"{type(exc).__name__}: {exc}", 200)
 
 
 @app.command()
@@ -233,7 +245,7 @@ def run(
     """Run suites against an endpoint, print the multi-metric report, optionally save/compare."""
     if thinking not in THINKING:
         raise typer.BadParameter(f"--thinking must be one of {sorted(THINKING)}")
-    target = Endpoint(endpoint_url(endpoint), model, api_key=os.environ.get(api_key_env))
+    target = endpoint_of(endpoint, model, os.environ.get(api_key_env))
     timeout = request_timeout(timeout)
     console = Console()
     cases = select_cases(suites, profile)

@@ -2,7 +2,8 @@
 (``ask``), and what its reply holds (``parse_answer``).
 
 Anything short of a 200 with a readable completion is a ``TransportProblem``, never a
-grade: a down backend is not a quality signal (``evals.runner`` runs the cases).
+grade: a down backend is not a quality signal (``evals.runner`` runs the cases). Its
+message is cleaned of the endpoint's secrets (``said``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import httpx
 
 from evals.graders import Answer
+from evals.redaction import NO_SECRETS, Secrets, head
 from evals.suite import Case
 from evals.urls import joined, openai_hosted
 
@@ -23,13 +25,17 @@ Ask = Callable[[dict[str, Any]], Awaitable[Any]]
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where to send cases. ``extra_body`` is merged into every request body."""
+    """Where to send cases. ``extra_body`` is merged into every request body. ``secrets``:
+    what its error texts are cleaned of, its key and credential headers (for a router
+    backend, ``Backend.secret_values``): a gateway that repeats its request put them in
+    the canary's CronJob log and a results file (found in review)."""
 
     base_url: str
     model: str
     api_key: str | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, str] = field(default_factory=dict)
+    secrets: Secrets = NO_SECRETS
 
 
 class TransportProblem(Exception):
@@ -61,6 +67,22 @@ class TransportProblem(Exception):
 
 NO_REPLY_IN_TIME = frozenset({408, 504})
 """HTTP statuses that say the reply did not come in time (a proxy's or the server's own)."""
+
+SHOWN_BODY_CHARS = 200
+"""How much of an error reply's body a ``TransportProblem`` says."""
+SHOWN_ERROR_CHARS = 300
+"""How much of a transport error's words (its class and message) one says."""
+
+
+def said(endpoint: Endpoint, text: str, limit: int) -> str:
+    """``text``, an upstream's words (an error body, a transport error's message, which can
+    hold the URL with its password), as a message may show it: at most ``limit``
+    characters, cleaned of the endpoint's secrets and of what looks like a credential
+    before the cut, as the router cleans a live attempt's (``Secrets.cut``). Read from
+    twice ``limit`` only (``head``): a key the cut goes through is whole there, and a page
+    of megabytes is not cleaned whole. Cut raw, ``HTTP 500: ...`` showed the backend's key
+    and ``X-Gateway-Token`` a gateway repeated (found in review)."""
+    return endpoint.secrets.cut(head(text, 2 * limit), limit)
 
 
 def request_body(
@@ -182,12 +204,12 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
             await response.aread()
     except httpx.HTTPError as exc:
         late = isinstance(exc, httpx.TimeoutException)
-        said = f"{type(exc).__name__}: {exc}"[:300]
-        raise TransportProblem(said, timed_out=late, began=began) from exc
+        words = said(endpoint, f"{type(exc).__name__}: {exc}", SHOWN_ERROR_CHARS)
+        raise TransportProblem(words, timed_out=late, began=began) from exc
     if response.status_code != 200:
         late = response.status_code in NO_REPLY_IN_TIME
         raise TransportProblem(
-            f"HTTP {response.status_code}: {response.text[:200]}",
+            f"HTTP {response.status_code}: {said(endpoint, response.text, SHOWN_BODY_CHARS)}",
             timed_out=late,
             status=response.status_code,
             reply=response.content,

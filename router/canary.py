@@ -35,6 +35,7 @@ from evals.applicability import Capabilities
 from evals.endpoint import Ask, Endpoint, TransportProblem, ask
 from evals.graders import Executor
 from evals.grading import Grader
+from evals.redaction import Secrets
 from evals.results import CaseResult
 from evals.runner import run_cases
 from evals.sandbox import run_python
@@ -68,13 +69,15 @@ Runner = Callable[..., Awaitable[list[CaseResult]]]
 
 
 def endpoint_of(settings: BackendSettings) -> Endpoint:
-    """A backend as the eval runner sees it: its URL, model, key, headers and extras."""
+    """A backend as the eval runner sees it: its URL, model, key, headers and extras, and
+    what its errors are cleaned of, as its live adapter's (`Backend.secret_values`)."""
     return Endpoint(
         settings.base_url,
         settings.model,
         api_key=settings.api_key,
         extra_body=dict(settings.extra_body),
         headers=dict(settings.headers),
+        secrets=Secrets(settings.secret_values()),
     )
 
 

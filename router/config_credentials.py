@@ -101,7 +101,7 @@ def secret_values(
     parameter named for a credential (`_CREDENTIAL_HEADER`, `_CREDENTIAL_QUERY`), a header's
     also without its scheme (`Bearer X`: X, which a gateway repeats bare); the password in
     `base_url`, the `basic` token made of it. Query values and the password as written and
-    decoded. `router.redaction` takes them out of the backend's error texts: a gateway that
+    decoded. `evals.redaction` takes them out of the backend's error texts: a gateway that
     repeats its request gave a client the operator's key (found in review). Not every
     value: `X-Title: chat` masked the "chat" of every path in the backend's errors (found
     in review)."""

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from evals.redaction import masked_end
 from router.error_fields import FIELDS, error_fields
-from router.redaction import masked_end
 
 _NEXT = re.compile(r"[ \t\n\r]*+(.)", re.S)  # a token's first character, after white space
 _SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")

@@ -44,7 +44,7 @@ from typing import Any
 
 import orjson
 
-from router.redaction import redacted, redacted_body
+from evals.redaction import redacted, redacted_body
 
 
 class RouterError(Exception):
@@ -213,7 +213,7 @@ class UpstreamError(RouterError):
 
     Its message may be the upstream's own words, which a gateway may fill with what it was
     sent: it is cleaned here, once, of the backend's `secrets` (the exact values the router
-    holds for it) and of whatever looks like a credential (`router.redaction`), before the
+    holds for it) and of whatever looks like a credential (`evals.redaction`), before the
     client, a log, a span or the canary's details can see it."""
 
     kind = "server_error"

@@ -7,6 +7,7 @@ what the canary scheduler measured.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,7 +38,7 @@ def resolve(
     if backend is None:
         if not endpoint or not model:
             raise typer.BadParameter("give --backend NAME, or both --endpoint and --model")
-        return Endpoint(eval_cli.endpoint_url(endpoint), model, api_key=key)
+        return eval_cli.endpoint_of(endpoint, model, key)
     if config is None:
         raise typer.BadParameter("--backend needs --config (the router's YAML)")
     try:
@@ -49,9 +50,7 @@ def resolve(
     if settings.kind != "openai" or not settings.base_url:
         raise typer.BadParameter(f"backend {backend!r} is not an OpenAI-compatible endpoint")
     found = endpoint_of(settings)
-    return Endpoint(
-        found.base_url, model or found.model, found.api_key, found.extra_body, found.headers
-    )
+    return dataclasses.replace(found, model=model or found.model)
 
 
 @app.command()

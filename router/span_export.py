@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from evals.redaction import without_secrets
 from router.log_sparing import Sparing
-from router.redaction import without_secrets
 from router.span_export_env import batch_settings
 
 log = logging.getLogger("smf_router.span_export")

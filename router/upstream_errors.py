@@ -52,6 +52,7 @@ from typing import Any
 
 import orjson
 
+from evals.redaction import cut, head, masked_end, wire_name
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.cut_error_body import cut_fields
 from router.error_fields import error_fields
@@ -65,7 +66,6 @@ from router.errors import (
     UpstreamError,
     WireError,
 )
-from router.redaction import cut, head, masked_end, wire_name
 
 _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evals.redaction import Secrets
 from router.config import Backend as BackendSettings
 from router.errors import RouterFault, UpstreamError
 from router.record import Api
-from router.redaction import Secrets
 
 log = logging.getLogger("smf_router")
 
@@ -96,7 +96,7 @@ class Backend(Protocol):
     def secret_values(self) -> Secrets:
         """What the router sends this upstream that no client may read (its key, headers,
         a password or query in its URL), compiled when the adapter was made: an error text
-        from it is cleaned of them (`router.redaction`)."""
+        from it is cleaned of them (`evals.redaction`)."""
         ...
 
     def warm(self) -> None:

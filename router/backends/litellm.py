@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import orjson
 
+from evals.redaction import Secrets
 from router.backends.base import Reply, prepare_body
 from router.backends.claude_samplers import keep_one_sampler, one_sampler_only
 from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
@@ -29,7 +30,6 @@ from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
 from router.record import Api
-from router.redaction import Secrets
 from router.reply_checks import UNFINISHED
 
 log = logging.getLogger("smf_router")

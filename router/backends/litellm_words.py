@@ -16,8 +16,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from evals.redaction import NO_SECRETS, cut, head
 from router.cut_error_body import cut_fields
-from router.redaction import NO_SECRETS, cut, head
 
 # litellm's class names before the provider's words, one or several: `litellm.X: `,
 # `InternalServerError: ` (litellm repeats the class for an OpenAI 500), `AnthropicException - `,
@@ -45,7 +45,7 @@ def first_line(exc: Exception, secrets: Collection[str] = NO_SECRETS) -> str:
     """The provider's own message (`error.message` of its JSON body) when litellm quotes the
     body, else litellm's message without its prefixes and suffixes; one line, at most 500
     characters (the rest can be a Python traceback), cleaned of `secrets` and of what looks
-    like a credential before that cut (`router.redaction.cut`: a key the cut went through
+    like a credential before that cut (`evals.redaction.cut`: a key the cut went through
     kept its head, found in review); the class name when nothing is left."""
     try:
         message = str(getattr(exc, "message", "") or exc)

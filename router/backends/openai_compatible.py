@@ -14,13 +14,13 @@ from typing import Any
 
 import orjson
 
+from evals.redaction import Secrets
 from evals.urls import openai_hosted
 from router.backends import connection_pool, http1
 from router.backends.base import PATHS, Reply, building, prepare_body
 from router.config import Backend as BackendSettings
 from router.errors import Cut, Malformed, Timeout, Unreachable
 from router.record import Api
-from router.redaction import Secrets
 from router.upstream_errors import MAX_ERROR_BYTES, classify_error
 
 _IDLE_CONNECTIONS = 256  # kept open per backend when it sets no max_concurrency

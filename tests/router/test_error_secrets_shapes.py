@@ -22,8 +22,8 @@ import openai
 import orjson
 import pytest
 
+from evals.redaction import MAX_BODY_STRINGS
 from router.config import parse
-from router.redaction import MAX_BODY_STRINGS
 from router.upstream_errors import MAX_ERROR_BYTES
 from tests.harness import INTENTS, RunningRouter, router, send_json, simulator, upstream
 

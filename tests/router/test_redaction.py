@@ -1,4 +1,4 @@
-"""`router.redaction`: what of an upstream's error text a client may read, and the exact
+"""`evals.redaction`: what of an upstream's error text a client may read, and the exact
 values a backend's settings name as its secrets (`Backend.secret_values`).
 
 The running router's side (every API, litellm, the canary) is in `test_error_secrets`.
@@ -11,11 +11,8 @@ from typing import Any
 
 import pytest
 
-from router import redaction
-from router.backends.litellm import LiteLLMBackend, credential_variables
-from router.config_backend import Backend
-from router.errors import Rejected, ServerError
-from router.redaction import (
+from evals import redaction
+from evals.redaction import (
     MAX_BODY_STRINGS,
     MAX_DEPTH,
     Secrets,
@@ -24,6 +21,9 @@ from router.redaction import (
     redacted_body,
     wire_name,
 )
+from router.backends.litellm import LiteLLMBackend, credential_variables
+from router.config_backend import Backend
+from router.errors import Rejected, ServerError
 
 KEY = "gw-7f3a9c2e1b5d-router-key"
 

@@ -1,4 +1,4 @@
-"""`router.redaction` reads a text in time linear in its length: its patterns had a
+"""`evals.redaction` reads a text in time linear in its length: its patterns had a
 look-ahead (or a `[^\\s=]*`) read to the end of the run from each start, and an upstream's
 400 quoting a client's 60 KB prompt held the event loop for 24 s (found in review).
 
@@ -21,7 +21,7 @@ from router.upstream_errors import MAX_ERROR_BYTES, in_band
 N = 256 * 1024
 ROOT = Path(router.__file__).resolve().parent.parent
 HANG_GUARD_S = 20
-CLEAN = "import sys, json; from router.redaction import redacted; " + (
+CLEAN = "import sys, json; from evals.redaction import redacted; " + (
     "print(json.dumps(redacted(sys.stdin.read(), ['gw-7f3a9c2e1b5d-router-key'])))"
 )
 

@@ -8,6 +8,11 @@ error takes it in: first the exact values the router holds for that backend, com
 per backend (`Secrets`, from `config_backend.Backend.secret_values`), then patterns for what
 else looks like one (a URL's user info and query, `Bearer ...`, `sk-...`, `AIza...`,
 `x-api-key: ...`). The rest of the text stays, so the error still says what went wrong.
+
+The evals ask backends too, the canary's runs and `eval run` (`evals.endpoint.ask`), and
+their error texts reach a CronJob's log and a results file: they are cleaned here the same
+way. Evals may not import the router (the import-linter contract), so this lives here, as
+`evals.urls` does.
 """
 
 from __future__ import annotations
