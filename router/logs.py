@@ -28,11 +28,43 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(line, default=str).decode()
 
 
+# litellm's loggers, each given a stderr handler of its own when litellm is imported.
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+# Records of loggers named so are litellm's (`litellm.*` its modules' own `__name__` loggers).
+_LITELLM_NAMES = ("LiteLLM", "litellm")
+
+
+class LitellmWordsWithheld(logging.Filter):
+    """A record of litellm's says where it was logged, never what: its words are an
+    f-string made where it was logged, and they quote what the request held (its image
+    URL, the path a client's prompt may be in, with no request id to tell it by) or what
+    the provider answered (its error body, which can repeat the prompt and the key). Which
+    of litellm's hundreds of messages may do so cannot be told from the record, nor kept
+    up with by a list as litellm changes; the router says every failed attempt in its own
+    cleaned words anyway. Its level, logger and place stay, for an operator to look up;
+    an exception is named by its class only (its text is the provider's too)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith(_LITELLM_NAMES):
+            exc = record.exc_info[0] if record.exc_info else None
+            raised = f" ({exc.__name__})" if exc is not None else ""
+            record.msg = (
+                f"litellm logged at {record.filename}:{record.lineno}{raised}; its words are "
+                "withheld, as they can quote a request"
+            )
+            record.args = None
+            record.exc_info = record.exc_text = record.stack_info = None
+        return True
+
+
 def configure(level: str = "info") -> None:
     """The router's own loggers (`smf_router.*`) at `level`; every other library's warnings
-    through the same JSON handler, so a log pipeline never meets a line it cannot parse."""
+    through the same JSON handler, so a log pipeline never meets a line it cannot parse:
+    litellm's without their words (`LitellmWordsWithheld`) and without its own handler
+    (`adopt_litellm`)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
+    handler.addFilter(LitellmWordsWithheld())
     ours = logging.getLogger("smf_router")
     ours.handlers[:] = [handler]
     ours.setLevel(level.upper())
@@ -40,6 +72,22 @@ def configure(level: str = "info") -> None:
     others = logging.getLogger()
     others.handlers[:] = [handler]
     others.setLevel(logging.WARNING)
+    adopt_litellm()
+
+
+def adopt_litellm() -> None:
+    """litellm's loggers with no handler of their own, once `configure` set the JSON one:
+    the plain-text handler litellm gives them as it is imported wrote each of its warnings
+    a second time, beside the JSON line the record made on its way to the root, in its
+    own words (found in review). Called by `configure` and after each import of litellm
+    (`router.backends.litellm.import_litellm`), which can come after it: litellm adds that
+    handler once, at its import, and adds none later outside its proxy server."""
+    if not any(isinstance(h.formatter, JsonFormatter) for h in logging.getLogger().handlers):
+        return  # no JSON logs here (a command's own output): litellm's handler is the one
+    for name in LITELLM_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers.clear()
+        logger.propagate = True
 
 
 class RequestLog:

@@ -29,6 +29,7 @@ from router.backends.litellm_words import first_line
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
 from router.errors import Rejected
+from router.logs import adopt_litellm
 from router.record import Api
 from router.reply_checks import UNFINISHED
 
@@ -55,13 +56,15 @@ _WORDLIKE_BELOW = 16
 
 
 def import_litellm() -> Any:
-    """litellm, offline: the bundled price map, no hub downloads, no telemetry."""
+    """litellm, offline: the bundled price map, no hub downloads, no telemetry; its loggers
+    writing through the router's JSON logs only (`logs.adopt_litellm`)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     import litellm
 
     litellm.telemetry = False
     litellm.suppress_debug_info = True
+    adopt_litellm()
     return litellm
 
 
