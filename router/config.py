@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,9 +26,9 @@ from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from classifier.intent import INTENTS
 from evals import yaml_errors
 from router import config_env, config_warnings, config_yaml
+from router.config_backend import NAME, Strict
 from router.config_backend import Backend as Backend
 from router.config_backend import LocalCost as LocalCost
-from router.config_backend import Strict
 from router.config_checks import shadow_backends
 from router.config_sections import (
     Auth,
@@ -85,6 +86,7 @@ class Config(Strict):
                     "routes, aliases and the ledger name a backend by it: give each its own"
                 )
         for route, members in self.routes.items():
+            _check_route_name(route)
             if not members:
                 raise ValueError(f"routes.{route}: a route needs at least one backend")
             twice = sorted({m for m in members if members.count(m) > 1})
@@ -234,6 +236,22 @@ class Config(Strict):
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+def _check_route_name(route: str) -> None:
+    """A route's name is what a request sends as `model` and what the router sends back in
+    the `x-smf-route` header, so it is a name as a backend's is. `"快速"` loaded, and each
+    request on it was answered and billed by the backend, then failed to encode as a
+    header: a plain-text 500, a `router_error` in the ledger; `"line\\nbreak"` gave an empty
+    reply the ledger called a 200 (found in review). An alias needs no such rule: it is the
+    client's model name (`Qwen/Qwen2.5-7B-Instruct`), read only to find its route."""
+    if not re.fullmatch(NAME, route):
+        shown = route if route.isprintable() else repr(route)
+        raise ValueError(
+            f"routes.{shown}: a route's name is sent back in the x-smf-route header, so it is "
+            "written as a backend's is: lower-case letters, digits, _, . and -, starting "
+            "with a letter or digit (a client's other model name goes in aliases)"
+        )
 
 
 def _default_routes_unmet(names: list[str]) -> str:

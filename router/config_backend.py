@@ -42,6 +42,9 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
 # A name shown in logs and by `config check`: a Groq `gsk_...` or HF `hf_...` key passes
 # ENV_NAME, but keys are mixed case and conventional variable names are not.
 _SHOWN_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+# What a backend's or a route's name may be: a request names either as `model`, and the
+# router sends it back in the `x-smf-backend` or `x-smf-route` header (`router.config`).
+NAME = r"^[a-z0-9][a-z0-9_.-]*$"
 
 
 class Strict(BaseModel):
@@ -109,7 +112,7 @@ class Price(Strict):
 class Backend(Strict):
     """One upstream endpoint and model."""
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
+    name: str = Field(pattern=NAME)
     tier: Tier
     kind: BackendKind = "openai"
     base_url: str = ""
