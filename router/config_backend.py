@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from evals.urls import check_url
-from router.config_checks import header_safe, is_header_name
+from router.config_checks import check_extra_body, header_safe, is_header_name
 from router.config_credentials import (
     basic_auth,
     key_header,
@@ -271,6 +271,12 @@ class Backend(Strict):
         except TypeError as exc:
             raise ValueError(f"cannot be sent as JSON: {exc}") from None
         return as_json
+
+    @field_validator("extra_body")
+    @classmethod
+    def _check_extra_body(cls, body: dict[str, Any]) -> dict[str, Any]:
+        check_extra_body(body)
+        return body
 
     @field_validator("base_url", "metrics_url")
     @classmethod

@@ -28,6 +28,30 @@ _HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 MAX_DAYS = 36500
 
 
+# What a backend's `extra_body` may not fill in, and why: the router or the request itself
+# sets each. `extra_body: {stream: true}` loaded, and every whole request then read a stream
+# as a whole reply: a malformed answer, three, and an open circuit (found in review).
+_NOT_EXTRAS = {
+    "model": "the router sends the backend's `model` setting there",
+    "stream": "the client's request says whether it streams, and the router reads the reply "
+    "as it says",
+    "stream_options": "the router asks for usage in a stream itself, and OpenAI's API and "
+    "vLLM refuse stream_options on a whole request",
+    "messages": "it is the request's own text, which every client sends",
+    "prompt": "it is the request's own text, which every client sends",
+    "input": "it is the request's own text, which every client sends",
+}
+
+
+def check_extra_body(body: dict[str, object]) -> dict[str, object]:
+    """`body` unless it names a key the router or the request sets (`_NOT_EXTRAS`): as
+    defaults merged into each request, such a key filled in what the client left out."""
+    for key in body:
+        if (why := _NOT_EXTRAS.get(key)) is not None:
+            raise ValueError(f"{key}: cannot be a default for requests: {why}")
+    return body
+
+
 def is_header_name(name: str) -> bool:
     return _HEADER_NAME.fullmatch(name) is not None
 

@@ -11,7 +11,7 @@ import pytest
 from router.config import ConfigError, load
 from router.config_mask import masked
 from router.policy import resolve_target
-from tests.router.config_files import GOOD, write
+from tests.router.config_files import GOOD, config_check, write
 
 
 def _with_extra_body(extra_body: str) -> str:
@@ -86,3 +86,28 @@ def test_config_check_says_where_a_key_may_come_from_without_a_key_variable(tmp_
     assert "sk-abc" not in str(shown) and "pw@" not in str(shown)
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert f"`{neutral}`" in " ".join(readme.split())  # it said `none` (found in review)
+
+
+@pytest.mark.parametrize(
+    "key", ["stream", "stream_options", "model", "messages", "prompt", "input"]
+)
+def test_a_key_the_router_or_the_request_sets_is_refused_in_extra_body(
+    tmp_path: Path, key: str
+) -> None:
+    """`extra_body: {stream: true}` loaded, then filled in `stream` on every request that left
+    it out: each whole reply came as a stream, read as a malformed answer, and three opened
+    the backend's circuit (found in review). `serve`, `config check` and a reload read
+    through `load`."""
+    path = write(tmp_path, _with_extra_body(f"{{top_k: 20, {key}: []}}"))
+    with pytest.raises(ConfigError) as info:
+        load(path, env={})
+    assert f"backends.1.extra_body.{key} (line 11): cannot be a default for requests" in str(
+        info.value
+    )
+
+
+def test_config_check_names_a_stream_in_extra_body(tmp_path: Path) -> None:
+    done = config_check(write(tmp_path, _with_extra_body("{stream: true}")))
+    assert done.returncode == 2, done.stderr
+    assert "backends.1.extra_body.stream (line 11): cannot be a default" in done.stderr
+    assert "Traceback" not in done.stderr
