@@ -139,20 +139,43 @@ class CanarySettings(Strict):
         return self
 
 
+# The longest of the resilience section's waits and intervals. Unbounded, `open_s: 1e300`
+# loaded and a refusal's Retry-After header carried a 300-digit number (found in review).
+_HOUR = _at_most(3600, "an hour")
+_DAY = _at_most(86400, "a day")
+
+
 class ResilienceSettings(Strict):
     """Circuit breaking, probing, capacity overflow and sticky conversations."""
 
     enabled: bool = True  # off: every backend presumed healthy and free (read at start)
     failure_threshold: Count = Field(3, ge=1)  # consecutive failures that open a circuit
-    open_s: Number = Field(1.0, gt=0)  # first wait before a trial; doubles per failed trial
-    max_open_s: Number = Field(8.0, gt=0)  # cap of that wait: bounds probing of a dead backend
-    probe_interval_s: Number = Field(5.0, gt=0)  # probes of healthy backends (0 cost)
-    probe_timeout_s: Number = Field(2.0, gt=0)
-    capacity_poll_s: Number = Field(1.0, gt=0)  # vLLM /metrics read interval
-    max_queue_wait_s: Number = Field(2.0, ge=0)  # more expected queueing than this overflows
-    models_refresh_s: Number = Field(300.0, gt=0)  # re-read /v1/models max_model_len
-    sticky_ttl_s: Number = Field(1800.0, ge=0)  # 0 turns sticky conversations off
+    # First wait before a trial; doubles per failed trial. The wait is a refusal's Retry-After.
+    open_s: Annotated[Number, _HOUR] = Field(1.0, gt=0)
+    max_open_s: Annotated[Number, _HOUR] = Field(8.0, gt=0)  # cap of that wait: bounds probing
+    probe_interval_s: Annotated[Number, _DAY] = Field(5.0, gt=0)  # healthy backends' (0 cost)
+    probe_timeout_s: Annotated[Number, _HOUR] = Field(2.0, gt=0)
+    capacity_poll_s: Annotated[Number, _DAY] = Field(1.0, gt=0)  # vLLM /metrics read interval
+    # more expected queueing than this overflows
+    max_queue_wait_s: Annotated[Number, _HOUR] = Field(2.0, ge=0)
+    models_refresh_s: Annotated[Number, _DAY] = Field(300.0, gt=0)  # /v1/models max_model_len
+    # 0 turns sticky conversations off
+    sticky_ttl_s: Annotated[Number, _at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(
+        1800.0, ge=0
+    )
     sticky_max_entries: Count = Field(50_000, ge=1)
+
+    @model_validator(mode="after")
+    def _check_open(self) -> ResilienceSettings:
+        """`max_open_s` caps the wait, the first one too: `open_s: 30` loaded beside the
+        default cap of 8 and waited 8 s, saying nothing (found in review)."""
+        if self.open_s > self.max_open_s:
+            raise ValueError(
+                f"open_s: {self.open_s:g} is more than resilience.max_open_s "
+                f"({self.max_open_s:g}), which caps every wait before a trial, the first too: "
+                "lower open_s or raise max_open_s"
+            )
+        return self
 
 
 class ServerSettings(Strict):

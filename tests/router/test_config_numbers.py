@@ -156,3 +156,44 @@ def test_the_default_total_s_leaves_the_client_an_answer(tmp_path: Path) -> None
     default is below it: a hung backend falls back or fails while the client still waits."""
     config = load(write(tmp_path, GOOD), env={})
     assert config.backend("local").timeouts.total_s < _sdk_default_timeout_s()
+
+
+def test_resilience_waits_past_their_bound_are_refused(tmp_path: Path) -> None:
+    """`open_s: 1e300` (with `max_open_s` as long) loaded, and a refusal's Retry-After header
+    carried a 300-digit number (found in review)."""
+    hour = ("open_s", "max_open_s", "probe_timeout_s", "max_queue_wait_s")
+    day = ("probe_interval_s", "capacity_poll_s", "models_refresh_s")
+    fields = (*hour, *day, "sticky_ttl_s")
+    text = GOOD + "resilience:\n" + "".join(f"  {name}: 1e300\n" for name in fields)
+    done = config_check(write(tmp_path, text))
+    assert done.returncode == 2, done.stdout
+    for line, name in enumerate(fields, start=17):
+        most = "3600 (an hour)" if name in hour else "86400 (a day)"
+        most = "2592000 (30 days)" if name == "sticky_ttl_s" else most
+        said = f"resilience.{name} (line {line}): Input should be less than or equal to {most}"
+        assert said in done.stderr
+    longest = (
+        GOOD
+        + "resilience:\n"
+        + "".join(f"  {name}: {3600 if name in hour else 86400}\n" for name in fields[:-1])
+    )
+    assert load(write(tmp_path, longest), env={}).resilience.max_open_s == 3600
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ("{open_s: 30}", "30 is more than resilience.max_open_s (8)"),
+        ("{open_s: 2, max_open_s: 1.5}", "2 is more than resilience.max_open_s (1.5)"),
+    ],
+)
+def test_a_first_wait_past_its_cap_is_refused_naming_both(
+    tmp_path: Path, settings: str, said: str
+) -> None:
+    """`max_open_s` caps every wait before a trial, the first too: `open_s: 30` beside the
+    default cap of 8 loaded and waited 8 s, saying nothing (found in review)."""
+    done = config_check(write(tmp_path, GOOD + f"resilience: {settings}\n"))
+    assert done.returncode == 2, done.stdout
+    assert f"resilience.open_s (line 16): {said}" in done.stderr
+    equal = load(write(tmp_path, GOOD + "resilience: {open_s: 30, max_open_s: 30}\n"), env={})
+    assert equal.resilience.open_s == equal.resilience.max_open_s == 30
