@@ -17,7 +17,7 @@ from collections.abc import Hashable
 import yaml
 from yaml.constructor import ConstructorError
 
-_MERGE = "tag:yaml.org,2002:merge"
+MERGE = "tag:yaml.org,2002:merge"  # a `<<` key's tag (`router.config_yaml` looks for it too)
 # A key named in the error for a key given twice: a lower-case word, as every setting and
 # field is named. Any other may be a secret: a header pasted whole as a name under a
 # config's `headers` (`"Authorization: Bearer sk-..."`) was quoted (found in review).
@@ -77,7 +77,7 @@ def _refuse_duplicates(node: yaml.MappingNode) -> None:
     """A key written twice in one mapping (not one a `<<` merge brings in: those yield)."""
     seen: dict[Hashable, yaml.Node] = {}
     for key, _ in node.value:
-        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == MERGE:
             continue
         first = seen.setdefault(_key(key), key)
         if first is not key:
@@ -92,7 +92,7 @@ def _split(node: yaml.MappingNode) -> tuple[list[Pair], list[yaml.MappingNode]]:
     own: list[Pair] = []
     sources: list[yaml.MappingNode] = []
     for key, value in node.value:
-        if key.tag != _MERGE:
+        if key.tag != MERGE:
             if key.tag == _VALUE:  # as PyYAML reads the `=` key
                 key.tag = "tag:yaml.org,2002:str"
             own.append((key, value))

@@ -91,18 +91,22 @@ def line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
 
 
 def _find(text: str, loc: tuple[int | str, ...]) -> tuple[int | None, int]:
-    """`line_of`, and how many parts of `loc` the YAML holds (all: the field is written)."""
+    """`line_of`, and how many parts of `loc` the YAML holds (all: the field is written).
+    A key a `<<` merged in is found in what it merged, and named by the `<<`'s line, as
+    is all below it: that line is where this mapping took it (the anchor's own line would
+    be that of every mapping merging it). It was named by its mapping's line, as missing."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
         return None, 0
-    line, found = None, 0
+    line, found, merged_at = None, 0, None
     for part in loc:
         if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            pair = _lookup(node, str(part))
             if pair is None:
                 break
-            line, node = pair[0].start_mark.line + 1, pair[1]
+            line, node, merge = pair
+            merged_at = merged_at or merge
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
             if part >= len(node.value):
                 break
@@ -111,7 +115,25 @@ def _find(text: str, loc: tuple[int | str, ...]) -> tuple[int | None, int]:
         else:
             break
         found += 1
-    return line, found
+    return merged_at or line, found
+
+
+def _lookup(node: yaml.MappingNode, key: str) -> tuple[int, yaml.Node, int | None] | None:
+    """The line of `key` in `node`, its value, and the line of the `<<` that merged it
+    (None: written there): the mapping's own key first, then its merged mappings in the
+    order written, as `evals.yaml_mapping` merges them."""
+    merges = []
+    for name, value in node.value:
+        if name.tag == yaml_mapping.MERGE:
+            merges.append((name.start_mark.line + 1, value))
+        elif name.value == key:
+            return name.start_mark.line + 1, value, None
+    for at, value in merges:
+        sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
+        for source in sources:
+            if isinstance(source, yaml.MappingNode) and (pair := _lookup(source, key)):
+                return pair[0], pair[1], at
+    return None
 
 
 Loc = tuple[int | str, ...]
@@ -139,9 +161,12 @@ def describe(
 
 def _hint(loc: Loc, kind: str) -> str:
     """What to write instead of a key a backend does not have, where the mistake is a
-    common one: `api_key: sk-...` is what other gateways take (the value is not shown)."""
+    common one: `api_key: sk-...` is what other gateways take (the value is not shown);
+    and where a block of anchors goes, for an unknown key at the top (`defaults: &d`)."""
     if kind == "extra_forbidden" and len(loc) == 3 and loc[0] == "backends":
         return _HINTS.get(str(loc[2]), "")
+    if kind == "extra_forbidden" and len(loc) == 1:
+        return "; a block that only holds anchors for `<<` goes under a key starting x- (x-common:)"
     return ""
 
 
