@@ -8,6 +8,7 @@ window), which need more than one section.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -18,6 +19,11 @@ from router.config_backend import Count, Number, Strict
 from router.config_checks import check_entries, check_host_name, check_origin, known_intents
 
 Fraction = Annotated[Number, Field(ge=0, le=1)]
+# A file or directory the router reads or writes, with a leading `~` as a shell reads it:
+# `ledger.path: ~/smf-ledger` created a directory named `~` in the working directory, and
+# `canary.suites` or a baseline under `~` was "no such" file (found in review). Expanded
+# at load, so `config check` shows the path used.
+LocalPath = Annotated[str, AfterValidator(os.path.expanduser)]
 
 
 def _at_most(seconds: int, said: str) -> AfterValidator:
@@ -52,7 +58,7 @@ class ClassifierSettings(Strict):
 
 
 class LedgerSettings(Strict):
-    path: str = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
+    path: LocalPath = Field("./var/ledger", min_length=1)  # '' would write the ledger into the cwd
     # The writer thread waits this long on a threading.Event: 1e10 ended it with an
     # OverflowError while the server looked ready, and records piled up unwritten (found in
     # review). An hour is already a long time for records to wait in memory.
@@ -106,14 +112,14 @@ MAX_CANARY_INTERVAL_S = 30 * 86400
 class CanarySettings(Strict):
     enabled: bool = False
     interval_s: Annotated[Number, _at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(900.0, gt=0)
-    suites: str | None = None  # a directory; None means the suites shipped in evals/
+    suites: LocalPath | None = None  # a directory; None means the suites shipped in evals/
     sample_per_suite: Count = Field(3, ge=1)
     concurrency: Count = Field(2, ge=1)
     window: Count = Field(20, ge=1)
     min_samples: Count = Field(5, ge=1)  # results in the window before a gate may close
     timeout_s: Number = Field(120.0, gt=0)  # per case
     floors: dict[str, Fraction] = Field(default_factory=dict)  # intent -> pass-rate floor
-    baselines: dict[str, str] = Field(default_factory=dict)  # backend -> eval results JSON
+    baselines: dict[str, LocalPath] = Field(default_factory=dict)  # backend -> results JSON
     floor_margin: Number = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
 
     @model_validator(mode="after")
