@@ -25,11 +25,23 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   so that the first one of an outage shows (one failed math request read 1 in
   `errors_total` and 0 in `increase()`, found in review): `errors_total` for each intent
   with each (outcome, kind) such a failure can have (`metric_labels.FAILURES`, 14 an
-  intent, 112 in all), once, at start; and from the config `requests_total` for each
-  (intent, route) a request can take (`intents_on`, each backend forced by name too) with
-  backend `none` (no backend served), both outcomes and both `stream` values, and for a
-  stream cut or stalled after its backend answered, each member with `upstream_error`.
-  Client errors and cancellations are the client's: left to their first event;
+  intent, 112 in all), once, at start;
+- `requests_total`, every way a planned request can end, not only the failed ones: the
+  alert's and the dashboards' shares divide by all of them, and an `ok` series born with
+  its first requests lost them from the denominator (84 ok and 3 failed requests on a
+  fresh router read 42% failed, and `SmfRequestsFailing` paged; found in review). From the
+  config, each (intent, route) a request can take (`intents_on`, each backend forced by
+  name too) with backend `none` (none committed: failed, the client's error, its hang-up)
+  × both `stream` values, and with each member `ok` × both `stream` values, and for a
+  stream that ended after its backend answered, `upstream_error` (cut, stalled),
+  `client_error` (refused for length in-band) and `cancelled`. And at start, the refusals
+  before the plan (`client_error` with intent, route, backend and tier `none`);
+- the tokens and dollars (`prompt_tokens_total`, `completion_tokens_total`,
+  `cost_usd_total`, `counterfactual_usd_total`), which every request a member serves adds
+  to: each (intent, route, member, tier) of the same walk (the first scrape's spend was
+  lost too: $0.00095 read for $0.00929); `offloaded_usd_total` only for a local member
+  whose request the pricer prices both ways. Not backend `none`: an unserved request adds
+  0 to each, always;
 - a bug of the router's met before the plan (`router_error` with intent, route, backend and
   tier `none`): `errors_total` (kind `none`) and `requests_total` (both `stream` values),
   once, at start. `SmfRequestsFailing` counts it, and a classifier that raises on every
@@ -50,10 +62,10 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 
 A reload creates the new config's. A zero series created here that config can no longer
 produce (a removed backend, one whose tier changed, two backends that no longer share a
-route, a backend given a price) goes, or every renaming reload would leave its set behind
-for good; one that counted something stays, as a removed backend's counters do (they are
-history), and so does one an event created, at 0 or not (`Metrics.zeros` holds which are
-this module's).
+route, a backend given a price, a local one whose route's cloud backend lost its own)
+goes, or every renaming reload would leave its set behind for good; one that counted
+something stays, as a removed backend's counters do (they are history), and so does one
+an event created, at 0 or not (`Metrics.zeros` holds which are this module's).
 """
 
 from __future__ import annotations
@@ -77,7 +89,7 @@ from router.metric_labels import (
 )
 from router.metric_store import Family
 from router.policy import intents_on
-from router.record import Api, Record
+from router.record import Api, Outcome, Record
 from router.shadow_sampling import choose, rate_for
 
 if TYPE_CHECKING:
@@ -85,10 +97,14 @@ if TYPE_CHECKING:
     from router.metrics import Metrics
 
 Labels = tuple[str, ...]
+STREAMS = ("false", "true")
+# A planned request's ends that are the client's: its mistake, or its hang-up.
+CLIENTS: tuple[Outcome, ...] = ("client_error", "cancelled")
 
 
 def refusals(metrics: Metrics) -> None:
-    """The refusals' series: their label sets are closed, so once, at start."""
+    """The refusals' series: their label sets are closed, so once, at start. A refusal
+    before the plan is a `client_error` with intent, route, backend and tier `none`."""
     for kind in REFUSAL_KINDS:
         metrics.errors.inc(("none", "client_error", kind), 0)
     for api in get_args(Api):
@@ -96,6 +112,8 @@ def refusals(metrics: Metrics) -> None:
             metrics.rejected.inc((api, status), 0)
     for status in (*REFUSAL_STATUSES, *OTHER_REFUSAL_STATUSES):
         metrics.rejected.inc(("other", status), 0)
+    for stream in STREAMS:
+        metrics.requests.inc(("none", "none", "none", "none", "client_error", stream), 0)
 
 
 def failures(metrics: Metrics) -> None:
@@ -107,13 +125,13 @@ def failures(metrics: Metrics) -> None:
         for outcome, kind in FAILURES:
             metrics.errors.inc((intent, outcome, kind), 0)
     metrics.errors.inc(("none", "router_error", "none"), 0)
-    for stream in ("false", "true"):
+    for stream in STREAMS:
         metrics.requests.inc(("none", "none", "none", "none", "router_error", stream), 0)
 
 
 def configured(metrics: Metrics, config: Config) -> None:
-    """The series of `config`'s backends and routes (attempts, fallbacks, unpriced, failed
-    and moved requests, shadow comparisons), at 0, at start."""
+    """The series of `config`'s backends and routes (attempts, fallbacks, unpriced, ended
+    and moved requests, tokens and dollars, shadow comparisons), at 0, at start."""
     expecting(metrics, config)()
 
 
@@ -126,16 +144,25 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
     pairs = {pair for route in config.routes.values() for pair in itertools.permutations(route, 2)}
     moves = [(*pair, reason) for pair in sorted(pairs) for reason in FALLBACK_REASONS]
     unpriced = unpriced_series(config)
-    failed, moved = failed_series(config), moved_series(config)
+    requests, moved = requests_series(config), moved_series(config)
+    spent, offloaded = spent_series(config)
     shadowed = shadow_series(config)
 
+    money = (metrics.prompt_tokens, metrics.completion_tokens, metrics.cost, metrics.counterfactual)
+    expected: list[tuple[Family, Sequence[Labels]]] = [
+        (metrics.attempts, attempts),
+        (metrics.fallbacks, moves),
+        (metrics.unpriced, unpriced),
+        (metrics.requests, requests),
+        (metrics.fallback_requests, moved),
+        (metrics.shadow, shadowed),
+        *((family, spent) for family in money),
+        (metrics.offloaded, offloaded),
+    ]
+
     def apply() -> None:
-        _expect(metrics, metrics.attempts, attempts)
-        _expect(metrics, metrics.fallbacks, moves)
-        _expect(metrics, metrics.unpriced, unpriced)
-        _expect(metrics, metrics.requests, failed)
-        _expect(metrics, metrics.fallback_requests, moved)
-        _expect(metrics, metrics.shadow, shadowed)
+        for family, series in expected:
+            _expect(metrics, family, series)
 
     return apply
 
@@ -147,19 +174,25 @@ def ways(config: Config) -> list[tuple[str, list[str]]]:
     return [*config.routes.items(), *((b.name, [b.name]) for b in config.backends)]
 
 
-def failed_series(config: Config) -> list[Labels]:
-    """`requests_total`'s (intent, route, backend, tier, outcome, stream) of a request that
-    failed on the service's side: with no backend serving, or a stream cut after its
-    backend answered (a whole reply that answered has nothing left to fail)."""
+def requests_series(config: Config) -> list[Labels]:
+    """`requests_total`'s (intent, route, backend, tier, outcome, stream) of a planned
+    request, by how it can end. With no backend committed (backend `none`): failed on the
+    service's side, the client's error (a backend's 4xx passed through, a refusal for
+    length) or its hang-up, either `stream`. Served by a member: `ok`, either `stream`; or a
+    stream ended after its backend answered: cut or stalled (`upstream_error`), refused for
+    length in-band (`client_error`), hung up on (`cancelled`). A whole reply that answered
+    has nothing left to end it but a bug (`Gateway.abandon`), left to its first event."""
+    before = [(o, s) for o in (*FAILED_OUTCOMES, *CLIENTS) for s in STREAMS]
+    after = [*(("ok", s) for s in STREAMS), *((o, "true") for o in ("upstream_error", *CLIENTS))]
     out: dict[Labels, None] = {}
     for route, members in ways(config):
         served = [(b.name, b.tier) for b in map(config.backend, members)]
         for intent in intents_on(route, config):
-            for outcome in FAILED_OUTCOMES:
-                for stream in ("false", "true"):
-                    out[(intent, route, "none", "none", outcome, stream)] = None
-            for backend, tier in served:
-                out[(intent, route, backend, tier, "upstream_error", "true")] = None
+            for end in before:
+                out[(intent, route, "none", "none", *end)] = None
+            for backend in served:
+                for end in after:
+                    out[(intent, route, *backend, *end)] = None
     return list(out)
 
 
@@ -195,18 +228,31 @@ def shadow_series(config: Config) -> list[Labels]:
 def unpriced_series(config: Config) -> list[Labels]:
     """(intent, route, backend, tier) of each request `config` would leave unpriced, by
     `ways`."""
-    unpriced = pricing.unpriced_backends(config)
-    if not unpriced:
-        return []
+    return [where for where, (cost, other) in _prices(config) if cost is None or other is None]
+
+
+def spent_series(config: Config) -> tuple[list[Labels], list[Labels]]:
+    """(intent, route, backend, tier) of the token, cost and counterfactual counters, which
+    each request a member serves adds to (0 or more: `Metrics._count_money`), by `ways`;
+    and of `offloaded_usd_total`, which only a local member's request with both prices
+    known adds to. Not backend `none`: a request no backend served adds 0 to each, always."""
+    priced = _prices(config)
+    offloaded = [w for w, (cost, other) in priced if w[3] == "local" and None not in (cost, other)]
+    return [where for where, _ in priced], offloaded
+
+
+def _prices(config: Config) -> list[tuple[Labels, tuple[float | None, float | None]]]:
+    """Each (intent, route, backend, tier) a member serves on, by `ways`, with the
+    (cost, counterfactual) of a request it answers, None where unknown: the pricer's own
+    rule, as a config prices a pair one way always."""
     pricer = pricing.Pricer(config)
-    pricer.unpriced.update(unpriced)  # known: serve logs their "no price", not this walk
-    out: list[Labels] = []
+    pricer.unpriced.update(pricing.unpriced_backends(config))  # serve logs "no price", not this
+    out: list[tuple[Labels, tuple[float | None, float | None]]] = []
     for route, members in ways(config):
         for served in map(config.backend, members):
             record = Record("", 0.0, route=route, backend=served.name, tier=served.tier)
-            record.cost_usd, record.counterfactual_usd = pricer.price(record)
-            if record.unpriced:  # the pricer's own rule: a config prices a pair one way always
-                out += [(i, route, served.name, served.tier) for i in intents_on(route, config)]
+            where = (route, served.name, served.tier)
+            out += [((i, *where), pricer.price(record)) for i in intents_on(route, config)]
     return out
 
 

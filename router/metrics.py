@@ -138,7 +138,9 @@ class Metrics(MetricFamilies):
         self.rejected.inc((closed(api, APIS, empty="other"), shown))
 
     def _count_money(self, record: Record, where: tuple[str, ...]) -> None:
-        """Tokens and dollars; zero increments still create the series, so panels show 0."""
+        """Tokens and dollars; zero increments still create the series, so panels show 0.
+        Those of each route member exist at 0 from the config (`router.metric_zeros`), so
+        that a fresh router's first requests show in `increase()` too."""
         # Tokens a backend served only: a request none served (its attempts failed before
         # a commit) has the router's estimate in the ledger (the report's `unserved_tokens`),
         # but under `backend="none"` here it read as served traffic in every sum across backends

@@ -29,7 +29,9 @@ def keyed(now: Scrape, name: str, *labels: str) -> dict[tuple[str, ...], float]:
 
 
 def requests_(now: Scrape) -> dict[tuple[str, ...], float]:
-    return keyed(now, R, "intent", "route", "backend", "tier", "outcome", "stream")
+    """`requests_total`'s failed ones (those that end well: `test_served_zeros.py`)."""
+    every = keyed(now, R, "intent", "route", "backend", "tier", "outcome", "stream")
+    return {k: v for k, v in every.items() if k[4] in FAILED_OUTCOMES}
 
 
 def moved(now: Scrape) -> dict[tuple[str, ...], float]:
