@@ -167,8 +167,13 @@ class MetricFamilies:
             ("backend", "tier", "outcome"),
             DURATION_BUCKETS,
         )
+        # The circuit's state, not the probe's: live requests open it too (a refusal, a hang),
+        # and a circuit waiting for a live request's success reads 0 while /health passes.
         self.up = self._gauge(
-            "backend_up", "1 when the backend's health check passes.", ("backend", "tier")
+            "backend_up",
+            "1 while the backend's circuit is closed, 0 while it is open or half-open: its "
+            "requests or health checks fail.",
+            ("backend", "tier"),
         )
         self.circuit = self._gauge(
             "backend_circuit_state",

@@ -113,10 +113,14 @@ CASES: dict[str, Case] = {
                 "7m",
                 {"backend": "gpu1", "severity": "warning"},
                 {
-                    "summary": "Local backend gpu1 is down; its traffic falls back to cloud",
-                    "description": "The router's health check of gpu1 fails. Requests still "
-                    "succeed through fallbacks, but they cost cloud dollars until the local "
-                    "server is back.",
+                    "summary": "Local backend gpu1 is down; its routes skip it for their "
+                    "next backend",
+                    "description": "The router's circuit for gpu1 is open: its requests or "
+                    "health checks fail. Requests it would serve go to the next backend of "
+                    "their route, another local one or the cloud (at cloud prices until it "
+                    "is back), or fail where the route has no other (SmfRequestsFailing). The "
+                    'error kinds of its attempts say why (smf-reliability, "Attempts by '
+                    'backend and outcome").',
                 },
             ),
         ],
