@@ -16,8 +16,7 @@ from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
 from router.translate.native_responses import only_own_reasoning
 from router.translate.responses_items import OWN_REASONING
-from router.translate.responses_request import TEXT_PARTS
-from router.translate.wire import content_text
+from router.translate.wire import TEXT_PARTS, content_text
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # Objects and arrays nested in one another, the body itself level 1. orjson reads up to 1024

@@ -1,7 +1,9 @@
 """An OpenAI Responses request as a chat completions request.
 
-Mapping: `instructions` → a system message; input `message` items → chat messages
-(`developer` becomes `system`, which every chat server accepts); `function_call` items →
+Mapping: `instructions` and the leading `developer` or `system` items → one system message,
+first, and a later developer or system item → a user message in its place (chat templates
+that refuse a system message anywhere but first, Qwen's: `router.translate.instructions`);
+other input `message` items → chat messages; `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, their
 input's grammar told in the description (`custom_format`), and their calls and outputs map
@@ -47,16 +49,16 @@ from typing import Any
 
 import orjson
 
+from router.translate import instructions
 from router.translate.custom_format import described
 from router.translate.namespaces import ChatNames, chat_names, flattened
-from router.translate.wire import MAX_TOKENS, content_text, streamed, tool_input
+from router.translate.wire import MAX_TOKENS, TEXT_PARTS, content_text, streamed, tool_input
 
 CUSTOM_PARAMETERS = {
     "type": "object",
     "properties": {"input": {"type": "string", "description": "the raw tool input"}},
     "required": ["input"],
 }
-TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 
 
 class Untranslatable(ValueError):
@@ -123,15 +125,14 @@ def to_chat(
     stateful = server_state(body)
     if stateful:
         raise Untranslatable(f"{stateful!r} needs a backend that serves Responses")
-    messages: list[dict[str, Any]] = []
-    if isinstance(body.get("instructions"), str) and body["instructions"]:
-        messages.append({"role": "system", "content": body["instructions"]})
     names = chat_names(body.get("tools"))
     items = body.get("input")
+    listed = items if isinstance(items, list) else []
+    messages, held = instructions.leading(body, listed)
     if isinstance(items, str):
         messages.append({"role": "user", "content": items})
     else:
-        for item in items or ():
+        for item in listed[held:]:
             if isinstance(item, dict):
                 _item(item, messages, placeholders, names, joined)
         messages = _images_after_tool_results(messages)
@@ -316,8 +317,9 @@ def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str,
 
 def _message(item: dict[str, Any], placeholders: bool, joined: bool = True) -> dict[str, Any]:
     role = item.get("role", "user")
-    role = "system" if role == "developer" else role
     content = item.get("content")
+    if instructions.instructs(item):  # a later one: the leading ones are the system message
+        return {"role": instructions.LATER_ROLE, "content": content_text(content, "\n", TEXT_PARTS)}
     if isinstance(content, str) or role != "user":
         return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
     parts = _parts(content, placeholders)

@@ -9,8 +9,10 @@ typed mid-turn, in a Messages system turn, is some: `_typed`), the first and las
 (`classifier.request.scanned_tools`; those the tool choice allows or names first) and system
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
 a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
-tool input (`_unread_cut`), or the router's placeholder for an attachment chat cannot carry
-(the classifier would read it as the user's words). A user turn's text blocks (a Responses
+tool input (`_unread_cut`), the router's placeholder for an attachment chat cannot carry
+(the classifier would read it as the user's words), or a Responses developer item after the
+conversation began (the backend gets it as a user turn, which the classifier would read as
+the ask: `instructions.without_later`). A user turn's text blocks (a Responses
 user message's text parts) stay text parts, as the classifier reads them and as `_asks`
 asks of them (`turn_words`: each block with the one after it): joined into one text, as
 the backend gets them, an agent's notice that runs to its text's end took the blocks after
@@ -28,7 +30,7 @@ from classifier.harness import has_words, turn_asks
 from classifier.queued import queued_after
 from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
 from router.record import Api
-from router.translate import anthropic_request, responses_request
+from router.translate import anthropic_request, instructions, responses_request
 
 _HEAD = 2
 _TAIL = 62
@@ -48,6 +50,8 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     else:
         bounded = _bounded(body, "input")  # the view reads no stored state
         readable = responses_request.without_server_state(bounded)
+        if isinstance(readable.get("input"), list):  # no later instruction read as an ask
+            readable["input"] = instructions.without_later(readable["input"])
         view = responses_request.to_chat(readable, placeholders=False, joined=False)
     if body.get("prompt_cache_key"):
         view["prompt_cache_key"] = body["prompt_cache_key"]

@@ -22,6 +22,9 @@ MAX_TOKENS = "max_tokens"
 # reached Claude Code and Codex as complete.
 LIMIT_REASONS = frozenset({"length", "model_length"})
 
+# The Responses content parts that hold text (a message's, a tool output's).
+TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
+
 
 def streamed(stream: bool | None) -> dict[str, Any]:
     """The fields of a translated chat request asked to stream, the same for Messages and

@@ -143,8 +143,10 @@ def test_responses_request_becomes_chat_with_codex_shapes() -> None:
     }
     chat = responses_request.to_chat(body)
     roles = [m["role"] for m in chat["messages"]]
-    assert roles == ["system", "system", "user", "assistant", "tool", "tool"]
-    calls = chat["messages"][3]["tool_calls"]
+    # one system message, first: Qwen's chat templates refuse a second (vllm#41114)
+    assert roles == ["system", "user", "assistant", "tool", "tool"]
+    assert chat["messages"][0]["content"] == "You are Codex.\n\nrules"
+    calls = chat["messages"][2]["tool_calls"]
     assert [c["id"] for c in calls] == ["c1", "c2"]
     assert orjson.loads(calls[1]["function"]["arguments"]) == {"input": "*** Begin"}
     assert [t["function"]["name"] for t in chat["tools"]] == ["shell", "apply_patch"]
