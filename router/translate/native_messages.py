@@ -54,7 +54,8 @@ def _tool_blocks(turn: Any) -> list[dict[str, Any]]:
         block
         for block in (content if isinstance(content, list) else ())
         if isinstance(block, dict)
-        and block.get("type") in _KEY
+        and isinstance(block.get("type"), str)  # a list's `in _KEY` raised TypeError: a 500
+        and block["type"] in _KEY
         and isinstance(block.get(_KEY[block["type"]]), str)
     ]
 
@@ -98,7 +99,7 @@ def _renamed(messages: list[Any], mapped: dict[str, str]) -> list[Any]:
         content: list[Any] = []
         for block in turn["content"]:
             kind = block.get("type") if isinstance(block, dict) else None
-            key = _KEY.get(kind or "")
+            key = _KEY.get(kind) if isinstance(kind, str) else None
             if key is None or not isinstance(block.get(key), str):
                 content.append(block)
                 continue

@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from router.config import hash_key, parse
@@ -222,6 +222,14 @@ messages_bodies = st.fixed_dictionaries(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(body=messages_bodies)
+# a block whose type is a list: `type in {...}` raised TypeError, a 500 (found by this test)
+@example(
+    body={
+        "model": "local",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": [{"type": []}]}],
+    }
+)
 def test_no_messages_body_makes_the_router_answer_5xx(
     proxy: RunningRouter, body: dict[str, Any]
 ) -> None:
