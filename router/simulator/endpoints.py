@@ -83,7 +83,12 @@ async def models(sim: Simulator, req: Request, resp: Response) -> None:
     created = int(time.time())
     body: dict[str, Any]
     card: dict[str, Any]
-    if settings.profile == "anthropic":
+    if settings.profile == "anthropic":  # Anthropic's list asks for the key too
+        try:
+            authorize(sim, req, "anthropic")
+        except ApiError as err:
+            await sim.send_error("anthropic", err, resp)
+            return
         card = {"type": "model", "id": name, "display_name": name}
         card["created_at"] = "2025-09-29T00:00:00Z"
         body = {"data": [card], "has_more": False, "first_id": name, "last_id": name}

@@ -206,3 +206,19 @@ def test_the_responses_error_event_takes_the_next_sequence_number(
     )
     assert events[-1].type == "error"
     assert [e.sequence_number for e in events] == list(range(len(events)))
+
+
+def test_the_model_list_asks_for_the_key_as_anthropic_does(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """`GET /v1/models` answered without a key, so a router's probe that sent none, or sent
+    it where the backend does not read it, passed unseen (found in review)."""
+    sim = start_sim(profile="anthropic", api_key="sk-ant-k")
+    keyless = httpx.get(f"{sim.url}/v1/models", timeout=5, trust_env=False)
+    assert keyless.status_code == 401
+    assert keyless.json()["error"]["type"] == "authentication_error"
+    headers = {"x-api-key": "sk-ant-k", "anthropic-version": "2023-06-01"}
+    keyed = httpx.get(f"{sim.url}/v1/models", headers=headers, timeout=5, trust_env=False)
+    assert [card["id"] for card in keyed.json()["data"]] == [MODEL]
+    sdk = anthropic.Anthropic(base_url=sim.url, api_key="sk-ant-k", max_retries=0)
+    assert [card.id for card in sdk.models.list()] == [MODEL]
