@@ -2,6 +2,14 @@
 print or log, where refusing the config would stop a router for something harmless today.
 
 - A backend's `api_key_env` variable is unset or empty (`Backend.key_warning`).
+- A `kind: openai` backend that speaks only Messages (`apis: [messages]`, as Anthropic's own
+  API) has `api_key_env`: its key goes as `Authorization: Bearer` (`key_header`), and
+  Anthropic's API takes an API key in `x-api-key` under every `anthropic-version` (the
+  client's is passed on) but has refused one as Bearer ("Invalid bearer token"), and where
+  it does every request is a 502 (found in review). A warning, not an error: the
+  `anthropic` SDK 2.16 sends its key as Bearer with `anthropic-version: 2026-10-21`, and
+  other servers speaking Messages take Bearer; `headers: {x-api-key: ...}`, as the docs
+  show, is the header Anthropic documents.
 - A `shadow.targets` entry or `shadow.judge_backend` names a backend that does not speak
   chat while no shadow rate is above 0: the shadow never asks it, so a leftover from before
   an upgrade must not stop `serve` or a reload; once a rate is set it is refused
@@ -113,9 +121,21 @@ UNPRICED = (
 )
 
 
+BEARER_TO_MESSAGES = (
+    "backends.{name}.api_key_env: the key goes as Authorization: Bearer, and this backend speaks"
+    " only messages (apis: [messages]), as Anthropic's own API does, which takes an API key in"
+    " x-api-key and has refused one sent as Bearer (401: Invalid bearer token); for Anthropic's"
+    ' API drop api_key_env and send the key as headers: {{x-api-key: "${{{variable}}}"}}'
+)
+
+
 def of(config: Config) -> list[str]:
     """One line per thing to warn of, in a stable order."""
     said = [w for b in config.backends if (w := b.key_warning()) is not None]
+    for b in config.backends:
+        if b.kind == "openai" and set(b.apis) == {"messages"} and b.api_key_env is not None:
+            variable = b.api_key_env if b.key_variable() == b.api_key_env else "VARIABLE"
+            said.append(BEARER_TO_MESSAGES.format(name=b.name, variable=variable))
     if not config.shadow.samples:
         for where, name in shadow_named(config):  # each exists: the config loaded
             if (problem := chat_problem(where, config.backend(name))) is not None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from typer.testing import CliRunner
 from classifier.intent import INTENTS
 from router.cli import app
 from router.config import load
+from router.default_config import demo
+from tests.harness import REPO
 from tests.router.config_files import GOOD, config_check, write
 
 RESPONSES_ONLY = GOOD.replace("model: gpt-4o", "model: gpt-4o\n    apis: [responses]")
@@ -258,3 +261,70 @@ def test_a_shadow_queue_smaller_than_the_largest_body_is_warned_of(
         if warned
         else []
     )
+
+
+NATIVE_CLAUDE = """
+backends:
+  - name: local
+    tier: local
+    base_url: http://127.0.0.1:8888/v1
+    model: laguna
+  - name: cloud
+    tier: cloud
+    base_url: https://api.anthropic.com/v1
+    model: claude-sonnet-4-5
+    apis: APIS
+    KEY
+"""
+BEARER = "backends.cloud.api_key_env: the key goes as Authorization: Bearer"
+
+
+@pytest.mark.parametrize(
+    ("apis", "key", "warned"),
+    [
+        ("[messages]", "api_key_env: CLOUD_KEY", True),
+        ("[messages]", 'headers: {x-api-key: "${CLOUD_KEY}"}', False),  # the docs' way
+        ("[chat, messages]", "api_key_env: CLOUD_KEY", False),  # an OpenAI-style server
+    ],
+)
+def test_a_bearer_key_to_a_messages_only_backend_is_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, apis: str, key: str, warned: bool
+) -> None:
+    """Anthropic's own API as a `kind: openai` backend with `api_key_env` got its key as
+    `Authorization: Bearer`, which Anthropic's API has refused for an API key: every request
+    a 502, and `config check` said nothing (found in review). It names the field and the
+    header to send the key in instead, never the key."""
+    monkeypatch.setenv("CLOUD_KEY", "sk-ant-secret")
+    text = NATIVE_CLAUDE.replace("APIS", apis).replace("KEY", key)
+    checked = config_check(write(tmp_path, text))
+    assert checked.returncode == 0, checked.stderr
+    said = [line for line in checked.stderr.splitlines() if line.startswith("warning:")]
+    assert said == (
+        [
+            f"warning: {BEARER}, and this backend speaks only messages (apis: [messages]),"
+            " as Anthropic's own API does, which takes an API key in x-api-key and has"
+            " refused one sent as Bearer (401: Invalid bearer token); for Anthropic's API"
+            ' drop api_key_env and send the key as headers: {x-api-key: "${CLOUD_KEY}"}'
+        ]
+        if warned
+        else []
+    )
+    assert "sk-ant-secret" not in checked.stdout + checked.stderr
+
+
+def test_the_shipped_configs_are_not_warned_of_a_bearer_key(tmp_path: Path) -> None:
+    """The example file, the demo and every config in the docs send no Bearer key to a
+    backend that speaks only messages."""
+    docs = [
+        block
+        for doc in ("README.md", "docs/agents.md")
+        for block in re.findall(r"```yaml\n(.*?)```", (REPO / doc).read_text("utf-8"), re.S)
+        if block.startswith("backends:")
+    ]
+    env = {"ANTHROPIC_API_KEY": "sk-ant-doc"}
+    configs = [demo("http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1")]
+    configs.append(load(REPO / "deploy" / "router.example.yaml", env=env))
+    configs += [load(write(tmp_path, block), env=env) for block in docs]
+    assert len(configs) >= 5
+    for loaded in configs:
+        assert not [w for w in loaded.warnings() if "the key goes as Authorization: Bearer" in w]

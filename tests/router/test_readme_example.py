@@ -47,7 +47,8 @@ def test_the_readme_example_shows_what_the_demo_prints() -> None:
 def test_every_router_config_in_the_docs_loads(tmp_path: Path) -> None:
     """The README's configuration example did not load as written: its key digests were
     placeholders the schema refuses (found in review). Every YAML block of README.md and
-    docs/agents.md that configures backends, and the example file, must load."""
+    docs/agents.md that configures backends, and the example file, must load; with the
+    variables their `${...}` name set (a native Claude backend's key header)."""
     blocks = [
         block
         for doc in ("README.md", "docs/agents.md")
@@ -58,5 +59,5 @@ def test_every_router_config_in_the_docs_loads(tmp_path: Path) -> None:
     for index, block in enumerate(blocks):
         path = tmp_path / f"block{index}.yaml"
         path.write_text(block, encoding="utf-8")
-        config.load(path, env={})
+        config.load(path, env={"ANTHROPIC_API_KEY": "sk-ant-doc"})
     config.load(REPO / "deploy" / "router.example.yaml", env={})
