@@ -7,7 +7,8 @@ does it for all replicas, as `smf-router ledger compact --config`); `GET /v1/rou
 answers with the same JSON as `smf-router report --format json`. Both use the `ledger`
 settings the router started with, like the ledger writer: a reload that changes them is
 reported as needing a restart, and until then the report read a directory nobody wrote and
-retention applied at once.
+retention applied at once. Both run in a short-lived child process (`router.ledger_jobs`):
+in the router, the DuckDB they load stayed resident for good.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from router import ledger_jobs
 from router.api.headers import request_headers
 from router.config import Config
 from router.config_sections import LedgerSettings
@@ -38,32 +40,50 @@ FIRST_S = 60.0
 # merge is kill-safe, but stops sooner than a service manager's stop timeout). Counted from
 # the stop, told as the requests' drain starts: within the canary's 12 s, not after them.
 STOP_WAIT_S = 5.0
+# A report's child is killed after this: a client waits for it (a year's ledger reads in
+# seconds: docs/benchmarks.md). A pass's after an interval: the next one is due.
+REPORT_TIMEOUT_S = 300.0
+PASS_TIMEOUT_S = INTERVAL_S
+
+
+class ReportFailed(RouterError):
+    """The report's process gave no report (killed, out of memory, too slow): the ledger
+    may be fine, and asking again may answer."""
+
+    status = 503
+    type = "service_unavailable"
+    code = "report_failed"
 
 
 def housekeep(config: Config, stop: threading.Event | None = None) -> None:
+    """`housekeep_ledger` of the config's ledger settings."""
+    housekeep_ledger(config.ledger, stop)
+
+
+def housekeep_ledger(ledger: LedgerSettings, stop: threading.Event | None = None) -> None:
     """Apply retention, then compact closed days; safe beside other writers and compactors.
+    In a router it runs in a child (`_pass`), which takes a SIGTERM for `stop`.
 
     A pass runs in a thread, which a SIGTERM does not interrupt, and the interpreter waits
     for it at exit: a restart during a pass over a large backlog waited for all of it, past
     systemd's stop timeout. Once `stop` is set it begins no further table or day."""
-    directory = Path(config.ledger.path)
+    directory = Path(ledger.path)
     if not directory.exists() or not _holds_days(directory):
         return
     # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
     from router.ledger.compaction import give_back_memory
 
     try:
-        _housekeep(config, directory, stop)
+        _housekeep(ledger, directory, stop)
     finally:
         give_back_memory()  # a closed day's merge peaks at one input and a row group
 
 
-def _housekeep(config: Config, directory: Path, stop: threading.Event | None) -> None:
+def _housekeep(ledger: LedgerSettings, directory: Path, stop: threading.Event | None) -> None:
     from router.ledger.compaction import apply_retentions, compact
 
     # Retention first, as `smf-router ledger compact` does: on a full disk a merge fails,
     # and dropping old days is then what must still happen (it frees the space).
-    ledger = config.ledger
     kept: list[str] = []  # partitions past retention that could not be deleted
     dropped = apply_retentions(
         directory, ledger.retention_days, ledger.text_retention_days, warnings=kept, stop=stop
@@ -102,12 +122,17 @@ def _holds_days(directory: Path) -> bool:
 
 
 def _pass(config: Config, stop: threading.Event) -> None:
-    """One housekeeping pass, in the job's thread: it logs its own failure, as a shutdown
-    may no longer be waiting for it."""
+    """One housekeeping pass, in a child the job's thread waits for: told `stop` as a
+    SIGTERM. It logs its own failure, as a shutdown may no longer be waiting for it. No
+    child for a ledger with no day (`_holds_days`): it would do nothing."""
+    directory = Path(config.ledger.path)
+    if not directory.exists() or not _holds_days(directory):
+        return
+    job = {"job": "housekeep", "ledger": config.ledger.model_dump(mode="json")}
     try:
-        housekeep(config, stop)
-    except Exception:
-        log.exception("ledger housekeeping failed")
+        ledger_jobs.run(job, PASS_TIMEOUT_S, stop)
+    except (ledger_jobs.JobFailed, ledger_jobs.JobError) as exc:
+        log.error("ledger housekeeping failed: %s", exc)
 
 
 REPORT_PARAMETERS = ("since", "until", "by")
@@ -116,8 +141,9 @@ REPORT_PARAMETERS = ("since", "until", "by")
 async def _report(
     request: Request, ledger: LedgerSettings, since: str | None, until: str | None, by: str
 ) -> dict[str, Any]:
-    """The offload report as JSON (admin key): computed in a thread, never on the loop."""
-    from router import report, report_window  # DuckDB: imported when a report is asked for
+    """The offload report as JSON (admin key): computed in a child process (DuckDB), which
+    a thread waits for, never the loop."""
+    from router import report_window
 
     request.app.state.auth.admin(request_headers(request.scope))
     config: Config = request.app.state.gateway.config  # names and prices: the running ones
@@ -138,14 +164,30 @@ async def _report(
         raise BadRequest(str(exc), param="until" if end else "since") from None
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
-    group: Any = by  # checked against the closed set just above
+    job = {
+        "job": "report",
+        "ledger": ledger.path,
+        "since": start.isoformat(),
+        "until": end.isoformat() if end else None,
+        "by": by,  # checked against the closed set just above
+        "now": now.isoformat(),
+        "local_costs": [  # what the break-even reads of the config: no keys nor addresses
+            {
+                **b.model_dump(include={"name", "tier", "model"}),
+                "local_cost": b.local_cost.model_dump(),
+            }
+            for b in config.backends
+            if b.local_cost
+        ],
+    }
     try:
-        data: dict[str, Any] = await asyncio.to_thread(
-            report.build, Path(ledger.path), start, end, group, config, now
-        )
-    except report.Unsummable as exc:  # as `smf-router report` says it
+        data: dict[str, Any] = await asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S)
+    except ledger_jobs.JobError as exc:  # the ledger cannot be added up: as the CLI says it
         log.warning("report: %s", exc)
         raise RouterError(str(exc)) from None
+    except ledger_jobs.JobFailed as exc:
+        log.error("report failed: %s", exc)
+        raise ReportFailed(f"the report's process {exc}") from None
     for warning in data["warnings"]:  # for the operator, who may not read the reply
         log.warning("ledger report: %s", warning)
     return data

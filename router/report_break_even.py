@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router import money
 from router.config import Config
-from router.ledger.query import Ledger
 from router.pricing import MONTH_S
+
+if TYPE_CHECKING:  # DuckDB: not in a router that only parses a window (the endpoint)
+    from router.ledger.query import Ledger
 
 DAY_S = 86400.0
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from router.ledger import segments
-from router.ledger.query import Ledger
 from router.report_break_even import DAY_S
+
+if TYPE_CHECKING:  # DuckDB: not in a router that only parses a window (the endpoint)
+    from router.ledger.query import Ledger
 
 DEFAULT_DAYS = 30  # the window when no `since` is given: this many days before its end
 

@@ -304,7 +304,8 @@ def test_a_reload_that_moves_the_ledger_leaves_report_and_housekeeping_on_the_ru
     housekept: list[str] = []
     monkeypatch.setattr(maintenance, "INTERVAL_S", 0.05)
     monkeypatch.setattr(maintenance, "FIRST_S", 0.05)
-    monkeypatch.setattr(maintenance, "housekeep", lambda c, _: housekept.append(c.ledger.path))
+    # the job's pass (`_pass`: the child it starts runs `housekeep` of the config given)
+    monkeypatch.setattr(maintenance, "_pass", lambda c, _: housekept.append(c.ledger.path))
     with (
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,

@@ -2,12 +2,14 @@
 not interrupt, and the interpreter waits for it at exit. A restart during the first pass over
 a large backlog (a year's takes about a minute) outlasted systemd's stop timeout and was
 killed (found in review). A pass told to stop begins no further day; the job tells it when
-the router stops."""
+the router stops. A router's pass runs in a child process (`router.ledger_jobs`), told with
+a SIGTERM: a day is slowed there by a `sitecustomize` on the child's PYTHONPATH."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -21,7 +23,7 @@ from router import maintenance
 from router.config import parse
 from router.ledger import compaction
 from router.ledger.compaction import CompactionResult
-from tests.harness import config_for, router, simulator
+from tests.harness import config_for, router, simulator, wait_until
 from tests.ledger.ledger_days import write_day
 from tests.router.offline import OFFLINE
 
@@ -36,6 +38,47 @@ def closed_days(ledger: Path, n: int, files: int, text: bool = False) -> list[Pa
 
 def merged(days: list[Path]) -> list[Path]:
     return [day for day in days if len(list(day.glob("*.parquet"))) == 1]
+
+
+SLOW_DAY = """
+import time
+from pathlib import Path
+from router.ledger import compaction
+
+HERE = Path(__file__).parent
+compact_day = compaction._compact_day
+
+
+def slow_day(directory, table, path, result):  # a big day's merge, as the test says
+    with (HERE / "begun").open("a") as begun:
+        begun.write(f"{path}\\n")
+    end = time.monotonic() + float((HERE / "hold_s").read_text())
+    while time.monotonic() < end and not (HERE / "release").exists():
+        time.sleep(0.02)
+    compact_day(directory, table, path, result)
+
+
+compaction._compact_day = slow_day
+"""
+
+
+def slowed_children(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hold_s: float) -> Path:
+    """The folder of a `sitecustomize` that holds each day of a pass's child `hold_s`
+    (or until a `release` file is there) and names it in `begun` first."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SLOW_DAY)
+    (hook / "hold_s").write_text(str(hold_s))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    )
+    return hook
+
+
+def begun_in(hook: Path) -> list[Path]:
+    """The days the child's pass began, in order."""
+    begun = hook / "begun"
+    return [Path(line) for line in begun.read_text().splitlines()] if begun.exists() else []
 
 
 def test_a_pass_told_to_stop_finishes_its_day_and_begins_no_other(
@@ -85,31 +128,23 @@ def test_a_router_stopping_stops_its_housekeeping_pass_after_the_day_under_way(
     monkeypatch.setattr(maintenance, "FIRST_S", 0)
     ledger = tmp_path / "ledger"
     days = closed_days(ledger, 3, 2)
-    begun: list[Path] = []
-    in_pass = threading.Event()
+    slowed = slowed_children(tmp_path, monkeypatch, 0.5)  # the router stops meanwhile
     ended = threading.Event()
-    compact_day = compaction._compact_day
-    housekeep = maintenance.housekeep
-
-    def slow_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
-        begun.append(path)
-        in_pass.set()
-        time.sleep(0.5)  # a big day's merge: the router stops meanwhile
-        compact_day(directory, table, path, result)
+    housekeeping_pass = maintenance._pass
 
     def watched(*args: Any) -> None:
         try:
-            housekeep(*args)
+            housekeeping_pass(*args)
         finally:
             ended.set()
 
-    monkeypatch.setattr(compaction, "_compact_day", slow_day)
-    monkeypatch.setattr(maintenance, "housekeep", watched)
+    monkeypatch.setattr(maintenance, "_pass", watched)
     with simulator(profile="vllm", model="local-model") as local:
         config = config_for({"local": local}, tmp_path, ledger={"path": str(ledger)})
         with router(config):
-            assert in_pass.wait(60), "no housekeeping pass after start"
+            assert wait_until(lambda: begun_in(slowed), 60), "no housekeeping pass after start"
     assert ended.wait(60), "the pass never ended"  # a hang guard
+    begun = begun_in(slowed)
     assert len(begun) == 1, f"the pass went on after the router stopped: {begun}"
     assert merged(days) == begun
 
@@ -133,28 +168,20 @@ def test_the_pass_stops_as_the_shutdown_begins_not_after_the_drain(
     monkeypatch.setattr(maintenance, "FIRST_S", 0)
     ledger = tmp_path / "ledger"
     days = closed_days(ledger, 3, 2)
-    begun: list[Path] = []
-    in_pass = threading.Event()
-    compact_day = compaction._compact_day
-
-    def slow_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
-        begun.append(path)
-        in_pass.set()
-        time.sleep(0.5)  # a big day's merge: the shutdown begins meanwhile
-        compact_day(directory, table, path, result)
-
-    monkeypatch.setattr(compaction, "_compact_day", slow_day)
+    slowed = slowed_children(tmp_path, monkeypatch, 0.5)  # the shutdown begins meanwhile
     components = installed(parse({**OFFLINE, "ledger": {"path": str(ledger)}}))
     (job,) = components.background
 
     async def drained() -> None:
         task = asyncio.create_task(job())
-        assert await asyncio.to_thread(in_pass.wait, 60), "no housekeeping pass"
+        in_pass = await asyncio.to_thread(wait_until, lambda: begun_in(slowed), 60)
+        assert in_pass, "no housekeeping pass"
         for hook in components.shutdown_hooks:  # `Components.shutting_down`
             hook()
         await asyncio.wait_for(task, 10)  # the drain goes on: the job is not cancelled
 
     asyncio.run(drained())
+    begun = begun_in(slowed)
     assert len(begun) == 1, f"the pass went on after the shutdown began: {begun}"
     assert merged(days) == begun
 
@@ -168,21 +195,15 @@ def test_the_wait_for_a_stopped_pass_counts_from_the_stop(
     monkeypatch.setattr(maintenance, "STOP_WAIT_S", 1.0)
     ledger = tmp_path / "ledger"
     closed_days(ledger, 2, 2)
-    in_pass, release = threading.Event(), threading.Event()
-    compact_day = compaction._compact_day
-
-    def held_day(directory: Path, table: str, path: Path, result: CompactionResult) -> None:
-        in_pass.set()
-        release.wait(30)  # a day merged longer than the drain
-        compact_day(directory, table, path, result)
-
-    monkeypatch.setattr(compaction, "_compact_day", held_day)
+    slowed = slowed_children(tmp_path, monkeypatch, 30)  # a day merged longer than the drain
+    release = slowed / "release"
     components = installed(parse({**OFFLINE, "ledger": {"path": str(ledger)}}))
     (job,) = components.background
 
     async def drained() -> float:
         task = asyncio.create_task(job())
-        assert await asyncio.to_thread(in_pass.wait, 60), "no housekeeping pass"
+        in_pass = await asyncio.to_thread(wait_until, lambda: begun_in(slowed), 60)
+        assert in_pass, "no housekeeping pass"
         for hook in components.shutdown_hooks:
             hook()
         await asyncio.sleep(1.2)  # the drain, longer than STOP_WAIT_S
@@ -191,11 +212,11 @@ def test_the_wait_for_a_stopped_pass_counts_from_the_stop(
         with contextlib.suppress(asyncio.CancelledError):
             await task
         waited = time.monotonic() - cancelled
-        release.set()  # the pass's thread ends: the loop's close waits for it
+        release.touch()  # the pass's thread ends: the loop's close waits for it
         return waited
 
     try:
         waited = asyncio.run(drained())
     finally:
-        release.set()
+        release.touch()
     assert waited < 0.5, f"waited {waited:.2f} s more after the drain"
