@@ -387,9 +387,12 @@ def main() -> None:
         for reading in memory[-2:]:
             print(reading)
         rss_mb = {reading.stage: round(reading.rss_mb, 1) for reading in memory}
+        anon_mb = {reading.stage: round(reading.anon_mb, 1) for reading in memory}
         (REPO / "test-artifacts").mkdir(exist_ok=True)
         (REPO / "test-artifacts" / "bench_proxy.json").write_text(
-            json.dumps({"ready_s": ready_s, "rss_mb": rss_mb, "rows": rows}, indent=1)
+            json.dumps(
+                {"ready_s": ready_s, "rss_mb": rss_mb, "anon_mb": anon_mb, "rows": rows}, indent=1
+            )
         )
     finally:
         for process in procs:

@@ -6,7 +6,10 @@ PyArrow (~40 MB) an interval later, and a report loads DuckDB in the router proc
 after a bounded number of mixed requests (plain and streamed, several intents, one with
 tools) and a settle; after the load cells; and after one `GET /v1/router/report`. Each
 reading names the heavy libraries then mapped, where /proc lets this user read the
-router's maps (`serve` is non-dumpable: root only).
+router's maps (`serve` is non-dumpable: root only), and its anonymous part (`RssAnon`):
+the rest is file-backed, mostly libraries' pages, clean and shared with every process
+that maps them, and their count moves with what those processes faulted into the page
+cache (the kernel maps cached neighbours of a page on a fault).
 """
 
 from __future__ import annotations
@@ -45,21 +48,26 @@ TOOLS = [
 class Reading:
     stage: str
     rss_mb: float
+    anon_mb: float  # of rss_mb, the anonymous part (the heaps): the rest is file-backed
     mapped: tuple[str, ...] | None  # None: the maps were not readable
 
     def __str__(self) -> str:
         libs = "maps not readable" if self.mapped is None else ", ".join(self.mapped) or "-"
-        return f"RSS {self.stage:<22} {self.rss_mb:6.0f} MB  (mapped: {libs})"
+        return (
+            f"RSS {self.stage:<22} {self.rss_mb:6.0f} MB, anon {self.anon_mb:4.0f} MB"
+            f"  (mapped: {libs})"
+        )
 
 
 def read(pid: int, stage: str) -> Reading:
     status = Path(f"/proc/{pid}/status").read_text()
-    rss = int(status.split("VmRSS:")[1].split()[0]) / 1024
+    rss, anon = (int(status.split(f"{key}:")[1].split()[0]) / 1024 for key in ("VmRSS", "RssAnon"))
     try:
         maps = Path(f"/proc/{pid}/maps").read_text()
     except PermissionError:
-        return Reading(stage, rss, None)
-    return Reading(stage, rss, tuple(name for name, part in WATCHED.items() if part in maps))
+        return Reading(stage, rss, anon, None)
+    watched = tuple(name for name, part in WATCHED.items() if part in maps)
+    return Reading(stage, rss, anon, watched)
 
 
 def ledger_status(root: str) -> dict[str, Any]:
@@ -126,7 +134,8 @@ def after_requests(root: str, api: str, pid: int, total: int) -> Reading:
 
 
 def after_report(root: str, pid: int) -> Reading:
-    """RSS after one report, computed in the router's own process (DuckDB)."""
+    """RSS after one report (computed in a child process since `router.ledger_jobs`: in
+    the router's own, it loaded DuckDB there for good)."""
     got = httpx.get(f"{root}/v1/router/report", timeout=120)
     got.raise_for_status()
     time.sleep(SETTLE_S)
