@@ -36,11 +36,17 @@ POLL_S = 0.1  # how soon a stop told to the parent reaches the child
 KEPT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "VIRTUAL_ENV",
             "PYTHONPATH", "PYTHONHOME", "ARROW_DEFAULT_MEMORY_POOL")  # fmt: skip
 ROOT = str(Path(__file__).resolve().parents[1])  # the router's own code, for the child
+DETAIL_CHARS = 4000  # of a failed child's stderr, for the log
 
 
 class JobFailed(Exception):
     """The child gave no result: it died, was killed, took too long, or failed (its
-    message says which, in one line)."""
+    message says which, in one line; `detail`: the end of its stderr, a traceback's, for
+    the log)."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class JobError(Exception):
@@ -61,13 +67,16 @@ def run(job: dict[str, Any], timeout_s: float, stop: threading.Event | None = No
     result; either way the log records it made are logged here first. None: a child told
     to stop before it began the job (the SIGTERM ended it)."""
     argv = [sys.executable, "-P", "-m", "router.ledger_jobs"]  # -P: not the cwd's `router`
-    child = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment(),
-    )
+    try:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environment(),
+        )
+    except OSError as exc:  # no memory, no process or file slot left
+        raise JobFailed(f"could not start: {exc.strerror or exc}") from None
     payload: bytes | None = json.dumps(job).encode()
     deadline = time.monotonic() + timeout_s
     told = False
@@ -101,10 +110,10 @@ def _result(status: int, out: bytes, err: bytes) -> Any:
     try:
         said: dict[str, Any] = json.loads(out)
     except ValueError:
-        lines = err.decode("utf-8", "replace").strip().splitlines()
+        text = err.decode("utf-8", "replace").strip()[-DETAIL_CHARS:]
         why = f"exit status {status}" if status >= 0 else f"killed by signal {-status}"
-        last = f": {lines[-1]}" if lines else ""
-        raise JobFailed(f"ended without a result ({why}){last}") from None
+        last = f": {text.splitlines()[-1]}" if text else ""
+        raise JobFailed(f"ended without a result ({why}){last}", text) from None
     for name, level, message in said.get("logs", []):
         logging.getLogger(name).log(level, "%s", message)
     if "error" in said:
@@ -156,10 +165,13 @@ def _report(job: dict[str, Any], stop: threading.Event) -> Any:
 
 
 def _housekeep(job: dict[str, Any], stop: threading.Event) -> Any:
-    """One housekeeping pass (`maintenance.housekeep_ledger`), stopped by a SIGTERM."""
+    """One housekeeping pass (`maintenance.housekeep_ledger`), stopped by a SIGTERM (the
+    router's, or the service manager's to every process of the service): the day under way
+    is finished. A report's child has no handler: a SIGTERM ends it."""
     from router.config_sections import LedgerSettings
     from router.maintenance import housekeep_ledger
 
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     housekeep_ledger(LedgerSettings.model_validate(job["ledger"]), stop)
     return None
 
@@ -174,7 +186,6 @@ def main() -> None:
     """The child: one job from stdin, its result on stdout (see the module's docstring). A
     job's unexpected failure leaves its traceback on stderr and exits 1."""
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     kept = _Kept()
     logger = logging.getLogger("smf_router")
     logger.addHandler(kept)

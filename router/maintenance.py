@@ -70,7 +70,7 @@ def housekeep_ledger(ledger: LedgerSettings, stop: threading.Event | None = None
     directory = Path(ledger.path)
     if not directory.exists() or not _holds_days(directory):
         return
-    # PyArrow loads here, in the housekeeping job's thread, not at start (see router.ledger).
+    # PyArrow loads here, in the pass's child in a router, not at start (see router.ledger).
     from router.ledger.compaction import give_back_memory
 
     try:
@@ -131,8 +131,15 @@ def _pass(config: Config, stop: threading.Event) -> None:
     job = {"job": "housekeep", "ledger": config.ledger.model_dump(mode="json")}
     try:
         ledger_jobs.run(job, PASS_TIMEOUT_S, stop)
-    except (ledger_jobs.JobFailed, ledger_jobs.JobError) as exc:
-        log.error("ledger housekeeping failed: %s", exc)
+    except ledger_jobs.JobFailed as exc:
+        log.error("ledger housekeeping failed: %s", exc, extra=_detail(exc))
+    except Exception:  # a bug here: the job goes on to the next pass
+        log.exception("ledger housekeeping failed")
+
+
+def _detail(exc: ledger_jobs.JobFailed) -> dict[str, Any]:
+    """A failed child's stderr (a traceback's end) as the log line's `detail` field."""
+    return {"fields": {"detail": exc.detail}} if exc.detail else {}
 
 
 REPORT_PARAMETERS = ("since", "until", "by")
@@ -186,7 +193,7 @@ async def _report(
         log.warning("report: %s", exc)
         raise RouterError(str(exc)) from None
     except ledger_jobs.JobFailed as exc:
-        log.error("report failed: %s", exc)
+        log.error("report failed: %s", exc, extra=_detail(exc))
         raise ReportFailed(f"the report's process {exc}") from None
     for warning in data["warnings"]:  # for the operator, who may not read the reply
         log.warning("ledger report: %s", warning)

@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,32 +76,50 @@ def undeletable(path: Path) -> Iterator[None]:
 def unlistable(path: Path) -> Iterator[None]:
     """`path`, a directory, mode 000 while the block runs, as another user's mode-700
     directory is for the service user: neither it nor anything inside it can be looked at.
-    Root ignores modes, so there `Path` refuses them as the kernel does anyone else."""
+    Root ignores modes, so there `Path` refuses them as the kernel does anyone else, in
+    this process and in the Python processes it starts meanwhile (a `sitecustomize` on
+    their PYTHONPATH): a router's report runs in a child (`router.ledger_jobs`)."""
     mode = path.stat().st_mode & 0o777
     path.chmod(0)
     try:
-        with pytest.MonkeyPatch.context() as patch:
+        with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as hook:
             if os.access(path, os.R_OK | os.X_OK):  # root
-                real_iterdir, real_stat = Path.iterdir, Path.stat
-
-                def refused(p: Path) -> PermissionError:
-                    return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))
-
-                def iterdir(self: Path) -> Iterator[Path]:
-                    if self == path or path in self.parents:
-                        raise refused(self)
-                    return real_iterdir(self)
-
-                def stat(self: Path, *, follow_symlinks: bool = True) -> os.stat_result:
-                    if path in self.parents:
-                        raise refused(self)
-                    return real_stat(self, follow_symlinks=follow_symlinks)
-
+                iterdir, stat = refusing(path)
                 patch.setattr(Path, "iterdir", iterdir)
                 patch.setattr(Path, "stat", stat)
+                (Path(hook) / "sitecustomize.py").write_text(_CHILD_REFUSING.format(path=str(path)))
+                paths = [hook, os.environ.get("PYTHONPATH")]
+                patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, paths)))
             yield
     finally:
         path.chmod(mode)
+
+
+_CHILD_REFUSING = """
+from pathlib import Path
+from tests.ledger.file_modes import refusing
+Path.iterdir, Path.stat = refusing(Path({path!r}))
+"""
+
+
+def refusing(path: Path) -> tuple[Any, Any]:
+    """`Path.iterdir` and `Path.stat` refusing `path` and what is inside it."""
+    real_iterdir, real_stat = Path.iterdir, Path.stat
+
+    def refused(p: Path) -> PermissionError:
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(p))
+
+    def iterdir(self: Path) -> Iterator[Path]:
+        if self == path or path in self.parents:
+            raise refused(self)
+        return real_iterdir(self)
+
+    def stat(self: Path, *, follow_symlinks: bool = True) -> os.stat_result:
+        if path in self.parents:
+            raise refused(self)
+        return real_stat(self, follow_symlinks=follow_symlinks)
+
+    return iterdir, stat
 
 
 # root's capabilities that override file modes: without them, its own files' modes bind it
