@@ -32,9 +32,11 @@ from typing import Any
 
 POLL_S = 0.1  # how soon a stop told to the parent reaches the child
 # What the child keeps of the router's environment: where Python and its packages are, the
-# locale, temporary files, and the allocator settings `serve` made (`ARROW_DEFAULT_...`).
+# locale, temporary files, the allocator settings `serve` made (`ARROW_DEFAULT_...`), and
+# the libraries a Python built as a shared library needs to start at all.
 KEPT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "VIRTUAL_ENV",
-            "PYTHONPATH", "PYTHONHOME", "ARROW_DEFAULT_MEMORY_POOL")  # fmt: skip
+            "PYTHONPATH", "PYTHONHOME", "ARROW_DEFAULT_MEMORY_POOL",
+            "LD_LIBRARY_PATH")  # fmt: skip
 ROOT = str(Path(__file__).resolve().parents[1])  # the router's own code, for the child
 DETAIL_CHARS = 4000  # of a failed child's stderr, for the log
 

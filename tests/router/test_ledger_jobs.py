@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from classifier.intent import INTENTS
-from router import maintenance
+from router import ledger_jobs, maintenance
 from tests.harness import config_for, router, sdk, simulator
 from tests.ledger.test_ledger_memory import mapped
 from tests.processes import router_process
@@ -52,7 +52,7 @@ def test_a_report_leaves_no_duckdb_in_the_router(tmp_path: Path) -> None:
 PASS = """
 import json, sys, threading, time
 from pathlib import Path
-from router import maintenance
+from router import ledger_jobs, maintenance
 from router.config import parse
 from router.ledger import LedgerWriter
 from router.record import Record
@@ -120,3 +120,16 @@ def test_a_report_whose_process_dies_or_hangs_is_a_503_that_says_so(
                 model="local", messages=[{"role": "user", "content": "hi"}]
             )
             assert reply.choices[0].message.content
+
+
+def test_the_child_keeps_only_what_python_needs_of_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No key of the router's reaches the child; the library path a Python built as a
+    shared library starts by does (without it such a Python's child could not start)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kept-out")
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/python/lib")
+    env = ledger_jobs.environment()
+    assert "OPENAI_API_KEY" not in env
+    assert env["LD_LIBRARY_PATH"] == "/opt/python/lib"
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == ledger_jobs.ROOT
