@@ -187,14 +187,17 @@ class Metrics(MetricFamilies):
         for state in CIRCUIT_STATES:
             self.circuit.set((backend, tier, state), 1 if state == circuit else 0)
 
-    def forget_backend(self, backend: str) -> None:
-        """A backend a reload removed: its gauges go, or its last `up=0` or a pass ratio
-        below its floor would keep an alert firing until a restart (the canary publishes a
-        changed backend's again). Counters and histograms stay (they are history), but for
-        the counters still at 0, which the reload removes (`router.metric_zeros`), and its
-        canary case counts, which go with its other canary series."""
+    def forget_backend(self, backend: str, removed: bool = True) -> None:
+        """A backend a reload removed or changed: its gauges go, or its last `up=0` or a
+        pass ratio below its floor would keep an alert firing until a restart (the canary
+        publishes a changed backend's again). Counters and histograms stay (they are
+        history), but for the counters still at 0, which the reload removes
+        (`router.metric_zeros`), and a `removed` backend's canary case counts, which go with
+        its other canary series. A changed one keeps them: dropped on a reload that changed
+        a timeout, its zero series never came back and each new error series was born at
+        its first round's count, which `increase()` does not see (found in a soak)."""
         self.forget_capacity(backend)
-        for gauge in (
+        families = [
             self.up,
             self.circuit,
             self.canary_pass,
@@ -202,9 +205,9 @@ class Metrics(MetricFamilies):
             self.canary_floor,
             self.canary_last,
             self.gated,
-            self.case_outcomes,
-        ):
-            gauge.drop("backend", backend)
+        ]
+        for family in [*families, self.case_outcomes] if removed else families:
+            family.drop("backend", backend)
 
     def forget_suite(self, suite: str) -> None:
         """A canary suite a reload dropped: its standing gauges and case counts go (no run

@@ -299,7 +299,7 @@ class Resilience:
                 self.table.forget_backend(name)
                 self._next_probe.pop(name, None)
                 self._health_path_known.pop(name, None)
-                metrics.forget_backend(name)
+                metrics.forget_backend(name, removed=name not in new)
             # A new breaker starts closed, and says so at once, as at start: an added backend
             # had no `backend_up` series until its circuit first moved.
             for name in [*stale, *added]:
