@@ -39,6 +39,9 @@ SAMPLE_ROWS = 1_000_000  # …and records not rolled up beyond this many are sam
 # request that failed mid-reasoning halved the local share of tokens (found in re-review).
 # An unserved row's tokens are only ever estimates (`Gateway.finish` counts tokens without a
 # backend only by estimating them), so `unserved_tokens` is its `estimated_tokens`.
+# A dollar column is NULL outside its tier (cloud spend of the cloud rows, ...): its sum is
+# NULL both for no such row and for every such row unpriced, which `_dollars` tells apart by
+# the tier's requests (one shown as $0, an unpriced cloud spend read as none).
 _AGG = """
 CREATE OR REPLACE TEMP TABLE agg AS
 WITH base AS ({raw}{rolled})
@@ -48,11 +51,14 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN backend IS NULL THEN 0 ELSE prompt_tokens END AS prompt_tokens,
        CASE WHEN backend IS NULL THEN 0 ELSE completion_tokens END AS completion_tokens,
        cached_tokens, reasoning_tokens,
-       CASE WHEN tier = 'cloud' THEN cost_usd ELSE 0 END AS cloud_usd,
-       CASE WHEN tier = 'local' THEN cost_usd ELSE 0 END AS local_usd,
-       CASE WHEN tier = 'cloud' THEN cost_usd ELSE counterfactual_usd END AS counterfactual_usd,
+       CASE WHEN tier = 'cloud' THEN cost_usd END AS cloud_usd,
+       CASE WHEN tier = 'local' THEN cost_usd END AS local_usd,
+       CASE WHEN tier = 'cloud' THEN cost_usd WHEN tier = 'local' THEN counterfactual_usd END
+           AS counterfactual_usd,
        CASE WHEN tier = 'local' THEN saved_usd ELSE 0 END AS offloaded_usd,
        CASE WHEN tier = 'local' THEN requests ELSE 0 END AS local_requests,
+       CASE WHEN tier = 'cloud' THEN requests ELSE 0 END AS cloud_requests,
+       CASE WHEN tier = 'cloud' THEN unpriced ELSE 0 END AS cloud_unpriced,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
@@ -87,7 +93,8 @@ sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
 sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
 sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT,
-sum(unserved_estimated)::BIGINT, sum(unserved_tokens)::BIGINT, sum(uncredited)::BIGINT
+sum(unserved_estimated)::BIGINT, sum(unserved_tokens)::BIGINT, sum(uncredited)::BIGINT,
+sum(cloud_requests)::BIGINT, sum(cloud_unpriced)::BIGINT
 """
 _SUM_NAMES = [
     "requests",
@@ -111,6 +118,8 @@ _SUM_NAMES = [
     "unserved_tokens",  # those estimates: in no token column above
     # local requests that failed (`rollups.UNCREDITED`): their cloud price is not offloaded
     "uncredited_local_requests",
+    "cloud_requests",  # the requests `cloud_usd` sums (not in the JSON: see `_dollars`)
+    "unpriced_cloud_requests",  # those of `unpriced_requests` missing from `cloud_usd`
 ]
 
 _GROUP_COLUMN: dict[str, str] = {
@@ -131,10 +140,17 @@ GROUP BY backend ORDER BY backend
 
 
 def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in zip(_SUM_NAMES, values, strict=True):
-        # dollars to ten decimals (`money.data`); the renderers round them (`money.usd`)
-        out[name] = money.data(float(value or 0)) if name.endswith("_usd") else int(value or 0)
+    sums = dict(zip(_SUM_NAMES, values, strict=True))
+    cloud, local = int(sums.pop("cloud_requests") or 0), int(sums["local_requests"] or 0)
+    served = {  # the requests each dollar sum is of; offloaded is documented as a sum over
+        "cloud_usd": cloud,  # the known savings: 0 when none is known (`unpriced_*` say so)
+        "local_usd": local,
+        "counterfactual_usd": cloud + local,
+    }
+    out: dict[str, Any] = {
+        name: _dollars(value, served.get(name, 0)) if name.endswith("_usd") else int(value or 0)
+        for name, value in sums.items()
+    }
     # Shares of what the router routed: a request refused before it was planned (a bad
     # body, an unknown model) is an error, but no request local or the cloud could serve;
     # counted in, a client's stream of bad requests read as a fall in the local share.
@@ -148,8 +164,20 @@ def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
     return out
 
 
-def _ratio(part: float, whole: float) -> float:
-    return round(part / whole, 6) if whole else 0.0
+def _dollars(value: float | None, served: int) -> float | None:
+    """A dollar sum to ten decimals (`money.data`; the renderers round it, `money.usd`), 0
+    when no request of its tier was `served`, None when it had some and every one of them is
+    unpriced: the spend is unknown, where $0 read as free. A sum leaving out only some is a
+    number; `unpriced_*` count what it leaves out (the renderers say "+ ?")."""
+    if value is None:
+        return None if served else 0.0
+    return money.data(float(value))
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    """`part` of `whole`, None for a share of nothing (an empty window, the refused's
+    `(none)` group): 0 % read as "all on the cloud", or no error, of no request at all."""
+    return round(part / whole, 6) if whole else None
 
 
 def _totals(ledger: Ledger) -> dict[str, Any]:

@@ -11,9 +11,10 @@ from html import escape
 from typing import Any
 
 from router import report_break_even, report_canary
-from router.money import usd
 from router.report_render import (
+    dollars,
     group_figures,
+    left_out,
     optional_columns,
     pct,
     shadow_line,
@@ -54,10 +55,10 @@ def _days(report: dict[str, Any]) -> list[str]:
 def _cards(report: dict[str, Any]) -> str:
     t = report["totals"]
     items = [
-        (usd(t["offloaded_usd"]), "offloaded: what local serving saved"),
+        _dollar_card(t, "offloaded_usd", "offloaded: what local serving saved"),
         (pct(t["local_share_requests"]), "of requests served locally"),
-        (usd(t["cloud_usd"]), "spent on cloud"),
-        (usd(t["counterfactual_usd"]), "had everything gone to cloud"),
+        _dollar_card(t, "cloud_usd", "spent on cloud"),
+        _dollar_card(t, "counterfactual_usd", "had everything gone to cloud"),
         (f"{t['requests']:,}", "requests"),
         (f"{t['prompt_tokens'] + t['completion_tokens']:,}", "tokens"),
     ]
@@ -70,6 +71,13 @@ def _cards(report: dict[str, Any]) -> str:
     # beside the offloaded card: how many local requests that figure does not credit
     said = uncredited_note(t)
     return f"<div class=cards>{cards}</div>" + (f"<p>{escape(said)}</p>" if said else "")
+
+
+def _dollar_card(totals: dict[str, Any], field: str, label: str) -> tuple[str, str]:
+    """A headline card of a dollar total, saying how many unpriced requests it leaves out:
+    "$0 spent on cloud" was the card of a cloud spend no price was known for."""
+    n = left_out(totals, field)
+    return dollars(totals, field), label + (f" ({n:,} unpriced request(s) not in it)" if n else "")
 
 
 def _groups_table(report: dict[str, Any]) -> str:

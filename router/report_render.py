@@ -48,6 +48,7 @@ CSV_COLUMNS = [
     "unserved_requests",
     "unserved_tokens",
     "uncredited_local_requests",
+    "unpriced_cloud_requests",
 ]
 
 
@@ -68,8 +69,33 @@ def to_csv(report: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def pct(value: float) -> str:
-    return f"{value * 100:.1f}%"
+def pct(value: float | None) -> str:
+    """A share in percent; "-" (as a latency of no request) for a share of nothing (None),
+    which read 0.0 %, "all on the cloud", of a window with no request."""
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def left_out(group: dict[str, Any], field: str) -> int:
+    """How many requests the dollar sum `field` of `group` leaves out, its unpriced ones: the
+    cloud spend an unpriced cloud request's, the counterfactual any unpriced one's, the
+    offload an unpriced local one's (`docs/ledger.md`, Report JSON)."""
+    unpriced = group.get("unpriced_requests") or 0
+    cloud = group.get("unpriced_cloud_requests") or 0
+    return {
+        "cloud_usd": cloud,
+        "counterfactual_usd": unpriced,
+        "offloaded_usd": unpriced - cloud,
+    }.get(field, 0)
+
+
+def dollars(group: dict[str, Any], field: str) -> str:
+    """The dollar figure `field` of `group` as the table and the HTML page show it: "unknown"
+    when every request it is of is unpriced (None), "$X + ?" when some are, else `usd`. A
+    $0 said "free" of a spend no one knew (found in review)."""
+    value = group[field]
+    if value is None:
+        return "unknown"
+    return f"{usd(value)} + ?" if left_out(group, field) else usd(value)
 
 
 class OptionalColumns(NamedTuple):
@@ -100,10 +126,10 @@ def group_figures(group: dict[str, Any], columns: OptionalColumns) -> list[str]:
     """
     cells = [
         pct(group["local_share_requests"]),
-        usd(group["cloud_usd"]),
-        usd(group["local_usd"]),
-        usd(group["counterfactual_usd"]),
-        usd(group["offloaded_usd"]),
+        dollars(group, "cloud_usd"),
+        dollars(group, "local_usd"),
+        dollars(group, "counterfactual_usd"),
+        dollars(group, "offloaded_usd"),
         pct(group["error_rate"]),
         pct(group["fallback_rate"]),
     ]
