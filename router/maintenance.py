@@ -161,14 +161,22 @@ async def _report(
             + ", ".join(REPORT_PARAMETERS),
             param=unknown[0],
         )
+    names = [name for name, _ in request.query_params.multi_items()]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:  # `since=1d&since=2026-12-01` answered for the last one, without a word
+        raise BadRequest(
+            f"query parameter {repeated[0]!r} is given {names.count(repeated[0])} times:"
+            " give it once",
+            param=repeated[0],
+        )
     now = report_window.now()  # one now: `since=7d`, the window's check and its end
     start = _report_time(since, "since", now) if since else None  # `since=`: the default
     end = _report_time(until, "until", now) if until else None  # `until=`: none
     start = start or report_window.default_since(end, now)  # 30 days before `until`
     try:
         report_window.check_window(start, end, at=now)
-    except ValueError as exc:  # without `until`, a `since` from now on is the one to fix
-        raise BadRequest(str(exc), param="until" if end else "since") from None
+    except report_window.EmptyWindow as exc:  # an `until` not after `since`, or a `since`
+        raise BadRequest(str(exc), param=exc.name) from None  # from now on: the one to fix
     if by not in ("route", "intent", "backend", "caller", "day"):
         raise BadRequest("'by' must be one of route, intent, backend, caller, day", param="by")
     job = {

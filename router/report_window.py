@@ -68,29 +68,40 @@ def default_since(until: datetime | None, at: datetime | None = None) -> datetim
         return datetime.min.replace(tzinfo=UTC)
 
 
+class EmptyWindow(ValueError):
+    """A window with nothing to read; `name` is the bound to change, as the caller spells it."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 def check_window(
     since: datetime,
     until: datetime | None,
     names: tuple[str, str] = ("since", "until"),
     at: datetime | None = None,
 ) -> None:
-    """Raise ValueError for a window that ends where it starts or before: it reported 0
+    """Raise EmptyWindow for a window that ends where it starts or before: it reported 0
     requests and $0 without a word, as a billing script with its arguments swapped read.
-    Without `until` the window ends at `at` (now): a `since` from then on is as empty (it
-    reported $0 with status 0, found in review). `names` are how the caller spells the two
-    (`--since`, `--until` on the command line); the message names the one to change."""
+    A `since` from `at` (now) on is as empty, whatever `until` says: nothing is recorded
+    after now (it reported $0 with status 0, without `until` and then with one ahead of it:
+    found in review). `names` are how the caller spells the two (`--since`, `--until` on the
+    command line); the message, and the error's `name`, say the one to change."""
     first, last = names
     if until is not None and until <= since:
-        raise ValueError(
+        raise EmptyWindow(
             f"{last} ({until.isoformat()}) must be after {first} ({since.isoformat()}):"
-            " the window would be empty"
+            " the window would be empty",
+            last,
         )
     end = at or now()
-    if until is None and since >= end:
-        raise ValueError(
+    if since >= end:  # nothing is recorded after now
+        whatever = f"when there is no {last}" if until is None else f"whatever {last} says"
+        raise EmptyWindow(
             f"{first} ({since.isoformat()}) must be before now"
-            f" ({_to_second(end).isoformat()}) when there is no {last}:"
-            " the window would be empty"
+            f" ({_to_second(end).isoformat()}) {whatever}: the window would be empty",
+            first,
         )
 
 
