@@ -43,6 +43,13 @@ _PYTHON = (sys.executable, "-s", "-P", "-c")
 UNSHARE = ("unshare", "-rnp", "--fork", "--kill-child")
 """User, network and PID namespaces, each program in its own: what a host must allow (the
 systemd unit's RestrictNamespaces=, which tests/deploy checks against these flags)."""
+PATH = "/usr/bin:/bin"
+"""The programs' `PATH`, and where `UNSHARE`'s program is found: the probe looks where the
+runs look (it searched the router's `PATH`, which may hold another `unshare`), and an
+AppArmor profile must name the program the runs execute (`unshare_program`)."""
+USERNS_SYSCTL = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+"""1 on Ubuntu 23.10+ (24.04, DGX OS 7): AppArmor refuses a user namespace to any program
+without a profile that grants `userns`, and `unshare -r` fails writing its uid_map."""
 
 
 @functools.cache
@@ -88,10 +95,27 @@ class RunOutcome:
             return f"signal {-self.exit_code}"
 
 
+def unshare_program() -> str | None:
+    """The `unshare` the sandbox executes (symbolic links resolved, as AppArmor matches a
+    profile against the program's real path); None when there is none."""
+    found = shutil.which(UNSHARE[0], path=PATH)
+    return os.path.realpath(found) if found else None
+
+
+def userns_restricted(sysctl: Path = USERNS_SYSCTL) -> bool:
+    """Whether AppArmor refuses unprivileged user namespaces here (`USERNS_SYSCTL` reads
+    1): the cause to name when `namespaces_available` is false, since the systemd unit
+    already allows them and changing it would not help."""
+    try:
+        return sysctl.read_text(encoding="ascii").strip() == "1"
+    except (OSError, ValueError):  # no AppArmor, or not this kernel's setting
+        return False
+
+
 @functools.cache
 def namespaces_available() -> bool:
     """Whether ``unshare`` can give us user, network and PID namespaces here."""
-    exe = shutil.which("unshare")
+    exe = unshare_program()
     if exe is None:
         return False
     try:
@@ -149,7 +173,7 @@ def user_tasks() -> int:
 def _environment(workdir: Path) -> dict[str, str]:
     """Only what Python needs: nothing from the parent's environment leaks in."""
     return {
-        "PATH": "/usr/bin:/bin",
+        "PATH": PATH,
         "HOME": str(workdir),
         "TMPDIR": str(workdir),
         "LANG": "C.UTF-8",

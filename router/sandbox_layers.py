@@ -85,6 +85,9 @@ class Layers:
     landlock_abi: int  # 0: none
     undumpable: bool
     root: bool = False  # root with capabilities: its programs may read a non-dumpable process
+    # No namespaces, and AppArmor restricts unprivileged user namespaces (Ubuntu 24.04's
+    # default): the likely cause, which the unit's RestrictNamespaces= cannot undo.
+    userns_apparmor: bool = False
 
     def summary(self) -> str:
         yes = {True: "yes", False: "no"}
@@ -109,11 +112,13 @@ class Layers:
 
 def probe() -> Layers:
     """The layers as the sandbox will find them (`unshare` is run once, then cached)."""
+    namespaces = sandbox.namespaces_available()
     return Layers(
-        namespaces=sandbox.namespaces_available(),
+        namespaces=namespaces,
         landlock_abi=landlock.abi(),
         undumpable=not dumpable(),
         root=_privileged_root(),
+        userns_apparmor=not namespaces and sandbox.userns_restricted(sandbox.USERNS_SYSCTL),
     )
 
 
@@ -170,11 +175,33 @@ def report(
     warning = (
         f"SANDBOX: {', '.join(features)} run model-written code without "
         f"{', '.join(missing)}, while {', '.join(secrets)} {verb} in the environment."
-        f"{could if risks else ''} Allow the layers (systemd: RestrictNamespaces=user net pid "
-        "and the landlock_* calls in SystemCallFilter; deploy/README.md), or turn those "
-        "features off."
+        f"{could if risks else ''} {remedy(layers, sandbox.unshare_program())}"
     )
     return layers, line, warning
+
+
+def remedy(layers: Layers, unshare: str | None) -> str:
+    """What to do about the missing layers. Where AppArmor refuses the user namespace
+    (`Layers.userns_apparmor`), the unit already allows it: the advice to allow it there
+    left nothing to try (found in review, on Ubuntu 24.04). `unshare`: the program the
+    sandbox executes, the one an AppArmor profile must name."""
+    if not layers.userns_apparmor:
+        return (
+            "Allow the layers (systemd: RestrictNamespaces=user net pid and the landlock_* "
+            "calls in SystemCallFilter; deploy/README.md), or turn those features off."
+        )
+    landlock_too = (
+        " For Landlock, allow the landlock_* calls in the unit's SystemCallFilter."
+        if layers.landlock_abi < 1
+        else ""
+    )
+    return (
+        "AppArmor refuses unprivileged user namespaces here "
+        "(kernel.apparmor_restrict_unprivileged_userns=1), whatever the unit allows: load "
+        f"an AppArmor profile that grants `userns` to {unshare or '/usr/bin/unshare'}, or set "
+        "that sysctl to 0 (for every program on the host); deploy/README.md, "
+        f'"Eval sandbox".{landlock_too} Or turn those features off.'
+    )
 
 
 def running(features: Mapping[str, Callable[[], bool]]) -> list[str]:

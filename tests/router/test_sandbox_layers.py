@@ -17,8 +17,9 @@ import httpx
 import pytest
 import yaml
 
+from evals import sandbox
 from router.config import parse
-from router.sandbox_layers import CANARY, Layers, probe, report, say, secret_names
+from router.sandbox_layers import CANARY, Layers, probe, remedy, report, say, secret_names
 from tests import syscall_filter
 from tests.harness import INTENTS
 from tests.processes import router_process, without_capabilities
@@ -182,3 +183,52 @@ def test_a_reload_that_turns_request_tests_on_names_the_layers(tmp_path: Path) -
     )
     assert off["warnings"] == []
     assert KEY not in text and KEY not in json.dumps([on, off])
+
+
+def test_apparmor_is_named_when_it_refuses_the_user_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ubuntu 24.04 (the README's desk box) restricts unprivileged user namespaces through
+    AppArmor: `unshare -r` fails, and the warning told to allow them in the unit, which
+    already did (found in review). The decision: the sysctl reads 1 and `unshare` failed."""
+    sysctl = tmp_path / "apparmor_restrict_unprivileged_userns"
+    assert sandbox.userns_restricted(sysctl) is False  # no such setting: not AppArmor's doing
+    sysctl.write_text("0\n")
+    assert sandbox.userns_restricted(sysctl) is False
+    sysctl.write_text("1\n")
+    assert sandbox.userns_restricted(sysctl) is True
+    monkeypatch.setattr(sandbox, "USERNS_SYSCTL", sysctl)
+    for works, blamed in ((False, True), (True, False)):  # a profile may grant it: no cause
+        monkeypatch.setattr(sandbox, "namespaces_available", lambda works=works: works)
+        assert probe().userns_apparmor is blamed
+    sysctl.write_text("0\n")
+    assert probe().userns_apparmor is False  # refused by something else: the unit, say
+    blocked = Layers(namespaces=False, landlock_abi=6, undumpable=True, userns_apparmor=True)
+    advice = remedy(blocked, "/usr/bin/unshare")
+    assert "kernel.apparmor_restrict_unprivileged_userns=1" in advice
+    assert "grants `userns` to /usr/bin/unshare" in advice and "sysctl to 0" in advice
+    assert "RestrictNamespaces" not in advice and "landlock_" not in advice
+    assert "landlock_* calls" in remedy(replace(blocked, landlock_abi=0), "/usr/bin/unshare")
+    assert remedy(replace(blocked, userns_apparmor=False), None).startswith(
+        "Allow the layers (systemd: RestrictNamespaces=user net pid"
+    )
+
+
+def test_the_logged_warning_names_apparmor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What `serve` logs at start on such a host: the cause and both ways out, with the
+    program the sandbox executes (the one an AppArmor profile must name)."""
+    sysctl = tmp_path / "apparmor_restrict_unprivileged_userns"
+    sysctl.write_text("1\n")
+    monkeypatch.setattr(sandbox, "USERNS_SYSCTL", sysctl)
+    monkeypatch.setattr(sandbox, "namespaces_available", lambda: False)
+    caplog.set_level(logging.INFO, "smf_router.sandbox")
+    (said,) = say(parse(config(tmp_path, True)), [CANARY], {"OPENAI_API_KEY": KEY})
+    (record,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert record.getMessage() == said and "fields" in record.__dict__
+    assert record.__dict__["fields"]["userns_apparmor"] is True
+    assert said.startswith(f"SANDBOX: {CANARY} run model-written code without namespaces")
+    assert "AppArmor refuses unprivileged user namespaces here" in said
+    unshare = sandbox.unshare_program() or "/usr/bin/unshare"
+    assert f"grants `userns` to {unshare}," in said and "Allow the layers" not in said
