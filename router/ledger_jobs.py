@@ -168,8 +168,10 @@ def _report(job: dict[str, Any], stop: threading.Event) -> Any:
 
 def _housekeep(job: dict[str, Any], stop: threading.Event) -> Any:
     """One housekeeping pass (`maintenance.housekeep_ledger`), stopped by a SIGTERM (the
-    router's, or the service manager's to every process of the service): the day under way
-    is finished. A report's child has no handler: a SIGTERM ends it."""
+    router's, as it stops; or a service manager's sent to every process of the service,
+    which the systemd unit's `KillMode=mixed` no longer does): the day under way is
+    finished. A report's child has no handler: a SIGTERM ends it (the router sends it when
+    the drain ends with the report under way)."""
     from router.config_sections import LedgerSettings
     from router.maintenance import housekeep_ledger
 

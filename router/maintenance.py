@@ -195,8 +195,16 @@ async def _report(
             if b.local_cost
         ],
     }
+    stop = threading.Event()
     try:
-        data: dict[str, Any] = await asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S)
+        data: dict[str, Any] = await asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S, stop)
+    except asyncio.CancelledError:
+        # The drain ended with the report under way: its child is told to stop (a SIGTERM,
+        # which ends it). Left running, it kept the thread, and with it the router's exit,
+        # for up to REPORT_TIMEOUT_S: past a service manager's stop timeout, and with
+        # `KillMode=mixed` no SIGTERM reaches the child but this one (found in review).
+        stop.set()
+        raise
     except ledger_jobs.JobError as exc:  # the ledger cannot be added up: as the CLI says it
         log.warning("report: %s", exc)
         raise RouterError(str(exc)) from None

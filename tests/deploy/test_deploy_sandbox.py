@@ -73,6 +73,15 @@ def test_the_unit_allows_the_sandbox_its_namespaces_and_the_landlock_calls() -> 
     assert not denied & {*syscall_filter.LANDLOCK, "@sandbox", "@process"}
 
 
+def test_a_stop_signals_the_router_alone() -> None:
+    """`KillMode=control-group` (the default) sent the stop's SIGTERM to every process of
+    the unit: a program the sandbox was grading died of it, and its case counted as a
+    failing answer in the canary's coding gate, where the router's own stop waits for it
+    (found in review). `mixed`: SIGTERM to the router, SIGKILL to what is left after it."""
+    assert settings("KillMode") == ["mixed"]
+    assert settings("KillSignal") == ["SIGTERM"]
+
+
 def unit_spec() -> dict[str, Any]:
     """The unit's SystemCallFilter= (an allow list first, then what `~` lines take out of
     it) and RestrictNamespaces=, as `tests.syscall_filter` loads them."""

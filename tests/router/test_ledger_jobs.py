@@ -7,10 +7,13 @@ OpenAI's shape, never a hang nor a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -20,7 +23,7 @@ from classifier.intent import INTENTS
 from router import ledger_jobs, maintenance
 from tests.harness import config_for, router, sdk, simulator
 from tests.ledger.test_ledger_memory import mapped
-from tests.processes import router_process
+from tests.processes import process_state, router_process
 from tests.slots import must_reach, status_extra
 
 DUCKDB = "duckdb"  # the path of its Python module's library, mapped once imported
@@ -133,3 +136,63 @@ def test_the_child_keeps_only_what_python_needs_of_the_environment(
     assert "OPENAI_API_KEY" not in env
     assert env["LD_LIBRARY_PATH"] == "/opt/python/lib"
     assert env["PYTHONPATH"].split(os.pathsep)[0] == ledger_jobs.ROOT
+
+
+def job_children(parent: int) -> list[int]:
+    """The `router.ledger_jobs` children `parent` started and that still run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # not a process, or ended meanwhile
+            continue
+        ppid = next((line.split()[1] for line in status.splitlines() if line[:5] == "PPid:"), "")
+        if ppid == str(parent) and b"router.ledger_jobs" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a FIFO")
+def test_a_stop_ends_the_report_under_way_and_its_child(tmp_path: Path) -> None:
+    """A SIGTERM to the router alone, as systemd's `KillMode=mixed` sends it: a report still
+    under way when the drain ends had its child go on, and the router's exit waited for it
+    (up to `REPORT_TIMEOUT_S`, past the unit's stop timeout; the SIGTERM systemd once sent to
+    every process of the unit had ended it). The child's read of the ledger never ends: a
+    day file that is a FIFO no one writes."""
+    day = tmp_path / "ledger" / "records" / "day=2026-01-02"
+    day.mkdir(parents=True)
+    os.mkfifo(day / "part-0.parquet")
+    backend = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    config = {
+        "backends": [backend],
+        "routes": {intent: ["local"] for intent in INTENTS},
+        "ledger": {"path": str(tmp_path / "ledger"), "housekeeping": False},
+        "server": {"drain_s": 1},
+    }
+    url = "/v1/router/report?since=2026-01-01T00:00Z&until=2026-01-05T00:00Z"
+    children: list[int] = []
+    try:
+        with router_process(config, tmp_path) as (proxy, process):
+
+            def ask() -> None:
+                with contextlib.suppress(httpx.HTTPError):  # its answer is not the point
+                    httpx.get(f"{proxy.root}{url}", timeout=120)
+
+            def started() -> bool:
+                children[:] = job_children(process.pid)
+                return bool(children)
+
+            threading.Thread(target=ask, daemon=True).start()
+            must_reach(started, "the report's child")
+            process.send_signal(signal.SIGTERM)
+            try:
+                status = process.wait(timeout=60)  # the drain (1 s), then the child's stop
+            except subprocess.TimeoutExpired:
+                status = None
+            assert status == 0, "the router waited for the report's child"
+            assert [process_state(child) for child in children] == [None]
+    finally:
+        for child in children:  # on old code: blocked on the FIFO for good
+            if process_state(child) is not None:
+                os.kill(child, signal.SIGKILL)
