@@ -15,7 +15,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.ledger import segments
 from router.report_break_even import DAY_S
 
 if TYPE_CHECKING:  # DuckDB: not in a router that only parses a window (the endpoint)
@@ -134,6 +133,10 @@ def _traffic_before(directory: Path, day: date) -> bool:
     answers (a partition may be empty: a writer makes today's and tomorrow's ahead). A file
     damaged or unreadable still had rows written; a day this process may not list is
     passed over, as the report passes over its files."""
+    # PyArrow and numpy (~59 MB, for good): imported here, in the report, not where the
+    # endpoint parses a window in a router that may have written nothing yet
+    from router.ledger import segments
+
     for path in segments.day_dirs(directory, "records"):
         found = segments.partition_day(path)
         if found is None or found >= day:  # oldest first: none of the rest is earlier

@@ -31,11 +31,13 @@ log = logging.getLogger("smf_router.ledger.daylock")
 # flock's errors where no lock can be had at all on the mount, as opposed to one held
 NO_FLOCK = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EINVAL})
 
-# Holders of each lock file in this process (-1: one exclusive holder), by its real path. A
-# writer's merge and the housekeeping's compaction run in one router process: a local flock
-# excludes them (they open the file once each), but NFS and CIFS may turn flock into a
-# POSIX lock, which never conflicts within one process. This keeps them apart anyway, and a
-# claim refused here opens no descriptor (a POSIX lock is released by any close of its file).
+# Holders of each lock file in this process (-1: one exclusive holder), by its real path.
+# Two claimants in one process (two writers' merges; a compaction beside a writer, as the
+# router's housekeeping was before it moved to a child process, `router.ledger_jobs`): a
+# local flock excludes them (they open the file once each), but NFS and CIFS may turn flock
+# into a POSIX lock, which never conflicts within one process (between processes it does).
+# This keeps them apart anyway, and a claim refused here opens no descriptor (a POSIX lock
+# is released by any close of its file).
 _holders: dict[str, int] = {}
 _holders_lock = threading.Lock()
 _said_no_flock = False  # the merge without a lock is logged once per process, not per merge

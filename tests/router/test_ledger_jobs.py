@@ -52,6 +52,23 @@ def test_a_report_leaves_no_duckdb_in_the_router(tmp_path: Path) -> None:
             assert not mapped(process, DUCKDB), "the report loaded DuckDB into the router"
 
 
+def test_a_report_of_a_router_that_wrote_nothing_loads_no_arrow(tmp_path: Path) -> None:
+    """The endpoint parses the window in the router: that import loaded PyArrow and numpy
+    (~59 MB, for good) into a router whose ledger writer had not (found in review)."""
+    with simulator(profile="vllm", model="local-model") as local:
+        backend = {"name": "local", "tier": "local", "base_url": local.url, "model": "local-model"}
+        config = {
+            "backends": [backend],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path / "ledger")},
+        }
+        with router_process(config, tmp_path) as (proxy, process):
+            response = httpx.get(f"{proxy.root}/v1/router/report?since=1d", timeout=120)
+            assert response.status_code == 200, response.text
+            assert response.json()["totals"]["requests"] == 0
+            assert not mapped(process, "pyarrow"), "the report loaded PyArrow into the router"
+
+
 PASS = """
 import json, sys, threading, time
 from pathlib import Path
