@@ -2,7 +2,9 @@
 
 Mapping: `system` → a system message; `tool_use` blocks → assistant `tool_calls`;
 `tool_result` blocks → `tool` messages placed before the user's other content (Anthropic
-puts results first in the turn that follows the call); `tools[].input_schema` →
+puts results first in the turn that follows the call); a system turn within `messages`
+(Claude Code's, newer versions) → a user message, after the tool results when it came
+between the calls and them (`router.translate.after_results`); `tools[].input_schema` →
 `function.parameters`; `tool_choice` any/tool/none → required/function/none;
 `stop_sequences` → `stop`. Thinking blocks and server tools have no chat equivalent and
 are dropped. Pure: dict in, dict out.
@@ -31,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from router.translate.after_results import after_tool_results, held
 from router.translate.wire import MAX_TOKENS, streamed
 
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
@@ -64,7 +67,7 @@ def to_chat(
         if isinstance(message, dict)
         for each in _message(message, placeholders, cache, joined)
     )
-    messages.extend(_merged(translated))
+    messages.extend(after_tool_results(list(_merged(translated))))
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_tokens"), int):
         out[MAX_TOKENS] = body["max_tokens"]
@@ -149,6 +152,9 @@ def _cached(out: dict[str, Any], block: dict[str, Any], cache: bool) -> dict[str
 def _message(
     message: dict[str, Any], placeholders: bool, cache: bool = False, joined: bool = True
 ) -> list[dict[str, Any]]:
+    if message.get("role") == "system":  # a user turn in chat, not between calls and results
+        turn = _message({**message, "role": "user"}, placeholders, cache, joined)
+        return [held(m) if m["role"] == "user" else m for m in turn]
     role = "assistant" if message.get("role") == "assistant" else "user"
     content = message.get("content")
     if isinstance(content, str):

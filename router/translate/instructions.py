@@ -10,7 +10,8 @@ be at the beginning.", vllm#41114): such a turn failed on vLLM. So:
 - `instructions` and the developer and system items before any other item are one system
   message, the first, their texts a blank line apart (`leading`);
 - a developer or system item after another item is a user message where it stands
-  (`LATER_ROLE`).
+  (`LATER_ROLE`), or, when it came between tool calls and their outputs, right after the
+  last of them: chat wants nothing between (`router.translate.after_results`).
 
 Not hoisted into the first message (as litellm's proposed fix does, BerriAI/litellm#39282):
 an instruction given mid-conversation would then be read as given before the turns it

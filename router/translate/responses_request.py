@@ -2,7 +2,8 @@
 
 Mapping: `instructions` and the leading `developer` or `system` items → one system message,
 first, and a later developer or system item → a user message in its place (chat templates
-that refuse a system message anywhere but first, Qwen's: `router.translate.instructions`);
+that refuse a system message anywhere but first, Qwen's: `router.translate.instructions`),
+or after the tool results when it came among them (`router.translate.after_results`);
 other input `message` items → chat messages; `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, their
@@ -49,7 +50,7 @@ from typing import Any
 
 import orjson
 
-from router.translate import instructions
+from router.translate import after_results, instructions
 from router.translate.custom_format import described
 from router.translate.namespaces import ChatNames, chat_names, flattened
 from router.translate.wire import MAX_TOKENS, TEXT_PARTS, content_text, streamed, tool_input
@@ -135,7 +136,7 @@ def to_chat(
         for item in listed[held:]:
             if isinstance(item, dict):
                 _item(item, messages, placeholders, names, joined)
-        messages = _images_after_tool_results(messages)
+        messages = after_results.after_tool_results(messages)
     out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
     if isinstance(body.get("max_output_tokens"), int):
         out[MAX_TOKENS] = body["max_output_tokens"]
@@ -254,11 +255,10 @@ def _item(
             "content": text,
         }
         if parts:
-            message[_IMAGES] = parts
+            message[after_results.IMAGES] = parts
         messages.append(message)
 
 
-_IMAGES = "_images"  # a tool output's attachments, moved to a user turn once the results end
 UNPASSED = "({} was attached here; it could not be passed on)"
 
 
@@ -298,28 +298,12 @@ def _attachment(part: dict[str, Any], placeholders: bool) -> dict[str, Any] | No
     return {"type": "text", "text": UNPASSED.format(noun)}
 
 
-def _images_after_tool_results(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A chat tool message carries text only, and nothing may come between the tool
-    messages that answer one assistant turn: their images and files follow the last of them, as a
-    user turn (as for Anthropic's tool results)."""
-    out: list[dict[str, Any]] = []
-    pending: list[dict[str, Any]] = []
-    for message in messages:
-        if pending and message.get("role") != "tool":
-            out.append({"role": "user", "content": pending})
-            pending = []
-        pending.extend(message.pop(_IMAGES, ()))
-        out.append(message)
-    if pending:
-        out.append({"role": "user", "content": pending})
-    return out
-
-
 def _message(item: dict[str, Any], placeholders: bool, joined: bool = True) -> dict[str, Any]:
     role = item.get("role", "user")
     content = item.get("content")
     if instructions.instructs(item):  # a later one: the leading ones are the system message
-        return {"role": instructions.LATER_ROLE, "content": content_text(content, "\n", TEXT_PARTS)}
+        text = content_text(content, "\n", TEXT_PARTS)  # not between calls and their results
+        return after_results.held({"role": instructions.LATER_ROLE, "content": text})
     if isinstance(content, str) or role != "user":
         return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
     parts = _parts(content, placeholders)
