@@ -24,7 +24,14 @@ from pydantic import (
 )
 
 from evals.urls import check_url
-from router.config_checks import check_extra_body, header_safe, is_header_name
+from router.config_checks import (
+    DAY_S,
+    HOUR_S,
+    at_most,
+    check_extra_body,
+    header_safe,
+    is_header_name,
+)
 from router.config_credentials import (
     basic_auth,
     key_header,
@@ -77,13 +84,17 @@ Count = Annotated[int, BeforeValidator(_no_bool)]
 class Timeouts(Strict):
     """Per-attempt deadlines. A slow first token moves on before the client saw anything."""
 
-    connect_s: Number = Field(5.0, gt=0)
-    first_token_s: Number = Field(60.0, gt=0)
-    idle_s: Number = Field(60.0, gt=0)
+    # Each is at most an hour, `total_s` a day: `1e300` loaded and meant no deadline at all,
+    # a hung backend holding the request, its slot and (retired by a reload) its connections
+    # for good (found in review). A prefill, a gap or a connect of an hour is none a real
+    # backend needs; a day covers the longest generation of the slowest box.
+    connect_s: Annotated[Number, at_most(HOUR_S, "an hour")] = Field(5.0, gt=0)
+    first_token_s: Annotated[Number, at_most(HOUR_S, "an hour")] = Field(60.0, gt=0)
+    idle_s: Annotated[Number, at_most(HOUR_S, "an hour")] = Field(60.0, gt=0)
     # Below the openai and anthropic SDKs' own default timeout (600 s): a whole reply's only
     # bound is this one, and at 600 s a backend that never answers raced the client's
     # give-up, the router's fallback or error often reaching a client already gone (a 499).
-    total_s: Number = Field(540.0, gt=0)
+    total_s: Annotated[Number, at_most(DAY_S, "a day")] = Field(540.0, gt=0)
 
 
 class LocalCost(Strict):
@@ -128,7 +139,10 @@ class Backend(Strict):
     health_path: str = Field("/health", pattern=r"^/")
     price: Price | None = None
     local_cost: LocalCost | None = None
-    retry_after_max_s: Number = Field(2.0, ge=0)
+    # The longest backend Retry-After the router sleeps out before its one retry, the client
+    # waiting: unbounded, `1e300` held a request for whatever a 429 said, a day if it said
+    # so. An hour, as `resilience.max_queue_wait_s`: longer, every client has long given up.
+    retry_after_max_s: Annotated[Number, at_most(HOUR_S, "an hour")] = Field(2.0, ge=0)
 
     @model_validator(mode="before")
     @classmethod

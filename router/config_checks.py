@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from pydantic import AfterValidator
+
 from classifier.intent import INTENTS
 from router.translate.pairing import native
 
@@ -26,6 +28,22 @@ _HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 # user means by "keep it all", where a million days overflowed the date arithmetic (before
 # year 1) and stopped retention, and with it compaction, at every run.
 MAX_DAYS = 36500
+# The bounds of the config's waits, deadlines and intervals, as a reader counts them: each
+# field says why it has the one it has.
+HOUR_S = 3600
+DAY_S = 86400
+
+
+def at_most(seconds: int, said: str) -> AfterValidator:
+    """`le=seconds` with the bound also said as a reader counts it: pydantic's message alone
+    said "less than or equal to 2592000" (found in review)."""
+
+    def check(value: float) -> float:
+        if value > seconds:
+            raise ValueError(f"Input should be less than or equal to {seconds} ({said})")
+        return value
+
+    return AfterValidator(check)
 
 
 # What a backend's `extra_body` may not fill in, and why: the router or the request itself
@@ -40,6 +58,10 @@ _NOT_EXTRAS = {
     "messages": "it is the request's own text, which every client sends",
     "prompt": "it is the request's own text, which every client sends",
     "input": "it is the request's own text, which every client sends",
+    # `n: 2` loaded, and every reply to a client that left n out came with two choices it did
+    # not ask for, billed twice; and the router plans on the request's n (found in review)
+    "n": "the request says how many choices it wants, and the router plans on that: which "
+    "backends can return several, when a stream has ended whole",
 }
 
 

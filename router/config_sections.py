@@ -16,7 +16,15 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evals import results
 from router.config_backend import Count, Number, Strict
-from router.config_checks import check_entries, check_host_name, check_origin, known_intents
+from router.config_checks import (
+    DAY_S,
+    HOUR_S,
+    at_most,
+    check_entries,
+    check_host_name,
+    check_origin,
+    known_intents,
+)
 
 Fraction = Annotated[Number, Field(ge=0, le=1)]
 # A file or directory the router reads or writes, with a leading `~` as a shell reads it:
@@ -24,18 +32,10 @@ Fraction = Annotated[Number, Field(ge=0, le=1)]
 # `canary.suites` or a baseline under `~` was "no such" file (found in review). Expanded
 # at load, so `config check` shows the path used.
 LocalPath = Annotated[str, AfterValidator(os.path.expanduser)]
-
-
-def _at_most(seconds: int, said: str) -> AfterValidator:
-    """`le=seconds` with the bound also said as a reader counts it: pydantic's message alone
-    said "less than or equal to 2592000" (found in review)."""
-
-    def check(value: float) -> float:
-        if value > seconds:
-            raise ValueError(f"Input should be less than or equal to {seconds} ({said})")
-        return value
-
-    return AfterValidator(check)
+# The longest waits, deadlines and intervals. Unbounded, `resilience.open_s: 1e300` loaded
+# and a refusal's Retry-After header carried a 300-digit number (found in review).
+_HOUR = at_most(HOUR_S, "an hour")
+_DAY = at_most(DAY_S, "a day")
 
 
 class RouterKey(Strict):
@@ -62,7 +62,7 @@ class LedgerSettings(Strict):
     # The writer thread waits this long on a threading.Event: 1e10 ended it with an
     # OverflowError while the server looked ready, and records piled up unwritten (found in
     # review). An hour is already a long time for records to wait in memory.
-    flush_interval_s: Annotated[Number, _at_most(3600, "an hour")] = Field(1.0, gt=0)
+    flush_interval_s: Annotated[Number, _HOUR] = Field(1.0, gt=0)
     store_text: bool = False
     # No upper bound: a config with 99999 ("forever") started before, and retention drops
     # nothing for a number too large to subtract (router.ledger.compaction.apply_retention)
@@ -85,7 +85,9 @@ class ShadowSettings(Strict):
     # What queued and replaying jobs may hold in bodies (as received) and live answers: with
     # `queue_size` alone, 100 bodies of 7 MB behind a hanging target took ~770 MB (review).
     queue_bytes: Count = Field(64 * 1024 * 1024, ge=1)
-    timeout_s: Number = Field(120.0, gt=0)
+    # Per replay, at most a day as a backend's `total_s`: `1e300` loaded as no deadline of
+    # the shadow's own (found in review); no replay needs more than the longest reply.
+    timeout_s: Annotated[Number, _DAY] = Field(120.0, gt=0)
     judge_backend: str | None = None
     # Coding: run the fenced asserts of the client's message against both answers. Off by
     # default: that is code any API client wrote, run on this host in the evals sandbox.
@@ -111,13 +113,15 @@ MAX_CANARY_INTERVAL_S = 30 * 86400
 
 class CanarySettings(Strict):
     enabled: bool = False
-    interval_s: Annotated[Number, _at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(900.0, gt=0)
+    interval_s: Annotated[Number, at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(900.0, gt=0)
     suites: LocalPath | None = None  # a directory; None means the suites shipped in evals/
     sample_per_suite: Count = Field(3, ge=1)
     concurrency: Count = Field(2, ge=1)
     window: Count = Field(20, ge=1)
     min_samples: Count = Field(5, ge=1)  # results in the window before a gate may close
-    timeout_s: Number = Field(120.0, gt=0)  # per case
+    # Per case, at most a day as a backend's `total_s`: `1e300` loaded as no deadline for a
+    # case at all (found in review); no case needs more than the longest reply.
+    timeout_s: Annotated[Number, _DAY] = Field(120.0, gt=0)
     floors: dict[str, Fraction] = Field(default_factory=dict)  # intent -> pass-rate floor
     baselines: dict[str, LocalPath] = Field(default_factory=dict)  # backend -> results JSON
     floor_margin: Number = Field(0.15, ge=0, le=1)  # learned floor = baseline lower bound - this
@@ -145,12 +149,6 @@ class CanarySettings(Strict):
         return self
 
 
-# The longest of the resilience section's waits and intervals. Unbounded, `open_s: 1e300`
-# loaded and a refusal's Retry-After header carried a 300-digit number (found in review).
-_HOUR = _at_most(3600, "an hour")
-_DAY = _at_most(86400, "a day")
-
-
 class ResilienceSettings(Strict):
     """Circuit breaking, probing, capacity overflow and sticky conversations."""
 
@@ -166,9 +164,7 @@ class ResilienceSettings(Strict):
     max_queue_wait_s: Annotated[Number, _HOUR] = Field(2.0, ge=0)
     models_refresh_s: Annotated[Number, _DAY] = Field(300.0, gt=0)  # /v1/models max_model_len
     # 0 turns sticky conversations off
-    sticky_ttl_s: Annotated[Number, _at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(
-        1800.0, ge=0
-    )
+    sticky_ttl_s: Annotated[Number, at_most(MAX_CANARY_INTERVAL_S, "30 days")] = Field(1800.0, ge=0)
     sticky_max_entries: Count = Field(50_000, ge=1)
 
     @model_validator(mode="after")
@@ -186,7 +182,10 @@ class ResilienceSettings(Strict):
 
 class ServerSettings(Strict):
     max_body_bytes: Count = Field(8 * 1024 * 1024, ge=1024)
-    drain_s: Number = Field(30.0, ge=0)
+    # At most a day, the longest `total_s`: `1e300` loaded as no limit to the drain (found in
+    # review), what still ran holding a SIGTERM until systemd or Kubernetes killed the router
+    # before the ledger flushed, as `drain_s: 0` once did (`router.serve.drain_timeout`).
+    drain_s: Annotated[Number, _DAY] = Field(30.0, ge=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     # uvicorn's proxy-header middleware: X-Forwarded-Proto/-For from --forwarded-allow-ips
     # become the request's scheme and client (what the app sees of them: the scheme of its

@@ -89,7 +89,7 @@ def test_config_check_says_where_a_key_may_come_from_without_a_key_variable(tmp_
 
 
 @pytest.mark.parametrize(
-    "key", ["stream", "stream_options", "model", "messages", "prompt", "input"]
+    "key", ["stream", "stream_options", "model", "messages", "prompt", "input", "n"]
 )
 def test_a_key_the_router_or_the_request_sets_is_refused_in_extra_body(
     tmp_path: Path, key: str
@@ -110,4 +110,15 @@ def test_config_check_names_a_stream_in_extra_body(tmp_path: Path) -> None:
     done = config_check(write(tmp_path, _with_extra_body("{stream: true}")))
     assert done.returncode == 2, done.stderr
     assert "backends.1.extra_body.stream (line 11): cannot be a default" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_n_in_extra_body_is_refused_naming_it(tmp_path: Path) -> None:
+    """`extra_body: {n: 2}` loaded, and every reply to a client that left `n` out came with
+    two choices, billed twice, while the router planned one: a litellm stream it cannot tell
+    whole, the end of a stream counted on one choice (found in review)."""
+    done = config_check(write(tmp_path, _with_extra_body("{top_k: 20, n: 2}")))
+    assert done.returncode == 2, done.stdout
+    said = "backends.1.extra_body.n (line 11): cannot be a default for requests: the request "
+    assert said + "says how many choices it wants" in done.stderr
     assert "Traceback" not in done.stderr

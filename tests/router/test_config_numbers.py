@@ -197,3 +197,47 @@ def test_a_first_wait_past_its_cap_is_refused_naming_both(
     assert f"resilience.open_s (line 16): {said}" in done.stderr
     equal = load(write(tmp_path, GOOD + "resilience: {open_s: 30, max_open_s: 30}\n"), env={})
     assert equal.resilience.open_s == equal.resilience.max_open_s == 30
+
+
+_BACKEND_WAITS = {  # the bound of each, as the error says it
+    "timeouts: {connect_s": "3600 (an hour)",
+    "timeouts: {first_token_s": "3600 (an hour)",
+    "timeouts: {idle_s": "3600 (an hour)",
+    "timeouts: {total_s": "86400 (a day)",
+    "retry_after_max_s": "3600 (an hour)",
+}
+
+
+@pytest.mark.parametrize("key", list(_BACKEND_WAITS))
+def test_a_backend_deadline_past_its_bound_is_refused(tmp_path: Path, key: str) -> None:
+    """Every deadline of a backend loaded as `1e300` (the reviewer's big.yaml): no deadline
+    at all, and a 429's Retry-After of a day slept out before the retry (found in review)."""
+    close = "}" if key.startswith("timeouts") else ""
+    line = f"tier: local\n    {key}: 1e300{close}"
+    done = config_check(write(tmp_path, GOOD.replace("tier: local", line)))
+    assert done.returncode == 2, done.stdout
+    field = key.replace("timeouts: {", "timeouts.")
+    most = _BACKEND_WAITS[key]
+    assert f"backends.0.{field} (line 5): Input should be less than or equal to {most}" in (
+        done.stderr
+    )
+    longest = line.replace("1e300", most.split()[0])
+    kept = load(write(tmp_path, GOOD.replace("tier: local", longest)), env={})
+    local = kept.backend("local")
+    name = field.removeprefix("timeouts.")
+    value = getattr(local.timeouts if name != field else local, name)
+    assert value == float(most.split()[0])
+
+
+def test_section_deadlines_past_their_bound_are_refused(tmp_path: Path) -> None:
+    """`server.drain_s`, `shadow.timeout_s` and `canary.timeout_s` loaded as `1e300`: no
+    limit to a shutdown's drain, a replay or a canary case (found in review)."""
+    fields = ("server: {drain_s", "shadow: {timeout_s", "canary: {timeout_s")
+    done = config_check(write(tmp_path, GOOD + "".join(f"{f}: 1e300}}\n" for f in fields)))
+    assert done.returncode == 2, done.stdout
+    for line, key in enumerate(fields, start=16):
+        field = key.replace(": {", ".")
+        said = f"{field} (line {line}): Input should be less than or equal to 86400 (a day)"
+        assert said in done.stderr
+    kept = load(write(tmp_path, GOOD + "".join(f"{f}: 86400}}\n" for f in fields)), env={})
+    assert kept.server.drain_s == kept.shadow.timeout_s == kept.canary.timeout_s == 86400
