@@ -4,8 +4,9 @@ Two sources, because each alone is wrong: the router's own in-flight count per b
 (live attempts plus its own shadow replays; exact, but blind to other routers and clients
 sharing the GPU) and what vLLM reports on `/metrics` (running, waiting, KV-cache use;
 global, but a poll old). `saturation` is the
-pure decision; `Capacity` keeps the numbers; `poll_metrics` / `read_context_window` are the
-I/O edge. `/v1/models` cards carry `max_model_len`, learned as the context window.
+pure decision; `Capacity` keeps the numbers; `poll_metrics` / `read_models` are the
+I/O edge. `/v1/models` cards carry `max_model_len`, learned as the context window, and say
+whether the configured model is served at all (`unlisted`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
@@ -201,16 +203,69 @@ async def poll_metrics(
     return reading if reading.running is not None or reading.waiting is not None else None
 
 
-async def read_context_window(
+@dataclass(frozen=True, slots=True)
+class ModelList:
+    """What a backend's `/v1/models` answered: its status, and the cards of a 200 (None
+    when the body was no list of cards)."""
+
+    status: int
+    cards: list[dict[str, Any]] | None = None
+
+
+SHOWN_IDS = 5  # served ids a warning names: vLLM serves one or a few, a cloud hundreds
+SHOWN_ID_CHARS = 100  # an id is the server's text: bounded in the log line it goes to
+
+
+def unlisted(model: str, listing: ModelList) -> str | None:
+    """Why requests naming `model` will likely be refused, from the `/models` answer; None
+    when it lists the model or says nothing either way (None for any answer but a 200 with
+    cards or a 404). vLLM answers a model it does not serve with a 404, which the router
+    takes for the backend's configuration and falls back on: a wrong name sent every local
+    request to the paid cloud with nothing said at start (found in a fresh-clone review)."""
+    if listing.status == 404:
+        return (
+            "its GET /models answered 404: its base_url probably lacks `/v1` "
+            "(vLLM serves http://host:8000/v1), and its requests will fail the same way"
+        )
+    if listing.cards is None:
+        return None
+    ids = [c["id"] for c in listing.cards if isinstance(c.get("id"), str)]
+    if model in ids:
+        return None
+    shown = ", ".join(repr(i[:SHOWN_ID_CHARS]) for i in ids[:SHOWN_IDS]) or "none"
+    if len(ids) > SHOWN_IDS:
+        shown += f" and {len(ids) - SHOWN_IDS} more"
+    return (
+        f"its server does not list model {model!r} (it serves {shown}): requests naming it "
+        "will likely be refused (404) and go to the fallback; set the backend's `model` "
+        "(SMF_LOCAL_MODEL / SMF_CLOUD_MODEL without a config file) to a served id"
+    )
+
+
+async def read_models(
     client: httpx.AsyncClient, settings: BackendSettings, timeout_s: float
-) -> int | None:
-    """`max_model_len` of the served model from `/v1/models` (vLLM puts it on each card)."""
+) -> ModelList | None:
+    """The backend's `/v1/models` answer; None when it gave none (unreachable, no URL)."""
     if not settings.base_url:
         return None
     url = joined(settings.base_url, "/models")
     try:
         response = await client.get(url, headers=auth_headers(settings), timeout=timeout_s)
-        cards = response.json().get("data") if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError, AttributeError):
+        if response.status_code != 200:
+            return ModelList(response.status_code)
+        cards = response.json().get("data")
+    except httpx.HTTPError:
         return None
-    return window_of(cards, settings.model)
+    except (ValueError, AttributeError):
+        return ModelList(200)
+    if not isinstance(cards, list):
+        return ModelList(200)
+    return ModelList(200, [c for c in cards if isinstance(c, dict)])
+
+
+async def read_context_window(
+    client: httpx.AsyncClient, settings: BackendSettings, timeout_s: float
+) -> int | None:
+    """`max_model_len` of the served model from `/v1/models` (vLLM puts it on each card)."""
+    listing = await read_models(client, settings, timeout_s)
+    return window_of(listing.cards, settings.model) if listing is not None else None

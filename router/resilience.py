@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from evals.endpoint import window_of
 from router.bug_log import BugLog
-from router.capacity import Capacity, metrics_url, poll_metrics, read_context_window
+from router.capacity import Capacity, ModelList, metrics_url, poll_metrics, read_models, unlisted
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
@@ -64,6 +65,11 @@ class Resilience:
         self._health_path_known: dict[str, bool] = {}
         self._windows_due = 0.0
         self._sweep_due = 0.0
+        # Whether each backend serves its configured model, from its `/v1/models`: what the
+        # last conclusive read found (the status shows it), and what was last logged, so one
+        # wrong name is one warning, not one per `models_refresh_s`.
+        self._model_found: dict[str, str] = {}
+        self._model_logged: dict[str, str] = {}
         self.probes_sent = 0
         # A bug in one backend's poll (a `/metrics` format the parser trips on) is logged, as
         # a failed round is: suppressed, it went unseen for good. Once per backend and kind:
@@ -265,9 +271,32 @@ class Resilience:
                     settings.name, reading.running, reading.waiting, reading.kv_cache_usage
                 )
         if refresh_windows and settings.kind == "openai":
-            window = await read_context_window(client, settings, timeout)
-            if window is not None and self._current(settings):
+            listing = await read_models(client, settings, timeout)
+            if listing is None or not self._current(settings):
+                return
+            window = window_of(listing.cards, settings.model)
+            if window is not None:
                 self.capacity.load(settings.name).context_window = window
+            self._check_model(settings, listing)
+
+    def _check_model(self, settings: BackendSettings, listing: ModelList) -> None:
+        """Say once when a backend's `/v1/models` does not list its model (`unlisted`), and
+        once when it does again. Only `kind: openai` backends: a litellm model name is a
+        provider alias their lists need not hold. An answer that tells nothing (a 401, a
+        body without cards) leaves what is known."""
+        name = settings.name
+        if listing.status != 404 and listing.cards is None:
+            return
+        problem = unlisted(settings.model, listing)
+        if problem is None:
+            self._model_found.pop(name, None)
+            if self._model_logged.pop(name, None) is not None:
+                log.info("backend %r: its server lists model %r now", name, settings.model)
+            return
+        self._model_found[name] = problem
+        if self._model_logged.get(name) != problem:
+            self._model_logged[name] = problem
+            log.warning("backend %r: %s", name, problem)
 
     def _configured(self, name: str) -> bool:
         return name in self.components.config.backend_names
@@ -299,6 +328,9 @@ class Resilience:
                 self.table.forget_backend(name)
                 self._next_probe.pop(name, None)
                 self._health_path_known.pop(name, None)
+                self._model_found.pop(name, None)  # read again: logged again only if it differs
+                if name not in new:
+                    self._model_logged.pop(name, None)
                 metrics.forget_backend(name, removed=name not in new)
             # A new breaker starts closed, and says so at once, as at start: an added backend
             # had no `backend_up` series until its circuit first moved.
@@ -332,6 +364,7 @@ class Resilience:
                 "kv_cache_usage": polled.kv_cache_usage if polled else None,
                 "mean_service_s": round(load.service_s, 3) if load.service_s else None,
                 "context_window": settings.context_window or load.context_window,
+                "model_warning": self._model_found.get(name),
             }
         return {
             "backends": backends,
