@@ -31,6 +31,7 @@ from router.api.corking import CorkedHttpToolsProtocol
 from router.api.request_head import drop_uvicorn_unparsed_line
 from router.app import create_app
 from router.config import Config
+from router.ledger import LedgerWriter
 from router.logs import configure as configure_logging
 from router.open_listener import warn_if_open
 
@@ -86,8 +87,8 @@ async def _serve(
             "DEMO MODE: no backends configured; both 'local' and 'cloud' are the built-in "
             "SIMULATOR (%s, %s). Answers are fake (marked x-smf-demo: true) and recorded in "
             "the demo ledger %s, apart from the real one (read it with `smf-router report "
-            "--ledger %s`). Configure backends with --config or SMF_LOCAL_URL / "
-            "SMF_CLOUD_MODEL to route real traffic.",
+            "--ledger %s`). Configure backends with --config / SMF_ROUTER_CONFIG (a file) "
+            "or SMF_LOCAL_URL / SMF_CLOUD_MODEL to route real traffic.",
             config.backend("local").base_url,
             config.backend("cloud").base_url,
             config.ledger.path,
@@ -106,6 +107,22 @@ async def _serve(
     finally:
         for task in simulators:
             task.cancel()
+    if server.started:
+        say_stopped(app.state.components.ledger, config.ledger.path)
+
+
+def say_stopped(ledger: LedgerWriter | None, path: str) -> None:
+    """The last line, once the lifespan flushed the ledger: how many records this run
+    wrote, and where, so a Ctrl-C on `make run` ends by saying where to read them (a
+    fresh-clone review found nothing said at the end)."""
+    if ledger is None:
+        log.info("smf-router stopped")
+        return
+    log.info(
+        "smf-router stopped; %d record(s) written to the ledger %s",
+        ledger.written_total,
+        path,  # as configured: `./var/ledger`, as the README and the demo banner say it
+    )
 
 
 async def _address_free(host: str, port: int) -> bool:

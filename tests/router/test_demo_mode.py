@@ -98,3 +98,23 @@ def test_demo_mode_keeps_its_own_ledger_and_marks_its_answers(tmp_path: Path) ->
     assert demo.returncode == 0, demo.stderr
     totals = json.loads(demo.stdout)["totals"]
     assert (totals["requests"], totals["error_rate"]) == (3, 0.333333)  # the refusal's row too
+
+
+def test_demo_mode_says_how_to_leave_it_and_its_last_line_says_what_it_wrote(
+    tmp_path: Path,
+) -> None:
+    """A new user with `make run` was told neither the config variable that leaves demo
+    mode nor, at Ctrl-C, what the run wrote and where (found in a fresh-clone review)."""
+    with demo_serve(tmp_path) as demo:
+        client = openai.OpenAI(
+            base_url=f"http://127.0.0.1:{demo.port}/v1", api_key="x", max_retries=0
+        )
+        client.chat.completions.create(model="local", messages=[{"role": "user", "content": "hi"}])
+    assert demo.returncode == 0
+    lines = [json.loads(line) for line in demo.output.splitlines() if line.startswith(b"{")]
+    (banner,) = [line["msg"] for line in lines if "DEMO MODE" in line["msg"]]
+    assert "--config / SMF_ROUTER_CONFIG" in banner
+    assert lines[-1]["level"] == "info"
+    assert lines[-1]["msg"] == (
+        "smf-router stopped; 1 record(s) written to the ledger ./var/demo-ledger"
+    )
