@@ -38,7 +38,7 @@ class Authenticator:
             return ANONYMOUS
         presented = _presented_key(headers)
         if not presented:
-            raise Unauthorized("missing API key: send 'Authorization: Bearer <key>'")
+            raise Unauthorized(_why_none(headers))
         digest = hashlib.sha256(presented.encode()).digest()
         found: Caller | None = None
         for stored, caller in self._keys:  # look at every key: timing says nothing
@@ -60,3 +60,16 @@ def _presented_key(headers: Mapping[str, str]) -> str | None:
     if authorization[:7].lower() == "bearer ":
         return authorization[7:].strip() or None
     return headers.get("x-api-key") or None
+
+
+def _why_none(headers: Mapping[str, str]) -> str:
+    """Why no key was read: an `Authorization: sk-...` (no scheme) was told the key was
+    missing, which it was not (found in a fresh-clone review). The header is never quoted:
+    it holds the key."""
+    authorization = headers.get("authorization", "").strip()
+    if authorization and not authorization.lower().startswith("bearer"):
+        return (
+            "the Authorization header has no 'Bearer ' before the key: "
+            "send 'Authorization: Bearer <key>'"
+        )
+    return "missing API key: send 'Authorization: Bearer <key>'"

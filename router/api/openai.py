@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.datastructures import URL
+from starlette.responses import RedirectResponse
 
 from router.api.headers import request_headers
 from router.errors import NotFound
@@ -23,10 +25,15 @@ async def models(request: Request) -> dict[str, Any]:
     return {"object": "list", "data": [_entry(name) for name in _names(request)]}
 
 
-@endpoints.get("/v1/models/{name:path}")
-async def model(request: Request, name: str) -> dict[str, Any]:
+@endpoints.get("/v1/models/{name:path}", response_model=None)
+async def model(request: Request, name: str) -> dict[str, Any] | RedirectResponse:
     """One model, as the OpenAI SDK's `models.retrieve` asks (clients check a name exists
-    before using it): a 404 fell through to "this path is not served"."""
+    before using it): a 404 fell through to "this path is not served". No name is the list
+    (a 307, as `/v1/chat/completions/` gets): it was "The model `` does not exist"."""
+    if not name:  # `/v1/models/`: the list's path with a slash, as Starlette redirects others
+        return RedirectResponse(
+            str(URL(scope={**request.scope, "path": request.scope["path"][:-1]}))
+        )
     gateway_caller(request)
     if name not in _names(request):
         raise NotFound(f"The model `{name}` does not exist; GET /v1/models lists the names.")
