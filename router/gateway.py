@@ -178,6 +178,7 @@ class Gateway:
         home = self.stored.home(api, body, caller.name, self.config.backend_names)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
+        # What raises after it all the same (a bug, a 500) ends it, with its open child.
         span = (
             self.tracing.start_request(
                 api, target.name or target.mode, headers, str(body["model"])[:200]
@@ -185,54 +186,62 @@ class Gateway:
             if traffic
             else NO_SPAN
         )
-        intent = self._classify(view, target, span, traffic)
-        conversation = req.conversation_key(view, headers, caller.name, self.conversation_secret)
-        choices_asked = size.several_choices(api, body)
-        demand = Demand(
-            api=api,
-            prompt_tokens=size.estimate_prompt_tokens(api, body),
-            max_tokens=size.max_tokens_of(api, body),
-            private=private,
-            sticky_backend=self.state_source.sticky(conversation)
-            if target.mode == "auto"
-            else None,
-            several_choices=choices_asked and body.get("stream") is True,
-            response_home=home,
-            server_state=responses_request.server_state(body) if api == "responses" else None,
-            choices_asked=choices_asked,
-        )
-        states = self.state_source.states()
-        if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
-            states = one_choice_only(states, self._one_choice_backends())
-        the_plan = plan(intent, target, demand, states, self.config)
-        stream = bool(body.get("stream"))
-        record = Record(
-            request_id=req.request_id(headers),
-            started_at=time.time(),
-            api=api,
-            caller=caller.name,
-            requested_model=str(body.get("model"))[:200],
-            intent=intent.label,
-            confidence=round(intent.confidence, 4),
-            intent_source=intent.source,
-            route=the_plan.route,
-            stream=stream,
-            conversation=conversation,
-            auto_routed=target.mode == "auto",
-            private=private,
-            # read from the view already made (store_text only): the latest user message
-            prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
-        )
-        wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        if stream and api in ("chat", "completions") and not wants_usage:
-            body = {
-                **body,
-                "stream_options": {**(body.get("stream_options") or {}), "include_usage": True},
-            }
-        forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
-        call = Call(api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage)
-        call.span = span
-        return call
+        try:
+            intent = self._classify(view, target, span, traffic)
+            conversation = req.conversation_key(
+                view, headers, caller.name, self.conversation_secret
+            )
+            choices_asked = size.several_choices(api, body)
+            demand = Demand(
+                api=api,
+                prompt_tokens=size.estimate_prompt_tokens(api, body),
+                max_tokens=size.max_tokens_of(api, body),
+                private=private,
+                sticky_backend=self.state_source.sticky(conversation)
+                if target.mode == "auto"
+                else None,
+                several_choices=choices_asked and body.get("stream") is True,
+                response_home=home,
+                server_state=responses_request.server_state(body) if api == "responses" else None,
+                choices_asked=choices_asked,
+            )
+            states = self.state_source.states()
+            if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
+                states = one_choice_only(states, self._one_choice_backends())
+            the_plan = plan(intent, target, demand, states, self.config)
+            stream = bool(body.get("stream"))
+            record = Record(
+                request_id=req.request_id(headers),
+                started_at=time.time(),
+                api=api,
+                caller=caller.name,
+                requested_model=str(body.get("model"))[:200],
+                intent=intent.label,
+                confidence=round(intent.confidence, 4),
+                intent_source=intent.source,
+                route=the_plan.route,
+                stream=stream,
+                conversation=conversation,
+                auto_routed=target.mode == "auto",
+                private=private,
+                # read from the view already made (store_text only): the latest user message
+                prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
+            )
+            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            if stream and api in ("chat", "completions") and not wants_usage:
+                body = {
+                    **body,
+                    "stream_options": {**(body.get("stream_options") or {}), "include_usage": True},
+                }
+            forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
+            call = Call(
+                api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage
+            )
+            call.span = span
+            return call
+        except Exception as error:  # refused by the front (`router.api.front`): a 4xx or a 500
+            self.tracing.end_raised(span, error)
+            raise
 
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -367,7 +376,11 @@ class Gateway:
             return Intent(target.name, 1.0, "forced")  # type: ignore[arg-type,unused-ignore]
         child = self.tracing.start_child(span, "classify")
         began = time.perf_counter()
-        intent = classifier.classify(view)
+        try:
+            intent = classifier.classify(view)
+        except Exception as error:  # the request span ends with it (`_prepare`)
+            self.tracing.end_raised(child, error)
+            raise
         if traffic and self.classify_observer is not None:
             elapsed = time.perf_counter() - began
             self.classify_observer.classified(intent.label, intent.confidence, elapsed)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from router.backends.litellm import model_of, provider_of
+from router.errors import RouterError, error_kind
 from router.record import Record, Usage
 
 if TYPE_CHECKING:
@@ -64,6 +65,21 @@ def record_attributes(
         attrs["smf.intent_source"] = record.intent_source
     attrs.update(finish_attributes(finish_reasons or ()))
     return attrs
+
+
+def raised_attributes(error: Exception) -> dict[str, Any]:
+    """What a request span says of `error`, raised while the request was planned: what the
+    refusal's ledger row says (`router.api.refusal`), `smf.outcome` `client_error` for a 4xx,
+    else `router_error`; `error.type` its error kind, else that outcome. Any other exception
+    is a bug the client gets a 500 for."""
+    status = error.status if isinstance(error, RouterError) else 500
+    outcome = "client_error" if 400 <= status < 500 else "router_error"
+    kind = error_kind(error) if isinstance(error, RouterError) else None
+    return {
+        "smf.outcome": outcome,
+        "http.response.status_code": status,
+        "error.type": kind or outcome,
+    }
 
 
 def finish_attributes(reasons: Sequence[str]) -> dict[str, list[str]]:

@@ -26,6 +26,7 @@ from router.record import Record
 from router.span_attributes import (
     OPERATIONS,
     provider_name,
+    raised_attributes,
     record_attributes,
     request_model,
     server_addresses,
@@ -345,6 +346,18 @@ class Tracing:
         if error is not None:
             attributes["error.type"] = error
         self.end(span, attributes, error if server_failed(record) else None)
+
+    def end_raised(self, span: Any, error: Exception) -> None:
+        """End `span` (the request's, or its `classify`) that `error` was raised out of while
+        planned, before the front refuses the request: left open, the request span was never
+        exported, and the 500 had no span with status ERROR (found in review)."""
+        if span is NO_SPAN:
+            return
+        attributes = raised_attributes(error)
+        failed = attributes["smf.outcome"] == "router_error"
+        if span.kind != SERVER:  # a child says only what failed
+            attributes = {"error.type": attributes["error.type"]}
+        self.end(span, attributes, attributes["error.type"] if failed else None)
 
     def dropped_spans(self) -> dict[str, int]:
         """Spans lost by reason, for `/metrics`: all 0 while tracing is off."""
