@@ -174,7 +174,7 @@ async def _report(
     end = _report_time(until, "until", now) if until else None  # `until=`: none
     start = start or report_window.default_since(end, now)  # 30 days before `until`
     try:
-        report_window.check_window(start, end, at=now)
+        report_window.check_window(start, end, at=now, defaulted=not since)
     except report_window.EmptyWindow as exc:  # an `until` not after `since`, or a `since`
         raise BadRequest(str(exc), param=exc.name) from None  # from now on: the one to fix
     if by not in ("route", "intent", "backend", "caller", "day"):

@@ -80,13 +80,15 @@ def check_window(
     until: datetime | None,
     names: tuple[str, str] = ("since", "until"),
     at: datetime | None = None,
+    defaulted: bool = False,
 ) -> None:
     """Raise EmptyWindow for a window that ends where it starts or before: it reported 0
     requests and $0 without a word, as a billing script with its arguments swapped read.
     A `since` from `at` (now) on is as empty, whatever `until` says: nothing is recorded
     after now (it reported $0 with status 0, without `until` and then with one ahead of it:
     found in review). `names` are how the caller spells the two (`--since`, `--until` on the
-    command line); the message, and the error's `name`, say the one to change."""
+    command line); the message, and the error's `name`, say the one to change: the `until`
+    given when `since` was `defaulted` from it (the error named a since nobody sent)."""
     first, last = names
     if until is not None and until <= since:
         raise EmptyWindow(
@@ -95,6 +97,13 @@ def check_window(
             last,
         )
     end = at or now()
+    if since >= end and defaulted and until is not None:
+        raise EmptyWindow(
+            f"with no {first}, the window is the {DEFAULT_DAYS} days before {last}"
+            f" ({until.isoformat()}), all after now ({_to_second(end).isoformat()}):"
+            f" give {first}, or a {last} less than {DEFAULT_DAYS} days ahead",
+            last,
+        )
     if since >= end:  # nothing is recorded after now
         whatever = f"when there is no {last}" if until is None else f"whatever {last} says"
         raise EmptyWindow(

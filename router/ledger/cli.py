@@ -161,7 +161,7 @@ def report_command(
     end = _parse_time(until, "--until", now) if until else None
     start = start or report_window.default_since(end, now)
     try:
-        report_window.check_window(start, end, ("--since", "--until"), now)
+        report_window.check_window(start, end, ("--since", "--until"), now, not since)
     except ValueError as exc:  # the usage error (status 2) of the options, named in it
         raise typer.BadParameter(str(exc)) from None
     directory = ledger_dir(ledger, config)

@@ -61,3 +61,17 @@ def test_the_endpoint_refuses_a_parameter_given_twice(root: str, query: str, par
     assert twice.status_code == 400, twice.text
     error = twice.json()["error"]
     assert error["param"] == param and f"'{param}' is given 2 times" in error["message"]
+
+
+def test_an_until_alone_far_ahead_is_refused_naming_until(root: str, tmp_path: Path) -> None:
+    """With no since, the window is the 30 days before until: an until more than 30 days
+    ahead leaves it wholly after now. The error named `since`, which the client never sent
+    (found in review); a nearer until is a window that reaches now."""
+    far = _get(root, f"until={AHEAD[0]}")
+    assert far.status_code == 400, far.text
+    error = far.json()["error"]
+    assert error["param"] == "until" and error["message"].startswith("with no since, the window")
+    ledger = write_known_ledger(tmp_path / "ledger")
+    done = smf_router("report", "--ledger", str(ledger), "--until", AHEAD[0])
+    said = " ".join(re.sub("[│╭╮╰╯─]", " ", done.stderr).split())
+    assert done.returncode == 2 and "with no --since, the window is the 30 days before" in said
