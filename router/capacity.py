@@ -15,6 +15,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -216,16 +217,21 @@ SHOWN_IDS = 5  # served ids a warning names: vLLM serves one or a few, a cloud h
 SHOWN_ID_CHARS = 100  # an id is the server's text: bounded in the log line it goes to
 
 
-def unlisted(model: str, listing: ModelList) -> str | None:
+def unlisted(model: str, listing: ModelList, base_url: str = "") -> str | None:
     """Why requests naming `model` will likely be refused, from the `/models` answer; None
     when it lists the model or says nothing either way (None for any answer but a 200 with
     cards or a 404). vLLM answers a model it does not serve with a 404, which the router
     takes for the backend's configuration and falls back on: a wrong name sent every local
-    request to the paid cloud with nothing said at start (found in a fresh-clone review)."""
+    request to the paid cloud with nothing said at start (found in a fresh-clone review).
+    A 404 is read as a missing `/v1` only where `base_url` does not end in one: a gateway's
+    or a deployment-scoped URL (Azure's `.../deployments/<name>`) may list no models at all."""
     if listing.status == 404:
+        path = urlsplit(base_url).path.rstrip("/")
+        if path.endswith("/v1") or "/deployments/" in f"{path}/":
+            return None
         return (
-            "its GET /models answered 404: its base_url probably lacks `/v1` "
-            "(vLLM serves http://host:8000/v1), and its requests will fail the same way"
+            "its GET /models answered 404: its base_url may lack `/v1` "
+            "(vLLM serves http://host:8000/v1), and then its requests fail the same way"
         )
     if listing.cards is None:
         return None

@@ -287,7 +287,7 @@ class Resilience:
         name = settings.name
         if listing.status != 404 and listing.cards is None:
             return
-        problem = unlisted(settings.model, listing)
+        problem = unlisted(settings.model, listing, settings.base_url)
         if problem is None:
             self._model_found.pop(name, None)
             if self._model_logged.pop(name, None) is not None:

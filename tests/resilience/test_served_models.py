@@ -105,7 +105,7 @@ def test_a_base_url_without_v1_is_warned_once(
             until(lambda: backend_state(proxy.root, "local")["model_warning"] is not None)
             target = int(local.stats()["by_path"].get("/models", 0)) + 3
             until(lambda: int(local.stats()["by_path"].get("/models", 0)) >= target)
-        (said,) = warnings_about(caplog, "lacks `/v1`")
+        (said,) = warnings_about(caplog, "may lack `/v1`")
         assert said.startswith("backend 'local': its GET /models answered 404")
 
 
@@ -119,12 +119,30 @@ def test_a_base_url_without_v1_is_warned_once(
         (ModelList(200), None),  # no cards in the body
         (ModelList(200, []), "(it serves none)"),
         (ModelList(200, [{"id": "other"}]), "(it serves 'other')"),
-        (ModelList(404), "lacks `/v1`"),
+        (ModelList(404), "may lack `/v1`"),
     ],
 )
 def test_unlisted_reads_the_models_answer(listing: ModelList, expected: str | None) -> None:
     found = unlisted("m", listing)
     assert found is None if expected is None else (found is not None and expected in found)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "warned"),
+    [
+        ("http://box:8000", True),
+        ("http://box:8000/", True),
+        ("http://box:8000/v1", False),  # a /v1 server that lists no models: nothing to say
+        ("http://box:8000/v1/", False),
+        ("https://r.openai.azure.com/openai/deployments/gpt4?api-version=2024-10-21", False),
+    ],
+)
+def test_a_404_model_list_suggests_v1_only_where_it_is_missing(base_url: str, warned: bool) -> None:
+    """The 404 warning claimed every such base_url "probably lacks /v1" and that its
+    requests "will fail", for a URL ending in /v1 or a deployment-scoped one too (found in
+    review)."""
+    found = unlisted("m", ModelList(404), base_url)
+    assert (found is not None and "may lack `/v1`" in found) if warned else found is None
 
 
 def test_unlisted_names_a_few_served_ids_each_bounded() -> None:
