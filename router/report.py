@@ -157,10 +157,12 @@ def _summary(values: tuple[Any, ...]) -> dict[str, Any]:
     n = out["requests"]
     planned = n - out["refused"]
     tokens = out["prompt_tokens"] + out["completion_tokens"]
-    out["local_share_requests"] = _ratio(out["local_requests"], planned)
-    out["local_share_tokens"] = _ratio(out.pop("local_tokens"), tokens)
-    out["error_rate"] = _ratio(out.pop("errors"), n)
-    out["fallback_rate"] = _ratio(out.pop("fallbacks"), planned)
+    # None for a share of nothing (an empty window, the refused's `(none)` group): 0 % read
+    # as "all on the cloud", or as no error, of no request at all
+    out["local_share_requests"] = report_daily.share(out["local_requests"], planned)
+    out["local_share_tokens"] = report_daily.share(out.pop("local_tokens"), tokens)
+    out["error_rate"] = report_daily.share(out.pop("errors"), n)
+    out["fallback_rate"] = report_daily.share(out.pop("fallbacks"), planned)
     return out
 
 
@@ -172,12 +174,6 @@ def _dollars(value: float | None, served: int) -> float | None:
     if value is None:
         return None if served else 0.0
     return money.data(float(value))
-
-
-def _ratio(part: float, whole: float) -> float | None:
-    """`part` of `whole`, None for a share of nothing (an empty window, the refused's
-    `(none)` group): 0 % read as "all on the cloud", or no error, of no request at all."""
-    return round(part / whole, 6) if whole else None
 
 
 def _totals(ledger: Ledger) -> dict[str, Any]:

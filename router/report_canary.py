@@ -42,7 +42,9 @@ def spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
         "prompt_tokens": int(prompt or 0),
         "completion_tokens": int(completion or 0),
         "estimated_calls": int(estimated or 0),  # tokens the router estimated (no usage said)
-        "cloud_usd": money.data(float(cloud or 0.0)),  # as the report's other dollars
+        # 0, not null, when no call was priced (`unpriced` counts those left out), unlike
+        # the report's request dollars, which are null when wholly unknown
+        "cloud_usd": money.data(float(cloud or 0.0)),
         "local_usd": money.data(float(local or 0.0)),
         "unpriced": int(unpriced or 0),
         "unrecorded": int(unrecorded or 0),
