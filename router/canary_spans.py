@@ -79,7 +79,7 @@ def stopped_kind(payload: Any, backend: str) -> str | None:
     `message`, content that is not text, and no `choices`, which the live path fails as
     `malformed` too: `reply_checks.no_answer`) is `malformed` (found in re-review)."""
     if isinstance(payload, dict):
-        stopped = misshapen(payload, backend, whole=True) or unfinished(payload, backend)
+        stopped = misshapen(payload, backend, "message") or unfinished(payload, backend)
         if stopped is not None:
             return stopped.kind
     try:

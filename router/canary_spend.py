@@ -55,7 +55,7 @@ def reply_usage(body: dict[str, Any], payload: Any) -> Usage | None:
     said = usage_of("chat", payload.get("usage"))
     if said is not None:
         return said
-    if misshapen(payload, "", whole=True) is not None:
+    if misshapen(payload, "", "message") is not None:
         return None
     tally = Tally()
     tally.see(payload)

@@ -1,8 +1,7 @@
 """What makes a 200 reply, or one event of a stream, a failure: an answer stopped short
 (`unfinished`), choices no client can read (`misshapen`), a whole reply that is no JSON
-object (`reply_object`), that is an error and no answer (`whole_error`), that holds no
-answer at all (`no_answer`) or a choice without one (`choice_without_answer`);
-`whole_failure` checks a whole chat or completions reply for
+object (`reply_object`), that is an error and no answer (`whole_error`) or that holds no
+answer at all (`no_answer`); `whole_failure` checks a whole chat or completions reply for
 them all.
 
 Apart from `router.upstream_errors`, which types the upstream's error replies: these are
@@ -42,21 +41,27 @@ def unfinished(reply: dict[str, Any], backend: str) -> UpstreamError | None:
     return None
 
 
-def misshapen(reply: dict[str, Any], backend: str, whole: bool = False) -> Malformed | None:
+# Where a whole reply's choice holds its answer, by API (`misshapen`'s `answer`).
+ANSWER_KEYS = {"chat": "message", "completions": "text"}
+
+
+def misshapen(reply: dict[str, Any], backend: str, answer: str | None = None) -> Malformed | None:
     """The error when a chat reply or chunk has `choices` that are not a list of objects, or
     a choice whose `delta` or `message` is not an object (`"delta": "hi"`). No client reads
     them: the Messages and Responses translators read past them (an `end_turn` answer with
     nothing in it, recorded ok) or raised AttributeError, a traceback of the router's own
-    (found in review). No `choices` at all is a usage chunk's. A `whole` reply's choice
-    whose message is null is one too (an empty `ok` answer through the translators)."""
+    (found in review). No `choices` at all is a usage chunk's. A whole reply (`answer`: the
+    key its choices hold their answer in, `ANSWER_KEYS`) whose choice has that key null or
+    not at all is one too: an empty `ok` answer through the translators, and the OpenAI
+    SDK's `choices[0].message` raised AttributeError in the client (found in review)."""
     choices = reply.get("choices")
-    said = None if choices is None else _odd_choices(choices, whole)
+    said = None if choices is None else _odd_choices(choices, answer)
     if said is None:
         return None
     return Malformed(f"{backend}: {said}" if backend else said, backend=backend)
 
 
-def _odd_choices(choices: object, whole: bool) -> str | None:
+def _odd_choices(choices: object, answer: str | None) -> str | None:
     """What no client could read in `choices`; one plain loop, as it runs on every chunk (a
     generator per check and `isinstance(x, dict | None)`, which builds the union each time,
     cost a 20-chunk stream 15 % more instructions; docs/benchmarks.md)."""
@@ -70,10 +75,10 @@ def _odd_choices(choices: object, whole: bool) -> str | None:
             message is not None and not isinstance(message, dict)
         ):
             return "a choice's delta or message is not an object"
-        if whole and message is None and "message" in choice:
+        if answer is not None and choice.get(answer) is None:
             # a whole reply's only: a chunk may carry `"message": null` beside its delta (one
             # Choice model serialised with its nulls, as Volcengine's API documents)
-            return "a choice's message is null"
+            return f"a choice's {answer} is null or missing, so no answer"
         calls = (delta or message or {}).get("tool_calls")
         if calls is not None and not (
             isinstance(calls, list) and all(isinstance(call, dict) for call in calls)
@@ -128,26 +133,6 @@ def no_answer(reply: dict[str, Any], name: str) -> Malformed | None:
     return Malformed(f"{name}: {said}" if name else said, backend=name)
 
 
-# Where a whole reply's choice holds its answer, by API.
-ANSWER_KEYS = {"chat": "message", "completions": "text"}
-
-
-def choice_without_answer(reply: dict[str, Any], api: str, name: str) -> Malformed | None:
-    """The error when a whole reply's choice has no `message` (chat) or `text` (completions)
-    at all: the OpenAI SDK's `choices[0].message` raised AttributeError in the client, and
-    the Messages and Responses translators read it as an empty `end_turn` answer, recorded
-    ok with no other backend tried (found in review). A null `content` beside tool calls is
-    an answer; a null `message` is `misshapen`'s."""
-    key = ANSWER_KEYS.get(api)
-    choices = reply.get("choices")
-    if key is None or not isinstance(choices, list):
-        return None
-    if all(not isinstance(choice, dict) or key in choice for choice in choices):
-        return None
-    said = f"a choice holds no {key}, so no answer"
-    return Malformed(f"{name}: {said}" if name else said, backend=name)
-
-
 def whole_failure(
     reply: dict[str, Any], api: str, name: str, secrets: Collection[str] = ()
 ) -> UpstreamError | None:
@@ -159,8 +144,7 @@ def whole_failure(
     its callers never check one here."""
     return (
         whole_error(reply, api, name, secrets)
-        or misshapen(reply, name, whole=True)
+        or misshapen(reply, name, ANSWER_KEYS.get(api, "message"))
         or no_answer(reply, name)
-        or choice_without_answer(reply, api, name)
         or unfinished(reply, name)
     )
