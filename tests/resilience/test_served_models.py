@@ -21,15 +21,15 @@ LAGUNA = "poolside/Laguna-S-2.1-NVFP4"
 QUICK = {**FAST, "models_refresh_s": 0.1}  # `/v1/models` read again every capacity poll
 
 
-def model_reads(server: Running) -> int:
-    return int(server.stats()["by_path"].get("/v1/models", 0))
+def model_reads(server: Running, path: str = "/v1/models") -> int:
+    return int(server.stats()["by_path"].get(path, 0))
 
 
-def after_more_reads(server: Running, n: int) -> None:
-    """Until the router has read `server`'s `/v1/models` `n` more times: a warning said on
-    every read would be said again by then."""
-    target = model_reads(server) + n
-    until(lambda: model_reads(server) >= target, what=f"{n} more /v1/models reads")
+def after_more_reads(server: Running, n: int, path: str = "/v1/models") -> None:
+    """Until the router has read `server`'s model list (`path`) `n` more times: a warning
+    said on every read would be said again by then."""
+    target = model_reads(server, path) + n
+    until(lambda: model_reads(server, path) >= target, what=f"{n} more {path} reads")
 
 
 def laguna_config(local: Running, cloud: Running, tmp_path: Path, model: str) -> dict[str, Any]:
@@ -103,8 +103,7 @@ def test_a_base_url_without_v1_is_warned_once(
         data["backends"][0]["base_url"] = local.root  # http://127.0.0.1:PORT, no /v1
         with caplog.at_level(logging.INFO), router(parse(data)) as proxy:
             until(lambda: backend_state(proxy.root, "local")["model_warning"] is not None)
-            target = int(local.stats()["by_path"].get("/models", 0)) + 3
-            until(lambda: int(local.stats()["by_path"].get("/models", 0)) >= target)
+            after_more_reads(local, 3, "/models")  # a base_url without /v1 reads /models
         (said,) = warnings_about(caplog, "may lack `/v1`")
         assert said.startswith("backend 'local': its GET /models answered 404")
 
