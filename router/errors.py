@@ -40,11 +40,14 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from evals.redaction import redacted, redacted_body
+
+if TYPE_CHECKING:
+    from router.record import Outcome
 
 
 class RouterError(Exception):
@@ -158,6 +161,17 @@ class Cancelled(RouterError):
     """The request stopped before its answer was complete, and no backend is to blame."""
 
     kind = "cancelled"
+
+
+def refused_outcome(error: BaseException) -> Outcome:
+    """The outcome of a request that `error` ended before any backend answered (a refusal,
+    a failure while it was planned), as its ledger row and its span both say it: `cancelled`
+    when the router stopped it, `client_error` for a 4xx, else `router_error` (an exception
+    that is no RouterError is a bug, a 500)."""
+    if isinstance(error, Cancelled):
+        return "cancelled"
+    status = error.status if isinstance(error, RouterError) else 500
+    return "client_error" if 400 <= status < 500 else "router_error"
 
 
 class ClientClosed(Cancelled):

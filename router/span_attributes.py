@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from router.backends.litellm import model_of, provider_of
-from router.errors import RouterError, error_kind
+from router.errors import RouterError, error_kind, refused_outcome
 from router.record import Record, Usage
 
 if TYPE_CHECKING:
@@ -68,12 +68,12 @@ def record_attributes(
 
 
 def raised_attributes(error: Exception) -> dict[str, Any]:
-    """What a request span says of `error`, raised while the request was planned: what the
-    refusal's ledger row says (`router.api.refusal`), `smf.outcome` `client_error` for a 4xx,
-    else `router_error`; `error.type` its error kind, else that outcome. Any other exception
-    is a bug the client gets a 500 for."""
+    """What a request span says of `error`, raised while the request was planned: what a
+    refusal's ledger row says (`router.errors.refused_outcome`) as `smf.outcome`;
+    `error.type` its error kind, else that outcome. Any other exception is a bug the client
+    gets a 500 for."""
     status = error.status if isinstance(error, RouterError) else 500
-    outcome = "client_error" if 400 <= status < 500 else "router_error"
+    outcome = refused_outcome(error)
     kind = error_kind(error) if isinstance(error, RouterError) else None
     return {
         "smf.outcome": outcome,

@@ -25,8 +25,8 @@ from typing import Any
 
 from router import request as req
 from router.auth import Caller
-from router.errors import BadRequest, Cancelled, RouterError, error_kind
-from router.record import Api, Outcome, Record
+from router.errors import BadRequest, RouterError, error_kind, refused_outcome
+from router.record import Api, Record
 from router.routing_headers import is_private
 
 
@@ -57,18 +57,12 @@ class Arrival:
             requested_model=model[:200] if isinstance(model, str) else "",
             stream=body.get("stream") is True,
             status=error.status,
-            outcome=_outcome(error),
+            outcome=refused_outcome(error),
             # a refusal's code names why (`invalid_api_key`, `model_not_found`, ...)
             error_kind=error_kind(error),
             duration_s=duration_s,
             private=_private(caller, self.headers),
         )
-
-
-def _outcome(error: RouterError) -> Outcome:
-    if isinstance(error, Cancelled):
-        return "cancelled"  # the router stopped while the body was read
-    return "client_error" if 400 <= error.status < 500 else "router_error"
 
 
 def _private(caller: Caller, headers: dict[str, str]) -> bool:
