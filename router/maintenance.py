@@ -8,7 +8,8 @@ answers with the same JSON as `smf-router report --format json`. Both use the `l
 settings the router started with, like the ledger writer: a reload that changes them is
 reported as needing a restart, and until then the report read a directory nobody wrote and
 retention applied at once. Both run in a short-lived child process (`router.ledger_jobs`):
-in the router, the DuckDB they load stayed resident for good.
+in the router, the DuckDB they load stayed resident for good. At most `MAX_REPORTS` reports'
+children run at once; another report is refused (`ReportsBusy`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import asyncio
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,10 @@ STOP_WAIT_S = 5.0
 # seconds: docs/benchmarks.md). A pass's after an interval: the next one is due.
 REPORT_TIMEOUT_S = 300.0
 PASS_TIMEOUT_S = INTERVAL_S
+# Reports' children at once, per router: each is ~0.5 s of a core to start and tens of MB
+# (DuckDB), for up to REPORT_TIMEOUT_S. Unbounded, a dashboard refreshing or a script in a
+# loop started dozens of them on a 2-core box, beside the requests the router serves.
+MAX_REPORTS = 2
 
 
 class ReportFailed(RouterError):
@@ -53,6 +60,40 @@ class ReportFailed(RouterError):
     status = 503
     type = "service_unavailable"
     code = "report_failed"
+
+
+class ReportsBusy(RouterError):
+    """`MAX_REPORTS` reports run already: refused at once, not queued (a queue of waiting
+    threads piles up as the children did, and its clients wait as long). A 429, which the
+    SDKs retry on their own after a backoff."""
+
+    status = 429
+    type = "rate_limit_error"
+    code = "reports_busy"
+
+
+class ReportSlots:
+    """The reports under way in one router, each a child until its `ledger_jobs.run`
+    returns. Touched only on the event loop: no lock."""
+
+    def __init__(self) -> None:
+        self.running = 0
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """One of `MAX_REPORTS` slots for the block, or `ReportsBusy`. A report cancelled
+        (the drain ended) gives its slot back at once: its child has its SIGTERM, and the
+        router takes no new request then."""
+        if self.running >= MAX_REPORTS:
+            raise ReportsBusy(
+                f"{self.running} reports are under way (at most {MAX_REPORTS} at once):"
+                " ask again when one is done"
+            )
+        self.running += 1
+        try:
+            yield
+        finally:
+            self.running -= 1
 
 
 def housekeep(config: Config, stop: threading.Event | None = None) -> None:
@@ -146,10 +187,16 @@ REPORT_PARAMETERS = ("since", "until", "by")
 
 
 async def _report(
-    request: Request, ledger: LedgerSettings, since: str | None, until: str | None, by: str
+    request: Request,
+    ledger: LedgerSettings,
+    slots: ReportSlots,
+    since: str | None,
+    until: str | None,
+    by: str,
 ) -> dict[str, Any]:
     """The offload report as JSON (admin key): computed in a child process (DuckDB), which
-    a thread waits for, never the loop."""
+    a thread waits for, never the loop. A slot is taken only after the key and the query
+    are checked: a caller who may not read the report is not told how many run."""
     from router import report_window
 
     request.app.state.auth.admin(request_headers(request.scope))
@@ -196,6 +243,15 @@ async def _report(
         ],
     }
     stop = threading.Event()
+    with slots.held():
+        data = await _run_report(job, stop)
+    for warning in data["warnings"]:  # for the operator, who may not read the reply
+        log.warning("ledger report: %s", warning)
+    return data
+
+
+async def _run_report(job: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
+    """The report `job`'s result, from its child, or the RouterError that says why none."""
     try:
         data: dict[str, Any] = await asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S, stop)
     except asyncio.CancelledError:
@@ -211,8 +267,6 @@ async def _report(
     except ledger_jobs.JobFailed as exc:
         log.error("report failed: %s", exc, extra=_detail(exc))
         raise ReportFailed(f"the report's process {exc}") from None
-    for warning in data["warnings"]:  # for the operator, who may not read the reply
-        log.warning("ledger report: %s", warning)
     return data
 
 
@@ -260,12 +314,13 @@ def install(components: Any) -> None:
                 raise
 
     endpoints = APIRouter()
+    slots = ReportSlots()  # this router's: each replica bounds its own children
 
     @endpoints.get("/v1/router/report")
     async def report_endpoint(
         request: Request, since: str | None = None, until: str | None = None, by: str = "route"
     ) -> dict[str, Any]:
-        return await _report(request, started.ledger, since, until, by)
+        return await _report(request, started.ledger, slots, since, until, by)
 
     if started.ledger.housekeeping:
         components.background.append(job)
