@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -25,7 +24,6 @@ from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
-    BadRequest,
     RouterError,
     cancellation,
     error_kind,
@@ -47,7 +45,6 @@ from router.stored_responses import StoredResponses
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
 from router.translate.pairing import native
-from router.translate.view import chat_view
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -96,26 +93,6 @@ class NoStates:
 
 
 log = logging.getLogger("smf_router")
-
-
-def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
-    """`chat_view(api, body)`, or a 400: validation checks the fields translation reads, and
-    a shape it did not foresee is still the client's to fix, not a 500 (the log says which)."""
-    try:
-        return chat_view(api, body)
-    except (TypeError, AttributeError, ValueError, KeyError) as exc:
-        # the place, not the message: a message may quote the body
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        log.warning(
-            "a %s body did not translate: %s at %s:%s",
-            api,
-            type(exc).__name__,
-            where.filename,
-            where.lineno,
-        )
-        raise BadRequest(
-            f"the request does not have the shape of the {api} API ({type(exc).__name__})"
-        ) from None
 
 
 class Gateway:
@@ -171,7 +148,7 @@ class Gateway:
         `explain` only looks."""
         req.validate(api, body)
         target = self._target(body, headers)
-        view = readable_view(api, body)
+        view = req.readable_view(api, body)
         private = is_private(caller, headers)
         # before the span: a turn continuing another caller's response, or one the router
         # made over chat, is refused
@@ -181,7 +158,11 @@ class Gateway:
         # What raises after it all the same (a bug, a 500) ends it, with its open child.
         span = (
             self.tracing.start_request(
-                api, target.name or target.mode, headers, str(body["model"])[:200]
+                api,
+                target.name or target.mode,
+                headers,
+                str(body["model"])[:200],
+                req.request_id(headers),
             )
             if traffic
             else NO_SPAN
@@ -191,57 +172,78 @@ class Gateway:
             conversation = req.conversation_key(
                 view, headers, caller.name, self.conversation_secret
             )
-            choices_asked = size.several_choices(api, body)
-            demand = Demand(
-                api=api,
-                prompt_tokens=size.estimate_prompt_tokens(api, body),
-                max_tokens=size.max_tokens_of(api, body),
-                private=private,
-                sticky_backend=self.state_source.sticky(conversation)
-                if target.mode == "auto"
-                else None,
-                several_choices=choices_asked and body.get("stream") is True,
-                response_home=home,
-                server_state=responses_request.server_state(body) if api == "responses" else None,
-                choices_asked=choices_asked,
-            )
-            states = self.state_source.states()
-            if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
-                states = one_choice_only(states, self._one_choice_backends())
-            the_plan = plan(intent, target, demand, states, self.config)
-            stream = bool(body.get("stream"))
-            record = Record(
-                request_id=req.request_id(headers),
-                started_at=time.time(),
-                api=api,
-                caller=caller.name,
-                requested_model=str(body.get("model"))[:200],
-                intent=intent.label,
-                confidence=round(intent.confidence, 4),
-                intent_source=intent.source,
-                route=the_plan.route,
-                stream=stream,
-                conversation=conversation,
-                auto_routed=target.mode == "auto",
-                private=private,
-                # read from the view already made (store_text only): the latest user message
-                prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
-            )
-            wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            if stream and api in ("chat", "completions") and not wants_usage:
-                body = {
-                    **body,
-                    "stream_options": {**(body.get("stream_options") or {}), "include_usage": True},
-                }
-            forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
-            call = Call(
-                api, body, stream, record, the_plan, time.monotonic(), forwarded, wants_usage
-            )
+            demand = self._demand(api, body, target, private, conversation, home)
+            call = self._planned(api, body, caller, headers, view, target, intent, demand)
             call.span = span
             return call
         except Exception as error:  # refused by the front (`router.api.front`): a 4xx or a 500
             self.tracing.end_raised(span, error)
             raise
+
+    def _planned(
+        self,
+        api: Api,
+        body: dict[str, Any],
+        caller: Caller,
+        headers: Mapping[str, str],
+        view: dict[str, Any],
+        target: Target,
+        intent: Intent,
+        demand: Demand,
+    ) -> Call:
+        """The call a classified request becomes: its plan, and the record it will finish."""
+        states = self.state_source.states()
+        if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
+            states = one_choice_only(states, self._one_choice_backends())
+        the_plan = plan(intent, target, demand, states, self.config)
+        stream = bool(body.get("stream"))
+        record = Record(
+            request_id=req.request_id(headers),
+            started_at=time.time(),
+            api=api,
+            caller=caller.name,
+            requested_model=str(body.get("model"))[:200],
+            intent=intent.label,
+            confidence=round(intent.confidence, 4),
+            intent_source=intent.source,
+            route=the_plan.route,
+            stream=stream,
+            conversation=demand.conversation,
+            auto_routed=target.mode == "auto",
+            private=demand.private,
+            # read from the view already made (store_text only): the latest user message
+            prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
+        )
+        wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}
+        sent = req.with_usage_asked(api, body) if stream else body
+        return Call(api, sent, stream, record, the_plan, time.monotonic(), forwarded, wants_usage)
+
+    def _demand(
+        self,
+        api: Api,
+        body: dict[str, Any],
+        target: Target,
+        private: bool,
+        conversation: str,
+        home: str | None,
+    ) -> Demand:
+        """What the request asks of a backend, for `plan` to weigh."""
+        choices_asked = size.several_choices(api, body)
+        return Demand(
+            api=api,
+            prompt_tokens=size.estimate_prompt_tokens(api, body),
+            max_tokens=size.max_tokens_of(api, body),
+            private=private,
+            conversation=conversation,
+            sticky_backend=self.state_source.sticky(conversation)
+            if target.mode == "auto"
+            else None,
+            several_choices=choices_asked and body.get("stream") is True,
+            response_home=home,
+            server_state=responses_request.server_state(body) if api == "responses" else None,
+            choices_asked=choices_asked,
+        )
 
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
@@ -254,7 +256,7 @@ class Gateway:
                 "confidence": call.plan.intent.confidence,
                 "source": call.plan.intent.source,
             },
-            "classifier": classifier.explain(readable_view(api, body)),  # what classify read
+            "classifier": classifier.explain(req.readable_view(api, body)),  # what classify read
             "mode": call.plan.target.mode,
             "route": call.plan.route,
             # why the route is not the intent's label, when it is not (`route_for`'s reason)

@@ -6,7 +6,9 @@ The rest of the body is the backend's business and passes through untouched.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+import traceback
 from typing import Any
 
 import orjson
@@ -16,7 +18,10 @@ from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
 from router.translate.native_responses import only_own_reasoning
 from router.translate.responses_items import OWN_REASONING
+from router.translate.view import chat_view
 from router.translate.wire import TEXT_PARTS, content_text
+
+log = logging.getLogger("smf_router")
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # Objects and arrays nested in one another, the body itself level 1. orjson reads up to 1024
@@ -246,6 +251,13 @@ def request_id(headers: Any) -> str:
     return given if given and _REQUEST_ID.fullmatch(given) else new_request_id()
 
 
+def identified(headers: dict[str, str]) -> dict[str, str]:
+    """`headers` naming the request's id (`request_id`) once: the record, the span and the
+    refusal each read it, and a new id made by each named one request three ways (a 500
+    raised while planning answered an id no span held; found in review)."""
+    return {**headers, "x-request-id": request_id(headers)}
+
+
 def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: bytes = b"") -> str:
     """A stable, non-reversible key for the conversation (never the text itself), keyed
     with `secret` so that a guess at a `user` or a prompt cannot be checked against it
@@ -294,3 +306,33 @@ def prompt_text(view: dict[str, Any]) -> str:
         if isinstance(message, dict) and message.get("role") == "user":
             return content_text(message.get("content"), "\n", TEXT_PARTS)
     return ""
+
+
+def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
+    """`chat_view(api, body)`, or a 400: validation checks the fields translation reads, and
+    a shape it did not foresee is still the client's to fix, not a 500 (the log says which)."""
+    try:
+        return chat_view(api, body)
+    except (TypeError, AttributeError, ValueError, KeyError) as exc:
+        # the place, not the message: a message may quote the body
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        log.warning(
+            "a %s body did not translate: %s at %s:%s",
+            api,
+            type(exc).__name__,
+            where.filename,
+            where.lineno,
+        )
+        raise BadRequest(
+            f"the request does not have the shape of the {api} API ({type(exc).__name__})"
+        ) from None
+
+
+def with_usage_asked(api: Api, body: dict[str, Any]) -> dict[str, Any]:
+    """A streamed chat or completions `body` asking for the usage chunk: the ledger counts
+    tokens from it. The client's own `include_usage` is kept apart (`Call.wants_usage`), so
+    a client that did not ask is not sent the chunk."""
+    options = body.get("stream_options") or {}
+    if api not in ("chat", "completions") or options.get("include_usage"):
+        return body
+    return {**body, "stream_options": {**options, "include_usage": True}}

@@ -175,6 +175,7 @@ class Tracing:
         target: str,
         headers: Mapping[str, str] | None = None,
         requested_model: str | None = None,
+        request_id: str | None = None,
     ) -> Any:
         """The server span of one client request; continues the caller's `traceparent`, and
         keeps its `tracestate` for the backend calls (`router.trace_context`). Named
@@ -182,7 +183,8 @@ class Tracing:
         from the config, so span names stay a fixed set. Named by the client's `model`, any
         client made a new span name per request, as `x-smf-route` picks the target and
         leaves `model` unchecked (found in review). `requested_model`, the client's `model`
-        as sent (the target when not given), is `gen_ai.request.model` alone."""
+        as sent (the target when not given), is `gen_ai.request.model` alone. `request_id`
+        from the start: a request that fails while planned has no record to supply it."""
         if self._shipper is None:
             return NO_SPAN
         operation = OPERATIONS.get(api, "chat")
@@ -205,7 +207,8 @@ class Tracing:
                 "gen_ai.operation.name": operation,
                 "gen_ai.request.model": target if requested_model is None else requested_model,
                 "smf.traffic": "live",
-            },
+            }
+            | ({"smf.request_id": request_id} if request_id else {}),
         )
 
     def start_child(

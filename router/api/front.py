@@ -118,7 +118,7 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
     gateway: Gateway = state.gateway
     arrival = Arrival(api)  # until the gateway's record exists, what the refusal's holds
     try:
-        headers = arrival.headers = request_headers(scope)
+        headers = arrival.headers = req.identified(request_headers(scope))
         caller = arrival.caller = state.auth.caller(headers)
         limit = gateway.config.server.max_body_bytes
         received = await receive_sized(receive, headers.get("content-length"), limit)

@@ -22,7 +22,7 @@ from router.api.errors import shaped_response
 from router.api.headers import request_headers
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.errors import RouterError, UpstreamError, internal_error
-from router.gateway import Gateway, readable_view
+from router.gateway import Gateway
 from router.policy import Demand, plan
 from router.request import validate_token_count
 from router.request_size import estimate_prompt_tokens
@@ -65,7 +65,7 @@ async def _count(
     unknown `model` a 404 as on `/v1/messages`): counting sends the whole conversation to
     the backend asked."""
     target = target_of(gateway.config, body, headers)
-    intent = classifier.classify(readable_view("messages", body))
+    intent = classifier.classify(req.readable_view("messages", body))
     demand = Demand(
         api="messages",
         prompt_tokens=estimate_prompt_tokens("messages", body),

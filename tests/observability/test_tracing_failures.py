@@ -56,6 +56,8 @@ def test_a_request_failed_while_planned_ends_its_span_with_status_error(
     assert attrs(request)["error.type"] == "router_error"
     assert attrs(request)["smf.outcome"] == "router_error"
     assert attrs(request)["http.response.status_code"] == 500
+    # the reply's id leads to the trace, as a served request's does (found in review)
+    assert attrs(request)["smf.request_id"] == reply.headers["x-request-id"]
     if raising == "classify":
         assert classify.status.code == classify.status.STATUS_CODE_ERROR
         assert attrs(classify)["error.type"] == "router_error"
