@@ -57,10 +57,13 @@ PERMANENT_FAILURES = frozenset({"context_too_long"})
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """What the client asked for: classify (`auto`), a named route, or one backend."""
+    """What the client asked for: classify (`auto`), a named route, or one backend; and
+    whether `x-smf-route` named it rather than `model`, for a refusal to name what the
+    client sent (`router.refusals`)."""
 
     mode: Mode
     name: str = ""
+    by_header: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +129,13 @@ class Plan:
     @property
     def backends(self) -> tuple[str, ...]:
         return tuple(step.backend for step in self.steps)
+
+
+def model_names(config: Config) -> list[str]:
+    """The names `resolve_target` knows, once each: `auto`, aliases, routes, backends. What
+    `GET /v1/models` lists and a refusal of an unknown name offers, so the two agree."""
+    names = ["auto", *config.aliases, *config.routes, *(b.name for b in config.backends)]
+    return list(dict.fromkeys(names))
 
 
 def resolve_target(model: str, config: Config) -> Target | None:

@@ -101,16 +101,29 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             param=plan.server_state,
         )
     if "api_unsupported" in reasons:
+        advice, param = _elsewhere(plan, f"whose {local}backends speak it")
         return BadRequest(
             f"no {local}backend of {target!r} serves the {api} API{local_only} ({listed}); "
-            f"send it to a model whose {local}backends speak it",
-            param="model",
+            f"{advice}",
+            param=param,
         )
+    advice, param = _elsewhere(plan, "with a local backend")
     return BadRequest(
         f"{target!r} has no local backend, and a private request may use the local tier only "
-        f"({listed}); send it to a model with a local backend",
-        param="model",
+        f"({listed}); {advice}",
+        param=param,
     )
+
+
+def _elsewhere(plan: Plan, which: str) -> tuple[str, str | None]:
+    """Where to send a request its target cannot serve, and the field that chose that target:
+    the client's `model`, or its `x-smf-route` header (no field: `param` null, as the header's
+    other 400s). Told to send `model: auto` "to a model with a local backend", `param:
+    model`, a client whose header had chosen the route changed the wrong thing (found in
+    review)."""
+    if plan.target.by_header:
+        return f"leave out x-smf-route, or have it name a route {which}", None
+    return f"send it to a model {which}", "model"
 
 
 def named_as_sent(error: UpstreamError, api: Api, body: dict[str, Any]) -> UpstreamError:

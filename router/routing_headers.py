@@ -8,19 +8,28 @@ beside a real one (`1, `) is ignored; a header with no item at all (curl's `-H
 read as absent, the privacy switch failed open, and a forced route fell back to `model`.
 curl itself drops `-H "x-smf-private: $PRIVATE"` with the variable unset or empty: no header
 arrives, and nothing here can tell (the README says to write `${PRIVATE:?}`).
+
+A value is read as UTF-8, as curl sends what is typed (a byte that is not UTF-8 as its
+escape, `\\xff`): read as Latin-1 (how headers arrive), `x-smf-route: 快速` missed the
+alias `快速` that the 400 then offered, and was quoted back garbled, C1 control characters
+included (found in review).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from router.auth import Caller
 from router.config import Config
 from router.errors import BadRequest, NotFound
-from router.policy import Target, resolve_target
+from router.policy import Target, model_names, resolve_target
 
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+# Characters of names a refusal of an unknown one offers: a config of hundreds of aliases
+# made a message of them all. `GET /v1/models` lists every one.
+OFFERED_CHARS = 300
 
 
 def header_items(headers: Mapping[str, str], name: str) -> list[str]:
@@ -29,6 +38,7 @@ def header_items(headers: Mapping[str, str], name: str) -> list[str]:
     value = headers.get(name)
     if value is None:
         return []
+    value = as_written(value)
     items = [item.strip() for item in value.split(",") if item.strip()]
     if not items:
         raise BadRequest(f"{name} is empty: send a value or leave the header out")
@@ -44,7 +54,7 @@ def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
     for value in values:
         if value not in _YES and value not in _NO:
             raise BadRequest(
-                f"x-smf-private must be one of {', '.join(_YES + _NO)}, not {value[:20]!r}"
+                f"x-smf-private must be one of {', '.join(_YES + _NO)}, not {quoted(value, 20)}"
             )
     return caller.private or any(v in _YES for v in values)
 
@@ -61,12 +71,40 @@ def target_of(config: Config, body: dict[str, Any], headers: Mapping[str, str]) 
     model = forced or str(body["model"])
     target = resolve_target(model, config)
     if target is None:
-        known = ", ".join(["auto", *config.routes, *(b.name for b in config.backends)])
+        known = f"use one of: {offered(model_names(config))}"
         if forced:  # the client's header, not its `model`: a 400 like a repeated header
             raise BadRequest(
-                f"x-smf-route '{forced[:100]}' names no route or backend here; use one of: {known}"
+                f"x-smf-route {quoted(forced, 100)} names no route or backend here; {known}"
             )
         raise NotFound(
-            f"The model '{model[:100]}' does not exist here; use one of: {known}", param="model"
+            f"The model {quoted(model, 100)} does not exist here; {known}", param="model"
         )
-    return target
+    return replace(target, by_header=True) if forced else target
+
+
+def as_written(value: str) -> str:
+    """A header's value as the client wrote it, from the Latin-1 it arrives as: its bytes
+    read as UTF-8, a byte that is not UTF-8 as its escape (`\\xff`)."""
+    return value.encode("latin-1", "backslashreplace").decode("utf-8", "backslashreplace")
+
+
+def quoted(text: str, limit: int) -> str:
+    """The first `limit` characters of a name the client sent, quoted for a message, with
+    the characters that do not print escaped (`\\n`, `\\x85`)."""
+    shown = (c if c.isprintable() else c.encode("unicode_escape").decode() for c in text[:limit])
+    return f"'{''.join(shown)}'"
+
+
+def offered(names: list[str]) -> str:
+    """`names` joined for a refusal to offer, as many as fit in `OFFERED_CHARS` (the first,
+    `auto`, always), then how many more there are and where to find them."""
+    shown: list[str] = []
+    size = 0
+    for name in names:
+        size += len(name) + 2
+        if shown and size > OFFERED_CHARS:
+            break
+        shown.append(name)
+    rest = len(names) - len(shown)
+    more = f", and {rest} more (GET /v1/models lists them all)" if rest else ""
+    return ", ".join(shown) + more

@@ -11,6 +11,7 @@ from starlette.responses import RedirectResponse
 
 from router.api.headers import request_headers
 from router.errors import NotFound
+from router.policy import model_names
 
 endpoints = APIRouter()
 
@@ -41,10 +42,8 @@ async def model(request: Request, name: str) -> dict[str, Any] | RedirectRespons
 
 
 def _names(request: Request) -> list[str]:
-    """The names a request may give as `model`: `auto`, aliases, routes, backends."""
-    config = request.app.state.gateway.config
-    names = ["auto", *config.aliases, *config.routes, *(b.name for b in config.backends)]
-    return list(dict.fromkeys(names))
+    """The names a request may give as `model` (or `x-smf-route`)."""
+    return model_names(request.app.state.gateway.config)
 
 
 def _entry(name: str) -> dict[str, Any]:
