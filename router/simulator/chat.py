@@ -21,11 +21,13 @@ from router.simulator.wire import (
     Frame,
     Meta,
     bad_request,
+    check_stops,
     check_temperature,
     greedy_n,
     int_field,
     interleave,
     last_user_text,
+    model_check,
     required,
     sse,
     tool_spec,
@@ -51,6 +53,31 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
         after_tool_result=last.get("role") == "tool",
         tool_required=choice == "required",
     )
+
+
+def _check_tool_choice(body: dict[str, Any]) -> None:
+    """vLLM's chat request model: a `tool_choice` other than "none" needs `tools`, and a
+    named one must name one of them. The simulator took either and answered (a named
+    choice of no tool with a call of it), where vLLM refuses (found in review)."""
+    choice = body.get("tool_choice")
+    if choice is None or choice == "none":
+        return
+    tools = body.get("tools")
+    if tools is None:
+        raise model_check("When using `tool_choice`, `tools` must be set.", "tool_choice")
+    function = choice.get("function") if isinstance(choice, dict) else None
+    if not isinstance(function, dict) or not isinstance(tools, list):
+        return
+    named = [t["function"].get("name") for t in tools if isinstance(t, dict) and _has_function(t)]
+    if function.get("name") not in named:
+        raise model_check(
+            "The tool specified in `tool_choice` does not match any of the specified `tools`",
+            "tool_choice",
+        )
+
+
+def _has_function(tool: dict[str, Any]) -> bool:
+    return isinstance(tool.get("function"), dict)
 
 
 def _max_tokens_param(body: dict[str, Any]) -> str:
@@ -86,6 +113,8 @@ class ChatApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        if profile == "vllm":  # its request model's own check runs before its fields'
+            _check_tool_choice(body)
         required(body, "messages", list, "messages: Field required (a non-empty list).")
         required(body, "model", str, "model: Input should be a valid string.")
         messages, model = body["messages"], body["model"]
@@ -95,6 +124,7 @@ class ChatApi:
             body, "max_tokens", 1, profile
         )
         check_temperature(body.get("temperature"), profile)
+        check_stops(body, "stop", profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
         options = body.get("stream_options")

@@ -15,6 +15,7 @@ from router.simulator.wire import (
     Frame,
     Meta,
     bad_request,
+    check_stops,
     greedy_n,
     int_field,
     interleave,
@@ -43,6 +44,7 @@ class CompletionsApi:
         required(body, "model", str, "model: Input should be a valid string.")
         options = body.get("stream_options")
         max_tokens = int_field(body, "max_tokens", 1, profile)
+        check_stops(body, "stop", profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
         return Ask(

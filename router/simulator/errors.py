@@ -56,11 +56,29 @@ def validation_error(
     message: str, field: str, error_type: str, msg: str, given: Any, **ctx: object
 ) -> ApiError:
     """A body failing vLLM's request model: `message` for others, pydantic's words for vLLM."""
+    return validation_errors(
+        message, field, [validation_item(field, error_type, msg, given, **ctx)]
+    )
+
+
+def validation_item(
+    field: str, error_type: str, msg: str, given: Any, **ctx: object
+) -> dict[str, Any]:
+    """One of pydantic's errors as vLLM's validation handler lists it."""
     item: dict[str, Any] = {"type": error_type, "loc": f"body.{field}", "msg": msg}
     item["input"] = _shown(given)
     if ctx:
         item["ctx"] = ctx
-    return ApiError(400, "validation", message, field, detail=f"1 validation error:\n  {item!r}")
+    return item
+
+
+def validation_errors(message: str, field: str, items: list[dict[str, Any]]) -> ApiError:
+    """A body failing vLLM's request model at `field` in several ways (a union's every
+    branch: chat's `stop` is neither a string nor a short enough list), each listed."""
+    label = "error" if len(items) == 1 else "errors"
+    listed = "".join(f"\n  {item!r}" for item in items)
+    detail = f"{len(items)} validation {label}:{listed}"
+    return ApiError(400, "validation", message, field, detail=detail)
 
 
 def _shown(given: Any) -> str:

@@ -17,13 +17,14 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt
+from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import (
     Frame,
     Meta,
     bad_request,
+    check_stops,
     check_temperature,
     event,
     last_user_text,
@@ -82,6 +83,30 @@ def _max_tokens(body: dict[str, Any]) -> int:
     return value
 
 
+def _tools(body: dict[str, Any], profile: Flavor) -> tuple[ToolSpec, ...]:
+    """The tools offered. vLLM's request model needs each one's `input_schema`: a server
+    tool (`{"type": "web_search_20250305", "name": "web_search"}`) has none, and vLLM
+    refuses the body; the simulator offered it with an empty schema and even called it
+    (found in review)."""
+    tools = [(i, t) for i, t in enumerate(body.get("tools") or []) if isinstance(t, dict)]
+    for index, tool in tools:
+        field = f"tools.{index}.input_schema"
+        if profile == "vllm" and "input_schema" not in tool:
+            message = f"{field}: Field required"
+            raise validation_error(message, field, "missing", "Field required", tool)
+        if profile == "vllm" and tool["input_schema"] is None:  # not optional: null is no dict
+            msg = "Input should be a valid dictionary"
+            raise validation_error(f"{field}: {msg}", field, "dict_type", msg, None)
+    return tuple(tool_spec(t, "input_schema", f"tools.{i}.input_schema") for i, t in tools)
+
+
+def _check_named(name: Any, specs: tuple[ToolSpec, ...]) -> None:
+    """vLLM refuses a named `tool_choice` of a tool not offered, beside tools that are
+    (its structured output finds no such tool), in its Anthropic envelope."""
+    if name not in [spec.name for spec in specs]:
+        raise bad_request(f"The tool with name '{name}' is not found in the tools list.")
+
+
 class MessagesApi:
     name = "messages"
     id_prefix = "msg_"
@@ -95,20 +120,19 @@ class MessagesApi:
         required(body, "model", str, "model: Field required")
         required(body, "messages", list, "messages: Field required")
         max_tokens = _max_tokens(body)
+        check_stops(body, "stop_sequences", profile)
         check_temperature(body.get("temperature"), profile)
         if profile == "anthropic" and None not in (body.get("temperature"), body.get("top_p")):
             raise bad_request(BOTH_SAMPLERS)  # Claude 4.5 on: one of the two
         model, messages = body["model"], body["messages"]
         if not messages:
             raise bad_request(_EMPTY[profile == "vllm"])
-        specs = tuple(
-            tool_spec(t, "input_schema", f"tools.{index}.input_schema")
-            for index, t in enumerate(body.get("tools") or [])
-            if isinstance(t, dict)
-        )
+        specs = _tools(body, profile)
         choice = body.get("tool_choice") or {}
         kind = choice.get("type") if isinstance(choice, dict) else None
         forced = choice.get("name") if isinstance(choice, dict) else None
+        if profile == "vllm" and kind == "tool" and specs:
+            _check_named(forced, specs)
         prompt = Prompt(
             last_user_text(messages),
             specs,

@@ -25,6 +25,7 @@ from router.simulator.wire import (
     event,
     int_field,
     last_user_text,
+    model_check,
     tool_spec,
 )
 
@@ -37,6 +38,21 @@ def _input_text(items: Any) -> tuple[str, bool]:
     return last_user_text(items), last.get("type") == "function_call_output"
 
 
+GRAMMAR_REFUSED = (
+    "Custom tools with a grammar format are not supported; "
+    "only free-form text custom tools are accepted."
+)
+
+
+def _grammar_tool(tool: Any) -> bool:
+    """A custom tool constrained by a grammar (Codex's `apply_patch`), which vLLM refuses:
+    the simulator ignored custom tools and answered (found in review)."""
+    if not isinstance(tool, dict) or tool.get("type") != "custom":
+        return False
+    fmt = tool.get("format")
+    return isinstance(fmt, dict) and fmt.get("type") == "grammar"
+
+
 class ResponsesApi:
     name = "responses"
     id_prefix = "resp_"
@@ -46,6 +62,9 @@ class ResponsesApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        tools = body.get("tools")
+        if profile == "vllm" and isinstance(tools, list) and any(map(_grammar_tool, tools)):
+            raise model_check(GRAMMAR_REFUSED, "tools")  # its request model's own check
         items = body.get("input")
         if not isinstance(items, str | list) or not items:
             raise bad_request("input: Field required", "input")

@@ -11,7 +11,13 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import ToolSpec
-from router.simulator.errors import ApiError, Flavor, validation_error
+from router.simulator.errors import (
+    ApiError,
+    Flavor,
+    validation_error,
+    validation_errors,
+    validation_item,
+)
 from router.simulator.generation import Ask, Generation
 
 CallNumbering = Literal["openai", "index_0", "none"]
@@ -89,6 +95,35 @@ def parameter_error(flavor: Flavor, message: str, name: str, value: Any) -> ApiE
     if flavor == "vllm":
         message = f"{message} (parameter={name}, value={value})"
     return bad_request(message, name)
+
+
+def model_check(message: str, parameter: str) -> ApiError:
+    """What one of vLLM's request models' own checks raises (a `VLLMValidationError` with a
+    `parameter`, no value): its message with `(parameter=X)` after it, `param` X, the
+    `BadRequestError` type (not the `Bad Request` of a field's validation)."""
+    return bad_request(f"{message} (parameter={parameter})", parameter)
+
+
+MAX_STOPS = 4
+"""vLLM's `VLLM_MAX_STOP_STRINGS` (its default): the most `stop` (chat, completions) and
+Messages' `stop_sequences` hold."""
+
+
+def check_stops(body: dict[str, Any], field: str, flavor: Flavor) -> None:
+    """vLLM's bound on the stop strings: `stop` is a string or a list of at most `MAX_STOPS`,
+    so a longer list fails both branches of the union (both listed); `stop_sequences` is a
+    list alone."""
+    given = body.get(field)
+    if flavor != "vllm" or not isinstance(given, list) or len(given) <= MAX_STOPS:
+        return
+    message = f"{field}: at most {MAX_STOPS} items, got {len(given)}"
+    msg = f"List should have at most {MAX_STOPS} items after validation, not {len(given)}"
+    ctx = {"field_type": "List", "max_length": MAX_STOPS, "actual_length": len(given)}
+    items = [validation_item(field, "too_long", msg, given, **ctx)]
+    if field == "stop":
+        string = validation_item(field, "string_type", "Input should be a valid string", given)
+        items.insert(0, string)
+    raise validation_errors(message, field, items)
 
 
 def required(body: dict[str, Any], name: str, kind: type, message: str) -> None:
