@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 from classifier.intent import INTENTS
 from router.config_checks import chat_problem, shadow_named
 from router.record import Record
+from router.translate.pairing import anthropic_own
 
 if TYPE_CHECKING:  # `router.config` imports this module
     from router.config import Config
@@ -133,7 +134,7 @@ def of(config: Config) -> list[str]:
     """One line per thing to warn of, in a stable order."""
     said = [w for b in config.backends if (w := b.key_warning()) is not None]
     for b in config.backends:
-        if b.kind == "openai" and set(b.apis) == {"messages"} and b.api_key_env is not None:
+        if anthropic_own(b) and b.api_key_env is not None:
             variable = b.api_key_env if b.key_variable() == b.api_key_env else "VARIABLE"
             said.append(BEARER_TO_MESSAGES.format(name=b.name, variable=variable))
     if not config.shadow.samples:

@@ -5,9 +5,10 @@ Mapping: `system` → a system message; `tool_use` blocks → assistant `tool_ca
 puts results first in the turn that follows the call); a system turn within `messages`
 (Claude Code's, newer versions) → a user message, after the tool results when it came
 between the calls and them (`router.translate.after_results`); `tools[].input_schema` →
-`function.parameters`; `tool_choice` any/tool/none → required/function/none;
-`stop_sequences` → `stop`. Thinking blocks and server tools have no chat equivalent and
-are dropped. Pure: dict in, dict out.
+`function.parameters`; `tool_choice` any/tool/none → required/function/none (a named
+tool only when it is among the tools sent); `stop_sequences` → `stop` (more than chat's
+4 are refused per backend, `router.translate.stop_limit`). Thinking blocks and server tools
+have no chat equivalent and are dropped. Pure: dict in, dict out.
 
 A document of plain text (a `text` or `content` source) and a search result become text
 parts, under their title (and a result's source); what chat cannot carry (a PDF, an image
@@ -350,9 +351,14 @@ def _headed(head: list[str], text: str) -> str:
     return "\n".join([*head, text] if text else head)
 
 
+def is_server_tool(tool: Any) -> bool:
+    """Anthropic's server tools (web search, code execution, bash, …) carry a versioned
+    `type` (`web_search_20250305`) and no `input_schema`: only Anthropic runs them."""
+    return isinstance(tool, dict) and tool.get("type") not in (None, "custom")
+
+
 def _is_client_tool(tool: Any) -> bool:
-    """Server tools (web search, code execution, …) carry a versioned `type`; skip them."""
-    return isinstance(tool, dict) and tool.get("type") in (None, "custom") and "name" in tool
+    return isinstance(tool, dict) and not is_server_tool(tool) and "name" in tool
 
 
 def _tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -366,11 +372,18 @@ def _tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_choice(choice: Any, out: dict[str, Any]) -> None:
+    """Chat's `tool_choice` for Messages': a named one only when it names a tool `out` offers.
+    One naming a server tool (dropped above) or no tool at all was sent on, and vLLM refused
+    it ("When using `tool_choice`, `tools` must be set.", or that it "does not match any of
+    the specified `tools`"; found in review): it is dropped, as the server tool is."""
     if not isinstance(choice, dict):
         return
     kind = choice.get("type")
-    if kind == "tool" and choice.get("name"):
-        out["tool_choice"] = {"type": "function", "function": {"name": choice["name"]}}
+    if kind == "tool":
+        name = choice.get("name")
+        offered = (t["function"]["name"] for t in out.get("tools", ()))
+        if isinstance(name, str) and name in offered:
+            out["tool_choice"] = {"type": "function", "function": {"name": name}}
     elif kind in _TOOL_CHOICE and "tools" in out:
         out["tool_choice"] = _TOOL_CHOICE[kind]
     if choice.get("disable_parallel_tool_use") and "tools" in out:

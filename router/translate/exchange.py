@@ -4,10 +4,13 @@ The dispatcher calls `send` for every attempt. A backend that speaks the client'
 the body untouched (pass-through), but for the Responses reasoning items the router made
 itself (`native_responses`: OpenAI answers 404 for them) and a Messages history's tool ids
 outside Anthropic's pattern or repeated (`native_messages`: Anthropic refuses the request
-for them, and they came from a chat backend's turns); a chat backend gets the
-translated request and its reply comes back already in the client's API, so the commit
-point (the first event), fallback and the relay work the same either way. Translation
-never forwards the `anthropic-*` headers: they mean nothing to a chat server.
+for them, and they came from a chat backend's turns), and for what only OpenAI's or
+Anthropic's own API takes, which another server that speaks their API (vLLM) refused: a
+custom tool's grammar (told in its description), Anthropic's server tools (dropped) and
+more than 4 stop sequences (refused, `stop_limit`). A chat backend gets the translated
+request and its reply comes back already in the client's API, so the commit point (the
+first event), fallback and the relay work the same either way. Translation never forwards
+the `anthropic-*` headers: they mean nothing to a chat server.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from evals.urls import openai_hosted
 from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
@@ -35,8 +39,9 @@ from router.translate import (
     responses_reply,
     responses_request,
     responses_whole,
+    stop_limit,
 )
-from router.translate.pairing import native
+from router.translate.pairing import anthropic_own, native
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
@@ -78,7 +83,7 @@ async def send(
     backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
 ) -> Reply:
     if native(api, backend.settings):  # as sent, but for what the native API would refuse
-        sent = _for_native(api, body)
+        sent = _for_native(api, body, backend.settings)
         return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
@@ -118,14 +123,29 @@ def _whole_answer(reply: Reply, backend: Backend) -> dict[str, Any]:
     return answer
 
 
-def _for_native(api: Api, body: dict[str, Any]) -> dict[str, Any]:
-    """The body a native backend gets: Responses without the router's own reasoning items
-    (`native_responses`), Messages with tool ids Anthropic takes (`native_messages`)."""
+def _for_native(api: Api, body: dict[str, Any], settings: BackendSettings) -> dict[str, Any]:
+    """The body a native backend gets: Responses without the router's own reasoning items,
+    its grammar tools free-form but on OpenAI's own API (`native_responses`); Messages with
+    tool ids Anthropic takes, without server tools but on Anthropic's (`native_messages`),
+    refused for more stop sequences than a backend other than Anthropic's takes
+    (`stop_limit`)."""
     if api == "responses":
-        return native_responses.for_native(body)
+        return native_responses.for_native(body, openai=openai_hosted(settings.base_url))
     if api == "messages":
-        return native_messages.for_native(body)
+        anthropic = anthropic_own(settings)
+        if not anthropic:
+            _check_stops(body, settings.name)
+        return native_messages.for_native(body, anthropic=anthropic)
     return body
+
+
+def _check_stops(body: dict[str, Any], name: str) -> None:
+    """Raise the client's 400 naming `stop_sequences` when `body` holds more than backend
+    `name` takes (`stop_limit`): an attempt's refusal, as the backend's own would be."""
+    why = stop_limit.refusal(body)
+    if why is not None:
+        refusal = BadRequest(why, param="stop_sequences").body()
+        raise Rejected(f"{name}: {why}", backend=name, status=400, upstream=refusal)
 
 
 def keeps_cache(settings: BackendSettings) -> bool:
@@ -142,7 +162,10 @@ def keeps_cache(settings: BackendSettings) -> bool:
 def to_chat(
     api: Api, body: dict[str, Any], stream: bool, name: str, cache: bool = False
 ) -> dict[str, Any]:
+    """The chat body for a Messages or Responses one, for backend `name`; a Messages body
+    with more stop sequences than chat's `stop` holds is refused (`stop_limit`)."""
     if api == "messages":
+        _check_stops(body, name)
         return anthropic_request.to_chat(body, stream, cache=cache)
     if api == "responses":
         try:

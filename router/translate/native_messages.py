@@ -16,6 +16,13 @@ tool_use holds already gets a suffix too, and so do the tool_results that answer
 tool_result answers the tool_use of its id in the nearest assistant message before it.
 The backend's reply needs no mapping back: its ids are its own, new ones. The client's
 history keeps its ids; the next request is mapped afresh, to the same ids.
+
+Server tools (`web_search_20250305`, `bash_20250124`, …: a versioned `type`, no
+`input_schema`) run only at Anthropic (`pairing.anthropic_own`). vLLM's `/v1/messages`
+refused a request offering one ("body.tools.N.input_schema: Field required"), and Claude
+Code offers them; every other backend gets the request without them, as a chat backend does
+(`anthropic_request.is_server_tool`), and without a `tool_choice` naming one of them (vLLM:
+"The tool with name 'web_search' is not found in the tools list.").
 """
 
 from __future__ import annotations
@@ -24,24 +31,46 @@ import re
 from collections import deque
 from typing import Any
 
+from router.translate.anthropic_request import is_server_tool
+
 ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 """Anthropic's own check of `tool_use.id` (and of a tool_result's `tool_use_id`)."""
 
 _OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def for_native(body: dict[str, Any]) -> dict[str, Any]:
-    """`body` with the tool ids of its `messages` valid and unique for Anthropic (itself when
-    they are already: the body is copied only to change one)."""
+def for_native(body: dict[str, Any], anthropic: bool) -> dict[str, Any]:
+    """`body` with the tool ids of its `messages` valid and unique for Anthropic and, unless
+    the backend is Anthropic's (`anthropic`), without server tools (itself when there is
+    nothing to change: the body is copied only to change something)."""
+    out = body if anthropic else _client_tools_only(body)
     messages = body.get("messages")
     if not isinstance(messages, list):
-        return body
+        return out
     given = [block for turn in messages for block in _tool_blocks(turn)]
     ids = [block[_KEY[block["type"]]] for block in given]
     uses = [block["id"] for block in given if block["type"] == "tool_use"]
     if all(map(ANTHROPIC_ID.match, ids)) and len(uses) == len(set(uses)):
+        return out
+    return {**out, "messages": _renamed(messages, _mapping(ids))}
+
+
+def _client_tools_only(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` without its server tools (no `tools` when none is left), and without a named
+    `tool_choice` of one of them."""
+    tools = body.get("tools")
+    if not isinstance(tools, list) or not any(map(is_server_tool, tools)):
         return body
-    return {**body, "messages": _renamed(messages, _mapping(ids))}
+    kept = [tool for tool in tools if not is_server_tool(tool)]
+    out = {key: value for key, value in body.items() if key != "tools"}
+    if kept:
+        out["tools"] = kept
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "tool":
+        dropped = [tool.get("name") for tool in tools if is_server_tool(tool)]
+        if choice.get("name") in dropped:
+            del out["tool_choice"]
+    return out
 
 
 _KEY = {"tool_use": "id", "tool_result": "tool_use_id"}

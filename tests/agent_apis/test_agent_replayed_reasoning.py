@@ -60,14 +60,14 @@ def test_the_routers_own_reasoning_items_stay_behind_when_forwarded_natively() -
     message = {"type": "message", "role": "assistant", "id": "rs_smf_x", "content": "4"}
     asked = {"role": "user", "content": "And 3 + 3?"}
     body = {"model": "auto", "input": [own, openai_own, encrypted, message, asked]}
-    assert native_responses.for_native(body) == {
+    assert native_responses.for_native(body, openai=False) == {
         "model": "auto",
         "input": [openai_own, encrypted, message, asked],
     }
     assert [item["id"] for item in body["input"][:2]] == [own["id"], openai_own["id"]]  # kept
     plain = {"model": "auto", "input": [openai_own, asked]}
-    assert native_responses.for_native(plain) is plain
-    assert native_responses.for_native({"input": "hi"}) == {"input": "hi"}
+    assert native_responses.for_native(plain, openai=False) is plain
+    assert native_responses.for_native({"input": "hi"}, openai=False) == {"input": "hi"}
 
 
 @pytest.mark.usefixtures("short_grace")
@@ -118,7 +118,9 @@ def test_an_input_of_only_the_routers_reasoning_items_is_refused() -> None:
     with pytest.raises(BadRequest, match="router made") as refused:
         request.validate("responses", {"model": "cloud", "input": [OWN, OWN]})
     assert refused.value.param == "input"
-    assert native_responses.for_native({"model": "cloud", "input": [OWN, "hi"]})["input"] == ["hi"]
+    assert native_responses.for_native({"model": "cloud", "input": [OWN, "hi"]}, openai=False)[
+        "input"
+    ] == ["hi"]
 
 
 def test_a_chat_first_route_refuses_it_before_any_attempt(tmp_path: Path) -> None:

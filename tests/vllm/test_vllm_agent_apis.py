@@ -90,3 +90,34 @@ def test_messages_context_too_long_on_vllm_falls_back_translated_to_cloud(
     assert raw.headers["x-smf-backend"] == "cloud"
     assert raw.headers["x-smf-attempts"] == "2"
     assert raw.parse().content
+
+
+def test_agent_bodies_vllm_refuses_are_made_what_it_takes(
+    client: openai.OpenAI, claude: anthropic.Anthropic
+) -> None:
+    """Codex's `apply_patch` grammar and Claude Code's server tools, natively on vLLM: it
+    refused both with a 400; they reach it free-form and dropped. More stop sequences than
+    it takes are the router's 400, naming the client's field."""
+    grammar = {"type": "grammar", "syntax": "lark", "definition": 'start: "*** Begin Patch"'}
+    patch: Any = {
+        "type": "custom",
+        "name": "apply_patch",
+        "description": "Edit.",
+        "format": grammar,
+    }
+    raw = client.responses.with_raw_response.create(
+        model="local", input="Hello", max_output_tokens=5, tools=[patch]
+    )
+    assert raw.headers["x-smf-backend"] == "local"
+    web_search: Any = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+    weather: Any = {"name": "get_weather", "input_schema": {"type": "object"}}
+    named: Any = {"type": "tool", "name": "web_search"}
+    reply = claude.messages.with_raw_response.create(
+        model="local", max_tokens=5, messages=USER, tools=[weather, web_search], tool_choice=named
+    )
+    assert reply.headers["x-smf-backend"] == "local"
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(
+            model="local", max_tokens=5, messages=USER, stop_sequences=["a", "b", "c", "d", "e"]
+        )
+    assert "'stop_sequences' holds 5" in str(refused.value)
