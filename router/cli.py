@@ -27,10 +27,23 @@ ConfigOption = Annotated[
 ]
 
 
+def _host(text: str) -> str:
+    """`--host`, never empty: `""` listened on every interface without a word."""
+    from router import listen_address
+
+    try:
+        return listen_address.checked_host(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+HostOption = Annotated[str, typer.Option(callback=_host, help="Address to listen on.")]
+
+
 @app.command()
 def serve(
     config: ConfigOption = None,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: HostOption = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 4000,
 ) -> None:
     """Serve the router (demo mode with simulated backends when nothing is configured)."""
@@ -55,7 +68,7 @@ def simulate(
     port: Annotated[
         int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")
     ] = 8888,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    host: HostOption = "127.0.0.1",
     profile: Annotated[str, typer.Option(help="vllm | cloud | anthropic")] = "vllm",
 ) -> None:
     """Serve one simulated backend (vLLM, an OpenAI-like cloud, or Anthropic Messages).

@@ -26,7 +26,7 @@ from typing import Any
 
 import uvicorn
 
-from router import default_config, early_sighup, heap, reload, sandbox_layers
+from router import default_config, early_sighup, heap, listen_address, reload, sandbox_layers
 from router.api.corking import CorkedHttpToolsProtocol
 from router.api.request_head import drop_uvicorn_unparsed_line
 from router.app import create_app
@@ -128,12 +128,16 @@ def say_stopped(ledger: LedgerWriter | None, path: str) -> None:
 async def _address_free(host: str, port: int) -> bool:
     """Whether `host:port` can be bound, tried as uvicorn will bind it (the loop's own
     `create_server`, every address `host` names) and let go at once; if not, uvicorn's own
-    error line. The port may still be taken in between: uvicorn then fails as before."""
+    error line (a name no host can have, `not..a..host`, in words of `listen_address`).
+    The port may still be taken in between: uvicorn then fails as before."""
     loop = asyncio.get_running_loop()
     try:
         probe = await loop.create_server(asyncio.Protocol, host, port, start_serving=False)
     except OSError as exc:
         logging.getLogger("uvicorn.error").error(exc)  # as uvicorn.Server.startup logs it
+        return False
+    except UnicodeError as exc:  # no OSError: it was a traceback (found in review)
+        logging.getLogger("uvicorn.error").error(listen_address.cannot_listen(host, port, exc))
         return False
     probe.close()
     await probe.wait_closed()

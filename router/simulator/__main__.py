@@ -8,7 +8,7 @@ import contextlib
 import signal
 import sys
 
-from router import heap, standard_fds
+from router import heap, listen_address, standard_fds
 from router.simulator.faults import FaultError
 from router.simulator.faults import parse as parse_fault
 from router.simulator.runner import new_loop, serve
@@ -36,6 +36,14 @@ def fault_spec(text: str) -> str:
     return text
 
 
+def host_name(text: str) -> str:
+    """`--host`, never empty (`router.listen_address.checked_host`)."""
+    try:
+        return listen_address.checked_host(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 PROG = "python -m router.simulator"
 
 
@@ -45,7 +53,7 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     and one it missed was exit 0 in silence at `>/dev/full` (found in review)."""
     p = argparse.ArgumentParser(prog=prog, description=__doc__, allow_abbrev=False)
     p.add_argument("--profile", choices=PROFILES, default="vllm")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", type=host_name, default="127.0.0.1")
     p.add_argument("--port", type=port_number, default=8888)
     p.add_argument("--model", default=None, help="served model name (echoed in responses)")
     p.add_argument("--max-model-len", type=int, default=None)
@@ -121,8 +129,9 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
             loop.run_until_complete(serving)
-    except OSError as exc:  # port in use, an address not of this machine, a name not found
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+    # port in use, an address not of this machine, a name not found or no name at all
+    except (OSError, UnicodeError) as exc:
+        print(f"error: {listen_address.cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
         return 2
     finally:
         loop.close()
