@@ -27,18 +27,32 @@ app = typer.Typer(
 app.command("report")(eval_cli.report_command)
 
 
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
+
 def resolve(
     backend: str | None,
     config: Path | None,
     endpoint: str | None,
     model: str | None,
-    key: str | None,
+    key_env: str | None,
 ) -> Endpoint:
-    """The endpoint to ask: a configured backend, or the explicit URL and model."""
+    """The endpoint to ask: a configured backend, or the explicit URL and model (its key in
+    `key_env`, by default `DEFAULT_KEY_ENV`). A backend's URL and key are the config's: an
+    `--endpoint` or `--api-key-env` beside `--backend` was dropped without a word, and the
+    run asked another server than the one named (found in review)."""
+    import os
+
     if backend is None:
         if not endpoint or not model:
             raise typer.BadParameter("give --backend NAME, or both --endpoint and --model")
-        return eval_cli.endpoint_of(endpoint, model, key)
+        return eval_cli.endpoint_of(endpoint, model, os.environ.get(key_env or DEFAULT_KEY_ENV))
+    for given, name in ((endpoint, "--endpoint"), (key_env, "--api-key-env")):
+        if given is not None:
+            raise typer.BadParameter(
+                f"{name} goes with --endpoint, not --backend (the backend's URL and key are"
+                " the config's)"
+            )
     if config is None:
         raise typer.BadParameter("--backend needs --config (the router's YAML)")
     try:
@@ -71,8 +85,12 @@ def run(
     concurrency: Annotated[int, typer.Option(min=1, max=256)] = 8,
     timeout: Annotated[float, typer.Option(help="Seconds per request")] = 300.0,
     api_key_env: Annotated[
-        str, typer.Option(help="Env var holding the API key")
-    ] = "OPENAI_API_KEY",
+        str | None,
+        typer.Option(
+            help=f"Env var holding the API key of --endpoint (default: {DEFAULT_KEY_ENV})",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Write results JSON here")] = None,
     compare: Annotated[Path | None, typer.Option(help="Older results JSON to diff")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar (on stderr)")] = True,
@@ -81,12 +99,10 @@ def run(
     ] = None,
 ) -> None:
     """Run suites against an endpoint or backend; print the report; optionally save/compare."""
-    import os
-
     mode = thinking or ("omit" if backend else "off")
     if mode not in eval_cli.THINKING:
         raise typer.BadParameter(f"--thinking must be one of {sorted(eval_cli.THINKING)}")
-    target = resolve(backend, config, endpoint, model, os.environ.get(api_key_env))
+    target = resolve(backend, config, endpoint, model, api_key_env)
     timeout = eval_cli.request_timeout(timeout)
     console = Console()
     cases = eval_cli.select_cases(suites, profile)

@@ -13,6 +13,7 @@ from evals import results, runner
 from evals.suite import SHIPPED
 from router.eval_command import app
 from tests.harness import breaks_on_call, simulator
+from tests.processes import smf_router
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
 
@@ -84,3 +85,22 @@ def test_a_partial_run_of_a_backend_names_it(
     assert result.exit_code == 1, result.output
     doc = results.read(tmp_path / "r.partial.json")
     assert doc["run"]["backend"] == "local" and len(doc["cases"]) == 2
+
+
+@pytest.mark.parametrize(
+    "extra", [["--endpoint", "http://127.0.0.1:9/v1"], ["--api-key-env", "OTHER_KEY"]]
+)
+def test_endpoint_options_beside_a_backend_are_a_usage_error(
+    tmp_path: Path, extra: list[str]
+) -> None:
+    """`--backend local --endpoint URL` asked the backend's URL, dropping the one given
+    without a word, and `--api-key-env` was as silently ignored (found in review)."""
+    config = one_backend_config(tmp_path, "http://127.0.0.1:9/v1")
+    done = smf_router(
+        "eval", "run", "--backend", "local", "--config", str(config), *extra,
+        "--suites", str(SHIPPED / "math"), "--no-progress",
+        env={"COLUMNS": "300"},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{extra[0]} goes with --endpoint, not --backend" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
