@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -81,13 +83,27 @@ def train(
 Directory = typer.Argument(exists=True, file_okay=False, dir_okay=True)
 
 
+@contextmanager
+def _inputs(what: str) -> Iterator[None]:
+    """A file missing from the directory given is one `error:` line naming it, exit 2: it
+    was a FileNotFoundError traceback (found in review). Both commands read all they need
+    before writing anything, so classifier/data is as it was then."""
+    try:
+        yield
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc.filename} not found ({what})", err=True)
+        raise typer.Exit(2) from None
+
+
 @app.command("import-data")
 def import_data(src: Annotated[Path, Directory]) -> None:
     """Copy capped, clipped rows and their licences from SRC into classifier/data."""
     from classifier.corpus import DATA_DIR
     from classifier.importer import import_all
 
-    for name, n in import_all(src, DATA_DIR).items():
+    with _inputs("SRC is the shared dataset folder: train/, validation/ and authored/"):
+        counts = import_all(src, DATA_DIR)
+    for name, n in counts.items():
         typer.echo(f"{name}: {n}")
 
 
@@ -101,7 +117,9 @@ def distill(model_dir: Annotated[Path, Directory]) -> None:
     from classifier.corpus import EMBEDDING_PATH, load
     from classifier.distill import write_table
 
-    n = write_table(model_dir, [r.text for r in load("train")], EMBEDDING_PATH)
+    texts = [r.text for r in load("train")]
+    with _inputs("MODEL_DIR holds model.safetensors and tokenizer.json"):
+        n = write_table(model_dir, texts, EMBEDDING_PATH)
     typer.echo(f"{n} words -> {EMBEDDING_PATH}")
 
 

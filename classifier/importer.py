@@ -268,9 +268,15 @@ def _copy_licences(src_dir: Path, dst_dir: Path) -> None:
 
 
 def import_all(src: Path, dst: Path) -> dict[str, int]:
-    """Write `dst/{train,validation}/<source>.jsonl` plus licences; return row counts."""
+    """Write `dst/{train,validation}/<source>.jsonl` plus licences; return row counts.
+
+    Everything is read before anything is written: a file missing from `src` raises
+    FileNotFoundError with `dst` as it was. The authored README, read last, was missed only
+    once every data file of `dst` had been rewritten (found in review)."""
+    splits = {"train": train_rows(src), "validation": validation_rows(src)}
+    readme = (src / "authored/README.md").read_bytes()
     counts: dict[str, int] = {}
-    for split, groups in (("train", train_rows(src)), ("validation", validation_rows(src))):
+    for split, groups in splits.items():
         for name, rows in groups.items():
             out = dst / split / f"{name}.jsonl"
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -282,5 +288,5 @@ def import_all(src: Path, dst: Path) -> dict[str, int]:
         for d in sorted((src / split).iterdir()):
             if d.is_dir():
                 _copy_licences(d, dst / "licences" / d.name)
-    shutil.copyfile(src / "authored/README.md", dst / "licences/authored-README.md")
+    (dst / "licences/authored-README.md").write_bytes(readme)
     return counts

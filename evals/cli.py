@@ -25,7 +25,15 @@ from evals.endpoint import Endpoint, said, served_context_window
 from evals.graders import GRADER_RULES
 from evals.redaction import Secrets
 from evals.runner import run_cases
-from evals.suite import SHIPPED, Case, load, load_profile, load_warnings, published_count
+from evals.suite import (
+    PROFILES,
+    SHIPPED,
+    Case,
+    load,
+    load_profile,
+    load_warnings,
+    published_count,
+)
 from evals.urls import check_url, masked_url
 
 app = typer.Typer(
@@ -56,7 +64,13 @@ def select_cases(suites: Path, profile: str | None) -> list[Case]:
     """A published profile under an smf-bench checkout, or every case under ``suites``;
     a path that does not load is the option's error, not a traceback. A case that loads
     but must not run as written (N/A: ``evals.suite_flaws``), or runs but likely not as
-    meant (``evals.suite_notes``), is warned of on stderr."""
+    meant (``evals.suite_notes``), is warned of on stderr. An unknown profile is the
+    ``--profile``'s error: it was said as ``--suites``'s, an option not given (found in
+    review)."""
+    if profile and profile not in PROFILES:
+        raise typer.BadParameter(
+            f"--profile: unknown profile {profile!r}; known: {sorted(PROFILES)}"
+        )
     try:
         cases = load_profile(suites, profile) if profile else load(suites)
     except (OSError, ValueError) as exc:  # SuiteError is a ValueError

@@ -88,8 +88,16 @@ def check_window(
     after now (it reported $0 with status 0, without `until` and then with one ahead of it:
     found in review). `names` are how the caller spells the two (`--since`, `--until` on the
     command line); the message, and the error's `name`, say the one to change: the `until`
-    given when `since` was `defaulted` from it (the error named a since nobody sent)."""
+    given when `since` was `defaulted` from it (the error named a since nobody sent), and
+    only the `until` when nothing comes before it (`--until 0001-01-01` alone was told to be
+    after a `--since` nobody gave: found in review)."""
     first, last = names
+    if until is not None and until <= since and defaulted:  # `default_since` hit year 1
+        raise EmptyWindow(
+            f"{last} ({until.isoformat()}) is the first moment there is: with no {first},"
+            f" the window is the {DEFAULT_DAYS} days before it, and would be empty",
+            last,
+        )
     if until is not None and until <= since:
         raise EmptyWindow(
             f"{last} ({until.isoformat()}) must be after {first} ({since.isoformat()}):"

@@ -145,7 +145,12 @@ def report_command(
             " before --until, else before now)."
         ),
     ] = None,
-    until: Annotated[str | None, typer.Option(help="ISO date/time (exclusive).")] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            help="Exclusive end: `30d`, `12h`, `2w` before now, or an ISO date/time (default: now)."
+        ),
+    ] = None,
     by: Annotated[GroupBy, typer.Option(help="Group rows by.")] = GroupBy.route,
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.table,
     out: Annotated[Path | None, typer.Option(help="Write to a file instead of stdout.")] = None,

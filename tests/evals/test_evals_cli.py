@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from evals.results import CaseResult, to_document
 from evals.suite import SHIPPED, Case, load
 from router.eval_command import app as router_eval_app
 from tests.evals.shipped_cases import pick
-from tests.harness import REPO, simulator
+from tests.harness import REPO, VENV_BIN, simulator
 from tests.processes import on_terminal
 
 APPS = pytest.mark.parametrize("app", [evals_app, router_eval_app], ids=["evals", "router"])
@@ -295,3 +296,21 @@ def test_the_progress_bar_on_a_terminal_draws_to_the_end(tmp_path: Path) -> None
     total = len(load(Path(MATH)))
     assert f"{total}/{total}".encode() in output and b"Per suite (pass rate" in output
     assert len(results.read(out)["cases"]) == total
+
+
+@pytest.mark.parametrize("command", [["smf-router", "eval"], ["python", "-m", "evals"]])
+def test_an_unknown_profile_is_the_profiles_error(command: list[str]) -> None:
+    """`--profile nope` was said as "--suites: unknown profile 'nope'", an option the user
+    never gave (found in review)."""
+    args = ["run", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--profile", "nope"]
+    done = subprocess.run(
+        [str(VENV_BIN / command[0]), *command[1:], *args, "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "300"},
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--profile: unknown profile 'nope'; known: ['strict_v01']" in done.stderr
+    assert "--suites" not in done.stderr and done.stdout == ""

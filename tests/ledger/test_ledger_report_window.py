@@ -75,3 +75,28 @@ def test_an_inverted_window_is_refused_naming_both_options(ledger: Path, since: 
     said = " ".join(re.sub("[│╭╮╰╯─]", " ", done.stderr).split())
     assert "--until (2026-03-01T00:00:00+00:00) must be after --since (" in said, said
     assert "the window would be empty" in said
+
+
+def test_until_alone_at_the_first_moment_names_only_until(ledger: Path) -> None:
+    """`--until 0001-01-01T00:00:00` alone was told to be after a `--since` nobody gave
+    (found in review): the window before it is what is empty."""
+    until = ["--until", "0001-01-01T00:00:00"]
+    done = smf_router("report", "--ledger", str(ledger), *until, env={"COLUMNS": "300"})
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    said = " ".join(re.sub("[│╭╮╰╯─]", " ", done.stderr).split())
+    assert "--until (0001-01-01T00:00:00+00:00) is the first moment there is" in said, said
+    assert "with no --since, the window is the 30 days before it, and would be empty" in said
+    assert "after --since" not in said
+
+
+def test_until_takes_a_time_before_now_as_its_help_says(ledger: Path) -> None:
+    """`--until 30d` was read as 30 days ago while `--help` said an ISO time only (found in
+    review): the help names both forms, as `--since`'s does."""
+    shown = smf_router("report", "--help", env={"COLUMNS": "300"})
+    assert shown.returncode == 0, shown.stderr
+    (line,) = [line for line in shown.stdout.splitlines() if "--until " in line]
+    assert "`30d`, `12h`, `2w` before now, or an ISO date/time" in line, line
+    done = smf_router("report", "--ledger", str(ledger), "--until", "1d", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert datetime.fromisoformat(data["until"]) < datetime.fromisoformat(data["generated_at"])
