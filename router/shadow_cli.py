@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from router import money
 from router.cli_config import load_or_exit
 from router.config_checks import MAX_DAYS
 from router.shadow_report import PairSummary, bounds, from_ledger, summarize
@@ -68,8 +69,16 @@ UNPRICED_NOTE = (
 
 
 def _usd(cost: float | None) -> str:
-    """A group's dollars; "?" when a call in it had no known price (not a $0 to read)."""
-    return f"{cost:.4f}" if cost is not None else "?"
+    """A group's dollars; "?" when a call in it had no known price (not a $0 to read). Four
+    decimals, which keep two significant digits from $0.001 on; below, `money.figure`'s two
+    significant digits, as the main report writes dollars: $4.4e-05 read 0.0000 (found in
+    review)."""
+    if cost is None:
+        return "?"
+    return money.figure(cost) if 0 < abs(cost) < SMALL_USD else f"{cost:.4f}"
+
+
+SMALL_USD = 0.001  # four decimals keep fewer than two significant digits below this
 
 
 @app.command("report")
@@ -93,7 +102,7 @@ def report(
 ) -> None:
     """Per intent and backend pair: samples, agreement with a CI, latency, cost, advice."""
     from router.ledger import Ledger
-    from router.ledger.cli import ledger_dir
+    from router.ledger.cli import PARTIAL, ledger_dir
     from router.ledger.query import Busy
 
     cfg = load_or_exit(config)
@@ -105,6 +114,7 @@ def report(
         with Ledger(directory, tables=("shadow_comparisons",)) as store:
             summaries = summarize(from_ledger(store, days), tiers, firsts)
             warnings = list(store.warnings)
+            skipped = store.skipped
     except Busy as exc:  # a compaction kept merging files away: as `smf-router report` says
         typer.echo(f"error: cannot read the ledger at {directory}: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -112,12 +122,27 @@ def report(
         typer.echo(f"warning: {warning}", err=True)
     if as_json:
         typer.echo(json.dumps([s.as_dict() for s in summaries], indent=2))
-        return
+    else:
+        _print(summaries, skipped)
+    if skipped:
+        # Partial, as `smf-router report` says it: rows were left out. A ledger whose every
+        # comparison was in a damaged file said "no shadow comparisons in the ledger yet"
+        # (`--json`: []), exit 0 (found in review).
+        raise typer.Exit(PARTIAL)
+
+
+def _print(summaries: list[PairSummary], skipped: int) -> None:
+    """The table and the advice; without comparisons, whether some were unreadable."""
     # At a pipe's 80 columns, or a narrow terminal's, rich cut the table's own numbers (95% CI
     # `50%–7…`; found in review); every column folds what is wider than 140 instead.
     console = Console(width=140)
     if not summaries:
-        console.print("no shadow comparisons in the ledger yet")
+        console.print(
+            f"no shadow comparisons readable ({skipped} skipped file(s) or directories,"
+            " named in the warnings)"
+            if skipped
+            else "no shadow comparisons in the ledger yet"
+        )
         return
     console.print(_table(summaries))
     if any(None in (s.live_cost_usd, s.shadow_cost_usd, s.judge_cost_usd) for s in summaries):

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from classifier.intent import UNREAD
+from router import money
 from router.gating import wilson_interval
 
 AGREE_THRESHOLD = 0.9
@@ -130,7 +131,8 @@ def _cost(rows: Sequence[Mapping[str, Any]], side: str) -> float | None:
     """The group's `side` ("live", "shadow", "judge") dollars; None when a call had tokens
     and no known price (a NULL cost: `router.pricing`). Summed as 0 it read as a free cloud
     backend (found in review). A NULL cost with no tokens is a call never made, or a row
-    written before the column was kept: 0, as before."""
+    written before the column was kept: 0, as before. To `money.data`'s ten decimals, as
+    the main report's dollars: at six, a local shadow's $3e-7 calls summed to 0."""
     total = 0.0
     for r in rows:
         cost = r.get(f"{side}_cost_usd")
@@ -139,7 +141,7 @@ def _cost(rows: Sequence[Mapping[str, Any]], side: str) -> float | None:
                 return None
             continue
         total += float(cost)
-    return round(total, 6)
+    return money.data(total)
 
 
 def _p50(values: Sequence[float]) -> float | None:

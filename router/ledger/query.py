@@ -149,6 +149,15 @@ class Ledger:
         if self._window:
             self._split_rollups(*self._window, full=full)
 
+    @property
+    def skipped(self) -> int:
+        """How many files (and directories, whole) of its tables were left out though they
+        may hold rows: unreadable, damaged or not listable (`segments.Listing.skipped`), or
+        failing their checksum when queried. Its `warnings` say more: also a directory that
+        is no day partition, which holds none of the ledger's rows."""
+        listed = set().union(*(listing.skipped for listing in self.listings.values()))
+        return len(listed | self._damaged.keys())
+
     def use_rollups(self, since: datetime, until: datetime) -> int:
         """Read closed days inside [since, until) from their rollups; returns how many.
 

@@ -65,6 +65,15 @@ class Listing:
     # Files whose footer could not be read now, for whatever reason: any of them may be a
     # merged file hiding files listed here (`compaction._compact_day` waits for them).
     unread: set[Path] = field(default_factory=set)
+    # Directories that could not be listed (`list_table`: a day, or the table's own)
+    unlisted: list[Path] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> set[Path]:
+        """The files and directories left out whose rows a reader of this listing misses:
+        unreadable, damaged or unlisted. A directory that is no day partition is not one
+        (never the ledger's rows), nor a file a merged one replaced (its rows are there)."""
+        return {*self.unread, *(seg.path for seg in self.rejected), *self.marked, *self.unlisted}
 
     @property
     def paths(self) -> list[str]:
@@ -130,19 +139,27 @@ def validate_fully(path: Path) -> None:
             file.read_row_group(group)
 
 
-def day_dirs(directory: Path, table: str, warnings: list[str] | None = None) -> list[Path]:
+def day_dirs(
+    directory: Path,
+    table: str,
+    warnings: list[str] | None = None,
+    unlisted: list[Path] | None = None,
+) -> list[Path]:
     """The table's `day=YYYY-MM-DD` directories, oldest first.
 
     Any other `day=…` directory (`day=2026-03-01.bak`, a copy someone kept) is no partition:
     it is never read, counted, compacted nor dropped by retention, and is named in
     `warnings` when given (callers that look twice at one table pass it once), as is a
-    table this account may not list (`texts/`, 0700, another's): skipped, not a traceback."""
+    table this account may not list (`texts/`, 0700, another's): skipped, not a traceback,
+    and put in `unlisted` when given."""
     root = directory / table
     try:
         listed = _day_named(root)
     except OSError as exc:
         if warnings is not None:
             warnings.append(f"skipped unreadable {root}: {exc.strerror or exc}")
+        if unlisted is not None:
+            unlisted.append(root)
         return []
     found: list[Path] = []
     for path in listed:
@@ -299,7 +316,8 @@ def list_table(
     own directory. Compaction lists its days with `list_day`, which raises, and leaves
     such a day alone."""
     result = Listing()
-    for path in day_dirs(directory, table, result.warnings):  # an unlistable table: said
+    # an unlistable table: said, and left out
+    for path in day_dirs(directory, table, result.warnings, result.unlisted):
         day = path.name.removeprefix("day=")
         if (first_day and day < first_day) or (last_day and day > last_day):
             continue
@@ -309,8 +327,11 @@ def list_table(
             continue  # a whole day dropped by retention while we listed
         except OSError as exc:  # a day this process may not list: said, like a file
             result.warnings.append(f"skipped unreadable day {path}: {exc.strerror or exc}")
+            result.unlisted.append(path)
             continue
         result.segments.extend(part.segments)
         result.warnings.extend([*part.warnings, *part.marked.values()])
         result.marked.update(part.marked)
+        result.unread |= part.unread
+        result.rejected.extend(part.rejected)
     return result
