@@ -3,7 +3,8 @@
 At two decimals a demo's 34 requests read `$0.00` in every cell while JSON said 0.004542
 offloaded, and the total (`$0.01`) was no sum of the rows shown (found by a new user's
 review). Two significant digits make that rarer, not impossible (`$0.0045` twice totals
-`$0.0091`): rounded figures never quite add up. CSV and JSON keep ten decimals (`data`).
+`$0.0091`): rounded figures never quite add up. CSV and JSON keep ten decimals (`data`),
+of sums the ledger's SQL adds up exactly (`exact_sum`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,21 @@ def data(value: float) -> float:
     steps) showed as 249.50000000000009 beside 249.5, and the same ledger's report differed
     between runs and between a day compacted and not."""
     return round(value, DATA_DECIMALS)
+
+
+# Each value rounded to a picodollar, then added exactly: a DOUBLE sum depends on the order
+# DuckDB adds in (its threads; a rolled-up day adds a day's sum, not its rows), and 7 M
+# rows read 4299.75 in one run and 4299.7499999998 in another; 200,000 requests of $0.10
+# read $20,000.0000000377 raw and $19,999.9999999895 once compacted (found in review).
+EXACT = "DECIMAL(38, 12)"
+
+
+def exact_sum(expression: str) -> str:
+    """SQL for the sum of a DOUBLE `expression` of dollars (or seconds) that is the same in
+    whatever order its rows are added: each to `EXACT` (twelve decimals, two finer than
+    `data` keeps), summed as decimals, the sum a DOUBLE again (the type rollups store).
+    NULL when every value is, as `sum`."""
+    return f"CAST(sum(CAST({expression} AS {EXACT})) AS DOUBLE)"
 
 
 def usd(value: float) -> str:

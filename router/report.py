@@ -24,6 +24,7 @@ from router import (
 from router.config import Config
 from router.ledger import rollups
 from router.ledger.query import DATA_ERRORS, Busy, Ledger
+from router.money import exact_sum
 
 By = Literal["route", "intent", "backend", "caller", "day"]
 SCHEMA_VERSION = 1
@@ -70,15 +71,16 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        first_at, last_at
 FROM base
 """
-_ROLLED = """
+_ROLLED = f"""
 UNION ALL BY NAME
-SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIGINT AS requests,
+SELECT day, route, intent, backend, tier, {{caller}} AS caller, sum(requests)::BIGINT AS requests,
        sum(prompt_tokens)::BIGINT AS prompt_tokens,
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
-       sum(reasoning_tokens)::BIGINT AS reasoning_tokens, sum(cost_usd) AS cost_usd,
-       sum(counterfactual_usd) AS counterfactual_usd, sum(saved_usd) AS saved_usd,
-       sum(seconds) AS seconds, sum(errors)::BIGINT AS errors,
+       sum(reasoning_tokens)::BIGINT AS reasoning_tokens, {exact_sum("cost_usd")} AS cost_usd,
+       {exact_sum("counterfactual_usd")} AS counterfactual_usd,
+       {exact_sum("saved_usd")} AS saved_usd,
+       {exact_sum("seconds")} AS seconds, sum(errors)::BIGINT AS errors,
        sum(fallbacks)::BIGINT AS fallbacks, sum(unpriced)::BIGINT AS unpriced,
        sum(estimated)::BIGINT AS estimated, sum(estimated_tokens)::BIGINT AS estimated_tokens,
        sum(uncredited)::BIGINT AS uncredited,
@@ -86,10 +88,11 @@ SELECT day, route, intent, backend, tier, {caller} AS caller, sum(requests)::BIG
 FROM rollup_sums GROUP BY ALL
 """
 
-_SUMS = """
+_SUMS = f"""
 sum(requests)::BIGINT, sum(prompt_tokens)::BIGINT, sum(completion_tokens)::BIGINT,
-sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, sum(cloud_usd), sum(local_usd),
-sum(counterfactual_usd), sum(offloaded_usd), sum(local_requests)::BIGINT,
+sum(cached_tokens)::BIGINT, sum(reasoning_tokens)::BIGINT, {exact_sum("cloud_usd")},
+{exact_sum("local_usd")}, {exact_sum("counterfactual_usd")}, {exact_sum("offloaded_usd")},
+sum(local_requests)::BIGINT,
 sum(local_tokens)::BIGINT, sum(errors)::BIGINT, sum(fallbacks)::BIGINT,
 sum(CASE WHEN route = '(none)' AND backend = '(none)' THEN requests ELSE 0 END)::BIGINT,
 sum(unpriced)::BIGINT, sum(estimated)::BIGINT, sum(estimated_tokens)::BIGINT,

@@ -52,8 +52,9 @@ def of(
     daily = dict.fromkeys(days, 0.0)
     local, unpriced = 0, 0
     for day, backend, seconds, cost, offloaded, n, n_unpriced in ledger.sql(
-        "SELECT CAST(day AS VARCHAR), backend, sum(local_seconds), sum(local_usd),"
-        " sum(offloaded_usd), sum(local_requests)::BIGINT,"
+        f"SELECT CAST(day AS VARCHAR), backend, {money.exact_sum('local_seconds')},"
+        f" {money.exact_sum('local_usd')}, {money.exact_sum('offloaded_usd')},"
+        " sum(local_requests)::BIGINT,"
         " sum(CASE WHEN tier = 'local' THEN unpriced ELSE 0 END)::BIGINT"
         " FROM agg GROUP BY ALL ORDER BY 1, 2"
     ):

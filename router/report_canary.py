@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 # Per window: calls with tokens, their tokens, the dollars by tier (NULL costs left out),
 # calls whose tokens had no known price, and graded results written before the ledger kept
 # any of it (every spend column NULL: an answer came, its cost is not known).
-_SPEND = """
+_SPEND = f"""
 SELECT count(*) FILTER (WHERE prompt_tokens IS NOT NULL)::BIGINT,
        coalesce(sum(prompt_tokens), 0)::BIGINT, coalesce(sum(completion_tokens), 0)::BIGINT,
        count(*) FILTER (WHERE tokens_estimated)::BIGINT,
-       sum(cost_usd) FILTER (WHERE tier = 'cloud'), sum(cost_usd) FILTER (WHERE tier = 'local'),
+       {money.exact_sum("CASE WHEN tier = 'cloud' THEN cost_usd END")},
+       {money.exact_sum("CASE WHEN tier = 'local' THEN cost_usd END")},
        count(*) FILTER (WHERE cost_usd IS NULL AND prompt_tokens + completion_tokens > 0)::BIGINT,
        count(*) FILTER (WHERE cost_usd IS NULL AND prompt_tokens IS NULL
                         AND status IN ('pass', 'fail'))::BIGINT

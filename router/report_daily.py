@@ -65,7 +65,7 @@ def by_key(ledger: Ledger, column: str, days: list[str]) -> list[dict[str, Any]]
         (day, key): (n, tokens, money.data(offloaded or 0.0))
         for day, key, n, tokens, offloaded in ledger.sql(
             f"SELECT CAST(day AS VARCHAR), {column}, sum(requests)::BIGINT,"
-            " sum(prompt_tokens + completion_tokens)::BIGINT, sum(offloaded_usd)"
+            f" sum(prompt_tokens + completion_tokens)::BIGINT, {money.exact_sum('offloaded_usd')}"
             " FROM agg GROUP BY ALL"
         )
     }

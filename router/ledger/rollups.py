@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from router.ledger import checksum, segment_write, segments
 from router.ledger.segments import Segment
+from router.money import exact_sum
 from router.record import CREDITED_OUTCOMES
 
 TABLE = "rollups"
@@ -40,9 +41,11 @@ TABLE = "rollups"
 # 4: `estimated` and `estimated_tokens`, the same way. 5: a local request's counterfactual
 # counts only when credited (`COUNTERFACTUAL`), so a day rolled up before is read raw.
 # 6: `uncredited`, the local requests that counterfactual leaves out, the same way.
+# 7: dollars and seconds summed exactly (`money.exact_sum`): a day rolled up before, its
+# DOUBLE sums in the order they were added, is read raw until compacted again.
 # tests/fixtures/ledger-rollup-v5 is a day format 5 rolled up, which a report reads raw: a
 # test that only sets VERSION back writes this format's columns under the old number.
-VERSION = "6"
+VERSION = "7"
 VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
@@ -80,14 +83,15 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
-       sum(cost_usd) AS cost_usd, sum({COUNTERFACTUAL}) AS counterfactual_usd,
-       sum({COUNTERFACTUAL} - cost_usd) AS saved_usd,
+       {exact_sum("cost_usd")} AS cost_usd,
+       {exact_sum(COUNTERFACTUAL)} AS counterfactual_usd,
+       {exact_sum(f"{COUNTERFACTUAL} - cost_usd")} AS saved_usd,
        count(*) FILTER (WHERE {UNCREDITED}) AS uncredited,
        count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
        count(*) FILTER (WHERE tokens_estimated) AS estimated,
        coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE tokens_estimated), 0)::BIGINT
            AS estimated_tokens,
-       sum({SERVED_SECONDS}) AS seconds,
+       {exact_sum(SERVED_SECONDS)} AS seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
        count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
        min(started_at) AS first_at, max(started_at) AS last_at
