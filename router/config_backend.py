@@ -107,17 +107,24 @@ class LocalCost(Strict):
     monthly_fixed_usd: Number = Field(0.0, ge=0)
 
 
+# Dollars per million tokens no model comes near (the dearest list at hundreds): a price the
+# report can still add up exactly. `price: {output_per_mtok: 1e300}` loaded, and the report
+# then failed, "cannot add up the ledger", its DECIMAL(38, 12) sums overflowing (found in
+# review); the bound leaves room for ten billion requests of ten million tokens each.
+MAX_PER_MTOK = 100_000
+
+
 class Price(Strict):
     """A per-backend price override, in dollars per million tokens."""
 
-    input_per_mtok: Number = Field(ge=0)
-    output_per_mtok: Number = Field(ge=0)
-    cached_input_per_mtok: Number | None = Field(None, ge=0)
+    input_per_mtok: Number = Field(ge=0, le=MAX_PER_MTOK)
+    output_per_mtok: Number = Field(ge=0, le=MAX_PER_MTOK)
+    cached_input_per_mtok: Number | None = Field(None, ge=0, le=MAX_PER_MTOK)
     # Prompt tokens written to a cache (Anthropic: 1.25x input for 5 minutes, 2x for an
     # hour). Unset, they cost the input rate, as litellm bills a model whose map entry has
     # no cache-write price: an override of Claude's rates then billed a 100k-token cache
     # write 20 % under what Anthropic charges and litellm's own map prices.
-    cache_write_input_per_mtok: Number | None = Field(None, ge=0)
+    cache_write_input_per_mtok: Number | None = Field(None, ge=0, le=MAX_PER_MTOK)
 
 
 class Backend(Strict):

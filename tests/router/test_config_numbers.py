@@ -139,6 +139,21 @@ def test_a_wait_too_long_for_what_waits_on_it_is_refused(
     assert (kept.ledger.flush_interval_s, kept.canary.interval_s) in {(3600, 900), (1, 86400)}
 
 
+@pytest.mark.parametrize("key", ["input_per_mtok", "cache_write_input_per_mtok"])
+def test_a_price_past_any_model_is_refused_naming_the_field(tmp_path: Path, key: str) -> None:
+    """`output_per_mtok: 1e300` loaded, and every report then failed: its exact sums
+    (DECIMAL(38, 12)) cannot hold such dollars (found in review)."""
+    required = {"input_per_mtok": 1, "output_per_mtok": 1, key: "1e300"}
+    price = "    price: {" + ", ".join(f"{k}: {v}" for k, v in required.items()) + "}\n"
+    text = GOOD.replace("    api_key_env: CLOUD_KEY\n", "    api_key_env: CLOUD_KEY\n" + price)
+    done = config_check(write(tmp_path, text))
+    assert done.returncode == 2, done.stdout
+    assert f"backends.1.price.{key}" in done.stderr
+    assert "less than or equal to 100000" in done.stderr
+    kept = load(write(tmp_path, text.replace("1e300", "600")), env={"CLOUD_KEY": "k"})
+    assert getattr(kept.backend("cloud").price, key) == 600
+
+
 def _sdk_default_timeout_s() -> float:
     """The openai SDK's default timeout (`DEFAULT_TIMEOUT`, the anthropic SDK's too) where
     it is installed, else the 600 s both document."""
