@@ -9,6 +9,16 @@ router's own, and a DNS-rebinding page (its name resolved to 127.0.0.1) sends it
 as `Host`. API clients (SDKs, curl, agents) send neither, so refusing both costs them
 nothing; the router sends no CORS headers, so no browser page could read its answers anyway.
 
+A page's plain GET carries no `Origin` (`<img src="http://127.0.0.1:4000/v1/router/report">`,
+a link, a frame), and its `Host` is the IP address it named: on a keyless router it started
+report children until the user's own reports got 429 `reports_busy` (found in review). Its
+browser says whose page sent it, in `Sec-Fetch-Site`, which no page can set or leave out and
+no API client sends: `cross-site` and `same-site` (another port of this host) are refused
+unless their `Origin` is listed in `server.allowed_origins` (a listed web app calls with
+`fetch`, which sends it); `none` (a URL the user typed) and `same-origin` pass. The probes
+(`/metrics`, `/healthz`, `/readyz`) are refused to such a page too, as to a page whose
+`Origin` is not allowed: their Host exemption below is for scrapers, which send neither.
+
 The Host check applies on a loopback address, and on any address while no router keys are
 configured: in a container uvicorn accepts on the container's own address while the port
 is published on 127.0.0.1, and a rebound page is same-origin, so only its Host gives it
@@ -65,14 +75,20 @@ def refusal(
     keyless: bool = False,
 ) -> str | None:
     """Why this request looks sent by a web page that may not call the router (None for API
-    clients, the router's own origin and `allowed_origins`). `keyless`: no router keys are
-    configured, so whoever gets an answer is admin."""
+    clients, the router's own origin, a URL the user typed and `allowed_origins`).
+    `keyless`: no router keys are configured, so whoever gets an answer is admin."""
     headers = request_headers(scope)  # as every endpoint reads them: repeats joined
     origin, host = headers.get("origin"), headers.get("host")
     if origin is not None and not _origin_allowed(origin, host, allowed_origins):
         return (
             "cross-origin requests from web pages are refused (API clients send no Origin "
             "header); list the page's origin in server.allowed_origins to allow it"
+        )
+    if _from_another_site(headers.get("sec-fetch-site")) and not _listed(origin, allowed_origins):
+        return (
+            "requests a browser sends for another site's page (Sec-Fetch-Site: cross-site or "
+            "same-site) are refused unless their Origin is in server.allowed_origins (API "
+            "clients send no Sec-Fetch-Site header; a link, an image or a frame sends no Origin)"
         )
     if host is None or (behind_proxy and not keyless):
         return None  # behind a proxy with keys, the proxy's public name: a rebound page has no key
@@ -145,9 +161,32 @@ def _local_name(name: str) -> bool:
 def _origin_allowed(origin: str, host: str | None, allowed: Collection[str]) -> bool:
     """The router's own origin (`Origin: http://127.0.0.1:4000`, Host `127.0.0.1:4000`) and
     the listed ones; `null` (sandboxed frames, files) never."""
-    origin = origin.strip().rstrip("/").lower()
-    netloc = urlsplit(origin).netloc
-    return origin in allowed or (bool(netloc) and netloc == (host or "").strip().lower())
+    netloc = urlsplit(_origin(origin)).netloc
+    return _listed(origin, allowed) or (bool(netloc) and netloc == (host or "").strip().lower())
+
+
+def _listed(origin: str | None, allowed: Collection[str]) -> bool:
+    """Whether `origin` is one of `server.allowed_origins`, as they are kept."""
+    return origin is not None and _origin(origin) in allowed
+
+
+def _origin(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+# What a browser says of the page that made it send a request; `same-site` is another port
+# of the same host (another local server) or another name under the same domain. Values of
+# their own no API client sends, and no page may set or leave out (`Sec-` headers are the
+# browser's). `none` (a URL the user typed, a bookmark) and `same-origin` pass.
+ANOTHER_SITE = frozenset({"cross-site", "same-site"})
+
+
+def _from_another_site(sec_fetch_site: str | None) -> bool:
+    """Whether the browser says another site's page made this request: a page's `<img>`,
+    link or frame sends no `Origin`, and its `Host` may be the IP address it named."""
+    if sec_fetch_site is None:
+        return False
+    return any(value.strip().lower() in ANOTHER_SITE for value in sec_fetch_site.split(","))
 
 
 def _on_loopback(scope: dict[str, Any]) -> bool:
