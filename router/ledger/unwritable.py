@@ -10,8 +10,13 @@ refuses one that holds none: most likely systemd's `ProtectSystem=strict`).
 
 With no traffic nothing is written, so nothing would fail and the status would say all is
 well: the writer takes the start's failure for a failed write (`last_write_failed`) until
-rows reach the disk, or an idle flush's probe (`writable`) creates a file where the start
+rows reach the disk, or an idle flush's probe (`writable`) writes a file where the start
 could not.
+
+The probe writes a block of data and syncs it: a file created empty and removed took no
+block, so a full ext4 or tmpfs let it through, `serve` started without its warning, and
+`canary run` asked every backend (a paid cloud's calls too) before its rows were lost
+(found in a durability review).
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+# What the probe writes: one filesystem block, the least a file of rows takes. Random, so
+# a compressing filesystem (ZFS, btrfs) cannot store it in no block, as it stores zeros.
+PROBE_BYTES = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +62,9 @@ class Unwritable:
         return wrote > 0 or (not failing and self.writable())
 
     def writable(self) -> bool:
-        """Whether a file can be created in `folder` now (made first if it is missing, as
-        the writer makes its directories)."""
+        """Whether a file can be written in `folder` now (made first if it is missing, as
+        the writer makes its directories). Asked by a flush with nothing to write only while
+        the start's failure stands: a block written and synced per flush interval."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             try_a_file(self.folder)
@@ -64,10 +74,17 @@ class Unwritable:
 
 
 def try_a_file(folder: Path) -> None:
-    """Create a file in `folder` and remove it, as the writer will create its files there:
-    raises the OSError of the step that failed. The start's check (`router.ledger.location`)
-    and the idle writer's (`Unwritable.writable`) both ask so, and must ask alike: a
-    probe that differed could find the ledger writable where the writer's files are not."""
+    """Create a file in `folder`, write a block to it and sync it, then remove it, as the
+    writer will write its files there: raises the OSError of the step that failed (ENOSPC
+    on a full disk, at the write or at the sync where space is allotted late). The start's
+    check (`router.ledger.location`) and the idle writer's (`Unwritable.writable`) both ask
+    so, and must ask alike: a probe that differed could find the ledger writable where the
+    writer's files are not."""
     fd, probe = tempfile.mkstemp(prefix=".probe.", dir=folder)
-    os.close(fd)
-    os.unlink(probe)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(os.urandom(PROBE_BYTES))
+            file.flush()
+            os.fsync(file.fileno())
+    finally:
+        os.unlink(probe)

@@ -8,7 +8,8 @@ the machine sees it writable. `writable_again` remounts it read-write for the ru
 command, as an operator's `mount -o remount,rw` does. `own_mount` binds it writable, for
 `read_only_again` to remount it read-only under the running command, as the kernel does
 after a disk error. `full` mounts a filesystem there with no file left to create, for the
-kernel's ENOSPC. Skips where namespaces are refused.
+kernel's ENOSPC; `no_space` one where a file can still be created but not a block written,
+as a full disk with inodes to spare (most full disks). Skips where namespaces are refused.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ _BIND_RO = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && 
 _BIND = 'mount --bind "$1" "$1" && shift && exec "$@"'  # writable, its own mount to remount
 # a tmpfs over "$1" whose one inode is its root: creating any file there is ENOSPC
 _FULL = 'mount -t tmpfs -o nr_inodes=1,size=1m tmpfs "$1" && shift && exec "$@"'
+# a tmpfs over "$1" filled to its last block by "$1/.filler": files can be created, not written
+_NO_SPACE = (
+    'mount -t tmpfs -o size=64k tmpfs "$1" && '
+    '{ cat /dev/zero > "$1/.filler" 2>/dev/null; shift; exec "$@"; }'
+)
 
 
 def _as_root() -> bool:
@@ -67,6 +73,13 @@ def full(folder: Path) -> list[str]:
     return [*unshare, "sh", "-c", _FULL, "sh", str(folder)]
 
 
+def no_space(folder: Path) -> list[str]:
+    """The argv that runs what follows it with `folder` out of space but not of inodes: an
+    empty file is created there, a block of data is ENOSPC; skips as `read_only` does."""
+    unshare = read_only(folder)[:-5]
+    return [*unshare, "sh", "-c", _NO_SPACE, "sh", str(folder)]
+
+
 def writable_again(pid: int, folder: Path) -> None:
     """Remount `folder` read-write in the mount namespace of process `pid` (run under
     `read_only`)."""
@@ -79,7 +92,16 @@ def read_only_again(pid: int, folder: Path) -> None:
     _remount(pid, folder, "ro")
 
 
+def room_again(pid: int, folder: Path) -> None:
+    """Free the space `no_space` filled, in the mount namespace of process `pid` (run under
+    `no_space`), as an operator deleting old files does."""
+    _in_namespace(pid, ["rm", str(folder / ".filler")])
+
+
 def _remount(pid: int, folder: Path, mode: str) -> None:
+    _in_namespace(pid, ["mount", "-o", f"remount,bind,{mode}", str(folder)])
+
+
+def _in_namespace(pid: int, argv: list[str]) -> None:
     namespaces = ["-m"] if _as_root() else ["-U", "-m", "--preserve-credentials"]
-    remount = ["mount", "-o", f"remount,bind,{mode}", str(folder)]
-    subprocess.run(["nsenter", "-t", str(pid), *namespaces, *remount], check=True, timeout=30)
+    subprocess.run(["nsenter", "-t", str(pid), *namespaces, *argv], check=True, timeout=30)

@@ -36,9 +36,11 @@ from tests.ledger.failing_disk import ids
 from tests.ledger.file_modes import unwritable
 from tests.ledger.read_only_mount import (
     full,
+    no_space,
     own_mount,
     read_only,
     read_only_again,
+    room_again,
     writable_again,
 )
 from tests.processes import router_process
@@ -110,6 +112,43 @@ def test_serve_starts_on_a_read_only_ledger_and_writes_its_rows_once_it_is_writa
     assert len(ids(ledger)) == 1 + ASKED and "before" in ids(ledger)
 
 
+def test_serve_warns_at_start_of_a_disk_out_of_space_and_writes_once_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """A disk full of data with inodes to spare: the start's probe created (and removed) an
+    empty file, found the ledger writable, and said nothing; the status said all was well
+    until traffic came (found in a durability review). The probe writes a block now."""
+    ledger = tmp_path / "ledger"
+    ledger.mkdir()
+    wrapper = no_space(ledger)
+    with simulator(profile="vllm", model="local-model") as local:
+        config = config_for({"local": local}, tmp_path).model_dump(mode="json")
+        config["ledger"] = {"path": str(ledger), "flush_interval_s": 0.2}
+        with router_process(config, tmp_path, wrapper=wrapper) as (proxy, process):
+            section = status_extra(proxy)["ledger"]  # before any traffic
+            assert section["last_write_failed"] is True, section
+            client = sdk(proxy, timeout=30)
+            for _ in range(ASKED):
+                client.chat.completions.create(
+                    model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
+                )
+            held = wait_until(lambda: status_extra(proxy)["ledger"]["pending_rows"] == ASKED)
+            assert held, status_extra(proxy)["ledger"]
+            room_again(process.pid, ledger)
+            written = wait_until(
+                lambda: status_extra(proxy)["ledger"]["written_records"] == ASKED, seconds=30
+            )
+            section = status_extra(proxy)["ledger"]
+            assert written, section
+            assert section["pending_rows"] == 0 and section["last_write_failed"] is False
+        assert process.wait(timeout=30) == 0
+        lines = log_lines(tmp_path, proxy.root)
+    [said] = [line for line in lines if "cannot be written now" in line["msg"]]
+    assert said["level"] == "warning" and f"ledger.path: {str(ledger)!r}" in said["msg"]
+    assert "No space left on device" in said["msg"]
+    assert not [line for line in lines if line["level"] in ("error", "critical")], lines
+
+
 @pytest.mark.parametrize("kind", ["empty", "still to be made"])
 def test_serve_refuses_a_read_only_directory_that_holds_no_ledger_saying_so(
     tmp_path: Path, kind: str
@@ -156,7 +195,7 @@ def canary_config(tmp_path: Path, ledger: Path, cloud: Running) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kind", ["read-only", "full"])
+@pytest.mark.parametrize("kind", ["read-only", "full", "no space"])
 def test_canary_run_refuses_a_ledger_it_cannot_write_now_asking_nothing(
     tmp_path: Path, kind: str
 ) -> None:
@@ -164,10 +203,13 @@ def test_canary_run_refuses_a_ledger_it_cannot_write_now_asking_nothing(
     it asked every case, then lost every result at its exit ("rows it could not write: they
     are lost") and exited 0 (found in review); so on a full disk. A round exits within
     minutes, before a remount or a full disk is likely to pass: it is refused, exit 2,
-    asking nothing. `config check` still says what `serve` would do."""
+    asking nothing. `config check` still says what `serve` would do. "no space": a disk
+    full of data with inodes to spare, where the probe's empty file was created, so the
+    round asked every backend and lost its rows, exit 1 (found in a durability review)."""
     ledger = tmp_path / "ledger"
     made_ledger(ledger)
-    wrapper = read_only(ledger) if kind == "read-only" else full(ledger)
+    wrappers = {"read-only": read_only, "full": full, "no space": no_space}
+    wrapper = wrappers[kind](ledger)
     with simulator(profile="cloud", model="cloud-model") as cloud:
         config = canary_config(tmp_path, ledger, cloud)
         done = smf_router(wrapper, "canary", "run", "--config", str(config))
@@ -181,7 +223,7 @@ def test_canary_run_refuses_a_ledger_it_cannot_write_now_asking_nothing(
     assert "they are lost" not in done.stderr and "warning: ledger.path" not in done.stderr
     assert "Traceback" not in done.stderr and not done.stdout
     assert ids(ledger) == ["before"]
-    if kind == "full":
+    if kind != "read-only":
         assert "No space left on device" in done.stderr
         return
     checked = smf_router(wrapper, "config", "check", "--config", str(config))
