@@ -37,6 +37,9 @@ from router.open_listener import warn_if_open
 
 log = logging.getLogger("smf_router")
 STARTUP_FAILURE = 3  # uvicorn's exit status when it cannot bind (uvicorn.server)
+# After a second Ctrl-C: how long the requests it stops and the lifespan's shutdown (the
+# ledger's flush) may take before the exit goes on without them, as before.
+FORCED_STOP_S = 10.0
 
 
 # Arrow's own allocator (mimalloc) kept what the ledger's merges freed: a served router held
@@ -183,6 +186,27 @@ class DrainingServer(uvicorn.Server):
         review). It starts now, beside the drain; the lifespan still awaits its end."""
         self._shutting_down()
         await super().shutdown(sockets)
+        if self.force_exit:
+            await self._stop_forced()
+
+    async def _stop_forced(self) -> None:
+        """A second Ctrl-C (uvicorn's `force_exit`) ends the drain, and uvicorn skips the
+        lifespan's shutdown: the ledger was closed only as the loop cancelled the lifespan
+        at exit, after the last line had counted its records (a stale count), with an error
+        traceback from uvicorn (found in a durability review). The requests still running
+        are stopped now, as at the end of a drain (each recorded `cancelled`), and the
+        lifespan shut down as usual, `FORCED_STOP_S` at most."""
+        shut = getattr(self.lifespan, "shutdown_event", None)
+        if shut is None or shut.is_set():  # none, or it ran: the Ctrl-C came during it
+            return
+        running = list(self.server_state.tasks)
+        for task in running:
+            task.cancel(msg="a second Ctrl-C: stopping now")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FORCED_STOP_S):
+                if running:
+                    await asyncio.wait(running)
+                await self.lifespan.shutdown()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
