@@ -195,6 +195,8 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
     observers: list[AttemptObserver] = [metrics]
     dispatcher = Dispatcher(backends, observers, tracing)
     sinks: list[Sink] = [LedgerSink(ledger), metrics, RequestLog()]
+    secret = conversation_secret(ledger.directory)
+    ledger.root.key = secret  # written back if the ledger directory is removed meanwhile
     gateway = Gateway(
         config,
         backends,
@@ -202,7 +204,7 @@ def build(config: Config, registry: CollectorRegistry | None = None) -> Componen
         sinks=sinks,
         pricing=pricer,
         classify_observer=metrics,
-        conversation_secret=conversation_secret(ledger.directory),
+        conversation_secret=secret,
     )
     components = Components(
         config, backends, gateway, Authenticator(config.auth), metrics, tracing, ledger, pricer

@@ -46,23 +46,53 @@ def _read(path: Path) -> bytes:
     return secret
 
 
+def restore(directory: Path, secret: bytes) -> bool:
+    """Write `secret`, the key this process uses, back as the ledger's key where none is
+    (the ledger directory was removed while the router ran: `router.ledger.ledger_root`), so
+    a restart groups conversations with this run's; whether it was written. One there
+    already (another replica's, written back first) is left as it is. Raises OSError."""
+    return _put(directory / KEY_FILE, secret)
+
+
 def _create(path: Path) -> bytes:
-    """Written whole under another name and linked into place, so two replicas starting at
-    once agree on one secret and neither reads a half-written file."""
+    _put(path, secrets.token_bytes(KEY_BYTES))
+    return _read(path)
+
+
+def _put(path: Path, secret: bytes) -> bool:
+    """Written whole under another name, synced, and linked into place, so two replicas
+    starting at once agree on one secret and neither reads a half-written file: whether
+    this one was linked (False: another replica's secret won). Unsynced, a power cut could
+    leave the key empty, and every start after it warned and used a throwaway key (found in
+    a durability review)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # A name of its own (mkstemp: O_EXCL, 0600): replicas in containers are often all pid 1.
     fd, name = tempfile.mkstemp(prefix=f".{KEY_FILE}.", dir=path.parent)
     draft = Path(name)
     try:  # a full disk fails the write: the empty draft went too (one was left per start)
         with os.fdopen(fd, "wb") as file:
-            file.write(secrets.token_bytes(KEY_BYTES))
+            file.write(secret)
+            file.flush()
+            os.fsync(file.fileno())
         os.link(draft, path)
     except FileExistsError:
-        pass  # another replica's secret won: use it
+        return False
     finally:
         with contextlib.suppress(OSError):
             draft.unlink()
-    return _read(path)
+    _sync_directory(path.parent)
+    return True
+
+
+def _sync_directory(folder: Path) -> None:
+    """The key's name on disk too; some filesystems cannot sync a directory (the key is
+    in place all the same)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _own(path: Path, why: Exception) -> bytes:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from router.ledger import tally
 from router.ledger.columns import ROW_COLUMNS
+from router.ledger.ledger_root import LedgerRoot
 from router.record import Record
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ class LedgerWriter:
         except OSError as exc:  # one that passes (a full disk): the writes say so, and retry;
             # `serve` and `canary run` refuse one that never does (`router.ledger.location`)
             log.error("cannot create the ledger directory %s: %s", self.directory, exc)
+        self.root = LedgerRoot(self.directory)  # its removal, said by a flush (and undone)
         self.flush_interval_s = flush_interval_s
         self.process_tag = process_tag or default_process_tag()
         self.store_text = store_text
@@ -300,6 +302,7 @@ class LedgerWriter:
     def _flush_locked(self) -> int:
         """`flush` under `_lock`, while `flush_running_seconds` counts."""
         began = time.perf_counter()
+        self.root.check()
         appender = self._appender
         if appender is None and not self.queue_depth:  # no row yet: no PyArrow (module doc)
             self._flush_raised = None  # nothing to write, none held: an ok flush
