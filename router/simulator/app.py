@@ -273,6 +273,7 @@ class Simulator:
 
     def generation(self, ask: Ask) -> Generation:
         limit = budget(ask, self.settings.window)
+        hermes = self.settings.profile == "vllm"  # its tool parser reads calls out of text
         scripted = self.control.replies.get(ask.prompt.user.strip())
         case = self.book.find(ask.prompt.user)
         choices = []
@@ -284,7 +285,7 @@ class Simulator:
                 reply = self.book.answer(case, ask.prompt, self._rng)
             else:
                 reply = compose(ask.prompt, rng)
-            choices.append(choose_tokens(reply, limit, ask.ignore_eos, rng))
+            choices.append(choose_tokens(reply, limit, ask, rng, hermes))
         return Generation(tuple(choices), ask.prompt_tokens, self.settings.tokens_per_chunk)
 
     async def _serve(

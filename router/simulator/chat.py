@@ -13,9 +13,10 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt
+from router.simulator.answer import Prompt, ToolCall
+from router.simulator.checks import check_chat, stop_strings
 from router.simulator.errors import Flavor
-from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
 from router.simulator.wire import (
     DONE,
     Frame,
@@ -56,15 +57,10 @@ def _prompt(messages: list[Any], body: dict[str, Any]) -> Prompt:
 
 
 def _check_tool_choice(body: dict[str, Any]) -> None:
-    """vLLM's chat request model: a `tool_choice` other than "none" needs `tools`, and a
-    named one must name one of them. The simulator took either and answered (a named
-    choice of no tool with a call of it), where vLLM refuses (found in review)."""
-    choice = body.get("tool_choice")
-    if choice is None or choice == "none":
-        return
-    tools = body.get("tools")
-    if tools is None:
-        raise model_check("When using `tool_choice`, `tools` must be set.", "tool_choice")
+    """vLLM's chat request model: a named `tool_choice` must name one of the `tools` (that
+    one other than "none" needs `tools` is `checks.check_chat`'s). The simulator answered a
+    named choice of no tool with a call of it, where vLLM refuses (found in review)."""
+    choice, tools = body.get("tool_choice"), body.get("tools")
     function = choice.get("function") if isinstance(choice, dict) else None
     if not isinstance(function, dict) or not isinstance(tools, list):
         return
@@ -113,7 +109,8 @@ class ChatApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
-        if profile == "vllm":  # its request model's own check runs before its fields'
+        check_chat(body, profile)
+        if profile == "vllm":  # a named choice must name a tool sent
             _check_tool_choice(body)
         required(body, "messages", list, "messages: Field required (a non-empty list).")
         required(body, "model", str, "model: Input should be a valid string.")
@@ -127,6 +124,7 @@ class ChatApi:
         check_stops(body, "stop", profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
+        stop = stop_strings(body, profile)
         options = body.get("stream_options")
         options = options if isinstance(options, dict) else {}
         tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
@@ -143,21 +141,22 @@ class ChatApi:
             # vLLM reads it only beside include_usage
             continuous_usage=bool(options.get("include_usage"))
             and bool(options.get("continuous_usage_stats")),
+            stop=stop,
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
         vllm = meta.flavor == "vllm"
         choices = []
         for index, choice in enumerate(gen.choices):
-            named = _named(meta, ask, choice)
+            forced = _forced(meta, ask, choice)
             item: dict[str, Any] = {
                 "index": index,
-                "message": _message(meta, choice, index, named),
+                "message": _message(meta, choice, index, forced),
                 "logprobs": None,
-                "finish_reason": "stop" if named else choice.finish,
+                "finish_reason": _finish(ask, choice, forced),
             }
             if vllm:
-                stop_reason = EOS_TOKEN_ID if named else None
+                stop_reason = EOS_TOKEN_ID if forced else choice.stop_reason
                 item |= {"stop_reason": stop_reason, "token_ids": None, "routed_experts": None}
             choices.append(item)
         out: dict[str, Any] = {
@@ -181,7 +180,6 @@ class ChatApi:
 
 VLLM_FINGERPRINT = "vllm-0.32.0-sim"
 EOS_TOKEN_ID = 0  # vLLM reports the stop token's id as `stop_reason` after a forced tool call
-OWN_CHUNK = ("stop", "abort")  # vLLM: ends no token brought (an EOS token, an engine abort)
 CLOUD = {"service_tier": "default", "system_fingerprint": "fp_sim0001"}
 _VLLM_TAIL = (
     "prompt_logprobs",
@@ -193,16 +191,26 @@ _VLLM_TAIL = (
 )
 
 
-def _named(meta: Meta, ask: Ask, choice: Choice) -> bool:
-    """vLLM forces a named tool through structured output, so it ends like text: "stop"."""
-    forced = bool(ask.prompt.forced_tool) and choice.finish != "abort"
-    return meta.flavor == "vllm" and bool(choice.tool_calls) and forced
+def _forced(meta: Meta, ask: Ask, choice: Choice) -> bool:
+    """A whole call vLLM was made to write (a named `tool_choice` or `"required"`): through
+    structured output, which ends at a stop token; its message's content is "" (the call
+    was generated as text, then moved to `tool_calls`)."""
+    prompt = ask.prompt
+    forced = bool(prompt.forced_tool) or prompt.tool_required
+    return meta.flavor == "vllm" and bool(choice.tool_calls) and forced and choice.finish != "abort"
+
+
+def _finish(ask: Ask, choice: Choice, forced: bool) -> str:
+    """A named call ends like text, "stop"; a required one says "tool_calls"."""
+    return "stop" if forced and ask.prompt.forced_tool else choice.finish
 
 
 def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
-    """vLLM's stream: no `usage: null`; the last token's chunk carries the finish_reason
-    (after a natural end or a forced tool call, a chunk of its own does). With
-    `continuous_usage_stats` every choice chunk carries its choice's running usage too."""
+    """vLLM's stream: no `usage: null`; text that `max_tokens` or a `stop` string cut
+    ends in its last token's chunk, with the finish_reason (and the `stop` string); any
+    other end (an EOS token, a tool call's end, which its parser shows nothing of, an
+    abort) comes in a chunk of its own. With `continuous_usage_stats` every choice chunk
+    carries its choice's running usage too."""
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
     head["model"] = meta.model
     fingerprint = {} if ask.include_usage else {"system_fingerprint": VLLM_FINGERPRINT}
@@ -216,7 +224,7 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         return {"usage": counts | {"completion_tokens": count}}
 
     def chunk(
-        index: int, delta: dict[str, Any], finish: str | None, stop: int | None = None
+        index: int, delta: dict[str, Any], finish: str | None, stop: int | str | None = None
     ) -> bytes:
         choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
         if finish:
@@ -232,18 +240,25 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         }
         yield sse(first | {"prompt_token_ids": None, "prompt_text": None} | running(index)), False
     per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
-    finishes = ["stop" if _named(meta, ask, c) else c.finish for c in gen.choices]
+    rides = [not (c.tool_calls or c.cut_calls or c.own_finish) for c in gen.choices]
     spoke: set[int] = set()
     for index, delta, final in interleave(per_choice):
         spoke.add(index)
-        made[index] = min(made[index] + gen.per_chunk, gen.choices[index].tokens)
-        last = final and finishes[index] not in OWN_CHUNK
-        yield chunk(index, delta, finishes[index] if last else None), True
+        choice = gen.choices[index]
+        made[index] = min(made[index] + gen.per_chunk, choice.tokens)
+        shown = delta != {"content": ""}  # a token that shows no text (held back for a
+        # `stop` string) gets no chunk, and an empty delta if it ends the answer
+        if final and rides[index]:
+            yield chunk(index, delta if shown else {}, choice.finish, choice.stop_reason), True
+        elif shown:
+            yield chunk(index, delta, None), True
     for index, choice in enumerate(gen.choices):
-        if _named(meta, ask, choice):
-            yield chunk(index, {}, "stop", EOS_TOKEN_ID), False
-        elif choice.finish in OWN_CHUNK or index not in spoke:  # end of sequence, or abort
-            yield chunk(index, {"content": ""}, choice.finish), False
+        if rides[index] and index in spoke:
+            continue
+        forced = _forced(meta, ask, choice)
+        delta = {"content": ""} if choice.finish == "abort" else {}
+        stop = EOS_TOKEN_ID if forced else None
+        yield chunk(index, delta, _finish(ask, choice, forced), stop), False
     if ask.include_usage:
         totals = usage(gen, "vllm")
         totals.pop("prompt_tokens_details")
@@ -279,7 +294,7 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     yield DONE
 
 
-def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, Any]:
+def _message(meta: Meta, choice: Choice, index: int, forced: bool) -> dict[str, Any]:
     calls = [
         {
             "id": _call_id(meta, index, position),
@@ -289,7 +304,7 @@ def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, A
         for position, c in enumerate(choice.tool_calls)
     ]
     content = None if choice.tool_calls else choice.text
-    if named:  # vLLM: the forced call's JSON was generated as text, then moved to tool_calls
+    if forced:  # vLLM: the forced call's JSON was generated as text, then moved to tool_calls
         content = ""
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
     if meta.flavor == "vllm":
@@ -302,17 +317,20 @@ def _message(meta: Meta, choice: Choice, index: int, named: bool) -> dict[str, A
 
 
 def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
-    """Content deltas, or tool-call deltas: id/type/name first, then argument pieces."""
+    """Content deltas, or tool-call deltas: id/type/name first, then argument pieces. Of
+    calls `max_tokens` cut, vLLM's parser streams what it read out of the text so far."""
+    if choice.cut_calls:
+        return _call_deltas(meta, written_calls(choice), index)
     if not choice.tool_calls:
         return ({"content": piece} for piece in gen.deltas(choice))
-    return _call_deltas(meta, choice, index)
+    return _call_deltas(meta, choice.tool_calls, index)
 
 
-def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
+def _call_deltas(meta: Meta, calls: tuple[ToolCall, ...], index: int) -> Iterator[dict[str, Any]]:
     if meta.call_numbering != "openai":
-        yield from _whole_calls(meta, choice, index)
+        yield from _whole_calls(meta, calls, index)
         return
-    for position, call in enumerate(choice.tool_calls):
+    for position, call in enumerate(calls):
         call_id = _call_id(meta, index, position)
         first: dict[str, Any] = {"name": call.name}
         # vLLM puts `content: null` beside tool-call deltas and no empty arguments first
@@ -321,16 +339,16 @@ def _call_deltas(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, A
             first["arguments"] = ""
         opening = {"id": call_id, "type": "function", "index": position, "function": first}
         yield lead | {"tool_calls": [opening]}
-        for piece in argument_pieces(call.arguments):
+        for piece in argument_pieces(call.arguments) if call.arguments else ():
             fragment = {"index": position, "function": {"arguments": piece}}
             yield lead | {"tool_calls": [fragment]}
 
 
-def _whole_calls(meta: Meta, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
+def _whole_calls(meta: Meta, calls: tuple[ToolCall, ...], index: int) -> Iterator[dict[str, Any]]:
     """Ollama's parallel calls, each whole with its own id: each in a delta of its own at
     `index: 0` (ollama/ollama#15457), or all in one delta without any `index` (before 0.4.7)."""
     unindexed = []
-    for position, call in enumerate(choice.tool_calls):
+    for position, call in enumerate(calls):
         call_id = _call_id(meta, index, position)
         function = {"name": call.name, "arguments": call.arguments}
         if meta.call_numbering == "none":

@@ -7,7 +7,8 @@ from typing import Any
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
-from router.simulator.chat import OWN_CHUNK, VLLM_FINGERPRINT, usage
+from router.simulator.chat import VLLM_FINGERPRINT, usage
+from router.simulator.checks import check_stream_options, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
 from router.simulator.wire import (
@@ -35,6 +36,7 @@ class CompletionsApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        check_stream_options(body, profile)
         prompt = body.get("prompt")
         if isinstance(prompt, list) and prompt and all(isinstance(p, str) for p in prompt):
             prompt = prompt[0]
@@ -47,6 +49,7 @@ class CompletionsApi:
         check_stops(body, "stop", profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
+        stop = stop_strings(body, profile)
         return Ask(
             model=body["model"],
             prompt=Prompt(user=prompt),
@@ -56,6 +59,7 @@ class CompletionsApi:
             n=n,
             stream=bool(body.get("stream")),
             include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
+            stop=stop,
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -67,7 +71,7 @@ class CompletionsApi:
                 "logprobs": None,
                 "finish_reason": choice.finish,
             }
-            | (dict.fromkeys(_VLLM_CHOICE) if vllm else {})
+            | (dict.fromkeys(_VLLM_CHOICE) | {"stop_reason": choice.stop_reason} if vllm else {})
             for i, choice in enumerate(gen.choices)
         ]
         out = {
@@ -116,25 +120,28 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
 
 
 def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
-    """vLLM's stream: no `usage` key on chunks, the last token carries the finish_reason (a
-    natural end gets a chunk of its own), the usage chunk has no `*_details`."""
+    """vLLM's stream: no `usage` key on chunks, the last token carries the finish_reason
+    and the `stop` string that ended it (a natural end gets a chunk of its own), the usage
+    chunk has no `*_details`."""
     head = {"id": meta.id, "object": "text_completion", "created": meta.created}
     head["model"] = meta.model
 
-    def chunk(index: int, text: str, finish: str | None) -> bytes:
+    def chunk(index: int, text: str, finish: str | None, stop: str | None = None) -> bytes:
         choice = {"index": index, "text": text, "logprobs": None, "finish_reason": finish}
-        choice |= {"stop_reason": None, "prompt_token_ids": None, "token_ids": None}
+        choice |= {"stop_reason": stop, "prompt_token_ids": None, "token_ids": None}
         return sse(head | {"choices": [choice]})
 
     per_choice = [gen.deltas(c) for c in gen.choices]
     spoke: set[int] = set()
     for index, delta, final in interleave(per_choice):
         spoke.add(index)
-        finish = gen.choices[index].finish
-        last = final and finish not in OWN_CHUNK
-        yield chunk(index, delta, finish if last else None), True
+        choice = gen.choices[index]
+        if final and not choice.own_finish:
+            yield chunk(index, delta, choice.finish, choice.stop_reason), True
+        else:
+            yield chunk(index, delta, None), True
     for index, choice in enumerate(gen.choices):
-        if choice.finish in OWN_CHUNK or index not in spoke:  # end of sequence, or an abort
+        if choice.own_finish or index not in spoke:  # end of sequence, or an abort
             yield chunk(index, "", choice.finish), False
     if ask.include_usage:
         totals = {k: v for k, v in usage(gen, "vllm").items() if not k.endswith("_details")}

@@ -1,4 +1,4 @@
-"""From an answer to a generation: token pieces, `max_tokens` and `ignore_eos`, usage.
+"""From an answer to a generation: token pieces, `max_tokens`, `stop` and `ignore_eos`, usage.
 
 `Ask` is what every API (chat, completions, messages, responses) parses its body into, so
 the latency, capacity, fault and wire code downstream is shared.
@@ -35,6 +35,7 @@ class Ask:
     include_usage: bool = False
     # vLLM's `stream_options.continuous_usage_stats`: a running usage on every chunk (chat)
     continuous_usage: bool = False
+    stop: tuple[str, ...] = ()  # chat's and completions' `stop` strings
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -43,7 +44,10 @@ class Choice:
     """One answer's tokens, produced as they are read: `head` (the reply's own text), then
     `padding` tokens of filler drawn from a random stream starting at `filler_state`. A
     stream's first token then costs the same whatever `max_tokens` is, as on a real server;
-    the filler is drawn afresh on every read, so every read gives the same tokens."""
+    the filler is drawn afresh on every read, so every read gives the same tokens.
+
+    `stop_reason` is the `stop` string that ended the text; `cut_calls` the tool calls that
+    `max_tokens` cut while vLLM wrote them, `head` then their raw text (`hermes_pieces`)."""
 
     head: tuple[str, ...] = ()
     padding: int = 0
@@ -51,6 +55,8 @@ class Choice:
     tool_calls: tuple[ToolCall, ...] = ()
     finish: Finish = "stop"
     has_code: bool = False
+    stop_reason: str | None = None
+    cut_calls: tuple[ToolCall, ...] = ()
 
     def pieces(self) -> Iterator[str]:
         """The tokens' text, one piece per token."""
@@ -72,10 +78,15 @@ class Choice:
     @property
     def tokens(self) -> int:
         if self.tool_calls:
-            return sum(
-                tokens.count(c.name) + tokens.count(c.arguments) + 3 for c in self.tool_calls
-            )
+            return len(hermes_pieces(self.tool_calls))
         return len(self.head) + self.padding
+
+    @property
+    def own_finish(self) -> bool:
+        """Whether the finish comes in a chunk of its own: vLLM's stream ends an answer its
+        model ended (an EOS token, which shows no text) or the engine dropped after the last
+        token's chunk; a `stop` string's or `max_tokens`' end rides on the last token's."""
+        return self.finish in ("stop", "abort") and self.stop_reason is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,21 +123,83 @@ def budget(ask: Ask, window: int) -> int:
     return room if ask.max_tokens is None else min(ask.max_tokens, room)
 
 
-def choose_tokens(reply: Reply, limit: int, ignore_eos: bool, rng: random.Random) -> Choice:
-    """Cut the reply's text at `limit` tokens (finish "length") or pad it for `ignore_eos`;
-    the padding is drawn from `rng` only when read."""
+def choose_tokens(reply: Reply, limit: int, ask: Ask, rng: random.Random, hermes: bool) -> Choice:
+    """Cut the reply's text at `limit` tokens (finish "length") or at a `stop` string, or
+    pad it for `ignore_eos`; the padding is drawn from `rng` only when read. With `hermes`
+    (vLLM's tool parser) a tool call is text the model writes until the parser reads it
+    back, so `limit` cuts it too: what was written is text (`Choice.cut_calls`)."""
     if reply.tool_calls:
+        written = hermes_pieces(reply.tool_calls)
+        if hermes and len(written) > limit:
+            return Choice(head=tuple(written[:limit]), finish="length", cut_calls=reply.tool_calls)
         return Choice(tool_calls=reply.tool_calls, finish="tool_calls")
     head = tokens.pieces(reply.text)
-    finish: Finish = "length" if len(head) > limit or ignore_eos else "stop"
+    cut = len(head) > limit
+    head, matched = stopped(head[:limit], ask.stop) if ask.stop else (head[:limit], None)
+    ignore_eos = ask.ignore_eos and matched is None
+    finish: Finish = "stop" if matched else "length" if cut or ignore_eos else "stop"
     padding = max(limit - len(head), 0) if ignore_eos else 0
     return Choice(
-        head=tuple(head[:limit]),
+        head=tuple(head),
         padding=padding,
         filler_state=rng.getstate() if padding else None,
         finish=finish,
         has_code=reply.has_code,
+        stop_reason=matched,
     )
+
+
+def stopped(pieces: list[str], stop: tuple[str, ...]) -> tuple[list[str], str | None]:
+    """The text each token shows when `stop` strings are set, and the string that ended it.
+
+    vLLM holds back the last `len(longest) - 1` characters until a later token shows that
+    they do not begin a stop string (the last token shows the rest); at a stop string the
+    text ends where the string begins, the string itself never shown. It looks for each
+    string, in the request's order, where the newest token could have completed it."""
+    hold = max(map(len, stop)) - 1
+    text, shown, out = "", 0, []
+    for index, piece in enumerate(pieces):
+        before = len(text)
+        text += piece
+        for string in stop:
+            at = text.find(string, max(before - len(string) + 1, 0))
+            if at != -1:
+                out.append(text[shown:at])
+                return out, string
+        visible = len(text) if index == len(pieces) - 1 else max(len(text) - hold, shown)
+        out.append(text[shown:visible])
+        shown = visible
+    return out, None
+
+
+# How vLLM's hermes parser reads a call the model writes, `<tool_call>{"name": …,
+# "arguments": …}</tool_call>`, in tokens around the name's and the arguments' own.
+_OPEN = ("<tool_call>", '{"', "name", '": "')
+_MID = ('", "', "arguments", '": ')
+_CLOSE = ("}", "</tool_call>")
+
+
+def hermes_pieces(calls: tuple[ToolCall, ...]) -> list[str]:
+    """The tokens of `calls` as the model writes them, one piece per token."""
+    out: list[str] = []
+    for call in calls:
+        name, arguments = tokens.pieces(call.name), tokens.pieces(call.arguments)
+        out += [*_OPEN, *name, *_MID, *arguments, *_CLOSE]
+    return out
+
+
+def written_calls(choice: Choice) -> tuple[ToolCall, ...]:
+    """What vLLM's streaming parser read out of a cut choice's text: each call whose name
+    was closed, with the arguments written so far."""
+    left, out = len(choice.head), []
+    for call in choice.cut_calls:
+        name, arguments = tokens.pieces(call.name), tokens.pieces(call.arguments)
+        if left <= len(_OPEN) + len(name):  # the name is closed by the quote after it
+            break
+        written = max(left - len(_OPEN) - len(name) - len(_MID), 0)
+        out.append(ToolCall(call.name, "".join(arguments[:written])))
+        left -= len(hermes_pieces((call,)))
+    return tuple(out)
 
 
 def aborted(gen: Generation, after: int) -> Generation:
@@ -140,7 +213,9 @@ def aborted(gen: Generation, after: int) -> Generation:
             choices.append(replace(choice, tool_calls=(cut,), finish="abort"))
         else:
             padding = min(choice.padding, max(after - len(choice.head), 0))
-            cut_text = replace(choice, head=choice.head[:after], padding=padding, finish="abort")
+            cut_text = replace(
+                choice, head=choice.head[:after], padding=padding, finish="abort", stop_reason=None
+            )
             choices.append(cut_text)
     return replace(gen, choices=tuple(choices))
 

@@ -1,0 +1,62 @@
+"""What vLLM refuses in a chat or completions body before it generates, in its own words.
+
+Its request models check some fields against others (`tools` and `tool_choice`,
+`top_logprobs` and `logprobs`, `stream_options` and `stream`) before they read any field,
+in the reverse of the order they define the checks; a `stop` list is then a field of at
+most `VLLM_MAX_STOP_STRINGS` (4) items (`wire.check_stops`); an empty stop string is refused
+with the sampling parameters. The cloud profile lets all of these through, as the simulator
+always has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.simulator.errors import ApiError, Flavor
+from router.simulator.wire import bad_request
+
+
+def _refused(message: str, name: str) -> ApiError:
+    """A `VLLMValidationError` from a request model's check: the message names the field."""
+    return bad_request(f"{message} (parameter={name})", name)
+
+
+def check_chat(body: dict[str, Any], profile: Flavor) -> None:
+    """A chat body's checks across fields (vLLM's `check_tool_usage`, `check_logprobs`,
+    `validate_stream_options`, which run in that order)."""
+    if profile != "vllm":
+        return
+    if body.get("tools") == []:
+        message = (
+            "`tools` must not be an empty array. "
+            "Either provide at least one tool or omit the field entirely."
+        )
+        raise _refused(message, "tools")
+    choice = body.get("tool_choice")
+    if choice is not None and choice != "none" and body.get("tools") is None:
+        raise _refused("When using `tool_choice`, `tools` must be set.", "tool_choice")
+    top = body.get("top_logprobs")
+    wants_top = isinstance(top, int | float) and (top == -1 or top > 0)
+    if wants_top and not body.get("logprobs"):
+        message = "when using `top_logprobs`, `logprobs` must be set to true."
+        raise _refused(message, "top_logprobs")
+    check_stream_options(body, profile)
+
+
+def check_stream_options(body: dict[str, Any], profile: Flavor) -> None:
+    """`stream_options` only on a stream (chat and completions alike)."""
+    if profile == "vllm" and body.get("stream_options") and not body.get("stream"):
+        message = "Stream options can only be defined when `stream=True`."
+        raise _refused(message, "stream_options")
+
+
+def stop_strings(body: dict[str, Any], profile: Flavor) -> tuple[str, ...]:
+    """The `stop` strings (a string or a list of them), after `wire.check_stops`. vLLM refuses
+    an empty one with the sampling parameters; elsewhere it is dropped (it would end every
+    answer before its first token)."""
+    stop = body.get("stop")
+    given = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    strings = tuple(s for s in given if isinstance(s, str))
+    if profile == "vllm" and "" in strings:
+        raise bad_request("stop cannot contain an empty string.")
+    return tuple(s for s in strings if s)
