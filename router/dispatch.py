@@ -257,7 +257,8 @@ class Dispatcher:
             async with asyncio.timeout(budget) as hold.limit:
                 reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
                 attempt.status = reply.status
-                committed = Committed(backend, attempt, reply, started, deadline)
+                events = EventBuffer(name)  # which names the backend past its bound
+                committed = Committed(backend, attempt, reply, started, deadline, events=events)
                 if not call.stream:
                     committed.parsed = reply_object(reply.body or b"", name)
                     parsed = committed.parsed

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from router.errors import Malformed
+
 DONE = b"[DONE]"
+CR, LF = 13, 10  # b"\r"[0], b"\n"[0]: a bytearray's items are ints
+# The longest event an upstream may send, ended or not (each stream holds at most this much
+# of one): well above any real one, a Responses `response.completed` with its output and
+# instructions, a tool call's arguments or a base64 image of a few MB, and twice the
+# request body the router takes by default (`server.max_body_bytes`, 8 MiB).
+MAX_EVENT_BYTES = 16 * 2**20
 
 # What an event's data says: its `data:` payload as sent (None: comments only), or, for an
 # event the router wrote itself (`Built`), the object it was written from.
@@ -47,27 +55,87 @@ class Written(bytes):
 
 
 class EventBuffer:
-    """Feed raw bytes, get back complete events as (raw_event_bytes, data_payload)."""
+    """Feed raw bytes, get back complete events as (raw_event_bytes, data_payload).
 
-    __slots__ = ("_buffer",)
+    An event ends at a blank line. A CRLF is read as LF, one cut between two pieces too, and
+    the event's bytes are given with LFs; a lone CR is a byte like any other. The start of
+    an event still unfinished is kept and only each new piece searched, so a piece costs
+    time in its own length: re-joining and re-splitting all that was pending at each piece
+    let an upstream whose event never ends take the router's memory without bound and block
+    its event loop, every client's, longer at each piece (found in review). An event longer
+    than `MAX_EVENT_BYTES`, ended or not, is `Malformed` once it gets there, after the
+    events before it: the same however the bytes were cut."""
 
-    def __init__(self) -> None:
-        self._buffer = b""
+    __slots__ = ("_backend", "_pending")
+
+    def __init__(self, backend: str = "") -> None:
+        self._pending = bytearray()  # the unfinished event's bytes, CRLFs read as LFs
+        self._backend = backend  # who sends the bytes, for the error past the bound
 
     def feed(self, piece: bytes) -> Iterator[tuple[bytes, bytes | None]]:
-        buffer = self._buffer + piece if self._buffer else piece
-        if b"\r" in buffer:
-            buffer = buffer.replace(b"\r\n", b"\n")
+        pending = self._pending
+        if pending:
+            joined = self._joined(piece)
+            if joined is None:
+                return
+            piece = joined
+        elif b"\r" in piece:
+            piece = piece.replace(b"\r\n", b"\n")
         # One split instead of a find-and-slice per event: a piece often holds a whole stream.
-        *events, self._buffer = buffer.split(b"\n\n")
+        *events, tail = piece.split(b"\n\n")
+        if len(piece) > MAX_EVENT_BYTES:  # it may hold an event past the bound
+            yield from self._bounded(events, tail)
+            return
+        if tail:
+            pending += tail
         for body in events:
             raw = body + b"\n\n"
             yield raw, data_of(raw)
 
+    def _joined(self, piece: bytes) -> bytes | None:
+        """The pending event with `piece` after it, to split, if the event ends in `piece`;
+        else None, and `piece` waits with it. Only the new bytes are searched: the blank
+        line that ends the event begins at pending's last byte at the earliest."""
+        pending = self._pending
+        start = len(pending) - 1
+        if pending[start] == CR and piece[:1] == b"\n":
+            del pending[start]  # a CRLF cut between pieces
+            start = max(start - 1, 0)
+        if b"\r" in piece:
+            piece = piece.replace(b"\r\n", b"\n")
+        pending += piece
+        if pending.find(b"\n\n", start) < 0:
+            if len(pending) > MAX_EVENT_BYTES:
+                pending.clear()
+                raise self._too_long()
+            return None
+        joined = bytes(pending)
+        pending.clear()
+        return joined
+
+    def _bounded(self, events: list[bytes], tail: bytes) -> Iterator[tuple[bytes, bytes | None]]:
+        """`feed`'s events for a piece longer than the bound, which may hold one past it."""
+        over = len(tail) > MAX_EVENT_BYTES
+        if not over:
+            self._pending += tail
+        for body in events:
+            raw = body + b"\n\n"
+            if len(raw) > MAX_EVENT_BYTES:
+                raise self._too_long()
+            yield raw, data_of(raw)
+        if over:
+            raise self._too_long()
+
     def rest(self) -> bytes:
         """Whatever arrived after the last complete event (a cut stream leaves some)."""
-        rest, self._buffer = self._buffer, b""
+        rest = bytes(self._pending)
+        self._pending.clear()
         return rest
+
+    def _too_long(self) -> Malformed:
+        said = f"a streamed event longer than {MAX_EVENT_BYTES >> 20} MiB ({MAX_EVENT_BYTES} bytes)"
+        name = self._backend
+        return Malformed(f"{name}: {said}" if name else said, backend=name)
 
 
 def data_of(event: bytes) -> bytes | None:

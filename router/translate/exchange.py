@@ -239,7 +239,7 @@ async def _translated(
     calls the transport's error a cut. `secrets`: the backend's (`Backend.secret_values`),
     asked for when an error event comes, which is cleaned of them. Each item is `Written`:
     the commit and the relay read its events as the translator built them, not its bytes."""
-    buffer = EventBuffer()
+    buffer = EventBuffer(name)
     iterator = pieces.__aiter__()
     while True:
         try:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
+from unittest import mock
 
 import orjson
-from hypothesis import given
+import pytest
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from router.sse import EventBuffer, Written, data_of
+from router import sse
+from router.errors import Malformed
+from router.sse import MAX_EVENT_BYTES, EventBuffer, Written, data_of
 from router.translate.wire import named_event
 
 STREAM = (
@@ -85,3 +90,107 @@ def test_a_written_piece_holds_its_events_as_built_and_its_writer_keeps_none() -
     assert piece.events[0][1] is delta
     # its bytes, split and decoded, say the same
     assert list(EventBuffer().feed(piece)) == [(events[0], orjson.dumps(delta)), (events[1], None)]
+
+
+Fed = tuple[list[tuple[bytes, bytes | None]], bytes | str]
+
+
+def _fed(pieces: Iterable[bytes]) -> Fed:
+    """The events one buffer gives for `pieces`, and what it held at the end, or the error
+    that ended it (its message): an event past the bound, after the events before it."""
+    buffer, events = EventBuffer(), []
+    try:
+        for piece in pieces:
+            for found in buffer.feed(piece):
+                events.append(found)
+    except Malformed as error:
+        return events, error.message
+    return events, buffer.rest()
+
+
+def _cut(stream: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(cut % (len(stream) + 1) for cut in cuts), len(stream)]
+    return [stream[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+# what the framing turns on: line ends of every kind, blank lines, a line's start
+_BITS = [b"\r", b"\n", b"\r\n", b"\n\n", b"\r\n\r\n", b"data: ", b"data:{}", b": c", b"x"]
+_STREAMS = st.lists(st.sampled_from(_BITS), max_size=24).map(b"".join)
+
+
+@given(_STREAMS, st.lists(st.integers(0, 200), max_size=10))
+@example(b"data: a\r\r\n\n", [10])  # `\r\r\n`, `\n`: the pending bytes, read again, lost a CR
+@example(b"data: a\r\n\r\n", [8])  # a CRLF cut between its CR and LF
+def test_events_are_those_of_the_whole_stream_fed_at_once(stream: bytes, cuts: list[int]) -> None:
+    """However the bytes are cut, the events are those of the stream read whole: a CRLF
+    read as LF once (one cut between its bytes too), events ending at a blank line."""
+    whole = stream.replace(b"\r\n", b"\n")
+    *bodies, held = whole.split(b"\n\n")
+    expected = [(body + b"\n\n", data_of(body + b"\n\n")) for body in bodies]
+    assert _fed([stream]) == (expected, held)
+    assert _fed(_cut(stream, cuts)) == (expected, held)
+
+
+@given(_STREAMS, st.lists(st.integers(0, 200), max_size=10), st.integers(1, 12))
+def test_an_event_past_the_bound_fails_the_same_however_the_bytes_were_cut(
+    stream: bytes, cuts: list[int], bound: int
+) -> None:
+    """The events before an event longer than the bound are given, then the error; an
+    event the bound holds passes, ended or not."""
+    with mock.patch.object(sse, "MAX_EVENT_BYTES", bound):
+        fed = _fed(_cut(stream, cuts))
+        assert fed == _fed([stream])
+    events, end = fed
+    assert all(len(raw) <= bound for raw, _ in events)
+    if isinstance(end, bytes):
+        assert len(end) <= bound
+    else:
+        assert f"({bound} bytes)" in end
+
+
+@pytest.mark.parametrize(
+    ("pieces", "events", "held"),
+    [
+        ([b"data: a\n", b"\ndata: b\n\n"], [b"data: a\n\n", b"data: b\n\n"], b""),
+        ([b"data: a\r", b"\n\r", b"\n"], [b"data: a\n\n"], b""),
+        ([b"data: a\r\n\r", b"\nda"], [b"data: a\n\n"], b"da"),
+        ([b"data: a\r\r", b"\n\n"], [b"data: a\r\n\n"], b""),
+        ([b"data: a\rdata: b\r\r"], [], b"data: a\rdata: b\r\r"),  # a lone CR ends nothing
+        ([b"data: a\r", b"x\n\n"], [b"data: a\rx\n\n"], b""),
+        ([b": ping\n\n", b"", b"data: [DONE]\n", b"\n"], [b": ping\n\n", b"data: [DONE]\n\n"], b""),
+    ],
+)
+def test_line_ends_cut_between_pieces(
+    pieces: list[bytes], events: list[bytes], held: bytes
+) -> None:
+    assert _fed(pieces) == ([(raw, data_of(raw)) for raw in events], held)
+
+
+def test_an_event_that_never_ends_fails_past_the_bound_and_is_let_go() -> None:
+    """An upstream that sends bytes and never the blank line: `Malformed` naming the bound
+    and the backend once the event is past it, and what the buffer held is let go."""
+    buffer = EventBuffer("local")
+    list(buffer.feed(b'data: {"choices":[{"delta":{"content":"'))
+    piece = b"a" * 2**16
+    fed = len(b'data: {"choices":[{"delta":{"content":"')
+    while fed + len(piece) <= MAX_EVENT_BYTES:
+        assert list(buffer.feed(piece)) == []
+        fed += len(piece)
+    with pytest.raises(Malformed) as raised:
+        list(buffer.feed(piece))
+    assert raised.value.message == "local: a streamed event longer than 16 MiB (16777216 bytes)"
+    assert raised.value.kind == "malformed" and raised.value.backend == "local"
+    assert buffer.rest() == b""
+
+
+def test_an_event_as_long_as_the_bound_passes_and_one_byte_more_fails() -> None:
+    """Whole in one piece (a litellm backend's pieces are whole events) or in two."""
+    body = b"data: " + b"a" * (MAX_EVENT_BYTES - len(b"data: ") - 2)
+    longest = body + b"\n\n"
+    assert _fed([longest, b": next\n\n"])[0] == [(longest, body[6:]), (b": next\n\n", None)]
+    assert _fed([longest[:-1], longest[-1:]])[0] == [(longest, body[6:])]
+    events, end = _fed([b": before\n\n" + b"a" + longest])
+    assert (events, end) == (
+        [(b": before\n\n", None)],
+        "a streamed event longer than 16 MiB (16777216 bytes)",
+    )
