@@ -29,6 +29,7 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `stall[:S]` | S seconds of silence after two tokens (default 10), then the rest |
 | `cut_stream` | the connection closes after two tokens, mid-body |
 | `malformed_chunk` | a `data:` line that is not JSON after two tokens |
+| `endless_event[:N]` | streams: after N tokens (default 2; 0: first) an event that never ends |
 | `missing_done` | the stream ends cleanly without its terminal event (`[DONE]`) |
 | `cut_before_done` | streams: the connection closes mid-body just before that event |
 | `no_usage` | chat and completions: no usage, even when asked for (`stream_options` ignored) |
@@ -67,6 +68,12 @@ vLLM number them 0, 1, …. The model calls each offered tool, so that there are
 applies to chat; a whole reply lists the calls as usual. `unindexed_tool_calls` is Ollama
 before 0.4.7 (ollama/ollama#7881): the same calls side by side in one delta, none with an
 `index`.
+
+`endless_event` is an upstream gone wrong that keeps sending bytes and never the blank line
+ending an event: after N tokens (0: before the first event, right after the headers) a
+`data: ` line opens a JSON string, then 64 KiB pieces of it follow as fast as the client
+reads them, until 20 MiB (`playback.ENDLESS_BYTES`, more than the router holds of one
+event) went out, and the connection closes. A whole reply is sent as usual.
 
 `malformed_arguments` is a small local model's tool call whose arguments are not JSON: the
 object's string values written without their quotes (`{"city": Paris}`), streamed in pieces
@@ -119,6 +126,7 @@ FaultName = Literal[
     "stall",
     "cut_stream",
     "malformed_chunk",
+    "endless_event",
     "missing_done",
     "cut_before_done",
     "no_usage",
@@ -148,6 +156,7 @@ DEFAULT_ARGS: dict[str, float] = {
     "echo_credentials_long": 2.0,
     "echo_credentials_page": 2.0,
     "abort": 2.0,
+    "endless_event": 2.0,
     "server_error": 500.0,
     "slow_first_token": 10.0,
     "queued": 10.0,

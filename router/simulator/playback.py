@@ -18,13 +18,18 @@ from router.simulator.httpserver import Response
 from router.simulator.wire import Frame
 
 MALFORMED = b"data: {this is not json\n\n"
+ENDLESS = b'data: {"text": "'  # `endless_event`'s start, then ENDLESS_PIECEs to ENDLESS_BYTES
+ENDLESS_PIECE = b"a" * 2**16
+ENDLESS_BYTES = 20 * 2**20
 QUEUED = b": queued\n\n"
 THOUGHT = "Let me think. "  # each reasoning delta of `thinking`
 KEEP_ALIVE_S = 0.25
 MIDSTREAM = frozenset(
-    {"stall", "cut_stream", "malformed_chunk", "late_first_token", "thinking", *IN_BAND}
+    {"stall", "cut_stream", "malformed_chunk", "endless_event"}
+    | {"late_first_token", "thinking", *IN_BAND}
 )
 PAUSES = frozenset({"stall", "late_first_token"})
+ENDINGS = frozenset({"cut_stream", "endless_event", *IN_BAND})  # faults that end it early
 PACED = MIDSTREAM | {"cut_before_done"}  # faults the unpaced fast path cannot play
 DROP_LAST = frozenset({"missing_done", "cut_before_done"})  # faults without the last frame
 BATCH = 256  # frames a write when unpaced: few syscalls, and a first write that comes soon
@@ -32,11 +37,11 @@ BATCH = 256  # frames a write when unpaced: few syscalls, and a first write that
 
 def _tokens_before(fault: Fault) -> int:
     """How many token frames go out before a mid-stream fault strikes (`late_first_token`,
-    `thinking`: none; `error_event:N` and `echo_credentials:N`: N, and -1 for before the
-    first frame of all)."""
+    `thinking`: none; `error_event:N`, `echo_credentials:N` and `endless_event:N`: N, and -1
+    for before the first frame of all)."""
     if fault.name in ("late_first_token", "thinking"):
         return 0
-    if fault.name in IN_BAND:
+    if fault.name in IN_BAND or fault.name == "endless_event":
         tokens = int(fault.value)
         return tokens if tokens > 0 else -1
     return TOKENS_BEFORE_MIDSTREAM_FAULT
@@ -90,12 +95,8 @@ async def stream(
         ):
             await resp.chunks(batch)
             batch = []
-            if strikes.name == "cut_stream":
-                resp.cut()
-                return
-            if strikes.name in IN_BAND:
-                await resp.chunks([failure(i)] if failure is not None else [])
-                await resp.end()
+            if strikes.name in ENDINGS:
+                await _end_early(resp, strikes, failure, i)
                 return
             if strikes.name == "thinking":
                 await _think(resp, opening, strikes.value, reasoning)
@@ -117,6 +118,32 @@ async def stream(
         batch.append(data)
     await resp.chunks(batch)
     await _close(resp, fault)
+
+
+async def _end_early(
+    resp: Response, fault: Fault, failure: Callable[[int], bytes] | None, i: int
+) -> None:
+    """A mid-stream fault that ends the stream where it strikes, in place of frame `i`: the
+    connection cut, an event that never ends, or the in-band error `failure(i)`."""
+    if fault.name == "cut_stream":
+        resp.cut()
+    elif fault.name == "endless_event":
+        await _endless(resp)
+    else:
+        await resp.chunks([failure(i)] if failure is not None else [])
+        await resp.end()
+
+
+async def _endless(resp: Response) -> None:
+    """An event that never ends (`endless_event`): a `data:` line opening a string, its
+    pieces as fast as the client reads them, until `ENDLESS_BYTES` went out; then the
+    connection closes mid-body, where a real upstream would go on."""
+    await resp.chunks([ENDLESS])
+    sent = len(ENDLESS)
+    while sent < ENDLESS_BYTES:
+        await resp.chunks([ENDLESS_PIECE])
+        sent += len(ENDLESS_PIECE)
+    resp.cut()
 
 
 async def _close(resp: Response, fault: Fault | None) -> None:

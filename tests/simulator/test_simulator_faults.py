@@ -386,8 +386,9 @@ def test_last_request_is_kept_only_when_asked(start_sim: Callable[..., SimThread
 
 def test_every_fault_has_a_test_here() -> None:
     here = Path(__file__)
-    others = ("test_simulator_other_servers.py", "test_simulator_tool_faults.py")  # by theme
-    source = "".join(here.with_name(n).read_text() for n in (here.name, *others))
+    others = ("other_servers", "tool_faults", "endless_event")  # by theme
+    names = (here.name, *(f"test_simulator_{other}.py" for other in others))
+    source = "".join(here.with_name(name).read_text() for name in names)
     assert all(f'"{name}' in source or f"+{name}" in source for name in FAULTS)
 
 
