@@ -36,7 +36,7 @@ from router.refusals import named_as_sent, nothing_tried
 from router.reply_checks import reply_object, whole_failure
 from router.request_size import output_limit
 from router.retirement import Retirement
-from router.silence import SILENT, Life, silent
+from router.silence import QUEUED, SILENT, Life, silent
 from router.span_attributes import finish_attributes
 from router.sse import Data, EventBuffer
 from router.tracing import NO_SPAN, Tracing
@@ -128,11 +128,8 @@ class Dispatcher:
         for step in call.plan.steps:
             backend = self.backends[step.backend]
             settings = backend.settings
-            if (
-                failed_window
-                and settings.context_window
-                and settings.context_window <= failed_window
-            ):
+            # the window the plan judged it by: configured, else learned (`Step.window`)
+            if failed_window and step.window and step.window <= failed_window:
                 call.record.attempts.append(
                     Attempt(step.backend, settings.tier, "skipped", "context_too_long")
                 )
@@ -150,7 +147,7 @@ class Dispatcher:
                     # output limit refused says nothing of the windows (the configured one
                     # may be larger than the served one, which the refusal is about).
                     if isinstance(error, ContextTooLong) and not isinstance(error, OutputTooLong):
-                        failed_window = settings.context_window or failed_window or 1
+                        failed_window = step.window or failed_window or 1
                     if retry or not _short_retry_after(error, settings.retry_after_max_s):
                         break
                     assert isinstance(error, RateLimited) and error.retry_after is not None
@@ -185,7 +182,12 @@ class Dispatcher:
             if isinstance(error, BackendRefused):
                 log.warning("%s", error.naming_key(settings.key_hint(to_log=True)))
                 error.name_key(settings.key_hint())
-            self._failed(backend, attempt, span, started, error.kind, status)
+            # A deadline that fired before the backend showed work on this request, while
+            # it was busy with others or reported a queue, is the wait in its queue: neutral
+            # for the breaker, as a hang-up there is (`router.silence.QUEUED`).
+            queued = isinstance(error, Timeout) and not hold.working
+            blame = QUEUED if queued and self.life.busy(backend, started) else None
+            self._failed(backend, attempt, span, started, error.kind, status, blame=blame)
             raise
         except asyncio.CancelledError:
             # The client's hang-up is neutral for the breaker, unless the backend had said
@@ -231,7 +233,8 @@ class Dispatcher:
         """An attempt that ended before its reply was committed: the in-flight count and a
         half-open circuit's trial are released here, whatever ended it. `blame` is the kind
         the judges are told when not `kind`: a hang-up after the backend's silence
-        (`router.silence`), which its span then calls a failure too."""
+        (`router.silence`), which its span then calls a failure too, or a timeout in a busy
+        backend's queue (`QUEUED`, neutral), whose span says the timeout still."""
         attempt.outcome, attempt.error_kind = "error", kind
         attempt.status = status
         attempt.duration_s = time.monotonic() - started

@@ -107,6 +107,11 @@ class BackendState:
 class Step:
     backend: str
     reason: str
+    # The backend's context window as the plan judged it (`context_window`: configured, else
+    # learned from `/v1/models`): after one backend refuses a prompt as too long, dispatch
+    # skips those whose window is no larger. It read the configured window alone, and tried
+    # a backend whose learned window was smaller (found in review).
+    window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +217,14 @@ def plan(
         if why_not:
             skipped.append(Step(name, why_not))
             continue
-        step = Step(name, first_reason if position == 0 else "fallback")
+        window = context_window(state, config.backend(name))
+        step = Step(name, first_reason if position == 0 else "fallback", window)
         (overflow if state.saturated else steps).append(step)
     if overflow and steps:
-        overflow = [Step(s.backend, "overflow_last") for s in overflow]
-        steps = [Step(s.backend, "overflow" if s.reason == "fallback" else s.reason) for s in steps]
+        overflow = [replace(s, reason="overflow_last") for s in overflow]
+        steps = [
+            replace(s, reason="overflow" if s.reason == "fallback" else s.reason) for s in steps
+        ]
     pinned = demand.sticky_backend  # first only while it is well; preferred whatever its state
     pin = states.get(pinned, BackendState()) if pinned else None
     well = pin is not None and pin.circuit == "closed" and not pin.saturated
@@ -365,5 +373,5 @@ def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
 def _sticky_first(steps: list[Step], sticky: str | None) -> list[Step]:
     for index, step in enumerate(steps):
         if step.backend == sticky and index > 0:
-            return [Step(sticky, "sticky"), *steps[:index], *steps[index + 1 :]]
+            return [replace(step, reason="sticky"), *steps[:index], *steps[index + 1 :]]
     return steps

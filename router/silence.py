@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 # opening: not `first_token_timeout`, a deadline that did not fire.
 SILENT = "silent"
 
+# The kind the breaker is told of a deadline that fired before the backend showed work on
+# the request while `Life.busy` says it was busy: the wait was in its queue, and an
+# overloaded backend is a working one. Neutral (not in `router.health.FAILURE_KINDS`): a
+# burst of twelve streams on a backend with `max_concurrency: 2` served six, the six
+# waiting in vLLM's queue past `first_token_s` opened its circuit, and the next private
+# request got a 503 (found in review). The client still gets its 504 (or the fallback),
+# and the attempt's row, metrics and span still say the timeout.
+QUEUED = "queued"
+
 # The longest wait that judges a silence when `first_token_s` is longer. `first_token_s` is
 # the operator's own bound (README's example: 60 s, long enough for the prefill of a long
 # prompt), and clients rarely wait that long: judged only there, a dead backend whose
@@ -84,7 +93,8 @@ def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
 
 
 class Life:
-    """Evidence that a backend is alive or busy, against which a silence proves nothing:
+    """Evidence that a backend is alive or busy, against which a silence proves nothing (nor
+    a deadline that fired before the backend showed work on the request: `QUEUED`):
     when any stream on it last showed its engine at work, and the sources (`queues`: the
     capacity tracker, `Capacity.queued`) that say a request sent there now may wait in its
     queue. A vLLM with `max-num-seqs` full sends a queued stream its headers alone, and
