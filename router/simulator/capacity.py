@@ -49,7 +49,7 @@ class Capacity:
             except asyncio.CancelledError:
                 if slot.done() and not slot.cancelled():
                     self._hand_over()  # we were given a slot but are leaving: pass it on
-                else:
+                elif slot in self._waiting:  # a release since may have dropped it (cancelled)
                     self._waiting.remove(slot)
                 raise
         self.kv_tokens += tokens

@@ -1,12 +1,17 @@
 """What tests change while a simulator runs: the default fault, fault rates, quality,
-scripted replies, `down`.
+scripted replies, `down`, a `/metrics` that hangs.
 
-Served under `/sim/` (never a real backend path):
-`GET /sim/stats`, `POST /sim/faults` `{"fault": "NAME[:ARG]"|null, "rates": {...},
-"down": bool, "for_s": S}`, `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies`
-`{"prompt": "answer text"|null, ...}` (null forgets a prompt's reply), `POST /sim/release`
-(every request the `hold` fault holds goes on), `POST /sim/reset` (back to the settings).
+Served under `/sim/` (never a real backend path): `GET /sim/stats`, `POST /sim/faults`
+`{"fault": "NAME[:ARG]"|null, "rates": {...}, "down": bool, "for_s": S, "hang_metrics": bool}`,
+`POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies` `{"prompt": "answer text"|null,
+...}` (null forgets a prompt's reply), `POST /sim/release` (every request the `hold` fault
+holds goes on), `POST /sim/reset` (back to the settings).
 Each answers with the stats and the state after it.
+
+`hang_metrics` is a vLLM whose `/metrics` reads each request and never answers (a wedged
+exporter, a scrape path a proxy holds) while everything else, `/health` included, answers
+as usual: what a router's capacity polls must outlast without the other backends' readings
+going stale. False answers again; `POST /sim/reset` too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ class Control:
     rates: dict[str, float] = field(default_factory=dict)
     quality: dict[str, float] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)  # stripped prompt -> answer text
+    hang_metrics: bool = False  # `/metrics` never answers
 
     @classmethod
     def from_settings(cls, settings: SimSettings) -> Control:
@@ -42,6 +48,7 @@ class Control:
             "rates": self.rates,
             "quality": self.quality,
             "replies": len(self.replies),  # a count: a scripted answer may be long
+            "hang_metrics": self.hang_metrics,
         }
 
 
@@ -73,6 +80,10 @@ def apply_faults(control: Control, body: Any) -> DownOrder | None:
         if sum(rates.values()) > 1:
             raise FaultError("rates must sum to at most 1")
         control.rates = {str(k): float(v) for k, v in rates.items()}
+    if "hang_metrics" in body:
+        if not isinstance(body["hang_metrics"], bool):
+            raise FaultError("hang_metrics must be true or false")
+        control.hang_metrics = body["hang_metrics"]
     if "down" not in body:
         return None
     for_s = body.get("for_s")

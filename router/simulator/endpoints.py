@@ -119,6 +119,9 @@ async def models(sim: Simulator, req: Request, resp: Response) -> None:
 
 
 async def metrics(sim: Simulator, req: Request, resp: Response) -> None:
+    if sim.control.hang_metrics:  # read, never answered (`control.Control.hang_metrics`)
+        await resp.hang()
+        return
     text = prometheus_text(sim.settings.model_name, sim.stats, sim.capacity)
     headers = [("content-type", "text/plain; version=0.0.4; charset=utf-8")]
     await resp.send(200, headers, text.encode())
@@ -227,6 +230,7 @@ def reset(sim: Simulator) -> None:
     sim.control.quality.clear()
     sim.control.quality.update(fresh.quality)
     sim.control.replies = fresh.replies
+    sim.control.hang_metrics = fresh.hang_metrics
 
 
 async def go_down(sim: Simulator, order: DownOrder, resp: Response) -> None:

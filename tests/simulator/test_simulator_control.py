@@ -208,3 +208,24 @@ def test_repeatable_gives_the_same_request_the_same_bytes(
     assert other[1] != first[1] or profile == "vllm"  # (vLLM sends no request-id header)
     moving = start_sim(profile=profile)
     assert len(set(replies(moving, body))) == 2  # by default, ids run on and time moves
+
+
+def test_hang_metrics_leaves_metrics_unanswered_and_health_answering(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """A wedged `/metrics` exporter: read, never answered, while `/health` and completions
+    answer; false (or `POST /sim/reset`) answers again, and a value that is no bool is a
+    400 naming the field."""
+    sim = start_sim(profile="vllm")
+    assert HTTP.post(sim.url + "/sim/faults", json={"hang_metrics": True}).json()["hang_metrics"]
+    with pytest.raises(httpx.ReadTimeout):
+        HTTP.get(sim.url + "/metrics", timeout=0.5)
+    assert HTTP.get(sim.url + "/health").status_code == 200
+    assert said(sim, "Tell me a story")
+    HTTP.post(sim.url + "/sim/faults", json={"hang_metrics": False})
+    assert "vllm:num_requests_waiting" in HTTP.get(sim.url + "/metrics").text
+    HTTP.post(sim.url + "/sim/faults", json={"hang_metrics": True})
+    assert HTTP.post(sim.url + "/sim/reset").json()["hang_metrics"] is False
+    assert HTTP.get(sim.url + "/metrics").status_code == 200
+    refused = HTTP.post(sim.url + "/sim/faults", json={"hang_metrics": "yes"})
+    assert refused.status_code == 400 and "hang_metrics" in refused.text
