@@ -350,10 +350,12 @@ def _preferred_order(members: list[str], sticky: str | None) -> tuple[str, ...]:
 
 def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     """Whether `served` answered only because a backend preferred before it was passing
-    trouble: skipped with its circuit open or held by a gate, put last for being saturated,
-    or tried and failed. A conversation then does not stick to `served`: pinned there, one
-    429 from the local backend kept an agent's session on the paid cloud for as long as it
-    went on, the local backend healthy again. Permanent reasons (a prompt too long for the
+    trouble: skipped with its circuit open or held by a gate, put after it for being
+    saturated or (the pin) for a half-open circuit, or tried and failed. A conversation then
+    does not stick to `served`: pinned there, one 429 from the local backend kept an agent's
+    session on the paid cloud for as long as it went on, the local backend healthy again,
+    and so did a cloud-first turn while local's circuit waited for a live trial after a
+    hang (found in review). Permanent reasons (a prompt too long for the
     window, privacy, an API the backend does not speak) are no detour: a conversation too
     long for the local backend keeps to the cloud (one that asked for more output than
     the window leaves is a detour: the next turn may ask for less). A failure on `served`
@@ -362,7 +364,9 @@ def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     rank = order.index(served) if served in order else len(order)
     before = set(order[:rank])
     passed = any(s.backend in before and s.reason not in LASTING_SKIPS for s in plan.skipped)
-    full = any(s.backend in before and s.reason == "overflow_last" for s in plan.steps)
+    steps = [s.backend for s in plan.steps]
+    after = steps[steps.index(served) + 1 :] if served in steps else []
+    full = any(name in before for name in after)  # saturated, or an unwell pin
     failed = any(
         a.backend in before and a.outcome == "error" and a.error_kind not in PERMANENT_FAILURES
         for a in attempts

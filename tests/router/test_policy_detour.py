@@ -118,3 +118,15 @@ def test_a_streamed_turn_of_several_choices_past_a_litellm_backend_is_a_detour()
     several = plan(CODING, AUTO, Demand(several_choices=True), {}, lite)
     assert [s.reason for s in several.skipped] == ["choices_unsupported"]
     assert detoured(several, [served("local")], "local")
+
+
+def test_a_turn_past_the_pin_waiting_for_its_live_trial_is_a_detour() -> None:
+    """Pinned to local, whose circuit is half-open (a hang's, which only a live request may
+    try): the pin is not put first, and a math turn goes to the cloud, its route's first,
+    local untried. A detour all the same: the pin must stay on local (it moved to the cloud
+    for the session: found in review)."""
+    states = {"local": BackendState(circuit="half_open")}
+    math = plan(MATH, AUTO, Demand(sticky_backend="local"), states, CFG)
+    assert [s.backend for s in math.steps] == ["cloud", "local"]
+    assert detoured(math, [served("cloud")], "cloud")
+    assert not detoured(math, [failed("cloud", "overloaded"), served("local")], "local")
