@@ -167,12 +167,13 @@ class MetricFamilies:
             ("backend", "tier", "outcome"),
             DURATION_BUCKETS,
         )
-        # The circuit's state, not the probe's: live requests open it too (a refusal, a hang),
-        # and a circuit waiting for a live request's success reads 0 while /health passes.
+        # The outage's state, not the probe's: live requests open the circuit too (a refusal,
+        # a hang, 5xx), and a backend whose /health passes reads 0 until a live request
+        # succeeds there (`Resilience._up`).
         self.up = self._gauge(
             "backend_up",
-            "1 while the backend's circuit is closed, 0 while it is open or half-open: its "
-            "requests or health checks fail.",
+            "0 from its circuit's opening until a live request succeeds on the backend again "
+            "(a passing probe counts after 15 min with no failure), else 1.",
             ("backend", "tier"),
         )
         self.circuit = self._gauge(

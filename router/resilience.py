@@ -8,6 +8,11 @@ Its one background job probes backends and polls vLLM's `/metrics`; a bug in one
 either is logged and the next round runs, as in every background loop of the router. It
 always reads the config and backends from the components, so a hot reload needs nothing
 from it.
+
+`smf_router_backend_up` follows the outage, not the circuit alone (`_up`): a probe's pass
+closes a circuit but ends no outage (`Health.succeeded`), and a backend whose `/health`
+passed while every completion failed read 1 for a moment of every cycle, resetting the
+`for: 2m` of its alert (found in review).
 """
 
 from __future__ import annotations
@@ -15,21 +20,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
 from evals.endpoint import window_of
 from router.bug_log import BugLog
-from router.capacity import Capacity, ModelList, metrics_url, poll_metrics, read_models, unlisted
+from router.capacity import Capacity, metrics_url, poll_metrics, read_models
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
 from router.gateway import States
-from router.health import BreakerPolicy, Health, can_probe, probe
+from router.health import STILL_DOWN_LOG_S, BreakerPolicy, Health, can_probe, probe
 from router.policy import BackendState, Circuit, soonest
 from router.record import Record
+from router.resilience_status import backend_status
+from router.served_model import ServedModels
 from router.sticky import StickyTable
 
 if TYPE_CHECKING:
@@ -43,6 +50,7 @@ READ_AT_START = ("enabled",)  # `resilience.*` read once: a hot reload leaves th
 
 GateSource = Callable[[], Mapping[str, frozenset[str]]]  # backend -> gated intents
 GateReview = Callable[[str], float | None]  # backend -> seconds until a round may reopen it
+T = TypeVar("T")
 
 
 class Resilience:
@@ -63,13 +71,10 @@ class Resilience:
         self.table = StickyTable(rs.sticky_ttl_s, rs.sticky_max_entries, clock)
         self._next_probe: dict[str, float] = {}
         self._health_path_known: dict[str, bool] = {}
-        self._windows_due = 0.0
+        self._windows_due: dict[str, float] = {}  # backend -> when to read `/v1/models` again
+        self._polling: set[str] = set()  # backends whose capacity poll still runs
         self._sweep_due = 0.0
-        # Whether each backend serves its configured model, from its `/v1/models`: what the
-        # last conclusive read found (the status shows it), and what was last logged, so one
-        # wrong name is one warning, not one per `models_refresh_s`.
-        self._model_found: dict[str, str] = {}
-        self._model_logged: dict[str, str] = {}
+        self.served_models = ServedModels()  # whether each serves its model: `/v1/models`
         self.probes_sent = 0
         # A bug in one backend's poll (a `/metrics` format the parser trips on) is logged, as
         # a failed round is: suppressed, it went unseen for good. Once per backend and kind:
@@ -84,7 +89,7 @@ class Resilience:
         rs = self.settings
         return BreakerPolicy(rs.failure_threshold, rs.open_s, rs.max_open_s)
 
-    def _saturation(self, settings: BackendSettings) -> str | None:
+    def saturation(self, settings: BackendSettings) -> str | None:
         rs = self.settings
         return self.capacity.saturated(settings, rs.max_queue_wait_s, 3 * rs.capacity_poll_s)
 
@@ -106,7 +111,7 @@ class Resilience:
             below = inner.get(name, BackendState())
             out[name] = BackendState(
                 circuit=circuit,
-                saturated=self._saturation(backend) is not None,
+                saturated=self.saturation(backend) is not None,
                 context_window=self.capacity.load(name).context_window,
                 gated_intents=gated,
                 circuit_retry_in_s=None if circuit == "closed" else self.health.trial_in(name),
@@ -144,6 +149,7 @@ class Resilience:
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None:
         self.capacity.attempt_finished(backend, tier, outcome, error_kind)
+        self._show_state(backend)  # judged after `Health` (`install`): a success ends an outage
 
     def record_finished(self, record: Record) -> None:
         for attempt in record.attempts:
@@ -158,17 +164,36 @@ class Resilience:
             self.table.remember(record.conversation, record.backend)
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
-        if after == "open":
-            self.table.forget_backend(backend)
+        """Its conversations stay pinned to it: the policy puts a pin first only while it is
+        well, and a turn served elsewhere meanwhile is a detour, which pins nothing. Dropped
+        here, one turn of a cloud-first intent during a 10 s outage pinned the session to the
+        cloud, every later turn with it, for the sliding TTL (found in review)."""
         if after == "closed":
-            self._windows_due = 0.0  # a backend back from an outage may have a new model
+            self._windows_due.pop(backend, None)  # back from an outage: maybe a new model
+        self._show_state(backend)
+
+    def _show_state(self, backend: str) -> None:
+        """Publish `backend`'s circuit and whether it is up (`_up`)."""
         try:
             tier = self.components.config.backend(backend).tier
         except KeyError:
             return
-        # Up only once closed: a trial (half-open) proves nothing yet, and counting it as up
-        # made a hanging backend's gauge alternate 0/1, which resets an alert's `for:`.
-        self.components.metrics.backend_state(backend, tier, after == "closed", after)
+        circuit = self.health.breaker(backend).circuit
+        self.components.metrics.backend_state(backend, tier, self._up(backend, circuit), circuit)
+
+    def _up(self, backend: str, circuit: Circuit) -> bool:
+        """Up: its circuit closed (a half-open trial proves nothing yet: counted as up, a
+        hanging backend's gauge alternated 0/1) and no outage open. A probe's pass closes the
+        circuit but ends no outage; a live success does, and so does a probe that passed
+        `STILL_DOWN_LOG_S` ago with no failure since (the rule `Health` logs recoveries by:
+        on a router no traffic reaches, only a probe can say the backend is back)."""
+        if circuit != "closed":
+            return False
+        outage = self.health.outages.get(backend)
+        if outage is None:
+            return True
+        passed = outage.probe_passed
+        return passed is not None and self.clock() - passed >= STILL_DOWN_LOG_S
 
     async def run(self) -> None:
         """The background job: probes and trials, capacity polls, window refreshes."""
@@ -193,6 +218,8 @@ class Resilience:
                 due = [b for b in self.components.config.backends if self._probe_due(b)]
                 if due:
                     await asyncio.gather(*(self._probe_one(client, b) for b in due))
+                for backend in self.components.config.backends:
+                    self._show_state(backend.name)  # an outage a probe's age ended (`_up`)
             except Exception:
                 log.exception("probing backends failed; trying again")
             await asyncio.sleep(min(TICK_S, self.settings.probe_interval_s))
@@ -229,37 +256,62 @@ class Resilience:
             self.health.failed(name, "probe failed")
 
     async def _capacity_loop(self, client: httpx.AsyncClient) -> None:
-        while True:
-            try:  # as probing: a bug in one round is logged, and the polls go on
-                await self._capacity_round(client)
-            except Exception:
-                log.exception("polling backend capacity failed; trying again")
-            await asyncio.sleep(self.settings.capacity_poll_s)
+        """Every `capacity_poll_s`, a poll of each backend whose last one has ended, each on
+        its own: polled one after another, two `/metrics` that hang (each to its
+        `probe_timeout_s`) made a round ~5 s, past the 3 s a reading stays fresh, and a queued
+        third backend read saturated only now and then (found in review). Nor does a round
+        wait for the slowest poll, which would age the others' readings by its timeout."""
+        async with asyncio.TaskGroup() as polls:  # cancelled with the loop
+            while True:
+                try:  # as probing: a bug in one round is logged, and the polls go on
+                    self._capacity_round(client, polls)
+                except Exception:
+                    log.exception("polling backend capacity failed; trying again")
+                await asyncio.sleep(self.settings.capacity_poll_s)
 
-    async def _capacity_round(self, client: httpx.AsyncClient) -> None:
-        refresh_windows = self.clock() >= self._windows_due
-        if refresh_windows:
-            self._windows_due = self.clock() + self.settings.models_refresh_s
+    def _capacity_round(self, client: httpx.AsyncClient, polls: asyncio.TaskGroup) -> None:
         for settings in self.components.config.backends:
-            if not self._current(settings):
-                continue  # a reload during an earlier poll: a breaker would come back
-            if self.health.breaker(settings.name).state(self.clock()) != "closed":
-                self.components.metrics.forget_capacity(settings.name)
+            name = settings.name
+            if self.health.breaker(name).state(self.clock()) != "closed":
+                self.components.metrics.forget_capacity(name)
                 continue
-            try:  # one backend's poll must not stop the others
-                await self._poll_one(client, settings, refresh_windows)
-            except Exception as exc:
-                self._poll_bugs.failed(settings.name, exc)
+            if name in self._polling:
+                continue  # its last poll still waits on a slow server
+            refresh_windows = self.clock() >= self._windows_due.get(name, 0.0)
+            if refresh_windows:
+                self._windows_due[name] = self.clock() + self.settings.models_refresh_s
+            self._polling.add(name)
+            polls.create_task(self._poll_guarded(client, settings, refresh_windows))
         if self.clock() >= self._sweep_due:
             self._sweep_due = self.clock() + STICKY_SWEEP_S
             self.table.expire()
+
+    async def _poll_guarded(
+        self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool
+    ) -> None:
+        try:  # one backend's poll must not stop the others
+            await self._poll_one(client, settings, refresh_windows)
+        except Exception as exc:
+            self._poll_bugs.failed(settings.name, exc)
+        finally:
+            self._polling.discard(settings.name)
+
+    async def _within(self, fetch: Awaitable[T]) -> T | None:
+        """`fetch`'s answer, or None once `probe_timeout_s` has passed in all: httpx's
+        timeout bounds each read, not the answer, which a server sending a byte now and then
+        could hold back for good."""
+        try:
+            async with asyncio.timeout(self.settings.probe_timeout_s):
+                return await fetch
+        except TimeoutError:
+            return None
 
     async def _poll_one(
         self, client: httpx.AsyncClient, settings: BackendSettings, refresh_windows: bool
     ) -> None:
         timeout = self.settings.probe_timeout_s
         if metrics_url(settings):
-            reading = await poll_metrics(client, settings, timeout)
+            reading = await self._within(poll_metrics(client, settings, timeout))
             if not self._current(settings):
                 return  # nor will a window read after this answer be
             metrics = self.components.metrics
@@ -271,32 +323,13 @@ class Resilience:
                     settings.name, reading.running, reading.waiting, reading.kv_cache_usage
                 )
         if refresh_windows and settings.kind == "openai":
-            listing = await read_models(client, settings, timeout)
+            listing = await self._within(read_models(client, settings, timeout))
             if listing is None or not self._current(settings):
                 return
             window = window_of(listing.cards, settings.model)
             if window is not None:
                 self.capacity.load(settings.name).context_window = window
-            self._check_model(settings, listing)
-
-    def _check_model(self, settings: BackendSettings, listing: ModelList) -> None:
-        """Say once when a backend's `/v1/models` does not list its model (`unlisted`), and
-        once when it does again. Only `kind: openai` backends: a litellm model name is a
-        provider alias their lists need not hold. An answer that tells nothing (a 401, a
-        body without cards) leaves what is known."""
-        name = settings.name
-        if listing.status != 404 and listing.cards is None:
-            return
-        problem = unlisted(settings.model, listing, settings.base_url)
-        if problem is None:
-            self._model_found.pop(name, None)
-            if self._model_logged.pop(name, None) is not None:
-                log.info("backend %r: its server lists model %r now", name, settings.model)
-            return
-        self._model_found[name] = problem
-        if self._model_logged.get(name) != problem:
-            self._model_logged[name] = problem
-            log.warning("backend %r: %s", name, problem)
+            self.served_models.check(settings, listing)
 
     def _configured(self, name: str) -> bool:
         return name in self.components.config.backend_names
@@ -328,9 +361,7 @@ class Resilience:
                 self.table.forget_backend(name)
                 self._next_probe.pop(name, None)
                 self._health_path_known.pop(name, None)
-                self._model_found.pop(name, None)  # read again: logged again only if it differs
-                if name not in new:
-                    self._model_logged.pop(name, None)
+                self.served_models.forget(name, removed=name not in new)
                 metrics.forget_backend(name, removed=name not in new)
             # A new breaker starts closed, and says so at once, as at start: an added backend
             # had no `backend_up` series until its circuit first moved.
@@ -338,36 +369,13 @@ class Resilience:
                 if name in new:
                     metrics.backend_state(name, new[name].tier, True, "closed")
             self.table.resize(rs.sticky_ttl_s, rs.sticky_max_entries)
-            self._windows_due = 0.0
+            self._windows_due.clear()
 
         return apply
 
     def status(self) -> dict[str, Any]:
-        now = self.clock()
-        backends: dict[str, Any] = {}
-        for settings in self.components.config.backends:
-            name = settings.name
-            breaker, load = self.health.breaker(name), self.capacity.load(name)
-            polled = load.polled
-            backends[name] = {
-                "circuit": breaker.state(now),
-                "consecutive_failures": breaker.failures,
-                "next_trial_in_s": round(max(0.0, breaker.retry_at - now), 2)
-                if breaker.circuit != "closed"
-                else None,
-                "inflight": load.inflight,
-                "replays_inflight": load.replays,
-                "max_concurrency": settings.max_concurrency,
-                "saturated": self._saturation(settings),
-                "running": polled.running if polled else None,
-                "waiting": polled.waiting if polled else None,
-                "kv_cache_usage": polled.kv_cache_usage if polled else None,
-                "mean_service_s": round(load.service_s, 3) if load.service_s else None,
-                "context_window": settings.context_window or load.context_window,
-                "model_warning": self._model_found.get(name),
-            }
         return {
-            "backends": backends,
+            "backends": {b.name: backend_status(self, b) for b in self.components.config.backends},
             "sticky_conversations": len(self.table),
             "probes_sent": self.probes_sent,
         }
@@ -379,11 +387,12 @@ def install(components: Components) -> None:
         return
     resilience = Resilience(components, inner=components.gateway.state_source)
     components.gateway.state_source = resilience
+    components.gateway.dispatcher.judges.append(resilience.health)
     # A judge: an attempt on a backend a reload replaced is the old server's load, and its
-    # end must not lower the count of the backend that bears the name now.
+    # end must not lower the count of the backend that bears the name now. After `Health`:
+    # the end of an attempt it judged may end an outage (`_show_state`).
     components.gateway.dispatcher.judges.append(resilience)
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
-    components.gateway.dispatcher.judges.append(resilience.health)
     # A backend that queues is busy, not silent: its queued streams' hang-ups are no failure.
     components.gateway.dispatcher.life.queues.append(resilience.queued)
     components.gateway.sinks.append(resilience)

@@ -1,8 +1,9 @@
 """Sticky conversations: a conversation keeps the backend that served it, for a while.
 
 Tool loops should not switch models mid-task, and a warm prefix cache is worth keeping.
-The table is bounded (least recently used entries go first) and forgets a backend as soon
-as its circuit opens. Keys are the gateway's hashed conversation keys, never text.
+The table is bounded (least recently used entries go first) and forgets a backend a reload
+changes or removes; an open circuit leaves its pins (`Resilience._circuit_changed`). Keys are
+the gateway's hashed conversation keys, never text.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class StickyTable:
             self._entries.popitem(last=False)
 
     def forget_backend(self, backend: str) -> int:
-        """Drop every conversation held by `backend` (it failed); returns how many."""
+        """Drop every conversation held by `backend` (a reload changed or removed it);
+        returns how many."""
         doomed = [k for k, (b, _) in self._entries.items() if b == backend]
         for key in doomed:
             del self._entries[key]

@@ -33,12 +33,14 @@ def requests(values: str, route: str, outcome: str, **more: str) -> dict[str, st
 CLOUD_DOWN = {
     "summary": "Cloud backend openai is down; its routes skip it for their next backend",
     "description": (
-        "The router's circuit for openai is open: its requests or health checks fail. "
-        "Requests it would serve go to the next backend of their route, often the local "
-        "model the route ranks below it, or fail where the route has no other "
-        '(SmfRequestsFailing). The error kinds of its attempts say why (smf-reliability, "'
-        'Attempts by backend and outcome"): backend_refused is a revoked key or a spent '
-        "quota, rate_limited the provider's limits, unreachable or server_error an outage."
+        "The router found openai down: its circuit opened on failed requests or health "
+        "checks, and no request has succeeded there since (a passing health check ends it "
+        "only after 15 minutes with no failure). Requests it would serve go to the next "
+        "backend of their route, often the local model the route ranks below it, or fail "
+        "where the route has no other (SmfRequestsFailing). The error kinds of its attempts "
+        'say why (smf-reliability, "Attempts by backend and outcome"): backend_refused is a '
+        "revoked key or a spent quota, rate_limited the provider's limits, unreachable or "
+        "server_error an outage."
     ),
 }
 

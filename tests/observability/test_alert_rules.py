@@ -115,9 +115,11 @@ CASES: dict[str, Case] = {
                 {
                     "summary": "Local backend gpu1 is down; its routes skip it for their "
                     "next backend",
-                    "description": "The router's circuit for gpu1 is open: its requests or "
-                    "health checks fail. Requests it would serve go to the next backend of "
-                    "their route, another local one or the cloud (at cloud prices until it "
+                    "description": "The router found gpu1 down: its circuit opened on failed "
+                    "requests or health checks, and no request has succeeded there since (a "
+                    "passing health check ends it only after 15 minutes with no failure). "
+                    "Requests it would serve go to the next backend of their route, another "
+                    "local one or the cloud (at cloud prices until it "
                     "is back), or fail where the route has no other (SmfRequestsFailing). The "
                     'error kinds of its attempts say why (smf-reliability, "Attempts by '
                     'backend and outcome").',

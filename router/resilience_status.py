@@ -1,0 +1,34 @@
+"""What `/v1/router/status` shows of one backend's resilience state: its circuit, its load
+(the router's own count and vLLM's polled gauges), its context window and served model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from router.config import Backend as BackendSettings
+
+if TYPE_CHECKING:
+    from router.resilience import Resilience
+
+
+def backend_status(res: Resilience, settings: BackendSettings) -> dict[str, Any]:
+    name, now = settings.name, res.clock()
+    breaker, load = res.health.breaker(name), res.capacity.load(name)
+    polled = load.polled
+    return {
+        "circuit": breaker.state(now),
+        "consecutive_failures": breaker.failures,
+        "next_trial_in_s": round(max(0.0, breaker.retry_at - now), 2)
+        if breaker.circuit != "closed"
+        else None,
+        "inflight": load.inflight,
+        "replays_inflight": load.replays,
+        "max_concurrency": settings.max_concurrency,
+        "saturated": res.saturation(settings),
+        "running": polled.running if polled else None,
+        "waiting": polled.waiting if polled else None,
+        "kv_cache_usage": polled.kv_cache_usage if polled else None,
+        "mean_service_s": round(load.service_s, 3) if load.service_s else None,
+        "context_window": settings.context_window or load.context_window,
+        "model_warning": res.served_models.found.get(name),
+    }
