@@ -136,6 +136,9 @@ class Outage:
     next_still_down: float  # when a failed trial may next say "still down"
     probe_passed: float | None = None  # the last probe that passed with no failure since
     probe_seen: bool = False  # whether any probe passed during the outage
+    # whether a live request failed during it: one only probes saw (an idle router, its
+    # backend restarted) is over when a probe passes, as no request ever failed there
+    live_failed: bool = False
 
 
 class Health:
@@ -244,7 +247,7 @@ class Health:
         down = (up - outage.since) / 60
         log.warning("backend %s: circuit closed again after %.1f min down%s", backend, down, how)
 
-    def failed(self, backend: str, why: str) -> None:
+    def failed(self, backend: str, why: str, live: bool = True) -> None:
         if why == "backend_refused":
             self.refused.add(backend)
         if why in UNPROBED_KINDS:
@@ -255,6 +258,9 @@ class Health:
         self._change(backend, lambda b, now: b.failure(now, policy))
         if before != "open" and self.breaker(backend).circuit == "open":
             self._log_open(backend, why)
+        outage = self.outages.get(backend)
+        if live and outage is not None:
+            outage.live_failed = True
 
     def _probe_outlived(self, backend: str) -> None:
         """A failure after a probe passed: if it comes `STILL_DOWN_LOG_S` or more after, with

@@ -186,14 +186,18 @@ class Resilience:
         hanging backend's gauge alternated 0/1) and no outage open. A probe's pass closes the
         circuit but ends no outage; a live success does, and so does a probe that passed
         `STILL_DOWN_LOG_S` ago with no failure since (the rule `Health` logs recoveries by:
-        on a router no traffic reaches, only a probe can say the backend is back)."""
+        on a router no traffic reaches, only a probe can say the backend is back). An outage
+        only probes saw ends at a probe's pass: on an idle router, a backend back from a
+        restart read down for `STILL_DOWN_LOG_S`, and its down alert fired meanwhile."""
         if circuit != "closed":
             return False
         outage = self.health.outages.get(backend)
         if outage is None:
             return True
         passed = outage.probe_passed
-        return passed is not None and self.clock() - passed >= STILL_DOWN_LOG_S
+        if passed is None:
+            return False
+        return not outage.live_failed or self.clock() - passed >= STILL_DOWN_LOG_S
 
     async def run(self) -> None:
         """The background job: probes and trials, capacity polls, window refreshes."""
@@ -253,7 +257,7 @@ class Resilience:
         if up and trial:
             self.health.succeeded(name, live=False)
         elif not up:
-            self.health.failed(name, "probe failed")
+            self.health.failed(name, "probe failed", live=False)
 
     async def _capacity_loop(self, client: httpx.AsyncClient) -> None:
         """Every `capacity_poll_s`, a poll of each backend whose last one has ended, each on

@@ -35,7 +35,8 @@ CLOUD_DOWN = {
     "description": (
         "The router found openai down: its circuit opened on failed requests or health "
         "checks, and no request has succeeded there since (a passing health check ends it "
-        "only after 15 minutes with no failure). Requests it would serve go to the next "
+        "at once where only health checks failed, else only after 15 minutes with no "
+        "failure). Requests it would serve go to the next "
         "backend of their route, often the local model the route ranks below it, or fail "
         "where the route has no other (SmfRequestsFailing). The error kinds of its attempts "
         'say why (smf-reliability, "Attempts by backend and outcome"): backend_refused is a '

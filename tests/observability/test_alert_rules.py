@@ -117,7 +117,8 @@ CASES: dict[str, Case] = {
                     "next backend",
                     "description": "The router found gpu1 down: its circuit opened on failed "
                     "requests or health checks, and no request has succeeded there since (a "
-                    "passing health check ends it only after 15 minutes with no failure). "
+                    "passing health check ends it at once where only health checks failed, "
+                    "else only after 15 minutes with no failure). "
                     "Requests it would serve go to the next backend of their route, another "
                     "local one or the cloud (at cloud prices until it "
                     "is back), or fail where the route has no other (SmfRequestsFailing). The "

@@ -68,3 +68,19 @@ def test_a_probe_that_passed_long_enough_ago_ends_the_outage_without_traffic(
         until(lambda: up(proxy) == 1.0, what="local up again")
         assert circuit(proxy.root, "local") == "closed"
         assert pair["local"].completions() == served  # no live request succeeded there
+
+
+def test_an_outage_only_probes_saw_is_over_when_a_probe_passes(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """An idle router whose local backend restarted: its probes failed and opened the
+    circuit, then one passed. No request ever failed there, so it reads up again at once,
+    not `STILL_DOWN_LOG_S` (15 min) later while its down alert fires (found in review)."""
+    with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
+        served = pair["local"].completions()
+        pair["local"].control("faults", {"down": True, "for_s": 6.0})  # its port closes
+        until(lambda: circuit(proxy.root, "local") == "open", what="probes opening the circuit")
+        assert up(proxy) == 0.0
+        until(lambda: up(proxy) == 1.0, what="local up again")
+        assert circuit(proxy.root, "local") == "closed"
+        assert pair["local"].completions() == served  # no live request reached it
