@@ -97,14 +97,28 @@ class Timeouts(Strict):
     total_s: Annotated[Number, at_most(DAY_S, "a day")] = Field(540.0, gt=0)
 
 
+# What one local box may cost, bounded as `Price` is (`MAX_PER_MTOK`): `local_cost:
+# {hardware_usd: 1e300}` loaded, and every report then failed, "Could not cast value to
+# DECIMAL(38,12)", and compaction rolled up no day (found in review). Each bound is far past
+# any box one backend stands for, yet a request of a day on a box at every bound costs under
+# $1e6, which the report adds up exactly (`money.MAX_SUMMED`):
+MAX_HARDWARE_USD = 10_000_000  # a rack of the dearest GPUs is a few million dollars
+MAX_MONTHLY_FIXED_USD = 1_000_000  # a colocation bill for such a rack is thousands a month
+MAX_POWER_WATTS = 100_000  # a full rack of GPUs draws tens of kilowatts
+MAX_USD_PER_KWH = 100  # electricity costs cents to about a dollar a kWh anywhere
+# At least a month (a fraction of one wrote off the box faster than any request runs:
+# `1e-300` multiplied its price past any sum), at most a century ("never" is 0 hardware).
+MIN_MONTHS, MAX_MONTHS = 1, 1200
+
+
 class LocalCost(Strict):
     """What a local box costs to run: hardware amortised over time, plus power."""
 
-    hardware_usd: Number = Field(0.0, ge=0)
-    amortization_months: Number = Field(36.0, gt=0)
-    power_watts: Number = Field(0.0, ge=0)
-    electricity_usd_per_kwh: Number = Field(0.0, ge=0)
-    monthly_fixed_usd: Number = Field(0.0, ge=0)
+    hardware_usd: Number = Field(0.0, ge=0, le=MAX_HARDWARE_USD)
+    amortization_months: Number = Field(36.0, ge=MIN_MONTHS, le=MAX_MONTHS)
+    power_watts: Number = Field(0.0, ge=0, le=MAX_POWER_WATTS)
+    electricity_usd_per_kwh: Number = Field(0.0, ge=0, le=MAX_USD_PER_KWH)
+    monthly_fixed_usd: Number = Field(0.0, ge=0, le=MAX_MONTHLY_FIXED_USD)
 
 
 # Dollars per million tokens no model comes near (the dearest list at hundreds): a price the

@@ -4,7 +4,8 @@ At two decimals a demo's 34 requests read `$0.00` in every cell while JSON said 
 offloaded, and the total (`$0.01`) was no sum of the rows shown (found by a new user's
 review). Two significant digits make that rarer, not impossible (`$0.0045` twice totals
 `$0.0091`): rounded figures never quite add up. CSV and JSON keep ten decimals (`data`),
-of sums the ledger's SQL adds up exactly (`exact_sum`).
+of sums the ledger's SQL adds up exactly (`exact_sum`), of the values it can
+(`summable`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,31 @@ def exact_sum(expression: str) -> str:
     `data` keeps), summed as decimals, the sum a DOUBLE again (the type rollups store).
     NULL when every value is, as `sum`."""
     return f"CAST(sum(CAST({expression} AS {EXACT})) AS DOUBLE)"
+
+
+# The most dollars (or seconds) one ledger row may add to a sum. Ledgers written before the
+# config bounded prices and local costs (`MAX_PER_MTOK`, `LocalCost`) may hold $1e291 for a
+# request, which no DECIMAL(38, 12) holds: the report failed, "Could not cast value", and
+# compaction rolled up no day, pass after pass (found in review). A request under today's
+# bounds costs at most ~$1e11 (2^40 tokens at $100,000 a million); 1e11 rows of 1e15 still
+# fit the decimal's 1e26, so no sum of the rows let in can overflow.
+MAX_SUMMED = 10**15
+
+
+def summable(expression: str) -> str:
+    """SQL for a row's value as the sums take it: NULL, left out as an unknown price is, when
+    it is past `MAX_SUMMED` either way or no number (NaN, infinite); `oversized` counts
+    those rows, for the report to say its sums left them out."""
+    return f"(CASE WHEN abs({expression}) <= {MAX_SUMMED} THEN {expression} END)"
+
+
+def oversized(*expressions: str) -> str:
+    """SQL true for a row one of whose `expressions` `summable` leaves out (NaN compares
+    above every number in DuckDB, so `NOT abs(x) <= MAX` holds for it too)."""
+    return " OR ".join(
+        f"({expression} IS NOT NULL AND NOT abs({expression}) <= {MAX_SUMMED})"
+        for expression in expressions
+    )
 
 
 def usd(value: float) -> str:

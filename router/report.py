@@ -18,6 +18,7 @@ from router import (
     report_break_even,
     report_canary,
     report_daily,
+    report_oversized,
     report_shadow,
     report_window,
 )
@@ -63,7 +64,7 @@ SELECT day, coalesce(nullif(route, ''), '(none)') AS route,
        CASE WHEN tier = 'local' THEN prompt_tokens + completion_tokens ELSE 0 END
            AS local_tokens,
        CASE WHEN tier = 'local' THEN seconds ELSE 0 END AS local_seconds,
-       errors, fallbacks, unpriced, uncredited,
+       errors, fallbacks, unpriced, uncredited, oversized,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated END AS estimated,
        CASE WHEN backend IS NULL THEN 0 ELSE estimated_tokens END AS estimated_tokens,
        CASE WHEN backend IS NULL THEN estimated ELSE 0 END AS unserved_estimated,
@@ -83,7 +84,7 @@ SELECT day, route, intent, backend, tier, {{caller}} AS caller, sum(requests)::B
        {exact_sum("seconds")} AS seconds, sum(errors)::BIGINT AS errors,
        sum(fallbacks)::BIGINT AS fallbacks, sum(unpriced)::BIGINT AS unpriced,
        sum(estimated)::BIGINT AS estimated, sum(estimated_tokens)::BIGINT AS estimated_tokens,
-       sum(uncredited)::BIGINT AS uncredited,
+       sum(uncredited)::BIGINT AS uncredited, sum(oversized)::BIGINT AS oversized,
        min(first_at) AS first_at, max(last_at) AS last_at
 FROM rollup_sums GROUP BY ALL
 """
@@ -321,6 +322,7 @@ def _build(
         totals = _totals(ledger)
         side = report_shadow.spend(ledger, lo, hi)
         canary = report_canary.spend(ledger, lo, hi)
+        oversized = report_oversized.count(ledger, lo, hi)
         generated_at = now.astimezone(UTC).isoformat(timespec="seconds")
         # every day of each per-day series, quiet ones too, and the days the HTML draws
         days = report_window.report_days(report_daily.seen(ledger), generated_at, _iso_utc(until))
@@ -344,7 +346,9 @@ def _build(
             "warnings": list(ledger.warnings)
             + _unpriced_warning(ledger, totals)
             + report_shadow.warning(side)
-            + report_canary.warning(canary),
-            # rows left out: a file skipped (damaged, unreadable); unpriced rows are counted
-            "incomplete": bool(ledger.warnings),
+            + report_canary.warning(canary)
+            + report_oversized.warning(oversized),
+            # rows left out: a file skipped (damaged, unreadable), a value no sum can hold
+            # (`report_oversized`); unpriced rows are counted, and their sums say "+ ?"
+            "incomplete": bool(ledger.warnings) or oversized > 0,
         }

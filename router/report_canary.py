@@ -17,6 +17,8 @@ from router.money import usd
 if TYPE_CHECKING:
     from router.ledger.query import Ledger
 
+_COST = money.summable("cost_usd")  # one past any sum is left out (`router.report_oversized`)
+
 # Per window: calls with tokens, their tokens, the dollars by tier (NULL costs left out),
 # calls whose tokens had no known price, and graded results written before the ledger kept
 # any of it (every spend column NULL: an answer came, its cost is not known).
@@ -24,8 +26,8 @@ _SPEND = f"""
 SELECT count(*) FILTER (WHERE prompt_tokens IS NOT NULL)::BIGINT,
        coalesce(sum(prompt_tokens), 0)::BIGINT, coalesce(sum(completion_tokens), 0)::BIGINT,
        count(*) FILTER (WHERE tokens_estimated)::BIGINT,
-       {money.exact_sum("CASE WHEN tier = 'cloud' THEN cost_usd END")},
-       {money.exact_sum("CASE WHEN tier = 'local' THEN cost_usd END")},
+       {money.exact_sum(f"CASE WHEN tier = 'cloud' THEN {_COST} END")},
+       {money.exact_sum(f"CASE WHEN tier = 'local' THEN {_COST} END")},
        count(*) FILTER (WHERE cost_usd IS NULL AND prompt_tokens + completion_tokens > 0)::BIGINT,
        count(*) FILTER (WHERE cost_usd IS NULL AND prompt_tokens IS NULL
                         AND status IN ('pass', 'fail'))::BIGINT

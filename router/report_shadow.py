@@ -17,8 +17,8 @@ def spend(ledger: Ledger, since: datetime, until: datetime) -> dict[str, Any]:
     `unpriced` counts the comparisons whose replay or judge call had tokens and no known
     price (a NULL cost): left out of the sums, which read as $0 without a word before."""
     n, shadow, judge, unpriced = ledger.sql(
-        f"SELECT count(*)::BIGINT, {money.exact_sum('shadow_cost_usd')},"
-        f" {money.exact_sum('judge_cost_usd')},"
+        f"SELECT count(*)::BIGINT, {money.exact_sum(money.summable('shadow_cost_usd'))},"
+        f" {money.exact_sum(money.summable('judge_cost_usd'))},"
         " count(*) FILTER (WHERE (shadow_cost_usd IS NULL AND shadow_tokens > 0)"
         " OR (judge_cost_usd IS NULL AND judge_tokens > 0))::BIGINT"
         " FROM shadow_comparisons WHERE ts >= ? AND ts < ?",

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from router.ledger import checksum, segment_write, segments
 from router.ledger.segments import Segment
-from router.money import exact_sum
+from router.money import exact_sum, oversized, summable
 from router.record import CREDITED_OUTCOMES
 
 TABLE = "rollups"
@@ -43,9 +43,11 @@ TABLE = "rollups"
 # 6: `uncredited`, the local requests that counterfactual leaves out, the same way.
 # 7: dollars and seconds summed exactly (`money.exact_sum`): a day rolled up before, its
 # DOUBLE sums in the order they were added, is read raw until compacted again.
+# 8: `oversized`, the rows whose dollars or seconds the sums leave out (`money.summable`):
+# format 7 failed to roll up a day holding one, so no such day has a rollup to upgrade.
 # tests/fixtures/ledger-rollup-v5 is a day format 5 rolled up, which a report reads raw: a
 # test that only sets VERSION back writes this format's columns under the old number.
-VERSION = "7"
+VERSION = "8"
 VERSION_KEY = b"smf.rollup_version"  # in each sums file's metadata (files before it: ≤ 4)
 BUCKETS_PER_E = 100
 ZERO_BUCKET = -1_000_000  # values ≤ 0 (reported as 0)
@@ -73,9 +75,15 @@ UNCREDITED = f"tier = 'local' AND outcome NOT IN ({_CREDITED})"
 # `Record.unpriced` is this test on the record, which the live metrics count by.
 UNPRICED = f"backend IS NOT NULL AND (cost_usd IS NULL OR {COUNTERFACTUAL} IS NULL)"
 
+# A row's cost, counterfactual and served seconds as the sums take them (`money.summable`).
+_COST, _COUNTERFACTUAL = summable("cost_usd"), summable(COUNTERFACTUAL)
+# A row one of whose values those leave out: in no sum (of that value), counted and warned of.
+OVERSIZED = oversized("cost_usd", COUNTERFACTUAL, SERVED_SECONDS)
+
 # The report's per-group sums; {source} is a records view or file list, {caller} an expression.
 # `sum` leaves NULL (unknown) costs out; `saved_usd` is summed per row, so a request whose
-# counterfactual is unknown adds neither its cost nor its counterfactual to the offload.
+# counterfactual is unknown adds neither its cost nor its counterfactual to the offload
+# (nor one whose cost or counterfactual is `oversized`).
 SUMS_SQL = f"""
 SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}} AS caller,
        count(*)::BIGINT AS requests,
@@ -83,15 +91,16 @@ SELECT CAST(started_at AS DATE) AS day, route, intent, backend, tier, {{caller}}
        sum(completion_tokens)::BIGINT AS completion_tokens,
        sum(cached_tokens)::BIGINT AS cached_tokens,
        sum(reasoning_tokens)::BIGINT AS reasoning_tokens,
-       {exact_sum("cost_usd")} AS cost_usd,
-       {exact_sum(COUNTERFACTUAL)} AS counterfactual_usd,
-       {exact_sum(f"{COUNTERFACTUAL} - cost_usd")} AS saved_usd,
+       {exact_sum(_COST)} AS cost_usd,
+       {exact_sum(_COUNTERFACTUAL)} AS counterfactual_usd,
+       {exact_sum(f"{_COUNTERFACTUAL} - {_COST}")} AS saved_usd,
+       count(*) FILTER (WHERE {OVERSIZED}) AS oversized,
        count(*) FILTER (WHERE {UNCREDITED}) AS uncredited,
        count(*) FILTER (WHERE {UNPRICED}) AS unpriced,
        count(*) FILTER (WHERE tokens_estimated) AS estimated,
        coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE tokens_estimated), 0)::BIGINT
            AS estimated_tokens,
-       {exact_sum(SERVED_SECONDS)} AS seconds,
+       {exact_sum(summable(SERVED_SECONDS))} AS seconds,
        count(*) FILTER (WHERE outcome <> 'ok') AS errors,
        count(*) FILTER (WHERE fallbacks > 0) AS fallbacks,
        min(started_at) AS first_at, max(started_at) AS last_at

@@ -85,3 +85,45 @@ def test_the_dollars_are_exact_read_raw_and_once_compacted(tmp_path: Path) -> No
     assert compacted.returncode == 0, compacted.stderr
     assert "rolled up 1 day(s)" in compacted.stdout
     assert _dollars(ledger) == exact
+
+
+def _report(ledger: Path) -> tuple[int, dict[str, Any]]:
+    done = smf_router("report", "--ledger", str(ledger), *WINDOW)
+    assert done.returncode in (0, 3), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_a_cost_past_any_sum_is_left_out_and_makes_the_report_incomplete(
+    tmp_path: Path,
+) -> None:
+    """A ledger written before `local_cost` was bounded holds $5e291 for half a second of
+    `hardware_usd: 1e300`: every report exited 1, "Could not cast value … to DECIMAL(38,12)",
+    and each compaction warned "no rollup" for the day (found in review). The value is left
+    out of the sums and counted, the report made and incomplete (exit 3), raw and rolled up.
+    A shadow replay's cost past any sum is counted the same way."""
+    ledger = tmp_path / "ledger"
+    writer = LedgerWriter(ledger)
+    writer.submit(_served("local", "local", 5e291))
+    writer.submit(_served("cloud", "cloud", 0.1))
+    writer.submit_row(
+        "shadow_comparisons",
+        {"ts": DAY, "request_id": "local", "intent": "coding", "route": "coding"}
+        | {"live_backend": "cloud", "shadow_backend": "local", "agreed": True}
+        | {"live_tokens": 70, "live_cost_usd": 0.1, "shadow_tokens": 70, "shadow_cost_usd": 1e300},
+    )
+    writer.close()
+    for compacted in (False, True):
+        status, report = _report(ledger)
+        assert status == 3
+        assert report["incomplete"] is True
+        (warning,) = [w for w in report["warnings"] if "past 1e+15" in w]
+        assert warning.startswith("2 row(s) hold a cost or duration past 1e+15")
+        totals = report["totals"]
+        assert (totals["requests"], totals["cloud_usd"], totals["local_usd"]) == (2, 0.1, None)
+        assert (totals["counterfactual_usd"], totals["offloaded_usd"]) == (0.2, 0.0)
+        assert report["shadow_spend"]["shadow_usd"] == 0.0
+        if not compacted:
+            done = smf_router("ledger", "compact", "--ledger", str(ledger))
+            assert done.returncode == 0, done.stderr
+            assert "rolled up 1 day(s)" in done.stdout
+            assert "no rollup" not in done.stderr

@@ -154,6 +154,33 @@ def test_a_price_past_any_model_is_refused_naming_the_field(tmp_path: Path, key:
     assert getattr(kept.backend("cloud").price, key) == 600
 
 
+@pytest.mark.parametrize(
+    ("key", "past", "bound"),
+    [
+        ("hardware_usd", "1e300", "less than or equal to 10000000"),
+        ("monthly_fixed_usd", "1e300", "less than or equal to 1000000"),
+        ("power_watts", "1e300", "less than or equal to 100000"),
+        ("electricity_usd_per_kwh", "1e300", "less than or equal to 100"),
+        ("amortization_months", "1e300", "less than or equal to 1200"),
+        ("amortization_months", "1e-300", "greater than or equal to 1"),
+    ],
+)
+def test_a_local_cost_past_any_box_is_refused_naming_the_field(
+    tmp_path: Path, key: str, past: str, bound: str
+) -> None:
+    """`local_cost: {hardware_usd: 1e300}` loaded (and `amortization_months: 1e-300`, which
+    multiplied the price as much), and every report then failed, "Could not cast value … to
+    DECIMAL(38,12)", compaction rolling up no day (found in review)."""
+    line = f"tier: local\n    local_cost: {{{key}: {past}}}"
+    done = config_check(write(tmp_path, GOOD.replace("tier: local", line)))
+    assert done.returncode == 2, done.stdout
+    assert f"backends.0.local_cost.{key}" in done.stderr
+    assert bound in done.stderr
+    most = bound.split()[-1]
+    kept = load(write(tmp_path, GOOD.replace("tier: local", line.replace(past, most))), env={})
+    assert getattr(kept.backend("local").local_cost, key) == float(most)
+
+
 def _sdk_default_timeout_s() -> float:
     """The openai SDK's default timeout (`DEFAULT_TIMEOUT`, the anthropic SDK's too) where
     it is installed, else the 600 s both document."""
