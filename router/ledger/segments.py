@@ -72,8 +72,25 @@ class Listing:
     def skipped(self) -> set[Path]:
         """The files and directories left out whose rows a reader of this listing misses:
         unreadable, damaged or unlisted. A directory that is no day partition is not one
-        (never the ledger's rows), nor a file a merged one replaced (its rows are there)."""
-        return {*self.unread, *(seg.path for seg in self.rejected), *self.marked, *self.unlisted}
+        (never the ledger's rows), nor a file a merged one replaced (its rows are there),
+        nor a `rejected` merged file whose every source is here, read or itself counted
+        here, or merged into a listed file (its rows are there: a `shadow report` said
+        "partial", exit 3, of a table it read whole; found in review)."""
+        rejected = {seg.path for seg in self.rejected}
+        return {*(self.unread - rejected), *self._uncovered(), *self.marked, *self.unlisted}
+
+    def _uncovered(self) -> set[Path]:
+        """The `rejected` files some of whose sources are gone: their rows are in no other
+        file a reader lists (a merge killed in the midst of deleting its sources)."""
+        here = {seg.path for seg in self.segments} | self.unread | set(self.marked)
+        merged = {seg.path.parent / name for seg in self.segments for name in seg.sources}
+        here |= merged
+        return {
+            seg.path
+            for seg in self.rejected
+            if seg.path not in merged
+            and not {seg.path.parent / name for name in seg.sources} <= here
+        }
 
     @property
     def paths(self) -> list[str]:

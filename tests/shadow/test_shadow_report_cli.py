@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from router.ledger import LedgerWriter
+from router.ledger import LedgerWriter, compaction, segments
+from tests.ledger.damaged_ledger import damage_file
 from tests.processes import smf_router
 
 
@@ -92,3 +93,40 @@ def test_costs_below_a_tenth_of_a_cent_keep_two_significant_digits(tmp_path: Pat
     assert "0.2500 / 0.0000 / 0.0000" in rows["prose"], rows["prose"]
     pairs = {pair["intent"]: pair for pair in json.loads(_report(ledger, "--json").stdout)}
     assert (pairs["math"]["live_cost_usd"], pairs["math"]["shadow_cost_usd"]) == (4.4e-05, 3e-07)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_damaged_file_before_the_days_asked_for_is_not_read(
+    tmp_path: Path, as_json: bool
+) -> None:
+    """`--days 7` exited 3, "partial", of a window it read whole, for a damaged file 100 days
+    back, where `smf-router report --since 7d` exits 0 (found in review)."""
+    ledger = tmp_path / "ledger"
+    old = _row("math", 0.01, 0.0) | {"ts": time.time() - 100 * 86400}
+    damaged, _ = _segments(ledger, [old], [_row("prose", 0.01, 0.0)])
+    damaged.write_bytes(b"garbage")
+    done = _report(ledger, "--days", "7", *(["--json"] if as_json else []))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning" not in done.stderr
+    if as_json:
+        assert [pair["intent"] for pair in json.loads(done.stdout)] == ["prose"]
+    whole = _report(ledger)
+    assert whole.returncode == 3, whole.stdout + whole.stderr  # the whole ledger: partial
+
+
+def test_a_damaged_merged_file_whose_sources_are_read_leaves_nothing_out(tmp_path: Path) -> None:
+    """A writer's merge that fails its checksum while the files it merged are still there is
+    left out, and they are read instead: every row is in the report, which said "partial",
+    exit 3 (found in review). A merge whose sources are gone leaves rows out: partial."""
+    ledger = tmp_path / "ledger"
+    sources = _segments(ledger, [_row("math", 0.01, 0.0)], [_row("math", 0.02, 0.0)])
+    inputs = [segments.read_segment(path) for path in sources]
+    merged = sources[0].parent / "w9-00000009.parquet"
+    compaction.merge(inputs, merged, delete=False)
+    damage_file(merged)
+    done = _report(ledger, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (pair,) = json.loads(done.stdout)
+    assert pair["samples"] == 2
+    sources[1].unlink()  # its rows are in the damaged merge only
+    assert _report(ledger, "--json").returncode == 3
