@@ -27,6 +27,12 @@ class LedgerRoot:
         self.directory = directory
         self.key: bytes | None = None  # the conversation key this process uses, if any
         self._there = self._records.is_dir()
+        # A removal seen and not yet undone: records/ and the key to make again. Kept until
+        # both are, not only for the flush that saw it: one whose mkdir failed (a full disk)
+        # left nothing owed, the writer's next write made records/ again, and the key stayed
+        # gone for good (found in review).
+        self._owed = False
+        self._failed = False  # a try to undo it failed, and said so (once per removal)
 
     @property
     def _records(self) -> Path:
@@ -35,34 +41,34 @@ class LedgerRoot:
     def check(self) -> None:
         """Called by every flush before it writes: one stat while all is well."""
         there = self._records.is_dir()
-        gone, self._there = self._there and not there, there
-        if not gone:
-            return
+        if self._there and not there:
+            self._owed, self._failed = True, False
+        self._there = there
+        if self._owed:
+            self._undo()
+
+    def _undo(self) -> None:
+        """Make records/ again and write the key back: said once done, and once if a try
+        fails (then tried again at every flush, not said again)."""
         try:
             self._records.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # the writes say how they fail, and make it once they work
-            log.warning(
-                "the ledger directory %s was removed while the router ran (its records/ is "
-                "gone; the rows written before are not in it), and cannot be made again "
-                "now: %s",
-                self.directory,
-                exc.strerror or exc,
-            )
+            wrote = self.key is not None and conversation_key.restore(self.directory, self.key)
+        except OSError as exc:  # the writes say how they fail meanwhile
+            if not self._failed:
+                log.warning(
+                    "the ledger directory %s was removed while the router ran (its records/ "
+                    "is gone; the rows written before are not in it), and it or its "
+                    "conversation key cannot be made again now (tried again at each "
+                    "flush): %s",
+                    self.directory,
+                    exc.strerror or exc,
+                )
+            self._failed = True
             return
-        self._there = True
+        self._owed, self._there = False, True
         log.warning(
             "the ledger directory %s was removed while the router ran (its records/ was "
             "gone; the rows written before are not in it): made it again%s",
             self.directory,
-            self._key_back(),
+            ", with this run's conversation key" if wrote else "",
         )
-
-    def _key_back(self) -> str:
-        """The key written back, for the warning to say."""
-        if self.key is None:
-            return ""
-        try:
-            wrote = conversation_key.restore(self.directory, self.key)
-        except OSError as exc:
-            return f"; its conversation key could not be written back ({exc.strerror or exc})"
-        return ", with this run's conversation key" if wrote else ""

@@ -6,16 +6,19 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
+import shutil
 import stat
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
-from router.ledger import Ledger, conversation_key
+from router.ledger import Ledger, LedgerWriter, conversation_key
 from router.ledger.conversation_key import KEY_FILE, conversation_secret
+from router.record import Record
 from tests.harness import config_for, router, simulator
 
 USER = "alice@example.com"
@@ -94,3 +97,31 @@ def test_a_full_disk_leaves_no_draft_behind(
     secret = conversation_secret(tmp_path)  # its own, for this run
     assert len(secret) == 32
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_key_not_written_back_at_once_is_written_back_once_it_can_be(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The ledger directory removed, and the next flush could not make it again (a full
+    disk; here a file in its place, a real refusal): the flush after it found nothing gone,
+    the writer's own write made `records/` again, and the key stayed gone for good, a
+    restart then grouping no conversation with this run's (found in review)."""
+    ledger = tmp_path / "ledger"
+    writer = LedgerWriter(ledger)
+    writer.root.key = key = conversation_secret(ledger)  # as `router.components` gives it
+    try:
+        writer.submit(Record("r0", time.time()))
+        writer.flush()
+        shutil.rmtree(ledger)
+        ledger.write_bytes(b"")  # records/ cannot be made: the flush fails to undo it
+        writer.flush()
+        assert "cannot be made again now" in caplog.text
+        ledger.unlink()
+        writer.submit(Record("r1", time.time()))  # the write makes records/ itself
+        writer.flush()
+        assert (ledger / KEY_FILE).read_bytes() == key
+        assert "made it again, with this run's conversation key" in caplog.text
+    finally:
+        writer.close()
+    with Ledger(ledger) as read:
+        assert read.sql("SELECT request_id FROM records") == [("r1",)]
