@@ -16,6 +16,8 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from router.ledger import durable
+
 log = logging.getLogger("smf_router.ledger")
 
 KEY_FILE = "conversation.key"
@@ -80,19 +82,8 @@ def _put(path: Path, secret: bytes) -> bool:
     finally:
         with contextlib.suppress(OSError):
             draft.unlink()
-    _sync_directory(path.parent)
+    durable.sync_directory(path.parent)  # the key's name on disk too
     return True
-
-
-def _sync_directory(folder: Path) -> None:
-    """The key's name on disk too; some filesystems cannot sync a directory (the key is
-    in place all the same)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _own(path: Path, why: Exception) -> bytes:

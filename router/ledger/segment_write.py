@@ -29,7 +29,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from router.ledger import checksum
+from router.ledger import checksum, durable
 from router.ledger.segments import PRICE_MAP_KEY, SOURCES_KEY
 
 ROW_GROUP_ROWS = 262_144  # rows per row group written: a merge holds these + one input
@@ -94,11 +94,10 @@ def write_tables(
                 writer.write_table(pa.concat_tables(pending), ROW_GROUP_ROWS)
         # On disk before it is visible, and its name on disk before anyone deletes the files
         # it replaces: after a power cut a merged day must not be an empty file.
-        _fsync(tmp)
+        durable.fsync(tmp)
         checksum.write(path, tmp, 0o600 if private else 0o644)
         os.replace(tmp, path)
-        with contextlib.suppress(OSError):  # some filesystems cannot sync a directory
-            _fsync(path.parent)
+        durable.sync_directory(path.parent)
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -161,11 +160,3 @@ def _close(folder: Path) -> str | None:
     finally:
         os.close(fd)
     return None
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

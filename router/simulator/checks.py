@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from router.simulator.errors import ApiError, Flavor
-from router.simulator.wire import bad_request
-
-
-def _refused(message: str, name: str) -> ApiError:
-    """A `VLLMValidationError` from a request model's check: the message names the field."""
-    return bad_request(f"{message} (parameter={name})", name)
+from router.simulator.errors import Flavor
+from router.simulator.wire import bad_request, model_check
 
 
 def check_chat(body: dict[str, Any], profile: Flavor) -> None:
@@ -31,15 +26,15 @@ def check_chat(body: dict[str, Any], profile: Flavor) -> None:
             "`tools` must not be an empty array. "
             "Either provide at least one tool or omit the field entirely."
         )
-        raise _refused(message, "tools")
+        raise model_check(message, "tools")
     choice = body.get("tool_choice")
     if choice is not None and choice != "none" and body.get("tools") is None:
-        raise _refused("When using `tool_choice`, `tools` must be set.", "tool_choice")
+        raise model_check("When using `tool_choice`, `tools` must be set.", "tool_choice")
     top = body.get("top_logprobs")
     wants_top = isinstance(top, int | float) and (top == -1 or top > 0)
     if wants_top and not body.get("logprobs"):
         message = "when using `top_logprobs`, `logprobs` must be set to true."
-        raise _refused(message, "top_logprobs")
+        raise model_check(message, "top_logprobs")
     check_stream_options(body, profile)
 
 
@@ -47,7 +42,7 @@ def check_stream_options(body: dict[str, Any], profile: Flavor) -> None:
     """`stream_options` only on a stream (chat and completions alike)."""
     if profile == "vllm" and body.get("stream_options") and not body.get("stream"):
         message = "Stream options can only be defined when `stream=True`."
-        raise _refused(message, "stream_options")
+        raise model_check(message, "stream_options")
 
 
 def stop_strings(body: dict[str, Any], profile: Flavor) -> tuple[str, ...]:

@@ -46,7 +46,10 @@ GRAMMAR_REFUSED = (
 
 def _grammar_tool(tool: Any) -> bool:
     """A custom tool constrained by a grammar (Codex's `apply_patch`), which vLLM refuses:
-    the simulator ignored custom tools and answered (found in review)."""
+    the simulator ignored custom tools and answered (found in review). The router's own
+    test (`router.translate.native_responses`) is the same, and not shared: the simulator
+    stands for vLLM, and imports nothing of the router, so that the router's translation is
+    tested against vLLM's check and not against itself."""
     if not isinstance(tool, dict) or tool.get("type") != "custom":
         return False
     fmt = tool.get("format")
