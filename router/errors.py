@@ -54,6 +54,9 @@ class RouterError(Exception):
     status = 500
     type = "server_error"
     code: str | None = None
+    # When to ask again, in seconds, where the router knows: its `Retry-After` (one rule for
+    # every error, `router.api.errors.error_headers`). None: no wait said.
+    retry_after: float | None = None
 
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)

@@ -9,7 +9,8 @@ settings the router started with, like the ledger writer: a reload that changes 
 reported as needing a restart, and until then the report read a directory nobody wrote and
 retention applied at once. Both run in a short-lived child process (`router.ledger_jobs`):
 in the router, the DuckDB they load stayed resident for good. At most `MAX_REPORTS` reports'
-children run at once; another report is refused (`ReportsBusy`).
+children run at once; another report is refused (`ReportsBusy`). A client that hangs up
+stops its report's child, and the slot is free once the child ended.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from router import ledger_jobs
 from router.api.headers import request_headers
 from router.config import Config
 from router.config_sections import LedgerSettings
-from router.errors import BadRequest, RouterError
+from router.errors import BadRequest, ClientClosed, RouterError
 from router.ledger.writer import TABLES
 
 log = logging.getLogger("smf_router")
@@ -51,6 +52,9 @@ PASS_TIMEOUT_S = INTERVAL_S
 # (DuckDB), for up to REPORT_TIMEOUT_S. Unbounded, a dashboard refreshing or a script in a
 # loop started dozens of them on a 2-core box, beside the requests the router serves.
 MAX_REPORTS = 2
+# The wait a refused report is told (`Retry-After`): a report takes seconds (a year's ledger
+# reads in a few), so a slot is likely free again by then; the SDKs sleep it out themselves.
+REPORTS_RETRY_S = 5
 
 
 class ReportFailed(RouterError):
@@ -70,6 +74,7 @@ class ReportsBusy(RouterError):
     status = 429
     type = "rate_limit_error"
     code = "reports_busy"
+    retry_after = REPORTS_RETRY_S  # as `router.api.errors.error_headers` tells every wait
 
 
 class ReportSlots:
@@ -83,7 +88,8 @@ class ReportSlots:
     def held(self) -> Iterator[None]:
         """One of `MAX_REPORTS` slots for the block, or `ReportsBusy`. A report cancelled
         (the drain ended) gives its slot back at once: its child has its SIGTERM, and the
-        router takes no new request then."""
+        router takes no new request then. One whose client hung up gives it back once its
+        child ended (`_run_report`): the router takes new reports then."""
         if self.running >= MAX_REPORTS:
             raise ReportsBusy(
                 f"{self.running} reports are under way (at most {MAX_REPORTS} at once):"
@@ -244,16 +250,32 @@ async def _report(
     }
     stop = threading.Event()
     with slots.held():
-        data = await _run_report(job, stop)
+        data = await _run_report(job, stop, request)
     for warning in data["warnings"]:  # for the operator, who may not read the reply
         log.warning("ledger report: %s", warning)
     return data
 
 
-async def _run_report(job: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
-    """The report `job`'s result, from its child, or the RouterError that says why none."""
+async def _run_report(
+    job: dict[str, Any], stop: threading.Event, request: Request
+) -> dict[str, Any]:
+    """The report `job`'s result, from its child, or the RouterError that says why none.
+
+    A client that hangs up meanwhile stops the child (a SIGTERM, within `POLL_S`), which is
+    waited for: `ClientClosed`, its slot given back as the child ends. Unwatched, a `curl
+    -m 0.3` held its slot for as long as its report ran, up to `REPORT_TIMEOUT_S`, and two
+    of them refused every report after (found in review)."""
+    work = asyncio.ensure_future(asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S, stop))
+    gone = asyncio.create_task(_hung_up(request))
     try:
-        data: dict[str, Any] = await asyncio.to_thread(ledger_jobs.run, job, REPORT_TIMEOUT_S, stop)
+        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not work.done():
+            stop.set()
+            await asyncio.wait({work})  # whatever it ends with, nobody is left to read it
+            if not work.cancelled():
+                work.exception()  # retrieved: a stopped child's failure is no failure
+            raise ClientClosed("the client hung up before its report was done")
+        data: dict[str, Any] = work.result()
     except asyncio.CancelledError:
         # The drain ended with the report under way: its child is told to stop (a SIGTERM,
         # which ends it). Left running, it kept the thread, and with it the router's exit,
@@ -267,7 +289,16 @@ async def _run_report(job: dict[str, Any], stop: threading.Event) -> dict[str, A
     except ledger_jobs.JobFailed as exc:
         log.error("report failed: %s", exc, extra=_detail(exc))
         raise ReportFailed(f"the report's process {exc}") from None
+    finally:
+        gone.cancel()
     return data
+
+
+async def _hung_up(request: Request) -> None:
+    """Returns once the client hung up: uvicorn says so only to a waiting `receive()`
+    (`router.api.hangup`), which a GET's empty body leaves free for this."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _report_time(text: str, param: str, now: datetime) -> datetime:

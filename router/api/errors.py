@@ -16,7 +16,6 @@ from router.api.headers import request_headers
 from router.errors import (
     BadRequest,
     BodyTimeout,
-    NoBackendAvailable,
     Overloaded,
     RateLimited,
     RouterError,
@@ -61,11 +60,12 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     where another replica (or this one restarted) is the cure; and when every backend was
     skipped for a while (a circuit open, a quality gate) and the router knows when one may
     serve again (no `retry-after-ms`: a circuit that has just half-opened still waits for
-    its trial). One rule for the three (`_should_retry`): a wait whose whole seconds, as
-    `retry-after` says it, are under `SDK_WAIT_S` is the SDK's to wait out, a longer one is
-    the agent's or its user's to wait for, or not — a 429's too, which the SDKs would
-    otherwise sleep through silently (below it a 429 gets no `x-should-retry`: the SDK
-    retries it anyway).
+    its trial), as for any refusal of its own that says when (`RouterError.retry_after`:
+    the report endpoint's slots all taken). One rule for the three (`_should_retry`): a
+    wait whose whole seconds, as `retry-after` says it, are under `SDK_WAIT_S` is the SDK's
+    to wait out, a longer one is the agent's or its user's to wait for, or not — a 429's
+    too, which the SDKs would otherwise sleep through silently (below it a 429 gets no
+    `x-should-retry`: the SDK retries it anyway).
 
     An overload's wait is at least 1 s (`Overloaded`), as the router's own 503 says: with
     it comes `x-should-retry: true`, the router's word that retrying an exhausted plan is
@@ -93,9 +93,11 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
         out["x-should-retry"] = "false"
     elif isinstance(error, ShuttingDown):
         out["x-should-retry"] = "true"  # nothing was wrong with the request
-    elif isinstance(error, NoBackendAvailable) and error.retry_after is not None:
-        out["retry-after"] = str(error.retry_after)
-        out["x-should-retry"] = _should_retry(error.retry_after)
+    elif error.retry_after is not None:  # `NoBackendAvailable`, the reports' slots taken
+        seconds = math.ceil(error.retry_after)
+        out["retry-after"] = str(seconds)
+        if error.status != 429 or seconds >= SDK_WAIT_S:
+            out["x-should-retry"] = _should_retry(seconds)
     elif error.status in FINAL:
         out["x-should-retry"] = "false"
     return out

@@ -14,8 +14,10 @@ processes started afterwards are held."""
 from __future__ import annotations
 
 import os
+import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -101,3 +103,51 @@ def test_a_third_report_at_once_is_refused_with_a_429_and_starts_no_child(
             assert answers[name].json()["totals"]["requests"] == 0
         ask("report-4")  # the slots were given back
         assert answers["report-4"].status_code == 200, answers["report-4"].text
+
+
+def _config(tmp_path: Path) -> dict[str, Any]:
+    backend = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    return {
+        "backends": [backend],
+        "routes": {intent: ["local"] for intent in INTENTS},
+        "ledger": {"path": str(tmp_path / "ledger"), "housekeeping": False},
+    }
+
+
+def _asked(root: str) -> socket.socket:
+    """A report asked on a connection of its own, which the test closes to hang up."""
+    host, port = root.removeprefix("http://").rsplit(":", 1)
+    connection = socket.create_connection((host, int(port)), timeout=30)
+    connection.sendall(f"GET {URL} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+    return connection
+
+
+def test_a_report_whose_client_hung_up_frees_its_place_once_its_child_ended(
+    tmp_path: Path,
+) -> None:
+    """Two `curl -m 0.3` reports kept their places for as long as their children ran, up to
+    300 s: a third, half a second later, was refused with a 429, which said no Retry-After
+    (found in review). A hang-up stops the child, and its place is free once it ended."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLDING.format(here=str(hook)))
+    path = os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    with router_process(_config(tmp_path), tmp_path, env={"PYTHONPATH": path}) as (proxy, process):
+        (hook / "HOLD").touch()  # the router started: from now on its children wait
+        try:
+            asked = [_asked(proxy.root) for _ in range(maintenance.MAX_REPORTS)]
+            must_reach(lambda: len(held(hook)) == maintenance.MAX_REPORTS, "two held children")
+            refused = httpx.get(f"{proxy.root}{URL}", timeout=30)
+            assert refused.status_code == 429, refused.text
+            assert refused.headers["retry-after"] == str(maintenance.REPORTS_RETRY_S)
+            assert "x-should-retry" not in refused.headers  # a 429: the SDKs retry it anyway
+            for connection in asked:
+                connection.close()  # the clients hang up
+            must_reach(lambda: not job_children(process.pid), "the reports' children stopped")
+            (hook / "HOLD").unlink()  # children run at once from now on
+            must_reach(
+                lambda: httpx.get(f"{proxy.root}{URL}", timeout=30).status_code == 200,
+                "a report answered: the hung-up reports' places were given back",
+            )
+        finally:
+            (hook / "RELEASE").touch()  # no child left waiting if a check above failed
