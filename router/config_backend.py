@@ -101,14 +101,15 @@ class Timeouts(Strict):
 # {hardware_usd: 1e300}` loaded, and every report then failed, "Could not cast value to
 # DECIMAL(38,12)", and compaction rolled up no day (found in review). Each bound is far past
 # any box one backend stands for, yet a request of a day on a box at every bound costs under
-# $1e6, which the report adds up exactly (`money.MAX_SUMMED`):
+# $1e9, which the report adds up exactly (`money.MAX_SUMMED`):
 MAX_HARDWARE_USD = 10_000_000  # a rack of the dearest GPUs is a few million dollars
 MAX_MONTHLY_FIXED_USD = 1_000_000  # a colocation bill for such a rack is thousands a month
 MAX_POWER_WATTS = 100_000  # a full rack of GPUs draws tens of kilowatts
 MAX_USD_PER_KWH = 100  # electricity costs cents to about a dollar a kWh anywhere
-# At least a month (a fraction of one wrote off the box faster than any request runs:
-# `1e-300` multiplied its price past any sum), at most a century ("never" is 0 hardware).
-MIN_MONTHS, MAX_MONTHS = 1, 1200
+# At least a thousandth of a month, 44 minutes (`1e-300` multiplied the price past any
+# sum; a demo's or a test's box may pay back in days, so not a whole month), at most a
+# century ("never" is 0 hardware).
+MIN_MONTHS, MAX_MONTHS = 0.001, 1200
 
 
 class LocalCost(Strict):

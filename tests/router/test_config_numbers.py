@@ -162,7 +162,7 @@ def test_a_price_past_any_model_is_refused_naming_the_field(tmp_path: Path, key:
         ("power_watts", "1e300", "less than or equal to 100000"),
         ("electricity_usd_per_kwh", "1e300", "less than or equal to 100"),
         ("amortization_months", "1e300", "less than or equal to 1200"),
-        ("amortization_months", "1e-300", "greater than or equal to 1"),
+        ("amortization_months", "1e-300", "greater than or equal to 0.001"),
     ],
 )
 def test_a_local_cost_past_any_box_is_refused_naming_the_field(
