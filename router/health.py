@@ -238,6 +238,20 @@ class Health:
             return
         self._log_recovered(backend, self.clock())
 
+    def outage_over(self, backend: str) -> bool:
+        """No outage open, or one a probe has ended: at its pass where no live request failed
+        (an idle router whose backend restarted, which read down for `STILL_DOWN_LOG_S` while
+        its down alert fired), else `STILL_DOWN_LOG_S` after it with no failure since (the rule
+        `_probe_outlived` logs recoveries by: on a router no traffic reaches, only a probe can
+        say the backend is back). A live success ends an outage itself (`succeeded`)."""
+        outage = self.outages.get(backend)
+        if outage is None:
+            return True
+        passed = outage.probe_passed
+        if passed is None:
+            return False
+        return not outage.live_failed or self.clock() - passed >= STILL_DOWN_LOG_S
+
     def _log_recovered(self, backend: str, at: float, how: str = "") -> None:
         """End the outage in the log: down from its opening until `at`, or until the last
         probe that passed, if one did (the backend was answering then: an idle router's first

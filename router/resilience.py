@@ -32,7 +32,7 @@ from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
 from router.gateway import States
-from router.health import STILL_DOWN_LOG_S, BreakerPolicy, Health, can_probe, probe
+from router.health import BreakerPolicy, Health, can_probe, probe
 from router.policy import BackendState, Circuit, soonest
 from router.record import Record
 from router.resilience_status import backend_status
@@ -183,21 +183,9 @@ class Resilience:
 
     def _up(self, backend: str, circuit: Circuit) -> bool:
         """Up: its circuit closed (a half-open trial proves nothing yet: counted as up, a
-        hanging backend's gauge alternated 0/1) and no outage open. A probe's pass closes the
-        circuit but ends no outage; a live success does, and so does a probe that passed
-        `STILL_DOWN_LOG_S` ago with no failure since (the rule `Health` logs recoveries by:
-        on a router no traffic reaches, only a probe can say the backend is back). An outage
-        only probes saw ends at a probe's pass: on an idle router, a backend back from a
-        restart read down for `STILL_DOWN_LOG_S`, and its down alert fired meanwhile."""
-        if circuit != "closed":
-            return False
-        outage = self.health.outages.get(backend)
-        if outage is None:
-            return True
-        passed = outage.probe_passed
-        if passed is None:
-            return False
-        return not outage.live_failed or self.clock() - passed >= STILL_DOWN_LOG_S
+        hanging backend's gauge alternated 0/1) and its outage over (`Health.outage_over`:
+        a probe's pass closes the circuit but need not end the outage)."""
+        return circuit == "closed" and self.health.outage_over(backend)
 
     async def run(self) -> None:
         """The background job: probes and trials, capacity polls, window refreshes."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from router import resilience
+from router import health
 from tests.harness import Running, RunningRouter, config_for, router, scrape
 from tests.resilience.conftest import FAST, chat, circuit, until
 
@@ -59,7 +59,7 @@ def test_a_probe_that_passed_long_enough_ago_ends_the_outage_without_traffic(
 ) -> None:
     """No request reaches the router after local's outage: its probe trial closed the
     circuit, and `STILL_DOWN_LOG_S` later with no failure, the backend reads up again."""
-    monkeypatch.setattr(resilience, "STILL_DOWN_LOG_S", 1.0)
+    monkeypatch.setattr(health, "STILL_DOWN_LOG_S", 1.0)
     with router(config_for(pair, tmp_path, resilience=FAST)) as proxy:
         pair["local"].control("faults", {"fault": "server_error:500"})
         fail_until_open(proxy)
