@@ -32,6 +32,7 @@ from router.errors import (
 from router.policy import (
     BackendState,
     Demand,
+    Plan,
     Target,
     detoured,
     one_choice_only,
@@ -173,29 +174,33 @@ class Gateway:
                 view, headers, caller.name, self.conversation_secret
             )
             demand = self._demand(api, body, target, private, conversation, home)
-            call = self._planned(api, body, caller, headers, view, target, intent, demand)
+            the_plan = self._plan(intent, target, demand)
+            call = self._call(api, body, caller, headers, view, the_plan, demand, conversation)
             call.span = span
             return call
         except Exception as error:  # refused by the front (`router.api.front`): a 4xx or a 500
             self.tracing.end_raised(span, error)
             raise
 
-    def _planned(
+    def _plan(self, intent: Intent, target: Target, demand: Demand) -> Plan:
+        states = self.state_source.states()
+        if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
+            states = one_choice_only(states, self._one_choice_backends())
+        return plan(intent, target, demand, states, self.config)
+
+    def _call(
         self,
         api: Api,
         body: dict[str, Any],
         caller: Caller,
         headers: Mapping[str, str],
         view: dict[str, Any],
-        target: Target,
-        intent: Intent,
+        the_plan: Plan,
         demand: Demand,
+        conversation: str,
     ) -> Call:
-        """The call a classified request becomes: its plan, and the record it will finish."""
-        states = self.state_source.states()
-        if demand.choices_asked:  # what the adapters learned once (litellm's dropped `n`)
-            states = one_choice_only(states, self._one_choice_backends())
-        the_plan = plan(intent, target, demand, states, self.config)
+        """The call a planned request becomes, with the record it will finish."""
+        intent, target = the_plan.intent, the_plan.target
         stream = bool(body.get("stream"))
         record = Record(
             request_id=req.request_id(headers),
@@ -208,7 +213,7 @@ class Gateway:
             intent_source=intent.source,
             route=the_plan.route,
             stream=stream,
-            conversation=demand.conversation,
+            conversation=conversation,
             auto_routed=target.mode == "auto",
             private=demand.private,
             # read from the view already made (store_text only): the latest user message
@@ -235,7 +240,6 @@ class Gateway:
             prompt_tokens=size.estimate_prompt_tokens(api, body),
             max_tokens=size.max_tokens_of(api, body),
             private=private,
-            conversation=conversation,
             sticky_backend=self.state_source.sticky(conversation)
             if target.mode == "auto"
             else None,

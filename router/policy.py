@@ -74,7 +74,6 @@ class Demand:
     prompt_tokens: int = 0
     max_tokens: int | None = None
     private: bool = False
-    conversation: str | None = None  # its key (`router.request.conversation_key`), a hash
     sticky_backend: str | None = None
     several_choices: bool = False  # a streamed chat request for `n` > 1 choices
     choices_asked: bool = False  # a chat request for `n` > 1 choices, streamed or not
