@@ -4,6 +4,9 @@ silent backend count as its failures."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +14,38 @@ import httpx
 import pytest
 
 from router.config import parse
-from tests.harness import Running, RunningRouter, config_for
+from tests.harness import Running, RunningRouter, config_for, sdk
 from tests.resilience.conftest import CODING, FAST, backend_state, until
 
 RESILIENCE = {**FAST, "open_s": 60.0, "max_open_s": 60.0}  # an opened circuit stays open
 TIMEOUTS = {"first_token_s": 60.0, "idle_s": 60.0, "total_s": 120.0}
+PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
+
+
+@contextmanager
+def streaming_privately(proxy: RunningRouter) -> Iterator[None]:
+    """A long private stream through the router, its output flowing, until the block ends
+    (its client then leaves mid-stream, and the slot is free again): it fills a backend's
+    one sequence slot."""
+    streaming, leave = threading.Event(), threading.Event()
+
+    def long_one() -> None:
+        with sdk(proxy, timeout=120).chat.completions.create(
+            model="coding", messages=CODING, stream=True, max_tokens=400, extra_headers=PRIVATE
+        ) as stream:
+            for _ in stream:
+                streaming.set()
+                if leave.is_set():
+                    return
+
+    runner = threading.Thread(target=long_one)
+    runner.start()
+    try:
+        assert streaming.wait(30), "the long stream never began"
+        yield
+    finally:
+        leave.set()
+        runner.join(60)
 
 
 def local_backend(proxy: RunningRouter) -> dict[str, Any]:

@@ -24,10 +24,9 @@ from router.config import parse
 from tests.canary.servers import router, simulator
 from tests.harness import Running, RunningRouter, collected, config_for, sdk
 from tests.resilience.conftest import CODING, backend_state, local_and_cloud, until
-from tests.resilience.giving_up import RESILIENCE
+from tests.resilience.giving_up import PRIVATE, RESILIENCE, streaming_privately
 
 THRESHOLD = RESILIENCE["failure_threshold"]  # failures in a row that open a circuit
-PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
 # The router's own deadlines fire on the queued requests; the stream served meanwhile (a
 # token every 0.25 s) is well within its idle and total limits.
 TIMEOUTS = {"first_token_s": 1.0, "idle_s": 10.0, "total_s": 1.0}
@@ -57,31 +56,6 @@ def _timed_out(proxy: RunningRouter, n: int, stream: bool) -> list[tuple[int, st
 
 
 @contextmanager
-def _streaming(proxy: RunningRouter) -> Iterator[None]:
-    """A long private stream through the router, its output flowing, until the block ends
-    (its client then leaves): it fills the backend's one sequence slot."""
-    streaming, leave = threading.Event(), threading.Event()
-
-    def long_one() -> None:
-        with sdk(proxy, timeout=120).chat.completions.create(
-            model="coding", messages=CODING, stream=True, max_tokens=400, extra_headers=PRIVATE
-        ) as stream:
-            for _ in stream:
-                streaming.set()
-                if leave.is_set():
-                    return
-
-    runner = threading.Thread(target=long_one)
-    runner.start()
-    try:
-        assert streaming.wait(30), "the long stream never began"
-        yield
-    finally:
-        leave.set()
-        runner.join(60)
-
-
-@contextmanager
 def _held_directly(local: Running) -> Iterator[None]:
     """A long stream sent to the simulator itself, past the router: the router neither
     counts nor hears it, and learns of the backend's queue from its `/metrics` alone."""
@@ -105,7 +79,7 @@ def test_streams_timing_out_in_a_busy_backends_queue_leave_its_circuit_closed(
             data["backends"][0]["metrics_url"] = f"{servers['local'].url}/models"
         with router(parse(data)) as proxy:
             records = collected(proxy)
-            with _streaming(proxy):
+            with streaming_privately(proxy):
                 answers = _timed_out(proxy, THRESHOLD, stream=True)
                 until(lambda: len(records.records) >= THRESHOLD, what="the timeouts recorded")
                 local = backend_state(proxy.root, "local")

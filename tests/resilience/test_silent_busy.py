@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,14 +26,15 @@ from tests.harness import Running, RunningRouter, collected, config_for, sdk
 from tests.resilience.conftest import CODING, give_up, local_and_cloud, until
 from tests.resilience.giving_up import (
     BODIES,
+    PRIVATE,
     RESILIENCE,
     TIMEOUTS,
     counting,
     failures_after_giving_up,
     local_backend,
+    streaming_privately,
 )
 
-PRIVATE = {"x-smf-private": "true"}  # local only: nothing falls back to the cloud
 SHORT_PRIVATE: Any = {"max_tokens": 5, "extra_headers": PRIVATE}
 
 
@@ -60,32 +60,11 @@ def test_queued_streams_of_a_busy_vllm_leave_its_circuit_closed(
         router(_config(servers, tmp_path, metrics_read)) as proxy,
     ):
         records = collected(proxy)
-        streaming, leave = threading.Event(), threading.Event()
-
-        def long_one() -> None:
-            with sdk(proxy, timeout=60).chat.completions.create(
-                model="coding",
-                messages=CODING,
-                stream=True,
-                max_tokens=400,
-                extra_headers=PRIVATE,
-            ) as stream:
-                for _ in stream:
-                    streaming.set()
-                    if leave.is_set():
-                        return
-
-        runner = threading.Thread(target=long_one)
-        runner.start()
-        try:
-            assert streaming.wait(30), "the long stream never began"
+        with streaming_privately(proxy):
             give_up(sdk(proxy, timeout=1.5), 3, **SHORT_PRIVATE)
             until(lambda: len(records.records) >= 3, what="three hang-ups recorded")
             local_state = local_backend(proxy)
             metrics = httpx.get(f"{proxy.root}/metrics", timeout=5).text
-        finally:
-            leave.set()  # its client leaves mid-stream: the slot is free again
-            runner.join(60)
         served = httpx.post(
             f"{proxy.url}/chat/completions",
             json={"model": "coding", "messages": CODING, "max_tokens": 5},
