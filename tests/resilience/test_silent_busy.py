@@ -55,8 +55,10 @@ def test_queued_streams_of_a_busy_vllm_leave_its_circuit_closed(
     leaving past the threshold. Without the router's poll of `/metrics` (its queue unseen),
     the long stream's output alone shows the backend at work."""
     monkeypatch.setattr(silence, "SILENT_S", 0.5)
+    # a token every 1/8 s, a quarter of SILENT_S: at 1/4 s, a half-second pause of the full
+    # suite's load made one hang-up a silence (consecutive_failures 1, seen once)
     with (
-        local_and_cloud(simulator, tokens_per_s=4, max_num_seqs=1) as servers,
+        local_and_cloud(simulator, tokens_per_s=8, max_num_seqs=1) as servers,
         router(_config(servers, tmp_path, metrics_read)) as proxy,
     ):
         records = collected(proxy)
