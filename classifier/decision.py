@@ -119,8 +119,9 @@ def _decide(
     ruled = rule_intent(v)
     if ruled:
         return ruled[0]
-    if _blank(v.latest) and _blank(v.first) and _blank(v.system):  # no text, no features
-        return UNKNOWN
+    if _blank(v.latest) and _blank(v.first):  # no user words: no task to read
+        return UNKNOWN  # a lone system prompt, weighted 0.15 and then normalised, would
+        # decide alone by its length bucket ("You are helpful" read as tool_calling 0.73)
     if named is None and m.embedding.words:  # the named path: the embedding reads names
         p, idx, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
     elif named is None:

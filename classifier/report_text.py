@@ -21,6 +21,7 @@ HOW = """\
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
    conversation whose last message is a tool result, double the odds of tool_calling.
+   A request with no user words (a system prompt alone) is no task: source `default`.
 3. **Bounds** (`request.py`, `features.py`): the first user message among the first 64
    messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
    thousands of messages after it), 16 content parts, 16 tools (of the first 64: an
