@@ -88,7 +88,10 @@ def report(
         Path | None,
         typer.Option(
             "--config",
-            help="Router config (ledger path, tiers, routes: advice to move a route needs it).",
+            help=(
+                "Router config (ledger path, tiers, routes: advice to move a route needs it;"
+                " default: $SMF_ROUTER_CONFIG)."
+            ),
         ),
     ] = None,
     ledger: Annotated[

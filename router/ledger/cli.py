@@ -47,11 +47,17 @@ class Format(StrEnum):
 
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", help="Router config (for the ledger path and local costs)."),
+    typer.Option(
+        "--config",
+        help="Router config (for the ledger path and local costs; default: $SMF_ROUTER_CONFIG).",
+    ),
 ]
 CompactConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", help="Router config (for the ledger path and retention)."),
+    typer.Option(
+        "--config",
+        help="Router config (for the ledger path and retention; default: $SMF_ROUTER_CONFIG).",
+    ),
 ]
 # `readable=False`: click's own check refused a ledger this user may not read in a usage
 # box, before `ledger_dir` could say what to do about it

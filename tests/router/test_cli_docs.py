@@ -52,3 +52,17 @@ def test_compact_help_says_what_it_reads_from_the_config() -> None:
     shown = CliRunner().invoke(app, ["compact", "--help"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output
     assert "ledger path and retention" in shown.output and "local costs" not in shown.output
+
+
+def test_every_config_option_names_its_environment_default() -> None:
+    """`report` and `shadow report` read $SMF_ROUTER_CONFIG when `--config` is not given,
+    as `config check` and `canary run` do, but only those said so: a shell exporting the
+    real config priced the demo ledger with the real box's hardware (found in review)."""
+    cli._mount_optional()
+    silent = []
+    for path in (["report"], ["ledger", "report"], ["ledger", "compact"], ["shadow", "report"]):
+        shown = CliRunner().invoke(cli.app, [*path, "--help"], env={"COLUMNS": "300"})
+        assert shown.exit_code == 0, shown.output
+        if "--config" in shown.output and "$SMF_ROUTER_CONFIG" not in shown.output:
+            silent.append(" ".join(path))
+    assert silent == []
