@@ -40,6 +40,7 @@ from router.policy import (
     route_reason,
 )
 from router.record import Api, Outcome, Record, Usage
+from router.refusals import refusal_of
 from router.relay import Tally, usage_of
 from router.routing_headers import is_private, target_of
 from router.stored_responses import StoredResponses
@@ -269,6 +270,7 @@ class Gateway:
             "backends": [{"backend": s.backend, "reason": s.reason} for s in call.plan.steps],
             "skipped": [{"backend": s.backend, "reason": s.reason} for s in call.plan.skipped],
             "private": call.record.private,
+            "refusal": refusal_of(call.plan, call.api, call.body),
         }
 
     async def dispatch(self, call: Call) -> Committed:

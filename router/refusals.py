@@ -32,6 +32,16 @@ PROMPT_FIELDS: dict[Api, str] = {
 }
 
 
+def refusal_of(plan: Plan, api: Api, body: dict[str, Any]) -> dict[str, Any] | None:
+    """What serving would answer instead of trying a backend, for explain: the status and
+    error body of `nothing_tried` when every backend of `plan` is skipped, else None. Explain
+    answered 200 with an empty `backends` list, which a reader took for a route that serves."""
+    if plan.steps:
+        return None
+    error = nothing_tried(plan, api, output_limit(api, body))
+    return {"status": error.status, **error.body()["error"]}
+
+
 def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
     """Every backend was skipped. When every reason is permanent the request is the
     client's to change, a 400, since a 503 would have the client's SDK retry in vain: a

@@ -199,3 +199,16 @@ def test_classify_json_is_what_explain_answers_for_a_body(
     assert _classify_json(config_path, *options) == served
     on_stdin = _classify_json(config_path, "--body", "-", stdin=json.dumps(CLAUDE_CODE))
     assert on_stdin == explained(proxy, CLAUDE_CODE)
+
+
+def test_explain_shows_the_refusal_serving_would_answer(proxy: RunningRouter) -> None:
+    """A private request to the cloud backend was explained with a 200, `backends: []` and
+    no word of the 400 that serving answers (found in review): `refusal` is that answer."""
+    body, private = chat("Integrate x^2 from 0 to 3.", model="cloud"), {"x-smf-private": "yes"}
+    plan = explained(proxy, body, **private)
+    served = httpx.post(f"{proxy.root}/v1/chat/completions", json=body, headers=private, timeout=30)
+    assert plan["backends"] == [] and plan["refusal"] is not None, plan
+    assert plan["refusal"]["status"] == served.status_code == 400
+    assert plan["refusal"]["message"] == served.json()["error"]["message"]
+    assert plan["refusal"]["code"] == served.json()["error"]["code"]
+    assert explained(proxy, body)["refusal"] is None  # the same body, not private: served
