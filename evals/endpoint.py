@@ -28,7 +28,9 @@ class Endpoint:
     """Where to send cases. ``extra_body`` is merged into every request body. ``secrets``:
     what its error texts are cleaned of, its key and credential headers (for a router
     backend, ``Backend.secret_values``): a gateway that repeats its request put them in
-    the canary's CronJob log and a results file (found in review)."""
+    the canary's CronJob log and a results file (found in review). ``direct``: connect
+    without ``HTTP_PROXY``/``HTTPS_PROXY``, as the router's own traffic to a backend does
+    (`eval run --backend` went through a shell's corporate proxy where the canary did not)."""
 
     base_url: str
     model: str
@@ -36,6 +38,7 @@ class Endpoint:
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, str] = field(default_factory=dict)
     secrets: Secrets = NO_SECRETS
+    direct: bool = False
 
 
 class TransportProblem(Exception):
@@ -226,7 +229,7 @@ def served_context_window(endpoint: Endpoint, timeout_s: float = 10.0) -> int | 
     url = joined(endpoint.base_url, "/models")
     headers = {"authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     try:
-        response = httpx.get(url, headers=headers, timeout=timeout_s)
+        response = httpx.get(url, headers=headers, timeout=timeout_s, trust_env=not endpoint.direct)
         cards = response.json().get("data") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError, AttributeError):
         return None

@@ -203,7 +203,9 @@ async def run_cases(
             limits = httpx.Limits(
                 max_connections=concurrency, max_keepalive_connections=concurrency
             )
-            client = owned = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits)
+            client = owned = httpx.AsyncClient(
+                timeout=httpx.Timeout(timeout_s), limits=limits, trust_env=not endpoint.direct
+            )
         send = functools.partial(ask, client, endpoint)
 
     async def worker() -> None:

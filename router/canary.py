@@ -78,6 +78,7 @@ def endpoint_of(settings: BackendSettings) -> Endpoint:
         extra_body=dict(settings.extra_body),
         headers=dict(settings.headers),
         secrets=Secrets(settings.secret_values()),
+        direct=True,  # as live traffic: never through HTTP_PROXY
     )
 
 

@@ -104,3 +104,23 @@ def test_endpoint_options_beside_a_backend_are_a_usage_error(
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{extra[0]} goes with --endpoint, not --backend" in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_eval_run_against_a_backend_goes_direct_whatever_http_proxy_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the canary and live traffic do: a shell exporting a proxy (here one that refuses
+    every connection) failed all 74 cases with ConnectError (found in review)."""
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    out = tmp_path / "results.json"
+    with simulator(profile="vllm", model="laguna") as local:
+        path = one_backend_config(tmp_path, local.url)
+        args = ["run", "--backend", "local", "--config", str(path), "--no-progress"]
+        result = CliRunner().invoke(
+            app, [*args, "--suites", str(SHIPPED / "math"), "--out", str(out)]
+        )
+    doc = json.loads(out.read_text())
+    assert {c["status"] for c in doc["cases"]} <= {"pass", "fail"}, result.output
