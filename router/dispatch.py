@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -55,6 +55,11 @@ class AttemptObserver(Protocol):
     def attempt_finished(
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None: ...
+
+
+# Told that a backend asked for a wait longer than its `retry_after_max_s` (a 429's
+# `Retry-After`): (backend, seconds). Resilience's health passes it by till then.
+WaitListener = Callable[[str, float], None]
 
 
 @dataclass(slots=True)
@@ -112,6 +117,7 @@ class Dispatcher:
         judges: list[AttemptObserver] | None = None,
         retirement: Retirement | None = None,
         life: Life | None = None,
+        waits: list[WaitListener] | None = None,
     ) -> None:
         self.backends = backends
         self.observers: list[AttemptObserver] = observers if observers is not None else []
@@ -120,6 +126,7 @@ class Dispatcher:
         # Shared by the dispatchers a reload makes: attempts on old backends count there.
         self.retirement = retirement if retirement is not None else Retirement()
         self.life = life if life is not None else Life()  # shared too: which backends showed life
+        self.waits: list[WaitListener] = waits if waits is not None else []  # and these
 
     async def execute(self, call: Call) -> Committed:
         """Try the plan's backends in order; return the first that commits, else raise."""
@@ -149,12 +156,25 @@ class Dispatcher:
                     if isinstance(error, ContextTooLong) and not isinstance(error, OutputTooLong):
                         failed_window = step.window or failed_window or 1
                     if retry or not _short_retry_after(error, settings.retry_after_max_s):
+                        self._asked_to_wait(backend, error)
                         break
                     assert isinstance(error, RateLimited) and error.retry_after is not None
                     await asyncio.sleep(error.retry_after)
         if not errors:
             raise nothing_tried(call.plan, call.record.api, output_limit(call.api, call.body))
         raise call.named_as_sent(most_meaningful(errors))
+
+    def _asked_to_wait(self, backend: Backend, error: UpstreamError) -> None:
+        """A 429 whose `Retry-After` is longer than the backend's `retry_after_max_s` is not
+        slept out: this request moves on, and the listeners hear of the wait, for the next
+        requests to pass the backend by until it ends. One on a backend a reload retired is
+        the old server's, as for the judges. A 429 naming no wait names none to keep."""
+        limit = backend.settings.retry_after_max_s
+        wait = error.retry_after if isinstance(error, RateLimited) else None
+        if wait is None or wait <= limit or self.retirement.is_retired(backend):
+            return
+        for listener in self.waits:
+            listener(backend.settings.name, wait)
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
         settings = backend.settings

@@ -6,7 +6,8 @@
 
 `Breaker` is the pure state machine (time comes in as `now`). `Health` keeps one per
 backend and tells listeners about transitions. `probe` is the I/O edge: one GET of the
-backend's health path (vLLM `/health`) or `/v1/models` — never a billed completion.
+backend's health path (vLLM `/health`) or `/v1/models` — never a billed completion. Beside
+its circuit, a breaker keeps the wait a long 429 asked for (`Health.asked_to_wait`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from evals.urls import joined
 from router.config import Backend as BackendSettings
 from router.policy import Circuit
 from router.silence import SILENT
+from router.upstream_errors import MAX_RETRY_AFTER_S
 
 log = logging.getLogger("smf_router.health")
 
@@ -85,6 +87,9 @@ class Breaker:
     opens: int = 0  # consecutive openings without a success: sets the backoff
     retry_at: float = 0.0
     trial: bool = False  # the one half-open trial is in flight
+    # When the wait a 429's `Retry-After` asked for ends (`asked_to_wait`): the circuit
+    # stays as it was (a working backend said "not now"), but routing passes it by till then
+    limited_until: float = 0.0
 
     def state(self, now: float) -> Circuit:
         if self.circuit == "open" and now >= self.retry_at:
@@ -118,6 +123,10 @@ class Breaker:
     def neutral(self) -> None:
         """A trial that ended without a verdict (rate limit, cancel): let another try."""
         self.trial = False
+
+    def limited_for(self, now: float) -> float | None:
+        """Seconds left of the wait a 429 asked for; None when none is running."""
+        return self.limited_until - now if now < self.limited_until else None
 
     def _open(self, now: float, policy: BreakerPolicy) -> None:
         self.opens += 1
@@ -275,6 +284,23 @@ class Health:
         outage = self.outages.get(backend)
         if live and outage is not None:
             outage.live_failed = True
+
+    def asked_to_wait(self, backend: str, seconds: float) -> None:
+        """A 429 asked for a wait longer than dispatch sleeps out (`retry_after_max_s`):
+        routing passes the backend by until it ends (`limited_for`). Forgotten, every next
+        request went to it first, got the same 429 and fell back, a round trip each, the
+        provider asked again and again until its window ended (found in review). Of two
+        ends the later stands; at most an hour (`MAX_RETRY_AFTER_S`, as every header is read):
+        a bogus header cannot sideline a backend for days. No failure: the circuit stays."""
+        now, breaker = self.clock(), self.breaker(backend)
+        wait = min(seconds, MAX_RETRY_AFTER_S)
+        if breaker.limited_for(now) is None:  # a new wait: once, not per 429 in flight
+            log.warning("backend %s: rate limited; passed by for %.0f s", backend, wait)
+        breaker.limited_until = max(breaker.limited_until, now + wait)
+
+    def limited_for(self, backend: str) -> float | None:
+        """Seconds left of the wait the backend's 429 asked for; None when none runs."""
+        return self.breaker(backend).limited_for(self.clock())
 
     def _probe_outlived(self, backend: str) -> None:
         """A failure after a probe passed: if it comes `STILL_DOWN_LOG_S` or more after, with

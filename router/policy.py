@@ -32,7 +32,7 @@ Circuit = Literal["closed", "open", "half_open"]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
 # the stored response another backend holds.
-# The others (circuit open, quality gate) pass, and so does a backend's saturation.
+# The others (circuit open, a 429's wait, quality gate) pass, and so does a saturation.
 PERMANENT_SKIPS = frozenset(
     {
         "context_window",
@@ -49,7 +49,7 @@ PERMANENT_SKIPS = frozenset(
 # fits the window but not with the output it asked room for (`max_tokens`, this turn's choice).
 LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "n_unsupported", "max_tokens_window"}
 # The passing ones: a 503's `Retry-After` says when the soonest of them may serve again.
-PASSING = frozenset({"circuit_open", "quality_gate"})
+PASSING = frozenset({"circuit_open", "rate_limited", "quality_gate"})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -100,6 +100,9 @@ class BackendState:
     # trial (`router.health`), and the end of its next canary round, which may reopen its gates
     circuit_retry_in_s: float | None = None
     gate_retry_in_s: float | None = None
+    # What is left of the wait its last long 429 asked for (`Health.asked_to_wait`): None
+    # when none runs. Passed by till then, its circuit closed as it is
+    rate_limited_for_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +286,8 @@ def _unfit(
     # then the 400) and a gate (its minutes told as the circuit's seconds; found in re-review).
     if state.circuit == "open":
         return "circuit_open"
+    if state.rate_limited_for_s is not None:
+        return "rate_limited"
     return None
 
 
@@ -303,12 +308,21 @@ def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> flo
 
 
 def _retry_in(reason: str, state: BackendState | None) -> float | None:
-    """When a backend skipped for `reason` may serve again, if that is known. A gated
-    backend whose circuit is open too waits for both: the canary skips a round of a backend
-    whose circuit is open, so no round reopens the gate before the circuit closes (told the
-    gate's wait alone, the client came back to the same refusal; found in re-review)."""
+    """When a backend skipped for `reason` may serve again, if that is known: not before
+    the wait its 429 asked for ends, whatever else holds it away. A gated backend whose
+    circuit is open too waits for both: the canary skips a round of a backend whose circuit
+    is open, so no round reopens the gate before the circuit closes (told the gate's wait
+    alone, the client came back to the same refusal; found in re-review)."""
     if state is None:
         return None
+    wait, limited = _reopens_in(reason, state), state.rate_limited_for_s
+    return wait if wait is None or limited is None else max(wait, limited)
+
+
+def _reopens_in(reason: str, state: BackendState) -> float | None:
+    """When what skipped the backend for `reason` ends, if that is known."""
+    if reason == "rate_limited":
+        return state.rate_limited_for_s
     if reason == "circuit_open":
         return state.circuit_retry_in_s
     if reason == "quality_gate" and state.circuit == "open":
@@ -349,12 +363,12 @@ def _preferred_order(members: list[str], sticky: str | None) -> tuple[str, ...]:
 
 def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     """Whether `served` answered only because a backend preferred before it was passing
-    trouble: skipped with its circuit open or held by a gate, put after it for being
-    saturated or (the pin) for a half-open circuit, or tried and failed. A conversation then
-    does not stick to `served`: pinned there, one 429 from the local backend kept an agent's
-    session on the paid cloud for as long as it went on, the local backend healthy again,
-    and so did a cloud-first turn while local's circuit waited for a live trial after a
-    hang (found in review). Permanent reasons (a prompt too long for the
+    trouble: skipped with its circuit open, waiting out a 429 or held by a gate, put after
+    it for being saturated or (the pin) for a half-open circuit, or tried and failed. A
+    conversation then does not stick to `served`: pinned there, one 429 from the local
+    backend kept an agent's session on the paid cloud for as long as it went on, the local
+    backend healthy again, and so did a cloud-first turn while local's circuit waited for
+    a live trial after a hang (found in review). Permanent reasons (a prompt too long for the
     window, privacy, an API the backend does not speak) are no detour: a conversation too
     long for the local backend keeps to the cloud (one that asked for more output than
     the window leaves is a detour: the next turn may ask for less). A failure on `served`

@@ -1,9 +1,9 @@
 """The refusal of a request every backend of its plan skipped, nothing tried (`Dispatcher`).
 
 A 400 when every reason is the request's own to change, else a 503 `no_backend_available`
-that names what holds the backends away (a canary's gate, an open circuit) and, when the
-router knows it, when one may serve again (`Retry-After`). A backend's own context-length
-refusal names the client's fields as these do (`named_as_sent`).
+that names what holds the backends away (a canary's gate, an open circuit, a rate limit's
+wait) and, when the router knows it, when one may serve again (`Retry-After`). A backend's
+own context-length refusal names the client's fields as these do (`named_as_sent`).
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
     prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
     API no backend of the target speaks (`/v1/completions` to a litellm backend), a private
-    request with no local backend in its target. A backend down (circuit open) or held by a
-    quality gate is not permanent, and the answer stays a 503."""
+    request with no local backend in its target. A backend down (circuit open), waiting out
+    a rate limit or held by a quality gate is not permanent, and the answer stays a 503."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if not reasons or not reasons <= PERMANENT_SKIPS:
@@ -163,6 +163,7 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
     it again."""
     gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
     failing = [repr(s.backend) for s in plan.skipped if s.reason == "circuit_open"]
+    limited = [repr(s.backend) for s in plan.skipped if s.reason == "rate_limited"]
     message = f"no backend can serve this request ({listed or 'none'})"
     if gated:
         message += (
@@ -174,6 +175,12 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
         message += (
             f"; the {circuits.format(', '.join(failing))} open after failures until a trial "
             "succeeds"
+        )
+    if limited:
+        them = "it" if len(limited) == 1 else "them"
+        message += (
+            f"; {', '.join(limited)} answered a rate limit with a Retry-After, which the "
+            f"router waits out before it tries {them} again"
         )
     return NoBackendAvailable(message, retry_after=plan.retry_in_s)
 

@@ -221,6 +221,7 @@ class Reloader:
             old.dispatcher.judges,
             old.dispatcher.retirement,
             old.dispatcher.life,
+            old.dispatcher.waits,
         )
         gateway = Gateway(
             config,

@@ -98,9 +98,9 @@ class Resilience:
         return self.capacity.queued(settings, 3 * self.settings.capacity_poll_s, alive)
 
     def states(self) -> Mapping[str, BackendState]:
-        """With when a skipped backend may serve again: its open circuit's next trial, and
-        for a gated one the end of its next canary round (the 503 of a request none can serve
-        says it)."""
+        """With when a skipped backend may serve again: its open circuit's next trial, the
+        end of the wait its 429 asked for, and for a gated one the end of its next canary
+        round (the 503 of a request none can serve says it)."""
         inner = self.inner.states() if self.inner is not None else {}
         gates = self._gates(inner)
         out: dict[str, BackendState] = {}
@@ -116,6 +116,7 @@ class Resilience:
                 gated_intents=gated,
                 circuit_retry_in_s=None if circuit == "closed" else self.health.trial_in(name),
                 gate_retry_in_s=self._reopen_in(name, below) if gated else None,
+                rate_limited_for_s=self.health.limited_for(name),
             )
         return out
 
@@ -384,6 +385,7 @@ def install(components: Components) -> None:
     # end must not lower the count of the backend that bears the name now. After `Health`:
     # the end of an attempt it judged may end an outage (`_show_state`).
     components.gateway.dispatcher.judges.append(resilience)
+    components.gateway.dispatcher.waits.append(resilience.health.asked_to_wait)
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     # A backend that queues is busy, not silent: its queued streams' hang-ups are no failure.
     components.gateway.dispatcher.life.queues.append(resilience.queued)

@@ -1,5 +1,6 @@
-"""What `/v1/router/status` shows of one backend's resilience state: its circuit, its load
-(the router's own count and vLLM's polled gauges), its context window and served model."""
+"""What `/v1/router/status` shows of one backend's resilience state: its circuit, the wait
+its 429 asked for, its load (the router's own count and vLLM's polled gauges), its context
+window and served model."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ if TYPE_CHECKING:
 def backend_status(res: Resilience, settings: BackendSettings) -> dict[str, Any]:
     name, now = settings.name, res.clock()
     breaker, load = res.health.breaker(name), res.capacity.load(name)
-    polled = load.polled
+    polled, limited = load.polled, breaker.limited_for(now)
     return {
         "circuit": breaker.state(now),
         "consecutive_failures": breaker.failures,
         "next_trial_in_s": round(max(0.0, breaker.retry_at - now), 2)
         if breaker.circuit != "closed"
         else None,
+        # what is left of the wait a 429 asked for: routing passes the backend by till then
+        "rate_limited_for_s": None if limited is None else round(limited, 2),
         "inflight": load.inflight,
         "replays_inflight": load.replays,
         "max_concurrency": settings.max_concurrency,

@@ -55,6 +55,7 @@ async def status(request: Request) -> dict[str, Any]:
     backends = []
     for b in gateway.config.backends:
         s = states.get(b.name)
+        wait = s.rate_limited_for_s if s else None
         backends.append(
             {
                 "name": b.name,
@@ -64,6 +65,8 @@ async def status(request: Request) -> dict[str, Any]:
                 "circuit": s.circuit if s else "closed",
                 "saturated": s.saturated if s else False,
                 "gated_intents": sorted(s.gated_intents) if s else [],
+                # a 429's wait: passed by till it ends, as an open circuit is
+                "rate_limited_for_s": None if wait is None else round(wait, 2),
             }
         )
     return {

@@ -65,9 +65,11 @@ def test_fault_under_concurrent_load(
     assert set(tally.backends) <= {"local", "cloud"}
     proxy.components.ledger.flush()  # type: ignore[union-attr]
     assert set(tally.sent) <= set(ledger_ids(ledger_dir))
-    # Let the breaker close again before the next fault (probes of a healthy /health).
+    # Let the breaker close again before the next fault (probes of a healthy /health), and
+    # a 429's wait end (`rate_limit:5`): until then the next fault would meet only the cloud.
     for _ in range(200):
         body = httpx.get(f"{proxy.root}/v1/router/status").json()
-        if body["extra"]["resilience"]["backends"]["local"]["circuit"] == "closed":
+        local_state = body["extra"]["resilience"]["backends"]["local"]
+        if local_state["circuit"] == "closed" and local_state["rate_limited_for_s"] is None:
             break
         time.sleep(0.05)

@@ -17,7 +17,7 @@ from router.errors import (
     NoBackendAvailable,
     OutputTooLong,
 )
-from router.policy import BackendState, Demand, Target, plan
+from router.policy import BackendState, Demand, Target, detoured, plan
 from router.refusals import named_as_sent, nothing_tried
 
 MATH = Intent("math", 0.9, "model")
@@ -106,6 +106,26 @@ def test_several_open_circuits_are_named_in_the_plural() -> None:
     assert "the circuits of 'local', 'local2' are open after failures" in str(error)
     one = plan(MATH, Target("backend", "local2"), PRIVATE, states, CFG)
     assert "the circuit of 'local2' is open after failures" in str(nothing_tried(one, "chat", None))
+
+
+def test_a_backend_waiting_out_a_429_is_passed_by_and_waited_for() -> None:
+    """Its circuit closed, it is skipped while the wait runs (`rate_limited`, a passing
+    reason: the request moves on, a detour that pins no conversation); when nothing else
+    can serve, the 503 waits for the soonest, and an open circuit is not retried before its
+    429's wait ends either."""
+    limited = BackendState(rate_limited_for_s=12.0)
+    p = plan(MATH, Target("auto"), Demand(), {"local": limited}, CFG)
+    assert [s.backend for s in p.steps] == ["local2", "cloud"]
+    assert [(s.backend, s.reason) for s in p.skipped] == [("local", "rate_limited")]
+    assert detoured(p, [], "local2")
+    states = {"local": limited, "local2": replace(OPEN, rate_limited_for_s=30.0)}
+    p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
+    assert [s.reason for s in p.skipped] == ["rate_limited", "circuit_open", "private"]
+    error = nothing_tried(p, "chat", None)
+    assert isinstance(error, NoBackendAvailable) and error.retry_after == 12
+    assert "'local' answered a rate limit with a Retry-After" in str(error)
+    p = plan(MATH, Target("backend", "local2"), PRIVATE, states, CFG)
+    assert p.retry_in_s == 30.0  # not the circuit's 7.5 s: its trial would meet the 429
 
 
 @pytest.mark.parametrize(
