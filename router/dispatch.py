@@ -88,7 +88,7 @@ class Call:
         """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it
         reaches the client: before the commit (`Dispatcher.execute`) or in-band after it
         (`router.relay`)."""
-        return named_as_sent(error, self.api, self.body)
+        return named_as_sent(error, self.api, self.body, self.plan.prompt_tokens)
 
 
 @dataclass(slots=True)

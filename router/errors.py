@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from evals.redaction import redacted, redacted_body
+from router.request_size import Counts
 
 if TYPE_CHECKING:
     from router.record import Outcome
@@ -139,9 +140,17 @@ class NotFound(RouterError):
 
 
 class BadRequestTooLong(BadRequest):
-    """The prompt fits no backend's window: the client's error, never worth retrying."""
+    """The prompt fits no backend's window: the client's error, never worth retrying.
+    `sizes`: the router's numbers for it, which a Messages client's words say (`router.
+    translate.context_refusal`) and an OpenAI client's message does not."""
 
     code = "context_length_exceeded"
+
+    def __init__(
+        self, message: str, *, param: str | None = None, sizes: Counts | None = None
+    ) -> None:
+        super().__init__(message, param=param)
+        self.sizes = sizes or Counts()
 
 
 class NoBackendAvailable(RouterError):
@@ -350,6 +359,8 @@ class ContextTooLong(UpstreamError):
     kind = "context_too_long"
     type = "invalid_request_error"
     code = "context_length_exceeded"
+    # the router's estimate of the prompt, for words that do not say it (`named_as_sent`)
+    sizes = Counts()
 
 
 class OutputTooLong(ContextTooLong):

@@ -132,6 +132,7 @@ class Plan:
     # serve again, in seconds (None: none was, or one's time is not known): the 503's
     # Retry-After
     retry_in_s: float | None = None
+    prompt_tokens: int = 0  # `Demand.prompt_tokens`: a refusal of length says it
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -216,10 +217,10 @@ def plan(
     for position, name in enumerate(members):
         state = states.get(name, BackendState())
         why_not = _unfit(name, route, target, demand, state, config)
-        if why_not:
-            skipped.append(Step(name, why_not))
-            continue
         window = context_window(state, config.backend(name))
+        if why_not:  # with its window, which a refusal of length names (`router.refusals`)
+            skipped.append(Step(name, why_not, window))
+            continue
         step = Step(name, first_reason if position == 0 else "fallback", window)
         (overflow if state.saturated else steps).append(step)
     if overflow and steps:
@@ -242,6 +243,7 @@ def plan(
         home,
         demand.server_state,
         _retry_after(skipped, states),
+        demand.prompt_tokens,
     )
 
 

@@ -21,7 +21,7 @@ from router.errors import (
 )
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import Api
-from router.request_size import OUTPUT_LIMITS, output_limit
+from router.request_size import OUTPUT_LIMITS, Counts, output_limit
 
 # Where each API holds the prompt, for a 400 that says it is too long.
 PROMPT_FIELDS: dict[Api, str] = {
@@ -78,6 +78,7 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             f"context window of every {local}backend that could serve it{local_only}; "
             f"lower {field}.",
             param=field,
+            sizes=_sizes(plan, limit),
         )
     target = plan.target.name or plan.route
     if "choices_unsupported" in reasons:
@@ -125,6 +126,15 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     )
 
 
+def _sizes(plan: Plan, limit: tuple[str, int] | None) -> Counts:
+    """The numbers the plan skipped its backends by: the router's estimate of the prompt,
+    the output limit asked, and the largest window skipped for want of room for it, the one
+    a lower limit reaches first. Claude Code lowers `max_tokens` on a refusal that says
+    them ("...: I + K > L"); told none, its session stopped at the error (found in review)."""
+    windows = [s.window for s in plan.skipped if s.reason == "max_tokens_window" and s.window]
+    return Counts(plan.prompt_tokens, limit[1] if limit else None, max(windows, default=None))
+
+
 def _elsewhere(plan: Plan, which: str) -> tuple[str, str | None]:
     """Where to send a request its target cannot serve, and the field that chose that target:
     the client's `model`, or its `x-smf-route` header (no field: `param` null, as the header's
@@ -136,7 +146,9 @@ def _elsewhere(plan: Plan, which: str) -> tuple[str, str | None]:
     return f"send it to a model {which}", "model"
 
 
-def named_as_sent(error: UpstreamError, api: Api, body: dict[str, Any]) -> UpstreamError:
+def named_as_sent(
+    error: UpstreamError, api: Api, body: dict[str, Any], prompt_tokens: int | None = None
+) -> UpstreamError:
     """`error`, a backend's context-length refusal naming the field the client sent, as the
     router's own refusals do. The backend names its own API's field: a Responses request
     translated to chat was refused for `messages` or `max_tokens`, a completions one for
@@ -144,7 +156,12 @@ def named_as_sent(error: UpstreamError, api: Api, body: dict[str, Any]) -> Upstr
     clients never sent; and OpenAI's adapter sends chat's `max_tokens` as
     `max_completion_tokens`, which its refusal names. The output limit named is the one the
     client set (`output_limit`); with none set, the backend's, if the client's API has it,
-    else the API's own. The message stays the backend's words. Any other error is as it was."""
+    else the API's own. The message stays the backend's words; the router's estimate of the
+    prompt (`prompt_tokens`) goes beside them, for the words of a Messages client that do not
+    say it (vLLM's output refusal names the limit and the window only). Any other error is
+    as it was."""
+    if isinstance(error, ContextTooLong):
+        error.sizes = Counts(prompt_tokens)
     if isinstance(error, OutputTooLong):
         fields = OUTPUT_LIMITS[api]
         limit = output_limit(api, body)

@@ -7,6 +7,7 @@ little; the backend's usage replaces them once it answers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -101,6 +102,18 @@ OUTPUT_LIMITS: dict[Api, tuple[str, ...]] = {
     "messages": ("max_tokens",),
     "responses": ("max_output_tokens",),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """A context refusal's numbers, each None when not known: the prompt's tokens, the
+    output limit asked, the window. Read from a refusal's words
+    (`router.translate.context_refusal.counts`), or the router's own, which it keeps out of
+    the words an OpenAI client reads (`BadRequestTooLong.sizes`, `ContextTooLong.sizes`)."""
+
+    prompt: int | None = None
+    output: int | None = None
+    limit: int | None = None
 
 
 def output_limit(api: Api, body: dict[str, Any]) -> tuple[str, int] | None:

@@ -295,14 +295,16 @@ def decision_headers(call: Call) -> dict[str, str]:
     """What the router decided, on every answer that went through the gateway. The backend
     is the one that answered; on an error answer, the last one tried, as the record's last
     attempt names it (its `backend` stays empty: nothing was served), so that a backend's
-    own 4xx passed through says whose it is. Empty when none was tried. (A Messages answer
-    names its id as `request-id` too: `router.api.anthropic_paths`.)"""
+    own 4xx passed through says whose it is. Left out when none was tried (the router's own
+    refusal), as `count_tokens` leaves it out of an estimate: it went out empty (found in
+    review). (A Messages answer names its id as `request-id` too: `router.api.anthropic_paths`.)"""
     record = call.record
     tried = [a.backend for a in record.attempts if a.outcome != "skipped"]
+    backend = record.backend or (tried[-1] if tried else "")
     return {
         "x-smf-intent": record.intent,
         "x-smf-confidence": f"{record.confidence:.3f}",
-        "x-smf-backend": record.backend or (tried[-1] if tried else ""),
+        **({"x-smf-backend": backend} if backend else {}),
         "x-smf-attempts": str(len(tried)),
         "x-smf-route": record.route,
         "x-request-id": record.request_id,

@@ -9,23 +9,27 @@ for the same refusal ("This model's maximum context length is ...") it reads as 
 400: the session stopped at its window and never compacted (found in review).
 
 So the message leads with Anthropic's wording, its numbers read from the refusal's own
-words when they are there (`_COUNTS`, the wordings `router.upstream_errors` recognises);
-when one is not known the phrase stays as Anthropic says it and what is known follows,
-never a made-up number. The original words come after it. Chat and Responses clients keep
-the message as it was.
+words when they are there (`_COUNTS`, the wordings `router.upstream_errors` recognises).
+An output refusal's numbers the words do not give are the router's where it has them
+(`sizes`): its estimate of the prompt, and for its own refusal (nothing tried) the output
+limit and the largest window it skipped; Claude Code lowers `max_tokens` only when all three
+are said. When one is still not known the phrase stays as Anthropic says it and what is
+known follows, never a made-up number. The original words come after it, then a note
+naming the router's numbers. Chat and Responses clients keep the message as it was
+(Codex reads the `code`, `context_length_exceeded`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from router.errors import BadRequestTooLong, ContextTooLong, OutputTooLong, RouterError
-from router.request_size import OUTPUT_LIMITS
+from router.request_size import OUTPUT_LIMITS, Counts
 
 PROMPT = "prompt is too long"
 OUTPUT = "input length and `max_tokens` exceed context limit"
 _ADVICE = "decrease input length or `max_tokens` and try again"
+_NAMES = ("input length", "`max_tokens`", "context limit")  # the three numbers, as said
 
 # Each server's numbers, in its own words (tests/router/test_context_errors.py holds them):
 # `prompt` the input's tokens, `output` the output limit asked, `limit` the window.
@@ -63,15 +67,6 @@ _COUNTS = tuple(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """What a refusal's words say, each None when they do not."""
-
-    prompt: int | None = None
-    output: int | None = None
-    limit: int | None = None
-
-
 def counts(message: str) -> Counts:
     """The numbers of the first wording `message` is in; none when it is in none."""
     for pattern in _COUNTS:
@@ -98,31 +93,72 @@ def anthropic_words(error: RouterError) -> str:
     message = error.message
     if not is_context_refusal(error) or message.lower().startswith((PROMPT, OUTPUT)):
         return message
-    return f"{_lead(error, counts(message))}. {message}"
+    said = counts(message)
+    if not _is_output(error, said):
+        return f"{_prompt_lead(said)}. {message}"
+    ours = error.sizes if isinstance(error, BadRequestTooLong | ContextTooLong) else Counts()
+    known = Counts(*(w if w is not None else o for w, o in zip(_of(said), _of(ours), strict=True)))
+    return f"{_output_lead(known)}. {message}{_note(said, known)}"
 
 
-def _lead(error: RouterError, known: Counts) -> str:
+def _is_output(error: RouterError, said: Counts) -> bool:
     """Which of the two refusals this is: by the numbers when the words give them (a prompt
     that fits the window with only the output room asked over it, in vLLM's older words,
     SGLang's or TGI's, which the router reads as the prompt's), else by what the router
     made of it: the output limit named (`OutputTooLong`, its own refusal's `param`)."""
-    prompt, output, limit = known.prompt, known.output, known.limit
-    prompt_over = prompt is not None and limit is not None and prompt > limit
-    if not prompt_over and prompt is not None and output is not None and limit is not None:
-        return f"{OUTPUT}: {prompt} + {output} > {limit}, {_ADVICE}"
-    names_output = isinstance(error, OutputTooLong) or (
+    prompt, output, limit = _of(said)
+    if prompt is not None and limit is not None and prompt > limit:
+        return False
+    if prompt is not None and output is not None and limit is not None:
+        return True
+    return isinstance(error, OutputTooLong) or (
         isinstance(error, BadRequestTooLong) and error.param in OUTPUT_LIMITS["messages"]
     )
-    if names_output and not prompt_over:
-        said = (
-            ("input length", prompt),
-            ("`max_tokens`", output),
-            ("context limit", limit),
-        )
-        if all(n is None for _, n in said):
-            return f"{OUTPUT}, {_ADVICE}"
-        shown = ", ".join(f"{name} {'not known' if n is None else n}" for name, n in said)
-        return f"{OUTPUT} ({shown}), {_ADVICE}"
+
+
+def _output_lead(known: Counts) -> str:
+    """Anthropic's output refusal, in its own form when all three numbers are known: Claude
+    Code lowers `max_tokens` only on "...: I + K > L" (its
+    `parseMaxTokensContextOverflowError`); the phrase alone, or with the numbers known, it
+    read as any 400, and the session stopped there (found in review)."""
+    prompt, output, limit = _of(known)
+    if prompt is not None and output is not None and limit is not None:
+        return f"{OUTPUT}: {prompt} + {output} > {limit}, {_ADVICE}"
+    if prompt is None and output is None and limit is None:
+        return f"{OUTPUT}, {_ADVICE}"
+    shown = ", ".join(f"{name} {'not known' if n is None else n}" for name, n in _named(known))
+    return f"{OUTPUT} ({shown}), {_ADVICE}"
+
+
+def _note(said: Counts, known: Counts) -> str:
+    """After the words, which numbers of the lead are the router's rather than the words':
+    its estimate of the prompt (characters, not the backend's tokenizer), and for its own
+    refusal the largest window it skipped (`router.refusals`). Empty when none is."""
+    ours = []
+    if said.prompt is None and known.prompt is not None:
+        ours.append("the input length is the router's estimate of the prompt's tokens")
+    if said.limit is None and known.limit is not None:
+        ours.append("the context limit is the largest window of the backends that could serve it")
+    if not ours:
+        return ""
+    theirs = ", ".join(f"{name} {n}" for name, n in _named(said) if n is not None)
+    if theirs:
+        ours.append(f"the backend's refusal said {theirs}")
+    text = "; ".join(ours)
+    return f" ({text[0].upper()}{text[1:]}.)"
+
+
+def _named(numbers: Counts) -> tuple[tuple[str, int | None], ...]:
+    return tuple(zip(_NAMES, _of(numbers), strict=True))
+
+
+def _of(numbers: Counts) -> tuple[int | None, int | None, int | None]:
+    return numbers.prompt, numbers.output, numbers.limit
+
+
+def _prompt_lead(said: Counts) -> str:
+    """Anthropic's prompt refusal, with the numbers the words give."""
+    prompt, limit = said.prompt, said.limit
     if prompt is not None and limit is not None:
         return f"{PROMPT}: {prompt} tokens > {limit} maximum"
     if limit is not None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from router.errors import BadRequestTooLong, ContextTooLong, OutputTooLong, Rejected
+from router.refusals import named_as_sent
+from router.request_size import Counts
 from router.translate.context_refusal import anthropic_words
 
 ADVICE = "decrease input length or `max_tokens` and try again"
@@ -96,4 +98,43 @@ def test_the_routers_own_refusals_keep_the_phrases_without_numbers() -> None:
     output = BadRequestTooLong("This request's prompt ...", param="max_tokens")
     assert anthropic_words(output) == (
         f"input length and `max_tokens` exceed context limit, {ADVICE}. This request's prompt ..."
+    )
+
+
+def test_the_routers_own_output_refusal_says_its_numbers_in_anthropics_form() -> None:
+    """Nothing tried: its estimate, the `max_tokens` asked and the largest window skipped
+    (`router.refusals`), the form Claude Code lowers `max_tokens` on; a note says whose."""
+    said = "This request's prompt ..."
+    output = BadRequestTooLong(said, param="max_tokens", sizes=Counts(631, 1500, 1600))
+    assert anthropic_words(output) == (
+        f"input length and `max_tokens` exceed context limit: 631 + 1500 > 1600, {ADVICE}. "
+        f"{said} (The input length is the router's estimate of the prompt's tokens; the "
+        "context limit is the largest window of the backends that could serve it.)"
+    )
+    # OpenAI clients keep the words
+    assert output.body()["error"]["message"] == said
+
+
+def test_the_routers_estimate_completes_a_backends_output_refusal() -> None:
+    said = "max_tokens=4000 cannot be greater than max_model_len=2048. Please request fewer."
+    error = named_as_sent(
+        OutputTooLong(said, backend="b", param="max_tokens"), "messages", {"max_tokens": 4000}, 631
+    )
+    assert anthropic_words(error) == (
+        f"input length and `max_tokens` exceed context limit: 631 + 4000 > 2048, {ADVICE}. "
+        f"{said} (The input length is the router's estimate of the prompt's tokens; the "
+        "backend's refusal said `max_tokens` 4000, context limit 2048.)"
+    )
+    assert error.message == said
+
+
+def test_an_estimate_leaves_a_refusal_whose_words_say_the_prompt_as_it_was() -> None:
+    said = (
+        "This model's maximum context length is 2048 tokens. However, you requested 100 "
+        "output tokens and your prompt contains at least 1949 input tokens, for a total "
+        "of at least 2049 tokens."
+    )
+    error = named_as_sent(ContextTooLong(said, backend="b"), "messages", {"max_tokens": 100}, 9)
+    assert anthropic_words(error) == (
+        f"input length and `max_tokens` exceed context limit: 1949 + 100 > 2048, {ADVICE}. {said}"
     )
