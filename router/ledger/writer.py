@@ -10,11 +10,10 @@ flushes keep their pace, and a day holds a few hundred files per process instead
 loses at most the last interval, except while writes fail (a full disk): the rows of failed
 writes are then held in memory for the next flush (`pending_rows`, up to `max_queue` rows;
 `router.ledger.backlog`), and a SIGKILL loses them too. While a write hangs (a hung NFS
-mount) the flush thread waits in it and new records queue: the queue is bounded by rows
-(`max_queue`) and by an estimate of their bytes (`max_queue_bytes`; texts count by their
-length), and past either new ones are dropped and counted.
+mount) the flush thread waits in it and new records queue, up to the bounds of the queue
+(`router.ledger.intake`).
 
-This module is the queueing side and imports no PyArrow; the flush side
+This module, the flush thread, and its queue import no PyArrow; the flush side
 (`router.ledger.appender`: Arrow tables, segment files, merges) is imported by the first
 flush that has a row to write. Records queue from the first request on, and the ~0.2 s of
 imports happen on the flush thread, off the router's path from start to ready. A router
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from router.ledger import tally
-from router.ledger.columns import ROW_COLUMNS
+from router.ledger.intake import MAX_QUEUE_BYTES, ROW_TABLES, Intake, drain
 from router.ledger.ledger_root import LedgerRoot
 from router.record import Record
 
@@ -45,10 +44,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("smf_router.ledger.writer")
 
-ROW_TABLES = tuple(ROW_COLUMNS)
 TABLES = ("records", "texts", *ROW_TABLES)  # every table the writer writes
-MAX_QUEUE_BYTES = 256 * 1024 * 1024  # the queue's default bound in bytes (`tally.queued_bytes`)
-_ROW_NAMES = {table: frozenset(name for name, _ in cols) for table, cols in ROW_COLUMNS.items()}
 
 
 def default_process_tag() -> str:
@@ -80,23 +76,14 @@ class LedgerWriter:
         self.flush_interval_s = flush_interval_s
         self.process_tag = process_tag or default_process_tag()
         self.store_text = store_text
-        self.max_queue = max_queue
-        # Rows alone let a hung write queue ~1.4 GiB of records, tens of GiB with texts
-        # (found in a months-of-operation review): bytes bound the queue too.
-        self.max_queue_bytes = max_queue_bytes
-        self._queued_bytes = 0  # `tally.queued_bytes` of what is queued, under `_count_lock`
-        self._count_lock = threading.Lock()  # held for an addition, never across a write
+        self._intake = Intake(max_queue, max_queue_bytes, store_text)
         self._flush_began: float | None = None  # monotonic start of the flush under way
-        self._records: deque[Record] = deque()
-        self._rows: dict[str, deque[dict[str, Any]]] = {t: deque() for t in ROW_TABLES}
         self._appender: Appender | None = None  # the flush side, made by the first flush
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._soon: deque[threading.Event] = deque()  # `flush_soon`s, for the next flush
         self._stop = False
         self._thread: threading.Thread | None = None
-        # refused by a full queue, or left in it at close, by table
-        self._dropped_queued: Counter[str] = Counter()
         self.last_flush_seconds = 0.0
         # The last flush that left no row unwritten: one with nothing to write too, so it moves
         # every interval while writes work. When rows last reached the disk is `last_write_unix`.
@@ -119,18 +106,18 @@ class LedgerWriter:
         as a new key: read by a scrape or the status, iterating them could meet that and
         raise, so they are copied first (`dict` copies a dict in one step)."""
         flushed = dict(self._appender.dropped) if self._appender else {}
-        return self._dropped_queued + Counter(flushed)
+        return self._intake.dropped + Counter(flushed)
 
     @property
     def queue_depth(self) -> int:
         """Rows queued for the next flush (every table)."""
-        return len(self._records) + sum(len(q) for q in self._rows.values())
+        return self._intake.depth
 
     @property
     def queued_bytes(self) -> int:
         """The estimated bytes of the rows queued (`tally.queued_bytes`), bounded by
         `max_queue_bytes`."""
-        return self._queued_bytes
+        return self._intake.queued_bytes
 
     @property
     def flush_running_seconds(self) -> float:
@@ -169,9 +156,9 @@ class LedgerWriter:
             "path": str(self.directory),
             "queue_depth": self.queue_depth,
             "pending_rows": self.pending_rows,
-            "max_queue": self.max_queue,
+            "max_queue": self._intake.max_queue,
             "queued_bytes": self.queued_bytes,
-            "max_queue_bytes": self.max_queue_bytes,
+            "max_queue_bytes": self._intake.max_queue_bytes,
             "flush_running_seconds": self.flush_running_seconds,
             "dropped_rows": {table: dropped[table] for table in (*TABLES, *dropped)},
             "written_records": self.written_total,
@@ -187,46 +174,13 @@ class LedgerWriter:
             self._thread.start()
 
     def submit(self, record: Record) -> None:
-        """Queue one record; never waits on disk. Drops (and counts) when the queue is full,
-        in rows or bytes: with `store_text`, its text too, in `texts`, as the flush counts a
-        lost text row."""
-        if not self._admit(self._records, record):
-            self._dropped_queued["records"] += 1
-            if self.store_text and tally.has_text(record):
-                self._dropped_queued["texts"] += 1
+        """Queue one record; never waits on disk. Drops (and counts) when the queue is full
+        (`Intake.submit`)."""
+        self._intake.submit(record)
 
     def submit_row(self, table: str, row: dict[str, Any]) -> None:
         """Queue one row of a row table (`ROW_TABLES`: canary and shadow rows)."""
-        queue = self._rows.get(table)
-        if queue is None:
-            raise ValueError(f"unknown ledger table {table!r}; expected one of {ROW_TABLES}")
-        if not row.keys() <= _ROW_NAMES[table]:
-            raise ValueError(f"{table}: unknown column(s) {sorted(row.keys() - _ROW_NAMES[table])}")
-        if not self._admit(queue, row):
-            self._dropped_queued[table] += 1
-
-    def _admit(self, queue: deque[Any], item: Any) -> bool:
-        """Append `item` to `queue` unless that takes it past `max_queue` rows or the
-        queue past `max_queue_bytes`. The lock is held for a sum and an append only: the
-        flush thread takes it to subtract, never while it writes."""
-        size = tally.queued_bytes(item)
-        with self._count_lock:
-            if len(queue) >= self.max_queue or self._queued_bytes + size > self.max_queue_bytes:
-                return False
-            self._queued_bytes += size
-            queue.append(item)
-        return True
-
-    def _take_queued(self) -> tuple[list[Record], dict[str, list[dict[str, Any]]]]:
-        """Take every queued record and row, and subtract their bytes from `queued_bytes`
-        (sized outside the lock: a million rows take a while)."""
-        records = self._drain(self._records)
-        rows = {table: self._drain(queue) for table, queue in self._rows.items()}
-        size = sum(map(tally.queued_bytes, records))
-        size += sum(tally.queued_bytes(row) for taken in rows.values() for row in taken)
-        with self._count_lock:
-            self._queued_bytes -= size
-        return records, rows
+        self._intake.submit_row(table, row)
 
     def flush_soon(self) -> threading.Event:
         """Have the flush thread write what is queued now, not at the end of its interval,
@@ -257,7 +211,7 @@ class LedgerWriter:
         finally:
             self._close_appender()
             self._drop_queued()
-            for done in self._drain(self._soon):
+            for done in drain(self._soon):
                 done.set()
 
     def _drop_queued(self) -> None:
@@ -266,10 +220,10 @@ class LedgerWriter:
         they came after it. No flush comes for them now. Left in the queue, they were lost
         uncounted, `queue_depth` the only sign of them (found in review)."""
         with self._lock:
-            records, rows = self._take_queued()
+            records, rows = self._intake.take()
         lost = tally.rows(records, rows, self.store_text)
         if lost:
-            self._dropped_queued += lost
+            self._intake.dropped += lost
             log.error("ledger closed with %s still queued: they are lost", tally.described(lost))
 
     def _close_appender(self) -> None:
@@ -313,7 +267,7 @@ class LedgerWriter:
             return 0
         appender = appender or self._make_appender()
         counted = appender.dropped.copy()  # `append` adds the rows of this flush it drops
-        records, rows = self._take_queued()
+        records, rows = self._intake.take()
         try:
             written = appender.append(records, rows)
         except BaseException as exc:
@@ -387,7 +341,9 @@ class LedgerWriter:
     def _make_appender(self) -> Appender:
         from router.ledger.appender import Appender  # PyArrow: see the module docstring
 
-        self._appender = Appender(self.directory, self.process_tag, self.store_text, self.max_queue)
+        self._appender = Appender(
+            self.directory, self.process_tag, self.store_text, self._intake.max_queue
+        )
         return self._appender
 
     def _run(self) -> None:
@@ -396,7 +352,7 @@ class LedgerWriter:
             self._wake.clear()  # a `flush_soon` from here on is written by the next flush
             if self._stop:
                 return
-            answered = self._drain(self._soon)  # submitted before they asked: in this flush
+            answered = drain(self._soon)  # submitted before they asked: in this flush
             try:
                 self.flush()
             except BaseException as exc:  # uncaught, even a SystemExit ends the thread
@@ -404,11 +360,6 @@ class LedgerWriter:
                 self._failed(exc, "ledger flush failed")
             for done in answered:
                 done.set()
-
-    @staticmethod
-    def _drain(queue: deque[Any]) -> list[Any]:
-        # popleft of a counted prefix: appends racing with us stay for the next flush
-        return [queue.popleft() for _ in range(len(queue))]
 
 
 def _said(exc: BaseException) -> str:
