@@ -3,23 +3,21 @@ a root client span per call the router makes on its own (a shadow replay, a cana
 
 Off by default and free when off: unless `OTEL_EXPORTER_OTLP_ENDPOINT` or
 `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is not `true`), no SDK
-object exists and every call returns at its first line. The API is explicit rather than
-context managers, because a streamed request's span outlives the handler's async generator.
+object exists and every call returns at its first line (the variables are read in
+`router.tracing_env`). The API is explicit rather than context managers, because a streamed
+request's span outlives the handler's async generator.
 Attributes follow the GenAI semantic conventions (`gen_ai.*`, `router.span_attributes`), ours
 live under `smf.`; `smf.traffic` tells live requests from the shadow's and the canary's calls.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
-from evals.urls import masked_url
 from router import trace_context
 from router.errors import ClientClosed
 from router.record import Record
@@ -40,15 +38,12 @@ from router.span_export import (
     SpanLink,
     SpanRecord,
     SpanShipper,
-    quiet_exporter_log,
 )
-from router.span_export_env import exporter_timeout_s
+from router.tracing_env import Sampler, exporting, traces_endpoint
 
 if TYPE_CHECKING:
     from router.config import Backend as BackendSettings
     from router.config import Config
-
-log = logging.getLogger("smf_router.tracing")
 
 Attributes = Mapping[str, str | bool | int | float | Sequence[str]]
 
@@ -63,48 +58,6 @@ class _NoSpan:
 
 
 NO_SPAN: Any = _NoSpan()
-
-
-class Sampler:
-    """`OTEL_TRACES_SAMPLER` (and `_ARG`), decided once per trace from plain integers."""
-
-    def __init__(self, name: str = "parentbased_always_on", arg: str | None = None) -> None:
-        self.parent_based = name.startswith("parentbased_")
-        root = name.removeprefix("parentbased_")
-        ratio = {"always_on": 1.0, "always_off": 0.0}.get(root)
-        if ratio is None:
-            if root != "traceidratio":
-                log.warning("sampler %r is not supported; sampling everything", name)
-                ratio = 1.0
-            else:
-                ratio = _ratio(arg)
-        self._bound = round(ratio * (1 << 64))
-
-    def sampled(self, trace_id: int, parent_sampled: bool | None) -> bool:
-        if self.parent_based and parent_sampled is not None:
-            return parent_sampled
-        return (trace_id & 0xFFFFFFFFFFFFFFFF) < self._bound
-
-
-def _ratio(arg: str | None) -> float:
-    try:
-        return min(1.0, max(0.0, float(arg if arg is not None else 1.0)))
-    except ValueError:
-        return 1.0
-
-
-def names_service(env: Mapping[str, str]) -> bool:
-    """Whether the environment names the service (OTEL_SERVICE_NAME, or `service.name` in
-    OTEL_RESOURCE_ATTRIBUTES, parsed as the SDK does). Only then is `smf-router` not the
-    default: the SDK reads both itself, but attributes given to `Resource.create` override
-    them, and a `service.name` set in OTEL_RESOURCE_ATTRIBUTES was replaced (found in review)."""
-    if env.get("OTEL_SERVICE_NAME"):
-        return True
-    for item in env.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
-        key, eq, value = item.partition("=")
-        if eq and key.strip() == "service.name" and value.strip():
-            return True
-    return False
 
 
 class Tracing:
@@ -149,25 +102,7 @@ class Tracing:
 
     @classmethod
     def _build(cls, endpoint: str, env: Mapping[str, str]) -> Tracing:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-
-        protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get(
-            "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"
-        )
-        if protocol != "http/protobuf":
-            log.warning("OTLP protocol %r is not supported; using http/protobuf", protocol)
-        attrs = {} if names_service(env) else {"service.name": "smf-router"}
-        quiet_exporter_log(endpoint)
-        exporter = OTLPSpanExporter(endpoint=endpoint, timeout=exporter_timeout_s(env))
-        shipper = SpanShipper(exporter, Resource.create(attrs), env)
-        sampler = Sampler(
-            env.get("OTEL_TRACES_SAMPLER", "parentbased_always_on").strip().lower(),
-            env.get("OTEL_TRACES_SAMPLER_ARG"),
-        )
-        # masked: the endpoint may hold a password or a token (`?access_token=`)
-        log.info("tracing on: OTLP/HTTP export to %s", masked_url(endpoint))
-        return cls(shipper, sampler)
+        return cls(*exporting(endpoint, env))
 
     def start_request(
         self,
@@ -385,19 +320,3 @@ def server_failed(record: Record) -> bool:
     if record.outcome == "cancelled":
         return record.status != ClientClosed.status
     return record.outcome in ("upstream_error", "router_error")
-
-
-def traces_endpoint(env: Mapping[str, str]) -> str | None:
-    """The OTLP/HTTP traces URL: the signal variable as is, or the base with `v1/traces`
-    appended to its path (opentelemetry.io/docs/specs/otel/protocol/exporter/, "Endpoint URLs
-    for OTLP/HTTP"), its query kept: appended to the whole string, a base with
-    `?access_token=…` sent the spans to the base's path with the token corrupted (found in
-    review)."""
-    specific = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
-    if specific:
-        return specific
-    base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
-    if not base:
-        return None
-    parts = urlsplit(base)
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/v1/traces"))

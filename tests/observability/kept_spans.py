@@ -4,7 +4,8 @@ what a span says."""
 from __future__ import annotations
 
 from router.span_export import SpanRecord
-from router.tracing import Sampler, Tracing
+from router.tracing import Tracing
+from router.tracing_env import Sampler
 
 
 class Kept:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from test_tracing_otlp import receiving
 
-from router.tracing import Tracing, traces_endpoint
+from router.tracing import Tracing
+from router.tracing_env import traces_endpoint
 
 BASE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 
