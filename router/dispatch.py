@@ -132,6 +132,7 @@ class Dispatcher:
         """Try the plan's backends in order; return the first that commits, else raise."""
         errors: list[UpstreamError] = []
         failed_window: int | None = None
+        call.record.attempts.extend(self._passed_over(call.plan))
         for step in call.plan.steps:
             backend = self.backends[step.backend]
             settings = backend.settings
@@ -175,6 +176,18 @@ class Dispatcher:
             return
         for listener in self.waits:
             listener(backend.settings.name, wait)
+
+    def _passed_over(self, plan: Plan) -> list[Attempt]:
+        """The backends the plan skipped, each a `skipped` attempt whose `error_kind` is the
+        plan's reason (`circuit_open`, `quality_gate`, `private`, ...: the words explain and
+        the 503 use). A 503 `no_backend_available` row had `attempts` empty, and a request
+        served past a skipped backend named only the one it reached: neither said which
+        backends were passed over, nor why. Not tried, they count nowhere a try does
+        (`n_attempts`, `x-smf-attempts`, the metrics, `backend_moves`)."""
+        return [
+            Attempt(s.backend, self.backends[s.backend].settings.tier, "skipped", s.reason)
+            for s in plan.skipped
+        ]
 
     async def _attempt(self, call: Call, backend: Backend) -> Committed:
         settings = backend.settings

@@ -82,12 +82,15 @@ ShadowDropReason = Literal[
 
 @dataclass(slots=True)
 class Attempt:
-    """One call to one backend while executing a plan."""
+    """One call to one backend while executing a plan, or a backend it passed over
+    (`skipped`, never called: `Dispatcher._passed_over`, and past a context-length refusal)."""
 
     backend: str
     tier: Tier
     outcome: AttemptOutcome = "ok"
-    error_kind: str | None = None  # an ErrorKind, or "cancelled"
+    # an ErrorKind, or "cancelled"; a skipped one's, why: the plan's reason (`circuit_open`,
+    # `quality_gate`, `private`, ... as explain names it), or `context_too_long`
+    error_kind: str | None = None
     status: int | None = None
     duration_s: float = 0.0
 

@@ -159,8 +159,9 @@ def _attempts(records: Sequence[Record]) -> pa.Array:
 
 
 def _ran(attempts: Sequence[Attempt]) -> int:
-    """The attempts that ran: a backend skipped after another's context-length refusal is
-    in `attempts` as `skipped`, and counted neither by `x-smf-attempts` nor the metrics."""
+    """The attempts that ran: a backend the plan passed over (its reason in `error_kind`),
+    or skipped after another's context-length refusal, is in `attempts` as `skipped`, and
+    counted neither by `x-smf-attempts` nor the metrics."""
     return sum(a.outcome != "skipped" for a in attempts)
 
 
