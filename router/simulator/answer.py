@@ -66,7 +66,9 @@ class Prompt:
     """What the model reads: the last user text, offered tools, and whether a tool just ran.
 
     `tool_required` is a request that demands some call without naming one (chat's and
-    Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one."""
+    Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one.
+    `continues` is the last assistant message's text when vLLM is asked to continue it
+    (`continue_final_message`): the answer goes on from it (`continuation`)."""
 
     user: str
     tools: tuple[ToolSpec, ...] = ()
@@ -74,6 +76,7 @@ class Prompt:
     tools_disabled: bool = False
     after_tool_result: bool = False
     tool_required: bool = False
+    continues: str = ""  # a prefill the server was asked to go on from (vLLM's chat)
 
     @property
     def forces_call(self) -> bool:
@@ -93,6 +96,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     """The model's answer to `prompt`."""
     if prompt.forces_call:  # even after a tool result: the output is constrained to a call
         return Reply(tool_calls=(tool_call(prompt),))
+    if prompt.continues:
+        return Reply(text=continuation(prompt.continues, rng))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if prompt.tools and not prompt.tools_disabled:
@@ -102,6 +107,15 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if _MATH.search(prompt.user):
         return Reply(text=math_answer(prompt.user))
     return Reply(text=prose(rng, 3))
+
+
+def continuation(prefill: str, rng: random.Random) -> str:
+    """What follows a prefill, never the prefill again (vLLM answers the new text alone): the
+    rest of a JSON object after a prefill that opens one (`{`, as one forcing JSON does),
+    else the text running on."""
+    if prefill.rstrip().endswith("{"):
+        return f'"answer": "{prose(rng, 1)}"}}'
+    return " " + prose(rng, 2)
 
 
 def prose(rng: random.Random, sentences: int) -> str:
