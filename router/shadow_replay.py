@@ -57,7 +57,7 @@ from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import full, judge_for
 from router.span_attributes import finish_attributes, usage_attributes
 from router.tracing import NO_SPAN, Tracing
-from router.translate.exchange import keeps_cache, to_chat
+from router.translate.exchange import continues_prefill, keeps_cache, to_chat
 
 log = logging.getLogger("smf_router.shadow")  # the shadow's one logger, as before the split
 
@@ -130,8 +130,9 @@ class Replayer:
         body = {k: 1 if k == "n" else v for k, v in sent.items() if k not in _NOT_SENT}
         if job.api != "chat":
             try:
-                cache = keeps_cache(backend.settings)  # as `exchange.send` would
-                body = to_chat(job.api, body, False, job.target, cache=cache)
+                settings = backend.settings  # what it takes, as `exchange.send` reads it
+                cache, prefill = keeps_cache(settings), continues_prefill(settings)
+                body = to_chat(job.api, body, False, job.target, cache, prefill)
             except Rejected:  # e.g. `previous_response_id`: state only a Responses server has
                 self._drop("untranslatable")
                 return None

@@ -21,6 +21,9 @@ left out: its `cch` nonce changes on every request, and at the head of the promp
 every turn miss a backend's prefix cache (vllm#36829, anthropics/claude-code#68900). A
 backend that speaks Messages itself gets it as sent (`native_messages`).
 
+A prefill (a last turn of the assistant's text) is continued on vLLM alone (`prefill=True`,
+`router.translate.prefill`).
+
 `cache_control` (Claude Code's prompt-cache breakpoints) is chat's only for a backend that
 hands it back to Anthropic (`cache=True`: litellm reads it on the system's and the user's
 text parts, on tools and on tool messages); vLLM and OpenAI-compatible servers may refuse a
@@ -35,6 +38,7 @@ from typing import Any
 import orjson
 
 from router.translate.after_results import after_tool_results, held
+from router.translate.prefill import CONTINUE, prefilled
 from router.translate.wire import MAX_TOKENS, streamed
 
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
@@ -52,12 +56,14 @@ def to_chat(
     placeholders: bool = True,
     cache: bool = False,
     joined: bool = True,
+    prefill: bool = False,
 ) -> dict[str, Any]:
     """The chat body for a Messages body; `stream` asks for the usage chunk too;
     `placeholders=False` puts a textless file part where a document's placeholder would go;
     `cache=True` keeps the blocks' `cache_control` (see the module's docstring);
     `joined=False` keeps a user turn's text blocks as text parts rather than one text (the
-    classifier's view: it reads each block as the agent wrote it)."""
+    classifier's view: it reads each block as the agent wrote it); `prefill=True` asks the
+    backend (vLLM) to continue a final assistant turn of text."""
     messages: list[dict[str, Any]] = []
     system = _system(body.get("system"), cache)
     if system:
@@ -84,6 +90,8 @@ def to_chat(
     response_format = _output_format(body)
     if response_format:
         out["response_format"] = response_format
+    if prefill and prefilled(messages):
+        out.update(CONTINUE)
     out.update(streamed(stream))
     return out
 

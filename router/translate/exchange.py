@@ -87,7 +87,8 @@ async def send(
         return await backend.send(api, sent, headers, stream)
     name = backend.settings.name
     with building(name):
-        chat = to_chat(api, body, stream, name, cache=keeps_cache(backend.settings))
+        settings = backend.settings
+        chat = to_chat(api, body, stream, name, keeps_cache(settings), continues_prefill(settings))
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
@@ -159,14 +160,34 @@ def keeps_cache(settings: BackendSettings) -> bool:
     return provider_of(settings) == "anthropic"
 
 
+def continues_prefill(settings: BackendSettings) -> bool:
+    """Whether a chat backend is asked to continue a Messages prefill (vLLM's
+    `continue_final_message`, `router.translate.prefill`): a `kind: openai` backend on the
+    local tier, which the router takes for vLLM (as its `/metrics` and a span's provider
+    do), unless it is OpenAI's own API. OpenAI's chat API has no prefill and refuses an
+    argument it does not know, and so may the provider behind a litellm backend."""
+    return (
+        settings.kind == "openai"
+        and settings.tier == "local"
+        and not openai_hosted(settings.base_url)
+    )
+
+
 def to_chat(
-    api: Api, body: dict[str, Any], stream: bool, name: str, cache: bool = False
+    api: Api,
+    body: dict[str, Any],
+    stream: bool,
+    name: str,
+    cache: bool = False,
+    prefill: bool = False,
 ) -> dict[str, Any]:
     """The chat body for a Messages or Responses one, for backend `name`; a Messages body
-    with more stop sequences than chat's `stop` holds is refused (`stop_limit`)."""
+    with more stop sequences than chat's `stop` holds is refused (`stop_limit`). `cache`
+    and `prefill` say what the backend takes (`keeps_cache`, `continues_prefill`); a
+    Responses input has no prefill (`router.translate.prefill`)."""
     if api == "messages":
         _check_stops(body, name)
-        return anthropic_request.to_chat(body, stream, cache=cache)
+        return anthropic_request.to_chat(body, stream, cache=cache, prefill=prefill)
     if api == "responses":
         try:
             chat = responses_request.to_chat(body, stream)
